@@ -1,0 +1,52 @@
+import type Anthropic from "@anthropic-ai/sdk";
+
+/** Wire types of the Messages API, re-exported so sibling packages need not import the SDK. */
+export type ContentBlockParam = Anthropic.Messages.ContentBlockParam;
+export type ContentBlock = Anthropic.Messages.ContentBlock;
+export type ToolUseBlock = Anthropic.Messages.ToolUseBlock;
+export type ToolResultBlockParam = Anthropic.Messages.ToolResultBlockParam;
+export type TextBlockParam = Anthropic.Messages.TextBlockParam;
+export type MessageParam = Anthropic.Messages.MessageParam;
+export type ApiMessage = Anthropic.Messages.Message;
+export type Usage = Anthropic.Messages.Usage;
+export type StopReason = Anthropic.Messages.StopReason;
+export type RawMessageStreamEvent = Anthropic.Messages.RawMessageStreamEvent;
+
+/** Every message in a forkloop transcript carries a uuid and the uuid of its parent (a chain). */
+interface MessageBase {
+  readonly uuid: string;
+  readonly parentUuid: string | null;
+  /** ISO-8601 time the message was created. */
+  readonly timestamp: string;
+}
+
+export interface UserMessage extends MessageBase {
+  readonly type: "user";
+  readonly message: { readonly role: "user"; readonly content: string | readonly ContentBlockParam[] };
+  /** Injected by forkloop itself (nudges, recovery prompts, hook feedback), not typed by a person. */
+  readonly isMeta?: boolean;
+  /** Set on the user message that interrupted a run (R-L16); `toolUse` when tools were running. */
+  readonly interrupt?: { readonly toolUse: boolean };
+}
+
+export interface AssistantMessage extends MessageBase {
+  readonly type: "assistant";
+  /** The API's response message (content, model, stop_reason, usage). */
+  readonly message: ApiMessage;
+  /** Set when this message stands for an API error rather than a model reply (R-L9, R-L11). */
+  readonly apiError?: { readonly status: number | null; readonly type: string; readonly message: string };
+}
+
+/** A marker in the history that is never sent to the API as-is (compaction boundaries, notices). */
+export interface SystemMessage extends MessageBase {
+  readonly type: "system";
+  readonly subtype: "compact_boundary" | "snip_boundary" | "microcompact_boundary" | "informational";
+  readonly content: string;
+  readonly compactMetadata?: {
+    readonly trigger: "auto" | "manual" | "reactive";
+    readonly preTokens: number;
+    readonly postTokens: number;
+  };
+}
+
+export type Message = UserMessage | AssistantMessage | SystemMessage;

@@ -1,0 +1,71 @@
+import type { z } from "zod";
+import type { ContentBlockParam } from "./messages.js";
+import type { PermissionMode } from "./permissions.js";
+
+/** A todo item kept in agent state by the TodoWrite tool. */
+export interface TodoItem {
+  readonly content: string;
+  readonly status: "pending" | "in_progress" | "completed";
+  readonly activeForm?: string;
+}
+
+/**
+ * Per-agent mutable state shared by the tools of one agent (never between agents):
+ * what was read (Write/Edit refuse stale or unread files) and the todo list.
+ */
+export interface AgentState {
+  readonly readFiles: Map<string, { readonly mtimeMs: number; readonly size: number }>;
+  todos: readonly TodoItem[];
+}
+
+export function createAgentState(): AgentState {
+  return { readFiles: new Map(), todos: [] };
+}
+
+export interface ToolUseContext {
+  /** Working directory that relative paths resolve against. */
+  readonly cwd: string;
+  /** File tools are confined to these absolute roots (R-P1). */
+  readonly workspaceRoots: readonly string[];
+  readonly tools: readonly Tool[];
+  /** Aborted on Ctrl+C or submit-interrupt; `signal.reason` tells which (R-L16). */
+  readonly abortController: AbortController;
+  /** `main` for the top-level agent, otherwise the sub-agent's id. */
+  readonly agentId: string;
+  readonly agentState: AgentState;
+  readonly options: {
+    readonly model: string;
+    readonly permissionMode: PermissionMode;
+    readonly debug?: boolean;
+  };
+}
+
+/** What a tool returns: content for the tool_result block; `isError` marks an expected failure. */
+export interface ToolResult {
+  readonly content: string | readonly ContentBlockParam[];
+  readonly isError?: boolean;
+}
+
+/**
+ * A tool the model can call. Input is validated with `inputSchema` before `call` runs (R-T1);
+ * invalid input never reaches `call`. `call` should return `{ isError: true }` for expected
+ * failures and may throw only for bugs (the executor turns a throw into an is_error result too).
+ */
+export interface Tool<
+  Schema extends z.ZodType<Record<string, unknown>> = z.ZodType<Record<string, unknown>>,
+> {
+  readonly name: string;
+  /** Other names the model may use for this tool (e.g. `Task` for `Agent`). */
+  readonly aliases?: readonly string[];
+  readonly description: string;
+  readonly inputSchema: Schema;
+  /** True when this call may run in parallel with other safe calls (R-T2). */
+  isConcurrencySafe(input: z.infer<Schema>): boolean;
+  /** True when this call changes nothing (plan mode allows only these, R-P1). */
+  isReadOnly(input: z.infer<Schema>): boolean;
+  /** Results longer than this are cut (R-C0); `Infinity` exempts the tool. */
+  readonly maxResultSizeChars: number;
+  /** Fills in derived input (e.g. relative → absolute path) after validation (R-T1). */
+  backfillInput?(input: z.infer<Schema>, context: ToolUseContext): z.infer<Schema>;
+  call(input: z.infer<Schema>, context: ToolUseContext & { readonly toolUseId: string }): Promise<ToolResult>;
+}

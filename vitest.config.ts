@@ -1,0 +1,14 @@
+import { defineConfig } from "vitest/config";
+
+// Tests import workspace packages through their "source" export condition (STYLE.md §10),
+// so they run against src/*.ts without a build; worker-thread tests load the built dist/.
+export default defineConfig({
+  resolve: { conditions: ["source"] },
+  ssr: { resolve: { conditions: ["source"] } },
+  test: {
+    include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts", "test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: "forks",
+  },
+});
