@@ -1,1 +1,57 @@
-export {};
+/**
+ * `npm run bench`: runs every `*.bench.js` beside this file (or those named on the command line,
+ * e.g. `npm run bench -- sim loop`), prints a Markdown table and writes
+ * `bench/results/latest.json` and `bench/results/latest.md`.
+ */
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { type BenchResult, toMarkdown } from "./harness.js";
+
+interface BenchModule {
+  run(): Promise<BenchResult[]>;
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+const resultsDir = join(here, "..", "results");
+const only = process.argv.slice(2);
+
+const files = readdirSync(here)
+  .filter((name) => name.endsWith(".bench.js"))
+  .filter((name) => only.length === 0 || only.includes(name.replace(/\.bench\.js$/, "")))
+  .sort();
+
+const results: BenchResult[] = [];
+const failures: { bench: string; error: string }[] = [];
+for (const file of files) {
+  const started = performance.now();
+  process.stderr.write(`bench ${file} … `);
+  try {
+    const module = (await import(pathToFileURL(join(here, file)).href)) as BenchModule;
+    results.push(...(await module.run()));
+    process.stderr.write(`done in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  } catch (error) {
+    // One broken benchmark must not hide the figures of the others.
+    failures.push({
+      bench: file,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
+    process.stderr.write("FAILED\n");
+  }
+}
+
+const table = toMarkdown(results);
+mkdirSync(resultsDir, { recursive: true });
+const meta = {
+  date: new Date().toISOString(),
+  node: process.version,
+  cpus: (await import("node:os")).cpus().length,
+};
+writeFileSync(
+  join(resultsDir, "latest.json"),
+  `${JSON.stringify({ ...meta, results, failures }, null, 2)}\n`,
+);
+writeFileSync(join(resultsDir, "latest.md"), `${table}\n`);
+console.log(table);
+for (const failure of failures) console.error(`\n${failure.bench} failed:\n${failure.error}`);
+process.exitCode = failures.length > 0 ? 1 : 0;
