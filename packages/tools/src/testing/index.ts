@@ -1,1 +1,87 @@
-export {};
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AgentState, PermissionMode, Tool, ToolResult, ToolUseContext } from "@forkloop/loop-core";
+import { createAgentState } from "@forkloop/loop-core";
+import { afterEach, beforeEach } from "vitest";
+
+/** A real temporary directory (resolved, so paths compare equal to what the tools report). */
+export interface TempWorkspace {
+  readonly root: string;
+  /** Removes the directory tree; safe to call twice. */
+  cleanup(): void;
+}
+
+export function createTempWorkspace(prefix = "forkloop-tools-"): TempWorkspace {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  return { root, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/**
+ * Registers a fresh temp workspace per test (vitest beforeEach/afterEach) and returns a live
+ * view of it: `ws.root` and `ws.context()` refer to the current test's directory.
+ */
+export function useTempWorkspace(prefix?: string): {
+  readonly root: string;
+  context(
+    options?: Omit<Parameters<typeof createToolTestContext>[0], "cwd">,
+  ): ReturnType<typeof createToolTestContext>;
+} {
+  let current: TempWorkspace | undefined;
+  beforeEach(() => {
+    current = createTempWorkspace(prefix);
+  });
+  afterEach(() => current?.cleanup());
+  const root = (): string => {
+    if (current === undefined) throw new Error("useTempWorkspace: used outside a test");
+    return current.root;
+  };
+  return {
+    get root() {
+      return root();
+    },
+    context: (options) => createToolTestContext({ ...options, cwd: root() }),
+  };
+}
+
+/** A ToolUseContext for calling tools directly, without the loop. */
+export function createToolTestContext(options: {
+  readonly cwd: string;
+  readonly workspaceRoots?: readonly string[];
+  readonly tools?: readonly Tool[];
+  readonly agentState?: AgentState;
+  readonly permissionMode?: PermissionMode;
+  readonly abortController?: AbortController;
+}): ToolUseContext & { readonly toolUseId: string } {
+  return {
+    cwd: options.cwd,
+    workspaceRoots: options.workspaceRoots ?? [options.cwd],
+    tools: options.tools ?? [],
+    abortController: options.abortController ?? new AbortController(),
+    agentId: "main",
+    agentState: options.agentState ?? createAgentState(),
+    options: { model: "test-model", permissionMode: options.permissionMode ?? "default" },
+    toolUseId: "toolu_test",
+  };
+}
+
+/**
+ * Validates `input` with the tool's zod schema and calls it, as the loop's pipeline does (R-T1):
+ * invalid input becomes an is_error result instead of reaching `call`.
+ */
+export async function callTool(
+  tool: Tool,
+  input: Record<string, unknown>,
+  context: ToolUseContext & { readonly toolUseId: string },
+): Promise<ToolResult> {
+  const parsed = tool.inputSchema.safeParse(input);
+  if (!parsed.success) return { content: `InputValidationError: ${parsed.error.message}`, isError: true };
+  const filled = tool.backfillInput ? tool.backfillInput(parsed.data, context) : parsed.data;
+  return tool.call(filled, context);
+}
+
+/** The text of a tool result (tests assert on it). */
+export function resultText(result: ToolResult): string {
+  if (typeof result.content === "string") return result.content;
+  return result.content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("\n");
+}

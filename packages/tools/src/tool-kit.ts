@@ -1,0 +1,56 @@
+import { isAbsolute, resolve } from "node:path";
+import type { AgentState, Tool, ToolResult } from "@forkloop/loop-core";
+import type { z } from "zod";
+
+/** Identity helper that lets TypeScript infer a tool's input type from its schema. */
+export function defineTool<Schema extends z.ZodType<Record<string, unknown>>>(
+  tool: Tool<Schema>,
+): Tool<Schema> {
+  return tool;
+}
+
+/** An expected failure, returned to the model as an is_error tool_result (R-T1), never thrown. */
+export function toolError(message: string): ToolResult {
+  return { content: message, isError: true };
+}
+
+/** R-T1 backfill: hooks and permission rules see absolute paths, as in Claude Code. */
+export function absolutePath(path: string, cwd: string): string {
+  if (path.length === 0 || path.startsWith("~") || path.includes("\0")) return path;
+  return isAbsolute(path) ? path : resolve(cwd, path);
+}
+
+/** Remembers what this agent saw of a file so Write/Edit can refuse stale overwrites. */
+export function recordRead(state: AgentState, path: string, stats: { mtimeMs: number; size: number }): void {
+  state.readFiles.set(path, { mtimeMs: stats.mtimeMs, size: stats.size });
+}
+
+/**
+ * Write and Edit may change an existing file only after this agent read it and while the file is
+ * unchanged on disk since; otherwise the model would overwrite edits it never saw (issue 4).
+ * Returns the refusal message, or undefined when the write may go ahead.
+ */
+export function staleWriteRefusal(
+  state: AgentState,
+  path: string,
+  stats: { mtimeMs: number; size: number },
+): string | undefined {
+  const seen = state.readFiles.get(path);
+  if (seen === undefined) {
+    return `File has not been read yet. Read ${path} first before writing to it.`;
+  }
+  if (seen.mtimeMs !== stats.mtimeMs || seen.size !== stats.size) {
+    return (
+      `${path} has been modified since it was read, either by the user or by a linter. ` +
+      "Read it again before attempting to write it."
+    );
+  }
+  return undefined;
+}
+
+/** Formats lines like `cat -n`: the number right-aligned in 6 columns, a tab, the text. */
+export function numberLines(lines: readonly string[], firstLineNumber: number): string {
+  return lines
+    .map((line, index) => `${String(firstLineNumber + index).padStart(6, " ")}\t${line}`)
+    .join("\n");
+}

@@ -1,0 +1,111 @@
+import { open } from "node:fs/promises";
+import { z } from "zod";
+import { decodeTextFile } from "../text-file.js";
+import { absolutePath, defineTool, numberLines, recordRead, toolError } from "../tool-kit.js";
+import { resolveInWorkspace } from "../workspace-paths.js";
+
+export const READ_DEFAULT_LINE_LIMIT = 2000;
+export const READ_MAX_LINE_CHARS = 2000;
+/** Files larger than this are refused whole; the model should page with offset/limit or use Bash. */
+export const READ_MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+const readInput = z.object({
+  file_path: z
+    .string()
+    .describe("The path of the file to read (absolute, or relative to the working directory)"),
+  offset: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      "The line number to start reading from (1-based). Only provide if the file is too large to read at once",
+    ),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(`The number of lines to read (default ${READ_DEFAULT_LINE_LIMIT})`),
+});
+
+export const readTool = defineTool({
+  name: "Read",
+  description:
+    "Reads a text file from the workspace. Output is numbered like `cat -n` (line number, tab, text). " +
+    `By default up to ${READ_DEFAULT_LINE_LIMIT} lines from the start; use offset and limit for long files. ` +
+    `Lines longer than ${READ_MAX_LINE_CHARS} characters are truncated. Binary files are refused. ` +
+    "Read a file before editing or overwriting it.",
+  inputSchema: readInput,
+  isConcurrencySafe: () => true,
+  isReadOnly: () => true,
+  // Read limits itself (line count and line length), so the generic result cap exempts it (R-T3).
+  maxResultSizeChars: Number.POSITIVE_INFINITY,
+  backfillInput: (input, context) => ({ ...input, file_path: absolutePath(input.file_path, context.cwd) }),
+  async call(input, context) {
+    const resolved = resolveInWorkspace(input.file_path, context);
+    if (!resolved.ok) return toolError(resolved.error);
+    const path = resolved.path;
+
+    let handle: Awaited<ReturnType<typeof open>>;
+    try {
+      handle = await open(path, "r");
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") return toolError(`File does not exist: ${path}`);
+      return toolError(`Cannot open ${path}: ${code ?? String(error)}`);
+    }
+    try {
+      const stats = await handle.stat();
+      if (stats.isDirectory()) return toolError(`${path} is a directory; use the LS tool to list it.`);
+      if (stats.size > READ_MAX_FILE_BYTES) {
+        return toolError(
+          `${path} is ${stats.size} bytes, more than the ${READ_MAX_FILE_BYTES}-byte limit of Read. ` +
+            "Use Grep to find the part you need, or Bash with head/tail/sed -n.",
+        );
+      }
+      const decoded = decodeTextFile(await handle.readFile(), path);
+      if (!decoded.ok) return toolError(decoded.error);
+      // Recorded from the same open handle, so Write/Edit compare against exactly what was read.
+      recordRead(context.agentState, path, stats);
+
+      if (decoded.text.length === 0) {
+        return {
+          content: `<system-reminder>Warning: ${path} exists but its contents are empty.</system-reminder>`,
+        };
+      }
+      const lines = decoded.text.split("\n");
+      if (lines.at(-1) === "") lines.pop();
+      const start = Math.max(1, input.offset ?? 1);
+      const limit = input.limit ?? READ_DEFAULT_LINE_LIMIT;
+      if (start > lines.length) {
+        return {
+          content:
+            `<system-reminder>Warning: ${path} is shorter than the provided offset (${start}). ` +
+            `The file has ${lines.length} lines.</system-reminder>`,
+        };
+      }
+      const end = Math.min(lines.length, start - 1 + limit);
+      let truncatedLines = 0;
+      const shown = lines.slice(start - 1, end).map((raw) => {
+        const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+        if (line.length <= READ_MAX_LINE_CHARS) return line;
+        truncatedLines++;
+        return `${line.slice(0, READ_MAX_LINE_CHARS)}… [line truncated, ${line.length - READ_MAX_LINE_CHARS} more characters]`;
+      });
+
+      const notes: string[] = [];
+      if (start > 1 || end < lines.length) {
+        const more = end < lines.length ? ` Use offset=${end + 1} to read more.` : "";
+        notes.push(`Showing lines ${start}-${end} of ${lines.length}.${more}`);
+      }
+      if (truncatedLines > 0) {
+        notes.push(`${truncatedLines} line(s) longer than ${READ_MAX_LINE_CHARS} characters were truncated.`);
+      }
+      const body = numberLines(shown, start);
+      return { content: notes.length === 0 ? body : `${body}\n\n(${notes.join(" ")})` };
+    } finally {
+      await handle.close();
+    }
+  },
+});

@@ -1,0 +1,67 @@
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import { z } from "zod";
+import {
+  decodeTextFile,
+  encodeTextFile,
+  NEW_FILE_FORMAT,
+  type TextFormat,
+  withLineEnding,
+} from "../text-file.js";
+import { absolutePath, defineTool, recordRead, staleWriteRefusal, toolError } from "../tool-kit.js";
+import { resolveInWorkspace } from "../workspace-paths.js";
+
+const writeInput = z.object({
+  file_path: z
+    .string()
+    .describe("The path of the file to write (absolute, or relative to the working directory)"),
+  content: z.string().describe("The full content to write to the file"),
+});
+
+export const writeTool = defineTool({
+  name: "Write",
+  description:
+    "Writes a file in the workspace, creating parent directories as needed. Overwriting an existing file " +
+    "requires reading it first with Read in this session; an existing file keeps its encoding and line endings. " +
+    "Prefer Edit for changes to existing files.",
+  inputSchema: writeInput,
+  isConcurrencySafe: () => false,
+  isReadOnly: () => false,
+  maxResultSizeChars: 100_000,
+  backfillInput: (input, context) => ({ ...input, file_path: absolutePath(input.file_path, context.cwd) }),
+  async call(input, context) {
+    const resolved = resolveInWorkspace(input.file_path, context);
+    if (!resolved.ok) return toolError(resolved.error);
+    const path = resolved.path;
+
+    let format: TextFormat = NEW_FILE_FORMAT;
+    let existed = false;
+    try {
+      const stats = await stat(path);
+      if (stats.isDirectory()) return toolError(`${path} is a directory; give a file path.`);
+      existed = true;
+      const refusal = staleWriteRefusal(context.agentState, path, stats);
+      if (refusal !== undefined) return toolError(refusal);
+      const decoded = decodeTextFile(await readFile(path), path);
+      if (decoded.ok) format = decoded.format;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+        return toolError(`Cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      }
+    }
+
+    // An overwritten CRLF file stays CRLF: the model writes "\n" and would otherwise flip every line.
+    const text = existed ? withLineEnding(input.content, format.lineEnding) : input.content;
+    try {
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, encodeTextFile(text, format));
+    } catch (error) {
+      return toolError(`Cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    }
+    // What this agent just wrote is what it has seen: a following Edit needs no extra Read.
+    recordRead(context.agentState, path, await stat(path));
+    return {
+      content: existed ? `The file ${path} has been updated.` : `File created successfully at: ${path}`,
+    };
+  },
+});
