@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentState, PermissionMode, Tool, ToolResult, ToolUseContext } from "@forkloop/loop-core";
@@ -84,4 +84,31 @@ export async function callTool(
 export function resultText(result: ToolResult): string {
   if (typeof result.content === "string") return result.content;
   return result.content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("\n");
+}
+
+/**
+ * True while `pid` is a live process. A zombie counts as dead: it has exited, and in a container
+ * whose PID 1 does not reap, orphans stay zombies forever although nothing runs.
+ */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** Polls `condition` (every 20 ms, up to `attempts` times); for waiting on real processes and files. */
+export async function waitFor(condition: () => boolean, attempts = 250): Promise<boolean> {
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    if (condition()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return condition();
 }

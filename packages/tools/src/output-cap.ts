@@ -1,0 +1,50 @@
+/**
+ * Keeps the first and last `maxChars / 2` characters of a stream and counts what fell in between,
+ * so a command that prints megabytes costs bounded memory and the model still sees how it began
+ * and how it ended (issue 4: "output capped with head and tail kept").
+ */
+export class HeadTailBuffer {
+  private head = "";
+  private tail = "";
+  private omitted = 0;
+  private readonly half: number;
+
+  constructor(maxChars: number) {
+    if (!Number.isFinite(maxChars) || maxChars < 2)
+      throw new RangeError(`HeadTailBuffer: maxChars must be >= 2`);
+    this.half = Math.floor(maxChars / 2);
+  }
+
+  append(chunk: string): void {
+    if (this.head.length < this.half) {
+      const room = this.half - this.head.length;
+      this.head += chunk.slice(0, room);
+      chunk = chunk.slice(room);
+      if (chunk.length === 0) return;
+    }
+    const joined = this.tail + chunk;
+    if (joined.length <= this.half) {
+      this.tail = joined;
+      return;
+    }
+    this.omitted += joined.length - this.half;
+    this.tail = joined.slice(joined.length - this.half);
+  }
+
+  get omittedChars(): number {
+    return this.omitted;
+  }
+
+  toString(): string {
+    if (this.omitted === 0) return this.head + this.tail;
+    return `${this.head}\n\n… ${this.omitted} characters omitted …\n\n${this.tail}`;
+  }
+}
+
+/** The same cut for a string already in memory. */
+export function capHeadTail(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const buffer = new HeadTailBuffer(maxChars);
+  buffer.append(text);
+  return buffer.toString();
+}

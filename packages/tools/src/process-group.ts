@@ -1,0 +1,123 @@
+import { spawn } from "node:child_process";
+import { HeadTailBuffer } from "./output-cap.js";
+
+export interface ProcessGroupRun {
+  /** null when the shell was killed by a signal. */
+  readonly exitCode: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly timedOut: boolean;
+  readonly aborted: boolean;
+}
+
+export interface ProcessGroupOptions {
+  readonly cwd: string;
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+  /** Written to stdin, which is then closed; without it stdin is /dev/null so nothing waits on a tty. */
+  readonly stdin?: string;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Per stream; head and tail are kept (HeadTailBuffer). */
+  readonly maxOutputChars: number;
+}
+
+/** Time a group gets between SIGTERM and SIGKILL, to flush and clean up. */
+const KILL_GRACE_MS = 500;
+/** After the shell exits, how long we wait for its pipes to drain before giving up on them. */
+const DRAIN_TIMEOUT_MS = 2_000;
+
+/**
+ * Runs `bash -c command` as the leader of a new process group (`detached: true`), so that a
+ * timeout, an abort or the end of the command can signal the WHOLE group with `kill(-pid)`:
+ * children and grandchildren (`sleep 1000 &`, `npm test` spawning workers) die with it and no
+ * orphan outlives the call (issue 4). Background jobs therefore end when the command ends.
+ */
+export function runInProcessGroup(command: string, options: ProcessGroupOptions): Promise<ProcessGroupRun> {
+  return new Promise((resolvePromise, rejectPromise) => {
+    if (options.signal?.aborted === true) {
+      resolvePromise({
+        exitCode: null,
+        signal: null,
+        stdout: "",
+        stderr: "",
+        timedOut: false,
+        aborted: true,
+      });
+      return;
+    }
+    const child = spawn("bash", ["-c", command], {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      detached: true,
+      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
+    const stdout = new HeadTailBuffer(options.maxOutputChars);
+    const stderr = new HeadTailBuffer(options.maxOutputChars);
+    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => stdout.append(chunk));
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => stderr.append(chunk));
+    if (options.stdin !== undefined && child.stdin) {
+      // A hook that exits without reading its stdin makes the write fail with EPIPE: not an error.
+      child.stdin.on("error", () => {});
+      child.stdin.end(options.stdin);
+    }
+
+    let timedOut = false;
+    let aborted = false;
+    const killGroup = (): void => {
+      signalGroup(child.pid, "SIGTERM");
+      setTimeout(() => signalGroup(child.pid, "SIGKILL"), KILL_GRACE_MS).unref();
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, options.timeoutMs);
+    const onAbort = (): void => {
+      aborted = true;
+      killGroup();
+    };
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+      rejectPromise(error);
+    });
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let settled = false;
+    const finish = (): void => {
+      if (settled || exit === undefined) return;
+      settled = true;
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      resolvePromise({
+        exitCode: exit.code,
+        signal: exit.signal,
+        stdout: stdout.toString(),
+        stderr: stderr.toString(),
+        timedOut,
+        aborted,
+      });
+    };
+    child.once("exit", (code, signal) => {
+      exit = { code, signal };
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+      // Whatever the command left running in its group (background jobs) ends with it.
+      killGroup();
+      // A process that escaped the group (setsid) may hold the pipes open: do not wait for it forever.
+      setTimeout(finish, DRAIN_TIMEOUT_MS).unref();
+    });
+    // "close" comes after "exit" once both pipes are drained.
+    child.once("close", finish);
+  });
+}
+
+function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}

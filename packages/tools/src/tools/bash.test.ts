@@ -1,0 +1,85 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { callTool, isProcessAlive, resultText, useTempWorkspace, waitFor } from "../testing/index.js";
+import { bashTool, createBashTool } from "./bash.js";
+
+const ws = useTempWorkspace();
+
+/** Starts two background sleeps and a grandchild sleep, writing their pids to `pids`. */
+const SPAWN_SLEEPERS =
+  "sleep 300 & echo $! > pids.tmp; sleep 300 & echo $! >> pids.tmp; " +
+  "bash -c 'sleep 300 & echo $! >> pids.tmp; wait' & sleep 0.2; mv pids.tmp pids; wait";
+
+function readPids(): number[] {
+  return readFileSync(join(ws.root, "pids"), "utf8").trim().split("\n").map(Number);
+}
+
+describe("Bash", () => {
+  it("R-T3: runs in the working directory and returns stdout then stderr", async () => {
+    const result = await callTool(bashTool, { command: "pwd; echo oops >&2" }, ws.context());
+    expect(result.isError).toBeUndefined();
+    expect(resultText(result)).toBe(`${ws.root}\noops`);
+  });
+
+  it("R-T3: reports a non-zero exit code as an error", async () => {
+    const result = await callTool(bashTool, { command: "echo partial; exit 3" }, ws.context());
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toBe("partial\n\nExit code 3");
+  });
+
+  it("R-T3: caps output keeping head and tail with an omitted-characters marker", async () => {
+    const tool = createBashTool({ maxOutputChars: 100 });
+    const result = await callTool(tool, { command: "echo START; seq 1 5000; echo END" }, ws.context());
+    const text = resultText(result);
+    expect(text.startsWith("START\n1\n2\n")).toBe(true);
+    expect(text.endsWith("4999\n5000\nEND")).toBe(true);
+    expect(text).toMatch(/… \d+ characters omitted …/);
+    expect(text.length).toBeLessThan(200);
+  });
+
+  it("R-T3: a timeout kills the whole process group, leaving no orphan", async () => {
+    const result = await callTool(bashTool, { command: SPAWN_SLEEPERS, timeout: 1500 }, ws.context());
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toMatch(/timed out after 1500 ms; its whole process group was killed/);
+    const pids = readPids();
+    expect(pids).toHaveLength(3);
+    expect(await waitFor(() => pids.every((pid) => !isProcessAlive(pid)))).toBe(true);
+  });
+
+  it("R-L16: an abort kills the whole process group, leaving no orphan", async () => {
+    const context = ws.context();
+    const running = callTool(bashTool, { command: SPAWN_SLEEPERS }, context);
+    expect(await waitFor(() => existsSync(join(ws.root, "pids")))).toBe(true);
+    const pids = readPids();
+    expect(pids.every(isProcessAlive)).toBe(true);
+    context.abortController.abort();
+    const result = await running;
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toMatch(/interrupted; its whole process group was killed/);
+    expect(await waitFor(() => pids.every((pid) => !isProcessAlive(pid)))).toBe(true);
+  });
+
+  it("R-T3: background jobs end with the command instead of surviving as orphans", async () => {
+    const result = await callTool(
+      bashTool,
+      { command: "sleep 300 & echo $! > pids; echo started" },
+      ws.context(),
+    );
+    expect(resultText(result)).toBe("started");
+    const pids = readPids();
+    expect(await waitFor(() => pids.every((pid) => !isProcessAlive(pid)))).toBe(true);
+  });
+
+  it("R-T1: timeout above the 600000 ms maximum is rejected by the schema", async () => {
+    const result = await callTool(bashTool, { command: "true", timeout: 600_001 }, ws.context());
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toMatch(/InputValidationError/);
+  });
+
+  it("R-T2: only known read-only commands are concurrency-safe and read-only", () => {
+    expect(bashTool.isReadOnly({ command: "git status && ls -la | wc -l" })).toBe(true);
+    expect(bashTool.isConcurrencySafe({ command: "grep -rn 'a$' src" })).toBe(true);
+    expect(bashTool.isReadOnly({ command: "rm -rf build" })).toBe(false);
+  });
+});

@@ -1,0 +1,77 @@
+import { z } from "zod";
+import { isReadOnlyCommand } from "../bash-read-only.js";
+import { runInProcessGroup } from "../process-group.js";
+import { defineTool, toolError } from "../tool-kit.js";
+
+export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
+export const BASH_MAX_TIMEOUT_MS = 600_000;
+/** Per stream (stdout, stderr); Claude Code's BASH_MAX_OUTPUT_LENGTH default. */
+export const BASH_MAX_OUTPUT_CHARS = 30_000;
+
+export interface BashToolOptions {
+  readonly defaultTimeoutMs?: number;
+  readonly maxOutputChars?: number;
+}
+
+export function createBashTool(options: BashToolOptions = {}) {
+  const defaultTimeoutMs = options.defaultTimeoutMs ?? BASH_DEFAULT_TIMEOUT_MS;
+  const maxOutputChars = options.maxOutputChars ?? BASH_MAX_OUTPUT_CHARS;
+  return defineTool({
+    name: "Bash",
+    description:
+      "Runs a command with `bash -c` in the working directory and returns its output (stdout, then stderr) " +
+      `and a non-zero exit code. Timeout in milliseconds (default ${defaultTimeoutMs}, max ${BASH_MAX_TIMEOUT_MS}); ` +
+      "on timeout or interrupt the whole process group is killed, and background jobs end when the command ends. " +
+      `Output beyond ${maxOutputChars} characters per stream keeps its beginning and end. Prefer Read, Grep, ` +
+      "Glob and Edit over cat, grep, find and sed.",
+    inputSchema: z.object({
+      command: z.string().min(1).describe("The command to run"),
+      timeout: z
+        .number()
+        .int()
+        .min(1)
+        .max(BASH_MAX_TIMEOUT_MS)
+        .optional()
+        .describe("Timeout in milliseconds"),
+      description: z.string().optional().describe("What the command does, in 5-10 words"),
+    }),
+    isConcurrencySafe: (input) => isReadOnlyCommand(input.command),
+    isReadOnly: (input) => isReadOnlyCommand(input.command),
+    maxResultSizeChars: 100_000,
+    async call(input, context) {
+      const timeoutMs = input.timeout ?? defaultTimeoutMs;
+      let run: Awaited<ReturnType<typeof runInProcessGroup>>;
+      try {
+        run = await runInProcessGroup(input.command, {
+          cwd: context.cwd,
+          timeoutMs,
+          signal: context.abortController.signal,
+          maxOutputChars,
+        });
+      } catch (error) {
+        return toolError(`Could not start bash: ${(error as Error).message}`);
+      }
+      const output = [run.stdout.trimEnd(), run.stderr.trimEnd()]
+        .filter((part) => part.length > 0)
+        .join("\n");
+      if (run.timedOut) {
+        return toolError(
+          `${output}${output ? "\n\n" : ""}Command timed out after ${timeoutMs} ms; its whole process group was killed.`,
+        );
+      }
+      if (run.aborted) {
+        return toolError(
+          `${output}${output ? "\n\n" : ""}Command was interrupted; its whole process group was killed.`,
+        );
+      }
+      if (run.exitCode !== 0) {
+        const status =
+          run.exitCode === null ? `Killed by signal ${run.signal ?? "unknown"}` : `Exit code ${run.exitCode}`;
+        return toolError(`${output}${output ? "\n\n" : ""}${status}`);
+      }
+      return { content: output.length > 0 ? output : "(no output)" };
+    },
+  });
+}
+
+export const bashTool = createBashTool();
