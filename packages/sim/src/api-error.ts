@@ -1,0 +1,70 @@
+/** An error the simulator answers with, in the API's shape (api doc §4). */
+export interface ApiError {
+  status: number;
+  type: ApiErrorType;
+  message: string;
+}
+
+export type ApiErrorType =
+  | "invalid_request_error"
+  | "authentication_error"
+  | "billing_error"
+  | "permission_error"
+  | "not_found_error"
+  | "request_too_large"
+  | "rate_limit_error"
+  | "api_error"
+  | "timeout_error"
+  | "overloaded_error"
+  | "conflict_error";
+
+const TYPE_BY_STATUS: Readonly<Record<number, ApiErrorType>> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  402: "billing_error",
+  403: "permission_error",
+  404: "not_found_error",
+  409: "conflict_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  500: "api_error",
+  504: "timeout_error",
+  529: "overloaded_error",
+};
+
+const DEFAULT_MESSAGE: Readonly<Record<ApiErrorType, string>> = {
+  invalid_request_error: "Invalid request",
+  authentication_error: "invalid x-api-key",
+  billing_error: "Your credit balance is too low to access the Anthropic API.",
+  permission_error: "Your API key does not have permission to use the specified resource.",
+  not_found_error: "Not found",
+  request_too_large: "Request exceeds the maximum allowed number of bytes.",
+  rate_limit_error: "Number of request tokens has exceeded your per-minute rate limit",
+  api_error: "Internal server error",
+  timeout_error: "Request timed out",
+  overloaded_error: "Overloaded",
+  conflict_error: "Conflict",
+};
+
+/** The API's error type for an HTTP status (unknown 5xx → api_error, unknown 4xx → invalid_request_error). */
+export function errorTypeForStatus(status: number): ApiErrorType {
+  return TYPE_BY_STATUS[status] ?? (status >= 500 ? "api_error" : "invalid_request_error");
+}
+
+export function apiError(status: number, message?: string): ApiError {
+  const type = errorTypeForStatus(status);
+  return { status, type, message: message ?? DEFAULT_MESSAGE[type] };
+}
+
+export function invalidRequest(message: string): ApiError {
+  return { status: 400, type: "invalid_request_error", message };
+}
+
+/** The error body: `{"type":"error","error":{"type","message"},"request_id"}`. */
+export function errorBody(error: ApiError, requestId: string): string {
+  return JSON.stringify({
+    type: "error",
+    error: { type: error.type, message: error.message },
+    request_id: requestId,
+  });
+}

@@ -1,0 +1,121 @@
+import { createHash } from "node:crypto";
+import type { MessagesRequest } from "./request-schema.js";
+import { signThinking } from "./thinking-signature.js";
+import { countTokens, truncateToTokens } from "./tokenizer.js";
+import type { BrainReply, ReplyBlock, StopReason } from "./types.js";
+
+/** A response content block as the API returns it (api doc §2). */
+export type ResponseBlock =
+  | { type: "text"; text: string; citations: null }
+  | { type: "thinking"; thinking: string; signature: string }
+  | {
+      type: "tool_use";
+      id: string;
+      name: string;
+      input: Record<string, unknown>;
+      caller: { type: "direct" };
+    };
+
+export interface BuiltReply {
+  content: ResponseBlock[];
+  stopReason: StopReason;
+  outputTokens: number;
+}
+
+export interface BuildOptions {
+  body: MessagesRequest;
+  seed: number;
+  /** Digest of the request, so generated tool ids are the same for the same request and seed. */
+  requestDigest: string;
+  /** The `max_tokens` fault: cut the reply to about half its tokens. */
+  cut: boolean;
+}
+
+/** Text of the simulated thinking block used when thinking is on and the brain gave none. */
+const DEFAULT_THINKING = "Simulated thinking: the simulator picks its reply by rule; there is no model here.";
+
+/** Turns a brain's reply into the API's content, honouring thinking config and max_tokens. */
+export function buildReply(reply: BrainReply, options: BuildOptions): BuiltReply {
+  const { body } = options;
+  const thinking = body.thinking;
+  const thinkingOn = thinking?.type === "enabled" || thinking?.type === "adaptive";
+  const omitted = thinkingOn && (thinking as { display?: unknown }).display === "omitted";
+  let blocks: ReplyBlock[] = reply.content.filter((b) => b.type !== "thinking" || thinkingOn);
+  if (thinkingOn && !blocks.some((b) => b.type === "thinking")) {
+    blocks = [{ type: "thinking", thinking: DEFAULT_THINKING }, ...blocks];
+  }
+  // Thinking is billed in full even when its text is not returned (api doc §8).
+  const content: ResponseBlock[] = blocks.map((block, i) => toResponseBlock(block, i, options, omitted));
+  const cost = content.map((block, i) => blockOutputTokens(block, blocks[i]));
+  const total = cost.reduce((a, b) => a + b, 0);
+  let stopReason: StopReason =
+    reply.stop_reason ?? (content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn");
+  const limit = options.cut ? Math.max(1, Math.floor(total / 2)) : options.body.max_tokens;
+  if (total <= limit) return { content, stopReason, outputTokens: Math.max(1, total) };
+
+  // Over the budget: keep whole blocks while they fit, cut text at the limit, drop the rest.
+  stopReason = "max_tokens";
+  const kept: ResponseBlock[] = [];
+  let used = 0;
+  for (const [i, block] of content.entries()) {
+    const blockCost = cost[i] ?? 0;
+    if (used + blockCost <= limit) {
+      kept.push(block);
+      used += blockCost;
+      continue;
+    }
+    if (block.type === "text") {
+      const text = truncateToTokens(block.text, limit - used);
+      if (text.length > 0) {
+        kept.push({ ...block, text });
+        used += countTokens(text);
+      }
+    }
+    break;
+  }
+  return { content: kept, stopReason, outputTokens: Math.max(1, used) };
+}
+
+function toResponseBlock(
+  block: ReplyBlock,
+  index: number,
+  options: BuildOptions,
+  omitted: boolean,
+): ResponseBlock {
+  switch (block.type) {
+    case "text":
+      return { type: "text", text: block.text, citations: null };
+    case "thinking":
+      return {
+        type: "thinking",
+        thinking: omitted ? "" : block.thinking,
+        signature: signThinking(omitted ? "" : block.thinking),
+      };
+    case "tool_use":
+      return {
+        type: "tool_use",
+        id: block.id ?? toolUseId(options, index),
+        name: block.name,
+        input: block.input,
+        caller: { type: "direct" },
+      };
+  }
+}
+
+function blockOutputTokens(block: ResponseBlock, source: ReplyBlock | undefined): number {
+  switch (block.type) {
+    case "text":
+      return countTokens(block.text);
+    case "thinking":
+      return countTokens(source?.type === "thinking" ? source.thinking : block.thinking);
+    case "tool_use":
+      return countTokens(block.name) + countTokens(JSON.stringify(block.input));
+  }
+}
+
+function toolUseId(options: BuildOptions, index: number): string {
+  const digest = createHash("sha256")
+    .update(`${options.seed}:${options.requestDigest}:${index}`)
+    .digest("hex");
+  return `toolu_01${digest.slice(0, 22)}`;
+}

@@ -1,0 +1,192 @@
+import { createHash } from "node:crypto";
+
+/**
+ * A fault the simulator can inject (issue 2 point 8):
+ * - an HTTP status 400–599 (e.g. "429" with retry-after, "529" overloaded, "500" api_error);
+ * - "mid_stream_error": the stream sends `event: error` (overloaded_error) after some content;
+ * - "drop": the connection is destroyed (mid-stream when streaming, before any byte otherwise);
+ * - "max_tokens": the reply is cut to about half its tokens, stop_reason "max_tokens";
+ * - "slow": the stream is paced slowly (`slowMs` per event, default 25).
+ */
+export type FaultKind = `${number}` | "mid_stream_error" | "drop" | "max_tokens" | "slow";
+
+export interface ScheduledFault {
+  kind: FaultKind;
+  /** 1-based index of the `POST /v1/messages` request, inclusive. */
+  from: number;
+  /** Inclusive; `Infinity` for "from `from` on". */
+  to: number;
+  /** For status faults: the `retry-after` header in seconds (429 defaults to 1). */
+  retryAfterSeconds?: number;
+  /** For "slow": delay per stream event. */
+  slowMs?: number;
+}
+
+export interface RandomFaults {
+  seed: number;
+  /** Probability per request of each fault; they are tried in order, at most one fires. */
+  probabilities: Partial<Record<FaultKind, number>>;
+  retryAfterSeconds?: number;
+  slowMs?: number;
+}
+
+export interface FaultSpec {
+  schedule?: readonly ScheduledFault[];
+  random?: RandomFaults;
+}
+
+/** The fault chosen for one request, with its parameters. */
+export interface FaultDecision {
+  kind: FaultKind;
+  retryAfterSeconds: number | null;
+  slowMs: number;
+}
+
+const DEFAULT_SLOW_MS = 25;
+const DEFAULT_429_RETRY_AFTER = 1;
+const NAMED: readonly string[] = ["mid_stream_error", "drop", "max_tokens", "slow"];
+
+/** Picks the fault for the n-th (1-based) messages request: the schedule first, then the dice. */
+export function pickFault(spec: FaultSpec | undefined, requestIndex: number): FaultDecision | null {
+  if (!spec) return null;
+  for (const f of spec.schedule ?? []) {
+    if (requestIndex >= f.from && requestIndex <= f.to) {
+      return decision(f.kind, f.retryAfterSeconds, f.slowMs);
+    }
+  }
+  const random = spec.random;
+  if (!random) return null;
+  const roll = uniform(random.seed, requestIndex);
+  let acc = 0;
+  for (const [kind, p] of Object.entries(random.probabilities)) {
+    acc += p ?? 0;
+    if (roll < acc) return decision(kind as FaultKind, random.retryAfterSeconds, random.slowMs);
+  }
+  return null;
+}
+
+function decision(
+  kind: FaultKind,
+  retryAfter: number | undefined,
+  slowMs: number | undefined,
+): FaultDecision {
+  return {
+    kind,
+    retryAfterSeconds: retryAfter ?? (kind === "429" ? DEFAULT_429_RETRY_AFTER : null),
+    slowMs: slowMs ?? DEFAULT_SLOW_MS,
+  };
+}
+
+/** A deterministic number in [0, 1) from the seed and the request index. */
+function uniform(seed: number, index: number): number {
+  const digest = createHash("sha256").update(`${seed}:${index}`).digest();
+  return digest.readUInt32BE(0) / 2 ** 32;
+}
+
+/** The name a request record carries for a fault. */
+export function faultRecordName(kind: FaultKind): string {
+  return kind === "max_tokens" ? "max_tokens_cut" : kind;
+}
+
+export class FaultSpecError extends Error {
+  override readonly name = "FaultSpecError";
+}
+
+/**
+ * Parses the CLI's `--faults` text. Two forms, joined by `;` when both are wanted:
+ * - a schedule: `KIND@RANGE[:key=value…]` items separated by commas, RANGE = `N`, `N-M` or `N+`,
+ *   keys `retry_after` (seconds) and `slow_ms`:
+ *   `429@1,529@2-3,mid_stream_error@4,drop@5,max_tokens@6,slow@7:slow_ms=50,429@8:retry_after=0.2`
+ * - seeded random: `random:seed=7,p429=0.1,p529=0.05[,p500=…,pmid_stream_error=…,pdrop=…,
+ *   pmax_tokens=…,pslow=…,retry_after=…,slow_ms=…]`.
+ */
+export function parseFaultSpec(text: string): FaultSpec {
+  const schedule: ScheduledFault[] = [];
+  let random: RandomFaults | undefined;
+  for (const part of text
+    .split(";")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    if (part.startsWith("random:")) {
+      random = parseRandom(part.slice("random:".length));
+      continue;
+    }
+    for (const item of part
+      .split(",")
+      .map((i) => i.trim())
+      .filter(Boolean)) {
+      schedule.push(parseScheduled(item));
+    }
+  }
+  const spec: FaultSpec = {};
+  if (schedule.length > 0) spec.schedule = schedule;
+  if (random) spec.random = random;
+  return spec;
+}
+
+function parseScheduled(item: string): ScheduledFault {
+  const match = /^([a-z_]+|\d{3})@(\d+)(?:-(\d+)|(\+))?((?::[a-z_]+=[\d.]+)*)$/.exec(item);
+  if (!match) {
+    throw new FaultSpecError(
+      `fault "${item}": expected KIND@N, KIND@N-M or KIND@N+ (KIND = a status 400-599, ${NAMED.join(", ")}), optionally :retry_after=S or :slow_ms=MS`,
+    );
+  }
+  const [, kindText = "", fromText = "", toText, plus, options = ""] = match;
+  const kind = parseKind(kindText, item);
+  const from = Number(fromText);
+  const to = plus ? Number.POSITIVE_INFINITY : toText ? Number(toText) : from;
+  if (from < 1 || to < from)
+    throw new FaultSpecError(`fault "${item}": the range must be 1-based and ascending`);
+  const fault: ScheduledFault = { kind, from, to };
+  for (const option of options.split(":").filter(Boolean)) {
+    const [key, value] = option.split("=");
+    applyOption(fault, key ?? "", Number(value), item);
+  }
+  return fault;
+}
+
+function parseRandom(body: string): RandomFaults {
+  const random: RandomFaults = { seed: 0, probabilities: {} };
+  for (const pair of body
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const [key = "", valueText = ""] = pair.split("=");
+    const value = Number(valueText);
+    if (valueText === "" || !Number.isFinite(value)) {
+      throw new FaultSpecError(`random faults: "${pair}" needs a numeric value`);
+    }
+    if (key === "seed") random.seed = value;
+    else if (key === "retry_after") random.retryAfterSeconds = value;
+    else if (key === "slow_ms") random.slowMs = value;
+    else if (key.startsWith("p")) {
+      if (value < 0 || value > 1) throw new FaultSpecError(`random faults: ${key} must be within 0..1`);
+      random.probabilities[parseKind(key.slice(1), pair)] = value;
+    } else {
+      throw new FaultSpecError(`random faults: unknown key "${key}" (seed, pKIND, retry_after, slow_ms)`);
+    }
+  }
+  let total = 0;
+  for (const p of Object.values(random.probabilities)) total += p ?? 0;
+  if (total > 1) throw new FaultSpecError(`random faults: the probabilities add up to ${total} > 1`);
+  return random;
+}
+
+function parseKind(text: string, context: string): FaultKind {
+  if (/^\d{3}$/.test(text)) {
+    const status = Number(text);
+    if (status < 400 || status > 599) throw new FaultSpecError(`fault "${context}": status must be 400-599`);
+    return text as FaultKind;
+  }
+  if (NAMED.includes(text)) return text as FaultKind;
+  throw new FaultSpecError(
+    `fault "${context}": unknown kind "${text}" (a status 400-599, ${NAMED.join(", ")})`,
+  );
+}
+
+function applyOption(fault: ScheduledFault, key: string, value: number, item: string): void {
+  if (!Number.isFinite(value)) throw new FaultSpecError(`fault "${item}": ${key} needs a number`);
+  if (key === "retry_after") fault.retryAfterSeconds = value;
+  else if (key === "slow_ms") fault.slowMs = value;
+  else throw new FaultSpecError(`fault "${item}": unknown option "${key}" (retry_after, slow_ms)`);
+}

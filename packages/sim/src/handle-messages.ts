@@ -1,0 +1,228 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { type ApiError, apiError, errorBody } from "./api-error.js";
+import { toBrainRequest } from "./brain-request.js";
+import { type BuiltReply, buildReply } from "./build-reply.js";
+import { type FaultDecision, faultRecordName, pickFault } from "./faults.js";
+import { sendError, sendJson } from "./http-io.js";
+import { firstTokenDelayMs, outputDelayMs, timingFor } from "./latency.js";
+import type { ModelSpec } from "./model-registry.js";
+import type { CacheUsage } from "./prompt-cache.js";
+import type { MessagesRequest } from "./request-schema.js";
+import type { SimState } from "./sim-state.js";
+import { formatEvent, replyEvents } from "./sse-events.js";
+import type { BrainReply, RequestRecord, SimUsage } from "./types.js";
+import type { ValidRequest } from "./validate-request.js";
+
+export interface MessagesCall {
+  state: SimState;
+  req: IncomingMessage;
+  res: ServerResponse;
+  record: RequestRecord;
+  apiKey: string;
+  valid: ValidRequest<MessagesRequest>;
+}
+
+/** Answers a validated `POST /v1/messages`: rate limits, faults, brain, cache, latency, reply. */
+export async function handleMessages(call: MessagesCall): Promise<void> {
+  const { state, res, record, valid } = call;
+  const { body, model } = valid;
+  state.messagesCount++;
+  let fault = pickFault(state.faults, state.messagesCount);
+
+  const account = state.cache.account({
+    scope: call.apiKey,
+    modelId: model.id,
+    layout: valid.layout,
+    breakpoints: valid.breakpoints,
+    minCacheableTokens: model.minCacheableTokens,
+  });
+  let rateHeaders: Record<string, string> = {};
+  if (state.limiter.active) {
+    // ITPM counts input tokens and cache writes, not cache reads (api doc §4).
+    const counted = account.usage.input_tokens + account.usage.cache_creation_input_tokens;
+    const decision = state.limiter.admit(call.apiKey, counted);
+    if (!decision.ok) {
+      sendError(res, record, state.clock(), record.id, apiError(429, decision.message), decision.headers);
+      return;
+    }
+    rateHeaders = decision.headers;
+  }
+  if (fault && isStatusFault(fault)) {
+    sendStatusFault(call, fault, rateHeaders);
+    return;
+  }
+
+  let reply: BrainReply;
+  try {
+    // max_tokens 0 is a cache pre-warm: no content, stop_reason max_tokens (api doc §1).
+    reply =
+      body.max_tokens === 0
+        ? { content: [], stop_reason: "max_tokens" }
+        : await state.brain(toBrainRequest(body, record.querySource, state.seed));
+  } catch (error) {
+    sendError(
+      res,
+      record,
+      state.clock(),
+      record.id,
+      apiError(500, `simulator brain failed: ${(error as Error).message}`),
+    );
+    return;
+  }
+  if (!fault && reply.fault) fault = pickFault({ schedule: [{ kind: reply.fault, from: 1, to: 1 }] }, 1);
+  if (fault && isStatusFault(fault)) {
+    sendStatusFault(call, fault, rateHeaders);
+    return;
+  }
+  if (fault) record.fault = faultRecordName(fault.kind);
+
+  const built =
+    body.max_tokens === 0
+      ? { content: [], stopReason: "max_tokens" as const, outputTokens: 0 }
+      : buildReply(reply, {
+          body,
+          seed: state.seed,
+          requestDigest: createHash("sha256").update(record.rawBody).digest("hex"),
+          cut: fault?.kind === "max_tokens",
+        });
+  const usage: SimUsage = { ...account.usage, output_tokens: built.outputTokens };
+  record.usage = usage;
+  record.costUsd = costUsd(model, usage);
+
+  const timing = state.latency ? timingFor(state.latency, model) : null;
+  if (timing)
+    await state.sleeper.sleep(
+      firstTokenDelayMs(timing, usage.input_tokens + usage.cache_creation_input_tokens),
+    );
+  if (res.destroyed) return;
+  // The response starts now: only from here on may others read what this request wrote (api doc §5).
+  account.commit();
+
+  state.messageCounter++;
+  const header = {
+    id: `msg_sim_${state.messageCounter.toString(36)}${randomBytes(8).toString("hex")}`,
+    model: body.model,
+  };
+  if (body.stream === true) {
+    await streamReply(call, header, built, usage, fault, rateHeaders);
+    return;
+  }
+  if (fault?.kind === "drop") {
+    res.destroy();
+    return;
+  }
+  if (fault?.kind === "mid_stream_error") {
+    // A non-streaming call has no stream to break: it sees the overloaded error instead.
+    sendError(res, record, state.clock(), record.id, apiError(529), rateHeaders);
+    return;
+  }
+  if (timing) await state.sleeper.sleep(outputDelayMs(timing, built.outputTokens));
+  if (fault?.kind === "slow") await state.sleeper.sleep(fault.slowMs * built.content.length * 4);
+  sendJson(res, record, state.clock(), 200, JSON.stringify(messageBody(header, built, usage)), rateHeaders);
+}
+
+function isStatusFault(fault: FaultDecision): boolean {
+  return /^\d{3}$/.test(fault.kind);
+}
+
+function sendStatusFault(call: MessagesCall, fault: FaultDecision, headers: Record<string, string>): void {
+  const { state, res, record } = call;
+  record.fault = faultRecordName(fault.kind);
+  const extra = { ...headers };
+  if (fault.retryAfterSeconds !== null) extra["retry-after"] = String(fault.retryAfterSeconds);
+  sendError(res, record, state.clock(), record.id, apiError(Number(fault.kind)), extra);
+}
+
+function messageBody(header: { id: string; model: string }, built: BuiltReply, usage: SimUsage): object {
+  return {
+    id: header.id,
+    type: "message",
+    role: "assistant",
+    content: built.content,
+    model: header.model,
+    stop_reason: built.stopReason,
+    stop_sequence: null,
+    stop_details: null,
+    container: null,
+    usage: { ...usage, service_tier: "standard" },
+  };
+}
+
+async function streamReply(
+  call: MessagesCall,
+  header: { id: string; model: string },
+  built: BuiltReply,
+  usage: SimUsage,
+  fault: FaultDecision | null,
+  headers: Record<string, string>,
+): Promise<void> {
+  const { state, res, record } = call;
+  const events = replyEvents(header, built, usage);
+  res.writeHead(200, {
+    ...headers,
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+  });
+  record.status = 200;
+  record.firstByteAt = state.clock();
+  // Mid-stream faults fire after message_start and the first content event, before the end.
+  const breakAt = Math.max(2, Math.min(events.length - 2, Math.floor(events.length / 2)));
+  const timing = state.latency ? timingFor(state.latency, call.valid.model) : null;
+  let pending = "";
+  for (const [i, event] of events.entries()) {
+    if (res.destroyed) {
+      record.error = { type: "client_closed", message: "the client closed the connection mid-stream" };
+      return;
+    }
+    if (fault && i === breakAt) {
+      if (fault.kind === "drop") {
+        await flush(res, pending);
+        res.destroy();
+        return;
+      }
+      if (fault.kind === "mid_stream_error") {
+        const error: ApiError = apiError(529);
+        record.error = { type: error.type, message: error.message };
+        pending += formatEvent({ event: "error", data: JSON.parse(errorBody(error, record.id)) });
+        await flush(res, pending);
+        res.end();
+        return;
+      }
+    }
+    pending += formatEvent(event);
+    const delay =
+      (timing ? outputDelayMs(timing, event.tokens) : 0) + (fault?.kind === "slow" ? fault.slowMs : 0);
+    if (delay > 0) {
+      await flush(res, pending);
+      pending = "";
+      await state.sleeper.sleep(delay);
+    }
+  }
+  await flush(res, pending);
+  res.end();
+}
+
+/** Writes, waiting for the socket to drain when its buffer is full. */
+async function flush(res: ServerResponse, text: string): Promise<void> {
+  if (text === "" || res.destroyed) return;
+  if (!res.write(text)) {
+    await new Promise<void>((resolve) => {
+      res.once("drain", resolve);
+      res.once("close", resolve);
+    });
+  }
+}
+
+/** Cost by the model's prices: input ×1, 5m write ×1.25, 1h write ×2, read ×0.1, output (issue 2 point 10). */
+export function costUsd(model: ModelSpec, usage: CacheUsage & { output_tokens: number }): number {
+  const input = model.inputPricePerMTok / 1_000_000;
+  return (
+    usage.input_tokens * input +
+    usage.cache_creation.ephemeral_5m_input_tokens * input * 1.25 +
+    usage.cache_creation.ephemeral_1h_input_tokens * input * 2 +
+    usage.cache_read_input_tokens * input * 0.1 +
+    usage.output_tokens * (model.outputPricePerMTok / 1_000_000)
+  );
+}

@@ -1,0 +1,100 @@
+/** One model of the registry (api doc §7). Prices are USD per million tokens. */
+export interface ModelSpec {
+  id: string;
+  aliases: readonly string[];
+  contextWindow: number;
+  maxOutputTokens: number;
+  inputPricePerMTok: number;
+  outputPricePerMTok: number;
+  /** Below this many prefix tokens nothing is cached (api doc §5). */
+  minCacheableTokens: number;
+  /** Which `thinking.type` values the model accepts (api doc §8). */
+  thinking: { enabled: boolean; adaptive: boolean; disabled: boolean };
+  /** A trailing assistant message (prefill) is accepted; models from 4.6 on reject it (api doc §1). */
+  supportsPrefill?: boolean;
+}
+
+const PRE_47 = { enabled: true, adaptive: false, disabled: true } as const;
+const BOTH = { enabled: true, adaptive: true, disabled: true } as const;
+const ADAPTIVE_ONLY = { enabled: false, adaptive: true, disabled: true } as const;
+const FABLE = { enabled: false, adaptive: true, disabled: false } as const;
+
+/**
+ * Minimum cacheable length for the 4.8 / 5.x families is UNCONFIRMED (api doc §5): we pick 1024.
+ */
+const UNCONFIRMED_MIN_CACHE = 1024;
+
+function model(
+  id: string,
+  aliases: readonly string[],
+  contextWindow: number,
+  maxOutputTokens: number,
+  prices: readonly [number, number],
+  minCacheableTokens: number,
+  thinking: ModelSpec["thinking"],
+): ModelSpec {
+  return {
+    id,
+    aliases,
+    contextWindow,
+    maxOutputTokens,
+    inputPricePerMTok: prices[0],
+    outputPricePerMTok: prices[1],
+    minCacheableTokens,
+    thinking,
+    supportsPrefill: thinking === PRE_47,
+  };
+}
+
+const K = 1000;
+const M = 1_000_000;
+
+/** The models of api doc §7. */
+export const MODELS: readonly ModelSpec[] = [
+  model("claude-haiku-4-5-20251001", ["claude-haiku-4-5"], 200 * K, 64 * K, [1, 5], 4096, PRE_47),
+  model("claude-sonnet-4-5-20250929", ["claude-sonnet-4-5"], 200 * K, 64 * K, [3, 15], 1024, PRE_47),
+  model("claude-opus-4-5-20251101", ["claude-opus-4-5"], 200 * K, 64 * K, [5, 25], 4096, PRE_47),
+  model("claude-opus-4-1-20250805", ["claude-opus-4-1"], 200 * K, 32 * K, [15, 75], 1024, PRE_47),
+  model("claude-sonnet-4-6", [], M, 128 * K, [3, 15], 2048, BOTH),
+  model("claude-opus-4-6", [], M, 128 * K, [5, 25], 4096, BOTH),
+  model("claude-opus-4-7", [], M, 128 * K, [5, 25], 4096, ADAPTIVE_ONLY),
+  model("claude-opus-4-8", [], M, 128 * K, [5, 25], UNCONFIRMED_MIN_CACHE, ADAPTIVE_ONLY),
+  model("claude-sonnet-5", [], M, 128 * K, [2, 10], UNCONFIRMED_MIN_CACHE, ADAPTIVE_ONLY),
+  model("claude-opus-5", [], M, 128 * K, [5, 25], UNCONFIRMED_MIN_CACHE, ADAPTIVE_ONLY),
+  model("claude-fable-5", [], M, 128 * K, [10, 50], UNCONFIRMED_MIN_CACHE, FABLE),
+  model("claude-fable-5-1", [], M, 128 * K, [10, 50], UNCONFIRMED_MIN_CACHE, FABLE),
+  model("claude-fable-5-2", [], M, 128 * K, [8, 40], UNCONFIRMED_MIN_CACHE, FABLE),
+  model("claude-opus-5-5", [], M, 128 * K, [4, 20], UNCONFIRMED_MIN_CACHE, ADAPTIVE_ONLY),
+  model("claude-sonnet-5-5", [], M, 128 * K, [2, 10], UNCONFIRMED_MIN_CACHE, ADAPTIVE_ONLY),
+  // "from 0.10/0.50": we use the floor price.
+  model("claude-haiku-5-5", [], M, 128 * K, [0.1, 0.5], UNCONFIRMED_MIN_CACHE, ADAPTIVE_ONLY),
+];
+
+/** A registry: the built-in models plus overrides (an override with a known id replaces it). */
+export class ModelRegistry {
+  readonly #byName = new Map<string, ModelSpec>();
+
+  constructor(extra: readonly ModelSpec[] = []) {
+    for (const spec of [...MODELS, ...extra]) {
+      this.#byName.set(spec.id, spec);
+      for (const alias of spec.aliases) this.#byName.set(alias, spec);
+    }
+  }
+
+  resolve(id: string): ModelSpec | undefined {
+    return this.#byName.get(id);
+  }
+}
+
+const builtin = new ModelRegistry();
+
+/** Looks a model id or alias up in the built-in registry. */
+export function resolveModel(id: string): ModelSpec | undefined {
+  return builtin.resolve(id);
+}
+
+/** The context window with the 1M beta applied (Sonnet 4.5 only, api doc §7). */
+export function effectiveContextWindow(spec: ModelSpec, betas: readonly string[]): number {
+  if (spec.id === "claude-sonnet-4-5-20250929" && betas.includes("context-1m-2025-08-07")) return M;
+  return spec.contextWindow;
+}

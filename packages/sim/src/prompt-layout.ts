@@ -1,0 +1,152 @@
+import type { CacheControl, ContentBlockParam, CountTokensRequest } from "./request-schema.js";
+import { countTokens } from "./tokenizer.js";
+
+/** Where a prompt position sits in the cache prefix order tools → system → messages (api doc §5). */
+export type Section = "tools" | "system" | "messages";
+
+/** One cacheable position of the prompt: a tool definition, a system block or a message block. */
+export interface PromptPosition {
+  section: Section;
+  /** The API's path of the block, e.g. `messages.3.content.0` or `tools.2` (for error messages). */
+  path: string;
+  /** Canonical text that feeds the cache key: the block without `cache_control`, keys sorted. */
+  canonical: string;
+  tokens: number;
+  cacheControl: CacheControl | null;
+  /** A breakpoint may sit here (automatic caching walks back past ineligible blocks). */
+  cacheable: boolean;
+}
+
+export interface PromptLayout {
+  positions: PromptPosition[];
+  /** Mixed into the key where the messages section starts: changing it invalidates messages only. */
+  messagesConfig: string;
+  /** Mixed into the key where the system section starts: changing it invalidates system + messages. */
+  systemConfig: string;
+  totalTokens: number;
+}
+
+/** Fixed token costs for blocks whose size the simulator does not measure. */
+const IMAGE_TOKENS = 1500;
+const BINARY_DOCUMENT_TOKENS = 1500;
+
+/** Flattens a request body into its prompt positions, in cache prefix order. */
+export function layoutPrompt(body: CountTokensRequest): PromptLayout {
+  const positions: PromptPosition[] = [];
+  body.tools?.forEach((tool, i) => {
+    const { cache_control, ...rest } = tool;
+    const description = typeof rest.description === "string" ? rest.description : "";
+    const schema = "input_schema" in rest ? JSON.stringify(rest.input_schema) : "";
+    positions.push({
+      section: "tools",
+      path: `tools.${i}`,
+      canonical: canonicalJson(rest),
+      tokens: countTokens(tool.name) + countTokens(description) + countTokens(schema),
+      cacheControl: cache_control ?? null,
+      cacheable: true,
+    });
+  });
+  const system =
+    typeof body.system === "string" ? [{ type: "text" as const, text: body.system }] : body.system;
+  system?.forEach((block, i) => {
+    positions.push(blockPosition("system", `system.${i}`, "system", block));
+  });
+  body.messages.forEach((message, m) => {
+    const blocks: ContentBlockParam[] =
+      typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+    blocks.forEach((block, b) => {
+      positions.push(blockPosition("messages", `messages.${m}.content.${b}`, message.role, block));
+    });
+  });
+  let totalTokens = 0;
+  for (const p of positions) totalTokens += p.tokens;
+  return {
+    positions,
+    messagesConfig: canonicalJson({ tool_choice: body.tool_choice ?? null, thinking: body.thinking ?? null }),
+    systemConfig: canonicalJson({ speed: body.speed ?? null }),
+    totalTokens,
+  };
+}
+
+function blockPosition(
+  section: Section,
+  path: string,
+  role: string,
+  block: ContentBlockParam,
+): PromptPosition {
+  const cacheControl = "cache_control" in block ? (block.cache_control ?? null) : null;
+  const { cache_control: _ignored, ...rest } = block as ContentBlockParam & { cache_control?: unknown };
+  return {
+    section,
+    path,
+    // The role is part of the key: the same text said by the user or the assistant differs.
+    canonical: `${role}:${canonicalJson(normaliseBlock(rest))}`,
+    tokens: blockTokens(block),
+    cacheControl,
+    cacheable: !(block.type === "thinking" || block.type === "redacted_thinking" || isEmptyText(block)),
+  };
+}
+
+/** String content and a single text block with the same text are the same content (api doc §5). */
+function normaliseBlock(block: Record<string, unknown>): Record<string, unknown> {
+  if (block.type === "text") return { type: "text", text: block.text };
+  if (block.type === "tool_result") {
+    const content = block.content;
+    const blocks =
+      typeof content === "string"
+        ? [{ type: "text", text: content }]
+        : Array.isArray(content)
+          ? content.map((c: Record<string, unknown>) => {
+              const { cache_control: _drop, ...inner } = c;
+              return normaliseBlock(inner);
+            })
+          : [];
+    return { ...block, content: blocks, is_error: block.is_error === true };
+  }
+  return block;
+}
+
+function isEmptyText(block: ContentBlockParam): boolean {
+  return block.type === "text" && block.text.length === 0;
+}
+
+/** Token cost of one content block under the simulator's tokenizer rule. */
+export function blockTokens(block: ContentBlockParam): number {
+  switch (block.type) {
+    case "text":
+      return countTokens(block.text);
+    case "image":
+      return IMAGE_TOKENS;
+    case "document": {
+      const source = block.source as { type: string; data?: unknown };
+      return source.type === "text" && typeof source.data === "string"
+        ? countTokens(source.data)
+        : BINARY_DOCUMENT_TOKENS;
+    }
+    case "tool_use":
+      return countTokens(block.name) + countTokens(JSON.stringify(block.input));
+    case "tool_result": {
+      if (block.content === undefined) return 0;
+      if (typeof block.content === "string") return countTokens(block.content);
+      let sum = 0;
+      for (const inner of block.content) sum += blockTokens(inner);
+      return sum;
+    }
+    case "thinking":
+      return countTokens(block.thinking);
+    case "redacted_thinking":
+      return Math.ceil(block.data.length / 4);
+    default:
+      return countTokens(JSON.stringify(block));
+  }
+}
+
+/** JSON with object keys sorted, so key order never changes a cache key. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
+    const sorted: Record<string, unknown> = {};
+    for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
+    return sorted;
+  });
+}

@@ -1,0 +1,97 @@
+import { readFile } from "node:fs/promises";
+import { z } from "zod";
+
+const textMatcher = z.string().min(1);
+
+const replyBlockSchema = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("text"), text: z.string() }),
+  z.strictObject({
+    type: z.literal("tool_use"),
+    name: z.string().min(1),
+    input: z.record(z.string(), z.unknown()),
+    id: z.string().optional(),
+  }),
+  z.strictObject({ type: z.literal("thinking"), thinking: z.string() }),
+]);
+
+const replySchema = z.strictObject({
+  content: z.array(replyBlockSchema),
+  stop_reason: z.enum(["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal"]).optional(),
+});
+
+const faultSchema = z.union([
+  z.string().regex(/^[45]\d\d$/, "a status 400-599"),
+  z.enum(["mid_stream_error", "drop", "max_tokens", "slow"]),
+]);
+
+const ruleSchema = z
+  .strictObject({
+    /** All given conditions must hold. */
+    match: z
+      .strictObject({
+        /** Exact turn index, or a range. */
+        turn: z
+          .union([
+            z.number().int().nonnegative(),
+            z.strictObject({ min: z.number().int().optional(), max: z.number().int().optional() }),
+          ])
+          .optional(),
+        /** Substring of the last user text, or `/regex/flags`. */
+        lastUserText: textMatcher.optional(),
+        /** Substring of (any) tool result in the last user message, or `/regex/flags`. */
+        lastToolResult: textMatcher.optional(),
+        querySource: z.string().optional(),
+        model: z.string().optional(),
+      })
+      .default({}),
+    reply: replySchema.optional(),
+    fault: faultSchema.optional(),
+    /** Use this rule at most this many times. */
+    times: z.number().int().positive().optional(),
+  })
+  .refine((rule) => rule.reply !== undefined || rule.fault !== undefined, {
+    message: "a rule needs a reply, a fault or both",
+  });
+
+/** A scripted scenario (issue 2 point 9a): rules tried in order, first match wins. */
+export const scenarioSchema = z.strictObject({
+  name: z.string().optional(),
+  rules: z.array(ruleSchema).min(1),
+  /** Reply when no rule matches; without it an unmatched request is an error. */
+  fallback: replySchema.optional(),
+});
+
+export type Scenario = z.infer<typeof scenarioSchema>;
+export type ScenarioRule = Scenario["rules"][number];
+
+export class ScenarioError extends Error {
+  override readonly name = "ScenarioError";
+}
+
+/** Reads and validates a scenario file; errors name the file and the JSON path. */
+export async function loadScenario(path: string): Promise<Scenario> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new ScenarioError(`${path}: cannot read scenario: ${(error as Error).message}`);
+  }
+  return parseScenario(text, path);
+}
+
+/** Parses scenario JSON text; `source` names it in errors. */
+export function parseScenario(text: string, source = "scenario"): Scenario {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ScenarioError(`${source}: invalid JSON: ${(error as Error).message}`);
+  }
+  const parsed = scenarioSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = issue?.path.length ? issue.path.map(String).join(".") : "(root)";
+    throw new ScenarioError(`${source}: ${path}: ${issue?.message ?? "invalid scenario"}`);
+  }
+  return parsed.data;
+}

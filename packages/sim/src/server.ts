@@ -1,0 +1,231 @@
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { performance } from "node:perf_hooks";
+import { apiError, invalidRequest } from "./api-error.js";
+import { builtinPolicyBrain } from "./brains/builtin-policy.js";
+import { scriptedBrain } from "./brains/scripted.js";
+import { handleMessages } from "./handle-messages.js";
+import { headerRecord, readBody, sendError, sendJson } from "./http-io.js";
+import { REALISTIC_LATENCY } from "./latency.js";
+import { createState, type SimState } from "./sim-state.js";
+import type { RequestRecord, Simulator, SimulatorOptions } from "./types.js";
+import {
+  type RequestContext,
+  validateCountTokensRequest,
+  validateMessagesRequest,
+} from "./validate-request.js";
+
+/** Both API versions clients send today (api doc §0). */
+const SUPPORTED_VERSIONS = new Set(["2023-06-01", "2026-10-21"]);
+
+/** Starts the simulator on 127.0.0.1 (issue 2). Close it with `close()`. */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  if (options.brain && options.scenario)
+    throw new TypeError("startSimulator: pass either brain or scenario, not both");
+  const clock = options.clock ?? Date.now;
+  const latency = options.latency ?? "none";
+  const state = createState({
+    models: options.models ?? [],
+    clock,
+    seed: options.seed ?? 0,
+    brain: options.brain ?? (options.scenario ? scriptedBrain(options.scenario) : builtinPolicyBrain),
+    faults: options.faults,
+    latency: latency === "none" ? null : latency === "realistic" ? REALISTIC_LATENCY : latency,
+    rateLimits: options.rateLimits ?? {},
+  });
+  const server = createServer((req, res) => {
+    handle(state, req, res).catch((error: unknown) => {
+      // A bug in the simulator: answer 500 rather than hang the client.
+      if (!res.headersSent && !res.destroyed) {
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end(JSON.stringify({ type: "error", error: { type: "api_error", message: String(error) } }));
+      } else {
+        res.destroy();
+      }
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  let closed: Promise<void> | null = null;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests: () => state.records,
+    clearRequests: () => {
+      state.records = [];
+    },
+    setBrain: (brain) => {
+      state.brain = brain;
+    },
+    setFaults: (faults) => {
+      state.faults = faults;
+    },
+    close: () => {
+      closed ??= new Promise<void>((resolve) => {
+        state.sleeper.cancelAll();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}
+
+async function handle(state: SimState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const requestId = `req_sim_${randomBytes(12).toString("hex")}`;
+  // Every response carries a request-id, errors included (api doc §0).
+  res.setHeader("request-id", requestId);
+  const url = new URL(req.url ?? "/", "http://127.0.0.1");
+  const path = url.pathname;
+  const method = req.method ?? "GET";
+
+  if (path.startsWith("/_sim/")) {
+    await readBody(req);
+    return handleControl(state, path, method, requestId, res);
+  }
+  const t0 = performance.now();
+  const record = newRecord(state, requestId, path, req);
+  state.records.push(record);
+  res.once("close", () => {
+    record.endedAt = state.clock();
+    record.latencyMs = performance.now() - t0;
+  });
+  const read = await readBody(req);
+  if (!read.ok) {
+    return sendError(res, record, state.clock(), requestId, apiError(413));
+  }
+  record.rawBody = read.text;
+
+  if (method === "HEAD" && path === "/") {
+    res.writeHead(200).end();
+    record.status = 200;
+    return;
+  }
+  const route =
+    method === "POST" && path === "/v1/messages"
+      ? "messages"
+      : method === "POST" && path === "/v1/messages/count_tokens"
+        ? "count_tokens"
+        : null;
+  if (!route) return sendError(res, record, state.clock(), requestId, apiError(404, "Not found"));
+
+  const apiKey = apiKeyOf(req);
+  if (apiKey === null) {
+    return sendError(res, record, state.clock(), requestId, apiError(401, "x-api-key header is required"));
+  }
+  const version = req.headers["anthropic-version"];
+  if (typeof version !== "string") {
+    return sendError(
+      res,
+      record,
+      state.clock(),
+      requestId,
+      invalidRequest("anthropic-version: header is required"),
+    );
+  }
+  if (!SUPPORTED_VERSIONS.has(version)) {
+    return sendError(
+      res,
+      record,
+      state.clock(),
+      requestId,
+      invalidRequest(`anthropic-version: "${version}" is not a valid version`),
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(read.text);
+  } catch {
+    return sendError(
+      res,
+      record,
+      state.clock(),
+      requestId,
+      invalidRequest("There was an error parsing the body of your request: invalid JSON"),
+    );
+  }
+  if (json && typeof json === "object" && "model" in json && typeof json.model === "string")
+    record.model = json.model;
+  if (json && typeof json === "object" && "stream" in json) record.stream = json.stream === true;
+  const ctx: RequestContext = { registry: state.registry, version, betas: betasOf(req) };
+
+  if (route === "count_tokens") {
+    const valid = validateCountTokensRequest(json, ctx);
+    if (!valid.ok) return sendError(res, record, state.clock(), requestId, valid.error);
+    return sendJson(
+      res,
+      record,
+      state.clock(),
+      200,
+      JSON.stringify({ input_tokens: valid.value.layout.totalTokens }),
+    );
+  }
+  const valid = validateMessagesRequest(json, ctx);
+  if (!valid.ok) return sendError(res, record, state.clock(), requestId, valid.error);
+  await handleMessages({ state, req, res, record, apiKey, valid: valid.value });
+}
+
+function handleControl(
+  state: SimState,
+  path: string,
+  method: string,
+  requestId: string,
+  res: ServerResponse,
+): void {
+  const now = state.clock();
+  if (method === "GET" && path === "/_sim/health") {
+    sendJson(res, null, now, 200, JSON.stringify({ status: "ok", simulator: "forkloop" }));
+  } else if (method === "GET" && path === "/_sim/requests") {
+    sendJson(res, null, now, 200, JSON.stringify(state.records));
+  } else {
+    sendError(res, null, now, requestId, apiError(404, "Not found"));
+  }
+}
+
+function newRecord(state: SimState, id: string, path: string, req: IncomingMessage): RequestRecord {
+  const querySource = req.headers["x-forkloop-query-source"];
+  return {
+    id,
+    path,
+    headers: headerRecord(req),
+    rawBody: "",
+    model: null,
+    stream: false,
+    status: 0,
+    querySource: typeof querySource === "string" ? querySource : null,
+    usage: null,
+    costUsd: 0,
+    latencyMs: 0,
+    fault: null,
+    error: null,
+    startedAt: state.clock(),
+    firstByteAt: null,
+    endedAt: null,
+  };
+}
+
+/** `x-api-key` (SDK 0.x, Claude Code) or `Authorization: Bearer` (SDK 1.x) — api doc §0. */
+function apiKeyOf(req: IncomingMessage): string | null {
+  const key = req.headers["x-api-key"];
+  if (typeof key === "string" && key !== "") return key;
+  const auth = req.headers.authorization;
+  const match = typeof auth === "string" ? /^Bearer\s+(\S+)$/i.exec(auth) : null;
+  return match?.[1] ?? null;
+}
+
+function betasOf(req: IncomingMessage): string[] {
+  const header = req.headers["anthropic-beta"];
+  const text = Array.isArray(header) ? header.join(",") : (header ?? "");
+  return text
+    .split(",")
+    .map((b) => b.trim())
+    .filter(Boolean);
+}

@@ -1,0 +1,134 @@
+import type { BuiltReply, ResponseBlock } from "./build-reply.js";
+import { countTokens, splitByTokens } from "./tokenizer.js";
+import type { SimUsage } from "./types.js";
+
+/** One server-sent event, with the output tokens it carries (for the latency model's pacing). */
+export interface SseEvent {
+  event: string;
+  data: Record<string, unknown>;
+  tokens: number;
+}
+
+export interface MessageHeader {
+  id: string;
+  model: string;
+}
+
+/** Tokens per text/thinking delta: small enough to look like a stream, large enough to be cheap. */
+const TOKENS_PER_DELTA = 8;
+
+/**
+ * The event sequence of a streamed reply (api doc §3): message_start, ping, per block
+ * content_block_start → deltas → content_block_stop, message_delta (cumulative usage), message_stop.
+ */
+export function replyEvents(header: MessageHeader, reply: BuiltReply, usage: SimUsage): SseEvent[] {
+  const events: SseEvent[] = [];
+  const inputUsage = {
+    input_tokens: usage.input_tokens,
+    cache_creation_input_tokens: usage.cache_creation_input_tokens,
+    cache_read_input_tokens: usage.cache_read_input_tokens,
+    cache_creation: usage.cache_creation,
+  };
+  events.push(
+    ev("message_start", {
+      message: {
+        id: header.id,
+        type: "message",
+        role: "assistant",
+        content: [],
+        model: header.model,
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...inputUsage, output_tokens: 1, service_tier: "standard" },
+      },
+    }),
+  );
+  events.push(ev("ping", {}));
+  reply.content.forEach((block, index) => {
+    events.push(...blockEvents(block, index));
+  });
+  events.push(
+    ev("message_delta", {
+      delta: { stop_reason: reply.stopReason, stop_sequence: null },
+      usage: { ...inputUsage, output_tokens: usage.output_tokens },
+    }),
+  );
+  events.push(ev("message_stop", {}));
+  return events;
+}
+
+function blockEvents(block: ResponseBlock, index: number): SseEvent[] {
+  const stop = ev("content_block_stop", { index });
+  switch (block.type) {
+    case "text":
+      return [
+        ev("content_block_start", { index, content_block: { type: "text", text: "", citations: null } }),
+        ...splitByTokens(block.text, TOKENS_PER_DELTA).map((text) =>
+          ev("content_block_delta", { index, delta: { type: "text_delta", text } }, countTokens(text)),
+        ),
+        stop,
+      ];
+    case "thinking": {
+      // With display "omitted" the signature is the only delta (api doc §3).
+      const deltas =
+        block.thinking === ""
+          ? []
+          : splitByTokens(block.thinking, TOKENS_PER_DELTA).map((thinking) =>
+              ev(
+                "content_block_delta",
+                { index, delta: { type: "thinking_delta", thinking } },
+                countTokens(thinking),
+              ),
+            );
+      return [
+        ev("content_block_start", {
+          index,
+          content_block: { type: "thinking", thinking: "", signature: "" },
+        }),
+        ...deltas,
+        ev("content_block_delta", { index, delta: { type: "signature_delta", signature: block.signature } }),
+        stop,
+      ];
+    }
+    case "tool_use":
+      return [
+        ev("content_block_start", {
+          index,
+          content_block: {
+            type: "tool_use",
+            id: block.id,
+            name: block.name,
+            input: {},
+            caller: block.caller,
+          },
+        }),
+        ...jsonFragments(JSON.stringify(block.input)).map((partial_json) =>
+          ev(
+            "content_block_delta",
+            { index, delta: { type: "input_json_delta", partial_json } },
+            countTokens(partial_json),
+          ),
+        ),
+        stop,
+      ];
+  }
+}
+
+/** Splits tool input JSON into at least two fragments, as the API streams it (issue 2 point 1). */
+export function jsonFragments(json: string): string[] {
+  const count = Math.max(2, Math.ceil(json.length / 64));
+  const size = Math.ceil(json.length / count);
+  const out: string[] = [];
+  for (let i = 0; i < json.length; i += size) out.push(json.slice(i, i + size));
+  while (out.length < 2) out.push("");
+  return out;
+}
+
+function ev(event: string, payload: Record<string, unknown>, tokens = 0): SseEvent {
+  return { event, data: { type: event, ...payload }, tokens };
+}
+
+/** The wire form of one event: an `event:` line and a `data:` line (the SDK drops data without event). */
+export function formatEvent(e: { event: string; data: unknown }): string {
+  return `event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`;
+}

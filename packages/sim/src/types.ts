@@ -1,0 +1,112 @@
+import type { FaultKind, FaultSpec } from "./faults.js";
+import type { LatencyModel } from "./latency.js";
+import type { ModelSpec } from "./model-registry.js";
+import type { MessagesRequest } from "./request-schema.js";
+import type { Scenario } from "./scenario.js";
+
+/** Options of {@link startSimulator}. Every field has a test-friendly default. */
+export interface SimulatorOptions {
+  /** Default 0 = a random free port; the host is always 127.0.0.1. */
+  port?: number;
+  /** Default: the built-in policy brain. */
+  brain?: Brain;
+  /** Alternative to `brain`: a parsed scenario (see `loadScenario`). */
+  scenario?: Scenario;
+  /** Added to / overriding the registry (e.g. models with tiny context windows). */
+  models?: readonly ModelSpec[];
+  /** Default "none" so tests are fast. */
+  latency?: "none" | "realistic" | LatencyModel;
+  /** Scheduled or seeded-random faults. */
+  faults?: FaultSpec;
+  /** Default 0; the same request and seed give the same reply. */
+  seed?: number;
+  /** Milliseconds; default Date.now. Drives cache TTLs and rate-limit windows. */
+  clock?: () => number;
+  /** Per API key. Default: unlimited. */
+  rateLimits?: { requestsPerMinute?: number; inputTokensPerMinute?: number };
+}
+
+export interface Simulator {
+  /** "http://127.0.0.1:PORT": pass it as `baseURL` to the SDK. */
+  readonly url: string;
+  readonly port: number;
+  /** One record per HTTP request, in arrival order. */
+  requests(): readonly RequestRecord[];
+  clearRequests(): void;
+  setBrain(brain: Brain): void;
+  setFaults(faults: FaultSpec): void;
+  /** Closes the server and every open connection. */
+  close(): Promise<void>;
+}
+
+export interface SimUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
+}
+
+export interface RequestRecord {
+  /** The `request-id` header value. */
+  id: string;
+  /** "/v1/messages" | "/v1/messages/count_tokens" | … (query string removed). */
+  path: string;
+  headers: Record<string, string>;
+  /** Exact request bytes as text, so tests can compare fork prefixes byte by byte. */
+  rawBody: string;
+  model: string | null;
+  stream: boolean;
+  /** HTTP status sent (200 even if a mid-stream fault fired). */
+  status: number;
+  /** The `x-forkloop-query-source` request header, if any. */
+  querySource: string | null;
+  usage: SimUsage | null;
+  /** By the model's prices: 5m write ×1.25, 1h write ×2, read ×0.1 of the input price. */
+  costUsd: number;
+  latencyMs: number;
+  /** The fault fired: "429", "529", "500", "mid_stream_error", "drop", "max_tokens_cut", "slow". */
+  fault: string | null;
+  /** The validation or other error returned. */
+  error: { type: string; message: string } | null;
+  /** Clock ms. */
+  startedAt: number;
+  firstByteAt: number | null;
+  endedAt: number | null;
+}
+
+/** A brain decides the reply. It sees the parsed request and simple derived facts. */
+export type Brain = (request: BrainRequest) => BrainReply | Promise<BrainReply>;
+
+export interface BrainRequest {
+  /** The parsed, validated request body. */
+  body: MessagesRequest;
+  /** Number of assistant messages in body.messages. */
+  turnIndex: number;
+  /** Text of the last user message (string content or its text blocks). */
+  lastUserText: string | null;
+  /** The tool results in the last user message. */
+  lastToolResults: readonly { tool_use_id: string; content: string; is_error: boolean }[];
+  /** Names of body.tools. */
+  toolNames: readonly string[];
+  /** The `x-forkloop-query-source` header. */
+  querySource: string | null;
+  seed: number;
+}
+
+export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "refusal";
+
+export interface BrainReply {
+  content: readonly ReplyBlock[];
+  /** Default: tool_use if any tool_use block, else end_turn. */
+  stop_reason?: StopReason | undefined;
+  /** Ask the simulator to inject this fault into the reply (scenario rules use it). */
+  fault?: FaultKind;
+}
+
+export type ReplyBlock =
+  | { type: "text"; text: string }
+  /** `id` is generated ("toolu_…") when absent. */
+  | { type: "tool_use"; name: string; input: Record<string, unknown>; id?: string | undefined }
+  /** Only emitted when thinking is enabled; the simulator signs it. */
+  | { type: "thinking"; thinking: string };
