@@ -1,3 +1,16 @@
+export { isMaxOutputTokens, isMediaError, isPromptTooLong } from "./api-error-kinds.js";
+export { type ToApiMessagesOptions, toApiMessages } from "./api-messages.js";
+export {
+  type BuildRequestInput,
+  buildRequest,
+  buildSystemBlocks,
+  MAX_CACHE_BREAKPOINTS,
+  type MessageCreateParams,
+  type ThinkingConfigParam,
+  type ToolDefinition,
+  toolDefinition,
+  toolDefinitions,
+} from "./build-request.js";
 export type { CacheSafeParams } from "./cache-safe-params.js";
 export type {
   AutoCompactTracking,
@@ -6,6 +19,16 @@ export type {
   ContextStageResult,
 } from "./context-pipeline.js";
 export { passthroughContextPipeline } from "./context-pipeline.js";
+export {
+  type CreateMessageOptions,
+  createApiErrorMessage,
+  createAssistantMessage,
+  createSystemMessage,
+  createUserMessage,
+  INTERRUPT_MESSAGE,
+  INTERRUPT_MESSAGE_FOR_TOOL_USE,
+} from "./create-message.js";
+export { FallbackTriggeredError, ForkloopError } from "./errors.js";
 export type {
   LoopHooks,
   PostToolUseInput,
@@ -15,6 +38,19 @@ export type {
   StopHookInput,
   StopHookOutcome,
 } from "./hooks.js";
+export type { LoopEvent, StateSnapshotEvent } from "./loop-events.js";
+export {
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  ESCALATED_MAX_OUTPUT_TOKENS,
+  type LoopState,
+  MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES,
+  MAX_OUTPUT_TOKENS_RECOVERY_LIMIT,
+  type QueryConfig,
+  type QueuedCommand,
+  SUBMIT_INTERRUPT_REASON,
+  type Transition,
+} from "./loop-state.js";
+export { MessageAccumulator } from "./message-accumulator.js";
 export type {
   ApiMessage,
   AssistantMessage,
@@ -31,11 +67,26 @@ export type {
   Usage,
   UserMessage,
 } from "./messages.js";
+export { yieldMissingToolResultBlocks } from "./missing-tool-results.js";
 export type { ModelInfo } from "./model-catalog.js";
 export { costUsd, getModelInfo } from "./model-catalog.js";
+export {
+  buildModelRequestBody,
+  callModel,
+  type ModelCallRequest,
+  type ModelEvent,
+  QUERY_SOURCE_HEADER,
+  type RetryOptions,
+} from "./model-client.js";
 export type { CanUseTool, PermissionDecision, PermissionMode } from "./permissions.js";
+export { type QueryParams, query, stripThinkingBlocks } from "./query.js";
+export { productionDeps, type QueryDeps } from "./query-deps.js";
+export { MAX_TOOL_CONCURRENCY, StreamingToolExecutor } from "./streaming-tool-executor.js";
 export type { ContinueReason, Terminal, TerminalReason, UsageTotals } from "./terminal.js";
 export { CONTINUE_REASONS, TERMINAL_REASONS } from "./terminal.js";
+export { type BudgetDecision, type BudgetTracker, checkTokenBudget } from "./token-budget.js";
 export { estimateMessageTokens, estimateTextTokens, tokenCountWithEstimation } from "./token-estimation.js";
 export type { AgentState, TodoItem, Tool, ToolResult, ToolUseContext } from "./tool.js";
 export { createAgentState } from "./tool.js";
+export { runToolUse, type ToolRunOptions, type ToolRunOutcome } from "./tool-execution.js";
+export { TOOL_USE_SUMMARY_QUERY_SOURCE, type ToolUseSummaryEvent } from "./tool-use-summary.js";

@@ -1,0 +1,37 @@
+import type { AssistantMessage, Message } from "./messages.js";
+
+/**
+ * Classification of assistant messages that R-L9 withholds. Claude Code matches the error
+ * wording the same way (api doc §4: "prompt is too long: N tokens > M maximum").
+ */
+export function isPromptTooLong(message: AssistantMessage): boolean {
+  if (!message.apiError) return false;
+  return message.apiError.status === 413 || /prompt is too long/i.test(message.apiError.message);
+}
+
+/** Oversized or unreadable images and documents (R-L6 `image_error`). */
+export function isMediaError(message: AssistantMessage): boolean {
+  const error = message.apiError;
+  if (error?.status !== 400) return false;
+  return (
+    /image|media|pdf|document/i.test(error.message) &&
+    /exceed|too large|size|invalid|could not/i.test(error.message)
+  );
+}
+
+/** A real reply cut at the output cap. */
+export function isMaxOutputTokens(message: AssistantMessage): boolean {
+  return !message.apiError && message.message.stop_reason === "max_tokens";
+}
+
+export function isWithheld(message: AssistantMessage): boolean {
+  return isPromptTooLong(message) || isMediaError(message) || isMaxOutputTokens(message);
+}
+
+export function lastAssistant(messages: readonly Message[]): AssistantMessage | undefined {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (message?.type === "assistant") return message;
+  }
+  return undefined;
+}

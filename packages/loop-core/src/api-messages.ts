@@ -1,0 +1,81 @@
+import type { ContentBlock, ContentBlockParam, Message, MessageParam } from "./messages.js";
+
+export interface ToApiMessagesOptions {
+  /**
+   * R-L17: thinking blocks may only go to a request with thinking enabled. When false they are
+   * dropped from every assistant turn. Default true (keep them unmodified).
+   */
+  readonly thinkingEnabled?: boolean;
+}
+
+/**
+ * History → API `messages`. Drops system markers and API-error stand-ins (never model output),
+ * merges consecutive same-role turns (parallel tool results arrive as separate user messages;
+ * the API wants one turn), keeps thinking blocks byte-for-byte (the API rejects a modified
+ * thinking block in the latest assistant turn, R-L17) but never as the last block of a turn.
+ */
+export function toApiMessages(
+  messages: readonly Message[],
+  options: ToApiMessagesOptions = {},
+): MessageParam[] {
+  const thinkingEnabled = options.thinkingEnabled ?? true;
+  const result: { role: "user" | "assistant"; content: ContentBlockParam[] }[] = [];
+  for (const message of messages) {
+    if (message.type === "system") continue;
+    let blocks: ContentBlockParam[];
+    if (message.type === "user") {
+      const content = message.message.content;
+      blocks = typeof content === "string" ? [{ type: "text", text: content }] : [...content];
+    } else {
+      if (message.apiError) continue;
+      blocks = [];
+      for (const block of message.message.content) {
+        if (!thinkingEnabled && (block.type === "thinking" || block.type === "redacted_thinking")) continue;
+        blocks.push(toBlockParam(block));
+      }
+    }
+    const role = message.type;
+    const previous = result.at(-1);
+    if (previous && previous.role === role) previous.content.push(...blocks);
+    else result.push({ role, content: blocks });
+  }
+  const apiMessages: MessageParam[] = [];
+  for (const turn of result) {
+    if (turn.role === "assistant") {
+      // R-L17: a thinking block is never the last block of an assistant turn (a reply cut at
+      // max_tokens mid-thought would otherwise end in one and the API rejects it).
+      while (isThinking(turn.content.at(-1))) turn.content.pop();
+    }
+    // An empty turn (e.g. an assistant reply that was only a cut thought) is invalid on the wire.
+    if (turn.content.length === 0) continue;
+    const previous = apiMessages.at(-1);
+    if (previous && previous.role === turn.role && Array.isArray(previous.content)) {
+      (previous.content as ContentBlockParam[]).push(...turn.content);
+    } else {
+      apiMessages.push({ role: turn.role, content: turn.content });
+    }
+  }
+  return apiMessages;
+}
+
+function isThinking(block: ContentBlockParam | undefined): boolean {
+  return block?.type === "thinking" || block?.type === "redacted_thinking";
+}
+
+/** A response block in request form: only the fields the request schema accepts. */
+function toBlockParam(block: ContentBlock): ContentBlockParam {
+  switch (block.type) {
+    case "text":
+      return block.citations && block.citations.length > 0
+        ? ({ type: "text", text: block.text, citations: block.citations } as ContentBlockParam)
+        : { type: "text", text: block.text };
+    case "thinking":
+      return { type: "thinking", thinking: block.thinking, signature: block.signature };
+    case "redacted_thinking":
+      return { type: "redacted_thinking", data: block.data };
+    case "tool_use":
+      return { type: "tool_use", id: block.id, name: block.name, input: block.input };
+    default:
+      return block as unknown as ContentBlockParam;
+  }
+}

@@ -1,0 +1,142 @@
+import type Anthropic from "@anthropic-ai/sdk";
+import { z } from "zod";
+import { toApiMessages } from "./api-messages.js";
+import type { ContentBlockParam, Message, MessageParam, TextBlockParam } from "./messages.js";
+import type { Tool } from "./tool.js";
+
+export type ThinkingConfigParam = Anthropic.Messages.ThinkingConfigParam;
+export type ToolDefinition = Anthropic.Messages.Tool;
+export type MessageCreateParams = Anthropic.Messages.MessageCreateParamsStreaming;
+
+/** The API allows at most 4 cache breakpoints per request (api doc §5). */
+export const MAX_CACHE_BREAKPOINTS = 4;
+
+export interface BuildRequestInput {
+  readonly model: string;
+  readonly systemPrompt: string | readonly TextBlockParam[];
+  readonly tools: readonly Tool[];
+  readonly messages: readonly Message[];
+  readonly maxOutputTokens: number;
+  readonly thinking?: ThinkingConfigParam | undefined;
+}
+
+/**
+ * The exact request body the loop sends. Deterministic: the same input gives the same bytes, so
+ * the orchestrator can rebuild a parent's prefix for a fork (R-F3). Cache breakpoints: the last
+ * system block (tools + system stay one cached prefix) and the last cacheable block of the last
+ * message (moves forward every turn, so each turn reads the previous turn's write).
+ */
+export function buildRequest(input: BuildRequestInput): MessageCreateParams {
+  const system = buildSystemBlocks(input.systemPrompt);
+  const thinkingEnabled = input.thinking !== undefined && input.thinking.type !== "disabled";
+  const messages = withMessageBreakpoint(toApiMessages(input.messages, { thinkingEnabled }));
+  trimBreakpoints(system, messages);
+  const request: MessageCreateParams = {
+    model: input.model,
+    max_tokens: input.maxOutputTokens,
+    system,
+    messages,
+    stream: true,
+  };
+  const tools = toolDefinitions(input.tools);
+  if (tools.length > 0) request.tools = tools;
+  if (input.thinking) request.thinking = fitThinking(input.thinking, input.maxOutputTokens);
+  return request;
+}
+
+/** System prompt as blocks with a breakpoint on the last non-empty one. */
+export function buildSystemBlocks(systemPrompt: string | readonly TextBlockParam[]): TextBlockParam[] {
+  const blocks: TextBlockParam[] =
+    typeof systemPrompt === "string"
+      ? systemPrompt.length > 0
+        ? [{ type: "text", text: systemPrompt }]
+        : []
+      : systemPrompt.filter((block) => block.text.length > 0).map((block) => ({ ...block }));
+  const last = blocks.at(-1);
+  if (last && !last.cache_control)
+    blocks[blocks.length - 1] = { ...last, cache_control: { type: "ephemeral" } };
+  return blocks;
+}
+
+const definitionCache = new WeakMap<Tool, ToolDefinition>();
+
+/**
+ * Tool definitions in a stable order (by name, duplicates dropped): any change in the tools
+ * array invalidates the whole cache (api doc §5), so the same set must always serialize alike.
+ */
+export function toolDefinitions(tools: readonly Tool[]): ToolDefinition[] {
+  const byName = new Map<string, Tool>();
+  for (const tool of tools) if (!byName.has(tool.name)) byName.set(tool.name, tool);
+  return [...byName.keys()].sort().map((name) => toolDefinition(byName.get(name)!));
+}
+
+export function toolDefinition(tool: Tool): ToolDefinition {
+  const cached = definitionCache.get(tool);
+  if (cached) return cached;
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<
+    string,
+    unknown
+  >;
+  const definition: ToolDefinition = {
+    name: tool.name,
+    description: tool.description,
+    input_schema: { type: "object", ...schema } as ToolDefinition["input_schema"],
+  };
+  definitionCache.set(tool, definition);
+  return definition;
+}
+
+function isCacheable(block: ContentBlockParam): boolean {
+  // The API rejects cache_control on thinking blocks and on empty text (api doc §5).
+  if (block.type === "thinking" || block.type === "redacted_thinking") return false;
+  if (block.type === "text" && block.text.length === 0) return false;
+  return true;
+}
+
+function withMessageBreakpoint(messages: MessageParam[]): MessageParam[] {
+  const last = messages.at(-1);
+  if (!last || typeof last.content === "string") {
+    if (last && typeof last.content === "string" && last.content.length > 0) {
+      messages[messages.length - 1] = {
+        ...last,
+        content: [{ type: "text", text: last.content, cache_control: { type: "ephemeral" } }],
+      } as MessageParam;
+    }
+    return messages;
+  }
+  const content = [...last.content];
+  for (let index = content.length - 1; index >= 0; index--) {
+    const block = content[index]!;
+    if (!isCacheable(block)) continue;
+    content[index] = { ...block, cache_control: { type: "ephemeral" } } as ContentBlockParam;
+    messages[messages.length - 1] = { ...last, content } as MessageParam;
+    break;
+  }
+  return messages;
+}
+
+/** Keep at most 4 breakpoints: drop the earliest system ones first (the later ones cover them). */
+function trimBreakpoints(system: TextBlockParam[], messages: MessageParam[]): void {
+  const messageMarks = messages.reduce(
+    (sum, message) =>
+      sum +
+      (typeof message.content === "string"
+        ? 0
+        : message.content.filter((block) => "cache_control" in block && block.cache_control).length),
+    0,
+  );
+  let excess = system.filter((block) => block.cache_control).length + messageMarks - MAX_CACHE_BREAKPOINTS;
+  for (let index = 0; index < system.length && excess > 0; index++) {
+    const block = system[index]!;
+    if (!block.cache_control) continue;
+    const { cache_control: _dropped, ...rest } = block;
+    system[index] = rest;
+    excess--;
+  }
+}
+
+/** `budget_tokens` must stay below `max_tokens` (api doc §1); the minimum budget is 1024. */
+function fitThinking(thinking: ThinkingConfigParam, maxTokens: number): ThinkingConfigParam {
+  if (thinking.type !== "enabled" || thinking.budget_tokens < maxTokens) return thinking;
+  return { ...thinking, budget_tokens: Math.max(1024, maxTokens - 1) };
+}

@@ -1,0 +1,106 @@
+import { randomUUID } from "node:crypto";
+import type {
+  ApiMessage,
+  AssistantMessage,
+  ContentBlock,
+  ContentBlockParam,
+  SystemMessage,
+  UserMessage,
+} from "./messages.js";
+
+export interface CreateMessageOptions {
+  readonly uuid?: string;
+  readonly parentUuid?: string | null;
+  readonly isMeta?: boolean;
+  readonly interrupt?: { readonly toolUse: boolean };
+}
+
+export function createUserMessage(
+  content: string | readonly ContentBlockParam[],
+  options: CreateMessageOptions = {},
+): UserMessage {
+  return {
+    type: "user",
+    uuid: options.uuid ?? randomUUID(),
+    parentUuid: options.parentUuid ?? null,
+    timestamp: new Date().toISOString(),
+    message: { role: "user", content },
+    ...(options.isMeta === undefined ? {} : { isMeta: options.isMeta }),
+    ...(options.interrupt === undefined ? {} : { interrupt: options.interrupt }),
+  };
+}
+
+export function createAssistantMessage(
+  message: ApiMessage,
+  options: { readonly uuid?: string; readonly parentUuid?: string | null } = {},
+): AssistantMessage {
+  return {
+    type: "assistant",
+    uuid: options.uuid ?? randomUUID(),
+    parentUuid: options.parentUuid ?? null,
+    timestamp: new Date().toISOString(),
+    message,
+  };
+}
+
+/**
+ * An assistant message standing for an API error (R-L9). It is never sent back to the API
+ * (`toApiMessages` drops it); the loop recognises it by `apiError`.
+ */
+export function createApiErrorMessage(
+  error: { readonly status: number | null; readonly type: string; readonly message: string },
+  model: string,
+  options: { readonly uuid?: string; readonly parentUuid?: string | null } = {},
+): AssistantMessage {
+  const content: ContentBlock[] = [{ type: "text", text: `API Error: ${error.message}`, citations: null }];
+  return {
+    ...createAssistantMessage(syntheticApiMessage(model, content, null), options),
+    apiError: error,
+  };
+}
+
+/** A response-shaped message that no API call produced (errors, synthetic notices). */
+export function syntheticApiMessage(
+  model: string,
+  content: ContentBlock[],
+  stopReason: ApiMessage["stop_reason"],
+): ApiMessage {
+  return {
+    id: `msg_synthetic_${randomUUID()}`,
+    type: "message",
+    role: "assistant",
+    model,
+    content,
+    stop_reason: stopReason,
+    stop_sequence: null,
+    usage: emptyUsage(),
+  } as unknown as ApiMessage;
+}
+
+export function emptyUsage(): ApiMessage["usage"] {
+  return {
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+  } as ApiMessage["usage"];
+}
+
+export function createSystemMessage(
+  content: string,
+  subtype: SystemMessage["subtype"] = "informational",
+  options: { readonly uuid?: string; readonly parentUuid?: string | null } = {},
+): SystemMessage {
+  return {
+    type: "system",
+    subtype,
+    content,
+    uuid: options.uuid ?? randomUUID(),
+    parentUuid: options.parentUuid ?? null,
+    timestamp: new Date().toISOString(),
+  };
+}
+
+/** Text of the user message that marks an interruption (R-L16). */
+export const INTERRUPT_MESSAGE = "[Request interrupted by user]";
+export const INTERRUPT_MESSAGE_FOR_TOOL_USE = "[Request interrupted by user for tool use]";

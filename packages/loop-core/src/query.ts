@@ -1,0 +1,707 @@
+import type Anthropic from "@anthropic-ai/sdk";
+import { isMaxOutputTokens, isMediaError, isPromptTooLong, isWithheld } from "./api-error-kinds.js";
+import { buildSystemBlocks, type ThinkingConfigParam, toolDefinitions } from "./build-request.js";
+import type { CacheSafeParams } from "./cache-safe-params.js";
+import {
+  type ContextPipeline,
+  type ContextStageInput,
+  type ContextStageResult,
+  passthroughContextPipeline,
+} from "./context-pipeline.js";
+import {
+  createApiErrorMessage,
+  createUserMessage,
+  INTERRUPT_MESSAGE,
+  INTERRUPT_MESSAGE_FOR_TOOL_USE,
+} from "./create-message.js";
+import { FallbackTriggeredError } from "./errors.js";
+import type { LoopHooks } from "./hooks.js";
+import type { LoopEvent } from "./loop-events.js";
+import {
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  ESCALATED_MAX_OUTPUT_TOKENS,
+  type LoopState,
+  MANUAL_COMPACT_BUFFER_TOKENS,
+  MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES,
+  MAX_OUTPUT_FOR_WINDOW,
+  MAX_OUTPUT_TOKENS_RECOVERY_LIMIT,
+  type QueryConfig,
+  type QueuedCommand,
+  SUBMIT_INTERRUPT_REASON,
+} from "./loop-state.js";
+import type { AssistantMessage, Message, TextBlockParam, UserMessage } from "./messages.js";
+import { yieldMissingToolResultBlocks } from "./missing-tool-results.js";
+import { getModelInfo, type ModelInfo } from "./model-catalog.js";
+import type { RetryOptions } from "./model-client.js";
+import type { CanUseTool } from "./permissions.js";
+import { productionDeps, type QueryDeps } from "./query-deps.js";
+import { runStopHooks } from "./stop-hooks.js";
+import { StreamingToolExecutor } from "./streaming-tool-executor.js";
+import type { Terminal, TerminalReason } from "./terminal.js";
+import { checkTokenBudget, INITIAL_BUDGET_TRACKER } from "./token-budget.js";
+import { tokenCountWithEstimation } from "./token-estimation.js";
+import type { ToolUseContext } from "./tool.js";
+import { DEFAULT_SUMMARY_MODEL, generateToolUseSummary } from "./tool-use-summary.js";
+import { UsageCounter } from "./usage-counter.js";
+
+export interface QueryParams {
+  /** History, ending with the new user message. */
+  readonly messages: readonly Message[];
+  readonly systemPrompt: string | readonly TextBlockParam[];
+  readonly toolUseContext: ToolUseContext;
+  /** 'sdk' | 'repl_main_thread' | 'agent:<name>' | 'compact' | 'session_memory' | … (R-L3). */
+  readonly querySource: string;
+  /** Default: allow everything. */
+  readonly canUseTool?: CanUseTool;
+  readonly hooks?: LoopHooks;
+  /** Default: `passthroughContextPipeline`. */
+  readonly contextPipeline?: ContextPipeline;
+  /** Used by `productionDeps().callModel`; default `new Anthropic()` from the environment. */
+  readonly client?: Anthropic;
+  /** R-L8: models tried, in order, after `toolUseContext.options.model` stays overloaded. */
+  readonly fallbackModels?: readonly string[];
+  /** R-L19. */
+  readonly maxTurns?: number;
+  /** Default 8_000; R-L10 escalates to 64_000 once. */
+  readonly maxOutputTokens?: number;
+  /** R-L17. */
+  readonly thinking?: ThinkingConfigParam;
+  /** R-L14: the user's token target for this turn ("+500k"). */
+  readonly tokenBudget?: number;
+  /** R-L3: API-level task budget. */
+  readonly taskBudget?: { readonly total: number };
+  /** E.g. tiny context windows in tests. */
+  readonly modelOverrides?: readonly ModelInfo[];
+  /** Default true; off and over the hard limit → terminal `blocking_limit`. */
+  readonly autoCompactEnabled?: boolean;
+  /** R-L2: drained between tool turns; the array is consumed (spliced) by the loop. */
+  readonly queuedCommands?: QueuedCommand[];
+  /** R-F3: called after every turn with the exact cache-safe request prefix. */
+  readonly onCacheSafeParams?: (params: CacheSafeParams) => void;
+  /** R-L5: yield a `state_snapshot` event at the start of every iteration. */
+  readonly recordSnapshots?: boolean;
+  /** R-L13: replace any of callModel, autocompact, microcompact, uuid. */
+  readonly deps?: Partial<QueryDeps>;
+  /** Retry policy of the model client (tests shorten the waits). */
+  readonly retry?: RetryOptions;
+  /** R-T2: start safe tools while the reply streams (default true); false waits for message_stop. */
+  readonly streamingToolExecution?: boolean;
+  /** R-L18: summarize each tool batch with this small model; off when undefined. */
+  readonly toolUseSummaryModel?: string;
+}
+
+export type { LoopEvent } from "./loop-events.js";
+
+/**
+ * R-L1/R-L2: the agent loop. Lazy (nothing runs before the first `.next()`); delegates to
+ * `queryLoop` with `yield*`; queued commands consumed by the loop are marked `completed` only
+ * when the loop returns normally — a throw or an early `.return()` skips that.
+ */
+export async function* query(params: QueryParams): AsyncGenerator<LoopEvent, Terminal> {
+  const consumed: QueuedCommand[] = [];
+  const terminal = yield* queryLoop(params, consumed);
+  for (const command of consumed) command.onStatus?.("completed");
+  return terminal;
+}
+
+function snapshotConfig(params: QueryParams): QueryConfig {
+  const model = params.toolUseContext.options.model;
+  const info = getModelInfo(model, params.modelOverrides);
+  return Object.freeze({
+    querySource: params.querySource,
+    isSubAgent: params.toolUseContext.agentId !== "main",
+    client: params.client,
+    maxTurns: params.maxTurns,
+    defaultMaxOutputTokens:
+      params.maxOutputTokens ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, info.maxOutputTokens),
+    escalatedMaxOutputTokens: Math.min(ESCALATED_MAX_OUTPUT_TOKENS, info.maxOutputTokens),
+    fallbackModels: Object.freeze([...(params.fallbackModels ?? [])]),
+    thinking: params.thinking,
+    tokenBudget: params.tokenBudget,
+    taskBudget: params.taskBudget,
+    autoCompactEnabled: params.autoCompactEnabled ?? true,
+    modelOverrides: Object.freeze([...(params.modelOverrides ?? [])]),
+    streamingToolExecution: params.streamingToolExecution ?? true,
+    toolUseSummaryModel: params.toolUseSummaryModel,
+    recordSnapshots: params.recordSnapshots ?? false,
+    retry: params.retry,
+  });
+}
+
+const allowAll: CanUseTool = async () => ({ behavior: "allow" });
+
+async function* queryLoop(
+  params: QueryParams,
+  consumed: QueuedCommand[],
+): AsyncGenerator<LoopEvent, Terminal> {
+  const config = snapshotConfig(params);
+  const pipeline = params.contextPipeline ?? passthroughContextPipeline;
+  const deps: QueryDeps = { ...productionDeps(pipeline), ...params.deps };
+  const canUseTool = params.canUseTool ?? allowAll;
+  const usage = new UsageCounter();
+  const systemPrompt = params.systemPrompt;
+  let lastCacheSafeParams: CacheSafeParams | undefined;
+
+  let state: LoopState = {
+    messages: params.messages,
+    toolUseContext: params.toolUseContext,
+    autoCompactTracking: { compacted: false, turnCounter: 0, turnId: deps.uuid(), consecutiveFailures: 0 },
+    maxOutputTokensRecoveryCount: 0,
+    hasAttemptedReactiveCompact: false,
+    maxOutputTokensOverride: undefined,
+    pendingToolUseSummary: undefined,
+    stopHookActive: false,
+    blockedStopHooks: [],
+    turnCount: 1,
+    budgetTracker: INITIAL_BUDGET_TRACKER,
+    transition: undefined,
+  };
+
+  const finish = (
+    reason: TerminalReason,
+    messages: readonly Message[],
+    error?: Terminal["error"],
+  ): Terminal => ({
+    reason,
+    turnCount: state.turnCount,
+    messages,
+    usage: usage.totals(),
+    ...(error ? { error } : {}),
+  });
+
+  while (true) {
+    let toolUseContext = state.toolUseContext;
+    const signal = toolUseContext.abortController.signal;
+    let model = toolUseContext.options.model;
+    const tools = toolUseContext.tools;
+    if (config.recordSnapshots) {
+      yield {
+        type: "state_snapshot",
+        turnCount: state.turnCount,
+        transition: state.transition?.reason,
+        messageCount: state.messages.length,
+        model,
+        maxOutputTokensOverride: state.maxOutputTokensOverride,
+        maxOutputTokensRecoveryCount: state.maxOutputTokensRecoveryCount,
+        hasAttemptedReactiveCompact: state.hasAttemptedReactiveCompact,
+        stopHookActive: state.stopHookActive,
+        autoCompactFailures: state.autoCompactTracking.consecutiveFailures,
+      };
+    }
+
+    // Phase 3 — context management, in the documented order (§4): budget+snip → microcompact →
+    // collapse → autocompact. Collapse runs first so autocompact is a no-op when it sufficed.
+    const stageInput = (
+      messages: readonly Message[],
+      tracking = state.autoCompactTracking,
+    ): ContextStageInput => ({
+      messages,
+      model,
+      querySource: config.querySource,
+      tools,
+      tracking,
+      cacheSafeParams: lastCacheSafeParams,
+      signal,
+    });
+    let stage: ContextStageResult = pipeline.budgetAndSnip(stageInput(state.messages));
+    yield* stage.boundaries;
+    stage = await deps.microcompact(stageInput(stage.messages, stage.tracking));
+    yield* stage.boundaries;
+    stage = await pipeline.collapse(stageInput(stage.messages, stage.tracking));
+    yield* stage.boundaries;
+    // R-C4/R-L11: the circuit breaker — after 3 consecutive failures autocompact is not tried
+    // again this session (a permanently failing compact must not cost an API call per turn).
+    if (
+      config.autoCompactEnabled &&
+      stage.tracking.consecutiveFailures < MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES
+    ) {
+      stage = await deps.autocompact(stageInput(stage.messages, stage.tracking));
+      yield* stage.boundaries;
+    }
+    let messagesForQuery = stage.messages;
+    const tracking = stage.tracking;
+
+    // R-C7 hard limit: with autocompact off nothing will shrink the context, so stop before the
+    // API rejects it. A `compact` request is exempt: it is what reduces the tokens.
+    if (!config.autoCompactEnabled && config.querySource !== "compact") {
+      const info = getModelInfo(model, config.modelOverrides);
+      const effectiveWindow = info.contextWindow - Math.min(info.maxOutputTokens, MAX_OUTPUT_FOR_WINDOW);
+      const tokens = tokenCountWithEstimation(messagesForQuery);
+      if (tokens >= effectiveWindow - MANUAL_COMPACT_BUFFER_TOKENS) {
+        const error = {
+          status: null,
+          type: "blocking_limit",
+          message: `Context is at its hard limit (${tokens} of ${effectiveWindow - MANUAL_COMPACT_BUFFER_TOKENS} tokens) and auto-compact is off; compact the conversation to continue`,
+        };
+        const notice = createApiErrorMessage(error, model, {
+          uuid: deps.uuid(),
+          parentUuid: lastUuid(messagesForQuery),
+        });
+        yield notice;
+        return finish("blocking_limit", [...messagesForQuery, notice], error);
+      }
+    }
+
+    // Phase 4 — call the model (R-L8: inside a fallback loop).
+    const maxOutputTokens = state.maxOutputTokensOverride ?? config.defaultMaxOutputTokens;
+    const toolRunOptions = () => ({
+      context: toolUseContext,
+      canUseTool,
+      hooks: params.hooks,
+      uuid: deps.uuid,
+    });
+    let executor = new StreamingToolExecutor(toolRunOptions());
+    let assistantMessages: AssistantMessage[] = [];
+    let withheld: AssistantMessage | undefined;
+    let fallbackIndex = config.fallbackModels.indexOf(model) + 1;
+    const taskBudget = config.taskBudget
+      ? {
+          total: config.taskBudget.total,
+          remaining: Math.max(
+            0,
+            config.taskBudget.total - usage.outputTokens - tokenCountWithEstimation(messagesForQuery),
+          ),
+        }
+      : undefined;
+    try {
+      let attemptWithFallback = true;
+      while (attemptWithFallback) {
+        attemptWithFallback = false;
+        yield { type: "request_start", model, querySource: config.querySource };
+        const assistantUuid = deps.uuid();
+        try {
+          for await (const event of deps.callModel({
+            client: config.client,
+            model,
+            systemPrompt,
+            tools,
+            messages: messagesForQuery,
+            maxOutputTokens,
+            thinking: config.thinking,
+            querySource: config.querySource,
+            signal,
+            taskBudget,
+            fallbackAvailable: fallbackIndex < config.fallbackModels.length,
+            retry: config.retry,
+            parentUuid: lastUuid(messagesForQuery),
+            assistantUuid,
+            uuid: deps.uuid,
+          })) {
+            switch (event.type) {
+              case "stream_event":
+                yield event;
+                break;
+              case "api_retry":
+                // A retried stream replays from scratch: tools started from the failed stream
+                // are dropped (safe tools are read-only, running them again is harmless).
+                executor.discard();
+                executor = new StreamingToolExecutor(toolRunOptions());
+                yield event;
+                break;
+              case "content_block_complete":
+                // R-T2: start a safe tool the moment its block is complete, before message_stop.
+                if (config.streamingToolExecution && event.block.type === "tool_use") {
+                  executor.addTool(event.block, assistantUuid);
+                }
+                break;
+              case "assistant":
+                // R-L9: recoverable errors are withheld until every recovery has failed.
+                if (isWithheld(event)) {
+                  withheld = event;
+                  break;
+                }
+                assistantMessages.push(event);
+                yield event;
+                if (config.streamingToolExecution && !event.apiError) {
+                  for (const block of event.message.content) {
+                    if (block.type === "tool_use") executor.addTool(block, event.uuid);
+                  }
+                }
+                break;
+              default:
+                assertNever(event);
+            }
+          }
+        } catch (error) {
+          const next = config.fallbackModels[fallbackIndex];
+          if (!(error instanceof FallbackTriggeredError) || next === undefined) throw error;
+          // R-L8 + R-L12 (fallback site): answer the abandoned attempt's tool_use blocks, then
+          // tombstone everything it yielded so UIs drop it.
+          executor.discard();
+          const orphans = [
+            ...yieldMissingToolResultBlocks(assistantMessages, [], "Model fallback triggered", deps.uuid),
+          ];
+          yield* orphans;
+          for (const message of [...assistantMessages, ...orphans])
+            yield { type: "tombstone", uuid: message.uuid };
+          assistantMessages = [];
+          withheld = undefined;
+          yield { type: "model_fallback", from: model, to: next };
+          model = next;
+          fallbackIndex += 1;
+          toolUseContext = { ...toolUseContext, options: { ...toolUseContext.options, model: next } };
+          // Thinking signatures are bound to the model that produced them.
+          messagesForQuery = stripThinkingBlocks(messagesForQuery);
+          executor = new StreamingToolExecutor(toolRunOptions());
+          attemptWithFallback = true;
+        }
+      }
+    } catch (error) {
+      // R-L12 (model-crash site): whatever the model client threw, no tool_use stays open.
+      executor.discard();
+      const orphans = [
+        ...yieldMissingToolResultBlocks(assistantMessages, [], "Model request failed", deps.uuid),
+      ];
+      yield* orphans;
+      const failure = {
+        status: null,
+        type: error instanceof Error ? error.name : "model_error",
+        message: error instanceof Error ? error.message : String(error),
+      };
+      const notice = createApiErrorMessage(failure, model, {
+        uuid: deps.uuid(),
+        parentUuid: lastUuid(messagesForQuery),
+      });
+      yield notice;
+      return finish("model_error", [...messagesForQuery, ...assistantMessages, ...orphans, notice], failure);
+    }
+
+    for (const message of [...assistantMessages, ...(withheld ? [withheld] : [])]) {
+      if (!message.apiError) usage.add(message.message.usage);
+    }
+
+    // R-L16, path 1: aborted while streaming.
+    if (signal.aborted) {
+      const results: UserMessage[] = [];
+      for await (const outcome of executor.results()) {
+        results.push(outcome.message);
+        yield outcome.message;
+      }
+      const orphans = [
+        ...yieldMissingToolResultBlocks(assistantMessages, results, "Interrupted by user", deps.uuid),
+      ];
+      yield* orphans;
+      const messages: Message[] = [...messagesForQuery, ...assistantMessages, ...results, ...orphans];
+      const notice = interruptNotice(signal, false, deps.uuid, lastUuid(messages));
+      if (notice) {
+        yield notice;
+        messages.push(notice);
+      }
+      return finish("aborted_streaming", messages);
+    }
+
+    // R-L18: the previous iteration's summary has had this whole stream to finish.
+    if (state.pendingToolUseSummary) {
+      const summary = await state.pendingToolUseSummary;
+      if (summary) yield summary;
+    }
+
+    if (withheld && (isPromptTooLong(withheld) || isMediaError(withheld))) {
+      executor.discard();
+      // R-L10 ladder, weakest first: drain staged collapses (once in a row) → reactive compact
+      // (once, R-L11) → surface the withheld error.
+      if (isPromptTooLong(withheld) && state.transition?.reason !== "collapse_drain_retry") {
+        const drained = await pipeline.drainCollapse(stageInput(messagesForQuery, tracking));
+        if (drained) {
+          yield* drained.boundaries;
+          state = {
+            ...state,
+            messages: drained.messages,
+            toolUseContext,
+            autoCompactTracking: drained.tracking,
+            pendingToolUseSummary: undefined,
+            transition: { reason: "collapse_drain_retry" },
+          };
+          continue;
+        }
+      }
+      if (!state.hasAttemptedReactiveCompact) {
+        const compacted = await pipeline.reactiveCompact(stageInput(messagesForQuery, tracking));
+        if (compacted) {
+          yield* compacted.boundaries;
+          state = {
+            ...state,
+            messages: compacted.messages,
+            toolUseContext,
+            autoCompactTracking: compacted.tracking,
+            hasAttemptedReactiveCompact: true,
+            pendingToolUseSummary: undefined,
+            transition: { reason: "reactive_compact_retry" },
+          };
+          continue;
+        }
+      }
+      yield withheld;
+      const reason = isPromptTooLong(withheld) ? "prompt_too_long" : "image_error";
+      return finish(reason, [...messagesForQuery, withheld], withheld.apiError);
+    }
+
+    if (withheld && isMaxOutputTokens(withheld)) {
+      executor.discard();
+      // R-L10: first raise the cap 8K → 64K and retry the same request (once)…
+      if (state.maxOutputTokensOverride === undefined && maxOutputTokens < config.escalatedMaxOutputTokens) {
+        state = {
+          ...state,
+          messages: messagesForQuery,
+          toolUseContext,
+          autoCompactTracking: tracking,
+          maxOutputTokensOverride: config.escalatedMaxOutputTokens,
+          pendingToolUseSummary: undefined,
+          transition: { reason: "max_output_tokens_escalate" },
+        };
+        continue;
+      }
+      // …then keep the cut reply and ask the model to continue, at most 3 times.
+      if (state.maxOutputTokensRecoveryCount < MAX_OUTPUT_TOKENS_RECOVERY_LIMIT) {
+        const kept = keepableCutReply(withheld);
+        const prompt = createUserMessage(
+          "Output token limit hit. Resume directly where you stopped — no apology, no recap. " +
+            "Break the remaining work into smaller pieces.",
+          { isMeta: true, uuid: deps.uuid(), parentUuid: withheld.uuid },
+        );
+        if (kept) yield kept;
+        yield prompt;
+        const attempt = state.maxOutputTokensRecoveryCount + 1;
+        state = {
+          ...state,
+          messages: [...messagesForQuery, ...assistantMessages, ...(kept ? [kept] : []), prompt],
+          toolUseContext,
+          autoCompactTracking: tracking,
+          maxOutputTokensRecoveryCount: attempt,
+          pendingToolUseSummary: undefined,
+          transition: { reason: "max_output_tokens_recovery", attempt },
+        };
+        continue;
+      }
+      yield withheld;
+      const error = {
+        type: "max_output_tokens",
+        message: `The reply hit the output cap (${maxOutputTokens} tokens) after ${MAX_OUTPUT_TOKENS_RECOVERY_LIMIT} recovery attempts`,
+      };
+      return finish("model_error", [...messagesForQuery, ...assistantMessages, withheld], error);
+    }
+
+    const messagesSoFar: Message[] = [...messagesForQuery, ...assistantMessages];
+    const last = assistantMessages.at(-1);
+    // R-L11: never run stop hooks after an API error (error → hook blocks → retry → error …).
+    if (!last || last.apiError) {
+      executor.discard();
+      const error = last?.apiError ?? {
+        status: null,
+        type: "empty_response",
+        message: "The model returned no message",
+      };
+      return finish("model_error", messagesSoFar, error);
+    }
+
+    const saveCacheSafeParams = (forkContextMessages: readonly Message[]): void => {
+      lastCacheSafeParams = {
+        model,
+        systemPrompt: buildSystemBlocks(systemPrompt),
+        tools: toolDefinitions(tools),
+        ...(config.thinking ? { thinking: config.thinking } : {}),
+        maxOutputTokens,
+        forkContextMessages,
+      };
+      params.onCacheSafeParams?.(lastCacheSafeParams);
+    };
+
+    const toolUses = assistantMessages.flatMap((message) =>
+      message.message.content.flatMap((block) => (block.type === "tool_use" ? [{ block, message }] : [])),
+    );
+
+    if (toolUses.length === 0) {
+      executor.discard();
+      saveCacheSafeParams(messagesSoFar);
+      // R-L15: stop hooks; a hook that blocked is not re-run on the retry it caused.
+      const stop = await runStopHooks(params.hooks?.stop ?? [], {
+        messages: messagesSoFar,
+        stopHookActive: state.stopHookActive,
+        context: toolUseContext,
+        skip: state.stopHookActive ? state.blockedStopHooks : [],
+      });
+      if (stop.preventContinuation) {
+        return finish("stop_hook_prevented", messagesSoFar, {
+          type: "stop_hook_prevented",
+          message: stop.stopReason ?? "A stop hook prevented continuation",
+        });
+      }
+      if (stop.blockingErrors.length > 0) {
+        const feedback = createUserMessage(`Stop hook feedback:\n${stop.blockingErrors.join("\n")}`, {
+          isMeta: true,
+          uuid: deps.uuid(),
+          parentUuid: lastUuid(messagesSoFar),
+        });
+        yield feedback;
+        state = {
+          ...state,
+          messages: [...messagesSoFar, feedback],
+          toolUseContext,
+          autoCompactTracking: tracking,
+          maxOutputTokensRecoveryCount: 0,
+          maxOutputTokensOverride: undefined,
+          // R-L11: hasAttemptedReactiveCompact is carried over, not reset, on this retry.
+          pendingToolUseSummary: undefined,
+          stopHookActive: true,
+          blockedStopHooks: stop.blockingHooks,
+          transition: { reason: "stop_hook_blocking" },
+        };
+        continue;
+      }
+      // R-L14: the user asked for a token target; nudge the model to keep going.
+      const budget = checkTokenBudget({
+        tracker: state.budgetTracker,
+        isSubAgent: config.isSubAgent,
+        budget: config.tokenBudget,
+        turnTokens: usage.outputTokens,
+      });
+      if (budget.action === "continue") {
+        const nudge = createUserMessage(budget.nudge, {
+          isMeta: true,
+          uuid: deps.uuid(),
+          parentUuid: lastUuid(messagesSoFar),
+        });
+        yield nudge;
+        state = {
+          ...state,
+          messages: [...messagesSoFar, nudge],
+          toolUseContext,
+          autoCompactTracking: tracking,
+          maxOutputTokensRecoveryCount: 0,
+          maxOutputTokensOverride: undefined,
+          pendingToolUseSummary: undefined,
+          budgetTracker: budget.tracker,
+          transition: { reason: "token_budget_continuation" },
+        };
+        continue;
+      }
+      return finish("completed", messagesSoFar);
+    }
+
+    // Phase 5 — tools. Without streaming execution every call is queued now, after the stream.
+    for (const { block, message } of toolUses) executor.addTool(block, message.uuid);
+    const toolResults: UserMessage[] = [];
+    let hookStop: { readonly reason: string } | undefined;
+    for await (const outcome of executor.results()) {
+      toolResults.push(outcome.message);
+      yield outcome.message;
+      hookStop ??= outcome.stop;
+    }
+
+    // R-L16, path 2: aborted while tools ran.
+    if (signal.aborted) {
+      const orphans = [
+        ...yieldMissingToolResultBlocks(assistantMessages, toolResults, "Interrupted by user", deps.uuid),
+      ];
+      yield* orphans;
+      const messages: Message[] = [...messagesSoFar, ...toolResults, ...orphans];
+      const notice = interruptNotice(signal, true, deps.uuid, lastUuid(messages));
+      if (notice) {
+        yield notice;
+        messages.push(notice);
+      }
+      return finish("aborted_tools", messages);
+    }
+    if (hookStop) {
+      return finish("hook_stopped", [...messagesSoFar, ...toolResults], {
+        type: "hook_stopped",
+        message: hookStop.reason,
+      });
+    }
+
+    // R-L18: summarize this batch in the background; awaited during the next stream.
+    const pendingToolUseSummary = config.toolUseSummaryModel
+      ? generateToolUseSummary({
+          callModel: deps.callModel,
+          client: config.client,
+          model: config.toolUseSummaryModel || DEFAULT_SUMMARY_MODEL,
+          assistants: assistantMessages,
+          results: toolResults,
+          signal,
+          uuid: deps.uuid,
+        })
+      : undefined;
+
+    // R-L2: commands queued while this turn ran join the next request; marked started now.
+    const queuedMessages: UserMessage[] = [];
+    for (const command of params.queuedCommands?.splice(0) ?? []) {
+      command.onStatus?.("started");
+      consumed.push(command);
+      const message = createUserMessage(command.content, { uuid: command.uuid, parentUuid: null });
+      queuedMessages.push(message);
+      yield message;
+    }
+
+    const nextMessages: Message[] = [...messagesSoFar, ...toolResults, ...queuedMessages];
+    saveCacheSafeParams(nextMessages);
+    const nextTurnCount = state.turnCount + 1;
+    // R-L19.
+    if (config.maxTurns !== undefined && nextTurnCount > config.maxTurns) {
+      await pendingToolUseSummary;
+      return { ...finish("max_turns", nextMessages), turnCount: nextTurnCount };
+    }
+    state = {
+      messages: nextMessages,
+      toolUseContext,
+      autoCompactTracking: { ...tracking, turnCounter: tracking.turnCounter + 1 },
+      maxOutputTokensRecoveryCount: 0,
+      hasAttemptedReactiveCompact: false,
+      maxOutputTokensOverride: undefined,
+      pendingToolUseSummary,
+      stopHookActive: false,
+      blockedStopHooks: [],
+      turnCount: nextTurnCount,
+      budgetTracker: state.budgetTracker,
+      transition: { reason: "next_turn" },
+    };
+  }
+}
+
+function lastUuid(messages: readonly Message[]): string | null {
+  return messages.at(-1)?.uuid ?? null;
+}
+
+/**
+ * R-L16: a hard interrupt (Ctrl+C) leaves a notice in the history; a submit-interrupt (the user
+ * typed a new message, `abort("interrupt")`) does not — the new message says it all.
+ */
+function interruptNotice(
+  signal: AbortSignal,
+  toolUse: boolean,
+  uuid: () => string,
+  parentUuid: string | null,
+): UserMessage | undefined {
+  if (signal.reason === SUBMIT_INTERRUPT_REASON) return undefined;
+  return createUserMessage(toolUse ? INTERRUPT_MESSAGE_FOR_TOOL_USE : INTERRUPT_MESSAGE, {
+    interrupt: { toolUse },
+    uuid: uuid(),
+    parentUuid,
+  });
+}
+
+/** R-L8: thinking blocks carry signatures bound to the model that wrote them. */
+export function stripThinkingBlocks(messages: readonly Message[]): readonly Message[] {
+  return messages.map((message) => {
+    if (message.type !== "assistant") return message;
+    const content = message.message.content.filter(
+      (block) => block.type !== "thinking" && block.type !== "redacted_thinking",
+    );
+    if (content.length === message.message.content.length) return message;
+    return { ...message, message: { ...message.message, content } };
+  });
+}
+
+/**
+ * A reply cut at the output cap, as kept for recovery: a cut tool_use has partial input and
+ * could not be answered meaningfully, so tool_use blocks are dropped; nothing is kept when only
+ * thinking would remain (R-L17: thinking never ends a turn).
+ */
+function keepableCutReply(message: AssistantMessage): AssistantMessage | undefined {
+  const content = message.message.content.filter((block) => block.type !== "tool_use");
+  if (!content.some((block) => block.type === "text" && block.text.length > 0)) return undefined;
+  return { ...message, message: { ...message.message, content } };
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unexpected model event: ${JSON.stringify(value)}`);
+}

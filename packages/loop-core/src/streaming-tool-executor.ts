@@ -1,0 +1,127 @@
+import type { ToolUseBlock } from "./messages.js";
+import {
+  errorResult,
+  isConcurrencySafeCall,
+  runToolUse,
+  type ToolRunOptions,
+  type ToolRunOutcome,
+  toolResultMessage,
+} from "./tool-execution.js";
+
+/** R-T2: at most this many concurrency-safe tools run at once. */
+export const MAX_TOOL_CONCURRENCY = 10;
+
+interface TrackedTool {
+  readonly block: ToolUseBlock;
+  readonly parentUuid: string | null;
+  readonly safe: boolean;
+  status: "queued" | "running" | "done";
+  outcome: Promise<ToolRunOutcome> | undefined;
+}
+
+/**
+ * R-T2 executor. Tools are added in call order; a concurrency-safe tool starts as soon as it is
+ * added — while the model is still streaming, before `message_stop` — if everything running is
+ * safe too; an unsafe tool waits for the end of the message and for the tools before it, and
+ * runs alone. Results come out in call order. On abort, tools not yet started get a synthetic
+ * "interrupted" result at once and running ones are answered without waiting (R-L16), so no
+ * tool_use is ever left unanswered (R-L12).
+ */
+export class StreamingToolExecutor {
+  private readonly tools: TrackedTool[] = [];
+  private streamEnded = false;
+  private discarded = false;
+
+  constructor(private readonly options: ToolRunOptions) {}
+
+  get size(): number {
+    return this.tools.length;
+  }
+
+  /** Adds a completed tool_use block (ignored if its id was already added). */
+  addTool(block: ToolUseBlock, parentUuid: string | null): void {
+    if (this.discarded || this.tools.some((tool) => tool.block.id === block.id)) return;
+    this.tools.push({
+      block,
+      parentUuid,
+      safe: isConcurrencySafeCall(this.options.context.tools, block),
+      status: "queued",
+      outcome: undefined,
+    });
+    this.processQueue();
+  }
+
+  /** The message is complete: unsafe tools may start now. */
+  finishStream(): void {
+    this.streamEnded = true;
+    this.processQueue();
+  }
+
+  /**
+   * R-L8: the attempt was abandoned (model fallback or a retried stream). Results of tools already
+   * started are dropped; the caller answers their tool_use blocks itself.
+   */
+  discard(): void {
+    this.discarded = true;
+  }
+
+  /** Every result in call order; waits for running tools. */
+  async *results(): AsyncGenerator<ToolRunOutcome> {
+    this.finishStream();
+    for (const tool of this.tools) {
+      if (this.discarded) return;
+      if (tool.status === "queued") this.processQueue();
+      if (!tool.outcome) {
+        // Only reachable when aborted before the tool could start.
+        yield this.interrupted(tool);
+        continue;
+      }
+      yield await tool.outcome;
+    }
+  }
+
+  private processQueue(): void {
+    if (this.discarded) return;
+    const signal = this.options.context.abortController.signal;
+    for (const tool of this.tools) {
+      if (tool.status !== "queued") continue;
+      if (signal.aborted) return;
+      const running = this.tools.filter((other) => other.status === "running");
+      const canStart = tool.safe
+        ? running.every((other) => other.safe) && running.length < MAX_TOOL_CONCURRENCY
+        : this.streamEnded && running.length === 0;
+      // Order is kept: nothing overtakes a tool that has to wait.
+      if (!canStart) return;
+      this.start(tool);
+    }
+  }
+
+  private start(tool: TrackedTool): void {
+    tool.status = "running";
+    const signal = this.options.context.abortController.signal;
+    const run = runToolUse(tool.block, tool.parentUuid, this.options);
+    const aborted = new Promise<ToolRunOutcome>((resolve) => {
+      const onAbort = (): void => resolve(this.interrupted(tool));
+      if (signal.aborted) onAbort();
+      else {
+        signal.addEventListener("abort", onAbort, { once: true });
+        void run.finally(() => signal.removeEventListener("abort", onAbort));
+      }
+    });
+    tool.outcome = Promise.race([run, aborted]).finally(() => {
+      tool.status = "done";
+      this.processQueue();
+    });
+  }
+
+  private interrupted(tool: TrackedTool): ToolRunOutcome {
+    return {
+      message: toolResultMessage(
+        tool.block.id,
+        errorResult("Interrupted by user"),
+        tool.parentUuid,
+        this.options.uuid(),
+      ),
+    };
+  }
+}

@@ -1,0 +1,223 @@
+import { z } from "zod";
+import { createUserMessage } from "./create-message.js";
+import type { LoopHooks, PreToolUseOutcome } from "./hooks.js";
+import type { ContentBlockParam, ToolUseBlock, UserMessage } from "./messages.js";
+import type { CanUseTool } from "./permissions.js";
+import type { Tool, ToolResult, ToolUseContext } from "./tool.js";
+
+export interface ToolRunOptions {
+  readonly context: ToolUseContext;
+  readonly canUseTool: CanUseTool;
+  readonly hooks: LoopHooks | undefined;
+  readonly uuid: () => string;
+}
+
+/** The outcome of one tool_use: the tool_result message, and whether a hook stopped the loop. */
+export interface ToolRunOutcome {
+  readonly message: UserMessage;
+  /** Set when a PreToolUse / PostToolUse hook returned `continue: false` (R-L6 `hook_stopped`). */
+  readonly stop?: { readonly reason: string };
+}
+
+export function findTool(tools: readonly Tool[], name: string): Tool | undefined {
+  return tools.find((tool) => tool.name === name || tool.aliases?.includes(name));
+}
+
+/** R-T2: a call is concurrency-safe only if its input parses and the tool says so. */
+export function isConcurrencySafeCall(tools: readonly Tool[], block: ToolUseBlock): boolean {
+  const tool = findTool(tools, block.name);
+  if (!tool) return true; // answered at once with an error result, touches nothing
+  const parsed = tool.inputSchema.safeParse(block.input);
+  if (!parsed.success) return true;
+  try {
+    return tool.isConcurrencySafe(parsed.data);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * R-T1, one tool_use: lookup → zod validation → backfill → PreToolUse hooks → permission →
+ * call with the abort signal → PostToolUse hooks → size cap → tool_result. Every expected
+ * failure (unknown tool, bad input, denial, a throwing tool) becomes an `is_error` tool_result;
+ * this function never throws, because an unanswered tool_use poisons every later request (R-L12).
+ */
+export async function runToolUse(
+  block: ToolUseBlock,
+  /** uuid of the assistant message holding the tool_use (the result's parent). */
+  parentUuid: string | null,
+  options: ToolRunOptions,
+): Promise<ToolRunOutcome> {
+  const { context } = options;
+  const reply = (result: ToolResult, stop?: { reason: string }): ToolRunOutcome => ({
+    message: toolResultMessage(block.id, result, parentUuid, options.uuid()),
+    ...(stop ? { stop } : {}),
+  });
+  const tool = findTool(context.tools, block.name);
+  if (!tool) return reply(errorResult(`No such tool available: ${block.name}`));
+
+  const parsed = tool.inputSchema.safeParse(block.input);
+  if (!parsed.success) {
+    return reply(errorResult(`InputValidationError: ${z.prettifyError(parsed.error)}`));
+  }
+  let input = tool.backfillInput ? tool.backfillInput(parsed.data, context) : parsed.data;
+
+  const pre = await runPreToolUseHooks(block, input, options);
+  if (pre.updatedInput) {
+    const reparsed = tool.inputSchema.safeParse(pre.updatedInput);
+    if (!reparsed.success) {
+      return reply(
+        errorResult(`InputValidationError (from PreToolUse hook): ${z.prettifyError(reparsed.error)}`),
+      );
+    }
+    input = reparsed.data;
+  }
+  if (pre.continue === false) {
+    const reason = pre.stopReason ?? pre.reason ?? "Stopped by a PreToolUse hook";
+    return reply(errorResult(`Execution stopped by PreToolUse hook: ${reason}`), { reason });
+  }
+  if (pre.decision === "deny") {
+    return reply(errorResult(`Denied by PreToolUse hook: ${pre.reason ?? "no reason given"}`));
+  }
+  if (pre.decision !== "allow") {
+    const decision = await safePermission(options, tool.name, input, block.id);
+    if (decision.behavior === "deny") {
+      // "No, and stop": the caller wants the whole run interrupted (R-L16 path via the signal).
+      if (decision.interrupt) context.abortController.abort("permission_denied");
+      return reply(errorResult(decision.message));
+    }
+    if (decision.updatedInput) {
+      const reparsed = tool.inputSchema.safeParse(decision.updatedInput);
+      if (!reparsed.success)
+        return reply(errorResult(`InputValidationError: ${z.prettifyError(reparsed.error)}`));
+      input = reparsed.data;
+    }
+  }
+
+  let result: ToolResult;
+  try {
+    result = await tool.call(input, { ...context, toolUseId: block.id });
+  } catch (error) {
+    result = errorResult(
+      context.abortController.signal.aborted ? "Interrupted by user" : `Error: ${errorMessage(error)}`,
+    );
+  }
+
+  let stop: { reason: string } | undefined;
+  for (const hook of options.hooks?.postToolUse ?? []) {
+    const outcome = await safeHook(() =>
+      hook({ toolName: tool.name, toolInput: input, toolUseId: block.id, context, result }),
+    );
+    if (outcome?.updatedResult) result = outcome.updatedResult;
+    if (outcome?.additionalContext) result = appendText(result, outcome.additionalContext);
+    if (outcome?.continue === false) stop = { reason: outcome.stopReason ?? "Stopped by a PostToolUse hook" };
+  }
+  return reply(capResult(result, tool.maxResultSizeChars), stop);
+}
+
+async function runPreToolUseHooks(
+  block: ToolUseBlock,
+  input: Record<string, unknown>,
+  options: ToolRunOptions,
+): Promise<PreToolUseOutcome> {
+  let merged: PreToolUseOutcome = {};
+  let currentInput = input;
+  for (const hook of options.hooks?.preToolUse ?? []) {
+    const outcome = await safeHook(() =>
+      hook({ toolName: block.name, toolInput: currentInput, toolUseId: block.id, context: options.context }),
+    );
+    if (!outcome) continue;
+    if (outcome.updatedInput) currentInput = outcome.updatedInput;
+    // The strictest decision wins: deny > ask > allow.
+    const decision =
+      merged.decision === "deny" || outcome.decision === "deny"
+        ? "deny"
+        : merged.decision === "ask" || outcome.decision === "ask"
+          ? "ask"
+          : (outcome.decision ?? merged.decision);
+    merged = {
+      ...merged,
+      ...outcome,
+      ...(decision ? { decision } : {}),
+      ...(currentInput !== input ? { updatedInput: currentInput } : {}),
+      ...(merged.continue === false ? { continue: false } : {}),
+    };
+    if (outcome.continue === false || decision === "deny") break;
+  }
+  return merged;
+}
+
+/** Hooks must not throw (hooks.ts); if one does, it counts as "no opinion". */
+async function safeHook<T>(run: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await run();
+  } catch {
+    return undefined;
+  }
+}
+
+async function safePermission(
+  options: ToolRunOptions,
+  toolName: string,
+  input: Record<string, unknown>,
+  toolUseId: string,
+) {
+  try {
+    return await options.canUseTool(toolName, input, {
+      signal: options.context.abortController.signal,
+      toolUseId,
+      agentId: options.context.agentId,
+    });
+  } catch (error) {
+    return { behavior: "deny" as const, message: `Permission check failed: ${errorMessage(error)}` };
+  }
+}
+
+export function errorResult(message: string): ToolResult {
+  return { content: `<tool_use_error>${message}</tool_use_error>`, isError: true };
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function appendText(result: ToolResult, text: string): ToolResult {
+  const content: readonly ContentBlockParam[] =
+    typeof result.content === "string"
+      ? [
+          { type: "text", text: result.content },
+          { type: "text", text },
+        ]
+      : [...result.content, { type: "text", text }];
+  return { ...result, content };
+}
+
+/** R-C0 at the source: a result longer than the tool's cap is cut, with a note saying so. */
+export function capResult(result: ToolResult, maxChars: number): ToolResult {
+  if (!Number.isFinite(maxChars) || typeof result.content !== "string" || result.content.length <= maxChars) {
+    return result;
+  }
+  const omitted = result.content.length - maxChars;
+  return { ...result, content: `${result.content.slice(0, maxChars)}\n… [${omitted} characters truncated]` };
+}
+
+export function toolResultMessage(
+  toolUseId: string,
+  result: ToolResult,
+  parentUuid: string | null,
+  uuid: string,
+): UserMessage {
+  const content =
+    typeof result.content === "string" ? result.content : (result.content as ContentBlockParam[]);
+  return createUserMessage(
+    [
+      {
+        type: "tool_result",
+        tool_use_id: toolUseId,
+        content: content as string,
+        ...(result.isError ? { is_error: true } : {}),
+      },
+    ],
+    { uuid, parentUuid },
+  );
+}

@@ -1,0 +1,68 @@
+import type Anthropic from "@anthropic-ai/sdk";
+import { createUserMessage } from "./create-message.js";
+import type { AssistantMessage, UserMessage } from "./messages.js";
+import type { callModel as realCallModel } from "./model-client.js";
+
+export const TOOL_USE_SUMMARY_QUERY_SOURCE = "tool_use_summary";
+/** The small, cheap model the summary runs on unless the caller picks another. */
+export const DEFAULT_SUMMARY_MODEL = "claude-haiku-4-5";
+
+export interface ToolUseSummaryEvent {
+  readonly type: "tool_use_summary";
+  readonly summary: string;
+  readonly precedingToolUseIds: string[];
+}
+
+/**
+ * R-L18: a one-line summary of the tool calls just made, from a small model, started in the
+ * background after tool execution and awaited during the next iteration (so it overlaps the next
+ * stream). Failures resolve to null: a summary is decoration, never a reason to stop.
+ */
+export async function generateToolUseSummary(input: {
+  readonly callModel: typeof realCallModel;
+  readonly client: Anthropic | undefined;
+  readonly model: string;
+  readonly assistants: readonly AssistantMessage[];
+  readonly results: readonly UserMessage[];
+  readonly signal: AbortSignal;
+  readonly uuid: () => string;
+}): Promise<ToolUseSummaryEvent | null> {
+  const calls = input.assistants.flatMap((assistant) =>
+    assistant.message.content.flatMap((block) => (block.type === "tool_use" ? [block] : [])),
+  );
+  if (calls.length === 0) return null;
+  const described = calls
+    .map((call) => `- ${call.name}(${JSON.stringify(call.input).slice(0, 300)})`)
+    .join("\n");
+  try {
+    let summary = "";
+    for await (const event of input.callModel({
+      client: input.client,
+      model: input.model,
+      systemPrompt: "You label tool activity for a progress display. Reply with one short line, no preamble.",
+      tools: [],
+      messages: [createUserMessage(`Summarize these tool calls in under 12 words:\n${described}`)],
+      maxOutputTokens: 100,
+      querySource: TOOL_USE_SUMMARY_QUERY_SOURCE,
+      signal: input.signal,
+      fallbackAvailable: false,
+      retry: { maxRetries: 0 },
+      parentUuid: null,
+      uuid: input.uuid,
+    })) {
+      if (event.type === "assistant" && !event.apiError) {
+        summary = event.message.content
+          .flatMap((block) => (block.type === "text" ? [block.text] : []))
+          .join("");
+      }
+    }
+    if (summary.trim().length === 0) return null;
+    return {
+      type: "tool_use_summary",
+      summary: summary.trim(),
+      precedingToolUseIds: calls.map((call) => call.id),
+    };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,33 @@
+import type { Usage } from "./messages.js";
+import type { UsageTotals } from "./terminal.js";
+
+/** Cumulative usage of one run: bookkeeping beside the immutable LoopState, not part of it. */
+export class UsageCounter {
+  private inputTokens = 0;
+  private output = 0;
+  private cacheCreationInputTokens = 0;
+  private cacheReadInputTokens = 0;
+  private apiCalls = 0;
+
+  add(usage: Usage): void {
+    this.inputTokens += usage.input_tokens;
+    this.output += usage.output_tokens;
+    this.cacheCreationInputTokens += usage.cache_creation_input_tokens ?? 0;
+    this.cacheReadInputTokens += usage.cache_read_input_tokens ?? 0;
+    this.apiCalls += 1;
+  }
+
+  get outputTokens(): number {
+    return this.output;
+  }
+
+  totals(): UsageTotals {
+    return {
+      inputTokens: this.inputTokens,
+      outputTokens: this.output,
+      cacheCreationInputTokens: this.cacheCreationInputTokens,
+      cacheReadInputTokens: this.cacheReadInputTokens,
+      apiCalls: this.apiCalls,
+    };
+  }
+}
