@@ -1,0 +1,131 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { buildReport } from "./batch-report.js";
+import { type ItemExecution, type ItemExecutor, type ItemOutcome, runBatch } from "./batch-runner.js";
+import type { Claim, JobItem } from "./job-backend.js";
+import { openLocalJournalBackend, readJournal } from "./local-journal-backend.js";
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "forkloop-runner-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const items: JobItem[] = Array.from({ length: 12 }, (_, index) => ({
+  id: `i${index}`,
+  label: `file${index}.ts`,
+  prompt: `Summarize file${index}.ts`,
+}));
+
+function ok(tokens: number): ItemOutcome {
+  return {
+    ok: true,
+    result: {
+      turns: 2,
+      usage: {
+        inputTokens: tokens,
+        outputTokens: 1,
+        cacheCreationInputTokens: 0,
+        cacheReadInputTokens: 9 * tokens,
+      },
+      costUsd: 0.001,
+      durationMs: 1,
+      terminal: "completed",
+      text: "summary",
+    },
+  };
+}
+
+/** An in-process executor that records what it was asked to run (the pool is tested in e2e). */
+function fakeExecutor(decide: (claim: Claim) => Promise<ItemOutcome>) {
+  const calls: { ids: string[]; warm: boolean }[] = [];
+  let running = 0;
+  let peak = 0;
+  const executor: ItemExecutor = {
+    startAll(claims, warm) {
+      calls.push({ ids: claims.map((claim) => claim.item.id), warm });
+      return claims.map((claim): ItemExecution => {
+        running++;
+        peak = Math.max(peak, running);
+        let cancel: (reason: string) => void = () => {};
+        const cancelled = new Promise<ItemOutcome>((resolve) => {
+          cancel = () => resolve({ ok: "cancelled" });
+        });
+        const result = Promise.race([decide(claim), cancelled]).finally(() => running--);
+        return { result, cancel: (reason) => cancel(reason) };
+      });
+    },
+  };
+  return { executor, calls, peak: () => peak };
+}
+
+describe("batch runner", () => {
+  it("R-F4: the first wave goes out together with warming, later items one by one; concurrency is respected", async () => {
+    const backend = await openLocalJournalBackend({ dir });
+    await backend.enqueue(items);
+    const fake = fakeExecutor(async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      return ok(10);
+    });
+    const summary = await runBatch({ backend, executor: fake.executor, concurrency: 4 });
+    await backend.close();
+    expect(summary.interrupted).toBe(false);
+    expect(fake.calls[0]).toEqual({ ids: ["i0", "i1", "i2", "i3"], warm: true });
+    expect(fake.calls.slice(1).every((call) => call.ids.length === 1 && !call.warm)).toBe(true);
+    expect(fake.peak()).toBe(4);
+    const report = buildReport("b", summary.states, summary.wallMs);
+    expect(report.totals).toMatchObject({ items: 12, succeeded: 12, failed: 0, pending: 0, turns: 24 });
+    expect(report.totals.cacheReadShare).toBeCloseTo(0.9);
+  });
+
+  it("failures are data: journaled, reported, and the batch goes on", async () => {
+    const backend = await openLocalJournalBackend({ dir });
+    await backend.enqueue(items);
+    const fake = fakeExecutor(async (claim) =>
+      claim.item.id === "i3" ? { ok: false, error: { code: "model_error", message: "overloaded" } } : ok(1),
+    );
+    const summary = await runBatch({ backend, executor: fake.executor, concurrency: 3 });
+    await backend.close();
+    const report = buildReport("b", summary.states, summary.wallMs);
+    expect(report.totals).toMatchObject({ succeeded: 11, failed: 1 });
+    expect(report.items.find((line) => line.id === "i3")?.error).toEqual({
+      code: "model_error",
+      message: "overloaded",
+    });
+  });
+
+  it("an interrupt cancels the running items without settling them, so a resume redoes exactly those", async () => {
+    const backend = await openLocalJournalBackend({ dir });
+    await backend.enqueue(items);
+    const controller = new AbortController();
+    let started = 0;
+    const fake = fakeExecutor(async (claim) => {
+      started++;
+      if (claim.item.id === "i0") return ok(1);
+      if (started >= 4) controller.abort("interrupt");
+      return new Promise<ItemOutcome>(() => {}); // never finishes by itself
+    });
+    const summary = await runBatch({
+      backend,
+      executor: fake.executor,
+      concurrency: 3,
+      signal: controller.signal,
+    });
+    await backend.close();
+    expect(summary.interrupted).toBe(true);
+    const resumed = await openLocalJournalBackend({ dir });
+    expect([...resumed.interrupted].sort()).toEqual(["i1", "i2", "i3"]);
+    const again = fakeExecutor(async () => ok(1));
+    const second = await runBatch({ backend: resumed, executor: again.executor, concurrency: 3 });
+    await resumed.close();
+    expect(again.calls.flatMap((call) => call.ids)).not.toContain("i0");
+    expect(second.states.every((state) => state.status === "succeeded")).toBe(true);
+    const { records } = await readJournal(dir);
+    const completions = records.filter((record) => record.type === "completed").map((record) => record.id);
+    expect(completions.sort()).toEqual(items.map((item) => item.id).sort());
+  });
+});

@@ -1,0 +1,174 @@
+import { addUsage } from "./batch-report.js";
+import type { Claim, ItemError, ItemResult, ItemState, JobBackend } from "./job-backend.js";
+import type { ProgressSnapshot } from "./progress-display.js";
+
+/** How one item ended; a failure is data (it is journaled and reported, the batch goes on). */
+export type ItemOutcome =
+  | { readonly ok: true; readonly result: ItemResult }
+  | { readonly ok: false; readonly error: ItemError; readonly result?: ItemResult }
+  /** Stopped by an interrupt: left unsettled in the journal so a resume redoes it. */
+  | { readonly ok: "cancelled" };
+
+export interface ItemExecution {
+  readonly result: Promise<ItemOutcome>;
+  cancel(reason: string): void;
+}
+
+/** Runs items as sub-agents; the orchestrator's worker pool is the production executor. */
+export interface ItemExecutor {
+  /**
+   * Starts several items at once. With `warm`, the executor sends the first and releases the rest
+   * once its response has started, so they read its cache entry instead of all missing (R-F4).
+   */
+  startAll(claims: readonly Claim[], warm: boolean): ItemExecution[];
+}
+
+export type BatchRunEvent =
+  | {
+      readonly type: "item_settled";
+      readonly claim: Claim;
+      readonly outcome: ItemOutcome;
+      readonly snapshot: ProgressSnapshot;
+    }
+  | { readonly type: "progress"; readonly snapshot: ProgressSnapshot }
+  | { readonly type: "settle_refused"; readonly claim: Claim; readonly reason: string };
+
+export interface BatchRunOptions {
+  readonly backend: JobBackend;
+  readonly executor: ItemExecutor;
+  readonly concurrency: number;
+  /** Warm the cache with the first item before the rest of the first wave (R-F4); default true. */
+  readonly warm?: boolean;
+  readonly heartbeatMs?: number;
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (event: BatchRunEvent) => void;
+  /** Milliseconds the pool is paused for (a 429's retry-after), shown by the progress display. */
+  readonly pausedForMs?: () => number;
+  readonly workerId?: string;
+  readonly now?: () => number;
+}
+
+export interface BatchRunSummary {
+  readonly interrupted: boolean;
+  readonly states: readonly ItemState[];
+  readonly wallMs: number;
+}
+
+/**
+ * Claims items from the backend and keeps `concurrency` of them running until none is left.
+ * Every outcome is settled in the backend before the next item is claimed for that slot, so a
+ * crash loses at most the items in flight — and those read as interrupted on resume.
+ */
+export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummary> {
+  const now = options.now ?? Date.now;
+  const started = now();
+  const initial = await options.backend.list();
+  const counters = {
+    total: initial.length,
+    skipped: initial.filter((state) => state.status === "succeeded" || state.status === "failed").length,
+    succeeded: 0,
+    failed: 0,
+    running: 0,
+    usage: { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
+    costUsd: 0,
+  };
+  const snapshot = (): ProgressSnapshot => {
+    const paused = options.pausedForMs?.() ?? 0;
+    return {
+      total: counters.total,
+      skipped: counters.skipped,
+      succeeded: counters.succeeded,
+      failed: counters.failed,
+      running: counters.running,
+      ...counters.usage,
+      costUsd: counters.costUsd,
+      elapsedMs: now() - started,
+      ...(paused > 0 ? { pausedForMs: paused } : {}),
+    };
+  };
+
+  const inFlight = new Map<string, { claim: Claim; execution: ItemExecution }>();
+  let interrupted = options.signal?.aborted ?? false;
+  const onAbort = () => {
+    interrupted = true;
+    for (const { execution } of inFlight.values()) execution.cancel("interrupted");
+  };
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  const heartbeat = setInterval(() => {
+    for (const { claim } of inFlight.values()) void options.backend.heartbeat(claim).catch(() => {});
+    options.onEvent?.({ type: "progress", snapshot: snapshot() });
+  }, options.heartbeatMs ?? 15_000);
+  heartbeat.unref();
+
+  const workerId = options.workerId ?? `pid-${process.pid}`;
+  const settle = async (claim: Claim, outcome: ItemOutcome): Promise<void> => {
+    counters.running--;
+    if (outcome.ok === "cancelled") return; // not settled: the journal shows it as interrupted
+    if (outcome.result) {
+      counters.usage = addUsage(counters.usage, outcome.result.usage);
+      counters.costUsd += outcome.result.costUsd;
+    }
+    const settled =
+      outcome.ok === true
+        ? await options.backend.complete(claim, outcome.result)
+        : await options.backend.fail(claim, outcome.error, outcome.result);
+    if (!settled.ok) {
+      options.onEvent?.({ type: "settle_refused", claim, reason: settled.reason });
+      return;
+    }
+    if (outcome.ok === true) counters.succeeded++;
+    else counters.failed++;
+    options.onEvent?.({ type: "item_settled", claim, outcome, snapshot: snapshot() });
+  };
+
+  const claimUpTo = async (count: number): Promise<Claim[]> => {
+    const claims: Claim[] = [];
+    while (claims.length < count && !interrupted) {
+      const claim = await options.backend.claim(workerId);
+      if (!claim) break;
+      claims.push(claim);
+    }
+    return claims;
+  };
+
+  const launch = (claims: readonly Claim[], warm: boolean): Promise<void>[] => {
+    if (claims.length === 0) return [];
+    const executions = options.executor.startAll(claims, warm);
+    return claims.map((claim, index) => {
+      const execution = executions[index];
+      if (!execution)
+        throw new Error(`executor returned ${executions.length} executions for ${claims.length} claims`);
+      counters.running++;
+      inFlight.set(claim.item.id, { claim, execution });
+      // An interrupt may arrive while the executor is starting this item: cancel it too.
+      if (interrupted) execution.cancel("interrupted");
+      return execution.result
+        .catch(
+          (error: unknown): ItemOutcome => ({
+            ok: false,
+            error: {
+              code: "executor_error",
+              message: error instanceof Error ? error.message : String(error),
+            },
+          }),
+        )
+        .then(async (outcome) => {
+          inFlight.delete(claim.item.id);
+          await settle(claim, outcome);
+          // The slot is free: refill it (one at a time; the cache is warm by now).
+          const next = await claimUpTo(1);
+          await Promise.all(launch(next, false));
+        });
+    });
+  };
+
+  try {
+    const firstWave = await claimUpTo(Math.max(1, options.concurrency));
+    options.onEvent?.({ type: "progress", snapshot: snapshot() });
+    await Promise.all(launch(firstWave, options.warm ?? true));
+  } finally {
+    clearInterval(heartbeat);
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+  return { interrupted, states: await options.backend.list(), wallMs: now() - started };
+}

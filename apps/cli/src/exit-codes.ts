@@ -1,0 +1,63 @@
+import type { TerminalReason } from "@forkloop/loop-core";
+
+/**
+ * Process exit codes of every `forkloop` command (documented in apps/cli/README.md).
+ * Scripts branch on these, so they are stable: never renumber, only add.
+ */
+export const EXIT = {
+  /** The run completed / every batch item succeeded. */
+  ok: 0,
+  /** An unexpected fault (a bug or infrastructure failure), reported on stderr. */
+  internal: 1,
+  /** Bad flags, settings or input: the message names the problem and the fix. */
+  usage: 2,
+  /** `run` hit `--max-turns` (R-L19). */
+  maxTurns: 3,
+  /** The model or the API failed for good (`model_error`, `image_error`). */
+  modelError: 4,
+  /** A hook stopped the run (`hook_stopped`, `stop_hook_prevented`). */
+  hookStopped: 5,
+  /** `batch`: some items succeeded and some failed. */
+  batchPartial: 6,
+  /** `batch`: no item succeeded. */
+  batchFailed: 7,
+  /** The context could not be brought under the model's window (`prompt_too_long`, `blocking_limit`). */
+  contextLimit: 8,
+  /** Interrupted (Ctrl+C, `aborted_streaming`, `aborted_tools`): 128 + SIGINT, like a shell. */
+  interrupted: 130,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** `forkloop run`'s exit code follows the loop's terminal reason (R-L6). */
+export function exitCodeForTerminal(reason: TerminalReason): ExitCode {
+  switch (reason) {
+    case "completed":
+      return EXIT.ok;
+    case "max_turns":
+      return EXIT.maxTurns;
+    case "model_error":
+    case "image_error":
+      return EXIT.modelError;
+    case "hook_stopped":
+    case "stop_hook_prevented":
+      return EXIT.hookStopped;
+    case "prompt_too_long":
+    case "blocking_limit":
+      return EXIT.contextLimit;
+    case "aborted_streaming":
+    case "aborted_tools":
+      return EXIT.interrupted;
+    default: {
+      const unreachable: never = reason;
+      throw new Error(`unknown terminal reason ${String(unreachable)}`);
+    }
+  }
+}
+
+/** `forkloop batch`: 0 only when every item succeeded (issue 7). */
+export function exitCodeForBatch(counts: { succeeded: number; failed: number; pending: number }): ExitCode {
+  if (counts.failed === 0 && counts.pending === 0) return EXIT.ok;
+  if (counts.succeeded === 0) return EXIT.batchFailed;
+  return EXIT.batchPartial;
+}

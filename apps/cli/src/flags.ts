@@ -1,0 +1,86 @@
+import { type ParseArgsConfig, parseArgs } from "node:util";
+import type { z } from "zod";
+import { CliError } from "./cli-error.js";
+
+type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig["options"]>;
+
+/** What a command accepts: node's parseArgs option table plus a zod schema of the parsed values. */
+export interface CommandSpec<Schema extends z.ZodType> {
+  readonly command: string;
+  readonly options: ParseArgsOptionsConfig;
+  /** Keys are the long flag names (`output-format`), so an issue path names the flag. */
+  readonly schema: Schema;
+  readonly usage: string;
+}
+
+export interface ParsedCommand<T> {
+  readonly flags: T;
+  readonly positionals: readonly string[];
+}
+
+/**
+ * Parses and validates a command's argv. Every failure becomes a CliError (exit 2) whose message
+ * names the flag, what is wrong and how to fix it — never a stack trace.
+ */
+export function parseCommand<Schema extends z.ZodType>(
+  spec: CommandSpec<Schema>,
+  argv: readonly string[],
+): ParsedCommand<z.infer<Schema>> {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: [...argv], options: spec.options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new CliError(`${describeParseError(spec, error)}\n\n${spec.usage}`);
+  }
+  const result = spec.schema.safeParse(parsed.values);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => {
+      const flag = issue.path.length > 0 ? `--${String(issue.path[0])}` : spec.command;
+      return `  ${flag}: ${issue.message}`;
+    });
+    throw new CliError(
+      `forkloop ${spec.command}: invalid flags\n${problems.join("\n")}\nRun \`forkloop ${spec.command} --help\` for the accepted values.`,
+    );
+  }
+  return { flags: result.data, positionals: parsed.positionals };
+}
+
+function describeParseError(spec: CommandSpec<z.ZodType>, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: string }).code;
+  const unknown = /Unknown option '([^']+)'/.exec(message);
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && unknown) {
+    const flag = unknown[1] ?? "";
+    const suggestion = closestFlag(flag.replace(/^-+/, ""), Object.keys(spec.options));
+    return `forkloop ${spec.command}: unknown flag ${flag}.${
+      suggestion ? ` Did you mean --${suggestion}?` : ""
+    } Run \`forkloop ${spec.command} --help\` for the list.`;
+  }
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+    return `forkloop ${spec.command}: ${message.replace(/^Option /, "flag ")}. Give the flag a value, e.g. --flag=value.`;
+  }
+  return `forkloop ${spec.command}: ${message}`;
+}
+
+/** The known flag nearest to a mistyped one (edit distance ≤ 3), to suggest the fix. */
+export function closestFlag(typed: string, known: readonly string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const name of known) {
+    const distance = editDistance(typed, name);
+    if (distance <= 3 && (best === undefined || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}

@@ -1,0 +1,72 @@
+/**
+ * The narrow interface `forkloop batch` runs through (issue 7): enqueue items, claim one, heartbeat
+ * while it runs, complete or fail it, list everything. The local journal is the first
+ * implementation; a distributed one (a queue on an existing engine) implements the same six
+ * calls and the CLI does not change.
+ */
+
+/** One unit of work: the prompt is rendered at enqueue time so a resume needs no template. */
+export interface JobItem {
+  readonly id: string;
+  /** What the user recognises: the file path or `items.jsonl:12`. */
+  readonly label: string;
+  readonly prompt: string;
+}
+
+export interface ItemUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheCreationInputTokens: number;
+  readonly cacheReadInputTokens: number;
+}
+
+/** What one finished attempt produced, successful or not (expected failures are data). */
+export interface ItemResult {
+  readonly turns: number;
+  readonly usage: ItemUsage;
+  readonly costUsd: number;
+  readonly durationMs: number;
+  /** The loop's terminal reason, when the loop ran to an end. */
+  readonly terminal?: string;
+  /** The final assistant text (what the item produced). */
+  readonly text: string;
+}
+
+export interface ItemError {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** A lease on one item: completing or failing needs the attempt that was claimed. */
+export interface Claim {
+  readonly item: JobItem;
+  /** 1 for the first run, 2 after an interrupted one was reclaimed, … */
+  readonly attempt: number;
+}
+
+export type ItemStatus = "pending" | "running" | "succeeded" | "failed";
+
+export interface ItemState {
+  readonly item: JobItem;
+  readonly status: ItemStatus;
+  readonly attempts: number;
+  readonly result?: ItemResult;
+  readonly error?: ItemError;
+}
+
+export type SettleOutcome = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+
+export interface JobBackend {
+  /** Adds items; an id already known is left as it is (so enqueueing again is harmless). */
+  enqueue(items: readonly JobItem[]): Promise<void>;
+  /** The next pending item, now running under a new attempt; null when none is left to claim. */
+  claim(workerId: string): Promise<Claim | null>;
+  /** Says the claim is still alive (a distributed backend re-queues claims whose heartbeats stop). */
+  heartbeat(claim: Claim): Promise<void>;
+  /** Records success durably before resolving; refuses an item that is already finished. */
+  complete(claim: Claim, result: ItemResult): Promise<SettleOutcome>;
+  /** Records failure durably before resolving; refuses an item that is already finished. */
+  fail(claim: Claim, error: ItemError, result?: ItemResult): Promise<SettleOutcome>;
+  list(): Promise<readonly ItemState[]>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,95 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ItemResult, JobItem } from "./job-backend.js";
+import { openLocalJournalBackend, readJournal, replayJournal } from "./local-journal-backend.js";
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "forkloop-journal-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const items: JobItem[] = ["a", "b", "c"].map((id) => ({
+  id,
+  label: `${id}.ts`,
+  prompt: `Summarize ${id}.ts`,
+}));
+const result: ItemResult = {
+  turns: 2,
+  usage: { inputTokens: 10, outputTokens: 5, cacheCreationInputTokens: 0, cacheReadInputTokens: 100 },
+  costUsd: 0.001,
+  durationMs: 5,
+  terminal: "completed",
+  text: "ok",
+};
+
+describe("local journal backend", () => {
+  it("claims in enqueue order and settles each item once", async () => {
+    const backend = await openLocalJournalBackend({ dir });
+    await backend.enqueue(items);
+    await backend.enqueue(items); // idempotent
+    const first = await backend.claim("w");
+    expect(first).toMatchObject({ item: { id: "a" }, attempt: 1 });
+    expect(await backend.complete(first!, result)).toEqual({ ok: true });
+    expect((await backend.complete(first!, result)).ok).toBe(false);
+    expect((await backend.fail(first!, { code: "x", message: "y" })).ok).toBe(false);
+    await backend.close();
+    const { records } = await readJournal(dir);
+    expect(records.filter((record) => record.type === "enqueued")).toHaveLength(3);
+    expect(records.filter((record) => record.type === "completed")).toHaveLength(1);
+  });
+
+  it("resume: finished items are skipped, a claimed-but-unsettled item is redone under a new attempt", async () => {
+    const first = await openLocalJournalBackend({ dir });
+    await first.enqueue(items);
+    const a = await first.claim("w");
+    await first.complete(a!, result);
+    const b = await first.claim("w");
+    const c = await first.claim("w");
+    await first.fail(c!, { code: "model_error", message: "boom" });
+    expect(b).toMatchObject({ item: { id: "b" } });
+    await first.close(); // as if killed: b never settled
+
+    const second = await openLocalJournalBackend({ dir });
+    expect(second.interrupted).toEqual(["b"]);
+    const redo = await second.claim("w2");
+    expect(redo).toMatchObject({ item: { id: "b" }, attempt: 2 });
+    expect(await second.claim("w2")).toBeNull();
+    // The stale attempt 1 can no longer settle it; attempt 2 can.
+    expect((await second.complete(b!, result)).ok).toBe(false);
+    expect(await second.complete(redo!, result)).toEqual({ ok: true });
+    const states = await second.list();
+    expect(states.map((state) => [state.item.id, state.status, state.attempts])).toEqual([
+      ["a", "succeeded", 1],
+      ["b", "succeeded", 2],
+      ["c", "failed", 1],
+    ]);
+    await second.close();
+  });
+
+  it("replay ignores a second settle record (an item is never completed twice)", () => {
+    const at = "2026-01-01T00:00:00.000Z";
+    const replay = replayJournal([
+      { type: "enqueued", at, item: items[0]! },
+      { type: "claimed", at, id: "a", attempt: 1, worker: "w", pid: 1 },
+      { type: "completed", at, id: "a", attempt: 1, result: { ...result, text: "first" } },
+      { type: "completed", at, id: "a", attempt: 1, result: { ...result, text: "second" } },
+    ]);
+    expect(replay.items[0]).toMatchObject({ status: "succeeded", result: { text: "first" } });
+  });
+
+  it("a live owner's lock refuses a second process; a dead owner's lock is taken over", async () => {
+    const backend = await openLocalJournalBackend({ dir });
+    await backend.close();
+    const { writeFile } = await import("node:fs/promises");
+    await writeFile(join(dir, "lock"), String(process.ppid));
+    await expect(openLocalJournalBackend({ dir })).rejects.toThrow(/being run by process/);
+    await writeFile(join(dir, "lock"), "999999999");
+    const takeover = await openLocalJournalBackend({ dir });
+    await takeover.close();
+  });
+});

@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import {
+  cacheReadShare,
+  etaMs,
+  formatProgressLine,
+  ProgressDisplay,
+  type ProgressSnapshot,
+} from "./progress-display.js";
+
+const snapshot: ProgressSnapshot = {
+  total: 100,
+  skipped: 10,
+  succeeded: 30,
+  failed: 2,
+  running: 8,
+  inputTokens: 1_000,
+  outputTokens: 2_500,
+  cacheCreationInputTokens: 1_000,
+  cacheReadInputTokens: 8_000,
+  costUsd: 0.0123,
+  elapsedMs: 32_000,
+};
+
+describe("progress display", () => {
+  it("one line with done / running / failed, ETA, tokens, cost and cache-read %", () => {
+    expect(formatProgressLine(snapshot)).toBe(
+      "42/100 done · 8 running · 2 failed · ETA 58s · 10.0k in / 2.5k out tok · $0.0123 · cache-read 80%",
+    );
+  });
+
+  it("ETA comes from this run's own rate (skipped items are not counted as speed)", () => {
+    expect(etaMs(snapshot)).toBe((58 * 32_000) / 32);
+    expect(etaMs({ ...snapshot, succeeded: 0, failed: 0 })).toBe(Number.POSITIVE_INFINITY);
+    expect(cacheReadShare({ inputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 })).toBe(0);
+  });
+
+  it("shows a rate-limit pause", () => {
+    expect(formatProgressLine({ ...snapshot, pausedForMs: 3_000 })).toContain("paused 3s (rate limited)");
+  });
+
+  it("TTY: redraws one line in place; non-TTY: plain lines only", () => {
+    const tty: string[] = [];
+    const onTty = new ProgressDisplay(
+      { write: (text: string) => tty.push(text), isTTY: true, columns: 200 },
+      { minRedrawMs: 0 },
+    );
+    onTty.update(snapshot);
+    onTty.log("ok a.ts", snapshot);
+    onTty.finish(snapshot);
+    expect(tty[0]?.startsWith("\r\x1b[2K42/100 done")).toBe(true);
+    expect(tty.join("")).toContain("\r\x1b[2Kok a.ts\n");
+
+    const plain: string[] = [];
+    const onPipe = new ProgressDisplay({ write: (text: string) => plain.push(text) });
+    onPipe.update(snapshot);
+    onPipe.log("ok a.ts");
+    onPipe.finish(snapshot);
+    expect(plain.join("")).not.toContain("\x1b");
+    expect(plain).toEqual(["ok a.ts\n", `${formatProgressLine(snapshot)}\n`]);
+  });
+});

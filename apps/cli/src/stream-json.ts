@@ -1,0 +1,161 @@
+import { z } from "zod";
+
+/**
+ * Every line `forkloop run --output-format stream-json` prints, as zod schemas. The shapes follow
+ * Claude Code's headless output (shared/reference/claude-code-wire.md) so its consumers can read
+ * forkloop's; forkloop's own additions are marked. Tests validate every printed line against
+ * `streamJsonLineSchema`.
+ */
+
+const base = { session_id: z.string(), uuid: z.string() };
+
+const usageSchema = z.object({
+  input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative(),
+  cache_creation_input_tokens: z.number().int().nonnegative(),
+  cache_read_input_tokens: z.number().int().nonnegative(),
+});
+
+/** A content block as the API returns it; only the discriminant is pinned (the API adds kinds). */
+const contentBlockSchema = z.looseObject({ type: z.string() });
+
+export const systemInitLineSchema = z.object({
+  type: z.literal("system"),
+  subtype: z.literal("init"),
+  ...base,
+  cwd: z.string(),
+  tools: z.array(z.string()),
+  model: z.string(),
+  permissionMode: z.string(),
+  apiKeySource: z.enum(["ANTHROPIC_API_KEY", "none"]),
+  /** forkloop: true when replies come from the simulator, not a real model. */
+  simulated: z.boolean(),
+});
+
+export const assistantLineSchema = z.object({
+  type: z.literal("assistant"),
+  ...base,
+  /** One content block per line, like Claude Code; blocks of one reply share `message.id`. */
+  message: z.looseObject({
+    id: z.string(),
+    type: z.literal("message"),
+    role: z.literal("assistant"),
+    model: z.string(),
+    content: z.array(contentBlockSchema),
+    stop_reason: z.string().nullable(),
+    usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number() }),
+  }),
+  parent_tool_use_id: z.string().nullable(),
+});
+
+export const userLineSchema = z.object({
+  type: z.literal("user"),
+  ...base,
+  message: z.object({
+    role: z.literal("user"),
+    content: z.union([z.string(), z.array(contentBlockSchema)]),
+  }),
+  parent_tool_use_id: z.string().nullable(),
+});
+
+export const compactBoundaryLineSchema = z.object({
+  type: z.literal("system"),
+  subtype: z.literal("compact_boundary"),
+  ...base,
+  compact_metadata: z.object({
+    trigger: z.enum(["auto", "manual", "reactive"]),
+    pre_tokens: z.number().int().nonnegative(),
+    post_tokens: z.number().int().nonnegative(),
+  }),
+});
+
+export const apiRetryLineSchema = z.object({
+  type: z.literal("system"),
+  subtype: z.literal("api_retry"),
+  ...base,
+  attempt: z.number().int().positive(),
+  max_retries: z.number().int().nonnegative(),
+  retry_delay_ms: z.number().nonnegative(),
+  error: z.string(),
+});
+
+/** forkloop: the primary model stayed overloaded and the loop switched models (R-L8). */
+export const modelFallbackLineSchema = z.object({
+  type: z.literal("system"),
+  subtype: z.literal("model_fallback"),
+  ...base,
+  from: z.string(),
+  to: z.string(),
+});
+
+/** forkloop: a message printed earlier belongs to a failed attempt; consumers drop it (R-L8). */
+export const tombstoneLineSchema = z.object({
+  type: z.literal("system"),
+  subtype: z.literal("tombstone"),
+  ...base,
+  removed_uuid: z.string(),
+});
+
+/** Raw SSE events, only with `--include-partial-messages`. */
+export const streamEventLineSchema = z.object({
+  type: z.literal("stream_event"),
+  ...base,
+  event: contentBlockSchema,
+  parent_tool_use_id: z.string().nullable(),
+});
+
+export const resultSubtypeSchema = z.enum([
+  "success",
+  "error_max_turns",
+  "error_during_execution",
+  "error_max_budget_usd",
+]);
+
+export const resultLineSchema = z.object({
+  type: z.literal("result"),
+  subtype: resultSubtypeSchema,
+  ...base,
+  is_error: z.boolean(),
+  duration_ms: z.number().nonnegative(),
+  duration_api_ms: z.number().nonnegative(),
+  num_turns: z.number().int().nonnegative(),
+  result: z.string(),
+  stop_reason: z.string().nullable(),
+  total_cost_usd: z.number().nonnegative(),
+  usage: usageSchema,
+  modelUsage: z.record(
+    z.string(),
+    z.object({
+      inputTokens: z.number(),
+      outputTokens: z.number(),
+      cacheReadInputTokens: z.number(),
+      cacheCreationInputTokens: z.number(),
+      costUSD: z.number(),
+      contextWindow: z.number(),
+    }),
+  ),
+  permission_denials: z.array(
+    z.object({
+      tool_name: z.string(),
+      tool_use_id: z.string(),
+      tool_input: z.record(z.string(), z.unknown()),
+    }),
+  ),
+  /** forkloop: the loop's terminal reason (R-L6), which the exit code follows. */
+  terminal_reason: z.string(),
+});
+
+export const streamJsonLineSchema = z.union([
+  systemInitLineSchema,
+  assistantLineSchema,
+  userLineSchema,
+  compactBoundaryLineSchema,
+  apiRetryLineSchema,
+  modelFallbackLineSchema,
+  tombstoneLineSchema,
+  streamEventLineSchema,
+  resultLineSchema,
+]);
+
+export type StreamJsonLine = z.infer<typeof streamJsonLineSchema>;
+export type ResultLine = z.infer<typeof resultLineSchema>;
