@@ -1,0 +1,278 @@
+import {
+  type CacheSafeParams,
+  estimateMessageTokens,
+  estimateTextTokens,
+  type Message,
+  type SystemMessage,
+  tokenCountWithEstimation,
+  type Usage,
+} from "@forkloop/loop-core";
+import {
+  defaultMessageFactory,
+  isSafeCut,
+  type MessageFactory,
+  makeBoundary,
+  makeUserMessage,
+} from "./message-shape.js";
+import { protectedTailStart } from "./protected-tail.js";
+import { attachRecentFiles, formatAttachedFiles, recentlyTouchedFiles } from "./recent-files.js";
+import type { SessionNotes } from "./session-memory.js";
+import {
+  buildCompactInstruction,
+  buildRetryInstruction,
+  buildTruncationSummary,
+  extractSummary,
+  findActiveTask,
+  validateSummary,
+} from "./summary.js";
+
+export type CompactTrigger = "manual" | "auto" | "reactive";
+
+export interface CompactRequest {
+  /** The parent's exact request parameters; `forkContextMessages` is the history to summarise. */
+  readonly cacheSafeParams: CacheSafeParams;
+  /** Appended as the one new user message after the parent's prefix (R-F3). */
+  readonly instruction: string;
+  readonly signal: AbortSignal;
+  /** `compact` (default) or `session_memory`: sent as the request's query source (R-L3). */
+  readonly querySource?: "compact" | "session_memory";
+}
+
+export type CompactRunResult =
+  | { readonly ok: true; readonly summary: string; readonly usage: Usage }
+  | { readonly ok: false; readonly error: string };
+
+/** Runs one compact request: the parent's exact prefix + one instruction (cache-safe, R-F3). */
+export type CompactRunner = (request: CompactRequest) => Promise<CompactRunResult>;
+
+export interface RecentFilesOptions {
+  readonly maxTokens: number;
+  readFile(path: string): Promise<string | null>;
+}
+
+export interface CompactConversationInput {
+  readonly messages: readonly Message[];
+  readonly cacheSafeParams: CacheSafeParams | undefined;
+  readonly runCompact: CompactRunner;
+  /** Extra instructions (a `/compact <text>` argument). */
+  readonly instructions?: string;
+  readonly trigger: CompactTrigger;
+  readonly signal?: AbortSignal;
+  /** Token budget of the verbatim tail (default: a fifth of the current count). */
+  readonly tailTokens?: number;
+  /** Current token count (default: tokenCountWithEstimation of `messages`). */
+  readonly preTokens?: number;
+  /** R-C5: start from these notes instead of a model summary when they cover enough. */
+  readonly sessionNotes?: SessionNotes | null;
+  /** With session notes: only use them if the result is at most this many tokens. */
+  readonly targetTokens?: number;
+  readonly recentFiles?: RecentFilesOptions;
+  readonly factory?: MessageFactory;
+}
+
+export type CompactSource = "model" | "session_memory" | "truncation";
+
+export type CompactOutcome =
+  | {
+      readonly ok: true;
+      readonly messages: readonly Message[];
+      readonly boundary: SystemMessage;
+      readonly summary: string;
+      readonly source: CompactSource;
+      readonly preTokens: number;
+      readonly postTokens: number;
+      /** Reasons the model's earlier summaries were rejected, in order. */
+      readonly rejections: readonly string[];
+      readonly usage: readonly Usage[];
+    }
+  | { readonly ok: false; readonly error: string; readonly usage: readonly Usage[] };
+
+/** Model summary attempts before the truncation fallback: the first try and one retry. */
+const SUMMARY_ATTEMPTS = 2;
+
+/**
+ * Replaces everything before the protected tail by one summary message (R-C4, R-C6, manual
+ * /compact). The summary comes from session notes when they cover the replaced part (R-C5), else
+ * from a compact request through `runCompact` with the parent's exact prefix; a summary that is
+ * not smaller than what it replaces or that dropped the active task is retried once, then
+ * replaced by a truncation summary. The active task is also pinned verbatim next to the summary.
+ * A runner failure is `{ ok: false }` (it counts toward the auto-compact breaker).
+ */
+export async function compactConversation(input: CompactConversationInput): Promise<CompactOutcome> {
+  const { messages } = input;
+  const factory = input.factory ?? defaultMessageFactory;
+  const preTokens = input.preTokens ?? tokenCountWithEstimation(messages);
+  const activeTask = findActiveTask(messages);
+  const usage: Usage[] = [];
+
+  const fromNotes = input.sessionNotes ? planFromSessionNotes(input, input.sessionNotes, activeTask) : null;
+  if (fromNotes) {
+    return finish(input, factory, {
+      tailStart: fromNotes.tailStart,
+      summary: input.sessionNotes!.text.trim(),
+      source: "session_memory",
+      activeTask,
+      preTokens,
+      rejections: [],
+      usage,
+    });
+  }
+
+  const tailStart = protectedTailStart(messages, input.tailTokens ?? Math.floor(preTokens / 5));
+  if (tailStart <= 0)
+    return { ok: false, error: "nothing to compact: no safe place to cut the history", usage };
+  const replacedTokens = sumTokens(messages.slice(0, tailStart));
+  if (!input.cacheSafeParams) {
+    return {
+      ok: false,
+      error: "no cache-safe parameters yet: the compact request needs the parent's prefix",
+      usage,
+    };
+  }
+
+  const signal = input.signal ?? new AbortController().signal;
+  const rejections: string[] = [];
+  for (let attempt = 0; attempt < SUMMARY_ATTEMPTS; attempt++) {
+    const instruction =
+      attempt === 0
+        ? buildCompactInstruction(input.instructions)
+        : buildRetryInstruction(input.instructions, rejections.at(-1) ?? "", Math.floor(replacedTokens / 2));
+    const result = await input.runCompact({
+      cacheSafeParams: { ...input.cacheSafeParams, forkContextMessages: messages },
+      instruction,
+      signal,
+      querySource: "compact",
+    });
+    if (!result.ok) return { ok: false, error: result.error, usage };
+    usage.push(result.usage);
+    const summary = extractSummary(result.summary);
+    const verdict = validateSummary(summary, { tokens: replacedTokens }, activeTask);
+    if (verdict.ok) {
+      return finish(input, factory, {
+        tailStart,
+        summary,
+        source: "model",
+        activeTask,
+        preTokens,
+        rejections,
+        usage,
+      });
+    }
+    rejections.push(verdict.reason);
+  }
+  const summary = buildTruncationSummary({
+    replaced: messages.slice(0, tailStart),
+    activeTask,
+    files: recentlyTouchedFiles(messages.slice(0, tailStart)),
+    maxTokens: Math.floor(replacedTokens / 2),
+  });
+  return finish(input, factory, {
+    tailStart,
+    summary,
+    source: "truncation",
+    activeTask,
+    preTokens,
+    rejections,
+    usage,
+  });
+}
+
+/**
+ * Tokens of the request outside `messages` (system prompt and tools), so that post-compaction
+ * counts compare with the API's pre-compaction usage. Estimated from the cache-safe parameters
+ * (an over-estimate, R-C8); without them, what the authoritative count has beyond the messages.
+ */
+function prefixOverheadTokens(input: CompactConversationInput, preTokens: number): number {
+  const params = input.cacheSafeParams;
+  if (params)
+    return (
+      estimateTextTokens(JSON.stringify(params.systemPrompt)) +
+      estimateTextTokens(JSON.stringify(params.tools))
+    );
+  return Math.max(0, preTokens - sumTokens(input.messages));
+}
+
+function sumTokens(messages: readonly Message[]): number {
+  let tokens = 0;
+  for (const message of messages) tokens += estimateMessageTokens(message);
+  return tokens;
+}
+
+/**
+ * R-C5: notes cover the history up to `coveredUuid`; cut just after it (at a safe cut at or before
+ * it) so no replaced message is missing from the notes. Null when the notes are unusable: not
+ * found, not covering anything, the result would not fit `targetTokens`, or they fail validation.
+ */
+function planFromSessionNotes(
+  input: CompactConversationInput,
+  notes: SessionNotes,
+  activeTask: string | null,
+): { readonly tailStart: number } | null {
+  const { messages } = input;
+  const covered = messages.findIndex((message) => message.uuid === notes.coveredUuid);
+  if (covered < 0) return null;
+  let tailStart = Math.min(covered + 1, messages.length - 1);
+  while (tailStart > 0 && !isSafeCut(messages, tailStart)) tailStart--;
+  if (tailStart <= 0) return null;
+  const replacedTokens = sumTokens(messages.slice(0, tailStart));
+  if (!validateSummary(notes.text, { tokens: replacedTokens }, activeTask).ok) return null;
+  const post = estimateTextTokens(notes.text) + sumTokens(messages.slice(tailStart));
+  if (input.targetTokens !== undefined && post > input.targetTokens) return null;
+  return { tailStart };
+}
+
+async function finish(
+  input: CompactConversationInput,
+  factory: MessageFactory,
+  result: {
+    readonly tailStart: number;
+    readonly summary: string;
+    readonly source: CompactSource;
+    readonly activeTask: string | null;
+    readonly preTokens: number;
+    readonly rejections: readonly string[];
+    readonly usage: readonly Usage[];
+  },
+): Promise<CompactOutcome> {
+  const replaced = input.messages.slice(0, result.tailStart);
+  const tail = input.messages.slice(result.tailStart);
+  const tailPaths = new Set(recentlyTouchedFiles(tail));
+  const files = input.recentFiles
+    ? await attachRecentFiles(
+        recentlyTouchedFiles(replaced).filter((path) => !tailPaths.has(path)),
+        input.recentFiles,
+      )
+    : [];
+  const text = [
+    `This session continues an earlier conversation that was compacted (${input.trigger}) to fit the context window. The summary below replaces ${replaced.length} earlier messages; the newest messages follow it verbatim.`,
+    `<summary>\n${result.summary}\n</summary>`,
+    result.activeTask === null
+      ? ""
+      : `The task in progress (verbatim):\n<active-task>\n${result.activeTask}\n</active-task>`,
+    files.length === 0
+      ? ""
+      : `Files touched before the compaction, re-read from disk:\n${formatAttachedFiles(files)}`,
+  ]
+    .filter((part) => part.length > 0)
+    .join("\n\n");
+  const summaryMessage = makeUserMessage(factory, text, null);
+  const postTokens = prefixOverheadTokens(input, result.preTokens) + sumTokens([summaryMessage, ...tail]);
+  const boundary = makeBoundary(
+    factory,
+    "compact_boundary",
+    `Conversation compacted (${input.trigger}, ${result.source}): ${result.preTokens} → ${postTokens} tokens`,
+    null,
+    { trigger: input.trigger, preTokens: result.preTokens, postTokens },
+  );
+  return {
+    ok: true,
+    messages: [boundary, { ...summaryMessage, parentUuid: boundary.uuid }, ...tail],
+    boundary,
+    summary: result.summary,
+    source: result.source,
+    preTokens: result.preTokens,
+    postTokens,
+    rejections: result.rejections,
+    usage: result.usage,
+  };
+}

@@ -1,0 +1,422 @@
+import {
+  type AutoCompactTracking,
+  type ContextPipeline,
+  type ContextStageInput,
+  type ContextStageResult,
+  estimateMessageTokens,
+  getModelInfo,
+  type Message,
+  type ModelInfo,
+  type SystemMessage,
+  tokenCountWithEstimation,
+} from "@forkloop/loop-core";
+import { applyCollapse, findCollapsibleSpans, planCollapse } from "./collapse.js";
+import {
+  type CompactRunner,
+  type CompactTrigger,
+  compactConversation,
+  type RecentFilesOptions,
+} from "./compact-conversation.js";
+import type { CompactionEvent } from "./events.js";
+import { defaultMessageFactory, type MessageFactory, makeBoundary } from "./message-shape.js";
+import { clearToolResults, selectToolResultsToClear } from "./microcompact.js";
+import { protectedTailStart } from "./protected-tail.js";
+import {
+  buildSessionMemoryInstruction,
+  type SessionMemoryStore,
+  shouldUpdateSessionMemory,
+} from "./session-memory.js";
+import { planSnip } from "./snip.js";
+import { extractSummary } from "./summary.js";
+import {
+  decideAutoCompact,
+  MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES,
+  type Thresholds,
+  thresholdsFor,
+} from "./thresholds.js";
+import { applyToolResultBudget } from "./tool-result-budget.js";
+
+export interface ContextPipelineOptions {
+  /** Runs compact and session-memory requests; the orchestrator runs it as a forked sub-agent. */
+  readonly runCompact: CompactRunner;
+  /** Thresholds come from the model catalog (R-C7); these entries win (e.g. a 24k test window). */
+  readonly modelOverrides?: readonly ModelInfo[];
+  /** Default true. Off: no auto-compact; snip then guards the blocking limit instead (R-C1). */
+  readonly autoCompactEnabled?: boolean;
+  /** Microcompact keeps the newest N tool results (default 5, R-C2). */
+  readonly keepRecentToolResults?: number;
+  /** Microcompact starts at this share of the auto-compact threshold (default 0.6). */
+  readonly microcompactTriggerRatio?: number;
+  /** Snip when the history holds more messages than this (default 4,000, R-C1). */
+  readonly maxMessages?: number;
+  /** R-C5: a notes file per session, refreshed every `sessionMemoryIntervalTokens` of growth. */
+  readonly sessionMemory?: SessionMemoryStore;
+  /** Default: a quarter of the auto-compact threshold. */
+  readonly sessionMemoryIntervalTokens?: number;
+  /** Re-attach the most recently touched files after a compaction, within `maxTokens`. */
+  readonly recentFiles?: RecentFilesOptions;
+  readonly onEvent?: (event: CompactionEvent) => void;
+  /** uuid and clock for the messages the pipeline creates (tests pin them). */
+  readonly messageFactory?: MessageFactory;
+}
+
+export interface CompactionPipeline extends ContextPipeline {
+  /** The token count the stages use: R-C8 corrected by what earlier stages freed. */
+  tokenCount(messages: readonly Message[]): number;
+  /** Manual `/compact [instructions]` on the current history. */
+  compactNow(
+    input: ContextStageInput & { readonly instructions?: string },
+  ): Promise<ContextStageResult & { readonly ok: boolean; readonly error?: string }>;
+  /** Resolves when no background session-memory update is running (tests, shutdown). */
+  settle(): Promise<void>;
+}
+
+/** Verbatim tail of an auto compaction, as a share of the auto-compact threshold. */
+const TAIL_SHARE = 0.3;
+/** Reactive compaction runs over the hard limit: keep a smaller tail so the retry fits. */
+const REACTIVE_TAIL_SHARE = 0.15;
+/** Collapse and snip aim this far below their line, so they do not fire again next turn. */
+const TARGET_SHARE = 0.85;
+/** Microcompact only clears when it frees at least this share of the threshold (one cache break per batch). */
+const CLEAR_AT_LEAST_SHARE = 0.1;
+/** Pipeline count corrections kept (one per assistant message seen; old ones are useless). */
+const MAX_ADJUSTMENTS = 64;
+
+/** Implements loop-core's ContextPipeline (§4): R-C0 … R-C6 with the thresholds of R-C7. */
+export function createContextPipeline(options: ContextPipelineOptions): CompactionPipeline {
+  const factory = options.messageFactory ?? defaultMessageFactory;
+  const emit = (event: CompactionEvent): void => options.onEvent?.(event);
+  const autoCompactEnabled = options.autoCompactEnabled ?? true;
+  const keepRecent = options.keepRecentToolResults ?? 5;
+  /**
+   * R-C8 count corrections. tokenCountWithEstimation trusts the latest response's usage for
+   * everything before it; once a stage rewrote that part (snip, microcompact, collapse, compact)
+   * the usage is stale until the next response. Keyed by that response's uuid, so a new response
+   * (fresh usage) drops the correction by itself.
+   */
+  const adjustments = new Map<string, number>();
+  let sessionMemoryTask: Promise<void> | null = null;
+
+  function anchor(messages: readonly Message[]): string {
+    for (let index = messages.length - 1; index >= 0; index--) {
+      const message = messages[index]!;
+      if (message.type === "assistant" && !message.apiError) return message.uuid;
+    }
+    return "";
+  }
+
+  function tokenCount(messages: readonly Message[]): number {
+    return tokenCountWithEstimation(messages) + (adjustments.get(anchor(messages)) ?? 0);
+  }
+
+  function recordCount(messages: readonly Message[], count: number): void {
+    const key = anchor(messages);
+    adjustments.delete(key);
+    adjustments.set(key, count - tokenCountWithEstimation(messages));
+    while (adjustments.size > MAX_ADJUSTMENTS) adjustments.delete(adjustments.keys().next().value!);
+  }
+
+  function thresholds(model: string): Thresholds {
+    return thresholdsFor(getModelInfo(model, options.modelOverrides));
+  }
+
+  function exempt(input: ContextStageInput): boolean {
+    // A compact or session-memory fork must send the parent's prefix byte for byte (R-F3, R-L3).
+    return input.querySource === "compact" || input.querySource === "session_memory";
+  }
+
+  function autoCompactUsable(tracking: AutoCompactTracking): boolean {
+    return autoCompactEnabled && tracking.consecutiveFailures < MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES;
+  }
+
+  function unchanged(input: ContextStageInput): ContextStageResult {
+    return { messages: input.messages, boundaries: [], tokensFreed: 0, tracking: input.tracking };
+  }
+
+  /** Records the new count after a stage and builds its result. */
+  function rewritten(
+    input: ContextStageInput,
+    before: number,
+    messages: readonly Message[],
+    tokensFreed: number,
+    boundaries: readonly SystemMessage[],
+    tracking: AutoCompactTracking = input.tracking,
+  ): ContextStageResult {
+    recordCount(messages, Math.max(0, before - tokensFreed));
+    return { messages, boundaries, tokensFreed, tracking };
+  }
+
+  function budgetAndSnip(input: ContextStageInput): ContextStageResult {
+    if (exempt(input)) return unchanged(input);
+    const before = tokenCount(input.messages);
+    const budget = applyToolResultBudget(input.messages, input.tools);
+    let messages = budget.messages;
+    let freed = changedTokens(input.messages, messages);
+    if (budget.cappedToolUseIds.length > 0) {
+      emit({
+        type: "tool_results_capped",
+        toolUseIds: budget.cappedToolUseIds,
+        charsRemoved: budget.charsRemoved,
+      });
+    }
+    const limits = thresholds(input.model);
+    const maxMessages = options.maxMessages ?? 4_000;
+    // With a working auto-compact, tokens are its job (a summary keeps more than a cut); snip
+    // guards the hard limit only when auto-compact is off or its breaker is open (R-C1, R-C7).
+    const snipOnTokens = !autoCompactUsable(input.tracking);
+    const plan = planSnip(messages, {
+      tokens: before - freed,
+      triggerTokens: snipOnTokens ? limits.blockingLimit : Number.POSITIVE_INFINITY,
+      targetTokens: Math.floor(limits.autoCompact * TARGET_SHARE),
+      maxMessages,
+      targetMessages: Math.floor(maxMessages * TARGET_SHARE),
+      tailStart: protectedTailStart(messages, Math.floor(limits.autoCompact * TAIL_SHARE)),
+    });
+    const boundaries: SystemMessage[] = [];
+    if (plan) {
+      const dropped = plan.to - plan.from;
+      const boundary = makeBoundary(
+        factory,
+        "snip_boundary",
+        `Snipped ${dropped} old messages (~${plan.tokensFreed} tokens) to stay within the context window`,
+        messages[plan.pinnedIndex]?.uuid ?? null,
+      );
+      messages = [...messages.slice(0, plan.from), ...messages.slice(plan.to)];
+      freed += plan.tokensFreed;
+      boundaries.push(boundary);
+      emit({ type: "snipped", messages: dropped, tokensFreed: plan.tokensFreed });
+    }
+    if (messages === input.messages) return unchanged(input);
+    return rewritten(input, before, messages, freed, boundaries);
+  }
+
+  async function microcompact(input: ContextStageInput): Promise<ContextStageResult> {
+    if (exempt(input)) return unchanged(input);
+    const tokens = tokenCount(input.messages);
+    const limits = thresholds(input.model);
+    const trigger = limits.autoCompact * (options.microcompactTriggerRatio ?? 0.6);
+    // At the auto-compact line the whole history is about to be summarised: clearing results now
+    // would only hide detail from the summary and change the prefix the compact request reads
+    // from the cache (R-F3).
+    if (tokens < trigger || (tokens >= limits.autoCompact && autoCompactUsable(input.tracking))) {
+      return unchanged(input);
+    }
+    const candidates = selectToolResultsToClear(input.messages, { keepRecent });
+    const total = candidates.reduce((sum, candidate) => sum + candidate.tokens, 0);
+    if (total < limits.autoCompact * CLEAR_AT_LEAST_SHARE) return unchanged(input);
+    const ids = candidates.map((candidate) => candidate.toolUseId);
+    const messages = clearToolResults(input.messages, new Set(ids));
+    const freed = changedTokens(input.messages, messages);
+    const boundary = makeBoundary(
+      factory,
+      "microcompact_boundary",
+      `Cleared ${ids.length} old tool results (~${freed} tokens)`,
+      null,
+    );
+    emit({ type: "microcompacted", toolUseIds: ids, tokensFreed: freed });
+    return rewritten(input, tokens, messages, freed, [boundary]);
+  }
+
+  async function collapse(input: ContextStageInput): Promise<ContextStageResult> {
+    if (exempt(input)) return unchanged(input);
+    const tokens = tokenCount(input.messages);
+    const limits = thresholds(input.model);
+    if (tokens < limits.autoCompact) return unchanged(input);
+    const spans = findCollapsibleSpans(
+      input.messages,
+      protectedTailStart(input.messages, Math.floor(limits.autoCompact * TAIL_SHARE)),
+    );
+    // R-C3 runs before auto-compact so that auto-compact is a no-op when collapse suffices; when it
+    // does not, the spans stay staged for drainCollapse and the summary sees the full detail.
+    const plan = planCollapse(spans, tokens - Math.floor(limits.autoCompact * TARGET_SHARE));
+    const chosen = plan ?? (autoCompactUsable(input.tracking) ? null : spans);
+    if (!chosen || chosen.length === 0) return unchanged(input);
+    const messages = applyCollapse(input.messages, chosen, factory);
+    const freed = chosen.reduce((sum, span) => sum + span.tokensFreed, 0);
+    emit({ type: "collapsed", spans: chosen.length, tokensFreed: freed, drained: false });
+    return rewritten(input, tokens, messages, freed, []);
+  }
+
+  async function drainCollapse(input: ContextStageInput): Promise<ContextStageResult | null> {
+    if (exempt(input)) return null;
+    const tokens = tokenCount(input.messages);
+    const spans = findCollapsibleSpans(input.messages, protectedTailStart(input.messages, 0));
+    if (spans.length === 0) return null;
+    const messages = applyCollapse(input.messages, spans, factory);
+    const freed = spans.reduce((sum, span) => sum + span.tokensFreed, 0);
+    emit({ type: "collapsed", spans: spans.length, tokensFreed: freed, drained: true });
+    return rewritten(input, tokens, messages, freed, []);
+  }
+
+  async function compact(
+    input: ContextStageInput,
+    trigger: CompactTrigger,
+    tailShare: number,
+    instructions?: string,
+  ): Promise<{ readonly result: ContextStageResult; readonly ok: boolean; readonly error?: string }> {
+    const tokens = tokenCount(input.messages);
+    const limits = thresholds(input.model);
+    emit({ type: "compact_started", trigger, preTokens: tokens });
+    if (sessionMemoryTask) await sessionMemoryTask;
+    const notes = options.sessionMemory ? await options.sessionMemory.load() : null;
+    const outcome = await compactConversation({
+      messages: input.messages,
+      cacheSafeParams: input.cacheSafeParams,
+      runCompact: options.runCompact,
+      trigger,
+      signal: input.signal,
+      tailTokens: Math.floor(limits.autoCompact * tailShare),
+      preTokens: tokens,
+      sessionNotes: notes,
+      targetTokens: Math.floor(limits.autoCompact * TARGET_SHARE),
+      factory,
+      ...(instructions === undefined ? {} : { instructions }),
+      ...(options.recentFiles === undefined ? {} : { recentFiles: options.recentFiles }),
+    });
+    if (!outcome.ok) {
+      const consecutiveFailures = input.tracking.consecutiveFailures + 1;
+      emit({ type: "compact_failed", trigger, error: outcome.error, consecutiveFailures });
+      return {
+        result: { ...unchanged(input), tracking: { ...input.tracking, consecutiveFailures } },
+        ok: false,
+        error: outcome.error,
+      };
+    }
+    emit({
+      type: "compact_succeeded",
+      trigger,
+      source: outcome.source,
+      preTokens: outcome.preTokens,
+      postTokens: outcome.postTokens,
+      rejections: outcome.rejections,
+    });
+    // A compaction that leaves the history over the line would fire again next turn, forever:
+    // it counts toward the breaker like a failure (R-L11), though its result is kept.
+    const ineffective = outcome.postTokens >= limits.autoCompact;
+    const tracking: AutoCompactTracking = {
+      compacted: true,
+      turnCounter: 0,
+      turnId: outcome.boundary.uuid,
+      consecutiveFailures: ineffective ? input.tracking.consecutiveFailures + 1 : 0,
+    };
+    recordCount(outcome.messages, outcome.postTokens);
+    if (notes && options.sessionMemory) {
+      await options.sessionMemory.save({ ...notes, tokensAtUpdate: outcome.postTokens });
+    }
+    return {
+      result: {
+        messages: outcome.messages,
+        boundaries: [outcome.boundary],
+        tokensFreed: Math.max(0, tokens - outcome.postTokens),
+        tracking,
+      },
+      ok: true,
+    };
+  }
+
+  function maybeUpdateSessionMemory(input: ContextStageInput, tokens: number, limits: Thresholds): void {
+    const store = options.sessionMemory;
+    const params = input.cacheSafeParams;
+    const last = input.messages.at(-1);
+    if (!store || !params || !last || sessionMemoryTask) return;
+    const interval = options.sessionMemoryIntervalTokens ?? Math.floor(limits.autoCompact / 4);
+    sessionMemoryTask = (async () => {
+      try {
+        const notes = await store.load();
+        if (!shouldUpdateSessionMemory({ tokens, notes, minTokens: interval, intervalTokens: interval }))
+          return;
+        // Background fork after the turn: the same prefix as the parent, one instruction (R-F3).
+        const result = await options.runCompact({
+          cacheSafeParams: { ...params, forkContextMessages: input.messages },
+          instruction: buildSessionMemoryInstruction(notes?.text ?? null),
+          signal: input.signal,
+          querySource: "session_memory",
+        });
+        if (!result.ok) {
+          emit({ type: "session_memory_failed", error: result.error });
+          return;
+        }
+        await store.save({
+          text: extractSummary(result.summary),
+          coveredUuid: last.uuid,
+          tokensAtUpdate: tokens,
+        });
+        emit({ type: "session_memory_updated", tokens, coveredUuid: last.uuid });
+      } catch (error) {
+        emit({
+          type: "session_memory_failed",
+          error: error instanceof Error ? error.message : String(error),
+        });
+      } finally {
+        sessionMemoryTask = null;
+      }
+    })();
+  }
+
+  async function autocompact(input: ContextStageInput): Promise<ContextStageResult> {
+    const tokens = tokenCount(input.messages);
+    const limits = thresholds(input.model);
+    const decision = decideAutoCompact({
+      tokens,
+      model: getModelInfo(input.model, options.modelOverrides),
+      tracking: input.tracking,
+      enabled: autoCompactEnabled,
+      querySource: input.querySource,
+    });
+    switch (decision.type) {
+      case "exempt_source":
+      case "disabled":
+        return unchanged(input);
+      case "below_threshold":
+        maybeUpdateSessionMemory(input, tokens, limits);
+        return unchanged(input);
+      case "breaker_open":
+        emit({ type: "breaker_open", consecutiveFailures: decision.consecutiveFailures });
+        return unchanged(input);
+      case "compact":
+        return (await compact(input, "auto", TAIL_SHARE)).result;
+      default: {
+        const exhaustive: never = decision;
+        return exhaustive;
+      }
+    }
+  }
+
+  async function reactiveCompact(input: ContextStageInput): Promise<ContextStageResult | null> {
+    if (exempt(input)) return null;
+    // R-C6: runs even with auto-compact off or its breaker open; the loop holds the one-shot guard.
+    const { result, ok } = await compact(input, "reactive", REACTIVE_TAIL_SHARE);
+    return ok ? result : null;
+  }
+
+  return {
+    budgetAndSnip,
+    microcompact,
+    collapse,
+    autocompact,
+    drainCollapse,
+    reactiveCompact,
+    tokenCount,
+    async compactNow(input) {
+      const { result, ok, error } = await compact(input, "manual", TAIL_SHARE, input.instructions);
+      return { ...result, ok, ...(error === undefined ? {} : { error }) };
+    },
+    async settle() {
+      while (sessionMemoryTask) await sessionMemoryTask;
+    },
+  };
+}
+
+/** Estimated tokens removed between two same-length histories (unchanged messages are shared). */
+function changedTokens(before: readonly Message[], after: readonly Message[]): number {
+  if (before === after) return 0;
+  let freed = 0;
+  const length = Math.max(before.length, after.length);
+  for (let index = 0; index < length; index++) {
+    const old = before[index];
+    const next = after[index];
+    if (old === next) continue;
+    freed += (old ? estimateMessageTokens(old) : 0) - (next ? estimateMessageTokens(next) : 0);
+  }
+  return freed;
+}
