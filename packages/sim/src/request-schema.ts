@@ -45,13 +45,13 @@ const toolResult = z.looseObject({
 });
 
 // A thinking block has no cache_control field: the API rejects one as an extra input (§5).
-const thinking = z.object({
+const thinking = z.strictObject({
   type: z.literal("thinking"),
   thinking: z.string(),
   signature: z.string(),
 });
 
-const redactedThinking = z.object({
+const redactedThinking = z.strictObject({
   type: z.literal("redacted_thinking"),
   data: z.string(),
 });
@@ -150,15 +150,27 @@ export type MessageParam = z.infer<typeof messageSchema>;
 export type CacheControl = z.infer<typeof cacheControl>;
 
 /** Renders a zod issue in the API's style: `messages.0.content.0.text: Field required`. */
-export function describeIssue(issue: z.core.$ZodIssue): string {
-  const path = issue.path.map(String).join(".");
+export function describeIssue(issue: z.core.$ZodIssue, prefix: readonly PropertyKey[] = []): string {
+  const path = [...prefix, ...issue.path];
+  if (issue.code === "invalid_union" && issue.errors.length > 0) {
+    // Report the branch that got furthest (e.g. the block array rather than the string form).
+    const deepest = issue.errors
+      .flat()
+      .reduce<z.core.$ZodIssue | null>(
+        (best, i) => (best === null || i.path.length > best.path.length ? i : best),
+        null,
+      );
+    if (deepest && deepest.path.length > 0) return describeIssue(deepest, path);
+  }
   let message = issue.message;
   if (issue.code === "invalid_type") {
     message = issue.input === undefined ? "Field required" : `Input should be a valid ${issue.expected}`;
-  } else if (issue.code === "invalid_union" && "discriminator" in issue) {
+  } else if (issue.code === "invalid_union") {
     message = "Input tag does not match any of the expected tags";
   } else if (issue.code === "unrecognized_keys") {
-    message = "Extra inputs are not permitted";
+    const key = issue.keys[0];
+    return `${[...path, ...(key ? [key] : [])].map(String).join(".")}: Extra inputs are not permitted`;
   }
-  return path ? `${path}: ${message}` : message;
+  const text = path.map(String).join(".");
+  return text ? `${text}: ${message}` : message;
 }

@@ -1,1 +1,27 @@
-export {};
+import type { Brain, BrainReply, ReplyBlock } from "../types.js";
+
+/** A brain that always answers with one text block. */
+export function textBrain(text: string): Brain {
+  return () => ({ content: [{ type: "text", text }] });
+}
+
+/**
+ * A brain that answers the n-th request it sees with `replies[n]` (the last one repeats), and
+ * records the requests it saw. Blocks may be given directly for brevity.
+ */
+export function sequenceBrain(replies: readonly (BrainReply | readonly ReplyBlock[])[]): Brain & {
+  readonly seen: Parameters<Brain>[0][];
+} {
+  const seen: Parameters<Brain>[0][] = [];
+  const brain = (request: Parameters<Brain>[0]): BrainReply => {
+    seen.push(request);
+    const reply = replies[Math.min(seen.length - 1, replies.length - 1)];
+    if (reply === undefined) throw new Error("sequenceBrain: no replies given");
+    return isBlocks(reply) ? { content: reply } : reply;
+  };
+  return Object.assign(brain, { seen });
+}
+
+function isBlocks(reply: BrainReply | readonly ReplyBlock[]): reply is readonly ReplyBlock[] {
+  return Array.isArray(reply);
+}
