@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ItemState, ItemUsage } from "./job-backend.js";
 import { cacheReadShare, formatCount, formatDuration } from "./progress-display.js";

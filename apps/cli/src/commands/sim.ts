@@ -1,0 +1,98 @@
+import { type FaultSpec, loadScenario, parseFaultSpec, type Scenario, startSimulator } from "@forkloop/sim";
+import { z } from "zod";
+import { CliError } from "../cli-error.js";
+import type { CommandContext } from "../command-context.js";
+import { EXIT, type ExitCode } from "../exit-codes.js";
+import { parseCommand } from "../flags.js";
+
+export const SIM_USAGE = `Usage: forkloop sim [--port N] [--scenario FILE] [--faults SPEC] [--latency none|realistic] [--seed N]
+
+Runs the forkloop simulator (an Anthropic-Messages-compatible server; its replies are simulated,
+not from a real model) until Ctrl+C. Point any client at it with
+ANTHROPIC_BASE_URL=<printed url> ANTHROPIC_API_KEY=<anything>.
+
+  --port N            port on 127.0.0.1 (default 0 = a free port; the URL is printed)
+  --scenario FILE     a scripted scenario (JSON); default the built-in policy brain
+  --faults SPEC       fault injection, e.g. "429@1,529@2-3" or "random:seed=7,p429=0.1"
+  --latency MODE      none (default) or realistic (time to first token + tokens/s)
+  --seed N            seed of the deterministic replies (default 0)`;
+
+const simSchema = z.object({
+  help: z.boolean().optional(),
+  port: z
+    .string()
+    .regex(/^\d+$/, "must be a whole number, e.g. --port 8080 (0 picks a free port)")
+    .transform(Number)
+    .refine((port) => port <= 65_535, "must be at most 65535")
+    .optional(),
+  scenario: z.string().min(1, "give the path of a scenario JSON file").optional(),
+  faults: z.string().min(1, 'give a fault spec, e.g. --faults "429@1,529@2"').optional(),
+  latency: z
+    .enum(["none", "realistic"], { message: "must be none or realistic, e.g. --latency realistic" })
+    .optional(),
+  seed: z.string().regex(/^\d+$/, "must be a whole number, e.g. --seed 7").transform(Number).optional(),
+});
+
+export async function simCommand(argv: readonly string[], context: CommandContext): Promise<ExitCode> {
+  const { flags, positionals } = parseCommand(
+    {
+      command: "sim",
+      usage: SIM_USAGE,
+      schema: simSchema,
+      options: {
+        help: { type: "boolean", short: "h" },
+        port: { type: "string" },
+        scenario: { type: "string" },
+        faults: { type: "string" },
+        latency: { type: "string" },
+        seed: { type: "string" },
+      },
+    },
+    argv,
+  );
+  if (flags.help) {
+    context.stdout.write(`${SIM_USAGE}\n`);
+    return EXIT.ok;
+  }
+  if (positionals.length > 0) {
+    throw new CliError(`forkloop sim takes no arguments (got "${positionals.join(" ")}").\n\n${SIM_USAGE}`);
+  }
+  const faults = flags.faults === undefined ? undefined : parseFaultsFlag(flags.faults);
+  const scenario = flags.scenario === undefined ? undefined : await loadScenarioFlag(flags.scenario);
+  const simulator = await startSimulator({
+    port: flags.port ?? 0,
+    latency: flags.latency ?? "none",
+    seed: flags.seed ?? 0,
+    ...(faults === undefined ? {} : { faults }),
+    ...(scenario === undefined ? {} : { scenario }),
+  });
+  // The first stdout line is the URL, so scripts (and the e2e tests) can read where it listens.
+  context.stdout.write(`${simulator.url}\n`);
+  context.stderr.write(
+    `forkloop sim: simulator listening on ${simulator.url} (replies are simulated, not from a real model). Ctrl+C stops it.\n`,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    context.signal.addEventListener("abort", stop, { once: true });
+  });
+  await simulator.close();
+  return EXIT.ok;
+}
+
+export function parseFaultsFlag(text: string, flag = "--faults"): FaultSpec {
+  try {
+    return parseFaultSpec(text);
+  } catch (error) {
+    throw new CliError(
+      `${flag} "${text}": ${error instanceof Error ? error.message : String(error)}. Example: --faults "429@1,529@2-3" or "random:seed=7,p429=0.1".`,
+    );
+  }
+}
+
+async function loadScenarioFlag(path: string): Promise<Scenario> {
+  try {
+    return await loadScenario(path);
+  } catch (error) {
+    throw new CliError(`--scenario ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

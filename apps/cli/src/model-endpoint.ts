@@ -1,0 +1,81 @@
+import { startSimulator } from "@forkloop/sim";
+import { z } from "zod";
+import { CliError } from "./cli-error.js";
+import { parseFaultsFlag } from "./commands/sim.js";
+
+/** Where model requests go; workers get only this plain data and build their own SDK client. */
+export interface ModelEndpoint {
+  readonly apiKey: string;
+  readonly baseURL?: string;
+}
+
+export interface ModelSource {
+  readonly endpoint: ModelEndpoint;
+  /** True when replies come from the embedded simulator (announced on stderr, R: honesty). */
+  readonly simulated: boolean;
+  close(): Promise<void>;
+}
+
+const envSchema = z.object({
+  ANTHROPIC_API_KEY: z.string().optional(),
+  ANTHROPIC_BASE_URL: z.url({ message: "must be a URL such as https://api.anthropic.com" }).optional(),
+  FORKLOOP_SIM_LATENCY: z.enum(["none", "realistic"], { message: "must be none or realistic" }).optional(),
+  FORKLOOP_SIM_FAULTS: z.string().optional(),
+});
+
+export const SIMULATOR_NOTICE =
+  "forkloop: ANTHROPIC_API_KEY is not set, so replies come from the built-in simulator, not a real model. " +
+  "Set ANTHROPIC_API_KEY (and optionally ANTHROPIC_BASE_URL) to use a real endpoint.";
+
+/**
+ * Model selection (SPEC §5): `ANTHROPIC_API_KEY` (+ optional `ANTHROPIC_BASE_URL`) → that
+ * endpoint; otherwise the simulator starts in-process on a free port and ONE stderr line says the
+ * replies are simulated. `FORKLOOP_SIM_LATENCY` (default realistic) and `FORKLOOP_SIM_FAULTS`
+ * tune the embedded simulator.
+ */
+export async function resolveModelSource(
+  env: NodeJS.ProcessEnv,
+  notice: (line: string) => void,
+): Promise<ModelSource> {
+  const parsed = envSchema.safeParse(emptyToUndefined(env));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new CliError(`environment variable ${String(issue?.path[0])}: ${issue?.message}. Fix or unset it.`);
+  }
+  const vars = parsed.data;
+  if (vars.ANTHROPIC_API_KEY !== undefined) {
+    return {
+      endpoint: {
+        apiKey: vars.ANTHROPIC_API_KEY,
+        ...(vars.ANTHROPIC_BASE_URL === undefined ? {} : { baseURL: vars.ANTHROPIC_BASE_URL }),
+      },
+      simulated: false,
+      close: async () => {},
+    };
+  }
+  if (vars.ANTHROPIC_BASE_URL !== undefined) {
+    throw new CliError(
+      "ANTHROPIC_BASE_URL is set but ANTHROPIC_API_KEY is not. Set ANTHROPIC_API_KEY too (any value for a local server), or unset ANTHROPIC_BASE_URL to use the built-in simulator.",
+    );
+  }
+  const faults =
+    vars.FORKLOOP_SIM_FAULTS === undefined
+      ? undefined
+      : parseFaultsFlag(vars.FORKLOOP_SIM_FAULTS, "FORKLOOP_SIM_FAULTS");
+  const simulator = await startSimulator({
+    latency: vars.FORKLOOP_SIM_LATENCY ?? "realistic",
+    ...(faults === undefined ? {} : { faults }),
+  });
+  notice(SIMULATOR_NOTICE);
+  return {
+    endpoint: { apiKey: "forkloop-simulator", baseURL: simulator.url },
+    simulated: true,
+    close: () => simulator.close(),
+  };
+}
+
+function emptyToUndefined(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
+  return Object.fromEntries(
+    Object.entries(env).map(([key, value]) => [key, value === "" ? undefined : value]),
+  );
+}

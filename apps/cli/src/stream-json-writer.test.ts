@@ -1,0 +1,120 @@
+import { createAssistantMessage, createUserMessage, type Terminal } from "@forkloop/loop-core";
+import { describe, expect, it } from "vitest";
+import { streamJsonLineSchema } from "./stream-json.js";
+import { StreamJsonWriter } from "./stream-json-writer.js";
+
+const usage = {
+  input_tokens: 100,
+  output_tokens: 20,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: 1_000,
+  cache_creation: null,
+  server_tool_use: null,
+  service_tier: null,
+} as never;
+
+function reply(content: unknown[], stop: "end_turn" | "tool_use") {
+  return createAssistantMessage({
+    id: "msg_1",
+    type: "message",
+    role: "assistant",
+    model: "claude-sonnet-4-5",
+    content,
+    stop_reason: stop,
+    stop_sequence: null,
+    usage,
+  } as never);
+}
+
+describe("stream-json writer (Claude Code–compatible headless lines)", () => {
+  it("every line validates; one assistant line per content block; result carries usage, cost, turns", () => {
+    let clock = 0;
+    const writer = new StreamJsonWriter({ sessionId: "s1", now: () => clock });
+    const lines = [
+      writer.init({
+        cwd: "/w",
+        tools: ["Read"],
+        model: "claude-sonnet-4-5",
+        permissionMode: "default",
+        simulated: true,
+      }),
+      ...writer.lines({ type: "request_start", model: "claude-sonnet-4-5", querySource: "sdk" }),
+      ...((clock = 40), []),
+      ...writer.lines(
+        reply(
+          [
+            { type: "text", text: "Reading." },
+            { type: "tool_use", id: "toolu_1", name: "Read", input: { file_path: "/w/a.ts" } },
+          ],
+          "tool_use",
+        ),
+      ),
+      ...writer.lines(createUserMessage([{ type: "tool_result", tool_use_id: "toolu_1", content: "1\tx" }])),
+      ...writer.lines({
+        type: "api_retry",
+        attempt: 1,
+        maxRetries: 2,
+        delayMs: 500,
+        error: "429 rate_limit_error",
+      }),
+      ...writer.lines(reply([{ type: "text", text: "It exports x." }], "end_turn")),
+    ];
+    const terminal: Terminal = {
+      reason: "completed",
+      turnCount: 2,
+      messages: [],
+      usage: {
+        inputTokens: 200,
+        outputTokens: 40,
+        cacheCreationInputTokens: 0,
+        cacheReadInputTokens: 2_000,
+        apiCalls: 2,
+      },
+    };
+    lines.push(writer.result(terminal, { durationMs: 90, permissionDenials: [] }));
+    for (const line of lines)
+      expect(streamJsonLineSchema.safeParse(JSON.parse(JSON.stringify(line))).success).toBe(true);
+    expect(lines.map((line) => ("subtype" in line ? `${line.type}/${line.subtype}` : line.type))).toEqual([
+      "system/init",
+      "assistant",
+      "assistant",
+      "user",
+      "system/api_retry",
+      "assistant",
+      "result/success",
+    ]);
+    const result = lines.at(-1);
+    expect(result).toMatchObject({
+      num_turns: 2,
+      result: "It exports x.",
+      duration_api_ms: 40,
+      usage: { cache_read_input_tokens: 2_000 },
+      terminal_reason: "completed",
+    });
+    // 2 × (100 × $3 + 1000 × $0.3 + 20 × $15) per million tokens
+    expect((result as { total_cost_usd: number }).total_cost_usd).toBeCloseTo(
+      (2 * (300 + 300 + 300)) / 1e6,
+      10,
+    );
+  });
+
+  it("a max_turns terminal is error_max_turns with is_error", () => {
+    const writer = new StreamJsonWriter({ sessionId: "s1" });
+    const line = writer.result(
+      {
+        reason: "max_turns",
+        turnCount: 1,
+        messages: [],
+        usage: {
+          inputTokens: 0,
+          outputTokens: 0,
+          cacheCreationInputTokens: 0,
+          cacheReadInputTokens: 0,
+          apiCalls: 1,
+        },
+      },
+      { durationMs: 1, permissionDenials: [] },
+    );
+    expect(line).toMatchObject({ subtype: "error_max_turns", is_error: true });
+  });
+});

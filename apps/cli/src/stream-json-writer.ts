@@ -1,0 +1,217 @@
+import { randomUUID } from "node:crypto";
+import type { AssistantMessage, LoopEvent, ModelInfo, Terminal } from "@forkloop/loop-core";
+import { costUsd, getModelInfo } from "@forkloop/loop-core";
+import type { ResultLine, StreamJsonLine } from "./stream-json.js";
+
+export interface PermissionDenialRecord {
+  readonly tool_name: string;
+  readonly tool_use_id: string;
+  readonly tool_input: Record<string, unknown>;
+}
+
+interface ModelUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadInputTokens: number;
+  cacheCreationInputTokens: number;
+  costUSD: number;
+  contextWindow: number;
+}
+
+/**
+ * Turns the loop's events into Claude Code–compatible headless lines (stream-json.ts) and keeps
+ * the run's accounting (cost per model from each response's usage, API time) for the `result`
+ * line. Pure apart from the injected clock: tests feed it events and validate the lines.
+ */
+export class StreamJsonWriter {
+  readonly #sessionId: string;
+  readonly #includePartial: boolean;
+  readonly #now: () => number;
+  readonly #modelOverrides: readonly ModelInfo[];
+  readonly #modelUsage: Record<string, ModelUsage> = {};
+  #requestStartedAt: number | undefined;
+  #apiMs = 0;
+  #lastAssistant: AssistantMessage | undefined;
+
+  constructor(options: {
+    sessionId: string;
+    includePartialMessages?: boolean;
+    now?: () => number;
+    modelOverrides?: readonly ModelInfo[];
+  }) {
+    this.#sessionId = options.sessionId;
+    this.#includePartial = options.includePartialMessages ?? false;
+    this.#now = options.now ?? Date.now;
+    this.#modelOverrides = options.modelOverrides ?? [];
+  }
+
+  #base() {
+    return { session_id: this.#sessionId, uuid: randomUUID() };
+  }
+
+  init(info: {
+    cwd: string;
+    tools: readonly string[];
+    model: string;
+    permissionMode: string;
+    simulated: boolean;
+  }): StreamJsonLine {
+    return {
+      type: "system",
+      subtype: "init",
+      ...this.#base(),
+      cwd: info.cwd,
+      tools: [...info.tools],
+      model: info.model,
+      permissionMode: info.permissionMode,
+      apiKeySource: info.simulated ? "none" : "ANTHROPIC_API_KEY",
+      simulated: info.simulated,
+    };
+  }
+
+  /** The lines one loop event becomes (often none: request_start, snapshots, summaries). */
+  lines(event: LoopEvent): StreamJsonLine[] {
+    switch (event.type) {
+      case "assistant":
+        return this.#assistant(event);
+      case "user":
+        return [
+          {
+            type: "user",
+            session_id: this.#sessionId,
+            uuid: event.uuid,
+            message: { role: "user", content: structuredClone(event.message.content) as never },
+            parent_tool_use_id: null,
+          },
+        ];
+      case "system":
+        if (event.subtype !== "compact_boundary" || !event.compactMetadata) return [];
+        return [
+          {
+            type: "system",
+            subtype: "compact_boundary",
+            session_id: this.#sessionId,
+            uuid: event.uuid,
+            compact_metadata: {
+              trigger: event.compactMetadata.trigger,
+              pre_tokens: event.compactMetadata.preTokens,
+              post_tokens: event.compactMetadata.postTokens,
+            },
+          },
+        ];
+      case "stream_event":
+        return this.#includePartial
+          ? [{ type: "stream_event", ...this.#base(), event: event.event as never, parent_tool_use_id: null }]
+          : [];
+      case "request_start":
+        this.#requestStartedAt = this.#now();
+        return [];
+      case "api_retry":
+        return [
+          {
+            type: "system",
+            subtype: "api_retry",
+            ...this.#base(),
+            attempt: event.attempt,
+            max_retries: event.maxRetries,
+            retry_delay_ms: event.delayMs,
+            error: event.error,
+          },
+        ];
+      case "model_fallback":
+        return [
+          { type: "system", subtype: "model_fallback", ...this.#base(), from: event.from, to: event.to },
+        ];
+      case "tombstone":
+        return [{ type: "system", subtype: "tombstone", ...this.#base(), removed_uuid: event.uuid }];
+      case "tool_use_summary":
+      case "state_snapshot":
+        return [];
+      default: {
+        const unreachable: never = event;
+        throw new Error(`unknown loop event ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+
+  #assistant(event: AssistantMessage): StreamJsonLine[] {
+    if (this.#requestStartedAt !== undefined) {
+      this.#apiMs += this.#now() - this.#requestStartedAt;
+      this.#requestStartedAt = undefined;
+    }
+    const message = event.message;
+    if (!event.apiError) {
+      this.#lastAssistant = event;
+      const info = getModelInfo(message.model, this.#modelOverrides);
+      const usage = (this.#modelUsage[message.model] ??= {
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadInputTokens: 0,
+        cacheCreationInputTokens: 0,
+        costUSD: 0,
+        contextWindow: info.contextWindow,
+      });
+      usage.inputTokens += message.usage.input_tokens;
+      usage.outputTokens += message.usage.output_tokens;
+      usage.cacheReadInputTokens += message.usage.cache_read_input_tokens ?? 0;
+      usage.cacheCreationInputTokens += message.usage.cache_creation_input_tokens ?? 0;
+      usage.costUSD += costUsd(info, message.usage);
+    }
+    // One line per content block, like Claude Code; the blocks of one reply share message.id.
+    return message.content.map((block) => ({
+      type: "assistant" as const,
+      session_id: this.#sessionId,
+      uuid: event.uuid,
+      message: { ...structuredClone(message), content: [structuredClone(block)] } as never,
+      parent_tool_use_id: null,
+    }));
+  }
+
+  /** Final assistant text of the run (what `--output-format text` prints). */
+  finalText(): string {
+    const content = this.#lastAssistant?.message.content ?? [];
+    return content
+      .map((block) => (block.type === "text" ? block.text : ""))
+      .join("")
+      .trim();
+  }
+
+  totalCostUsd(): number {
+    return Object.values(this.#modelUsage).reduce((sum, usage) => sum + usage.costUSD, 0);
+  }
+
+  result(
+    terminal: Terminal,
+    info: { durationMs: number; permissionDenials: readonly PermissionDenialRecord[] },
+  ): ResultLine {
+    const subtype =
+      terminal.reason === "completed"
+        ? "success"
+        : terminal.reason === "max_turns"
+          ? "error_max_turns"
+          : "error_during_execution";
+    const resultText =
+      terminal.reason === "completed" ? this.finalText() : (terminal.error?.message ?? terminal.reason);
+    return {
+      type: "result",
+      subtype,
+      ...this.#base(),
+      is_error: terminal.reason !== "completed",
+      duration_ms: info.durationMs,
+      duration_api_ms: this.#apiMs,
+      num_turns: terminal.turnCount,
+      result: resultText,
+      stop_reason: this.#lastAssistant?.message.stop_reason ?? null,
+      total_cost_usd: this.totalCostUsd(),
+      usage: {
+        input_tokens: terminal.usage.inputTokens,
+        output_tokens: terminal.usage.outputTokens,
+        cache_creation_input_tokens: terminal.usage.cacheCreationInputTokens,
+        cache_read_input_tokens: terminal.usage.cacheReadInputTokens,
+      },
+      modelUsage: structuredClone(this.#modelUsage),
+      permission_denials: [...info.permissionDenials],
+      terminal_reason: terminal.reason,
+    };
+  }
+}
