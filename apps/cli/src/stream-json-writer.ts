@@ -143,14 +143,15 @@ export class StreamJsonWriter {
     if (!event.apiError) {
       this.#lastAssistant = event;
       const info = getModelInfo(message.model, this.#modelOverrides);
-      const usage = (this.#modelUsage[message.model] ??= {
+      const usage = this.#modelUsage[message.model] ?? {
         inputTokens: 0,
         outputTokens: 0,
         cacheReadInputTokens: 0,
         cacheCreationInputTokens: 0,
         costUSD: 0,
         contextWindow: info.contextWindow,
-      });
+      };
+      this.#modelUsage[message.model] = usage;
       usage.inputTokens += message.usage.input_tokens;
       usage.outputTokens += message.usage.output_tokens;
       usage.cacheReadInputTokens += message.usage.cache_read_input_tokens ?? 0;
