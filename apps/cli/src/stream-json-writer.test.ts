@@ -39,7 +39,9 @@ describe("stream-json writer (Claude Code–compatible headless lines)", () => {
         simulated: true,
       }),
       ...writer.lines({ type: "request_start", model: "claude-sonnet-4-5", querySource: "sdk" }),
-      ...((clock = 40), []),
+    ];
+    clock = 40;
+    lines.push(
       ...writer.lines(
         reply(
           [
@@ -58,7 +60,7 @@ describe("stream-json writer (Claude Code–compatible headless lines)", () => {
         error: "429 rate_limit_error",
       }),
       ...writer.lines(reply([{ type: "text", text: "It exports x." }], "end_turn")),
-    ];
+    );
     const terminal: Terminal = {
       reason: "completed",
       turnCount: 2,
