@@ -1,6 +1,11 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { type Brain, type BrainReply, type FaultSpec, type Simulator, startSimulator } from "@forkloop/sim";
-import { afterEach } from "vitest";
+import { afterEach, expect } from "vitest";
+import { createUserMessage } from "../create-message.js";
+import type { Message } from "../messages.js";
+import { type QueryParams, query } from "../query.js";
+import { collect, testContext } from "../testing/index.js";
+import type { Tool } from "../tool.js";
 
 /**
  * Test-only: a simulator per test, closed after it, and an SDK client pointed at it (real HTTP,
@@ -57,3 +62,39 @@ export interface SimHandle {
 
 /** Retry waits short enough for tests (the waits themselves are not under test). */
 export const FAST_RETRY = { baseDelayMs: 1, maxDelayMs: 5 } as const;
+
+/** Params for a `query()` against the simulator: fast retries, one user prompt, main agent. */
+export function simParams(
+  handle: SimHandle,
+  overrides: Partial<QueryParams> & {
+    readonly prompt?: string;
+    readonly tools?: readonly Tool[];
+    readonly model?: string;
+  } = {},
+): QueryParams {
+  const { prompt, tools, model, ...rest } = overrides;
+  return {
+    messages: [createUserMessage(prompt ?? "Do the task.")],
+    systemPrompt: "You are a test agent.",
+    toolUseContext: testContext({ tools: tools ?? [], ...(model ? { model } : {}) }),
+    querySource: "sdk",
+    client: handle.client,
+    retry: FAST_RETRY,
+    ...rest,
+  };
+}
+
+/** Sends `messages` plus a new user turn to the simulator: the referee for a history's validity. */
+export async function assertHistoryAccepted(handle: SimHandle, messages: readonly Message[]): Promise<void> {
+  const before = handle.messageRequests().length;
+  const { terminal } = await collect(
+    query({
+      ...simParams(handle),
+      messages: [...messages, createUserMessage("Carry on.")],
+      maxTurns: 1,
+    }),
+  );
+  const record = handle.messageRequests()[before];
+  expect(record?.error ?? null).toBeNull();
+  expect(["completed", "max_turns"]).toContain(terminal.reason);
+}

@@ -1,0 +1,271 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createUserMessage } from "./create-message.js";
+import type { AssistantMessage, UserMessage } from "./messages.js";
+import { query } from "./query.js";
+import { assertHistoryAccepted, simParams, useSimulator } from "./test-support/sim-harness.js";
+import { collect, scriptedCallModel, testContext, testTool } from "./testing/index.js";
+
+const sims = useSimulator();
+
+const toolTurn = (name: string, input: Record<string, unknown> = {}) => ({
+  content: [
+    { type: "text" as const, text: `Using ${name}.` },
+    { type: "tool_use" as const, name, input },
+  ],
+});
+const textTurn = (text: string) => ({ content: [{ type: "text" as const, text }] });
+
+describe("R-L6: every terminal reason, against the simulator", () => {
+  it("R-L19: max_turns ends the run after maxTurns model calls", async () => {
+    const handle = await sims.start(() => toolTurn("Probe"));
+    const { terminal } = await collect(
+      query(simParams(handle, { tools: [testTool({ name: "Probe" })], maxTurns: 2 })),
+    );
+    expect(terminal.reason).toBe("max_turns");
+    expect(handle.messageRequests()).toHaveLength(2);
+    expect(terminal.turnCount).toBe(3);
+    await assertHistoryAccepted(handle, terminal.messages);
+  });
+
+  it("R-L6 blocking_limit: over the hard limit with auto-compact off, no API call is made", async () => {
+    const handle = await sims.start([textTurn("never")]);
+    const { terminal } = await collect(
+      query(
+        simParams(handle, {
+          prompt: "word ".repeat(30_000),
+          autoCompactEnabled: false,
+          modelOverrides: [
+            {
+              id: "claude-sonnet-4-6",
+              contextWindow: 30_000,
+              maxOutputTokens: 8_000,
+              inputPricePerMTok: 3,
+              outputPricePerMTok: 15,
+            },
+          ],
+        }),
+      ),
+    );
+    expect(terminal.reason).toBe("blocking_limit");
+    expect(handle.messageRequests()).toHaveLength(0);
+  });
+
+  it("R-L3: a compact querySource is exempt from the blocking limit", async () => {
+    const handle = await sims.start([textTurn("summary")]);
+    const { terminal } = await collect(
+      query(
+        simParams(handle, {
+          prompt: "word ".repeat(30_000),
+          autoCompactEnabled: false,
+          querySource: "compact",
+          modelOverrides: [
+            {
+              id: "claude-sonnet-4-6",
+              contextWindow: 30_000,
+              maxOutputTokens: 8_000,
+              inputPricePerMTok: 3,
+              outputPricePerMTok: 15,
+            },
+          ],
+        }),
+      ),
+    );
+    expect(terminal.reason).toBe("completed");
+    expect(handle.messageRequests()).toHaveLength(1);
+  });
+
+  it("R-L6 prompt_too_long: the simulator's 413-style error is surfaced once recovery is exhausted", async () => {
+    const handle = await sims.start([textTurn("never")]);
+    const { events, terminal } = await collect(
+      query(simParams(handle, { model: "tiny-window", prompt: "word ".repeat(3_000) })),
+    );
+    expect(terminal.reason).toBe("prompt_too_long");
+    expect(terminal.error?.message).toMatch(/prompt is too long/);
+    const errors = events.filter((event) => event.type === "assistant" && event.apiError);
+    expect(errors).toHaveLength(1);
+  });
+
+  it("R-L6 model_error: an API error that survives the retries", async () => {
+    const handle = await sims.start([textTurn("never")]);
+    handle.sim.setFaults({ schedule: [{ kind: "500", from: 1, to: Number.POSITIVE_INFINITY }] });
+    const { events, terminal } = await collect(
+      query(simParams(handle, { retry: { maxRetries: 2, baseDelayMs: 1 } })),
+    );
+    expect(terminal.reason).toBe("model_error");
+    expect(handle.messageRequests()).toHaveLength(3);
+    expect(events.filter((event) => event.type === "api_retry")).toHaveLength(2);
+  });
+
+  it("R-L6 image_error: a media error is withheld, then surfaced (scripted client: the simulator does not check media)", async () => {
+    const callModel = scriptedCallModel([
+      {
+        error: {
+          status: 400,
+          type: "invalid_request_error",
+          message: "image exceeds 5 MB maximum: 7340032 bytes",
+        },
+      },
+    ]);
+    const { terminal } = await collect(
+      query({
+        messages: [createUserMessage("look")],
+        systemPrompt: "test",
+        toolUseContext: testContext(),
+        querySource: "sdk",
+        deps: { callModel },
+      }),
+    );
+    expect(terminal.reason).toBe("image_error");
+  });
+
+  it("R-L6 stop_hook_prevented", async () => {
+    const handle = await sims.start([textTurn("finished")]);
+    const { terminal } = await collect(
+      query(
+        simParams(handle, {
+          hooks: { stop: [async () => ({ preventContinuation: true, stopReason: "policy says stop" })] },
+        }),
+      ),
+    );
+    expect(terminal.reason).toBe("stop_hook_prevented");
+    expect(terminal.error?.message).toBe("policy says stop");
+  });
+
+  it("R-L6 hook_stopped: a PreToolUse hook with continue:false ends the loop after the results", async () => {
+    const handle = await sims.start([toolTurn("Probe"), textTurn("never")]);
+    const calls: string[] = [];
+    const { terminal } = await collect(
+      query(
+        simParams(handle, {
+          tools: [testTool({ name: "Probe", call: async () => (calls.push("called"), { content: "ran" }) })],
+          hooks: { preToolUse: [async () => ({ continue: false, stopReason: "frozen" })] },
+        }),
+      ),
+    );
+    expect(terminal.reason).toBe("hook_stopped");
+    expect(calls).toEqual([]);
+    expect(handle.messageRequests()).toHaveLength(1);
+    await assertHistoryAccepted(handle, terminal.messages);
+  });
+
+  it("R-L16 aborted_streaming: Ctrl+C mid-stream leaves a history the simulator accepts", async () => {
+    const handle = await sims.start([
+      {
+        content: [
+          { type: "text", text: "a long answer ".repeat(40) },
+          { type: "tool_use", name: "Probe", input: {} },
+        ],
+      },
+    ]);
+    handle.sim.setFaults({ schedule: [{ kind: "slow", from: 1, to: 1, slowMs: 20 }] });
+    const params = simParams(handle, { tools: [testTool({ name: "Probe" })] });
+    const generator = query(params);
+    const events = [];
+    let next = await generator.next();
+    while (!next.done) {
+      events.push(next.value);
+      if (next.value.type === "stream_event" && next.value.event.type === "content_block_delta") {
+        params.toolUseContext.abortController.abort();
+      }
+      next = await generator.next();
+    }
+    const terminal = next.value;
+    expect(terminal.reason).toBe("aborted_streaming");
+    const notice = terminal.messages.at(-1) as UserMessage;
+    expect(notice.interrupt).toEqual({ toolUse: false });
+    await assertHistoryAccepted(handle, terminal.messages);
+  });
+
+  it("R-L16 aborted_tools: Ctrl+C while a tool runs answers every tool_use and marks toolUse", async () => {
+    const handle = await sims.start([
+      {
+        content: [
+          { type: "tool_use", name: "Hang", input: {} },
+          { type: "tool_use", name: "Later", input: {} },
+        ],
+      },
+    ]);
+    const context = testContext();
+    const hang = testTool({
+      name: "Hang",
+      safe: false,
+      call: async () => {
+        context.abortController.abort();
+        return new Promise(() => {}); // ignores the signal: the executor must not wait for it
+      },
+    });
+    const later = testTool({ name: "Later", safe: false });
+    const { terminal } = await collect(
+      query({ ...simParams(handle), toolUseContext: { ...context, tools: [hang, later] } }),
+    );
+    expect(terminal.reason).toBe("aborted_tools");
+    const notice = terminal.messages.at(-1) as UserMessage;
+    expect(notice.interrupt).toEqual({ toolUse: true });
+    const results = JSON.stringify(terminal.messages);
+    expect(results.match(/Interrupted by user/g)?.length).toBeGreaterThanOrEqual(2);
+    await assertHistoryAccepted(handle, terminal.messages);
+  });
+
+  it("R-L16: a submit-interrupt (reason 'interrupt') adds no interrupt notice", async () => {
+    const handle = await sims.start([toolTurn("Stop")]);
+    const context = testContext();
+    const stopper = testTool({
+      name: "Stop",
+      safe: false,
+      call: async () => {
+        context.abortController.abort("interrupt");
+        return { content: "stopping" };
+      },
+    });
+    const { terminal } = await collect(
+      query({ ...simParams(handle), toolUseContext: { ...context, tools: [stopper] } }),
+    );
+    expect(terminal.reason).toBe("aborted_tools");
+    expect(terminal.messages.some((message) => message.type === "user" && message.interrupt)).toBe(false);
+    await assertHistoryAccepted(handle, terminal.messages);
+  });
+
+  it("R-L12: a model crash after a tool_use still answers it (model-crash site)", async () => {
+    const handle = await sims.start([textTurn("ok")]);
+    const callModel = scriptedCallModel([
+      { content: [{ type: "tool_use", name: "Probe", input: {}, id: "toolu_crash_1" }] },
+      { throw: new Error("socket hang up") },
+    ]);
+    let calls = 0;
+    const crashing: typeof callModel = async function* (request) {
+      calls++;
+      for await (const event of callModel(request)) yield event;
+      if (calls === 1) throw new Error("model crashed after the tool_use");
+    };
+    const { terminal } = await collect(
+      query({
+        ...simParams(handle, { tools: [testTool({ name: "Probe" })] }),
+        deps: { callModel: crashing },
+      }),
+    );
+    expect(terminal.reason).toBe("model_error");
+    const assistant = terminal.messages.find((message) => message.type === "assistant") as AssistantMessage;
+    expect(assistant.message.content[0]?.type).toBe("tool_use");
+    await assertHistoryAccepted(handle, terminal.messages);
+  });
+});
+
+describe("R-L6 completed", () => {
+  it("R-L6: plain completion and usage totals", async () => {
+    const handle = await sims.start([textTurn("hello")]);
+    const { terminal } = await collect(query(simParams(handle)));
+    expect(terminal.reason).toBe("completed");
+    expect(terminal.usage.apiCalls).toBe(1);
+    expect(terminal.usage.outputTokens).toBeGreaterThan(0);
+    expect(terminal.usage.inputTokens).toBe(handle.messageRequests()[0]?.usage?.input_tokens);
+  });
+
+  it("R-T1: tool input schema reaches the API as JSON schema", async () => {
+    const handle = await sims.start([textTurn("hello")]);
+    const tool = testTool({ name: "Typed", schema: z.object({ path: z.string().describe("where") }) });
+    await collect(query(simParams(handle, { tools: [tool] })));
+    const body = JSON.parse(handle.messageRequests()[0]?.rawBody ?? "{}");
+    expect(body.tools[0].input_schema.properties.path).toEqual({ type: "string", description: "where" });
+  });
+});
