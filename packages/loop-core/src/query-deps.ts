@@ -10,7 +10,8 @@ export interface QueryDeps {
   readonly callModel: typeof callModel;
   readonly microcompact: ContextPipeline["microcompact"];
   readonly autocompact: ContextPipeline["autocompact"];
-  readonly uuid: typeof randomUUID;
+  /** Ids for messages; `randomUUID` in production, deterministic in tests. */
+  readonly uuid: () => string;
 }
 
 /** The real model client; microcompact and autocompact come from the context pipeline. */

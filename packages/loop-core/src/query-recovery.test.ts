@@ -181,7 +181,16 @@ describe("R-L11: death-spiral guards, proven by counting the simulator's API cal
     let hookRuns = 0;
     const { terminal } = await collect(
       query(
-        simParams(handle, { hooks: { stop: [async () => (hookRuns++, { blockingErrors: ["retry!"] })] } }),
+        simParams(handle, {
+          hooks: {
+            stop: [
+              async () => {
+                hookRuns++;
+                return { blockingErrors: ["retry!"] };
+              },
+            ],
+          },
+        }),
       ),
     );
     expect(terminal.reason).toBe("model_error");
@@ -261,8 +270,14 @@ describe("§4: context management order", () => {
         simParams(handle, {
           contextPipeline: pipeline,
           deps: {
-            microcompact: async (input) => (used.push("micro"), pipeline.microcompact(input)),
-            autocompact: async (input) => (used.push("auto"), pipeline.autocompact(input)),
+            microcompact: async (input) => {
+              used.push("micro");
+              return pipeline.microcompact(input);
+            },
+            autocompact: async (input) => {
+              used.push("auto");
+              return pipeline.autocompact(input);
+            },
             uuid: () => `uuid-${used.push("uuid")}`,
           },
         }),

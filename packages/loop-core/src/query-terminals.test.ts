@@ -3,6 +3,7 @@ import { z } from "zod";
 import { createUserMessage } from "./create-message.js";
 import type { AssistantMessage, UserMessage } from "./messages.js";
 import { query } from "./query.js";
+import type { QueryDeps } from "./query-deps.js";
 import { assertHistoryAccepted, simParams, useSimulator } from "./test-support/sim-harness.js";
 import { collect, scriptedCallModel, testContext, testTool } from "./testing/index.js";
 
@@ -138,7 +139,15 @@ describe("R-L6: every terminal reason, against the simulator", () => {
     const { terminal } = await collect(
       query(
         simParams(handle, {
-          tools: [testTool({ name: "Probe", call: async () => (calls.push("called"), { content: "ran" }) })],
+          tools: [
+            testTool({
+              name: "Probe",
+              call: async () => {
+                calls.push("called");
+                return { content: "ran" };
+              },
+            }),
+          ],
           hooks: { preToolUse: [async () => ({ continue: false, stopReason: "frozen" })] },
         }),
       ),
@@ -233,7 +242,7 @@ describe("R-L6: every terminal reason, against the simulator", () => {
       { throw: new Error("socket hang up") },
     ]);
     let calls = 0;
-    const crashing: typeof callModel = async function* (request) {
+    const crashing: QueryDeps["callModel"] = async function* (request) {
       calls++;
       for await (const event of callModel(request)) yield event;
       if (calls === 1) throw new Error("model crashed after the tool_use");

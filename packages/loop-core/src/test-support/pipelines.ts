@@ -24,13 +24,17 @@ export function recordingPipeline(
 ): ContextPipeline & { log: string[] } {
   const log: string[] = [];
   const base = { ...passthroughContextPipeline, ...overrides };
+  const record = <T>(stage: string, run: () => T): T => {
+    log.push(stage);
+    return run();
+  };
   return {
     log,
-    budgetAndSnip: (input) => (log.push("budgetAndSnip"), base.budgetAndSnip(input)),
-    microcompact: (input) => (log.push("microcompact"), base.microcompact(input)),
-    collapse: (input) => (log.push("collapse"), base.collapse(input)),
-    autocompact: (input) => (log.push("autocompact"), base.autocompact(input)),
-    drainCollapse: (input) => (log.push("drainCollapse"), base.drainCollapse(input)),
-    reactiveCompact: (input) => (log.push("reactiveCompact"), base.reactiveCompact(input)),
+    budgetAndSnip: (input) => record("budgetAndSnip", () => base.budgetAndSnip(input)),
+    microcompact: (input) => record("microcompact", () => base.microcompact(input)),
+    collapse: (input) => record("collapse", () => base.collapse(input)),
+    autocompact: (input) => record("autocompact", () => base.autocompact(input)),
+    drainCollapse: (input) => record("drainCollapse", () => base.drainCollapse(input)),
+    reactiveCompact: (input) => record("reactiveCompact", () => base.reactiveCompact(input)),
   };
 }
