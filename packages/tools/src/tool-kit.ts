@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import type { AgentState, Tool, ToolResult } from "@forkloop/loop-core";
 import type { z } from "zod";
@@ -53,4 +54,18 @@ export function numberLines(lines: readonly string[], firstLineNumber: number): 
   return lines
     .map((line, index) => `${String(firstLineNumber + index).padStart(6, " ")}\t${line}`)
     .join("\n");
+}
+
+/** Newest modification first, name order among equals: Claude Code's order for Glob and Grep results. */
+export async function sortNewestFirst(paths: readonly string[]): Promise<string[]> {
+  const withTimes = await Promise.all(
+    paths.map(async (path) => ({ path, mtimeMs: (await stat(path).catch(() => undefined))?.mtimeMs ?? 0 })),
+  );
+  withTimes.sort((left, right) => right.mtimeMs - left.mtimeMs || (left.path < right.path ? -1 : 1));
+  return withTimes.map((entry) => entry.path);
+}
+
+/** True when `path` exists and is a directory. */
+export async function isDirectory(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() === true;
 }

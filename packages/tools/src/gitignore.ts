@@ -1,0 +1,77 @@
+import { readFileSync } from "node:fs";
+import { dirname, join, relative, sep } from "node:path";
+import ignore, { type Ignore } from "ignore";
+import { isInside } from "./workspace-paths.js";
+
+/**
+ * `.gitignore` rules as git applies them: every directory may hold a `.gitignore` whose patterns
+ * are relative to it, deeper files override shallower ones (negations included), and nothing
+ * below an ignored directory can be re-included. `.git` itself is always ignored. Used by Glob,
+ * Grep's JavaScript backend and LS so all three hide the same files ripgrep would (issue 4).
+ */
+export class GitignoreFilter {
+  private readonly rulesByDir = new Map<string, Ignore | null>();
+  private readonly ignoredDirs = new Map<string, boolean>();
+
+  /** @param base the topmost directory whose `.gitignore` applies (a workspace root). */
+  constructor(private readonly base: string) {}
+
+  /** The filter for a search under `searchRoot`, based at the workspace root that contains it. */
+  static forSearch(searchRoot: string, workspaceRoots: readonly string[]): GitignoreFilter {
+    const containing = workspaceRoots
+      .filter((root) => isInside(searchRoot, root))
+      .sort((left, right) => right.length - left.length)[0];
+    return new GitignoreFilter(containing ?? searchRoot);
+  }
+
+  /** True when `path` (absolute) is ignored by a `.gitignore` between the base and its parent. */
+  isIgnored(path: string, isDirectory: boolean): boolean {
+    if (!isInside(path, this.base) || path === this.base) return false;
+    const parent = dirname(path);
+    if (parent !== this.base && this.isIgnoredDirectory(parent)) return true;
+    return this.matchesOwnRules(path, isDirectory);
+  }
+
+  private isIgnoredDirectory(dir: string): boolean {
+    const known = this.ignoredDirs.get(dir);
+    if (known !== undefined) return known;
+    const ignored = this.isIgnored(dir, true);
+    this.ignoredDirs.set(dir, ignored);
+    return ignored;
+  }
+
+  private matchesOwnRules(path: string, isDirectory: boolean): boolean {
+    const name = path.slice(path.lastIndexOf(sep) + 1);
+    if (name === ".git") return true;
+    let ignored = false;
+    // From the base down to the parent: a deeper .gitignore has the last word.
+    const relativeParent = relative(this.base, dirname(path));
+    const segments = relativeParent === "" ? [] : relativeParent.split(sep);
+    let dir = this.base;
+    for (let depth = 0; depth <= segments.length; depth++) {
+      const rules = this.rulesFor(dir);
+      if (rules !== null) {
+        const relativePath = relative(dir, path).split(sep).join("/") + (isDirectory ? "/" : "");
+        const verdict = rules.test(relativePath);
+        if (verdict.ignored) ignored = true;
+        else if (verdict.unignored) ignored = false;
+      }
+      const next = segments[depth];
+      if (next !== undefined) dir = join(dir, next);
+    }
+    return ignored;
+  }
+
+  private rulesFor(dir: string): Ignore | null {
+    const cached = this.rulesByDir.get(dir);
+    if (cached !== undefined) return cached;
+    let rules: Ignore | null = null;
+    try {
+      rules = ignore().add(readFileSync(join(dir, ".gitignore"), "utf8"));
+    } catch {
+      // No .gitignore here (the common case).
+    }
+    this.rulesByDir.set(dir, rules);
+    return rules;
+  }
+}

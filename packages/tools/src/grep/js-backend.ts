@@ -1,0 +1,147 @@
+import { readFile, stat } from "node:fs/promises";
+import { walkFiles } from "../file-walker.js";
+import { GitignoreFilter } from "../gitignore.js";
+import { looksBinary } from "../text-file.js";
+import { createPathFilter } from "./path-filter.js";
+import type { GrepBackend, GrepFileResult, GrepLine, GrepSearch } from "./search.js";
+
+/** Files read at once: enough to hide disk latency, few enough to bound memory. */
+const READ_CONCURRENCY = 16;
+
+/**
+ * Grep in JavaScript, for machines without ripgrep: the same walk (gitignore, no symlinks, binary
+ * files skipped), the same glob/type filters and the same result shape as the ripgrep backend.
+ * Patterns are JavaScript regular expressions; the common ripgrep syntax (classes, anchors,
+ * `\b`, `\d`, `(?i)` prefix) behaves the same.
+ */
+export const jsGrepBackend: GrepBackend = async (search) => {
+  const compiled = compilePattern(search);
+  if ("error" in compiled) return { ok: false, error: compiled.error };
+
+  const rootStats = await stat(search.root);
+  let files: string[];
+  if (rootStats.isFile()) files = [search.root];
+  else {
+    const filter = GitignoreFilter.forSearch(search.root, search.workspaceRoots);
+    const walked = await walkFiles(search.root, { filter, signal: search.signal });
+    const wanted = createPathFilter(search.root, search.globs, search.typeGlobs);
+    files = walked.files.filter(wanted);
+  }
+
+  const results: (GrepFileResult | undefined)[] = new Array(files.length);
+  let outputLines = 0;
+  let truncated = false;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < files.length && !search.signal.aborted && !truncated) {
+      const index = next++;
+      const path = files[index] as string;
+      const bytes = await readFile(path).catch(() => undefined);
+      if (bytes === undefined || looksBinary(bytes)) continue;
+      const result = searchText(path, bytes.toString("utf8"), compiled, search);
+      if (result === undefined) continue;
+      results[index] = result;
+      outputLines += result.lines.length;
+      if (search.mode === "content" && outputLines >= search.maxLines) truncated = true;
+    }
+  };
+  await Promise.all(Array.from({ length: READ_CONCURRENCY }, worker));
+  return { ok: true, files: results.filter((result) => result !== undefined), truncated };
+};
+
+interface CompiledPattern {
+  /** Tests one line (no `g` flag: no lastIndex state). */
+  readonly line: RegExp;
+  /** Whole-text search: a cheap pre-filter, and the real search in multiline mode. */
+  readonly text: RegExp;
+}
+
+function compilePattern(search: GrepSearch): CompiledPattern | { error: string } {
+  let source = search.pattern;
+  let caseInsensitive = search.caseInsensitive;
+  // ripgrep accepts Rust's inline flag prefix; Node 20's RegExp does not.
+  if (source.startsWith("(?i)")) {
+    source = source.slice(4);
+    caseInsensitive = true;
+  }
+  const flags = caseInsensitive ? "i" : "";
+  try {
+    return {
+      line: new RegExp(source, flags),
+      // Multiline = ripgrep's -U --multiline-dotall: "." crosses newlines, ^/$ match at line ends.
+      text: new RegExp(source, `${flags}gm${search.multiline ? "s" : ""}`),
+    };
+  } catch (error) {
+    return {
+      error: `Invalid regular expression ${JSON.stringify(search.pattern)}: ${(error as Error).message}`,
+    };
+  }
+}
+
+function searchText(
+  path: string,
+  text: string,
+  pattern: CompiledPattern,
+  search: GrepSearch,
+): GrepFileResult | undefined {
+  // Any match of a line is also a match of the whole text, so a miss here skips the file safely.
+  pattern.text.lastIndex = 0;
+  if (!pattern.text.test(text)) return undefined;
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  const clean = lines.map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
+
+  const matched = search.multiline
+    ? multilineMatches(text, pattern.text)
+    : singleLineMatches(clean, pattern.line);
+  if (matched.size === 0) return undefined;
+  if (search.mode !== "content") return { path, matchingLines: matched.size, lines: [] };
+
+  const shown = new Set<number>();
+  for (const index of matched) {
+    const from = Math.max(0, index - search.contextBefore);
+    const to = Math.min(clean.length - 1, index + search.contextAfter);
+    for (let line = from; line <= to; line++) shown.add(line);
+  }
+  const output: GrepLine[] = [...shown]
+    .sort((left, right) => left - right)
+    .map((index) => ({ lineNumber: index + 1, text: clean[index] ?? "", isMatch: matched.has(index) }));
+  return { path, matchingLines: matched.size, lines: output };
+}
+
+function singleLineMatches(lines: readonly string[], regex: RegExp): Set<number> {
+  const matched = new Set<number>();
+  lines.forEach((line, index) => {
+    if (regex.test(line)) matched.add(index);
+  });
+  return matched;
+}
+
+/** Every line a multiline match touches counts as matching, as in ripgrep's output. */
+function multilineMatches(text: string, regex: RegExp): Set<number> {
+  const lineStarts = [0];
+  for (let index = text.indexOf("\n"); index !== -1; index = text.indexOf("\n", index + 1))
+    lineStarts.push(index + 1);
+  const lineOf = (offset: number): number => {
+    let low = 0;
+    let high = lineStarts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if ((lineStarts[middle] as number) <= offset) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  };
+  const matched = new Set<number>();
+  regex.lastIndex = 0;
+  for (let match = regex.exec(text); match !== null; match = regex.exec(text)) {
+    const first = lineOf(match.index);
+    const last = lineOf(match.index + Math.max(0, match[0].length - 1));
+    for (let line = first; line <= last; line++) matched.add(line);
+    if (match[0].length === 0) regex.lastIndex++;
+  }
+  // A match ending exactly at the final newline would point past the last line.
+  const lineCount = text.endsWith("\n") ? lineStarts.length - 1 : lineStarts.length;
+  for (const line of matched) if (line >= lineCount) matched.delete(line);
+  return matched;
+}

@@ -1,0 +1,107 @@
+import { spawn } from "node:child_process";
+import { accessSync, constants } from "node:fs";
+import { delimiter, join } from "node:path";
+import type { GrepBackend, GrepFileResult, GrepLine, GrepSearch } from "./search.js";
+
+/** The `rg` executable on PATH, or undefined when ripgrep is not installed. */
+export function findRipgrep(path = process.env.PATH ?? ""): string | undefined {
+  for (const dir of path.split(delimiter)) {
+    if (dir.length === 0) continue;
+    const candidate = join(dir, "rg");
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not in this directory.
+    }
+  }
+  return undefined;
+}
+
+/** ripgrep's arguments for a search; `--json` so that both backends produce the same structure. */
+export function ripgrepArgs(search: GrepSearch): string[] {
+  const args = ["--json", "--no-config", "--hidden", "--no-follow", "--glob", "!.git"];
+  if (search.caseInsensitive) args.push("--ignore-case");
+  if (search.multiline) args.push("--multiline", "--multiline-dotall");
+  if (search.mode === "content") {
+    if (search.contextBefore > 0) args.push("--before-context", String(search.contextBefore));
+    if (search.contextAfter > 0) args.push("--after-context", String(search.contextAfter));
+  }
+  for (const glob of search.globs) args.push("--glob", glob);
+  if (search.typeGlobs.length > 0) {
+    for (const glob of search.typeGlobs) args.push("--type-add", `forkloop:${glob}`);
+    args.push("--type", "forkloop");
+  }
+  args.push("--regexp", search.pattern, "--", search.root);
+  return args;
+}
+
+interface RgText {
+  readonly text?: string;
+  readonly bytes?: string;
+}
+interface RgEvent {
+  readonly type: string;
+  readonly data?: { readonly path?: RgText; readonly lines?: RgText; readonly line_number?: number | null };
+}
+
+/** Turns ripgrep's `--json` output into per-file results (multiline matches split into lines). */
+export function parseRipgrepJson(output: string, mode: GrepSearch["mode"]): GrepFileResult[] {
+  const byPath = new Map<string, { matchingLines: number; lines: GrepLine[] }>();
+  for (const raw of output.split("\n")) {
+    if (raw.trim().length === 0) continue;
+    const event = JSON.parse(raw) as RgEvent;
+    if (event.type !== "match" && event.type !== "context") continue;
+    const path = decode(event.data?.path);
+    const firstLine = event.data?.line_number ?? 0;
+    const lines = decode(event.data?.lines)
+      .replace(/\r?\n$/, "")
+      .split("\n");
+    const entry = byPath.get(path) ?? { matchingLines: 0, lines: [] };
+    byPath.set(path, entry);
+    lines.forEach((text, offset) => {
+      const isMatch = event.type === "match";
+      if (isMatch) entry.matchingLines++;
+      if (mode === "content") {
+        entry.lines.push({ lineNumber: firstLine + offset, text: text.replace(/\r$/, ""), isMatch });
+      }
+    });
+  }
+  return [...byPath].map(([path, entry]) => ({
+    path,
+    matchingLines: entry.matchingLines,
+    lines: entry.lines,
+  }));
+}
+
+function decode(value: RgText | undefined): string {
+  if (value?.text !== undefined) return value.text;
+  if (value?.bytes !== undefined) return Buffer.from(value.bytes, "base64").toString("utf8");
+  return "";
+}
+
+/** Grep through ripgrep (exit 0 = matches, 1 = none, 2 = error). */
+export function createRipgrepBackend(executable: string): GrepBackend {
+  return (search) =>
+    new Promise((resolve) => {
+      const child = spawn(executable, ripgrepArgs(search), {
+        stdio: ["ignore", "pipe", "pipe"],
+        signal: search.signal,
+      });
+      const stdout: Buffer[] = [];
+      let stderr = "";
+      child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+        stderr += chunk;
+      });
+      child.once("error", (error) => resolve({ ok: false, error: `ripgrep failed: ${error.message}` }));
+      child.once("close", (code) => {
+        if (code === 2 && stdout.length === 0) {
+          resolve({ ok: false, error: `ripgrep: ${stderr.trim()}` });
+          return;
+        }
+        const files = parseRipgrepJson(Buffer.concat(stdout).toString("utf8"), search.mode);
+        resolve({ ok: true, files, truncated: false });
+      });
+    });
+}

@@ -1,0 +1,41 @@
+/** One Grep request as both backends see it (already validated and confined). */
+export interface GrepSearch {
+  readonly pattern: string;
+  /** Absolute path of the directory (or single file) to search. */
+  readonly root: string;
+  readonly workspaceRoots: readonly string[];
+  /** Include/exclude globs (`!` prefix excludes); no slash = matched against the file name. */
+  readonly globs: readonly string[];
+  /** File-name globs of the requested `type` (see file-types.ts), empty when none. */
+  readonly typeGlobs: readonly string[];
+  readonly caseInsensitive: boolean;
+  readonly multiline: boolean;
+  readonly mode: "content" | "files_with_matches" | "count";
+  readonly contextBefore: number;
+  readonly contextAfter: number;
+  /** Content mode stops collecting after this many output lines (memory bound). */
+  readonly maxLines: number;
+  readonly signal: AbortSignal;
+}
+
+export interface GrepLine {
+  readonly lineNumber: number;
+  readonly text: string;
+  /** false for a context line (-A/-B/-C). */
+  readonly isMatch: boolean;
+}
+
+export interface GrepFileResult {
+  readonly path: string;
+  /** Number of matching lines (ripgrep's --count). */
+  readonly matchingLines: number;
+  /** Filled in content mode only, in line order. */
+  readonly lines: readonly GrepLine[];
+}
+
+export type GrepOutcome =
+  | { readonly ok: true; readonly files: readonly GrepFileResult[]; readonly truncated: boolean }
+  | { readonly ok: false; readonly error: string };
+
+/** A search implementation: ripgrep when installed, the JavaScript one otherwise (issue 4). */
+export type GrepBackend = (search: GrepSearch) => Promise<GrepOutcome>;
