@@ -1,6 +1,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator } from "./server.js";
+import { countTokens } from "./tokenizer.js";
 import type { Simulator } from "./types.js";
 
 const MODEL = "claude-sonnet-4-5";
@@ -57,5 +58,221 @@ describe("the simulator over HTTP with the SDK (issue 2 point 1)", () => {
     const tool = message.content[1];
     expect(tool?.type === "tool_use" && tool.input).toEqual({ file_path: "src/a-rather-long-name/index.ts" });
     expect(tool?.type === "tool_use" && tool.id).toMatch(/^toolu_/);
+  });
+});
+
+describe("R-SIM1: count_tokens", () => {
+  it("counts with the same tokenizer, without max_tokens", async () => {
+    sim = await startSimulator();
+    const c = client(sim);
+    const body = {
+      model: MODEL,
+      system: "You are terse.",
+      messages: [{ role: "user" as const, content: "Summarize packages/sim/src/index.ts please" }],
+    };
+    const counted = await c.messages.countTokens(body);
+    const created = await c.messages.create({ ...body, max_tokens: 100 });
+    expect(counted.input_tokens).toBe(created.usage.input_tokens);
+    expect(counted.input_tokens).toBe(countTokens("You are terse.") + countTokens(body.messages[0]!.content));
+    expect(sim.requests()[0]?.path).toBe("/v1/messages/count_tokens");
+  });
+});
+
+describe("R-SIM10: observability", () => {
+  it("records usage, cost by the model's prices, and serves them at GET /_sim/requests", async () => {
+    sim = await startSimulator({ brain: () => ({ content: [{ type: "text", text: "done" }] }) });
+    const c = client(sim);
+    const system = [
+      { type: "text" as const, text: "word ".repeat(1500), cache_control: { type: "ephemeral" as const } },
+    ];
+    const first = await c.messages.create({
+      model: MODEL,
+      max_tokens: 50,
+      system,
+      messages: [{ role: "user", content: "one two" }],
+    });
+    const second = await c.messages.create({
+      model: MODEL,
+      max_tokens: 50,
+      system,
+      messages: [{ role: "user", content: "one two" }],
+    });
+    expect(first.usage).toMatchObject({
+      cache_creation_input_tokens: 1500,
+      cache_read_input_tokens: 0,
+      input_tokens: 2,
+    });
+    expect(first.usage.cache_creation).toEqual({
+      ephemeral_5m_input_tokens: 1500,
+      ephemeral_1h_input_tokens: 0,
+    });
+    expect(second.usage).toMatchObject({
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 1500,
+      input_tokens: 2,
+    });
+    const [a, b] = sim.requests();
+    // Sonnet 4.5: $3 in, $15 out per MTok; write ×1.25, read ×0.1.
+    expect(a?.costUsd).toBeCloseTo((2 * 3 + 1500 * 3 * 1.25 + 1 * 15) / 1e6, 12);
+    expect(b?.costUsd).toBeCloseTo((2 * 3 + 1500 * 3 * 0.1 + 1 * 15) / 1e6, 12);
+    expect(a?.usage?.output_tokens).toBe(1);
+    const res = await fetch(`${sim.url}/_sim/requests`);
+    const served = (await res.json()) as { id: string; model: string; usage: unknown }[];
+    expect(served.map((r) => r.id)).toEqual([a?.id, b?.id]);
+    expect(served[0]?.model).toBe(MODEL);
+    const health = await fetch(`${sim.url}/_sim/health`);
+    expect(await health.json()).toMatchObject({ status: "ok" });
+    expect(sim.requests()).toHaveLength(2);
+  });
+
+  it("records the x-forkloop-query-source header and the exact raw body", async () => {
+    sim = await startSimulator();
+    await client(sim).messages.create(
+      { model: MODEL, max_tokens: 10, messages: [{ role: "user", content: "x" }] },
+      { headers: { "x-forkloop-query-source": "agent:explore" } },
+    );
+    const [record] = sim.requests();
+    expect(record?.querySource).toBe("agent:explore");
+    expect(JSON.parse(record?.rawBody ?? "")).toEqual({
+      model: MODEL,
+      max_tokens: 10,
+      messages: [{ role: "user", content: "x" }],
+    });
+    expect(record?.startedAt).toBeLessThanOrEqual(record?.firstByteAt ?? 0);
+  });
+
+  it("clearRequests empties the log", async () => {
+    sim = await startSimulator();
+    await client(sim).messages.create({
+      model: MODEL,
+      max_tokens: 10,
+      messages: [{ role: "user", content: "x" }],
+    });
+    sim.clearRequests();
+    expect(sim.requests()).toEqual([]);
+  });
+});
+
+describe("R-SIM5: prompt caching over HTTP", () => {
+  it("simultaneous identical requests all miss; the next one reads", async () => {
+    // A small time to first token keeps the writers from starting before every request arrived.
+    sim = await startSimulator({
+      latency: { default: { ttftMs: 100, prefillTokensPerSecond: 1e9, outputTokensPerSecond: 1e9 } },
+    });
+    const c = client(sim);
+    const body = {
+      model: MODEL,
+      max_tokens: 10,
+      system: [
+        { type: "text" as const, text: "word ".repeat(2000), cache_control: { type: "ephemeral" as const } },
+      ],
+      messages: [{ role: "user" as const, content: "x" }],
+    };
+    const parallel = await Promise.all([1, 2, 3].map(() => c.messages.create(body)));
+    expect(parallel.map((m) => m.usage.cache_read_input_tokens)).toEqual([0, 0, 0]);
+    expect(parallel.map((m) => m.usage.cache_creation_input_tokens)).toEqual([2000, 2000, 2000]);
+    const after = await c.messages.create(body);
+    expect(after.usage.cache_read_input_tokens).toBe(2000);
+  });
+
+  it("the cache TTL runs on the injected clock", async () => {
+    let now = 1_000_000;
+    sim = await startSimulator({ clock: () => now });
+    const c = client(sim);
+    const body = {
+      model: MODEL,
+      max_tokens: 10,
+      messages: [
+        {
+          role: "user" as const,
+          content: [
+            {
+              type: "text" as const,
+              text: "word ".repeat(1024),
+              cache_control: { type: "ephemeral" as const },
+            },
+          ],
+        },
+      ],
+    };
+    await c.messages.create(body);
+    now += 4 * 60_000;
+    expect((await c.messages.create(body)).usage.cache_read_input_tokens).toBe(1024);
+    now += 5 * 60_000 + 1;
+    expect((await c.messages.create(body)).usage.cache_read_input_tokens).toBe(0);
+  });
+});
+
+describe("R-SIM6: rate limits per API key", () => {
+  it("requests per minute: 429 with retry-after, anthropic-ratelimit-* headers, the window slides on the clock", async () => {
+    let now = Date.parse("2026-11-30T08:00:00Z");
+    sim = await startSimulator({ clock: () => now, rateLimits: { requestsPerMinute: 2 } });
+    const c = client(sim);
+    const body = { model: MODEL, max_tokens: 10, messages: [{ role: "user" as const, content: "x" }] };
+    const ok = await c.messages.create(body).withResponse();
+    expect(ok.response.headers.get("anthropic-ratelimit-requests-limit")).toBe("2");
+    expect(ok.response.headers.get("anthropic-ratelimit-requests-remaining")).toBe("1");
+    expect(ok.response.headers.get("anthropic-ratelimit-requests-reset")).toBe("2026-11-30T08:01:00.000Z");
+    await c.messages.create(body);
+    const error = await c.messages.create(body).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Anthropic.RateLimitError);
+    const limited = error as InstanceType<typeof Anthropic.RateLimitError>;
+    expect(limited.headers.get("retry-after")).toBe("60");
+    expect(limited.error).toMatchObject({ type: "error", error: { type: "rate_limit_error" } });
+    // Another key has its own budget.
+    const other = new Anthropic({ apiKey: "other-key", baseURL: sim.url, maxRetries: 0 });
+    await other.messages.create(body);
+    now += 60_001;
+    await c.messages.create(body);
+  });
+
+  it("input tokens per minute count input and cache writes, not cache reads", async () => {
+    const now = 0;
+    sim = await startSimulator({ clock: () => now, rateLimits: { inputTokensPerMinute: 3000 } });
+    const c = client(sim);
+    const body = {
+      model: MODEL,
+      max_tokens: 10,
+      system: [
+        { type: "text" as const, text: "word ".repeat(1200), cache_control: { type: "ephemeral" as const } },
+      ],
+      messages: [{ role: "user" as const, content: "x" }],
+    };
+    const first = await c.messages.create(body).withResponse(); // 1200 written + 1 input
+    expect(first.response.headers.get("anthropic-ratelimit-input-tokens-remaining")).toBe("2000");
+    for (let i = 0; i < 5; i++) await c.messages.create(body); // reads: 1 token each
+    const big = { ...body, messages: [{ role: "user" as const, content: "word ".repeat(2000) }] };
+    await expect(c.messages.create(big)).rejects.toBeInstanceOf(Anthropic.RateLimitError);
+  });
+});
+
+describe("R-SIM9: determinism", () => {
+  it("the same request and seed give the same reply; tool ids are stable", async () => {
+    sim = await startSimulator({ seed: 3 });
+    const c = client(sim);
+    const body = {
+      model: MODEL,
+      max_tokens: 200,
+      tools: [
+        {
+          name: "Read",
+          input_schema: { type: "object" as const, properties: { file_path: { type: "string" } } },
+        },
+      ],
+      messages: [{ role: "user" as const, content: "Summarize src/index.ts" }],
+    };
+    const a = await c.messages.create(body);
+    const b = await c.messages.create(body);
+    expect(a.content).toEqual(b.content);
+    expect(a.id).not.toBe(b.id);
+    const other = await startSimulator({ seed: 4 });
+    try {
+      const d = await client(other).messages.create(body);
+      const idOf = (m: Anthropic.Message) =>
+        (m.content.find((x) => x.type === "tool_use") as Anthropic.ToolUseBlock).id;
+      expect(idOf(d)).not.toBe(idOf(a));
+    } finally {
+      await other.close();
+    }
   });
 });
