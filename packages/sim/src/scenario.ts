@@ -1,7 +1,23 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 
-const textMatcher = z.string().min(1);
+/** A substring, or `/regex/flags` (checked to compile). */
+const textMatcher = z
+  .string()
+  .min(1)
+  .refine(
+    (text) => {
+      const regex = /^\/(.+)\/([a-z]*)$/s.exec(text);
+      if (!regex) return true;
+      try {
+        new RegExp(regex[1] ?? "", regex[2]);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { message: "invalid regular expression" },
+  );
 
 const replyBlockSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("text"), text: z.string() }),

@@ -1,0 +1,192 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Anthropic from "@anthropic-ai/sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSimulator } from "../server.js";
+import type { Simulator } from "../types.js";
+import { describeContent, findFilePath } from "./builtin-policy.js";
+
+let sim: Simulator;
+let client: Anthropic;
+let dir: string;
+
+beforeAll(async () => {
+  sim = await startSimulator();
+  client = new Anthropic({ apiKey: "test-key", baseURL: sim.url, maxRetries: 0 });
+  dir = await mkdtemp(join(tmpdir(), "sim-policy-"));
+});
+afterAll(async () => {
+  await sim.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const MODEL = "claude-haiku-4-5";
+const READ_TOOL = {
+  name: "Read",
+  description: "Read a file",
+  input_schema: {
+    type: "object" as const,
+    properties: { file_path: { type: "string" } },
+    required: ["file_path"],
+  },
+};
+
+function catN(text: string): string {
+  return text
+    .split("\n")
+    .map((line, i) => `${String(i + 1).padStart(6)}\t${line}`)
+    .join("\n");
+}
+
+describe("R-SIM9: the built-in policy brain", () => {
+  it("reads the file the prompt names with the read tool it finds, then summarises its content", async () => {
+    const path = join(dir, "greeting.ts");
+    await writeFile(
+      path,
+      "// Greets people politely.\nexport function greet(name: string) {\n  return "hi " + name;\n}\nexport const DEFAULT = 'x';\n",
+    );
+    const messages: Anthropic.MessageParam[] = [{ role: "user", content: `Summarize ${path}` }];
+    const first = await client.messages.create({
+      model: MODEL,
+      max_tokens: 500,
+      tools: [READ_TOOL],
+      messages,
+    });
+    expect(first.stop_reason).toBe("tool_use");
+    const tool = first.content.find((b) => b.type === "tool_use") as Anthropic.ToolUseBlock;
+    expect(tool.name).toBe("Read");
+    expect(tool.input).toEqual({ file_path: path });
+
+    // The client runs the tool for real.
+    const content = catN(await readFile((tool.input as { file_path: string }).file_path, "utf8"));
+    messages.push({ role: "assistant", content: first.content });
+    messages.push({ role: "user", content: [{ type: "tool_result", tool_use_id: tool.id, content }] });
+    const second = await client.messages.create({
+      model: MODEL,
+      max_tokens: 500,
+      tools: [READ_TOOL],
+      messages,
+    });
+    expect(second.stop_reason).toBe("end_turn");
+    const text = (second.content[0] as Anthropic.TextBlock).text;
+    expect(text).toContain(`Summary of ${path}: 5 lines.`);
+    expect(text).toContain('First heading/comment: "// Greets people politely."');
+    expect(text).toContain("Exported names: greet, DEFAULT.");
+    expect(text).toMatch(/simulator/);
+    expect(text).not.toMatch(/\bI am (Claude|an AI model)\b/);
+  });
+
+  it("uses a tool whose schema has `path` when there is no Read tool", async () => {
+    const message = await client.messages.create({
+      model: MODEL,
+      max_tokens: 500,
+      tools: [{ name: "cat", input_schema: { type: "object", properties: { path: { type: "string" } } } }],
+      messages: [{ role: "user", content: "What is in ./docs/guide.md?" }],
+    });
+    expect(message.content.find((b) => b.type === "tool_use")).toMatchObject({
+      name: "cat",
+      input: { path: "./docs/guide.md" },
+    });
+  });
+
+  it("answers briefly and honestly when there is nothing to read", async () => {
+    const message = await client.messages.create({
+      model: MODEL,
+      max_tokens: 500,
+      messages: [{ role: "user", content: "Hello there" }],
+    });
+    expect(message.stop_reason).toBe("end_turn");
+    expect((message.content[0] as Anthropic.TextBlock).text).toMatch(/simulator.*not a language model/);
+  });
+
+  it("reports a tool error", async () => {
+    const message = await client.messages.create({
+      model: MODEL,
+      max_tokens: 500,
+      tools: [READ_TOOL],
+      messages: [
+        { role: "user", content: "Summarize a.ts" },
+        {
+          role: "assistant",
+          content: [{ type: "tool_use", id: "toolu_1", name: "Read", input: { file_path: "a.ts" } }],
+        },
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "toolu_1", content: "File does not exist.", is_error: true },
+          ],
+        },
+      ],
+    });
+    expect((message.content[0] as Anthropic.TextBlock).text).toContain(
+      "The tool reported an error for a.ts: File does not exist.",
+    );
+  });
+
+  it("answers a compaction request with the asked sections and carries facts over", async () => {
+    const prompt = [
+      "Your task is to create a detailed summary of the conversation so far.",
+      "Your summary should include the following sections:",
+      "1. Primary Request and Intent: what the user asked",
+      "2. Key Technical Concepts: …",
+      "3. Pending Tasks: …",
+    ].join("\n");
+    const message = await client.messages.create(
+      {
+        model: MODEL,
+        max_tokens: 2000,
+        messages: [
+          { role: "user", content: "Refactor the parser.\nPlease remember: the needle is 7731." },
+          { role: "assistant", content: "On it." },
+          { role: "user", content: "task: keep the public API stable" },
+          { role: "assistant", content: "Noted." },
+          { role: "user", content: prompt },
+        ],
+      },
+      { headers: { "x-forkloop-query-source": "compact" } },
+    );
+    const text = (message.content[0] as Anthropic.TextBlock).text;
+    expect(text).toMatch(/^<summary>/);
+    expect(text).toContain("## Primary Request and Intent");
+    expect(text).toContain("## Key Technical Concepts");
+    expect(text).toContain("## Pending Tasks");
+    expect(text).toContain("Please remember: the needle is 7731.");
+    expect(text).toContain("task: keep the public API stable");
+    expect(text).toContain("First user request: Refactor the parser.");
+  });
+
+  it("detects a compaction request by its wording too", async () => {
+    const message = await client.messages.create({
+      model: MODEL,
+      max_tokens: 2000,
+      messages: [
+        { role: "user", content: "remember the code word: tulip" },
+        { role: "assistant", content: "ok" },
+        { role: "user", content: "Please write a summary of the conversation so far." },
+      ],
+    });
+    expect((message.content[0] as Anthropic.TextBlock).text).toContain("remember the code word: tulip");
+  });
+});
+
+describe("built-in policy helpers", () => {
+  it.each([
+    ["Summarize packages/sim/src/index.ts", "packages/sim/src/index.ts"],
+    ["read /tmp/x/notes.txt now", "/tmp/x/notes.txt"],
+    ["look at `./README.md`", "./README.md"],
+    ["e.g. nothing here", null],
+    ["no path", null],
+  ])("findFilePath(%j) = %j", (text, path) => {
+    expect(findFilePath(text)).toBe(path);
+  });
+
+  it("describeContent falls back to defined names and frequent words", () => {
+    expect(describeContent("x.py", "def alpha():\n  pass\nclass Beta:\n  pass")).toBe(
+      "Summary of x.py: 4 lines. Defined names: alpha, Beta.",
+    );
+    expect(describeContent("notes", "apples apples pears\napples pears")).toBe(
+      "Summary of notes: 2 lines. Most frequent words: apples, pears.",
+    );
+  });
+});
