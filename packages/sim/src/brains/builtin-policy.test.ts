@@ -44,7 +44,7 @@ describe("R-SIM9: the built-in policy brain", () => {
     const path = join(dir, "greeting.ts");
     await writeFile(
       path,
-      "// Greets people politely.\nexport function greet(name: string) {\n  return "hi " + name;\n}\nexport const DEFAULT = 'x';\n",
+      "// Greets people politely.\nexport function greet(name: string) {\n  return 'hi ' + name;\n}\nexport const DEFAULT = 'x';\n",
     );
     const messages: Anthropic.MessageParam[] = [{ role: "user", content: `Summarize ${path}` }];
     const first = await client.messages.create({
