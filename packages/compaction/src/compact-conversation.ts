@@ -17,6 +17,7 @@ import {
 import { protectedTailStart } from "./protected-tail.js";
 import { attachRecentFiles, formatAttachedFiles, recentlyTouchedFiles } from "./recent-files.js";
 import type { SessionNotes } from "./session-memory.js";
+import { planSnip } from "./snip.js";
 import {
   buildCompactInstruction,
   buildRetryInstruction,
@@ -132,18 +133,31 @@ export async function compactConversation(input: CompactConversationInput): Prom
 
   const signal = input.signal ?? new AbortController().signal;
   const rejections: string[] = [];
+  let forkMessages = messages;
+  let trimmed = false;
   for (let attempt = 0; attempt < SUMMARY_ATTEMPTS; attempt++) {
     const instruction =
       attempt === 0
         ? buildCompactInstruction(input.instructions)
         : buildRetryInstruction(input.instructions, rejections.at(-1) ?? "", Math.floor(replacedTokens / 2));
     const result = await input.runCompact({
-      cacheSafeParams: { ...input.cacheSafeParams, forkContextMessages: messages },
+      cacheSafeParams: { ...input.cacheSafeParams, forkContextMessages: forkMessages },
       instruction,
       signal,
       querySource: "compact",
     });
-    if (!result.ok) return { ok: false, error: result.error, usage };
+    if (!result.ok) {
+      // A history already over the window (reactive compact, R-C6) makes the compact request
+      // itself too long: retry once without the oldest messages. That request no longer shares
+      // the parent's prefix (a documented cache miss, R-F3), but it can succeed.
+      const overflow = promptTooLongOverflow(result.error);
+      const shorter = overflow === null || trimmed ? null : trimHeadForRetry(forkMessages, overflow);
+      if (shorter === null) return { ok: false, error: result.error, usage };
+      forkMessages = shorter;
+      trimmed = true;
+      attempt--;
+      continue;
+    }
     usage.push(result.usage);
     const summary = extractSummary(result.summary);
     const verdict = validateSummary(summary, { tokens: replacedTokens }, activeTask);
@@ -190,6 +204,39 @@ function prefixOverheadTokens(input: CompactConversationInput, preTokens: number
       estimateTextTokens(JSON.stringify(params.tools))
     );
   return Math.max(0, preTokens - sumTokens(input.messages));
+}
+
+/** Tokens over the window in the API's "prompt is too long: N tokens > M maximum", else null. */
+export function promptTooLongOverflow(error: string): number | null {
+  const match = /prompt is too long: (\d+) tokens > (\d+) maximum/i.exec(error);
+  if (!match) return null;
+  return Math.max(1, Number(match[1]) - Number(match[2]));
+}
+
+/** Margin when trimming a too-long compact request: the instruction and estimate error. */
+const PTL_RETRY_MARGIN_TOKENS = 1_000;
+
+/** The fork context without its oldest messages, freeing `overflow` tokens; null if impossible. */
+function trimHeadForRetry(messages: readonly Message[], overflow: number): readonly Message[] | null {
+  let lastCut = -1;
+  for (let index = messages.length - 1; index > 0; index--) {
+    if (isSafeCut(messages, index)) {
+      lastCut = index;
+      break;
+    }
+  }
+  if (lastCut < 0) return null;
+  const mustFree = Math.ceil(overflow * 1.25) + PTL_RETRY_MARGIN_TOKENS;
+  const plan = planSnip(messages, {
+    tokens: mustFree,
+    triggerTokens: 0,
+    targetTokens: 0,
+    maxMessages: Number.POSITIVE_INFINITY,
+    targetMessages: 0,
+    tailStart: lastCut,
+  });
+  if (plan === null || plan.tokensFreed < mustFree) return null;
+  return [...messages.slice(0, plan.from), ...messages.slice(plan.to)];
 }
 
 function sumTokens(messages: readonly Message[]): number {

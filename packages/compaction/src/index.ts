@@ -20,6 +20,7 @@ export {
 } from "./microcompact.js";
 export { type CompactionPipeline, type ContextPipelineOptions, createContextPipeline } from "./pipeline.js";
 export { protectedTailStart } from "./protected-tail.js";
+export { createQueryCompactRunner, type QueryCompactRunnerOptions } from "./query-compact-runner.js";
 export { attachRecentFiles, recentlyTouchedFiles } from "./recent-files.js";
 export {
   buildSessionMemoryInstruction,

@@ -150,3 +150,4 @@ export function createScriptedCompactRunner(
   };
   return Object.assign(runner, { requests });
 }
+export { extractiveSummary, withSummarizer } from "./summarizer-brain.js";

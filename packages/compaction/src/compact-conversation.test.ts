@@ -1,0 +1,212 @@
+import type { CacheSafeParams, Message } from "@forkloop/loop-core";
+import { describe, expect, it } from "vitest";
+import { compactConversation } from "./compact-conversation.js";
+import { messageText, toolResultBlocks } from "./message-shape.js";
+import { createMemorySessionMemoryStore } from "./session-memory.js";
+import { createCountingFactory, createHistory, createScriptedCompactRunner } from "./testing/index.js";
+
+const TASK = "Port every module under /src/legacy to the async logger; keep the exported names unchanged";
+const GOOD = `<summary>\n## Goal and constraints\nPort every module under /src/legacy to the async logger; keep exported names unchanged.\n## Next step\ncontinue\n</summary>`;
+
+function session(rounds = 30) {
+  const history = createHistory();
+  history.user(TASK);
+  for (let i = 0; i < rounds; i++) {
+    history.toolCall(
+      "Read",
+      { file_path: `/src/legacy/m${i}.ts` },
+      `export const m${i} = log(${i});\n`.repeat(20),
+      {
+        thinking: `step ${i}`,
+      },
+    );
+  }
+  return history;
+}
+
+function params(messages: readonly Message[]): CacheSafeParams {
+  return {
+    model: "sim-24k",
+    systemPrompt: [{ type: "text", text: "You are a coding agent." }],
+    tools: [],
+    maxOutputTokens: 4_000,
+    forkContextMessages: messages,
+  };
+}
+
+function expectWellFormed(messages: readonly Message[]): void {
+  const uses = new Set<string>();
+  for (const message of messages) {
+    if (message.type === "assistant") {
+      for (const block of message.message.content) if (block.type === "tool_use") uses.add(block.id);
+    }
+    for (const result of toolResultBlocks(message)) expect(uses.has(result.tool_use_id)).toBe(true);
+  }
+}
+
+describe("compactConversation", () => {
+  it("R-C4: one summary message replaces the head; compact_boundary has trigger and pre/post tokens; the tail is verbatim", async () => {
+    const { messages } = session();
+    const runner = createScriptedCompactRunner([GOOD]);
+    const outcome = await compactConversation({
+      messages,
+      cacheSafeParams: params(messages),
+      runCompact: runner,
+      trigger: "auto",
+      tailTokens: 800,
+      factory: createCountingFactory("c"),
+    });
+    if (!outcome.ok) throw new Error(outcome.error);
+    const [boundary, summary, ...tail] = outcome.messages;
+    expect(boundary).toMatchObject({ type: "system", subtype: "compact_boundary" });
+    expect(boundary?.type === "system" && boundary.compactMetadata).toEqual({
+      trigger: "auto",
+      preTokens: outcome.preTokens,
+      postTokens: outcome.postTokens,
+    });
+    expect(outcome.postTokens).toBeLessThan(outcome.preTokens / 2);
+    expect(messageText(summary!)).toContain("<summary>");
+    expect(messageText(summary!)).toContain(`<active-task>\n${TASK}\n</active-task>`);
+    // The tail: the very same message objects (thinking blocks untouched), starting at an assistant reply.
+    expect(tail[0]?.type).toBe("assistant");
+    for (const message of tail) expect(messages).toContain(message);
+    expect(tail.at(-1)).toBe(messages.at(-1));
+    expectWellFormed(outcome.messages);
+  });
+
+  it("R-F3: the compact request is the parent's exact parameters with the current history, plus one instruction", async () => {
+    const { messages } = session(10);
+    const runner = createScriptedCompactRunner([GOOD]);
+    const cacheSafeParams = params(messages.slice(0, -2));
+    await compactConversation({
+      messages,
+      cacheSafeParams,
+      runCompact: runner,
+      trigger: "manual",
+      instructions: "mind the tests",
+    });
+    const request = runner.requests[0]!;
+    expect({ ...request.cacheSafeParams, forkContextMessages: [] }).toEqual({
+      ...cacheSafeParams,
+      forkContextMessages: [],
+    });
+    expect(request.cacheSafeParams.forkContextMessages).toBe(messages);
+    expect(request.instruction).toContain("mind the tests");
+    expect(request.querySource).toBe("compact");
+  });
+
+  it.each([
+    ["too large, then good → the retry's summary", [GOOD.replace("continue", "continue ".repeat(20_000)), GOOD], "model", 1],
+    [
+      "dropped the task, then good → the retry's summary",
+      ["<summary>Read some files.</summary>", GOOD],
+      "model",
+      1,
+    ],
+    [
+      "rejected twice → truncation fallback",
+      ["<summary>nothing</summary>", "<summary>still nothing</summary>"],
+      "truncation",
+      2,
+    ],
+  ] as const)("R-C4: a summary %s", async (_name, script, source, rejected) => {
+    const { messages } = session();
+    const runner = createScriptedCompactRunner(script);
+    const outcome = await compactConversation({
+      messages,
+      cacheSafeParams: params(messages),
+      runCompact: runner,
+      trigger: "auto",
+      tailTokens: 800,
+    });
+    if (!outcome.ok) throw new Error(outcome.error);
+    expect(outcome.source).toBe(source);
+    expect(outcome.rejections.length).toBe(rejected);
+    expect(messageText(outcome.messages[1]!)).toContain(TASK);
+    if (rejected > 0) expect(runner.requests[1]?.instruction).toContain("A previous attempt was rejected");
+  });
+
+  it("R-C4: a runner failure is an expected failure (data), not a throw", async () => {
+    const { messages } = session();
+    const outcome = await compactConversation({
+      messages,
+      cacheSafeParams: params(messages),
+      runCompact: createScriptedCompactRunner([new Error("overloaded")]),
+      trigger: "auto",
+    });
+    expect(outcome).toMatchObject({ ok: false, error: "overloaded" });
+  });
+
+  it("R-C6: a compact request that is itself too long is retried once without the oldest messages", async () => {
+    const { messages } = session();
+    const runner = createScriptedCompactRunner([
+      new Error("prompt is too long: 9000 tokens > 6000 maximum"),
+      GOOD,
+    ]);
+    const outcome = await compactConversation({
+      messages,
+      cacheSafeParams: params(messages),
+      runCompact: runner,
+      trigger: "reactive",
+      tailTokens: 800,
+    });
+    expect(outcome.ok).toBe(true);
+    const [first, second] = runner.requests.map((r) => r.cacheSafeParams.forkContextMessages);
+    expect(second!.length).toBeLessThan(first!.length);
+    expect(second![0]).toBe(messages[0]);
+    expectWellFormed(second!);
+  });
+
+  it("R-C5: starts from session notes that cover the replaced part, without a compact request", async () => {
+    const { messages } = session();
+    const covered = messages.at(-5)!;
+    const store = createMemorySessionMemoryStore({
+      text: GOOD,
+      coveredUuid: covered.uuid,
+      tokensAtUpdate: 1,
+    });
+    const runner = createScriptedCompactRunner([new Error("must not be called")]);
+    const outcome = await compactConversation({
+      messages,
+      cacheSafeParams: params(messages),
+      runCompact: runner,
+      trigger: "auto",
+      sessionNotes: await store.load(),
+    });
+    if (!outcome.ok) throw new Error(outcome.error);
+    expect(outcome.source).toBe("session_memory");
+    expect(runner.requests).toHaveLength(0);
+    const keptFrom = outcome.messages.indexOf(messages.find((m) => m.uuid === outcome.messages[2]?.uuid)!);
+    expect(keptFrom).toBe(2);
+    expect(messages.indexOf(outcome.messages[2]!)).toBeLessThanOrEqual(messages.indexOf(covered) + 1);
+    expectWellFormed(outcome.messages);
+  });
+
+  it("R-C4: re-attaches the most recently touched files within the token budget, current content from disk", async () => {
+    const { messages } = session();
+    const read: string[] = [];
+    const outcome = await compactConversation({
+      messages,
+      cacheSafeParams: params(messages),
+      runCompact: createScriptedCompactRunner([GOOD]),
+      trigger: "auto",
+      tailTokens: 800,
+      recentFiles: {
+        maxTokens: 120,
+        readFile: async (path) => {
+          read.push(path);
+          return `current content of ${path}`;
+        },
+      },
+    });
+    if (!outcome.ok) throw new Error(outcome.error);
+    const text = messageText(outcome.messages[1]!);
+    const attached = [...text.matchAll(/<file path="([^"]+)">/g)].map((m) => m[1]);
+    expect(attached.length).toBeGreaterThan(0);
+    expect(attached.length).toBeLessThan(30);
+    // Newest first, and never a file the verbatim tail already shows.
+    expect(attached[0]).toBe(read[0]);
+    const tailText = outcome.messages.slice(2).map(messageText).join("\n");
+    for (const path of attached) expect(tailText).not.toContain(`"${path}"`);
+  });
+});
