@@ -96,7 +96,12 @@ describe("compactConversation", () => {
   });
 
   it.each([
-    ["too large, then good → the retry's summary", [GOOD.replace("continue", "continue ".repeat(20_000)), GOOD], "model", 1],
+    [
+      "too large, then good → the retry's summary",
+      [GOOD.replace("continue", "continue ".repeat(20_000)), GOOD],
+      "model",
+      1,
+    ],
     [
       "dropped the task, then good → the retry's summary",
       ["<summary>Read some files.</summary>", GOOD],

@@ -79,8 +79,6 @@ const REACTIVE_TAIL_SHARE = 0.15;
 const TARGET_SHARE = 0.85;
 /** Microcompact only clears when it frees at least this share of the threshold (one cache break per batch). */
 const CLEAR_AT_LEAST_SHARE = 0.1;
-/** Pipeline count corrections kept (one per assistant message seen; old ones are useless). */
-const MAX_ADJUSTMENTS = 64;
 
 /** Implements loop-core's ContextPipeline (§4): R-C0 … R-C6 with the thresholds of R-C7. */
 export function createContextPipeline(options: ContextPipelineOptions): CompactionPipeline {
@@ -91,29 +89,19 @@ export function createContextPipeline(options: ContextPipelineOptions): Compacti
   /**
    * R-C8 count corrections. tokenCountWithEstimation trusts the latest response's usage for
    * everything before it; once a stage rewrote that part (snip, microcompact, collapse, compact)
-   * the usage is stale until the next response. Keyed by that response's uuid, so a new response
-   * (fresh usage) drops the correction by itself.
+   * the usage is stale until the next response. The corrected count is remembered for the exact
+   * array a stage returned: the loop hands that array to the next stage and, on a withheld
+   * prompt-too-long, to drainCollapse/reactiveCompact; any later history carries a new response.
    */
-  const adjustments = new Map<string, number>();
+  const corrected = new WeakMap<readonly Message[], number>();
   let sessionMemoryTask: Promise<void> | null = null;
 
-  function anchor(messages: readonly Message[]): string {
-    for (let index = messages.length - 1; index >= 0; index--) {
-      const message = messages[index]!;
-      if (message.type === "assistant" && !message.apiError) return message.uuid;
-    }
-    return "";
-  }
-
   function tokenCount(messages: readonly Message[]): number {
-    return tokenCountWithEstimation(messages) + (adjustments.get(anchor(messages)) ?? 0);
+    return corrected.get(messages) ?? tokenCountWithEstimation(messages);
   }
 
   function recordCount(messages: readonly Message[], count: number): void {
-    const key = anchor(messages);
-    adjustments.delete(key);
-    adjustments.set(key, count - tokenCountWithEstimation(messages));
-    while (adjustments.size > MAX_ADJUSTMENTS) adjustments.delete(adjustments.keys().next().value!);
+    corrected.set(messages, count);
   }
 
   function thresholds(model: string): Thresholds {

@@ -1,0 +1,220 @@
+import type {
+  AutoCompactTracking,
+  CacheSafeParams,
+  ContextStageInput,
+  Message,
+  ModelInfo,
+} from "@forkloop/loop-core";
+import { describe, expect, it } from "vitest";
+import type { CompactionEvent } from "./events.js";
+import { CLEARED_TOOL_RESULT } from "./microcompact.js";
+import { createContextPipeline } from "./pipeline.js";
+import { createMemorySessionMemoryStore } from "./session-memory.js";
+import { createHistory, createScriptedCompactRunner } from "./testing/index.js";
+
+const MODEL: ModelInfo = {
+  id: "sim-24k",
+  contextWindow: 24_000,
+  maxOutputTokens: 4_000,
+  inputPricePerMTok: 1,
+  outputPricePerMTok: 5,
+};
+// effective window 20,000 → auto-compact at 7,000, blocking limit at 17,000 (R-C7).
+const TASK = "Rename the config loader to loadSettings everywhere and update the docs";
+const GOOD = `<summary>\n## Goal and constraints\nRename the config loader to loadSettings everywhere and update the docs.\n</summary>`;
+
+const fresh: AutoCompactTracking = { compacted: false, turnCounter: 0, turnId: "t0", consecutiveFailures: 0 };
+
+/** A history of about `tokens` estimated tokens of tool rounds under one task. */
+function historyOf(tokens: number): Message[] {
+  const history = createHistory();
+  history.user(TASK);
+  let i = 0;
+  const total = () =>
+    history.messages.at(-2)?.type === "assistant"
+      ? (history.messages.at(-2) as { message: { usage: { input_tokens: number } } }).message.usage
+          .input_tokens
+      : 0;
+  while (total() < tokens) {
+    history.toolCall(
+      "Bash",
+      { command: `grep -n config src/part${i}.ts` },
+      `src/part${i}.ts:${i}: const config = load();\n`.repeat(12),
+    );
+    i++;
+  }
+  return history.messages;
+}
+
+function input(messages: readonly Message[], overrides: Partial<ContextStageInput> = {}): ContextStageInput {
+  const cacheSafeParams: CacheSafeParams = {
+    model: MODEL.id,
+    systemPrompt: [{ type: "text", text: "agent" }],
+    tools: [],
+    maxOutputTokens: 4_000,
+    forkContextMessages: messages,
+  };
+  return {
+    messages,
+    model: MODEL.id,
+    querySource: "repl_main_thread",
+    tools: [],
+    tracking: fresh,
+    cacheSafeParams,
+    signal: new AbortController().signal,
+    ...overrides,
+  };
+}
+
+describe("createContextPipeline", () => {
+  it("R-C4: auto-compacts at the threshold, and the corrected count stops a second compaction", async () => {
+    const runner = createScriptedCompactRunner([GOOD]);
+    const pipeline = createContextPipeline({ runCompact: runner, modelOverrides: [MODEL] });
+    const below = historyOf(6_000);
+    expect((await pipeline.autocompact(input(below))).messages).toBe(below);
+    expect(runner.requests).toHaveLength(0);
+
+    const over = historyOf(7_500);
+    expect(pipeline.tokenCount(over)).toBeGreaterThanOrEqual(7_000);
+    const result = await pipeline.autocompact(input(over));
+    expect(runner.requests).toHaveLength(1);
+    expect(result.boundaries[0]).toMatchObject({
+      subtype: "compact_boundary",
+      compactMetadata: { trigger: "auto" },
+    });
+    expect(result.tracking).toMatchObject({ compacted: true, consecutiveFailures: 0 });
+    expect(pipeline.tokenCount(result.messages)).toBeLessThan(7_000);
+    // Same latest response (stale usage): the pipeline's own count keeps it from compacting again.
+    const again = await pipeline.autocompact(input(result.messages, { tracking: result.tracking }));
+    expect(again.messages).toBe(result.messages);
+    expect(runner.requests).toHaveLength(1);
+  });
+
+  it("R-C4/R-L11: failures count up in tracking; at 3 the breaker is open and no request is made", async () => {
+    const runner = createScriptedCompactRunner([new Error("boom")]);
+    const events: CompactionEvent[] = [];
+    const pipeline = createContextPipeline({
+      runCompact: runner,
+      modelOverrides: [MODEL],
+      onEvent: (e) => events.push(e),
+    });
+    const over = historyOf(7_500);
+    let tracking = fresh;
+    for (let i = 1; i <= 3; i++) {
+      tracking = (await pipeline.autocompact(input(over, { tracking }))).tracking;
+      expect(tracking.consecutiveFailures).toBe(i);
+    }
+    const open = await pipeline.autocompact(input(over, { tracking }));
+    expect(open.messages).toBe(over);
+    expect(runner.requests).toHaveLength(3);
+    expect(events.at(-1)).toEqual({ type: "breaker_open", consecutiveFailures: 3 });
+  });
+
+  it("R-L3: a compact or session-memory request passes through every stage unchanged (its prefix must match the parent's)", async () => {
+    const runner = createScriptedCompactRunner([GOOD]);
+    const pipeline = createContextPipeline({ runCompact: runner, modelOverrides: [MODEL], maxMessages: 10 });
+    const over = historyOf(12_000);
+    for (const querySource of ["compact", "session_memory"]) {
+      const stage = input(over, { querySource });
+      expect(pipeline.budgetAndSnip(stage).messages).toBe(over);
+      expect((await pipeline.microcompact(stage)).messages).toBe(over);
+      expect((await pipeline.autocompact(stage)).messages).toBe(over);
+      expect(await pipeline.reactiveCompact(stage)).toBeNull();
+    }
+    expect(runner.requests).toHaveLength(0);
+  });
+
+  it("R-C2: microcompact clears old results between its trigger and the auto-compact line, not at it", async () => {
+    const pipeline = createContextPipeline({
+      runCompact: createScriptedCompactRunner([GOOD]),
+      modelOverrides: [MODEL],
+      keepRecentToolResults: 3,
+    });
+    const mid = historyOf(5_500);
+    const result = await pipeline.microcompact(input(mid));
+    expect(result.boundaries[0]).toMatchObject({ subtype: "microcompact_boundary" });
+    expect(result.tokensFreed).toBeGreaterThan(700);
+    const cleared = JSON.stringify(result.messages).split(CLEARED_TOOL_RESULT).length - 1;
+    const results = mid.filter((m) => m.type === "user" && typeof m.message.content !== "string").length;
+    expect(cleared).toBe(results - 3);
+    expect(pipeline.tokenCount(result.messages)).toBe(pipeline.tokenCount(mid) - result.tokensFreed);
+
+    const small = historyOf(2_000);
+    expect((await pipeline.microcompact(input(small))).messages).toBe(small);
+    const over = historyOf(7_500);
+    expect((await pipeline.microcompact(input(over))).messages).toBe(over);
+  });
+
+  it("R-C1: snip drops old messages past the message cap and yields a boundary", () => {
+    const pipeline = createContextPipeline({
+      runCompact: createScriptedCompactRunner([GOOD]),
+      modelOverrides: [MODEL],
+      maxMessages: 40,
+    });
+    const long = historyOf(6_000);
+    expect(long.length).toBeGreaterThan(40);
+    const result = pipeline.budgetAndSnip(input(long));
+    expect(result.messages.length).toBeLessThanOrEqual(34);
+    expect(result.messages[0]).toBe(long[0]);
+    expect(result.messages[1]?.type).toBe("assistant");
+    expect(result.boundaries[0]).toMatchObject({ subtype: "snip_boundary" });
+    expect(result.tokensFreed).toBeGreaterThan(0);
+  });
+
+  it("R-C6: reactive compact runs even with the breaker open, and returns null when it cannot", async () => {
+    const open: AutoCompactTracking = { ...fresh, consecutiveFailures: 3 };
+    const ok = createContextPipeline({
+      runCompact: createScriptedCompactRunner([GOOD]),
+      modelOverrides: [MODEL],
+    });
+    const over = historyOf(9_000);
+    const result = await ok.reactiveCompact(input(over, { tracking: open }));
+    expect(result?.boundaries[0]).toMatchObject({ compactMetadata: { trigger: "reactive" } });
+    expect(result?.tracking.consecutiveFailures).toBe(0);
+    const failing = createContextPipeline({
+      runCompact: createScriptedCompactRunner([new Error("no")]),
+      modelOverrides: [MODEL],
+    });
+    expect(await failing.reactiveCompact(input(over, { tracking: open }))).toBeNull();
+  });
+
+  it("R-C5: session notes are refreshed by a session_memory request every interval of growth, then used by compaction", async () => {
+    const store = createMemorySessionMemoryStore();
+    const runner = createScriptedCompactRunner([GOOD]);
+    const pipeline = createContextPipeline({
+      runCompact: runner,
+      modelOverrides: [MODEL],
+      sessionMemory: store,
+      sessionMemoryIntervalTokens: 2_000,
+    });
+    const early = historyOf(1_000);
+    await pipeline.autocompact(input(early));
+    await pipeline.settle();
+    expect(runner.requests).toHaveLength(0);
+
+    const grown = historyOf(6_000);
+    await pipeline.autocompact(input(grown));
+    await pipeline.settle();
+    expect(runner.requests.map((r) => r.querySource)).toEqual(["session_memory"]);
+    expect((await store.load())?.coveredUuid).toBe(grown.at(-1)?.uuid);
+
+    // Not enough growth since the last notes: no new request.
+    await pipeline.autocompact(input(grown));
+    await pipeline.settle();
+    expect(runner.requests).toHaveLength(1);
+
+    // Over the line, the notes cover everything but the newest messages: no compact request.
+    const events: CompactionEvent[] = [];
+    const withEvents = createContextPipeline({
+      runCompact: runner,
+      modelOverrides: [MODEL],
+      sessionMemory: store,
+      onEvent: (e) => events.push(e),
+    });
+    const over = [...grown, ...historyOf(7_500).slice(grown.length)];
+    const result = await withEvents.autocompact(input(over));
+    expect(result.boundaries).toHaveLength(1);
+    expect(runner.requests).toHaveLength(1);
+    expect(events.find((e) => e.type === "compact_succeeded")).toMatchObject({ source: "session_memory" });
+  });
+});
