@@ -1,0 +1,104 @@
+/**
+ * Helpers for end-to-end tests that spawn the BUILT `forkloop` binary (`apps/cli/dist/main.js`;
+ * build first with `npx turbo run build`). Exported as `@forkloop/cli/testing`.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+/** Absolute path of the built CLI entry. */
+export const CLI_PATH = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface CliOptions {
+  readonly cwd: string;
+  /** Added to a clean environment: no ANTHROPIC_* from the caller, simulator latency off. */
+  readonly env?: Record<string, string>;
+  readonly stdin?: string;
+}
+
+/** The environment a test run gets: the caller's PATH/HOME, never a real API key. */
+export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const key of ["PATH", "HOME", "TMPDIR", "LANG"])
+    if (process.env[key] !== undefined) env[key] = process.env[key];
+  return { ...env, FORKLOOP_SIM_LATENCY: "none", ...extra };
+}
+
+function assertBuilt(): void {
+  if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: run \`npx turbo run build\` first`);
+}
+
+/** Starts the CLI; the caller reads its output and waits for `exited`. */
+export function startCli(
+  args: readonly string[],
+  options: CliOptions,
+): {
+  child: ChildProcess;
+  exited: Promise<CliResult>;
+  stdout: () => string;
+  stderr: () => string;
+} {
+  assertBuilt();
+  const child = spawn(process.execPath, [CLI_PATH, ...args], {
+    cwd: options.cwd,
+    env: cliEnv(options.env),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  if (options.stdin !== undefined) child.stdin?.end(options.stdin);
+  else child.stdin?.end();
+  const exited = new Promise<CliResult>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return { child, exited, stdout: () => stdout, stderr: () => stderr };
+}
+
+/** Runs the CLI to completion. */
+export function runCli(args: readonly string[], options: CliOptions): Promise<CliResult> {
+  return startCli(args, options).exited;
+}
+
+/** Resolves once `read()` satisfies `test` (polled as output arrives); rejects if the child exits first. */
+export async function waitForOutput(
+  child: ChildProcess,
+  read: () => string,
+  test: (text: string) => boolean,
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const text = read();
+      if (test(text)) {
+        cleanup();
+        resolve(text);
+      }
+    };
+    const onExit = () => {
+      cleanup();
+      reject(new Error(`the CLI exited before the expected output; got:\n${read()}`));
+    };
+    const cleanup = () => {
+      child.stdout?.off("data", check);
+      child.stderr?.off("data", check);
+      child.off("exit", onExit);
+    };
+    child.stdout?.on("data", check);
+    child.stderr?.on("data", check);
+    child.on("exit", onExit);
+    check();
+  });
+}
