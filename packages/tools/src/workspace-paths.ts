@@ -96,7 +96,7 @@ function forbiddenError(path: string, prefix: string): ResolvedPath {
 }
 
 /** realpath that also works for paths that do not exist yet (writes create them). */
-function realpathAllowingMissing(path: string, hops: number): ResolvedPath {
+export function realpathAllowingMissing(path: string, hops = 0): ResolvedPath {
   if (hops > MAX_SYMLINK_HOPS) return { ok: false, error: "too many levels of symbolic links." };
   try {
     return { ok: true, path: realpathSync.native(path) };

@@ -1,0 +1,180 @@
+import type { CanUseTool, PermissionMode } from "@forkloop/loop-core";
+import { describe, expect, it } from "vitest";
+import { createBuiltinTools } from "../builtin-tools.js";
+import {
+  createPermissionChecker,
+  type PermissionDenial,
+  type PermissionRules,
+} from "./permission-checker.js";
+
+const tools = createBuiltinTools();
+const CWD = "/project";
+const noRules: PermissionRules = { allow: [], ask: [], deny: [] };
+
+const calls = {
+  read: ["Read", { file_path: "/project/src/a.ts" }],
+  grep: ["Grep", { pattern: "x" }],
+  edit: ["Edit", { file_path: "/project/src/a.ts", old_string: "a", new_string: "b" }],
+  write: ["Write", { file_path: "/project/new.ts", content: "x" }],
+  bash: ["Bash", { command: "npm install" }],
+  bashReadOnly: ["Bash", { command: "git status" }],
+  todo: ["TodoWrite", { todos: [] }],
+} as const;
+type CallName = keyof typeof calls;
+
+async function decide(
+  mode: PermissionMode,
+  call: CallName,
+  options: { rules?: Partial<PermissionRules>; askCaller?: CanUseTool } = {},
+) {
+  const denials: PermissionDenial[] = [];
+  const checker = createPermissionChecker({
+    mode,
+    rules: { ...noRules, ...options.rules },
+    tools,
+    cwd: CWD,
+    onDenial: (denial) => denials.push(denial),
+    ...(options.askCaller ? { askCaller: options.askCaller } : {}),
+  });
+  const [toolName, input] = calls[call];
+  const decision = await checker(
+    toolName,
+    { ...input },
+    { signal: new AbortController().signal, toolUseId: "t1", agentId: "main" },
+  );
+  return { decision, denials };
+}
+
+const approve: CanUseTool = async () => ({ behavior: "allow" });
+const refuse: CanUseTool = async () => ({ behavior: "deny", message: "user said no" });
+
+describe("R-P1: permission modes", () => {
+  // [mode, call, expected behavior without an ask caller ("ask" = denied for lack of a caller)]
+  const table: ReadonlyArray<readonly [PermissionMode, CallName, "allow" | "deny" | "ask"]> = [
+    ["default", "read", "allow"],
+    ["default", "grep", "allow"],
+    ["default", "bashReadOnly", "allow"],
+    ["default", "todo", "allow"],
+    ["default", "edit", "ask"],
+    ["default", "write", "ask"],
+    ["default", "bash", "ask"],
+    ["acceptEdits", "edit", "allow"],
+    ["acceptEdits", "write", "allow"],
+    ["acceptEdits", "bash", "ask"],
+    ["plan", "read", "allow"],
+    ["plan", "bashReadOnly", "allow"],
+    ["plan", "todo", "allow"],
+    ["plan", "edit", "deny"],
+    ["plan", "write", "deny"],
+    ["plan", "bash", "deny"],
+    ["bypassPermissions", "bash", "allow"],
+    ["bypassPermissions", "write", "allow"],
+    ["dontAsk", "read", "allow"],
+    ["dontAsk", "edit", "deny"],
+    ["dontAsk", "bash", "deny"],
+    ["auto", "read", "allow"],
+    ["auto", "bash", "ask"],
+  ];
+
+  it.each(table)("R-P1: %s mode, %s call → %s", async (mode, call, expected) => {
+    const { decision, denials } = await decide(mode, call);
+    if (expected === "allow") {
+      expect(decision).toEqual({ behavior: "allow" });
+      expect(denials).toEqual([]);
+      return;
+    }
+    expect(decision.behavior).toBe("deny");
+    expect(denials).toHaveLength(1);
+    if (expected === "ask") {
+      expect(denials[0]?.reason).toMatch(/no one is attached to approve it\. To allow it, add "/);
+      const approved = await decide(mode, call, { askCaller: approve });
+      expect(approved.decision).toEqual({ behavior: "allow" });
+    } else {
+      const withCaller = await decide(mode, call, { askCaller: approve });
+      expect(withCaller.decision.behavior).toBe("deny");
+    }
+  });
+
+  it("R-P1: dontAsk never calls the ask caller and explains how to allow", async () => {
+    let asked = 0;
+    const { decision } = await decide("dontAsk", "bash", {
+      askCaller: async () => {
+        asked++;
+        return { behavior: "allow" };
+      },
+    });
+    expect(asked).toBe(0);
+    expect(decision.behavior === "deny" && decision.message).toMatch(
+      /dontAsk mode.*"Bash\(npm install:\*\)"/,
+    );
+  });
+});
+
+describe("R-P1: rule precedence deny > ask > allow", () => {
+  it("R-P1: an allow rule approves a call that would ask", async () => {
+    expect((await decide("default", "bash", { rules: { allow: ["Bash(npm install:*)"] } })).decision).toEqual(
+      {
+        behavior: "allow",
+      },
+    );
+    expect((await decide("default", "edit", { rules: { allow: ["Edit(src/**)"] } })).decision.behavior).toBe(
+      "allow",
+    );
+    expect((await decide("default", "write", { rules: { allow: ["Edit(src/**)"] } })).decision.behavior).toBe(
+      "deny",
+    );
+  });
+
+  it("R-P1: deny beats allow, even in bypassPermissions mode", async () => {
+    const rules = { allow: ["Bash"], deny: ["Bash(npm install:*)"] };
+    const { decision, denials } = await decide("bypassPermissions", "bash", { rules, askCaller: approve });
+    expect(decision.behavior === "deny" && decision.message).toMatch(
+      /denied by the rule deny: Bash\(npm install:\*\)/,
+    );
+    expect(denials).toEqual([
+      {
+        toolName: "Bash",
+        toolUseId: "t1",
+        input: { command: "npm install" },
+        reason: expect.stringMatching(/deny:/),
+      },
+    ]);
+  });
+
+  it("R-P1: deny rules deny read-only tools too", async () => {
+    const { decision } = await decide("default", "read", { rules: { deny: ["Read(src/**)"] } });
+    expect(decision.behavior).toBe("deny");
+  });
+
+  it("R-P1: ask beats allow and reaches the caller, even in bypassPermissions mode", async () => {
+    const rules = { allow: ["Bash"], ask: ["Bash(npm:*)"] };
+    const asked: string[] = [];
+    const caller: CanUseTool = async (toolName, input) => {
+      asked.push(`${toolName}:${String(input.command)}`);
+      return { behavior: "allow", updatedInput: { command: "npm ci" } };
+    };
+    const { decision } = await decide("bypassPermissions", "bash", { rules, askCaller: caller });
+    expect(asked).toEqual(["Bash:npm install"]);
+    expect(decision).toEqual({ behavior: "allow", updatedInput: { command: "npm ci" } });
+    expect((await decide("default", "bash", { rules, askCaller: refuse })).denials[0]?.reason).toBe(
+      "user said no",
+    );
+  });
+
+  it("R-P1: plan mode denies mutating tools even with an allow rule", async () => {
+    expect((await decide("plan", "edit", { rules: { allow: ["Edit"] } })).decision.behavior).toBe("deny");
+  });
+
+  it("R-P1: an invalid rule is a clear error at construction; unknown tools are denied", async () => {
+    expect(() =>
+      createPermissionChecker({ mode: "default", rules: { ...noRules, allow: ["Bash(x"] }, tools }),
+    ).toThrow(/permissions\.allow: Invalid permission rule "Bash\(x"/);
+    const checker = createPermissionChecker({ mode: "bypassPermissions", rules: noRules, tools });
+    const decision = await checker(
+      "Nope",
+      {},
+      { signal: new AbortController().signal, toolUseId: "t", agentId: "main" },
+    );
+    expect(decision.behavior).toBe("deny");
+  });
+});

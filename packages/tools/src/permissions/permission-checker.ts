@@ -1,0 +1,145 @@
+import { homedir } from "node:os";
+import { relative } from "node:path";
+import type { CanUseTool, PermissionDecision, PermissionMode, Tool } from "@forkloop/loop-core";
+import { type PermissionRule, parsePermissionRule, ruleMatches } from "./permission-rules.js";
+
+export interface PermissionRules {
+  readonly allow: readonly string[];
+  readonly ask: readonly string[];
+  readonly deny: readonly string[];
+}
+
+/** One refused call, for the run's final report (Claude Code's `permission_denials`). */
+export interface PermissionDenial {
+  readonly toolName: string;
+  readonly toolUseId: string;
+  readonly input: Record<string, unknown>;
+  readonly reason: string;
+}
+
+export interface PermissionCheckerOptions {
+  readonly mode: PermissionMode;
+  readonly rules: PermissionRules;
+  readonly tools: readonly Tool[];
+  /** Receives every call that needs a person's answer; without it, such calls are denied. */
+  readonly askCaller?: CanUseTool;
+  readonly onDenial?: (denial: PermissionDenial) => void;
+  /** Project root that relative path rules are anchored to (default `process.cwd()`). */
+  readonly cwd?: string;
+  readonly home?: string;
+  /** Tools that change only the agent's own state and never need approval (default: TodoWrite). */
+  readonly noApprovalTools?: readonly string[];
+}
+
+/** Claude Code's file-editing tools: acceptEdits approves them (they confine themselves, R-P1). */
+const FILE_EDIT_TOOLS = new Set(["Write", "Edit", "MultiEdit", "NotebookEdit"]);
+const DEFAULT_NO_APPROVAL_TOOLS = ["TodoWrite"];
+
+/**
+ * Builds the loop's CanUseTool from a mode and rules (R-P1). Order, as in Claude Code:
+ * 1. a matching `deny` rule denies, in every mode (bypassPermissions included);
+ * 2. a matching `ask` rule asks, in every mode;
+ * 3. `plan` denies every tool that is not read-only;
+ * 4. `bypassPermissions` allows;
+ * 5. a matching `allow` rule allows;
+ * 6. read-only tools (and TodoWrite) are allowed; `acceptEdits` also allows file edits;
+ * 7. everything else asks. `auto` behaves as `default` here: read-only calls are approved
+ *    automatically, the rest asks (no classifier model decides for the user).
+ * An ask goes to `askCaller`; under `dontAsk`, or with no caller, it is a denial whose message
+ * says how to allow the call. Every denial is reported through `onDenial`. Never throws.
+ */
+export function createPermissionChecker(options: PermissionCheckerOptions): CanUseTool {
+  const parse = (list: readonly string[], kind: string): PermissionRule[] =>
+    list.map((raw) => {
+      const parsed = parsePermissionRule(raw);
+      if ("error" in parsed) throw new Error(`permissions.${kind}: ${parsed.error}`);
+      return parsed;
+    });
+  const rules = {
+    allow: parse(options.rules.allow, "allow"),
+    ask: parse(options.rules.ask, "ask"),
+    deny: parse(options.rules.deny, "deny"),
+  };
+  const matchContext = { cwd: options.cwd ?? process.cwd(), home: options.home ?? homedir() };
+  const noApproval = new Set(options.noApprovalTools ?? DEFAULT_NO_APPROVAL_TOOLS);
+  const findTool = (name: string): Tool | undefined =>
+    options.tools.find((tool) => tool.name === name || tool.aliases?.includes(name) === true);
+
+  return async (toolName, input, callOptions) => {
+    const deny = (reason: string, interrupt?: boolean): PermissionDecision => {
+      options.onDenial?.({ toolName, toolUseId: callOptions.toolUseId, input, reason });
+      return interrupt === true
+        ? { behavior: "deny", message: reason, interrupt }
+        : { behavior: "deny", message: reason };
+    };
+    const firstMatch = (
+      list: readonly PermissionRule[],
+      purpose: "allow" | "deny",
+    ): PermissionRule | undefined =>
+      list.find((rule) => ruleMatches(rule, toolName, input, purpose, matchContext));
+
+    const denyRule = firstMatch(rules.deny, "deny");
+    if (denyRule !== undefined)
+      return deny(`Permission to use ${toolName} was denied by the rule deny: ${denyRule.raw}.`);
+    const tool = findTool(toolName);
+    if (tool === undefined) return deny(`Unknown tool ${toolName}; no permission can be granted for it.`);
+
+    const ask = async (why: string): Promise<PermissionDecision> => {
+      if (options.mode === "dontAsk") {
+        return deny(
+          `${why}, and dontAsk mode denies anything that is not pre-approved. ${howToAllow(toolName, input, matchContext.cwd)}`,
+        );
+      }
+      if (options.askCaller === undefined) {
+        return deny(
+          `${why}, and no one is attached to approve it. ${howToAllow(toolName, input, matchContext.cwd)}`,
+        );
+      }
+      let decision: PermissionDecision;
+      try {
+        decision = await options.askCaller(toolName, input, callOptions);
+      } catch (error) {
+        return deny(`The permission prompt failed: ${(error as Error).message}`);
+      }
+      if (decision.behavior === "deny") return deny(decision.message, decision.interrupt);
+      return decision;
+    };
+
+    const askRule = firstMatch(rules.ask, "deny");
+    if (askRule !== undefined) return ask(`${toolName} needs approval (rule ask: ${askRule.raw})`);
+
+    const readOnly = safely(() => tool.isReadOnly(input));
+    if (options.mode === "plan" && !readOnly && !noApproval.has(toolName)) {
+      return deny(
+        `Plan mode allows only read-only tools, and this ${toolName} call would change things. ` +
+          "Finish the plan and ask the user to approve it before making changes.",
+      );
+    }
+    if (options.mode === "bypassPermissions") return { behavior: "allow" };
+    if (firstMatch(rules.allow, "allow") !== undefined) return { behavior: "allow" };
+    if (readOnly || noApproval.has(toolName)) return { behavior: "allow" };
+    if (options.mode === "acceptEdits" && FILE_EDIT_TOOLS.has(toolName)) return { behavior: "allow" };
+    return ask(`${toolName} needs approval in ${options.mode} mode`);
+  };
+}
+
+/** A tool's own predicate must not turn a permission check into a crash. */
+function safely(predicate: () => boolean): boolean {
+  try {
+    return predicate();
+  } catch {
+    return false;
+  }
+}
+
+/** The message part that tells the user which rule would allow such a call next time. */
+function howToAllow(toolName: string, input: Record<string, unknown>, cwd: string): string {
+  let rule = toolName;
+  if (toolName === "Bash" && typeof input.command === "string") {
+    const words = input.command.trim().split(/\s+/).slice(0, 2).join(" ");
+    rule = `Bash(${words}:*)`;
+  } else if (typeof input.file_path === "string") {
+    rule = `${toolName}(${relative(cwd, input.file_path) || "."})`;
+  }
+  return `To allow it, add "${rule}" to permissions.allow in .forkloop/settings.json, or choose a more permissive mode (e.g. acceptEdits for file edits).`;
+}
