@@ -1,1 +1,48 @@
-export {};
+export {
+  type AgentDefinition,
+  GENERAL_PURPOSE_AGENT,
+  type LoadedAgentDefinitions,
+  loadAgentDefinitions,
+  loadAgentDefinitionsDetailed,
+  parseAgentDefinition,
+} from "./agent-definitions.js";
+export {
+  type AgentPool,
+  type AgentPoolOptions,
+  createAgentPool,
+  type ParentToolHandler,
+} from "./agent-pool.js";
+export {
+  ORCHESTRATOR_ERROR_CODES,
+  OrchestratorError,
+  type OrchestratorErrorCode,
+  type WireError,
+} from "./errors.js";
+export { buildForkDirective, FORK_PLACEHOLDER_RESULT } from "./fork-messages.js";
+export { type GitStatus, readGitStatus } from "./git-status.js";
+export { type MemoryFile, readMemoryFiles } from "./memory-files.js";
+export { type AssembledSession, type AssembleSessionOptions, assembleSession } from "./session-assembly.js";
+export { type LoadedSkills, loadSkills, loadSkillsDetailed, parseSkill, type Skill } from "./skills.js";
+export type {
+  ModelEndpoint,
+  ParentCallbacks,
+  PermissionRules,
+  SubAgentEvent,
+  SubAgentHandle,
+  SubAgentResult,
+  SubAgentStatus,
+  SubAgentTask,
+  TokenUsage,
+} from "./sub-agent-types.js";
+export {
+  type LoadedTranscript,
+  listSessions,
+  loadTranscript,
+  type SessionSummary,
+  sessionTranscriptPath,
+  subAgentTranscriptPath,
+  TRANSCRIPT_EXTENSION,
+  type TranscriptRecord,
+  TranscriptWriter,
+  type TranscriptWriterOptions,
+} from "./transcript.js";

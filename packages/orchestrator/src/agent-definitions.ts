@@ -1,0 +1,122 @@
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+import { parseFrontmatter } from "./frontmatter.js";
+
+/** A sub-agent type the model can start with the `Agent` tool (R-F1). */
+export interface AgentDefinition {
+  readonly name: string;
+  readonly description: string;
+  /** Instructions given to the sub-agent before its task. */
+  readonly prompt: string;
+  /** Built-in tool names it may use; undefined = every built-in tool. */
+  readonly tools?: readonly string[];
+  /** A different model breaks the shared prompt cache (R-F3): the fork pays its prefix uncached. */
+  readonly model?: string;
+  readonly maxTurns?: number;
+  /** Where it was defined: a file path, or "code". */
+  readonly source: string;
+}
+
+const toolList = z
+  .union([z.string(), z.array(z.string())])
+  .transform((value) => (typeof value === "string" ? value.split(",") : value).map((name) => name.trim()))
+  .transform((names) => names.filter((name) => name.length > 0));
+
+export const agentFrontmatterSchema = z.object({
+  name: z.string().regex(/^[a-zA-Z0-9_-]+$/, "use letters, digits, '-' and '_' only"),
+  description: z.string().min(1),
+  tools: toolList.optional(),
+  // Claude Code's files say `model: inherit` for "same as the parent".
+  model: z.string().optional(),
+  maxTurns: z.number().int().positive().optional(),
+});
+
+/** Built-in general-purpose agent, available even without any definition file. */
+export const GENERAL_PURPOSE_AGENT: AgentDefinition = {
+  name: "general-purpose",
+  description: "General agent for researching questions and carrying out multi-step tasks in parallel.",
+  prompt:
+    "You are a sub-agent working on one task for a parent agent. Do the task with the tools you have, " +
+    "then answer with a concise report: what you found or changed, and anything the parent must know.",
+  source: "builtin",
+};
+
+export type AgentDefinitionFileResult =
+  | { readonly ok: true; readonly definition: AgentDefinition }
+  | { readonly ok: false; readonly path: string; readonly error: string };
+
+/** Parses one agent definition file (Markdown with YAML frontmatter; the body is the prompt). */
+export function parseAgentDefinition(path: string, text: string): AgentDefinitionFileResult {
+  const parsed = parseFrontmatter(text);
+  if (!parsed.ok) return { ok: false, path, error: parsed.error };
+  const result = agentFrontmatterSchema.safeParse(parsed.data);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    return {
+      ok: false,
+      path,
+      error: `frontmatter key "${issue?.path.join(".") ?? ""}": ${issue?.message ?? "invalid"} (needs name and description)`,
+    };
+  }
+  const { name, description, tools, model, maxTurns } = result.data;
+  return {
+    ok: true,
+    definition: {
+      name,
+      description,
+      prompt: parsed.body.trim(),
+      ...(tools === undefined || tools.includes("*") ? {} : { tools }),
+      ...(model === undefined || model === "inherit" ? {} : { model }),
+      ...(maxTurns === undefined ? {} : { maxTurns }),
+      source: path,
+    },
+  };
+}
+
+async function markdownFiles(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir))
+      .filter((name) => name.endsWith(".md"))
+      .sort()
+      .map((name) => join(dir, name));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+}
+
+export interface LoadedAgentDefinitions {
+  readonly definitions: AgentDefinition[];
+  /** Files that could not be used, with the reason (shown to the user, never fatal). */
+  readonly errors: { readonly path: string; readonly error: string }[];
+}
+
+/**
+ * Loads agent definitions from `.forkloop/agents/*.md` and `.claude/agents/*.md` under `cwd`,
+ * plus `extra` ones from code. On a name clash `.forkloop` wins over `.claude`, code over files.
+ * The built-in `general-purpose` agent is always present unless a definition replaces it.
+ */
+export async function loadAgentDefinitionsDetailed(
+  cwd: string,
+  extra: readonly AgentDefinition[] = [],
+): Promise<LoadedAgentDefinitions> {
+  const byName = new Map<string, AgentDefinition>([[GENERAL_PURPOSE_AGENT.name, GENERAL_PURPOSE_AGENT]]);
+  const errors: { path: string; error: string }[] = [];
+  for (const dir of [join(cwd, ".claude", "agents"), join(cwd, ".forkloop", "agents")]) {
+    for (const path of await markdownFiles(dir)) {
+      const result = parseAgentDefinition(path, await readFile(path, "utf8"));
+      if (result.ok) byName.set(result.definition.name, result.definition);
+      else errors.push({ path: result.path, error: result.error });
+    }
+  }
+  for (const definition of extra) byName.set(definition.name, definition);
+  return { definitions: [...byName.values()], errors };
+}
+
+export async function loadAgentDefinitions(
+  cwd: string,
+  extra: readonly AgentDefinition[] = [],
+): Promise<AgentDefinition[]> {
+  return (await loadAgentDefinitionsDetailed(cwd, extra)).definitions;
+}

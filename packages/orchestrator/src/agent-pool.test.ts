@@ -1,0 +1,188 @@
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Brain, BrainRequest, Simulator } from "@forkloop/sim";
+import { startSimulator } from "@forkloop/sim";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type AgentPool, createAgentPool } from "./agent-pool.js";
+import type { SubAgentEvent } from "./sub-agent-types.js";
+import { testTask } from "./testing/index.js";
+
+/** The fork's own instruction: the last text block of the last user message. */
+function agentOf(request: BrainRequest): string {
+  return /Sub-agent (\S+):/.exec(request.lastUserText ?? "")?.[1] ?? "?";
+}
+
+const brain: Brain = async (request) => {
+  const agent = agentOf(request);
+  if (agent.startsWith("slowpoke")) {
+    // A reply that takes long enough for the cancel test; nothing is spawned that could outlive it.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+  }
+  if (request.lastToolResults.length > 0) {
+    return {
+      content: [{ type: "text", text: `${agent} finished: ${request.lastToolResults[0]?.content ?? ""}` }],
+    };
+  }
+  if (agent.startsWith("sleeper")) {
+    return {
+      content: [{ type: "tool_use", name: "Bash", input: { command: "sleep 30", description: "wait" } }],
+    };
+  }
+  if (agent.startsWith("asker")) {
+    return {
+      content: [{ type: "tool_use", name: "Bash", input: { command: "echo asked", description: "echo" } }],
+    };
+  }
+  return { content: [{ type: "text", text: `${agent} done` }] };
+};
+
+let sim: Simulator;
+let pool: AgentPool | undefined;
+let dir: string;
+
+beforeAll(async () => {
+  sim = await startSimulator({
+    brain,
+    // A short time to first token so concurrent requests visibly overlap.
+    latency: { default: { ttftMs: 150, prefillTokensPerSecond: 1e9, outputTokensPerSecond: 1e6 } },
+  });
+  dir = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-pool-")));
+});
+afterAll(async () => {
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+afterEach(async () => {
+  await pool?.close();
+  pool = undefined;
+  sim.clearRequests();
+});
+
+function newPool(options: { maxThreads?: number; cancelGraceMs?: number } = {}): AgentPool {
+  pool = createAgentPool({
+    endpoint: { apiKey: "test-key", baseURL: sim.url },
+    maxThreads: options.maxThreads ?? 1,
+    concurrentTasksPerWorker: 8,
+    cancelGraceMs: options.cancelGraceMs ?? 5_000,
+  });
+  return pool;
+}
+
+function task(id: string, extra: Parameters<typeof testTask>[0] extends infer T ? Partial<T> : never = {}) {
+  return testTask({
+    cwd: dir,
+    workspaceRoots: [dir],
+    ...extra,
+    id,
+    promptMessages: [{ role: "user", content: `Sub-agent ${id}: go.` }],
+  });
+}
+
+describe("agent pool (real worker threads, the simulator over HTTP)", () => {
+  it("R-F2: parallel sub-agents on one warm thread overlap in time", async () => {
+    const agentPool = newPool({ maxThreads: 1 });
+    const threads = new Set<number>();
+    const handles = ["p1", "p2", "p3", "p4"].map((id) =>
+      agentPool.run(task(id), {
+        onEvent: (event) => {
+          if (event.type === "started") threads.add(event.threadId);
+        },
+      }),
+    );
+    const results = await Promise.all(handles.map((handle) => handle.result));
+    expect(results.map((result) => [result.status, result.text])).toEqual(
+      ["p1", "p2", "p3", "p4"].map((id) => ["completed", `${id} done`]),
+    );
+    const records = sim.requests().filter((record) => record.path === "/v1/messages");
+    expect(records).toHaveLength(4);
+    // Every request started before any of them ended: they ran at the same time.
+    const lastStart = Math.max(...records.map((record) => record.startedAt));
+    const firstEnd = Math.min(...records.map((record) => record.endedAt ?? Number.POSITIVE_INFINITY));
+    expect(lastStart).toBeLessThan(firstEnd);
+    expect(threads.size).toBe(1);
+    expect(results[0]?.usage.apiCalls).toBe(1);
+  });
+
+  it("R-F2: a permission ask travels to the parent over comlink and back", async () => {
+    const agentPool = newPool();
+    const asked: { toolName: string; agentId: string; input: unknown }[] = [];
+    const result = await agentPool.run(
+      task("asker1", { permissionMode: "default", permissionRules: { allow: [], ask: ["Bash"], deny: [] } }),
+      {
+        canUseTool: async (toolName, input, options) => {
+          asked.push({ toolName, agentId: options.agentId, input });
+          return { behavior: "allow" };
+        },
+      },
+    ).result;
+    expect(asked).toEqual([
+      { toolName: "Bash", agentId: "asker1", input: { command: "echo asked", description: "echo" } },
+    ]);
+    expect(result.status).toBe("completed");
+    expect(result.text).toContain("asked");
+  });
+
+  it("R-F2: a denial from the parent reaches the model as an error tool_result", async () => {
+    const agentPool = newPool();
+    const result = await agentPool.run(
+      task("asker2", { permissionMode: "default", permissionRules: { allow: [], ask: ["Bash"], deny: [] } }),
+      { canUseTool: async () => ({ behavior: "deny", message: "not today" }) },
+    ).result;
+    const last = sim
+      .requests()
+      .filter((record) => record.path === "/v1/messages")
+      .at(-1);
+    expect(last?.rawBody).toContain("not today");
+    expect(result.status).toBe("completed");
+  });
+
+  it("R-F2: cancellation mid-tool is cooperative: the thread survives and carries the next sub-agent", async () => {
+    const agentPool = newPool({ maxThreads: 1 });
+    const threads: number[] = [];
+    const onEvent = (event: SubAgentEvent) => {
+      if (event.type === "started") threads.push(event.threadId);
+      if (event.type === "tool_use") setTimeout(() => handle.cancel("user pressed stop"), 100);
+    };
+    const handle = agentPool.run(task("sleeper1"), { onEvent });
+    const cancelled = await handle.result;
+    expect(cancelled.status).toBe("cancelled");
+    expect(cancelled.terminal).toBe("aborted_tools");
+    const next = await agentPool.run(task("after"), { onEvent }).result;
+    expect(next.status).toBe("completed");
+    expect(new Set(threads).size).toBe(1);
+  });
+
+  it("R-F2: a worker that ignores cancel is killed after the grace period", async () => {
+    const agentPool = newPool({ cancelGraceMs: 200 });
+    const handle = agentPool.run(task("slowpoke", { testFault: "ignore_cancel" }), {
+      onEvent: (event) => {
+        if (event.type === "request_start") setTimeout(() => handle.cancel(), 50);
+      },
+    });
+    const result = await handle.result;
+    expect(result.status).toBe("cancelled");
+    expect(result.error?.code).toBe("worker_killed");
+    expect((await agentPool.run(task("revived")).result).status).toBe("completed");
+  });
+
+  for (const fault of ["exit", "throw"] as const) {
+    it(`R-F2: a worker crash (${fault}) fails every sub-agent it carried; the pool replaces the thread`, async () => {
+      const agentPool = newPool({ maxThreads: 1 });
+      const threads: number[] = [];
+      const onEvent = (event: SubAgentEvent) => {
+        if (event.type === "started") threads.push(event.threadId);
+      };
+      const bystander = agentPool.run(task("bystander"), { onEvent });
+      const crasher = agentPool.run(task("crasher", { testFault: fault }), { onEvent });
+      const [bystanderResult, crasherResult] = await Promise.all([bystander.result, crasher.result]);
+      for (const result of [bystanderResult, crasherResult]) {
+        expect(result.status).toBe("failed");
+        expect(result.error?.code).toBe("worker_crashed");
+      }
+      const after = await agentPool.run(task("replacement"), { onEvent }).result;
+      expect(after.status).toBe("completed");
+      expect(threads.at(-1)).not.toBe(threads[0]);
+    });
+  }
+});

@@ -1,0 +1,341 @@
+import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
+import { MessageChannel, type ResourceLimits } from "node:worker_threads";
+import * as Comlink from "comlink";
+import { Piscina } from "piscina";
+import { OrchestratorError } from "./errors.js";
+import {
+  EMPTY_USAGE,
+  type ModelEndpoint,
+  type ParentCallbacks,
+  type SubAgentEvent,
+  type SubAgentHandle,
+  type SubAgentResult,
+  type SubAgentTask,
+  subAgentResultSchema,
+} from "./sub-agent-types.js";
+import {
+  extendPause,
+  type ParentApi,
+  portEndpoint,
+  type WorkerControlApi,
+  type WorkerTaskPayload,
+} from "./worker-protocol.js";
+
+export interface AgentPoolOptions {
+  readonly endpoint: ModelEndpoint;
+  /** Worker threads (default: the number of cores). */
+  readonly maxThreads?: number;
+  /** Sub-agents one thread carries at once; they are I/O-bound (default 16). */
+  readonly concurrentTasksPerWorker?: number;
+  readonly resourceLimits?: ResourceLimits;
+  /** How long a cooperative cancel may take before the thread is killed (default 5 s). */
+  readonly cancelGraceMs?: number;
+  /** Threads started up front so the first fork does not pay a thread start (default 1). */
+  readonly minThreads?: number;
+  /** The worker script (default: dist/worker.js beside this module). */
+  readonly workerFile?: string | URL;
+  /** Parent-side tools a worker may forward calls to (e.g. nested `Agent` calls). */
+  readonly parentTools?: ParentToolHandler;
+}
+
+export type ParentToolHandler = (
+  toolName: string,
+  input: Record<string, unknown>,
+  options: { toolUseId: string; agentId: string },
+) => Promise<{ content: string; isError: boolean }>;
+
+export interface AgentPool {
+  /** Runs one sub-agent's query() loop in a worker (R-F2). */
+  run(task: SubAgentTask, hooks?: ParentCallbacks): SubAgentHandle;
+  /** R-F4: sends the first, releases the rest once its response has started. */
+  runAll(
+    tasks: readonly SubAgentTask[],
+    hooks?: ParentCallbacks,
+    options?: { warm?: boolean },
+  ): SubAgentHandle[];
+  /** Pool-wide pause: every worker's next request waits until then (a 429's retry-after). */
+  pauseUntil(epochMs: number): void;
+  stats(): { threads: number; running: number; queued: number; completed: number };
+  close(): Promise<void>;
+}
+
+/** The built worker: workers need JavaScript on Node 20, so from src (vitest) use dist. */
+export function defaultWorkerFile(): string {
+  const beside = fileURLToPath(new URL("./worker.js", import.meta.url));
+  if (existsSync(beside)) return beside;
+  const built = fileURLToPath(new URL("../dist/worker.js", import.meta.url));
+  if (existsSync(built)) return built;
+  throw new OrchestratorError(
+    "internal",
+    `worker script not found at ${beside} or ${built}: run \`npx turbo run build --filter=@forkloop/orchestrator...\``,
+  );
+}
+
+function failedResult(
+  agentId: string,
+  started: number,
+  code: string,
+  message: string,
+  status: SubAgentResult["status"] = "failed",
+): SubAgentResult {
+  return {
+    agentId,
+    status,
+    text: "",
+    turns: 0,
+    usage: EMPTY_USAGE,
+    costUsd: 0,
+    error: { code, message },
+    durationMs: performance.now() - started,
+  };
+}
+
+/** Events that mean "the response has started", so a warmed cache entry is readable (R-F4). */
+function responseStarted(event: SubAgentEvent): boolean {
+  return (
+    (event.type === "usage" && event.phase === "start") || event.type === "text" || event.type === "done"
+  );
+}
+
+/**
+ * The parent's execArgv without `--conditions source`: a test runner resolves workspace
+ * packages to their TypeScript sources that way, but a worker runs plain Node and needs dist.
+ */
+export function workerExecArgv(execArgv: readonly string[] = process.execArgv): string[] {
+  const kept: string[] = [];
+  for (let index = 0; index < execArgv.length; index++) {
+    const arg = execArgv[index] ?? "";
+    if (arg === "--conditions" || arg === "-C") {
+      index++;
+      continue;
+    }
+    if (arg.startsWith("--conditions=") || arg.startsWith("-C=")) continue;
+    kept.push(arg);
+  }
+  return kept;
+}
+
+export function createAgentPool(options: AgentPoolOptions): AgentPool {
+  const maxThreads = Math.max(1, options.maxThreads ?? availableParallelism());
+  const cancelGraceMs = options.cancelGraceMs ?? 5_000;
+  const pauseBuffer = new SharedArrayBuffer(8);
+  const piscina = new Piscina<WorkerTaskPayload, unknown>({
+    filename: String(options.workerFile ?? defaultWorkerFile()),
+    minThreads: Math.min(maxThreads, options.minThreads ?? 1),
+    maxThreads,
+    concurrentTasksPerWorker: options.concurrentTasksPerWorker ?? 16,
+    // 'sync' (the default) parks idle threads in Atomics.wait, which freezes their timers and
+    // keep-alive sockets: a sub-agent waiting on HTTP would never wake up.
+    atomics: "disabled",
+    idleTimeout: 60_000,
+    execArgv: workerExecArgv(),
+    ...(options.resourceLimits === undefined ? {} : { resourceLimits: options.resourceLimits }),
+  });
+  // A dead worker rejects its own tasks (each becomes an error result below); the pool-level
+  // 'error' event only fires for a crash with no task on it, which must not crash the parent.
+  piscina.on("error", () => {});
+  let running = 0;
+  let completed = 0;
+  let closed = false;
+
+  function run(task: SubAgentTask, hooks: ParentCallbacks = {}): SubAgentHandle {
+    const started = performance.now();
+    if (closed) {
+      const result = Promise.resolve(
+        failedResult(task.id, started, "pool_closed", "the agent pool is closed"),
+      );
+      return { id: task.id, result, cancel() {}, steer() {} };
+    }
+    const control = new MessageChannel();
+    const callbacks = new MessageChannel();
+    const events = new MessageChannel();
+    const parentApi: ParentApi = {
+      async canUseTool(toolName, input, callOptions) {
+        if (!hooks.canUseTool)
+          return { behavior: "deny", message: `${toolName} needs permission and no one can grant it` };
+        return hooks.canUseTool(toolName, input, { ...callOptions, signal: new AbortController().signal });
+      },
+      async callTool(toolName, input, callOptions) {
+        if (!options.parentTools)
+          return { content: `${toolName} is not available in a sub-agent`, isError: true };
+        return options.parentTools(toolName, input, callOptions);
+      },
+    };
+    Comlink.expose(parentApi, portEndpoint(callbacks.port1));
+    const workerControl = Comlink.wrap<WorkerControlApi>(portEndpoint(control.port1));
+    let threadId: number | undefined;
+    events.port1.on("message", (event: SubAgentEvent) => {
+      if (event.type === "started") threadId = event.threadId;
+      if (event.type === "rate_limited") extendPause(pauseBuffer, event.until);
+      hooks.onEvent?.(event);
+    });
+
+    let killed = false;
+    let cancelReason: string | undefined;
+    let graceTimer: NodeJS.Timeout | undefined;
+    // The hard kill. Not piscina's AbortSignal: piscina 5 runs a task that has a signal ALONE on
+    // its thread (`isRunningAbortableTask`), which would defeat concurrentTasksPerWorker. So the
+    // kill terminates the thread that carries the sub-agent; piscina then fails every task on it
+    // and starts a replacement — the same effect as an abort, paid only when cancel failed.
+    const hardKill = () => {
+      const worker = piscina.threads.find((thread) => thread.threadId === threadId);
+      if (threadId === undefined || !worker) {
+        // Not started yet: the queued cancel will stop it as soon as it starts; check again.
+        graceTimer = setTimeout(hardKill, cancelGraceMs);
+        graceTimer.unref();
+        return;
+      }
+      killed = true;
+      void worker.terminate();
+    };
+    const payload: WorkerTaskPayload = {
+      task,
+      endpoint: options.endpoint,
+      control: control.port2,
+      callbacks: callbacks.port2,
+      events: events.port2,
+      pauseBuffer,
+      parentCanAsk: hooks.canUseTool !== undefined,
+    };
+    running++;
+    const result = piscina
+      .run(payload, { transferList: [control.port2, callbacks.port2, events.port2] })
+      .then((value): SubAgentResult => {
+        const parsed = subAgentResultSchema.safeParse(value);
+        if (!parsed.success) {
+          return failedResult(
+            task.id,
+            started,
+            "internal",
+            `malformed result from worker: ${parsed.error.message}`,
+          );
+        }
+        return parsed.data as SubAgentResult;
+      })
+      .catch((error: unknown): SubAgentResult => {
+        const message = error instanceof Error ? error.message : String(error);
+        if (killed) {
+          return failedResult(
+            task.id,
+            started,
+            "worker_killed",
+            `cancelled (${cancelReason ?? "cancel"}); the worker did not stop within ${cancelGraceMs} ms and was killed`,
+            "cancelled",
+          );
+        }
+        // R-F2: a worker that threw or died is an error result for each sub-agent it carried;
+        // piscina replaces the thread.
+        return failedResult(
+          task.id,
+          started,
+          "worker_crashed",
+          `the worker thread running this sub-agent died: ${message}`,
+        );
+      })
+      .then((final) => {
+        running--;
+        completed++;
+        if (graceTimer) clearTimeout(graceTimer);
+        // Let queued events (delivered before the result) reach the consumer before `done`.
+        setImmediate(() => {
+          hooks.onEvent?.({ type: "done", agentId: task.id, result: final });
+          workerControl[Comlink.releaseProxy]();
+          for (const port of [control.port1, callbacks.port1, events.port1]) port.close();
+        });
+        return final;
+      });
+
+    return {
+      id: task.id,
+      result,
+      cancel(reason = "cancelled by the parent") {
+        if (cancelReason !== undefined) return;
+        cancelReason = reason;
+        // Cooperative first (R-F2): aborting the piscina task kills the thread and every other
+        // sub-agent on it, with no `finally` run — so only after the grace period.
+        workerControl.cancel(reason).catch(() => {});
+        graceTimer = setTimeout(hardKill, cancelGraceMs);
+        graceTimer.unref();
+      },
+      steer(text: string) {
+        workerControl.steer(text).catch(() => {});
+      },
+    };
+  }
+
+  function runAll(
+    tasks: readonly SubAgentTask[],
+    hooks: ParentCallbacks = {},
+    runOptions: { warm?: boolean } = {},
+  ): SubAgentHandle[] {
+    const [first, ...rest] = tasks;
+    if (first === undefined) return [];
+    if (runOptions.warm === false || rest.length === 0) return tasks.map((task) => run(task, hooks));
+    // R-F4: a cache entry is readable only once the writing response has started, so N forks
+    // sent at once would all miss. Send one, release the others on its first response event.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const firstHandle = run(first, {
+      ...hooks,
+      onEvent(event) {
+        if (responseStarted(event)) release();
+        hooks.onEvent?.(event);
+      },
+    });
+    firstHandle.result.finally(release);
+    return [firstHandle, ...rest.map((task) => deferredRun(task, hooks, released))];
+  }
+
+  /** A handle whose task starts when `gate` resolves; cancel/steer before that are honoured. */
+  function deferredRun(task: SubAgentTask, hooks: ParentCallbacks, gate: Promise<void>): SubAgentHandle {
+    let inner: SubAgentHandle | undefined;
+    let cancelledBeforeStart: string | undefined;
+    const steering: string[] = [];
+    const started = performance.now();
+    const result = gate.then(() => {
+      if (cancelledBeforeStart !== undefined) {
+        return failedResult(task.id, started, "cancelled", cancelledBeforeStart, "cancelled");
+      }
+      inner = run(task, hooks);
+      for (const text of steering) inner.steer(text);
+      return inner.result;
+    });
+    return {
+      id: task.id,
+      result,
+      cancel(reason = "cancelled by the parent") {
+        if (inner) inner.cancel(reason);
+        else cancelledBeforeStart ??= reason;
+      },
+      steer(text) {
+        if (inner) inner.steer(text);
+        else steering.push(text);
+      },
+    };
+  }
+
+  return {
+    run,
+    runAll,
+    pauseUntil(epochMs: number) {
+      extendPause(pauseBuffer, epochMs);
+    },
+    stats() {
+      return {
+        threads: piscina.threads.length,
+        running,
+        queued: piscina.queueSize,
+        completed,
+      };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await piscina.destroy();
+    },
+  };
+}

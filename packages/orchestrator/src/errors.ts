@@ -1,0 +1,69 @@
+import { z } from "zod";
+
+/**
+ * Error codes of the orchestrator. Expected failures travel as data with one of these codes;
+ * only bugs and infrastructure faults throw an `OrchestratorError`.
+ */
+export const ORCHESTRATOR_ERROR_CODES = [
+  "worker_crashed",
+  "worker_killed",
+  "cancelled",
+  "invalid_task",
+  "model_error",
+  "query_failed",
+  "transcript_corrupt",
+  "definition_invalid",
+  "pool_closed",
+  "internal",
+] as const;
+
+export type OrchestratorErrorCode = (typeof ORCHESTRATOR_ERROR_CODES)[number];
+
+/**
+ * An error as plain data. Errors crossing a worker boundary are sent in this shape and validated
+ * with zod on the other side (STYLE.md §5): a thrown Error loses everything but name, message
+ * and stack when structured-cloned, so the code must travel as a field.
+ */
+export const wireErrorSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  data: z.record(z.string(), z.unknown()).optional(),
+});
+
+export type WireError = z.infer<typeof wireErrorSchema>;
+
+/** The orchestrator's one error class for faults that must throw. */
+export class OrchestratorError extends Error {
+  readonly code: OrchestratorErrorCode;
+  readonly data: Record<string, unknown> | undefined;
+
+  constructor(code: OrchestratorErrorCode, message: string, data?: Record<string, unknown>) {
+    super(message);
+    this.name = "OrchestratorError";
+    this.code = code;
+    this.data = data;
+  }
+
+  toWire(): WireError {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+/** Turns anything thrown into wire data; unknown throws keep their message under `internal`. */
+export function toWireError(error: unknown, fallbackCode: OrchestratorErrorCode = "internal"): WireError {
+  if (error instanceof OrchestratorError) return error.toWire();
+  const parsed = wireErrorSchema.safeParse(error);
+  if (parsed.success) return parsed.data;
+  if (error instanceof Error) return { code: fallbackCode, message: error.message };
+  return { code: fallbackCode, message: String(error) };
+}
+
+/** Validates error data received from another thread; malformed data becomes an `internal` error. */
+export function parseWireError(value: unknown): WireError {
+  const parsed = wireErrorSchema.safeParse(value);
+  return parsed.success
+    ? parsed.data
+    : { code: "internal", message: `malformed error from a worker: ${JSON.stringify(value)}` };
+}

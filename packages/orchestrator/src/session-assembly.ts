@@ -1,0 +1,131 @@
+import { homedir, platform, release } from "node:os";
+import { resolve } from "node:path";
+import type { PermissionMode, TextBlockParam, Tool } from "@forkloop/loop-core";
+import { type AgentDefinition, loadAgentDefinitionsDetailed } from "./agent-definitions.js";
+import { formatGitStatus, type GitStatus, gitRoot, readGitStatus } from "./git-status.js";
+import { type MemoryFile, readMemoryFiles } from "./memory-files.js";
+import { loadSkillsDetailed, type Skill } from "./skills.js";
+
+export interface AssembleSessionOptions {
+  readonly cwd: string;
+  readonly model: string;
+  readonly permissionMode: PermissionMode;
+  readonly appendSystemPrompt?: string;
+  /** The user's home directory for user-level memory and skills; default `os.homedir()`. */
+  readonly home?: string;
+  readonly tools: readonly Tool[];
+  /** Agent definitions given in code (added to the ones found on disk). */
+  readonly agents?: readonly AgentDefinition[];
+  /** Fixed date for the environment block (tests, reproducible prompts); default today. */
+  readonly now?: Date;
+}
+
+export interface AssembledSession {
+  /** System blocks exactly as they will be sent; the stable ones carry cache_control. */
+  readonly systemPrompt: TextBlockParam[];
+  readonly cwd: string;
+  readonly repoRoot: string | null;
+  readonly memoryFiles: readonly MemoryFile[];
+  readonly skills: readonly Skill[];
+  readonly agentDefinitions: readonly AgentDefinition[];
+  readonly gitStatus: GitStatus | null;
+  readonly tools: readonly Tool[];
+  /** Files that were found but could not be used (bad frontmatter …), for the user to fix. */
+  readonly warnings: readonly string[];
+  /** Wall time of the prefetch phase (memory, skills, agents, git in parallel). */
+  readonly prefetchMs: number;
+}
+
+const IDENTITY =
+  "You are forkloop, an agent runtime that works on software tasks with tools. " +
+  "You may be running against the forkloop simulator rather than a real model; never claim otherwise.";
+
+const RULES = `# How to work
+- Use the tools to read before you change anything; keep edits minimal and exact.
+- Prefer several independent read-only tool calls in one turn: they run in parallel.
+- Use the Agent tool to hand independent sub-tasks to sub-agents; they run in parallel and report back.
+- File tools are confined to the workspace; paths outside it are refused.
+- When the task is done, answer with a short report of what you did and what is left.`;
+
+const PERMISSION_MODE_TEXT: Record<PermissionMode, string> = {
+  default: "Permission mode: default. Reading is allowed; writes and commands may ask the user first.",
+  acceptEdits:
+    "Permission mode: acceptEdits. File edits inside the workspace are allowed; commands may ask first.",
+  plan: "Permission mode: plan. You are read-only: every tool that changes something is denied. Investigate and propose a plan.",
+  bypassPermissions:
+    "Permission mode: bypassPermissions. Tool calls are not confirmed; deny rules still apply.",
+  dontAsk: "Permission mode: dontAsk. Anything that would need confirmation is denied.",
+  auto: "Permission mode: auto. Read-only calls are approved automatically; others may ask.",
+};
+
+function environmentText(options: AssembleSessionOptions, repoRoot: string | null, now: Date): string {
+  return [
+    "# Environment",
+    `Working directory: ${resolve(options.cwd)}`,
+    `Is a git repository: ${repoRoot !== null}`,
+    `Platform: ${platform()} ${release()}`,
+    // Date only (not time): the block must stay byte-identical for the whole session (R-F3).
+    `Today's date: ${now.toISOString().slice(0, 10)}`,
+    `Model: ${options.model}`,
+  ].join("\n");
+}
+
+function memoryText(files: readonly MemoryFile[]): string | null {
+  if (files.length === 0) return null;
+  const parts = files.map(
+    (file) => `Contents of ${file.path} (${file.scope} instructions):\n\n${file.content.trim()}`,
+  );
+  return `# Memory\nInstructions from memory files. Follow them; later files are more specific.\n\n${parts.join("\n\n")}`;
+}
+
+/**
+ * Builds the session's system prompt after the prefetch phase (§1.2): memory files, skills,
+ * agent definitions and git status are read in parallel once per session. Block 0 (identity and
+ * rules) is the same for every session; block 1 (environment, memory, git, permission mode) is
+ * stable for this session. Both carry cache_control so every turn and every fork reads them from
+ * the prompt cache (R-F3); the moving tail is the messages.
+ */
+export async function assembleSession(options: AssembleSessionOptions): Promise<AssembledSession> {
+  const started = performance.now();
+  const cwd = resolve(options.cwd);
+  const home = options.home ?? homedir();
+  const repoRootPromise = gitRoot(cwd);
+  const [repoRoot, gitStatus, skills, agents] = await Promise.all([
+    repoRootPromise,
+    readGitStatus(cwd),
+    loadSkillsDetailed(cwd, { home }),
+    loadAgentDefinitionsDetailed(cwd, options.agents ?? []),
+  ]);
+  const memoryFiles = await readMemoryFiles({ cwd, repoRoot, home });
+  const prefetchMs = performance.now() - started;
+
+  const sessionParts = [environmentText(options, repoRoot, options.now ?? new Date())];
+  const memory = memoryText(memoryFiles);
+  if (memory !== null) sessionParts.push(memory);
+  if (gitStatus !== null) {
+    sessionParts.push(
+      `# Git status (snapshot at session start; it will not update)\n${formatGitStatus(gitStatus)}`,
+    );
+  }
+  sessionParts.push(PERMISSION_MODE_TEXT[options.permissionMode]);
+  if (options.appendSystemPrompt !== undefined && options.appendSystemPrompt.trim().length > 0) {
+    sessionParts.push(options.appendSystemPrompt.trim());
+  }
+
+  const systemPrompt: TextBlockParam[] = [
+    { type: "text", text: `${IDENTITY}\n\n${RULES}`, cache_control: { type: "ephemeral" } },
+    { type: "text", text: sessionParts.join("\n\n"), cache_control: { type: "ephemeral" } },
+  ];
+  return {
+    systemPrompt,
+    cwd,
+    repoRoot,
+    memoryFiles,
+    skills: skills.skills,
+    agentDefinitions: agents.definitions,
+    gitStatus,
+    tools: options.tools,
+    warnings: [...skills.errors, ...agents.errors].map((entry) => `${entry.path}: ${entry.error}`),
+    prefetchMs,
+  };
+}

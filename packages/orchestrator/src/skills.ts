@@ -1,0 +1,110 @@
+import { readdir, readFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { z } from "zod";
+import { parseFrontmatter } from "./frontmatter.js";
+
+/** A skill: a SKILL.md whose body a fork runs with its own token budget and history (R-F1). */
+export interface Skill {
+  readonly name: string;
+  readonly description: string;
+  readonly instructions: string;
+  /** Built-in tools the skill may use (`allowed-tools`); undefined = the caller's tools. */
+  readonly allowedTools?: readonly string[];
+  /** The skill's directory (its SKILL.md may refer to files beside it). */
+  readonly dir: string;
+  readonly path: string;
+}
+
+const skillFrontmatterSchema = z.object({
+  name: z.string().min(1).optional(),
+  description: z.string().min(1),
+  "allowed-tools": z
+    .union([z.string(), z.array(z.string())])
+    .transform((value) => (typeof value === "string" ? value.split(",") : value).map((name) => name.trim()))
+    .optional(),
+});
+
+export type SkillFileResult =
+  | { readonly ok: true; readonly skill: Skill }
+  | { readonly ok: false; readonly path: string; readonly error: string };
+
+export function parseSkill(path: string, text: string): SkillFileResult {
+  const parsed = parseFrontmatter(text);
+  if (!parsed.ok) return { ok: false, path, error: parsed.error };
+  const result = skillFrontmatterSchema.safeParse(parsed.data);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    return { ok: false, path, error: `frontmatter key "${issue?.path.join(".") ?? ""}": ${issue?.message}` };
+  }
+  const dir = dirname(path);
+  const allowed = result.data["allowed-tools"]?.filter((name) => name.length > 0);
+  return {
+    ok: true,
+    skill: {
+      // Claude Code names a skill after its directory when the frontmatter does not.
+      name: result.data.name ?? dir.split(/[\\/]/).pop() ?? "skill",
+      description: result.data.description,
+      instructions: parsed.body.trim(),
+      ...(allowed === undefined ? {} : { allowedTools: allowed }),
+      dir,
+      path,
+    },
+  };
+}
+
+async function skillFiles(root: string): Promise<string[]> {
+  let entries: import("node:fs").Dirent[];
+  try {
+    entries = await readdir(root, { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  return entries
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => join(root, entry.name, "SKILL.md"))
+    .sort();
+}
+
+export interface LoadedSkills {
+  readonly skills: Skill[];
+  readonly errors: { readonly path: string; readonly error: string }[];
+}
+
+/**
+ * Finds skills in `.forkloop/skills/<name>/SKILL.md` and `.claude/skills/<name>/SKILL.md` under
+ * `cwd` (and under `home` when given). Later roots win on a name clash: home < .claude < .forkloop.
+ */
+export async function loadSkillsDetailed(
+  cwd: string,
+  options: { home?: string } = {},
+): Promise<LoadedSkills> {
+  const roots = [
+    ...(options.home === undefined
+      ? []
+      : [join(options.home, ".claude", "skills"), join(options.home, ".forkloop", "skills")]),
+    join(cwd, ".claude", "skills"),
+    join(cwd, ".forkloop", "skills"),
+  ];
+  const byName = new Map<string, Skill>();
+  const errors: { path: string; error: string }[] = [];
+  for (const root of roots) {
+    for (const path of await skillFiles(root)) {
+      let text: string;
+      try {
+        text = await readFile(path, "utf8");
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") continue; // a directory without SKILL.md
+        throw error;
+      }
+      const result = parseSkill(path, text);
+      if (result.ok) byName.set(result.skill.name, result.skill);
+      else errors.push({ path: result.path, error: result.error });
+    }
+  }
+  return { skills: [...byName.values()], errors };
+}
+
+export async function loadSkills(cwd: string, options: { home?: string } = {}): Promise<Skill[]> {
+  return (await loadSkillsDetailed(cwd, options)).skills;
+}

@@ -1,0 +1,372 @@
+import type Anthropic from "@anthropic-ai/sdk";
+import {
+  type AssistantMessage,
+  type CanUseTool,
+  costUsd,
+  createAgentState,
+  createUserMessage,
+  getModelInfo,
+  type LoopEvent,
+  type Message,
+  type QueuedCommand,
+  query,
+  type Terminal,
+  type Tool,
+  toolDefinitions,
+  type Usage,
+} from "@forkloop/loop-core";
+import { z } from "zod";
+import { builtinTools, permissionChecker } from "./builtin-tools.js";
+import { toWireError } from "./errors.js";
+import { toForkHistory } from "./fork-messages.js";
+import type { SubAgentEvent, SubAgentResult, SubAgentTask, TokenUsage } from "./sub-agent-types.js";
+import { TranscriptWriter } from "./transcript.js";
+
+/** What the runner needs from its host (a worker thread, or the parent process in tests). */
+export interface SubAgentIo {
+  readonly client: Anthropic;
+  readonly signal: AbortSignal;
+  emit(event: SubAgentEvent): void;
+  /** Asks the parent (over comlink in a worker); undefined = nobody can grant an `ask`. */
+  readonly askParent?: CanUseTool;
+  /** Runs a parent-side tool (e.g. a nested `Agent` call) in the parent. */
+  callParentTool(
+    toolName: string,
+    input: Record<string, unknown>,
+    options: { toolUseId: string; agentId: string },
+  ): Promise<{ content: string; isError: boolean }>;
+  /**
+   * Steering from the parent: the loop drains this array between tool turns (R-L2), so a steer
+   * joins the next request; what is left when the loop stops starts one more turn.
+   */
+  readonly steeringQueue: QueuedCommand[];
+  /** True when the parent asked to cancel (the signal is aborted too). */
+  cancelled(): boolean;
+}
+
+/**
+ * A tool that runs in the parent. Its definition must serialize exactly like the parent's so
+ * the fork's tools prefix stays byte-identical (R-F3); zod has no JSON-Schema import, so the
+ * schema reports the parent's JSON through zod's own `toJSONSchema` override hook.
+ */
+function parentSideTool(definition: Anthropic.Messages.Tool, io: SubAgentIo): Tool {
+  const schema = z.record(z.string(), z.unknown());
+  const { type: _type, ...rest } = definition.input_schema;
+  (schema._zod as unknown as { toJSONSchema: () => unknown }).toJSONSchema = () => ({
+    type: "object",
+    ...structuredClone(rest),
+  });
+  return {
+    name: definition.name,
+    description: definition.description ?? "",
+    inputSchema: schema,
+    isConcurrencySafe: () => true,
+    isReadOnly: () => false,
+    maxResultSizeChars: 100_000,
+    async call(input, context) {
+      const result = await io.callParentTool(definition.name, input, {
+        toolUseId: context.toolUseId,
+        agentId: context.agentId,
+      });
+      return { content: result.content, isError: result.isError };
+    },
+  };
+}
+
+/** The fork's tools: the parent's exact list; built-ins run here, the rest in the parent. */
+export function buildForkTools(task: SubAgentTask, io: SubAgentIo): Tool[] {
+  const builtins = new Map(builtinTools().map((tool) => [tool.name, tool]));
+  const tools: Tool[] = [];
+  for (const definition of task.cacheSafeParams.tools) {
+    if (!("input_schema" in definition)) continue; // server tools are not executed by us
+    tools.push(builtins.get(definition.name) ?? parentSideTool(definition as Anthropic.Messages.Tool, io));
+  }
+  return tools;
+}
+
+function finalText(messages: readonly Message[]): string {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (message?.type === "assistant" && !message.apiError) {
+      const text = message.message.content
+        .map((block) => (block.type === "text" ? block.text : ""))
+        .join("")
+        .trim();
+      if (text.length > 0) return text;
+    }
+  }
+  return "";
+}
+
+function toolResultText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part) => (part && typeof part === "object" && "text" in part ? String(part.text) : ""))
+      .join("");
+  }
+  return "";
+}
+
+const FAILED_TERMINALS = new Set(["model_error", "prompt_too_long", "blocking_limit", "image_error"]);
+const ABORTED_TERMINALS = new Set(["aborted_streaming", "aborted_tools"]);
+
+/**
+ * Runs one sub-agent: the parent's exact prefix (R-F3) + the fork's messages through
+ * loop-core's query(), streaming progress events and appending its transcript as it goes.
+ * Steering messages that arrive while it runs are delivered when the loop next stops, as a new
+ * user turn on the same history (so the prefix stays cached).
+ */
+export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<SubAgentResult> {
+  const started = performance.now();
+  const params = task.cacheSafeParams;
+  const modelInfo = (model: string) => getModelInfo(model, task.modelOverrides ?? []);
+  const tools = buildForkTools(task, io);
+  const expected = JSON.stringify(params.tools);
+  const actual = JSON.stringify(toolDefinitions(tools));
+  if (expected !== actual) {
+    io.emit({
+      type: "cache_break",
+      agentId: task.id,
+      part: "tools",
+      detail: "the worker's tool definitions differ from the parent's; the whole prefix is a cache miss",
+    });
+  }
+  const allowed = new Set(task.toolNames);
+  const checker = permissionChecker({
+    mode: task.permissionMode,
+    rules: task.permissionRules ?? { allow: [], ask: [], deny: [] },
+    tools,
+    ...(io.askParent === undefined ? {} : { askCaller: io.askParent }),
+  });
+  const canUseTool: CanUseTool = async (toolName, input, options) => {
+    // The fork sends the parent's whole tool list (cache-safe) but may only use its own subset.
+    if (!allowed.has(toolName)) {
+      return {
+        behavior: "deny",
+        message: `${toolName} is not available to this sub-agent; its tools are: ${[...allowed].join(", ") || "none"}`,
+      };
+    }
+    return checker(toolName, input, options);
+  };
+
+  const transcript =
+    task.transcriptPath === undefined ? undefined : new TranscriptWriter(task.transcriptPath);
+  transcript?.append({
+    type: "session_start",
+    sessionId: task.id,
+    agentId: task.id,
+    cwd: task.cwd,
+    model: params.model,
+    querySource: task.querySource,
+    createdAt: new Date().toISOString(),
+    ...(task.parent === undefined ? {} : { parent: task.parent }),
+  });
+
+  const context = [...params.forkContextMessages];
+  let history: Message[] = [...context, ...toForkHistory(task.promptMessages, context.at(-1)?.uuid ?? null)];
+  transcript?.appendMessages(history);
+  const abortController = new AbortController();
+  const onAbort = () => abortController.abort(io.signal.reason);
+  if (io.signal.aborted) onAbort();
+  else io.signal.addEventListener("abort", onAbort, { once: true });
+  let cost = 0;
+  let turns = 0;
+  let terminal: Terminal | undefined;
+  const usage = {
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheCreationInputTokens: 0,
+    cacheReadInputTokens: 0,
+    apiCalls: 0,
+  };
+  try {
+    for (;;) {
+      const generator = query({
+        messages: history,
+        systemPrompt: params.systemPrompt,
+        toolUseContext: {
+          cwd: task.cwd,
+          workspaceRoots: task.workspaceRoots,
+          tools,
+          abortController,
+          agentId: task.id,
+          agentState: createAgentState(),
+          options: { model: params.model, permissionMode: task.permissionMode },
+        },
+        querySource: task.querySource,
+        canUseTool,
+        client: io.client,
+        maxOutputTokens: task.maxOutputTokens ?? params.maxOutputTokens,
+        ...(params.thinking === undefined ? {} : { thinking: params.thinking }),
+        ...(task.maxTurns === undefined ? {} : { maxTurns: task.maxTurns - turns }),
+        ...(task.tokenBudget === undefined ? {} : { tokenBudget: task.tokenBudget }),
+        ...(task.modelOverrides === undefined ? {} : { modelOverrides: task.modelOverrides }),
+        ...(task.fallbackModels === undefined ? {} : { fallbackModels: task.fallbackModels }),
+        queuedCommands: io.steeringQueue,
+        recordSnapshots: transcript !== undefined,
+      });
+      let step = await generator.next();
+      while (!step.done) {
+        const event = step.value;
+        forwardEvent(task.id, event, io, transcript);
+        if (event.type === "assistant" && !event.apiError) {
+          cost += costUsd(modelInfo(event.message.model || params.model), event.message.usage);
+        }
+        step = await generator.next();
+      }
+      terminal = step.value;
+      turns += terminal.turnCount;
+      usage.inputTokens += terminal.usage.inputTokens;
+      usage.outputTokens += terminal.usage.outputTokens;
+      usage.cacheCreationInputTokens += terminal.usage.cacheCreationInputTokens;
+      usage.cacheReadInputTokens += terminal.usage.cacheReadInputTokens;
+      usage.apiCalls += terminal.usage.apiCalls;
+      history = [...terminal.messages];
+      const steering = io.steeringQueue.splice(0).map((command) => command.content);
+      const canContinue =
+        terminal.reason === "completed" &&
+        (task.maxTurns === undefined || turns < task.maxTurns) &&
+        !io.cancelled();
+      if (steering.length === 0 || !canContinue) break;
+      const steer = createUserMessage(steering.join("\n\n"), { parentUuid: history.at(-1)?.uuid ?? null });
+      transcript?.append({ type: "message", message: steer });
+      history = [...history, steer];
+    }
+  } catch (error) {
+    const wire = toWireError(error, "query_failed");
+    transcript?.close();
+    return {
+      agentId: task.id,
+      status: io.cancelled() ? "cancelled" : "failed",
+      text: finalText(history),
+      turns,
+      usage,
+      costUsd: cost,
+      error: { code: wire.code, message: wire.message },
+      durationMs: performance.now() - started,
+    };
+  } finally {
+    io.signal.removeEventListener("abort", onAbort);
+  }
+  transcript?.append({
+    type: "terminal",
+    reason: terminal.reason,
+    turnCount: turns,
+    usage,
+    costUsd: cost,
+    endedAt: new Date().toISOString(),
+  });
+  transcript?.close();
+  const status =
+    io.cancelled() || ABORTED_TERMINALS.has(terminal.reason)
+      ? "cancelled"
+      : FAILED_TERMINALS.has(terminal.reason)
+        ? "failed"
+        : "completed";
+  return {
+    agentId: task.id,
+    status,
+    terminal: terminal.reason,
+    text: finalText(terminal.messages),
+    turns,
+    usage,
+    costUsd: cost,
+    ...(terminal.error === undefined
+      ? status === "cancelled"
+        ? { error: { code: "cancelled", message: String(io.signal.reason ?? "cancelled") } }
+        : {}
+      : { error: { code: terminal.error.type, message: terminal.error.message } }),
+    durationMs: performance.now() - started,
+  };
+}
+
+function forwardEvent(
+  agentId: string,
+  event: LoopEvent,
+  io: SubAgentIo,
+  transcript: TranscriptWriter | undefined,
+): void {
+  forwardEventInner(agentId, event, io);
+  if (!transcript) return;
+  if (event.type === "user" || event.type === "assistant" || event.type === "system") {
+    transcript.append({ type: "message", message: event as Message });
+  } else if (event.type === "state_snapshot") {
+    transcript.append({
+      type: "transition",
+      turnCount: event.turnCount,
+      transition: event.transition,
+      messageCount: event.messageCount,
+    });
+  }
+}
+
+function tokenUsage(usage: Usage): TokenUsage {
+  return {
+    input_tokens: usage.input_tokens,
+    output_tokens: usage.output_tokens,
+    cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
+    cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
+  };
+}
+
+function forwardEventInner(agentId: string, event: LoopEvent, io: SubAgentIo): void {
+  switch (event.type) {
+    case "stream_event": {
+      const raw = event.event;
+      if (raw.type === "message_start") {
+        io.emit({ type: "usage", agentId, phase: "start", usage: tokenUsage(raw.message.usage) });
+      } else if (raw.type === "content_block_delta" && raw.delta.type === "text_delta") {
+        io.emit({ type: "text", agentId, text: raw.delta.text });
+      }
+      return;
+    }
+    case "assistant": {
+      const message = event as AssistantMessage;
+      if (message.apiError) return;
+      for (const block of message.message.content) {
+        if (block.type === "tool_use") {
+          io.emit({ type: "tool_use", agentId, toolUseId: block.id, name: block.name, input: block.input });
+        }
+      }
+      io.emit({ type: "usage", agentId, phase: "end", usage: tokenUsage(message.message.usage) });
+      return;
+    }
+    case "user": {
+      const content = (event as Message & { type: "user" }).message.content;
+      if (typeof content === "string") return;
+      for (const block of content) {
+        if (block.type === "tool_result") {
+          io.emit({
+            type: "tool_result",
+            agentId,
+            toolUseId: block.tool_use_id,
+            isError: block.is_error === true,
+            content: toolResultText(block.content).slice(0, 2_000),
+          });
+        }
+      }
+      return;
+    }
+    case "system": {
+      const message = event as Message & { type: "system" };
+      if (message.subtype === "compact_boundary" && message.compactMetadata) {
+        io.emit({
+          type: "compact_boundary",
+          agentId,
+          trigger: message.compactMetadata.trigger,
+          preTokens: message.compactMetadata.preTokens,
+          postTokens: message.compactMetadata.postTokens,
+        });
+      }
+      return;
+    }
+    case "api_retry": {
+      const retry = event as { attempt: number; maxRetries: number; delayMs: number; error: string };
+      io.emit({ type: "api_retry", agentId, ...retry });
+      return;
+    }
+    default:
+      return;
+  }
+}

@@ -1,0 +1,189 @@
+import type {
+  CacheSafeParams,
+  CanUseTool,
+  Message,
+  MessageParam,
+  ModelInfo,
+  PermissionMode,
+  TerminalReason,
+  UsageTotals,
+} from "@forkloop/loop-core";
+import { TERMINAL_REASONS } from "@forkloop/loop-core";
+import { z } from "zod";
+import { wireErrorSchema } from "./errors.js";
+
+/** Where a worker sends its requests; each worker builds its own SDK client from it. */
+export interface ModelEndpoint {
+  readonly apiKey: string;
+  readonly baseURL?: string;
+  /** SDK retries per request (default: the SDK's 2). */
+  readonly maxRetries?: number;
+}
+
+export interface PermissionRules {
+  readonly allow: readonly string[];
+  readonly ask: readonly string[];
+  readonly deny: readonly string[];
+}
+
+/** One sub-agent to run in the pool (R-F2). Plain data: it is structured-cloned into a worker. */
+export interface SubAgentTask {
+  readonly id: string;
+  readonly cwd: string;
+  readonly workspaceRoots: readonly string[];
+  /** R-F3: the parent's exact prefix; the fork's request starts byte-identical to the parent's. */
+  readonly cacheSafeParams: CacheSafeParams;
+  /** Appended after the parent's prefix (plain API messages or full history messages). */
+  readonly promptMessages: readonly MessageParam[] | readonly Message[];
+  /** `agent:<name>` | `compact` | `session_memory` | `skill:<name>` | `batch` … */
+  readonly querySource: string;
+  readonly maxTurns?: number;
+  /** Changing it can change the thinking budget, which breaks the message cache (R-F3, README). */
+  readonly maxOutputTokens?: number;
+  readonly tokenBudget?: number;
+  /** Built-in tools (from @forkloop/tools) this sub-agent may call; others are denied. */
+  readonly toolNames: readonly string[];
+  readonly permissionMode: PermissionMode;
+  readonly permissionRules?: PermissionRules;
+  readonly transcriptPath?: string;
+  readonly modelOverrides?: readonly ModelInfo[];
+  readonly fallbackModels?: readonly string[];
+  /** Links the sub-agent's transcript to the session that forked it. */
+  readonly parent?: { readonly sessionId: string; readonly agentId: string; readonly toolUseId?: string };
+  /**
+   * Test-only fault injection: `exit` calls process.exit in the worker, `throw` throws an
+   * uncaught error there, `ignore_cancel` makes the worker deaf to cooperative cancel (to prove
+   * the hard kill). Each fires after the sub-agent's first request has started.
+   */
+  readonly testFault?: "exit" | "throw" | "ignore_cancel";
+}
+
+export interface TokenUsage {
+  readonly input_tokens: number;
+  readonly output_tokens: number;
+  readonly cache_creation_input_tokens: number;
+  readonly cache_read_input_tokens: number;
+}
+
+/** Progress of a sub-agent, streamed from its worker by plain postMessage (structured clone). */
+export type SubAgentEvent =
+  | { readonly type: "started"; readonly agentId: string; readonly threadId: number; readonly at: number }
+  | {
+      readonly type: "request_start";
+      readonly agentId: string;
+      readonly model: string;
+      readonly querySource: string;
+      /** Epoch ms (sub-ms precision) when the worker sent the HTTP request. */
+      readonly at: number;
+    }
+  | { readonly type: "text"; readonly agentId: string; readonly text: string }
+  | {
+      readonly type: "tool_use";
+      readonly agentId: string;
+      readonly toolUseId: string;
+      readonly name: string;
+      readonly input: unknown;
+    }
+  | {
+      readonly type: "tool_result";
+      readonly agentId: string;
+      readonly toolUseId: string;
+      readonly isError: boolean;
+      readonly content: string;
+    }
+  | {
+      readonly type: "usage";
+      readonly agentId: string;
+      /** `start`: message_start (the response has begun, R-F4); `end`: the response is complete. */
+      readonly phase: "start" | "end";
+      readonly usage: TokenUsage;
+    }
+  | {
+      readonly type: "api_retry";
+      readonly agentId: string;
+      readonly attempt: number;
+      readonly maxRetries: number;
+      readonly delayMs: number;
+      readonly error: string;
+    }
+  | {
+      readonly type: "rate_limited";
+      readonly agentId: string;
+      readonly retryAfterMs: number;
+      readonly until: number;
+    }
+  | {
+      readonly type: "compact_boundary";
+      readonly agentId: string;
+      readonly trigger: string;
+      readonly preTokens: number;
+      readonly postTokens: number;
+    }
+  | {
+      readonly type: "cache_break";
+      readonly agentId: string;
+      /** Which part of the prefix differs from the parent's (R-F3: documented and measured). */
+      readonly part: "model" | "tools" | "system" | "thinking" | "max_tokens";
+      readonly detail: string;
+    }
+  | { readonly type: "done"; readonly agentId: string; readonly result: SubAgentResult };
+
+export type SubAgentStatus = "completed" | "failed" | "cancelled";
+
+export interface SubAgentResult {
+  readonly agentId: string;
+  readonly status: SubAgentStatus;
+  readonly terminal?: TerminalReason;
+  /** The final assistant text (what the parent's tool_result carries). */
+  readonly text: string;
+  readonly turns: number;
+  readonly usage: UsageTotals;
+  readonly costUsd: number;
+  readonly error?: { readonly code: string; readonly message: string };
+  readonly durationMs: number;
+}
+
+export const EMPTY_USAGE: UsageTotals = {
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheCreationInputTokens: 0,
+  cacheReadInputTokens: 0,
+  apiCalls: 0,
+};
+
+const terminalReasonSchema = z.enum(TERMINAL_REASONS as [TerminalReason, ...TerminalReason[]]);
+
+/** Validates a result that crossed the worker boundary (STYLE.md §5). */
+export const subAgentResultSchema = z.object({
+  agentId: z.string(),
+  status: z.enum(["completed", "failed", "cancelled"]),
+  terminal: terminalReasonSchema.optional(),
+  text: z.string(),
+  turns: z.number().int().nonnegative(),
+  usage: z.object({
+    inputTokens: z.number(),
+    outputTokens: z.number(),
+    cacheCreationInputTokens: z.number(),
+    cacheReadInputTokens: z.number(),
+    apiCalls: z.number(),
+  }),
+  costUsd: z.number(),
+  error: wireErrorSchema.pick({ code: true, message: true }).optional(),
+  durationMs: z.number(),
+});
+
+/** Calls the parent answers, exposed over comlink on the callbacks port. */
+export interface ParentCallbacks {
+  /** Asked when a permission rule says `ask` (R-P1); over comlink from the worker. */
+  canUseTool?: CanUseTool;
+  onEvent?: (event: SubAgentEvent) => void;
+}
+
+export interface SubAgentHandle {
+  readonly id: string;
+  readonly result: Promise<SubAgentResult>;
+  /** Cooperative cancel over the control port; the thread is killed only after the grace period. */
+  cancel(reason?: string): void;
+  /** Queues a user message into the running loop. */
+  steer(text: string): void;
+}

@@ -1,0 +1,217 @@
+import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { readdir, readFile, stat } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import type { CacheSafeParams, Message, TerminalReason, UsageTotals } from "@forkloop/loop-core";
+import { OrchestratorError } from "./errors.js";
+import { decodeRecords, encodeRecord } from "./transcript-format.js";
+
+/** File name suffix of a transcript (msgpack records, see transcript-format.ts). */
+export const TRANSCRIPT_EXTENSION = ".fltr";
+
+/** One record of a transcript. Messages link to their parent by `parentUuid`; sessions by `parent`. */
+export type TranscriptRecord =
+  | {
+      readonly type: "session_start";
+      readonly sessionId: string;
+      readonly agentId: string;
+      readonly cwd: string;
+      readonly model: string;
+      readonly querySource: string;
+      readonly createdAt: string;
+      /** Set for a sub-agent: the session and tool call that forked it. */
+      readonly parent?: { readonly sessionId: string; readonly agentId: string; readonly toolUseId?: string };
+    }
+  | { readonly type: "message"; readonly message: Message }
+  /** The whole history replaced at once (after a compaction): loaders restart from these. */
+  | { readonly type: "history"; readonly messages: readonly Message[] }
+  | { readonly type: "cache_safe_params"; readonly params: CacheSafeParams }
+  | {
+      readonly type: "sub_agent";
+      readonly agentId: string;
+      readonly transcriptPath: string;
+      readonly querySource: string;
+    }
+  | {
+      readonly type: "transition";
+      readonly turnCount: number;
+      readonly transition: string | undefined;
+      readonly messageCount: number;
+    }
+  | {
+      readonly type: "terminal";
+      readonly reason: TerminalReason;
+      readonly turnCount: number;
+      readonly usage: UsageTotals;
+      readonly costUsd: number;
+      readonly endedAt: string;
+    };
+
+export interface TranscriptWriterOptions {
+  /** fsync after every record (slower; survives power loss, not just a killed process). */
+  readonly fsync?: boolean;
+}
+
+/**
+ * Appends records to a transcript as they happen. Writes are synchronous so their order on disk
+ * is the order of calls and a kill can tear only the last record. Opening an existing file
+ * first cuts a torn tail, so a resumed session appends after the last good record.
+ */
+export class TranscriptWriter {
+  readonly path: string;
+  #fd: number | null;
+  readonly #fsync: boolean;
+  #records = 0;
+
+  constructor(path: string, options: TranscriptWriterOptions = {}) {
+    this.path = path;
+    this.#fsync = options.fsync ?? false;
+    mkdirSync(dirname(path), { recursive: true });
+    this.#fd = openSync(path, "a+");
+    const existing = readFileSync(path);
+    const decoded = decodeRecords(existing);
+    if (decoded.torn) ftruncateSync(this.#fd, decoded.validLength);
+    this.#records = decoded.records.length;
+  }
+
+  /** Number of records in the file (including those written before this writer opened it). */
+  get recordCount(): number {
+    return this.#records;
+  }
+
+  append(record: TranscriptRecord): void {
+    if (this.#fd === null) throw new OrchestratorError("internal", `transcript ${this.path} is closed`);
+    const frame = encodeRecord(record);
+    let written = 0;
+    while (written < frame.length) written += writeSync(this.#fd, frame, written);
+    if (this.#fsync) fsyncSync(this.#fd);
+    this.#records++;
+  }
+
+  appendMessages(messages: readonly Message[]): void {
+    for (const message of messages) this.append({ type: "message", message });
+  }
+
+  close(): void {
+    if (this.#fd === null) return;
+    closeSync(this.#fd);
+    this.#fd = null;
+  }
+}
+
+export interface LoadedTranscript {
+  /** The conversation to resume from: every message record, with compaction applied. */
+  readonly messages: Message[];
+  /** True when a torn or corrupt tail record was dropped. */
+  readonly torn: boolean;
+  readonly records: TranscriptRecord[];
+  readonly start: Extract<TranscriptRecord, { type: "session_start" }> | undefined;
+  /** The latest saved CacheSafeParams (R-F3), for post-resume forks. */
+  readonly cacheSafeParams: CacheSafeParams | undefined;
+  readonly terminal: Extract<TranscriptRecord, { type: "terminal" }> | undefined;
+}
+
+/**
+ * Loads a transcript for resuming. Messages are de-duplicated by uuid (a resumed session may
+ * re-append history); a `history` record (written after a compaction) replaces everything before
+ * it, because the compact summary stands for it.
+ */
+export async function loadTranscript(path: string): Promise<LoadedTranscript> {
+  const decoded = decodeRecords(await readFile(path));
+  const records = decoded.records as TranscriptRecord[];
+  const byUuid = new Map<string, Message>();
+  let start: LoadedTranscript["start"];
+  let cacheSafeParams: CacheSafeParams | undefined;
+  let terminal: LoadedTranscript["terminal"];
+  for (const record of records) {
+    switch (record.type) {
+      case "session_start":
+        start ??= record;
+        break;
+      case "message":
+        byUuid.set(record.message.uuid, record.message);
+        break;
+      case "history":
+        byUuid.clear();
+        for (const message of record.messages) byUuid.set(message.uuid, message);
+        break;
+      case "cache_safe_params":
+        cacheSafeParams = record.params;
+        break;
+      case "terminal":
+        terminal = record;
+        break;
+      case "sub_agent":
+      case "transition":
+        break;
+      default:
+        throw new OrchestratorError("transcript_corrupt", `unknown record type in ${path}`, { record });
+    }
+  }
+  return { messages: [...byUuid.values()], torn: decoded.torn, records, start, cacheSafeParams, terminal };
+}
+
+export interface SessionSummary {
+  readonly sessionId: string;
+  readonly path: string;
+  readonly createdAt: string | undefined;
+  readonly updatedAt: string;
+  readonly model: string | undefined;
+  readonly cwd: string | undefined;
+  readonly messageCount: number;
+  /** Text of the first user message, cut to 200 characters. */
+  readonly firstPrompt: string | undefined;
+  readonly terminalReason: TerminalReason | undefined;
+  readonly torn: boolean;
+}
+
+function firstUserText(messages: readonly Message[]): string | undefined {
+  const first = messages.find((message) => message.type === "user");
+  if (!first) return undefined;
+  const content = first.message.content;
+  const text =
+    typeof content === "string"
+      ? content
+      : content.map((block) => (block.type === "text" ? block.text : "")).join("");
+  return text.slice(0, 200);
+}
+
+/** Lists the top-level session transcripts in `dir`, newest first. */
+export async function listSessions(dir: string): Promise<SessionSummary[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  const summaries = await Promise.all(
+    names
+      .filter((name) => name.endsWith(TRANSCRIPT_EXTENSION))
+      .map(async (name): Promise<SessionSummary> => {
+        const path = join(dir, name);
+        const [loaded, info] = await Promise.all([loadTranscript(path), stat(path)]);
+        return {
+          sessionId: loaded.start?.sessionId ?? name.slice(0, -TRANSCRIPT_EXTENSION.length),
+          path,
+          createdAt: loaded.start?.createdAt,
+          updatedAt: info.mtime.toISOString(),
+          model: loaded.start?.model,
+          cwd: loaded.start?.cwd,
+          messageCount: loaded.messages.length,
+          firstPrompt: firstUserText(loaded.messages),
+          terminalReason: loaded.terminal?.reason,
+          torn: loaded.torn,
+        };
+      }),
+  );
+  return summaries.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+}
+
+/** Where a session's transcript and its sub-agents' transcripts live. */
+export function sessionTranscriptPath(sessionsDir: string, sessionId: string): string {
+  return join(sessionsDir, `${sessionId}${TRANSCRIPT_EXTENSION}`);
+}
+
+export function subAgentTranscriptPath(sessionsDir: string, sessionId: string, agentId: string): string {
+  return join(sessionsDir, sessionId, "agents", `${agentId}${TRANSCRIPT_EXTENSION}`);
+}

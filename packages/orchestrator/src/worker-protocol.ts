@@ -1,0 +1,90 @@
+import type { MessagePort } from "node:worker_threads";
+import type { PermissionDecision } from "@forkloop/loop-core";
+import type { Endpoint } from "comlink";
+import type { ModelEndpoint, SubAgentEvent, SubAgentTask } from "./sub-agent-types.js";
+
+/**
+ * Parent ↔ worker protocol of one sub-agent (R-F2). Three transferred MessagePorts per task:
+ * - `control`: the worker exposes `WorkerControlApi` over comlink (cancel, steer);
+ * - `callbacks`: the parent exposes `ParentApi` over comlink (permission asks, parent-side tools);
+ * - `events`: plain postMessage of `SubAgentEvent`s (structured clone is the cheapest encoding
+ *   inside one process; there is nothing to answer).
+ * Two comlink channels, not one: a port that both exposes and wraps would make comlink's expose
+ * answer the other side's replies.
+ */
+export interface WorkerTaskPayload {
+  readonly task: SubAgentTask;
+  readonly endpoint: ModelEndpoint;
+  readonly control: MessagePort;
+  readonly callbacks: MessagePort;
+  readonly events: MessagePort;
+  /** Pool-wide pause: a BigInt64 epoch-ms shared by every worker (`pauseUntil`, 429s). */
+  readonly pauseBuffer: SharedArrayBuffer;
+  /** Whether the parent has a canUseTool to ask; without one, `ask` is a denial. */
+  readonly parentCanAsk: boolean;
+}
+
+export interface WorkerControlApi {
+  cancel(reason: string): void;
+  steer(text: string): void;
+}
+
+export interface ParentApi {
+  canUseTool(
+    toolName: string,
+    input: Record<string, unknown>,
+    options: { toolUseId: string; agentId: string },
+  ): Promise<PermissionDecision>;
+  callTool(
+    toolName: string,
+    input: Record<string, unknown>,
+    options: { toolUseId: string; agentId: string },
+  ): Promise<{ content: string; isError: boolean }>;
+}
+
+export type EventPortMessage = SubAgentEvent;
+
+/**
+ * comlink speaks the DOM `Endpoint` shape (addEventListener with `{ data }`); Node's
+ * MessagePort emits the data itself on `message`. Same adapter as comlink's node-adapter, typed.
+ */
+type EndpointListener = Parameters<Endpoint["addEventListener"]>[1];
+
+export function portEndpoint(port: MessagePort): Endpoint {
+  const listeners = new WeakMap<object, (data: unknown) => void>();
+  return {
+    postMessage: (message: unknown, transfer?: readonly unknown[]) =>
+      port.postMessage(message, transfer as never),
+    addEventListener: (_type: string, handler: EndpointListener) => {
+      const listener = (data: unknown) => {
+        const event = { data } as MessageEvent;
+        if (typeof handler === "function") handler(event);
+        else handler.handleEvent(event);
+      };
+      port.on("message", listener);
+      listeners.set(handler, listener);
+    },
+    removeEventListener: (_type: string, handler: EndpointListener) => {
+      const listener = listeners.get(handler);
+      if (listener) port.off("message", listener);
+      listeners.delete(handler);
+    },
+    start: () => port.start(),
+  };
+}
+
+/** Reads the pool-wide pause (epoch ms; 0 = not paused). */
+export function readPause(buffer: SharedArrayBuffer): number {
+  return Number(Atomics.load(new BigInt64Array(buffer), 0));
+}
+
+/** Moves the pool-wide pause later (never earlier: two 429s keep the later retry time). */
+export function extendPause(buffer: SharedArrayBuffer, untilEpochMs: number): void {
+  const view = new BigInt64Array(buffer);
+  const target = BigInt(Math.ceil(untilEpochMs));
+  for (;;) {
+    const current = Atomics.load(view, 0);
+    if (current >= target) return;
+    if (Atomics.compareExchange(view, 0, current, target) === current) return;
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * Piscina worker entry (built to dist/worker.js): runs one sub-agent per task. A thread carries
+ * several sub-agents at once (`concurrentTasksPerWorker`): they wait on HTTP most of the time.
+ */
+import { randomUUID } from "node:crypto";
+import { threadId } from "node:worker_threads";
+import Anthropic from "@anthropic-ai/sdk";
+import type { CanUseTool, QueuedCommand } from "@forkloop/loop-core";
+import * as Comlink from "comlink";
+import { runSubAgent } from "./sub-agent-runner.js";
+import type { SubAgentEvent, SubAgentResult } from "./sub-agent-types.js";
+import {
+  extendPause,
+  type ParentApi,
+  portEndpoint,
+  readPause,
+  type WorkerControlApi,
+  type WorkerTaskPayload,
+} from "./worker-protocol.js";
+
+const QUERY_SOURCE_HEADER = "x-forkloop-query-source";
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+function headerOf(init: RequestInit | undefined, name: string): string | null {
+  return init?.headers ? new Headers(init.headers).get(name) : null;
+}
+
+function retryAfterMs(response: Response): number {
+  const ms = Number(response.headers.get("retry-after-ms"));
+  if (Number.isFinite(ms) && ms > 0) return ms;
+  const seconds = Number(response.headers.get("retry-after"));
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1_000;
+}
+
+export default async function runTask(payload: WorkerTaskPayload): Promise<SubAgentResult> {
+  const { task } = payload;
+  const controller = new AbortController();
+  const steeringQueue: QueuedCommand[] = [];
+  let cancelRequested = false;
+  let firstRequest = true;
+
+  const control: WorkerControlApi = {
+    cancel(reason) {
+      if (task.testFault === "ignore_cancel") return;
+      cancelRequested = true;
+      controller.abort(reason);
+    },
+    steer(text) {
+      steeringQueue.push({ uuid: randomUUID(), content: text, kind: "prompt" });
+    },
+  };
+  Comlink.expose(control, portEndpoint(payload.control));
+  const parent = Comlink.wrap<ParentApi>(portEndpoint(payload.callbacks));
+  const emit = (event: SubAgentEvent) => payload.events.postMessage(event);
+  emit({ type: "started", agentId: task.id, threadId, at: performance.timeOrigin + performance.now() });
+
+  // Every HTTP request of this sub-agent passes here: it waits out a pool-wide pause, reports
+  // its start (fork latency is measured to this point) and turns a 429 into a pool-wide pause.
+  const pausingFetch: typeof fetch = async (input, init) => {
+    for (let wait = readPause(payload.pauseBuffer) - Date.now(); wait > 0; ) {
+      await sleep(wait, controller.signal);
+      wait = controller.signal.aborted ? 0 : readPause(payload.pauseBuffer) - Date.now();
+    }
+    const body = typeof init?.body === "string" ? init.body : "";
+    const model = /"model":"([^"]*)"/.exec(body)?.[1] ?? "";
+    emit({
+      type: "request_start",
+      agentId: task.id,
+      model,
+      querySource: headerOf(init, QUERY_SOURCE_HEADER) ?? task.querySource,
+      at: performance.timeOrigin + performance.now(),
+    });
+    if (firstRequest) {
+      firstRequest = false;
+      injectTestFault(task.testFault);
+    }
+    const response = await fetch(input, init);
+    if (response.status === 429) {
+      const retryAfter = retryAfterMs(response);
+      const until = Date.now() + retryAfter;
+      extendPause(payload.pauseBuffer, until);
+      emit({ type: "rate_limited", agentId: task.id, retryAfterMs: retryAfter, until });
+    }
+    return response;
+  };
+  const client = new Anthropic({
+    apiKey: payload.endpoint.apiKey,
+    ...(payload.endpoint.baseURL === undefined ? {} : { baseURL: payload.endpoint.baseURL }),
+    maxRetries: payload.endpoint.maxRetries ?? 2,
+    fetch: pausingFetch,
+  });
+  const askParent: CanUseTool | undefined = payload.parentCanAsk
+    ? (toolName, input, options) =>
+        parent.canUseTool(toolName, input, { toolUseId: options.toolUseId, agentId: options.agentId })
+    : undefined;
+
+  try {
+    return await runSubAgent(task, {
+      client,
+      signal: controller.signal,
+      emit,
+      ...(askParent === undefined ? {} : { askParent }),
+      callParentTool: (toolName, input, options) => parent.callTool(toolName, input, options),
+      steeringQueue,
+      cancelled: () => cancelRequested,
+    });
+  } finally {
+    parent[Comlink.releaseProxy]();
+    for (const port of [payload.control, payload.callbacks, payload.events]) port.close();
+  }
+}
+
+function injectTestFault(fault: WorkerTaskPayload["task"]["testFault"]): void {
+  switch (fault) {
+    case "exit":
+      // process.exit in a worker ends this thread only: every sub-agent on it dies with it.
+      process.exit(1);
+      break;
+    case "throw":
+      setImmediate(() => {
+        throw new Error("test fault: uncaught error in the worker");
+      });
+      break;
+    case "ignore_cancel":
+    case undefined:
+      break;
+  }
+}
