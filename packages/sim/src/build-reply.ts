@@ -19,6 +19,8 @@ export type ResponseBlock =
 export interface BuiltReply {
   content: ResponseBlock[];
   stopReason: StopReason;
+  /** The stop sequence that ended the reply, when stopReason is "stop_sequence". */
+  stopSequence: string | null;
   outputTokens: number;
 }
 
@@ -45,13 +47,21 @@ export function buildReply(reply: BrainReply, options: BuildOptions): BuiltReply
     blocks = [{ type: "thinking", thinking: DEFAULT_THINKING }, ...blocks];
   }
   // Thinking is billed in full even when its text is not returned (api doc §8).
-  const content: ResponseBlock[] = blocks.map((block, i) => toResponseBlock(block, i, options, omitted));
+  let content: ResponseBlock[] = blocks.map((block, i) => toResponseBlock(block, i, options, omitted));
+  const stopped = applyStopSequences(content, body.stop_sequences ?? []);
+  if (stopped) {
+    content = stopped.content;
+    blocks = blocks.slice(0, content.length);
+  }
   const cost = content.map((block, i) => blockOutputTokens(block, blocks[i]));
   const total = cost.reduce((a, b) => a + b, 0);
-  let stopReason: StopReason =
-    reply.stop_reason ?? (content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn");
+  let stopReason: StopReason = stopped
+    ? "stop_sequence"
+    : (reply.stop_reason ?? (content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn"));
   const limit = options.cut ? Math.max(1, Math.floor(total / 2)) : options.body.max_tokens;
-  if (total <= limit) return { content, stopReason, outputTokens: Math.max(1, total) };
+  if (total <= limit) {
+    return { content, stopReason, stopSequence: stopped?.sequence ?? null, outputTokens: Math.max(1, total) };
+  }
 
   // Over the budget: keep whole blocks while they fit, cut text at the limit, drop the rest.
   stopReason = "max_tokens";
@@ -73,7 +83,36 @@ export function buildReply(reply: BrainReply, options: BuildOptions): BuiltReply
     }
     break;
   }
-  return { content: kept, stopReason, outputTokens: Math.max(1, used) };
+  return { content: kept, stopReason, stopSequence: null, outputTokens: Math.max(1, used) };
+}
+
+/**
+ * Cuts the reply at the earliest stop sequence found in a text block (the sequence itself is not
+ * returned); later blocks are dropped. Null when no sequence occurs.
+ */
+function applyStopSequences(
+  content: readonly ResponseBlock[],
+  sequences: readonly string[],
+): { content: ResponseBlock[]; sequence: string } | null {
+  if (sequences.length === 0) return null;
+  for (const [i, block] of content.entries()) {
+    if (block.type !== "text") continue;
+    let at = -1;
+    let sequence = "";
+    for (const s of sequences) {
+      const found = s === "" ? -1 : block.text.indexOf(s);
+      if (found >= 0 && (at < 0 || found < at)) {
+        at = found;
+        sequence = s;
+      }
+    }
+    if (at >= 0) {
+      const cut: ResponseBlock[] = [...content.slice(0, i)];
+      if (at > 0) cut.push({ ...block, text: block.text.slice(0, at) });
+      return { content: cut, sequence };
+    }
+  }
+  return null;
 }
 
 function toResponseBlock(

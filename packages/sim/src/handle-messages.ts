@@ -79,7 +79,7 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
 
   const built =
     body.max_tokens === 0
-      ? { content: [], stopReason: "max_tokens" as const, outputTokens: 0 }
+      ? { content: [], stopReason: "max_tokens" as const, stopSequence: null, outputTokens: 0 }
       : buildReply(reply, {
           body,
           seed: state.seed,
@@ -142,7 +142,7 @@ function messageBody(header: { id: string; model: string }, built: BuiltReply, u
     content: built.content,
     model: header.model,
     stop_reason: built.stopReason,
-    stop_sequence: null,
+    stop_sequence: built.stopSequence,
     stop_details: null,
     container: null,
     usage: { ...usage, service_tier: "standard" },

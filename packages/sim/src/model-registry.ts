@@ -12,6 +12,12 @@ export interface ModelSpec {
   thinking: { enabled: boolean; adaptive: boolean; disabled: boolean };
   /** A trailing assistant message (prefill) is accepted; models from 4.6 on reject it (api doc §1). */
   supportsPrefill?: boolean;
+  /**
+   * Thinking from earlier turns stays in the prompt (Opus 4.5+, Sonnet 4.6+; default true).
+   * Elsewhere a user turn that is not only tool results strips it, which changes the cache prefix
+   * of what follows (api doc §5).
+   */
+  keepsPriorThinking?: boolean;
 }
 
 const PRE_47 = { enabled: true, adaptive: false, disabled: true } as const;
@@ -43,8 +49,15 @@ function model(
     minCacheableTokens,
     thinking,
     supportsPrefill: thinking === PRE_47,
+    keepsPriorThinking: !STRIPS_PRIOR_THINKING.has(id),
   };
 }
+
+const STRIPS_PRIOR_THINKING = new Set([
+  "claude-haiku-4-5-20251001",
+  "claude-sonnet-4-5-20250929",
+  "claude-opus-4-1-20250805",
+]);
 
 const K = 1000;
 const M = 1_000_000;

@@ -30,8 +30,16 @@ export interface PromptLayout {
 const IMAGE_TOKENS = 1500;
 const BINARY_DOCUMENT_TOKENS = 1500;
 
+export interface LayoutOptions {
+  /**
+   * Leave out thinking blocks of earlier turns (before the last user message that is not only
+   * tool results): count_tokens ignores them (api doc §6), and older models strip them (§5).
+   */
+  stripPriorThinking?: boolean;
+}
+
 /** Flattens a request body into its prompt positions, in cache prefix order. */
-export function layoutPrompt(body: CountTokensRequest): PromptLayout {
+export function layoutPrompt(body: CountTokensRequest, options: LayoutOptions = {}): PromptLayout {
   const positions: PromptPosition[] = [];
   body.tools?.forEach((tool, i) => {
     const { cache_control, ...rest } = tool;
@@ -51,10 +59,13 @@ export function layoutPrompt(body: CountTokensRequest): PromptLayout {
   system?.forEach((block, i) => {
     positions.push(blockPosition("system", `system.${i}`, "system", block));
   });
+  const currentTurnStart = options.stripPriorThinking ? lastRealUserMessage(body) : -1;
   body.messages.forEach((message, m) => {
     const blocks: ContentBlockParam[] =
       typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
     blocks.forEach((block, b) => {
+      const thinking = block.type === "thinking" || block.type === "redacted_thinking";
+      if (thinking && m < currentTurnStart) return;
       positions.push(blockPosition("messages", `messages.${m}.content.${b}`, message.role, block));
     });
   });
@@ -66,6 +77,17 @@ export function layoutPrompt(body: CountTokensRequest): PromptLayout {
     systemConfig: canonicalJson({ speed: body.speed ?? null }),
     totalTokens,
   };
+}
+
+/** Index of the last user message that is not only tool results (-1 if none). */
+function lastRealUserMessage(body: CountTokensRequest): number {
+  for (let m = body.messages.length - 1; m >= 0; m--) {
+    const message = body.messages[m];
+    if (message?.role !== "user") continue;
+    if (typeof message.content === "string" || message.content.some((b) => b.type !== "tool_result"))
+      return m;
+  }
+  return -1;
 }
 
 function blockPosition(

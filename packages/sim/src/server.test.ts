@@ -1,6 +1,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator } from "./server.js";
+import { signThinking } from "./thinking-signature.js";
 import { countTokens } from "./tokenizer.js";
 import type { Simulator } from "./types.js";
 
@@ -75,6 +76,32 @@ describe("R-SIM1: count_tokens", () => {
     expect(counted.input_tokens).toBe(created.usage.input_tokens);
     expect(counted.input_tokens).toBe(countTokens("You are terse.") + countTokens(body.messages[0]!.content));
     expect(sim.requests()[0]?.path).toBe("/v1/messages/count_tokens");
+  });
+});
+
+describe("R-SIM5: thinking from earlier turns", () => {
+  it("count_tokens ignores it; older models strip it from the prompt, Opus 4.5+ keeps it", async () => {
+    sim = await startSimulator();
+    const c = client(sim);
+    const thought = "private reasoning of the first turn";
+    const messages: Anthropic.MessageParam[] = [
+      { role: "user", content: "q1" },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: thought, signature: signThinking(thought) },
+          { type: "text", text: "a1" },
+        ],
+      },
+      { role: "user", content: "q2" },
+    ];
+    const withoutThinking = 3; // q1, a1, q2
+    const counted = await c.messages.countTokens({ model: MODEL, messages });
+    expect(counted.input_tokens).toBe(withoutThinking);
+    const sonnet45 = await c.messages.create({ model: MODEL, max_tokens: 10, messages });
+    expect(sonnet45.usage.input_tokens).toBe(withoutThinking);
+    const opus45 = await c.messages.create({ model: "claude-opus-4-5", max_tokens: 10, messages });
+    expect(opus45.usage.input_tokens).toBe(withoutThinking + countTokens(thought));
   });
 });
 

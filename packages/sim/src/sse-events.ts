@@ -49,7 +49,7 @@ export function replyEvents(header: MessageHeader, reply: BuiltReply, usage: Sim
   });
   events.push(
     ev("message_delta", {
-      delta: { stop_reason: reply.stopReason, stop_sequence: null },
+      delta: { stop_reason: reply.stopReason, stop_sequence: reply.stopSequence },
       usage: { ...inputUsage, output_tokens: usage.output_tokens },
     }),
   );

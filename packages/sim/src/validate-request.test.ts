@@ -346,3 +346,38 @@ describe("R-SIM2: accepts what the API accepts", () => {
     expect(body.request_id).toBe(res.headers.get("request-id"));
   });
 });
+
+describe("R-SIM2: more API rules", () => {
+  it("tool names must be unique; tool_choice must name a tool; tool_use ids must be unique", async () => {
+    const tool = { name: "Read", input_schema: { type: "object" as const } };
+    await expect400(base({ tools: [tool, tool] }), "tools: Tool names must be unique.");
+    await expect400(
+      base({ tools: [tool], tool_choice: { type: "tool", name: "Write" } }),
+      "tool_choice: Tool 'Write' not found in tools",
+    );
+    await expect400(
+      base({
+        messages: [
+          { role: "user", content: "q" },
+          { role: "assistant", content: [toolUse("toolu_1"), toolUse("toolu_1")] },
+          { role: "user", content: [toolResult("toolu_1")] },
+        ],
+      }),
+      "messages.1.content.1: `tool_use` ids must be unique",
+    );
+  });
+
+  it("with thinking enabled, the assistant turn before trailing tool results must start with thinking", async () => {
+    await expect400(
+      base({
+        thinking: { type: "enabled", budget_tokens: 1024 },
+        messages: [
+          { role: "user", content: "q" },
+          { role: "assistant", content: [{ type: "text", text: "reading" }, toolUse("toolu_1")] },
+          { role: "user", content: [toolResult("toolu_1")] },
+        ],
+      }),
+      /^messages\.1\.content\.0\.type: Expected `thinking` or `redacted_thinking`, but found `text`\. When `thinking` is enabled, a final `assistant` message must start with a thinking block/,
+    );
+  });
+});

@@ -36,13 +36,14 @@ export function validateMessagesRequest(raw: unknown, ctx: RequestContext): Vali
   const parsed = messagesRequestSchema.safeParse(raw);
   if (!parsed.success) return fail(describeZod(parsed.error.issues));
   const body = parsed.data;
-  const common = validateCommon(body, ctx);
+  const common = validateCommon(body, ctx, "messages");
   if (!common.ok) return common;
   const { model } = common.value;
   const error =
     checkMaxTokens(body, model) ??
     checkSampling(body, ctx) ??
     checkThinkingConfig(body, model, ctx) ??
+    checkThinkingFirst(body) ??
     checkPrefill(body, model);
   if (error) return { ok: false, error };
   return { ok: true, value: { ...common.value, body } };
@@ -55,16 +56,22 @@ export function validateCountTokensRequest(
 ): Validation<CountTokensRequest> {
   const parsed = countTokensRequestSchema.safeParse(raw);
   if (!parsed.success) return fail(describeZod(parsed.error.issues));
-  return validateCommon(parsed.data, ctx);
+  return validateCommon(parsed.data, ctx, "count_tokens");
 }
 
-function validateCommon<B extends CountTokensRequest>(body: B, ctx: RequestContext): Validation<B> {
+function validateCommon<B extends CountTokensRequest>(
+  body: B,
+  ctx: RequestContext,
+  kind: "messages" | "count_tokens",
+): Validation<B> {
   const model = ctx.registry.resolve(body.model);
   if (!model) return { ok: false, error: apiError(404, `model: ${body.model}`) };
   if (body.messages.length === 0) return fail("messages: at least one message is required");
-  const error = checkContent(body) ?? checkToolPairing(body) ?? checkThinkingBlocks(body);
+  const error = checkTools(body) ?? checkContent(body) ?? checkToolPairing(body) ?? checkThinkingBlocks(body);
   if (error) return { ok: false, error };
-  const layout = layoutPrompt(body);
+  const layout = layoutPrompt(body, {
+    stripPriorThinking: kind === "count_tokens" || model.keepsPriorThinking === false,
+  });
   const found = findBreakpoints(layout, body.cache_control ?? null);
   if (!found.ok) return found;
   const window = effectiveContextWindow(model, ctx.betas);
@@ -138,6 +145,37 @@ function checkThinkingConfig(body: MessagesRequest, model: ModelSpec, ctx: Reque
 export function thinkingOn(body: CountTokensRequest): boolean {
   const type = body.thinking?.type;
   return type === "enabled" || type === "adaptive";
+}
+
+/**
+ * With thinking enabled, the assistant turn that the trailing tool results answer must start with
+ * its thinking block: a client that drops thinking blocks mid tool loop gets this 400 (api doc §8).
+ */
+function checkThinkingFirst(body: MessagesRequest): ApiError | null {
+  if (body.thinking?.type !== "enabled") return null;
+  const turns = turnsOf(body);
+  const last = turns.at(-1);
+  const assistant = turns.at(-2);
+  if (last?.role !== "user" || assistant?.role !== "assistant") return null;
+  if (last.blocks[0]?.block.type !== "tool_result") return null;
+  const first = assistant.blocks[0];
+  if (!first || first.block.type === "thinking" || first.block.type === "redacted_thinking") return null;
+  return invalidRequest(
+    `messages.${first.m}.content.${first.b}.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${first.block.type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking`,
+  );
+}
+
+function checkTools(body: CountTokensRequest): ApiError | null {
+  const names = new Set<string>();
+  for (const tool of body.tools ?? []) {
+    if (names.has(tool.name)) return invalidRequest("tools: Tool names must be unique.");
+    names.add(tool.name);
+  }
+  const choice = body.tool_choice;
+  if (choice?.type === "tool" && !names.has(choice.name)) {
+    return invalidRequest(`tool_choice: Tool '${choice.name}' not found in tools`);
+  }
+  return null;
 }
 
 function checkPrefill(body: MessagesRequest, model: ModelSpec): ApiError | null {
@@ -226,6 +264,15 @@ function turnsOf(body: CountTokensRequest): Turn[] {
  */
 function checkToolPairing(body: CountTokensRequest): ApiError | null {
   const turns = turnsOf(body);
+  const seen = new Set<string>();
+  for (const turn of turns) {
+    for (const { m, b, block } of turn.blocks) {
+      if (block.type !== "tool_use") continue;
+      if (seen.has(block.id))
+        return invalidRequest(`messages.${m}.content.${b}: \`tool_use\` ids must be unique`);
+      seen.add(block.id);
+    }
+  }
   for (const [t, turn] of turns.entries()) {
     if (turn.role !== "user") continue;
     const previous = turns[t - 1];
