@@ -91,6 +91,7 @@ export async function writeReport(
   dir: string,
   report: BatchReport,
 ): Promise<{ results: string; json: string; markdown: string }> {
+  await mkdir(dir, { recursive: true });
   const paths = {
     results: join(dir, "results.jsonl"),
     json: join(dir, "report.json"),

@@ -18,6 +18,7 @@ export const batchSpecSchema = z.object({
   model: z.string(),
   maxTurns: z.number().int().positive(),
   allowedTools: z.array(z.string()),
+  disallowedTools: z.array(z.string()),
   permissionMode: z.string(),
   fallbackModels: z.array(z.string()),
   appendSystemPrompt: z.string().optional(),

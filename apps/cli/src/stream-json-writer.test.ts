@@ -18,7 +18,7 @@ function reply(content: unknown[], stop: "end_turn" | "tool_use") {
     id: "msg_1",
     type: "message",
     role: "assistant",
-    model: "claude-sonnet-4-5",
+    model: "claude-sonnet-4-6",
     content,
     stop_reason: stop,
     stop_sequence: null,
@@ -34,11 +34,11 @@ describe("stream-json writer (Claude Code–compatible headless lines)", () => {
       writer.init({
         cwd: "/w",
         tools: ["Read"],
-        model: "claude-sonnet-4-5",
+        model: "claude-sonnet-4-6",
         permissionMode: "default",
         simulated: true,
       }),
-      ...writer.lines({ type: "request_start", model: "claude-sonnet-4-5", querySource: "sdk" }),
+      ...writer.lines({ type: "request_start", model: "claude-sonnet-4-6", querySource: "sdk" }),
     ];
     clock = 40;
     lines.push(

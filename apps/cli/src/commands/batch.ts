@@ -1,0 +1,284 @@
+import { availableParallelism } from "node:os";
+import { isAbsolute, resolve } from "node:path";
+import type { CacheSafeParams, PermissionMode } from "@forkloop/loop-core";
+import { buildSystemBlocks, DEFAULT_MAX_OUTPUT_TOKENS, toolDefinitions } from "@forkloop/loop-core";
+import { assembleSession, createAgentPool } from "@forkloop/orchestrator";
+import { z } from "zod";
+import { DEFAULT_MODEL, modeSchema, permissionRules, selectTools, toolListSchema } from "../agent-options.js";
+import { type ItemSource, loadItems } from "../batch-items.js";
+import { buildReport, formatTotals, writeReport } from "../batch-report.js";
+import { runBatch } from "../batch-runner.js";
+import { type BatchSpec, batchDir, createBatch, loadBatch, newBatchId } from "../batch-store.js";
+import { CliError } from "../cli-error.js";
+import type { CommandContext } from "../command-context.js";
+import { EXIT, type ExitCode, exitCodeForBatch } from "../exit-codes.js";
+import { parseCommand } from "../flags.js";
+import { openLocalJournalBackend } from "../local-journal-backend.js";
+import { resolveModelSource } from "../model-endpoint.js";
+import { createPoolExecutor } from "../pool-executor.js";
+import { formatDuration, ProgressDisplay } from "../progress-display.js";
+
+export const BATCH_USAGE = `Usage: forkloop batch (--files GLOB | --items FILE.jsonl) --prompt TEMPLATE [flags]
+       forkloop batch --resume ID [--concurrency N]
+
+Runs one sub-agent per item in a worker pool. Items share one cache-safe prompt prefix, and the
+first item warms the prompt cache before the rest start. Progress goes to stderr; results
+(results.jsonl, report.json, report.md) to the batch's output directory and a summary to stdout.
+
+  --files GLOB          one item per matching file (relative to --cwd; .gitignore respected)
+  --items FILE          one item per line of a JSONL file
+  --prompt TEMPLATE     the prompt; {{file}} (with --files) or {{item}} / {{item.key}} (with --items)
+  --concurrency N       items running at once (default 8, at most 256)
+  --resume ID           continue an interrupted batch: finished items are skipped, interrupted ones redone
+  --id ID               name a new batch (default: b-<date>-<random>)
+  --model NAME          model id or alias (default ${DEFAULT_MODEL})
+  --fallback-model NAME model to switch to when the primary stays overloaded (repeatable)
+  --max-turns N         turns per item (default 8)
+  --allowed-tools LIST  allow rules, comma-separated: Edit, Bash(npm test:*), Write(src/**) …
+  --disallowed-tools LIST  deny rules; a bare tool name also removes the tool (e.g. Bash)
+  --permission-mode M   default | acceptEdits | plan | bypassPermissions | dontAsk | auto (default
+                        dontAsk: reads run, anything that would ask for permission is denied)
+  --append-system-prompt TEXT  added to the shared system prompt
+  --output DIR          where results.jsonl and the report go (default .forkloop/batches/<id>/)
+  --cwd DIR             the project to work in (default: the current directory)
+  --no-warm             start the whole first wave at once (no cache warming; for comparisons)
+
+State: <cwd>/.forkloop/batches/<id>/ (batch.json, journal.log). Exit codes: 0 every item
+succeeded, 6 some failed, 7 none succeeded, 130 interrupted (resume it), 2 bad flags.`;
+
+const count = (flag: string, example: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, `must be a whole number, e.g. --${flag} ${example}`)
+    .transform(Number)
+    .refine((value) => value >= 1 && value <= max, `must be between 1 and ${max}`);
+
+const schema = z.object({
+  help: z.boolean().optional(),
+  files: z.string().min(1, 'give a glob, e.g. --files "src/**/*.ts"').optional(),
+  items: z.string().min(1, "give a JSONL file, e.g. --items tasks.jsonl").optional(),
+  prompt: z.string().min(1, 'give a prompt, e.g. --prompt "Summarize {{file}}"').optional(),
+  concurrency: count("concurrency", 8, 256).optional(),
+  resume: z.string().min(1).optional(),
+  id: z.string().min(1).optional(),
+  model: z.string().min(1, "give a model id, e.g. --model claude-sonnet-4-6").optional(),
+  "fallback-model": z.array(z.string().min(1)).optional(),
+  "max-turns": count("max-turns", 8, 1000).optional(),
+  "allowed-tools": toolListSchema.optional(),
+  "disallowed-tools": toolListSchema.optional(),
+  "permission-mode": modeSchema.optional(),
+  "append-system-prompt": z.string().optional(),
+  output: z.string().min(1).optional(),
+  cwd: z.string().min(1).optional(),
+  "no-warm": z.boolean().optional(),
+});
+type BatchFlags = z.infer<typeof schema>;
+
+export async function batchCommand(argv: readonly string[], context: CommandContext): Promise<ExitCode> {
+  const { flags, positionals } = parseCommand(
+    {
+      command: "batch",
+      usage: BATCH_USAGE,
+      schema,
+      options: {
+        help: { type: "boolean", short: "h" },
+        files: { type: "string" },
+        items: { type: "string" },
+        prompt: { type: "string" },
+        concurrency: { type: "string" },
+        resume: { type: "string" },
+        id: { type: "string" },
+        model: { type: "string" },
+        "fallback-model": { type: "string", multiple: true },
+        "max-turns": { type: "string" },
+        "allowed-tools": { type: "string" },
+        "disallowed-tools": { type: "string" },
+        "permission-mode": { type: "string" },
+        "append-system-prompt": { type: "string" },
+        output: { type: "string" },
+        cwd: { type: "string" },
+        "no-warm": { type: "boolean" },
+      },
+    },
+    argv,
+  );
+  if (flags.help) {
+    context.stdout.write(`${BATCH_USAGE}\n`);
+    return EXIT.ok;
+  }
+  if (positionals.length > 0) {
+    throw new CliError(
+      `forkloop batch takes no arguments (got "${positionals.join(" ")}"); put the prompt in --prompt.\n\n${BATCH_USAGE}`,
+    );
+  }
+  const cwd = resolve(context.cwd, flags.cwd ?? ".");
+  const { spec, dir, items } = await prepareBatch(flags, cwd);
+  const backend = await openLocalJournalBackend({ dir });
+  try {
+    if (items) await backend.enqueue(items);
+    const display = new ProgressDisplay(context.stderr);
+    const interruptedBefore = backend.interrupted.length;
+    context.stderr.write(
+      `forkloop batch ${spec.id}: ${(await backend.list()).length} items${
+        flags.resume
+          ? ` (resuming; ${interruptedBefore} interrupted item${interruptedBefore === 1 ? "" : "s"} will be redone)`
+          : ""
+      } · state in ${dir}\n`,
+    );
+    const source = await resolveModelSource(context.env, (line) => context.stderr.write(`${line}\n`));
+    const concurrency = flags.concurrency ?? 8;
+    const threads = Math.max(1, Math.min(availableParallelism(), concurrency));
+    const pool = createAgentPool({
+      endpoint: source.endpoint,
+      maxThreads: threads,
+      concurrentTasksPerWorker: Math.ceil(concurrency / threads),
+    });
+    try {
+      const tools = selectTools(spec.disallowedTools);
+      const session = await assembleSession({
+        cwd,
+        model: spec.model,
+        permissionMode: spec.permissionMode as PermissionMode,
+        tools,
+        ...(spec.appendSystemPrompt === undefined ? {} : { appendSystemPrompt: spec.appendSystemPrompt }),
+      });
+      // R-F3: one prefix (tools → system) for every item, so each item's first request reads it.
+      const cacheSafeParams: CacheSafeParams = {
+        model: spec.model,
+        systemPrompt: buildSystemBlocks(session.systemPrompt),
+        tools: toolDefinitions(tools),
+        maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS,
+        forkContextMessages: [],
+      };
+      let pausedUntil = 0;
+      const executor = createPoolExecutor(
+        pool,
+        {
+          cwd,
+          cacheSafeParams,
+          toolNames: tools.map((tool) => tool.name),
+          permissionRules: permissionRules(spec.allowedTools, spec.disallowedTools),
+          permissionMode: spec.permissionMode as PermissionMode,
+          maxTurns: spec.maxTurns,
+          fallbackModels: spec.fallbackModels,
+        },
+        (claim, event) => {
+          if (event.type === "rate_limited" && event.until > pausedUntil) {
+            // The pool itself pauses every worker; this only tells the user why progress stalls.
+            pool.pauseUntil(event.until);
+            pausedUntil = event.until;
+            display.log(
+              `rate limited (429 on ${claim.item.label}): pausing all workers for ${formatDuration(event.retryAfterMs)}`,
+            );
+          }
+        },
+      );
+      const summary = await runBatch({
+        backend,
+        executor,
+        concurrency,
+        warm: !flags["no-warm"],
+        signal: context.signal,
+        pausedForMs: () => Math.max(0, pausedUntil - Date.now()),
+        onEvent: (event) => {
+          if (event.type === "item_settled") {
+            const outcome = event.outcome;
+            const result = outcome.ok === "cancelled" ? undefined : outcome.result;
+            const status = outcome.ok === true ? "ok    " : "FAILED";
+            const detail = outcome.ok === false ? ` ${outcome.error.code}: ${outcome.error.message}` : "";
+            display.log(
+              `${status} ${event.claim.item.label} (${result?.turns ?? 0} turns, $${(result?.costUsd ?? 0).toFixed(4)})${detail}`,
+              event.snapshot,
+            );
+          } else if (event.type === "progress") {
+            display.update(event.snapshot);
+          } else {
+            display.log(`not recorded: ${event.claim.item.label}: ${event.reason}`);
+          }
+        },
+      });
+      const report = buildReport(spec.id, summary.states, summary.wallMs);
+      display.finish({
+        total: report.totals.items,
+        skipped: 0,
+        succeeded: report.totals.succeeded,
+        failed: report.totals.failed,
+        running: 0,
+        ...report.totals.usage,
+        costUsd: report.totals.costUsd,
+        elapsedMs: summary.wallMs,
+      });
+      const paths = await writeReport(spec.outputDir, report);
+      context.stdout.write(
+        `${formatTotals(report)}\nresults: ${paths.results}\nreport:  ${paths.markdown}\n`,
+      );
+      if (summary.interrupted) {
+        context.stderr.write(
+          `interrupted: resume with \`forkloop batch --resume ${spec.id}${flags.cwd ? ` --cwd ${flags.cwd}` : ""}\`\n`,
+        );
+        return EXIT.interrupted;
+      }
+      return exitCodeForBatch(report.totals);
+    } finally {
+      await pool.close();
+      await source.close();
+    }
+  } finally {
+    await backend.close();
+  }
+}
+
+async function prepareBatch(
+  flags: BatchFlags,
+  cwd: string,
+): Promise<{ spec: BatchSpec; dir: string; items?: Awaited<ReturnType<typeof loadItems>> }> {
+  if (flags.resume !== undefined) {
+    const conflicting = (
+      ["files", "items", "prompt", "id", "model", "max-turns", "allowed-tools", "disallowed-tools"] as const
+    ).filter((flag) => flags[flag] !== undefined);
+    if (conflicting.length > 0) {
+      throw new CliError(
+        `--resume continues batch ${flags.resume} with the settings it started with; drop ${conflicting.map((flag) => `--${flag}`).join(", ")}.`,
+      );
+    }
+    return loadBatch(cwd, flags.resume);
+  }
+  if ((flags.files === undefined) === (flags.items === undefined)) {
+    throw new CliError(
+      `give exactly one of --files GLOB or --items FILE.jsonl (or --resume ID).\n\n${BATCH_USAGE}`,
+    );
+  }
+  if (flags.prompt === undefined) {
+    throw new CliError(
+      `--prompt is required, e.g. --prompt "Summarize {{${flags.files ? "file" : "item"}}}".`,
+    );
+  }
+  const source: ItemSource =
+    flags.files !== undefined
+      ? { kind: "files", pattern: flags.files, cwd }
+      : { kind: "items", path: isAbsolute(flags.items!) ? flags.items! : resolve(cwd, flags.items!) };
+  const items = await loadItems(source, flags.prompt);
+  const id = flags.id ?? newBatchId();
+  const spec: BatchSpec = {
+    id,
+    createdAt: new Date().toISOString(),
+    cwd,
+    source:
+      source.kind === "files"
+        ? { kind: "files", pattern: source.pattern }
+        : { kind: "items", path: source.path },
+    prompt: flags.prompt,
+    model: flags.model ?? DEFAULT_MODEL,
+    maxTurns: flags["max-turns"] ?? 8,
+    allowedTools: flags["allowed-tools"] ?? [],
+    disallowedTools: flags["disallowed-tools"] ?? [],
+    permissionMode: flags["permission-mode"] ?? "dontAsk",
+    fallbackModels: flags["fallback-model"] ?? [],
+    ...(flags["append-system-prompt"] === undefined
+      ? {}
+      : { appendSystemPrompt: flags["append-system-prompt"] }),
+    outputDir: flags.output ? resolve(cwd, flags.output) : batchDir(cwd, id),
+  };
+  const dir = await createBatch(spec);
+  return { spec, dir, items };
+}

@@ -1,0 +1,104 @@
+import { loadTranscript } from "@forkloop/orchestrator";
+import { z } from "zod";
+import { CliError } from "../cli-error.js";
+import type { CommandContext } from "../command-context.js";
+import { EXIT, type ExitCode } from "../exit-codes.js";
+import { parseCommand } from "../flags.js";
+import { sessionsDir } from "../state-dirs.js";
+import { describeMessage } from "../transcript-text.js";
+import { existingSessionPath } from "./sessions.js";
+
+export const REPLAY_USAGE = `Usage: forkloop replay <session-id> [--cwd DIR] [--json]
+
+Prints the loop's state transitions of a saved session turn by turn (R-L5): each iteration's
+continue reason (next_turn, max_output_tokens_escalate, reactive_compact_retry, …), the messages it
+produced, and the terminal reason.
+  --cwd DIR   the project whose sessions to read (default: the current directory)
+  --json      one JSON object per transition`;
+
+const schema = z.object({
+  help: z.boolean().optional(),
+  cwd: z.string().min(1).optional(),
+  json: z.boolean().optional(),
+});
+
+export async function replayCommand(argv: readonly string[], context: CommandContext): Promise<ExitCode> {
+  const { flags, positionals } = parseCommand(
+    {
+      command: "replay",
+      usage: REPLAY_USAGE,
+      schema,
+      options: { help: { type: "boolean", short: "h" }, cwd: { type: "string" }, json: { type: "boolean" } },
+    },
+    argv,
+  );
+  if (flags.help) {
+    context.stdout.write(`${REPLAY_USAGE}\n`);
+    return EXIT.ok;
+  }
+  const [id, ...extra] = positionals;
+  if (id === undefined || extra.length > 0) {
+    throw new CliError(`forkloop replay: give exactly one session id.\n\n${REPLAY_USAGE}`);
+  }
+  const path = await existingSessionPath(sessionsDir(flags.cwd ?? context.cwd), id);
+  const loaded = await loadTranscript(path);
+  const out = (line: string) => context.stdout.write(`${line}\n`);
+  if (!flags.json) {
+    out(`session ${id} · model ${loaded.start?.model ?? "?"} · ${loaded.start?.querySource ?? ""}`);
+  }
+  let transitions = 0;
+  for (const record of loaded.records) {
+    switch (record.type) {
+      case "transition":
+        transitions++;
+        if (flags.json)
+          out(
+            JSON.stringify({
+              type: "transition",
+              turn: record.turnCount,
+              transition: record.transition ?? null,
+              messageCount: record.messageCount,
+            }),
+          );
+        else
+          out(
+            `turn ${record.turnCount} ← ${record.transition ?? "start"} (${record.messageCount} messages in history)`,
+          );
+        break;
+      case "message":
+        if (!flags.json) out(describeMessage(record.message));
+        break;
+      case "history":
+        if (!flags.json) out(`  [history replaced: ${record.messages.length} messages after compaction]`);
+        break;
+      case "sub_agent":
+        if (!flags.json) out(`  [sub-agent ${record.agentId} (${record.querySource})]`);
+        break;
+      case "terminal":
+        if (flags.json)
+          out(
+            JSON.stringify({
+              type: "terminal",
+              reason: record.reason,
+              turns: record.turnCount,
+              usage: record.usage,
+              costUsd: record.costUsd,
+            }),
+          );
+        else
+          out(`terminal: ${record.reason} after ${record.turnCount} turns · $${record.costUsd.toFixed(4)}`);
+        break;
+      case "session_start":
+      case "cache_safe_params":
+        break;
+      default: {
+        const unreachable: never = record;
+        throw new Error(`unknown transcript record ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+  if (transitions === 0 && !flags.json) {
+    out("(this transcript has no transition records; it was written before transitions were recorded)");
+  }
+  return EXIT.ok;
+}

@@ -1,0 +1,211 @@
+import { resolve } from "node:path";
+import type { PermissionMode, Terminal } from "@forkloop/loop-core";
+import { z } from "zod";
+import { DEFAULT_MODEL, modeSchema, permissionRules, selectTools, toolListSchema } from "../agent-options.js";
+import { CliError } from "../cli-error.js";
+import type { CommandContext } from "../command-context.js";
+import { EXIT, type ExitCode, exitCodeForTerminal } from "../exit-codes.js";
+import { parseCommand } from "../flags.js";
+import { createHeadlessPermissions } from "../headless-permissions.js";
+import { startMainSession } from "../main-session.js";
+import { resolveModelSource } from "../model-endpoint.js";
+import { checkId, sessionsDir } from "../state-dirs.js";
+import type { StreamJsonLine } from "../stream-json.js";
+import { StreamJsonWriter } from "../stream-json-writer.js";
+import { parseTokenBudget } from "../token-budget-flag.js";
+import { existingSessionPath } from "./sessions.js";
+
+export const RUN_USAGE = `Usage: forkloop run ["<prompt>"] [flags]      (the prompt is read from stdin when omitted)
+
+One headless agent run, like \`claude -p\`. The session is saved in <cwd>/.forkloop/sessions/.
+
+  --output-format F       text (default: the final answer) | json (one result object) |
+                          stream-json (one JSON object per line: system/init, assistant, user,
+                          system/api_retry, system/compact_boundary, result)
+  --include-partial-messages  with stream-json: also the raw stream events
+  --model NAME            model id or alias (default ${DEFAULT_MODEL})
+  --fallback-model NAME   switch to this model when the primary stays overloaded (repeatable)
+  --max-turns N           stop after N turns (exit code 3)
+  --permission-mode M     default | acceptEdits | plan | bypassPermissions | dontAsk | auto
+                          (default: default — reads run; writes and commands need an allow rule)
+  --allowed-tools LIST    allow rules, comma-separated: Edit, Bash(npm test:*), Write(src/**) …
+  --disallowed-tools LIST deny rules; a bare tool name also removes the tool (e.g. Bash)
+  --append-system-prompt TEXT  appended to the system prompt
+  --cwd DIR               the project to work in (default: the current directory)
+  --budget TOKENS         a token budget for the turn, e.g. +500k (R-L14)
+  --resume SESSION        continue a saved session with this prompt
+  --verbose               with text output: tool calls and retries on stderr
+
+Exit codes: 0 completed, 3 max turns, 4 model error, 5 stopped by a hook, 8 context limit,
+130 interrupted, 2 bad flags. Ctrl+C once interrupts cleanly (transcript stays consistent),
+twice exits at once.`;
+
+const schema = z.object({
+  help: z.boolean().optional(),
+  "output-format": z
+    .enum(["text", "json", "stream-json"], { message: "must be text, json or stream-json" })
+    .optional(),
+  "include-partial-messages": z.boolean().optional(),
+  model: z.string().min(1, "give a model id, e.g. --model claude-sonnet-4-6").optional(),
+  "fallback-model": z.array(z.string().min(1)).optional(),
+  "max-turns": z
+    .string()
+    .regex(/^\d+$/, "must be a whole number, e.g. --max-turns 10")
+    .transform(Number)
+    .refine((value) => value >= 1, "must be at least 1")
+    .optional(),
+  "permission-mode": modeSchema.optional(),
+  "allowed-tools": toolListSchema.optional(),
+  "disallowed-tools": toolListSchema.optional(),
+  "append-system-prompt": z.string().optional(),
+  cwd: z.string().min(1).optional(),
+  budget: z
+    .string()
+    .transform((text, ctx) => {
+      const parsed = parseTokenBudget(text);
+      if (parsed.ok) return parsed.tokens;
+      ctx.addIssue({ code: "custom", message: parsed.error });
+      return z.NEVER;
+    })
+    .optional(),
+  resume: z.string().min(1).optional(),
+  verbose: z.boolean().optional(),
+});
+
+async function readStdin(stdin: CommandContext["stdin"]): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+export async function runCommand(argv: readonly string[], context: CommandContext): Promise<ExitCode> {
+  const { flags, positionals } = parseCommand(
+    {
+      command: "run",
+      usage: RUN_USAGE,
+      schema,
+      options: {
+        help: { type: "boolean", short: "h" },
+        "output-format": { type: "string" },
+        "include-partial-messages": { type: "boolean" },
+        model: { type: "string" },
+        "fallback-model": { type: "string", multiple: true },
+        "max-turns": { type: "string" },
+        "permission-mode": { type: "string" },
+        "allowed-tools": { type: "string" },
+        "disallowed-tools": { type: "string" },
+        "append-system-prompt": { type: "string" },
+        cwd: { type: "string" },
+        budget: { type: "string" },
+        resume: { type: "string" },
+        verbose: { type: "boolean" },
+      },
+    },
+    argv,
+  );
+  if (flags.help) {
+    context.stdout.write(`${RUN_USAGE}\n`);
+    return EXIT.ok;
+  }
+  let prompt = positionals.join(" ");
+  if (prompt.trim() === "" && context.stdin.isTTY !== true) prompt = await readStdin(context.stdin);
+  if (prompt.trim() === "") {
+    throw new CliError(
+      `forkloop run needs a prompt: \`forkloop run "Summarize README.md"\` or pipe it on stdin.`,
+    );
+  }
+  const cwd = resolve(context.cwd, flags.cwd ?? ".");
+  const sessions = sessionsDir(cwd);
+  if (flags.resume !== undefined) await existingSessionPath(sessions, checkId("session", flags.resume));
+  const format = flags["output-format"] ?? "text";
+  const model = flags.model ?? DEFAULT_MODEL;
+  const permissionMode: PermissionMode = flags["permission-mode"] ?? "default";
+  const tools = selectTools(flags["disallowed-tools"]);
+  const permissions = createHeadlessPermissions({
+    mode: permissionMode,
+    rules: permissionRules(flags["allowed-tools"], flags["disallowed-tools"]),
+    tools,
+  });
+
+  const source = await resolveModelSource(context.env, (line) => context.stderr.write(`${line}\n`));
+  const started = Date.now();
+  try {
+    const session = await startMainSession({
+      endpoint: source.endpoint,
+      cwd,
+      sessionsDir: sessions,
+      prompt,
+      model,
+      fallbackModels: flags["fallback-model"] ?? [],
+      permissionMode,
+      tools,
+      canUseTool: permissions.canUseTool,
+      signal: context.signal,
+      ...(flags["max-turns"] === undefined ? {} : { maxTurns: flags["max-turns"] }),
+      ...(flags.budget === undefined ? {} : { tokenBudget: flags.budget }),
+      ...(flags["append-system-prompt"] === undefined
+        ? {}
+        : { appendSystemPrompt: flags["append-system-prompt"] }),
+      ...(flags.resume === undefined ? {} : { resumeSessionId: flags.resume }),
+    });
+    const writer = new StreamJsonWriter({
+      sessionId: session.sessionId,
+      includePartialMessages: flags["include-partial-messages"] ?? false,
+    });
+    const emit = (line: StreamJsonLine) => {
+      if (format === "stream-json") context.stdout.write(`${JSON.stringify(line)}\n`);
+    };
+    emit(
+      writer.init({
+        cwd,
+        tools: tools.map((tool) => tool.name),
+        model,
+        permissionMode,
+        simulated: source.simulated,
+      }),
+    );
+    let step = await session.events.next();
+    while (!step.done) {
+      for (const line of writer.lines(step.value)) {
+        emit(line);
+        if (format === "text" && flags.verbose) describeVerbose(line, context);
+      }
+      step = await session.events.next();
+    }
+    const terminal: Terminal = step.value;
+    const result = writer.result(terminal, {
+      durationMs: Date.now() - started,
+      permissionDenials: permissions.denials(),
+    });
+    if (format === "stream-json") emit(result);
+    else if (format === "json") context.stdout.write(`${JSON.stringify(result)}\n`);
+    else if (terminal.reason === "completed") context.stdout.write(`${result.result}\n`);
+    else
+      context.stderr.write(
+        `forkloop run: ${terminal.reason}${terminal.error ? `: ${terminal.error.message}` : ""}\n`,
+      );
+    if (format === "text" && flags.verbose) {
+      context.stderr.write(
+        `session ${session.sessionId} · ${terminal.turnCount} turns · $${result.total_cost_usd.toFixed(4)}\n`,
+      );
+    }
+    return exitCodeForTerminal(terminal.reason);
+  } finally {
+    await source.close();
+  }
+}
+
+function describeVerbose(line: StreamJsonLine, context: CommandContext): void {
+  if (line.type === "assistant") {
+    const block = line.message.content[0] as { type: string; name?: string; input?: unknown } | undefined;
+    if (block?.type === "tool_use") context.stderr.write(`→ ${block.name} ${JSON.stringify(block.input)}\n`);
+  } else if (line.type === "system" && line.subtype === "api_retry") {
+    context.stderr.write(
+      `retrying (attempt ${line.attempt}/${line.max_retries}) after ${line.retry_delay_ms} ms: ${line.error}\n`,
+    );
+  } else if (line.type === "system" && line.subtype === "compact_boundary") {
+    context.stderr.write(
+      `compacted: ${line.compact_metadata.pre_tokens} → ${line.compact_metadata.post_tokens} tokens\n`,
+    );
+  }
+}

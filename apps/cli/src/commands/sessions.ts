@@ -1,0 +1,92 @@
+import { access } from "node:fs/promises";
+import { listSessions, loadTranscript, sessionTranscriptPath } from "@forkloop/orchestrator";
+import { z } from "zod";
+import { CliError } from "../cli-error.js";
+import type { CommandContext } from "../command-context.js";
+import { EXIT, type ExitCode } from "../exit-codes.js";
+import { parseCommand } from "../flags.js";
+import { checkId, sessionsDir } from "../state-dirs.js";
+import { describeMessage } from "../transcript-text.js";
+
+export const SESSIONS_USAGE = `Usage: forkloop sessions list [--cwd DIR] [--json]
+       forkloop sessions show <session-id> [--cwd DIR] [--json]
+
+Sessions are the transcripts of \`forkloop run\`, kept in <cwd>/.forkloop/sessions/.
+  list    newest first: id, date, model, turns, terminal reason, first prompt
+  show    the whole conversation of one session
+  --cwd DIR   the project whose sessions to read (default: the current directory)
+  --json      machine-readable output`;
+
+const schema = z.object({
+  help: z.boolean().optional(),
+  cwd: z.string().min(1).optional(),
+  json: z.boolean().optional(),
+});
+
+export async function sessionsCommand(argv: readonly string[], context: CommandContext): Promise<ExitCode> {
+  const { flags, positionals } = parseCommand(
+    {
+      command: "sessions",
+      usage: SESSIONS_USAGE,
+      schema,
+      options: { help: { type: "boolean", short: "h" }, cwd: { type: "string" }, json: { type: "boolean" } },
+    },
+    argv,
+  );
+  if (flags.help) {
+    context.stdout.write(`${SESSIONS_USAGE}\n`);
+    return EXIT.ok;
+  }
+  const dir = sessionsDir(flags.cwd ?? context.cwd);
+  const [action, id, ...extra] = positionals;
+  if (action === "list" && id === undefined) {
+    const sessions = await listSessions(dir);
+    if (flags.json) {
+      for (const session of sessions) context.stdout.write(`${JSON.stringify(session)}\n`);
+      return EXIT.ok;
+    }
+    if (sessions.length === 0) {
+      context.stderr.write(`no sessions in ${dir} yet; \`forkloop run "<prompt>"\` creates one.\n`);
+      return EXIT.ok;
+    }
+    for (const session of sessions) {
+      context.stdout.write(
+        `${session.sessionId}  ${session.updatedAt}  ${session.model ?? "?"}  ${session.messageCount} msgs  ${session.terminalReason ?? "unfinished"}${session.torn ? " (torn tail dropped)" : ""}  ${JSON.stringify(session.firstPrompt ?? "")}\n`,
+      );
+    }
+    return EXIT.ok;
+  }
+  if (action === "show" && id !== undefined && extra.length === 0) {
+    const path = await existingSessionPath(dir, id);
+    const loaded = await loadTranscript(path);
+    if (flags.json) {
+      context.stdout.write(
+        `${JSON.stringify({ start: loaded.start, terminal: loaded.terminal, torn: loaded.torn, messages: loaded.messages })}\n`,
+      );
+      return EXIT.ok;
+    }
+    const start = loaded.start;
+    context.stdout.write(
+      `session ${id} · model ${start?.model ?? "?"} · cwd ${start?.cwd ?? "?"} · started ${start?.createdAt ?? "?"}\n`,
+    );
+    for (const message of loaded.messages) context.stdout.write(`${describeMessage(message)}\n`);
+    const terminal = loaded.terminal;
+    context.stdout.write(
+      terminal
+        ? `ended: ${terminal.reason} after ${terminal.turnCount} turns · $${terminal.costUsd.toFixed(4)}\n`
+        : "not finished (no terminal record): `forkloop run --resume <id>` continues it\n",
+    );
+    return EXIT.ok;
+  }
+  throw new CliError(`forkloop sessions: expected \`list\` or \`show <session-id>\`.\n\n${SESSIONS_USAGE}`);
+}
+
+export async function existingSessionPath(dir: string, id: string): Promise<string> {
+  const path = sessionTranscriptPath(dir, checkId("session", id));
+  try {
+    await access(path);
+  } catch {
+    throw new CliError(`no session "${id}" in ${dir}. List them with \`forkloop sessions list\`.`);
+  }
+  return path;
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env node
+/**
+ * `forkloop`: headless agent runs, batch jobs over whole codebases, the standalone simulator,
+ * and session inspection. Exit codes: see exit-codes.ts and apps/cli/README.md.
+ */
+import { CliError } from "./cli-error.js";
+import type { CommandContext } from "./command-context.js";
+import { EXIT, type ExitCode } from "./exit-codes.js";
+import { closestFlag } from "./flags.js";
+
+export const MAIN_USAGE = `Usage: forkloop <command> [flags]
+
+Commands:
+  run "<prompt>"        one headless agent run (prompt from stdin when omitted)
+  batch                 one sub-agent per file or JSONL item, in parallel, with a crash-safe journal
+  sim                   run the simulator as a standalone Anthropic-compatible server
+  sessions list|show    list saved sessions or show one
+  replay <session>      print a session's loop state transitions turn by turn
+
+Model: ANTHROPIC_API_KEY (and optional ANTHROPIC_BASE_URL) selects the real API or a compatible
+server; without it the built-in simulator answers (simulated replies, not a real model).
+Run \`forkloop <command> --help\` for a command's flags.`;
+
+type Command = (argv: readonly string[], context: CommandContext) => Promise<ExitCode>;
+
+// Loaded on demand so `forkloop sim` does not pay for the orchestrator and its worker pool.
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  run: async () => (await import("./commands/run.js")).runCommand,
+  batch: async () => (await import("./commands/batch.js")).batchCommand,
+  sim: async () => (await import("./commands/sim.js")).simCommand,
+  sessions: async () => (await import("./commands/sessions.js")).sessionsCommand,
+  replay: async () => (await import("./commands/replay.js")).replayCommand,
+};
+
+export async function main(argv: readonly string[], context: CommandContext): Promise<ExitCode> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    (name === undefined ? context.stderr : context.stdout).write(`${MAIN_USAGE}\n`);
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  const load = COMMANDS[name];
+  if (!load) {
+    const suggestion = closestFlag(name, Object.keys(COMMANDS));
+    throw new CliError(
+      `unknown command "${name}".${suggestion ? ` Did you mean \`forkloop ${suggestion}\`?` : ""}\n\n${MAIN_USAGE}`,
+    );
+  }
+  return (await load())(rest, context);
+}
+
+function installSignals(controller: AbortController): void {
+  let interrupts = 0;
+  const onInterrupt = (signal: NodeJS.Signals) => {
+    interrupts++;
+    if (interrupts === 1) {
+      // First Ctrl+C: stop cooperatively so transcripts and journals stay consistent.
+      process.stderr.write(`\nforkloop: ${signal} received, stopping (press Ctrl+C again to exit at once)\n`);
+      // Not loop-core's SUBMIT_INTERRUPT_REASON: this is a hard interrupt (R-L16), which leaves an interrupt notice.
+      controller.abort(signal === "SIGINT" ? "sigint" : "sigterm");
+      return;
+    }
+    process.exit(EXIT.interrupted);
+  };
+  process.on("SIGINT", onInterrupt);
+  process.on("SIGTERM", onInterrupt);
+}
+
+async function runFromProcess(): Promise<void> {
+  const controller = new AbortController();
+  installSignals(controller);
+  const context: CommandContext = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    cwd: process.cwd(),
+    signal: controller.signal,
+  };
+  let code: ExitCode;
+  try {
+    code = await main(process.argv.slice(2), context);
+  } catch (error) {
+    if (error instanceof CliError) {
+      process.stderr.write(`forkloop: ${error.message}\n`);
+      code = error.exitCode;
+    } else {
+      process.stderr.write(
+        `forkloop: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
+      code = EXIT.internal;
+    }
+  }
+  // Let stdout drain (a pipe may be slow), then exit: worker threads or sockets must not keep us alive.
+  process.stdout.write("", () => process.exit(code));
+}
+
+await runFromProcess();

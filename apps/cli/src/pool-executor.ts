@@ -1,0 +1,90 @@
+import type { CacheSafeParams, PermissionMode } from "@forkloop/loop-core";
+import type { AgentPool, SubAgentEvent, SubAgentResult, SubAgentTask } from "@forkloop/orchestrator";
+import type { PermissionRules } from "./agent-options.js";
+import type { ItemExecution, ItemExecutor, ItemOutcome } from "./batch-runner.js";
+import type { Claim, ItemResult } from "./job-backend.js";
+
+/** What every item of a batch shares: the cache-safe prefix and the sub-agent settings. */
+export interface BatchAgentSettings {
+  readonly cwd: string;
+  readonly cacheSafeParams: CacheSafeParams;
+  readonly toolNames: readonly string[];
+  readonly permissionMode: PermissionMode;
+  readonly permissionRules?: PermissionRules;
+  readonly maxTurns: number;
+  readonly fallbackModels?: readonly string[];
+}
+
+/**
+ * Runs batch items as sub-agents in the orchestrator's worker pool (R-F2). Every item's request
+ * starts with the same cache-safe prefix (R-F3: tools + system), and the first wave is sent
+ * through `runAll` with warming (R-F4), so N items pay one cache write and N−1 reads.
+ */
+export function createPoolExecutor(
+  pool: AgentPool,
+  settings: BatchAgentSettings,
+  onEvent?: (claim: Claim, event: SubAgentEvent) => void,
+): ItemExecutor {
+  const toTask = (claim: Claim): SubAgentTask => ({
+    id: `item-${claim.item.id}-${claim.attempt}`,
+    cwd: settings.cwd,
+    workspaceRoots: [settings.cwd],
+    cacheSafeParams: settings.cacheSafeParams,
+    promptMessages: [{ role: "user", content: claim.item.prompt }],
+    querySource: "batch",
+    maxTurns: settings.maxTurns,
+    toolNames: [...settings.toolNames],
+    permissionMode: settings.permissionMode,
+    ...(settings.permissionRules === undefined ? {} : { permissionRules: settings.permissionRules }),
+    ...(settings.fallbackModels === undefined ? {} : { fallbackModels: [...settings.fallbackModels] }),
+  });
+  return {
+    startAll(claims, warm): ItemExecution[] {
+      const byTaskId = new Map(claims.map((claim) => [toTask(claim).id, claim]));
+      const hooks = {
+        onEvent: (event: SubAgentEvent) => {
+          const claim = byTaskId.get(event.agentId);
+          if (claim) onEvent?.(claim, event);
+        },
+      };
+      const handles = pool.runAll(claims.map(toTask), hooks, { warm });
+      return handles.map((handle) => {
+        let cancelledByUs = false;
+        return {
+          result: handle.result.then((result) => toOutcome(result, cancelledByUs)),
+          cancel(reason: string) {
+            cancelledByUs = true;
+            handle.cancel(reason);
+          },
+        };
+      });
+    },
+  };
+}
+
+/** A sub-agent's result as a batch outcome: only a `completed` terminal is a success. */
+export function toOutcome(result: SubAgentResult, cancelledByUs: boolean): ItemOutcome {
+  if (cancelledByUs && (result.status === "cancelled" || result.terminal?.startsWith("aborted_"))) {
+    return { ok: "cancelled" };
+  }
+  const itemResult: ItemResult = {
+    turns: result.turns,
+    usage: {
+      inputTokens: result.usage.inputTokens,
+      outputTokens: result.usage.outputTokens,
+      cacheCreationInputTokens: result.usage.cacheCreationInputTokens,
+      cacheReadInputTokens: result.usage.cacheReadInputTokens,
+    },
+    costUsd: result.costUsd,
+    durationMs: result.durationMs,
+    text: result.text,
+    ...(result.terminal === undefined ? {} : { terminal: result.terminal }),
+  };
+  if (result.status === "completed" && result.terminal === "completed")
+    return { ok: true, result: itemResult };
+  const error = result.error ?? {
+    code: result.terminal ?? result.status,
+    message: `the sub-agent ended with ${result.terminal ?? result.status}`,
+  };
+  return { ok: false, error: { code: error.code, message: error.message }, result: itemResult };
+}

@@ -1,0 +1,136 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCli } from "@forkloop/cli/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "forkloop-cli-bad-"));
+  await writeFile(join(dir, "a.ts"), "export const a = 1;\n");
+  await writeFile(join(dir, "bad.jsonl"), "{not json\n");
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+// Every case: exit code 2, no stack trace, and a message that names the problem and the fix.
+const cases: {
+  name: string;
+  args: string[];
+  env?: Record<string, string>;
+  stdin?: string;
+  message: RegExp;
+}[] = [
+  { name: "no command", args: [], message: /Usage: forkloop <command>/ },
+  {
+    name: "unknown command",
+    args: ["bach"],
+    message: /unknown command "bach"\. Did you mean `forkloop batch`\?/,
+  },
+  {
+    name: "unknown flag",
+    args: ["run", "--max-turn", "3", "hi"],
+    message: /unknown flag --max-turn\. Did you mean --max-turns\?/,
+  },
+  {
+    name: "bad enum",
+    args: ["run", "--output-format", "yaml", "hi"],
+    message: /--output-format: must be text, json or stream-json/,
+  },
+  {
+    name: "bad number",
+    args: ["run", "--max-turns", "lots", "hi"],
+    message: /--max-turns: must be a whole number, e.g\. --max-turns 10/,
+  },
+  {
+    name: "bad budget",
+    args: ["run", "--budget", "huge", "hi"],
+    message: /--budget: "huge" is not a token budget; write it like \+500k/,
+  },
+  {
+    name: "bad permission mode",
+    args: ["run", "--permission-mode", "yolo", "hi"],
+    message: /--permission-mode: must be one of default, acceptEdits/,
+  },
+  {
+    name: "unknown tool",
+    args: ["run", "--allowed-tools", "Reed", "hi"],
+    message: /unknown tool "Reed" \(did you mean Read\?\)/,
+  },
+  { name: "empty prompt", args: ["run"], stdin: "", message: /forkloop run needs a prompt/ },
+  {
+    name: "unknown session",
+    args: ["run", "--resume", "s-nope", "hi"],
+    message: /no session "s-nope".*forkloop sessions list/s,
+  },
+  { name: "path-like session id", args: ["replay", "../../etc"], message: /not a valid session id/ },
+  {
+    name: "batch without items",
+    args: ["batch", "--prompt", "x {{file}}"],
+    message: /give exactly one of --files GLOB or --items FILE\.jsonl/,
+  },
+  {
+    name: "batch wrong placeholder",
+    args: ["batch", "--files", "*.ts", "--prompt", "Summarize {{item}}"],
+    message: /uses \{\{item\}\} but the items come from --files; use \{\{file\}\} instead/,
+  },
+  {
+    name: "batch glob matches nothing",
+    args: ["batch", "--files", "*.rs", "--prompt", "Summarize {{file}}"],
+    message: /--files "\*\.rs" matched no file/,
+  },
+  {
+    name: "batch bad JSONL",
+    args: ["batch", "--items", "bad.jsonl", "--prompt", "Do {{item}}"],
+    message: /bad\.jsonl:1 is not JSON; write one JSON value per line/,
+  },
+  {
+    name: "batch bad concurrency",
+    args: ["batch", "--files", "*.ts", "--prompt", "{{file}}", "--concurrency", "0"],
+    message: /--concurrency: must be between 1 and 256/,
+  },
+  {
+    name: "batch unknown resume id",
+    args: ["batch", "--resume", "b-missing"],
+    message: /no batch "b-missing"/,
+  },
+  {
+    name: "resume with other flags",
+    args: ["batch", "--resume", "b-x", "--files", "*.ts"],
+    message: /--resume continues batch b-x with the settings it started with; drop --files/,
+  },
+  {
+    name: "bad simulator env",
+    args: ["run", "hi"],
+    env: { FORKLOOP_SIM_LATENCY: "slowish" },
+    message: /environment variable FORKLOOP_SIM_LATENCY: must be none or realistic\. Fix or unset it\./,
+  },
+  {
+    name: "base URL without key",
+    args: ["run", "hi"],
+    env: { ANTHROPIC_BASE_URL: "http://127.0.0.1:1" },
+    message: /ANTHROPIC_BASE_URL is set but ANTHROPIC_API_KEY is not/,
+  },
+];
+
+describe("bad input: exit 2 and a message naming the problem and the fix", () => {
+  it.each(cases)("$name", async ({ args, env, stdin, message }) => {
+    const result = await runCli(args, {
+      cwd: dir,
+      ...(env ? { env } : {}),
+      ...(stdin === undefined ? {} : { stdin }),
+    });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/); // no stack trace
+  });
+
+  it("--help exits 0 and lists every flag", async () => {
+    for (const command of ["run", "batch", "sim", "sessions", "replay"]) {
+      const result = await runCli([command, "--help"], { cwd: dir });
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/^Usage: forkloop/);
+    }
+  });
+});
