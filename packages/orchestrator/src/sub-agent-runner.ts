@@ -15,8 +15,8 @@ import {
   toolDefinitions,
   type Usage,
 } from "@forkloop/loop-core";
+import { createBuiltinTools, createPermissionChecker } from "@forkloop/tools";
 import { z } from "zod";
-import { builtinTools, permissionChecker } from "./builtin-tools.js";
 import { toWireError } from "./errors.js";
 import { toForkHistory } from "./fork-messages.js";
 import type { SubAgentEvent, SubAgentResult, SubAgentTask, TokenUsage } from "./sub-agent-types.js";
@@ -75,7 +75,7 @@ function parentSideTool(definition: Anthropic.Messages.Tool, io: SubAgentIo): To
 
 /** The fork's tools: the parent's exact list; built-ins run here, the rest in the parent. */
 export function buildForkTools(task: SubAgentTask, io: SubAgentIo): Tool[] {
-  const builtins = new Map(builtinTools().map((tool) => [tool.name, tool]));
+  const builtins = new Map(createBuiltinTools().map((tool) => [tool.name, tool]));
   const tools: Tool[] = [];
   for (const definition of task.cacheSafeParams.tools) {
     if (!("input_schema" in definition)) continue; // server tools are not executed by us
@@ -133,9 +133,10 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
     });
   }
   const allowed = new Set(task.toolNames);
-  const checker = permissionChecker({
+  const checker = createPermissionChecker({
     mode: task.permissionMode,
     rules: task.permissionRules ?? { allow: [], ask: [], deny: [] },
+    cwd: task.cwd,
     tools,
     ...(io.askParent === undefined ? {} : { askCaller: io.askParent }),
   });

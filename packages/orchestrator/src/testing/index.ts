@@ -13,7 +13,7 @@ import {
   type Tool,
   toolDefinitions,
 } from "@forkloop/loop-core";
-import { builtinTools } from "../builtin-tools.js";
+import { createBuiltinTools } from "@forkloop/tools";
 import type { SubAgentTask } from "../sub-agent-types.js";
 
 export const TEST_MODEL = "claude-sonnet-5";
@@ -39,7 +39,7 @@ export function testCacheSafeParams(
   return {
     model: options.model ?? TEST_MODEL,
     systemPrompt: testSystemPrompt(),
-    tools: toolDefinitions(options.tools ?? builtinTools()),
+    tools: toolDefinitions(options.tools ?? createBuiltinTools()),
     maxOutputTokens: options.maxOutputTokens ?? 8_000,
     forkContextMessages: options.messages ?? [
       createUserMessage("The parent's task: look after the repository."),
@@ -56,7 +56,7 @@ export function testTask(overrides: Partial<SubAgentTask> & { id: string }): Sub
     cacheSafeParams: testCacheSafeParams(),
     promptMessages: [{ role: "user", content: `Sub-agent ${overrides.id}: do your part.` }],
     querySource: "agent:test",
-    toolNames: builtinTools().map((tool) => tool.name),
+    toolNames: createBuiltinTools().map((tool) => tool.name),
     permissionMode: "bypassPermissions",
     ...overrides,
   };
@@ -75,7 +75,7 @@ export async function runParentTurn(options: {
   model?: string;
 }): Promise<{ cacheSafeParams: CacheSafeParams; terminal: Terminal }> {
   let saved: CacheSafeParams | undefined;
-  const tools = options.tools ?? builtinTools();
+  const tools = options.tools ?? createBuiltinTools();
   const generator = query({
     messages: [createUserMessage(options.prompt)],
     systemPrompt: options.systemPrompt ?? testSystemPrompt(),

@@ -1,0 +1,155 @@
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Anthropic from "@anthropic-ai/sdk";
+import type { RequestRecord, Simulator } from "@forkloop/sim";
+import { startSimulator } from "@forkloop/sim";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type AgentPool, createAgentPool } from "./agent-pool.js";
+import { buildForkDirective } from "./fork-messages.js";
+import { runParentTurn, testCacheSafeParams, testTask } from "./testing/index.js";
+
+let sim: Simulator;
+let pool: AgentPool;
+let dir: string;
+
+beforeAll(async () => {
+  sim = await startSimulator({
+    brain: (request) => ({
+      content: [{ type: "text", text: `reply to: ${request.lastUserText?.slice(0, 40)}` }],
+    }),
+    // Entries become readable when the writing response starts (after the time to first token).
+    latency: { default: { ttftMs: 120, prefillTokensPerSecond: 1e9, outputTokensPerSecond: 1e6 } },
+  });
+  pool = createAgentPool({ endpoint: { apiKey: "test-key", baseURL: sim.url }, maxThreads: 1 });
+  dir = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-fork-")));
+});
+afterAll(async () => {
+  await pool.close();
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+afterEach(() => sim.clearRequests());
+
+function messagesRequests(): RequestRecord[] {
+  return sim.requests().filter((record) => record.path === "/v1/messages");
+}
+
+/** A message without cache_control markers: the marker is not content (api doc §5). */
+function withoutMarkers(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value), (key, inner) => (key === "cache_control" ? undefined : inner));
+}
+
+describe("CacheSafeParams forks (R-F3)", () => {
+  it("R-F3: a fork's first request is byte-identical to the parent's up to the fork's own messages, and reads it from the cache", async () => {
+    const client = new Anthropic({ apiKey: "test-key", baseURL: sim.url });
+    const { cacheSafeParams } = await runParentTurn({
+      client,
+      prompt: "Parent: explain the repository.",
+      cwd: dir,
+    });
+    const fork = await pool.run(
+      testTask({
+        id: "fork1",
+        cwd: dir,
+        workspaceRoots: [dir],
+        cacheSafeParams,
+        promptMessages: buildForkDirective(cacheSafeParams, "Fork: list the open questions."),
+        querySource: "session_memory",
+      }),
+    ).result;
+    expect(fork.status).toBe("completed");
+
+    const [parent, child] = messagesRequests();
+    if (!parent || !child) throw new Error("expected a parent and a fork request");
+    expect(child.querySource).toBe("session_memory");
+    const parentBody = JSON.parse(parent.rawBody) as Record<string, unknown>;
+    const childBody = JSON.parse(child.rawBody) as Record<string, unknown>;
+    // The cache key's parts, compared as the exact bytes each request sent.
+    for (const part of ["model", "tools", "system", "thinking", "tool_choice", "max_tokens"]) {
+      expect(JSON.stringify(childBody[part]), part).toBe(JSON.stringify(parentBody[part]));
+      if (childBody[part] !== undefined) expect(parent.rawBody).toContain(JSON.stringify(childBody[part]));
+    }
+    const parentMessages = parentBody.messages as unknown[];
+    const childMessages = childBody.messages as unknown[];
+    expect(childMessages.length).toBeGreaterThan(parentMessages.length);
+    // Every message the parent sent is in the fork's request unchanged (the parent's moving
+    // breakpoint marker aside); the fork's own messages come after them.
+    parentMessages.forEach((message, index) => {
+      expect(JSON.stringify(withoutMarkers(childMessages[index]))).toBe(
+        JSON.stringify(withoutMarkers(message)),
+      );
+    });
+    expect(JSON.stringify(childMessages.at(-1))).toContain("Fork: list the open questions.");
+
+    // The simulator reports the parent's whole prefix as a cache read.
+    const parentCached =
+      (parent.usage?.cache_creation_input_tokens ?? 0) + (parent.usage?.cache_read_input_tokens ?? 0);
+    expect(parentCached).toBeGreaterThan(0);
+    expect(child.usage?.cache_read_input_tokens).toBe(parentCached);
+    expect(fork.usage.cacheReadInputTokens).toBe(parentCached);
+  });
+
+  it("R-F3: a fork that changes max output tokens with thinking on changes the thinking budget (a documented cache break)", async () => {
+    const thinking = { type: "enabled" as const, budget_tokens: 6_000 };
+    // Sonnet 4.6 still takes `enabled` thinking with a budget (4.7+ only takes adaptive).
+    const params = { ...testCacheSafeParams({ model: "claude-sonnet-4-6" }), thinking };
+    // Both forks send the same messages: the only difference is max_tokens (and what it implies).
+    const common = {
+      cacheSafeParams: params,
+      cwd: dir,
+      workspaceRoots: [dir],
+      promptMessages: [{ role: "user" as const, content: "Fork: the same instruction twice." }],
+    };
+    await pool.run(testTask({ id: "same", ...common })).result;
+    const changed = await pool.run(testTask({ id: "smaller", ...common, maxOutputTokens: 4_000 })).result;
+    expect(changed.status).toBe("completed");
+    const [, second] = messagesRequests();
+    const body = JSON.parse(second?.rawBody ?? "{}") as { thinking?: { budget_tokens: number } };
+    // buildRequest keeps budget_tokens < max_tokens, so the thinking config — part of the
+    // messages' cache key — differs from the parent's: only tools + system are read.
+    expect(body.thinking?.budget_tokens).toBeLessThan(thinking.budget_tokens);
+    expect(second?.usage?.cache_read_input_tokens).toBeGreaterThan(0);
+    expect(second?.usage?.cache_creation_input_tokens).toBeGreaterThan(0);
+  });
+});
+
+describe("fan-out warming (R-F4)", () => {
+  const tasks = (prefix: string) => {
+    // A prefix nobody has sent yet, as for a batch: the first fork must write it.
+    const cacheSafeParams = testCacheSafeParams({ messages: [] });
+    return ["a", "b", "c", "d"].map((id) =>
+      testTask({
+        id: `${prefix}-${id}`,
+        cwd: dir,
+        workspaceRoots: [dir],
+        // A unique first system block: nothing after it can be in the cache from other tests.
+        cacheSafeParams: {
+          ...cacheSafeParams,
+          systemPrompt: [{ type: "text", text: `Fan-out ${prefix}.` }, ...cacheSafeParams.systemPrompt],
+        },
+      }),
+    );
+  };
+
+  it("R-F4: warmed fan-out pays one cache write and N-1 reads", async () => {
+    const handles = pool.runAll(tasks("warm"), {}, { warm: true });
+    const results = await Promise.all(handles.map((handle) => handle.result));
+    expect(results.every((result) => result.status === "completed")).toBe(true);
+    const records = messagesRequests();
+    const [first, ...rest] = records;
+    expect(first?.usage?.cache_read_input_tokens).toBe(0);
+    for (const record of rest) {
+      expect(record.startedAt).toBeGreaterThanOrEqual(first?.firstByteAt ?? Number.POSITIVE_INFINITY);
+      expect(record.usage?.cache_read_input_tokens).toBeGreaterThan(0);
+    }
+  });
+
+  it("R-F4: without warming, forks launched at once all miss", async () => {
+    const handles = pool.runAll(tasks("cold"), {}, { warm: false });
+    await Promise.all(handles.map((handle) => handle.result));
+    const records = messagesRequests();
+    expect(records).toHaveLength(4);
+    for (const record of records) expect(record.usage?.cache_read_input_tokens).toBe(0);
+  });
+});
