@@ -26,7 +26,8 @@ const INSTRUCTION_MARKERS = [
   "Write session notes",
   "Here are your current session notes",
 ];
-const MARKED_LINE = /^(?:FACT|DECISION|CONSTRAINT):.*$/gm;
+/** A marked line, also as a "- " bullet of an earlier summary's Decisions section. */
+const MARKED_LINE = /^(?:- )?((?:FACT|DECISION|CONSTRAINT):.*)$/gm;
 
 function blocksOf(message: WireMessage): readonly WireBlock[] {
   return typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
@@ -47,7 +48,7 @@ export function extractiveSummary(messages: readonly WireMessage[]): string {
   for (const message of messages) {
     for (const block of blocksOf(message)) {
       const text = block.type === "tool_result" ? resultText(block) : (block.text ?? "");
-      for (const line of text.match(MARKED_LINE) ?? []) marked.add(line.trim());
+      for (const match of text.matchAll(MARKED_LINE)) marked.add((match[1] ?? "").trim());
       if (block.type === "text" && message.role === "user") {
         if (INSTRUCTION_MARKERS.some((marker) => text.includes(marker))) continue;
         const pinned = /<active-task>\n?([\s\S]*?)\n?<\/active-task>/.exec(text)?.[1];
@@ -95,7 +96,7 @@ export function extractiveSummary(messages: readonly WireMessage[]): string {
 export function withSummarizer<
   Request extends {
     readonly querySource: string | null;
-    readonly body: { readonly messages: readonly WireMessage[] };
+    readonly body: { readonly messages: readonly object[] };
   },
   Reply,
 >(
@@ -103,7 +104,8 @@ export function withSummarizer<
 ): (request: Request) => Reply | Promise<Reply> | { content: { type: "text"; text: string }[] } {
   return (request) => {
     if (request.querySource === "compact" || request.querySource === "session_memory") {
-      return { content: [{ type: "text", text: extractiveSummary(request.body.messages) }] };
+      const messages = request.body.messages as readonly WireMessage[];
+      return { content: [{ type: "text", text: extractiveSummary(messages) }] };
     }
     return main(request);
   };

@@ -1,0 +1,268 @@
+import Anthropic from "@anthropic-ai/sdk";
+import {
+  type LoopEvent,
+  type Message,
+  type ModelInfo,
+  query,
+  type SystemMessage,
+  type Terminal,
+  type Tool,
+  type UserMessage,
+} from "@forkloop/loop-core";
+import {
+  type Brain,
+  type BrainReply,
+  type BrainRequest,
+  type FaultSpec,
+  type Simulator,
+  startSimulator,
+} from "@forkloop/sim";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import type { CompactionEvent } from "./events.js";
+import { messageText } from "./message-shape.js";
+import { createContextPipeline } from "./pipeline.js";
+import { createQueryCompactRunner } from "./query-compact-runner.js";
+import { withSummarizer } from "./testing/index.js";
+
+/**
+ * Long scripted sessions through loop-core's query(), the simulator over real HTTP and the
+ * official SDK. The main agent is a scripted simulator brain (one tool call per turn); compact
+ * requests are answered by the extractive summarizer brain (testing/summarizer-brain.ts) — a
+ * deterministic stand-in, not a model.
+ */
+
+const WINDOW = 24_000;
+const MAX_OUTPUT = 4_000;
+// R-C7: effective window 20,000 → auto-compact at 7,000, blocking limit at 17,000.
+const AUTO_COMPACT_AT = 7_000;
+const CLIENT_MODEL: ModelInfo = {
+  id: "sim-24k",
+  contextWindow: WINDOW,
+  maxOutputTokens: MAX_OUTPUT,
+  inputPricePerMTok: 3,
+  outputPricePerMTok: 15,
+};
+const TASK = "Migrate every module under /src to the structured logger; keep each module's exports unchanged";
+const NEEDLE = "FACT: the release codename is BLUE-HERON-7";
+
+const open: Simulator[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((sim) => sim.close()));
+});
+
+async function start(brain: Brain, faults?: FaultSpec) {
+  const sim = await startSimulator({
+    brain,
+    models: [
+      {
+        id: CLIENT_MODEL.id,
+        aliases: [],
+        contextWindow: WINDOW,
+        maxOutputTokens: MAX_OUTPUT,
+        inputPricePerMTok: 3,
+        outputPricePerMTok: 15,
+        minCacheableTokens: 1024,
+        thinking: { enabled: true, adaptive: false, disabled: true },
+      },
+    ],
+    ...(faults ? { faults } : {}),
+  });
+  open.push(sim);
+  return { sim, client: new Anthropic({ apiKey: "test-key", baseURL: sim.url, maxRetries: 0 }) };
+}
+
+/** The Work tool: about 330 tokens of output per call; step 3 reveals the needle (the agent notes it). */
+const workTool: Tool = {
+  name: "Work",
+  description: "Migrate one module and report what changed.",
+  inputSchema: z.object({ file_path: z.string(), step: z.number() }).loose(),
+  isConcurrencySafe: () => true,
+  isReadOnly: () => true,
+  maxResultSizeChars: 100_000,
+  call: async (input) => ({
+    content: `${input.step === 3 ? `${NEEDLE}\n` : ""}${`migrated ${String(input.file_path)} call site ${String(input.step)}: logger.info(event, fields)\n`.repeat(20)}`,
+  }),
+};
+
+/** The main agent: one Work call per turn until `turns`, then a final answer. */
+function scriptedAgent(turns: number): Brain & { readonly mainRequests: () => number } {
+  let step = 0;
+  const main = (_request: BrainRequest): BrainReply => {
+    step++;
+    if (step > turns) return { content: [{ type: "text", text: `All ${turns} steps done.` }] };
+    return {
+      content: [
+        ...(step === 3 ? [{ type: "text" as const, text: `Noted from the tool output:\n${NEEDLE}` }] : []),
+        // Reasoning text stays in the history (microcompact clears tool results, not this).
+        {
+          type: "text",
+          text: `Step ${step}: ${"the logger call sites in this module follow the old printf pattern, so I rewrite them with structured fields and keep the exports. ".repeat(3)}`,
+        },
+        { type: "tool_use", name: "Work", input: { file_path: `/src/mod${step % 25}.ts`, step } },
+      ],
+    };
+  };
+  const brain = withSummarizer<BrainRequest, BrainReply>(main) as Brain;
+  return Object.assign(brain, { mainRequests: () => step });
+}
+
+async function run(
+  client: Anthropic,
+  options: {
+    maxTurns: number;
+    onEvent?: (event: CompactionEvent) => void;
+    runCompact?: Parameters<typeof createContextPipeline>[0]["runCompact"];
+  },
+) {
+  const pipeline = createContextPipeline({
+    runCompact:
+      options.runCompact ??
+      createQueryCompactRunner({ client, tools: [workTool], modelOverrides: [CLIENT_MODEL] }),
+    modelOverrides: [CLIENT_MODEL],
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+  });
+  const generator = query({
+    messages: [
+      {
+        type: "user",
+        uuid: "task",
+        parentUuid: null,
+        timestamp: new Date().toISOString(),
+        message: { role: "user", content: TASK },
+      },
+    ],
+    systemPrompt: "You are a coding agent. Work through the modules one by one.",
+    toolUseContext: {
+      cwd: process.cwd(),
+      workspaceRoots: [process.cwd()],
+      tools: [workTool],
+      abortController: new AbortController(),
+      agentId: "main",
+      agentState: { readFiles: new Map(), todos: [] },
+      options: { model: CLIENT_MODEL.id, permissionMode: "bypassPermissions" },
+    },
+    querySource: "repl_main_thread",
+    client,
+    contextPipeline: pipeline,
+    modelOverrides: [CLIENT_MODEL],
+    maxTurns: options.maxTurns,
+    recordSnapshots: true,
+    retry: { baseDelayMs: 1, maxDelayMs: 5 },
+  });
+  const events: LoopEvent[] = [];
+  let next = await generator.next();
+  while (!next.done) {
+    events.push(next.value);
+    next = await generator.next();
+  }
+  await pipeline.settle();
+  return { events, terminal: next.value as Terminal };
+}
+
+const boundariesOf = (events: readonly LoopEvent[]) =>
+  events.filter((e): e is SystemMessage => e.type === "system" && e.subtype === "compact_boundary");
+const promptTokens = (usage: {
+  input_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation_input_tokens: number;
+}) => usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
+
+describe("long sessions on a 24k-window simulator model", () => {
+  it("R-C4: 300 turns end without prompt_too_long; auto-compact fires at the threshold; the needle and the task survive every compaction", async () => {
+    const agent = scriptedAgent(300);
+    const { sim, client } = await start(agent);
+    const compactions: CompactionEvent[] = [];
+    const { events, terminal } = await run(client, { maxTurns: 400, onEvent: (e) => compactions.push(e) });
+
+    expect(terminal.reason).toBe("completed");
+    expect(agent.mainRequests()).toBe(301);
+    const records = sim.requests().filter((r) => r.path === "/v1/messages");
+    expect(records.filter((r) => r.error !== null)).toEqual([]);
+
+    // Auto-compact fired at the documented line (R-C7) and kept every main request under it.
+    const succeeded = compactions.filter((e) => e.type === "compact_succeeded");
+    expect(succeeded.length).toBeGreaterThanOrEqual(5);
+    for (const event of succeeded) {
+      expect(event).toMatchObject({ trigger: "auto", source: "model" });
+      if (event.type === "compact_succeeded") expect(event.preTokens).toBeGreaterThanOrEqual(AUTO_COMPACT_AT);
+    }
+    const mainRecords = records.filter((r) => r.querySource === "repl_main_thread");
+    const largest = Math.max(...mainRecords.map((r) => promptTokens(r.usage!)));
+    expect(largest).toBeLessThan(AUTO_COMPACT_AT);
+    expect(boundariesOf(events)).toHaveLength(succeeded.length);
+
+    // The needle appeared once, at step 3 (tool output, noted by the agent), before the first
+    // compaction; every later compact request saw it only through the previous summary, and the
+    // final history still has it.
+    const compactRecords = records.filter((r) => r.querySource === "compact");
+    expect(compactRecords.length).toBe(succeeded.length);
+    for (const record of compactRecords) expect(record.rawBody).toContain("BLUE-HERON-7");
+    const summary = terminal.messages.find(
+      (m): m is UserMessage => m.type === "user" && m.isMeta === true && messageText(m).includes("<summary>"),
+    );
+    expect(summary).toBeDefined();
+    expect(messageText(summary!)).toContain(NEEDLE);
+    expect(messageText(summary!)).toContain(TASK);
+
+    // R-F3: the compact request reuses the parent's cached prefix.
+    for (const record of compactRecords) {
+      expect(record.usage!.cache_read_input_tokens).toBeGreaterThan(promptTokens(record.usage!) / 2);
+    }
+  });
+
+  it("R-C4/R-L11: the breaker opens after 3 consecutive failures; no fourth compact request", async () => {
+    const main = scriptedAgent(60);
+    const { sim, client } = await start((request) =>
+      request.querySource === "compact"
+        ? // A reply with no text: the compact runner reports a failure.
+          { content: [{ type: "tool_use", name: "Work", input: { file_path: "/x", step: 0 } }] }
+        : main(request),
+    );
+    const compactions: CompactionEvent[] = [];
+    const { events, terminal } = await run(client, { maxTurns: 100, onEvent: (e) => compactions.push(e) });
+
+    expect(terminal.reason).toBe("completed");
+    const failures = compactions.filter((e) => e.type === "compact_failed");
+    expect(failures.map((e) => (e.type === "compact_failed" ? e.consecutiveFailures : 0))).toEqual([1, 2, 3]);
+    expect(sim.requests().filter((r) => r.querySource === "compact")).toHaveLength(3);
+    const snapshots = events.filter((e) => e.type === "state_snapshot");
+    expect(snapshots.at(-1)).toMatchObject({ autoCompactFailures: 3 });
+    expect(boundariesOf(events)).toHaveLength(0);
+    expect(main.mainRequests()).toBe(61);
+  });
+
+  it("R-C6: a prompt-too-long (413) is recovered once by reactive compact", async () => {
+    const agent = scriptedAgent(12);
+    // Requests 1–8 are main turns; the 9th gets a 413, the 10th is the reactive compact request.
+    const { sim, client } = await start(agent, { schedule: [{ kind: "413", from: 9, to: 9 }] });
+    const { events, terminal } = await run(client, { maxTurns: 50 });
+
+    expect(terminal.reason).toBe("completed");
+    const transitions = events.flatMap((e) =>
+      e.type === "state_snapshot" && e.transition ? [e.transition] : [],
+    );
+    expect(transitions.filter((t) => t === "reactive_compact_retry")).toHaveLength(1);
+    expect(boundariesOf(events).map((b) => b.compactMetadata?.trigger)).toEqual(["reactive"]);
+    const records = sim.requests().filter((r) => r.path === "/v1/messages");
+    expect(records[8]?.status).toBe(413);
+    expect(records[9]?.querySource).toBe("compact");
+    expect(records[10]?.status).toBe(200);
+  });
+
+  it("R-C6/R-L11: a second prompt-too-long after the reactive compact is surfaced, not compacted again", async () => {
+    const agent = scriptedAgent(12);
+    const { sim, client } = await start(agent, {
+      schedule: [
+        { kind: "413", from: 9, to: 9 },
+        { kind: "413", from: 11, to: 11 },
+      ],
+    });
+    const { events, terminal } = await run(client, { maxTurns: 50 });
+
+    expect(terminal.reason).toBe("prompt_too_long");
+    expect(sim.requests().filter((r) => r.querySource === "compact")).toHaveLength(1);
+    const surfaced = events.filter((e): e is Message => e.type === "assistant" && e.apiError?.status === 413);
+    expect(surfaced).toHaveLength(1);
+  });
+});
