@@ -53,7 +53,10 @@ export class PromptCache {
     this.#clock = clock;
   }
 
-  /** Accounts one request: finds its cache hit, refreshes it, and stages its writes. */
+  /**
+   * Accounts one request: finds its cache hit and stages its refresh and writes, which `commit`
+   * applies (a request refused by a rate limit or a fault never touches the cache).
+   */
   account(input: AccountInput): CacheAccount {
     const now = this.#clock();
     this.#sweep(now);
@@ -74,12 +77,6 @@ export class PromptCache {
         }
       }
     }
-    // A hit refreshes, for free, every entry of this request's prefix up to the hit.
-    for (const bp of eligible) {
-      if (bp.position <= hit) this.#refresh(keys[bp.position], now);
-    }
-    if (hit >= 0) this.#refresh(keys[hit], now);
-
     const writes = eligible.filter((b) => b.position > hit);
     let covered = hit;
     let written1h = 0;
@@ -103,6 +100,11 @@ export class PromptCache {
       commit: () => {
         if (committed) return;
         committed = true;
+        // A hit refreshes, for free and from request start, the entries of the prefix it read.
+        for (const bp of eligible) {
+          if (bp.position <= hit) this.#refresh(keys[bp.position], now);
+        }
+        if (hit >= 0) this.#refresh(keys[hit], now);
         for (const w of writes) this.#store(keys[w.position], w.ttl, now);
       },
     };

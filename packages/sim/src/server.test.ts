@@ -1,5 +1,6 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { afterEach, describe, expect, it } from "vitest";
+import { parseFaultSpec } from "./faults.js";
 import { startSimulator } from "./server.js";
 import { signThinking } from "./thinking-signature.js";
 import { countTokens } from "./tokenizer.js";
@@ -14,6 +15,18 @@ afterEach(async () => {
 
 function client(s: Simulator, extra: Partial<ConstructorParameters<typeof Anthropic>[0]> = {}): Anthropic {
   return new Anthropic({ apiKey: "test-key", baseURL: s.url, maxRetries: 0, ...extra });
+}
+
+/** A request whose system prompt of `words` tokens carries a 5m breakpoint. */
+function cachedSystemBody(words: number) {
+  return {
+    model: MODEL,
+    max_tokens: 10,
+    system: [
+      { type: "text" as const, text: "word ".repeat(words), cache_control: { type: "ephemeral" as const } },
+    ],
+    messages: [{ role: "user" as const, content: "x" }],
+  };
 }
 
 describe("the simulator over HTTP with the SDK (issue 2 point 1)", () => {
@@ -109,21 +122,13 @@ describe("R-SIM10: observability", () => {
   it("records usage, cost by the model's prices, and serves them at GET /_sim/requests", async () => {
     sim = await startSimulator({ brain: () => ({ content: [{ type: "text", text: "done" }] }) });
     const c = client(sim);
-    const system = [
-      { type: "text" as const, text: "word ".repeat(1500), cache_control: { type: "ephemeral" as const } },
-    ];
-    const first = await c.messages.create({
-      model: MODEL,
+    const body = {
+      ...cachedSystemBody(1500),
       max_tokens: 50,
-      system,
-      messages: [{ role: "user", content: "one two" }],
-    });
-    const second = await c.messages.create({
-      model: MODEL,
-      max_tokens: 50,
-      system,
-      messages: [{ role: "user", content: "one two" }],
-    });
+      messages: [{ role: "user" as const, content: "one two" }],
+    };
+    const first = await c.messages.create(body);
+    const second = await c.messages.create(body);
     expect(first.usage).toMatchObject({
       cache_creation_input_tokens: 1500,
       cache_read_input_tokens: 0,
@@ -187,19 +192,21 @@ describe("R-SIM5: prompt caching over HTTP", () => {
       latency: { default: { ttftMs: 100, prefillTokensPerSecond: 1e9, outputTokensPerSecond: 1e9 } },
     });
     const c = client(sim);
-    const body = {
-      model: MODEL,
-      max_tokens: 10,
-      system: [
-        { type: "text" as const, text: "word ".repeat(2000), cache_control: { type: "ephemeral" as const } },
-      ],
-      messages: [{ role: "user" as const, content: "x" }],
-    };
+    const body = cachedSystemBody(2000);
     const parallel = await Promise.all([1, 2, 3].map(() => c.messages.create(body)));
     expect(parallel.map((m) => m.usage.cache_read_input_tokens)).toEqual([0, 0, 0]);
     expect(parallel.map((m) => m.usage.cache_creation_input_tokens)).toEqual([2000, 2000, 2000]);
     const after = await c.messages.create(body);
     expect(after.usage.cache_read_input_tokens).toBe(2000);
+  });
+
+  it("a request refused with a 529 writes nothing to the cache", async () => {
+    sim = await startSimulator({ faults: parseFaultSpec("529@1") });
+    const c = client(sim);
+    const body = cachedSystemBody(1500);
+    await expect(c.messages.create(body)).rejects.toBeInstanceOf(Anthropic.OverloadedError);
+    expect((await c.messages.create(body)).usage.cache_creation_input_tokens).toBe(1500);
+    expect((await c.messages.create(body)).usage.cache_read_input_tokens).toBe(1500);
   });
 
   it("the cache TTL runs on the injected clock", async () => {
@@ -257,14 +264,7 @@ describe("R-SIM6: rate limits per API key", () => {
     const now = 0;
     sim = await startSimulator({ clock: () => now, rateLimits: { inputTokensPerMinute: 3000 } });
     const c = client(sim);
-    const body = {
-      model: MODEL,
-      max_tokens: 10,
-      system: [
-        { type: "text" as const, text: "word ".repeat(1200), cache_control: { type: "ephemeral" as const } },
-      ],
-      messages: [{ role: "user" as const, content: "x" }],
-    };
+    const body = cachedSystemBody(1200);
     const first = await c.messages.create(body).withResponse(); // 1200 written + 1 input
     expect(first.response.headers.get("anthropic-ratelimit-input-tokens-remaining")).toBe("2000");
     for (let i = 0; i < 5; i++) await c.messages.create(body); // reads: 1 token each
