@@ -1,0 +1,146 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { streamJsonLineSchema } from "@forkloop/cli";
+import { runCli, startCli, waitForOutput } from "@forkloop/cli/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "forkloop-cli-run-"));
+  await writeFile(join(dir, "notes.md"), "# Release notes\nexport const version = 3;\n");
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function parseLines(stdout: string) {
+  return stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+describe("forkloop run (headless) on the embedded simulator", () => {
+  let sessionId = "";
+
+  it("stream-json: every line validates against the schema; init first, result last; exit 0", async () => {
+    const result = await runCli(["run", "Summarize notes.md", "--output-format", "stream-json"], {
+      cwd: dir,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const lines = parseLines(result.stdout);
+    for (const line of lines) {
+      const parsed = streamJsonLineSchema.safeParse(line);
+      expect(parsed.success, JSON.stringify(line)).toBe(true);
+    }
+    expect(lines[0]).toMatchObject({
+      type: "system",
+      subtype: "init",
+      simulated: true,
+      apiKeySource: "none",
+    });
+    expect(lines.map((line) => line.type)).toEqual([
+      "system",
+      "assistant",
+      "assistant",
+      "user",
+      "assistant",
+      "result",
+    ]);
+    const last = lines.at(-1)!;
+    expect(last).toMatchObject({
+      type: "result",
+      subtype: "success",
+      is_error: false,
+      num_turns: 2,
+      terminal_reason: "completed",
+    });
+    expect(last.result).toContain("Summary of notes.md");
+    expect((last.usage as { cache_read_input_tokens: number }).cache_read_input_tokens).toBeGreaterThan(0);
+    expect(last.total_cost_usd).toBeGreaterThan(0);
+    // Honest about the simulator: exactly one notice line.
+    expect(result.stderr.match(/replies come from the built-in simulator, not a real model/g)).toHaveLength(
+      1,
+    );
+    sessionId = String(last.session_id);
+  });
+
+  it("sessions list / show and replay read the saved transcript (R-L5 transitions turn by turn)", async () => {
+    const list = await runCli(["sessions", "list"], { cwd: dir });
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain(sessionId);
+    expect(list.stdout).toContain("completed");
+    const show = await runCli(["sessions", "show", sessionId], { cwd: dir });
+    expect(show.stdout).toContain("user: Summarize notes.md");
+    expect(show.stdout).toContain("tool_use Read");
+    const replay = await runCli(["replay", sessionId], { cwd: dir });
+    expect(replay.code).toBe(0);
+    expect(replay.stdout).toMatch(
+      /turn 1 ← start[\s\S]*tool_use Read[\s\S]*turn 2 ← next_turn[\s\S]*terminal: completed after 2 turns/,
+    );
+    const json = await runCli(["replay", sessionId, "--json"], { cwd: dir });
+    expect(
+      parseLines(json.stdout).map((line) => (line.type === "transition" ? line.transition : line.reason)),
+    ).toEqual([null, "next_turn", "completed"]);
+  });
+
+  it("--resume continues the session with the new prompt", async () => {
+    const result = await runCli(
+      ["run", "--resume", sessionId, "--output-format", "json", "Now summarize notes.md again"],
+      {
+        cwd: dir,
+      },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(parseLines(result.stdout)[0]).toMatchObject({ session_id: sessionId, subtype: "success" });
+    const show = await runCli(["sessions", "show", sessionId], { cwd: dir });
+    expect(show.stdout).toMatch(/Summarize notes\.md[\s\S]*Now summarize notes\.md again/);
+  });
+
+  it("text output prints the final answer; the prompt may come from stdin", async () => {
+    const result = await runCli(["run"], { cwd: dir, stdin: "Summarize notes.md" });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^Summary of notes\.md/);
+  });
+
+  it("R-L19: --max-turns 1 → result error_max_turns and exit code 3", async () => {
+    const result = await runCli(
+      ["run", "Summarize notes.md", "--max-turns", "1", "--output-format", "json"],
+      { cwd: dir },
+    );
+    expect(result.code).toBe(3);
+    expect(parseLines(result.stdout)[0]).toMatchObject({
+      subtype: "error_max_turns",
+      is_error: true,
+      terminal_reason: "max_turns",
+    });
+  });
+
+  it("a model that keeps failing → model_error and exit code 4", async () => {
+    const result = await runCli(["run", "hello", "--output-format", "json"], {
+      cwd: dir,
+      env: { FORKLOOP_SIM_FAULTS: "400@1+" },
+    });
+    expect(result.code, result.stderr).toBe(4);
+    expect(parseLines(result.stdout)[0]).toMatchObject({
+      subtype: "error_during_execution",
+      terminal_reason: "model_error",
+    });
+  });
+
+  it("R-L16: the first Ctrl+C interrupts cleanly (exit 130, terminal recorded), the transcript stays loadable", async () => {
+    const run = startCli(["run", "Summarize notes.md", "--output-format", "stream-json"], {
+      cwd: dir,
+      env: { FORKLOOP_SIM_LATENCY: "realistic" },
+    });
+    await waitForOutput(run.child, run.stdout, (text) => text.includes('"subtype":"init"'));
+    run.child.kill("SIGINT");
+    const result = await run.exited;
+    expect(result.code).toBe(130);
+    const last = parseLines(result.stdout).at(-1)!;
+    expect(String(last.terminal_reason)).toMatch(/^aborted_/);
+    const replay = await runCli(["replay", String(last.session_id)], { cwd: dir });
+    expect(replay.stdout).toMatch(/terminal: aborted_/);
+  });
+});
