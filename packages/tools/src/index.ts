@@ -5,6 +5,14 @@ export { jsGrepBackend } from "./grep/js-backend.js";
 export { createRipgrepBackend, findRipgrep } from "./grep/ripgrep-backend.js";
 export type { GrepBackend, GrepFileResult, GrepLine, GrepOutcome, GrepSearch } from "./grep/search.js";
 export type {
+  HookCommandResult,
+  HookEventInput,
+  HookEventOutcome,
+} from "./hooks/run-hook-event.js";
+export { HOOK_DEFAULT_TIMEOUT_SECONDS, runHookEvent } from "./hooks/run-hook-event.js";
+export type { HookNotice, SettingsHooksOptions } from "./hooks/settings-hooks.js";
+export { createSettingsHooks, mergeHooks, withToolMatcher } from "./hooks/settings-hooks.js";
+export type {
   PermissionCheckerOptions,
   PermissionDenial,
   PermissionRules,
@@ -12,6 +20,16 @@ export type {
 export { createPermissionChecker } from "./permissions/permission-checker.js";
 export type { PermissionRule, RuleSpecifier } from "./permissions/permission-rules.js";
 export { parsePermissionRule } from "./permissions/permission-rules.js";
+export type { LoadSettingsResult } from "./settings/load-settings.js";
+export { loadSettings, settingsFilePaths } from "./settings/load-settings.js";
+export type {
+  HookCommandSetting,
+  HookEvent,
+  HookMatcherSetting,
+  HookSettings,
+  Settings,
+} from "./settings/settings-schema.js";
+export { EMPTY_SETTINGS, HOOK_EVENTS, PERMISSION_MODES } from "./settings/settings-schema.js";
 export type { BashToolOptions } from "./tools/bash.js";
 export { bashTool, createBashTool } from "./tools/bash.js";
 export { editTool } from "./tools/edit.js";

@@ -1,0 +1,275 @@
+import type { PermissionMode } from "@forkloop/loop-core";
+import { runInProcessGroup } from "../process-group.js";
+import type { HookCommandSetting, HookEvent, Settings } from "../settings/settings-schema.js";
+import { compileMatcher } from "./hook-matcher.js";
+
+/** Claude Code's default hook timeout. */
+export const HOOK_DEFAULT_TIMEOUT_SECONDS = 60;
+/** Hook output kept per stream; hooks answer in a few lines of JSON. */
+const HOOK_MAX_OUTPUT_CHARS = 100_000;
+
+/** What a hook event is about; the fields that do not apply to an event are ignored. */
+export interface HookEventInput {
+  readonly cwd: string;
+  readonly sessionId: string;
+  readonly transcriptPath?: string;
+  readonly permissionMode?: PermissionMode;
+  readonly toolName?: string;
+  readonly toolInput?: Record<string, unknown>;
+  readonly toolUseId?: string;
+  /** PostToolUse: the tool's result. */
+  readonly toolResponse?: unknown;
+  /** Stop / SubagentStop: true when this stop follows a stop-hook retry (R-L15). */
+  readonly stopHookActive?: boolean;
+  /** UserPromptSubmit. */
+  readonly prompt?: string;
+  /** PreCompact (also what its matcher sees). */
+  readonly trigger?: "manual" | "auto";
+  readonly customInstructions?: string;
+  /** SessionStart (also what its matcher sees). */
+  readonly source?: "startup" | "resume" | "clear" | "compact";
+  readonly signal?: AbortSignal;
+}
+
+/** One hook command's run. */
+export interface HookCommandResult {
+  readonly command: string;
+  readonly exitCode: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly timedOut: boolean;
+}
+
+/** All matching hook commands of one event, combined (they run in parallel, as in Claude Code). */
+export interface HookEventOutcome {
+  readonly event: HookEvent;
+  readonly results: readonly HookCommandResult[];
+  /** Exit code 2 or `decision: "block"` (or a PreToolUse `deny`) from any hook. */
+  readonly blocked: boolean;
+  /** Why: stderr of exit-2 hooks, `reason` / `permissionDecisionReason` of JSON answers. */
+  readonly blockReasons: readonly string[];
+  /** PreToolUse: the most restrictive answer (deny > ask > allow). */
+  readonly permissionDecision?: "allow" | "deny" | "ask";
+  readonly permissionDecisionReason?: string;
+  /** PreToolUse: replacement tool input (the last hook that gave one wins). */
+  readonly updatedInput?: Record<string, unknown>;
+  /** False when a hook answered `continue: false`: the loop stops. */
+  readonly continue: boolean;
+  readonly stopReason?: string;
+  /** Text for the model: `additionalContext`, and plain stdout of UserPromptSubmit/SessionStart hooks. */
+  readonly additionalContext: readonly string[];
+  /** `systemMessage` fields: shown to the user, not the model. */
+  readonly systemMessages: readonly string[];
+  /** Non-blocking failures (other exit codes, timeouts, bad JSON): logged, the run goes on. */
+  readonly errors: readonly string[];
+}
+
+/**
+ * Runs the settings' shell hooks for one event with Claude Code's protocol: the event as JSON on
+ * stdin; exit 0 = success (stdout parsed when it is JSON); exit 2 = block, stderr is the reason;
+ * any other exit = a non-blocking error. A hook past its timeout (default 60 s) is killed with
+ * its whole process group and counts as a non-blocking error.
+ */
+export async function runHookEvent(
+  event: HookEvent,
+  settings: Settings,
+  input: HookEventInput,
+): Promise<HookEventOutcome> {
+  const matchValue =
+    event === "PreCompact" ? input.trigger : event === "SessionStart" ? input.source : input.toolName;
+  const usesMatcher =
+    event === "PreToolUse" || event === "PostToolUse" || event === "PreCompact" || event === "SessionStart";
+  const commands = (settings.hooks[event] ?? [])
+    .filter((group) => !usesMatcher || compileMatcher(group.matcher)(matchValue))
+    .flatMap((group) => group.hooks);
+  const stdin = JSON.stringify(hookPayload(event, input));
+  const results = await Promise.all(commands.map((hook) => runHookCommand(hook, stdin, input)));
+  return combine(event, results);
+}
+
+function hookPayload(event: HookEvent, input: HookEventInput): Record<string, unknown> {
+  const payload: Record<string, unknown> = {
+    session_id: input.sessionId,
+    transcript_path: input.transcriptPath ?? "",
+    cwd: input.cwd,
+    hook_event_name: event,
+  };
+  if (input.permissionMode !== undefined) payload.permission_mode = input.permissionMode;
+  switch (event) {
+    case "PreToolUse":
+    case "PostToolUse":
+      payload.tool_name = input.toolName;
+      payload.tool_input = input.toolInput ?? {};
+      if (input.toolUseId !== undefined) payload.tool_use_id = input.toolUseId;
+      if (event === "PostToolUse") payload.tool_response = input.toolResponse ?? null;
+      break;
+    case "Stop":
+    case "SubagentStop":
+      payload.stop_hook_active = input.stopHookActive === true;
+      break;
+    case "UserPromptSubmit":
+      payload.prompt = input.prompt ?? "";
+      break;
+    case "PreCompact":
+      payload.trigger = input.trigger ?? "auto";
+      payload.custom_instructions = input.customInstructions ?? "";
+      break;
+    case "SessionStart":
+      payload.source = input.source ?? "startup";
+      break;
+    default: {
+      const unreachable: never = event;
+      throw new Error(`unknown hook event ${String(unreachable)}`);
+    }
+  }
+  return payload;
+}
+
+async function runHookCommand(
+  hook: HookCommandSetting,
+  stdin: string,
+  input: HookEventInput,
+): Promise<HookCommandResult> {
+  const timeoutSeconds = hook.timeout ?? HOOK_DEFAULT_TIMEOUT_SECONDS;
+  try {
+    const run = await runInProcessGroup(hook.command, {
+      cwd: input.cwd,
+      timeoutMs: timeoutSeconds * 1000,
+      stdin,
+      // Claude Code's variable, so existing hook scripts find the project.
+      env: { ...process.env, CLAUDE_PROJECT_DIR: input.cwd, FORKLOOP_PROJECT_DIR: input.cwd },
+      maxOutputChars: HOOK_MAX_OUTPUT_CHARS,
+      ...(input.signal === undefined ? {} : { signal: input.signal }),
+    });
+    return {
+      command: hook.command,
+      exitCode: run.exitCode,
+      stdout: run.stdout,
+      stderr: run.stderr,
+      timedOut: run.timedOut,
+    };
+  } catch (error) {
+    return {
+      command: hook.command,
+      exitCode: null,
+      stdout: "",
+      stderr: (error as Error).message,
+      timedOut: false,
+    };
+  }
+}
+
+interface HookJsonOutput {
+  readonly continue?: unknown;
+  readonly stopReason?: unknown;
+  readonly systemMessage?: unknown;
+  readonly decision?: unknown;
+  readonly reason?: unknown;
+  readonly updatedInput?: unknown;
+  readonly hookSpecificOutput?: {
+    readonly permissionDecision?: unknown;
+    readonly permissionDecisionReason?: unknown;
+    readonly updatedInput?: unknown;
+    readonly additionalContext?: unknown;
+  };
+}
+
+const DECISION_RANK = { allow: 0, ask: 1, deny: 2 } as const;
+
+function combine(event: HookEvent, results: readonly HookCommandResult[]): HookEventOutcome {
+  const blockReasons: string[] = [];
+  const additionalContext: string[] = [];
+  const systemMessages: string[] = [];
+  const errors: string[] = [];
+  let blocked = false;
+  let keepGoing = true;
+  let stopReason: string | undefined;
+  let permissionDecision: "allow" | "deny" | "ask" | undefined;
+  let permissionDecisionReason: string | undefined;
+  let updatedInput: Record<string, unknown> | undefined;
+
+  const decide = (decision: "allow" | "deny" | "ask", reason: string | undefined): void => {
+    if (permissionDecision === undefined || DECISION_RANK[decision] >= DECISION_RANK[permissionDecision]) {
+      permissionDecision = decision;
+      permissionDecisionReason = reason;
+    }
+  };
+  const block = (reason: string): void => {
+    blocked = true;
+    blockReasons.push(reason);
+    if (event === "PreToolUse") decide("deny", reason);
+  };
+
+  for (const result of results) {
+    const name = `hook \`${result.command}\``;
+    if (result.timedOut) {
+      errors.push(`${name} timed out and was killed`);
+      continue;
+    }
+    if (result.exitCode === 2) {
+      block(result.stderr.trim() || `${name} blocked this (exit code 2) without saying why`);
+      continue;
+    }
+    if (result.exitCode !== 0) {
+      const detail = result.stderr.trim();
+      errors.push(`${name} failed with exit code ${result.exitCode ?? "null"}${detail ? `: ${detail}` : ""}`);
+      continue;
+    }
+    const stdout = result.stdout.trim();
+    const json = parseJsonObject(stdout);
+    if (json === undefined) {
+      // Plain stdout becomes context only where Claude Code feeds it to the model.
+      if (stdout && (event === "UserPromptSubmit" || event === "SessionStart"))
+        additionalContext.push(stdout);
+      continue;
+    }
+    if (json.continue === false) {
+      keepGoing = false;
+      if (typeof json.stopReason === "string") stopReason = json.stopReason;
+    }
+    if (typeof json.systemMessage === "string") systemMessages.push(json.systemMessage);
+    const reason = typeof json.reason === "string" ? json.reason : undefined;
+    if (json.decision === "block") block(reason ?? `${name} blocked this`);
+    else if (json.decision === "approve" && event === "PreToolUse") decide("allow", reason);
+    const specific = json.hookSpecificOutput;
+    const decision = specific?.permissionDecision;
+    if (event === "PreToolUse" && (decision === "allow" || decision === "deny" || decision === "ask")) {
+      const why =
+        typeof specific?.permissionDecisionReason === "string" ? specific.permissionDecisionReason : reason;
+      if (decision === "deny") block(why ?? `${name} denied this tool call`);
+      else decide(decision, why);
+    }
+    const replacement = specific?.updatedInput ?? json.updatedInput;
+    if (event === "PreToolUse" && isRecord(replacement)) updatedInput = replacement;
+    if (typeof specific?.additionalContext === "string") additionalContext.push(specific.additionalContext);
+  }
+
+  return {
+    event,
+    results,
+    blocked,
+    blockReasons,
+    ...(permissionDecision === undefined ? {} : { permissionDecision }),
+    ...(permissionDecisionReason === undefined ? {} : { permissionDecisionReason }),
+    ...(updatedInput === undefined ? {} : { updatedInput }),
+    continue: keepGoing,
+    ...(stopReason === undefined ? {} : { stopReason }),
+    additionalContext,
+    systemMessages,
+    errors,
+  };
+}
+
+function parseJsonObject(text: string): HookJsonOutput | undefined {
+  if (!text.startsWith("{")) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return isRecord(value) ? (value as HookJsonOutput) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,255 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { PreToolUseOutcome } from "@forkloop/loop-core";
+import { describe, expect, it } from "vitest";
+import type { HookSettings, Settings } from "../settings/settings-schema.js";
+import { isProcessAlive, useTempWorkspace, waitFor } from "../testing/index.js";
+import { runHookEvent } from "./run-hook-event.js";
+import { createSettingsHooks, type HookNotice, mergeHooks, withToolMatcher } from "./settings-hooks.js";
+
+const ws = useTempWorkspace();
+
+function settingsWith(hooks: HookSettings): Settings {
+  return { permissions: { allow: [], ask: [], deny: [] }, hooks };
+}
+
+/** A hook group running one shell command for the given matcher. */
+function group(command: string, matcher?: string, timeout?: number) {
+  return [
+    {
+      ...(matcher === undefined ? {} : { matcher }),
+      hooks: [{ type: "command" as const, command, ...(timeout ? { timeout } : {}) }],
+    },
+  ];
+}
+
+function hooksFor(hooks: HookSettings, notices: HookNotice[] = []) {
+  return createSettingsHooks(settingsWith(hooks), {
+    cwd: ws.root,
+    sessionId: "session-1",
+    transcriptPath: "/tmp/t.msgpack",
+    onNotice: (notice) => notices.push(notice),
+  });
+}
+
+async function preToolUse(
+  hooks: HookSettings,
+  toolName = "Bash",
+  notices: HookNotice[] = [],
+): Promise<PreToolUseOutcome> {
+  const [hook] = hooksFor(hooks, notices).preToolUse ?? [];
+  if (hook === undefined) throw new Error("no preToolUse hook");
+  return hook({
+    toolName,
+    toolInput: { command: "rm -rf build" },
+    toolUseId: "toolu_1",
+    context: ws.context(),
+  });
+}
+
+describe("PreToolUse shell hooks (Claude Code protocol)", () => {
+  it("R-T1: the hook gets the event as JSON on stdin and CLAUDE_PROJECT_DIR", async () => {
+    const outcome = await preToolUse({
+      PreToolUse: group('cat > stdin.json; echo "$CLAUDE_PROJECT_DIR" > dir.txt'),
+    });
+    expect(outcome).toEqual({});
+    expect(JSON.parse(readFileSync(join(ws.root, "stdin.json"), "utf8"))).toEqual({
+      session_id: "session-1",
+      transcript_path: "/tmp/t.msgpack",
+      cwd: ws.root,
+      hook_event_name: "PreToolUse",
+      permission_mode: "default",
+      tool_name: "Bash",
+      tool_input: { command: "rm -rf build" },
+      tool_use_id: "toolu_1",
+    });
+    expect(readFileSync(join(ws.root, "dir.txt"), "utf8").trim()).toBe(ws.root);
+  });
+
+  it("R-T1: exit code 2 blocks the call with stderr as the reason", async () => {
+    const outcome = await preToolUse({ PreToolUse: group("echo 'no deleting builds' >&2; exit 2") });
+    expect(outcome).toEqual({ decision: "deny", reason: "no deleting builds" });
+  });
+
+  it("R-T1: JSON permissionDecision allow / ask and updatedInput modify the call", async () => {
+    const allow = JSON.stringify({
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse",
+        permissionDecision: "allow",
+        permissionDecisionReason: "safe",
+        updatedInput: { command: "rm -rf build/tmp" },
+      },
+    });
+    expect(await preToolUse({ PreToolUse: group(`echo '${allow}'`) })).toEqual({
+      decision: "allow",
+      reason: "safe",
+      updatedInput: { command: "rm -rf build/tmp" },
+    });
+    const ask = JSON.stringify({ hookSpecificOutput: { permissionDecision: "ask" } });
+    expect(await preToolUse({ PreToolUse: group(`echo '${ask}'`) })).toEqual({ decision: "ask" });
+  });
+
+  it("R-T1: the most restrictive answer wins when several hooks run", async () => {
+    const allow = JSON.stringify({ decision: "approve", reason: "fine" });
+    const deny = JSON.stringify({
+      hookSpecificOutput: { permissionDecision: "deny", permissionDecisionReason: "not today" },
+    });
+    const outcome = await preToolUse({
+      PreToolUse: [...group(`echo '${allow}'`), ...group(`echo '${deny}'`)],
+    });
+    expect(outcome).toEqual({ decision: "deny", reason: "not today" });
+  });
+
+  it("R-L6: continue:false stops the loop with the stop reason (terminal hook_stopped)", async () => {
+    const stop = JSON.stringify({ continue: false, stopReason: "budget exhausted" });
+    expect(await preToolUse({ PreToolUse: group(`echo '${stop}'`) })).toEqual({
+      continue: false,
+      stopReason: "budget exhausted",
+    });
+  });
+
+  it("R-T1: matchers are regexes on the tool name; others do not run", async () => {
+    const hooks = { PreToolUse: group("touch ran", "Edit|Write") };
+    await preToolUse(hooks, "Bash");
+    expect(existsSync(join(ws.root, "ran"))).toBe(false);
+    await preToolUse(hooks, "Write");
+    expect(existsSync(join(ws.root, "ran"))).toBe(true);
+  });
+
+  it("R-T1: other exit codes are non-blocking errors, reported as notices", async () => {
+    const notices: HookNotice[] = [];
+    const outcome = await preToolUse({ PreToolUse: group("echo broken >&2; exit 1") }, "Bash", notices);
+    expect(outcome).toEqual({});
+    expect(notices).toEqual([
+      {
+        event: "PreToolUse",
+        kind: "error",
+        message: "hook `echo broken >&2; exit 1` failed with exit code 1: broken",
+      },
+    ]);
+  });
+
+  it("R-T1: a hook past its timeout is killed with its process group", async () => {
+    const notices: HookNotice[] = [];
+    const command = "sleep 300 & echo $! > hook.pid; wait";
+    const outcome = await preToolUse({ PreToolUse: group(command, undefined, 1) }, "Bash", notices);
+    expect(outcome).toEqual({});
+    expect(notices[0]?.message).toMatch(/timed out and was killed/);
+    const pid = Number(readFileSync(join(ws.root, "hook.pid"), "utf8"));
+    expect(await waitFor(() => !isProcessAlive(pid))).toBe(true);
+  });
+});
+
+describe("PostToolUse and Stop shell hooks", () => {
+  it("R-T1: PostToolUse exit 2 feeds stderr back to the model; the result is on stdin", async () => {
+    const [hook] =
+      hooksFor({ PostToolUse: group("cat > post.json; echo 'lint: 2 errors' >&2; exit 2") }).postToolUse ??
+      [];
+    const outcome = await hook?.({
+      toolName: "Edit",
+      toolInput: { file_path: "a.ts" },
+      toolUseId: "toolu_2",
+      context: ws.context(),
+      result: { content: "updated" },
+    });
+    expect(outcome).toEqual({ additionalContext: "lint: 2 errors" });
+    const stdin = JSON.parse(readFileSync(join(ws.root, "post.json"), "utf8"));
+    expect(stdin.tool_response).toEqual({ content: "updated", is_error: false });
+    expect(stdin.hook_event_name).toBe("PostToolUse");
+  });
+
+  it("R-L15: a blocking Stop hook returns its reason so the loop continues; stop_hook_active is passed", async () => {
+    const block = JSON.stringify({ decision: "block", reason: "tests still fail" });
+    const [stop] = hooksFor({ Stop: group(`cat > stop.json; echo '${block}'`) }).stop ?? [];
+    const outcome = await stop?.({ messages: [], stopHookActive: true, context: ws.context() });
+    expect(outcome).toEqual({ blockingErrors: ["tests still fail"] });
+    expect(JSON.parse(readFileSync(join(ws.root, "stop.json"), "utf8"))).toMatchObject({
+      hook_event_name: "Stop",
+      stop_hook_active: true,
+    });
+    const [exit2] = hooksFor({ Stop: group("echo 'fix lint first' >&2; exit 2") }).stop ?? [];
+    expect(await exit2?.({ messages: [], stopHookActive: false, context: ws.context() })).toEqual({
+      blockingErrors: ["fix lint first"],
+    });
+  });
+
+  it("R-L15: continue:false from a Stop hook prevents continuation (stop_hook_prevented)", async () => {
+    const [stop] =
+      hooksFor({ Stop: group(`echo '{"continue": false, "stopReason": "done for today"}'`) }).stop ?? [];
+    expect(await stop?.({ messages: [], stopHookActive: false, context: ws.context() })).toEqual({
+      preventContinuation: true,
+      stopReason: "done for today",
+    });
+  });
+
+  it("R-F1: a sub-agent's stop runs SubagentStop hooks, not Stop hooks", async () => {
+    const hooks = hooksFor({ Stop: group("touch stop-ran"), SubagentStop: group("touch subagent-ran") });
+    const context = { ...ws.context(), agentId: "agent-7" };
+    await hooks.stop?.[0]?.({ messages: [], stopHookActive: false, context });
+    expect(existsSync(join(ws.root, "subagent-ran"))).toBe(true);
+    expect(existsSync(join(ws.root, "stop-ran"))).toBe(false);
+  });
+
+  it("R-T1: no hooks configured means no hook functions (nothing is spawned)", () => {
+    expect(hooksFor({})).toEqual({});
+  });
+});
+
+describe("runHookEvent for the other events", () => {
+  const input = () => ({ cwd: ws.root, sessionId: "s" });
+
+  it("R-T1: UserPromptSubmit plain stdout becomes context; exit 2 blocks the prompt", async () => {
+    const settings = settingsWith({ UserPromptSubmit: group('cat > prompt.json; echo "today is Monday"') });
+    const outcome = await runHookEvent("UserPromptSubmit", settings, { ...input(), prompt: "hello" });
+    expect(outcome.additionalContext).toEqual(["today is Monday"]);
+    expect(JSON.parse(readFileSync(join(ws.root, "prompt.json"), "utf8")).prompt).toBe("hello");
+    const blocked = await runHookEvent(
+      "UserPromptSubmit",
+      settingsWith({ UserPromptSubmit: group("echo secret >&2; exit 2") }),
+      input(),
+    );
+    expect(blocked.blocked).toBe(true);
+    expect(blocked.blockReasons).toEqual(["secret"]);
+  });
+
+  it("R-T1: SessionStart and PreCompact matchers match the source and the trigger", async () => {
+    const settings = settingsWith({
+      SessionStart: group("echo resumed-context", "resume"),
+      PreCompact: group('echo \'{"systemMessage": "compacting"}\'', "auto"),
+    });
+    expect(
+      (await runHookEvent("SessionStart", settings, { ...input(), source: "startup" })).results,
+    ).toHaveLength(0);
+    expect(
+      (await runHookEvent("SessionStart", settings, { ...input(), source: "resume" })).additionalContext,
+    ).toEqual(["resumed-context"]);
+    const compact = await runHookEvent("PreCompact", settings, { ...input(), trigger: "auto" });
+    expect(compact.systemMessages).toEqual(["compacting"]);
+  });
+});
+
+describe("in-process function hooks", () => {
+  it("R-T1: mergeHooks keeps function hooks and shell hooks in order; withToolMatcher filters by tool", async () => {
+    writeFileSync(join(ws.root, "marker"), "");
+    const calls: string[] = [];
+    const fnHooks = {
+      preToolUse: [
+        withToolMatcher("Edit|Write", async (input: { toolName: string }) => {
+          calls.push(`fn:${input.toolName}`);
+          return { decision: "deny" as const, reason: "read-only session" };
+        }),
+      ],
+    };
+    const merged = mergeHooks(fnHooks, hooksFor({ PreToolUse: group("true") }));
+    expect(merged.preToolUse).toHaveLength(2);
+    const [fn] = merged.preToolUse ?? [];
+    const context = ws.context();
+    expect(await fn?.({ toolName: "Bash", toolInput: {}, toolUseId: "t", context })).toEqual({});
+    expect(await fn?.({ toolName: "Edit", toolInput: {}, toolUseId: "t", context })).toEqual({
+      decision: "deny",
+      reason: "read-only session",
+    });
+    expect(calls).toEqual(["fn:Edit"]);
+    expect(mergeHooks()).toEqual({});
+  });
+});

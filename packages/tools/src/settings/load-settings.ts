@@ -1,0 +1,142 @@
+import { readFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+import type { z } from "zod";
+import {
+  EMPTY_SETTINGS,
+  fixFor,
+  HOOK_EVENTS,
+  type HookSettings,
+  type Settings,
+  type SettingsFile,
+  settingsFileSchema,
+} from "./settings-schema.js";
+
+export type LoadSettingsResult =
+  | { readonly ok: true; readonly settings: Settings; readonly sources: readonly string[] }
+  | { readonly ok: false; readonly error: string };
+
+/**
+ * The settings files, lowest precedence first: the user's (home) files, then the project's shared
+ * files, then the project's `.local` files (not committed). `.claude/` files are read for
+ * compatibility with Claude Code; at the same level the `.forkloop/` file wins.
+ */
+export function settingsFilePaths(cwd: string, home: string): string[] {
+  const paths = [
+    join(home, ".claude", "settings.json"),
+    join(home, ".forkloop", "settings.json"),
+    join(cwd, ".claude", "settings.json"),
+    join(cwd, ".forkloop", "settings.json"),
+    join(cwd, ".claude", "settings.local.json"),
+    join(cwd, ".forkloop", "settings.local.json"),
+  ];
+  return [...new Set(paths)];
+}
+
+/**
+ * Loads, validates (zod) and merges every settings file that exists. Lists (rules, directories,
+ * hooks) accumulate across files; single values (defaultMode, model) come from the most specific
+ * file; env maps merge. A bad file is an error naming the file, the key path and the fix.
+ */
+export async function loadSettings(
+  cwd: string,
+  options: { home?: string } = {},
+): Promise<LoadSettingsResult> {
+  const home = options.home ?? homedir();
+  const files: { path: string; settings: SettingsFile }[] = [];
+  for (const path of settingsFilePaths(cwd, home)) {
+    let text: string;
+    try {
+      text = await readFile(path, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
+      return {
+        ok: false,
+        error: `${path}: cannot read the settings file (${(error as NodeJS.ErrnoException).code}).`,
+      };
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      return {
+        ok: false,
+        error: `${path}: not valid JSON (${(error as Error).message}). Fix: correct the syntax; comments and trailing commas are not allowed.`,
+      };
+    }
+    const parsed = settingsFileSchema.safeParse(json);
+    if (!parsed.success) return { ok: false, error: describeIssues(path, parsed.error.issues) };
+    files.push({ path, settings: parsed.data });
+  }
+  return {
+    ok: true,
+    settings: mergeSettings(
+      files.map((file) => file.settings),
+      cwd,
+      home,
+    ),
+    sources: files.map((f) => f.path),
+  };
+}
+
+function describeIssues(path: string, issues: readonly z.core.$ZodIssue[]): string {
+  const lines = issues.map((issue) => {
+    const key = formatKeyPath(issue.path);
+    const keys = issue.code === "unrecognized_keys" ? ` (${issue.keys.join(", ")})` : "";
+    return `${path}: ${key}: ${issue.message}${keys}. Fix: ${fixFor(issue.path, issue.code)}.`;
+  });
+  return lines.join("\n");
+}
+
+/** `permissions.allow[2]`, `hooks.PreToolUse[0].hooks[1].command`; `(root)` for the file itself. */
+function formatKeyPath(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return "(root)";
+  return path
+    .map((segment, index) =>
+      typeof segment === "number" ? `[${segment}]` : `${index === 0 ? "" : "."}${String(segment)}`,
+    )
+    .join("");
+}
+
+/** Merges validated files, lowest precedence first. */
+export function mergeSettings(files: readonly SettingsFile[], cwd: string, home: string): Settings {
+  const unique = (lists: (readonly string[] | undefined)[]): string[] => [
+    ...new Set(lists.flatMap((list) => list ?? [])),
+  ];
+  const lastDefined = <Value>(pick: (file: SettingsFile) => Value | undefined): Value | undefined =>
+    files
+      .map(pick)
+      .filter((value) => value !== undefined)
+      .at(-1);
+
+  const directories = unique(files.map((file) => file.permissions?.additionalDirectories)).map((directory) =>
+    directory === "~" || directory.startsWith("~/")
+      ? join(home, directory.slice(1))
+      : isAbsolute(directory)
+        ? directory
+        : resolve(cwd, directory),
+  );
+  const hooks: Record<string, HookSettings[keyof HookSettings]> = {};
+  for (const event of HOOK_EVENTS) {
+    const groups = files.flatMap((file) => file.hooks?.[event] ?? []);
+    if (groups.length > 0) hooks[event] = groups;
+  }
+  const defaultMode = lastDefined((file) => file.permissions?.defaultMode);
+  const disableBypass = lastDefined((file) => file.permissions?.disableBypassPermissionsMode);
+  const model = lastDefined((file) => file.model);
+  const env = Object.assign({}, ...files.map((file) => file.env ?? {})) as Record<string, string>;
+  return {
+    ...EMPTY_SETTINGS,
+    permissions: {
+      allow: unique(files.map((file) => file.permissions?.allow)),
+      ask: unique(files.map((file) => file.permissions?.ask)),
+      deny: unique(files.map((file) => file.permissions?.deny)),
+      ...(defaultMode === undefined ? {} : { defaultMode }),
+      ...(directories.length === 0 ? {} : { additionalDirectories: directories }),
+      ...(disableBypass === undefined ? {} : { disableBypassPermissionsMode: disableBypass }),
+    },
+    hooks: hooks as HookSettings,
+    ...(Object.keys(env).length === 0 ? {} : { env }),
+    ...(model === undefined ? {} : { model }),
+  };
+}

@@ -1,0 +1,129 @@
+import type { PermissionMode } from "@forkloop/loop-core";
+import { z } from "zod";
+import { matcherError } from "../hooks/hook-matcher.js";
+import { parsePermissionRule } from "../permissions/permission-rules.js";
+
+export const PERMISSION_MODES = [
+  "default",
+  "acceptEdits",
+  "plan",
+  "bypassPermissions",
+  "dontAsk",
+  "auto",
+] as const;
+
+/** Events forkloop runs. */
+export const HOOK_EVENTS = [
+  "PreToolUse",
+  "PostToolUse",
+  "Stop",
+  "SubagentStop",
+  "PreCompact",
+  "SessionStart",
+  "UserPromptSubmit",
+] as const;
+export type HookEvent = (typeof HOOK_EVENTS)[number];
+/** Claude Code events that forkloop accepts in settings (so shared files load) but never fires. */
+export const FOREIGN_HOOK_EVENTS = [
+  "Notification",
+  "SessionEnd",
+  "SubagentStart",
+  "PostCompact",
+  "PermissionRequest",
+] as const;
+
+const ruleString = z.string().superRefine((rule, context) => {
+  const parsed = parsePermissionRule(rule);
+  if ("error" in parsed) context.addIssue({ code: "custom", message: parsed.error });
+});
+
+const hookCommand = z.strictObject({
+  type: z.literal("command"),
+  command: z.string().min(1),
+  /** Seconds, as in Claude Code (default 60). */
+  timeout: z.number().positive().optional(),
+});
+
+const hookMatcherGroup = z.strictObject({
+  matcher: z
+    .string()
+    .optional()
+    .superRefine((matcher, context) => {
+      const error = matcher === undefined ? undefined : matcherError(matcher);
+      if (error !== undefined) context.addIssue({ code: "custom", message: error });
+    }),
+  hooks: z.array(hookCommand),
+});
+
+const hookEvents = [...HOOK_EVENTS, ...FOREIGN_HOOK_EVENTS];
+const hooksSchema = z.strictObject(
+  Object.fromEntries(hookEvents.map((event) => [event, z.array(hookMatcherGroup).optional()])) as Record<
+    (typeof hookEvents)[number],
+    z.ZodOptional<z.ZodArray<typeof hookMatcherGroup>>
+  >,
+);
+
+/** One settings file as written. Unknown top-level keys (Claude Code has many) are kept and ignored. */
+export const settingsFileSchema = z.looseObject({
+  permissions: z
+    .strictObject({
+      allow: z.array(ruleString).optional(),
+      ask: z.array(ruleString).optional(),
+      deny: z.array(ruleString).optional(),
+      defaultMode: z.enum(PERMISSION_MODES).optional(),
+      additionalDirectories: z.array(z.string().min(1)).optional(),
+      disableBypassPermissionsMode: z.literal("disable").optional(),
+    })
+    .optional(),
+  hooks: hooksSchema.optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  model: z.string().optional(),
+});
+export type SettingsFile = z.infer<typeof settingsFileSchema>;
+
+export interface HookCommandSetting {
+  readonly type: "command";
+  readonly command: string;
+  readonly timeout?: number | undefined;
+}
+export interface HookMatcherSetting {
+  readonly matcher?: string | undefined;
+  readonly hooks: readonly HookCommandSetting[];
+}
+export type HookSettings = { readonly [Event in HookEvent]?: readonly HookMatcherSetting[] };
+
+/** The merged settings forkloop runs with. */
+export interface Settings {
+  readonly permissions: {
+    readonly allow: readonly string[];
+    readonly ask: readonly string[];
+    readonly deny: readonly string[];
+    readonly defaultMode?: PermissionMode;
+    /** Absolute paths: extra workspace roots (R-P1). */
+    readonly additionalDirectories?: readonly string[];
+    readonly disableBypassPermissionsMode?: "disable";
+  };
+  readonly hooks: HookSettings;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly model?: string;
+}
+
+export const EMPTY_SETTINGS: Settings = { permissions: { allow: [], ask: [], deny: [] }, hooks: {} };
+
+/** A fix for the most common mistakes, keyed by the first segment of the issue path. */
+export function fixFor(path: readonly PropertyKey[], code: string): string {
+  const [first, second] = path;
+  if (first === "hooks" && path.length === 1 && code === "unrecognized_keys") {
+    return `use one of the hook events ${[...HOOK_EVENTS, ...FOREIGN_HOOK_EVENTS].join(", ")}`;
+  }
+  if (first === "hooks") {
+    return 'write hooks as {"PreToolUse": [{"matcher": "Bash|Edit", "hooks": [{"type": "command", "command": "./check.sh", "timeout": 30}]}]}';
+  }
+  if (first === "permissions" && second === "defaultMode") return `use one of ${PERMISSION_MODES.join(", ")}`;
+  if (first === "permissions" && (second === "allow" || second === "ask" || second === "deny")) {
+    return 'write rules like "Bash(npm test:*)", "Edit(src/**)" or "Read(./.env)"';
+  }
+  if (first === "permissions")
+    return "permissions takes allow, ask, deny (lists of rules), defaultMode and additionalDirectories";
+  return "see the Settings section of packages/tools/README.md";
+}
