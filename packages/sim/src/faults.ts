@@ -65,6 +65,11 @@ export function pickFault(spec: FaultSpec | undefined, requestIndex: number): Fa
   return null;
 }
 
+/** The decision for a fault asked for by kind (a brain's or scenario rule's `fault`), with defaults. */
+export function faultOfKind(kind: FaultKind): FaultDecision {
+  return decision(kind, undefined, undefined);
+}
+
 function decision(
   kind: FaultKind,
   retryAfter: number | undefined,

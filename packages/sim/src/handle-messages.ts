@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { type ApiError, apiError, errorBody } from "./api-error.js";
 import { toBrainRequest } from "./brain-request.js";
 import { type BuiltReply, buildReply } from "./build-reply.js";
-import { type FaultDecision, faultRecordName, pickFault } from "./faults.js";
+import { type FaultDecision, faultOfKind, faultRecordName, pickFault } from "./faults.js";
 import { sendError, sendJson } from "./http-io.js";
 import { firstTokenDelayMs, outputDelayMs, timingFor } from "./latency.js";
 import type { ModelSpec } from "./model-registry.js";
@@ -70,7 +70,8 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
     );
     return;
   }
-  if (!fault && reply.fault) fault = pickFault({ schedule: [{ kind: reply.fault, from: 1, to: 1 }] }, 1);
+  // A scheduled or random fault wins over one the brain asks for.
+  if (!fault && reply.fault) fault = faultOfKind(reply.fault);
   if (fault && isStatusFault(fault)) {
     sendStatusFault(call, fault, rateHeaders);
     return;
@@ -102,7 +103,8 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
   state.messageCounter++;
   const header = {
     id: `msg_sim_${state.messageCounter.toString(36)}${randomBytes(8).toString("hex")}`,
-    model: body.model,
+    // The API answers with the resolved model id, not the alias that was asked for.
+    model: model.id,
   };
   if (body.stream === true) {
     await streamReply(call, header, built, usage, fault, rateHeaders);

@@ -173,6 +173,18 @@ describe("R-SIM10: observability", () => {
     expect(record?.startedAt).toBeLessThanOrEqual(record?.firstByteAt ?? 0);
   });
 
+  it("recordLimit keeps only the latest records", async () => {
+    sim = await startSimulator({ recordLimit: 2 });
+    for (const content of ["a", "b", "c"]) {
+      await client(sim).messages.create({
+        model: MODEL,
+        max_tokens: 10,
+        messages: [{ role: "user", content }],
+      });
+    }
+    expect(sim.requests().map((r) => JSON.parse(r.rawBody).messages[0].content)).toEqual(["b", "c"]);
+  });
+
   it("clearRequests empties the log", async () => {
     sim = await startSimulator();
     await client(sim).messages.create({

@@ -8,7 +8,7 @@ import { scriptedBrain } from "./brains/scripted.js";
 import { handleMessages } from "./handle-messages.js";
 import { headerRecord, readBody, sendError, sendJson } from "./http-io.js";
 import { REALISTIC_LATENCY } from "./latency.js";
-import { createState, type SimState } from "./sim-state.js";
+import { addRecord, createState, type SimState } from "./sim-state.js";
 import type { RequestRecord, Simulator, SimulatorOptions } from "./types.js";
 import {
   type RequestContext,
@@ -33,6 +33,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     faults: options.faults,
     latency: latency === "none" ? null : latency === "realistic" ? REALISTIC_LATENCY : latency,
     rateLimits: options.rateLimits ?? {},
+    recordLimit: options.recordLimit ?? Number.POSITIVE_INFINITY,
   });
   const server = createServer((req, res) => {
     handle(state, req, res).catch((error: unknown) => {
@@ -93,7 +94,7 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
   }
   const t0 = performance.now();
   const record = newRecord(state, requestId, path, req);
-  state.records.push(record);
+  addRecord(state, record);
   res.once("close", () => {
     record.endedAt = state.clock();
     record.latencyMs = performance.now() - t0;

@@ -19,9 +19,18 @@ export interface SimState {
   /** Null = no latency. */
   latency: LatencyModel | null;
   records: RequestRecord[];
+  /** Keep at most this many records (oldest dropped first). */
+  recordLimit: number;
   /** Count of `POST /v1/messages` requests so far (fault schedules index them from 1). */
   messagesCount: number;
   messageCounter: number;
+}
+
+/** Appends a record, dropping the oldest beyond the limit. */
+export function addRecord(state: SimState, record: RequestRecord): void {
+  state.records.push(record);
+  if (state.records.length > state.recordLimit)
+    state.records.splice(0, state.records.length - state.recordLimit);
 }
 
 export function createState(init: {
@@ -32,6 +41,7 @@ export function createState(init: {
   faults: FaultSpec | undefined;
   latency: LatencyModel | null;
   rateLimits: ConstructorParameters<typeof RateLimiter>[0];
+  recordLimit: number;
 }): SimState {
   return {
     registry: new ModelRegistry(init.models),
@@ -44,6 +54,7 @@ export function createState(init: {
     faults: init.faults,
     latency: init.latency,
     records: [],
+    recordLimit: init.recordLimit,
     messagesCount: 0,
     messageCounter: 0,
   };

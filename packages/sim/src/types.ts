@@ -24,6 +24,11 @@ export interface SimulatorOptions {
   clock?: () => number;
   /** Per API key. Default: unlimited. */
   rateLimits?: { requestsPerMinute?: number; inputTokensPerMinute?: number };
+  /**
+   * Keep only the last N request records (default: all). Long runs of the embedded simulator
+   * (the CLI's batch job) set it so raw bodies do not pile up in memory.
+   */
+  recordLimit?: number;
 }
 
 export interface Simulator {
