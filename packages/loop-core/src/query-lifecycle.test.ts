@@ -85,6 +85,24 @@ describe("R-L1/R-L2: generator lifecycle", () => {
   });
 });
 
+describe("R-L3: API task budget", () => {
+  it("R-L3: total is sent with a remaining figure recomputed every iteration", async () => {
+    const handle = await sims.start(toolThenText);
+    await collect(
+      query(simParams(handle, { tools: [testTool({ name: "Probe" })], taskBudget: { total: 50_000 } })),
+    );
+    const budgets = handle
+      .messageRequests()
+      .map(
+        (record) =>
+          JSON.parse(record.rawBody).output_config?.task_budget as { total: number; remaining: number },
+      );
+    expect(budgets.map((budget) => budget.total)).toEqual([50_000, 50_000]);
+    expect(budgets[0]?.remaining).toBeLessThan(50_000);
+    expect(budgets[1]?.remaining).toBeLessThan(budgets[0]?.remaining ?? 0);
+  });
+});
+
 describe("R-L5/R-L13: state and config", () => {
   it("R-L5: snapshots record the transition of every iteration", async () => {
     const handle = await sims.start(toolThenText);
