@@ -161,6 +161,27 @@ describe("createContextPipeline", () => {
     expect(result.tokensFreed).toBeGreaterThan(0);
   });
 
+  it.each([
+    ["breaker open", true, 3, true],
+    ["auto-compact working (its job)", true, 0, false],
+    ["auto-compact off (the loop ends with blocking_limit)", false, 0, false],
+  ] as const)("R-C1: over the blocking limit with %s → snip=%s", (_name, enabled, failures, snips) => {
+    const pipeline = createContextPipeline({
+      runCompact: createScriptedCompactRunner([GOOD]),
+      modelOverrides: [MODEL],
+      autoCompactEnabled: enabled,
+    });
+    const over = historyOf(17_500);
+    const result = pipeline.budgetAndSnip(
+      input(over, { tracking: { ...fresh, consecutiveFailures: failures } }),
+    );
+    expect(result.messages !== over).toBe(snips);
+    if (snips) {
+      expect(result.messages[0]).toBe(over[0]);
+      expect(pipeline.tokenCount(result.messages)).toBeLessThan(7_000);
+    }
+  });
+
   it("R-C6: reactive compact runs even with the breaker open, and returns null when it cannot", async () => {
     const open: AutoCompactTracking = { ...fresh, consecutiveFailures: 3 };
     const ok = createContextPipeline({

@@ -41,7 +41,7 @@ export interface ContextPipelineOptions {
   readonly runCompact: CompactRunner;
   /** Thresholds come from the model catalog (R-C7); these entries win (e.g. a 24k test window). */
   readonly modelOverrides?: readonly ModelInfo[];
-  /** Default true. Off: no auto-compact; snip then guards the blocking limit instead (R-C1). */
+  /** Default true; must match the loop's `autoCompactEnabled` (off: the loop stops at the hard limit). */
   readonly autoCompactEnabled?: boolean;
   /** Microcompact keeps the newest N tool results (default 5, R-C2). */
   readonly keepRecentToolResults?: number;
@@ -149,9 +149,10 @@ export function createContextPipeline(options: ContextPipelineOptions): Compacti
     }
     const limits = thresholds(input.model);
     const maxMessages = options.maxMessages ?? 4_000;
-    // With a working auto-compact, tokens are its job (a summary keeps more than a cut); snip
-    // guards the hard limit only when auto-compact is off or its breaker is open (R-C1, R-C7).
-    const snipOnTokens = !autoCompactUsable(input.tracking);
+    // With a working auto-compact, tokens are its job (a summary keeps more than a cut). Snip
+    // guards the hard limit only once the breaker is open (R-C1, R-L11). With auto-compact off
+    // the SPEC'd outcome at the hard limit is the loop's `blocking_limit` terminal (R-L6).
+    const snipOnTokens = autoCompactEnabled && !autoCompactUsable(input.tracking);
     const plan = planSnip(messages, {
       tokens: before - freed,
       triggerTokens: snipOnTokens ? limits.blockingLimit : Number.POSITIVE_INFINITY,
