@@ -87,6 +87,10 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
           requestDigest: createHash("sha256").update(record.rawBody).digest("hex"),
           cut: fault?.kind === "max_tokens",
         });
+  state.issuedThinking.remember(
+    built.content.flatMap((b) => (b.type === "tool_use" ? [b.id] : [])),
+    built.content.flatMap((b) => (b.type === "thinking" ? [b.signature] : [])),
+  );
   const usage: SimUsage = { ...account.usage, output_tokens: built.outputTokens };
   record.usage = usage;
   record.costUsd = costUsd(model, usage);

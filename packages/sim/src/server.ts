@@ -156,7 +156,12 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
   if (json && typeof json === "object" && "model" in json && typeof json.model === "string")
     record.model = json.model;
   if (json && typeof json === "object" && "stream" in json) record.stream = json.stream === true;
-  const ctx: RequestContext = { registry: state.registry, version, betas: betasOf(req) };
+  const ctx: RequestContext = {
+    registry: state.registry,
+    version,
+    betas: betasOf(req),
+    issuedThinking: state.issuedThinking,
+  };
 
   if (route === "count_tokens") {
     const valid = validateCountTokensRequest(json, ctx);

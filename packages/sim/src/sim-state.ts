@@ -1,4 +1,5 @@
 import type { FaultSpec } from "./faults.js";
+import { IssuedThinking } from "./issued-thinking.js";
 import type { LatencyModel } from "./latency.js";
 import { ModelRegistry } from "./model-registry.js";
 import { PromptCache } from "./prompt-cache.js";
@@ -24,6 +25,7 @@ export interface SimState {
   /** Count of `POST /v1/messages` requests so far (fault schedules index them from 1). */
   messagesCount: number;
   messageCounter: number;
+  issuedThinking: IssuedThinking;
 }
 
 /** Appends a record, dropping the oldest beyond the limit. */
@@ -57,5 +59,6 @@ export function createState(init: {
     recordLimit: init.recordLimit,
     messagesCount: 0,
     messageCounter: 0,
+    issuedThinking: new IssuedThinking(),
   };
 }

@@ -193,4 +193,43 @@ describe("R-SIM1: SSE framing as the real API", () => {
     expect(message.usage.cache_creation_input_tokens).toBe(1100);
     expect(message.usage.output_tokens).toBe(0);
   });
+
+  it("R-SIM2: thinking blocks of the latest assistant turn must come back all and in order", async () => {
+    sim.setBrain(() => ({
+      content: [
+        { type: "thinking", thinking: "first thought" },
+        { type: "thinking", thinking: "second thought" },
+        { type: "tool_use", name: "Read", input: { file_path: "a.ts" } },
+      ],
+    }));
+    const thinking = { type: "enabled" as const, budget_tokens: 1024 };
+    const question = { role: "user" as const, content: "read a.ts" };
+    const first = await client.messages.create({
+      model: MODEL,
+      max_tokens: 4000,
+      thinking,
+      messages: [question],
+    });
+    const [a, b, tool] = first.content as [
+      Anthropic.ThinkingBlock,
+      Anthropic.ThinkingBlock,
+      Anthropic.ToolUseBlock,
+    ];
+    const followUp = (content: Anthropic.ContentBlockParam[]) =>
+      client.messages.create({
+        model: MODEL,
+        max_tokens: 4000,
+        thinking,
+        messages: [
+          question,
+          { role: "assistant", content },
+          { role: "user", content: [{ type: "tool_result", tool_use_id: tool.id, content: "1\tx" }] },
+        ],
+      });
+    const modified =
+      /messages\.1\.content\.0: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified/;
+    await expect(followUp([b, a, tool])).rejects.toThrow(modified);
+    await expect(followUp([b, tool])).rejects.toThrow(modified);
+    await expect(followUp([a, b, tool])).resolves.toMatchObject({ type: "message" });
+  });
 });

@@ -1,5 +1,6 @@
 import { type ApiError, apiError, invalidRequest } from "./api-error.js";
 import { type Breakpoint, findBreakpoints } from "./cache-breakpoints.js";
+import type { IssuedThinking } from "./issued-thinking.js";
 import { effectiveContextWindow, type ModelRegistry, type ModelSpec } from "./model-registry.js";
 import { layoutPrompt, type PromptLayout } from "./prompt-layout.js";
 import {
@@ -20,6 +21,8 @@ export interface RequestContext {
   version: string;
   /** The `anthropic-beta` header, split. */
   betas: readonly string[];
+  /** Thinking the simulator issued with each tool_use id (to catch dropped thinking blocks). */
+  issuedThinking?: IssuedThinking;
 }
 
 export interface ValidRequest<B> {
@@ -44,6 +47,7 @@ export function validateMessagesRequest(raw: unknown, ctx: RequestContext): Vali
     checkSampling(body, ctx) ??
     checkThinkingConfig(body, model, ctx) ??
     checkThinkingFirst(body) ??
+    checkIssuedThinking(body, ctx.issuedThinking) ??
     checkPrefill(body, model);
   if (error) return { ok: false, error };
   return { ok: true, value: { ...common.value, body } };
@@ -162,6 +166,22 @@ function checkThinkingFirst(body: MessagesRequest): ApiError | null {
   if (!first || first.block.type === "thinking" || first.block.type === "redacted_thinking") return null;
   return invalidRequest(
     `messages.${first.m}.content.${first.b}.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${first.block.type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking`,
+  );
+}
+
+/** The latest assistant turn must carry the thinking issued with its tool_use, unmodified and in order. */
+function checkIssuedThinking(body: MessagesRequest, issued: IssuedThinking | undefined): ApiError | null {
+  if (!issued || !thinkingOn(body)) return null;
+  const turn = turnsOf(body).findLast((t) => t.role === "assistant");
+  if (!turn) return null;
+  const toolUse = turn.blocks.find(({ block }) => block.type === "tool_use" && issued.lookup(block.id));
+  if (toolUse?.block.type !== "tool_use") return null;
+  const expected = issued.lookup(toolUse.block.id) ?? [];
+  const actual = turn.blocks.flatMap(({ block }) => (block.type === "thinking" ? [block.signature] : []));
+  if (actual.length === expected.length && actual.every((s, i) => s === expected[i])) return null;
+  const first = turn.blocks[0];
+  return invalidRequest(
+    `messages.${first?.m ?? turn.firstMessage}.content.${first?.b ?? 0}: \`thinking\` or \`redacted_thinking\` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.`,
   );
 }
 
