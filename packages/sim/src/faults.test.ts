@@ -24,7 +24,7 @@ function client(s: Simulator, maxRetries = 0): Anthropic {
 
 const params = { model: MODEL, max_tokens: 1000, messages: [{ role: "user" as const, content: "hi" }] };
 
-describe("R-SIM8: parseFaultSpec", () => {
+describe("issue 2 point 8: parseFaultSpec", () => {
   it("parses a schedule by request index, with ranges and options", () => {
     expect(
       parseFaultSpec(
@@ -82,7 +82,7 @@ describe("R-SIM8: parseFaultSpec", () => {
   });
 });
 
-describe("R-SIM8: faults over HTTP with the SDK", () => {
+describe("issue 2 point 8: faults over HTTP with the SDK", () => {
   it("the SDK retries a 429 honouring a short retry-after, then succeeds", async () => {
     const s = await start({ faults: parseFaultSpec("429@1:retry_after=0.01") });
     const message = await client(s, 2).messages.create(params);
@@ -91,6 +91,25 @@ describe("R-SIM8: faults over HTTP with the SDK", () => {
     expect(first).toMatchObject({ status: 429, fault: "429", error: { type: "rate_limit_error" } });
     expect(second).toMatchObject({ status: 200, fault: null });
     expect(second?.headers["x-stainless-retry-count"]).toBe("1");
+  });
+
+  it("a 429 fault carries retry-after and the API's error body", async () => {
+    const s = await start({ faults: parseFaultSpec("429@1,429@2:retry_after=3") });
+    const post = () =>
+      fetch(`${s.url}/v1/messages`, {
+        method: "POST",
+        headers: { "x-api-key": "k", "anthropic-version": "2023-06-01", "content-type": "application/json" },
+        body: JSON.stringify(params),
+      });
+    const first = await post();
+    expect(first.status).toBe(429);
+    expect(first.headers.get("retry-after")).toBe("1");
+    expect(await first.json()).toMatchObject({
+      type: "error",
+      error: { type: "rate_limit_error" },
+      request_id: first.headers.get("request-id"),
+    });
+    expect((await post()).headers.get("retry-after")).toBe("3");
   });
 
   it("each HTTP status fault maps to the SDK's error class", async () => {

@@ -403,7 +403,7 @@ const cases: Case[] = [
   },
 ];
 
-describe("R-SIM5: prompt-cache accounting, table-driven (api doc §5)", () => {
+describe("issue 2 point 5: prompt-cache accounting, table-driven (api doc §5)", () => {
   it.each(cases)("$name", ({ steps }) => {
     let now = 0;
     const cache = new PromptCache(() => now);
@@ -441,7 +441,7 @@ describe("R-SIM5: prompt-cache accounting, table-driven (api doc §5)", () => {
   });
 });
 
-describe("R-SIM5: breakpoint rules", () => {
+describe("issue 2 point 5: breakpoint rules", () => {
   const layoutOf = (body: Body) => layoutPrompt(body);
   const positions = (r: ReturnType<typeof findBreakpoints>): Breakpoint[] => (r.ok ? r.breakpoints : []);
 

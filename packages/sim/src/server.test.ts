@@ -75,7 +75,7 @@ describe("the simulator over HTTP with the SDK (issue 2 point 1)", () => {
   });
 });
 
-describe("R-SIM1: count_tokens", () => {
+describe("issue 2 point 1: count_tokens", () => {
   it("counts with the same tokenizer, without max_tokens", async () => {
     sim = await startSimulator();
     const c = client(sim);
@@ -92,7 +92,7 @@ describe("R-SIM1: count_tokens", () => {
   });
 });
 
-describe("R-SIM5: thinking from earlier turns", () => {
+describe("issue 2 point 5: thinking from earlier turns", () => {
   it("count_tokens ignores it; older models strip it from the prompt, Opus 4.5+ keeps it", async () => {
     sim = await startSimulator();
     const c = client(sim);
@@ -118,7 +118,7 @@ describe("R-SIM5: thinking from earlier turns", () => {
   });
 });
 
-describe("R-SIM10: observability", () => {
+describe("issue 2 point 10: observability", () => {
   it("records usage, cost by the model's prices, and serves them at GET /_sim/requests", async () => {
     sim = await startSimulator({ brain: () => ({ content: [{ type: "text", text: "done" }] }) });
     const c = client(sim);
@@ -197,7 +197,7 @@ describe("R-SIM10: observability", () => {
   });
 });
 
-describe("R-SIM5: prompt caching over HTTP", () => {
+describe("issue 2 point 5: prompt caching over HTTP", () => {
   it("simultaneous identical requests all miss; the next one reads", async () => {
     // A small time to first token keeps the writers from starting before every request arrived.
     sim = await startSimulator({
@@ -249,7 +249,7 @@ describe("R-SIM5: prompt caching over HTTP", () => {
   });
 });
 
-describe("R-SIM6: rate limits per API key", () => {
+describe("issue 2 point 6: rate limits per API key", () => {
   it("requests per minute: 429 with retry-after, anthropic-ratelimit-* headers, the window slides on the clock", async () => {
     let now = Date.parse("2026-11-30T08:00:00Z");
     sim = await startSimulator({ clock: () => now, rateLimits: { requestsPerMinute: 2 } });
@@ -285,7 +285,7 @@ describe("R-SIM6: rate limits per API key", () => {
   });
 });
 
-describe("R-SIM9: determinism", () => {
+describe("issue 2 point 9: determinism", () => {
   it("the same request and seed give the same reply; tool ids are stable", async () => {
     sim = await startSimulator({ seed: 3 });
     const c = client(sim);

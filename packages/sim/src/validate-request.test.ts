@@ -64,7 +64,7 @@ const toolUse = (id: string) => ({
 });
 const toolResult = (id: string) => ({ type: "tool_result" as const, tool_use_id: id, content: "1\tx" });
 
-describe("R-SIM2: validation as strict as the API", () => {
+describe("issue 2 point 2: validation as strict as the API", () => {
   it("missing required fields", async () => {
     await expect400(
       { model: MODEL, messages: [{ role: "user", content: "x" }] },
@@ -279,7 +279,7 @@ describe("R-SIM2: validation as strict as the API", () => {
   });
 });
 
-describe("R-SIM2: accepts what the API accepts", () => {
+describe("issue 2 point 2: accepts what the API accepts", () => {
   it("role:system messages in messages[], unknown beta fields, string or block content, ?beta=true", async () => {
     const message = await client.beta.messages.create({
       model: MODEL,
@@ -347,7 +347,7 @@ describe("R-SIM2: accepts what the API accepts", () => {
   });
 });
 
-describe("R-SIM2: more API rules", () => {
+describe("issue 2 point 2: more API rules", () => {
   it("tool names must be unique; tool_choice must name a tool; tool_use ids must be unique", async () => {
     const tool = { name: "Read", input_schema: { type: "object" as const } };
     await expect400(base({ tools: [tool, tool] }), "tools: Tool names must be unique.");

@@ -39,7 +39,7 @@ function catN(text: string): string {
     .join("\n");
 }
 
-describe("R-SIM9: the built-in policy brain", () => {
+describe("issue 2 point 9: the built-in policy brain", () => {
   it("reads the file the prompt names with the read tool it finds, then summarises its content", async () => {
     const path = join(dir, "greeting.ts");
     await writeFile(
