@@ -122,6 +122,36 @@ describe("buildRequest: cache breakpoints and stable tools", () => {
     expect(request.thinking).toEqual({ type: "enabled", budget_tokens: 7_999 });
   });
 
+  it("R-L8/R-L17: an open tool turn without its thinking block (stripped on fallback) disables thinking", () => {
+    const toolUse = {
+      type: "tool_use",
+      id: "t1",
+      name: "Alpha",
+      input: { b: 1 },
+      caller: { type: "direct" },
+    } as ContentBlock;
+    const older = assistant([
+      { type: "thinking", thinking: "old", signature: "s" } as ContentBlock,
+      { type: "text", text: "a", citations: null },
+    ]);
+    const request = buildRequest({
+      model: "m",
+      systemPrompt: "s",
+      tools,
+      messages: [
+        createUserMessage("q0"),
+        older,
+        createUserMessage("q"),
+        assistant([toolUse]),
+        createUserMessage([{ type: "tool_result", tool_use_id: "t1", content: "r" }]),
+      ],
+      maxOutputTokens: 8_000,
+      thinking: { type: "enabled", budget_tokens: 2_000 },
+    });
+    expect(request.thinking).toBeUndefined();
+    expect(JSON.stringify(request.messages)).not.toContain('"thinking"');
+  });
+
   it("is deterministic: the same input gives the same bytes (R-F3)", () => {
     const input = {
       model: "m",

@@ -28,8 +28,17 @@ export interface BuildRequestInput {
  */
 export function buildRequest(input: BuildRequestInput): MessageCreateParams {
   const system = buildSystemBlocks(input.systemPrompt);
-  const thinkingEnabled = input.thinking !== undefined && input.thinking.type !== "disabled";
-  const messages = withMessageBreakpoint(toApiMessages(input.messages, { thinkingEnabled }));
+  let thinking = input.thinking;
+  let apiMessages = toApiMessages(input.messages, { thinkingEnabled: isThinkingOn(thinking) });
+  if (thinking?.type === "enabled" && openToolTurnLacksThinking(apiMessages)) {
+    // API rule (api doc §8): with thinking enabled, the assistant turn answered by the trailing
+    // tool results must start with its thinking block. After a model fallback stripped the
+    // model-bound thinking (R-L8) it cannot; the API's own advice is to disable thinking for the
+    // request, and then no thinking block may be sent at all (R-L17).
+    thinking = undefined;
+    apiMessages = toApiMessages(input.messages, { thinkingEnabled: false });
+  }
+  const messages = withMessageBreakpoint(apiMessages);
   trimBreakpoints(system, messages);
   const request: MessageCreateParams = {
     model: input.model,
@@ -40,8 +49,22 @@ export function buildRequest(input: BuildRequestInput): MessageCreateParams {
   };
   const tools = toolDefinitions(input.tools);
   if (tools.length > 0) request.tools = tools;
-  if (input.thinking) request.thinking = fitThinking(input.thinking, input.maxOutputTokens);
+  if (thinking) request.thinking = fitThinking(thinking, input.maxOutputTokens);
   return request;
+}
+
+function isThinkingOn(thinking: ThinkingConfigParam | undefined): boolean {
+  return thinking !== undefined && thinking.type !== "disabled";
+}
+
+function openToolTurnLacksThinking(messages: readonly MessageParam[]): boolean {
+  const last = messages.at(-1);
+  const assistant = messages.at(-2);
+  if (last?.role !== "user" || assistant?.role !== "assistant") return false;
+  if (typeof last.content === "string" || last.content[0]?.type !== "tool_result") return false;
+  if (typeof assistant.content === "string") return true;
+  const first = assistant.content[0];
+  return first?.type !== "thinking" && first?.type !== "redacted_thinking";
 }
 
 /** System prompt as blocks with a breakpoint on the last non-empty one. */

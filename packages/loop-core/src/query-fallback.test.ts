@@ -33,6 +33,7 @@ describe("R-L8: model fallback", () => {
         }),
       ),
     );
+    expect(terminal.error).toBeUndefined();
     expect(terminal.reason).toBe("completed");
     expect(events.filter((event) => event.type === "model_fallback")).toEqual([
       { type: "model_fallback", from: "claude-opus-4-6", to: "claude-sonnet-4-6" },

@@ -1,96 +1,29 @@
-import type Anthropic from "@anthropic-ai/sdk";
 import { isMaxOutputTokens, isMediaError, isPromptTooLong, isWithheld } from "./api-error-kinds.js";
-import { buildSystemBlocks, type ThinkingConfigParam, toolDefinitions } from "./build-request.js";
+import { buildSystemBlocks, toolDefinitions } from "./build-request.js";
 import type { CacheSafeParams } from "./cache-safe-params.js";
-import {
-  type ContextPipeline,
-  type ContextStageInput,
-  type ContextStageResult,
-  passthroughContextPipeline,
-} from "./context-pipeline.js";
-import {
-  createApiErrorMessage,
-  createUserMessage,
-  INTERRUPT_MESSAGE,
-  INTERRUPT_MESSAGE_FOR_TOOL_USE,
-} from "./create-message.js";
+import { blockingLimitError, manageContext } from "./context-management.js";
+import { type ContextStageInput, passthroughContextPipeline } from "./context-pipeline.js";
+import { createApiErrorMessage, createUserMessage } from "./create-message.js";
 import { FallbackTriggeredError } from "./errors.js";
-import type { LoopHooks } from "./hooks.js";
 import type { LoopEvent } from "./loop-events.js";
-import {
-  DEFAULT_MAX_OUTPUT_TOKENS,
-  ESCALATED_MAX_OUTPUT_TOKENS,
-  type LoopState,
-  MANUAL_COMPACT_BUFFER_TOKENS,
-  MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES,
-  MAX_OUTPUT_FOR_WINDOW,
-  MAX_OUTPUT_TOKENS_RECOVERY_LIMIT,
-  type QueryConfig,
-  type QueuedCommand,
-  SUBMIT_INTERRUPT_REASON,
-} from "./loop-state.js";
-import type { AssistantMessage, Message, TextBlockParam, UserMessage } from "./messages.js";
+import { interruptNotice, keepableCutReply, lastUuid, stripThinkingBlocks } from "./loop-messages.js";
+import { type LoopState, MAX_OUTPUT_TOKENS_RECOVERY_LIMIT, type QueuedCommand } from "./loop-state.js";
+import type { AssistantMessage, Message, UserMessage } from "./messages.js";
 import { yieldMissingToolResultBlocks } from "./missing-tool-results.js";
-import { getModelInfo, type ModelInfo } from "./model-catalog.js";
-import type { RetryOptions } from "./model-client.js";
 import type { CanUseTool } from "./permissions.js";
 import { productionDeps, type QueryDeps } from "./query-deps.js";
+import { type QueryParams, snapshotConfig } from "./query-params.js";
 import { runStopHooks } from "./stop-hooks.js";
 import { StreamingToolExecutor } from "./streaming-tool-executor.js";
 import type { Terminal, TerminalReason } from "./terminal.js";
 import { checkTokenBudget, INITIAL_BUDGET_TRACKER } from "./token-budget.js";
 import { tokenCountWithEstimation } from "./token-estimation.js";
-import type { ToolUseContext } from "./tool.js";
 import { DEFAULT_SUMMARY_MODEL, generateToolUseSummary } from "./tool-use-summary.js";
 import { UsageCounter } from "./usage-counter.js";
 
-export interface QueryParams {
-  /** History, ending with the new user message. */
-  readonly messages: readonly Message[];
-  readonly systemPrompt: string | readonly TextBlockParam[];
-  readonly toolUseContext: ToolUseContext;
-  /** 'sdk' | 'repl_main_thread' | 'agent:<name>' | 'compact' | 'session_memory' | … (R-L3). */
-  readonly querySource: string;
-  /** Default: allow everything. */
-  readonly canUseTool?: CanUseTool;
-  readonly hooks?: LoopHooks;
-  /** Default: `passthroughContextPipeline`. */
-  readonly contextPipeline?: ContextPipeline;
-  /** Used by `productionDeps().callModel`; default `new Anthropic()` from the environment. */
-  readonly client?: Anthropic;
-  /** R-L8: models tried, in order, after `toolUseContext.options.model` stays overloaded. */
-  readonly fallbackModels?: readonly string[];
-  /** R-L19. */
-  readonly maxTurns?: number;
-  /** Default 8_000; R-L10 escalates to 64_000 once. */
-  readonly maxOutputTokens?: number;
-  /** R-L17. */
-  readonly thinking?: ThinkingConfigParam;
-  /** R-L14: the user's token target for this turn ("+500k"). */
-  readonly tokenBudget?: number;
-  /** R-L3: API-level task budget. */
-  readonly taskBudget?: { readonly total: number };
-  /** E.g. tiny context windows in tests. */
-  readonly modelOverrides?: readonly ModelInfo[];
-  /** Default true; off and over the hard limit → terminal `blocking_limit`. */
-  readonly autoCompactEnabled?: boolean;
-  /** R-L2: drained between tool turns; the array is consumed (spliced) by the loop. */
-  readonly queuedCommands?: QueuedCommand[];
-  /** R-F3: called after every turn with the exact cache-safe request prefix. */
-  readonly onCacheSafeParams?: (params: CacheSafeParams) => void;
-  /** R-L5: yield a `state_snapshot` event at the start of every iteration. */
-  readonly recordSnapshots?: boolean;
-  /** R-L13: replace any of callModel, autocompact, microcompact, uuid. */
-  readonly deps?: Partial<QueryDeps>;
-  /** Retry policy of the model client (tests shorten the waits). */
-  readonly retry?: RetryOptions;
-  /** R-T2: start safe tools while the reply streams (default true); false waits for message_stop. */
-  readonly streamingToolExecution?: boolean;
-  /** R-L18: summarize each tool batch with this small model; off when undefined. */
-  readonly toolUseSummaryModel?: string;
-}
-
 export type { LoopEvent } from "./loop-events.js";
+export { stripThinkingBlocks } from "./loop-messages.js";
+export type { QueryParams } from "./query-params.js";
 
 /**
  * R-L1/R-L2: the agent loop. Lazy (nothing runs before the first `.next()`); delegates to
@@ -102,30 +35,6 @@ export async function* query(params: QueryParams): AsyncGenerator<LoopEvent, Ter
   const terminal = yield* queryLoop(params, consumed);
   for (const command of consumed) command.onStatus?.("completed");
   return terminal;
-}
-
-function snapshotConfig(params: QueryParams): QueryConfig {
-  const model = params.toolUseContext.options.model;
-  const info = getModelInfo(model, params.modelOverrides);
-  return Object.freeze({
-    querySource: params.querySource,
-    isSubAgent: params.toolUseContext.agentId !== "main",
-    client: params.client,
-    maxTurns: params.maxTurns,
-    defaultMaxOutputTokens:
-      params.maxOutputTokens ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, info.maxOutputTokens),
-    escalatedMaxOutputTokens: Math.min(ESCALATED_MAX_OUTPUT_TOKENS, info.maxOutputTokens),
-    fallbackModels: Object.freeze([...(params.fallbackModels ?? [])]),
-    thinking: params.thinking,
-    tokenBudget: params.tokenBudget,
-    taskBudget: params.taskBudget,
-    autoCompactEnabled: params.autoCompactEnabled ?? true,
-    modelOverrides: Object.freeze([...(params.modelOverrides ?? [])]),
-    streamingToolExecution: params.streamingToolExecution ?? true,
-    toolUseSummaryModel: params.toolUseSummaryModel,
-    recordSnapshots: params.recordSnapshots ?? false,
-    retry: params.retry,
-  });
 }
 
 const allowAll: CanUseTool = async () => ({ behavior: "allow" });
@@ -189,8 +98,7 @@ async function* queryLoop(
       };
     }
 
-    // Phase 3 — context management, in the documented order (§4): budget+snip → microcompact →
-    // collapse → autocompact. Collapse runs first so autocompact is a no-op when it sufficed.
+    // Phase 3 — context management (§4), then the R-C7 hard limit.
     const stageInput = (
       messages: readonly Message[],
       tracking = state.autoCompactTracking,
@@ -203,43 +111,17 @@ async function* queryLoop(
       cacheSafeParams: lastCacheSafeParams,
       signal,
     });
-    let stage: ContextStageResult = pipeline.budgetAndSnip(stageInput(state.messages));
-    yield* stage.boundaries;
-    stage = await deps.microcompact(stageInput(stage.messages, stage.tracking));
-    yield* stage.boundaries;
-    stage = await pipeline.collapse(stageInput(stage.messages, stage.tracking));
-    yield* stage.boundaries;
-    // R-C4/R-L11: the circuit breaker — after 3 consecutive failures autocompact is not tried
-    // again this session (a permanently failing compact must not cost an API call per turn).
-    if (
-      config.autoCompactEnabled &&
-      stage.tracking.consecutiveFailures < MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES
-    ) {
-      stage = await deps.autocompact(stageInput(stage.messages, stage.tracking));
-      yield* stage.boundaries;
-    }
-    let messagesForQuery = stage.messages;
-    const tracking = stage.tracking;
-
-    // R-C7 hard limit: with autocompact off nothing will shrink the context, so stop before the
-    // API rejects it. A `compact` request is exempt: it is what reduces the tokens.
-    if (!config.autoCompactEnabled && config.querySource !== "compact") {
-      const info = getModelInfo(model, config.modelOverrides);
-      const effectiveWindow = info.contextWindow - Math.min(info.maxOutputTokens, MAX_OUTPUT_FOR_WINDOW);
-      const tokens = tokenCountWithEstimation(messagesForQuery);
-      if (tokens >= effectiveWindow - MANUAL_COMPACT_BUFFER_TOKENS) {
-        const error = {
-          status: null,
-          type: "blocking_limit",
-          message: `Context is at its hard limit (${tokens} of ${effectiveWindow - MANUAL_COMPACT_BUFFER_TOKENS} tokens) and auto-compact is off; compact the conversation to continue`,
-        };
-        const notice = createApiErrorMessage(error, model, {
-          uuid: deps.uuid(),
-          parentUuid: lastUuid(messagesForQuery),
-        });
-        yield notice;
-        return finish("blocking_limit", [...messagesForQuery, notice], error);
-      }
+    const managed = yield* manageContext(pipeline, deps, config, stageInput(state.messages));
+    let messagesForQuery = managed.messages;
+    const tracking = managed.tracking;
+    const blocking = blockingLimitError(messagesForQuery, model, config);
+    if (blocking) {
+      const notice = createApiErrorMessage(blocking, model, {
+        uuid: deps.uuid(),
+        parentUuid: lastUuid(messagesForQuery),
+      });
+      yield notice;
+      return finish("blocking_limit", [...messagesForQuery, notice], blocking);
     }
 
     // Phase 4 — call the model (R-L8: inside a fallback loop).
@@ -655,51 +537,6 @@ async function* queryLoop(
       transition: { reason: "next_turn" },
     };
   }
-}
-
-function lastUuid(messages: readonly Message[]): string | null {
-  return messages.at(-1)?.uuid ?? null;
-}
-
-/**
- * R-L16: a hard interrupt (Ctrl+C) leaves a notice in the history; a submit-interrupt (the user
- * typed a new message, `abort("interrupt")`) does not — the new message says it all.
- */
-function interruptNotice(
-  signal: AbortSignal,
-  toolUse: boolean,
-  uuid: () => string,
-  parentUuid: string | null,
-): UserMessage | undefined {
-  if (signal.reason === SUBMIT_INTERRUPT_REASON) return undefined;
-  return createUserMessage(toolUse ? INTERRUPT_MESSAGE_FOR_TOOL_USE : INTERRUPT_MESSAGE, {
-    interrupt: { toolUse },
-    uuid: uuid(),
-    parentUuid,
-  });
-}
-
-/** R-L8: thinking blocks carry signatures bound to the model that wrote them. */
-export function stripThinkingBlocks(messages: readonly Message[]): readonly Message[] {
-  return messages.map((message) => {
-    if (message.type !== "assistant") return message;
-    const content = message.message.content.filter(
-      (block) => block.type !== "thinking" && block.type !== "redacted_thinking",
-    );
-    if (content.length === message.message.content.length) return message;
-    return { ...message, message: { ...message.message, content } };
-  });
-}
-
-/**
- * A reply cut at the output cap, as kept for recovery: a cut tool_use has partial input and
- * could not be answered meaningfully, so tool_use blocks are dropped; nothing is kept when only
- * thinking would remain (R-L17: thinking never ends a turn).
- */
-function keepableCutReply(message: AssistantMessage): AssistantMessage | undefined {
-  const content = message.message.content.filter((block) => block.type !== "tool_use");
-  if (!content.some((block) => block.type === "text" && block.text.length > 0)) return undefined;
-  return { ...message, message: { ...message.message, content } };
 }
 
 function assertNever(value: never): never {

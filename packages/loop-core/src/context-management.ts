@@ -1,0 +1,68 @@
+import type { ContextPipeline, ContextStageInput, ContextStageResult } from "./context-pipeline.js";
+import {
+  MANUAL_COMPACT_BUFFER_TOKENS,
+  MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES,
+  MAX_OUTPUT_FOR_WINDOW,
+  type QueryConfig,
+} from "./loop-state.js";
+import type { Message, SystemMessage } from "./messages.js";
+import { getModelInfo } from "./model-catalog.js";
+import type { QueryDeps } from "./query-deps.js";
+import { tokenCountWithEstimation } from "./token-estimation.js";
+
+/**
+ * Phase 3 of an iteration (§4), in the documented order: budget + snip → microcompact → collapse
+ * → autocompact. Collapse runs before autocompact so that autocompact is a no-op when collapse
+ * sufficed. Yields each stage's boundary markers; returns the messages to send.
+ */
+export async function* manageContext(
+  pipeline: ContextPipeline,
+  deps: Pick<QueryDeps, "microcompact" | "autocompact">,
+  config: Pick<QueryConfig, "autoCompactEnabled">,
+  input: ContextStageInput,
+): AsyncGenerator<SystemMessage, ContextStageResult> {
+  const next = (stage: ContextStageResult): ContextStageInput => ({
+    ...input,
+    messages: stage.messages,
+    tracking: stage.tracking,
+  });
+  let stage = pipeline.budgetAndSnip(input);
+  yield* stage.boundaries;
+  stage = await deps.microcompact(next(stage));
+  yield* stage.boundaries;
+  stage = await pipeline.collapse(next(stage));
+  yield* stage.boundaries;
+  // R-C4/R-L11 circuit breaker: after 3 consecutive failures autocompact is not tried again in
+  // this run — a permanently failing compact must not cost an API call on every turn.
+  if (
+    config.autoCompactEnabled &&
+    stage.tracking.consecutiveFailures < MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES
+  ) {
+    stage = await deps.autocompact(next(stage));
+    yield* stage.boundaries;
+  }
+  return stage;
+}
+
+/**
+ * R-C7 hard limit: with auto-compact off nothing will shrink the context, so the loop stops
+ * before the API rejects the request. A `compact` request is exempt (R-L3): it is what reduces
+ * the tokens. Returns the error to surface, or undefined when the request may go.
+ */
+export function blockingLimitError(
+  messages: readonly Message[],
+  model: string,
+  config: Pick<QueryConfig, "autoCompactEnabled" | "querySource" | "modelOverrides">,
+): { readonly status: null; readonly type: string; readonly message: string } | undefined {
+  if (config.autoCompactEnabled || config.querySource === "compact") return undefined;
+  const info = getModelInfo(model, config.modelOverrides);
+  const limit =
+    info.contextWindow - Math.min(info.maxOutputTokens, MAX_OUTPUT_FOR_WINDOW) - MANUAL_COMPACT_BUFFER_TOKENS;
+  const tokens = tokenCountWithEstimation(messages);
+  if (tokens < limit) return undefined;
+  return {
+    status: null,
+    type: "blocking_limit",
+    message: `Context is at its hard limit (${tokens} of ${limit} tokens) and auto-compact is off; compact the conversation to continue`,
+  };
+}

@@ -1,0 +1,88 @@
+import type Anthropic from "@anthropic-ai/sdk";
+import type { ThinkingConfigParam } from "./build-request.js";
+import type { CacheSafeParams } from "./cache-safe-params.js";
+import type { ContextPipeline } from "./context-pipeline.js";
+import type { LoopHooks } from "./hooks.js";
+import {
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  ESCALATED_MAX_OUTPUT_TOKENS,
+  type QueryConfig,
+  type QueuedCommand,
+} from "./loop-state.js";
+import type { Message, TextBlockParam } from "./messages.js";
+import { getModelInfo, type ModelInfo } from "./model-catalog.js";
+import type { RetryOptions } from "./model-client.js";
+import type { CanUseTool } from "./permissions.js";
+import type { QueryDeps } from "./query-deps.js";
+import type { ToolUseContext } from "./tool.js";
+
+export interface QueryParams {
+  /** History, ending with the new user message. */
+  readonly messages: readonly Message[];
+  readonly systemPrompt: string | readonly TextBlockParam[];
+  readonly toolUseContext: ToolUseContext;
+  /** 'sdk' | 'repl_main_thread' | 'agent:<name>' | 'compact' | 'session_memory' | … (R-L3). */
+  readonly querySource: string;
+  /** Default: allow everything. */
+  readonly canUseTool?: CanUseTool;
+  readonly hooks?: LoopHooks;
+  /** Default: `passthroughContextPipeline`. */
+  readonly contextPipeline?: ContextPipeline;
+  /** Used by `productionDeps().callModel`; default `new Anthropic()` from the environment. */
+  readonly client?: Anthropic;
+  /** R-L8: models tried, in order, after `toolUseContext.options.model` stays overloaded. */
+  readonly fallbackModels?: readonly string[];
+  /** R-L19. */
+  readonly maxTurns?: number;
+  /** Default 8_000; R-L10 escalates to 64_000 once. */
+  readonly maxOutputTokens?: number;
+  /** R-L17. */
+  readonly thinking?: ThinkingConfigParam;
+  /** R-L14: the user's token target for this turn ("+500k"). */
+  readonly tokenBudget?: number;
+  /** R-L3: API-level task budget. */
+  readonly taskBudget?: { readonly total: number };
+  /** E.g. tiny context windows in tests. */
+  readonly modelOverrides?: readonly ModelInfo[];
+  /** Default true; off and over the hard limit → terminal `blocking_limit`. */
+  readonly autoCompactEnabled?: boolean;
+  /** R-L2: drained between tool turns; the array is consumed (spliced) by the loop. */
+  readonly queuedCommands?: QueuedCommand[];
+  /** R-F3: called after every turn with the exact cache-safe request prefix. */
+  readonly onCacheSafeParams?: (params: CacheSafeParams) => void;
+  /** R-L5: yield a `state_snapshot` event at the start of every iteration. */
+  readonly recordSnapshots?: boolean;
+  /** R-L13: replace any of callModel, autocompact, microcompact, uuid. */
+  readonly deps?: Partial<QueryDeps>;
+  /** Retry policy of the model client (tests shorten the waits). */
+  readonly retry?: RetryOptions;
+  /** R-T2: start safe tools while the reply streams (default true); false waits for message_stop. */
+  readonly streamingToolExecution?: boolean;
+  /** R-L18: summarize each tool batch with this small model; off when undefined. */
+  readonly toolUseSummaryModel?: string;
+}
+
+/** R-L13: the immutable config, captured on the first `.next()` and never re-read. */
+export function snapshotConfig(params: QueryParams): QueryConfig {
+  const model = params.toolUseContext.options.model;
+  const info = getModelInfo(model, params.modelOverrides);
+  return Object.freeze({
+    querySource: params.querySource,
+    isSubAgent: params.toolUseContext.agentId !== "main",
+    client: params.client,
+    maxTurns: params.maxTurns,
+    defaultMaxOutputTokens:
+      params.maxOutputTokens ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, info.maxOutputTokens),
+    escalatedMaxOutputTokens: Math.min(ESCALATED_MAX_OUTPUT_TOKENS, info.maxOutputTokens),
+    fallbackModels: Object.freeze([...(params.fallbackModels ?? [])]),
+    thinking: params.thinking,
+    tokenBudget: params.tokenBudget,
+    taskBudget: params.taskBudget,
+    autoCompactEnabled: params.autoCompactEnabled ?? true,
+    modelOverrides: Object.freeze([...(params.modelOverrides ?? [])]),
+    streamingToolExecution: params.streamingToolExecution ?? true,
+    toolUseSummaryModel: params.toolUseSummaryModel,
+    recordSnapshots: params.recordSnapshots ?? false,
+    retry: params.retry,
+  });
+}
