@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator } from "../server.js";
 import type { Simulator } from "../types.js";
 import { describeContent, findFilePath } from "./builtin-policy.js";
+import { requestedSections } from "./compaction-summary.js";
 
 let sim: Simulator;
 let client: Anthropic;
@@ -167,6 +168,68 @@ describe("issue 2 point 9: the built-in policy brain", () => {
       ],
     });
     expect((message.content[0] as Anthropic.TextBlock).text).toContain("remember the code word: tulip");
+  });
+});
+
+describe("compaction summaries", () => {
+  it("finds numbered and heading sections, ignoring prose and bullets", () => {
+    const prompt = [
+      "Write the summary inside <summary></summary> tags with exactly these Markdown sections:",
+      "1. ## Goal and constraints",
+      "2. ## Files read and modified",
+      "3. Pending work: what remains",
+      "## Next step",
+      '- Under "Goal and constraints", restate the request.',
+    ].join("\n");
+    expect(requestedSections(prompt)).toEqual([
+      "Goal and constraints",
+      "Files read and modified",
+      "Pending work",
+      "Next step",
+    ]);
+  });
+
+  it("fills sections by keyword: current request, files, errors, next step", async () => {
+    const message = await client.messages.create(
+      {
+        model: MODEL,
+        max_tokens: 2000,
+        messages: [
+          { role: "user", content: "Fix the flaky parser test" },
+          {
+            role: "assistant",
+            content: [
+              { type: "tool_use", id: "toolu_a", name: "Read", input: { file_path: "src/parser.ts" } },
+            ],
+          },
+          {
+            role: "user",
+            content: [
+              {
+                type: "tool_result",
+                tool_use_id: "toolu_a",
+                content: "EACCES: permission denied",
+                is_error: true,
+              },
+            ],
+          },
+          { role: "assistant", content: "The file is not readable." },
+          { role: "user", content: "Then rename the helper in src/util.ts" },
+          { role: "assistant", content: "Will do." },
+          {
+            role: "user",
+            content:
+              "1. ## Goal and constraints\n2. ## Files read and modified\n3. ## Errors and fixes\n4. ## Next step",
+          },
+        ],
+      },
+      { headers: { "x-forkloop-query-source": "compact" } },
+    );
+    const text = (message.content[0] as Anthropic.TextBlock).text;
+    expect(text).toContain("- Current request: Then rename the helper in src/util.ts");
+    expect(text).toContain("## Files read and modified\n- src/parser.ts (Read)");
+    expect(text).toContain("## Errors and fixes\n- EACCES: permission denied");
+    expect(text).toContain("## Next step\n- Continue with: Then rename the helper in src/util.ts");
   });
 });
 

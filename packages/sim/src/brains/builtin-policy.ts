@@ -1,6 +1,7 @@
 import { blocksOf } from "../brain-request.js";
 import type { MessagesRequest } from "../request-schema.js";
 import type { BrainReply, BrainRequest } from "../types.js";
+import { compactionSummary, truncate } from "./compaction-summary.js";
 
 /** Every reply says what produced it: the simulator never pretends to be a model (SPEC §0). */
 const SIGNATURE = "forkloop simulator, built-in policy — not a language model";
@@ -13,10 +14,10 @@ const SIGNATURE = "forkloop simulator, built-in policy — not a language model"
  * - anything else gets a short deterministic answer.
  */
 export function builtinPolicyBrain(request: BrainRequest): BrainReply {
-  if (isCompactionRequest(request)) return compactionSummary(request);
+  if (isCompactionRequest(request)) return compactionSummary(request, SIGNATURE);
   const results = request.lastToolResults;
   if (results.length > 0) return summariseToolResults(request);
-  const path = request.lastUserText ? findFilePath(request.lastUserText) : null;
+  const path = pathInLastUserText(request);
   const read = path && !hasAnyToolResult(request.body) ? findReadTool(request.body) : null;
   if (path && read) {
     return {
@@ -38,6 +39,19 @@ function isCompactionRequest(request: BrainRequest): boolean {
   if (request.querySource === "compact") return true;
   const text = request.lastUserText ?? "";
   return /summar(?:y|ise|ize)[^.\n]{0,80}conversation|conversation[^.\n]{0,80}summar/i.test(text);
+}
+
+/**
+ * The path named by the last user message, looking at its text blocks from the last one back
+ * (clients put reminders and context before the actual prompt).
+ */
+function pathInLastUserText(request: BrainRequest): string | null {
+  const blocks = (request.lastUserText ?? "").split("\n");
+  for (let i = blocks.length - 1; i >= 0; i--) {
+    const path = findFilePath(blocks[i] ?? "");
+    if (path) return path;
+  }
+  return null;
 }
 
 /** Paths like `src/a.ts`, `./README.md`, `/tmp/x/notes.txt`: a name with an extension. */
@@ -147,64 +161,6 @@ function topWords(text: string): string[] {
     .map(([w]) => w);
 }
 
-/** Lines a summary must carry over verbatim (facts the user asked to keep). */
-const FACT_PATTERN = /remember|needle|task:/i;
-
-function compactionSummary(request: BrainRequest): BrainReply {
-  const messages = request.body.messages;
-  const userTexts: string[] = [];
-  // The compaction prompt itself is the last user message: facts come from before it.
-  const history = messages.slice(0, -1);
-  for (const message of history) {
-    if (message.role !== "user") continue;
-    for (const block of blocksOf(message)) if (block.type === "text") userTexts.push(block.text);
-  }
-  const facts = userTexts.flatMap((t) => t.split("\n")).filter((line) => FACT_PATTERN.test(line));
-  const sections = requestedSections(request.lastUserText ?? "");
-  const first = userTexts[0] ? truncate(userTexts[0].trim(), 300) : "(no user request found)";
-  const toolUses = history.flatMap((m) =>
-    m.role === "assistant" ? blocksOf(m).flatMap((b) => (b.type === "tool_use" ? [b.name] : [])) : [],
-  );
-  const body: string[] = [`(${SIGNATURE}) Summary of ${messages.length - 1} earlier messages.`];
-  const names = sections.length > 0 ? sections : ["Primary Request and Intent", "Key Facts"];
-  names.forEach((name, i) => {
-    body.push("", `## ${name}`);
-    if (i === 0) body.push(`- First user request: ${first}`);
-    if (/fact|remember|pending|task|context|intent/i.test(name) || i === names.length - 1) {
-      for (const fact of facts) body.push(`- ${fact.trim()}`);
-    }
-    if (/tool|file|code|work/i.test(name) && toolUses.length > 0) {
-      body.push(`- Tools used: ${[...new Set(toolUses)].join(", ")} (${toolUses.length} calls)`);
-    }
-  });
-  body.push(
-    "",
-    "## Carried-over facts",
-    ...(facts.length > 0 ? facts.map((f) => `- ${f.trim()}`) : ["- (none)"]),
-  );
-  return {
-    content: [{ type: "text", text: `<summary>\n${body.join("\n")}\n</summary>` }],
-    stop_reason: "end_turn",
-  };
-}
-
-/** Section names the client asked for: numbered items ("1. Primary Request:") or headings. */
-function requestedSections(prompt: string): string[] {
-  const names: string[] = [];
-  for (const line of prompt.split("\n")) {
-    const match =
-      /^\s*(?:\d+\.|#{1,4})\s+([A-Z][^:\n]{2,60}?)\s*:?\s*$/.exec(line) ??
-      /^\s*\d+\.\s+([A-Z][^:\n]{2,60}):/.exec(line);
-    const name = match?.[1]?.trim();
-    if (name && !names.includes(name)) names.push(name);
-  }
-  return names;
-}
-
 function firstLine(text: string): string {
   return truncate(text.split("\n")[0] ?? "", 200);
-}
-
-function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
