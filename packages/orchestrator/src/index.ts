@@ -18,7 +18,7 @@ export {
   type OrchestratorErrorCode,
   type WireError,
 } from "./errors.js";
-export { buildForkDirective, FORK_PLACEHOLDER_RESULT } from "./fork-messages.js";
+export { buildForkDirective, FORK_PLACEHOLDER_RESULT, toForkHistory } from "./fork-messages.js";
 export { type GitStatus, readGitStatus } from "./git-status.js";
 export { type MemoryFile, readMemoryFiles } from "./memory-files.js";
 export { type AssembledSession, type AssembleSessionOptions, assembleSession } from "./session-assembly.js";

@@ -289,17 +289,7 @@ function forwardEvent(
   transcript: TranscriptWriter | undefined,
 ): void {
   forwardEventInner(agentId, event, io);
-  if (!transcript) return;
-  if (event.type === "user" || event.type === "assistant" || event.type === "system") {
-    transcript.append({ type: "message", message: event as Message });
-  } else if (event.type === "state_snapshot") {
-    transcript.append({
-      type: "transition",
-      turnCount: event.turnCount,
-      transition: event.transition,
-      messageCount: event.messageCount,
-    });
-  }
+  transcript?.appendLoopEvent(event);
 }
 
 function tokenUsage(usage: Usage): TokenUsage {

@@ -1,7 +1,7 @@
 import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { CacheSafeParams, Message, TerminalReason, UsageTotals } from "@forkloop/loop-core";
+import type { CacheSafeParams, LoopEvent, Message, TerminalReason, UsageTotals } from "@forkloop/loop-core";
 import { OrchestratorError } from "./errors.js";
 import { decodeRecords, encodeRecord } from "./transcript-format.js";
 
@@ -85,6 +85,20 @@ export class TranscriptWriter {
     while (written < frame.length) written += writeSync(this.#fd, frame, written);
     if (this.#fsync) fsyncSync(this.#fd);
     this.#records++;
+  }
+
+  /** Records what a transcript keeps of a loop event: messages and state transitions (R-L5). */
+  appendLoopEvent(event: LoopEvent): void {
+    if (event.type === "user" || event.type === "assistant" || event.type === "system") {
+      this.append({ type: "message", message: event as Message });
+    } else if (event.type === "state_snapshot") {
+      this.append({
+        type: "transition",
+        turnCount: event.turnCount,
+        transition: event.transition,
+        messageCount: event.messageCount,
+      });
+    }
   }
 
   appendMessages(messages: readonly Message[]): void {

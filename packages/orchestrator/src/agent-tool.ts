@@ -1,0 +1,68 @@
+import type { Tool } from "@forkloop/loop-core";
+import { z } from "zod";
+import { type AgentDefinition, GENERAL_PURPOSE_AGENT } from "./agent-definitions.js";
+import type { AgentPool } from "./agent-pool.js";
+import { type ForkToolOptions, runForkForTool } from "./fork-tool-support.js";
+
+const agentInputSchema = z.object({
+  description: z.string().describe("A short (3-5 word) description of the task"),
+  prompt: z.string().describe("The task for the sub-agent to perform"),
+  subagent_type: z.string().optional().describe("The type of agent to use (default: general-purpose)"),
+});
+
+function describeAgents(definitions: readonly AgentDefinition[]): string {
+  const lines = definitions.map(
+    (definition) =>
+      `- ${definition.name}: ${definition.description} (tools: ${definition.tools?.join(", ") ?? "all built-in"})`,
+  );
+  return [
+    "Launch a sub-agent that works on a task on its own and reports back once. Sub-agents run in parallel:",
+    "call this tool several times in one turn for independent tasks. The sub-agent starts from this",
+    "conversation, has its own token budget and history, and cannot see your later messages.",
+    "",
+    "Available agent types:",
+    ...lines,
+  ].join("\n");
+}
+
+/**
+ * The `Agent` tool (alias `Task`, R-F1): each call forks one sub-agent into the pool from the
+ * parent's exact prefix (R-F3) and returns its report as one tool_result. Concurrency-safe, so
+ * several calls in one turn run in parallel (R-T2). Read-only as far as the parent's permission
+ * mode goes: the sub-agent's own tool calls are checked under the same mode and rules.
+ */
+export function createAgentTool(
+  pool: AgentPool,
+  definitions: readonly AgentDefinition[],
+  options: ForkToolOptions,
+): Tool<typeof agentInputSchema> {
+  const byName = new Map(definitions.map((definition) => [definition.name, definition]));
+  if (!byName.has(GENERAL_PURPOSE_AGENT.name)) byName.set(GENERAL_PURPOSE_AGENT.name, GENERAL_PURPOSE_AGENT);
+  return {
+    name: "Agent",
+    aliases: ["Task"],
+    description: describeAgents([...byName.values()]),
+    inputSchema: agentInputSchema,
+    isConcurrencySafe: () => true,
+    isReadOnly: () => true,
+    maxResultSizeChars: 100_000,
+    async call(input, context) {
+      const type = input.subagent_type ?? GENERAL_PURPOSE_AGENT.name;
+      const definition = byName.get(type);
+      if (!definition) {
+        return {
+          isError: true,
+          content: `Unknown agent type "${type}". Available: ${[...byName.keys()].join(", ")}`,
+        };
+      }
+      return runForkForTool(pool, options, context, {
+        name: "Agent",
+        querySource: `agent:${definition.name}`,
+        directive: `${definition.prompt}\n\nYour task (${input.description}):\n${input.prompt}`,
+        ...(definition.tools === undefined ? {} : { toolNames: definition.tools }),
+        ...(definition.model === undefined ? {} : { model: definition.model }),
+        ...(definition.maxTurns === undefined ? {} : { maxTurns: definition.maxTurns }),
+      });
+    },
+  };
+}

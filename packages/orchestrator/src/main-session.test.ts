@@ -1,0 +1,162 @@
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Anthropic from "@anthropic-ai/sdk";
+import type { Message } from "@forkloop/loop-core";
+import type { Brain, RequestRecord, Simulator } from "@forkloop/sim";
+import { startSimulator } from "@forkloop/sim";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type AgentPool, createAgentPool } from "./agent-pool.js";
+import { createSession } from "./main-session.js";
+import { createPoolCompactRunner } from "./pool-compact-runner.js";
+import { runParentTurn } from "./testing/index.js";
+import { loadTranscript } from "./transcript.js";
+
+const brain: Brain = (request) => {
+  const source = request.querySource ?? "";
+  if (source.startsWith("agent:")) {
+    const task = /Your task \(([^)]*)\)/.exec(request.lastUserText ?? "")?.[1] ?? "?";
+    return { content: [{ type: "text", text: `report on ${task}` }] };
+  }
+  if (source.startsWith("skill:")) return { content: [{ type: "text", text: "skill says hello" }] };
+  if (source === "compact" || source === "session_memory") {
+    return { content: [{ type: "text", text: "<summary>## Goal\nexplain the repo</summary>" }] };
+  }
+  if (request.lastToolResults.length > 0) {
+    return { content: [{ type: "text", text: `parent done: ${request.lastToolResults.length} results` }] };
+  }
+  if (request.lastUserText?.includes("skill")) {
+    return { content: [{ type: "tool_use", name: "Skill", input: { skill: "greet", args: "world" } }] };
+  }
+  return {
+    content: [
+      { type: "tool_use", name: "Agent", input: { description: "scan src", prompt: "Scan src/." } },
+      { type: "tool_use", name: "Agent", input: { description: "scan test", prompt: "Scan test/." } },
+    ],
+  };
+};
+
+let sim: Simulator;
+let pool: AgentPool;
+let dir: string;
+
+beforeAll(async () => {
+  sim = await startSimulator({
+    brain,
+    latency: { default: { ttftMs: 100, prefillTokensPerSecond: 1e9, outputTokensPerSecond: 1e6 } },
+  });
+  pool = createAgentPool({ endpoint: { apiKey: "test-key", baseURL: sim.url }, maxThreads: 1 });
+  dir = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-session-")));
+  mkdirSync(join(dir, ".forkloop", "skills", "greet"), { recursive: true });
+  writeFileSync(
+    join(dir, ".forkloop", "skills", "greet", "SKILL.md"),
+    "---\ndescription: Greets\n---\nSay hello.",
+  );
+});
+afterAll(async () => {
+  await pool.close();
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+afterEach(() => sim.clearRequests());
+
+function bySource(prefix: string): RequestRecord[] {
+  return sim
+    .requests()
+    .filter((record) => record.path === "/v1/messages" && (record.querySource ?? "").startsWith(prefix));
+}
+
+function toolResults(messages: readonly Message[]): string[] {
+  return messages.flatMap((message) =>
+    message.type === "user" && typeof message.message.content !== "string"
+      ? message.message.content.flatMap((block) =>
+          block.type === "tool_result" ? [typeof block.content === "string" ? block.content : ""] : [],
+        )
+      : [],
+  );
+}
+
+describe("main session with sub-agents", () => {
+  it("R-F1: two Agent calls in one turn run in parallel in the pool; the parent gets one tool_result each", async () => {
+    const sessionsDir = join(dir, "sessions");
+    const session = await createSession({
+      endpoint: { apiKey: "test-key", baseURL: sim.url },
+      cwd: dir,
+      model: "claude-sonnet-5",
+      permissionMode: "bypassPermissions",
+      sessionsDir,
+      pool,
+      home: dir,
+      sessionMemory: false,
+    });
+    const generator = session.run("Look at the repository.");
+    let step = await generator.next();
+    while (!step.done) step = await generator.next();
+    const terminal = step.value;
+    await session.close();
+
+    expect(terminal.reason).toBe("completed");
+    const results = toolResults(terminal.messages);
+    expect(results).toHaveLength(2);
+    expect(results[0]).toContain("report on scan src");
+    expect(results[1]).toContain("report on scan test");
+    // The sub-agents' own turns never enter the parent's history (R-F1).
+    expect(terminal.messages.filter((message) => message.type === "assistant")).toHaveLength(2);
+
+    const forks = bySource("agent:");
+    expect(forks).toHaveLength(2);
+    const [a, b] = forks;
+    expect(Math.max(a?.startedAt ?? 0, b?.startedAt ?? 0)).toBeLessThan(
+      Math.min(a?.endedAt ?? 0, b?.endedAt ?? 0),
+    );
+    // Each fork starts from the parent's saved prefix: tools, system and messages read from cache.
+    for (const fork of forks) expect(fork.usage?.cache_read_input_tokens).toBeGreaterThan(0);
+
+    const loaded = await loadTranscript(session.transcriptPath);
+    expect(loaded.terminal?.reason).toBe("completed");
+    expect(loaded.cacheSafeParams?.model).toBe("claude-sonnet-5");
+    const agents = readdirSync(join(sessionsDir, session.sessionId, "agents"));
+    expect(agents).toHaveLength(2);
+    const child = await loadTranscript(join(sessionsDir, session.sessionId, "agents", agents[0] ?? ""));
+    expect(child.start?.parent?.sessionId).toBe(session.sessionId);
+    expect(child.terminal?.reason).toBe("completed");
+  });
+
+  it("R-F1: the Skill tool runs a SKILL.md in a fork", async () => {
+    const session = await createSession({
+      endpoint: { apiKey: "test-key", baseURL: sim.url },
+      cwd: dir,
+      model: "claude-sonnet-5",
+      permissionMode: "bypassPermissions",
+      sessionsDir: join(dir, "sessions"),
+      pool,
+      home: dir,
+      sessionMemory: false,
+    });
+    const generator = session.run("Use the skill please.");
+    let step = await generator.next();
+    while (!step.done) step = await generator.next();
+    await session.close();
+    expect(toolResults(step.value.messages)[0]).toContain("skill says hello");
+    const [skill] = bySource("skill:greet");
+    expect(skill?.rawBody).toContain("Say hello.");
+  });
+
+  it("R-C4/R-F1: the compact runner forks in the pool and reads the parent's prefix from the cache", async () => {
+    const client = new Anthropic({ apiKey: "test-key", baseURL: sim.url });
+    const { cacheSafeParams } = await runParentTurn({ client, prompt: "Parent: what is here?", cwd: dir });
+    const runner = createPoolCompactRunner(pool, { cwd: dir });
+    for (const querySource of ["compact", "session_memory"] as const) {
+      const result = await runner({
+        cacheSafeParams,
+        instruction: "Summarize the conversation.",
+        signal: new AbortController().signal,
+        querySource,
+      });
+      expect(result.ok && result.summary).toContain("<summary>");
+      const [record] = bySource(querySource);
+      expect(record?.usage?.cache_read_input_tokens).toBeGreaterThan(0);
+      expect(record?.rawBody).toContain("Summarize the conversation.");
+    }
+  });
+});

@@ -1,0 +1,271 @@
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import Anthropic from "@anthropic-ai/sdk";
+import { createContextPipeline, createFileSessionMemoryStore } from "@forkloop/compaction";
+import {
+  buildSystemBlocks,
+  type CacheSafeParams,
+  type CanUseTool,
+  costUsd,
+  createAgentState,
+  createUserMessage,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  getModelInfo,
+  type LoopEvent,
+  type Message,
+  type ModelInfo,
+  type PermissionMode,
+  query,
+  type Terminal,
+  type ThinkingConfigParam,
+  type Tool,
+  toolDefinitions,
+} from "@forkloop/loop-core";
+import { createBuiltinTools } from "@forkloop/tools";
+import type { AgentDefinition } from "./agent-definitions.js";
+import { type AgentPool, createAgentPool } from "./agent-pool.js";
+import { createAgentTool } from "./agent-tool.js";
+import { createPoolCompactRunner } from "./pool-compact-runner.js";
+import { type AssembledSession, assembleSession } from "./session-assembly.js";
+import { createSkillTool } from "./skill-tool.js";
+import type { ModelEndpoint, PermissionRules, SubAgentEvent } from "./sub-agent-types.js";
+import { loadTranscript, sessionTranscriptPath, TranscriptWriter } from "./transcript.js";
+
+export interface MainSessionOptions {
+  readonly endpoint: ModelEndpoint;
+  readonly cwd: string;
+  readonly model: string;
+  readonly permissionMode: PermissionMode;
+  /** Where transcripts go (`<dir>/<sessionId>.fltr`, sub-agents under `<dir>/<sessionId>/agents`). */
+  readonly sessionsDir: string;
+  /** Resume this session: its transcript's history comes first. Default: a new session. */
+  readonly resumeSessionId?: string;
+  /** The main agent's own tools (default: every built-in tool); Agent and Skill are added. */
+  readonly tools?: readonly Tool[];
+  readonly permissionRules?: PermissionRules;
+  /** Permission decisions of the main agent and of its sub-agents' asks. Default: allow. */
+  readonly canUseTool?: CanUseTool;
+  /** Share a pool (e.g. with a batch); otherwise the session creates one and closes it. */
+  readonly pool?: AgentPool;
+  readonly appendSystemPrompt?: string;
+  readonly home?: string;
+  readonly agents?: readonly AgentDefinition[];
+  readonly maxTurns?: number;
+  readonly tokenBudget?: number;
+  readonly fallbackModels?: readonly string[];
+  readonly modelOverrides?: readonly ModelInfo[];
+  readonly thinking?: ThinkingConfigParam;
+  /** R-C5 background session-memory fork (default true). */
+  readonly sessionMemory?: boolean;
+  readonly onSubAgentEvent?: (event: SubAgentEvent) => void;
+}
+
+export interface MainSession {
+  readonly sessionId: string;
+  readonly transcriptPath: string;
+  readonly assembled: AssembledSession;
+  readonly pool: AgentPool;
+  /** The CacheSafeParams saved after the latest main-loop turn (R-F3). */
+  cacheSafeParams(): CacheSafeParams | undefined;
+  /** The history so far (what the next `run` continues). */
+  history(): readonly Message[];
+  /** One user turn through query(); the generator returns the Terminal (R-L1). */
+  run(prompt: string, options?: { readonly signal?: AbortSignal }): AsyncGenerator<LoopEvent, Terminal>;
+  close(): Promise<void>;
+}
+
+/**
+ * The main agent of `forkloop run`: assembles the session once (prefetch in parallel, §1.2),
+ * runs loop-core's query() in-process with the tools + `Agent` + `Skill`, compaction whose
+ * compact and session-memory requests are forks in the pool (R-C4, R-C5, R-F1), saves
+ * CacheSafeParams after every turn (R-F3) and appends the transcript as it goes.
+ */
+export async function createSession(options: MainSessionOptions): Promise<MainSession> {
+  const cwd = resolve(options.cwd);
+  const sessionId =
+    options.resumeSessionId ?? `s-${new Date().toISOString().slice(0, 10)}-${randomUUID().slice(0, 8)}`;
+  const transcriptPath = sessionTranscriptPath(options.sessionsDir, sessionId);
+  const resumed =
+    options.resumeSessionId !== undefined && existsSync(transcriptPath)
+      ? await loadTranscript(transcriptPath)
+      : undefined;
+  let history: Message[] = resumed ? [...resumed.messages] : [];
+  let latest: CacheSafeParams | undefined = resumed?.cacheSafeParams;
+
+  const pool = options.pool ?? createAgentPool({ endpoint: options.endpoint });
+  const ownsPool = options.pool === undefined;
+  const baseTools = options.tools ?? createBuiltinTools();
+  const assembled = await assembleSession({
+    cwd,
+    model: options.model,
+    permissionMode: options.permissionMode,
+    tools: baseTools,
+    ...(options.appendSystemPrompt === undefined ? {} : { appendSystemPrompt: options.appendSystemPrompt }),
+    ...(options.home === undefined ? {} : { home: options.home }),
+    ...(options.agents === undefined ? {} : { agents: options.agents }),
+  });
+  const forkOptions = {
+    getCacheSafeParams: () => latest,
+    permissionMode: options.permissionMode,
+    ...(options.permissionRules === undefined ? {} : { permissionRules: options.permissionRules }),
+    ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
+    ...(options.onSubAgentEvent === undefined ? {} : { onEvent: options.onSubAgentEvent }),
+    transcripts: { sessionsDir: options.sessionsDir, sessionId },
+  };
+  const tools: Tool[] = [
+    ...baseTools,
+    createAgentTool(pool, assembled.agentDefinitions, forkOptions) as unknown as Tool,
+  ];
+  if (assembled.skills.length > 0)
+    tools.push(createSkillTool(pool, assembled.skills, forkOptions) as unknown as Tool);
+
+  const pipeline = createContextPipeline({
+    runCompact: createPoolCompactRunner(pool, { cwd }),
+    ...(options.modelOverrides === undefined ? {} : { modelOverrides: options.modelOverrides }),
+    ...(options.sessionMemory === false
+      ? {}
+      : {
+          sessionMemory: createFileSessionMemoryStore({
+            dir: join(options.sessionsDir, sessionId),
+            sessionId: "memory",
+          }),
+        }),
+  });
+  const client = new Anthropic({
+    apiKey: options.endpoint.apiKey,
+    ...(options.endpoint.baseURL === undefined ? {} : { baseURL: options.endpoint.baseURL }),
+  });
+  const transcript = new TranscriptWriter(transcriptPath);
+  if (!resumed) {
+    transcript.append({
+      type: "session_start",
+      sessionId,
+      agentId: "main",
+      cwd,
+      model: options.model,
+      querySource: "sdk",
+      createdAt: new Date().toISOString(),
+    });
+  }
+  const agentState = createAgentState();
+
+  async function* run(
+    prompt: string,
+    runOptions: { signal?: AbortSignal } = {},
+  ): AsyncGenerator<LoopEvent, Terminal> {
+    const abortController = new AbortController();
+    const signal = runOptions.signal;
+    const onAbort = () => abortController.abort(signal?.reason);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
+    const userMessage = createUserMessage(prompt, { parentUuid: history.at(-1)?.uuid ?? null });
+    transcript.append({ type: "message", message: userMessage });
+    // Until the loop saves its own after the first turn, a fork (an Agent call in turn 1) uses
+    // the prefix of the request in flight: the same fields, in the same form, buildRequest sends.
+    latest = {
+      model: options.model,
+      systemPrompt: buildSystemBlocks(assembled.systemPrompt),
+      tools: toolDefinitions(tools),
+      ...(options.thinking === undefined ? {} : { thinking: options.thinking }),
+      maxOutputTokens: Math.min(
+        DEFAULT_MAX_OUTPUT_TOKENS,
+        getModelInfo(options.model, options.modelOverrides).maxOutputTokens,
+      ),
+      forkContextMessages: [...history, userMessage],
+    };
+    let compacted = false;
+    let cost = 0;
+    const generator = query({
+      messages: [...history, userMessage],
+      systemPrompt: assembled.systemPrompt,
+      toolUseContext: {
+        cwd,
+        workspaceRoots: [cwd],
+        tools,
+        abortController,
+        agentId: "main",
+        agentState,
+        options: { model: options.model, permissionMode: options.permissionMode },
+      },
+      querySource: "sdk",
+      ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
+      contextPipeline: pipeline,
+      client,
+      recordSnapshots: true,
+      ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
+      ...(options.tokenBudget === undefined ? {} : { tokenBudget: options.tokenBudget }),
+      ...(options.fallbackModels === undefined ? {} : { fallbackModels: options.fallbackModels }),
+      ...(options.modelOverrides === undefined ? {} : { modelOverrides: options.modelOverrides }),
+      ...(options.thinking === undefined ? {} : { thinking: options.thinking }),
+      onCacheSafeParams: (params) => {
+        latest = params;
+        transcript.append({ type: "cache_safe_params", params });
+        // After a compaction the history was replaced: record it whole so a resume starts there.
+        if (compacted) {
+          transcript.append({ type: "history", messages: params.forkContextMessages });
+          compacted = false;
+        }
+      },
+    });
+    try {
+      let step = await generator.next();
+      while (!step.done) {
+        const event = step.value;
+        transcript.appendLoopEvent(event);
+        if (event.type === "system" && event.subtype === "compact_boundary") compacted = true;
+        if (event.type === "assistant" && !event.apiError) {
+          cost += costUsd(
+            getModelInfo(event.message.model || options.model, options.modelOverrides),
+            event.message.usage,
+          );
+        }
+        yield event;
+        step = await generator.next();
+      }
+      const terminal = step.value;
+      history = [...terminal.messages];
+      transcript.append({
+        type: "terminal",
+        reason: terminal.reason,
+        turnCount: terminal.turnCount,
+        usage: terminal.usage,
+        costUsd: cost,
+        endedAt: new Date().toISOString(),
+      });
+      return terminal;
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  return {
+    sessionId,
+    transcriptPath,
+    assembled,
+    pool,
+    cacheSafeParams: () => latest,
+    history: () => history,
+    run,
+    async close() {
+      transcript.close();
+      if (ownsPool) await pool.close();
+    },
+  };
+}
+
+/** One-shot: create a session, run one prompt, close. Yields the loop's events. */
+export async function* runMainSession(
+  options: MainSessionOptions & { readonly prompt: string; readonly signal?: AbortSignal },
+): AsyncGenerator<LoopEvent, Terminal & { readonly sessionId: string }> {
+  const session = await createSession(options);
+  try {
+    const terminal = yield* session.run(
+      options.prompt,
+      options.signal === undefined ? {} : { signal: options.signal },
+    );
+    return { ...terminal, sessionId: session.sessionId };
+  } finally {
+    await session.close();
+  }
+}

@@ -1,0 +1,51 @@
+import type { CompactRunner, CompactRunResult } from "@forkloop/compaction";
+import type { Usage } from "@forkloop/loop-core";
+import type { AgentPool } from "./agent-pool.js";
+import { buildForkDirective } from "./fork-messages.js";
+
+/**
+ * A `CompactRunner` for @forkloop/compaction that runs the compact (and session-memory) request
+ * as a fork in the pool (R-F1, R-C4, R-C5): the parent's exact prefix + one instruction, so the
+ * whole history is a cache read (R-F3); one turn, every tool denied (plan mode, no tools).
+ */
+export function createPoolCompactRunner(
+  pool: AgentPool,
+  options: { readonly cwd: string; readonly workspaceRoots?: readonly string[] },
+): CompactRunner {
+  let counter = 0;
+  return async ({ cacheSafeParams, instruction, signal, querySource }): Promise<CompactRunResult> => {
+    const source = querySource ?? "compact";
+    const handle = pool.run({
+      id: `${source}-${++counter}`,
+      cwd: options.cwd,
+      workspaceRoots: options.workspaceRoots ?? [options.cwd],
+      cacheSafeParams,
+      promptMessages: buildForkDirective(cacheSafeParams, instruction),
+      querySource: source,
+      maxTurns: 1,
+      toolNames: [],
+      permissionMode: "plan",
+    });
+    const onAbort = () => handle.cancel("compaction aborted");
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      const result = await handle.result;
+      if (result.status !== "completed" || result.text.length === 0) {
+        return {
+          ok: false,
+          error: result.error?.message ?? `the ${source} fork returned no text (${result.status})`,
+        };
+      }
+      const usage = {
+        input_tokens: result.usage.inputTokens,
+        output_tokens: result.usage.outputTokens,
+        cache_creation_input_tokens: result.usage.cacheCreationInputTokens,
+        cache_read_input_tokens: result.usage.cacheReadInputTokens,
+      } as Usage;
+      return { ok: true, summary: result.text, usage };
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  };
+}
