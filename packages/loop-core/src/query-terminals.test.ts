@@ -186,6 +186,45 @@ describe("R-L6: every terminal reason, against the simulator", () => {
     await assertHistoryAccepted(handle, terminal.messages);
   });
 
+  it("R-L16/R-L12: Ctrl+C after a streamed tool started, before message_stop, leaves a valid history", async () => {
+    const handle = await sims.start([
+      {
+        content: [
+          { type: "tool_use", name: "Probe", input: {} },
+          { type: "text", text: "still talking ".repeat(40) },
+        ],
+      },
+    ]);
+    handle.sim.setFaults({ schedule: [{ kind: "slow", from: 1, to: 1, slowMs: 10 }] });
+    const started: string[] = [];
+    const params = simParams(handle, {
+      tools: [
+        testTool({
+          name: "Probe",
+          call: async () => {
+            started.push("probe");
+            return { content: "probed" };
+          },
+        }),
+      ],
+    });
+    const generator = query(params);
+    let next = await generator.next();
+    while (!next.done) {
+      if (
+        next.value.type === "stream_event" &&
+        next.value.event.type === "content_block_start" &&
+        next.value.event.index === 1
+      ) {
+        params.toolUseContext.abortController.abort();
+      }
+      next = await generator.next();
+    }
+    expect(next.value.reason).toBe("aborted_streaming");
+    expect(started).toEqual(["probe"]);
+    await assertHistoryAccepted(handle, next.value.messages);
+  });
+
   it("R-L16 aborted_tools: Ctrl+C while a tool runs answers every tool_use and marks toolUse", async () => {
     const handle = await sims.start([
       {

@@ -254,8 +254,12 @@ async function* queryLoop(
 
     // R-L16, path 1: aborted while streaming.
     if (signal.aborted) {
+      // Tools may have started from blocks of a reply that never completed: that reply is not in
+      // the history, so their results would answer a tool_use the API never sees (a 400).
+      const kept = new Set(assistantMessages.map((message) => message.uuid));
       const results: UserMessage[] = [];
       for await (const outcome of executor.results()) {
+        if (!kept.has(outcome.message.parentUuid ?? "")) continue;
         results.push(outcome.message);
         yield outcome.message;
       }
