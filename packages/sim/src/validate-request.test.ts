@@ -367,6 +367,27 @@ describe("issue 2 point 2: more API rules", () => {
     );
   });
 
+  it("an image over 5 MB, also inside a tool_result (a media-size error clients recover from)", async () => {
+    const big = {
+      type: "image" as const,
+      source: { type: "base64" as const, media_type: "image/png" as const, data: "A".repeat(7_000_000) },
+    };
+    await expect400(
+      base({ messages: [{ role: "user", content: [{ type: "text", text: "look" }, big] }] }),
+      "messages.0.content.1.image.source.base64: image exceeds 5 MB maximum: 5250000 bytes > 5242880 bytes",
+    );
+    await expect400(
+      base({
+        messages: [
+          { role: "user", content: "q" },
+          { role: "assistant", content: [toolUse("toolu_1")] },
+          { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [big] }] },
+        ],
+      }),
+      /^messages\.2\.content\.0\.content\.0\.image\.source\.base64: image exceeds 5 MB maximum/,
+    );
+  });
+
   it("with thinking enabled, the assistant turn before trailing tool results must start with thinking", async () => {
     await expect400(
       base({

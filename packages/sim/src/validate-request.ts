@@ -228,6 +228,8 @@ function checkContent(body: CountTokensRequest): ApiError | null {
     }
     if (typeof message.content === "string") continue;
     for (const [b, block] of message.content.entries()) {
+      const media = checkMediaSize(block, `messages.${m}.content.${b}`);
+      if (media) return media;
       if (block.type === "text" && block.text.length === 0) {
         if (block.cache_control) {
           return invalidRequest(
@@ -250,6 +252,28 @@ function checkContent(body: CountTokensRequest): ApiError | null {
     }
   }
   return null;
+}
+
+/** The API's per-image limit; clients withhold and recover from this error (SPEC R-L9). */
+const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+
+function checkMediaSize(block: ContentBlockParam, path: string): ApiError | null {
+  if (block.type === "tool_result" && Array.isArray(block.content)) {
+    for (const [i, inner] of block.content.entries()) {
+      const error = checkMediaSize(inner, `${path}.content.${i}`);
+      if (error) return error;
+    }
+    return null;
+  }
+  if (block.type !== "image") return null;
+  const source = block.source as { type: string; data?: unknown };
+  if (source.type !== "base64" || typeof source.data !== "string") return null;
+  const padding = source.data.endsWith("==") ? 2 : source.data.endsWith("=") ? 1 : 0;
+  const bytes = Math.floor((source.data.length * 3) / 4) - padding;
+  if (bytes <= MAX_IMAGE_BYTES) return null;
+  return invalidRequest(
+    `${path}.image.source.base64: image exceeds 5 MB maximum: ${bytes} bytes > ${MAX_IMAGE_BYTES} bytes`,
+  );
 }
 
 interface Turn {
