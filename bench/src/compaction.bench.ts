@@ -86,7 +86,7 @@ async function pipelineTimes(): Promise<BenchResult[]> {
         cacheSafeParams: undefined,
         signal: new AbortController().signal,
       };
-      const samples = await timeRuns(() => pass(pipeline, input), size === 1_000 ? 50 : 10);
+      const samples = await timeRuns(() => pass(pipeline, input), size === 1_000 ? 100 : 30, 5);
       medians.push(percentile(samples, 50));
     }
     results.push(
@@ -120,6 +120,20 @@ const workTool: Tool = {
   }),
 };
 
+/** A message as plain text, the way a naive summarizer gets the transcript (no JSON overhead). */
+function renderPlain(message: Message): string {
+  if (message.type === "system") return "";
+  const content = message.message.content;
+  if (typeof content === "string") return `${message.type}: ${content}`;
+  const parts = content.map((block) => {
+    if (block.type === "text") return block.text;
+    if (block.type === "tool_use") return `[called ${block.name} ${JSON.stringify(block.input)}]`;
+    if (block.type === "tool_result") return typeof block.content === "string" ? block.content : "";
+    return "";
+  });
+  return `${message.type}: ${parts.join("\n")}`;
+}
+
 async function compactionCost(): Promise<BenchResult[]> {
   const TURNS = 40;
   let step = 0;
@@ -136,7 +150,7 @@ async function compactionCost(): Promise<BenchResult[]> {
   const sim = await startSimulator({ brain: withSummarizer<BrainRequest, BrainReply>(main) as never });
   try {
     const client = new Anthropic({ apiKey: "bench-key", baseURL: sim.url, maxRetries: 0 });
-    const model = "claude-sonnet-4-5";
+    const model = "claude-sonnet-4-6";
     let params: CacheSafeParams | undefined;
     const run = query({
       messages: [
@@ -182,11 +196,7 @@ async function compactionCost(): Promise<BenchResult[]> {
     const safeRecord = sim.requests()[before];
 
     // Naive: a summarizer prompt of its own, the transcript pasted as text.
-    const transcript = history
-      .map((message) =>
-        message.type === "system" ? "" : `${message.type}: ${JSON.stringify(message.message.content)}`,
-      )
-      .join("\n");
+    const transcript = history.map(renderPlain).join("\n");
     await client.messages.create(
       {
         model,

@@ -153,14 +153,20 @@ export function createContextPipeline(options: ContextPipelineOptions): Compacti
     // guards the hard limit only once the breaker is open (R-C1, R-L11). With auto-compact off
     // the SPEC'd outcome at the hard limit is the loop's `blocking_limit` terminal (R-L6).
     const snipOnTokens = autoCompactEnabled && !autoCompactUsable(input.tracking);
-    const plan = planSnip(messages, {
-      tokens: before - freed,
-      triggerTokens: snipOnTokens ? limits.blockingLimit : Number.POSITIVE_INFINITY,
-      targetTokens: Math.floor(limits.autoCompact * TARGET_SHARE),
-      maxMessages,
-      targetMessages: Math.floor(maxMessages * TARGET_SHARE),
-      tailStart: protectedTailStart(messages, Math.floor(limits.autoCompact * TAIL_SHARE)),
-    });
+    const tokens = before - freed;
+    const snipTrigger = snipOnTokens ? limits.blockingLimit : Number.POSITIVE_INFINITY;
+    // The common pass ends here: finding the tail walks the history, so only when snip may run.
+    const plan =
+      tokens >= snipTrigger || messages.length > maxMessages
+        ? planSnip(messages, {
+            tokens,
+            triggerTokens: snipTrigger,
+            targetTokens: Math.floor(limits.autoCompact * TARGET_SHARE),
+            maxMessages,
+            targetMessages: Math.floor(maxMessages * TARGET_SHARE),
+            tailStart: protectedTailStart(messages, Math.floor(limits.autoCompact * TAIL_SHARE)),
+          })
+        : null;
     const boundaries: SystemMessage[] = [];
     if (plan) {
       const dropped = plan.to - plan.from;

@@ -38,7 +38,13 @@ export interface HistoryBuilder {
 export function createHistory(factory: MessageFactory = createCountingFactory()): HistoryBuilder {
   const messages: Message[] = [];
   let toolIds = 0;
+  /** Estimated tokens of `messages` so far: the next assistant message's input usage. */
+  let counted = 0;
   const parent = (): string | null => messages.at(-1)?.uuid ?? null;
+  const push = (message: Message): void => {
+    messages.push(message);
+    counted += estimateMessageTokens(message);
+  };
 
   function assistant(content: ContentBlock[], stop: "end_turn" | "tool_use"): AssistantMessage {
     const uuid = factory.uuid();
@@ -63,14 +69,13 @@ export function createHistory(factory: MessageFactory = createCountingFactory())
         },
       } as unknown as AssistantMessage["message"],
     };
-    const input = messages.reduce((sum, message) => sum + estimateMessageTokens(message), 0);
     const usage = {
       ...draft.message.usage,
-      input_tokens: input,
+      input_tokens: counted,
       output_tokens: estimateMessageTokens(draft),
     };
     const message: AssistantMessage = { ...draft, message: { ...draft.message, usage } };
-    messages.push(message);
+    push(message);
     return message;
   }
 
@@ -90,7 +95,7 @@ export function createHistory(factory: MessageFactory = createCountingFactory())
         timestamp: factory.now(),
         message: { role: "user", content: text },
       };
-      messages.push(message);
+      push(message);
       return message;
     },
     toolCall(name, input, result, options = {}) {
@@ -119,7 +124,7 @@ export function createHistory(factory: MessageFactory = createCountingFactory())
           ],
         },
       };
-      messages.push(answer);
+      push(answer);
       return { use, result: answer, toolUseId };
     },
     answer(text, options = {}) {
