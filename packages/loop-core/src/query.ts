@@ -1,4 +1,4 @@
-import { isMaxOutputTokens, isMediaError, isPromptTooLong, isWithheld } from "./api-error-kinds.js";
+import { isWithheld } from "./api-error-kinds.js";
 import { buildSystemBlocks, toolDefinitions } from "./build-request.js";
 import type { CacheSafeParams } from "./cache-safe-params.js";
 import { blockingLimitError, manageContext } from "./context-management.js";
@@ -6,8 +6,8 @@ import { type ContextStageInput, passthroughContextPipeline } from "./context-pi
 import { createApiErrorMessage, createUserMessage } from "./create-message.js";
 import { FallbackTriggeredError } from "./errors.js";
 import type { LoopEvent } from "./loop-events.js";
-import { interruptNotice, keepableCutReply, lastUuid, stripThinkingBlocks } from "./loop-messages.js";
-import { type LoopState, MAX_OUTPUT_TOKENS_RECOVERY_LIMIT, type QueuedCommand } from "./loop-state.js";
+import { interruptNotice, lastUuid, stripThinkingBlocks } from "./loop-messages.js";
+import type { LoopState, QueuedCommand } from "./loop-state.js";
 import type { AssistantMessage, Message, UserMessage } from "./messages.js";
 import { yieldMissingToolResultBlocks } from "./missing-tool-results.js";
 import type { CanUseTool } from "./permissions.js";
@@ -20,6 +20,7 @@ import { checkTokenBudget, INITIAL_BUDGET_TRACKER } from "./token-budget.js";
 import { tokenCountWithEstimation } from "./token-estimation.js";
 import { DEFAULT_SUMMARY_MODEL, generateToolUseSummary } from "./tool-use-summary.js";
 import { UsageCounter } from "./usage-counter.js";
+import { recoverWithheld } from "./withheld-recovery.js";
 
 export type { LoopEvent } from "./loop-events.js";
 export { stripThinkingBlocks } from "./loop-messages.js";
@@ -282,89 +283,25 @@ async function* queryLoop(
       if (summary) yield summary;
     }
 
-    if (withheld && (isPromptTooLong(withheld) || isMediaError(withheld))) {
+    if (withheld) {
+      // R-L9/R-L10: the withheld error gets its recovery ladder before anyone sees it.
       executor.discard();
-      // R-L10 ladder, weakest first: drain staged collapses (once in a row) → reactive compact
-      // (once, R-L11) → surface the withheld error.
-      if (isPromptTooLong(withheld) && state.transition?.reason !== "collapse_drain_retry") {
-        const drained = await pipeline.drainCollapse(stageInput(messagesForQuery, tracking));
-        if (drained) {
-          yield* drained.boundaries;
-          state = {
-            ...state,
-            messages: drained.messages,
-            toolUseContext,
-            autoCompactTracking: drained.tracking,
-            pendingToolUseSummary: undefined,
-            transition: { reason: "collapse_drain_retry" },
-          };
-          continue;
-        }
-      }
-      if (!state.hasAttemptedReactiveCompact) {
-        const compacted = await pipeline.reactiveCompact(stageInput(messagesForQuery, tracking));
-        if (compacted) {
-          yield* compacted.boundaries;
-          state = {
-            ...state,
-            messages: compacted.messages,
-            toolUseContext,
-            autoCompactTracking: compacted.tracking,
-            hasAttemptedReactiveCompact: true,
-            pendingToolUseSummary: undefined,
-            transition: { reason: "reactive_compact_retry" },
-          };
-          continue;
-        }
-      }
-      yield withheld;
-      const reason = isPromptTooLong(withheld) ? "prompt_too_long" : "image_error";
-      return finish(reason, [...messagesForQuery, withheld], withheld.apiError);
-    }
-
-    if (withheld && isMaxOutputTokens(withheld)) {
-      executor.discard();
-      // R-L10: first raise the cap 8K → 64K and retry the same request (once)…
-      if (state.maxOutputTokensOverride === undefined && maxOutputTokens < config.escalatedMaxOutputTokens) {
-        state = {
-          ...state,
-          messages: messagesForQuery,
-          toolUseContext,
-          autoCompactTracking: tracking,
-          maxOutputTokensOverride: config.escalatedMaxOutputTokens,
-          pendingToolUseSummary: undefined,
-          transition: { reason: "max_output_tokens_escalate" },
-        };
+      const step = yield* recoverWithheld({
+        withheld,
+        state: { ...state, toolUseContext, autoCompactTracking: tracking, pendingToolUseSummary: undefined },
+        messagesForQuery,
+        assistantMessages,
+        pipeline,
+        stageInput: (messages) => stageInput(messages, tracking),
+        escalatedMaxOutputTokens: config.escalatedMaxOutputTokens,
+        maxOutputTokens,
+        uuid: deps.uuid,
+      });
+      if ("next" in step) {
+        state = step.next;
         continue;
       }
-      // …then keep the cut reply and ask the model to continue, at most 3 times.
-      if (state.maxOutputTokensRecoveryCount < MAX_OUTPUT_TOKENS_RECOVERY_LIMIT) {
-        const kept = keepableCutReply(withheld);
-        const prompt = createUserMessage(
-          "Output token limit hit. Resume directly where you stopped — no apology, no recap. " +
-            "Break the remaining work into smaller pieces.",
-          { isMeta: true, uuid: deps.uuid(), parentUuid: withheld.uuid },
-        );
-        if (kept) yield kept;
-        yield prompt;
-        const attempt = state.maxOutputTokensRecoveryCount + 1;
-        state = {
-          ...state,
-          messages: [...messagesForQuery, ...assistantMessages, ...(kept ? [kept] : []), prompt],
-          toolUseContext,
-          autoCompactTracking: tracking,
-          maxOutputTokensRecoveryCount: attempt,
-          pendingToolUseSummary: undefined,
-          transition: { reason: "max_output_tokens_recovery", attempt },
-        };
-        continue;
-      }
-      yield withheld;
-      const error = {
-        type: "max_output_tokens",
-        message: `The reply hit the output cap (${maxOutputTokens} tokens) after ${MAX_OUTPUT_TOKENS_RECOVERY_LIMIT} recovery attempts`,
-      };
-      return finish("model_error", [...messagesForQuery, ...assistantMessages, withheld], error);
+      return finish(step.reason, step.messages, step.error);
     }
 
     const messagesSoFar: Message[] = [...messagesForQuery, ...assistantMessages];
