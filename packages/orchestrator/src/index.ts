@@ -12,6 +12,7 @@ export {
   createAgentPool,
   type ParentToolHandler,
 } from "./agent-pool.js";
+export { createAgentTool } from "./agent-tool.js";
 export {
   ORCHESTRATOR_ERROR_CODES,
   OrchestratorError,
@@ -19,9 +20,13 @@ export {
   type WireError,
 } from "./errors.js";
 export { buildForkDirective, FORK_PLACEHOLDER_RESULT, toForkHistory } from "./fork-messages.js";
+export { defaultSubAgentTools, type ForkToolOptions, forkToolResult } from "./fork-tool-support.js";
 export { type GitStatus, readGitStatus } from "./git-status.js";
+export { createSession, type MainSession, type MainSessionOptions, runMainSession } from "./main-session.js";
 export { type MemoryFile, readMemoryFiles } from "./memory-files.js";
+export { createPoolCompactRunner } from "./pool-compact-runner.js";
 export { type AssembledSession, type AssembleSessionOptions, assembleSession } from "./session-assembly.js";
+export { createSkillTool } from "./skill-tool.js";
 export { type LoadedSkills, loadSkills, loadSkillsDetailed, parseSkill, type Skill } from "./skills.js";
 export type {
   ModelEndpoint,
