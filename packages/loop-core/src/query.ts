@@ -50,6 +50,10 @@ async function* queryLoop(
   const canUseTool = params.canUseTool ?? allowAll;
   const usage = new UsageCounter();
   const systemPrompt = params.systemPrompt;
+  const hooks = params.hooks;
+  const onCacheSafeParams = params.onCacheSafeParams;
+  // The one live input: commands queued while the loop runs (R-L2).
+  const queuedCommands = params.queuedCommands;
   let lastCacheSafeParams: CacheSafeParams | undefined;
 
   let state: LoopState = {
@@ -130,7 +134,7 @@ async function* queryLoop(
     const toolRunOptions = () => ({
       context: toolUseContext,
       canUseTool,
-      hooks: params.hooks,
+      hooks,
       uuid: deps.uuid,
     });
     let executor = new StreamingToolExecutor(toolRunOptions());
@@ -326,7 +330,7 @@ async function* queryLoop(
         maxOutputTokens,
         forkContextMessages,
       };
-      params.onCacheSafeParams?.(lastCacheSafeParams);
+      onCacheSafeParams?.(lastCacheSafeParams);
     };
 
     const toolUses = assistantMessages.flatMap((message) =>
@@ -337,7 +341,7 @@ async function* queryLoop(
       executor.discard();
       saveCacheSafeParams(messagesSoFar);
       // R-L15: stop hooks; a hook that blocked is not re-run on the retry it caused.
-      const stop = await runStopHooks(params.hooks?.stop ?? [], {
+      const stop = await runStopHooks(hooks?.stop ?? [], {
         messages: messagesSoFar,
         stopHookActive: state.stopHookActive,
         context: toolUseContext,
@@ -447,7 +451,7 @@ async function* queryLoop(
 
     // R-L2: commands queued while this turn ran join the next request; marked started now.
     const queuedMessages: UserMessage[] = [];
-    for (const command of params.queuedCommands?.splice(0) ?? []) {
+    for (const command of queuedCommands?.splice(0) ?? []) {
       command.onStatus?.("started");
       consumed.push(command);
       const message = createUserMessage(command.content, { uuid: command.uuid, parentUuid: null });
