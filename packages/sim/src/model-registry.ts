@@ -97,6 +97,11 @@ export class ModelRegistry {
   resolve(id: string): ModelSpec | undefined {
     return this.#byName.get(id);
   }
+
+  /** Every model once (overrides replace built-ins), in registry order. */
+  list(): ModelSpec[] {
+    return [...new Set(this.#byName.values())];
+  }
 }
 
 const builtin = new ModelRegistry();

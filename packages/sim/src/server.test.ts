@@ -1,6 +1,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseFaultSpec } from "./faults.js";
+import { resolveModel } from "./model-registry.js";
 import { startSimulator } from "./server.js";
 import { signThinking } from "./thinking-signature.js";
 import { countTokens } from "./tokenizer.js";
@@ -72,6 +73,21 @@ describe("the simulator over HTTP with the SDK (issue 2 point 1)", () => {
     const tool = message.content[1];
     expect(tool?.type === "tool_use" && tool.input).toEqual({ file_path: "src/a-rather-long-name/index.ts" });
     expect(tool?.type === "tool_use" && tool.id).toMatch(/^toolu_/);
+  });
+});
+
+describe("issue 2 point 3: models endpoint", () => {
+  it("lists the registry (with overrides) and retrieves by id or alias", async () => {
+    sim = await startSimulator({
+      models: [{ ...resolveModel("claude-haiku-4-5")!, id: "tiny", aliases: [] }],
+    });
+    const c = client(sim);
+    const ids: string[] = [];
+    for await (const model of c.models.list()) ids.push(model.id);
+    expect(ids).toContain("claude-sonnet-4-5-20250929");
+    expect(ids).toContain("tiny");
+    expect((await c.models.retrieve("claude-haiku-4-5")).id).toBe("claude-haiku-4-5-20251001");
+    await expect(c.models.retrieve("nope")).rejects.toBeInstanceOf(Anthropic.NotFoundError);
   });
 });
 

@@ -8,6 +8,7 @@ import { scriptedBrain } from "./brains/scripted.js";
 import { handleMessages } from "./handle-messages.js";
 import { headerRecord, readBody, sendError, sendJson } from "./http-io.js";
 import { REALISTIC_LATENCY } from "./latency.js";
+import type { ModelSpec } from "./model-registry.js";
 import { addRecord, createState, type SimState } from "./sim-state.js";
 import type { RequestRecord, Simulator, SimulatorOptions } from "./types.js";
 import {
@@ -115,7 +116,9 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
       ? "messages"
       : method === "POST" && path === "/v1/messages/count_tokens"
         ? "count_tokens"
-        : null;
+        : method === "GET" && path.startsWith("/v1/models")
+          ? "models"
+          : null;
   if (!route) return sendError(res, record, state.clock(), requestId, apiError(404, "Not found"));
 
   const apiKey = apiKeyOf(req);
@@ -141,6 +144,7 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
       invalidRequest(`anthropic-version: "${version}" is not a valid version`),
     );
   }
+  if (route === "models") return handleModels(state, path, record, res);
   let json: unknown;
   try {
     json = JSON.parse(read.text);
@@ -177,6 +181,30 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
   const valid = validateMessagesRequest(json, ctx);
   if (!valid.ok) return sendError(res, record, state.clock(), requestId, valid.error);
   await handleMessages({ state, req, res, record, apiKey, valid: valid.value });
+}
+
+/** `GET /v1/models` and `GET /v1/models/{id}` (the SDK's `models.list()` / `retrieve()`). */
+function handleModels(state: SimState, path: string, record: RequestRecord, res: ServerResponse): void {
+  const now = state.clock();
+  const info = (spec: ModelSpec) => ({
+    type: "model",
+    id: spec.id,
+    display_name: `${spec.id} (simulated)`,
+    created_at: "2025-01-01T00:00:00Z",
+  });
+  const id = decodeURIComponent(path.slice("/v1/models/".length));
+  if (path === "/v1/models" || path === "/v1/models/") {
+    const data = state.registry.list().map(info);
+    const body = { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
+    sendJson(res, record, now, 200, JSON.stringify(body));
+    return;
+  }
+  const spec = state.registry.resolve(id);
+  if (!spec) {
+    sendError(res, record, now, record.id, apiError(404, `model: ${id}`));
+    return;
+  }
+  sendJson(res, record, now, 200, JSON.stringify(info(spec)));
 }
 
 function handleControl(
