@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
-import { apiError, invalidRequest } from "./api-error.js";
+import { type ApiError, apiError, invalidRequest } from "./api-error.js";
 import { builtinPolicyBrain } from "./brains/builtin-policy.js";
 import { scriptedBrain } from "./brains/scripted.js";
 import { handleMessages } from "./handle-messages.js";
@@ -100,10 +100,9 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
     record.endedAt = state.clock();
     record.latencyMs = performance.now() - t0;
   });
+  const fail = (error: ApiError): void => sendError(res, record, state.clock(), requestId, error);
   const read = await readBody(req);
-  if (!read.ok) {
-    return sendError(res, record, state.clock(), requestId, apiError(413));
-  }
+  if (!read.ok) return fail(apiError(413));
   record.rawBody = read.text;
 
   if (method === "HEAD" && path === "/") {
@@ -119,43 +118,25 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
         : method === "GET" && path.startsWith("/v1/models")
           ? "models"
           : null;
-  if (!route) return sendError(res, record, state.clock(), requestId, apiError(404, "Not found"));
+  if (!route) return fail(apiError(404, "Not found"));
 
   const apiKey = apiKeyOf(req);
   if (apiKey === null) {
-    return sendError(res, record, state.clock(), requestId, apiError(401, "x-api-key header is required"));
+    return fail(apiError(401, "x-api-key header is required"));
   }
   const version = req.headers["anthropic-version"];
   if (typeof version !== "string") {
-    return sendError(
-      res,
-      record,
-      state.clock(),
-      requestId,
-      invalidRequest("anthropic-version: header is required"),
-    );
+    return fail(invalidRequest("anthropic-version: header is required"));
   }
   if (!SUPPORTED_VERSIONS.has(version)) {
-    return sendError(
-      res,
-      record,
-      state.clock(),
-      requestId,
-      invalidRequest(`anthropic-version: "${version}" is not a valid version`),
-    );
+    return fail(invalidRequest(`anthropic-version: "${version}" is not a valid version`));
   }
   if (route === "models") return handleModels(state, path, record, res);
   let json: unknown;
   try {
     json = JSON.parse(read.text);
   } catch {
-    return sendError(
-      res,
-      record,
-      state.clock(),
-      requestId,
-      invalidRequest("There was an error parsing the body of your request: invalid JSON"),
-    );
+    return fail(invalidRequest("There was an error parsing the body of your request: invalid JSON"));
   }
   if (json && typeof json === "object" && "model" in json && typeof json.model === "string")
     record.model = json.model;
@@ -169,7 +150,7 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
 
   if (route === "count_tokens") {
     const valid = validateCountTokensRequest(json, ctx);
-    if (!valid.ok) return sendError(res, record, state.clock(), requestId, valid.error);
+    if (!valid.ok) return fail(valid.error);
     return sendJson(
       res,
       record,
@@ -179,7 +160,7 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
     );
   }
   const valid = validateMessagesRequest(json, ctx);
-  if (!valid.ok) return sendError(res, record, state.clock(), requestId, valid.error);
+  if (!valid.ok) return fail(valid.error);
   await handleMessages({ state, req, res, record, apiKey, valid: valid.value });
 }
 
