@@ -17,18 +17,21 @@ import {
   createContextPipeline,
   createQueryCompactRunner,
 } from "@forkloop/compaction";
-import { createHistory, withSummarizer } from "@forkloop/compaction/testing";
+import {
+  createHistory,
+  createScriptedAgent,
+  createWorkTool,
+  mainAgentParams,
+} from "@forkloop/compaction/testing";
 import {
   type CacheSafeParams,
   type ContextStageInput,
   type Message,
   type ModelInfo,
   query,
-  type Tool,
   tokenCountWithEstimation,
 } from "@forkloop/loop-core";
-import { type BrainReply, type BrainRequest, type SimUsage, startSimulator } from "@forkloop/sim";
-import { z } from "zod";
+import { type Brain, type SimUsage, startSimulator } from "@forkloop/sim";
 import { type BenchResult, compare, percentile, timeRuns } from "./harness.js";
 
 const fresh = { compacted: false, turnCounter: 0, turnId: "bench", consecutiveFailures: 0 };
@@ -108,17 +111,7 @@ function weighted(usage: SimUsage): number {
   return usage.input_tokens + usage.cache_creation_input_tokens * 1.25 + usage.cache_read_input_tokens * 0.1;
 }
 
-const workTool: Tool = {
-  name: "Work",
-  description: "Migrate one module to the structured logger and report the call sites changed.",
-  inputSchema: z.object({ file_path: z.string(), step: z.number() }).loose(),
-  isConcurrencySafe: () => true,
-  isReadOnly: () => true,
-  maxResultSizeChars: 100_000,
-  call: async (input) => ({
-    content: `migrated ${String(input.file_path)}: logger.info(event, fields)\n`.repeat(25),
-  }),
-};
+const workTool = createWorkTool({ lines: 25 });
 
 /** A message as plain text, the way a naive summarizer gets the transcript (no JSON overhead). */
 function renderPlain(message: Message): string {
@@ -136,44 +129,20 @@ function renderPlain(message: Message): string {
 
 async function compactionCost(): Promise<BenchResult[]> {
   const TURNS = 40;
-  let step = 0;
-  const main = (_request: BrainRequest): BrainReply => {
-    step++;
-    if (step > TURNS) return { content: [{ type: "text", text: "All modules migrated." }] };
-    return {
-      content: [
-        { type: "text", text: `Step ${step}: rewriting the printf-style calls with structured fields.` },
-        { type: "tool_use", name: "Work", input: { file_path: `/src/mod${step}.ts`, step } },
-      ],
-    };
-  };
-  const sim = await startSimulator({ brain: withSummarizer<BrainRequest, BrainReply>(main) as never });
+  const agent = createScriptedAgent({ turns: TURNS, modules: 1_000 });
+  const sim = await startSimulator({ brain: agent as Brain });
   try {
     const client = new Anthropic({ apiKey: "bench-key", baseURL: sim.url, maxRetries: 0 });
     const model = "claude-sonnet-4-6";
     let params: CacheSafeParams | undefined;
     const run = query({
-      messages: [
-        {
-          type: "user",
-          uuid: "task",
-          parentUuid: null,
-          timestamp: new Date().toISOString(),
-          message: { role: "user", content: "Port every module under /src to the structured logger." },
-        },
-      ],
-      systemPrompt: `You are a coding agent working in a TypeScript monorepo. ${"Follow the repository conventions, keep exports stable, run the tests after each change. ".repeat(30)}`,
-      toolUseContext: {
-        cwd: process.cwd(),
-        workspaceRoots: [process.cwd()],
+      ...mainAgentParams({
+        client,
+        model,
         tools: [workTool],
-        abortController: new AbortController(),
-        agentId: "main",
-        agentState: { readFiles: new Map(), todos: [] },
-        options: { model, permissionMode: "bypassPermissions" },
-      },
-      querySource: "repl_main_thread",
-      client,
+        task: "Port every module under /src to the structured logger.",
+        systemPrompt: `You are a coding agent working in a TypeScript monorepo. ${"Follow the repository conventions, keep exports stable, run the tests after each change. ".repeat(30)}`,
+      }),
       onCacheSafeParams: (latest) => {
         params = latest;
       },

@@ -6,24 +6,15 @@ import {
   query,
   type SystemMessage,
   type Terminal,
-  type Tool,
   type UserMessage,
 } from "@forkloop/loop-core";
-import {
-  type Brain,
-  type BrainReply,
-  type BrainRequest,
-  type FaultSpec,
-  type Simulator,
-  startSimulator,
-} from "@forkloop/sim";
+import { type Brain, type FaultSpec, type Simulator, startSimulator } from "@forkloop/sim";
 import { afterEach, describe, expect, it } from "vitest";
-import { z } from "zod";
 import type { CompactionEvent } from "./events.js";
 import { messageText } from "./message-shape.js";
 import { createContextPipeline } from "./pipeline.js";
 import { createQueryCompactRunner } from "./query-compact-runner.js";
-import { withSummarizer } from "./testing/index.js";
+import { createScriptedAgent, createWorkTool, mainAgentParams } from "./testing/index.js";
 
 /**
  * Long scripted sessions through loop-core's query(), the simulator over real HTTP and the
@@ -72,39 +63,20 @@ async function start(brain: Brain, faults?: FaultSpec) {
   return { sim, client: new Anthropic({ apiKey: "test-key", baseURL: sim.url, maxRetries: 0 }) };
 }
 
-/** The Work tool: about 330 tokens of output per call; step 3 reveals the needle (the agent notes it). */
-const workTool: Tool = {
-  name: "Work",
-  description: "Migrate one module and report what changed.",
-  inputSchema: z.object({ file_path: z.string(), step: z.number() }).loose(),
-  isConcurrencySafe: () => true,
-  isReadOnly: () => true,
-  maxResultSizeChars: 100_000,
-  call: async (input) => ({
-    content: `${input.step === 3 ? `${NEEDLE}\n` : ""}${`migrated ${String(input.file_path)} call site ${String(input.step)}: logger.info(event, fields)\n`.repeat(20)}`,
-  }),
-};
+/** About 330 tokens of output per call; step 3 reveals the needle. */
+const workTool = createWorkTool({ lines: 20, needle: { step: 3, text: NEEDLE } });
 
-/** The main agent: one Work call per turn until `turns`, then a final answer. */
-function scriptedAgent(turns: number): Brain & { readonly mainRequests: () => number } {
-  let step = 0;
-  const main = (_request: BrainRequest): BrainReply => {
-    step++;
-    if (step > turns) return { content: [{ type: "text", text: `All ${turns} steps done.` }] };
-    return {
-      content: [
-        ...(step === 3 ? [{ type: "text" as const, text: `Noted from the tool output:\n${NEEDLE}` }] : []),
-        // Reasoning text stays in the history (microcompact clears tool results, not this).
-        {
-          type: "text",
-          text: `Step ${step}: ${"the logger call sites in this module follow the old printf pattern, so I rewrite them with structured fields and keep the exports. ".repeat(3)}`,
-        },
-        { type: "tool_use", name: "Work", input: { file_path: `/src/mod${step % 25}.ts`, step } },
-      ],
-    };
-  };
-  const brain = withSummarizer<BrainRequest, BrainReply>(main) as Brain;
-  return Object.assign(brain, { mainRequests: () => step });
+/** One Work call per turn; the agent notes the needle at step 3 in its own words. */
+function scriptedAgent(turns: number) {
+  return createScriptedAgent({
+    turns,
+    // Reasoning text stays in the history (microcompact clears tool results, not this).
+    reasoning:
+      "the logger call sites in this module follow the old printf pattern, so I rewrite them with structured fields and keep the exports. ".repeat(
+        3,
+      ),
+    note: { step: 3, text: `Noted from the tool output:\n${NEEDLE}` },
+  });
 }
 
 async function run(
@@ -123,27 +95,13 @@ async function run(
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
   });
   const generator = query({
-    messages: [
-      {
-        type: "user",
-        uuid: "task",
-        parentUuid: null,
-        timestamp: new Date().toISOString(),
-        message: { role: "user", content: TASK },
-      },
-    ],
-    systemPrompt: "You are a coding agent. Work through the modules one by one.",
-    toolUseContext: {
-      cwd: process.cwd(),
-      workspaceRoots: [process.cwd()],
+    ...mainAgentParams({
+      client,
+      model: CLIENT_MODEL.id,
       tools: [workTool],
-      abortController: new AbortController(),
-      agentId: "main",
-      agentState: { readFiles: new Map(), todos: [] },
-      options: { model: CLIENT_MODEL.id, permissionMode: "bypassPermissions" },
-    },
-    querySource: "repl_main_thread",
-    client,
+      task: TASK,
+      systemPrompt: "You are a coding agent. Work through the modules one by one.",
+    }),
     contextPipeline: pipeline,
     modelOverrides: [CLIENT_MODEL],
     maxTurns: options.maxTurns,

@@ -155,4 +155,10 @@ export function createScriptedCompactRunner(
   };
   return Object.assign(runner, { requests });
 }
+export {
+  createScriptedAgent,
+  createWorkTool,
+  mainAgentParams,
+  type ScriptedAgent,
+} from "./scripted-session.js";
 export { extractiveSummary, withSummarizer } from "./summarizer-brain.js";
