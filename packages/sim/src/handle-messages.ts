@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type ApiError, apiError, errorBody } from "./api-error.js";
+import { type ApiError, apiError } from "./api-error.js";
 import { toBrainRequest } from "./brain-request.js";
 import { type BuiltReply, buildReply } from "./build-reply.js";
 import { type FaultDecision, faultOfKind, faultRecordName, pickFault } from "./faults.js";
@@ -191,7 +191,11 @@ async function streamReply(
       if (fault.kind === "mid_stream_error") {
         const error: ApiError = apiError(529);
         record.error = { type: error.type, message: error.message };
-        pending += formatEvent({ event: "error", data: JSON.parse(errorBody(error, record.id)) });
+        // The API's mid-stream error event (api doc §3); the SDK throws on it and does not retry.
+        pending += formatEvent({
+          event: "error",
+          data: { type: "error", error: { type: error.type, message: error.message } },
+        });
         await flush(res, pending);
         res.end();
         return;
