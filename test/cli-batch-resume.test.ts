@@ -80,4 +80,35 @@ describe("forkloop batch: crash safety", () => {
     expect(results).toHaveLength(ITEMS);
     expect(results.every((line) => JSON.parse(line).status === "succeeded")).toBe(true);
   });
+
+  it("Ctrl+C stops the batch cleanly: exit 130, running items left for --resume, which finishes the rest", async () => {
+    await mkdir(join(dir, "src"));
+    for (let index = 0; index < 8; index++)
+      await writeFile(join(dir, "src", `g${index}.ts`), `export const g${index} = 1;\n`);
+    const run = startCli(
+      [
+        "batch",
+        "--files",
+        "src/*.ts",
+        "--prompt",
+        "Summarize {{file}}",
+        "--concurrency",
+        "2",
+        "--id",
+        "intr",
+      ],
+      { cwd: dir, env: { FORKLOOP_SIM_FAULTS: "slow@1+:slow_ms=40" } },
+    );
+    await waitForOutput(run.child, run.stderr, (text) => /^ok /m.test(text));
+    run.child.kill("SIGINT");
+    const stopped = await run.exited;
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toContain("interrupted: resume with `forkloop batch --resume intr`");
+    expect(stopped.stdout).toMatch(/8 items: \d succeeded, 0 failed, \d not finished/);
+    const resumed = await runCli(["batch", "--resume", "intr"], { cwd: dir });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toMatch(/8 items: 8 succeeded, 0 failed/);
+    const { records } = await readJournal(join(dir, ".forkloop", "batches", "intr"));
+    expect(records.filter((record) => record.type === "completed")).toHaveLength(8);
+  });
 });
