@@ -165,6 +165,9 @@ export function describeIssue(issue: z.core.$ZodIssue, prefix: readonly Property
   let message = issue.message;
   if (issue.code === "invalid_type") {
     message = issue.input === undefined ? "Field required" : `Input should be a valid ${issue.expected}`;
+  } else if (issue.code === "invalid_value") {
+    const values = issue.values.map((v) => `'${String(v)}'`);
+    message = `Input should be ${values.length > 1 ? `${values.slice(0, -1).join(", ")} or ${values.at(-1)}` : values[0]}`;
   } else if (issue.code === "invalid_union") {
     message = "Input tag does not match any of the expected tags";
   } else if (issue.code === "unrecognized_keys") {

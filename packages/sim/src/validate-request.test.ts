@@ -77,6 +77,17 @@ describe("issue 2 point 2: validation as strict as the API", () => {
     );
   });
 
+  it("bad enum values and unknown block types", async () => {
+    await expect400(
+      base({ messages: [{ role: "bot", content: "x" }] } as never),
+      "messages.0.role: Input should be 'user', 'assistant' or 'system'",
+    );
+    await expect400(
+      base({ messages: [{ role: "user", content: [{ type: "foo" }] }] } as never),
+      "messages.0.content.0.type: Input tag does not match any of the expected tags",
+    );
+  });
+
   it("unknown model → 404 not_found_error naming the model", async () => {
     const error = await rejection(base({ model: "claude-nonexistent-9" }));
     expect(error).toBeInstanceOf(Anthropic.NotFoundError);
