@@ -35,12 +35,13 @@ export async function walkFiles(
     }
     entries.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
     const subdirs: string[] = [];
+    const isIgnored = options.filter.forDirectory(dir);
     for (const entry of entries) {
       if (options.skipHidden === true && entry.name.startsWith(".")) continue;
       const path = join(dir, entry.name);
       if (entry.isDirectory()) {
-        if (!options.filter.isIgnored(path, true)) subdirs.push(path);
-      } else if (entry.isFile() && !options.filter.isIgnored(path, false)) {
+        if (!isIgnored(entry.name, true)) subdirs.push(path);
+      } else if (entry.isFile() && !isIgnored(entry.name, false)) {
         if (files.length >= maxFiles) return { files, truncated: true };
         files.push(path);
       }

@@ -32,6 +32,38 @@ export class GitignoreFilter {
     return this.matchesOwnRules(path, isDirectory);
   }
 
+  /**
+   * A checker for the entries of one directory (which must not itself be ignored): the rule
+   * chain from the base down to `dir` is computed once, so a walk pays per entry only the
+   * pattern tests, not path arithmetic.
+   */
+  forDirectory(dir: string): (name: string, isDirectory: boolean) => boolean {
+    if (!isInside(dir, this.base)) return () => false;
+    const relativeDir = relative(this.base, dir);
+    const segments = relativeDir === "" ? [] : relativeDir.split(sep);
+    const chain: { rules: Ignore; prefix: string }[] = [];
+    let ruleDir = this.base;
+    for (let depth = 0; depth <= segments.length; depth++) {
+      const rules = this.rulesFor(ruleDir);
+      if (rules !== null) {
+        const below = segments.slice(depth).join("/");
+        chain.push({ rules, prefix: below === "" ? "" : `${below}/` });
+      }
+      const next = segments[depth];
+      if (next !== undefined) ruleDir = join(ruleDir, next);
+    }
+    return (name, isDirectory) => {
+      if (name === ".git") return true;
+      let ignored = false;
+      for (const { rules, prefix } of chain) {
+        const verdict = rules.test(`${prefix}${name}${isDirectory ? "/" : ""}`);
+        if (verdict.ignored) ignored = true;
+        else if (verdict.unignored) ignored = false;
+      }
+      return ignored;
+    };
+  }
+
   private isIgnoredDirectory(dir: string): boolean {
     const known = this.ignoredDirs.get(dir);
     if (known !== undefined) return known;

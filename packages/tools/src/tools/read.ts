@@ -1,4 +1,4 @@
-import { open } from "node:fs/promises";
+import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
 import { z } from "zod";
 import { decodeTextFile } from "../text-file.js";
 import { absolutePath, defineTool, numberLines, recordRead, toolError } from "../tool-kit.js";
@@ -47,26 +47,30 @@ export const readTool = defineTool({
     if (!resolved.ok) return toolError(resolved.error);
     const path = resolved.path;
 
-    let handle: Awaited<ReturnType<typeof open>>;
+    // Synchronous fs on one descriptor: stat and content come from the same open file, and it
+    // measured ~2x faster than fs/promises (bench/src/tools.bench.ts).
+    let fd: number;
     try {
-      handle = await open(path, "r");
+      // O_NONBLOCK: should a FIFO replace the file after the confinement check, open must not hang.
+      fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOENT") return toolError(`File does not exist: ${path}`);
       return toolError(`Cannot open ${path}: ${code ?? String(error)}`);
     }
     try {
-      const stats = await handle.stat();
+      const stats = fstatSync(fd);
       if (stats.isDirectory()) return toolError(`${path} is a directory; use the LS tool to list it.`);
+      if (!stats.isFile()) return toolError(`${path} is not a regular file; Read refuses it.`);
       if (stats.size > READ_MAX_FILE_BYTES) {
         return toolError(
           `${path} is ${stats.size} bytes, more than the ${READ_MAX_FILE_BYTES}-byte limit of Read. ` +
             "Use Grep to find the part you need, or Bash with head/tail/sed -n.",
         );
       }
-      const decoded = decodeTextFile(await handle.readFile(), path);
+      const decoded = decodeTextFile(readFileSync(fd), path);
       if (!decoded.ok) return toolError(decoded.error);
-      // Recorded from the same open handle, so Write/Edit compare against exactly what was read.
+      // Recorded from the same descriptor, so Write/Edit compare against exactly what was read.
       recordRead(context.agentState, path, stats);
 
       if (decoded.text.length === 0) {
@@ -105,7 +109,7 @@ export const readTool = defineTool({
       const body = numberLines(shown, start);
       return { content: notes.length === 0 ? body : `${body}\n\n(${notes.join(" ")})` };
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
   },
 });
