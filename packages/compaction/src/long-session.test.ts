@@ -67,9 +67,10 @@ async function start(brain: Brain, faults?: FaultSpec) {
 const workTool = createWorkTool({ lines: 20, needle: { step: 3, text: NEEDLE } });
 
 /** One Work call per turn; the agent notes the needle at step 3 in its own words. */
-function scriptedAgent(turns: number) {
+function scriptedAgent(turns: number, thinking = false) {
   return createScriptedAgent({
     turns,
+    thinking,
     // Reasoning text stays in the history (microcompact clears tool results, not this).
     reasoning:
       "the logger call sites in this module follow the old printf pattern, so I rewrite them with structured fields and keep the exports. ".repeat(
@@ -85,6 +86,7 @@ async function run(
     maxTurns: number;
     onEvent?: (event: CompactionEvent) => void;
     runCompact?: Parameters<typeof createContextPipeline>[0]["runCompact"];
+    thinking?: boolean;
   },
 ) {
   const pipeline = createContextPipeline({
@@ -103,6 +105,7 @@ async function run(
       systemPrompt: "You are a coding agent. Work through the modules one by one.",
     }),
     contextPipeline: pipeline,
+    ...(options.thinking ? { thinking: { type: "enabled" as const, budget_tokens: 1_024 } } : {}),
     modelOverrides: [CLIENT_MODEL],
     maxTurns: options.maxTurns,
     recordSnapshots: true,
@@ -167,6 +170,27 @@ describe("long sessions on a 24k-window simulator model", () => {
     for (const record of compactRecords) {
       expect(record.usage!.cache_read_input_tokens).toBeGreaterThan(promptTokens(record.usage!) / 2);
     }
+  });
+
+  it("R-L17: with thinking on, every compacted history keeps the latest thinking blocks as the API requires", async () => {
+    const agent = scriptedAgent(80, true);
+    const { sim, client } = await start(agent);
+    const compactions: CompactionEvent[] = [];
+    const { events, terminal } = await run(client, {
+      maxTurns: 100,
+      thinking: true,
+      onEvent: (e) => compactions.push(e),
+    });
+
+    expect(terminal.reason).toBe("completed");
+    // The simulator validates thinking-block rules strictly (signatures, latest turn unmodified).
+    expect(sim.requests().filter((r) => r.error !== null)).toEqual([]);
+    expect(compactions.filter((e) => e.type === "compact_succeeded").length).toBeGreaterThanOrEqual(2);
+    const thinkingBlocks = terminal.messages.flatMap((m) =>
+      m.type === "assistant" ? m.message.content.filter((b) => b.type === "thinking") : [],
+    );
+    expect(thinkingBlocks.length).toBeGreaterThan(0);
+    expect(boundariesOf(events).length).toBeGreaterThanOrEqual(2);
   });
 
   it("R-C4/R-L11: the breaker opens after 3 consecutive failures; no fourth compact request", async () => {

@@ -35,6 +35,7 @@ interface BrainLikeRequest {
 
 type ScriptedBlock =
   | { readonly type: "text"; readonly text: string }
+  | { readonly type: "thinking"; readonly thinking: string }
   | { readonly type: "tool_use"; readonly name: string; readonly input: Record<string, unknown> };
 
 export interface ScriptedAgent {
@@ -53,6 +54,8 @@ export function createScriptedAgent(options: {
   readonly reasoning?: string;
   readonly note?: { readonly step: number; readonly text: string };
   readonly modules?: number;
+  /** Start each reply with a thinking block (the simulator signs it; needs thinking enabled). */
+  readonly thinking?: boolean;
 }): ScriptedAgent {
   let step = 0;
   const main = (_request: BrainLikeRequest): { readonly content: readonly ScriptedBlock[] } => {
@@ -61,8 +64,12 @@ export function createScriptedAgent(options: {
       return { content: [{ type: "text", text: `All ${options.turns} steps done.` }] };
     const note: ScriptedBlock[] =
       options.note?.step === step ? [{ type: "text", text: options.note.text }] : [];
+    const thinking: ScriptedBlock[] = options.thinking
+      ? [{ type: "thinking", thinking: `Plan for step ${step}.` }]
+      : [];
     return {
       content: [
+        ...thinking,
         ...note,
         { type: "text", text: `Step ${step}: ${options.reasoning ?? "rewriting the printf-style calls."}` },
         {
