@@ -72,7 +72,7 @@ describe("issue 2 point 9: the built-in policy brain", () => {
     expect(second.stop_reason).toBe("end_turn");
     const text = (second.content[0] as Anthropic.TextBlock).text;
     expect(text).toContain(`Summary of ${path}: 5 lines.`);
-    expect(text).toContain('First heading/comment: "// Greets people politely."');
+    expect(text).toContain('First heading/comment: "Greets people politely."');
     expect(text).toContain("Exported names: greet, DEFAULT.");
     expect(text).toMatch(/simulator/);
     expect(text).not.toMatch(/\bI am (Claude|an AI model)\b/);
@@ -242,6 +242,15 @@ describe("built-in policy helpers", () => {
     ["no path", null],
   ])("findFilePath(%j) = %j", (text, path) => {
     expect(findFilePath(text)).toBe(path);
+  });
+
+  it("describeContent skips comment punctuation, keeps Markdown headings, counts imports", () => {
+    expect(
+      describeContent("a.ts", 'import x from "x";\n/**\n * The real first line.\n */\nexport class A {}'),
+    ).toBe(
+      'Summary of a.ts: 5 lines, 1 imports. First heading/comment: "The real first line.". Exported names: A.',
+    );
+    expect(describeContent("R.md", "# Title\ntext")).toContain('First heading/comment: "# Title"');
   });
 
   it("describeContent falls back to defined names and frequent words", () => {

@@ -118,9 +118,7 @@ export function describeContent(subject: string, raw: string): string {
   // Read output is `cat -n` style ("  12\tcode"): drop the line numbers.
   const lines = raw.split("\n").map((line) => line.replace(/^\s*\d+\t/, ""));
   while (lines.length > 0 && lines.at(-1) === "") lines.pop();
-  const heading = lines
-    .map((l) => l.trim())
-    .find((l) => /^(#{1,6}\s|\/\/|\/\*\*?|\*\s|--\s|"""|<!--)/.test(l));
+  const heading = firstHeadingOrComment(lines);
   const exported = uniqueMatches(
     lines,
     /^export\s+(?:default\s+)?(?:async\s+)?(?:function\*?|class|const|let|var|interface|type|enum)\s+([A-Za-z_$][\w$]*)/,
@@ -129,7 +127,12 @@ export function describeContent(subject: string, raw: string): string {
     exported.length > 0
       ? exported
       : uniqueMatches(lines, /^\s*(?:def|class|function|fn|func|pub fn|struct|interface)\s+([A-Za-z_][\w]*)/);
-  const sentences = [`Summary of ${subject}: ${lines.length} lines.`];
+  const imports = lines.filter((l) =>
+    /^\s*(?:import\s|from\s+\S+\s+import\s|use\s+\w|#include\s)/.test(l),
+  ).length;
+  const sentences = [
+    `Summary of ${subject}: ${lines.length} lines${imports > 0 ? `, ${imports} imports` : ""}.`,
+  ];
   if (heading) sentences.push(`First heading/comment: "${truncate(heading, 100)}".`);
   if (defined.length > 0) {
     const label = exported.length > 0 ? "Exported names" : "Defined names";
@@ -139,6 +142,24 @@ export function describeContent(subject: string, raw: string): string {
     if (words.length > 0) sentences.push(`Most frequent words: ${words.join(", ")}.`);
   }
   return sentences.join(" ");
+}
+
+const COMMENT_START = /^(?:#{1,6}\s|\/\/|\/\*|\*|--\s|"""|<!--)/;
+
+/** The text of the first heading or comment, skipping lines that are only comment punctuation. */
+function firstHeadingOrComment(lines: readonly string[]): string | null {
+  const start = lines.findIndex((l) => COMMENT_START.test(l.trim()));
+  if (start < 0) return null;
+  for (const line of lines.slice(start, start + 5)) {
+    const trimmed = line.trim();
+    if (!COMMENT_START.test(trimmed)) break;
+    const text = trimmed
+      .replace(/^(?:#{1,6}|\/\/+|\/\*+|\*+|--|"""|<!--)\s*/, "")
+      .replace(/\s*(?:\*\/|-->|""")$/, "")
+      .trim();
+    if (/[A-Za-z0-9]/.test(text)) return trimmed.startsWith("#") ? trimmed : text;
+  }
+  return null;
 }
 
 function uniqueMatches(lines: readonly string[], pattern: RegExp): string[] {
