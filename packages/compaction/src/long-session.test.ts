@@ -1,3 +1,6 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import {
   type LoopEvent,
@@ -14,6 +17,7 @@ import type { CompactionEvent } from "./events.js";
 import { messageText } from "./message-shape.js";
 import { createContextPipeline } from "./pipeline.js";
 import { createQueryCompactRunner } from "./query-compact-runner.js";
+import { createFileSessionMemoryStore, type SessionMemoryStore } from "./session-memory.js";
 import { createScriptedAgent, createWorkTool, mainAgentParams } from "./testing/index.js";
 
 /**
@@ -38,8 +42,10 @@ const TASK = "Migrate every module under /src to the structured logger; keep eac
 const NEEDLE = "FACT: the release codename is BLUE-HERON-7";
 
 const open: Simulator[] = [];
+const dirs: string[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((sim) => sim.close()));
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
 async function start(brain: Brain, faults?: FaultSpec) {
@@ -87,6 +93,7 @@ async function run(
     onEvent?: (event: CompactionEvent) => void;
     runCompact?: Parameters<typeof createContextPipeline>[0]["runCompact"];
     thinking?: boolean;
+    sessionMemory?: SessionMemoryStore;
   },
 ) {
   const pipeline = createContextPipeline({
@@ -95,6 +102,7 @@ async function run(
       createQueryCompactRunner({ client, tools: [workTool], modelOverrides: [CLIENT_MODEL] }),
     modelOverrides: [CLIENT_MODEL],
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    ...(options.sessionMemory ? { sessionMemory: options.sessionMemory } : {}),
   });
   const generator = query({
     ...mainAgentParams({
@@ -191,6 +199,36 @@ describe("long sessions on a 24k-window simulator model", () => {
     );
     expect(thinkingBlocks.length).toBeGreaterThan(0);
     expect(boundariesOf(events).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("R-C5: session_memory requests keep a notes file; compaction starts from the notes instead of a compact request", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "forkloop-session-"));
+    dirs.push(dir);
+    const agent = scriptedAgent(120);
+    const { sim, client } = await start(agent);
+    const compactions: CompactionEvent[] = [];
+    const { terminal } = await run(client, {
+      maxTurns: 150,
+      sessionMemory: createFileSessionMemoryStore({ dir, sessionId: "s1" }),
+      onEvent: (e) => compactions.push(e),
+    });
+
+    expect(terminal.reason).toBe("completed");
+    expect(sim.requests().filter((r) => r.error !== null)).toEqual([]);
+    const memoryRequests = sim.requests().filter((r) => r.querySource === "session_memory");
+    expect(memoryRequests.length).toBeGreaterThan(0);
+    // Session-memory requests are forks too: the parent's prefix comes from the cache (R-F3).
+    for (const record of memoryRequests) expect(record.usage!.cache_read_input_tokens).toBeGreaterThan(0);
+    const fromNotes = compactions.filter(
+      (e) => e.type === "compact_succeeded" && e.source === "session_memory",
+    );
+    expect(fromNotes.length).toBeGreaterThan(0);
+    const notes = await readFile(join(dir, "s1.md"), "utf8");
+    expect(notes).toContain(NEEDLE);
+    expect(notes).toContain(TASK);
+    expect(messageText(terminal.messages.find((m) => m.type === "user" && m.isMeta === true)!)).toContain(
+      NEEDLE,
+    );
   });
 
   it("R-C4/R-L11: the breaker opens after 3 consecutive failures; no fourth compact request", async () => {
