@@ -42,11 +42,12 @@ export function findBreakpoints(
     if (!existing && last >= 0) breakpoints.push({ position: last, ttl });
     else if (!existing) breakpoints.push({ position: -1, ttl });
   }
-  if (breakpoints.length > MAX_BREAKPOINTS) {
+  const found = breakpoints.length + layout.positions.reduce((n, p) => n + p.extraMarkers, 0);
+  if (found > MAX_BREAKPOINTS) {
     return {
       ok: false,
       error: invalidRequest(
-        `A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${breakpoints.length}.`,
+        `A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${found}.`,
       ),
     };
   }

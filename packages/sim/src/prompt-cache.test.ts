@@ -456,6 +456,31 @@ describe("issue 2 point 5: breakpoint rules", () => {
     );
   });
 
+  it("a marker inside a tool_result's content is a breakpoint at the tool_result, and counts", () => {
+    const result = (id: string, markers: number) => ({
+      type: "tool_result" as const,
+      tool_use_id: id,
+      content: Array.from({ length: markers }, (_, i) => ({
+        type: "text" as const,
+        text: `r${i}`,
+        cache_control: EPH,
+      })),
+    });
+    const body = (markers: number): Body => ({
+      model: "m",
+      messages: [
+        user(1),
+        { role: "assistant", content: [{ type: "tool_use", id: "t", name: "T", input: {} }] },
+        { role: "user", content: [result("t", markers)] },
+      ],
+    });
+    expect(positions(findBreakpoints(layoutOf(body(1)), null))).toEqual([{ position: 2, ttl: "5m" }]);
+    const r = findBreakpoints(layoutOf(body(5)), null);
+    expect(r.ok ? null : r.error.message).toBe(
+      "A maximum of 4 blocks with cache_control may be provided. Found 5.",
+    );
+  });
+
   it("automatic caching takes a fifth slot when 4 explicit markers exist", () => {
     const body: Body = {
       model: "m",

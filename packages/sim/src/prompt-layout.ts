@@ -13,6 +13,8 @@ export interface PromptPosition {
   canonical: string;
   tokens: number;
   cacheControl: CacheControl | null;
+  /** Further markers folded into this position (inside a tool_result); they count toward the 4. */
+  extraMarkers: number;
   /** A breakpoint may sit here (automatic caching walks back past ineligible blocks). */
   cacheable: boolean;
 }
@@ -51,6 +53,7 @@ export function layoutPrompt(body: CountTokensRequest, options: LayoutOptions = 
       canonical: canonicalJson(rest),
       tokens: countTokens(tool.name) + countTokens(description) + countTokens(schema),
       cacheControl: cache_control ?? null,
+      extraMarkers: 0,
       cacheable: true,
     });
   });
@@ -96,15 +99,22 @@ function blockPosition(
   role: string,
   block: ContentBlockParam,
 ): PromptPosition {
-  const cacheControl = "cache_control" in block ? (block.cache_control ?? null) : null;
+  const outer = "cache_control" in block ? (block.cache_control ?? null) : null;
+  // Markers inside a tool_result's content sit at the tool_result's position (our granularity).
+  const inner =
+    block.type === "tool_result" && Array.isArray(block.content)
+      ? block.content.flatMap((c) => (c.cache_control ? [c.cache_control] : []))
+      : [];
+  const markers = [...(outer ? [outer] : []), ...inner];
   const { cache_control: _ignored, ...rest } = block as ContentBlockParam & { cache_control?: unknown };
   return {
     section,
     path,
+    extraMarkers: Math.max(0, markers.length - 1),
     // The role is part of the key: the same text said by the user or the assistant differs.
     canonical: `${role}:${canonicalJson(normaliseBlock(rest))}`,
     tokens: blockTokens(block),
-    cacheControl,
+    cacheControl: markers.at(-1) ?? null,
     cacheable: !(block.type === "thinking" || block.type === "redacted_thinking" || isEmptyText(block)),
   };
 }
