@@ -128,10 +128,9 @@ export function createContextPipeline(options: ContextPipelineOptions): Compacti
     messages: readonly Message[],
     tokensFreed: number,
     boundaries: readonly SystemMessage[],
-    tracking: AutoCompactTracking = input.tracking,
   ): ContextStageResult {
     recordCount(messages, Math.max(0, before - tokensFreed));
-    return { messages, boundaries, tokensFreed, tracking };
+    return { messages, boundaries, tokensFreed, tracking: input.tracking };
   }
 
   function budgetAndSnip(input: ContextStageInput): ContextStageResult {
