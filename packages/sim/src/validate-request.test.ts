@@ -269,6 +269,29 @@ describe("issue 2 point 2: validation as strict as the API", () => {
     await expect400(base({ temperature: 0.5 } as never), "temperature: Extra inputs are not permitted");
   });
 
+  it("sampling parameters under 2023-06-01: thinking needs temperature 1; models after Opus 4.6 restrict them", async () => {
+    const post = (body: object) =>
+      fetch(`${sim.url}/v1/messages`, {
+        method: "POST",
+        headers: { "x-api-key": "k", "anthropic-version": "2023-06-01", "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as { error?: { message: string } } }));
+    expect((await post({ ...base(), temperature: 0.2 })).status).toBe(200);
+    const thinking = await post({
+      ...base(),
+      temperature: 0.2,
+      thinking: { type: "enabled", budget_tokens: 1024 },
+    });
+    expect(thinking.body.error?.message).toMatch(
+      /^`temperature` may only be set to 1 when thinking is enabled/,
+    );
+    const opus47 = { ...base(), model: "claude-opus-4-7" };
+    expect((await post({ ...opus47, temperature: 1 })).status).toBe(200);
+    expect((await post({ ...opus47, temperature: 0.5 })).status).toBe(400);
+    expect((await post({ ...opus47, top_p: 0.5 })).status).toBe(400);
+    expect((await post({ ...opus47, top_k: 5 })).status).toBe(400);
+  });
+
   it("empty content", async () => {
     await expect400(
       base({ messages: [{ role: "user", content: "" }] }),

@@ -16,6 +16,7 @@ import {
   checkThinkingBlocks,
   checkThinkingConfig,
   checkThinkingFirst,
+  thinkingOn,
 } from "./validate-thinking.js";
 import { checkToolPairing, checkTools } from "./validate-tool-use.js";
 
@@ -50,7 +51,7 @@ export function validateMessagesRequest(raw: unknown, ctx: RequestContext): Vali
   const { model } = common.value;
   const error =
     checkMaxTokens(body, model) ??
-    checkSampling(body, ctx) ??
+    checkSampling(body, model, ctx) ??
     checkThinkingConfig(body, model, ctx) ??
     checkThinkingFirst(body) ??
     checkIssuedThinking(body, ctx.issuedThinking) ??
@@ -109,11 +110,29 @@ function checkMaxTokens(body: MessagesRequest, model: ModelSpec): ApiError | nul
   return null;
 }
 
-function checkSampling(body: MessagesRequest, ctx: RequestContext): ApiError | null {
+function checkSampling(body: MessagesRequest, model: ModelSpec, ctx: RequestContext): ApiError | null {
   // Version 2026-10-21 removed the sampling parameters (api doc §0).
-  if (ctx.version !== "2026-10-21") return null;
-  for (const field of ["temperature", "top_p", "top_k"] as const) {
-    if (body[field] !== undefined) return invalidRequest(`${field}: Extra inputs are not permitted`);
+  if (ctx.version === "2026-10-21") {
+    for (const field of ["temperature", "top_p", "top_k"] as const) {
+      if (body[field] !== undefined) return invalidRequest(`${field}: Extra inputs are not permitted`);
+    }
+    return null;
+  }
+  const { temperature, top_p, top_k } = body;
+  if (thinkingOn(body) && temperature !== undefined && temperature !== 1) {
+    return invalidRequest(
+      "`temperature` may only be set to 1 when thinking is enabled. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#feature-compatibility",
+    );
+  }
+  // Models after Opus 4.6 accept only temperature 1.0, top_p ≥ 0.99 and no top_k (api doc §0);
+  // the wording of these three errors is UNCONFIRMED.
+  if (!model.thinking.enabled) {
+    if (temperature !== undefined && temperature !== 1) {
+      return invalidRequest("temperature: only 1.0 is supported for this model");
+    }
+    if (top_p !== undefined && top_p < 0.99)
+      return invalidRequest("top_p: must be at least 0.99 for this model");
+    if (top_k !== undefined) return invalidRequest("top_k: is not supported for this model");
   }
   return null;
 }
