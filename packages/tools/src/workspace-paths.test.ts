@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,8 +10,11 @@ import { resolveInWorkspace } from "./workspace-paths.js";
 let outer: TempWorkspace;
 let root: string;
 let outside: string;
+let socketServer: Server;
+/** mknod needs root; when the tests do not run as root the device row checks /dev/null instead. */
+const isRoot = process.getuid?.() === 0;
 
-beforeAll(() => {
+beforeAll(async () => {
   // Layout: <outer>/ws is the workspace, <outer>/secret lies beside it.
   outer = createTempWorkspace("forkloop-confine-");
   root = join(outer.root, "ws");
@@ -32,9 +36,16 @@ beforeAll(() => {
   symlinkSync(join(root, "link-out"), join(root, "chain-out"));
   execFileSync("mkfifo", [join(root, "fifo")]);
   symlinkSync(join(root, "fifo"), join(root, "fifo-link"));
+  if (isRoot) execFileSync("mknod", [join(root, "null-device"), "c", "1", "3"]);
+  else symlinkSync("/dev/null", join(root, "null-device"));
+  socketServer = createServer();
+  await new Promise<void>((resolve) => socketServer.listen(join(root, "agent.sock"), resolve));
 });
 
-afterAll(() => outer.cleanup());
+afterAll(async () => {
+  await new Promise((resolve) => socketServer.close(resolve));
+  outer.cleanup();
+});
 
 describe("R-P1: workspace confinement refuses attack paths", () => {
   const attacks: ReadonlyArray<readonly [string, () => string, RegExp]> = [
@@ -65,6 +76,12 @@ describe("R-P1: workspace confinement refuses attack paths", () => {
     ["FIFO inside workspace", () => "fifo", /FIFO/],
     ["link to FIFO", () => "fifo-link", /FIFO/],
     ["symlink loop", () => "loop-a", /symbolic links/],
+    [
+      "device file inside the workspace",
+      () => "null-device",
+      isRoot ? /character device/ : /pseudo-filesystem/,
+    ],
+    ["unix socket inside the workspace", () => "agent.sock", /socket/],
     ["NUL byte", () => "src/a.ts\0.png", /NUL/],
     ["NUL byte escape", () => "\0../../etc/passwd", /NUL/],
     ["tilde home", () => "~/.ssh/id_rsa", /outside the workspace/],
