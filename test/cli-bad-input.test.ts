@@ -1,6 +1,6 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { runCli } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -20,6 +20,7 @@ const cases: {
   args: string[];
   env?: Record<string, string>;
   stdin?: string;
+  setup?: { path: string; text: string };
   message: RegExp;
 }[] = [
   { name: "no command", args: [], message: /Usage: forkloop <command>/ },
@@ -101,6 +102,17 @@ const cases: {
     message: /--resume continues batch b-x with the settings it started with; drop --files/,
   },
   {
+    name: "bad permission rule",
+    args: ["run", "--allowed-tools", "Bash(", "hi"],
+    message: /--allowed-tools: rule "Bash\(":/,
+  },
+  {
+    name: "bad settings file",
+    args: ["run", "hi"],
+    setup: { path: ".forkloop/settings.json", text: '{"permissions":{"defaultMode":"yolo"}}' },
+    message: /bad settings: .*\.forkloop\/settings\.json.*permissions\.defaultMode/s,
+  },
+  {
     name: "bad simulator env",
     args: ["run", "hi"],
     env: { FORKLOOP_SIM_LATENCY: "slowish" },
@@ -115,9 +127,14 @@ const cases: {
 ];
 
 describe("bad input: exit 2 and a message naming the problem and the fix", () => {
-  it.each(cases)("$name", async ({ args, env, stdin, message }) => {
+  it.each(cases)("$name", async ({ args, env, stdin, setup, message }) => {
+    const cwd = setup ? await mkdtemp(join(dir, "case-")) : dir;
+    if (setup) {
+      await mkdir(dirname(join(cwd, setup.path)), { recursive: true });
+      await writeFile(join(cwd, setup.path), setup.text);
+    }
     const result = await runCli(args, {
-      cwd: dir,
+      cwd,
       ...(env ? { env } : {}),
       ...(stdin === undefined ? {} : { stdin }),
     });

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readJournal } from "@forkloop/cli";
-import { runCli, startCli, waitForOutput } from "@forkloop/cli/testing";
+import { runCli, startSimProcess } from "@forkloop/cli/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 let dir: string;
@@ -38,31 +38,6 @@ async function results(batchDir: string) {
           usage: { cacheReadInputTokens: number };
         },
     );
-}
-
-/** Starts `forkloop sim` as its own process and returns its URL. */
-async function startSim(args: string[]) {
-  const sim = startCli(["sim", "--port", "0", ...args], { cwd: dir });
-  await waitForOutput(sim.child, sim.stderr, (text) => text.includes("listening"));
-  const url = sim.stdout().trim().split("\n")[0] ?? "";
-  return {
-    url,
-    env: { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: url },
-    async requests() {
-      const response = await fetch(`${url}/_sim/requests`);
-      return (await response.json()) as {
-        path: string;
-        status: number;
-        fault: string | null;
-        startedAt: number;
-        endedAt: number | null;
-      }[];
-    },
-    async stop() {
-      sim.child.kill("SIGINT");
-      await sim.exited;
-    },
-  };
 }
 
 describe("forkloop batch", () => {
@@ -101,7 +76,7 @@ describe("forkloop batch", () => {
         fallback: { content: [{ type: "text", text: "done (scripted by the simulator)" }] },
       }),
     );
-    const sim = await startSim(["--scenario", scenario]);
+    const sim = await startSimProcess(dir, ["--scenario", scenario]);
     try {
       await writeFile(
         join(dir, "tasks.jsonl"),
@@ -142,7 +117,7 @@ describe("forkloop batch", () => {
   it("a 429 with retry-after pauses the whole pool: no worker sends before the pause ends, and every item still succeeds", async () => {
     await writeFiles(4);
     // Requests 2-4 stream slowly, so they are still in flight when request 1 comes back 429.
-    const sim = await startSim(["--faults", "429@1:retry_after=1,slow@2-4:slow_ms=80"]);
+    const sim = await startSimProcess(dir, ["--faults", "429@1:retry_after=1,slow@2-4:slow_ms=80"]);
     try {
       const result = await runCli(
         [

@@ -1,8 +1,8 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { access, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { streamJsonLineSchema } from "@forkloop/cli";
-import { runCli, startCli, waitForOutput } from "@forkloop/cli/testing";
+import { runCli, startCli, startSimProcess, waitForOutput } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let dir: string;
@@ -142,5 +142,48 @@ describe("forkloop run (headless) on the embedded simulator", () => {
     expect(String(last.terminal_reason)).toMatch(/^aborted_/);
     const replay = await runCli(["replay", String(last.session_id)], { cwd: dir });
     expect(replay.stdout).toMatch(/terminal: aborted_/);
+  });
+
+  it("R-P1: a headless run denies a write it cannot ask about (reported in permission_denials); --allowed-tools allows it", async () => {
+    const scenario = join(dir, "write-scenario.json");
+    await writeFile(
+      scenario,
+      JSON.stringify({
+        rules: [
+          {
+            match: { turn: 0 },
+            reply: {
+              content: [{ type: "tool_use", name: "Write", input: { file_path: "out.txt", content: "hi" } }],
+            },
+          },
+        ],
+        fallback: { content: [{ type: "text", text: "finished (scripted by the simulator)" }] },
+      }),
+    );
+    const sim = await startSimProcess(dir, ["--scenario", scenario]);
+    try {
+      const denied = await runCli(["run", "write it", "--output-format", "json"], { cwd: dir, env: sim.env });
+      expect(denied.code, denied.stderr).toBe(0);
+      const result = parseLines(denied.stdout)[0]!;
+      expect(result.permission_denials).toEqual([
+        {
+          tool_name: "Write",
+          tool_use_id: expect.any(String),
+          tool_input: expect.objectContaining({ content: "hi" }),
+        },
+      ]);
+      await expect(access(join(dir, "out.txt"))).rejects.toThrow();
+      const allowed = await runCli(
+        ["run", "write it", "--output-format", "json", "--allowed-tools", "Write"],
+        {
+          cwd: dir,
+          env: sim.env,
+        },
+      );
+      expect(parseLines(allowed.stdout)[0]?.permission_denials).toEqual([]);
+      await access(join(dir, "out.txt"));
+    } finally {
+      await sim.stop();
+    }
   });
 });

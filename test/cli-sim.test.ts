@@ -23,7 +23,7 @@ describe("forkloop sim (standalone simulator)", () => {
       expect(sim.stderr()).toContain("replies are simulated, not from a real model");
       const client = new Anthropic({ apiKey: "test-key", baseURL: url, maxRetries: 0 });
       const request = {
-        model: "claude-sonnet-4-5",
+        model: "claude-sonnet-4-6",
         max_tokens: 64,
         messages: [{ role: "user" as const, content: "hi" }],
       };

@@ -1,5 +1,5 @@
 import type { PermissionMode, Tool } from "@forkloop/loop-core";
-import { createBuiltinTools } from "@forkloop/tools";
+import { createBuiltinTools, parsePermissionRule } from "@forkloop/tools";
 import { z } from "zod";
 import { closestFlag } from "./flags.js";
 
@@ -24,27 +24,47 @@ export function builtinToolNames(): string[] {
   return createBuiltinTools().map((tool) => tool.name);
 }
 
+/**
+ * Splits `Read, Bash(npm test:*),Edit(src/**)` at commas (or spaces) outside parentheses, so a
+ * rule's own spaces and commas survive.
+ */
+export function splitRules(text: string): string[] {
+  const rules: string[] = [];
+  let depth = 0;
+  let current = "";
+  for (const char of text) {
+    if (char === "(") depth++;
+    if (char === ")") depth = Math.max(0, depth - 1);
+    if (depth === 0 && (char === "," || /\s/.test(char))) {
+      if (current.trim()) rules.push(current.trim());
+      current = "";
+      continue;
+    }
+    current += char;
+  }
+  if (current.trim()) rules.push(current.trim());
+  return rules;
+}
+
 /** `--allowed-tools Read,Grep` / `--disallowed-tools Bash`: a comma list of known tool names. */
 export const toolListSchema = z
   .string()
-  .transform((text) =>
-    text
-      .split(/[,\s]+/)
-      .map((name) => name.trim())
-      .filter(Boolean),
-  )
+  .transform(splitRules)
   .superRefine((names, ctx) => {
     const known = builtinToolNames();
     for (const name of names) {
-      // Claude Code rule syntax `Bash(npm test:*)` names a tool too; the tool is what must exist.
-      const tool = name.replace(/\(.*$/, "");
+      // A rule like `Bash(npm test:*)` names a tool too; the tool is what must exist.
+      const tool = name.replace(/\(.*$/s, "");
       if (!known.includes(tool)) {
         const suggestion = closestFlag(tool, known);
         ctx.addIssue({
           code: "custom",
           message: `unknown tool "${tool}"${suggestion ? ` (did you mean ${suggestion}?)` : ""}; the tools are ${known.join(", ")}`,
         });
+        continue;
       }
+      const parsed = parsePermissionRule(name);
+      if ("error" in parsed) ctx.addIssue({ code: "custom", message: `rule "${name}": ${parsed.error}` });
     }
   });
 
@@ -53,13 +73,6 @@ export interface PermissionRules {
   readonly allow: string[];
   readonly ask: string[];
   readonly deny: string[];
-}
-
-export function permissionRules(
-  allowed: readonly string[] = [],
-  disallowed: readonly string[] = [],
-): PermissionRules {
-  return { allow: [...allowed], ask: [], deny: [...disallowed] };
 }
 
 /**

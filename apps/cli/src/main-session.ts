@@ -20,6 +20,7 @@ import {
   sessionTranscriptPath,
   TranscriptWriter,
 } from "@forkloop/orchestrator";
+import { createSettingsHooks, type Settings } from "@forkloop/tools";
 import type { ModelEndpoint } from "./model-endpoint.js";
 
 export interface MainSessionOptions {
@@ -32,6 +33,10 @@ export interface MainSessionOptions {
   readonly permissionMode: PermissionMode;
   readonly tools: readonly Tool[];
   readonly canUseTool: CanUseTool;
+  /** Settings files: their shell hooks (PreToolUse, PostToolUse, Stop …) run in the loop. */
+  readonly settings: Settings;
+  /** Non-blocking hook errors and hook system messages, one line each. */
+  readonly onHookNotice?: (line: string) => void;
   readonly maxTurns?: number;
   readonly tokenBudget?: number;
   readonly appendSystemPrompt?: string;
@@ -102,7 +107,7 @@ export async function startMainSession(options: MainSessionOptions): Promise<Mai
     systemPrompt: session.systemPrompt,
     toolUseContext: {
       cwd: options.cwd,
-      workspaceRoots: [options.cwd],
+      workspaceRoots: [options.cwd, ...(options.settings.permissions.additionalDirectories ?? [])],
       tools: options.tools,
       abortController,
       agentId: "main",
@@ -111,6 +116,12 @@ export async function startMainSession(options: MainSessionOptions): Promise<Mai
     },
     querySource: "sdk",
     canUseTool: options.canUseTool,
+    hooks: createSettingsHooks(options.settings, {
+      cwd: options.cwd,
+      sessionId,
+      transcriptPath,
+      onNotice: (notice) => options.onHookNotice?.(`hook ${notice.event} ${notice.kind}: ${notice.message}`),
+    }),
     contextPipeline: pipeline,
     client,
     fallbackModels: options.fallbackModels,

@@ -4,7 +4,7 @@ import type { CacheSafeParams, PermissionMode } from "@forkloop/loop-core";
 import { buildSystemBlocks, DEFAULT_MAX_OUTPUT_TOKENS, toolDefinitions } from "@forkloop/loop-core";
 import { assembleSession, createAgentPool } from "@forkloop/orchestrator";
 import { z } from "zod";
-import { DEFAULT_MODEL, modeSchema, permissionRules, selectTools, toolListSchema } from "../agent-options.js";
+import { DEFAULT_MODEL, modeSchema, selectTools, toolListSchema } from "../agent-options.js";
 import { type ItemSource, loadItems } from "../batch-items.js";
 import { buildReport, formatTotals, writeReport } from "../batch-report.js";
 import { runBatch } from "../batch-runner.js";
@@ -17,6 +17,7 @@ import { openLocalJournalBackend } from "../local-journal-backend.js";
 import { resolveModelSource } from "../model-endpoint.js";
 import { createPoolExecutor } from "../pool-executor.js";
 import { formatDuration, ProgressDisplay } from "../progress-display.js";
+import { loadRunSettings, mergeRules } from "../run-settings.js";
 
 export const BATCH_USAGE = `Usage: forkloop batch (--files GLOB | --items FILE.jsonl) --prompt TEMPLATE [flags]
        forkloop batch --resume ID [--concurrency N]
@@ -134,7 +135,9 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
       concurrentTasksPerWorker: Math.ceil(concurrency / threads),
     });
     try {
-      const tools = selectTools(spec.disallowedTools);
+      const settings = await loadRunSettings(cwd, context.env.HOME);
+      const rules = mergeRules(settings, { allow: spec.allowedTools, deny: spec.disallowedTools });
+      const tools = selectTools(rules.deny);
       const session = await assembleSession({
         cwd,
         model: spec.model,
@@ -157,7 +160,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
           cwd,
           cacheSafeParams,
           toolNames: tools.map((tool) => tool.name),
-          permissionRules: permissionRules(spec.allowedTools, spec.disallowedTools),
+          permissionRules: rules,
           permissionMode: spec.permissionMode as PermissionMode,
           maxTurns: spec.maxTurns,
           fallbackModels: spec.fallbackModels,

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import type { PermissionMode, Terminal } from "@forkloop/loop-core";
 import { z } from "zod";
-import { DEFAULT_MODEL, modeSchema, permissionRules, selectTools, toolListSchema } from "../agent-options.js";
+import { DEFAULT_MODEL, modeSchema, selectTools, toolListSchema } from "../agent-options.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode, exitCodeForTerminal } from "../exit-codes.js";
@@ -9,6 +9,7 @@ import { parseCommand } from "../flags.js";
 import { createHeadlessPermissions } from "../headless-permissions.js";
 import { startMainSession } from "../main-session.js";
 import { resolveModelSource } from "../model-endpoint.js";
+import { loadRunSettings, mergeRules } from "../run-settings.js";
 import { checkId, sessionsDir } from "../state-dirs.js";
 import type { StreamJsonLine } from "../stream-json.js";
 import { StreamJsonWriter } from "../stream-json-writer.js";
@@ -118,14 +119,13 @@ export async function runCommand(argv: readonly string[], context: CommandContex
   const sessions = sessionsDir(cwd);
   if (flags.resume !== undefined) await existingSessionPath(sessions, checkId("session", flags.resume));
   const format = flags["output-format"] ?? "text";
-  const model = flags.model ?? DEFAULT_MODEL;
-  const permissionMode: PermissionMode = flags["permission-mode"] ?? "default";
-  const tools = selectTools(flags["disallowed-tools"]);
-  const permissions = createHeadlessPermissions({
-    mode: permissionMode,
-    rules: permissionRules(flags["allowed-tools"], flags["disallowed-tools"]),
-    tools,
-  });
+  const settings = await loadRunSettings(cwd, context.env.HOME);
+  const model = flags.model ?? settings.model ?? DEFAULT_MODEL;
+  const permissionMode: PermissionMode =
+    flags["permission-mode"] ?? settings.permissions.defaultMode ?? "default";
+  const rules = mergeRules(settings, { allow: flags["allowed-tools"], deny: flags["disallowed-tools"] });
+  const tools = selectTools(rules.deny);
+  const permissions = createHeadlessPermissions({ mode: permissionMode, rules, tools, cwd });
 
   const source = await resolveModelSource(context.env, (line) => context.stderr.write(`${line}\n`));
   const started = Date.now();
@@ -140,6 +140,8 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       permissionMode,
       tools,
       canUseTool: permissions.canUseTool,
+      settings,
+      onHookNotice: (line) => context.stderr.write(`${line}\n`),
       signal: context.signal,
       ...(flags["max-turns"] === undefined ? {} : { maxTurns: flags["max-turns"] }),
       ...(flags.budget === undefined ? {} : { tokenBudget: flags.budget }),

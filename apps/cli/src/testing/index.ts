@@ -24,10 +24,12 @@ export interface CliOptions {
 }
 
 /** The environment a test run gets: the caller's PATH/HOME, never a real API key. */
-export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+export function cliEnv(extra: Record<string, string> = {}, home?: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const key of ["PATH", "HOME", "TMPDIR", "LANG"])
     if (process.env[key] !== undefined) env[key] = process.env[key];
+  // HOME = the test's directory, so the user's own settings and memory files never leak in.
+  if (home !== undefined) env.HOME = home;
   return { ...env, FORKLOOP_SIM_LATENCY: "none", ...extra };
 }
 
@@ -48,7 +50,7 @@ export function startCli(
   assertBuilt();
   const child = spawn(process.execPath, [CLI_PATH, ...args], {
     cwd: options.cwd,
-    env: cliEnv(options.env),
+    env: cliEnv(options.env, options.cwd),
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stdout = "";
@@ -101,4 +103,26 @@ export async function waitForOutput(
     child.on("exit", onExit);
     check();
   });
+}
+
+/** A `forkloop sim` process for a test: its URL, the env that points the CLI at it, its request log. */
+export async function startSimProcess(cwd: string, args: readonly string[] = []) {
+  const sim = startCli(["sim", "--port", "0", ...args], { cwd });
+  await waitForOutput(sim.child, sim.stderr, (text) => text.includes("listening"));
+  const url = sim.stdout().trim().split("\n")[0] ?? "";
+  return {
+    url,
+    env: { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: url },
+    /** The simulator's request records (`GET /_sim/requests`). */
+    async requests(): Promise<
+      { path: string; status: number; fault: string | null; startedAt: number; endedAt: number | null }[]
+    > {
+      const response = await fetch(`${url}/_sim/requests`);
+      return (await response.json()) as never;
+    },
+    async stop(): Promise<void> {
+      sim.child.kill("SIGINT");
+      await sim.exited;
+    },
+  };
 }

@@ -1,0 +1,25 @@
+import { loadSettings, type Settings } from "@forkloop/tools";
+import { CliError } from "./cli-error.js";
+
+/**
+ * The merged settings files (`.forkloop/settings.json`, `.claude/settings.json`, `.local`
+ * variants, the user's home ones). A bad file stops the command with exit 2 and the tools
+ * package's message, which names the file, the key path and the fix.
+ */
+export async function loadRunSettings(cwd: string, home?: string): Promise<Settings> {
+  const loaded = await loadSettings(cwd, home === undefined ? {} : { home });
+  if (!loaded.ok) throw new CliError(`bad settings: ${loaded.error}`);
+  return loaded.settings;
+}
+
+/** Flags win over settings; rule lists from both apply (settings first, as Claude Code). */
+export function mergeRules(
+  settings: Settings,
+  flags: { allow?: readonly string[] | undefined; deny?: readonly string[] | undefined },
+): { allow: string[]; ask: string[]; deny: string[] } {
+  return {
+    allow: [...settings.permissions.allow, ...(flags.allow ?? [])],
+    ask: [...settings.permissions.ask],
+    deny: [...settings.permissions.deny, ...(flags.deny ?? [])],
+  };
+}
