@@ -128,4 +128,23 @@ describe("batch runner", () => {
     const completions = records.filter((record) => record.type === "completed").map((record) => record.id);
     expect(completions.sort()).toEqual(items.map((item) => item.id).sort());
   });
+
+  it("a running item is heartbeated in the journal (a distributed backend would re-queue a silent claim)", async () => {
+    const backend = await openLocalJournalBackend({ dir });
+    await backend.enqueue(items.slice(0, 1));
+    const fake = fakeExecutor(async () => {
+      // Finish only after two heartbeats are durable.
+      for (;;) {
+        const { records } = await readJournal(dir);
+        if (records.filter((record) => record.type === "heartbeat").length >= 2) return ok(1);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    });
+    await runBatch({ backend, executor: fake.executor, concurrency: 1, heartbeatMs: 5 });
+    await backend.close();
+    const { records } = await readJournal(dir);
+    expect(
+      records.map((record) => record.type).filter((type, index, all) => type !== all[index - 1]),
+    ).toEqual(["enqueued", "claimed", "heartbeat", "completed"]);
+  });
 });

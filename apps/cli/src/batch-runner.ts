@@ -40,6 +40,8 @@ export interface BatchRunOptions {
   /** Warm the cache with the first item before the rest of the first wave (R-F4); default true. */
   readonly warm?: boolean;
   readonly heartbeatMs?: number;
+  /** How often a `progress` event refreshes the display (default 1 s). */
+  readonly progressMs?: number;
   readonly signal?: AbortSignal;
   readonly onEvent?: (event: BatchRunEvent) => void;
   /** Milliseconds the pool is paused for (a 429's retry-after), shown by the progress display. */
@@ -94,11 +96,17 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
     for (const { execution } of inFlight.values()) execution.cancel("interrupted");
   };
   options.signal?.addEventListener("abort", onAbort, { once: true });
+  // Heartbeats say "still working on it" to the backend (a distributed one re-queues silent
+  // claims); the progress tick keeps the ETA and pause notice fresh between settles.
   const heartbeat = setInterval(() => {
     for (const { claim } of inFlight.values()) void options.backend.heartbeat(claim).catch(() => {});
-    options.onEvent?.({ type: "progress", snapshot: snapshot() });
   }, options.heartbeatMs ?? 15_000);
   heartbeat.unref();
+  const tick = setInterval(
+    () => options.onEvent?.({ type: "progress", snapshot: snapshot() }),
+    options.progressMs ?? 1_000,
+  );
+  tick.unref();
 
   const workerId = options.workerId ?? `pid-${process.pid}`;
   const settle = async (claim: Claim, outcome: ItemOutcome): Promise<void> => {
@@ -168,6 +176,7 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
     await Promise.all(launch(firstWave, options.warm ?? true));
   } finally {
     clearInterval(heartbeat);
+    clearInterval(tick);
     options.signal?.removeEventListener("abort", onAbort);
   }
   return { interrupted, states: await options.backend.list(), wallMs: now() - started };
