@@ -10,7 +10,7 @@ import type { ModelSpec } from "./model-registry.js";
 import type { CacheUsage } from "./prompt-cache.js";
 import type { MessagesRequest } from "./request-schema.js";
 import type { SimState } from "./sim-state.js";
-import { formatEvent, replyEvents } from "./sse-events.js";
+import { formatEvent, type MessageHeader, replyEvents } from "./sse-events.js";
 import type { BrainReply, RequestRecord, SimUsage } from "./types.js";
 import type { ValidRequest } from "./validate-request.js";
 
@@ -105,11 +105,20 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
   account.commit();
 
   state.messageCounter++;
-  const header = {
-    id: `msg_sim_${state.messageCounter.toString(36)}${randomBytes(8).toString("hex")}`,
-    // The API answers with the resolved model id, not the alias that was asked for.
-    model: model.id,
-  };
+  const id = `msg_sim_${state.messageCounter.toString(36)}${randomBytes(8).toString("hex")}`;
+  // `diagnostics.previous_message_id` asks why the previous request's prefix was not reused.
+  const diagnostics =
+    body.diagnostics === undefined
+      ? null
+      : state.diagnostics.diagnose(
+          body.diagnostics?.previous_message_id ?? null,
+          call.apiKey,
+          model.id,
+          valid.layout,
+        );
+  state.diagnostics.remember(id, call.apiKey, model.id, valid.layout);
+  // The API answers with the resolved model id, not the alias that was asked for.
+  const header: MessageHeader = { id, model: model.id, diagnostics };
   if (body.stream === true) {
     await streamReply(call, header, built, usage, fault, rateHeaders);
     return;
@@ -140,7 +149,7 @@ function sendStatusFault(call: MessagesCall, fault: FaultDecision, headers: Reco
   sendError(res, record, state.clock(), record.id, apiError(Number(fault.kind)), extra);
 }
 
-function messageBody(header: { id: string; model: string }, built: BuiltReply, usage: SimUsage): object {
+function messageBody(header: MessageHeader, built: BuiltReply, usage: SimUsage): object {
   return {
     id: header.id,
     type: "message",
@@ -151,13 +160,14 @@ function messageBody(header: { id: string; model: string }, built: BuiltReply, u
     stop_sequence: built.stopSequence,
     stop_details: null,
     container: null,
+    diagnostics: header.diagnostics,
     usage: { ...usage, service_tier: "standard" },
   };
 }
 
 async function streamReply(
   call: MessagesCall,
-  header: { id: string; model: string },
+  header: MessageHeader,
   built: BuiltReply,
   usage: SimUsage,
   fault: FaultDecision | null,

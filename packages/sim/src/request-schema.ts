@@ -139,6 +139,7 @@ export const messagesRequestSchema = z.looseObject({
   temperature: z.number().optional(),
   top_p: z.number().optional(),
   top_k: z.number().int().optional(),
+  diagnostics: z.looseObject({ previous_message_id: z.string().nullish() }).nullish(),
 });
 
 export const countTokensRequestSchema = z.looseObject(commonFields);

@@ -1,3 +1,4 @@
+import { CacheDiagnostics } from "./cache-diagnostics.js";
 import type { FaultSpec } from "./faults.js";
 import { IssuedThinking } from "./issued-thinking.js";
 import type { LatencyModel } from "./latency.js";
@@ -26,6 +27,7 @@ export interface SimState {
   messagesCount: number;
   messageCounter: number;
   issuedThinking: IssuedThinking;
+  diagnostics: CacheDiagnostics;
 }
 
 /** Appends a record, dropping the oldest beyond the limit. */
@@ -60,5 +62,6 @@ export function createState(init: {
     messagesCount: 0,
     messageCounter: 0,
     issuedThinking: new IssuedThinking(),
+    diagnostics: new CacheDiagnostics(),
   };
 }

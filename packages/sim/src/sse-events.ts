@@ -1,4 +1,5 @@
 import type { BuiltReply, ResponseBlock } from "./build-reply.js";
+import type { Diagnostics } from "./cache-diagnostics.js";
 import { countTokens, splitByTokens } from "./tokenizer.js";
 import type { SimUsage } from "./types.js";
 
@@ -12,6 +13,8 @@ export interface SseEvent {
 export interface MessageHeader {
   id: string;
   model: string;
+  /** Present when the request opted in with `diagnostics`. */
+  diagnostics: Diagnostics | null;
 }
 
 /** Tokens per text/thinking delta: small enough to look like a stream, large enough to be cheap. */
@@ -39,6 +42,7 @@ export function replyEvents(header: MessageHeader, reply: BuiltReply, usage: Sim
         model: header.model,
         stop_reason: null,
         stop_sequence: null,
+        diagnostics: header.diagnostics,
         usage: { ...inputUsage, output_tokens: 1, service_tier: "standard" },
       },
     }),
