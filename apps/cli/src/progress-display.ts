@@ -98,7 +98,8 @@ export class ProgressDisplay {
     const now = (this.options.now ?? Date.now)();
     if (!force && now - this.#lastDraw < (this.options.minRedrawMs ?? 100)) return;
     this.#lastDraw = now;
-    const width = Math.max(20, (this.stream.columns ?? 120) - 1);
+    // A pty without a size reports 0 columns: fall back to a wide line rather than cutting it to nothing.
+    const width = Math.max(40, (this.stream.columns || 120) - 1);
     this.stream.write(`\r\x1b[2K${formatProgressLine(snapshot).slice(0, width)}`);
     this.#drawn = true;
   }
