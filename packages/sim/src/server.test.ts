@@ -7,7 +7,7 @@ import { signThinking } from "./thinking-signature.js";
 import { countTokens } from "./tokenizer.js";
 import type { Simulator } from "./types.js";
 
-const MODEL = "claude-sonnet-4-5";
+const MODEL = "claude-opus-4-1"; // 1024-token cache minimum, 32K output, $15/$75; not deprecated in SDK 1.14
 let sim: Simulator;
 
 afterEach(async () => {
@@ -109,7 +109,7 @@ describe("issue 2 point 1: count_tokens", () => {
 });
 
 describe("issue 2 point 5: thinking from earlier turns", () => {
-  it("count_tokens ignores it; older models strip it from the prompt, Opus 4.5+ keeps it", async () => {
+  it("count_tokens ignores it; older models strip it from the prompt, Opus 4.5+ (here 4.6) keeps it", async () => {
     sim = await startSimulator();
     const c = client(sim);
     const thought = "private reasoning of the first turn";
@@ -127,10 +127,10 @@ describe("issue 2 point 5: thinking from earlier turns", () => {
     const withoutThinking = 3; // q1, a1, q2
     const counted = await c.messages.countTokens({ model: MODEL, messages });
     expect(counted.input_tokens).toBe(withoutThinking);
-    const sonnet45 = await c.messages.create({ model: MODEL, max_tokens: 10, messages });
-    expect(sonnet45.usage.input_tokens).toBe(withoutThinking);
-    const opus45 = await c.messages.create({ model: "claude-opus-4-5", max_tokens: 10, messages });
-    expect(opus45.usage.input_tokens).toBe(withoutThinking + countTokens(thought));
+    const opus41 = await c.messages.create({ model: MODEL, max_tokens: 10, messages });
+    expect(opus41.usage.input_tokens).toBe(withoutThinking);
+    const opus46 = await c.messages.create({ model: "claude-opus-4-6", max_tokens: 10, messages });
+    expect(opus46.usage.input_tokens).toBe(withoutThinking + countTokens(thought));
   });
 });
 
@@ -160,9 +160,9 @@ describe("issue 2 point 10: observability", () => {
       input_tokens: 2,
     });
     const [a, b] = sim.requests();
-    // Sonnet 4.5: $3 in, $15 out per MTok; write ×1.25, read ×0.1.
-    expect(a?.costUsd).toBeCloseTo((2 * 3 + 1500 * 3 * 1.25 + 1 * 15) / 1e6, 12);
-    expect(b?.costUsd).toBeCloseTo((2 * 3 + 1500 * 3 * 0.1 + 1 * 15) / 1e6, 12);
+    // Opus 4.1: $15 in, $75 out per MTok; write ×1.25, read ×0.1.
+    expect(a?.costUsd).toBeCloseTo((2 * 15 + 1500 * 15 * 1.25 + 1 * 75) / 1e6, 12);
+    expect(b?.costUsd).toBeCloseTo((2 * 15 + 1500 * 15 * 0.1 + 1 * 75) / 1e6, 12);
     expect(a?.usage?.output_tokens).toBe(1);
     const res = await fetch(`${sim.url}/_sim/requests`);
     const served = (await res.json()) as { id: string; model: string; usage: unknown }[];

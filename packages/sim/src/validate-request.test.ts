@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 type Params = Anthropic.MessageCreateParamsNonStreaming;
-const MODEL = "claude-sonnet-4-5";
+const MODEL = "claude-opus-4-1"; // 1024-token cache minimum, 32K output, $15/$75; not deprecated in SDK 1.14
 const base = (extra: Partial<Params> = {}): Params => ({
   model: MODEL,
   max_tokens: 2000,
@@ -225,8 +225,8 @@ describe("issue 2 point 2: validation as strict as the API", () => {
 
   it("max_tokens above the model's maximum, with the API's exact text", async () => {
     await expect400(
-      base({ max_tokens: 64001 }),
-      "max_tokens: 64001 > 64000, which is the maximum allowed number of output tokens for this model",
+      base({ max_tokens: 32001 }),
+      "max_tokens: 32001 > 32000, which is the maximum allowed number of output tokens for this model",
     );
   });
 
@@ -305,7 +305,7 @@ describe("issue 2 point 2: validation as strict as the API", () => {
 
   it("records the validation error", async () => {
     sim.clearRequests();
-    await rejection(base({ max_tokens: 64001 }));
+    await rejection(base({ max_tokens: 32001 }));
     const [record] = sim.requests();
     expect(record?.status).toBe(400);
     expect(record?.error?.type).toBe("invalid_request_error");
