@@ -1,9 +1,9 @@
 import type { Tool } from "@forkloop/loop-core";
 import { createBashTool } from "./tools/bash.js";
 import { editTool } from "./tools/edit.js";
-import { globTool } from "./tools/glob.js";
+import { createGlobTool } from "./tools/glob.js";
 import { createGrepTool, type GrepToolOptions } from "./tools/grep.js";
-import { lsTool } from "./tools/ls.js";
+import { createLsTool } from "./tools/ls.js";
 import { readTool } from "./tools/read.js";
 import { todoWriteTool } from "./tools/todo-write.js";
 import { writeTool } from "./tools/write.js";
@@ -11,6 +11,11 @@ import { writeTool } from "./tools/write.js";
 export interface BuiltinToolsOptions {
   readonly bashDefaultTimeoutMs?: number;
   readonly grepBackend?: GrepToolOptions["backend"];
+  /**
+   * `permissions.deny` of the settings: Grep, Glob and LS leave out files a path rule denies to
+   * them (e.g. `Read(./.env)`), which the permission checker cannot see inside a directory search.
+   */
+  readonly denyRules?: readonly string[];
 }
 
 /**
@@ -21,14 +26,16 @@ export interface BuiltinToolsOptions {
 export function createBuiltinTools(options: BuiltinToolsOptions = {}): Tool[] {
   const bashOptions =
     options.bashDefaultTimeoutMs === undefined ? {} : { defaultTimeoutMs: options.bashDefaultTimeoutMs };
-  const grepOptions = options.grepBackend === undefined ? {} : { backend: options.grepBackend };
+  const denied = options.denyRules === undefined ? {} : { denyRules: options.denyRules };
+  const grepOptions =
+    options.grepBackend === undefined ? denied : { ...denied, backend: options.grepBackend };
   return [
     readTool,
     writeTool,
     editTool,
-    globTool,
+    createGlobTool(denied),
     createGrepTool(grepOptions),
-    lsTool,
+    createLsTool(denied),
     createBashTool(bashOptions),
     todoWriteTool,
   ];

@@ -12,6 +12,7 @@ export type {
 export { HOOK_DEFAULT_TIMEOUT_SECONDS, runHookEvent } from "./hooks/run-hook-event.js";
 export type { HookNotice, SettingsHooksOptions } from "./hooks/settings-hooks.js";
 export { createSettingsHooks, mergeHooks, withToolMatcher } from "./hooks/settings-hooks.js";
+export type { DeniedPathsOption } from "./permissions/denied-paths.js";
 export type {
   PermissionCheckerOptions,
   PermissionDenial,
@@ -33,10 +34,10 @@ export { EMPTY_SETTINGS, HOOK_EVENTS, PERMISSION_MODES } from "./settings/settin
 export type { BashToolOptions } from "./tools/bash.js";
 export { bashTool, createBashTool } from "./tools/bash.js";
 export { editTool } from "./tools/edit.js";
-export { globTool } from "./tools/glob.js";
+export { createGlobTool, globTool } from "./tools/glob.js";
 export type { GrepToolOptions } from "./tools/grep.js";
 export { createGrepTool, grepTool } from "./tools/grep.js";
-export { lsTool } from "./tools/ls.js";
+export { createLsTool, lsTool } from "./tools/ls.js";
 export { readTool } from "./tools/read.js";
 export { todoWriteTool } from "./tools/todo-write.js";
 export { writeTool } from "./tools/write.js";

@@ -2,65 +2,75 @@ import { isAbsolute, relative } from "node:path";
 import { glob } from "tinyglobby";
 import { z } from "zod";
 import { GitignoreFilter } from "../gitignore.js";
+import { createDeniedPathFilter, type DeniedPathsOption } from "../permissions/denied-paths.js";
 import { absolutePath, defineTool, isDirectory, sortNewestFirst, toolError } from "../tool-kit.js";
 import { isInside, resolveInWorkspace } from "../workspace-paths.js";
 
 export const GLOB_MAX_RESULTS = 100;
 
-export const globTool = defineTool({
-  name: "Glob",
-  description:
-    'Finds files by glob pattern (e.g. "**/*.ts", "src/**/*.{js,jsx}") under a directory of the workspace. ' +
-    `Respects .gitignore. Returns absolute paths, most recently modified first, at most ${GLOB_MAX_RESULTS}.`,
-  inputSchema: z.object({
-    pattern: z.string().min(1).describe("The glob pattern to match files against"),
-    path: z.string().optional().describe("The directory to search in (default: the working directory)"),
-  }),
-  isConcurrencySafe: () => true,
-  isReadOnly: () => true,
-  maxResultSizeChars: 100_000,
-  backfillInput: (input, context) =>
-    input.path === undefined ? input : { ...input, path: absolutePath(input.path, context.cwd) },
-  async call(input, context) {
-    const resolved = resolveInWorkspace(input.path ?? context.cwd, context);
-    if (!resolved.ok) return toolError(resolved.error);
-    const dir = resolved.path;
-    if (!(await isDirectory(dir))) return toolError(`${dir} is not a directory.`);
+export function createGlobTool(options: DeniedPathsOption = {}) {
+  return defineTool({
+    name: "Glob",
+    description:
+      'Finds files by glob pattern (e.g. "**/*.ts", "src/**/*.{js,jsx}") under a directory of the workspace. ' +
+      `Respects .gitignore. Returns absolute paths, most recently modified first, at most ${GLOB_MAX_RESULTS}.`,
+    inputSchema: z.object({
+      pattern: z.string().min(1).describe("The glob pattern to match files against"),
+      path: z.string().optional().describe("The directory to search in (default: the working directory)"),
+    }),
+    isConcurrencySafe: () => true,
+    isReadOnly: () => true,
+    maxResultSizeChars: 100_000,
+    backfillInput: (input, context) =>
+      input.path === undefined ? input : { ...input, path: absolutePath(input.path, context.cwd) },
+    async call(input, context) {
+      const resolved = resolveInWorkspace(input.path ?? context.cwd, context);
+      if (!resolved.ok) return toolError(resolved.error);
+      const dir = resolved.path;
+      if (!(await isDirectory(dir))) return toolError(`${dir} is not a directory.`);
 
-    let pattern = input.pattern;
-    if (isAbsolute(pattern)) {
-      if (!isInside(pattern, dir))
-        return toolError(`The pattern ${pattern} is not under the search directory ${dir}.`);
-      pattern = relative(dir, pattern) || ".";
-    }
-    // tinyglobby would happily walk "../**" out of the search directory (and the workspace).
-    if (pattern.split("/").includes("..")) {
-      return toolError('Glob patterns may not contain ".." segments; pass a different path instead.');
-    }
+      let pattern = input.pattern;
+      if (isAbsolute(pattern)) {
+        if (!isInside(pattern, dir))
+          return toolError(`The pattern ${pattern} is not under the search directory ${dir}.`);
+        pattern = relative(dir, pattern) || ".";
+      }
+      // tinyglobby would happily walk "../**" out of the search directory (and the workspace).
+      if (pattern.split("/").includes("..")) {
+        return toolError('Glob patterns may not contain ".." segments; pass a different path instead.');
+      }
 
-    const found = await glob(pattern, {
-      cwd: dir,
-      absolute: true,
-      dot: true,
-      onlyFiles: true,
-      followSymbolicLinks: false,
-      ignore: ["**/.git/**"],
-      signal: context.abortController.signal,
-    });
-    const filter = GitignoreFilter.forSearch(dir, context.workspaceRoots);
-    // followSymbolicLinks:false does not stop an explicit "link/*": re-check each hit's real path (R-P1).
-    const kept = found.filter(
-      (path) => isInside(path, dir) && !filter.isIgnored(path, false) && resolveInWorkspace(path, context).ok,
-    );
-    if (kept.length === 0) return { content: "No files found" };
+      const found = await glob(pattern, {
+        cwd: dir,
+        absolute: true,
+        dot: true,
+        onlyFiles: true,
+        followSymbolicLinks: false,
+        ignore: ["**/.git/**"],
+        signal: context.abortController.signal,
+      });
+      const filter = GitignoreFilter.forSearch(dir, context.workspaceRoots);
+      // followSymbolicLinks:false does not stop an explicit "link/*": re-check each hit's real path (R-P1).
+      const denied = createDeniedPathFilter("Glob", options, context.cwd);
+      const kept = found.filter(
+        (path) =>
+          isInside(path, dir) &&
+          !filter.isIgnored(path, false) &&
+          resolveInWorkspace(path, context).ok &&
+          denied?.(path) !== true,
+      );
+      if (kept.length === 0) return { content: "No files found" };
 
-    // Newest first, as Claude Code's Glob: the files being worked on come up top.
-    const sorted = await sortNewestFirst(kept);
-    const shown = sorted.slice(0, GLOB_MAX_RESULTS);
-    const note =
-      sorted.length > GLOB_MAX_RESULTS
-        ? `\n(Results are truncated: showing ${GLOB_MAX_RESULTS} of ${sorted.length}. Use a more specific path or pattern.)`
-        : "";
-    return { content: shown.join("\n") + note };
-  },
-});
+      // Newest first, as Claude Code's Glob: the files being worked on come up top.
+      const sorted = await sortNewestFirst(kept);
+      const shown = sorted.slice(0, GLOB_MAX_RESULTS);
+      const note =
+        sorted.length > GLOB_MAX_RESULTS
+          ? `\n(Results are truncated: showing ${GLOB_MAX_RESULTS} of ${sorted.length}. Use a more specific path or pattern.)`
+          : "";
+      return { content: shown.join("\n") + note };
+    },
+  });
+}
+
+export const globTool = createGlobTool();

@@ -5,6 +5,7 @@ import { jsGrepBackend } from "../grep/js-backend.js";
 import { splitGlobs } from "../grep/path-filter.js";
 import { createRipgrepBackend, findRipgrep } from "../grep/ripgrep-backend.js";
 import type { GrepBackend, GrepFileResult, GrepSearch } from "../grep/search.js";
+import { createDeniedPathFilter, type DeniedPathsOption } from "../permissions/denied-paths.js";
 import { absolutePath, defineTool, sortNewestFirst, toolError } from "../tool-kit.js";
 import { resolveInWorkspace } from "../workspace-paths.js";
 
@@ -13,7 +14,7 @@ export const GREP_MAX_LINE_CHARS = 500;
 /** Content mode stops collecting after this many lines; far more than the result cap can show. */
 export const GREP_MAX_CONTENT_LINES = 5_000;
 
-export interface GrepToolOptions {
+export interface GrepToolOptions extends DeniedPathsOption {
   /**
    * `auto` (default): ripgrep when `rg` is on PATH at call time, else the JavaScript backend.
    * Tests and benchmarks force `js`, or pass their own backend.
@@ -98,7 +99,10 @@ export function createGrepTool(options: GrepToolOptions = {}) {
         return toolError(`Path does not exist: ${search.root}`);
       const outcome = await chooseBackend()(search);
       if (!outcome.ok) return toolError(outcome.error);
-      const files = [...outcome.files].sort((left, right) => (left.path < right.path ? -1 : 1));
+      const denied = createDeniedPathFilter("Grep", options, context.cwd);
+      const files = outcome.files
+        .filter((file) => denied?.(file.path) !== true)
+        .sort((left, right) => (left.path < right.path ? -1 : 1));
       switch (mode) {
         case "files_with_matches":
           return { content: await formatFiles(files, input.head_limit) };
