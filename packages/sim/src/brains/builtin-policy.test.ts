@@ -4,8 +4,8 @@ import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator } from "../server.js";
-import type { Simulator } from "../types.js";
-import { describeContent, findFilePath } from "./builtin-policy.js";
+import type { BrainRequest, Simulator } from "../types.js";
+import { builtinPolicyBrain, describeContent, findFilePath } from "./builtin-policy.js";
 import { requestedSections } from "./compaction-summary.js";
 
 let sim: Simulator;
@@ -168,6 +168,36 @@ describe("issue 2 point 9: the built-in policy brain", () => {
       ],
     });
     expect((message.content[0] as Anthropic.TextBlock).text).toContain("remember the code word: tulip");
+  });
+});
+
+describe("honesty (SPEC §0)", () => {
+  it("every kind of built-in reply says it comes from the simulator, not a model", () => {
+    const request = (
+      messages: BrainRequest["body"]["messages"],
+      querySource: string | null = null,
+    ): BrainRequest => ({
+      body: { model: "m", max_tokens: 100, tools: [READ_TOOL], messages },
+      turnIndex: 0,
+      lastUserText: null,
+      lastToolResults: [],
+      toolNames: ["Read"],
+      querySource,
+      seed: 0,
+    });
+    const replies = [
+      builtinPolicyBrain({ ...request([{ role: "user", content: "read a.ts" }]), lastUserText: "read a.ts" }),
+      builtinPolicyBrain({ ...request([{ role: "user", content: "hi" }]), lastUserText: "hi" }),
+      builtinPolicyBrain(request([{ role: "user", content: "summarise" }], "compact")),
+      builtinPolicyBrain({
+        ...request([{ role: "user", content: "x" }]),
+        lastToolResults: [{ tool_use_id: "t", content: "1\tx", is_error: false }],
+      }),
+    ];
+    for (const reply of replies) {
+      const text = reply.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join(" ");
+      expect(text).toContain("forkloop simulator, built-in policy — not a language model");
+    }
   });
 });
 

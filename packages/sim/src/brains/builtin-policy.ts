@@ -22,7 +22,7 @@ export function builtinPolicyBrain(request: BrainRequest): BrainReply {
   if (path && read) {
     return {
       content: [
-        { type: "text", text: `I will read ${path} with the ${read.name} tool.` },
+        { type: "text", text: `(${SIGNATURE}) I will read ${path} with the ${read.name} tool.` },
         { type: "tool_use", name: read.name, input: { [read.field]: path } },
       ],
     };
