@@ -1,6 +1,30 @@
 import { type ApiError, invalidRequest } from "./api-error.js";
 import type { ContentBlockParam, CountTokensRequest } from "./request-schema.js";
 
+const SERVER_RESULTS = [
+  "server_tool_use",
+  "web_search_tool_result",
+  "web_fetch_tool_result",
+  "code_execution_tool_result",
+  "mcp_tool_use",
+  "mcp_tool_result",
+] as const;
+
+/** Which block types each role may send (a tool_use in a user message is a client bug). */
+const BLOCKS_BY_ROLE: Readonly<Record<"user" | "assistant" | "system", readonly string[]>> = {
+  user: ["text", "image", "document", "tool_result", "search_result", "container_upload"],
+  assistant: [
+    "text",
+    "thinking",
+    "redacted_thinking",
+    "tool_use",
+    "document",
+    "compaction",
+    ...SERVER_RESULTS,
+  ],
+  system: ["text"],
+};
+
 export function checkContent(body: CountTokensRequest): ApiError | null {
   const lastIndex = body.messages.length - 1;
   for (const [m, message] of body.messages.entries()) {
@@ -23,8 +47,12 @@ export function checkContent(body: CountTokensRequest): ApiError | null {
         }
         return invalidRequest("messages: text content blocks must be non-empty");
       }
-      if (message.role === "system" && block.type !== "text") {
-        return invalidRequest(`messages.${m}.content.${b}: system messages may only contain text blocks`);
+      const allowed = BLOCKS_BY_ROLE[message.role];
+      if (!allowed.includes(block.type)) {
+        // Each role has its own block union in the API, so a misplaced block is an unknown tag.
+        return invalidRequest(
+          `messages.${m}.content.${b}.type: Input tag '${block.type}' found using 'type' does not match any of the expected tags: ${allowed.map((t) => `'${t}'`).join(", ")}`,
+        );
       }
     }
   }

@@ -422,6 +422,23 @@ describe("issue 2 point 2: more API rules", () => {
     );
   });
 
+  it("blocks in the wrong role's message", async () => {
+    await expect400(
+      base({ messages: [{ role: "user", content: [toolUse("toolu_1")] }] } as never),
+      /^messages\.0\.content\.0\.type: Input tag 'tool_use' found using 'type' does not match any of the expected tags: 'text', 'image'/,
+    );
+    await expect400(
+      base({
+        messages: [
+          { role: "user", content: "q" },
+          { role: "assistant", content: [toolResult("toolu_1")] },
+          { role: "user", content: "r" },
+        ],
+      } as never),
+      /^messages\.1\.content\.0\.type: Input tag 'tool_result' found/,
+    );
+  });
+
   it("with thinking enabled, the assistant turn before trailing tool results must start with thinking", async () => {
     await expect400(
       base({

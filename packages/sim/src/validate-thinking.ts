@@ -95,11 +95,6 @@ export function checkThinkingBlocks(body: CountTokensRequest): ApiError | null {
   for (const [m, message] of body.messages.entries()) {
     if (typeof message.content === "string") continue;
     for (const [b, block] of message.content.entries()) {
-      if (block.type === "thinking" && message.role !== "assistant") {
-        return invalidRequest(
-          `messages.${m}.content.${b}: thinking blocks may only appear in assistant messages`,
-        );
-      }
       if (block.type !== "thinking" || isValidThinkingSignature(block.thinking, block.signature)) continue;
       if (m === latestAssistant) {
         return invalidRequest(
