@@ -1,6 +1,7 @@
 import { isAbsolute, relative } from "node:path";
-import { glob } from "tinyglobby";
+import { escapePath, glob } from "tinyglobby";
 import { z } from "zod";
+import { findIgnoredDirectories } from "../file-walker.js";
 import { GitignoreFilter } from "../gitignore.js";
 import { createDeniedPathFilter, type DeniedPathsOption } from "../permissions/denied-paths.js";
 import { absolutePath, defineTool, isDirectory, sortNewestFirst, toolError } from "../tool-kit.js";
@@ -40,16 +41,20 @@ export function createGlobTool(options: DeniedPathsOption = {}) {
         return toolError('Glob patterns may not contain ".." segments; pass a different path instead.');
       }
 
+      const filter = GitignoreFilter.forSearch(dir, context.workspaceRoots);
+      const signal = context.abortController.signal;
+      const prunedDirectories = (await findIgnoredDirectories(dir, filter, signal)).map(
+        (ignored) => `${escapePath(relative(dir, ignored))}/**`,
+      );
       const found = await glob(pattern, {
         cwd: dir,
         absolute: true,
         dot: true,
         onlyFiles: true,
         followSymbolicLinks: false,
-        ignore: ["**/.git/**"],
-        signal: context.abortController.signal,
+        ignore: ["**/.git/**", ...prunedDirectories],
+        signal,
       });
-      const filter = GitignoreFilter.forSearch(dir, context.workspaceRoots);
       // followSymbolicLinks:false does not stop an explicit "link/*": re-check each hit's real path (R-P1).
       const denied = createDeniedPathFilter("Glob", options, context.cwd);
       const kept = found.filter(
