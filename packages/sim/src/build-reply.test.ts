@@ -87,4 +87,14 @@ describe("building the API reply from a brain reply", () => {
     expect(built.content).toEqual([{ type: "text", text: "one two three ", citations: null }]);
     expect(built.outputTokens).toBe(4);
   });
+
+  it("output that would overflow the context window stops with model_context_window_exceeded", () => {
+    const reply = { content: [{ type: "text" as const, text: "one two three four five six" }] };
+    const built = buildReply(reply, { ...options({ max_tokens: 100 }), contextRoom: 2 });
+    expect(built.stopReason).toBe("model_context_window_exceeded");
+    expect(built.content).toEqual([{ type: "text", text: "one two ", citations: null }]);
+    expect(buildReply(reply, { ...options({ max_tokens: 2 }), contextRoom: 2 }).stopReason).toBe(
+      "max_tokens",
+    );
+  });
 });

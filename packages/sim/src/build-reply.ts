@@ -16,9 +16,12 @@ export type ResponseBlock =
       caller: { type: "direct" };
     };
 
+/** The API's stop reasons the simulator can produce (the brain's, plus the window limit). */
+export type ReplyStopReason = StopReason | "model_context_window_exceeded";
+
 export interface BuiltReply {
   content: ResponseBlock[];
-  stopReason: StopReason;
+  stopReason: ReplyStopReason;
   /** The stop sequence that ended the reply, when stopReason is "stop_sequence". */
   stopSequence: string | null;
   outputTokens: number;
@@ -31,6 +34,8 @@ export interface BuildOptions {
   requestDigest: string;
   /** The `max_tokens` fault: cut the reply to about half its tokens. */
   cut: boolean;
+  /** Output tokens left in the context window after the prompt (no limit when absent). */
+  contextRoom?: number;
 }
 
 /** Text of the simulated thinking block used when thinking is on and the brain gave none. */
@@ -55,16 +60,19 @@ export function buildReply(reply: BrainReply, options: BuildOptions): BuiltReply
   }
   const cost = content.map((block, i) => blockOutputTokens(block, blocks[i]));
   const total = cost.reduce((a, b) => a + b, 0);
-  let stopReason: StopReason = stopped
+  let stopReason: ReplyStopReason = stopped
     ? "stop_sequence"
     : (reply.stop_reason ?? (content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn"));
-  const limit = options.cut ? Math.max(1, Math.floor(total / 2)) : options.body.max_tokens;
+  const room = Math.max(1, options.contextRoom ?? Number.POSITIVE_INFINITY);
+  // Output that would run past the context window stops there, before max_tokens (api doc §2).
+  const windowBound = room < options.body.max_tokens;
+  const limit = options.cut ? Math.max(1, Math.floor(total / 2)) : Math.min(options.body.max_tokens, room);
   if (total <= limit) {
     return { content, stopReason, stopSequence: stopped?.sequence ?? null, outputTokens: Math.max(1, total) };
   }
 
   // Over the budget: keep whole blocks while they fit, cut text at the limit, drop the rest.
-  stopReason = "max_tokens";
+  stopReason = windowBound && !options.cut ? "model_context_window_exceeded" : "max_tokens";
   const kept: ResponseBlock[] = [];
   let used = 0;
   for (const [i, block] of content.entries()) {

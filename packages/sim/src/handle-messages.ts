@@ -6,7 +6,7 @@ import { type BuiltReply, buildReply } from "./build-reply.js";
 import { type FaultDecision, faultOfKind, faultRecordName, pickFault } from "./faults.js";
 import { sendError, sendJson } from "./http-io.js";
 import { firstTokenDelayMs, outputDelayMs, timingFor } from "./latency.js";
-import type { ModelSpec } from "./model-registry.js";
+import { effectiveContextWindow, type ModelSpec } from "./model-registry.js";
 import type { CacheUsage } from "./prompt-cache.js";
 import type { MessagesRequest } from "./request-schema.js";
 import type { SimState } from "./sim-state.js";
@@ -20,6 +20,8 @@ export interface MessagesCall {
   res: ServerResponse;
   record: RequestRecord;
   apiKey: string;
+  /** The `anthropic-beta` header, split (the 1M-context beta widens the window). */
+  betas: readonly string[];
   valid: ValidRequest<MessagesRequest>;
 }
 
@@ -86,6 +88,7 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
           seed: state.seed,
           requestDigest: createHash("sha256").update(record.rawBody).digest("hex"),
           cut: fault?.kind === "max_tokens",
+          contextRoom: effectiveContextWindow(model, call.betas) - valid.layout.totalTokens,
         });
   state.issuedThinking.remember(
     built.content.flatMap((b) => (b.type === "tool_use" ? [b.id] : [])),

@@ -161,7 +161,7 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
   }
   const valid = validateMessagesRequest(json, ctx);
   if (!valid.ok) return fail(valid.error);
-  await handleMessages({ state, req, res, record, apiKey, valid: valid.value });
+  await handleMessages({ state, req, res, record, apiKey, betas: ctx.betas, valid: valid.value });
 }
 
 /** `GET /v1/models` and `GET /v1/models/{id}` (the SDK's `models.list()` / `retrieve()`). */
