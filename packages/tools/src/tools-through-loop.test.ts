@@ -96,6 +96,21 @@ describe("tools through the loop and the simulator", () => {
     ]);
   });
 
+  it("R-T3: an image read by Read is accepted by the API as an image block in the tool_result", async () => {
+    const png = Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      Buffer.alloc(64),
+    ]);
+    writeFileSync(join(ws.root, "shot.png"), png);
+    const { terminal, seen } = await runAgent({
+      mode: "default",
+      replies: [[toolUse("Read", { file_path: "shot.png" }, "toolu_img")], done],
+    });
+    expect(terminal.reason).toBe("completed");
+    const sent = seen[1]?.body.messages.at(-1)?.content;
+    expect(JSON.stringify(sent)).toContain('"media_type":"image/png"');
+  });
+
   it("R-P1: in default mode with no approver a Write is denied, recorded, and the model is told why", async () => {
     const { terminal, denials, seen } = await runAgent({
       mode: "default",

@@ -40,8 +40,21 @@ describe("Read", () => {
     expect(text).toContain("1 line(s) longer than 2000 characters were truncated.");
   });
 
+  it("R-T3: returns an image as an image block (magic bytes, not the name)", async () => {
+    const png = Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      Buffer.alloc(16),
+    ]);
+    writeFileSync(join(ws.root, "shot.dat"), png);
+    const result = await callTool(readTool, { file_path: "shot.dat" }, ws.context());
+    expect(result.content).toEqual([
+      { type: "text", text: `Image ${join(ws.root, "shot.dat")} (image/png, 24 bytes):` },
+      { type: "image", source: { type: "base64", media_type: "image/png", data: png.toString("base64") } },
+    ]);
+  });
+
   it("R-T3: refuses binary files with a clear message", async () => {
-    writeFileSync(join(ws.root, "img.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x00, 0x01]));
+    writeFileSync(join(ws.root, "img.png"), Buffer.from([0x89, 0x50, 0x4e, 0x00, 0x00, 0x01]));
     const result = await callTool(readTool, { file_path: "img.png" }, ws.context());
     expect(result.isError).toBe(true);
     expect(resultText(result)).toMatch(/binary \.png file; this tool only reads text/);

@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
 import { z } from "zod";
+import { detectImage, MAX_IMAGE_BYTES } from "../image-file.js";
 import { decodeTextFile } from "../text-file.js";
 import { absolutePath, defineTool, numberLines, recordRead, toolError } from "../tool-kit.js";
 import { resolveInWorkspace } from "../workspace-paths.js";
@@ -34,7 +35,8 @@ export const readTool = defineTool({
   description:
     "Reads a text file from the workspace. Output is numbered like `cat -n` (line number, tab, text). " +
     `By default up to ${READ_DEFAULT_LINE_LIMIT} lines from the start; use offset and limit for long files. ` +
-    `Lines longer than ${READ_MAX_LINE_CHARS} characters are truncated. Binary files are refused. ` +
+    `Lines longer than ${READ_MAX_LINE_CHARS} characters are truncated. Images (PNG, JPEG, GIF, WebP) are ` +
+    "shown as images; other binary files are refused. " +
     "Read a file before editing or overwriting it.",
   inputSchema: readInput,
   isConcurrencySafe: () => true,
@@ -68,7 +70,28 @@ export const readTool = defineTool({
             "Use Grep to find the part you need, or Bash with head/tail/sed -n.",
         );
       }
-      const decoded = decodeTextFile(readFileSync(fd), path);
+      const bytes = readFileSync(fd);
+      // Images go to the model as image blocks, as Claude Code's Read does (PNG, JPEG, GIF, WebP).
+      const mediaType = detectImage(bytes);
+      if (mediaType !== undefined) {
+        if (bytes.length > MAX_IMAGE_BYTES) {
+          return toolError(
+            `${path} is a ${bytes.length}-byte image, over the API's ${MAX_IMAGE_BYTES}-byte limit. ` +
+              "Make a smaller copy with Bash (e.g. ImageMagick `convert -resize`) and Read that.",
+          );
+        }
+        recordRead(context.agentState, path, stats);
+        return {
+          content: [
+            { type: "text", text: `Image ${path} (${mediaType}, ${bytes.length} bytes):` },
+            {
+              type: "image",
+              source: { type: "base64", media_type: mediaType, data: bytes.toString("base64") },
+            },
+          ],
+        };
+      }
+      const decoded = decodeTextFile(bytes, path);
       if (!decoded.ok) return toolError(decoded.error);
       // Recorded from the same descriptor, so Write/Edit compare against exactly what was read.
       recordRead(context.agentState, path, stats);
