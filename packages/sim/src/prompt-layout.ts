@@ -51,7 +51,11 @@ export function layoutPrompt(body: CountTokensRequest, options: LayoutOptions = 
       section: "tools",
       path: `tools.${i}`,
       canonical: canonicalJson(rest),
-      tokens: countTokens(tool.name) + countTokens(description) + countTokens(schema),
+      // A deferred tool is not in the model's context until a tool search loads it.
+      tokens:
+        rest.defer_loading === true
+          ? 0
+          : countTokens(tool.name) + countTokens(description) + countTokens(schema),
       cacheControl: cache_control ?? null,
       extraMarkers: 0,
       cacheable: true,

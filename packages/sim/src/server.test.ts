@@ -106,6 +106,26 @@ describe("issue 2 point 1: count_tokens", () => {
     expect(counted.input_tokens).toBe(countTokens("You are terse.") + countTokens(body.messages[0]!.content));
     expect(sim.requests()[0]?.path).toBe("/v1/messages/count_tokens");
   });
+
+  it("counts tool definitions, except deferred ones", async () => {
+    sim = await startSimulator();
+    const c = client(sim);
+    const tool = { name: "Read", description: "Reads a file", input_schema: { type: "object" as const } };
+    const messages = [{ role: "user" as const, content: "x" }];
+    const bare = (await c.messages.countTokens({ model: MODEL, messages })).input_tokens;
+    const withTool = (await c.messages.countTokens({ model: MODEL, messages, tools: [tool] })).input_tokens;
+    const deferred = (
+      await c.messages.countTokens({
+        model: MODEL,
+        messages,
+        tools: [{ ...tool, defer_loading: true }],
+      } as never)
+    ).input_tokens;
+    expect(withTool - bare).toBe(
+      countTokens("Read") + countTokens("Reads a file") + countTokens('{"type":"object"}'),
+    );
+    expect(deferred).toBe(bare);
+  });
 });
 
 describe("issue 2 point 5: thinking from earlier turns", () => {
