@@ -115,7 +115,15 @@ export async function startSimProcess(cwd: string, args: readonly string[] = [])
     env: { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: url },
     /** The simulator's request records (`GET /_sim/requests`). */
     async requests(): Promise<
-      { path: string; status: number; fault: string | null; startedAt: number; endedAt: number | null }[]
+      {
+        path: string;
+        status: number;
+        fault: string | null;
+        rawBody: string;
+        usage: { cache_read_input_tokens: number; cache_creation_input_tokens: number } | null;
+        startedAt: number;
+        endedAt: number | null;
+      }[]
     > {
       const response = await fetch(`${url}/_sim/requests`);
       return (await response.json()) as never;
