@@ -40,7 +40,7 @@ export class RateLimiter {
     this.#uses.set(key, uses);
     const rpm = this.#limits.requestsPerMinute;
     const itpm = this.#limits.inputTokensPerMinute;
-    const usedTokens = uses.reduce((sum, u) => sum + u.inputTokens, 0);
+    const usedTokens = sumTokens(uses);
 
     if (rpm !== undefined && uses.length + 1 > rpm) {
       const wait = this.#waitUntilFree(uses, now, (list) => list.length + 1 <= rpm);

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { RateLimiter } from "./rate-limiter.js";
+
+describe("issue 2 point 6: the sliding-minute rate limiter", () => {
+  it("retry-after is the wait until enough of the window has passed", () => {
+    let now = 0;
+    const limiter = new RateLimiter({ requestsPerMinute: 2 }, () => now);
+    expect(limiter.admit("k", 0).ok).toBe(true);
+    now = 20_000;
+    expect(limiter.admit("k", 0).ok).toBe(true);
+    now = 30_000;
+    const refused = limiter.admit("k", 0);
+    expect(refused).toMatchObject({ ok: false, retryAfterSeconds: 30 });
+    expect(refused.headers["retry-after"]).toBe("30");
+    now = 60_001;
+    expect(limiter.admit("k", 0).ok).toBe(true);
+  });
+
+  it("input tokens per minute: a request too big for the remaining budget waits; remaining rounds to thousands", () => {
+    let now = 0;
+    const limiter = new RateLimiter({ inputTokensPerMinute: 10_000 }, () => now);
+    const first = limiter.admit("k", 6_400);
+    expect(first.headers["anthropic-ratelimit-input-tokens-remaining"]).toBe("4000");
+    expect(first.headers["anthropic-ratelimit-tokens-limit"]).toBe("10000");
+    now = 10_000;
+    expect(limiter.admit("k", 5_000)).toMatchObject({ ok: false, retryAfterSeconds: 50 });
+    expect(limiter.admit("k", 3_000).ok).toBe(true);
+    expect(limiter.admit("other", 9_000).ok).toBe(true);
+  });
+
+  it("is inactive without limits", () => {
+    expect(new RateLimiter({}, () => 0).active).toBe(false);
+  });
+});
