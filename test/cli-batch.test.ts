@@ -65,6 +65,14 @@ describe("forkloop batch", () => {
     expect(result.stderr).not.toContain("\x1b[");
     const { records } = await readJournal(batchDir);
     expect(records.filter((record) => record.type === "completed")).toHaveLength(6);
+    // Each item's sub-agent transcript can be replayed turn by turn.
+    const first = records.find((record) => record.type === "completed");
+    const replay = await runCli(["replay", `.forkloop/batches/ok/transcripts/${first?.id}-1.fltr`], {
+      cwd: dir,
+    });
+    expect(replay.stdout).toMatch(
+      /turn 1 ← start[\s\S]*turn 2 ← next_turn[\s\S]*terminal: completed after 2 turns/,
+    );
   });
 
   it("--items with a scripted simulator: a failing item is data; partial failure exits 6, all failed exits 7", async () => {

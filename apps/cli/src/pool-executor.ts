@@ -1,5 +1,12 @@
+import { join } from "node:path";
 import type { CacheSafeParams, PermissionMode } from "@forkloop/loop-core";
-import type { AgentPool, SubAgentEvent, SubAgentResult, SubAgentTask } from "@forkloop/orchestrator";
+import {
+  type AgentPool,
+  type SubAgentEvent,
+  type SubAgentResult,
+  type SubAgentTask,
+  TRANSCRIPT_EXTENSION,
+} from "@forkloop/orchestrator";
 import type { PermissionRules } from "./agent-options.js";
 import type { ItemExecution, ItemExecutor, ItemOutcome } from "./batch-runner.js";
 import type { Claim, ItemResult } from "./job-backend.js";
@@ -13,6 +20,8 @@ export interface BatchAgentSettings {
   readonly permissionRules?: PermissionRules;
   readonly maxTurns: number;
   readonly fallbackModels?: readonly string[];
+  /** Where each item's sub-agent transcript goes (`forkloop replay <file>` reads it). */
+  readonly transcriptsDir?: string;
 }
 
 /**
@@ -28,6 +37,14 @@ export function createPoolExecutor(
   const toTask = (claim: Claim): SubAgentTask => ({
     id: `item-${claim.item.id}-${claim.attempt}`,
     cwd: settings.cwd,
+    ...(settings.transcriptsDir === undefined
+      ? {}
+      : {
+          transcriptPath: join(
+            settings.transcriptsDir,
+            `${claim.item.id}-${claim.attempt}${TRANSCRIPT_EXTENSION}`,
+          ),
+        }),
     workspaceRoots: [settings.cwd],
     cacheSafeParams: settings.cacheSafeParams,
     promptMessages: [{ role: "user", content: claim.item.prompt }],

@@ -18,7 +18,11 @@ export function batchesDir(cwd: string): string {
 export function checkId(kind: "session" | "batch", id: string): string {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(id) || id.includes("..")) {
     throw new CliError(
-      `"${id}" is not a valid ${kind} id (letters, digits, ".", "_" and "-" only). List them with \`forkloop ${kind === "session" ? "sessions list" : "batch --list"}\`.`,
+      `"${id}" is not a valid ${kind} id (letters, digits, ".", "_" and "-" only). ${
+        kind === "session"
+          ? "List them with `forkloop sessions list`."
+          : "Batch ids are printed when a batch starts; the batches are the directories of .forkloop/batches/."
+      }`,
     );
   }
   return id;

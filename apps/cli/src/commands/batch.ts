@@ -1,5 +1,5 @@
 import { availableParallelism } from "node:os";
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import type { CacheSafeParams, PermissionMode } from "@forkloop/loop-core";
 import { buildSystemBlocks, DEFAULT_MAX_OUTPUT_TOKENS, toolDefinitions } from "@forkloop/loop-core";
 import { assembleSession, createAgentPool } from "@forkloop/orchestrator";
@@ -164,6 +164,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
           permissionMode: spec.permissionMode as PermissionMode,
           maxTurns: spec.maxTurns,
           fallbackModels: spec.fallbackModels,
+          transcriptsDir: join(dir, "transcripts"),
         },
         (claim, event) => {
           if (event.type === "rate_limited" && event.until > pausedUntil) {

@@ -1,4 +1,6 @@
-import { loadTranscript } from "@forkloop/orchestrator";
+import { access } from "node:fs/promises";
+import { resolve } from "node:path";
+import { loadTranscript, TRANSCRIPT_EXTENSION } from "@forkloop/orchestrator";
 import { z } from "zod";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
@@ -8,11 +10,12 @@ import { sessionsDir } from "../state-dirs.js";
 import { describeMessage } from "../transcript-text.js";
 import { existingSessionPath } from "./sessions.js";
 
-export const REPLAY_USAGE = `Usage: forkloop replay <session-id> [--cwd DIR] [--json]
+export const REPLAY_USAGE = `Usage: forkloop replay <session-id | FILE.fltr> [--cwd DIR] [--json]
 
 Prints the loop's state transitions of a saved session turn by turn (R-L5): each iteration's
 continue reason (next_turn, max_output_tokens_escalate, reactive_compact_retry, …), the messages it
-produced, and the terminal reason.
+produced, and the terminal reason. A .fltr path replays any transcript, e.g. a batch item's
+(.forkloop/batches/<id>/transcripts/<item>-<attempt>.fltr).
   --cwd DIR   the project whose sessions to read (default: the current directory)
   --json      one JSON object per transition`;
 
@@ -40,7 +43,9 @@ export async function replayCommand(argv: readonly string[], context: CommandCon
   if (id === undefined || extra.length > 0) {
     throw new CliError(`forkloop replay: give exactly one session id.\n\n${REPLAY_USAGE}`);
   }
-  const path = await existingSessionPath(sessionsDir(flags.cwd ?? context.cwd), id);
+  const path = id.endsWith(TRANSCRIPT_EXTENSION)
+    ? await existingTranscriptFile(resolve(context.cwd, flags.cwd ?? ".", id))
+    : await existingSessionPath(sessionsDir(flags.cwd ?? context.cwd), id);
   const loaded = await loadTranscript(path);
   const out = (line: string) => context.stdout.write(`${line}\n`);
   if (!flags.json) {
@@ -101,4 +106,15 @@ export async function replayCommand(argv: readonly string[], context: CommandCon
     out("(this transcript has no transition records; it was written before transitions were recorded)");
   }
   return EXIT.ok;
+}
+
+async function existingTranscriptFile(path: string): Promise<string> {
+  try {
+    await access(path);
+  } catch {
+    throw new CliError(
+      `no transcript file ${path}; give a session id or the path of an existing ${TRANSCRIPT_EXTENSION} file.`,
+    );
+  }
+  return path;
 }
