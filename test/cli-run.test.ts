@@ -186,4 +186,32 @@ describe("forkloop run (headless) on the embedded simulator", () => {
       await sim.stop();
     }
   });
+
+  it("--include-partial-messages adds raw stream events, which validate too", async () => {
+    const result = await runCli(
+      ["run", "Summarize notes.md", "--output-format", "stream-json", "--include-partial-messages"],
+      { cwd: dir },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const lines = parseLines(result.stdout);
+    for (const line of lines)
+      expect(streamJsonLineSchema.safeParse(line).success, JSON.stringify(line)).toBe(true);
+    const events = lines
+      .filter((line) => line.type === "stream_event")
+      .map((line) => (line.event as { type: string }).type);
+    expect(events).toContain("message_start");
+    expect(events).toContain("content_block_delta");
+    expect(events).toContain("message_stop");
+  });
+
+  it("R-L14: --budget +2k keeps the turn going with budget nudges (token_budget_continuation in the replay)", async () => {
+    const result = await runCli(["run", "Summarize notes.md", "--budget", "+2k", "--output-format", "json"], {
+      cwd: dir,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const sessionId = String(parseLines(result.stdout)[0]?.session_id);
+    const replay = await runCli(["replay", sessionId], { cwd: dir });
+    expect(replay.stdout).toContain("← token_budget_continuation");
+    expect(replay.stdout).toMatch(/user \(meta\): .*Token budget/);
+  });
 });
