@@ -1,4 +1,4 @@
-import { access, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { access, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { streamJsonLineSchema } from "@forkloop/cli";
@@ -213,5 +213,29 @@ describe("forkloop run (headless) on the embedded simulator", () => {
     const replay = await runCli(["replay", sessionId], { cwd: dir });
     expect(replay.stdout).toContain("← token_budget_continuation");
     expect(replay.stdout).toMatch(/user \(meta\): .*Token budget/);
+  });
+
+  it("settings hooks run in the loop: a PreToolUse hook that stops → hook_stopped and exit code 5", async () => {
+    const project = await mkdtemp(join(dir, "hooked-"));
+    await writeFile(join(project, "notes.md"), "# Notes\n");
+    await mkdir(join(project, ".forkloop"));
+    await writeFile(
+      join(project, ".forkloop", "settings.json"),
+      JSON.stringify({
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: "Read",
+              hooks: [
+                { type: "command", command: `echo '{"continue": false, "stopReason": "reads are frozen"}'` },
+              ],
+            },
+          ],
+        },
+      }),
+    );
+    const result = await runCli(["run", "Summarize notes.md", "--output-format", "json"], { cwd: project });
+    expect(result.code, result.stderr).toBe(5);
+    expect(parseLines(result.stdout)[0]).toMatchObject({ is_error: true, terminal_reason: "hook_stopped" });
   });
 });
