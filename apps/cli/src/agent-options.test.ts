@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { selectTools, splitRules, toolListSchema } from "./agent-options.js";
+
+describe("tool rule flags", () => {
+  it("splits at commas and spaces outside parentheses, keeping a rule's own spaces", () => {
+    expect(splitRules("Read, Bash(npm test:*),Edit(src/**) Write")).toEqual([
+      "Read",
+      "Bash(npm test:*)",
+      "Edit(src/**)",
+      "Write",
+    ]);
+  });
+
+  it("validates tool names and rule syntax", () => {
+    expect(toolListSchema.safeParse("Bash(git status),Read").success).toBe(true);
+    expect(toolListSchema.safeParse("Grpe").error?.issues[0]?.message).toMatch(
+      /unknown tool "Grpe" \(did you mean Grep\?\)/,
+    );
+  });
+
+  it("a bare deny rule removes the tool; a pattern rule keeps it (it only denies matching calls)", () => {
+    const names = (deny: string[]) => selectTools(deny).map((tool) => tool.name);
+    expect(names(["Bash"])).not.toContain("Bash");
+    expect(names(["Bash(rm:*)"])).toContain("Bash");
+  });
+});
