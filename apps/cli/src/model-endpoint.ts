@@ -1,7 +1,7 @@
 import { startSimulator } from "@forkloop/sim";
 import { z } from "zod";
 import { CliError } from "./cli-error.js";
-import { parseFaultsFlag } from "./commands/sim.js";
+import { parseFaultsFlag } from "./fault-flag.js";
 
 /** Where model requests go; workers get only this plain data and build their own SDK client. */
 export interface ModelEndpoint {

@@ -1,8 +1,9 @@
-import { type FaultSpec, loadScenario, parseFaultSpec, type Scenario, startSimulator } from "@forkloop/sim";
+import { loadScenario, type Scenario, startSimulator } from "@forkloop/sim";
 import { z } from "zod";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
+import { parseFaultsFlag } from "../fault-flag.js";
 import { parseCommand } from "../flags.js";
 
 export const SIM_USAGE = `Usage: forkloop sim [--port N] [--scenario FILE] [--faults SPEC] [--latency none|realistic] [--seed N]
@@ -77,16 +78,6 @@ export async function simCommand(argv: readonly string[], context: CommandContex
   });
   await simulator.close();
   return EXIT.ok;
-}
-
-export function parseFaultsFlag(text: string, flag = "--faults"): FaultSpec {
-  try {
-    return parseFaultSpec(text);
-  } catch (error) {
-    throw new CliError(
-      `${flag} "${text}": ${error instanceof Error ? error.message : String(error)}. Example: --faults "429@1,529@2-3" or "random:seed=7,p429=0.1".`,
-    );
-  }
 }
 
 async function loadScenarioFlag(path: string): Promise<Scenario> {
