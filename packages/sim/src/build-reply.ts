@@ -36,6 +36,8 @@ export interface BuildOptions {
   cut: boolean;
   /** Output tokens left in the context window after the prompt (no limit when absent). */
   contextRoom?: number;
+  /** The model's tokens per simulator token (ModelSpec.tokenFactor). */
+  tokenFactor?: number;
 }
 
 /** Text of the simulated thinking block used when thinking is on and the brain gave none. */
@@ -66,9 +68,14 @@ export function buildReply(reply: BrainReply, options: BuildOptions): BuiltReply
   const room = Math.max(1, options.contextRoom ?? Number.POSITIVE_INFINITY);
   // Output that would run past the context window stops there, before max_tokens (api doc §2).
   const windowBound = room < options.body.max_tokens;
-  const limit = options.cut ? Math.max(1, Math.floor(total / 2)) : Math.min(options.body.max_tokens, room);
+  // Costs are in simulator tokens; the model's limits convert to them by its token factor.
+  const factor = options.tokenFactor ?? 1;
+  const billed = (tokens: number) => Math.max(1, Math.ceil(tokens * factor));
+  const limit = options.cut
+    ? Math.max(1, Math.floor(total / 2))
+    : Math.floor(Math.min(options.body.max_tokens, room) / factor);
   if (total <= limit) {
-    return { content, stopReason, stopSequence: stopped?.sequence ?? null, outputTokens: Math.max(1, total) };
+    return { content, stopReason, stopSequence: stopped?.sequence ?? null, outputTokens: billed(total) };
   }
 
   // Over the budget: keep whole blocks while they fit, cut text at the limit, drop the rest.
@@ -91,7 +98,7 @@ export function buildReply(reply: BrainReply, options: BuildOptions): BuiltReply
     }
     break;
   }
-  return { content: kept, stopReason, stopSequence: null, outputTokens: Math.max(1, used) };
+  return { content: kept, stopReason, stopSequence: null, outputTokens: billed(used) };
 }
 
 /**

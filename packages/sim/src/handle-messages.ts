@@ -89,6 +89,7 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
           requestDigest: createHash("sha256").update(record.rawBody).digest("hex"),
           cut: fault?.kind === "max_tokens",
           contextRoom: effectiveContextWindow(model, call.betas) - valid.layout.totalTokens,
+          tokenFactor: model.tokenFactor ?? 1,
         });
   state.issuedThinking.remember(
     built.content.flatMap((b) => (b.type === "tool_use" ? [b.id] : [])),

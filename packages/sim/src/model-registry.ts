@@ -18,6 +18,11 @@ export interface ModelSpec {
    * of what follows (api doc §5).
    */
   keepsPriorThinking?: boolean;
+  /**
+   * Tokens per simulator-tokenizer token (default 1). The Opus 4.7+ tokenizer yields about 30%
+   * more tokens for the same text (api doc §7), so those models use 1.3.
+   */
+  tokenFactor?: number;
 }
 
 const PRE_47 = { enabled: true, adaptive: false, disabled: true } as const;
@@ -50,6 +55,7 @@ function model(
     thinking,
     supportsPrefill: thinking === PRE_47,
     keepsPriorThinking: !STRIPS_PRIOR_THINKING.has(id),
+    tokenFactor: LARGER_TOKENIZER.has(id) ? 1.3 : 1,
   };
 }
 
@@ -58,6 +64,9 @@ const STRIPS_PRIOR_THINKING = new Set([
   "claude-sonnet-4-5-20250929",
   "claude-opus-4-1-20250805",
 ]);
+
+/** Opus 4.7 and later Opus models count about 30% more tokens (api doc §7). */
+const LARGER_TOKENIZER = new Set(["claude-opus-4-7", "claude-opus-4-8", "claude-opus-5", "claude-opus-5-5"]);
 
 const K = 1000;
 const M = 1_000_000;

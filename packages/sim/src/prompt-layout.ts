@@ -38,6 +38,8 @@ export interface LayoutOptions {
    * tool results): count_tokens ignores them (api doc §6), and older models strip them (§5).
    */
   stripPriorThinking?: boolean;
+  /** The model's tokens per simulator token (ModelSpec.tokenFactor); each position is rounded up. */
+  tokenFactor?: number;
 }
 
 /** Flattens a request body into its prompt positions, in cache prefix order. */
@@ -76,8 +78,12 @@ export function layoutPrompt(body: CountTokensRequest, options: LayoutOptions = 
       positions.push(blockPosition("messages", `messages.${m}.content.${b}`, message.role, block));
     });
   });
+  const factor = options.tokenFactor ?? 1;
   let totalTokens = 0;
-  for (const p of positions) totalTokens += p.tokens;
+  for (const p of positions) {
+    if (factor !== 1) p.tokens = Math.ceil(p.tokens * factor);
+    totalTokens += p.tokens;
+  }
   return {
     positions,
     messagesConfig: canonicalJson({ tool_choice: body.tool_choice ?? null, thinking: body.thinking ?? null }),

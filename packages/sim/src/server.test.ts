@@ -107,6 +107,19 @@ describe("issue 2 point 1: count_tokens", () => {
     expect(sim.requests()[0]?.path).toBe("/v1/messages/count_tokens");
   });
 
+  it("Opus 4.7+ counts about 30% more tokens for the same text (api doc §7)", async () => {
+    sim = await startSimulator({ brain: () => ({ content: [{ type: "text", text: "word ".repeat(100) }] }) });
+    const c = client(sim);
+    const messages = [{ role: "user" as const, content: "word ".repeat(1000) }];
+    expect((await c.messages.countTokens({ model: "claude-opus-4-6", messages })).input_tokens).toBe(1000);
+    expect((await c.messages.countTokens({ model: "claude-opus-4-7", messages })).input_tokens).toBe(1300);
+    const reply = await c.messages.create({ model: "claude-opus-4-7", max_tokens: 1000, messages });
+    expect(reply.usage).toMatchObject({ input_tokens: 1300, output_tokens: 130 });
+    const cut = await c.messages.create({ model: "claude-opus-4-7", max_tokens: 65, messages });
+    expect(cut.stop_reason).toBe("max_tokens");
+    expect(cut.usage.output_tokens).toBeLessThanOrEqual(65);
+  });
+
   it("counts tool definitions, except deferred ones", async () => {
     sim = await startSimulator();
     const c = client(sim);

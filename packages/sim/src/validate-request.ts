@@ -82,6 +82,7 @@ function validateCommon<B extends CountTokensRequest>(
   if (error) return { ok: false, error };
   const layout = layoutPrompt(body, {
     stripPriorThinking: kind === "count_tokens" || model.keepsPriorThinking === false,
+    tokenFactor: model.tokenFactor ?? 1,
   });
   const found = findBreakpoints(layout, body.cache_control ?? null);
   if (!found.ok) return found;
