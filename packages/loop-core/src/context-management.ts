@@ -45,11 +45,20 @@ export async function* manageContext(
 }
 
 /**
+ * R-C8: the pipeline's own count when it has one (it knows what its stages just removed), else
+ * `tokenCountWithEstimation`.
+ */
+export function contextTokens(pipeline: ContextPipeline, messages: readonly Message[]): number {
+  return pipeline.tokenCount ? pipeline.tokenCount(messages) : tokenCountWithEstimation(messages);
+}
+
+/**
  * R-C7 hard limit: with auto-compact off nothing will shrink the context, so the loop stops
  * before the API rejects the request. A `compact` request is exempt (R-L3): it is what reduces
  * the tokens. Returns the error to surface, or undefined when the request may go.
  */
 export function blockingLimitError(
+  pipeline: ContextPipeline,
   messages: readonly Message[],
   model: string,
   config: Pick<QueryConfig, "autoCompactEnabled" | "querySource" | "modelOverrides">,
@@ -58,7 +67,7 @@ export function blockingLimitError(
   const info = getModelInfo(model, config.modelOverrides);
   const limit =
     info.contextWindow - Math.min(info.maxOutputTokens, MAX_OUTPUT_FOR_WINDOW) - MANUAL_COMPACT_BUFFER_TOKENS;
-  const tokens = tokenCountWithEstimation(messages);
+  const tokens = contextTokens(pipeline, messages);
   if (tokens < limit) return undefined;
   return {
     status: null,

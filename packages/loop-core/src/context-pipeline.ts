@@ -49,8 +49,14 @@ export interface ContextPipeline {
   autocompact(input: ContextStageInput): Promise<ContextStageResult>;
   /** R-C3 on overflow: drain staged collapses; null when there is nothing to drain. */
   drainCollapse(input: ContextStageInput): Promise<ContextStageResult | null>;
-  /** R-C6: compact once after a withheld prompt-too-long; null when it could not. */
+  /** R-C6: compact once after a withheld prompt-too-long or media error; null when it could not. */
   reactiveCompact(input: ContextStageInput): Promise<ContextStageResult | null>;
+  /**
+   * R-C8: the token count of `messages` as this pipeline knows it. Optional: without it the loop
+   * uses `tokenCountWithEstimation`, which trusts the last response's usage and so over-counts a
+   * history a stage has just shrunk. The loop's R-C7 hard-limit check uses this when present.
+   */
+  tokenCount?(messages: readonly Message[]): number;
 }
 
 function unchanged(input: ContextStageInput): ContextStageResult {

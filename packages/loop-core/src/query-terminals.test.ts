@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createUserMessage } from "./create-message.js";
+import { createAssistantMessage, createUserMessage, syntheticApiMessage } from "./create-message.js";
 import type { AssistantMessage, UserMessage } from "./messages.js";
 import { query } from "./query.js";
 import type { QueryDeps } from "./query-deps.js";
+import { snippingPipeline } from "./test-support/pipelines.js";
 import { assertHistoryAccepted, simParams, useSimulator } from "./test-support/sim-harness.js";
 import { collect, scriptedCallModel, testContext, testTool } from "./testing/index.js";
 
@@ -16,6 +17,14 @@ const toolTurn = (name: string, input: Record<string, unknown> = {}) => ({
   ],
 });
 const textTurn = (text: string) => ({ content: [{ type: "text" as const, text }] });
+/** R-C7 hard limit of this window: 30,000 − min(8,000, 20,000) − 3,000 = 19,000 tokens. */
+const window30k = {
+  id: "claude-sonnet-4-6",
+  contextWindow: 30_000,
+  maxOutputTokens: 8_000,
+  inputPricePerMTok: 3,
+  outputPricePerMTok: 15,
+};
 
 describe("R-L6: every terminal reason, against the simulator", () => {
   it("R-L19: max_turns ends the run after maxTurns model calls", async () => {
@@ -36,20 +45,41 @@ describe("R-L6: every terminal reason, against the simulator", () => {
         simParams(handle, {
           prompt: "word ".repeat(30_000),
           autoCompactEnabled: false,
-          modelOverrides: [
-            {
-              id: "claude-sonnet-4-6",
-              contextWindow: 30_000,
-              maxOutputTokens: 8_000,
-              inputPricePerMTok: 3,
-              outputPricePerMTok: 15,
-            },
-          ],
+          modelOverrides: [window30k],
         }),
       ),
     );
     expect(terminal.reason).toBe("blocking_limit");
     expect(handle.messageRequests()).toHaveLength(0);
+  });
+
+  it("R-C7/R-C8: the hard-limit check uses the pipeline's token count, not the stale usage", async () => {
+    const handle = await sims.start([textTurn("answered")]);
+    // The previous response counted the whole (then unsnipped) history: 25,000 tokens.
+    const reply = syntheticApiMessage(
+      "claude-sonnet-4-6",
+      [{ type: "text", text: "Read it all.", citations: null }],
+      "end_turn",
+    );
+    const previous = createAssistantMessage({
+      ...reply,
+      usage: { ...reply.usage, input_tokens: 24_990, output_tokens: 10 },
+    });
+    const pipeline = snippingPipeline();
+    const { terminal } = await collect(
+      query({
+        ...simParams(handle, {
+          autoCompactEnabled: false,
+          contextPipeline: pipeline,
+          modelOverrides: [window30k],
+        }),
+        messages: [createUserMessage("word ".repeat(20_000)), previous, createUserMessage("And now?")],
+      }),
+    );
+    // tokenCountWithEstimation still says ≥ 25,000 > 19,000 (30,000 − 8,000 − 3,000) after the snip.
+    expect(terminal.reason).toBe("completed");
+    expect(handle.messageRequests()).toHaveLength(1);
+    expect(handle.messageRequests()[0]?.rawBody).toContain("[earlier messages snipped]");
   });
 
   it("R-L3: a compact querySource is exempt from the blocking limit", async () => {
@@ -60,15 +90,7 @@ describe("R-L6: every terminal reason, against the simulator", () => {
           prompt: "word ".repeat(30_000),
           autoCompactEnabled: false,
           querySource: "compact",
-          modelOverrides: [
-            {
-              id: "claude-sonnet-4-6",
-              contextWindow: 30_000,
-              maxOutputTokens: 8_000,
-              inputPricePerMTok: 3,
-              outputPricePerMTok: 15,
-            },
-          ],
+          modelOverrides: [window30k],
         }),
       ),
     );

@@ -1,7 +1,7 @@
 import { isWithheld } from "./api-error-kinds.js";
 import { buildSystemBlocks, toolDefinitions } from "./build-request.js";
 import type { CacheSafeParams } from "./cache-safe-params.js";
-import { blockingLimitError, manageContext } from "./context-management.js";
+import { blockingLimitError, contextTokens, manageContext } from "./context-management.js";
 import { type ContextStageInput, passthroughContextPipeline } from "./context-pipeline.js";
 import { createApiErrorMessage, createUserMessage } from "./create-message.js";
 import { FallbackTriggeredError } from "./errors.js";
@@ -17,7 +17,6 @@ import { runStopHooks } from "./stop-hooks.js";
 import { StreamingToolExecutor } from "./streaming-tool-executor.js";
 import type { Terminal, TerminalReason } from "./terminal.js";
 import { checkTokenBudget, INITIAL_BUDGET_TRACKER } from "./token-budget.js";
-import { tokenCountWithEstimation } from "./token-estimation.js";
 import { DEFAULT_SUMMARY_MODEL, generateToolUseSummary } from "./tool-use-summary.js";
 import { UsageCounter } from "./usage-counter.js";
 import { recoverWithheld } from "./withheld-recovery.js";
@@ -119,7 +118,7 @@ async function* queryLoop(
     const managed = yield* manageContext(pipeline, deps, config, stageInput(state.messages));
     let messagesForQuery = managed.messages;
     const tracking = managed.tracking;
-    const blocking = blockingLimitError(messagesForQuery, model, config);
+    const blocking = blockingLimitError(pipeline, messagesForQuery, model, config);
     if (blocking) {
       const notice = createApiErrorMessage(blocking, model, {
         uuid: deps.uuid(),
@@ -146,7 +145,7 @@ async function* queryLoop(
           total: config.taskBudget.total,
           remaining: Math.max(
             0,
-            config.taskBudget.total - usage.outputTokens - tokenCountWithEstimation(messagesForQuery),
+            config.taskBudget.total - usage.outputTokens - contextTokens(pipeline, messagesForQuery),
           ),
         }
       : undefined;

@@ -2,6 +2,7 @@ import type { ContextPipeline, ContextStageInput, ContextStageResult } from "../
 import { passthroughContextPipeline } from "../context-pipeline.js";
 import { createSystemMessage, createUserMessage } from "../create-message.js";
 import type { Message } from "../messages.js";
+import { estimateMessageTokens, tokenCountWithEstimation } from "../token-estimation.js";
 
 /** Keeps only the last user message (a stand-in for a compaction that worked). */
 export function shrinkToLastUser(input: ContextStageInput): ContextStageResult {
@@ -36,5 +37,36 @@ export function recordingPipeline(
     autocompact: (input) => record("autocompact", () => base.autocompact(input)),
     drainCollapse: (input) => record("drainCollapse", () => base.drainCollapse(input)),
     reactiveCompact: (input) => record("reactiveCompact", () => base.reactiveCompact(input)),
+  };
+}
+
+/**
+ * A pipeline whose budgetAndSnip replaces the first user message with a marker and, like the
+ * compaction package's pipeline (R-C8), remembers the corrected count of the array it returned:
+ * the last response's usage still describes the history before the snip.
+ */
+export function snippingPipeline(): ContextPipeline & {
+  readonly tokenCount: (m: readonly Message[]) => number;
+} {
+  const corrected = new WeakMap<readonly Message[], number>();
+  return {
+    ...passthroughContextPipeline,
+    budgetAndSnip(input) {
+      const [first, ...rest] = input.messages;
+      if (first?.type !== "user")
+        return { messages: input.messages, boundaries: [], tokensFreed: 0, tracking: input.tracking };
+      const messages = [createUserMessage("[earlier messages snipped]"), ...rest];
+      corrected.set(
+        messages,
+        messages.reduce((sum, message) => sum + estimateMessageTokens(message), 0),
+      );
+      return {
+        messages,
+        boundaries: [],
+        tokensFreed: estimateMessageTokens(first),
+        tracking: input.tracking,
+      };
+    },
+    tokenCount: (messages) => corrected.get(messages) ?? tokenCountWithEstimation(messages),
   };
 }
