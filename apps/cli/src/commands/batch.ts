@@ -113,7 +113,11 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     );
   }
   const cwd = resolve(context.cwd, flags.cwd ?? ".");
+  // Settings first: a bad settings file must fail (exit 2) before any state or server exists.
+  const settings = await loadRunSettings(cwd, context.env.HOME);
   const { spec, dir, items } = await prepareBatch(flags, cwd);
+  const rules = mergeRules(settings, { allow: spec.allowedTools, deny: spec.disallowedTools });
+  const tools = selectTools(rules.deny);
   const backend = await openLocalJournalBackend({ dir });
   try {
     if (items) await backend.enqueue(items);
@@ -135,9 +139,6 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
       concurrentTasksPerWorker: Math.ceil(concurrency / threads),
     });
     try {
-      const settings = await loadRunSettings(cwd, context.env.HOME);
-      const rules = mergeRules(settings, { allow: spec.allowedTools, deny: spec.disallowedTools });
-      const tools = selectTools(rules.deny);
       const session = await assembleSession({
         cwd,
         model: spec.model,
