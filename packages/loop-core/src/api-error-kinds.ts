@@ -24,8 +24,19 @@ export function isMaxOutputTokens(message: AssistantMessage): boolean {
   return !message.apiError && message.message.stop_reason === "max_tokens";
 }
 
+/** The kinds of reply R-L9 withholds; each has its own recovery ladder and guards (R-L10). */
+export type WithheldKind = "prompt_too_long" | "media" | "max_output_tokens";
+
+/** Which withheld kind `message` is, or undefined when it is shown as it arrives. */
+export function withheldKind(message: AssistantMessage): WithheldKind | undefined {
+  if (isPromptTooLong(message)) return "prompt_too_long";
+  if (isMediaError(message)) return "media";
+  if (isMaxOutputTokens(message)) return "max_output_tokens";
+  return undefined;
+}
+
 export function isWithheld(message: AssistantMessage): boolean {
-  return isPromptTooLong(message) || isMediaError(message) || isMaxOutputTokens(message);
+  return withheldKind(message) !== undefined;
 }
 
 export function lastAssistant(messages: readonly Message[]): AssistantMessage | undefined {

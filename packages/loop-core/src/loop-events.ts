@@ -1,3 +1,4 @@
+import type { ReactiveCompactGuards } from "./loop-state.js";
 import type { Message, RawMessageStreamEvent } from "./messages.js";
 import type { ApiRetryEvent } from "./model-client.js";
 import type { ContinueReason } from "./terminal.js";
@@ -12,7 +13,9 @@ export interface StateSnapshotEvent {
   readonly model: string;
   readonly maxOutputTokensOverride: number | undefined;
   readonly maxOutputTokensRecoveryCount: number;
+  /** True once either reactive-compact guard is used (see `reactiveCompactAttempted`). */
   readonly hasAttemptedReactiveCompact: boolean;
+  readonly reactiveCompactAttempted: ReactiveCompactGuards;
   readonly stopHookActive: boolean;
   readonly autoCompactFailures: number;
 }

@@ -26,8 +26,11 @@ export interface LoopState {
   readonly autoCompactTracking: AutoCompactTracking;
   /** R-L10: continuations after an output cap, at most 3. */
   readonly maxOutputTokensRecoveryCount: number;
-  /** R-L11: reactive compact runs once; kept across stop-hook retries. */
-  readonly hasAttemptedReactiveCompact: boolean;
+  /**
+   * R-L10/R-L11: reactive compact runs once per withheld error kind (a compact that fixed a
+   * prompt-too-long says nothing about an oversized image); kept across stop-hook retries.
+   */
+  readonly reactiveCompactAttempted: ReactiveCompactGuards;
   /** R-L10: the escalated output cap (64K) while recovering from a cut reply; cleared after. */
   readonly maxOutputTokensOverride: number | undefined;
   /** R-L18: summary of the previous iteration's tools, awaited during this one. */
@@ -42,6 +45,17 @@ export interface LoopState {
   readonly budgetTracker: BudgetTracker;
   readonly transition: Transition | undefined;
 }
+
+/** One-shot reactive-compact guards, one per error kind that reactive compact answers. */
+export interface ReactiveCompactGuards {
+  readonly prompt_too_long: boolean;
+  readonly media: boolean;
+}
+
+export const NO_REACTIVE_COMPACT_ATTEMPTED: ReactiveCompactGuards = Object.freeze({
+  prompt_too_long: false,
+  media: false,
+});
 
 /** R-L2: a command queued while the loop runs (slash command, task notification, user prompt). */
 export interface QueuedCommand {

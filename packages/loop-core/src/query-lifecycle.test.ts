@@ -194,6 +194,32 @@ describe("R-L17/R-L18/R-F3", () => {
     expect(order).toEqual(["request_start", "request_start", "tool_use_summary"]);
   });
 
+  it("R-L18: what the summary request cost is in Terminal.usage, and labelled", async () => {
+    const handle = await sims.start((request) =>
+      request.querySource === "tool_use_summary"
+        ? { content: [{ type: "text", text: "Probed the workspace" }] }
+        : toolThenText(request),
+    );
+    const { terminal } = await collect(
+      query(
+        simParams(handle, { tools: [testTool({ name: "Probe" })], toolUseSummaryModel: "claude-haiku-4-5" }),
+      ),
+    );
+    const records = handle.messageRequests();
+    const summaryRecord = records.find((record) => record.querySource === "tool_use_summary");
+    expect(records).toHaveLength(3);
+    expect(terminal.usage.apiCalls).toBe(3);
+    const billed = (field: "input_tokens" | "output_tokens") =>
+      records.reduce((sum, record) => sum + (record.usage?.[field] ?? 0), 0);
+    expect(terminal.usage.inputTokens).toBe(billed("input_tokens"));
+    expect(terminal.usage.outputTokens).toBe(billed("output_tokens"));
+    expect(terminal.toolUseSummaryUsage).toMatchObject({
+      apiCalls: 1,
+      inputTokens: summaryRecord?.usage?.input_tokens,
+      outputTokens: summaryRecord?.usage?.output_tokens,
+    });
+  });
+
   it("R-F3: cache-safe params after every turn match the request prefix byte for byte", async () => {
     const handle = await sims.start(toolThenText);
     const saved: CacheSafeParams[] = [];

@@ -3,7 +3,12 @@ import { createUserMessage } from "./create-message.js";
 import type { LoopEvent } from "./loop-events.js";
 import { callModel } from "./model-client.js";
 import { query } from "./query.js";
-import { recordingPipeline, shrinkToLastUser } from "./test-support/pipelines.js";
+import {
+  oversizedImage,
+  recordingPipeline,
+  shrinkToLastUser,
+  withoutImages,
+} from "./test-support/pipelines.js";
 import { simParams, useSimulator } from "./test-support/sim-harness.js";
 import { collect, testTool } from "./testing/index.js";
 
@@ -173,6 +178,50 @@ describe("R-L11: death-spiral guards, proven by counting the simulator's API cal
     expect(pipeline.log.filter((stage) => stage === "reactiveCompact")).toHaveLength(1);
     // too long → compact → ok → hook blocks → too long → (no second compact) surface.
     expect(handle.messageRequests()).toHaveLength(3);
+  });
+
+  it("R-L10: reactive compact runs once per error kind: an image fix does not use up the prompt-too-long one", async () => {
+    const handle = await sims.start(() => textTurn("Fits now."));
+    // Drops images when there are any (the media error's fix), else shrinks the history.
+    const pipeline = recordingPipeline({
+      reactiveCompact: async (input) =>
+        input.messages.some((message) => JSON.stringify(message).includes('"image"'))
+          ? { ...shrinkToLastUser(input), messages: input.messages.map(withoutImages) }
+          : shrinkToLastUser(input),
+    });
+    const { events, terminal } = await collect(
+      query({
+        ...simParams(handle, { model: "tiny-window", recordSnapshots: true, contextPipeline: pipeline }),
+        messages: [
+          createUserMessage([oversizedImage(), { type: "text", text: bigText }]),
+          createUserMessage("the real question"),
+        ],
+      }),
+    );
+    expect(terminal.reason).toBe("completed");
+    // image over 5 MB → compact (media) → prompt too long → drain (nothing) → compact (prompt) → ok.
+    expect(transitions(events)).toEqual([undefined, "reactive_compact_retry", "reactive_compact_retry"]);
+    const errors = handle.messageRequests().map((record) => record.error?.message ?? null);
+    expect(errors[0]).toMatch(/image exceeds 5 MB/);
+    expect(errors[1]).toMatch(/prompt is too long/);
+    expect(errors[2]).toBeNull();
+    expect(pipeline.log.filter((stage) => stage === "reactiveCompact")).toHaveLength(2);
+  });
+
+  it("R-L11: a reactive compact that does not fix an image runs once, then image_error", async () => {
+    const handle = await sims.start(() => textTurn("never"));
+    const pipeline = recordingPipeline({
+      reactiveCompact: async (input) => ({ ...shrinkToLastUser(input), messages: input.messages }),
+    });
+    const { terminal } = await collect(
+      query({
+        ...simParams(handle, { contextPipeline: pipeline }),
+        messages: [createUserMessage([oversizedImage(), { type: "text", text: "look" }])],
+      }),
+    );
+    expect(terminal.reason).toBe("image_error");
+    expect(pipeline.log.filter((stage) => stage === "reactiveCompact")).toHaveLength(1);
+    expect(handle.messageRequests()).toHaveLength(2);
   });
 
   it("R-L11: no stop hooks after an API error", async () => {

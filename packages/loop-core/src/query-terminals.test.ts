@@ -4,7 +4,7 @@ import { createAssistantMessage, createUserMessage, syntheticApiMessage } from "
 import type { AssistantMessage, UserMessage } from "./messages.js";
 import { query } from "./query.js";
 import type { QueryDeps } from "./query-deps.js";
-import { snippingPipeline } from "./test-support/pipelines.js";
+import { oversizedImage, snippingPipeline } from "./test-support/pipelines.js";
 import { assertHistoryAccepted, simParams, useSimulator } from "./test-support/sim-harness.js";
 import { collect, scriptedCallModel, testContext, testTool } from "./testing/index.js";
 
@@ -120,26 +120,19 @@ describe("R-L6: every terminal reason, against the simulator", () => {
     expect(events.filter((event) => event.type === "api_retry")).toHaveLength(2);
   });
 
-  it("R-L6 image_error: a media error is withheld, then surfaced (scripted client: the simulator does not check media)", async () => {
-    const callModel = scriptedCallModel([
-      {
-        error: {
-          status: 400,
-          type: "invalid_request_error",
-          message: "image exceeds 5 MB maximum: 7340032 bytes",
-        },
-      },
-    ]);
-    const { terminal } = await collect(
+  it("R-L6 image_error: the simulator's 400 for an image over 5 MB is withheld, then surfaced", async () => {
+    const handle = await sims.start([textTurn("never")]);
+    const { events, terminal } = await collect(
       query({
-        messages: [createUserMessage("look")],
-        systemPrompt: "test",
-        toolUseContext: testContext(),
-        querySource: "sdk",
-        deps: { callModel },
+        ...simParams(handle),
+        messages: [createUserMessage([oversizedImage(), { type: "text", text: "look" }])],
       }),
     );
     expect(terminal.reason).toBe("image_error");
+    expect(terminal.error?.message).toMatch(/image exceeds 5 MB maximum: \d+ bytes > 5242880 bytes/);
+    expect(handle.messageRequests()).toHaveLength(1);
+    // R-L9: shown once, after recovery (none here: the passthrough pipeline cannot compact).
+    expect(events.filter((event) => event.type === "assistant" && event.apiError)).toHaveLength(1);
   });
 
   it("R-L6 stop_hook_prevented", async () => {

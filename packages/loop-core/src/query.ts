@@ -1,4 +1,4 @@
-import { isWithheld } from "./api-error-kinds.js";
+import { type WithheldKind, withheldKind } from "./api-error-kinds.js";
 import { buildSystemBlocks, toolDefinitions } from "./build-request.js";
 import type { CacheSafeParams } from "./cache-safe-params.js";
 import { blockingLimitError, contextTokens, manageContext } from "./context-management.js";
@@ -7,7 +7,8 @@ import { createApiErrorMessage, createUserMessage } from "./create-message.js";
 import { FallbackTriggeredError } from "./errors.js";
 import type { LoopEvent } from "./loop-events.js";
 import { interruptNotice, lastUuid, stripThinkingBlocks } from "./loop-messages.js";
-import type { LoopState, QueuedCommand } from "./loop-state.js";
+import { type LoopState, NO_REACTIVE_COMPACT_ATTEMPTED, type QueuedCommand } from "./loop-state.js";
+import { step } from "./loop-step.js";
 import type { AssistantMessage, Message, UserMessage } from "./messages.js";
 import { yieldMissingToolResultBlocks } from "./missing-tool-results.js";
 import type { CanUseTool } from "./permissions.js";
@@ -17,8 +18,8 @@ import { runStopHooks } from "./stop-hooks.js";
 import { StreamingToolExecutor } from "./streaming-tool-executor.js";
 import type { Terminal, TerminalReason } from "./terminal.js";
 import { checkTokenBudget, INITIAL_BUDGET_TRACKER } from "./token-budget.js";
-import { DEFAULT_SUMMARY_MODEL, generateToolUseSummary } from "./tool-use-summary.js";
-import { UsageCounter } from "./usage-counter.js";
+import { generateToolUseSummary } from "./tool-use-summary.js";
+import { sumUsage, UsageCounter } from "./usage-counter.js";
 import { recoverWithheld } from "./withheld-recovery.js";
 
 export type { LoopEvent } from "./loop-events.js";
@@ -60,7 +61,7 @@ async function* queryLoop(
     toolUseContext: params.toolUseContext,
     autoCompactTracking: { compacted: false, turnCounter: 0, turnId: deps.uuid(), consecutiveFailures: 0 },
     maxOutputTokensRecoveryCount: 0,
-    hasAttemptedReactiveCompact: false,
+    reactiveCompactAttempted: NO_REACTIVE_COMPACT_ATTEMPTED,
     maxOutputTokensOverride: undefined,
     pendingToolUseSummary: undefined,
     stopHookActive: false,
@@ -70,17 +71,23 @@ async function* queryLoop(
     transition: undefined,
   };
 
-  const finish = (
+  // R-L18: summary requests are paid for too; the totals include them once they have settled.
+  const summaryUsage = new UsageCounter();
+  const finish = async (
     reason: TerminalReason,
     messages: readonly Message[],
     error?: Terminal["error"],
-  ): Terminal => ({
-    reason,
-    turnCount: state.turnCount,
-    messages,
-    usage: usage.totals(),
-    ...(error ? { error } : {}),
-  });
+  ): Promise<Terminal> => {
+    await state.pendingToolUseSummary;
+    return {
+      reason,
+      turnCount: state.turnCount,
+      messages,
+      usage: sumUsage(usage.totals(), summaryUsage.totals()),
+      ...(summaryUsage.apiCalls > 0 ? { toolUseSummaryUsage: summaryUsage.totals() } : {}),
+      ...(error ? { error } : {}),
+    };
+  };
 
   while (true) {
     let toolUseContext = state.toolUseContext;
@@ -96,7 +103,8 @@ async function* queryLoop(
         model,
         maxOutputTokensOverride: state.maxOutputTokensOverride,
         maxOutputTokensRecoveryCount: state.maxOutputTokensRecoveryCount,
-        hasAttemptedReactiveCompact: state.hasAttemptedReactiveCompact,
+        hasAttemptedReactiveCompact: Object.values(state.reactiveCompactAttempted).includes(true),
+        reactiveCompactAttempted: state.reactiveCompactAttempted,
         stopHookActive: state.stopHookActive,
         autoCompactFailures: state.autoCompactTracking.consecutiveFailures,
       };
@@ -125,7 +133,7 @@ async function* queryLoop(
         parentUuid: lastUuid(messagesForQuery),
       });
       yield notice;
-      return finish("blocking_limit", [...messagesForQuery, notice], blocking);
+      return await finish("blocking_limit", [...messagesForQuery, notice], blocking);
     }
 
     // Phase 4 — call the model (R-L8: inside a fallback loop).
@@ -138,7 +146,7 @@ async function* queryLoop(
     });
     let executor = new StreamingToolExecutor(toolRunOptions());
     let assistantMessages: AssistantMessage[] = [];
-    let withheld: AssistantMessage | undefined;
+    let withheld: { message: AssistantMessage; kind: WithheldKind } | undefined;
     let fallbackIndex = config.fallbackModels.indexOf(model) + 1;
     const taskBudget = config.taskBudget
       ? {
@@ -190,10 +198,11 @@ async function* queryLoop(
                   executor.addTool(event.block, assistantUuid);
                 }
                 break;
-              case "assistant":
+              case "assistant": {
                 // R-L9: recoverable errors are withheld until every recovery has failed.
-                if (isWithheld(event)) {
-                  withheld = event;
+                const kind = withheldKind(event);
+                if (kind) {
+                  withheld = { message: event, kind };
                   break;
                 }
                 assistantMessages.push(event);
@@ -204,6 +213,7 @@ async function* queryLoop(
                   }
                 }
                 break;
+              }
               default:
                 assertNever(event);
             }
@@ -249,10 +259,14 @@ async function* queryLoop(
         parentUuid: lastUuid(messagesForQuery),
       });
       yield notice;
-      return finish("model_error", [...messagesForQuery, ...assistantMessages, ...orphans, notice], failure);
+      return await finish(
+        "model_error",
+        [...messagesForQuery, ...assistantMessages, ...orphans, notice],
+        failure,
+      );
     }
 
-    for (const message of [...assistantMessages, ...(withheld ? [withheld] : [])]) {
+    for (const message of [...assistantMessages, ...(withheld ? [withheld.message] : [])]) {
       if (!message.apiError) usage.add(message.message.usage);
     }
 
@@ -277,7 +291,7 @@ async function* queryLoop(
         yield notice;
         messages.push(notice);
       }
-      return finish("aborted_streaming", messages);
+      return await finish("aborted_streaming", messages);
     }
 
     // R-L18: the previous iteration's summary has had this whole stream to finish.
@@ -289,22 +303,23 @@ async function* queryLoop(
     if (withheld) {
       // R-L9/R-L10: the withheld error gets its recovery ladder before anyone sees it.
       executor.discard();
-      const step = yield* recoverWithheld({
-        withheld,
+      const recovery = yield* recoverWithheld({
+        withheld: withheld.message,
+        kind: withheld.kind,
         state: { ...state, toolUseContext, autoCompactTracking: tracking, pendingToolUseSummary: undefined },
         messagesForQuery,
         assistantMessages,
         pipeline,
         stageInput: (messages) => stageInput(messages, tracking),
-        escalatedMaxOutputTokens: config.escalatedMaxOutputTokens,
+        config,
         maxOutputTokens,
         uuid: deps.uuid,
       });
-      if ("next" in step) {
-        state = step.next;
+      if ("next" in recovery) {
+        state = recovery.next;
         continue;
       }
-      return finish(step.reason, step.messages, step.error);
+      return await finish(recovery.reason, recovery.messages, recovery.error);
     }
 
     const messagesSoFar: Message[] = [...messagesForQuery, ...assistantMessages];
@@ -317,7 +332,7 @@ async function* queryLoop(
         type: "empty_response",
         message: "The model returned no message",
       };
-      return finish("model_error", messagesSoFar, error);
+      return await finish("model_error", messagesSoFar, error);
     }
 
     const saveCacheSafeParams = (forkContextMessages: readonly Message[]): void => {
@@ -346,13 +361,30 @@ async function* queryLoop(
         context: toolUseContext,
         skip: state.stopHookActive ? state.blockedStopHooks : [],
       });
-      if (stop.preventContinuation) {
-        return finish("stop_hook_prevented", messagesSoFar, {
+      // R-L14: the user asked for a token target; nudge the model to keep going.
+      const budget = checkTokenBudget({
+        tracker: state.budgetTracker,
+        isSubAgent: config.isSubAgent,
+        budget: config.tokenBudget,
+        turnTokens: usage.outputTokens,
+      });
+      const decision = step(
+        state,
+        {
+          type: "end_turn",
+          preventContinuation: stop.preventContinuation,
+          stopHookBlocking: stop.blockingErrors.length > 0,
+          budgetContinues: budget.action === "continue",
+        },
+        config,
+      );
+      if (decision.reason === "stop_hook_prevented") {
+        return await finish("stop_hook_prevented", messagesSoFar, {
           type: "stop_hook_prevented",
           message: stop.stopReason ?? "A stop hook prevented continuation",
         });
       }
-      if (stop.blockingErrors.length > 0) {
+      if (decision.reason === "stop_hook_blocking") {
         const feedback = createUserMessage(`Stop hook feedback:\n${stop.blockingErrors.join("\n")}`, {
           isMeta: true,
           uuid: deps.uuid(),
@@ -366,7 +398,7 @@ async function* queryLoop(
           autoCompactTracking: tracking,
           maxOutputTokensRecoveryCount: 0,
           maxOutputTokensOverride: undefined,
-          // R-L11: hasAttemptedReactiveCompact is carried over, not reset, on this retry.
+          // R-L11: reactiveCompactAttempted is carried over, not reset, on this retry.
           pendingToolUseSummary: undefined,
           stopHookActive: true,
           blockedStopHooks: stop.blockingHooks,
@@ -374,14 +406,7 @@ async function* queryLoop(
         };
         continue;
       }
-      // R-L14: the user asked for a token target; nudge the model to keep going.
-      const budget = checkTokenBudget({
-        tracker: state.budgetTracker,
-        isSubAgent: config.isSubAgent,
-        budget: config.tokenBudget,
-        turnTokens: usage.outputTokens,
-      });
-      if (budget.action === "continue") {
+      if (decision.reason === "token_budget_continuation" && budget.action === "continue") {
         const nudge = createUserMessage(budget.nudge, {
           isMeta: true,
           uuid: deps.uuid(),
@@ -401,7 +426,7 @@ async function* queryLoop(
         };
         continue;
       }
-      return finish("completed", messagesSoFar);
+      return await finish("completed", messagesSoFar);
     }
 
     // Phase 5 — tools. Without streaming execution every call is queued now, after the stream.
@@ -426,27 +451,15 @@ async function* queryLoop(
         yield notice;
         messages.push(notice);
       }
-      return finish("aborted_tools", messages);
+      return await finish("aborted_tools", messages);
     }
-    if (hookStop) {
-      return finish("hook_stopped", [...messagesSoFar, ...toolResults], {
+    const decision = step(state, { type: "tools_done", hookStopped: hookStop !== undefined }, config);
+    if (decision.reason === "hook_stopped" && hookStop) {
+      return await finish("hook_stopped", [...messagesSoFar, ...toolResults], {
         type: "hook_stopped",
         message: hookStop.reason,
       });
     }
-
-    // R-L18: summarize this batch in the background; awaited during the next stream.
-    const pendingToolUseSummary = config.toolUseSummaryModel
-      ? generateToolUseSummary({
-          callModel: deps.callModel,
-          client: config.client,
-          model: config.toolUseSummaryModel || DEFAULT_SUMMARY_MODEL,
-          assistants: assistantMessages,
-          results: toolResults,
-          signal,
-          uuid: deps.uuid,
-        })
-      : undefined;
 
     // R-L2: commands queued while this turn ran join the next request; marked started now.
     const queuedMessages: UserMessage[] = [];
@@ -461,19 +474,29 @@ async function* queryLoop(
     const nextMessages: Message[] = [...messagesSoFar, ...toolResults, ...queuedMessages];
     saveCacheSafeParams(nextMessages);
     const nextTurnCount = state.turnCount + 1;
-    // R-L19.
-    if (config.maxTurns !== undefined && nextTurnCount > config.maxTurns) {
-      await pendingToolUseSummary;
-      return { ...finish("max_turns", nextMessages), turnCount: nextTurnCount };
+    if (decision.reason === "max_turns") {
+      return { ...(await finish("max_turns", nextMessages)), turnCount: nextTurnCount };
     }
     state = {
       messages: nextMessages,
       toolUseContext,
       autoCompactTracking: { ...tracking, turnCounter: tracking.turnCounter + 1 },
       maxOutputTokensRecoveryCount: 0,
-      hasAttemptedReactiveCompact: false,
+      reactiveCompactAttempted: NO_REACTIVE_COMPACT_ATTEMPTED,
       maxOutputTokensOverride: undefined,
-      pendingToolUseSummary,
+      // R-L18: summarize this batch in the background; awaited during the next stream.
+      pendingToolUseSummary: config.toolUseSummaryModel
+        ? generateToolUseSummary({
+            callModel: deps.callModel,
+            client: config.client,
+            model: config.toolUseSummaryModel,
+            assistants: assistantMessages,
+            results: toolResults,
+            signal,
+            uuid: deps.uuid,
+            onUsage: (spent) => summaryUsage.add(spent),
+          })
+        : undefined,
       stopHookActive: false,
       blockedStopHooks: [],
       turnCount: nextTurnCount,

@@ -46,7 +46,10 @@ export const CONTINUE_REASONS: readonly ContinueReason[] = [
   "next_turn",
 ];
 
-/** Cumulative token usage of a run (all API calls of the loop, not of sub-agents). */
+/**
+ * Cumulative token usage of a run: every API call the loop made, R-L18 tool-use summaries
+ * included (not sub-agents', which report their own).
+ */
 export interface UsageTotals {
   readonly inputTokens: number;
   readonly outputTokens: number;
@@ -62,6 +65,8 @@ export interface Terminal {
   /** The final history (what a resumed session continues from). */
   readonly messages: readonly Message[];
   readonly usage: UsageTotals;
+  /** The part of `usage` spent on R-L18 tool-use summaries; absent when none ran. */
+  readonly toolUseSummaryUsage?: UsageTotals;
   /** Present for error terminals: what went wrong, in words a user can act on. */
   readonly error?: { readonly type: string; readonly message: string; readonly status?: number | null };
 }

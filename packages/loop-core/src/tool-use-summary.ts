@@ -1,11 +1,9 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { createUserMessage } from "./create-message.js";
-import type { AssistantMessage, UserMessage } from "./messages.js";
+import type { AssistantMessage, Usage, UserMessage } from "./messages.js";
 import type { callModel as realCallModel } from "./model-client.js";
 
 export const TOOL_USE_SUMMARY_QUERY_SOURCE = "tool_use_summary";
-/** The small, cheap model the summary runs on unless the caller picks another. */
-export const DEFAULT_SUMMARY_MODEL = "claude-haiku-4-5";
 
 export interface ToolUseSummaryEvent {
   readonly type: "tool_use_summary";
@@ -26,6 +24,8 @@ export async function generateToolUseSummary(input: {
   readonly results: readonly UserMessage[];
   readonly signal: AbortSignal;
   readonly uuid: () => string;
+  /** Called with the summary request's usage: the loop adds it to what the run cost (R-L18). */
+  readonly onUsage?: (usage: Usage) => void;
 }): Promise<ToolUseSummaryEvent | null> {
   const calls = input.assistants.flatMap((assistant) =>
     assistant.message.content.flatMap((block) => (block.type === "tool_use" ? [block] : [])),
@@ -51,6 +51,7 @@ export async function generateToolUseSummary(input: {
       uuid: input.uuid,
     })) {
       if (event.type === "assistant" && !event.apiError) {
+        input.onUsage?.(event.message.usage);
         summary = event.message.content
           .flatMap((block) => (block.type === "text" ? [block.text] : []))
           .join("");

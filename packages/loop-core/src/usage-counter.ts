@@ -7,14 +7,18 @@ export class UsageCounter {
   private output = 0;
   private cacheCreationInputTokens = 0;
   private cacheReadInputTokens = 0;
-  private apiCalls = 0;
+  private calls = 0;
 
   add(usage: Usage): void {
     this.inputTokens += usage.input_tokens;
     this.output += usage.output_tokens;
     this.cacheCreationInputTokens += usage.cache_creation_input_tokens ?? 0;
     this.cacheReadInputTokens += usage.cache_read_input_tokens ?? 0;
-    this.apiCalls += 1;
+    this.calls += 1;
+  }
+
+  get apiCalls(): number {
+    return this.calls;
   }
 
   get outputTokens(): number {
@@ -27,7 +31,17 @@ export class UsageCounter {
       outputTokens: this.output,
       cacheCreationInputTokens: this.cacheCreationInputTokens,
       cacheReadInputTokens: this.cacheReadInputTokens,
-      apiCalls: this.apiCalls,
+      apiCalls: this.calls,
     };
   }
+}
+
+export function sumUsage(a: UsageTotals, b: UsageTotals): UsageTotals {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheCreationInputTokens: a.cacheCreationInputTokens + b.cacheCreationInputTokens,
+    cacheReadInputTokens: a.cacheReadInputTokens + b.cacheReadInputTokens,
+    apiCalls: a.apiCalls + b.apiCalls,
+  };
 }

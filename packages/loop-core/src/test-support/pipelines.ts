@@ -1,7 +1,7 @@
 import type { ContextPipeline, ContextStageInput, ContextStageResult } from "../context-pipeline.js";
 import { passthroughContextPipeline } from "../context-pipeline.js";
 import { createSystemMessage, createUserMessage } from "../create-message.js";
-import type { Message } from "../messages.js";
+import type { ContentBlockParam, Message } from "../messages.js";
 import { estimateMessageTokens, tokenCountWithEstimation } from "../token-estimation.js";
 
 /** Keeps only the last user message (a stand-in for a compaction that worked). */
@@ -69,4 +69,21 @@ export function snippingPipeline(): ContextPipeline & {
     },
     tokenCount: (messages) => corrected.get(messages) ?? tokenCountWithEstimation(messages),
   };
+}
+
+/** An image block the API (and the simulator) rejects: more than 5 MB once decoded. */
+export function oversizedImage(): ContentBlockParam {
+  return {
+    type: "image",
+    source: { type: "base64", media_type: "image/png", data: "A".repeat(7_100_000) },
+  } as ContentBlockParam;
+}
+
+/** The message with its image blocks replaced by a text note (a stand-in for a media fix). */
+export function withoutImages(message: Message): Message {
+  if (message.type !== "user" || typeof message.message.content === "string") return message;
+  const content = message.message.content.map((block) =>
+    block.type === "image" ? ({ type: "text", text: "[image removed]" } as ContentBlockParam) : block,
+  );
+  return { ...message, message: { ...message.message, content } };
 }
