@@ -37,7 +37,7 @@ export interface BatchReport {
   readonly items: readonly ResultLine[];
 }
 
-const ZERO_USAGE: ItemUsage = {
+export const ZERO_USAGE: ItemUsage = {
   inputTokens: 0,
   outputTokens: 0,
   cacheCreationInputTokens: 0,

@@ -147,4 +147,38 @@ describe("batch runner", () => {
       records.map((record) => record.type).filter((type, index, all) => type !== all[index - 1]),
     ).toEqual(["enqueued", "claimed", "heartbeat", "completed"]);
   });
+
+  it("running items show their tokens so far; once settled only the final result counts (no double count)", async () => {
+    const backend = await openLocalJournalBackend({ dir });
+    await backend.enqueue(items.slice(0, 1));
+    let sawLive!: () => void;
+    const live = new Promise<void>((resolve) => {
+      sawLive = resolve;
+    });
+    const executor: ItemExecutor = {
+      startAll: (claims) =>
+        claims.map(() => ({
+          result: live.then(() => ok(10)),
+          cancel() {},
+          usageSoFar: () => ({
+            usage: { inputTokens: 7, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
+            costUsd: 0.5,
+          }),
+        })),
+    };
+    const settled: number[] = [];
+    await runBatch({
+      backend,
+      executor,
+      concurrency: 1,
+      progressMs: 5,
+      onEvent: (event) => {
+        if (event.type === "progress" && event.snapshot.inputTokens === 7 && event.snapshot.costUsd === 0.5)
+          sawLive();
+        if (event.type === "item_settled") settled.push(event.snapshot.inputTokens);
+      },
+    });
+    await backend.close();
+    expect(settled).toEqual([10]);
+  });
 });

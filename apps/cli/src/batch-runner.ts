@@ -1,4 +1,4 @@
-import { addUsage } from "./batch-report.js";
+import { addUsage, ZERO_USAGE } from "./batch-report.js";
 import type { Claim, ItemError, ItemResult, ItemState, JobBackend } from "./job-backend.js";
 import type { ProgressSnapshot } from "./progress-display.js";
 
@@ -12,6 +12,8 @@ export type ItemOutcome =
 export interface ItemExecution {
   readonly result: Promise<ItemOutcome>;
   cancel(reason: string): void;
+  /** Tokens and cost of the responses finished so far, for a live display while it runs. */
+  usageSoFar?(): { readonly usage: ItemResult["usage"]; readonly costUsd: number };
 }
 
 /** Runs items as sub-agents; the orchestrator's worker pool is the production executor. */
@@ -71,19 +73,28 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
     succeeded: 0,
     failed: 0,
     running: 0,
-    usage: { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
+    usage: ZERO_USAGE,
     costUsd: 0,
   };
   const snapshot = (): ProgressSnapshot => {
     const paused = options.pausedForMs?.() ?? 0;
+    // Settled items count with their final result; running ones with what they used so far.
+    let usage = counters.usage;
+    let costUsd = counters.costUsd;
+    for (const { execution } of inFlight.values()) {
+      const live = execution.usageSoFar?.();
+      if (!live) continue;
+      usage = addUsage(usage, live.usage);
+      costUsd += live.costUsd;
+    }
     return {
       total: counters.total,
       skipped: counters.skipped,
       succeeded: counters.succeeded,
       failed: counters.failed,
       running: counters.running,
-      ...counters.usage,
-      costUsd: counters.costUsd,
+      ...usage,
+      costUsd,
       elapsedMs: now() - started,
       ...(paused > 0 ? { pausedForMs: paused } : {}),
     };

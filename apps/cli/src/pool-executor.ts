@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { CacheSafeParams, PermissionMode } from "@forkloop/loop-core";
+import { type CacheSafeParams, costUsd, getModelInfo, type PermissionMode } from "@forkloop/loop-core";
 import {
   type AgentPool,
   type SubAgentEvent,
@@ -8,6 +8,7 @@ import {
   TRANSCRIPT_EXTENSION,
 } from "@forkloop/orchestrator";
 import type { PermissionRules } from "./agent-options.js";
+import { addUsage, ZERO_USAGE } from "./batch-report.js";
 import type { ItemExecution, ItemExecutor, ItemOutcome } from "./batch-runner.js";
 import type { Claim, ItemResult } from "./job-backend.js";
 
@@ -34,6 +35,7 @@ export function createPoolExecutor(
   settings: BatchAgentSettings,
   onEvent?: (claim: Claim, event: SubAgentEvent) => void,
 ): ItemExecutor {
+  const modelInfo = getModelInfo(settings.cacheSafeParams.model);
   const toTask = (claim: Claim): SubAgentTask => ({
     id: `item-${claim.item.id}-${claim.attempt}`,
     cwd: settings.cwd,
@@ -57,14 +59,31 @@ export function createPoolExecutor(
   });
   return {
     startAll(claims, warm): ItemExecution[] {
-      const byTaskId = new Map(claims.map((claim) => [toTask(claim).id, claim]));
+      const tasks = claims.map(toTask);
+      const byTaskId = new Map(tasks.map((task, index) => [task.id, claims[index]!]));
+      const live = new Map(tasks.map((task) => [task.id, { usage: ZERO_USAGE, costUsd: 0 }]));
       const hooks = {
         onEvent: (event: SubAgentEvent) => {
           const claim = byTaskId.get(event.agentId);
-          if (claim) onEvent?.(claim, event);
+          if (!claim) return;
+          const sofar = live.get(event.agentId);
+          if (event.type === "usage" && event.phase === "end" && sofar) {
+            const usage = {
+              inputTokens: event.usage.input_tokens,
+              outputTokens: event.usage.output_tokens,
+              cacheCreationInputTokens: event.usage.cache_creation_input_tokens,
+              cacheReadInputTokens: event.usage.cache_read_input_tokens,
+            };
+            live.set(event.agentId, {
+              usage: addUsage(sofar.usage, usage),
+              // Priced at the primary model: a live estimate; the settled result carries the real cost.
+              costUsd: sofar.costUsd + costUsd(modelInfo, event.usage),
+            });
+          }
+          onEvent?.(claim, event);
         },
       };
-      const handles = pool.runAll(claims.map(toTask), hooks, { warm });
+      const handles = pool.runAll(tasks, hooks, { warm });
       return handles.map((handle) => {
         let cancelledByUs = false;
         return {
@@ -73,6 +92,7 @@ export function createPoolExecutor(
             cancelledByUs = true;
             handle.cancel(reason);
           },
+          usageSoFar: () => live.get(handle.id) ?? { usage: ZERO_USAGE, costUsd: 0 },
         };
       });
     },
