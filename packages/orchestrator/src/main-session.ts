@@ -13,6 +13,7 @@ import {
   DEFAULT_MAX_OUTPUT_TOKENS,
   getModelInfo,
   type LoopEvent,
+  type LoopHooks,
   type Message,
   type ModelInfo,
   type PermissionMode,
@@ -59,6 +60,10 @@ export interface MainSessionOptions {
   /** R-C5 background session-memory fork (default true). */
   readonly sessionMemory?: boolean;
   readonly onSubAgentEvent?: (event: SubAgentEvent) => void;
+  /** The main loop's hooks (e.g. the settings files' shell hooks, built by the CLI). */
+  readonly hooks?: LoopHooks;
+  /** Extra workspace roots for the file tools (settings `additionalDirectories`, R-P1). */
+  readonly additionalDirectories?: readonly string[];
 }
 
 export interface MainSession {
@@ -181,7 +186,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       systemPrompt: assembled.systemPrompt,
       toolUseContext: {
         cwd,
-        workspaceRoots: [cwd],
+        workspaceRoots: [cwd, ...(options.additionalDirectories ?? [])],
         tools,
         abortController,
         agentId: "main",
@@ -190,6 +195,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       },
       querySource: "sdk",
       ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
+      ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
       contextPipeline: pipeline,
       client,
       recordSnapshots: true,
