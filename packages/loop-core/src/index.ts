@@ -1,4 +1,10 @@
-export { isMaxOutputTokens, isMediaError, isPromptTooLong } from "./api-error-kinds.js";
+export {
+  isMaxOutputTokens,
+  isMediaError,
+  isPromptTooLong,
+  type WithheldKind,
+  withheldKind,
+} from "./api-error-kinds.js";
 export { type ToApiMessagesOptions, toApiMessages } from "./api-messages.js";
 export {
   type BuildRequestInput,
@@ -45,11 +51,14 @@ export {
   type LoopState,
   MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES,
   MAX_OUTPUT_TOKENS_RECOVERY_LIMIT,
+  NO_REACTIVE_COMPACT_ATTEMPTED,
   type QueryConfig,
   type QueuedCommand,
+  type ReactiveCompactGuards,
   SUBMIT_INTERRUPT_REASON,
   type Transition,
 } from "./loop-state.js";
+export { type StepConfig, type StepDecision, type StepEvent, type StepState, step } from "./loop-step.js";
 export { MessageAccumulator } from "./message-accumulator.js";
 export type {
   ApiMessage,

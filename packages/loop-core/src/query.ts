@@ -158,9 +158,7 @@ async function* queryLoop(
         }
       : undefined;
     try {
-      let attemptWithFallback = true;
-      while (attemptWithFallback) {
-        attemptWithFallback = false;
+      for (;;) {
         yield { type: "request_start", model, querySource: config.querySource };
         const assistantUuid = deps.uuid();
         try {
@@ -199,6 +197,7 @@ async function* queryLoop(
                 }
                 break;
               case "assistant": {
+                if (!event.apiError) usage.add(event.message.usage);
                 // R-L9: recoverable errors are withheld until every recovery has failed.
                 const kind = withheldKind(event);
                 if (kind) {
@@ -218,6 +217,7 @@ async function* queryLoop(
                 assertNever(event);
             }
           }
+          break;
         } catch (error) {
           const next = config.fallbackModels[fallbackIndex];
           if (!(error instanceof FallbackTriggeredError) || next === undefined) throw error;
@@ -239,7 +239,6 @@ async function* queryLoop(
           // Thinking signatures are bound to the model that produced them.
           messagesForQuery = stripThinkingBlocks(messagesForQuery);
           executor = new StreamingToolExecutor(toolRunOptions());
-          attemptWithFallback = true;
         }
       }
     } catch (error) {
@@ -264,10 +263,6 @@ async function* queryLoop(
         [...messagesForQuery, ...assistantMessages, ...orphans, notice],
         failure,
       );
-    }
-
-    for (const message of [...assistantMessages, ...(withheld ? [withheld.message] : [])]) {
-      if (!message.apiError) usage.add(message.message.usage);
     }
 
     // R-L16, path 1: aborted while streaming.
@@ -300,13 +295,21 @@ async function* queryLoop(
       if (summary) yield summary;
     }
 
+    // What every continue site below builds on: this iteration's context, tracking and model.
+    const current: LoopState = {
+      ...state,
+      toolUseContext,
+      autoCompactTracking: tracking,
+      pendingToolUseSummary: undefined,
+    };
+
     if (withheld) {
       // R-L9/R-L10: the withheld error gets its recovery ladder before anyone sees it.
       executor.discard();
       const recovery = yield* recoverWithheld({
         withheld: withheld.message,
         kind: withheld.kind,
-        state: { ...state, toolUseContext, autoCompactTracking: tracking, pendingToolUseSummary: undefined },
+        state: current,
         messagesForQuery,
         assistantMessages,
         pipeline,
@@ -392,14 +395,11 @@ async function* queryLoop(
         });
         yield feedback;
         state = {
-          ...state,
+          ...current,
           messages: [...messagesSoFar, feedback],
-          toolUseContext,
-          autoCompactTracking: tracking,
           maxOutputTokensRecoveryCount: 0,
           maxOutputTokensOverride: undefined,
           // R-L11: reactiveCompactAttempted is carried over, not reset, on this retry.
-          pendingToolUseSummary: undefined,
           stopHookActive: true,
           blockedStopHooks: stop.blockingHooks,
           transition: { reason: "stop_hook_blocking" },
@@ -414,13 +414,10 @@ async function* queryLoop(
         });
         yield nudge;
         state = {
-          ...state,
+          ...current,
           messages: [...messagesSoFar, nudge],
-          toolUseContext,
-          autoCompactTracking: tracking,
           maxOutputTokensRecoveryCount: 0,
           maxOutputTokensOverride: undefined,
-          pendingToolUseSummary: undefined,
           budgetTracker: budget.tracker,
           transition: { reason: "token_budget_continuation" },
         };
