@@ -21,6 +21,8 @@ export function createHeadlessPermissions(options: {
     rules: options.rules,
     tools: options.tools,
     cwd: options.cwd,
+    // Forking a sub-agent needs no approval itself: the sub-agent's own tool calls are checked.
+    noApprovalTools: ["TodoWrite", "Agent", "Task", "Skill"],
     onDenial: (denial) =>
       denials.push({ tool_name: denial.toolName, tool_use_id: denial.toolUseId, tool_input: denial.input }),
   });

@@ -1,26 +1,8 @@
 import { randomBytes } from "node:crypto";
-import Anthropic from "@anthropic-ai/sdk";
-import { createContextPipeline, createQueryCompactRunner } from "@forkloop/compaction";
-import {
-  type CanUseTool,
-  costUsd,
-  createAgentState,
-  createUserMessage,
-  getModelInfo,
-  type LoopEvent,
-  type Message,
-  type PermissionMode,
-  query,
-  type Terminal,
-  type Tool,
-} from "@forkloop/loop-core";
-import {
-  assembleSession,
-  loadTranscript,
-  sessionTranscriptPath,
-  TranscriptWriter,
-} from "@forkloop/orchestrator";
+import type { CanUseTool, LoopEvent, PermissionMode, Terminal, Tool } from "@forkloop/loop-core";
+import { createSession, sessionTranscriptPath } from "@forkloop/orchestrator";
 import { createSettingsHooks, type Settings } from "@forkloop/tools";
+import type { PermissionRules } from "./agent-options.js";
 import type { ModelEndpoint } from "./model-endpoint.js";
 
 export interface MainSessionOptions {
@@ -32,6 +14,7 @@ export interface MainSessionOptions {
   readonly fallbackModels: readonly string[];
   readonly permissionMode: PermissionMode;
   readonly tools: readonly Tool[];
+  readonly permissionRules: PermissionRules;
   readonly canUseTool: CanUseTool;
   /** Settings files: their shell hooks (PreToolUse, PostToolUse, Stop …) run in the loop. */
   readonly settings: Settings;
@@ -40,6 +23,8 @@ export interface MainSessionOptions {
   readonly maxTurns?: number;
   readonly tokenBudget?: number;
   readonly appendSystemPrompt?: string;
+  /** The user's home (memory files, skills); default the environment's HOME. */
+  readonly home?: string;
   /** Continue this session: its transcript's history comes before the new prompt. */
   readonly resumeSessionId?: string;
   readonly signal: AbortSignal;
@@ -48,7 +33,9 @@ export interface MainSessionOptions {
 export interface MainSession {
   readonly sessionId: string;
   readonly transcriptPath: string;
-  /** The loop's events; the generator returns the Terminal (R-L1). */
+  /** Names of the tools the model gets (the built-ins plus Agent, and Skill when skills exist). */
+  readonly toolNames: readonly string[];
+  /** The loop's events; the generator returns the Terminal (R-L1) and closes the session. */
   readonly events: AsyncGenerator<LoopEvent, Terminal>;
 }
 
@@ -57,117 +44,51 @@ export function newSessionId(): string {
 }
 
 /**
- * The main agent of `forkloop run`: assembles the session (system prompt, memory, git state),
- * runs loop-core's query() in-process with the built-in tools and the compaction pipeline (its
- * compact fork reuses the exact request prefix, R-F3), and appends every message, state
- * transition (R-L5), CacheSafeParams snapshot and the terminal to the session transcript, so
- * `--resume`, `sessions show` and `replay` can read it back.
+ * The main agent of `forkloop run`, on the orchestrator's session: system prompt with memory
+ * and git state, the built-in tools plus `Agent`/`Skill` forking into the worker pool, compaction
+ * whose compact and session-memory requests are cache-safe forks (R-F3, R-C4, R-C5),
+ * CacheSafeParams saved per turn, and a transcript that `--resume`, `sessions` and `replay` read.
+ * The CLI adds the settings files' hooks and the headless permission checker.
  */
 export async function startMainSession(options: MainSessionOptions): Promise<MainSession> {
+  // The id is chosen here (not by createSession) because the hooks need it and the transcript
+  // path before the session exists; a resume id with no transcript yet starts a new session.
   const sessionId = options.resumeSessionId ?? newSessionId();
   const transcriptPath = sessionTranscriptPath(options.sessionsDir, sessionId);
-  const history: Message[] = options.resumeSessionId
-    ? [...(await loadTranscript(transcriptPath)).messages]
-    : [];
-  const session = await assembleSession({
+  const session = await createSession({
+    endpoint: options.endpoint,
     cwd: options.cwd,
     model: options.model,
     permissionMode: options.permissionMode,
+    sessionsDir: options.sessionsDir,
+    resumeSessionId: sessionId,
     tools: options.tools,
-    ...(options.appendSystemPrompt === undefined ? {} : { appendSystemPrompt: options.appendSystemPrompt }),
-  });
-  const client = new Anthropic({
-    apiKey: options.endpoint.apiKey,
-    ...(options.endpoint.baseURL === undefined ? {} : { baseURL: options.endpoint.baseURL }),
-  });
-  const pipeline = createContextPipeline({
-    runCompact: createQueryCompactRunner({ client, tools: options.tools, cwd: options.cwd }),
-  });
-  const transcript = new TranscriptWriter(transcriptPath);
-  if (!options.resumeSessionId) {
-    transcript.append({
-      type: "session_start",
-      sessionId,
-      agentId: "main",
-      cwd: options.cwd,
-      model: options.model,
-      querySource: "sdk",
-      createdAt: new Date().toISOString(),
-    });
-  }
-  const userMessage = createUserMessage(options.prompt, { parentUuid: history.at(-1)?.uuid ?? null });
-  transcript.append({ type: "message", message: userMessage });
-  const abortController = new AbortController();
-  const forwardAbort = () => abortController.abort(options.signal.reason);
-  if (options.signal.aborted) forwardAbort();
-  else options.signal.addEventListener("abort", forwardAbort, { once: true });
-
-  const loop = query({
-    messages: [...history, userMessage],
-    systemPrompt: session.systemPrompt,
-    toolUseContext: {
-      cwd: options.cwd,
-      workspaceRoots: [options.cwd, ...(options.settings.permissions.additionalDirectories ?? [])],
-      tools: options.tools,
-      abortController,
-      agentId: "main",
-      agentState: createAgentState(),
-      options: { model: options.model, permissionMode: options.permissionMode },
-    },
-    querySource: "sdk",
+    permissionRules: options.permissionRules,
     canUseTool: options.canUseTool,
+    fallbackModels: options.fallbackModels,
     hooks: createSettingsHooks(options.settings, {
       cwd: options.cwd,
       sessionId,
       transcriptPath,
       onNotice: (notice) => options.onHookNotice?.(`hook ${notice.event} ${notice.kind}: ${notice.message}`),
     }),
-    contextPipeline: pipeline,
-    client,
-    fallbackModels: options.fallbackModels,
-    recordSnapshots: true,
-    onCacheSafeParams: (params) => transcript.append({ type: "cache_safe_params", params }),
+    additionalDirectories: options.settings.permissions.additionalDirectories ?? [],
+    ...(options.home === undefined ? {} : { home: options.home }),
     ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
     ...(options.tokenBudget === undefined ? {} : { tokenBudget: options.tokenBudget }),
+    ...(options.appendSystemPrompt === undefined ? {} : { appendSystemPrompt: options.appendSystemPrompt }),
   });
-
-  async function* recorded(): AsyncGenerator<LoopEvent, Terminal> {
-    let cost = 0;
+  const toolNames = [
+    ...options.tools.map((tool) => tool.name),
+    "Agent",
+    ...(session.assembled.skills.length > 0 ? ["Skill"] : []),
+  ];
+  async function* events(): AsyncGenerator<LoopEvent, Terminal> {
     try {
-      let step = await loop.next();
-      while (!step.done) {
-        const event = step.value;
-        if (event.type === "user" || event.type === "assistant" || event.type === "system") {
-          transcript.append({ type: "message", message: event });
-          if (event.type === "assistant" && !event.apiError) {
-            cost += costUsd(getModelInfo(event.message.model), event.message.usage);
-          }
-        } else if (event.type === "state_snapshot") {
-          transcript.append({
-            type: "transition",
-            turnCount: event.turnCount,
-            transition: event.transition,
-            messageCount: event.messageCount,
-          });
-        }
-        yield event;
-        step = await loop.next();
-      }
-      const terminal = step.value;
-      transcript.append({
-        type: "terminal",
-        reason: terminal.reason,
-        turnCount: terminal.turnCount,
-        usage: terminal.usage,
-        costUsd: cost,
-        endedAt: new Date().toISOString(),
-      });
-      return terminal;
+      return yield* session.run(options.prompt, { signal: options.signal });
     } finally {
-      options.signal.removeEventListener("abort", forwardAbort);
-      await pipeline.settle();
-      transcript.close();
+      await session.close();
     }
   }
-  return { sessionId, transcriptPath, events: recorded() };
+  return { sessionId, transcriptPath, toolNames, events: events() };
 }

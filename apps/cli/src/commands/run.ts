@@ -139,10 +139,12 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       fallbackModels: flags["fallback-model"] ?? [],
       permissionMode,
       tools,
+      permissionRules: rules,
       canUseTool: permissions.canUseTool,
       settings,
       onHookNotice: (line) => context.stderr.write(`${line}\n`),
       signal: context.signal,
+      ...(context.env.HOME === undefined ? {} : { home: context.env.HOME }),
       ...(flags["max-turns"] === undefined ? {} : { maxTurns: flags["max-turns"] }),
       ...(flags.budget === undefined ? {} : { tokenBudget: flags.budget }),
       ...(flags["append-system-prompt"] === undefined
@@ -160,7 +162,7 @@ export async function runCommand(argv: readonly string[], context: CommandContex
     emit(
       writer.init({
         cwd,
-        tools: tools.map((tool) => tool.name),
+        tools: [...session.toolNames],
         model,
         permissionMode,
         simulated: source.simulated,
