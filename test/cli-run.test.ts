@@ -238,4 +238,48 @@ describe("forkloop run (headless) on the embedded simulator", () => {
     expect(result.code, result.stderr).toBe(5);
     expect(parseLines(result.stdout)[0]).toMatchObject({ is_error: true, terminal_reason: "hook_stopped" });
   });
+
+  it("R-F1: the main agent's Agent tool forks a sub-agent into the worker pool; the parent gets one tool_result", async () => {
+    const scenario = join(dir, "agent-scenario.json");
+    await writeFile(
+      scenario,
+      JSON.stringify({
+        rules: [
+          {
+            match: { querySource: "agent:general-purpose" },
+            reply: { content: [{ type: "text", text: "sub-agent report: 42 (scripted)" }] },
+          },
+          {
+            match: { turn: 0, querySource: "sdk" },
+            reply: {
+              content: [
+                {
+                  type: "tool_use",
+                  name: "Agent",
+                  input: { description: "count things", prompt: "Count them." },
+                },
+              ],
+            },
+          },
+        ],
+        fallback: { content: [{ type: "text", text: "parent done (scripted)" }] },
+      }),
+    );
+    const sim = await startSimProcess(dir, ["--scenario", scenario]);
+    try {
+      const result = await runCli(["run", "delegate", "--output-format", "stream-json"], {
+        cwd: dir,
+        env: sim.env,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      const lines = parseLines(result.stdout);
+      expect(lines[0]?.tools).toContain("Agent");
+      const toolResults = lines.filter((line) => line.type === "user");
+      expect(toolResults).toHaveLength(1);
+      expect(JSON.stringify(toolResults[0])).toContain("sub-agent report: 42");
+      expect(lines.at(-1)).toMatchObject({ subtype: "success", result: "parent done (scripted)" });
+    } finally {
+      await sim.stop();
+    }
+  });
 });

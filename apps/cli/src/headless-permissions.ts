@@ -3,11 +3,15 @@ import { createPermissionChecker } from "@forkloop/tools";
 import type { PermissionRules } from "./agent-options.js";
 import type { PermissionDenialRecord } from "./stream-json-writer.js";
 
+/** Tools that fork a sub-agent (added by the orchestrator's session, not built-ins). */
+const FORK_TOOLS = new Set(["Agent", "Task", "Skill"]);
+
 /**
  * Permissions of a headless run (R-P1), from @forkloop/tools' checker (modes + Claude Code rule
  * syntax). Nobody can answer an "ask" here, so there is no ask caller: whatever would ask is
  * denied with a message saying how to allow it, and every denial is reported in the result line
- * (`permission_denials`), like Claude Code.
+ * (`permission_denials`), like Claude Code. Forking a sub-agent needs no approval of its own
+ * (the sub-agent's tool calls are checked) unless a deny rule names the fork tool.
  */
 export function createHeadlessPermissions(options: {
   mode: PermissionMode;
@@ -16,15 +20,25 @@ export function createHeadlessPermissions(options: {
   cwd: string;
 }): { canUseTool: CanUseTool; denials(): PermissionDenialRecord[] } {
   const denials: PermissionDenialRecord[] = [];
-  const canUseTool = createPermissionChecker({
+  const record = (toolName: string, toolUseId: string, input: Record<string, unknown>) =>
+    denials.push({ tool_name: toolName, tool_use_id: toolUseId, tool_input: input });
+  const checker = createPermissionChecker({
     mode: options.mode,
     rules: options.rules,
     tools: options.tools,
     cwd: options.cwd,
-    // Forking a sub-agent needs no approval itself: the sub-agent's own tool calls are checked.
-    noApprovalTools: ["TodoWrite", "Agent", "Task", "Skill"],
-    onDenial: (denial) =>
-      denials.push({ tool_name: denial.toolName, tool_use_id: denial.toolUseId, tool_input: denial.input }),
+    onDenial: (denial) => record(denial.toolName, denial.toolUseId, denial.input),
   });
+  const canUseTool: CanUseTool = async (toolName, input, callOptions) => {
+    if (!FORK_TOOLS.has(toolName)) return checker(toolName, input, callOptions);
+    if (options.rules.deny.includes(toolName)) {
+      record(toolName, callOptions.toolUseId, input);
+      return {
+        behavior: "deny",
+        message: `${toolName} is denied by a deny rule (--disallowed-tools or settings)`,
+      };
+    }
+    return { behavior: "allow" };
+  };
   return { canUseTool, denials: () => [...denials] };
 }
