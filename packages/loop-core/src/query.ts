@@ -471,6 +471,7 @@ async function* queryLoop(
     const nextMessages: Message[] = [...messagesSoFar, ...toolResults, ...queuedMessages];
     saveCacheSafeParams(nextMessages);
     const nextTurnCount = state.turnCount + 1;
+    // R-L19: no summary is started for a batch nobody will see.
     if (decision.reason === "max_turns") {
       return { ...(await finish("max_turns", nextMessages)), turnCount: nextTurnCount };
     }
