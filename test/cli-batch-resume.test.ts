@@ -111,4 +111,25 @@ describe("forkloop batch: crash safety", () => {
     const { records } = await readJournal(join(dir, ".forkloop", "batches", "intr"));
     expect(records.filter((record) => record.type === "completed")).toHaveLength(8);
   });
+
+  it("a crash while enqueueing loses no item: resume lists the source again and enqueues what is missing", async () => {
+    await mkdir(join(dir, "src"));
+    for (let index = 0; index < 4; index++)
+      await writeFile(join(dir, "src", `h${index}.ts`), `export const h${index} = 1;\n`);
+    const args = ["batch", "--files", "src/*.ts", "--prompt", "Summarize {{file}}", "--id", "enq"];
+    expect((await runCli(args, { cwd: dir })).code).toBe(0);
+    // Rebuild the state a crash after two durable enqueue records would leave.
+    const batchDir = join(dir, ".forkloop", "batches", "enq");
+    const lines = (await readFile(join(batchDir, "journal.log"), "utf8")).split("\n");
+    await writeFile(join(batchDir, "journal.log"), `${lines.slice(0, 2).join("\n")}\n`);
+    await rm(join(batchDir, "enqueued.ok"));
+    expect((await readJournal(batchDir)).records).toHaveLength(2);
+
+    const resumed = await runCli(["batch", "--resume", "enq"], { cwd: dir });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toMatch(/4 items: 4 succeeded, 0 failed/);
+    const { records } = await readJournal(batchDir);
+    expect(records.filter((record) => record.type === "enqueued")).toHaveLength(4);
+    expect(records.filter((record) => record.type === "completed")).toHaveLength(4);
+  });
 });

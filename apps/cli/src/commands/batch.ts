@@ -1,3 +1,4 @@
+import { access, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import type { CacheSafeParams, PermissionMode } from "@forkloop/loop-core";
@@ -8,11 +9,19 @@ import { DEFAULT_MODEL, modeSchema, selectTools, toolListSchema } from "../agent
 import { type ItemSource, loadItems } from "../batch-items.js";
 import { buildReport, formatTotals, writeReport } from "../batch-report.js";
 import { runBatch } from "../batch-runner.js";
-import { type BatchSpec, batchDir, createBatch, loadBatch, newBatchId } from "../batch-store.js";
+import {
+  type BatchSpec,
+  batchDir,
+  createBatch,
+  ENQUEUED_MARKER,
+  loadBatch,
+  newBatchId,
+} from "../batch-store.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode, exitCodeForBatch } from "../exit-codes.js";
 import { parseCommand } from "../flags.js";
+import type { JobBackend, JobItem } from "../job-backend.js";
 import { openLocalJournalBackend } from "../local-journal-backend.js";
 import { resolveModelSource } from "../model-endpoint.js";
 import { createPoolExecutor } from "../pool-executor.js";
@@ -120,7 +129,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
   const tools = selectTools(rules.deny);
   const backend = await openLocalJournalBackend({ dir });
   try {
-    if (items) await backend.enqueue(items);
+    await enqueueOnce(backend, dir, spec, items);
     const display = new ProgressDisplay(context.stderr);
     const interruptedBefore = backend.interrupted.length;
     context.stderr.write(
@@ -286,4 +295,34 @@ async function prepareBatch(
   };
   const dir = await createBatch(spec);
   return { spec, dir, items };
+}
+
+/**
+ * Enqueues the batch's items once. The marker file is written only after every enqueue record is
+ * durable, so a crash during enqueueing is seen on resume (no marker): the items are listed again
+ * from the batch's source and enqueued (idempotent by id), and no item is lost.
+ */
+async function enqueueOnce(
+  backend: JobBackend,
+  dir: string,
+  spec: BatchSpec,
+  items: readonly JobItem[] | undefined,
+): Promise<void> {
+  const marker = join(dir, ENQUEUED_MARKER);
+  if (items === undefined) {
+    if (
+      await access(marker).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
+    const source: ItemSource =
+      spec.source.kind === "files"
+        ? { kind: "files", pattern: spec.source.pattern, cwd: spec.cwd }
+        : { kind: "items", path: spec.source.path };
+    items = await loadItems(source, spec.prompt);
+  }
+  await backend.enqueue(items);
+  await writeFile(marker, `${new Date().toISOString()}\n`);
 }
