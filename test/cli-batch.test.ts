@@ -111,6 +111,16 @@ describe("forkloop batch", () => {
       expect(partial.stdout).toMatch(/3 items: 2 succeeded, 1 failed/);
       expect(partial.stderr).not.toContain("simulator, not a real model"); // an explicit endpoint is not announced
 
+      // --retry-failed reruns only the failed item (here on the embedded simulator, which answers it).
+      const retried = await runCli(["batch", "--resume", "partial", "--retry-failed"], { cwd: dir });
+      expect(retried.code, retried.stderr).toBe(0);
+      expect((await results(join(dir, "out"))).map((line) => line.status)).toEqual([
+        "succeeded",
+        "succeeded",
+        "succeeded",
+      ]);
+      expect(retried.stderr.match(/^ok /gm)).toHaveLength(1);
+
       await writeFile(join(dir, "bad.jsonl"), '"poison one"\n"poison two"\n');
       const failed = await runCli(["batch", "--items", "bad.jsonl", "--prompt", "Do {{item}}"], {
         cwd: dir,

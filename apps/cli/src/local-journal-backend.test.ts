@@ -92,4 +92,30 @@ describe("local journal backend", () => {
     const takeover = await openLocalJournalBackend({ dir });
     await takeover.close();
   });
+
+  it("retryFailed: failed items run again under a new attempt; the new outcome replaces the failure", async () => {
+    const first = await openLocalJournalBackend({ dir });
+    await first.enqueue(items.slice(0, 2));
+    const a = await first.claim("w");
+    await first.fail(a!, { code: "model_error", message: "boom" });
+    const b = await first.claim("w");
+    await first.complete(b!, result);
+    await first.close();
+
+    const plain = await openLocalJournalBackend({ dir });
+    expect(await plain.claim("w")).toBeNull(); // failed is finished by default
+    await plain.close();
+
+    const retry = await openLocalJournalBackend({ dir, retryFailed: true });
+    const again = await retry.claim("w");
+    expect(again).toMatchObject({ item: { id: "a" }, attempt: 2 });
+    expect(await retry.claim("w")).toBeNull(); // the succeeded one is not rerun
+    await retry.complete(again!, result);
+    await retry.close();
+    const replay = replayJournal((await readJournal(dir)).records);
+    expect(replay.items.map((state) => [state.item.id, state.status, state.error])).toEqual([
+      ["a", "succeeded", undefined],
+      ["b", "succeeded", undefined],
+    ]);
+  });
 });

@@ -87,8 +87,11 @@ export function replayJournal(records: readonly JournalRecord[]): JournalReplay 
     if (!state) throw new Error(`journal: ${record.type} record for unknown item ${record.id}`);
     switch (record.type) {
       case "claimed":
+        // A new attempt (an interrupted or, with --retry-failed, a failed item): its own outcome counts.
         state.status = "running";
         state.attempts = record.attempt;
+        delete state.error;
+        delete state.result;
         break;
       case "heartbeat":
         break;
@@ -127,6 +130,8 @@ export interface LocalJournalOptions {
   /** The batch directory, `.forkloop/batches/<id>`. */
   readonly dir: string;
   readonly now?: () => Date;
+  /** Put items that failed back in the queue (a new attempt each); their `failed` record stays. */
+  readonly retryFailed?: boolean;
 }
 
 export const JOURNAL_FILE = "journal.log";
@@ -153,7 +158,14 @@ export async function openLocalJournalBackend(
     const { records, tornTail } = await readJournal(options.dir);
     const replay = replayJournal(records);
     const log = await openLog(path, contents);
-    return new LocalJournalBackend(log, replay, tornTail, releaseLock, options.now ?? (() => new Date()));
+    return new LocalJournalBackend(
+      log,
+      replay,
+      tornTail,
+      releaseLock,
+      options.now ?? (() => new Date()),
+      options.retryFailed ?? false,
+    );
   } catch (error) {
     await releaseLock();
     throw error;
@@ -171,9 +183,16 @@ class LocalJournalBackend implements JobBackend {
     readonly tornTail: boolean,
     private readonly releaseLock: () => Promise<void>,
     private readonly now: () => Date,
+    retryFailed: boolean,
   ) {
     this.interrupted = replay.interrupted;
     for (const state of replay.items) {
+      if (retryFailed && state.status === "failed") {
+        // Back to pending; a later `completed` record supersedes the `failed` one on replay.
+        this.#states.set(state.item.id, { item: state.item, status: "pending", attempts: state.attempts });
+        this.#queue.push(state.item.id);
+        continue;
+      }
       this.#states.set(state.item.id, state);
       if (state.status === "pending") this.#queue.push(state.item.id);
     }

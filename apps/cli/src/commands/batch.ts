@@ -29,7 +29,7 @@ import { formatDuration, ProgressDisplay } from "../progress-display.js";
 import { loadRunSettings, mergeRules } from "../run-settings.js";
 
 export const BATCH_USAGE = `Usage: forkloop batch (--files GLOB | --items FILE.jsonl) --prompt TEMPLATE [flags]
-       forkloop batch --resume ID [--concurrency N]
+       forkloop batch --resume ID [--retry-failed] [--concurrency N]
 
 Runs one sub-agent per item in a worker pool. Items share one cache-safe prompt prefix, and the
 first item warms the prompt cache before the rest start. Progress goes to stderr; results
@@ -40,6 +40,7 @@ first item warms the prompt cache before the rest start. Progress goes to stderr
   --prompt TEMPLATE     the prompt; {{file}} (with --files) or {{item}} / {{item.key}} (with --items)
   --concurrency N       items running at once (default 8, at most 256)
   --resume ID           continue an interrupted batch: finished items are skipped, interrupted ones redone
+  --retry-failed        with --resume: run the failed items again too
   --id ID               name a new batch (default: b-<date>-<random>)
   --model NAME          model id or alias (default ${DEFAULT_MODEL})
   --fallback-model NAME model to switch to when the primary stays overloaded (repeatable)
@@ -81,6 +82,7 @@ const schema = z.object({
   output: z.string().min(1).optional(),
   cwd: z.string().min(1).optional(),
   "no-warm": z.boolean().optional(),
+  "retry-failed": z.boolean().optional(),
 });
 type BatchFlags = z.infer<typeof schema>;
 
@@ -108,6 +110,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
         output: { type: "string" },
         cwd: { type: "string" },
         "no-warm": { type: "boolean" },
+        "retry-failed": { type: "boolean" },
       },
     },
     argv,
@@ -127,7 +130,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
   const { spec, dir, items } = await prepareBatch(flags, cwd);
   const rules = mergeRules(settings, { allow: spec.allowedTools, deny: spec.disallowedTools });
   const tools = selectTools(rules.deny);
-  const backend = await openLocalJournalBackend({ dir });
+  const backend = await openLocalJournalBackend({ dir, retryFailed: flags["retry-failed"] ?? false });
   try {
     await enqueueOnce(backend, dir, spec, items);
     const display = new ProgressDisplay(context.stderr);
@@ -246,6 +249,9 @@ async function prepareBatch(
   flags: BatchFlags,
   cwd: string,
 ): Promise<{ spec: BatchSpec; dir: string; items?: Awaited<ReturnType<typeof loadItems>> }> {
+  if (flags["retry-failed"] && flags.resume === undefined) {
+    throw new CliError("--retry-failed only applies to --resume ID (it re-runs that batch's failed items).");
+  }
   if (flags.resume !== undefined) {
     const conflicting = (
       ["files", "items", "prompt", "id", "model", "max-turns", "allowed-tools", "disallowed-tools"] as const
