@@ -254,7 +254,20 @@ async function prepareBatch(
   }
   if (flags.resume !== undefined) {
     const conflicting = (
-      ["files", "items", "prompt", "id", "model", "max-turns", "allowed-tools", "disallowed-tools"] as const
+      [
+        "files",
+        "items",
+        "prompt",
+        "id",
+        "model",
+        "fallback-model",
+        "max-turns",
+        "allowed-tools",
+        "disallowed-tools",
+        "permission-mode",
+        "append-system-prompt",
+        "output",
+      ] as const
     ).filter((flag) => flags[flag] !== undefined);
     if (conflicting.length > 0) {
       throw new CliError(
