@@ -282,4 +282,17 @@ describe("forkloop run (headless) on the embedded simulator", () => {
       await sim.stop();
     }
   });
+
+  it("a retried API error shows as a system/api_retry line and the run still succeeds", async () => {
+    const result = await runCli(["run", "Summarize notes.md", "--output-format", "stream-json"], {
+      cwd: dir,
+      env: { FORKLOOP_SIM_FAULTS: "529@1" },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const lines = parseLines(result.stdout);
+    for (const line of lines)
+      expect(streamJsonLineSchema.safeParse(line).success, JSON.stringify(line)).toBe(true);
+    expect(lines.find((line) => line.subtype === "api_retry")).toMatchObject({ attempt: 1 });
+    expect(lines.at(-1)).toMatchObject({ subtype: "success" });
+  });
 });
