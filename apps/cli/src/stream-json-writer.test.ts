@@ -1,4 +1,9 @@
-import { createAssistantMessage, createUserMessage, type Terminal } from "@forkloop/loop-core";
+import {
+  createAssistantMessage,
+  createSystemMessage,
+  createUserMessage,
+  type Terminal,
+} from "@forkloop/loop-core";
 import { describe, expect, it } from "vitest";
 import { streamJsonLineSchema } from "./stream-json.js";
 import { StreamJsonWriter } from "./stream-json-writer.js";
@@ -118,5 +123,29 @@ describe("stream-json writer (Claude Code–compatible headless lines)", () => {
       { durationMs: 1, permissionDenials: [] },
     );
     expect(line).toMatchObject({ subtype: "error_max_turns", is_error: true });
+  });
+
+  it("compaction boundaries, fallbacks and tombstones become system lines; other markers print nothing", () => {
+    const writer = new StreamJsonWriter({ sessionId: "s1" });
+    const boundary = {
+      ...createSystemMessage("Conversation compacted", "compact_boundary"),
+      compactMetadata: { trigger: "auto" as const, preTokens: 150_000, postTokens: 9_000 },
+    };
+    const lines = [
+      ...writer.lines(boundary),
+      ...writer.lines(createSystemMessage("snipped", "snip_boundary")),
+      ...writer.lines({ type: "model_fallback", from: "claude-opus-4-6", to: "claude-sonnet-4-6" }),
+      ...writer.lines({ type: "tombstone", uuid: "u-1" }),
+      ...writer.lines({ type: "tool_use_summary", summary: "read a file", precedingToolUseIds: [] }),
+    ];
+    for (const line of lines) expect(streamJsonLineSchema.safeParse(line).success).toBe(true);
+    expect(lines).toMatchObject([
+      {
+        subtype: "compact_boundary",
+        compact_metadata: { trigger: "auto", pre_tokens: 150_000, post_tokens: 9_000 },
+      },
+      { subtype: "model_fallback", from: "claude-opus-4-6", to: "claude-sonnet-4-6" },
+      { subtype: "tombstone", removed_uuid: "u-1" },
+    ]);
   });
 });
