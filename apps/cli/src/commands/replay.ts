@@ -1,11 +1,10 @@
 import { access } from "node:fs/promises";
 import { resolve } from "node:path";
 import { loadTranscript, TRANSCRIPT_EXTENSION } from "@forkloop/orchestrator";
-import { z } from "zod";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
-import { parseCommand } from "../flags.js";
+import { parseSessionFlags } from "../session-flags.js";
 import { sessionsDir } from "../state-dirs.js";
 import { describeMessage } from "../transcript-text.js";
 import { existingSessionPath } from "./sessions.js";
@@ -19,22 +18,8 @@ produced, and the terminal reason. A .fltr path replays any transcript, e.g. a b
   --cwd DIR   the project whose sessions to read (default: the current directory)
   --json      one JSON object per transition`;
 
-const schema = z.object({
-  help: z.boolean().optional(),
-  cwd: z.string().min(1).optional(),
-  json: z.boolean().optional(),
-});
-
 export async function replayCommand(argv: readonly string[], context: CommandContext): Promise<ExitCode> {
-  const { flags, positionals } = parseCommand(
-    {
-      command: "replay",
-      usage: REPLAY_USAGE,
-      schema,
-      options: { help: { type: "boolean", short: "h" }, cwd: { type: "string" }, json: { type: "boolean" } },
-    },
-    argv,
-  );
+  const { flags, positionals } = parseSessionFlags("replay", REPLAY_USAGE, argv);
   if (flags.help) {
     context.stdout.write(`${REPLAY_USAGE}\n`);
     return EXIT.ok;

@@ -1,10 +1,9 @@
 import { access } from "node:fs/promises";
 import { listSessions, loadTranscript, sessionTranscriptPath } from "@forkloop/orchestrator";
-import { z } from "zod";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
-import { parseCommand } from "../flags.js";
+import { parseSessionFlags } from "../session-flags.js";
 import { checkId, sessionsDir } from "../state-dirs.js";
 import { describeMessage } from "../transcript-text.js";
 
@@ -17,22 +16,8 @@ Sessions are the transcripts of \`forkloop run\`, kept in <cwd>/.forkloop/sessio
   --cwd DIR   the project whose sessions to read (default: the current directory)
   --json      machine-readable output`;
 
-const schema = z.object({
-  help: z.boolean().optional(),
-  cwd: z.string().min(1).optional(),
-  json: z.boolean().optional(),
-});
-
 export async function sessionsCommand(argv: readonly string[], context: CommandContext): Promise<ExitCode> {
-  const { flags, positionals } = parseCommand(
-    {
-      command: "sessions",
-      usage: SESSIONS_USAGE,
-      schema,
-      options: { help: { type: "boolean", short: "h" }, cwd: { type: "string" }, json: { type: "boolean" } },
-    },
-    argv,
-  );
+  const { flags, positionals } = parseSessionFlags("sessions", SESSIONS_USAGE, argv);
   if (flags.help) {
     context.stdout.write(`${SESSIONS_USAGE}\n`);
     return EXIT.ok;
