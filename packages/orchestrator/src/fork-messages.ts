@@ -96,3 +96,39 @@ export function buildForkDirective(cacheSafeParams: CacheSafeParams, directive: 
   }
   return [{ role: "user", content: [...results, { type: "text", text: directive }] }];
 }
+
+/**
+ * R-F4: marks the end of the parent's prefix with a cache breakpoint (on the last block of the
+ * last context message, when that is a user turn). Without it the first fork of a fan-out writes
+ * the cache only at its own last block — a prefix no sibling shares — so siblings could read
+ * only tools + system. With it the first fork writes the shared history and the others read it.
+ * It is where the parent's own request had its moving breakpoint, and the marker is not part of
+ * the cache key (api doc §5), so the prefix stays the parent's.
+ */
+export function markPrefixBoundary(context: readonly Message[]): Message[] {
+  const marked = [...context];
+  for (let index = marked.length - 1; index >= 0; index--) {
+    const message = marked[index];
+    if (message === undefined || message.type === "system") continue;
+    if (message.type !== "user") return marked;
+    const content: ContentBlockParam[] =
+      typeof message.message.content === "string"
+        ? [{ type: "text", text: message.message.content }]
+        : [...message.message.content];
+    const last = content.length - 1;
+    const block = content[last];
+    if (block === undefined || (block.type === "text" && block.text.length === 0)) return marked;
+    if (
+      block.type !== "text" &&
+      block.type !== "tool_result" &&
+      block.type !== "image" &&
+      block.type !== "document"
+    ) {
+      return marked;
+    }
+    content[last] = { ...block, cache_control: { type: "ephemeral" } } as ContentBlockParam;
+    marked[index] = { ...message, message: { ...message.message, content } };
+    return marked;
+  }
+  return marked;
+}

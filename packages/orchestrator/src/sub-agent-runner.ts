@@ -18,7 +18,7 @@ import {
 import { createBuiltinTools, createPermissionChecker } from "@forkloop/tools";
 import { z } from "zod";
 import { toWireError } from "./errors.js";
-import { toForkHistory } from "./fork-messages.js";
+import { markPrefixBoundary, toForkHistory } from "./fork-messages.js";
 import type { SubAgentEvent, SubAgentResult, SubAgentTask, TokenUsage } from "./sub-agent-types.js";
 import { TranscriptWriter } from "./transcript.js";
 
@@ -164,7 +164,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
     ...(task.parent === undefined ? {} : { parent: task.parent }),
   });
 
-  const context = [...params.forkContextMessages];
+  const context = markPrefixBoundary(params.forkContextMessages);
   let history: Message[] = [...context, ...toForkHistory(task.promptMessages, context.at(-1)?.uuid ?? null)];
   transcript?.appendMessages(history);
   const abortController = new AbortController();

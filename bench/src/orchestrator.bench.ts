@@ -1,0 +1,510 @@
+/**
+ * Orchestrator headline figures (issue 6 "Done when"), each side by side in one run:
+ * 1. fork start latency (`pool.run()` → the worker's first HTTP request), p50/p95, warm and cold
+ *    pool, vs a fresh `node` process per sub-agent running the same sub-agent code;
+ * 2. machine memory per concurrent sub-agent at 32 in flight (drop in MemAvailable), pool vs
+ *    process-per-agent;
+ * 3. cost-weighted input tokens (uncached ×1, write ×1.25, read ×0.1) of a compact fork, a
+ *    session-memory fork and a 16-way fan-out: CacheSafeParams (+ warming) vs naive forks with
+ *    their own system prompt and no warming;
+ * 4. transcript append throughput and resume load time, msgpackr records vs JSON lines.
+ * All model traffic goes to the simulator (packages/sim), never a real model.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { CacheSafeParams, Message, MessageParam } from "@forkloop/loop-core";
+import {
+  buildForkDirective,
+  createAgentPool,
+  createPoolCompactRunner,
+  loadTranscript,
+  type SubAgentTask,
+  TranscriptWriter,
+  toForkHistory,
+} from "@forkloop/orchestrator";
+import { testCacheSafeParams, testTask } from "@forkloop/orchestrator/testing";
+import { type Brain, type RequestRecord, type Simulator, startSimulator } from "@forkloop/sim";
+import { type BenchResult, compare, percentile } from "./harness.js";
+
+const now = () => performance.timeOrigin + performance.now();
+const orchestratorDist = dirname(fileURLToPath(import.meta.resolve("@forkloop/orchestrator")));
+const runnerModule = pathToFileURL(join(orchestratorDist, "sub-agent-runner.js")).href;
+
+/** The process-per-agent baseline: a fresh Node process runs the same runSubAgent() once. */
+const CHILD = `
+import Anthropic from "@anthropic-ai/sdk";
+import { runSubAgent } from ${JSON.stringify(runnerModule)};
+import { readFileSync } from "node:fs";
+const task = JSON.parse(readFileSync(process.argv[1], "utf8"));
+const client = new Anthropic({ apiKey: "bench-key", baseURL: process.env.FORKLOOP_BENCH_URL });
+await runSubAgent(task, { client, signal: new AbortController().signal, emit() {},
+  async callParentTool() { return { content: "unavailable", isError: true }; },
+  steeringQueue: [], cancelled: () => false });
+`;
+
+function spawnAgentProcess(task: SubAgentTask, url: string, dir: string): ChildProcess {
+  // The task is ~100 KB of JSON (tools, system prompt): too big for an environment variable.
+  const taskFile = join(dir, `${task.id}.json`);
+  writeFileSync(taskFile, JSON.stringify(task));
+  // cwd = the orchestrator package, so the child resolves the SDK from the workspace.
+  const child = spawn(process.execPath, ["--input-type=module", "-e", CHILD, taskFile], {
+    cwd: orchestratorDist,
+    env: { ...process.env, FORKLOOP_BENCH_URL: url },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  return child;
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) resolve();
+    else child.on("exit", () => resolve());
+  });
+}
+
+function memAvailableKb(): number {
+  const match = /MemAvailable:\s+(\d+) kB/.exec(readFileSync("/proc/meminfo", "utf8"));
+  return Number(match?.[1] ?? Number.NaN);
+}
+
+function messageRequests(sim: Simulator): RequestRecord[] {
+  return sim.requests().filter((record) => record.path === "/v1/messages");
+}
+
+function weighted(records: readonly RequestRecord[]): number {
+  return records.reduce(
+    (sum, record) =>
+      sum +
+      (record.usage
+        ? record.usage.input_tokens +
+          record.usage.cache_creation_input_tokens * 1.25 +
+          record.usage.cache_read_input_tokens * 0.1
+        : 0),
+    0,
+  );
+}
+
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+// ---------------------------------------------------------------- 1. fork start latency
+async function forkLatency(dir: string): Promise<BenchResult[]> {
+  const sim = await startSimulator({
+    brain: () => ({ content: [{ type: "text", text: "ok" }] }),
+    clock: now,
+  });
+  const endpoint = { apiKey: "bench-key", baseURL: sim.url };
+  const task = (id: string) => testTask({ id, cwd: dir, workspaceRoots: [dir] });
+  const firstRequestAfter = async (start: number, count: number) => {
+    await waitFor(() => messageRequests(sim).length >= count, `request ${count}`);
+    return (messageRequests(sim)[count - 1]?.startedAt ?? Number.NaN) - start;
+  };
+  try {
+    const warm: number[] = [];
+    const pool = createAgentPool({ endpoint, maxThreads: 1 });
+    await pool.run(task("warmup-1")).result;
+    await pool.run(task("warmup-2")).result;
+    for (let index = 0; index < 40; index++) {
+      const before = messageRequests(sim).length;
+      const start = now();
+      const handle = pool.run(task(`warm-${index}`));
+      warm.push(await firstRequestAfter(start, before + 1));
+      await handle.result;
+    }
+    await pool.close();
+
+    const cold: number[] = [];
+    for (let index = 0; index < 8; index++) {
+      const before = messageRequests(sim).length;
+      const start = now();
+      const coldPool = createAgentPool({ endpoint, maxThreads: 1 });
+      const handle = coldPool.run(task(`cold-${index}`));
+      cold.push(await firstRequestAfter(start, before + 1));
+      await handle.result;
+      await coldPool.close();
+    }
+
+    const processes: number[] = [];
+    for (let index = 0; index < 8; index++) {
+      const before = messageRequests(sim).length;
+      const start = now();
+      const child = spawnAgentProcess(task(`process-${index}`), sim.url, dir);
+      processes.push(await firstRequestAfter(start, before + 1));
+      await exited(child);
+    }
+    const row = (label: string, samples: number[], p: number) => ({ label, value: percentile(samples, p) });
+    const note = `samples: warm ${warm.length}, cold ${cold.length}, process ${processes.length}; fork() → first HTTP request at the simulator`;
+    return [
+      compare(
+        "fork start latency, warm pool (lower is better)",
+        "p50",
+        "ms",
+        row("node process per agent", processes, 50),
+        row("warm worker pool", warm, 50),
+        note,
+      ),
+      compare(
+        "fork start latency, warm pool (lower is better)",
+        "p95",
+        "ms",
+        row("node process per agent", processes, 95),
+        row("warm worker pool", warm, 95),
+        note,
+      ),
+      compare(
+        "fork start latency, cold pool (lower is better)",
+        "p50",
+        "ms",
+        row("node process per agent", processes, 50),
+        row("new pool (thread start)", cold, 50),
+        note,
+      ),
+      compare(
+        "fork start latency, cold pool (lower is better)",
+        "p95",
+        "ms",
+        row("node process per agent", processes, 95),
+        row("new pool (thread start)", cold, 95),
+        note,
+      ),
+    ];
+  } finally {
+    await sim.close();
+  }
+}
+
+// ---------------------------------------------------------------- 2. memory at 32 concurrent
+async function memoryPerAgent(dir: string): Promise<BenchResult[]> {
+  const CONCURRENT = 32;
+  let release!: () => void;
+  let gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  // Every reply waits for the gate, so all 32 sub-agents are in flight when memory is read.
+  const brain: Brain = async () => {
+    await gate;
+    return { content: [{ type: "text", text: "ok" }] };
+  };
+  const sim = await startSimulator({ brain });
+  const task = (id: string) => testTask({ id, cwd: dir, workspaceRoots: [dir] });
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+  try {
+    await settle();
+    const poolBefore = memAvailableKb();
+    const pool = createAgentPool({
+      endpoint: { apiKey: "bench-key", baseURL: sim.url },
+      maxThreads: 2,
+      concurrentTasksPerWorker: 16,
+    });
+    const handles = Array.from({ length: CONCURRENT }, (_, index) => pool.run(task(`mem-pool-${index}`)));
+    await waitFor(() => messageRequests(sim).length >= CONCURRENT, `${CONCURRENT} requests in flight`);
+    await settle();
+    const poolDrop = (poolBefore - memAvailableKb()) / CONCURRENT / 1024;
+    release();
+    await Promise.all(handles.map((handle) => handle.result));
+    await pool.close();
+
+    gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    sim.clearRequests();
+    await settle();
+    const processBefore = memAvailableKb();
+    const children = Array.from({ length: CONCURRENT }, (_, index) =>
+      spawnAgentProcess(task(`mem-proc-${index}`), sim.url, dir),
+    );
+    await waitFor(() => messageRequests(sim).length >= CONCURRENT, `${CONCURRENT} requests in flight`);
+    await settle();
+    const processDrop = (processBefore - memAvailableKb()) / CONCURRENT / 1024;
+    release();
+    await Promise.all(children.map(exited));
+    return [
+      compare(
+        "memory per concurrent sub-agent at 32 (lower is better)",
+        "MemAvailable drop / agent",
+        "MiB",
+        { label: "node process per agent", value: processDrop },
+        { label: "worker pool (2 threads × 16)", value: poolDrop },
+        "32 sub-agents each waiting on an open simulator request; machine-wide figure, other processes add noise",
+      ),
+    ];
+  } finally {
+    release();
+    await sim.close();
+  }
+}
+
+// ---------------------------------------------------------------- 3. cost-weighted input tokens
+const NAIVE_SYSTEM = [
+  {
+    type: "text" as const,
+    text: "You are a helpful sub-agent. Read the conversation below and do the task you are given. ".repeat(
+      40,
+    ),
+  },
+];
+
+/** A naive fork: its own system prompt (unique per measurement, so none reads another's cache). */
+function naive(params: CacheSafeParams, tag: string): CacheSafeParams {
+  return { ...params, systemPrompt: [{ type: "text", text: `Sub-agent ${tag}.` }, ...NAIVE_SYSTEM] };
+}
+
+async function cacheCost(dir: string): Promise<BenchResult[]> {
+  const filler = (turn: number) => `Turn ${turn}: ${"the parser keeps a table of states; ".repeat(120)}`;
+  const brain: Brain = (request) => ({ content: [{ type: "text", text: filler(request.turnIndex) }] });
+  const sim = await startSimulator({
+    brain,
+    latency: { default: { ttftMs: 60, prefillTokensPerSecond: 1e9, outputTokensPerSecond: 1e7 } },
+  });
+  const pool = createAgentPool({ endpoint: { apiKey: "bench-key", baseURL: sim.url }, maxThreads: 2 });
+  try {
+    // A parent conversation of 8 exchanges (~9k tokens of history), ending with the user turn
+    // the parent just sent; its CacheSafeParams are the fork prefix.
+    const exchanges: MessageParam[] = [];
+    for (let turn = 0; turn < 8; turn++) {
+      exchanges.push({ role: "user", content: `Step ${turn}: look at the next part of the parser.` });
+      exchanges.push({ role: "assistant", content: filler(turn) });
+    }
+    exchanges.push({ role: "user", content: "Now plan the refactoring." });
+    const params = testCacheSafeParams({ messages: toForkHistory(exchanges, null) });
+    // The parent's own request: it writes the prefix the forks then read.
+    const parent = await pool.run(
+      testTask({
+        id: "parent",
+        cwd: dir,
+        workspaceRoots: [dir],
+        cacheSafeParams: params,
+        promptMessages: [],
+      }),
+    ).result;
+    if (parent.status !== "completed") throw new Error(`parent request failed: ${parent.error?.message}`);
+
+    const runner = createPoolCompactRunner(pool, { cwd: dir });
+    const measure = async (run: () => Promise<unknown>) => {
+      sim.clearRequests();
+      await run();
+      return weighted(messageRequests(sim));
+    };
+    const signal = new AbortController().signal;
+    const results: BenchResult[] = [];
+    for (const querySource of ["compact", "session_memory"] as const) {
+      const instruction = `Write the ${querySource} summary of the conversation.`;
+      const safe = await measure(() => runner({ cacheSafeParams: params, instruction, signal, querySource }));
+      const plain = await measure(() =>
+        runner({
+          cacheSafeParams: naive(params, querySource),
+          instruction,
+          signal,
+          querySource,
+        }),
+      );
+      results.push(
+        compare(
+          `${querySource} fork cost (lower is better)`,
+          "cost-weighted input tokens",
+          "tokens",
+          { label: "naive fork (own system prompt)", value: plain },
+          { label: "CacheSafeParams fork", value: safe },
+          "uncached ×1, cache write ×1.25, cache read ×0.1; same history in both",
+        ),
+      );
+    }
+
+    const fanOut = (label: string, base: CacheSafeParams) =>
+      Array.from({ length: 16 }, (_, index) =>
+        testTask({
+          id: `${label}-${index}`,
+          cwd: dir,
+          workspaceRoots: [dir],
+          cacheSafeParams: base,
+          promptMessages: buildForkDirective(base, `Fan-out ${label} ${index}: check module ${index}.`),
+        }),
+      );
+    // A fresh prefix for both sides (as in a batch), so warming has something to do.
+    const fresh = (tag: string): CacheSafeParams => ({
+      ...params,
+      systemPrompt: [{ type: "text", text: `Fan-out ${tag}.` }, ...params.systemPrompt],
+    });
+    const warmCost = await measure(async () => {
+      await Promise.all(
+        pool.runAll(fanOut("safe", fresh("safe")), {}, { warm: true }).map((handle) => handle.result),
+      );
+    });
+    const naiveCost = await measure(async () => {
+      const tasks = fanOut("naive", naive(params, "fan-out"));
+      await Promise.all(pool.runAll(tasks, {}, { warm: false }).map((handle) => handle.result));
+    });
+    results.push(
+      compare(
+        "16-way fan-out cost (lower is better)",
+        "cost-weighted input tokens",
+        "tokens",
+        { label: "naive forks, no warming", value: naiveCost },
+        { label: "CacheSafeParams + warming", value: warmCost },
+        "16 forks of the same conversation; the prefix is new to the cache on both sides",
+      ),
+    );
+    return results;
+  } finally {
+    await pool.close();
+    await sim.close();
+  }
+}
+
+// ---------------------------------------------------------------- 4. transcripts
+function sampleMessages(count: number): Message[] {
+  const messages: Message[] = [];
+  for (let index = 0; index < count; index++) {
+    const parentUuid = index === 0 ? null : `m${index - 1}`;
+    const timestamp = new Date(1_700_000_000_000 + index).toISOString();
+    if (index % 2 === 0) {
+      messages.push({
+        type: "assistant",
+        uuid: `m${index}`,
+        parentUuid,
+        timestamp,
+        message: {
+          id: `msg_${index}`,
+          type: "message",
+          role: "assistant",
+          model: "claude-sonnet-5",
+          content: [
+            { type: "text", text: `Reading the file ${index}.`, citations: null },
+            {
+              type: "tool_use",
+              id: `toolu_${index}`,
+              name: "Read",
+              input: { file_path: `/repo/src/file-${index}.ts` },
+            },
+          ],
+          stop_reason: "tool_use",
+          stop_sequence: null,
+          usage: {
+            input_tokens: 12,
+            output_tokens: 40,
+            cache_creation_input_tokens: 0,
+            cache_read_input_tokens: 9000,
+          },
+        } as unknown as Extract<Message, { type: "assistant" }>["message"],
+      });
+    } else {
+      const lines = Array.from(
+        { length: 40 },
+        (_, line) => `${String(line + 1).padStart(6)}\tconst value${line} = compute(${line});`,
+      );
+      messages.push({
+        type: "user",
+        uuid: `m${index}`,
+        parentUuid,
+        timestamp,
+        message: {
+          role: "user",
+          content: [{ type: "tool_result", tool_use_id: `toolu_${index - 1}`, content: lines.join("\n") }],
+        },
+      });
+    }
+  }
+  return messages;
+}
+
+async function transcripts(dir: string): Promise<BenchResult[]> {
+  const messages = sampleMessages(4_000);
+  const binaryPath = join(dir, "bench.fltr");
+  const jsonPath = join(dir, "bench.jsonl");
+  const rounds = 3;
+  let binaryAppend = 0;
+  let jsonAppend = 0;
+  let binaryLoad = 0;
+  let jsonLoad = 0;
+  for (let round = 0; round < rounds; round++) {
+    rmSync(binaryPath, { force: true });
+    rmSync(jsonPath, { force: true });
+    let start = performance.now();
+    const writer = new TranscriptWriter(binaryPath);
+    for (const message of messages) writer.append({ type: "message", message });
+    writer.close();
+    binaryAppend += performance.now() - start;
+
+    start = performance.now();
+    const fd = openSync(jsonPath, "a");
+    for (const message of messages) writeSync(fd, `${JSON.stringify({ type: "message", message })}\n`);
+    closeSync(fd);
+    jsonAppend += performance.now() - start;
+
+    start = performance.now();
+    const loaded = await loadTranscript(binaryPath);
+    binaryLoad += performance.now() - start;
+    if (loaded.messages.length !== messages.length) throw new Error("msgpackr transcript lost messages");
+
+    start = performance.now();
+    const parsed = readFileSync(jsonPath, "utf8")
+      .split("\n")
+      .filter((line) => line.length > 0)
+      .map((line) => JSON.parse(line) as { message: Message });
+    jsonLoad += performance.now() - start;
+    if (parsed.length !== messages.length) throw new Error("JSON lines transcript lost messages");
+  }
+  const perSecond = (totalMs: number) => (messages.length * rounds) / (totalMs / 1000);
+  const sizes = `file size: msgpackr ${(statSync(binaryPath).size / 1e6).toFixed(2)} MB, JSON lines ${(statSync(jsonPath).size / 1e6).toFixed(2)} MB; ${messages.length} messages, ${rounds} rounds`;
+  return [
+    compare(
+      "transcript append throughput (higher is better)",
+      "records/s",
+      "records/s",
+      { label: "JSON lines", value: perSecond(jsonAppend) },
+      { label: "msgpackr records (len+crc32)", value: perSecond(binaryAppend) },
+      sizes,
+    ),
+    compare(
+      "transcript resume load (lower is better)",
+      "load time",
+      "ms",
+      { label: "JSON lines", value: jsonLoad / rounds },
+      { label: "msgpackr records (len+crc32)", value: binaryLoad / rounds },
+      sizes,
+    ),
+  ];
+}
+
+/** `FORKLOOP_BENCH_ORCHESTRATOR=latency,cost` runs only those parts (default: all four). */
+const SECTIONS = {
+  latency: forkLatency,
+  memory: memoryPerAgent,
+  cost: cacheCost,
+  transcripts,
+} as const;
+
+export async function run(): Promise<BenchResult[]> {
+  const only = process.env.FORKLOOP_BENCH_ORCHESTRATOR?.split(",");
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-bench-orch-")));
+  const results: BenchResult[] = [];
+  try {
+    for (const [name, section] of Object.entries(SECTIONS)) {
+      if (only && !only.includes(name)) continue;
+      const started = performance.now();
+      results.push(...(await section(dir)));
+      process.stderr.write(`[orchestrator ${name} ${((performance.now() - started) / 1000).toFixed(1)} s] `);
+    }
+    return results;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
