@@ -15,6 +15,9 @@ function agentOf(request: BrainRequest): string {
 
 const brain: Brain = async (request) => {
   const agent = agentOf(request);
+  // The steer arrives in the same user turn as the tool's result (R-L2 queue drained after tools).
+  if (request.lastUserText?.includes("also count the tests"))
+    return { content: [{ type: "text", text: "steered ok" }] };
   if (agent.startsWith("slowpoke")) {
     // A reply that takes long enough for the cancel test; nothing is spawned that could outlive it.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
@@ -28,6 +31,18 @@ const brain: Brain = async (request) => {
     return {
       content: [{ type: "tool_use", name: "Bash", input: { command: "sleep 30", description: "wait" } }],
     };
+  }
+  if (agent.startsWith("steered")) {
+    // Turn 1 runs a short tool; the steer sent meanwhile joins the next request (R-L2 queue).
+    if (request.lastUserText?.includes("also count the tests"))
+      return { content: [{ type: "text", text: "steered ok" }] };
+    if (request.turnIndex === 0) {
+      return {
+        content: [
+          { type: "tool_use", name: "Bash", input: { command: "sleep 0.3; echo ok", description: "wait" } },
+        ],
+      };
+    }
   }
   if (agent.startsWith("asker")) {
     return {
@@ -164,6 +179,41 @@ describe("agent pool (real worker threads, the simulator over HTTP)", () => {
     expect(result.status).toBe("cancelled");
     expect(result.error?.code).toBe("worker_killed");
     expect((await agentPool.run(task("revived")).result).status).toBe("completed");
+  });
+
+  it("R-F2: steering over comlink: a message queued while a tool runs joins the next request", async () => {
+    const agentPool = newPool();
+    const handle = agentPool.run(task("steered1"), {
+      onEvent: (event) => {
+        if (event.type === "tool_use") handle.steer("Please also count the tests.");
+      },
+    });
+    const result = await handle.result;
+    expect(result.text).toBe("steered ok");
+    const last = sim
+      .requests()
+      .filter((record) => record.path === "/v1/messages")
+      .at(-1);
+    expect(last?.rawBody).toContain("also count the tests");
+  });
+
+  it("pauseUntil holds every worker's next request until the pause ends", async () => {
+    const agentPool = newPool();
+    const until = Date.now() + 300;
+    agentPool.pauseUntil(until);
+    const result = await agentPool.run(task("paused")).result;
+    expect(result.status).toBe("completed");
+    const [record] = sim.requests().filter((entry) => entry.path === "/v1/messages");
+    expect(record?.startedAt).toBeGreaterThanOrEqual(until);
+  });
+
+  it("a malformed permission rule is an invalid_task result, not a crash", async () => {
+    const agentPool = newPool();
+    const result = await agentPool.run(
+      task("badrule", { permissionRules: { allow: ["Bash("], ask: [], deny: [] } }),
+    ).result;
+    expect(result.status).toBe("failed");
+    expect(result.error?.code).toBe("invalid_task");
   });
 
   for (const fault of ["exit", "throw"] as const) {

@@ -23,6 +23,8 @@ export interface ForkToolOptions {
   readonly onEvent?: (event: SubAgentEvent) => void;
   /** Transcripts of sub-agents go to `<sessionsDir>/<sessionId>/agents/<agentId>.fltr`. */
   readonly transcripts?: { readonly sessionsDir: string; readonly sessionId: string };
+  /** Called when a fork starts (the session links the sub-agent's transcript from its own). */
+  readonly onForkStarted?: (task: SubAgentTask) => void;
   /** Built-in tool names a sub-agent may use when its definition does not say (default: all but Agent/Skill). */
   readonly defaultToolNames?: readonly string[];
 }
@@ -87,6 +89,7 @@ export async function runForkForTool(
           },
         }),
   };
+  options.onForkStarted?.(task);
   const handle = pool.run(task, {
     ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
     ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),

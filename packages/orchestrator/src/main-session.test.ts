@@ -115,6 +115,9 @@ describe("main session with sub-agents", () => {
     const loaded = await loadTranscript(session.transcriptPath);
     expect(loaded.terminal?.reason).toBe("completed");
     expect(loaded.cacheSafeParams?.model).toBe("claude-sonnet-5");
+    // Parent links both ways: the session lists its sub-agents' transcripts, each names its parent.
+    const links = loaded.records.filter((record) => record.type === "sub_agent");
+    expect(links.map((link) => link.querySource)).toEqual(["agent:general-purpose", "agent:general-purpose"]);
     const agents = readdirSync(join(sessionsDir, session.sessionId, "agents"));
     expect(agents).toHaveLength(2);
     const child = await loadTranscript(join(sessionsDir, session.sessionId, "agents", agents[0] ?? ""));

@@ -30,7 +30,7 @@ import { createAgentTool } from "./agent-tool.js";
 import { createPoolCompactRunner } from "./pool-compact-runner.js";
 import { type AssembledSession, assembleSession } from "./session-assembly.js";
 import { createSkillTool } from "./skill-tool.js";
-import type { ModelEndpoint, PermissionRules, SubAgentEvent } from "./sub-agent-types.js";
+import type { ModelEndpoint, PermissionRules, SubAgentEvent, SubAgentTask } from "./sub-agent-types.js";
 import { loadTranscript, sessionTranscriptPath, TranscriptWriter } from "./transcript.js";
 
 export interface MainSessionOptions {
@@ -117,6 +117,15 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
     ...(options.onSubAgentEvent === undefined ? {} : { onEvent: options.onSubAgentEvent }),
     transcripts: { sessionsDir: options.sessionsDir, sessionId },
+    onForkStarted: (task: SubAgentTask) => {
+      if (task.transcriptPath === undefined) return;
+      transcript.append({
+        type: "sub_agent",
+        agentId: task.id,
+        transcriptPath: task.transcriptPath,
+        querySource: task.querySource,
+      });
+    },
   };
   const tools: Tool[] = [
     ...baseTools,

@@ -19,7 +19,13 @@ import { createBuiltinTools, createPermissionChecker } from "@forkloop/tools";
 import { z } from "zod";
 import { toWireError } from "./errors.js";
 import { markPrefixBoundary, toForkHistory } from "./fork-messages.js";
-import type { SubAgentEvent, SubAgentResult, SubAgentTask, TokenUsage } from "./sub-agent-types.js";
+import {
+  EMPTY_USAGE,
+  type SubAgentEvent,
+  type SubAgentResult,
+  type SubAgentTask,
+  type TokenUsage,
+} from "./sub-agent-types.js";
 import { TranscriptWriter } from "./transcript.js";
 
 /** What the runner needs from its host (a worker thread, or the parent process in tests). */
@@ -133,13 +139,29 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
     });
   }
   const allowed = new Set(task.toolNames);
-  const checker = createPermissionChecker({
-    mode: task.permissionMode,
-    rules: task.permissionRules ?? { allow: [], ask: [], deny: [] },
-    cwd: task.cwd,
-    tools,
-    ...(io.askParent === undefined ? {} : { askCaller: io.askParent }),
-  });
+  let checker: CanUseTool;
+  try {
+    checker = createPermissionChecker({
+      mode: task.permissionMode,
+      rules: task.permissionRules ?? { allow: [], ask: [], deny: [] },
+      cwd: task.cwd,
+      tools,
+      ...(io.askParent === undefined ? {} : { askCaller: io.askParent }),
+    });
+  } catch (error) {
+    // A malformed permission rule is bad input, not a crash: the caller gets a clear failure.
+    const message = error instanceof Error ? error.message : String(error);
+    return {
+      agentId: task.id,
+      status: "failed",
+      text: "",
+      turns: 0,
+      usage: EMPTY_USAGE,
+      costUsd: 0,
+      error: { code: "invalid_task", message },
+      durationMs: performance.now() - started,
+    };
+  }
   const canUseTool: CanUseTool = async (toolName, input, options) => {
     // The fork sends the parent's whole tool list (cache-safe) but may only use its own subset.
     if (!allowed.has(toolName)) {
