@@ -138,6 +138,34 @@ describe("agent pool (real worker threads, the simulator over HTTP)", () => {
     expect(result.text).toContain("asked");
   });
 
+  it("R-F2: the parent's PreToolUse and Stop hooks run for a sub-agent over comlink", async () => {
+    const agentPool = newPool();
+    const seen: string[] = [];
+    const result = await agentPool.run(task("asker3"), {
+      hooks: {
+        preToolUse: [
+          async (input) => {
+            seen.push(`pre:${input.toolName}:${input.context.agentId}`);
+            return { decision: "deny", reason: "blocked by the parent's hook" };
+          },
+        ],
+        stop: [
+          async (input) => {
+            seen.push(`stop:${input.messages.length > 0}`);
+            return {};
+          },
+        ],
+      },
+    }).result;
+    expect(seen).toEqual(["pre:Bash:asker3", "stop:true"]);
+    expect(result.status).toBe("completed");
+    const last = sim
+      .requests()
+      .filter((record) => record.path === "/v1/messages")
+      .at(-1);
+    expect(last?.rawBody).toContain("blocked by the parent's hook");
+  });
+
   it("R-F2: a denial from the parent reaches the model as an error tool_result", async () => {
     const agentPool = newPool();
     const result = await agentPool.run(

@@ -5,6 +5,7 @@ import { MessageChannel, type ResourceLimits } from "node:worker_threads";
 import * as Comlink from "comlink";
 import { Piscina } from "piscina";
 import { OrchestratorError } from "./errors.js";
+import { countHooks, runParentHook } from "./parent-hooks.js";
 import {
   EMPTY_USAGE,
   type ModelEndpoint,
@@ -157,6 +158,9 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
           return { behavior: "deny", message: `${toolName} needs permission and no one can grant it` };
         return hooks.canUseTool(toolName, input, { ...callOptions, signal: new AbortController().signal });
       },
+      async runHook(call) {
+        return hooks.hooks ? runParentHook(hooks.hooks, call, task) : {};
+      },
       async callTool(toolName, input, callOptions) {
         if (!options.parentTools)
           return { content: `${toolName} is not available in a sub-agent`, isError: true };
@@ -198,6 +202,7 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
       events: events.port2,
       pauseBuffer,
       parentCanAsk: hooks.canUseTool !== undefined,
+      parentHooks: countHooks(hooks.hooks),
     };
     running++;
     const result = piscina

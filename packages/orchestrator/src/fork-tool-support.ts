@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type {
   CacheSafeParams,
   CanUseTool,
+  LoopHooks,
   PermissionMode,
   ToolResult,
   ToolUseContext,
@@ -21,6 +22,8 @@ export interface ForkToolOptions {
   /** Answers the sub-agents' permission asks (over comlink from their workers). */
   readonly canUseTool?: CanUseTool;
   readonly onEvent?: (event: SubAgentEvent) => void;
+  /** Loop hooks the sub-agents run (in the parent, over comlink). */
+  readonly hooks?: LoopHooks;
   /** Transcripts of sub-agents go to `<sessionsDir>/<sessionId>/agents/<agentId>.fltr`. */
   readonly transcripts?: { readonly sessionsDir: string; readonly sessionId: string };
   /** Called when a fork starts (the session links the sub-agent's transcript from its own). */
@@ -93,6 +96,7 @@ export async function runForkForTool(
   const handle = pool.run(task, {
     ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
     ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+    ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
   });
   const signal = context.abortController.signal;
   const onAbort = () => handle.cancel(String(signal.reason ?? "the parent was interrupted"));

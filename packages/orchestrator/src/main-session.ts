@@ -60,7 +60,11 @@ export interface MainSessionOptions {
   /** R-C5 background session-memory fork (default true). */
   readonly sessionMemory?: boolean;
   readonly onSubAgentEvent?: (event: SubAgentEvent) => void;
-  /** The main loop's hooks (e.g. the settings files' shell hooks, built by the CLI). */
+  /**
+   * The main loop's hooks (e.g. the settings files' shell hooks, built by the CLI). Sub-agents run
+   * its PreToolUse/PostToolUse hooks too (in the parent, over comlink); Stop hooks stay with the
+   * main loop, as in Claude Code where a sub-agent's end is SubagentStop, not Stop.
+   */
   readonly hooks?: LoopHooks;
   /** Extra workspace roots for the file tools (settings `additionalDirectories`, R-P1). */
   readonly additionalDirectories?: readonly string[];
@@ -116,6 +120,14 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     ...(options.permissionRules === undefined ? {} : { permissionRules: options.permissionRules }),
     ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
     ...(options.onSubAgentEvent === undefined ? {} : { onEvent: options.onSubAgentEvent }),
+    ...(options.hooks === undefined
+      ? {}
+      : {
+          hooks: {
+            ...(options.hooks.preToolUse === undefined ? {} : { preToolUse: options.hooks.preToolUse }),
+            ...(options.hooks.postToolUse === undefined ? {} : { postToolUse: options.hooks.postToolUse }),
+          },
+        }),
     transcripts: { sessionsDir: options.sessionsDir, sessionId },
     onForkStarted: (task: SubAgentTask) => {
       if (task.transcriptPath === undefined) return;

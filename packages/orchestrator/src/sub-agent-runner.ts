@@ -7,6 +7,7 @@ import {
   createUserMessage,
   getModelInfo,
   type LoopEvent,
+  type LoopHooks,
   type Message,
   type QueuedCommand,
   query,
@@ -35,6 +36,8 @@ export interface SubAgentIo {
   emit(event: SubAgentEvent): void;
   /** Asks the parent (over comlink in a worker); undefined = nobody can grant an `ask`. */
   readonly askParent?: CanUseTool;
+  /** Loop hooks (in a worker: proxies that run the parent's hooks over comlink). */
+  readonly hooks?: LoopHooks;
   /** Runs a parent-side tool (e.g. a nested `Agent` call) in the parent. */
   callParentTool(
     toolName: string,
@@ -219,6 +222,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
         },
         querySource: task.querySource,
         canUseTool,
+        ...(io.hooks === undefined ? {} : { hooks: io.hooks }),
         client: io.client,
         maxOutputTokens: task.maxOutputTokens ?? params.maxOutputTokens,
         ...(params.thinking === undefined ? {} : { thinking: params.thinking }),

@@ -1,6 +1,7 @@
 import type {
   CacheSafeParams,
   CanUseTool,
+  LoopHooks,
   Message,
   MessageParam,
   ModelInfo,
@@ -177,6 +178,8 @@ export interface ParentCallbacks {
   /** Asked when a permission rule says `ask` (R-P1); over comlink from the worker. */
   canUseTool?: CanUseTool;
   onEvent?: (event: SubAgentEvent) => void;
+  /** Loop hooks (PreToolUse, PostToolUse, Stop) run in the parent for the sub-agent's loop. */
+  hooks?: LoopHooks;
 }
 
 export interface SubAgentHandle {

@@ -1,6 +1,7 @@
 import type { MessagePort } from "node:worker_threads";
 import type { PermissionDecision } from "@forkloop/loop-core";
 import type { Endpoint } from "comlink";
+import type { HookCall, HookCounts, HookOutcome } from "./parent-hooks.js";
 import type { ModelEndpoint, SubAgentEvent, SubAgentTask } from "./sub-agent-types.js";
 
 /**
@@ -22,6 +23,8 @@ export interface WorkerTaskPayload {
   readonly pauseBuffer: SharedArrayBuffer;
   /** Whether the parent has a canUseTool to ask; without one, `ask` is a denial. */
   readonly parentCanAsk: boolean;
+  /** The parent's loop hooks, by kind (each runs in the parent over `callbacks`). */
+  readonly parentHooks: HookCounts;
 }
 
 export interface WorkerControlApi {
@@ -35,6 +38,7 @@ export interface ParentApi {
     input: Record<string, unknown>,
     options: { toolUseId: string; agentId: string },
   ): Promise<PermissionDecision>;
+  runHook(call: HookCall): Promise<HookOutcome>;
   callTool(
     toolName: string,
     input: Record<string, unknown>,

@@ -7,6 +7,7 @@ import { threadId } from "node:worker_threads";
 import Anthropic from "@anthropic-ai/sdk";
 import type { CanUseTool, QueuedCommand } from "@forkloop/loop-core";
 import * as Comlink from "comlink";
+import { proxyHooks } from "./parent-hooks.js";
 import { runSubAgent } from "./sub-agent-runner.js";
 import type { SubAgentEvent, SubAgentResult } from "./sub-agent-types.js";
 import {
@@ -112,6 +113,7 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
       signal: controller.signal,
       emit,
       ...(askParent === undefined ? {} : { askParent }),
+      hooks: proxyHooks(payload.parentHooks, (call) => parent.runHook(call)),
       callParentTool: (toolName, input, options) => parent.callTool(toolName, input, options),
       steeringQueue,
       cancelled: () => cancelRequested,

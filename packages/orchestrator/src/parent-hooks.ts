@@ -1,0 +1,124 @@
+import {
+  createAgentState,
+  type LoopHooks,
+  type Message,
+  type PostToolUseOutcome,
+  type PreToolUseOutcome,
+  type StopHookOutcome,
+  type ToolResult,
+  type ToolUseContext,
+} from "@forkloop/loop-core";
+import type { SubAgentTask } from "./sub-agent-types.js";
+
+/**
+ * Loop hooks cross the thread as plain data: a hook's input carries the ToolUseContext (tools,
+ * an AbortController), which cannot be structured-cloned, so only these fields travel and the
+ * parent runs its hook with a context rebuilt from them.
+ */
+export type HookCall =
+  | {
+      readonly kind: "preToolUse";
+      readonly index: number;
+      readonly toolName: string;
+      readonly toolInput: Record<string, unknown>;
+      readonly toolUseId: string;
+    }
+  | {
+      readonly kind: "postToolUse";
+      readonly index: number;
+      readonly toolName: string;
+      readonly toolInput: Record<string, unknown>;
+      readonly toolUseId: string;
+      readonly result: ToolResult;
+    }
+  | {
+      readonly kind: "stop";
+      readonly index: number;
+      readonly messages: readonly Message[];
+      readonly stopHookActive: boolean;
+    };
+
+export type HookOutcome = PreToolUseOutcome | PostToolUseOutcome | StopHookOutcome;
+
+/** How many hooks of each kind the parent has (the worker builds one proxy per hook). */
+export interface HookCounts {
+  readonly preToolUse: number;
+  readonly postToolUse: number;
+  readonly stop: number;
+}
+
+export function countHooks(hooks: LoopHooks | undefined): HookCounts {
+  return {
+    preToolUse: hooks?.preToolUse?.length ?? 0,
+    postToolUse: hooks?.postToolUse?.length ?? 0,
+    stop: hooks?.stop?.length ?? 0,
+  };
+}
+
+/** Parent side: runs one of its hooks for a call that came from a worker. */
+export async function runParentHook(
+  hooks: LoopHooks,
+  call: HookCall,
+  task: SubAgentTask,
+): Promise<HookOutcome> {
+  const context: ToolUseContext = {
+    cwd: task.cwd,
+    workspaceRoots: task.workspaceRoots,
+    tools: [],
+    abortController: new AbortController(),
+    agentId: task.id,
+    agentState: createAgentState(),
+    options: { model: task.cacheSafeParams.model, permissionMode: task.permissionMode },
+  };
+  switch (call.kind) {
+    case "preToolUse": {
+      const hook = hooks.preToolUse?.[call.index];
+      return hook ? hook({ ...call, context }) : {};
+    }
+    case "postToolUse": {
+      const hook = hooks.postToolUse?.[call.index];
+      return hook ? hook({ ...call, context }) : {};
+    }
+    case "stop": {
+      const hook = hooks.stop?.[call.index];
+      return hook ? hook({ messages: call.messages, stopHookActive: call.stopHookActive, context }) : {};
+    }
+  }
+}
+
+/** Worker side: LoopHooks whose every hook runs in the parent (over comlink). */
+export function proxyHooks(counts: HookCounts, call: (call: HookCall) => Promise<HookOutcome>): LoopHooks {
+  const range = (count: number) => Array.from({ length: count }, (_, index) => index);
+  return {
+    preToolUse: range(counts.preToolUse).map(
+      (index) => (input) =>
+        call({
+          kind: "preToolUse",
+          index,
+          toolName: input.toolName,
+          toolInput: input.toolInput,
+          toolUseId: input.toolUseId,
+        }) as Promise<PreToolUseOutcome>,
+    ),
+    postToolUse: range(counts.postToolUse).map(
+      (index) => (input) =>
+        call({
+          kind: "postToolUse",
+          index,
+          toolName: input.toolName,
+          toolInput: input.toolInput,
+          toolUseId: input.toolUseId,
+          result: input.result,
+        }) as Promise<PostToolUseOutcome>,
+    ),
+    stop: range(counts.stop).map(
+      (index) => (input) =>
+        call({
+          kind: "stop",
+          index,
+          messages: input.messages,
+          stopHookActive: input.stopHookActive,
+        }) as Promise<StopHookOutcome>,
+    ),
+  };
+}
