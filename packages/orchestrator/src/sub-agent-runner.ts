@@ -82,9 +82,17 @@ function parentSideTool(definition: Anthropic.Messages.Tool, io: SubAgentIo): To
   };
 }
 
+/**
+ * The built-in tools, made once per thread: they keep no state of their own (per-agent state is
+ * in `agentState`), and reusing the objects reuses loop-core's per-tool definition cache, which
+ * takes JSON-schema generation off every fork's start.
+ */
+let threadBuiltins: Map<string, Tool> | undefined;
+
 /** The fork's tools: the parent's exact list; built-ins run here, the rest in the parent. */
 export function buildForkTools(task: SubAgentTask, io: SubAgentIo): Tool[] {
-  const builtins = new Map(createBuiltinTools().map((tool) => [tool.name, tool]));
+  threadBuiltins ??= new Map(createBuiltinTools().map((tool) => [tool.name, tool]));
+  const builtins = threadBuiltins;
   const tools: Tool[] = [];
   for (const definition of task.cacheSafeParams.tools) {
     if (!("input_schema" in definition)) continue; // server tools are not executed by us
