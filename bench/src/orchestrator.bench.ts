@@ -117,75 +117,50 @@ async function forkLatency(dir: string): Promise<BenchResult[]> {
     await waitFor(() => messageRequests(sim).length >= count, `request ${count}`);
     return (messageRequests(sim)[count - 1]?.startedAt ?? Number.NaN) - start;
   };
+  /** Launches `count` sub-agents one after another; each sample is launch → its first request. */
+  const sample = async (count: number, launch: (index: number) => Promise<unknown>) => {
+    const samples: number[] = [];
+    for (let index = 0; index < count; index++) {
+      const before = messageRequests(sim).length;
+      const start = now();
+      const done = launch(index);
+      samples.push(await firstRequestAfter(start, before + 1));
+      await done;
+    }
+    return samples;
+  };
   try {
-    const warm: number[] = [];
     const pool = createAgentPool({ endpoint, maxThreads: 1 });
-    await pool.run(task("warmup-1")).result;
-    await pool.run(task("warmup-2")).result;
-    for (let index = 0; index < 40; index++) {
-      const before = messageRequests(sim).length;
-      const start = now();
-      const handle = pool.run(task(`warm-${index}`));
-      warm.push(await firstRequestAfter(start, before + 1));
-      await handle.result;
-    }
+    await sample(2, (index) => pool.run(task(`warmup-${index}`)).result);
+    const warm = await sample(40, (index) => pool.run(task(`warm-${index}`)).result);
     await pool.close();
-
-    const cold: number[] = [];
-    for (let index = 0; index < 8; index++) {
-      const before = messageRequests(sim).length;
-      const start = now();
+    // Cold: a new pool per sample, so the thread start and module loading are in the figure.
+    const cold = await sample(8, async (index) => {
       const coldPool = createAgentPool({ endpoint, maxThreads: 1 });
-      const handle = coldPool.run(task(`cold-${index}`));
-      cold.push(await firstRequestAfter(start, before + 1));
-      await handle.result;
+      await coldPool.run(task(`cold-${index}`)).result;
       await coldPool.close();
-    }
-
-    const processes: number[] = [];
-    for (let index = 0; index < 8; index++) {
-      const before = messageRequests(sim).length;
-      const start = now();
-      const child = spawnAgentProcess(task(`process-${index}`), sim.url, dir);
-      processes.push(await firstRequestAfter(start, before + 1));
-      await exited(child);
-    }
-    const row = (label: string, samples: number[], p: number) => ({ label, value: percentile(samples, p) });
+    });
+    const processes = await sample(8, (index) =>
+      exited(spawnAgentProcess(task(`process-${index}`), sim.url, dir)),
+    );
     const note = `samples: warm ${warm.length}, cold ${cold.length}, process ${processes.length}; fork() → first HTTP request at the simulator`;
-    return [
-      compare(
-        "fork start latency, warm pool (lower is better)",
-        "p50",
-        "ms",
-        row("node process per agent", processes, 50),
-        row("warm worker pool", warm, 50),
-        note,
-      ),
-      compare(
-        "fork start latency, warm pool (lower is better)",
-        "p95",
-        "ms",
-        row("node process per agent", processes, 95),
-        row("warm worker pool", warm, 95),
-        note,
-      ),
-      compare(
-        "fork start latency, cold pool (lower is better)",
-        "p50",
-        "ms",
-        row("node process per agent", processes, 50),
-        row("new pool (thread start)", cold, 50),
-        note,
-      ),
-      compare(
-        "fork start latency, cold pool (lower is better)",
-        "p95",
-        "ms",
-        row("node process per agent", processes, 95),
-        row("new pool (thread start)", cold, 95),
-        note,
-      ),
+    const baseline = (p: number) => ({ label: "node process per agent", value: percentile(processes, p) });
+    const sides = [
+      { kind: "warm pool", label: "warm worker pool", samples: warm },
+      { kind: "cold pool", label: "new pool (thread start)", samples: cold },
     ];
+    return sides.flatMap(({ kind, label, samples }) =>
+      [50, 95].map((p) =>
+        compare(
+          `fork start latency, ${kind} (lower is better)`,
+          `p${p}`,
+          "ms",
+          baseline(p),
+          { label, value: percentile(samples, p) },
+          note,
+        ),
+      ),
+    );
   } finally {
     await sim.close();
   }
@@ -429,11 +404,12 @@ async function transcripts(dir: string): Promise<BenchResult[]> {
   const messages = sampleMessages(4_000);
   const binaryPath = join(dir, "bench.fltr");
   const jsonPath = join(dir, "bench.jsonl");
-  const rounds = 3;
-  let binaryAppend = 0;
-  let jsonAppend = 0;
-  let binaryLoad = 0;
-  let jsonLoad = 0;
+  // Best of several rounds: the machine is shared, and the fastest round is the least disturbed.
+  const rounds = 7;
+  let binaryAppend = Number.POSITIVE_INFINITY;
+  let jsonAppend = Number.POSITIVE_INFINITY;
+  let binaryLoad = Number.POSITIVE_INFINITY;
+  let jsonLoad = Number.POSITIVE_INFINITY;
   for (let round = 0; round < rounds; round++) {
     rmSync(binaryPath, { force: true });
     rmSync(jsonPath, { force: true });
@@ -441,17 +417,17 @@ async function transcripts(dir: string): Promise<BenchResult[]> {
     const writer = new TranscriptWriter(binaryPath);
     for (const message of messages) writer.append({ type: "message", message });
     writer.close();
-    binaryAppend += performance.now() - start;
+    binaryAppend = Math.min(binaryAppend, performance.now() - start);
 
     start = performance.now();
     const fd = openSync(jsonPath, "a");
     for (const message of messages) writeSync(fd, `${JSON.stringify({ type: "message", message })}\n`);
     closeSync(fd);
-    jsonAppend += performance.now() - start;
+    jsonAppend = Math.min(jsonAppend, performance.now() - start);
 
     start = performance.now();
     const loaded = await loadTranscript(binaryPath);
-    binaryLoad += performance.now() - start;
+    binaryLoad = Math.min(binaryLoad, performance.now() - start);
     if (loaded.messages.length !== messages.length) throw new Error("msgpackr transcript lost messages");
 
     start = performance.now();
@@ -459,11 +435,11 @@ async function transcripts(dir: string): Promise<BenchResult[]> {
       .split("\n")
       .filter((line) => line.length > 0)
       .map((line) => JSON.parse(line) as { message: Message });
-    jsonLoad += performance.now() - start;
+    jsonLoad = Math.min(jsonLoad, performance.now() - start);
     if (parsed.length !== messages.length) throw new Error("JSON lines transcript lost messages");
   }
-  const perSecond = (totalMs: number) => (messages.length * rounds) / (totalMs / 1000);
-  const sizes = `file size: msgpackr ${(statSync(binaryPath).size / 1e6).toFixed(2)} MB, JSON lines ${(statSync(jsonPath).size / 1e6).toFixed(2)} MB; ${messages.length} messages, ${rounds} rounds`;
+  const perSecond = (ms: number) => messages.length / (ms / 1000);
+  const sizes = `file size: msgpackr ${(statSync(binaryPath).size / 1e6).toFixed(2)} MB, JSON lines ${(statSync(jsonPath).size / 1e6).toFixed(2)} MB; ${messages.length} messages, best of ${rounds} rounds`;
   return [
     compare(
       "transcript append throughput (higher is better)",
@@ -477,8 +453,8 @@ async function transcripts(dir: string): Promise<BenchResult[]> {
       "transcript resume load (lower is better)",
       "load time",
       "ms",
-      { label: "JSON lines", value: jsonLoad / rounds },
-      { label: "msgpackr records (len+crc32)", value: binaryLoad / rounds },
+      { label: "JSON lines", value: jsonLoad },
+      { label: "msgpackr records (len+crc32)", value: binaryLoad },
       sizes,
     ),
   ];
