@@ -93,17 +93,23 @@ export interface LoadedAgentDefinitions {
 }
 
 /**
- * Loads agent definitions from `.forkloop/agents/*.md` and `.claude/agents/*.md` under `cwd`,
- * plus `extra` ones from code. On a name clash `.forkloop` wins over `.claude`, code over files.
+ * Loads agent definitions from `.forkloop/agents/*.md` and `.claude/agents/*.md` under `cwd` (or
+ * each of `projectDirs`, outer to inner), plus `extra` ones from code. On a name clash inner
+ * directories win over outer ones, `.forkloop` over `.claude`, code over files.
  * The built-in `general-purpose` agent is always present unless a definition replaces it.
  */
 export async function loadAgentDefinitionsDetailed(
   cwd: string,
   extra: readonly AgentDefinition[] = [],
+  options: { projectDirs?: readonly string[] } = {},
 ): Promise<LoadedAgentDefinitions> {
   const byName = new Map<string, AgentDefinition>([[GENERAL_PURPOSE_AGENT.name, GENERAL_PURPOSE_AGENT]]);
   const errors: { path: string; error: string }[] = [];
-  for (const dir of [join(cwd, ".claude", "agents"), join(cwd, ".forkloop", "agents")]) {
+  const dirs = (options.projectDirs ?? [cwd]).flatMap((dir) => [
+    join(dir, ".claude", "agents"),
+    join(dir, ".forkloop", "agents"),
+  ]);
+  for (const dir of dirs) {
     for (const path of await markdownFiles(dir)) {
       const result = parseAgentDefinition(path, await readFile(path, "utf8"));
       if (result.ok) byName.set(result.definition.name, result.definition);

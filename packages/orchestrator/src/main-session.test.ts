@@ -22,6 +22,9 @@ const brain: Brain = (request) => {
   if (source === "compact" || source === "session_memory") {
     return { content: [{ type: "text", text: "<summary>## Goal\nexplain the repo</summary>" }] };
   }
+  if (request.lastUserText?.startsWith("Just answer")) {
+    return { content: [{ type: "text", text: `answer ${request.turnIndex}` }] };
+  }
   if (request.lastToolResults.length > 0) {
     return { content: [{ type: "text", text: `parent done: ${request.lastToolResults.length} results` }] };
   }
@@ -123,6 +126,36 @@ describe("main session with sub-agents", () => {
     const child = await loadTranscript(join(sessionsDir, session.sessionId, "agents", agents[0] ?? ""));
     expect(child.start?.parent?.sessionId).toBe(session.sessionId);
     expect(child.terminal?.reason).toBe("completed");
+  });
+
+  it("resumes a session from its transcript: the next turn continues the saved history", async () => {
+    const sessionsDir = join(dir, "resume-sessions");
+    const options = {
+      endpoint: { apiKey: "test-key", baseURL: sim.url },
+      cwd: dir,
+      model: "claude-sonnet-5",
+      permissionMode: "bypassPermissions" as const,
+      sessionsDir,
+      pool,
+      home: dir,
+      sessionMemory: false,
+    };
+    const first = await createSession(options);
+    for await (const _event of first.run("Just answer: one.")) {
+      // drain
+    }
+    await first.close();
+    const resumed = await createSession({ ...options, resumeSessionId: first.sessionId });
+    expect(resumed.history().map((message) => message.type)).toEqual(["user", "assistant"]);
+    const generator = resumed.run("Just answer: two.");
+    let step = await generator.next();
+    while (!step.done) step = await generator.next();
+    await resumed.close();
+    expect(step.value.messages.filter((message) => message.type !== "system")).toHaveLength(4);
+    const last = bySource("sdk").at(-1);
+    expect(last?.rawBody).toContain("Just answer: one.");
+    expect(last?.rawBody).toContain("answer 0");
+    expect((await loadTranscript(resumed.transcriptPath)).messages).toHaveLength(4);
   });
 
   it("R-F1: the Skill tool runs a SKILL.md in a fork", async () => {

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import type { PermissionMode, TextBlockParam, Tool } from "@forkloop/loop-core";
 import { type AgentDefinition, loadAgentDefinitionsDetailed } from "./agent-definitions.js";
 import { formatGitStatus, type GitStatus, gitRoot, readGitStatus } from "./git-status.js";
-import { type MemoryFile, readMemoryFiles } from "./memory-files.js";
+import { directoryChain, type MemoryFile, readMemoryFiles } from "./memory-files.js";
 import { loadSkillsDetailed, type Skill } from "./skills.js";
 
 export interface AssembleSessionOptions {
@@ -89,14 +89,16 @@ export async function assembleSession(options: AssembleSessionOptions): Promise<
   const started = performance.now();
   const cwd = resolve(options.cwd);
   const home = options.home ?? homedir();
-  const repoRootPromise = gitRoot(cwd);
-  const [repoRoot, gitStatus, skills, agents] = await Promise.all([
-    repoRootPromise,
+  // The repository root first (one fast git call): memory, skills and agents are read from every
+  // directory between it and cwd. The rest of the prefetch runs in parallel.
+  const repoRoot = await gitRoot(cwd);
+  const projectDirs = directoryChain(cwd, repoRoot);
+  const [gitStatus, skills, agents, memoryFiles] = await Promise.all([
     readGitStatus(cwd),
-    loadSkillsDetailed(cwd, { home }),
-    loadAgentDefinitionsDetailed(cwd, options.agents ?? []),
+    loadSkillsDetailed(cwd, { home, projectDirs }),
+    loadAgentDefinitionsDetailed(cwd, options.agents ?? [], { projectDirs }),
+    readMemoryFiles({ cwd, repoRoot, home }),
   ]);
-  const memoryFiles = await readMemoryFiles({ cwd, repoRoot, home });
   const prefetchMs = performance.now() - started;
 
   const sessionParts = [environmentText(options, repoRoot, options.now ?? new Date())];

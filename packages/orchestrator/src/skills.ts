@@ -73,18 +73,21 @@ export interface LoadedSkills {
 
 /**
  * Finds skills in `.forkloop/skills/<name>/SKILL.md` and `.claude/skills/<name>/SKILL.md` under
- * `cwd` (and under `home` when given). Later roots win on a name clash: home < .claude < .forkloop.
+ * `cwd` — or under each of `projectDirs` (the repository root down to cwd) — and under `home`.
+ * Later roots win on a name clash: home < outer directories < inner; .claude < .forkloop.
  */
 export async function loadSkillsDetailed(
   cwd: string,
-  options: { home?: string } = {},
+  options: { home?: string; projectDirs?: readonly string[] } = {},
 ): Promise<LoadedSkills> {
   const roots = [
     ...(options.home === undefined
       ? []
       : [join(options.home, ".claude", "skills"), join(options.home, ".forkloop", "skills")]),
-    join(cwd, ".claude", "skills"),
-    join(cwd, ".forkloop", "skills"),
+    ...(options.projectDirs ?? [cwd]).flatMap((dir) => [
+      join(dir, ".claude", "skills"),
+      join(dir, ".forkloop", "skills"),
+    ]),
   ];
   const byName = new Map<string, Skill>();
   const errors: { path: string; error: string }[] = [];
@@ -105,6 +108,9 @@ export async function loadSkillsDetailed(
   return { skills: [...byName.values()], errors };
 }
 
-export async function loadSkills(cwd: string, options: { home?: string } = {}): Promise<Skill[]> {
+export async function loadSkills(
+  cwd: string,
+  options: { home?: string; projectDirs?: readonly string[] } = {},
+): Promise<Skill[]> {
   return (await loadSkillsDetailed(cwd, options)).skills;
 }
