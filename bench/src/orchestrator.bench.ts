@@ -337,6 +337,38 @@ async function cacheCost(dir: string): Promise<BenchResult[]> {
         "16 forks of the same conversation; the prefix is new to the cache on both sides",
       ),
     );
+
+    // R-F3's documented cache break: with thinking on, a fork that lowers max_tokens below the
+    // parent's thinking budget changes the thinking config, which keys every message.
+    const thinkingParams: CacheSafeParams = {
+      ...params,
+      model: "claude-sonnet-4-6",
+      thinking: { type: "enabled", budget_tokens: 6_000 },
+    };
+    const thinkingFork = (id: string, maxOutputTokens?: number) =>
+      pool.run(
+        testTask({
+          id,
+          cwd: dir,
+          workspaceRoots: [dir],
+          cacheSafeParams: thinkingParams,
+          promptMessages: buildForkDirective(thinkingParams, "Fork: list the risks."),
+          ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+        }),
+      ).result;
+    await thinkingFork("thinking-parent");
+    const sameBudget = await measure(() => thinkingFork("thinking-same"));
+    const changedBudget = await measure(() => thinkingFork("thinking-smaller", 4_000));
+    results.push(
+      compare(
+        "fork that changes max_tokens under thinking (documented cache break)",
+        "cost-weighted input tokens",
+        "tokens",
+        { label: "same max_tokens as the parent", value: sameBudget },
+        { label: "max_tokens 4000 < budget 6000", value: changedBudget },
+        "the thinking budget is cut to fit max_tokens; tools + system still read, messages re-written",
+      ),
+    );
     return results;
   } finally {
     await pool.close();
