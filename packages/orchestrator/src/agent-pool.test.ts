@@ -117,6 +117,7 @@ describe("agent pool (real worker threads, the simulator over HTTP)", () => {
     expect(lastStart).toBeLessThan(firstEnd);
     expect(threads.size).toBe(1);
     expect(results[0]?.usage.apiCalls).toBe(1);
+    expect(agentPool.stats()).toMatchObject({ threads: 1, running: 0, completed: 4 });
   });
 
   it("R-F2: a permission ask travels to the parent over comlink and back", async () => {
@@ -242,6 +243,19 @@ describe("agent pool (real worker threads, the simulator over HTTP)", () => {
     ).result;
     expect(result.status).toBe("failed");
     expect(result.error?.code).toBe("invalid_task");
+  });
+
+  it("closing the pool ends running sub-agents with a pool_closed result", async () => {
+    const agentPool = newPool();
+    const handle = agentPool.run(task("slowpoke2"), {
+      onEvent: (event) => {
+        if (event.type === "request_start") void agentPool.close();
+      },
+    });
+    const result = await handle.result;
+    expect(result.status).toBe("cancelled");
+    expect(result.error?.code).toBe("pool_closed");
+    expect((await agentPool.run(task("late")).result).error?.code).toBe("pool_closed");
   });
 
   for (const fault of ["exit", "throw"] as const) {

@@ -230,6 +230,15 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
             "cancelled",
           );
         }
+        if (closed) {
+          return failedResult(
+            task.id,
+            started,
+            "pool_closed",
+            "the agent pool was closed while this sub-agent ran",
+            "cancelled",
+          );
+        }
         // R-F2: a worker that threw or died is an error result for each sub-agent it carried;
         // piscina replaces the thread.
         return failedResult(
