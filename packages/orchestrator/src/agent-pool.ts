@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { MessageChannel, type ResourceLimits } from "node:worker_threads";
 import * as Comlink from "comlink";
 import { Piscina } from "piscina";
-import { OrchestratorError } from "./errors.js";
+import { OrchestratorError, toWireError } from "./errors.js";
 import { countHooks, runParentHook } from "./parent-hooks.js";
 import {
   EMPTY_USAGE,
@@ -152,19 +152,40 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
     const control = new MessageChannel();
     const callbacks = new MessageChannel();
     const events = new MessageChannel();
+    // Every answer crosses the thread as data: a callback that throws becomes a denial, "no
+    // opinion" or an error result, never a rejected comlink call (STYLE.md §5).
     const parentApi: ParentApi = {
       async canUseTool(toolName, input, callOptions) {
-        if (!hooks.canUseTool)
+        if (!hooks.canUseTool) {
           return { behavior: "deny", message: `${toolName} needs permission and no one can grant it` };
-        return hooks.canUseTool(toolName, input, { ...callOptions, signal: new AbortController().signal });
+        }
+        try {
+          return await hooks.canUseTool(toolName, input, {
+            ...callOptions,
+            signal: new AbortController().signal,
+          });
+        } catch (error) {
+          return { behavior: "deny", message: `the permission check failed: ${toWireError(error).message}` };
+        }
       },
       async runHook(call) {
-        return hooks.hooks ? runParentHook(hooks.hooks, call, task) : {};
+        try {
+          return hooks.hooks ? await runParentHook(hooks.hooks, call, task) : {};
+        } catch {
+          return {}; // LoopHooks contract: a failing hook has no opinion
+        }
       },
       async callTool(toolName, input, callOptions) {
         if (!options.parentTools)
           return { content: `${toolName} is not available in a sub-agent`, isError: true };
-        return options.parentTools(toolName, input, callOptions);
+        try {
+          return await options.parentTools(toolName, input, callOptions);
+        } catch (error) {
+          return {
+            content: `${toolName} failed in the parent: ${toWireError(error).message}`,
+            isError: true,
+          };
+        }
       },
     };
     Comlink.expose(parentApi, portEndpoint(callbacks.port1));
