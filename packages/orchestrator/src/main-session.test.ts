@@ -1,4 +1,13 @@
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
@@ -156,6 +165,33 @@ describe("main session with sub-agents", () => {
     expect(last?.rawBody).toContain("Just answer: one.");
     expect(last?.rawBody).toContain("answer 0");
     expect((await loadTranscript(resumed.transcriptPath)).messages).toHaveLength(4);
+  });
+
+  it("R-C5: the session-memory fork runs in the pool in the background and writes the notes file", async () => {
+    const sessionsDir = join(dir, "memory-sessions");
+    const session = await createSession({
+      endpoint: { apiKey: "test-key", baseURL: sim.url },
+      cwd: dir,
+      model: "claude-sonnet-5",
+      permissionMode: "bypassPermissions",
+      sessionsDir,
+      pool,
+      home: dir,
+      sessionMemoryIntervalTokens: 1,
+    });
+    // Two API calls (Agent turn, then the answer): the pipeline starts the notes fork before the second.
+    for await (const _event of session.run("Look at the repository.")) {
+      // drain
+    }
+    const notesPath = join(sessionsDir, session.sessionId, "memory.md");
+    for (let attempt = 0; attempt < 200 && !existsSync(notesPath); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await session.close();
+    expect(readFileSync(notesPath, "utf8")).toContain("explain the repo");
+    const [notes] = bySource("session_memory");
+    // A fork of the session: the parent's prefix is read from the cache.
+    expect(notes?.usage?.cache_read_input_tokens).toBeGreaterThan(0);
   });
 
   it("R-F1: the Skill tool runs a SKILL.md in a fork", async () => {

@@ -59,6 +59,8 @@ export interface MainSessionOptions {
   readonly thinking?: ThinkingConfigParam;
   /** R-C5 background session-memory fork (default true). */
   readonly sessionMemory?: boolean;
+  /** History growth between session-memory updates (default: compaction's, a quarter of the auto-compact line). */
+  readonly sessionMemoryIntervalTokens?: number;
   readonly onSubAgentEvent?: (event: SubAgentEvent) => void;
   /**
    * The main loop's hooks (e.g. the settings files' shell hooks, built by the CLI). Sub-agents run
@@ -157,6 +159,9 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
             sessionId: "memory",
           }),
         }),
+    ...(options.sessionMemoryIntervalTokens === undefined
+      ? {}
+      : { sessionMemoryIntervalTokens: options.sessionMemoryIntervalTokens }),
   });
   const client = new Anthropic({
     apiKey: options.endpoint.apiKey,
