@@ -204,6 +204,8 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
   const onAbort = () => abortController.abort(io.signal.reason);
   if (io.signal.aborted) onAbort();
   else io.signal.addEventListener("abort", onAbort, { once: true });
+  // One agent state for the whole sub-agent: a steered continuation keeps what it has read.
+  const agentState = createAgentState();
   let cost = 0;
   let turns = 0;
   let terminal: Terminal | undefined;
@@ -225,7 +227,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
           tools,
           abortController,
           agentId: task.id,
-          agentState: createAgentState(),
+          agentState,
           options: { model: params.model, permissionMode: task.permissionMode },
         },
         querySource: task.querySource,
