@@ -7,7 +7,7 @@ import type { RequestRecord, Simulator } from "@forkloop/sim";
 import { startSimulator } from "@forkloop/sim";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type AgentPool, createAgentPool } from "./agent-pool.js";
-import { buildForkDirective } from "./fork-messages.js";
+import { fork } from "./fork.js";
 import { runParentTurn, testCacheSafeParams, testTask } from "./testing/index.js";
 
 let sim: Simulator;
@@ -49,17 +49,13 @@ describe("CacheSafeParams forks (R-F3)", () => {
       prompt: "Parent: explain the repository.",
       cwd: dir,
     });
-    const fork = await pool.run(
-      testTask({
-        id: "fork1",
-        cwd: dir,
-        workspaceRoots: [dir],
-        cacheSafeParams,
-        promptMessages: buildForkDirective(cacheSafeParams, "Fork: list the open questions."),
-        querySource: "session_memory",
-      }),
-    ).result;
-    expect(fork.status).toBe("completed");
+    const forked = await fork(pool, {
+      cacheSafeParams,
+      directive: "Fork: list the open questions.",
+      querySource: "session_memory",
+      cwd: dir,
+    }).result;
+    expect(forked.status).toBe("completed");
 
     const [parent, child] = messagesRequests();
     if (!parent || !child) throw new Error("expected a parent and a fork request");
@@ -88,7 +84,7 @@ describe("CacheSafeParams forks (R-F3)", () => {
       (parent.usage?.cache_creation_input_tokens ?? 0) + (parent.usage?.cache_read_input_tokens ?? 0);
     expect(parentCached).toBeGreaterThan(0);
     expect(child.usage?.cache_read_input_tokens).toBe(parentCached);
-    expect(fork.usage.cacheReadInputTokens).toBe(parentCached);
+    expect(forked.usage.cacheReadInputTokens).toBe(parentCached);
   });
 
   it("R-F3: a fork that changes max output tokens with thinking on changes the thinking budget (a documented cache break)", async () => {

@@ -19,6 +19,7 @@ export {
   type OrchestratorErrorCode,
   type WireError,
 } from "./errors.js";
+export { type ForkOptions, fork } from "./fork.js";
 export { buildForkDirective, FORK_PLACEHOLDER_RESULT, toForkHistory } from "./fork-messages.js";
 export { defaultSubAgentTools, type ForkToolOptions, forkToolResult } from "./fork-tool-support.js";
 export { type GitStatus, readGitStatus } from "./git-status.js";

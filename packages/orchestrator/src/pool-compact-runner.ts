@@ -1,7 +1,7 @@
 import type { CompactRunner, CompactRunResult } from "@forkloop/compaction";
 import type { Usage } from "@forkloop/loop-core";
 import type { AgentPool } from "./agent-pool.js";
-import { buildForkDirective } from "./fork-messages.js";
+import { fork } from "./fork.js";
 
 /**
  * A `CompactRunner` for @forkloop/compaction that runs the compact (and session-memory) request
@@ -15,16 +15,14 @@ export function createPoolCompactRunner(
   let counter = 0;
   return async ({ cacheSafeParams, instruction, signal, querySource }): Promise<CompactRunResult> => {
     const source = querySource ?? "compact";
-    const handle = pool.run({
+    const handle = fork(pool, {
       id: `${source}-${++counter}`,
       cwd: options.cwd,
-      workspaceRoots: options.workspaceRoots ?? [options.cwd],
+      ...(options.workspaceRoots === undefined ? {} : { workspaceRoots: options.workspaceRoots }),
       cacheSafeParams,
-      promptMessages: buildForkDirective(cacheSafeParams, instruction),
+      directive: instruction,
       querySource: source,
       maxTurns: 1,
-      toolNames: [],
-      permissionMode: "plan",
     });
     const onAbort = () => handle.cancel("compaction aborted");
     if (signal.aborted) onAbort();
