@@ -20,7 +20,7 @@ beforeAll(async () => {
       content: [{ type: "text", text: `reply to: ${request.lastUserText?.slice(0, 40)}` }],
     }),
     // Entries become readable when the writing response starts (after the time to first token).
-    latency: { default: { ttftMs: 120, prefillTokensPerSecond: 1e9, outputTokensPerSecond: 1e6 } },
+    latency: { default: { ttftMs: 250, prefillTokensPerSecond: 1e9, outputTokensPerSecond: 1e6 } },
   });
   pool = createAgentPool({ endpoint: { apiKey: "test-key", baseURL: sim.url }, maxThreads: 1 });
   dir = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-fork-")));
