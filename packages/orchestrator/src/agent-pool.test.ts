@@ -5,8 +5,8 @@ import type { Brain, BrainRequest, Simulator } from "@forkloop/sim";
 import { startSimulator } from "@forkloop/sim";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type AgentPool, createAgentPool } from "./agent-pool.js";
-import type { SubAgentEvent } from "./sub-agent-types.js";
-import { testTask } from "./testing/index.js";
+import type { SubAgentEvent, SubAgentTask } from "./sub-agent-types.js";
+import { namedTask } from "./testing/index.js";
 
 /** The fork's own instruction: the last text block of the last user message. */
 function agentOf(request: BrainRequest): string {
@@ -84,15 +84,7 @@ function newPool(options: { maxThreads?: number; cancelGraceMs?: number } = {}):
   return pool;
 }
 
-function task(id: string, extra: Parameters<typeof testTask>[0] extends infer T ? Partial<T> : never = {}) {
-  return testTask({
-    cwd: dir,
-    workspaceRoots: [dir],
-    ...extra,
-    id,
-    promptMessages: [{ role: "user", content: `Sub-agent ${id}: go.` }],
-  });
-}
+const task = (id: string, extra: Partial<SubAgentTask> = {}) => namedTask(dir, id, extra);
 
 describe("agent pool (real worker threads, the simulator over HTTP)", () => {
   it("R-F2: parallel sub-agents on one warm thread overlap in time", async () => {

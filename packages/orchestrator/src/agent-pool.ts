@@ -10,6 +10,7 @@ import {
   EMPTY_USAGE,
   type ModelEndpoint,
   type ParentCallbacks,
+  type ParentToolHandler,
   type SubAgentEvent,
   type SubAgentHandle,
   type SubAgentResult,
@@ -23,6 +24,8 @@ import {
   type WorkerControlApi,
   type WorkerTaskPayload,
 } from "./worker-protocol.js";
+
+export type { ParentToolHandler } from "./sub-agent-types.js";
 
 export interface AgentPoolOptions {
   readonly endpoint: ModelEndpoint;
@@ -40,12 +43,6 @@ export interface AgentPoolOptions {
   /** Parent-side tools a worker may forward calls to (e.g. nested `Agent` calls). */
   readonly parentTools?: ParentToolHandler;
 }
-
-export type ParentToolHandler = (
-  toolName: string,
-  input: Record<string, unknown>,
-  options: { toolUseId: string; agentId: string },
-) => Promise<{ content: string; isError: boolean }>;
 
 export interface AgentPool {
   /** Runs one sub-agent's query() loop in a worker (R-F2). */
@@ -176,10 +173,10 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
         }
       },
       async callTool(toolName, input, callOptions) {
-        if (!options.parentTools)
-          return { content: `${toolName} is not available in a sub-agent`, isError: true };
+        const handler = hooks.callTool ?? options.parentTools;
+        if (!handler) return { content: `${toolName} is not available in a sub-agent`, isError: true };
         try {
-          return await options.parentTools(toolName, input, callOptions);
+          return await handler(toolName, input, callOptions);
         } catch (error) {
           return {
             content: `${toolName} failed in the parent: ${toWireError(error).message}`,

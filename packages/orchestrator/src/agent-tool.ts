@@ -2,6 +2,7 @@ import type { Tool } from "@forkloop/loop-core";
 import { z } from "zod";
 import { type AgentDefinition, GENERAL_PURPOSE_AGENT } from "./agent-definitions.js";
 import type { AgentPool } from "./agent-pool.js";
+import { OrchestratorError } from "./errors.js";
 import { type ForkToolOptions, runForkForTool } from "./fork-tool-support.js";
 
 const agentInputSchema = z.object({
@@ -36,8 +37,29 @@ export function createAgentTool(
   definitions: readonly AgentDefinition[],
   options: ForkToolOptions,
 ): Tool<typeof agentInputSchema> {
+  const maxDepth = options.maxDepth ?? 1;
+  if (!Number.isInteger(maxDepth) || maxDepth < 1) {
+    throw new OrchestratorError("invalid_task", `maxDepth must be an integer of at least 1, got ${maxDepth}`);
+  }
   const byName = new Map(definitions.map((definition) => [definition.name, definition]));
   if (!byName.has(GENERAL_PURPOSE_AGENT.name)) byName.set(GENERAL_PURPOSE_AGENT.name, GENERAL_PURPOSE_AGENT);
+  return agentToolAt(1, maxDepth, pool, byName, options);
+}
+
+/** The Agent tool whose sub-agents are at `depth` (1 = started by the main agent). */
+function agentToolAt(
+  depth: number,
+  maxDepth: number,
+  pool: AgentPool,
+  byName: ReadonlyMap<string, AgentDefinition>,
+  options: ForkToolOptions,
+): Tool<typeof agentInputSchema> {
+  // Below the limit, these sub-agents get an Agent of their own (same description and schema,
+  // so the tools prefix stays byte-identical, R-F3); at the limit a call to it is refused.
+  const nestedAgentTool =
+    depth < maxDepth
+      ? (agentToolAt(depth + 1, maxDepth, pool, byName, options) as unknown as Tool)
+      : undefined;
   return {
     name: "Agent",
     aliases: ["Task"],
@@ -62,6 +84,7 @@ export function createAgentTool(
         ...(definition.tools === undefined ? {} : { toolNames: definition.tools }),
         ...(definition.model === undefined ? {} : { model: definition.model }),
         ...(definition.maxTurns === undefined ? {} : { maxTurns: definition.maxTurns }),
+        ...(nestedAgentTool === undefined ? {} : { nestedAgentTool }),
       });
     },
   };

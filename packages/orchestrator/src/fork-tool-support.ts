@@ -4,12 +4,19 @@ import type {
   CanUseTool,
   LoopHooks,
   PermissionMode,
+  Tool,
   ToolResult,
   ToolUseContext,
 } from "@forkloop/loop-core";
 import type { AgentPool } from "./agent-pool.js";
 import { buildForkDirective } from "./fork-messages.js";
-import type { PermissionRules, SubAgentEvent, SubAgentResult, SubAgentTask } from "./sub-agent-types.js";
+import type {
+  ParentToolHandler,
+  PermissionRules,
+  SubAgentEvent,
+  SubAgentResult,
+  SubAgentTask,
+} from "./sub-agent-types.js";
 import { subAgentTranscriptPath } from "./transcript.js";
 
 /** What a parent-side tool that forks (Agent, Skill) needs from the session that owns it. */
@@ -22,8 +29,17 @@ export interface ForkToolOptions {
   /** Answers the sub-agents' permission asks (over comlink from their workers). */
   readonly canUseTool?: CanUseTool;
   readonly onEvent?: (event: SubAgentEvent) => void;
-  /** Loop hooks the sub-agents run (in the parent, over comlink). */
+  /**
+   * Loop hooks the sub-agents run (in the parent, over comlink). Stop hooks run when a sub-agent
+   * stops, with its id as `context.agentId`: settings hooks fire SubagentStop there.
+   */
   readonly hooks?: LoopHooks;
+  /**
+   * Levels of sub-agents: 1 (default) = sub-agents cannot start sub-agents; 2 = a sub-agent's own
+   * `Agent` call starts a nested sub-agent (run by the parent, from the session's prefix), which
+   * cannot go further; and so on.
+   */
+  readonly maxDepth?: number;
   /** Transcripts of sub-agents go to `<sessionsDir>/<sessionId>/agents/<agentId>.fltr`. */
   readonly transcripts?: { readonly sessionsDir: string; readonly sessionId: string };
   /** Called when a fork starts (the session links the sub-agent's transcript from its own). */
@@ -51,6 +67,8 @@ export async function runForkForTool(
     readonly toolNames?: readonly string[];
     readonly model?: string;
     readonly maxTurns?: number;
+    /** The `Agent` tool this sub-agent may call in turn (below the depth limit); runs in the parent. */
+    readonly nestedAgentTool?: Tool;
   },
 ): Promise<ToolResult> {
   const parentParams = options.getCacheSafeParams();
@@ -66,6 +84,15 @@ export async function runForkForTool(
       ? parentParams
       : { ...parentParams, model: fork.model };
   const agentId = `agent-${randomUUID().slice(0, 8)}`;
+  const nested = fork.nestedAgentTool;
+  const toolNames = [
+    ...(fork.toolNames ?? options.defaultToolNames ?? defaultSubAgentTools(cacheSafeParams)),
+  ];
+  // A nested Agent is usable only when the parent's tool list (the fork's, byte for byte) has it.
+  if (nested && fork.toolNames === undefined && hasTool(cacheSafeParams, nested.name))
+    toolNames.push(nested.name);
+  // Nested sub-agents end with the sub-agent that started them (or with the parent's interrupt).
+  const nestedAbort = new AbortController();
   const task: SubAgentTask = {
     id: agentId,
     cwd: context.cwd,
@@ -73,7 +100,7 @@ export async function runForkForTool(
     cacheSafeParams,
     promptMessages: buildForkDirective(cacheSafeParams, fork.directive),
     querySource: fork.querySource,
-    toolNames: [...(fork.toolNames ?? options.defaultToolNames ?? defaultSubAgentTools(cacheSafeParams))],
+    toolNames,
     permissionMode: options.permissionMode ?? context.options.permissionMode,
     ...(options.permissionRules === undefined ? {} : { permissionRules: options.permissionRules }),
     ...(fork.maxTurns === undefined ? {} : { maxTurns: fork.maxTurns }),
@@ -97,16 +124,58 @@ export async function runForkForTool(
     ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
     ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+    ...(nested === undefined ? {} : { callTool: nestedToolHandler(nested, context, nestedAbort) }),
   });
   const signal = context.abortController.signal;
-  const onAbort = () => handle.cancel(String(signal.reason ?? "the parent was interrupted"));
+  const onAbort = () => {
+    const reason = String(signal.reason ?? "the parent was interrupted");
+    handle.cancel(reason);
+    nestedAbort.abort(reason);
+  };
   if (signal.aborted) onAbort();
   else signal.addEventListener("abort", onAbort, { once: true });
   try {
     return forkToolResult(fork.name, await handle.result);
   } finally {
     signal.removeEventListener("abort", onAbort);
+    nestedAbort.abort("the sub-agent that started it has ended");
   }
+}
+
+function hasTool(params: CacheSafeParams, name: string): boolean {
+  return params.tools.some((tool) => "name" in tool && tool.name === name);
+}
+
+/**
+ * A sub-agent's `Agent` call, answered in the parent (R-F2 `callbacks`): the input crossed the
+ * thread unchecked (the worker's proxy has the parent's JSON schema, not its zod schema), so it
+ * is validated here before the nested fork starts.
+ */
+function nestedToolHandler(
+  tool: Tool,
+  context: ToolUseContext,
+  abortController: AbortController,
+): ParentToolHandler {
+  return async (toolName, input, callOptions) => {
+    if (toolName !== tool.name && !(tool.aliases ?? []).includes(toolName)) {
+      return { content: `${toolName} is not available in a sub-agent`, isError: true };
+    }
+    const parsed = tool.inputSchema.safeParse(input);
+    if (!parsed.success) {
+      return { content: `Invalid ${tool.name} input: ${parsed.error.message}`, isError: true };
+    }
+    const result = await tool.call(parsed.data, {
+      ...context,
+      agentId: callOptions.agentId,
+      toolUseId: callOptions.toolUseId,
+      abortController,
+    });
+    const content =
+      typeof result.content === "string"
+        ? result.content
+        : result.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
+    return { content, isError: result.isError === true };
+  };
 }
 
 /** The one tool_result the parent sees: the sub-agent's report plus its usage. */

@@ -11,14 +11,21 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
-import type { Message } from "@forkloop/loop-core";
+import type { Tool } from "@forkloop/loop-core";
 import type { Brain, RequestRecord, Simulator } from "@forkloop/sim";
 import { startSimulator } from "@forkloop/sim";
+import { createBuiltinTools } from "@forkloop/tools";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type AgentPool, createAgentPool } from "./agent-pool.js";
+import { createAgentTool } from "./agent-tool.js";
 import { createSession } from "./main-session.js";
 import { createPoolCompactRunner } from "./pool-compact-runner.js";
-import { runParentTurn } from "./testing/index.js";
+import {
+  forkPrefixDifferences,
+  runParentTurn,
+  testSessionOptions,
+  toolResultTexts,
+} from "./testing/index.js";
 import { loadTranscript } from "./transcript.js";
 
 const brain: Brain = (request) => {
@@ -78,28 +85,12 @@ function bySource(prefix: string): RequestRecord[] {
     .filter((record) => record.path === "/v1/messages" && (record.querySource ?? "").startsWith(prefix));
 }
 
-function toolResults(messages: readonly Message[]): string[] {
-  return messages.flatMap((message) =>
-    message.type === "user" && typeof message.message.content !== "string"
-      ? message.message.content.flatMap((block) =>
-          block.type === "tool_result" ? [typeof block.content === "string" ? block.content : ""] : [],
-        )
-      : [],
-  );
-}
-
 describe("main session with sub-agents", () => {
   it("R-F1: two Agent calls in one turn run in parallel in the pool; the parent gets one tool_result each", async () => {
     const sessionsDir = join(dir, "sessions");
     const session = await createSession({
-      endpoint: { apiKey: "test-key", baseURL: sim.url },
-      cwd: dir,
-      model: "claude-sonnet-5",
-      permissionMode: "bypassPermissions",
+      ...testSessionOptions({ baseURL: sim.url, dir, pool }),
       sessionsDir,
-      pool,
-      home: dir,
-      sessionMemory: false,
     });
     const generator = session.run("Look at the repository.");
     let step = await generator.next();
@@ -108,7 +99,7 @@ describe("main session with sub-agents", () => {
     await session.close();
 
     expect(terminal.reason).toBe("completed");
-    const results = toolResults(terminal.messages);
+    const results = toolResultTexts(terminal.messages);
     expect(results).toHaveLength(2);
     expect(results[0]).toContain("report on scan src");
     expect(results[1]).toContain("report on scan test");
@@ -195,28 +186,29 @@ describe("main session with sub-agents", () => {
   });
 
   it("R-F1: the Skill tool runs a SKILL.md in a fork", async () => {
-    const session = await createSession({
-      endpoint: { apiKey: "test-key", baseURL: sim.url },
-      cwd: dir,
-      model: "claude-sonnet-5",
-      permissionMode: "bypassPermissions",
-      sessionsDir: join(dir, "sessions"),
-      pool,
-      home: dir,
-      sessionMemory: false,
-    });
+    const session = await createSession(testSessionOptions({ baseURL: sim.url, dir, pool }));
     const generator = session.run("Use the skill please.");
     let step = await generator.next();
     while (!step.done) step = await generator.next();
     await session.close();
-    expect(toolResults(step.value.messages)[0]).toContain("skill says hello");
+    expect(toolResultTexts(step.value.messages)[0]).toContain("skill says hello");
     const [skill] = bySource("skill:greet");
     expect(skill?.rawBody).toContain("Say hello.");
   });
 
-  it("R-C4/R-F1: the compact runner forks in the pool and reads the parent's prefix from the cache", async () => {
+  it("R-C4/R-F3: the compact and session-memory forks send the parent's exact prefix (raw bodies compared) and read it from the cache", async () => {
     const client = new Anthropic({ apiKey: "test-key", baseURL: sim.url });
-    const { cacheSafeParams } = await runParentTurn({ client, prompt: "Parent: what is here?", cwd: dir });
+    // The parent has a parent-side tool (Agent) besides the built-ins, as a session does: the
+    // compact fork must send the same tool list (not its own, not none) or the cache misses.
+    const agentTool = createAgentTool(pool, [], { getCacheSafeParams: () => undefined }) as unknown as Tool;
+    const { cacheSafeParams } = await runParentTurn({
+      client,
+      prompt: "Parent: what is here?",
+      cwd: dir,
+      tools: [...createBuiltinTools(), agentTool],
+    });
+    const [parent] = sim.requests().filter((record) => record.path === "/v1/messages");
+    if (!parent) throw new Error("expected the parent's request");
     const runner = createPoolCompactRunner(pool, { cwd: dir });
     for (const querySource of ["compact", "session_memory"] as const) {
       const result = await runner({
@@ -227,8 +219,13 @@ describe("main session with sub-agents", () => {
       });
       expect(result.ok && result.summary).toContain("<summary>");
       const [record] = bySource(querySource);
-      expect(record?.usage?.cache_read_input_tokens).toBeGreaterThan(0);
-      expect(record?.rawBody).toContain("Summarize the conversation.");
+      if (!record) throw new Error(`expected a ${querySource} request`);
+      expect(forkPrefixDifferences(parent.rawBody, record.rawBody)).toEqual([]);
+      expect(record.rawBody).toContain("Summarize the conversation.");
+      const parentCached =
+        (parent.usage?.cache_creation_input_tokens ?? 0) + (parent.usage?.cache_read_input_tokens ?? 0);
+      // At least the parent's whole prefix (the second fork also reads what the first wrote).
+      expect(record.usage?.cache_read_input_tokens).toBeGreaterThanOrEqual(parentCached);
     }
   });
 });

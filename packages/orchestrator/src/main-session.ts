@@ -63,11 +63,19 @@ export interface MainSessionOptions {
   readonly sessionMemoryIntervalTokens?: number;
   readonly onSubAgentEvent?: (event: SubAgentEvent) => void;
   /**
-   * The main loop's hooks (e.g. the settings files' shell hooks, built by the CLI). Sub-agents run
-   * its PreToolUse/PostToolUse hooks too (in the parent, over comlink); Stop hooks stay with the
-   * main loop, as in Claude Code where a sub-agent's end is SubagentStop, not Stop.
+   * The main loop's hooks (e.g. `createSettingsHooks(settings, …)`). Sub-agents run them too, in
+   * the parent over comlink: PreToolUse/PostToolUse for their tool calls, and `stop` hooks when a
+   * sub-agent stops — with the sub-agent's id as `context.agentId` (the main loop's is "main"),
+   * which is how settings hooks pick SubagentStop instead of Stop. An in-process stop hook meant
+   * for the main agent only checks `context.agentId === "main"`.
    */
   readonly hooks?: LoopHooks;
+  /**
+   * Levels of sub-agents (default 2): a sub-agent may start sub-agents of its own through `Agent`
+   * (they fork from the session's prefix in the same pool), and those may not go further.
+   * 1 = sub-agents cannot start sub-agents.
+   */
+  readonly maxAgentDepth?: number;
   /** Extra workspace roots for the file tools (settings `additionalDirectories`, R-P1). */
   readonly additionalDirectories?: readonly string[];
 }
@@ -106,7 +114,8 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
 
   const pool = options.pool ?? createAgentPool({ endpoint: options.endpoint });
   const ownsPool = options.pool === undefined;
-  const baseTools = options.tools ?? createBuiltinTools();
+  // Grep/Glob/LS leave out what the deny rules hide (a `.env` is not printed by `Grep SECRET .`).
+  const baseTools = options.tools ?? createBuiltinTools({ denyRules: options.permissionRules?.deny ?? [] });
   const assembled = await assembleSession({
     cwd,
     model: options.model,
@@ -122,14 +131,11 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     ...(options.permissionRules === undefined ? {} : { permissionRules: options.permissionRules }),
     ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
     ...(options.onSubAgentEvent === undefined ? {} : { onEvent: options.onSubAgentEvent }),
-    ...(options.hooks === undefined
-      ? {}
-      : {
-          hooks: {
-            ...(options.hooks.preToolUse === undefined ? {} : { preToolUse: options.hooks.preToolUse }),
-            ...(options.hooks.postToolUse === undefined ? {} : { postToolUse: options.hooks.postToolUse }),
-          },
-        }),
+    // The whole hook set, Stop hooks included: for a sub-agent they run with its id as
+    // `context.agentId`, so settings hooks fire SubagentStop (not Stop), and a blocking answer
+    // makes the sub-agent continue with the reason (R-L15), as in Claude Code.
+    ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+    maxDepth: options.maxAgentDepth ?? 2,
     transcripts: { sessionsDir: options.sessionsDir, sessionId },
     onForkStarted: (task: SubAgentTask) => {
       if (task.transcriptPath === undefined) return;

@@ -12,6 +12,7 @@ import {
   type QueuedCommand,
   query,
   type Terminal,
+  type TerminalReason,
   type Tool,
   toolDefinitions,
   type Usage,
@@ -83,16 +84,27 @@ function parentSideTool(definition: Anthropic.Messages.Tool, io: SubAgentIo): To
 }
 
 /**
- * The built-in tools, made once per thread: they keep no state of their own (per-agent state is
- * in `agentState`), and reusing the objects reuses loop-core's per-tool definition cache, which
- * takes JSON-schema generation off every fork's start.
+ * The built-in tools, made once per thread and per set of deny rules: they keep no state of their
+ * own (per-agent state is in `agentState`), and reusing the objects reuses loop-core's per-tool
+ * definition cache, which takes JSON-schema generation off every fork's start. The deny rules go
+ * in because Grep/Glob/LS must leave out files they hide (e.g. `Read(./.env)`): the permission
+ * checker sees only the search's root, not the files it walks.
  */
-let threadBuiltins: Map<string, Tool> | undefined;
+const threadBuiltins = new Map<string, Map<string, Tool>>();
+
+function builtinsFor(denyRules: readonly string[]): Map<string, Tool> {
+  const key = JSON.stringify(denyRules);
+  let builtins = threadBuiltins.get(key);
+  if (!builtins) {
+    builtins = new Map(createBuiltinTools({ denyRules }).map((tool) => [tool.name, tool]));
+    threadBuiltins.set(key, builtins);
+  }
+  return builtins;
+}
 
 /** The fork's tools: the parent's exact list; built-ins run here, the rest in the parent. */
 export function buildForkTools(task: SubAgentTask, io: SubAgentIo): Tool[] {
-  threadBuiltins ??= new Map(createBuiltinTools().map((tool) => [tool.name, tool]));
-  const builtins = threadBuiltins;
+  const builtins = builtinsFor(task.permissionRules?.deny ?? []);
   const tools: Tool[] = [];
   for (const definition of task.cacheSafeParams.tools) {
     if (!("input_schema" in definition)) continue; // server tools are not executed by us
@@ -125,8 +137,17 @@ function toolResultText(content: unknown): string {
   return "";
 }
 
-const FAILED_TERMINALS = new Set(["model_error", "prompt_too_long", "blocking_limit", "image_error"]);
-const ABORTED_TERMINALS = new Set(["aborted_streaming", "aborted_tools"]);
+// Typed subsets of loop-core's TERMINAL_REASONS: a reason renamed there fails the typecheck here.
+const FAILED_TERMINALS: ReadonlySet<TerminalReason> = new Set<TerminalReason>([
+  "model_error",
+  "prompt_too_long",
+  "blocking_limit",
+  "image_error",
+]);
+const ABORTED_TERMINALS: ReadonlySet<TerminalReason> = new Set<TerminalReason>([
+  "aborted_streaming",
+  "aborted_tools",
+]);
 
 /**
  * Runs one sub-agent: the parent's exact prefix (R-F3) + the fork's messages through

@@ -173,13 +173,31 @@ export const subAgentResultSchema = z.object({
   durationMs: z.number(),
 });
 
-/** Calls the parent answers, exposed over comlink on the callbacks port. */
+/** Runs a parent-side tool (one the worker does not have, e.g. a nested `Agent`) for a sub-agent. */
+export type ParentToolHandler = (
+  toolName: string,
+  input: Record<string, unknown>,
+  options: { toolUseId: string; agentId: string },
+) => Promise<{ content: string; isError: boolean }>;
+
+/**
+ * Calls the parent answers, exposed over comlink on the callbacks port. Any caller of
+ * `pool.run`/`runAll` (a session's Agent tool, the CLI's batch) passes them per run.
+ */
 export interface ParentCallbacks {
   /** Asked when a permission rule says `ask` (R-P1); over comlink from the worker. */
   canUseTool?: CanUseTool;
   onEvent?: (event: SubAgentEvent) => void;
-  /** Loop hooks (PreToolUse, PostToolUse, Stop) run in the parent for the sub-agent's loop. */
+  /**
+   * Loop hooks run in the parent for the sub-agent's loop, e.g. `createSettingsHooks(settings,
+   * …)` from @forkloop/tools: PreToolUse can deny or rewrite a sub-agent's tool call, PostToolUse
+   * adds feedback, and `stop` hooks run when the sub-agent stops. A stop hook sees the
+   * sub-agent's id as `context.agentId` (never "main"), so settings hooks fire SubagentStop; a
+   * blocking answer makes the sub-agent continue with the reason (R-L15).
+   */
   hooks?: LoopHooks;
+  /** Parent-side tools for this sub-agent; takes precedence over the pool's `parentTools`. */
+  callTool?: ParentToolHandler;
 }
 
 export interface SubAgentHandle {

@@ -14,6 +14,8 @@ import {
   toolDefinitions,
 } from "@forkloop/loop-core";
 import { createBuiltinTools } from "@forkloop/tools";
+import type { AgentPool } from "../agent-pool.js";
+import type { MainSessionOptions } from "../main-session.js";
 import type { SubAgentTask } from "../sub-agent-types.js";
 
 export const TEST_MODEL = "claude-sonnet-5";
@@ -62,6 +64,53 @@ export function testTask(overrides: Partial<SubAgentTask> & { id: string }): Sub
   };
 }
 
+/** A test task in `dir` whose prompt names it (`Sub-agent <id>: go.`), for a brain to route on. */
+export function namedTask(dir: string, id: string, extra: Partial<SubAgentTask> = {}): SubAgentTask {
+  return testTask({
+    cwd: dir,
+    workspaceRoots: [dir],
+    ...extra,
+    id,
+    promptMessages: [{ role: "user", content: `Sub-agent ${id}: go.` }],
+  });
+}
+
+/** Session options against the simulator: a shared pool, `dir` as cwd and home, no session memory. */
+export function testSessionOptions(options: {
+  readonly baseURL: string;
+  readonly dir: string;
+  readonly pool: AgentPool;
+}): MainSessionOptions {
+  return {
+    endpoint: { apiKey: "test-key", baseURL: options.baseURL },
+    cwd: options.dir,
+    model: TEST_MODEL,
+    permissionMode: "bypassPermissions",
+    sessionsDir: `${options.dir}/sessions`,
+    pool: options.pool,
+    home: options.dir,
+    sessionMemory: false,
+  };
+}
+
+/** Drains a loop's generator and returns what it returned (the Terminal). */
+export async function runToEnd<Event, Result>(generator: AsyncGenerator<Event, Result>): Promise<Result> {
+  let step = await generator.next();
+  while (!step.done) step = await generator.next();
+  return step.value;
+}
+
+/** The text of every tool_result in a history, in order. */
+export function toolResultTexts(messages: readonly Message[]): string[] {
+  return messages.flatMap((message) =>
+    message.type === "user" && typeof message.message.content !== "string"
+      ? message.message.content.flatMap((block) =>
+          block.type === "tool_result" ? [typeof block.content === "string" ? block.content : ""] : [],
+        )
+      : [],
+  );
+}
+
 /**
  * Runs one in-process parent turn with query() and returns the CacheSafeParams it saved (R-F3),
  * so a test can fork from a real parent request.
@@ -98,4 +147,37 @@ export async function runParentTurn(options: {
   while (!step.done) step = await generator.next();
   if (!saved) throw new Error("the parent turn saved no CacheSafeParams");
   return { cacheSafeParams: saved, terminal: step.value };
+}
+
+/** The parts of a request that make up the prompt-cache key besides the messages (R-F3). */
+const CACHE_KEY_PARTS = ["model", "tools", "system", "thinking", "tool_choice", "max_tokens"] as const;
+
+/** A value without cache_control markers: a marker is not content (api doc §5). */
+function withoutMarkers(value: unknown): string {
+  return JSON.stringify(value, (key, inner) => (key === "cache_control" ? undefined : inner));
+}
+
+/**
+ * How a fork's recorded request body differs from its parent's as a cache prefix (R-F3): each
+ * cache-key part must be the same bytes, and every parent message must open the fork's messages
+ * unchanged (markers aside), with the fork's own messages after them. Empty = a clean prefix.
+ */
+export function forkPrefixDifferences(parentRawBody: string, forkRawBody: string): string[] {
+  const parent = JSON.parse(parentRawBody) as Record<string, unknown>;
+  const fork = JSON.parse(forkRawBody) as Record<string, unknown>;
+  const differences: string[] = [];
+  for (const part of CACHE_KEY_PARTS) {
+    const bytes = JSON.stringify(fork[part]);
+    if (bytes !== JSON.stringify(parent[part])) differences.push(`${part} differs`);
+    else if (bytes !== undefined && !parentRawBody.includes(bytes))
+      differences.push(`${part} is not byte-identical in the raw bodies`);
+  }
+  const parentMessages = parent.messages as unknown[];
+  const forkMessages = fork.messages as unknown[];
+  if (forkMessages.length <= parentMessages.length) differences.push("the fork added no messages");
+  parentMessages.forEach((message, index) => {
+    if (withoutMarkers(forkMessages[index]) !== withoutMarkers(message))
+      differences.push(`message ${index} differs`);
+  });
+  return differences;
 }

@@ -1,0 +1,91 @@
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Message } from "@forkloop/loop-core";
+import type { Brain, Simulator } from "@forkloop/sim";
+import { startSimulator } from "@forkloop/sim";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type AgentPool, createAgentPool } from "./agent-pool.js";
+import { createSession } from "./main-session.js";
+import { runToEnd, testSessionOptions } from "./testing/index.js";
+
+/**
+ * The main agent starts an "outer" sub-agent; every sub-agent tries to start one more level
+ * ("inner", then "deeper") and reports what its own Agent call returned.
+ */
+const brain: Brain = (request) => {
+  if (request.querySource === "sdk") {
+    if (request.lastToolResults.length > 0)
+      return { content: [{ type: "text", text: `parent got: ${request.lastToolResults[0]?.content}` }] };
+    return {
+      content: [{ type: "tool_use", name: "Agent", input: { description: "outer", prompt: "Go deep." } }],
+    };
+  }
+  const messages = JSON.stringify(request.body.messages);
+  const level = messages.includes("Your task (inner)") ? "inner" : "outer";
+  if (request.lastToolResults.length > 0) {
+    return { content: [{ type: "text", text: `${level} got: ${request.lastToolResults[0]?.content}` }] };
+  }
+  const next = level === "outer" ? "inner" : "deeper";
+  return {
+    content: [{ type: "tool_use", name: "Agent", input: { description: next, prompt: "Go deeper." } }],
+  };
+};
+
+let sim: Simulator;
+let pool: AgentPool;
+let dir: string;
+
+beforeAll(async () => {
+  sim = await startSimulator({ brain });
+  pool = createAgentPool({ endpoint: { apiKey: "test-key", baseURL: sim.url }, maxThreads: 1 });
+  dir = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-nested-")));
+});
+afterAll(async () => {
+  await pool.close();
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+afterEach(() => sim.clearRequests());
+
+async function runSession(maxAgentDepth?: number): Promise<string> {
+  const session = await createSession({
+    ...testSessionOptions({ baseURL: sim.url, dir, pool }),
+    ...(maxAgentDepth === undefined ? {} : { maxAgentDepth }),
+  });
+  const terminal = await runToEnd(session.run("Start the work."));
+  await session.close();
+  expect(terminal.reason).toBe("completed");
+  return finalText(terminal.messages);
+}
+
+function finalText(messages: readonly Message[]): string {
+  const last = messages.filter((message) => message.type === "assistant").at(-1);
+  return last?.type === "assistant"
+    ? last.message.content.map((block) => (block.type === "text" ? block.text : "")).join("")
+    : "";
+}
+
+describe("nested sub-agents (R-F1, R-F2 parent-side tools)", () => {
+  it("R-F1: a sub-agent's Agent call starts a nested sub-agent in the pool; the depth limit (2) stops the third level", async () => {
+    const text = await runSession();
+    // main → outer → inner; inner's own Agent call is refused at the limit.
+    expect(text).toContain("parent got: outer got: inner got:");
+    expect(text).toContain("Agent is not available to this sub-agent");
+    const forks = sim.requests().filter((record) => record.querySource === "agent:general-purpose");
+    // outer: 2 requests (call, report); inner: 2 requests (refused call, report); no "deeper".
+    expect(forks).toHaveLength(4);
+    expect(forks.some((record) => record.rawBody.includes("Your task (deeper)"))).toBe(false);
+    // The nested fork starts from the session's prefix: it is a cache read too (R-F3).
+    const inner = forks.find((record) => record.rawBody.includes("Your task (inner)"));
+    expect(inner?.usage?.cache_read_input_tokens).toBeGreaterThan(0);
+  });
+
+  it("R-F1: maxAgentDepth 1: sub-agents cannot start sub-agents", async () => {
+    const text = await runSession(1);
+    expect(text).toContain("parent got: outer got:");
+    expect(text).toContain("Agent is not available to this sub-agent");
+    const forks = sim.requests().filter((record) => record.querySource === "agent:general-purpose");
+    expect(forks.some((record) => record.rawBody.includes("Your task (inner)"))).toBe(false);
+  });
+});
