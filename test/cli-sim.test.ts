@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
-import { runCli, startCli, waitForOutput } from "@forkloop/cli/testing";
+import { runCli, startCli, startSimProcess, waitForOutput } from "@forkloop/cli/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 let dir: string;
@@ -34,6 +34,25 @@ describe("forkloop sim (standalone simulator)", () => {
       sim.child.kill("SIGINT");
     }
     expect((await sim.exited).code).toBe(0);
+  });
+
+  it("issue-7 point 1: --record-limit N keeps only the newest N request records", async () => {
+    const sim = await startSimProcess(dir, ["--record-limit", "2"]);
+    try {
+      const headers = { "x-api-key": "test-key", "anthropic-version": "2023-06-01" };
+      for (const id of ["claude-haiku-4-5", "claude-sonnet-4-6", "claude-opus-4-1"]) {
+        const response = await fetch(`${sim.url}/v1/models/${id}`, { headers });
+        expect(response.status).toBe(200);
+        await response.arrayBuffer();
+      }
+      const paths = (await sim.requests()).map((record) => record.path);
+      expect(paths).toEqual(["/v1/models/claude-sonnet-4-6", "/v1/models/claude-opus-4-1"]);
+    } finally {
+      await sim.stop();
+    }
+    const bad = await runCli(["sim", "--record-limit", "0"], { cwd: dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--record-limit: must be at least 1");
   });
 
   it("bad flags exit 2 naming the flag and the fix", async () => {

@@ -1,21 +1,13 @@
-import type { PermissionMode, Tool } from "@forkloop/loop-core";
-import { createBuiltinTools, parsePermissionRule } from "@forkloop/tools";
+import type { Tool } from "@forkloop/loop-core";
+import { createBuiltinTools, PERMISSION_MODES, parsePermissionRule } from "@forkloop/tools";
 import { z } from "zod";
 import { closestFlag } from "./flags.js";
 
 /** The model used when `--model` is not given (the simulator knows it too). */
 export const DEFAULT_MODEL = "claude-sonnet-4-6";
 
-export const PERMISSION_MODES: readonly PermissionMode[] = [
-  "default",
-  "acceptEdits",
-  "plan",
-  "bypassPermissions",
-  "dontAsk",
-  "auto",
-];
-
-export const modeSchema = z.enum(PERMISSION_MODES as [PermissionMode, ...PermissionMode[]], {
+/** `--permission-mode`: the modes the tools package (and its settings' `defaultMode`) knows. */
+export const modeSchema = z.enum(PERMISSION_MODES, {
   message: `must be one of ${PERMISSION_MODES.join(", ")}`,
 });
 
@@ -77,9 +69,11 @@ export interface PermissionRules {
 
 /**
  * The built-in tools offered to the model: all of them minus those a bare deny rule names
- * (`--disallowed-tools Bash` removes Bash; `Bash(rm:*)` only denies matching calls).
+ * (`--disallowed-tools Bash` removes Bash; `Bash(rm:*)` only denies matching calls). The deny
+ * rules also go to the tools, so Grep/Glob/LS leave out files a path rule hides (R-P1:
+ * `Read(./.env)` must stop `Grep SECRET .` too, which the per-call checker cannot see).
  */
-export function selectTools(disallowed: readonly string[] = []): Tool[] {
-  const removed = new Set(disallowed.filter((rule) => !rule.includes("(")));
-  return createBuiltinTools().filter((tool) => !removed.has(tool.name));
+export function selectTools(deny: readonly string[] = []): Tool[] {
+  const removed = new Set(deny.filter((rule) => !rule.includes("(")));
+  return createBuiltinTools({ denyRules: deny }).filter((tool) => !removed.has(tool.name));
 }

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ItemState, ItemUsage } from "./job-backend.js";
+import { plural } from "./plural.js";
 import { cacheReadShare, formatCount, formatDuration } from "./progress-display.js";
 
 /** One line of `results.jsonl`: everything the report says about one item. */
@@ -141,8 +142,8 @@ export function formatReportMarkdown(report: BatchReport): string {
 export function formatTotals(report: BatchReport): string {
   const t = report.totals;
   return [
-    `${t.items} items: ${t.succeeded} succeeded, ${t.failed} failed${t.pending > 0 ? `, ${t.pending} not finished` : ""}`,
-    `${t.turns} turns · tokens ${usageCell(t.usage)} (in / out) · cache reads ${formatCount(t.usage.cacheReadInputTokens)} (${(t.cacheReadShare * 100).toFixed(1)}% of input) · cache writes ${formatCount(t.usage.cacheCreationInputTokens)}`,
+    `${plural(t.items, "item")}: ${t.succeeded} succeeded, ${t.failed} failed${t.pending > 0 ? `, ${t.pending} not finished` : ""}`,
+    `${plural(t.turns, "turn")} · tokens ${usageCell(t.usage)} (in / out) · cache reads ${formatCount(t.usage.cacheReadInputTokens)} (${(t.cacheReadShare * 100).toFixed(1)}% of input) · cache writes ${formatCount(t.usage.cacheCreationInputTokens)}`,
     `cost $${t.costUsd.toFixed(4)} · wall time ${formatDuration(report.wallMs)}`,
   ].join("\n");
 }

@@ -1,7 +1,15 @@
-import { startSimulator } from "@forkloop/sim";
+import type { ModelInfo } from "@forkloop/loop-core";
+import { type ModelSpec, startSimulator } from "@forkloop/sim";
 import { z } from "zod";
 import { CliError } from "./cli-error.js";
 import { parseFaultsFlag } from "./fault-flag.js";
+import { loadModelsFile, toModelOverrides } from "./models-file.js";
+
+/**
+ * Request records the embedded simulator keeps (newest first out): it records every raw request
+ * body, so a long batch would otherwise grow memory without bound. The CLI never reads them.
+ */
+export const EMBEDDED_SIM_RECORD_LIMIT = 100;
 
 /** Where model requests go; workers get only this plain data and build their own SDK client. */
 export interface ModelEndpoint {
@@ -13,6 +21,8 @@ export interface ModelSource {
   readonly endpoint: ModelEndpoint;
   /** True when replies come from the embedded simulator (announced on stderr, R: honesty). */
   readonly simulated: boolean;
+  /** `FORKLOOP_MODELS`: the client's model info (context window, prices); empty when unset. */
+  readonly modelOverrides: readonly ModelInfo[];
   close(): Promise<void>;
 }
 
@@ -21,6 +31,7 @@ const envSchema = z.object({
   ANTHROPIC_BASE_URL: z.url({ message: "must be a URL such as https://api.anthropic.com" }).optional(),
   FORKLOOP_SIM_LATENCY: z.enum(["none", "realistic"], { message: "must be none or realistic" }).optional(),
   FORKLOOP_SIM_FAULTS: z.string().optional(),
+  FORKLOOP_MODELS: z.string().optional(),
 });
 
 export const SIMULATOR_NOTICE =
@@ -31,7 +42,8 @@ export const SIMULATOR_NOTICE =
  * Model selection (SPEC §5): `ANTHROPIC_API_KEY` (+ optional `ANTHROPIC_BASE_URL`) → that
  * endpoint; otherwise the simulator starts in-process on a free port and ONE stderr line says the
  * replies are simulated. `FORKLOOP_SIM_LATENCY` (default realistic) and `FORKLOOP_SIM_FAULTS`
- * tune the embedded simulator.
+ * tune the embedded simulator. `FORKLOOP_MODELS` (a models file) sets the client's model info
+ * and, for the embedded simulator, its registry too, so both agree on the context window.
  */
 export async function resolveModelSource(
   env: NodeJS.ProcessEnv,
@@ -43,6 +55,9 @@ export async function resolveModelSource(
     throw new CliError(`environment variable ${String(issue?.path[0])}: ${issue?.message}. Fix or unset it.`);
   }
   const vars = parsed.data;
+  const models: ModelSpec[] =
+    vars.FORKLOOP_MODELS === undefined ? [] : await loadModelsFile(vars.FORKLOOP_MODELS, "FORKLOOP_MODELS");
+  const modelOverrides = toModelOverrides(models);
   if (vars.ANTHROPIC_API_KEY !== undefined) {
     return {
       endpoint: {
@@ -50,6 +65,7 @@ export async function resolveModelSource(
         ...(vars.ANTHROPIC_BASE_URL === undefined ? {} : { baseURL: vars.ANTHROPIC_BASE_URL }),
       },
       simulated: false,
+      modelOverrides,
       close: async () => {},
     };
   }
@@ -64,12 +80,15 @@ export async function resolveModelSource(
       : parseFaultsFlag(vars.FORKLOOP_SIM_FAULTS, "FORKLOOP_SIM_FAULTS");
   const simulator = await startSimulator({
     latency: vars.FORKLOOP_SIM_LATENCY ?? "realistic",
+    recordLimit: EMBEDDED_SIM_RECORD_LIMIT,
+    ...(models.length === 0 ? {} : { models }),
     ...(faults === undefined ? {} : { faults }),
   });
   notice(SIMULATOR_NOTICE);
   return {
     endpoint: { apiKey: "forkloop-simulator", baseURL: simulator.url },
     simulated: true,
+    modelOverrides,
     close: () => simulator.close(),
   };
 }

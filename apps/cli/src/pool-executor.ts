@@ -1,5 +1,12 @@
 import { join } from "node:path";
-import { type CacheSafeParams, costUsd, getModelInfo, type PermissionMode } from "@forkloop/loop-core";
+import {
+  type CacheSafeParams,
+  costUsd,
+  getModelInfo,
+  type LoopHooks,
+  type ModelInfo,
+  type PermissionMode,
+} from "@forkloop/loop-core";
 import {
   type AgentPool,
   type SubAgentEvent,
@@ -23,6 +30,13 @@ export interface BatchAgentSettings {
   readonly fallbackModels?: readonly string[];
   /** Where each item's sub-agent transcript goes (`forkloop replay <file>` reads it). */
   readonly transcriptsDir?: string;
+  /** `FORKLOOP_MODELS`: context windows and prices the sub-agents' thresholds and costs use. */
+  readonly modelOverrides?: readonly ModelInfo[];
+  /**
+   * The settings files' PreToolUse/PostToolUse hooks: the pool runs them in this process for every
+   * sub-agent tool call (over comlink), so a blocking hook applies inside a batch item too.
+   */
+  readonly hooks?: Pick<LoopHooks, "preToolUse" | "postToolUse">;
 }
 
 /**
@@ -35,7 +49,7 @@ export function createPoolExecutor(
   settings: BatchAgentSettings,
   onEvent?: (claim: Claim, event: SubAgentEvent) => void,
 ): ItemExecutor {
-  const modelInfo = getModelInfo(settings.cacheSafeParams.model);
+  const modelInfo = getModelInfo(settings.cacheSafeParams.model, settings.modelOverrides);
   const toTask = (claim: Claim): SubAgentTask => ({
     id: `item-${claim.item.id}-${claim.attempt}`,
     cwd: settings.cwd,
@@ -56,13 +70,15 @@ export function createPoolExecutor(
     permissionMode: settings.permissionMode,
     ...(settings.permissionRules === undefined ? {} : { permissionRules: settings.permissionRules }),
     ...(settings.fallbackModels === undefined ? {} : { fallbackModels: [...settings.fallbackModels] }),
+    ...(settings.modelOverrides === undefined ? {} : { modelOverrides: settings.modelOverrides }),
   });
   return {
     startAll(claims, warm): ItemExecution[] {
       const tasks = claims.map(toTask);
       const byTaskId = new Map(tasks.map((task, index) => [task.id, claims[index]!]));
       const live = new Map(tasks.map((task) => [task.id, { usage: ZERO_USAGE, costUsd: 0 }]));
-      const hooks = {
+      const callbacks = {
+        ...(settings.hooks === undefined ? {} : { hooks: settings.hooks }),
         onEvent: (event: SubAgentEvent) => {
           const claim = byTaskId.get(event.agentId);
           if (!claim) return;
@@ -83,7 +99,7 @@ export function createPoolExecutor(
           onEvent?.(claim, event);
         },
       };
-      const handles = pool.runAll(tasks, hooks, { warm });
+      const handles = pool.runAll(tasks, callbacks, { warm });
       return handles.map((handle) => {
         let cancelledByUs = false;
         return {

@@ -1,4 +1,5 @@
-import { loadSettings, type Settings } from "@forkloop/tools";
+import type { LoopHooks } from "@forkloop/loop-core";
+import { createSettingsHooks, loadSettings, type Settings } from "@forkloop/tools";
 import { CliError } from "./cli-error.js";
 
 /**
@@ -21,5 +22,34 @@ export function mergeRules(
     allow: [...settings.permissions.allow, ...(flags.allow ?? [])],
     ask: [...settings.permissions.ask],
     deny: [...settings.permissions.deny, ...(flags.deny ?? [])],
+  };
+}
+
+/**
+ * The settings files' shell hooks as loop hooks (Claude Code's protocol, run by the tools
+ * package); their non-blocking errors and system messages become one line each.
+ */
+export function settingsHooks(
+  settings: Settings,
+  options: {
+    readonly cwd: string;
+    readonly sessionId: string;
+    readonly transcriptPath?: string;
+    readonly onNotice?: ((line: string) => void) | undefined;
+  },
+): LoopHooks {
+  return createSettingsHooks(settings, {
+    cwd: options.cwd,
+    sessionId: options.sessionId,
+    ...(options.transcriptPath === undefined ? {} : { transcriptPath: options.transcriptPath }),
+    onNotice: (notice) => options.onNotice?.(`hook ${notice.event} ${notice.kind}: ${notice.message}`),
+  });
+}
+
+/** The PreToolUse/PostToolUse part of loop hooks: what a batch item's sub-agent runs. */
+export function toolHooks(hooks: LoopHooks): Pick<LoopHooks, "preToolUse" | "postToolUse"> {
+  return {
+    ...(hooks.preToolUse === undefined ? {} : { preToolUse: hooks.preToolUse }),
+    ...(hooks.postToolUse === undefined ? {} : { postToolUse: hooks.postToolUse }),
   };
 }

@@ -24,9 +24,10 @@ import { parseCommand } from "../flags.js";
 import type { JobBackend, JobItem } from "../job-backend.js";
 import { openLocalJournalBackend } from "../local-journal-backend.js";
 import { resolveModelSource } from "../model-endpoint.js";
+import { plural } from "../plural.js";
 import { createPoolExecutor } from "../pool-executor.js";
 import { formatDuration, ProgressDisplay } from "../progress-display.js";
-import { loadRunSettings, mergeRules } from "../run-settings.js";
+import { loadRunSettings, mergeRules, settingsHooks, toolHooks } from "../run-settings.js";
 
 export const BATCH_USAGE = `Usage: forkloop batch (--files GLOB | --items FILE.jsonl) --prompt TEMPLATE [flags]
        forkloop batch --resume ID [--retry-failed] [--concurrency N]
@@ -136,10 +137,8 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     const display = new ProgressDisplay(context.stderr);
     const interruptedBefore = backend.interrupted.length;
     context.stderr.write(
-      `forkloop batch ${spec.id}: ${(await backend.list()).length} items${
-        flags.resume
-          ? ` (resuming; ${interruptedBefore} interrupted item${interruptedBefore === 1 ? "" : "s"} will be redone)`
-          : ""
+      `forkloop batch ${spec.id}: ${plural((await backend.list()).length, "item")}${
+        flags.resume ? ` (resuming; ${plural(interruptedBefore, "interrupted item")} will be redone)` : ""
       } · state in ${dir}\n`,
     );
     const source = await resolveModelSource(context.env, (line) => context.stderr.write(`${line}\n`));
@@ -178,6 +177,12 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
           maxTurns: spec.maxTurns,
           fallbackModels: spec.fallbackModels,
           transcriptsDir: join(dir, "transcripts"),
+          modelOverrides: source.modelOverrides,
+          // Sub-agents run the tool hooks; Stop hooks belong to a main loop (a sub-agent's end is
+          // SubagentStop, which the pool does not run yet).
+          hooks: toolHooks(
+            settingsHooks(settings, { cwd, sessionId: spec.id, onNotice: (line) => display.log(line) }),
+          ),
         },
         (claim, event) => {
           if (event.type === "rate_limited" && event.until > pausedUntil) {
@@ -204,7 +209,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
             const status = outcome.ok === true ? "ok    " : "FAILED";
             const detail = outcome.ok === false ? ` ${outcome.error.code}: ${outcome.error.message}` : "";
             display.log(
-              `${status} ${event.claim.item.label} (${result?.turns ?? 0} turns, $${(result?.costUsd ?? 0).toFixed(4)})${detail}`,
+              `${status} ${event.claim.item.label} (${plural(result?.turns ?? 0, "turn")}, $${(result?.costUsd ?? 0).toFixed(4)})${detail}`,
               event.snapshot,
             );
           } else if (event.type === "progress") {

@@ -4,6 +4,7 @@ import { loadTranscript, TRANSCRIPT_EXTENSION } from "@forkloop/orchestrator";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
+import { plural } from "../plural.js";
 import { parseSessionFlags } from "../session-flags.js";
 import { sessionsDir } from "../state-dirs.js";
 import { describeMessage } from "../transcript-text.js";
@@ -52,14 +53,15 @@ export async function replayCommand(argv: readonly string[], context: CommandCon
           );
         else
           out(
-            `turn ${record.turnCount} ← ${record.transition ?? "start"} (${record.messageCount} messages in history)`,
+            `turn ${record.turnCount} ← ${record.transition ?? "start"} (${plural(record.messageCount, "message")} in history)`,
           );
         break;
       case "message":
         if (!flags.json) out(describeMessage(record.message));
         break;
       case "history":
-        if (!flags.json) out(`  [history replaced: ${record.messages.length} messages after compaction]`);
+        if (!flags.json)
+          out(`  [history replaced: ${plural(record.messages.length, "message")} after compaction]`);
         break;
       case "sub_agent":
         if (!flags.json) out(`  [sub-agent ${record.agentId} (${record.querySource})]`);
@@ -76,7 +78,9 @@ export async function replayCommand(argv: readonly string[], context: CommandCon
             }),
           );
         else
-          out(`terminal: ${record.reason} after ${record.turnCount} turns · $${record.costUsd.toFixed(4)}`);
+          out(
+            `terminal: ${record.reason} after ${plural(record.turnCount, "turn")} · $${record.costUsd.toFixed(4)}`,
+          );
         break;
       case "session_start":
       case "cache_safe_params":

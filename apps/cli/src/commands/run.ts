@@ -7,8 +7,9 @@ import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode, exitCodeForTerminal } from "../exit-codes.js";
 import { parseCommand } from "../flags.js";
 import { createHeadlessPermissions } from "../headless-permissions.js";
-import { startMainSession } from "../main-session.js";
 import { resolveModelSource } from "../model-endpoint.js";
+import { plural } from "../plural.js";
+import { startRunSession } from "../run-session.js";
 import { loadRunSettings, mergeRules } from "../run-settings.js";
 import { checkId, sessionsDir } from "../state-dirs.js";
 import type { StreamJsonLine } from "../stream-json.js";
@@ -130,13 +131,14 @@ export async function runCommand(argv: readonly string[], context: CommandContex
   const source = await resolveModelSource(context.env, (line) => context.stderr.write(`${line}\n`));
   const started = Date.now();
   try {
-    const session = await startMainSession({
+    const session = await startRunSession({
       endpoint: source.endpoint,
       cwd,
       sessionsDir: sessions,
       prompt,
       model,
       fallbackModels: flags["fallback-model"] ?? [],
+      modelOverrides: source.modelOverrides,
       permissionMode,
       tools,
       permissionRules: rules,
@@ -155,6 +157,7 @@ export async function runCommand(argv: readonly string[], context: CommandContex
     const writer = new StreamJsonWriter({
       sessionId: session.sessionId,
       includePartialMessages: flags["include-partial-messages"] ?? false,
+      modelOverrides: source.modelOverrides,
     });
     const emit = (line: StreamJsonLine) => {
       if (format === "stream-json") context.stdout.write(`${JSON.stringify(line)}\n`);
@@ -190,7 +193,7 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       );
     if (format === "text" && flags.verbose) {
       context.stderr.write(
-        `session ${session.sessionId} · ${terminal.turnCount} turns · $${result.total_cost_usd.toFixed(4)}\n`,
+        `session ${session.sessionId} · ${plural(terminal.turnCount, "turn")} · $${result.total_cost_usd.toFixed(4)}\n`,
       );
     }
     return exitCodeForTerminal(terminal.reason);

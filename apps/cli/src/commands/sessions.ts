@@ -3,6 +3,7 @@ import { listSessions, loadTranscript, sessionTranscriptPath } from "@forkloop/o
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
+import { plural } from "../plural.js";
 import { parseSessionFlags } from "../session-flags.js";
 import { checkId, sessionsDir } from "../state-dirs.js";
 import { describeMessage } from "../transcript-text.js";
@@ -36,7 +37,7 @@ export async function sessionsCommand(argv: readonly string[], context: CommandC
     }
     for (const session of sessions) {
       context.stdout.write(
-        `${session.sessionId}  ${session.updatedAt}  ${session.model ?? "?"}  ${session.messageCount} msgs  ${session.terminalReason ?? "unfinished"}${session.torn ? " (torn tail dropped)" : ""}  ${JSON.stringify(session.firstPrompt ?? "")}\n`,
+        `${session.sessionId}  ${session.updatedAt}  ${session.model ?? "?"}  ${plural(session.messageCount, "msg")}  ${session.terminalReason ?? "unfinished"}${session.torn ? " (torn tail dropped)" : ""}  ${JSON.stringify(session.firstPrompt ?? "")}\n`,
       );
     }
     return EXIT.ok;
@@ -58,7 +59,7 @@ export async function sessionsCommand(argv: readonly string[], context: CommandC
     const terminal = loaded.terminal;
     context.stdout.write(
       terminal
-        ? `ended: ${terminal.reason} after ${terminal.turnCount} turns · $${terminal.costUsd.toFixed(4)}\n`
+        ? `ended: ${terminal.reason} after ${plural(terminal.turnCount, "turn")} · $${terminal.costUsd.toFixed(4)}\n`
         : "not finished (no terminal record): `forkloop run --resume <id>` continues it\n",
     );
     return EXIT.ok;

@@ -5,8 +5,13 @@ import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { parseFaultsFlag } from "../fault-flag.js";
 import { parseCommand } from "../flags.js";
+import { loadModelsFile, MODELS_FILE_EXAMPLE } from "../models-file.js";
+
+/** Records `forkloop sim` keeps by default: enough for a test's inspection, bounded for long runs. */
+export const DEFAULT_RECORD_LIMIT = 10_000;
 
 export const SIM_USAGE = `Usage: forkloop sim [--port N] [--scenario FILE] [--faults SPEC] [--latency none|realistic] [--seed N]
+                    [--models FILE] [--record-limit N]
 
 Runs the forkloop simulator (an Anthropic-Messages-compatible server; its replies are simulated,
 not from a real model) until Ctrl+C. Point any client at it with
@@ -16,7 +21,11 @@ ANTHROPIC_BASE_URL=<printed url> ANTHROPIC_API_KEY=<anything>.
   --scenario FILE     a scripted scenario (JSON); default the built-in policy brain
   --faults SPEC       fault injection, e.g. "429@1,529@2-3" or "random:seed=7,p429=0.1"
   --latency MODE      none (default) or realistic (time to first token + tokens/s)
-  --seed N            seed of the deterministic replies (default 0)`;
+  --seed N            seed of the deterministic replies (default 0)
+  --models FILE       a JSON list of model specs that add to or override the known models, e.g.
+                      ${MODELS_FILE_EXAMPLE}
+  --record-limit N    request records kept for GET /_sim/requests, oldest dropped first
+                      (default ${DEFAULT_RECORD_LIMIT}; each holds the raw request body)`;
 
 const simSchema = z.object({
   help: z.boolean().optional(),
@@ -32,6 +41,13 @@ const simSchema = z.object({
     .enum(["none", "realistic"], { message: "must be none or realistic, e.g. --latency realistic" })
     .optional(),
   seed: z.string().regex(/^\d+$/, "must be a whole number, e.g. --seed 7").transform(Number).optional(),
+  models: z.string().min(1, "give the path of a models JSON file").optional(),
+  "record-limit": z
+    .string()
+    .regex(/^\d+$/, "must be a whole number, e.g. --record-limit 1000")
+    .transform(Number)
+    .refine((limit) => limit >= 1, "must be at least 1")
+    .optional(),
 });
 
 export async function simCommand(argv: readonly string[], context: CommandContext): Promise<ExitCode> {
@@ -47,6 +63,8 @@ export async function simCommand(argv: readonly string[], context: CommandContex
         faults: { type: "string" },
         latency: { type: "string" },
         seed: { type: "string" },
+        models: { type: "string" },
+        "record-limit": { type: "string" },
       },
     },
     argv,
@@ -60,10 +78,13 @@ export async function simCommand(argv: readonly string[], context: CommandContex
   }
   const faults = flags.faults === undefined ? undefined : parseFaultsFlag(flags.faults);
   const scenario = flags.scenario === undefined ? undefined : await loadScenarioFlag(flags.scenario);
+  const models = flags.models === undefined ? [] : await loadModelsFile(flags.models, "--models");
   const simulator = await startSimulator({
     port: flags.port ?? 0,
     latency: flags.latency ?? "none",
     seed: flags.seed ?? 0,
+    recordLimit: flags["record-limit"] ?? DEFAULT_RECORD_LIMIT,
+    ...(models.length === 0 ? {} : { models }),
     ...(faults === undefined ? {} : { faults }),
     ...(scenario === undefined ? {} : { scenario }),
   });

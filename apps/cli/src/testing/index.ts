@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 
 /** Absolute path of the built CLI entry. */
@@ -133,4 +134,33 @@ export async function startSimProcess(cwd: string, args: readonly string[] = [])
       await sim.exited;
     },
   };
+}
+
+export type SimProcess = Awaited<ReturnType<typeof startSimProcess>>;
+
+/** Runs `body` against a fresh `forkloop sim` process (started with `args`) and always stops it. */
+export async function withSimProcess<T>(
+  cwd: string,
+  args: readonly string[],
+  body: (sim: SimProcess) => Promise<T>,
+): Promise<T> {
+  const sim = await startSimProcess(cwd, args);
+  try {
+    return await body(sim);
+  } finally {
+    await sim.stop();
+  }
+}
+
+/** Writes a scenario file whose unmatched requests get `fallbackText`; returns its path. */
+export async function writeScenario(
+  path: string,
+  rules: readonly Record<string, unknown>[],
+  fallbackText: string,
+): Promise<string> {
+  await writeFile(
+    path,
+    JSON.stringify({ rules, fallback: { content: [{ type: "text", text: fallbackText }] } }),
+  );
+  return path;
 }

@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { modelsFileSchema, toModelOverrides } from "./models-file.js";
+
+describe("models file (issue-7 point 4)", () => {
+  it("an entry for a known model inherits what it leaves out; the client gets one ModelInfo per id and alias", () => {
+    const specs = modelsFileSchema.parse([{ id: "claude-haiku-4-5-20251001", contextWindow: 100_000 }]);
+    expect(specs[0]).toMatchObject({
+      id: "claude-haiku-4-5-20251001",
+      aliases: ["claude-haiku-4-5"],
+      contextWindow: 100_000,
+      maxOutputTokens: 64_000,
+      inputPricePerMTok: 1,
+    });
+    expect(toModelOverrides(specs).map((info) => [info.id, info.contextWindow])).toEqual([
+      ["claude-haiku-4-5-20251001", 100_000],
+      ["claude-haiku-4-5", 100_000],
+    ]);
+  });
+
+  it("a new id must give its window and output limit; the output limit must fit the window", () => {
+    expect(
+      modelsFileSchema.safeParse([{ id: "tiny", contextWindow: 4000 }]).error?.issues[0]?.message,
+    ).toMatch(/"tiny" is not a known model, so give contextWindow and maxOutputTokens/);
+    expect(
+      modelsFileSchema.safeParse([{ id: "tiny", contextWindow: 4000, maxOutputTokens: 4000 }]).error
+        ?.issues[0]?.message,
+    ).toBe("maxOutputTokens must be below contextWindow");
+    expect(
+      modelsFileSchema.safeParse([{ id: "tiny", contextWindow: 4000, maxOutputTokens: 500, extra: 1 }])
+        .success,
+    ).toBe(false);
+    const tiny = modelsFileSchema.parse([{ id: "tiny", contextWindow: 4000, maxOutputTokens: 500 }])[0];
+    expect(tiny).toMatchObject({
+      aliases: [],
+      inputPricePerMTok: 3,
+      outputPricePerMTok: 15,
+      minCacheableTokens: 1024,
+    });
+  });
+});
