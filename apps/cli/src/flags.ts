@@ -39,7 +39,7 @@ export function parseCommand<Schema extends z.ZodType>(
       return `  ${flag}: ${issue.message}`;
     });
     throw new CliError(
-      `forkloop ${spec.command}: invalid flags\n${problems.join("\n")}\nRun \`forkloop ${spec.command} --help\` for the accepted values.`,
+      `${spec.command}: invalid flags\n${problems.join("\n")}\nRun \`forkloop ${spec.command} --help\` for the accepted values.`,
     );
   }
   return { flags: result.data, positionals: parsed.positionals };
@@ -52,14 +52,14 @@ function describeParseError(spec: CommandSpec<z.ZodType>, error: unknown): strin
   if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && unknown) {
     const flag = unknown[1] ?? "";
     const suggestion = closestFlag(flag.replace(/^-+/, ""), Object.keys(spec.options));
-    return `forkloop ${spec.command}: unknown flag ${flag}.${
+    return `${spec.command}: unknown flag ${flag}.${
       suggestion ? ` Did you mean --${suggestion}?` : ""
     } Run \`forkloop ${spec.command} --help\` for the list.`;
   }
   if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
-    return `forkloop ${spec.command}: ${message.replace(/^Option /, "flag ")}. Give the flag a value, e.g. --flag=value.`;
+    return `${spec.command}: ${message.replace(/^Option /, "flag ")}. Give the flag a value, e.g. --flag=value.`;
   }
-  return `forkloop ${spec.command}: ${message}`;
+  return `${spec.command}: ${message}`;
 }
 
 /** The known flag nearest to a mistyped one (edit distance ≤ 3), to suggest the fix. */
