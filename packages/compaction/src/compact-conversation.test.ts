@@ -1,6 +1,15 @@
-import type { CacheSafeParams, Message } from "@forkloop/loop-core";
+import {
+  type CacheSafeParams,
+  estimateMessageTokens,
+  estimateTextTokens,
+  type Message,
+} from "@forkloop/loop-core";
 import { describe, expect, it } from "vitest";
-import { compactConversation } from "./compact-conversation.js";
+import {
+  type CompactConversationInput,
+  type CompactRunner,
+  compactConversation,
+} from "./compact-conversation.js";
 import { messageText, toolResultBlocks } from "./message-shape.js";
 import { createMemorySessionMemoryStore } from "./session-memory.js";
 import { createCountingFactory, createHistory, createScriptedCompactRunner } from "./testing/index.js";
@@ -44,18 +53,29 @@ function expectWellFormed(messages: readonly Message[]): void {
   }
 }
 
+/** A compaction (auto unless overridden) of `messages` with a fixed tail budget and deterministic uuids. */
+function autoCompact(
+  messages: readonly Message[],
+  runner: CompactRunner,
+  tailTokens: number,
+  overrides: Partial<CompactConversationInput> = {},
+) {
+  return compactConversation({
+    messages,
+    cacheSafeParams: params(messages),
+    runCompact: runner,
+    trigger: "auto",
+    tailTokens,
+    factory: createCountingFactory("c"),
+    ...overrides,
+  });
+}
+
 describe("compactConversation", () => {
   it("R-C4: one summary message replaces the head; compact_boundary has trigger and pre/post tokens; the tail is verbatim", async () => {
     const { messages } = session();
     const runner = createScriptedCompactRunner([GOOD]);
-    const outcome = await compactConversation({
-      messages,
-      cacheSafeParams: params(messages),
-      runCompact: runner,
-      trigger: "auto",
-      tailTokens: 800,
-      factory: createCountingFactory("c"),
-    });
+    const outcome = await autoCompact(messages, runner, 800);
     if (!outcome.ok) throw new Error(outcome.error);
     const [boundary, summary, ...tail] = outcome.messages;
     expect(boundary).toMatchObject({ type: "system", subtype: "compact_boundary" });
@@ -129,6 +149,74 @@ describe("compactConversation", () => {
     expect(outcome.rejections.length).toBe(rejected);
     expect(messageText(outcome.messages[1]!)).toContain(TASK);
     if (rejected > 0) expect(runner.requests[1]?.instruction).toContain("A previous attempt was rejected");
+  });
+
+  it("R-C4: one huge tool result in the protected tail is cut to the tail budget, so the compaction shrinks the context", async () => {
+    // The CLI bug: a Read of ~20k tokens not yet answered; the shortest valid tail (the Read's
+    // tool_use and its result) held it verbatim, and the boundary reported post > pre.
+    const history = createHistory();
+    history.user(TASK);
+    const read = history.toolCall(
+      "Read",
+      { file_path: "/src/legacy/big.md" },
+      "line of the big notes file\n".repeat(3_000),
+      {
+        thinking: "read the notes first",
+      },
+    );
+    const { messages } = history;
+    const runner = createScriptedCompactRunner([GOOD]);
+    const outcome = await autoCompact(messages, runner, 2_700);
+    if (!outcome.ok) throw new Error(outcome.error);
+    expect(outcome.preTokens).toBeGreaterThan(15_000);
+    expect(outcome.postTokens).toBeLessThan(outcome.preTokens);
+    expect(outcome.postTokens).toBeLessThan(2_700 + 500);
+    // post_tokens is the count of what is sent next: the summary message and the cut tail.
+    const [, summary, ...tail] = outcome.messages;
+    const sent = [summary!, ...tail].reduce((n, m) => n + estimateMessageTokens(m), 0);
+    expect(outcome.postTokens).toBe(
+      sent + estimateTextTokens(JSON.stringify(params(messages).systemPrompt)) + estimateTextTokens("[]"),
+    );
+    // The pairing holds, the thinking block and the tool_use are the same objects; only the
+    // result's content was cut (its head kept, with a notice).
+    expect(tail[0]).toBe(read.use);
+    expectWellFormed(outcome.messages);
+    const text = messageText(tail[1]!);
+    expect(text.startsWith("line of the big notes file\n")).toBe(true);
+    expect(text).toContain("characters cut by compaction");
+    // The compact request saw the result whole and was told it will be cut.
+    expect(JSON.stringify(runner.requests[0]!.cacheSafeParams.forkContextMessages)).toBe(
+      JSON.stringify(messages),
+    );
+    expect(runner.requests[0]!.instruction).toContain("The newest tool results (Read) are too large to keep");
+  });
+
+  it("R-C4: a compaction that would not get under its line, or would not shrink the context, is a failure (data)", async () => {
+    // The tail's own content is what is large — a thinking block, which is never modified.
+    const longPlan = { thinking: "a long plan that the tail keeps verbatim. ".repeat(600) };
+    const big = session();
+    const last = big.toolCall("Bash", { command: "ls" }, "a\n", longPlan);
+    const overLine = await autoCompact(big.messages, createScriptedCompactRunner([GOOD]), 100, {
+      maxPostTokens: 2_000,
+    });
+    expect(overLine).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/not under the limit of 2000/),
+    });
+    expect(big.messages.at(-2)).toBe(last.use);
+
+    // Without a line: when the replaced head is smaller than the summary message, the
+    // compaction cannot shrink the context.
+    const small = createHistory();
+    small.user(TASK);
+    small.toolCall("Bash", { command: "ls" }, "a\n", longPlan);
+    const noShrink = await autoCompact(small.messages, createScriptedCompactRunner([GOOD]), 100, {
+      trigger: "manual",
+    });
+    expect(noShrink).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/would not shrink the context/),
+    });
   });
 
   it("R-C4: a runner failure is an expected failure (data), not a throw", async () => {

@@ -9,12 +9,13 @@ import {
 } from "@forkloop/loop-core";
 import {
   defaultMessageFactory,
+  indexToolUses,
   isSafeCut,
   type MessageFactory,
   makeBoundary,
   makeUserMessage,
 } from "./message-shape.js";
-import { protectedTailStart } from "./protected-tail.js";
+import { protectedTailStart, type ShrunkTail, shrinkProtectedTail } from "./protected-tail.js";
 import { attachRecentFiles, formatAttachedFiles, recentlyTouchedFiles } from "./recent-files.js";
 import type { SessionNotes } from "./session-memory.js";
 import { planSnip } from "./snip.js";
@@ -59,8 +60,17 @@ export interface CompactConversationInput {
   readonly instructions?: string;
   readonly trigger: CompactTrigger;
   readonly signal?: AbortSignal;
-  /** Token budget of the verbatim tail (default: a fifth of the current count). */
+  /**
+   * Token budget of the protected tail (default: a fifth of the current count). When even the
+   * shortest valid tail is over it, the tail's tool results are cut to fit (shrinkProtectedTail).
+   */
   readonly tailTokens?: number;
+  /**
+   * The compaction fails unless the history it returns is under this many tokens (the auto-compact
+   * line for auto, the blocking limit for reactive and manual). It always fails when it would not
+   * shrink the history at all (post ≥ pre).
+   */
+  readonly maxPostTokens?: number;
   /** Current token count (default: tokenCountWithEstimation of `messages`). */
   readonly preTokens?: number;
   /** R-C5: start from these notes instead of a model summary when they cover enough. */
@@ -110,6 +120,7 @@ export async function compactConversation(input: CompactConversationInput): Prom
   if (fromNotes) {
     return finish(input, factory, {
       tailStart: fromNotes.tailStart,
+      tail: messages.slice(fromNotes.tailStart),
       summary: input.sessionNotes!.text.trim(),
       source: "session_memory",
       activeTask,
@@ -119,10 +130,14 @@ export async function compactConversation(input: CompactConversationInput): Prom
     });
   }
 
-  const tailStart = protectedTailStart(messages, input.tailTokens ?? Math.floor(preTokens / 5));
+  const tailTokens = input.tailTokens ?? Math.floor(preTokens / 5);
+  const tailStart = protectedTailStart(messages, tailTokens);
   if (tailStart <= 0)
     return { ok: false, error: "nothing to compact: no safe place to cut the history", usage };
-  const replacedTokens = sumTokens(messages.slice(0, tailStart));
+  // The shortest valid tail can still be over budget (one huge tool result): cut its results. What
+  // they lose is replaced too — the summary may cover it, the compact request sees it whole.
+  const tail = shrinkProtectedTail(messages.slice(tailStart), tailTokens);
+  const replacedTokens = sumTokens(messages.slice(0, tailStart)) + tail.tokensFreed;
   if (!input.cacheSafeParams) {
     return {
       ok: false,
@@ -137,9 +152,13 @@ export async function compactConversation(input: CompactConversationInput): Prom
   let trimmed = false;
   for (let attempt = 0; attempt < SUMMARY_ATTEMPTS; attempt++) {
     const instruction =
-      attempt === 0
+      (attempt === 0
         ? buildCompactInstruction(input.instructions)
-        : buildRetryInstruction(input.instructions, rejections.at(-1) ?? "", Math.floor(replacedTokens / 2));
+        : buildRetryInstruction(
+            input.instructions,
+            rejections.at(-1) ?? "",
+            Math.floor(replacedTokens / 2),
+          )) + tailCutNote(messages, tail);
     const result = await input.runCompact({
       cacheSafeParams: { ...input.cacheSafeParams, forkContextMessages: forkMessages },
       instruction,
@@ -164,6 +183,7 @@ export async function compactConversation(input: CompactConversationInput): Prom
     if (verdict.ok) {
       return finish(input, factory, {
         tailStart,
+        tail: tail.messages,
         summary,
         source: "model",
         activeTask,
@@ -182,6 +202,7 @@ export async function compactConversation(input: CompactConversationInput): Prom
   });
   return finish(input, factory, {
     tailStart,
+    tail: tail.messages,
     summary,
     source: "truncation",
     activeTask,
@@ -273,6 +294,8 @@ async function finish(
   factory: MessageFactory,
   result: {
     readonly tailStart: number;
+    /** The protected tail as it will be sent: messages from tailStart, possibly with cut results. */
+    readonly tail: readonly Message[];
     readonly summary: string;
     readonly source: CompactSource;
     readonly activeTask: string | null;
@@ -282,7 +305,7 @@ async function finish(
   },
 ): Promise<CompactOutcome> {
   const replaced = input.messages.slice(0, result.tailStart);
-  const tail = input.messages.slice(result.tailStart);
+  const { tail } = result;
   const tailPaths = new Set(recentlyTouchedFiles(tail));
   const files = input.recentFiles
     ? await attachRecentFiles(
@@ -290,20 +313,33 @@ async function finish(
         input.recentFiles,
       )
     : [];
-  const text = [
-    `This session continues an earlier conversation that was compacted (${input.trigger}) to fit the context window. The summary below replaces ${replaced.length} earlier messages; the newest messages follow it verbatim.`,
-    `<summary>\n${result.summary}\n</summary>`,
-    result.activeTask === null
-      ? ""
-      : `The task in progress (verbatim):\n<active-task>\n${result.activeTask}\n</active-task>`,
-    files.length === 0
-      ? ""
-      : `Files touched before the compaction, re-read from disk:\n${formatAttachedFiles(files)}`,
-  ]
-    .filter((part) => part.length > 0)
-    .join("\n\n");
-  const summaryMessage = makeUserMessage(factory, text, null);
-  const postTokens = prefixOverheadTokens(input, result.preTokens) + sumTokens([summaryMessage, ...tail]);
+  const overhead = prefixOverheadTokens(input, result.preTokens);
+  const cut = tail.some((message, index) => message !== input.messages[result.tailStart + index]);
+  const header = { trigger: input.trigger, replacedCount: replaced.length, cut };
+  let summaryMessage = makeUserMessage(factory, summaryText(header, result, files), null);
+  let postTokens = overhead + sumTokens([summaryMessage, ...tail]);
+  if (files.length > 0 && !fitsLimits(input, result.preTokens, postTokens)) {
+    // Re-attached files are a convenience: drop them before giving up on the line.
+    summaryMessage = makeUserMessage(factory, summaryText(header, result, []), null);
+    postTokens = overhead + sumTokens([summaryMessage, ...tail]);
+  }
+  // A "success" that leaves the history at or over its line would fire again next turn (or grow
+  // the context, as a tail holding one huge result once did): it is a failure, and counts toward
+  // the auto-compact breaker (R-C4, R-L11). postTokens is the count of what is sent next.
+  if (postTokens >= result.preTokens) {
+    return {
+      ok: false,
+      error: `compaction would not shrink the context (${result.preTokens} → ${postTokens} tokens)`,
+      usage: result.usage,
+    };
+  }
+  if (input.maxPostTokens !== undefined && postTokens >= input.maxPostTokens) {
+    return {
+      ok: false,
+      error: `compaction left ${postTokens} tokens, not under the limit of ${input.maxPostTokens}`,
+      usage: result.usage,
+    };
+  }
   const boundary = makeBoundary(
     factory,
     "compact_boundary",
@@ -322,4 +358,38 @@ async function finish(
     rejections: result.rejections,
     usage: result.usage,
   };
+}
+
+function fitsLimits(input: CompactConversationInput, preTokens: number, postTokens: number): boolean {
+  return postTokens < preTokens && (input.maxPostTokens === undefined || postTokens < input.maxPostTokens);
+}
+
+/** Told to the summarizer when the kept tail's results will be cut: their content is its to keep. */
+function tailCutNote(messages: readonly Message[], tail: ShrunkTail): string {
+  const ids = new Set([...tail.cappedToolUseIds, ...tail.clearedToolUseIds]);
+  if (ids.size === 0) return "";
+  const names = [...indexToolUses(messages).values()].filter((use) => ids.has(use.id)).map((use) => use.name);
+  return `\n\nThe newest tool results (${names.join(", ")}) are too large to keep and will be cut after this summary: record what matters from them under "Current state".`;
+}
+
+function summaryText(
+  header: { readonly trigger: CompactTrigger; readonly replacedCount: number; readonly cut: boolean },
+  result: { readonly summary: string; readonly activeTask: string | null },
+  files: Awaited<ReturnType<typeof attachRecentFiles>>,
+): string {
+  const follow = header.cut
+    ? "the newest messages follow it, their largest tool results cut to fit"
+    : "the newest messages follow it verbatim";
+  return [
+    `This session continues an earlier conversation that was compacted (${header.trigger}) to fit the context window. The summary below replaces ${header.replacedCount} earlier messages; ${follow}.`,
+    `<summary>\n${result.summary}\n</summary>`,
+    result.activeTask === null
+      ? ""
+      : `The task in progress (verbatim):\n<active-task>\n${result.activeTask}\n</active-task>`,
+    files.length === 0
+      ? ""
+      : `Files touched before the compaction, re-read from disk:\n${formatAttachedFiles(files)}`,
+  ]
+    .filter((part) => part.length > 0)
+    .join("\n\n");
 }

@@ -19,7 +19,14 @@ export {
   selectToolResultsToClear,
 } from "./microcompact.js";
 export { type CompactionPipeline, type ContextPipelineOptions, createContextPipeline } from "./pipeline.js";
-export { protectedTailStart } from "./protected-tail.js";
+export {
+  protectedTailStart,
+  type ShrunkTail,
+  shrinkProtectedTail,
+  TAIL_RESULT_MIN_TOKENS,
+  tailCutNotice,
+  waterLevel,
+} from "./protected-tail.js";
 export { createQueryCompactRunner, type QueryCompactRunnerOptions } from "./query-compact-runner.js";
 export { attachRecentFiles, recentlyTouchedFiles } from "./recent-files.js";
 export {

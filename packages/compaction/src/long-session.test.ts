@@ -9,16 +9,18 @@ import {
   query,
   type SystemMessage,
   type Terminal,
+  type Tool,
   type UserMessage,
 } from "@forkloop/loop-core";
 import { type Brain, type FaultSpec, type Simulator, startSimulator } from "@forkloop/sim";
 import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import type { CompactionEvent } from "./events.js";
 import { messageText } from "./message-shape.js";
 import { createContextPipeline } from "./pipeline.js";
 import { createQueryCompactRunner } from "./query-compact-runner.js";
 import { createFileSessionMemoryStore, type SessionMemoryStore } from "./session-memory.js";
-import { createScriptedAgent, createWorkTool, mainAgentParams } from "./testing/index.js";
+import { createScriptedAgent, createWorkTool, mainAgentParams, withSummarizer } from "./testing/index.js";
 
 /**
  * Long scripted sessions through loop-core's query(), the simulator over real HTTP and the
@@ -94,12 +96,13 @@ async function run(
     runCompact?: Parameters<typeof createContextPipeline>[0]["runCompact"];
     thinking?: boolean;
     sessionMemory?: SessionMemoryStore;
+    tools?: readonly Tool[];
   },
 ) {
+  const tools = options.tools ?? [workTool];
   const pipeline = createContextPipeline({
     runCompact:
-      options.runCompact ??
-      createQueryCompactRunner({ client, tools: [workTool], modelOverrides: [CLIENT_MODEL] }),
+      options.runCompact ?? createQueryCompactRunner({ client, tools, modelOverrides: [CLIENT_MODEL] }),
     modelOverrides: [CLIENT_MODEL],
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(options.sessionMemory ? { sessionMemory: options.sessionMemory } : {}),
@@ -108,7 +111,7 @@ async function run(
     ...mainAgentParams({
       client,
       model: CLIENT_MODEL.id,
-      tools: [workTool],
+      tools,
       task: TASK,
       systemPrompt: "You are a coding agent. Work through the modules one by one.",
     }),
@@ -284,5 +287,63 @@ describe("long sessions on a 24k-window simulator model", () => {
     expect(sim.requests().filter((r) => r.querySource === "compact")).toHaveLength(1);
     const surfaced = events.filter((e): e is Message => e.type === "assistant" && e.apiError?.status === 413);
     expect(surfaced).toHaveLength(1);
+  });
+
+  it("R-C4: one ~15k-token tool result in the protected tail: the compaction shrinks the context and the next request is under the line", async () => {
+    // The CLI bug (test/cli-limits.test.ts): the shortest valid tail held the unanswered Read
+    // result verbatim, and the boundary reported post_tokens > pre_tokens.
+    const lines = Array.from(
+      { length: 900 },
+      (_, i) => `line ${i}: the notes say module ${i} keeps its exports`,
+    );
+    const bigFile = `# Big notes\n${lines.join("\n")}\nFINAL LINE OF THE NOTES\n`;
+    const read: Tool = {
+      name: "Read",
+      description: "Read a file.",
+      inputSchema: z.object({ file_path: z.string() }),
+      isConcurrencySafe: () => true,
+      isReadOnly: () => true,
+      // Like the real Read (R-T3): exempt from the R-C0 cap, so only compaction can shrink it.
+      maxResultSizeChars: Number.POSITIVE_INFINITY,
+      call: async () => ({ content: bigFile }),
+    };
+    let mainTurns = 0;
+    const { sim, client } = await start(
+      withSummarizer(() => {
+        mainTurns++;
+        return mainTurns === 1
+          ? { content: [{ type: "tool_use", name: "Read", input: { file_path: "/notes/big.md" } }] }
+          : { content: [{ type: "text", text: "The notes list every module and its exports." }] };
+      }) as Brain,
+    );
+    const compactions: CompactionEvent[] = [];
+    const { events, terminal } = await run(client, {
+      maxTurns: 5,
+      tools: [read],
+      onEvent: (e) => compactions.push(e),
+    });
+
+    expect(terminal.reason).toBe("completed");
+    const records = sim.requests().filter((r) => r.path === "/v1/messages");
+    expect(records.filter((r) => r.error !== null)).toEqual([]);
+    const [boundary] = boundariesOf(events);
+    const meta = boundary?.compactMetadata;
+    expect(meta?.trigger).toBe("auto");
+    expect(meta!.preTokens).toBeGreaterThan(12_000);
+    expect(meta!.postTokens).toBeLessThan(meta!.preTokens);
+    expect(meta!.postTokens).toBeLessThan(AUTO_COMPACT_AT);
+    expect(compactions.filter((e) => e.type === "compact_failed")).toEqual([]);
+
+    // The compact request saw the whole file; the next main request holds its head only, and is
+    // under the auto-compact line by the simulator's own count — at most what post_tokens said.
+    const compactRecord = records.find((r) => r.querySource === "compact");
+    expect(compactRecord?.rawBody).toContain("FINAL LINE OF THE NOTES");
+    const mainRecords = records.filter((r) => r.querySource === "repl_main_thread");
+    expect(mainRecords).toHaveLength(2);
+    const next = mainRecords[1]!;
+    expect(next.rawBody).toContain("characters cut by compaction");
+    expect(next.rawBody).not.toContain("FINAL LINE OF THE NOTES");
+    expect(promptTokens(next.usage!)).toBeLessThan(AUTO_COMPACT_AT);
+    expect(promptTokens(next.usage!)).toBeLessThanOrEqual(meta!.postTokens);
   });
 });

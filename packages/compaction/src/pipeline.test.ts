@@ -110,6 +110,36 @@ describe("createContextPipeline", () => {
     expect(events.at(-1)).toEqual({ type: "breaker_open", consecutiveFailures: 3 });
   });
 
+  it("R-C4/R-L11: a compaction that cannot get under the auto-compact line is a failure: history unchanged, breaker counts", async () => {
+    const runner = createScriptedCompactRunner([GOOD]);
+    const events: CompactionEvent[] = [];
+    const pipeline = createContextPipeline({
+      runCompact: runner,
+      modelOverrides: [MODEL],
+      onEvent: (e) => events.push(e),
+    });
+    // The newest assistant message carries ~7k tokens of thinking: the protected tail must keep
+    // it unmodified, so no summary can bring the history under the 7,000 line.
+    const history = createHistory();
+    history.user(TASK);
+    for (let i = 0; i < 25; i++)
+      history.toolCall("Bash", { command: `cat part${i}` }, `part ${i}: x = 1;\n`.repeat(12));
+    history.toolCall("Bash", { command: "ls" }, "a\n", {
+      thinking: "a long plan kept verbatim. ".repeat(1_100),
+    });
+    const over = history.messages;
+    const result = await pipeline.autocompact(input(over));
+    expect(runner.requests).toHaveLength(1);
+    expect(result.messages).toBe(over);
+    expect(result.boundaries).toEqual([]);
+    expect(result.tracking.consecutiveFailures).toBe(1);
+    expect(events.at(-1)).toMatchObject({
+      type: "compact_failed",
+      trigger: "auto",
+      error: expect.stringMatching(/not under the limit of 7000/),
+    });
+  });
+
   it("R-L3: a compact or session-memory request passes through every stage unchanged (its prefix must match the parent's)", async () => {
     const runner = createScriptedCompactRunner([GOOD]);
     const pipeline = createContextPipeline({ runCompact: runner, modelOverrides: [MODEL], maxMessages: 10 });

@@ -260,6 +260,9 @@ export function createContextPipeline(options: ContextPipelineOptions): Compacti
       trigger,
       signal: input.signal,
       tailTokens: Math.floor(limits.autoCompact * tailShare),
+      // Auto must get under its own line, or it fires again next turn; reactive and manual must at
+      // least leave the hard limit behind. Short of that the compaction failed (R-C4, R-L11).
+      maxPostTokens: trigger === "auto" ? limits.autoCompact : limits.blockingLimit,
       preTokens: tokens,
       sessionNotes: notes,
       targetTokens: Math.floor(limits.autoCompact * TARGET_SHARE),
@@ -284,14 +287,12 @@ export function createContextPipeline(options: ContextPipelineOptions): Compacti
       postTokens: outcome.postTokens,
       rejections: outcome.rejections,
     });
-    // A compaction that leaves the history over the line would fire again next turn, forever:
-    // it counts toward the breaker like a failure (R-L11), though its result is kept.
-    const ineffective = outcome.postTokens >= limits.autoCompact;
+    // compactConversation only succeeds under maxPostTokens, so a success resets the breaker.
     const tracking: AutoCompactTracking = {
       compacted: true,
       turnCounter: 0,
       turnId: outcome.boundary.uuid,
-      consecutiveFailures: ineffective ? input.tracking.consecutiveFailures + 1 : 0,
+      consecutiveFailures: 0,
     };
     recordCount(outcome.messages, outcome.postTokens);
     if (notes && options.sessionMemory) {
