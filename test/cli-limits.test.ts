@@ -48,6 +48,12 @@ describe("forkloop run: context limits and fallback (issue-7 point 4)", () => {
     const lines = streamLines(result.stdout);
     const boundary = lines.find((line) => line.type === "system" && line.subtype === "compact_boundary");
     expect(boundary).toMatchObject({ compact_metadata: { trigger: "auto" } });
+    // R-C4: a compaction shrinks the context below the auto-compact line (24k − 2k − 13k = 9k).
+    const { pre_tokens, post_tokens } = (
+      boundary as { compact_metadata: { pre_tokens: number; post_tokens: number } }
+    ).compact_metadata;
+    expect(post_tokens).toBeLessThan(pre_tokens);
+    expect(post_tokens).toBeLessThan(9_000);
     expect(lines.at(-1)).toMatchObject({
       type: "result",
       terminal_reason: "completed",
