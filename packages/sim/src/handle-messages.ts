@@ -122,7 +122,11 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
         );
   state.diagnostics.remember(id, call.apiKey, model.id, valid.layout);
   // The API answers with the resolved model id, not the alias that was asked for.
-  const header: MessageHeader = { id, model: model.id, diagnostics };
+  const contextManagement = valid.contextManagement
+    ? { applied_edits: valid.contextManagement.appliedEdits }
+    : null;
+  if (contextManagement) record.contextManagement = contextManagement;
+  const header: MessageHeader = { id, model: model.id, diagnostics, contextManagement };
   if (body.stream === true) {
     await streamReply(call, header, built, usage, fault, rateHeaders);
     return;
@@ -165,6 +169,7 @@ function messageBody(header: MessageHeader, built: BuiltReply, usage: SimUsage):
     stop_details: null,
     container: null,
     diagnostics: header.diagnostics,
+    ...(header.contextManagement ? { context_management: header.contextManagement } : {}),
     usage: { ...usage, service_tier: "standard" },
   };
 }

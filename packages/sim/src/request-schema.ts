@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { contextManagementSchema } from "./context-edits-schema.js";
 
 /**
  * The Messages API request body (api doc §1), as loose objects: unknown (beta) fields are
@@ -128,6 +129,8 @@ const commonFields = {
   tool_choice: toolChoice.optional(),
   thinking: thinkingConfig.optional(),
   cache_control: cacheControl.nullish(),
+  // Beta (api doc §9): accepted on /v1/messages and count_tokens (SDK 1.14 has it on both).
+  context_management: contextManagementSchema.nullish(),
 };
 
 export const messagesRequestSchema = z.looseObject({

@@ -9,10 +9,12 @@ import { handleMessages } from "./handle-messages.js";
 import { headerRecord, readBody, sendError, sendJson } from "./http-io.js";
 import { REALISTIC_LATENCY } from "./latency.js";
 import type { ModelSpec } from "./model-registry.js";
+import type { CountTokensRequest } from "./request-schema.js";
 import { addRecord, createState, type SimState } from "./sim-state.js";
 import type { RequestRecord, Simulator, SimulatorOptions } from "./types.js";
 import {
   type RequestContext,
+  type ValidRequest,
   validateCountTokensRequest,
   validateMessagesRequest,
 } from "./validate-request.js";
@@ -151,17 +153,21 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
   if (route === "count_tokens") {
     const valid = validateCountTokensRequest(json, ctx);
     if (!valid.ok) return fail(valid.error);
-    return sendJson(
-      res,
-      record,
-      state.clock(),
-      200,
-      JSON.stringify({ input_tokens: valid.value.layout.totalTokens }),
-    );
+    return sendJson(res, record, state.clock(), 200, JSON.stringify(countTokensBody(valid.value)));
   }
   const valid = validateMessagesRequest(json, ctx);
   if (!valid.ok) return fail(valid.error);
   await handleMessages({ state, req, res, record, apiKey, betas: ctx.betas, valid: valid.value });
+}
+
+/** `{input_tokens}`, plus the beta's `context_management.original_input_tokens` (api doc §6). */
+function countTokensBody(valid: ValidRequest<CountTokensRequest>): object {
+  const input_tokens = valid.layout.totalTokens;
+  if (!valid.contextManagement) return { input_tokens };
+  return {
+    input_tokens,
+    context_management: { original_input_tokens: valid.contextManagement.originalInputTokens },
+  };
 }
 
 /** `GET /v1/models` and `GET /v1/models/{id}` (the SDK's `models.list()` / `retrieve()`). */

@@ -1,5 +1,6 @@
 import type { BuiltReply, ResponseBlock } from "./build-reply.js";
 import type { Diagnostics } from "./cache-diagnostics.js";
+import type { AppliedEdit } from "./context-edits-schema.js";
 import { countTokens, splitByTokens } from "./tokenizer.js";
 import type { SimUsage } from "./types.js";
 
@@ -15,6 +16,8 @@ export interface MessageHeader {
   model: string;
   /** Present when the request opted in with `diagnostics`. */
   diagnostics: Diagnostics | null;
+  /** Beta: the applied context edits, when the request carried `context_management` (api doc §9). */
+  contextManagement: { applied_edits: AppliedEdit[] } | null;
 }
 
 /** Tokens per text/thinking delta: small enough to look like a stream, large enough to be cheap. */
@@ -55,6 +58,8 @@ export function replyEvents(header: MessageHeader, reply: BuiltReply, usage: Sim
     ev("message_delta", {
       delta: { stop_reason: reply.stopReason, stop_sequence: reply.stopSequence },
       usage: { ...inputUsage, output_tokens: usage.output_tokens },
+      // SDK 1.14's BetaRawMessageDeltaEvent carries it; BetaMessageStream copies it to the message.
+      ...(header.contextManagement ? { context_management: header.contextManagement } : {}),
     }),
   );
   events.push(ev("message_stop", {}));

@@ -1,3 +1,4 @@
+import type { AppliedEdit } from "./context-edits-schema.js";
 import type { FaultKind, FaultSpec } from "./faults.js";
 import type { LatencyModel } from "./latency.js";
 import type { ModelSpec } from "./model-registry.js";
@@ -67,6 +68,8 @@ export interface RequestRecord {
   /** The `x-forkloop-query-source` request header, if any. */
   querySource: string | null;
   usage: SimUsage | null;
+  /** The response's `context_management` when the request carried one (api doc §9). */
+  contextManagement?: { applied_edits: AppliedEdit[] };
   /** By the model's prices: 5m write ×1.25, 1h write ×2, read ×0.1 of the input price. */
   costUsd: number;
   latencyMs: number;

@@ -1,5 +1,6 @@
 import { type ApiError, apiError, invalidRequest } from "./api-error.js";
 import { type Breakpoint, findBreakpoints } from "./cache-breakpoints.js";
+import { applyContextEdits } from "./context-editing.js";
 import type { IssuedThinking } from "./issued-thinking.js";
 import { effectiveContextWindow, type ModelRegistry, type ModelSpec } from "./model-registry.js";
 import { layoutPrompt, type PromptLayout } from "./prompt-layout.js";
@@ -11,6 +12,7 @@ import {
   messagesRequestSchema,
 } from "./request-schema.js";
 import { checkContent } from "./validate-content.js";
+import { type ContextEditing, checkContextManagement } from "./validate-context-management.js";
 import {
   checkIssuedThinking,
   checkThinkingBlocks,
@@ -33,10 +35,14 @@ export interface RequestContext {
 }
 
 export interface ValidRequest<B> {
+  /** The body as the model sees it: after `context_management` edits, if any (api doc §9). */
   body: B;
   model: ModelSpec;
+  /** Laid out over the edited body, so the cache key covers the edited prompt. */
   layout: PromptLayout;
   breakpoints: Breakpoint[];
+  /** Present when the request carried `context_management`. */
+  contextManagement?: ContextEditing;
 }
 
 export type Validation<B> = { ok: true; value: ValidRequest<B> } | { ok: false; error: ApiError };
@@ -57,7 +63,7 @@ export function validateMessagesRequest(raw: unknown, ctx: RequestContext): Vali
     checkIssuedThinking(body, ctx.issuedThinking) ??
     checkPrefill(body, model);
   if (error) return { ok: false, error };
-  return { ok: true, value: { ...common.value, body } };
+  return common;
 }
 
 /** Validates a `POST /v1/messages/count_tokens` body (no max_tokens, api doc §6). */
@@ -78,19 +84,38 @@ function validateCommon<B extends CountTokensRequest>(
   const model = ctx.registry.resolve(body.model);
   if (!model) return { ok: false, error: apiError(404, `model: ${body.model}`) };
   if (body.messages.length === 0) return fail("messages: at least one message is required");
-  const error = checkTools(body) ?? checkContent(body) ?? checkToolPairing(body) ?? checkThinkingBlocks(body);
+  const error =
+    checkTools(body) ??
+    checkContent(body) ??
+    checkToolPairing(body) ??
+    checkThinkingBlocks(body) ??
+    checkContextManagement(body, ctx.betas);
   if (error) return { ok: false, error };
-  const layout = layoutPrompt(body, {
-    stripPriorThinking: kind === "count_tokens" || model.keepsPriorThinking === false,
-    tokenFactor: model.tokenFactor ?? 1,
-  });
-  const found = findBreakpoints(layout, body.cache_control ?? null);
+  const layoutOf = (b: B): PromptLayout =>
+    layoutPrompt(b, {
+      stripPriorThinking: kind === "count_tokens" || model.keepsPriorThinking === false,
+      tokenFactor: model.tokenFactor ?? 1,
+    });
+  // Context edits run server-side before counting and caching (api doc §9).
+  const edited = body.context_management
+    ? applyContextEdits(body, body.context_management, (b) => layoutOf(b).totalTokens)
+    : null;
+  const seen = edited?.body ?? body;
+  const layout = layoutOf(seen);
+  const found = findBreakpoints(layout, seen.cache_control ?? null);
   if (!found.ok) return found;
   const window = effectiveContextWindow(model, ctx.betas);
   if (layout.totalTokens > window) {
     return fail(`prompt is too long: ${layout.totalTokens} tokens > ${window} maximum`);
   }
-  return { ok: true, value: { body, model, layout, breakpoints: found.breakpoints } };
+  const value: ValidRequest<B> = { body: seen, model, layout, breakpoints: found.breakpoints };
+  if (edited) {
+    value.contextManagement = {
+      appliedEdits: edited.appliedEdits,
+      originalInputTokens: layoutOf(body).totalTokens,
+    };
+  }
+  return { ok: true, value };
 }
 
 function checkMaxTokens(body: MessagesRequest, model: ModelSpec): ApiError | null {
