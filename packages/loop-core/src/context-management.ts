@@ -46,9 +46,16 @@ export async function* manageContext(
 
 /**
  * R-C8: the pipeline's own count when it has one (it knows what its stages just removed), else
- * `tokenCountWithEstimation`.
+ * `tokenCountWithEstimation`. With API context editing on (R-C2 cached variant) the last
+ * response's usage wins: only the API knows what it cleared, and its usage already counts the
+ * edited prompt, while a client-side count would still see every cleared tool result.
  */
-export function contextTokens(pipeline: ContextPipeline, messages: readonly Message[]): number {
+export function contextTokens(
+  pipeline: ContextPipeline,
+  messages: readonly Message[],
+  config: Pick<QueryConfig, "contextEditing"> = {},
+): number {
+  if (config.contextEditing) return tokenCountWithEstimation(messages);
   return pipeline.tokenCount ? pipeline.tokenCount(messages) : tokenCountWithEstimation(messages);
 }
 
@@ -61,13 +68,13 @@ export function blockingLimitError(
   pipeline: ContextPipeline,
   messages: readonly Message[],
   model: string,
-  config: Pick<QueryConfig, "autoCompactEnabled" | "querySource" | "modelOverrides">,
+  config: Pick<QueryConfig, "autoCompactEnabled" | "querySource" | "modelOverrides" | "contextEditing">,
 ): { readonly status: null; readonly type: string; readonly message: string } | undefined {
   if (config.autoCompactEnabled || config.querySource === "compact") return undefined;
   const info = getModelInfo(model, config.modelOverrides);
   const limit =
     info.contextWindow - Math.min(info.maxOutputTokens, MAX_OUTPUT_FOR_WINDOW) - MANUAL_COMPACT_BUFFER_TOKENS;
-  const tokens = contextTokens(pipeline, messages);
+  const tokens = contextTokens(pipeline, messages, config);
   if (tokens < limit) return undefined;
   return {
     status: null,

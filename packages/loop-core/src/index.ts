@@ -18,6 +18,14 @@ export {
   toolDefinitions,
 } from "./build-request.js";
 export type { CacheSafeParams } from "./cache-safe-params.js";
+export {
+  type AppliedEdit,
+  apiMicrocompactBoundary,
+  appliedEdits,
+  CONTEXT_MANAGEMENT_BETA,
+  type ContextEditingConfig,
+  contextManagementParam,
+} from "./context-editing.js";
 export type {
   AutoCompactTracking,
   ContextPipeline,

@@ -1,5 +1,6 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { ThinkingConfigParam } from "./build-request.js";
+import type { ContextEditingConfig } from "./context-editing.js";
 import type { AutoCompactTracking } from "./context-pipeline.js";
 import type { Message } from "./messages.js";
 import type { ModelInfo } from "./model-catalog.js";
@@ -87,6 +88,8 @@ export interface QueryConfig {
   readonly toolUseSummaryModel: string | undefined;
   readonly recordSnapshots: boolean;
   readonly retry: RetryOptions | undefined;
+  /** R-C2 cached variant: API context editing (optional so existing configs stay valid). */
+  readonly contextEditing?: ContextEditingConfig | undefined;
 }
 
 /** R-L10 constants (seed). */

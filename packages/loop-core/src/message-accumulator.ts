@@ -68,6 +68,9 @@ export class MessageAccumulator {
           usage.cache_creation_input_tokens = event.usage.cache_creation_input_tokens;
         if (event.usage.cache_read_input_tokens != null)
           usage.cache_read_input_tokens = event.usage.cache_read_input_tokens;
+        // Beta context editing reports its applied edits here (R-C2 cached variant, api doc §9).
+        const reported = (event as { context_management?: unknown }).context_management;
+        if (reported != null) (message as { context_management?: unknown }).context_management = reported;
         return undefined;
       }
       case "message_stop":

@@ -47,6 +47,16 @@ export interface SystemMessage extends MessageBase {
     readonly preTokens: number;
     readonly postTokens: number;
   };
+  /**
+   * R-C2: on a `microcompact_boundary` from the API's context editing (the cached variant), the
+   * figures the response reported (`context_management.applied_edits`).
+   */
+  readonly microcompactMetadata?: {
+    readonly source: "api";
+    readonly clearedInputTokens: number;
+    readonly clearedToolUses: number;
+    readonly clearedThinkingTurns: number;
+  };
 }
 
 export type Message = UserMessage | AssistantMessage | SystemMessage;

@@ -1,9 +1,16 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { type BuildRequestInput, buildRequest, type MessageCreateParams } from "./build-request.js";
+import {
+  CONTEXT_MANAGEMENT_BETA,
+  type ContextEditingConfig,
+  contextManagementParam,
+} from "./context-editing.js";
 import { createApiErrorMessage, createAssistantMessage } from "./create-message.js";
 import { FallbackTriggeredError } from "./errors.js";
 import { MessageAccumulator } from "./message-accumulator.js";
 import type { AssistantMessage, ContentBlock, RawMessageStreamEvent } from "./messages.js";
+
+type BetaStreamingParams = Anthropic.Beta.Messages.MessageCreateParamsStreaming;
 
 /** Header that lets the simulator (and logs) tell request kinds apart. */
 export const QUERY_SOURCE_HEADER = "x-forkloop-query-source";
@@ -33,6 +40,8 @@ export interface ModelCallRequest extends BuildRequestInput {
   /** uuid for the assistant message this call yields (known early so tool results can point at it). */
   readonly assistantUuid?: string | undefined;
   readonly uuid: () => string;
+  /** R-C2 cached variant: send `context_management` edits through the beta endpoint. */
+  readonly contextEditing?: ContextEditingConfig | undefined;
 }
 
 /** One retry of the model request, reported before the wait (Claude Code prints these too). */
@@ -109,6 +118,12 @@ export function buildModelRequestBody(request: ModelCallRequest): MessageCreateP
       },
     };
   }
+  if (request.contextEditing) {
+    // R-C2 (cached variant): the API applies these edits before counting and caching.
+    (body as unknown as Record<string, unknown>).context_management = contextManagementParam(
+      request.contextEditing,
+    );
+  }
   return body;
 }
 
@@ -119,11 +134,18 @@ async function* attemptStream(
 ): AsyncGenerator<ModelEvent, FailedAttempt | "aborted" | undefined> {
   const accumulator = new MessageAccumulator();
   try {
-    const stream = await client.messages.create(body, {
+    const options = {
       signal: request.signal,
       maxRetries: 0,
       headers: { [QUERY_SOURCE_HEADER]: request.querySource },
-    });
+    };
+    // Context editing is a beta: its body field needs the beta endpoint and header (api doc §9).
+    const stream = request.contextEditing
+      ? ((await client.beta.messages.create(
+          { ...(body as BetaStreamingParams), betas: [CONTEXT_MANAGEMENT_BETA] },
+          options,
+        )) as unknown as AsyncIterable<RawMessageStreamEvent>)
+      : await client.messages.create(body, options);
     for await (const event of stream) {
       yield { type: "stream_event", event };
       const completed = accumulator.push(event);

@@ -1,6 +1,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { ThinkingConfigParam } from "./build-request.js";
 import type { CacheSafeParams } from "./cache-safe-params.js";
+import type { ContextEditingConfig } from "./context-editing.js";
 import type { ContextPipeline } from "./context-pipeline.js";
 import type { LoopHooks } from "./hooks.js";
 import {
@@ -60,6 +61,12 @@ export interface QueryParams {
   readonly streamingToolExecution?: boolean;
   /** R-L18: summarize each tool batch with this small model; off when undefined. */
   readonly toolUseSummaryModel?: string;
+  /**
+   * R-C2 cached variant: let the API clear old tool results / thinking through its cache
+   * (`context_management`, beta `context-management-2025-06-27`). Each response that reports
+   * cleared tokens is followed by a `microcompact_boundary` carrying the API's figures.
+   */
+  readonly contextEditing?: ContextEditingConfig;
 }
 
 /** R-L13: the immutable config, captured on the first `.next()` and never re-read. */
@@ -84,5 +91,6 @@ export function snapshotConfig(params: QueryParams): QueryConfig {
     toolUseSummaryModel: params.toolUseSummaryModel,
     recordSnapshots: params.recordSnapshots ?? false,
     retry: params.retry,
+    contextEditing: params.contextEditing,
   });
 }

@@ -5,7 +5,7 @@ import type { AssistantMessage, UserMessage } from "./messages.js";
 import { query } from "./query.js";
 import type { QueryDeps } from "./query-deps.js";
 import { oversizedImage, snippingPipeline } from "./test-support/pipelines.js";
-import { assertHistoryAccepted, simParams, useSimulator } from "./test-support/sim-harness.js";
+import { assertHistoryAccepted, simParams, useSimulator, WINDOW_30K } from "./test-support/sim-harness.js";
 import { collect, scriptedCallModel, testContext, testTool } from "./testing/index.js";
 
 const sims = useSimulator();
@@ -18,13 +18,7 @@ const toolTurn = (name: string, input: Record<string, unknown> = {}) => ({
 });
 const textTurn = (text: string) => ({ content: [{ type: "text" as const, text }] });
 /** R-C7 hard limit of this window: 30,000 − min(8,000, 20,000) − 3,000 = 19,000 tokens. */
-const window30k = {
-  id: "claude-sonnet-4-6",
-  contextWindow: 30_000,
-  maxOutputTokens: 8_000,
-  inputPricePerMTok: 3,
-  outputPricePerMTok: 15,
-};
+const window30k = WINDOW_30K;
 
 describe("R-L6: every terminal reason, against the simulator", () => {
   it("R-L19: max_turns ends the run after maxTurns model calls", async () => {

@@ -1,6 +1,7 @@
 import { type WithheldKind, withheldKind } from "./api-error-kinds.js";
 import { buildSystemBlocks, toolDefinitions } from "./build-request.js";
 import type { CacheSafeParams } from "./cache-safe-params.js";
+import { apiMicrocompactBoundary } from "./context-editing.js";
 import { blockingLimitError, contextTokens, manageContext } from "./context-management.js";
 import { type ContextStageInput, passthroughContextPipeline } from "./context-pipeline.js";
 import { createApiErrorMessage, createUserMessage } from "./create-message.js";
@@ -153,7 +154,7 @@ async function* queryLoop(
           total: config.taskBudget.total,
           remaining: Math.max(
             0,
-            config.taskBudget.total - usage.outputTokens - contextTokens(pipeline, messagesForQuery),
+            config.taskBudget.total - usage.outputTokens - contextTokens(pipeline, messagesForQuery, config),
           ),
         }
       : undefined;
@@ -178,6 +179,7 @@ async function* queryLoop(
             parentUuid: lastUuid(messagesForQuery),
             assistantUuid,
             uuid: deps.uuid,
+            contextEditing: config.contextEditing,
           })) {
             switch (event.type) {
               case "stream_event":
@@ -206,6 +208,11 @@ async function* queryLoop(
                 }
                 assistantMessages.push(event);
                 yield event;
+                // R-C2 cached variant: what the API cleared is known only now, from the response.
+                const boundary = config.contextEditing
+                  ? apiMicrocompactBoundary(event, deps.uuid)
+                  : undefined;
+                if (boundary) yield boundary;
                 if (config.streamingToolExecution && !event.apiError) {
                   for (const block of event.message.content) {
                     if (block.type === "tool_use") executor.addTool(block, event.uuid);

@@ -98,3 +98,12 @@ export async function assertHistoryAccepted(handle: SimHandle, messages: readonl
   expect(record?.error ?? null).toBeNull();
   expect(["completed", "max_turns"]).toContain(terminal.reason);
 }
+
+/** A loop-side model override: a 30,000-token window (hard limit 30,000 − 8,000 − 3,000 = 19,000). */
+export const WINDOW_30K = {
+  id: "claude-sonnet-4-6",
+  contextWindow: 30_000,
+  maxOutputTokens: 8_000,
+  inputPricePerMTok: 3,
+  outputPricePerMTok: 15,
+} as const;
