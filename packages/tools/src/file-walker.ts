@@ -10,6 +10,11 @@ export interface WalkOptions {
   readonly skipHidden?: boolean;
   /** Stop after this many files (the caller then reports a truncated listing). */
   readonly maxFiles?: number;
+  /**
+   * Decides an entry before .gitignore does: true = keep (even if gitignored), false = skip (a
+   * directory is not walked), undefined = .gitignore decides. Grep's `glob` overrides (ripgrep's).
+   */
+  readonly decide?: (path: string, isDirectory: boolean) => boolean | undefined;
 }
 
 /**
@@ -40,8 +45,8 @@ export async function walkFiles(
       if (options.skipHidden === true && entry.name.startsWith(".")) continue;
       const path = join(dir, entry.name);
       if (entry.isDirectory()) {
-        if (!isIgnored(entry.name, true)) subdirs.push(path);
-      } else if (entry.isFile() && !isIgnored(entry.name, false)) {
+        if (options.decide?.(path, true) ?? !isIgnored(entry.name, true)) subdirs.push(path);
+      } else if (entry.isFile() && (options.decide?.(path, false) ?? !isIgnored(entry.name, false))) {
         if (files.length >= maxFiles) return { files, truncated: true };
         files.push(path);
       }

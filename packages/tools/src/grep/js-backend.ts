@@ -1,11 +1,13 @@
 import { readFileSync } from "node:fs";
 import { stat } from "node:fs/promises";
+import { basename } from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { walkFiles } from "../file-walker.js";
 import { GitignoreFilter } from "../gitignore.js";
-import { looksBinary } from "../text-file.js";
-import { createPathFilter } from "./path-filter.js";
+import { decodeTextFile } from "../text-file.js";
+import { createGlobOverrides, createTypeFilter } from "./path-filter.js";
 import type { GrepBackend, GrepFileResult, GrepLine, GrepSearch } from "./search.js";
+import { toUnicodePattern } from "./unicode-pattern.js";
 
 /**
  * Files read synchronously between two event-loop turns. Synchronous reads of small source files
@@ -29,9 +31,17 @@ export const jsGrepBackend: GrepBackend = async (search) => {
   if (rootStats.isFile()) files = [search.root];
   else {
     const filter = GitignoreFilter.forSearch(search.root, search.workspaceRoots);
-    const walked = await walkFiles(search.root, { filter, signal: search.signal });
-    const wanted = createPathFilter(search.root, search.globs, search.typeGlobs);
-    files = walked.files.filter(wanted);
+    const overrides = createGlobOverrides(search.root, search.globs);
+    const isOfType = createTypeFilter(search.typeGlobs);
+    // ripgrep's order: a matching --glob decides outright; otherwise .gitignore, then --type.
+    const decide = (path: string, isDirectory: boolean): boolean | undefined => {
+      if (basename(path) === ".git") return false; // ripgrep backend: a last `--glob !.git`
+      const verdict = overrides?.(path, isDirectory) ?? "none";
+      if (verdict !== "none") return verdict === "include";
+      if (!isDirectory && isOfType !== undefined && !isOfType(path)) return false;
+      return undefined;
+    };
+    files = (await walkFiles(search.root, { filter, signal: search.signal, decide })).files;
   }
 
   const results: GrepFileResult[] = [];
@@ -46,15 +56,31 @@ export const jsGrepBackend: GrepBackend = async (search) => {
     } catch {
       continue; // Vanished or unreadable since the walk: skipped, as ripgrep does.
     }
-    if (looksBinary(bytes)) continue;
-    const result = searchText(path, bytes.toString("utf8"), compiled, search);
+    const text = searchableText(bytes, path);
+    if (text === undefined) continue;
+    const result = searchText(path, text, compiled, search);
     if (result === undefined) continue;
     results.push(result);
     outputLines += result.lines.length;
-    if (search.mode === "content" && outputLines >= search.maxLines) truncated = true;
+    // More lines than the caller shows: the formatter then says the output was cut, as it does
+    // for the ripgrep backend's complete output.
+    if (search.mode === "content" && outputLines > search.maxLines) truncated = true;
   }
   return { ok: true, files: results, truncated };
 };
+
+/**
+ * The text ripgrep would search, or undefined for a binary file. ripgrep decodes a UTF-16 file
+ * by its BOM and drops a UTF-8 BOM; a NUL byte anywhere else makes the file binary. (ripgrep
+ * stops at the first NUL; the ripgrep backend then drops the file's matches too, so "binary"
+ * means the same in both backends, for an explicitly named file as well.)
+ */
+function searchableText(bytes: Buffer, path: string): string | undefined {
+  const utf16 = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+  if (!utf16 && bytes.includes(0)) return undefined;
+  const decoded = decodeTextFile(bytes, path);
+  return decoded.ok ? decoded.text : undefined;
+}
 
 interface CompiledPattern {
   /** Tests one line (no `g` flag: no lastIndex state). */
@@ -72,12 +98,18 @@ function compilePattern(search: GrepSearch): CompiledPattern | { error: string }
     caseInsensitive = true;
   }
   const flags = caseInsensitive ? "i" : "";
+  const compile = (body: string, unicode: "u" | ""): CompiledPattern => ({
+    line: new RegExp(body, `${flags}${unicode}`),
+    // Multiline = ripgrep's -U --multiline-dotall: "." crosses newlines, ^/$ match at line ends.
+    text: new RegExp(body, `${flags}${unicode}gm${search.multiline ? "s" : ""}`),
+  });
   try {
-    return {
-      line: new RegExp(source, flags),
-      // Multiline = ripgrep's -U --multiline-dotall: "." crosses newlines, ^/$ match at line ends.
-      text: new RegExp(source, `${flags}gm${search.multiline ? "s" : ""}`),
-    };
+    return compile(toUnicodePattern(source), "u"); // ripgrep's Unicode classes
+  } catch {
+    // The stricter `u` syntax rejects some patterns (e.g. `\:`): compile as written, ASCII classes.
+  }
+  try {
+    return compile(source, "");
   } catch (error) {
     return {
       error: `Invalid regular expression ${JSON.stringify(search.pattern)}: ${(error as Error).message}`,

@@ -1,32 +1,65 @@
 import { basename, relative, sep } from "node:path";
 import picomatch from "picomatch";
 
+/** How a `--glob` list judges one path, before .gitignore and `type` are consulted. */
+export type OverrideVerdict = "include" | "exclude" | "none";
+
 /**
- * ripgrep's `--glob` semantics: a glob without "/" matches the file name at any depth, one with
- * "/" matches the path relative to the search root; `!glob` excludes; when any include glob is
- * given a file must match one. The type filter is a separate include list (ANDed).
+ * ripgrep's `--glob` semantics (its "overrides"): globs are gitignore-style and relative to the
+ * search root (no "/" = the name at any depth); `!glob` excludes; the last matching glob wins.
+ * A match decides outright, as in ripgrep: an included file is searched even when it is
+ * gitignored or not of the requested `type`, an excluded directory is not walked. With at least
+ * one include glob, a file matching none is excluded (a directory is not: it is walked).
  */
-export function createPathFilter(root: string, globs: readonly string[], typeGlobs: readonly string[]) {
-  const includes = globs.filter((glob) => !glob.startsWith("!")).map((glob) => compile(glob));
-  const excludes = globs.filter((glob) => glob.startsWith("!")).map((glob) => compile(glob.slice(1)));
-  const types = typeGlobs.map((glob) => compile(glob));
-  return (path: string): boolean => {
+export function createGlobOverrides(
+  root: string,
+  globs: readonly string[],
+): ((path: string, isDirectory: boolean) => OverrideVerdict) | undefined {
+  if (globs.length === 0) return undefined;
+  const matchers = globs.map((glob) =>
+    glob.startsWith("!")
+      ? { ...compile(glob.slice(1)), include: false }
+      : { ...compile(glob), include: true },
+  );
+  const hasIncludes = matchers.some((matcher) => matcher.include);
+  return (path, isDirectory) => {
     const relativePath = relative(root, path).split(sep).join("/");
     const name = basename(path);
-    const test = (matcher: Matcher): boolean => matcher.matcher(matcher.onName ? name : relativePath);
-    if (excludes.some(test)) return false;
-    if (includes.length > 0 && !includes.some(test)) return false;
-    return types.length === 0 || types.some(test);
+    for (let index = matchers.length - 1; index >= 0; index--) {
+      const matcher = matchers[index] as Matcher & { include: boolean };
+      if (matcher.directoryOnly && !isDirectory) continue;
+      if (matcher.matcher(matcher.onName ? name : relativePath))
+        return matcher.include ? "include" : "exclude";
+    }
+    return hasIncludes && !isDirectory ? "exclude" : "none";
+  };
+}
+
+/** The `type` filter: a file must match one of the type's globs (by name). */
+export function createTypeFilter(typeGlobs: readonly string[]): ((path: string) => boolean) | undefined {
+  if (typeGlobs.length === 0) return undefined;
+  const matchers = typeGlobs.map((glob) => compile(glob));
+  return (path) => {
+    const name = basename(path);
+    return matchers.some((matcher) => matcher.matcher(name));
   };
 }
 
 interface Matcher {
   readonly onName: boolean;
+  /** A glob ending in "/" matches directories only (gitignore syntax). */
+  readonly directoryOnly: boolean;
   readonly matcher: (path: string) => boolean;
 }
 
 function compile(glob: string): Matcher {
-  return { onName: !glob.includes("/"), matcher: picomatch(glob.replace(/^\//, ""), { dot: true }) };
+  const directoryOnly = glob.endsWith("/");
+  const body = directoryOnly ? glob.slice(0, -1) : glob;
+  return {
+    onName: !body.includes("/"),
+    directoryOnly,
+    matcher: picomatch(body.replace(/^\//, ""), { dot: true }),
+  };
 }
 
 /** Splits Grep's `glob` parameter on whitespace, and on commas outside braces (Claude Code's rule). */

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
-import { accessSync, constants } from "node:fs";
-import { delimiter, join } from "node:path";
+import { accessSync, constants, statSync } from "node:fs";
+import { delimiter, dirname, join } from "node:path";
 import type { GrepBackend, GrepFileResult, GrepLine, GrepSearch } from "./search.js";
 
 /** The `rg` executable on PATH, or undefined when ripgrep is not installed. */
@@ -20,14 +20,19 @@ export function findRipgrep(path = process.env.PATH ?? ""): string | undefined {
 
 /** ripgrep's arguments for a search; `--json` so that both backends produce the same structure. */
 export function ripgrepArgs(search: GrepSearch): string[] {
-  const args = ["--json", "--no-config", "--hidden", "--no-follow", "--glob", "!.git"];
+  // --no-require-git: .gitignore files count outside a git repository too, as in the JS backend
+  // (without it a workspace that is not a repo would show its gitignored files).
+  // --crlf: "$" matches before "\r\n" as well, as in the JS backend, which searches lines
+  // without their CR (a model writing `foo$` means the line's end in a CRLF file too).
+  const args = ["--json", "--no-config", "--hidden", "--no-follow", "--no-require-git", "--crlf"];
   if (search.caseInsensitive) args.push("--ignore-case");
   if (search.multiline) args.push("--multiline", "--multiline-dotall");
   if (search.mode === "content") {
     if (search.contextBefore > 0) args.push("--before-context", String(search.contextBefore));
     if (search.contextAfter > 0) args.push("--after-context", String(search.contextAfter));
   }
-  for (const glob of search.globs) args.push("--glob", glob);
+  // The last matching glob wins: `!.git` after the caller's globs keeps .git out in any case.
+  for (const glob of [...search.globs, "!.git"]) args.push("--glob", glob);
   if (search.typeGlobs.length > 0) {
     for (const glob of search.typeGlobs) args.push("--type-add", `forkloop:${glob}`);
     args.push("--type", "forkloop");
@@ -42,17 +47,29 @@ interface RgText {
 }
 interface RgEvent {
   readonly type: string;
-  readonly data?: { readonly path?: RgText; readonly lines?: RgText; readonly line_number?: number | null };
+  readonly data?: {
+    readonly path?: RgText;
+    readonly lines?: RgText;
+    readonly line_number?: number | null;
+    /** On "end": where a NUL byte was found, null for a text file. */
+    readonly binary_offset?: number | null;
+  };
 }
 
-/** Turns ripgrep's `--json` output into per-file results (multiline matches split into lines). */
+/**
+ * Turns ripgrep's `--json` output into per-file results (multiline matches split into lines).
+ * A file ripgrep found a NUL byte in is dropped: ripgrep stops reading a binary file found by the
+ * walk but still reports the matches before the NUL, and searches a binary file named
+ * explicitly; Grep skips binary files in both cases (as the JS backend does).
+ */
 export function parseRipgrepJson(output: string, mode: GrepSearch["mode"]): GrepFileResult[] {
   const byPath = new Map<string, { matchingLines: number; lines: GrepLine[] }>();
   for (const raw of output.split("\n")) {
     if (raw.trim().length === 0) continue;
     const event = JSON.parse(raw) as RgEvent;
-    if (event.type !== "match" && event.type !== "context") continue;
     const path = decode(event.data?.path);
+    if (event.type === "end" && typeof event.data?.binary_offset === "number") byPath.delete(path);
+    if (event.type !== "match" && event.type !== "context") continue;
     const firstLine = event.data?.line_number ?? 0;
     const lines = decode(event.data?.lines)
       .replace(/\r?\n$/, "")
@@ -85,6 +102,9 @@ export function createRipgrepBackend(executable: string): GrepBackend {
   return (search) =>
     new Promise((resolve) => {
       const child = spawn(executable, ripgrepArgs(search), {
+        // ripgrep matches a --glob with a slash against the path relative to its working
+        // directory, the JS backend relative to the search root: run ripgrep there.
+        cwd: statSync(search.root).isFile() ? dirname(search.root) : search.root,
         stdio: ["ignore", "pipe", "pipe"],
         signal: search.signal,
       });

@@ -135,7 +135,7 @@ describe("Grep (JavaScript backend)", () => {
   });
 });
 
-describe("Grep ripgrep backend (rg is not installed on this machine: arguments and parsing only)", () => {
+describe("Grep ripgrep backend: arguments and parsing (end to end in grep-parity.test.ts when rg is on PATH)", () => {
   it("R-T3: finds rg only when an executable named rg is on PATH", () => {
     expect(findRipgrep("/nonexistent-dir")).toBeUndefined();
     put("bin/rg", "#!/bin/sh\n");
@@ -163,8 +163,8 @@ describe("Grep ripgrep backend (rg is not installed on this machine: arguments a
       "--no-config",
       "--hidden",
       "--no-follow",
-      "--glob",
-      "!.git",
+      "--no-require-git",
+      "--crlf",
       "--ignore-case",
       "--multiline",
       "--multiline-dotall",
@@ -172,6 +172,8 @@ describe("Grep ripgrep backend (rg is not installed on this machine: arguments a
       "2",
       "--glob",
       "*.ts",
+      "--glob",
+      "!.git",
       "--type-add",
       "forkloop:*.py",
       "--type",
@@ -183,13 +185,16 @@ describe("Grep ripgrep backend (rg is not installed on this machine: arguments a
     ]);
   });
 
-  it("R-T3: parses ripgrep --json output (matches, context, multiline, byte paths)", () => {
+  it("R-T3: parses ripgrep --json output (matches, context, multiline, byte paths, binary files dropped)", () => {
     const output = [
       '{"type":"begin","data":{"path":{"text":"/ws/a.ts"}}}',
       '{"type":"context","data":{"path":{"text":"/ws/a.ts"},"lines":{"text":"before\\n"},"line_number":1,"absolute_offset":0,"submatches":[]}}',
       '{"type":"match","data":{"path":{"text":"/ws/a.ts"},"lines":{"text":"foo\\r\\nbar\\n"},"line_number":2,"absolute_offset":7,"submatches":[]}}',
       '{"type":"end","data":{"path":{"text":"/ws/a.ts"},"stats":{}}}',
       `{"type":"match","data":{"path":{"bytes":"${Buffer.from("/ws/b.ts").toString("base64")}"},"lines":{"text":"foo\\n"},"line_number":9,"submatches":[]}}`,
+      '{"type":"begin","data":{"path":{"text":"/ws/bin.dat"}}}',
+      '{"type":"match","data":{"path":{"text":"/ws/bin.dat"},"lines":{"text":"foo\\u0000\\n"},"line_number":1,"submatches":[]}}',
+      '{"type":"end","data":{"path":{"text":"/ws/bin.dat"},"binary_offset":3,"stats":{}}}',
       '{"type":"summary","data":{}}',
     ].join("\n");
     expect(parseRipgrepJson(output, "content")).toEqual([

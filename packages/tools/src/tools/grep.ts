@@ -114,7 +114,6 @@ export function createGrepTool(options: GrepToolOptions = {}) {
               lineNumbers: input["-n"] !== false,
               separators: search.contextBefore > 0 || search.contextAfter > 0,
               headLimit: input.head_limit,
-              searchTruncated: outcome.truncated,
             }),
           };
         default: {
@@ -152,7 +151,6 @@ function formatContent(
     lineNumbers: boolean;
     separators: boolean;
     headLimit: number | undefined;
-    searchTruncated: boolean;
   },
 ): string {
   const out: string[] = [];
@@ -168,12 +166,15 @@ function formatContent(
     }
   }
   if (out.length === 0) return "No matches found";
-  const limit = options.headLimit ?? out.length;
+  // Cut here, not in the backends, so that the JS backend (which stops reading once it has more
+  // lines than this) and ripgrep (which reports everything) print the same thing.
+  const byHeadLimit = options.headLimit !== undefined && options.headLimit <= GREP_MAX_CONTENT_LINES;
+  const limit = byHeadLimit ? (options.headLimit as number) : GREP_MAX_CONTENT_LINES;
+  if (out.length <= limit) return out.join("\n");
   const shown = out.slice(0, limit).join("\n");
-  if (out.length > limit) return `${shown}\n\n(Showing the first ${limit} lines; head_limit cut the rest.)`;
-  if (options.searchTruncated)
-    return `${shown}\n\n(The search stopped after ${GREP_MAX_CONTENT_LINES} lines; narrow it.)`;
-  return shown;
+  return byHeadLimit
+    ? `${shown}\n\n(Showing the first ${limit} lines; head_limit cut the rest.)`
+    : `${shown}\n\n(The search stopped after ${GREP_MAX_CONTENT_LINES} lines; narrow it.)`;
 }
 
 function clip(text: string): string {
