@@ -1,7 +1,7 @@
 /**
- * Tools benchmarks (issue 4): Grep over a generated 20,000-file tree (ripgrep vs the JavaScript
- * fallback when rg is on PATH; otherwise the JavaScript backend against GNU grep as the
- * reference), Glob over the same tree, and Read / Edit throughput against the bare synchronous fs
+ * Tools benchmarks (issue 4): Grep over a generated 20,000-file tree in files_with_matches and
+ * content modes (the ripgrep backend and the JavaScript fallback side by side when rg is on PATH;
+ * otherwise the JavaScript backend alone, with GNU grep -rl as a native reference), Glob over the same tree, and Read / Edit throughput against the bare synchronous fs
  * calls they wrap (the ratio is the cost of confinement, read-state checks and formatting).
  * Everything runs in a temp dir that is removed at the end.
  */
@@ -10,7 +10,15 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AgentState, createAgentState, type Tool, type ToolUseContext } from "@forkloop/loop-core";
-import { createGrepTool, editTool, findRipgrep, globTool, jsGrepBackend, readTool } from "@forkloop/tools";
+import {
+  createGrepTool,
+  createRipgrepBackend,
+  editTool,
+  findRipgrep,
+  globTool,
+  jsGrepBackend,
+  readTool,
+} from "@forkloop/tools";
 import { type BenchResult, compare, percentile, timeRuns } from "./harness.js";
 
 const DIRS = 200;
@@ -77,36 +85,46 @@ export async function run(): Promise<BenchResult[]> {
     const results: BenchResult[] = [];
     const treeNote = `${DIRS * FILES_PER_DIR} files (+${IGNORED_FILES} gitignored)`;
 
-    // Grep: files_with_matches and content mode.
+    // Grep, both output modes: the JS fallback always; ripgrep side by side when rg is on PATH.
+    const searches: readonly { mode: string; input: Record<string, unknown> }[] = [
+      { mode: "files_with_matches", input: { pattern: "TODO\\(needle\\)" } },
+      { mode: "content -C 1", input: { pattern: "TODO\\(needle\\)", output_mode: "content", "-C": 1 } },
+    ];
     const jsGrep = createGrepTool({ backend: jsGrepBackend });
-    const jsFiles = median(
-      await timeRuns(() => call(jsGrep, { pattern: "TODO\\(needle\\)" }, context), 5, 1),
-    );
-    const jsContent = median(
-      await timeRuns(
-        () => call(jsGrep, { pattern: "TODO\\(needle\\)", output_mode: "content", "-C": 1 }, context),
-        5,
-        1,
-      ),
-    );
     const rg = findRipgrep();
-    if (rg !== undefined) {
-      const rgGrep = createGrepTool({ backend: "auto" });
-      const rgFiles = median(
-        await timeRuns(() => call(rgGrep, { pattern: "TODO\\(needle\\)" }, context), 5, 1),
-      );
+    const rgGrep = rg === undefined ? undefined : createGrepTool({ backend: createRipgrepBackend(rg) });
+    for (const { mode, input } of searches) {
+      const jsMs = median(await timeRuns(() => call(jsGrep, input, context), 5, 1));
+      if (rgGrep === undefined) {
+        results.push({
+          name: `tools.grep.${mode} (JS backend; rg not on PATH)`,
+          metric: "median",
+          value: jsMs,
+          unit: "ms",
+          notes: `${treeNote}; ripgrep was not on PATH, so the ripgrep backend was not measured`,
+        });
+        continue;
+      }
+      // Same tree, same input: the two backends must print the same thing (grep-parity.test.ts).
+      const [jsText, rgText] = [
+        String((await call(jsGrep, input, context)).content),
+        String((await call(rgGrep, input, context)).content),
+      ];
+      if (jsText !== rgText) throw new Error(`Grep ${mode}: the JS and ripgrep backends disagree`);
+      const rgMs = median(await timeRuns(() => call(rgGrep, input, context), 5, 1));
       results.push(
         compare(
-          "tools.grep.files_with_matches (JS fallback / ripgrep, lower is better for ripgrep)",
+          `tools.grep.${mode} (JS fallback / ripgrep backend, ms; the ratio is how much slower the fallback is)`,
           "median",
           "ms",
-          { label: "ripgrep", value: rgFiles },
-          { label: "JS fallback", value: jsFiles },
-          treeNote,
+          { label: `ripgrep backend (${rg})`, value: rgMs },
+          { label: "JS fallback", value: jsMs },
+          `${treeNote}; both through the Grep tool (confinement, gitignore, mtime sort, formatting)`,
         ),
       );
-    } else {
-      // ripgrep is not installed here: measure GNU grep over the same files as the reference.
+    }
+    if (rgGrep === undefined) {
+      // No ripgrep: GNU grep over the same files is the only native reference available.
       const gnuGrep = median(
         await timeRuns(
           () => {
@@ -122,24 +140,14 @@ export async function run(): Promise<BenchResult[]> {
           1,
         ),
       );
-      results.push(
-        compare(
-          "tools.grep.files_with_matches (JS fallback vs GNU grep -rl; rg not on PATH)",
-          "median",
-          "ms",
-          { label: "GNU grep -rl (no .gitignore parsing, no mtime sort)", value: gnuGrep },
-          { label: "Grep tool, JS backend", value: jsFiles },
-          `${treeNote}; ripgrep was not on PATH, so the ripgrep backend was not measured`,
-        ),
-      );
+      results.push({
+        name: "tools.grep.files_with_matches reference: GNU grep -rl (no .gitignore parsing, no mtime sort)",
+        metric: "median",
+        value: gnuGrep,
+        unit: "ms",
+        notes: treeNote,
+      });
     }
-    results.push({
-      name: "tools.grep.content -C 1 (JS backend)",
-      metric: "median",
-      value: jsContent,
-      unit: "ms",
-      notes: treeNote,
-    });
 
     // Glob over the same tree.
     const glob = median(await timeRuns(() => call(globTool, { pattern: "**/file7*.ts" }, context), 5, 1));

@@ -77,9 +77,14 @@ export const jsGrepBackend: GrepBackend = async (search) => {
  */
 function searchableText(bytes: Buffer, path: string): string | undefined {
   const utf16 = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
-  if (!utf16 && bytes.includes(0)) return undefined;
-  const decoded = decodeTextFile(bytes, path);
-  return decoded.ok ? decoded.text : undefined;
+  if (utf16) {
+    const decoded = decodeTextFile(bytes, path);
+    return decoded.ok ? decoded.text : undefined;
+  }
+  if (bytes.includes(0)) return undefined;
+  // Buffer#toString, not TextDecoder: measurably faster over thousands of small files.
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  return bytes.toString("utf8", bom ? 3 : 0);
 }
 
 interface CompiledPattern {
