@@ -80,6 +80,12 @@ function memAvailableKb(): number {
   return Number(match?.[1] ?? Number.NaN);
 }
 
+/** Proportional set size of a process (shared pages split between their users): kB. */
+function pssKb(pid: number | "self"): number {
+  const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+  return Number(match?.[1] ?? Number.NaN);
+}
+
 function messageRequests(sim: Simulator): RequestRecord[] {
   return sim.requests().filter((record) => record.path === "/v1/messages");
 }
@@ -184,6 +190,7 @@ async function memoryPerAgent(dir: string): Promise<BenchResult[]> {
   try {
     await settle();
     const poolBefore = memAvailableKb();
+    const poolPssBefore = pssKb("self");
     const pool = createAgentPool({
       endpoint: { apiKey: "bench-key", baseURL: sim.url },
       maxThreads: 2,
@@ -193,6 +200,8 @@ async function memoryPerAgent(dir: string): Promise<BenchResult[]> {
     await waitFor(() => messageRequests(sim).length >= CONCURRENT, `${CONCURRENT} requests in flight`);
     await settle();
     const poolDrop = (poolBefore - memAvailableKb()) / CONCURRENT / 1024;
+    // This process also hosts the simulator, so the pool's figure includes its 32 open requests.
+    const poolPss = (pssKb("self") - poolPssBefore) / CONCURRENT / 1024;
     release();
     await Promise.all(handles.map((handle) => handle.result));
     await pool.close();
@@ -209,11 +218,23 @@ async function memoryPerAgent(dir: string): Promise<BenchResult[]> {
     await waitFor(() => messageRequests(sim).length >= CONCURRENT, `${CONCURRENT} requests in flight`);
     await settle();
     const processDrop = (processBefore - memAvailableKb()) / CONCURRENT / 1024;
+    const processPss =
+      children.reduce((sum, child) => sum + (child.pid === undefined ? 0 : pssKb(child.pid)), 0) /
+      CONCURRENT /
+      1024;
     release();
     await Promise.all(children.map(exited));
     return [
       compare(
         "memory per concurrent sub-agent at 32 (lower is better)",
+        "PSS added / agent",
+        "MiB",
+        { label: "node process per agent (sum of their PSS)", value: processPss },
+        { label: "worker pool, 2 threads × 16 (growth of this process's PSS)", value: poolPss },
+        "PSS splits shared pages between processes, so it is a fair per-process figure; the pool's side includes its two threads and the simulator's open requests",
+      ),
+      compare(
+        "memory per concurrent sub-agent at 32, machine-wide (lower is better)",
         "MemAvailable drop / agent",
         "MiB",
         { label: "node process per agent", value: processDrop },
