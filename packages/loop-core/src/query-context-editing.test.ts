@@ -114,6 +114,28 @@ describe("R-C2: microcompact, cached variant (API context editing)", () => {
     ).toEqual(reported);
   });
 
+  it("R-C2: the boundaries stay in the loop's history (Terminal.messages) after their replies, and are never sent to the API", async () => {
+    const handle = await sims.start(readEachTurn);
+    const { events, terminal } = await collect(
+      query(simParams(handle, { tools: [read(300)], contextEditing: CLEAR_AFTER_3_KEEP_2 })),
+    );
+    expect(terminal.reason).toBe("completed");
+    const yielded = events.filter(isBoundary);
+    expect(yielded).toHaveLength(5);
+    // Every yielded boundary is in the final history, right after the reply that reported it.
+    const history = terminal.messages;
+    expect(history.filter((message) => message.type === "system")).toEqual(yielded);
+    for (const boundary of yielded) {
+      const index = history.indexOf(boundary);
+      expect(history[index - 1]?.uuid).toBe(boundary.parentUuid);
+    }
+    // Later turns carried them in their history, yet no request body holds a boundary's text.
+    for (const record of handle.messageRequests()) {
+      expect(record.rawBody).not.toContain("The API cleared");
+      expect(record.error).toBeNull();
+    }
+  });
+
   it("R-C2: without contextEditing no edits are sent and no boundary is yielded", async () => {
     const handle = await sims.start(readEachTurn);
     const { events } = await collect(query(simParams(handle, { tools: [read(300)] })));

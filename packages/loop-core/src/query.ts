@@ -10,7 +10,7 @@ import type { LoopEvent } from "./loop-events.js";
 import { interruptNotice, lastUuid, stripThinkingBlocks } from "./loop-messages.js";
 import { type LoopState, NO_REACTIVE_COMPACT_ATTEMPTED, type QueuedCommand } from "./loop-state.js";
 import { step } from "./loop-step.js";
-import type { AssistantMessage, Message, UserMessage } from "./messages.js";
+import type { AssistantMessage, Message, SystemMessage, UserMessage } from "./messages.js";
 import { yieldMissingToolResultBlocks } from "./missing-tool-results.js";
 import type { CanUseTool } from "./permissions.js";
 import { productionDeps, type QueryDeps } from "./query-deps.js";
@@ -147,6 +147,11 @@ async function* queryLoop(
     });
     let executor = new StreamingToolExecutor(toolRunOptions());
     let assistantMessages: AssistantMessage[] = [];
+    // R-C2 cached variant: the API's microcompact boundaries of this attempt, kept in the history
+    // right after the reply that reported them (transcripts and resumes see them; system
+    // messages are never sent to the API, toApiMessages drops them).
+    let apiBoundaries: SystemMessage[] = [];
+    const replies = (): Message[] => withBoundaries(assistantMessages, apiBoundaries);
     let withheld: { message: AssistantMessage; kind: WithheldKind } | undefined;
     let fallbackIndex = config.fallbackModels.indexOf(model) + 1;
     const taskBudget = config.taskBudget
@@ -212,7 +217,10 @@ async function* queryLoop(
                 const boundary = config.contextEditing
                   ? apiMicrocompactBoundary(event, deps.uuid)
                   : undefined;
-                if (boundary) yield boundary;
+                if (boundary) {
+                  apiBoundaries.push(boundary);
+                  yield boundary;
+                }
                 if (config.streamingToolExecution && !event.apiError) {
                   for (const block of event.message.content) {
                     if (block.type === "tool_use") executor.addTool(block, event.uuid);
@@ -238,6 +246,7 @@ async function* queryLoop(
           for (const message of [...assistantMessages, ...orphans])
             yield { type: "tombstone", uuid: message.uuid };
           assistantMessages = [];
+          apiBoundaries = [];
           withheld = undefined;
           yield { type: "model_fallback", from: model, to: next };
           model = next;
@@ -265,11 +274,7 @@ async function* queryLoop(
         parentUuid: lastUuid(messagesForQuery),
       });
       yield notice;
-      return await finish(
-        "model_error",
-        [...messagesForQuery, ...assistantMessages, ...orphans, notice],
-        failure,
-      );
+      return await finish("model_error", [...messagesForQuery, ...replies(), ...orphans, notice], failure);
     }
 
     // R-L16, path 1: aborted while streaming.
@@ -287,7 +292,7 @@ async function* queryLoop(
         ...yieldMissingToolResultBlocks(assistantMessages, results, "Interrupted by user", deps.uuid),
       ];
       yield* orphans;
-      const messages: Message[] = [...messagesForQuery, ...assistantMessages, ...results, ...orphans];
+      const messages: Message[] = [...messagesForQuery, ...replies(), ...results, ...orphans];
       const notice = interruptNotice(signal, false, deps.uuid, lastUuid(messages));
       if (notice) {
         yield notice;
@@ -332,7 +337,7 @@ async function* queryLoop(
       return await finish(recovery.reason, recovery.messages, recovery.error);
     }
 
-    const messagesSoFar: Message[] = [...messagesForQuery, ...assistantMessages];
+    const messagesSoFar: Message[] = [...messagesForQuery, ...replies()];
     const last = assistantMessages.at(-1);
     // R-L11: never run stop hooks after an API error (error → hook blocks → retry → error …).
     if (!last || last.apiError) {
@@ -509,6 +514,18 @@ async function* queryLoop(
       transition: { reason: "next_turn" },
     };
   }
+}
+
+/** The replies in order, each followed by the API microcompact boundary it reported (if any). */
+function withBoundaries(
+  replies: readonly AssistantMessage[],
+  boundaries: readonly SystemMessage[],
+): Message[] {
+  if (boundaries.length === 0) return [...replies];
+  return replies.flatMap((reply) => [
+    reply,
+    ...boundaries.filter((boundary) => boundary.parentUuid === reply.uuid),
+  ]);
 }
 
 function assertNever(value: never): never {
