@@ -2,12 +2,12 @@ import Anthropic from "@anthropic-ai/sdk";
 import type { BetaMessageParam } from "@anthropic-ai/sdk/resources/beta/messages/messages";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startSimulator } from "./server.js";
+import { textOfTokens } from "./testing/index.js";
 import type { Simulator } from "./types.js";
 
 /** api doc §9 over several requests: thinking turns, and what an edit does to the prompt cache. */
 const BETA = "context-management-2025-06-27";
 const MODEL = "claude-sonnet-5"; // keeps prior thinking; minimum cacheable length 1024 (registry)
-const tok = (n: number, salt = "abcd"): string => `${salt} `.repeat(n).trim();
 const READ = [{ name: "Read", description: "read a file", input_schema: { type: "object" as const } }];
 const EPH = { type: "ephemeral" } as const;
 
@@ -47,7 +47,7 @@ async function thinkingSession(): Promise<BetaMessageParam[]> {
     });
     messages.push({
       role: "user",
-      content: [{ type: "tool_result", tool_use_id: toolUse.id, content: tok(50, "resx") }],
+      content: [{ type: "tool_result", tool_use_id: toolUse.id, content: textOfTokens(50, "resx") }],
     });
   }
 }
@@ -100,7 +100,7 @@ describe("api doc §5 + §9: an edit invalidates the cache from the first cleare
           {
             type: "tool_result",
             tool_use_id: `toolu_${i}`,
-            content: tok(400, `r${i}x`),
+            content: textOfTokens(400, `r${i}x`),
             ...(i === 3 ? { cache_control: EPH } : {}),
           },
         ],
@@ -110,7 +110,7 @@ describe("api doc §5 + §9: an edit invalidates the cache from the first cleare
       model: MODEL,
       max_tokens: 100,
       betas: [BETA],
-      system: [{ type: "text", text: tok(1_200, "sysx"), cache_control: EPH }],
+      system: [{ type: "text", text: textOfTokens(1_200, "sysx"), cache_control: EPH }],
       tools: READ,
       messages,
       ...(clearWith === null
@@ -152,7 +152,7 @@ describe("api doc §5 + §9: an edit invalidates the cache from the first cleare
   async function prefixTokens(): Promise<number> {
     const { input_tokens } = await client.beta.messages.countTokens({
       model: MODEL,
-      system: [{ type: "text", text: tok(1_200, "sysx") }],
+      system: [{ type: "text", text: textOfTokens(1_200, "sysx") }],
       tools: READ,
       messages: [{ role: "user", content: "x" }],
     });

@@ -3,14 +3,12 @@ import type { BetaMessageParam } from "@anthropic-ai/sdk/resources/beta/messages
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLEARED_TOOL_RESULT_TEXT } from "./context-editing.js";
 import { startSimulator } from "./server.js";
-import { sequenceBrain } from "./testing/index.js";
+import { sequenceBrain, textOfTokens } from "./testing/index.js";
 import type { Simulator } from "./types.js";
 
 /** api doc §9: server-side context editing (`context_management`, beta `context-management-2025-06-27`). */
 const BETA = "context-management-2025-06-27";
 const MODEL = "claude-sonnet-5"; // minimum cacheable length 1024 (registry)
-/** `n` tokens under the simulator's rule ("abcd" is one token, whitespace is free). */
-const tok = (n: number, salt = "abcd"): string => `${salt} `.repeat(n).trim();
 const TOOLS = ["Read", "Bash", "Grep"].map((name) => ({
   name,
   description: `${name} tool`,
@@ -27,7 +25,9 @@ function toolSession(names: readonly string[], resultTokens = 100): BetaMessageP
     });
     messages.push({
       role: "user",
-      content: [{ type: "tool_result", tool_use_id: `toolu_${i}`, content: tok(resultTokens, `r${i}x`) }],
+      content: [
+        { type: "tool_result", tool_use_id: `toolu_${i}`, content: textOfTokens(resultTokens, `r${i}x`) },
+      ],
     });
   });
   return messages;

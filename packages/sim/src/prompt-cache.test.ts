@@ -3,10 +3,9 @@ import { type Breakpoint, findBreakpoints } from "./cache-breakpoints.js";
 import { type CacheUsage, PromptCache } from "./prompt-cache.js";
 import { layoutPrompt } from "./prompt-layout.js";
 import type { CountTokensRequest } from "./request-schema.js";
+import { textOfTokens } from "./testing/index.js";
 import { countTokens } from "./tokenizer.js";
 
-/** `n` tokens under the simulator's rule: "abcd" is one token, whitespace is free. */
-const tok = (n: number, salt = "abcd"): string => `${salt} `.repeat(n).trim();
 const EPH = { type: "ephemeral" } as const;
 const EPH_1H = { type: "ephemeral", ttl: "1h" } as const;
 const MIN = 10;
@@ -17,19 +16,24 @@ type Body = CountTokensRequest;
 const tools = (cache = false, salt = "abcd"): Body["tools"] => [
   {
     name: "Read",
-    description: tok(20, salt),
+    description: textOfTokens(20, salt),
     input_schema: { type: "object" },
     ...(cache ? { cache_control: EPH } : {}),
   },
 ];
 const system = (cache: typeof EPH | typeof EPH_1H | null = EPH, salt = "sysx") => [
-  { type: "text" as const, text: tok(30, salt), ...(cache ? { cache_control: cache } : {}) },
+  { type: "text" as const, text: textOfTokens(30, salt), ...(cache ? { cache_control: cache } : {}) },
 ];
 const user = (n: number, cache: typeof EPH | typeof EPH_1H | null = null, salt = "user") => ({
   role: "user" as const,
-  content: [{ type: "text" as const, text: tok(n, salt), ...(cache ? { cache_control: cache } : {}) }],
+  content: [
+    { type: "text" as const, text: textOfTokens(n, salt), ...(cache ? { cache_control: cache } : {}) },
+  ],
 });
-const assistant = (n: number, salt = "asst") => ({ role: "assistant" as const, content: tok(n, salt) });
+const assistant = (n: number, salt = "asst") => ({
+  role: "assistant" as const,
+  content: textOfTokens(n, salt),
+});
 
 interface Step {
   body: Body;
@@ -59,7 +63,7 @@ function conversation(turns: number, lastCache: typeof EPH | null = EPH): Body["
 function filler(blocks: number): Body["messages"] {
   const content = Array.from({ length: blocks - 1 }, (_, i) => ({
     type: "text" as const,
-    text: tok(5, `f${i}`),
+    text: textOfTokens(5, `f${i}`),
     ...(i === blocks - 2 ? { cache_control: EPH } : {}),
   }));
   return [assistant(5), { role: "user", content }];
@@ -170,7 +174,7 @@ const cases: Case[] = [
       {
         body: base({
           system: system(null),
-          messages: [{ role: "user", content: tok(10, "user") }, user(2, EPH, "q")],
+          messages: [{ role: "user", content: textOfTokens(10, "user") }, user(2, EPH, "q")],
         }),
         expect: { cache_creation_input_tokens: TOOLS + SYSTEM + 12 },
       },
@@ -199,7 +203,7 @@ const cases: Case[] = [
       {
         body: {
           model: "m",
-          system: [{ type: "text", text: tok(3), cache_control: EPH }],
+          system: [{ type: "text", text: textOfTokens(3), cache_control: EPH }],
           messages: [user(20, EPH)],
         },
         expect: { cache_creation_input_tokens: 23, input_tokens: 0 },

@@ -1,3 +1,4 @@
+import { countTokens } from "../tokenizer.js";
 import type { Brain, BrainReply, ReplyBlock } from "../types.js";
 
 /** A brain that always answers with one text block. */
@@ -24,4 +25,14 @@ export function sequenceBrain(replies: readonly (BrainReply | readonly ReplyBloc
 
 function isBlocks(reply: BrainReply | readonly ReplyBlock[]): reply is readonly ReplyBlock[] {
   return Array.isArray(reply);
+}
+
+/**
+ * Text of exactly `tokens` tokens under the simulator's tokenizer: `word` repeated, separated by
+ * (free) spaces. Different words give prompts of the same size that do not share a cache prefix.
+ */
+export function textOfTokens(tokens: number, word = "abcd"): string {
+  if (countTokens(word) !== 1 || /\s/.test(word))
+    throw new TypeError(`textOfTokens: ${JSON.stringify(word)} is not one token without whitespace`);
+  return `${word} `.repeat(tokens).trim();
 }
