@@ -5,7 +5,7 @@ import { toBrainRequest } from "./brain-request.js";
 import { type BuiltReply, buildReply } from "./build-reply.js";
 import { type FaultDecision, faultOfKind, faultRecordName, pickFault } from "./faults.js";
 import { sendError, sendJson } from "./http-io.js";
-import { firstTokenDelayMs, outputDelayMs, timingFor } from "./latency.js";
+import { firstTokenDelayMs, type ModelTiming, outputDelayMs, timingFor } from "./latency.js";
 import { effectiveContextWindow, type ModelSpec } from "./model-registry.js";
 import type { CacheUsage } from "./prompt-cache.js";
 import type { MessagesRequest } from "./request-schema.js";
@@ -121,14 +121,14 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
           valid.layout,
         );
   state.diagnostics.remember(id, call.apiKey, model.id, valid.layout);
-  // The API answers with the resolved model id, not the alias that was asked for.
   const contextManagement = valid.contextManagement
     ? { applied_edits: valid.contextManagement.appliedEdits }
     : null;
   if (contextManagement) record.contextManagement = contextManagement;
+  // The API answers with the resolved model id, not the alias that was asked for.
   const header: MessageHeader = { id, model: model.id, diagnostics, contextManagement };
   if (body.stream === true) {
-    await streamReply(call, header, built, usage, fault, rateHeaders);
+    await streamReply(call, { header, built, usage, fault, timing, headers: rateHeaders });
     return;
   }
   if (fault?.kind === "drop") {
@@ -174,15 +174,19 @@ function messageBody(header: MessageHeader, built: BuiltReply, usage: SimUsage):
   };
 }
 
-async function streamReply(
-  call: MessagesCall,
-  header: MessageHeader,
-  built: BuiltReply,
-  usage: SimUsage,
-  fault: FaultDecision | null,
-  headers: Record<string, string>,
-): Promise<void> {
+interface StreamedReply {
+  header: MessageHeader;
+  built: BuiltReply;
+  usage: SimUsage;
+  fault: FaultDecision | null;
+  /** Null = no latency model: events are written without delays. */
+  timing: ModelTiming | null;
+  headers: Record<string, string>;
+}
+
+async function streamReply(call: MessagesCall, reply: StreamedReply): Promise<void> {
   const { state, res, record } = call;
+  const { header, built, usage, fault, timing, headers } = reply;
   const events = replyEvents(header, built, usage);
   res.writeHead(200, {
     ...headers,
@@ -194,7 +198,6 @@ async function streamReply(
   record.firstByteAt = state.clock();
   // Mid-stream faults fire after message_start and the first content event, before the end.
   const breakAt = Math.max(2, Math.min(events.length - 2, Math.floor(events.length / 2)));
-  const timing = state.latency ? timingFor(state.latency, call.valid.model) : null;
   let pending = "";
   for (const [i, event] of events.entries()) {
     if (res.destroyed) {

@@ -91,11 +91,20 @@ function validateCommon<B extends CountTokensRequest>(
     checkThinkingBlocks(body) ??
     checkContextManagement(body, ctx.betas);
   if (error) return { ok: false, error };
-  const layoutOf = (b: B): PromptLayout =>
-    layoutPrompt(b, {
-      stripPriorThinking: kind === "count_tokens" || model.keepsPriorThinking === false,
-      tokenFactor: model.tokenFactor ?? 1,
-    });
+  // Context edits measure each intermediate body, and the original and edited bodies are needed
+  // again below: lay each body out once (a layout walks and serialises the whole prompt).
+  const layouts = new Map<B, PromptLayout>();
+  const layoutOf = (b: B): PromptLayout => {
+    let layout = layouts.get(b);
+    if (layout === undefined) {
+      layout = layoutPrompt(b, {
+        stripPriorThinking: kind === "count_tokens" || model.keepsPriorThinking === false,
+        tokenFactor: model.tokenFactor ?? 1,
+      });
+      layouts.set(b, layout);
+    }
+    return layout;
+  };
   // Context edits run server-side before counting and caching (api doc §9).
   const edited = body.context_management
     ? applyContextEdits(body, body.context_management, (b) => layoutOf(b).totalTokens)
