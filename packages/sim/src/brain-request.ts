@@ -1,4 +1,5 @@
-import type { ContentBlockParam, MessageParam, MessagesRequest } from "./request-schema.js";
+import { blocksOf } from "./conversation-turns.js";
+import type { ContentBlockParam, MessagesRequest } from "./request-schema.js";
 import type { BrainRequest } from "./types.js";
 
 /** Derives the simple facts a brain sees from a validated request. */
@@ -23,10 +24,6 @@ export function toBrainRequest(
     querySource,
     seed,
   };
-}
-
-export function blocksOf(message: MessageParam): ContentBlockParam[] {
-  return typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
 }
 
 function toolResultText(content: Extract<ContentBlockParam, { type: "tool_result" }>["content"]): string {

@@ -1,10 +1,10 @@
-import { blocksOf } from "./brain-request.js";
 import type {
   AppliedEdit,
   ClearThinkingEdit,
   ClearToolUsesEdit,
   ContextManagement,
 } from "./context-edits-schema.js";
+import { blocksOf } from "./conversation-turns.js";
 import type { ContentBlockParam, CountTokensRequest, MessageParam } from "./request-schema.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { ContentBlockParam, CountTokensRequest } from "./request-schema.js";
+import type { ContentBlockParam, CountTokensRequest, MessageParam } from "./request-schema.js";
 
 export interface Turn {
   role: "user" | "assistant";
@@ -12,8 +12,7 @@ export function turnsOf(body: CountTokensRequest): Turn[] {
   const turns: Turn[] = [];
   body.messages.forEach((message, m) => {
     if (message.role === "system") return;
-    const blocks: ContentBlockParam[] =
-      typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+    const blocks = blocksOf(message);
     let turn = turns.at(-1);
     if (!turn || turn.role !== message.role) {
       turn = { role: message.role, firstMessage: m, blocks: [] };
@@ -24,4 +23,9 @@ export function turnsOf(body: CountTokensRequest): Turn[] {
     });
   });
   return turns;
+}
+
+/** A message's content as blocks: string content is one text block (api doc §1). */
+export function blocksOf(message: MessageParam): ContentBlockParam[] {
+  return typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
 }

@@ -1,3 +1,4 @@
+import { blocksOf } from "./conversation-turns.js";
 import type { CacheControl, ContentBlockParam, CountTokensRequest } from "./request-schema.js";
 import { countTokens } from "./tokenizer.js";
 
@@ -70,9 +71,7 @@ export function layoutPrompt(body: CountTokensRequest, options: LayoutOptions = 
   });
   const currentTurnStart = options.stripPriorThinking ? lastRealUserMessage(body) : -1;
   body.messages.forEach((message, m) => {
-    const blocks: ContentBlockParam[] =
-      typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
-    blocks.forEach((block, b) => {
+    blocksOf(message).forEach((block, b) => {
       const thinking = block.type === "thinking" || block.type === "redacted_thinking";
       if (thinking && m < currentTurnStart) return;
       positions.push(blockPosition("messages", `messages.${m}.content.${b}`, message.role, block));

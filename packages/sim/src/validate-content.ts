@@ -28,9 +28,8 @@ const BLOCKS_BY_ROLE: Readonly<Record<"user" | "assistant" | "system", readonly 
 export function checkContent(body: CountTokensRequest): ApiError | null {
   const lastIndex = body.messages.length - 1;
   for (const [m, message] of body.messages.entries()) {
-    const empty =
-      typeof message.content === "string" ? message.content.length === 0 : message.content.length === 0;
-    if (empty && !(m === lastIndex && message.role === "assistant")) {
+    // Empty string and empty block list alike.
+    if (message.content.length === 0 && !(m === lastIndex && message.role === "assistant")) {
       return invalidRequest(
         `messages.${m}: all messages must have non-empty content except for the optional final assistant message`,
       );

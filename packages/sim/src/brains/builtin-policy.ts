@@ -1,4 +1,4 @@
-import { blocksOf } from "../brain-request.js";
+import { blocksOf } from "../conversation-turns.js";
 import type { MessagesRequest } from "../request-schema.js";
 import type { BrainReply, BrainRequest } from "../types.js";
 import { compactionSummary, truncate } from "./compaction-summary.js";
