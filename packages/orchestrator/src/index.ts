@@ -23,7 +23,13 @@ export { type ForkOptions, fork } from "./fork.js";
 export { buildForkDirective, FORK_PLACEHOLDER_RESULT, toForkHistory } from "./fork-messages.js";
 export { defaultSubAgentTools, type ForkToolOptions, forkToolResult } from "./fork-tool-support.js";
 export { type GitStatus, readGitStatus } from "./git-status.js";
-export { createSession, type MainSession, type MainSessionOptions, runMainSession } from "./main-session.js";
+export {
+  createSession,
+  type MainSession,
+  type MainSessionOptions,
+  runMainSession,
+  type SessionCompactResult,
+} from "./main-session.js";
 export { type MemoryFile, readMemoryFiles } from "./memory-files.js";
 export { createPoolCompactRunner } from "./pool-compact-runner.js";
 export { type AssembledSession, type AssembleSessionOptions, assembleSession } from "./session-assembly.js";

@@ -2,7 +2,13 @@ import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
-import { createContextPipeline, createFileSessionMemoryStore } from "@forkloop/compaction";
+import {
+  type CompactSource,
+  compactConversation,
+  createContextPipeline,
+  createFileSessionMemoryStore,
+  thresholdsFor,
+} from "@forkloop/compaction";
 import {
   buildSystemBlocks,
   type CacheSafeParams,
@@ -18,10 +24,13 @@ import {
   type ModelInfo,
   type PermissionMode,
   query,
+  type SystemMessage,
   type Terminal,
   type ThinkingConfigParam,
   type Tool,
   toolDefinitions,
+  type Usage,
+  type UsageTotals,
 } from "@forkloop/loop-core";
 import { createBuiltinTools } from "@forkloop/tools";
 import type { AgentDefinition } from "./agent-definitions.js";
@@ -91,8 +100,34 @@ export interface MainSession {
   history(): readonly Message[];
   /** One user turn through query(); the generator returns the Terminal (R-L1). */
   run(prompt: string, options?: { readonly signal?: AbortSignal }): AsyncGenerator<LoopEvent, Terminal>;
+  /**
+   * Manual compaction (`/compact [instructions]`): one compact request as a cache-safe fork of
+   * the latest turn (R-F3), no model turn. On success the history is the summary (+ the newest
+   * messages) and the transcript records it, so a resume continues from the summary.
+   */
+  compact(instructions?: string, options?: { readonly signal?: AbortSignal }): Promise<SessionCompactResult>;
   close(): Promise<void>;
 }
+
+/** What `session.compact()` did; a failure is data (the history is then unchanged). */
+export type SessionCompactResult =
+  | {
+      readonly ok: true;
+      /** The `compact_boundary` system message (trigger "manual", pre/post tokens). */
+      readonly boundary: SystemMessage;
+      readonly preTokens: number;
+      readonly postTokens: number;
+      readonly source: CompactSource;
+      /** The compact request(s): a rejected summary is retried once (R-C4). */
+      readonly usage: UsageTotals;
+      readonly costUsd: number;
+    }
+  | { readonly ok: false; readonly error: string; readonly usage: UsageTotals; readonly costUsd: number };
+
+/** Verbatim tail of a manual compaction, as a share of the auto-compact line (as auto's). */
+const MANUAL_TAIL_SHARE = 0.3;
+/** ...and of the current count, so that a short session still has something to replace. */
+const MANUAL_TAIL_OF_CURRENT = 0.2;
 
 /**
  * The main agent of `forkloop run`: assembles the session once (prefetch in parallel, §1.2),
@@ -154,8 +189,9 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
   if (assembled.skills.length > 0)
     tools.push(createSkillTool(pool, assembled.skills, forkOptions) as unknown as Tool);
 
+  const runCompact = createPoolCompactRunner(pool, { cwd });
   const pipeline = createContextPipeline({
-    runCompact: createPoolCompactRunner(pool, { cwd }),
+    runCompact,
     ...(options.modelOverrides === undefined ? {} : { modelOverrides: options.modelOverrides }),
     ...(options.sessionMemory === false
       ? {}
@@ -277,6 +313,61 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     }
   }
 
+  async function compact(
+    instructions?: string,
+    compactOptions: { readonly signal?: AbortSignal } = {},
+  ): Promise<SessionCompactResult> {
+    const params = latest;
+    const model = params?.model ?? options.model;
+    const modelInfo = getModelInfo(model, options.modelOverrides);
+    const failure = (error: string, spent: readonly Usage[] = []): SessionCompactResult => ({
+      ok: false,
+      error,
+      usage: usageTotals(spent),
+      costUsd: spent.reduce((sum, usage) => sum + costUsd(modelInfo, usage), 0),
+    });
+    if (history.length === 0) return failure("nothing to compact: the session has no messages yet");
+    // A background session-memory fork may still run after the last turn: one fork at a time.
+    await pipeline.settle();
+    const limits = thresholdsFor(modelInfo);
+    const preTokens = pipeline.tokenCount(history);
+    const text = instructions?.trim() ?? "";
+    // compactConversation runs the compact request through the pool with `params` and the
+    // history as forkContextMessages: the latest turn's exact prefix + one instruction (R-F3).
+    const outcome = await compactConversation({
+      messages: history,
+      cacheSafeParams: params,
+      runCompact,
+      trigger: "manual",
+      ...(compactOptions.signal === undefined ? {} : { signal: compactOptions.signal }),
+      tailTokens: Math.floor(
+        Math.min(limits.autoCompact * MANUAL_TAIL_SHARE, preTokens * MANUAL_TAIL_OF_CURRENT),
+      ),
+      // Manual, like reactive, must at least leave the hard limit behind (R-C7).
+      maxPostTokens: limits.blockingLimit,
+      preTokens,
+      ...(text === "" ? {} : { instructions: text }),
+    });
+    if (!outcome.ok) return failure(outcome.error, outcome.usage);
+    history = [...outcome.messages];
+    // The boundary as a message, then the whole new history: a resume restarts from it.
+    transcript.append({ type: "message", message: outcome.boundary });
+    transcript.append({ type: "history", messages: history });
+    if (params) {
+      latest = { ...params, forkContextMessages: history };
+      transcript.append({ type: "cache_safe_params", params: latest });
+    }
+    return {
+      ok: true,
+      boundary: outcome.boundary,
+      preTokens: outcome.preTokens,
+      postTokens: outcome.postTokens,
+      source: outcome.source,
+      usage: usageTotals(outcome.usage),
+      costUsd: outcome.usage.reduce((sum, usage) => sum + costUsd(modelInfo, usage), 0),
+    };
+  }
+
   return {
     sessionId,
     transcriptPath,
@@ -285,10 +376,24 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     cacheSafeParams: () => latest,
     history: () => history,
     run,
+    compact,
     async close() {
       transcript.close();
       if (ownsPool) await pool.close();
     },
+  };
+}
+
+function usageTotals(usages: readonly Usage[]): UsageTotals {
+  return {
+    inputTokens: usages.reduce((sum, usage) => sum + usage.input_tokens, 0),
+    outputTokens: usages.reduce((sum, usage) => sum + usage.output_tokens, 0),
+    cacheCreationInputTokens: usages.reduce(
+      (sum, usage) => sum + (usage.cache_creation_input_tokens ?? 0),
+      0,
+    ),
+    cacheReadInputTokens: usages.reduce((sum, usage) => sum + (usage.cache_read_input_tokens ?? 0), 0),
+    apiCalls: usages.length,
   };
 }
 

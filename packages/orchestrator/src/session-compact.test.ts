@@ -1,0 +1,100 @@
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Brain, RequestRecord, Simulator } from "@forkloop/sim";
+import { startSimulator } from "@forkloop/sim";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AgentPool, createAgentPool } from "./agent-pool.js";
+import { createSession } from "./main-session.js";
+import { forkPrefixDifferences, runToEnd, testSessionOptions } from "./testing/index.js";
+import { loadTranscript } from "./transcript.js";
+
+const TASK = "Summarize notes.md for the release";
+/** A line of the file that only the old history holds: the summary does not quote it. */
+const MARKER = "zebra-quartz-marker";
+
+// The simulator's scripted replies: read the file, answer, and a summary that keeps the task.
+const brain: Brain = (request) => {
+  if (request.querySource === "compact") {
+    return { content: [{ type: "text", text: `<summary>## Goal\n${TASK}; API names kept.</summary>` }] };
+  }
+  if (request.lastToolResults.length > 0) return { content: [{ type: "text", text: "notes.md read" }] };
+  if (request.lastUserText?.startsWith(TASK)) {
+    return { content: [{ type: "tool_use", name: "Read", input: { file_path: "notes.md" } }] };
+  }
+  return { content: [{ type: "text", text: "continuing from the summary" }] };
+};
+
+let sim: Simulator;
+let pool: AgentPool;
+let dir: string;
+
+beforeAll(async () => {
+  sim = await startSimulator({ brain, latency: "none" });
+  pool = createAgentPool({ endpoint: { apiKey: "test-key", baseURL: sim.url }, maxThreads: 1 });
+  dir = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-session-compact-")));
+  const lines = Array.from(
+    { length: 300 },
+    (_, i) => `line ${i}: ${MARKER} ${"alpha beta gamma ".repeat(6)}`,
+  );
+  writeFileSync(join(dir, "notes.md"), `${lines.join("\n")}\n`);
+});
+afterAll(async () => {
+  await pool.close();
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function messageRequests(source: string): RequestRecord[] {
+  return sim.requests().filter((record) => record.path === "/v1/messages" && record.querySource === source);
+}
+
+describe("session.compact (manual /compact, issue 5)", () => {
+  it("R-C4/R-F3: manual compaction runs one cache-safe compact fork, writes a manual compact_boundary, and a resume continues from the summary", async () => {
+    const options = testSessionOptions({ baseURL: sim.url, dir, pool });
+    const session = await createSession(options);
+    expect((await runToEnd(session.run(TASK))).reason).toBe("completed");
+    const parent = messageRequests("sdk").at(-1);
+    if (!parent) throw new Error("expected the parent's last request");
+
+    const result = await session.compact("keep the API names");
+    await session.close();
+    if (!result.ok) throw new Error(result.error);
+    expect(result.boundary.subtype).toBe("compact_boundary");
+    expect(result.boundary.compactMetadata).toMatchObject({ trigger: "manual" });
+    expect(result.postTokens).toBeLessThan(result.preTokens);
+    expect(result.source).toBe("model");
+    expect(result.usage.apiCalls).toBe(1);
+
+    // One compact request, no model turn: the parent's exact prefix + the instruction (R-F3).
+    const compacts = messageRequests("compact");
+    expect(compacts).toHaveLength(1);
+    const compact = compacts[0]!;
+    expect(forkPrefixDifferences(parent.rawBody, compact.rawBody)).toEqual([]);
+    const lastMessage = (JSON.parse(compact.rawBody) as { messages: unknown[] }).messages.at(-1);
+    expect(JSON.stringify(lastMessage)).toContain("keep the API names");
+    expect(compact.usage?.cache_read_input_tokens).toBeGreaterThan(0);
+    expect(messageRequests("sdk")).toHaveLength(2);
+
+    // The transcript restarts from the boundary; the resumed turn sends the summary, not the file.
+    const loaded = await loadTranscript(session.transcriptPath);
+    expect(loaded.messages[0]).toMatchObject({ type: "system", subtype: "compact_boundary" });
+    const resumed = await createSession({ ...options, resumeSessionId: session.sessionId });
+    expect((await runToEnd(resumed.run("What next?"))).reason).toBe("completed");
+    await resumed.close();
+    const next = messageRequests("sdk").at(-1);
+    expect(next?.rawBody).toContain("API names kept.");
+    expect(next?.rawBody).toContain("What next?");
+    expect(parent.rawBody).toContain(MARKER);
+    expect(next?.rawBody).not.toContain(MARKER);
+  });
+
+  it("a session with no messages has nothing to compact: a failure as data, no request", async () => {
+    const session = await createSession(testSessionOptions({ baseURL: sim.url, dir, pool }));
+    const before = sim.requests().length;
+    const result = await session.compact();
+    await session.close();
+    expect(result).toMatchObject({ ok: false, error: expect.stringContaining("nothing to compact") });
+    expect(sim.requests().length).toBe(before);
+  });
+});
