@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { type PermissionRule, parsePermissionRule, ruleMatches } from "./permission-rules.js";
 
-/** Deny rules the directory-wide tools apply to what they list (see createDeniedPathFilter). */
+/** Deny rules the directory-wide tools apply to what they list (see deniedPathFilters). */
 export interface DeniedPathsOption {
   /** `permissions.deny` of the settings; rules without a path specifier are ignored here. */
   readonly denyRules?: readonly string[];
@@ -11,20 +11,20 @@ export interface DeniedPathsOption {
  * Which files a directory-wide tool (Grep, Glob, LS) must leave out of its output. The permission
  * checker only sees the directory a Grep searches, so without this `deny: ["Read(./.env)"]` would
  * stop `Read .env` but not `Grep SECRET .` (Claude Code also feeds read-deny rules to ripgrep).
- * Rules are anchored at the call's cwd, as the checker anchors them at the project root.
- * Returns undefined when no rule applies to the tool.
+ * The rules are parsed once, when the tool is created; the returned function builds a call's
+ * filter, anchored at the call's cwd as the checker anchors rules at the project root. That
+ * filter is undefined when no path rule exists.
  */
-export function createDeniedPathFilter(
+export function deniedPathFilters(
   toolName: string,
   option: DeniedPathsOption,
-  cwd: string,
-): ((path: string) => boolean) | undefined {
+): (cwd: string) => ((path: string) => boolean) | undefined {
   const rules = (option.denyRules ?? [])
     .map((raw) => parsePermissionRule(raw))
     .filter((rule): rule is PermissionRule => !("error" in rule) && rule.specifier?.type === "path");
-  if (rules.length === 0) return undefined;
-  const context = { cwd, home: homedir() };
-  const denied = (path: string): boolean =>
-    rules.some((rule) => ruleMatches(rule, toolName, { file_path: path }, "deny", context));
-  return denied;
+  if (rules.length === 0) return () => undefined;
+  return (cwd) => {
+    const context = { cwd, home: homedir() };
+    return (path) => rules.some((rule) => ruleMatches(rule, toolName, { file_path: path }, "deny", context));
+  };
 }

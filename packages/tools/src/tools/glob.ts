@@ -3,13 +3,14 @@ import { escapePath, glob } from "tinyglobby";
 import { z } from "zod";
 import { findIgnoredDirectories } from "../file-walker.js";
 import { GitignoreFilter } from "../gitignore.js";
-import { createDeniedPathFilter, type DeniedPathsOption } from "../permissions/denied-paths.js";
+import { type DeniedPathsOption, deniedPathFilters } from "../permissions/denied-paths.js";
 import { absolutePath, defineTool, isDirectory, sortNewestFirst, toolError } from "../tool-kit.js";
 import { isInside, resolveInWorkspace } from "../workspace-paths.js";
 
 export const GLOB_MAX_RESULTS = 100;
 
 export function createGlobTool(options: DeniedPathsOption = {}) {
+  const deniedFor = deniedPathFilters("Glob", options);
   return defineTool({
     name: "Glob",
     description:
@@ -56,7 +57,7 @@ export function createGlobTool(options: DeniedPathsOption = {}) {
         signal,
       });
       // followSymbolicLinks:false does not stop an explicit "link/*": re-check each hit's real path (R-P1).
-      const denied = createDeniedPathFilter("Glob", options, context.cwd);
+      const denied = deniedFor(context.cwd);
       const kept = found.filter(
         (path) =>
           isInside(path, dir) &&

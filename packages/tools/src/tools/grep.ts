@@ -5,7 +5,7 @@ import { jsGrepBackend } from "../grep/js-backend.js";
 import { splitGlobs } from "../grep/path-filter.js";
 import { createRipgrepBackend, findRipgrep } from "../grep/ripgrep-backend.js";
 import type { GrepBackend, GrepFileResult, GrepSearch } from "../grep/search.js";
-import { createDeniedPathFilter, type DeniedPathsOption } from "../permissions/denied-paths.js";
+import { type DeniedPathsOption, deniedPathFilters } from "../permissions/denied-paths.js";
 import { absolutePath, defineTool, sortNewestFirst, toolError } from "../tool-kit.js";
 import { resolveInWorkspace } from "../workspace-paths.js";
 
@@ -62,6 +62,7 @@ export function createGrepTool(options: GrepToolOptions = {}) {
     const rg = backend === "auto" ? findRipgrep() : undefined;
     return rg === undefined ? jsGrepBackend : createRipgrepBackend(rg);
   };
+  const deniedFor = deniedPathFilters("Grep", options);
   return defineTool({
     name: "Grep",
     description:
@@ -99,7 +100,7 @@ export function createGrepTool(options: GrepToolOptions = {}) {
         return toolError(`Path does not exist: ${search.root}`);
       const outcome = await chooseBackend()(search);
       if (!outcome.ok) return toolError(outcome.error);
-      const denied = createDeniedPathFilter("Grep", options, context.cwd);
+      const denied = deniedFor(context.cwd);
       const files = outcome.files
         .filter((file) => denied?.(file.path) !== true)
         .sort((left, right) => (left.path < right.path ? -1 : 1));

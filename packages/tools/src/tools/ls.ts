@@ -3,13 +3,14 @@ import { join, relative, sep } from "node:path";
 import picomatch from "picomatch";
 import { z } from "zod";
 import { GitignoreFilter } from "../gitignore.js";
-import { createDeniedPathFilter, type DeniedPathsOption } from "../permissions/denied-paths.js";
+import { type DeniedPathsOption, deniedPathFilters } from "../permissions/denied-paths.js";
 import { absolutePath, defineTool, isDirectory, toolError } from "../tool-kit.js";
 import { resolveInWorkspace } from "../workspace-paths.js";
 
 export const LS_MAX_ENTRIES = 1000;
 
 export function createLsTool(options: DeniedPathsOption = {}) {
+  const deniedFor = deniedPathFilters("LS", options);
   return defineTool({
     name: "LS",
     description:
@@ -31,7 +32,7 @@ export function createLsTool(options: DeniedPathsOption = {}) {
 
       const filter = GitignoreFilter.forSearch(root, context.workspaceRoots);
       const skip = picomatch(input.ignore ?? [], { dot: true, basename: true });
-      const denied = createDeniedPathFilter("LS", options, context.cwd);
+      const denied = deniedFor(context.cwd);
       const lines: string[] = [`- ${root}${sep}`];
       let entries = 0;
       let truncated = false;
