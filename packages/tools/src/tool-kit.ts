@@ -15,6 +15,11 @@ export function toolError(message: string): ToolResult {
   return { content: message, isError: true };
 }
 
+/** How a file-system failure is named in a tool error: its errno code (`EACCES`), else its text. */
+export function fsErrorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? String(error);
+}
+
 /** R-T1 backfill: hooks and permission rules see absolute paths, as in Claude Code. */
 export function absolutePath(path: string, cwd: string): string {
   if (path.length === 0 || path.startsWith("~") || path.includes("\0")) return path;

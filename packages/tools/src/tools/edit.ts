@@ -5,6 +5,7 @@ import { decodeTextFile, encodeTextFile, NEW_FILE_FORMAT, withLineEnding } from 
 import {
   absolutePath,
   defineTool,
+  fsErrorCode,
   numberLines,
   recordRead,
   staleWriteRefusal,
@@ -50,8 +51,8 @@ export const editTool = defineTool({
     try {
       stats = statSync(path);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
-        return toolError(`Cannot edit ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      if (fsErrorCode(error) !== "ENOENT") {
+        return toolError(`Cannot edit ${path}: ${fsErrorCode(error)}`);
       }
       if (input.old_string !== "") return toolError(`File does not exist: ${path}`);
       mkdirSync(dirname(path), { recursive: true });
@@ -105,7 +106,7 @@ export const editTool = defineTool({
     try {
       writeFileSync(path, encodeTextFile(updated, format));
     } catch (error) {
-      return toolError(`Cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      return toolError(`Cannot write ${path}: ${fsErrorCode(error)}`);
     }
     recordRead(context.agentState, path, statSync(path));
     const summary =

@@ -8,7 +8,14 @@ import {
   type TextFormat,
   withLineEnding,
 } from "../text-file.js";
-import { absolutePath, defineTool, recordRead, staleWriteRefusal, toolError } from "../tool-kit.js";
+import {
+  absolutePath,
+  defineTool,
+  fsErrorCode,
+  recordRead,
+  staleWriteRefusal,
+  toolError,
+} from "../tool-kit.js";
 import { resolveInWorkspace } from "../workspace-paths.js";
 
 const writeInput = z.object({
@@ -45,8 +52,8 @@ export const writeTool = defineTool({
       const decoded = decodeTextFile(await readFile(path), path);
       if (decoded.ok) format = decoded.format;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
-        return toolError(`Cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      if (fsErrorCode(error) !== "ENOENT") {
+        return toolError(`Cannot write ${path}: ${fsErrorCode(error)}`);
       }
     }
 
@@ -56,7 +63,7 @@ export const writeTool = defineTool({
       await mkdir(dirname(path), { recursive: true });
       await writeFile(path, encodeTextFile(text, format));
     } catch (error) {
-      return toolError(`Cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      return toolError(`Cannot write ${path}: ${fsErrorCode(error)}`);
     }
     // What this agent just wrote is what it has seen: a following Edit needs no extra Read.
     recordRead(context.agentState, path, await stat(path));
