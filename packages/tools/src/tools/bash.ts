@@ -54,20 +54,16 @@ export function createBashTool(options: BashToolOptions = {}) {
       const output = [run.stdout.trimEnd(), run.stderr.trimEnd()]
         .filter((part) => part.length > 0)
         .join("\n");
+      // The model sees what the command printed before it failed, then why it failed.
+      const failed = (reason: string) => toolError(output ? `${output}\n\n${reason}` : reason);
       if (run.timedOut) {
-        return toolError(
-          `${output}${output ? "\n\n" : ""}Command timed out after ${timeoutMs} ms; its whole process group was killed.`,
-        );
+        return failed(`Command timed out after ${timeoutMs} ms; its whole process group was killed.`);
       }
-      if (run.aborted) {
-        return toolError(
-          `${output}${output ? "\n\n" : ""}Command was interrupted; its whole process group was killed.`,
-        );
-      }
+      if (run.aborted) return failed("Command was interrupted; its whole process group was killed.");
       if (run.exitCode !== 0) {
-        const status =
-          run.exitCode === null ? `Killed by signal ${run.signal ?? "unknown"}` : `Exit code ${run.exitCode}`;
-        return toolError(`${output}${output ? "\n\n" : ""}${status}`);
+        return failed(
+          run.exitCode === null ? `Killed by signal ${run.signal ?? "unknown"}` : `Exit code ${run.exitCode}`,
+        );
       }
       return { content: output.length > 0 ? output : "(no output)" };
     },

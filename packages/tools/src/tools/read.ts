@@ -2,7 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs
 import { z } from "zod";
 import { detectImage, MAX_IMAGE_BYTES } from "../image-file.js";
 import { decodeTextFile } from "../text-file.js";
-import { absolutePath, defineTool, numberLines, recordRead, toolError } from "../tool-kit.js";
+import { absolutePath, defineTool, fsErrorCode, numberLines, recordRead, toolError } from "../tool-kit.js";
 import { resolveInWorkspace } from "../workspace-paths.js";
 
 export const READ_DEFAULT_LINE_LIMIT = 2000;
@@ -56,9 +56,9 @@ export const readTool = defineTool({
       // O_NONBLOCK: should a FIFO replace the file after the confinement check, open must not hang.
       fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
+      const code = fsErrorCode(error);
       if (code === "ENOENT") return toolError(`File does not exist: ${path}`);
-      return toolError(`Cannot open ${path}: ${code ?? String(error)}`);
+      return toolError(`Cannot open ${path}: ${code}`);
     }
     try {
       const stats = fstatSync(fd);
