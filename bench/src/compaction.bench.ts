@@ -31,7 +31,8 @@ import {
   query,
   tokenCountWithEstimation,
 } from "@forkloop/loop-core";
-import { type Brain, type SimUsage, startSimulator } from "@forkloop/sim";
+import { type Brain, startSimulator } from "@forkloop/sim";
+import { costWeightedInputTokens } from "./cost-weighted-tokens.js";
 import { type BenchResult, compare, percentile, timeRuns } from "./harness.js";
 
 const fresh = { compacted: false, turnCounter: 0, turnId: "bench", consecutiveFailures: 0 };
@@ -106,11 +107,6 @@ async function pipelineTimes(): Promise<BenchResult[]> {
   return results;
 }
 
-/** Cost-weighted input tokens of one request (api doc §5 prices relative to base input). */
-function weighted(usage: SimUsage): number {
-  return usage.input_tokens + usage.cache_creation_input_tokens * 1.25 + usage.cache_read_input_tokens * 0.1;
-}
-
 const workTool = createWorkTool({ lines: 25 });
 
 /** A message as plain text, the way a naive summarizer gets the transcript (no JSON overhead). */
@@ -182,8 +178,8 @@ async function compactionCost(): Promise<BenchResult[]> {
         "compaction: cost of one compaction, cache-safe prefix vs naive summarizer (lower is better)",
         "cost-weighted input tokens",
         "tokens",
-        { label: "naive summarizer", value: weighted(naiveRecord.usage) },
-        { label: "cache-safe fork", value: weighted(safeRecord.usage) },
+        { label: "naive summarizer", value: costWeightedInputTokens(naiveRecord.usage) },
+        { label: "cache-safe fork", value: costWeightedInputTokens(safeRecord.usage) },
         `after a ${TURNS}-turn parent session on ${model}; cache-safe read ${safeRecord.usage.cache_read_input_tokens} tokens from the parent's cache`,
       ),
     ];
