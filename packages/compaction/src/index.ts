@@ -24,8 +24,6 @@ export {
   type ShrunkTail,
   shrinkProtectedTail,
   TAIL_RESULT_MIN_TOKENS,
-  tailCutNotice,
-  waterLevel,
 } from "./protected-tail.js";
 export { createQueryCompactRunner, type QueryCompactRunnerOptions } from "./query-compact-runner.js";
 export { attachRecentFiles, recentlyTouchedFiles } from "./recent-files.js";

@@ -30,7 +30,7 @@ export function protectedTailStart(messages: readonly Message[], maxTokens: numb
 export const TAIL_RESULT_MIN_TOKENS = 100;
 
 /** What a tool result of the protected tail says after compaction cut it (R-C4). */
-export function tailCutNotice(removedChars: number): string {
+function tailCutNotice(removedChars: number): string {
   return `\n\n[… ${removedChars} characters cut by compaction to fit the context window; run the tool again (e.g. on a smaller range) for the rest]`;
 }
 
