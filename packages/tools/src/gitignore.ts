@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { dirname, join, relative, sep } from "node:path";
+import { basename, dirname, join, relative, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { isInside } from "./workspace-paths.js";
 
@@ -12,6 +12,8 @@ import { isInside } from "./workspace-paths.js";
 export class GitignoreFilter {
   private readonly rulesByDir = new Map<string, Ignore | null>();
   private readonly ignoredDirs = new Map<string, boolean>();
+  /** forDirectory's checkers, so the files of one directory share its rule chain. */
+  private readonly checkersByDir = new Map<string, (name: string, isDirectory: boolean) => boolean>();
 
   /** @param base the topmost directory whose `.gitignore` applies (a workspace root). */
   constructor(private readonly base: string) {}
@@ -72,26 +74,15 @@ export class GitignoreFilter {
     return ignored;
   }
 
+  /** The rules of every `.gitignore` from the base down to the parent; a deeper one has the last word. */
   private matchesOwnRules(path: string, isDirectory: boolean): boolean {
-    const name = path.slice(path.lastIndexOf(sep) + 1);
-    if (name === ".git") return true;
-    let ignored = false;
-    // From the base down to the parent: a deeper .gitignore has the last word.
-    const relativeParent = relative(this.base, dirname(path));
-    const segments = relativeParent === "" ? [] : relativeParent.split(sep);
-    let dir = this.base;
-    for (let depth = 0; depth <= segments.length; depth++) {
-      const rules = this.rulesFor(dir);
-      if (rules !== null) {
-        const relativePath = relative(dir, path).split(sep).join("/") + (isDirectory ? "/" : "");
-        const verdict = rules.test(relativePath);
-        if (verdict.ignored) ignored = true;
-        else if (verdict.unignored) ignored = false;
-      }
-      const next = segments[depth];
-      if (next !== undefined) dir = join(dir, next);
+    const parent = dirname(path);
+    let check = this.checkersByDir.get(parent);
+    if (check === undefined) {
+      check = this.forDirectory(parent);
+      this.checkersByDir.set(parent, check);
     }
-    return ignored;
+    return check(basename(path), isDirectory);
   }
 
   private rulesFor(dir: string): Ignore | null {
