@@ -103,6 +103,7 @@ export function withLineEnding(text: string, lineEnding: "\n" | "\r\n"): string 
   return lineEnding === "\n" ? normalized : normalized.replace(/\n/g, "\r\n");
 }
 
-function startsWithUtf16Bom(bytes: Uint8Array): boolean {
+/** A UTF-16 byte-order mark (either order): such a file is text even though it is full of NULs. */
+export function startsWithUtf16Bom(bytes: Uint8Array): boolean {
   return (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
 }

@@ -4,7 +4,7 @@ import { basename } from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { walkFiles } from "../file-walker.js";
 import { GitignoreFilter } from "../gitignore.js";
-import { decodeTextFile } from "../text-file.js";
+import { decodeTextFile, startsWithUtf16Bom } from "../text-file.js";
 import { createGlobOverrides, createTypeFilter } from "./path-filter.js";
 import type { GrepBackend, GrepFileResult, GrepLine, GrepSearch } from "./search.js";
 import { toUnicodePattern } from "./unicode-pattern.js";
@@ -76,8 +76,7 @@ export const jsGrepBackend: GrepBackend = async (search) => {
  * means the same in both backends, for an explicitly named file as well.)
  */
 function searchableText(bytes: Buffer, path: string): string | undefined {
-  const utf16 = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
-  if (utf16) {
+  if (startsWithUtf16Bom(bytes)) {
     const decoded = decodeTextFile(bytes, path);
     return decoded.ok ? decoded.text : undefined;
   }
