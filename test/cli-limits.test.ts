@@ -1,8 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type StreamJsonLine, streamJsonLineSchema } from "@forkloop/cli";
-import { runCli, withSimProcess, writeScenario } from "@forkloop/cli/testing";
+import { runCli, streamJsonLines, withSimProcess, writeScenario } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // Context limits and model fallback through the BUILT binary: a models file shrinks the context
@@ -31,13 +30,6 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function streamLines(stdout: string): StreamJsonLine[] {
-  return stdout
-    .trim()
-    .split("\n")
-    .map((line) => streamJsonLineSchema.parse(JSON.parse(line)));
-}
-
 describe("forkloop run: context limits and fallback (issue-7 point 4)", () => {
   it("R-C7: FORKLOOP_MODELS with a 24k window → auto-compaction, a system/compact_boundary line, and the run completes", async () => {
     const result = await runCli(["run", "Summarize big.md", "--output-format", "stream-json"], {
@@ -45,7 +37,7 @@ describe("forkloop run: context limits and fallback (issue-7 point 4)", () => {
       env: { FORKLOOP_MODELS: "small-window.json" },
     });
     expect(result.code, result.stderr).toBe(0);
-    const lines = streamLines(result.stdout);
+    const lines = streamJsonLines(result.stdout);
     const boundary = lines.find((line) => line.type === "system" && line.subtype === "compact_boundary");
     expect(boundary).toMatchObject({ compact_metadata: { trigger: "auto" } });
     // R-C4: a compaction shrinks the context below the auto-compact line (24k − 2k − 13k = 9k).
@@ -75,7 +67,7 @@ describe("forkloop run: context limits and fallback (issue-7 point 4)", () => {
         env: sim.env,
       });
       expect(result.code, result.stderr).toBe(8);
-      expect(streamLines(result.stdout).at(-1)).toMatchObject({
+      expect(streamJsonLines(result.stdout).at(-1)).toMatchObject({
         type: "result",
         is_error: true,
         terminal_reason: "prompt_too_long",
@@ -96,7 +88,7 @@ describe("forkloop run: context limits and fallback (issue-7 point 4)", () => {
         { cwd: dir, env: sim.env },
       );
       expect(result.code, result.stderr).toBe(0);
-      const lines = streamLines(result.stdout);
+      const lines = streamJsonLines(result.stdout);
       expect(lines.find((line) => line.type === "system" && line.subtype === "model_fallback")).toMatchObject(
         {
           from: "claude-sonnet-4-6",

@@ -23,6 +23,8 @@ export const EXIT = {
   batchFailed: 7,
   /** The context could not be brought under the model's window (`prompt_too_long`, `blocking_limit`). */
   contextLimit: 8,
+  /** `run "/compact"`: the compaction failed (nothing to compact, the request failed, no gain); the session is unchanged. */
+  compactFailed: 9,
   /** Interrupted (Ctrl+C, `aborted_streaming`, `aborted_tools`): 128 + SIGINT, like a shell. */
   interrupted: 130,
 } as const;

@@ -1,6 +1,11 @@
 import { randomBytes } from "node:crypto";
 import type { LoopEvent, Terminal, Tool } from "@forkloop/loop-core";
-import { createSession, type MainSessionOptions, sessionTranscriptPath } from "@forkloop/orchestrator";
+import {
+  createSession,
+  type MainSessionOptions,
+  type SessionCompactResult,
+  sessionTranscriptPath,
+} from "@forkloop/orchestrator";
 import type { Settings } from "@forkloop/tools";
 import { settingsHooks } from "./run-settings.js";
 
@@ -27,6 +32,8 @@ export interface RunSession {
   readonly toolNames: readonly string[];
   /** The loop's events; the generator returns the Terminal (R-L1) and closes the session. */
   readonly events: AsyncGenerator<LoopEvent, Terminal>;
+  /** `/compact [instructions]` instead of a turn: one compact fork, then the session closes. */
+  compact(instructions: string): Promise<SessionCompactResult>;
 }
 
 function newSessionId(): string {
@@ -61,5 +68,12 @@ export async function startRunSession(options: RunSessionOptions): Promise<RunSe
       await session.close();
     }
   }
-  return { sessionId, transcriptPath, toolNames, events: events() };
+  async function compact(instructions: string): Promise<SessionCompactResult> {
+    try {
+      return await session.compact(instructions, { signal });
+    } finally {
+      await session.close();
+    }
+  }
+  return { sessionId, transcriptPath, toolNames, events: events(), compact };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { AssistantMessage, LoopEvent, ModelInfo, Terminal } from "@forkloop/loop-core";
+import type { AssistantMessage, LoopEvent, ModelInfo, Terminal, UsageTotals } from "@forkloop/loop-core";
 import { costUsd, getModelInfo } from "@forkloop/loop-core";
 import type { ResultLine, StreamJsonLine } from "./stream-json.js";
 
@@ -179,6 +179,54 @@ export class StreamJsonWriter {
 
   totalCostUsd(): number {
     return Object.values(this.#modelUsage).reduce((sum, usage) => sum + usage.costUSD, 0);
+  }
+
+  /**
+   * The `result` line of a `/compact` run: no model turn (num_turns 0); the usage and cost are
+   * the compact request's; `result` says what happened (pre → post tokens, or the failure).
+   */
+  compactResult(
+    outcome: {
+      readonly ok: boolean;
+      readonly text: string;
+      readonly usage: UsageTotals;
+      readonly costUsd: number;
+    },
+    info: { durationMs: number; model: string },
+  ): ResultLine {
+    const { usage } = outcome;
+    const modelUsage: Record<string, ModelUsage> = {};
+    if (usage.apiCalls > 0) {
+      modelUsage[info.model] = {
+        inputTokens: usage.inputTokens,
+        outputTokens: usage.outputTokens,
+        cacheReadInputTokens: usage.cacheReadInputTokens,
+        cacheCreationInputTokens: usage.cacheCreationInputTokens,
+        costUSD: outcome.costUsd,
+        contextWindow: getModelInfo(info.model, this.#modelOverrides).contextWindow,
+      };
+    }
+    return {
+      type: "result",
+      subtype: outcome.ok ? "success" : "error_during_execution",
+      ...this.#base(),
+      is_error: !outcome.ok,
+      duration_ms: info.durationMs,
+      duration_api_ms: 0,
+      num_turns: 0,
+      result: outcome.text,
+      stop_reason: null,
+      total_cost_usd: outcome.costUsd,
+      usage: {
+        input_tokens: usage.inputTokens,
+        output_tokens: usage.outputTokens,
+        cache_creation_input_tokens: usage.cacheCreationInputTokens,
+        cache_read_input_tokens: usage.cacheReadInputTokens,
+      },
+      modelUsage,
+      permission_denials: [],
+      terminal_reason: outcome.ok ? "completed" : "compact_failed",
+    };
   }
 
   result(

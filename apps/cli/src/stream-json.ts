@@ -141,7 +141,7 @@ export const resultLineSchema = z.object({
       tool_input: z.record(z.string(), z.unknown()),
     }),
   ),
-  /** forkloop: the loop's terminal reason (R-L6), which the exit code follows. */
+  /** forkloop: the loop's terminal reason (R-L6), which the exit code follows; `compact_failed` for a failed `/compact`. */
   terminal_reason: z.string(),
 });
 

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { PermissionMode, Terminal } from "@forkloop/loop-core";
+import type { SessionCompactResult } from "@forkloop/orchestrator";
 import { z } from "zod";
 import { DEFAULT_MODEL, modeSchema, selectTools, toolListSchema } from "../agent-options.js";
 import { CliError } from "../cli-error.js";
@@ -11,6 +12,7 @@ import { resolveModelSource } from "../model-endpoint.js";
 import { plural } from "../plural.js";
 import { startRunSession } from "../run-session.js";
 import { loadRunSettings, mergeRules } from "../run-settings.js";
+import { parseRunRequest, SLASH_COMMANDS } from "../slash-commands.js";
 import { checkId, sessionsDir } from "../state-dirs.js";
 import type { StreamJsonLine } from "../stream-json.js";
 import { StreamJsonWriter } from "../stream-json-writer.js";
@@ -38,8 +40,11 @@ One headless agent run, like \`claude -p\`. The session is saved in <cwd>/.forkl
   --resume SESSION        continue a saved session with this prompt
   --verbose               with text output: tool calls and retries on stderr
 
+Slash commands (the prompt's first word): ${SLASH_COMMANDS.join(", ")} — with --resume,
+compacts the session now (one summary request, no model turn); instructions steer the summary.
+
 Exit codes: 0 completed, 3 max turns, 4 model error, 5 stopped by a hook, 8 context limit,
-130 interrupted, 2 bad flags. Ctrl+C once interrupts cleanly (transcript stays consistent),
+9 /compact failed, 130 interrupted, 2 bad flags. Ctrl+C once interrupts cleanly (transcript stays consistent),
 twice exits at once.`;
 
 const schema = z.object({
@@ -116,6 +121,14 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       `forkloop run needs a prompt: \`forkloop run "Summarize README.md"\` or pipe it on stdin.`,
     );
   }
+  // Slash commands are handled here, before the loop: `/compact` runs no model turn, so it does not
+  // fit loop-core's queued commands (R-L2), which become user messages of the next turn.
+  const request = parseRunRequest(prompt);
+  if (request.kind === "compact" && flags.resume === undefined) {
+    throw new CliError(
+      `run: /compact compacts a saved session: \`forkloop run --resume <session> "/compact [instructions]"\` (list them with \`forkloop sessions list\`).`,
+    );
+  }
   const cwd = resolve(context.cwd, flags.cwd ?? ".");
   const sessions = sessionsDir(cwd);
   if (flags.resume !== undefined) await existingSessionPath(sessions, checkId("session", flags.resume));
@@ -171,6 +184,10 @@ export async function runCommand(argv: readonly string[], context: CommandContex
         simulated: source.simulated,
       }),
     );
+    if (request.kind === "compact") {
+      const outcome = await session.compact(request.instructions);
+      return reportCompact(outcome, { writer, emit, format, model, started, context });
+    }
     let step = await session.events.next();
     while (!step.done) {
       for (const line of writer.lines(step.value)) {
@@ -200,6 +217,34 @@ export async function runCommand(argv: readonly string[], context: CommandContex
   } finally {
     await source.close();
   }
+}
+
+/** `/compact`: the boundary line and a result (stream-json), one result object (json) or one line (text). */
+function reportCompact(
+  outcome: SessionCompactResult,
+  run: {
+    writer: StreamJsonWriter;
+    emit: (line: StreamJsonLine) => void;
+    format: "text" | "json" | "stream-json";
+    model: string;
+    started: number;
+    context: CommandContext;
+  },
+): ExitCode {
+  const text = outcome.ok
+    ? `Compacted: ${outcome.preTokens} → ${outcome.postTokens} tokens`
+    : `/compact failed: ${outcome.error}`;
+  if (outcome.ok) for (const line of run.writer.lines(outcome.boundary)) run.emit(line);
+  const result = run.writer.compactResult(
+    { ok: outcome.ok, text, usage: outcome.usage, costUsd: outcome.costUsd },
+    { durationMs: Date.now() - run.started, model: run.model },
+  );
+  if (run.format === "stream-json") run.emit(result);
+  else if (run.format === "json") run.context.stdout.write(`${JSON.stringify(result)}\n`);
+  else if (outcome.ok) run.context.stdout.write(`${text}\n`);
+  if (outcome.ok) return EXIT.ok;
+  if (run.format === "text") run.context.stderr.write(`forkloop run: ${text}\n`);
+  return EXIT.compactFailed;
 }
 
 function describeVerbose(line: StreamJsonLine, context: CommandContext): void {

@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import { type StreamJsonLine, streamJsonLineSchema } from "../stream-json.js";
 
 /** Absolute path of the built CLI entry. */
 export const CLI_PATH = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
@@ -119,6 +120,8 @@ export async function startSimProcess(cwd: string, args: readonly string[] = [])
       {
         path: string;
         status: number;
+        /** The `x-forkloop-query-source` header: `sdk` for the main loop, `compact`, `agent:…`. */
+        querySource: string | null;
         fault: string | null;
         rawBody: string;
         usage: { cache_read_input_tokens: number; cache_creation_input_tokens: number } | null;
@@ -163,4 +166,12 @@ export async function writeScenario(
     JSON.stringify({ rules, fallback: { content: [{ type: "text", text: fallbackText }] } }),
   );
   return path;
+}
+
+/** A `--output-format stream-json` stdout as validated lines (a line off the schema throws). */
+export function streamJsonLines(stdout: string): StreamJsonLine[] {
+  return stdout
+    .trim()
+    .split("\n")
+    .map((line) => streamJsonLineSchema.parse(JSON.parse(line)));
 }

@@ -1,0 +1,111 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { StreamJsonLine } from "@forkloop/cli";
+import { runCli, type SimProcess, streamJsonLines, withSimProcess } from "@forkloop/cli/testing";
+import { forkPrefixDifferences } from "@forkloop/orchestrator/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// Manual compaction through the BUILT binary (issue 5): `forkloop run --resume <id> "/compact …"`
+// against a `forkloop sim` process whose request log shows what each step sent.
+
+/** A word only big.md holds: a request that carries the old history carries it. */
+const MARKER = "zebraquartz";
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "forkloop-cli-compact-"));
+  const lines = Array.from({ length: 300 }, (_, i) => `line ${i}: ${MARKER} alpha beta gamma delta omega`);
+  await writeFile(join(dir, "big.md"), `# Notes\n${lines.join("\n")}\n`);
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function newSession(sim: SimProcess): Promise<string> {
+  const first = await runCli(["run", "Summarize big.md", "--output-format", "stream-json"], {
+    cwd: dir,
+    env: sim.env,
+  });
+  expect(first.code, first.stderr).toBe(0);
+  const init = streamJsonLines(first.stdout)[0];
+  if (init?.type !== "system" || init.subtype !== "init") throw new Error("expected the init line");
+  return init.session_id;
+}
+
+async function mainRequests(sim: SimProcess, source: string) {
+  return (await sim.requests()).filter(
+    (record) => record.path === "/v1/messages" && record.querySource === source,
+  );
+}
+
+describe('forkloop run "/compact [instructions]" (issue 5)', () => {
+  it("R-C4/R-F3: /compact on a resumed session → a manual compact_boundary (post < pre), one cache-safe compact request with the instructions, and the next turn sends the summary, not the old history", async () => {
+    await withSimProcess(dir, [], async (sim) => {
+      const sessionId = await newSession(sim);
+      const parent = (await mainRequests(sim, "sdk")).at(-1);
+      if (!parent) throw new Error("expected the first run's requests");
+      expect(parent.rawBody).toContain(MARKER);
+
+      const compact = await runCli(
+        ["run", "--resume", sessionId, "/compact keep the API names", "--output-format", "stream-json"],
+        { cwd: dir, env: sim.env },
+      );
+      expect(compact.code, compact.stderr).toBe(0);
+      const lines = streamJsonLines(compact.stdout);
+      expect(lines.map((line) => `${line.type}/${"subtype" in line ? line.subtype : ""}`)).toEqual([
+        "system/init",
+        "system/compact_boundary",
+        "result/success",
+      ]);
+      const boundary = lines[1] as Extract<StreamJsonLine, { subtype: "compact_boundary" }>;
+      expect(boundary.compact_metadata.trigger).toBe("manual");
+      expect(boundary.compact_metadata.post_tokens).toBeLessThan(boundary.compact_metadata.pre_tokens);
+      expect(lines[2]).toMatchObject({ num_turns: 0, is_error: false, session_id: sessionId });
+
+      // No model turn: one compact request, and it is the parent's exact prefix + the instruction.
+      expect(await mainRequests(sim, "sdk")).toHaveLength(2);
+      const compacts = await mainRequests(sim, "compact");
+      expect(compacts).toHaveLength(1);
+      const request = compacts[0]!;
+      expect(forkPrefixDifferences(parent.rawBody, request.rawBody)).toEqual([]);
+      const instruction = (JSON.parse(request.rawBody) as { messages: unknown[] }).messages.at(-1);
+      expect(JSON.stringify(instruction)).toContain("keep the API names");
+      expect(request.usage?.cache_read_input_tokens).toBeGreaterThan(0);
+
+      // The next resumed turn starts from the summary: big.md's contents are no longer sent.
+      const next = await runCli(["run", "--resume", sessionId, "What is left to do?"], {
+        cwd: dir,
+        env: sim.env,
+      });
+      expect(next.code, next.stderr).toBe(0);
+      const sent = (await mainRequests(sim, "sdk"))[2];
+      if (!sent) throw new Error("expected the resumed turn's request");
+      const messages = (JSON.parse(sent.rawBody) as { messages: { role: string; content: unknown }[] })
+        .messages;
+      expect(messages[0]?.role).toBe("user");
+      expect(JSON.stringify(messages[0]?.content)).toContain("<summary>");
+      expect(sent.rawBody).toContain("What is left to do?");
+      expect(sent.rawBody).not.toContain(MARKER);
+    });
+  });
+
+  it("R-C4 (manual): text output is one line with pre → post tokens; without --resume or with an unknown command, exit 2 naming the known ones", async () => {
+    await withSimProcess(dir, [], async (sim) => {
+      const sessionId = await newSession(sim);
+      const compact = await runCli(["run", "--resume", sessionId, "/compact"], { cwd: dir, env: sim.env });
+      expect(compact.code, compact.stderr).toBe(0);
+      expect(compact.stdout).toMatch(/^Compacted: (\d+) → (\d+) tokens\n$/);
+      const [, pre, post] = /^Compacted: (\d+) → (\d+)/.exec(compact.stdout) ?? [];
+      expect(Number(post)).toBeLessThan(Number(pre));
+
+      const unknown = await runCli(["run", "--resume", sessionId, "/clear"], { cwd: dir, env: sim.env });
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain("unknown slash command /clear. Known: /compact [instructions]");
+      const fresh = await runCli(["run", "/compact"], { cwd: dir, env: sim.env });
+      expect(fresh.code).toBe(2);
+      expect(fresh.stderr).toContain("--resume <session>");
+      // Neither reached the simulator: the first run's two requests and the one compact request.
+      expect((await sim.requests()).filter((record) => record.path === "/v1/messages")).toHaveLength(3);
+    });
+  });
+});
