@@ -89,7 +89,7 @@ describe('forkloop run "/compact [instructions]" (issue 5)', () => {
     });
   });
 
-  it("R-C4 (manual): text output is one line with pre → post tokens; without --resume or with an unknown command, exit 2 naming the known ones", async () => {
+  it("R-C4 (manual): text output is one line with pre → post tokens; nothing left to compact is exit 9; without --resume or with an unknown command, exit 2 naming the known ones", async () => {
     await withSimProcess(dir, [], async (sim) => {
       const sessionId = await newSession(sim);
       const compact = await runCli(["run", "--resume", sessionId, "/compact"], { cwd: dir, env: sim.env });
@@ -98,13 +98,22 @@ describe('forkloop run "/compact [instructions]" (issue 5)', () => {
       const [, pre, post] = /^Compacted: (\d+) → (\d+)/.exec(compact.stdout) ?? [];
       expect(Number(post)).toBeLessThan(Number(pre));
 
+      // Right after a compaction nothing is left to replace: a failure, exit 9, the session unchanged.
+      const again = await runCli(["run", "--resume", sessionId, "/compact again"], {
+        cwd: dir,
+        env: sim.env,
+      });
+      expect(again.code).toBe(9);
+      expect(again.stdout).toBe("");
+      expect(again.stderr).toContain("forkloop run: /compact failed: nothing to compact");
+
       const unknown = await runCli(["run", "--resume", sessionId, "/clear"], { cwd: dir, env: sim.env });
       expect(unknown.code).toBe(2);
       expect(unknown.stderr).toContain("unknown slash command /clear. Known: /compact [instructions]");
       const fresh = await runCli(["run", "/compact"], { cwd: dir, env: sim.env });
       expect(fresh.code).toBe(2);
       expect(fresh.stderr).toContain("--resume <session>");
-      // Neither reached the simulator: the first run's two requests and the one compact request.
+      // None of the three reached the simulator: the first run's two requests and one compact request.
       expect((await sim.requests()).filter((record) => record.path === "/v1/messages")).toHaveLength(3);
     });
   });
