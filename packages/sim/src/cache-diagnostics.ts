@@ -18,7 +18,14 @@ interface Fingerprint {
   modelId: string;
   systemConfig: string;
   messagesConfig: string;
-  sections: Record<Section, { canonicals: string[]; tokens: number[] }>;
+  /**
+   * Per section, the cumulative cache key and the tokens of each position. Keys, not canonical
+   * text: they are already computed, and up to `limit` fingerprints are kept, so a long embedded
+   * run would otherwise hold every prompt it saw in full. Once scope, model and the configs
+   * mixed into the keys are known to be equal, two keys at a position are equal exactly when
+   * everything up to that position is.
+   */
+  sections: Record<Section, { keys: string[]; tokens: number[] }>;
   totalTokens: number;
 }
 
@@ -35,8 +42,15 @@ export class CacheDiagnostics {
     this.#limit = limit;
   }
 
-  remember(messageId: string, scope: string, modelId: string, layout: PromptLayout): void {
-    this.#byMessage.set(messageId, fingerprint(scope, modelId, layout));
+  /** `keys`: the request's cumulative cache keys (CacheAccount.keys), one per layout position. */
+  remember(
+    messageId: string,
+    scope: string,
+    modelId: string,
+    layout: PromptLayout,
+    keys: readonly string[],
+  ): void {
+    this.#byMessage.set(messageId, fingerprint(scope, modelId, layout, keys));
     if (this.#byMessage.size > this.#limit) {
       const oldest = this.#byMessage.keys().next().value;
       if (oldest !== undefined) this.#byMessage.delete(oldest);
@@ -44,30 +58,35 @@ export class CacheDiagnostics {
   }
 
   /** Null `previousId` = opted in on a first turn: nothing to compare. */
-  diagnose(previousId: string | null, scope: string, modelId: string, layout: PromptLayout): Diagnostics {
+  diagnose(
+    previousId: string | null,
+    scope: string,
+    modelId: string,
+    layout: PromptLayout,
+    keys: readonly string[],
+  ): Diagnostics {
     if (previousId === null) return { cache_miss_reason: null };
     const previous = this.#byMessage.get(previousId);
     if (!previous || previous.scope !== scope)
       return { cache_miss_reason: { type: "previous_message_not_found" } };
-    const current = fingerprint(scope, modelId, layout);
+    const current = fingerprint(scope, modelId, layout, keys);
     const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
     const toolsTokens = sum(previous.sections.tools.tokens);
     if (previous.modelId !== current.modelId || previous.systemConfig !== current.systemConfig) {
       return missed("model_changed", previous.totalTokens);
     }
-    if (!sameList(previous.sections.tools.canonicals, current.sections.tools.canonicals)) {
+    if (!sameList(previous.sections.tools.keys, current.sections.tools.keys)) {
       return missed("tools_changed", previous.totalTokens);
     }
-    if (!sameList(previous.sections.system.canonicals, current.sections.system.canonicals)) {
+    if (!sameList(previous.sections.system.keys, current.sections.system.keys)) {
       return missed("system_changed", previous.totalTokens - toolsTokens);
     }
     // Same model, tools and system but other prompt parameters (thinking, tool_choice) differ.
     if (previous.messagesConfig !== current.messagesConfig)
       return { cache_miss_reason: { type: "unavailable" } };
     const before = previous.sections.messages;
-    const now = current.sections.messages.canonicals;
-    const common = commonPrefix(before.canonicals, now);
-    if (common < before.canonicals.length) {
+    const common = commonPrefix(before.keys, current.sections.messages.keys);
+    if (common < before.keys.length) {
       const lost = sum(before.tokens.slice(common));
       return missed("messages_changed", lost);
     }
@@ -82,14 +101,19 @@ function missed(
   return { cache_miss_reason: { type, cache_missed_input_tokens: tokens } };
 }
 
-function fingerprint(scope: string, modelId: string, layout: PromptLayout): Fingerprint {
+function fingerprint(
+  scope: string,
+  modelId: string,
+  layout: PromptLayout,
+  keys: readonly string[],
+): Fingerprint {
   const sections: Fingerprint["sections"] = {
-    tools: { canonicals: [], tokens: [] },
-    system: { canonicals: [], tokens: [] },
-    messages: { canonicals: [], tokens: [] },
+    tools: { keys: [], tokens: [] },
+    system: { keys: [], tokens: [] },
+    messages: { keys: [], tokens: [] },
   };
-  for (const p of layout.positions) {
-    sections[p.section].canonicals.push(p.canonical);
+  for (const [i, p] of layout.positions.entries()) {
+    sections[p.section].keys.push(keys[i] ?? "");
     sections[p.section].tokens.push(p.tokens);
   }
   return {

@@ -119,8 +119,9 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
           call.apiKey,
           model.id,
           valid.layout,
+          account.keys,
         );
-  state.diagnostics.remember(id, call.apiKey, model.id, valid.layout);
+  state.diagnostics.remember(id, call.apiKey, model.id, valid.layout, account.keys);
   const contextManagement = valid.contextManagement
     ? { applied_edits: valid.contextManagement.appliedEdits }
     : null;

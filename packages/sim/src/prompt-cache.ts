@@ -12,6 +12,8 @@ export interface CacheUsage {
 
 export interface CacheAccount {
   usage: CacheUsage;
+  /** The cumulative cache key of each prompt position (cacheKeys); the diagnostics reuse them. */
+  keys: readonly string[];
   /**
    * Makes this request's writes readable. The server calls it when the response starts: an entry
    * is available only after the first response begins, so parallel requests all miss (api doc §5).
@@ -97,6 +99,7 @@ export class PromptCache {
     let committed = false;
     return {
       usage,
+      keys,
       commit: () => {
         if (committed) return;
         committed = true;
