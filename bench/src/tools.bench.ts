@@ -1,8 +1,9 @@
 /**
  * Tools benchmarks (issue 4): Grep over a generated 20,000-file tree in files_with_matches and
  * content modes (the ripgrep backend and the JavaScript fallback side by side when rg is on PATH;
- * otherwise the JavaScript backend alone, with GNU grep -rl as a native reference), Glob over the same tree, and Read / Edit throughput against the bare synchronous fs
- * calls they wrap (the ratio is the cost of confinement, read-state checks and formatting).
+ * otherwise the JavaScript backend alone, with GNU grep -rl as a native reference), Glob over the
+ * same tree, and Read / Edit throughput against the bare synchronous fs calls they wrap (the
+ * ratio is the cost of confinement, read-state checks and formatting).
  * Everything runs in a temp dir that is removed at the end.
  */
 import { execFileSync } from "node:child_process";
