@@ -81,9 +81,7 @@ export function checkIssuedThinking(
   const actual = turn.blocks.flatMap(({ block }) => (block.type === "thinking" ? [block.signature] : []));
   if (actual.length === expected.length && actual.every((s, i) => s === expected[i])) return null;
   const first = turn.blocks[0];
-  return invalidRequest(
-    `messages.${first?.m ?? turn.firstMessage}.content.${first?.b ?? 0}: \`thinking\` or \`redacted_thinking\` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.`,
-  );
+  return latestThinkingModified(first?.m ?? turn.firstMessage, first?.b ?? 0);
 }
 
 /** Thinking blocks must come back exactly as the simulator signed them (api doc §8). */
@@ -96,13 +94,16 @@ export function checkThinkingBlocks(body: CountTokensRequest): ApiError | null {
     if (typeof message.content === "string") continue;
     for (const [b, block] of message.content.entries()) {
       if (block.type !== "thinking" || isValidThinkingSignature(block.thinking, block.signature)) continue;
-      if (m === latestAssistant) {
-        return invalidRequest(
-          `messages.${m}.content.${b}: \`thinking\` or \`redacted_thinking\` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.`,
-        );
-      }
+      if (m === latestAssistant) return latestThinkingModified(m, b);
       return invalidRequest(`messages.${m}.content.${b}: Invalid \`signature\` in \`thinking\` block`);
     }
   }
   return null;
+}
+
+/** The API's 400 for thinking of the latest assistant turn that did not come back as issued. */
+function latestThinkingModified(m: number, b: number): ApiError {
+  return invalidRequest(
+    `messages.${m}.content.${b}: \`thinking\` or \`redacted_thinking\` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.`,
+  );
 }
