@@ -44,7 +44,9 @@ export interface FaultDecision {
 
 const DEFAULT_SLOW_MS = 25;
 const DEFAULT_429_RETRY_AFTER = 1;
-const NAMED: readonly string[] = ["mid_stream_error", "drop", "max_tokens", "slow"];
+/** The fault kinds that are not an HTTP status (scenario files accept the same names). */
+export const NAMED_FAULTS = ["mid_stream_error", "drop", "max_tokens", "slow"] as const;
+const NAMED: readonly string[] = NAMED_FAULTS;
 
 /** Picks the fault for the n-th (1-based) messages request: the schedule first, then the dice. */
 export function pickFault(spec: FaultSpec | undefined, requestIndex: number): FaultDecision | null {

@@ -1,5 +1,15 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
+import { NAMED_FAULTS } from "./faults.js";
+
+/**
+ * A rule's text condition: `/regex/flags` is a regular expression, anything else a substring
+ * (undefined). Throws a SyntaxError for a regex that does not compile.
+ */
+export function textConditionRegex(pattern: string): RegExp | undefined {
+  const literal = /^\/(.+)\/([a-z]*)$/s.exec(pattern);
+  return literal ? new RegExp(literal[1] ?? "", literal[2]) : undefined;
+}
 
 /** A substring, or `/regex/flags` (checked to compile). */
 const textMatcher = z
@@ -7,10 +17,8 @@ const textMatcher = z
   .min(1)
   .refine(
     (text) => {
-      const regex = /^\/(.+)\/([a-z]*)$/s.exec(text);
-      if (!regex) return true;
       try {
-        new RegExp(regex[1] ?? "", regex[2]);
+        textConditionRegex(text);
         return true;
       } catch {
         return false;
@@ -35,10 +43,7 @@ const replySchema = z.strictObject({
   stop_reason: z.enum(["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal"]).optional(),
 });
 
-const faultSchema = z.union([
-  z.string().regex(/^[45]\d\d$/, "a status 400-599"),
-  z.enum(["mid_stream_error", "drop", "max_tokens", "slow"]),
-]);
+const faultSchema = z.union([z.string().regex(/^[45]\d\d$/, "a status 400-599"), z.enum(NAMED_FAULTS)]);
 
 const ruleSchema = z
   .strictObject({

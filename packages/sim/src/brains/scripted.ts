@@ -1,5 +1,5 @@
 import type { FaultKind } from "../faults.js";
-import type { Scenario, ScenarioRule } from "../scenario.js";
+import { type Scenario, type ScenarioRule, textConditionRegex } from "../scenario.js";
 import type { Brain, BrainReply, BrainRequest } from "../types.js";
 
 /** Raised when no rule matches and the scenario has no fallback. */
@@ -53,10 +53,7 @@ function matches(rule: ScenarioRule, request: BrainRequest): boolean {
   return true;
 }
 
-/** `/regex/flags` is a regular expression; anything else is a substring. */
 function textMatches(pattern: string, text: string | null): boolean {
   if (text === null) return false;
-  const regex = /^\/(.+)\/([a-z]*)$/s.exec(pattern);
-  if (regex) return new RegExp(regex[1] ?? "", regex[2]).test(text);
-  return text.includes(pattern);
+  return textConditionRegex(pattern)?.test(text) ?? text.includes(pattern);
 }
