@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { countTokens } from "@forkloop/sim";
 import { describe, expect, it } from "vitest";
-import type { AssistantMessage, Message, UserMessage } from "./messages.js";
+import type { AssistantMessage, Message, SystemMessage, UserMessage } from "./messages.js";
 import { estimateMessageTokens, estimateTextTokens, tokenCountWithEstimation } from "./token-estimation.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -107,5 +107,51 @@ describe("tokenCountWithEstimation", () => {
     expect(tokenCountWithEstimation(messages)).toBe(
       5 + 10 + 100 + 1_000 + estimateMessageTokens(messages[2]!) + estimateMessageTokens(failed),
     );
+  });
+});
+
+describe("tokenCountWithEstimation after a compaction", () => {
+  const at = (message: Message, timestamp: string): Message => ({ ...message, timestamp });
+  const boundary: SystemMessage = {
+    type: "system",
+    subtype: "compact_boundary",
+    uuid: "b",
+    parentUuid: null,
+    timestamp: "2026-01-01T00:05:00.000Z",
+    content: "Conversation compacted",
+    compactMetadata: { trigger: "auto", preTokens: 90_000, postTokens: 4_000 },
+  };
+  const summary = at(user("s", "summary of the conversation"), "2026-01-01T00:05:00.000Z");
+  // The kept tail: a response from before the compaction, whose usage counted the old history.
+  const staleReply = at(assistant("a-old", "done reading", 88_000), "2026-01-01T00:04:00.000Z");
+
+  it("R-C8: a kept response from before the boundary is not trusted; the boundary's post count is", () => {
+    const next = at(user("u3", "now the next task"), "2026-01-01T00:06:00.000Z");
+    const count = tokenCountWithEstimation([boundary, summary, staleReply, next]);
+    expect(count).toBe(4_000 + estimateMessageTokens(next));
+  });
+
+  it("R-C8: a response after the boundary is authoritative again", () => {
+    const fresh = at(assistant("a-new", "ok", 4_500), "2026-01-01T00:06:30.000Z");
+    const after = at(user("u4", "continue"), "2026-01-01T00:07:00.000Z");
+    const count = tokenCountWithEstimation([boundary, summary, staleReply, fresh, after]);
+    expect(count).toBe(4_500 + 10 + 100 + 1_000 + estimateMessageTokens(after));
+  });
+
+  it("R-C8: a synthetic reply with no usage is estimated, not counted as zero", () => {
+    const synthetic: AssistantMessage = {
+      ...assistant("a-syn", "[interrupted]", 0),
+      message: {
+        ...assistant("a-syn", "[interrupted]", 0).message,
+        usage: {
+          input_tokens: 0,
+          output_tokens: 0,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+        },
+      } as AssistantMessage["message"],
+    };
+    const messages: Message[] = [user("u1", "hello"), assistant("a1", "hi", 5), synthetic];
+    expect(tokenCountWithEstimation(messages)).toBe(5 + 10 + 100 + 1_000 + estimateMessageTokens(synthetic));
   });
 });

@@ -1,4 +1,4 @@
-import type { ContentBlockParam, Message } from "./messages.js";
+import type { AssistantMessage, ContentBlockParam, Message, SystemMessage } from "./messages.js";
 
 /**
  * Margin over the structural count below. Real tokenizers split rare words into more pieces than
@@ -65,22 +65,49 @@ export function estimateMessageTokens(message: Message): number {
   return 4 + blocks.reduce((sum, block) => sum + estimateBlockTokens(block), 0);
 }
 
+/** Input + output tokens a response reported; 0 for synthetic messages (errors, interrupts). */
+function reportedTokens(message: AssistantMessage): number {
+  if (message.apiError) return 0;
+  const usage = message.message.usage;
+  return (
+    usage.input_tokens +
+    (usage.cache_creation_input_tokens ?? 0) +
+    (usage.cache_read_input_tokens ?? 0) +
+    usage.output_tokens
+  );
+}
+
+function estimateAll(messages: readonly Message[]): number {
+  return messages.reduce((sum, message) => sum + estimateMessageTokens(message), 0);
+}
+
 /**
- * R-C8 `tokenCountWithEstimation`: the authoritative input+output usage of the latest assistant
- * response, plus an estimate for every message appended after it.
+ * R-C8 `tokenCountWithEstimation`: the authoritative input+output usage of the latest response,
+ * plus an estimate for every message appended after it.
+ *
+ * After a compaction the kept tail still carries responses from before it, whose usage counted
+ * the whole old history: trusting them would re-trigger compaction at once. So a response counts
+ * only if it came after the latest compact boundary; until one does, the boundary's own
+ * post-compaction count (summary + kept tail) plus an estimate of what was appended since is used.
  */
 export function tokenCountWithEstimation(messages: readonly Message[]): number {
-  for (let index = messages.length - 1; index >= 0; index--) {
+  const boundaryIndex = messages.findLastIndex(
+    (message) => message.type === "system" && message.subtype === "compact_boundary",
+  );
+  const boundary = boundaryIndex >= 0 ? (messages[boundaryIndex] as SystemMessage) : undefined;
+  for (let index = messages.length - 1; index > boundaryIndex; index--) {
     const message = messages[index];
-    if (message?.type === "assistant" && !message.apiError) {
-      const usage = message.message.usage;
-      const counted =
-        usage.input_tokens +
-        (usage.cache_creation_input_tokens ?? 0) +
-        (usage.cache_read_input_tokens ?? 0) +
-        usage.output_tokens;
-      return counted + messages.slice(index + 1).reduce((sum, next) => sum + estimateMessageTokens(next), 0);
-    }
+    if (message?.type !== "assistant") continue;
+    if (boundary !== undefined && message.timestamp < boundary.timestamp) continue;
+    const reported = reportedTokens(message);
+    if (reported > 0) return reported + estimateAll(messages.slice(index + 1));
   }
-  return messages.reduce((sum, message) => sum + estimateMessageTokens(message), 0);
+  if (boundary?.compactMetadata !== undefined) {
+    // messages[boundaryIndex + 1] is the summary; the kept tail predates the boundary.
+    const appended = messages
+      .slice(boundaryIndex + 2)
+      .filter((message) => message.timestamp >= boundary.timestamp);
+    return boundary.compactMetadata.postTokens + estimateAll(appended);
+  }
+  return estimateAll(messages.slice(boundaryIndex + 1));
 }
