@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import type { z } from "zod";
+import { fsErrorCode } from "../tool-kit.js";
 import {
   EMPTY_SETTINGS,
   fixFor,
@@ -49,11 +50,9 @@ export async function loadSettings(
     try {
       text = await readFile(path, "utf8");
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
-      return {
-        ok: false,
-        error: `${path}: cannot read the settings file (${(error as NodeJS.ErrnoException).code}).`,
-      };
+      const code = fsErrorCode(error);
+      if (code === "ENOENT") continue;
+      return { ok: false, error: `${path}: cannot read the settings file (${code}).` };
     }
     let json: unknown;
     try {
