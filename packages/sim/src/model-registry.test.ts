@@ -52,6 +52,15 @@ describe("issue 2 point 3: the model registry", () => {
     expect(resolveModel(base.id)?.contextWindow).toBe(200_000);
   });
 
+  it("an override of a model's id replaces its aliases too", () => {
+    const registry = new ModelRegistry([
+      { ...resolveModel("claude-haiku-4-5-20251001")!, aliases: [], contextWindow: 1_000 },
+    ]);
+    expect(registry.resolve("claude-haiku-4-5-20251001")?.contextWindow).toBe(1_000);
+    expect(registry.resolve("claude-haiku-4-5")).toBeUndefined();
+    expect(registry.list().filter((spec) => spec.id === "claude-haiku-4-5-20251001")).toHaveLength(1);
+  });
+
   it("Sonnet 4.5 gets 1M context with the context-1m beta", () => {
     const sonnet = resolveModel("claude-sonnet-4-5")!;
     expect(effectiveContextWindow(sonnet, [])).toBe(200_000);

@@ -98,6 +98,11 @@ export class ModelRegistry {
 
   constructor(extra: readonly ModelSpec[] = []) {
     for (const spec of [...MODELS, ...extra]) {
+      // An override of a model's id replaces that model entirely, aliases included (an override
+      // named by an alias rebinds just that alias).
+      const replaced = this.#byName.get(spec.id);
+      if (replaced?.id === spec.id)
+        for (const [name, known] of this.#byName) if (known === replaced) this.#byName.delete(name);
       this.#byName.set(spec.id, spec);
       for (const alias of spec.aliases) this.#byName.set(alias, spec);
     }

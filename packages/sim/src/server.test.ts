@@ -89,6 +89,15 @@ describe("issue 2 point 3: models endpoint", () => {
     expect((await c.models.retrieve("claude-haiku-4-5")).id).toBe("claude-haiku-4-5-20251001");
     await expect(c.models.retrieve("nope")).rejects.toBeInstanceOf(Anthropic.NotFoundError);
   });
+
+  it("a malformed model id in the path is a 404 with the error body, not a 500", async () => {
+    sim = await startSimulator();
+    const response = await fetch(`${sim.url}/v1/models/%E0`, {
+      headers: { "x-api-key": "test-key", "anthropic-version": "2023-06-01" },
+    });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ type: "error", error: { type: "not_found_error" } });
+  });
 });
 
 describe("issue 2 point 1: count_tokens", () => {

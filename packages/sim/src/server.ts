@@ -179,7 +179,7 @@ function handleModels(state: SimState, path: string, record: RequestRecord, res:
     display_name: `${spec.id} (simulated)`,
     created_at: "2025-01-01T00:00:00Z",
   });
-  const id = decodeURIComponent(path.slice("/v1/models/".length));
+  const id = decodePathSegment(path.slice("/v1/models/".length));
   if (path === "/v1/models" || path === "/v1/models/") {
     const data = state.registry.list().map(info);
     const body = { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
@@ -249,4 +249,13 @@ function betasOf(req: IncomingMessage): string[] {
     .split(",")
     .map((b) => b.trim())
     .filter(Boolean);
+}
+
+/** A malformed escape (e.g. `%E0`) names no model: keep it as sent so the answer is a 404, not a 500. */
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
