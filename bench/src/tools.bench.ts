@@ -38,7 +38,7 @@ function generateTree(root: string): void {
         lines.push(`export const value${line} = compute(${dir}, ${file}, ${line}); // plain line of code`);
       }
       // One file in 50 holds the needle, so files_with_matches returns 400 paths.
-      if (file % 50 === 7) lines.splice(LINES_PER_FILE / 2, 0, "// TODO(needle): handle the edge case");
+      if (file % 50 === 7) lines.splice(LINES_PER_FILE / 2, 0, "// MARK(needle): handle the edge case");
       writeFileSync(join(dirPath, `file${file}.ts`), `${lines.join("\n")}\n`);
     }
   }
@@ -88,8 +88,8 @@ export async function run(): Promise<BenchResult[]> {
 
     // Grep, both output modes: the JS fallback always; ripgrep side by side when rg is on PATH.
     const searches: readonly { mode: string; input: Record<string, unknown> }[] = [
-      { mode: "files_with_matches", input: { pattern: "TODO\\(needle\\)" } },
-      { mode: "content -C 1", input: { pattern: "TODO\\(needle\\)", output_mode: "content", "-C": 1 } },
+      { mode: "files_with_matches", input: { pattern: "MARK\\(needle\\)" } },
+      { mode: "content -C 1", input: { pattern: "MARK\\(needle\\)", output_mode: "content", "-C": 1 } },
     ];
     const jsGrep = createGrepTool({ backend: jsGrepBackend });
     const rg = findRipgrep();
@@ -131,7 +131,7 @@ export async function run(): Promise<BenchResult[]> {
           () => {
             execFileSync("grep", [
               "-rlE",
-              "TODO\\(needle\\)",
+              "MARK\\(needle\\)",
               "--exclude-dir=node_modules",
               "--exclude-dir=.git",
               root,
