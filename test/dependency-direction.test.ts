@@ -11,7 +11,9 @@ const allowed: Record<string, readonly string[]> = {
   "packages/tools": ["loop-core"],
   "packages/compaction": ["loop-core"],
   "packages/orchestrator": ["loop-core", "tools", "compaction"],
-  "apps/cli": ["orchestrator", "sim", "loop-core", "tools", "compaction"],
+  // The embedded simulator is the SDK's default endpoint when no API key is set.
+  "packages/sdk": ["orchestrator", "loop-core", "tools", "compaction", "sim"],
+  "apps/cli": ["sdk", "orchestrator", "sim", "loop-core", "tools", "compaction"],
 };
 
 function sourceFiles(dir: string): string[] {

@@ -1,20 +1,12 @@
-import type { Tool } from "@forkloop/loop-core";
-import { createBuiltinTools, PERMISSION_MODES, parsePermissionRule } from "@forkloop/tools";
+import { builtinToolNames } from "@forkloop/sdk";
+import { PERMISSION_MODES, parsePermissionRule } from "@forkloop/tools";
 import { z } from "zod";
 import { closestFlag } from "./flags.js";
-
-/** The model used when `--model` is not given (the simulator knows it too). */
-export const DEFAULT_MODEL = "claude-sonnet-4-6";
 
 /** `--permission-mode`: the modes the tools package (and its settings' `defaultMode`) knows. */
 export const modeSchema = z.enum(PERMISSION_MODES, {
   message: `must be one of ${PERMISSION_MODES.join(", ")}`,
 });
-
-/** Names of the built-in tools (R-T3), as the model sees them. */
-export function builtinToolNames(): string[] {
-  return createBuiltinTools().map((tool) => tool.name);
-}
 
 /**
  * Splits `Read, Bash(npm test:*),Edit(src/**)` at commas (or spaces) outside parentheses, so a
@@ -59,21 +51,3 @@ export const toolListSchema = z
       if ("error" in parsed) ctx.addIssue({ code: "custom", message: `rule "${name}": ${parsed.error}` });
     }
   });
-
-/** Claude Code's flags: `--allowed-tools` are allow rules, `--disallowed-tools` deny rules. */
-export interface PermissionRules {
-  readonly allow: string[];
-  readonly ask: string[];
-  readonly deny: string[];
-}
-
-/**
- * The built-in tools offered to the model: all of them minus those a bare deny rule names
- * (`--disallowed-tools Bash` removes Bash; `Bash(rm:*)` only denies matching calls). The deny
- * rules also go to the tools, so Grep/Glob/LS leave out files a path rule hides (R-P1:
- * `Read(./.env)` must stop `Grep SECRET .` too, which the per-call checker cannot see).
- */
-export function selectTools(deny: readonly string[] = []): Tool[] {
-  const removed = new Set(deny.filter((rule) => !rule.includes("(")));
-  return createBuiltinTools({ denyRules: deny }).filter((tool) => !removed.has(tool.name));
-}

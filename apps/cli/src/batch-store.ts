@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { batchesDir, checkId } from "@forkloop/sdk";
 import { z } from "zod";
 import { CliError } from "./cli-error.js";
-import { batchesDir, checkId } from "./state-dirs.js";
 
 /** What a batch was started with, kept in `batch.json` so `--resume <id>` needs no other flags. */
 export const batchSpecSchema = z.object({

@@ -3,6 +3,13 @@
  * tools outside the CLI read: the stream-json line schemas, the batch journal reader, the job
  * backend interface and the exit codes.
  */
+
+export {
+  type ResultLine,
+  resultLineSchema,
+  type StreamJsonLine,
+  streamJsonLineSchema,
+} from "@forkloop/sdk";
 export { buildReport, type ResultLine as BatchResultLine } from "./batch-report.js";
 export { EXIT, type ExitCode, exitCodeForBatch, exitCodeForTerminal } from "./exit-codes.js";
 export type {
@@ -22,9 +29,3 @@ export {
   readJournal,
   replayJournal,
 } from "./local-journal-backend.js";
-export {
-  type ResultLine,
-  resultLineSchema,
-  type StreamJsonLine,
-  streamJsonLineSchema,
-} from "./stream-json.js";

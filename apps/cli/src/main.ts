@@ -3,6 +3,7 @@
  * `forkloop`: headless agent runs, batch jobs over whole codebases, the standalone simulator,
  * and session inspection. Exit codes: see exit-codes.ts and apps/cli/README.md.
  */
+import { OptionsError } from "@forkloop/sdk/errors";
 import { CliError } from "./cli-error.js";
 import type { CommandContext } from "./command-context.js";
 import { EXIT, type ExitCode } from "./exit-codes.js";
@@ -82,9 +83,10 @@ async function runFromProcess(): Promise<void> {
   try {
     code = await main(process.argv.slice(2), context);
   } catch (error) {
-    if (error instanceof CliError) {
+    if (error instanceof CliError || error instanceof OptionsError) {
+      // A bad settings file, environment variable or models file from the SDK is exit 2 too.
       process.stderr.write(`forkloop: ${error.message}\n`);
-      code = error.exitCode;
+      code = error instanceof CliError ? error.exitCode : EXIT.usage;
     } else {
       process.stderr.write(
         `forkloop: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

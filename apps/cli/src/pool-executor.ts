@@ -14,7 +14,7 @@ import {
   type SubAgentTask,
   TRANSCRIPT_EXTENSION,
 } from "@forkloop/orchestrator";
-import type { PermissionRules } from "./agent-options.js";
+import type { PermissionRules } from "@forkloop/sdk";
 import { addUsage, ZERO_USAGE } from "./batch-report.js";
 import type { ItemExecution, ItemExecutor, ItemOutcome } from "./batch-runner.js";
 import type { Claim, ItemResult } from "./job-backend.js";

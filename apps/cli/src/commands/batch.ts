@@ -4,8 +4,17 @@ import { isAbsolute, join, resolve } from "node:path";
 import type { CacheSafeParams, PermissionMode } from "@forkloop/loop-core";
 import { buildSystemBlocks, DEFAULT_MAX_OUTPUT_TOKENS, toolDefinitions } from "@forkloop/loop-core";
 import { assembleSession, createAgentPool } from "@forkloop/orchestrator";
+import {
+  DEFAULT_MODEL,
+  loadRunSettings,
+  mergeRules,
+  resolveModelSource,
+  selectTools,
+  settingsHooks,
+  toolHooks,
+} from "@forkloop/sdk";
 import { z } from "zod";
-import { DEFAULT_MODEL, modeSchema, selectTools, toolListSchema } from "../agent-options.js";
+import { modeSchema, toolListSchema } from "../agent-options.js";
 import { type ItemSource, loadItems } from "../batch-items.js";
 import { buildReport, formatTotals, writeReport } from "../batch-report.js";
 import { runBatch } from "../batch-runner.js";
@@ -23,11 +32,9 @@ import { EXIT, type ExitCode, exitCodeForBatch } from "../exit-codes.js";
 import { parseCommand } from "../flags.js";
 import type { JobBackend, JobItem } from "../job-backend.js";
 import { openLocalJournalBackend } from "../local-journal-backend.js";
-import { resolveModelSource } from "../model-endpoint.js";
 import { plural } from "../plural.js";
 import { createPoolExecutor } from "../pool-executor.js";
 import { formatDuration, ProgressDisplay } from "../progress-display.js";
-import { loadRunSettings, mergeRules, settingsHooks, toolHooks } from "../run-settings.js";
 
 export const BATCH_USAGE = `Usage: forkloop batch (--files GLOB | --items FILE.jsonl) --prompt TEMPLATE [flags]
        forkloop batch --resume ID [--retry-failed] [--concurrency N]

@@ -1,12 +1,12 @@
 import { access } from "node:fs/promises";
 import { resolve } from "node:path";
 import { loadTranscript, TRANSCRIPT_EXTENSION } from "@forkloop/orchestrator";
+import { sessionsDir } from "@forkloop/sdk";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { plural } from "../plural.js";
 import { parseSessionFlags } from "../session-flags.js";
-import { sessionsDir } from "../state-dirs.js";
 import { describeMessage } from "../transcript-text.js";
 import { existingSessionPath } from "./sessions.js";
 

@@ -1,21 +1,27 @@
 import { resolve } from "node:path";
 import type { PermissionMode, Terminal } from "@forkloop/loop-core";
 import type { SessionCompactResult } from "@forkloop/orchestrator";
+import {
+  checkId,
+  createHeadlessPermissions,
+  DEFAULT_MODEL,
+  loadRunSettings,
+  mergeRules,
+  resolveModelSource,
+  type StreamJsonLine,
+  StreamJsonWriter,
+  selectTools,
+  sessionsDir,
+  startRunSession,
+} from "@forkloop/sdk";
 import { z } from "zod";
-import { DEFAULT_MODEL, modeSchema, selectTools, toolListSchema } from "../agent-options.js";
+import { modeSchema, toolListSchema } from "../agent-options.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode, exitCodeForTerminal } from "../exit-codes.js";
 import { parseCommand } from "../flags.js";
-import { createHeadlessPermissions } from "../headless-permissions.js";
-import { resolveModelSource } from "../model-endpoint.js";
 import { plural } from "../plural.js";
-import { startRunSession } from "../run-session.js";
-import { loadRunSettings, mergeRules } from "../run-settings.js";
 import { parseRunRequest, SLASH_COMMANDS } from "../slash-commands.js";
-import { checkId, sessionsDir } from "../state-dirs.js";
-import type { StreamJsonLine } from "../stream-json.js";
-import { StreamJsonWriter } from "../stream-json-writer.js";
 import { parseTokenBudget } from "../token-budget-flag.js";
 import { existingSessionPath } from "./sessions.js";
 

@@ -1,11 +1,11 @@
 import { access } from "node:fs/promises";
 import { listSessions, loadTranscript, sessionTranscriptPath } from "@forkloop/orchestrator";
+import { checkId, sessionsDir } from "@forkloop/sdk";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { plural } from "../plural.js";
 import { parseSessionFlags } from "../session-flags.js";
-import { checkId, sessionsDir } from "../state-dirs.js";
 import { describeMessage } from "../transcript-text.js";
 
 export const SESSIONS_USAGE = `Usage: forkloop sessions list [--cwd DIR] [--json]

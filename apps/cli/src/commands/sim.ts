@@ -1,11 +1,10 @@
+import { loadModelsFile, MODELS_FILE_EXAMPLE, parseFaultsFlag } from "@forkloop/sdk/model-endpoint";
 import { loadScenario, type Scenario, startSimulator } from "@forkloop/sim";
 import { z } from "zod";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
-import { parseFaultsFlag } from "../fault-flag.js";
 import { parseCommand } from "../flags.js";
-import { loadModelsFile, MODELS_FILE_EXAMPLE } from "../models-file.js";
 
 /** Records `forkloop sim` keeps by default: enough for a test's inspection, bounded for long runs. */
 export const DEFAULT_RECORD_LIMIT = 10_000;

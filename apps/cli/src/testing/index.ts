@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { type StreamJsonLine, streamJsonLineSchema } from "../stream-json.js";
+import { type StreamJsonLine, streamJsonLineSchema } from "@forkloop/sdk";
 
 /** Absolute path of the built CLI entry. */
 export const CLI_PATH = fileURLToPath(new URL("../../dist/main.js", import.meta.url));

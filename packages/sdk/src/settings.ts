@@ -1,6 +1,6 @@
 import type { LoopHooks } from "@forkloop/loop-core";
 import { createSettingsHooks, loadSettings, type Settings } from "@forkloop/tools";
-import { CliError } from "./cli-error.js";
+import { OptionsError } from "./options-error.js";
 
 /**
  * The merged settings files (`.forkloop/settings.json`, `.claude/settings.json`, `.local`
@@ -9,7 +9,7 @@ import { CliError } from "./cli-error.js";
  */
 export async function loadRunSettings(cwd: string, home?: string): Promise<Settings> {
   const loaded = await loadSettings(cwd, home === undefined ? {} : { home });
-  if (!loaded.ok) throw new CliError(`bad settings: ${loaded.error}`);
+  if (!loaded.ok) throw new OptionsError(`bad settings: ${loaded.error}`);
   return loaded.settings;
 }
 

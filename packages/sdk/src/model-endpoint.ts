@@ -1,9 +1,9 @@
 import type { ModelInfo } from "@forkloop/loop-core";
 import { type ModelSpec, startSimulator } from "@forkloop/sim";
 import { z } from "zod";
-import { CliError } from "./cli-error.js";
-import { parseFaultsFlag } from "./fault-flag.js";
+import { parseFaultsFlag } from "./fault-spec.js";
 import { loadModelsFile, toModelOverrides } from "./models-file.js";
+import { OptionsError } from "./options-error.js";
 
 /**
  * Request records the embedded simulator keeps (newest first out): it records every raw request
@@ -52,7 +52,9 @@ export async function resolveModelSource(
   const parsed = envSchema.safeParse(emptyToUndefined(env));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new CliError(`environment variable ${String(issue?.path[0])}: ${issue?.message}. Fix or unset it.`);
+    throw new OptionsError(
+      `environment variable ${String(issue?.path[0])}: ${issue?.message}. Fix or unset it.`,
+    );
   }
   const vars = parsed.data;
   const models: ModelSpec[] =
@@ -70,7 +72,7 @@ export async function resolveModelSource(
     };
   }
   if (vars.ANTHROPIC_BASE_URL !== undefined) {
-    throw new CliError(
+    throw new OptionsError(
       "ANTHROPIC_BASE_URL is set but ANTHROPIC_API_KEY is not. Set ANTHROPIC_API_KEY too (any value for a local server), or unset ANTHROPIC_BASE_URL to use the built-in simulator.",
     );
   }

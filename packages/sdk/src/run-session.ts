@@ -7,7 +7,7 @@ import {
   sessionTranscriptPath,
 } from "@forkloop/orchestrator";
 import type { Settings } from "@forkloop/tools";
-import { settingsHooks } from "./run-settings.js";
+import { settingsHooks } from "./settings.js";
 
 /**
  * What `forkloop run` adds to the orchestrator's session options: the settings files (their

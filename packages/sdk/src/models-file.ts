@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import type { ModelInfo } from "@forkloop/loop-core";
 import { type ModelSpec, resolveModel } from "@forkloop/sim";
 import { z } from "zod";
-import { CliError } from "./cli-error.js";
+import { OptionsError } from "./options-error.js";
 
 /**
  * A models file: a JSON list of model specs that add to or override the known models, e.g. a
@@ -66,7 +66,7 @@ export async function loadModelsFile(path: string, origin: string): Promise<Mode
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    throw new CliError(
+    throw new OptionsError(
       `${origin} ${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? error}).`,
     );
   }
@@ -74,7 +74,7 @@ export async function loadModelsFile(path: string, origin: string): Promise<Mode
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new CliError(
+    throw new OptionsError(
       `${origin} ${path}: not JSON (${(error as Error).message}). Example: ${MODELS_FILE_EXAMPLE}`,
     );
   }
@@ -82,7 +82,7 @@ export async function loadModelsFile(path: string, origin: string): Promise<Mode
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? `${issue.path.join(".")}: ` : "";
-    throw new CliError(`${origin} ${path}: ${where}${issue?.message}. Example: ${MODELS_FILE_EXAMPLE}`);
+    throw new OptionsError(`${origin} ${path}: ${where}${issue?.message}. Example: ${MODELS_FILE_EXAMPLE}`);
   }
   return parsed.data;
 }

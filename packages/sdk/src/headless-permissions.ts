@@ -1,7 +1,7 @@
 import type { CanUseTool, PermissionMode, Tool } from "@forkloop/loop-core";
 import { createPermissionChecker } from "@forkloop/tools";
-import type { PermissionRules } from "./agent-options.js";
 import type { PermissionDenialRecord } from "./stream-json-writer.js";
+import type { PermissionRules } from "./tool-selection.js";
 
 /** Tools that fork a sub-agent (added by the orchestrator's session, not built-ins). */
 const FORK_TOOLS = new Set(["Agent", "Task", "Skill"]);

@@ -1,5 +1,5 @@
 import { join, resolve } from "node:path";
-import { CliError } from "./cli-error.js";
+import { OptionsError } from "./options-error.js";
 
 /** Where forkloop keeps its state for a working directory: `<cwd>/.forkloop/…`. */
 export function stateDir(cwd: string): string {
@@ -17,7 +17,7 @@ export function batchesDir(cwd: string): string {
 /** Ids become path segments: refuse anything that could escape the state directory. */
 export function checkId(kind: "session" | "batch", id: string): string {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(id) || id.includes("..")) {
-    throw new CliError(
+    throw new OptionsError(
       `"${id}" is not a valid ${kind} id (letters, digits, ".", "_" and "-" only). ${
         kind === "session"
           ? "List them with `forkloop sessions list`."

@@ -1,0 +1,8 @@
+/**
+ * A problem the caller can fix: a bad settings file, environment variable, models file or
+ * option. The message names the problem and the fix (no stack trace needed); the CLI prints it
+ * and exits 2.
+ */
+export class OptionsError extends Error {
+  override readonly name = "OptionsError";
+}

@@ -1,0 +1,28 @@
+import type { Tool } from "@forkloop/loop-core";
+import { createBuiltinTools } from "@forkloop/tools";
+
+/** The model used when none is given (the simulator knows it too). */
+export const DEFAULT_MODEL = "claude-sonnet-4-6";
+
+/** Claude Code's rules: `allowedTools` are allow rules, `disallowedTools` deny rules. */
+export interface PermissionRules {
+  readonly allow: string[];
+  readonly ask: string[];
+  readonly deny: string[];
+}
+
+/** Names of the built-in tools (R-T3), as the model sees them. */
+export function builtinToolNames(): string[] {
+  return createBuiltinTools().map((tool) => tool.name);
+}
+
+/**
+ * The built-in tools offered to the model: all of them minus those a bare deny rule names
+ * (`--disallowed-tools Bash` removes Bash; `Bash(rm:*)` only denies matching calls). The deny
+ * rules also go to the tools, so Grep/Glob/LS leave out files a path rule hides (R-P1:
+ * `Read(./.env)` must stop `Grep SECRET .` too, which the per-call checker cannot see).
+ */
+export function selectTools(deny: readonly string[] = []): Tool[] {
+  const removed = new Set(deny.filter((rule) => !rule.includes("(")));
+  return createBuiltinTools({ denyRules: deny }).filter((tool) => !removed.has(tool.name));
+}
