@@ -10,5 +10,13 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // vitest runs node with `--conditions source`, so a dependency that publishes a "source"
+    // condition (eventsource-parser, under the AI SDK of the compatibility suite) would load as
+    // .ts: vite transforms it, and the packages that import it, instead of node.
+    server: {
+      deps: {
+        inline: [/\/node_modules\/ai\//, /\/node_modules\/@ai-sdk\//, /\/node_modules\/eventsource-parser\//],
+      },
+    },
   },
 });

@@ -6,7 +6,8 @@ import type { BrainReply, ReplyBlock, StopReason } from "./types.js";
 
 /** A response content block as the API returns it (api doc §2). */
 export type ResponseBlock =
-  | { type: "text"; text: string; citations: null }
+  /** No `citations` key without citations, as the API sends it (the AI SDK rejects `citations: null`). */
+  | { type: "text"; text: string }
   | { type: "thinking"; thinking: string; signature: string }
   | {
       type: "tool_use";
@@ -38,6 +39,8 @@ export interface BuildOptions {
   contextRoom?: number;
   /** The model's tokens per simulator token (ModelSpec.tokenFactor). */
   tokenFactor?: number;
+  /** `tool_choice` forced this reply's tool call (reply-constraints.ts): no thinking block. */
+  forcedToolUse?: boolean;
 }
 
 /** Text of the simulated thinking block used when thinking is on and the brain gave none. */
@@ -47,7 +50,9 @@ const DEFAULT_THINKING = "Simulated thinking: the simulator picks its reply by r
 export function buildReply(reply: BrainReply, options: BuildOptions): BuiltReply {
   const { body } = options;
   const thinking = body.thinking;
-  const thinkingOn = thinking?.type === "enabled" || thinking?.type === "adaptive";
+  // A forced tool call skips thinking: the response starts with the tool call (api doc §8).
+  const thinkingOn =
+    (thinking?.type === "enabled" || thinking?.type === "adaptive") && options.forcedToolUse !== true;
   const omitted = thinkingOn && (thinking as { display?: unknown }).display === "omitted";
   let blocks: ReplyBlock[] = reply.content.filter((b) => b.type !== "thinking" || thinkingOn);
   if (thinkingOn && !blocks.some((b) => b.type === "thinking")) {
@@ -138,7 +143,7 @@ function toResponseBlock(
 ): ResponseBlock {
   switch (block.type) {
     case "text":
-      return { type: "text", text: block.text, citations: null };
+      return { type: "text", text: block.text };
     case "thinking":
       return {
         type: "thinking",

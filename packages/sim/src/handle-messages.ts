@@ -8,6 +8,7 @@ import { sendError, sendJson } from "./http-io.js";
 import { firstTokenDelayMs, type ModelTiming, outputDelayMs, timingFor } from "./latency.js";
 import { effectiveContextWindow, type ModelSpec } from "./model-registry.js";
 import type { CacheUsage } from "./prompt-cache.js";
+import { constrainReply } from "./reply-constraints.js";
 import type { MessagesRequest } from "./request-schema.js";
 import type { SimState } from "./sim-state.js";
 import { formatEvent, type MessageHeader, replyEvents } from "./sse-events.js";
@@ -56,6 +57,7 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
   }
 
   let reply: BrainReply;
+  let forcedToolUse = false;
   try {
     // max_tokens 0 is a cache pre-warm: no content, stop_reason max_tokens (api doc §1).
     reply =
@@ -79,6 +81,13 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
     return;
   }
   if (fault) record.fault = faultRecordName(fault.kind);
+  if (body.max_tokens > 0) {
+    // Whatever the brain said, the reply keeps the API's guarantees (tool_choice, strict tools,
+    // structured outputs).
+    const constrained = constrainReply(reply, body, state.schemaChecker);
+    reply = constrained.reply;
+    forcedToolUse = constrained.forcedToolUse;
+  }
 
   const built =
     body.max_tokens === 0
@@ -90,6 +99,7 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
           cut: fault?.kind === "max_tokens",
           contextRoom: effectiveContextWindow(model, call.betas) - valid.layout.totalTokens,
           tokenFactor: model.tokenFactor ?? 1,
+          forcedToolUse,
         });
   state.issuedThinking.remember(
     built.content.flatMap((b) => (b.type === "tool_use" ? [b.id] : [])),

@@ -23,6 +23,11 @@ export interface ModelSpec {
    * more tokens for the same text (api doc §7), so those models use 1.3.
    */
   tokenFactor?: number;
+  /**
+   * A forced `tool_choice` is refused even under adaptive thinking (Opus 5.5, Sonnet 5.5,
+   * Fable 5.1 per the thinking docs); other models accept it and skip thinking for that reply.
+   */
+  refusesForcedToolWithThinking?: boolean;
 }
 
 const PRE_47 = { enabled: true, adaptive: false, disabled: true } as const;
@@ -56,6 +61,7 @@ function model(
     supportsPrefill: thinking === PRE_47,
     keepsPriorThinking: !STRIPS_PRIOR_THINKING.has(id),
     tokenFactor: LARGER_TOKENIZER.has(id) ? 1.3 : 1,
+    refusesForcedToolWithThinking: REFUSES_FORCED_TOOL_WITH_THINKING.has(id),
   };
 }
 
@@ -63,6 +69,12 @@ const STRIPS_PRIOR_THINKING = new Set([
   "claude-haiku-4-5-20251001",
   "claude-sonnet-4-5-20250929",
   "claude-opus-4-1-20250805",
+]);
+
+const REFUSES_FORCED_TOOL_WITH_THINKING = new Set([
+  "claude-opus-5-5",
+  "claude-sonnet-5-5",
+  "claude-fable-5-1",
 ]);
 
 /** Opus 4.7 and later Opus models count about 30% more tokens (api doc §7). */

@@ -94,6 +94,7 @@ const customTool = z.looseObject({
   description: z.string().optional(),
   input_schema: z.looseObject({ type: z.literal("object") }),
   cache_control: cacheControl.nullish(),
+  strict: z.boolean().optional(),
 });
 
 // Versioned server/client tools (`bash_20250124`, `memory_20250818`, …) carry a `type`.
@@ -121,6 +122,17 @@ const toolChoice = z.discriminatedUnion("type", [
   z.looseObject({ type: z.literal("none") }),
 ]);
 
+/** Structured outputs: the reply's text is JSON valid for `schema` (issue 18 item 1). */
+const outputFormat = z.looseObject({
+  type: z.literal("json_schema"),
+  schema: z.record(z.string(), z.unknown()),
+});
+
+const outputConfig = z.looseObject({
+  effort: z.string().optional(),
+  format: outputFormat.nullish(),
+});
+
 const commonFields = {
   model: z.string(),
   messages: z.array(messageSchema),
@@ -131,6 +143,9 @@ const commonFields = {
   cache_control: cacheControl.nullish(),
   // Beta (api doc §9): accepted on /v1/messages and count_tokens (SDK 1.14 has it on both).
   context_management: contextManagementSchema.nullish(),
+  output_config: outputConfig.nullish(),
+  // The structured-outputs beta's name for `output_config.format`.
+  output_format: outputFormat.nullish(),
 };
 
 export const messagesRequestSchema = z.looseObject({

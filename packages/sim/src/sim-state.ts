@@ -1,6 +1,7 @@
 import { CacheDiagnostics } from "./cache-diagnostics.js";
 import type { FaultSpec } from "./faults.js";
 import { IssuedThinking } from "./issued-thinking.js";
+import { JsonSchemaChecker } from "./json-schema-check.js";
 import type { LatencyModel } from "./latency.js";
 import { ModelRegistry } from "./model-registry.js";
 import { PromptCache } from "./prompt-cache.js";
@@ -28,6 +29,8 @@ export interface SimState {
   messageCounter: number;
   issuedThinking: IssuedThinking;
   diagnostics: CacheDiagnostics;
+  /** Compiled JSON Schemas of strict tools and structured outputs. */
+  schemaChecker: JsonSchemaChecker;
 }
 
 /** Appends a record, dropping the oldest beyond the limit. */
@@ -63,5 +66,6 @@ export function createState(init: {
     messageCounter: 0,
     issuedThinking: new IssuedThinking(),
     diagnostics: new CacheDiagnostics(),
+    schemaChecker: new JsonSchemaChecker(),
   };
 }

@@ -71,7 +71,7 @@ function blockEvents(block: ResponseBlock, index: number): SseEvent[] {
   switch (block.type) {
     case "text":
       return [
-        ev("content_block_start", { index, content_block: { type: "text", text: "", citations: null } }),
+        ev("content_block_start", { index, content_block: { type: "text", text: "" } }),
         ...splitByTokens(block.text, TOKENS_PER_DELTA).map((text) =>
           ev("content_block_delta", { index, delta: { type: "text_delta", text } }, countTokens(text)),
         ),

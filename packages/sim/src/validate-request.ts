@@ -4,6 +4,7 @@ import { applyContextEdits } from "./context-editing.js";
 import type { IssuedThinking } from "./issued-thinking.js";
 import { effectiveContextWindow, type ModelRegistry, type ModelSpec } from "./model-registry.js";
 import { layoutPrompt, type PromptLayout } from "./prompt-layout.js";
+import { outputFormatSchema } from "./reply-constraints.js";
 import {
   type CountTokensRequest,
   countTokensRequestSchema,
@@ -136,9 +137,10 @@ function checkMaxTokens(body: MessagesRequest, model: ModelSpec): ApiError | nul
   if (body.max_tokens === 0) {
     // max_tokens 0 is a cache pre-warm; it cannot stream, think or force a tool (api doc §1).
     const forced = body.tool_choice?.type === "any" || body.tool_choice?.type === "tool";
-    if (body.stream === true || body.thinking?.type === "enabled" || forced) {
+    const structured = outputFormatSchema(body) !== undefined;
+    if (body.stream === true || body.thinking?.type === "enabled" || forced || structured) {
       return invalidRequest(
-        "max_tokens: 0 is only supported for cache pre-warming requests without streaming, thinking or forced tool use",
+        "max_tokens: 0 is only supported for cache pre-warming requests without streaming, thinking, forced tool use or output_config.format",
       );
     }
   }

@@ -36,8 +36,12 @@ export function checkThinkingConfig(
   if (thinking.type === "disabled" && !model.thinking.disabled) {
     return invalidRequest('"thinking.type.disabled" is not supported for this model.');
   }
+  // Manual extended thinking refuses a forced tool; adaptive thinking accepts one (and skips
+  // thinking for that reply) except on the models that refuse it (api doc §8, thinking docs).
   const forced = body.tool_choice?.type === "any" || body.tool_choice?.type === "tool";
-  if (thinkingOn(body) && forced) {
+  const refused =
+    thinking.type === "enabled" || (thinking.type === "adaptive" && model.refusesForcedToolWithThinking);
+  if (forced && refused) {
     return invalidRequest("Thinking may not be enabled when tool_choice forces tool use.");
   }
   return null;
