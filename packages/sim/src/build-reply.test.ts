@@ -27,7 +27,7 @@ describe("building the API reply from a brain reply", () => {
       },
       options({ stop_sequences: ["never", "STOP"] }),
     );
-    expect(built.content).toEqual([{ type: "text", text: "alpha beta ", citations: null }]);
+    expect(built.content).toEqual([{ type: "text", text: "alpha beta " }]);
     expect(built.stopReason).toBe("stop_sequence");
     expect(built.stopSequence).toBe("STOP");
   });
@@ -84,7 +84,7 @@ describe("building the API reply from a brain reply", () => {
       options({ max_tokens: 4 }),
     );
     expect(built.stopReason).toBe("max_tokens");
-    expect(built.content).toEqual([{ type: "text", text: "one two three ", citations: null }]);
+    expect(built.content).toEqual([{ type: "text", text: "one two three " }]);
     expect(built.outputTokens).toBe(4);
   });
 
@@ -92,7 +92,7 @@ describe("building the API reply from a brain reply", () => {
     const reply = { content: [{ type: "text" as const, text: "one two three four five six" }] };
     const built = buildReply(reply, { ...options({ max_tokens: 100 }), contextRoom: 2 });
     expect(built.stopReason).toBe("model_context_window_exceeded");
-    expect(built.content).toEqual([{ type: "text", text: "one two ", citations: null }]);
+    expect(built.content).toEqual([{ type: "text", text: "one two " }]);
     expect(buildReply(reply, { ...options({ max_tokens: 2 }), contextRoom: 2 }).stopReason).toBe(
       "max_tokens",
     );

@@ -36,7 +36,7 @@ describe("the simulator over HTTP with the SDK (issue 2 point 1)", () => {
     const { data, response } = await client(sim)
       .messages.create({ model: MODEL, max_tokens: 100, messages: [{ role: "user", content: "hi" }] })
       .withResponse();
-    expect(data.content).toEqual([{ type: "text", text: "hello there", citations: null }]);
+    expect(data.content).toEqual([{ type: "text", text: "hello there" }]);
     expect(data.stop_reason).toBe("end_turn");
     expect(data.usage.input_tokens).toBe(1);
     expect(data.usage.output_tokens).toBe(4); // "hello" = 2, "there" = 2 (4 chars per token)
