@@ -89,6 +89,56 @@ describe('forkloop run "/compact [instructions]" (issue 5)', () => {
     });
   });
 
+  it("issue 12 item 1: run --resume over the auto-compact line of a small models-file window (30k) → the resumed turn opens with a cache-safe compact request, then sends the summary", async () => {
+    // 30k window, 2k output cap → auto-compact line 15k (R-C7). The first turn (~12.4k tokens of
+    // pasted text) stays under it; the resumed one (+3k) starts over it, with no tool call at all.
+    await writeFile(
+      join(dir, "window-30k.json"),
+      JSON.stringify([{ id: "claude-sonnet-4-6", contextWindow: 30_000, maxOutputTokens: 2_000 }]),
+    );
+    await withSimProcess(dir, ["--models", "window-30k.json"], async (sim) => {
+      const env = { ...sim.env, FORKLOOP_MODELS: "window-30k.json" };
+      const pasted = Array.from({ length: 1030 }, (_, i) => `${MARKER} note ${i} alpha beta gamma delta`);
+      const first = await runCli(["run", "--output-format", "stream-json"], {
+        cwd: dir,
+        env,
+        stdin: `Review these release notes:\n${pasted.join("\n")}\n`,
+      });
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout).not.toContain("compact_boundary");
+      const init = streamJsonLines(first.stdout)[0];
+      if (init?.type !== "system" || init.subtype !== "init") throw new Error("expected the init line");
+      const firstRun = await mainRequests(sim, "sdk");
+      expect(firstRun).toHaveLength(1);
+      const parent = firstRun[0]!;
+
+      const resumed = await runCli(["run", "--resume", init.session_id, "--output-format", "stream-json"], {
+        cwd: dir,
+        env,
+        stdin: `Now list the risky notes.\n${"risk means a breaking change in the public API\n".repeat(300)}`,
+      });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const lines = streamJsonLines(resumed.stdout);
+      expect(
+        lines.find((line) => line.type === "system" && line.subtype === "compact_boundary"),
+      ).toMatchObject({
+        compact_metadata: { trigger: "auto" },
+      });
+      expect(lines.at(-1)).toMatchObject({ type: "result", terminal_reason: "completed" });
+      const turn = (await sim.requests()).filter((record) => record.path === "/v1/messages").slice(1);
+      expect(turn.map((record) => `${record.querySource} ${record.status}`)).toEqual([
+        "compact 200",
+        "sdk 200",
+      ]);
+      expect(forkPrefixDifferences(parent.rawBody, turn[0]!.rawBody)).toEqual([]);
+      expect(turn[0]!.usage?.cache_read_input_tokens).toBeGreaterThan(10_000);
+      // The 1,030 pasted lines are gone: only the summary's short quote of the first request is left.
+      expect(turn[1]!.rawBody).toContain("<summary>");
+      expect(parent.rawBody.split(MARKER).length - 1).toBe(1030);
+      expect(turn[1]!.rawBody.split(MARKER).length - 1).toBeLessThan(10);
+    });
+  });
+
   it("R-C4 (manual): text output is one line with pre → post tokens; nothing left to compact is exit 9; without --resume or with an unknown command, exit 2 naming the known ones", async () => {
     await withSimProcess(dir, [], async (sim) => {
       const sessionId = await newSession(sim);

@@ -1,4 +1,5 @@
 import type { ContextPipeline, ContextStageInput, ContextStageResult } from "./context-pipeline.js";
+import type { HistoryReplacedEvent } from "./loop-events.js";
 import {
   MANUAL_COMPACT_BUFFER_TOKENS,
   MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES,
@@ -13,14 +14,15 @@ import { tokenCountWithEstimation } from "./token-estimation.js";
 /**
  * Phase 3 of an iteration (§4), in the documented order: budget + snip → microcompact → collapse
  * → autocompact. Collapse runs before autocompact so that autocompact is a no-op when collapse
- * sufficed. Yields each stage's boundary markers; returns the messages to send.
+ * sufficed. Yields each stage's boundary markers, then `history_replaced` when a stage changed the
+ * history; returns the messages to send.
  */
 export async function* manageContext(
   pipeline: ContextPipeline,
   deps: Pick<QueryDeps, "microcompact" | "autocompact">,
   config: Pick<QueryConfig, "autoCompactEnabled">,
   input: ContextStageInput,
-): AsyncGenerator<SystemMessage, ContextStageResult> {
+): AsyncGenerator<SystemMessage | HistoryReplacedEvent, ContextStageResult> {
   const next = (stage: ContextStageResult): ContextStageInput => ({
     ...input,
     messages: stage.messages,
@@ -41,7 +43,12 @@ export async function* manageContext(
     stage = await deps.autocompact(next(stage));
     yield* stage.boundaries;
   }
+  if (stage.messages !== input.messages) yield historyReplaced(stage.messages);
   return stage;
+}
+
+export function historyReplaced(messages: readonly Message[]): HistoryReplacedEvent {
+  return { type: "history_replaced", messages };
 }
 
 /**

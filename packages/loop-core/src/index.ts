@@ -17,7 +17,7 @@ export {
   toolDefinition,
   toolDefinitions,
 } from "./build-request.js";
-export type { CacheSafeParams } from "./cache-safe-params.js";
+export { buildCacheSafeParams, type CacheSafeParams, type CacheSafeRequest } from "./cache-safe-params.js";
 export {
   type AppliedEdit,
   apiMicrocompactBoundary,
@@ -52,7 +52,7 @@ export type {
   StopHookInput,
   StopHookOutcome,
 } from "./hooks.js";
-export type { LoopEvent, StateSnapshotEvent } from "./loop-events.js";
+export type { HistoryReplacedEvent, LoopEvent, StateSnapshotEvent } from "./loop-events.js";
 export {
   DEFAULT_MAX_OUTPUT_TOKENS,
   ESCALATED_MAX_OUTPUT_TOKENS,
@@ -98,6 +98,7 @@ export {
 export type { CanUseTool, PermissionDecision, PermissionMode } from "./permissions.js";
 export { type QueryParams, query, stripThinkingBlocks } from "./query.js";
 export { productionDeps, type QueryDeps } from "./query-deps.js";
+export { defaultMaxOutputTokens } from "./query-params.js";
 export { MAX_TOOL_CONCURRENCY, StreamingToolExecutor } from "./streaming-tool-executor.js";
 export type { ContinueReason, Terminal, TerminalReason, UsageTotals } from "./terminal.js";
 export { CONTINUE_REASONS, TERMINAL_REASONS } from "./terminal.js";

@@ -20,6 +20,17 @@ export interface StateSnapshotEvent {
   readonly autoCompactFailures: number;
 }
 
+/**
+ * A context stage (§4: snip, microcompact, collapse, compaction, reactive compact) replaced the
+ * history: the loop continues from `messages`. Yielded at once, before the request that uses
+ * them, so a transcript records the compacted history even if that request fails or is
+ * interrupted (a resume then starts from the summary, not from the history it replaced).
+ */
+export interface HistoryReplacedEvent {
+  readonly type: "history_replaced";
+  readonly messages: readonly Message[];
+}
+
 /** Everything `query()` yields. Messages are the transcript; the rest are events for UIs. */
 export type LoopEvent =
   | Message
@@ -29,5 +40,6 @@ export type LoopEvent =
   /** R-L8: remove this already-yielded message (its attempt was abandoned). */
   | { readonly type: "tombstone"; readonly uuid: string }
   | { readonly type: "model_fallback"; readonly from: string; readonly to: string }
+  | HistoryReplacedEvent
   | ToolUseSummaryEvent
   | StateSnapshotEvent;

@@ -69,6 +69,14 @@ export interface QueryParams {
   readonly contextEditing?: ContextEditingConfig;
 }
 
+/**
+ * R-L10: the output cap a request gets unless told otherwise — 8,000, or the model's own cap when
+ * that is lower (a models-file entry may say 4,000; the API refuses a larger `max_tokens`).
+ */
+export function defaultMaxOutputTokens(model: string, modelOverrides?: readonly ModelInfo[]): number {
+  return Math.min(DEFAULT_MAX_OUTPUT_TOKENS, getModelInfo(model, modelOverrides).maxOutputTokens);
+}
+
 /** R-L13: the immutable config, captured on the first `.next()` and never re-read. */
 export function snapshotConfig(params: QueryParams): QueryConfig {
   const model = params.toolUseContext.options.model;
@@ -78,8 +86,7 @@ export function snapshotConfig(params: QueryParams): QueryConfig {
     isSubAgent: params.toolUseContext.agentId !== "main",
     client: params.client,
     maxTurns: params.maxTurns,
-    defaultMaxOutputTokens:
-      params.maxOutputTokens ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, info.maxOutputTokens),
+    defaultMaxOutputTokens: params.maxOutputTokens ?? defaultMaxOutputTokens(model, params.modelOverrides),
     escalatedMaxOutputTokens: Math.min(ESCALATED_MAX_OUTPUT_TOKENS, info.maxOutputTokens),
     fallbackModels: Object.freeze([...(params.fallbackModels ?? [])]),
     thinking: params.thinking,

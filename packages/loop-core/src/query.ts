@@ -1,6 +1,5 @@
 import { type WithheldKind, withheldKind } from "./api-error-kinds.js";
-import { buildSystemBlocks, toolDefinitions } from "./build-request.js";
-import type { CacheSafeParams } from "./cache-safe-params.js";
+import { buildCacheSafeParams } from "./cache-safe-params.js";
 import { apiMicrocompactBoundary } from "./context-editing.js";
 import { blockingLimitError, contextTokens, manageContext } from "./context-management.js";
 import { type ContextStageInput, passthroughContextPipeline } from "./context-pipeline.js";
@@ -55,7 +54,6 @@ async function* queryLoop(
   const onCacheSafeParams = params.onCacheSafeParams;
   // The one live input: commands queued while the loop runs (R-L2).
   const queuedCommands = params.queuedCommands;
-  let lastCacheSafeParams: CacheSafeParams | undefined;
 
   let state: LoopState = {
     messages: params.messages,
@@ -111,6 +109,18 @@ async function* queryLoop(
       };
     }
 
+    // R-F3: the prefix of the request this iteration sends; a compaction that runs now (the first
+    // iteration of a turn included) forks from it, so its request reads this prefix from the cache.
+    const maxOutputTokens = state.maxOutputTokensOverride ?? config.defaultMaxOutputTokens;
+    const cacheSafeParams = buildCacheSafeParams({
+      model,
+      systemPrompt,
+      tools,
+      thinking: config.thinking,
+      maxOutputTokens,
+      messages: state.messages,
+    });
+
     // Phase 3 — context management (§4), then the R-C7 hard limit.
     const stageInput = (
       messages: readonly Message[],
@@ -121,7 +131,7 @@ async function* queryLoop(
       querySource: config.querySource,
       tools,
       tracking,
-      cacheSafeParams: lastCacheSafeParams,
+      cacheSafeParams,
       signal,
     });
     const managed = yield* manageContext(pipeline, deps, config, stageInput(state.messages));
@@ -138,7 +148,6 @@ async function* queryLoop(
     }
 
     // Phase 4 — call the model (R-L8: inside a fallback loop).
-    const maxOutputTokens = state.maxOutputTokensOverride ?? config.defaultMaxOutputTokens;
     const toolRunOptions = () => ({
       context: toolUseContext,
       canUseTool,
@@ -350,16 +359,18 @@ async function* queryLoop(
       return await finish("model_error", messagesSoFar, error);
     }
 
-    const saveCacheSafeParams = (forkContextMessages: readonly Message[]): void => {
-      lastCacheSafeParams = {
-        model,
-        systemPrompt: buildSystemBlocks(systemPrompt),
-        tools: toolDefinitions(tools),
-        ...(config.thinking ? { thinking: config.thinking } : {}),
-        maxOutputTokens,
-        forkContextMessages,
-      };
-      onCacheSafeParams?.(lastCacheSafeParams);
+    // R-F3: after the turn, the prefix of the request that succeeded (a fallback changed the model).
+    const saveCacheSafeParams = (messages: readonly Message[]): void => {
+      onCacheSafeParams?.(
+        buildCacheSafeParams({
+          model,
+          systemPrompt,
+          tools,
+          thinking: config.thinking,
+          maxOutputTokens,
+          messages,
+        }),
+      );
     };
 
     const toolUses = assistantMessages.flatMap((message) =>

@@ -1,4 +1,5 @@
 import type { WithheldKind } from "./api-error-kinds.js";
+import { historyReplaced } from "./context-management.js";
 import type { ContextPipeline, ContextStageInput } from "./context-pipeline.js";
 import { createUserMessage } from "./create-message.js";
 import type { LoopEvent } from "./loop-events.js";
@@ -56,6 +57,7 @@ export async function* recoverWithheld(input: WithheldInput): AsyncGenerator<Loo
         const drained = await input.pipeline.drainCollapse(input.stageInput(messagesForQuery));
         if (!drained) break;
         yield* drained.boundaries;
+        yield historyReplaced(drained.messages);
         return {
           next: {
             ...state,
@@ -69,6 +71,7 @@ export async function* recoverWithheld(input: WithheldInput): AsyncGenerator<Loo
         const compacted = await input.pipeline.reactiveCompact(input.stageInput(messagesForQuery));
         if (!compacted) break;
         yield* compacted.boundaries;
+        yield historyReplaced(compacted.messages);
         return {
           next: {
             ...state,

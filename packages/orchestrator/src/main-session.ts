@@ -10,13 +10,13 @@ import {
   thresholdsFor,
 } from "@forkloop/compaction";
 import {
-  buildSystemBlocks,
+  buildCacheSafeParams,
   type CacheSafeParams,
   type CanUseTool,
   costUsd,
   createAgentState,
   createUserMessage,
-  DEFAULT_MAX_OUTPUT_TOKENS,
+  defaultMaxOutputTokens,
   getModelInfo,
   type LoopEvent,
   type LoopHooks,
@@ -28,7 +28,6 @@ import {
   type Terminal,
   type ThinkingConfigParam,
   type Tool,
-  toolDefinitions,
   type Usage,
   type UsageTotals,
 } from "@forkloop/loop-core";
@@ -235,19 +234,15 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     const userMessage = createUserMessage(prompt, { parentUuid: history.at(-1)?.uuid ?? null });
     transcript.append({ type: "message", message: userMessage });
     // Until the loop saves its own after the first turn, a fork (an Agent call in turn 1) uses
-    // the prefix of the request in flight: the same fields, in the same form, buildRequest sends.
-    latest = {
+    // the prefix of the request in flight, built the way the loop builds it (R-F3).
+    latest = buildCacheSafeParams({
       model: options.model,
-      systemPrompt: buildSystemBlocks(assembled.systemPrompt),
-      tools: toolDefinitions(tools),
-      ...(options.thinking === undefined ? {} : { thinking: options.thinking }),
-      maxOutputTokens: Math.min(
-        DEFAULT_MAX_OUTPUT_TOKENS,
-        getModelInfo(options.model, options.modelOverrides).maxOutputTokens,
-      ),
-      forkContextMessages: [...history, userMessage],
-    };
-    let compacted = false;
+      systemPrompt: assembled.systemPrompt,
+      tools,
+      thinking: options.thinking,
+      maxOutputTokens: defaultMaxOutputTokens(options.model, options.modelOverrides),
+      messages: [...history, userMessage],
+    });
     let cost = 0;
     const generator = query({
       messages: [...history, userMessage],
@@ -275,11 +270,6 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       onCacheSafeParams: (params) => {
         latest = params;
         transcript.append({ type: "cache_safe_params", params });
-        // After a compaction the history was replaced: record it whole so a resume starts there.
-        if (compacted) {
-          transcript.append({ type: "history", messages: params.forkContextMessages });
-          compacted = false;
-        }
       },
     });
     try {
@@ -287,7 +277,9 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       while (!step.done) {
         const event = step.value;
         transcript.appendLoopEvent(event);
-        if (event.type === "system" && event.subtype === "compact_boundary") compacted = true;
+        // A fork started later in this iteration (an Agent call) shares the replaced history.
+        if (event.type === "history_replaced" && latest)
+          latest = { ...latest, forkContextMessages: event.messages };
         if (event.type === "assistant" && !event.apiError) {
           cost += costUsd(
             getModelInfo(event.message.model || options.model, options.modelOverrides),

@@ -87,10 +87,16 @@ export class TranscriptWriter {
     this.#records++;
   }
 
-  /** Records what a transcript keeps of a loop event: messages and state transitions (R-L5). */
+  /**
+   * Records what a transcript keeps of a loop event: messages, a replaced history (at once: a
+   * resume after a failed or interrupted request still starts from the compacted history) and
+   * state transitions (R-L5).
+   */
   appendLoopEvent(event: LoopEvent): void {
     if (event.type === "user" || event.type === "assistant" || event.type === "system") {
       this.append({ type: "message", message: event as Message });
+    } else if (event.type === "history_replaced") {
+      this.append({ type: "history", messages: event.messages });
     } else if (event.type === "state_snapshot") {
       this.append({
         type: "transition",

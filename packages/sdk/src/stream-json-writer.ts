@@ -125,6 +125,7 @@ export class StreamJsonWriter {
       case "tombstone":
         return [{ type: "system", subtype: "tombstone", ...this.#base(), removed_uuid: event.uuid }];
       case "tool_use_summary":
+      case "history_replaced":
       case "state_snapshot":
         return [];
       default: {

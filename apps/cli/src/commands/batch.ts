@@ -1,8 +1,8 @@
 import { access, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import type { CacheSafeParams, PermissionMode } from "@forkloop/loop-core";
-import { buildSystemBlocks, DEFAULT_MAX_OUTPUT_TOKENS, toolDefinitions } from "@forkloop/loop-core";
+import type { PermissionMode } from "@forkloop/loop-core";
+import { buildCacheSafeParams, defaultMaxOutputTokens } from "@forkloop/loop-core";
 import { assembleSession, createAgentPool } from "@forkloop/orchestrator";
 import {
   DEFAULT_MODEL,
@@ -164,14 +164,15 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
         tools,
         ...(spec.appendSystemPrompt === undefined ? {} : { appendSystemPrompt: spec.appendSystemPrompt }),
       });
-      // R-F3: one prefix (tools → system) for every item, so each item's first request reads it.
-      const cacheSafeParams: CacheSafeParams = {
+      // R-F3: one prefix (tools → system) for every item, so each item's first request reads it;
+      // built as the loop builds its own, with the model's output cap (a models file may lower it).
+      const cacheSafeParams = buildCacheSafeParams({
         model: spec.model,
-        systemPrompt: buildSystemBlocks(session.systemPrompt),
-        tools: toolDefinitions(tools),
-        maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS,
-        forkContextMessages: [],
-      };
+        systemPrompt: session.systemPrompt,
+        tools,
+        maxOutputTokens: defaultMaxOutputTokens(spec.model, source.modelOverrides),
+        messages: [],
+      });
       let pausedUntil = 0;
       const executor = createPoolExecutor(
         pool,

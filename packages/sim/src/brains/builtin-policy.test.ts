@@ -157,6 +157,30 @@ describe("issue 2 point 9: the built-in policy brain", () => {
     expect(text).toContain("First user request: Refactor the parser.");
   });
 
+  it("a new prompt merged with the compaction instruction into one user turn is the current request (compaction at the start of a turn)", async () => {
+    const message = await client.messages.create(
+      {
+        model: MODEL,
+        max_tokens: 2000,
+        messages: [
+          { role: "user", content: "Refactor the parser." },
+          { role: "assistant", content: "Done." },
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "Now rename the lexer module." },
+              { type: "text", text: "Your task is to create a detailed summary of the conversation so far." },
+            ],
+          },
+        ],
+      },
+      { headers: { "x-forkloop-query-source": "compact" } },
+    );
+    const text = (message.content[0] as Anthropic.TextBlock).text;
+    expect(text).toContain("First user request: Refactor the parser.");
+    expect(text).toContain("Current request: Now rename the lexer module.");
+  });
+
   it("detects a compaction request by its wording too", async () => {
     const message = await client.messages.create({
       model: MODEL,

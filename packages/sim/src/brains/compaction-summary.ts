@@ -13,9 +13,13 @@ const QUOTE_CHARS = 300;
  */
 export function compactionSummary(request: BrainRequest, signature: string): BrainReply {
   const messages = request.body.messages;
-  // The compaction prompt itself is the last user message: everything before it is history.
+  // The compaction prompt itself is the last user message: everything before it is history. A
+  // client that compacts at the start of a turn sends the new prompt and the instruction as one
+  // user turn (consecutive user messages merge): its text blocks before the last are a request.
   const history = messages.slice(0, -1);
-  const requests = humanRequests(history);
+  const last = messages.at(-1);
+  const merged = last?.role === "user" ? blocksOf(last).slice(0, -1) : [];
+  const requests = [...humanRequests(history), ...humanRequests([{ role: "user", content: merged }])];
   const facts = requests.flatMap((t) => t.split("\n")).filter((line) => FACT_PATTERN.test(line));
   const first = requests[0];
   const latest = requests.at(-1);
