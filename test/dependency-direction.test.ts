@@ -14,6 +14,8 @@ const allowed: Record<string, readonly string[]> = {
   // The embedded simulator is the SDK's default endpoint when no API key is set.
   "packages/sdk": ["orchestrator", "loop-core", "tools", "compaction", "sim"],
   "apps/cli": ["sdk", "orchestrator", "sim", "loop-core", "tools", "compaction"],
+  // The package users install: the CLI's bin and the SDK's exports, nothing of its own.
+  "apps/forkloop": ["cli", "sdk"],
 };
 
 function sourceFiles(dir: string): string[] {

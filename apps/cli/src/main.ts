@@ -4,6 +4,7 @@
  * and session inspection. Exit codes: see exit-codes.ts and apps/cli/README.md.
  */
 import { OptionsError } from "@forkloop/sdk/errors";
+import { FORKLOOP_VERSION } from "@forkloop/sdk/version";
 import { CliError } from "./cli-error.js";
 import type { CommandContext } from "./command-context.js";
 import { EXIT, type ExitCode } from "./exit-codes.js";
@@ -22,7 +23,7 @@ Model: ANTHROPIC_API_KEY (and optional ANTHROPIC_BASE_URL) selects the real API 
 server; without it the built-in simulator answers (simulated replies, not a real model).
 Environment: FORKLOOP_MODELS=FILE (model specs, e.g. a small context window, for the client and
 the embedded simulator), FORKLOOP_SIM_LATENCY=none|realistic, FORKLOOP_SIM_FAULTS=SPEC.
-Run \`forkloop <command> --help\` for a command's flags.`;
+Run \`forkloop <command> --help\` for a command's flags; \`forkloop --version\` prints the version.`;
 
 type Command = (argv: readonly string[], context: CommandContext) => Promise<ExitCode>;
 
@@ -40,6 +41,11 @@ export async function main(argv: readonly string[], context: CommandContext): Pr
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     (name === undefined ? context.stderr : context.stdout).write(`${MAIN_USAGE}\n`);
     return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (name === "--version" || name === "-v") {
+    // Claude Code's shape (`2.1.197 (Claude Code)`), so scripts that parse one parse the other.
+    context.stdout.write(`${FORKLOOP_VERSION} (forkloop)\n`);
+    return EXIT.ok;
   }
   const load = COMMANDS[name];
   if (!load) {

@@ -27,3 +27,4 @@ export {
 } from "./stream-json.js";
 export { type PermissionDenialRecord, StreamJsonWriter } from "./stream-json-writer.js";
 export { builtinToolNames, DEFAULT_MODEL, type PermissionRules, selectTools } from "./tool-selection.js";
+export { FORKLOOP_VERSION } from "./version.js";

@@ -1,0 +1,43 @@
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = join(import.meta.dirname, "..");
+const SKIPPED_DIRS = new Set(["node_modules", "dist", ".git", ".turbo", "release", "results", ".forkloop"]);
+
+function markdownFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return SKIPPED_DIRS.has(name) ? [] : markdownFiles(path);
+    return name.endsWith(".md") ? [path] : [];
+  });
+}
+
+/**
+ * The file paths a doc names: markdown link targets, and code spans that look like a path in
+ * the repository (a `/` and a file extension, no placeholders such as `<id>`, `~`, `*` or `{a,b}`;
+ * not a dot directory like `.claude/settings.json`, which names a user's or a project's file).
+ */
+function namedPaths(text: string): string[] {
+  const links = [...text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((match) => match[1] ?? "");
+  const spans = [...text.matchAll(/`([^`\s]+)`/g)]
+    .map((match) => match[1] ?? "")
+    .filter((span) => /\//.test(span) && /\.(ts|mjs|js|json|md|jsonl|yml)$/.test(span))
+    .filter((span) => !/[<>~*{}$]|^\.|^\//.test(span) && !span.startsWith("http"));
+  return [...links.filter((link) => !/^[a-z]+:/.test(link)), ...spans];
+}
+
+/** A path resolves against the doc's directory, its package's directory or the repository root. */
+function exists(doc: string, path: string): boolean {
+  const packageDir = relative(root, doc).split("/").slice(0, 2).join("/");
+  return [dirname(doc), join(root, packageDir), root].some((base) => existsSync(join(base, path)));
+}
+
+describe("issue 13: docs name only files the repository contains", () => {
+  for (const doc of markdownFiles(root)) {
+    it(relative(root, doc), () => {
+      const missing = namedPaths(readFileSync(doc, "utf8")).filter((path) => !exists(doc, path));
+      expect(missing).toEqual([]);
+    });
+  }
+});
