@@ -10,6 +10,8 @@ import { writeTool } from "./tools/write.js";
 
 export interface BuiltinToolsOptions {
   readonly bashDefaultTimeoutMs?: number;
+  /** Settings `env`: given to Bash after the model credentials are removed from its environment (R-S4). */
+  readonly bashEnv?: Readonly<Record<string, string>>;
   readonly grepBackend?: GrepToolOptions["backend"];
   /**
    * `permissions.deny` of the settings: Grep, Glob and LS leave out files a path rule denies to
@@ -24,8 +26,10 @@ export interface BuiltinToolsOptions {
  * tool list is part of the prompt-cache key (R-F3).
  */
 export function createBuiltinTools(options: BuiltinToolsOptions = {}): Tool[] {
-  const bashOptions =
-    options.bashDefaultTimeoutMs === undefined ? {} : { defaultTimeoutMs: options.bashDefaultTimeoutMs };
+  const bashOptions = {
+    ...(options.bashDefaultTimeoutMs === undefined ? {} : { defaultTimeoutMs: options.bashDefaultTimeoutMs }),
+    ...(options.bashEnv === undefined ? {} : { env: options.bashEnv }),
+  };
   const denied = options.denyRules === undefined ? {} : { denyRules: options.denyRules };
   const grepOptions =
     options.grepBackend === undefined ? denied : { ...denied, backend: options.grepBackend };

@@ -1,6 +1,7 @@
 import type { PermissionMode } from "@forkloop/loop-core";
 import { runInProcessGroup } from "../process-group.js";
 import type { HookCommandSetting, HookEvent, Settings } from "../settings/settings-schema.js";
+import { toolEnvironment } from "../tool-environment.js";
 import { compileMatcher } from "./hook-matcher.js";
 
 /** Claude Code's default hook timeout. */
@@ -83,7 +84,7 @@ export async function runHookEvent(
     .filter((group) => !usesMatcher || compileMatcher(group.matcher)(matchValue))
     .flatMap((group) => group.hooks);
   const stdin = JSON.stringify(hookPayload(event, input));
-  const results = await Promise.all(commands.map((hook) => runHookCommand(hook, stdin, input)));
+  const results = await Promise.all(commands.map((hook) => runHookCommand(hook, stdin, input, settings.env)));
   return combine(event, results);
 }
 
@@ -129,6 +130,7 @@ async function runHookCommand(
   hook: HookCommandSetting,
   stdin: string,
   input: HookEventInput,
+  explicitEnv: Readonly<Record<string, string>> | undefined,
 ): Promise<HookCommandResult> {
   const timeoutSeconds = hook.timeout ?? HOOK_DEFAULT_TIMEOUT_SECONDS;
   try {
@@ -136,8 +138,11 @@ async function runHookCommand(
       cwd: input.cwd,
       timeoutMs: timeoutSeconds * 1000,
       stdin,
-      // Claude Code's variable, so existing hook scripts find the project.
-      env: { ...process.env, CLAUDE_PROJECT_DIR: input.cwd, FORKLOOP_PROJECT_DIR: input.cwd },
+      // Without the model credentials (R-S4); Claude Code's variable, so existing hook scripts find the project.
+      env: toolEnvironment(process.env, explicitEnv, {
+        CLAUDE_PROJECT_DIR: input.cwd,
+        FORKLOOP_PROJECT_DIR: input.cwd,
+      }),
       maxOutputChars: HOOK_MAX_OUTPUT_CHARS,
       ...(input.signal === undefined ? {} : { signal: input.signal }),
     });

@@ -253,3 +253,21 @@ describe("in-process function hooks", () => {
     expect(mergeHooks()).toEqual({});
   });
 });
+
+describe("R-S4: hook processes get no model credentials", () => {
+  it("R-S4: ANTHROPIC_API_KEY is not in a hook's environment; a settings env entry is", async () => {
+    const saved = process.env.ANTHROPIC_API_KEY;
+    process.env.ANTHROPIC_API_KEY = "sk-hook-secret";
+    try {
+      const settings: Settings = {
+        ...settingsWith({ Stop: group('echo "[$ANTHROPIC_API_KEY][$FROM_SETTINGS]" > env.txt') }),
+        env: { FROM_SETTINGS: "s" },
+      };
+      await runHookEvent("Stop", settings, { sessionId: "s", cwd: ws.root });
+      expect(readFileSync(join(ws.root, "env.txt"), "utf8")).toBe("[][s]\n");
+    } finally {
+      if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
+      else process.env.ANTHROPIC_API_KEY = saved;
+    }
+  });
+});

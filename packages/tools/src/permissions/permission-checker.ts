@@ -1,7 +1,9 @@
 import { homedir } from "node:os";
 import { relative } from "node:path";
 import type { CanUseTool, PermissionDecision, PermissionMode, Tool } from "@forkloop/loop-core";
+import { judgeBash } from "./bash-judgement.js";
 import { type PermissionRule, parsePermissionRule, ruleMatches } from "./permission-rules.js";
+import { hardLinkCount } from "./shell-paths.js";
 
 export interface PermissionRules {
   readonly allow: readonly string[];
@@ -26,6 +28,8 @@ export interface PermissionCheckerOptions {
   readonly onDenial?: (denial: PermissionDenial) => void;
   /** Project root that relative path rules are anchored to (default `process.cwd()`). */
   readonly cwd?: string;
+  /** Where file tools may go (default `[cwd]`): a Bash read or redirect elsewhere needs approval (R-S3). */
+  readonly workspaceRoots?: readonly string[];
   readonly home?: string;
   /** Tools that change only the agent's own state and never need approval (default: TodoWrite). */
   readonly noApprovalTools?: readonly string[];
@@ -47,6 +51,8 @@ const DEFAULT_NO_APPROVAL_TOOLS = ["TodoWrite"];
  *    automatically, the rest asks (no classifier model decides for the user).
  * An ask goes to `askCaller`; under `dontAsk`, or with no caller, it is a denial whose message
  * says how to allow the call. Every denial is reported through `onDenial`. Never throws.
+ * Bash is judged by its parsed commands (judgeBash, R-S1…R-S3) in the same order; a Read of a file
+ * with several hard links asks (it may be a file outside the workspace, R-S4).
  */
 export function createPermissionChecker(options: PermissionCheckerOptions): CanUseTool {
   const parse = (list: readonly string[], kind: string): PermissionRule[] =>
@@ -78,21 +84,22 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
     ): PermissionRule | undefined =>
       list.find((rule) => ruleMatches(rule, toolName, input, purpose, matchContext));
 
-    const denyRule = firstMatch(rules.deny, "deny");
+    const isBash = toolName === "Bash" && typeof input.command === "string";
+    const denyRule = isBash ? undefined : firstMatch(rules.deny, "deny");
     if (denyRule !== undefined)
       return deny(`Permission to use ${toolName} was denied by the rule deny: ${denyRule.raw}.`);
     const tool = findTool(toolName);
     if (tool === undefined) return deny(`Unknown tool ${toolName}; no permission can be granted for it.`);
 
-    const ask = async (why: string): Promise<PermissionDecision> => {
+    const ask = async (why: string, rule?: string): Promise<PermissionDecision> => {
       if (options.mode === "dontAsk") {
         return deny(
-          `${why}, and dontAsk mode denies anything that is not pre-approved. ${howToAllow(toolName, input, matchContext.cwd)}`,
+          `${why}, and dontAsk mode denies anything that is not pre-approved. ${howToAllow(toolName, input, matchContext.cwd, rule)}`,
         );
       }
       if (options.askCaller === undefined) {
         return deny(
-          `${why}, and no one is attached to approve it. ${howToAllow(toolName, input, matchContext.cwd)}`,
+          `${why}, and no one is attached to approve it. ${howToAllow(toolName, input, matchContext.cwd, rule)}`,
         );
       }
       let decision: PermissionDecision;
@@ -105,6 +112,41 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
       return decision;
     };
 
+    async function decideBash(command: string): Promise<PermissionDecision> {
+      let judgement: ReturnType<typeof judgeBash>;
+      try {
+        judgement = judgeBash(command, {
+          mode: options.mode,
+          rules,
+          match: matchContext,
+          workspaceRoots: options.workspaceRoots ?? [matchContext.cwd],
+        });
+      } catch (error) {
+        return deny(
+          `The Bash command could not be checked (${(error as Error).message}), so it was not run.`,
+        );
+      }
+      const suggestion = judgement.suggestion;
+      if (judgement.denied !== undefined) {
+        return deny(`Permission to use Bash was denied by the rule deny: ${judgement.denied}.`);
+      }
+      if (judgement.askAlways !== undefined)
+        return ask(`Bash needs approval: ${judgement.askAlways}`, suggestion);
+      if (options.mode === "plan" && !judgement.readOnly) {
+        return deny(
+          `Plan mode allows only read-only tools, and this Bash call would change things (${judgement.notReadOnly}). ` +
+            "Finish the plan and ask the user to approve it before making changes.",
+        );
+      }
+      if (options.mode === "bypassPermissions" || judgement.needsApproval === undefined)
+        return { behavior: "allow" };
+      return ask(
+        `This Bash command needs approval in ${options.mode} mode: ${judgement.needsApproval}`,
+        suggestion,
+      );
+    }
+
+    if (isBash) return decideBash(input.command as string);
     const askRule = firstMatch(rules.ask, "deny");
     if (askRule !== undefined) return ask(`${toolName} needs approval (rule ask: ${askRule.raw})`);
 
@@ -116,6 +158,14 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
       );
     }
     if (options.mode === "bypassPermissions") return { behavior: "allow" };
+    if (readOnly && typeof input.file_path === "string") {
+      const links = hardLinkCount(input.file_path);
+      if (links > 1) {
+        return ask(
+          `${input.file_path} has ${links} hard links, so it may be a file outside the workspace; reading it needs approval`,
+        );
+      }
+    }
     if (firstMatch(rules.allow, "allow") !== undefined) return { behavior: "allow" };
     if (readOnly || noApproval.has(toolName)) return { behavior: "allow" };
     if (options.mode === "acceptEdits" && FILE_EDIT_TOOLS.has(toolName)) return { behavior: "allow" };
@@ -133,9 +183,16 @@ function safely(predicate: () => boolean): boolean {
 }
 
 /** The message part that tells the user which rule would allow such a call next time. */
-function howToAllow(toolName: string, input: Record<string, unknown>, cwd: string): string {
-  let rule = toolName;
-  if (toolName === "Bash" && typeof input.command === "string") {
+function howToAllow(
+  toolName: string,
+  input: Record<string, unknown>,
+  cwd: string,
+  suggested?: string,
+): string {
+  let rule = suggested ?? toolName;
+  if (suggested !== undefined) {
+    // The caller knows the rule (Bash: from the parsed command).
+  } else if (toolName === "Bash" && typeof input.command === "string") {
     const words = input.command.trim().split(/\s+/).slice(0, 2).join(" ");
     rule = `Bash(${words}:*)`;
   } else if (typeof input.file_path === "string") {

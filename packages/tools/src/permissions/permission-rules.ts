@@ -1,7 +1,8 @@
 import { isAbsolute, relative, resolve } from "node:path";
 import ignore from "ignore";
+import { analyzeShell } from "../shell/analyze-shell.js";
 import { realpathAllowingMissing } from "../workspace-paths.js";
-import { hasHiddenCommands, splitShellCommand } from "./shell-segments.js";
+import { commandMatchesRule } from "./bash-rule-match.js";
 
 /** What the parenthesised part of a rule means for its tool. */
 export type RuleSpecifier =
@@ -88,12 +89,16 @@ export function ruleMatches(
     case "command-prefix":
     case "command-wildcard": {
       if (typeof input.command !== "string") return false;
-      const test = (segment: string): boolean => commandMatches(specifier, segment);
+      // The permission checker judges Bash with judgeBash; this keeps ruleMatches true to it (R-S1).
+      const analysis = analyzeShell(input.command);
       if (purpose === "deny")
-        return test(normalizeSpaces(input.command)) || splitShellCommand(input.command).some(test);
-      if (hasHiddenCommands(input.command)) return false;
-      const segments = splitShellCommand(input.command);
-      return segments.length > 0 && segments.every(test);
+        return analysis.commands.some((part) => commandMatchesRule(specifier, part, "deny"));
+      const parts = analysis.commands.filter((part) => !part.wraps);
+      return (
+        analysis.opaque.length === 0 &&
+        parts.length > 0 &&
+        parts.every((part) => commandMatchesRule(specifier, part, "allow"))
+      );
     }
     case "path": {
       const target = targetPath(toolName, input, context.cwd);
@@ -111,30 +116,6 @@ export function ruleMatches(
     default: {
       const unreachable: never = specifier;
       throw new Error(`unknown rule specifier ${JSON.stringify(unreachable)}`);
-    }
-  }
-}
-
-function commandMatches(
-  specifier: Extract<RuleSpecifier, { type: "command-exact" | "command-prefix" | "command-wildcard" }>,
-  command: string,
-): boolean {
-  switch (specifier.type) {
-    case "command-exact":
-      return command === specifier.command;
-    case "command-prefix":
-      // Word boundary: `npm test:*` covers `npm test --watch`, not `npm tester`.
-      return command === specifier.prefix || command.startsWith(`${specifier.prefix} `);
-    case "command-wildcard": {
-      const source = specifier.pattern
-        .split("*")
-        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
-        .join(".*");
-      return new RegExp(`^${source}$`).test(command);
-    }
-    default: {
-      const unreachable: never = specifier;
-      throw new Error(`unknown command specifier ${JSON.stringify(unreachable)}`);
     }
   }
 }

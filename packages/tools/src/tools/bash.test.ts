@@ -82,4 +82,26 @@ describe("Bash", () => {
     expect(bashTool.isConcurrencySafe({ command: "grep -rn 'a$' src" })).toBe(true);
     expect(bashTool.isReadOnly({ command: "rm -rf build" })).toBe(false);
   });
+
+  it("R-S4: Bash gets no model credentials, but what the user passed explicitly, and GIT_OPTIONAL_LOCKS=0", async () => {
+    const tool = createBashTool({
+      baseEnv: {
+        PATH: process.env.PATH,
+        ANTHROPIC_API_KEY: "sk-1",
+        ANTHROPIC_AUTH_TOKEN: "t-1",
+        FORKLOOP_API_KEY: "f-1",
+        KEEP: "yes",
+      },
+      env: { EXPLICIT: "given" },
+    });
+    const result = await callTool(
+      tool,
+      {
+        command:
+          'echo "[$ANTHROPIC_API_KEY][$ANTHROPIC_AUTH_TOKEN][$FORKLOOP_API_KEY][$KEEP][$EXPLICIT][$GIT_OPTIONAL_LOCKS]"',
+      },
+      ws.context(),
+    );
+    expect(resultText(result)).toBe("[][][][yes][given][0]");
+  });
 });

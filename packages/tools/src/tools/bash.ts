@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { isReadOnlyCommand } from "../bash-read-only.js";
 import { runInProcessGroup } from "../process-group.js";
+import { isReadOnlyShellCommand } from "../shell/read-only-shell.js";
+import { toolEnvironment } from "../tool-environment.js";
 import { defineTool, toolError } from "../tool-kit.js";
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
@@ -11,7 +12,17 @@ export const BASH_MAX_OUTPUT_CHARS = 30_000;
 export interface BashToolOptions {
   readonly defaultTimeoutMs?: number;
   readonly maxOutputChars?: number;
+  /** Variables the user set explicitly (settings `env`): added after the credentials are removed (R-S4). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** The environment Bash starts from, before the credentials are removed (default `process.env`). */
+  readonly baseEnv?: NodeJS.ProcessEnv;
 }
+
+/**
+ * Set for every Bash call: read-only git commands must not rewrite the index on the side, which
+ * would run the repository's index hooks (R-S2).
+ */
+const BASH_FIXED_ENV = { GIT_OPTIONAL_LOCKS: "0" };
 
 export function createBashTool(options: BashToolOptions = {}) {
   const defaultTimeoutMs = options.defaultTimeoutMs ?? BASH_DEFAULT_TIMEOUT_MS;
@@ -35,8 +46,8 @@ export function createBashTool(options: BashToolOptions = {}) {
         .describe("Timeout in milliseconds"),
       description: z.string().optional().describe("What the command does, in 5-10 words"),
     }),
-    isConcurrencySafe: (input) => isReadOnlyCommand(input.command),
-    isReadOnly: (input) => isReadOnlyCommand(input.command),
+    isConcurrencySafe: (input) => isReadOnlyShellCommand(input.command),
+    isReadOnly: (input) => isReadOnlyShellCommand(input.command),
     maxResultSizeChars: 100_000,
     async call(input, context) {
       const timeoutMs = input.timeout ?? defaultTimeoutMs;
@@ -44,6 +55,7 @@ export function createBashTool(options: BashToolOptions = {}) {
       try {
         run = await runInProcessGroup(input.command, {
           cwd: context.cwd,
+          env: toolEnvironment(options.baseEnv ?? process.env, options.env, BASH_FIXED_ENV),
           timeoutMs,
           signal: context.abortController.signal,
           maxOutputChars,

@@ -1,0 +1,303 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell commands.
+import { linkSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { PermissionMode } from "@forkloop/loop-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createBuiltinTools } from "../builtin-tools.js";
+import { createTempWorkspace, type TempWorkspace } from "../testing/index.js";
+import { createPermissionChecker, type PermissionRules } from "./permission-checker.js";
+
+const tools = createBuiltinTools();
+let ws: TempWorkspace;
+let outside: TempWorkspace;
+
+beforeAll(() => {
+  ws = createTempWorkspace("forkloop-bash-judge-");
+  outside = createTempWorkspace("forkloop-bash-outside-");
+  writeFileSync(join(ws.root, "README.md"), "# readme\n");
+  writeFileSync(join(ws.root, ".env"), "KEY=secret\n");
+  mkdirSync(join(ws.root, "src"));
+  writeFileSync(join(ws.root, "src/a.ts"), "export {}\n");
+  writeFileSync(join(outside.root, "secret.txt"), "outside\n");
+  linkSync(join(outside.root, "secret.txt"), join(ws.root, "linked.txt"));
+  symlinkSync(outside.root, join(ws.root, "out"));
+  mkdirSync(join(ws.root, "evil/.git/objects"), { recursive: true });
+  mkdirSync(join(ws.root, "evil/.git/refs"), { recursive: true });
+  writeFileSync(join(ws.root, "evil/.git/HEAD"), "ref: refs/heads/main\n");
+  writeFileSync(join(ws.root, "evil/.git/config"), "[core]\n\tbare = false\n\tfsmonitor = touch pwned\n");
+});
+afterAll(() => {
+  ws.cleanup();
+  outside.cleanup();
+});
+
+async function decide(mode: PermissionMode, command: string, rules: Partial<PermissionRules> = {}) {
+  const checker = createPermissionChecker({
+    mode,
+    rules: { allow: [], ask: [], deny: [], ...rules },
+    tools,
+    cwd: ws.root,
+    home: outside.root,
+  });
+  return checker(
+    "Bash",
+    { command },
+    { signal: new AbortController().signal, toolUseId: "t", agentId: "main" },
+  );
+}
+
+const SAFE_READS = [
+  "ls -la",
+  "ls",
+  "cat README.md",
+  "cat README.md | head -20",
+  "head -n 5 src/a.ts",
+  "wc -l src/*.ts",
+  "git status",
+  "git log --oneline -5",
+  "git diff HEAD~1 && git status --short",
+  "grep -rn 'foo$' src",
+  "find . -name '*.ts' -type f",
+  "pwd",
+  "echo hello; echo $HOME",
+  "sort -u README.md",
+  "uniq README.md",
+  "xxd README.md",
+  "date +%Y",
+  "uname -a",
+  "cd src && cat a.ts",
+  "ls 2>&1 >/dev/null",
+  "git branch -a",
+  "git remote -v",
+  "rg foo src",
+  "jq . package.json",
+  "# just a comment",
+];
+
+describe("R-S2: safe commands stay allowed (the table of what must not regress)", () => {
+  it.each(SAFE_READS)("R-S2: auto-approved in default, dontAsk and plan: %s", async (command) => {
+    for (const mode of ["default", "dontAsk", "plan"] as const) {
+      expect(await decide(mode, command), `${mode}: ${command}`).toEqual({ behavior: "allow" });
+    }
+  });
+
+  it.each([
+    ["npm test", "Bash(npm test:*)"],
+    ["npm test -- --watch", "Bash(npm test:*)"],
+    ["CI=1 npm test", "Bash(npm test:*)"],
+    ["npm test && npm test -- a", "Bash(npm test:*)"],
+    ["cd src && npm test", "Bash(npm test:*)"],
+    ["npm run lint", "Bash(npm run *)"],
+    // $'\n' is a quoted argument, not a command separator.
+    ["npm test $'\\n' touch", "Bash(npm test:*)"],
+    ["git commit -m 'x y'", "Bash(git commit:*)"],
+    ["/usr/bin/git push", "Bash(git push:*)"],
+  ])("R-S1: %j is allowed by %s in dontAsk", async (command, rule) => {
+    expect(await decide("dontAsk", command, { allow: [rule] })).toEqual({ behavior: "allow" });
+  });
+});
+
+describe("R-S2: read-only misuse is not read-only", () => {
+  it.each([
+    "env sh -c 'touch x'",
+    "env",
+    "printenv",
+    "printenv ANTHROPIC_API_KEY",
+    "sort --output=F README.md",
+    "sort -uo F README.md",
+    "sort -o F README.md",
+    "sort README.md -o F",
+    "uniq README.md OUT",
+    "xxd -r README.md",
+    "xxd README.md out.bin",
+    "git grep -O'sh -c id' x",
+    "git grep --open-files-in-pager=x y",
+    "git branch NAME",
+    "git branch -D main",
+    "git remote add x y",
+    "git remote remove origin",
+    "git tag v1",
+    "git log --output=x",
+    "git diff --ext-diff",
+    "git -c core.pager=x log",
+    "git -C .. status",
+    "date -s 2020-01-01",
+    "date 010100002020",
+    "hostname evil",
+    "find . -delete",
+    "find . -exec rm {} ;",
+    "find . -fprint x",
+    "awk '{print}' README.md",
+    "sed -n p README.md",
+    "xargs cat",
+    "python3 -c 'print(1)'",
+    "node -e 1",
+    "tree -o out.txt",
+    "sort --compress-program=sh README.md",
+    "rg --pre sh foo",
+    "printf -v PATH x",
+    "PATH=. ls",
+    "IFS=x; ls",
+    "LD_PRELOAD=x cat README.md",
+    "cat /etc/passwd",
+    "cat ~/secret.txt",
+    "cat out/secret.txt",
+    "cat linked.txt",
+    "head ../x",
+    "cat $FILE",
+    "cd .. && cat x",
+    "cd $X && ls",
+    "ls > listing.txt",
+    "echo hi >> README.md",
+    "cat < /etc/passwd",
+    "echo $((x))",
+    "echo ${!x}",
+    "echo ${x@P}",
+    "[[ $x -eq 1 ]]",
+    "cd evil && git status",
+    "npm test",
+    "unknown-command",
+    "./ls",
+    "ls\rrm x",
+    "echo 'unterminated",
+  ])("R-S2: not auto-approved in default, dontAsk or plan: %j", async (command) => {
+    for (const mode of ["default", "dontAsk", "plan"] as const) {
+      expect((await decide(mode, command)).behavior, `${mode}: ${command}`).toBe("deny");
+    }
+  });
+});
+
+describe("R-S1: the splitter agrees with bash (allow rules)", () => {
+  it.each([
+    `npm test "'" $(touch x) "'"`,
+    `npm test \\' $(touch x) \\'`,
+    "npm test #'\ntouch x\n#'",
+    "npm test $'\\'' ; touch x ; echo $'\\''",
+    "npm test > /tmp/any",
+    "npm test > out.txt",
+    "npm test `touch x`",
+    "npm test <(touch x)",
+    "npm test; (touch x)",
+    "npm test && { touch x; }",
+    "npm test |& touch x",
+    "npm test & touch x",
+    "coproc touch x",
+    "npm test\\\n; touch x",
+    "npm test $(echo; touch x)",
+    "bash -c 'npm test; touch x'",
+    'sh -c "touch x"',
+    "eval 'touch x'",
+    'eval "$CMD"',
+    "$CMD",
+    "npm${IFS}test; touch x",
+    "x=$(touch x) npm test",
+    "cat <<EOF | sh\ntouch x\nEOF",
+    "if true; then touch x; fi",
+    "f() { touch x; }; f",
+    "LD_PRELOAD=/tmp/x.so npm test",
+    "./npm test",
+    "npm test; npm install evil",
+  ])("R-S1: Bash(npm test:*) does not allow %j", async (command) => {
+    const decision = await decide("dontAsk", command, { allow: ["Bash(npm test:*)"] });
+    expect(decision.behavior, command).toBe("deny");
+  });
+});
+
+describe("R-S3: deny rules hold after normalisation, in every mode", () => {
+  it.each([
+    "rm x",
+    "/bin/rm x",
+    "\\rm x",
+    "'rm' x",
+    "r''m x",
+    "env rm x",
+    "env FOO=1 rm x",
+    "command rm x",
+    "exec rm x",
+    "nice -n 5 rm x",
+    "nohup rm x",
+    "timeout 5 rm x",
+    "time rm x",
+    "builtin rm x",
+    "sudo rm x",
+    "xargs rm",
+    "xargs -0 -n1 rm",
+    "find . -exec rm {} ;",
+    "echo $(rm x)",
+    "echo `rm x`",
+    "ls #'\nrm x\n#'",
+    "bash -c 'rm x'",
+    "bash -lc 'bash -c \"rm x\"'",
+    "eval 'rm x'",
+    "true && rm x",
+    "(rm x)",
+    "cat <(rm x)",
+    "watch 'rm x'",
+    "$X x",
+    'eval "$X"',
+    "rm${IFS}x",
+    "busybox rm x",
+    "trap 'rm x' EXIT",
+  ])("R-S3: Bash(rm:*) denies %j in bypassPermissions", async (command) => {
+    const decision = await decide("bypassPermissions", command, { deny: ["Bash(rm:*)"] });
+    expect(decision.behavior, command).toBe("deny");
+  });
+
+  it.each([
+    ["cat .env", "Read(./.env)"],
+    ["grep KEY .env", "Read(./.env)"],
+    ["head .e*", "Read(./.env)"],
+    ["cat *", "Read(./.env)"],
+    ["grep -r KEY .", "Read(./.env)"],
+    ["rg KEY", "Read(./.env)"],
+    ["cat < .env", "Read(./.env)"],
+    ["cd src && cat ../.env", "Read(./.env)"],
+    ["cp .env public.txt", "Read(./.env)"],
+    ["git show HEAD:.env", "Read(./.env)"],
+    ["echo x > README.md", "Edit(README.md)"],
+    ["echo x > src/a.ts", "Edit(src/**)"],
+  ])("R-S3: %j is refused under deny %s, also in bypassPermissions", async (command, rule) => {
+    for (const mode of ["bypassPermissions", "default"] as const) {
+      expect((await decide(mode, command, { deny: [rule] })).behavior, `${mode}: ${command}`).toBe("deny");
+    }
+  });
+
+  it("R-S3: a deny rule does not block what it does not name", async () => {
+    expect(await decide("default", "ls | grep rm", { deny: ["Bash(rm:*)"] })).toEqual({ behavior: "allow" });
+    expect(await decide("default", "cat README.md", { deny: ["Read(./.env)"] })).toEqual({
+      behavior: "allow",
+    });
+    expect(await decide("bypassPermissions", "echo rm", { deny: ["Bash(rm:*)"] })).toEqual({
+      behavior: "allow",
+    });
+  });
+});
+
+describe("R-S1: bad input", () => {
+  it("R-S1: an unparseable command is refused with the reason and the rule that would allow it", async () => {
+    const decision = await decide("dontAsk", "echo 'unterminated");
+    expect(decision.behavior).toBe("deny");
+    expect(decision.behavior === "deny" && decision.message).toMatch(
+      /syntax error: unterminated single quote/,
+    );
+    expect(decision.behavior === "deny" && decision.message).toContain(`"Bash(echo 'unterminated)"`);
+  });
+
+  it("R-S1: an exact allow rule runs a command the parser cannot fully see", async () => {
+    expect(await decide("dontAsk", 'eval "$CMD"', { allow: ['Bash(eval "$CMD")'] })).toEqual({
+      behavior: "allow",
+    });
+  });
+
+  it("R-S4: a read-only command on a hard-linked file says why it needs approval", async () => {
+    const decision = await decide("dontAsk", "cat linked.txt");
+    expect(decision.behavior === "deny" && decision.message).toMatch(
+      /2 hard links: it may be a file outside the workspace/,
+    );
+  });
+
+  it("R-S2: git in a repository whose config names a program needs approval, and says which key", async () => {
+    const decision = await decide("dontAsk", "cd evil && git status");
+    expect(decision.behavior === "deny" && decision.message).toMatch(/core\.fsmonitor/);
+  });
+});

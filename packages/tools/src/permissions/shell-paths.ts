@@ -1,0 +1,303 @@
+import { lstatSync, statSync } from "node:fs";
+import { isAbsolute, join, relative, resolve } from "node:path";
+import picomatch from "picomatch";
+import { globSync } from "tinyglobby";
+import type { ShellCommand } from "../shell/analyze-shell.js";
+import { programName } from "../shell/program-name.js";
+import { type PathRead, readOnlyVerdict } from "../shell/read-only-commands.js";
+import { literalValue, type ShellWord } from "../shell/shell-word.js";
+import { isInside, resolveInWorkspace } from "../workspace-paths.js";
+import type { BashJudgementContext } from "./bash-judgement.js";
+import { type PermissionRule, ruleMatches } from "./permission-rules.js";
+
+/** Devices every shell redirects to without changing anything. */
+const HARMLESS_WRITE_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
+/** More files than this from one glob are not checked one by one: the command then needs approval. */
+const MAX_GLOB_MATCHES = 500;
+
+/**
+ * Where the words of a shell command point on the file system (R-S3, R-S4): relative paths
+ * resolve from every directory a `cd` may have moved to (a subshell's `cd` may or may not
+ * apply later, so all are kept), globs are expanded as bash would (dot files included, so `cat *`
+ * is judged by `.env` too), and reads and writes are checked like the Read and Write tools.
+ */
+export class ShellPaths {
+  private cwds: Set<string>;
+  private cwdUnknown = false;
+  private readonly pathDenyRules: readonly PermissionRule[];
+
+  constructor(private readonly context: BashJudgementContext) {
+    this.cwds = new Set([context.match.cwd]);
+    this.pathDenyRules = context.rules.deny.filter((rule) => rule.specifier?.type === "path");
+  }
+
+  /** Every directory relative paths may resolve from; undefined after `cd $X`. */
+  possibleCwds(): string[] | undefined {
+    return this.cwdUnknown ? undefined : [...this.cwds];
+  }
+
+  /** Follows `cd DIR` (and `pushd`/`popd`, which make the directory unknown). */
+  noteDirectoryChange(part: ShellCommand): void {
+    const name = programName(part.words[0]);
+    if (name === "pushd" || name === "popd") this.cwdUnknown = true;
+    if (name !== "cd") return;
+    const operands = part.words
+      .slice(1)
+      .filter((word) => literalValue(word) !== "-L" && literalValue(word) !== "-P");
+    const target = operands[0];
+    if (target === undefined) {
+      this.cwds.add(this.context.match.home);
+      return;
+    }
+    const resolved = this.resolveWord(target);
+    if (resolved === undefined || operands.length > 1 || literalValue(target) === "-") this.cwdUnknown = true;
+    else for (const path of resolved) this.cwds.add(path);
+  }
+
+  /** `cd DIR` is read-only when DIR is inside the workspace. */
+  changeDirectory(target: ShellWord | "home"): string | undefined {
+    if (target === "home") return "cd leaves the workspace for the home directory";
+    for (const path of this.resolveWord(target) ?? []) {
+      const inside = resolveInWorkspace(path, {
+        cwd: this.context.match.cwd,
+        workspaceRoots: this.context.workspaceRoots,
+      });
+      if (!inside.ok) return `cd ${target.text} leaves the workspace`;
+    }
+    return this.resolveWord(target) === undefined
+      ? `cd ${target.text}: a directory only known at run time`
+      : undefined;
+  }
+
+  /** Absolute candidates for a literal word, or undefined when it (or the directory) is only known at run time. */
+  resolveWord(word: ShellWord): string[] | undefined {
+    if (word.kind !== "literal") return undefined;
+    const value = word.value;
+    if (word.home === true) return [join(this.context.match.home, value.slice(1))];
+    if (isAbsolute(value)) return [resolve(value)];
+    const cwds = this.possibleCwds();
+    return cwds?.map((cwd) => resolve(cwd, value));
+  }
+
+  /** Globs replaced by the files they match now (bash expands them when it runs); brace expansion is not followed. */
+  expandPatterns(words: readonly ShellWord[]): ShellWord[] | string {
+    const expanded: ShellWord[] = [];
+    for (const word of words) {
+      if (word.kind !== "pattern") {
+        expanded.push(word);
+        continue;
+      }
+      const matches = this.globMatches(word);
+      if (typeof matches === "string") return matches;
+      if (matches.length === 0) expanded.push({ kind: "literal", text: word.text, value: word.text });
+      for (const match of matches) expanded.push({ kind: "literal", text: match, value: match });
+    }
+    return expanded;
+  }
+
+  private globMatches(word: Extract<ShellWord, { kind: "pattern" }>): string[] | string {
+    if (word.text.includes("{")) return `brace expansion in ${word.text} is not followed`;
+    if (word.home === true || /(^|\/)\.\.(\/|$)/.test(word.pattern))
+      return `the glob ${word.text} reaches outside the directory`;
+    const cwds = this.possibleCwds();
+    if (cwds === undefined) return `the glob ${word.text} expands in a directory only known at run time`;
+    const absolute = word.pattern.startsWith("/");
+    const matches = new Set<string>();
+    for (const cwd of absolute ? ["/"] : cwds) {
+      const found = globSync(absolute ? word.pattern.slice(1) : word.pattern, {
+        cwd,
+        dot: true,
+        onlyFiles: false,
+        expandDirectories: false,
+        absolute: true,
+        followSymbolicLinks: false,
+      });
+      for (const path of found) matches.add(absolute ? path : relative(this.context.match.cwd, path) || ".");
+      if (matches.size > MAX_GLOB_MATCHES)
+        return `the glob ${word.text} matches more than ${MAX_GLOB_MATCHES} files`;
+    }
+    return [...matches].sort();
+  }
+
+  /** Why reading this path is not an auto-approved read (outside the workspace, a hard link, below a denied path). */
+  readProblem(read: PathRead): string | undefined {
+    const candidates = this.resolveWord(read.word);
+    if (candidates === undefined) return `it reads ${read.word.text}, a path only known at run time`;
+    for (const path of candidates) {
+      const inside = resolveInWorkspace(path, {
+        cwd: this.context.match.cwd,
+        workspaceRoots: this.context.workspaceRoots,
+      });
+      if (!inside.ok) return `it reads ${read.word.text} outside the workspace (${inside.error})`;
+      const links = hardLinkCount(inside.path);
+      if (links > 1) {
+        return `${inside.path} has ${links} hard links: it may be a file outside the workspace`;
+      }
+      if (read.recursive) {
+        const problem = this.recursiveReadProblem(read.word);
+        if (problem !== undefined) return problem;
+      }
+    }
+    return undefined;
+  }
+
+  /** A recursive read (`grep -r`, `rg`) of a directory where a path deny rule may protect a file. */
+  private recursiveReadProblem(word: ShellWord): string | undefined {
+    for (const path of this.resolveWord(word) ?? []) {
+      const real = resolveInWorkspace(path, {
+        cwd: this.context.match.cwd,
+        workspaceRoots: this.context.workspaceRoots,
+      });
+      const dir = real.ok ? real.path : path;
+      const rule = this.pathDenyRules.find((candidate) => this.mayCoverBelow(candidate, dir));
+      if (rule !== undefined)
+        return `it reads everything below ${word.text}, where the rule deny: ${rule.raw} may protect a file`;
+    }
+    return undefined;
+  }
+
+  /** Whether writing this redirect target changes a file, and why it needs approval if it does. */
+  writeProblem(word: ShellWord): { readonly mutates: boolean; readonly approval?: string } {
+    const value = literalValue(word);
+    if (value !== undefined && (HARMLESS_WRITE_TARGETS.has(value) || /^\/dev\/fd\/\d+$/.test(value)))
+      return { mutates: false };
+    const candidates = this.resolveWord(word);
+    if (candidates === undefined)
+      return { mutates: true, approval: `it writes ${word.text}, a path only known at run time` };
+    for (const path of candidates) {
+      const inside = resolveInWorkspace(path, {
+        cwd: this.context.match.cwd,
+        workspaceRoots: this.context.workspaceRoots,
+      });
+      if (!inside.ok)
+        return { mutates: true, approval: `it writes ${word.text} outside the workspace (${inside.error})` };
+      const links = hardLinkCount(inside.path);
+      if (links > 1)
+        return {
+          mutates: true,
+          approval: `it writes ${inside.path}, which has ${links} hard links (the other may be outside the workspace)`,
+        };
+      const allowed =
+        this.context.mode === "acceptEdits" ||
+        this.context.rules.allow.some((rule) =>
+          ruleMatches(rule, "Write", { file_path: inside.path }, "allow", this.context.match),
+        );
+      if (!allowed) return { mutates: true, approval: `it writes ${word.text}` };
+    }
+    return { mutates: true };
+  }
+
+  /**
+   * Path deny rules against every path the parser sees (R-S3): a read a read-only command makes or a
+   * `< file` of a denied file, and a `> file` to an Edit-denied file, are denied; any other word
+   * naming a denied path (`cp .env x`, `node run.js .env`) needs a person's answer in every mode.
+   */
+  deniedByPathRule(commands: readonly ShellCommand[]): {
+    readonly denied?: string;
+    readonly unverifiable?: string;
+  } {
+    if (this.pathDenyRules.length === 0) return {};
+    let unverifiable: string | undefined;
+    for (const part of commands) {
+      for (const redirect of part.redirects) {
+        const rule = this.deniedBy(redirect.target, redirect.access === "read" ? "Read" : "Write");
+        if (rule !== undefined) return { denied: rule.raw };
+      }
+      const name = programName(part.words[0]);
+      if (!part.wraps && name !== undefined) {
+        const args = this.expandPatterns(part.words.slice(1));
+        const verdict = typeof args === "string" ? undefined : readOnlyVerdict(name, args);
+        for (const read of verdict?.readOnly === true ? verdict.reads : []) {
+          const rule = this.deniedBy(read.word, "Read");
+          if (rule !== undefined) return { denied: rule.raw };
+          if (read.recursive) unverifiable ??= this.recursiveReadProblem(read.word);
+        }
+      }
+      for (const word of part.words.slice(1)) {
+        const rule = this.deniedBy(word, "Read") ?? this.deniedBy(word, "Write");
+        if (rule !== undefined)
+          unverifiable ??= `${word.text} names a file the rule deny: ${rule.raw} protects`;
+      }
+      this.noteDirectoryChange(part);
+    }
+    this.cwds = new Set([this.context.match.cwd]);
+    this.cwdUnknown = false;
+    return unverifiable === undefined ? {} : { unverifiable };
+  }
+
+  /** The first path deny rule covering what a word names (also `--file=X` and `rev:X`), for reads or writes. */
+  private deniedBy(word: ShellWord, access: "Read" | "Write"): PermissionRule | undefined {
+    const paths: string[] = [];
+    if (word.kind === "pattern") {
+      const matches = this.globMatches(word);
+      if (typeof matches !== "string")
+        paths.push(
+          ...matches.flatMap(
+            (match) => this.resolveWord({ kind: "literal", text: match, value: match }) ?? [],
+          ),
+        );
+    } else if (word.kind === "literal") {
+      const values = new Set([word.value]);
+      const equals = word.value.indexOf("=");
+      if (equals !== -1) values.add(word.value.slice(equals + 1));
+      const colon = word.value.lastIndexOf(":");
+      if (colon !== -1) values.add(word.value.slice(colon + 1));
+      for (const value of values) {
+        if (value.length === 0) continue;
+        paths.push(...(this.resolveWord({ ...word, value }) ?? []));
+      }
+    }
+    const matcher = word.kind === "pattern" ? picomatch(word.pattern, { dot: true }) : undefined;
+    return this.pathDenyRules.find(
+      (rule) =>
+        paths.some((path) => ruleMatches(rule, access, { file_path: path }, "deny", this.context.match)) ||
+        (matcher !== undefined &&
+          this.literalRuleTargets(rule).some((target) => matcher(relative(this.context.match.cwd, target)))),
+    );
+  }
+
+  /** The one file a rule without wildcards names (`./.env` → <root>/.env), for matching globs against it. */
+  private literalRuleTargets(rule: PermissionRule): string[] {
+    const pattern = rule.specifier?.type === "path" ? rule.specifier.pattern : "";
+    if (/[*?[\]{}!]/.test(pattern)) return [];
+    const { root, body } = ruleAnchor(pattern, this.context.match);
+    return body.includes("/") || pattern.startsWith("./") || pattern.startsWith("/")
+      ? [join(root, body)]
+      : [];
+  }
+
+  /** Whether a path rule could match something at or below `dir`: anchored rules by their fixed prefix, others anywhere. */
+  private mayCoverBelow(rule: PermissionRule, dir: string): boolean {
+    const pattern = rule.specifier?.type === "path" ? rule.specifier.pattern : "";
+    const { root, body, anchored } = ruleAnchor(pattern, this.context.match);
+    if (!anchored) return isInside(dir, root) || isInside(root, dir);
+    const fixed = body.split("/").findIndex((segment) => /[*?[\]{}!]/.test(segment));
+    const prefix = join(root, ...(fixed === -1 ? body.split("/") : body.split("/").slice(0, fixed)));
+    return isInside(prefix, dir) || isInside(dir, prefix);
+  }
+}
+
+/** How permission-rules anchors a path pattern (`//abs`, `~/x`, `/x`, `./x`, `x`). */
+function ruleAnchor(
+  pattern: string,
+  context: { cwd: string; home: string },
+): { root: string; body: string; anchored: boolean } {
+  if (pattern.startsWith("//")) return { root: "/", body: pattern.slice(2), anchored: true };
+  if (pattern.startsWith("~/")) return { root: context.home, body: pattern.slice(2), anchored: true };
+  if (pattern.startsWith("/")) return { root: context.cwd, body: pattern.slice(1), anchored: true };
+  if (pattern.startsWith("./")) return { root: context.cwd, body: pattern.slice(2), anchored: true };
+  // gitignore: a pattern with a slash in the middle is anchored, one without matches at any depth.
+  const trimmed = pattern.replace(/\/$/, "");
+  return { root: context.cwd, body: trimmed, anchored: trimmed.includes("/") };
+}
+
+/** Links of a regular file (a directory's count is its subdirectories, not hard links). */
+export function hardLinkCount(path: string): number {
+  try {
+    const stats = lstatSync(path);
+    if (!stats.isFile()) return statSync(path).isFile() ? statSync(path).nlink : 1;
+    return stats.nlink;
+  } catch {
+    return 1;
+  }
+}
