@@ -2,25 +2,26 @@
  * loop-core figures (issue 3 "Done when"):
  * 1. Loop CPU per iteration with 10 / 100 / 1,000 history messages. The model is an in-process
  *    scripted client that still builds and serializes the exact request body (the client-side CPU
- *    of a real call); no HTTP, no waits, so only the loop's own work is timed.
+ *    of a real call); no HTTP, no waits, so only the loop's own work is timed. With
+ *    FORKLOOP_BENCH_LOOP_BASELINE=<dir of another built @forkloop/loop-core> (e.g. a copy of
+ *    `packages/loop-core` at an older commit, built) the same runs go through that build too,
+ *    interleaved with this one, and each size is reported side by side (issue 12: the phases
+ *    refactor of `queryLoop`, before vs after).
  * 2. Latency of a turn with three slow read-only tools on the simulator (real HTTP, official SDK,
  *    a paced stream): the streaming executor (tools start at their content_block_stop) vs running
  *    the tools after message_stop. Measured side by side in one run; the ratio is streaming/after.
  *    Two duration profiles, because the gain depends on them: with equal durations the last tool
  *    still starts at message_stop, so only unequal ones show what the overlap is worth.
  */
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
-import {
-  buildModelRequestBody,
-  createAssistantMessage,
-  createUserMessage,
-  type Message,
-  type QueryDeps,
-  query,
-} from "@forkloop/loop-core";
-import { scriptedCallModel, testContext, testTool } from "@forkloop/loop-core/testing";
+import * as loopCore from "@forkloop/loop-core";
+import { createAssistantMessage, createUserMessage, type Message, query } from "@forkloop/loop-core";
+import * as loopCoreTesting from "@forkloop/loop-core/testing";
+import { testContext, testTool } from "@forkloop/loop-core/testing";
 import { startSimulator } from "@forkloop/sim";
-import { type BenchResult, compare, percentile, timeRuns } from "./harness.js";
+import { type BenchResult, compare, cpuRuns, percentile, timeRuns } from "./harness.js";
 
 const ITERATIONS_PER_RUN = 10;
 const PATHS = ["src/a.ts", "src/b.ts", "src/c.ts"];
@@ -48,22 +49,40 @@ function history(size: number): Message[] {
   return messages;
 }
 
-/** One query of ITERATIONS_PER_RUN tool turns and a final answer; returns its wall time in ms. */
-async function loopRun(messages: readonly Message[]): Promise<void> {
-  const scripted = scriptedCallModel((_request, index) =>
+/** The parts of a loop-core build the CPU bench drives: this tree's, or a baseline's. */
+interface LoopBuild {
+  readonly query: typeof loopCore.query;
+  readonly buildModelRequestBody: typeof loopCore.buildModelRequestBody;
+  readonly scriptedCallModel: typeof loopCoreTesting.scriptedCallModel;
+  readonly testContext: typeof loopCoreTesting.testContext;
+  readonly testTool: typeof loopCoreTesting.testTool;
+}
+
+const thisBuild: LoopBuild = { ...loopCore, ...loopCoreTesting };
+
+async function baselineBuild(): Promise<LoopBuild | undefined> {
+  const dir = process.env.FORKLOOP_BENCH_LOOP_BASELINE;
+  if (!dir) return undefined;
+  const load = async (file: string) => import(pathToFileURL(join(dir, "dist", file)).href);
+  return { ...(await load("index.js")), ...(await load("testing/index.js")) } as LoopBuild;
+}
+
+/** One query of ITERATIONS_PER_RUN tool turns and a final answer. */
+async function loopRun(build: LoopBuild, messages: readonly Message[]): Promise<void> {
+  const scripted = build.scriptedCallModel((_request, index) =>
     index < ITERATIONS_PER_RUN
       ? { content: [{ type: "tool_use", name: "Noop", input: { index } }] }
       : { content: [{ type: "text", text: "done" }] },
   );
-  const callModel: QueryDeps["callModel"] = (request) => {
+  const callModel: loopCore.QueryDeps["callModel"] = (request) => {
     // The client-side part of a real call: build and serialize the request body.
-    JSON.stringify(buildModelRequestBody(request));
+    JSON.stringify(build.buildModelRequestBody(request));
     return scripted(request);
   };
-  const generator = query({
+  const generator = build.query({
     messages,
     systemPrompt: "You are a benchmark.",
-    toolUseContext: testContext({ tools: [testTool({ name: "Noop" })] }),
+    toolUseContext: build.testContext({ tools: [build.testTool({ name: "Noop" })] }),
     querySource: "sdk",
     deps: { callModel },
   });
@@ -72,26 +91,59 @@ async function loopRun(messages: readonly Message[]): Promise<void> {
   }
 }
 
+const SIZES = [10, 100, 1_000] as const;
+
 async function loopCpu(): Promise<BenchResult[]> {
-  const perIteration = new Map<number, number>();
-  for (const size of [10, 100, 1_000]) {
+  const baseline = await baselineBuild();
+  const perIteration = new Map<string, number>();
+  // Both builds JIT-warm before anything is measured (the first size would otherwise pay it).
+  const warm = history(10);
+  for (const build of baseline ? [thisBuild, baseline] : [thisBuild])
+    await cpuRuns(() => loopRun(build, warm), 0, 30);
+  for (const size of SIZES) {
     const messages = history(size);
-    const samples = await timeRuns(() => loopRun(messages), size >= 1_000 ? 15 : 40, 3);
-    perIteration.set(size, percentile(samples, 50) / (ITERATIONS_PER_RUN + 1));
+    const runs = size >= 1_000 ? 30 : 80;
+    const current: number[] = [];
+    const before: number[] = [];
+    // One run of each build in turn, so both see the same machine state.
+    for (let index = 0; index < runs; index++) {
+      current.push(...(await cpuRuns(() => loopRun(thisBuild, messages), 1, index === 0 ? 5 : 0)));
+      if (baseline)
+        before.push(...(await cpuRuns(() => loopRun(baseline, messages), 1, index === 0 ? 5 : 0)));
+    }
+    perIteration.set(`current ${size}`, percentile(current, 50) / (ITERATIONS_PER_RUN + 1));
+    if (baseline) perIteration.set(`baseline ${size}`, percentile(before, 50) / (ITERATIONS_PER_RUN + 1));
   }
-  const ms = (size: number) => perIteration.get(size) ?? Number.NaN;
+  const ms = (size: number, build = "current") => perIteration.get(`${build} ${size}`) ?? Number.NaN;
   return [
-    { name: "loop CPU per iteration, 10 messages", metric: "p50", value: ms(10), unit: "ms" },
-    { name: "loop CPU per iteration, 100 messages", metric: "p50", value: ms(100), unit: "ms" },
-    { name: "loop CPU per iteration, 1,000 messages", metric: "p50", value: ms(1_000), unit: "ms" },
+    { name: "loop CPU per iteration, 10 messages", metric: "p50 process CPU", value: ms(10), unit: "ms" },
+    { name: "loop CPU per iteration, 100 messages", metric: "p50 process CPU", value: ms(100), unit: "ms" },
+    {
+      name: "loop CPU per iteration, 1,000 messages",
+      metric: "p50 process CPU",
+      value: ms(1_000),
+      unit: "ms",
+    },
     compare(
       "loop CPU growth with history (lower is better)",
       "p50 per iteration",
       "ms",
       { label: "10 msgs", value: ms(10) },
       { label: "1,000 msgs", value: ms(1_000) },
-      "in-process scripted model; includes building and serializing each request",
+      "process CPU time; in-process scripted model; includes building and serializing each request",
     ),
+    ...(baseline
+      ? SIZES.map((size) =>
+          compare(
+            `loop CPU per iteration, ${size.toLocaleString("en-US")} messages: this tree vs the baseline build (lower is better)`,
+            "p50 per iteration",
+            "ms",
+            { label: "baseline", value: ms(size, "baseline") },
+            { label: "this tree", value: ms(size) },
+            `baseline: ${process.env.FORKLOOP_BENCH_LOOP_BASELINE}`,
+          ),
+        )
+      : []),
   ];
 }
 

@@ -12,6 +12,7 @@ import {
 } from "@forkloop/loop-core";
 import { applyCollapse, findCollapsibleSpans, planCollapse } from "./collapse.js";
 import {
+  type CompactOutcome,
   type CompactRunner,
   type CompactTrigger,
   compactConversation,
@@ -63,10 +64,13 @@ export interface ContextPipelineOptions {
 export interface CompactionPipeline extends ContextPipeline {
   /** The token count the stages use: R-C8 corrected by what earlier stages freed. */
   tokenCount(messages: readonly Message[]): number;
-  /** Manual `/compact [instructions]` on the current history. */
-  compactNow(
-    input: ContextStageInput & { readonly instructions?: string },
-  ): Promise<ContextStageResult & { readonly ok: boolean; readonly error?: string }>;
+  /**
+   * Manual `/compact [instructions]` on a history between turns — the one path for it: the same
+   * compact fork as auto-compaction (R-F3), a model summary with the user's instructions (not
+   * session notes), a tail of at most a fifth of the history so a short session has something to
+   * replace, and the hard limit as the line to get under (R-C7).
+   */
+  compactNow(input: ContextStageInput & { readonly instructions?: string }): Promise<CompactOutcome>;
   /** Resolves when no background session-memory update is running (tests, shutdown). */
   settle(): Promise<void>;
 }
@@ -75,6 +79,8 @@ export interface CompactionPipeline extends ContextPipeline {
 const TAIL_SHARE = 0.3;
 /** Reactive compaction runs over the hard limit: keep a smaller tail so the retry fits. */
 const REACTIVE_TAIL_SHARE = 0.15;
+/** Manual compaction's tail is also at most this share of the history (a short session compacts too). */
+const MANUAL_TAIL_OF_CURRENT = 0.2;
 /** Collapse and snip aim this far below their line, so they do not fire again next turn. */
 const TARGET_SHARE = 0.85;
 /** Microcompact only clears when it frees at least this share of the threshold (one cache break per batch). */
@@ -242,24 +248,36 @@ export function createContextPipeline(options: ContextPipelineOptions): Compacti
     return rewritten(input, tokens, messages, freed, []);
   }
 
+  /** Tokens of the verbatim tail each trigger keeps. */
+  function tailTokens(trigger: CompactTrigger, limits: Thresholds, tokens: number): number {
+    switch (trigger) {
+      case "auto":
+        return Math.floor(limits.autoCompact * TAIL_SHARE);
+      case "reactive":
+        return Math.floor(limits.autoCompact * REACTIVE_TAIL_SHARE);
+      case "manual":
+        return Math.floor(Math.min(limits.autoCompact * TAIL_SHARE, tokens * MANUAL_TAIL_OF_CURRENT));
+    }
+  }
+
   async function compact(
     input: ContextStageInput,
     trigger: CompactTrigger,
-    tailShare: number,
     instructions?: string,
-  ): Promise<{ readonly result: ContextStageResult; readonly ok: boolean; readonly error?: string }> {
+  ): Promise<{ readonly result: ContextStageResult; readonly outcome: CompactOutcome }> {
     const tokens = tokenCount(input.messages);
     const limits = thresholds(input.model);
     emit({ type: "compact_started", trigger, preTokens: tokens });
     if (sessionMemoryTask) await sessionMemoryTask;
-    const notes = options.sessionMemory ? await options.sessionMemory.load() : null;
+    // A manual compaction is a summary the user asked for now, with their instructions.
+    const notes = options.sessionMemory && trigger !== "manual" ? await options.sessionMemory.load() : null;
     const outcome = await compactConversation({
       messages: input.messages,
       cacheSafeParams: input.cacheSafeParams,
       runCompact: options.runCompact,
       trigger,
       signal: input.signal,
-      tailTokens: Math.floor(limits.autoCompact * tailShare),
+      tailTokens: tailTokens(trigger, limits, tokens),
       // Auto must get under its own line, or it fires again next turn; reactive and manual must at
       // least leave the hard limit behind. Short of that the compaction failed (R-C4, R-L11).
       maxPostTokens: trigger === "auto" ? limits.autoCompact : limits.blockingLimit,
@@ -275,8 +293,7 @@ export function createContextPipeline(options: ContextPipelineOptions): Compacti
       emit({ type: "compact_failed", trigger, error: outcome.error, consecutiveFailures });
       return {
         result: { ...unchanged(input), tracking: { ...input.tracking, consecutiveFailures } },
-        ok: false,
-        error: outcome.error,
+        outcome,
       };
     }
     emit({
@@ -305,7 +322,7 @@ export function createContextPipeline(options: ContextPipelineOptions): Compacti
         tokensFreed: Math.max(0, tokens - outcome.postTokens),
         tracking,
       },
-      ok: true,
+      outcome,
     };
   }
 
@@ -369,7 +386,7 @@ export function createContextPipeline(options: ContextPipelineOptions): Compacti
         emit({ type: "breaker_open", consecutiveFailures: decision.consecutiveFailures });
         return unchanged(input);
       case "compact":
-        return (await compact(input, "auto", TAIL_SHARE)).result;
+        return (await compact(input, "auto")).result;
       default: {
         const exhaustive: never = decision;
         return exhaustive;
@@ -380,8 +397,8 @@ export function createContextPipeline(options: ContextPipelineOptions): Compacti
   async function reactiveCompact(input: ContextStageInput): Promise<ContextStageResult | null> {
     if (exempt(input)) return null;
     // R-C6: runs even with auto-compact off or its breaker open; the loop holds the one-shot guard.
-    const { result, ok } = await compact(input, "reactive", REACTIVE_TAIL_SHARE);
-    return ok ? result : null;
+    const { result, outcome } = await compact(input, "reactive");
+    return outcome.ok ? result : null;
   }
 
   return {
@@ -393,8 +410,7 @@ export function createContextPipeline(options: ContextPipelineOptions): Compacti
     reactiveCompact,
     tokenCount,
     async compactNow(input) {
-      const { result, ok, error } = await compact(input, "manual", TAIL_SHARE, input.instructions);
-      return { ...result, ok, ...(error === undefined ? {} : { error }) };
+      return (await compact(input, "manual", input.instructions)).outcome;
     },
     async settle() {
       while (sessionMemoryTask) await sessionMemoryTask;

@@ -1,31 +1,19 @@
-import type { AutoCompactTracking, ModelInfo } from "@forkloop/loop-core";
+import {
+  type AutoCompactTracking,
+  MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES,
+  type ModelInfo,
+  thresholdsFor,
+} from "@forkloop/loop-core";
 
-/** R-C7 (seed): the output reserve is capped at 20k even for models that can write more. */
-export const MAX_OUTPUT_RESERVE_TOKENS = 20_000;
-/** R-C7 (seed): auto-compact fires this far below the effective window. */
-export const AUTOCOMPACT_BUFFER_TOKENS = 13_000;
-/** R-C7 (seed): the hard limit leaves this much room so a manual /compact can still run. */
-export const MANUAL_COMPACT_BUFFER_TOKENS = 3_000;
-/** R-C7, R-L11 (seed): the breaker that stopped the "compact-fail-retry" loop in production. */
-export const MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES = 3;
-
-export interface Thresholds {
-  readonly contextWindow: number;
-  readonly effectiveWindow: number;
-  readonly autoCompact: number;
-  readonly blockingLimit: number;
-}
-
-/** R-C7: effectiveWindow = contextWindow − min(maxOutput, 20k); the two lines below it. */
-export function thresholdsFor(model: ModelInfo): Thresholds {
-  const effectiveWindow = model.contextWindow - Math.min(model.maxOutputTokens, MAX_OUTPUT_RESERVE_TOKENS);
-  return {
-    contextWindow: model.contextWindow,
-    effectiveWindow,
-    autoCompact: effectiveWindow - AUTOCOMPACT_BUFFER_TOKENS,
-    blockingLimit: effectiveWindow - MANUAL_COMPACT_BUFFER_TOKENS,
-  };
-}
+// R-C7: the thresholds live in loop-core (its hard limit reads them too); re-exported here.
+export {
+  AUTOCOMPACT_BUFFER_TOKENS,
+  MANUAL_COMPACT_BUFFER_TOKENS,
+  MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES,
+  MAX_OUTPUT_RESERVE_TOKENS,
+  type Thresholds,
+  thresholdsFor,
+} from "@forkloop/loop-core";
 
 export function autoCompactThreshold(model: ModelInfo): number {
   return thresholdsFor(model).autoCompact;

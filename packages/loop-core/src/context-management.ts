@@ -1,11 +1,7 @@
 import type { ContextPipeline, ContextStageInput, ContextStageResult } from "./context-pipeline.js";
+import { MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES, thresholdsFor } from "./context-thresholds.js";
 import type { HistoryReplacedEvent } from "./loop-events.js";
-import {
-  MANUAL_COMPACT_BUFFER_TOKENS,
-  MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES,
-  MAX_OUTPUT_FOR_WINDOW,
-  type QueryConfig,
-} from "./loop-state.js";
+import type { QueryConfig } from "./loop-state.js";
 import type { Message, SystemMessage } from "./messages.js";
 import { getModelInfo } from "./model-catalog.js";
 import type { QueryDeps } from "./query-deps.js";
@@ -78,9 +74,7 @@ export function blockingLimitError(
   config: Pick<QueryConfig, "autoCompactEnabled" | "querySource" | "modelOverrides" | "contextEditing">,
 ): { readonly status: null; readonly type: string; readonly message: string } | undefined {
   if (config.autoCompactEnabled || config.querySource === "compact") return undefined;
-  const info = getModelInfo(model, config.modelOverrides);
-  const limit =
-    info.contextWindow - Math.min(info.maxOutputTokens, MAX_OUTPUT_FOR_WINDOW) - MANUAL_COMPACT_BUFFER_TOKENS;
+  const limit = thresholdsFor(getModelInfo(model, config.modelOverrides)).blockingLimit;
   const tokens = contextTokens(pipeline, messages, config);
   if (tokens < limit) return undefined;
   return {

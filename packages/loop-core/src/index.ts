@@ -34,6 +34,14 @@ export type {
 } from "./context-pipeline.js";
 export { passthroughContextPipeline } from "./context-pipeline.js";
 export {
+  AUTOCOMPACT_BUFFER_TOKENS,
+  MANUAL_COMPACT_BUFFER_TOKENS,
+  MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES,
+  MAX_OUTPUT_RESERVE_TOKENS,
+  type Thresholds,
+  thresholdsFor,
+} from "./context-thresholds.js";
+export {
   type CreateMessageOptions,
   createApiErrorMessage,
   createAssistantMessage,
@@ -56,8 +64,8 @@ export type { HistoryReplacedEvent, LoopEvent, StateSnapshotEvent } from "./loop
 export {
   DEFAULT_MAX_OUTPUT_TOKENS,
   ESCALATED_MAX_OUTPUT_TOKENS,
+  freshTurnState,
   type LoopState,
-  MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES,
   MAX_OUTPUT_TOKENS_RECOVERY_LIMIT,
   NO_REACTIVE_COMPACT_ATTEMPTED,
   type QueryConfig,

@@ -58,6 +58,33 @@ export const NO_REACTIVE_COMPACT_ATTEMPTED: ReactiveCompactGuards = Object.freez
   media: false,
 });
 
+/** The LoopState fields that start afresh with every new model turn. */
+export type TurnFields = Pick<
+  LoopState,
+  | "maxOutputTokensRecoveryCount"
+  | "maxOutputTokensOverride"
+  | "reactiveCompactAttempted"
+  | "pendingToolUseSummary"
+  | "stopHookActive"
+  | "blockedStopHooks"
+>;
+
+/**
+ * R-L5: the reset fields of a new turn, in one place — no output-cap recovery under way and no
+ * escalated cap (R-L10), fresh reactive-compact guards, no summary started (R-L18), no stop-hook
+ * retry (R-L15). A stop-hook retry overrides the guards: they are kept across it (R-L11).
+ */
+export function freshTurnState(): TurnFields {
+  return {
+    maxOutputTokensRecoveryCount: 0,
+    maxOutputTokensOverride: undefined,
+    reactiveCompactAttempted: NO_REACTIVE_COMPACT_ATTEMPTED,
+    pendingToolUseSummary: undefined,
+    stopHookActive: false,
+    blockedStopHooks: [],
+  };
+}
+
 /** R-L2: a command queued while the loop runs (slash command, task notification, user prompt). */
 export interface QueuedCommand {
   readonly uuid: string;
@@ -96,10 +123,6 @@ export interface QueryConfig {
 export const DEFAULT_MAX_OUTPUT_TOKENS = 8_000;
 export const ESCALATED_MAX_OUTPUT_TOKENS = 64_000;
 export const MAX_OUTPUT_TOKENS_RECOVERY_LIMIT = 3;
-/** R-C7 / R-C4 constants (seed). */
-export const MANUAL_COMPACT_BUFFER_TOKENS = 3_000;
-export const MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES = 3;
-export const MAX_OUTPUT_FOR_WINDOW = 20_000;
 
 /** Reason passed to `abort()` by a submit-interrupt (the user typed a new message, R-L16). */
 export const SUBMIT_INTERRUPT_REASON = "interrupt";

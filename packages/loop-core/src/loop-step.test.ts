@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { NO_REACTIVE_COMPACT_ATTEMPTED } from "./loop-state.js";
 import { type StepConfig, type StepEvent, type StepState, step } from "./loop-step.js";
+import type { StopHooksResult } from "./stop-hooks.js";
 import { CONTINUE_REASONS, type ContinueReason, type TerminalReason } from "./terminal.js";
 
 const fresh: StepState = {
@@ -11,11 +12,18 @@ const fresh: StepState = {
   turnCount: 1,
 };
 const config: StepConfig = { maxTurns: 3, defaultMaxOutputTokens: 8_000, escalatedMaxOutputTokens: 64_000 };
-const endTurn = {
-  type: "end_turn",
+const noStop: StopHooksResult = {
   preventContinuation: false,
-  stopHookBlocking: false,
-  budgetContinues: false,
+  stopReason: undefined,
+  blockingErrors: [],
+  blockingHooks: [],
+};
+const blocking: StopHooksResult = { ...noStop, blockingErrors: ["lint: 3 errors"], blockingHooks: [0] };
+const endTurn = { type: "end_turn", stop: noStop, budget: { action: "stop", reason: "no_budget" } } as const;
+const underBudget = {
+  action: "continue",
+  nudge: "Keep working.",
+  tracker: { continuationCount: 1, lastDeltaTokens: undefined, lastTurnTokens: 100 },
 } as const;
 
 interface Row {
@@ -105,37 +113,37 @@ const rows: readonly Row[] = [
   { name: "end turn, nothing else to do", event: endTurn, expected: "completed" },
   {
     name: "a stop hook prevents continuation (wins over blocking)",
-    event: { ...endTurn, preventContinuation: true, stopHookBlocking: true },
+    event: { ...endTurn, stop: { ...blocking, preventContinuation: true } },
     expected: "stop_hook_prevented",
   },
   {
     name: "a stop hook blocks (wins over the budget)",
-    event: { ...endTurn, stopHookBlocking: true, budgetContinues: true },
+    event: { ...endTurn, stop: blocking, budget: underBudget },
     expected: "stop_hook_blocking",
   },
   {
     name: "under the token budget",
-    event: { ...endTurn, budgetContinues: true },
+    event: { ...endTurn, budget: underBudget },
     expected: "token_budget_continuation",
   },
   // After the tools.
-  { name: "tools answered", event: { type: "tools_done", hookStopped: false }, expected: "next_turn" },
+  { name: "tools answered", event: { type: "tools_done", hookStop: undefined }, expected: "next_turn" },
   {
     name: "a hook said continue:false",
-    event: { type: "tools_done", hookStopped: true },
+    event: { type: "tools_done", hookStop: { reason: "the audit hook stopped the run" } },
     expected: "hook_stopped",
   },
   {
     name: "the next call would exceed maxTurns (R-L19)",
     state: { turnCount: 3 },
-    event: { type: "tools_done", hookStopped: false },
+    event: { type: "tools_done", hookStop: undefined },
     expected: "max_turns",
   },
   {
     name: "no maxTurns",
     state: { turnCount: 300 },
     config: { maxTurns: undefined },
-    event: { type: "tools_done", hookStopped: false },
+    event: { type: "tools_done", hookStop: undefined },
     expected: "next_turn",
   },
 ];
@@ -162,6 +170,31 @@ describe("R-L13: step(state, event, config), the pure continue decision", () => 
       "model_error",
     ];
     for (const reason of terminals) expect(reached).toContain(reason);
+  });
+
+  it("issue 12 item 6: the decision carries its payload — a blocking hook's feedback and index, the budget's nudge and tracker, a stopping hook's error", () => {
+    expect(step(fresh, { ...endTurn, stop: blocking, budget: underBudget }, config)).toEqual({
+      type: "continue",
+      reason: "stop_hook_blocking",
+      feedback: "Stop hook feedback:\nlint: 3 errors",
+      blockingHooks: [0],
+    });
+    expect(step(fresh, { ...endTurn, budget: underBudget }, config)).toEqual({
+      type: "continue",
+      reason: "token_budget_continuation",
+      nudge: underBudget.nudge,
+      tracker: underBudget.tracker,
+    });
+    expect(step(fresh, { ...endTurn, stop: { ...noStop, preventContinuation: true } }, config)).toEqual({
+      type: "terminal",
+      reason: "stop_hook_prevented",
+      error: { type: "stop_hook_prevented", message: "A stop hook prevented continuation" },
+    });
+    expect(step(fresh, { type: "tools_done", hookStop: { reason: "audit failed" } }, config)).toEqual({
+      type: "terminal",
+      reason: "hook_stopped",
+      error: { type: "hook_stopped", message: "audit failed" },
+    });
   });
 
   it("R-L5: step reads the state and never changes it", () => {

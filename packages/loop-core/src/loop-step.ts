@@ -1,6 +1,8 @@
 import type { WithheldKind } from "./api-error-kinds.js";
 import { type LoopState, MAX_OUTPUT_TOKENS_RECOVERY_LIMIT, type QueryConfig } from "./loop-state.js";
-import type { ContinueReason, TerminalReason } from "./terminal.js";
+import type { StopHooksResult } from "./stop-hooks.js";
+import type { ContinueReason, Terminal, TerminalReason } from "./terminal.js";
+import type { BudgetDecision, BudgetTracker } from "./token-budget.js";
 
 /**
  * How an iteration's reply ended, once its effects are known: the stop hooks have run, the token
@@ -12,19 +14,43 @@ export type StepEvent =
    * could not help (the pipeline had nothing to drain, or reactive compact returned null).
    */
   | { readonly type: "withheld"; readonly kind: WithheldKind; readonly failed?: readonly ContinueReason[] }
-  /** The reply ended without tool calls (R-L15 stop hooks, then the R-L14 budget). */
-  | {
-      readonly type: "end_turn";
-      readonly preventContinuation: boolean;
-      readonly stopHookBlocking: boolean;
-      readonly budgetContinues: boolean;
-    }
-  /** Every tool call of the reply has its result; `hookStopped`: a hook said continue:false. */
-  | { readonly type: "tools_done"; readonly hookStopped: boolean };
+  /** The reply ended without tool calls: what the R-L15 stop hooks said, then the R-L14 budget. */
+  | { readonly type: "end_turn"; readonly stop: StopHooksResult; readonly budget: BudgetDecision }
+  /** Every tool call of the reply has its result; `hookStop`: a hook said continue:false. */
+  | { readonly type: "tools_done"; readonly hookStop: { readonly reason: string } | undefined };
 
+/**
+ * The decision, with what the loop needs to carry it out: the feedback a blocking stop hook
+ * gave, the budget nudge and its tracker, the error a stopping hook ends the loop with.
+ */
 export type StepDecision =
-  | { readonly type: "continue"; readonly reason: ContinueReason }
-  | { readonly type: "terminal"; readonly reason: TerminalReason };
+  | {
+      readonly type: "continue";
+      readonly reason: "stop_hook_blocking";
+      /** The user message the model gets (R-L15). */
+      readonly feedback: string;
+      /** Not re-run on the retry this causes. */
+      readonly blockingHooks: readonly number[];
+    }
+  | {
+      readonly type: "continue";
+      readonly reason: "token_budget_continuation";
+      readonly nudge: string;
+      readonly tracker: BudgetTracker;
+    }
+  | {
+      readonly type: "continue";
+      readonly reason: Exclude<ContinueReason, "stop_hook_blocking" | "token_budget_continuation">;
+    }
+  | {
+      readonly type: "terminal";
+      readonly reason: "stop_hook_prevented" | "hook_stopped";
+      readonly error: NonNullable<Terminal["error"]>;
+    }
+  | {
+      readonly type: "terminal";
+      readonly reason: Exclude<TerminalReason, "stop_hook_prevented" | "hook_stopped">;
+    };
 
 export type StepState = Pick<
   LoopState,
@@ -42,19 +68,50 @@ export type StepConfig = Pick<
 /**
  * R-L13: the continue decision as a pure function — the single source of truth `query()` asks
  * at every branch after the model call. It reads the state, never changes it; query.ts builds the
- * next LoopState for the transition it returns (R-L5).
+ * next LoopState for the transition it returns (R-L5), from the payload the decision carries.
  */
 export function step(state: StepState, event: StepEvent, config: StepConfig): StepDecision {
   switch (event.type) {
     case "withheld":
       return recover(state, event.kind, event.failed ?? [], config);
-    case "end_turn":
-      if (event.preventContinuation) return terminal("stop_hook_prevented");
-      if (event.stopHookBlocking) return proceed("stop_hook_blocking");
-      if (event.budgetContinues) return proceed("token_budget_continuation");
+    case "end_turn": {
+      const { stop, budget } = event;
+      if (stop.preventContinuation) {
+        return {
+          type: "terminal",
+          reason: "stop_hook_prevented",
+          error: {
+            type: "stop_hook_prevented",
+            message: stop.stopReason ?? "A stop hook prevented continuation",
+          },
+        };
+      }
+      if (stop.blockingErrors.length > 0) {
+        return {
+          type: "continue",
+          reason: "stop_hook_blocking",
+          feedback: `Stop hook feedback:\n${stop.blockingErrors.join("\n")}`,
+          blockingHooks: stop.blockingHooks,
+        };
+      }
+      if (budget.action === "continue") {
+        return {
+          type: "continue",
+          reason: "token_budget_continuation",
+          nudge: budget.nudge,
+          tracker: budget.tracker,
+        };
+      }
       return terminal("completed");
+    }
     case "tools_done":
-      if (event.hookStopped) return terminal("hook_stopped");
+      if (event.hookStop) {
+        return {
+          type: "terminal",
+          reason: "hook_stopped",
+          error: { type: "hook_stopped", message: event.hookStop.reason },
+        };
+      }
       // R-L19: turnCount + 1 is the model call the next iteration would make.
       if (config.maxTurns !== undefined && state.turnCount + 1 > config.maxTurns)
         return terminal("max_turns");
@@ -99,10 +156,12 @@ function recover(
   return terminal(kind === "prompt_too_long" ? "prompt_too_long" : "image_error");
 }
 
-function proceed(reason: ContinueReason): StepDecision {
+function proceed(
+  reason: Exclude<ContinueReason, "stop_hook_blocking" | "token_budget_continuation">,
+): StepDecision {
   return { type: "continue", reason };
 }
 
-function terminal(reason: TerminalReason): StepDecision {
+function terminal(reason: Exclude<TerminalReason, "stop_hook_prevented" | "hook_stopped">): StepDecision {
   return { type: "terminal", reason };
 }

@@ -4,10 +4,11 @@ import type { ContextPipeline, ContextStageInput } from "./context-pipeline.js";
 import { createUserMessage } from "./create-message.js";
 import type { LoopEvent } from "./loop-events.js";
 import { keepableCutReply } from "./loop-messages.js";
+import type { PhaseOutcome } from "./loop-run.js";
 import { type LoopState, MAX_OUTPUT_TOKENS_RECOVERY_LIMIT } from "./loop-state.js";
 import { type StepConfig, step } from "./loop-step.js";
 import type { AssistantMessage, Message } from "./messages.js";
-import type { ContinueReason, Terminal, TerminalReason } from "./terminal.js";
+import type { ContinueReason, TerminalReason } from "./terminal.js";
 
 export interface WithheldInput {
   /** The error or cut reply that R-L9 kept back from the consumer. */
@@ -25,14 +26,6 @@ export interface WithheldInput {
   readonly uuid: () => string;
 }
 
-export type WithheldStep =
-  | { readonly next: LoopState }
-  | {
-      readonly reason: TerminalReason;
-      readonly messages: readonly Message[];
-      readonly error: Terminal["error"];
-    };
-
 export const MAX_OUTPUT_RECOVERY_PROMPT =
   "Output token limit hit. Resume directly where you stopped — no apology, no recap. " +
   "Break the remaining work into smaller pieces.";
@@ -43,7 +36,7 @@ export const MAX_OUTPUT_RECOVERY_PROMPT =
  * asked again with that rung marked failed. Each continue returns a complete new state with its
  * transition (R-L5); the withheld message is yielded only when the ladder is exhausted (R-L9).
  */
-export async function* recoverWithheld(input: WithheldInput): AsyncGenerator<LoopEvent, WithheldStep> {
+export async function* recoverWithheld(input: WithheldInput): AsyncGenerator<LoopEvent, PhaseOutcome> {
   const { withheld, kind, state, messagesForQuery } = input;
   const failed: ContinueReason[] = [];
   while (true) {
@@ -121,7 +114,7 @@ async function* continueCutReply(input: WithheldInput): AsyncGenerator<LoopEvent
   };
 }
 
-function surface(input: WithheldInput, reason: TerminalReason): WithheldStep {
+function surface(input: WithheldInput, reason: TerminalReason): PhaseOutcome {
   const { withheld, messagesForQuery } = input;
   if (input.kind !== "max_output_tokens") {
     return { reason, messages: [...messagesForQuery, withheld], error: withheld.apiError };

@@ -4,10 +4,8 @@ import { join, resolve } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import {
   type CompactSource,
-  compactConversation,
   createContextPipeline,
   createFileSessionMemoryStore,
-  thresholdsFor,
 } from "@forkloop/compaction";
 import {
   buildCacheSafeParams,
@@ -122,11 +120,6 @@ export type SessionCompactResult =
       readonly costUsd: number;
     }
   | { readonly ok: false; readonly error: string; readonly usage: UsageTotals; readonly costUsd: number };
-
-/** Verbatim tail of a manual compaction, as a share of the auto-compact line (as auto's). */
-const MANUAL_TAIL_SHARE = 0.3;
-/** ...and of the current count, so that a short session still has something to replace. */
-const MANUAL_TAIL_OF_CURRENT = 0.2;
 
 /**
  * The main agent of `forkloop run`: assembles the session once (prefetch in parallel, §1.2),
@@ -319,25 +312,16 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       costUsd: spent.reduce((sum, usage) => sum + costUsd(modelInfo, usage), 0),
     });
     if (history.length === 0) return failure("nothing to compact: the session has no messages yet");
-    // A background session-memory fork may still run after the last turn: one fork at a time.
-    await pipeline.settle();
-    const limits = thresholdsFor(modelInfo);
-    const preTokens = pipeline.tokenCount(history);
     const text = instructions?.trim() ?? "";
-    // compactConversation runs the compact request through the pool with `params` and the
-    // history as forkContextMessages: the latest turn's exact prefix + one instruction (R-F3).
-    const outcome = await compactConversation({
+    // The pipeline's own manual path: the latest turn's exact prefix + one instruction (R-F3).
+    const outcome = await pipeline.compactNow({
       messages: history,
+      model,
+      querySource: "sdk",
+      tools,
+      tracking: { compacted: false, turnCounter: 0, turnId: sessionId, consecutiveFailures: 0 },
       cacheSafeParams: params,
-      runCompact,
-      trigger: "manual",
-      ...(compactOptions.signal === undefined ? {} : { signal: compactOptions.signal }),
-      tailTokens: Math.floor(
-        Math.min(limits.autoCompact * MANUAL_TAIL_SHARE, preTokens * MANUAL_TAIL_OF_CURRENT),
-      ),
-      // Manual, like reactive, must at least leave the hard limit behind (R-C7).
-      maxPostTokens: limits.blockingLimit,
-      preTokens,
+      signal: compactOptions.signal ?? new AbortController().signal,
       ...(text === "" ? {} : { instructions: text }),
     });
     if (!outcome.ok) return failure(outcome.error, outcome.usage);

@@ -1,0 +1,33 @@
+import type { ModelInfo } from "./model-catalog.js";
+
+/** R-C7 (seed): the output reserve is capped at 20k even for models that can write more. */
+export const MAX_OUTPUT_RESERVE_TOKENS = 20_000;
+/** R-C7 (seed): auto-compact fires this far below the effective window. */
+export const AUTOCOMPACT_BUFFER_TOKENS = 13_000;
+/** R-C7 (seed): the hard limit leaves this much room so a manual /compact can still run. */
+export const MANUAL_COMPACT_BUFFER_TOKENS = 3_000;
+/** R-C7, R-L11 (seed): the breaker that stopped the "compact-fail-retry" loop in production. */
+export const MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES = 3;
+
+export interface Thresholds {
+  readonly contextWindow: number;
+  readonly effectiveWindow: number;
+  /** R-C4: auto-compact runs at or over this many tokens. */
+  readonly autoCompact: number;
+  /** R-C7: the hard limit (the loop's `blocking_limit` with auto-compact off). */
+  readonly blockingLimit: number;
+}
+
+/**
+ * R-C7: effectiveWindow = contextWindow − min(maxOutput, 20k), and the two lines below it. The
+ * one place both the loop (hard limit) and the compaction pipeline (auto-compact line) read.
+ */
+export function thresholdsFor(model: ModelInfo): Thresholds {
+  const effectiveWindow = model.contextWindow - Math.min(model.maxOutputTokens, MAX_OUTPUT_RESERVE_TOKENS);
+  return {
+    contextWindow: model.contextWindow,
+    effectiveWindow,
+    autoCompact: effectiveWindow - AUTOCOMPACT_BUFFER_TOKENS,
+    blockingLimit: effectiveWindow - MANUAL_COMPACT_BUFFER_TOKENS,
+  };
+}

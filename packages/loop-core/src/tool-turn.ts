@@ -1,0 +1,111 @@
+import { createUserMessage } from "./create-message.js";
+import { abortedDuringTools } from "./interrupts.js";
+import type { LoopEvent } from "./loop-events.js";
+import { type LoopRun, type PhaseOutcome, requestPrefix } from "./loop-run.js";
+import { freshTurnState, type LoopState } from "./loop-state.js";
+import { step } from "./loop-step.js";
+import type { AssistantMessage, Message, ToolUseBlock, UserMessage } from "./messages.js";
+import type { ModelReply } from "./model-attempt.js";
+import { generateToolUseSummary } from "./tool-use-summary.js";
+
+/** The tool calls of a reply, in order, each with the message that made it. */
+export function toolUsesOf(
+  assistantMessages: readonly AssistantMessage[],
+): { readonly block: ToolUseBlock; readonly message: AssistantMessage }[] {
+  return assistantMessages.flatMap((message) =>
+    message.message.content.flatMap((block) => (block.type === "tool_use" ? [{ block, message }] : [])),
+  );
+}
+
+/**
+ * Phase 5 (§3) and the decision after it: every tool call answered in call order (R-T1/R-T2),
+ * the R-L16 abort path, a hook's `continue: false` (R-L6 `hook_stopped`), commands queued during
+ * the turn (R-L2), R-L19 `maxTurns`, then the next turn with its tool-use summary started (R-L18).
+ */
+export async function* runToolTurn(input: {
+  readonly run: LoopRun;
+  /** The iteration's state with its context and tracking applied. */
+  readonly state: LoopState;
+  readonly reply: ModelReply;
+  /** The history so far: what was sent, then the replies. */
+  readonly messages: readonly Message[];
+  readonly maxOutputTokens: number;
+}): AsyncGenerator<LoopEvent, PhaseOutcome> {
+  const { run, state, reply, messages } = input;
+  const { executor, assistantMessages } = reply;
+  const signal = state.toolUseContext.abortController.signal;
+  // Without streaming execution every call is queued now, after the stream.
+  for (const { block, message } of toolUsesOf(assistantMessages)) executor.addTool(block, message.uuid);
+  const toolResults: UserMessage[] = [];
+  let hookStop: { readonly reason: string } | undefined;
+  for await (const outcome of executor.results()) {
+    toolResults.push(outcome.message);
+    yield outcome.message;
+    hookStop ??= outcome.stop;
+  }
+  if (signal.aborted) {
+    const history = yield* abortedDuringTools(
+      assistantMessages,
+      messages,
+      toolResults,
+      signal,
+      run.deps.uuid,
+    );
+    return { reason: "aborted_tools", messages: history };
+  }
+  const decision = step(state, { type: "tools_done", hookStop }, run.config);
+  if (decision.type === "terminal" && decision.reason === "hook_stopped") {
+    return { reason: "hook_stopped", messages: [...messages, ...toolResults], error: decision.error };
+  }
+
+  const queued = yield* drainQueuedCommands(run);
+  const nextMessages: Message[] = [...messages, ...toolResults, ...queued];
+  run.onCacheSafeParams?.(
+    requestPrefix(run, {
+      model: state.toolUseContext.options.model,
+      tools: state.toolUseContext.tools,
+      maxOutputTokens: input.maxOutputTokens,
+      messages: nextMessages,
+    }),
+  );
+  const turnCount = state.turnCount + 1;
+  // R-L19: no summary is started for a batch nobody will see.
+  if (decision.reason === "max_turns") return { reason: "max_turns", messages: nextMessages, turnCount };
+  const tracking = state.autoCompactTracking;
+  return {
+    next: {
+      ...state,
+      ...freshTurnState(),
+      messages: nextMessages,
+      autoCompactTracking: { ...tracking, turnCounter: tracking.turnCounter + 1 },
+      // R-L18: summarize this batch in the background; awaited during the next stream.
+      pendingToolUseSummary: run.config.toolUseSummaryModel
+        ? generateToolUseSummary({
+            callModel: run.deps.callModel,
+            client: run.config.client,
+            model: run.config.toolUseSummaryModel,
+            assistants: assistantMessages,
+            results: toolResults,
+            signal,
+            uuid: run.deps.uuid,
+            onUsage: (spent) => run.summaryUsage.add(spent),
+          })
+        : undefined,
+      turnCount,
+      transition: { reason: "next_turn" },
+    },
+  };
+}
+
+/** R-L2: commands queued while this turn ran join the next request; marked started now. */
+async function* drainQueuedCommands(run: LoopRun): AsyncGenerator<LoopEvent, UserMessage[]> {
+  const messages: UserMessage[] = [];
+  for (const command of run.queuedCommands?.splice(0) ?? []) {
+    command.onStatus?.("started");
+    run.consumed.push(command);
+    const message = createUserMessage(command.content, { uuid: command.uuid, parentUuid: null });
+    messages.push(message);
+    yield message;
+  }
+  return messages;
+}
