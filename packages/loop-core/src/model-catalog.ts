@@ -122,6 +122,11 @@ const UNKNOWN_MODEL: Omit<ModelInfo, "id"> = {
 };
 
 /** Resolves a model id or alias; `overrides` (e.g. a tiny test window) win over the catalog. */
+/** The catalog's models (without overrides), e.g. for a model picker. */
+export function listModels(): (ModelInfo & { readonly aliases?: readonly string[] })[] {
+  return CATALOG.map((info) => ({ ...info }));
+}
+
 export function getModelInfo(model: string, overrides: readonly ModelInfo[] = []): ModelInfo {
   const override = overrides.find((info) => info.id === model);
   if (override) return override;

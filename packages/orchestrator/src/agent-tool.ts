@@ -80,6 +80,7 @@ function agentToolAt(
       return runForkForTool(pool, options, context, {
         name: "Agent",
         querySource: `agent:${definition.name}`,
+        description: input.description,
         directive: `${definition.prompt}\n\nYour task (${input.description}):\n${input.prompt}`,
         ...(definition.tools === undefined ? {} : { toolNames: definition.tools }),
         ...(definition.model === undefined ? {} : { model: definition.model }),

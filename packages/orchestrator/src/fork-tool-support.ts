@@ -63,6 +63,7 @@ export async function runForkForTool(
   fork: {
     readonly name: string;
     readonly querySource: string;
+    readonly description?: string;
     readonly directive: string;
     readonly toolNames?: readonly string[];
     readonly model?: string;
@@ -100,6 +101,7 @@ export async function runForkForTool(
     cacheSafeParams,
     promptMessages: buildForkDirective(cacheSafeParams, fork.directive),
     querySource: fork.querySource,
+    ...(fork.description === undefined ? {} : { description: fork.description }),
     toolNames,
     permissionMode: options.permissionMode ?? context.options.permissionMode,
     ...(options.permissionRules === undefined ? {} : { permissionRules: options.permissionRules }),

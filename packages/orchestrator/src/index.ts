@@ -29,6 +29,7 @@ export {
   type MainSessionOptions,
   runMainSession,
   type SessionCompactResult,
+  type SessionRunOptions,
 } from "./main-session.js";
 export { type MemoryFile, readMemoryFiles } from "./memory-files.js";
 export { createPoolCompactRunner } from "./pool-compact-runner.js";

@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import {
+  type CompactionEvent,
   type CompactSource,
   createContextPipeline,
   createFileSessionMemoryStore,
@@ -21,6 +22,7 @@ import {
   type Message,
   type ModelInfo,
   type PermissionMode,
+  type QueuedCommand,
   query,
   type SystemMessage,
   type Terminal,
@@ -56,6 +58,8 @@ export interface MainSessionOptions {
   /** Share a pool (e.g. with a batch); otherwise the session creates one and closes it. */
   readonly pool?: AgentPool;
   readonly appendSystemPrompt?: string;
+  /** Replaces forkloop's identity and working rules in the system prompt (the Agent SDK's string `systemPrompt`). */
+  readonly systemPrompt?: string;
   readonly home?: string;
   readonly agents?: readonly AgentDefinition[];
   readonly maxTurns?: number;
@@ -84,6 +88,26 @@ export interface MainSessionOptions {
   readonly maxAgentDepth?: number;
   /** Extra workspace roots for the file tools (settings `additionalDirectories`, R-P1). */
   readonly additionalDirectories?: readonly string[];
+  /**
+   * The main loop's API client. Many sessions in one process pass the same one, so they share
+   * its connections; default: a client of its own for `endpoint`.
+   */
+  readonly client?: Anthropic;
+  /** The context pipeline's events (e.g. `compact_started`, for a PreCompact callback). */
+  readonly onCompactionEvent?: (event: CompactionEvent) => void;
+}
+
+/** Options of one `session.run()` turn. */
+export interface SessionRunOptions {
+  readonly signal?: AbortSignal;
+  /** R-L2: user messages queued while the turn runs join its next request (the array is consumed). */
+  readonly queuedCommands?: QueuedCommand[];
+  /**
+   * This turn's model and permission mode (default: the session's). The system prompt keeps the
+   * session's (it is the cached prefix, R-F3); the loop, its forks and the checks use these.
+   */
+  readonly model?: string;
+  readonly permissionMode?: PermissionMode;
 }
 
 export interface MainSession {
@@ -96,7 +120,7 @@ export interface MainSession {
   /** The history so far (what the next `run` continues). */
   history(): readonly Message[];
   /** One user turn through query(); the generator returns the Terminal (R-L1). */
-  run(prompt: string, options?: { readonly signal?: AbortSignal }): AsyncGenerator<LoopEvent, Terminal>;
+  run(prompt: string, options?: SessionRunOptions): AsyncGenerator<LoopEvent, Terminal>;
   /**
    * Manual compaction (`/compact [instructions]`): one compact request as a cache-safe fork of
    * the latest turn (R-F3), no model turn. On success the history is the summary (+ the newest
@@ -149,12 +173,13 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     permissionMode: options.permissionMode,
     tools: baseTools,
     ...(options.appendSystemPrompt === undefined ? {} : { appendSystemPrompt: options.appendSystemPrompt }),
+    ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }),
     ...(options.home === undefined ? {} : { home: options.home }),
     ...(options.agents === undefined ? {} : { agents: options.agents }),
   });
   const forkOptions = {
     getCacheSafeParams: () => latest,
-    permissionMode: options.permissionMode,
+    // No permissionMode: a fork takes the mode of the turn that started it (a turn may change it).
     ...(options.permissionRules === undefined ? {} : { permissionRules: options.permissionRules }),
     ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
     ...(options.onSubAgentEvent === undefined ? {} : { onEvent: options.onSubAgentEvent }),
@@ -196,11 +221,14 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     ...(options.sessionMemoryIntervalTokens === undefined
       ? {}
       : { sessionMemoryIntervalTokens: options.sessionMemoryIntervalTokens }),
+    ...(options.onCompactionEvent === undefined ? {} : { onEvent: options.onCompactionEvent }),
   });
-  const client = new Anthropic({
-    apiKey: options.endpoint.apiKey,
-    ...(options.endpoint.baseURL === undefined ? {} : { baseURL: options.endpoint.baseURL }),
-  });
+  const client =
+    options.client ??
+    new Anthropic({
+      apiKey: options.endpoint.apiKey,
+      ...(options.endpoint.baseURL === undefined ? {} : { baseURL: options.endpoint.baseURL }),
+    });
   const transcript = new TranscriptWriter(transcriptPath);
   if (!resumed) {
     transcript.append({
@@ -217,9 +245,11 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
 
   async function* run(
     prompt: string,
-    runOptions: { signal?: AbortSignal } = {},
+    runOptions: SessionRunOptions = {},
   ): AsyncGenerator<LoopEvent, Terminal> {
     const abortController = new AbortController();
+    const model = runOptions.model ?? options.model;
+    const permissionMode = runOptions.permissionMode ?? options.permissionMode;
     const signal = runOptions.signal;
     const onAbort = () => abortController.abort(signal?.reason);
     if (signal?.aborted) onAbort();
@@ -229,11 +259,11 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     // Until the loop saves its own after the first turn, a fork (an Agent call in turn 1) uses
     // the prefix of the request in flight, built the way the loop builds it (R-F3).
     latest = buildCacheSafeParams({
-      model: options.model,
+      model,
       systemPrompt: assembled.systemPrompt,
       tools,
       thinking: options.thinking,
-      maxOutputTokens: defaultMaxOutputTokens(options.model, options.modelOverrides),
+      maxOutputTokens: defaultMaxOutputTokens(model, options.modelOverrides),
       messages: [...history, userMessage],
     });
     let cost = 0;
@@ -247,11 +277,12 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
         abortController,
         agentId: "main",
         agentState,
-        options: { model: options.model, permissionMode: options.permissionMode },
+        options: { model, permissionMode },
       },
       querySource: "sdk",
       ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
       ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+      ...(runOptions.queuedCommands === undefined ? {} : { queuedCommands: runOptions.queuedCommands }),
       contextPipeline: pipeline,
       client,
       recordSnapshots: true,
@@ -275,7 +306,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
           latest = { ...latest, forkContextMessages: event.messages };
         if (event.type === "assistant" && !event.apiError) {
           cost += costUsd(
-            getModelInfo(event.message.model || options.model, options.modelOverrides),
+            getModelInfo(event.message.model || model, options.modelOverrides),
             event.message.usage,
           );
         }

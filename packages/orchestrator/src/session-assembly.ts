@@ -11,6 +11,8 @@ export interface AssembleSessionOptions {
   readonly model: string;
   readonly permissionMode: PermissionMode;
   readonly appendSystemPrompt?: string;
+  /** Replaces forkloop's identity and working rules (block 0); the environment block stays. */
+  readonly systemPrompt?: string;
   /** The user's home directory for user-level memory and skills; default `os.homedir()`. */
   readonly home?: string;
   readonly tools: readonly Tool[];
@@ -115,7 +117,11 @@ export async function assembleSession(options: AssembleSessionOptions): Promise<
   }
 
   const systemPrompt: TextBlockParam[] = [
-    { type: "text", text: `${IDENTITY}\n\n${RULES}`, cache_control: { type: "ephemeral" } },
+    {
+      type: "text",
+      text: options.systemPrompt ?? `${IDENTITY}\n\n${RULES}`,
+      cache_control: { type: "ephemeral" },
+    },
     { type: "text", text: sessionParts.join("\n\n"), cache_control: { type: "ephemeral" } },
   ];
   return {

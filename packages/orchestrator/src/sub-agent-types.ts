@@ -38,6 +38,8 @@ export interface SubAgentTask {
   readonly promptMessages: readonly MessageParam[] | readonly Message[];
   /** `agent:<name>` | `compact` | `session_memory` | `skill:<name>` | `batch` … */
   readonly querySource: string;
+  /** What the fork is for, in a few words (the Agent tool's `description` input). */
+  readonly description?: string;
   readonly maxTurns?: number;
   /** Changing it can change the thinking budget, which breaks the message cache (R-F3, README). */
   readonly maxOutputTokens?: number;

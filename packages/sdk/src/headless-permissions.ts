@@ -18,17 +18,30 @@ export function createHeadlessPermissions(options: {
   rules: PermissionRules;
   tools: readonly Tool[];
   cwd: string;
-}): { canUseTool: CanUseTool; denials(): PermissionDenialRecord[] } {
+  /**
+   * Who answers what would ask (a library's `canUseTool`); without one it is denied. Asked only
+   * after hooks, deny rules, the mode and allow rules have not decided (the Agent SDK's order).
+   */
+  ask?: CanUseTool;
+}): {
+  canUseTool: CanUseTool;
+  denials(): PermissionDenialRecord[];
+  /** Switches the mode for the calls checked from now on (`Query.setPermissionMode`). */
+  setMode(mode: PermissionMode): void;
+} {
   const denials: PermissionDenialRecord[] = [];
   const record = (toolName: string, toolUseId: string, input: Record<string, unknown>) =>
     denials.push({ tool_name: toolName, tool_use_id: toolUseId, tool_input: input });
-  const checker = createPermissionChecker({
-    mode: options.mode,
-    rules: options.rules,
-    tools: options.tools,
-    cwd: options.cwd,
-    onDenial: (denial) => record(denial.toolName, denial.toolUseId, denial.input),
-  });
+  const checkerFor = (mode: PermissionMode) =>
+    createPermissionChecker({
+      mode,
+      rules: options.rules,
+      tools: options.tools,
+      cwd: options.cwd,
+      ...(options.ask === undefined ? {} : { askCaller: options.ask }),
+      onDenial: (denial) => record(denial.toolName, denial.toolUseId, denial.input),
+    });
+  let checker = checkerFor(options.mode);
   const canUseTool: CanUseTool = async (toolName, input, callOptions) => {
     if (!FORK_TOOLS.has(toolName)) return checker(toolName, input, callOptions);
     if (options.rules.deny.includes(toolName)) {
@@ -40,5 +53,11 @@ export function createHeadlessPermissions(options: {
     }
     return { behavior: "allow" };
   };
-  return { canUseTool, denials: () => [...denials] };
+  return {
+    canUseTool,
+    denials: () => [...denials],
+    setMode: (mode) => {
+      checker = checkerFor(mode);
+    },
+  };
 }

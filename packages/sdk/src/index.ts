@@ -6,9 +6,53 @@
 // Endpoint resolution, the models file, the fault spec and OptionsError (also a light subpath).
 
 export { createHeadlessPermissions } from "./headless-permissions.js";
+export type {
+  SDKAPIRetryMessage,
+  SDKAssistantMessage,
+  SDKCompactBoundaryMessage,
+  SDKMessage,
+  SDKModelFallbackMessage,
+  SDKPartialAssistantMessage,
+  SDKResultMessage,
+  SDKSystemMessage,
+  SDKTaskNotificationMessage,
+  SDKTaskProgressMessage,
+  SDKTaskStartedMessage,
+  SDKTombstoneMessage,
+  SDKUserMessage,
+  SDKUserMessageInput,
+} from "./messages.js";
 export * from "./model-endpoint-entry.js";
-export { type RunSession, type RunSessionOptions, startRunSession } from "./run-session.js";
+export type {
+  AgentDefinition,
+  BaseHookInput,
+  CanUseTool,
+  HookCallback,
+  HookCallbackMatcher,
+  HookEvent,
+  HookInput,
+  HookJSONOutput,
+  McpServerConfig,
+  Options,
+  PermissionMode,
+  PermissionResult,
+  SettingSource,
+  SystemPromptOption,
+} from "./options.js";
+export { HOOK_EVENTS } from "./options.js";
+export { type Query, query } from "./query.js";
+export {
+  type CallToolResult,
+  createSdkMcpServer,
+  type SdkMcpServer,
+  type SdkMcpToolDefinition,
+  type ToolAnnotations,
+  tool,
+} from "./sdk-mcp-server.js";
+export { forkSession, getSessionMessages, listSessions, newSessionId } from "./session-helpers.js";
 export { loadRunSettings, mergeRules, settingsHooks, toolHooks } from "./settings.js";
+export { RuntimeRegistry, type SharedRuntime } from "./shared-runtime.js";
+export { parseRunRequest, type RunRequest, SLASH_COMMANDS } from "./slash-commands.js";
 export { batchesDir, checkId, sessionsDir, stateDir } from "./state-dirs.js";
 export {
   apiRetryLineSchema,
@@ -19,9 +63,14 @@ export {
   resultLineSchema,
   resultSubtypeSchema,
   type StreamJsonLine,
+  type SubagentUsage,
   streamEventLineSchema,
   streamJsonLineSchema,
+  subagentUsageSchema,
   systemInitLineSchema,
+  taskNotificationLineSchema,
+  taskProgressLineSchema,
+  taskStartedLineSchema,
   tombstoneLineSchema,
   userLineSchema,
 } from "./stream-json.js";

@@ -1,5 +1,12 @@
 import type { LoopHooks } from "@forkloop/loop-core";
-import { createSettingsHooks, loadSettings, type Settings } from "@forkloop/tools";
+import {
+  createSettingsHooks,
+  EMPTY_SETTINGS,
+  loadSettings,
+  SETTING_SOURCES,
+  type SettingSource,
+  type Settings,
+} from "@forkloop/tools";
 import { OptionsError } from "./options-error.js";
 
 /**
@@ -7,8 +14,13 @@ import { OptionsError } from "./options-error.js";
  * variants, the user's home ones). A bad file stops the command with exit 2 and the tools
  * package's message, which names the file, the key path and the fix.
  */
-export async function loadRunSettings(cwd: string, home?: string): Promise<Settings> {
-  const loaded = await loadSettings(cwd, home === undefined ? {} : { home });
+export async function loadRunSettings(
+  cwd: string,
+  home?: string,
+  sources: readonly SettingSource[] = SETTING_SOURCES,
+): Promise<Settings> {
+  if (sources.length === 0) return EMPTY_SETTINGS;
+  const loaded = await loadSettings(cwd, { sources, ...(home === undefined ? {} : { home }) });
   if (!loaded.ok) throw new OptionsError(`bad settings: ${loaded.error}`);
   return loaded.settings;
 }

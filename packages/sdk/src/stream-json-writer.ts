@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { AssistantMessage, LoopEvent, ModelInfo, Terminal, UsageTotals } from "@forkloop/loop-core";
 import { costUsd, getModelInfo } from "@forkloop/loop-core";
-import type { ResultLine, StreamJsonLine } from "./stream-json.js";
+import type { SDKMessage, SDKResultMessage, SDKSystemMessage } from "./messages.js";
+import type { SubagentUsage } from "./stream-json.js";
 
 export interface PermissionDenialRecord {
   readonly tool_name: string;
@@ -55,7 +56,10 @@ export class StreamJsonWriter {
     model: string;
     permissionMode: string;
     simulated: boolean;
-  }): StreamJsonLine {
+    mcpServers?: readonly { name: string; status: string }[];
+    agents?: readonly string[];
+    slashCommands?: readonly string[];
+  }): SDKSystemMessage {
     return {
       type: "system",
       subtype: "init",
@@ -65,12 +69,16 @@ export class StreamJsonWriter {
       model: info.model,
       permissionMode: info.permissionMode,
       apiKeySource: info.simulated ? "none" : "ANTHROPIC_API_KEY",
+      mcp_servers: (info.mcpServers ?? []).map((server) => ({ ...server })),
+      slash_commands: [...(info.slashCommands ?? ["compact"])],
+      output_style: "default",
+      agents: [...(info.agents ?? [])],
       simulated: info.simulated,
     };
   }
 
   /** The lines one loop event becomes (often none: request_start, snapshots, summaries). */
-  lines(event: LoopEvent): StreamJsonLine[] {
+  lines(event: LoopEvent): SDKMessage[] {
     switch (event.type) {
       case "assistant":
         return this.#assistant(event);
@@ -135,7 +143,7 @@ export class StreamJsonWriter {
     }
   }
 
-  #assistant(event: AssistantMessage): StreamJsonLine[] {
+  #assistant(event: AssistantMessage): SDKMessage[] {
     if (this.#requestStartedAt !== undefined) {
       this.#apiMs += this.#now() - this.#requestStartedAt;
       this.#requestStartedAt = undefined;
@@ -194,7 +202,7 @@ export class StreamJsonWriter {
       readonly costUsd: number;
     },
     info: { durationMs: number; model: string },
-  ): ResultLine {
+  ): SDKResultMessage {
     const { usage } = outcome;
     const modelUsage: Record<string, ModelUsage> = {};
     if (usage.apiCalls > 0) {
@@ -227,21 +235,58 @@ export class StreamJsonWriter {
       modelUsage,
       permission_denials: [],
       terminal_reason: outcome.ok ? "completed" : "compact_failed",
+      errors: outcome.ok ? [] : [outcome.text],
+      subagentUsage: [],
+      cacheReadShare: cacheReadShare(Object.values(modelUsage)),
     };
   }
 
+  /**
+   * The `result` line after a turn. `usage` is this turn's main loop; `modelUsage` and
+   * `total_cost_usd` are the session's so far, sub-agents merged in (as the Agent SDK), and
+   * `subagentUsage` lists those sub-agents one by one, so usage + subagentUsage add up to them.
+   */
   result(
     terminal: Terminal,
-    info: { durationMs: number; permissionDenials: readonly PermissionDenialRecord[] },
-  ): ResultLine {
-    const subtype =
-      terminal.reason === "completed"
+    info: {
+      durationMs: number;
+      permissionDenials: readonly PermissionDenialRecord[];
+      /** Finished sub-agents of the session so far (running ones are listed with zeros). */
+      subagents?: readonly SubagentUsage[];
+      /** The turn was stopped because the session's cost reached `maxBudgetUsd`. */
+      overBudget?: boolean;
+    },
+  ): SDKResultMessage {
+    const subtype = info.overBudget
+      ? "error_max_budget_usd"
+      : terminal.reason === "completed"
         ? "success"
         : terminal.reason === "max_turns"
           ? "error_max_turns"
           : "error_during_execution";
-    const resultText =
-      terminal.reason === "completed" ? this.finalText() : (terminal.error?.message ?? terminal.reason);
+    const resultText = info.overBudget
+      ? "the session's cost reached maxBudgetUsd"
+      : terminal.reason === "completed"
+        ? this.finalText()
+        : (terminal.error?.message ?? terminal.reason);
+    const subagents = info.subagents ?? [];
+    const modelUsage = structuredClone(this.#modelUsage);
+    for (const entry of subagents) {
+      const usage = modelUsage[entry.model] ?? {
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadInputTokens: 0,
+        cacheCreationInputTokens: 0,
+        costUSD: 0,
+        contextWindow: getModelInfo(entry.model, this.#modelOverrides).contextWindow,
+      };
+      modelUsage[entry.model] = usage;
+      usage.inputTokens += entry.inputTokens;
+      usage.outputTokens += entry.outputTokens;
+      usage.cacheReadInputTokens += entry.cacheReadInputTokens;
+      usage.cacheCreationInputTokens += entry.cacheCreationInputTokens;
+      usage.costUSD += entry.costUSD;
+    }
     return {
       type: "result",
       subtype,
@@ -252,16 +297,36 @@ export class StreamJsonWriter {
       num_turns: terminal.turnCount,
       result: resultText,
       stop_reason: this.#lastAssistant?.message.stop_reason ?? null,
-      total_cost_usd: this.totalCostUsd(),
+      total_cost_usd: Object.values(modelUsage).reduce((sum, usage) => sum + usage.costUSD, 0),
       usage: {
         input_tokens: terminal.usage.inputTokens,
         output_tokens: terminal.usage.outputTokens,
         cache_creation_input_tokens: terminal.usage.cacheCreationInputTokens,
         cache_read_input_tokens: terminal.usage.cacheReadInputTokens,
       },
-      modelUsage: structuredClone(this.#modelUsage),
+      modelUsage,
       permission_denials: [...info.permissionDenials],
-      terminal_reason: terminal.reason,
+      terminal_reason: info.overBudget ? "max_budget_usd" : terminal.reason,
+      errors: subtype === "success" ? [] : [resultText],
+      subagentUsage: subagents.map((entry) => ({ ...entry })),
+      cacheReadShare: cacheReadShare(Object.values(modelUsage)),
     };
   }
+}
+
+/** Cache reads / (input + cache reads + cache writes) over some usage; 0 without input. */
+export function cacheReadShare(
+  usages: readonly {
+    readonly inputTokens: number;
+    readonly cacheReadInputTokens: number;
+    readonly cacheCreationInputTokens: number;
+  }[],
+): number {
+  let read = 0;
+  let all = 0;
+  for (const usage of usages) {
+    read += usage.cacheReadInputTokens;
+    all += usage.inputTokens + usage.cacheReadInputTokens + usage.cacheCreationInputTokens;
+  }
+  return all === 0 ? 0 : read / all;
 }

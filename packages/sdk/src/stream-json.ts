@@ -28,6 +28,11 @@ export const systemInitLineSchema = z.object({
   model: z.string(),
   permissionMode: z.string(),
   apiKeySource: z.enum(["ANTHROPIC_API_KEY", "none"]),
+  mcp_servers: z.array(z.object({ name: z.string(), status: z.string() })),
+  slash_commands: z.array(z.string()),
+  output_style: z.string(),
+  /** The sub-agent types the Agent tool can start. */
+  agents: z.array(z.string()),
   /** forkloop: true when replies come from the simulator, not a real model. */
   simulated: z.boolean(),
 });
@@ -56,6 +61,56 @@ export const userLineSchema = z.object({
     content: z.union([z.string(), z.array(contentBlockSchema)]),
   }),
   parent_tool_use_id: z.string().nullable(),
+  /** True for messages the runtime wrote (tool results, interrupt notices), not the user. */
+  isSynthetic: z.boolean().optional(),
+});
+
+const taskUsageSchema = z.object({
+  total_tokens: z.number().int().nonnegative(),
+  tool_uses: z.number().int().nonnegative(),
+  duration_ms: z.number().nonnegative(),
+});
+
+const taskBase = {
+  ...base,
+  /** The sub-agent's id (its transcript is `<session>/agents/<task_id>.fltr`). */
+  task_id: z.string(),
+  /** The Agent/Skill tool_use that started it (absent for compaction and session-memory forks). */
+  tool_use_id: z.string().optional(),
+};
+
+/** A sub-agent (fork) started. */
+export const taskStartedLineSchema = z.object({
+  type: z.literal("system"),
+  subtype: z.literal("task_started"),
+  ...taskBase,
+  description: z.string(),
+  subagent_type: z.string().optional(),
+  /** forkloop: the fork's querySource (`agent:<type>`, `skill:<name>`, `compact`, `session_memory`). */
+  task_type: z.string(),
+});
+
+/** A sub-agent's reply finished: its running totals. */
+export const taskProgressLineSchema = z.object({
+  type: z.literal("system"),
+  subtype: z.literal("task_progress"),
+  ...taskBase,
+  description: z.string(),
+  subagent_type: z.string().optional(),
+  usage: taskUsageSchema,
+  last_tool_name: z.string().optional(),
+});
+
+/** A sub-agent ended. */
+export const taskNotificationLineSchema = z.object({
+  type: z.literal("system"),
+  subtype: z.literal("task_notification"),
+  ...taskBase,
+  status: z.enum(["completed", "failed", "stopped"]),
+  /** The sub-agent's transcript file ("" when it keeps none). */
+  output_file: z.string(),
+  summary: z.string(),
+  usage: taskUsageSchema,
 });
 
 export const compactBoundaryLineSchema = z.object({
@@ -111,6 +166,29 @@ export const resultSubtypeSchema = z.enum([
   "error_max_budget_usd",
 ]);
 
+const tokensAndCost = {
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  cacheReadInputTokens: z.number().int().nonnegative(),
+  cacheCreationInputTokens: z.number().int().nonnegative(),
+  costUSD: z.number().nonnegative(),
+  /** cache reads / (input + cache reads + cache writes); 0 without input. */
+  cacheReadShare: z.number().min(0).max(1),
+};
+
+/** forkloop: what one sub-agent (fork) cost, which the Agent SDK merges into per-model totals. */
+export const subagentUsageSchema = z.object({
+  agentId: z.string(),
+  /** `general-purpose`, a definition's name, `skill:<name>`, `compact`, `session_memory`. */
+  agentType: z.string(),
+  parentToolUseId: z.string().nullable(),
+  model: z.string(),
+  status: z.enum(["running", "completed", "failed", "cancelled"]),
+  numTurns: z.number().int().nonnegative(),
+  durationMs: z.number().nonnegative(),
+  ...tokensAndCost,
+});
+
 export const resultLineSchema = z.object({
   type: z.literal("result"),
   subtype: resultSubtypeSchema,
@@ -143,6 +221,12 @@ export const resultLineSchema = z.object({
   ),
   /** forkloop: the loop's terminal reason (R-L6), which the exit code follows; `compact_failed` for a failed `/compact`. */
   terminal_reason: z.string(),
+  /** What went wrong (empty on success), as the Agent SDK's error results. */
+  errors: z.array(z.string()),
+  /** forkloop: one entry per sub-agent of the session so far; `usage` + these = the modelUsage totals. */
+  subagentUsage: z.array(subagentUsageSchema),
+  /** forkloop: the whole session's cache reads / (input + cache reads + cache writes). */
+  cacheReadShare: z.number().min(0).max(1),
 });
 
 export const streamJsonLineSchema = z.union([
@@ -154,8 +238,12 @@ export const streamJsonLineSchema = z.union([
   modelFallbackLineSchema,
   tombstoneLineSchema,
   streamEventLineSchema,
+  taskStartedLineSchema,
+  taskProgressLineSchema,
+  taskNotificationLineSchema,
   resultLineSchema,
 ]);
 
 export type StreamJsonLine = z.infer<typeof streamJsonLineSchema>;
 export type ResultLine = z.infer<typeof resultLineSchema>;
+export type SubagentUsage = z.infer<typeof subagentUsageSchema>;

@@ -21,8 +21,8 @@ export type {
 export { createPermissionChecker } from "./permissions/permission-checker.js";
 export type { PermissionRule, RuleSpecifier } from "./permissions/permission-rules.js";
 export { parsePermissionRule } from "./permissions/permission-rules.js";
-export type { LoadSettingsResult } from "./settings/load-settings.js";
-export { loadSettings, settingsFilePaths } from "./settings/load-settings.js";
+export type { LoadSettingsResult, SettingSource } from "./settings/load-settings.js";
+export { loadSettings, SETTING_SOURCES, settingsFilePaths } from "./settings/load-settings.js";
 export type {
   HookCommandSetting,
   HookEvent,

@@ -1,18 +1,14 @@
 import { resolve } from "node:path";
-import type { PermissionMode, Terminal } from "@forkloop/loop-core";
-import type { SessionCompactResult } from "@forkloop/orchestrator";
+import type { TerminalReason } from "@forkloop/loop-core";
 import {
   checkId,
-  createHeadlessPermissions,
   DEFAULT_MODEL,
-  loadRunSettings,
-  mergeRules,
-  resolveModelSource,
-  type StreamJsonLine,
-  StreamJsonWriter,
-  selectTools,
+  parseRunRequest,
+  query,
+  type SDKMessage,
+  type SDKResultMessage,
+  SLASH_COMMANDS,
   sessionsDir,
-  startRunSession,
 } from "@forkloop/sdk";
 import { z } from "zod";
 import { modeSchema, toolListSchema } from "../agent-options.js";
@@ -21,7 +17,6 @@ import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode, exitCodeForTerminal } from "../exit-codes.js";
 import { parseCommand } from "../flags.js";
 import { plural } from "../plural.js";
-import { parseRunRequest, SLASH_COMMANDS } from "../slash-commands.js";
 import { parseTokenBudget } from "../token-budget-flag.js";
 import { existingSessionPath } from "./sessions.js";
 
@@ -127,8 +122,7 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       `forkloop run needs a prompt: \`forkloop run "Summarize README.md"\` or pipe it on stdin.`,
     );
   }
-  // Slash commands are handled here, before the loop: `/compact` runs no model turn, so it does not
-  // fit loop-core's queued commands (R-L2), which become user messages of the next turn.
+  // `/compact` without a session is refused here, with the CLI's wording, before anything starts.
   const request = parseRunRequest(prompt);
   if (request.kind === "compact" && flags.resume === undefined) {
     throw new CliError(
@@ -136,126 +130,97 @@ export async function runCommand(argv: readonly string[], context: CommandContex
     );
   }
   const cwd = resolve(context.cwd, flags.cwd ?? ".");
-  const sessions = sessionsDir(cwd);
-  if (flags.resume !== undefined) await existingSessionPath(sessions, checkId("session", flags.resume));
+  if (flags.resume !== undefined)
+    await existingSessionPath(sessionsDir(cwd), checkId("session", flags.resume));
   const format = flags["output-format"] ?? "text";
-  const settings = await loadRunSettings(cwd, context.env.HOME);
-  const model = flags.model ?? settings.model ?? DEFAULT_MODEL;
-  const permissionMode: PermissionMode =
-    flags["permission-mode"] ?? settings.permissions.defaultMode ?? "default";
-  const rules = mergeRules(settings, { allow: flags["allowed-tools"], deny: flags["disallowed-tools"] });
-  const tools = selectTools(rules.deny);
-  const permissions = createHeadlessPermissions({ mode: permissionMode, rules, tools, cwd });
+  const abortController = new AbortController();
+  const onInterrupt = () => abortController.abort(context.signal.reason);
+  if (context.signal.aborted) onInterrupt();
+  else context.signal.addEventListener("abort", onInterrupt, { once: true });
 
-  const source = await resolveModelSource(context.env, (line) => context.stderr.write(`${line}\n`));
-  const started = Date.now();
-  try {
-    const session = await startRunSession({
-      endpoint: source.endpoint,
+  // argv → options → query() → printing: everything else is the SDK's, as `claude -p` is the engine's.
+  const run = query({
+    prompt,
+    options: {
       cwd,
-      sessionsDir: sessions,
-      prompt,
-      model,
-      fallbackModels: flags["fallback-model"] ?? [],
-      modelOverrides: source.modelOverrides,
-      permissionMode,
-      tools,
-      permissionRules: rules,
-      canUseTool: permissions.canUseTool,
-      settings,
-      onHookNotice: (line) => context.stderr.write(`${line}\n`),
-      signal: context.signal,
-      ...(context.env.HOME === undefined ? {} : { home: context.env.HOME }),
+      env: context.env,
+      stderr: (line) => context.stderr.write(line),
+      abortController,
+      // The CLI reads every settings file, as Claude Code's -p does.
+      settingSources: ["user", "project", "local"],
+      // `--permission-mode bypassPermissions` on the command line is the explicit second switch.
+      allowDangerouslySkipPermissions: true,
+      includePartialMessages: flags["include-partial-messages"] ?? false,
+      ...(flags.model === undefined ? {} : { model: flags.model }),
+      ...(flags["fallback-model"] === undefined ? {} : { fallbackModel: flags["fallback-model"] }),
       ...(flags["max-turns"] === undefined ? {} : { maxTurns: flags["max-turns"] }),
-      ...(flags.budget === undefined ? {} : { tokenBudget: flags.budget }),
+      ...(flags["permission-mode"] === undefined ? {} : { permissionMode: flags["permission-mode"] }),
+      ...(flags["allowed-tools"] === undefined ? {} : { allowedTools: flags["allowed-tools"] }),
+      ...(flags["disallowed-tools"] === undefined ? {} : { disallowedTools: flags["disallowed-tools"] }),
       ...(flags["append-system-prompt"] === undefined
         ? {}
-        : { appendSystemPrompt: flags["append-system-prompt"] }),
-      ...(flags.resume === undefined ? {} : { resumeSessionId: flags.resume }),
-    });
-    const writer = new StreamJsonWriter({
-      sessionId: session.sessionId,
-      includePartialMessages: flags["include-partial-messages"] ?? false,
-      modelOverrides: source.modelOverrides,
-    });
-    const emit = (line: StreamJsonLine) => {
-      if (format === "stream-json") context.stdout.write(`${JSON.stringify(line)}\n`);
-    };
-    emit(
-      writer.init({
-        cwd,
-        tools: [...session.toolNames],
-        model,
-        permissionMode,
-        simulated: source.simulated,
-      }),
-    );
-    if (request.kind === "compact") {
-      const outcome = await session.compact(request.instructions);
-      return reportCompact(outcome, { writer, emit, format, model, started, context });
+        : { systemPrompt: { type: "preset", preset: "claude_code", append: flags["append-system-prompt"] } }),
+      ...(flags.budget === undefined ? {} : { tokenBudget: flags.budget }),
+      ...(flags.resume === undefined ? {} : { resume: flags.resume }),
+    },
+  });
+  let result: SDKResultMessage | undefined;
+  try {
+    for await (const message of run) {
+      if (message.type === "result") result = message;
+      if (format === "stream-json") context.stdout.write(`${JSON.stringify(message)}\n`);
+      else if (format === "text" && flags.verbose) describeVerbose(message, context);
     }
-    let step = await session.events.next();
-    while (!step.done) {
-      for (const line of writer.lines(step.value)) {
-        emit(line);
-        if (format === "text" && flags.verbose) describeVerbose(line, context);
-      }
-      step = await session.events.next();
-    }
-    const terminal: Terminal = step.value;
-    const result = writer.result(terminal, {
-      durationMs: Date.now() - started,
-      permissionDenials: permissions.denials(),
-    });
-    if (format === "stream-json") emit(result);
-    else if (format === "json") context.stdout.write(`${JSON.stringify(result)}\n`);
-    else if (terminal.reason === "completed") context.stdout.write(`${result.result}\n`);
-    else
-      context.stderr.write(
-        `forkloop run: ${terminal.reason}${terminal.error ? `: ${terminal.error.message}` : ""}\n`,
-      );
-    if (format === "text" && flags.verbose) {
-      context.stderr.write(
-        `session ${session.sessionId} · ${plural(terminal.turnCount, "turn")} · $${result.total_cost_usd.toFixed(4)}\n`,
-      );
-    }
-    return exitCodeForTerminal(terminal.reason);
   } finally {
-    await source.close();
+    context.signal.removeEventListener("abort", onInterrupt);
   }
+  if (result === undefined) throw new Error("the query ended without a result message");
+  return report(result, {
+    format,
+    verbose: flags.verbose === true,
+    compact: request.kind === "compact",
+    context,
+  });
 }
 
-/** `/compact`: the boundary line and a result (stream-json), one result object (json) or one line (text). */
-function reportCompact(
-  outcome: SessionCompactResult,
+/** The result as the chosen format prints it, and the exit code its terminal reason maps to. */
+function report(
+  result: SDKResultMessage,
   run: {
-    writer: StreamJsonWriter;
-    emit: (line: StreamJsonLine) => void;
     format: "text" | "json" | "stream-json";
-    model: string;
-    started: number;
+    verbose: boolean;
+    compact: boolean;
     context: CommandContext;
   },
 ): ExitCode {
-  const text = outcome.ok
-    ? `Compacted: ${outcome.preTokens} → ${outcome.postTokens} tokens`
-    : `/compact failed: ${outcome.error}`;
-  if (outcome.ok) for (const line of run.writer.lines(outcome.boundary)) run.emit(line);
-  const result = run.writer.compactResult(
-    { ok: outcome.ok, text, usage: outcome.usage, costUsd: outcome.costUsd },
-    { durationMs: Date.now() - run.started, model: run.model },
-  );
-  if (run.format === "stream-json") run.emit(result);
-  else if (run.format === "json") run.context.stdout.write(`${JSON.stringify(result)}\n`);
-  else if (outcome.ok) run.context.stdout.write(`${text}\n`);
-  if (outcome.ok) return EXIT.ok;
-  if (run.format === "text") run.context.stderr.write(`forkloop run: ${text}\n`);
-  return EXIT.compactFailed;
+  const { context } = run;
+  if (run.format === "json") context.stdout.write(`${JSON.stringify(result)}\n`);
+  if (run.compact) {
+    if (run.format === "text") {
+      if (!result.is_error) context.stdout.write(`${result.result}\n`);
+      else context.stderr.write(`forkloop run: ${result.result}\n`);
+    }
+    return result.is_error ? EXIT.compactFailed : EXIT.ok;
+  }
+  const reason = result.terminal_reason as TerminalReason;
+  if (run.format === "text") {
+    if (reason === "completed") context.stdout.write(`${result.result}\n`);
+    else {
+      const detail = result.result === reason ? "" : `: ${result.result}`;
+      context.stderr.write(`forkloop run: ${reason}${detail}\n`);
+    }
+    if (run.verbose) {
+      context.stderr.write(
+        `session ${result.session_id} · ${plural(result.num_turns, "turn")} · $${result.total_cost_usd.toFixed(4)}\n`,
+      );
+    }
+  }
+  return exitCodeForTerminal(reason);
 }
 
-function describeVerbose(line: StreamJsonLine, context: CommandContext): void {
-  if (line.type === "assistant") {
-    const block = line.message.content[0] as { type: string; name?: string; input?: unknown } | undefined;
+function describeVerbose(line: SDKMessage, context: CommandContext): void {
+  if (line.type === "assistant" && line.parent_tool_use_id === null) {
+    const block = line.message.content[0];
     if (block?.type === "tool_use") context.stderr.write(`→ ${block.name} ${JSON.stringify(block.input)}\n`);
   } else if (line.type === "system" && line.subtype === "api_retry") {
     context.stderr.write(

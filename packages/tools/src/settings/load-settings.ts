@@ -17,21 +17,31 @@ export type LoadSettingsResult =
   | { readonly ok: true; readonly settings: Settings; readonly sources: readonly string[] }
   | { readonly ok: false; readonly error: string };
 
+/** Where a settings file lives, as Claude Code's `settingSources` name them. */
+export type SettingSource = "user" | "project" | "local";
+
+export const SETTING_SOURCES: readonly SettingSource[] = ["user", "project", "local"];
+
 /**
  * The settings files, lowest precedence first: the user's (home) files, then the project's shared
  * files, then the project's `.local` files (not committed). `.claude/` files are read for
- * compatibility with Claude Code; at the same level the `.forkloop/` file wins.
+ * compatibility with Claude Code; at the same level the `.forkloop/` file wins. `sources` keeps
+ * only the files of those kinds (default: all three).
  */
-export function settingsFilePaths(cwd: string, home: string): string[] {
-  const paths = [
-    join(home, ".claude", "settings.json"),
-    join(home, ".forkloop", "settings.json"),
-    join(cwd, ".claude", "settings.json"),
-    join(cwd, ".forkloop", "settings.json"),
-    join(cwd, ".claude", "settings.local.json"),
-    join(cwd, ".forkloop", "settings.local.json"),
+export function settingsFilePaths(
+  cwd: string,
+  home: string,
+  sources: readonly SettingSource[] = SETTING_SOURCES,
+): string[] {
+  const files: [SettingSource, string][] = [
+    ["user", join(home, ".claude", "settings.json")],
+    ["user", join(home, ".forkloop", "settings.json")],
+    ["project", join(cwd, ".claude", "settings.json")],
+    ["project", join(cwd, ".forkloop", "settings.json")],
+    ["local", join(cwd, ".claude", "settings.local.json")],
+    ["local", join(cwd, ".forkloop", "settings.local.json")],
   ];
-  return [...new Set(paths)];
+  return [...new Set(files.filter(([source]) => sources.includes(source)).map(([, path]) => path))];
 }
 
 /**
@@ -41,11 +51,11 @@ export function settingsFilePaths(cwd: string, home: string): string[] {
  */
 export async function loadSettings(
   cwd: string,
-  options: { home?: string } = {},
+  options: { home?: string; sources?: readonly SettingSource[] } = {},
 ): Promise<LoadSettingsResult> {
   const home = options.home ?? homedir();
   const files: { path: string; settings: SettingsFile }[] = [];
-  for (const path of settingsFilePaths(cwd, home)) {
+  for (const path of settingsFilePaths(cwd, home, options.sources)) {
     let text: string;
     try {
       text = await readFile(path, "utf8");

@@ -1,4 +1,4 @@
-import { CliError } from "./cli-error.js";
+import { OptionsError } from "./options-error.js";
 
 /**
  * What a `forkloop run` prompt asks for. A prompt whose first word is `/name` is a slash command,
@@ -18,7 +18,7 @@ export function parseRunRequest(prompt: string): RunRequest {
   if (!match) return { kind: "prompt", prompt };
   const [, name = "", rest = ""] = match;
   if (name === "compact") return { kind: "compact", instructions: rest.trim() };
-  throw new CliError(
+  throw new OptionsError(
     `run: unknown slash command /${name}. Known: ${SLASH_COMMANDS.join(", ")}. To send a prompt that starts with a slash, put a word before it.`,
   );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CliError } from "./cli-error.js";
+import { OptionsError } from "./options-error.js";
 import { parseRunRequest } from "./slash-commands.js";
 
 describe("run's slash commands (issue 5)", () => {
@@ -20,7 +20,7 @@ describe("run's slash commands (issue 5)", () => {
 
   it("an unknown command is exit 2 naming the known ones", () => {
     const attempt = () => parseRunRequest("/clear now");
-    expect(attempt).toThrow(CliError);
+    expect(attempt).toThrow(OptionsError);
     expect(attempt).toThrow("unknown slash command /clear. Known: /compact [instructions]");
     expect(() => parseRunRequest("/compacting")).toThrow("unknown slash command /compacting");
   });

@@ -1,0 +1,257 @@
+import type {
+  LoopHooks,
+  Message,
+  PostToolUseOutcome,
+  PreToolUseOutcome,
+  StopHookOutcome,
+  ToolUseContext,
+} from "@forkloop/loop-core";
+import type { BaseHookInput, HookCallbackMatcher, HookEvent, HookInput, HookJSONOutput } from "./options.js";
+
+/** Seconds a hook callback may take before its answer counts as "no opinion" (Claude Code's 60). */
+const DEFAULT_HOOK_TIMEOUT_S = 60;
+
+export interface HookSession {
+  readonly sessionId: string;
+  readonly transcriptPath: string;
+  readonly cwd: string;
+  /** A sub-agent's transcript (SubagentStop's `agent_transcript_path`). */
+  readonly subAgentTranscript: (agentId: string) => string;
+  /** The agent type of a running fork (`general-purpose`, a definition's name). */
+  readonly agentType: (agentId: string) => string | undefined;
+  /** Non-blocking hook failures, one line each. */
+  readonly onError: (line: string) => void;
+}
+
+type Matchers = Partial<Record<HookEvent, HookCallbackMatcher[]>>;
+
+function matches(matcher: string | undefined, value: string): boolean {
+  if (matcher === undefined || matcher === "" || matcher === "*") return true;
+  return new RegExp(`^(?:${matcher})$`).test(value);
+}
+
+/**
+ * The Agent SDK's `hooks` option as forkloop runs it: PreToolUse, PostToolUse, Stop and
+ * SubagentStop become loop hooks (so they also run for sub-agents' calls, in the parent);
+ * UserPromptSubmit, SessionStart, SubagentStart and PreCompact are fired by `query()`.
+ * Callbacks get the Agent SDK's arguments `(input, toolUseID, { signal })`; a callback that throws
+ * or times out counts as "no opinion" and is reported once.
+ */
+export class HookCallbacks {
+  readonly #matchers: Matchers;
+  readonly #session: HookSession;
+
+  constructor(matchers: Matchers, session: HookSession) {
+    this.#matchers = matchers;
+    this.#session = session;
+  }
+
+  /** Runs every callback of `event` whose matcher accepts `subject`, in parallel. */
+  async fire(
+    event: HookEvent,
+    subject: string,
+    input: HookInput,
+    toolUseId: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<HookJSONOutput[]> {
+    const runs: Promise<HookJSONOutput | undefined>[] = [];
+    for (const matcher of this.#matchers[event] ?? []) {
+      if (!matches(matcher.matcher, subject)) continue;
+      for (const callback of matcher.hooks) {
+        const controller = new AbortController();
+        const onAbort = () => controller.abort(signal?.reason);
+        signal?.addEventListener("abort", onAbort, { once: true });
+        const timeoutMs = (matcher.timeout ?? DEFAULT_HOOK_TIMEOUT_S) * 1000;
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<undefined>((resolve) => {
+          timer = setTimeout(() => {
+            controller.abort("timeout");
+            this.#session.onError(`hook ${event} timed out after ${timeoutMs / 1000} s`);
+            resolve(undefined);
+          }, timeoutMs);
+        });
+        const call = callback(input, toolUseId, { signal: controller.signal }).catch((error: unknown) => {
+          this.#session.onError(
+            `hook ${event} failed: ${error instanceof Error ? error.message : String(error)}`,
+          );
+          return undefined;
+        });
+        runs.push(
+          Promise.race([call, timeout]).finally(() => {
+            clearTimeout(timer);
+            signal?.removeEventListener("abort", onAbort);
+          }),
+        );
+      }
+    }
+    const outputs = await Promise.all(runs);
+    return outputs.filter((output): output is HookJSONOutput => output !== undefined && output !== null);
+  }
+
+  has(event: HookEvent): boolean {
+    return (this.#matchers[event] ?? []).some((matcher) => matcher.hooks.length > 0);
+  }
+
+  base(context?: ToolUseContext): BaseHookInput {
+    const agentId = context?.agentId;
+    const agentType =
+      agentId === undefined || agentId === "main" ? undefined : this.#session.agentType(agentId);
+    return {
+      session_id: this.#session.sessionId,
+      transcript_path: this.#session.transcriptPath,
+      cwd: context?.cwd ?? this.#session.cwd,
+      ...(context === undefined ? {} : { permission_mode: context.options.permissionMode }),
+      ...(agentId === undefined || agentId === "main" ? {} : { agent_id: agentId }),
+      ...(agentType === undefined ? {} : { agent_type: agentType }),
+    };
+  }
+
+  /** The loop's view: PreToolUse / PostToolUse / Stop (SubagentStop for a sub-agent). */
+  loopHooks(): LoopHooks {
+    const hooks: { -readonly [Key in keyof LoopHooks]: LoopHooks[Key] } = {};
+    if (this.has("PreToolUse")) {
+      hooks.preToolUse = [
+        async ({ toolName, toolInput, toolUseId, context }): Promise<PreToolUseOutcome> => {
+          const outputs = await this.fire(
+            "PreToolUse",
+            toolName,
+            {
+              ...this.base(context),
+              hook_event_name: "PreToolUse",
+              tool_name: toolName,
+              tool_input: toolInput,
+              tool_use_id: toolUseId,
+            },
+            toolUseId,
+            context.abortController.signal,
+          );
+          return preToolUseOutcome(outputs);
+        },
+      ];
+    }
+    if (this.has("PostToolUse")) {
+      hooks.postToolUse = [
+        async ({ toolName, toolInput, toolUseId, context, result }): Promise<PostToolUseOutcome> => {
+          const outputs = await this.fire(
+            "PostToolUse",
+            toolName,
+            {
+              ...this.base(context),
+              hook_event_name: "PostToolUse",
+              tool_name: toolName,
+              tool_input: toolInput,
+              tool_response: { content: result.content, is_error: result.isError === true },
+              tool_use_id: toolUseId,
+            },
+            toolUseId,
+            context.abortController.signal,
+          );
+          const context_ = outputs.flatMap((output) => [
+            ...(output.hookSpecificOutput?.additionalContext === undefined
+              ? []
+              : [output.hookSpecificOutput.additionalContext]),
+            ...(output.decision === "block" && output.reason !== undefined ? [output.reason] : []),
+          ]);
+          return {
+            ...(context_.length === 0 ? {} : { additionalContext: context_.join("\n") }),
+            ...stopFields(outputs),
+          };
+        },
+      ];
+    }
+    if (this.has("Stop") || this.has("SubagentStop")) {
+      hooks.stop = [
+        async ({ messages, stopHookActive, context }): Promise<StopHookOutcome> => {
+          const last = lastAssistantText(messages);
+          const main = context.agentId === "main";
+          const agentType = this.#session.agentType(context.agentId) ?? "general-purpose";
+          const outputs = main
+            ? await this.fire(
+                "Stop",
+                "",
+                {
+                  ...this.base(context),
+                  hook_event_name: "Stop",
+                  stop_hook_active: stopHookActive,
+                  ...(last === undefined ? {} : { last_assistant_message: last }),
+                },
+                undefined,
+                context.abortController.signal,
+              )
+            : await this.fire(
+                "SubagentStop",
+                agentType,
+                {
+                  ...this.base(context),
+                  hook_event_name: "SubagentStop",
+                  stop_hook_active: stopHookActive,
+                  agent_id: context.agentId,
+                  agent_transcript_path: this.#session.subAgentTranscript(context.agentId),
+                  agent_type: agentType,
+                  ...(last === undefined ? {} : { last_assistant_message: last }),
+                },
+                undefined,
+                context.abortController.signal,
+              );
+          const blocking = outputs.flatMap((output) =>
+            output.decision === "block" ? [output.reason ?? "a Stop hook asked to continue"] : [],
+          );
+          const stop = stopFields(outputs);
+          return {
+            ...(blocking.length === 0 ? {} : { blockingErrors: blocking }),
+            ...(stop.continue === false ? { preventContinuation: true } : {}),
+            ...(stop.stopReason === undefined ? {} : { stopReason: stop.stopReason }),
+          };
+        },
+      ];
+    }
+    return hooks;
+  }
+}
+
+/** PreToolUse answers merged: deny beats ask beats allow (the Agent SDK's precedence). */
+export function preToolUseOutcome(outputs: readonly HookJSONOutput[]): PreToolUseOutcome {
+  let decision: "allow" | "deny" | "ask" | undefined;
+  let reason: string | undefined;
+  let updatedInput: Record<string, unknown> | undefined;
+  const rank = { allow: 1, ask: 2, deny: 3 } as const;
+  for (const output of outputs) {
+    const specific = output.hookSpecificOutput;
+    const said =
+      specific?.permissionDecision ??
+      (output.decision === "block" ? "deny" : output.decision === "approve" ? "allow" : undefined);
+    if (said !== undefined && (decision === undefined || rank[said] > rank[decision])) {
+      decision = said;
+      reason = specific?.permissionDecisionReason ?? output.reason;
+    }
+    if (specific?.updatedInput !== undefined) updatedInput = specific.updatedInput;
+  }
+  return {
+    ...(decision === undefined ? {} : { decision }),
+    ...(reason === undefined ? {} : { reason }),
+    ...(updatedInput === undefined || decision === "deny" ? {} : { updatedInput }),
+    ...stopFields(outputs),
+  };
+}
+
+function stopFields(outputs: readonly HookJSONOutput[]): { continue?: false; stopReason?: string } {
+  const stopping = outputs.find((output) => output.continue === false);
+  if (stopping === undefined) return {};
+  return {
+    continue: false,
+    ...(stopping.stopReason === undefined ? {} : { stopReason: stopping.stopReason }),
+  };
+}
+
+function lastAssistantText(messages: readonly Message[]): string | undefined {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (message?.type !== "assistant") continue;
+    const text = message.message.content
+      .map((block) => (block.type === "text" ? block.text : ""))
+      .join("")
+      .trim();
+    return text === "" ? undefined : text;
+  }
+  return undefined;
+}

@@ -1,0 +1,67 @@
+import type { ApiMessage, MessageParam, RawMessageStreamEvent } from "@forkloop/loop-core";
+import type { z } from "zod";
+import type {
+  apiRetryLineSchema,
+  assistantLineSchema,
+  compactBoundaryLineSchema,
+  modelFallbackLineSchema,
+  resultLineSchema,
+  streamEventLineSchema,
+  systemInitLineSchema,
+  taskNotificationLineSchema,
+  taskProgressLineSchema,
+  taskStartedLineSchema,
+  tombstoneLineSchema,
+  userLineSchema,
+} from "./stream-json.js";
+
+/**
+ * The messages `query()` yields, named as the Claude Agent SDK names them. Each is its zod
+ * schema's type (stream-json.ts, which validates every line the CLI prints), except that the API
+ * payloads are typed as the Anthropic SDK types them: the schemas pin only what forkloop writes
+ * (`message`, `event` stay loose there because the API adds kinds).
+ */
+export type SDKSystemMessage = z.infer<typeof systemInitLineSchema>;
+export type SDKAssistantMessage = Omit<z.infer<typeof assistantLineSchema>, "message"> & {
+  readonly message: ApiMessage;
+};
+export type SDKUserMessage = Omit<z.infer<typeof userLineSchema>, "message"> & {
+  readonly message: MessageParam;
+};
+export type SDKPartialAssistantMessage = Omit<z.infer<typeof streamEventLineSchema>, "event"> & {
+  readonly event: RawMessageStreamEvent;
+};
+export type SDKCompactBoundaryMessage = z.infer<typeof compactBoundaryLineSchema>;
+export type SDKAPIRetryMessage = z.infer<typeof apiRetryLineSchema>;
+export type SDKTaskStartedMessage = z.infer<typeof taskStartedLineSchema>;
+export type SDKTaskProgressMessage = z.infer<typeof taskProgressLineSchema>;
+export type SDKTaskNotificationMessage = z.infer<typeof taskNotificationLineSchema>;
+/** forkloop: the primary model stayed overloaded and the loop switched to a fallback (R-L8). */
+export type SDKModelFallbackMessage = z.infer<typeof modelFallbackLineSchema>;
+/** forkloop: drop the message with `removed_uuid`; its attempt was abandoned (R-L8). */
+export type SDKTombstoneMessage = z.infer<typeof tombstoneLineSchema>;
+export type SDKResultMessage = z.infer<typeof resultLineSchema>;
+
+export type SDKMessage =
+  | SDKSystemMessage
+  | SDKAssistantMessage
+  | SDKUserMessage
+  | SDKPartialAssistantMessage
+  | SDKCompactBoundaryMessage
+  | SDKAPIRetryMessage
+  | SDKTaskStartedMessage
+  | SDKTaskProgressMessage
+  | SDKTaskNotificationMessage
+  | SDKModelFallbackMessage
+  | SDKTombstoneMessage
+  | SDKResultMessage;
+
+/** A user message of streaming input: what a `prompt` AsyncIterable yields. */
+export interface SDKUserMessageInput {
+  readonly type: "user";
+  readonly message: MessageParam;
+  readonly parent_tool_use_id: string | null;
+  readonly session_id?: string;
+  readonly uuid?: string;
+  readonly isSynthetic?: boolean;
+}

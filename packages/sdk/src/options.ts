@@ -1,0 +1,186 @@
+import type { PermissionMode } from "@forkloop/loop-core";
+import type { SettingSource } from "@forkloop/tools";
+import type { SdkMcpServer } from "./sdk-mcp-server.js";
+
+export type { PermissionMode, SettingSource };
+
+/** The Agent SDK's permission answer (`canUseTool`). */
+export type PermissionResult =
+  | { behavior: "allow"; updatedInput?: Record<string, unknown>; updatedPermissions?: unknown[] }
+  | { behavior: "deny"; message: string; interrupt?: boolean };
+
+/**
+ * The Agent SDK's `canUseTool`: asked for a call no rule or mode decided (reads in default mode
+ * never ask). `agentID` is set for a sub-agent's call; `suggestions` is always empty here.
+ */
+export type CanUseTool = (
+  toolName: string,
+  input: Record<string, unknown>,
+  options: { signal: AbortSignal; suggestions?: unknown[]; toolUseID: string; agentID?: string },
+) => Promise<PermissionResult>;
+
+export const HOOK_EVENTS = [
+  "PreToolUse",
+  "PostToolUse",
+  "UserPromptSubmit",
+  "SessionStart",
+  "Stop",
+  "SubagentStart",
+  "SubagentStop",
+  "PreCompact",
+] as const;
+
+/** The hook events forkloop fires (the Agent SDK has more; others are ignored with a warning). */
+export type HookEvent = (typeof HOOK_EVENTS)[number];
+
+export interface BaseHookInput {
+  session_id: string;
+  transcript_path: string;
+  cwd: string;
+  permission_mode?: string;
+  agent_id?: string;
+  agent_type?: string;
+}
+
+export type HookInput = BaseHookInput &
+  (
+    | { hook_event_name: "PreToolUse"; tool_name: string; tool_input: unknown; tool_use_id: string }
+    | {
+        hook_event_name: "PostToolUse";
+        tool_name: string;
+        tool_input: unknown;
+        tool_response: unknown;
+        tool_use_id: string;
+      }
+    | { hook_event_name: "UserPromptSubmit"; prompt: string }
+    | { hook_event_name: "SessionStart"; source: "startup" | "resume" | "fork"; model?: string }
+    | { hook_event_name: "Stop"; stop_hook_active: boolean; last_assistant_message?: string }
+    | { hook_event_name: "SubagentStart"; agent_id: string; agent_type: string }
+    | {
+        hook_event_name: "SubagentStop";
+        stop_hook_active: boolean;
+        agent_id: string;
+        agent_transcript_path: string;
+        agent_type: string;
+        last_assistant_message?: string;
+      }
+    | { hook_event_name: "PreCompact"; trigger: "manual" | "auto"; custom_instructions: string | null }
+  );
+
+/** What a hook callback answers (the Agent SDK's SyncHookJSONOutput, the fields forkloop reads). */
+export interface HookJSONOutput {
+  continue?: boolean;
+  suppressOutput?: boolean;
+  stopReason?: string;
+  decision?: "approve" | "block";
+  systemMessage?: string;
+  reason?: string;
+  hookSpecificOutput?: {
+    hookEventName: string;
+    permissionDecision?: "allow" | "deny" | "ask";
+    permissionDecisionReason?: string;
+    updatedInput?: Record<string, unknown>;
+    additionalContext?: string;
+  };
+}
+
+export type HookCallback = (
+  input: HookInput,
+  toolUseID: string | undefined,
+  options: { signal: AbortSignal },
+) => Promise<HookJSONOutput>;
+
+export interface HookCallbackMatcher {
+  /** A tool-name pattern for PreToolUse/PostToolUse (`Bash`, `Edit|Write`, `mcp__.*`); default all. */
+  matcher?: string;
+  hooks: HookCallback[];
+  /** Seconds before a callback is abandoned (its answer then counts as "no opinion"). */
+  timeout?: number;
+}
+
+/** The Agent SDK's sub-agent definition. */
+export interface AgentDefinition {
+  description: string;
+  prompt: string;
+  /** Built-in tool names it may use (default: all but Agent/Skill). */
+  tools?: string[];
+  disallowedTools?: string[];
+  /** A model id, or `inherit`; a different model does not share the parent's prompt cache. */
+  model?: string;
+  maxTurns?: number;
+}
+
+/** The MCP server configurations; only in-process servers (`createSdkMcpServer`) run so far. */
+export type McpServerConfig =
+  | SdkMcpServer
+  | { type?: "stdio"; command: string; args?: string[]; env?: Record<string, string> }
+  | { type: "sse" | "http"; url: string; headers?: Record<string, string> };
+
+export type SystemPromptOption = string | { type: "preset"; preset: "claude_code"; append?: string };
+
+/**
+ * `query()`'s options: the Agent SDK's names and shapes. Options the Agent SDK has and forkloop
+ * does not are ignored with one warning (on `stderr`), as the Agent SDK tolerates newer fields.
+ */
+export interface Options {
+  abortController?: AbortController;
+  cwd?: string;
+  additionalDirectories?: string[];
+  /** Endpoint choice (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `FORKLOOP_*`) and `HOME`; default `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** Warnings and the simulator notice, one line each; default: process.stderr. */
+  stderr?: (data: string) => void;
+  model?: string;
+  /** One model, or forkloop: several tried in order (R-L8). */
+  fallbackModel?: string | string[];
+  maxTurns?: number;
+  maxBudgetUsd?: number;
+  systemPrompt?: SystemPromptOption;
+  /** The base set of built-in tools: names, or the `claude_code` preset (all). */
+  tools?: string[] | { type: "preset"; preset: "claude_code" };
+  allowedTools?: string[];
+  disallowedTools?: string[];
+  permissionMode?: PermissionMode;
+  allowDangerouslySkipPermissions?: boolean;
+  canUseTool?: CanUseTool;
+  hooks?: Partial<Record<HookEvent, HookCallbackMatcher[]>>;
+  agents?: Record<string, AgentDefinition>;
+  mcpServers?: Record<string, McpServerConfig>;
+  resume?: string;
+  continue?: boolean;
+  forkSession?: boolean;
+  includePartialMessages?: boolean;
+  /** Which settings files to read; default `[]` (none), as the Agent SDK. */
+  settingSources?: SettingSource[];
+  /** forkloop: a token target for each turn, e.g. 500_000 (R-L14). */
+  tokenBudget?: number;
+}
+
+/** Every option `query()` reads; anything else is warned about once and ignored. */
+export const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof Options>([
+  "abortController",
+  "cwd",
+  "additionalDirectories",
+  "env",
+  "stderr",
+  "model",
+  "fallbackModel",
+  "maxTurns",
+  "maxBudgetUsd",
+  "systemPrompt",
+  "tools",
+  "allowedTools",
+  "disallowedTools",
+  "permissionMode",
+  "allowDangerouslySkipPermissions",
+  "canUseTool",
+  "hooks",
+  "agents",
+  "mcpServers",
+  "resume",
+  "continue",
+  "forkSession",
+  "includePartialMessages",
+  "settingSources",
+  "tokenBudget",
+]);

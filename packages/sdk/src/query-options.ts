@@ -1,0 +1,168 @@
+import { resolve } from "node:path";
+import type { PermissionMode, Tool } from "@forkloop/loop-core";
+import type { AgentDefinition as ForkloopAgentDefinition } from "@forkloop/orchestrator";
+import { createBuiltinTools, PERMISSION_MODES, SETTING_SOURCES, type Settings } from "@forkloop/tools";
+import { KNOWN_OPTIONS, type Options } from "./options.js";
+import { OptionsError } from "./options-error.js";
+import { sdkServerTools } from "./sdk-mcp-server.js";
+import { listSessions, newSessionId, savedSessionPath } from "./session-helpers.js";
+import { loadRunSettings, mergeRules } from "./settings.js";
+import { sessionsDir } from "./state-dirs.js";
+import { DEFAULT_MODEL, type PermissionRules, selectTools } from "./tool-selection.js";
+
+/** Everything a query needs, decided from its options, the settings files and the transcripts. */
+export interface ResolvedQuery {
+  readonly cwd: string;
+  readonly sessionsDir: string;
+  readonly sessionId: string;
+  /** Where the session's history comes from: a new session, a resumed one, or a copy of one. */
+  readonly start: "startup" | "resume" | "fork";
+  readonly model: string;
+  readonly fallbackModels: readonly string[];
+  readonly permissionMode: PermissionMode;
+  readonly rules: PermissionRules;
+  /** Built-in tools (after `tools` and bare `disallowedTools`) plus in-process MCP tools. */
+  readonly tools: readonly Tool[];
+  readonly mcpServers: readonly { name: string; status: string }[];
+  readonly agents: readonly ForkloopAgentDefinition[];
+  readonly systemPrompt?: string;
+  readonly appendSystemPrompt?: string;
+  readonly settings: Settings;
+  readonly home?: string;
+  readonly env: Record<string, string | undefined>;
+}
+
+const FORK_TOOL_NAMES = new Set(["Agent", "Task", "Skill"]);
+
+/**
+ * Validates the options (a problem the caller can fix is an OptionsError naming it and the fix)
+ * and resolves them against the settings files and saved sessions. Unknown options produce one
+ * warning: the Agent SDK tolerates newer fields, and so does forkloop.
+ */
+export async function resolveQueryOptions(
+  options: Options,
+  warn: (line: string) => void,
+): Promise<ResolvedQuery> {
+  const unknown = Object.keys(options).filter((key) => !KNOWN_OPTIONS.has(key));
+  if (unknown.length > 0) {
+    warn(`forkloop: ignoring options it does not support yet: ${unknown.join(", ")}`);
+  }
+  const env = options.env ?? process.env;
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const home = env.HOME;
+  const settings = await loadRunSettings(cwd, home, options.settingSources ?? []);
+  const permissionMode = options.permissionMode ?? settings.permissions.defaultMode ?? "default";
+  if (!(PERMISSION_MODES as readonly string[]).includes(permissionMode)) {
+    throw new OptionsError(`permissionMode "${permissionMode}": use one of ${PERMISSION_MODES.join(", ")}.`);
+  }
+  checkBypass(permissionMode, options);
+  const rules = mergeRules(settings, { allow: options.allowedTools, deny: options.disallowedTools });
+
+  const builtins = baseTools(options.tools, rules.deny);
+  const mcpServers: { name: string; status: string }[] = [];
+  const mcpTools: Tool[] = [];
+  for (const [name, config] of Object.entries(options.mcpServers ?? {})) {
+    if ("type" in config && config.type === "sdk") {
+      mcpTools.push(...sdkServerTools({ ...config, name }));
+      mcpServers.push({ name, status: "connected" });
+    } else {
+      warn(
+        `forkloop: MCP server "${name}": only in-process servers (createSdkMcpServer) run so far; it is skipped.`,
+      );
+      mcpServers.push({ name, status: "failed" });
+    }
+  }
+  const removed = new Set(rules.deny.filter((rule) => !rule.includes("(")));
+  const tools = [...builtins, ...mcpTools.filter((tool) => !removed.has(tool.name))];
+
+  const dir = sessionsDir(cwd);
+  const { sessionId, start } = await chooseSession(options, cwd);
+  const systemPrompt = options.systemPrompt;
+  return {
+    cwd,
+    sessionsDir: dir,
+    sessionId,
+    start,
+    model: options.model ?? settings.model ?? DEFAULT_MODEL,
+    fallbackModels:
+      options.fallbackModel === undefined
+        ? []
+        : typeof options.fallbackModel === "string"
+          ? [options.fallbackModel]
+          : [...options.fallbackModel],
+    permissionMode,
+    rules,
+    tools,
+    mcpServers,
+    agents: agentDefinitions(options, builtins),
+    ...(typeof systemPrompt === "string" ? { systemPrompt } : {}),
+    ...(typeof systemPrompt === "object" && systemPrompt.append !== undefined
+      ? { appendSystemPrompt: systemPrompt.append }
+      : {}),
+    settings,
+    ...(home === undefined ? {} : { home }),
+    env,
+  };
+}
+
+/** R-P1 "deny beats bypass": bypassing needs the explicit second switch, as in the Agent SDK. */
+export function checkBypass(mode: PermissionMode, options: Options): void {
+  if (mode === "bypassPermissions" && options.allowDangerouslySkipPermissions !== true) {
+    throw new OptionsError(
+      "permissionMode bypassPermissions runs every tool call unchecked: also set allowDangerouslySkipPermissions: true (deny rules still apply), or pick another mode.",
+    );
+  }
+}
+
+function baseTools(selection: Options["tools"], deny: readonly string[]): Tool[] {
+  const selected = selectTools(deny);
+  if (selection === undefined || !Array.isArray(selection)) return selected;
+  const known = createBuiltinTools().map((tool) => tool.name);
+  const unknown = selection.filter((name) => !known.includes(name) && !FORK_TOOL_NAMES.has(name));
+  if (unknown.length > 0) {
+    throw new OptionsError(
+      `tools: unknown tool ${unknown.join(", ")}; the built-in tools are ${known.join(", ")}.`,
+    );
+  }
+  return selected.filter((tool) => selection.includes(tool.name));
+}
+
+function agentDefinitions(options: Options, builtins: readonly Tool[]): ForkloopAgentDefinition[] {
+  const all = builtins.map((tool) => tool.name);
+  return Object.entries(options.agents ?? {}).map(([name, definition]) => {
+    if (!/^[a-zA-Z0-9_-]+$/.test(name)) {
+      throw new OptionsError(`agents: "${name}" is not a valid agent name (letters, digits, "-" and "_").`);
+    }
+    const tools =
+      definition.tools === undefined && definition.disallowedTools === undefined
+        ? undefined
+        : (definition.tools ?? all).filter((tool) => !(definition.disallowedTools ?? []).includes(tool));
+    return {
+      name,
+      description: definition.description,
+      prompt: definition.prompt,
+      ...(tools === undefined ? {} : { tools }),
+      ...(definition.model === undefined || definition.model === "inherit"
+        ? {}
+        : { model: definition.model }),
+      ...(definition.maxTurns === undefined ? {} : { maxTurns: definition.maxTurns }),
+      source: "code",
+    };
+  });
+}
+
+async function chooseSession(
+  options: Options,
+  cwd: string,
+): Promise<{ sessionId: string; start: ResolvedQuery["start"] }> {
+  let resumeId = options.resume;
+  if (resumeId === undefined && options.continue === true) {
+    resumeId = (await listSessions({ dir: cwd }))[0]?.sessionId;
+  }
+  if (resumeId === undefined) return { sessionId: newSessionId(), start: "startup" };
+  savedSessionPath(cwd, resumeId);
+  if (options.forkSession === true) return { sessionId: resumeId, start: "fork" };
+  return { sessionId: resumeId, start: "resume" };
+}
+
+export { SETTING_SOURCES };

@@ -1,0 +1,412 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { BrainRequest } from "@forkloop/sim";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SDKMessage, SDKResultMessage } from "./messages.js";
+import type { HookInput } from "./options.js";
+import { OptionsError } from "./options-error.js";
+import { query } from "./query.js";
+import { forkSession, getSessionMessages, listSessions } from "./session-helpers.js";
+import { collectMessages, promptStream, runQuery, startHarness } from "./test-support/sdk-harness.js";
+
+type Harness = Awaited<ReturnType<typeof startHarness>>;
+
+/** The main agent's scripted moves, by the last user text; sub-agents answer with their task. */
+function brain(request: BrainRequest) {
+  const text = request.lastUserText ?? "";
+  if (request.querySource?.startsWith("agent:")) {
+    return { content: [{ type: "text" as const, text: `sub-agent ${request.querySource} done` }] };
+  }
+  if (request.querySource !== "sdk") return undefined;
+  if (request.lastToolResults.length > 0) {
+    return {
+      content: [{ type: "text" as const, text: `done after ${request.lastToolResults.length} results` }],
+    };
+  }
+  if (text.includes("review twice")) {
+    return {
+      content: [
+        {
+          type: "tool_use" as const,
+          name: "Agent",
+          input: { description: "review a", prompt: "Review a.", subagent_type: "reviewer" },
+        },
+        {
+          type: "tool_use" as const,
+          name: "Agent",
+          input: { description: "review b", prompt: "Review b.", subagent_type: "reviewer" },
+        },
+      ],
+    };
+  }
+  if (text.includes("write the file")) {
+    return {
+      content: [{ type: "tool_use" as const, name: "Write", input: { file_path: "out.txt", content: "x" } }],
+    };
+  }
+  if (text.includes("add numbers")) {
+    return { content: [{ type: "tool_use" as const, name: "mcp__calc__add", input: { a: 2, b: 3 } }] };
+  }
+  if (text.includes("sleep")) {
+    const seconds = /sleep (\d+)/.exec(text)?.[1] ?? "1";
+    return { content: [{ type: "tool_use" as const, name: "Bash", input: { command: `sleep ${seconds}` } }] };
+  }
+  if (text.includes("loop forever")) {
+    return { content: [{ type: "tool_use" as const, name: "Read", input: { file_path: "notes.md" } }] };
+  }
+  return undefined;
+}
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness(brain);
+});
+afterAll(async () => {
+  await harness.close();
+});
+
+const resultOf = (messages: readonly SDKMessage[]) => messages.at(-1) as SDKResultMessage;
+
+describe("query() through the simulator", () => {
+  it("issue-14 point 3: system/init first, assistant and user messages, result last; session_id and uuid on every message", async () => {
+    const messages = await runQuery("Summarize notes.md", harness.options());
+    expect(messages[0]).toMatchObject({ type: "system", subtype: "init", apiKeySource: "ANTHROPIC_API_KEY" });
+    expect(messages.map((message) => message.type)).toEqual([
+      "system",
+      "assistant",
+      "assistant",
+      "user",
+      "assistant",
+      "result",
+    ]);
+    const sessionId = messages[0]?.session_id;
+    for (const message of messages) {
+      expect(message.session_id).toBe(sessionId);
+      expect(message.uuid).toMatch(/\S/);
+    }
+    const result = resultOf(messages);
+    expect(result).toMatchObject({ subtype: "success", is_error: false, num_turns: 2, errors: [] });
+    expect(result.result).toBe("done after 1 results");
+  });
+
+  it("issue-14 point 3: includePartialMessages adds stream_event messages with parent_tool_use_id null", async () => {
+    const messages = await runQuery("hello", harness.options({ includePartialMessages: true }));
+    const events = messages.filter((message) => message.type === "stream_event");
+    expect(events.length).toBeGreaterThan(0);
+    expect(events[0]).toMatchObject({ parent_tool_use_id: null, event: { type: "message_start" } });
+  });
+
+  it("issue-14 points 2-4: agents definitions drive the Agent tool; task_* messages; sub-agent messages carry parent_tool_use_id; subagentUsage sums to the totals", async () => {
+    harness.sim.clearRequests();
+    const messages = await runQuery(
+      "review twice",
+      harness.options({
+        agents: {
+          reviewer: {
+            description: "Reviews one file",
+            prompt: "You are the REVIEWER-7 agent.",
+            tools: ["Read"],
+          },
+        },
+      }),
+    );
+    expect(messages[0]).toMatchObject({ subtype: "init", agents: ["general-purpose", "reviewer"] });
+    const toolUseIds = messages.flatMap((message) =>
+      message.type === "assistant" && message.parent_tool_use_id === null
+        ? message.message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : []))
+        : [],
+    );
+    expect(toolUseIds).toHaveLength(2);
+    const started = messages.filter(
+      (message) => message.type === "system" && message.subtype === "task_started",
+    );
+    expect(started.map((message) => "tool_use_id" in message && message.tool_use_id).sort()).toEqual(
+      [...toolUseIds].sort(),
+    );
+    expect(started[0]).toMatchObject({ subagent_type: "reviewer", task_type: "agent:reviewer" });
+    expect(started.map((message) => "description" in message && message.description).sort()).toEqual([
+      "review a",
+      "review b",
+    ]);
+    const notifications = messages.filter(
+      (message) => message.type === "system" && message.subtype === "task_notification",
+    );
+    expect(notifications).toHaveLength(2);
+    expect(notifications[0]).toMatchObject({ status: "completed" });
+    const subMessages = messages.filter(
+      (message) => message.type === "assistant" && message.parent_tool_use_id !== null,
+    );
+    expect(
+      [
+        ...new Set(subMessages.map((message) => message.type === "assistant" && message.parent_tool_use_id)),
+      ].sort(),
+    ).toEqual([...toolUseIds].sort());
+    // The definition's prompt reached the sub-agents' requests.
+    const subRequests = harness.sim.requests().filter((record) => record.rawBody.includes("REVIEWER-7"));
+    expect(subRequests.length).toBeGreaterThanOrEqual(2);
+
+    const result = resultOf(messages);
+    expect(result.subagentUsage).toHaveLength(2);
+    expect(result.subagentUsage.map((entry) => entry.agentType)).toEqual(["reviewer", "reviewer"]);
+    expect(result.subagentUsage.map((entry) => entry.parentToolUseId).sort()).toEqual([...toolUseIds].sort());
+    const models = Object.values(result.modelUsage);
+    const sum = (
+      pick: (entry: { inputTokens: number; cacheReadInputTokens: number; outputTokens: number }) => number,
+    ) => result.subagentUsage.reduce((total, entry) => total + pick(entry), 0);
+    expect(models.reduce((total, model) => total + model.inputTokens, 0)).toBe(
+      result.usage.input_tokens + sum((e) => e.inputTokens),
+    );
+    expect(models.reduce((total, model) => total + model.outputTokens, 0)).toBe(
+      result.usage.output_tokens + sum((e) => e.outputTokens),
+    );
+    expect(models.reduce((total, model) => total + model.cacheReadInputTokens, 0)).toBe(
+      result.usage.cache_read_input_tokens + sum((e) => e.cacheReadInputTokens),
+    );
+    const subCost = result.subagentUsage.reduce((total, entry) => total + entry.costUSD, 0);
+    expect(subCost).toBeGreaterThan(0);
+    expect(result.total_cost_usd).toBeCloseTo(
+      models.reduce((total, model) => total + model.costUSD, 0),
+      10,
+    );
+    // Forks share the parent's prompt cache (R-F3): the second reads what the first wrote.
+    expect(result.cacheReadShare).toBeGreaterThan(0);
+    expect(result.subagentUsage.some((entry) => entry.cacheReadShare > 0)).toBe(true);
+  });
+
+  it("issue-14 point 2: canUseTool is asked with the Agent SDK's arguments; a deny becomes an is_error tool_result and a permission_denials entry", async () => {
+    const calls: { toolName: string; input: Record<string, unknown>; options: Record<string, unknown> }[] =
+      [];
+    const messages = await runQuery(
+      "write the file",
+      harness.options({
+        canUseTool: async (toolName, input, options) => {
+          calls.push({ toolName, input, options: { ...options } });
+          return { behavior: "deny", message: "not today" };
+        },
+      }),
+    );
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.toolName).toBe("Write");
+    expect(calls[0]?.input).toMatchObject({ content: "x" });
+    expect(calls[0]?.options.signal).toBeInstanceOf(AbortSignal);
+    expect(calls[0]?.options.toolUseID).toMatch(/^toolu_/);
+    expect(calls[0]?.options.agentID).toBeUndefined();
+    const toolResult = messages.find((message) => message.type === "user");
+    expect(JSON.stringify(toolResult)).toContain("not today");
+    expect(JSON.stringify(toolResult)).toContain('"is_error":true');
+    expect(resultOf(messages).permission_denials).toMatchObject([{ tool_name: "Write" }]);
+    expect(existsSync(join(harness.dir, "out.txt"))).toBe(false);
+  });
+
+  it("issue-14 point 2: hook callbacks get the Agent SDK's (input, toolUseID, { signal }); a PreToolUse deny stops the call", async () => {
+    const seen: { event: string; input: HookInput; toolUseID: string | undefined; signal: boolean }[] = [];
+    const record = (event: string) => [
+      {
+        hooks: [
+          async (input: HookInput, toolUseID: string | undefined, options: { signal: AbortSignal }) => {
+            seen.push({ event, input, toolUseID, signal: options.signal instanceof AbortSignal });
+            return event === "PreToolUse"
+              ? {
+                  hookSpecificOutput: {
+                    hookEventName: "PreToolUse",
+                    permissionDecision: "deny" as const,
+                    permissionDecisionReason: "hook says no",
+                  },
+                }
+              : {};
+          },
+        ],
+      },
+    ];
+    const messages = await runQuery(
+      "write the file",
+      harness.options({
+        permissionMode: "acceptEdits",
+        hooks: {
+          SessionStart: record("SessionStart"),
+          UserPromptSubmit: record("UserPromptSubmit"),
+          PreToolUse: [{ matcher: "Write|Edit", hooks: record("PreToolUse")[0]?.hooks ?? [] }],
+          PostToolUse: record("PostToolUse"),
+          Stop: record("Stop"),
+        },
+      }),
+    );
+    // The denied call never ran, so no PostToolUse for it.
+    expect(seen.map((entry) => entry.event)).toEqual([
+      "SessionStart",
+      "UserPromptSubmit",
+      "PreToolUse",
+      "Stop",
+    ]);
+    const pre = seen.find((entry) => entry.event === "PreToolUse");
+    expect(pre?.input).toMatchObject({
+      hook_event_name: "PreToolUse",
+      tool_name: "Write",
+      session_id: messages[0]?.session_id,
+      cwd: harness.dir,
+    });
+    expect(pre?.toolUseID).toMatch(/^toolu_/);
+    expect(seen.every((entry) => entry.signal)).toBe(true);
+    expect(seen.find((entry) => entry.event === "UserPromptSubmit")?.input).toMatchObject({
+      prompt: "write the file",
+    });
+    expect(JSON.stringify(messages.find((message) => message.type === "user"))).toContain("hook says no");
+    expect(existsSync(join(harness.dir, "out.txt"))).toBe(false);
+    seen.length = 0;
+    await runQuery("Summarize notes.md", harness.options({ hooks: { PostToolUse: record("PostToolUse") } }));
+    expect(seen[0]?.input).toMatchObject({
+      hook_event_name: "PostToolUse",
+      tool_name: "Read",
+      tool_response: { is_error: false },
+    });
+  });
+
+  it("issue-14 point 5: tool() + createSdkMcpServer(): the model sees mcp__calc__add and gets the handler's CallToolResult", async () => {
+    const { createSdkMcpServer, tool } = await import("./sdk-mcp-server.js");
+    const { z } = await import("zod");
+    const received: unknown[] = [];
+    const calc = createSdkMcpServer({
+      name: "calc",
+      tools: [
+        tool(
+          "add",
+          "Adds two numbers",
+          { a: z.number(), b: z.number() },
+          async (args) => {
+            received.push(args);
+            return { content: [{ type: "text", text: String(args.a + args.b) }] };
+          },
+          { annotations: { readOnlyHint: true } },
+        ),
+      ],
+    });
+    harness.sim.clearRequests();
+    const run = query({ prompt: "add numbers", options: harness.options({ mcpServers: { calc } }) });
+    expect(await run.mcpServerStatus()).toEqual([]);
+    const messages = await collectMessages(run);
+    expect(received).toEqual([{ a: 2, b: 3 }]);
+    expect(messages[0]).toMatchObject({ mcp_servers: [{ name: "calc", status: "connected" }] });
+    expect((messages[0] as { tools: string[] }).tools).toContain("mcp__calc__add");
+    const second = harness.sim.requests().filter((record) => record.querySource === "sdk")[1];
+    expect(second?.rawBody ?? "").toContain('"tool_use_id"');
+    expect(second?.rawBody ?? "").toMatch(/"content":\[\{"type":"text","text":"5"\}\]/);
+  });
+
+  it("issue-14 point 3: maxBudgetUsd ends with error_max_budget_usd; maxTurns with error_max_turns", async () => {
+    const broke = await runQuery("loop forever", harness.options({ maxBudgetUsd: 0.000001 }));
+    expect(resultOf(broke)).toMatchObject({ subtype: "error_max_budget_usd", is_error: true });
+    expect(resultOf(broke).errors[0]).toContain("maxBudgetUsd");
+    const capped = await runQuery("loop forever", harness.options({ maxTurns: 1 }));
+    expect(resultOf(capped)).toMatchObject({
+      subtype: "error_max_turns",
+      is_error: true,
+      terminal_reason: "max_turns",
+    });
+  });
+
+  it("issue-14 points 2, 6: resume continues a session; forkSession (option and helper) copies it to a new id and leaves the original", async () => {
+    const first = await runQuery("remember the word PELICAN", harness.options());
+    const id = first[0]?.session_id ?? "";
+    expect((await listSessions({ dir: harness.dir })).map((session) => session.sessionId)).toContain(id);
+    const before = await getSessionMessages(id, { dir: harness.dir });
+    expect(before.map((message) => message.type)).toEqual(["user", "assistant"]);
+
+    harness.sim.clearRequests();
+    const resumed = await runQuery("what was the word?", harness.options({ resume: id }));
+    expect(resumed[0]?.session_id).toBe(id);
+    expect(harness.sim.requests()[0]?.rawBody ?? "").toContain("PELICAN");
+
+    const forked = await runQuery("fork it", harness.options({ resume: id, forkSession: true }));
+    const forkedId = forked[0]?.session_id ?? "";
+    expect(forkedId).not.toBe(id);
+    expect((await getSessionMessages(forkedId, { dir: harness.dir })).length).toBe(6);
+    expect((await getSessionMessages(id, { dir: harness.dir })).length).toBe(4);
+
+    const copy = await forkSession(id, { dir: harness.dir });
+    expect((await getSessionMessages(copy.sessionId, { dir: harness.dir })).length).toBe(4);
+    await expect(runQuery("x", harness.options({ resume: "no-such-session" }))).rejects.toThrow(OptionsError);
+  });
+
+  it("issue-14 point 2: streaming input — two messages sent during a turn are queued into it (R-L2); interrupt() with nothing waiting is a hard interrupt (R-L16)", async () => {
+    harness.sim.clearRequests();
+    const input = promptStream();
+    const run = query({ prompt: input.stream, options: harness.options({ allowedTools: ["Bash"] }) });
+    input.push("sleep 1");
+    const messages: SDKMessage[] = [];
+    let pushed = false;
+    let interrupted = false;
+    for await (const message of run) {
+      messages.push(message);
+      const toolUse =
+        message.type === "assistant" && message.message.content.some((block) => block.type === "tool_use");
+      if (toolUse && !pushed) {
+        pushed = true;
+        input.push("queued one");
+        input.push("queued two");
+      }
+      if (message.type === "result" && messages.filter((m) => m.type === "result").length === 1)
+        input.push("sleep 20");
+      if (toolUse && pushed && messages.filter((m) => m.type === "result").length === 1 && !interrupted) {
+        interrupted = true;
+        await run.interrupt();
+        input.end();
+      }
+    }
+    const results = messages.filter((message): message is SDKResultMessage => message.type === "result");
+    expect(results).toHaveLength(2);
+    expect(results[0]?.subtype).toBe("success");
+    // Both queued messages joined the first turn's second request.
+    const second = harness.sim.requests().filter((record) => record.querySource === "sdk")[1];
+    const body = second?.rawBody ?? "";
+    expect(body).toContain("queued one");
+    expect(body).toContain("queued two");
+    expect(results[1]?.subtype).toBe("error_during_execution");
+    expect(["aborted_streaming", "aborted_tools"]).toContain(results[1]?.terminal_reason);
+    // The hard path leaves the interrupt notice (a submit-interrupt would not, R-L16).
+    expect(JSON.stringify(messages.filter((message) => message.type === "user"))).toContain(
+      "interrupted by user",
+    );
+    expect(
+      messages.filter((message) => message.type === "system" && message.subtype === "init"),
+    ).toHaveLength(2);
+  });
+
+  it("issue-14 point 2: bypassPermissions needs allowDangerouslySkipPermissions; deny rules beat bypass; unknown options warn once", async () => {
+    await expect(runQuery("hi", harness.options({ permissionMode: "bypassPermissions" }))).rejects.toThrow(
+      /allowDangerouslySkipPermissions/,
+    );
+    const warnings: string[] = [];
+    const messages = await runQuery(
+      "write the file",
+      harness.options({
+        permissionMode: "bypassPermissions",
+        allowDangerouslySkipPermissions: true,
+        disallowedTools: ["Write(out.txt)"],
+        stderr: (line) => warnings.push(line),
+        ...({ effort: "high", betas: [] } as object),
+      }),
+    );
+    expect(resultOf(messages).permission_denials).toMatchObject([{ tool_name: "Write" }]);
+    expect(existsSync(join(harness.dir, "out.txt"))).toBe(false);
+    expect(warnings.filter((line) => line.includes("ignoring options"))).toEqual([
+      "forkloop: ignoring options it does not support yet: effort, betas\n",
+    ]);
+  });
+
+  it("issue-14 point 2: supportedModels, supportedCommands, setModel for the next turn", async () => {
+    const input = promptStream();
+    const run = query({ prompt: input.stream, options: harness.options() });
+    expect((await run.supportedModels()).map((model) => model.value)).toContain("claude-sonnet-4-6");
+    expect((await run.supportedCommands()).map((command) => command.name)).toEqual(["compact"]);
+    input.push("hello");
+    const inits: string[] = [];
+    for await (const message of run) {
+      if (message.type === "system" && message.subtype === "init") inits.push(message.model);
+      if (message.type === "result" && inits.length === 1) {
+        await run.setModel("claude-haiku-4-5");
+        input.push("again");
+      } else if (message.type === "result") input.end();
+    }
+    expect(inits).toEqual(["claude-sonnet-4-6", "claude-haiku-4-5"]);
+  });
+});

@@ -1,0 +1,524 @@
+import { randomUUID } from "node:crypto";
+import {
+  type CanUseTool as LoopCanUseTool,
+  type LoopEvent,
+  listModels,
+  type PermissionMode,
+  type QueuedCommand,
+  SUBMIT_INTERRUPT_REASON,
+  type Terminal,
+} from "@forkloop/loop-core";
+import { createSession, type MainSession, subAgentTranscriptPath } from "@forkloop/orchestrator";
+import { mergeHooks } from "@forkloop/tools";
+import { AsyncChannel } from "./async-channel.js";
+import { createHeadlessPermissions } from "./headless-permissions.js";
+import { HookCallbacks } from "./hook-callbacks.js";
+import type { SDKMessage, SDKResultMessage, SDKUserMessageInput } from "./messages.js";
+import type { CanUseTool, Options } from "./options.js";
+import { checkBypass, type ResolvedQuery, resolveQueryOptions } from "./query-options.js";
+import { forkSession } from "./session-helpers.js";
+import { settingsHooks } from "./settings.js";
+import { processRuntimes, type RuntimeRegistry, type SharedRuntime } from "./shared-runtime.js";
+import { parseRunRequest, SLASH_COMMANDS } from "./slash-commands.js";
+import { StreamJsonWriter } from "./stream-json-writer.js";
+import { SubAgentTracker } from "./sub-agent-tracker.js";
+
+/** The Agent SDK's Query: an async generator of messages with control methods. */
+export interface Query extends AsyncGenerator<SDKMessage, void> {
+  /** Stops the current turn: a submit-interrupt when input is waiting (it runs next), else a hard interrupt. */
+  interrupt(): Promise<void>;
+  setPermissionMode(mode: PermissionMode): Promise<void>;
+  /** The model of the turns from now on (default: the query's). */
+  setModel(model?: string): Promise<void>;
+  supportedCommands(): Promise<{ name: string; description: string; argumentHint: string }[]>;
+  supportedModels(): Promise<{ value: string; displayName: string; description: string }[]>;
+  mcpServerStatus(): Promise<{ name: string; status: string }[]>;
+  /** More streaming input (as if the prompt iterable had yielded it). */
+  streamInput(stream: AsyncIterable<SDKUserMessageInput>): Promise<void>;
+  /** Ends the query now: the running turn is interrupted and the session closed. */
+  close(): void;
+}
+
+/** Why the running turn was aborted (R-L16: only SUBMIT_INTERRUPT_REASON leaves no notice). */
+const HARD_INTERRUPT = "user_interrupt";
+const OVER_BUDGET = "max_budget_usd";
+const CLOSED = "query_closed";
+
+/**
+ * `query({ prompt, options })`, the Claude Agent SDK's entry point, without a process per
+ * session: the session runs in this process on the orchestrator (its forks in the shared worker
+ * pool), and every query of the process shares one pool and one API client (`shared-runtime.ts`).
+ */
+export function query(params: {
+  prompt: string | AsyncIterable<SDKUserMessageInput>;
+  options?: Options;
+  /** forkloop: the runtime registry (tests use their own); default: the process's. */
+  runtimes?: RuntimeRegistry;
+}): Query {
+  return new QueryRun(params.prompt, params.options ?? {}, params.runtimes ?? processRuntimes);
+}
+
+function promptText(message: SDKUserMessageInput): string {
+  const content = message.message.content;
+  if (typeof content === "string") return content;
+  return content
+    .map((block) => (block.type === "text" ? block.text : ""))
+    .filter((text) => text !== "")
+    .join("\n");
+}
+
+class QueryRun implements Query {
+  readonly #options: Options;
+  readonly #runtimes: RuntimeRegistry;
+  readonly #out = new AsyncChannel<SDKMessage>();
+  readonly #warn: (line: string) => void;
+  /** Prompts waiting for a turn. */
+  readonly #pending: string[] = [];
+  /** R-L2: the running loop's queue; what it has not drained when the turn ends runs next. */
+  readonly #queued: QueuedCommand[] = [];
+  #inputEnded = false;
+  #wakeDriver: (() => void) | undefined;
+  #started = false;
+  #closed = false;
+  #turn: AbortController | undefined;
+  #model: string | undefined;
+  #permissionMode: PermissionMode | undefined;
+  #setMode: ((mode: PermissionMode) => void) | undefined;
+  #mcpServers: { name: string; status: string }[] = [];
+
+  constructor(
+    prompt: string | AsyncIterable<SDKUserMessageInput>,
+    options: Options,
+    runtimes: RuntimeRegistry,
+  ) {
+    this.#options = options;
+    this.#runtimes = runtimes;
+    const stderr = options.stderr ?? ((line: string) => process.stderr.write(line));
+    this.#warn = (line) => stderr(`${line}\n`);
+    if (typeof prompt === "string") {
+      this.#pending.push(prompt);
+      this.#inputEnded = true;
+    } else {
+      void this.#pump(prompt, true);
+    }
+    options.abortController?.signal.addEventListener("abort", () => this.#abortTurn(HARD_INTERRUPT), {
+      once: true,
+    });
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async next(): Promise<IteratorResult<SDKMessage, void>> {
+    if (!this.#started) {
+      this.#started = true;
+      this.#drive().then(
+        () => this.#out.end(),
+        (error: unknown) => this.#out.fail(error),
+      );
+    }
+    return this.#out.next();
+  }
+
+  async return(): Promise<IteratorResult<SDKMessage, void>> {
+    this.close();
+    return { done: true, value: undefined };
+  }
+
+  async throw(error: unknown): Promise<IteratorResult<SDKMessage, void>> {
+    this.close();
+    throw error;
+  }
+
+  async interrupt(): Promise<void> {
+    const waiting = this.#pending.length > 0 || this.#queued.length > 0;
+    this.#abortTurn(waiting ? SUBMIT_INTERRUPT_REASON : HARD_INTERRUPT);
+  }
+
+  async setPermissionMode(mode: PermissionMode): Promise<void> {
+    checkBypass(mode, this.#options);
+    this.#permissionMode = mode;
+    this.#setMode?.(mode);
+  }
+
+  async setModel(model?: string): Promise<void> {
+    this.#model = model;
+  }
+
+  async supportedCommands() {
+    return SLASH_COMMANDS.map((command) => {
+      const [name = "", ...rest] = command.slice(1).split(" ");
+      return { name, description: "Summarize the conversation so far", argumentHint: rest.join(" ") };
+    });
+  }
+
+  async supportedModels() {
+    return listModels().map((info) => ({
+      value: info.id,
+      displayName: info.id,
+      description: `${info.contextWindow.toLocaleString("en")} tokens of context`,
+    }));
+  }
+
+  async mcpServerStatus() {
+    return this.#mcpServers.map((server) => ({ ...server }));
+  }
+
+  async streamInput(stream: AsyncIterable<SDKUserMessageInput>): Promise<void> {
+    await this.#pump(stream, false);
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#abortTurn(CLOSED);
+    this.#wake();
+    this.#out.end();
+  }
+
+  #abortTurn(reason: string): void {
+    this.#turn?.abort(reason);
+  }
+
+  #wake(): void {
+    const wake = this.#wakeDriver;
+    this.#wakeDriver = undefined;
+    wake?.();
+  }
+
+  /** Streaming input: each message waits for a turn, or joins the running one (R-L2). */
+  async #pump(stream: AsyncIterable<SDKUserMessageInput>, endsInput: boolean): Promise<void> {
+    try {
+      for await (const message of stream) {
+        if (this.#closed) break;
+        const text = promptText(message);
+        if (this.#turn !== undefined) {
+          this.#queued.push({ uuid: message.uuid ?? randomUUID(), content: text, kind: "prompt" });
+        } else {
+          this.#pending.push(text);
+        }
+        this.#wake();
+      }
+    } catch (error) {
+      this.#warn(
+        `forkloop: the prompt stream failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    } finally {
+      if (endsInput) {
+        this.#inputEnded = true;
+        this.#wake();
+      }
+    }
+  }
+
+  async #nextPrompt(): Promise<string | undefined> {
+    while (true) {
+      if (this.#closed || this.#options.abortController?.signal.aborted) return undefined;
+      const next = this.#pending.shift();
+      if (next !== undefined) return next;
+      if (this.#inputEnded) return undefined;
+      await new Promise<void>((resolve) => {
+        this.#wakeDriver = resolve;
+      });
+    }
+  }
+
+  async #drive(): Promise<void> {
+    const first = await this.#nextPrompt();
+    if (first === undefined) return;
+    // A bad slash command is refused before anything starts.
+    parseRunRequest(first);
+    const resolved = await resolveQueryOptions(this.#options, this.#warn);
+    this.#mcpServers = [...resolved.mcpServers];
+    const runtime = await this.#runtimes.acquire(resolved.env, this.#warn);
+    try {
+      await this.#runSession(resolved, runtime, first);
+    } finally {
+      await runtime.release();
+    }
+  }
+
+  async #runSession(resolved: ResolvedQuery, runtime: SharedRuntime, first: string): Promise<void> {
+    const sessionId =
+      resolved.start === "fork"
+        ? (await forkSession(resolved.sessionId, { dir: resolved.cwd })).sessionId
+        : resolved.sessionId;
+    const emit = (message: SDKMessage) => {
+      if (!this.#closed) this.#out.push(message);
+    };
+    const agentTypes = new Map<string, string>();
+    const descriptions = new Map<string, string>();
+    const tracker = new SubAgentTracker({
+      sessionId,
+      emit,
+      describe: (toolUseId) => descriptions.get(toolUseId),
+      onStart: (start) => {
+        agentTypes.set(start.agentId, start.agentType);
+        void callbacks.fire(
+          "SubagentStart",
+          start.agentType,
+          {
+            ...callbacks.base(),
+            hook_event_name: "SubagentStart",
+            agent_id: start.agentId,
+            agent_type: start.agentType,
+          },
+          start.toolUseId,
+        );
+      },
+    });
+    const transcriptPath = `${resolved.sessionsDir}/${sessionId}.fltr`;
+    const callbacks = new HookCallbacks(this.#options.hooks ?? {}, {
+      sessionId,
+      transcriptPath,
+      cwd: resolved.cwd,
+      subAgentTranscript: (agentId) => subAgentTranscriptPath(resolved.sessionsDir, sessionId, agentId),
+      agentType: (agentId) => agentTypes.get(agentId),
+      onError: this.#warn,
+    });
+    const permissions = createHeadlessPermissions({
+      mode: resolved.permissionMode,
+      rules: resolved.rules,
+      tools: resolved.tools,
+      cwd: resolved.cwd,
+      ...(this.#options.canUseTool === undefined ? {} : { ask: askCaller(this.#options.canUseTool) }),
+    });
+    this.#setMode = permissions.setMode;
+    const session: MainSession = await createSession({
+      endpoint: runtime.source.endpoint,
+      client: runtime.client,
+      pool: tracker.wrap(runtime.pool),
+      cwd: resolved.cwd,
+      sessionsDir: resolved.sessionsDir,
+      resumeSessionId: sessionId,
+      model: resolved.model,
+      fallbackModels: resolved.fallbackModels,
+      modelOverrides: runtime.source.modelOverrides,
+      permissionMode: resolved.permissionMode,
+      tools: resolved.tools,
+      permissionRules: resolved.rules,
+      canUseTool: permissions.canUseTool,
+      agents: resolved.agents,
+      additionalDirectories: [
+        ...(resolved.settings.permissions.additionalDirectories ?? []),
+        ...(this.#options.additionalDirectories ?? []),
+      ],
+      hooks: mergeHooks(
+        settingsHooks(resolved.settings, {
+          cwd: resolved.cwd,
+          sessionId,
+          transcriptPath,
+          onNotice: this.#warn,
+        }),
+        callbacks.loopHooks(),
+      ),
+      onCompactionEvent: (event) => {
+        if (event.type !== "compact_started" || event.trigger === "manual") return;
+        void callbacks.fire(
+          "PreCompact",
+          "auto",
+          { ...callbacks.base(), hook_event_name: "PreCompact", trigger: "auto", custom_instructions: null },
+          undefined,
+        );
+      },
+      ...(resolved.home === undefined ? {} : { home: resolved.home }),
+      ...(resolved.systemPrompt === undefined ? {} : { systemPrompt: resolved.systemPrompt }),
+      ...(resolved.appendSystemPrompt === undefined
+        ? {}
+        : { appendSystemPrompt: resolved.appendSystemPrompt }),
+      ...(this.#options.maxTurns === undefined ? {} : { maxTurns: this.#options.maxTurns }),
+      ...(this.#options.tokenBudget === undefined ? {} : { tokenBudget: this.#options.tokenBudget }),
+    });
+    const writer = new StreamJsonWriter({
+      sessionId,
+      includePartialMessages: this.#options.includePartialMessages ?? false,
+      modelOverrides: runtime.source.modelOverrides,
+    });
+    const toolNames = [
+      ...resolved.tools.map((tool) => tool.name),
+      "Agent",
+      ...(session.assembled.skills.length > 0 ? ["Skill"] : []),
+    ];
+    const agentNames = ["general-purpose", ...session.assembled.agentDefinitions.map((d) => d.name)];
+    try {
+      await callbacks.fire(
+        "SessionStart",
+        resolved.start,
+        {
+          ...callbacks.base(),
+          hook_event_name: "SessionStart",
+          source: resolved.start,
+          model: resolved.model,
+        },
+        undefined,
+      );
+      let prompt: string | undefined = first;
+      while (prompt !== undefined) {
+        const submitted = await this.#submit(callbacks, prompt);
+        if (submitted !== undefined) {
+          const turnModel = this.#model ?? resolved.model;
+          emit(
+            writer.init({
+              cwd: resolved.cwd,
+              tools: toolNames,
+              model: turnModel,
+              permissionMode: this.#permissionMode ?? resolved.permissionMode,
+              simulated: runtime.source.simulated,
+              mcpServers: resolved.mcpServers,
+              agents: [...new Set(agentNames)],
+            }),
+          );
+          const ended = await this.#turnOnce({
+            session,
+            writer,
+            tracker,
+            permissions,
+            callbacks,
+            prompt: submitted,
+            model: turnModel,
+            permissionMode: this.#permissionMode ?? resolved.permissionMode,
+            emit,
+            descriptions,
+          });
+          if (ended) break;
+        }
+        prompt = await this.#nextPrompt();
+      }
+    } finally {
+      this.#setMode = undefined;
+      await session.close();
+    }
+  }
+
+  /** UserPromptSubmit: a blocking answer drops the prompt; additionalContext is appended. */
+  async #submit(callbacks: HookCallbacks, prompt: string): Promise<string | undefined> {
+    if (!callbacks.has("UserPromptSubmit")) return prompt;
+    const outputs = await callbacks.fire(
+      "UserPromptSubmit",
+      "",
+      { ...callbacks.base(), hook_event_name: "UserPromptSubmit", prompt },
+      undefined,
+    );
+    if (outputs.some((output) => output.decision === "block" || output.continue === false)) {
+      const reason = outputs.find((output) => output.reason ?? output.stopReason);
+      this.#warn(
+        `forkloop: a UserPromptSubmit hook blocked the prompt${reason ? `: ${reason.reason ?? reason.stopReason}` : ""}`,
+      );
+      return undefined;
+    }
+    const extra = outputs.flatMap((output) => output.hookSpecificOutput?.additionalContext ?? []);
+    return extra.length === 0 ? prompt : `${prompt}\n\n${extra.join("\n")}`;
+  }
+
+  /** One turn (or `/compact`); true when the query must end after it. */
+  async #turnOnce(turn: {
+    session: MainSession;
+    writer: StreamJsonWriter;
+    tracker: SubAgentTracker;
+    permissions: ReturnType<typeof createHeadlessPermissions>;
+    callbacks: HookCallbacks;
+    prompt: string;
+    model: string;
+    permissionMode: PermissionMode;
+    emit: (message: SDKMessage) => void;
+    descriptions: Map<string, string>;
+  }): Promise<boolean> {
+    const started = Date.now();
+    const controller = new AbortController();
+    this.#turn = controller;
+    try {
+      const request = parseRunRequest(turn.prompt);
+      if (request.kind === "compact") {
+        await turn.callbacks.fire(
+          "PreCompact",
+          "manual",
+          {
+            ...turn.callbacks.base(),
+            hook_event_name: "PreCompact",
+            trigger: "manual",
+            custom_instructions: request.instructions === "" ? null : request.instructions,
+          },
+          undefined,
+        );
+        const outcome = await turn.session.compact(request.instructions, { signal: controller.signal });
+        const text = outcome.ok
+          ? `Compacted: ${outcome.preTokens} → ${outcome.postTokens} tokens`
+          : `/compact failed: ${outcome.error}`;
+        if (outcome.ok) for (const line of turn.writer.lines(outcome.boundary)) turn.emit(line);
+        turn.emit(
+          turn.writer.compactResult(
+            { ok: outcome.ok, text, usage: outcome.usage, costUsd: outcome.costUsd },
+            { durationMs: Date.now() - started, model: turn.model },
+          ),
+        );
+        return false;
+      }
+      const budget = this.#options.maxBudgetUsd;
+      const overBudget = () =>
+        budget !== undefined && turn.writer.totalCostUsd() + turn.tracker.costUsd() >= budget;
+      const events = turn.session.run(turn.prompt, {
+        signal: controller.signal,
+        queuedCommands: this.#queued,
+        model: turn.model,
+        permissionMode: turn.permissionMode,
+      });
+      let step = await events.next();
+      while (!step.done) {
+        const event: LoopEvent = step.value;
+        rememberDescriptions(event, turn.descriptions);
+        for (const line of turn.writer.lines(event)) turn.emit(line);
+        if (event.type === "assistant" && overBudget()) controller.abort(OVER_BUDGET);
+        step = await events.next();
+      }
+      const terminal: Terminal = step.value;
+      // Input that arrived too late for this turn's requests starts the next turn.
+      this.#pending.unshift(...this.#queued.splice(0).map((command) => command.content));
+      const result: SDKResultMessage = turn.writer.result(terminal, {
+        durationMs: Date.now() - started,
+        permissionDenials: turn.permissions.denials(),
+        subagents: turn.tracker.entries(),
+        overBudget:
+          controller.signal.reason === OVER_BUDGET || (terminal.reason === "completed" && overBudget()),
+      });
+      turn.emit(result);
+      return (
+        result.subtype === "error_max_budget_usd" ||
+        this.#options.abortController?.signal.aborted === true ||
+        this.#closed
+      );
+    } finally {
+      this.#turn = undefined;
+    }
+  }
+}
+
+/** The Agent tool's `description` input, for the task_* messages of the fork it starts. */
+function rememberDescriptions(event: LoopEvent, descriptions: Map<string, string>): void {
+  if (event.type !== "assistant") return;
+  for (const block of event.message.content) {
+    if (block.type !== "tool_use") continue;
+    const input = block.input as { description?: unknown };
+    if (typeof input.description === "string") descriptions.set(block.id, input.description);
+  }
+}
+
+/** The Agent SDK's `canUseTool` as the permission checker's ask caller. */
+function askCaller(canUseTool: CanUseTool): LoopCanUseTool {
+  return async (toolName, input, options) => {
+    const answer = await canUseTool(toolName, input, {
+      signal: options.signal,
+      suggestions: [],
+      toolUseID: options.toolUseId,
+      ...(options.agentId === "main" ? {} : { agentID: options.agentId }),
+    });
+    if (answer.behavior === "allow") {
+      return answer.updatedInput === undefined
+        ? { behavior: "allow" }
+        : { behavior: "allow", updatedInput: answer.updatedInput };
+    }
+    return answer.interrupt === true
+      ? { behavior: "deny", message: answer.message, interrupt: true }
+      : { behavior: "deny", message: answer.message };
+  };
+}

@@ -1,0 +1,90 @@
+import Anthropic from "@anthropic-ai/sdk";
+import { type AgentPool, createAgentPool } from "@forkloop/orchestrator";
+import { type ModelSource, resolveModelSource } from "./model-endpoint.js";
+
+/**
+ * What every session of one process shares (issue 14 point 4): the endpoint (for the embedded
+ * simulator: one simulator), one worker pool for all their forks, and one API client for all
+ * their main loops, hence one connection pool. Keyed by the environment that picks the endpoint;
+ * reference-counted: the last session to finish closes it, so a program's process can exit.
+ */
+export interface SharedRuntime {
+  readonly source: ModelSource;
+  readonly pool: AgentPool;
+  readonly client: Anthropic;
+  /** Sessions holding it now. */
+  readonly users: number;
+}
+
+interface Entry {
+  runtime: Promise<{ source: ModelSource; pool: AgentPool; client: Anthropic }>;
+  users: number;
+}
+
+const ENDPOINT_VARIABLES = [
+  "ANTHROPIC_API_KEY",
+  "ANTHROPIC_BASE_URL",
+  "FORKLOOP_MODELS",
+  "FORKLOOP_SIM_LATENCY",
+  "FORKLOOP_SIM_FAULTS",
+] as const;
+
+/** The process-wide registry: a runtime per distinct endpoint environment. */
+export class RuntimeRegistry {
+  readonly #entries = new Map<string, Entry>();
+
+  /** Takes a share of the runtime for `env` (started on first use); `release()` gives it back. */
+  async acquire(
+    env: Record<string, string | undefined>,
+    notice: (line: string) => void,
+  ): Promise<SharedRuntime & { release(): Promise<void> }> {
+    const key = JSON.stringify(ENDPOINT_VARIABLES.map((name) => env[name] ?? ""));
+    let entry = this.#entries.get(key);
+    if (entry === undefined) {
+      const created: Entry = { users: 0, runtime: start(env, notice) };
+      entry = created;
+      this.#entries.set(key, created);
+      created.runtime.catch(() => {
+        if (this.#entries.get(key) === created) this.#entries.delete(key);
+      });
+    }
+    entry.users++;
+    const held = entry;
+    let runtime: Awaited<Entry["runtime"]>;
+    try {
+      runtime = await held.runtime;
+    } catch (error) {
+      held.users--;
+      throw error;
+    }
+    let released = false;
+    return {
+      ...runtime,
+      get users() {
+        return held.users;
+      },
+      release: async () => {
+        if (released) return;
+        released = true;
+        held.users--;
+        if (held.users > 0) return;
+        if (this.#entries.get(key) === held) this.#entries.delete(key);
+        await runtime.pool.close();
+        await runtime.source.close();
+      },
+    };
+  }
+}
+
+async function start(env: Record<string, string | undefined>, notice: (line: string) => void) {
+  const source = await resolveModelSource(env as NodeJS.ProcessEnv, notice);
+  const pool = createAgentPool({ endpoint: source.endpoint });
+  const client = new Anthropic({
+    apiKey: source.endpoint.apiKey,
+    ...(source.endpoint.baseURL === undefined ? {} : { baseURL: source.endpoint.baseURL }),
+  });
+  return { source, pool, client };
+}
+
+/** The registry `query()` uses unless given another (one per process). */
+export const processRuntimes = new RuntimeRegistry();

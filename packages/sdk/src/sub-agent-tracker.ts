@@ -1,0 +1,312 @@
+import { randomUUID } from "node:crypto";
+import type {
+  AgentPool,
+  ParentCallbacks,
+  SubAgentEvent,
+  SubAgentResult,
+  SubAgentTask,
+} from "@forkloop/orchestrator";
+import type { SDKMessage } from "./messages.js";
+import type { SubagentUsage } from "./stream-json.js";
+import { cacheReadShare } from "./stream-json-writer.js";
+
+/** What the tracker tells the query about a fork as it starts (SubagentStart hooks). */
+export interface ForkStart {
+  readonly agentId: string;
+  readonly agentType: string;
+  readonly toolUseId: string | undefined;
+}
+
+interface Tracked {
+  readonly task: SubAgentTask;
+  entry: SubagentUsage;
+  readonly started: number;
+  toolUses: number;
+  tokens: number;
+  lastToolName: string | undefined;
+  messages: number;
+  model: string;
+}
+
+/** `agent:explorer` → `explorer`; `skill:x`, `compact`, `session_memory` stay as they are. */
+function agentTypeOf(querySource: string): string {
+  return querySource.startsWith("agent:") ? querySource.slice("agent:".length) : querySource;
+}
+
+/**
+ * Every fork of one session goes through `wrap(pool)`: the Agent and Skill tools, compaction
+ * and session memory alike. The tracker keeps the per-fork cost ledger the Agent SDK lacks
+ * (`result.subagentUsage`) and turns the forks' events into the Agent SDK's messages:
+ * `system/task_started`, `task_progress`, `task_notification`, and the sub-agent's own
+ * assistant/user messages with `parent_tool_use_id` = the tool_use that started it.
+ */
+export class SubAgentTracker {
+  readonly #sessionId: string;
+  readonly #emit: (message: SDKMessage) => void;
+  readonly #onStart: (start: ForkStart) => void;
+  readonly #describe: (toolUseId: string) => string | undefined;
+  readonly #tracked = new Map<string, Tracked>();
+
+  constructor(options: {
+    sessionId: string;
+    emit: (message: SDKMessage) => void;
+    onStart?: (start: ForkStart) => void;
+    /** The `description` of the tool_use that started a fork (the Agent tool's input). */
+    describe?: (toolUseId: string) => string | undefined;
+  }) {
+    this.#sessionId = options.sessionId;
+    this.#emit = options.emit;
+    this.#onStart = options.onStart ?? (() => {});
+    this.#describe = options.describe ?? (() => undefined);
+  }
+
+  /** The session's view of a shared pool: same threads, every run tracked; closing it is a no-op. */
+  wrap(pool: AgentPool): AgentPool {
+    const track = (task: SubAgentTask, callbacks: ParentCallbacks | undefined): ParentCallbacks => {
+      this.#begin(task);
+      return {
+        ...callbacks,
+        onEvent: (event) => {
+          callbacks?.onEvent?.(event);
+          this.#onEvent(event);
+        },
+      };
+    };
+    const settle = (task: SubAgentTask, result: Promise<SubAgentResult>) =>
+      result.then((value) => this.#finish(task.id, value)).catch(() => {});
+    return {
+      run: (task, callbacks) => {
+        const handle = pool.run(task, track(task, callbacks));
+        settle(task, handle.result);
+        return handle;
+      },
+      runAll: (tasks, callbacks, options) => {
+        const handles = pool.runAll(
+          tasks,
+          // One callbacks object for all: the events name their agent, so one tracker hook serves.
+          { ...callbacks, onEvent: (event) => (callbacks?.onEvent?.(event), this.#onEvent(event)) },
+          options,
+        );
+        for (const [index, handle] of handles.entries()) {
+          const task = tasks[index];
+          if (task === undefined) continue;
+          this.#begin(task);
+          settle(task, handle.result);
+        }
+        return handles;
+      },
+      pauseUntil: (epochMs) => pool.pauseUntil(epochMs),
+      stats: () => pool.stats(),
+      close: async () => {},
+    };
+  }
+
+  /** The ledger so far, in start order (running forks with zeros). */
+  entries(): SubagentUsage[] {
+    return [...this.#tracked.values()].map((tracked) => ({ ...tracked.entry }));
+  }
+
+  /** Finished forks' cost so far (for maxBudgetUsd). */
+  costUsd(): number {
+    let sum = 0;
+    for (const tracked of this.#tracked.values()) sum += tracked.entry.costUSD;
+    return sum;
+  }
+
+  #base() {
+    return { session_id: this.#sessionId, uuid: randomUUID() };
+  }
+
+  #begin(task: SubAgentTask): void {
+    const agentType = agentTypeOf(task.querySource);
+    const toolUseId = task.parent?.toolUseId;
+    this.#tracked.set(task.id, {
+      task,
+      started: Date.now(),
+      toolUses: 0,
+      tokens: 0,
+      lastToolName: undefined,
+      messages: 0,
+      model: task.cacheSafeParams.model,
+      entry: {
+        agentId: task.id,
+        agentType,
+        parentToolUseId: toolUseId ?? null,
+        model: task.cacheSafeParams.model,
+        status: "running",
+        numTurns: 0,
+        durationMs: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadInputTokens: 0,
+        cacheCreationInputTokens: 0,
+        costUSD: 0,
+        cacheReadShare: 0,
+      },
+    });
+    // Only forks a tool started (Agent, Skill) are tasks, as in the Agent SDK; compaction and
+    // session-memory forks are in the ledger but not in the message stream.
+    if (toolUseId === undefined) return this.#onStart({ agentId: task.id, agentType, toolUseId });
+    this.#emit({
+      type: "system",
+      subtype: "task_started",
+      ...this.#base(),
+      task_id: task.id,
+      tool_use_id: toolUseId,
+      description: this.#description(task),
+      ...(task.querySource.startsWith("agent:") ? { subagent_type: agentType } : {}),
+      task_type: task.querySource,
+    });
+    this.#onStart({ agentId: task.id, agentType, toolUseId });
+  }
+
+  #description(task: SubAgentTask): string {
+    const toolUseId = task.parent?.toolUseId;
+    return (
+      task.description ??
+      (toolUseId === undefined ? undefined : this.#describe(toolUseId)) ??
+      task.querySource
+    );
+  }
+
+  #onEvent(event: SubAgentEvent): void {
+    const tracked = this.#tracked.get(event.agentId);
+    if (tracked === undefined) return;
+    const toolUseId = tracked.task.parent?.toolUseId;
+    switch (event.type) {
+      case "request_start":
+        if (event.model !== "") tracked.model = event.model;
+        return;
+      case "text":
+        if (toolUseId !== undefined) this.#assistant(tracked, toolUseId, { type: "text", text: event.text });
+        return;
+      case "tool_use":
+        tracked.toolUses++;
+        tracked.lastToolName = event.name;
+        if (toolUseId !== undefined) {
+          this.#assistant(tracked, toolUseId, {
+            type: "tool_use",
+            id: event.toolUseId,
+            name: event.name,
+            input: event.input,
+          });
+        }
+        return;
+      case "tool_result":
+        if (toolUseId !== undefined) {
+          this.#emit({
+            type: "user",
+            ...this.#base(),
+            message: {
+              role: "user",
+              content: [
+                {
+                  type: "tool_result",
+                  tool_use_id: event.toolUseId,
+                  content: event.content,
+                  ...(event.isError ? { is_error: true } : {}),
+                },
+              ],
+            },
+            parent_tool_use_id: toolUseId,
+          });
+        }
+        return;
+      case "usage":
+        if (event.phase !== "end" || toolUseId === undefined) return;
+        tracked.tokens +=
+          event.usage.input_tokens +
+          event.usage.output_tokens +
+          event.usage.cache_read_input_tokens +
+          event.usage.cache_creation_input_tokens;
+        this.#emit({
+          type: "system",
+          subtype: "task_progress",
+          ...this.#base(),
+          task_id: event.agentId,
+          ...(toolUseId === undefined ? {} : { tool_use_id: toolUseId }),
+          description: this.#description(tracked.task),
+          ...(tracked.task.querySource.startsWith("agent:")
+            ? { subagent_type: tracked.entry.agentType }
+            : {}),
+          usage: {
+            total_tokens: tracked.tokens,
+            tool_uses: tracked.toolUses,
+            duration_ms: Date.now() - tracked.started,
+          },
+          ...(tracked.lastToolName === undefined ? {} : { last_tool_name: tracked.lastToolName }),
+        });
+        return;
+      case "started":
+      case "api_retry":
+      case "rate_limited":
+      case "compact_boundary":
+      case "cache_break":
+      case "done":
+        return;
+      default: {
+        const unreachable: never = event;
+        throw new Error(`unknown sub-agent event ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+
+  #assistant(tracked: Tracked, parentToolUseId: string, block: Record<string, unknown>): void {
+    tracked.messages++;
+    this.#emit({
+      type: "assistant",
+      ...this.#base(),
+      message: {
+        id: `msg_${tracked.task.id}_${tracked.messages}`,
+        type: "message",
+        role: "assistant",
+        model: tracked.model,
+        content: [block],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 0, output_tokens: 0 },
+      } as never,
+      parent_tool_use_id: parentToolUseId,
+    });
+  }
+
+  #finish(agentId: string, result: SubAgentResult): void {
+    const tracked = this.#tracked.get(agentId);
+    if (tracked === undefined) return;
+    const usage = result.usage;
+    tracked.entry = {
+      ...tracked.entry,
+      model: tracked.model,
+      status: result.status,
+      numTurns: result.turns,
+      durationMs: result.durationMs,
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      cacheReadInputTokens: usage.cacheReadInputTokens,
+      cacheCreationInputTokens: usage.cacheCreationInputTokens,
+      costUSD: result.costUsd,
+      cacheReadShare: cacheReadShare([usage]),
+    };
+    const toolUseId = tracked.task.parent?.toolUseId;
+    if (toolUseId === undefined) return;
+    this.#emit({
+      type: "system",
+      subtype: "task_notification",
+      ...this.#base(),
+      task_id: agentId,
+      ...(toolUseId === undefined ? {} : { tool_use_id: toolUseId }),
+      status: result.status === "completed" ? "completed" : result.status === "failed" ? "failed" : "stopped",
+      output_file: tracked.task.transcriptPath ?? "",
+      summary: result.status === "completed" ? result.text : (result.error?.message ?? result.status),
+      usage: {
+        total_tokens:
+          usage.inputTokens +
+          usage.outputTokens +
+          usage.cacheReadInputTokens +
+          usage.cacheCreationInputTokens,
+        tool_uses: tracked.toolUses,
+        duration_ms: result.durationMs,
+      },
+    });
+  }
+}

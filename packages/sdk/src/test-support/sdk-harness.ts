@@ -1,0 +1,108 @@
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  type BrainReply,
+  type BrainRequest,
+  builtinPolicyBrain,
+  type Simulator,
+  startSimulator,
+} from "@forkloop/sim";
+import type { SDKMessage } from "../messages.js";
+import type { Options } from "../options.js";
+import { query } from "../query.js";
+import { streamJsonLineSchema } from "../stream-json.js";
+
+/** A project directory and a simulator whose brain the test scripts (other requests: the built-in policy). */
+export async function startHarness(
+  brain: (request: BrainRequest) => BrainReply | undefined,
+  simOptions: Parameters<typeof startSimulator>[0] = {},
+): Promise<{
+  sim: Simulator;
+  dir: string;
+  options: (extra?: Options) => Options;
+  close(): Promise<void>;
+}> {
+  const sim = await startSimulator({
+    ...simOptions,
+    brain: (request) => brain(request) ?? builtinPolicyBrain(request),
+  });
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-sdk-")));
+  writeFileSync(join(dir, "notes.md"), "# Release notes\nexport const version = 3;\n");
+  const warnings: string[] = [];
+  return {
+    sim,
+    dir,
+    options: (extra = {}) => ({
+      cwd: dir,
+      env: { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: sim.url, HOME: dir },
+      stderr: (line) => warnings.push(line),
+      ...extra,
+    }),
+    async close() {
+      await sim.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Every message of a query, each checked against the stream-json schema it must follow. */
+export async function collectMessages(run: AsyncIterable<SDKMessage>): Promise<SDKMessage[]> {
+  const messages: SDKMessage[] = [];
+  for await (const message of run) {
+    const parsed = streamJsonLineSchema.safeParse(message);
+    if (!parsed.success)
+      throw new Error(`invalid message ${JSON.stringify(message)}: ${parsed.error.message}`);
+    messages.push(message);
+  }
+  return messages;
+}
+
+export async function runQuery(prompt: string, options: Options): Promise<SDKMessage[]> {
+  return collectMessages(query({ prompt, options }));
+}
+
+/** A prompt stream the test feeds while the query runs. */
+export function promptStream(): {
+  stream: AsyncIterable<{
+    type: "user";
+    message: { role: "user"; content: string };
+    parent_tool_use_id: null;
+  }>;
+  push(text: string): void;
+  end(): void;
+} {
+  const queue: string[] = [];
+  let ended = false;
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    const resolve = wake;
+    wake = undefined;
+    resolve?.();
+  };
+  return {
+    stream: {
+      async *[Symbol.asyncIterator]() {
+        while (true) {
+          const text = queue.shift();
+          if (text !== undefined) {
+            yield { type: "user", message: { role: "user", content: text }, parent_tool_use_id: null };
+            continue;
+          }
+          if (ended) return;
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+          });
+        }
+      },
+    },
+    push(text) {
+      queue.push(text);
+      notify();
+    },
+    end() {
+      ended = true;
+      notify();
+    },
+  };
+}
