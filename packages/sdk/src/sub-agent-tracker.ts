@@ -84,7 +84,13 @@ export class SubAgentTracker {
         const handles = pool.runAll(
           tasks,
           // One callbacks object for all: the events name their agent, so one tracker hook serves.
-          { ...callbacks, onEvent: (event) => (callbacks?.onEvent?.(event), this.#onEvent(event)) },
+          {
+            ...callbacks,
+            onEvent: (event) => {
+              callbacks?.onEvent?.(event);
+              this.#onEvent(event);
+            },
+          },
           options,
         );
         for (const [index, handle] of handles.entries()) {
@@ -146,7 +152,10 @@ export class SubAgentTracker {
     });
     // Only forks a tool started (Agent, Skill) are tasks, as in the Agent SDK; compaction and
     // session-memory forks are in the ledger but not in the message stream.
-    if (toolUseId === undefined) return this.#onStart({ agentId: task.id, agentType, toolUseId });
+    if (toolUseId === undefined) {
+      this.#onStart({ agentId: task.id, agentType, toolUseId });
+      return;
+    }
     this.#emit({
       type: "system",
       subtype: "task_started",
