@@ -11,11 +11,17 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: "forks",
     // vitest runs node with `--conditions source`, so a dependency that publishes a "source"
-    // condition (eventsource-parser, under the AI SDK of the compatibility suite) would load as
-    // .ts: vite transforms it, and the packages that import it, instead of node.
+    // condition (eventsource and eventsource-parser, under the AI SDK of the compatibility suite
+    // and under @modelcontextprotocol/sdk) would load as .ts: vite transforms it, and the packages
+    // that import it, instead of node.
     server: {
       deps: {
-        inline: [/\/node_modules\/ai\//, /\/node_modules\/@ai-sdk\//, /\/node_modules\/eventsource-parser\//],
+        inline: [
+          /\/node_modules\/ai\//,
+          /\/node_modules\/@ai-sdk\//,
+          /\/node_modules\/@modelcontextprotocol\/sdk\//,
+          /\/node_modules\/eventsource(-parser)?\//,
+        ],
       },
     },
   },

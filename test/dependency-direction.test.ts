@@ -10,6 +10,7 @@ const allowed: Record<string, readonly string[]> = {
   "packages/loop-core": [],
   "packages/tools": ["loop-core"],
   "packages/compaction": ["loop-core"],
+  "packages/mcp": ["loop-core"],
   "packages/orchestrator": ["loop-core", "tools", "compaction"],
   // The embedded simulator is the SDK's default endpoint when no API key is set.
   "packages/sdk": ["orchestrator", "loop-core", "tools", "compaction", "sim"],

@@ -96,10 +96,8 @@ export function toolDefinitions(tools: readonly Tool[]): ToolDefinition[] {
 export function toolDefinition(tool: Tool): ToolDefinition {
   const cached = definitionCache.get(tool);
   if (cached) return cached;
-  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<
-    string,
-    unknown
-  >;
+  const { $schema: _ignored, ...schema } = (tool.inputJSONSchema ??
+    z.toJSONSchema(tool.inputSchema, { io: "input" })) as Record<string, unknown>;
   const definition: ToolDefinition = {
     name: tool.name,
     description: tool.description,

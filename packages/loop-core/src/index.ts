@@ -60,6 +60,12 @@ export type {
   StopHookInput,
   StopHookOutcome,
 } from "./hooks.js";
+export {
+  type JsonSchemaInput,
+  type JsonSchemaInputResult,
+  type JsonSchemaObject,
+  jsonSchemaInput,
+} from "./json-schema-input.js";
 export type { HistoryReplacedEvent, LoopEvent, StateSnapshotEvent } from "./loop-events.js";
 export {
   DEFAULT_MAX_OUTPUT_TOKENS,
@@ -112,7 +118,7 @@ export type { ContinueReason, Terminal, TerminalReason, UsageTotals } from "./te
 export { CONTINUE_REASONS, TERMINAL_REASONS } from "./terminal.js";
 export { type BudgetDecision, type BudgetTracker, checkTokenBudget } from "./token-budget.js";
 export { estimateMessageTokens, estimateTextTokens, tokenCountWithEstimation } from "./token-estimation.js";
-export type { AgentState, TodoItem, Tool, ToolResult, ToolUseContext } from "./tool.js";
-export { createAgentState } from "./tool.js";
+export type { AgentState, TodoItem, Tool, ToolAnnotations, ToolResult, ToolUseContext } from "./tool.js";
+export { annotationTraits, createAgentState } from "./tool.js";
 export { runToolUse, type ToolRunOptions, type ToolRunOutcome } from "./tool-execution.js";
 export { TOOL_USE_SUMMARY_QUERY_SOURCE, type ToolUseSummaryEvent } from "./tool-use-summary.js";

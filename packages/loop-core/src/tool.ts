@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { JsonSchemaObject } from "./json-schema-input.js";
 import type { ContentBlockParam } from "./messages.js";
 import type { PermissionMode } from "./permissions.js";
 
@@ -47,6 +48,30 @@ export interface ToolResult {
 }
 
 /**
+ * Static hints about what a tool does, as MCP servers declare them (the Agent SDK's `tool()` takes
+ * the same). Hints from a server are not guarantees; forkloop reads only `readOnlyHint`.
+ */
+export interface ToolAnnotations {
+  readonly title?: string;
+  readonly readOnlyHint?: boolean;
+  readonly destructiveHint?: boolean;
+  readonly idempotentHint?: boolean;
+  readonly openWorldHint?: boolean;
+}
+
+/**
+ * The Tool contract's reading of annotations (issue 15): `readOnlyHint` makes a tool read-only and
+ * concurrency-safe; anything else (no hint, `false`, only other hints) makes it neither. A worker's
+ * proxy of an annotated parent tool answers with the same functions, so both sides agree.
+ */
+export function annotationTraits(
+  annotations: ToolAnnotations | undefined,
+): Pick<Tool, "isReadOnly" | "isConcurrencySafe"> {
+  const readOnly = annotations?.readOnlyHint === true;
+  return { isReadOnly: () => readOnly, isConcurrencySafe: () => readOnly };
+}
+
+/**
  * A tool the model can call. Input is validated with `inputSchema` before `call` runs (R-T1);
  * invalid input never reaches `call`. `call` should return `{ isError: true }` for expected
  * failures and may throw only for bugs (the executor turns a throw into an is_error result too).
@@ -59,6 +84,14 @@ export interface Tool<
   readonly aliases?: readonly string[];
   readonly description: string;
   readonly inputSchema: Schema;
+  /**
+   * For tools whose input is defined by JSON Schema (MCP tools, a parent's tool proxied into a
+   * worker): the schema the API is sent, as is. Build both fields with `jsonSchemaInput()`, so
+   * `inputSchema` validates with this very schema; without it the definition is zod's JSON Schema.
+   */
+  readonly inputJSONSchema?: JsonSchemaObject;
+  /** Static hints (MCP tools); `isReadOnly`/`isConcurrencySafe` then follow `annotationTraits`. */
+  readonly annotations?: ToolAnnotations;
   /** True when this call may run in parallel with other safe calls (R-T2). */
   isConcurrencySafe(input: z.infer<Schema>): boolean;
   /** True when this call changes nothing (plan mode allows only these, R-P1). */

@@ -18,9 +18,9 @@ import {
   type Usage,
 } from "@forkloop/loop-core";
 import { createBuiltinTools, createPermissionChecker } from "@forkloop/tools";
-import { z } from "zod";
 import { toWireError } from "./errors.js";
 import { markPrefixBoundary, toForkHistory } from "./fork-messages.js";
+import { parentSideTool } from "./parent-side-tool.js";
 import {
   EMPTY_USAGE,
   type SubAgentEvent,
@@ -52,35 +52,6 @@ export interface SubAgentIo {
   readonly steeringQueue: QueuedCommand[];
   /** True when the parent asked to cancel (the signal is aborted too). */
   cancelled(): boolean;
-}
-
-/**
- * A tool that runs in the parent. Its definition must serialize exactly like the parent's so
- * the fork's tools prefix stays byte-identical (R-F3); zod has no JSON-Schema import, so the
- * schema reports the parent's JSON through zod's own `toJSONSchema` override hook.
- */
-function parentSideTool(definition: Anthropic.Messages.Tool, io: SubAgentIo): Tool {
-  const schema = z.record(z.string(), z.unknown());
-  const { type: _type, ...rest } = definition.input_schema;
-  (schema._zod as unknown as { toJSONSchema: () => unknown }).toJSONSchema = () => ({
-    type: "object",
-    ...structuredClone(rest),
-  });
-  return {
-    name: definition.name,
-    description: definition.description ?? "",
-    inputSchema: schema,
-    isConcurrencySafe: () => true,
-    isReadOnly: () => false,
-    maxResultSizeChars: 100_000,
-    async call(input, context) {
-      const result = await io.callParentTool(definition.name, input, {
-        toolUseId: context.toolUseId,
-        agentId: context.agentId,
-      });
-      return { content: result.content, isError: result.isError };
-    },
-  };
 }
 
 /**

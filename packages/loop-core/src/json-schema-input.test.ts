@@ -1,0 +1,152 @@
+import { describe, expect, it } from "vitest";
+import { toolDefinition } from "./build-request.js";
+import { type JsonSchemaInput, jsonSchemaInput } from "./json-schema-input.js";
+import type { ToolUseBlock, UserMessage } from "./messages.js";
+import { testContext } from "./testing/index.js";
+import type { Tool } from "./tool.js";
+import { runToolUse } from "./tool-execution.js";
+
+function compile(schema: unknown): JsonSchemaInput {
+  const result = jsonSchemaInput(schema);
+  if (!result.ok) throw new Error(result.error);
+  return result;
+}
+
+function issues(input: JsonSchemaInput, value: unknown): { path: PropertyKey[]; message: string }[] {
+  const parsed = input.inputSchema.safeParse(value);
+  return parsed.success ? [] : parsed.error.issues.map(({ path, message }) => ({ path, message }));
+}
+
+const fileSchema = {
+  $schema: "http://json-schema.org/draft-07/schema#",
+  type: "object",
+  properties: {
+    path: { type: "string", minLength: 1 },
+    lines: { type: "array", items: { type: "integer", minimum: 1 } },
+    mode: { enum: ["read", "stat"] },
+    range: { $ref: "#/definitions/range" },
+  },
+  required: ["path"],
+  additionalProperties: false,
+  definitions: { range: { type: "object", properties: { from: { type: "integer" } }, required: ["from"] } },
+};
+
+describe("issue 15: tools whose input schema is JSON Schema (jsonSchemaInput)", () => {
+  it("issue 15: valid input passes unchanged; each violation is an issue at its JSON path", () => {
+    const input = compile(fileSchema);
+    expect(input.inputSchema.safeParse({ path: "a.txt", lines: [1, 2], range: { from: 3 } })).toEqual({
+      success: true,
+      data: { path: "a.txt", lines: [1, 2], range: { from: 3 } },
+    });
+    expect(issues(input, {})).toEqual([{ path: [], message: 'missing required property "path"' }]);
+    expect(issues(input, { path: "a", extra: 1 })).toEqual([
+      { path: [], message: 'unexpected property "extra"' },
+    ]);
+    expect(issues(input, { path: "a", lines: [1, 0] })).toEqual([
+      { path: ["lines", 1], message: "must be >= 1" },
+    ]);
+    expect(issues(input, { path: "a", range: {} })).toEqual([
+      { path: ["range"], message: 'missing required property "from"' },
+    ]);
+    expect(issues(input, { path: "a", mode: "write" })[0]?.message).toContain('["read","stat"]');
+    // allErrors: every problem at once, so the model can fix them in one retry.
+    expect(issues(input, { path: "", lines: ["x"] })).toHaveLength(2);
+  });
+
+  it("issue 15: the draft is the schema's own — 2020-12 by default ($defs, prefixItems), draft-07 when declared", () => {
+    const tuple = {
+      type: "object",
+      properties: { pair: { type: "array", prefixItems: [{ type: "string" }] } },
+    };
+    // 2020-12 (no $schema) knows prefixItems: the first item must be a string.
+    expect(issues(compile(tuple), { pair: [1] })).toEqual([{ path: ["pair", 0], message: "must be string" }]);
+    // draft-07 has no prefixItems: the same schema constrains nothing there.
+    expect(
+      issues(compile({ ...tuple, $schema: "http://json-schema.org/draft-07/schema#" }), { pair: [1] }),
+    ).toEqual([]);
+    const withDefs = {
+      type: "object",
+      properties: { n: { $ref: "#/$defs/positive" } },
+      $defs: { positive: { type: "number", exclusiveMinimum: 0 } },
+    };
+    expect(issues(compile(withDefs), { n: 0 })).toEqual([{ path: ["n"], message: "must be > 0" }]);
+  });
+
+  it("issue 15: a schema that cannot be compiled or is not an object schema is refused with the reason", () => {
+    const notCompilable = jsonSchemaInput({ type: "object", properties: { a: { type: "strin" } } });
+    expect(notCompilable).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("not valid JSON Schema"),
+    });
+    const dangling = jsonSchemaInput({ type: "object", properties: { a: { $ref: "#/$defs/missing" } } });
+    expect(dangling.ok).toBe(false);
+    expect(jsonSchemaInput({ type: "string" })).toEqual({
+      ok: false,
+      error: 'the input schema\'s type is "string", not "object"',
+    });
+    expect(jsonSchemaInput(null)).toEqual({ ok: false, error: "the input schema is not a JSON object" });
+  });
+
+  it("issue 15: two schemas with the same $id both compile and keep their own rules", () => {
+    const a = compile({ $id: "https://example.com/shared.json", type: "object", required: ["a"] });
+    const b = compile({ $id: "https://example.com/shared.json", type: "object", required: ["b"] });
+    expect(issues(a, { b: 1 })).toHaveLength(1);
+    expect(issues(b, { b: 1 })).toEqual([]);
+  });
+
+  it("issue 15: the API is sent the JSON Schema itself (minus $schema), not a zod rendering of the validator", () => {
+    const input = compile(fileSchema);
+    const tool: Tool = {
+      name: "mcp__files__read",
+      description: "reads",
+      ...input,
+      isConcurrencySafe: () => true,
+      isReadOnly: () => true,
+      maxResultSizeChars: 1_000,
+      call: async () => ({ content: "" }),
+    };
+    const { $schema: _draft, ...expected } = fileSchema;
+    expect(toolDefinition(tool).input_schema).toEqual(expected);
+    expect(JSON.stringify(toolDefinition(tool).input_schema)).toBe(JSON.stringify(expected));
+  });
+
+  it("issue 15 / R-T1: invalid input never reaches call; the model gets the JSON path in the error", async () => {
+    const calls: unknown[] = [];
+    const tool: Tool = {
+      name: "mcp__files__read",
+      description: "reads",
+      ...compile(fileSchema),
+      isConcurrencySafe: () => true,
+      isReadOnly: () => true,
+      maxResultSizeChars: 1_000,
+      call: async (input) => {
+        calls.push(input);
+        return { content: "ok" };
+      },
+    };
+    const use = (input: Record<string, unknown>) =>
+      ({
+        type: "tool_use",
+        id: "toolu_1",
+        name: tool.name,
+        input,
+        caller: { type: "direct" },
+      }) as ToolUseBlock;
+    const run = async (input: Record<string, unknown>) => {
+      const outcome = await runToolUse(use(input), null, {
+        context: testContext({ tools: [tool] }),
+        canUseTool: async () => ({ behavior: "allow" }),
+        hooks: undefined,
+        uuid: () => crypto.randomUUID(),
+      });
+      return (outcome.message as UserMessage).message.content[0] as { content: string; is_error?: boolean };
+    };
+    const bad = await run({ path: "a", lines: [0] });
+    expect(bad.is_error).toBe(true);
+    expect(bad.content).toContain("InputValidationError");
+    expect(bad.content).toContain("at lines[0]");
+    expect(calls).toEqual([]);
+    expect((await run({ path: "a" })).content).toBe("ok");
+    expect(calls).toEqual([{ path: "a" }]);
+  });
+});

@@ -1,0 +1,127 @@
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from "ajv";
+import { Ajv2019 } from "ajv/dist/2019.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { z } from "zod";
+
+/** A tool's input schema as JSON Schema (the API's `input_schema`: an object schema). */
+export interface JsonSchemaObject {
+  readonly type: "object";
+  readonly [keyword: string]: unknown;
+}
+
+/** What a tool built from JSON Schema carries: the zod validator and the schema the API is sent. */
+export interface JsonSchemaInput {
+  /** Validates with the JSON Schema itself (ajv); issues keep the JSON path of the failing value. */
+  readonly inputSchema: z.ZodType<Record<string, unknown>>;
+  /** The schema as given, without `$schema`: `toolDefinition` sends exactly this. */
+  readonly inputJSONSchema: JsonSchemaObject;
+}
+
+export type JsonSchemaInputResult =
+  | ({ readonly ok: true } & JsonSchemaInput)
+  | { readonly ok: false; readonly error: string };
+
+type Draft = "2020-12" | "2019-09" | "draft-07";
+
+/**
+ * One compiler per draft, made on first use. `addUsedSchema: false` keeps compiled schemas out of
+ * the instance (two servers' tools may share a `$id`), and each schema is removed from ajv's cache
+ * once compiled, so a long-lived process that reconnects servers does not accumulate them.
+ */
+const compilers = new Map<Draft, Ajv>();
+
+const AJV_OPTIONS: Options = {
+  strict: false, // servers use keywords ajv does not know (e.g. `title` variants, vendor keys)
+  allErrors: true,
+  // JSON Schema 2020-12 makes `format` an annotation; enforcing ajv's formats would refuse inputs
+  // the server itself accepts (its own validator decides).
+  validateFormats: false,
+  addUsedSchema: false,
+  logger: false,
+};
+
+function compiler(draft: Draft): Ajv {
+  let ajv = compilers.get(draft);
+  if (!ajv) {
+    ajv =
+      draft === "2020-12"
+        ? new Ajv2020(AJV_OPTIONS)
+        : draft === "2019-09"
+          ? new Ajv2019(AJV_OPTIONS)
+          : new Ajv(AJV_OPTIONS);
+    compilers.set(draft, ajv);
+  }
+  return ajv;
+}
+
+/**
+ * The draft a schema is written in. No `$schema` means 2020-12 (the MCP spec's default and the
+ * draft the Messages API reads tool schemas in); draft-04/06 and unknown drafts are read as
+ * draft-07, which they differ from only in keywords tool schemas rarely use.
+ */
+function draftOf(schema: Record<string, unknown>): Draft {
+  const declared = typeof schema.$schema === "string" ? schema.$schema : "";
+  if (declared === "" || declared.includes("2020-12")) return "2020-12";
+  if (declared.includes("2019-09")) return "2019-09";
+  return "draft-07";
+}
+
+/**
+ * A tool input defined by JSON Schema (MCP tools, a parent's tool in a worker): validated by a
+ * real JSON-Schema validator, sent to the API unchanged. A schema that does not compile is an
+ * expected failure (a server may send anything); it is refused here rather than sent, because an
+ * invalid `input_schema` makes the API reject every request of the session.
+ */
+export function jsonSchemaInput(schema: unknown): JsonSchemaInputResult {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
+    return { ok: false, error: "the input schema is not a JSON object" };
+  }
+  const record = schema as Record<string, unknown>;
+  if (record.type !== "object") {
+    return { ok: false, error: `the input schema's type is ${JSON.stringify(record.type)}, not "object"` };
+  }
+  const draft = draftOf(record);
+  const { $schema: _draft, ...sent } = record;
+  const ajv = compiler(draft);
+  // Unknown drafts are compiled as draft-07 without their `$schema` (ajv would look it up).
+  const compiled = draft === "draft-07" ? sent : record;
+  let validate: ValidateFunction;
+  try {
+    validate = ajv.compile(compiled);
+  } catch (error) {
+    return { ok: false, error: `the input schema is not valid JSON Schema (${(error as Error).message})` };
+  } finally {
+    ajv.removeSchema(compiled);
+  }
+  const inputSchema = z.record(z.string(), z.unknown()).superRefine((value, context) => {
+    if (validate(value)) return;
+    for (const issue of validate.errors ?? []) {
+      const { path, message } = describeIssue(issue);
+      context.addIssue({ code: "custom", path, message });
+    }
+  });
+  return { ok: true, inputSchema, inputJSONSchema: sent as JsonSchemaObject };
+}
+
+/** ajv's error as a zod issue: the instance path as a zod path, the property named where ajv has it. */
+function describeIssue(issue: ErrorObject): { path: (string | number)[]; message: string } {
+  const path = issue.instancePath
+    .split("/")
+    .slice(1)
+    .map((segment) => segment.replaceAll("~1", "/").replaceAll("~0", "~"))
+    .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
+  const params = issue.params as Record<string, unknown>;
+  switch (issue.keyword) {
+    case "required":
+      return { path, message: `missing required property "${String(params.missingProperty)}"` };
+    case "additionalProperties":
+      return { path, message: `unexpected property "${String(params.additionalProperty)}"` };
+    case "enum":
+      return {
+        path,
+        message: `${issue.message ?? "must be one of"}: ${JSON.stringify(params.allowedValues)}`,
+      };
+    default:
+      return { path, message: issue.message ?? `fails "${issue.keyword}"` };
+  }
+}

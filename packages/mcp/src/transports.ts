@@ -1,0 +1,82 @@
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { McpServerConfig } from "./mcp-config.js";
+
+export type McpTransportType = "stdio" | "http" | "sse" | "sdk";
+
+export interface TransportOptions {
+  /** Working directory of stdio servers (the session's project). */
+  readonly cwd?: string | undefined;
+  /** Environment stdio servers inherit, before their own `env` (default: this process's). */
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined;
+}
+
+export interface OpenedTransport {
+  readonly transport: Transport;
+  /** What the server wrote to stderr lately (stdio only): the reason a start or a death gives. */
+  stderrTail(): string;
+}
+
+const STDERR_TAIL_CHARS = 2_000;
+
+export function transportType(config: McpServerConfig): McpTransportType {
+  return config.type ?? "stdio";
+}
+
+/**
+ * A new transport for one connection attempt (a restart gets a fresh one). stdio servers inherit
+ * the environment as in Claude Code, plus their own `env`; their stderr is captured, not mixed
+ * into forkloop's own output.
+ */
+export async function openTransport(
+  config: McpServerConfig,
+  options: TransportOptions,
+): Promise<OpenedTransport> {
+  switch (config.type) {
+    case undefined:
+    case "stdio": {
+      const env: Record<string, string> = {};
+      for (const [key, value] of Object.entries(options.env ?? process.env)) {
+        if (value !== undefined) env[key] = value;
+      }
+      const transport = new StdioClientTransport({
+        command: config.command,
+        args: config.args ?? [],
+        env: { ...env, ...config.env },
+        stderr: "pipe",
+        ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      });
+      let tail = "";
+      transport.stderr?.on("data", (chunk: Buffer) => {
+        tail = (tail + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS);
+      });
+      return { transport, stderrTail: () => tail.trim() };
+    }
+    case "http":
+      return {
+        transport: new StreamableHTTPClientTransport(new URL(config.url), {
+          requestInit: { headers: config.headers ?? {} },
+        }),
+        stderrTail: () => "",
+      };
+    case "sse":
+      return {
+        transport: new SSEClientTransport(new URL(config.url), {
+          requestInit: { headers: config.headers ?? {} },
+        }),
+        stderrTail: () => "",
+      };
+    case "sdk": {
+      const [client, server] = InMemoryTransport.createLinkedPair();
+      await config.instance.connect(server);
+      return { transport: client, stderrTail: () => "" };
+    }
+    default: {
+      const unknown: { type: string } = config;
+      throw new Error(`unknown MCP transport ${unknown.type}`);
+    }
+  }
+}
