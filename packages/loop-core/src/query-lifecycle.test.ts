@@ -160,7 +160,7 @@ describe("R-L17/R-L18/R-F3", () => {
     const before = handle.messageRequests().length;
     await collect(
       query({
-        ...simParams(handle, { model: "claude-opus-4-6" }),
+        ...simParams(handle, { model: "claude-opus-4-6", tools: thinkingRun().tools }),
         messages: [...terminal.messages, createUserMessage("next")],
       }),
     );

@@ -4,7 +4,7 @@ import { afterEach, expect } from "vitest";
 import { createUserMessage } from "../create-message.js";
 import type { Message } from "../messages.js";
 import { type QueryParams, query } from "../query.js";
-import { collect, testContext } from "../testing/index.js";
+import { collect, testContext, testTool } from "../testing/index.js";
 import type { Tool } from "../tool.js";
 
 /**
@@ -87,9 +87,15 @@ export function simParams(
 /** Sends `messages` plus a new user turn to the simulator: the referee for a history's validity. */
 export async function assertHistoryAccepted(handle: SimHandle, messages: readonly Message[]): Promise<void> {
   const before = handle.messageRequests().length;
+  // A history with tool blocks needs its tools defined (the API refuses it otherwise).
+  const names = new Set(
+    messages.flatMap((m) =>
+      m.type === "assistant" ? m.message.content.flatMap((b) => (b.type === "tool_use" ? [b.name] : [])) : [],
+    ),
+  );
   const { terminal } = await collect(
     query({
-      ...simParams(handle),
+      ...simParams(handle, { tools: [...names].map((name) => testTool({ name })) }),
       messages: [...messages, createUserMessage("Carry on.")],
       maxTurns: 1,
     }),
