@@ -55,6 +55,45 @@ describe("forkloop sim (standalone simulator)", () => {
     expect(bad.stderr).toContain("--record-limit: must be at least 1");
   });
 
+  it("issue 18 item 3: --rate-limits sets the limits; every response carries the headers; over the limit is a 429", async () => {
+    const sim = await startSimProcess(dir, ["--rate-limits", "rpm=2,itpm=50000,otpm=8000"]);
+    try {
+      const send = () =>
+        fetch(`${sim.url}/v1/messages`, {
+          method: "POST",
+          headers: {
+            "x-api-key": "test-key",
+            "anthropic-version": "2023-06-01",
+            "content-type": "application/json",
+          },
+          body: JSON.stringify({
+            model: "claude-haiku-4-5",
+            max_tokens: 64,
+            messages: [{ role: "user", content: "hi" }],
+          }),
+        });
+      const first = await send();
+      expect(first.status).toBe(200);
+      expect(first.headers.get("anthropic-ratelimit-requests-limit")).toBe("2");
+      expect(first.headers.get("anthropic-ratelimit-requests-remaining")).toBe("1");
+      expect(first.headers.get("anthropic-ratelimit-input-tokens-limit")).toBe("50000");
+      expect(first.headers.get("anthropic-ratelimit-output-tokens-limit")).toBe("8000");
+      // tokens-* is whichever of the two has less left (unit-tested in rate-limiter.test.ts).
+      expect(["50000", "8000"]).toContain(first.headers.get("anthropic-ratelimit-tokens-limit"));
+      expect(Date.parse(first.headers.get("anthropic-ratelimit-requests-reset") ?? "")).toBeGreaterThan(0);
+      expect((await send()).status).toBe(200);
+      const refused = await send();
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+      await Promise.all([first, refused].map((r) => r.arrayBuffer()));
+    } finally {
+      await sim.stop();
+    }
+    const bad = await runCli(["sim", "--rate-limits", "rpm=fast"], { cwd: dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--rate-limits: "rpm=fast" is not a limit: give rpm, itpm or otpm');
+  });
+
   it("bad flags exit 2 naming the flag and the fix", async () => {
     const faults = await runCli(["sim", "--faults", "boom"], { cwd: dir });
     expect(faults.code).toBe(2);

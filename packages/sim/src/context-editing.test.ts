@@ -215,7 +215,14 @@ describe("api doc §9: clear_tool_uses_20250919", () => {
 describe("api doc §9: validation", () => {
   const expect400 = async (body: object, betas: string[], message: string) => {
     const error = await client.beta.messages
-      .create({ model: MODEL, max_tokens: 100, messages: toolSession(["Read"]), ...body, betas } as never)
+      .create({
+        model: MODEL,
+        max_tokens: 100,
+        tools: TOOLS,
+        messages: toolSession(["Read"]),
+        ...body,
+        betas,
+      } as never)
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);
     expect((error as InstanceType<typeof Anthropic.BadRequestError>).message).toContain(message);
@@ -238,7 +245,7 @@ describe("api doc §9: validation", () => {
     await expect400(
       { context_management: { edits: [{ type: "clear_tool_uses_20250919", keep: { type: "tool_uses" } }] } },
       [BETA],
-      "context_management.edits.0.keep.value: Field required",
+      "context_management.edits.0.clear_tool_uses_20250919.keep.value: Field required",
     );
   });
 

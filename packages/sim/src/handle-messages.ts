@@ -24,6 +24,8 @@ export interface MessagesCall {
   /** The `anthropic-beta` header, split (the 1M-context beta widens the window). */
   betas: readonly string[];
   valid: ValidRequest<MessagesRequest>;
+  /** `PromptCache.arrive()` when the request came in (before its body was read). */
+  arrival: number;
 }
 
 /** Answers a validated `POST /v1/messages`: rate limits, faults, brain, cache, latency, reply. */
@@ -35,22 +37,21 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
 
   const account = state.cache.account({
     scope: call.apiKey,
+    arrival: call.arrival,
     modelId: model.id,
     layout: valid.layout,
     breakpoints: valid.breakpoints,
     minCacheableTokens: model.minCacheableTokens,
   });
-  let rateHeaders: Record<string, string> = {};
-  if (state.limiter.active) {
-    // ITPM counts input tokens and cache writes, not cache reads (api doc §4).
-    const counted = account.usage.input_tokens + account.usage.cache_creation_input_tokens;
-    const decision = state.limiter.admit(call.apiKey, counted);
-    if (!decision.ok) {
-      sendError(res, record, state.clock(), record.id, apiError(429, decision.message), decision.headers);
-      return;
-    }
-    rateHeaders = decision.headers;
+  // ITPM counts input tokens and cache writes, not cache reads (api doc §4). Every response
+  // carries the rate-limit headers (issue 18 item 3).
+  const counted = account.usage.input_tokens + account.usage.cache_creation_input_tokens;
+  const decision = state.limiter.admit(call.apiKey, counted);
+  if (!decision.ok) {
+    sendError(res, record, state.clock(), record.id, apiError(429, decision.message), decision.headers);
+    return;
   }
+  const rateHeaders = decision.headers;
   if (fault && isStatusFault(fault)) {
     sendStatusFault(call, fault, rateHeaders);
     return;
@@ -105,15 +106,22 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
     built.content.flatMap((b) => (b.type === "tool_use" ? [b.id] : [])),
     built.content.flatMap((b) => (b.type === "thinking" ? [b.signature] : [])),
   );
+  state.limiter.recordOutput(call.apiKey, decision.use, built.outputTokens);
   const usage: SimUsage = { ...account.usage, output_tokens: built.outputTokens };
   record.usage = usage;
   record.costUsd = costUsd(model, usage);
 
   const timing = state.latency ? timingFor(state.latency, model) : null;
-  if (timing)
+  if (timing) {
     await state.sleeper.sleep(
       firstTokenDelayMs(timing, usage.input_tokens + usage.cache_creation_input_tokens),
     );
+  } else {
+    // No latency model still takes one turn of the event loop before the response starts, so a
+    // request whose bytes came in with this one (sent in parallel) has arrived — and misses,
+    // as on the API (issue 18 item 3) — instead of this one being answered before it is read.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
   if (res.destroyed) return;
   // The response starts now: only from here on may others read what this request wrote (api doc §5).
   account.commit();

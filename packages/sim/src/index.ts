@@ -7,6 +7,7 @@ export type { LatencyModel, ModelTiming } from "./latency.js";
 export { REALISTIC_LATENCY } from "./latency.js";
 export type { ModelSpec } from "./model-registry.js";
 export { MODELS, ModelRegistry, resolveModel } from "./model-registry.js";
+export { DEFAULT_RATE_LIMITS, parseRateLimitSpec, type RateLimits } from "./rate-limiter.js";
 export type { MessagesRequest } from "./request-schema.js";
 export type { Scenario, ScenarioRule } from "./scenario.js";
 export { loadScenario, parseScenario, ScenarioError, scenarioSchema } from "./scenario.js";

@@ -28,6 +28,11 @@ export interface ModelSpec {
    * Fable 5.1 per the thinking docs); other models accept it and skip thinking for that reply.
    */
   refusesForcedToolWithThinking?: boolean;
+  /**
+   * `role: "system"` messages inside `messages[]` are accepted (default true). Models before
+   * 4.6 predate them (which models exactly is UNCONFIRMED: the registry follows prefill support).
+   */
+  supportsSystemMessages?: boolean;
 }
 
 const PRE_47 = { enabled: true, adaptive: false, disabled: true } as const;
@@ -36,7 +41,8 @@ const ADAPTIVE_ONLY = { enabled: false, adaptive: true, disabled: true } as cons
 const FABLE = { enabled: false, adaptive: true, disabled: false } as const;
 
 /**
- * Minimum cacheable length for the 4.8 / 5.x families is UNCONFIRMED (api doc §5): we pick 1024.
+ * Minimum cacheable length for the 4.8 / 5.x families is UNCONFIRMED (api doc §5): we pick 1024
+ * (Opus 5: 512, from its announcement).
  */
 const UNCONFIRMED_MIN_CACHE = 1024;
 
@@ -59,6 +65,7 @@ function model(
     minCacheableTokens,
     thinking,
     supportsPrefill: thinking === PRE_47,
+    supportsSystemMessages: thinking !== PRE_47,
     keepsPriorThinking: !STRIPS_PRIOR_THINKING.has(id),
     tokenFactor: LARGER_TOKENIZER.has(id) ? 1.3 : 1,
     refusesForcedToolWithThinking: REFUSES_FORCED_TOOL_WITH_THINKING.has(id),
@@ -94,7 +101,8 @@ export const MODELS: readonly ModelSpec[] = [
   model("claude-opus-4-7", [], M, 128 * K, [5, 25], 4096, ADAPTIVE_ONLY),
   model("claude-opus-4-8", [], M, 128 * K, [5, 25], UNCONFIRMED_MIN_CACHE, ADAPTIVE_ONLY),
   model("claude-sonnet-5", [], M, 128 * K, [2, 10], UNCONFIRMED_MIN_CACHE, ADAPTIVE_ONLY),
-  model("claude-opus-5", [], M, 128 * K, [5, 25], UNCONFIRMED_MIN_CACHE, ADAPTIVE_ONLY),
+  // 512: Opus 5's announcement (issue 18).
+  model("claude-opus-5", [], M, 128 * K, [5, 25], 512, ADAPTIVE_ONLY),
   model("claude-fable-5", [], M, 128 * K, [10, 50], UNCONFIRMED_MIN_CACHE, FABLE),
   model("claude-fable-5-1", [], M, 128 * K, [10, 50], UNCONFIRMED_MIN_CACHE, FABLE),
   model("claude-fable-5-2", [], M, 128 * K, [8, 40], UNCONFIRMED_MIN_CACHE, FABLE),

@@ -393,6 +393,7 @@ describe("issue 2 point 5: prompt-cache accounting, table-driven (api doc §5)",
       if (!found.ok) throw new Error(found.error.message);
       const account = cache.account({
         scope: step.scope ?? "key",
+        arrival: cache.arrive(),
         modelId: step.model ?? "m",
         layout,
         breakpoints: found.breakpoints,

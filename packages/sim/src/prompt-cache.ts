@@ -24,6 +24,8 @@ export interface CacheAccount {
 export interface AccountInput {
   /** Who may share entries (the API key) — caches never cross organisations. */
   scope: string;
+  /** The request's place in arrival order (`arrive()`, taken when the request came in). */
+  arrival: number;
   modelId: string;
   layout: PromptLayout;
   breakpoints: readonly Breakpoint[];
@@ -39,6 +41,8 @@ const SWEEP_THRESHOLD = 50_000;
 interface Entry {
   expiresAt: number;
   ttl: Ttl;
+  /** The event number of the response start that wrote it: only later arrivals may read it. */
+  writtenAt: number;
 }
 
 /**
@@ -50,9 +54,21 @@ interface Entry {
 export class PromptCache {
   readonly #entries = new Map<string, Entry>();
   readonly #clock: () => number;
+  /** Orders arrivals and response starts: one counter for both. */
+  #events = 0;
 
   constructor(clock: () => number) {
     this.#clock = clock;
+  }
+
+  /**
+   * Numbers a request as it arrives. An entry is readable only by requests that arrived after
+   * the response that wrote it started (api doc §5: parallel requests all miss until the first
+   * response begins) — also with no latency model, where a response starts within the same
+   * millisecond as a request that came in while it was being prepared.
+   */
+  arrive(): number {
+    return ++this.#events;
   }
 
   /**
@@ -73,7 +89,7 @@ export class PromptCache {
       const stop = Math.max(0, bp.position - LOOKBACK_POSITIONS + 1);
       for (let j = bp.position; j >= stop; j--) {
         const entry = this.#live(keys[j], now);
-        if (entry) {
+        if (entry && entry.writtenAt < input.arrival) {
           hit = Math.max(hit, j);
           break;
         }
@@ -103,12 +119,13 @@ export class PromptCache {
       commit: () => {
         if (committed) return;
         committed = true;
+        const startedAt = ++this.#events;
         // A hit refreshes, for free and from request start, the entries of the prefix it read.
         for (const bp of eligible) {
           if (bp.position <= hit) this.#refresh(keys[bp.position], now);
         }
         if (hit >= 0) this.#refresh(keys[hit], now);
-        for (const w of writes) this.#store(keys[w.position], w.ttl, now);
+        for (const w of writes) this.#store(keys[w.position], w.ttl, now, startedAt);
       },
     };
   }
@@ -132,12 +149,13 @@ export class PromptCache {
     if (entry) entry.expiresAt = Math.max(entry.expiresAt, now + TTL_MS[entry.ttl]);
   }
 
-  #store(key: string | undefined, ttl: Ttl, startedAt: number): void {
+  #store(key: string | undefined, ttl: Ttl, requestStart: number, writtenAt: number): void {
     if (key === undefined) return;
-    const expiresAt = startedAt + TTL_MS[ttl];
-    const existing = this.#entries.get(key);
+    const expiresAt = requestStart + TTL_MS[ttl];
+    const existing = this.#live(key, requestStart);
     if (existing && existing.expiresAt >= expiresAt) return;
-    this.#entries.set(key, { expiresAt, ttl });
+    // A live entry stays readable by whoever could read it already.
+    this.#entries.set(key, { expiresAt, ttl, writtenAt: existing?.writtenAt ?? writtenAt });
   }
 
   #sweep(now: number): void {

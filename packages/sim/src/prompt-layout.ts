@@ -47,6 +47,9 @@ export interface LayoutOptions {
 export function layoutPrompt(body: CountTokensRequest, options: LayoutOptions = {}): PromptLayout {
   const positions: PromptPosition[] = [];
   body.tools?.forEach((tool, i) => {
+    // A deferred tool is not part of the prefix (the prompt-caching docs): it is in the model's
+    // context only once a tool search loads it, so adding or removing one keeps the cache.
+    if (tool.defer_loading === true) return;
     const { cache_control, ...rest } = tool;
     const description = typeof rest.description === "string" ? rest.description : "";
     const schema = "input_schema" in rest ? JSON.stringify(rest.input_schema) : "";
@@ -54,11 +57,7 @@ export function layoutPrompt(body: CountTokensRequest, options: LayoutOptions = 
       section: "tools",
       path: `tools.${i}`,
       canonical: canonicalJson(rest),
-      // A deferred tool is not in the model's context until a tool search loads it.
-      tokens:
-        rest.defer_loading === true
-          ? 0
-          : countTokens(tool.name) + countTokens(description) + countTokens(schema),
+      tokens: countTokens(tool.name) + countTokens(description) + countTokens(schema),
       cacheControl: cache_control ?? null,
       extraMarkers: 0,
       cacheable: true,
@@ -70,10 +69,12 @@ export function layoutPrompt(body: CountTokensRequest, options: LayoutOptions = 
     positions.push(blockPosition("system", `system.${i}`, "system", block));
   });
   const currentTurnStart = options.stripPriorThinking ? lastRealUserMessage(body) : -1;
+  let images = 0;
   body.messages.forEach((message, m) => {
     blocksOf(message).forEach((block, b) => {
       const thinking = block.type === "thinking" || block.type === "redacted_thinking";
       if (thinking && m < currentTurnStart) return;
+      images += imageCount(block);
       positions.push(blockPosition("messages", `messages.${m}.content.${b}`, message.role, block));
     });
   });
@@ -85,10 +86,22 @@ export function layoutPrompt(body: CountTokensRequest, options: LayoutOptions = 
   }
   return {
     positions,
-    messagesConfig: canonicalJson({ tool_choice: body.tool_choice ?? null, thinking: body.thinking ?? null }),
+    // Adding or removing an image anywhere invalidates the messages cache (api doc §5): the
+    // count of images is part of the messages section's key, like tool_choice and thinking.
+    messagesConfig: canonicalJson({
+      tool_choice: body.tool_choice ?? null,
+      thinking: body.thinking ?? null,
+      images,
+    }),
     systemConfig: canonicalJson({ speed: body.speed ?? null }),
     totalTokens,
   };
+}
+
+function imageCount(block: ContentBlockParam): number {
+  if (block.type === "image") return 1;
+  if (block.type !== "tool_result" || !Array.isArray(block.content)) return 0;
+  return block.content.filter((inner) => inner.type === "image").length;
 }
 
 /** Index of the last user message that is not only tool results (-1 if none). */

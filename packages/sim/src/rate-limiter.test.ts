@@ -28,7 +28,33 @@ describe("issue 2 point 6: the sliding-minute rate limiter", () => {
     expect(limiter.admit("other", 9_000).ok).toBe(true);
   });
 
-  it("is inactive without limits", () => {
-    expect(new RateLimiter({}, () => 0).active).toBe(false);
+  it("issue 18 item 3: output tokens per minute count the replies; every decision carries all twelve headers", () => {
+    let now = 0;
+    const limiter = new RateLimiter({ outputTokensPerMinute: 2_000 }, () => now);
+    const first = limiter.admit("k", 100);
+    if (!first.ok) throw new Error("admitted expected");
+    limiter.recordOutput("k", first.use, 2_000);
+    now = 15_000;
+    const refused = limiter.admit("k", 100);
+    expect(refused).toMatchObject({ ok: false, retryAfterSeconds: 45 });
+    expect(refused.headers["anthropic-ratelimit-output-tokens-remaining"]).toBe("0");
+    // The tighter of input and output is the `tokens-*` figure.
+    expect(refused.headers["anthropic-ratelimit-tokens-limit"]).toBe("2000");
+    now = 60_001;
+    expect(limiter.admit("k", 100).ok).toBe(true);
+    const names = Object.keys(limiter.peek("k")).sort();
+    expect(names).toEqual(
+      ["input-tokens", "output-tokens", "requests", "tokens"]
+        .flatMap((kind) =>
+          ["limit", "remaining", "reset"].map((part) => `anthropic-ratelimit-${kind}-${part}`),
+        )
+        .sort(),
+    );
+  });
+
+  it("without configured limits the defaults apply: headers always, refusals only far above normal use", () => {
+    const limiter = new RateLimiter({}, () => 0);
+    for (let i = 0; i < 10_000; i++) expect(limiter.admit("k", 1_000).ok).toBe(true);
+    expect(limiter.peek("k")["anthropic-ratelimit-requests-remaining"]).toBe("90000");
   });
 });

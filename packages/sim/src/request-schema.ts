@@ -2,47 +2,102 @@ import { z } from "zod";
 import { contextManagementSchema } from "./context-edits-schema.js";
 
 /**
- * The Messages API request body (api doc §1), as loose objects: unknown (beta) fields are
- * accepted and kept, like the API does. Semantic rules live in validate-request.ts.
+ * The Messages API request body (api doc §1, SDK 1.14's `MessageCreateParams` and the 0.x
+ * fields clients still send), as strict objects: the API answers an unknown key anywhere with
+ * `<path>: Extra inputs are not permitted` (issue 18 item 2). Blocks the simulator only passes
+ * through (server-tool results, MCP, compaction) keep their other keys unchecked. Semantic rules
+ * live in validate-*.ts; issue wording (pydantic style, union-tagged paths) in schema-issues.ts.
  */
-const cacheControl = z.object({
+const cacheControl = z.strictObject({
   type: z.literal("ephemeral"),
   ttl: z.enum(["5m", "1h"]).optional(),
 });
 
-const text = z.looseObject({
+/** An integer field; zod reports a non-number given to it as "expected number", the API as this. */
+const integer = () =>
+  z.int({
+    error: (issue) => (issue.code === "invalid_type" ? "Input should be a valid integer" : undefined),
+  });
+
+/** Tool names and tool_use ids (the API's patterns). */
+export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,128}$/;
+export const TOOL_USE_ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
+
+const text = z.strictObject({
   type: z.literal("text"),
   text: z.string(),
   cache_control: cacheControl.nullish(),
-  citations: z.array(z.unknown()).nullish(),
+  citations: z.array(z.looseObject({ type: z.string() })).nullish(),
 });
 
-const image = z.looseObject({
+const imageSource = z.discriminatedUnion("type", [
+  z.strictObject({
+    type: z.literal("base64"),
+    media_type: z.enum(["image/jpeg", "image/png", "image/gif", "image/webp"]),
+    data: z.string(),
+  }),
+  z.strictObject({ type: z.literal("url"), url: z.string() }),
+  z.strictObject({ type: z.literal("file"), file_id: z.string() }),
+]);
+
+const image = z.strictObject({
   type: z.literal("image"),
-  source: z.looseObject({ type: z.string() }),
+  source: imageSource,
   cache_control: cacheControl.nullish(),
+  transformations: z.looseObject({}).nullish(),
 });
 
-const document = z.looseObject({
+const documentSource = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("base64"), media_type: z.literal("application/pdf"), data: z.string() }),
+  z.strictObject({ type: z.literal("text"), media_type: z.literal("text/plain"), data: z.string() }),
+  z.strictObject({
+    type: z.literal("content"),
+    content: z.union([z.string(), z.array(z.union([text, image]))]),
+  }),
+  z.strictObject({ type: z.literal("url"), url: z.string() }),
+  z.strictObject({ type: z.literal("file"), file_id: z.string() }),
+]);
+
+const document = z.strictObject({
   type: z.literal("document"),
-  source: z.looseObject({ type: z.string() }),
+  source: documentSource,
   cache_control: cacheControl.nullish(),
+  citations: z.strictObject({ enabled: z.boolean().optional() }).nullish(),
+  context: z.string().nullish(),
+  title: z.string().nullish(),
 });
 
-const toolUse = z.looseObject({
+const searchResult = z.strictObject({
+  type: z.literal("search_result"),
+  source: z.string(),
+  title: z.string(),
+  content: z.array(text),
+  cache_control: cacheControl.nullish(),
+  citations: z.strictObject({ enabled: z.boolean().optional() }).nullish(),
+});
+
+/** `caller` comes back on tool_use blocks of responses, and clients echo it. */
+const caller = z.looseObject({ type: z.string() }).optional();
+
+const toolUse = z.strictObject({
   type: z.literal("tool_use"),
-  id: z.string(),
+  id: z.string().regex(TOOL_USE_ID_PATTERN),
   name: z.string(),
   input: z.record(z.string(), z.unknown()),
   cache_control: cacheControl.nullish(),
+  caller,
+  toolset_name: z.string().nullish(),
 });
 
-const toolResult = z.looseObject({
+const toolResult = z.strictObject({
   type: z.literal("tool_result"),
-  tool_use_id: z.string(),
-  content: z.union([z.string(), z.array(z.union([text, image, document]))]).optional(),
+  tool_use_id: z.string().regex(TOOL_USE_ID_PATTERN),
+  content: z
+    .union([z.string(), z.array(z.discriminatedUnion("type", [text, image, document, searchResult]))])
+    .optional(),
   is_error: z.boolean().optional(),
   cache_control: cacheControl.nullish(),
+  toolset_name: z.string().nullish(),
 });
 
 // A thinking block has no cache_control field: the API rejects one as an extra input (§5).
@@ -58,141 +113,164 @@ const redactedThinking = z.strictObject({
 });
 
 /** Server-side and beta blocks the simulator does not interpret but must accept when sent back. */
-const opaque = z.looseObject({
-  type: z.enum([
-    "server_tool_use",
-    "web_search_tool_result",
-    "web_fetch_tool_result",
-    "code_execution_tool_result",
-    "search_result",
-    "container_upload",
-    "compaction",
-    "mcp_tool_use",
-    "mcp_tool_result",
-  ]),
-  cache_control: cacheControl.nullish(),
-});
+const passThrough = <T extends string>(type: T) =>
+  z.looseObject({ type: z.literal(type), cache_control: cacheControl.nullish() });
+
+export const SERVER_BLOCK_TYPES = [
+  "server_tool_use",
+  "web_search_tool_result",
+  "web_fetch_tool_result",
+  "code_execution_tool_result",
+  "bash_code_execution_tool_result",
+  "text_editor_code_execution_tool_result",
+  "tool_search_tool_result",
+  "mcp_tool_use",
+  "mcp_tool_result",
+] as const;
 
 export const contentBlockSchema = z.discriminatedUnion("type", [
   text,
   image,
   document,
+  searchResult,
   toolUse,
   toolResult,
   thinking,
   redactedThinking,
-  opaque,
+  z.strictObject({
+    type: z.literal("container_upload"),
+    file_id: z.string(),
+    cache_control: cacheControl.nullish(),
+  }),
+  passThrough("compaction"),
+  ...SERVER_BLOCK_TYPES.map(passThrough),
 ]);
 
-const messageSchema = z.looseObject({
+const messageSchema = z.strictObject({
   role: z.enum(["user", "assistant", "system"]),
   content: z.union([z.string(), z.array(contentBlockSchema)]),
 });
 
-const customTool = z.looseObject({
-  name: z.string().min(1),
+/** A custom tool (`type` absent or "custom"); versioned tools are checked in validate-tools.ts. */
+export const customToolSchema = z.strictObject({
+  type: z.literal("custom").nullish(),
+  name: z.string().regex(TOOL_NAME_PATTERN),
   description: z.string().optional(),
-  input_schema: z.looseObject({ type: z.literal("object") }),
+  input_schema: z.looseObject({
+    type: z.literal("object"),
+    properties: z.record(z.string(), z.unknown()).nullish(),
+    required: z.array(z.string()).nullish(),
+  }),
   cache_control: cacheControl.nullish(),
   strict: z.boolean().optional(),
+  eager_input_streaming: z.boolean().nullish(),
+  defer_loading: z.boolean().optional(),
+  allowed_callers: z.array(z.string()).optional(),
+  input_examples: z.array(z.record(z.string(), z.unknown())).optional(),
 });
 
-// Versioned server/client tools (`bash_20250124`, `memory_20250818`, …) carry a `type`.
-const versionedTool = z.looseObject({
-  type: z.string().regex(/_\d{8}$/),
-  name: z.string().min(1),
+/** Server and client tools with a version in their type (`web_search_20250305`, `bash_20250124`…). */
+export const versionedToolSchema = z.looseObject({
+  type: z.string(),
+  name: z.string(),
   cache_control: cacheControl.nullish(),
+  defer_loading: z.boolean().optional(),
 });
+
+const budget = integer();
+const display = z.enum(["summarized", "omitted"]).nullish();
 
 const thinkingConfig = z.discriminatedUnion("type", [
-  z.looseObject({ type: z.literal("enabled"), budget_tokens: z.number().int() }),
-  z.looseObject({ type: z.literal("adaptive") }),
-  z.looseObject({ type: z.literal("disabled") }),
-  z.looseObject({ type: z.literal("between_tools") }),
+  z.strictObject({ type: z.literal("enabled"), budget_tokens: budget, display }),
+  z.strictObject({ type: z.literal("adaptive"), display, block_binding: z.looseObject({}).optional() }),
+  z.strictObject({ type: z.literal("disabled") }),
+  z.strictObject({ type: z.literal("between_tools"), display }),
 ]);
 
+const parallel = z.boolean().optional();
 const toolChoice = z.discriminatedUnion("type", [
-  z.looseObject({ type: z.literal("auto"), disable_parallel_tool_use: z.boolean().optional() }),
-  z.looseObject({ type: z.literal("any"), disable_parallel_tool_use: z.boolean().optional() }),
-  z.looseObject({
-    type: z.literal("tool"),
-    name: z.string(),
-    disable_parallel_tool_use: z.boolean().optional(),
-  }),
-  z.looseObject({ type: z.literal("none") }),
+  z.strictObject({ type: z.literal("auto"), disable_parallel_tool_use: parallel }),
+  z.strictObject({ type: z.literal("any"), disable_parallel_tool_use: parallel }),
+  z.strictObject({ type: z.literal("tool"), name: z.string(), disable_parallel_tool_use: parallel }),
+  z.strictObject({ type: z.literal("none") }),
 ]);
 
 /** Structured outputs: the reply's text is JSON valid for `schema` (issue 18 item 1). */
-const outputFormat = z.looseObject({
+const outputFormat = z.strictObject({
   type: z.literal("json_schema"),
   schema: z.record(z.string(), z.unknown()),
 });
 
-const outputConfig = z.looseObject({
-  effort: z.string().optional(),
+const outputConfig = z.strictObject({
+  effort: z.enum(["low", "medium", "high", "xhigh", "max"]).nullish(),
   format: outputFormat.nullish(),
+  task_budget: z.looseObject({ type: z.string() }).nullish(),
 });
 
 const commonFields = {
   model: z.string(),
   messages: z.array(messageSchema),
   system: z.union([z.string(), z.array(text)]).optional(),
-  tools: z.array(z.union([customTool, versionedTool])).optional(),
+  // Each definition is checked by its tag in validate-tools.ts (a missing `type` means custom).
+  tools: z
+    .array(z.custom<ToolDefinition>(isRecord, { message: "Input should be a valid dictionary" }))
+    .optional(),
   tool_choice: toolChoice.optional(),
   thinking: thinkingConfig.optional(),
   cache_control: cacheControl.nullish(),
-  // Beta (api doc §9): accepted on /v1/messages and count_tokens (SDK 1.14 has it on both).
-  context_management: contextManagementSchema.nullish(),
   output_config: outputConfig.nullish(),
-  // The structured-outputs beta's name for `output_config.format`.
+  speed: z.enum(["standard", "fast"]).nullish(),
+  user_profile_id: z.string().optional(),
+  workspace_id: z.string().optional(),
+  // Beta-only fields (api doc §1); validate-request.ts refuses them without their beta.
+  context_management: contextManagementSchema.nullish(),
+  /** The structured-outputs beta's name for `output_config.format`. */
   output_format: outputFormat.nullish(),
+  mcp_servers: z.array(z.looseObject({ type: z.string() })).nullish(),
 };
 
-export const messagesRequestSchema = z.looseObject({
+/** A sampling parameter: a number in [0, 1] (the API's range). */
+const unitInterval = z.number().min(0).max(1);
+
+export const messagesRequestSchema = z.strictObject({
   ...commonFields,
-  max_tokens: z.number().int().nonnegative(),
+  max_tokens: integer().nonnegative(),
   stream: z.boolean().optional(),
   stop_sequences: z.array(z.string()).optional(),
-  metadata: z.looseObject({ user_id: z.string().nullish() }).optional(),
-  temperature: z.number().optional(),
-  top_p: z.number().optional(),
-  top_k: z.number().int().optional(),
-  diagnostics: z.looseObject({ previous_message_id: z.string().nullish() }).nullish(),
+  metadata: z.strictObject({ user_id: z.string().nullish() }).optional(),
+  temperature: unitInterval.optional(),
+  top_p: unitInterval.optional(),
+  top_k: integer().nonnegative().optional(),
+  service_tier: z.enum(["auto", "standard_only"]).optional(),
+  inference_geo: z.string().nullish(),
+  container: z.union([z.string(), z.looseObject({})]).nullish(),
+  diagnostics: z.strictObject({ previous_message_id: z.string().nullish() }).nullish(),
 });
 
-export const countTokensRequestSchema = z.looseObject(commonFields);
+export const countTokensRequestSchema = z.strictObject(commonFields);
 
 export type MessagesRequest = z.infer<typeof messagesRequestSchema>;
 export type CountTokensRequest = z.infer<typeof countTokensRequestSchema>;
 export type ContentBlockParam = z.infer<typeof contentBlockSchema>;
 export type MessageParam = z.infer<typeof messageSchema>;
 export type CacheControl = z.infer<typeof cacheControl>;
+export type CustomTool = z.infer<typeof customToolSchema>;
+export type VersionedTool = z.infer<typeof versionedToolSchema>;
+/** A validated tool definition: custom, or versioned (server / client tools). */
+export type ToolDefinition = CustomTool | VersionedTool;
 
-/** Renders a zod issue in the API's style: `messages.0.content.0.text: Field required`. */
-export function describeIssue(issue: z.core.$ZodIssue, prefix: readonly PropertyKey[] = []): string {
-  const path = [...prefix, ...issue.path];
-  if (issue.code === "invalid_union" && issue.errors.length > 0) {
-    // Report the branch that got furthest (e.g. the block array rather than the string form).
-    const deepest = issue.errors
-      .flat()
-      .reduce<z.core.$ZodIssue | null>(
-        (best, i) => (best === null || i.path.length > best.path.length ? i : best),
-        null,
-      );
-    if (deepest && deepest.path.length > 0) return describeIssue(deepest, path);
-  }
-  let message = issue.message;
-  if (issue.code === "invalid_type") {
-    message = issue.input === undefined ? "Field required" : `Input should be a valid ${issue.expected}`;
-  } else if (issue.code === "invalid_value") {
-    const values = issue.values.map((v) => `'${String(v)}'`);
-    message = `Input should be ${values.length > 1 ? `${values.slice(0, -1).join(", ")} or ${values.at(-1)}` : values[0]}`;
-  } else if (issue.code === "invalid_union") {
-    message = "Input tag does not match any of the expected tags";
-  } else if (issue.code === "unrecognized_keys") {
-    const key = issue.keys[0];
-    return `${[...path, ...(key ? [key] : [])].map(String).join(".")}: Extra inputs are not permitted`;
-  }
-  const text = path.map(String).join(".");
-  return text ? `${text}: ${message}` : message;
+function isRecord(value: unknown): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+function tagsOf(union: { options: readonly { shape: { type: { value: unknown } } }[] }): string[] {
+  return union.options.map((option) => String(option.shape.type.value));
+}
+
+/** The tags each discriminated union accepts, by path pattern (for the API's tag errors). */
+export const UNION_TAGS: Readonly<Record<string, readonly string[]>> = {
+  "messages.*.content.*": tagsOf(contentBlockSchema),
+  "messages.*.content.*.source": [...new Set([...tagsOf(imageSource), ...tagsOf(documentSource)])],
+  tool_choice: tagsOf(toolChoice),
+  thinking: tagsOf(thinkingConfig),
+};

@@ -103,6 +103,7 @@ describe("issue 2 point 9: scenario files", () => {
       const first = await client.messages.create({
         model,
         max_tokens: 4000,
+        tools: [{ name: "Read", input_schema: { type: "object" } }],
         thinking: { type: "enabled", budget_tokens: 1024 },
         messages: [{ role: "user", content: "Please READ a.ts" }],
       });
@@ -116,6 +117,7 @@ describe("issue 2 point 9: scenario files", () => {
       const missing = await client.messages.create({
         model,
         max_tokens: 4000,
+        tools: [{ name: "Read", input_schema: { type: "object" } }],
         thinking: { type: "enabled", budget_tokens: 1024 },
         messages: [
           ...history,
@@ -129,6 +131,7 @@ describe("issue 2 point 9: scenario files", () => {
       const found = await client.messages.create({
         model,
         max_tokens: 100,
+        tools: [{ name: "Read", input_schema: { type: "object" } }],
         messages: [
           ...history.slice(0, 1),
           { role: "assistant", content: [tool] },

@@ -96,6 +96,8 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
     return handleControl(state, path, method, requestId, res);
   }
   const t0 = performance.now();
+  // Taken before the body is read: a response that starts meanwhile wrote nothing this request can read.
+  const arrival = state.cache.arrive();
   const record = newRecord(state, requestId, path, req);
   addRecord(state, record);
   res.once("close", () => {
@@ -134,11 +136,15 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
     return fail(invalidRequest(`anthropic-version: "${version}" is not a valid version`));
   }
   if (route === "models") return handleModels(state, path, record, res);
+  // From here on every answer, an error too, carries the key's rate-limit headers.
+  const rateHeaders = state.limiter.peek(apiKey);
+  const refuse = (error: ApiError): void =>
+    sendError(res, record, state.clock(), requestId, error, rateHeaders);
   let json: unknown;
   try {
     json = JSON.parse(read.text);
   } catch {
-    return fail(invalidRequest("There was an error parsing the body of your request: invalid JSON"));
+    return refuse(invalidRequest("There was an error parsing the body of your request: invalid JSON"));
   }
   if (json && typeof json === "object" && "model" in json && typeof json.model === "string")
     record.model = json.model;
@@ -152,12 +158,19 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
 
   if (route === "count_tokens") {
     const valid = validateCountTokensRequest(json, ctx);
-    if (!valid.ok) return fail(valid.error);
-    return sendJson(res, record, state.clock(), 200, JSON.stringify(countTokensBody(valid.value)));
+    if (!valid.ok) return refuse(valid.error);
+    return sendJson(
+      res,
+      record,
+      state.clock(),
+      200,
+      JSON.stringify(countTokensBody(valid.value)),
+      rateHeaders,
+    );
   }
   const valid = validateMessagesRequest(json, ctx);
-  if (!valid.ok) return fail(valid.error);
-  await handleMessages({ state, req, res, record, apiKey, betas: ctx.betas, valid: valid.value });
+  if (!valid.ok) return refuse(valid.error);
+  await handleMessages({ state, req, res, record, apiKey, betas: ctx.betas, valid: valid.value, arrival });
 }
 
 /** `{input_tokens}`, plus the beta's `context_management.original_input_tokens` (api doc §6). */

@@ -49,6 +49,7 @@ describe("issue 2 point 1: SSE framing as the real API", () => {
       body: JSON.stringify({
         model: MODEL,
         max_tokens: 4000,
+        tools: [{ name: "Read", input_schema: { type: "object" } }],
         stream: true,
         thinking: { type: "enabled", budget_tokens: 2000 },
         messages: [{ role: "user", content: "read packages/sim/src/index.ts" }],
@@ -124,6 +125,7 @@ describe("issue 2 point 1: SSE framing as the real API", () => {
     const stream = client.messages.stream({
       model: MODEL,
       max_tokens: 4000,
+      tools: [{ name: "Read", input_schema: { type: "object" } }],
       thinking: { type: "enabled", budget_tokens: 2000 },
       messages: [{ role: "user", content: "read packages/sim/src/index.ts" }],
     });
@@ -153,6 +155,7 @@ describe("issue 2 point 1: SSE framing as the real API", () => {
     const next = await client.messages.create({
       model: MODEL,
       max_tokens: 4000,
+      tools: [{ name: "Read", input_schema: { type: "object" } }],
       thinking: { type: "enabled", budget_tokens: 2000 },
       messages: [
         { role: "user", content: "read packages/sim/src/index.ts" },
@@ -207,6 +210,7 @@ describe("issue 2 point 1: SSE framing as the real API", () => {
     const first = await client.messages.create({
       model: MODEL,
       max_tokens: 4000,
+      tools: [{ name: "Read", input_schema: { type: "object" } }],
       thinking,
       messages: [question],
     });
@@ -219,6 +223,7 @@ describe("issue 2 point 1: SSE framing as the real API", () => {
       client.messages.create({
         model: MODEL,
         max_tokens: 4000,
+        tools: [{ name: "Read", input_schema: { type: "object" } }],
         thinking,
         messages: [
           question,

@@ -2,6 +2,7 @@ import type { AppliedEdit } from "./context-edits-schema.js";
 import type { FaultKind, FaultSpec } from "./faults.js";
 import type { LatencyModel } from "./latency.js";
 import type { ModelSpec } from "./model-registry.js";
+import type { RateLimits } from "./rate-limiter.js";
 import type { MessagesRequest } from "./request-schema.js";
 import type { Scenario } from "./scenario.js";
 
@@ -23,8 +24,11 @@ export interface SimulatorOptions {
   seed?: number;
   /** Milliseconds; default Date.now. Drives cache TTLs and rate-limit windows. */
   clock?: () => number;
-  /** Per API key. Default: unlimited. */
-  rateLimits?: { requestsPerMinute?: number; inputTokensPerMinute?: number };
+  /**
+   * Per API key, per sliding minute; each field overrides the default (DEFAULT_RATE_LIMITS, a
+   * generous tier: the headers are on every response, the limits bite only when set lower).
+   */
+  rateLimits?: RateLimits;
   /**
    * Keep only the last N request records (default: all). Long runs of the embedded simulator
    * (the CLI's batch job) set it so raw bodies do not pile up in memory.

@@ -1,14 +1,6 @@
 import { type ApiError, invalidRequest } from "./api-error.js";
-import type { ContentBlockParam, CountTokensRequest } from "./request-schema.js";
-
-const SERVER_RESULTS = [
-  "server_tool_use",
-  "web_search_tool_result",
-  "web_fetch_tool_result",
-  "code_execution_tool_result",
-  "mcp_tool_use",
-  "mcp_tool_result",
-] as const;
+import { type CountTokensRequest, type MessageParam, SERVER_BLOCK_TYPES } from "./request-schema.js";
+import { checkImage } from "./validate-image.js";
 
 /** Which block types each role may send (a tool_use in a user message is a client bug). */
 const BLOCKS_BY_ROLE: Readonly<Record<"user" | "assistant" | "system", readonly string[]>> = {
@@ -20,37 +12,63 @@ const BLOCKS_BY_ROLE: Readonly<Record<"user" | "assistant" | "system", readonly 
     "tool_use",
     "document",
     "compaction",
-    ...SERVER_RESULTS,
+    ...SERVER_BLOCK_TYPES,
   ],
   system: ["text"],
 };
 
-export function checkContent(body: CountTokensRequest): ApiError | null {
+export interface ContentRules {
+  /** The `anthropic-version` header: 2026-10-21 refuses documents from the assistant and citations on user text. */
+  version: string;
+  /** `role: "system"` messages are accepted (models from 4.6 on; UNCONFIRMED which). */
+  systemMessages: boolean;
+}
+
+export function checkContent(body: CountTokensRequest, rules: ContentRules): ApiError | null {
   const lastIndex = body.messages.length - 1;
+  const strictVersion = rules.version === "2026-10-21";
   for (const [m, message] of body.messages.entries()) {
+    if (message.role === "system" && !rules.systemMessages) {
+      return invalidRequest(`messages.${m}.role: Input should be 'user' or 'assistant'`);
+    }
+    const prefill = m === lastIndex && message.role === "assistant";
     // Empty string and empty block list alike.
-    if (message.content.length === 0 && !(m === lastIndex && message.role === "assistant")) {
+    if (message.content.length === 0 && !prefill) {
       return invalidRequest(
         `messages.${m}: all messages must have non-empty content except for the optional final assistant message`,
       );
     }
-    if (typeof message.content === "string") continue;
+    if (prefill && endsWithWhitespace(message.content)) {
+      return invalidRequest("messages: final assistant content cannot end with trailing whitespace");
+    }
+    if (typeof message.content === "string") {
+      if (message.content.length > 0 && message.content.trim() === "" && !prefill) return whitespaceOnly();
+      continue;
+    }
     for (const [b, block] of message.content.entries()) {
-      const media = checkMediaSize(block, `messages.${m}.content.${b}`);
-      if (media) return media;
-      if (block.type === "text" && block.text.length === 0) {
-        if (block.cache_control) {
-          return invalidRequest(
-            `messages.${m}.content.${b}.text: cache_control cannot be set for empty text blocks`,
-          );
+      const at = `messages.${m}.content.${b}`;
+      const image = checkImage(block, `${at}.${block.type}`);
+      if (image) return image;
+      if (block.type === "text") {
+        if (block.text.length === 0) {
+          if (block.cache_control) {
+            return invalidRequest(`${at}.text: cache_control cannot be set for empty text blocks`);
+          }
+          return invalidRequest("messages: text content blocks must be non-empty");
         }
-        return invalidRequest("messages: text content blocks must be non-empty");
+        if (block.text.trim() === "") return whitespaceOnly();
+        // Version 2026-10-21: citations are the model's, never the user's (SPEC; wording UNCONFIRMED).
+        if (strictVersion && message.role === "user" && (block.citations?.length ?? 0) > 0) {
+          return invalidRequest(`${at}.text.citations: citations are not permitted on user text blocks`);
+        }
       }
-      const allowed = BLOCKS_BY_ROLE[message.role];
+      const allowed = BLOCKS_BY_ROLE[message.role].filter(
+        (type) => !(strictVersion && message.role === "assistant" && type === "document"),
+      );
       if (!allowed.includes(block.type)) {
         // Each role has its own block union in the API, so a misplaced block is an unknown tag.
         return invalidRequest(
-          `messages.${m}.content.${b}.type: Input tag '${block.type}' found using 'type' does not match any of the expected tags: ${allowed.map((t) => `'${t}'`).join(", ")}`,
+          `${at}: Input tag '${block.type}' found using 'type' does not match any of the expected tags: ${allowed.map((t) => `'${t}'`).join(", ")}`,
         );
       }
     }
@@ -66,24 +84,13 @@ export function checkContent(body: CountTokensRequest): ApiError | null {
   return null;
 }
 
-/** The API's per-image limit; clients withhold and recover from this error (SPEC R-L9). */
-const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+function whitespaceOnly(): ApiError {
+  return invalidRequest("messages: text content blocks must contain non-whitespace text");
+}
 
-function checkMediaSize(block: ContentBlockParam, path: string): ApiError | null {
-  if (block.type === "tool_result" && Array.isArray(block.content)) {
-    for (const [i, inner] of block.content.entries()) {
-      const error = checkMediaSize(inner, `${path}.content.${i}`);
-      if (error) return error;
-    }
-    return null;
-  }
-  if (block.type !== "image") return null;
-  const source = block.source as { type: string; data?: unknown };
-  if (source.type !== "base64" || typeof source.data !== "string") return null;
-  const padding = source.data.endsWith("==") ? 2 : source.data.endsWith("=") ? 1 : 0;
-  const bytes = Math.floor((source.data.length * 3) / 4) - padding;
-  if (bytes <= MAX_IMAGE_BYTES) return null;
-  return invalidRequest(
-    `${path}.image.source.base64: image exceeds 5 MB maximum: ${bytes} bytes > ${MAX_IMAGE_BYTES} bytes`,
-  );
+/** A prefill whose text ends in whitespace (the API refuses it: the model would continue oddly). */
+function endsWithWhitespace(content: MessageParam["content"]): boolean {
+  const last = typeof content === "string" ? content : content.at(-1);
+  const text = typeof last === "string" ? last : last?.type === "text" ? last.text : "";
+  return text.length > 0 && /\s$/.test(text);
 }

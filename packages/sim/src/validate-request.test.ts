@@ -27,12 +27,18 @@ afterAll(async () => {
 
 type Params = Anthropic.MessageCreateParamsNonStreaming;
 const MODEL = "claude-opus-4-1"; // 1024-token cache minimum, 32K output, $15/$75; not deprecated in SDK 1.14
-const base = (extra: Partial<Params> = {}): Params => ({
-  model: MODEL,
-  max_tokens: 2000,
-  messages: [{ role: "user", content: "hello" }],
-  ...extra,
-});
+const READ_TOOL = { name: "Read", input_schema: { type: "object" as const } };
+/** A valid request; one whose history has tool blocks also defines the Read tool (the API requires it). */
+const base = (extra: Partial<Params> = {}): Params => {
+  const params: Params = {
+    model: MODEL,
+    max_tokens: 2000,
+    messages: [{ role: "user", content: "hello" }],
+    ...extra,
+  };
+  const toolBlocks = JSON.stringify(params.messages).includes('"type":"tool_');
+  return toolBlocks && params.tools === undefined ? { ...params, tools: [READ_TOOL] } : params;
+};
 
 async function rejection(params: unknown): Promise<InstanceType<typeof Anthropic.APIError>> {
   try {
@@ -73,7 +79,7 @@ describe("issue 2 point 2: validation as strict as the API", () => {
     await expect400({ model: MODEL, max_tokens: 10 }, "messages: Field required");
     await expect400(
       base({ messages: [{ role: "user", content: [{ type: "text" }] }] as never }),
-      "messages.0.content.0.text: Field required",
+      "messages.0.content.0.text.text: Field required",
     );
   });
 
@@ -84,7 +90,7 @@ describe("issue 2 point 2: validation as strict as the API", () => {
     );
     await expect400(
       base({ messages: [{ role: "user", content: [{ type: "foo" }] }] } as never),
-      "messages.0.content.0.type: Input tag does not match any of the expected tags",
+      /^messages\.0\.content\.0: Input tag 'foo' found using 'type' does not match any of the expected tags: 'text', 'image', 'document'/,
     );
   });
 
@@ -180,7 +186,7 @@ describe("issue 2 point 2: validation as strict as the API", () => {
           { role: "user", content: "again" },
         ],
       }),
-      "messages.1.content.0.cache_control: Extra inputs are not permitted",
+      "messages.1.content.0.thinking.cache_control: Extra inputs are not permitted",
     );
   });
 
@@ -314,24 +320,26 @@ describe("issue 2 point 2: validation as strict as the API", () => {
 });
 
 describe("issue 2 point 2: accepts what the API accepts", () => {
-  it("role:system messages in messages[], unknown beta fields, string or block content, ?beta=true", async () => {
+  it("role:system messages in messages[] (models from 4.6 on), beta fields with their beta, string or block content, ?beta=true", async () => {
+    const messages = [
+      { role: "user", content: "q1" },
+      { role: "assistant", content: [{ type: "text", text: "a1" }] },
+      { role: "system", content: "mid-conversation note" },
+      { role: "user", content: [{ type: "text", text: "q2" }] },
+    ];
     const message = await client.beta.messages.create({
-      model: MODEL,
+      model: "claude-sonnet-4-6",
       max_tokens: 100,
       betas: ["context-management-2025-06-27"],
       context_management: { edits: [{ type: "clear_thinking_20251015", keep: "all" }] },
-      messages: [
-        { role: "user", content: "q1" },
-        { role: "assistant", content: [{ type: "text", text: "a1" }] },
-        { role: "system", content: "mid-conversation note" } as never,
-        { role: "user", content: [{ type: "text", text: "q2" }] },
-      ],
-      some_future_field: { x: 1 },
+      messages,
     } as never);
     expect(message.type).toBe("message");
     const record = sim.requests().at(-1);
     expect(record?.path).toBe("/v1/messages");
     expect(record?.headers["anthropic-beta"]).toBe("context-management-2025-06-27");
+    // Issue 18 item 2: models that predate system messages refuse them (which ones: UNCONFIRMED).
+    await expect400(base({ messages } as never), "messages.2.role: Input should be 'user' or 'assistant'");
   });
 
   it("a prefill on a model that supports it", async () => {
@@ -418,14 +426,14 @@ describe("issue 2 point 2: more API rules", () => {
           { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [big] }] },
         ],
       }),
-      /^messages\.2\.content\.0\.content\.0\.image\.source\.base64: image exceeds 5 MB maximum/,
+      /^messages\.2\.content\.0\.tool_result\.content\.0\.image\.source\.base64: image exceeds 5 MB maximum/,
     );
   });
 
   it("blocks in the wrong role's message", async () => {
     await expect400(
       base({ messages: [{ role: "user", content: [toolUse("toolu_1")] }] } as never),
-      /^messages\.0\.content\.0\.type: Input tag 'tool_use' found using 'type' does not match any of the expected tags: 'text', 'image'/,
+      /^messages\.0\.content\.0: Input tag 'tool_use' found using 'type' does not match any of the expected tags: 'text', 'image'/,
     );
     await expect400(
       base({
@@ -435,7 +443,7 @@ describe("issue 2 point 2: more API rules", () => {
           { role: "user", content: "r" },
         ],
       } as never),
-      /^messages\.1\.content\.0\.type: Input tag 'tool_result' found/,
+      /^messages\.1\.content\.0: Input tag 'tool_result' found/,
     );
   });
 

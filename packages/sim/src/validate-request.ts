@@ -8,10 +8,10 @@ import { outputFormatSchema } from "./reply-constraints.js";
 import {
   type CountTokensRequest,
   countTokensRequestSchema,
-  describeIssue,
   type MessagesRequest,
   messagesRequestSchema,
 } from "./request-schema.js";
+import { describeIssue } from "./schema-issues.js";
 import { checkContent } from "./validate-content.js";
 import { type ContextEditing, checkContextManagement } from "./validate-context-management.js";
 import {
@@ -21,6 +21,7 @@ import {
   checkThinkingFirst,
   thinkingOn,
 } from "./validate-thinking.js";
+import { checkToolDefinitions } from "./validate-tool-definitions.js";
 import { checkToolPairing, checkTools } from "./validate-tool-use.js";
 
 export type { MessagesRequest } from "./request-schema.js";
@@ -51,9 +52,9 @@ export type Validation<B> = { ok: true; value: ValidRequest<B> } | { ok: false; 
 /** Validates a `POST /v1/messages` body as strictly as the API (issue 2 point 2). */
 export function validateMessagesRequest(raw: unknown, ctx: RequestContext): Validation<MessagesRequest> {
   const parsed = messagesRequestSchema.safeParse(raw);
-  if (!parsed.success) return fail(describeZod(parsed.error.issues));
+  if (!parsed.success) return fail(describeZod(parsed.error.issues, raw));
   const body = parsed.data;
-  const common = validateCommon(body, ctx, "messages");
+  const common = validateCommon(body, raw, ctx, "messages");
   if (!common.ok) return common;
   const { model } = common.value;
   const error =
@@ -73,12 +74,13 @@ export function validateCountTokensRequest(
   ctx: RequestContext,
 ): Validation<CountTokensRequest> {
   const parsed = countTokensRequestSchema.safeParse(raw);
-  if (!parsed.success) return fail(describeZod(parsed.error.issues));
-  return validateCommon(parsed.data, ctx, "count_tokens");
+  if (!parsed.success) return fail(describeZod(parsed.error.issues, raw));
+  return validateCommon(parsed.data, raw, ctx, "count_tokens");
 }
 
 function validateCommon<B extends CountTokensRequest>(
   body: B,
+  raw: unknown,
   ctx: RequestContext,
   kind: "messages" | "count_tokens",
 ): Validation<B> {
@@ -86,8 +88,10 @@ function validateCommon<B extends CountTokensRequest>(
   if (!model) return { ok: false, error: apiError(404, `model: ${body.model}`) };
   if (body.messages.length === 0) return fail("messages: at least one message is required");
   const error =
+    checkToolDefinitions(body, raw) ??
+    checkBetaFields(body, ctx.betas) ??
     checkTools(body) ??
-    checkContent(body) ??
+    checkContent(body, { version: ctx.version, systemMessages: model.supportsSystemMessages !== false }) ??
     checkToolPairing(body) ??
     checkThinkingBlocks(body) ??
     checkContextManagement(body, ctx.betas);
@@ -156,6 +160,12 @@ function checkSampling(body: MessagesRequest, model: ModelSpec, ctx: RequestCont
     return null;
   }
   const { temperature, top_p, top_k } = body;
+  // The registry's models (Opus 4.1 and later) take one of the two, not both.
+  if (temperature !== undefined && top_p !== undefined) {
+    return invalidRequest(
+      "`temperature` and `top_p` cannot both be specified for this model. Please use only one.",
+    );
+  }
   if (thinkingOn(body) && temperature !== undefined && temperature !== 1) {
     return invalidRequest(
       "`temperature` may only be set to 1 when thinking is enabled. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#feature-compatibility",
@@ -192,9 +202,24 @@ function lastNonSystem(body: CountTokensRequest): CountTokensRequest["messages"]
   return undefined;
 }
 
-function describeZod(issues: readonly Parameters<typeof describeIssue>[0][]): string {
+function describeZod(issues: readonly Parameters<typeof describeIssue>[0][], raw: unknown): string {
   const first = issues[0];
-  return first ? describeIssue(first) : "Invalid request body";
+  return first ? describeIssue(first, raw) : "Invalid request body";
+}
+
+/**
+ * Beta-only fields (api doc §1) without their beta are unknown fields to the API. Which beta
+ * unlocks `mcp_servers` and `output_format` follows the SDKs' beta names; the wording is
+ * UNCONFIRMED (context_management: validate-context-management.ts).
+ */
+function checkBetaFields(body: CountTokensRequest, betas: readonly string[]): ApiError | null {
+  if (body.output_format != null && !betas.some((b) => b.startsWith("structured-outputs-"))) {
+    return invalidRequest("output_format: Extra inputs are not permitted");
+  }
+  if (body.mcp_servers != null && !betas.some((b) => b.startsWith("mcp-client-"))) {
+    return invalidRequest("mcp_servers: Extra inputs are not permitted");
+  }
+  return null;
 }
 
 function fail(message: string): { ok: false; error: ApiError } {

@@ -21,6 +21,12 @@ export function checkTools(body: CountTokensRequest): ApiError | null {
  */
 export function checkToolPairing(body: CountTokensRequest): ApiError | null {
   const turns = turnsOf(body);
+  const toolBlocks = turns.some((t) =>
+    t.blocks.some(({ block }) => block.type === "tool_use" || block.type === "tool_result"),
+  );
+  if (toolBlocks && (body.tools ?? []).length === 0) {
+    return invalidRequest("Requests which include `tool_use` or `tool_result` blocks must define tools.");
+  }
   const seen = new Set<string>();
   for (const turn of turns) {
     for (const { m, b, block } of turn.blocks) {

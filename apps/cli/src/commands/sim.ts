@@ -1,5 +1,11 @@
 import { loadModelsFile, MODELS_FILE_EXAMPLE, parseFaultsFlag } from "@forkloop/sdk/model-endpoint";
-import { loadScenario, type Scenario, startSimulator } from "@forkloop/sim";
+import {
+  DEFAULT_RATE_LIMITS,
+  loadScenario,
+  parseRateLimitSpec,
+  type Scenario,
+  startSimulator,
+} from "@forkloop/sim";
 import { z } from "zod";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
@@ -10,7 +16,7 @@ import { parseCommand } from "../flags.js";
 export const DEFAULT_RECORD_LIMIT = 10_000;
 
 export const SIM_USAGE = `Usage: forkloop sim [--port N] [--scenario FILE] [--faults SPEC] [--latency none|realistic] [--seed N]
-                    [--models FILE] [--record-limit N]
+                    [--models FILE] [--record-limit N] [--rate-limits SPEC]
 
 Runs the forkloop simulator (an Anthropic-Messages-compatible server; its replies are simulated,
 not from a real model) until Ctrl+C. Point any client at it with
@@ -24,7 +30,11 @@ ANTHROPIC_BASE_URL=<printed url> ANTHROPIC_API_KEY=<anything>.
   --models FILE       a JSON list of model specs that add to or override the known models, e.g.
                       ${MODELS_FILE_EXAMPLE}
   --record-limit N    request records kept for GET /_sim/requests, oldest dropped first
-                      (default ${DEFAULT_RECORD_LIMIT}; each holds the raw request body)`;
+                      (default ${DEFAULT_RECORD_LIMIT}; each holds the raw request body)
+  --rate-limits SPEC  per API key per minute, e.g. rpm=50,itpm=30000,otpm=8000 (requests, input
+                      tokens, output tokens; defaults ${DEFAULT_RATE_LIMITS.requestsPerMinute} / ${DEFAULT_RATE_LIMITS.inputTokensPerMinute} / ${DEFAULT_RATE_LIMITS.outputTokensPerMinute});
+                      every response carries the anthropic-ratelimit-* headers, a refusal is a 429
+                      with retry-after`;
 
 const simSchema = z.object({
   help: z.boolean().optional(),
@@ -47,6 +57,15 @@ const simSchema = z.object({
     .transform(Number)
     .refine((limit) => limit >= 1, "must be at least 1")
     .optional(),
+  "rate-limits": z
+    .string()
+    .transform((spec, ctx) => {
+      const parsed = parseRateLimitSpec(spec);
+      if (parsed.ok) return parsed.limits;
+      ctx.addIssue({ code: "custom", message: parsed.error });
+      return z.NEVER;
+    })
+    .optional(),
 });
 
 export async function simCommand(argv: readonly string[], context: CommandContext): Promise<ExitCode> {
@@ -64,6 +83,7 @@ export async function simCommand(argv: readonly string[], context: CommandContex
         seed: { type: "string" },
         models: { type: "string" },
         "record-limit": { type: "string" },
+        "rate-limits": { type: "string" },
       },
     },
     argv,
@@ -83,6 +103,7 @@ export async function simCommand(argv: readonly string[], context: CommandContex
     latency: flags.latency ?? "none",
     seed: flags.seed ?? 0,
     recordLimit: flags["record-limit"] ?? DEFAULT_RECORD_LIMIT,
+    ...(flags["rate-limits"] === undefined ? {} : { rateLimits: flags["rate-limits"] }),
     ...(models.length === 0 ? {} : { models }),
     ...(faults === undefined ? {} : { faults }),
     ...(scenario === undefined ? {} : { scenario }),

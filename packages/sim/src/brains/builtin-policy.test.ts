@@ -248,6 +248,7 @@ describe("compaction summaries", () => {
       {
         model: MODEL,
         max_tokens: 2000,
+        tools: [{ name: "Read", input_schema: { type: "object" } }],
         messages: [
           { role: "user", content: "Fix the flaky parser test" },
           {
