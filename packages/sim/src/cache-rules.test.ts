@@ -194,7 +194,7 @@ describe("issue 18 item 3: cache rules (api doc §5), table-driven", () => {
           ],
           messages: [{ role: "user", content: "hello" }],
         });
-        expect(message.usage.cache_creation_input_tokens > 0).toBe(written > 0);
+        expect((message.usage.cache_creation_input_tokens ?? 0) > 0).toBe(written > 0);
       } finally {
         await sim.close();
       }
