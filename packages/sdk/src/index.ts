@@ -49,7 +49,13 @@ export {
   type ToolAnnotations,
   tool,
 } from "./sdk-mcp-server.js";
-export { forkSession, getSessionMessages, listSessions, newSessionId } from "./session-helpers.js";
+export {
+  forkSession,
+  getSessionMessages,
+  listSessions,
+  newSessionId,
+  type SessionInfo,
+} from "./session-helpers.js";
 export { loadRunSettings, mergeRules, settingsHooks, toolHooks } from "./settings.js";
 export { RuntimeRegistry, type SharedRuntime } from "./shared-runtime.js";
 export { parseRunRequest, type RunRequest, SLASH_COMMANDS } from "./slash-commands.js";

@@ -25,8 +25,15 @@ export type SDKSystemMessage = z.infer<typeof systemInitLineSchema>;
 export type SDKAssistantMessage = Omit<z.infer<typeof assistantLineSchema>, "message"> & {
   readonly message: ApiMessage;
 };
-export type SDKUserMessage = Omit<z.infer<typeof userLineSchema>, "message"> & {
+/**
+ * A user message, as `query()` yields it and as streaming input gives it. `uuid` and
+ * `session_id` are optional as in the Agent SDK (input may leave them out); every message
+ * forkloop yields has both.
+ */
+export type SDKUserMessage = Omit<z.infer<typeof userLineSchema>, "message" | "uuid" | "session_id"> & {
   readonly message: MessageParam;
+  readonly uuid?: string;
+  readonly session_id?: string;
 };
 export type SDKPartialAssistantMessage = Omit<z.infer<typeof streamEventLineSchema>, "event"> & {
   readonly event: RawMessageStreamEvent;
@@ -57,11 +64,4 @@ export type SDKMessage =
   | SDKResultMessage;
 
 /** A user message of streaming input: what a `prompt` AsyncIterable yields. */
-export interface SDKUserMessageInput {
-  readonly type: "user";
-  readonly message: MessageParam;
-  readonly parent_tool_use_id: string | null;
-  readonly session_id?: string;
-  readonly uuid?: string;
-  readonly isSynthetic?: boolean;
-}
+export type SDKUserMessageInput = SDKUserMessage;

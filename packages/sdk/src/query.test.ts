@@ -7,6 +7,7 @@ import type { HookInput } from "./options.js";
 import { OptionsError } from "./options-error.js";
 import { query } from "./query.js";
 import { forkSession, getSessionMessages, listSessions } from "./session-helpers.js";
+import { RuntimeRegistry } from "./shared-runtime.js";
 import { collectMessages, promptStream, runQuery, startHarness } from "./test-support/sdk-harness.js";
 
 type Harness = Awaited<ReturnType<typeof startHarness>>;
@@ -408,5 +409,79 @@ describe("query() through the simulator", () => {
       } else if (message.type === "result") input.end();
     }
     expect(inits).toEqual(["claude-sonnet-4-6", "claude-haiku-4-5"]);
+  });
+
+  it("issue-14 point 4: concurrent sessions share one runtime (one endpoint, worker pool and API client), released when the last ends", async () => {
+    const runtimes = new RuntimeRegistry();
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        collectMessages(
+          query({
+            prompt: "review twice",
+            options: harness.options({ agents: { reviewer: { description: "r", prompt: "p" } } }),
+            runtimes,
+          }),
+        ),
+      ),
+    );
+    expect(results.map((messages) => resultOf(messages).subtype)).toEqual([
+      "success",
+      "success",
+      "success",
+      "success",
+    ]);
+    expect(results.map((messages) => resultOf(messages).subagentUsage.length)).toEqual([2, 2, 2, 2]);
+    expect(runtimes.started).toBe(1);
+    // Released: the next query starts a new one.
+    await collectMessages(query({ prompt: "hello", options: harness.options(), runtimes }));
+    expect(runtimes.started).toBe(2);
+  });
+
+  it("issue-14 point 2: interrupt() while input waits is a submit-interrupt (R-L16): no interrupt notice, the waiting message runs next", async () => {
+    harness.sim.clearRequests();
+    const input = promptStream();
+    const run = query({ prompt: input.stream, options: harness.options({ allowedTools: ["Bash"] }) });
+    input.push("sleep 20");
+    const messages: SDKMessage[] = [];
+    let interrupted = false;
+    for await (const message of run) {
+      messages.push(message);
+      const toolUse =
+        message.type === "assistant" && message.message.content.some((block) => block.type === "tool_use");
+      if (toolUse && !interrupted) {
+        interrupted = true;
+        input.push("next please");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await run.interrupt();
+      }
+      if (message.type === "result" && messages.filter((m) => m.type === "result").length === 2) input.end();
+    }
+    const results = messages.filter((message): message is SDKResultMessage => message.type === "result");
+    expect(results.map((result) => result.subtype)).toEqual(["error_during_execution", "success"]);
+    expect(JSON.stringify(messages.filter((message) => message.type === "user"))).not.toContain(
+      "interrupted by user",
+    );
+    expect(harness.sim.requests().some((record) => record.rawBody.includes("next please"))).toBe(true);
+  });
+
+  it("issue-14 point 2: settingSources picks the settings files: [] reads none, ['project'] reads the project's", async () => {
+    const { mkdirSync, writeFileSync } = await import("node:fs");
+    mkdirSync(join(harness.dir, ".claude"), { recursive: true });
+    writeFileSync(
+      join(harness.dir, ".claude", "settings.json"),
+      JSON.stringify({ permissions: { deny: ["Write"] } }),
+    );
+    try {
+      const tools = async (settingSources: ("user" | "project" | "local")[]) => {
+        const messages = await runQuery("hello", harness.options({ settingSources }));
+        return (messages[0] as { tools: string[] }).tools;
+      };
+      expect(await tools([])).toContain("Write");
+      expect(await tools(["project"])).not.toContain("Write");
+      expect(await tools(["local"])).toContain("Write");
+    } finally {
+      const { rmSync } = await import("node:fs");
+      rmSync(join(harness.dir, ".claude"), { recursive: true, force: true });
+    }
   });
 });

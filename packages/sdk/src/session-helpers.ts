@@ -17,10 +17,28 @@ export function newSessionId(): string {
   return `s-${new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15)}-${randomBytes(3).toString("hex")}`;
 }
 
+/** A saved session, with the Agent SDK's `SDKSessionInfo` fields (`summary`, `lastModified`). */
+export type SessionInfo = SessionSummary & {
+  /** The first prompt (200 characters at most), or "" for a session without one. */
+  readonly summary: string;
+  /** Epoch ms of the transcript's last write. */
+  readonly lastModified: number;
+};
+
 /** The saved sessions of a project, newest first (forkloop keeps them in `<cwd>/.forkloop/sessions`). */
-export async function listSessions(options: { dir?: string } = {}): Promise<SessionSummary[]> {
+export async function listSessions(
+  options: { dir?: string; limit?: number; offset?: number } = {},
+): Promise<SessionInfo[]> {
   const summaries = await listTranscripts(sessionsDir(resolve(options.dir ?? process.cwd())));
-  return summaries.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+  const offset = options.offset ?? 0;
+  return summaries
+    .map((summary) => ({
+      ...summary,
+      summary: summary.firstPrompt ?? "",
+      lastModified: Date.parse(summary.updatedAt),
+    }))
+    .sort((a, b) => b.lastModified - a.lastModified)
+    .slice(offset, options.limit === undefined ? undefined : offset + options.limit);
 }
 
 /** The path of a saved session's transcript; an unknown or malformed id is an OptionsError. */

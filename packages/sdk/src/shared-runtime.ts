@@ -32,6 +32,12 @@ const ENDPOINT_VARIABLES = [
 /** The process-wide registry: a runtime per distinct endpoint environment. */
 export class RuntimeRegistry {
   readonly #entries = new Map<string, Entry>();
+  #started = 0;
+
+  /** Runtimes started so far (each one endpoint, one pool, one client). */
+  get started(): number {
+    return this.#started;
+  }
 
   /** Takes a share of the runtime for `env` (started on first use); `release()` gives it back. */
   async acquire(
@@ -41,6 +47,7 @@ export class RuntimeRegistry {
     const key = JSON.stringify(ENDPOINT_VARIABLES.map((name) => env[name] ?? ""));
     let entry = this.#entries.get(key);
     if (entry === undefined) {
+      this.#started++;
       const created: Entry = { users: 0, runtime: start(env, notice) };
       entry = created;
       this.#entries.set(key, created);

@@ -1,0 +1,163 @@
+/**
+ * `npm run bench -- sdk` (issue 14): 32 concurrent `query()` sessions in one process, each forking
+ * two sub-agents, side by side with 32 concurrent `forkloop run` processes doing the same — memory
+ * per session (while every session has its two sub-agents in flight) and time to first request.
+ * The simulator runs in this process and holds every sub-agent's reply until the figures are read.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { query } from "@forkloop/sdk";
+import { type Brain, startSimulator } from "@forkloop/sim";
+import { type BenchResult, compare, percentile } from "./harness.js";
+
+const SESSIONS = 32;
+const CLI = fileURLToPath(new URL("../../apps/cli/dist/main.js", import.meta.url));
+
+function memAvailableKb(): number {
+  return Number(/MemAvailable:\s+(\d+) kB/.exec(readFileSync("/proc/meminfo", "utf8"))?.[1] ?? Number.NaN);
+}
+
+function pssKb(pid: number | "self"): number {
+  try {
+    return Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
+
+async function until(condition: () => boolean, what: string, timeoutMs = 240_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** One round: `start(index)` launches session `index`; returns memory per session and first-request times. */
+async function round(
+  label: string,
+  start: (
+    index: number,
+    env: Record<string, string>,
+  ) => { done: Promise<void>; pid?: () => number | undefined },
+): Promise<{ memoryMiB: number; pssMiB: number; firstRequestMs: number[] }> {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const firstRequestAt = new Map<number, number>();
+  let subAgentsWaiting = 0;
+  const brain: Brain = async (request) => {
+    if (request.querySource?.startsWith("agent:")) {
+      subAgentsWaiting++;
+      await gate;
+      return { content: [{ type: "text", text: "sub-agent done" }] };
+    }
+    if (request.lastToolResults.length > 0) return { content: [{ type: "text", text: "both reported" }] };
+    const index = Number(/session (\d+)/.exec(request.lastUserText ?? "")?.[1]);
+    if (!firstRequestAt.has(index)) firstRequestAt.set(index, performance.timeOrigin + performance.now());
+    return {
+      content: [
+        { type: "tool_use", name: "Agent", input: { description: "part one", prompt: "Look at part one." } },
+        { type: "tool_use", name: "Agent", input: { description: "part two", prompt: "Look at part two." } },
+      ],
+    };
+  };
+  const sim = await startSimulator({ brain, recordLimit: 100 });
+  const env = { ANTHROPIC_API_KEY: "bench-key", ANTHROPIC_BASE_URL: sim.url };
+  try {
+    await settle();
+    const availableBefore = memAvailableKb();
+    const pssBefore = pssKb("self");
+    const startedAt: number[] = [];
+    const runs = Array.from({ length: SESSIONS }, (_, index) => {
+      startedAt[index] = performance.timeOrigin + performance.now();
+      return start(index, env);
+    });
+    await until(() => subAgentsWaiting >= 2 * SESSIONS, `${label}: ${2 * SESSIONS} sub-agents in flight`);
+    await settle();
+    const memoryMiB = (availableBefore - memAvailableKb()) / SESSIONS / 1024;
+    const childPss = runs.reduce(
+      (sum, run) => sum + (run.pid?.() === undefined ? 0 : pssKb(run.pid() ?? 0)),
+      0,
+    );
+    const pssMiB = (pssKb("self") - pssBefore + childPss) / SESSIONS / 1024;
+    release();
+    await Promise.all(runs.map((run) => run.done));
+    const firstRequestMs = startedAt.map((at, index) => (firstRequestAt.get(index) ?? Number.NaN) - at);
+    return { memoryMiB, pssMiB, firstRequestMs };
+  } finally {
+    release();
+    await sim.close();
+  }
+}
+
+export async function run(): Promise<BenchResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), "forkloop-bench-sdk-"));
+  try {
+    const inProcess = await round("query()", (index, env) => ({
+      done: (async () => {
+        for await (const message of query({
+          prompt: `session ${index}: split the work`,
+          options: { cwd: dir, env: { ...env, FORKLOOP_SIM_LATENCY: "none", HOME: dir }, stderr: () => {} },
+        })) {
+          if (message.type === "result" && message.is_error) throw new Error(message.errors.join("; "));
+        }
+      })(),
+    }));
+    const processes = await round("forkloop run", (index, env) => {
+      const child = spawn(process.execPath, [CLI, "run", `session ${index}: split the work`], {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? "", HOME: dir, ...env },
+        stdio: ["ignore", "ignore", "ignore"],
+      });
+      return {
+        pid: () => child.pid,
+        done: new Promise<void>((resolve) => child.on("exit", () => resolve())),
+      };
+    });
+    const median = (samples: number[]) => percentile(samples, 50);
+    const notes = `${SESSIONS} sessions, each forking 2 sub-agents (held in flight while memory is read); simulator in the bench process`;
+    return [
+      compare(
+        "sdk: memory per session, query() in one process vs a forkloop run process each (lower is better)",
+        "MemAvailable drop per session",
+        "MiB",
+        { label: "32 forkloop run processes", value: processes.memoryMiB },
+        { label: "32 query() sessions", value: inProcess.memoryMiB },
+        notes,
+      ),
+      compare(
+        "sdk: PSS per session, query() vs forkloop run processes (lower is better)",
+        "PSS per session",
+        "MiB",
+        { label: "32 forkloop run processes", value: processes.pssMiB },
+        { label: "32 query() sessions", value: inProcess.pssMiB },
+        notes,
+      ),
+      compare(
+        "sdk: time to first request, median of 32 concurrent (lower is better)",
+        "start → first model request",
+        "ms",
+        { label: "forkloop run process", value: median(processes.firstRequestMs) },
+        { label: "query()", value: median(inProcess.firstRequestMs) },
+        notes,
+      ),
+      compare(
+        "sdk: time to first request, p95 of 32 concurrent (lower is better)",
+        "start → first model request",
+        "ms",
+        { label: "forkloop run process", value: percentile(processes.firstRequestMs, 95) },
+        { label: "query()", value: percentile(inProcess.firstRequestMs, 95) },
+        notes,
+      ),
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
