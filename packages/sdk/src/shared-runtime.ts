@@ -29,6 +29,9 @@ const ENDPOINT_VARIABLES = [
   "FORKLOOP_SIM_FAULTS",
 ] as const;
 
+/** Sub-agents one pool thread carries at once (the orchestrator's default is 16). */
+const SUB_AGENTS_PER_THREAD = 32;
+
 /** The process-wide registry: a runtime per distinct endpoint environment. */
 export class RuntimeRegistry {
   readonly #entries = new Map<string, Entry>();
@@ -85,7 +88,12 @@ export class RuntimeRegistry {
 
 async function start(env: Record<string, string | undefined>, notice: (line: string) => void) {
   const source = await resolveModelSource(env as NodeJS.ProcessEnv, notice);
-  const pool = createAgentPool({ endpoint: source.endpoint });
+  // Many sessions' forks share it: sub-agents wait on the network, so one thread carries many
+  // (2 cores × 32 = 64 in flight, e.g. 32 sessions forking two each); more queue.
+  const pool = createAgentPool({
+    endpoint: source.endpoint,
+    concurrentTasksPerWorker: SUB_AGENTS_PER_THREAD,
+  });
   const client = new Anthropic({
     apiKey: source.endpoint.apiKey,
     ...(source.endpoint.baseURL === undefined ? {} : { baseURL: source.endpoint.baseURL }),
