@@ -134,6 +134,11 @@ describe("query() through the simulator", () => {
     );
     expect(notifications).toHaveLength(2);
     expect(notifications[0]).toMatchObject({ status: "completed" });
+    const progress = messages.filter(
+      (message) => message.type === "system" && message.subtype === "task_progress",
+    );
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    expect(progress[0]).toMatchObject({ subagent_type: "reviewer", usage: { tool_uses: 0 } });
     const subMessages = messages.filter(
       (message) => message.type === "assistant" && message.parent_tool_use_id !== null,
     );
