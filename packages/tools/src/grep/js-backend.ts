@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
@@ -6,6 +6,7 @@ import { walkFiles } from "../file-walker.js";
 import { GitignoreFilter } from "../gitignore.js";
 import { decodeTextFile, startsWithUtf16Bom } from "../text-file.js";
 import { createGlobOverrides, createTypeFilter } from "./path-filter.js";
+import { readConfinedFile } from "./read-confined-file.js";
 import type { GrepBackend, GrepFileResult, GrepLine, GrepSearch } from "./search.js";
 import { toUnicodePattern } from "./unicode-pattern.js";
 
@@ -45,18 +46,28 @@ export const jsGrepBackend: GrepBackend = async (search) => {
   }
 
   const results: GrepFileResult[] = [];
+  const skipped = { tooLarge: [] as string[], hardLinked: [] as string[], outside: [] as string[] };
+  const realRoots = search.workspaceRoots.map((root) => {
+    try {
+      return realpathSync(root);
+    } catch {
+      return root;
+    }
+  });
   let outputLines = 0;
   let truncated = false;
   for (let index = 0; index < files.length && !truncated && !search.signal.aborted; index++) {
     if (index > 0 && index % READ_BATCH === 0) await nextTurn();
     const path = files[index] as string;
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(path);
-    } catch {
-      continue; // Vanished or unreadable since the walk: skipped, as ripgrep does.
+    // Opened once and judged by what was opened, so a symlink swapped in since the walk reads nothing.
+    const read = readConfinedFile(path, realRoots, search.maxFileBytes);
+    if (!read.ok) {
+      if (read.skipped === "too-large") skipped.tooLarge.push(path);
+      else if (read.skipped === "hard-linked") skipped.hardLinked.push(path);
+      else if (read.skipped === "outside") skipped.outside.push(path);
+      continue; // Vanished, unreadable or not a regular file since the walk: skipped, as ripgrep does.
     }
-    const text = searchableText(bytes, path);
+    const text = searchableText(read.bytes, path);
     if (text === undefined) continue;
     const result = searchText(path, text, compiled, search);
     if (result === undefined) continue;
@@ -66,7 +77,7 @@ export const jsGrepBackend: GrepBackend = async (search) => {
     // for the ripgrep backend's complete output.
     if (search.mode === "content" && outputLines > search.maxLines) truncated = true;
   }
-  return { ok: true, files: results, truncated };
+  return { ok: true, files: results, truncated, skipped };
 };
 
 /**

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, constants, lstatSync, statSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import type { GrepBackend, GrepFileResult, GrepLine, GrepSearch } from "./search.js";
 
@@ -37,6 +37,7 @@ export function ripgrepArgs(search: GrepSearch): string[] {
     for (const glob of search.typeGlobs) args.push("--type-add", `forkloop:${glob}`);
     args.push("--type", "forkloop");
   }
+  args.push("--max-filesize", String(search.maxFileBytes));
   args.push("--regexp", search.pattern, "--", search.root);
   return args;
 }
@@ -97,6 +98,14 @@ function decode(value: RgText | undefined): string {
   return "";
 }
 
+function linkCount(path: string): number {
+  try {
+    return lstatSync(path).nlink;
+  } catch {
+    return 1;
+  }
+}
+
 /** Grep through ripgrep (exit 0 = matches, 1 = none, 2 = error). */
 export function createRipgrepBackend(executable: string): GrepBackend {
   return (search) =>
@@ -120,8 +129,11 @@ export function createRipgrepBackend(executable: string): GrepBackend {
           resolve({ ok: false, error: `ripgrep: ${stderr.trim()}` });
           return;
         }
-        const files = parseRipgrepJson(Buffer.concat(stdout).toString("utf8"), search.mode);
-        resolve({ ok: true, files, truncated: false });
+        const found = parseRipgrepJson(Buffer.concat(stdout).toString("utf8"), search.mode);
+        // ripgrep has no link-count filter: matches in hard-linked files are dropped here (R-S4).
+        const hardLinked = found.filter((file) => linkCount(file.path) > 1).map((file) => file.path);
+        const files = found.filter((file) => !hardLinked.includes(file.path));
+        resolve({ ok: true, files, truncated: false, skipped: { tooLarge: [], hardLinked, outside: [] } });
       });
     });
 }

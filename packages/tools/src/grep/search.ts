@@ -15,6 +15,8 @@ export interface GrepSearch {
   readonly contextAfter: number;
   /** Content mode stops collecting after this many output lines (memory bound). */
   readonly maxLines: number;
+  /** Files larger than this are skipped (and counted), so one huge file cannot exhaust memory. */
+  readonly maxFileBytes: number;
   readonly signal: AbortSignal;
 }
 
@@ -33,8 +35,22 @@ export interface GrepFileResult {
   readonly lines: readonly GrepLine[];
 }
 
+/** Files a search left out, by reason (issue 10 item 8: said in the output). */
+export interface GrepSkipped {
+  readonly tooLarge: readonly string[];
+  /** Regular files with more than one hard link: one of the names may be outside the workspace (R-S4). */
+  readonly hardLinked: readonly string[];
+  /** Files whose opened real path is outside the workspace (a symlink swapped in during the search). */
+  readonly outside: readonly string[];
+}
+
 export type GrepOutcome =
-  | { readonly ok: true; readonly files: readonly GrepFileResult[]; readonly truncated: boolean }
+  | {
+      readonly ok: true;
+      readonly files: readonly GrepFileResult[];
+      readonly truncated: boolean;
+      readonly skipped?: GrepSkipped;
+    }
   | { readonly ok: false; readonly error: string };
 
 /** A search implementation: ripgrep when installed, the JavaScript one otherwise (issue 4). */

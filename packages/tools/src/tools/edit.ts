@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, type Stats, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, type Stats, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { z } from "zod";
+import { writeFileAtomicSync } from "../atomic-write.js";
 import { decodeTextFile, encodeTextFile, NEW_FILE_FORMAT, withLineEnding } from "../text-file.js";
 import {
   absolutePath,
@@ -56,7 +57,7 @@ export const editTool = defineTool({
       }
       if (input.old_string !== "") return toolError(`File does not exist: ${path}`);
       mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, encodeTextFile(input.new_string, NEW_FILE_FORMAT));
+      writeFileAtomicSync(path, encodeTextFile(input.new_string, NEW_FILE_FORMAT));
       recordRead(context.agentState, path, statSync(path));
       return { content: `File created successfully at: ${path}` };
     }
@@ -104,7 +105,8 @@ export const editTool = defineTool({
     }
 
     try {
-      writeFileSync(path, encodeTextFile(updated, format));
+      // Atomic, and never the inode a hard link may share with an outside file (R-S4).
+      writeFileAtomicSync(path, encodeTextFile(updated, format));
     } catch (error) {
       return toolError(`Cannot write ${path}: ${fsErrorCode(error)}`);
     }

@@ -156,6 +156,7 @@ describe("Grep ripgrep backend: arguments and parsing (end to end in grep-parity
       contextBefore: 2,
       contextAfter: 0,
       maxLines: 10,
+      maxFileBytes: 1000,
       signal: new AbortController().signal,
     });
     expect(args).toEqual([
@@ -178,6 +179,8 @@ describe("Grep ripgrep backend: arguments and parsing (end to end in grep-parity
       "forkloop:*.py",
       "--type",
       "forkloop",
+      "--max-filesize",
+      "1000",
       "--regexp",
       "-foo",
       "--",

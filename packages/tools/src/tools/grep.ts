@@ -4,7 +4,7 @@ import { typeGlobs } from "../grep/file-types.js";
 import { jsGrepBackend } from "../grep/js-backend.js";
 import { splitGlobs } from "../grep/path-filter.js";
 import { createRipgrepBackend, findRipgrep } from "../grep/ripgrep-backend.js";
-import type { GrepBackend, GrepFileResult, GrepSearch } from "../grep/search.js";
+import type { GrepBackend, GrepFileResult, GrepSearch, GrepSkipped } from "../grep/search.js";
 import { type DeniedPathsOption, deniedPathFilters } from "../permissions/denied-paths.js";
 import { absolutePath, defineTool, sortNewestFirst, toolError } from "../tool-kit.js";
 import { resolveInWorkspace } from "../workspace-paths.js";
@@ -13,6 +13,8 @@ import { resolveInWorkspace } from "../workspace-paths.js";
 export const GREP_MAX_LINE_CHARS = 500;
 /** Content mode stops collecting after this many lines; far more than the result cap can show. */
 export const GREP_MAX_CONTENT_LINES = 5_000;
+/** Files above this size are skipped and named in the output (issue 10 item 8). */
+export const GREP_MAX_FILE_BYTES = 20 * 1024 * 1024;
 
 export interface GrepToolOptions extends DeniedPathsOption {
   /**
@@ -20,6 +22,8 @@ export interface GrepToolOptions extends DeniedPathsOption {
    * Tests and benchmarks force `js`, or pass their own backend.
    */
   readonly backend?: "auto" | "js" | GrepBackend;
+  /** Per-file size cap (default GREP_MAX_FILE_BYTES). */
+  readonly maxFileBytes?: number;
 }
 
 const grepInput = z.object({
@@ -94,6 +98,7 @@ export function createGrepTool(options: GrepToolOptions = {}) {
         contextBefore: input["-B"] ?? input["-C"] ?? 0,
         contextAfter: input["-A"] ?? input["-C"] ?? 0,
         maxLines: Math.min(GREP_MAX_CONTENT_LINES, input.head_limit ?? GREP_MAX_CONTENT_LINES),
+        maxFileBytes: options.maxFileBytes ?? GREP_MAX_FILE_BYTES,
         signal: context.abortController.signal,
       };
       if (!(await stat(search.root).catch(() => undefined)))
@@ -104,18 +109,20 @@ export function createGrepTool(options: GrepToolOptions = {}) {
       const files = outcome.files
         .filter((file) => denied?.(file.path) !== true)
         .sort((left, right) => (left.path < right.path ? -1 : 1));
+      const note = skippedNote(outcome.skipped, search.maxFileBytes, denied);
       switch (mode) {
         case "files_with_matches":
-          return { content: await formatFiles(files, input.head_limit) };
+          return { content: (await formatFiles(files, input.head_limit)) + note };
         case "count":
-          return { content: formatCounts(files, input.head_limit) };
+          return { content: formatCounts(files, input.head_limit) + note };
         case "content":
           return {
-            content: formatContent(files, {
-              lineNumbers: input["-n"] !== false,
-              separators: search.contextBefore > 0 || search.contextAfter > 0,
-              headLimit: input.head_limit,
-            }),
+            content:
+              formatContent(files, {
+                lineNumbers: input["-n"] !== false,
+                separators: search.contextBefore > 0 || search.contextAfter > 0,
+                headLimit: input.head_limit,
+              }) + note,
           };
         default: {
           const unreachable: never = mode;
@@ -176,6 +183,32 @@ function formatContent(
   return byHeadLimit
     ? `${shown}\n\n(Showing the first ${limit} lines; head_limit cut the rest.)`
     : `${shown}\n\n(The search stopped after ${GREP_MAX_CONTENT_LINES} lines; narrow it.)`;
+}
+
+/** Says which files were not searched and why; files a deny rule hides are not named. */
+function skippedNote(
+  skipped: GrepSkipped | undefined,
+  maxFileBytes: number,
+  denied: ((path: string) => boolean) | undefined,
+): string {
+  if (skipped === undefined) return "";
+  const visible = (paths: readonly string[]) => paths.filter((path) => denied?.(path) !== true);
+  const list = (paths: readonly string[]) =>
+    `${paths.slice(0, 5).join(", ")}${paths.length > 5 ? `, and ${paths.length - 5} more` : ""}`;
+  const notes: string[] = [];
+  const tooLarge = visible(skipped.tooLarge);
+  if (tooLarge.length > 0) {
+    notes.push(`Skipped ${tooLarge.length} file(s) larger than ${Math.round(maxFileBytes / 1024 / 1024)} MB: ${list(tooLarge)}.`);
+  }
+  const hardLinked = visible(skipped.hardLinked);
+  if (hardLinked.length > 0) {
+    notes.push(
+      `Skipped ${hardLinked.length} file(s) with more than one hard link (another name may be outside the workspace): ${list(hardLinked)}. Reading one with Read asks for permission.`,
+    );
+  }
+  const outside = visible(skipped.outside);
+  if (outside.length > 0) notes.push(`Skipped ${outside.length} file(s) whose real path is outside the workspace: ${list(outside)}.`);
+  return notes.length === 0 ? "" : `\n\n${notes.join("\n")}`;
 }
 
 function clip(text: string): string {

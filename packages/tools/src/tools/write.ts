@@ -1,6 +1,7 @@
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { z } from "zod";
+import { writeFileAtomicSync } from "../atomic-write.js";
 import {
   decodeTextFile,
   encodeTextFile,
@@ -61,7 +62,8 @@ export const writeTool = defineTool({
     const text = existed ? withLineEnding(input.content, format.lineEnding) : input.content;
     try {
       await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, encodeTextFile(text, format));
+      // A new file renamed over the target: never the inode a hard link may share with an outside file (R-S4).
+      writeFileAtomicSync(path, encodeTextFile(text, format));
     } catch (error) {
       return toolError(`Cannot write ${path}: ${fsErrorCode(error)}`);
     }
