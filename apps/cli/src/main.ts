@@ -18,6 +18,7 @@ Commands:
   sim                   run the simulator as a standalone Anthropic-compatible server
   sessions list|show    list saved sessions or show one
   replay <session>      print a session's loop state transitions turn by turn
+  trust [DIR]           let a project's own settings widen permissions (allow rules, hooks, env)
 
 Model: ANTHROPIC_API_KEY (and optional ANTHROPIC_BASE_URL) selects the real API or a compatible
 server; without it the built-in simulator answers (simulated replies, not a real model).
@@ -33,6 +34,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   batch: async () => (await import("./commands/batch.js")).batchCommand,
   sim: async () => (await import("./commands/sim.js")).simCommand,
   sessions: async () => (await import("./commands/sessions.js")).sessionsCommand,
+  trust: async () => (await import("./commands/trust.js")).trustCommand,
   replay: async () => (await import("./commands/replay.js")).replayCommand,
 };
 

@@ -154,6 +154,10 @@ export interface Options {
   settingSources?: SettingSource[];
   /** forkloop: a token target for each turn, e.g. 500_000 (R-L14). */
   tokenBudget?: number;
+  /** forkloop (R-S5): take the project's own settings files as they are (else they only narrow). */
+  trustProject?: boolean;
+  /** forkloop (R-S6): Bash in bubblewrap; default the settings' `sandbox`, else `auto` in dontAsk, `off` otherwise. */
+  sandbox?: "auto" | "on" | "off";
 }
 
 /** Every option `query()` reads; anything else is warned about once and ignored. */
@@ -183,4 +187,6 @@ export const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof Options>([
   "includePartialMessages",
   "settingSources",
   "tokenBudget",
+  "trustProject",
+  "sandbox",
 ]);

@@ -4,6 +4,7 @@ import type { AgentDefinition as ForkloopAgentDefinition } from "@forkloop/orche
 import { createBuiltinTools, PERMISSION_MODES, SETTING_SOURCES, type Settings } from "@forkloop/tools";
 import { KNOWN_OPTIONS, type Options } from "./options.js";
 import { OptionsError } from "./options-error.js";
+import { resolveSandbox } from "./sandbox.js";
 import { sdkServerTools } from "./sdk-mcp-server.js";
 import { listSessions, newSessionId, savedSessionPath } from "./session-helpers.js";
 import { loadRunSettings, mergeRules } from "./settings.js";
@@ -50,7 +51,10 @@ export async function resolveQueryOptions(
   const env = options.env ?? process.env;
   const cwd = resolve(options.cwd ?? process.cwd());
   const home = env.HOME;
-  const settings = await loadRunSettings(cwd, home, options.settingSources ?? []);
+  const settings = await loadRunSettings(cwd, home, options.settingSources ?? [], {
+    ...(options.trustProject === undefined ? {} : { trustProject: options.trustProject }),
+    onIgnored: (line) => warn(`forkloop: ${line}`),
+  });
   const permissionMode = options.permissionMode ?? settings.permissions.defaultMode ?? "default";
   if (!(PERMISSION_MODES as readonly string[]).includes(permissionMode)) {
     throw new OptionsError(`permissionMode "${permissionMode}": use one of ${PERMISSION_MODES.join(", ")}.`);
@@ -58,7 +62,16 @@ export async function resolveQueryOptions(
   checkBypass(permissionMode, options);
   const rules = mergeRules(settings, { allow: options.allowedTools, deny: options.disallowedTools });
 
-  const builtins = baseTools(options.tools, rules.deny);
+  const sandbox = resolveSandbox(options.sandbox ?? settings.sandbox, {
+    mode: permissionMode,
+    unattended: false,
+    path: env.PATH,
+    notice: warn,
+  });
+  const builtins = baseTools(options.tools, rules.deny, {
+    bashSandbox: sandbox,
+    ...(settings.env === undefined ? {} : { bashEnv: settings.env }),
+  });
   const mcpServers: { name: string; status: string }[] = [];
   const mcpTools: Tool[] = [];
   for (const [name, config] of Object.entries(options.mcpServers ?? {})) {
@@ -114,8 +127,12 @@ export function checkBypass(mode: PermissionMode, options: Options): void {
   }
 }
 
-function baseTools(selection: Options["tools"], deny: readonly string[]): Tool[] {
-  const selected = selectTools(deny);
+function baseTools(
+  selection: Options["tools"],
+  deny: readonly string[],
+  bash: Parameters<typeof selectTools>[1],
+): Tool[] {
+  const selected = selectTools(deny, bash);
   if (selection === undefined || !Array.isArray(selection)) return selected;
   const known = createBuiltinTools().map((tool) => tool.name);
   const unknown = selection.filter((name) => !known.includes(name) && !FORK_TOOL_NAMES.has(name));

@@ -18,10 +18,17 @@ export async function loadRunSettings(
   cwd: string,
   home?: string,
   sources: readonly SettingSource[] = SETTING_SOURCES,
+  options: { readonly trustProject?: boolean; readonly onIgnored?: (line: string) => void } = {},
 ): Promise<Settings> {
   if (sources.length === 0) return EMPTY_SETTINGS;
-  const loaded = await loadSettings(cwd, { sources, ...(home === undefined ? {} : { home }) });
+  const loaded = await loadSettings(cwd, {
+    sources,
+    ...(home === undefined ? {} : { home }),
+    ...(options.trustProject === undefined ? {} : { trustProject: options.trustProject }),
+  });
   if (!loaded.ok) throw new OptionsError(`bad settings: ${loaded.error}`);
+  // R-S5: what an untrusted project's files asked for and did not get, said once.
+  for (const line of loaded.ignored) options.onIgnored?.(line);
   return loaded.settings;
 }
 

@@ -1,5 +1,5 @@
 import type { Tool } from "@forkloop/loop-core";
-import { createBuiltinTools } from "@forkloop/tools";
+import { type BuiltinToolsOptions, createBuiltinTools } from "@forkloop/tools";
 
 /** The model used when none is given (the simulator knows it too). */
 export const DEFAULT_MODEL = "claude-sonnet-4-6";
@@ -22,7 +22,10 @@ export function builtinToolNames(): string[] {
  * rules also go to the tools, so Grep/Glob/LS leave out files a path rule hides (R-P1:
  * `Read(./.env)` must stop `Grep SECRET .` too, which the per-call checker cannot see).
  */
-export function selectTools(deny: readonly string[] = []): Tool[] {
+export function selectTools(
+  deny: readonly string[] = [],
+  bash: Pick<BuiltinToolsOptions, "bashSandbox" | "bashEnv"> = {},
+): Tool[] {
   const removed = new Set(deny.filter((rule) => !rule.includes("(")));
-  return createBuiltinTools({ denyRules: deny }).filter((tool) => !removed.has(tool.name));
+  return createBuiltinTools({ denyRules: deny, ...bash }).filter((tool) => !removed.has(tool.name));
 }

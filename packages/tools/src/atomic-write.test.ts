@@ -1,7 +1,13 @@
 import { chmodSync, linkSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTempWorkspace, callTool, resultText, type TempWorkspace, useTempWorkspace } from "./testing/index.js";
+import {
+  callTool,
+  createTempWorkspace,
+  resultText,
+  type TempWorkspace,
+  useTempWorkspace,
+} from "./testing/index.js";
 import { editTool } from "./tools/edit.js";
 import { readTool } from "./tools/read.js";
 import { writeTool } from "./tools/write.js";
@@ -33,7 +39,11 @@ describe("R-S4: Write and Edit never modify an inode another path may reach", ()
     linkSync(secret, join(ws.root, "linked.txt"));
     const context = ws.context();
     await callTool(readTool, { file_path: "linked.txt" }, context);
-    const result = await callTool(editTool, { file_path: "linked.txt", old_string: "alpha", new_string: "gamma" }, context);
+    const result = await callTool(
+      editTool,
+      { file_path: "linked.txt", old_string: "alpha", new_string: "gamma" },
+      context,
+    );
     expect(result.isError, resultText(result)).toBeUndefined();
     expect(readFileSync(secret, "utf8")).toBe("alpha beta\n");
     expect(readFileSync(join(ws.root, "linked.txt"), "utf8")).toBe("gamma beta\n");

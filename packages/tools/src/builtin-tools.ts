@@ -1,4 +1,5 @@
 import type { Tool } from "@forkloop/loop-core";
+import type { SandboxPolicy } from "./sandbox/bubblewrap.js";
 import { createBashTool } from "./tools/bash.js";
 import { editTool } from "./tools/edit.js";
 import { createGlobTool } from "./tools/glob.js";
@@ -12,6 +13,8 @@ export interface BuiltinToolsOptions {
   readonly bashDefaultTimeoutMs?: number;
   /** Settings `env`: given to Bash after the model credentials are removed from its environment (R-S4). */
   readonly bashEnv?: Readonly<Record<string, string>>;
+  /** R-S6: Bash in bubblewrap. */
+  readonly bashSandbox?: SandboxPolicy;
   readonly grepBackend?: GrepToolOptions["backend"];
   /**
    * `permissions.deny` of the settings: Grep, Glob and LS leave out files a path rule denies to
@@ -29,6 +32,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions = {}): Tool[] {
   const bashOptions = {
     ...(options.bashDefaultTimeoutMs === undefined ? {} : { defaultTimeoutMs: options.bashDefaultTimeoutMs }),
     ...(options.bashEnv === undefined ? {} : { env: options.bashEnv }),
+    ...(options.bashSandbox === undefined ? {} : { sandbox: options.bashSandbox }),
   };
   const denied = options.denyRules === undefined ? {} : { denyRules: options.denyRules };
   const grepOptions =

@@ -21,8 +21,11 @@ export type {
 export { createPermissionChecker } from "./permissions/permission-checker.js";
 export type { PermissionRule, RuleSpecifier } from "./permissions/permission-rules.js";
 export { parsePermissionRule } from "./permissions/permission-rules.js";
-export type { LoadSettingsResult, SettingSource } from "./settings/load-settings.js";
+export type { BubblewrapProbe, SandboxMode, SandboxPolicy } from "./sandbox/bubblewrap.js";
+export { findBubblewrap, probeBubblewrap, SANDBOX_MODES } from "./sandbox/bubblewrap.js";
+export type { LoadSettingsOptions, LoadSettingsResult, SettingSource } from "./settings/load-settings.js";
 export { loadSettings, SETTING_SOURCES, settingsFilePaths } from "./settings/load-settings.js";
+export { isProjectTrusted, trustFilePath, trustProjectDirectory } from "./settings/project-trust.js";
 export type {
   HookCommandSetting,
   HookEvent,
@@ -31,6 +34,7 @@ export type {
   Settings,
 } from "./settings/settings-schema.js";
 export { EMPTY_SETTINGS, HOOK_EVENTS, PERMISSION_MODES } from "./settings/settings-schema.js";
+export { isModelCredential, toolEnvironment } from "./tool-environment.js";
 export type { BashToolOptions } from "./tools/bash.js";
 export { bashTool, createBashTool } from "./tools/bash.js";
 export { editTool } from "./tools/edit.js";

@@ -20,6 +20,8 @@ export interface ProcessGroupOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Per stream; head and tail are kept (HeadTailBuffer). */
   readonly maxOutputChars: number;
+  /** A program and its arguments that run `bash -c command` (the bubblewrap sandbox, R-S6). */
+  readonly launcher?: readonly string[];
 }
 
 /** Time a group gets between SIGTERM and SIGKILL, to flush and clean up. */
@@ -46,7 +48,8 @@ export function runInProcessGroup(command: string, options: ProcessGroupOptions)
       });
       return;
     }
-    const child = spawn("bash", ["-c", command], {
+    const [file = "bash", ...args] = [...(options.launcher ?? []), "bash", "-c", command];
+    const child = spawn(file, args, {
       cwd: options.cwd,
       env: options.env ?? process.env,
       detached: true,

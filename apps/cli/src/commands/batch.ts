@@ -13,6 +13,7 @@ import {
   settingsHooks,
   toolHooks,
 } from "@forkloop/sdk";
+import { SETTING_SOURCES } from "@forkloop/tools";
 import { z } from "zod";
 import { modeSchema, toolListSchema } from "../agent-options.js";
 import { type ItemSource, loadItems } from "../batch-items.js";
@@ -55,6 +56,7 @@ first item warms the prompt cache before the rest start. Progress goes to stderr
   --max-turns N         turns per item (default 8)
   --allowed-tools LIST  allow rules, comma-separated: Edit, Bash(npm test:*), Write(src/**) …
   --disallowed-tools LIST  deny rules; a bare tool name also removes the tool (e.g. Bash)
+  --trust-project          use this project's own settings as they are (see forkloop trust)
   --permission-mode M   default | acceptEdits | plan | bypassPermissions | dontAsk | auto (default
                         dontAsk: reads run, anything that would ask for permission is denied)
   --append-system-prompt TEXT  added to the shared system prompt
@@ -85,6 +87,7 @@ const schema = z.object({
   "max-turns": count("max-turns", 8, 1000).optional(),
   "allowed-tools": toolListSchema.optional(),
   "disallowed-tools": toolListSchema.optional(),
+  "trust-project": z.boolean().optional(),
   "permission-mode": modeSchema.optional(),
   "append-system-prompt": z.string().optional(),
   output: z.string().min(1).optional(),
@@ -113,6 +116,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
         "max-turns": { type: "string" },
         "allowed-tools": { type: "string" },
         "disallowed-tools": { type: "string" },
+        "trust-project": { type: "boolean" },
         "permission-mode": { type: "string" },
         "append-system-prompt": { type: "string" },
         output: { type: "string" },
@@ -134,7 +138,10 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
   }
   const cwd = resolve(context.cwd, flags.cwd ?? ".");
   // Settings first: a bad settings file must fail (exit 2) before any state or server exists.
-  const settings = await loadRunSettings(cwd, context.env.HOME);
+  const settings = await loadRunSettings(cwd, context.env.HOME, SETTING_SOURCES, {
+    trustProject: flags["trust-project"] === true,
+    onIgnored: (line) => context.stderr.write(`forkloop: ${line}\n`),
+  });
   const { spec, dir, items } = await prepareBatch(flags, cwd);
   const rules = mergeRules(settings, { allow: spec.allowedTools, deny: spec.disallowedTools });
   const tools = selectTools(rules.deny);

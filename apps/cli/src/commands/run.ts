@@ -17,6 +17,7 @@ import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode, exitCodeForTerminal } from "../exit-codes.js";
 import { parseCommand } from "../flags.js";
 import { plural } from "../plural.js";
+import { sandboxFlagSchema } from "../sandbox-flag.js";
 import { parseTokenBudget } from "../token-budget-flag.js";
 import { existingSessionPath } from "./sessions.js";
 
@@ -35,6 +36,9 @@ One headless agent run, like \`claude -p\`. The session is saved in <cwd>/.forkl
                           (default: default — reads run; writes and commands need an allow rule)
   --allowed-tools LIST    allow rules, comma-separated: Edit, Bash(npm test:*), Write(src/**) …
   --disallowed-tools LIST deny rules; a bare tool name also removes the tool (e.g. Bash)
+  --sandbox MODE          Bash in bubblewrap: auto | on | off (default: auto with dontAsk, else off)
+  --trust-project         use this project's own settings as they are for this run (allow rules,
+                          hooks, env, a wider mode); without it, or \`forkloop trust\`, they only narrow
   --append-system-prompt TEXT  appended to the system prompt
   --cwd DIR               the project to work in (default: the current directory)
   --budget TOKENS         a token budget for the turn, e.g. +500k (R-L14)
@@ -65,6 +69,8 @@ const schema = z.object({
   "permission-mode": modeSchema.optional(),
   "allowed-tools": toolListSchema.optional(),
   "disallowed-tools": toolListSchema.optional(),
+  "trust-project": z.boolean().optional(),
+  sandbox: sandboxFlagSchema.optional(),
   "append-system-prompt": z.string().optional(),
   cwd: z.string().min(1).optional(),
   budget: z
@@ -102,6 +108,8 @@ export async function runCommand(argv: readonly string[], context: CommandContex
         "permission-mode": { type: "string" },
         "allowed-tools": { type: "string" },
         "disallowed-tools": { type: "string" },
+        "trust-project": { type: "boolean" },
+        sandbox: { type: "string" },
         "append-system-prompt": { type: "string" },
         cwd: { type: "string" },
         budget: { type: "string" },
@@ -162,6 +170,8 @@ export async function runCommand(argv: readonly string[], context: CommandContex
         : { systemPrompt: { type: "preset", preset: "claude_code", append: flags["append-system-prompt"] } }),
       ...(flags.budget === undefined ? {} : { tokenBudget: flags.budget }),
       ...(flags.resume === undefined ? {} : { resume: flags.resume }),
+      ...(flags["trust-project"] === undefined ? {} : { trustProject: flags["trust-project"] }),
+      ...(flags.sandbox === undefined ? {} : { sandbox: flags.sandbox }),
     },
   });
   let result: SDKResultMessage | undefined;

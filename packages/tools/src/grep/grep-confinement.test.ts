@@ -2,7 +2,13 @@ import { spawn } from "node:child_process";
 import { linkSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { callTool, createTempWorkspace, resultText, type TempWorkspace, useTempWorkspace } from "../testing/index.js";
+import {
+  callTool,
+  createTempWorkspace,
+  resultText,
+  type TempWorkspace,
+  useTempWorkspace,
+} from "../testing/index.js";
 import { createGrepTool } from "../tools/grep.js";
 
 const ws = useTempWorkspace();
@@ -45,7 +51,9 @@ describe("issue 10 item 8: Grep opens each file once, inside the workspace, with
     try {
       let plain = 0;
       for (let call = 0; call < 120; call++) {
-        const text = resultText(await callTool(grep, { pattern: "MARK", path: "race", output_mode: "content" }, ws.context()));
+        const text = resultText(
+          await callTool(grep, { pattern: "MARK", path: "race", output_mode: "content" }, ws.context()),
+        );
         expect(text).not.toContain("RACE-SECRET");
         if (text.includes("MARK plain")) plain++;
       }

@@ -1,4 +1,13 @@
-import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, realpathSync, statSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
 import { isInside } from "../workspace-paths.js";
 
 /** Why a file a search walked over was not searched (reported in the Grep output, issue 10 item 8). */
@@ -29,7 +38,8 @@ export function readConfinedFile(path: string, realRoots: readonly string[], max
     if (stats.nlink > 1) return { ok: false, skipped: "hard-linked" };
     if (stats.size > maxBytes) return { ok: false, skipped: "too-large" };
     const real = openedRealPath(fd, path, stats);
-    if (real === undefined || !realRoots.some((root) => isInside(real, root))) return { ok: false, skipped: "outside" };
+    if (real === undefined || !realRoots.some((root) => isInside(real, root)))
+      return { ok: false, skipped: "outside" };
     // Read what is there now, at most one byte past the cap (the file may have grown since fstat).
     const buffer = Buffer.allocUnsafe(Math.min(stats.size, maxBytes) + 1);
     let length = 0;

@@ -1,21 +1,12 @@
 import { spawn } from "node:child_process";
-import { accessSync, constants, lstatSync, statSync } from "node:fs";
-import { delimiter, dirname, join } from "node:path";
+import { lstatSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import { findExecutable } from "../find-executable.js";
 import type { GrepBackend, GrepFileResult, GrepLine, GrepSearch } from "./search.js";
 
 /** The `rg` executable on PATH, or undefined when ripgrep is not installed. */
 export function findRipgrep(path = process.env.PATH ?? ""): string | undefined {
-  for (const dir of path.split(delimiter)) {
-    if (dir.length === 0) continue;
-    const candidate = join(dir, "rg");
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not in this directory.
-    }
-  }
-  return undefined;
+  return findExecutable("rg", path);
 }
 
 /** ripgrep's arguments for a search; `--json` so that both backends produce the same structure. */

@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import type { z } from "zod";
 import { fsErrorCode } from "../tool-kit.js";
+import { isProjectTrusted } from "./project-trust.js";
 import {
   EMPTY_SETTINGS,
   fixFor,
@@ -12,15 +13,35 @@ import {
   type SettingsFile,
   settingsFileSchema,
 } from "./settings-schema.js";
+import { narrowUntrustedFile } from "./untrusted-settings.js";
 
 export type LoadSettingsResult =
-  | { readonly ok: true; readonly settings: Settings; readonly sources: readonly string[] }
+  | {
+      readonly ok: true;
+      readonly settings: Settings;
+      readonly sources: readonly string[];
+      /**
+       * What untrusted project files asked for and did not get (R-S5), one line per file, e.g.
+       * `/p/.forkloop/settings.json: ignored permissions.allow (Bash), hooks …`; say it once on stderr.
+       */
+      readonly ignored: readonly string[];
+      /** Whether the project's settings were taken as trusted (`forkloop trust`, `--trust-project`). */
+      readonly trusted: boolean;
+    }
   | { readonly ok: false; readonly error: string };
 
 /** Where a settings file lives, as Claude Code's `settingSources` name them. */
 export type SettingSource = "user" | "project" | "local";
 
 export const SETTING_SOURCES: readonly SettingSource[] = ["user", "project", "local"];
+
+export interface LoadSettingsOptions {
+  readonly home?: string;
+  /** Which kinds of files to read (default: all three). */
+  readonly sources?: readonly SettingSource[];
+  /** `--trust-project`: this run takes the project's settings as they are. */
+  readonly trustProject?: boolean;
+}
 
 /**
  * The settings files, lowest precedence first: the user's (home) files, then the project's shared
@@ -51,10 +72,12 @@ export function settingsFilePaths(
  */
 export async function loadSettings(
   cwd: string,
-  options: { home?: string; sources?: readonly SettingSource[] } = {},
+  options: LoadSettingsOptions = {},
 ): Promise<LoadSettingsResult> {
   const home = options.home ?? homedir();
   const files: { path: string; settings: SettingsFile }[] = [];
+  // The user's own files; with cwd = home the project's are the user's (the set keeps them once).
+  const userFiles = new Set(settingsFilePaths(cwd, home, ["user"]));
   for (const path of settingsFilePaths(cwd, home, options.sources)) {
     let text: string;
     try {
@@ -77,14 +100,44 @@ export async function loadSettings(
     if (!parsed.success) return { ok: false, error: describeIssues(path, parsed.error.issues) };
     files.push({ path, settings: parsed.data });
   }
+  // R-S5: the project's own files (a checked-out repository) may narrow permissions, never widen
+  // them, unless the user trusts the project; the user's files and flags are trusted as they are.
+  const trusted = options.trustProject === true || isProjectTrusted(cwd, home);
+  const ignored: string[] = [];
+  let narrowed = files;
+  if (!trusted) {
+    const user = mergeSettings(
+      files.filter((file) => userFiles.has(file.path)).map((file) => file.settings),
+      cwd,
+      home,
+    );
+    const baseline = {
+      cwd,
+      home,
+      mode: user.permissions.defaultMode ?? "default",
+      sandbox: user.sandbox ?? "off",
+    } as const;
+    narrowed = files.map((file) => {
+      if (userFiles.has(file.path)) return file;
+      const result = narrowUntrustedFile(file.settings, baseline);
+      if (result.ignored.length > 0) {
+        ignored.push(
+          `${file.path}: ignored ${result.ignored.join(", ")} — the project is not trusted; run \`forkloop trust ${cwd}\` or pass --trust-project to use them.`,
+        );
+      }
+      return { path: file.path, settings: result.file };
+    });
+  }
   return {
     ok: true,
     settings: mergeSettings(
-      files.map((file) => file.settings),
+      narrowed.map((file) => file.settings),
       cwd,
       home,
     ),
     sources: files.map((f) => f.path),
+    ignored,
+    trusted,
   };
 }
 
@@ -133,6 +186,7 @@ export function mergeSettings(files: readonly SettingsFile[], cwd: string, home:
   const defaultMode = lastDefined((file) => file.permissions?.defaultMode);
   const disableBypass = lastDefined((file) => file.permissions?.disableBypassPermissionsMode);
   const model = lastDefined((file) => file.model);
+  const sandbox = lastDefined((file) => file.sandbox);
   const env = Object.assign({}, ...files.map((file) => file.env ?? {})) as Record<string, string>;
   return {
     ...EMPTY_SETTINGS,
@@ -147,5 +201,6 @@ export function mergeSettings(files: readonly SettingsFile[], cwd: string, home:
     hooks: hooks as HookSettings,
     ...(Object.keys(env).length === 0 ? {} : { env }),
     ...(model === undefined ? {} : { model }),
+    ...(sandbox === undefined ? {} : { sandbox }),
   };
 }

@@ -78,6 +78,8 @@ export const settingsFileSchema = z.looseObject({
   hooks: hooksSchema.optional(),
   env: z.record(z.string(), z.string()).optional(),
   model: z.string().optional(),
+  /** R-S6: Bash in bubblewrap — `on`, `off`, or `auto` (when bwrap works here). */
+  sandbox: z.enum(["auto", "on", "off"]).optional(),
 });
 export type SettingsFile = z.infer<typeof settingsFileSchema>;
 
@@ -106,6 +108,7 @@ export interface Settings {
   readonly hooks: HookSettings;
   readonly env?: Readonly<Record<string, string>>;
   readonly model?: string;
+  readonly sandbox?: "auto" | "on" | "off";
 }
 
 export const EMPTY_SETTINGS: Settings = { permissions: { allow: [], ask: [], deny: [] }, hooks: {} };
@@ -123,6 +126,7 @@ export function fixFor(path: readonly PropertyKey[], code: string): string {
   if (first === "permissions" && (second === "allow" || second === "ask" || second === "deny")) {
     return 'write rules like "Bash(npm test:*)", "Edit(src/**)" or "Read(./.env)"';
   }
+  if (first === "sandbox") return 'use "auto", "on" or "off"';
   if (first === "permissions")
     return "permissions takes allow, ask, deny (lists of rules), defaultMode and additionalDirectories";
   return "see the Settings section of packages/tools/README.md";

@@ -193,6 +193,7 @@ class ShellWalker {
       }
     }
     const redirects = this.redirections(node.redirects, depth);
+    const stdinScript = literalStdin(node.redirects);
     if (words.length === 0) {
       this.commands.push({ words, assignments, redirects, wraps: false, extraArguments: false });
       return;
@@ -202,12 +203,16 @@ class ShellWalker {
       this.opaque.push(`the command name ${name.text} is only known when bash runs it`);
       return;
     }
-    this.expandCommand({ words, assignments, redirects, wraps: false, extraArguments: false }, depth);
+    this.expandCommand(
+      { words, assignments, redirects, wraps: false, extraArguments: false },
+      depth,
+      stdinScript,
+    );
   }
 
   /** Records a command and what it runs: wrappers are unwrapped, literal scripts parsed. */
-  private expandCommand(command: ShellCommand, depth: number): void {
-    const unwrapped = unwrapCommand(command.words);
+  private expandCommand(command: ShellCommand, depth: number, stdinScript?: string): void {
+    const unwrapped = unwrapCommand(command.words, stdinScript);
     switch (unwrapped.type) {
       case "plain":
         this.commands.push(command);
@@ -450,6 +455,24 @@ class ShellWalker {
       }
     }
   }
+}
+
+/** The literal text a heredoc or here-string feeds a command (`<<'EOF'`, or no expansions in the body). */
+function literalStdin(redirects: readonly Redirection[]): string | undefined {
+  let script: string | undefined;
+  for (const redirect of redirects) {
+    if (redirect.type === "HereDoc") {
+      const literal =
+        redirect.delimiter?.quoted === true ||
+        (redirect.body.parts ?? []).every((part) => part.type === "Literal");
+      script = literal ? redirect.body.text : undefined;
+    } else if (redirect.type === "HereString") {
+      script = redirect.target === undefined ? undefined : literalValue(shellWord(redirect.target));
+    } else if (redirect.operator === "<" || redirect.operator === "<&" || redirect.operator === "<>") {
+      script = undefined;
+    }
+  }
+  return script;
 }
 
 function bareAssignment(names: readonly string[]): ShellCommand {

@@ -93,12 +93,15 @@ const WATCH_FLAGS = flags(
     "--chgexit --color --precise --exec --no-wrap",
 );
 
-/** What the command `words` (a literal program name first) runs besides itself. */
-export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
+/**
+ * What the command `words` (a literal program name first) runs besides itself. `stdinScript` is
+ * its standard input when a literal heredoc or here-string gives it (`sh <<'EOF' … EOF`).
+ */
+export function unwrapCommand(words: readonly ShellWord[], stdinScript?: string): Unwrapped {
   const name = programName(words[0]);
   if (name === undefined) return { type: "plain" };
   const args = words.slice(1);
-  if (SHELLS.has(name)) return unwrapShell(name, args);
+  if (SHELLS.has(name)) return unwrapShell(name, args, stdinScript);
   switch (name) {
     case "eval":
       return literalScript("eval", args, args);
@@ -152,10 +155,15 @@ function unwrapWith(name: string, spec: WrapperSpec, args: readonly ShellWord[])
   return { type: "wrapper", command: operands, assignments, extraArguments: spec.extraArguments === true };
 }
 
-/** `bash -c 'script'` runs the literal script; `bash file` and `bash < file` are the command `bash`. */
-function unwrapShell(name: string, args: readonly ShellWord[]): Unwrapped {
+/**
+ * `bash -c 'script'` runs the literal script; `bash file` is the command `bash` (judged by rules);
+ * a shell reading its script from stdin runs a literal heredoc's body, or something unseen
+ * (`curl … | sh`, `sh < file`).
+ */
+function unwrapShell(name: string, args: readonly ShellWord[], stdinScript: string | undefined): Unwrapped {
   let index = 0;
   let runsString = false;
+  let readsStdin = false;
   while (index < args.length) {
     const word = args[index] as ShellWord;
     const value = literalValue(word);
@@ -174,8 +182,16 @@ function unwrapShell(name: string, args: readonly ShellWord[]): Unwrapped {
       continue;
     }
     if (!value.startsWith("--") && value.slice(1).includes("c")) runsString = true;
+    if (!value.startsWith("--") && value.slice(1).includes("s")) readsStdin = true;
   }
-  if (!runsString) return { type: "plain" };
+  if (!runsString) {
+    if (index < args.length && !readsStdin) return { type: "plain" };
+    if (stdinScript !== undefined) return { type: "script", scripts: [stdinScript] };
+    return {
+      type: "opaque",
+      reason: `${name} reads its script from standard input, which the parser cannot see`,
+    };
+  }
   const script = args[index];
   return literalScript(`${name} -c`, script === undefined ? [] : [script], args);
 }

@@ -1,5 +1,7 @@
+import { realpathSync } from "node:fs";
 import { z } from "zod";
 import { runInProcessGroup } from "../process-group.js";
+import { findBubblewrap, type SandboxPolicy, sandboxArgs } from "../sandbox/bubblewrap.js";
 import { isReadOnlyShellCommand } from "../shell/read-only-shell.js";
 import { toolEnvironment } from "../tool-environment.js";
 import { defineTool, toolError } from "../tool-kit.js";
@@ -16,6 +18,12 @@ export interface BashToolOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** The environment Bash starts from, before the credentials are removed (default `process.env`). */
   readonly baseEnv?: NodeJS.ProcessEnv;
+  /**
+   * R-S6: run every call in bubblewrap (workspace roots writable, the rest read-only, no network
+   * unless `network`). Resolve `auto` before (probeBubblewrap); enabled without a working bwrap,
+   * each call is an error that says so — never an unsandboxed run.
+   */
+  readonly sandbox?: SandboxPolicy;
 }
 
 /**
@@ -51,11 +59,14 @@ export function createBashTool(options: BashToolOptions = {}) {
     maxResultSizeChars: 100_000,
     async call(input, context) {
       const timeoutMs = input.timeout ?? defaultTimeoutMs;
+      const launcher = sandboxLauncher(options.sandbox, context);
+      if (typeof launcher === "string") return toolError(launcher);
       let run: Awaited<ReturnType<typeof runInProcessGroup>>;
       try {
         run = await runInProcessGroup(input.command, {
           cwd: context.cwd,
           env: toolEnvironment(options.baseEnv ?? process.env, options.env, BASH_FIXED_ENV),
+          ...(launcher === undefined ? {} : { launcher }),
           timeoutMs,
           signal: context.abortController.signal,
           maxOutputChars,
@@ -80,6 +91,27 @@ export function createBashTool(options: BashToolOptions = {}) {
       return { content: output.length > 0 ? output : "(no output)" };
     },
   });
+}
+
+/** bwrap and its arguments for this call, undefined without a sandbox, or why the required sandbox cannot run. */
+function sandboxLauncher(
+  sandbox: SandboxPolicy | undefined,
+  context: { readonly cwd: string; readonly workspaceRoots: readonly string[] },
+): string[] | string | undefined {
+  if (sandbox?.enabled !== true) return undefined;
+  const bwrap = sandbox.bwrap ?? findBubblewrap();
+  if (bwrap === undefined) {
+    return 'The sandbox is on (sandbox: "on") but bubblewrap (bwrap) is not on PATH, so the command was not run. Install bubblewrap, or set sandbox to "off".';
+  }
+  const real = (path: string) => {
+    try {
+      return realpathSync(path);
+    } catch {
+      return path;
+    }
+  };
+  const roots = [...new Set(context.workspaceRoots.map(real))];
+  return [bwrap, ...sandboxArgs({ roots, cwd: real(context.cwd), network: sandbox.network === true })];
 }
 
 export const bashTool = createBashTool();

@@ -198,7 +198,9 @@ function skippedNote(
   const notes: string[] = [];
   const tooLarge = visible(skipped.tooLarge);
   if (tooLarge.length > 0) {
-    notes.push(`Skipped ${tooLarge.length} file(s) larger than ${Math.round(maxFileBytes / 1024 / 1024)} MB: ${list(tooLarge)}.`);
+    notes.push(
+      `Skipped ${tooLarge.length} file(s) larger than ${Math.round(maxFileBytes / 1024 / 1024)} MB: ${list(tooLarge)}.`,
+    );
   }
   const hardLinked = visible(skipped.hardLinked);
   if (hardLinked.length > 0) {
@@ -207,7 +209,10 @@ function skippedNote(
     );
   }
   const outside = visible(skipped.outside);
-  if (outside.length > 0) notes.push(`Skipped ${outside.length} file(s) whose real path is outside the workspace: ${list(outside)}.`);
+  if (outside.length > 0)
+    notes.push(
+      `Skipped ${outside.length} file(s) whose real path is outside the workspace: ${list(outside)}.`,
+    );
   return notes.length === 0 ? "" : `\n\n${notes.join("\n")}`;
 }
 

@@ -1,0 +1,105 @@
+import { existsSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  callTool,
+  createTempWorkspace,
+  resultText,
+  type TempWorkspace,
+  useTempWorkspace,
+} from "../testing/index.js";
+import { createBashTool } from "../tools/bash.js";
+import { findBubblewrap, probeBubblewrap } from "./bubblewrap.js";
+
+const ws = useTempWorkspace();
+let outside: TempWorkspace;
+let server: Server;
+let port = 0;
+const connections: number[] = [];
+
+beforeAll(async () => {
+  server = createServer((socket) => {
+    connections.push(Date.now());
+    socket.end("hello from the host\n");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  port = typeof address === "object" && address !== null ? address.port : 0;
+});
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+});
+beforeEach(() => {
+  outside = createTempWorkspace("forkloop-sandbox-outside-");
+});
+afterEach(() => outside.cleanup());
+
+// .ci/run installs bubblewrap, so these run for real on CI too.
+const sandboxed = createBashTool({ sandbox: { enabled: true } });
+
+describe("R-S6: Bash in bubblewrap (real bwrap)", () => {
+  it("R-S6: bwrap is installed and works here", () => {
+    expect(probeBubblewrap()).toEqual({ ok: true, bwrap: findBubblewrap() });
+  });
+
+  it("R-S6: writes inside the workspace work; writes outside it fail", async () => {
+    const target = join(outside.root, "escaped.txt");
+    const result = await callTool(
+      sandboxed,
+      {
+        command: `echo inside > in.txt && cat in.txt; echo outside > '${target}'; echo x > /etc/forkloop-sandbox-escape`,
+      },
+      ws.context(),
+    );
+    expect(readFileSync(join(ws.root, "in.txt"), "utf8")).toBe("inside\n");
+    // The host's /tmp is not visible (a fresh /tmp); /etc is read-only.
+    expect(resultText(result)).toMatch(/^inside\n.*No such file or directory.*Read-only file system/s);
+    expect(existsSync(target)).toBe(false);
+    expect(existsSync("/etc/forkloop-sandbox-escape")).toBe(false);
+  });
+
+  it("R-S6: cannot open a TCP connection to a port listening on the host's 127.0.0.1", async () => {
+    const command = `exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3`;
+    const before = connections.length;
+    const result = await callTool(sandboxed, { command }, ws.context());
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).not.toContain("hello from the host");
+    expect(connections.length).toBe(before);
+    // The same command unsandboxed does connect: the test can fail.
+    const direct = await callTool(createBashTool(), { command }, ws.context());
+    expect(resultText(direct)).toContain("hello from the host");
+  });
+
+  it("R-S6: the rest of the file system is readable but /tmp is fresh and the home directory read-only", async () => {
+    const result = await callTool(
+      sandboxed,
+      { command: "cat /etc/hostname >/dev/null && echo ok; touch ~/x 2>&1 | head -1" },
+      ws.context(),
+    );
+    expect(resultText(result)).toMatch(/^ok\n.*(Read-only file system|Permission denied)/s);
+  });
+
+  it("R-S6: on, with bwrap unavailable, is a reported error and the command does not run", async () => {
+    const tool = createBashTool({
+      sandbox: { enabled: true },
+      baseEnv: { PATH: "/nonexistent" },
+    });
+    const saved = process.env.PATH;
+    process.env.PATH = "/nonexistent";
+    try {
+      expect(probeBubblewrap("/nonexistent")).toEqual({
+        ok: false,
+        reason: expect.stringMatching(/bwrap is not on PATH/),
+      });
+      const result = await callTool(tool, { command: "echo ran > ran.txt" }, ws.context());
+      expect(result.isError).toBe(true);
+      expect(resultText(result)).toMatch(
+        /sandbox is on .* bubblewrap \(bwrap\) is not on PATH, so the command was not run/,
+      );
+    } finally {
+      process.env.PATH = saved;
+    }
+    expect(existsSync(join(ws.root, "ran.txt"))).toBe(false);
+  });
+});
