@@ -112,10 +112,9 @@ function smugglingCases(): AttackCase[] {
         input: () => ({ command: form(prefix, `touch m/${id}`) }),
         modes: FOUR,
         escaped: marker(id),
-        // `false || echo hi || x` never reaches x, and a coproc may not finish before bash exits.
-        ...(prefixName === "echo" && formName !== "or" && formName !== "coproc"
-          ? { control: true as const }
-          : {}),
+        // `false || echo hi || x` never reaches x; a coproc or a process substitution may not
+        // finish before bash exits (the whole group is then killed), so they are no control.
+        ...(prefixName === "echo" && !ASYNCHRONOUS_FORMS.has(formName) ? { control: true as const } : {}),
       });
     }
   }
