@@ -158,7 +158,7 @@ function readOnlyProblem(part: ShellCommand, paths: ShellPaths): string | undefi
   }
   if (verdict.runsGit === true) {
     for (const cwd of paths.possibleCwds() ?? []) {
-      const problem = gitConfigProblem(cwd);
+      const problem = paths.once(`git:${cwd}`, () => gitConfigProblem(cwd));
       if (problem !== undefined) return problem;
     }
   }

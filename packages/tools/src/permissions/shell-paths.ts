@@ -25,10 +25,18 @@ export class ShellPaths {
   private cwds: Set<string>;
   private cwdUnknown = false;
   private readonly pathDenyRules: readonly PermissionRule[];
+  /** Per-judgement memo: a long command runs `git` many times in the same repository. */
+  private readonly memo = new Map<string, string | undefined>();
 
   constructor(private readonly context: BashJudgementContext) {
     this.cwds = new Set([context.match.cwd]);
     this.pathDenyRules = context.rules.deny.filter((rule) => rule.specifier?.type === "path");
+  }
+
+  /** `compute()` once per key for this command. */
+  once(key: string, compute: () => string | undefined): string | undefined {
+    if (!this.memo.has(key)) this.memo.set(key, compute());
+    return this.memo.get(key);
   }
 
   /** Every directory relative paths may resolve from; undefined after `cd $X`. */
