@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { getMaxListeners, setMaxListeners } from "node:events";
 import type {
   CacheSafeParams,
   CanUseTool,
@@ -54,6 +55,9 @@ const FORKING_TOOLS = new Set(["Agent", "Task", "Skill"]);
 export function defaultSubAgentTools(params: CacheSafeParams): string[] {
   return params.tools.flatMap((tool) => ("name" in tool && !FORKING_TOOLS.has(tool.name) ? [tool.name] : []));
 }
+
+/** Abort listeners a parent signal may carry before Node warns (one per running fork). */
+const MAX_FAN_OUT_LISTENERS = 256;
 
 /** Runs one fork for a tool call and turns its result into the parent's single tool_result (R-F1). */
 export async function runForkForTool(
@@ -135,7 +139,12 @@ export async function runForkForTool(
     nestedAbort.abort(reason);
   };
   if (signal.aborted) onAbort();
-  else signal.addEventListener("abort", onAbort, { once: true });
+  else {
+    // Each fork of a fan-out listens on the parent's signal until it ends (removed below): more
+    // than 10 at once is by design, not a leak, so Node's leak warning must not fire.
+    setMaxListeners(Math.max(getMaxListeners(signal), MAX_FAN_OUT_LISTENERS), signal);
+    signal.addEventListener("abort", onAbort, { once: true });
+  }
   try {
     return forkToolResult(fork.name, await handle.result);
   } finally {
