@@ -1,97 +1,152 @@
 import { blocksOf } from "../conversation-turns.js";
-import type { MessagesRequest } from "../request-schema.js";
-import type { BrainReply, BrainRequest } from "../types.js";
+import type { BrainReply, BrainRequest, ReplyBlock } from "../types.js";
 import { compactionSummary, truncate } from "./compaction-summary.js";
+import { describeContent } from "./describe-content.js";
+import { findTools, type PolicyTools } from "./policy-tools.js";
+import { currentTask, findFilePaths, planOf, type TaskPlan } from "./user-task.js";
+
+export { describeContent } from "./describe-content.js";
 
 /** Every reply says what produced it: the simulator never pretends to be a model (SPEC §0). */
 const SIGNATURE = "forkloop simulator, built-in policy — not a language model";
 
+/** At most this many sub-agents (or parallel reads) in one fan-out turn. */
+const MAX_FAN_OUT = 8;
+
+type ToolResult = BrainRequest["lastToolResults"][number];
+/** A tool result with the call it answers. */
+interface Answered {
+  name: string;
+  input: Record<string, unknown>;
+  result: ToolResult;
+}
+
 /**
- * The deterministic built-in policy that drives the CLI demo (issue 2 point 9b):
+ * The deterministic built-in policy that drives the CLI demo (issue 2 point 9b, issue 18 item 4).
+ * It reads only the user's own text (not `<system-reminder>` blocks), then:
  * - a compaction request gets a structured summary that carries facts over;
- * - a prompt naming a file, with a read tool available and no tool result yet, reads the file;
- * - a tool result gets a summary derived from its content;
+ * - "rename X to Y in FILE": Read the file, then Edit it (replace_all), then report;
+ * - a glob, with Glob offered: list the files, then treat them as named files;
+ * - several files, with Agent/Task offered: one sub-agent per file in one turn, then a summary of
+ *   their reports (without an Agent tool: parallel reads);
+ * - one file with a read tool: read it, then summarise its content;
  * - anything else gets a short deterministic answer.
  */
 export function builtinPolicyBrain(request: BrainRequest): BrainReply {
   if (isCompactionRequest(request)) return compactionSummary(request, SIGNATURE);
-  const results = request.lastToolResults;
-  if (results.length > 0) return summariseToolResults(request);
-  const path = pathInLastUserText(request);
-  const read = path && !hasAnyToolResult(request.body) ? findReadTool(request.body) : null;
-  if (path && read) {
-    return {
-      content: [
-        { type: "text", text: `(${SIGNATURE}) I will read ${path} with the ${read.name} tool.` },
-        { type: "tool_use", name: read.name, input: { [read.field]: path } },
-      ],
-    };
+  const tools = findTools(request.body);
+  const task = currentTask(request.body);
+  const plan = task ? planOf(task.text) : null;
+  if (task && plan && !task.fresh) {
+    const answered = answeredCalls(request);
+    if (answered.length > 0) return continueTask(plan, answered, tools);
   }
-  const said = request.lastUserText?.trim() ?? "";
+  if (plan) {
+    const first = startTask(plan, tools);
+    if (first) return first;
+  }
+  const said = task?.text ?? "";
   const words = said === "" ? 0 : said.split(/\s+/).length;
-  const quote = said.length > 80 ? `${said.slice(0, 77)}...` : said;
-  return {
-    content: [{ type: "text", text: `(${SIGNATURE}) Received a message of ${words} words: "${quote}".` }],
-  };
+  return say(`Received a message of ${words} words: "${truncate(said, 80)}".`);
 }
 
-function isCompactionRequest(request: BrainRequest): boolean {
-  if (request.querySource === "compact") return true;
-  const text = request.lastUserText ?? "";
-  return /summar(?:y|ise|ize)[^.\n]{0,80}conversation|conversation[^.\n]{0,80}summar/i.test(text);
-}
-
-/**
- * The path named by the last user message, looking at its text blocks from the last one back
- * (clients put reminders and context before the actual prompt).
- */
-function pathInLastUserText(request: BrainRequest): string | null {
-  const blocks = (request.lastUserText ?? "").split("\n");
-  for (let i = blocks.length - 1; i >= 0; i--) {
-    const path = findFilePath(blocks[i] ?? "");
-    if (path) return path;
+function startTask(plan: TaskPlan, tools: PolicyTools): BrainReply | null {
+  if (plan.kind === "rename") {
+    if (!tools.read) return null;
+    return calls(`I will rename ${plan.from} to ${plan.to} in ${plan.file}: first I read it.`, [
+      tools.read.call(plan.file),
+    ]);
   }
-  return null;
-}
-
-/** Paths like `src/a.ts`, `./README.md`, `/tmp/x/notes.txt`: a name with an extension. */
-const PATH_PATTERN =
-  /(?:^|[\s"'`(])((?:\.{0,2}\/)?[\w@.-]+(?:\/[\w@.-]+)*\.[A-Za-z0-9]{1,10})(?=$|[\s"'`),:;!?])/;
-
-export function findFilePath(text: string): string | null {
-  return PATH_PATTERN.exec(text)?.[1] ?? null;
-}
-
-/** `Read`, else the first tool whose input schema has a `file_path` or `path` property. */
-function findReadTool(body: MessagesRequest): { name: string; field: string } | null {
-  const tools = body.tools ?? [];
-  const fieldOf = (tool: (typeof tools)[number]): string | null => {
-    const schema = "input_schema" in tool ? (tool.input_schema as { properties?: unknown }) : null;
-    const properties = schema?.properties;
-    if (!properties || typeof properties !== "object") return null;
-    if ("file_path" in properties) return "file_path";
-    if ("path" in properties) return "path";
-    return null;
-  };
-  const named = tools.find((t) => t.name === "Read");
-  if (named) return { name: named.name, field: fieldOf(named) ?? "file_path" };
-  for (const tool of tools) {
-    const field = fieldOf(tool);
-    if (field) return { name: tool.name, field };
+  const glob = plan.globs[0];
+  if (glob && tools.glob) {
+    return calls(`I will list the files matching ${glob} with the ${tools.glob.name} tool.`, [
+      { type: "tool_use", name: tools.glob.name, input: { pattern: glob } },
+    ]);
   }
-  return null;
+  return readFiles(plan.paths, tools);
 }
 
-function hasAnyToolResult(body: MessagesRequest): boolean {
-  return body.messages.some(
-    (m) =>
-      m.role === "user" && typeof m.content !== "string" && m.content.some((b) => b.type === "tool_result"),
+/** Several files: one sub-agent each when an Agent tool is offered, else parallel reads. */
+function readFiles(paths: readonly string[], tools: PolicyTools): BrainReply | null {
+  const chosen = paths.slice(0, MAX_FAN_OUT);
+  const more = paths.length > chosen.length ? ` (${paths.length - chosen.length} more left out)` : "";
+  if (chosen.length >= 2 && tools.agent) {
+    const agent = tools.agent;
+    return calls(
+      `I will start ${chosen.length} sub-agents with the ${agent.name} tool, one per file${more}.`,
+      chosen.map((path) => agent.call(path)),
+    );
+  }
+  const read = tools.read;
+  if (chosen.length === 0 || !read) return null;
+  const what = chosen.length === 1 ? (chosen[0] ?? "") : `${chosen.length} files${more}`;
+  return calls(
+    `I will read ${what} with the ${read.name} tool.`,
+    chosen.map((path) => read.call(path)),
   );
 }
 
-function summariseToolResults(request: BrainRequest): BrainReply {
-  const parts = request.lastToolResults.map((result) => {
-    const subject = toolInputPath(request.body, result.tool_use_id) ?? "the tool result";
+function continueTask(plan: TaskPlan, answered: readonly Answered[], tools: PolicyTools): BrainReply {
+  const last = answered[0] as Answered;
+  if (answered.some((a) => a.name === tools.agent?.name)) return summariseReports(answered);
+  if (plan.kind === "rename") {
+    const step = renameStep(plan, last, tools);
+    if (step) return step;
+  }
+  if (last.name === tools.glob?.name && !last.result.is_error) {
+    const files = last.result.content
+      .split("\n")
+      .filter((line) => line.trim() !== "" && !line.startsWith("("))
+      .sort();
+    const next = readFiles(files, tools);
+    if (next) return next;
+  }
+  return summariseResults(answered);
+}
+
+/** Read done → Edit (replace_all); Edit done → report. Null when the results are not the rename's. */
+function renameStep(
+  plan: Extract<TaskPlan, { kind: "rename" }>,
+  last: Answered,
+  tools: PolicyTools,
+): BrainReply | null {
+  if (last.name === tools.edit?.name) {
+    const outcome = last.result.is_error
+      ? `The edit failed: ${firstLine(last.result.content)}`
+      : `Renamed ${plan.from} to ${plan.to} in ${plan.file}.`;
+    return say(outcome);
+  }
+  if (last.name !== tools.read?.name) return null;
+  if (last.result.is_error) return say(`I could not read ${plan.file}: ${firstLine(last.result.content)}`);
+  if (!new RegExp(`\\b${escapeRegExp(plan.from)}\\b`).test(last.result.content)) {
+    return say(`${plan.file} does not contain ${plan.from}; nothing to rename.`);
+  }
+  if (!tools.edit) return say(`No edit tool is offered, so ${plan.file} stays as it is.`);
+  return calls(`${plan.file} contains ${plan.from}: replacing every occurrence with ${plan.to}.`, [
+    {
+      type: "tool_use",
+      name: tools.edit.name,
+      input: { file_path: plan.file, old_string: plan.from, new_string: plan.to, replace_all: true },
+    },
+  ]);
+}
+
+function summariseReports(answered: readonly Answered[]): BrainReply {
+  const lines = answered.map((a, i) => {
+    const what = typeof a.input.description === "string" ? a.input.description : `sub-agent ${i + 1}`;
+    const status = a.result.is_error ? "failed" : "reported";
+    // A sub-agent's result may end with its usage line (`[Agent …: … cache read N …]`): keep it,
+    // it shows what the fork read from the parent's cache.
+    const usage = /^\[[^\n]*\bcache read\b[^\n]*\]$/m.exec(a.result.content)?.[0];
+    return `- ${what} (${status}): ${firstLine(a.result.content)}${usage ? `\n  ${usage}` : ""}`;
+  });
+  return say(`${answered.length} sub-agents finished:\n${lines.join("\n")}`);
+}
+
+function summariseResults(answered: readonly Answered[]): BrainReply {
+  const parts = answered.map(({ input, result }) => {
+    const path = input.file_path ?? input.path;
+    const subject = typeof path === "string" ? path : "the tool result";
     if (result.is_error) return `The tool reported an error for ${subject}: ${firstLine(result.content)}`;
     return describeContent(subject, result.content);
   });
@@ -101,87 +156,44 @@ function summariseToolResults(request: BrainRequest): BrainReply {
   };
 }
 
-function toolInputPath(body: MessagesRequest, toolUseId: string): string | null {
-  for (const message of body.messages) {
+/** The last user message's tool results, each with the tool_use it answers (in result order). */
+function answeredCalls(request: BrainRequest): Answered[] {
+  const calls = new Map<string, { name: string; input: Record<string, unknown> }>();
+  for (const message of request.body.messages) {
     if (message.role !== "assistant") continue;
     for (const block of blocksOf(message)) {
-      if (block.type !== "tool_use" || block.id !== toolUseId) continue;
-      const value = block.input.file_path ?? block.input.path;
-      return typeof value === "string" ? value : null;
+      if (block.type === "tool_use") calls.set(block.id, { name: block.name, input: block.input });
     }
   }
-  return null;
+  return request.lastToolResults.flatMap((result) => {
+    const call = calls.get(result.tool_use_id);
+    return call ? [{ ...call, result }] : [];
+  });
 }
 
-/** A summary derived from the content: line count, first heading or comment, top identifiers. */
-export function describeContent(subject: string, raw: string): string {
-  // Read output is `cat -n` style ("  12\tcode"): drop the line numbers.
-  const lines = raw.split("\n").map((line) => line.replace(/^\s*\d+\t/, ""));
-  while (lines.length > 0 && lines.at(-1) === "") lines.pop();
-  const heading = firstHeadingOrComment(lines);
-  const exported = uniqueMatches(
-    lines,
-    /^export\s+(?:default\s+)?(?:async\s+)?(?:function\*?|class|const|let|var|interface|type|enum)\s+([A-Za-z_$][\w$]*)/,
-  );
-  const defined =
-    exported.length > 0
-      ? exported
-      : uniqueMatches(lines, /^\s*(?:def|class|function|fn|func|pub fn|struct|interface)\s+([A-Za-z_][\w]*)/);
-  const imports = lines.filter((l) =>
-    /^\s*(?:import\s|from\s+\S+\s+import\s|use\s+\w|#include\s)/.test(l),
-  ).length;
-  const sentences = [
-    `Summary of ${subject}: ${lines.length} lines${imports > 0 ? `, ${imports} imports` : ""}.`,
-  ];
-  if (heading) sentences.push(`First heading/comment: "${truncate(heading, 100)}".`);
-  if (defined.length > 0) {
-    const label = exported.length > 0 ? "Exported names" : "Defined names";
-    sentences.push(`${label}: ${defined.slice(0, 8).join(", ")}${defined.length > 8 ? ", …" : ""}.`);
-  } else {
-    const words = topWords(lines.join(" "));
-    if (words.length > 0) sentences.push(`Most frequent words: ${words.join(", ")}.`);
-  }
-  return sentences.join(" ");
+function isCompactionRequest(request: BrainRequest): boolean {
+  if (request.querySource === "compact") return true;
+  const text = request.lastUserText ?? "";
+  return /summar(?:y|ise|ize)[^.\n]{0,80}conversation|conversation[^.\n]{0,80}summar/i.test(text);
 }
 
-const COMMENT_START = /^(?:#{1,6}\s|\/\/|\/\*|\*|--\s|"""|<!--)/;
-
-/** The text of the first heading or comment, skipping lines that are only comment punctuation. */
-function firstHeadingOrComment(lines: readonly string[]): string | null {
-  const start = lines.findIndex((l) => COMMENT_START.test(l.trim()));
-  if (start < 0) return null;
-  for (const line of lines.slice(start, start + 5)) {
-    const trimmed = line.trim();
-    if (!COMMENT_START.test(trimmed)) break;
-    const text = trimmed
-      .replace(/^(?:#{1,6}|\/\/+|\/\*+|\*+|--|"""|<!--)\s*/, "")
-      .replace(/\s*(?:\*\/|-->|""")$/, "")
-      .trim();
-    if (/[A-Za-z0-9]/.test(text)) return trimmed.startsWith("#") ? trimmed : text;
-  }
-  return null;
+/** The first file path in `text` (kept for callers of the first round's API). */
+export function findFilePath(text: string): string | null {
+  return findFilePaths(text)[0] ?? null;
 }
 
-function uniqueMatches(lines: readonly string[], pattern: RegExp): string[] {
-  const names: string[] = [];
-  for (const line of lines) {
-    const name = pattern.exec(line)?.[1];
-    if (name && !names.includes(name)) names.push(name);
-  }
-  return names;
+function say(text: string): BrainReply {
+  return { content: [{ type: "text", text: `(${SIGNATURE}) ${text}` }], stop_reason: "end_turn" };
 }
 
-function topWords(text: string): string[] {
-  const counts = new Map<string, number>();
-  for (const word of text.toLowerCase().match(/[a-z_][a-z0-9_]{3,}/g) ?? []) {
-    counts.set(word, (counts.get(word) ?? 0) + 1);
-  }
-  return [...counts.entries()]
-    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-    .slice(0, 5)
-    .map(([w]) => w);
+function calls(text: string, uses: ReplyBlock[]): BrainReply {
+  return { content: [{ type: "text", text: `(${SIGNATURE}) ${text}` }, ...uses] };
 }
 
 function firstLine(text: string): string {
-  return truncate(text.split("\n")[0] ?? "", 200);
+  return truncate(text.split("\n").find((line) => line.trim() !== "") ?? "", 200);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

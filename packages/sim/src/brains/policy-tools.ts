@@ -1,0 +1,50 @@
+import { basename } from "node:path";
+import type { MessagesRequest } from "../request-schema.js";
+import type { ReplyBlock } from "../types.js";
+
+type ToolUse = Extract<ReplyBlock, { type: "tool_use" }>;
+
+/** The tools the built-in policy knows how to use, found in the request's `tools`. */
+export interface PolicyTools {
+  /** `Read`, else the first tool whose input schema has `file_path` or `path`. */
+  read: { name: string; call(path: string): ToolUse } | null;
+  /** `Agent` or `Task` (a sub-agent per call). */
+  agent: { name: string; call(path: string): ToolUse } | null;
+  glob: { name: string } | null;
+  edit: { name: string } | null;
+}
+
+type ToolDef = NonNullable<MessagesRequest["tools"]>[number];
+
+export function findTools(body: MessagesRequest): PolicyTools {
+  const tools = body.tools ?? [];
+  const named = (...names: string[]) => tools.find((t) => names.includes(t.name)) ?? null;
+  const readTool = named("Read") ?? tools.find((t) => fieldOf(t) !== null) ?? null;
+  const field = readTool ? (fieldOf(readTool) ?? "file_path") : "file_path";
+  const agentTool = named("Agent", "Task");
+  return {
+    read: readTool && {
+      name: readTool.name,
+      call: (path) => ({ type: "tool_use", name: readTool.name, input: { [field]: path } }),
+    },
+    agent: agentTool && {
+      name: agentTool.name,
+      call: (path) => ({
+        type: "tool_use",
+        name: agentTool.name,
+        input: { description: `Summarize ${basename(path)}`, prompt: `Summarize ${path}` },
+      }),
+    },
+    glob: named("Glob"),
+    edit: named("Edit"),
+  };
+}
+
+function fieldOf(tool: ToolDef): string | null {
+  const schema = "input_schema" in tool ? (tool.input_schema as { properties?: unknown }) : null;
+  const properties = schema?.properties;
+  if (!properties || typeof properties !== "object") return null;
+  if ("file_path" in properties) return "file_path";
+  if ("path" in properties) return "path";
+  return null;
+}

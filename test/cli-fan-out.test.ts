@@ -1,0 +1,65 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCli, startSimProcess } from "@forkloop/cli/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+/**
+ * Issue 18 item 4 through the built CLI: the simulator's built-in policy (what `npm start`'s demo
+ * runs on) fans a glob out into one sub-agent per file, the forks read the parent's prefix from
+ * the cache, and a rename prompt edits the file on disk.
+ */
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "forkloop-cli-fan-out-"));
+  await mkdir(join(dir, "src"));
+  for (const name of ["alpha", "beta", "gamma"]) {
+    await writeFile(join(dir, "src", `${name}.ts`), `// The ${name} module.\nexport const ${name} = 1;\n`);
+  }
+  await writeFile(join(dir, "notes.ts"), "export function oldName() {}\noldName();\n");
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("issue 18 item 4: the demo's fan-out and edits, on the built CLI", () => {
+  it("a glob prompt: Glob, then one Agent per file in one turn; every fork reads the parent's prefix; the parent summarises", async () => {
+    const sim = await startSimProcess(dir);
+    try {
+      const result = await runCli(["run", "Summarize src/*.ts", "--output-format", "json"], {
+        cwd: dir,
+        env: sim.env,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      const answer = JSON.parse(result.stdout) as { result: string };
+      expect(answer.result).toContain("3 sub-agents finished:");
+      for (const name of ["alpha", "beta", "gamma"]) expect(answer.result).toContain(`Summarize ${name}.ts`);
+      expect(answer.result).toMatch(/cache read [1-9]\d*/);
+
+      const requests = (await sim.requests()).filter((r) => r.path === "/v1/messages");
+      const parent = requests.filter((r) => r.querySource === "sdk");
+      const forks = requests.filter((r) => r.querySource?.startsWith("agent:"));
+      expect(parent).toHaveLength(3); // Glob, the fan-out, the summary
+      const fanOut = JSON.parse(parent[2]?.rawBody ?? "{}") as { messages: { content: unknown }[] };
+      const calls = JSON.stringify(fanOut.messages.at(-2)?.content).match(/"name":"Agent"/g) ?? [];
+      expect(calls).toHaveLength(3);
+      expect(forks).toHaveLength(6); // each fork: Read, then its summary
+      // Each fork's first request reads (at least) the parent's shared prefix from the cache.
+      const firstOfEach = forks.filter((r) => !r.rawBody.includes('"name":"Read","input"'));
+      expect(firstOfEach).toHaveLength(3);
+      for (const fork of firstOfEach) expect(fork.usage?.cache_read_input_tokens ?? 0).toBeGreaterThan(0);
+    } finally {
+      await sim.stop();
+    }
+  });
+
+  it("rename X to Y in FILE: the file on disk is edited (Read, then Edit)", async () => {
+    const result = await runCli(
+      ["run", "rename oldName to newName in notes.ts", "--permission-mode", "acceptEdits"],
+      { cwd: dir },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("Renamed oldName to newName in notes.ts.");
+    expect(await readFile(join(dir, "notes.ts"), "utf8")).toBe("export function newName() {}\nnewName();\n");
+  });
+});
