@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { ItemState, ItemUsage } from "./job-backend.js";
+import type { ItemCompaction, ItemState, ItemUsage } from "./job-backend.js";
 import { plural } from "./plural.js";
 import { cacheReadShare, formatCount, formatDuration } from "./progress-display.js";
 
@@ -17,6 +17,8 @@ export interface ResultLine {
   readonly terminal: string | null;
   readonly text: string | null;
   readonly error: { code: string; message: string } | null;
+  /** The item's compactions in order (issue 12 item 3): trigger, tokens before and after. */
+  readonly compactions: readonly ItemCompaction[];
 }
 
 export interface BatchTotals {
@@ -29,6 +31,8 @@ export interface BatchTotals {
   readonly usage: ItemUsage;
   readonly costUsd: number;
   readonly cacheReadShare: number;
+  /** Compactions over all items. */
+  readonly compactions: number;
 }
 
 export interface BatchReport {
@@ -67,6 +71,7 @@ export function toResultLine(state: ItemState): ResultLine {
     terminal: state.result?.terminal ?? null,
     text: state.result?.text ?? null,
     error: state.error ?? null,
+    compactions: state.result?.compactions ?? [],
   };
 }
 
@@ -83,6 +88,7 @@ export function buildReport(batchId: string, states: readonly ItemState[], wallM
     usage,
     costUsd: items.reduce((sum, line) => sum + line.costUsd, 0),
     cacheReadShare: cacheReadShare(usage),
+    compactions: items.reduce((sum, line) => sum + line.compactions.length, 0),
   };
   return { batchId, wallMs, totals, items };
 }
@@ -117,8 +123,8 @@ export function formatReportMarkdown(report: BatchReport): string {
     "",
     formatTotals(report),
     "",
-    "| item | status | turns | tokens in / out | cache reads | cost | error |",
-    "|---|---|---|---|---|---|---|",
+    "| item | status | turns | tokens in / out | cache reads | compactions | cost | error |",
+    "|---|---|---|---|---|---|---|---|",
     ...report.items
       .map((line) =>
         [
@@ -127,6 +133,7 @@ export function formatReportMarkdown(report: BatchReport): string {
           String(line.turns),
           usageCell(line.usage),
           formatCount(line.usage.cacheReadInputTokens),
+          compactionsCell(line.compactions),
           `$${line.costUsd.toFixed(4)}`,
           line.error
             ? `${line.error.code}: ${line.error.message}`.replaceAll("|", "\\|").replaceAll("\n", " ")
@@ -138,12 +145,19 @@ export function formatReportMarkdown(report: BatchReport): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** `2 (9.1k → 3.2k, 9.4k → 3.0k)`: how many, and what each did. */
+function compactionsCell(compactions: readonly ItemCompaction[]): string {
+  if (compactions.length === 0) return "0";
+  const each = compactions.map((c) => `${formatCount(c.preTokens)} → ${formatCount(c.postTokens)}`);
+  return `${compactions.length} (${each.join(", ")})`;
+}
+
 /** The totals paragraph printed at the end of a batch. */
 export function formatTotals(report: BatchReport): string {
   const t = report.totals;
   return [
     `${plural(t.items, "item")}: ${t.succeeded} succeeded, ${t.failed} failed${t.pending > 0 ? `, ${t.pending} not finished` : ""}`,
     `${plural(t.turns, "turn")} · tokens ${usageCell(t.usage)} (in / out) · cache reads ${formatCount(t.usage.cacheReadInputTokens)} (${(t.cacheReadShare * 100).toFixed(1)}% of input) · cache writes ${formatCount(t.usage.cacheCreationInputTokens)}`,
-    `cost $${t.costUsd.toFixed(4)} · wall time ${formatDuration(report.wallMs)}`,
+    `cost $${t.costUsd.toFixed(4)}${t.compactions > 0 ? ` · ${plural(t.compactions, "compaction")}` : ""} · wall time ${formatDuration(report.wallMs)}`,
   ].join("\n");
 }

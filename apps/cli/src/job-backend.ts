@@ -30,6 +30,14 @@ export interface ItemResult {
   readonly terminal?: string;
   /** The final assistant text (what the item produced). */
   readonly text: string;
+  /** The item's compactions in order, each with its tokens before and after (issue 12 item 3). */
+  readonly compactions?: readonly ItemCompaction[];
+}
+
+export interface ItemCompaction {
+  readonly trigger: string;
+  readonly preTokens: number;
+  readonly postTokens: number;
 }
 
 export interface ItemError {

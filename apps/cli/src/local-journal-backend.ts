@@ -35,6 +35,10 @@ const resultSchema = z.object({
   durationMs: z.number(),
   terminal: z.string().optional(),
   text: z.string(),
+  compactions: z
+    .array(z.object({ trigger: z.string(), preTokens: z.number(), postTokens: z.number() }))
+    .readonly()
+    .optional(),
 });
 const errorSchema = z.object({ code: z.string(), message: z.string() });
 
@@ -122,8 +126,12 @@ export function replayJournal(records: readonly JournalRecord[]): JournalReplay 
 }
 
 function stripUndefined(result: z.infer<typeof resultSchema>): ItemResult {
-  const { terminal, ...rest } = result;
-  return terminal === undefined ? rest : { ...rest, terminal };
+  const { terminal, compactions, ...rest } = result;
+  return {
+    ...rest,
+    ...(terminal === undefined ? {} : { terminal }),
+    ...(compactions === undefined ? {} : { compactions }),
+  };
 }
 
 export interface LocalJournalOptions {

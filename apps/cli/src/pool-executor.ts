@@ -9,6 +9,7 @@ import {
 } from "@forkloop/loop-core";
 import {
   type AgentPool,
+  buildSubAgentTask,
   type SubAgentEvent,
   type SubAgentResult,
   type SubAgentTask,
@@ -50,28 +51,24 @@ export function createPoolExecutor(
   onEvent?: (claim: Claim, event: SubAgentEvent) => void,
 ): ItemExecutor {
   const modelInfo = getModelInfo(settings.cacheSafeParams.model, settings.modelOverrides);
-  const toTask = (claim: Claim): SubAgentTask => ({
-    id: `item-${claim.item.id}-${claim.attempt}`,
-    cwd: settings.cwd,
-    ...(settings.transcriptsDir === undefined
-      ? {}
-      : {
-          transcriptPath: join(
-            settings.transcriptsDir,
-            `${claim.item.id}-${claim.attempt}${TRANSCRIPT_EXTENSION}`,
-          ),
-        }),
-    workspaceRoots: [settings.cwd],
-    cacheSafeParams: settings.cacheSafeParams,
-    promptMessages: [{ role: "user", content: claim.item.prompt }],
-    querySource: "batch",
-    maxTurns: settings.maxTurns,
-    toolNames: [...settings.toolNames],
-    permissionMode: settings.permissionMode,
-    ...(settings.permissionRules === undefined ? {} : { permissionRules: settings.permissionRules }),
-    ...(settings.fallbackModels === undefined ? {} : { fallbackModels: [...settings.fallbackModels] }),
-    ...(settings.modelOverrides === undefined ? {} : { modelOverrides: settings.modelOverrides }),
-  });
+  const toTask = (claim: Claim): SubAgentTask =>
+    buildSubAgentTask({
+      id: `item-${claim.item.id}-${claim.attempt}`,
+      cwd: settings.cwd,
+      transcriptPath:
+        settings.transcriptsDir === undefined
+          ? undefined
+          : join(settings.transcriptsDir, `${claim.item.id}-${claim.attempt}${TRANSCRIPT_EXTENSION}`),
+      cacheSafeParams: settings.cacheSafeParams,
+      promptMessages: [{ role: "user", content: claim.item.prompt }],
+      querySource: "batch",
+      maxTurns: settings.maxTurns,
+      toolNames: [...settings.toolNames],
+      permissionMode: settings.permissionMode,
+      permissionRules: settings.permissionRules,
+      fallbackModels: settings.fallbackModels,
+      modelOverrides: settings.modelOverrides,
+    });
   return {
     startAll(claims, warm): ItemExecution[] {
       const tasks = claims.map(toTask);
@@ -132,6 +129,7 @@ export function toOutcome(result: SubAgentResult, cancelledByUs: boolean): ItemO
     durationMs: result.durationMs,
     text: result.text,
     ...(result.terminal === undefined ? {} : { terminal: result.terminal }),
+    ...(result.compactions === undefined ? {} : { compactions: result.compactions }),
   };
   if (result.status === "completed" && result.terminal === "completed")
     return { ok: true, result: itemResult };

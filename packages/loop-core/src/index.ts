@@ -122,3 +122,4 @@ export type { AgentState, TodoItem, Tool, ToolAnnotations, ToolResult, ToolUseCo
 export { annotationTraits, createAgentState } from "./tool.js";
 export { runToolUse, type ToolRunOptions, type ToolRunOutcome } from "./tool-execution.js";
 export { TOOL_USE_SUMMARY_QUERY_SOURCE, type ToolUseSummaryEvent } from "./tool-use-summary.js";
+export { sumUsage, usageTotalsOf, ZERO_USAGE_TOTALS } from "./usage-counter.js";

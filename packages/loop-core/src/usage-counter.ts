@@ -36,6 +36,7 @@ export class UsageCounter {
   }
 }
 
+/** The one adder of usage: totals of totals (a run and its summaries, an agent and its forks). */
 export function sumUsage(a: UsageTotals, b: UsageTotals): UsageTotals {
   return {
     inputTokens: a.inputTokens + b.inputTokens,
@@ -44,4 +45,19 @@ export function sumUsage(a: UsageTotals, b: UsageTotals): UsageTotals {
     cacheReadInputTokens: a.cacheReadInputTokens + b.cacheReadInputTokens,
     apiCalls: a.apiCalls + b.apiCalls,
   };
+}
+
+export const ZERO_USAGE_TOTALS: UsageTotals = Object.freeze({
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheCreationInputTokens: 0,
+  cacheReadInputTokens: 0,
+  apiCalls: 0,
+});
+
+/** API usage figures of some responses (compact requests, say) as totals, one API call each. */
+export function usageTotalsOf(usages: readonly Usage[]): UsageTotals {
+  const counter = new UsageCounter();
+  for (const usage of usages) counter.add(usage);
+  return counter.totals();
 }

@@ -4,13 +4,14 @@ import type {
   CacheSafeParams,
   CanUseTool,
   LoopHooks,
+  ModelInfo,
   PermissionMode,
   Tool,
   ToolResult,
   ToolUseContext,
 } from "@forkloop/loop-core";
 import type { AgentPool } from "./agent-pool.js";
-import { buildForkDirective } from "./fork-messages.js";
+import { buildSubAgentTask } from "./sub-agent-task.js";
 import type {
   ParentToolHandler,
   PermissionRules,
@@ -47,6 +48,9 @@ export interface ForkToolOptions {
   readonly onForkStarted?: (task: SubAgentTask) => void;
   /** Built-in tool names a sub-agent may use when its definition does not say (default: all but Agent/Skill). */
   readonly defaultToolNames?: readonly string[];
+  /** The models file's entries: each sub-agent's compaction thresholds (R-C7) and costs use them. */
+  readonly modelOverrides?: readonly ModelInfo[];
+  readonly fallbackModels?: readonly string[];
 }
 
 /** Tools that fork sub-agents are parent-side: a sub-agent may not fork again by default. */
@@ -98,33 +102,32 @@ export async function runForkForTool(
     toolNames.push(nested.name);
   // Nested sub-agents end with the sub-agent that started them (or with the parent's interrupt).
   const nestedAbort = new AbortController();
-  const task: SubAgentTask = {
+  const transcripts = options.transcripts;
+  const task = buildSubAgentTask({
     id: agentId,
     cwd: context.cwd,
     workspaceRoots: context.workspaceRoots,
     cacheSafeParams,
-    promptMessages: buildForkDirective(cacheSafeParams, fork.directive),
+    directive: fork.directive,
     querySource: fork.querySource,
     ...(fork.description === undefined ? {} : { description: fork.description }),
     toolNames,
     permissionMode: options.permissionMode ?? context.options.permissionMode,
-    ...(options.permissionRules === undefined ? {} : { permissionRules: options.permissionRules }),
-    ...(fork.maxTurns === undefined ? {} : { maxTurns: fork.maxTurns }),
-    ...(options.transcripts === undefined
+    permissionRules: options.permissionRules,
+    maxTurns: fork.maxTurns,
+    modelOverrides: options.modelOverrides,
+    fallbackModels: options.fallbackModels,
+    ...(transcripts === undefined
       ? {}
       : {
-          transcriptPath: subAgentTranscriptPath(
-            options.transcripts.sessionsDir,
-            options.transcripts.sessionId,
-            agentId,
-          ),
+          transcriptPath: subAgentTranscriptPath(transcripts.sessionsDir, transcripts.sessionId, agentId),
           parent: {
-            sessionId: options.transcripts.sessionId,
+            sessionId: transcripts.sessionId,
             agentId: context.agentId,
             toolUseId: context.toolUseId,
           },
         }),
-  };
+  });
   options.onForkStarted?.(task);
   const handle = pool.run(task, {
     ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),

@@ -1,4 +1,10 @@
 export {
+  type AgentContextOptions,
+  type AgentSessionMemory,
+  createAgentContextPipeline,
+  meteredCompactRunner,
+} from "./agent-context.js";
+export {
   type AgentDefinition,
   GENERAL_PURPOSE_AGENT,
   type LoadedAgentDefinitions,
@@ -36,7 +42,9 @@ export { createPoolCompactRunner } from "./pool-compact-runner.js";
 export { type AssembledSession, type AssembleSessionOptions, assembleSession } from "./session-assembly.js";
 export { createSkillTool } from "./skill-tool.js";
 export { type LoadedSkills, loadSkills, loadSkillsDetailed, parseSkill, type Skill } from "./skills.js";
+export { buildSubAgentTask, type SubAgentTaskSpec } from "./sub-agent-task.js";
 export type {
+  CompactionRecord,
   ModelEndpoint,
   ParentCallbacks,
   PermissionRules,

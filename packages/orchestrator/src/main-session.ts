@@ -30,8 +30,10 @@ import {
   type Tool,
   type Usage,
   type UsageTotals,
+  usageTotalsOf,
 } from "@forkloop/loop-core";
 import { createBuiltinTools } from "@forkloop/tools";
+import { createAgentContextPipeline } from "./agent-context.js";
 import type { AgentDefinition } from "./agent-definitions.js";
 import { type AgentPool, createAgentPool } from "./agent-pool.js";
 import { createAgentTool } from "./agent-tool.js";
@@ -188,6 +190,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     // makes the sub-agent continue with the reason (R-L15), as in Claude Code.
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
     maxDepth: options.maxAgentDepth ?? 2,
+    ...(options.modelOverrides === undefined ? {} : { modelOverrides: options.modelOverrides }),
     transcripts: { sessionsDir: options.sessionsDir, sessionId },
     onForkStarted: (task: SubAgentTask) => {
       if (task.transcriptPath === undefined) return;
@@ -207,20 +210,19 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     tools.push(createSkillTool(pool, assembled.skills, forkOptions) as unknown as Tool);
 
   const runCompact = createPoolCompactRunner(pool, { cwd });
-  const pipeline = createContextPipeline({
+  const pipeline = createAgentContextPipeline({
     runCompact,
     ...(options.modelOverrides === undefined ? {} : { modelOverrides: options.modelOverrides }),
     ...(options.sessionMemory === false
       ? {}
       : {
-          sessionMemory: createFileSessionMemoryStore({
+          sessionMemory: {
             dir: join(options.sessionsDir, sessionId),
-            sessionId: "memory",
-          }),
+            ...(options.sessionMemoryIntervalTokens === undefined
+              ? {}
+              : { intervalTokens: options.sessionMemoryIntervalTokens }),
+          },
         }),
-    ...(options.sessionMemoryIntervalTokens === undefined
-      ? {}
-      : { sessionMemoryIntervalTokens: options.sessionMemoryIntervalTokens }),
     ...(options.onCompactionEvent === undefined ? {} : { onEvent: options.onCompactionEvent }),
   });
   const client =
@@ -339,7 +341,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     const failure = (error: string, spent: readonly Usage[] = []): SessionCompactResult => ({
       ok: false,
       error,
-      usage: usageTotals(spent),
+      usage: usageTotalsOf(spent),
       costUsd: spent.reduce((sum, usage) => sum + costUsd(modelInfo, usage), 0),
     });
     if (history.length === 0) return failure("nothing to compact: the session has no messages yet");
@@ -370,7 +372,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       preTokens: outcome.preTokens,
       postTokens: outcome.postTokens,
       source: outcome.source,
-      usage: usageTotals(outcome.usage),
+      usage: usageTotalsOf(outcome.usage),
       costUsd: outcome.usage.reduce((sum, usage) => sum + costUsd(modelInfo, usage), 0),
     };
   }
@@ -388,19 +390,6 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       transcript.close();
       if (ownsPool) await pool.close();
     },
-  };
-}
-
-function usageTotals(usages: readonly Usage[]): UsageTotals {
-  return {
-    inputTokens: usages.reduce((sum, usage) => sum + usage.input_tokens, 0),
-    outputTokens: usages.reduce((sum, usage) => sum + usage.output_tokens, 0),
-    cacheCreationInputTokens: usages.reduce(
-      (sum, usage) => sum + (usage.cache_creation_input_tokens ?? 0),
-      0,
-    ),
-    cacheReadInputTokens: usages.reduce((sum, usage) => sum + (usage.cache_read_input_tokens ?? 0), 0),
-    apiCalls: usages.length,
   };
 }
 

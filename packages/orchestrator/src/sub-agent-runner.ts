@@ -1,4 +1,5 @@
 import type Anthropic from "@anthropic-ai/sdk";
+import { createQueryCompactRunner } from "@forkloop/compaction";
 import {
   type AssistantMessage,
   type CanUseTool,
@@ -11,17 +12,21 @@ import {
   type Message,
   type QueuedCommand,
   query,
+  sumUsage,
   type Terminal,
   type TerminalReason,
   type Tool,
   toolDefinitions,
   type Usage,
+  usageTotalsOf,
 } from "@forkloop/loop-core";
 import { createBuiltinTools, createPermissionChecker } from "@forkloop/tools";
+import { createAgentContextPipeline, meteredCompactRunner } from "./agent-context.js";
 import { toWireError } from "./errors.js";
 import { markPrefixBoundary, toForkHistory } from "./fork-messages.js";
 import { parentSideTool } from "./parent-side-tool.js";
 import {
+  type CompactionRecord,
   EMPTY_USAGE,
   type SubAgentEvent,
   type SubAgentResult,
@@ -201,13 +206,26 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
   let cost = 0;
   let turns = 0;
   let terminal: Terminal | undefined;
-  const usage = {
-    inputTokens: 0,
-    outputTokens: 0,
-    cacheCreationInputTokens: 0,
-    cacheReadInputTokens: 0,
-    apiCalls: 0,
-  };
+  let usage = EMPTY_USAGE;
+  const compactions: CompactionRecord[] = [];
+  // §4 for this sub-agent (issue 12 item 3): its compact and session-memory requests are forks of
+  // its own prefix, sent from this worker with the same tools (their definitions are in the key).
+  const contextPipeline = createAgentContextPipeline({
+    runCompact: meteredCompactRunner(
+      createQueryCompactRunner({
+        client: io.client,
+        tools,
+        cwd: task.cwd,
+        ...(task.modelOverrides === undefined ? {} : { modelOverrides: task.modelOverrides }),
+      }),
+      (spent) => {
+        usage = sumUsage(usage, usageTotalsOf([spent]));
+        cost += costUsd(modelInfo(params.model), spent);
+      },
+    ),
+    ...(task.modelOverrides === undefined ? {} : { modelOverrides: task.modelOverrides }),
+    ...(task.sessionMemory === undefined ? {} : { sessionMemory: task.sessionMemory }),
+  });
   try {
     for (;;) {
       const generator = query({
@@ -226,6 +244,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
         canUseTool,
         ...(io.hooks === undefined ? {} : { hooks: io.hooks }),
         client: io.client,
+        contextPipeline,
         maxOutputTokens: task.maxOutputTokens ?? params.maxOutputTokens,
         ...(params.thinking === undefined ? {} : { thinking: params.thinking }),
         ...(task.maxTurns === undefined ? {} : { maxTurns: task.maxTurns - turns }),
@@ -239,6 +258,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
       while (!step.done) {
         const event = step.value;
         forwardEvent(task.id, event, io, transcript);
+        if (event.type === "system" && event.compactMetadata) compactions.push({ ...event.compactMetadata });
         if (event.type === "assistant" && !event.apiError) {
           cost += costUsd(modelInfo(event.message.model || params.model), event.message.usage);
         }
@@ -246,11 +266,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
       }
       terminal = step.value;
       turns += terminal.turnCount;
-      usage.inputTokens += terminal.usage.inputTokens;
-      usage.outputTokens += terminal.usage.outputTokens;
-      usage.cacheCreationInputTokens += terminal.usage.cacheCreationInputTokens;
-      usage.cacheReadInputTokens += terminal.usage.cacheReadInputTokens;
-      usage.apiCalls += terminal.usage.apiCalls;
+      usage = sumUsage(usage, terminal.usage);
       history = [...terminal.messages];
       const steering = io.steeringQueue.splice(0).map((command) => command.content);
       const canContinue =
@@ -272,6 +288,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
       turns,
       usage,
       costUsd: cost,
+      ...(compactions.length === 0 ? {} : { compactions }),
       error: { code: wire.code, message: wire.message },
       durationMs: performance.now() - started,
     };
@@ -301,6 +318,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
     turns,
     usage,
     costUsd: cost,
+    ...(compactions.length === 0 ? {} : { compactions }),
     ...(terminal.error === undefined
       ? status === "cancelled"
         ? { error: { code: "cancelled", message: String(io.signal.reason ?? "cancelled") } }

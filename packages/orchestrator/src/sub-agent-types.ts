@@ -11,6 +11,7 @@ import type {
 } from "@forkloop/loop-core";
 import { TERMINAL_REASONS } from "@forkloop/loop-core";
 import { z } from "zod";
+import type { AgentSessionMemory } from "./agent-context.js";
 import { wireErrorSchema } from "./errors.js";
 
 /** Where a worker sends its requests; each worker builds its own SDK client from it. */
@@ -49,8 +50,11 @@ export interface SubAgentTask {
   readonly permissionMode: PermissionMode;
   readonly permissionRules?: PermissionRules;
   readonly transcriptPath?: string;
+  /** The models file's entries: the sub-agent's thresholds (R-C7) and costs use them. */
   readonly modelOverrides?: readonly ModelInfo[];
   readonly fallbackModels?: readonly string[];
+  /** R-C5 session memory of this sub-agent (its own notes file); off when undefined. */
+  readonly sessionMemory?: AgentSessionMemory;
   /** Links the sub-agent's transcript to the session that forked it. */
   readonly parent?: { readonly sessionId: string; readonly agentId: string; readonly toolUseId?: string };
   /**
@@ -133,6 +137,13 @@ export type SubAgentEvent =
 
 export type SubAgentStatus = "completed" | "failed" | "cancelled";
 
+/** One compaction of a sub-agent's history (its `compact_boundary`): how much it shrank. */
+export interface CompactionRecord {
+  readonly trigger: "auto" | "manual" | "reactive";
+  readonly preTokens: number;
+  readonly postTokens: number;
+}
+
 export interface SubAgentResult {
   readonly agentId: string;
   readonly status: SubAgentStatus;
@@ -140,8 +151,11 @@ export interface SubAgentResult {
   /** The final assistant text (what the parent's tool_result carries). */
   readonly text: string;
   readonly turns: number;
+  /** Every API call of the sub-agent, its compact and session-memory requests included. */
   readonly usage: UsageTotals;
   readonly costUsd: number;
+  /** Its compactions in order (issue 12 item 3); absent when none ran. */
+  readonly compactions?: readonly CompactionRecord[];
   readonly error?: { readonly code: string; readonly message: string };
   readonly durationMs: number;
 }
@@ -171,6 +185,15 @@ export const subAgentResultSchema = z.object({
     apiCalls: z.number(),
   }),
   costUsd: z.number(),
+  compactions: z
+    .array(
+      z.object({
+        trigger: z.enum(["auto", "manual", "reactive"]),
+        preTokens: z.number(),
+        postTokens: z.number(),
+      }),
+    )
+    .optional(),
   error: wireErrorSchema.pick({ code: true, message: true }).optional(),
   durationMs: z.number(),
 });
