@@ -1,8 +1,9 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readJournal } from "@forkloop/cli";
 import { runCli, startSimProcess } from "@forkloop/cli/testing";
+import { loadTranscript } from "@forkloop/orchestrator";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 let dir: string;
@@ -165,6 +166,13 @@ describe("forkloop batch", () => {
       expect(
         (await results(join(dir, ".forkloop", "batches", "rl"))).every((line) => line.status === "succeeded"),
       ).toBe(true);
+      // Issue 17: the item that met the 429 records the pause in its transcript (the report draws it).
+      const transcripts = join(dir, ".forkloop", "batches", "rl", "transcripts");
+      const pauses = (
+        await Promise.all((await readdir(transcripts)).map((name) => loadTranscript(join(transcripts, name))))
+      ).flatMap((loaded) => loaded.records.filter((record) => record.type === "rate_limited"));
+      expect(pauses).toHaveLength(1);
+      expect(Date.parse(pauses[0]?.until ?? "") - Date.parse(pauses[0]?.at ?? "")).toBe(1_000);
     } finally {
       await sim.stop();
     }

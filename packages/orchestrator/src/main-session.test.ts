@@ -23,6 +23,7 @@ import { createPoolCompactRunner } from "./pool-compact-runner.js";
 import {
   forkPrefixDifferences,
   runParentTurn,
+  runToEnd,
   testSessionOptions,
   toolResultTexts,
 } from "./testing/index.js";
@@ -126,6 +127,60 @@ describe("main session with sub-agents", () => {
     const child = await loadTranscript(join(sessionsDir, session.sessionId, "agents", agents[0] ?? ""));
     expect(child.start?.parent?.sessionId).toBe(session.sessionId);
     expect(child.terminal?.reason).toBe("completed");
+  });
+
+  it("issue 17: the transcripts time every request and tool call, and link every fork (Agent, session-memory) with the context lines", async () => {
+    const sessionsDir = join(dir, "timed-sessions");
+    const session = await createSession({
+      ...testSessionOptions({ baseURL: sim.url, dir, pool }),
+      sessionsDir,
+      sessionMemory: true,
+      sessionMemoryIntervalTokens: 1,
+    });
+    await runToEnd(session.run("Look at the repository."));
+    await session.close();
+
+    const loaded = await loadTranscript(session.transcriptPath);
+    expect(loaded.start?.limits?.autoCompact).toBeLessThan(loaded.start?.limits?.blockingLimit ?? 0);
+    const replies = loaded.records.flatMap((record) =>
+      record.type === "message" && record.message.type === "assistant" ? [record.message] : [],
+    );
+    const requests = loaded.records.filter((record) => record.type === "request");
+    expect(requests.map((request) => request.messageUuid)).toEqual(replies.map((message) => message.uuid));
+    for (const request of requests) {
+      expect(request.outcome).toBe("reply");
+      expect(request.costUsd).toBeGreaterThan(0);
+      // The simulator waits 100 ms before the first token.
+      expect(Date.parse(request.firstTokenAt ?? "")).toBeGreaterThanOrEqual(
+        Date.parse(request.startedAt) + 90,
+      );
+      expect(Date.parse(request.endedAt)).toBeGreaterThanOrEqual(Date.parse(request.firstTokenAt ?? ""));
+    }
+    const started = loaded.records.filter((record) => record.type === "tool_started");
+    const toolUses = replies.flatMap((message) =>
+      message.message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : [])),
+    );
+    expect(started.map((record) => record.toolUseId)).toEqual(toolUses);
+
+    const links = loaded.records.filter((record) => record.type === "sub_agent");
+    expect(links.map((link) => link.querySource).sort()).toEqual([
+      "agent:general-purpose",
+      "agent:general-purpose",
+      "session_memory",
+    ]);
+    for (const link of links) {
+      // The session-memory fork runs in the background: wait for its end.
+      let child = await loadTranscript(link.transcriptPath);
+      for (let attempt = 0; attempt < 200 && !child.terminal; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        child = await loadTranscript(link.transcriptPath);
+      }
+      expect(child.start).toMatchObject({ agentId: link.agentId, parent: { sessionId: session.sessionId } });
+      expect(child.start?.limits).toEqual(loaded.start?.limits);
+      expect(child.records.some((record) => record.type === "request" && record.outcome === "reply")).toBe(
+        true,
+      );
+    }
   });
 
   it("resumes a session from its transcript: the next turn continues the saved history", async () => {

@@ -9,6 +9,7 @@ import {
   createFileSessionMemoryStore,
 } from "@forkloop/compaction";
 import {
+  type AssistantMessage,
   buildCacheSafeParams,
   type CacheSafeParams,
   type CanUseTool,
@@ -37,11 +38,17 @@ import { createAgentContextPipeline } from "./agent-context.js";
 import type { AgentDefinition } from "./agent-definitions.js";
 import { type AgentPool, createAgentPool } from "./agent-pool.js";
 import { createAgentTool } from "./agent-tool.js";
-import { createPoolCompactRunner } from "./pool-compact-runner.js";
+import { createPoolCompactRunner, type StartedFork } from "./pool-compact-runner.js";
 import { type AssembledSession, assembleSession } from "./session-assembly.js";
 import { createSkillTool } from "./skill-tool.js";
 import type { ModelEndpoint, PermissionRules, SubAgentEvent, SubAgentTask } from "./sub-agent-types.js";
-import { loadTranscript, sessionTranscriptPath, TranscriptWriter } from "./transcript.js";
+import {
+  loadTranscript,
+  sessionTranscriptPath,
+  subAgentTranscriptPath,
+  TranscriptWriter,
+} from "./transcript.js";
+import { contextLimitsFor, TranscriptTiming } from "./transcript-timing.js";
 
 export interface MainSessionOptions {
   readonly endpoint: ModelEndpoint;
@@ -192,15 +199,17 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     maxDepth: options.maxAgentDepth ?? 2,
     ...(options.modelOverrides === undefined ? {} : { modelOverrides: options.modelOverrides }),
     transcripts: { sessionsDir: options.sessionsDir, sessionId },
-    onForkStarted: (task: SubAgentTask) => {
-      if (task.transcriptPath === undefined) return;
-      transcript.append({
-        type: "sub_agent",
-        agentId: task.id,
-        transcriptPath: task.transcriptPath,
-        querySource: task.querySource,
-      });
-    },
+    onForkStarted: (task: SubAgentTask) => linkSubAgent(task),
+  };
+  /** The session's transcript names each sub-agent's, so a report can draw the fork tree. */
+  const linkSubAgent = (task: StartedFork) => {
+    if (task.transcriptPath === undefined) return;
+    transcript.append({
+      type: "sub_agent",
+      agentId: task.id,
+      transcriptPath: task.transcriptPath,
+      querySource: task.querySource,
+    });
   };
   const tools: Tool[] = [
     ...baseTools,
@@ -209,7 +218,13 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
   if (assembled.skills.length > 0)
     tools.push(createSkillTool(pool, assembled.skills, forkOptions) as unknown as Tool);
 
-  const runCompact = createPoolCompactRunner(pool, { cwd });
+  // Compact and session-memory forks get transcripts too: they are children in the fork tree.
+  const runCompact = createPoolCompactRunner(pool, {
+    cwd,
+    transcriptPath: (agentId) => subAgentTranscriptPath(options.sessionsDir, sessionId, agentId),
+    parent: { sessionId, agentId: "main" },
+    onForkStarted: linkSubAgent,
+  });
   const pipeline = createAgentContextPipeline({
     runCompact,
     ...(options.modelOverrides === undefined ? {} : { modelOverrides: options.modelOverrides }),
@@ -241,6 +256,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       model: options.model,
       querySource: "sdk",
       createdAt: new Date().toISOString(),
+      limits: contextLimitsFor(getModelInfo(options.model, options.modelOverrides)),
     });
   }
   const agentState = createAgentState();
@@ -269,6 +285,9 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       messages: [...history, userMessage],
     });
     let cost = 0;
+    const priceOf = (message: AssistantMessage) =>
+      costUsd(getModelInfo(message.message.model || model, options.modelOverrides), message.message.usage);
+    const timing = new TranscriptTiming({ append: (record) => transcript.append(record), costOf: priceOf });
     const generator = query({
       messages: [...history, userMessage],
       systemPrompt: assembled.systemPrompt,
@@ -283,7 +302,8 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       },
       querySource: "sdk",
       ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
-      ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+      // Only the main loop's hooks get the timing stamp; sub-agents stamp their own transcripts.
+      hooks: timing.withToolHook(options.hooks),
       ...(runOptions.queuedCommands === undefined ? {} : { queuedCommands: runOptions.queuedCommands }),
       contextPipeline: pipeline,
       client,
@@ -303,15 +323,11 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       while (!step.done) {
         const event = step.value;
         transcript.appendLoopEvent(event);
+        timing.observe(event);
         // A fork started later in this iteration (an Agent call) shares the replaced history.
         if (event.type === "history_replaced" && latest)
           latest = { ...latest, forkContextMessages: event.messages };
-        if (event.type === "assistant" && !event.apiError) {
-          cost += costUsd(
-            getModelInfo(event.message.model || model, options.modelOverrides),
-            event.message.usage,
-          );
-        }
+        if (event.type === "assistant" && !event.apiError) cost += priceOf(event);
         yield event;
         step = await generator.next();
       }
@@ -327,6 +343,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       });
       return terminal;
     } finally {
+      timing.finish();
       signal?.removeEventListener("abort", onAbort);
     }
   }

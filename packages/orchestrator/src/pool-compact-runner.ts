@@ -1,23 +1,45 @@
+import { randomUUID } from "node:crypto";
 import type { CompactRunner, CompactRunResult } from "@forkloop/compaction";
 import type { Usage } from "@forkloop/loop-core";
 import type { AgentPool } from "./agent-pool.js";
 import { fork } from "./fork.js";
+import type { SubAgentTask } from "./sub-agent-types.js";
+
+/** A fork as the session links it from its transcript. */
+export interface StartedFork {
+  readonly id: string;
+  readonly transcriptPath?: string | undefined;
+  readonly querySource: string;
+}
+
+export interface PoolCompactRunnerOptions {
+  readonly cwd: string;
+  readonly workspaceRoots?: readonly string[];
+  /** Where each fork's transcript goes (by its agent id); default: no transcript. */
+  readonly transcriptPath?: (agentId: string) => string;
+  /** The session that forks (named in the fork's transcript). */
+  readonly parent?: SubAgentTask["parent"];
+  /** Called as each fork starts (the session links the fork's transcript from its own). */
+  readonly onForkStarted?: (fork: StartedFork) => void;
+}
 
 /**
  * A `CompactRunner` for @forkloop/compaction that runs the compact (and session-memory) request
  * as a fork in the pool (R-F1, R-C4, R-C5): the parent's exact prefix + one instruction, so the
  * whole history is a cache read (R-F3); one turn, every tool denied (plan mode, no tools).
  */
-export function createPoolCompactRunner(
-  pool: AgentPool,
-  options: { readonly cwd: string; readonly workspaceRoots?: readonly string[] },
-): CompactRunner {
-  let counter = 0;
+export function createPoolCompactRunner(pool: AgentPool, options: PoolCompactRunnerOptions): CompactRunner {
   return async ({ cacheSafeParams, instruction, signal, querySource }): Promise<CompactRunResult> => {
     const source = querySource ?? "compact";
+    // Unique across resumes of one session: the id names the fork's transcript file.
+    const id = `${source}-${randomUUID().slice(0, 8)}`;
+    const transcriptPath = options.transcriptPath?.(id);
+    options.onForkStarted?.({ id, transcriptPath, querySource: source });
     const handle = fork(pool, {
-      id: `${source}-${++counter}`,
+      id,
       cwd: options.cwd,
+      transcriptPath,
+      parent: options.parent,
       ...(options.workspaceRoots === undefined ? {} : { workspaceRoots: options.workspaceRoots }),
       cacheSafeParams,
       directive: instruction,

@@ -79,6 +79,12 @@ describe("session.compact (manual /compact, issue 5)", () => {
     // The transcript restarts from the boundary; the resumed turn sends the summary, not the file.
     const loaded = await loadTranscript(session.transcriptPath);
     expect(loaded.messages[0]).toMatchObject({ type: "system", subtype: "compact_boundary" });
+    // Issue 17: the compact fork has its own transcript, linked from the session's (a report child).
+    const link = loaded.records.find((record) => record.type === "sub_agent");
+    expect(link?.querySource).toBe("compact");
+    const fork = await loadTranscript(link?.transcriptPath ?? "");
+    expect(fork.start).toMatchObject({ querySource: "compact", parent: { sessionId: session.sessionId } });
+    expect(fork.records.filter((record) => record.type === "request")).toMatchObject([{ outcome: "reply" }]);
     const resumed = await createSession({ ...options, resumeSessionId: session.sessionId });
     expect((await runToEnd(resumed.run("What next?"))).reason).toBe("completed");
     await resumed.close();

@@ -34,6 +34,7 @@ import {
   type TokenUsage,
 } from "./sub-agent-types.js";
 import { TranscriptWriter } from "./transcript.js";
+import { contextLimitsFor, TranscriptTiming } from "./transcript-timing.js";
 
 /** What the runner needs from its host (a worker thread, or the parent process in tests). */
 export interface SubAgentIo {
@@ -57,6 +58,15 @@ export interface SubAgentIo {
   readonly steeringQueue: QueuedCommand[];
   /** True when the parent asked to cancel (the signal is aborted too). */
   cancelled(): boolean;
+  /** Subscribes to the host's 429 pauses (the worker's fetch sees them), for the transcript. */
+  onRateLimited?(listener: (pause: RateLimitPause) => void): void;
+}
+
+/** A 429 that paused the pool: when, for how long, until when (epoch ms). */
+export interface RateLimitPause {
+  readonly at: number;
+  readonly retryAfterMs: number;
+  readonly until: number;
 }
 
 /**
@@ -192,7 +202,24 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
     querySource: task.querySource,
     createdAt: new Date().toISOString(),
     ...(task.parent === undefined ? {} : { parent: task.parent }),
+    limits: contextLimitsFor(modelInfo(params.model)),
   });
+  const timing =
+    transcript === undefined
+      ? undefined
+      : new TranscriptTiming({
+          append: (record) => transcript.append(record),
+          costOf: (message) =>
+            costUsd(modelInfo(message.message.model || params.model), message.message.usage),
+        });
+  io.onRateLimited?.((pause) =>
+    transcript?.append({
+      type: "rate_limited",
+      at: new Date(pause.at).toISOString(),
+      retryAfterMs: pause.retryAfterMs,
+      until: new Date(pause.until).toISOString(),
+    }),
+  );
 
   const context = markPrefixBoundary(params.forkContextMessages);
   let history: Message[] = [...context, ...toForkHistory(task.promptMessages, context.at(-1)?.uuid ?? null)];
@@ -242,7 +269,11 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
         },
         querySource: task.querySource,
         canUseTool,
-        ...(io.hooks === undefined ? {} : { hooks: io.hooks }),
+        ...(timing === undefined
+          ? io.hooks === undefined
+            ? {}
+            : { hooks: io.hooks }
+          : { hooks: timing.withToolHook(io.hooks) }),
         client: io.client,
         contextPipeline,
         maxOutputTokens: task.maxOutputTokens ?? params.maxOutputTokens,
@@ -258,12 +289,14 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
       while (!step.done) {
         const event = step.value;
         forwardEvent(task.id, event, io, transcript);
+        timing?.observe(event);
         if (event.type === "system" && event.compactMetadata) compactions.push({ ...event.compactMetadata });
         if (event.type === "assistant" && !event.apiError) {
           cost += costUsd(modelInfo(event.message.model || params.model), event.message.usage);
         }
         step = await generator.next();
       }
+      timing?.finish();
       terminal = step.value;
       turns += terminal.turnCount;
       usage = sumUsage(usage, terminal.usage);
@@ -280,6 +313,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
     }
   } catch (error) {
     const wire = toWireError(error, "query_failed");
+    timing?.finish();
     transcript?.close();
     return {
       agentId: task.id,

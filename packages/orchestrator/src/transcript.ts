@@ -5,6 +5,13 @@ import type { CacheSafeParams, LoopEvent, Message, TerminalReason, UsageTotals }
 import { OrchestratorError } from "./errors.js";
 import { decodeRecords, encodeRecord } from "./transcript-format.js";
 
+/** The context lines of R-C7 a session ran with (its model's window, model overrides included). */
+export interface ContextLimits {
+  readonly contextWindow: number;
+  readonly autoCompact: number;
+  readonly blockingLimit: number;
+}
+
 /** File name suffix of a transcript (msgpack records, see transcript-format.ts). */
 export const TRANSCRIPT_EXTENSION = ".fltr";
 
@@ -20,6 +27,8 @@ export type TranscriptRecord =
       readonly createdAt: string;
       /** Set for a sub-agent: the session and tool call that forked it. */
       readonly parent?: { readonly sessionId: string; readonly agentId: string; readonly toolUseId?: string };
+      /** The model's context lines at the start (R-C7), for reports; absent in older transcripts. */
+      readonly limits?: ContextLimits;
     }
   | { readonly type: "message"; readonly message: Message }
   /** The whole history replaced at once (after a compaction): loaders restart from these. */
@@ -36,6 +45,39 @@ export type TranscriptRecord =
       readonly turnCount: number;
       readonly transition: string | undefined;
       readonly messageCount: number;
+    }
+  /**
+   * One model request, for reports (issue 17; absent in older transcripts): when it started, its
+   * first token, its end, the retries inside it, and how it ended — `reply` (the assistant
+   * message `messageUuid`), `api_error`, `withheld` (replaced by a recovery attempt), `fallback`
+   * (abandoned for `fallbackTo`) or `aborted`.
+   */
+  | {
+      readonly type: "request";
+      readonly model: string;
+      readonly querySource: string;
+      readonly startedAt: string;
+      readonly firstTokenAt?: string;
+      readonly endedAt: string;
+      readonly outcome: "reply" | "api_error" | "withheld" | "fallback" | "aborted";
+      readonly messageUuid?: string;
+      readonly retries: readonly {
+        readonly at: string;
+        readonly attempt: number;
+        readonly delayMs: number;
+        readonly error: string;
+      }[];
+      readonly fallbackTo?: string;
+      readonly costUsd?: number;
+    }
+  /** A tool call began (its PreToolUse point); it ends with its tool_result message. */
+  | { readonly type: "tool_started"; readonly toolUseId: string; readonly name: string; readonly at: string }
+  /** A 429 paused the whole pool until `until` (sub-agents in the worker pool). */
+  | {
+      readonly type: "rate_limited";
+      readonly at: string;
+      readonly retryAfterMs: number;
+      readonly until: string;
     }
   | {
       readonly type: "terminal";
@@ -162,6 +204,9 @@ export async function loadTranscript(path: string): Promise<LoadedTranscript> {
         break;
       case "sub_agent":
       case "transition":
+      case "request":
+      case "tool_started":
+      case "rate_limited":
         break;
       default:
         throw new OrchestratorError("transcript_corrupt", `unknown record type in ${path}`, { record });

@@ -8,7 +8,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import type { CanUseTool, QueuedCommand } from "@forkloop/loop-core";
 import * as Comlink from "comlink";
 import { proxyHooks } from "./parent-hooks.js";
-import { runSubAgent } from "./sub-agent-runner.js";
+import { type RateLimitPause, runSubAgent } from "./sub-agent-runner.js";
 import type { SubAgentEvent, SubAgentResult } from "./sub-agent-types.js";
 import {
   extendPause,
@@ -65,6 +65,7 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
   Comlink.expose(control, portEndpoint(payload.control));
   const parent = Comlink.wrap<ParentApi>(portEndpoint(payload.callbacks));
   const emit = (event: SubAgentEvent) => payload.events.postMessage(event);
+  const rateLimitListeners: ((pause: RateLimitPause) => void)[] = [];
   emit({ type: "started", agentId: task.id, threadId, at: performance.timeOrigin + performance.now() });
 
   // Every HTTP request of this sub-agent passes here: it waits out a pool-wide pause, reports
@@ -90,9 +91,11 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
     const response = await fetch(input, init);
     if (response.status === 429) {
       const retryAfter = retryAfterMs(response);
-      const until = Date.now() + retryAfter;
+      const at = Date.now();
+      const until = at + retryAfter;
       extendPause(payload.pauseBuffer, until);
       emit({ type: "rate_limited", agentId: task.id, retryAfterMs: retryAfter, until });
+      for (const listener of rateLimitListeners) listener({ at, retryAfterMs: retryAfter, until });
     }
     return response;
   };
@@ -117,6 +120,7 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
       callParentTool: (toolName, input, options) => parent.callTool(toolName, input, options),
       steeringQueue,
       cancelled: () => cancelRequested,
+      onRateLimited: (listener) => rateLimitListeners.push(listener),
     });
   } finally {
     parent[Comlink.releaseProxy]();

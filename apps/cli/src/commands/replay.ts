@@ -84,6 +84,10 @@ export async function replayCommand(argv: readonly string[], context: CommandCon
         break;
       case "session_start":
       case "cache_safe_params":
+      // Timing records are for `forkloop report` (issue 17).
+      case "request":
+      case "tool_started":
+      case "rate_limited":
         break;
       default: {
         const unreachable: never = record;
