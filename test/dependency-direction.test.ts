@@ -14,7 +14,9 @@ const allowed: Record<string, readonly string[]> = {
   "packages/orchestrator": ["loop-core", "tools", "compaction"],
   // The embedded simulator is the SDK's default endpoint when no API key is set.
   "packages/sdk": ["orchestrator", "loop-core", "tools", "compaction", "sim"],
-  "apps/cli": ["sdk", "orchestrator", "sim", "loop-core", "tools", "compaction"],
+  // Reads transcripts (orchestrator) and prices (loop-core); the batch journal comes in as data.
+  "packages/report": ["orchestrator", "loop-core"],
+  "apps/cli": ["sdk", "orchestrator", "report", "sim", "loop-core", "tools", "compaction"],
   // The package users install: the CLI's bin and the SDK's exports, nothing of its own.
   "apps/forkloop": ["cli", "sdk"],
 };

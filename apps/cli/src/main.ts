@@ -19,10 +19,12 @@ Commands:
   sessions list|show    list saved sessions or show one
   replay <session>      print a session's loop state transitions turn by turn
   trust [DIR]           let a project's own settings widen permissions (allow rules, hooks, env)
+  report <id | FILE>    a self-contained HTML report of a session or a batch (charts, fork tree, messages)
 
 Model: ANTHROPIC_API_KEY (and optional ANTHROPIC_BASE_URL) selects the real API or a compatible
 server; without it the built-in simulator answers (simulated replies, not a real model).
-Environment: FORKLOOP_MODELS=FILE (model specs, e.g. a small context window, for the client and
+Environment: MAX_THINKING_TOKENS=N (run: extended thinking with that budget),
+FORKLOOP_MODELS=FILE (model specs, e.g. a small context window, for the client and
 the embedded simulator), FORKLOOP_SIM_LATENCY=none|realistic, FORKLOOP_SIM_FAULTS=SPEC.
 Run \`forkloop <command> --help\` for a command's flags; \`forkloop --version\` prints the version.`;
 
@@ -36,6 +38,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   sessions: async () => (await import("./commands/sessions.js")).sessionsCommand,
   trust: async () => (await import("./commands/trust.js")).trustCommand,
   replay: async () => (await import("./commands/replay.js")).replayCommand,
+  report: async () => (await import("./commands/report.js")).reportCommand,
 };
 
 export async function main(argv: readonly string[], context: CommandContext): Promise<ExitCode> {

@@ -20,6 +20,11 @@ import { addUsage, ZERO_USAGE } from "./batch-report.js";
 import type { ItemExecution, ItemExecutor, ItemOutcome } from "./batch-runner.js";
 import type { Claim, ItemResult } from "./job-backend.js";
 
+/** An item attempt's transcript file name in the batch's `transcripts/` (replay and report read it). */
+export function itemTranscriptName(itemId: string, attempt: number): string {
+  return `${itemId}-${attempt}${TRANSCRIPT_EXTENSION}`;
+}
+
 /** What every item of a batch shares: the cache-safe prefix and the sub-agent settings. */
 export interface BatchAgentSettings {
   readonly cwd: string;
@@ -58,7 +63,7 @@ export function createPoolExecutor(
       transcriptPath:
         settings.transcriptsDir === undefined
           ? undefined
-          : join(settings.transcriptsDir, `${claim.item.id}-${claim.attempt}${TRANSCRIPT_EXTENSION}`),
+          : join(settings.transcriptsDir, itemTranscriptName(claim.item.id, claim.attempt)),
       cacheSafeParams: settings.cacheSafeParams,
       promptMessages: [{ role: "user", content: claim.item.prompt }],
       querySource: "batch",

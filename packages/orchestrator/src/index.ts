@@ -56,6 +56,7 @@ export type {
   TokenUsage,
 } from "./sub-agent-types.js";
 export {
+  type ContextLimits,
   type LoadedTranscript,
   listSessions,
   loadTranscript,
@@ -67,3 +68,4 @@ export {
   TranscriptWriter,
   type TranscriptWriterOptions,
 } from "./transcript.js";
+export { contextLimitsFor, TranscriptTiming, type TranscriptTimingOptions } from "./transcript-timing.js";

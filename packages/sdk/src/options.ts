@@ -1,4 +1,4 @@
-import type { PermissionMode } from "@forkloop/loop-core";
+import type { PermissionMode, ThinkingConfigParam } from "@forkloop/loop-core";
 import type { SettingSource } from "@forkloop/tools";
 import type { SdkMcpServer } from "./sdk-mcp-server.js";
 
@@ -158,6 +158,8 @@ export interface Options {
   trustProject?: boolean;
   /** forkloop (R-S6): Bash in bubblewrap; default the settings' `sandbox`, else `auto` in dontAsk, `off` otherwise. */
   sandbox?: "auto" | "on" | "off";
+  /** Extended thinking, as the Messages API takes it (e.g. `{ type: "enabled", budget_tokens: 4000 }`). */
+  thinking?: ThinkingConfigParam;
 }
 
 /** Every option `query()` reads; anything else is warned about once and ignored. */
@@ -189,4 +191,5 @@ export const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof Options>([
   "tokenBudget",
   "trustProject",
   "sandbox",
+  "thinking",
 ]);

@@ -329,6 +329,7 @@ class QueryRun implements Query {
         : { appendSystemPrompt: resolved.appendSystemPrompt }),
       ...(this.#options.maxTurns === undefined ? {} : { maxTurns: this.#options.maxTurns }),
       ...(this.#options.tokenBudget === undefined ? {} : { tokenBudget: this.#options.tokenBudget }),
+      ...(this.#options.thinking === undefined ? {} : { thinking: this.#options.thinking }),
     });
     const writer = new StreamJsonWriter({
       sessionId,

@@ -36,6 +36,7 @@ import { openLocalJournalBackend } from "../local-journal-backend.js";
 import { plural } from "../plural.js";
 import { createPoolExecutor } from "../pool-executor.js";
 import { formatDuration, ProgressDisplay } from "../progress-display.js";
+import { reportHint, writeBatchHtml } from "./report.js";
 
 export const BATCH_USAGE = `Usage: forkloop batch (--files GLOB | --items FILE.jsonl) --prompt TEMPLATE [flags]
        forkloop batch --resume ID [--retry-failed] [--concurrency N]
@@ -63,6 +64,8 @@ first item warms the prompt cache before the rest start. Progress goes to stderr
   --output DIR          where results.jsonl and the report go (default .forkloop/batches/<id>/)
   --cwd DIR             the project to work in (default: the current directory)
   --no-warm             start the whole first wave at once (no cache warming; for comparisons)
+  --report              also write the HTML report (report.html) and print its path; without it
+                        the command that writes and opens it is printed
 
 State: <cwd>/.forkloop/batches/<id>/ (batch.json, journal.log). Exit codes: 0 every item
 succeeded, 6 some failed, 7 none succeeded, 130 interrupted (resume it), 2 bad flags.`;
@@ -94,6 +97,7 @@ const schema = z.object({
   cwd: z.string().min(1).optional(),
   "no-warm": z.boolean().optional(),
   "retry-failed": z.boolean().optional(),
+  report: z.boolean().optional(),
 });
 type BatchFlags = z.infer<typeof schema>;
 
@@ -123,6 +127,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
         cwd: { type: "string" },
         "no-warm": { type: "boolean" },
         "retry-failed": { type: "boolean" },
+        report: { type: "boolean" },
       },
     },
     argv,
@@ -247,7 +252,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
       });
       const paths = await writeReport(spec.outputDir, report);
       context.stdout.write(
-        `${formatTotals(report)}\nresults: ${paths.results}\nreport:  ${paths.markdown}\n`,
+        `${formatTotals(report)}\nresults: ${paths.results}\nreport:  ${paths.markdown}\nhtml:    ${await htmlReportLine(spec, dir, flags)}\n`,
       );
       if (summary.interrupted) {
         context.stderr.write(
@@ -262,6 +267,16 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     }
   } finally {
     await backend.close();
+  }
+}
+
+/** Issue 17: report.html's path with `--report`, else the command that writes and opens it. */
+async function htmlReportLine(spec: BatchSpec, dir: string, flags: BatchFlags): Promise<string> {
+  if (!flags.report) return reportHint(spec.id, flags.cwd);
+  try {
+    return await writeBatchHtml(spec, dir);
+  } catch (error) {
+    return `not written (${(error as Error).message}); try ${reportHint(spec.id, flags.cwd)}`;
   }
 }
 

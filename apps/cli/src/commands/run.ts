@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
-import type { TerminalReason } from "@forkloop/loop-core";
+import type { TerminalReason, ThinkingConfigParam } from "@forkloop/loop-core";
+import { sessionTranscriptPath } from "@forkloop/orchestrator";
 import {
   checkId,
   DEFAULT_MODEL,
@@ -19,6 +20,7 @@ import { parseCommand } from "../flags.js";
 import { plural } from "../plural.js";
 import { sandboxFlagSchema } from "../sandbox-flag.js";
 import { parseTokenBudget } from "../token-budget-flag.js";
+import { reportHint, writeSessionHtml } from "./report.js";
 import { existingSessionPath } from "./sessions.js";
 
 export const RUN_USAGE = `Usage: forkloop run ["<prompt>"] [flags]      (the prompt is read from stdin when omitted)
@@ -44,6 +46,8 @@ One headless agent run, like \`claude -p\`. The session is saved in <cwd>/.forkl
   --budget TOKENS         a token budget for the turn, e.g. +500k (R-L14)
   --resume SESSION        continue a saved session with this prompt
   --verbose               with text output: tool calls and retries on stderr
+  --report                write the session's HTML report at the end and print its path (stderr);
+                          without it the command that writes and opens it is printed
 
 Slash commands (the prompt's first word): ${SLASH_COMMANDS.join(", ")} — with --resume,
 compacts the session now (one summary request, no model turn); instructions steer the summary.
@@ -84,6 +88,7 @@ const schema = z.object({
     .optional(),
   resume: z.string().min(1).optional(),
   verbose: z.boolean().optional(),
+  report: z.boolean().optional(),
 });
 
 async function readStdin(stdin: CommandContext["stdin"]): Promise<string> {
@@ -115,6 +120,7 @@ export async function runCommand(argv: readonly string[], context: CommandContex
         budget: { type: "string" },
         resume: { type: "string" },
         verbose: { type: "boolean" },
+        report: { type: "boolean" },
       },
     },
     argv,
@@ -141,6 +147,7 @@ export async function runCommand(argv: readonly string[], context: CommandContex
   if (flags.resume !== undefined)
     await existingSessionPath(sessionsDir(cwd), checkId("session", flags.resume));
   const format = flags["output-format"] ?? "text";
+  const thinking = thinkingFromEnv(context.env.MAX_THINKING_TOKENS);
   const abortController = new AbortController();
   const onInterrupt = () => abortController.abort(context.signal.reason);
   if (context.signal.aborted) onInterrupt();
@@ -169,6 +176,7 @@ export async function runCommand(argv: readonly string[], context: CommandContex
         ? {}
         : { systemPrompt: { type: "preset", preset: "claude_code", append: flags["append-system-prompt"] } }),
       ...(flags.budget === undefined ? {} : { tokenBudget: flags.budget }),
+      ...(thinking === undefined ? {} : { thinking }),
       ...(flags.resume === undefined ? {} : { resume: flags.resume }),
       ...(flags["trust-project"] === undefined ? {} : { trustProject: flags["trust-project"] }),
       ...(flags.sandbox === undefined ? {} : { sandbox: flags.sandbox }),
@@ -185,12 +193,47 @@ export async function runCommand(argv: readonly string[], context: CommandContex
     context.signal.removeEventListener("abort", onInterrupt);
   }
   if (result === undefined) throw new Error("the query ended without a result message");
-  return report(result, {
+  const code = report(result, {
     format,
     verbose: flags.verbose === true,
     compact: request.kind === "compact",
     context,
   });
+  await announceReport(result.session_id, { cwd, cwdFlag: flags.cwd, write: flags.report ?? false }, context);
+  return code;
+}
+
+/** `MAX_THINKING_TOKENS=N` (as in Claude Code): extended thinking with that budget. */
+function thinkingFromEnv(value: string | undefined): ThinkingConfigParam | undefined {
+  if (value === undefined || value === "" || value === "0") return undefined;
+  const tokens = Number(value);
+  if (!Number.isInteger(tokens) || tokens < 1024) {
+    throw new CliError(
+      `MAX_THINKING_TOKENS=${value}: give a whole number of at least 1024 (the API's smallest thinking budget), e.g. MAX_THINKING_TOKENS=4000, or 0 for no thinking.`,
+    );
+  }
+  return { type: "enabled", budget_tokens: tokens };
+}
+
+/**
+ * Issue 17: the end of a run says how to see it — the report's path with `--report`, else the
+ * command that writes and opens it. A report that cannot be written is a notice, not a failure.
+ */
+async function announceReport(
+  sessionId: string,
+  options: { cwd: string; cwdFlag: string | undefined; write: boolean },
+  context: CommandContext,
+): Promise<void> {
+  if (!options.write) {
+    context.stderr.write(`report: ${reportHint(sessionId, options.cwdFlag)}\n`);
+    return;
+  }
+  try {
+    const transcript = sessionTranscriptPath(sessionsDir(options.cwd), sessionId);
+    context.stderr.write(`report: ${await writeSessionHtml(transcript, options.cwd)}\n`);
+  } catch (error) {
+    context.stderr.write(`forkloop run: the report could not be written: ${(error as Error).message}\n`);
+  }
 }
 
 /** The result as the chosen format prints it, and the exit code its terminal reason maps to. */

@@ -1,0 +1,137 @@
+import { access, mkdir, writeFile } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import { sessionTranscriptPath, TRANSCRIPT_EXTENSION } from "@forkloop/orchestrator";
+import { renderBatchReport, renderSessionReport } from "@forkloop/report";
+import { batchesDir, checkId, sessionsDir, stateDir } from "@forkloop/sdk";
+import { z } from "zod";
+import { batchReportInput } from "../batch-report-input.js";
+import { type BatchSpec, batchDir, loadBatch } from "../batch-store.js";
+import { CliError } from "../cli-error.js";
+import type { CommandContext } from "../command-context.js";
+import { EXIT, type ExitCode } from "../exit-codes.js";
+import { parseCommand } from "../flags.js";
+import { openFile } from "../open-file.js";
+
+export const REPORT_USAGE = `Usage: forkloop report <session-id | batch-id | FILE.fltr> [--out FILE] [--open] [--cwd DIR]
+
+Writes one self-contained HTML page (its script, styles and data inlined; viewing it fetches
+nothing) from the transcripts and the batch journal.
+  a session   the timeline of requests and tool calls (time to first token, durations, retries,
+              fallbacks, compactions), context per request against the auto-compact and blocking
+              lines, tokens and cost per request, the fork tree (every Agent, Skill, compact and
+              session-memory fork with its tokens, cost and share read from the parent's cache)
+              and the messages
+  a batch     totals, cost and cache reads per item, concurrency over time (429 pauses shaded),
+              failures by error, and a sortable, filterable table of every item with its session
+  FILE.fltr   any transcript, e.g. a batch item's (.forkloop/batches/<id>/transcripts/…)
+
+  --out FILE  where to write it (default: .forkloop/reports/<session>.html for a session,
+              report.html in the batch's output directory for a batch)
+  --open      open it in the browser ($BROWSER, else the desktop's handler)
+  --cwd DIR   the project whose sessions and batches to read (default: the current directory)`;
+
+const schema = z.object({
+  help: z.boolean().optional(),
+  out: z.string().min(1, "give a file, e.g. --out run.html").optional(),
+  open: z.boolean().optional(),
+  cwd: z.string().min(1, "give a directory, e.g. --cwd ../project").optional(),
+});
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+type Target =
+  | { readonly kind: "session"; readonly transcript: string }
+  | { readonly kind: "batch"; readonly id: string };
+
+async function resolveTarget(what: string, cwd: string): Promise<Target> {
+  if (what.endsWith(TRANSCRIPT_EXTENSION)) {
+    const transcript = resolve(cwd, what);
+    if (!(await exists(transcript)))
+      throw new CliError(
+        `report: no transcript file ${transcript}; give a session id, a batch id or an existing ${TRANSCRIPT_EXTENSION} file.`,
+      );
+    return { kind: "session", transcript };
+  }
+  const id = checkId("session", what);
+  const transcript = sessionTranscriptPath(sessionsDir(cwd), id);
+  if (await exists(transcript)) return { kind: "session", transcript };
+  if (await exists(join(batchDir(cwd, id), "batch.json"))) return { kind: "batch", id };
+  throw new CliError(
+    `report: "${what}" is neither a session in ${sessionsDir(cwd)} nor a batch in ${batchesDir(cwd)}. List sessions with \`forkloop sessions list\`; batch ids are printed when a batch starts.`,
+  );
+}
+
+async function writeHtml(path: string, html: string): Promise<string> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, html);
+  return path;
+}
+
+/** A session's report, by default `.forkloop/reports/<name>.html`; returns the file's path. */
+export async function writeSessionHtml(transcript: string, cwd: string, out?: string): Promise<string> {
+  const name = basename(transcript, TRANSCRIPT_EXTENSION);
+  return writeHtml(
+    out ?? join(stateDir(cwd), "reports", `${name}.html`),
+    await renderSessionReport(transcript),
+  );
+}
+
+/** A batch's report, by default `report.html` beside report.md; returns the file's path. */
+export async function writeBatchHtml(spec: BatchSpec, dir: string, out?: string): Promise<string> {
+  return writeHtml(
+    out ?? join(spec.outputDir, "report.html"),
+    await renderBatchReport(await batchReportInput(spec, dir)),
+  );
+}
+
+/** The line `run` and `batch` print at the end: how to see the report. */
+export function reportHint(id: string, cwdFlag: string | undefined): string {
+  return `forkloop report ${id}${cwdFlag === undefined ? "" : ` --cwd ${cwdFlag}`} --open`;
+}
+
+export async function reportCommand(argv: readonly string[], context: CommandContext): Promise<ExitCode> {
+  const { flags, positionals } = parseCommand(
+    {
+      command: "report",
+      usage: REPORT_USAGE,
+      schema,
+      options: {
+        help: { type: "boolean", short: "h" },
+        out: { type: "string" },
+        open: { type: "boolean" },
+        cwd: { type: "string" },
+      },
+    },
+    argv,
+  );
+  if (flags.help) {
+    context.stdout.write(`${REPORT_USAGE}\n`);
+    return EXIT.ok;
+  }
+  const [what, ...extra] = positionals;
+  if (what === undefined || extra.length > 0) {
+    throw new CliError(
+      `forkloop report: give exactly one session id, batch id or transcript file.\n\n${REPORT_USAGE}`,
+    );
+  }
+  const cwd = resolve(context.cwd, flags.cwd ?? ".");
+  const out = flags.out === undefined ? undefined : resolve(context.cwd, flags.out);
+  const target = await resolveTarget(what, cwd);
+  let path: string;
+  if (target.kind === "session") path = await writeSessionHtml(target.transcript, cwd, out);
+  else {
+    const { spec, dir } = await loadBatch(cwd, target.id);
+    path = await writeBatchHtml(spec, dir, out);
+  }
+  context.stdout.write(`${path}\n`);
+  if (flags.open) {
+    const problem = await openFile(path, context.env);
+    if (problem) context.stderr.write(`forkloop report: ${problem}; open ${path} yourself.\n`);
+  }
+  return EXIT.ok;
+}

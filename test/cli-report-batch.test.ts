@@ -1,0 +1,213 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCli, type SimProcess, startSimProcess, writeScenario } from "@forkloop/cli/testing";
+import { loadTranscript } from "@forkloop/orchestrator";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Browser, launchChromium, openReport, screenshot } from "./support/chromium.js";
+
+// Issue 17 "Done when": the report of a REAL 100-item batch (the built CLI against a scripted
+// `forkloop sim`: a tenth of the items fail, a third read a file first, one request meets a 429
+// that pauses the pool) sorts, filters, opens an item's page, and its totals equal report.json.
+
+const ITEMS = 100;
+let dir: string;
+let sim: SimProcess;
+let browser: Browser;
+let reportPath: string;
+let batchDir: string;
+
+interface ResultLine {
+  id: string;
+  label: string;
+  status: string;
+  costUsd: number;
+  error: { code: string } | null;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "forkloop-report-batch-"));
+  await writeFile(join(dir, "notes.md"), "# Notes\nalpha beta gamma\n");
+  const tasks = Array.from({ length: ITEMS }, (_, index) =>
+    index % 10 === 7 ? `poison ${index}` : index % 3 === 0 ? `read the notes ${index}` : `answer ${index}`,
+  );
+  await writeFile(join(dir, "tasks.jsonl"), tasks.map((task) => `${JSON.stringify({ task })}\n`).join(""));
+  const scenario = await writeScenario(
+    join(dir, "scenario.json"),
+    [
+      { match: { lastUserText: "poison" }, fault: "400" },
+      {
+        match: { lastUserText: "read the notes" },
+        reply: { content: [{ type: "tool_use", name: "Read", input: { file_path: "notes.md" } }] },
+      },
+    ],
+    "done <b>bold</b> (scripted)",
+  );
+  sim = await startSimProcess(dir, ["--scenario", scenario, "--faults", "429@5:retry_after=1"]);
+  browser = await launchChromium();
+  const batch = await runCli(
+    [
+      "batch",
+      "--items",
+      "tasks.jsonl",
+      "--prompt",
+      "Do {{item.task}}",
+      "--id",
+      "hundred",
+      "--concurrency",
+      "8",
+      "--report",
+    ],
+    { cwd: dir, env: sim.env },
+  );
+  expect(batch.code, batch.stderr).toBe(6);
+  reportPath = /^html: +(.+\.html)$/m.exec(batch.stdout)?.[1] ?? "";
+  batchDir = join(dir, ".forkloop", "batches", "hundred");
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await sim?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function results(): Promise<ResultLine[]> {
+  const text = await readFile(join(batchDir, "results.jsonl"), "utf8");
+  return text
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as ResultLine);
+}
+
+/** The rows the virtual table has built right now: item id and the status and cost cells. */
+function visibleRows(page: Page) {
+  return page.$$eval(".vt-spacer .vt-row", (rows) =>
+    rows
+      .map((row) => ({
+        index: Number(row.getAttribute("data-index")),
+        id: row.getAttribute("data-key"),
+        status: row.querySelector('[data-column="status"]')?.textContent,
+        answer: row.querySelector('[data-column="answer"]')?.textContent,
+      }))
+      .sort((a, b) => a.index - b.index),
+  );
+}
+
+describe("forkloop report <batch> in headless Chromium (issue 17)", () => {
+  it("issue 17: the 100-item batch report's totals equal report.json; failures are grouped by error; the 429 pause is shown; no console error, no network", async () => {
+    const { page, errors, network } = await openReport(browser, reportPath);
+    const report = JSON.parse(await readFile(join(batchDir, "report.json"), "utf8")) as {
+      totals: { usage: Record<string, number> } & Record<string, number>;
+    };
+    const shown = await page.$$eval(".figure[data-figure]", (nodes) =>
+      Object.fromEntries(
+        nodes.map((node) => [node.getAttribute("data-figure"), node.getAttribute("data-value")]),
+      ),
+    );
+    const { usage, ...counts } = report.totals;
+    for (const [key, value] of Object.entries({ ...counts, ...usage })) {
+      expect(Number(shown[key]), key).toBeCloseTo(value, 12);
+    }
+    expect(report.totals.items).toBe(ITEMS);
+    expect(report.totals.failed).toBe(10);
+
+    const groups = await page.$$eval("tr[data-error-code]", (rows) =>
+      rows.map((row) => [row.getAttribute("data-error-code"), Number(row.children[1]?.textContent)]),
+    );
+    const failedCodes = (await results()).flatMap((line) => (line.error ? [line.error.code] : []));
+    expect(groups).toEqual(
+      [...new Set(failedCodes)].map((code) => [code, failedCodes.filter((c) => c === code).length]),
+    );
+    expect(await page.$$eval("[data-event=pause]", (nodes) => nodes.length)).toBe(1);
+
+    // Virtualised: 100 rows in the grid, only those in view built.
+    expect(await page.getAttribute(".vt", "aria-rowcount")).toBe(String(ITEMS));
+    expect((await visibleRows(page)).length).toBeLessThan(40);
+    // Model output is text in the table, not markup.
+    expect((await visibleRows(page)).some((row) => row.answer?.includes("done <b>bold</b>"))).toBe(true);
+    expect(await page.$$eval(".vt b", (nodes) => nodes.length)).toBe(0);
+
+    const shot = await screenshot(browser, page, "batch-report");
+    expect(shot.colours).toBeGreaterThan(12);
+    expect(shot.inked).toBeGreaterThan(0.03);
+    expect(errors).toEqual([]);
+    expect(network).toEqual([]);
+    await page.close();
+  });
+
+  it("issue 17: the item table sorts by cost both ways, filters by status and text, and a row opens the item's session page with its own figures", async () => {
+    const { page, errors } = await openReport(browser, reportPath);
+    const lines = await results();
+    const byCost = [...lines].sort((a, b) => b.costUsd - a.costUsd);
+
+    await page.click('.vt-header [data-column="cost"]');
+    expect(await page.getAttribute('.vt-header [data-column="cost"]', "aria-sort")).toBe("descending");
+    const highest = (await visibleRows(page))[0];
+    expect(lines.find((line) => line.id === highest?.id)?.costUsd).toBe(byCost[0]?.costUsd);
+    await page.click('.vt-header [data-column="cost"]');
+    expect(await page.getAttribute('.vt-header [data-column="cost"]', "aria-sort")).toBe("ascending");
+    const lowest = (await visibleRows(page))[0];
+    expect(lines.find((line) => line.id === lowest?.id)?.costUsd).toBe(byCost.at(-1)?.costUsd);
+
+    await page.selectOption("select[aria-label=status]", "failed");
+    expect(await page.getAttribute(".shown", "data-rows")).toBe("10");
+    const failed = await visibleRows(page);
+    expect(failed.map((row) => row.status)).toEqual(Array(10).fill("failed"));
+    expect(new Set(failed.map((row) => row.id))).toEqual(
+      new Set(lines.filter((line) => line.status === "failed").map((line) => line.id)),
+    );
+    await page.selectOption("select[aria-label=status]", "all");
+    // Text filters labels (and answers and errors): tasks.jsonl:1, :10 … :19, :100.
+    await page.fill("input[type=search]", "tasks.jsonl:1");
+    const matching = lines.filter((line) => line.label.includes("tasks.jsonl:1"));
+    expect(matching).toHaveLength(12);
+    expect(await page.getAttribute(".shown", "data-rows")).toBe("12");
+    expect(new Set((await visibleRows(page)).map((row) => row.id))).toEqual(
+      new Set(matching.map((line) => line.id)),
+    );
+
+    // A row opens the item's session (the dearest item: it read a file, two turns); its context
+    // points are its transcript's.
+    await page.fill("input[type=search]", "");
+    await page.click('.vt-header [data-column="cost"]');
+    const [first] = await visibleRows(page);
+    expect(first?.status).toBe("succeeded");
+    await page.click(`.vt-row[data-key="${first?.id}"]`);
+    await page.waitForSelector(".item-view .agent-detail");
+    expect(
+      await page.evaluate(() => (globalThis as unknown as { location: { hash: string } }).location.hash),
+    ).toBe(`#item=${first?.id}`);
+    await page.waitForFunction(() =>
+      (
+        globalThis as unknown as { forkloopReport: { charts: Map<string, unknown> } }
+      ).forkloopReport.charts.has("item-context"),
+    );
+    const points = await page.evaluate(() =>
+      (
+        globalThis as unknown as {
+          forkloopReport: { charts: Map<string, { data: { datasets: { data: { y: number | null }[] }[] } }> };
+        }
+      ).forkloopReport.charts
+        .get("item-context")
+        ?.data.datasets[0]?.data.map((point) => point.y),
+    );
+    const loaded = await loadTranscript(join(batchDir, "transcripts", `${first?.id}-1.fltr`));
+    const expected = loaded.records.flatMap((record) => {
+      if (record.type !== "message" || record.message.type !== "assistant") return [];
+      const usage = record.message.message.usage;
+      return [
+        usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0),
+      ];
+    });
+    expect(expected).toHaveLength(2);
+    expect(points).toEqual(expected);
+    const shot = await screenshot(browser, page, "batch-item");
+    expect(shot.colours).toBeGreaterThan(8);
+    // Back to the batch.
+    await page.click('.item-view a[href="#"]');
+    await page.waitForSelector(".batch:not([hidden])");
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,259 @@
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { deflateSync } from "node:zlib";
+import { runCli, type SimProcess, startSimProcess, writeScenario } from "@forkloop/cli/testing";
+import { type LoadedTranscript, loadTranscript } from "@forkloop/orchestrator";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Browser, launchChromium, openReport, screenshot } from "./support/chromium.js";
+
+// Issue 17 "Done when": a REAL run through the built CLI against a scripted `forkloop sim` —
+// the main agent starts two sub-agents (with extended thinking on), reads a big file (whose
+// first line is hostile markup), a missing file (a failed tool) and a PNG (an image), and is
+// auto-compacted (a 24k window) — then `forkloop report` and headless Chromium look at the page.
+
+const HOSTILE = `</script><script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">`;
+
+/** A 4×4 RGB PNG (red and blue stripes), made here so the Read tool returns an image block. */
+function png(): Buffer {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (bytes: Buffer) => {
+    let c = 0xffffffff;
+    for (const byte of bytes) c = (crcTable[(c ^ byte) & 0xff] ?? 0) ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, "ascii"), data]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const sum = Buffer.alloc(4);
+    sum.writeUInt32BE(crc(body));
+    return Buffer.concat([length, body, sum]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(4, 0);
+  header.writeUInt32BE(4, 4);
+  header.set([8, 2, 0, 0, 0], 8);
+  const rows = Array.from({ length: 4 }, (_, y) =>
+    Buffer.from([0, ...Array.from({ length: 4 }, () => (y % 2 ? [0, 0, 255] : [255, 0, 0])).flat()]),
+  );
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", header),
+    chunk("IDAT", deflateSync(Buffer.concat(rows))),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+let dir: string;
+let sim: SimProcess;
+let browser: Browser;
+let reportPath: string;
+let transcript: LoadedTranscript;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "forkloop-report-session-"));
+  const words = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "lambda"];
+  const lines = Array.from(
+    { length: 400 },
+    (_, i) => `line ${i}: ${Array.from({ length: 10 }, (_, j) => words[(i * 7 + j * 3) % 8]).join(" ")}`,
+  );
+  await writeFile(join(dir, "big.md"), `${HOSTILE}\n# Big notes\n${lines.join("\n")}\n`);
+  await writeFile(join(dir, "pixel.png"), png());
+  // Effective window 20k: auto-compact at 7k, blocking at 17k; big.md (~12k tokens) crosses the first.
+  await writeFile(
+    join(dir, "small-window.json"),
+    JSON.stringify([{ id: "claude-sonnet-4-6", contextWindow: 24_000, maxOutputTokens: 4_000 }]),
+  );
+  const scenario = await writeScenario(
+    join(dir, "scenario.json"),
+    [
+      {
+        match: { querySource: "compact" },
+        reply: {
+          content: [{ type: "text", text: "<summary>## Goal\nReview the notes; two reports in.</summary>" }],
+        },
+      },
+      {
+        match: { querySource: "session_memory" },
+        reply: { content: [{ type: "text", text: "# Notes\nreviewing" }] },
+      },
+      {
+        match: { querySource: "agent:general-purpose" },
+        reply: { content: [{ type: "text", text: "sub-agent report: all clear (scripted)" }] },
+      },
+      {
+        match: { querySource: "sdk", lastToolResult: "sub-agent report" },
+        reply: {
+          content: [
+            { type: "tool_use", name: "Read", input: { file_path: "big.md" } },
+            { type: "tool_use", name: "Read", input: { file_path: "missing.txt" } },
+            { type: "tool_use", name: "Read", input: { file_path: "pixel.png" } },
+          ],
+        },
+      },
+      {
+        match: { querySource: "sdk", lastUserText: "Start the review" },
+        reply: {
+          content: [
+            { type: "thinking", thinking: "Two scans in parallel, then read the notes." },
+            { type: "tool_use", name: "Agent", input: { description: "scan src", prompt: "Scan src/." } },
+            { type: "tool_use", name: "Agent", input: { description: "scan test", prompt: "Scan test/." } },
+          ],
+        },
+      },
+    ],
+    "review done (scripted)",
+  );
+  sim = await startSimProcess(dir, ["--scenario", scenario]);
+  browser = await launchChromium();
+  const run = await runCli(["run", "Start the review", "--report"], {
+    cwd: dir,
+    env: { ...sim.env, FORKLOOP_MODELS: "small-window.json", MAX_THINKING_TOKENS: "1024" },
+  });
+  expect(run.code, run.stderr).toBe(0);
+  expect(run.stdout).toContain("review done (scripted)");
+  reportPath = /^report: (.+\.html)$/m.exec(run.stderr)?.[1] ?? "";
+  const [file] = (await readdir(join(dir, ".forkloop", "sessions"))).filter((name) => name.endsWith(".fltr"));
+  transcript = await loadTranscript(join(dir, ".forkloop", "sessions", file ?? ""));
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await sim?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The main agent's replies in the transcript, in order, each once. */
+function replies(loaded: LoadedTranscript) {
+  const seen = new Set<string>();
+  return loaded.records.flatMap((record) => {
+    if (record.type !== "message" || record.message.type !== "assistant" || seen.has(record.message.uuid))
+      return [];
+    seen.add(record.message.uuid);
+    return [record.message];
+  });
+}
+
+type Point = { x: number; y: number | null };
+type ChartsWindow = {
+  forkloopReport: {
+    charts: Map<string, { data: { datasets: { data: Point[] }[] }; options: Record<string, unknown> }>;
+  };
+  __pwned?: number;
+};
+
+describe("forkloop report <session> in headless Chromium (issue 17)", () => {
+  it("issue 17: the session report of a run with two sub-agents and one compaction shows both children in the fork tree, context points equal to the transcript's, and the boundary marker; no console error, no network, a non-blank screenshot", async () => {
+    const { page, errors, network } = await openReport(browser, reportPath);
+
+    // Fork tree: the main agent with both Agent children (labelled by their calls) and the compact fork.
+    const children = await page.$$eval(".fork-tree > li > ul > li", (nodes) =>
+      nodes.map((node) => ({
+        source: node.getAttribute("data-query-source"),
+        label: node.querySelector(".tree-label")?.textContent,
+      })),
+    );
+    const agents = children.filter((child) => child.source === "agent:general-purpose");
+    expect(agents.map((child) => child.label).sort()).toEqual(["Agent: scan src", "Agent: scan test"]);
+    expect(children.map((child) => child.source)).toContain("compact");
+
+    // The context chart's points are the transcript's own figures: input + cache write + cache read.
+    const expected = replies(transcript).map((message) => {
+      const usage = message.message.usage;
+      return (
+        usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0)
+      );
+    });
+    expect(expected.length).toBe(3);
+    const points = await page.evaluate(
+      () =>
+        (globalThis as unknown as ChartsWindow).forkloopReport.charts.get("context")?.data.datasets[0]?.data,
+    );
+    expect(points?.map((point) => point.y)).toEqual(expected);
+    expect(points?.map((point) => point.x)).toEqual([1, 2, 3]);
+
+    // The compaction: one boundary after the second request, with the transcript's pre/post tokens,
+    // drawn on the chart between requests 2 and 3.
+    const boundary = transcript.records.flatMap((record) =>
+      record.type === "message" &&
+      record.message.type === "system" &&
+      record.message.subtype === "compact_boundary"
+        ? [record.message]
+        : [],
+    );
+    expect(boundary).toHaveLength(1);
+    const marker = await page.$eval(".marker[data-marker=compact_boundary]", (node) => ({
+      after: node.getAttribute("data-after-request"),
+      pre: node.getAttribute("data-pre-tokens"),
+      post: node.getAttribute("data-post-tokens"),
+    }));
+    expect(marker).toEqual({
+      after: "2",
+      pre: String(boundary[0]?.compactMetadata?.preTokens),
+      post: String(boundary[0]?.compactMetadata?.postTokens),
+    });
+    const drawn = await page.evaluate(() => {
+      const plugins = (globalThis as unknown as ChartsWindow).forkloopReport.charts.get("context")?.options
+        .plugins as { forkloopAnnotations: { lines: { x: number }[] } } | undefined;
+      return plugins?.forkloopAnnotations.lines ?? [];
+    });
+    expect(drawn.map((line) => line.x)).toEqual([2.5]);
+
+    const shot = await screenshot(browser, page, "session-report");
+    expect(shot.colours).toBeGreaterThan(12);
+    expect(shot.inked).toBeGreaterThan(0.03);
+    expect(errors).toEqual([]);
+    expect(network).toEqual([]);
+    await page.close();
+  });
+
+  it("issue 17: thinking blocks, an image and a failed tool render with no console error; hostile tool output stays text and never runs", async () => {
+    const { page, errors } = await openReport(browser, reportPath);
+    // Open every message: their blocks are built on first open.
+    await page.$$eval(".messages details.message", (nodes) => {
+      for (const node of nodes) (node as unknown as { open: boolean }).open = true;
+    });
+    await page.waitForSelector(".block.thinking");
+    expect(
+      await page.$$eval(".block.thinking", (nodes) => nodes.map((node) => node.textContent)),
+    ).toContainEqual(expect.stringContaining("Two scans in parallel"));
+    const image = await page.$eval("img.block.image", (node) => {
+      const img = node as unknown as { naturalWidth: number; complete: boolean; src: string };
+      return { width: img.naturalWidth, complete: img.complete, src: img.src.slice(0, 22) };
+    });
+    expect(image).toEqual({ width: 4, complete: true, src: "data:image/png;base64," });
+    expect(
+      await page.$$eval("table.tools tr.status-error td:nth-child(2)", (cells) =>
+        cells.map((cell) => cell.textContent),
+      ),
+    ).toEqual(["Read"]);
+    expect(await page.$$eval(".tool-result.is-error", (nodes) => nodes.length)).toBe(1);
+
+    // The hostile first line of big.md is in the page as text, and nothing of it ran or loaded.
+    const text = await page.evaluate(
+      () =>
+        (globalThis as unknown as { document: { body: { textContent: string } } }).document.body.textContent,
+    );
+    expect(text).toContain(HOSTILE);
+    expect(await page.evaluate(() => (globalThis as unknown as ChartsWindow).__pwned)).toBeUndefined();
+    expect(
+      await page.$$eval("img", (nodes) => nodes.filter((node) => node.getAttribute("src") === "x").length),
+    ).toBe(0);
+
+    // A child's page: its own figures, and most of its first request read from the parent's cache.
+    await page.click('.fork-tree li[data-query-source="agent:general-purpose"] > .tree-node');
+    const share = await page.$eval('.agent-detail [data-figure="firstRequestCacheShare"]', (node) =>
+      Number(node.getAttribute("data-value")),
+    );
+    expect(share).toBeGreaterThan(0.5);
+    const shot = await screenshot(browser, page, "session-report-child");
+    expect(shot.colours).toBeGreaterThan(12);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
