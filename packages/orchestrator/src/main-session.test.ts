@@ -163,11 +163,10 @@ describe("main session with sub-agents", () => {
     expect(started.map((record) => record.toolUseId)).toEqual(toolUses);
 
     const links = loaded.records.filter((record) => record.type === "sub_agent");
-    expect(links.map((link) => link.querySource).sort()).toEqual([
-      "agent:general-purpose",
-      "agent:general-purpose",
-      "session_memory",
-    ]);
+    // Both Agent forks, and the session-memory fork (it may run after every turn at this interval).
+    const sources = links.map((link) => link.querySource);
+    expect(sources.filter((source) => source === "agent:general-purpose")).toHaveLength(2);
+    expect(sources).toContain("session_memory");
     for (const link of links) {
       // The session-memory fork runs in the background: wait for its end.
       let child = await loadTranscript(link.transcriptPath);
