@@ -1,4 +1,5 @@
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { deflateSync } from "node:zlib";
@@ -255,5 +256,32 @@ describe("forkloop report <session> in headless Chromium (issue 17)", () => {
     expect(shot.colours).toBeGreaterThan(12);
     expect(errors).toEqual([]);
     await page.close();
+  });
+
+  it("issue 17: `forkloop report <session-id> --open --out FILE` writes the page there and starts $BROWSER with it; an unknown id is exit 2 naming where it looked", async () => {
+    const opened = join(dir, "opened.txt");
+    const opener = join(dir, "opener.sh");
+    await writeFile(opener, `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`, { mode: 0o755 });
+    const result = await runCli(
+      ["report", transcript.start?.sessionId ?? "", "--open", "--out", "copy.html"],
+      {
+        cwd: dir,
+        env: { BROWSER: opener },
+      },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe(join(dir, "copy.html"));
+    for (let attempt = 0; attempt < 100 && !existsSync(opened); attempt++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await readFile(opened, "utf8")).toBe(join(dir, "copy.html"));
+    expect(await readFile(join(dir, "copy.html"), "utf8")).toContain(
+      '<script type="application/json" id="report-data">',
+    );
+
+    const unknown = await runCli(["report", "s-nope"], { cwd: dir });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(
+      /"s-nope" is neither a session in .+ nor a batch in .+forkloop sessions list/,
+    );
   });
 });

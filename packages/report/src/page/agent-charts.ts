@@ -96,11 +96,6 @@ export function contextChart(name: string, agent: AgentView): HTMLElement {
       },
       plugins: {
         forkloopAnnotations: annotations,
-        legend: {
-          labels: {
-            filter: (item: { text: string }) => drops.length > 0 || !item.text.startsWith("compaction"),
-          },
-        },
       } as never,
     },
   });

@@ -32,6 +32,9 @@ Chart.register(
 Chart.defaults.animation = false;
 Chart.defaults.font.family = "system-ui, sans-serif";
 Chart.defaults.maintainAspectRatio = false;
+// A series with nothing to draw (no failed requests, no compaction) stays out of the legend.
+Chart.defaults.plugins.legend.labels.filter = (item, data) =>
+  (data.datasets[item.datasetIndex ?? -1]?.data.length ?? 0) > 0;
 
 /** Every chart on the page by name (`window.forkloopReport.charts`): what tests and users inspect. */
 export const charts = new Map<string, Chart>();
