@@ -37,6 +37,8 @@ export interface BatchItemInput {
   readonly runs: readonly { readonly startedAt: number; readonly endedAt: number | null }[];
   /** The last attempt's sub-agent transcript, when it has one. */
   readonly transcriptPath?: string;
+  /** The item's compactions as the journal has them (results.jsonl); else counted in its transcript. */
+  readonly compactions?: readonly unknown[];
 }
 
 /** Message text of all items together (characters): 10,000 items still make a page. */
@@ -120,7 +122,10 @@ async function itemRow(item: BatchItemInput, textBudget: number): Promise<BatchI
     },
     costUsd: item.costUsd,
     durationMs: item.durationMs,
-    compactions: session?.markers.filter((marker) => marker.kind === "compact_boundary").length ?? 0,
+    compactions:
+      item.compactions?.length ??
+      session?.markers.filter((marker) => marker.kind === "compact_boundary").length ??
+      0,
     terminal: item.terminal,
     answer: text.length > ANSWER_PREVIEW ? `${text.slice(0, ANSWER_PREVIEW)}…` : text,
     error: item.error,

@@ -14,6 +14,7 @@ export function totalsOf(items: readonly BatchItemRow[]) {
     failed: items.filter((item) => item.status === "failed").length,
     pending: items.filter((item) => item.status === "pending").length,
     turns: items.reduce((sum, item) => sum + item.turns, 0),
+    compactions: items.reduce((sum, item) => sum + item.compactions, 0),
     inputTokens: tokens.input,
     outputTokens: tokens.output,
     cacheCreationInputTokens: tokens.cacheWrite,
@@ -33,6 +34,7 @@ function totalsFigures(items: readonly BatchItemRow[], wallMs: number | null): H
     figure("failed", String(t.failed), t.failed, "failed"),
     figure("not finished", String(t.pending), t.pending, "pending"),
     figure("turns", format.count(t.turns), t.turns, "turns"),
+    figure("compactions", String(t.compactions), t.compactions, "compactions"),
     figure("uncached input", format.count(t.inputTokens), t.inputTokens, "inputTokens"),
     figure(
       "cache writes",
