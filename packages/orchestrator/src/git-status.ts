@@ -43,6 +43,32 @@ export async function gitRoot(cwd: string): Promise<string | null> {
   return out === null ? null : out.trim();
 }
 
+export interface GitSnapshot {
+  readonly repoRoot: string | null;
+  readonly status: GitStatus | null;
+}
+
+/** Reads in flight, by directory: sessions that start together in one directory share one. */
+const inFlight = new Map<string, Promise<GitSnapshot>>();
+
+/**
+ * The repository root and git status of `cwd` at session start (§1.2 prefetch, R-K1: many
+ * sessions in one process). Sessions whose prefetch overlaps in time share one read — four git
+ * processes for thirty-two sessions started together instead of 128, which is most of an
+ * in-process session's time to first request — and each still gets a snapshot taken after it
+ * started. Outside a repository only the root is asked for.
+ */
+export function readGitSnapshot(cwd: string): Promise<GitSnapshot> {
+  const running = inFlight.get(cwd);
+  if (running !== undefined) return running;
+  const read = (async (): Promise<GitSnapshot> => {
+    const repoRoot = await gitRoot(cwd);
+    return { repoRoot, status: repoRoot === null ? null : await readGitStatus(cwd) };
+  })().finally(() => inFlight.delete(cwd));
+  inFlight.set(cwd, read);
+  return read;
+}
+
 export function formatGitStatus(status: GitStatus): string {
   const lines = [`Current branch: ${status.branch}`, "", "Status:"];
   lines.push(...(status.changes.length === 0 ? ["(clean)"] : status.changes));

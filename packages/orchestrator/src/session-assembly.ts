@@ -2,7 +2,7 @@ import { homedir, platform, release } from "node:os";
 import { resolve } from "node:path";
 import type { PermissionMode, TextBlockParam, Tool } from "@forkloop/loop-core";
 import { type AgentDefinition, loadAgentDefinitionsDetailed } from "./agent-definitions.js";
-import { formatGitStatus, type GitStatus, gitRoot, readGitStatus } from "./git-status.js";
+import { formatGitStatus, type GitStatus, readGitSnapshot } from "./git-status.js";
 import { directoryChain, type MemoryFile, readMemoryFiles } from "./memory-files.js";
 import { loadSkillsDetailed, type Skill } from "./skills.js";
 
@@ -91,12 +91,11 @@ export async function assembleSession(options: AssembleSessionOptions): Promise<
   const started = performance.now();
   const cwd = resolve(options.cwd);
   const home = options.home ?? homedir();
-  // The repository root first (one fast git call): memory, skills and agents are read from every
-  // directory between it and cwd. The rest of the prefetch runs in parallel.
-  const repoRoot = await gitRoot(cwd);
+  // The repository root first: memory, skills and agents are read from every directory between
+  // it and cwd. The rest of the prefetch runs in parallel.
+  const { repoRoot, status: gitStatus } = await readGitSnapshot(cwd);
   const projectDirs = directoryChain(cwd, repoRoot);
-  const [gitStatus, skills, agents, memoryFiles] = await Promise.all([
-    readGitStatus(cwd),
+  const [skills, agents, memoryFiles] = await Promise.all([
     loadSkillsDetailed(cwd, { home, projectDirs }),
     loadAgentDefinitionsDetailed(cwd, options.agents ?? [], { projectDirs }),
     readMemoryFiles({ cwd, repoRoot, home }),
