@@ -1,5 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -12,7 +20,10 @@ let plain: string;
 let log: string;
 let savedPath: string | undefined;
 
-const gitCalls = () => readFileSync(log, "utf8").split("\n").filter((line) => line !== "");
+const gitCalls = () =>
+  readFileSync(log, "utf8")
+    .split("\n")
+    .filter((line) => line !== "");
 
 beforeAll(() => {
   root = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-git-snapshot-")));
