@@ -9,8 +9,13 @@ export interface AgentDefinition {
   readonly description: string;
   /** Instructions given to the sub-agent before its task. */
   readonly prompt: string;
-  /** Built-in tool names it may use; undefined = every built-in tool. */
+  /**
+   * Tools it may use; undefined = the parent's whole list but Agent/Skill. Exact names and
+   * `mcp__server` / `mcp__server__*` for every tool of an MCP server (issue 15).
+   */
   readonly tools?: readonly string[];
+  /** Tools it may not use (Claude Code's `disallowedTools`), in the same forms. */
+  readonly disallowedTools?: readonly string[];
   /** A different model breaks the shared prompt cache (R-F3): the fork pays its prefix uncached. */
   readonly model?: string;
   readonly maxTurns?: number;
@@ -27,6 +32,7 @@ export const agentFrontmatterSchema = z.object({
   name: z.string().regex(/^[a-zA-Z0-9_-]+$/, "use letters, digits, '-' and '_' only"),
   description: z.string().min(1),
   tools: toolList.optional(),
+  disallowedTools: toolList.optional(),
   // Claude Code's files say `model: inherit` for "same as the parent".
   model: z.string().optional(),
   maxTurns: z.number().int().positive().optional(),
@@ -59,7 +65,7 @@ export function parseAgentDefinition(path: string, text: string): AgentDefinitio
       error: `frontmatter key "${issue?.path.join(".") ?? ""}": ${issue?.message ?? "invalid"} (needs name and description)`,
     };
   }
-  const { name, description, tools, model, maxTurns } = result.data;
+  const { name, description, tools, disallowedTools, model, maxTurns } = result.data;
   return {
     ok: true,
     definition: {
@@ -67,6 +73,7 @@ export function parseAgentDefinition(path: string, text: string): AgentDefinitio
       description,
       prompt: parsed.body.trim(),
       ...(tools === undefined || tools.includes("*") ? {} : { tools }),
+      ...(disallowedTools === undefined || disallowedTools.length === 0 ? {} : { disallowedTools }),
       ...(model === undefined || model === "inherit" ? {} : { model }),
       ...(maxTurns === undefined ? {} : { maxTurns }),
       source: path,

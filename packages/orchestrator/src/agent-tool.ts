@@ -14,7 +14,7 @@ const agentInputSchema = z.object({
 function describeAgents(definitions: readonly AgentDefinition[]): string {
   const lines = definitions.map(
     (definition) =>
-      `- ${definition.name}: ${definition.description} (tools: ${definition.tools?.join(", ") ?? "all built-in"})`,
+      `- ${definition.name}: ${definition.description} (tools: ${definition.tools?.join(", ") ?? "all"}${definition.disallowedTools ? `; not ${definition.disallowedTools.join(", ")}` : ""})`,
   );
   return [
     "Launch a sub-agent that works on a task on its own and reports back once. Sub-agents run in parallel:",
@@ -83,6 +83,7 @@ function agentToolAt(
         description: input.description,
         directive: `${definition.prompt}\n\nYour task (${input.description}):\n${input.prompt}`,
         ...(definition.tools === undefined ? {} : { toolNames: definition.tools }),
+        ...(definition.disallowedTools === undefined ? {} : { disallowedTools: definition.disallowedTools }),
         ...(definition.model === undefined ? {} : { model: definition.model }),
         ...(definition.maxTurns === undefined ? {} : { maxTurns: definition.maxTurns }),
         ...(nestedAgentTool === undefined ? {} : { nestedAgentTool }),

@@ -10,15 +10,12 @@ import type {
   ToolResult,
   ToolUseContext,
 } from "@forkloop/loop-core";
+import { toolNameMatches } from "@forkloop/tools";
 import type { AgentPool } from "./agent-pool.js";
+import { parentToolAnnotations, parentToolHandler } from "./parent-tool-calls.js";
 import { buildSubAgentTask } from "./sub-agent-task.js";
-import type {
-  ParentToolHandler,
-  PermissionRules,
-  SubAgentEvent,
-  SubAgentResult,
-  SubAgentTask,
-} from "./sub-agent-types.js";
+import { selectSubAgentTools } from "./sub-agent-tool-selection.js";
+import type { PermissionRules, SubAgentEvent, SubAgentResult, SubAgentTask } from "./sub-agent-types.js";
 import { subAgentTranscriptPath } from "./transcript.js";
 
 /** What a parent-side tool that forks (Agent, Skill) needs from the session that owns it. */
@@ -46,18 +43,20 @@ export interface ForkToolOptions {
   readonly transcripts?: { readonly sessionsDir: string; readonly sessionId: string };
   /** Called when a fork starts (the session links the sub-agent's transcript from its own). */
   readonly onForkStarted?: (task: SubAgentTask) => void;
-  /** Built-in tool names a sub-agent may use when its definition does not say (default: all but Agent/Skill). */
+  /**
+   * Tools a sub-agent may use when its definition does not say (default: the parent's whole list
+   * but Agent/Skill). Exact names and `mcp__server` / `mcp__server__*` (issue 15).
+   */
   readonly defaultToolNames?: readonly string[];
   /** The models file's entries: each sub-agent's compaction thresholds (R-C7) and costs use them. */
   readonly modelOverrides?: readonly ModelInfo[];
   readonly fallbackModels?: readonly string[];
-}
-
-/** Tools that fork sub-agents are parent-side: a sub-agent may not fork again by default. */
-const FORKING_TOOLS = new Set(["Agent", "Task", "Skill"]);
-
-export function defaultSubAgentTools(params: CacheSafeParams): string[] {
-  return params.tools.flatMap((tool) => ("name" in tool && !FORKING_TOOLS.has(tool.name) ? [tool.name] : []));
+  /**
+   * The session's tools that run in this process (MCP tools, and any other that is not a worker
+   * built-in): a sub-agent's call to one comes back over comlink and runs here, and their
+   * annotations go with the task so the worker's proxies keep their traits (issue 15).
+   */
+  readonly parentTools?: readonly Tool[];
 }
 
 /** Abort listeners a parent signal may carry before Node warns (one per running fork). */
@@ -73,7 +72,9 @@ export async function runForkForTool(
     readonly querySource: string;
     readonly description?: string;
     readonly directive: string;
+    /** Exact names and MCP server forms (`mcp__server`, `mcp__server__*`). */
     readonly toolNames?: readonly string[];
+    readonly disallowedTools?: readonly string[];
     readonly model?: string;
     readonly maxTurns?: number;
     /** The `Agent` tool this sub-agent may call in turn (below the depth limit); runs in the parent. */
@@ -94,14 +95,20 @@ export async function runForkForTool(
       : { ...parentParams, model: fork.model };
   const agentId = `agent-${randomUUID().slice(0, 8)}`;
   const nested = fork.nestedAgentTool;
-  const toolNames = [
-    ...(fork.toolNames ?? options.defaultToolNames ?? defaultSubAgentTools(cacheSafeParams)),
-  ];
+  const toolNames = selectSubAgentTools(cacheSafeParams, {
+    tools: fork.toolNames ?? options.defaultToolNames,
+    disallowedTools: fork.disallowedTools,
+  });
   // A nested Agent is usable only when the parent's tool list (the fork's, byte for byte) has it.
-  if (nested && fork.toolNames === undefined && hasTool(cacheSafeParams, nested.name))
-    toolNames.push(nested.name);
+  const nestedAllowed =
+    nested !== undefined &&
+    fork.toolNames === undefined &&
+    hasTool(cacheSafeParams, nested.name) &&
+    !(fork.disallowedTools ?? []).some((pattern) => toolNameMatches(pattern, nested.name));
+  if (nestedAllowed) toolNames.push(nested.name);
   // Nested sub-agents end with the sub-agent that started them (or with the parent's interrupt).
   const nestedAbort = new AbortController();
+  const parentTools = [...(nested === undefined ? [] : [nested]), ...(options.parentTools ?? [])];
   const transcripts = options.transcripts;
   const task = buildSubAgentTask({
     id: agentId,
@@ -114,6 +121,7 @@ export async function runForkForTool(
     toolNames,
     permissionMode: options.permissionMode ?? context.options.permissionMode,
     permissionRules: options.permissionRules,
+    toolAnnotations: parentToolAnnotations(parentTools, cacheSafeParams),
     maxTurns: fork.maxTurns,
     modelOverrides: options.modelOverrides,
     fallbackModels: options.fallbackModels,
@@ -133,7 +141,7 @@ export async function runForkForTool(
     ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
     ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
-    ...(nested === undefined ? {} : { callTool: nestedToolHandler(nested, context, nestedAbort) }),
+    ...(parentTools.length === 0 ? {} : { callTool: parentToolHandler(parentTools, context, nestedAbort) }),
   });
   const signal = context.abortController.signal;
   const onAbort = () => {
@@ -158,38 +166,6 @@ export async function runForkForTool(
 
 function hasTool(params: CacheSafeParams, name: string): boolean {
   return params.tools.some((tool) => "name" in tool && tool.name === name);
-}
-
-/**
- * A sub-agent's `Agent` call, answered in the parent (R-F2 `callbacks`): the input crossed the
- * thread unchecked (the worker's proxy has the parent's JSON schema, not its zod schema), so it
- * is validated here before the nested fork starts.
- */
-function nestedToolHandler(
-  tool: Tool,
-  context: ToolUseContext,
-  abortController: AbortController,
-): ParentToolHandler {
-  return async (toolName, input, callOptions) => {
-    if (toolName !== tool.name && !(tool.aliases ?? []).includes(toolName)) {
-      return { content: `${toolName} is not available in a sub-agent`, isError: true };
-    }
-    const parsed = tool.inputSchema.safeParse(input);
-    if (!parsed.success) {
-      return { content: `Invalid ${tool.name} input: ${parsed.error.message}`, isError: true };
-    }
-    const result = await tool.call(parsed.data, {
-      ...context,
-      agentId: callOptions.agentId,
-      toolUseId: callOptions.toolUseId,
-      abortController,
-    });
-    const content =
-      typeof result.content === "string"
-        ? result.content
-        : result.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
-    return { content, isError: result.isError === true };
-  };
 }
 
 /** The one tool_result the parent sees: the sub-agent's report plus its usage. */

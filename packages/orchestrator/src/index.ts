@@ -27,7 +27,7 @@ export {
 } from "./errors.js";
 export { type ForkOptions, fork } from "./fork.js";
 export { buildForkDirective, FORK_PLACEHOLDER_RESULT, toForkHistory } from "./fork-messages.js";
-export { defaultSubAgentTools, type ForkToolOptions, forkToolResult } from "./fork-tool-support.js";
+export { type ForkToolOptions, forkToolResult } from "./fork-tool-support.js";
 export { type GitStatus, readGitStatus } from "./git-status.js";
 export {
   createSession,
@@ -38,11 +38,13 @@ export {
   type SessionRunOptions,
 } from "./main-session.js";
 export { type MemoryFile, readMemoryFiles } from "./memory-files.js";
+export { parentToolAnnotations, parentToolHandler } from "./parent-tool-calls.js";
 export { createPoolCompactRunner } from "./pool-compact-runner.js";
 export { type AssembledSession, type AssembleSessionOptions, assembleSession } from "./session-assembly.js";
 export { createSkillTool } from "./skill-tool.js";
 export { type LoadedSkills, loadSkills, loadSkillsDetailed, parseSkill, type Skill } from "./skills.js";
 export { buildSubAgentTask, type SubAgentTaskSpec } from "./sub-agent-task.js";
+export { defaultSubAgentTools, selectSubAgentTools } from "./sub-agent-tool-selection.js";
 export type {
   CompactionRecord,
   ModelEndpoint,

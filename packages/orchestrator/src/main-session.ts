@@ -59,7 +59,11 @@ export interface MainSessionOptions {
   readonly sessionsDir: string;
   /** Resume this session: its transcript's history comes first. Default: a new session. */
   readonly resumeSessionId?: string;
-  /** The main agent's own tools (default: every built-in tool); Agent and Skill are added. */
+  /**
+   * The main agent's own tools (default: every built-in tool); Agent and Skill are added. Tools
+   * that are not worker built-ins (MCP tools from @forkloop/mcp) run in this process for
+   * sub-agents too: their calls come back over comlink (issue 15).
+   */
   readonly tools?: readonly Tool[];
   readonly permissionRules?: PermissionRules;
   /** Permission decisions of the main agent and of its sub-agents' asks. Default: allow. */
@@ -188,6 +192,8 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
   });
   const forkOptions = {
     getCacheSafeParams: () => latest,
+    // The session's own tools that workers do not have (MCP tools…) run here for sub-agents.
+    parentTools: baseTools,
     // No permissionMode: a fork takes the mode of the turn that started it (a turn may change it).
     ...(options.permissionRules === undefined ? {} : { permissionRules: options.permissionRules }),
     ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),

@@ -1,13 +1,12 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Message } from "@forkloop/loop-core";
 import type { Brain, Simulator } from "@forkloop/sim";
 import { startSimulator } from "@forkloop/sim";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type AgentPool, createAgentPool } from "./agent-pool.js";
 import { createSession } from "./main-session.js";
-import { runToEnd, testSessionOptions } from "./testing/index.js";
+import { finalText, runToEnd, testSessionOptions } from "./testing/index.js";
 
 /**
  * The main agent starts an "outer" sub-agent; every sub-agent tries to start one more level
@@ -57,13 +56,6 @@ async function runSession(maxAgentDepth?: number): Promise<string> {
   await session.close();
   expect(terminal.reason).toBe("completed");
   return finalText(terminal.messages);
-}
-
-function finalText(messages: readonly Message[]): string {
-  const last = messages.filter((message) => message.type === "assistant").at(-1);
-  return last?.type === "assistant"
-    ? last.message.content.map((block) => (block.type === "text" ? block.text : "")).join("")
-    : "";
 }
 
 describe("nested sub-agents (R-F1, R-F2 parent-side tools)", () => {

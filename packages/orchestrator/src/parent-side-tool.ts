@@ -1,5 +1,11 @@
 import type Anthropic from "@anthropic-ai/sdk";
-import { type JsonSchemaInput, jsonSchemaInput, type Tool } from "@forkloop/loop-core";
+import {
+  annotationTraits,
+  type JsonSchemaInput,
+  jsonSchemaInput,
+  type Tool,
+  type ToolAnnotations,
+} from "@forkloop/loop-core";
 import type { SubAgentIo } from "./sub-agent-runner.js";
 
 /**
@@ -24,17 +30,27 @@ function inputFor(definition: Anthropic.Messages.Tool): JsonSchemaInput {
 /**
  * A tool that runs in the parent. Its definition is the parent's JSON Schema as is, so the fork's
  * tools prefix stays byte-identical (R-F3); input is validated with that schema here and again by
- * the parent's own tool.
+ * the parent's own tool. With the real tool's annotations (MCP tools) it answers isReadOnly and
+ * isConcurrencySafe as the real tool does (issue 15); without them it is concurrency-safe (Agent,
+ * Skill: each call is its own fork) and not read-only. Results come back whole, images included.
  */
-export function parentSideTool(definition: Anthropic.Messages.Tool, io: SubAgentIo): Tool {
+export function parentSideTool(
+  definition: Anthropic.Messages.Tool,
+  io: SubAgentIo,
+  annotations?: ToolAnnotations,
+): Tool {
   const { inputSchema, inputJSONSchema } = inputFor(definition);
+  const traits =
+    annotations === undefined
+      ? { isConcurrencySafe: () => true, isReadOnly: () => false }
+      : annotationTraits(annotations);
   return {
     name: definition.name,
     description: definition.description ?? "",
     inputSchema,
     inputJSONSchema,
-    isConcurrencySafe: () => true,
-    isReadOnly: () => false,
+    ...(annotations === undefined ? {} : { annotations }),
+    ...traits,
     maxResultSizeChars: 100_000,
     async call(input, context) {
       const result = await io.callParentTool(definition.name, input, {

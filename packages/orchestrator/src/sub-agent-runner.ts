@@ -28,6 +28,7 @@ import { parentSideTool } from "./parent-side-tool.js";
 import {
   type CompactionRecord,
   EMPTY_USAGE,
+  type ParentToolResult,
   type SubAgentEvent,
   type SubAgentResult,
   type SubAgentTask,
@@ -45,12 +46,12 @@ export interface SubAgentIo {
   readonly askParent?: CanUseTool;
   /** Loop hooks (in a worker: proxies that run the parent's hooks over comlink). */
   readonly hooks?: LoopHooks;
-  /** Runs a parent-side tool (e.g. a nested `Agent` call) in the parent. */
+  /** Runs a parent-side tool (an MCP tool, a nested `Agent` call) in the parent. */
   callParentTool(
     toolName: string,
     input: Record<string, unknown>,
     options: { toolUseId: string; agentId: string },
-  ): Promise<{ content: string; isError: boolean }>;
+  ): Promise<ParentToolResult>;
   /**
    * Steering from the parent: the loop drains this array between tool turns (R-L2), so a steer
    * joins the next request; what is left when the loop stops starts one more turn.
@@ -94,7 +95,10 @@ export function buildForkTools(task: SubAgentTask, io: SubAgentIo): Tool[] {
   const tools: Tool[] = [];
   for (const definition of task.cacheSafeParams.tools) {
     if (!("input_schema" in definition)) continue; // server tools are not executed by us
-    tools.push(builtins.get(definition.name) ?? parentSideTool(definition as Anthropic.Messages.Tool, io));
+    const annotations = task.toolAnnotations?.[definition.name];
+    tools.push(
+      builtins.get(definition.name) ?? parentSideTool(definition as Anthropic.Messages.Tool, io, annotations),
+    );
   }
   return tools;
 }

@@ -1,12 +1,14 @@
 import type {
   CacheSafeParams,
   CanUseTool,
+  ContentBlockParam,
   LoopHooks,
   Message,
   MessageParam,
   ModelInfo,
   PermissionMode,
   TerminalReason,
+  ToolAnnotations,
   UsageTotals,
 } from "@forkloop/loop-core";
 import { TERMINAL_REASONS } from "@forkloop/loop-core";
@@ -45,8 +47,13 @@ export interface SubAgentTask {
   /** Changing it can change the thinking budget, which breaks the message cache (R-F3, README). */
   readonly maxOutputTokens?: number;
   readonly tokenBudget?: number;
-  /** Built-in tools (from @forkloop/tools) this sub-agent may call; others are denied. */
+  /** Tools of `cacheSafeParams.tools` this sub-agent may call (exact names); others are denied. */
   readonly toolNames: readonly string[];
+  /**
+   * Annotations of parent-side tools that have them (MCP tools): the worker's proxy of each
+   * answers isReadOnly/isConcurrencySafe from them, as the real tool does (issue 15).
+   */
+  readonly toolAnnotations?: Readonly<Record<string, ToolAnnotations>>;
   readonly permissionMode: PermissionMode;
   readonly permissionRules?: PermissionRules;
   readonly transcriptPath?: string;
@@ -198,12 +205,24 @@ export const subAgentResultSchema = z.object({
   durationMs: z.number(),
 });
 
-/** Runs a parent-side tool (one the worker does not have, e.g. a nested `Agent`) for a sub-agent. */
+/** A parent-side tool's answer: text, or blocks (images cross as they are, issue 15). */
+export interface ParentToolResult {
+  readonly content: string | readonly ContentBlockParam[];
+  readonly isError: boolean;
+}
+
+/** What the worker accepts back from the parent (plain data across the thread, STYLE §5). */
+export const parentToolResultSchema = z.object({
+  content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]),
+  isError: z.boolean(),
+});
+
+/** Runs a parent-side tool (one the worker does not have: MCP tools, a nested `Agent`) for a sub-agent. */
 export type ParentToolHandler = (
   toolName: string,
   input: Record<string, unknown>,
   options: { toolUseId: string; agentId: string },
-) => Promise<{ content: string; isError: boolean }>;
+) => Promise<ParentToolResult>;
 
 /**
  * Calls the parent answers, exposed over comlink on the callbacks port. Any caller of

@@ -2,7 +2,7 @@ import type { MessagePort } from "node:worker_threads";
 import type { PermissionDecision } from "@forkloop/loop-core";
 import type { Endpoint } from "comlink";
 import type { HookCall, HookCounts, HookOutcome } from "./parent-hooks.js";
-import type { ModelEndpoint, SubAgentEvent, SubAgentTask } from "./sub-agent-types.js";
+import type { ModelEndpoint, ParentToolResult, SubAgentEvent, SubAgentTask } from "./sub-agent-types.js";
 
 /**
  * Parent ↔ worker protocol of one sub-agent (R-F2). Three transferred MessagePorts per task:
@@ -43,7 +43,7 @@ export interface ParentApi {
     toolName: string,
     input: Record<string, unknown>,
     options: { toolUseId: string; agentId: string },
-  ): Promise<{ content: string; isError: boolean }>;
+  ): Promise<ParentToolResult>;
 }
 
 export type EventPortMessage = SubAgentEvent;

@@ -9,7 +9,12 @@ import type { CanUseTool, QueuedCommand } from "@forkloop/loop-core";
 import * as Comlink from "comlink";
 import { proxyHooks } from "./parent-hooks.js";
 import { type RateLimitPause, runSubAgent } from "./sub-agent-runner.js";
-import type { SubAgentEvent, SubAgentResult } from "./sub-agent-types.js";
+import {
+  type ParentToolResult,
+  parentToolResultSchema,
+  type SubAgentEvent,
+  type SubAgentResult,
+} from "./sub-agent-types.js";
 import {
   extendPause,
   type ParentApi,
@@ -117,7 +122,14 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
       emit,
       ...(askParent === undefined ? {} : { askParent }),
       hooks: proxyHooks(payload.parentHooks, (call) => parent.runHook(call)),
-      callParentTool: (toolName, input, options) => parent.callTool(toolName, input, options),
+      callParentTool: async (toolName, input, options) => {
+        const answer = parentToolResultSchema.safeParse(await parent.callTool(toolName, input, options));
+        if (answer.success) return answer.data as ParentToolResult;
+        return {
+          content: `${toolName}: the parent's answer was malformed (${answer.error.message})`,
+          isError: true,
+        };
+      },
       steeringQueue,
       cancelled: () => cancelRequested,
       onRateLimited: (listener) => rateLimitListeners.push(listener),

@@ -21,6 +21,7 @@ export type {
 export { createPermissionChecker } from "./permissions/permission-checker.js";
 export type { PermissionRule, RuleSpecifier } from "./permissions/permission-rules.js";
 export { parsePermissionRule } from "./permissions/permission-rules.js";
+export { mcpServerPrefix, toolNameMatches } from "./permissions/tool-name-patterns.js";
 export type { BubblewrapProbe, SandboxMode, SandboxPolicy } from "./sandbox/bubblewrap.js";
 export { findBubblewrap, probeBubblewrap, SANDBOX_MODES } from "./sandbox/bubblewrap.js";
 export type { LoadSettingsOptions, LoadSettingsResult, SettingSource } from "./settings/load-settings.js";

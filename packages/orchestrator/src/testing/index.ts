@@ -100,6 +100,14 @@ export async function runToEnd<Event, Result>(generator: AsyncGenerator<Event, R
   return step.value;
 }
 
+/** The text of the last assistant message of a history. */
+export function finalText(messages: readonly Message[]): string {
+  const last = messages.filter((message) => message.type === "assistant").at(-1);
+  return last?.type === "assistant"
+    ? last.message.content.map((block) => (block.type === "text" ? block.text : "")).join("")
+    : "";
+}
+
 /** The text of every tool_result in a history, in order. */
 export function toolResultTexts(messages: readonly Message[]): string[] {
   return messages.flatMap((message) =>

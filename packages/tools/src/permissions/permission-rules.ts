@@ -3,6 +3,7 @@ import ignore from "ignore";
 import { analyzeShell } from "../shell/analyze-shell.js";
 import { realpathAllowingMissing } from "../workspace-paths.js";
 import { commandMatchesRule } from "./bash-rule-match.js";
+import { mcpServerPrefix, toolNameMatches } from "./tool-name-patterns.js";
 
 /** What the parenthesised part of a rule means for its tool. */
 export type RuleSpecifier =
@@ -32,12 +33,14 @@ const RULE_FAMILIES: Readonly<Record<string, readonly string[]>> = {
 };
 const RULE_SYNTAX = /^([A-Za-z_][A-Za-z0-9_-]*)(?:\(([\s\S]*)\))?$/;
 const SYNTAX_HELP =
-  "Write a rule as Tool or Tool(specifier), e.g. Bash, Bash(npm test:*), Edit(src/**), Read(./.env).";
+  "Write a rule as Tool or Tool(specifier), e.g. Bash, Bash(npm test:*), Edit(src/**), Read(./.env), mcp__server__*.";
 
 export function parsePermissionRule(rule: string): PermissionRule | { readonly error: string } {
   if (typeof rule !== "string" || rule.trim().length === 0)
     return { error: `Empty permission rule. ${SYNTAX_HELP}` };
   const raw = rule.trim();
+  // `mcp__server__*` is `mcp__server`: every tool of that MCP server (issue 15).
+  if (raw.endsWith("__*") && mcpServerPrefix(raw) !== undefined) return { raw, toolName: raw.slice(0, -3) };
   const match = RULE_SYNTAX.exec(raw);
   if (match === null) {
     const hint = raw.includes("(") && !raw.endsWith(")") ? ' (missing the closing ")")' : "";
@@ -80,8 +83,8 @@ export function ruleMatches(
   purpose: "allow" | "deny",
   context: RuleMatchContext,
 ): boolean {
-  const family = RULE_FAMILIES[rule.toolName] ?? [rule.toolName];
-  if (!family.includes(toolName)) return false;
+  const family = RULE_FAMILIES[rule.toolName];
+  if (!(family?.includes(toolName) ?? toolNameMatches(rule.toolName, toolName))) return false;
   const specifier = rule.specifier;
   if (specifier === undefined) return true;
   switch (specifier.type) {

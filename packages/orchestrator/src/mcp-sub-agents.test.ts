@@ -1,0 +1,137 @@
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { PermissionMode } from "@forkloop/loop-core";
+import { connectMcpServers, type McpConnections } from "@forkloop/mcp";
+import { TEST_PNG_BASE64, testServerConfig } from "@forkloop/mcp/testing";
+import { type Brain, type Simulator, startSimulator } from "@forkloop/sim";
+import { createBuiltinTools } from "@forkloop/tools";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AgentDefinition } from "./agent-definitions.js";
+import { type AgentPool, createAgentPool } from "./agent-pool.js";
+import { createSession } from "./main-session.js";
+import { finalText, runToEnd, testSessionOptions } from "./testing/index.js";
+
+/**
+ * The main agent starts one sub-agent per line of its prompt (`type|call NAME JSON`); each
+ * sub-agent makes that one call and reports what came back (is_error, text, whether an image did).
+ */
+const brain: Brain = (request) => {
+  if (request.querySource === "sdk") {
+    if (request.lastToolResults.length > 0) {
+      return {
+        content: [
+          { type: "text", text: request.lastToolResults.map((result) => result.content).join("\n---\n") },
+        ],
+      };
+    }
+    const lines = (request.lastUserText ?? "").split("\n").filter((line) => line.includes("|"));
+    return {
+      content: lines.map((line) => {
+        const [type, prompt] = line.split("|") as [string, string];
+        return {
+          type: "tool_use",
+          name: "Agent",
+          input: { description: "probe", prompt, subagent_type: type },
+        };
+      }),
+    };
+  }
+  if (request.lastToolResults.length > 0) {
+    const result = request.lastToolResults[0]!;
+    const last = request.body.messages.at(-1);
+    const image = JSON.stringify(last).includes(`"type":"image"`);
+    return {
+      content: [{ type: "text", text: `error=${result.is_error} image=${image} text=${result.content}` }],
+    };
+  }
+  // The fork's text also holds the parent's prompt (every line): read the directive's own task.
+  const call = /Your task \(probe\):\ncall (\S+) (\{.*\})/.exec(request.lastUserText ?? "");
+  if (!call) return { content: [{ type: "text", text: "no call" }] };
+  return { content: [{ type: "tool_use", name: call[1]!, input: JSON.parse(call[2]!) }] };
+};
+
+const agents: AgentDefinition[] = [
+  {
+    name: "mcp-only",
+    description: "Only the test server's tools, not its image.",
+    prompt: "Use the MCP tools.",
+    tools: ["mcp__test"],
+    disallowedTools: ["mcp__test__image"],
+    source: "code",
+  },
+];
+
+let sim: Simulator;
+let pool: AgentPool;
+let mcp: McpConnections;
+let dir: string;
+
+beforeAll(async () => {
+  sim = await startSimulator({ brain });
+  pool = createAgentPool({ endpoint: { apiKey: "test-key", baseURL: sim.url }, maxThreads: 1 });
+  dir = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-mcp-agents-")));
+  mcp = await connectMcpServers({ test: testServerConfig() });
+});
+afterAll(async () => {
+  await mcp.close();
+  await pool.close();
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function runLines(
+  lines: string[],
+  permissionMode: PermissionMode = "bypassPermissions",
+): Promise<string[]> {
+  sim.clearRequests();
+  const session = await createSession({
+    ...testSessionOptions({ baseURL: sim.url, dir, pool }),
+    permissionMode,
+    tools: [...createBuiltinTools(), ...mcp.tools],
+    agents,
+  });
+  const terminal = await runToEnd(session.run(lines.join("\n")));
+  await session.close();
+  expect(terminal.reason).toBe("completed");
+  return finalText(terminal.messages).split("\n---\n");
+}
+
+describe("issue 15: MCP tools in sub-agents (worker-side proxies over comlink)", () => {
+  it("issue 15: a sub-agent in a worker thread calls an MCP tool and gets its real result, the image included", async () => {
+    const [report] = await runLines(["general-purpose|call mcp__test__image {}"]);
+    expect(report).toMatch(/^error=false image=true text=a 1x1 png:/);
+    // The sub-agent's own request carried the server's image to the model, unchanged.
+    const forks = sim.requests().filter((record) => record.querySource === "agent:general-purpose");
+    expect(forks.some((record) => record.rawBody.includes(TEST_PNG_BASE64))).toBe(true);
+    // The worker sent the parent's exact tool list, MCP tools included (R-F3).
+    const parent = sim.requests().find((record) => record.querySource === "sdk");
+    expect(JSON.parse(forks[0]!.rawBody).tools).toEqual(JSON.parse(parent!.rawBody).tools);
+  });
+
+  it("issue 15: the tools' annotations hold in the worker: in plan mode a sub-agent may call read-only echo, not add_note", async () => {
+    const [echo, note] = await runLines(
+      [
+        'general-purpose|call mcp__test__echo {"text":"hi"}',
+        'general-purpose|call mcp__test__add_note {"note":"x"}',
+      ],
+      "plan",
+    );
+    expect(echo).toMatch(/^error=false image=false text=hi/);
+    expect(note).toMatch(/^error=true .*Plan mode allows only read-only tools/);
+  });
+
+  it("issue 15: an agent definition's tools mcp__test and disallowedTools mcp__test__image choose the sub-agent's tools", async () => {
+    const [read, image, echo] = await runLines([
+      'mcp-only|call Read {"file_path":"/etc/hostname"}',
+      "mcp-only|call mcp__test__image {}",
+      'mcp-only|call mcp__test__echo {"text":"allowed"}',
+    ]);
+    expect(read).toContain(
+      "Read is not available to this sub-agent; its tools are: mcp__test__add_note, mcp__test__big",
+    );
+    expect(read).not.toContain("mcp__test__image");
+    expect(image).toContain("mcp__test__image is not available to this sub-agent");
+    expect(echo).toMatch(/^error=false image=false text=allowed/);
+  });
+});

@@ -1,0 +1,47 @@
+import type { CacheSafeParams, Tool, ToolAnnotations, ToolUseContext } from "@forkloop/loop-core";
+import { z } from "zod";
+import type { ParentToolHandler } from "./sub-agent-types.js";
+
+/**
+ * Tools that run in this process for sub-agents too (R-F2 `callbacks`): MCP tools, a nested
+ * `Agent`, any tool of the session that is not a worker built-in. A sub-agent's call comes back
+ * over comlink, is validated against the tool's own schema (the worker's proxy only had its JSON)
+ * and runs here; the result crosses back as it is, images included (issue 15).
+ */
+export function parentToolHandler(
+  tools: readonly Tool[],
+  context: ToolUseContext,
+  abortController: AbortController,
+): ParentToolHandler {
+  return async (toolName, input, callOptions) => {
+    const tool = tools.find((each) => each.name === toolName || each.aliases?.includes(toolName));
+    if (tool === undefined) return { content: `${toolName} is not available in a sub-agent`, isError: true };
+    const parsed = tool.inputSchema.safeParse(input);
+    if (!parsed.success) {
+      return { content: `InputValidationError: ${z.prettifyError(parsed.error)}`, isError: true };
+    }
+    const result = await tool.call(parsed.data, {
+      ...context,
+      agentId: callOptions.agentId,
+      toolUseId: callOptions.toolUseId,
+      abortController,
+    });
+    return { content: result.content, isError: result.isError === true };
+  };
+}
+
+/**
+ * The annotations of the parent-side tools a fork is sent (issue 15): the worker's proxies answer
+ * isReadOnly/isConcurrencySafe from them, as the real tools do, so an MCP tool's read-only hint
+ * holds in a sub-agent's plan mode and its concurrency.
+ */
+export function parentToolAnnotations(
+  tools: readonly Tool[],
+  params: CacheSafeParams,
+): Record<string, ToolAnnotations> | undefined {
+  const offered = new Set(params.tools.flatMap((tool) => ("name" in tool ? [tool.name] : [])));
+  const entries = tools.flatMap((tool) =>
+    tool.annotations !== undefined && offered.has(tool.name) ? [[tool.name, tool.annotations] as const] : [],
+  );
+  return entries.length === 0 ? undefined : Object.fromEntries(entries);
+}
