@@ -2,19 +2,21 @@
  * `npm run bench -- sdk` (issue 14): 32 concurrent `query()` sessions in one process, each forking
  * two sub-agents, side by side with 32 concurrent `forkloop run` processes doing the same — memory
  * per session (while every session has its two sub-agents in flight) and time to first request.
- * The simulator runs in this process and holds every sub-agent's reply until the figures are read.
+ * The simulator runs in a process of its own and holds every sub-agent's reply until the figures
+ * are read.
  */
-import { spawn } from "node:child_process";
+import { fork, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { query } from "@forkloop/sdk";
-import { type Brain, startSimulator } from "@forkloop/sim";
 import { type BenchResult, compare, percentile } from "./harness.js";
+import type { SimProcessMessage } from "./sdk-sim-process.js";
 
 const SESSIONS = 32;
 const CLI = fileURLToPath(new URL("../../apps/cli/dist/main.js", import.meta.url));
+const SIM_PROCESS = fileURLToPath(new URL("./sdk-sim-process.js", import.meta.url));
 
 function memAvailableKb(): number {
   return Number(/MemAvailable:\s+(\d+) kB/.exec(readFileSync("/proc/meminfo", "utf8"))?.[1] ?? Number.NaN);
@@ -38,6 +40,33 @@ async function until(condition: () => boolean, what: string, timeoutMs = 240_000
   }
 }
 
+/** The simulator in a child process (`sdk-sim-process.ts`); resolves once it listens. */
+async function startSimProcess() {
+  const child = fork(SIM_PROCESS, [], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const firstRequestAt = new Map<number, number>();
+  let subAgentsWaiting = 0;
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`the simulator process exited (${code})`)));
+    child.on("message", (message: SimProcessMessage) => {
+      if (message.type === "listening") resolve(message.url);
+      if (message.type === "first_request") firstRequestAt.set(message.session, message.at);
+      if (message.type === "sub_agent_waiting") subAgentsWaiting++;
+    });
+  });
+  return {
+    url,
+    firstRequestAt,
+    subAgentsWaiting: () => subAgentsWaiting,
+    release: () => child.send("release"),
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.send("close");
+      }),
+  };
+}
+
 /** One round: `start(index)` launches session `index`; returns memory per session and first-request times. */
 async function round(
   label: string,
@@ -46,29 +75,7 @@ async function round(
     env: Record<string, string>,
   ) => { done: Promise<void>; pid?: () => number | undefined },
 ): Promise<{ memoryMiB: number; pssMiB: number; firstRequestMs: number[] }> {
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const firstRequestAt = new Map<number, number>();
-  let subAgentsWaiting = 0;
-  const brain: Brain = async (request) => {
-    if (request.querySource?.startsWith("agent:")) {
-      subAgentsWaiting++;
-      await gate;
-      return { content: [{ type: "text", text: "sub-agent done" }] };
-    }
-    if (request.lastToolResults.length > 0) return { content: [{ type: "text", text: "both reported" }] };
-    const index = Number(/session (\d+)/.exec(request.lastUserText ?? "")?.[1]);
-    if (!firstRequestAt.has(index)) firstRequestAt.set(index, performance.timeOrigin + performance.now());
-    return {
-      content: [
-        { type: "tool_use", name: "Agent", input: { description: "part one", prompt: "Look at part one." } },
-        { type: "tool_use", name: "Agent", input: { description: "part two", prompt: "Look at part two." } },
-      ],
-    };
-  };
-  const sim = await startSimulator({ brain, recordLimit: 100 });
+  const sim = await startSimProcess();
   const env = { ANTHROPIC_API_KEY: "bench-key", ANTHROPIC_BASE_URL: sim.url };
   try {
     await settle();
@@ -79,7 +86,10 @@ async function round(
       startedAt[index] = performance.timeOrigin + performance.now();
       return start(index, env);
     });
-    await until(() => subAgentsWaiting >= 2 * SESSIONS, `${label}: ${2 * SESSIONS} sub-agents in flight`);
+    await until(
+      () => sim.subAgentsWaiting() >= 2 * SESSIONS,
+      `${label}: ${2 * SESSIONS} sub-agents in flight`,
+    );
     await settle();
     const memoryMiB = (availableBefore - memAvailableKb()) / SESSIONS / 1024;
     const childPss = runs.reduce(
@@ -87,12 +97,11 @@ async function round(
       0,
     );
     const pssMiB = (pssKb("self") - pssBefore + childPss) / SESSIONS / 1024;
-    release();
+    sim.release();
     await Promise.all(runs.map((run) => run.done));
-    const firstRequestMs = startedAt.map((at, index) => (firstRequestAt.get(index) ?? Number.NaN) - at);
+    const firstRequestMs = startedAt.map((at, index) => (sim.firstRequestAt.get(index) ?? Number.NaN) - at);
     return { memoryMiB, pssMiB, firstRequestMs };
   } finally {
-    release();
     await sim.close();
   }
 }
@@ -122,7 +131,7 @@ export async function run(): Promise<BenchResult[]> {
       };
     });
     const median = (samples: number[]) => percentile(samples, 50);
-    const notes = `${SESSIONS} sessions, each forking 2 sub-agents (held in flight while memory is read); simulator in the bench process`;
+    const notes = `${SESSIONS} sessions, each forking 2 sub-agents (held in flight while memory is read); simulator in a process of its own`;
     return [
       compare(
         "sdk: memory per session, query() in one process vs a forkloop run process each (lower is better)",

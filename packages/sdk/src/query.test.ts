@@ -442,6 +442,27 @@ describe("query() through the simulator", () => {
     expect(runtimes.started).toBe(2);
   });
 
+  it("issue-14 point 4: the shared pool starts threads on the first fork — a query that never forks starts none", async () => {
+    const runtimes = new RuntimeRegistry();
+    const held = await runtimes.acquire(harness.options().env ?? {}, () => {});
+    try {
+      await collectMessages(query({ prompt: "hello", options: harness.options(), runtimes }));
+      expect(held.pool.stats().threads).toBe(0);
+      const forked = await collectMessages(
+        query({
+          prompt: "review twice",
+          options: harness.options({ agents: { reviewer: { description: "r", prompt: "p" } } }),
+          runtimes,
+        }),
+      );
+      expect(resultOf(forked).subagentUsage).toHaveLength(2);
+      expect(held.pool.stats().threads).toBeGreaterThan(0);
+      expect(runtimes.started).toBe(1);
+    } finally {
+      await held.release();
+    }
+  });
+
   it("issue-14 point 2: interrupt() while input waits is a submit-interrupt (R-L16): no interrupt notice, the waiting message runs next", async () => {
     harness.sim.clearRequests();
     const input = promptStream();

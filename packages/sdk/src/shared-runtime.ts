@@ -93,6 +93,9 @@ async function start(env: Record<string, string | undefined>, notice: (line: str
   const pool = createAgentPool({
     endpoint: source.endpoint,
     concurrentTasksPerWorker: SUB_AGENTS_PER_THREAD,
+    // Threads start with the first fork: a query that never forks pays for none, and sessions
+    // starting together do not share their cores with thread start-up before their first request.
+    minThreads: 0,
   });
   const client = new Anthropic({
     apiKey: source.endpoint.apiKey,
