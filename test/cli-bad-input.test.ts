@@ -102,6 +102,23 @@ const cases: {
     message: /--resume continues batch b-x with the settings it started with; drop --files/,
   },
   {
+    name: "batch bad --sandbox",
+    args: ["batch", "--files", "*.ts", "--prompt", "{{file}}", "--sandbox", "maybe"],
+    message: /--sandbox: must be auto, on or off/,
+  },
+  {
+    name: "R-S6: batch --sandbox on without bubblewrap (never silently unsandboxed)",
+    args: ["batch", "--files", "*.ts", "--prompt", "{{file}}", "--sandbox", "on"],
+    env: { PATH: "/nonexistent" },
+    message: /sandbox "on" \(--sandbox on\): bwrap is not on PATH.*Fix: install bubblewrap/,
+  },
+  {
+    name: "R-S6: run --sandbox on without bubblewrap",
+    args: ["run", "hi", "--sandbox", "on"],
+    env: { PATH: "/nonexistent" },
+    message: /sandbox "on" \(--sandbox on\): bwrap is not on PATH.*Fix: install bubblewrap/,
+  },
+  {
     name: "bad permission rule",
     args: ["run", "--allowed-tools", "Bash(", "hi"],
     message: /--allowed-tools: rule "Bash\(":/,

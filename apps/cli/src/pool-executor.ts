@@ -10,6 +10,7 @@ import {
 import {
   type AgentPool,
   buildSubAgentTask,
+  type SubAgentBashOptions,
   type SubAgentEvent,
   type SubAgentResult,
   type SubAgentTask,
@@ -32,6 +33,8 @@ export interface BatchAgentSettings {
   readonly toolNames: readonly string[];
   readonly permissionMode: PermissionMode;
   readonly permissionRules?: PermissionRules;
+  /** Each item's Bash: the batch's sandbox and settings `env` (R-S6, R-S4). */
+  readonly bash?: SubAgentBashOptions;
   readonly maxTurns: number;
   readonly fallbackModels?: readonly string[];
   /** Where each item's sub-agent transcript goes (`forkloop replay <file>` reads it). */
@@ -71,6 +74,7 @@ export function createPoolExecutor(
       toolNames: [...settings.toolNames],
       permissionMode: settings.permissionMode,
       permissionRules: settings.permissionRules,
+      bash: settings.bash,
       fallbackModels: settings.fallbackModels,
       modelOverrides: settings.modelOverrides,
     });

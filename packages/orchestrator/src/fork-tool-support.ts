@@ -15,7 +15,13 @@ import type { AgentPool } from "./agent-pool.js";
 import { parentToolAnnotations, parentToolHandler } from "./parent-tool-calls.js";
 import { buildSubAgentTask } from "./sub-agent-task.js";
 import { selectSubAgentTools } from "./sub-agent-tool-selection.js";
-import type { PermissionRules, SubAgentEvent, SubAgentResult, SubAgentTask } from "./sub-agent-types.js";
+import type {
+  PermissionRules,
+  SubAgentBashOptions,
+  SubAgentEvent,
+  SubAgentResult,
+  SubAgentTask,
+} from "./sub-agent-types.js";
 import { subAgentTranscriptPath } from "./transcript.js";
 
 /** What a parent-side tool that forks (Agent, Skill) needs from the session that owns it. */
@@ -25,6 +31,8 @@ export interface ForkToolOptions {
   /** Sub-agents inherit the parent's mode unless set. */
   readonly permissionMode?: PermissionMode;
   readonly permissionRules?: PermissionRules;
+  /** The parent's Bash sandbox and settings `env`: a sub-agent's Bash runs as the parent's does (R-S6). */
+  readonly bash?: SubAgentBashOptions;
   /** Answers the sub-agents' permission asks (over comlink from their workers). */
   readonly canUseTool?: CanUseTool;
   readonly onEvent?: (event: SubAgentEvent) => void;
@@ -122,6 +130,7 @@ export async function runForkForTool(
     permissionMode: options.permissionMode ?? context.options.permissionMode,
     permissionRules: options.permissionRules,
     toolAnnotations: parentToolAnnotations(parentTools, cacheSafeParams),
+    bash: options.bash,
     maxTurns: fork.maxTurns,
     modelOverrides: options.modelOverrides,
     fallbackModels: options.fallbackModels,

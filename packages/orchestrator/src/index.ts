@@ -50,6 +50,7 @@ export type {
   ModelEndpoint,
   ParentCallbacks,
   PermissionRules,
+  SubAgentBashOptions,
   SubAgentEvent,
   SubAgentHandle,
   SubAgentResult,

@@ -41,7 +41,13 @@ import { createAgentTool } from "./agent-tool.js";
 import { createPoolCompactRunner, type StartedFork } from "./pool-compact-runner.js";
 import { type AssembledSession, assembleSession } from "./session-assembly.js";
 import { createSkillTool } from "./skill-tool.js";
-import type { ModelEndpoint, PermissionRules, SubAgentEvent, SubAgentTask } from "./sub-agent-types.js";
+import type {
+  ModelEndpoint,
+  PermissionRules,
+  SubAgentBashOptions,
+  SubAgentEvent,
+  SubAgentTask,
+} from "./sub-agent-types.js";
 import {
   loadTranscript,
   sessionTranscriptPath,
@@ -66,6 +72,11 @@ export interface MainSessionOptions {
    */
   readonly tools?: readonly Tool[];
   readonly permissionRules?: PermissionRules;
+  /**
+   * How sub-agents' Bash runs (R-S6, R-S4): the sandbox and settings `env` the main agent's own
+   * Bash (in `tools`) was built with, as data for the workers. Default: unsandboxed, no `env`.
+   */
+  readonly bash?: SubAgentBashOptions;
   /** Permission decisions of the main agent and of its sub-agents' asks. Default: allow. */
   readonly canUseTool?: CanUseTool;
   /** Share a pool (e.g. with a batch); otherwise the session creates one and closes it. */
@@ -196,6 +207,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     parentTools: baseTools,
     // No permissionMode: a fork takes the mode of the turn that started it (a turn may change it).
     ...(options.permissionRules === undefined ? {} : { permissionRules: options.permissionRules }),
+    ...(options.bash === undefined ? {} : { bash: options.bash }),
     ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
     ...(options.onSubAgentEvent === undefined ? {} : { onEvent: options.onSubAgentEvent }),
     // The whole hook set, Stop hooks included: for a sub-agent they run with its id as

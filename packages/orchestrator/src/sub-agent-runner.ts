@@ -29,6 +29,7 @@ import {
   type CompactionRecord,
   EMPTY_USAGE,
   type ParentToolResult,
+  type SubAgentBashOptions,
   type SubAgentEvent,
   type SubAgentResult,
   type SubAgentTask,
@@ -71,19 +72,25 @@ export interface RateLimitPause {
 }
 
 /**
- * The built-in tools, made once per thread and per set of deny rules: they keep no state of their
- * own (per-agent state is in `agentState`), and reusing the objects reuses loop-core's per-tool
- * definition cache, which takes JSON-schema generation off every fork's start. The deny rules go
- * in because Grep/Glob/LS must leave out files they hide (e.g. `Read(./.env)`): the permission
- * checker sees only the search's root, not the files it walks.
+ * The built-in tools, made once per thread and per (deny rules, Bash options): they keep no state
+ * of their own (per-agent state is in `agentState`), and reusing the objects reuses loop-core's
+ * per-tool definition cache, which takes JSON-schema generation off every fork's start. The deny
+ * rules go in because Grep/Glob/LS must leave out files they hide (e.g. `Read(./.env)`): the
+ * permission checker sees only the search's root, not the files it walks. The Bash options carry
+ * the parent's sandbox and settings `env` (R-S6, R-S4).
  */
 const threadBuiltins = new Map<string, Map<string, Tool>>();
 
-function builtinsFor(denyRules: readonly string[]): Map<string, Tool> {
-  const key = JSON.stringify(denyRules);
+function builtinsFor(denyRules: readonly string[], bash: SubAgentBashOptions): Map<string, Tool> {
+  const key = JSON.stringify([denyRules, bash.sandbox ?? null, bash.env ?? null]);
   let builtins = threadBuiltins.get(key);
   if (!builtins) {
-    builtins = new Map(createBuiltinTools({ denyRules }).map((tool) => [tool.name, tool]));
+    const tools = createBuiltinTools({
+      denyRules,
+      ...(bash.sandbox === undefined ? {} : { bashSandbox: bash.sandbox }),
+      ...(bash.env === undefined ? {} : { bashEnv: bash.env }),
+    });
+    builtins = new Map(tools.map((tool) => [tool.name, tool]));
     threadBuiltins.set(key, builtins);
   }
   return builtins;
@@ -91,7 +98,7 @@ function builtinsFor(denyRules: readonly string[]): Map<string, Tool> {
 
 /** The fork's tools: the parent's exact list; built-ins run here, the rest in the parent. */
 export function buildForkTools(task: SubAgentTask, io: SubAgentIo): Tool[] {
-  const builtins = builtinsFor(task.permissionRules?.deny ?? []);
+  const builtins = builtinsFor(task.permissionRules?.deny ?? [], task.bash ?? {});
   const tools: Tool[] = [];
   for (const definition of task.cacheSafeParams.tools) {
     if (!("input_schema" in definition)) continue; // server tools are not executed by us
@@ -167,6 +174,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
       mode: task.permissionMode,
       rules: task.permissionRules ?? { allow: [], ask: [], deny: [] },
       cwd: task.cwd,
+      workspaceRoots: task.workspaceRoots,
       tools,
       ...(io.askParent === undefined ? {} : { askCaller: io.askParent }),
     });

@@ -12,6 +12,7 @@ import type {
   UsageTotals,
 } from "@forkloop/loop-core";
 import { TERMINAL_REASONS } from "@forkloop/loop-core";
+import type { SandboxPolicy } from "@forkloop/tools";
 import { z } from "zod";
 import type { AgentSessionMemory } from "./agent-context.js";
 import { wireErrorSchema } from "./errors.js";
@@ -28,6 +29,19 @@ export interface PermissionRules {
   readonly allow: readonly string[];
   readonly ask: readonly string[];
   readonly deny: readonly string[];
+}
+
+/**
+ * How a sub-agent's Bash runs, as the parent's own Bash does (R-S4, R-S6): the worker builds its
+ * Bash tool from this, so a batch item or an Agent sub-agent runs sandboxed when the parent's Bash
+ * is, and gets the settings' `env` (the model credentials are removed from the worker's
+ * environment either way).
+ */
+export interface SubAgentBashOptions {
+  /** Resolved already (`auto` → on/off in the parent, probeBubblewrap). */
+  readonly sandbox?: SandboxPolicy;
+  /** Settings `env`, added after the credentials are removed. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** One sub-agent to run in the pool (R-F2). Plain data: it is structured-cloned into a worker. */
@@ -56,6 +70,8 @@ export interface SubAgentTask {
   readonly toolAnnotations?: Readonly<Record<string, ToolAnnotations>>;
   readonly permissionMode: PermissionMode;
   readonly permissionRules?: PermissionRules;
+  /** Default: no sandbox, no settings `env`. */
+  readonly bash?: SubAgentBashOptions;
   readonly transcriptPath?: string;
   /** The models file's entries: the sub-agent's thresholds (R-C7) and costs use them. */
   readonly modelOverrides?: readonly ModelInfo[];

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import type { PermissionMode, Tool } from "@forkloop/loop-core";
-import type { AgentDefinition as ForkloopAgentDefinition } from "@forkloop/orchestrator";
+import type { AgentDefinition as ForkloopAgentDefinition, SubAgentBashOptions } from "@forkloop/orchestrator";
 import { createBuiltinTools, PERMISSION_MODES, SETTING_SOURCES, type Settings } from "@forkloop/tools";
 import { KNOWN_OPTIONS, type Options } from "./options.js";
 import { OptionsError } from "./options-error.js";
@@ -24,6 +24,8 @@ export interface ResolvedQuery {
   readonly rules: PermissionRules;
   /** Built-in tools (after `tools` and bare `disallowedTools`) plus in-process MCP tools. */
   readonly tools: readonly Tool[];
+  /** The sandbox and settings `env` Bash was built with, for the sub-agents' Bash too (R-S6). */
+  readonly bash: SubAgentBashOptions;
   readonly mcpServers: readonly { name: string; status: string }[];
   readonly agents: readonly ForkloopAgentDefinition[];
   readonly systemPrompt?: string;
@@ -68,10 +70,11 @@ export async function resolveQueryOptions(
     path: env.PATH,
     notice: warn,
   });
-  const builtins = baseTools(options.tools, rules.deny, {
-    bashSandbox: sandbox,
-    ...(settings.env === undefined ? {} : { bashEnv: settings.env }),
-  });
+  const bash: SubAgentBashOptions = {
+    sandbox,
+    ...(settings.env === undefined ? {} : { env: settings.env }),
+  };
+  const builtins = baseTools(options.tools, rules.deny, bashToolOptions(bash));
   const mcpServers: { name: string; status: string }[] = [];
   const mcpTools: Tool[] = [];
   for (const [name, config] of Object.entries(options.mcpServers ?? {})) {
@@ -106,6 +109,7 @@ export async function resolveQueryOptions(
     permissionMode,
     rules,
     tools,
+    bash,
     mcpServers,
     agents: agentDefinitions(options, builtins),
     ...(typeof systemPrompt === "string" ? { systemPrompt } : {}),
@@ -115,6 +119,14 @@ export async function resolveQueryOptions(
     settings,
     ...(home === undefined ? {} : { home }),
     env,
+  };
+}
+
+/** The built-in tools' options for Bash that runs as `bash` says (the main agent's, a batch's). */
+export function bashToolOptions(bash: SubAgentBashOptions): Parameters<typeof selectTools>[1] {
+  return {
+    ...(bash.sandbox === undefined ? {} : { bashSandbox: bash.sandbox }),
+    ...(bash.env === undefined ? {} : { bashEnv: bash.env }),
   };
 }
 

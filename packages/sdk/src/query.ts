@@ -297,6 +297,7 @@ class QueryRun implements Query {
       modelOverrides: runtime.source.modelOverrides,
       permissionMode: resolved.permissionMode,
       tools: resolved.tools,
+      bash: resolved.bash,
       permissionRules: resolved.rules,
       canUseTool: permissions.canUseTool,
       agents: resolved.agents,

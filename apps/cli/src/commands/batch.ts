@@ -3,12 +3,15 @@ import { availableParallelism } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import type { PermissionMode } from "@forkloop/loop-core";
 import { buildCacheSafeParams, defaultMaxOutputTokens } from "@forkloop/loop-core";
+import type { SubAgentBashOptions } from "@forkloop/orchestrator";
 import { assembleSession, createAgentPool } from "@forkloop/orchestrator";
 import {
+  bashToolOptions,
   DEFAULT_MODEL,
   loadRunSettings,
   mergeRules,
   resolveModelSource,
+  resolveSandbox,
   selectTools,
   settingsHooks,
   toolHooks,
@@ -36,6 +39,7 @@ import { openLocalJournalBackend } from "../local-journal-backend.js";
 import { plural } from "../plural.js";
 import { createPoolExecutor } from "../pool-executor.js";
 import { formatDuration, ProgressDisplay } from "../progress-display.js";
+import { sandboxFlagSchema } from "../sandbox-flag.js";
 import { reportHint, writeBatchHtml } from "./report.js";
 
 export const BATCH_USAGE = `Usage: forkloop batch (--files GLOB | --items FILE.jsonl) --prompt TEMPLATE [flags]
@@ -58,6 +62,8 @@ first item warms the prompt cache before the rest start. Progress goes to stderr
   --allowed-tools LIST  allow rules, comma-separated: Edit, Bash(npm test:*), Write(src/**) …
   --disallowed-tools LIST  deny rules; a bare tool name also removes the tool (e.g. Bash)
   --trust-project          use this project's own settings as they are (see forkloop trust)
+  --sandbox MODE        each item's Bash in bubblewrap: auto | on | off (default auto: sandboxed
+                        when bubblewrap works here, said once on stderr when it does not)
   --permission-mode M   default | acceptEdits | plan | bypassPermissions | dontAsk | auto (default
                         dontAsk: reads run, anything that would ask for permission is denied)
   --append-system-prompt TEXT  added to the shared system prompt
@@ -91,6 +97,7 @@ const schema = z.object({
   "allowed-tools": toolListSchema.optional(),
   "disallowed-tools": toolListSchema.optional(),
   "trust-project": z.boolean().optional(),
+  sandbox: sandboxFlagSchema.optional(),
   "permission-mode": modeSchema.optional(),
   "append-system-prompt": z.string().optional(),
   output: z.string().min(1).optional(),
@@ -121,6 +128,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
         "allowed-tools": { type: "string" },
         "disallowed-tools": { type: "string" },
         "trust-project": { type: "boolean" },
+        sandbox: { type: "string" },
         "permission-mode": { type: "string" },
         "append-system-prompt": { type: "string" },
         output: { type: "string" },
@@ -147,9 +155,20 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     trustProject: flags["trust-project"] === true,
     onIgnored: (line) => context.stderr.write(`forkloop: ${line}\n`),
   });
+  // R-S6: a batch runs unattended, so `auto` (the default) sandboxes every item's Bash when it
+  // can; `on` without bubblewrap fails here, before any state exists.
+  const bash: SubAgentBashOptions = {
+    sandbox: resolveSandbox(flags.sandbox ?? settings.sandbox, {
+      mode: flags["permission-mode"] ?? "dontAsk",
+      unattended: true,
+      path: context.env.PATH,
+      notice: (line) => context.stderr.write(`${line}\n`),
+    }),
+    ...(settings.env === undefined ? {} : { env: settings.env }),
+  };
   const { spec, dir, items } = await prepareBatch(flags, cwd);
   const rules = mergeRules(settings, { allow: spec.allowedTools, deny: spec.disallowedTools });
-  const tools = selectTools(rules.deny);
+  const tools = selectTools(rules.deny, bashToolOptions(bash));
   const backend = await openLocalJournalBackend({ dir, retryFailed: flags["retry-failed"] ?? false });
   try {
     await enqueueOnce(backend, dir, spec, items);
@@ -193,6 +212,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
           cacheSafeParams,
           toolNames: tools.map((tool) => tool.name),
           permissionRules: rules,
+          bash,
           permissionMode: spec.permissionMode as PermissionMode,
           maxTurns: spec.maxTurns,
           fallbackModels: spec.fallbackModels,

@@ -1,0 +1,140 @@
+/**
+ * Issue 10 item 7 / R-S6 through the BUILT CLI on a real bwrap: batch items and Agent sub-agents
+ * run in worker threads that build their own Bash tool; it must run in bubblewrap as the main
+ * agent's does (and get the settings' `env`, not the model credentials). Each sandboxed run has a
+ * `--sandbox off` control that does write outside, so the tests can fail.
+ */
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCli, startSimProcess } from "@forkloop/cli/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const API_KEY = "sk-ant-sandbox-test-key-41c7";
+
+let base: string;
+
+beforeAll(() => {
+  base = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-sandbox-workers-")));
+});
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+/** A project (also HOME, so its settings are the user's own) and a directory outside it. */
+function project(name: string): { root: string; outside: string } {
+  const root = join(base, name, "project");
+  const outside = join(base, name, "outside");
+  mkdirSync(join(root, ".forkloop"), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(
+    join(root, ".forkloop/settings.json"),
+    JSON.stringify({ env: { SETTINGS_ENV: "from-settings" } }),
+  );
+  return { root, outside };
+}
+
+/**
+ * What the worker's Bash runs: a file made inside, one outside, and what its environment holds.
+ * Programs, not redirections: the permission checker sees a redirect's target (and would refuse
+ * the outside one itself); what `touch` and `tee` write only the sandbox can stop.
+ */
+function payload(outside: string): string {
+  return [
+    "touch inside.txt",
+    `touch '${outside}/escaped.txt'`,
+    'printf "env=%s key=%s\\n" "$SETTINGS_ENV" "$ANTHROPIC_API_KEY" | tee env.txt',
+  ].join("; ");
+}
+
+async function withScenario<T>(
+  dir: string,
+  rules: readonly Record<string, unknown>[],
+  body: (env: Record<string, string>) => Promise<T>,
+): Promise<T> {
+  const scenario = join(dir, "scenario.json");
+  writeFileSync(
+    scenario,
+    JSON.stringify({ rules, fallback: { content: [{ type: "text", text: "done (scripted)" }] } }),
+  );
+  const sim = await startSimProcess(dir, ["--scenario", scenario]);
+  try {
+    return await body({ ...sim.env, ANTHROPIC_API_KEY: API_KEY });
+  } finally {
+    await sim.stop();
+  }
+}
+
+const bashCall = (command: string) => ({
+  content: [{ type: "tool_use", name: "Bash", input: { command } }],
+});
+
+describe("issue 10 item 7 / R-S6: Bash in worker threads runs in the sandbox", () => {
+  it("issue 10 item 7: a batch item's allowed Bash cannot write outside the workspace (batch: auto sandboxes); --sandbox off can", async () => {
+    for (const sandbox of ["default", "off"] as const) {
+      const { root, outside } = project(`batch-${sandbox}`);
+      writeFileSync(join(root, "tasks.jsonl"), '"one"\n');
+      const result = await withScenario(
+        join(base, `batch-${sandbox}`),
+        [{ match: { querySource: "batch" }, reply: bashCall(payload(outside)), times: 1 }],
+        (env) =>
+          runCli(
+            [
+              "batch",
+              "--items",
+              "tasks.jsonl",
+              "--prompt",
+              "Do {{item}}",
+              "--allowed-tools",
+              "Bash",
+              ...(sandbox === "off" ? ["--sandbox", "off"] : []),
+            ],
+            { cwd: root, env },
+          ),
+      );
+      expect(result.code, result.stderr).toBe(0);
+      // The call ran (inside the workspace it may write) …
+      expect(existsSync(join(root, "inside.txt"))).toBe(true);
+      // … with the settings' env and without the model's key, sandboxed or not (R-S4) …
+      expect(readFileSync(join(root, "env.txt"), "utf8")).toBe("env=from-settings key=\n");
+      // … and only unsandboxed could it write outside.
+      expect(existsSync(join(outside, "escaped.txt")), `sandbox ${sandbox}`).toBe(sandbox === "off");
+    }
+  }, 120_000);
+
+  it("issue 10 item 7: an Agent sub-agent's allowed Bash in `forkloop run --sandbox on` cannot write outside; --sandbox off can", async () => {
+    for (const sandbox of ["on", "off"] as const) {
+      const { root, outside } = project(`agent-${sandbox}`);
+      const result = await withScenario(
+        join(base, `agent-${sandbox}`),
+        [
+          {
+            match: { querySource: "agent:general-purpose" },
+            reply: bashCall(payload(outside)),
+            times: 1,
+          },
+          {
+            match: { turn: 0, querySource: "sdk" },
+            reply: {
+              content: [
+                { type: "tool_use", name: "Agent", input: { description: "write", prompt: "Write." } },
+              ],
+            },
+          },
+        ],
+        (env) =>
+          runCli(["run", "delegate", "--allowed-tools", "Bash", "--sandbox", sandbox], { cwd: root, env }),
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expect(existsSync(join(root, "inside.txt"))).toBe(true);
+      expect(readFileSync(join(root, "env.txt"), "utf8")).toBe("env=from-settings key=\n");
+      expect(existsSync(join(outside, "escaped.txt")), `sandbox ${sandbox}`).toBe(sandbox === "off");
+    }
+  }, 120_000);
+});
