@@ -5,7 +5,7 @@
  * `m/<id>` created, a victim `victims/<id>` deleted. Secrets, outside files and git refs are
  * checked once per run for all cases.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 export type Mode = "default" | "dontAsk" | "plan" | "acceptEdits" | "bypassPermissions";
@@ -231,7 +231,10 @@ function readOnlyMisuseCases(): AttackCase[] {
         : name === "git-diff-external"
           ? marker("evil-diff-external")
           : marker(id);
-    return { id, tool: "Bash", input: () => ({ command: command(id) }), modes: FOUR, escaped };
+    // Under the corpus's Bash(git diff:*), `--output FILE` is a write inside the workspace, which
+    // acceptEdits approves as it does `> FILE` (the redirection cases).
+    const modes: readonly Mode[] = name === "git-diff-output" ? ["default", "dontAsk", "plan"] : FOUR;
+    return { id, tool: "Bash", input: () => ({ command: command(id) }), modes, escaped };
   });
   // Git state: a ref or a remote created by a "listing" command (refs are checked for the whole run).
   for (const command of [
@@ -418,6 +421,62 @@ function raceCases(): AttackCase[] {
   }));
 }
 
+/**
+ * Planting what git or forkloop would run later (issue 10 item 2): a hook for an allowed
+ * `git commit`, repository config for an allowed `git status`, settings for a trusted project.
+ * acceptEdits approves edits, but not of these.
+ */
+function protectedFileCases(): AttackCase[] {
+  const planted = (path: string, text?: string) => (root: string) =>
+    existsSync(join(root, path)) &&
+    (text === undefined || readFileSync(join(root, path), "utf8").includes(text));
+  const cases: [string, AttackCase["tool"], Record<string, unknown>, (root: string) => boolean][] = [
+    [
+      "write-git-hook",
+      "Write",
+      { file_path: ".git/hooks/pre-commit", content: "#!/bin/sh\ntouch m/hook\n" },
+      planted(".git/hooks/pre-commit"),
+    ],
+    [
+      "write-nested-git-hook",
+      "Write",
+      { file_path: "evil/.git/hooks/post-checkout", content: "#!/bin/sh\n" },
+      planted("evil/.git/hooks/post-checkout"),
+    ],
+    [
+      "write-forkloop-settings",
+      "Write",
+      { file_path: ".forkloop/settings.json", content: '{"permissions":{"allow":["Bash"]}}' },
+      planted(".forkloop/settings.json"),
+    ],
+    [
+      "write-claude-settings",
+      "Write",
+      { file_path: ".claude/settings.local.json", content: "{}" },
+      planted(".claude/settings.local.json"),
+    ],
+    [
+      "bash-append-git-config",
+      "Bash",
+      { command: "echo '[alias] planted = !touch m/alias' >> .git/config" },
+      planted(".git/config", "planted"),
+    ],
+    [
+      "bash-write-git-hook",
+      "Bash",
+      { command: "echo 'touch m/hook' > .git/hooks/pre-push" },
+      planted(".git/hooks/pre-push"),
+    ],
+  ];
+  return cases.map(([name, tool, input, escaped]) => ({
+    id: `protected-${name}`,
+    tool,
+    input: () => input,
+    modes: FOUR,
+    escaped,
+  }));
+}
+
 /** File tools in plan mode: nothing may change. */
 function planCases(): AttackCase[] {
   return [
@@ -469,6 +528,7 @@ export function attackCases(): AttackCase[] {
     ...redirectionCases(),
     ...pathCases(),
     ...raceCases(),
+    ...protectedFileCases(),
     ...planCases(),
   ];
   return cached;

@@ -26,7 +26,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AttackCase, attackCases, type Mode, SECRETS } from "./permissions-corpus-cases.js";
 
 const MODES: readonly Mode[] = ["default", "dontAsk", "plan", "acceptEdits", "bypassPermissions"];
-const ALLOW = "Bash(npm test:*),Bash(echo:*)";
+// `git status`/`git diff` allowed: the hostile nested repository's fsmonitor and diff.external
+// must still not run (an allow rule approves git, not the repository's config, issue 10 item 2).
+const ALLOW = "Bash(npm test:*),Bash(echo:*),Bash(git status:*),Bash(git diff:*)";
 const DENY = "Bash(rm:*),Read(./.env)";
 
 let base: string;

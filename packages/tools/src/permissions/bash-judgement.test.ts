@@ -300,4 +300,56 @@ describe("R-S1: bad input", () => {
     const decision = await decide("dontAsk", "cd evil && git status");
     expect(decision.behavior === "deny" && decision.message).toMatch(/core\.fsmonitor/);
   });
+
+  it.each([
+    ["cd evil && git status", "Bash(git status:*)"],
+    ["cd evil && git diff", "Bash(git diff:*)"],
+    ["git -C evil status", "Bash(git:*)"],
+    ["cd evil; timeout 5 git commit -m x", "Bash(git commit:*)"],
+    ["git --git-dir=evil/.git log", "Bash(git:*)"],
+    ["cd $D && git status", "Bash(git status:*)"],
+  ])(
+    "issue 10 item 2 / R-S2: an allow rule approves git, not the hostile repository config it would run: %s",
+    async (command, rule) => {
+      for (const mode of ["default", "dontAsk", "acceptEdits"] as const) {
+        const decision = await decide(mode, command, { allow: [rule, "Bash(cd:*)", "Bash(timeout:*)"] });
+        expect(decision.behavior, `${mode}: ${command}`).toBe("deny");
+        expect(decision.behavior === "deny" && decision.message).toMatch(
+          /core\.fsmonitor|--git-dir|only known at run time/,
+        );
+      }
+    },
+  );
+
+  it("issue 10 item 2: under Bash(git diff:*), --output FILE is a write, checked like > FILE", async () => {
+    for (const command of ["git diff --output=out.txt", "git log --output out.txt", "git diff --output=$F"]) {
+      const decision = await decide("dontAsk", command, { allow: ["Bash(git diff:*)", "Bash(git log:*)"] });
+      expect(decision.behavior === "deny" && decision.message, command).toMatch(/it writes/);
+    }
+    expect(await decide("acceptEdits", "git diff --output=out.txt", { allow: ["Bash(git diff:*)"] })).toEqual(
+      { behavior: "allow" },
+    );
+  });
+
+  it("issue 10 item 2: a redirect into .git/ is not an edit acceptEdits or a bare Write rule approves", async () => {
+    for (const [mode, allow] of [
+      ["acceptEdits", []],
+      ["default", ["Write"]],
+    ] as const) {
+      const decision = await decide(mode, "echo '[core] fsmonitor = x' >> evil/.git/config", {
+        allow: [...allow],
+      });
+      expect(decision.behavior === "deny" && decision.message, mode).toMatch(/only a rule naming the path/);
+    }
+    expect(await decide("acceptEdits", "echo x > src/out.txt")).toEqual({ behavior: "allow" });
+  });
+
+  it("issue 10 item 2: the same allow rules still approve git in a plain repository (the control)", async () => {
+    for (const [command, rule] of [
+      ["git status", "Bash(git status:*)"],
+      ["git -C src status", "Bash(git:*)"],
+      ["git commit -m x", "Bash(git commit:*)"],
+    ])
+      expect(await decide("dontAsk", command, { allow: [rule] }), command).toEqual({ behavior: "allow" });
+  });
 });

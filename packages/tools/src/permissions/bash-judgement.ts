@@ -1,6 +1,6 @@
 import type { PermissionMode } from "@forkloop/loop-core";
 import { analyzeShell, type ShellCommand } from "../shell/analyze-shell.js";
-import { gitConfigProblem } from "../shell/git-config-check.js";
+import { gitOutputFiles } from "../shell/git-read-only.js";
 import { programName } from "../shell/program-name.js";
 import { type PathRead, readOnlyVerdict } from "../shell/read-only-commands.js";
 import { displayWord, type ShellWord } from "../shell/shell-word.js";
@@ -101,7 +101,11 @@ export function judgeBash(command: string, context: BashJudgementContext): BashJ
   };
 
   for (const part of analysis.commands) {
-    for (const redirect of part.redirects) {
+    const outputs =
+      programName(part.words[0]) === "git"
+        ? gitOutputFiles(part.words.slice(1)).map((target) => ({ access: "write" as const, target }))
+        : [];
+    for (const redirect of [...part.redirects, ...outputs]) {
       const problem =
         redirect.access === "read"
           ? paths.readProblem({ word: redirect.target, recursive: false })
@@ -124,7 +128,10 @@ export function judgeBash(command: string, context: BashJudgementContext): BashJ
           commandMatchesRule(specifier, part, "allow")
         );
       });
-      note(partProblem, allowed ? undefined : partProblem);
+      // An allow rule for git approves git, not what the repository's config makes it run.
+      const gitProblem =
+        allowed && programName(part.words[0]) === "git" ? paths.gitRepositoryProblem(part) : undefined;
+      note(partProblem, allowed && gitProblem === undefined ? undefined : (gitProblem ?? partProblem));
     }
     paths.noteDirectoryChange(part);
   }
@@ -156,12 +163,7 @@ function readOnlyProblem(part: ShellCommand, paths: ShellPaths): string | undefi
     const problem = paths.readProblem(read);
     if (problem !== undefined) return `${shown(part.words)}: ${problem}`;
   }
-  if (verdict.runsGit === true) {
-    for (const cwd of paths.possibleCwds() ?? []) {
-      const problem = paths.once(`git:${cwd}`, () => gitConfigProblem(cwd));
-      if (problem !== undefined) return problem;
-    }
-  }
+  if (verdict.runsGit === true) return paths.gitRepositoryProblem(part);
   return undefined;
 }
 

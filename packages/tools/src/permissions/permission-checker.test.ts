@@ -178,3 +178,42 @@ describe("R-P1: rule precedence deny > ask > allow", () => {
     expect(decision.behavior).toBe("deny");
   });
 });
+
+describe("issue 10 item 2: git's and forkloop's own files are not edits acceptEdits approves", () => {
+  const check = (
+    mode: PermissionMode,
+    toolName: string,
+    input: Record<string, unknown>,
+    allow: string[] = [],
+  ) =>
+    createPermissionChecker({ mode, rules: { ...noRules, allow }, tools, cwd: CWD })(toolName, input, {
+      signal: new AbortController().signal,
+      toolUseId: "t1",
+      agentId: "main",
+    });
+  const hook = { file_path: "/project/.git/hooks/pre-commit", content: "#!/bin/sh\ntouch pwned\n" };
+
+  it.each([
+    ["Write", hook],
+    ["Write", { file_path: "/project/sub/.git/config", content: "[core]\nfsmonitor = x\n" }],
+    ["Edit", { file_path: "/project/.forkloop/settings.json", old_string: "[]", new_string: '["Bash"]' }],
+    ["Write", { file_path: "/project/.claude/settings.local.json", content: "{}" }],
+  ])("issue 10 item 2: %s %j asks in acceptEdits and under a bare rule", async (toolName, input) => {
+    for (const [mode, allow] of [
+      ["acceptEdits", []],
+      ["default", ["Write", "Edit"]],
+    ] as const) {
+      const decision = await check(mode, toolName, input, [...allow]);
+      expect(decision.behavior, `${mode} ${allow}`).toBe("deny");
+      expect(decision.behavior === "deny" && decision.message).toMatch(/only a rule naming the path/);
+    }
+  });
+
+  it("issue 10 item 2: a rule naming the path, or bypassPermissions, approves it; other files stay approved", async () => {
+    expect(await check("default", "Write", hook, ["Edit(.git/hooks/**)"])).toEqual({ behavior: "allow" });
+    expect(await check("bypassPermissions", "Write", hook)).toEqual({ behavior: "allow" });
+    expect(await check("acceptEdits", "Write", { file_path: "/project/src/git.ts", content: "" })).toEqual({
+      behavior: "allow",
+    });
+  });
+});

@@ -3,6 +3,7 @@ import { relative } from "node:path";
 import type { CanUseTool, PermissionDecision, PermissionMode, Tool } from "@forkloop/loop-core";
 import { judgeBash } from "./bash-judgement.js";
 import { type PermissionRule, parsePermissionRule, ruleMatches } from "./permission-rules.js";
+import { protectedDirectory, protectedWriteReason } from "./protected-paths.js";
 import { hardLinkCount } from "./shell-paths.js";
 
 export interface PermissionRules {
@@ -165,6 +166,18 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
           `${input.file_path} has ${links} hard links, so it may be a file outside the workspace; reading it needs approval`,
         );
       }
+    }
+    const guarded =
+      FILE_EDIT_TOOLS.has(toolName) && typeof input.file_path === "string"
+        ? protectedDirectory(input.file_path, matchContext.cwd)
+        : undefined;
+    if (guarded !== undefined) {
+      const named = rules.allow.some(
+        (rule) =>
+          rule.specifier?.type === "path" && ruleMatches(rule, toolName, input, "allow", matchContext),
+      );
+      if (named) return { behavior: "allow" };
+      return ask(protectedWriteReason(input.file_path as string, guarded));
     }
     if (firstMatch(rules.allow, "allow") !== undefined) return { behavior: "allow" };
     if (readOnly || noApproval.has(toolName)) return { behavior: "allow" };

@@ -3,12 +3,14 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import picomatch from "picomatch";
 import { globSync } from "tinyglobby";
 import type { ShellCommand } from "../shell/analyze-shell.js";
+import { gitConfigProblem } from "../shell/git-config-check.js";
 import { programName } from "../shell/program-name.js";
 import { type PathRead, readOnlyVerdict } from "../shell/read-only-commands.js";
 import { literalValue, type ShellWord } from "../shell/shell-word.js";
 import { isInside, resolveInWorkspace } from "../workspace-paths.js";
 import type { BashJudgementContext } from "./bash-judgement.js";
 import { type PermissionRule, ruleMatches } from "./permission-rules.js";
+import { protectedDirectory, protectedWriteReason } from "./protected-paths.js";
 
 /** Devices every shell redirects to without changing anything. */
 const HARMLESS_WRITE_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
@@ -60,6 +62,39 @@ export class ShellPaths {
     const resolved = this.resolveWord(target);
     if (resolved === undefined || operands.length > 1 || literalValue(target) === "-") this.cwdUnknown = true;
     else for (const path of resolved) this.cwds.add(path);
+  }
+
+  /**
+   * Why the repository config git would read for this command may make it run a program
+   * (`core.fsmonitor`, `diff.external`, textconv and filter drivers, `core.hooksPath` …, see
+   * git-config-check), or undefined. Checked for read-only git and for git an allow rule covers:
+   * `Bash(git status:*)` approves `git status`, not whatever the repository's config runs (R-S2).
+   * Each repository is read once per judgement.
+   */
+  gitRepositoryProblem(part: ShellCommand): string | undefined {
+    let cwds = this.possibleCwds();
+    const args = part.words.slice(1);
+    for (let index = 0; index < args.length; index++) {
+      const value = literalValue(args[index]);
+      if (value === undefined || !value.startsWith("-")) break;
+      if (value === "-C") {
+        const dir = args[++index];
+        const target = dir === undefined ? undefined : literalValue(dir);
+        if (target === undefined || cwds === undefined)
+          return "git -C names a directory only known at run time";
+        cwds = cwds.map((cwd) => resolve(cwd, target));
+      } else if (/^--(git-dir|work-tree)(=|$)/.test(value)) {
+        return `git ${value.split("=")[0]}: a repository named on the command line is not checked`;
+      } else if (value === "-c") {
+        index++;
+      }
+    }
+    if (cwds === undefined) return "git runs in a directory only known at run time";
+    for (const cwd of cwds) {
+      const problem = this.once(`git:${cwd}`, () => gitConfigProblem(cwd));
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
   }
 
   /** `cd DIR` is read-only when DIR is inside the workspace. */
@@ -185,12 +220,22 @@ export class ShellPaths {
           mutates: true,
           approval: `it writes ${inside.path}, which has ${links} hard links (the other may be outside the workspace)`,
         };
+      const guarded = protectedDirectory(inside.path, this.context.match.cwd);
       const allowed =
-        this.context.mode === "acceptEdits" ||
-        this.context.rules.allow.some((rule) =>
-          ruleMatches(rule, "Write", { file_path: inside.path }, "allow", this.context.match),
+        (this.context.mode === "acceptEdits" && guarded === undefined) ||
+        this.context.rules.allow.some(
+          (rule) =>
+            (guarded === undefined || rule.specifier?.type === "path") &&
+            ruleMatches(rule, "Write", { file_path: inside.path }, "allow", this.context.match),
         );
-      if (!allowed) return { mutates: true, approval: `it writes ${word.text}` };
+      if (!allowed)
+        return {
+          mutates: true,
+          approval:
+            guarded === undefined
+              ? `it writes ${word.text}`
+              : `it writes ${protectedWriteReason(word.text, guarded)}`,
+        };
     }
     return { mutates: true };
   }

@@ -239,3 +239,27 @@ function gitPathReads(subcommand: string, operands: readonly ShellWord[]): PathR
     reads.push({ word: { kind: "literal", text: ".", value: "." }, recursive: true });
   return reads;
 }
+
+/**
+ * Files git writes because an option says so (`git diff --output=FILE`, `git log --output FILE`,
+ * `git format-patch -o DIR` is not read-only anyway): under an allow rule such as
+ * `Bash(git diff:*)` they are checked like `> FILE` (R-S1: every write to a file is a write).
+ */
+export function gitOutputFiles(args: readonly ShellWord[]): ShellWord[] {
+  const files: ShellWord[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const word = args[index] as ShellWord;
+    const value = literalValue(word);
+    if (value === "--") break;
+    if (value === "--output") {
+      const next = args[++index];
+      if (next !== undefined) files.push(next);
+    } else if (value?.startsWith("--output=")) {
+      const path = value.slice("--output=".length);
+      files.push({ kind: "literal", text: path, value: path });
+    } else if (value === undefined && word.text.startsWith("--output")) {
+      files.push({ kind: "dynamic", text: word.text });
+    }
+  }
+  return files;
+}

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { callTool, isProcessAlive, resultText, useTempWorkspace, waitFor } from "../testing/index.js";
@@ -103,5 +104,34 @@ describe("Bash", () => {
       ws.context(),
     );
     expect(resultText(result)).toBe("[][][][yes][given][0]");
+  });
+
+  it("issue 10 item 2 / R-S2: git that Bash starts cannot be made to run the repository's fsmonitor, and command-scope config already given is kept", async () => {
+    const git = (...args: string[]) =>
+      execFileSync("git", args, { cwd: ws.root, env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null" } });
+    git("init", "-q");
+    writeFileSync(join(ws.root, "f.txt"), "x\n");
+    git("add", "f.txt");
+    writeFileSync(join(ws.root, "f.txt"), "changed\n");
+    git("config", "core.fsmonitor", "touch fsmonitor-ran; false");
+    const tool = createBashTool({
+      baseEnv: {
+        PATH: process.env.PATH,
+        GIT_CONFIG_GLOBAL: "/dev/null",
+        GIT_CONFIG_COUNT: "1",
+        GIT_CONFIG_KEY_0: "user.name",
+        GIT_CONFIG_VALUE_0: "kept",
+      },
+    });
+    const result = await callTool(
+      tool,
+      { command: "git status --short; git config user.name" },
+      ws.context(),
+    );
+    expect(resultText(result)).toBe("AM f.txt\nkept");
+    expect(existsSync(join(ws.root, "fsmonitor-ran"))).toBe(false);
+    // The control: the same git status outside Bash does run it (the test can fail).
+    git("status", "--short");
+    expect(existsSync(join(ws.root, "fsmonitor-ran"))).toBe(true);
   });
 });

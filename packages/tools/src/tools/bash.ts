@@ -1,5 +1,6 @@
 import { realpathSync } from "node:fs";
 import { z } from "zod";
+import { gitSafeEnvironment } from "../git-safe-environment.js";
 import { runInProcessGroup } from "../process-group.js";
 import { findBubblewrap, type SandboxPolicy, sandboxArgs } from "../sandbox/bubblewrap.js";
 import { isReadOnlyShellCommand } from "../shell/read-only-shell.js";
@@ -25,12 +26,6 @@ export interface BashToolOptions {
    */
   readonly sandbox?: SandboxPolicy;
 }
-
-/**
- * Set for every Bash call: read-only git commands must not rewrite the index on the side, which
- * would run the repository's index hooks (R-S2).
- */
-const BASH_FIXED_ENV = { GIT_OPTIONAL_LOCKS: "0" };
 
 export function createBashTool(options: BashToolOptions = {}) {
   const defaultTimeoutMs = options.defaultTimeoutMs ?? BASH_DEFAULT_TIMEOUT_MS;
@@ -65,7 +60,7 @@ export function createBashTool(options: BashToolOptions = {}) {
       try {
         run = await runInProcessGroup(input.command, {
           cwd: context.cwd,
-          env: toolEnvironment(options.baseEnv ?? process.env, options.env, BASH_FIXED_ENV),
+          env: bashEnvironment(options),
           ...(launcher === undefined ? {} : { launcher }),
           timeoutMs,
           signal: context.abortController.signal,
@@ -91,6 +86,12 @@ export function createBashTool(options: BashToolOptions = {}) {
       return { content: output.length > 0 ? output : "(no output)" };
     },
   });
+}
+
+/** Without the model credentials, with the settings' `env`, and git made safe against the repository's config (R-S4, R-S2). */
+function bashEnvironment(options: BashToolOptions): NodeJS.ProcessEnv {
+  const env = toolEnvironment(options.baseEnv ?? process.env, options.env);
+  return { ...env, ...gitSafeEnvironment(env) };
 }
 
 /** bwrap and its arguments for this call, undefined without a sandbox, or why the required sandbox cannot run. */
