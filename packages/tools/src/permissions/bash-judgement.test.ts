@@ -345,11 +345,12 @@ describe("R-S1: bad input", () => {
   });
 
   it("issue 10 item 2: the same allow rules still approve git in a plain repository (the control)", async () => {
-    for (const [command, rule] of [
+    const cases: [string, string][] = [
       ["git status", "Bash(git status:*)"],
       ["git -C src status", "Bash(git:*)"],
       ["git commit -m x", "Bash(git commit:*)"],
-    ])
+    ];
+    for (const [command, rule] of cases)
       expect(await decide("dontAsk", command, { allow: [rule] }), command).toEqual({ behavior: "allow" });
   });
 });
