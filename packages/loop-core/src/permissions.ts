@@ -13,9 +13,17 @@ export type PermissionDecision =
 /**
  * Decides whether one tool call may run. The tools package builds one from modes and rules;
  * an `ask` rule is forwarded to the caller's own CanUseTool. Must not throw: a denial is data.
+ * It is asked even when a PreToolUse hook answered `allow` (`approvedByHook`): the hook answers
+ * the question a person would be asked, but deny rules and plan mode still hold (issue 10).
  */
 export type CanUseTool = (
   toolName: string,
   input: Record<string, unknown>,
-  options: { readonly signal: AbortSignal; readonly toolUseId: string; readonly agentId: string },
+  options: {
+    readonly signal: AbortSignal;
+    readonly toolUseId: string;
+    readonly agentId: string;
+    /** A PreToolUse hook answered `allow`: do not ask anyone, but refuse what deny rules or the mode refuse. */
+    readonly approvedByHook?: boolean;
+  },
 ) => Promise<PermissionDecision>;

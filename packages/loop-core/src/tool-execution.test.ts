@@ -75,21 +75,28 @@ describe("R-T1: the per-tool pipeline", () => {
     expect(String(deny.result.content)).toContain("secret file");
   });
 
-  it("R-T1: a PreToolUse allow skips the permission check; otherwise canUseTool decides", async () => {
-    let asked = 0;
-    const canUseTool: CanUseTool = async () => {
-      asked++;
-      return { behavior: "deny", message: "not in plan mode" };
+  it("R-T1 / issue 10: a PreToolUse allow reaches canUseTool as approvedByHook, which may still deny (plan mode)", async () => {
+    const seen: (boolean | undefined)[] = [];
+    const canUseTool: CanUseTool = async (_name, _input, options) => {
+      seen.push(options.approvedByHook);
+      return options.approvedByHook === true
+        ? { behavior: "allow" }
+        : { behavior: "deny", message: "not in plan mode" };
     };
     const allowed = await run([readTool], block("Read", { path: "a" }), {
       canUseTool,
       hooks: { preToolUse: [async () => ({ decision: "allow" })] },
     });
     expect(allowed.result.is_error).toBeUndefined();
-    expect(asked).toBe(0);
     const denied = await run([readTool], block("Read", { path: "a" }), { canUseTool });
     expect(denied.result).toMatchObject({ is_error: true });
     expect(String(denied.result.content)).toContain("not in plan mode");
+    const refused = await run([readTool], block("Read", { path: "a" }), {
+      canUseTool: async () => ({ behavior: "deny", message: "plan mode" }),
+      hooks: { preToolUse: [async () => ({ decision: "allow" })] },
+    });
+    expect(String(refused.result.content)).toContain("plan mode");
+    expect(seen).toEqual([true, undefined]);
   });
 
   it("R-T1: a denial with interrupt aborts the run", async () => {

@@ -79,19 +79,18 @@ export async function runToolUse(
   if (pre.decision === "deny") {
     return reply(errorResult(`Denied by PreToolUse hook: ${pre.reason ?? "no reason given"}`));
   }
-  if (pre.decision !== "allow") {
-    const decision = await safePermission(options, tool.name, input, block.id);
-    if (decision.behavior === "deny") {
-      // "No, and stop": the caller wants the whole run interrupted (R-L16 path via the signal).
-      if (decision.interrupt) context.abortController.abort("permission_denied");
-      return reply(errorResult(decision.message));
-    }
-    if (decision.updatedInput) {
-      const reparsed = tool.inputSchema.safeParse(decision.updatedInput);
-      if (!reparsed.success)
-        return reply(errorResult(`InputValidationError: ${z.prettifyError(reparsed.error)}`));
-      input = reparsed.data;
-    }
+  // A hook's allow is an answer to "may it run?", not a way past deny rules or plan mode (issue 10).
+  const decision = await safePermission(options, tool.name, input, block.id, pre.decision === "allow");
+  if (decision.behavior === "deny") {
+    // "No, and stop": the caller wants the whole run interrupted (R-L16 path via the signal).
+    if (decision.interrupt) context.abortController.abort("permission_denied");
+    return reply(errorResult(decision.message));
+  }
+  if (decision.updatedInput) {
+    const reparsed = tool.inputSchema.safeParse(decision.updatedInput);
+    if (!reparsed.success)
+      return reply(errorResult(`InputValidationError: ${z.prettifyError(reparsed.error)}`));
+    input = reparsed.data;
   }
 
   let result: ToolResult;
@@ -161,12 +160,14 @@ async function safePermission(
   toolName: string,
   input: Record<string, unknown>,
   toolUseId: string,
+  approvedByHook: boolean,
 ) {
   try {
     return await options.canUseTool(toolName, input, {
       signal: options.context.abortController.signal,
       toolUseId,
       agentId: options.context.agentId,
+      ...(approvedByHook ? { approvedByHook } : {}),
     });
   } catch (error) {
     return { behavior: "deny" as const, message: `Permission check failed: ${errorMessage(error)}` };

@@ -25,7 +25,7 @@ type CallName = keyof typeof calls;
 async function decide(
   mode: PermissionMode,
   call: CallName,
-  options: { rules?: Partial<PermissionRules>; askCaller?: CanUseTool } = {},
+  options: { rules?: Partial<PermissionRules>; askCaller?: CanUseTool; approvedByHook?: true } = {},
 ) {
   const denials: PermissionDenial[] = [];
   const checker = createPermissionChecker({
@@ -40,7 +40,12 @@ async function decide(
   const decision = await checker(
     toolName,
     { ...input },
-    { signal: new AbortController().signal, toolUseId: "t1", agentId: "main" },
+    {
+      signal: new AbortController().signal,
+      toolUseId: "t1",
+      agentId: "main",
+      ...(options.approvedByHook ? { approvedByHook: true } : {}),
+    },
   );
   return { decision, denials };
 }
@@ -215,5 +220,35 @@ describe("issue 10 item 2: git's and forkloop's own files are not edits acceptEd
     expect(await check("acceptEdits", "Write", { file_path: "/project/src/git.ts", content: "" })).toEqual({
       behavior: "allow",
     });
+  });
+});
+
+describe("issue 10: a PreToolUse hook's allow answers the ask, nothing more", () => {
+  it("issue 10 plan mode: approvedByHook does not get a write or exec past plan mode, nor past a deny rule", async () => {
+    for (const call of ["edit", "write", "bash"] as const) {
+      const { decision } = await decide("plan", call, { approvedByHook: true });
+      expect(decision.behavior, call).toBe("deny");
+      expect(decision.behavior === "deny" && decision.message).toMatch(
+        /Plan mode allows only read-only tools/,
+      );
+    }
+    const denied = await decide("bypassPermissions", "bash", {
+      rules: { deny: ["Bash(npm install:*)"] },
+      approvedByHook: true,
+    });
+    expect(denied.decision).toMatchObject({ behavior: "deny" });
+  });
+
+  it("issue 10: approvedByHook allows what would ask, without asking anyone (also in dontAsk)", async () => {
+    let asked = 0;
+    const askCaller: CanUseTool = async () => {
+      asked++;
+      return { behavior: "deny", message: "no" };
+    };
+    for (const mode of ["default", "dontAsk"] as const) {
+      const { decision } = await decide(mode, "bash", { askCaller, approvedByHook: true });
+      expect(decision.behavior, mode).toBe("allow");
+    }
+    expect(asked).toBe(0);
   });
 });

@@ -51,7 +51,8 @@ const DEFAULT_NO_APPROVAL_TOOLS = ["TodoWrite"];
  * 7. everything else asks. `auto` behaves as `default` here: read-only calls are approved
  *    automatically, the rest asks (no classifier model decides for the user).
  * An ask goes to `askCaller`; under `dontAsk`, or with no caller, it is a denial whose message
- * says how to allow the call. Every denial is reported through `onDenial`. Never throws.
+ * says how to allow the call. A call a PreToolUse hook allowed is never asked about, but deny
+ * rules and plan mode still refuse it (issue 10: no hook gets a change past plan mode). Every denial is reported through `onDenial`. Never throws.
  * Bash is judged by its parsed commands (judgeBash, R-S1…R-S3) in the same order; a Read of a file
  * with several hard links asks (it may be a file outside the workspace, R-S4).
  */
@@ -93,6 +94,9 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
     if (tool === undefined) return deny(`Unknown tool ${toolName}; no permission can be granted for it.`);
 
     const ask = async (why: string, rule?: string): Promise<PermissionDecision> => {
+      // A PreToolUse hook already answered the question (it is the user's own); only the ask is
+      // skipped: deny rules and plan mode were decided before any ask (issue 10).
+      if (callOptions.approvedByHook === true) return { behavior: "allow" };
       if (options.mode === "dontAsk") {
         return deny(
           `${why}, and dontAsk mode denies anything that is not pre-approved. ${howToAllow(toolName, input, matchContext.cwd, rule)}`,
