@@ -1,6 +1,7 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { ItemCompaction, ItemState, ItemUsage } from "./job-backend.js";
+import { replaceAtomically } from "./durable-file.js";
+import type { ItemCompaction, ItemState, ItemUsage, RepeatedSideEffect } from "./job-backend.js";
 import { plural } from "./plural.js";
 import { cacheReadShare, formatCount, formatDuration } from "./progress-display.js";
 
@@ -14,11 +15,15 @@ export interface ResultLine {
   readonly usage: ItemUsage;
   readonly costUsd: number;
   readonly durationMs: number;
+  /** Issue 11: model requests retried for this item (dropped streams, 529s, deadlines). */
+  readonly apiRetries: number;
   readonly terminal: string | null;
   readonly text: string | null;
   readonly error: { code: string; message: string } | null;
   /** The item's compactions in order (issue 12 item 3): trigger, tokens before and after. */
   readonly compactions: readonly ItemCompaction[];
+  /** Issue 11: earlier attempts interrupted after a mutating tool began (side effects may repeat). */
+  readonly mayHaveRunTwice: readonly RepeatedSideEffect[];
 }
 
 export interface BatchTotals {
@@ -33,6 +38,8 @@ export interface BatchTotals {
   readonly cacheReadShare: number;
   /** Compactions over all items. */
   readonly compactions: number;
+  /** Issue 11: retried model requests over all items. */
+  readonly apiRetries: number;
 }
 
 export interface BatchReport {
@@ -68,10 +75,12 @@ export function toResultLine(state: ItemState): ResultLine {
     usage: state.result?.usage ?? ZERO_USAGE,
     costUsd: state.result?.costUsd ?? 0,
     durationMs: state.result?.durationMs ?? 0,
+    apiRetries: state.result?.apiRetries ?? 0,
     terminal: state.result?.terminal ?? null,
     text: state.result?.text ?? null,
     error: state.error ?? null,
     compactions: state.result?.compactions ?? [],
+    mayHaveRunTwice: state.mayHaveRunTwice ?? [],
   };
 }
 
@@ -89,28 +98,58 @@ export function buildReport(batchId: string, states: readonly ItemState[], wallM
     costUsd: items.reduce((sum, line) => sum + line.costUsd, 0),
     cacheReadShare: cacheReadShare(usage),
     compactions: items.reduce((sum, line) => sum + line.compactions.length, 0),
+    apiRetries: items.reduce((sum, line) => sum + line.apiRetries, 0),
   };
   return { batchId, wallMs, totals, items };
 }
 
-/** Writes `results.jsonl`, `report.json` and `report.md` into `dir`; returns their paths. */
-export async function writeReport(
-  dir: string,
-  report: BatchReport,
-): Promise<{ results: string; json: string; markdown: string }> {
+export interface WrittenReport {
+  readonly results: string;
+  readonly json: string;
+  readonly markdown: string;
+  /**
+   * Issue 11: the `results.jsonl` already there held more finished items than this report (the
+   * journal lost records): it was kept, and this report's results went to `results` instead.
+   */
+  readonly keptPrevious?: { readonly path: string; readonly finished: number };
+}
+
+/**
+ * Writes `results.jsonl`, `report.json` and `report.md` into `dir`, each atomically (temp file,
+ * fsync, rename: a crash or a full disk leaves the old file or the new one); returns their paths.
+ * Issue 11: never replaces a `results.jsonl` that lists more finished items than this report.
+ */
+export async function writeReport(dir: string, report: BatchReport): Promise<WrittenReport> {
   await mkdir(dir, { recursive: true });
+  const previous = join(dir, "results.jsonl");
+  const finishedBefore = await finishedItemsIn(previous);
+  const finished = report.totals.succeeded + report.totals.failed;
+  const keep = finishedBefore > finished;
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const paths = {
-    results: join(dir, "results.jsonl"),
+    results: keep ? join(dir, `results-${stamp}.jsonl`) : previous,
     json: join(dir, "report.json"),
     markdown: join(dir, "report.md"),
   };
-  await writeFile(paths.results, report.items.map((line) => `${JSON.stringify(line)}\n`).join(""));
-  await writeFile(
+  await replaceAtomically(paths.results, report.items.map((line) => `${JSON.stringify(line)}\n`).join(""));
+  await replaceAtomically(
     paths.json,
     `${JSON.stringify({ batchId: report.batchId, wallMs: report.wallMs, totals: report.totals }, null, 2)}\n`,
   );
-  await writeFile(paths.markdown, formatReportMarkdown(report));
-  return paths;
+  await replaceAtomically(paths.markdown, formatReportMarkdown(report));
+  return keep ? { ...paths, keptPrevious: { path: previous, finished: finishedBefore } } : paths;
+}
+
+/** Items with status succeeded/failed in an existing results.jsonl (0 when there is none). */
+async function finishedItemsIn(path: string): Promise<number> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return 0;
+    throw error;
+  }
+  return text.split("\n").filter((line) => /"status":"(succeeded|failed)"/.test(line)).length;
 }
 
 function usageCell(usage: ItemUsage): string {
@@ -123,8 +162,8 @@ export function formatReportMarkdown(report: BatchReport): string {
     "",
     formatTotals(report),
     "",
-    "| item | status | turns | tokens in / out | cache reads | compactions | cost | error |",
-    "|---|---|---|---|---|---|---|---|",
+    "| item | status | turns | tokens in / out | cache reads | compactions | cost | retries | error |",
+    "|---|---|---|---|---|---|---|---|---|",
     ...report.items
       .map((line) =>
         [
@@ -135,12 +174,14 @@ export function formatReportMarkdown(report: BatchReport): string {
           formatCount(line.usage.cacheReadInputTokens),
           compactionsCell(line.compactions),
           `$${line.costUsd.toFixed(4)}`,
+          String(line.apiRetries),
           line.error
             ? `${line.error.code}: ${line.error.message}`.replaceAll("|", "\\|").replaceAll("\n", " ")
             : "",
         ].join(" | "),
       )
       .map((row) => `| ${row} |`),
+    ...repeatedSideEffects(report.items),
   ];
   return `${lines.join("\n")}\n`;
 }
@@ -152,12 +193,34 @@ function compactionsCell(compactions: readonly ItemCompaction[]): string {
   return `${compactions.length} (${each.join(", ")})`;
 }
 
+/**
+ * Issue 11: items redone from scratch after an attempt was interrupted once a mutating tool had
+ * begun — its edits or commands may have happened twice; listed so someone can check them.
+ */
+function repeatedSideEffects(items: readonly ResultLine[]): string[] {
+  const repeated = items.filter((line) => line.mayHaveRunTwice.length > 0);
+  if (repeated.length === 0) return [];
+  return [
+    "",
+    "## May have run twice",
+    "",
+    "These items were interrupted after a tool that changes things had started, and were redone",
+    "from scratch; check that their side effects are not doubled.",
+    "",
+    ...repeated.map(
+      (line) =>
+        `- ${line.label}: ${line.mayHaveRunTwice.map((repeat) => `attempt ${repeat.attempt} (${repeat.tool})`).join(", ")}`,
+    ),
+  ];
+}
+
 /** The totals paragraph printed at the end of a batch. */
 export function formatTotals(report: BatchReport): string {
   const t = report.totals;
+  const twice = report.items.filter((line) => line.mayHaveRunTwice.length > 0).length;
   return [
-    `${plural(t.items, "item")}: ${t.succeeded} succeeded, ${t.failed} failed${t.pending > 0 ? `, ${t.pending} not finished` : ""}`,
+    `${plural(t.items, "item")}: ${t.succeeded} succeeded, ${t.failed} failed${t.pending > 0 ? `, ${t.pending} not finished` : ""}${twice > 0 ? ` · ${twice} may have run twice (see the report)` : ""}`,
     `${plural(t.turns, "turn")} · tokens ${usageCell(t.usage)} (in / out) · cache reads ${formatCount(t.usage.cacheReadInputTokens)} (${(t.cacheReadShare * 100).toFixed(1)}% of input) · cache writes ${formatCount(t.usage.cacheCreationInputTokens)}`,
-    `cost $${t.costUsd.toFixed(4)}${t.compactions > 0 ? ` · ${plural(t.compactions, "compaction")}` : ""} · wall time ${formatDuration(report.wallMs)}`,
+    `cost $${t.costUsd.toFixed(4)}${t.compactions > 0 ? ` · ${plural(t.compactions, "compaction")}` : ""} · wall time ${formatDuration(report.wallMs)}${t.apiRetries > 0 ? ` · ${plural(t.apiRetries, "API retry", "API retries")}` : ""}`,
   ].join("\n");
 }

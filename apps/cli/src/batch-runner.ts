@@ -140,12 +140,27 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
     options.onEvent?.({ type: "item_settled", claim, outcome, snapshot: snapshot() });
   };
 
+  // Issue 11: the backend could not record something (a full disk): nothing more is claimed, the
+  // running items are cancelled (they stay unsettled, so a resume redoes them), and runBatch
+  // rejects with the error once they have stopped — never a result that is not on disk.
+  let backendFailure: { error: unknown } | undefined;
+  const stop = (error: unknown): void => {
+    if (backendFailure) return;
+    backendFailure = { error };
+    interrupted = true;
+    for (const { execution } of inFlight.values()) execution.cancel("the journal could not be written");
+  };
+
   const claimUpTo = async (count: number): Promise<Claim[]> => {
     const claims: Claim[] = [];
     while (claims.length < count && !interrupted) {
-      const claim = await options.backend.claim(workerId);
-      if (!claim) break;
-      claims.push(claim);
+      try {
+        const claim = await options.backend.claim(workerId);
+        if (!claim) break;
+        claims.push(claim);
+      } catch (error) {
+        stop(error);
+      }
     }
     return claims;
   };
@@ -173,7 +188,12 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
         )
         .then(async (outcome) => {
           inFlight.delete(claim.item.id);
-          await settle(claim, outcome);
+          try {
+            await settle(claim, outcome);
+          } catch (error) {
+            stop(error);
+            return;
+          }
           // The slot is free: refill it (one at a time; the cache is warm by now).
           const next = await claimUpTo(1);
           await Promise.all(launch(next, false));
@@ -190,5 +210,6 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
     clearInterval(tick);
     options.signal?.removeEventListener("abort", onAbort);
   }
+  if (backendFailure) throw backendFailure.error;
   return { interrupted, states: await options.backend.list(), wallMs: now() - started };
 }

@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { batchesDir, checkId } from "@forkloop/sdk";
 import { z } from "zod";
 import { CliError } from "./cli-error.js";
+import { syncDirectory, writeDurably } from "./durable-file.js";
 
 /** What a batch was started with, kept in `batch.json` so `--resume <id>` needs no other flags. */
 export const batchSpecSchema = z.object({
@@ -38,38 +39,58 @@ export function batchDir(cwd: string, id: string): string {
   return join(batchesDir(cwd), checkId("batch", id));
 }
 
-/** Creates the batch directory and writes its spec atomically (write + rename). */
+/**
+ * Creates the batch directory with its spec, atomically: the spec is written and fsync'd in a
+ * staging directory that is then renamed into place. Issue 11: a kill at any moment leaves either
+ * no batch (start it again) or a batch with its batch.json (resume it) — never a directory that
+ * can be neither started nor resumed.
+ */
 export async function createBatch(spec: BatchSpec): Promise<string> {
   const dir = batchDir(spec.cwd, spec.id);
-  await mkdir(batchesDir(spec.cwd), { recursive: true });
+  const parent = batchesDir(spec.cwd);
+  await mkdir(parent, { recursive: true });
+  const staging = await mkdtemp(join(parent, `.staging-${spec.id}-`));
   try {
-    await mkdir(dir);
+    await writeDurably(join(staging, "batch.json"), `${JSON.stringify(spec, null, 2)}\n`);
+    await rename(staging, dir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") {
+    await rm(staging, { recursive: true, force: true }).catch(() => {});
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST" || code === "ENOTEMPTY") {
       throw new CliError(
         `batch ${spec.id} already exists in ${dir}; resume it with --resume ${spec.id} or pick another --id.`,
       );
     }
     throw error;
   }
-  const temporary = join(dir, "batch.json.tmp");
-  await writeFile(temporary, `${JSON.stringify(spec, null, 2)}\n`);
-  await rename(temporary, join(dir, "batch.json"));
+  await syncDirectory(parent);
   return dir;
 }
 
 export async function loadBatch(cwd: string, id: string): Promise<{ spec: BatchSpec; dir: string }> {
   const dir = batchDir(cwd, id);
   let text: string;
+  const path = join(dir, "batch.json");
   try {
-    text = await readFile(join(dir, "batch.json"), "utf8");
-  } catch {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     throw new CliError(
       `no batch "${id}" in ${batchesDir(cwd)}. Check the id (and --cwd); batch ids are printed when a batch starts.`,
     );
   }
-  const parsed = batchSpecSchema.safeParse(JSON.parse(text));
-  if (!parsed.success)
-    throw new CliError(`${join(dir, "batch.json")} is not a valid batch spec: ${parsed.error.message}`);
+  // Issue 11: a damaged spec names the file and the way out, never a JSON stack trace.
+  const damaged = (why: string) =>
+    new CliError(
+      `${path} is damaged (${why}); it holds the batch's settings (source, prompt, model), so the batch cannot resume without it. Restore it from a backup, or start a new batch with the same flags — the finished items' results stay in ${dir}.`,
+    );
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw damaged(`not valid JSON: ${(error as Error).message}`);
+  }
+  const parsed = batchSpecSchema.safeParse(json);
+  if (!parsed.success) throw damaged(`not a batch spec: ${parsed.error.issues[0]?.message ?? "invalid"}`);
   return { spec: parsed.data, dir };
 }

@@ -10,6 +10,7 @@ export {
   type StreamJsonLine,
   streamJsonLineSchema,
 } from "@forkloop/sdk";
+export { encodeRecord, LogWriteError, openLog, readLog } from "./append-log.js";
 export { buildReport, type ResultLine as BatchResultLine } from "./batch-report.js";
 export { EXIT, type ExitCode, exitCodeForBatch, exitCodeForTerminal } from "./exit-codes.js";
 export type {

@@ -1,7 +1,7 @@
 /**
  * The narrow interface `forkloop batch` runs through (issue 7): enqueue items, claim one, heartbeat
- * while it runs, complete or fail it, list everything. The local journal is the first
- * implementation; a distributed one (a queue on an existing engine) implements the same six
+ * while it runs, note a side effect, complete or fail it, list everything. The local journal is the
+ * first implementation; a distributed one (a queue on an existing engine) implements the same
  * calls and the CLI does not change.
  */
 
@@ -30,6 +30,8 @@ export interface ItemResult {
   readonly terminal?: string;
   /** The final assistant text (what the item produced). */
   readonly text: string;
+  /** Issue 11: model requests retried (a dropped stream, a 529, a deadline) on the way. */
+  readonly apiRetries?: number;
   /** The item's compactions in order, each with its tokens before and after (issue 12 item 3). */
   readonly compactions?: readonly ItemCompaction[];
 }
@@ -54,12 +56,24 @@ export interface Claim {
 
 export type ItemStatus = "pending" | "running" | "succeeded" | "failed";
 
+/** Issue 11: an earlier attempt was interrupted after it started a tool that changes things. */
+export interface RepeatedSideEffect {
+  readonly attempt: number;
+  /** The first such tool of that attempt (e.g. `Edit`, `Bash`). */
+  readonly tool: string;
+}
+
 export interface ItemState {
   readonly item: JobItem;
   readonly status: ItemStatus;
   readonly attempts: number;
   readonly result?: ItemResult;
   readonly error?: ItemError;
+  /**
+   * Issue 11: attempts that were interrupted after a mutating tool call began. The item was (or
+   * will be) redone from scratch, so those side effects may have happened twice.
+   */
+  readonly mayHaveRunTwice?: readonly RepeatedSideEffect[];
 }
 
 export type SettleOutcome = { readonly ok: true } | { readonly ok: false; readonly reason: string };
@@ -71,6 +85,12 @@ export interface JobBackend {
   claim(workerId: string): Promise<Claim | null>;
   /** Says the claim is still alive (a distributed backend re-queues claims whose heartbeats stop). */
   heartbeat(claim: Claim): Promise<void>;
+  /**
+   * Issue 11: the attempt is about to run a tool that changes things (Edit, Write, a mutating
+   * Bash). Durable before it resolves, so an interrupted attempt's side effects are known on
+   * resume; recorded once per attempt.
+   */
+  recordSideEffect(claim: Claim, tool: string): Promise<void>;
   /** Records success durably before resolving; refuses an item that is already finished. */
   complete(claim: Claim, result: ItemResult): Promise<SettleOutcome>;
   /** Records failure durably before resolving; refuses an item that is already finished. */

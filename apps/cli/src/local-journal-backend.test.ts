@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -117,5 +117,74 @@ describe("local journal backend", () => {
       ["a", "succeeded", undefined],
       ["b", "succeeded", undefined],
     ]);
+  });
+
+  it("issue 11: a damaged journal is refused with the file, the offset, the intact records and the fix", async () => {
+    const first = await openLocalJournalBackend({ dir });
+    await first.enqueue(items);
+    const a = await first.claim("w");
+    await first.complete(a!, result);
+    await first.close();
+    const path = join(dir, "journal.log");
+    const bytes = await readFile(path);
+    const secondLine = bytes.indexOf(0x0a) + 1;
+    bytes[secondLine + 20] = (bytes[secondLine + 20] ?? 0) ^ 0x01; // one flipped bit in record 2
+    await writeFile(path, bytes);
+    await expect(openLocalJournalBackend({ dir, batchId: "b-1" })).rejects.toThrow(
+      new RegExp(
+        `${path} is damaged at byte ${secondLine} of ${bytes.length}: the 1 records before it are intact, 3 readable records follow it; nothing was changed or run\\. Keep every readable record .*--resume b-1 --repair`,
+      ),
+    );
+    expect(await readFile(path)).toEqual(bytes);
+  });
+
+  it("issue 11: --repair keeps every readable record, moves the damaged file aside, re-runs what is unknown", async () => {
+    const first = await openLocalJournalBackend({ dir });
+    await first.enqueue(items);
+    for (let index = 0; index < 3; index++) await first.complete((await first.claim("w"))!, result);
+    await first.close();
+    const path = join(dir, "journal.log");
+    const lines = (await readFile(path, "utf8")).split("\n");
+    // Damage the enqueue record of b: its later claim/complete records now name an unknown item.
+    lines[1] = `${lines[1]?.slice(0, 30)}#garbage#`;
+    const damaged = lines.join("\n");
+    await writeFile(path, damaged);
+    const repaired = await openLocalJournalBackend({ dir, repair: true });
+    expect(repaired.repaired).toMatchObject({ keptRecords: 8, droppedRecords: 1 });
+    expect(await readFile(repaired.repaired!.backupPath, "utf8")).toBe(damaged);
+    // a and c stay finished; b is unknown until the source is listed again (then it runs).
+    expect((await repaired.list()).map((state) => [state.item.id, state.status])).toEqual([
+      ["a", "succeeded"],
+      ["c", "succeeded"],
+    ]);
+    await repaired.enqueue(items);
+    expect(await repaired.claim("w")).toMatchObject({ item: { id: "b" } });
+    await repaired.close();
+    expect((await readJournal(dir)).contents.damage).toBeUndefined();
+    expect((await readdir(dir)).filter((name) => name.startsWith("journal.log.damaged-"))).toHaveLength(1);
+  });
+
+  it("issue 11: an item interrupted after a mutating tool began is listed as 'may have run twice'", async () => {
+    const first = await openLocalJournalBackend({ dir });
+    await first.enqueue(items.slice(0, 2));
+    const a = await first.claim("w");
+    const b = await first.claim("w");
+    await first.recordSideEffect(a!, "Edit");
+    await first.recordSideEffect(a!, "Bash"); // once per attempt
+    await first.complete(b!, result); // b finished: no repeat, even if it had side effects
+    await first.close(); // killed while a ran
+
+    const second = await openLocalJournalBackend({ dir });
+    const redo = await second.claim("w");
+    expect(redo).toMatchObject({ item: { id: "a" }, attempt: 2 });
+    await second.complete(redo!, result);
+    await second.close();
+    const replay = replayJournal((await readJournal(dir)).records);
+    expect(replay.items.map((state) => [state.item.id, state.mayHaveRunTwice])).toEqual([
+      ["a", [{ attempt: 1, tool: "Edit" }]],
+      ["b", undefined],
+    ]);
+    const sideEffects = (await readJournal(dir)).records.filter((record) => record.type === "side_effect");
+    expect(sideEffects).toHaveLength(1);
   });
 });

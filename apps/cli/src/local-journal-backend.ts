@@ -1,8 +1,17 @@
-import { open, readFile, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { open, readFile, rename, rm } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { z } from "zod";
-import { type AppendLog, openLog, readLog } from "./append-log.js";
+import {
+  type AppendLog,
+  encodeRecord,
+  type LogContents,
+  type LogDamage,
+  type OpenFile,
+  openLog,
+  readLog,
+} from "./append-log.js";
 import { CliError } from "./cli-error.js";
+import { syncDirectory, writeDurably } from "./durable-file.js";
 import type {
   Claim,
   ItemError,
@@ -39,6 +48,7 @@ const resultSchema = z.object({
     .array(z.object({ trigger: z.string(), preTokens: z.number(), postTokens: z.number() }))
     .readonly()
     .optional(),
+  apiRetries: z.number().int().nonnegative().optional(),
 });
 const errorSchema = z.object({ code: z.string(), message: z.string() });
 
@@ -53,6 +63,13 @@ export const journalRecordSchema = z.discriminatedUnion("type", [
     pid: z.number().int(),
   }),
   z.object({ type: z.literal("heartbeat"), at: z.string(), id: z.string(), attempt: z.number().int() }),
+  z.object({
+    type: z.literal("side_effect"),
+    at: z.string(),
+    id: z.string(),
+    attempt: z.number().int(),
+    tool: z.string(),
+  }),
   z.object({
     type: z.literal("completed"),
     at: z.string(),
@@ -78,9 +95,17 @@ export interface JournalReplay {
   readonly interrupted: readonly string[];
 }
 
-/** Pure: the state of every item after the given records (R: resume skips finished items). */
-export function replayJournal(records: readonly JournalRecord[]): JournalReplay {
-  const states = new Map<string, { -readonly [K in keyof ItemState]: ItemState[K] }>();
+/**
+ * Pure: the state of every item after the given records (R: resume skips finished items). With
+ * `lenient` (a `--repair`), records of items whose enqueue record was lost are skipped, so those
+ * items are unknown and run again once the batch's source is listed again.
+ */
+export function replayJournal(records: readonly JournalRecord[], lenient = false): JournalReplay {
+  type Replayed = { -readonly [K in keyof ItemState]: ItemState[K] } & { sideEffect?: string };
+  const states = new Map<string, Replayed>();
+  const repeated = (state: Replayed, attempt: number, tool: string) => {
+    state.mayHaveRunTwice = [...(state.mayHaveRunTwice ?? []), { attempt, tool }];
+  };
   for (const record of records) {
     if (record.type === "enqueued") {
       if (!states.has(record.item.id))
@@ -88,9 +113,15 @@ export function replayJournal(records: readonly JournalRecord[]): JournalReplay 
       continue;
     }
     const state = states.get(record.id);
-    if (!state) throw new Error(`journal: ${record.type} record for unknown item ${record.id}`);
+    if (!state) {
+      if (lenient) continue;
+      throw new Error(`journal: ${record.type} record for unknown item ${record.id}`);
+    }
     switch (record.type) {
       case "claimed":
+        // The attempt before this one stopped while running, after a mutating tool had begun.
+        if (state.status === "running" && state.sideEffect) repeated(state, state.attempts, state.sideEffect);
+        delete state.sideEffect;
         // A new attempt (an interrupted or, with --retry-failed, a failed item): its own outcome counts.
         state.status = "running";
         state.attempts = record.attempt;
@@ -98,6 +129,9 @@ export function replayJournal(records: readonly JournalRecord[]): JournalReplay 
         delete state.result;
         break;
       case "heartbeat":
+        break;
+      case "side_effect":
+        if (state.status === "running" && state.attempts === record.attempt) state.sideEffect ??= record.tool;
         break;
       case "completed":
         if (state.status === "succeeded" || state.status === "failed") break; // never twice (see settle)
@@ -117,20 +151,23 @@ export function replayJournal(records: readonly JournalRecord[]): JournalReplay 
     }
   }
   const interrupted: string[] = [];
-  const items = [...states.values()].map((state): ItemState => {
+  const items = [...states.values()].map(({ sideEffect, ...state }): ItemState => {
     if (state.status !== "running") return state;
     interrupted.push(state.item.id);
+    // Interrupted now: it is redone on resume, so its side effects may happen twice.
+    if (sideEffect) repeated(state, state.attempts, sideEffect);
     return { ...state, status: "pending" };
   });
   return { items, interrupted };
 }
 
 function stripUndefined(result: z.infer<typeof resultSchema>): ItemResult {
-  const { terminal, compactions, ...rest } = result;
+  const { terminal, compactions, apiRetries, ...rest } = result;
   return {
     ...rest,
     ...(terminal === undefined ? {} : { terminal }),
     ...(compactions === undefined ? {} : { compactions }),
+    ...(apiRetries === undefined ? {} : { apiRetries }),
   };
 }
 
@@ -140,39 +177,99 @@ export interface LocalJournalOptions {
   readonly now?: () => Date;
   /** Put items that failed back in the queue (a new attempt each); their `failed` record stays. */
   readonly retryFailed?: boolean;
+  /** Issue 11: a damaged journal keeps its readable records (rewritten) instead of stopping. */
+  readonly repair?: boolean;
+  /** For the messages' fix (`forkloop batch --resume ID --repair`). */
+  readonly batchId?: string;
+  /** How the journal file is opened (default `fs.open`; tests inject a failing disk). */
+  readonly openFile?: OpenFile;
 }
 
 export const JOURNAL_FILE = "journal.log";
 const LOCK_FILE = "lock";
 
-export async function readJournal(dir: string): Promise<{ records: JournalRecord[]; tornTail: boolean }> {
+/** The journal's records, checked against the schema; the contents say torn tail / damage. */
+export async function readJournal(
+  dir: string,
+): Promise<{ records: JournalRecord[]; contents: LogContents; laterRecords: JournalRecord[] }> {
   const contents = await readLog(join(dir, JOURNAL_FILE));
-  const records = contents.records.map((raw, index) => {
+  const records: JournalRecord[] = [];
+  for (const [index, raw] of contents.records.entries()) {
     const parsed = journalRecordSchema.safeParse(raw);
-    if (!parsed.success)
-      throw new Error(`journal record ${index + 1} in ${dir} is invalid: ${parsed.error.message}`);
-    return parsed.data;
+    if (!parsed.success) {
+      // A record with a good checksum but the wrong shape: edited, or from another version.
+      return {
+        records,
+        contents: { ...contents, damage: schemaDamage(contents, index) },
+        laterRecords: validRecords(contents.records.slice(index + 1)),
+      };
+    }
+    records.push(parsed.data);
+  }
+  return { records, contents, laterRecords: validRecords(contents.damage?.laterRecords ?? []) };
+}
+
+function validRecords(raw: readonly unknown[]): JournalRecord[] {
+  return raw.flatMap((record) => {
+    const parsed = journalRecordSchema.safeParse(record);
+    return parsed.success ? [parsed.data] : [];
   });
-  return { records, tornTail: contents.tornTail };
+}
+
+function schemaDamage(contents: LogContents, index: number): LogDamage {
+  return {
+    offset: -1,
+    intactRecords: index,
+    laterRecords: contents.records.slice(index + 1),
+    badLines: 1,
+  };
+}
+
+export interface OpenedJournal {
+  /** A torn last record (an interrupted write) was cut off: its size, or 0. */
+  readonly tornBytes: number;
+  /** `--repair` rewrote a damaged journal: what it kept and where the damaged file went. */
+  readonly repaired?: {
+    readonly keptRecords: number;
+    readonly droppedRecords: number;
+    readonly backupPath: string;
+  };
 }
 
 export async function openLocalJournalBackend(
   options: LocalJournalOptions,
-): Promise<JobBackend & { readonly interrupted: readonly string[]; readonly tornTail: boolean }> {
+): Promise<JobBackend & OpenedJournal & { readonly interrupted: readonly string[] }> {
   const releaseLock = await acquireLock(options.dir);
   try {
     const path = join(options.dir, JOURNAL_FILE);
-    const contents = await readLog(path);
-    const { records, tornTail } = await readJournal(options.dir);
-    const replay = replayJournal(records);
-    const log = await openLog(path, contents);
-    return new LocalJournalBackend(
-      log,
-      replay,
-      tornTail,
-      releaseLock,
-      options.now ?? (() => new Date()),
-      options.retryFailed ?? false,
+    let { records, contents, laterRecords } = await readJournal(options.dir);
+    let repaired: OpenedJournal["repaired"];
+    if (contents.damage) {
+      if (!options.repair) throw new CliError(journalDamageMessage(path, contents, options.batchId));
+      const kept = [...records, ...laterRecords];
+      const backupPath = await rewriteJournal(path, kept);
+      repaired = {
+        keptRecords: kept.length,
+        droppedRecords: contents.damage.badLines,
+        backupPath,
+      };
+      records = kept;
+      contents = await readLog(path);
+    }
+    const replay = replayJournal(records, repaired !== undefined);
+    const log = await openLog(path, contents, options.openFile);
+    return Object.assign(
+      new LocalJournalBackend(
+        log,
+        replay,
+        releaseLock,
+        options.now ?? (() => new Date()),
+        options.retryFailed ?? false,
+      ),
+      {
+        tornBytes: contents.tornTail ? contents.fileBytes - contents.validBytes : 0,
+        ...(repaired === undefined ? {} : { repaired }),
+      },
     );
   } catch (error) {
     await releaseLock();
@@ -180,15 +277,41 @@ export async function openLocalJournalBackend(
   }
 }
 
+/** Issue 11: where the journal is damaged, what is intact, and the fix. */
+function journalDamageMessage(path: string, contents: LogContents, batchId: string | undefined): string {
+  const damage = contents.damage!;
+  const where =
+    damage.offset >= 0
+      ? `is damaged at byte ${damage.offset} of ${contents.fileBytes}`
+      : `has a record of an unknown shape (record ${damage.intactRecords + 1})`;
+  return `${path} ${where}: the ${damage.intactRecords} records before it are intact, ${damage.laterRecords.length} readable records follow it; nothing was changed or run. Keep every readable record and re-run what is unknown with \`forkloop batch --resume ${batchId ?? "<id>"} --repair\` (the damaged file is kept beside it).`;
+}
+
+/**
+ * Writes `records` as the new journal atomically (temp file, fsync, rename, directory fsync);
+ * the damaged file is moved aside, never deleted. Returns where it went.
+ */
+async function rewriteJournal(path: string, records: readonly JournalRecord[]): Promise<string> {
+  const backupPath = `${path}.damaged-${new Date().toISOString().replace(/[:.]/g, "-")}`;
+  await writeDurably(`${path}.repair-tmp`, records.map((record) => encodeRecord(record)).join(""));
+  await rename(path, backupPath);
+  await rename(`${path}.repair-tmp`, path);
+  await syncDirectory(dirname(path));
+  return backupPath;
+}
+
 class LocalJournalBackend implements JobBackend {
   readonly #states = new Map<string, ItemState>();
   readonly #queue: string[] = [];
+  /** Items whose settle record is being written. */
+  readonly #settling = new Set<string>();
+  /** `id#attempt` of the attempts whose side effect is recorded (once each). */
+  readonly #sideEffects = new Set<string>();
   readonly interrupted: readonly string[];
 
   constructor(
     private readonly log: AppendLog,
     replay: JournalReplay,
-    readonly tornTail: boolean,
     private readonly releaseLock: () => Promise<void>,
     private readonly now: () => Date,
     retryFailed: boolean,
@@ -208,11 +331,11 @@ class LocalJournalBackend implements JobBackend {
 
   async enqueue(items: readonly JobItem[]): Promise<void> {
     const fresh = items.filter((item) => !this.#states.has(item.id));
+    await Promise.all(fresh.map((item) => this.log.append({ type: "enqueued", at: this.#at(), item })));
     for (const item of fresh) {
       this.#states.set(item.id, { item, status: "pending", attempts: 0 });
       this.#queue.push(item.id);
     }
-    await Promise.all(fresh.map((item) => this.log.append({ type: "enqueued", at: this.#at(), item })));
   }
 
   async claim(workerId: string): Promise<Claim | null> {
@@ -221,7 +344,7 @@ class LocalJournalBackend implements JobBackend {
     const state = this.#states.get(id);
     if (!state) throw new Error(`journal: queued item ${id} has no state`);
     const attempt = state.attempts + 1;
-    this.#states.set(id, { ...state, status: "running", attempts: attempt });
+    // Issue 11: the state changes only once the record is durable.
     await this.log.append({
       type: "claimed",
       at: this.#at(),
@@ -230,7 +353,21 @@ class LocalJournalBackend implements JobBackend {
       worker: workerId,
       pid: process.pid,
     });
+    this.#states.set(id, { ...state, status: "running", attempts: attempt });
     return { item: state.item, attempt };
+  }
+
+  async recordSideEffect(claim: Claim, tool: string): Promise<void> {
+    const key = `${claim.item.id}#${claim.attempt}`;
+    if (this.#sideEffects.has(key) || this.#states.get(claim.item.id)?.status !== "running") return;
+    this.#sideEffects.add(key);
+    await this.log.append({
+      type: "side_effect",
+      at: this.#at(),
+      id: claim.item.id,
+      attempt: claim.attempt,
+      tool,
+    });
   }
 
   async heartbeat(claim: Claim): Promise<void> {
@@ -264,8 +401,22 @@ class LocalJournalBackend implements JobBackend {
         reason: `item ${claim.item.id} is ${state.status} (attempt ${state.attempts}), not attempt ${claim.attempt}`,
       };
     }
-    this.#states.set(claim.item.id, { item: state.item, attempts: state.attempts, ...definedOnly(next) });
-    await this.log.append({ ...record, at: this.#at(), id: claim.item.id, attempt: claim.attempt });
+    if (this.#settling.has(claim.item.id)) {
+      return { ok: false, reason: `item ${claim.item.id} is being settled already` };
+    }
+    // Issue 11: a completion counts only once it is on disk (a failed write leaves it running).
+    this.#settling.add(claim.item.id);
+    try {
+      await this.log.append({ ...record, at: this.#at(), id: claim.item.id, attempt: claim.attempt });
+    } finally {
+      this.#settling.delete(claim.item.id);
+    }
+    this.#states.set(claim.item.id, {
+      item: state.item,
+      attempts: state.attempts,
+      ...definedOnly(next),
+      ...(state.mayHaveRunTwice ? { mayHaveRunTwice: state.mayHaveRunTwice } : {}),
+    });
     return { ok: true };
   }
 

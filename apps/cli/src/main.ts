@@ -9,6 +9,7 @@ import { CliError } from "./cli-error.js";
 import type { CommandContext } from "./command-context.js";
 import { EXIT, type ExitCode } from "./exit-codes.js";
 import { closestFlag } from "./flags.js";
+import { asStateError } from "./state-errors.js";
 
 export const MAIN_USAGE = `Usage: forkloop <command> [flags]
 
@@ -94,10 +95,15 @@ async function runFromProcess(): Promise<void> {
   try {
     code = await main(process.argv.slice(2), context);
   } catch (error) {
+    // Issue 11: damaged state, a full or read-only disk … are messages; only bugs keep a stack.
+    const state = asStateError(error);
     if (error instanceof CliError || error instanceof OptionsError) {
       // A bad settings file, environment variable or models file from the SDK is exit 2 too.
       process.stderr.write(`forkloop: ${error.message}\n`);
       code = error instanceof CliError ? error.exitCode : EXIT.usage;
+    } else if (state) {
+      process.stderr.write(`forkloop: ${state.message}\n`);
+      code = state.exitCode;
     } else {
       process.stderr.write(
         `forkloop: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

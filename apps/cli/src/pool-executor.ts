@@ -46,6 +46,15 @@ export interface BatchAgentSettings {
    * sub-agent tool call (over comlink), so a blocking hook applies inside a batch item too.
    */
   readonly hooks?: Pick<LoopHooks, "preToolUse" | "postToolUse">;
+  /**
+   * Issue 11: called — and awaited, before the tool runs — when an item's sub-agent is about to
+   * run a tool that changes things, so the journal knows which interrupted items may repeat a
+   * side effect on resume. `isMutating` says which calls count (a tool's `isReadOnly`).
+   */
+  readonly sideEffects?: {
+    isMutating(toolName: string, input: Record<string, unknown>): boolean;
+    record(claim: Claim, tool: string): Promise<void>;
+  };
 }
 
 /**
@@ -83,12 +92,16 @@ export function createPoolExecutor(
       const tasks = claims.map(toTask);
       const byTaskId = new Map(tasks.map((task, index) => [task.id, claims[index]!]));
       const live = new Map(tasks.map((task) => [task.id, { usage: ZERO_USAGE, costUsd: 0 }]));
+      const retries = new Map<string, number>();
+      const hooks = withSideEffectHook(settings, (agentId) => byTaskId.get(agentId));
       const callbacks = {
-        ...(settings.hooks === undefined ? {} : { hooks: settings.hooks }),
+        ...(hooks === undefined ? {} : { hooks }),
         onEvent: (event: SubAgentEvent) => {
           const claim = byTaskId.get(event.agentId);
           if (!claim) return;
           const sofar = live.get(event.agentId);
+          // Issue 11: retried requests (dropped streams, 529s …) are counted for the report.
+          if (event.type === "api_retry") retries.set(event.agentId, (retries.get(event.agentId) ?? 0) + 1);
           if (event.type === "usage" && event.phase === "end" && sofar) {
             const usage = {
               inputTokens: event.usage.input_tokens,
@@ -109,7 +122,9 @@ export function createPoolExecutor(
       return handles.map((handle) => {
         let cancelledByUs = false;
         return {
-          result: handle.result.then((result) => toOutcome(result, cancelledByUs)),
+          result: handle.result.then((result) =>
+            toOutcome(result, cancelledByUs, retries.get(handle.id) ?? 0),
+          ),
           cancel(reason: string) {
             cancelledByUs = true;
             handle.cancel(reason);
@@ -122,7 +137,7 @@ export function createPoolExecutor(
 }
 
 /** A sub-agent's result as a batch outcome: only a `completed` terminal is a success. */
-export function toOutcome(result: SubAgentResult, cancelledByUs: boolean): ItemOutcome {
+export function toOutcome(result: SubAgentResult, cancelledByUs: boolean, apiRetries = 0): ItemOutcome {
   if (cancelledByUs && (result.status === "cancelled" || result.terminal?.startsWith("aborted_"))) {
     return { ok: "cancelled" };
   }
@@ -139,6 +154,7 @@ export function toOutcome(result: SubAgentResult, cancelledByUs: boolean): ItemO
     text: result.text,
     ...(result.terminal === undefined ? {} : { terminal: result.terminal }),
     ...(result.compactions === undefined ? {} : { compactions: result.compactions }),
+    ...(apiRetries > 0 ? { apiRetries } : {}),
   };
   if (result.status === "completed" && result.terminal === "completed")
     return { ok: true, result: itemResult };
@@ -147,4 +163,23 @@ export function toOutcome(result: SubAgentResult, cancelledByUs: boolean): ItemO
     message: `the sub-agent ended with ${result.terminal ?? result.status}`,
   };
   return { ok: false, error: { code: error.code, message: error.message }, result: itemResult };
+}
+
+/**
+ * The settings' tool hooks plus, when side effects are tracked, a PreToolUse hook that records a
+ * mutating call before it runs (the worker awaits PreToolUse hooks over comlink). It has no
+ * opinion on the call itself.
+ */
+function withSideEffectHook(
+  settings: BatchAgentSettings,
+  claimOf: (agentId: string) => Claim | undefined,
+): Pick<LoopHooks, "preToolUse" | "postToolUse"> | undefined {
+  const tracked = settings.sideEffects;
+  if (!tracked) return settings.hooks;
+  const record: NonNullable<LoopHooks["preToolUse"]>[number] = async ({ toolName, toolInput, context }) => {
+    const claim = claimOf(context.agentId);
+    if (claim && tracked.isMutating(toolName, toolInput)) await tracked.record(claim, toolName);
+    return {};
+  };
+  return { ...settings.hooks, preToolUse: [record, ...(settings.hooks?.preToolUse ?? [])] };
 }

@@ -19,3 +19,11 @@ export class FallbackTriggeredError extends ForkloopError {
     super(`Model ${originalModel} stayed overloaded after ${attempts} attempts`);
   }
 }
+
+/**
+ * Issue 11: the server broke the SSE protocol (an event before `message_start`). The model client
+ * treats it like a broken connection: the partial reply is discarded and the request retried.
+ */
+export class MalformedStreamError extends ForkloopError {
+  override readonly name = "MalformedStreamError";
+}

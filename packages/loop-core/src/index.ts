@@ -50,7 +50,7 @@ export {
   INTERRUPT_MESSAGE,
   INTERRUPT_MESSAGE_FOR_TOOL_USE,
 } from "./create-message.js";
-export { FallbackTriggeredError, ForkloopError } from "./errors.js";
+export { FallbackTriggeredError, ForkloopError, MalformedStreamError } from "./errors.js";
 export type {
   LoopHooks,
   PostToolUseInput,
@@ -104,6 +104,8 @@ export { costUsd, getModelInfo, listModels } from "./model-catalog.js";
 export {
   buildModelRequestBody,
   callModel,
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_STREAM_IDLE_TIMEOUT_MS,
   type ModelCallRequest,
   type ModelEvent,
   QUERY_SOURCE_HEADER,

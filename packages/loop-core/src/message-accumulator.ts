@@ -1,3 +1,4 @@
+import { MalformedStreamError } from "./errors.js";
 import type { ApiMessage, ContentBlock, RawMessageStreamEvent, ToolUseBlock } from "./messages.js";
 
 /**
@@ -88,7 +89,7 @@ export class MessageAccumulator {
   }
 
   private current(): ApiMessage {
-    if (!this.message) throw new Error("stream event before message_start");
+    if (!this.message) throw new MalformedStreamError("stream event before message_start");
     return this.message;
   }
 }

@@ -1,4 +1,5 @@
 import Anthropic from "@anthropic-ai/sdk";
+import { AttemptDeadline } from "./attempt-deadline.js";
 import { type BuildRequestInput, buildRequest, type MessageCreateParams } from "./build-request.js";
 import {
   CONTEXT_MANAGEMENT_BETA,
@@ -8,7 +9,9 @@ import {
 import { createApiErrorMessage, createAssistantMessage } from "./create-message.js";
 import { FallbackTriggeredError } from "./errors.js";
 import { MessageAccumulator } from "./message-accumulator.js";
-import type { AssistantMessage, ContentBlock, RawMessageStreamEvent } from "./messages.js";
+import type { AssistantMessage, ContentBlock, Message, RawMessageStreamEvent } from "./messages.js";
+import { attemptTimedOut, classifyError, type FailedAttempt, incompleteStream } from "./model-failure.js";
+import { screenToolUse, toolUseIdsOf } from "./untrusted-tool-uses.js";
 
 type BetaStreamingParams = Anthropic.Beta.Messages.MessageCreateParamsStreaming;
 
@@ -24,7 +27,19 @@ export interface RetryOptions {
   readonly maxDelayMs?: number;
   /** Consecutive 529s before `FallbackTriggeredError` when a fallback exists (default 3). */
   readonly maxOverloadedRetries?: number;
+  /** Issue 11: an attempt with no response headers after this long is aborted and retried. */
+  readonly headersTimeoutMs?: number;
+  /**
+   * Issue 11: a stream that sends no event (pings do not count) for this long is aborted and
+   * retried — a server that sent headers and then nothing must not hang a run forever.
+   */
+  readonly streamIdleTimeoutMs?: number;
 }
+
+/** Headers of a streaming response come once the model starts (api doc §3); 2 minutes is ample. */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 120_000;
+/** Events (text, thinking, input deltas) arrive every few seconds even in long replies. */
+export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 90_000;
 
 export interface ModelCallRequest extends BuildRequestInput {
   /** Default: `new Anthropic()` from the environment, created on first use. */
@@ -60,20 +75,13 @@ export type ModelEvent =
   | { readonly type: "content_block_complete"; readonly block: ContentBlock }
   | AssistantMessage;
 
-interface FailedAttempt {
-  readonly status: number | null;
-  readonly type: string;
-  readonly message: string;
-  readonly retryable: boolean;
-  readonly overloaded: boolean;
-  readonly retryAfterMs: number | undefined;
-}
-
 /**
  * The production model call: one streaming request through the official SDK, with our own retry
  * loop on top (the SDK's is off, `maxRetries: 0`) because the SDK never retries a stream that
  * fails after it started (api doc §4) and because each retry is reported as an `api_retry`
- * event. Yields raw stream events as they arrive, then one assistant message; an API error that
+ * event. Issue 11: a stream cut mid-way (`terminated`, ECONNRESET, no `message_stop`), malformed,
+ * or silent past a deadline (`headersTimeoutMs`, `streamIdleTimeoutMs`) is retried like a 529.
+ * Yields raw stream events as they arrive, then one assistant message; an API error that
  * survives the retries becomes an assistant message with `apiError` (expected failures are
  * data). Throws `FallbackTriggeredError` when the model stays overloaded and a fallback exists.
  */
@@ -132,13 +140,26 @@ async function* attemptStream(
   body: MessageCreateParams,
   request: ModelCallRequest,
 ): AsyncGenerator<ModelEvent, FailedAttempt | "aborted" | undefined> {
+  if (request.signal.aborted) return "aborted";
   const accumulator = new MessageAccumulator();
+  // The attempt's own controller: the caller's signal aborts it, and so do the deadlines.
+  const attempt = new AbortController();
+  const onAbort = (): void => attempt.abort(request.signal.reason);
+  request.signal.addEventListener("abort", onAbort, { once: true });
+  const deadline = new AttemptDeadline(attempt);
+  const headersMs = request.retry?.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const idleMs = request.retry?.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
+  let iterator: AsyncIterator<RawMessageStreamEvent> | undefined;
+  let ended = false;
+  // Issue 11: every tool_use is screened (duplicate ids, absurd nesting) before anyone sees it.
+  const toolUses = new ToolUseScreen(request.messages);
   try {
     const options = {
-      signal: request.signal,
+      signal: attempt.signal,
       maxRetries: 0,
       headers: { [QUERY_SOURCE_HEADER]: request.querySource },
     };
+    deadline.arm("headers_timeout", headersMs);
     // Context editing is a beta: its body field needs the beta endpoint and header (api doc §9).
     const stream = request.contextEditing
       ? ((await client.beta.messages.create(
@@ -146,28 +167,37 @@ async function* attemptStream(
           options,
         )) as unknown as AsyncIterable<RawMessageStreamEvent>)
       : await client.messages.create(body, options);
-    for await (const event of stream) {
+    iterator = stream[Symbol.asyncIterator]();
+    for (;;) {
+      // Only the wait for the next event counts as idle, not the time the caller spends on one.
+      deadline.arm("stream_idle_timeout", idleMs);
+      const next = await iterator.next();
+      deadline.disarm();
+      if (next.done) break;
+      const event = next.value;
       yield { type: "stream_event", event };
       const completed = accumulator.push(event);
-      if (completed) yield { type: "content_block_complete", block: completed };
+      if (completed) yield { type: "content_block_complete", block: toolUses.screen(completed) };
     }
+    ended = true;
   } catch (error) {
     if (request.signal.aborted) return "aborted";
+    if (deadline.fired) return attemptTimedOut(deadline.fired.timeout, deadline.fired.ms);
+    // Issue 11: a stream cut after it started (`terminated`, ECONNRESET) is retried like a 529;
+    // what streamed so far is dropped (the loop discards tools started from it, R-L12).
     return classifyError(error);
+  } finally {
+    deadline.disarm();
+    request.signal.removeEventListener("abort", onAbort);
+    // A caller that stopped early, or an error, must not leave the HTTP request open.
+    if (!ended) attempt.abort(new Error("attempt abandoned"));
   }
-  // The SDK ends the iteration quietly when our signal aborts it.
+  // The SDK ends the iteration quietly when its signal aborts it.
   if (request.signal.aborted) return "aborted";
+  if (deadline.fired) return attemptTimedOut(deadline.fired.timeout, deadline.fired.ms);
   const message = accumulator.finish();
-  if (!message) {
-    return {
-      status: null,
-      type: "incomplete_stream",
-      message: "stream ended without message_stop",
-      retryable: true,
-      overloaded: false,
-      retryAfterMs: undefined,
-    };
-  }
+  if (!message) return incompleteStream("stream ended without message_stop");
+  for (const block of message.content) toolUses.screen(block);
   yield createAssistantMessage(message, {
     uuid: request.assistantUuid ?? request.uuid(),
     parentUuid: request.parentUuid,
@@ -175,56 +205,22 @@ async function* attemptStream(
   return undefined;
 }
 
-function classifyError(error: unknown): FailedAttempt {
-  if (error instanceof Anthropic.APIConnectionError) {
-    return {
-      status: null,
-      type: "connection_error",
-      message: error.message,
-      retryable: true,
-      overloaded: false,
-      retryAfterMs: undefined,
-    };
-  }
-  if (error instanceof Anthropic.APIError) {
-    const status = error.status ?? null;
-    const type = error.type ?? (status === null ? "api_error" : `http_${status}`);
-    // A mid-stream `event: error` has no status (api doc §3); it is retried like its type.
-    const overloaded = status === 529 || type === "overloaded_error";
-    const shouldRetry = error.headers?.get("x-should-retry");
-    const retryable =
-      shouldRetry === "true"
-        ? true
-        : shouldRetry === "false"
-          ? false
-          : status === null || status === 408 || status === 409 || status === 429 || status >= 500;
-    return {
-      status,
-      type,
-      message: error.apiMessage ?? error.message,
-      retryable,
-      overloaded,
-      retryAfterMs: retryAfterMs(error.headers),
-    };
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  // Bugs are not retried: they surface as a model_error with their message.
-  return {
-    status: null,
-    type: "client_error",
-    message,
-    retryable: false,
-    overloaded: false,
-    retryAfterMs: undefined,
-  };
-}
+/** Screens each tool_use block of one attempt once, against the conversation's ids so far. */
+class ToolUseScreen {
+  readonly #seen: Set<string>;
+  readonly #done = new Set<ContentBlock>();
 
-function retryAfterMs(headers: Headers | undefined): number | undefined {
-  const ms = headers?.get("retry-after-ms");
-  if (ms && Number.isFinite(Number(ms))) return Number(ms);
-  const seconds = headers?.get("retry-after");
-  if (seconds && Number.isFinite(Number(seconds))) return Number(seconds) * 1000;
-  return undefined;
+  constructor(history: readonly Message[]) {
+    this.#seen = toolUseIdsOf(history);
+  }
+
+  screen(block: ContentBlock): ContentBlock {
+    if (block.type === "tool_use" && !this.#done.has(block)) {
+      this.#done.add(block);
+      screenToolUse(block, this.#seen);
+    }
+    return block;
+  }
 }
 
 export function retryDelayMs(

@@ -4,6 +4,7 @@ import type { LoopHooks, PreToolUseOutcome } from "./hooks.js";
 import type { ContentBlockParam, ToolUseBlock, UserMessage } from "./messages.js";
 import type { CanUseTool } from "./permissions.js";
 import type { Tool, ToolResult, ToolUseContext } from "./tool.js";
+import { toolUseRejection } from "./untrusted-tool-uses.js";
 
 export interface ToolRunOptions {
   readonly context: ToolUseContext;
@@ -25,6 +26,7 @@ export function findTool(tools: readonly Tool[], name: string): Tool | undefined
 
 /** R-T2: a call is concurrency-safe only if its input parses and the tool says so. */
 export function isConcurrencySafeCall(tools: readonly Tool[], block: ToolUseBlock): boolean {
+  if (toolUseRejection(block) !== undefined) return true; // answered at once, runs nothing
   const tool = findTool(tools, block.name);
   if (!tool) return true; // answered at once with an error result, touches nothing
   const parsed = tool.inputSchema.safeParse(block.input);
@@ -53,6 +55,9 @@ export async function runToolUse(
     message: toolResultMessage(block.id, result, parentUuid, options.uuid()),
     ...(stop ? { stop } : {}),
   });
+  // Issue 11: the model client refused this call (duplicate id, input nested too deep).
+  const rejection = toolUseRejection(block);
+  if (rejection !== undefined) return reply(errorResult(rejection));
   const tool = findTool(context.tools, block.name);
   if (!tool) return reply(errorResult(`No such tool available: ${block.name}`));
 

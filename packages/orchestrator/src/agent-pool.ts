@@ -17,6 +17,7 @@ import {
   type SubAgentTask,
   subAgentResultSchema,
 } from "./sub-agent-types.js";
+import { ThreadLoading } from "./thread-loading.js";
 import {
   extendPause,
   type ParentApi,
@@ -134,6 +135,7 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
   // A dead worker rejects its own tasks (each becomes an error result below); the pool-level
   // 'error' event only fires for a crash with no task on it, which must not crash the parent.
   piscina.on("error", () => {});
+  const loading = new ThreadLoading(piscina);
   let running = 0;
   let completed = 0;
   let closed = false;
@@ -367,6 +369,8 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
     async close() {
       if (closed) return;
       closed = true;
+      // Issue 11: never terminate a thread that is still loading its module (a native abort).
+      await loading.settled();
       await piscina.destroy();
     },
   };

@@ -12,6 +12,7 @@ export const ORCHESTRATOR_ERROR_CODES = [
   "model_error",
   "query_failed",
   "transcript_corrupt",
+  "transcript_write_failed",
   "definition_invalid",
   "pool_closed",
   "internal",

@@ -39,6 +39,7 @@ import type { AgentDefinition } from "./agent-definitions.js";
 import { type AgentPool, createAgentPool } from "./agent-pool.js";
 import { createAgentTool } from "./agent-tool.js";
 import { createPoolCompactRunner, type StartedFork } from "./pool-compact-runner.js";
+import { answerOpenToolUses } from "./resumed-history.js";
 import { type AssembledSession, assembleSession } from "./session-assembly.js";
 import { createSkillTool } from "./skill-tool.js";
 import type {
@@ -137,6 +138,8 @@ export interface SessionRunOptions {
 export interface MainSession {
   readonly sessionId: string;
   readonly transcriptPath: string;
+  /** Issue 11: the resumed transcript ended in a torn record (an interrupted write); it was dropped. */
+  readonly droppedTornRecord: boolean;
   readonly assembled: AssembledSession;
   readonly pool: AgentPool;
   /** The CacheSafeParams saved after the latest main-loop turn (R-F3). */
@@ -184,10 +187,14 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     options.resumeSessionId !== undefined && existsSync(transcriptPath)
       ? await loadTranscript(transcriptPath)
       : undefined;
-  let history: Message[] = resumed ? [...resumed.messages] : [];
+  // Issue 11: a transcript that stopped mid-turn gets results for its open tool calls.
+  const closedToolUses = resumed ? answerOpenToolUses(resumed.messages) : [];
+  let history: Message[] = resumed ? [...resumed.messages, ...closedToolUses] : [];
   let latest: CacheSafeParams | undefined = resumed?.cacheSafeParams;
 
-  const pool = options.pool ?? createAgentPool({ endpoint: options.endpoint });
+  // Issue 11: the session's own pool starts its first thread when the first fork needs it, so a
+  // short session that forks nothing never waits on (or tears down) a thread still loading.
+  const pool = options.pool ?? createAgentPool({ endpoint: options.endpoint, minThreads: 0 });
   const ownsPool = options.pool === undefined;
   // Grep/Glob/LS leave out what the deny rules hide (a `.env` is not printed by `Grep SECRET .`).
   const baseTools = options.tools ?? createBuiltinTools({ denyRules: options.permissionRules?.deny ?? [] });
@@ -265,6 +272,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       ...(options.endpoint.baseURL === undefined ? {} : { baseURL: options.endpoint.baseURL }),
     });
   const transcript = new TranscriptWriter(transcriptPath);
+  transcript.appendMessages(closedToolUses);
   if (!resumed) {
     transcript.append({
       type: "session_start",
@@ -325,6 +333,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       ...(runOptions.queuedCommands === undefined ? {} : { queuedCommands: runOptions.queuedCommands }),
       contextPipeline: pipeline,
       client,
+      ...(options.endpoint.retry === undefined ? {} : { retry: options.endpoint.retry }),
       recordSnapshots: true,
       ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
       ...(options.tokenBudget === undefined ? {} : { tokenBudget: options.tokenBudget }),
@@ -414,6 +423,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
 
   return {
     sessionId,
+    droppedTornRecord: resumed?.torn ?? false,
     transcriptPath,
     assembled,
     pool,

@@ -12,6 +12,7 @@ import {
   type Message,
   type QueuedCommand,
   query,
+  type RetryOptions,
   sumUsage,
   type Terminal,
   type TerminalReason,
@@ -41,6 +42,8 @@ import { contextLimitsFor, TranscriptTiming } from "./transcript-timing.js";
 /** What the runner needs from its host (a worker thread, or the parent process in tests). */
 export interface SubAgentIo {
   readonly client: Anthropic;
+  /** Retries and deadlines of every model request (the endpoint's `retry`). */
+  readonly retry?: RetryOptions;
   readonly signal: AbortSignal;
   emit(event: SubAgentEvent): void;
   /** Asks the parent (over comlink in a worker); undefined = nobody can grant an `ask`. */
@@ -288,6 +291,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
           : { hooks: timing.withToolHook(io.hooks) }),
         client: io.client,
         contextPipeline,
+        ...(io.retry === undefined ? {} : { retry: io.retry }),
         maxOutputTokens: task.maxOutputTokens ?? params.maxOutputTokens,
         ...(params.thinking === undefined ? {} : { thinking: params.thinking }),
         ...(task.maxTurns === undefined ? {} : { maxTurns: task.maxTurns - turns }),

@@ -7,6 +7,7 @@ import type {
   MessageParam,
   ModelInfo,
   PermissionMode,
+  RetryOptions,
   TerminalReason,
   ToolAnnotations,
   UsageTotals,
@@ -23,6 +24,11 @@ export interface ModelEndpoint {
   readonly baseURL?: string;
   /** SDK retries per request (default: the SDK's 2). */
   readonly maxRetries?: number;
+  /**
+   * The model client's own retries and deadlines (issue 11: a hung or silent server aborts the
+   * attempt after `headersTimeoutMs` / `streamIdleTimeoutMs` and retries it); loop-core defaults.
+   */
+  readonly retry?: RetryOptions;
 }
 
 export interface PermissionRules {

@@ -33,28 +33,102 @@ export interface DecodedRecords {
   readonly records: unknown[];
   /** Bytes of the file that hold complete, checksummed records. */
   readonly validLength: number;
-  /** True when bytes after `validLength` were dropped (a torn or corrupt last record). */
+  /** True when a torn last record (an interrupted write) follows `validLength`; it is dropped. */
   readonly torn: boolean;
+  /**
+   * Issue 11: a damaged record with good records after it — not a torn write, which can only
+   * leave a prefix at the end. Nothing is dropped silently: readers refuse the file.
+   */
+  readonly damage?: TranscriptDamage;
 }
 
-/** Decodes every complete record; stops at the first torn or corrupt one. */
+export interface TranscriptDamage {
+  /** Byte offset of the first damaged record. */
+  readonly offset: number;
+  /** Good records before it (= `records.length`). */
+  readonly intactRecords: number;
+  /** Good records found after the damage (what a repair keeps besides the intact ones). */
+  readonly laterRecords: unknown[];
+}
+
+/**
+ * Decodes every complete record. A bad record at the end of the file (the file ends inside it,
+ * or it is the last one and fails its checksum) is a torn write: `torn`, dropped. A bad record
+ * with a good record after it is damage: `damage`, and `records` holds only what precedes it.
+ */
 export function decodeRecords(bytes: Buffer): DecodedRecords {
   const records: unknown[] = [];
   let offset = 0;
   while (offset < bytes.length) {
-    if (bytes.length - offset < RECORD_HEADER_BYTES) break;
-    const length = bytes.readUInt32LE(offset);
-    const checksum = bytes.readUInt32LE(offset + 4);
-    const end = offset + RECORD_HEADER_BYTES + length;
-    if (length > MAX_RECORD_BYTES || end > bytes.length) break;
-    const payload = bytes.subarray(offset + RECORD_HEADER_BYTES, end);
-    if (crc32(payload) !== checksum) break;
-    try {
-      records.push(packr.unpack(payload));
-    } catch {
-      break;
+    const frame = readFrame(bytes, offset);
+    if (frame.ok) {
+      records.push(frame.record);
+      offset = frame.end;
+      continue;
     }
-    offset = end;
+    // A frame that ends exactly at the end of the file, or runs past it, may be a torn write —
+    // unless a good record follows (then its length field was damaged, not cut).
+    const next = frame.end >= bytes.length ? findFrame(bytes, offset + 1) : frame.end;
+    if (next === -1) return { records, validLength: offset, torn: true };
+    const laterRecords = recordsFrom(bytes, next);
+    return {
+      records,
+      validLength: offset,
+      torn: false,
+      damage: { offset, intactRecords: records.length, laterRecords },
+    };
   }
-  return { records, validLength: offset, torn: offset < bytes.length };
+  return { records, validLength: offset, torn: false };
+}
+
+type Frame = { ok: true; record: unknown; end: number } | { ok: false; end: number };
+
+/** The record at `offset`, or where it claims to end if it is bad. */
+function readFrame(bytes: Buffer, offset: number): Frame {
+  if (bytes.length - offset < RECORD_HEADER_BYTES) return { ok: false, end: bytes.length };
+  const length = bytes.readUInt32LE(offset);
+  const checksum = bytes.readUInt32LE(offset + 4);
+  const end = offset + RECORD_HEADER_BYTES + length;
+  if (length === 0 || length > MAX_RECORD_BYTES || end > bytes.length)
+    return { ok: false, end: bytes.length };
+  const payload = bytes.subarray(offset + RECORD_HEADER_BYTES, end);
+  if (crc32(payload) !== checksum) return { ok: false, end };
+  try {
+    return { ok: true, record: packr.unpack(payload), end };
+  } catch {
+    return { ok: false, end };
+  }
+}
+
+/** msgpack of `{ type: …` as every record starts: a fixmap/map16/map32 header, then "type". */
+const TYPE_KEY = Buffer.from([0xa4, ...Buffer.from("type")]);
+const MAP_HEADER_BYTES = [1, 3, 5];
+
+/**
+ * The offset of the first good record at or after `from`, or -1. Every record is an object
+ * whose first key is `type`, so candidates are found with `indexOf`, not a byte-by-byte scan.
+ */
+function findFrame(bytes: Buffer, from: number): number {
+  for (let at = bytes.indexOf(TYPE_KEY, from); at !== -1; at = bytes.indexOf(TYPE_KEY, at + 1)) {
+    for (const header of MAP_HEADER_BYTES) {
+      const start = at - header - RECORD_HEADER_BYTES;
+      if (start >= from && readFrame(bytes, start).ok) return start;
+    }
+  }
+  return -1;
+}
+
+/** Every good record from `offset` on, skipping damaged stretches (a repair keeps these). */
+function recordsFrom(bytes: Buffer, offset: number): unknown[] {
+  const records: unknown[] = [];
+  for (let at = offset; at !== -1 && at < bytes.length; ) {
+    const frame = readFrame(bytes, at);
+    if (frame.ok) {
+      records.push(frame.record);
+      at = frame.end;
+    } else {
+      at = findFrame(bytes, at + 1);
+    }
+  }
+  return records;
 }

@@ -1,9 +1,9 @@
 import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
-import { readdir, readFile, stat } from "node:fs/promises";
+import { open, readdir, readFile, rename, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { CacheSafeParams, LoopEvent, Message, TerminalReason, UsageTotals } from "@forkloop/loop-core";
 import { OrchestratorError } from "./errors.js";
-import { decodeRecords, encodeRecord } from "./transcript-format.js";
+import { decodeRecords, encodeRecord, type TranscriptDamage } from "./transcript-format.js";
 
 /** The context lines of R-C7 a session ran with (its model's window, model overrides included). */
 export interface ContextLimits {
@@ -91,6 +91,8 @@ export type TranscriptRecord =
 export interface TranscriptWriterOptions {
   /** fsync after every record (slower; survives power loss, not just a killed process). */
   readonly fsync?: boolean;
+  /** The write call (a seam: tests inject a full disk). Default `fs.writeSync`. */
+  readonly writeSync?: (fd: number, buffer: Buffer, offset: number) => number;
 }
 
 /**
@@ -102,17 +104,27 @@ export class TranscriptWriter {
   readonly path: string;
   #fd: number | null;
   readonly #fsync: boolean;
+  readonly #write: (fd: number, buffer: Buffer, offset: number) => number;
   #records = 0;
+  /** Bytes of whole records: a failed write is cut back to here, never left half-written. */
+  #length = 0;
 
   constructor(path: string, options: TranscriptWriterOptions = {}) {
     this.path = path;
     this.#fsync = options.fsync ?? false;
+    this.#write = options.writeSync ?? ((fd, buffer, offset) => writeSync(fd, buffer, offset));
     mkdirSync(dirname(path), { recursive: true });
     this.#fd = openSync(path, "a+");
     const existing = readFileSync(path);
     const decoded = decodeRecords(existing);
+    if (decoded.damage) {
+      closeSync(this.#fd);
+      this.#fd = null;
+      throw transcriptDamaged(path, decoded.damage, existing.length);
+    }
     if (decoded.torn) ftruncateSync(this.#fd, decoded.validLength);
     this.#records = decoded.records.length;
+    this.#length = decoded.validLength;
   }
 
   /** Number of records in the file (including those written before this writer opened it). */
@@ -120,12 +132,32 @@ export class TranscriptWriter {
     return this.#records;
   }
 
+  /**
+   * Writes one record; returns only once every byte was written (a short write is continued).
+   * Issue 11: a failed write (ENOSPC, EIO, EROFS) is cut back off the file, so a later append or
+   * resume never follows a half record, and thrown as `transcript_write_failed` naming the path.
+   */
   append(record: TranscriptRecord): void {
     if (this.#fd === null) throw new OrchestratorError("internal", `transcript ${this.path} is closed`);
     const frame = encodeRecord(record);
-    let written = 0;
-    while (written < frame.length) written += writeSync(this.#fd, frame, written);
-    if (this.#fsync) fsyncSync(this.#fd);
+    try {
+      let written = 0;
+      while (written < frame.length) written += this.#write(this.#fd, frame, written);
+      if (this.#fsync) fsyncSync(this.#fd);
+    } catch (error) {
+      try {
+        ftruncateSync(this.#fd, this.#length);
+      } catch {
+        // The cut failed too (a read-only remount): the next open drops the torn tail.
+      }
+      const code = (error as NodeJS.ErrnoException).code ?? "EIO";
+      throw new OrchestratorError(
+        "transcript_write_failed",
+        `cannot write the transcript ${this.path}: ${(error as Error).message}`,
+        { path: this.path, errno: code },
+      );
+    }
+    this.#length += frame.length;
     this.#records++;
   }
 
@@ -178,8 +210,13 @@ export interface LoadedTranscript {
  * it, because the compact summary stands for it.
  */
 export async function loadTranscript(path: string): Promise<LoadedTranscript> {
-  const decoded = decodeRecords(await readFile(path));
-  const records = decoded.records as TranscriptRecord[];
+  const bytes = await readFile(path);
+  const decoded = decodeRecords(bytes);
+  if (decoded.damage) throw transcriptDamaged(path, decoded.damage, bytes.length);
+  return fromRecords(path, decoded.records as TranscriptRecord[], decoded.torn);
+}
+
+function fromRecords(path: string, records: TranscriptRecord[], torn: boolean): LoadedTranscript {
   const byUuid = new Map<string, Message>();
   let start: LoadedTranscript["start"];
   let cacheSafeParams: CacheSafeParams | undefined;
@@ -212,7 +249,79 @@ export async function loadTranscript(path: string): Promise<LoadedTranscript> {
         throw new OrchestratorError("transcript_corrupt", `unknown record type in ${path}`, { record });
     }
   }
-  return { messages: [...byUuid.values()], torn: decoded.torn, records, start, cacheSafeParams, terminal };
+  return { messages: [...byUuid.values()], torn, records, start, cacheSafeParams, terminal };
+}
+
+/** What `transcript_corrupt` errors carry (issue 11): enough for a message naming the fix. */
+export interface TranscriptDamageData {
+  readonly path: string;
+  readonly offset: number;
+  readonly intactRecords: number;
+  readonly laterRecords: number;
+  readonly fileBytes: number;
+}
+
+function transcriptDamaged(path: string, damage: TranscriptDamage, fileBytes: number): OrchestratorError {
+  const data: TranscriptDamageData = {
+    path,
+    offset: damage.offset,
+    intactRecords: damage.intactRecords,
+    laterRecords: damage.laterRecords.length,
+    fileBytes,
+  };
+  return new OrchestratorError(
+    "transcript_corrupt",
+    `${path} is damaged at byte ${damage.offset} of ${fileBytes}: the ${damage.intactRecords} records before it are intact, ${damage.laterRecords.length} readable records follow it. The file was not changed.`,
+    { ...data },
+  );
+}
+
+/** The intact part of a damaged transcript, loaded without touching the file (for `replay`). */
+export async function loadIntactTranscript(
+  path: string,
+): Promise<LoadedTranscript & { readonly damage: TranscriptDamageData | undefined }> {
+  const bytes = await readFile(path);
+  const decoded = decodeRecords(bytes);
+  const loaded = fromRecords(path, decoded.records as TranscriptRecord[], decoded.torn);
+  if (!decoded.damage) return { ...loaded, damage: undefined };
+  const data = transcriptDamaged(path, decoded.damage, bytes.length).data as unknown as TranscriptDamageData;
+  return { ...loaded, damage: data };
+}
+
+/**
+ * Issue 11 `--repair`: keeps the intact records before the damage (a valid conversation up to
+ * there), moves the damaged file aside to `<path>.damaged-<time>` (nothing is deleted) and
+ * writes the kept records atomically (temp file, fsync, rename). Records after the damage stay
+ * in the moved-aside file: their parents may be in the damaged stretch.
+ */
+export async function repairTranscript(
+  path: string,
+): Promise<{ readonly keptRecords: number; readonly backupPath: string } | undefined> {
+  const bytes = await readFile(path);
+  const decoded = decodeRecords(bytes);
+  if (!decoded.damage) return undefined;
+  const backupPath = `${path}.damaged-${new Date().toISOString().replace(/[:.]/g, "-")}`;
+  const temporary = `${path}.repair-tmp`;
+  const handle = await open(temporary, "w");
+  try {
+    await handle.writeFile(bytes.subarray(0, decoded.validLength));
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(path, backupPath);
+  await rename(temporary, path);
+  await syncDirectory(dirname(path));
+  return { keptRecords: decoded.records.length, backupPath };
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 export interface SessionSummary {
@@ -227,6 +336,8 @@ export interface SessionSummary {
   readonly firstPrompt: string | undefined;
   readonly terminalReason: TerminalReason | undefined;
   readonly torn: boolean;
+  /** Issue 11: where the transcript is damaged (the summary then covers the intact part). */
+  readonly damage?: TranscriptDamageData;
 }
 
 function firstUserText(messages: readonly Message[]): string | undefined {
@@ -254,7 +365,7 @@ export async function listSessions(dir: string): Promise<SessionSummary[]> {
       .filter((name) => name.endsWith(TRANSCRIPT_EXTENSION))
       .map(async (name): Promise<SessionSummary> => {
         const path = join(dir, name);
-        const [loaded, info] = await Promise.all([loadTranscript(path), stat(path)]);
+        const [loaded, info] = await Promise.all([loadIntactTranscript(path), stat(path)]);
         return {
           sessionId: loaded.start?.sessionId ?? name.slice(0, -TRANSCRIPT_EXTENSION.length),
           path,
@@ -266,6 +377,7 @@ export async function listSessions(dir: string): Promise<SessionSummary[]> {
           firstPrompt: firstUserText(loaded.messages),
           terminalReason: loaded.terminal?.reason,
           torn: loaded.torn,
+          ...(loaded.damage === undefined ? {} : { damage: loaded.damage }),
         };
       }),
   );

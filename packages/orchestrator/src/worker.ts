@@ -118,6 +118,7 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
   try {
     return await runSubAgent(task, {
       client,
+      ...(payload.endpoint.retry === undefined ? {} : { retry: payload.endpoint.retry }),
       signal: controller.signal,
       emit,
       ...(askParent === undefined ? {} : { askParent }),

@@ -10,5 +10,6 @@ export {
   resolveModelSource,
   SIMULATOR_NOTICE,
 } from "./model-endpoint.js";
+export { RETRY_ENV, retryOptionsFromEnv, withSettingsRetryEnv } from "./model-retry.js";
 export { loadModelsFile, MODELS_FILE_EXAMPLE, modelsFileSchema, toModelOverrides } from "./models-file.js";
 export { OptionsError } from "./options-error.js";

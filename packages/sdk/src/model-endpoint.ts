@@ -1,7 +1,8 @@
-import type { ModelInfo } from "@forkloop/loop-core";
+import type { ModelInfo, RetryOptions } from "@forkloop/loop-core";
 import { type ModelSpec, startSimulator } from "@forkloop/sim";
 import { z } from "zod";
 import { parseFaultsFlag } from "./fault-spec.js";
+import { retryOptionsFromEnv } from "./model-retry.js";
 import { loadModelsFile, toModelOverrides } from "./models-file.js";
 import { OptionsError } from "./options-error.js";
 
@@ -15,6 +16,8 @@ export const EMBEDDED_SIM_RECORD_LIMIT = 100;
 export interface ModelEndpoint {
   readonly apiKey: string;
   readonly baseURL?: string;
+  /** Issue 11: deadlines and retries of every model request (`FORKLOOP_*` variables). */
+  readonly retry?: RetryOptions;
 }
 
 export interface ModelSource {
@@ -42,7 +45,8 @@ export const SIMULATOR_NOTICE =
  * Model selection (SPEC §5): `ANTHROPIC_API_KEY` (+ optional `ANTHROPIC_BASE_URL`) → that
  * endpoint; otherwise the simulator starts in-process on a free port and ONE stderr line says the
  * replies are simulated. `FORKLOOP_SIM_LATENCY` (default realistic) and `FORKLOOP_SIM_FAULTS`
- * tune the embedded simulator. `FORKLOOP_MODELS` (a models file) sets the client's model info
+ * tune the embedded simulator; `FORKLOOP_HEADERS_TIMEOUT_MS`, `FORKLOOP_STREAM_IDLE_TIMEOUT_MS` and
+ * `FORKLOOP_MAX_RETRIES` set the endpoint's `retry` (issue 11). `FORKLOOP_MODELS` (a models file) sets the client's model info
  * and, for the embedded simulator, its registry too, so both agree on the context window.
  */
 export async function resolveModelSource(
@@ -57,6 +61,8 @@ export async function resolveModelSource(
     );
   }
   const vars = parsed.data;
+  const retry = retryOptionsFromEnv(env);
+  const withRetry = Object.keys(retry).length === 0 ? {} : { retry };
   const models: ModelSpec[] =
     vars.FORKLOOP_MODELS === undefined ? [] : await loadModelsFile(vars.FORKLOOP_MODELS, "FORKLOOP_MODELS");
   const modelOverrides = toModelOverrides(models);
@@ -65,6 +71,7 @@ export async function resolveModelSource(
       endpoint: {
         apiKey: vars.ANTHROPIC_API_KEY,
         ...(vars.ANTHROPIC_BASE_URL === undefined ? {} : { baseURL: vars.ANTHROPIC_BASE_URL }),
+        ...withRetry,
       },
       simulated: false,
       modelOverrides,
@@ -88,7 +95,7 @@ export async function resolveModelSource(
   });
   notice(SIMULATOR_NOTICE);
   return {
-    endpoint: { apiKey: "forkloop-simulator", baseURL: simulator.url },
+    endpoint: { apiKey: "forkloop-simulator", baseURL: simulator.url, ...withRetry },
     simulated: true,
     modelOverrides,
     close: () => simulator.close(),

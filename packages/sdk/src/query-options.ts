@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import type { PermissionMode, Tool } from "@forkloop/loop-core";
 import type { AgentDefinition as ForkloopAgentDefinition, SubAgentBashOptions } from "@forkloop/orchestrator";
 import { createBuiltinTools, PERMISSION_MODES, SETTING_SOURCES, type Settings } from "@forkloop/tools";
+import { withSettingsRetryEnv } from "./model-retry.js";
 import { KNOWN_OPTIONS, type Options } from "./options.js";
 import { OptionsError } from "./options-error.js";
 import { resolveSandbox } from "./sandbox.js";
@@ -118,7 +119,8 @@ export async function resolveQueryOptions(
       : {}),
     settings,
     ...(home === undefined ? {} : { home }),
-    env,
+    // Issue 11: the settings' FORKLOOP_* deadline variables apply beneath the environment.
+    env: withSettingsRetryEnv(env, settings.env),
   };
 }
 

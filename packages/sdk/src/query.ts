@@ -332,6 +332,12 @@ class QueryRun implements Query {
       ...(this.#options.tokenBudget === undefined ? {} : { tokenBudget: this.#options.tokenBudget }),
       ...(this.#options.thinking === undefined ? {} : { thinking: this.#options.thinking }),
     });
+    if (session.droppedTornRecord) {
+      // Issue 11: said once; the record was cut by an interrupted write and is gone.
+      this.#warn(
+        `forkloop: ${session.transcriptPath} ended in a torn record (an interrupted write); it was dropped and the session continues from the record before it`,
+      );
+    }
     const writer = new StreamJsonWriter({
       sessionId,
       includePartialMessages: this.#options.includePartialMessages ?? false,

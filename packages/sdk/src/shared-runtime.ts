@@ -1,6 +1,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { type AgentPool, createAgentPool } from "@forkloop/orchestrator";
 import { type ModelSource, resolveModelSource } from "./model-endpoint.js";
+import { RETRY_ENV_NAMES } from "./model-retry.js";
 
 /**
  * What every session of one process shares (issue 14 point 4): the endpoint (for the embedded
@@ -27,6 +28,8 @@ const ENDPOINT_VARIABLES = [
   "FORKLOOP_MODELS",
   "FORKLOOP_SIM_LATENCY",
   "FORKLOOP_SIM_FAULTS",
+  // Issue 11: sessions with other deadlines get a pool of their own.
+  ...RETRY_ENV_NAMES,
 ] as const;
 
 /** Sub-agents one pool thread carries at once (the orchestrator's default is 16). */

@@ -43,6 +43,15 @@ describe("issue 2 point 8: parseFaultSpec", () => {
     });
   });
 
+  it("issue 11: drop takes after_events, scheduled and random; it must be a whole number ≥ 1", () => {
+    expect(parseFaultSpec("drop@2:after_events=4; random:seed=3,pdrop=0.05,after_events=2")).toEqual({
+      schedule: [{ kind: "drop", from: 2, to: 2, afterEvents: 4 }],
+      random: { seed: 3, probabilities: { drop: 0.05 }, afterEvents: 2 },
+    });
+    expect(() => parseFaultSpec("drop@1:after_events=0")).toThrow(/after_events must be a whole number/);
+    expect(() => parseFaultSpec("random:seed=1,after_events=1.5")).toThrow(/after_events/);
+  });
+
   it("parses seeded random faults, alone or joined to a schedule with ';'", () => {
     expect(parseFaultSpec("random:seed=7,p429=0.1,p529=0.05")).toEqual({
       random: { seed: 7, probabilities: { "429": 0.1, "529": 0.05 } },
@@ -167,11 +176,38 @@ describe("issue 2 point 8: faults over HTTP with the SDK", () => {
     });
   });
 
-  it("a dropped connection mid-stream rejects the stream", async () => {
+  it("issue 11: a dropped stream breaks after it started, also with latency off (default: half the reply)", async () => {
     const s = await start({ faults: parseFaultSpec("drop@1") });
-    const stream = client(s).messages.stream(params);
-    await expect(stream.finalMessage()).rejects.toThrow();
+    const events: string[] = [];
+    const stream = await client(s).messages.create({ ...params, stream: true });
+    await expect(
+      (async () => {
+        for await (const event of stream) events.push(event.type);
+      })(),
+    ).rejects.toThrow(/terminated/);
+    expect(events[0]).toBe("message_start");
+    expect(events).toContain("content_block_delta");
+    expect(events).not.toContain("message_stop");
     expect(s.requests()[0]?.fault).toBe("drop");
+  });
+
+  it("issue 11: drop after_events=N cuts the stream after exactly N events", async () => {
+    const s = await start({
+      faults: parseFaultSpec("drop@1:after_events=3;random:seed=1,pdrop=1,after_events=1"),
+    });
+    const seen = async (): Promise<string[]> => {
+      const events: string[] = [];
+      const stream = await client(s).messages.create({ ...params, stream: true });
+      await expect(
+        (async () => {
+          for await (const event of stream) events.push(event.type);
+        })(),
+      ).rejects.toThrow();
+      return events;
+    };
+    // What reached the client before the cut: message_start, ping (the SDK skips it), block start.
+    expect(await seen()).toEqual(["message_start", "content_block_start"]);
+    expect(await seen()).toEqual(["message_start"]);
   });
 
   it("a dropped non-streaming request is a connection error the SDK retries", async () => {

@@ -4,7 +4,9 @@ import { createHash } from "node:crypto";
  * A fault the simulator can inject (issue 2 point 8):
  * - an HTTP status 400–599 (e.g. "429" with retry-after, "529" overloaded, "500" api_error);
  * - "mid_stream_error": the stream sends `event: error` (overloaded_error) after some content;
- * - "drop": the connection is destroyed (mid-stream when streaming, before any byte otherwise);
+ * - "drop": the connection is destroyed — when streaming, after `afterEvents` SSE events have reached
+ *   the client (default: half of the reply), so the client sees a stream that started and then
+ *   broke (issue 11: `TypeError: terminated`); a non-streaming request is cut before any byte;
  * - "max_tokens": the reply is cut to about half its tokens, stop_reason "max_tokens";
  * - "slow": the stream is paced slowly (`slowMs` per event, default 25).
  */
@@ -20,6 +22,8 @@ export interface ScheduledFault {
   retryAfterSeconds?: number;
   /** For "slow": delay per stream event. */
   slowMs?: number;
+  /** For "drop": SSE events sent before the cut (at least 1; default half of the reply). */
+  afterEvents?: number;
 }
 
 export interface RandomFaults {
@@ -28,6 +32,7 @@ export interface RandomFaults {
   probabilities: Partial<Record<FaultKind, number>>;
   retryAfterSeconds?: number;
   slowMs?: number;
+  afterEvents?: number;
 }
 
 export interface FaultSpec {
@@ -40,6 +45,8 @@ export interface FaultDecision {
   kind: FaultKind;
   retryAfterSeconds: number | null;
   slowMs: number;
+  /** For "drop": events sent before the cut; null = half of the reply. */
+  afterEvents: number | null;
 }
 
 const DEFAULT_SLOW_MS = 25;
@@ -53,7 +60,7 @@ export function pickFault(spec: FaultSpec | undefined, requestIndex: number): Fa
   if (!spec) return null;
   for (const f of spec.schedule ?? []) {
     if (requestIndex >= f.from && requestIndex <= f.to) {
-      return decision(f.kind, f.retryAfterSeconds, f.slowMs);
+      return decision(f.kind, f);
     }
   }
   const random = spec.random;
@@ -62,25 +69,25 @@ export function pickFault(spec: FaultSpec | undefined, requestIndex: number): Fa
   let acc = 0;
   for (const [kind, p] of Object.entries(random.probabilities)) {
     acc += p ?? 0;
-    if (roll < acc) return decision(kind as FaultKind, random.retryAfterSeconds, random.slowMs);
+    if (roll < acc) return decision(kind as FaultKind, random);
   }
   return null;
 }
 
 /** The decision for a fault asked for by kind (a brain's or scenario rule's `fault`), with defaults. */
 export function faultOfKind(kind: FaultKind): FaultDecision {
-  return decision(kind, undefined, undefined);
+  return decision(kind, {});
 }
 
 function decision(
   kind: FaultKind,
-  retryAfter: number | undefined,
-  slowMs: number | undefined,
+  options: { retryAfterSeconds?: number; slowMs?: number; afterEvents?: number },
 ): FaultDecision {
   return {
     kind,
-    retryAfterSeconds: retryAfter ?? (kind === "429" ? DEFAULT_429_RETRY_AFTER : null),
-    slowMs: slowMs ?? DEFAULT_SLOW_MS,
+    retryAfterSeconds: options.retryAfterSeconds ?? (kind === "429" ? DEFAULT_429_RETRY_AFTER : null),
+    slowMs: options.slowMs ?? DEFAULT_SLOW_MS,
+    afterEvents: options.afterEvents ?? null,
   };
 }
 
@@ -102,10 +109,10 @@ export class FaultSpecError extends Error {
 /**
  * Parses the CLI's `--faults` text. Two forms, joined by `;` when both are wanted:
  * - a schedule: `KIND@RANGE[:key=value…]` items separated by commas, RANGE = `N`, `N-M` or `N+`,
- *   keys `retry_after` (seconds) and `slow_ms`:
- *   `429@1,529@2-3,mid_stream_error@4,drop@5,max_tokens@6,slow@7:slow_ms=50,429@8:retry_after=0.2`
+ *   keys `retry_after` (seconds), `slow_ms` and `after_events` (drop):
+ *   `429@1,529@2-3,mid_stream_error@4,drop@5:after_events=3,max_tokens@6,slow@7:slow_ms=50,429@8:retry_after=0.2`
  * - seeded random: `random:seed=7,p429=0.1,p529=0.05[,p500=…,pmid_stream_error=…,pdrop=…,
- *   pmax_tokens=…,pslow=…,retry_after=…,slow_ms=…]`.
+ *   pmax_tokens=…,pslow=…,retry_after=…,slow_ms=…,after_events=…]`.
  */
 export function parseFaultSpec(text: string): FaultSpec {
   const schedule: ScheduledFault[] = [];
@@ -135,7 +142,7 @@ function parseScheduled(item: string): ScheduledFault {
   const match = /^([a-z_]+|\d{3})@(\d+)(?:-(\d+)|(\+))?((?::[a-z_]+=[\d.]+)*)$/.exec(item);
   if (!match) {
     throw new FaultSpecError(
-      `fault "${item}": expected KIND@N, KIND@N-M or KIND@N+ (KIND = a status 400-599, ${NAMED.join(", ")}), optionally :retry_after=S or :slow_ms=MS`,
+      `fault "${item}": expected KIND@N, KIND@N-M or KIND@N+ (KIND = a status 400-599, ${NAMED.join(", ")}), optionally :retry_after=S, :slow_ms=MS or :after_events=N`,
     );
   }
   const [, kindText = "", fromText = "", toText, plus, options = ""] = match;
@@ -166,11 +173,14 @@ function parseRandom(body: string): RandomFaults {
     if (key === "seed") random.seed = value;
     else if (key === "retry_after") random.retryAfterSeconds = value;
     else if (key === "slow_ms") random.slowMs = value;
+    else if (key === "after_events") random.afterEvents = afterEvents(value, pair);
     else if (key.startsWith("p")) {
       if (value < 0 || value > 1) throw new FaultSpecError(`random faults: ${key} must be within 0..1`);
       random.probabilities[parseKind(key.slice(1), pair)] = value;
     } else {
-      throw new FaultSpecError(`random faults: unknown key "${key}" (seed, pKIND, retry_after, slow_ms)`);
+      throw new FaultSpecError(
+        `random faults: unknown key "${key}" (seed, pKIND, retry_after, slow_ms, after_events)`,
+      );
     }
   }
   let total = 0;
@@ -195,5 +205,14 @@ function applyOption(fault: ScheduledFault, key: string, value: number, item: st
   if (!Number.isFinite(value)) throw new FaultSpecError(`fault "${item}": ${key} needs a number`);
   if (key === "retry_after") fault.retryAfterSeconds = value;
   else if (key === "slow_ms") fault.slowMs = value;
-  else throw new FaultSpecError(`fault "${item}": unknown option "${key}" (retry_after, slow_ms)`);
+  else if (key === "after_events") fault.afterEvents = afterEvents(value, item);
+  else
+    throw new FaultSpecError(`fault "${item}": unknown option "${key}" (retry_after, slow_ms, after_events)`);
+}
+
+function afterEvents(value: number, context: string): number {
+  if (!Number.isInteger(value) || value < 1) {
+    throw new FaultSpecError(`fault "${context}": after_events must be a whole number of at least 1`);
+  }
+  return value;
 }

@@ -193,6 +193,9 @@ function messageBody(header: MessageHeader, built: BuiltReply, usage: SimUsage):
   };
 }
 
+/** How long a dropped stream's last events have to reach the client before the cut. */
+const DROP_GRACE_MS = 30;
+
 interface StreamedReply {
   header: MessageHeader;
   built: BuiltReply;
@@ -215,8 +218,13 @@ async function streamReply(call: MessagesCall, reply: StreamedReply): Promise<vo
   });
   record.status = 200;
   record.firstByteAt = state.clock();
-  // Mid-stream faults fire after message_start and the first content event, before the end.
-  const breakAt = Math.max(2, Math.min(events.length - 2, Math.floor(events.length / 2)));
+  // Mid-stream faults fire after message_start and the first content event, before the end; a
+  // drop may say after how many events (never after message_stop: the stream must break).
+  const midway = Math.max(2, Math.min(events.length - 2, Math.floor(events.length / 2)));
+  const breakAt =
+    fault?.kind === "drop" && fault.afterEvents !== null
+      ? Math.min(fault.afterEvents, events.length - 1)
+      : midway;
   let pending = "";
   for (const [i, event] of events.entries()) {
     if (res.destroyed) {
@@ -225,7 +233,11 @@ async function streamReply(call: MessagesCall, reply: StreamedReply): Promise<vo
     }
     if (fault && i === breakAt) {
       if (fault.kind === "drop") {
-        await flush(res, pending);
+        // Wait until the events are handed to the socket, then a moment more: destroying at once
+        // would discard them, or the client would drop what it had not read yet (a stream that
+        // errors loses its queued chunks) — then the cut would never be mid-stream.
+        await flushed(res, pending);
+        await state.sleeper.sleep(DROP_GRACE_MS);
         res.destroy();
         return;
       }
@@ -264,6 +276,15 @@ async function flush(res: ServerResponse, text: string): Promise<void> {
       res.once("close", resolve);
     });
   }
+}
+
+/** Writes and resolves once the data has left for the socket (or the socket is gone). */
+function flushed(res: ServerResponse, text: string): Promise<void> {
+  if (res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    res.once("close", resolve);
+    res.write(text, () => resolve());
+  });
 }
 
 /** Cost by the model's prices: input ×1, 5m write ×1.25, 1h write ×2, read ×0.1, output (issue 2 point 10). */

@@ -1,12 +1,12 @@
-import { access, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import type { PermissionMode } from "@forkloop/loop-core";
+import type { PermissionMode, Tool } from "@forkloop/loop-core";
 import { buildCacheSafeParams, defaultMaxOutputTokens } from "@forkloop/loop-core";
 import type { SubAgentBashOptions } from "@forkloop/orchestrator";
 import { assembleSession, createAgentPool } from "@forkloop/orchestrator";
 import {
   bashToolOptions,
+  batchesDir,
   DEFAULT_MODEL,
   loadRunSettings,
   mergeRules,
@@ -15,35 +15,33 @@ import {
   selectTools,
   settingsHooks,
   toolHooks,
+  withSettingsRetryEnv,
 } from "@forkloop/sdk";
 import { SETTING_SOURCES } from "@forkloop/tools";
 import { z } from "zod";
 import { modeSchema, toolListSchema } from "../agent-options.js";
+import { LogWriteError } from "../append-log.js";
+import { enqueueOnce } from "../batch-enqueue.js";
 import { type ItemSource, loadItems } from "../batch-items.js";
 import { buildReport, formatTotals, writeReport } from "../batch-report.js";
 import { runBatch } from "../batch-runner.js";
-import {
-  type BatchSpec,
-  batchDir,
-  createBatch,
-  ENQUEUED_MARKER,
-  loadBatch,
-  newBatchId,
-} from "../batch-store.js";
+import { type BatchSpec, batchDir, createBatch, loadBatch, newBatchId } from "../batch-store.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode, exitCodeForBatch } from "../exit-codes.js";
 import { parseCommand } from "../flags.js";
-import type { JobBackend, JobItem } from "../job-backend.js";
-import { openLocalJournalBackend } from "../local-journal-backend.js";
+import { JOURNAL_FILE, type OpenedJournal, openLocalJournalBackend } from "../local-journal-backend.js";
+import { secondsFlag, TIMEOUT_FLAG_OPTIONS, TIMEOUT_FLAGS_USAGE, timeoutEnv } from "../model-timeouts.js";
 import { plural } from "../plural.js";
 import { createPoolExecutor } from "../pool-executor.js";
 import { formatDuration, ProgressDisplay } from "../progress-display.js";
 import { sandboxFlagSchema } from "../sandbox-flag.js";
+import { checkWritableDir, JOURNAL_BYTES_PER_ITEM, REPORT_BYTES_PER_ITEM } from "../state-checks.js";
+import { capitalize, errnoFix, errnoReason } from "../state-errors.js";
 import { reportHint, writeBatchHtml } from "./report.js";
 
 export const BATCH_USAGE = `Usage: forkloop batch (--files GLOB | --items FILE.jsonl) --prompt TEMPLATE [flags]
-       forkloop batch --resume ID [--retry-failed] [--concurrency N]
+       forkloop batch --resume ID [--retry-failed] [--repair] [--concurrency N]
 
 Runs one sub-agent per item in a worker pool. Items share one cache-safe prompt prefix, and the
 first item warms the prompt cache before the rest start. Progress goes to stderr; results
@@ -55,6 +53,8 @@ first item warms the prompt cache before the rest start. Progress goes to stderr
   --concurrency N       items running at once (default 8, at most 256)
   --resume ID           continue an interrupted batch: finished items are skipped, interrupted ones redone
   --retry-failed        with --resume: run the failed items again too
+  --repair              with --resume: a damaged journal keeps every readable record (the damaged
+                        file is moved aside); items it no longer knows are listed again and run
   --id ID               name a new batch (default: b-<date>-<random>)
   --model NAME          model id or alias (default ${DEFAULT_MODEL})
   --fallback-model NAME model to switch to when the primary stays overloaded (repeatable)
@@ -72,6 +72,7 @@ first item warms the prompt cache before the rest start. Progress goes to stderr
   --no-warm             start the whole first wave at once (no cache warming; for comparisons)
   --report              also write the HTML report (report.html) and print its path; without it
                         the command that writes and opens it is printed
+${TIMEOUT_FLAGS_USAGE}
 
 State: <cwd>/.forkloop/batches/<id>/ (batch.json, journal.log). Exit codes: 0 every item
 succeeded, 6 some failed, 7 none succeeded, 130 interrupted (resume it), 2 bad flags.`;
@@ -105,6 +106,9 @@ const schema = z.object({
   "no-warm": z.boolean().optional(),
   "retry-failed": z.boolean().optional(),
   report: z.boolean().optional(),
+  repair: z.boolean().optional(),
+  "headers-timeout": secondsFlag("headers-timeout", 120).optional(),
+  "idle-timeout": secondsFlag("idle-timeout", 90).optional(),
 });
 type BatchFlags = z.infer<typeof schema>;
 
@@ -136,6 +140,8 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
         "no-warm": { type: "boolean" },
         "retry-failed": { type: "boolean" },
         report: { type: "boolean" },
+        repair: { type: "boolean" },
+        ...TIMEOUT_FLAG_OPTIONS,
       },
     },
     argv,
@@ -166,12 +172,27 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     }),
     ...(settings.env === undefined ? {} : { env: settings.env }),
   };
+  // Issue 11: deadlines from the flags, over the environment, over the settings' env map.
+  const endpointEnv = { ...withSettingsRetryEnv(context.env, settings.env), ...timeoutEnv(flags) };
+  // Issue 11: a state directory that cannot be written fails now, naming the reason.
+  await checkWritableDir(batchesDir(cwd), {
+    role: "state directory",
+    fix: "Batches keep their journal in <cwd>/.forkloop/batches/; use another --cwd if it cannot be written.",
+  });
   const { spec, dir, items } = await prepareBatch(flags, cwd);
   const rules = mergeRules(settings, { allow: spec.allowedTools, deny: spec.disallowedTools });
   const tools = selectTools(rules.deny, bashToolOptions(bash));
-  const backend = await openLocalJournalBackend({ dir, retryFailed: flags["retry-failed"] ?? false });
+  const notice = (line: string) => context.stderr.write(`${line}\n`);
+  const backend = await openLocalJournalBackend({
+    dir,
+    retryFailed: flags["retry-failed"] ?? false,
+    repair: flags.repair ?? false,
+    batchId: spec.id,
+  });
   try {
-    await enqueueOnce(backend, dir, spec, items);
+    reportJournalRecovery(backend, join(dir, JOURNAL_FILE), notice);
+    await enqueueOnce(backend, dir, spec, items, { repair: flags.repair ?? false, notice });
+    await checkBatchDirs(spec, dir, (await backend.list()).length);
     const display = new ProgressDisplay(context.stderr);
     const interruptedBefore = backend.interrupted.length;
     context.stderr.write(
@@ -179,7 +200,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
         flags.resume ? ` (resuming; ${plural(interruptedBefore, "interrupted item")} will be redone)` : ""
       } · state in ${dir}\n`,
     );
-    const source = await resolveModelSource(context.env, (line) => context.stderr.write(`${line}\n`));
+    const source = await resolveModelSource(endpointEnv, (line) => context.stderr.write(`${line}\n`));
     const concurrency = flags.concurrency ?? 8;
     const threads = Math.max(1, Math.min(availableParallelism(), concurrency));
     const pool = createAgentPool({
@@ -217,6 +238,11 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
           maxTurns: spec.maxTurns,
           fallbackModels: spec.fallbackModels,
           transcriptsDir: join(dir, "transcripts"),
+          // Issue 11: which interrupted items may repeat a side effect on resume ("may have run twice").
+          sideEffects: {
+            isMutating: (name, input) => isMutatingCall(tools, name, input),
+            record: (claim, tool) => backend.recordSideEffect(claim, tool),
+          },
           modelOverrides: source.modelOverrides,
           // Sub-agents run the tool hooks; Stop hooks belong to a main loop (a sub-agent's end is
           // SubagentStop, which the pool does not run yet).
@@ -270,7 +296,14 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
         costUsd: report.totals.costUsd,
         elapsedMs: summary.wallMs,
       });
-      const paths = await writeReport(spec.outputDir, report);
+      const paths = await writeReport(spec.outputDir, report).catch((error: unknown) => {
+        throw reportWriteFailed(error, spec);
+      });
+      if (paths.keptPrevious) {
+        notice(
+          `forkloop: ${paths.keptPrevious.path} lists ${plural(paths.keptPrevious.finished, "finished item")}, more than the journal now holds (${report.totals.succeeded + report.totals.failed}); it was kept, and this run's results are in ${paths.results}`,
+        );
+      }
       context.stdout.write(
         `${formatTotals(report)}\nresults: ${paths.results}\nreport:  ${paths.markdown}\nhtml:    ${await htmlReportLine(spec, dir, flags)}\n`,
       );
@@ -285,8 +318,11 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
       await pool.close();
       await source.close();
     }
+  } catch (error) {
+    if (error instanceof LogWriteError) throw journalWriteFailed(error, spec.id);
+    throw error;
   } finally {
-    await backend.close();
+    await backend.close().catch(() => {});
   }
 }
 
@@ -306,6 +342,9 @@ async function prepareBatch(
 ): Promise<{ spec: BatchSpec; dir: string; items?: Awaited<ReturnType<typeof loadItems>> }> {
   if (flags["retry-failed"] && flags.resume === undefined) {
     throw new CliError("--retry-failed only applies to --resume ID (it re-runs that batch's failed items).");
+  }
+  if (flags.repair && flags.resume === undefined) {
+    throw new CliError("--repair only applies to --resume ID (it repairs that batch's journal).");
   }
   if (flags.resume !== undefined) {
     const conflicting = (
@@ -371,32 +410,59 @@ async function prepareBatch(
   return { spec, dir, items };
 }
 
-/**
- * Enqueues the batch's items once. The marker file is written only after every enqueue record is
- * durable, so a crash during enqueueing is seen on resume (no marker): the items are listed again
- * from the batch's source and enqueued (idempotent by id), and no item is lost.
- */
-async function enqueueOnce(
-  backend: JobBackend,
-  dir: string,
-  spec: BatchSpec,
-  items: readonly JobItem[] | undefined,
-): Promise<void> {
-  const marker = join(dir, ENQUEUED_MARKER);
-  if (items === undefined) {
-    if (
-      await access(marker).then(
-        () => true,
-        () => false,
-      )
-    )
-      return;
-    const source: ItemSource =
-      spec.source.kind === "files"
-        ? { kind: "files", pattern: spec.source.pattern, cwd: spec.cwd }
-        : { kind: "items", path: spec.source.path };
-    items = await loadItems(source, spec.prompt);
+/** Issue 11: a torn last record is dropped and said once; a repair says what it kept. */
+function reportJournalRecovery(journal: OpenedJournal, path: string, notice: (line: string) => void): void {
+  if (journal.tornBytes > 0) {
+    notice(
+      `forkloop: ${path} ended in a torn record (${journal.tornBytes} bytes, an interrupted write); it was dropped`,
+    );
   }
-  await backend.enqueue(items);
-  await writeFile(marker, `${new Date().toISOString()}\n`);
+  if (journal.repaired) {
+    notice(
+      `forkloop: repaired ${path}: kept ${plural(journal.repaired.keptRecords, "readable record")}, dropped ${plural(journal.repaired.droppedRecords, "damaged line")}; the damaged file is ${journal.repaired.backupPath}`,
+    );
+  }
+}
+
+/** Issue 11: the journal's and the report's directories, checked before the first request. */
+async function checkBatchDirs(spec: BatchSpec, dir: string, items: number): Promise<void> {
+  await checkWritableDir(dir, {
+    role: "batch state directory",
+    neededBytes: items * JOURNAL_BYTES_PER_ITEM,
+    fix: "The journal and transcripts go there (<cwd>/.forkloop/batches/<id>/); use another --cwd if it cannot be written.",
+  });
+  if (spec.outputDir !== dir) {
+    await checkWritableDir(spec.outputDir, {
+      role: "output directory",
+      neededBytes: items * REPORT_BYTES_PER_ITEM,
+      fix: "results.jsonl and the report go there: give a writable --output DIR.",
+    });
+  }
+}
+
+/** Issue 11: the journal refused a record (full disk …): what is safe, and how to go on. */
+function journalWriteFailed(error: LogWriteError, id: string): CliError {
+  return new CliError(
+    `cannot write the batch journal ${error.path}: ${errnoReason(error.code)}. Every result recorded before this is safe; the items that were running were stopped and will run again. ${capitalize(errnoFix(error.code))}, then \`forkloop batch --resume ${id}\`.`,
+  );
+}
+
+function reportWriteFailed(error: unknown, spec: BatchSpec): CliError {
+  const code = (error as NodeJS.ErrnoException).code ?? "";
+  return new CliError(
+    `cannot write the report to ${spec.outputDir}: ${errnoReason(code)}. Every item's result is in the journal; ${errnoFix(code)}, then \`forkloop batch --resume ${spec.id}\` writes the report (finished items do not run again).`,
+  );
+}
+
+/** A call that may change things: a known tool that does not call itself read-only for this input. */
+function isMutatingCall(tools: readonly Tool[], name: string, input: Record<string, unknown>): boolean {
+  const tool = tools.find((candidate) => candidate.name === name || candidate.aliases?.includes(name));
+  if (!tool) return false; // answered with "no such tool": runs nothing
+  const parsed = tool.inputSchema.safeParse(input);
+  if (!parsed.success) return false; // rejected as invalid input: runs nothing
+  try {
+    return !tool.isReadOnly(parsed.data);
+  } catch {
+    return true;
+  }
 }

@@ -1,12 +1,13 @@
 import { access } from "node:fs/promises";
 import { resolve } from "node:path";
-import { loadTranscript, TRANSCRIPT_EXTENSION } from "@forkloop/orchestrator";
+import { loadIntactTranscript, TRANSCRIPT_EXTENSION } from "@forkloop/orchestrator";
 import { sessionsDir } from "@forkloop/sdk";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { plural } from "../plural.js";
 import { parseSessionFlags } from "../session-flags.js";
+import { damageNotice } from "../state-errors.js";
 import { describeMessage } from "../transcript-text.js";
 import { existingSessionPath } from "./sessions.js";
 
@@ -32,7 +33,8 @@ export async function replayCommand(argv: readonly string[], context: CommandCon
   const path = id.endsWith(TRANSCRIPT_EXTENSION)
     ? await existingTranscriptFile(resolve(context.cwd, flags.cwd ?? ".", id))
     : await existingSessionPath(sessionsDir(flags.cwd ?? context.cwd), id);
-  const loaded = await loadTranscript(path);
+  // Issue 11: a damaged transcript replays its intact part, then says where the damage is (exit 2).
+  const loaded = await loadIntactTranscript(path);
   const out = (line: string) => context.stdout.write(`${line}\n`);
   if (!flags.json) {
     out(`session ${id} · model ${loaded.start?.model ?? "?"} · ${loaded.start?.querySource ?? ""}`);
@@ -95,8 +97,12 @@ export async function replayCommand(argv: readonly string[], context: CommandCon
       }
     }
   }
-  if (transitions === 0 && !flags.json) {
+  if (transitions === 0 && !flags.json && !loaded.damage) {
     out("(this transcript has no transition records; it was written before transitions were recorded)");
+  }
+  if (loaded.damage) {
+    context.stderr.write(`forkloop: ${damageNotice(loaded.damage)}\n`);
+    return EXIT.usage;
   }
   return EXIT.ok;
 }

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import type { TerminalReason, ThinkingConfigParam } from "@forkloop/loop-core";
-import { sessionTranscriptPath } from "@forkloop/orchestrator";
+import { repairTranscript, sessionTranscriptPath } from "@forkloop/orchestrator";
 import {
   checkId,
   DEFAULT_MODEL,
@@ -17,8 +17,10 @@ import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode, exitCodeForTerminal } from "../exit-codes.js";
 import { parseCommand } from "../flags.js";
+import { secondsFlag, TIMEOUT_FLAG_OPTIONS, TIMEOUT_FLAGS_USAGE, timeoutEnv } from "../model-timeouts.js";
 import { plural } from "../plural.js";
 import { sandboxFlagSchema } from "../sandbox-flag.js";
+import { checkWritableDir } from "../state-checks.js";
 import { parseTokenBudget } from "../token-budget-flag.js";
 import { reportHint, writeSessionHtml } from "./report.js";
 import { existingSessionPath } from "./sessions.js";
@@ -45,9 +47,12 @@ One headless agent run, like \`claude -p\`. The session is saved in <cwd>/.forkl
   --cwd DIR               the project to work in (default: the current directory)
   --budget TOKENS         a token budget for the turn, e.g. +500k (R-L14)
   --resume SESSION        continue a saved session with this prompt
+  --repair                with --resume: a damaged transcript keeps its intact records (the
+                          damaged file is moved aside), then the session continues
   --verbose               with text output: tool calls and retries on stderr
   --report                write the session's HTML report at the end and print its path (stderr);
                           without it the command that writes and opens it is printed
+${TIMEOUT_FLAGS_USAGE}
 
 Slash commands (the prompt's first word): ${SLASH_COMMANDS.join(", ")} — with --resume,
 compacts the session now (one summary request, no model turn); instructions steer the summary.
@@ -87,8 +92,11 @@ const schema = z.object({
     })
     .optional(),
   resume: z.string().min(1).optional(),
+  repair: z.boolean().optional(),
   verbose: z.boolean().optional(),
   report: z.boolean().optional(),
+  "headers-timeout": secondsFlag("headers-timeout", 120).optional(),
+  "idle-timeout": secondsFlag("idle-timeout", 90).optional(),
 });
 
 async function readStdin(stdin: CommandContext["stdin"]): Promise<string> {
@@ -119,8 +127,10 @@ export async function runCommand(argv: readonly string[], context: CommandContex
         cwd: { type: "string" },
         budget: { type: "string" },
         resume: { type: "string" },
+        repair: { type: "boolean" },
         verbose: { type: "boolean" },
         report: { type: "boolean" },
+        ...TIMEOUT_FLAG_OPTIONS,
       },
     },
     argv,
@@ -144,8 +154,19 @@ export async function runCommand(argv: readonly string[], context: CommandContex
     );
   }
   const cwd = resolve(context.cwd, flags.cwd ?? ".");
-  if (flags.resume !== undefined)
-    await existingSessionPath(sessionsDir(cwd), checkId("session", flags.resume));
+  const sessions = sessionsDir(cwd);
+  // Issue 11: a sessions directory that cannot be written fails now, naming the reason.
+  await checkWritableDir(sessions, {
+    role: "sessions directory",
+    fix: "Transcripts go to <cwd>/.forkloop/sessions/; use another --cwd if it cannot be written.",
+  });
+  if (flags.repair && flags.resume === undefined) {
+    throw new CliError("--repair only applies to --resume SESSION (it repairs that session's transcript).");
+  }
+  if (flags.resume !== undefined) {
+    const path = await existingSessionPath(sessions, checkId("session", flags.resume));
+    if (flags.repair) await repairSession(path, context);
+  }
   const format = flags["output-format"] ?? "text";
   const thinking = thinkingFromEnv(context.env.MAX_THINKING_TOKENS);
   const abortController = new AbortController();
@@ -158,7 +179,8 @@ export async function runCommand(argv: readonly string[], context: CommandContex
     prompt,
     options: {
       cwd,
-      env: context.env,
+      // The deadline flags travel as the variables the model endpoint reads (issue 11).
+      env: { ...context.env, ...timeoutEnv(flags) },
       stderr: (line) => context.stderr.write(line),
       abortController,
       // The CLI reads every settings file, as Claude Code's -p does.
@@ -284,4 +306,14 @@ function describeVerbose(line: SDKMessage, context: CommandContext): void {
       `compacted: ${line.compact_metadata.pre_tokens} → ${line.compact_metadata.post_tokens} tokens\n`,
     );
   }
+}
+
+/** Issue 11 `--repair`: keep the intact records of a damaged transcript, say what was done. */
+async function repairSession(path: string, context: CommandContext): Promise<void> {
+  const repaired = await repairTranscript(path);
+  context.stderr.write(
+    repaired
+      ? `forkloop: repaired ${path}: kept its ${plural(repaired.keptRecords, "intact record")}; the damaged file is ${repaired.backupPath}\n`
+      : `forkloop: ${path} is not damaged; nothing to repair\n`,
+  );
 }

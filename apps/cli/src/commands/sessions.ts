@@ -1,11 +1,12 @@
 import { access } from "node:fs/promises";
-import { listSessions, loadTranscript, sessionTranscriptPath } from "@forkloop/orchestrator";
+import { listSessions, loadIntactTranscript, sessionTranscriptPath } from "@forkloop/orchestrator";
 import { checkId, sessionsDir } from "@forkloop/sdk";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { plural } from "../plural.js";
 import { parseSessionFlags } from "../session-flags.js";
+import { damageNotice } from "../state-errors.js";
 import { describeMessage } from "../transcript-text.js";
 
 export const SESSIONS_USAGE = `Usage: forkloop sessions list [--cwd DIR] [--json]
@@ -37,19 +38,20 @@ export async function sessionsCommand(argv: readonly string[], context: CommandC
     }
     for (const session of sessions) {
       context.stdout.write(
-        `${session.sessionId}  ${session.updatedAt}  ${session.model ?? "?"}  ${plural(session.messageCount, "msg")}  ${session.terminalReason ?? "unfinished"}${session.torn ? " (torn tail dropped)" : ""}  ${JSON.stringify(session.firstPrompt ?? "")}\n`,
+        `${session.sessionId}  ${session.updatedAt}  ${session.model ?? "?"}  ${plural(session.messageCount, "msg")}  ${session.terminalReason ?? "unfinished"}${session.torn ? " (torn tail dropped)" : ""}${session.damage ? ` (DAMAGED at byte ${session.damage.offset}: \`forkloop run --resume ${session.sessionId} --repair\`)` : ""}  ${JSON.stringify(session.firstPrompt ?? "")}\n`,
       );
     }
     return EXIT.ok;
   }
   if (action === "show" && id !== undefined && extra.length === 0) {
     const path = await existingSessionPath(dir, id);
-    const loaded = await loadTranscript(path);
+    const loaded = await loadIntactTranscript(path);
+    if (loaded.damage) context.stderr.write(`forkloop: ${damageNotice(loaded.damage)}\n`);
     if (flags.json) {
       context.stdout.write(
         `${JSON.stringify({ start: loaded.start, terminal: loaded.terminal, torn: loaded.torn, messages: loaded.messages })}\n`,
       );
-      return EXIT.ok;
+      return loaded.damage ? EXIT.usage : EXIT.ok;
     }
     const start = loaded.start;
     context.stdout.write(
@@ -62,7 +64,7 @@ export async function sessionsCommand(argv: readonly string[], context: CommandC
         ? `ended: ${terminal.reason} after ${plural(terminal.turnCount, "turn")} · $${terminal.costUsd.toFixed(4)}\n`
         : "not finished (no terminal record): `forkloop run --resume <id>` continues it\n",
     );
-    return EXIT.ok;
+    return loaded.damage ? EXIT.usage : EXIT.ok;
   }
   throw new CliError(`forkloop sessions: expected \`list\` or \`show <session-id>\`.\n\n${SESSIONS_USAGE}`);
 }

@@ -1,0 +1,89 @@
+import { basename } from "node:path";
+import { OrchestratorError, TRANSCRIPT_EXTENSION, type TranscriptDamageData } from "@forkloop/orchestrator";
+import { CliError } from "./cli-error.js";
+
+/**
+ * Issue 11: every expected failure of forkloop's state — a damaged transcript or journal, a full
+ * or read-only disk, a path that is a file where a directory belongs — becomes a message that
+ * names the path and the fix (exit 2), never `unexpected error` with a stack trace. `main`
+ * passes every error it did not expect through here; what is left is a real bug.
+ */
+export function asStateError(error: unknown): CliError | undefined {
+  if (error instanceof CliError) return error;
+  if (error instanceof OrchestratorError) {
+    if (error.code === "transcript_corrupt") return damagedTranscript(error);
+    if (error.code === "transcript_write_failed") {
+      const path = String(error.data?.path ?? "the transcript");
+      return new CliError(
+        `cannot write ${path}: ${errnoReason(String(error.data?.errno ?? ""))}. What was written before is intact; ${errnoFix(String(error.data?.errno ?? ""))}, then continue with \`forkloop run --resume ${sessionIdOf(path)} "…"\`.`,
+      );
+    }
+    return undefined;
+  }
+  const errno = error as NodeJS.ErrnoException;
+  if (typeof errno?.code === "string" && ERRNO_REASONS[errno.code] !== undefined) {
+    const where = errno.path === undefined ? "" : ` ${errno.path}`;
+    return new CliError(
+      `cannot ${errno.syscall ?? "access"}${where}: ${errnoReason(errno.code)}. ${capitalize(errnoFix(errno.code))}, then run the command again.`,
+    );
+  }
+  return undefined;
+}
+
+function damagedTranscript(error: OrchestratorError): CliError {
+  return new CliError(damageNotice(error.data as unknown as TranscriptDamageData));
+}
+
+/** Where a transcript is damaged, what is intact, and the fix (for run, replay and sessions). */
+export function damageNotice(damage: TranscriptDamageData): string {
+  const id = sessionIdOf(damage.path);
+  return `${damage.path} is damaged at byte ${damage.offset} of ${damage.fileBytes}: the ${damage.intactRecords} records before it are intact (${damage.laterRecords} readable records follow it); the file was not changed. Continue from the intact part with \`forkloop run --resume ${id} --repair "…"\` (the damaged file is kept beside it as ${basename(damage.path)}.damaged-<time>).`;
+}
+
+function sessionIdOf(path: string): string {
+  const name = basename(path);
+  return name.endsWith(TRANSCRIPT_EXTENSION) ? name.slice(0, -TRANSCRIPT_EXTENSION.length) : name;
+}
+
+const ERRNO_REASONS: Record<string, string> = {
+  ENOSPC: "no space left on the device (ENOSPC)",
+  EDQUOT: "the disk quota is used up (EDQUOT)",
+  EROFS: "the file system is read-only (EROFS)",
+  EACCES: "permission denied (EACCES)",
+  EPERM: "operation not permitted (EPERM)",
+  EIO: "an input/output error of the device (EIO)",
+  ENOTDIR: "a file stands where a directory should be (ENOTDIR)",
+  EISDIR: "a directory stands where a file should be (EISDIR)",
+  EEXIST: "a file of that name already exists (EEXIST)",
+  EMFILE: "too many open files (EMFILE)",
+  ENAMETOOLONG: "the path is too long (ENAMETOOLONG)",
+};
+
+export function errnoReason(code: string): string {
+  return ERRNO_REASONS[code] ?? `the write failed (${code || "unknown error"})`;
+}
+
+export function errnoFix(code: string): string {
+  switch (code) {
+    case "ENOSPC":
+    case "EDQUOT":
+      return "free some space";
+    case "EROFS":
+      return "remount it writable or point --cwd / --output elsewhere";
+    case "EACCES":
+    case "EPERM":
+      return "make it writable for this user or point --cwd / --output elsewhere";
+    case "ENOTDIR":
+    case "EISDIR":
+    case "EEXIST":
+      return "move the file that is in the way";
+    case "EMFILE":
+      return "raise the open-file limit (ulimit -n)";
+    default:
+      return "check the device";
+  }
+}
+
+export function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -1,0 +1,183 @@
+import Anthropic from "@anthropic-ai/sdk";
+import { parseFaultSpec } from "@forkloop/sim";
+import { afterEach, describe, expect, it } from "vitest";
+import { createUserMessage } from "./create-message.js";
+import type { LoopEvent } from "./loop-events.js";
+import { classifyError, isInterruptedConnection } from "./model-failure.js";
+import { query } from "./query.js";
+import { FAST_RETRY, simParams, useSimulator } from "./test-support/sim-harness.js";
+import {
+  collect,
+  type HostileBehaviour,
+  type HostileServer,
+  startHostileServer,
+  testContext,
+  testTool,
+  toolPairingViolations,
+} from "./testing/index.js";
+
+const sims = useSimulator();
+const hostile: HostileServer[] = [];
+afterEach(async () => {
+  await Promise.all(hostile.splice(0).map((server) => server.close()));
+});
+
+async function againstHostile(behaviour: (index: number) => HostileBehaviour, retry = {}) {
+  const server = await startHostileServer({ behaviour: ({ index }) => behaviour(index) });
+  hostile.push(server);
+  const client = new Anthropic({ apiKey: "test-key", baseURL: server.url, maxRetries: 0 });
+  const run = await collect(
+    query({
+      messages: [createUserMessage("Do the task.")],
+      systemPrompt: "You are a test agent.",
+      toolUseContext: testContext({ tools: [] }),
+      querySource: "sdk",
+      client,
+      retry: { ...FAST_RETRY, ...retry },
+    }),
+  );
+  return { ...run, server };
+}
+
+const retries = (events: readonly LoopEvent[]) =>
+  events.flatMap((event) => (event.type === "api_retry" ? [event] : []));
+
+describe("issue 11: interrupted streams are retried like a 529", () => {
+  it("a stream the simulator drops mid-way (latency off) is retried, api_retry visible", async () => {
+    const handle = await sims.start([{ content: [{ type: "text", text: "word ".repeat(40) }] }], {
+      faults: parseFaultSpec("drop@1"),
+    });
+    const { events, terminal } = await collect(query(simParams(handle)));
+    expect(terminal.reason).toBe("completed");
+    expect(handle.messageRequests().map((record) => record.fault)).toEqual(["drop", null]);
+    // The first attempt streamed events before the cut: the drop happened after the stream started.
+    const firstStreamEvents = events.findIndex((event) => event.type === "api_retry");
+    expect(events.slice(0, firstStreamEvents).some((event) => event.type === "stream_event")).toBe(true);
+    expect(retries(events)).toHaveLength(1);
+    expect(retries(events)[0]?.error).toMatch(/terminated/);
+  });
+
+  it("R-L12 holds: tools started from a dropped stream are discarded, the retry's tools answered once", async () => {
+    let runs = 0;
+    const probe = testTool({
+      name: "Probe",
+      safe: true,
+      call: async () => {
+        runs++;
+        return { content: "probed" };
+      },
+    });
+    const handle = await sims.start(
+      [
+        {
+          content: [
+            { type: "tool_use", name: "Probe", input: {} },
+            { type: "text", text: "more text after the tool call ".repeat(10) },
+          ],
+        },
+        { content: [{ type: "text", text: "finished" }] },
+      ],
+      // Request 1 is cut after the tool_use block is complete (the executor has started it).
+      { faults: parseFaultSpec("drop@1:after_events=6") },
+    );
+    const { terminal } = await collect(query(simParams(handle, { tools: [probe] })));
+    expect(terminal.reason).toBe("completed");
+    const records = handle.messageRequests();
+    expect(records.map((record) => record.fault)).toEqual(["drop", null, null]);
+    for (const record of records) {
+      expect(toolPairingViolations(JSON.parse(record.rawBody).messages)).toEqual([]);
+    }
+    const results = terminal.messages.flatMap((message) =>
+      message.type === "user" && Array.isArray(message.message.content)
+        ? message.message.content.filter((block) => block.type === "tool_result")
+        : [],
+    );
+    expect(results).toHaveLength(1);
+    expect(runs).toBeGreaterThanOrEqual(1);
+  });
+
+  it.each([
+    ["drop_after", { kind: "drop_after", events: 3 }, "stream_interrupted"],
+    ["malformed SSE", { kind: "malformed_sse" }, "malformed"],
+    ["truncated JSON", { kind: "truncated_json" }, "malformed"],
+    ["an HTML 200", { kind: "html_200" }, "without message_stop"],
+  ] as const)("a hostile server's %s is retried, then the good reply wins", async (_name, bad, expected) => {
+    const { events, terminal, server } = await againstHostile((index) =>
+      index === 1 ? bad : { kind: "ok", text: "recovered" },
+    );
+    expect(terminal.reason).toBe("completed");
+    expect(server.requests().map((record) => record.kind)).toEqual([bad.kind, "ok"]);
+    expect(retries(events)).toHaveLength(1);
+    expect(retries(events)[0]?.error).toMatch(
+      expected === "stream_interrupted" ? /terminated|other side closed/ : new RegExp(expected),
+    );
+  });
+});
+
+describe("issue 11: deadlines for headers and for the gap between events", () => {
+  it("no response headers: the attempt is aborted after headersTimeoutMs and retried", async () => {
+    const { events, terminal, server } = await againstHostile(
+      (index) => (index === 1 ? { kind: "silence" } : { kind: "ok" }),
+      { headersTimeoutMs: 200 },
+    );
+    expect(terminal.reason).toBe("completed");
+    expect(server.requests()[0]?.kind).toBe("silence");
+    expect(retries(events)[0]?.error).toBe("no response headers within 200 ms");
+  });
+
+  it("headers then silence: the idle timeout aborts the attempt and retries it", async () => {
+    const { events, terminal } = await againstHostile(
+      (index) => (index === 1 ? { kind: "headers_then_silence" } : { kind: "ok" }),
+      { streamIdleTimeoutMs: 200 },
+    );
+    expect(terminal.reason).toBe("completed");
+    expect(retries(events)[0]?.error).toBe("the stream sent no event (pings aside) for 200 ms");
+  });
+
+  it("ping-only streams do not count as activity: retries run out, the run ends as model_error", async () => {
+    const { events, terminal, server } = await againstHostile(() => ({ kind: "ping_only", intervalMs: 20 }), {
+      streamIdleTimeoutMs: 150,
+      maxRetries: 2,
+    });
+    expect(terminal.reason).toBe("model_error");
+    expect(terminal.error?.message).toMatch(/no event \(pings aside\) for 150 ms/);
+    expect(server.requests()).toHaveLength(3);
+    expect(retries(events)).toHaveLength(2);
+  });
+
+  it("a slow but steady stream is not cut: the idle deadline restarts at every event", async () => {
+    // About 100 events 40 ms apart: the stream lasts longer than the deadline, each gap is shorter.
+    const handle = await sims.start([{ content: [{ type: "text", text: "word ".repeat(200) }] }], {
+      faults: parseFaultSpec("slow@1:slow_ms=40"),
+    });
+    const { events, terminal } = await collect(
+      query(simParams(handle, { retry: { ...FAST_RETRY, streamIdleTimeoutMs: 800 } })),
+    );
+    expect(terminal.reason).toBe("completed");
+    expect(retries(events)).toHaveLength(0);
+  });
+});
+
+describe("issue 11: which failures are retried", () => {
+  const socketError = (code: string) => Object.assign(new Error("other side closed"), { code });
+  it.each([
+    [
+      "undici's terminated with a socket cause",
+      true,
+      new TypeError("terminated", { cause: socketError("UND_ERR_SOCKET") }),
+    ],
+    ["ECONNRESET", true, Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" })],
+    ["socket hang up", true, new Error("socket hang up")],
+    ["bad JSON in an event", true, new SyntaxError("Unexpected token n in JSON")],
+    ["a bug in our code", false, new TypeError("cannot read properties of undefined")],
+  ])("%s: retried = %s", (_name, retryable, error) => {
+    expect(classifyError(error).retryable).toBe(retryable);
+  });
+
+  it("a cause chain is followed, a plain TypeError is not a broken connection", () => {
+    expect(isInterruptedConnection(new TypeError("fetch failed", { cause: socketError("ECONNRESET") }))).toBe(
+      true,
+    );
+    expect(isInterruptedConnection(new TypeError("x is not a function"))).toBe(false);
+  });
+});

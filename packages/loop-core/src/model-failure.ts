@@ -1,0 +1,145 @@
+import Anthropic from "@anthropic-ai/sdk";
+import { MalformedStreamError } from "./errors.js";
+
+/** Why one attempt of a model request failed, and whether another attempt may succeed. */
+export interface FailedAttempt {
+  readonly status: number | null;
+  readonly type: string;
+  readonly message: string;
+  readonly retryable: boolean;
+  readonly overloaded: boolean;
+  readonly retryAfterMs: number | undefined;
+}
+
+/** Which deadline of an attempt ran out (both abort the attempt and retry it, issue 11). */
+export type AttemptTimeout = "headers_timeout" | "stream_idle_timeout";
+
+/**
+ * Error codes of a connection that broke (Node's net errors, undici's socket errors). An SSE
+ * stream cut mid-way surfaces as undici's `TypeError: terminated` whose `cause` carries one of
+ * these; the SDK does not wrap errors raised while iterating a stream (api doc §4).
+ */
+const CONNECTION_CODES = new Set([
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "ECONNABORTED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CLOSED",
+  "UND_ERR_ABORTED",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "UND_ERR_RESPONSE_STATUS_CODE",
+]);
+
+const CONNECTION_MESSAGES = /^terminated$|socket hang up|other side closed|ECONNRESET|premature close/i;
+
+/**
+ * Issue 11: the connection broke after the request was sent (`terminated`, `ECONNRESET`, socket
+ * hang-up). The API lets a client retry these like a 529: nothing of the reply was kept.
+ */
+export function isInterruptedConnection(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && CONNECTION_CODES.has(code)) return true;
+    if (CONNECTION_MESSAGES.test(current.message)) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** The stream ended (or broke) before `message_stop`: the partial reply is discarded, retried. */
+export function incompleteStream(message: string): FailedAttempt {
+  return {
+    status: null,
+    type: "incomplete_stream",
+    message,
+    retryable: true,
+    overloaded: false,
+    retryAfterMs: undefined,
+  };
+}
+
+export function attemptTimedOut(timeout: AttemptTimeout, ms: number): FailedAttempt {
+  return {
+    status: null,
+    type: timeout,
+    message:
+      timeout === "headers_timeout"
+        ? `no response headers within ${ms} ms`
+        : `the stream sent no event (pings aside) for ${ms} ms`,
+    retryable: true,
+    overloaded: false,
+    retryAfterMs: undefined,
+  };
+}
+
+/**
+ * An error thrown by the SDK or the stream, classified the way the API documents retries (api
+ * doc §4): connection failures, 408/409/429/5xx and mid-stream errors are retryable, unless the
+ * server says `x-should-retry`; a malformed stream (bad JSON in an event, events out of order) is
+ * a broken transport and retried too. Anything else is a bug: not retried, surfaced with its
+ * message.
+ */
+export function classifyError(error: unknown): FailedAttempt {
+  if (error instanceof Anthropic.APIConnectionError || isInterruptedConnection(error)) {
+    const cause = (error as { cause?: unknown }).cause;
+    const detail = cause instanceof Error && cause.message !== "" ? ` (${cause.message})` : "";
+    return {
+      status: null,
+      type: error instanceof Anthropic.APIConnectionError ? "connection_error" : "stream_interrupted",
+      message: `${(error as Error).message}${detail}`,
+      retryable: true,
+      overloaded: false,
+      retryAfterMs: undefined,
+    };
+  }
+  if (error instanceof Anthropic.APIError) {
+    const status = error.status ?? null;
+    const type = error.type ?? (status === null ? "api_error" : `http_${status}`);
+    // A mid-stream `event: error` has no status (api doc §3); it is retried like its type.
+    const overloaded = status === 529 || type === "overloaded_error";
+    const shouldRetry = error.headers?.get("x-should-retry");
+    const retryable =
+      shouldRetry === "true"
+        ? true
+        : shouldRetry === "false"
+          ? false
+          : status === null || status === 408 || status === 409 || status === 429 || status >= 500;
+    return {
+      status,
+      type,
+      message: error.apiMessage ?? error.message,
+      retryable,
+      overloaded,
+      retryAfterMs: retryAfterMs(error.headers),
+    };
+  }
+  if (error instanceof SyntaxError || error instanceof MalformedStreamError) {
+    return { ...incompleteStream(`malformed stream: ${error.message}`), type: "malformed_stream" };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  // Bugs are not retried: they surface as a model_error with their message.
+  return {
+    status: null,
+    type: "client_error",
+    message,
+    retryable: false,
+    overloaded: false,
+    retryAfterMs: undefined,
+  };
+}
+
+function retryAfterMs(headers: Headers | undefined): number | undefined {
+  const ms = headers?.get("retry-after-ms");
+  if (ms && Number.isFinite(Number(ms))) return Number(ms);
+  const seconds = headers?.get("retry-after");
+  if (seconds && Number.isFinite(Number(seconds))) return Number(seconds) * 1000;
+  return undefined;
+}

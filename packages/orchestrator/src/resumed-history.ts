@@ -1,0 +1,30 @@
+import { randomUUID } from "node:crypto";
+import {
+  type AssistantMessage,
+  type Message,
+  type UserMessage,
+  yieldMissingToolResultBlocks,
+} from "@forkloop/loop-core";
+
+/**
+ * Issue 11: a transcript that ends mid-turn (a kill -9 while tools ran, or a `--repair` that kept
+ * the intact part) holds tool_use blocks nobody answered; sent as is, every later request would
+ * be rejected. The last assistant turn's open calls get an error result, as R-L12 does when the
+ * loop gives up on a turn; the caller appends these to the transcript too.
+ */
+export function answerOpenToolUses(messages: readonly Message[]): UserMessage[] {
+  let last = messages.length - 1;
+  while (last >= 0 && messages[last]?.type !== "assistant") last--;
+  if (last < 0) return [];
+  let first = last;
+  while (first > 0 && messages[first - 1]?.type === "assistant") first--;
+  const turn = messages.slice(first, last + 1) as AssistantMessage[];
+  return [
+    ...yieldMissingToolResultBlocks(
+      turn.filter((message) => !message.apiError),
+      messages.slice(last + 1),
+      "The session stopped before this tool call finished; it may or may not have run.",
+      randomUUID,
+    ),
+  ];
+}

@@ -1,0 +1,53 @@
+import type { RetryOptions } from "@forkloop/loop-core";
+import { OptionsError } from "./options-error.js";
+
+/**
+ * Issue 11: the model client's deadlines and retry count, from the environment — the process's,
+ * over the settings files' `env` map, so a project can set them once in `.forkloop/settings.json`
+ * (`"env": {"FORKLOOP_STREAM_IDLE_TIMEOUT_MS": "30000"}`). The CLI's `--headers-timeout` and
+ * `--idle-timeout` set the same variables.
+ */
+export const RETRY_ENV = {
+  headersTimeoutMs: "FORKLOOP_HEADERS_TIMEOUT_MS",
+  streamIdleTimeoutMs: "FORKLOOP_STREAM_IDLE_TIMEOUT_MS",
+  maxRetries: "FORKLOOP_MAX_RETRIES",
+} as const;
+
+export const RETRY_ENV_NAMES: readonly string[] = Object.values(RETRY_ENV);
+
+/** The retry options the variables set (only those that are set; loop-core has the defaults). */
+export function retryOptionsFromEnv(env: Readonly<Record<string, string | undefined>>): RetryOptions {
+  const read = (key: keyof typeof RETRY_ENV): number | undefined => {
+    const name = RETRY_ENV[key];
+    const text = env[name];
+    if (text === undefined || text === "") return undefined;
+    if (!/^\d+$/.test(text.trim())) {
+      throw new OptionsError(
+        `environment variable ${name} is "${text}": it must be a whole number (milliseconds, or a count; 0 turns a deadline off). Fix or unset it.`,
+      );
+    }
+    return Number(text.trim());
+  };
+  const headers = read("headersTimeoutMs");
+  const idle = read("streamIdleTimeoutMs");
+  const retries = read("maxRetries");
+  return {
+    ...(headers === undefined ? {} : { headersTimeoutMs: headers }),
+    ...(idle === undefined ? {} : { streamIdleTimeoutMs: idle }),
+    ...(retries === undefined ? {} : { maxRetries: retries }),
+  };
+}
+
+/** The environment with the settings' retry variables beneath it (the environment wins). */
+export function withSettingsRetryEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  settingsEnv: Readonly<Record<string, string>> | undefined,
+): Record<string, string | undefined> {
+  const fromSettings = Object.fromEntries(
+    Object.entries(settingsEnv ?? {}).filter(([name]) => RETRY_ENV_NAMES.includes(name)),
+  );
+  const set = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ""),
+  );
+  return { ...env, ...fromSettings, ...set };
+}

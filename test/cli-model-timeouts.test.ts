@@ -1,0 +1,71 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCli, streamJsonLines } from "@forkloop/cli/testing";
+import { type HostileBehaviour, type HostileServer, startHostileServer } from "@forkloop/loop-core/testing";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+
+let dir: string;
+let server: HostileServer | undefined;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "forkloop-cli-timeouts-"));
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function hostile(behaviour: (index: number) => HostileBehaviour): Promise<Record<string, string>> {
+  server = await startHostileServer({ behaviour: ({ index }) => behaviour(index) });
+  return { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url };
+}
+
+describe("issue 11: model deadlines through the built CLI (flags, env, settings)", () => {
+  it("--idle-timeout: a stream that goes silent after its headers is retried (api_retry), the run succeeds", async () => {
+    const env = await hostile((index) => (index === 1 ? { kind: "headers_then_silence" } : { kind: "ok" }));
+    const result = await runCli(["run", "hi", "--output-format", "stream-json", "--idle-timeout", "0.3"], {
+      cwd: dir,
+      env,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const lines = streamJsonLines(result.stdout);
+    expect(lines.find((line) => line.type === "system" && line.subtype === "api_retry")).toMatchObject({
+      error: "the stream sent no event (pings aside) for 300 ms",
+    });
+    expect(lines.at(-1)).toMatchObject({ type: "result", subtype: "success" });
+  });
+
+  it("settings env: FORKLOOP_STREAM_IDLE_TIMEOUT_MS and FORKLOOP_MAX_RETRIES bound a ping-only server", async () => {
+    const project = join(dir, "with-settings");
+    await mkdir(join(project, ".forkloop"), { recursive: true });
+    await writeFile(
+      join(project, ".forkloop", "settings.json"),
+      JSON.stringify({ env: { FORKLOOP_STREAM_IDLE_TIMEOUT_MS: "200", FORKLOOP_MAX_RETRIES: "1" } }),
+    );
+    const env = await hostile(() => ({ kind: "ping_only", intervalMs: 20 }));
+    const result = await runCli(["run", "hi", "--output-format", "stream-json"], { cwd: project, env });
+    expect(result.code).toBe(4);
+    const last = streamJsonLines(result.stdout).at(-1);
+    expect(last).toMatchObject({ type: "result", is_error: true, terminal_reason: "model_error" });
+    expect(server?.requests()).toHaveLength(2);
+  });
+
+  it("a bad value names the variable and the fix (exit 2, before any request)", async () => {
+    const env = await hostile(() => ({ kind: "ok" }));
+    const result = await runCli(["run", "hi"], {
+      cwd: dir,
+      env: { ...env, FORKLOOP_HEADERS_TIMEOUT_MS: "soon" },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /environment variable FORKLOOP_HEADERS_TIMEOUT_MS is "soon".*Fix or unset it/,
+    );
+    const flag = await runCli(["run", "hi", "--idle-timeout", "-3"], { cwd: dir, env });
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toMatch(/--idle-timeout/);
+    expect(server?.requests()).toHaveLength(0);
+  });
+});
