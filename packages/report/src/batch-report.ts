@@ -39,6 +39,8 @@ export interface BatchItemInput {
   readonly transcriptPath?: string;
   /** The item's compactions as the journal has them (results.jsonl); else counted in its transcript. */
   readonly compactions?: readonly unknown[];
+  /** Model requests retried on the way (dropped streams, 529s, deadlines; issue 11). */
+  readonly apiRetries?: number;
 }
 
 /** Message text of all items together (characters): 10,000 items still make a page. */
@@ -126,6 +128,7 @@ async function itemRow(item: BatchItemInput, textBudget: number): Promise<BatchI
       item.compactions?.length ??
       session?.markers.filter((marker) => marker.kind === "compact_boundary").length ??
       0,
+    apiRetries: item.apiRetries ?? 0,
     terminal: item.terminal,
     answer: text.length > ANSWER_PREVIEW ? `${text.slice(0, ANSWER_PREVIEW)}…` : text,
     error: item.error,

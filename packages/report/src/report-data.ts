@@ -135,6 +135,8 @@ export interface BatchItemRow {
   readonly costUsd: number;
   readonly durationMs: number;
   readonly compactions: number;
+  /** Model requests retried on the way (issue 11). */
+  readonly apiRetries: number;
   readonly terminal: string | null;
   /** The start of the answer (the whole answer is in the item's messages). */
   readonly answer: string;

@@ -15,6 +15,7 @@ export function totalsOf(items: readonly BatchItemRow[]) {
     pending: items.filter((item) => item.status === "pending").length,
     turns: items.reduce((sum, item) => sum + item.turns, 0),
     compactions: items.reduce((sum, item) => sum + item.compactions, 0),
+    apiRetries: items.reduce((sum, item) => sum + item.apiRetries, 0),
     inputTokens: tokens.input,
     outputTokens: tokens.output,
     cacheCreationInputTokens: tokens.cacheWrite,
@@ -35,6 +36,7 @@ function totalsFigures(items: readonly BatchItemRow[], wallMs: number | null): H
     figure("not finished", String(t.pending), t.pending, "pending"),
     figure("turns", format.count(t.turns), t.turns, "turns"),
     figure("compactions", String(t.compactions), t.compactions, "compactions"),
+    figure("API retries", String(t.apiRetries), t.apiRetries, "apiRetries"),
     figure("uncached input", format.count(t.inputTokens), t.inputTokens, "inputTokens"),
     figure(
       "cache writes",
@@ -267,6 +269,7 @@ const COLUMNS: readonly Column<BatchItemRow>[] = [
     width: "5.5rem",
   },
   { key: "compactions", title: "compactions", value: (row) => row.compactions, numeric: true, width: "7rem" },
+  { key: "retries", title: "API retries", value: (row) => row.apiRetries, numeric: true, width: "6rem" },
 ];
 
 function itemPage(root: HTMLElement, item: BatchItemRow): void {
