@@ -15,4 +15,12 @@ describe("HeadTailBuffer", () => {
     expect(buffer.toString()).toBe("01234\n\n… 10 characters omitted …\n\nfghij");
     expect(capHeadTail("0123456789abcdefghij", 10)).toBe(buffer.toString());
   });
+
+  it("issue 11: a cut inside a surrogate pair leaves no lone half at either end", () => {
+    // "😀" is two UTF-16 units; a cap of 10 keeps 5 + 5, each cut splitting a pair.
+    const text = `abcd😀${"x".repeat(20)}😀efgh`;
+    const cut = capHeadTail(text, 10);
+    expect(cut).toBe("abcd\n\n… 24 characters omitted …\n\nefgh");
+    expect(cut).not.toMatch(/[\uD800-\uDFFF]/u); // in a u-regex a lone half matches, a pair does not
+  });
 });

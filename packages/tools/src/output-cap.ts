@@ -37,9 +37,19 @@ export class HeadTailBuffer {
 
   toString(): string {
     if (this.omitted === 0) return this.head + this.tail;
-    return `${this.head}\n\n… ${this.omitted} characters omitted …\n\n${this.tail}`;
+    // Issue 11: a cut inside a surrogate pair would leave a lone half (invalid UTF-16, sent to
+    // the model as U+FFFD or refused); the half goes with the omitted middle.
+    const head = isHighSurrogate(this.head.charCodeAt(this.head.length - 1))
+      ? this.head.slice(0, -1)
+      : this.head;
+    const tail = isLowSurrogate(this.tail.charCodeAt(0)) ? this.tail.slice(1) : this.tail;
+    const omitted = this.omitted + (this.head.length - head.length) + (this.tail.length - tail.length);
+    return `${head}\n\n… ${omitted} characters omitted …\n\n${tail}`;
   }
 }
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
 
 /** The same cut for a string already in memory. */
 export function capHeadTail(text: string, maxChars: number): string {
