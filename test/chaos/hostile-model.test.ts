@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
@@ -209,4 +209,83 @@ describe("issue 11 chaos: each hostile behaviour against the built CLI", () => {
       }
     },
   );
+});
+
+describe("issue 11 chaos: batch items against the hostile server", () => {
+  it("a 40-item batch through the built CLI: every item settles typed (succeeded or failed with an error), no crash, the API's tool rules kept, requests per item bounded", async () => {
+    const ITEMS = 40;
+    const ITEM_TURNS = 4;
+    const ITEM_RETRIES = 3;
+    const random = seeded(SEED + 1);
+    const own = await startHostileServer({
+      behaviour: () => drawBehaviour(random),
+      toolUse: { name: "Glob", input: { pattern: "*.md" } },
+    });
+    const cwd = join(dir, "batch");
+    await mkdir(cwd, { recursive: true });
+    await writeFile(join(cwd, "README.md"), "# chaos batch\n");
+    const items = Array.from({ length: ITEMS }, (_, n) => JSON.stringify({ n })).join("\n");
+    await writeFile(join(cwd, "items.jsonl"), `${items}\n`);
+    try {
+      const batch = await runCli(
+        [
+          "batch",
+          "--items",
+          "items.jsonl",
+          "--prompt",
+          "List the markdown files for item {{item.n}}.",
+          "--concurrency",
+          "8",
+          "--max-turns",
+          String(ITEM_TURNS),
+          "--idle-timeout",
+          "1",
+          "--headers-timeout",
+          "1",
+          "--id",
+          "hostile",
+        ],
+        {
+          cwd,
+          env: {
+            ANTHROPIC_API_KEY: "test-key",
+            ANTHROPIC_BASE_URL: own.url,
+            FORKLOOP_MAX_RETRIES: String(ITEM_RETRIES),
+          },
+        },
+      );
+      expect(batch.stderr).not.toMatch(/unexpected error|FATAL|\n\s+at /);
+      expect([0, 6, 7], batch.stderr.slice(-2000)).toContain(batch.code);
+      const rows = (await readFile(join(cwd, ".forkloop", "batches", "hostile", "results.jsonl"), "utf8"))
+        .trim()
+        .split("\n")
+        .map(
+          (line) =>
+            JSON.parse(line) as {
+              status: string;
+              turns: number;
+              apiRetries?: number;
+              error?: { code: string } | null;
+            },
+        );
+      const records = own.requests();
+      const perItem = rows.map((row) => row.turns + (row.apiRetries ?? 0));
+      const kinds: Record<string, number> = {};
+      for (const record of records) kinds[record.kind] = (kinds[record.kind] ?? 0) + 1;
+      console.log(
+        `chaos/hostile batch: ${ITEMS} items, ${records.length} requests, ` +
+          `${rows.filter((row) => row.status === "succeeded").length} succeeded; per item requests ${JSON.stringify(spread(perItem))}; behaviours ${JSON.stringify(kinds)}`,
+      );
+      expect(rows).toHaveLength(ITEMS);
+      for (const row of rows) {
+        expect(["succeeded", "failed"]).toContain(row.status);
+        if (row.status === "failed") expect(typeof row.error?.code).toBe("string");
+      }
+      expect(records.flatMap((record) => record.violations)).toEqual([]);
+      // Each turn's request retried to the end, a max_tokens-style recovery aside.
+      expect(Math.max(...perItem)).toBeLessThanOrEqual(ITEM_TURNS * (ITEM_RETRIES + 1));
+    } finally {
+      await own.close();
+    }
+  }, 120_000);
 });

@@ -241,11 +241,16 @@ class SseReply {
   }
 }
 
+/** Resolves once `text` is written or the response closed (its close listener removed again). */
 function write(res: ServerResponse, text: string): Promise<void> {
   return new Promise((resolve) => {
     if (res.destroyed) return resolve();
-    res.once("close", resolve);
-    res.write(text, () => resolve());
+    const done = (): void => {
+      res.off("close", done);
+      resolve();
+    };
+    res.once("close", done);
+    res.write(text, done);
   });
 }
 
