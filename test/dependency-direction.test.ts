@@ -13,7 +13,7 @@ const allowed: Record<string, readonly string[]> = {
   "packages/mcp": ["loop-core"],
   "packages/orchestrator": ["loop-core", "tools", "compaction"],
   // The embedded simulator is the SDK's default endpoint when no API key is set.
-  "packages/sdk": ["orchestrator", "loop-core", "tools", "compaction", "sim"],
+  "packages/sdk": ["orchestrator", "loop-core", "tools", "compaction", "sim", "mcp"],
   // Reads transcripts (orchestrator) and prices (loop-core); the batch journal comes in as data.
   "packages/report": ["orchestrator", "loop-core"],
   "apps/cli": ["sdk", "orchestrator", "report", "sim", "loop-core", "tools", "compaction"],

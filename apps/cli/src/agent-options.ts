@@ -30,13 +30,26 @@ export function splitRules(text: string): string[] {
   return rules;
 }
 
-/** `--allowed-tools Read,Grep` / `--disallowed-tools Bash`: a comma list of known tool names. */
+const MCP_RULE = /^mcp__[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*(?:__(?:\*|[A-Za-z0-9_-]+))?$/;
+
+/** `--allowed-tools Read,Grep` / `--disallowed-tools Bash`: a comma list of known tool names or MCP rules. */
 export const toolListSchema = z
   .string()
   .transform(splitRules)
   .superRefine((names, ctx) => {
     const known = builtinToolNames();
     for (const name of names) {
+      // MCP tools are known only once their servers start: `mcp__server`, `mcp__server__*` and
+      // `mcp__server__tool` are checked for form here and match when the session has the tools.
+      if (name.startsWith("mcp__")) {
+        if (!MCP_RULE.test(name)) {
+          ctx.addIssue({
+            code: "custom",
+            message: `rule "${name}": write MCP rules as mcp__server, mcp__server__* or mcp__server__tool (letters, digits, "_" and "-")`,
+          });
+        }
+        continue;
+      }
       // A rule like `Bash(npm test:*)` names a tool too; the tool is what must exist.
       const tool = name.replace(/\(.*$/s, "");
       if (!known.includes(tool)) {

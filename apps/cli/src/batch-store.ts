@@ -23,6 +23,9 @@ export const batchSpecSchema = z.object({
   permissionMode: z.string(),
   fallbackModels: z.array(z.string()),
   appendSystemPrompt: z.string().optional(),
+  /** `--mcp-config` (absolute paths, or JSON) and `--strict-mcp-config` (issue 15). */
+  mcpConfig: z.array(z.string()).optional(),
+  strictMcpConfig: z.boolean().optional(),
   outputDir: z.string(),
 });
 export type BatchSpec = z.infer<typeof batchSpecSchema>;

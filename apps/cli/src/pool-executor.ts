@@ -6,10 +6,13 @@ import {
   type LoopHooks,
   type ModelInfo,
   type PermissionMode,
+  type Tool,
 } from "@forkloop/loop-core";
 import {
   type AgentPool,
   buildSubAgentTask,
+  detachedParentTools,
+  parentToolAnnotations,
   type SubAgentBashOptions,
   type SubAgentEvent,
   type SubAgentResult,
@@ -55,6 +58,11 @@ export interface BatchAgentSettings {
     isMutating(toolName: string, input: Record<string, unknown>): boolean;
     record(claim: Claim, tool: string): Promise<void>;
   };
+  /**
+   * The batch's MCP tools (issue 15): connected once in this process for every item; an item's
+   * call comes back over comlink and runs here, and the worker's proxies keep their annotations.
+   */
+  readonly parentTools?: readonly Tool[];
 }
 
 /**
@@ -68,6 +76,16 @@ export function createPoolExecutor(
   onEvent?: (claim: Claim, event: SubAgentEvent) => void,
 ): ItemExecutor {
   const modelInfo = getModelInfo(settings.cacheSafeParams.model, settings.modelOverrides);
+  const parentTools = settings.parentTools ?? [];
+  const toolAnnotations = parentToolAnnotations(parentTools, settings.cacheSafeParams);
+  const parentCalls =
+    parentTools.length === 0
+      ? undefined
+      : detachedParentTools(parentTools, {
+          cwd: settings.cwd,
+          model: settings.cacheSafeParams.model,
+          permissionMode: settings.permissionMode,
+        });
   const toTask = (claim: Claim): SubAgentTask =>
     buildSubAgentTask({
       id: `item-${claim.item.id}-${claim.attempt}`,
@@ -84,6 +102,7 @@ export function createPoolExecutor(
       permissionMode: settings.permissionMode,
       permissionRules: settings.permissionRules,
       bash: settings.bash,
+      toolAnnotations,
       fallbackModels: settings.fallbackModels,
       modelOverrides: settings.modelOverrides,
     });
@@ -96,6 +115,7 @@ export function createPoolExecutor(
       const hooks = withSideEffectHook(settings, (agentId) => byTaskId.get(agentId));
       const callbacks = {
         ...(hooks === undefined ? {} : { hooks }),
+        ...(parentCalls === undefined ? {} : { callTool: parentCalls.callTool }),
         onEvent: (event: SubAgentEvent) => {
           const claim = byTaskId.get(event.agentId);
           if (!claim) return;

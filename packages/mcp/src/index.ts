@@ -9,6 +9,7 @@ export {
   type McpSseServerConfig,
   type McpStdioServerConfig,
   mergeMcpServers,
+  parseMcpConfigText,
   parseMcpServers,
   readMcpConfigFile,
 } from "./mcp-config.js";

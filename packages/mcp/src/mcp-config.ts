@@ -109,6 +109,12 @@ export async function readMcpConfigFile(
     if (code === "ENOENT" && options.missingOk) return { ok: true, servers: [] };
     return { ok: false, error: `${file}: cannot read the MCP config (${code}). Fix: check the path.` };
   }
+  return parseMcpConfigText(text, source, env);
+}
+
+/** A config's text, `{ "mcpServers": { … } }` (a file's, or `--mcp-config '{…}'`); `source.file` names it. */
+export function parseMcpConfigText(text: string, source: McpConfigSource, env: Env): McpConfigResult {
+  const file = where(source);
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -38,7 +38,7 @@ export {
   type SessionRunOptions,
 } from "./main-session.js";
 export { type MemoryFile, readMemoryFiles } from "./memory-files.js";
-export { parentToolAnnotations, parentToolHandler } from "./parent-tool-calls.js";
+export { detachedParentTools, parentToolAnnotations, parentToolHandler } from "./parent-tool-calls.js";
 export { createPoolCompactRunner } from "./pool-compact-runner.js";
 export { type AssembledSession, type AssembleSessionOptions, assembleSession } from "./session-assembly.js";
 export { createSkillTool } from "./skill-tool.js";

@@ -1,4 +1,11 @@
-import type { CacheSafeParams, Tool, ToolAnnotations, ToolUseContext } from "@forkloop/loop-core";
+import {
+  type CacheSafeParams,
+  createAgentState,
+  type PermissionMode,
+  type Tool,
+  type ToolAnnotations,
+  type ToolUseContext,
+} from "@forkloop/loop-core";
 import { z } from "zod";
 import type { ParentToolHandler } from "./sub-agent-types.js";
 
@@ -44,4 +51,29 @@ export function parentToolAnnotations(
     tool.annotations !== undefined && offered.has(tool.name) ? [[tool.name, tool.annotations] as const] : [],
   );
   return entries.length === 0 ? undefined : Object.fromEntries(entries);
+}
+
+/**
+ * Parent-side tools for sub-agents no session loop owns (a batch's items, issue 15): the tools
+ * run in this process with a context of their own, rooted at `cwd`. `abort()` stops calls still
+ * running (the batch is interrupted or ends).
+ */
+export function detachedParentTools(
+  tools: readonly Tool[],
+  options: { readonly cwd: string; readonly model: string; readonly permissionMode: PermissionMode },
+): { readonly callTool: ParentToolHandler; abort(reason: string): void } {
+  const abortController = new AbortController();
+  const context: ToolUseContext = {
+    cwd: options.cwd,
+    workspaceRoots: [options.cwd],
+    tools,
+    abortController,
+    agentId: "main",
+    agentState: createAgentState(),
+    options: { model: options.model, permissionMode: options.permissionMode },
+  };
+  return {
+    callTool: parentToolHandler(tools, context, abortController),
+    abort: (reason) => abortController.abort(reason),
+  };
 }

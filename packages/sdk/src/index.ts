@@ -6,6 +6,13 @@
 // Endpoint resolution, the models file, the fault spec and OptionsError (also a light subpath).
 
 export { createHeadlessPermissions } from "./headless-permissions.js";
+export {
+  type McpServerSources,
+  type ResolvedMcpServers,
+  resolveMcpServers,
+  type SessionMcp,
+  startSessionMcp,
+} from "./mcp-servers.js";
 export type {
   SDKAPIRetryMessage,
   SDKAssistantMessage,

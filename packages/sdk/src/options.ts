@@ -1,4 +1,10 @@
 import type { PermissionMode, ThinkingConfigParam } from "@forkloop/loop-core";
+import type {
+  McpHttpServerConfig,
+  McpSdkServerConfig,
+  McpSseServerConfig,
+  McpStdioServerConfig,
+} from "@forkloop/mcp";
 import type { SettingSource } from "@forkloop/tools";
 import type { SdkMcpServer } from "./sdk-mcp-server.js";
 
@@ -110,11 +116,17 @@ export interface AgentDefinition {
   maxTurns?: number;
 }
 
-/** The MCP server configurations; only in-process servers (`createSdkMcpServer`) run so far. */
+/**
+ * The MCP server configurations (issue 15): stdio, Streamable HTTP, legacy SSE, and in-process
+ * servers — `createSdkMcpServer()`'s, or any `McpServer` of `@modelcontextprotocol/sdk` as
+ * `{ type: "sdk", name, instance }` (the Agent SDK's shape). `timeout` is per call, in ms.
+ */
 export type McpServerConfig =
   | SdkMcpServer
-  | { type?: "stdio"; command: string; args?: string[]; env?: Record<string, string> }
-  | { type: "sse" | "http"; url: string; headers?: Record<string, string> };
+  | { type: "sdk"; name: string; instance: McpSdkServerConfig["instance"] }
+  | McpStdioServerConfig
+  | McpHttpServerConfig
+  | McpSseServerConfig;
 
 export type SystemPromptOption = string | { type: "preset"; preset: "claude_code"; append?: string };
 
@@ -146,6 +158,10 @@ export interface Options {
   hooks?: Partial<Record<HookEvent, HookCallbackMatcher[]>>;
   agents?: Record<string, AgentDefinition>;
   mcpServers?: Record<string, McpServerConfig>;
+  /** Only `mcpServers` (and forkloop's `mcpConfig` files): no servers from settings or `.mcp.json`. */
+  strictMcpConfig?: boolean;
+  /** forkloop: MCP config files (`{ "mcpServers": … }`, relative to `cwd`), as `--mcp-config`. */
+  mcpConfig?: string[];
   resume?: string;
   continue?: boolean;
   forkSession?: boolean;
@@ -183,6 +199,8 @@ export const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof Options>([
   "hooks",
   "agents",
   "mcpServers",
+  "strictMcpConfig",
+  "mcpConfig",
   "resume",
   "continue",
   "forkSession",

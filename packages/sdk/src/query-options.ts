@@ -2,11 +2,11 @@ import { resolve } from "node:path";
 import type { PermissionMode, Tool } from "@forkloop/loop-core";
 import type { AgentDefinition as ForkloopAgentDefinition, SubAgentBashOptions } from "@forkloop/orchestrator";
 import { createBuiltinTools, PERMISSION_MODES, SETTING_SOURCES, type Settings } from "@forkloop/tools";
+import { type ResolvedMcpServers, resolveMcpServers } from "./mcp-servers.js";
 import { withSettingsRetryEnv } from "./model-retry.js";
 import { KNOWN_OPTIONS, type Options } from "./options.js";
 import { OptionsError } from "./options-error.js";
 import { resolveSandbox } from "./sandbox.js";
-import { sdkServerTools } from "./sdk-mcp-server.js";
 import { listSessions, newSessionId, savedSessionPath } from "./session-helpers.js";
 import { loadRunSettings, mergeRules } from "./settings.js";
 import { sessionsDir } from "./state-dirs.js";
@@ -23,11 +23,12 @@ export interface ResolvedQuery {
   readonly fallbackModels: readonly string[];
   readonly permissionMode: PermissionMode;
   readonly rules: PermissionRules;
-  /** Built-in tools (after `tools` and bare `disallowedTools`) plus in-process MCP tools. */
+  /** Built-in tools (after `tools` and bare `disallowedTools`); MCP tools join when the servers start. */
   readonly tools: readonly Tool[];
   /** The sandbox and settings `env` Bash was built with, for the sub-agents' Bash too (R-S6). */
   readonly bash: SubAgentBashOptions;
-  readonly mcpServers: readonly { name: string; status: string }[];
+  /** The MCP servers to start with the session (issue 15). */
+  readonly mcp: ResolvedMcpServers;
   readonly agents: readonly ForkloopAgentDefinition[];
   readonly systemPrompt?: string;
   readonly appendSystemPrompt?: string;
@@ -76,21 +77,18 @@ export async function resolveQueryOptions(
     ...(settings.env === undefined ? {} : { env: settings.env }),
   };
   const builtins = baseTools(options.tools, rules.deny, bashToolOptions(bash));
-  const mcpServers: { name: string; status: string }[] = [];
-  const mcpTools: Tool[] = [];
-  for (const [name, config] of Object.entries(options.mcpServers ?? {})) {
-    if ("type" in config && config.type === "sdk") {
-      mcpTools.push(...sdkServerTools({ ...config, name }));
-      mcpServers.push({ name, status: "connected" });
-    } else {
-      warn(
-        `forkloop: MCP server "${name}": only in-process servers (createSdkMcpServer) run so far; it is skipped.`,
-      );
-      mcpServers.push({ name, status: "failed" });
-    }
-  }
-  const removed = new Set(rules.deny.filter((rule) => !rule.includes("(")));
-  const tools = [...builtins, ...mcpTools.filter((tool) => !removed.has(tool.name))];
+  const mcp = await resolveMcpServers({
+    cwd,
+    home,
+    env: { ...env, ...settings.env },
+    settingSources: options.settingSources ?? [],
+    trustProject: options.trustProject,
+    configFiles: options.mcpConfig,
+    servers: options.mcpServers,
+    strict: options.strictMcpConfig,
+    onIgnored: (line) => warn(`forkloop: ${line}`),
+  });
+  const tools = builtins;
 
   const dir = sessionsDir(cwd);
   const { sessionId, start } = await chooseSession(options, cwd);
@@ -111,8 +109,8 @@ export async function resolveQueryOptions(
     rules,
     tools,
     bash,
-    mcpServers,
-    agents: agentDefinitions(options, builtins),
+    mcp,
+    agents: agentDefinitions(options),
     ...(typeof systemPrompt === "string" ? { systemPrompt } : {}),
     ...(typeof systemPrompt === "object" && systemPrompt.append !== undefined
       ? { appendSystemPrompt: systemPrompt.append }
@@ -158,21 +156,19 @@ function baseTools(
   return selected.filter((tool) => selection.includes(tool.name));
 }
 
-function agentDefinitions(options: Options, builtins: readonly Tool[]): ForkloopAgentDefinition[] {
-  const all = builtins.map((tool) => tool.name);
+function agentDefinitions(options: Options): ForkloopAgentDefinition[] {
   return Object.entries(options.agents ?? {}).map(([name, definition]) => {
     if (!/^[a-zA-Z0-9_-]+$/.test(name)) {
       throw new OptionsError(`agents: "${name}" is not a valid agent name (letters, digits, "-" and "_").`);
     }
-    const tools =
-      definition.tools === undefined && definition.disallowedTools === undefined
-        ? undefined
-        : (definition.tools ?? all).filter((tool) => !(definition.disallowedTools ?? []).includes(tool));
+    // Both lists go through as written: exact names and MCP forms (mcp__server, mcp__server__*)
+    // are resolved against the session's whole tool list when the sub-agent starts (issue 15).
     return {
       name,
       description: definition.description,
       prompt: definition.prompt,
-      ...(tools === undefined ? {} : { tools }),
+      ...(definition.tools === undefined ? {} : { tools: definition.tools }),
+      ...(definition.disallowedTools === undefined ? {} : { disallowedTools: definition.disallowedTools }),
       ...(definition.model === undefined || definition.model === "inherit"
         ? {}
         : { model: definition.model }),

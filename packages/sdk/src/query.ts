@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { join } from "node:path";
 import {
   type CanUseTool as LoopCanUseTool,
   type LoopEvent,
@@ -7,12 +8,14 @@ import {
   type QueuedCommand,
   SUBMIT_INTERRUPT_REASON,
   type Terminal,
+  type Tool,
 } from "@forkloop/loop-core";
 import { createSession, type MainSession, subAgentTranscriptPath } from "@forkloop/orchestrator";
 import { mergeHooks } from "@forkloop/tools";
 import { AsyncChannel } from "./async-channel.js";
 import { createHeadlessPermissions } from "./headless-permissions.js";
 import { HookCallbacks } from "./hook-callbacks.js";
+import { startSessionMcp } from "./mcp-servers.js";
 import type { SDKMessage, SDKResultMessage, SDKUserMessageInput } from "./messages.js";
 import type { CanUseTool, Options } from "./options.js";
 import { checkBypass, type ResolvedQuery, resolveQueryOptions } from "./query-options.js";
@@ -84,7 +87,7 @@ class QueryRun implements Query {
   #model: string | undefined;
   #permissionMode: PermissionMode | undefined;
   #setMode: ((mode: PermissionMode) => void) | undefined;
-  #mcpServers: { name: string; status: string }[] = [];
+  #mcpStatus: () => { name: string; status: string }[] = () => [];
 
   constructor(
     prompt: string | AsyncIterable<SDKUserMessageInput>,
@@ -162,7 +165,7 @@ class QueryRun implements Query {
   }
 
   async mcpServerStatus() {
-    return this.#mcpServers.map((server) => ({ ...server }));
+    return this.#mcpStatus();
   }
 
   async streamInput(stream: AsyncIterable<SDKUserMessageInput>): Promise<void> {
@@ -230,20 +233,39 @@ class QueryRun implements Query {
     // A bad slash command is refused before anything starts.
     parseRunRequest(first);
     const resolved = await resolveQueryOptions(this.#options, this.#warn);
-    this.#mcpServers = [...resolved.mcpServers];
+    const sessionId =
+      resolved.start === "fork"
+        ? (await forkSession(resolved.sessionId, { dir: resolved.cwd })).sessionId
+        : resolved.sessionId;
     const runtime = await this.#runtimes.acquire(resolved.env, this.#warn);
     try {
-      await this.#runSession(resolved, runtime, first);
+      // Issue 15: the servers start once per session (in parallel) and serve its sub-agents too;
+      // they are closed when it ends, however it ends.
+      const mcp = await startSessionMcp(resolved.mcp, {
+        cwd: resolved.cwd,
+        env: { ...resolved.env, ...resolved.settings.env },
+        resultsDir: join(resolved.sessionsDir, sessionId, "mcp-results"),
+        deny: resolved.rules.deny,
+        warn: this.#warn,
+      });
+      this.#mcpStatus = () => mcp.status();
+      try {
+        await this.#runSession(resolved, runtime, first, sessionId, [...resolved.tools, ...mcp.tools]);
+      } finally {
+        await mcp.close();
+      }
     } finally {
       await runtime.release();
     }
   }
 
-  async #runSession(resolved: ResolvedQuery, runtime: SharedRuntime, first: string): Promise<void> {
-    const sessionId =
-      resolved.start === "fork"
-        ? (await forkSession(resolved.sessionId, { dir: resolved.cwd })).sessionId
-        : resolved.sessionId;
+  async #runSession(
+    resolved: ResolvedQuery,
+    runtime: SharedRuntime,
+    first: string,
+    sessionId: string,
+    tools: readonly Tool[],
+  ): Promise<void> {
     const emit = (message: SDKMessage) => {
       if (!this.#closed) this.#out.push(message);
     };
@@ -280,7 +302,7 @@ class QueryRun implements Query {
     const permissions = createHeadlessPermissions({
       mode: resolved.permissionMode,
       rules: resolved.rules,
-      tools: resolved.tools,
+      tools,
       cwd: resolved.cwd,
       ...(this.#options.canUseTool === undefined ? {} : { ask: askCaller(this.#options.canUseTool) }),
     });
@@ -296,7 +318,7 @@ class QueryRun implements Query {
       fallbackModels: resolved.fallbackModels,
       modelOverrides: runtime.source.modelOverrides,
       permissionMode: resolved.permissionMode,
-      tools: resolved.tools,
+      tools,
       bash: resolved.bash,
       permissionRules: resolved.rules,
       canUseTool: permissions.canUseTool,
@@ -344,7 +366,7 @@ class QueryRun implements Query {
       modelOverrides: runtime.source.modelOverrides,
     });
     const toolNames = [
-      ...resolved.tools.map((tool) => tool.name),
+      ...tools.map((tool) => tool.name),
       "Agent",
       ...(session.assembled.skills.length > 0 ? ["Skill"] : []),
     ];
@@ -373,7 +395,7 @@ class QueryRun implements Query {
               model: turnModel,
               permissionMode: this.#permissionMode ?? resolved.permissionMode,
               simulated: runtime.source.simulated,
-              mcpServers: resolved.mcpServers,
+              mcpServers: this.#mcpStatus(),
               agents: [...new Set(agentNames)],
             }),
           );

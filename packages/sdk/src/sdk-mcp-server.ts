@@ -1,4 +1,4 @@
-import type { ContentBlockParam, Tool, ToolResult } from "@forkloop/loop-core";
+import { annotationTraits, type ContentBlockParam, type Tool, type ToolResult } from "@forkloop/loop-core";
 import { z } from "zod";
 
 /** MCP's CallToolResult, the part a tool handler fills in. */
@@ -56,8 +56,9 @@ export function tool<Shape extends z.ZodRawShape>(
 
 /**
  * The Agent SDK's `createSdkMcpServer()`: an in-process server whose tools the model sees as
- * `mcp__<server>__<tool>`. Until the MCP client lands these are plain in-process tools (the
- * Tool contract); there is no `instance` (an MCP `McpServer`) yet.
+ * `mcp__<server>__<tool>`. Its tools run on the Tool contract in this process (no MCP round trip);
+ * a sub-agent's calls come back to the parent over comlink like every parent-side tool. An
+ * `McpServer` of `@modelcontextprotocol/sdk` is given as `{ type: "sdk", name, instance }` instead.
  */
 export function createSdkMcpServer(options: {
   name: string;
@@ -78,13 +79,14 @@ export function mcpToolName(server: string, toolName: string): string {
 /** The server's tools as loop tools: validated input, the handler's result as the tool_result. */
 export function sdkServerTools(server: SdkMcpServer): Tool[] {
   return server.tools.map((definition) => {
-    const readOnly = definition.annotations?.readOnlyHint === true;
+    const annotations = definition.annotations ?? {};
     const tool: Tool = {
       name: mcpToolName(server.name, definition.name),
       description: definition.description,
       inputSchema: z.object(definition.inputSchema) as unknown as Tool["inputSchema"],
-      isConcurrencySafe: () => readOnly,
-      isReadOnly: () => readOnly,
+      // Kept on the tool so a sub-agent's proxy (it runs in the parent) answers alike (issue 15).
+      annotations,
+      ...annotationTraits(annotations),
       maxResultSizeChars: 100_000,
       async call(input, context): Promise<ToolResult> {
         const extra = { signal: context.abortController.signal, toolUseId: context.toolUseId };

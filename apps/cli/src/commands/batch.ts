@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import type { PermissionMode, Tool } from "@forkloop/loop-core";
+import type { PermissionMode } from "@forkloop/loop-core";
 import { buildCacheSafeParams, defaultMaxOutputTokens } from "@forkloop/loop-core";
 import type { SubAgentBashOptions } from "@forkloop/orchestrator";
 import { assembleSession, createAgentPool } from "@forkloop/orchestrator";
@@ -10,10 +10,13 @@ import {
   DEFAULT_MODEL,
   loadRunSettings,
   mergeRules,
+  resolveMcpServers,
   resolveModelSource,
   resolveSandbox,
+  type SessionMcp,
   selectTools,
   settingsHooks,
+  startSessionMcp,
   toolHooks,
   withSettingsRetryEnv,
 } from "@forkloop/sdk";
@@ -60,7 +63,10 @@ first item warms the prompt cache before the rest start. Progress goes to stderr
   --fallback-model NAME model to switch to when the primary stays overloaded (repeatable)
   --max-turns N         turns per item (default 8)
   --allowed-tools LIST  allow rules, comma-separated: Edit, Bash(npm test:*), Write(src/**) …
-  --disallowed-tools LIST  deny rules; a bare tool name also removes the tool (e.g. Bash)
+  --disallowed-tools LIST  deny rules; a bare tool name also removes the tool (e.g. Bash, mcp__db)
+  --mcp-config FILE     MCP servers from a file (or JSON) {"mcpServers": {…}} (repeatable); with
+                        .mcp.json (trusted projects) and settings' mcpServers, started once for all items
+  --strict-mcp-config   only the --mcp-config servers
   --trust-project          use this project's own settings as they are (see forkloop trust)
   --sandbox MODE        each item's Bash in bubblewrap: auto | on | off (default auto: sandboxed
                         when bubblewrap works here, said once on stderr when it does not)
@@ -97,6 +103,8 @@ const schema = z.object({
   "max-turns": count("max-turns", 8, 1000).optional(),
   "allowed-tools": toolListSchema.optional(),
   "disallowed-tools": toolListSchema.optional(),
+  "mcp-config": z.array(z.string().min(1, "give a file, e.g. --mcp-config mcp.json")).optional(),
+  "strict-mcp-config": z.boolean().optional(),
   "trust-project": z.boolean().optional(),
   sandbox: sandboxFlagSchema.optional(),
   "permission-mode": modeSchema.optional(),
@@ -131,6 +139,8 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
         "max-turns": { type: "string" },
         "allowed-tools": { type: "string" },
         "disallowed-tools": { type: "string" },
+        "mcp-config": { type: "string", multiple: true },
+        "strict-mcp-config": { type: "boolean" },
         "trust-project": { type: "boolean" },
         sandbox: { type: "string" },
         "permission-mode": { type: "string" },
@@ -179,9 +189,25 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     role: "state directory",
     fix: "Batches keep their journal in <cwd>/.forkloop/batches/; use another --cwd if it cannot be written.",
   });
+  const mcpEnv = { ...context.env, ...settings.env };
+  const mcpServers = (mcpConfig: readonly string[] | undefined, strict: boolean | undefined) =>
+    resolveMcpServers({
+      cwd,
+      home: context.env.HOME,
+      env: mcpEnv,
+      settingSources: SETTING_SOURCES,
+      trustProject: flags["trust-project"],
+      configFiles: mcpConfig,
+      strict,
+      onIgnored: (line) => context.stderr.write(`forkloop: ${line}\n`),
+    });
+  // Issue 15: a bad MCP config, like bad settings, fails before a new batch's state exists.
+  const servers =
+    flags.resume === undefined
+      ? await mcpServers(flags["mcp-config"], flags["strict-mcp-config"])
+      : undefined;
   const { spec, dir, items } = await prepareBatch(flags, cwd);
   const rules = mergeRules(settings, { allow: spec.allowedTools, deny: spec.disallowedTools });
-  const tools = selectTools(rules.deny, bashToolOptions(bash));
   const notice = (line: string) => context.stderr.write(`${line}\n`);
   const backend = await openLocalJournalBackend({
     dir,
@@ -189,7 +215,17 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     repair: flags.repair ?? false,
     batchId: spec.id,
   });
+  let mcp: SessionMcp | undefined;
   try {
+    // Issue 15: the MCP servers start once, in this process, for every item (calls come over comlink).
+    mcp = await startSessionMcp(servers ?? (await mcpServers(spec.mcpConfig, spec.strictMcpConfig)), {
+      cwd,
+      env: mcpEnv,
+      resultsDir: join(dir, "mcp-results"),
+      deny: rules.deny,
+      warn: notice,
+    });
+    const tools = [...selectTools(rules.deny, bashToolOptions(bash)), ...mcp.tools];
     reportJournalRecovery(backend, join(dir, JOURNAL_FILE), notice);
     await enqueueOnce(backend, dir, spec, items, { repair: flags.repair ?? false, notice });
     await checkBatchDirs(spec, dir, (await backend.list()).length);
@@ -237,6 +273,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
           permissionMode: spec.permissionMode as PermissionMode,
           maxTurns: spec.maxTurns,
           fallbackModels: spec.fallbackModels,
+          parentTools: mcp.tools,
           transcriptsDir: join(dir, "transcripts"),
           // Issue 11: which interrupted items may repeat a side effect on resume ("may have run twice").
           sideEffects: {
@@ -323,6 +360,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     throw error;
   } finally {
     await backend.close().catch(() => {});
+    await mcp?.close();
   }
 }
 
@@ -361,6 +399,8 @@ async function prepareBatch(
         "permission-mode",
         "append-system-prompt",
         "output",
+        "mcp-config",
+        "strict-mcp-config",
       ] as const
     ).filter((flag) => flags[flag] !== undefined);
     if (conflicting.length > 0) {
@@ -404,6 +444,14 @@ async function prepareBatch(
     ...(flags["append-system-prompt"] === undefined
       ? {}
       : { appendSystemPrompt: flags["append-system-prompt"] }),
+    ...(flags["mcp-config"] === undefined
+      ? {}
+      : {
+          mcpConfig: flags["mcp-config"].map((value) =>
+            value.trimStart().startsWith("{") ? value : resolve(cwd, value),
+          ),
+        }),
+    ...(flags["strict-mcp-config"] === undefined ? {} : { strictMcpConfig: flags["strict-mcp-config"] }),
     outputDir: flags.output ? resolve(cwd, flags.output) : batchDir(cwd, id),
   };
   const dir = await createBatch(spec);

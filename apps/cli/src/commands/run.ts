@@ -38,8 +38,12 @@ One headless agent run, like \`claude -p\`. The session is saved in <cwd>/.forkl
   --max-turns N           stop after N turns (exit code 3)
   --permission-mode M     default | acceptEdits | plan | bypassPermissions | dontAsk | auto
                           (default: default — reads run; writes and commands need an allow rule)
-  --allowed-tools LIST    allow rules, comma-separated: Edit, Bash(npm test:*), Write(src/**) …
-  --disallowed-tools LIST deny rules; a bare tool name also removes the tool (e.g. Bash)
+  --allowed-tools LIST    allow rules, comma-separated: Edit, Bash(npm test:*), Write(src/**),
+                          mcp__server (every tool of an MCP server), mcp__server__tool …
+  --disallowed-tools LIST deny rules; a bare tool name also removes the tool (e.g. Bash, mcp__db)
+  --mcp-config FILE       MCP servers from a file (or a JSON string) {"mcpServers": {…}} (repeatable);
+                          also read: .mcp.json (trusted projects), mcpServers in settings, ~/.claude.json
+  --strict-mcp-config     only the --mcp-config servers
   --sandbox MODE          Bash in bubblewrap: auto | on | off (default: auto with dontAsk, else off)
   --trust-project         use this project's own settings as they are for this run (allow rules,
                           hooks, env, a wider mode); without it, or \`forkloop trust\`, they only narrow
@@ -78,6 +82,8 @@ const schema = z.object({
   "permission-mode": modeSchema.optional(),
   "allowed-tools": toolListSchema.optional(),
   "disallowed-tools": toolListSchema.optional(),
+  "mcp-config": z.array(z.string().min(1, "give a file, e.g. --mcp-config mcp.json")).optional(),
+  "strict-mcp-config": z.boolean().optional(),
   "trust-project": z.boolean().optional(),
   sandbox: sandboxFlagSchema.optional(),
   "append-system-prompt": z.string().optional(),
@@ -121,6 +127,8 @@ export async function runCommand(argv: readonly string[], context: CommandContex
         "permission-mode": { type: "string" },
         "allowed-tools": { type: "string" },
         "disallowed-tools": { type: "string" },
+        "mcp-config": { type: "string", multiple: true },
+        "strict-mcp-config": { type: "boolean" },
         "trust-project": { type: "boolean" },
         sandbox: { type: "string" },
         "append-system-prompt": { type: "string" },
@@ -201,6 +209,8 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       ...(thinking === undefined ? {} : { thinking }),
       ...(flags.resume === undefined ? {} : { resume: flags.resume }),
       ...(flags["trust-project"] === undefined ? {} : { trustProject: flags["trust-project"] }),
+      ...(flags["mcp-config"] === undefined ? {} : { mcpConfig: flags["mcp-config"] }),
+      ...(flags["strict-mcp-config"] === undefined ? {} : { strictMcpConfig: flags["strict-mcp-config"] }),
       ...(flags.sandbox === undefined ? {} : { sandbox: flags.sandbox }),
     },
   });

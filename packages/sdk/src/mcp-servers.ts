@@ -1,0 +1,233 @@
+import { realpathSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import type { Tool } from "@forkloop/loop-core";
+import {
+  connectMcpServers,
+  describeMcpNotice,
+  type McpConfigResult,
+  type McpConfigSource,
+  type McpConnections,
+  type McpServerEntry,
+  type McpServerStatus,
+  mcpLimitsFromEnv,
+  mergeMcpServers,
+  parseMcpConfigText,
+  parseMcpServers,
+  readMcpConfigFile,
+} from "@forkloop/mcp";
+import { isProjectTrusted, type SettingSource, settingsFilePaths, toolNameMatches } from "@forkloop/tools";
+import type { McpServerConfig } from "./options.js";
+import { OptionsError } from "./options-error.js";
+import { type SdkMcpServer, sdkServerTools } from "./sdk-mcp-server.js";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Where a session's MCP servers come from (issue 15 item 2). */
+export interface McpServerSources {
+  readonly cwd: string;
+  readonly home?: string | undefined;
+  /** `${VAR}` expansion (the environment with the settings' `env` over it). */
+  readonly env: Env;
+  /** The settings sources read: `user` and `local` give settings' `mcpServers`, `project` gives `.mcp.json`. */
+  readonly settingSources: readonly SettingSource[];
+  /** `--trust-project` / the SDK's `trustProject`; else `forkloop trust` decides. */
+  readonly trustProject?: boolean | undefined;
+  /** `--mcp-config FILE…` (forkloop's `mcpConfig` option). */
+  readonly configFiles?: readonly string[] | undefined;
+  /** The SDK's `mcpServers` option. */
+  readonly servers?: Readonly<Record<string, McpServerConfig>> | undefined;
+  /** `--strict-mcp-config`: only the config files and the `mcpServers` option, no settings scopes. */
+  readonly strict?: boolean | undefined;
+  readonly onIgnored?: ((line: string) => void) | undefined;
+}
+
+/** The servers to connect, and the Tool-contract servers (`createSdkMcpServer` without an instance). */
+export interface ResolvedMcpServers {
+  readonly entries: readonly McpServerEntry[];
+  readonly inProcess: readonly SdkMcpServer[];
+}
+
+/**
+ * Claude Code's scopes, lowest precedence first: user settings, the project's `.mcp.json`, local
+ * settings, then `--mcp-config` files and the SDK's option. The project's files (`.mcp.json` and
+ * `.local` settings) start processes, so they count as project settings for the trust rules
+ * (R-S5): an untrusted project's servers are not started, and the line says how to allow them.
+ * A bad config is an OptionsError naming the file, the server and the fix (exit 2).
+ */
+export async function resolveMcpServers(sources: McpServerSources): Promise<ResolvedMcpServers> {
+  const limits = mcpLimitsFromEnv(sources.env);
+  if (!limits.ok) throw new OptionsError(limits.error);
+  const lists: McpServerEntry[][] = [];
+  const strict = sources.strict === true;
+  const trusted =
+    sources.trustProject === true ||
+    (sources.home !== undefined && isProjectTrusted(sources.cwd, sources.home));
+  const ignored: string[] = [];
+  const scoped = async (scope: "user" | "local", files: readonly string[]) => {
+    for (const file of files) {
+      const servers = await settingsServers(file, scope, sources.env);
+      if (servers.length === 0) continue;
+      if (scope === "local" && !trusted) ignored.push(describeIgnored(file, servers));
+      else lists.push(servers);
+    }
+  };
+  const claudeJson = sources.home === undefined ? undefined : join(sources.home, ".claude.json");
+  if (!strict && claudeJson !== undefined && sources.settingSources.includes("user")) {
+    // `claude mcp add --scope user` writes ~/.claude.json; forkloop's settings files may say it too.
+    lists.push(await claudeJsonServers(claudeJson, "user", sources.cwd, sources.env));
+    await scoped("user", settingsFilePaths(sources.cwd, sources.home!, ["user"]));
+  }
+  if (!strict && sources.settingSources.includes("project")) {
+    const file = join(sources.cwd, ".mcp.json");
+    const project = checked(await readMcpConfigFile(file, "project", sources.env, { missingOk: true }));
+    if (project.length > 0 && !trusted) ignored.push(describeIgnored(file, project));
+    else lists.push(project);
+  }
+  if (!strict && sources.home !== undefined && sources.settingSources.includes("local")) {
+    const userFiles = new Set(settingsFilePaths(sources.cwd, sources.home, ["user"]));
+    await scoped(
+      "local",
+      settingsFilePaths(sources.cwd, sources.home, ["local"]).filter((file) => !userFiles.has(file)),
+    );
+    // `claude mcp add` (local scope) keeps the project's servers in the user's own ~/.claude.json.
+    if (claudeJson !== undefined)
+      lists.push(await claudeJsonServers(claudeJson, "local", sources.cwd, sources.env));
+  }
+  for (const file of sources.configFiles ?? []) {
+    lists.push(checked(await flagConfig(file, sources.cwd, sources.env)));
+  }
+  const inProcess: SdkMcpServer[] = [];
+  const option: McpServerEntry[] = [];
+  for (const [name, config] of Object.entries(sources.servers ?? {})) {
+    if (config.type === "sdk" && "instance" in config) {
+      option.push({ name, config, source: { scope: "sdk" } });
+    } else if (config.type === "sdk") {
+      inProcess.push({ ...config, name });
+    } else {
+      option.push(...checked(parseMcpServers({ [name]: config }, { scope: "sdk" }, sources.env)));
+    }
+  }
+  lists.push(option);
+  for (const line of ignored) sources.onIgnored?.(line);
+  const merged = checked(mergeMcpServers(...lists));
+  // An in-process server replaces a configured one of the same name (the caller's own wins).
+  const entries = merged.filter((entry) => !inProcess.some((server) => server.name === entry.name));
+  return { entries, inProcess };
+}
+
+/** A `--mcp-config` value: a file, or (as Claude Code takes it) the JSON itself. */
+function flagConfig(value: string, cwd: string, env: Env): Promise<McpConfigResult> | McpConfigResult {
+  if (!value.trimStart().startsWith("{")) return readMcpConfigFile(resolve(cwd, value), "flag", env);
+  return parseMcpConfigText(value, { scope: "flag", file: "--mcp-config (JSON)" }, env);
+}
+
+function checked(result: McpConfigResult): McpServerEntry[] {
+  if (!result.ok) throw new OptionsError(`bad MCP config: ${result.error}`);
+  return [...result.servers];
+}
+
+function describeIgnored(file: string, servers: readonly McpServerEntry[]): string {
+  const names = servers.map((server) => server.name).join(", ");
+  return `${file}: ignored MCP servers (${names}) — they would start processes and the project is not trusted; run \`forkloop trust <dir>\` or pass --trust-project to use them.`;
+}
+
+/** Claude Code's ~/.claude.json: `mcpServers` (user scope), `projects[<cwd>].mcpServers` (local scope). */
+async function claudeJsonServers(
+  file: string,
+  scope: "user" | "local",
+  cwd: string,
+  env: Env,
+): Promise<McpServerEntry[]> {
+  let json: { mcpServers?: unknown; projects?: Record<string, { mcpServers?: unknown }> };
+  try {
+    json = JSON.parse(await readFile(file, "utf8"));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw new OptionsError(
+      `bad MCP config: ${file}: cannot be read as JSON (${(error as Error).message}). Fix: correct or remove it.`,
+    );
+  }
+  const value =
+    scope === "user"
+      ? json?.mcpServers
+      : (json?.projects?.[cwd] ?? json?.projects?.[realpathOr(cwd)])?.mcpServers;
+  if (value === undefined) return [];
+  return checked(parseMcpServers(value, { scope, file }, env));
+}
+
+function realpathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** A settings file's `mcpServers` (the file was already validated as settings). */
+async function settingsServers(file: string, scope: "user" | "local", env: Env): Promise<McpServerEntry[]> {
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(file, "utf8"));
+  } catch {
+    return []; // missing (or already reported by the settings loader)
+  }
+  if (typeof json !== "object" || json === null || !("mcpServers" in json)) return [];
+  const source: McpConfigSource = { scope, file };
+  return checked(parseMcpServers(json.mcpServers, source, env));
+}
+
+/** A session's MCP servers, started: their tools, live statuses and one close. */
+export interface SessionMcp {
+  readonly tools: readonly Tool[];
+  status(): { name: string; status: string }[];
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the session's servers in parallel (issue 15 item 3): a server that fails is reported on
+ * `warn` with its reason and its status is `failed`; the session goes on without it. Results too
+ * large to show are saved under `resultsDir`. Tools a bare deny rule names (`mcp__memory`,
+ * `mcp__memory__*`, an exact name) are not offered at all, as a bare built-in deny removes the tool.
+ */
+export async function startSessionMcp(
+  servers: ResolvedMcpServers,
+  options: {
+    readonly cwd: string;
+    readonly env: Env;
+    readonly resultsDir: string;
+    readonly deny: readonly string[];
+    readonly warn: (line: string) => void;
+  },
+): Promise<SessionMcp> {
+  const limits = mcpLimitsFromEnv(options.env);
+  if (!limits.ok) throw new OptionsError(limits.error);
+  const connections: McpConnections | undefined =
+    servers.entries.length === 0
+      ? undefined
+      : await connectMcpServers(servers.entries, {
+          cwd: options.cwd,
+          env: options.env,
+          limits: limits.limits,
+          resultsDir: options.resultsDir,
+          onNotice: (notice) => options.warn(`forkloop: ${describeMcpNotice(notice)}`),
+        });
+  const removed = options.deny.filter((rule) => !rule.includes("("));
+  const offered = (tool: Tool) => !removed.some((rule) => toolNameMatches(rule, tool.name));
+  const inProcessTools = servers.inProcess.flatMap((server) => sdkServerTools(server));
+  let closed = false;
+  return {
+    tools: [...inProcessTools, ...(connections?.tools ?? [])].filter(offered),
+    status: () => [
+      ...servers.inProcess.map((server) => ({ name: server.name, status: closed ? "closed" : "connected" })),
+      ...(connections?.status() ?? []).map((server: McpServerStatus) => ({
+        name: server.name,
+        status: server.status,
+      })),
+    ],
+    close: async () => {
+      closed = true;
+      await connections?.close();
+    },
+  };
+}

@@ -1,0 +1,343 @@
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  runCli,
+  type SimProcess,
+  streamJsonLines,
+  withSimProcess,
+  writeScenario,
+} from "@forkloop/cli/testing";
+import {
+  filesystemServerConfig,
+  memoryServerConfig,
+  type RunningHttpServer,
+  startEverythingHttp,
+  TEST_PNG_BASE64,
+  testServerConfig,
+} from "@forkloop/mcp/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// Issue 15 through the BUILT binary: MCP servers the project did not write (server-memory,
+// server-filesystem, server-everything over Streamable HTTP, from npm) and the repo's own test
+// server, configured as Claude Code configures them, called by a scripted model in the main
+// agent, in an Agent sub-agent (a worker thread; the call runs in the parent), and in batch items.
+
+let root: string;
+let http: RunningHttpServer;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "forkloop-cli-mcp-"));
+  http = await startEverythingHttp("streamableHttp");
+}, 60_000);
+afterAll(async () => {
+  await http?.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+type SimRecord = Awaited<ReturnType<SimProcess["requests"]>>[number];
+interface Block {
+  type: string;
+  tool_use_id?: string;
+  is_error?: boolean;
+  content?: string | Block[];
+  text?: string;
+  source?: { data: string };
+}
+interface Body {
+  tools: { name: string }[];
+  messages: { role: string; content: string | Block[] }[];
+}
+
+const bodyOf = (record: SimRecord) => JSON.parse(record.rawBody) as Body;
+
+/** Every tool_result the model was sent, by tool_use id (the scenario names the ids). */
+function toolResults(records: readonly SimRecord[]): Map<string, Block> {
+  const results = new Map<string, Block>();
+  for (const record of records) {
+    for (const message of bodyOf(record).messages) {
+      if (typeof message.content === "string") continue;
+      for (const block of message.content) {
+        if (block.type === "tool_result" && block.tool_use_id) results.set(block.tool_use_id, block);
+      }
+    }
+  }
+  return results;
+}
+
+function resultText(block: Block | undefined): string {
+  if (block === undefined) return "(no result)";
+  if (typeof block.content === "string") return block.content;
+  return (block.content ?? []).map((part) => part.text ?? "").join("");
+}
+
+const call = (id: string, name: string, input: Record<string, unknown> = {}) => ({
+  type: "tool_use",
+  id,
+  name,
+  input,
+});
+const step = (querySource: string, turn: number, ...content: Record<string, unknown>[]) => ({
+  match: { querySource, turn },
+  reply: { content },
+});
+
+/** `${NAME}`, the config's own expansion syntax. */
+const envRef = (name: string) => `\${${name}}`;
+
+async function project(name: string): Promise<string> {
+  const dir = join(root, name);
+  await mkdir(dir, { recursive: true });
+  return dir;
+}
+
+async function writeMcpConfig(path: string, servers: Record<string, unknown>): Promise<string> {
+  await writeFile(path, JSON.stringify({ mcpServers: servers }));
+  return path;
+}
+
+describe("issue 15: MCP servers in `forkloop run` and `forkloop batch` (built CLI, real servers)", () => {
+  it("issue 15 items 2, 3, 5: forkloop run — the model calls tools of server-memory (.mcp.json, trusted), server-filesystem and server-everything over Streamable HTTP (--mcp-config) and gets their real results; a server that fails to start is `failed` in system/init with its reason on stderr; a server killed mid-call gives is_error and is restarted once; a result over MAX_MCP_OUTPUT_TOKENS is saved to the session's state", async () => {
+    const dir = await project("run");
+    await writeFile(join(dir, "notes.txt"), "forkloop was here\n");
+    await writeMcpConfig(join(dir, ".mcp.json"), { memory: memoryServerConfig(join(dir, "memory.jsonl")) });
+    await writeMcpConfig(join(dir, "servers.json"), {
+      files: filesystemServerConfig(dir),
+      everything: { type: "http", url: envRef("EVERYTHING_URL") },
+      test: testServerConfig(),
+      broken: testServerConfig("--fail-start"),
+    });
+    const scenario = await writeScenario(
+      join(dir, "scenario.json"),
+      [
+        step(
+          "sdk",
+          0,
+          call("toolu_create", "mcp__memory__create_entities", {
+            entities: [{ name: "forkloop", entityType: "project", observations: ["speaks MCP"] }],
+          }),
+          call("toolu_read", "mcp__files__read_text_file", { path: join(dir, "notes.txt") }),
+          call("toolu_echo", "mcp__everything__echo", { message: "over http" }),
+        ),
+        step("sdk", 1, call("toolu_big", "mcp__test__big", { chars: 20_000 })),
+        step("sdk", 2, call("toolu_crash", "mcp__test__crash")),
+        step("sdk", 3, call("toolu_pid", "mcp__test__pid")),
+        step("sdk", 4, { type: "text", text: "All MCP calls made." }),
+      ],
+      "(unscripted)",
+    );
+    await withSimProcess(dir, ["--scenario", scenario], async (sim) => {
+      const run = await runCli(
+        [
+          "run",
+          "Use the MCP tools.",
+          "--output-format",
+          "stream-json",
+          "--mcp-config",
+          "servers.json",
+          "--trust-project",
+          "--allowed-tools",
+          "mcp__memory,mcp__test__*",
+        ],
+        {
+          cwd: dir,
+          env: { ...sim.env, EVERYTHING_URL: http.url, MAX_MCP_OUTPUT_TOKENS: "3000" },
+        },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const lines = streamJsonLines(run.stdout);
+      const init = lines.find((line) => line.type === "system" && line.subtype === "init");
+      expect(init && "mcp_servers" in init ? init.mcp_servers : undefined).toEqual([
+        { name: "memory", status: "connected" },
+        { name: "files", status: "connected" },
+        { name: "everything", status: "connected" },
+        { name: "test", status: "connected" },
+        { name: "broken", status: "failed" },
+      ]);
+      expect(run.stderr).toContain('MCP server "broken" failed');
+      expect(run.stderr).toContain("refusing to start (--fail-start)");
+      expect(lines.at(-1)).toMatchObject({ type: "result", result: "All MCP calls made." });
+
+      const records = (await sim.requests()).filter((record) => record.path === "/v1/messages");
+      const offered = bodyOf(records[0]!).tools.map((tool) => tool.name);
+      expect(offered).toEqual(expect.arrayContaining(["mcp__memory__read_graph", "mcp__everything__echo"]));
+      expect(offered.some((name) => name.startsWith("mcp__broken__"))).toBe(false);
+      const results = toolResults(records);
+      // The real servers' own answers reached the model.
+      expect(results.get("toolu_create")?.is_error).not.toBe(true);
+      expect(resultText(results.get("toolu_create"))).toContain("speaks MCP");
+      expect(await readFile(join(dir, "memory.jsonl"), "utf8")).toContain('"name":"forkloop"');
+      expect(resultText(results.get("toolu_read"))).toBe("forkloop was here\n");
+      expect(resultText(results.get("toolu_echo"))).toBe("Echo: over http");
+      // Over the cap (20,000 characters ≈ 5,000 tokens > 3,000): the model gets a path and a preview.
+      const big = resultText(results.get("toolu_big"));
+      const session = init?.session_id ?? "";
+      const savedDir = join(dir, ".forkloop", "sessions", session, "mcp-results");
+      const saved = await readdir(savedDir);
+      expect(saved).toHaveLength(1);
+      expect(big).toContain(join(savedDir, saved[0]!));
+      expect(big.length).toBeLessThan(5_000);
+      expect((await readFile(join(savedDir, saved[0]!), "utf8")).length).toBe(20_000);
+      // Killed in the middle of the call: an is_error result, then the restarted server answers.
+      expect(results.get("toolu_crash")?.is_error).toBe(true);
+      expect(run.stderr).toContain('MCP server "test" stopped');
+      expect(run.stderr).toContain('MCP server "test" restarted');
+      expect(resultText(results.get("toolu_pid"))).toMatch(/^\d+$/);
+    });
+  });
+
+  it("issue 15 items 4, 5: an Agent sub-agent in a worker thread calls MCP tools through the parent — server-filesystem's real result, the test server's image whole; in default mode its non-read-only MCP call is denied; `--disallowed-tools mcp__memory` takes every memory tool away (never offered, a call refused, nothing written); an untrusted project's .mcp.json is not started", async () => {
+    const dir = await project("agent");
+    await writeFile(join(dir, "notes.txt"), "read by a sub-agent\n");
+    await writeMcpConfig(join(dir, ".mcp.json"), { proj: testServerConfig() });
+    const config = {
+      mcpServers: {
+        files: filesystemServerConfig(dir),
+        test: testServerConfig(),
+        memory: memoryServerConfig(join(dir, "memory.jsonl")),
+      },
+    };
+    const agent = "agent:general-purpose";
+    const scenario = await writeScenario(
+      join(dir, "scenario.json"),
+      [
+        step(
+          "sdk",
+          0,
+          call("toolu_agent", "Agent", { description: "Use MCP", prompt: "Call the MCP tools" }),
+        ),
+        step("sdk", 1, { type: "text", text: "The sub-agent is done." }),
+        step(
+          agent,
+          0,
+          call("toolu_sub_read", "mcp__files__read_text_file", { path: join(dir, "notes.txt") }),
+          call("toolu_sub_image", "mcp__test__image"),
+          call("toolu_sub_note", "mcp__test__add_note", { note: "from a sub-agent" }),
+          call("toolu_sub_memory", "mcp__memory__create_entities", {
+            entities: [{ name: "denied", entityType: "x", observations: [] }],
+          }),
+        ),
+        step(agent, 1, { type: "text", text: "Sub-agent report: read the notes." }),
+      ],
+      "(unscripted)",
+    );
+    await withSimProcess(dir, ["--scenario", scenario], async (sim) => {
+      const run = await runCli(
+        [
+          "run",
+          "Have a sub-agent use MCP.",
+          "--output-format",
+          "stream-json",
+          "--mcp-config",
+          JSON.stringify(config),
+          "--disallowed-tools",
+          "mcp__memory",
+        ],
+        { cwd: dir, env: sim.env },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/\.mcp\.json: ignored MCP servers \(proj\).*forkloop trust/);
+      const lines = streamJsonLines(run.stdout);
+      expect(lines.at(-1)).toMatchObject({ type: "result", result: "The sub-agent is done." });
+      const init = lines.find((line) => line.type === "system" && line.subtype === "init");
+      expect(init && "mcp_servers" in init ? init.mcp_servers.map((server) => server.name) : []).toEqual([
+        "files",
+        "test",
+        "memory",
+      ]);
+
+      const records = (await sim.requests()).filter((record) => record.path === "/v1/messages");
+      const subAgent = records.filter((record) => record.querySource === agent);
+      expect(subAgent).toHaveLength(2);
+      for (const record of records) {
+        expect(bodyOf(record).tools.some((tool) => tool.name.startsWith("mcp__memory"))).toBe(false);
+      }
+      const results = toolResults(subAgent);
+      expect(resultText(results.get("toolu_sub_read"))).toBe("read by a sub-agent\n");
+      const image = results.get("toolu_sub_image")?.content;
+      const blocks = Array.isArray(image) ? image : [];
+      expect(blocks.find((block) => block.type === "image")?.source?.data).toBe(TEST_PNG_BASE64);
+      expect(results.get("toolu_sub_note")?.is_error).toBe(true);
+      expect(resultText(results.get("toolu_sub_note"))).toMatch(/mcp__test__add_note/);
+      expect(results.get("toolu_sub_memory")?.is_error).toBe(true);
+      expect(existsSync(join(dir, "memory.jsonl"))).toBe(false);
+    });
+  });
+
+  it("issue 15 item 4: forkloop batch starts the servers once for all its items — every item's call reaches the same server process; each item gets server-filesystem's real result", async () => {
+    const dir = await project("batch");
+    const ids = ["a", "b", "c"];
+    await writeFile(join(dir, "items.jsonl"), ids.map((id) => JSON.stringify({ id })).join("\n"));
+    for (const id of ids) await writeFile(join(dir, `notes-${id}.txt`), `notes of item ${id}\n`);
+    await writeMcpConfig(join(dir, "servers.json"), {
+      test: testServerConfig(),
+      files: filesystemServerConfig(dir),
+    });
+    const scenario = await writeScenario(
+      join(dir, "scenario.json"),
+      [
+        ...ids.map((id) => ({
+          match: { querySource: "batch", turn: 0, lastUserText: `item ${id}` },
+          reply: {
+            content: [
+              call(`toolu_pid_${id}`, "mcp__test__pid"),
+              call(`toolu_read_${id}`, "mcp__files__read_text_file", { path: join(dir, `notes-${id}.txt`) }),
+            ],
+          },
+        })),
+        step("batch", 1, { type: "text", text: "Item done." }),
+      ],
+      "(unscripted)",
+    );
+    await withSimProcess(dir, ["--scenario", scenario], async (sim) => {
+      const run = await runCli(
+        [
+          "batch",
+          "--items",
+          "items.jsonl",
+          "--prompt",
+          "Handle item {{item.id}}",
+          "--id",
+          "mcp",
+          "--concurrency",
+          "3",
+          "--mcp-config",
+          "servers.json",
+        ],
+        { cwd: dir, env: sim.env },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const results = (await readFile(join(dir, ".forkloop", "batches", "mcp", "results.jsonl"), "utf8"))
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { status: string });
+      expect(results.map((result) => result.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
+      const calls = toolResults((await sim.requests()).filter((record) => record.querySource === "batch"));
+      const pids = ids.map((id) => resultText(calls.get(`toolu_pid_${id}`)));
+      expect(pids[0]).toMatch(/^\d+$/);
+      expect(new Set(pids).size).toBe(1);
+      for (const id of ids) expect(resultText(calls.get(`toolu_read_${id}`))).toBe(`notes of item ${id}\n`);
+    });
+  });
+
+  it("issue 15 item 2: a bad MCP config or MCP rule is exit 2 naming the file, the server and the fix — before anything starts", async () => {
+    const dir = await project("bad");
+    await writeMcpConfig(join(dir, "bad.json"), { db: { command: envRef("DB_SERVER") } });
+    const missing = await runCli(["run", "hi", "--mcp-config", "bad.json"], { cwd: dir });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(join(dir, "bad.json"));
+    expect(missing.stderr).toContain('MCP server "db"');
+    expect(missing.stderr).toContain(`${envRef("DB_SERVER")} is not set`);
+    expect(missing.stderr).toContain("Fix:");
+    const batch = await runCli(
+      ["batch", "--files", "*.json", "--prompt", "x", "--id", "bad", "--mcp-config", "bad.json"],
+      { cwd: dir },
+    );
+    expect(batch.code).toBe(2);
+    expect(batch.stderr).toContain('MCP server "db"');
+    expect(existsSync(join(dir, ".forkloop", "batches", "bad"))).toBe(false);
+    const badRule = await runCli(["run", "hi", "--disallowed-tools", "mcp__db__"], { cwd: dir });
+    expect(badRule.code).toBe(2);
+    expect(badRule.stderr).toContain("write MCP rules as mcp__server");
+  });
+});
