@@ -18,8 +18,9 @@ const CALLS = 40;
 /** Session starts per side in the start-time round. */
 const STARTS = 7;
 
-const echo = (index: number) => ({
+const echo = (agent: "main" | "sub", index: number) => ({
   type: "tool_use" as const,
+  id: `toolu_${agent}_${index}`,
   name: "mcp__test__echo",
   input: { text: `call ${index}` },
 });
@@ -28,9 +29,13 @@ const echo = (index: number) => ({
 const latencyBrain: Brain = (request) => {
   const turn = request.turnIndex;
   if (request.querySource?.startsWith("agent:")) {
-    return turn < CALLS ? { content: [echo(turn)] } : { content: [{ type: "text", text: "sub-agent done" }] };
+    // A fork's history starts with the parent's: count only its own calls.
+    const own = (JSON.stringify(request.body.messages).split('"toolu_sub_').length - 1) / 2; // id + result
+    return own < CALLS
+      ? { content: [echo("sub", own)] }
+      : { content: [{ type: "text", text: "sub-agent done" }] };
   }
-  if (turn < CALLS) return { content: [echo(turn)] };
+  if (turn < CALLS) return { content: [echo("main", turn)] };
   if (turn === CALLS) {
     return {
       content: [{ type: "tool_use", name: "Agent", input: { description: "echo", prompt: "Echo away." } }],
@@ -55,9 +60,10 @@ async function callLatencies(messages: AsyncIterable<SDKMessage>) {
     if (typeof content === "string") continue;
     for (const block of content as { type: string; id?: string; name?: string; tool_use_id?: string }[]) {
       if (block.type === "tool_use" && block.name === "mcp__test__echo" && block.id) asked.set(block.id, now);
-      if (block.type === "tool_result" && block.tool_use_id && asked.has(block.tool_use_id)) {
-        const samples = message.parent_tool_use_id === null ? main : worker;
-        samples.push(now - (asked.get(block.tool_use_id) ?? now));
+      const id = block.tool_use_id;
+      if (block.type === "tool_result" && id !== undefined && asked.has(id)) {
+        (id.startsWith("toolu_main_") ? main : worker).push(now - (asked.get(id) ?? now));
+        asked.delete(id);
       }
     }
   }

@@ -1,3 +1,5 @@
+import { getEventListeners } from "node:events";
+import { testContext } from "@forkloop/loop-core/testing";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -108,6 +110,15 @@ describe("issue 15: connectMcpServers against the repo's McpServer test server (
     setTimeout(() => controller.abort(), 100);
     expect(await call).toMatchObject({ isError: true, text: expect.stringContaining("Interrupted") });
     expect((await callTool(mcp.tools, "mcp__test__echo", { text: "still here" })).text).toBe("still here");
+  });
+
+  it("issue 15: calls sharing one turn's signal leave no abort listener on it (the SDK's own stays on the call's signal)", async () => {
+    const { mcp } = await connect({ test: testServerConfig() });
+    const echo = mcp.tools.find((tool) => tool.name === "mcp__test__echo")!;
+    const abortController = new AbortController();
+    const context = testContext({ tools: mcp.tools, abortController });
+    for (let index = 0; index < 12; index++) await echo.call({ text: `call ${index}` }, context);
+    expect(getEventListeners(abortController.signal, "abort")).toHaveLength(0);
   });
 
   it("issue 15: a name over 128 characters and a schema that does not compile are left out, with notices", async () => {

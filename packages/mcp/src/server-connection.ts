@@ -111,10 +111,16 @@ export class ServerConnection {
         error: `MCP server "${this.name}" no longer offers the tool "${toolName}" (since its restart)`,
       };
     }
+    // The SDK leaves its abort listener on the signal it is given, and a turn's signal serves
+    // every call of the turn: each call gets a signal of its own, unlinked when it ends.
+    const callAbort = new AbortController();
+    const forward = () => callAbort.abort(signal.reason);
+    if (signal.aborted) forward();
+    else signal.addEventListener("abort", forward, { once: true });
     try {
       const timeout = timerMs(this.toolTimeoutMs);
       const result = (await live.client.callTool({ name: toolName, arguments: args }, undefined, {
-        signal,
+        signal: callAbort.signal,
         timeout,
       })) as CallToolResult;
       return { ok: true, result };
@@ -132,6 +138,8 @@ export class ServerConnection {
       // The connection is gone: the process died (stdio) or the server stopped answering HTTP.
       const reason = this.lost(live, errorText(error));
       return { ok: false, error: `MCP server "${this.name}" stopped during the call: ${reason}` };
+    } finally {
+      signal.removeEventListener("abort", forward);
     }
   }
 
