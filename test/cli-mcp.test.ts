@@ -1,10 +1,11 @@
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   runCli,
   type SimProcess,
+  startCli,
   streamJsonLines,
   withSimProcess,
   writeScenario,
@@ -13,6 +14,7 @@ import {
   filesystemServerConfig,
   memoryServerConfig,
   type RunningHttpServer,
+  realServerScript,
   startEverythingHttp,
   TEST_PNG_BASE64,
   testServerConfig,
@@ -81,6 +83,21 @@ const step = (querySource: string, turn: number, ...content: Record<string, unkn
   match: { querySource, turn },
   reply: { content },
 });
+
+/** The pid of the server-filesystem process serving `dir` (its arguments name both). */
+function serverPid(dir: string): number | undefined {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let args: string[];
+    try {
+      args = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+    } catch {
+      continue; // it ended while we looked
+    }
+    if (args.includes(realServerScript("server-filesystem")) && args.includes(dir)) return Number(entry);
+  }
+  return undefined;
+}
 
 /** `${NAME}`, the config's own expansion syntax. */
 const envRef = (name: string) => `\${${name}}`;
@@ -183,6 +200,51 @@ describe("issue 15: MCP servers in `forkloop run` and `forkloop batch` (built CL
       expect(run.stderr).toContain('MCP server "test" stopped');
       expect(run.stderr).toContain('MCP server "test" restarted');
       expect(resultText(results.get("toolu_pid"))).toMatch(/^\d+$/);
+    });
+  });
+
+  it("issue 15 item 3: server-filesystem killed between two calls of a run is restarted once: the next call gets the file from the new process", async () => {
+    const dir = await project("killed");
+    await writeFile(join(dir, "notes.txt"), "still readable\n");
+    const read = (id: string) => call(id, "mcp__files__read_text_file", { path: join(dir, "notes.txt") });
+    const scenario = await writeScenario(
+      join(dir, "scenario.json"),
+      [
+        step("sdk", 0, read("toolu_before")),
+        step("sdk", 1, call("toolu_wait", "mcp__test__slow", { ms: 4_000 })),
+        step("sdk", 2, read("toolu_after")),
+        step("sdk", 3, { type: "text", text: "Read it twice." }),
+      ],
+      "(unscripted)",
+    );
+    const config = JSON.stringify({
+      mcpServers: { files: filesystemServerConfig(dir), test: testServerConfig() },
+    });
+    await withSimProcess(dir, ["--scenario", scenario], async (sim) => {
+      const run = startCli(
+        ["run", "Read it twice.", "--output-format", "stream-json", "--mcp-config", config],
+        {
+          cwd: dir,
+          env: sim.env,
+        },
+      );
+      // While the model waits on the slow call, kill the filesystem server's process (by its pid).
+      let pid: number | undefined;
+      for (let attempt = 0; attempt < 400 && pid === undefined; attempt++) {
+        const requests = await sim.requests();
+        if (requests.filter((record) => record.querySource === "sdk").length >= 2) pid = serverPid(dir);
+        else await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(pid).toBeGreaterThan(0);
+      process.kill(pid!, "SIGKILL");
+      const result = await run.exited;
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain('MCP server "files" stopped');
+      expect(result.stderr).toContain('MCP server "files" restarted');
+      const results = toolResults((await sim.requests()).filter((record) => record.path === "/v1/messages"));
+      expect(resultText(results.get("toolu_before"))).toBe("still readable\n");
+      expect(resultText(results.get("toolu_after"))).toBe("still readable\n");
+      expect(serverPid(dir)).toBeUndefined(); // the restarted one was closed with the session
     });
   });
 
