@@ -117,7 +117,9 @@ describe("issue 15: connectMcpServers against the repo's McpServer test server (
     const echo = mcp.tools.find((tool) => tool.name === "mcp__test__echo")!;
     const abortController = new AbortController();
     const context = testContext({ tools: mcp.tools, abortController });
-    for (let index = 0; index < 12; index++) await echo.call({ text: `call ${index}` }, context);
+    for (let index = 0; index < 12; index++) {
+      await echo.call({ text: `call ${index}` }, { ...context, toolUseId: `toolu_${index}` });
+    }
     expect(getEventListeners(abortController.signal, "abort")).toHaveLength(0);
   });
 
