@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import type { PermissionMode } from "@forkloop/loop-core";
+import type { PermissionMode, Tool } from "@forkloop/loop-core";
 import { buildCacheSafeParams, defaultMaxOutputTokens } from "@forkloop/loop-core";
 import type { SubAgentBashOptions } from "@forkloop/orchestrator";
 import { assembleSession, createAgentPool } from "@forkloop/orchestrator";
