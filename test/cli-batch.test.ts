@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readJournal } from "@forkloop/cli";
+import { readJournal } from "@forkloop/batch";
 import { runCli, startSimProcess } from "@forkloop/cli/testing";
 import { loadTranscript } from "@forkloop/orchestrator";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

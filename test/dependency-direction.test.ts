@@ -16,7 +16,9 @@ const allowed: Record<string, readonly string[]> = {
   "packages/sdk": ["orchestrator", "loop-core", "tools", "compaction", "sim", "mcp"],
   // Reads transcripts (orchestrator) and prices (loop-core); the batch journal comes in as data.
   "packages/report": ["orchestrator", "loop-core"],
-  "apps/cli": ["sdk", "orchestrator", "report", "sim", "loop-core", "tools", "compaction"],
+  // Batches sit on the library layer: the sdk's settings, endpoint and errors, and what is below it.
+  "packages/batch": ["sdk", "orchestrator", "loop-core", "tools", "compaction", "mcp"],
+  "apps/cli": ["batch", "sdk", "orchestrator", "report", "sim", "loop-core", "tools", "compaction"],
   // The package users install: the CLI's bin and the SDK's exports, nothing of its own.
   "apps/forkloop": ["cli", "sdk"],
 };

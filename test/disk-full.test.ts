@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, open, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { encodeRecord, openLocalJournalBackend, readJournal } from "@forkloop/cli";
+import { encodeRecord, openLocalJournalBackend, readJournal } from "@forkloop/batch";
 import { runCli, startCli, streamJsonLines, waitForOutput } from "@forkloop/cli/testing";
 import { startHostileServer } from "@forkloop/loop-core/testing";
 import { loadTranscript, TranscriptWriter } from "@forkloop/orchestrator";

@@ -97,7 +97,7 @@ describe("issue 13: the packed tarballs install into an empty prefix and run out
   });
 
   it("each library tarball holds its dist/ and a publishable manifest pinned to the release", async () => {
-    expect(packed.libraries).toHaveLength(9); // sim … cli, mcp (issue 15) and report (issue 17)
+    expect(packed.libraries).toHaveLength(10); // sim … cli, mcp (issue 15), report (issue 17) and batch (issue 16)
     for (const tarball of packed.libraries) {
       const { stdout: listing } = await run("tar", ["-tzf", tarball]);
       const files = listing.trim().split("\n");

@@ -16,7 +16,7 @@ import { type FileHandle, mkdir, mkdtemp, open, rm, writeFile } from "node:fs/pr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { encodeRecord, openLocalJournalBackend, openLog, readLog } from "@forkloop/cli";
+import { encodeRecord, openLocalJournalBackend, openLog, readLog } from "@forkloop/batch";
 import { type BenchResult, compare, percentile, timeRuns } from "./harness.js";
 
 const CLI = fileURLToPath(new URL("../../apps/cli/dist/main.js", import.meta.url));

@@ -13,7 +13,7 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { openLocalJournalBackend, readJournal, replayJournal } from "@forkloop/cli";
+import { openLocalJournalBackend, readJournal, replayJournal } from "@forkloop/batch";
 import { chromium } from "playwright-core";
 import { type BenchResult, compare } from "./harness.js";
 

@@ -1,9 +1,13 @@
 import { join } from "node:path";
+import type { BatchSpec } from "@forkloop/batch";
+import {
+  itemTranscriptName,
+  type JournalRecord,
+  readJournal,
+  replayJournal,
+  toResultLine,
+} from "@forkloop/batch";
 import type { BatchReportInput } from "@forkloop/report";
-import { toResultLine } from "./batch-report.js";
-import type { BatchSpec } from "./batch-store.js";
-import { type JournalRecord, readJournal, replayJournal } from "./local-journal-backend.js";
-import { itemTranscriptName } from "./pool-executor.js";
 
 type Run = { startedAt: number; endedAt: number | null };
 

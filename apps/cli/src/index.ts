@@ -1,7 +1,7 @@
 /**
  * `@forkloop/cli`: the `forkloop` command (entry: main.ts). This module exports what tests and
- * tools outside the CLI read: the stream-json line schemas, the batch journal reader, the job
- * backend interface and the exit codes.
+ * tools outside the CLI read: the stream-json line schemas and the exit codes (the batch journal
+ * reader and the job backend interface are `@forkloop/batch`'s).
  */
 
 export {
@@ -10,23 +10,4 @@ export {
   type StreamJsonLine,
   streamJsonLineSchema,
 } from "@forkloop/sdk";
-export { encodeRecord, LogWriteError, openLog, readLog } from "./append-log.js";
-export { buildReport, type ResultLine as BatchResultLine } from "./batch-report.js";
 export { EXIT, type ExitCode, exitCodeForBatch, exitCodeForTerminal } from "./exit-codes.js";
-export type {
-  Claim,
-  ItemError,
-  ItemResult,
-  ItemState,
-  ItemStatus,
-  JobBackend,
-  JobItem,
-  SettleOutcome,
-} from "./job-backend.js";
-export {
-  type JournalRecord,
-  journalRecordSchema,
-  openLocalJournalBackend,
-  readJournal,
-  replayJournal,
-} from "./local-journal-backend.js";

@@ -1,8 +1,8 @@
 import { constants } from "node:fs";
 import { access, mkdir, rm, stat, statfs } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { writeDurably } from "@forkloop/batch";
 import { CliError } from "./cli-error.js";
-import { writeDurably } from "./durable-file.js";
 import { capitalize, errnoFix, errnoReason } from "./state-errors.js";
 
 /** Journal bytes an item needs: enqueue, claim and settle records with the item's final text. */

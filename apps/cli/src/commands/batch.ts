@@ -1,5 +1,27 @@
 import { availableParallelism } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
+import {
+  type BatchSpec,
+  batchDir,
+  buildReport,
+  createBatch,
+  createPoolExecutor,
+  enqueueOnce,
+  formatDuration,
+  formatTotals,
+  type ItemSource,
+  JOURNAL_FILE,
+  LogWriteError,
+  loadBatch,
+  loadItems,
+  newBatchId,
+  type OpenedJournal,
+  openLocalJournalBackend,
+  ProgressDisplay,
+  plural,
+  runBatch,
+  writeReport,
+} from "@forkloop/batch";
 import type { PermissionMode, Tool } from "@forkloop/loop-core";
 import { buildCacheSafeParams, defaultMaxOutputTokens } from "@forkloop/loop-core";
 import type { SubAgentBashOptions } from "@forkloop/orchestrator";
@@ -23,21 +45,11 @@ import {
 import { SETTING_SOURCES } from "@forkloop/tools";
 import { z } from "zod";
 import { modeSchema, toolListSchema } from "../agent-options.js";
-import { LogWriteError } from "../append-log.js";
-import { enqueueOnce } from "../batch-enqueue.js";
-import { type ItemSource, loadItems } from "../batch-items.js";
-import { buildReport, formatTotals, writeReport } from "../batch-report.js";
-import { runBatch } from "../batch-runner.js";
-import { type BatchSpec, batchDir, createBatch, loadBatch, newBatchId } from "../batch-store.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode, exitCodeForBatch } from "../exit-codes.js";
 import { parseCommand } from "../flags.js";
-import { JOURNAL_FILE, type OpenedJournal, openLocalJournalBackend } from "../local-journal-backend.js";
 import { secondsFlag, TIMEOUT_FLAG_OPTIONS, TIMEOUT_FLAGS_USAGE, timeoutEnv } from "../model-timeouts.js";
-import { plural } from "../plural.js";
-import { createPoolExecutor } from "../pool-executor.js";
-import { formatDuration, ProgressDisplay } from "../progress-display.js";
 import { sandboxFlagSchema } from "../sandbox-flag.js";
 import { checkWritableDir, JOURNAL_BYTES_PER_ITEM, REPORT_BYTES_PER_ITEM } from "../state-checks.js";
 import { capitalize, errnoFix, errnoReason } from "../state-errors.js";

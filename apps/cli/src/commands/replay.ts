@@ -1,11 +1,11 @@
 import { access } from "node:fs/promises";
 import { resolve } from "node:path";
+import { plural } from "@forkloop/batch";
 import { loadIntactTranscript, TRANSCRIPT_EXTENSION } from "@forkloop/orchestrator";
 import { sessionsDir } from "@forkloop/sdk";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
-import { plural } from "../plural.js";
 import { parseSessionFlags } from "../session-flags.js";
 import { damageNotice } from "../state-errors.js";
 import { describeMessage } from "../transcript-text.js";

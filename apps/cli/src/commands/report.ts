@@ -1,11 +1,11 @@
 import { access, mkdir, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
+import { type BatchSpec, batchDir, loadBatch } from "@forkloop/batch";
 import { sessionTranscriptPath, TRANSCRIPT_EXTENSION } from "@forkloop/orchestrator";
 import { renderBatchReport, renderSessionReport } from "@forkloop/report";
 import { batchesDir, checkId, sessionsDir, stateDir } from "@forkloop/sdk";
 import { z } from "zod";
 import { batchReportInput } from "../batch-report-input.js";
-import { type BatchSpec, batchDir, loadBatch } from "../batch-store.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { plural } from "@forkloop/batch";
 import type { TerminalReason, ThinkingConfigParam } from "@forkloop/loop-core";
 import { repairTranscript, sessionTranscriptPath } from "@forkloop/orchestrator";
 import {
@@ -18,7 +19,6 @@ import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode, exitCodeForTerminal } from "../exit-codes.js";
 import { parseCommand } from "../flags.js";
 import { secondsFlag, TIMEOUT_FLAG_OPTIONS, TIMEOUT_FLAGS_USAGE, timeoutEnv } from "../model-timeouts.js";
-import { plural } from "../plural.js";
 import { sandboxFlagSchema } from "../sandbox-flag.js";
 import { checkWritableDir } from "../state-checks.js";
 import { parseTokenBudget } from "../token-budget-flag.js";

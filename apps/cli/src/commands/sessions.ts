@@ -1,10 +1,10 @@
 import { access } from "node:fs/promises";
+import { plural } from "@forkloop/batch";
 import { listSessions, loadIntactTranscript, sessionTranscriptPath } from "@forkloop/orchestrator";
 import { checkId, sessionsDir } from "@forkloop/sdk";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
-import { plural } from "../plural.js";
 import { parseSessionFlags } from "../session-flags.js";
 import { damageNotice } from "../state-errors.js";
 import { describeMessage } from "../transcript-text.js";

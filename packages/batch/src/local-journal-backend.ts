@@ -1,5 +1,6 @@
 import { open, readFile, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { OptionsError } from "@forkloop/sdk/errors";
 import { z } from "zod";
 import {
   type AppendLog,
@@ -10,7 +11,6 @@ import {
   openLog,
   readLog,
 } from "./append-log.js";
-import { CliError } from "./cli-error.js";
 import { syncDirectory, writeDurably } from "./durable-file.js";
 import type {
   Claim,
@@ -245,7 +245,7 @@ export async function openLocalJournalBackend(
     let { records, contents, laterRecords } = await readJournal(options.dir);
     let repaired: OpenedJournal["repaired"];
     if (contents.damage) {
-      if (!options.repair) throw new CliError(journalDamageMessage(path, contents, options.batchId));
+      if (!options.repair) throw new OptionsError(journalDamageMessage(path, contents, options.batchId));
       const kept = [...records, ...laterRecords];
       const backupPath = await rewriteJournal(path, kept);
       repaired = {
@@ -455,14 +455,14 @@ async function acquireLock(dir: string): Promise<() => Promise<void>> {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const owner = Number((await readFile(path, "utf8").catch(() => "")).trim());
       if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) {
-        throw new CliError(
+        throw new OptionsError(
           `batch ${dir} is being run by process ${owner}. Wait for it to finish, or stop it (kill ${owner}) and resume.`,
         );
       }
       await rm(path, { force: true });
     }
   }
-  throw new CliError(`could not lock ${dir}: another process keeps taking the lock`);
+  throw new OptionsError(`could not lock ${dir}: another process keeps taking the lock`);
 }
 
 function isAlive(pid: number): boolean {

@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { batchesDir, checkId } from "@forkloop/sdk";
+import { OptionsError } from "@forkloop/sdk/errors";
 import { z } from "zod";
-import { CliError } from "./cli-error.js";
 import { syncDirectory, writeDurably } from "./durable-file.js";
 
 /** What a batch was started with, kept in `batch.json` so `--resume <id>` needs no other flags. */
@@ -60,7 +60,7 @@ export async function createBatch(spec: BatchSpec): Promise<string> {
     await rm(staging, { recursive: true, force: true }).catch(() => {});
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EEXIST" || code === "ENOTEMPTY") {
-      throw new CliError(
+      throw new OptionsError(
         `batch ${spec.id} already exists in ${dir}; resume it with --resume ${spec.id} or pick another --id.`,
       );
     }
@@ -78,13 +78,13 @@ export async function loadBatch(cwd: string, id: string): Promise<{ spec: BatchS
     text = await readFile(path, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    throw new CliError(
+    throw new OptionsError(
       `no batch "${id}" in ${batchesDir(cwd)}. Check the id (and --cwd); batch ids are printed when a batch starts.`,
     );
   }
   // Issue 11: a damaged spec names the file and the way out, never a JSON stack trace.
   const damaged = (why: string) =>
-    new CliError(
+    new OptionsError(
       `${path} is damaged (${why}); it holds the batch's settings (source, prompt, model), so the batch cannot resume without it. Restore it from a backup, or start a new batch with the same flags — the finished items' results stay in ${dir}.`,
     );
   let json: unknown;

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { OptionsError } from "@forkloop/sdk/errors";
 import { type ItemSource, loadItems } from "./batch-items.js";
 import { type BatchSpec, ENQUEUED_MARKER } from "./batch-store.js";
-import { CliError } from "./cli-error.js";
 import { replaceAtomically } from "./durable-file.js";
 import type { JobBackend, JobItem } from "./job-backend.js";
 import { plural } from "./plural.js";
@@ -41,7 +41,7 @@ export async function enqueueOnce(
         known < marker.items
           ? `holds ${plural(known, "item")}, but ${markerPath} says ${marker.items} were enqueued: the journal lost records (truncated, emptied or deleted)`
           : `holds other items than ${markerPath} says were enqueued`;
-      throw new CliError(
+      throw new OptionsError(
         `${join(dir, "journal.log")} ${what}; nothing was run. Resume with \`forkloop batch --resume ${spec.id} --repair\` to list ${describeSource(spec)} again and run what the journal does not know.`,
       );
     }

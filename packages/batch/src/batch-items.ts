@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
+import { OptionsError } from "@forkloop/sdk/errors";
 import ignore from "ignore";
 import { glob } from "tinyglobby";
-import { CliError } from "./cli-error.js";
 import type { JobItem } from "./job-backend.js";
 
 /**
@@ -22,18 +22,18 @@ export function validateTemplate(template: string, source: ItemSource): void {
   const wanted = source.kind === "files" ? "file" : "item";
   const other = source.kind === "files" ? "item" : "file";
   if (used.has(other)) {
-    throw new CliError(
+    throw new OptionsError(
       `--prompt uses {{${other}}} but the items come from ${source.kind === "files" ? "--files" : "--items"}; use {{${wanted}}} instead.`,
     );
   }
   if (!used.has(wanted)) {
-    throw new CliError(
+    throw new OptionsError(
       `--prompt must contain {{${wanted}}} so each item gets its own prompt, e.g. --prompt "Summarize {{${wanted}}}".`,
     );
   }
   const leftover = template.replace(PLACEHOLDER, "").match(/\{\{[^}]*\}\}/);
   if (leftover) {
-    throw new CliError(
+    throw new OptionsError(
       `--prompt has an unknown placeholder ${leftover[0]}; only {{file}}, {{item}} and {{item.key}} exist.`,
     );
   }
@@ -61,7 +61,7 @@ export async function loadItems(source: ItemSource, template: string): Promise<J
   if (source.kind === "files") {
     const files = await globFiles(source.pattern, source.cwd);
     if (files.length === 0) {
-      throw new CliError(
+      throw new OptionsError(
         `--files "${source.pattern}" matched no file under ${source.cwd}; check the pattern and --cwd.`,
       );
     }
@@ -75,7 +75,7 @@ export async function loadItems(source: ItemSource, template: string): Promise<J
   try {
     text = await readFile(source.path, "utf8");
   } catch (error) {
-    throw new CliError(
+    throw new OptionsError(
       `--items ${source.path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? error}).`,
     );
   }
@@ -87,7 +87,7 @@ export async function loadItems(source: ItemSource, template: string): Promise<J
     try {
       value = JSON.parse(line);
     } catch {
-      throw new CliError(
+      throw new OptionsError(
         `--items ${source.path}:${index + 1} is not JSON; write one JSON value per line (e.g. "text" or {"id":1}).`,
       );
     }
@@ -99,7 +99,7 @@ export async function loadItems(source: ItemSource, template: string): Promise<J
     });
   }
   if (items.length === 0)
-    throw new CliError(`--items ${source.path} has no items; write one JSON value per line.`);
+    throw new OptionsError(`--items ${source.path} has no items; write one JSON value per line.`);
   return items;
 }
 

@@ -1,0 +1,19 @@
+/**
+ * `@forkloop/batch`: batches as a library. Items and templates, the `JobBackend` interface and
+ * its local journal backend (with its append log and durable writes), `runBatch` on the
+ * orchestrator's worker pool, results and the report. `apps/cli` turns argv into these options
+ * and prints what they report.
+ */
+
+export * from "./append-log.js";
+export * from "./batch-enqueue.js";
+export * from "./batch-items.js";
+export * from "./batch-report.js";
+export * from "./batch-runner.js";
+export * from "./batch-store.js";
+export * from "./durable-file.js";
+export type * from "./job-backend.js";
+export * from "./local-journal-backend.js";
+export * from "./plural.js";
+export * from "./pool-executor.js";
+export * from "./progress-display.js";
