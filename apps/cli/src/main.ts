@@ -16,6 +16,7 @@ export const MAIN_USAGE = `Usage: forkloop <command> [flags]
 Commands:
   run "<prompt>"        one headless agent run (prompt from stdin when omitted)
   batch                 one sub-agent per file or JSONL item, in parallel, with a crash-safe journal
+  worker --queue URL    run the items of batches distributed over Redis (batch --queue URL)
   sim                   run the simulator as a standalone Anthropic-compatible server
   sessions list|show    list saved sessions or show one
   replay <session>      print a session's loop state transitions turn by turn
@@ -40,6 +41,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   trust: async () => (await import("./commands/trust.js")).trustCommand,
   replay: async () => (await import("./commands/replay.js")).replayCommand,
   report: async () => (await import("./commands/report.js")).reportCommand,
+  worker: async () => (await import("./commands/worker.js")).workerCommand,
 };
 
 export async function main(argv: readonly string[], context: CommandContext): Promise<ExitCode> {

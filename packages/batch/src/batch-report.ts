@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { replaceAtomically } from "./durable-file.js";
 import type { ItemCompaction, ItemState, ItemUsage, RepeatedSideEffect } from "./job-backend.js";
 import { plural } from "./plural.js";
-import { cacheReadShare, formatCount, formatDuration } from "./progress-display.js";
+import { cacheReadShare, formatCount, formatDuration, type ProgressSnapshot } from "./progress-display.js";
 
 /** One line of `results.jsonl`: everything the report says about one item. */
 export interface ResultLine {
@@ -47,6 +47,12 @@ export interface BatchReport {
   readonly wallMs: number;
   readonly totals: BatchTotals;
   readonly items: readonly ResultLine[];
+  /** A BullMQ batch (issue 16 item 3): items run more than once, completions dropped as duplicates. */
+  readonly queue?: {
+    readonly url: string;
+    readonly reExecutedItems: number;
+    readonly duplicateExecutions: number;
+  };
 }
 
 export const ZERO_USAGE: ItemUsage = {
@@ -103,6 +109,23 @@ export function buildReport(batchId: string, states: readonly ItemState[], wallM
   return { batchId, wallMs, totals, items };
 }
 
+/** The progress line's last state: the report's totals, nothing running. */
+export function finalSnapshot(report: BatchReport): ProgressSnapshot {
+  const { totals } = report;
+  return {
+    total: totals.items,
+    skipped: 0,
+    succeeded: totals.succeeded,
+    failed: totals.failed,
+    running: 0,
+    ...totals.usage,
+    costUsd: totals.costUsd,
+    elapsedMs: report.wallMs,
+  };
+}
+
+/** Writes `results.jsonl`, `report.json` and `report.md` into `dir`; returns their paths. */
+
 export interface WrittenReport {
   readonly results: string;
   readonly json: string;
@@ -134,7 +157,7 @@ export async function writeReport(dir: string, report: BatchReport): Promise<Wri
   await replaceAtomically(paths.results, report.items.map((line) => `${JSON.stringify(line)}\n`).join(""));
   await replaceAtomically(
     paths.json,
-    `${JSON.stringify({ batchId: report.batchId, wallMs: report.wallMs, totals: report.totals }, null, 2)}\n`,
+    `${JSON.stringify({ batchId: report.batchId, wallMs: report.wallMs, totals: report.totals, ...(report.queue ? { queue: report.queue } : {}) }, null, 2)}\n`,
   );
   await replaceAtomically(paths.markdown, formatReportMarkdown(report));
   return keep ? { ...paths, keptPrevious: { path: previous, finished: finishedBefore } } : paths;

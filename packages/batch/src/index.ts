@@ -17,3 +17,7 @@ export * from "./local-journal-backend.js";
 export * from "./plural.js";
 export * from "./pool-executor.js";
 export * from "./progress-display.js";
+export * from "./queue-connection.js";
+export * from "./queue-producer.js";
+export * from "./queue-store.js";
+export * from "./queue-worker.js";

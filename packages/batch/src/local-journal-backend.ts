@@ -473,3 +473,11 @@ function isAlive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
+
+// The BullMQ backend stores the same item, result and error shapes (queue-store.ts).
+export {
+  errorSchema as itemErrorSchema,
+  itemSchema as jobItemSchema,
+  resultSchema as itemResultSchema,
+  stripUndefined,
+};

@@ -1,12 +1,11 @@
-import { availableParallelism } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import {
   type BatchSpec,
   batchDir,
   buildReport,
   createBatch,
-  createPoolExecutor,
   enqueueOnce,
+  finalSnapshot,
   formatDuration,
   formatTotals,
   type ItemSource,
@@ -22,12 +21,8 @@ import {
   runBatch,
   writeReport,
 } from "@forkloop/batch";
-import type { PermissionMode, Tool } from "@forkloop/loop-core";
-import { buildCacheSafeParams, defaultMaxOutputTokens } from "@forkloop/loop-core";
 import type { SubAgentBashOptions } from "@forkloop/orchestrator";
-import { assembleSession, createAgentPool } from "@forkloop/orchestrator";
 import {
-  bashToolOptions,
   batchesDir,
   DEFAULT_MODEL,
   loadRunSettings,
@@ -36,15 +31,13 @@ import {
   resolveModelSource,
   resolveSandbox,
   type SessionMcp,
-  selectTools,
-  settingsHooks,
   startSessionMcp,
-  toolHooks,
   withSettingsRetryEnv,
 } from "@forkloop/sdk";
 import { SETTING_SOURCES } from "@forkloop/tools";
 import { z } from "zod";
 import { modeSchema, toolListSchema } from "../agent-options.js";
+import { createBatchExecutor, createBatchPool } from "../batch-agents.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode, exitCodeForBatch } from "../exit-codes.js";
@@ -53,10 +46,13 @@ import { secondsFlag, TIMEOUT_FLAG_OPTIONS, TIMEOUT_FLAGS_USAGE, timeoutEnv } fr
 import { sandboxFlagSchema } from "../sandbox-flag.js";
 import { checkWritableDir, JOURNAL_BYTES_PER_ITEM, REPORT_BYTES_PER_ITEM } from "../state-checks.js";
 import { capitalize, errnoFix, errnoReason } from "../state-errors.js";
+import { queuedBatchCommand } from "./batch-queue.js";
 import { reportHint, writeBatchHtml } from "./report.js";
 
 export const BATCH_USAGE = `Usage: forkloop batch (--files GLOB | --items FILE.jsonl) --prompt TEMPLATE [flags]
        forkloop batch --resume ID [--retry-failed] [--repair] [--concurrency N]
+       forkloop batch (--files GLOB | --items FILE.jsonl) --prompt TEMPLATE --queue URL [--attempts N]
+       forkloop batch --resume ID --queue URL
 
 Runs one sub-agent per item in a worker pool. Items share one cache-safe prompt prefix, and the
 first item warms the prompt cache before the rest start. Progress goes to stderr; results
@@ -88,6 +84,11 @@ first item warms the prompt cache before the rest start. Progress goes to stderr
   --output DIR          where results.jsonl and the report go (default .forkloop/batches/<id>/)
   --cwd DIR             the project to work in (default: the current directory)
   --no-warm             start the whole first wave at once (no cache warming; for comparisons)
+  --queue URL           distribute the batch over Redis (redis://HOST:PORT[/DB]): \`forkloop worker
+                        --queue URL\` processes on any host run the items; this one shows progress
+                        and writes the results (see the @forkloop/batch README for Redis settings)
+  --attempts N          with --queue: runs per item before it counts as failed (default 3)
+  --retry-delay MS      with --queue: the first retry's delay, doubled per attempt (default 1000)
   --report              also write the HTML report (report.html) and print its path; without it
                         the command that writes and opens it is printed
 ${TIMEOUT_FLAGS_USAGE}
@@ -127,6 +128,13 @@ const schema = z.object({
   "retry-failed": z.boolean().optional(),
   report: z.boolean().optional(),
   repair: z.boolean().optional(),
+  queue: z.string().min(1, "give a Redis URL, e.g. --queue redis://127.0.0.1:6379").optional(),
+  attempts: count("attempts", 3, 100).optional(),
+  "retry-delay": z
+    .string()
+    .regex(/^\d+$/, "must be milliseconds, e.g. --retry-delay 1000")
+    .transform(Number)
+    .optional(),
   "headers-timeout": secondsFlag("headers-timeout", 120).optional(),
   "idle-timeout": secondsFlag("idle-timeout", 90).optional(),
 });
@@ -163,6 +171,9 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
         "retry-failed": { type: "boolean" },
         report: { type: "boolean" },
         repair: { type: "boolean" },
+        queue: { type: "string" },
+        attempts: { type: "string" },
+        "retry-delay": { type: "string" },
         ...TIMEOUT_FLAG_OPTIONS,
       },
     },
@@ -183,6 +194,17 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     trustProject: flags["trust-project"] === true,
     onIgnored: (line) => context.stderr.write(`forkloop: ${line}\n`),
   });
+  if (flags.queue !== undefined) {
+    if (flags["mcp-config"] !== undefined || flags["strict-mcp-config"] !== undefined) {
+      throw new CliError("--mcp-config is not supported with --queue yet: workers do not start MCP servers.");
+    }
+    return queuedBatchCommand({ ...flags, queue: flags.queue }, cwd, context, () => prepareBatch(flags, cwd));
+  }
+  if (flags.attempts !== undefined || flags["retry-delay"] !== undefined) {
+    throw new CliError(
+      "--attempts and --retry-delay apply to --queue batches; a local batch retries with --resume ID --retry-failed.",
+    );
+  }
   // R-S6: a batch runs unattended, so `auto` (the default) sandboxes every item's Bash when it
   // can; `on` without bubblewrap fails here, before any state exists.
   const bash: SubAgentBashOptions = {
@@ -237,7 +259,6 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
       deny: rules.deny,
       warn: notice,
     });
-    const tools = [...selectTools(rules.deny, bashToolOptions(bash)), ...mcp.tools];
     reportJournalRecovery(backend, join(dir, JOURNAL_FILE), notice);
     await enqueueOnce(backend, dir, spec, items, { repair: flags.repair ?? false, notice });
     await checkBatchDirs(spec, dir, (await backend.list()).length);
@@ -250,56 +271,22 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     );
     const source = await resolveModelSource(endpointEnv, (line) => context.stderr.write(`${line}\n`));
     const concurrency = flags.concurrency ?? 8;
-    const threads = Math.max(1, Math.min(availableParallelism(), concurrency));
-    const pool = createAgentPool({
-      endpoint: source.endpoint,
-      maxThreads: threads,
-      concurrentTasksPerWorker: Math.ceil(concurrency / threads),
-    });
+    const pool = createBatchPool(source, concurrency);
     try {
-      const session = await assembleSession({
-        cwd,
-        model: spec.model,
-        permissionMode: spec.permissionMode as PermissionMode,
-        tools,
-        ...(spec.appendSystemPrompt === undefined ? {} : { appendSystemPrompt: spec.appendSystemPrompt }),
-      });
-      // R-F3: one prefix (tools → system) for every item, so each item's first request reads it;
-      // built as the loop builds its own, with the model's output cap (a models file may lower it).
-      const cacheSafeParams = buildCacheSafeParams({
-        model: spec.model,
-        systemPrompt: session.systemPrompt,
-        tools,
-        maxOutputTokens: defaultMaxOutputTokens(spec.model, source.modelOverrides),
-        messages: [],
-      });
       let pausedUntil = 0;
-      const executor = createPoolExecutor(
+      const executor = await createBatchExecutor({
+        spec,
+        cwd,
+        settings,
+        source,
         pool,
-        {
-          cwd,
-          cacheSafeParams,
-          toolNames: tools.map((tool) => tool.name),
-          permissionRules: rules,
-          bash,
-          permissionMode: spec.permissionMode as PermissionMode,
-          maxTurns: spec.maxTurns,
-          fallbackModels: spec.fallbackModels,
-          parentTools: mcp.tools,
-          transcriptsDir: join(dir, "transcripts"),
-          // Issue 11: which interrupted items may repeat a side effect on resume ("may have run twice").
-          sideEffects: {
-            isMutating: (name, input) => isMutatingCall(tools, name, input),
-            record: (claim, tool) => backend.recordSideEffect(claim, tool),
-          },
-          modelOverrides: source.modelOverrides,
-          // Sub-agents run the tool hooks; Stop hooks belong to a main loop (a sub-agent's end is
-          // SubagentStop, which the pool does not run yet).
-          hooks: toolHooks(
-            settingsHooks(settings, { cwd, sessionId: spec.id, onNotice: (line) => display.log(line) }),
-          ),
-        },
-        (claim, event) => {
+        bash,
+        mcpTools: mcp.tools,
+        transcriptsDir: join(dir, "transcripts"),
+        // Issue 11: which interrupted items may repeat a side effect on resume ("may have run twice").
+        recordSideEffect: (claim, tool) => backend.recordSideEffect(claim, tool),
+        onNotice: (line) => display.log(line),
+        onEvent: (claim, event) => {
           if (event.type === "rate_limited" && event.until > pausedUntil) {
             // The pool itself pauses every worker; this only tells the user why progress stalls.
             pool.pauseUntil(event.until);
@@ -309,7 +296,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
             );
           }
         },
-      );
+      });
       const summary = await runBatch({
         backend,
         executor,
@@ -335,16 +322,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
         },
       });
       const report = buildReport(spec.id, summary.states, summary.wallMs);
-      display.finish({
-        total: report.totals.items,
-        skipped: 0,
-        succeeded: report.totals.succeeded,
-        failed: report.totals.failed,
-        running: 0,
-        ...report.totals.usage,
-        costUsd: report.totals.costUsd,
-        elapsedMs: summary.wallMs,
-      });
+      display.finish(finalSnapshot(report));
       const paths = await writeReport(spec.outputDir, report).catch((error: unknown) => {
         throw reportWriteFailed(error, spec);
       });
@@ -515,14 +493,3 @@ function reportWriteFailed(error: unknown, spec: BatchSpec): CliError {
 }
 
 /** A call that may change things: a known tool that does not call itself read-only for this input. */
-function isMutatingCall(tools: readonly Tool[], name: string, input: Record<string, unknown>): boolean {
-  const tool = tools.find((candidate) => candidate.name === name || candidate.aliases?.includes(name));
-  if (!tool) return false; // answered with "no such tool": runs nothing
-  const parsed = tool.inputSchema.safeParse(input);
-  if (!parsed.success) return false; // rejected as invalid input: runs nothing
-  try {
-    return !tool.isReadOnly(parsed.data);
-  } catch {
-    return true;
-  }
-}

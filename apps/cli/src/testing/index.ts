@@ -175,3 +175,4 @@ export function streamJsonLines(stdout: string): StreamJsonLine[] {
     .split("\n")
     .map((line) => streamJsonLineSchema.parse(JSON.parse(line)));
 }
+export { type RedisServer, startRedisServer } from "./redis-server.js";

@@ -1,0 +1,121 @@
+import { availableParallelism } from "node:os";
+import type { BatchSpec, Claim, ItemExecutor } from "@forkloop/batch";
+import { createPoolExecutor } from "@forkloop/batch";
+import {
+  buildCacheSafeParams,
+  defaultMaxOutputTokens,
+  type PermissionMode,
+  type Tool,
+} from "@forkloop/loop-core";
+import {
+  type AgentPool,
+  assembleSession,
+  createAgentPool,
+  type SubAgentBashOptions,
+  type SubAgentEvent,
+} from "@forkloop/orchestrator";
+import {
+  bashToolOptions,
+  type loadRunSettings,
+  type ModelSource,
+  mergeRules,
+  selectTools,
+  settingsHooks,
+  toolHooks,
+} from "@forkloop/sdk";
+
+type Settings = Awaited<ReturnType<typeof loadRunSettings>>;
+
+/**
+ * The sub-agents of one batch on this host: its spec's tools and rules merged with this host's
+ * settings files, the session's system prompt for `cwd`, and the one cache-safe prefix (R-F3)
+ * every item's first request starts with. `forkloop worker` builds one per batch it serves.
+ */
+export async function createBatchExecutor(options: {
+  readonly spec: BatchSpec;
+  readonly cwd: string;
+  readonly settings: Settings;
+  readonly source: ModelSource;
+  readonly pool: AgentPool;
+  /** Every item's Bash: this host's sandbox (R-S6) and its settings' env. */
+  readonly bash: SubAgentBashOptions;
+  readonly transcriptsDir: string;
+  /** The batch's MCP tools (issue 15), connected once in this process; items call them over comlink. */
+  readonly mcpTools?: readonly Tool[];
+  /** Issue 11: records that an item ran a mutating tool (a resume says "may have run twice"). */
+  readonly recordSideEffect?: (claim: Claim, tool: string) => Promise<void>;
+  readonly onNotice: (line: string) => void;
+  readonly onEvent?: (claim: Claim, event: SubAgentEvent) => void;
+}): Promise<ItemExecutor> {
+  const { spec, cwd, settings, source } = options;
+  const rules = mergeRules(settings, { allow: spec.allowedTools, deny: spec.disallowedTools });
+  const mcpTools = options.mcpTools ?? [];
+  const tools = [...selectTools(rules.deny, bashToolOptions(options.bash)), ...mcpTools];
+  const session = await assembleSession({
+    cwd,
+    model: spec.model,
+    permissionMode: spec.permissionMode as PermissionMode,
+    tools,
+    ...(spec.appendSystemPrompt === undefined ? {} : { appendSystemPrompt: spec.appendSystemPrompt }),
+  });
+  // R-F3: one prefix (tools → system) for every item, so each item's first request reads it;
+  // built as the loop builds its own, with the model's output cap (a models file may lower it).
+  const cacheSafeParams = buildCacheSafeParams({
+    model: spec.model,
+    systemPrompt: session.systemPrompt,
+    tools,
+    maxOutputTokens: defaultMaxOutputTokens(spec.model, source.modelOverrides),
+    messages: [],
+  });
+  return createPoolExecutor(
+    options.pool,
+    {
+      cwd,
+      cacheSafeParams,
+      toolNames: tools.map((tool) => tool.name),
+      permissionRules: rules,
+      bash: options.bash,
+      permissionMode: spec.permissionMode as PermissionMode,
+      maxTurns: spec.maxTurns,
+      fallbackModels: spec.fallbackModels,
+      ...(mcpTools.length === 0 ? {} : { parentTools: mcpTools }),
+      transcriptsDir: options.transcriptsDir,
+      modelOverrides: source.modelOverrides,
+      ...(options.recordSideEffect === undefined
+        ? {}
+        : {
+            sideEffects: {
+              isMutating: (name: string, input: Record<string, unknown>) =>
+                isMutatingCall(tools, name, input),
+              record: options.recordSideEffect,
+            },
+          }),
+      // Sub-agents run the tool hooks; Stop hooks belong to a main loop.
+      hooks: toolHooks(settingsHooks(settings, { cwd, sessionId: spec.id, onNotice: options.onNotice })),
+    },
+    options.onEvent,
+  );
+}
+
+/** Whether a call would change something: a known tool, valid input, not read-only (issue 11). */
+function isMutatingCall(tools: readonly Tool[], name: string, input: Record<string, unknown>): boolean {
+  const tool = tools.find((candidate) => candidate.name === name || candidate.aliases?.includes(name));
+  if (!tool) return false; // answered with "no such tool": runs nothing
+  const parsed = tool.inputSchema.safeParse(input);
+  if (!parsed.success) return false; // rejected as invalid input: runs nothing
+  try {
+    return !tool.isReadOnly(parsed.data);
+  } catch {
+    return true;
+  }
+}
+
+/** The worker pool for `concurrency` items at once: a thread per core, the items spread over them. */
+export function createBatchPool(source: ModelSource, concurrency: number): AgentPool {
+  const threads = Math.max(1, Math.min(availableParallelism(), concurrency));
+  return createAgentPool({
+    endpoint: source.endpoint,
+    maxThreads: threads,
+    concurrentTasksPerWorker: Math.ceil(concurrency / threads),
+  });
+}

@@ -1,0 +1,174 @@
+import { mkdir } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import {
+  batchDir,
+  connectQueue,
+  parseQueueUrl,
+  plural,
+  QueueUnreachableError,
+  startQueueWorker,
+} from "@forkloop/batch";
+import type { SubAgentBashOptions } from "@forkloop/orchestrator";
+import { loadRunSettings, resolveModelSource, resolveSandbox } from "@forkloop/sdk";
+import { SETTING_SOURCES } from "@forkloop/tools";
+import { z } from "zod";
+import { createBatchExecutor, createBatchPool } from "../batch-agents.js";
+import { CliError } from "../cli-error.js";
+import type { CommandContext } from "../command-context.js";
+import { EXIT, type ExitCode } from "../exit-codes.js";
+import { parseCommand } from "../flags.js";
+import { sandboxFlagSchema } from "../sandbox-flag.js";
+
+export const WORKER_USAGE = `Usage: forkloop worker --queue redis://HOST:PORT[/DB] [--concurrency N] [flags]
+
+Runs the items of every batch enqueued with \`forkloop batch --queue URL\` on the same Redis, as
+sub-agents in this process's worker pool, until stopped. Start one per host (or several); each
+warms the batch's shared prompt prefix on its host first. SIGTERM or Ctrl+C stops taking items
+and finishes the running ones; a second one exits at once (its items run again elsewhere once
+their lock expires).
+
+  --queue URL              the Redis the batches are on
+  --concurrency N          items running at once in this process (default 8, at most 256)
+  --cwd DIR                the project the items work in on this host (default: the current directory)
+  --trust-project          use this project's own settings as they are (see forkloop trust)
+  --sandbox MODE           each item's Bash in bubblewrap: auto | on | off (default auto: sandboxed
+                           when bubblewrap works on this host)
+  --lock-duration MS       how long a running item's lock lasts unrenewed (default 30000); after a
+                           crash (kill -9) its items run again once it expires
+  --stalled-interval MS    how often this worker checks for such items (default 30000)
+
+Transcripts: <cwd>/.forkloop/batches/<id>/transcripts/. Exit codes: 0 stopped, 2 bad flags or
+Redis unreachable.`;
+
+const count = (flag: string, example: number, min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, `must be a whole number, e.g. --${flag} ${example}`)
+    .transform(Number)
+    .refine((value) => value >= min && value <= max, `must be between ${min} and ${max}`);
+
+const schema = z.object({
+  help: z.boolean().optional(),
+  queue: z.string().min(1, "give a Redis URL, e.g. --queue redis://127.0.0.1:6379").optional(),
+  concurrency: count("concurrency", 8, 1, 256).optional(),
+  cwd: z.string().min(1).optional(),
+  "trust-project": z.boolean().optional(),
+  sandbox: sandboxFlagSchema.optional(),
+  "lock-duration": count("lock-duration", 30000, 1000, 3_600_000).optional(),
+  "stalled-interval": count("stalled-interval", 30000, 500, 3_600_000).optional(),
+});
+
+export async function workerCommand(argv: readonly string[], context: CommandContext): Promise<ExitCode> {
+  const { flags, positionals } = parseCommand(
+    {
+      command: "worker",
+      usage: WORKER_USAGE,
+      schema,
+      options: {
+        help: { type: "boolean", short: "h" },
+        queue: { type: "string" },
+        concurrency: { type: "string" },
+        cwd: { type: "string" },
+        "trust-project": { type: "boolean" },
+        sandbox: { type: "string" },
+        "lock-duration": { type: "string" },
+        "stalled-interval": { type: "string" },
+      },
+    },
+    argv,
+  );
+  if (flags.help) {
+    context.stdout.write(`${WORKER_USAGE}\n`);
+    return EXIT.ok;
+  }
+  if (positionals.length > 0) throw new CliError(`forkloop worker takes no arguments.\n\n${WORKER_USAGE}`);
+  if (flags.queue === undefined) throw new CliError(`--queue is required.\n\n${WORKER_USAGE}`);
+  const address = parseQueueUrl(flags.queue);
+  const cwd = resolve(context.cwd, flags.cwd ?? ".");
+  const log = (line: string) => context.stderr.write(`${line}\n`);
+  const settings = await loadRunSettings(cwd, context.env.HOME, SETTING_SOURCES, {
+    trustProject: flags["trust-project"] === true,
+    onIgnored: (line) => log(`forkloop: ${line}`),
+  });
+  // R-S6: workers run unattended, so `auto` sandboxes every item's Bash when bubblewrap works here;
+  // `on` without it fails now, before the worker takes an item.
+  const bash: SubAgentBashOptions = {
+    sandbox: resolveSandbox(flags.sandbox ?? settings.sandbox, {
+      mode: "dontAsk",
+      unattended: true,
+      path: context.env.PATH,
+      notice: log,
+    }),
+    ...(settings.env === undefined ? {} : { env: settings.env }),
+  };
+  const connection = await connectQueue(address).catch((error: unknown) => {
+    throw error instanceof QueueUnreachableError ? new CliError(error.message) : error;
+  });
+  const concurrency = flags.concurrency ?? 8;
+  const source = await resolveModelSource(context.env, log);
+  const pool = createBatchPool(source, concurrency);
+  try {
+    const worker = startQueueWorker({
+      connection,
+      concurrency,
+      ...(flags["lock-duration"] === undefined ? {} : { lockDurationMs: flags["lock-duration"] }),
+      ...(flags["stalled-interval"] === undefined ? {} : { stalledIntervalMs: flags["stalled-interval"] }),
+      async executorFor(batch, onEvent) {
+        const transcriptsDir = join(batchDir(cwd, batch.spec.id), "transcripts");
+        await mkdir(transcriptsDir, { recursive: true });
+        log(`batch ${batch.spec.id}: serving its items (model ${batch.spec.model})`);
+        return createBatchExecutor({
+          spec: batch.spec,
+          cwd,
+          settings,
+          source,
+          pool,
+          bash,
+          transcriptsDir,
+          onNotice: log,
+          onEvent,
+        });
+      },
+      onEvent(event) {
+        switch (event.type) {
+          case "item_settled": {
+            const status = event.outcome.ok ? "ok    " : "FAILED";
+            const detail = event.outcome.ok
+              ? ""
+              : ` ${event.outcome.error.code}: ${event.outcome.error.message}`;
+            const duplicate = event.recorded ? "" : " (already recorded by another run: dropped)";
+            log(
+              `${status} ${event.batchId} ${event.claim.item.label} (attempt ${event.claim.attempt})${detail}${duplicate}`,
+            );
+            break;
+          }
+          case "item_retry":
+            log(
+              `retry  ${event.batchId} ${event.claim.item.label}: ${event.error.code}: ${event.error.message}`,
+            );
+            break;
+          case "rate_limited":
+            log(
+              `rate limited (429 on ${event.claim.item.label}): pausing the queue for ${event.retryAfterMs} ms on every host`,
+            );
+            break;
+          case "error":
+            log(`redis ${address.display}: ${event.message}`);
+            break;
+        }
+      },
+    });
+    log(`forkloop worker ${process.pid}: running items from ${address.display} (concurrency ${concurrency})`);
+    await new Promise<void>((resolveStop) => {
+      if (context.signal.aborted) resolveStop();
+      context.signal.addEventListener("abort", () => resolveStop(), { once: true });
+    });
+    log(`stopping: finishing ${plural(worker.running(), "running item")} (again to exit at once)`);
+    await worker.close();
+    return EXIT.ok;
+  } finally {
+    await pool.close();
+    await source.close();
+    connection.disconnect();
+  }
+}

@@ -1,0 +1,115 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/**
+ * A real `redis-server` for a test or a benchmark (issue 16: no mock Redis): a free port, a temp
+ * dir, AOF on with `appendfsync always` and `maxmemory-policy noeviction` (the settings the
+ * BullMQ backend's README asks for), stopped and deleted by `stop()`. `.ci/run` installs Debian's
+ * redis-server when it is missing.
+ */
+export interface RedisServer {
+  readonly url: string;
+  readonly port: number;
+  /** Stops it (SIGTERM, AOF flushed) and starts it again on the same port and data. */
+  restart(options?: { downMs?: number }): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const REDIS_SERVER = process.env.REDIS_SERVER ?? "redis-server";
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
+    });
+  });
+}
+
+function launch(port: number, dir: string): Promise<ChildProcess> {
+  const child = spawn(
+    REDIS_SERVER,
+    [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--dir",
+      dir,
+      "--save",
+      "",
+      "--appendonly",
+      "yes",
+      "--appendfsync",
+      "always",
+      "--maxmemory-policy",
+      "noeviction",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes("Ready to accept connections")) {
+        child.stdout?.off("data", onData);
+        child.stdout?.resume();
+        resolve(child);
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.on("error", (error) =>
+      reject(
+        new Error(
+          `cannot start ${REDIS_SERVER} (${error.message}); install it: apt-get install redis-server`,
+        ),
+      ),
+    );
+    child.on("exit", (code) =>
+      reject(new Error(`redis-server exited with ${code} before it was ready:\n${output}`)),
+    );
+  });
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once("exit", () => resolve());
+    child.kill("SIGTERM");
+  });
+}
+
+export async function startRedisServer(): Promise<RedisServer> {
+  const dir = await mkdtemp(join(tmpdir(), "forkloop-redis-"));
+  let lastError: unknown;
+  for (let tries = 0; tries < 5; tries++) {
+    const port = await freePort();
+    try {
+      let child = await launch(port, dir);
+      return {
+        url: `redis://127.0.0.1:${port}`,
+        port,
+        async restart(options = {}) {
+          await stopChild(child);
+          await new Promise((resolve) => setTimeout(resolve, options.downMs ?? 0));
+          child = await launch(port, dir);
+        },
+        async stop() {
+          await stopChild(child);
+          await rm(dir, { recursive: true, force: true });
+        },
+      };
+    } catch (error) {
+      lastError = error; // the port was taken between the probe and the start: another one
+    }
+  }
+  await rm(dir, { recursive: true, force: true });
+  throw lastError;
+}

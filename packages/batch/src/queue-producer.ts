@@ -1,0 +1,192 @@
+import { FlowProducer, type Job, Queue, Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import { addUsage, ZERO_USAGE } from "./batch-report.js";
+import type { ItemState, JobItem } from "./job-backend.js";
+import type { ProgressSnapshot } from "./progress-display.js";
+import {
+  batchQueueName,
+  ITEMS_QUEUE,
+  isEnqueued,
+  itemIdOfJob,
+  itemJobId,
+  markEnqueued,
+  QUEUE_PREFIX,
+  type QueuedBatch,
+  readBatchState,
+  recordOutcome,
+} from "./queue-store.js";
+
+/**
+ * The producer side of the BullMQ backend (issue 16 item 2): `forkloop batch --queue URL` adds the
+ * batch as one flow — a parent job in the batch's own queue and one child per item in the shared
+ * items queue, all with deterministic ids, so adding it again is a no-op — then shows the whole
+ * batch's progress (whichever hosts run it) and finishes when the parent does. The parent runs
+ * here: BullMQ starts it once every child has completed or failed, and it records a result for
+ * any item BullMQ failed without a worker recording one (an item that stalled too often).
+ * `--resume ID --queue URL` calls the same function from any host.
+ */
+export interface QueuedRunOptions {
+  readonly connection: Redis;
+  readonly batch: QueuedBatch;
+  readonly items: readonly JobItem[];
+  readonly signal?: AbortSignal;
+  /** How often the progress is read from Redis (default 1 s). */
+  readonly progressMs?: number;
+  readonly onEvent?: (event: QueuedRunEvent) => void;
+  readonly now?: () => number;
+}
+
+export type QueuedRunEvent =
+  | { readonly type: "item_settled"; readonly state: ItemState; readonly snapshot: ProgressSnapshot }
+  | { readonly type: "progress"; readonly snapshot: ProgressSnapshot }
+  | { readonly type: "redis_error"; readonly message: string };
+
+export interface QueuedRunSummary {
+  readonly interrupted: boolean;
+  readonly states: readonly ItemState[];
+  readonly duplicateExecutions: number;
+  readonly wallMs: number;
+}
+
+/** Adds the batch's flow once; a crash between the add and the mark re-adds it, which is a no-op. */
+export async function enqueueBatchFlow(
+  redis: Redis,
+  batch: QueuedBatch,
+  items: readonly JobItem[],
+): Promise<void> {
+  const id = batch.spec.id;
+  if (await isEnqueued(redis, id)) return;
+  const flows = new FlowProducer({ connection: redis, prefix: QUEUE_PREFIX });
+  try {
+    await flows.add({
+      name: "batch",
+      queueName: batchQueueName(id),
+      data: { batchId: id },
+      opts: { jobId: id },
+      children: items.map((item) => ({
+        name: "item",
+        queueName: ITEMS_QUEUE,
+        data: { batchId: id, item },
+        opts: {
+          jobId: itemJobId(id, item.id),
+          attempts: batch.attempts,
+          backoff: { type: "exponential", delay: batch.backoffMs },
+          // A failed item is a result like any other: the parent still runs when all are done.
+          ignoreDependencyOnFailure: true,
+        },
+      })),
+    });
+  } finally {
+    await flows.close();
+  }
+  await markEnqueued(redis, id);
+}
+
+export async function runQueuedBatch(options: QueuedRunOptions): Promise<QueuedRunSummary> {
+  const now = options.now ?? Date.now;
+  const started = now();
+  const redis = options.connection;
+  const id = options.batch.spec.id;
+  await enqueueBatchFlow(redis, options.batch, options.items);
+
+  const initial = await readBatchState(redis, id);
+  const finishedBefore = new Set(initial.states.filter((s) => s.status !== "pending").map((s) => s.item.id));
+  const seen = new Set(finishedBefore);
+  const items = new Queue(ITEMS_QUEUE, { connection: redis, prefix: QUEUE_PREFIX });
+  let pausedForMs = 0;
+
+  const snapshotOf = (states: readonly ItemState[]): ProgressSnapshot => {
+    let usage = ZERO_USAGE;
+    let costUsd = 0;
+    const counts = { succeeded: 0, failed: 0, running: 0 };
+    for (const state of states) {
+      if (state.result) {
+        usage = addUsage(usage, state.result.usage);
+        costUsd += state.result.costUsd;
+      }
+      if (finishedBefore.has(state.item.id)) continue;
+      if (state.status === "succeeded") counts.succeeded++;
+      else if (state.status === "failed") counts.failed++;
+      else if (state.attempts > 0) counts.running++; // started somewhere, not recorded yet
+    }
+    return {
+      total: states.length,
+      skipped: finishedBefore.size,
+      ...counts,
+      ...usage,
+      costUsd,
+      elapsedMs: now() - started,
+      ...(pausedForMs > 0 ? { pausedForMs } : {}),
+    };
+  };
+
+  const poll = async () => {
+    const { states } = await readBatchState(redis, id);
+    pausedForMs = Math.max(0, await items.getRateLimitTtl());
+    const snapshot = snapshotOf(states);
+    for (const state of states) {
+      if (state.status === "pending" || seen.has(state.item.id)) continue;
+      seen.add(state.item.id);
+      options.onEvent?.({ type: "item_settled", state, snapshot });
+    }
+    options.onEvent?.({ type: "progress", snapshot });
+  };
+
+  let finish!: () => void;
+  const finished = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  const parents = new Queue(batchQueueName(id), { connection: redis, prefix: QUEUE_PREFIX });
+  const parentWorker = new Worker(
+    batchQueueName(id),
+    async (job: Job) => {
+      // Items BullMQ failed on its own (stalled more than maxStalledCount) have no result yet.
+      for (const [key, reason] of Object.entries(await job.getIgnoredChildrenFailures())) {
+        const itemId = itemIdOfJob(id, key.slice(key.lastIndexOf(":") + 1));
+        if (itemId === undefined) continue;
+        await recordOutcome(redis, id, itemId, {
+          status: "failed",
+          error: { code: "queue_failed", message: reason },
+        });
+      }
+      finish();
+      return { done: true };
+    },
+    { connection: redis, prefix: QUEUE_PREFIX, concurrency: 1 },
+  );
+  parentWorker.on("error", (error) => options.onEvent?.({ type: "redis_error", message: error.message }));
+  // The parent may have completed already (a producer that stopped just after it): nothing to wait for.
+  if ((await parents.getJobState(id)) === "completed") finish();
+
+  const aborted = new Promise<void>((resolve) => {
+    if (options.signal?.aborted) resolve();
+    options.signal?.addEventListener("abort", () => resolve(), { once: true });
+  });
+  let polling = false;
+  const ticker = setInterval(() => {
+    if (polling) return;
+    polling = true;
+    poll()
+      .catch((error: Error) => options.onEvent?.({ type: "redis_error", message: error.message }))
+      .finally(() => {
+        polling = false;
+      });
+  }, options.progressMs ?? 1_000);
+  let interrupted = false;
+  try {
+    await Promise.race([finished, aborted.then(() => (interrupted = true))]);
+  } finally {
+    clearInterval(ticker);
+    await parentWorker.close();
+    await parents.close();
+  }
+  if (!interrupted) await poll().catch(() => {}); // the last items' lines
+  await items.close();
+  const final = await readBatchState(redis, id);
+  return {
+    interrupted,
+    states: final.states,
+    duplicateExecutions: final.duplicateExecutions,
+    wallMs: now() - started,
+  };
+}

@@ -1,0 +1,187 @@
+import type { Redis } from "ioredis";
+import { z } from "zod";
+import { batchSpecSchema } from "./batch-store.js";
+import type { ItemError, ItemResult, ItemState, JobItem } from "./job-backend.js";
+import { itemErrorSchema, itemResultSchema, jobItemSchema, stripUndefined } from "./local-journal-backend.js";
+
+/**
+ * What the BullMQ backend keeps in Redis next to BullMQ's own keys (issue 16): the batch's
+ * settings (so a worker or a `--resume` on any host needs nothing else), its items in order, and
+ * the exactly-once results. BullMQ delivers at least once — a worker that loses its lock has its
+ * job run again — so a result is recorded with an atomic compare-and-set keyed by item (the job
+ * id is batch id + item id): the first completion wins, a later one is dropped and counted.
+ */
+
+/** BullMQ key prefix; our own keys live under `forkloop:batch:<id>:…` beside it. */
+export const QUEUE_PREFIX = "forkloop";
+/** One items queue per Redis: `forkloop worker` serves every batch enqueued on it. */
+export const ITEMS_QUEUE = "items";
+
+/** The parent job's queue: one per batch, processed by the batch's producer (`forkloop batch`). */
+export function batchQueueName(batchId: string): string {
+  return `batch-${batchId}`;
+}
+
+/** Deterministic, so enqueueing a batch again is a no-op in BullMQ (ids must not contain ":"). */
+export function itemJobId(batchId: string, itemId: string): string {
+  return `${batchId}.${itemId}`;
+}
+
+export function itemIdOfJob(batchId: string, jobId: string): string | undefined {
+  return jobId.startsWith(`${batchId}.`) ? jobId.slice(batchId.length + 1) : undefined;
+}
+
+function keys(batchId: string) {
+  const base = `${QUEUE_PREFIX}:batch:${batchId}`;
+  return {
+    settings: `${base}:settings`,
+    items: `${base}:items`,
+    enqueued: `${base}:enqueued`,
+    results: `${base}:results`,
+    executions: `${base}:executions`,
+    stats: `${base}:stats`,
+  };
+}
+
+/** A queued batch: its spec plus the retry policy every worker applies to its items. */
+export const queuedBatchSchema = z.object({
+  spec: batchSpecSchema,
+  /** Runs per item before it counts as failed (BullMQ `attempts`). */
+  attempts: z.number().int().positive(),
+  /** First retry delay; doubles per attempt (BullMQ exponential backoff). */
+  backoffMs: z.number().int().nonnegative(),
+});
+export type QueuedBatch = z.infer<typeof queuedBatchSchema>;
+
+export type ItemJobData = { readonly batchId: string; readonly item: JobItem };
+
+const recordSchema = z.object({
+  status: z.enum(["succeeded", "failed"]),
+  result: itemResultSchema.optional(),
+  error: itemErrorSchema.optional(),
+});
+type ResultRecord = z.infer<typeof recordSchema>;
+
+/**
+ * The settings that make two batches "the same batch": paths and times differ per host, and the
+ * items are compared by id (an id is a hash of the file path or the JSONL line).
+ */
+function identity(batch: QueuedBatch, items: readonly JobItem[]) {
+  const { createdAt: _created, cwd: _cwd, outputDir: _output, source: _source, ...settings } = batch.spec;
+  return { ...settings, attempts: batch.attempts, backoffMs: batch.backoffMs, items: items.map((i) => i.id) };
+}
+
+export type RegisterOutcome =
+  | { readonly kind: "created" }
+  | { readonly kind: "same"; readonly existing: QueuedBatch }
+  | { readonly kind: "conflict"; readonly differences: readonly string[] };
+
+/** Stores a new batch's settings and items once (SET NX); a second producer compares instead. */
+export async function registerBatch(
+  redis: Redis,
+  batch: QueuedBatch,
+  items: readonly JobItem[],
+): Promise<RegisterOutcome> {
+  const k = keys(batch.spec.id);
+  const [[, created]] = (await redis
+    .multi()
+    .set(k.settings, JSON.stringify(batch), "NX")
+    .set(k.items, JSON.stringify(items), "NX")
+    .exec()) as [[Error | null, string | null]];
+  if (created === "OK") return { kind: "created" };
+  const existing = await loadQueuedBatch(redis, batch.spec.id);
+  if (!existing) return { kind: "conflict", differences: ["the stored batch is unreadable"] };
+  const ours = identity(batch, items);
+  const theirs = identity(existing.batch, existing.items) as Record<string, unknown>;
+  const differences = Object.entries(ours)
+    .filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(theirs[key]))
+    .map(([key]) => key);
+  return differences.length === 0
+    ? { kind: "same", existing: existing.batch }
+    : { kind: "conflict", differences };
+}
+
+export async function loadQueuedBatch(
+  redis: Redis,
+  batchId: string,
+): Promise<{ batch: QueuedBatch; items: JobItem[] } | undefined> {
+  const k = keys(batchId);
+  const [settings, items] = await redis.mget(k.settings, k.items);
+  if (settings == null || items == null) return undefined;
+  return {
+    batch: queuedBatchSchema.parse(JSON.parse(settings)),
+    items: z.array(jobItemSchema).parse(JSON.parse(items)),
+  };
+}
+
+/** Marks the flow as added (after FlowProducer.add resolved), so a resume does not re-add it. */
+export async function markEnqueued(redis: Redis, batchId: string): Promise<void> {
+  await redis.set(keys(batchId).enqueued, new Date().toISOString());
+}
+
+export async function isEnqueued(redis: Redis, batchId: string): Promise<boolean> {
+  return (await redis.exists(keys(batchId).enqueued)) === 1;
+}
+
+/** Counts one more execution of the item; the count is the attempt number of this run. */
+export function beginExecution(redis: Redis, batchId: string, itemId: string): Promise<number> {
+  return redis.hincrby(keys(batchId).executions, itemId, 1);
+}
+
+export async function hasResult(redis: Redis, batchId: string, itemId: string): Promise<boolean> {
+  return (await redis.hexists(keys(batchId).results, itemId)) === 1;
+}
+
+// HSETNX is the compare-and-set: only the first settle of an item is kept. A later one (a
+// re-run after a stall whose first run also finished) is dropped and counted, in one script so
+// the count never disagrees with what was kept.
+const RECORD_ONCE = `
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then return 1 end
+redis.call('HINCRBY', KEYS[2], 'duplicate_executions', 1)
+return 0`;
+
+/** Records an item's final outcome exactly once; false when it already had one (a duplicate). */
+export async function recordOutcome(
+  redis: Redis,
+  batchId: string,
+  itemId: string,
+  outcome:
+    | { status: "succeeded"; result: ItemResult }
+    | { status: "failed"; error: ItemError; result?: ItemResult },
+): Promise<boolean> {
+  const k = keys(batchId);
+  const recorded = await redis.eval(RECORD_ONCE, 2, k.results, k.stats, itemId, JSON.stringify(outcome));
+  return recorded === 1;
+}
+
+export interface QueuedBatchState {
+  readonly states: readonly ItemState[];
+  /** Completions dropped because the item already had a result (issue 16 item 3). */
+  readonly duplicateExecutions: number;
+}
+
+/** Every item of the batch in enqueue order with its recorded outcome (pending if none yet). */
+export async function readBatchState(redis: Redis, batchId: string): Promise<QueuedBatchState> {
+  const k = keys(batchId);
+  const [itemsText, results, executions, duplicates] = await Promise.all([
+    redis.get(k.items),
+    redis.hgetall(k.results),
+    redis.hgetall(k.executions),
+    redis.hget(k.stats, "duplicate_executions"),
+  ]);
+  const items = z.array(jobItemSchema).parse(JSON.parse(itemsText ?? "[]"));
+  const states = items.map((item): ItemState => {
+    const attempts = Number(executions[item.id] ?? 0);
+    const text = results[item.id];
+    if (text === undefined) return { item, status: "pending", attempts };
+    const record: ResultRecord = recordSchema.parse(JSON.parse(text));
+    return {
+      item,
+      status: record.status,
+      attempts,
+      ...(record.result === undefined ? {} : { result: stripUndefined(record.result) }),
+      ...(record.error === undefined ? {} : { error: record.error }),
+    };
+  });
+  return { states, duplicateExecutions: Number(duplicates ?? 0) };
+}

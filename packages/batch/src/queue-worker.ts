@@ -1,0 +1,197 @@
+import type { SubAgentEvent } from "@forkloop/orchestrator";
+import { type Job, Queue, UnrecoverableError, WaitingError, Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import type { ItemExecution, ItemExecutor, ItemOutcome } from "./batch-runner.js";
+import type { Claim, ItemError } from "./job-backend.js";
+import {
+  beginExecution,
+  hasResult,
+  ITEMS_QUEUE,
+  type ItemJobData,
+  loadQueuedBatch,
+  QUEUE_PREFIX,
+  type QueuedBatch,
+  recordOutcome,
+} from "./queue-store.js";
+
+/**
+ * `forkloop worker` as a library (issue 16 item 2): a BullMQ worker on the items queue that runs
+ * each item as a sub-agent in this process's worker pool. Any number of these, on any hosts,
+ * share one Redis; each batch's settings come from Redis, and the first item of a batch on this
+ * host warms the cache-safe prefix before its other items start (R-F4, per host).
+ *
+ * Delivery is BullMQ's: a job is locked while it runs (renewed at half of `lockDurationMs`); a
+ * worker killed with `kill -9` stops renewing, and after the lock expires the next stalled check
+ * (every `stalledIntervalMs`, on any worker) puts the job back to run elsewhere. Results are
+ * recorded exactly once regardless (queue-store.ts `recordOutcome`).
+ */
+export interface QueueWorkerOptions {
+  readonly connection: Redis;
+  /** Items running at once in this process. */
+  readonly concurrency: number;
+  /** How long a running item's lock lasts without renewal (BullMQ default 30 s). */
+  readonly lockDurationMs?: number;
+  /** How often this worker looks for stalled jobs (BullMQ default 30 s). */
+  readonly stalledIntervalMs?: number;
+  /** Stalls an item survives before it fails (BullMQ default 1; here 3: a crash is not the item's fault). */
+  readonly maxStalledCount?: number;
+  /** The executor for a batch this process has not seen yet; `onEvent` must get every sub-agent event. */
+  executorFor(
+    batch: QueuedBatch,
+    onEvent: (claim: Claim, event: SubAgentEvent) => void,
+  ): Promise<ItemExecutor>;
+  readonly onEvent?: (event: QueueWorkerEvent) => void;
+}
+
+export type QueueWorkerEvent =
+  | {
+      readonly type: "item_settled";
+      readonly batchId: string;
+      readonly claim: Claim;
+      readonly outcome: Exclude<ItemOutcome, { ok: "cancelled" }>;
+      /** False when another run of the item was recorded first (the result is dropped). */
+      readonly recorded: boolean;
+    }
+  | {
+      readonly type: "item_retry";
+      readonly batchId: string;
+      readonly claim: Claim;
+      readonly error: ItemError;
+    }
+  | {
+      readonly type: "rate_limited";
+      readonly batchId: string;
+      readonly claim: Claim;
+      readonly retryAfterMs: number;
+    }
+  | { readonly type: "error"; readonly message: string };
+
+export interface QueueWorker {
+  /** Running items right now. */
+  running(): number;
+  /** Stops taking items and waits for the running ones to finish and be recorded (SIGTERM). */
+  close(): Promise<void>;
+}
+
+interface BatchEntry {
+  readonly executor: ItemExecutor;
+  /** Resolves once this host's first item of the batch has a response (its prefix is cached). */
+  readonly warmed: Promise<void>;
+  release(): void;
+  started: boolean;
+}
+
+/** Same rule as the pool's own warming: the response has started, so the cache entry is readable. */
+function responseStarted(event: SubAgentEvent): boolean {
+  return (
+    (event.type === "usage" && event.phase === "start") || event.type === "text" || event.type === "done"
+  );
+}
+
+export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
+  const redis = options.connection;
+  const queue = new Queue(ITEMS_QUEUE, { connection: redis, prefix: QUEUE_PREFIX });
+  const batches = new Map<string, Promise<BatchEntry>>();
+  const running = new Set<ItemExecution>();
+
+  const batchFor = (batchId: string): Promise<BatchEntry> => {
+    let entry = batches.get(batchId);
+    if (!entry) {
+      entry = (async () => {
+        const stored = await loadQueuedBatch(redis, batchId);
+        if (!stored) throw new UnrecoverableError(`batch ${batchId} has no settings in Redis`);
+        let release!: () => void;
+        const warmed = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        const onEvent = (claim: Claim, event: SubAgentEvent) => {
+          if (responseStarted(event)) release();
+          if (event.type === "rate_limited") {
+            // A 429 pauses the whole queue, on every host, not just this process (issue 16 item 4).
+            void queue.rateLimit(event.retryAfterMs).catch(() => {});
+            options.onEvent?.({ type: "rate_limited", batchId, claim, retryAfterMs: event.retryAfterMs });
+          }
+        };
+        return {
+          executor: await options.executorFor(stored.batch, onEvent),
+          warmed,
+          release,
+          started: false,
+        };
+      })();
+      entry.catch(() => batches.delete(batchId));
+      batches.set(batchId, entry);
+    }
+    return entry;
+  };
+
+  const runItem = async (job: Job<ItemJobData>, token?: string): Promise<{ recorded: boolean }> => {
+    const { batchId, item } = job.data;
+    // A re-run of an item whose earlier run was recorded (it stalled after recording): done.
+    if (await hasResult(redis, batchId, item.id)) return { recorded: false };
+    const batch = await batchFor(batchId);
+    const claim: Claim = { item, attempt: await beginExecution(redis, batchId, item.id) };
+    if (batch.started) await batch.warmed;
+    const first = !batch.started;
+    batch.started = true;
+    const [execution] = batch.executor.startAll([claim], false);
+    if (!execution) throw new Error("the executor started no execution");
+    if (first) void execution.result.finally(batch.release);
+    running.add(execution);
+    let outcome: ItemOutcome;
+    try {
+      outcome = await execution.result.catch(
+        (error: unknown): ItemOutcome => ({
+          ok: false,
+          error: { code: "executor_error", message: error instanceof Error ? error.message : String(error) },
+        }),
+      );
+    } finally {
+      running.delete(execution);
+    }
+    if (outcome.ok === "cancelled") {
+      // Handed back: the job waits again for any worker, this run not counted as a failure.
+      await job.moveToWait(token);
+      throw new WaitingError();
+    }
+    if (outcome.ok === true) {
+      const recorded = await recordOutcome(redis, batchId, item.id, {
+        status: "succeeded",
+        result: outcome.result,
+      });
+      options.onEvent?.({ type: "item_settled", batchId, claim, outcome, recorded });
+      return { recorded };
+    }
+    const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    if (final) {
+      const recorded = await recordOutcome(redis, batchId, item.id, {
+        status: "failed",
+        error: outcome.error,
+        ...(outcome.result === undefined ? {} : { result: outcome.result }),
+      });
+      options.onEvent?.({ type: "item_settled", batchId, claim, outcome, recorded });
+    } else {
+      options.onEvent?.({ type: "item_retry", batchId, claim, error: outcome.error });
+    }
+    // BullMQ retries it after the backoff, or (last attempt) fails it; the parent ignores the failure.
+    throw new Error(`${outcome.error.code}: ${outcome.error.message}`);
+  };
+
+  const worker = new Worker<ItemJobData>(ITEMS_QUEUE, runItem, {
+    connection: redis,
+    prefix: QUEUE_PREFIX,
+    concurrency: options.concurrency,
+    lockDuration: options.lockDurationMs ?? 30_000,
+    stalledInterval: options.stalledIntervalMs ?? 30_000,
+    maxStalledCount: options.maxStalledCount ?? 3,
+  });
+  worker.on("error", (error) => options.onEvent?.({ type: "error", message: error.message }));
+
+  return {
+    running: () => running.size,
+    async close() {
+      await worker.close();
+      await queue.close();
+    },
+  };
+}

@@ -1,0 +1,233 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type RedisServer, runCli, startCli, startRedisServer, waitForOutput } from "@forkloop/cli/testing";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+
+/**
+ * Issue 16: `forkloop batch --queue` and `forkloop worker` on a real redis-server (started here on
+ * a free port in a temp dir), every process a spawned built CLI with its embedded simulator.
+ */
+
+let redis: RedisServer;
+let dir: string;
+const workers: ReturnType<typeof startCli>[] = [];
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "forkloop-queue-"));
+});
+afterEach(async () => {
+  for (const worker of workers.splice(0)) {
+    if (worker.child.exitCode === null && worker.child.signalCode === null) {
+      worker.child.kill("SIGCONT");
+      worker.child.kill("SIGKILL");
+    }
+    await worker.exited;
+  }
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function writeItems(count: number): Promise<void> {
+  const lines = Array.from({ length: count }, (_, index) => JSON.stringify(`task ${index + 1}`));
+  await writeFile(join(dir, "items.jsonl"), `${lines.join("\n")}\n`);
+}
+
+/** Short locks so a killed worker's items come back within seconds (the defaults are 30 s). */
+const FAST_LOCKS = ["--lock-duration", "2000", "--stalled-interval", "1000"];
+
+function startWorker(extra: readonly string[] = [], env: Record<string, string> = {}) {
+  const worker = startCli(["worker", "--queue", redis.url, "--concurrency", "6", ...FAST_LOCKS, ...extra], {
+    cwd: dir,
+    env,
+  });
+  workers.push(worker);
+  return worker;
+}
+
+const okLines = (text: string) => (text.match(/^ok /gm) ?? []).length;
+
+async function readResults(batchId: string, root = dir): Promise<Record<string, unknown>[]> {
+  const text = await readFile(join(root, ".forkloop", "batches", batchId, "results.jsonl"), "utf8");
+  return text
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+async function stopWorkers(): Promise<void> {
+  for (const worker of workers) if (worker.child.exitCode === null) worker.child.kill("SIGTERM");
+  await Promise.all(workers.map((worker) => worker.exited));
+}
+
+describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
+  it("Done when 1 + items 3, 5: 200 items, 3 workers, one kill -9ed and one frozen past its lock, one started later: every item has exactly one result, re-executions and dropped duplicates counted, exit 0", async () => {
+    await writeItems(200);
+    // Paced replies (each SSE event 60 ms), so items are in flight when a worker dies.
+    const slow = { FORKLOOP_SIM_FAULTS: "slow@1+:slow_ms=60" };
+    const producer = startCli(
+      [
+        "batch",
+        "--items",
+        "items.jsonl",
+        "--prompt",
+        "Answer {{item}}",
+        "--queue",
+        redis.url,
+        "--id",
+        "q200",
+      ],
+      { cwd: dir },
+    );
+    await waitForOutput(producer.child, producer.stderr, (text) =>
+      text.includes("forkloop batch q200: 200 items"),
+    );
+    const killed = startWorker([], slow);
+    const frozen = startWorker([], slow);
+    startWorker([], slow);
+    await waitForOutput(killed.child, killed.stderr, (text) => okLines(text) >= 3);
+    killed.child.kill("SIGKILL");
+    // Frozen for longer than lock + stalled check: its items run again elsewhere, and when it
+    // wakes its own runs finish too — those completions must be dropped, not recorded twice.
+    frozen.child.kill("SIGSTOP");
+    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    startWorker([], slow);
+    frozen.child.kill("SIGCONT");
+    const done = await producer.exited;
+    expect(done.code, done.stderr).toBe(0);
+    await stopWorkers();
+
+    const results = await readResults("q200");
+    expect(results).toHaveLength(200);
+    expect(new Set(results.map((line) => line.id)).size).toBe(200);
+    expect(results.every((line) => line.status === "succeeded")).toBe(true);
+    const report = JSON.parse(
+      await readFile(join(dir, ".forkloop", "batches", "q200", "report.json"), "utf8"),
+    );
+    // The killed and the frozen worker's in-flight items ran again on another worker.
+    const reRun = results.filter((line) => (line.attempts as number) > 1).length;
+    expect(reRun).toBeGreaterThanOrEqual(2);
+    expect(report.queue.reExecutedItems).toBe(reRun);
+    expect(report.queue.duplicateExecutions).toBeGreaterThanOrEqual(1);
+    expect(done.stdout).toContain(`queue: ${reRun} items ran more than once`);
+    const frozenLog = (await frozen.exited).stderr;
+    const dropped = (frozenLog.match(/already recorded by another run: dropped/g) ?? []).length;
+    const droppedElsewhere = workers
+      .filter((worker) => worker !== frozen)
+      .map((worker) => worker.stderr().match(/already recorded by another run: dropped/g)?.length ?? 0)
+      .reduce((sum, count) => sum + count, 0);
+    expect(dropped + droppedElsewhere).toBe(report.queue.duplicateExecutions);
+  }, 120_000);
+
+  it("Done when 2: the same batch gives the same results file with the local backend and with BullMQ (modulo timing)", async () => {
+    await writeItems(12);
+    const args = ["batch", "--items", "items.jsonl", "--prompt", "Answer {{item}}", "--concurrency", "4"];
+    const local = await runCli([...args, "--id", "same-local"], { cwd: dir });
+    expect(local.code, local.stderr).toBe(0);
+    startWorker(["--concurrency", "4"]);
+    const queued = await runCli(
+      [
+        "batch",
+        "--items",
+        "items.jsonl",
+        "--prompt",
+        "Answer {{item}}",
+        "--queue",
+        redis.url,
+        "--id",
+        "same-queued",
+      ],
+      { cwd: dir },
+    );
+    expect(queued.code, queued.stderr).toBe(0);
+    const withoutTiming = (lines: Record<string, unknown>[]) =>
+      lines.map(({ durationMs: _duration, ...rest }) => rest);
+    const localLines = withoutTiming(await readResults("same-local"));
+    expect(localLines).toHaveLength(12);
+    expect(withoutTiming(await readResults("same-queued"))).toEqual(localLines);
+  }, 60_000);
+
+  it("items 2, 5: the producer is stopped (Ctrl+C) and Redis restarts mid-batch: nothing acknowledged is lost, --resume re-attaches and finishes with one result per item", async () => {
+    await writeItems(30);
+    const slow = { FORKLOOP_SIM_FAULTS: "slow@1+:slow_ms=40" };
+    startWorker(["--concurrency", "4"], slow);
+    const args = ["batch", "--items", "items.jsonl", "--prompt", "Answer {{item}}", "--queue", redis.url];
+    const producer = startCli([...args, "--id", "restart"], { cwd: dir });
+    await waitForOutput(producer.child, producer.stderr, (text) => okLines(text) >= 3);
+    producer.child.kill("SIGINT");
+    const stopped = await producer.exited;
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toContain(
+      `re-attach with \`forkloop batch --resume restart --queue ${redis.url}\``,
+    );
+    await redis.restart({ downMs: 1_500 });
+    const resumed = await runCli(["batch", "--resume", "restart", "--queue", redis.url], { cwd: dir });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain("(re-attached)");
+    const results = await readResults("restart");
+    expect(results).toHaveLength(30);
+    expect(new Set(results.map((line) => line.id)).size).toBe(30);
+    expect(results.every((line) => line.status === "succeeded")).toBe(true);
+  }, 90_000);
+
+  it("Done when 4: a bad --queue URL and an unreachable Redis are clear errors (exit 2) that leave no state behind", async () => {
+    await writeItems(2);
+    const batch = ["batch", "--items", "items.jsonl", "--prompt", "Answer {{item}}"];
+    const notRedis = await runCli([...batch, "--queue", "http://127.0.0.1:6379"], { cwd: dir });
+    expect(notRedis.code).toBe(2);
+    expect(notRedis.stderr).toContain("is not a Redis URL (http:); give redis://HOST:PORT[/DB]");
+    const badDb = await runCli([...batch, "--queue", "redis://127.0.0.1:6379/jobs"], { cwd: dir });
+    expect(badDb.code).toBe(2);
+    expect(badDb.stderr).toContain('the database "jobs" is not a number');
+    const down = await startRedisServer();
+    const downUrl = down.url;
+    await down.stop();
+    for (const args of [
+      [...batch, "--queue", downUrl],
+      ["worker", "--queue", downUrl],
+    ]) {
+      const result = await runCli(args, { cwd: dir });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(`cannot reach Redis at ${downUrl}`);
+    }
+    const noQueue = await runCli(["worker"], { cwd: dir });
+    expect(noQueue.code).toBe(2);
+    expect(noQueue.stderr).toContain("--queue is required");
+    const misplaced = await runCli([...batch, "--queue", redis.url, "--concurrency", "4"], { cwd: dir });
+    expect(misplaced.code).toBe(2);
+    expect(misplaced.stderr).toContain("give a worker --concurrency N instead");
+    // Nothing was created for any of them.
+    await expect(readFile(join(dir, ".forkloop", "batches", "x", "batch.json"))).rejects.toThrow();
+    const { readdir } = await import("node:fs/promises");
+    expect(await readdir(join(dir, ".forkloop", "batches")).catch(() => [])).toEqual([]);
+  }, 60_000);
+
+  it("Done when 4 + item 2: a batch id that exists on the queue with other settings is refused from another host; --resume there re-attaches and writes its results", async () => {
+    await writeItems(4);
+    startWorker(["--concurrency", "4"]);
+    const args = ["batch", "--items", "items.jsonl", "--queue", redis.url, "--id", "shared"];
+    const first = await runCli([...args, "--prompt", "Answer {{item}}"], { cwd: dir });
+    expect(first.code, first.stderr).toBe(0);
+    // "Another host": another directory with the same items file.
+    const other = await mkdtemp(join(tmpdir(), "forkloop-queue-host-"));
+    try {
+      await writeFile(join(other, "items.jsonl"), await readFile(join(dir, "items.jsonl")));
+      const conflicting = await runCli([...args, "--prompt", "Summarize {{item}}"], { cwd: other });
+      expect(conflicting.code).toBe(2);
+      expect(conflicting.stderr).toContain(
+        `batch shared already exists on ${redis.url} with other settings (prompt differ)`,
+      );
+      expect(conflicting.stderr).toContain(`forkloop batch --resume shared --queue ${redis.url}`);
+      const attached = await runCli(["batch", "--resume", "shared", "--queue", redis.url], { cwd: other });
+      expect(attached.code, attached.stderr).toBe(0);
+      expect(await readResults("shared", other)).toEqual(await readResults("shared"));
+    } finally {
+      await rm(other, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
