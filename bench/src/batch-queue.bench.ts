@@ -1,0 +1,164 @@
+/**
+ * Distributed batches (issue 16 "Done when"): the same latency-bound 1,000-item batch (simulator
+ * TTFT 1 s, one turn per item) run by `forkloop batch --queue` on a real redis-server with 1, 2
+ * and 4 `forkloop worker` processes, each at concurrency 8, against one shared simulator:
+ *   1. for each, achieved throughput vs the latency-bound ideal (8 × W items always in flight,
+ *      each taking exactly the model time the simulator charged: TTFT + output at 200 tok/s);
+ *   2. the queue's overhead per item (wall time beyond the ideal, per item) vs the local journal's
+ *      (`forkloop batch` without --queue at concurrency 8), both on one process.
+ * Workers are started (and idle) before the producer, so the wall time is the producer's: enqueue
+ * to the last result written. Every reply comes from the simulator, not a real model.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startRedisServer } from "@forkloop/cli/testing";
+import { type LatencyModel, startSimulator } from "@forkloop/sim";
+import { type BenchResult, compare } from "./harness.js";
+
+const CLI = fileURLToPath(new URL("../../apps/cli/dist/main.js", import.meta.url));
+const ITEMS = 1_000;
+// 8 per worker keeps 4 workers (32 in flight) latency-bound on a 2-core machine shared with the
+// simulator; at 32 per worker, 4 workers are CPU-bound here and the ratio measures the cores.
+const CONCURRENCY = 8;
+const WORKER_COUNTS = [1, 2, 4] as const;
+const TTFT_MS = 1_000;
+const OUTPUT_TOKENS_PER_SECOND = 200;
+const LATENCY: LatencyModel = {
+  default: { ttftMs: TTFT_MS, prefillTokensPerSecond: 1e12, outputTokensPerSecond: OUTPUT_TOKENS_PER_SECOND },
+};
+
+function runToEnd(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<number> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr = (stderr + chunk).slice(-4_000);
+    });
+    child.on("close", (code) =>
+      code === 0
+        ? resolve(performance.now() - started)
+        : reject(new Error(`forkloop ${args[0]} exited ${code}:\n${stderr}`)),
+    );
+  });
+}
+
+/** Starts a worker and resolves once it says it is taking items. */
+function startWorker(cwd: string, env: NodeJS.ProcessEnv, url: string): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    [CLI, "worker", "--queue", url, "--concurrency", String(CONCURRENCY)],
+    {
+      cwd,
+      env,
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  return new Promise((resolve, reject) => {
+    let stderr = "";
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+      if (stderr.includes("running items from")) resolve(child);
+    });
+    child.on("exit", (code) => reject(new Error(`forkloop worker exited ${code} at start:\n${stderr}`)));
+  });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once("exit", () => resolve());
+    child.kill("SIGTERM");
+  });
+}
+
+export async function run(): Promise<BenchResult[]> {
+  const dir = await mkdtemp(join(tmpdir(), "forkloop-queue-bench-"));
+  const sim = await startSimulator({ latency: LATENCY });
+  const redis = await startRedisServer();
+  try {
+    const lines = Array.from({ length: ITEMS }, (_, index) => JSON.stringify(`task ${index + 1}`));
+    await writeFile(join(dir, "items.jsonl"), `${lines.join("\n")}\n`);
+    const env = {
+      PATH: process.env.PATH ?? "",
+      HOME: dir,
+      ANTHROPIC_API_KEY: "bench-key",
+      ANTHROPIC_BASE_URL: sim.url,
+    };
+    const batch = ["batch", "--items", "items.jsonl", "--prompt", "Answer {{item}}"];
+
+    /** Wall time, and the ideal wall time for `inFlight` items at once from the simulator's records. */
+    const measure = async (id: string, inFlight: number, go: () => Promise<number>) => {
+      sim.clearRequests();
+      const wallMs = await go();
+      const report = JSON.parse(
+        await readFile(join(dir, ".forkloop", "batches", id, "report.json"), "utf8"),
+      ) as {
+        totals: { succeeded: number; turns: number };
+      };
+      if (report.totals.succeeded !== ITEMS)
+        throw new Error(`batch ${id}: ${report.totals.succeeded}/${ITEMS} succeeded`);
+      const modelMs = sim
+        .requests()
+        .filter((record) => record.path === "/v1/messages" && record.status === 200)
+        .reduce(
+          (sum, record) =>
+            sum + TTFT_MS + ((record.usage?.output_tokens ?? 0) / OUTPUT_TOKENS_PER_SECOND) * 1000,
+          0,
+        );
+      return { wallMs, idealMs: modelMs / inFlight, turns: report.totals.turns };
+    };
+
+    const local = await measure("local", CONCURRENCY, () =>
+      runToEnd([...batch, "--concurrency", String(CONCURRENCY), "--id", "local"], dir, env),
+    );
+    const queued: { workers: number; wallMs: number; idealMs: number; turns: number }[] = [];
+    for (const workers of WORKER_COUNTS) {
+      const processes = await Promise.all(
+        Array.from({ length: workers }, () => startWorker(dir, env, redis.url)),
+      );
+      try {
+        const id = `queued-${workers}`;
+        queued.push({
+          workers,
+          ...(await measure(id, CONCURRENCY * workers, () =>
+            runToEnd([...batch, "--queue", redis.url, "--id", id], dir, env),
+          )),
+        });
+      } finally {
+        await Promise.all(processes.map(stop));
+      }
+    }
+
+    const perSecond = (ms: number) => ITEMS / (ms / 1000);
+    const results = queued.map((run) =>
+      compare(
+        `batch --queue, ${run.workers} worker process${run.workers === 1 ? "" : "es"}: achieved vs ideal latency-bound throughput (higher is better, 1 = no overhead)`,
+        "items/s",
+        "items/s",
+        { label: "ideal", value: perSecond(run.idealMs) },
+        { label: `forkloop worker × ${run.workers}`, value: perSecond(run.wallMs) },
+        `${ITEMS} items, ${run.turns} turns, ${run.workers} × concurrency ${CONCURRENCY}, simulator TTFT ${TTFT_MS} ms + ${OUTPUT_TOKENS_PER_SECOND} tok/s, one redis-server (AOF, fsync always); all processes on this machine's cores`,
+      ),
+    );
+    const one = queued[0]!;
+    results.push(
+      compare(
+        `batch --queue vs local journal: overhead per item beyond the latency-bound ideal, one process at concurrency ${CONCURRENCY} (lower is better)`,
+        "overhead per item",
+        "ms",
+        { label: "local journal", value: (local.wallMs - local.idealMs) / ITEMS },
+        { label: "BullMQ (1 worker)", value: (one.wallMs - one.idealMs) / ITEMS },
+        `wall ${(local.wallMs / 1000).toFixed(1)} s vs ${(one.wallMs / 1000).toFixed(1)} s; ideal ${(local.idealMs / 1000).toFixed(1)} s vs ${(one.idealMs / 1000).toFixed(1)} s`,
+      ),
+    );
+    return results;
+  } finally {
+    await redis.stop();
+    await sim.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
