@@ -230,4 +230,34 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
       await rm(other, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it("item 4: a 429 on one worker pauses the whole queue (every host), not just that worker", async () => {
+    await writeItems(16);
+    // Only this worker's requests are refused once (its embedded simulator's 3rd request).
+    const limited = startWorker(["--concurrency", "2"], {
+      FORKLOOP_SIM_FAULTS: "429@3:retry_after=4,slow@1+:slow_ms=20",
+    });
+    startWorker(["--concurrency", "2"], { FORKLOOP_SIM_FAULTS: "slow@1+:slow_ms=20" });
+    const producer = await runCli(
+      [
+        "batch",
+        "--items",
+        "items.jsonl",
+        "--prompt",
+        "Answer {{item}}",
+        "--queue",
+        redis.url,
+        "--id",
+        "limited",
+      ],
+      { cwd: dir },
+    );
+    expect(producer.code, producer.stderr).toBe(0);
+    expect(limited.stderr()).toMatch(
+      /rate limited \(429 on .*\): pausing the queue for \d+ ms on every host/,
+    );
+    // The pause is BullMQ's queue-wide limiter, read back from Redis by the producer.
+    expect(producer.stderr).toMatch(/the queue is paused for \ds on every host/);
+    expect(await readResults("limited")).toHaveLength(16);
+  }, 60_000);
 });

@@ -39,6 +39,8 @@ export interface QueuedRunOptions {
 export type QueuedRunEvent =
   | { readonly type: "item_settled"; readonly state: ItemState; readonly snapshot: ProgressSnapshot }
   | { readonly type: "progress"; readonly snapshot: ProgressSnapshot }
+  /** A worker got a 429: the whole queue waits out its retry-after (issue 16 item 4). */
+  | { readonly type: "queue_paused"; readonly forMs: number }
   | { readonly type: "redis_error"; readonly message: string };
 
 export interface QueuedRunSummary {
@@ -122,7 +124,9 @@ export async function runQueuedBatch(options: QueuedRunOptions): Promise<QueuedR
 
   const poll = async () => {
     const { states } = await readBatchState(redis, id);
+    const wasPaused = pausedForMs > 0;
     pausedForMs = Math.max(0, await items.getRateLimitTtl());
+    if (pausedForMs > 0 && !wasPaused) options.onEvent?.({ type: "queue_paused", forMs: pausedForMs });
     const snapshot = snapshotOf(states);
     for (const state of states) {
       if (state.status === "pending" || seen.has(state.item.id)) continue;

@@ -6,6 +6,7 @@ import {
   buildReport,
   connectQueue,
   finalSnapshot,
+  formatDuration,
   formatTotals,
   type JobItem,
   loadQueuedBatch,
@@ -77,6 +78,10 @@ export async function queuedBatchCommand(
       onEvent(event) {
         if (event.type === "progress") display.update(event.snapshot);
         else if (event.type === "redis_error") display.log(`redis ${address.display}: ${event.message}`);
+        else if (event.type === "queue_paused")
+          display.log(
+            `rate limited (a worker got a 429): the queue is paused for ${formatDuration(event.forMs)} on every host`,
+          );
         else {
           const { state } = event;
           const detail = state.error ? ` ${state.error.code}: ${state.error.message}` : "";
