@@ -260,4 +260,41 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
     expect(producer.stderr).toMatch(/the queue is paused for \ds on every host/);
     expect(await readResults("limited")).toHaveLength(16);
   }, 60_000);
+
+  it("item 5: SIGTERM stops a worker gracefully — it takes no more items, finishes and records the running ones, exits 0; another worker does the rest", async () => {
+    await writeItems(12);
+    const first = startWorker(["--concurrency", "3"], { FORKLOOP_SIM_FAULTS: "slow@1+:slow_ms=80" });
+    const producer = startCli(
+      [
+        "batch",
+        "--items",
+        "items.jsonl",
+        "--prompt",
+        "Answer {{item}}",
+        "--queue",
+        redis.url,
+        "--id",
+        "graceful",
+      ],
+      { cwd: dir },
+    );
+    await waitForOutput(first.child, first.stderr, (text) => okLines(text) >= 1);
+    first.child.kill("SIGTERM");
+    const stopped = await first.exited;
+    expect(stopped.code, stopped.stderr).toBe(0);
+    const [before = "", after = ""] = stopped.stderr.split(/stopping: taking no more items, /);
+    // It was running items when told to stop, and finished them before exiting.
+    expect(Number(/^finishing (\d+) running item/.exec(after)?.[1])).toBeGreaterThanOrEqual(1);
+    const finishedAfterStop = okLines(after);
+    expect(finishedAfterStop).toBeGreaterThanOrEqual(1);
+    expect(after).toContain("stopped: every item this worker started is finished and recorded");
+    startWorker(["--concurrency", "3"]);
+    const done = await producer.exited;
+    expect(done.code, done.stderr).toBe(0);
+    const results = await readResults("graceful");
+    expect(results).toHaveLength(12);
+    // Nothing the stopped worker had started ran twice.
+    expect(results.every((line) => line.attempts === 1)).toBe(true);
+    expect(okLines(before) + finishedAfterStop).toBeLessThan(12);
+  }, 60_000);
 });

@@ -1,7 +1,7 @@
 import type { SubAgentEvent } from "@forkloop/orchestrator";
 import { type Job, Queue, UnrecoverableError, WaitingError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import type { ItemExecution, ItemExecutor, ItemOutcome } from "./batch-runner.js";
+import type { ItemExecutor, ItemOutcome } from "./batch-runner.js";
 import type { Claim, ItemError } from "./job-backend.js";
 import {
   beginExecution,
@@ -67,7 +67,7 @@ export type QueueWorkerEvent =
   | { readonly type: "error"; readonly message: string };
 
 export interface QueueWorker {
-  /** Running items right now. */
+  /** Items this worker has taken and not finished yet. */
   running(): number;
   /** Stops taking items and waits for the running ones to finish and be recorded (SIGTERM). */
   close(): Promise<void>;
@@ -92,7 +92,7 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
   const redis = options.connection;
   const queue = new Queue(ITEMS_QUEUE, { connection: redis, prefix: QUEUE_PREFIX });
   const batches = new Map<string, Promise<BatchEntry>>();
-  const running = new Set<ItemExecution>();
+  let taken = 0;
 
   const batchFor = (batchId: string): Promise<BatchEntry> => {
     let entry = batches.get(batchId);
@@ -126,6 +126,15 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
   };
 
   const runItem = async (job: Job<ItemJobData>, token?: string): Promise<{ recorded: boolean }> => {
+    taken++;
+    try {
+      return await runTaken(job, token);
+    } finally {
+      taken--;
+    }
+  };
+
+  const runTaken = async (job: Job<ItemJobData>, token?: string): Promise<{ recorded: boolean }> => {
     const { batchId, item } = job.data;
     // A re-run of an item whose earlier run was recorded (it stalled after recording): done.
     if (await hasResult(redis, batchId, item.id)) return { recorded: false };
@@ -137,18 +146,12 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
     const [execution] = batch.executor.startAll([claim], false);
     if (!execution) throw new Error("the executor started no execution");
     if (first) void execution.result.finally(batch.release);
-    running.add(execution);
-    let outcome: ItemOutcome;
-    try {
-      outcome = await execution.result.catch(
-        (error: unknown): ItemOutcome => ({
-          ok: false,
-          error: { code: "executor_error", message: error instanceof Error ? error.message : String(error) },
-        }),
-      );
-    } finally {
-      running.delete(execution);
-    }
+    const outcome = await execution.result.catch(
+      (error: unknown): ItemOutcome => ({
+        ok: false,
+        error: { code: "executor_error", message: error instanceof Error ? error.message : String(error) },
+      }),
+    );
     if (outcome.ok === "cancelled") {
       // Handed back: the job waits again for any worker, this run not counted as a failure.
       await job.moveToWait(token);
@@ -188,7 +191,7 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
   worker.on("error", (error) => options.onEvent?.({ type: "error", message: error.message }));
 
   return {
-    running: () => running.size,
+    running: () => taken,
     async close() {
       await worker.close();
       await queue.close();

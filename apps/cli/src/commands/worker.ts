@@ -163,8 +163,11 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
       if (context.signal.aborted) resolveStop();
       context.signal.addEventListener("abort", () => resolveStop(), { once: true });
     });
-    log(`stopping: finishing ${plural(worker.running(), "running item")} (again to exit at once)`);
+    log(
+      `stopping: taking no more items, finishing ${plural(worker.running(), "running item")} (again to exit at once)`,
+    );
     await worker.close();
+    log("stopped: every item this worker started is finished and recorded");
     return EXIT.ok;
   } finally {
     await pool.close();
