@@ -152,20 +152,22 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
     expect(withoutTiming(await readResults("same-queued"))).toEqual(localLines);
   }, 60_000);
 
-  it("items 2, 5: the producer is stopped (Ctrl+C) and Redis restarts mid-batch: nothing acknowledged is lost, --resume re-attaches and finishes with one result per item", async () => {
+  it("Done when 4 + items 2, 5: Redis restarts mid-batch (said on stderr, naming the URL) and the producer is stopped: nothing acknowledged is lost, --resume re-attaches and finishes with one result per item", async () => {
     await writeItems(30);
-    const slow = { FORKLOOP_SIM_FAULTS: "slow@1+:slow_ms=40" };
-    startWorker(["--concurrency", "4"], slow);
+    const worker = startWorker(["--concurrency", "4"], { FORKLOOP_SIM_FAULTS: "slow@1+:slow_ms=40" });
     const args = ["batch", "--items", "items.jsonl", "--prompt", "Answer {{item}}", "--queue", redis.url];
     const producer = startCli([...args, "--id", "restart"], { cwd: dir });
     await waitForOutput(producer.child, producer.stderr, (text) => okLines(text) >= 3);
+    await redis.restart({ downMs: 1_500 });
+    const okBefore = okLines(producer.stderr());
+    await waitForOutput(producer.child, producer.stderr, (text) => okLines(text) >= okBefore + 2);
+    expect(worker.stderr()).toContain(`redis ${redis.url}: `);
     producer.child.kill("SIGINT");
     const stopped = await producer.exited;
     expect(stopped.code).toBe(130);
     expect(stopped.stderr).toContain(
       `re-attach with \`forkloop batch --resume restart --queue ${redis.url}\``,
     );
-    await redis.restart({ downMs: 1_500 });
     const resumed = await runCli(["batch", "--resume", "restart", "--queue", redis.url], { cwd: dir });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain("(re-attached)");
