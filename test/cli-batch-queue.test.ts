@@ -299,4 +299,45 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
     expect(results.every((line) => line.attempts === 1)).toBe(true);
     expect(okLines(before) + finishedAfterStop).toBeLessThan(12);
   }, 60_000);
+
+  it("item 5: a failed item is retried with backoff up to --attempts; on its last attempt the failure is its result (exit 6)", async () => {
+    await writeItems(3);
+    const run = (id: string, attempts: string) =>
+      runCli(
+        [
+          "batch",
+          "--items",
+          "items.jsonl",
+          "--prompt",
+          "Answer {{item}}",
+          "--queue",
+          redis.url,
+          "--id",
+          id,
+          "--attempts",
+          attempts,
+          "--retry-delay",
+          "200",
+        ],
+        { cwd: dir },
+      );
+    // The worker's first model request is refused (400, not retryable by the client): one item fails once.
+    const retrying = startWorker(["--concurrency", "1"], { FORKLOOP_SIM_FAULTS: "400@1" });
+    const retried = await run("retried", "2");
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(retrying.stderr()).toMatch(/^retry {2}retried \S*items\.jsonl:1: invalid_request_error/m);
+    expect(retrying.stderr()).toMatch(/^ok {5}retried \S*items\.jsonl:1 \(attempt 2\)$/m);
+    const lines = await readResults("retried");
+    expect(lines.map((line) => line.attempts).sort()).toEqual([1, 1, 2]);
+    retrying.child.kill("SIGTERM");
+    await retrying.exited;
+
+    startWorker(["--concurrency", "1"], { FORKLOOP_SIM_FAULTS: "400@1" });
+    const failed = await run("failed-once", "1");
+    expect(failed.code, failed.stderr).toBe(6);
+    const failures = (await readResults("failed-once")).filter((line) => line.status === "failed");
+    expect(failures).toHaveLength(1);
+    expect(failures[0]?.attempts).toBe(1);
+    expect(failures[0]?.error).toMatchObject({ code: expect.any(String), message: expect.any(String) });
+  }, 60_000);
 });
