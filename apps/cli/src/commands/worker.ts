@@ -9,7 +9,7 @@ import {
   startQueueWorker,
 } from "@forkloop/batch";
 import type { SubAgentBashOptions } from "@forkloop/orchestrator";
-import { loadRunSettings, resolveModelSource, resolveSandbox } from "@forkloop/sdk";
+import { loadRunSettings, resolveModelSource, resolveSandbox, withSettingsRetryEnv } from "@forkloop/sdk";
 import { SETTING_SOURCES } from "@forkloop/tools";
 import { z } from "zod";
 import { createBatchExecutor, createBatchPool } from "../batch-agents.js";
@@ -105,7 +105,8 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
     throw error instanceof QueueUnreachableError ? new CliError(error.message) : error;
   });
   const concurrency = flags.concurrency ?? 8;
-  const source = await resolveModelSource(context.env, log);
+  // Issue 11's retry and timeout settings apply to a worker's model requests as to a local batch's.
+  const source = await resolveModelSource(withSettingsRetryEnv(context.env, settings.env), log);
   const pool = createBatchPool(source, concurrency);
   try {
     const worker = startQueueWorker({
