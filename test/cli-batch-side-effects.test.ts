@@ -1,7 +1,7 @@
 import { access, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readJournal } from "@forkloop/cli";
+import { readJournal } from "@forkloop/batch";
 import { runCli, startCli, waitForOutput } from "@forkloop/cli/testing";
 import { startHostileServer } from "@forkloop/loop-core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
