@@ -367,6 +367,17 @@ function pathCases(): AttackCase[] {
     bash("hard-link-cat", "cat hl.txt", FOUR),
     bash("hard-link-head", "head hl.txt", FOUR),
     bash("hard-link-grep", "grep SECRET hl.txt", FOUR),
+    // Below a directory: hld/ holds a hard link to an outside file, sld/ a symlink out (issue 10 item 5).
+    bash("hard-link-below-grep-r", "grep -r SECRET hld", FOUR),
+    bash("hard-link-below-grep-rn-include", "grep -rn --include=*.txt SECRET hld", FOUR),
+    bash("hard-link-below-grep-recurse", "grep --directories=recurse SECRET hld", FOUR),
+    bash("hard-link-below-cd", "cd hld && grep -r SECRET", FOUR),
+    bash("hard-link-below-rg", "rg SECRET hld", FOUR),
+    bash("hard-link-below-git-grep", "cd hld && git grep --untracked --no-exclude-standard SECRET", FOUR),
+    bash("hard-link-below-diff", "diff -r hld pld", FOUR),
+    bash("hard-link-below-glob", "cat hld/*/*", FOUR),
+    bash("symlink-below-diff", "diff -r sld pld", FOUR),
+    bash("symlink-below-diff-brief", "diff -ru sld pld", FOUR),
   ];
   const tool = (
     name: string,
@@ -399,6 +410,18 @@ function pathCases(): AttackCase[] {
     tool("glob-outside", "Glob", () => ({ pattern: "../outside/*" })),
     tool("read-hard-link", "Read", () => ({ file_path: "hl.txt" }), FOUR),
     tool("grep-hard-link", "Grep", () => ({ pattern: "SECRET", output_mode: "content" }), FOUR),
+    tool(
+      "grep-hard-link-below",
+      "Grep",
+      () => ({ pattern: "SECRET", path: "hld", output_mode: "content" }),
+      ALL,
+    ),
+    tool(
+      "grep-symlink-below",
+      "Grep",
+      () => ({ pattern: "SECRET", path: "sld", output_mode: "content" }),
+      ALL,
+    ),
     tool("write-hard-link", "Write", () => ({ file_path: "hl.txt", content: "pwned\n" })),
     tool("edit-hard-link", "Edit", () => ({ file_path: "hl.txt", old_string: "HARD", new_string: "pwned" })),
     tool("write-outside", "Write", (_root, outside) => ({

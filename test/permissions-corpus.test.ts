@@ -68,6 +68,13 @@ function makeWorkspace(mode: Mode, cases: readonly AttackCase[]): string {
   symlinkSync(join(outside, "secret.txt"), join(root, "outside-link"));
   symlinkSync(outside, join(root, "outside-link-dir"));
   linkSync(join(outside, "hardlinked.txt"), join(root, "hl.txt"));
+  // A hard link and a symlink to outside files one level below a directory, and a plain twin to diff against.
+  mkdirSync(join(root, "hld/deep"), { recursive: true });
+  linkSync(join(outside, `hardlinked-below-${mode}.txt`), join(root, "hld/deep/inner.txt"));
+  mkdirSync(join(root, "sld/deep"), { recursive: true });
+  symlinkSync(join(outside, "secret.txt"), join(root, "sld/deep/inner.txt"));
+  mkdirSync(join(root, "pld/deep"), { recursive: true });
+  writeFileSync(join(root, "pld/deep/inner.txt"), "plain\n");
   git(root, "init", "-q", "-b", "main");
   git(root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "init");
   // A nested repository whose own config names programs: read-only git there must not run them.
@@ -152,6 +159,8 @@ beforeAll(async () => {
   mkdirSync(outside);
   writeFileSync(join(outside, "secret.txt"), `${SECRETS.outside}\n`);
   writeFileSync(join(outside, "hardlinked.txt"), `${SECRETS.hardLink}\n`);
+  for (const mode of MODES)
+    writeFileSync(join(outside, `hardlinked-below-${mode}.txt`), `${SECRETS.hardLink}\n`);
   writeFileSync(join(outside, "race-secret.txt"), `${SECRETS.race}\n`);
   outsideBefore = hashTree(outside);
 }, 60_000);

@@ -16,8 +16,12 @@ import {
 import { callTool, createToolTestContext } from "@forkloop/tools/testing";
 import { type BenchResult, compare, percentile, timeRuns } from "./harness.js";
 
-/** Commands of the three sizes, mixing what models send: lists, pipes, substitutions, redirects. */
-function commandOf(length: number): string {
+/**
+ * Commands of the three sizes, mixing what models send: lists, pipes, substitutions, redirects.
+ * `distinct`: every part names other paths, so no simple command repeats (each part is judged
+ * once per decision, so a repeated part costs nothing the second time).
+ */
+function commandOf(length: number, distinct = false): string {
   const parts = [
     "git status --short",
     "ls -la src",
@@ -30,7 +34,11 @@ function commandOf(length: number): string {
   ];
   let command = "";
   for (let index = 0; command.length < length; index++) {
-    command += `${command === "" ? "" : " && "}${parts[index % parts.length]}`;
+    const part = parts[index % parts.length] as string;
+    const varied = distinct
+      ? part.replace(/src|README\.md|TODO|\*\.ts|-5/, (word) => `${word}${index}`)
+      : part;
+    command += `${command === "" ? "" : " && "}${varied}`;
   }
   return command;
 }
@@ -49,8 +57,14 @@ export async function run(): Promise<BenchResult[]> {
     });
     const options = { signal: new AbortController().signal, toolUseId: "t", agentId: "main" };
     const results: BenchResult[] = [];
-    for (const length of [20, 200, 2_000]) {
-      const command = commandOf(length);
+    for (const [length, distinct] of [
+      [20, false],
+      [200, false],
+      [2_000, false],
+      [2_000, true],
+    ] as const) {
+      const command = commandOf(length, distinct);
+      const shape = distinct ? ", no part repeated" : "";
       const samples = await timeRuns(
         () => checker("Bash", { command }, options),
         length >= 2_000 ? 200 : 1_000,
@@ -60,14 +74,14 @@ export async function run(): Promise<BenchResult[]> {
       const p99 = percentile(samples, 99);
       results.push(
         {
-          name: `permissions: Bash decision, ${command.length}-char command`,
+          name: `permissions: Bash decision, ${command.length}-char command${shape}`,
           metric: "p50",
           value: p50 * 1000,
           unit: "µs",
           notes: `p99 ${(p99 * 1000).toFixed(0)} µs; ${samples.length} decisions`,
         },
         {
-          name: `permissions: Bash decision, ${command.length}-char command`,
+          name: `permissions: Bash decision, ${command.length}-char command${shape}`,
           metric: "p99",
           value: p99 * 1000,
           unit: "µs",

@@ -27,8 +27,9 @@ const MAX_SYMLINK_HOPS = 40;
  * (FIFOs block a reader forever, devices and sockets are not files). On success the returned path
  * is the real path, which is what the tools then open.
  *
- * A symlink swapped between this check and the open is not caught (time-of-check/time-of-use);
- * the workspace is assumed not to be raced by a hostile local process.
+ * A symlink swapped in between this check and the open is caught where the tool judges what it
+ * opened (Read and Grep: openConfined, O_NOFOLLOW and the descriptor's real path); Write and Edit
+ * still go by name (they rename a new file over the target) and assume no hostile local process.
  */
 export function resolveInWorkspace(path: string, ctx: WorkspaceLocation): ResolvedPath {
   if (typeof path !== "string" || path.length === 0) return { ok: false, error: "The path is empty." };
@@ -53,10 +54,7 @@ export function resolveInWorkspace(path: string, ctx: WorkspaceLocation): Resolv
   const forbiddenReal = forbiddenPrefix(real.path);
   if (forbiddenReal !== undefined) return forbiddenError(path, forbiddenReal);
 
-  const roots = ctx.workspaceRoots.map((root) => {
-    const resolvedRoot = realpathAllowingMissing(resolve(root), 0);
-    return resolvedRoot.ok ? resolvedRoot.path : resolve(root);
-  });
+  const roots = realWorkspaceRoots(ctx.workspaceRoots);
   if (!roots.some((root) => isInside(real.path, root))) {
     const shown = real.path === absolute ? `"${path}"` : `"${path}" (which resolves to "${real.path}")`;
     return {
@@ -75,6 +73,14 @@ export function resolveInWorkspace(path: string, ctx: WorkspaceLocation): Resolv
     };
   }
   return { ok: true, path: real.path };
+}
+
+/** The workspace roots as the kernel names them (realpath; a root that does not exist yet stays as given). */
+export function realWorkspaceRoots(roots: readonly string[]): string[] {
+  return roots.map((root) => {
+    const resolvedRoot = realpathAllowingMissing(resolve(root), 0);
+    return resolvedRoot.ok ? resolvedRoot.path : resolve(root);
+  });
 }
 
 /** True when `child` is `root` itself or lies below it (both absolute and resolved). */

@@ -1,10 +1,10 @@
-import { realpathSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { walkFiles } from "../file-walker.js";
 import { GitignoreFilter } from "../gitignore.js";
 import { decodeTextFile, startsWithUtf16Bom } from "../text-file.js";
+import { realWorkspaceRoots } from "../workspace-paths.js";
 import { createGlobOverrides, createTypeFilter } from "./path-filter.js";
 import { readConfinedFile } from "./read-confined-file.js";
 import type { GrepBackend, GrepFileResult, GrepLine, GrepSearch } from "./search.js";
@@ -47,13 +47,7 @@ export const jsGrepBackend: GrepBackend = async (search) => {
 
   const results: GrepFileResult[] = [];
   const skipped = { tooLarge: [] as string[], hardLinked: [] as string[], outside: [] as string[] };
-  const realRoots = search.workspaceRoots.map((root) => {
-    try {
-      return realpathSync(root);
-    } catch {
-      return root;
-    }
-  });
+  const realRoots = realWorkspaceRoots(search.workspaceRoots);
   let outputLines = 0;
   let truncated = false;
   for (let index = 0; index < files.length && !truncated && !search.signal.aborted; index++) {

@@ -21,6 +21,14 @@ beforeAll(() => {
   writeFileSync(join(outside.root, "secret.txt"), "outside\n");
   linkSync(join(outside.root, "secret.txt"), join(ws.root, "linked.txt"));
   symlinkSync(outside.root, join(ws.root, "out"));
+  // Below directories: a hard link to the outside file, a symlink to it, and a tree without either.
+  mkdirSync(join(ws.root, "hl/deep"), { recursive: true });
+  writeFileSync(join(outside.root, "linked-below.txt"), "outside\n");
+  linkSync(join(outside.root, "linked-below.txt"), join(ws.root, "hl/deep/inner.txt"));
+  mkdirSync(join(ws.root, "sl"));
+  symlinkSync(join(outside.root, "secret.txt"), join(ws.root, "sl/l"));
+  mkdirSync(join(ws.root, "plain"));
+  writeFileSync(join(ws.root, "plain/l"), "plain\n");
   mkdirSync(join(ws.root, "evil/.git/objects"), { recursive: true });
   mkdirSync(join(ws.root, "evil/.git/refs"), { recursive: true });
   writeFileSync(join(ws.root, "evil/.git/HEAD"), "ref: refs/heads/main\n");
@@ -294,6 +302,34 @@ describe("R-S1: bad input", () => {
     expect(decision.behavior === "deny" && decision.message).toMatch(
       /2 hard links: it may be a file outside the workspace/,
     );
+  });
+
+  it("issue 10 item 5: a recursive read of contents below a hard link to an outside file needs approval; a listing does not", async () => {
+    for (const command of [
+      "grep -r secret hl",
+      "grep -rn outside .",
+      "rg outside hl",
+      "grep --directories=recurse outside hl",
+      "cd hl && grep -r outside",
+      "diff -r hl plain",
+    ]) {
+      const decision = await decide("dontAsk", command);
+      expect(decision.behavior, command).toBe("deny");
+      expect(decision.behavior === "deny" && decision.message, command).toMatch(
+        /(inner|linked)\.txt, which has 2 hard links: it may be a file outside the workspace/,
+      );
+    }
+    for (const command of ["ls -R hl", "find hl -type f", "du -a hl", "grep -r plain plain"])
+      expect(await decide("dontAsk", command), command).toEqual({ behavior: "allow" });
+  });
+
+  it("issue 10 item 5: diff -r follows symlinks below (it would print the outside file); grep -r and diff --no-dereference do not", async () => {
+    const decision = await decide("dontAsk", "diff -r sl plain");
+    expect(decision.behavior === "deny" && decision.message).toMatch(
+      /follows the symlink .*sl\/l out of the workspace/,
+    );
+    for (const command of ["grep -r x sl", "diff -r --no-dereference sl plain"])
+      expect(await decide("dontAsk", command), command).toEqual({ behavior: "allow" });
   });
 
   it("R-S2: git in a repository whose config names a program needs approval, and says which key", async () => {

@@ -101,38 +101,10 @@ export function judgeBash(command: string, context: BashJudgementContext): BashJ
   };
 
   for (const part of analysis.commands) {
-    const outputs =
-      programName(part.words[0]) === "git"
-        ? gitOutputFiles(part.words.slice(1)).map((target) => ({ access: "write" as const, target }))
-        : [];
-    for (const redirect of [...part.redirects, ...outputs]) {
-      const problem =
-        redirect.access === "read"
-          ? paths.readProblem({ word: redirect.target, recursive: false })
-          : undefined;
-      if (problem !== undefined) note(problem, problem);
-      if (redirect.access === "write") {
-        const write = paths.writeProblem(redirect.target);
-        if (write.mutates) note(`it writes ${redirect.target.text}`, write.approval);
-      }
-    }
-    const partProblem = part.wraps ? undefined : readOnlyProblem(part, paths);
-    if (partProblem !== undefined) {
-      const allowed = bashRules(context.rules.allow).some((rule) => {
-        const specifier = rule.specifier;
-        if (specifier === undefined) return true;
-        return (
-          (specifier.type === "command-exact" ||
-            specifier.type === "command-prefix" ||
-            specifier.type === "command-wildcard") &&
-          commandMatchesRule(specifier, part, "allow")
-        );
-      });
-      // An allow rule for git approves git, not what the repository's config makes it run.
-      const gitProblem =
-        allowed && programName(part.words[0]) === "git" ? paths.gitRepositoryProblem(part) : undefined;
-      note(partProblem, allowed && gitProblem === undefined ? undefined : (gitProblem ?? partProblem));
-    }
+    for (const [problem, approval] of paths.oncePerPart("judge", part, () =>
+      partNotes(part, paths, bashRules(context.rules.allow)),
+    ))
+      note(problem, approval);
     paths.noteDirectoryChange(part);
   }
   return {
@@ -141,6 +113,51 @@ export function judgeBash(command: string, context: BashJudgementContext): BashJ
     ...(notReadOnly === undefined ? {} : { notReadOnly }),
     ...(needsApproval === undefined ? {} : { needsApproval }),
   };
+}
+
+/**
+ * What one simple command adds to the judgement, as (why it is not read-only, why it needs
+ * approval — undefined when a rule allows it) pairs, in order: its redirections and git output
+ * files (reads and writes checked like Read and Write), then the command itself against the
+ * read-only table and the allow rules.
+ */
+function partNotes(
+  part: ShellCommand,
+  paths: ShellPaths,
+  allowRules: readonly PermissionRule[],
+): (readonly [string, string | undefined])[] {
+  const notes: (readonly [string, string | undefined])[] = [];
+  const outputs =
+    programName(part.words[0]) === "git"
+      ? gitOutputFiles(part.words.slice(1)).map((target) => ({ access: "write" as const, target }))
+      : [];
+  for (const redirect of [...part.redirects, ...outputs]) {
+    const problem =
+      redirect.access === "read" ? paths.readProblem({ word: redirect.target, recursive: false }) : undefined;
+    if (problem !== undefined) notes.push([problem, problem]);
+    if (redirect.access === "write") {
+      const write = paths.writeProblem(redirect.target);
+      if (write.mutates) notes.push([`it writes ${redirect.target.text}`, write.approval]);
+    }
+  }
+  const partProblem = part.wraps ? undefined : readOnlyProblem(part, paths);
+  if (partProblem !== undefined) {
+    const allowed = allowRules.some((rule) => {
+      const specifier = rule.specifier;
+      if (specifier === undefined) return true;
+      return (
+        (specifier.type === "command-exact" ||
+          specifier.type === "command-prefix" ||
+          specifier.type === "command-wildcard") &&
+        commandMatchesRule(specifier, part, "allow")
+      );
+    });
+    // An allow rule for git approves git, not what the repository's config makes it run.
+    const gitProblem =
+      allowed && programName(part.words[0]) === "git" ? paths.gitRepositoryProblem(part) : undefined;
+    notes.push([partProblem, allowed && gitProblem === undefined ? undefined : (gitProblem ?? partProblem)]);
+  }
+  return notes;
 }
 
 /** Why one simple command is not read-only, or undefined when it only reads inside the workspace. */

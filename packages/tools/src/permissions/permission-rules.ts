@@ -1,5 +1,5 @@
 import { isAbsolute, relative, resolve } from "node:path";
-import ignore from "ignore";
+import ignore, { type Ignore } from "ignore";
 import { analyzeShell } from "../shell/analyze-shell.js";
 import { realpathAllowingMissing } from "../workspace-paths.js";
 import { commandMatchesRule } from "./bash-rule-match.js";
@@ -149,8 +149,16 @@ function pathMatches(pattern: string, path: string, context: RuleMatchContext): 
   if (pattern.startsWith("./") && !body.includes("/")) body = `/${body}`;
   const relativePath = relative(root, path);
   if (relativePath === "" || relativePath.startsWith("..") || isAbsolute(relativePath)) return false;
-  return ignore().add(body).ignores(relativePath);
+  let matcher = compiledPatterns.get(body);
+  if (matcher === undefined) {
+    matcher = ignore().add(body);
+    compiledPatterns.set(body, matcher);
+  }
+  return matcher.ignores(relativePath);
 }
+
+/** Compiled gitignore patterns by rule body: a Bash decision matches the same few rules against every path it sees. */
+const compiledPatterns = new Map<string, Ignore>();
 
 function normalizeSpaces(text: string): string {
   return text.trim().replace(/\s+/g, " ");

@@ -5,10 +5,11 @@ import { globSync } from "tinyglobby";
 import type { ShellCommand } from "../shell/analyze-shell.js";
 import { gitConfigProblem } from "../shell/git-config-check.js";
 import { programName } from "../shell/program-name.js";
-import { type PathRead, readOnlyVerdict } from "../shell/read-only-commands.js";
+import { type PathRead, type RecursiveRead, readOnlyVerdict } from "../shell/read-only-commands.js";
 import { literalValue, type ShellWord } from "../shell/shell-word.js";
-import { isInside, resolveInWorkspace } from "../workspace-paths.js";
+import { isInside, realWorkspaceRoots, resolveInWorkspace } from "../workspace-paths.js";
 import type { BashJudgementContext } from "./bash-judgement.js";
+import { outsideInodeBelow } from "./links-below.js";
 import { type PermissionRule, ruleMatches } from "./permission-rules.js";
 import { protectedDirectory, protectedWriteReason } from "./protected-paths.js";
 
@@ -29,9 +30,14 @@ export class ShellPaths {
   private readonly pathDenyRules: readonly PermissionRule[];
   /** Per-judgement memo: a long command runs `git` many times in the same repository. */
   private readonly memo = new Map<string, string | undefined>();
+  /** Per-judgement memo of whole simple commands (oncePerPart). */
+  private readonly parts = new Map<string, unknown>();
+
+  private readonly realRoots: readonly string[];
 
   constructor(private readonly context: BashJudgementContext) {
     this.cwds = new Set([context.match.cwd]);
+    this.realRoots = realWorkspaceRoots(context.workspaceRoots);
     this.pathDenyRules = context.rules.deny.filter((rule) => rule.specifier?.type === "path");
   }
 
@@ -176,12 +182,27 @@ export class ShellPaths {
       if (links > 1) {
         return `${inside.path} has ${links} hard links: it may be a file outside the workspace`;
       }
-      if (read.recursive) {
-        const problem = this.recursiveReadProblem(read.word);
+      if (read.recursive !== false) {
+        const problem = this.recursiveReadProblem(read.word) ?? this.linksBelow(inside.path, read.recursive);
         if (problem !== undefined) return problem;
       }
     }
     return undefined;
+  }
+
+  /**
+   * A recursive read of file contents below `dir` that may reach an outside inode: a hard link, or
+   * (for `diff -r`) a symlink out (R-S4). Names-only reads (`ls -R`, `find`) print no contents.
+   * Each directory is walked once per judgement.
+   */
+  private linksBelow(dir: string, below: RecursiveRead): string | undefined {
+    if (below === "names") return undefined;
+    return this.once(`links:${below}:${dir}`, () =>
+      outsideInodeBelow(dir, {
+        throughSymlinks: below === "contents-through-links",
+        inside: (real) => this.realRoots.some((root) => isInside(real, root)),
+      }),
+    );
   }
 
   /** A recursive read (`grep -r`, `rg`) of a directory where a path deny rule may protect a file. */
@@ -252,30 +273,54 @@ export class ShellPaths {
     if (this.pathDenyRules.length === 0) return {};
     let unverifiable: string | undefined;
     for (const part of commands) {
-      for (const redirect of part.redirects) {
-        const rule = this.deniedBy(redirect.target, redirect.access === "read" ? "Read" : "Write");
-        if (rule !== undefined) return { denied: rule.raw };
-      }
-      const name = programName(part.words[0]);
-      if (!part.wraps && name !== undefined) {
-        const args = this.expandPatterns(part.words.slice(1));
-        const verdict = typeof args === "string" ? undefined : readOnlyVerdict(name, args);
-        for (const read of verdict?.readOnly === true ? verdict.reads : []) {
-          const rule = this.deniedBy(read.word, "Read");
-          if (rule !== undefined) return { denied: rule.raw };
-          if (read.recursive) unverifiable ??= this.recursiveReadProblem(read.word);
-        }
-      }
-      for (const word of part.words.slice(1)) {
-        const rule = this.deniedBy(word, "Read") ?? this.deniedBy(word, "Write");
-        if (rule !== undefined)
-          unverifiable ??= `${word.text} names a file the rule deny: ${rule.raw} protects`;
-      }
+      const found = this.oncePerPart("deny", part, () => this.partDeniedByPathRule(part));
+      if (found.denied !== undefined) return found;
+      unverifiable ??= found.unverifiable;
       this.noteDirectoryChange(part);
     }
     this.cwds = new Set([this.context.match.cwd]);
     this.cwdUnknown = false;
     return unverifiable === undefined ? {} : { unverifiable };
+  }
+
+  private partDeniedByPathRule(part: ShellCommand): {
+    readonly denied?: string;
+    readonly unverifiable?: string;
+  } {
+    for (const redirect of part.redirects) {
+      const rule = this.deniedBy(redirect.target, redirect.access === "read" ? "Read" : "Write");
+      if (rule !== undefined) return { denied: rule.raw };
+    }
+    let unverifiable: string | undefined;
+    const name = programName(part.words[0]);
+    if (!part.wraps && name !== undefined) {
+      const args = this.expandPatterns(part.words.slice(1));
+      const verdict = typeof args === "string" ? undefined : readOnlyVerdict(name, args);
+      for (const read of verdict?.readOnly === true ? verdict.reads : []) {
+        const rule = this.deniedBy(read.word, "Read");
+        if (rule !== undefined) return { denied: rule.raw };
+        if (read.recursive) unverifiable ??= this.recursiveReadProblem(read.word);
+      }
+    }
+    for (const word of part.words.slice(1)) {
+      const rule = this.deniedBy(word, "Read") ?? this.deniedBy(word, "Write");
+      if (rule !== undefined)
+        unverifiable ??= `${word.text} names a file the rule deny: ${rule.raw} protects`;
+    }
+    return unverifiable === undefined ? {} : { unverifiable };
+  }
+
+  /**
+   * `compute()` once per simple command of this judgement (issue 10: a compound command judges each
+   * distinct part once). The key is the part as written plus where relative paths resolve now, the
+   * only state its judgement depends on; `npm test && npm test` is judged once.
+   */
+  oncePerPart<T>(purpose: string, part: ShellCommand, compute: () => T): T {
+    const key = `${purpose}\u0000${partKey(part)}\u0000${this.cwdUnknown ? "?" : [...this.cwds].sort().join("\u0000")}`;
+    if (this.parts.has(key)) return this.parts.get(key) as T;
+    const value = compute();
+    this.parts.set(key, value);
+    return value;
   }
 
   /** The first path deny rule covering what a word names (also `--file=X` and `rev:X`), for reads or writes. */
@@ -328,6 +373,21 @@ export class ShellPaths {
     const prefix = join(root, ...(fixed === -1 ? body.split("/") : body.split("/").slice(0, fixed)));
     return isInside(prefix, dir) || isInside(dir, prefix);
   }
+}
+
+/** A simple command as written: equal keys are the same words, assignments and redirections. */
+function partKey(part: ShellCommand): string {
+  const words = part.words.map((word) => `${word.kind}:${word.text}`).join("\u0001");
+  const redirects = part.redirects.map(
+    (redirect) => `${redirect.access}:${redirect.target.kind}:${redirect.target.text}`,
+  );
+  return [
+    words,
+    part.assignments.join("\u0001"),
+    redirects.join("\u0001"),
+    part.wraps,
+    part.extraArguments,
+  ].join("\u0002");
 }
 
 /** How permission-rules anchors a path pattern (`//abs`, `~/x`, `/x`, `./x`, `x`). */

@@ -236,7 +236,7 @@ function gitPathReads(subcommand: string, operands: readonly ShellWord[]): PathR
       });
   }
   if (subcommand === "grep")
-    reads.push({ word: { kind: "literal", text: ".", value: "." }, recursive: true });
+    reads.push({ word: { kind: "literal", text: ".", value: "." }, recursive: "contents" });
   return reads;
 }
 

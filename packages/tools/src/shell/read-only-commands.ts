@@ -2,11 +2,17 @@ import { type FlagSpec, flags, hasFlag, type ParsedArguments, parseArguments } f
 import { gitReadOnly } from "./git-read-only.js";
 import { literalValue, type ShellWord } from "./shell-word.js";
 
-/** A file or directory a read-only command reads; `recursive`: everything below a directory too. */
+/**
+ * A file or directory a read-only command reads. `recursive`: what it reads below a directory —
+ * names and metadata only (`ls -R`, `find`, `du`, `tree`), file contents (`grep -r`, `rg`,
+ * `git grep`), or contents through symlinks too (`diff -r` follows them).
+ */
 export interface PathRead {
   readonly word: ShellWord;
-  readonly recursive: boolean;
+  readonly recursive: false | RecursiveRead;
 }
+
+export type RecursiveRead = "names" | "contents" | "contents-through-links";
 
 export type ReadOnlyVerdict =
   | {
@@ -34,6 +40,8 @@ interface ReadOnlyPolicy {
   readonly operands: Operands;
   /** Options that make directory operands recursive; `always` for rg, du, find, tree. */
   readonly recursive?: readonly string[] | "always";
+  /** What a recursive read reads below a directory (default `contents`). */
+  readonly below?: RecursiveRead;
   /** With no path operand it reads the working directory (`ls`, `grep -r`, `rg`). */
   readonly defaultsToCwd?: "always" | "when-recursive";
   /** Arguments only known at run time cannot turn into a harmful option (`echo $X`). */
@@ -181,6 +189,8 @@ export const READ_ONLY_COMMANDS: Readonly<Record<string, ReadOnlyPolicy>> = {
     ),
     operands: paths,
     recursive: ["r", "recursive"],
+    // GNU diff follows symlinks below the directories it compares (unless --no-dereference).
+    below: "contents-through-links",
   },
   grep: GREP_POLICY,
   egrep: GREP_POLICY,
@@ -204,6 +214,7 @@ export const READ_ONLY_COMMANDS: Readonly<Record<string, ReadOnlyPolicy>> = {
     ),
     operands: paths,
     recursive: ["R", "recursive"],
+    below: "names",
     defaultsToCwd: "always",
   },
   // Not -o (writes the listing to a file) or -R (writes 00Tree.html files), -l (follows symlinks).
@@ -215,6 +226,7 @@ export const READ_ONLY_COMMANDS: Readonly<Record<string, ReadOnlyPolicy>> = {
     ),
     operands: paths,
     recursive: "always",
+    below: "names",
     defaultsToCwd: "always",
   },
   du: {
@@ -225,6 +237,7 @@ export const READ_ONLY_COMMANDS: Readonly<Record<string, ReadOnlyPolicy>> = {
     ),
     operands: paths,
     recursive: "always",
+    below: "names",
     defaultsToCwd: "always",
   },
   stat: {
@@ -352,20 +365,25 @@ export function readOnlyVerdict(name: string, args: readonly ShellWord[]): ReadO
     return { readOnly: false, reason: `${name} with ${parsed.reason} is not in the read-only list` };
   const problem = policy.check?.(parsed);
   if (problem !== undefined) return { readOnly: false, reason: problem };
-  const recursive =
+  const below =
+    policy.below === "contents-through-links" && hasFlag(parsed.flags, "no-dereference")
+      ? "contents"
+      : (policy.below ?? "contents");
+  const recurses =
     policy.recursive === "always" ||
     (policy.recursive !== undefined && hasFlag(parsed.flags, ...policy.recursive)) ||
     parsed.flags.some(
       (flag) => (flag.name === "d" || flag.name === "directories") && literalValue(flag.value) === "recurse",
     );
+  const recursive: PathRead["recursive"] = recurses ? below : false;
   const flagReads: PathRead[] = parsed.flags
     .filter((flag) => flag.argument === "path" && flag.value !== undefined)
     .map((flag) => ({ word: flag.value as ShellWord, recursive: false }));
   const operands = operandReads(policy, parsed);
   if (typeof operands === "string") return { readOnly: false, reason: `${name}: ${operands}` };
-  let reads = operands.map((word) => ({ word, recursive }));
+  let reads: PathRead[] = operands.map((word) => ({ word, recursive }));
   const defaults = policy.defaultsToCwd;
-  if (reads.length === 0 && (defaults === "always" || (defaults === "when-recursive" && recursive))) {
+  if (reads.length === 0 && (defaults === "always" || (defaults === "when-recursive" && recurses))) {
     reads = [{ word: { kind: "literal", text: ".", value: "." }, recursive }];
   }
   const verdict: ReadOnlyVerdict = { readOnly: true, reads: [...flagReads, ...reads] };
@@ -446,7 +464,7 @@ function findVerdict(args: readonly ShellWord[]): ReadOnlyVerdict {
   const reads = (starts.length === 0 ? [{ kind: "literal", text: ".", value: "." } as const] : starts).map(
     (word) => ({
       word,
-      recursive: true,
+      recursive: "names" as const,
     }),
   );
   return { readOnly: true, reads };
