@@ -11,6 +11,7 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -106,6 +107,37 @@ describe("issue 10 item 7 / R-S6: Bash in worker threads runs in the sandbox", (
       // … and only unsandboxed could it write outside.
       expect(existsSync(join(outside, "escaped.txt")), `sandbox ${sandbox}`).toBe(sandbox === "off");
     }
+  }, 120_000);
+
+  it("issue 10 item 7: dontAsk's default sandbox (auto) without a working bwrap says so once on stderr, and the allowed Bash still runs", async () => {
+    const { root } = project("auto-missing");
+    // A PATH with bash but no bwrap: auto cannot sandbox and must say so, not fail and not stay silent.
+    const bin = join(base, "auto-missing", "bin");
+    mkdirSync(bin);
+    symlinkSync(realpathSync("/bin/bash"), join(bin, "bash"));
+    const result = await withScenario(
+      join(base, "auto-missing"),
+      [
+        {
+          match: { turn: 0 },
+          reply: {
+            content: [
+              { type: "tool_use", name: "Bash", input: { command: "/usr/bin/touch one.txt" } },
+              { type: "tool_use", name: "Bash", input: { command: "/usr/bin/touch two.txt" } },
+            ],
+          },
+        },
+      ],
+      (env) =>
+        runCli(["run", "write", "--permission-mode", "dontAsk", "--allowed-tools", "Bash"], {
+          cwd: root,
+          env: { ...env, PATH: bin },
+        }),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const notices = result.stderr.match(/sandbox auto: .*Bash runs without the sandbox/g) ?? [];
+    expect(notices, result.stderr).toHaveLength(1);
+    expect(existsSync(join(root, "one.txt")) && existsSync(join(root, "two.txt"))).toBe(true);
   }, 120_000);
 
   it("issue 10 item 7: an Agent sub-agent's allowed Bash in `forkloop run --sandbox on` cannot write outside; --sandbox off can", async () => {

@@ -1,7 +1,7 @@
 import { isAbsolute, relative, resolve } from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { analyzeShell } from "../shell/analyze-shell.js";
-import { realpathAllowingMissing } from "../workspace-paths.js";
+import { type ResolvedPath, realpathAllowingMissing } from "../workspace-paths.js";
 import { commandMatchesRule } from "./bash-rule-match.js";
 import { mcpServerPrefix, toolNameMatches } from "./tool-name-patterns.js";
 
@@ -69,6 +69,8 @@ export interface RuleMatchContext {
   /** Relative patterns (`src/**`, `./x`) and `/x` patterns are anchored here (the project root). */
   readonly cwd: string;
   readonly home: string;
+  /** realpath for path rules (default realpathAllowingMissing); a Bash judgement passes a memoized one. */
+  readonly realPath?: (path: string) => ResolvedPath;
 }
 
 /**
@@ -106,7 +108,7 @@ export function ruleMatches(
     case "path": {
       const target = targetPath(toolName, input, context.cwd);
       if (target === undefined) return false;
-      const real = realpathAllowingMissing(target);
+      const real = (context.realPath ?? realpathAllowingMissing)(target);
       const candidates = real.ok && real.path !== target ? [target, real.path] : [target];
       const test = (path: string): boolean => pathMatches(specifier.pattern, path, context);
       // Through a symlink the same file has two names: deny if either matches, allow only if both do.

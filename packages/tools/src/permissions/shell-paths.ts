@@ -7,10 +7,16 @@ import { gitConfigProblem } from "../shell/git-config-check.js";
 import { programName } from "../shell/program-name.js";
 import { type PathRead, type RecursiveRead, readOnlyVerdict } from "../shell/read-only-commands.js";
 import { literalValue, type ShellWord } from "../shell/shell-word.js";
-import { isInside, realWorkspaceRoots, resolveInWorkspace } from "../workspace-paths.js";
+import {
+  isInside,
+  type ResolvedPath,
+  realpathAllowingMissing,
+  realWorkspaceRoots,
+  resolveInWorkspace,
+} from "../workspace-paths.js";
 import type { BashJudgementContext } from "./bash-judgement.js";
 import { outsideInodeBelow } from "./links-below.js";
-import { type PermissionRule, ruleMatches } from "./permission-rules.js";
+import { type PermissionRule, type RuleMatchContext, ruleMatches } from "./permission-rules.js";
 import { protectedDirectory, protectedWriteReason } from "./protected-paths.js";
 
 /** Devices every shell redirects to without changing anything. */
@@ -32,13 +38,41 @@ export class ShellPaths {
   private readonly memo = new Map<string, string | undefined>();
   /** Per-judgement memo of whole simple commands (oncePerPart). */
   private readonly parts = new Map<string, unknown>();
+  private readonly resolvedPaths = new Map<string, ResolvedPath>();
+  private readonly realPaths = new Map<string, ResolvedPath>();
+  /** The rule context with realpath memoized for this command: every word is matched against every path rule. */
+  private readonly ruleContext: RuleMatchContext;
 
   private readonly realRoots: readonly string[];
 
   constructor(private readonly context: BashJudgementContext) {
     this.cwds = new Set([context.match.cwd]);
     this.realRoots = realWorkspaceRoots(context.workspaceRoots);
+    this.ruleContext = {
+      ...context.match,
+      realPath: (path) => {
+        let real = this.realPaths.get(path);
+        if (real === undefined) {
+          real = realpathAllowingMissing(path);
+          this.realPaths.set(path, real);
+        }
+        return real;
+      },
+    };
     this.pathDenyRules = context.rules.deny.filter((rule) => rule.specifier?.type === "path");
+  }
+
+  /** resolveInWorkspace, once per path for this command (it resolves the path and every root). */
+  private inWorkspace(path: string): ResolvedPath {
+    let resolved = this.resolvedPaths.get(path);
+    if (resolved === undefined) {
+      resolved = resolveInWorkspace(path, {
+        cwd: this.context.match.cwd,
+        workspaceRoots: this.context.workspaceRoots,
+      });
+      this.resolvedPaths.set(path, resolved);
+    }
+    return resolved;
   }
 
   /** `compute()` once per key for this command. */
@@ -107,10 +141,7 @@ export class ShellPaths {
   changeDirectory(target: ShellWord | "home"): string | undefined {
     if (target === "home") return "cd leaves the workspace for the home directory";
     for (const path of this.resolveWord(target) ?? []) {
-      const inside = resolveInWorkspace(path, {
-        cwd: this.context.match.cwd,
-        workspaceRoots: this.context.workspaceRoots,
-      });
+      const inside = this.inWorkspace(path);
       if (!inside.ok) return `cd ${target.text} leaves the workspace`;
     }
     return this.resolveWord(target) === undefined
@@ -173,10 +204,7 @@ export class ShellPaths {
     const candidates = this.resolveWord(read.word);
     if (candidates === undefined) return `it reads ${read.word.text}, a path only known at run time`;
     for (const path of candidates) {
-      const inside = resolveInWorkspace(path, {
-        cwd: this.context.match.cwd,
-        workspaceRoots: this.context.workspaceRoots,
-      });
+      const inside = this.inWorkspace(path);
       if (!inside.ok) return `it reads ${read.word.text} outside the workspace (${inside.error})`;
       const links = hardLinkCount(inside.path);
       if (links > 1) {
@@ -208,10 +236,7 @@ export class ShellPaths {
   /** A recursive read (`grep -r`, `rg`) of a directory where a path deny rule may protect a file. */
   private recursiveReadProblem(word: ShellWord): string | undefined {
     for (const path of this.resolveWord(word) ?? []) {
-      const real = resolveInWorkspace(path, {
-        cwd: this.context.match.cwd,
-        workspaceRoots: this.context.workspaceRoots,
-      });
+      const real = this.inWorkspace(path);
       const dir = real.ok ? real.path : path;
       const rule = this.pathDenyRules.find((candidate) => this.mayCoverBelow(candidate, dir));
       if (rule !== undefined)
@@ -229,10 +254,7 @@ export class ShellPaths {
     if (candidates === undefined)
       return { mutates: true, approval: `it writes ${word.text}, a path only known at run time` };
     for (const path of candidates) {
-      const inside = resolveInWorkspace(path, {
-        cwd: this.context.match.cwd,
-        workspaceRoots: this.context.workspaceRoots,
-      });
+      const inside = this.inWorkspace(path);
       if (!inside.ok)
         return { mutates: true, approval: `it writes ${word.text} outside the workspace (${inside.error})` };
       const links = hardLinkCount(inside.path);
@@ -247,7 +269,7 @@ export class ShellPaths {
         this.context.rules.allow.some(
           (rule) =>
             (guarded === undefined || rule.specifier?.type === "path") &&
-            ruleMatches(rule, "Write", { file_path: inside.path }, "allow", this.context.match),
+            ruleMatches(rule, "Write", { file_path: inside.path }, "allow", this.ruleContext),
         );
       if (!allowed)
         return {
@@ -348,7 +370,7 @@ export class ShellPaths {
     const matcher = word.kind === "pattern" ? picomatch(word.pattern, { dot: true }) : undefined;
     return this.pathDenyRules.find(
       (rule) =>
-        paths.some((path) => ruleMatches(rule, access, { file_path: path }, "deny", this.context.match)) ||
+        paths.some((path) => ruleMatches(rule, access, { file_path: path }, "deny", this.ruleContext)) ||
         (matcher !== undefined &&
           this.literalRuleTargets(rule).some((target) => matcher(relative(this.context.match.cwd, target)))),
     );
