@@ -2,12 +2,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
-import {
-  type CompactionEvent,
-  type CompactSource,
-  createContextPipeline,
-  createFileSessionMemoryStore,
-} from "@forkloop/compaction";
+import type { CompactionEvent, CompactSource } from "@forkloop/compaction";
 import {
   type AssistantMessage,
   buildCacheSafeParams,
