@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "@forkloop/loop-core/testing";
 
 /**
  * A real `redis-server` for a test or a benchmark (issue 16: no mock Redis): a free port, a temp
@@ -19,19 +19,6 @@ export interface RedisServer {
 }
 
 const REDIS_SERVER = process.env.REDIS_SERVER ?? "redis-server";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}
 
 function launch(port: number, dir: string): Promise<ChildProcess> {
   const child = spawn(

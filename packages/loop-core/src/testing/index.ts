@@ -1,3 +1,4 @@
+export { freePort } from "./free-port.js";
 export {
   HOSTILE_KINDS,
   type HostileBehaviour,

@@ -5,9 +5,9 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort } from "@forkloop/loop-core/testing";
 import type { McpStdioServerConfig } from "../mcp-config.js";
 
 export { type CallOutcome, callTool } from "./call-tool.js";
@@ -87,17 +87,4 @@ export async function startEverythingHttp(mode: "streamableHttp" | "sse"): Promi
         child.kill("SIGTERM");
       }),
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
 }
