@@ -30,6 +30,8 @@ const npm = (args, cwd = root) =>
   execFileSync("npm", [...args, "--ignore-scripts", "--no-audit", "--no-fund"], {
     cwd,
     encoding: "utf8",
+    // `npm pack --json` lists every bundled file: megabytes, past execFileSync's 1 MiB default.
+    maxBuffer: 256 * 1024 * 1024,
     stdio: ["ignore", "pipe", "inherit"],
   });
 
