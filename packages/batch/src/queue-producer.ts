@@ -15,6 +15,7 @@ import {
   readBatchState,
   recordOutcome,
 } from "./queue-store.js";
+import { redisOutageReporter } from "./redis-outage.js";
 
 /**
  * The producer side of the BullMQ backend (issue 16 item 2): `forkloop batch --queue URL` adds the
@@ -59,6 +60,7 @@ export async function enqueueBatchFlow(
   const id = batch.spec.id;
   if (await isEnqueued(redis, id)) return;
   const flows = new FlowProducer({ connection: redis, prefix: QUEUE_PREFIX });
+  flows.on("error", () => {}); // the add below rejects with it
   try {
     await flows.add({
       name: "batch",
@@ -94,7 +96,11 @@ export async function runQueuedBatch(options: QueuedRunOptions): Promise<QueuedR
   const initial = await readBatchState(redis, id);
   const finishedBefore = new Set(initial.states.filter((s) => s.status !== "pending").map((s) => s.item.id));
   const seen = new Set(finishedBefore);
+  const onRedisError = redisOutageReporter(redis, (message) =>
+    options.onEvent?.({ type: "redis_error", message }),
+  );
   const items = new Queue(ITEMS_QUEUE, { connection: redis, prefix: QUEUE_PREFIX });
+  items.on("error", onRedisError);
   let pausedForMs = 0;
 
   const snapshotOf = (states: readonly ItemState[]): ProgressSnapshot => {
@@ -141,6 +147,7 @@ export async function runQueuedBatch(options: QueuedRunOptions): Promise<QueuedR
     finish = resolve;
   });
   const parents = new Queue(batchQueueName(id), { connection: redis, prefix: QUEUE_PREFIX });
+  parents.on("error", onRedisError);
   const parentWorker = new Worker(
     batchQueueName(id),
     async (job: Job) => {
@@ -158,7 +165,7 @@ export async function runQueuedBatch(options: QueuedRunOptions): Promise<QueuedR
     },
     { connection: redis, prefix: QUEUE_PREFIX, concurrency: 1 },
   );
-  parentWorker.on("error", (error) => options.onEvent?.({ type: "redis_error", message: error.message }));
+  parentWorker.on("error", onRedisError);
   // The parent may have completed already (a producer that stopped just after it): nothing to wait for.
   if ((await parents.getJobState(id)) === "completed") finish();
 
@@ -171,7 +178,7 @@ export async function runQueuedBatch(options: QueuedRunOptions): Promise<QueuedR
     if (polling) return;
     polling = true;
     poll()
-      .catch((error: Error) => options.onEvent?.({ type: "redis_error", message: error.message }))
+      .catch(onRedisError)
       .finally(() => {
         polling = false;
       });
@@ -181,7 +188,10 @@ export async function runQueuedBatch(options: QueuedRunOptions): Promise<QueuedR
     await Promise.race([finished, aborted.then(() => (interrupted = true))]);
   } finally {
     clearInterval(ticker);
-    await parentWorker.close();
+    // Interrupted, the parent job is left to whoever re-attaches (its processor only records
+    // outcomes, atomically), so nothing waits on it: a graceful close can hang on a blocking
+    // connection that is still reconnecting after a Redis restart, and Ctrl-C must not hang.
+    await parentWorker.close(interrupted);
     await parents.close();
   }
   if (!interrupted) await poll().catch(() => {}); // the last items' lines

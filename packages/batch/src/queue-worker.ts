@@ -13,6 +13,7 @@ import {
   type QueuedBatch,
   recordOutcome,
 } from "./queue-store.js";
+import { redisOutageReporter } from "./redis-outage.js";
 
 /**
  * `forkloop worker` as a library (issue 16 item 2): a BullMQ worker on the items queue that runs
@@ -90,7 +91,9 @@ function responseStarted(event: SubAgentEvent): boolean {
 
 export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
   const redis = options.connection;
+  const onRedisError = redisOutageReporter(redis, (message) => options.onEvent?.({ type: "error", message }));
   const queue = new Queue(ITEMS_QUEUE, { connection: redis, prefix: QUEUE_PREFIX });
+  queue.on("error", onRedisError);
   const batches = new Map<string, Promise<BatchEntry>>();
   let taken = 0;
 
@@ -188,7 +191,7 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
     stalledInterval: options.stalledIntervalMs ?? 30_000,
     maxStalledCount: options.maxStalledCount ?? 3,
   });
-  worker.on("error", (error) => options.onEvent?.({ type: "error", message: error.message }));
+  worker.on("error", onRedisError);
 
   return {
     running: () => taken,

@@ -1,0 +1,24 @@
+import type { Redis } from "ioredis";
+
+/**
+ * Redis errors as the user should see them (issue 16 item 5): one line when an outage starts and
+ * one when the connection is back, not one per retry of every BullMQ connection (ioredis retries
+ * each of them every few hundred ms) and never a raw stack (BullMQ prints errors that no listener
+ * takes). Give the returned function to every BullMQ object's "error" event.
+ */
+export function redisOutageReporter(
+  connection: Redis,
+  report: (message: string) => void,
+): (error: Error) => void {
+  let down = false;
+  connection.on("ready", () => {
+    if (!down) return;
+    down = false;
+    report("reconnected");
+  });
+  return (error) => {
+    if (down) return;
+    down = true;
+    report(error.message);
+  };
+}
