@@ -193,7 +193,8 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
     expect(outageLines.length, worker.stderr()).toBeGreaterThan(0);
     expect(outageLines.length, worker.stderr()).toBeLessThanOrEqual(2);
     for (const text of [worker.stderr(), stopped.stderr]) expect(text).not.toMatch(/^\s+at /m);
-    const resumed = await runCli(["batch", "--resume", "restart", "--queue", redis.url], { cwd: dir });
+    const resuming = startCli(["batch", "--resume", "restart", "--queue", redis.url], { cwd: dir });
+    const resumed = await within(60_000, () => `${seen()}\nresume:\n${resuming.stderr()}`, resuming.exited);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain("(re-attached)");
     const results = await readResults("restart");

@@ -188,10 +188,7 @@ export async function runQueuedBatch(options: QueuedRunOptions): Promise<QueuedR
     await Promise.race([finished, aborted.then(() => (interrupted = true))]);
   } finally {
     clearInterval(ticker);
-    // Interrupted, the parent job is left to whoever re-attaches (its processor only records
-    // outcomes, atomically), so nothing waits on it: a graceful close can hang on a blocking
-    // connection that is still reconnecting after a Redis restart, and Ctrl-C must not hang.
-    await parentWorker.close(interrupted);
+    await closeParentWorker(parentWorker, interrupted);
     await parents.close();
   }
   if (!interrupted) await poll().catch(() => {}); // the last items' lines
@@ -204,3 +201,26 @@ export async function runQueuedBatch(options: QueuedRunOptions): Promise<QueuedR
     wallMs: now() - started,
   };
 }
+
+/**
+ * Interrupted, a graceful close can wait on a blocking connection that is still reconnecting
+ * after a Redis restart, and Ctrl-C must not hang: after a short grace (enough for a parent job
+ * being processed to finish, so a re-attach does not wait out its lock) it is no longer awaited
+ * and ends in the background (BullMQ cannot force a close once a graceful one began; the CLI
+ * exits). The parent's processor only records outcomes atomically, so nothing is lost.
+ */
+async function closeParentWorker(worker: Worker, interrupted: boolean): Promise<void> {
+  const closing = worker.close();
+  if (!interrupted) return closing;
+  let timer: NodeJS.Timeout | undefined;
+  const grace = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, INTERRUPT_GRACE_MS);
+  });
+  try {
+    await Promise.race([closing.catch(() => {}), grace]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const INTERRUPT_GRACE_MS = 2_000;
