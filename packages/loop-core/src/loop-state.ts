@@ -40,6 +40,8 @@ export interface LoopState {
   readonly stopHookActive: boolean;
   /** R-L15: the hooks that blocked last time; they are not re-run on that retry. */
   readonly blockedStopHooks: readonly number[];
+  /** Issue 11: `pause_turn` replies of this turn continued so far, at most MAX_PAUSE_TURN_CONTINUATIONS. */
+  readonly pauseTurnContinuations: number;
   /** 1 on the first model call; compared with maxTurns (R-L19). */
   readonly turnCount: number;
   /** R-L14 token-budget continuations so far. */
@@ -67,6 +69,7 @@ export type TurnFields = Pick<
   | "pendingToolUseSummary"
   | "stopHookActive"
   | "blockedStopHooks"
+  | "pauseTurnContinuations"
 >;
 
 /**
@@ -82,6 +85,7 @@ export function freshTurnState(): TurnFields {
     pendingToolUseSummary: undefined,
     stopHookActive: false,
     blockedStopHooks: [],
+    pauseTurnContinuations: 0,
   };
 }
 
@@ -123,6 +127,12 @@ export interface QueryConfig {
 export const DEFAULT_MAX_OUTPUT_TOKENS = 8_000;
 export const ESCALATED_MAX_OUTPUT_TOKENS = 64_000;
 export const MAX_OUTPUT_TOKENS_RECOVERY_LIMIT = 3;
+
+/**
+ * Issue 11: `pause_turn` continuations of one turn before the loop gives up on a server that
+ * pauses forever (terminal `model_error`, error type `pause_turn_limit`).
+ */
+export const MAX_PAUSE_TURN_CONTINUATIONS = 10;
 
 /** Reason passed to `abort()` by a submit-interrupt (the user typed a new message, R-L16). */
 export const SUBMIT_INTERRUPT_REASON = "interrupt";

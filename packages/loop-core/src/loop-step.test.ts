@@ -10,6 +10,7 @@ const fresh: StepState = {
   maxOutputTokensOverride: undefined,
   maxOutputTokensRecoveryCount: 0,
   turnCount: 1,
+  pauseTurnContinuations: 0,
 };
 const config: StepConfig = { maxTurns: 3, defaultMaxOutputTokens: 8_000, escalatedMaxOutputTokens: 64_000 };
 const noStop: StopHooksResult = {
@@ -146,6 +147,20 @@ const rows: readonly Row[] = [
     event: { type: "tools_done", hookStop: undefined },
     expected: "next_turn",
   },
+  // Issue 11: a pause_turn reply is continued, a bounded number of times.
+  { name: "the server paused the turn", event: { type: "paused" }, expected: "pause_turn_continuation" },
+  {
+    name: "the server paused the turn again after 10 continuations",
+    state: { pauseTurnContinuations: 10 },
+    event: { type: "paused" },
+    expected: "model_error",
+  },
+  {
+    name: "a paused turn whose continuation would exceed maxTurns (R-L19)",
+    state: { turnCount: 3 },
+    event: { type: "paused" },
+    expected: "max_turns",
+  },
 ];
 
 describe("R-L13: step(state, event, config), the pure continue decision", () => {
@@ -157,7 +172,7 @@ describe("R-L13: step(state, event, config), the pure continue decision", () => 
     );
   });
 
-  it("R-L7: the table reaches all 7 continue reasons and the 7 terminals decided after a reply", () => {
+  it("R-L7: the table reaches every continue reason (R-L7's 7 and issue 11's pause_turn_continuation) and the 7 terminals decided after a reply", () => {
     const reached = new Set(rows.map((row) => row.expected));
     for (const reason of CONTINUE_REASONS) expect(reached).toContain(reason);
     const terminals: TerminalReason[] = [

@@ -1,5 +1,10 @@
 import type { WithheldKind } from "./api-error-kinds.js";
-import { type LoopState, MAX_OUTPUT_TOKENS_RECOVERY_LIMIT, type QueryConfig } from "./loop-state.js";
+import {
+  type LoopState,
+  MAX_OUTPUT_TOKENS_RECOVERY_LIMIT,
+  MAX_PAUSE_TURN_CONTINUATIONS,
+  type QueryConfig,
+} from "./loop-state.js";
 import type { StopHooksResult } from "./stop-hooks.js";
 import type { ContinueReason, Terminal, TerminalReason } from "./terminal.js";
 import type { BudgetDecision, BudgetTracker } from "./token-budget.js";
@@ -17,7 +22,9 @@ export type StepEvent =
   /** The reply ended without tool calls: what the R-L15 stop hooks said, then the R-L14 budget. */
   | { readonly type: "end_turn"; readonly stop: StopHooksResult; readonly budget: BudgetDecision }
   /** Every tool call of the reply has its result; `hookStop`: a hook said continue:false. */
-  | { readonly type: "tools_done"; readonly hookStop: { readonly reason: string } | undefined };
+  | { readonly type: "tools_done"; readonly hookStop: { readonly reason: string } | undefined }
+  /** Issue 11: the reply stopped with `pause_turn` (and no client tool calls): not a finished turn. */
+  | { readonly type: "paused" };
 
 /**
  * The decision, with what the loop needs to carry it out: the feedback a blocking stop hook
@@ -50,6 +57,8 @@ export type StepDecision =
   | {
       readonly type: "terminal";
       readonly reason: Exclude<TerminalReason, "stop_hook_prevented" | "hook_stopped">;
+      /** Issue 11: why a server's endless pauses ended the run (`pause_turn_limit`). */
+      readonly error?: NonNullable<Terminal["error"]>;
     };
 
 export type StepState = Pick<
@@ -59,6 +68,7 @@ export type StepState = Pick<
   | "maxOutputTokensOverride"
   | "maxOutputTokensRecoveryCount"
   | "turnCount"
+  | "pauseTurnContinuations"
 >;
 export type StepConfig = Pick<
   QueryConfig,
@@ -112,11 +122,29 @@ export function step(state: StepState, event: StepEvent, config: StepConfig): St
           error: { type: "hook_stopped", message: event.hookStop.reason },
         };
       }
-      // R-L19: turnCount + 1 is the model call the next iteration would make.
-      if (config.maxTurns !== undefined && state.turnCount + 1 > config.maxTurns)
-        return terminal("max_turns");
+      if (overMaxTurns(state, config)) return terminal("max_turns");
       return proceed("next_turn");
+    case "paused":
+      // Issue 11: the paused turn is sent back to continue it (no stop hooks: it has not ended),
+      // a bounded number of times, each a model call that maxTurns counts.
+      if (state.pauseTurnContinuations >= MAX_PAUSE_TURN_CONTINUATIONS) {
+        return {
+          type: "terminal",
+          reason: "model_error",
+          error: {
+            type: "pause_turn_limit",
+            message: `The server paused the turn (stop_reason pause_turn) ${MAX_PAUSE_TURN_CONTINUATIONS + 1} times in a row; stopped after ${MAX_PAUSE_TURN_CONTINUATIONS} continuations`,
+          },
+        };
+      }
+      if (overMaxTurns(state, config)) return terminal("max_turns");
+      return proceed("pause_turn_continuation");
   }
+}
+
+/** R-L19: turnCount + 1 is the model call the next iteration would make. */
+function overMaxTurns(state: StepState, config: StepConfig): boolean {
+  return config.maxTurns !== undefined && state.turnCount + 1 > config.maxTurns;
 }
 
 /**

@@ -16,6 +16,7 @@ import {
 import type { LoopState, QueuedCommand } from "./loop-state.js";
 import type { Message } from "./messages.js";
 import { attemptModel } from "./model-attempt.js";
+import { continuePausedTurn, isPausedTurn } from "./paused-turn.js";
 import type { QueryParams } from "./query-params.js";
 import type { Terminal } from "./terminal.js";
 import { runToolTurn, toolUsesOf } from "./tool-turn.js";
@@ -40,8 +41,9 @@ export async function* query(params: QueryParams): AsyncGenerator<LoopEvent, Ter
 /**
  * One iteration per model call, in the phases of §1.2 (prefetch and build happen in the session
  * and in `buildRequest`): context management → the model attempt → (abort) → recovery of a
- * withheld reply, or the end of the turn, or the tools → the next state. Each phase is a named
- * function in its own module and ends in a `PhaseOutcome`: the next state or the terminal.
+ * withheld reply, or the continuation of a paused turn, or the end of the turn, or the tools → the
+ * next state. Each phase is a named function in its own module and ends in a `PhaseOutcome`: the
+ * next state or the terminal.
  */
 async function* queryLoop(
   params: QueryParams,
@@ -120,6 +122,7 @@ async function* queryLoop(
     let outcome: PhaseOutcome;
     const messages: Message[] = [...reply.messagesForQuery, ...reply.replies];
     const failure = reply.withheld ? undefined : failedReply(reply.assistantMessages);
+    const noToolCalls = toolUsesOf(reply.assistantMessages).length === 0;
     if (reply.withheld) {
       // R-L9/R-L10: the withheld error gets its recovery ladder before anyone sees it.
       reply.executor.discard();
@@ -138,7 +141,10 @@ async function* queryLoop(
     } else if (failure) {
       reply.executor.discard();
       outcome = { reason: "model_error", messages, error: failure };
-    } else if (toolUsesOf(reply.assistantMessages).length === 0) {
+    } else if (noToolCalls && isPausedTurn(reply.assistantMessages)) {
+      reply.executor.discard();
+      outcome = continuePausedTurn({ run, state: current, messages });
+    } else if (noToolCalls) {
       reply.executor.discard();
       run.onCacheSafeParams?.(
         requestPrefix(run, {

@@ -13,7 +13,10 @@ export type TerminalReason =
   | "hook_stopped"
   | "max_turns";
 
-/** Why the previous iteration continued: exactly the 7 reasons of R-L7. */
+/**
+ * Why the previous iteration continued: the 7 reasons of R-L7, and the API's `pause_turn`
+ * (issue 11: the server paused a server-tool turn; the loop sends it back to continue it).
+ */
 export type ContinueReason =
   | "collapse_drain_retry"
   | "reactive_compact_retry"
@@ -21,7 +24,8 @@ export type ContinueReason =
   | "max_output_tokens_recovery"
   | "stop_hook_blocking"
   | "token_budget_continuation"
-  | "next_turn";
+  | "next_turn"
+  | "pause_turn_continuation";
 
 export const TERMINAL_REASONS: readonly TerminalReason[] = [
   "blocking_limit",
@@ -44,6 +48,7 @@ export const CONTINUE_REASONS: readonly ContinueReason[] = [
   "stop_hook_blocking",
   "token_budget_continuation",
   "next_turn",
+  "pause_turn_continuation",
 ];
 
 /**

@@ -15,7 +15,8 @@ export type ResponseBlock =
       name: string;
       input: Record<string, unknown>;
       caller: { type: "direct" };
-    };
+    }
+  | { type: "server_tool_use"; id: string; name: string; input: Record<string, unknown> };
 
 /** The API's stop reasons the simulator can produce (the brain's, plus the window limit). */
 export type ReplyStopReason = StopReason | "model_context_window_exceeded";
@@ -158,6 +159,13 @@ function toResponseBlock(
         input: block.input,
         caller: { type: "direct" },
       };
+    case "server_tool_use":
+      return {
+        type: "server_tool_use",
+        id: block.id ?? toolUseId(options, index, "srvtoolu_01"),
+        name: block.name,
+        input: block.input,
+      };
   }
 }
 
@@ -168,13 +176,14 @@ function blockOutputTokens(block: ResponseBlock, source: ReplyBlock | undefined)
     case "thinking":
       return countTokens(source?.type === "thinking" ? source.thinking : block.thinking);
     case "tool_use":
+    case "server_tool_use":
       return countTokens(block.name) + countTokens(JSON.stringify(block.input));
   }
 }
 
-function toolUseId(options: BuildOptions, index: number): string {
+function toolUseId(options: BuildOptions, index: number, prefix = "toolu_01"): string {
   const digest = createHash("sha256")
     .update(`${options.seed}:${options.requestDigest}:${index}`)
     .digest("hex");
-  return `toolu_01${digest.slice(0, 22)}`;
+  return `${prefix}${digest.slice(0, 22)}`;
 }

@@ -36,11 +36,19 @@ const replyBlockSchema = z.discriminatedUnion("type", [
     id: z.string().optional(),
   }),
   z.strictObject({ type: z.literal("thinking"), thinking: z.string() }),
+  z.strictObject({
+    type: z.literal("server_tool_use"),
+    name: z.string().min(1),
+    input: z.record(z.string(), z.unknown()),
+    id: z.string().optional(),
+  }),
 ]);
 
 const replySchema = z.strictObject({
   content: z.array(replyBlockSchema),
-  stop_reason: z.enum(["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal"]).optional(),
+  stop_reason: z
+    .enum(["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "pause_turn"])
+    .optional(),
 });
 
 const faultSchema = z.union([z.string().regex(/^[45]\d\d$/, "a status 400-599"), z.enum(NAMED_FAULTS)]);

@@ -100,17 +100,10 @@ function blockEvents(block: ResponseBlock, index: number): SseEvent[] {
       ];
     }
     case "tool_use":
+    case "server_tool_use":
+      // Both start with input {} and stream the input as JSON text (api doc §3).
       return [
-        ev("content_block_start", {
-          index,
-          content_block: {
-            type: "tool_use",
-            id: block.id,
-            name: block.name,
-            input: {},
-            caller: block.caller,
-          },
-        }),
+        ev("content_block_start", { index, content_block: { ...block, input: {} } }),
         ...jsonFragments(JSON.stringify(block.input)).map((partial_json) =>
           ev(
             "content_block_delta",

@@ -106,7 +106,11 @@ export interface BrainRequest {
   seed: number;
 }
 
-export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "refusal";
+/**
+ * `pause_turn`: the server paused a long-running server-tool turn; the client sends the reply
+ * back as-is to continue it (validate-request.ts accepts that trailing assistant turn).
+ */
+export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "refusal" | "pause_turn";
 
 export interface BrainReply {
   content: readonly ReplyBlock[];
@@ -121,4 +125,9 @@ export type ReplyBlock =
   /** `id` is generated ("toolu_…") when absent. */
   | { type: "tool_use"; name: string; input: Record<string, unknown>; id?: string | undefined }
   /** Only emitted when thinking is enabled; the simulator signs it. */
-  | { type: "thinking"; thinking: string };
+  | { type: "thinking"; thinking: string }
+  /**
+   * A server tool's call (e.g. web_search), run by the API, not the client: no tool_result is
+   * owed. `id` is generated ("srvtoolu_…") when absent. The simulator runs no server tool.
+   */
+  | { type: "server_tool_use"; name: string; input: Record<string, unknown>; id?: string | undefined };

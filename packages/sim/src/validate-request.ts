@@ -10,6 +10,7 @@ import {
   countTokensRequestSchema,
   type MessagesRequest,
   messagesRequestSchema,
+  SERVER_BLOCK_TYPES,
 } from "./request-schema.js";
 import { describeIssue } from "./schema-issues.js";
 import { checkContent } from "./validate-content.js";
@@ -186,12 +187,34 @@ function checkSampling(body: MessagesRequest, model: ModelSpec, ctx: RequestCont
 
 function checkPrefill(body: MessagesRequest, model: ModelSpec): ApiError | null {
   const last = lastNonSystem(body);
-  if (last?.role === "assistant" && !model.supportsPrefill) {
+  if (last?.role === "assistant" && !model.supportsPrefill && !continuesPausedTurn(body)) {
     return invalidRequest(
       "This model does not support assistant message prefill. The conversation must end with a user message.",
     );
   }
   return null;
+}
+
+/**
+ * A `pause_turn` reply is sent back as-is to let the model continue (SDK 1.14's StopReason docs;
+ * the server-tools docs, on 4.6+ models too): that trailing assistant turn is a continuation,
+ * not a prefill. The simulator knows it by what only a paused server-tool loop leaves in a turn,
+ * a server tool block in the trailing assistant messages (same-role turns merge); the API's own
+ * criterion is UNCONFIRMED.
+ */
+function continuesPausedTurn(body: MessagesRequest): boolean {
+  for (let i = body.messages.length - 1; i >= 0; i--) {
+    const message = body.messages[i];
+    if (!message || message.role === "system") continue;
+    if (message.role !== "assistant") return false;
+    const content = message.content;
+    if (typeof content !== "string" && content.some((block) => isServerBlock(block.type))) return true;
+  }
+  return false;
+}
+
+function isServerBlock(type: string): boolean {
+  return (SERVER_BLOCK_TYPES as readonly string[]).includes(type);
 }
 
 function lastNonSystem(body: CountTokensRequest): CountTokensRequest["messages"][number] | undefined {
