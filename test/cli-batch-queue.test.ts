@@ -282,11 +282,14 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
 
   it("item 4: a 429 on one worker pauses the whole queue (every host), not just that worker", async () => {
     await writeItems(16);
-    // Only this worker's requests are refused once (its embedded simulator's 3rd request).
+    // Only this worker's requests are refused once (its embedded simulator's first request). Both
+    // take items before the batch is enqueued, so the limited one surely gets some.
     const limited = startWorker(["--concurrency", "2"], {
-      FORKLOOP_SIM_FAULTS: "429@3:retry_after=4,slow@1+:slow_ms=20",
+      FORKLOOP_SIM_FAULTS: "429@1:retry_after=4,slow@1+:slow_ms=20",
     });
-    startWorker(["--concurrency", "2"], { FORKLOOP_SIM_FAULTS: "slow@1+:slow_ms=20" });
+    const other = startWorker(["--concurrency", "2"], { FORKLOOP_SIM_FAULTS: "slow@1+:slow_ms=20" });
+    for (const worker of [limited, other])
+      await waitForOutput(worker.child, worker.stderr, (text) => text.includes("running items from"));
     const producer = await runCli(
       [
         "batch",
