@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli, type SimProcess, withSimProcess, writeScenario } from "@forkloop/cli/testing";
+import { batchStateDir, runCli, type SimProcess, withSimProcess, writeScenario } from "@forkloop/cli/testing";
 import { forkPrefixDifferences } from "@forkloop/orchestrator/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -110,7 +110,7 @@ afterAll(async () => {
 });
 
 async function results(id: string) {
-  const text = await readFile(join(dir, ".forkloop", "batches", id, "results.jsonl"), "utf8");
+  const text = await readFile(join(batchStateDir(dir, id), "results.jsonl"), "utf8");
   return text
     .trim()
     .split("\n")
@@ -174,11 +174,9 @@ describe("forkloop batch: each item's context (issue 12)", () => {
           expect(compaction.postTokens).toBeLessThan(compaction.preTokens);
         }
       }
-      const report = JSON.parse(
-        await readFile(join(dir, ".forkloop", "batches", "long", "report.json"), "utf8"),
-      );
+      const report = JSON.parse(await readFile(join(batchStateDir(dir, "long"), "report.json"), "utf8"));
       expect(report.totals.compactions).toBe(lines.reduce((sum, line) => sum + line.compactions.length, 0));
-      expect(await readFile(join(dir, ".forkloop", "batches", "long", "report.md"), "utf8")).toContain(
+      expect(await readFile(join(batchStateDir(dir, "long"), "report.md"), "utf8")).toContain(
         "| compactions |",
       );
 

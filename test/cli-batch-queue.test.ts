@@ -1,7 +1,14 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type RedisServer, runCli, startCli, startRedisServer, waitForOutput } from "@forkloop/cli/testing";
+import { dirname, join } from "node:path";
+import {
+  batchStateDir,
+  type RedisServer,
+  runCli,
+  startCli,
+  startRedisServer,
+  waitForOutput,
+} from "@forkloop/cli/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
 /**
@@ -66,7 +73,7 @@ async function within<T>(ms: number, printed: () => string, promise: Promise<T>)
 const okLines = (text: string) => (text.match(/^ok /gm) ?? []).length;
 
 async function readResults(batchId: string, root = dir): Promise<Record<string, unknown>[]> {
-  const text = await readFile(join(root, ".forkloop", "batches", batchId, "results.jsonl"), "utf8");
+  const text = await readFile(join(batchStateDir(root, batchId), "results.jsonl"), "utf8");
   return text
     .trim()
     .split("\n")
@@ -119,9 +126,7 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
     expect(results).toHaveLength(200);
     expect(new Set(results.map((line) => line.id)).size).toBe(200);
     expect(results.every((line) => line.status === "succeeded")).toBe(true);
-    const report = JSON.parse(
-      await readFile(join(dir, ".forkloop", "batches", "q200", "report.json"), "utf8"),
-    );
+    const report = JSON.parse(await readFile(join(batchStateDir(dir, "q200"), "report.json"), "utf8"));
     // The killed and the frozen worker's in-flight items ran again on another worker.
     const reRun = results.filter((line) => (line.attempts as number) > 1).length;
     expect(reRun).toBeGreaterThanOrEqual(2);
@@ -158,11 +163,19 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
       { cwd: dir },
     );
     expect(queued.code, queued.stderr).toBe(0);
+    // Modulo timing and the transcript: a local item's is in the batch's directory, a queued
+    // item's on the host whose worker ran it (the producer's report names none).
     const withoutTiming = (lines: Record<string, unknown>[]) =>
-      lines.map(({ durationMs: _duration, ...rest }) => rest);
-    const localLines = withoutTiming(await readResults("same-local"));
+      lines.map(({ durationMs: _duration, transcript: _transcript, ...rest }) => rest);
+    const localResults = await readResults("same-local");
+    const localLines = withoutTiming(localResults);
     expect(localLines).toHaveLength(12);
-    expect(withoutTiming(await readResults("same-queued"))).toEqual(localLines);
+    const queuedLines = await readResults("same-queued");
+    expect(withoutTiming(queuedLines)).toEqual(localLines);
+    expect(
+      localResults.every((line) => String(line.transcript).startsWith(batchStateDir(dir, "same-local"))),
+    ).toBe(true);
+    expect(queuedLines.every((line) => line.transcript === null)).toBe(true);
   }, 60_000);
 
   it("Done when 4 + items 2, 5: Redis restarts mid-batch (one line on stderr naming the URL, one when it is back, no stack) and the producer is stopped: nothing acknowledged is lost, --resume re-attaches and finishes with one result per item", async () => {
@@ -251,9 +264,8 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
     expect(misplaced.code).toBe(2);
     expect(misplaced.stderr).toContain("give a worker --concurrency N instead");
     // Nothing was created for any of them.
-    await expect(readFile(join(dir, ".forkloop", "batches", "x", "batch.json"))).rejects.toThrow();
-    const { readdir } = await import("node:fs/promises");
-    expect(await readdir(join(dir, ".forkloop", "batches")).catch(() => [])).toEqual([]);
+    await expect(readFile(join(batchStateDir(dir, "x"), "batch.json"))).rejects.toThrow();
+    expect(await readdir(dirname(batchStateDir(dir, "x"))).catch(() => [])).toEqual([]);
   }, 60_000);
 
   it("Done when 4 + item 2: a batch id that exists on the queue with other settings is refused from another host; --resume there re-attaches and writes its results", async () => {
@@ -278,6 +290,63 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
     } finally {
       await rm(other, { recursive: true, force: true });
     }
+  }, 60_000);
+
+  it("issue 13 with --queue: --dry-run answers without Redis and --max-budget-usd is refused naming the fix; --state-dir, --output-format json, batch list / status and --resume --output work; a local --resume of it is refused", async () => {
+    await writeItems(3);
+    const batch = ["batch", "--items", "items.jsonl", "--prompt", "Answer {{item}}"];
+    const down = await startRedisServer();
+    const downUrl = down.url;
+    await down.stop();
+    const dry = await runCli([...batch, "--queue", downUrl, "--dry-run", "--output-format", "json"], {
+      cwd: dir,
+    });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ type: "batch_dry_run", items: expect.any(Array) });
+    expect(JSON.parse(dry.stdout).items).toHaveLength(3);
+    const budget = await runCli([...batch, "--queue", redis.url, "--max-budget-usd", "1"], { cwd: dir });
+    expect(budget.code).toBe(2);
+    expect(budget.stderr).toContain("--max-budget-usd needs a local batch");
+    expect(budget.stderr).toContain("Drop --queue to cap the spend");
+
+    startWorker(["--concurrency", "3", "--state-dir", "worker-state"]);
+    const state = join(dir, "state");
+    const done = await runCli(
+      [...batch, "--queue", redis.url, "--id", "qj", "--state-dir", state, "--output-format", "json"],
+      { cwd: dir },
+    );
+    expect(done.code, done.stderr).toBe(0);
+    const summary = JSON.parse(done.stdout);
+    expect(summary).toMatchObject({
+      type: "batch_result",
+      status: "succeeded",
+      batchId: "qj",
+      queue: { url: redis.url },
+      totals: { succeeded: 3 },
+      paths: { results: join(state, "batches", "qj", "results.jsonl") },
+    });
+    expect(summary.items).toHaveLength(3);
+    // The worker keeps its transcripts in its own state directory.
+    const transcripts = await readdir(join(dir, "worker-state", "batches", "qj", "transcripts"));
+    expect(transcripts.filter((name) => name.endsWith(".fltr"))).toHaveLength(3);
+
+    const list = await runCli(["batch", "list", "--state-dir", state], { cwd: dir });
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/^qj .*3\/3 succeeded, 0 failed, 0 pending .*finished/m);
+    const status = await runCli(["batch", "status", "qj", "--state-dir", state], { cwd: dir });
+    expect(status.stdout).toContain(`attach: forkloop batch --resume qj --queue ${redis.url}`);
+    const local = await runCli(["batch", "--resume", "qj", "--state-dir", state], { cwd: dir });
+    expect(local.code).toBe(2);
+    expect(local.stderr).toContain(
+      `batch qj runs on the queue ${redis.url}; re-attach with \`forkloop batch --resume qj --queue ${redis.url}\``,
+    );
+    const out = join(dir, "elsewhere");
+    const attached = await runCli(
+      ["batch", "--resume", "qj", "--queue", redis.url, "--state-dir", state, "--output", out],
+      { cwd: dir },
+    );
+    expect(attached.code, attached.stderr).toBe(0);
+    expect((await readFile(join(out, "results.jsonl"), "utf8")).trim().split("\n")).toHaveLength(3);
   }, 60_000);
 
   it("item 4: a 429 on one worker pauses the whole queue (every host), not just that worker", async () => {

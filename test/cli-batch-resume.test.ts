@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readJournal } from "@forkloop/batch";
-import { runCli, startCli, waitForOutput } from "@forkloop/cli/testing";
+import { batchStateDir, runCli, startCli, waitForOutput } from "@forkloop/cli/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 let dir: string;
@@ -44,7 +44,7 @@ describe("forkloop batch: crash safety", () => {
     const killed = await first.exited;
     expect(killed.signal).toBe("SIGKILL");
 
-    const batchDir = join(dir, ".forkloop", "batches", "crash");
+    const batchDir = batchStateDir(dir, "crash");
     const before = await readJournal(batchDir);
     const completedBefore = new Set(
       before.records.flatMap((record) => (record.type === "completed" ? [record.id] : [])),
@@ -108,7 +108,7 @@ describe("forkloop batch: crash safety", () => {
     const resumed = await runCli(["batch", "--resume", "intr"], { cwd: dir });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toMatch(/8 items: 8 succeeded, 0 failed/);
-    const { records } = await readJournal(join(dir, ".forkloop", "batches", "intr"));
+    const { records } = await readJournal(batchStateDir(dir, "intr"));
     expect(records.filter((record) => record.type === "completed")).toHaveLength(8);
   });
 
@@ -119,7 +119,7 @@ describe("forkloop batch: crash safety", () => {
     const args = ["batch", "--files", "src/*.ts", "--prompt", "Summarize {{file}}", "--id", "enq"];
     expect((await runCli(args, { cwd: dir })).code).toBe(0);
     // Rebuild the state a crash after two durable enqueue records would leave.
-    const batchDir = join(dir, ".forkloop", "batches", "enq");
+    const batchDir = batchStateDir(dir, "enq");
     const lines = (await readFile(join(batchDir, "journal.log"), "utf8")).split("\n");
     await writeFile(join(batchDir, "journal.log"), `${lines.slice(0, 2).join("\n")}\n`);
     await rm(join(batchDir, "enqueued.ok"));

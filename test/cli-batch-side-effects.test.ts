@@ -2,7 +2,7 @@ import { access, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readJournal } from "@forkloop/batch";
-import { runCli, startCli, waitForOutput } from "@forkloop/cli/testing";
+import { batchStateDir, runCli, startCli, waitForOutput } from "@forkloop/cli/testing";
 import { startHostileServer } from "@forkloop/loop-core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -57,7 +57,7 @@ describe("issue 11 item 7: side effects repeat on resume, and the report says so
       first.child.kill("SIGKILL");
       await first.exited;
 
-      const batchDir = join(dir, ".forkloop", "batches", "twice");
+      const batchDir = batchStateDir(dir, "twice");
       const killed = await readJournal(batchDir);
       expect(killed.records.map((record) => record.type)).toContain("side_effect");
       expect(killed.records.map((record) => record.type)).not.toContain("completed");

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readJournal } from "@forkloop/batch";
-import { runCli, startSimProcess } from "@forkloop/cli/testing";
+import { batchStateDir, runCli, startSimProcess } from "@forkloop/cli/testing";
 import { loadTranscript } from "@forkloop/orchestrator";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
@@ -49,7 +49,7 @@ describe("forkloop batch", () => {
       { cwd: dir },
     );
     expect(result.code, result.stderr).toBe(0);
-    const batchDir = join(dir, ".forkloop", "batches", "ok");
+    const batchDir = batchStateDir(dir, "ok");
     const lines = await results(batchDir);
     expect(lines.map((line) => [line.label, line.status, line.turns])).toEqual(
       Array.from({ length: 6 }, (_, index) => [`src/m${index}.ts`, "succeeded", 2]),
@@ -68,7 +68,7 @@ describe("forkloop batch", () => {
     expect(records.filter((record) => record.type === "completed")).toHaveLength(6);
     // Each item's sub-agent transcript can be replayed turn by turn.
     const first = records.find((record) => record.type === "completed");
-    const replay = await runCli(["replay", `.forkloop/batches/ok/transcripts/${first?.id}-1.fltr`], {
+    const replay = await runCli(["replay", join(batchDir, "transcripts", `${first?.id}-1.fltr`)], {
       cwd: dir,
     });
     expect(replay.stdout).toMatch(
@@ -163,11 +163,11 @@ describe("forkloop batch", () => {
       const later = requests.slice(4);
       expect(later.length).toBeGreaterThanOrEqual(5);
       for (const record of later) expect(record.startedAt).toBeGreaterThanOrEqual(resumeAt - 50);
-      expect(
-        (await results(join(dir, ".forkloop", "batches", "rl"))).every((line) => line.status === "succeeded"),
-      ).toBe(true);
+      expect((await results(batchStateDir(dir, "rl"))).every((line) => line.status === "succeeded")).toBe(
+        true,
+      );
       // Issue 17: the item that met the 429 records the pause in its transcript (the report draws it).
-      const transcripts = join(dir, ".forkloop", "batches", "rl", "transcripts");
+      const transcripts = join(batchStateDir(dir, "rl"), "transcripts");
       const pauses = (
         await Promise.all((await readdir(transcripts)).map((name) => loadTranscript(join(transcripts, name))))
       ).flatMap((loaded) => loaded.records.filter((record) => record.type === "rate_limited"));

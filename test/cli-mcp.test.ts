@@ -3,8 +3,10 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  batchStateDir,
   runCli,
   type SimProcess,
+  sessionsStateDir,
   startCli,
   streamJsonLines,
   withSimProcess,
@@ -189,7 +191,7 @@ describe("issue 15: MCP servers in `forkloop run` and `forkloop batch` (built CL
       // Over the cap (20,000 characters ≈ 5,000 tokens > 3,000): the model gets a path and a preview.
       const big = resultText(results.get("toolu_big"));
       const session = init?.session_id ?? "";
-      const savedDir = join(dir, ".forkloop", "sessions", session, "mcp-results");
+      const savedDir = join(sessionsStateDir(dir), session, "mcp-results");
       const saved = await readdir(savedDir);
       expect(saved).toHaveLength(1);
       expect(big).toContain(join(savedDir, saved[0]!));
@@ -369,7 +371,7 @@ describe("issue 15: MCP servers in `forkloop run` and `forkloop batch` (built CL
         { cwd: dir, env: sim.env },
       );
       expect(run.code, run.stderr).toBe(0);
-      const results = (await readFile(join(dir, ".forkloop", "batches", "mcp", "results.jsonl"), "utf8"))
+      const results = (await readFile(join(batchStateDir(dir, "mcp"), "results.jsonl"), "utf8"))
         .trim()
         .split("\n")
         .map((line) => JSON.parse(line) as { status: string });
@@ -397,7 +399,7 @@ describe("issue 15: MCP servers in `forkloop run` and `forkloop batch` (built CL
     );
     expect(batch.code).toBe(2);
     expect(batch.stderr).toContain('MCP server "db"');
-    expect(existsSync(join(dir, ".forkloop", "batches", "bad"))).toBe(false);
+    expect(existsSync(batchStateDir(dir, "bad"))).toBe(false);
     const badRule = await runCli(["run", "hi", "--disallowed-tools", "mcp__db__"], { cwd: dir });
     expect(badRule.code).toBe(2);
     expect(badRule.stderr).toContain("write MCP rules as mcp__server");

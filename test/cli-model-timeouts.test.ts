@@ -33,7 +33,7 @@ describe("issue 11: model deadlines through the built CLI (flags, env, settings)
     expect(result.code, result.stderr).toBe(0);
     const lines = streamJsonLines(result.stdout);
     expect(lines.find((line) => line.type === "system" && line.subtype === "api_retry")).toMatchObject({
-      error: "the stream sent no event (pings aside) for 300 ms",
+      error_message: "the stream sent no event (pings aside) for 300 ms",
     });
     expect(lines.at(-1)).toMatchObject({ type: "result", subtype: "success" });
   });

@@ -1,7 +1,13 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli, type SimProcess, startSimProcess, writeScenario } from "@forkloop/cli/testing";
+import {
+  batchStateDir,
+  runCli,
+  type SimProcess,
+  startSimProcess,
+  writeScenario,
+} from "@forkloop/cli/testing";
 import { loadTranscript } from "@forkloop/orchestrator";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -63,7 +69,7 @@ beforeAll(async () => {
   );
   expect(batch.code, batch.stderr).toBe(6);
   reportPath = /^html: +(.+\.html)$/m.exec(batch.stdout)?.[1] ?? "";
-  batchDir = join(dir, ".forkloop", "batches", "hundred");
+  batchDir = batchStateDir(dir, "hundred");
 }, 180_000);
 
 afterAll(async () => {

@@ -3,7 +3,13 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { deflateSync } from "node:zlib";
-import { runCli, type SimProcess, startSimProcess, writeScenario } from "@forkloop/cli/testing";
+import {
+  runCli,
+  type SimProcess,
+  sessionsStateDir,
+  startSimProcess,
+  writeScenario,
+} from "@forkloop/cli/testing";
 import { type LoadedTranscript, loadTranscript } from "@forkloop/orchestrator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Browser, launchChromium, openReport, screenshot } from "./support/chromium.js";
@@ -119,8 +125,8 @@ beforeAll(async () => {
   expect(run.code, run.stderr).toBe(0);
   expect(run.stdout).toContain("review done (scripted)");
   reportPath = /^report: (.+\.html)$/m.exec(run.stderr)?.[1] ?? "";
-  const [file] = (await readdir(join(dir, ".forkloop", "sessions"))).filter((name) => name.endsWith(".fltr"));
-  transcript = await loadTranscript(join(dir, ".forkloop", "sessions", file ?? ""));
+  const [file] = (await readdir(sessionsStateDir(dir))).filter((name) => name.endsWith(".fltr"));
+  transcript = await loadTranscript(join(sessionsStateDir(dir), file ?? ""));
 }, 120_000);
 
 afterAll(async () => {

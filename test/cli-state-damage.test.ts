@@ -1,8 +1,8 @@
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, truncate, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { readJournal } from "@forkloop/batch";
-import { runCli, streamJsonLines } from "@forkloop/cli/testing";
+import { batchStateDir, runCli, sessionsStateDir, streamJsonLines } from "@forkloop/cli/testing";
 import { startHostileServer } from "@forkloop/loop-core/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
@@ -28,15 +28,18 @@ afterAll(async () => {
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "forkloop-damage-"));
   await cp(template, dir, { recursive: true });
+  // The state is keyed by the project's path (state-dirs.ts): move the copy's under its own key.
+  await mkdir(dirname(batchStateDir(dir, "dmg")), { recursive: true });
+  await rename(join(dir, relative(template, batchStateDir(template, "dmg"))), batchStateDir(dir, "dmg"));
   // batch.json holds absolute paths (cwd, output): point the copy at itself.
-  const spec = join(dir, ".forkloop", "batches", "dmg", "batch.json");
+  const spec = join(batchStateDir(dir, "dmg"), "batch.json");
   await writeFile(spec, (await readFile(spec, "utf8")).replaceAll(template, dir));
 });
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const batchDir = () => join(dir, ".forkloop", "batches", "dmg");
+const batchDir = () => batchStateDir(dir, "dmg");
 const journal = () => join(batchDir(), "journal.log");
 const resume = (...extra: string[]) => runCli(["batch", "--resume", "dmg", ...extra], { cwd: dir });
 const completedIds = async () =>
@@ -163,7 +166,7 @@ describe("issue 11: a damaged session transcript through the built CLI", () => {
     const first = await runCli(["run", "Summarize src/a.ts", "--output-format", "stream-json"], { cwd: dir });
     expect(first.code, first.stderr).toBe(0);
     const id = String(streamJsonLines(first.stdout).at(-1)?.session_id);
-    const path = join(dir, ".forkloop", "sessions", `${id}.fltr`);
+    const path = join(sessionsStateDir(dir), `${id}.fltr`);
     const bytes = await readFile(path);
     const at = Math.floor(bytes.length / 2);
     bytes[at] = (bytes[at] ?? 0) ^ 0x20;
@@ -201,7 +204,7 @@ describe("issue 11: a damaged session transcript through the built CLI", () => {
   it("a torn last record: the resume says so once and continues", async () => {
     const first = await runCli(["run", "Summarize src/a.ts", "--output-format", "stream-json"], { cwd: dir });
     const id = String(streamJsonLines(first.stdout).at(-1)?.session_id);
-    const path = join(dir, ".forkloop", "sessions", `${id}.fltr`);
+    const path = join(sessionsStateDir(dir), `${id}.fltr`);
     await writeFile(path, Buffer.concat([await readFile(path), Buffer.from([200, 0, 0, 0, 1, 2])]));
     const resumed = await runCli(["run", "--resume", id, "Again"], { cwd: dir });
     expect(resumed.code, resumed.stderr).toBe(0);

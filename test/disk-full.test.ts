@@ -5,7 +5,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { encodeRecord, openLocalJournalBackend, readJournal } from "@forkloop/batch";
-import { runCli, startCli, streamJsonLines, waitForOutput } from "@forkloop/cli/testing";
+import {
+  batchStateDir,
+  runCli,
+  sessionsStateDir,
+  startCli,
+  streamJsonLines,
+  waitForOutput,
+} from "@forkloop/cli/testing";
 import { startHostileServer } from "@forkloop/loop-core/testing";
 import { loadTranscript, TranscriptWriter } from "@forkloop/orchestrator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -154,7 +161,7 @@ describe("issue 11: a full disk never acknowledges what is not on disk", () => {
     expect(stopped.stderr).toMatch(/no space left on the device \(ENOSPC\)/);
     expect(stopped.stderr).toContain("forkloop batch --resume full");
     noStack(stopped.stderr);
-    const batchDir = join(cwd, ".forkloop", "batches", "full");
+    const batchDir = batchStateDir(cwd, "full");
     await disk.unfill();
     const before = await readJournal(batchDir);
     expect(before.contents.damage).toBeUndefined();
@@ -212,7 +219,7 @@ describe("issue 11: a full disk never acknowledges what is not on disk", () => {
     const first = await runCli(["run", "Summarize src/f00.ts", "--output-format", "stream-json"], { cwd });
     expect(first.code, first.stderr).toBe(0);
     const id = String(streamJsonLines(first.stdout).at(-1)?.session_id);
-    const path = join(cwd, ".forkloop", "sessions", `${id}.fltr`);
+    const path = join(sessionsStateDir(cwd), `${id}.fltr`);
     const bytes = await readFile(path);
     await disk.fill(0);
     const full = await runCli(["run", "--resume", id, "x".repeat(20_000), "--output-format", "stream-json"], {

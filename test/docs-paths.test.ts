@@ -27,10 +27,15 @@ function namedPaths(text: string): string[] {
   return [...links.filter((link) => !/^[a-z]+:/.test(link)), ...spans];
 }
 
-/** A path resolves against the doc's directory, its package's directory or the repository root. */
+/**
+ * A path resolves against the doc's directory, its package's directory or `src/` there (a
+ * package README's file list names modules by their path under src), or the repository root.
+ */
 function exists(doc: string, path: string): boolean {
-  const packageDir = relative(root, doc).split("/").slice(0, 2).join("/");
-  return [dirname(doc), join(root, packageDir), root].some((base) => existsSync(join(base, path)));
+  const packageDir = join(root, relative(root, doc).split("/").slice(0, 2).join("/"));
+  return [dirname(doc), packageDir, join(packageDir, "src"), root].some((base) =>
+    existsSync(join(base, path)),
+  );
 }
 
 describe("issue 13: docs name only files the repository contains", () => {

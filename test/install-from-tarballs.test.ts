@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { readdirSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -97,7 +98,11 @@ describe("issue 13: the packed tarballs install into an empty prefix and run out
   });
 
   it("each library tarball holds its dist/ and a publishable manifest pinned to the release", async () => {
-    expect(packed.libraries).toHaveLength(10); // sim … cli, mcp (issue 15), report (issue 17) and batch (issue 16)
+    // Every workspace package under packages/ and apps/ is a library tarball, except `forkloop` itself.
+    const workspaces = ["packages", "apps"].flatMap((parent) =>
+      readdirSync(join(root, parent)).map((name) => `${parent}/${name}`),
+    );
+    expect(packed.libraries).toHaveLength(workspaces.length - 1);
     for (const tarball of packed.libraries) {
       const { stdout: listing } = await run("tar", ["-tzf", tarball]);
       const files = listing.trim().split("\n");

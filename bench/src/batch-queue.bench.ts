@@ -50,7 +50,7 @@ function runToEnd(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv):
 function startWorker(cwd: string, env: NodeJS.ProcessEnv, url: string): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
-    [CLI, "worker", "--queue", url, "--concurrency", String(CONCURRENCY)],
+    [CLI, "worker", "--queue", url, "--concurrency", String(CONCURRENCY), "--state-dir", ".forkloop"],
     {
       cwd,
       env,
@@ -88,7 +88,16 @@ export async function run(): Promise<BenchResult[]> {
       ANTHROPIC_API_KEY: "bench-key",
       ANTHROPIC_BASE_URL: sim.url,
     };
-    const batch = ["batch", "--items", "items.jsonl", "--prompt", "Answer {{item}}"];
+    // The state in the bench's directory, where this reads the report.
+    const batch = [
+      "batch",
+      "--items",
+      "items.jsonl",
+      "--prompt",
+      "Answer {{item}}",
+      "--state-dir",
+      ".forkloop",
+    ];
 
     /** Wall time, and the ideal wall time for `inFlight` items at once from the simulator's records. */
     const measure = async (id: string, inFlight: number, go: () => Promise<number>) => {

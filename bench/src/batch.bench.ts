@@ -110,6 +110,8 @@ export async function run(): Promise<BenchResult[]> {
           String(CONCURRENCY),
           "--id",
           "bench",
+          "--state-dir",
+          ".forkloop",
         ],
       ],
       1,

@@ -54,7 +54,19 @@ async function baseBatch(dir: string): Promise<string> {
   );
   await writeFile(join(dir, "tasks.jsonl"), tasks.map((task) => `${JSON.stringify({ task })}\n`).join(""));
   const run = await runCli(
-    ["batch", "--items", "tasks.jsonl", "--prompt", "{{item.task}}", "--id", "base", "--concurrency", "16"],
+    [
+      "batch",
+      "--items",
+      "tasks.jsonl",
+      "--prompt",
+      "{{item.task}}",
+      "--id",
+      "base",
+      "--concurrency",
+      "16",
+      "--state-dir",
+      ".forkloop",
+    ],
     dir,
   );
   if (run.code !== 0 && run.code !== 6) throw new Error(`the base batch failed (exit ${run.code})`);

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
-import { runCli, streamJsonLines } from "@forkloop/cli/testing";
+import { batchStateDir, runCli, streamJsonLines } from "@forkloop/cli/testing";
 import { createAgentState, createUserMessage, query, type Terminal } from "@forkloop/loop-core";
 import {
   HOSTILE_KINDS,
@@ -256,7 +256,7 @@ describe("issue 11 chaos: batch items against the hostile server", () => {
       );
       expect(batch.stderr).not.toMatch(/unexpected error|FATAL|\n\s+at /);
       expect([0, 6, 7], batch.stderr.slice(-2000)).toContain(batch.code);
-      const rows = (await readFile(join(cwd, ".forkloop", "batches", "hostile", "results.jsonl"), "utf8"))
+      const rows = (await readFile(join(batchStateDir(cwd, "hostile"), "results.jsonl"), "utf8"))
         .trim()
         .split("\n")
         .map(

@@ -2,7 +2,7 @@ import { access, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promise
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readJournal } from "@forkloop/batch";
-import { runCli, startCli, waitForOutput } from "@forkloop/cli/testing";
+import { batchStateDir, runCli, startCli, waitForOutput } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seeded } from "./seeded.js";
 
@@ -44,7 +44,7 @@ describe("issue 11 chaos: kill -9 and resume", () => {
       "--id",
       "k9",
     ];
-    const batchDir = join(dir, ".forkloop", "batches", "k9");
+    const batchDir = batchStateDir(dir, "k9");
     let killed = 0;
     let finishedEarly = 0;
     for (let cycle = 0; killed < KILLS && cycle < 2 * KILLS; cycle++) {

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli, streamJsonLines, withSimProcess } from "@forkloop/cli/testing";
+import { batchStateDir, runCli, streamJsonLines, withSimProcess } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inParallel, spread } from "./seeded.js";
 
@@ -57,12 +57,10 @@ describe("issue 11 chaos: the simulator's faults", () => {
       );
       const wallMs = Date.now() - started;
       expect(batch.code, batch.stderr.slice(-2000)).toBe(0);
-      const rows = await results(join(cwd, ".forkloop", "batches", "drops"));
+      const rows = await results(batchStateDir(cwd, "drops"));
       const records = (await sim.requests()).filter((record) => record.path === "/v1/messages");
       const drops = records.filter((record) => record.fault === "drop");
-      const report = JSON.parse(
-        await readFile(join(cwd, ".forkloop", "batches", "drops", "report.json"), "utf8"),
-      );
+      const report = JSON.parse(await readFile(join(batchStateDir(cwd, "drops"), "report.json"), "utf8"));
       console.log(
         `chaos/drops: 1000 items in ${(wallMs / 1000).toFixed(1)} s, ${records.length} requests, ${drops.length} dropped mid-stream, ` +
           `${report.totals.apiRetries} retries in the report; per item requests ${JSON.stringify(spread(rows.map((row) => row.turns + row.apiRetries)))}`,
@@ -127,7 +125,7 @@ describe("issue 11 chaos: the simulator's faults", () => {
       ]);
       expect(batch?.stderr ?? "").not.toMatch(/unexpected error|FATAL/);
       expect([0, 6]).toContain(batch?.code);
-      const rows = await results(join(cwd, ".forkloop", "batches", "mixed"));
+      const rows = await results(batchStateDir(cwd, "mixed"));
       expect(rows).toHaveLength(200);
       expect(rows.every((row) => row.status === "succeeded" || row.status === "failed")).toBe(true);
       for (const run of runs) {

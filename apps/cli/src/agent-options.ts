@@ -64,3 +64,10 @@ export const toolListSchema = z
       if ("error" in parsed) ctx.addIssue({ code: "custom", message: `rule "${name}": ${parsed.error}` });
     }
   });
+
+/** `--max-budget-usd N` (run and batch): dollars, more than 0. */
+export const budgetUsdSchema = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/, "must be an amount in US dollars, e.g. --max-budget-usd 5 or 0.50")
+  .transform(Number)
+  .refine((value) => value > 0, "must be more than 0");

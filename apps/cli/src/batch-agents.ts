@@ -1,15 +1,9 @@
 import { availableParallelism } from "node:os";
 import type { BatchSpec, Claim, ItemExecutor } from "@forkloop/batch";
 import { createPoolExecutor } from "@forkloop/batch";
-import {
-  buildCacheSafeParams,
-  defaultMaxOutputTokens,
-  type PermissionMode,
-  type Tool,
-} from "@forkloop/loop-core";
+import type { PermissionMode, Tool } from "@forkloop/loop-core";
 import {
   type AgentPool,
-  assembleSession,
   createAgentPool,
   type SubAgentBashOptions,
   type SubAgentEvent,
@@ -23,6 +17,7 @@ import {
   settingsHooks,
   toolHooks,
 } from "@forkloop/sdk";
+import { batchPrefix } from "./batch-prefix.js";
 
 type Settings = Awaited<ReturnType<typeof loadRunSettings>>;
 
@@ -44,6 +39,8 @@ export async function createBatchExecutor(options: {
   readonly mcpTools?: readonly Tool[];
   /** Issue 11: records that an item ran a mutating tool (a resume says "may have run twice"). */
   readonly recordSideEffect?: (claim: Claim, tool: string) => Promise<void>;
+  /** True for a failure every item would repeat (issue 13): the warming item's wave is held back. */
+  readonly failsEveryItem?: (error: { readonly code: string; readonly message: string }) => boolean;
   readonly onNotice: (line: string) => void;
   readonly onEvent?: (claim: Claim, event: SubAgentEvent) => void;
 }): Promise<ItemExecutor> {
@@ -51,22 +48,8 @@ export async function createBatchExecutor(options: {
   const rules = mergeRules(settings, { allow: spec.allowedTools, deny: spec.disallowedTools });
   const mcpTools = options.mcpTools ?? [];
   const tools = [...selectTools(rules.deny, bashToolOptions(options.bash)), ...mcpTools];
-  const session = await assembleSession({
-    cwd,
-    model: spec.model,
-    permissionMode: spec.permissionMode as PermissionMode,
-    tools,
-    ...(spec.appendSystemPrompt === undefined ? {} : { appendSystemPrompt: spec.appendSystemPrompt }),
-  });
-  // R-F3: one prefix (tools → system) for every item, so each item's first request reads it;
-  // built as the loop builds its own, with the model's output cap (a models file may lower it).
-  const cacheSafeParams = buildCacheSafeParams({
-    model: spec.model,
-    systemPrompt: session.systemPrompt,
-    tools,
-    maxOutputTokens: defaultMaxOutputTokens(spec.model, source.modelOverrides),
-    messages: [],
-  });
+  // R-F3: one prefix (tools → system) for every item, so each item's first request reads it.
+  const cacheSafeParams = await batchPrefix(spec, tools, source.modelOverrides, cwd);
   return createPoolExecutor(
     options.pool,
     {
@@ -81,6 +64,7 @@ export async function createBatchExecutor(options: {
       ...(mcpTools.length === 0 ? {} : { parentTools: mcpTools }),
       transcriptsDir: options.transcriptsDir,
       modelOverrides: source.modelOverrides,
+      ...(options.failsEveryItem === undefined ? {} : { failsEveryItem: options.failsEveryItem }),
       ...(options.recordSideEffect === undefined
         ? {}
         : {

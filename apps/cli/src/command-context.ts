@@ -5,6 +5,6 @@ export interface CommandContext {
   readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
-  /** Aborted on the first Ctrl+C (SIGINT) or SIGTERM; a second Ctrl+C exits at once. */
+  /** Aborted on the first Ctrl+C (SIGINT), SIGTERM or closed stdout (process-stop.ts); a later Ctrl+C exits at once. */
   readonly signal: AbortSignal;
 }

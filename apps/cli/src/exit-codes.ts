@@ -25,8 +25,14 @@ export const EXIT = {
   contextLimit: 8,
   /** `run "/compact"`: the compaction failed (nothing to compact, the request failed, no gain); the session is unchanged. */
   compactFailed: 9,
+  /** `--max-budget-usd`: `run` stopped at the budget; `batch` left items unstarted (resume with a higher one). */
+  budgetReached: 10,
   /** Interrupted (Ctrl+C, `aborted_streaming`, `aborted_tools`): 128 + SIGINT, like a shell. */
   interrupted: 130,
+  /** stdout's reader went away (`forkloop run … | head -1`): 128 + SIGPIPE; the work stopped quietly. */
+  brokenPipe: 141,
+  /** Stopped by SIGTERM (`timeout`, `kill`, a CI runner): 128 + SIGTERM; state is consistent as after Ctrl+C. */
+  terminated: 143,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

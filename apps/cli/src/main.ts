@@ -9,12 +9,13 @@ import { CliError } from "./cli-error.js";
 import type { CommandContext } from "./command-context.js";
 import { EXIT, type ExitCode } from "./exit-codes.js";
 import { closestFlag } from "./flags.js";
+import { installProcessStop } from "./process-stop.js";
 import { asStateError } from "./state-errors.js";
 
 export const MAIN_USAGE = `Usage: forkloop <command> [flags]
 
 Commands:
-  run "<prompt>"        one headless agent run (prompt from stdin when omitted)
+  run "<prompt>"        one headless agent run (piped stdin is appended; \`forkloop -p\` is the same)
   batch                 one sub-agent per file or JSONL item, in parallel, with a crash-safe journal
   worker --queue URL    run the items of batches distributed over Redis (batch --queue URL)
   sim                   run the simulator as a standalone Anthropic-compatible server
@@ -55,43 +56,27 @@ export async function main(argv: readonly string[], context: CommandContext): Pr
     context.stdout.write(`${FORKLOOP_VERSION} (forkloop)\n`);
     return EXIT.ok;
   }
-  const load = COMMANDS[name];
+  // `forkloop -p "…" [flags]`, flags before or after, as `claude -p`: that is `forkloop run`.
+  const print = name.startsWith("-") && argv.some((arg) => arg === "-p" || arg === "--print");
+  const load = COMMANDS[print ? "run" : name];
   if (!load) {
     const suggestion = closestFlag(name, Object.keys(COMMANDS));
     throw new CliError(
       `unknown command "${name}".${suggestion ? ` Did you mean \`forkloop ${suggestion}\`?` : ""}\n\n${MAIN_USAGE}`,
     );
   }
-  return (await load())(rest, context);
-}
-
-function installSignals(controller: AbortController): void {
-  let interrupts = 0;
-  const onInterrupt = (signal: NodeJS.Signals) => {
-    interrupts++;
-    if (interrupts === 1) {
-      // First Ctrl+C: stop cooperatively so transcripts and journals stay consistent.
-      process.stderr.write(`\nforkloop: ${signal} received, stopping (press Ctrl+C again to exit at once)\n`);
-      // Not loop-core's SUBMIT_INTERRUPT_REASON: this is a hard interrupt (R-L16), which leaves an interrupt notice.
-      controller.abort(signal === "SIGINT" ? "sigint" : "sigterm");
-      return;
-    }
-    process.exit(EXIT.interrupted);
-  };
-  process.on("SIGINT", onInterrupt);
-  process.on("SIGTERM", onInterrupt);
+  return (await load())(print ? argv : rest, context);
 }
 
 async function runFromProcess(): Promise<void> {
-  const controller = new AbortController();
-  installSignals(controller);
+  const stop = installProcessStop();
   const context: CommandContext = {
     stdout: process.stdout,
     stderr: process.stderr,
     stdin: process.stdin,
     env: process.env,
     cwd: process.cwd(),
-    signal: controller.signal,
+    signal: stop.signal,
   };
   let code: ExitCode;
   try {
@@ -114,7 +99,9 @@ async function runFromProcess(): Promise<void> {
     }
   }
   // Let stdout drain (a pipe may be slow), then exit: worker threads or sockets must not keep us alive.
-  process.stdout.write("", () => process.exit(code));
+  const exitCode = stop.exitCode(code);
+  if (stop.stdoutOpen()) process.stdout.write("", () => process.exit(exitCode));
+  else process.exit(exitCode);
 }
 
 await runFromProcess();

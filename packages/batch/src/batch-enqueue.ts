@@ -45,7 +45,7 @@ export async function enqueueOnce(
         `${join(dir, "journal.log")} ${what}; nothing was run. Resume with \`forkloop batch --resume ${spec.id} --repair\` to list ${describeSource(spec)} again and run what the journal does not know.`,
       );
     }
-    items = await loadItems(sourceOf(spec), spec.prompt);
+    items = (await loadItems(sourceOf(spec), spec.prompt)).items;
     if (marker !== undefined) {
       options.notice(
         `forkloop: listed ${describeSource(spec)} again: ${plural(items.length, "item")}; ${plural(Math.max(0, items.length - known), "item")} the journal did not know will run`,

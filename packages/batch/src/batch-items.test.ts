@@ -1,8 +1,8 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadItems, renderTemplate, validateTemplate } from "./batch-items.js";
+import { describeSkipped, loadItems, renderTemplate, validateTemplate } from "./batch-items.js";
 
 let dir: string;
 beforeEach(async () => {
@@ -20,24 +20,41 @@ describe("batch items", () => {
     await writeFile(join(dir, "src", "a.ts"), "");
     await writeFile(join(dir, "src", "gen", "c.ts"), "");
     const source = { kind: "files", pattern: "src/**/*.ts", cwd: dir } as const;
-    const items = await loadItems(source, "Summarize {{file}}");
+    const { items } = await loadItems(source, "Summarize {{file}}");
     expect(items.map((item) => [item.label, item.prompt])).toEqual([
       ["src/a.ts", "Summarize src/a.ts"],
       ["src/b.ts", "Summarize src/b.ts"],
     ]);
-    expect((await loadItems(source, "Summarize {{file}}")).map((item) => item.id)).toEqual(
+    expect((await loadItems(source, "Summarize {{file}}")).items.map((item) => item.id)).toEqual(
       items.map((item) => item.id),
     );
   });
 
-  it("--items: one JSON value per line; {{item}} and {{item.key}}", async () => {
+  it("--items: one JSON value per line; {{item}} and {{item.key}}; an `id` field labels the item", async () => {
     const path = join(dir, "items.jsonl");
-    await writeFile(path, '"plain"\n\n{"name":"x","n":2}\n');
-    const items = await loadItems({ kind: "items", path }, "Do {{item}} / {{item.name}}");
+    await writeFile(path, '{"name":"p"}\n\n{"name":"x","n":2,"id":"second"}\n');
+    const { items } = await loadItems({ kind: "items", path }, "Do {{item}} / {{item.name}}");
     expect(items.map((item) => [item.label, item.prompt])).toEqual([
-      [`${path}:1`, "Do plain / "],
-      [`${path}:3`, 'Do {"name":"x","n":2} / x'],
+      [`${path}:1`, 'Do {"name":"p"} / p'],
+      ["second", 'Do {"name":"x","n":2,"id":"second"} / x'],
     ]);
+  });
+
+  it("issue 13: a {{item.key}} that an item lacks is exit 2 before the run, naming the item and the key", async () => {
+    const path = join(dir, "items.jsonl");
+    await writeFile(path, '{"name":"a"}\n"plain"\n{"other":1}\n');
+    await expect(loadItems({ kind: "items", path }, "Do {{item.name}}")).rejects.toThrow(
+      `--prompt uses {{item.name}}, but ${path}:2 has no "name"; ${path}:3 has no "name". Give every line the key, or change --prompt.`,
+    );
+  });
+
+  it("issue 13: binary and unreadable --files matches are skipped and listed", async () => {
+    await writeFile(join(dir, "a.txt"), "text\n");
+    await writeFile(join(dir, "b.txt"), Buffer.from([0x89, 0x50, 0x00, 0x01]));
+    await symlink("/proc/self/mem", join(dir, "c.txt"));
+    const { items, skipped } = await loadItems({ kind: "files", pattern: "*.txt", cwd: dir }, "{{file}}");
+    expect(items.map((item) => item.label)).toEqual(["a.txt"]);
+    expect(describeSkipped(skipped)).toBe("skipped 1 binary file (b.txt) and 1 unreadable file (c.txt: EIO)");
   });
 
   it("bad input names the problem and the fix", async () => {

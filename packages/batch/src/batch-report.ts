@@ -1,11 +1,10 @@
-import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { replaceAtomically } from "./durable-file.js";
+import { TRANSCRIPT_EXTENSION } from "@forkloop/orchestrator";
 import type { ItemCompaction, ItemState, ItemUsage, RepeatedSideEffect } from "./job-backend.js";
 import { plural } from "./plural.js";
 import { cacheReadShare, formatCount, formatDuration, type ProgressSnapshot } from "./progress-display.js";
 
-/** One line of `results.jsonl`: everything the report says about one item. */
+/** One line of `results.jsonl` (and a row of report.json): everything the report says about one item. */
 export interface ResultLine {
   readonly id: string;
   readonly label: string;
@@ -18,12 +17,15 @@ export interface ResultLine {
   /** Issue 11: model requests retried for this item (dropped streams, 529s, deadlines). */
   readonly apiRetries: number;
   readonly terminal: string | null;
+  /** The item's answer: the sub-agent's final text. */
   readonly text: string | null;
   readonly error: { code: string; message: string } | null;
   /** The item's compactions in order (issue 12 item 3): trigger, tokens before and after. */
   readonly compactions: readonly ItemCompaction[];
   /** Issue 11: earlier attempts interrupted after a mutating tool began (side effects may repeat). */
   readonly mayHaveRunTwice: readonly RepeatedSideEffect[];
+  /** The last attempt's transcript (`forkloop replay <it>`), when the item ran. */
+  readonly transcript: string | null;
 }
 
 export interface BatchTotals {
@@ -45,6 +47,8 @@ export interface BatchTotals {
 export interface BatchReport {
   readonly batchId: string;
   readonly wallMs: number;
+  /** The embedded simulator answered: costs are what the tokens would cost, not a bill. */
+  readonly simulated: boolean;
   readonly totals: BatchTotals;
   readonly items: readonly ResultLine[];
   /** A BullMQ batch (issue 16 item 3): items run more than once, completions dropped as duplicates. */
@@ -53,6 +57,12 @@ export interface BatchReport {
     readonly reExecutedItems: number;
     readonly duplicateExecutions: number;
   };
+}
+
+export interface ReportOptions {
+  readonly simulated?: boolean;
+  /** Where item transcripts are (`<item-id>-<attempt>.fltr`). */
+  readonly transcriptsDir?: string;
 }
 
 export const ZERO_USAGE: ItemUsage = {
@@ -71,7 +81,7 @@ export function addUsage(a: ItemUsage, b: ItemUsage): ItemUsage {
   };
 }
 
-export function toResultLine(state: ItemState): ResultLine {
+export function toResultLine(state: ItemState, transcriptsDir?: string): ResultLine {
   return {
     id: state.item.id,
     label: state.item.label,
@@ -87,12 +97,21 @@ export function toResultLine(state: ItemState): ResultLine {
     error: state.error ?? null,
     compactions: state.result?.compactions ?? [],
     mayHaveRunTwice: state.mayHaveRunTwice ?? [],
+    transcript:
+      transcriptsDir === undefined || state.attempts === 0
+        ? null
+        : join(transcriptsDir, `${state.item.id}-${state.attempts}${TRANSCRIPT_EXTENSION}`),
   };
 }
 
 /** Pure: the report of a batch from its items' states. */
-export function buildReport(batchId: string, states: readonly ItemState[], wallMs: number): BatchReport {
-  const items = states.map(toResultLine);
+export function buildReport(
+  batchId: string,
+  states: readonly ItemState[],
+  wallMs: number,
+  options: ReportOptions = {},
+): BatchReport {
+  const items = states.map((state) => toResultLine(state, options.transcriptsDir));
   const usage = items.reduce((sum, line) => addUsage(sum, line.usage), ZERO_USAGE);
   const totals: BatchTotals = {
     items: items.length,
@@ -106,7 +125,7 @@ export function buildReport(batchId: string, states: readonly ItemState[], wallM
     compactions: items.reduce((sum, line) => sum + line.compactions.length, 0),
     apiRetries: items.reduce((sum, line) => sum + line.apiRetries, 0),
   };
-  return { batchId, wallMs, totals, items };
+  return { batchId, wallMs, simulated: options.simulated ?? false, totals, items };
 }
 
 /** The progress line's last state: the report's totals, nothing running. */
@@ -124,117 +143,11 @@ export function finalSnapshot(report: BatchReport): ProgressSnapshot {
   };
 }
 
-/** Writes `results.jsonl`, `report.json` and `report.md` into `dir`; returns their paths. */
-
-export interface WrittenReport {
-  readonly results: string;
-  readonly json: string;
-  readonly markdown: string;
-  /**
-   * Issue 11: the `results.jsonl` already there held more finished items than this report (the
-   * journal lost records): it was kept, and this report's results went to `results` instead.
-   */
-  readonly keptPrevious?: { readonly path: string; readonly finished: number };
-}
-
-/**
- * Writes `results.jsonl`, `report.json` and `report.md` into `dir`, each atomically (temp file,
- * fsync, rename: a crash or a full disk leaves the old file or the new one); returns their paths.
- * Issue 11: never replaces a `results.jsonl` that lists more finished items than this report.
- */
-export async function writeReport(dir: string, report: BatchReport): Promise<WrittenReport> {
-  await mkdir(dir, { recursive: true });
-  const previous = join(dir, "results.jsonl");
-  const finishedBefore = await finishedItemsIn(previous);
-  const finished = report.totals.succeeded + report.totals.failed;
-  const keep = finishedBefore > finished;
-  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-  const paths = {
-    results: keep ? join(dir, `results-${stamp}.jsonl`) : previous,
-    json: join(dir, "report.json"),
-    markdown: join(dir, "report.md"),
-  };
-  await replaceAtomically(paths.results, report.items.map((line) => `${JSON.stringify(line)}\n`).join(""));
-  await replaceAtomically(
-    paths.json,
-    `${JSON.stringify({ batchId: report.batchId, wallMs: report.wallMs, totals: report.totals, ...(report.queue ? { queue: report.queue } : {}) }, null, 2)}\n`,
-  );
-  await replaceAtomically(paths.markdown, formatReportMarkdown(report));
-  return keep ? { ...paths, keptPrevious: { path: previous, finished: finishedBefore } } : paths;
-}
-
-/** Items with status succeeded/failed in an existing results.jsonl (0 when there is none). */
-async function finishedItemsIn(path: string): Promise<number> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return 0;
-    throw error;
-  }
-  return text.split("\n").filter((line) => /"status":"(succeeded|failed)"/.test(line)).length;
-}
-
-function usageCell(usage: ItemUsage): string {
-  return `${formatCount(usage.inputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens)} / ${formatCount(usage.outputTokens)}`;
-}
-
-export function formatReportMarkdown(report: BatchReport): string {
-  const lines = [
-    `# Batch ${report.batchId}`,
-    "",
-    formatTotals(report),
-    "",
-    "| item | status | turns | tokens in / out | cache reads | compactions | cost | retries | error |",
-    "|---|---|---|---|---|---|---|---|---|",
-    ...report.items
-      .map((line) =>
-        [
-          line.label,
-          line.status,
-          String(line.turns),
-          usageCell(line.usage),
-          formatCount(line.usage.cacheReadInputTokens),
-          compactionsCell(line.compactions),
-          `$${line.costUsd.toFixed(4)}`,
-          String(line.apiRetries),
-          line.error
-            ? `${line.error.code}: ${line.error.message}`.replaceAll("|", "\\|").replaceAll("\n", " ")
-            : "",
-        ].join(" | "),
-      )
-      .map((row) => `| ${row} |`),
-    ...repeatedSideEffects(report.items),
-  ];
-  return `${lines.join("\n")}\n`;
-}
-
 /** `2 (9.1k → 3.2k, 9.4k → 3.0k)`: how many, and what each did. */
-function compactionsCell(compactions: readonly ItemCompaction[]): string {
+export function compactionsCell(compactions: readonly ItemCompaction[]): string {
   if (compactions.length === 0) return "0";
   const each = compactions.map((c) => `${formatCount(c.preTokens)} → ${formatCount(c.postTokens)}`);
   return `${compactions.length} (${each.join(", ")})`;
-}
-
-/**
- * Issue 11: items redone from scratch after an attempt was interrupted once a mutating tool had
- * begun — its edits or commands may have happened twice; listed so someone can check them.
- */
-function repeatedSideEffects(items: readonly ResultLine[]): string[] {
-  const repeated = items.filter((line) => line.mayHaveRunTwice.length > 0);
-  if (repeated.length === 0) return [];
-  return [
-    "",
-    "## May have run twice",
-    "",
-    "These items were interrupted after a tool that changes things had started, and were redone",
-    "from scratch; check that their side effects are not doubled.",
-    "",
-    ...repeated.map(
-      (line) =>
-        `- ${line.label}: ${line.mayHaveRunTwice.map((repeat) => `attempt ${repeat.attempt} (${repeat.tool})`).join(", ")}`,
-    ),
-  ];
 }
 
 /** The totals paragraph printed at the end of a batch. */
@@ -243,7 +156,12 @@ export function formatTotals(report: BatchReport): string {
   const twice = report.items.filter((line) => line.mayHaveRunTwice.length > 0).length;
   return [
     `${plural(t.items, "item")}: ${t.succeeded} succeeded, ${t.failed} failed${t.pending > 0 ? `, ${t.pending} not finished` : ""}${twice > 0 ? ` · ${twice} may have run twice (see the report)` : ""}`,
-    `${plural(t.turns, "turn")} · tokens ${usageCell(t.usage)} (in / out) · cache reads ${formatCount(t.usage.cacheReadInputTokens)} (${(t.cacheReadShare * 100).toFixed(1)}% of input) · cache writes ${formatCount(t.usage.cacheCreationInputTokens)}`,
-    `cost $${t.costUsd.toFixed(4)}${t.compactions > 0 ? ` · ${plural(t.compactions, "compaction")}` : ""} · wall time ${formatDuration(report.wallMs)}${t.apiRetries > 0 ? ` · ${plural(t.apiRetries, "API retry", "API retries")}` : ""}`,
+    `${plural(t.turns, "turn")} · tokens ${tokensCell(t.usage)} (in / out) · cache reads ${formatCount(t.usage.cacheReadInputTokens)} (${(t.cacheReadShare * 100).toFixed(1)}% of input) · cache writes ${formatCount(t.usage.cacheCreationInputTokens)}`,
+    `cost $${t.costUsd.toFixed(4)}${report.simulated ? " (simulated)" : ""}${t.compactions > 0 ? ` · ${plural(t.compactions, "compaction")}` : ""} · wall time ${formatDuration(report.wallMs)}${t.apiRetries > 0 ? ` · ${plural(t.apiRetries, "API retry", "API retries")}` : ""}`,
   ].join("\n");
+}
+
+/** Prompt tokens (uncached + cache writes + cache reads) / output tokens, e.g. `3.2k / 120`. */
+export function tokensCell(usage: ItemUsage): string {
+  return `${formatCount(usage.inputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens)} / ${formatCount(usage.outputTokens)}`;
 }

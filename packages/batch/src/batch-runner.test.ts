@@ -181,4 +181,52 @@ describe("batch runner", () => {
     await backend.close();
     expect(settled).toEqual([10]);
   });
+
+  it("issue 13 --max-budget-usd: no item starts once spent + (running + 1) × average cost would pass the limit", async () => {
+    const backend = await openLocalJournalBackend({ dir });
+    await backend.enqueue(items);
+    // Each item costs $0.001 (ok()); a limit of $0.0035 lets the 3rd start (0.002 + 1 × 0.001) but not a 4th.
+    const fake = fakeExecutor(async () => ok(1));
+    const summary = await runBatch({
+      backend,
+      executor: fake.executor,
+      concurrency: 1,
+      budget: { limitUsd: 0.0035, perItemEstimateUsd: 0.001 },
+    });
+    await backend.close();
+    expect(summary.budgetReached).toBe(true);
+    expect(summary.states.filter((state) => state.status === "succeeded")).toHaveLength(3);
+  });
+
+  it("issue 13: a failure stopOnFailure names stops the batch before any more item starts; cancelled slots are not refilled", async () => {
+    const backend = await openLocalJournalBackend({ dir });
+    await backend.enqueue(items);
+    // As the pool does with a warm wave (runAll releaseAfterFailure): when i0 fails, the others
+    // come back cancelled at once — before i0's failure is durable and the batch has stopped.
+    let failFirst!: () => void;
+    const firstFailed = new Promise<void>((resolve) => {
+      failFirst = resolve;
+    });
+    const fake = fakeExecutor(async (claim) => {
+      if (claim.item.id !== "i0") return firstFailed.then((): ItemOutcome => ({ ok: "cancelled" }));
+      setImmediate(failFirst);
+      return { ok: false, error: { code: "authentication_error", message: "invalid x-api-key" } };
+    });
+    const summary = await runBatch({
+      backend,
+      executor: fake.executor,
+      concurrency: 3,
+      stopOnFailure: (error) => (error.code === "authentication_error" ? "the key was refused" : undefined),
+    });
+    await backend.close();
+    expect(summary.stopped).toBe("the key was refused");
+    expect(fake.calls.flatMap((call) => call.ids)).toEqual(["i0", "i1", "i2"]);
+    // i1 and i2 were cancelled unsettled (a resume redoes them); nothing else was claimed.
+    expect(summary.states.map((state) => state.status)).toEqual([
+      "failed",
+      "running",
+      "running",
+      ...Array(9).fill("pending"),
+    ]);
+  });
 });

@@ -50,10 +50,26 @@ export interface BatchRunOptions {
   readonly pausedForMs?: () => number;
   readonly workerId?: string;
   readonly now?: () => number;
+  /**
+   * Asked for each failure while no item of this run has succeeded: a message stops the batch at
+   * once (in-flight items are cancelled and stay pending for a resume), as when the endpoint, the
+   * key or the model is wrong and every item would fail alike (issue 13 item 3).
+   */
+  readonly stopOnFailure?: (error: ItemError) => string | undefined;
+  /**
+   * `--max-budget-usd`: no item starts once the batch's spend (earlier runs included) plus the
+   * expected cost of what is running and of the next item would pass `limitUsd`. An item is
+   * expected to cost the average of the settled ones, or `perItemEstimateUsd` before any settled.
+   */
+  readonly budget?: { readonly limitUsd: number; readonly perItemEstimateUsd: number };
 }
 
 export interface BatchRunSummary {
   readonly interrupted: boolean;
+  /** Why `stopOnFailure` stopped the batch, when it did. */
+  readonly stopped?: string;
+  /** True when `budget` kept items from starting (they stay pending). */
+  readonly budgetReached: boolean;
   readonly states: readonly ItemState[];
   readonly wallMs: number;
 }
@@ -102,9 +118,13 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
 
   const inFlight = new Map<string, { claim: Claim; execution: ItemExecution }>();
   let interrupted = options.signal?.aborted ?? false;
+  let stopped: string | undefined;
+  const stopAll = (reason: string) => {
+    for (const { execution } of inFlight.values()) execution.cancel(reason);
+  };
   const onAbort = () => {
     interrupted = true;
-    for (const { execution } of inFlight.values()) execution.cancel("interrupted");
+    stopAll("interrupted");
   };
   options.signal?.addEventListener("abort", onAbort, { once: true });
   // Heartbeats say "still working on it" to the backend (a distributed one re-queues silent
@@ -136,7 +156,17 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
       return;
     }
     if (outcome.ok === true) counters.succeeded++;
-    else counters.failed++;
+    else {
+      counters.failed++;
+      const reason =
+        counters.succeeded === 0 && stopped === undefined
+          ? options.stopOnFailure?.(outcome.error)
+          : undefined;
+      if (reason !== undefined) {
+        stopped = reason;
+        stopAll("stopped");
+      }
+    }
     options.onEvent?.({ type: "item_settled", claim, outcome, snapshot: snapshot() });
   };
 
@@ -151,9 +181,23 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
     for (const { execution } of inFlight.values()) execution.cancel("the journal could not be written");
   };
 
+  const earlier = initial.filter((state) => state.result !== undefined);
+  const spentEarlier = earlier.reduce((sum, state) => sum + (state.result?.costUsd ?? 0), 0);
+  let budgetReached = false;
+  const budgetAllows = (starting: number): boolean => {
+    const budget = options.budget;
+    if (budget === undefined) return true;
+    const settled = earlier.length + counters.succeeded + counters.failed;
+    const spent = spentEarlier + counters.costUsd;
+    const perItem = settled > 0 ? spent / settled : budget.perItemEstimateUsd;
+    if (spent + (counters.running + starting + 1) * perItem <= budget.limitUsd) return true;
+    budgetReached = true;
+    return false;
+  };
+
   const claimUpTo = async (count: number): Promise<Claim[]> => {
     const claims: Claim[] = [];
-    while (claims.length < count && !interrupted) {
+    while (claims.length < count && !interrupted && stopped === undefined && budgetAllows(claims.length)) {
       try {
         const claim = await options.backend.claim(workerId);
         if (!claim) break;
@@ -175,7 +219,7 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
       counters.running++;
       inFlight.set(claim.item.id, { claim, execution });
       // An interrupt may arrive while the executor is starting this item: cancel it too.
-      if (interrupted) execution.cancel("interrupted");
+      if (interrupted || stopped !== undefined) execution.cancel(interrupted ? "interrupted" : "stopped");
       return execution.result
         .catch(
           (error: unknown): ItemOutcome => ({
@@ -194,6 +238,8 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
             stop(error);
             return;
           }
+          // A cancelled item was stopped on purpose (an interrupt, or the batch stopping): no refill.
+          if (outcome.ok === "cancelled") return;
           // The slot is free: refill it (one at a time; the cache is warm by now).
           const next = await claimUpTo(1);
           await Promise.all(launch(next, false));
@@ -211,5 +257,11 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
     options.signal?.removeEventListener("abort", onAbort);
   }
   if (backendFailure) throw backendFailure.error;
-  return { interrupted, states: await options.backend.list(), wallMs: now() - started };
+  return {
+    interrupted,
+    ...(stopped === undefined ? {} : { stopped }),
+    budgetReached,
+    states: await options.backend.list(),
+    wallMs: now() - started,
+  };
 }

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, mkdtemp, readFile, rename, rm } from "node:fs/promises";
+import { access, mkdir, mkdtemp, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { batchesDir, checkId } from "@forkloop/sdk";
+import { batchesDir, batchesDirs, checkId, type ProjectState } from "@forkloop/sdk";
 import { OptionsError } from "@forkloop/sdk/errors";
 import { z } from "zod";
-import { syncDirectory, writeDurably } from "./durable-file.js";
+import { replaceAtomically, syncDirectory, writeDurably } from "./durable-file.js";
 
 /** What a batch was started with, kept in `batch.json` so `--resume <id>` needs no other flags. */
 export const batchSpecSchema = z.object({
@@ -27,6 +27,8 @@ export const batchSpecSchema = z.object({
   mcpConfig: z.array(z.string()).optional(),
   strictMcpConfig: z.boolean().optional(),
   outputDir: z.string(),
+  /** A `--queue` batch (issue 16): the Redis it is on, so `batch list` / `status` say where its items run. */
+  queue: z.string().optional(),
 });
 export type BatchSpec = z.infer<typeof batchSpecSchema>;
 
@@ -38,8 +40,9 @@ export function newBatchId(now = new Date()): string {
   return `b-${stamp}-${randomBytes(3).toString("hex")}`;
 }
 
-export function batchDir(cwd: string, id: string): string {
-  return join(batchesDir(cwd), checkId("batch", id));
+/** Where a new batch's state goes (state-dirs.ts: the user's forkloop directory, or --state-dir). */
+export function batchDir(state: ProjectState, id: string): string {
+  return join(batchesDir(state), checkId("batch", id));
 }
 
 /**
@@ -48,9 +51,15 @@ export function batchDir(cwd: string, id: string): string {
  * no batch (start it again) or a batch with its batch.json (resume it) — never a directory that
  * can be neither started nor resumed.
  */
-export async function createBatch(spec: BatchSpec): Promise<string> {
-  const dir = batchDir(spec.cwd, spec.id);
-  const parent = batchesDir(spec.cwd);
+export async function createBatch(state: ProjectState, spec: BatchSpec): Promise<string> {
+  const alreadyExists = (where: string) =>
+    new OptionsError(
+      `batch ${spec.id} already exists in ${where}; resume it with --resume ${spec.id} or pick another --id.`,
+    );
+  const existing = await findBatchDir(state, spec.id);
+  if (existing !== undefined) throw alreadyExists(existing);
+  const dir = batchDir(state, spec.id);
+  const parent = batchesDir(state);
   await mkdir(parent, { recursive: true });
   const staging = await mkdtemp(join(parent, `.staging-${spec.id}-`));
   try {
@@ -59,29 +68,42 @@ export async function createBatch(spec: BatchSpec): Promise<string> {
   } catch (error) {
     await rm(staging, { recursive: true, force: true }).catch(() => {});
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EEXIST" || code === "ENOTEMPTY") {
-      throw new OptionsError(
-        `batch ${spec.id} already exists in ${dir}; resume it with --resume ${spec.id} or pick another --id.`,
-      );
-    }
+    if (code === "EEXIST" || code === "ENOTEMPTY") throw alreadyExists(dir);
     throw error;
   }
   await syncDirectory(parent);
   return dir;
 }
 
-export async function loadBatch(cwd: string, id: string): Promise<{ spec: BatchSpec; dir: string }> {
-  const dir = batchDir(cwd, id);
-  let text: string;
-  const path = join(dir, "batch.json");
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+/** The directory of an existing batch: where new ones go first, then `<cwd>/.forkloop/batches` from before. */
+async function findBatchDir(state: ProjectState, id: string): Promise<string | undefined> {
+  for (const dir of batchesDirs(state)) {
+    const candidate = join(dir, checkId("batch", id));
+    if (
+      await access(join(candidate, "batch.json")).then(
+        () => true,
+        () => false,
+      )
+    )
+      return candidate;
+  }
+  return undefined;
+}
+
+/** Rewrites `batch.json` (`--output` on a resume): a crash leaves the old spec or the new one. */
+export function saveBatchSpec(dir: string, spec: BatchSpec): Promise<void> {
+  return replaceAtomically(join(dir, "batch.json"), `${JSON.stringify(spec, null, 2)}\n`);
+}
+
+export async function loadBatch(state: ProjectState, id: string): Promise<{ spec: BatchSpec; dir: string }> {
+  const dir = await findBatchDir(state, id);
+  if (dir === undefined) {
     throw new OptionsError(
-      `no batch "${id}" in ${batchesDir(cwd)}. Check the id (and --cwd); batch ids are printed when a batch starts.`,
+      `no batch "${id}" in ${batchesDirs(state).join(" or ")}. Check the id (and --cwd, --state-dir); \`forkloop batch list\` lists them.`,
     );
   }
+  const path = join(dir, "batch.json");
+  const text = await readFile(path, "utf8");
   // Issue 11: a damaged spec names the file and the way out, never a JSON stack trace.
   const damaged = (why: string) =>
     new OptionsError(

@@ -23,7 +23,7 @@ import type {
 } from "./job-backend.js";
 
 /**
- * The first JobBackend: an append-only, fsync'd journal in `.forkloop/batches/<id>/journal.log`.
+ * The first JobBackend: an append-only, fsync'd journal in `<state dir>/batches/<id>/journal.log`.
  * The state of every item is a replay of the journal, so after a crash (kill -9) a resume knows
  * exactly what finished (skipped), what was running (redone under a new attempt) and what never
  * started. An item is settled at most once: `complete`/`fail` refuse a finished item, and the
@@ -172,7 +172,7 @@ function stripUndefined(result: z.infer<typeof resultSchema>): ItemResult {
 }
 
 export interface LocalJournalOptions {
-  /** The batch directory, `.forkloop/batches/<id>`. */
+  /** The batch directory, `<state dir>/batches/<id>`. */
   readonly dir: string;
   readonly now?: () => Date;
   /** Put items that failed back in the queue (a new attempt each); their `failed` record stays. */

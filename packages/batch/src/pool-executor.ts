@@ -63,6 +63,11 @@ export interface BatchAgentSettings {
    * call comes back over comlink and runs here, and the worker's proxies keep their annotations.
    */
   readonly parentTools?: readonly Tool[];
+  /**
+   * True for a failure every item would repeat (a bad key, an unknown model): when the warming
+   * item fails so, the rest of its wave is held back unsent (issue 13) and left pending.
+   */
+  readonly failsEveryItem?: (error: { readonly code: string; readonly message: string }) => boolean;
 }
 
 /**
@@ -138,12 +143,19 @@ export function createPoolExecutor(
           onEvent?.(claim, event);
         },
       };
-      const handles = pool.runAll(tasks, callbacks, { warm });
-      return handles.map((handle) => {
+      let heldBack = false;
+      const handles = pool.runAll(tasks, callbacks, {
+        warm,
+        releaseAfterFailure: (first) => {
+          heldBack = first.error !== undefined && settings.failsEveryItem?.(first.error) === true;
+          return !heldBack;
+        },
+      });
+      return handles.map((handle, index) => {
         let cancelledByUs = false;
         return {
           result: handle.result.then((result) =>
-            toOutcome(result, cancelledByUs, retries.get(handle.id) ?? 0),
+            toOutcome(result, cancelledByUs || (index > 0 && heldBack), retries.get(handle.id) ?? 0),
           ),
           cancel(reason: string) {
             cancelledByUs = true;

@@ -67,7 +67,15 @@ type ResultRecord = z.infer<typeof recordSchema>;
  * items are compared by id (an id is a hash of the file path or the JSONL line).
  */
 function identity(batch: QueuedBatch, items: readonly JobItem[]) {
-  const { createdAt: _created, cwd: _cwd, outputDir: _output, source: _source, ...settings } = batch.spec;
+  // Where this host keeps it and how it names the queue are not the batch's settings.
+  const {
+    createdAt: _created,
+    cwd: _cwd,
+    outputDir: _output,
+    source: _source,
+    queue: _queue,
+    ...settings
+  } = batch.spec;
   return { ...settings, attempts: batch.attempts, backoffMs: batch.backoffMs, items: items.map((i) => i.id) };
 }
 

@@ -32,7 +32,7 @@ export function createUserMessage(
 
 export function createAssistantMessage(
   message: ApiMessage,
-  options: { readonly uuid?: string; readonly parentUuid?: string | null } = {},
+  options: { readonly uuid?: string; readonly parentUuid?: string | null; readonly requestId?: string } = {},
 ): AssistantMessage {
   return {
     type: "assistant",
@@ -40,6 +40,7 @@ export function createAssistantMessage(
     parentUuid: options.parentUuid ?? null,
     timestamp: new Date().toISOString(),
     message,
+    ...(options.requestId === undefined ? {} : { requestId: options.requestId }),
   };
 }
 

@@ -100,7 +100,7 @@ export type {
 } from "./messages.js";
 export { yieldMissingToolResultBlocks } from "./missing-tool-results.js";
 export type { ModelInfo } from "./model-catalog.js";
-export { costUsd, getModelInfo, listModels } from "./model-catalog.js";
+export { costUsd, getModelInfo, listModels, resolveModelAlias } from "./model-catalog.js";
 export {
   buildModelRequestBody,
   callModel,

@@ -33,6 +33,8 @@ export interface AssistantMessage extends MessageBase {
   readonly type: "assistant";
   /** The API's response message (content, model, stop_reason, usage). */
   readonly message: ApiMessage;
+  /** The API response's `request-id` header, when a response came (stream-json's `request_id`). */
+  readonly requestId?: string;
   /** Set when this message stands for an API error rather than a model reply (R-L9, R-L11). */
   readonly apiError?: { readonly status: number | null; readonly type: string; readonly message: string };
 }

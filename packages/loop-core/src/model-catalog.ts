@@ -121,12 +121,29 @@ const UNKNOWN_MODEL: Omit<ModelInfo, "id"> = {
   outputPricePerMTok: 15,
 };
 
-/** Resolves a model id or alias; `overrides` (e.g. a tiny test window) win over the catalog. */
 /** The catalog's models (without overrides), e.g. for a model picker. */
 export function listModels(): (ModelInfo & { readonly aliases?: readonly string[] })[] {
   return CATALOG.map((info) => ({ ...info }));
 }
 
+/** Claude Code's family aliases: each names the newest model of its family in the catalog. */
+const FAMILY_ALIASES = ["opus", "sonnet", "haiku"] as const;
+
+/**
+ * The model id to send for what a user typed: Claude Code's aliases (`opus`, `sonnet`, `haiku`,
+ * the newest of each family — the catalog lists each family oldest first) and its `[1m]` suffix
+ * (the 1M-token window, which the catalog's window for the model already says) resolve through
+ * the catalog; any other name is sent as it is.
+ */
+export function resolveModelAlias(model: string): string {
+  const name = model.endsWith("[1m]") ? model.slice(0, -"[1m]".length) : model;
+  const family = FAMILY_ALIASES.find((alias) => alias === name.toLowerCase());
+  if (family === undefined) return name;
+  const members = CATALOG.filter((info) => info.id.startsWith(`claude-${family}-`));
+  return members[members.length - 1]?.id ?? name;
+}
+
+/** Resolves a model id or alias; `overrides` (e.g. a tiny test window) win over the catalog. */
 export function getModelInfo(model: string, overrides: readonly ModelInfo[] = []): ModelInfo {
   const override = overrides.find((info) => info.id === model);
   if (override) return override;

@@ -66,6 +66,8 @@ export interface ApiRetryEvent {
   readonly maxRetries: number;
   readonly delayMs: number;
   readonly error: string;
+  /** The failed attempt's HTTP status; null for a connection error or a mid-stream error event. */
+  readonly status: number | null;
 }
 
 export type ModelEvent =
@@ -108,7 +110,14 @@ export async function* callModel(request: ModelCallRequest): AsyncGenerator<Mode
       return;
     }
     const delayMs = retryDelayMs(attempt, failure.retryAfterMs, request.retry);
-    yield { type: "api_retry", attempt: attempt + 1, maxRetries, delayMs, error: failure.message };
+    yield {
+      type: "api_retry",
+      attempt: attempt + 1,
+      maxRetries,
+      delayMs,
+      error: failure.message,
+      status: failure.status,
+    };
     if (!(await sleep(delayMs, request.signal))) return;
   }
 }
@@ -153,6 +162,7 @@ async function* attemptStream(
   let ended = false;
   // Issue 11: every tool_use is screened (duplicate ids, absurd nesting) before anyone sees it.
   const toolUses = new ToolUseScreen(request.messages);
+  let requestId: string | undefined;
   try {
     const options = {
       signal: attempt.signal,
@@ -161,13 +171,14 @@ async function* attemptStream(
     };
     deadline.arm("headers_timeout", headersMs);
     // Context editing is a beta: its body field needs the beta endpoint and header (api doc §9).
-    const stream = request.contextEditing
-      ? ((await client.beta.messages.create(
-          { ...(body as BetaStreamingParams), betas: [CONTEXT_MANAGEMENT_BETA] },
-          options,
-        )) as unknown as AsyncIterable<RawMessageStreamEvent>)
-      : await client.messages.create(body, options);
-    iterator = stream[Symbol.asyncIterator]();
+    // withResponse: the response's `request-id` goes on the assistant message (stream-json prints it).
+    const { data, request_id } = request.contextEditing
+      ? await client.beta.messages
+          .create({ ...(body as BetaStreamingParams), betas: [CONTEXT_MANAGEMENT_BETA] }, options)
+          .withResponse()
+      : await client.messages.create(body, options).withResponse();
+    requestId = request_id ?? undefined;
+    iterator = (data as unknown as AsyncIterable<RawMessageStreamEvent>)[Symbol.asyncIterator]();
     for (;;) {
       // Only the wait for the next event counts as idle, not the time the caller spends on one.
       deadline.arm("stream_idle_timeout", idleMs);
@@ -201,6 +212,7 @@ async function* attemptStream(
   yield createAssistantMessage(message, {
     uuid: request.assistantUuid ?? request.uuid(),
     parentUuid: request.parentUuid,
+    ...(requestId === undefined ? {} : { requestId }),
   });
   return undefined;
 }

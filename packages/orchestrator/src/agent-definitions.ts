@@ -1,5 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { resolveModelAlias } from "@forkloop/loop-core";
 import { z } from "zod";
 import { parseFrontmatter } from "./frontmatter.js";
 
@@ -74,7 +75,8 @@ export function parseAgentDefinition(path: string, text: string): AgentDefinitio
       prompt: parsed.body.trim(),
       ...(tools === undefined || tools.includes("*") ? {} : { tools }),
       ...(disallowedTools === undefined || disallowedTools.length === 0 ? {} : { disallowedTools }),
-      ...(model === undefined || model === "inherit" ? {} : { model }),
+      // `model: opus` as Claude Code's agent files say it: the catalog's id.
+      ...(model === undefined || model === "inherit" ? {} : { model: resolveModelAlias(model) }),
       ...(maxTurns === undefined ? {} : { maxTurns }),
       source: path,
     },

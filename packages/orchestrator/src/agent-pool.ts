@@ -45,15 +45,22 @@ export interface AgentPoolOptions {
   readonly parentTools?: ParentToolHandler;
 }
 
+export interface RunAllOptions {
+  /** R-F4 warming (default true): the first task alone until its response has started. */
+  readonly warm?: boolean;
+  /**
+   * Asked when the warming task ends before any response started (it failed). False cancels the
+   * others before they send anything — for a failure every task would repeat, such as a bad key
+   * or an unknown model; by default they are released.
+   */
+  readonly releaseAfterFailure?: (first: SubAgentResult) => boolean;
+}
+
 export interface AgentPool {
   /** Runs one sub-agent's query() loop in a worker (R-F2). */
   run(task: SubAgentTask, hooks?: ParentCallbacks): SubAgentHandle;
   /** R-F4: sends the first, releases the rest once its response has started. */
-  runAll(
-    tasks: readonly SubAgentTask[],
-    hooks?: ParentCallbacks,
-    options?: { warm?: boolean },
-  ): SubAgentHandle[];
+  runAll(tasks: readonly SubAgentTask[], hooks?: ParentCallbacks, options?: RunAllOptions): SubAgentHandle[];
   /** Pool-wide pause: every worker's next request waits until then (a 429's retry-after). */
   pauseUntil(epochMs: number): void;
   stats(): { threads: number; running: number; queued: number; completed: number };
@@ -93,9 +100,7 @@ function failedResult(
 
 /** Events that mean "the response has started", so a warmed cache entry is readable (R-F4). */
 function responseStarted(event: SubAgentEvent): boolean {
-  return (
-    (event.type === "usage" && event.phase === "start") || event.type === "text" || event.type === "done"
-  );
+  return (event.type === "usage" && event.phase === "start") || event.type === "text";
 }
 
 /**
@@ -302,7 +307,7 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
   function runAll(
     tasks: readonly SubAgentTask[],
     hooks: ParentCallbacks = {},
-    runOptions: { warm?: boolean } = {},
+    runOptions: RunAllOptions = {},
   ): SubAgentHandle[] {
     const [first, ...rest] = tasks;
     if (first === undefined) return [];
@@ -310,18 +315,32 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
     // R-F4: a cache entry is readable only once the writing response has started, so N forks
     // sent at once would all miss. Send one, release the others on its first response event.
     let release!: () => void;
+    let isReleased = false;
     const released = new Promise<void>((resolve) => {
-      release = resolve;
+      release = () => {
+        isReleased = true;
+        resolve();
+      };
     });
+    // The first ended (its `done` event or its result, whichever comes first) without a response.
+    const firstEnded = (result?: SubAgentResult) => {
+      if (isReleased) return;
+      if (result !== undefined && runOptions.releaseAfterFailure?.(result) === false) {
+        for (const handle of others) handle.cancel("the first task failed in a way every task would");
+      }
+      release();
+    };
     const firstHandle = run(first, {
       ...hooks,
       onEvent(event) {
-        if (responseStarted(event)) release();
+        if (event.type === "done") firstEnded(event.result);
+        else if (responseStarted(event)) release();
         hooks.onEvent?.(event);
       },
     });
-    firstHandle.result.finally(release);
-    return [firstHandle, ...rest.map((task) => deferredRun(task, hooks, released))];
+    const others = rest.map((task) => deferredRun(task, hooks, released));
+    firstHandle.result.then(firstEnded, () => firstEnded());
+    return [firstHandle, ...others];
   }
 
   /** A handle whose task starts when `gate` resolves; cancel/steer before that are honoured. */

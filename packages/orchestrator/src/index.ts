@@ -17,6 +17,7 @@ export {
   type AgentPoolOptions,
   createAgentPool,
   type ParentToolHandler,
+  type RunAllOptions,
 } from "./agent-pool.js";
 export { createAgentTool } from "./agent-tool.js";
 export {

@@ -46,7 +46,14 @@ describe("transcript timing records (issue 17)", () => {
     const { timing, records } = recorder();
     timing.observe(start());
     timing.observe(delta); // 1: dropped by the retry
-    timing.observe({ type: "api_retry", attempt: 1, maxRetries: 3, delayMs: 500, error: "529 overloaded" });
+    timing.observe({
+      type: "api_retry",
+      attempt: 1,
+      maxRetries: 3,
+      delayMs: 500,
+      error: "529 overloaded",
+      status: 529,
+    });
     timing.observe(delta); // 3
     timing.observe(delta); // not a reading: the first token is already stamped
     timing.observe(reply("a1")); // 4

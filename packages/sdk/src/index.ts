@@ -62,13 +62,27 @@ export {
   forkSession,
   getSessionMessages,
   listSessions,
+  listSessionsIn,
   newSessionId,
   type SessionInfo,
+  savedSession,
 } from "./session-helpers.js";
 export { loadRunSettings, mergeRules, settingsHooks, toolHooks } from "./settings.js";
 export { RuntimeRegistry, type SharedRuntime } from "./shared-runtime.js";
 export { parseRunRequest, type RunRequest, SLASH_COMMANDS } from "./slash-commands.js";
-export { batchesDir, checkId, sessionsDir, stateDir } from "./state-dirs.js";
+export {
+  batchesDir,
+  batchesDirs,
+  checkId,
+  checkProjectDir,
+  ensureWritableDir,
+  type ProjectState,
+  type ProjectStateOptions,
+  projectKey,
+  projectState,
+  sessionsDir,
+  sessionsDirs,
+} from "./state-dirs.js";
 export {
   apiRetryLineSchema,
   assistantLineSchema,

@@ -168,6 +168,11 @@ export interface Options {
   includePartialMessages?: boolean;
   /** Which settings files to read; default `[]` (none), as the Agent SDK. */
   settingSources?: SettingSource[];
+  /**
+   * One more settings file (a path, relative to `cwd`) or the settings themselves, read after
+   * every settings file (it wins) and trusted as the user's own (`claude --settings`).
+   */
+  settings?: string | Record<string, unknown>;
   /** forkloop: a token target for each turn, e.g. 500_000 (R-L14). */
   tokenBudget?: number;
   /** forkloop (R-S5): take the project's own settings files as they are (else they only narrow). */
@@ -176,6 +181,11 @@ export interface Options {
   sandbox?: "auto" | "on" | "off";
   /** Extended thinking, as the Messages API takes it (e.g. `{ type: "enabled", budget_tokens: 4000 }`). */
   thinking?: ThinkingConfigParam;
+  /**
+   * forkloop: where this project's sessions are kept. Default `$FORKLOOP_HOME/projects/<project>`
+   * (FORKLOOP_HOME defaults to `~/.forkloop`); sessions left in `<cwd>/.forkloop` are still found.
+   */
+  stateDir?: string;
 }
 
 /** Every option `query()` reads; anything else is warned about once and ignored. */
@@ -209,5 +219,7 @@ export const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof Options>([
   "tokenBudget",
   "trustProject",
   "sandbox",
+  "settings",
   "thinking",
+  "stateDir",
 ]);

@@ -1,5 +1,6 @@
+import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import type { PermissionMode, Tool } from "@forkloop/loop-core";
+import { type PermissionMode, resolveModelAlias, type Tool } from "@forkloop/loop-core";
 import type { AgentDefinition as ForkloopAgentDefinition, SubAgentBashOptions } from "@forkloop/orchestrator";
 import { createBuiltinTools, PERMISSION_MODES, SETTING_SOURCES, type Settings } from "@forkloop/tools";
 import { type ResolvedMcpServers, resolveMcpServers } from "./mcp-servers.js";
@@ -7,14 +8,17 @@ import { withSettingsRetryEnv } from "./model-retry.js";
 import { KNOWN_OPTIONS, type Options } from "./options.js";
 import { OptionsError } from "./options-error.js";
 import { resolveSandbox } from "./sandbox.js";
-import { listSessions, newSessionId, savedSessionPath } from "./session-helpers.js";
+import { listSessionsIn, newSessionId, savedSession } from "./session-helpers.js";
 import { loadRunSettings, mergeRules } from "./settings.js";
-import { sessionsDir } from "./state-dirs.js";
+import { ensureWritableDir, type ProjectState, projectState, sessionsDir } from "./state-dirs.js";
 import { DEFAULT_MODEL, type PermissionRules, selectTools } from "./tool-selection.js";
 
 /** Everything a query needs, decided from its options, the settings files and the transcripts. */
 export interface ResolvedQuery {
   readonly cwd: string;
+  /** Where the project's sessions live (state-dirs.ts). */
+  readonly state: ProjectState;
+  /** The directory of this session's transcript: where new ones go, or where a resumed one was found. */
   readonly sessionsDir: string;
   readonly sessionId: string;
   /** Where the session's history comes from: a new session, a resumed one, or a copy of one. */
@@ -55,8 +59,10 @@ export async function resolveQueryOptions(
   const env = options.env ?? process.env;
   const cwd = resolve(options.cwd ?? process.cwd());
   const home = env.HOME;
+  const flagSettings = await settingsOption(options.settings, cwd);
   const settings = await loadRunSettings(cwd, home, options.settingSources ?? [], {
     ...(options.trustProject === undefined ? {} : { trustProject: options.trustProject }),
+    ...(flagSettings === undefined ? {} : { flagSettings }),
     onIgnored: (line) => warn(`forkloop: ${line}`),
   });
   const permissionMode = options.permissionMode ?? settings.permissions.defaultMode ?? "default";
@@ -90,21 +96,33 @@ export async function resolveQueryOptions(
   });
   const tools = builtins;
 
-  const dir = sessionsDir(cwd);
-  const { sessionId, start } = await chooseSession(options, cwd);
+  const state = projectState({
+    cwd,
+    env,
+    ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
+  });
+  const { sessionId, start, dir } = await chooseSession(options, state);
+  // Before the first request: a transcript that cannot be written must not cost a turn (issue 13).
+  await ensureWritableDir(
+    dir,
+    "the session transcript",
+    "set FORKLOOP_HOME, or the stateDir option (forkloop run --state-dir), to a writable directory",
+  );
   const systemPrompt = options.systemPrompt;
   return {
     cwd,
+    state,
     sessionsDir: dir,
     sessionId,
     start,
-    model: options.model ?? settings.model ?? DEFAULT_MODEL,
-    fallbackModels:
-      options.fallbackModel === undefined
-        ? []
-        : typeof options.fallbackModel === "string"
-          ? [options.fallbackModel]
-          : [...options.fallbackModel],
+    // Claude Code's aliases (`opus`, `sonnet[1m]`) in options and settings files alike.
+    model: resolveModelAlias(options.model ?? settings.model ?? DEFAULT_MODEL),
+    fallbackModels: (options.fallbackModel === undefined
+      ? []
+      : typeof options.fallbackModel === "string"
+        ? [options.fallbackModel]
+        : [...options.fallbackModel]
+    ).map(resolveModelAlias),
     permissionMode,
     rules,
     tools,
@@ -171,7 +189,7 @@ function agentDefinitions(options: Options): ForkloopAgentDefinition[] {
       ...(definition.disallowedTools === undefined ? {} : { disallowedTools: definition.disallowedTools }),
       ...(definition.model === undefined || definition.model === "inherit"
         ? {}
-        : { model: definition.model }),
+        : { model: resolveModelAlias(definition.model) }),
       ...(definition.maxTurns === undefined ? {} : { maxTurns: definition.maxTurns }),
       source: "code",
     };
@@ -180,16 +198,35 @@ function agentDefinitions(options: Options): ForkloopAgentDefinition[] {
 
 async function chooseSession(
   options: Options,
-  cwd: string,
-): Promise<{ sessionId: string; start: ResolvedQuery["start"] }> {
+  state: ProjectState,
+): Promise<{ sessionId: string; start: ResolvedQuery["start"]; dir: string }> {
   let resumeId = options.resume;
   if (resumeId === undefined && options.continue === true) {
-    resumeId = (await listSessions({ dir: cwd }))[0]?.sessionId;
+    resumeId = (await listSessionsIn(state))[0]?.sessionId;
   }
-  if (resumeId === undefined) return { sessionId: newSessionId(), start: "startup" };
-  savedSessionPath(cwd, resumeId);
-  if (options.forkSession === true) return { sessionId: resumeId, start: "fork" };
-  return { sessionId: resumeId, start: "resume" };
+  if (resumeId === undefined) return { sessionId: newSessionId(), start: "startup", dir: sessionsDir(state) };
+  const saved = savedSession(state, resumeId);
+  // A fork is a new session: it is written where new sessions go, wherever the original lives.
+  if (options.forkSession === true) return { sessionId: resumeId, start: "fork", dir: sessionsDir(state) };
+  return { sessionId: resumeId, start: "resume", dir: saved.sessionsDir };
+}
+
+/** The `settings` option as settings text: the file it names, or the object itself. */
+async function settingsOption(
+  option: Options["settings"],
+  cwd: string,
+): Promise<{ label: string; text: string } | undefined> {
+  if (option === undefined) return undefined;
+  if (typeof option !== "string") return { label: "the settings option", text: JSON.stringify(option) };
+  const path = resolve(cwd, option);
+  try {
+    return { label: path, text: await readFile(path, "utf8") };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "error";
+    throw new OptionsError(
+      `settings ${path}: cannot read it (${code === "ENOENT" ? "no such file" : code}); give a settings file or the settings as JSON, e.g. '{"model":"sonnet"}'.`,
+    );
+  }
 }
 
 export { SETTING_SOURCES };

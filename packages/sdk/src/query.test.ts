@@ -313,8 +313,8 @@ describe("query() through the simulator", () => {
   it("issue-14 points 2, 6: resume continues a session; forkSession (option and helper) copies it to a new id and leaves the original", async () => {
     const first = await runQuery("remember the word PELICAN", harness.options());
     const id = first[0]?.session_id ?? "";
-    expect((await listSessions({ dir: harness.dir })).map((session) => session.sessionId)).toContain(id);
-    const before = await getSessionMessages(id, { dir: harness.dir });
+    expect((await listSessions(harness.at)).map((session) => session.sessionId)).toContain(id);
+    const before = await getSessionMessages(id, harness.at);
     expect(before.map((message) => message.type)).toEqual(["user", "assistant"]);
 
     harness.sim.clearRequests();
@@ -325,11 +325,11 @@ describe("query() through the simulator", () => {
     const forked = await runQuery("fork it", harness.options({ resume: id, forkSession: true }));
     const forkedId = forked[0]?.session_id ?? "";
     expect(forkedId).not.toBe(id);
-    expect((await getSessionMessages(forkedId, { dir: harness.dir })).length).toBe(6);
-    expect((await getSessionMessages(id, { dir: harness.dir })).length).toBe(4);
+    expect((await getSessionMessages(forkedId, harness.at)).length).toBe(6);
+    expect((await getSessionMessages(id, harness.at)).length).toBe(4);
 
-    const copy = await forkSession(id, { dir: harness.dir });
-    expect((await getSessionMessages(copy.sessionId, { dir: harness.dir })).length).toBe(4);
+    const copy = await forkSession(id, harness.at);
+    expect((await getSessionMessages(copy.sessionId, harness.at)).length).toBe(4);
     await expect(runQuery("x", harness.options({ resume: "no-such-session" }))).rejects.toThrow(OptionsError);
   });
 

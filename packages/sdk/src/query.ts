@@ -19,7 +19,7 @@ import { startSessionMcp } from "./mcp-servers.js";
 import type { SDKMessage, SDKResultMessage, SDKUserMessageInput } from "./messages.js";
 import type { CanUseTool, Options } from "./options.js";
 import { checkBypass, type ResolvedQuery, resolveQueryOptions } from "./query-options.js";
-import { forkSession } from "./session-helpers.js";
+import { forkSessionIn } from "./session-helpers.js";
 import { settingsHooks } from "./settings.js";
 import { processRuntimes, type RuntimeRegistry, type SharedRuntime } from "./shared-runtime.js";
 import { parseRunRequest, SLASH_COMMANDS } from "./slash-commands.js";
@@ -235,7 +235,7 @@ class QueryRun implements Query {
     const resolved = await resolveQueryOptions(this.#options, this.#warn);
     const sessionId =
       resolved.start === "fork"
-        ? (await forkSession(resolved.sessionId, { dir: resolved.cwd })).sessionId
+        ? (await forkSessionIn(resolved.state, resolved.cwd, resolved.sessionId)).sessionId
         : resolved.sessionId;
     const runtime = await this.#runtimes.acquire(resolved.env, this.#warn);
     try {
@@ -397,6 +397,7 @@ class QueryRun implements Query {
               simulated: runtime.source.simulated,
               mcpServers: this.#mcpStatus(),
               agents: [...new Set(agentNames)],
+              skills: session.assembled.skills.map((skill) => skill.name),
             }),
           );
           const ended = await this.#turnOnce({

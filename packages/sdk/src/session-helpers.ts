@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import {
@@ -10,11 +10,11 @@ import {
 } from "@forkloop/orchestrator";
 import type { SDKAssistantMessage, SDKUserMessage } from "./messages.js";
 import { OptionsError } from "./options-error.js";
-import { checkId, sessionsDir } from "./state-dirs.js";
+import { checkId, type ProjectState, projectState, sessionsDir, sessionsDirs } from "./state-dirs.js";
 
-/** A new session id: `s-<date>-<time>-<random>`, sortable by creation time. */
+/** A new session id: a UUID, as Claude Code's (consumers parse `session_id` as one). */
 export function newSessionId(): string {
-  return `s-${new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15)}-${randomBytes(3).toString("hex")}`;
+  return randomUUID();
 }
 
 /** A saved session, with the Agent SDK's `SDKSessionInfo` fields (`summary`, `lastModified`). */
@@ -25,31 +25,48 @@ export type SessionInfo = SessionSummary & {
   readonly lastModified: number;
 };
 
-/** The saved sessions of a project, newest first (forkloop keeps them in `<cwd>/.forkloop/sessions`). */
+/** The project state of the helpers' `dir` option (FORKLOOP_HOME from the process environment). */
+function stateOf(options: { dir?: string; stateDir?: string }): ProjectState {
+  return projectState({
+    cwd: resolve(options.dir ?? process.cwd()),
+    env: process.env,
+    ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
+  });
+}
+
+/**
+ * The saved sessions of a project, newest first: those under the user's forkloop directory
+ * (state-dirs.ts), and any left in `<cwd>/.forkloop/sessions` from before.
+ */
 export async function listSessions(
-  options: { dir?: string; limit?: number; offset?: number } = {},
+  options: { dir?: string; stateDir?: string; limit?: number; offset?: number } = {},
 ): Promise<SessionInfo[]> {
-  const summaries = await listTranscripts(sessionsDir(resolve(options.dir ?? process.cwd())));
   const offset = options.offset ?? 0;
-  return summaries
+  return (await listSessionsIn(stateOf(options)))
     .map((summary) => ({
       ...summary,
       summary: summary.firstPrompt ?? "",
       lastModified: Date.parse(summary.updatedAt),
     }))
-    .sort((a, b) => b.lastModified - a.lastModified)
     .slice(offset, options.limit === undefined ? undefined : offset + options.limit);
 }
 
-/** The path of a saved session's transcript; an unknown or malformed id is an OptionsError. */
-export function savedSessionPath(cwd: string, sessionId: string): string {
-  const path = sessionTranscriptPath(sessionsDir(cwd), checkId("session", sessionId));
-  if (!existsSync(path)) {
-    throw new OptionsError(
-      `no saved session "${sessionId}" in ${sessionsDir(cwd)}. List them with listSessions() or \`forkloop sessions list\`.`,
-    );
+/** `listSessions` in a resolved project state, newest first. */
+export async function listSessionsIn(state: ProjectState): Promise<SessionSummary[]> {
+  const summaries = (await Promise.all(sessionsDirs(state).map((dir) => listTranscripts(dir)))).flat();
+  return summaries.sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt));
+}
+
+/** Where a saved session's transcript is; an unknown or malformed id is an OptionsError. */
+export function savedSession(state: ProjectState, sessionId: string): { path: string; sessionsDir: string } {
+  checkId("session", sessionId);
+  for (const dir of sessionsDirs(state)) {
+    const path = sessionTranscriptPath(dir, sessionId);
+    if (existsSync(path)) return { path, sessionsDir: dir };
   }
-  return path;
+  throw new OptionsError(
+    `no session "${sessionId}" in ${sessionsDirs(state).join(" or ")}. List them with \`forkloop sessions list\` (or listSessions()).`,
+  );
 }
 
 /**
@@ -58,9 +75,9 @@ export function savedSessionPath(cwd: string, sessionId: string): string {
  */
 export async function getSessionMessages(
   sessionId: string,
-  options: { dir?: string } = {},
+  options: { dir?: string; stateDir?: string } = {},
 ): Promise<(SDKUserMessage | SDKAssistantMessage)[]> {
-  const loaded = await loadTranscript(savedSessionPath(resolve(options.dir ?? process.cwd()), sessionId));
+  const loaded = await loadTranscript(savedSession(stateOf(options), sessionId).path);
   return loaded.messages.flatMap((message): (SDKUserMessage | SDKAssistantMessage)[] => {
     if (message.type === "user") {
       return [
@@ -96,18 +113,32 @@ export async function getSessionMessages(
  */
 export async function forkSession(
   sessionId: string,
-  options: { dir?: string; upToMessageId?: string } = {},
+  options: { dir?: string; stateDir?: string; upToMessageId?: string } = {},
 ): Promise<{ sessionId: string }> {
-  const cwd = resolve(options.dir ?? process.cwd());
-  const loaded = await loadTranscript(savedSessionPath(cwd, sessionId));
+  return forkSessionIn(
+    stateOf(options),
+    resolve(options.dir ?? process.cwd()),
+    sessionId,
+    options.upToMessageId,
+  );
+}
+
+/** `forkSession` in a resolved project state; the copy goes where new sessions go. */
+export async function forkSessionIn(
+  state: ProjectState,
+  cwd: string,
+  sessionId: string,
+  upToMessageId?: string,
+): Promise<{ sessionId: string }> {
+  const loaded = await loadTranscript(savedSession(state, sessionId).path);
   let messages = loaded.messages;
-  if (options.upToMessageId !== undefined) {
-    const index = messages.findIndex((message) => message.uuid === options.upToMessageId);
-    if (index < 0) throw new OptionsError(`session "${sessionId}" has no message ${options.upToMessageId}.`);
+  if (upToMessageId !== undefined) {
+    const index = messages.findIndex((message) => message.uuid === upToMessageId);
+    if (index < 0) throw new OptionsError(`session "${sessionId}" has no message ${upToMessageId}.`);
     messages = messages.slice(0, index + 1);
   }
   const forkedId = newSessionId();
-  const writer = new TranscriptWriter(sessionTranscriptPath(sessionsDir(cwd), forkedId));
+  const writer = new TranscriptWriter(sessionTranscriptPath(sessionsDir(state), forkedId));
   try {
     writer.append({
       type: "session_start",
@@ -120,7 +151,7 @@ export async function forkSession(
     });
     writer.append({ type: "history", messages });
     // The saved prefix matches the whole history only; a cut history starts a fresh prefix.
-    if (loaded.cacheSafeParams !== undefined && options.upToMessageId === undefined) {
+    if (loaded.cacheSafeParams !== undefined && upToMessageId === undefined) {
       writer.append({ type: "cache_safe_params", params: loaded.cacheSafeParams });
     }
   } finally {

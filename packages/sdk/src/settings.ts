@@ -18,13 +18,19 @@ export async function loadRunSettings(
   cwd: string,
   home?: string,
   sources: readonly SettingSource[] = SETTING_SOURCES,
-  options: { readonly trustProject?: boolean; readonly onIgnored?: (line: string) => void } = {},
+  options: {
+    readonly trustProject?: boolean;
+    readonly onIgnored?: (line: string) => void;
+    /** Claude Code's `--settings`: one more file, or JSON text, read last and trusted (settings-flag.ts). */
+    readonly flagSettings?: { readonly label: string; readonly text: string };
+  } = {},
 ): Promise<Settings> {
-  if (sources.length === 0) return EMPTY_SETTINGS;
+  if (sources.length === 0 && options.flagSettings === undefined) return EMPTY_SETTINGS;
   const loaded = await loadSettings(cwd, {
     sources,
     ...(home === undefined ? {} : { home }),
     ...(options.trustProject === undefined ? {} : { trustProject: options.trustProject }),
+    ...(options.flagSettings === undefined ? {} : { flagSettings: options.flagSettings }),
   });
   if (!loaded.ok) throw new OptionsError(`bad settings: ${loaded.error}`);
   // R-S5: what an untrusted project's files asked for and did not get, said once.

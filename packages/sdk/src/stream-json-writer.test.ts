@@ -63,6 +63,7 @@ describe("stream-json writer (Claude Code–compatible headless lines)", () => {
         maxRetries: 2,
         delayMs: 500,
         error: "429 rate_limit_error",
+        status: 429,
       }),
       ...writer.lines(reply([{ type: "text", text: "It exports x." }], "end_turn")),
     );
@@ -146,6 +147,17 @@ describe("stream-json writer (Claude Code–compatible headless lines)", () => {
       },
       { subtype: "model_fallback", from: "claude-opus-4-6", to: "claude-sonnet-4-6" },
       { subtype: "tombstone", removed_uuid: "u-1" },
+    ]);
+  });
+
+  it("issue 13: a reactive compaction prints as Claude Code's `auto` trigger (Claude Code has manual and auto only)", () => {
+    const writer = new StreamJsonWriter({ sessionId: "s" });
+    const reactive = {
+      ...createSystemMessage("compacted", "compact_boundary"),
+      compactMetadata: { trigger: "reactive" as const, preTokens: 210_000, postTokens: 12_000 },
+    };
+    expect(writer.lines(reactive)).toMatchObject([
+      { subtype: "compact_boundary", compact_metadata: { trigger: "auto", pre_tokens: 210_000 } },
     ]);
   });
 });

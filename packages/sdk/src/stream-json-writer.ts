@@ -1,8 +1,17 @@
 import { randomUUID } from "node:crypto";
-import type { AssistantMessage, LoopEvent, ModelInfo, Terminal, UsageTotals } from "@forkloop/loop-core";
+import type {
+  AssistantMessage,
+  LoopEvent,
+  ModelInfo,
+  Terminal,
+  UsageTotals,
+  UserMessage,
+} from "@forkloop/loop-core";
 import { costUsd, getModelInfo } from "@forkloop/loop-core";
-import type { SDKMessage, SDKResultMessage, SDKSystemMessage } from "./messages.js";
-import type { SubagentUsage } from "./stream-json.js";
+import type { z } from "zod";
+import type { SDKMessage, SDKResultMessage, SDKSystemMessage, SDKUserMessage } from "./messages.js";
+import type { apiErrorKindSchema, SubagentUsage } from "./stream-json.js";
+import { FORKLOOP_VERSION } from "./version.js";
 
 export interface PermissionDenialRecord {
   readonly tool_name: string;
@@ -15,8 +24,57 @@ interface ModelUsage {
   outputTokens: number;
   cacheReadInputTokens: number;
   cacheCreationInputTokens: number;
+  webSearchRequests: number;
   costUSD: number;
   contextWindow: number;
+  maxOutputTokens: number;
+}
+
+function emptyModelUsage(info: ModelInfo): ModelUsage {
+  return {
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadInputTokens: 0,
+    cacheCreationInputTokens: 0,
+    webSearchRequests: 0,
+    costUSD: 0,
+    contextWindow: info.contextWindow,
+    maxOutputTokens: info.maxOutputTokens,
+  };
+}
+
+/** A result's `usage` as Claude Code prints it, from the four token counts. */
+function resultUsage(usage: {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheCreationInputTokens: number;
+  readonly cacheReadInputTokens: number;
+}): SDKResultMessage["usage"] {
+  return {
+    input_tokens: usage.inputTokens,
+    output_tokens: usage.outputTokens,
+    cache_creation_input_tokens: usage.cacheCreationInputTokens,
+    cache_read_input_tokens: usage.cacheReadInputTokens,
+    // forkloop's cache_control breakpoints are all 5-minute ones (R-F3).
+    cache_creation: {
+      ephemeral_5m_input_tokens: usage.cacheCreationInputTokens,
+      ephemeral_1h_input_tokens: 0,
+    },
+    server_tool_use: { web_search_requests: 0, web_fetch_requests: 0 },
+    service_tier: "standard",
+  };
+}
+
+/** Claude Code's name for a failed response, from its HTTP status (null: no response). */
+export function apiErrorKind(status: number | null): z.infer<typeof apiErrorKindSchema> {
+  if (status === 401 || status === 403) return "authentication_failed";
+  if (status === 402) return "billing_error";
+  if (status === 429) return "rate_limit";
+  if (status === 529) return "overloaded";
+  if (status === 404) return "model_not_found";
+  if (status === 400 || status === 413 || status === 422) return "invalid_request";
+  if (status !== null && status >= 500) return "server_error";
+  return "unknown";
 }
 
 /**
@@ -33,6 +91,10 @@ export class StreamJsonWriter {
   #requestStartedAt: number | undefined;
   #apiMs = 0;
   #lastAssistant: AssistantMessage | undefined;
+  /** This turn's time to first token, and the status of the API error it ended on. */
+  #turnStartedAt: number | undefined;
+  #ttftMs: number | undefined;
+  #apiErrorStatus: number | null = null;
 
   constructor(options: {
     sessionId: string;
@@ -59,6 +121,7 @@ export class StreamJsonWriter {
     mcpServers?: readonly { name: string; status: string }[];
     agents?: readonly string[];
     slashCommands?: readonly string[];
+    skills?: readonly string[];
   }): SDKSystemMessage {
     return {
       type: "system",
@@ -69,10 +132,13 @@ export class StreamJsonWriter {
       model: info.model,
       permissionMode: info.permissionMode,
       apiKeySource: info.simulated ? "none" : "ANTHROPIC_API_KEY",
+      claude_code_version: FORKLOOP_VERSION,
       mcp_servers: (info.mcpServers ?? []).map((server) => ({ ...server })),
       slash_commands: [...(info.slashCommands ?? ["compact"])],
       output_style: "default",
       agents: [...(info.agents ?? [])],
+      skills: [...(info.skills ?? [])],
+      plugins: [],
       simulated: info.simulated,
     };
   }
@@ -83,15 +149,7 @@ export class StreamJsonWriter {
       case "assistant":
         return this.#assistant(event);
       case "user":
-        return [
-          {
-            type: "user",
-            session_id: this.#sessionId,
-            uuid: event.uuid,
-            message: { role: "user", content: structuredClone(event.message.content) as never },
-            parent_tool_use_id: null,
-          },
-        ];
+        return userLines(event, this.#sessionId, null);
       case "system":
         if (event.subtype !== "compact_boundary" || !event.compactMetadata) return [];
         return [
@@ -101,18 +159,21 @@ export class StreamJsonWriter {
             session_id: this.#sessionId,
             uuid: event.uuid,
             compact_metadata: {
-              trigger: event.compactMetadata.trigger,
+              trigger: event.compactMetadata.trigger === "manual" ? "manual" : "auto",
               pre_tokens: event.compactMetadata.preTokens,
               post_tokens: event.compactMetadata.postTokens,
             },
           },
         ];
       case "stream_event":
+        if (this.#ttftMs === undefined && this.#turnStartedAt !== undefined)
+          this.#ttftMs = this.#now() - this.#turnStartedAt;
         return this.#includePartial
           ? [{ type: "stream_event", ...this.#base(), event: event.event as never, parent_tool_use_id: null }]
           : [];
       case "request_start":
         this.#requestStartedAt = this.#now();
+        this.#turnStartedAt ??= this.#requestStartedAt;
         return [];
       case "api_retry":
         return [
@@ -123,7 +184,9 @@ export class StreamJsonWriter {
             attempt: event.attempt,
             max_retries: event.maxRetries,
             retry_delay_ms: event.delayMs,
-            error: event.error,
+            error_status: event.status,
+            error: apiErrorKind(event.status),
+            error_message: event.error,
           },
         ];
       case "model_fallback":
@@ -149,17 +212,11 @@ export class StreamJsonWriter {
       this.#requestStartedAt = undefined;
     }
     const message = event.message;
+    this.#apiErrorStatus = event.apiError ? event.apiError.status : null;
     if (!event.apiError) {
       this.#lastAssistant = event;
       const info = getModelInfo(message.model, this.#modelOverrides);
-      const usage = this.#modelUsage[message.model] ?? {
-        inputTokens: 0,
-        outputTokens: 0,
-        cacheReadInputTokens: 0,
-        cacheCreationInputTokens: 0,
-        costUSD: 0,
-        contextWindow: info.contextWindow,
-      };
+      const usage = this.#modelUsage[message.model] ?? emptyModelUsage(info);
       this.#modelUsage[message.model] = usage;
       usage.inputTokens += message.usage.input_tokens;
       usage.outputTokens += message.usage.output_tokens;
@@ -174,6 +231,7 @@ export class StreamJsonWriter {
       uuid: event.uuid,
       message: { ...structuredClone(message), content: [structuredClone(block)] } as never,
       parent_tool_use_id: null,
+      ...(event.requestId === undefined ? {} : { request_id: event.requestId }),
     }));
   }
 
@@ -207,12 +265,12 @@ export class StreamJsonWriter {
     const modelUsage: Record<string, ModelUsage> = {};
     if (usage.apiCalls > 0) {
       modelUsage[info.model] = {
+        ...emptyModelUsage(getModelInfo(info.model, this.#modelOverrides)),
         inputTokens: usage.inputTokens,
         outputTokens: usage.outputTokens,
         cacheReadInputTokens: usage.cacheReadInputTokens,
         cacheCreationInputTokens: usage.cacheCreationInputTokens,
         costUSD: outcome.costUsd,
-        contextWindow: getModelInfo(info.model, this.#modelOverrides).contextWindow,
       };
     }
     return {
@@ -226,13 +284,9 @@ export class StreamJsonWriter {
       result: outcome.text,
       stop_reason: null,
       total_cost_usd: outcome.costUsd,
-      usage: {
-        input_tokens: usage.inputTokens,
-        output_tokens: usage.outputTokens,
-        cache_creation_input_tokens: usage.cacheCreationInputTokens,
-        cache_read_input_tokens: usage.cacheReadInputTokens,
-      },
+      usage: resultUsage(usage),
       modelUsage,
+      api_error_status: null,
       permission_denials: [],
       terminal_reason: outcome.ok ? "completed" : "compact_failed",
       errors: outcome.ok ? [] : [outcome.text],
@@ -272,14 +326,8 @@ export class StreamJsonWriter {
     const subagents = info.subagents ?? [];
     const modelUsage = structuredClone(this.#modelUsage);
     for (const entry of subagents) {
-      const usage = modelUsage[entry.model] ?? {
-        inputTokens: 0,
-        outputTokens: 0,
-        cacheReadInputTokens: 0,
-        cacheCreationInputTokens: 0,
-        costUSD: 0,
-        contextWindow: getModelInfo(entry.model, this.#modelOverrides).contextWindow,
-      };
+      const usage =
+        modelUsage[entry.model] ?? emptyModelUsage(getModelInfo(entry.model, this.#modelOverrides));
       modelUsage[entry.model] = usage;
       usage.inputTokens += entry.inputTokens;
       usage.outputTokens += entry.outputTokens;
@@ -287,6 +335,10 @@ export class StreamJsonWriter {
       usage.cacheCreationInputTokens += entry.cacheCreationInputTokens;
       usage.costUSD += entry.costUSD;
     }
+    const turnTiming = this.#ttftMs === undefined ? {} : { ttft_ms: this.#ttftMs };
+    const apiErrorStatus = terminal.reason === "model_error" ? this.#apiErrorStatus : null;
+    this.#turnStartedAt = undefined;
+    this.#ttftMs = undefined;
     return {
       type: "result",
       subtype,
@@ -298,13 +350,10 @@ export class StreamJsonWriter {
       result: resultText,
       stop_reason: this.#lastAssistant?.message.stop_reason ?? null,
       total_cost_usd: Object.values(modelUsage).reduce((sum, usage) => sum + usage.costUSD, 0),
-      usage: {
-        input_tokens: terminal.usage.inputTokens,
-        output_tokens: terminal.usage.outputTokens,
-        cache_creation_input_tokens: terminal.usage.cacheCreationInputTokens,
-        cache_read_input_tokens: terminal.usage.cacheReadInputTokens,
-      },
+      usage: resultUsage(terminal.usage),
       modelUsage,
+      api_error_status: apiErrorStatus,
+      ...turnTiming,
       permission_denials: [...info.permissionDenials],
       terminal_reason: info.overBudget ? "max_budget_usd" : terminal.reason,
       errors: subtype === "success" ? [] : [resultText],
@@ -329,4 +378,43 @@ export function cacheReadShare(
     all += usage.inputTokens + usage.cacheReadInputTokens + usage.cacheCreationInputTokens;
   }
   return all === 0 ? 0 : read / all;
+}
+
+/**
+ * A user message as Claude Code prints it: content always as blocks (a string prompt or the
+ * interrupt notice becomes one text block), and one line per tool_result, each with the tool's
+ * output as `tool_use_result` — the sub-agent tracker prints a fork's the same way.
+ */
+export function userLines(
+  event: UserMessage,
+  sessionId: string,
+  parentToolUseId: string | null,
+): SDKUserMessage[] {
+  const content = event.message.content;
+  const blocks = typeof content === "string" ? [{ type: "text" as const, text: content }] : content;
+  const line = (part: readonly unknown[], toolUseResult?: unknown): SDKUserMessage => ({
+    type: "user",
+    session_id: sessionId,
+    uuid: event.uuid,
+    message: { role: "user", content: structuredClone(part) as never },
+    parent_tool_use_id: parentToolUseId,
+    ...(toolUseResult === undefined ? {} : { tool_use_result: toolUseResult }),
+    timestamp: event.timestamp,
+  });
+  const results = blocks.filter((block) => block.type === "tool_result");
+  if (results.length === 0) return [line(blocks)];
+  return blocks.map((block) =>
+    block.type === "tool_result" ? line([block], toolOutput(block.content)) : line([block]),
+  );
+}
+
+/** A tool_result's content as text: the string itself, or its text blocks joined. */
+export function toolOutput(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((block: { type?: string; text?: string }) =>
+      block.type === "text" ? (block.text ?? "") : `[${block.type}]`,
+    )
+    .join("\n");
 }

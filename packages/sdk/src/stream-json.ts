@@ -9,12 +9,34 @@ import { z } from "zod";
 
 const base = { session_id: z.string(), uuid: z.string() };
 
+const count = z.number().int().nonnegative();
+
+/** A result's `usage`, with the fields Claude Code prints beside the four token counts. */
 const usageSchema = z.object({
-  input_tokens: z.number().int().nonnegative(),
-  output_tokens: z.number().int().nonnegative(),
-  cache_creation_input_tokens: z.number().int().nonnegative(),
-  cache_read_input_tokens: z.number().int().nonnegative(),
+  input_tokens: count,
+  output_tokens: count,
+  cache_creation_input_tokens: count,
+  cache_read_input_tokens: count,
+  /** Cache writes by lifetime (forkloop writes 5-minute entries only). */
+  cache_creation: z.object({ ephemeral_5m_input_tokens: count, ephemeral_1h_input_tokens: count }),
+  server_tool_use: z.object({ web_search_requests: count, web_fetch_requests: count }),
+  service_tier: z.string(),
 });
+
+/**
+ * Claude Code's `error` of an `api_retry` and of an assistant message (the Agent SDK's
+ * `SDKAssistantMessageError`), from the failed response's HTTP status.
+ */
+export const apiErrorKindSchema = z.enum([
+  "authentication_failed",
+  "billing_error",
+  "rate_limit",
+  "overloaded",
+  "invalid_request",
+  "model_not_found",
+  "server_error",
+  "unknown",
+]);
 
 /** A content block as the API returns it; only the discriminant is pinned (the API adds kinds). */
 const contentBlockSchema = z.looseObject({ type: z.string() });
@@ -28,11 +50,17 @@ export const systemInitLineSchema = z.object({
   model: z.string(),
   permissionMode: z.string(),
   apiKeySource: z.enum(["ANTHROPIC_API_KEY", "none"]),
+  /** Claude Code prints its own version here; forkloop prints the forkloop release (`forkloop --version`). */
+  claude_code_version: z.string(),
   mcp_servers: z.array(z.object({ name: z.string(), status: z.string() })),
   slash_commands: z.array(z.string()),
   output_style: z.string(),
   /** The sub-agent types the Agent tool can start. */
   agents: z.array(z.string()),
+  /** The skills the Skill tool can run. */
+  skills: z.array(z.string()),
+  /** forkloop loads no plugins: always empty. */
+  plugins: z.array(z.object({ name: z.string(), path: z.string() })),
   /** forkloop: true when replies come from the simulator, not a real model. */
   simulated: z.boolean(),
 });
@@ -51,11 +79,14 @@ export const assistantLineSchema = z.object({
     usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number() }),
   }),
   parent_tool_use_id: z.string().nullable(),
+  /** The API response's `request-id` (absent when no response came, e.g. an API error message). */
+  request_id: z.string().optional(),
 });
 
 export const userLineSchema = z.object({
   type: z.literal("user"),
   ...base,
+  /** As Claude Code prints it: content is always blocks (the interrupt notice too), one tool_result a line. */
   message: z.object({
     role: z.literal("user"),
     content: z.union([z.string(), z.array(contentBlockSchema)]),
@@ -63,6 +94,10 @@ export const userLineSchema = z.object({
   parent_tool_use_id: z.string().nullable(),
   /** True for messages the runtime wrote (tool results, interrupt notices), not the user. */
   isSynthetic: z.boolean().optional(),
+  /** The tool's output on a tool_result line: its text (forkloop tools have no separate structured output). */
+  tool_use_result: z.unknown().optional(),
+  /** ISO-8601 time the message was created. */
+  timestamp: z.string().optional(),
 });
 
 const taskUsageSchema = z.object({
@@ -118,7 +153,8 @@ export const compactBoundaryLineSchema = z.object({
   subtype: z.literal("compact_boundary"),
   ...base,
   compact_metadata: z.object({
-    trigger: z.enum(["auto", "manual", "reactive"]),
+    /** Claude Code's two: a reactive compaction (after the API said prompt-too-long) is `auto` too; the transcript keeps the difference. */
+    trigger: z.enum(["auto", "manual"]),
     pre_tokens: z.number().int().nonnegative(),
     post_tokens: z.number().int().nonnegative(),
   }),
@@ -131,7 +167,11 @@ export const apiRetryLineSchema = z.object({
   attempt: z.number().int().positive(),
   max_retries: z.number().int().nonnegative(),
   retry_delay_ms: z.number().nonnegative(),
-  error: z.string(),
+  /** The failed attempt's HTTP status; null for a connection error. */
+  error_status: z.number().int().nullable(),
+  error: apiErrorKindSchema,
+  /** forkloop: the failure as the API or the connection said it. */
+  error_message: z.string(),
 });
 
 /** forkloop: the primary model stayed overloaded and the loop switched models (R-L8). */
@@ -208,10 +248,16 @@ export const resultLineSchema = z.object({
       outputTokens: z.number(),
       cacheReadInputTokens: z.number(),
       cacheCreationInputTokens: z.number(),
+      webSearchRequests: z.number(),
       costUSD: z.number(),
       contextWindow: z.number(),
+      maxOutputTokens: z.number(),
     }),
   ),
+  /** The HTTP status of the API error the turn ended on; null when it did not end on one. */
+  api_error_status: z.number().int().nullable(),
+  /** Time from the turn's first request to its first streamed event (absent when nothing streamed). */
+  ttft_ms: z.number().nonnegative().optional(),
   permission_denials: z.array(
     z.object({
       tool_name: z.string(),

@@ -8,7 +8,7 @@ import type {
 } from "@forkloop/orchestrator";
 import type { SDKMessage } from "./messages.js";
 import type { SubagentUsage } from "./stream-json.js";
-import { cacheReadShare } from "./stream-json-writer.js";
+import { cacheReadShare, toolOutput } from "./stream-json-writer.js";
 
 /** What the tracker tells the query about a fork as it starts (SubagentStart hooks). */
 export interface ForkStart {
@@ -218,6 +218,8 @@ export class SubAgentTracker {
               ],
             },
             parent_tool_use_id: toolUseId,
+            tool_use_result: toolOutput(event.content),
+            timestamp: new Date().toISOString(),
           });
         }
         return;

@@ -1,5 +1,5 @@
-import { mkdir, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, rm } from "node:fs/promises";
+import { resolve } from "node:path";
 import {
   type BatchSpec,
   batchDir,
@@ -7,7 +7,6 @@ import {
   connectQueue,
   finalSnapshot,
   formatDuration,
-  formatTotals,
   type JobItem,
   loadQueuedBatch,
   ProgressDisplay,
@@ -17,37 +16,52 @@ import {
   QueueUnreachableError,
   registerBatch,
   runQueuedBatch,
+  saveBatchSpec,
   writeReport,
 } from "@forkloop/batch";
+import { batchesDir, type ProjectState } from "@forkloop/sdk";
+import { reportWriteFailed } from "../batch-safety.js";
+import { type BatchPlan, openPlannedBatch } from "../batch-setup.js";
+import { finishedStatus, printBatchSummary } from "../batch-summary.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode, exitCodeForBatch } from "../exit-codes.js";
+import { checkWritableDir } from "../state-checks.js";
 
 /** The flags `forkloop batch --queue` reads beyond the batch's own settings. */
 export interface QueueFlags {
   readonly queue: string;
-  readonly resume?: string | undefined;
   readonly attempts?: number | undefined;
   readonly "retry-delay"?: number | undefined;
+  readonly output?: string | undefined;
+  readonly "output-format"?: "text" | "json" | undefined;
   /** Flags that belong to `forkloop worker` or the local journal, refused here. */
   readonly concurrency?: number | undefined;
   readonly "no-warm"?: boolean | undefined;
   readonly "retry-failed"?: boolean | undefined;
+  readonly repair?: boolean | undefined;
 }
+
+/** A new batch (its items listed, nothing written yet), or one already on the queue. */
+export type QueueTarget =
+  | { readonly kind: "new"; readonly plan: Extract<BatchPlan, { kind: "new" }> }
+  | { readonly kind: "attach"; readonly id: string };
 
 /**
  * `forkloop batch --queue URL` (issue 16): the batch goes to Redis as a BullMQ flow and
  * `forkloop worker` processes on any host run it; this process shows the whole batch's progress
  * and writes results.jsonl and the report (the same files as a local batch) when it completes.
- * `--resume ID --queue URL` re-attaches from any host.
+ * `--resume ID --queue URL` re-attaches from any host. The batch's state directory is the
+ * project's (issue 13: `--state-dir`, `$FORKLOOP_HOME`), its batch.json names the queue so
+ * `forkloop batch list` and `status` know where the items are.
  */
 export async function queuedBatchCommand(
   flags: QueueFlags,
-  cwd: string,
+  target: QueueTarget,
+  where: { readonly cwd: string; readonly state: ProjectState },
   context: CommandContext,
-  prepareNew: () => Promise<{ spec: BatchSpec; dir: string; items?: readonly JobItem[] }>,
 ): Promise<ExitCode> {
-  const misplaced = (["concurrency", "no-warm", "retry-failed"] as const).filter(
+  const misplaced = (["concurrency", "no-warm", "retry-failed", "repair"] as const).filter(
     (f) => flags[f] !== undefined,
   );
   if (misplaced.length > 0) {
@@ -62,13 +76,13 @@ export async function queuedBatchCommand(
   });
   try {
     const { batch, items } =
-      flags.resume === undefined
-        ? await createQueued(flags, connection, address.display, prepareNew)
-        : await attachQueued(flags.resume, cwd, connection, address.display);
+      target.kind === "new"
+        ? await createQueued(flags, target.plan, where.state, connection, address.display)
+        : await attachQueued(flags, target.id, where, connection, address.display);
     const spec = batch.spec;
     const display = new ProgressDisplay(context.stderr);
     context.stderr.write(
-      `forkloop batch ${spec.id}: ${plural(items.length, "item")} on ${address.display}${flags.resume ? " (re-attached)" : ""} · run them with \`forkloop worker --queue ${address.display}\` · results in ${spec.outputDir}\n`,
+      `forkloop batch ${spec.id}: ${plural(items.length, "item")} on ${address.display}${target.kind === "attach" ? " (re-attached)" : ""} · run them with \`forkloop worker --queue ${address.display}\` · results in ${spec.outputDir}\n`,
     );
     const summary = await runQueuedBatch({
       connection,
@@ -92,27 +106,29 @@ export async function queuedBatchCommand(
         }
       },
     });
-    const report = buildReport(spec.id, summary.states, summary.wallMs);
-    const reRun = summary.states.filter((state) => state.attempts > 1).length;
-    display.finish(finalSnapshot(report));
-    const paths = await writeReport(spec.outputDir, {
-      ...report,
+    // Transcripts stay on the host whose worker ran the item: the report names none.
+    const report = {
+      ...buildReport(spec.id, summary.states, summary.wallMs),
       queue: {
         url: address.display,
-        reExecutedItems: reRun,
+        reExecutedItems: summary.states.filter((state) => state.attempts > 1).length,
         duplicateExecutions: summary.duplicateExecutions,
       },
+    };
+    display.finish(finalSnapshot(report));
+    const paths = await writeReport(spec.outputDir, report).catch((error: unknown) => {
+      throw reportWriteFailed(error, spec);
     });
-    context.stdout.write(
-      `${formatTotals(report)}\nqueue: ${plural(reRun, "item")} ran more than once · ${plural(summary.duplicateExecutions, "duplicate completion")} dropped\nresults: ${paths.results}\nreport:  ${paths.markdown}\n`,
-    );
+    let code = exitCodeForBatch(report.totals);
+    const status = summary.interrupted ? "interrupted" : finishedStatus(code);
     if (summary.interrupted) {
       context.stderr.write(
         `interrupted: the workers go on; re-attach with \`forkloop batch --resume ${spec.id} --queue ${address.display}\`\n`,
       );
-      return EXIT.interrupted;
+      code = EXIT.interrupted;
     }
-    return exitCodeForBatch(report.totals);
+    printBatchSummary({ report, paths, status, json: flags["output-format"] === "json" }, context);
+    return code;
   } finally {
     connection.disconnect();
   }
@@ -122,11 +138,20 @@ type Redis = Awaited<ReturnType<typeof connectQueue>>;
 
 async function createQueued(
   flags: QueueFlags,
+  plan: Extract<BatchPlan, { kind: "new" }>,
+  state: ProjectState,
   connection: Redis,
   url: string,
-  prepareNew: () => Promise<{ spec: BatchSpec; dir: string; items?: readonly JobItem[] }>,
 ): Promise<{ batch: QueuedBatch; items: readonly JobItem[] }> {
-  const { spec, dir, items = [] } = await prepareNew();
+  const {
+    spec,
+    dir,
+    items = [],
+  } = await openPlannedBatch(
+    { ...plan, spec: { ...plan.spec, queue: url } },
+    state,
+    flags.output !== undefined,
+  );
   const batch: QueuedBatch = {
     spec,
     attempts: flags.attempts ?? 3,
@@ -134,7 +159,7 @@ async function createQueued(
   };
   const registered = await registerBatch(connection, batch, items);
   if (registered.kind === "conflict") {
-    await rm(dir, { recursive: true, force: true }); // just created by prepareNew: nothing of it ran
+    await rm(dir, { recursive: true, force: true }); // just created by openPlannedBatch: nothing of it ran
     throw new CliError(
       `batch ${spec.id} already exists on ${url} with other settings (${registered.differences.join(", ")} differ). Re-attach with \`forkloop batch --resume ${spec.id} --queue ${url}\`, or pick another --id.`,
     );
@@ -142,23 +167,43 @@ async function createQueued(
   return { batch: registered.kind === "same" ? { ...registered.existing, spec } : batch, items };
 }
 
-/** Any host: the batch's settings and items come from Redis; results go to this host's batch dir. */
+/**
+ * Any host: the batch's settings and items come from Redis; results go to this host's batch
+ * directory in the project's state (or `--output DIR`), checked writable first.
+ */
 async function attachQueued(
+  flags: QueueFlags,
   id: string,
-  cwd: string,
+  where: { readonly cwd: string; readonly state: ProjectState },
   connection: Redis,
   url: string,
 ): Promise<{ batch: QueuedBatch; items: readonly JobItem[] }> {
-  const dir = batchDir(cwd, id);
   const stored = await loadQueuedBatch(connection, id);
   if (!stored) {
     throw new CliError(
       `no batch "${id}" on ${url}. Check the id and the URL; batch ids are printed when a batch starts.`,
     );
   }
-  const sameHost = stored.batch.spec.cwd === cwd;
-  const spec: BatchSpec = sameHost ? stored.batch.spec : { ...stored.batch.spec, cwd, outputDir: dir };
+  const dir = batchDir(where.state, id);
+  const sameHost = stored.batch.spec.cwd === where.cwd;
+  const outputDir =
+    flags.output !== undefined
+      ? resolve(where.cwd, flags.output)
+      : sameHost
+        ? stored.batch.spec.outputDir
+        : dir;
+  const spec: BatchSpec = { ...stored.batch.spec, cwd: where.cwd, outputDir, queue: url };
+  await checkWritableDir(batchesDir(where.state), {
+    role: "batch state directory",
+    fix: "Batches keep their state there; set FORKLOOP_HOME or --state-dir to a writable directory.",
+  });
+  if (outputDir !== dir) {
+    await checkWritableDir(outputDir, {
+      role: "output directory",
+      fix: "results.jsonl and the report go there: give a writable --output DIR.",
+    });
+  }
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, "batch.json"), `${JSON.stringify(spec, null, 2)}\n`);
+  await saveBatchSpec(dir, spec);
   return { batch: { ...stored.batch, spec }, items: stored.items };
 }

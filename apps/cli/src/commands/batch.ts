@@ -1,205 +1,83 @@
-import { isAbsolute, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import {
   type BatchSpec,
-  batchDir,
-  buildReport,
-  createBatch,
+  describeSkipped,
   enqueueOnce,
-  finalSnapshot,
-  formatDuration,
-  formatTotals,
-  type ItemSource,
   JOURNAL_FILE,
   LogWriteError,
-  loadBatch,
-  loadItems,
-  newBatchId,
-  type OpenedJournal,
   openLocalJournalBackend,
-  ProgressDisplay,
+  parseQueueUrl,
   plural,
-  runBatch,
   writeReport,
 } from "@forkloop/batch";
 import type { SubAgentBashOptions } from "@forkloop/orchestrator";
 import {
-  batchesDir,
-  DEFAULT_MODEL,
+  bashToolOptions,
+  checkProjectDir,
+  loadModelsFile,
   loadRunSettings,
   mergeRules,
+  type ProjectState,
+  projectState,
   resolveMcpServers,
   resolveModelSource,
   resolveSandbox,
   type SessionMcp,
+  selectTools,
   startSessionMcp,
+  toModelOverrides,
   withSettingsRetryEnv,
 } from "@forkloop/sdk";
 import { SETTING_SOURCES } from "@forkloop/tools";
-import { z } from "zod";
-import { modeSchema, toolListSchema } from "../agent-options.js";
-import { createBatchExecutor, createBatchPool } from "../batch-agents.js";
+import { type DryRunEstimate, estimateDryRun, formatDryRun } from "../batch-dry-run.js";
+import { executeBatch } from "../batch-execute.js";
+import { batchPrefix } from "../batch-prefix.js";
+import {
+  checkBatchDirs,
+  journalWriteFailed,
+  reportJournalRecovery,
+  reportWriteFailed,
+} from "../batch-safety.js";
+import { type BatchPlan, checkResumeFlags, openPlannedBatch, planBatch } from "../batch-setup.js";
+import { finishedStatus, printBatchSummary } from "../batch-summary.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode, exitCodeForBatch } from "../exit-codes.js";
-import { parseCommand } from "../flags.js";
-import { secondsFlag, TIMEOUT_FLAG_OPTIONS, TIMEOUT_FLAGS_USAGE, timeoutEnv } from "../model-timeouts.js";
-import { sandboxFlagSchema } from "../sandbox-flag.js";
-import { checkWritableDir, JOURNAL_BYTES_PER_ITEM, REPORT_BYTES_PER_ITEM } from "../state-checks.js";
-import { capitalize, errnoFix, errnoReason } from "../state-errors.js";
+import { timeoutEnv } from "../model-timeouts.js";
+import { BATCH_USAGE, type BatchFlags, parseBatchFlags } from "./batch-flags.js";
+import { batchListCommand } from "./batch-list.js";
 import { queuedBatchCommand } from "./batch-queue.js";
 import { reportHint, writeBatchHtml } from "./report.js";
 
-export const BATCH_USAGE = `Usage: forkloop batch (--files GLOB | --items FILE.jsonl) --prompt TEMPLATE [flags]
-       forkloop batch --resume ID [--retry-failed] [--repair] [--concurrency N]
-       forkloop batch (--files GLOB | --items FILE.jsonl) --prompt TEMPLATE --queue URL [--attempts N]
-       forkloop batch --resume ID --queue URL
+export { BATCH_USAGE };
 
-Runs one sub-agent per item in a worker pool. Items share one cache-safe prompt prefix, and the
-first item warms the prompt cache before the rest start. Progress goes to stderr; results
-(results.jsonl, report.json, report.md) to the batch's output directory and a summary to stdout.
-
-  --files GLOB          one item per matching file (relative to --cwd; .gitignore respected)
-  --items FILE          one item per line of a JSONL file
-  --prompt TEMPLATE     the prompt; {{file}} (with --files) or {{item}} / {{item.key}} (with --items)
-  --concurrency N       items running at once (default 8, at most 256)
-  --resume ID           continue an interrupted batch: finished items are skipped, interrupted ones redone
-  --retry-failed        with --resume: run the failed items again too
-  --repair              with --resume: a damaged journal keeps every readable record (the damaged
-                        file is moved aside); items it no longer knows are listed again and run
-  --id ID               name a new batch (default: b-<date>-<random>)
-  --model NAME          model id or alias (default ${DEFAULT_MODEL})
-  --fallback-model NAME model to switch to when the primary stays overloaded (repeatable)
-  --max-turns N         turns per item (default 8)
-  --allowed-tools LIST  allow rules, comma-separated: Edit, Bash(npm test:*), Write(src/**) …
-  --disallowed-tools LIST  deny rules; a bare tool name also removes the tool (e.g. Bash, mcp__db)
-  --mcp-config FILE     MCP servers from a file (or JSON) {"mcpServers": {…}} (repeatable); with
-                        .mcp.json (trusted projects) and settings' mcpServers, started once for all items
-  --strict-mcp-config   only the --mcp-config servers
-  --trust-project          use this project's own settings as they are (see forkloop trust)
-  --sandbox MODE        each item's Bash in bubblewrap: auto | on | off (default auto: sandboxed
-                        when bubblewrap works here, said once on stderr when it does not)
-  --permission-mode M   default | acceptEdits | plan | bypassPermissions | dontAsk | auto (default
-                        dontAsk: reads run, anything that would ask for permission is denied)
-  --append-system-prompt TEXT  added to the shared system prompt
-  --output DIR          where results.jsonl and the report go (default .forkloop/batches/<id>/)
-  --cwd DIR             the project to work in (default: the current directory)
-  --no-warm             start the whole first wave at once (no cache warming; for comparisons)
-  --queue URL           distribute the batch over Redis (redis://HOST:PORT[/DB]): \`forkloop worker
-                        --queue URL\` processes on any host run the items; this one shows progress
-                        and writes the results (see the @forkloop/batch README for Redis settings)
-  --attempts N          with --queue: runs per item before it counts as failed (default 3)
-  --retry-delay MS      with --queue: the first retry's delay, doubled per attempt (default 1000)
-  --report              also write the HTML report (report.html) and print its path; without it
-                        the command that writes and opens it is printed
-${TIMEOUT_FLAGS_USAGE}
-
-State: <cwd>/.forkloop/batches/<id>/ (batch.json, journal.log). Exit codes: 0 every item
-succeeded, 6 some failed, 7 none succeeded, 130 interrupted (resume it), 2 bad flags.`;
-
-const count = (flag: string, example: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, `must be a whole number, e.g. --${flag} ${example}`)
-    .transform(Number)
-    .refine((value) => value >= 1 && value <= max, `must be between 1 and ${max}`);
-
-const schema = z.object({
-  help: z.boolean().optional(),
-  files: z.string().min(1, 'give a glob, e.g. --files "src/**/*.ts"').optional(),
-  items: z.string().min(1, "give a JSONL file, e.g. --items tasks.jsonl").optional(),
-  prompt: z.string().min(1, 'give a prompt, e.g. --prompt "Summarize {{file}}"').optional(),
-  concurrency: count("concurrency", 8, 256).optional(),
-  resume: z.string().min(1).optional(),
-  id: z.string().min(1).optional(),
-  model: z.string().min(1, "give a model id, e.g. --model claude-sonnet-4-6").optional(),
-  "fallback-model": z.array(z.string().min(1)).optional(),
-  "max-turns": count("max-turns", 8, 1000).optional(),
-  "allowed-tools": toolListSchema.optional(),
-  "disallowed-tools": toolListSchema.optional(),
-  "mcp-config": z.array(z.string().min(1, "give a file, e.g. --mcp-config mcp.json")).optional(),
-  "strict-mcp-config": z.boolean().optional(),
-  "trust-project": z.boolean().optional(),
-  sandbox: sandboxFlagSchema.optional(),
-  "permission-mode": modeSchema.optional(),
-  "append-system-prompt": z.string().optional(),
-  output: z.string().min(1).optional(),
-  cwd: z.string().min(1).optional(),
-  "no-warm": z.boolean().optional(),
-  "retry-failed": z.boolean().optional(),
-  report: z.boolean().optional(),
-  repair: z.boolean().optional(),
-  queue: z.string().min(1, "give a Redis URL, e.g. --queue redis://127.0.0.1:6379").optional(),
-  attempts: count("attempts", 3, 100).optional(),
-  "retry-delay": z
-    .string()
-    .regex(/^\d+$/, "must be milliseconds, e.g. --retry-delay 1000")
-    .transform(Number)
-    .optional(),
-  "headers-timeout": secondsFlag("headers-timeout", 120).optional(),
-  "idle-timeout": secondsFlag("idle-timeout", 90).optional(),
-});
-type BatchFlags = z.infer<typeof schema>;
+type RunSettings = Awaited<ReturnType<typeof loadRunSettings>>;
 
 export async function batchCommand(argv: readonly string[], context: CommandContext): Promise<ExitCode> {
-  const { flags, positionals } = parseCommand(
-    {
-      command: "batch",
-      usage: BATCH_USAGE,
-      schema,
-      options: {
-        help: { type: "boolean", short: "h" },
-        files: { type: "string" },
-        items: { type: "string" },
-        prompt: { type: "string" },
-        concurrency: { type: "string" },
-        resume: { type: "string" },
-        id: { type: "string" },
-        model: { type: "string" },
-        "fallback-model": { type: "string", multiple: true },
-        "max-turns": { type: "string" },
-        "allowed-tools": { type: "string" },
-        "disallowed-tools": { type: "string" },
-        "mcp-config": { type: "string", multiple: true },
-        "strict-mcp-config": { type: "boolean" },
-        "trust-project": { type: "boolean" },
-        sandbox: { type: "string" },
-        "permission-mode": { type: "string" },
-        "append-system-prompt": { type: "string" },
-        output: { type: "string" },
-        cwd: { type: "string" },
-        "no-warm": { type: "boolean" },
-        "retry-failed": { type: "boolean" },
-        report: { type: "boolean" },
-        repair: { type: "boolean" },
-        queue: { type: "string" },
-        attempts: { type: "string" },
-        "retry-delay": { type: "string" },
-        ...TIMEOUT_FLAG_OPTIONS,
-      },
-    },
-    argv,
-  );
+  const { flags, positionals } = parseBatchFlags(argv);
   if (flags.help) {
     context.stdout.write(`${BATCH_USAGE}\n`);
     return EXIT.ok;
   }
+  const [action, id, ...extra] = positionals;
+  if ((action === "list" && id === undefined) || (action === "status" && extra.length === 0)) {
+    const cwd = await checkProjectDir(resolve(context.cwd, flags.cwd ?? "."));
+    const state = projectStateFor(cwd, flags, context);
+    return batchListCommand(action, id, { state, json: flags["output-format"] === "json" }, context);
+  }
   if (positionals.length > 0) {
     throw new CliError(
-      `forkloop batch takes no arguments (got "${positionals.join(" ")}"); put the prompt in --prompt.\n\n${BATCH_USAGE}`,
+      `forkloop batch takes no arguments but \`list\` and \`status ID\` (got "${positionals.join(" ")}"); put the prompt in --prompt.\n\n${BATCH_USAGE}`,
     );
   }
-  const cwd = resolve(context.cwd, flags.cwd ?? ".");
+  const cwd = await checkProjectDir(resolve(context.cwd, flags.cwd ?? "."));
   // Settings first: a bad settings file must fail (exit 2) before any state or server exists.
   const settings = await loadRunSettings(cwd, context.env.HOME, SETTING_SOURCES, {
     trustProject: flags["trust-project"] === true,
     onIgnored: (line) => context.stderr.write(`forkloop: ${line}\n`),
   });
-  if (flags.queue !== undefined) {
-    if (flags["mcp-config"] !== undefined || flags["strict-mcp-config"] !== undefined) {
-      throw new CliError("--mcp-config is not supported with --queue yet: workers do not start MCP servers.");
-    }
-    return queuedBatchCommand({ ...flags, queue: flags.queue }, cwd, context, () => prepareBatch(flags, cwd));
-  }
+  const state = projectStateFor(cwd, flags, context);
+  if (flags.queue !== undefined) return queuedBatch(flags, flags.queue, { cwd, state, settings }, context);
   if (flags.attempts !== undefined || flags["retry-delay"] !== undefined) {
     throw new CliError(
       "--attempts and --retry-delay apply to --queue batches; a local batch retries with --resume ID --retry-failed.",
@@ -218,11 +96,6 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
   };
   // Issue 11: deadlines from the flags, over the environment, over the settings' env map.
   const endpointEnv = { ...withSettingsRetryEnv(context.env, settings.env), ...timeoutEnv(flags) };
-  // Issue 11: a state directory that cannot be written fails now, naming the reason.
-  await checkWritableDir(batchesDir(cwd), {
-    role: "state directory",
-    fix: "Batches keep their journal in <cwd>/.forkloop/batches/; use another --cwd if it cannot be written.",
-  });
   const mcpEnv = { ...context.env, ...settings.env };
   const mcpServers = (mcpConfig: readonly string[] | undefined, strict: boolean | undefined) =>
     resolveMcpServers({
@@ -240,7 +113,13 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     flags.resume === undefined
       ? await mcpServers(flags["mcp-config"], flags["strict-mcp-config"])
       : undefined;
-  const { spec, dir, items } = await prepareBatch(flags, cwd);
+  const plan = await planBatch(flags, cwd, state);
+  noteSkipped(plan, context);
+  // The first requests' estimate: the dry run's answer, and the budget's guess before any item settled.
+  const estimate = plan.kind === "new" ? await newBatchEstimate(plan, settings, bash, context) : undefined;
+  if (flags["dry-run"] && estimate !== undefined) return printDryRun(estimate, flags, context);
+
+  const { spec, dir, items } = await openPlannedBatch(plan, state, flags.output !== undefined);
   const rules = mergeRules(settings, { allow: spec.allowedTools, deny: spec.disallowedTools });
   const notice = (line: string) => context.stderr.write(`${line}\n`);
   const backend = await openLocalJournalBackend({
@@ -262,67 +141,39 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     reportJournalRecovery(backend, join(dir, JOURNAL_FILE), notice);
     await enqueueOnce(backend, dir, spec, items, { repair: flags.repair ?? false, notice });
     await checkBatchDirs(spec, dir, (await backend.list()).length);
-    const display = new ProgressDisplay(context.stderr);
     const interruptedBefore = backend.interrupted.length;
     context.stderr.write(
       `forkloop batch ${spec.id}: ${plural((await backend.list()).length, "item")}${
         flags.resume ? ` (resuming; ${plural(interruptedBefore, "interrupted item")} will be redone)` : ""
       } · state in ${dir}\n`,
     );
-    const source = await resolveModelSource(endpointEnv, (line) => context.stderr.write(`${line}\n`));
-    const concurrency = flags.concurrency ?? 8;
-    const pool = createBatchPool(source, concurrency);
+    const source = await resolveModelSource(endpointEnv, notice);
     try {
-      let pausedUntil = 0;
-      const executor = await createBatchExecutor({
-        spec,
-        cwd,
-        settings,
-        source,
-        pool,
-        bash,
-        mcpTools: mcp.tools,
-        transcriptsDir: join(dir, "transcripts"),
-        // Issue 11: which interrupted items may repeat a side effect on resume ("may have run twice").
-        recordSideEffect: (claim, tool) => backend.recordSideEffect(claim, tool),
-        onNotice: (line) => display.log(line),
-        onEvent: (claim, event) => {
-          if (event.type === "rate_limited" && event.until > pausedUntil) {
-            // The pool itself pauses every worker; this only tells the user why progress stalls.
-            pool.pauseUntil(event.until);
-            pausedUntil = event.until;
-            display.log(
-              `rate limited (429 on ${claim.item.label}): pausing all workers for ${formatDuration(event.retryAfterMs)}`,
-            );
-          }
+      const limitUsd = flags["max-budget-usd"];
+      const { summary, report, stopFailure } = await executeBatch(
+        {
+          spec,
+          dir,
+          backend,
+          source,
+          settings,
+          mcpTools: mcp.tools,
+          bash,
+          concurrency: flags.concurrency ?? 8,
+          warm: !flags["no-warm"],
+          ...(limitUsd === undefined
+            ? {}
+            : {
+                budget: {
+                  limitUsd,
+                  perItemEstimateUsd: estimate
+                    ? estimate.firstRequestsCostUsd / Math.max(1, estimate.items.length)
+                    : 0,
+                },
+              }),
         },
-      });
-      const summary = await runBatch({
-        backend,
-        executor,
-        concurrency,
-        warm: !flags["no-warm"],
-        signal: context.signal,
-        pausedForMs: () => Math.max(0, pausedUntil - Date.now()),
-        onEvent: (event) => {
-          if (event.type === "item_settled") {
-            const outcome = event.outcome;
-            const result = outcome.ok === "cancelled" ? undefined : outcome.result;
-            const status = outcome.ok === true ? "ok    " : "FAILED";
-            const detail = outcome.ok === false ? ` ${outcome.error.code}: ${outcome.error.message}` : "";
-            display.log(
-              `${status} ${event.claim.item.label} (${plural(result?.turns ?? 0, "turn")}, $${(result?.costUsd ?? 0).toFixed(4)})${detail}`,
-              event.snapshot,
-            );
-          } else if (event.type === "progress") {
-            display.update(event.snapshot);
-          } else {
-            display.log(`not recorded: ${event.claim.item.label}: ${event.reason}`);
-          }
-        },
-      });
-      const report = buildReport(spec.id, summary.states, summary.wallMs);
-      display.finish(finalSnapshot(report));
+        context,
+      );
       const paths = await writeReport(spec.outputDir, report).catch((error: unknown) => {
         throw reportWriteFailed(error, spec);
       });
@@ -331,18 +182,28 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
           `forkloop: ${paths.keptPrevious.path} lists ${plural(paths.keptPrevious.finished, "finished item")}, more than the journal now holds (${report.totals.succeeded + report.totals.failed}); it was kept, and this run's results are in ${paths.results}`,
         );
       }
-      context.stdout.write(
-        `${formatTotals(report)}\nresults: ${paths.results}\nreport:  ${paths.markdown}\nhtml:    ${await htmlReportLine(spec, dir, flags)}\n`,
-      );
-      if (summary.interrupted) {
+      const resume = `forkloop batch --resume ${spec.id}${flags.cwd ? ` --cwd ${flags.cwd}` : ""}`;
+      let code = exitCodeForBatch(report.totals);
+      let status = finishedStatus(code);
+      if (summary.stopped !== undefined) {
+        const next = stopFailure?.resumable ? `then \`${resume}\`` : "then start the batch again";
         context.stderr.write(
-          `interrupted: resume with \`forkloop batch --resume ${spec.id}${flags.cwd ? ` --cwd ${flags.cwd}` : ""}\`\n`,
+          `forkloop batch: stopped after the first failure: ${summary.stopped}; ${next}.\n`,
         );
-        return EXIT.interrupted;
+        [code, status] = [EXIT.usage, "stopped"];
+      } else if (summary.interrupted) {
+        context.stderr.write(`interrupted: resume with \`${resume}\`\n`);
+        [code, status] = [EXIT.interrupted, "interrupted"];
+      } else if (summary.budgetReached && report.totals.pending > 0) {
+        context.stderr.write(
+          `forkloop batch: --max-budget-usd ${limitUsd} reached: ${plural(report.totals.pending, "item")} not started; resume with a higher budget: \`${resume} --max-budget-usd N\`\n`,
+        );
+        [code, status] = [EXIT.budgetReached, "budget_reached"];
       }
-      return exitCodeForBatch(report.totals);
+      const html = await htmlReportLine(spec, dir, flags);
+      printBatchSummary({ report, paths, html, status, json: flags["output-format"] === "json" }, context);
+      return code;
     } finally {
-      await pool.close();
       await source.close();
     }
   } catch (error) {
@@ -354,142 +215,88 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
   }
 }
 
+/**
+ * `--queue URL` (issue 16): the items run in `forkloop worker` processes. The flags, the items
+ * and a dry run are checked and answered here as for a local batch, before Redis is contacted;
+ * what only a local batch can do is refused, naming the way that works.
+ */
+async function queuedBatch(
+  flags: BatchFlags,
+  url: string,
+  where: { readonly cwd: string; readonly state: ProjectState; readonly settings: RunSettings },
+  context: CommandContext,
+): Promise<ExitCode> {
+  if (flags["mcp-config"] !== undefined || flags["strict-mcp-config"] !== undefined) {
+    throw new CliError("--mcp-config is not supported with --queue yet: workers do not start MCP servers.");
+  }
+  if (flags["max-budget-usd"] !== undefined) {
+    throw new CliError(
+      "--max-budget-usd needs a local batch: with --queue the workers start the items, and this process cannot hold them back. Drop --queue to cap the spend, or drop --max-budget-usd.",
+    );
+  }
+  const address = parseQueueUrl(url); // a typo is exit 2 before anything else, the dry run included
+  const queueFlags = { ...flags, queue: address.display };
+  if (flags.resume !== undefined) {
+    checkResumeFlags(flags.resume, flags);
+    return queuedBatchCommand(queueFlags, { kind: "attach", id: flags.resume }, where, context);
+  }
+  const plan = await planBatch(flags, where.cwd, where.state);
+  if (plan.kind !== "new") throw new Error("planBatch: a batch without --resume is new");
+  noteSkipped(plan, context);
+  if (flags["dry-run"]) {
+    // The workers' sandbox is theirs; the prefix's tools are the same either way.
+    const bash = where.settings.env === undefined ? {} : { env: where.settings.env };
+    return printDryRun(await newBatchEstimate(plan, where.settings, bash, context), flags, context);
+  }
+  return queuedBatchCommand(queueFlags, { kind: "new", plan }, where, context);
+}
+
+/** Issue 13: the binary and unreadable matches that will not be items, said before anything runs. */
+function noteSkipped(plan: BatchPlan, context: CommandContext): void {
+  if (plan.kind === "new" && plan.loaded.skipped.length > 0)
+    context.stderr.write(`${describeSkipped(plan.loaded.skipped)}\n`);
+}
+
+/**
+ * Estimates a new batch's first requests from the shared prefix of
+ * the built-in tools (MCP servers start only for a real run) and the items' prompts.
+ */
+async function newBatchEstimate(
+  plan: Extract<BatchPlan, { kind: "new" }>,
+  settings: RunSettings,
+  bash: SubAgentBashOptions,
+  context: CommandContext,
+): Promise<DryRunEstimate> {
+  const rules = mergeRules(settings, { allow: plan.spec.allowedTools, deny: plan.spec.disallowedTools });
+  const models = context.env.FORKLOOP_MODELS;
+  const modelOverrides = toModelOverrides(models ? await loadModelsFile(models, "FORKLOOP_MODELS") : []);
+  const prefix = await batchPrefix(plan.spec, selectTools(rules.deny, bashToolOptions(bash)), modelOverrides);
+  return estimateDryRun(plan.loaded, prefix, modelOverrides);
+}
+
+function printDryRun(estimate: DryRunEstimate, flags: BatchFlags, context: CommandContext): ExitCode {
+  context.stdout.write(
+    flags["output-format"] === "json"
+      ? `${JSON.stringify({ type: "batch_dry_run", ...estimate })}\n`
+      : `${formatDryRun(estimate)}\n`,
+  );
+  return EXIT.ok;
+}
+
 /** Issue 17: report.html's path with `--report`, else the command that writes and opens it. */
 async function htmlReportLine(spec: BatchSpec, dir: string, flags: BatchFlags): Promise<string> {
-  if (!flags.report) return reportHint(spec.id, flags.cwd);
+  if (!flags.report) return reportHint(spec.id, flags);
   try {
     return await writeBatchHtml(spec, dir);
   } catch (error) {
-    return `not written (${(error as Error).message}); try ${reportHint(spec.id, flags.cwd)}`;
+    return `not written (${(error as Error).message}); try ${reportHint(spec.id, flags)}`;
   }
 }
 
-async function prepareBatch(
-  flags: BatchFlags,
-  cwd: string,
-): Promise<{ spec: BatchSpec; dir: string; items?: Awaited<ReturnType<typeof loadItems>> }> {
-  if (flags["retry-failed"] && flags.resume === undefined) {
-    throw new CliError("--retry-failed only applies to --resume ID (it re-runs that batch's failed items).");
-  }
-  if (flags.repair && flags.resume === undefined) {
-    throw new CliError("--repair only applies to --resume ID (it repairs that batch's journal).");
-  }
-  if (flags.resume !== undefined) {
-    const conflicting = (
-      [
-        "files",
-        "items",
-        "prompt",
-        "id",
-        "model",
-        "fallback-model",
-        "max-turns",
-        "allowed-tools",
-        "disallowed-tools",
-        "permission-mode",
-        "append-system-prompt",
-        "output",
-        "mcp-config",
-        "strict-mcp-config",
-      ] as const
-    ).filter((flag) => flags[flag] !== undefined);
-    if (conflicting.length > 0) {
-      throw new CliError(
-        `--resume continues batch ${flags.resume} with the settings it started with; drop ${conflicting.map((flag) => `--${flag}`).join(", ")}.`,
-      );
-    }
-    return loadBatch(cwd, flags.resume);
-  }
-  if ((flags.files === undefined) === (flags.items === undefined)) {
-    throw new CliError(
-      `give exactly one of --files GLOB or --items FILE.jsonl (or --resume ID).\n\n${BATCH_USAGE}`,
-    );
-  }
-  if (flags.prompt === undefined) {
-    throw new CliError(
-      `--prompt is required, e.g. --prompt "Summarize {{${flags.files ? "file" : "item"}}}".`,
-    );
-  }
-  const source: ItemSource =
-    flags.files !== undefined
-      ? { kind: "files", pattern: flags.files, cwd }
-      : { kind: "items", path: isAbsolute(flags.items!) ? flags.items! : resolve(cwd, flags.items!) };
-  const items = await loadItems(source, flags.prompt);
-  const id = flags.id ?? newBatchId();
-  const spec: BatchSpec = {
-    id,
-    createdAt: new Date().toISOString(),
+function projectStateFor(cwd: string, flags: BatchFlags, context: CommandContext) {
+  return projectState({
     cwd,
-    source:
-      source.kind === "files"
-        ? { kind: "files", pattern: source.pattern }
-        : { kind: "items", path: source.path },
-    prompt: flags.prompt,
-    model: flags.model ?? DEFAULT_MODEL,
-    maxTurns: flags["max-turns"] ?? 8,
-    allowedTools: flags["allowed-tools"] ?? [],
-    disallowedTools: flags["disallowed-tools"] ?? [],
-    permissionMode: flags["permission-mode"] ?? "dontAsk",
-    fallbackModels: flags["fallback-model"] ?? [],
-    ...(flags["append-system-prompt"] === undefined
-      ? {}
-      : { appendSystemPrompt: flags["append-system-prompt"] }),
-    ...(flags["mcp-config"] === undefined
-      ? {}
-      : {
-          mcpConfig: flags["mcp-config"].map((value) =>
-            value.trimStart().startsWith("{") ? value : resolve(cwd, value),
-          ),
-        }),
-    ...(flags["strict-mcp-config"] === undefined ? {} : { strictMcpConfig: flags["strict-mcp-config"] }),
-    outputDir: flags.output ? resolve(cwd, flags.output) : batchDir(cwd, id),
-  };
-  const dir = await createBatch(spec);
-  return { spec, dir, items };
-}
-
-/** Issue 11: a torn last record is dropped and said once; a repair says what it kept. */
-function reportJournalRecovery(journal: OpenedJournal, path: string, notice: (line: string) => void): void {
-  if (journal.tornBytes > 0) {
-    notice(
-      `forkloop: ${path} ended in a torn record (${journal.tornBytes} bytes, an interrupted write); it was dropped`,
-    );
-  }
-  if (journal.repaired) {
-    notice(
-      `forkloop: repaired ${path}: kept ${plural(journal.repaired.keptRecords, "readable record")}, dropped ${plural(journal.repaired.droppedRecords, "damaged line")}; the damaged file is ${journal.repaired.backupPath}`,
-    );
-  }
-}
-
-/** Issue 11: the journal's and the report's directories, checked before the first request. */
-async function checkBatchDirs(spec: BatchSpec, dir: string, items: number): Promise<void> {
-  await checkWritableDir(dir, {
-    role: "batch state directory",
-    neededBytes: items * JOURNAL_BYTES_PER_ITEM,
-    fix: "The journal and transcripts go there (<cwd>/.forkloop/batches/<id>/); use another --cwd if it cannot be written.",
+    env: context.env,
+    ...(flags["state-dir"] === undefined ? {} : { stateDir: flags["state-dir"] }),
   });
-  if (spec.outputDir !== dir) {
-    await checkWritableDir(spec.outputDir, {
-      role: "output directory",
-      neededBytes: items * REPORT_BYTES_PER_ITEM,
-      fix: "results.jsonl and the report go there: give a writable --output DIR.",
-    });
-  }
 }
-
-/** Issue 11: the journal refused a record (full disk …): what is safe, and how to go on. */
-function journalWriteFailed(error: LogWriteError, id: string): CliError {
-  return new CliError(
-    `cannot write the batch journal ${error.path}: ${errnoReason(error.code)}. Every result recorded before this is safe; the items that were running were stopped and will run again. ${capitalize(errnoFix(error.code))}, then \`forkloop batch --resume ${id}\`.`,
-  );
-}
-
-function reportWriteFailed(error: unknown, spec: BatchSpec): CliError {
-  const code = (error as NodeJS.ErrnoException).code ?? "";
-  return new CliError(
-    `cannot write the report to ${spec.outputDir}: ${errnoReason(code)}. Every item's result is in the journal; ${errnoFix(code)}, then \`forkloop batch --resume ${spec.id}\` writes the report (finished items do not run again).`,
-  );
-}
-
-/** A call that may change things: a known tool that does not call itself read-only for this input. */

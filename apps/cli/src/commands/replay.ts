@@ -2,22 +2,22 @@ import { access } from "node:fs/promises";
 import { resolve } from "node:path";
 import { plural } from "@forkloop/batch";
 import { loadIntactTranscript, TRANSCRIPT_EXTENSION } from "@forkloop/orchestrator";
-import { sessionsDir } from "@forkloop/sdk";
+import { savedSession } from "@forkloop/sdk";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
-import { parseSessionFlags } from "../session-flags.js";
+import { parseSessionFlags, sessionFlagsState } from "../session-flags.js";
 import { damageNotice } from "../state-errors.js";
 import { describeMessage } from "../transcript-text.js";
-import { existingSessionPath } from "./sessions.js";
 
-export const REPLAY_USAGE = `Usage: forkloop replay <session-id | FILE.fltr> [--cwd DIR] [--json]
+export const REPLAY_USAGE = `Usage: forkloop replay <session-id | FILE.fltr> [--cwd DIR] [--state-dir DIR] [--json]
 
 Prints the loop's state transitions of a saved session turn by turn (R-L5): each iteration's
 continue reason (next_turn, max_output_tokens_escalate, reactive_compact_retry, …), the messages it
 produced, and the terminal reason. A .fltr path replays any transcript, e.g. a batch item's
-(.forkloop/batches/<id>/transcripts/<item>-<attempt>.fltr).
+(<state dir>/batches/<id>/transcripts/<item>-<attempt>.fltr; \`forkloop batch status ID\` names it).
   --cwd DIR   the project whose sessions to read (default: the current directory)
+  --state-dir DIR  read the sessions kept there instead
   --json      one JSON object per transition`;
 
 export async function replayCommand(argv: readonly string[], context: CommandContext): Promise<ExitCode> {
@@ -32,7 +32,7 @@ export async function replayCommand(argv: readonly string[], context: CommandCon
   }
   const path = id.endsWith(TRANSCRIPT_EXTENSION)
     ? await existingTranscriptFile(resolve(context.cwd, flags.cwd ?? ".", id))
-    : await existingSessionPath(sessionsDir(flags.cwd ?? context.cwd), id);
+    : savedSession(await sessionFlagsState(flags, context), id).path;
   // Issue 11: a damaged transcript replays its intact part, then says where the damage is (exit 2).
   const loaded = await loadIntactTranscript(path);
   const out = (line: string) => context.stdout.write(`${line}\n`);

@@ -1,9 +1,18 @@
 import { access, mkdir, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { type BatchSpec, batchDir, loadBatch } from "@forkloop/batch";
-import { sessionTranscriptPath, TRANSCRIPT_EXTENSION } from "@forkloop/orchestrator";
+import { type BatchSpec, loadBatch } from "@forkloop/batch";
+import { TRANSCRIPT_EXTENSION } from "@forkloop/orchestrator";
 import { renderBatchReport, renderSessionReport } from "@forkloop/report";
-import { batchesDir, checkId, sessionsDir, stateDir } from "@forkloop/sdk";
+import {
+  batchesDirs,
+  checkId,
+  checkProjectDir,
+  OptionsError,
+  type ProjectState,
+  projectState,
+  savedSession,
+  sessionsDirs,
+} from "@forkloop/sdk";
 import { z } from "zod";
 import { batchReportInput } from "../batch-report-input.js";
 import { CliError } from "../cli-error.js";
@@ -12,7 +21,7 @@ import { EXIT, type ExitCode } from "../exit-codes.js";
 import { parseCommand } from "../flags.js";
 import { openFile } from "../open-file.js";
 
-export const REPORT_USAGE = `Usage: forkloop report <session-id | batch-id | FILE.fltr> [--out FILE] [--open] [--cwd DIR]
+export const REPORT_USAGE = `Usage: forkloop report <session-id | batch-id | FILE.fltr> [--out FILE] [--open] [--cwd DIR] [--state-dir DIR]
 
 Writes one self-contained HTML page (its script, styles and data inlined; viewing it fetches
 nothing) from the transcripts and the batch journal.
@@ -23,18 +32,20 @@ nothing) from the transcripts and the batch journal.
               and the messages
   a batch     totals, cost and cache reads per item, concurrency over time (429 pauses shaded),
               failures by error, and a sortable, filterable table of every item with its session
-  FILE.fltr   any transcript, e.g. a batch item's (.forkloop/batches/<id>/transcripts/…)
+  FILE.fltr   any transcript, e.g. a batch item's (<state dir>/batches/<id>/transcripts/…)
 
-  --out FILE  where to write it (default: .forkloop/reports/<session>.html for a session,
+  --out FILE  where to write it (default: <state dir>/reports/<session>.html for a session,
               report.html in the batch's output directory for a batch)
   --open      open it in the browser ($BROWSER, else the desktop's handler)
-  --cwd DIR   the project whose sessions and batches to read (default: the current directory)`;
+  --cwd DIR   the project whose sessions and batches to read (default: the current directory)
+  --state-dir DIR  read the sessions and batches kept there instead`;
 
 const schema = z.object({
   help: z.boolean().optional(),
   out: z.string().min(1, "give a file, e.g. --out run.html").optional(),
   open: z.boolean().optional(),
   cwd: z.string().min(1, "give a directory, e.g. --cwd ../project").optional(),
+  "state-dir": z.string().min(1, "give a directory, e.g. --state-dir ~/forkloop-state").optional(),
 });
 
 async function exists(path: string): Promise<boolean> {
@@ -48,7 +59,7 @@ type Target =
   | { readonly kind: "session"; readonly transcript: string }
   | { readonly kind: "batch"; readonly id: string };
 
-async function resolveTarget(what: string, cwd: string): Promise<Target> {
+async function resolveTarget(what: string, cwd: string, state: ProjectState): Promise<Target> {
   if (what.endsWith(TRANSCRIPT_EXTENSION)) {
     const transcript = resolve(cwd, what);
     if (!(await exists(transcript)))
@@ -58,11 +69,15 @@ async function resolveTarget(what: string, cwd: string): Promise<Target> {
     return { kind: "session", transcript };
   }
   const id = checkId("session", what);
-  const transcript = sessionTranscriptPath(sessionsDir(cwd), id);
-  if (await exists(transcript)) return { kind: "session", transcript };
-  if (await exists(join(batchDir(cwd, id), "batch.json"))) return { kind: "batch", id };
+  try {
+    return { kind: "session", transcript: savedSession(state, id).path };
+  } catch (error) {
+    if (!(error instanceof OptionsError)) throw error;
+  }
+  for (const dir of batchesDirs(state))
+    if (await exists(join(dir, id, "batch.json"))) return { kind: "batch", id };
   throw new CliError(
-    `report: "${what}" is neither a session in ${sessionsDir(cwd)} nor a batch in ${batchesDir(cwd)}. List sessions with \`forkloop sessions list\`; batch ids are printed when a batch starts.`,
+    `report: "${what}" is neither a session in ${sessionsDirs(state).join(" or ")} nor a batch in ${batchesDirs(state).join(" or ")}. List them with \`forkloop sessions list\` and \`forkloop batch list\`.`,
   );
 }
 
@@ -72,13 +87,14 @@ async function writeHtml(path: string, html: string): Promise<string> {
   return path;
 }
 
-/** A session's report, by default `.forkloop/reports/<name>.html`; returns the file's path. */
-export async function writeSessionHtml(transcript: string, cwd: string, out?: string): Promise<string> {
+/** A session's report, by default `<state dir>/reports/<name>.html`; returns the file's path. */
+export async function writeSessionHtml(
+  transcript: string,
+  state: ProjectState,
+  out?: string,
+): Promise<string> {
   const name = basename(transcript, TRANSCRIPT_EXTENSION);
-  return writeHtml(
-    out ?? join(stateDir(cwd), "reports", `${name}.html`),
-    await renderSessionReport(transcript),
-  );
+  return writeHtml(out ?? join(state.dir, "reports", `${name}.html`), await renderSessionReport(transcript));
 }
 
 /** A batch's report, by default `report.html` beside report.md; returns the file's path. */
@@ -90,8 +106,13 @@ export async function writeBatchHtml(spec: BatchSpec, dir: string, out?: string)
 }
 
 /** The line `run` and `batch` print at the end: how to see the report. */
-export function reportHint(id: string, cwdFlag: string | undefined): string {
-  return `forkloop report ${id}${cwdFlag === undefined ? "" : ` --cwd ${cwdFlag}`} --open`;
+export function reportHint(
+  id: string,
+  flags: { readonly cwd?: string | undefined; readonly "state-dir"?: string | undefined },
+): string {
+  const cwd = flags.cwd === undefined ? "" : ` --cwd ${flags.cwd}`;
+  const stateDir = flags["state-dir"] === undefined ? "" : ` --state-dir ${flags["state-dir"]}`;
+  return `forkloop report ${id}${cwd}${stateDir} --open`;
 }
 
 export async function reportCommand(argv: readonly string[], context: CommandContext): Promise<ExitCode> {
@@ -105,6 +126,7 @@ export async function reportCommand(argv: readonly string[], context: CommandCon
         out: { type: "string" },
         open: { type: "boolean" },
         cwd: { type: "string" },
+        "state-dir": { type: "string" },
       },
     },
     argv,
@@ -119,13 +141,18 @@ export async function reportCommand(argv: readonly string[], context: CommandCon
       `forkloop report: give exactly one session id, batch id or transcript file.\n\n${REPORT_USAGE}`,
     );
   }
-  const cwd = resolve(context.cwd, flags.cwd ?? ".");
+  const cwd = await checkProjectDir(resolve(context.cwd, flags.cwd ?? "."));
+  const state = projectState({
+    cwd,
+    env: context.env,
+    ...(flags["state-dir"] === undefined ? {} : { stateDir: flags["state-dir"] }),
+  });
   const out = flags.out === undefined ? undefined : resolve(context.cwd, flags.out);
-  const target = await resolveTarget(what, cwd);
+  const target = await resolveTarget(what, cwd, state);
   let path: string;
-  if (target.kind === "session") path = await writeSessionHtml(target.transcript, cwd, out);
+  if (target.kind === "session") path = await writeSessionHtml(target.transcript, state, out);
   else {
-    const { spec, dir } = await loadBatch(cwd, target.id);
+    const { spec, dir } = await loadBatch(state, target.id);
     path = await writeBatchHtml(spec, dir, out);
   }
   context.stdout.write(`${path}\n`);

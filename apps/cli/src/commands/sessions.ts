@@ -1,21 +1,23 @@
-import { access } from "node:fs/promises";
 import { plural } from "@forkloop/batch";
-import { listSessions, loadIntactTranscript, sessionTranscriptPath } from "@forkloop/orchestrator";
-import { checkId, sessionsDir } from "@forkloop/sdk";
+import { loadIntactTranscript } from "@forkloop/orchestrator";
+import { listSessionsIn, savedSession, sessionsDirs } from "@forkloop/sdk";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
-import { parseSessionFlags } from "../session-flags.js";
+import { parseSessionFlags, sessionFlagsState } from "../session-flags.js";
 import { damageNotice } from "../state-errors.js";
 import { describeMessage } from "../transcript-text.js";
 
-export const SESSIONS_USAGE = `Usage: forkloop sessions list [--cwd DIR] [--json]
-       forkloop sessions show <session-id> [--cwd DIR] [--json]
+export const SESSIONS_USAGE = `Usage: forkloop sessions list [--cwd DIR] [--state-dir DIR] [--json]
+       forkloop sessions show <session-id> [--cwd DIR] [--state-dir DIR] [--json]
 
-Sessions are the transcripts of \`forkloop run\`, kept in <cwd>/.forkloop/sessions/.
+Sessions are the transcripts of \`forkloop run\`, kept per project (the git root, else the
+directory) in $FORKLOOP_HOME/projects/<project>/sessions/ (FORKLOOP_HOME defaults to
+~/.forkloop); sessions left in <cwd>/.forkloop/sessions/ are listed too.
   list    newest first: id, date, model, turns, terminal reason, first prompt
   show    the whole conversation of one session
   --cwd DIR   the project whose sessions to read (default: the current directory)
+  --state-dir DIR  read the sessions kept there instead
   --json      machine-readable output`;
 
 export async function sessionsCommand(argv: readonly string[], context: CommandContext): Promise<ExitCode> {
@@ -24,16 +26,18 @@ export async function sessionsCommand(argv: readonly string[], context: CommandC
     context.stdout.write(`${SESSIONS_USAGE}\n`);
     return EXIT.ok;
   }
-  const dir = sessionsDir(flags.cwd ?? context.cwd);
+  const state = await sessionFlagsState(flags, context);
   const [action, id, ...extra] = positionals;
   if (action === "list" && id === undefined) {
-    const sessions = await listSessions(dir);
+    const sessions = await listSessionsIn(state);
     if (flags.json) {
       for (const session of sessions) context.stdout.write(`${JSON.stringify(session)}\n`);
       return EXIT.ok;
     }
     if (sessions.length === 0) {
-      context.stderr.write(`no sessions in ${dir} yet; \`forkloop run "<prompt>"\` creates one.\n`);
+      context.stderr.write(
+        `no sessions for ${state.projectRoot} yet (looked in ${sessionsDirs(state).join(", ")}); \`forkloop run "<prompt>"\` creates one.\n`,
+      );
       return EXIT.ok;
     }
     for (const session of sessions) {
@@ -44,7 +48,7 @@ export async function sessionsCommand(argv: readonly string[], context: CommandC
     return EXIT.ok;
   }
   if (action === "show" && id !== undefined && extra.length === 0) {
-    const path = await existingSessionPath(dir, id);
+    const { path } = savedSession(state, id);
     const loaded = await loadIntactTranscript(path);
     if (loaded.damage) context.stderr.write(`forkloop: ${damageNotice(loaded.damage)}\n`);
     if (flags.json) {
@@ -67,14 +71,4 @@ export async function sessionsCommand(argv: readonly string[], context: CommandC
     return loaded.damage ? EXIT.usage : EXIT.ok;
   }
   throw new CliError(`forkloop sessions: expected \`list\` or \`show <session-id>\`.\n\n${SESSIONS_USAGE}`);
-}
-
-export async function existingSessionPath(dir: string, id: string): Promise<string> {
-  const path = sessionTranscriptPath(dir, checkId("session", id));
-  try {
-    await access(path);
-  } catch {
-    throw new CliError(`no session "${id}" in ${dir}. List them with \`forkloop sessions list\`.`);
-  }
-  return path;
 }

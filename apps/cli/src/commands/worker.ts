@@ -9,7 +9,14 @@ import {
   startQueueWorker,
 } from "@forkloop/batch";
 import type { SubAgentBashOptions } from "@forkloop/orchestrator";
-import { loadRunSettings, resolveModelSource, resolveSandbox, withSettingsRetryEnv } from "@forkloop/sdk";
+import {
+  checkProjectDir,
+  loadRunSettings,
+  projectState,
+  resolveModelSource,
+  resolveSandbox,
+  withSettingsRetryEnv,
+} from "@forkloop/sdk";
 import { SETTING_SOURCES } from "@forkloop/tools";
 import { z } from "zod";
 import { createBatchExecutor, createBatchPool } from "../batch-agents.js";
@@ -30,6 +37,8 @@ their lock expires).
   --queue URL              the Redis the batches are on
   --concurrency N          items running at once in this process (default 8, at most 256)
   --cwd DIR                the project the items work in on this host (default: the current directory)
+  --state-dir DIR          keep the transcripts there (default $FORKLOOP_HOME/projects/<project>/,
+                           FORKLOOP_HOME defaulting to ~/.forkloop)
   --trust-project          use this project's own settings as they are (see forkloop trust)
   --sandbox MODE           each item's Bash in bubblewrap: auto | on | off (default auto: sandboxed
                            when bubblewrap works on this host)
@@ -37,7 +46,7 @@ their lock expires).
                            crash (kill -9) its items run again once it expires
   --stalled-interval MS    how often this worker checks for such items (default 30000)
 
-Transcripts: <cwd>/.forkloop/batches/<id>/transcripts/. Exit codes: 0 stopped, 2 bad flags or
+Transcripts: <state dir>/batches/<id>/transcripts/ on this host. Exit codes: 0 stopped, 2 bad flags or
 Redis unreachable.`;
 
 const count = (flag: string, example: number, min: number, max: number) =>
@@ -52,6 +61,7 @@ const schema = z.object({
   queue: z.string().min(1, "give a Redis URL, e.g. --queue redis://127.0.0.1:6379").optional(),
   concurrency: count("concurrency", 8, 1, 256).optional(),
   cwd: z.string().min(1).optional(),
+  "state-dir": z.string().min(1, "give a directory, e.g. --state-dir ~/forkloop-state").optional(),
   "trust-project": z.boolean().optional(),
   sandbox: sandboxFlagSchema.optional(),
   "lock-duration": count("lock-duration", 30000, 1000, 3_600_000).optional(),
@@ -69,6 +79,7 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
         queue: { type: "string" },
         concurrency: { type: "string" },
         cwd: { type: "string" },
+        "state-dir": { type: "string" },
         "trust-project": { type: "boolean" },
         sandbox: { type: "string" },
         "lock-duration": { type: "string" },
@@ -84,7 +95,12 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
   if (positionals.length > 0) throw new CliError(`forkloop worker takes no arguments.\n\n${WORKER_USAGE}`);
   if (flags.queue === undefined) throw new CliError(`--queue is required.\n\n${WORKER_USAGE}`);
   const address = parseQueueUrl(flags.queue);
-  const cwd = resolve(context.cwd, flags.cwd ?? ".");
+  const cwd = await checkProjectDir(resolve(context.cwd, flags.cwd ?? "."));
+  const state = projectState({
+    cwd,
+    env: context.env,
+    ...(flags["state-dir"] === undefined ? {} : { stateDir: flags["state-dir"] }),
+  });
   const log = (line: string) => context.stderr.write(`${line}\n`);
   const settings = await loadRunSettings(cwd, context.env.HOME, SETTING_SOURCES, {
     trustProject: flags["trust-project"] === true,
@@ -115,7 +131,7 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
       ...(flags["lock-duration"] === undefined ? {} : { lockDurationMs: flags["lock-duration"] }),
       ...(flags["stalled-interval"] === undefined ? {} : { stalledIntervalMs: flags["stalled-interval"] }),
       async executorFor(batch, onEvent) {
-        const transcriptsDir = join(batchDir(cwd, batch.spec.id), "transcripts");
+        const transcriptsDir = join(batchDir(state, batch.spec.id), "transcripts");
         await mkdir(transcriptsDir, { recursive: true });
         log(`batch ${batch.spec.id}: serving its items (model ${batch.spec.model})`);
         return createBatchExecutor({

@@ -5,8 +5,15 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type StreamJsonLine, streamJsonLineSchema } from "@forkloop/sdk";
+import {
+  batchesDir,
+  projectState,
+  type StreamJsonLine,
+  sessionsDir,
+  streamJsonLineSchema,
+} from "@forkloop/sdk";
 
 /** Absolute path of the built CLI entry. */
 export const CLI_PATH = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
@@ -176,3 +183,16 @@ export function streamJsonLines(stdout: string): StreamJsonLine[] {
     .map((line) => streamJsonLineSchema.parse(JSON.parse(line)));
 }
 export { type RedisServer, startRedisServer } from "./redis-server.js";
+
+/**
+ * Where a test's batch keeps its state: the project's state directory under the user's forkloop
+ * directory (state-dirs.ts), HOME being the test's directory as `cliEnv` sets it.
+ */
+export function batchStateDir(cwd: string, id: string, home = cwd): string {
+  return join(batchesDir(projectState({ cwd, env: { HOME: home } })), id);
+}
+
+/** Where a test's `forkloop run` sessions go, as `batchStateDir` finds batches. */
+export function sessionsStateDir(cwd: string, home = cwd): string {
+  return sessionsDir(projectState({ cwd, env: { HOME: home } }));
+}

@@ -20,6 +20,8 @@ export async function startHarness(
 ): Promise<{
   sim: Simulator;
   dir: string;
+  /** Where the harness's sessions are kept: for the session helpers (`listSessions(harness.at)`). */
+  at: { dir: string; stateDir: string };
   options: (extra?: Options) => Options;
   close(): Promise<void>;
 }> {
@@ -30,11 +32,14 @@ export async function startHarness(
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-sdk-")));
   writeFileSync(join(dir, "notes.md"), "# Release notes\nexport const version = 3;\n");
   const warnings: string[] = [];
+  const stateDir = join(dir, ".forkloop-state");
   return {
     sim,
     dir,
+    at: { dir, stateDir },
     options: (extra = {}) => ({
       cwd: dir,
+      stateDir,
       env: { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: sim.url, HOME: dir },
       stderr: (line) => warnings.push(line),
       ...extra,

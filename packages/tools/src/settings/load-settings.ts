@@ -41,6 +41,11 @@ export interface LoadSettingsOptions {
   readonly sources?: readonly SettingSource[];
   /** `--trust-project`: this run takes the project's settings as they are. */
   readonly trustProject?: boolean;
+  /**
+   * `--settings FILE|JSON` (Claude Code's flag settings): read after every file, so it wins, and
+   * trusted as the user's own files are — the user typed it. `label` names it in errors.
+   */
+  readonly flagSettings?: { readonly label: string; readonly text: string };
 }
 
 /**
@@ -87,18 +92,16 @@ export async function loadSettings(
       if (code === "ENOENT") continue;
       return { ok: false, error: `${path}: cannot read the settings file (${code}).` };
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      return {
-        ok: false,
-        error: `${path}: not valid JSON (${(error as Error).message}). Fix: correct the syntax; comments and trailing commas are not allowed.`,
-      };
-    }
-    const parsed = settingsFileSchema.safeParse(json);
-    if (!parsed.success) return { ok: false, error: describeIssues(path, parsed.error.issues) };
-    files.push({ path, settings: parsed.data });
+    const parsed = parseSettingsText(path, text);
+    if (!parsed.ok) return parsed;
+    files.push({ path, settings: parsed.settings });
+  }
+  if (options.flagSettings !== undefined) {
+    const { label, text } = options.flagSettings;
+    const parsed = parseSettingsText(label, text);
+    if (!parsed.ok) return parsed;
+    files.push({ path: label, settings: parsed.settings });
+    userFiles.add(label);
   }
   // R-S5: the project's own files (a checked-out repository) may narrow permissions, never widen
   // them, unless the user trusts the project; the user's files and flags are trusted as they are.
@@ -139,6 +142,24 @@ export async function loadSettings(
     ignored,
     trusted,
   };
+}
+
+function parseSettingsText(
+  path: string,
+  text: string,
+): { readonly ok: true; readonly settings: SettingsFile } | { readonly ok: false; readonly error: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return {
+      ok: false,
+      error: `${path}: not valid JSON (${(error as Error).message}). Fix: correct the syntax; comments and trailing commas are not allowed.`,
+    };
+  }
+  const parsed = settingsFileSchema.safeParse(json);
+  if (!parsed.success) return { ok: false, error: describeIssues(path, parsed.error.issues) };
+  return { ok: true, settings: parsed.data };
 }
 
 function describeIssues(path: string, issues: readonly z.core.$ZodIssue[]): string {

@@ -1,0 +1,131 @@
+import { join } from "node:path";
+import {
+  type BatchReport,
+  type BatchRunSummary,
+  type BatchSpec,
+  buildReport,
+  finalSnapshot,
+  formatDuration,
+  type JobBackend,
+  ProgressDisplay,
+  plural,
+  runBatch,
+} from "@forkloop/batch";
+import type { Tool } from "@forkloop/loop-core";
+import type { SubAgentBashOptions } from "@forkloop/orchestrator";
+import type { ModelSource } from "@forkloop/sdk";
+import type { Settings } from "@forkloop/tools";
+import { createBatchExecutor, createBatchPool } from "./batch-agents.js";
+import type { CommandContext } from "./command-context.js";
+import { describeEndpointFailure, type EndpointFailure } from "./endpoint-failure.js";
+
+export interface BatchExecution {
+  readonly spec: BatchSpec;
+  readonly dir: string;
+  readonly backend: JobBackend;
+  readonly source: ModelSource;
+  readonly settings: Settings;
+  /** The batch's MCP tools (issue 15), run in this process for every item. */
+  readonly mcpTools: readonly Tool[];
+  /** How every item's Bash runs (the sandbox, the settings' env), as the parent's would. */
+  readonly bash: SubAgentBashOptions;
+  readonly concurrency: number;
+  readonly warm: boolean;
+  readonly budget?: { readonly limitUsd: number; readonly perItemEstimateUsd: number };
+}
+
+export interface BatchOutcome {
+  readonly summary: BatchRunSummary;
+  readonly report: BatchReport;
+  /** Why the first failure stopped the batch, and whether fixing the environment lets it resume. */
+  readonly stopFailure?: EndpointFailure;
+}
+
+/**
+ * Runs the batch's pending items as sub-agents in the orchestrator's worker pool with the live
+ * progress display on stderr, and builds the report. The caller writes and prints it.
+ */
+export async function executeBatch(run: BatchExecution, context: CommandContext): Promise<BatchOutcome> {
+  const { spec, source } = run;
+  const display = new ProgressDisplay(context.stderr);
+  const pool = createBatchPool(source, run.concurrency);
+  try {
+    const endpoint = {
+      url: source.simulated
+        ? "the built-in simulator"
+        : (source.endpoint.baseURL ?? "https://api.anthropic.com"),
+      model: spec.model,
+    };
+    let pausedUntil = 0;
+    let retriesShown = 0;
+    let stopFailure: EndpointFailure | undefined;
+    const executor = await createBatchExecutor({
+      spec,
+      cwd: spec.cwd,
+      settings: run.settings,
+      source,
+      pool,
+      bash: run.bash,
+      mcpTools: run.mcpTools,
+      transcriptsDir: join(run.dir, "transcripts"),
+      // Issue 11: which interrupted items may repeat a side effect on resume ("may have run twice").
+      recordSideEffect: (claim, tool) => run.backend.recordSideEffect(claim, tool),
+      failsEveryItem: (error) => describeEndpointFailure(error, endpoint) !== undefined,
+      onNotice: (line) => display.log(line),
+      onEvent: (claim, event) => {
+        if (event.type === "api_retry" && event.attempt > retriesShown) {
+          // Once per attempt number: a wave of items retrying together is one line, not one each.
+          retriesShown = event.attempt;
+          display.log(
+            `retrying ${claim.item.label} (attempt ${event.attempt}/${event.maxRetries} in ${formatDuration(event.delayMs)}): ${event.error} — ${endpoint.url}`,
+          );
+        }
+        if (event.type === "rate_limited" && event.until > pausedUntil) {
+          // The pool itself pauses every worker; this only tells the user why progress stalls.
+          pool.pauseUntil(event.until);
+          pausedUntil = event.until;
+          display.log(
+            `rate limited (429 on ${claim.item.label}): pausing all workers for ${formatDuration(event.retryAfterMs)}`,
+          );
+        }
+      },
+    });
+    const summary = await runBatch({
+      backend: run.backend,
+      executor,
+      concurrency: run.concurrency,
+      warm: run.warm,
+      signal: context.signal,
+      pausedForMs: () => Math.max(0, pausedUntil - Date.now()),
+      stopOnFailure: (error) => {
+        stopFailure = describeEndpointFailure(error, endpoint);
+        return stopFailure?.sentence;
+      },
+      ...(run.budget === undefined ? {} : { budget: run.budget }),
+      onEvent: (event) => {
+        if (event.type === "item_settled") {
+          const outcome = event.outcome;
+          const result = outcome.ok === "cancelled" ? undefined : outcome.result;
+          const status = outcome.ok === true ? "ok    " : "FAILED";
+          const detail = outcome.ok === false ? ` ${outcome.error.code}: ${outcome.error.message}` : "";
+          display.log(
+            `${status} ${event.claim.item.label} (${plural(result?.turns ?? 0, "turn")}, $${(result?.costUsd ?? 0).toFixed(4)})${detail}`,
+            event.snapshot,
+          );
+        } else if (event.type === "progress") {
+          display.update(event.snapshot);
+        } else {
+          display.log(`not recorded: ${event.claim.item.label}: ${event.reason}`);
+        }
+      },
+    });
+    const report = buildReport(spec.id, summary.states, summary.wallMs, {
+      simulated: source.simulated,
+      transcriptsDir: join(run.dir, "transcripts"),
+    });
+    display.finish(finalSnapshot(report));
+    return { summary, report, ...(stopFailure === undefined ? {} : { stopFailure }) };
+  } finally {
+    await pool.close();
+  }
+}

@@ -1,0 +1,38 @@
+import type { BatchSpec } from "@forkloop/batch";
+import {
+  buildCacheSafeParams,
+  type CacheSafeParams,
+  defaultMaxOutputTokens,
+  type ModelInfo,
+  type PermissionMode,
+  type Tool,
+} from "@forkloop/loop-core";
+import { assembleSession } from "@forkloop/orchestrator";
+
+/**
+ * R-F3: the one prefix (tools → system) every item of a batch starts with, so each item's first
+ * request reads it from the cache; built as the loop builds its own, with the model's output cap
+ * (a models file may lower it). The dry run estimates from the same prefix the run sends. `cwd`
+ * is where the items work: the spec's own, or a `forkloop worker`'s checkout on its host.
+ */
+export async function batchPrefix(
+  spec: BatchSpec,
+  tools: readonly Tool[],
+  modelOverrides: readonly ModelInfo[],
+  cwd: string = spec.cwd,
+): Promise<CacheSafeParams> {
+  const session = await assembleSession({
+    cwd,
+    model: spec.model,
+    permissionMode: spec.permissionMode as PermissionMode,
+    tools: [...tools],
+    ...(spec.appendSystemPrompt === undefined ? {} : { appendSystemPrompt: spec.appendSystemPrompt }),
+  });
+  return buildCacheSafeParams({
+    model: spec.model,
+    systemPrompt: session.systemPrompt,
+    tools: [...tools],
+    maxOutputTokens: defaultMaxOutputTokens(spec.model, modelOverrides),
+    messages: [],
+  });
+}

@@ -1,0 +1,52 @@
+import { type BatchSpec, type LogWriteError, type OpenedJournal, plural } from "@forkloop/batch";
+import { CliError } from "./cli-error.js";
+import { checkWritableDir, JOURNAL_BYTES_PER_ITEM, REPORT_BYTES_PER_ITEM } from "./state-checks.js";
+import { capitalize, errnoFix, errnoReason } from "./state-errors.js";
+
+/** Issue 11: a torn last record is dropped and said once; a repair says what it kept. */
+export function reportJournalRecovery(
+  journal: OpenedJournal,
+  path: string,
+  notice: (line: string) => void,
+): void {
+  if (journal.tornBytes > 0) {
+    notice(
+      `forkloop: ${path} ended in a torn record (${journal.tornBytes} bytes, an interrupted write); it was dropped`,
+    );
+  }
+  if (journal.repaired) {
+    notice(
+      `forkloop: repaired ${path}: kept ${plural(journal.repaired.keptRecords, "readable record")}, dropped ${plural(journal.repaired.droppedRecords, "damaged line")}; the damaged file is ${journal.repaired.backupPath}`,
+    );
+  }
+}
+
+/** Issue 11: room for the journal and the report, checked before the first request. */
+export async function checkBatchDirs(spec: BatchSpec, dir: string, items: number): Promise<void> {
+  await checkWritableDir(dir, {
+    role: "batch state directory",
+    neededBytes: items * JOURNAL_BYTES_PER_ITEM,
+    fix: "The journal and transcripts go there; set FORKLOOP_HOME or --state-dir to a writable directory.",
+  });
+  if (spec.outputDir !== dir) {
+    await checkWritableDir(spec.outputDir, {
+      role: "output directory",
+      neededBytes: items * REPORT_BYTES_PER_ITEM,
+      fix: "results.jsonl and the report go there: give a writable --output DIR.",
+    });
+  }
+}
+
+/** Issue 11: the journal refused a record (full disk …): what is safe, and how to go on. */
+export function journalWriteFailed(error: LogWriteError, id: string): CliError {
+  return new CliError(
+    `cannot write the batch journal ${error.path}: ${errnoReason(error.code)}. Every result recorded before this is safe; the items that were running were stopped and will run again. ${capitalize(errnoFix(error.code))}, then \`forkloop batch --resume ${id}\`.`,
+  );
+}
+
+export function reportWriteFailed(error: unknown, spec: BatchSpec): CliError {
+  const code = (error as NodeJS.ErrnoException).code ?? "";
+  return new CliError(
+    `cannot write the report to ${spec.outputDir}: ${errnoReason(code)}. Every item's result is in the journal; ${errnoFix(code)}, then \`forkloop batch --resume ${spec.id}\` writes the report (finished items do not run again).`,
+  );
+}

@@ -1,0 +1,40 @@
+import { type BatchReport, formatTotals, plural, type WrittenReport } from "@forkloop/batch";
+import type { CommandContext } from "./command-context.js";
+import { EXIT, type ExitCode } from "./exit-codes.js";
+
+/** How a batch ended, as `--output-format json` and `batch status` say it. */
+export type BatchStatus = "succeeded" | "partial" | "failed" | "stopped" | "interrupted" | "budget_reached";
+
+/** The status of a batch that ran to its end, from its exit code (exit-codes.ts). */
+export function finishedStatus(code: ExitCode): BatchStatus {
+  return code === EXIT.ok ? "succeeded" : code === EXIT.batchPartial ? "partial" : "failed";
+}
+
+/**
+ * The summary on stdout of a local or a `--queue` batch: the totals and the report's paths, or
+ * with `--output-format json` one `batch_result` object (the report's rows included, issue 13).
+ */
+export function printBatchSummary(
+  summary: {
+    readonly report: BatchReport;
+    readonly paths: Omit<WrittenReport, "keptPrevious">;
+    /** report.html's path, or the command that writes it (a local batch). */
+    readonly html?: string;
+    readonly status: BatchStatus;
+    readonly json: boolean;
+  },
+  context: CommandContext,
+): void {
+  const { report, paths, html, status } = summary;
+  if (summary.json) {
+    const allPaths = { ...paths, ...(html === undefined ? {} : { html }) };
+    context.stdout.write(`${JSON.stringify({ type: "batch_result", status, ...report, paths: allPaths })}\n`);
+    return;
+  }
+  const queue = report.queue
+    ? `queue: ${plural(report.queue.reExecutedItems, "item")} ran more than once · ${plural(report.queue.duplicateExecutions, "duplicate completion")} dropped\n`
+    : "";
+  context.stdout.write(
+    `${formatTotals(report)}\n${queue}results: ${paths.results}\nreport:  ${paths.markdown}\n${html === undefined ? "" : `html:    ${html}\n`}`,
+  );
+}

@@ -1,0 +1,174 @@
+import { DEFAULT_MODEL } from "@forkloop/sdk";
+import { z } from "zod";
+import { budgetUsdSchema, modeSchema, toolListSchema } from "../agent-options.js";
+import { type ParsedCommand, parseCommand } from "../flags.js";
+import { secondsFlag, TIMEOUT_FLAG_OPTIONS, TIMEOUT_FLAGS_USAGE } from "../model-timeouts.js";
+import { sandboxFlagSchema } from "../sandbox-flag.js";
+
+export const BATCH_USAGE = `Usage: forkloop batch (--files GLOB | --items FILE.jsonl) --prompt TEMPLATE [flags]
+       forkloop batch --resume ID [--retry-failed] [--repair] [--concurrency N] [--output DIR] [--max-budget-usd N]
+       forkloop batch (--files GLOB | --items FILE.jsonl) --prompt TEMPLATE --queue URL [--attempts N]
+       forkloop batch --resume ID --queue URL [--output DIR]
+       forkloop batch list | status ID      the batches of this project; one batch's progress
+
+Runs one sub-agent per item in a worker pool. Items share one cache-safe prompt prefix, and the
+first item warms the prompt cache before the rest start. Progress goes to stderr; results
+(results.jsonl, report.json, report.md: every item's answer and metrics) to the batch's output
+directory and a summary to stdout.
+
+  --files GLOB          one item per matching file (relative to --cwd; .gitignore respected;
+                        binary and unreadable files are skipped and listed)
+  --items FILE          one item per line of a JSONL file (an "id" field labels the item)
+  --prompt TEMPLATE     the prompt; {{file}} (with --files) or {{item}} / {{item.key}} (with --items)
+  --dry-run             list the items and estimate the first requests' tokens and cost; send nothing
+  --max-budget-usd N    start no item once the batch's spend (this run and earlier ones) would pass N
+  --output-format F     text (default) | json: the summary on stdout as one JSON object
+  --concurrency N       items running at once (default 8, at most 256)
+  --resume ID           continue an interrupted batch: finished items are skipped, interrupted ones redone
+  --retry-failed        with --resume: run the failed items again too
+  --repair              with --resume: a damaged journal keeps every readable record (the damaged
+                        file is moved aside); items it no longer knows are listed again and run
+  --id ID               name a new batch (default: b-<date>-<random>)
+  --model NAME          model id or alias (default ${DEFAULT_MODEL})
+  --fallback-model NAME model to switch to when the primary stays overloaded (repeatable)
+  --max-turns N         turns per item (default 8)
+  --allowed-tools LIST  allow rules, comma-separated: Edit, Bash(npm test:*), Write(src/**) …
+  --disallowed-tools LIST  deny rules; a bare tool name also removes the tool (e.g. Bash, mcp__db)
+  --mcp-config FILE     MCP servers from a file (or JSON) {"mcpServers": {…}} (repeatable); with
+                        .mcp.json (trusted projects) and settings' mcpServers, started once for all items
+  --strict-mcp-config   only the --mcp-config servers
+  --trust-project          use this project's own settings as they are (see forkloop trust)
+  --sandbox MODE        each item's Bash in bubblewrap: auto | on | off (default auto: sandboxed
+                        when bubblewrap works here, said once on stderr when it does not)
+  --permission-mode M   default | acceptEdits | plan | bypassPermissions | dontAsk | auto (default
+                        dontAsk: reads run, anything that would ask for permission is denied)
+  --append-system-prompt TEXT  added to the shared system prompt
+  --output DIR          where results.jsonl and the report go (default: the batch's state directory)
+  --cwd DIR             the project to work in (default: the current directory)
+  --state-dir DIR       keep the batch state there (default $FORKLOOP_HOME/projects/<project>/,
+                        FORKLOOP_HOME defaulting to ~/.forkloop; batches in <cwd>/.forkloop are found too)
+  --no-warm             start the whole first wave at once (no cache warming; for comparisons)
+  --queue URL           distribute the batch over Redis (redis://HOST:PORT[/DB]): \`forkloop worker
+                        --queue URL\` processes on any host run the items; this one shows progress
+                        and writes the results (see the @forkloop/batch README for Redis settings);
+                        --dry-run and --output-format json work with it, --max-budget-usd does not
+  --attempts N          with --queue: runs per item before it counts as failed (default 3)
+  --retry-delay MS      with --queue: the first retry's delay, doubled per attempt (default 1000)
+  --report              also write the HTML report (report.html) and print its path; without it
+                        the command that writes and opens it is printed
+${TIMEOUT_FLAGS_USAGE}
+
+State: <state dir>/batches/<id>/ (batch.json, journal.log). Exit codes: 0 every item
+succeeded, 6 some failed, 7 none succeeded, 10 stopped at --max-budget-usd (resume with a higher
+one), 130 interrupted and 143 SIGTERM (resume it), 2 bad flags or input, or the first item showed
+the endpoint, key or model is wrong (fix, then resume).`;
+
+const count = (flag: string, example: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, `must be a whole number, e.g. --${flag} ${example}`)
+    .transform(Number)
+    .refine((value) => value >= 1 && value <= max, `must be between 1 and ${max}`);
+
+const schema = z.object({
+  help: z.boolean().optional(),
+  files: z.string().min(1, 'give a glob, e.g. --files "src/**/*.ts"').optional(),
+  items: z.string().min(1, "give a JSONL file, e.g. --items tasks.jsonl").optional(),
+  prompt: z.string().min(1, 'give a prompt, e.g. --prompt "Summarize {{file}}"').optional(),
+  "dry-run": z.boolean().optional(),
+  "max-budget-usd": budgetUsdSchema.optional(),
+  "output-format": z.enum(["text", "json"], { message: "must be text or json" }).optional(),
+  concurrency: count("concurrency", 8, 256).optional(),
+  resume: z.string().min(1).optional(),
+  id: z.string().min(1).optional(),
+  model: z.string().min(1, "give a model id, e.g. --model claude-sonnet-4-6").optional(),
+  "fallback-model": z.array(z.string().min(1)).optional(),
+  "max-turns": count("max-turns", 8, 1000).optional(),
+  "allowed-tools": toolListSchema.optional(),
+  "disallowed-tools": toolListSchema.optional(),
+  "mcp-config": z.array(z.string().min(1, "give a file, e.g. --mcp-config mcp.json")).optional(),
+  "strict-mcp-config": z.boolean().optional(),
+  "trust-project": z.boolean().optional(),
+  sandbox: sandboxFlagSchema.optional(),
+  "permission-mode": modeSchema.optional(),
+  "append-system-prompt": z.string().optional(),
+  output: z.string().min(1).optional(),
+  cwd: z.string().min(1).optional(),
+  "state-dir": z.string().min(1, "give a directory, e.g. --state-dir ~/forkloop-state").optional(),
+  "no-warm": z.boolean().optional(),
+  "retry-failed": z.boolean().optional(),
+  report: z.boolean().optional(),
+  repair: z.boolean().optional(),
+  queue: z.string().min(1, "give a Redis URL, e.g. --queue redis://127.0.0.1:6379").optional(),
+  attempts: count("attempts", 3, 100).optional(),
+  "retry-delay": z
+    .string()
+    .regex(/^\d+$/, "must be milliseconds, e.g. --retry-delay 1000")
+    .transform(Number)
+    .optional(),
+  "headers-timeout": secondsFlag("headers-timeout", 120).optional(),
+  "idle-timeout": secondsFlag("idle-timeout", 90).optional(),
+});
+export type BatchFlags = z.infer<typeof schema>;
+
+/** The flags that are part of a batch's settings (batch.json): a resume keeps them as they were. */
+export const SETTINGS_FLAGS = [
+  "files",
+  "items",
+  "prompt",
+  "id",
+  "model",
+  "fallback-model",
+  "max-turns",
+  "allowed-tools",
+  "disallowed-tools",
+  "permission-mode",
+  "append-system-prompt",
+  "mcp-config",
+  "strict-mcp-config",
+] as const satisfies readonly (keyof BatchFlags)[];
+
+export function parseBatchFlags(argv: readonly string[]): ParsedCommand<BatchFlags> {
+  return parseCommand(
+    {
+      command: "batch",
+      usage: BATCH_USAGE,
+      schema,
+      options: {
+        help: { type: "boolean", short: "h" },
+        files: { type: "string" },
+        items: { type: "string" },
+        prompt: { type: "string" },
+        "dry-run": { type: "boolean" },
+        "max-budget-usd": { type: "string" },
+        "output-format": { type: "string" },
+        concurrency: { type: "string" },
+        resume: { type: "string" },
+        id: { type: "string" },
+        model: { type: "string" },
+        "fallback-model": { type: "string", multiple: true },
+        "max-turns": { type: "string" },
+        "allowed-tools": { type: "string" },
+        "disallowed-tools": { type: "string" },
+        "mcp-config": { type: "string", multiple: true },
+        "strict-mcp-config": { type: "boolean" },
+        "trust-project": { type: "boolean" },
+        sandbox: { type: "string" },
+        "permission-mode": { type: "string" },
+        "append-system-prompt": { type: "string" },
+        output: { type: "string" },
+        cwd: { type: "string" },
+        "state-dir": { type: "string" },
+        "no-warm": { type: "boolean" },
+        "retry-failed": { type: "boolean" },
+        report: { type: "boolean" },
+        repair: { type: "boolean" },
+        queue: { type: "string" },
+        attempts: { type: "string" },
+        "retry-delay": { type: "string" },
+        ...TIMEOUT_FLAG_OPTIONS,
+      },
+    },
+    argv,
+  );
+}

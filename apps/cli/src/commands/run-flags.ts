@@ -1,0 +1,191 @@
+import { DEFAULT_MODEL, SLASH_COMMANDS } from "@forkloop/sdk";
+import { z } from "zod";
+import { budgetUsdSchema, modeSchema, toolListSchema } from "../agent-options.js";
+import { CliError } from "../cli-error.js";
+import { type ParsedCommand, parseCommand } from "../flags.js";
+import { secondsFlag, TIMEOUT_FLAG_OPTIONS, TIMEOUT_FLAGS_USAGE } from "../model-timeouts.js";
+import { sandboxFlagSchema } from "../sandbox-flag.js";
+import { parseTokenBudget } from "../token-budget-flag.js";
+
+export const RUN_USAGE = `Usage: forkloop run ["<prompt>"] [flags]      (also: forkloop -p "<prompt>" [flags])
+
+One headless agent run, like \`claude -p\`. The prompt is the arguments; piped stdin is appended
+to it (\`cat log | forkloop run "explain"\`), or is the prompt when there are no arguments. The
+session is saved per project (the git root, else the directory) in
+$FORKLOOP_HOME/projects/<project>/sessions/ (FORKLOOP_HOME defaults to ~/.forkloop).
+
+  --output-format F       text (default: the final answer) | json (one result object) |
+                          stream-json (one JSON object per line: system/init, assistant, user,
+                          system/api_retry, system/compact_boundary, system/task_*, result)
+  --input-format F        text (default) | stream-json: user messages as JSON lines on stdin
+                          ({"type":"user","message":{"role":"user","content":…}}), one turn each
+  --include-partial-messages  with --output-format stream-json: also the raw stream events
+  --verbose               with text output: tool calls and retries on stderr
+  --model NAME            model id or alias: opus, sonnet, haiku (the newest of each), a
+                          [1m] suffix is accepted (default ${DEFAULT_MODEL})
+  --fallback-model NAME   switch to this model when the primary stays overloaded (repeatable)
+  --max-turns N           stop after N turns (exit code 3)
+  --max-budget-usd N      stop the run once its cost reaches N US dollars (exit code 10)
+  --system-prompt TEXT    replace the system prompt
+  --append-system-prompt TEXT  appended to the system prompt
+  --permission-mode M     default | acceptEdits | plan | bypassPermissions | dontAsk | auto
+                          (default: default — reads run; writes and commands need an allow rule)
+  --dangerously-skip-permissions  the same as --permission-mode bypassPermissions
+  --allowed-tools LIST    allow rules, comma-separated: Edit, Bash(npm test:*), Write(src/**),
+                          mcp__server (every tool of an MCP server), mcp__server__tool …
+  --disallowed-tools LIST deny rules; a bare tool name also removes the tool (e.g. Bash, mcp__db)
+  --mcp-config FILE       MCP servers from a file (or a JSON string) {"mcpServers": {…}} (repeatable);
+                          also read: .mcp.json (trusted projects), mcpServers in settings, ~/.claude.json
+  --strict-mcp-config     only the --mcp-config servers
+  --add-dir DIR           let the file tools work in DIR too (repeatable; it must exist)
+  --sandbox MODE          Bash in bubblewrap: auto | on | off (default: auto with dontAsk, else off)
+  --settings FILE|JSON    one more settings file, or the settings as JSON ('{"model":"opus"}'):
+                          read last (it wins) and trusted, as the user's own files
+  --trust-project         use this project's own settings as they are for this run (allow rules,
+                          hooks, env, a wider mode); without it, or \`forkloop trust\`, they only narrow
+  --cwd DIR               the project to work in (default: the current directory)
+  --state-dir DIR         keep the session there instead (sessions in <cwd>/.forkloop are found too)
+  --budget TOKENS         a token budget for the turn, e.g. +500k (R-L14)
+  -r, --resume SESSION    continue a saved session with this prompt
+  -c, --continue          continue the project's most recent session
+  --repair                with --resume: a damaged transcript keeps its intact records (the
+                          damaged file is moved aside), then the session continues
+  --report                write the session's HTML report at the end and print its path (stderr);
+                          without it the command that writes and opens it is printed
+${TIMEOUT_FLAGS_USAGE}
+
+Slash commands (the prompt's first word): ${SLASH_COMMANDS.join(", ")} — with --resume,
+compacts the session now (one summary request, no model turn); instructions steer the summary.
+
+Exit codes: 0 completed, 3 max turns, 4 model error, 5 stopped by a hook, 8 context limit,
+9 /compact failed, 10 --max-budget-usd reached, 130 interrupted, 143 SIGTERM, 2 bad flags.
+Ctrl+C once interrupts cleanly (transcript stays consistent), twice exits at once.`;
+
+const schema = z.object({
+  help: z.boolean().optional(),
+  print: z.boolean().optional(),
+  "output-format": z
+    .enum(["text", "json", "stream-json"], { message: "must be text, json or stream-json" })
+    .optional(),
+  "input-format": z.enum(["text", "stream-json"], { message: "must be text or stream-json" }).optional(),
+  "include-partial-messages": z.boolean().optional(),
+  model: z.string().min(1, "give a model id or alias, e.g. --model sonnet").optional(),
+  "fallback-model": z.array(z.string().min(1)).optional(),
+  "max-turns": z
+    .string()
+    .regex(/^\d+$/, "must be a whole number, e.g. --max-turns 10")
+    .transform(Number)
+    .refine((value) => value >= 1, "must be at least 1")
+    .optional(),
+  "max-budget-usd": budgetUsdSchema.optional(),
+  "system-prompt": z.string().min(1, 'give the prompt, e.g. --system-prompt "You review code."').optional(),
+  "append-system-prompt": z.string().optional(),
+  "permission-mode": modeSchema.optional(),
+  "dangerously-skip-permissions": z.boolean().optional(),
+  "allowed-tools": toolListSchema.optional(),
+  "disallowed-tools": toolListSchema.optional(),
+  "mcp-config": z.array(z.string().min(1, "give a file, e.g. --mcp-config mcp.json")).optional(),
+  "strict-mcp-config": z.boolean().optional(),
+  "add-dir": z.array(z.string().min(1, "give a directory, e.g. --add-dir ../shared")).optional(),
+  settings: z.string().min(1, `give a file or JSON, e.g. --settings '{"model":"opus"}'`).optional(),
+  "trust-project": z.boolean().optional(),
+  sandbox: sandboxFlagSchema.optional(),
+  cwd: z.string().min(1).optional(),
+  "state-dir": z.string().min(1, "give a directory, e.g. --state-dir ~/forkloop-state").optional(),
+  budget: z
+    .string()
+    .transform((text, ctx) => {
+      const parsed = parseTokenBudget(text);
+      if (parsed.ok) return parsed.tokens;
+      ctx.addIssue({ code: "custom", message: parsed.error });
+      return z.NEVER;
+    })
+    .optional(),
+  resume: z.string().min(1).optional(),
+  continue: z.boolean().optional(),
+  repair: z.boolean().optional(),
+  verbose: z.boolean().optional(),
+  report: z.boolean().optional(),
+  "headers-timeout": secondsFlag("headers-timeout", 120).optional(),
+  "idle-timeout": secondsFlag("idle-timeout", 90).optional(),
+});
+export type RunFlags = z.infer<typeof schema>;
+
+/** `forkloop run`'s flags, with Claude Code's spellings (`-p`, `-c`, `-r`, camelCase aliases). */
+export function parseRunFlags(argv: readonly string[]): ParsedCommand<RunFlags> {
+  const parsed = parseCommand(
+    {
+      command: "run",
+      usage: RUN_USAGE,
+      schema,
+      options: {
+        help: { type: "boolean", short: "h" },
+        // `forkloop run -p "…"` as `claude -p "…"`: headless is all `run` does.
+        print: { type: "boolean", short: "p" },
+        "output-format": { type: "string" },
+        "input-format": { type: "string" },
+        "include-partial-messages": { type: "boolean" },
+        model: { type: "string" },
+        "fallback-model": { type: "string", multiple: true },
+        "max-turns": { type: "string" },
+        "max-budget-usd": { type: "string" },
+        "system-prompt": { type: "string" },
+        "append-system-prompt": { type: "string" },
+        "permission-mode": { type: "string" },
+        "dangerously-skip-permissions": { type: "boolean" },
+        "allowed-tools": { type: "string" },
+        "disallowed-tools": { type: "string" },
+        "add-dir": { type: "string", multiple: true },
+        "mcp-config": { type: "string", multiple: true },
+        "strict-mcp-config": { type: "boolean" },
+        settings: { type: "string" },
+        "trust-project": { type: "boolean" },
+        sandbox: { type: "string" },
+        cwd: { type: "string" },
+        "state-dir": { type: "string" },
+        budget: { type: "string" },
+        resume: { type: "string", short: "r" },
+        continue: { type: "boolean", short: "c" },
+        repair: { type: "boolean" },
+        verbose: { type: "boolean" },
+        report: { type: "boolean" },
+        ...TIMEOUT_FLAG_OPTIONS,
+      },
+    },
+    argv.map((arg) => CLAUDE_SPELLINGS[arg] ?? arg),
+  );
+  checkCombinations(parsed.flags);
+  return parsed;
+}
+
+/** Claude Code's camelCase spellings of the same flags. */
+const CLAUDE_SPELLINGS: Readonly<Record<string, string>> = {
+  "--allowedTools": "--allowed-tools",
+  "--disallowedTools": "--disallowed-tools",
+};
+
+/** Flags that only mean something together: refused with the fix, before anything starts. */
+function checkCombinations(flags: RunFlags): void {
+  if (flags["include-partial-messages"] && flags["output-format"] !== "stream-json") {
+    throw new CliError(
+      "--include-partial-messages only applies to --output-format stream-json (the raw stream events are stream-json lines); add --output-format stream-json or drop it.",
+    );
+  }
+  if (flags["input-format"] === "stream-json" && flags["output-format"] !== "stream-json") {
+    throw new CliError(
+      "--input-format stream-json needs --output-format stream-json (each input turn answers as stream-json lines); add --output-format stream-json.",
+    );
+  }
+  if (flags.resume !== undefined && flags.continue) {
+    throw new CliError("give either --resume SESSION or --continue (the most recent session), not both.");
+  }
+  if (
+    flags["dangerously-skip-permissions"] &&
+    flags["permission-mode"] !== undefined &&
+    flags["permission-mode"] !== "bypassPermissions"
+  ) {
+    throw new CliError(
+      `--dangerously-skip-permissions is --permission-mode bypassPermissions; it contradicts --permission-mode ${flags["permission-mode"]}. Drop one of them.`,
+    );
+  }
+}

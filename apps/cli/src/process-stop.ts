@@ -1,0 +1,79 @@
+import { EXIT, type ExitCode } from "./exit-codes.js";
+
+/** Why the process was asked to stop: Ctrl+C, a SIGTERM (`timeout`, `kill`, a CI runner) or a closed pipe. */
+export type StopCause = "sigint" | "sigterm" | "epipe";
+
+/**
+ * A repeat of the first signal this soon is the same request: `timeout -s INT` and a shell can
+ * both deliver one a few milliseconds apart (issue 13: half such runs exited without a report).
+ * A person pressing Ctrl+C again to leave at once is slower than this.
+ */
+export const REPEATED_SIGNAL_WINDOW_MS = 300;
+
+export interface ProcessStop {
+  /** Aborted on the first SIGINT, SIGTERM or EPIPE; commands stop cooperatively on it. */
+  readonly signal: AbortSignal;
+  /** The exit code for what the command returned, given why it was stopped. */
+  exitCode(returned: ExitCode): number;
+  /** False once stdout's reader has gone: nothing more can be written there. */
+  stdoutOpen(): boolean;
+}
+
+/**
+ * Installs the process's stop handling (issue 13 item 5). The first SIGINT or SIGTERM aborts
+ * `signal`, so transcripts and journals end consistently; a repeat within
+ * REPEATED_SIGNAL_WINDOW_MS is ignored; a later one exits at once. A closed stdout or stderr
+ * (`forkloop run … | head -1`) stops the work quietly — no EPIPE stack trace — and exits 141
+ * (128 + SIGPIPE), as a Unix tool killed by the closed pipe would.
+ */
+export function installProcessStop(
+  proc: Pick<NodeJS.Process, "on" | "exit" | "stdout" | "stderr"> = process,
+  now: () => number = Date.now,
+): ProcessStop {
+  const controller = new AbortController();
+  let cause: StopCause | undefined;
+  let firstSignalAt = 0;
+  let stdoutClosed = false;
+  let stderrClosed = false;
+
+  const stop = (next: StopCause) => {
+    if (cause !== undefined) return;
+    cause = next;
+    // Not loop-core's SUBMIT_INTERRUPT_REASON: this is a hard interrupt (R-L16), which leaves an interrupt notice.
+    controller.abort(next);
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    const code = signal === "SIGTERM" ? EXIT.terminated : EXIT.interrupted;
+    if (cause === undefined) {
+      firstSignalAt = now();
+      if (!stderrClosed) {
+        proc.stderr.write(`\nforkloop: ${signal} received, stopping (press Ctrl+C again to exit at once)\n`);
+      }
+      stop(signal === "SIGTERM" ? "sigterm" : "sigint");
+      return;
+    }
+    if (now() - firstSignalAt < REPEATED_SIGNAL_WINDOW_MS) return;
+    proc.exit(code);
+  };
+  proc.on("SIGINT", onSignal);
+  proc.on("SIGTERM", onSignal);
+
+  const onPipeError = (stream: "stdout" | "stderr") => (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    if (stream === "stdout") stdoutClosed = true;
+    else stderrClosed = true;
+    stop("epipe");
+  };
+  proc.stdout.on("error", onPipeError("stdout"));
+  proc.stderr.on("error", onPipeError("stderr"));
+
+  return {
+    signal: controller.signal,
+    exitCode(returned) {
+      if (cause === "epipe") return EXIT.brokenPipe;
+      if (cause === "sigterm" && returned === EXIT.interrupted) return EXIT.terminated;
+      return returned;
+    },
+    stdoutOpen: () => !stdoutClosed,
+  };
+}

@@ -1,0 +1,125 @@
+import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCli, type SimProcess, startCli, startSimProcess, waitForOutput } from "@forkloop/cli/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+/**
+ * Issue 13 item 3: bad input and a wrong endpoint, key or model stop a batch before it spends
+ * (or after the first item), through the built binary. Each test counts the requests the
+ * simulator received.
+ */
+let dir: string;
+let sim: SimProcess;
+let denying: SimProcess;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "forkloop-fail-fast-"));
+  await mkdir(join(dir, "src"));
+  for (let index = 0; index < 4; index++)
+    await writeFile(join(dir, "src", `f${index}.ts`), `export const f${index} = ${index};\n`);
+  [sim, denying] = await Promise.all([startSimProcess(dir), startSimProcess(dir, ["--faults", "401@1+"])]);
+});
+afterAll(async () => {
+  await Promise.all([sim?.stop(), denying?.stop()]);
+  await rm(dir, { recursive: true, force: true });
+});
+
+const messageRequests = async (server: SimProcess) =>
+  (await server.requests()).filter((record) => record.path.startsWith("/v1/messages")).length;
+
+const batch = (args: string[], env: Record<string, string> = sim.env, cwd = dir) =>
+  runCli(["batch", "--prompt", "Summarize {{file}}", ...args], { cwd, env });
+
+describe("issue 13: fail fast, before spending", () => {
+  it("--cwd must exist (batch and run): exit 2 naming it, and nothing is created there", async () => {
+    const missing = join(dir, "no-such-project");
+    const result = await batch(["--files", "*.ts", "--cwd", missing]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`--cwd ${missing}: no such directory`);
+    const run = await runCli(["run", "hi", "--cwd", missing], { cwd: dir, env: sim.env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`--cwd ${missing}: no such directory`);
+    expect(await readdir(dir)).not.toContain("no-such-project");
+  });
+
+  it("an unwritable --output is exit 2 before the first request", async () => {
+    const before = await messageRequests(sim);
+    await writeFile(join(dir, "a-file"), "not a directory\n");
+    const result = await batch(["--files", "src/*.ts", "--output", "a-file/report"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /cannot write the output directory .*a-file\/report: .+give a writable --output DIR/,
+    );
+    expect(await messageRequests(sim)).toBe(before);
+  });
+
+  it("a {{item.key}} missing from one item is exit 2 naming the item and the key, before any request", async () => {
+    const before = await messageRequests(sim);
+    await writeFile(join(dir, "tasks.jsonl"), '{"path":"a"}\n{"path":"b"}\n{"name":"c"}\n');
+    const result = runCli(["batch", "--items", "tasks.jsonl", "--prompt", "Review {{item.path}}"], {
+      cwd: dir,
+      env: sim.env,
+    });
+    const { code, stderr } = await result;
+    expect(code).toBe(2);
+    expect(stderr).toContain(`but ${join(dir, "tasks.jsonl")}:3 has no "path"`);
+    expect(await messageRequests(sim)).toBe(before);
+  });
+
+  it("the first item's 401 stops the whole batch at once, naming the URL and the fix", async () => {
+    const result = await batch(["--files", "src/*.ts", "--concurrency", "2", "--id", "denied"], denying.env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `forkloop batch: stopped after the first failure: ${denying.url} refused the API key (401: `,
+    );
+    expect(result.stderr).toContain(
+      "Set ANTHROPIC_API_KEY to a valid key; then `forkloop batch --resume denied`.",
+    );
+    // The warmed first item alone reached the server; the three others are pending for the resume.
+    expect(await messageRequests(denying)).toBe(1);
+    expect(result.stdout).toContain("4 items: 0 succeeded, 1 failed, 3 not finished");
+  });
+
+  it("the first item's 404 for an unknown model stops the batch, naming the model", async () => {
+    const before = await messageRequests(sim);
+    const result = await batch(["--files", "src/*.ts", "--model", "claude-nope-9"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`model "claude-nope-9" was not found at ${sim.url} (404: `);
+    expect(result.stderr).toContain("then start the batch again.");
+    expect((await messageRequests(sim)) - before).toBe(1);
+  });
+
+  it("binary and unreadable matches are skipped at enqueue and listed", async () => {
+    const project = join(dir, "mixed");
+    await mkdir(project);
+    await writeFile(join(project, "a.txt"), "plain text\n");
+    await writeFile(join(project, "logo.txt"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x1a]));
+    // Unreadable even for root: reading /proc/self/mem at offset 0 is EIO.
+    await symlink("/proc/self/mem", join(project, "mem.txt"));
+    const result = await batch(["--files", "*.txt"], sim.env, project);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain("skipped 1 binary file (logo.txt) and 1 unreadable file (mem.txt: EIO)");
+    expect(result.stdout).toContain("1 item: 1 succeeded, 0 failed");
+  });
+
+  it("a closed port: the connection retries show on the progress line, naming the URL (not minutes of silence)", async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => resolve(port));
+      });
+    });
+    const url = `http://127.0.0.1:${closed}`;
+    const run = startCli(["batch", "--files", "src/*.ts", "--prompt", "Summarize {{file}}"], {
+      cwd: dir,
+      env: { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: url },
+    });
+    await waitForOutput(run.child, run.stderr, (text) => text.includes("retrying"));
+    expect(run.stderr()).toMatch(
+      new RegExp(`retrying src/f0\\.ts \\(attempt 1/\\d+ in [^)]+\\): .+ — ${url}`),
+    );
+    run.child.kill("SIGTERM");
+    expect((await run.exited).code).toBe(143);
+  });
+});

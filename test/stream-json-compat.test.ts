@@ -1,0 +1,359 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCli, startCli, waitForOutput } from "@forkloop/cli/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+
+/**
+ * Issue 13: `forkloop run --output-format stream-json` lines against Claude Code's headless
+ * output, written from what Claude Code prints (shared/reference/claude-code-wire.md) and the
+ * Agent SDK's declarations of those messages (SDKSystemMessage, SDKAssistantMessage,
+ * SDKUserMessage, SDKResultMessage, SDKAPIRetryMessage, SDKTask*Message), not from forkloop's own
+ * schemas. Every object is strict: a field Claude Code prints must be there with its type, and
+ * anything else must be one of forkloop's few declared extensions (`EXTENSIONS`), so an
+ * undeclared field fails too.
+ */
+const id = z.uuid();
+const common = { session_id: id, uuid: id };
+const count = z.number().int().nonnegative();
+
+/** forkloop's own fields, each documented in packages/sdk/src/stream-json.ts. */
+const EXTENSIONS = {
+  init: { simulated: z.boolean() },
+  apiRetry: { error_message: z.string() },
+  result: {
+    terminal_reason: z.string(),
+    subagentUsage: z.array(z.looseObject({ agentId: z.string() })),
+    cacheReadShare: z.number(),
+  },
+  taskStarted: { task_type: z.string() },
+};
+
+const apiMessage = z.object({
+  id: z.string(),
+  type: z.literal("message"),
+  role: z.literal("assistant"),
+  model: z.string(),
+  content: z.array(z.looseObject({ type: z.string() })).length(1),
+  stop_reason: z.string().nullable(),
+  stop_sequence: z.string().nullable(),
+  usage: z.looseObject({ input_tokens: count, output_tokens: count }),
+});
+
+const init = z.strictObject({
+  type: z.literal("system"),
+  subtype: z.literal("init"),
+  ...common,
+  cwd: z.string(),
+  tools: z.array(z.string()),
+  mcp_servers: z.array(z.strictObject({ name: z.string(), status: z.string() })),
+  model: z.string(),
+  permissionMode: z.enum(["default", "acceptEdits", "bypassPermissions", "plan", "dontAsk", "auto"]),
+  slash_commands: z.array(z.string()),
+  apiKeySource: z.string(),
+  output_style: z.string(),
+  agents: z.array(z.string()),
+  skills: z.array(z.string()),
+  plugins: z.array(z.strictObject({ name: z.string(), path: z.string() })),
+  /** Claude Code prints its version; forkloop its own release. */
+  claude_code_version: z.string().regex(/^\d+\.\d+\.\d+/),
+  ...EXTENSIONS.init,
+});
+
+const assistant = z.strictObject({
+  type: z.literal("assistant"),
+  ...common,
+  message: apiMessage,
+  parent_tool_use_id: z.string().nullable(),
+  /** The response's request-id; a sub-agent's lines (rebuilt from its events) have none. */
+  request_id: z.string().min(1).optional(),
+});
+
+const toolResultBlock = z.strictObject({
+  type: z.literal("tool_result"),
+  tool_use_id: z.string(),
+  content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]),
+  is_error: z.boolean().optional(),
+});
+const user = z.strictObject({
+  type: z.literal("user"),
+  ...common,
+  // Always an array of blocks (the interrupt notice too), never a bare string.
+  message: z.strictObject({
+    role: z.literal("user"),
+    content: z.array(
+      z.union([toolResultBlock, z.strictObject({ type: z.literal("text"), text: z.string() })]),
+    ),
+  }),
+  parent_tool_use_id: z.string().nullable(),
+  isSynthetic: z.boolean().optional(),
+  tool_use_result: z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
+  timestamp: z.iso.datetime(),
+});
+
+const streamEvent = z.strictObject({
+  type: z.literal("stream_event"),
+  ...common,
+  event: z.looseObject({ type: z.string() }),
+  parent_tool_use_id: z.string().nullable(),
+});
+
+const apiRetry = z.strictObject({
+  type: z.literal("system"),
+  subtype: z.literal("api_retry"),
+  ...common,
+  attempt: z.number().int().positive(),
+  max_retries: count,
+  retry_delay_ms: z.number().nonnegative(),
+  error_status: z.number().int().nullable(),
+  error: z.enum([
+    "authentication_failed",
+    "billing_error",
+    "rate_limit",
+    "overloaded",
+    "invalid_request",
+    "model_not_found",
+    "server_error",
+    "unknown",
+  ]),
+  ...EXTENSIONS.apiRetry,
+});
+
+const compactBoundary = z.strictObject({
+  type: z.literal("system"),
+  subtype: z.literal("compact_boundary"),
+  ...common,
+  compact_metadata: z.strictObject({
+    trigger: z.enum(["manual", "auto"]),
+    pre_tokens: count,
+    post_tokens: count,
+  }),
+});
+
+const taskUsage = z.strictObject({
+  total_tokens: count,
+  tool_uses: count,
+  duration_ms: z.number().nonnegative(),
+});
+const task = {
+  ...common,
+  task_id: z.string(),
+  tool_use_id: z.string().optional(),
+  subagent_type: z.string().optional(),
+};
+const taskStarted = z.strictObject({
+  type: z.literal("system"),
+  subtype: z.literal("task_started"),
+  ...task,
+  description: z.string(),
+  ...EXTENSIONS.taskStarted,
+});
+const taskProgress = z.strictObject({
+  type: z.literal("system"),
+  subtype: z.literal("task_progress"),
+  ...task,
+  description: z.string(),
+  usage: taskUsage,
+  last_tool_name: z.string().optional(),
+});
+const taskNotification = z.strictObject({
+  type: z.literal("system"),
+  subtype: z.literal("task_notification"),
+  ...task,
+  status: z.enum(["completed", "failed", "stopped"]),
+  output_file: z.string(),
+  summary: z.string(),
+  usage: taskUsage,
+});
+
+const result = z.strictObject({
+  type: z.literal("result"),
+  subtype: z.enum(["success", "error_max_turns", "error_during_execution", "error_max_budget_usd"]),
+  ...common,
+  is_error: z.boolean(),
+  duration_ms: z.number().nonnegative(),
+  duration_api_ms: z.number().nonnegative(),
+  num_turns: count,
+  result: z.string(),
+  stop_reason: z.string().nullable(),
+  total_cost_usd: z.number().nonnegative(),
+  usage: z.strictObject({
+    input_tokens: count,
+    output_tokens: count,
+    cache_creation_input_tokens: count,
+    cache_read_input_tokens: count,
+    service_tier: z.string(),
+    cache_creation: z.strictObject({ ephemeral_5m_input_tokens: count, ephemeral_1h_input_tokens: count }),
+    server_tool_use: z.strictObject({ web_search_requests: count, web_fetch_requests: count }),
+  }),
+  modelUsage: z.record(
+    z.string(),
+    z.strictObject({
+      inputTokens: count,
+      outputTokens: count,
+      cacheReadInputTokens: count,
+      cacheCreationInputTokens: count,
+      webSearchRequests: count,
+      costUSD: z.number().nonnegative(),
+      contextWindow: count,
+      maxOutputTokens: count,
+    }),
+  ),
+  permission_denials: z.array(
+    z.strictObject({
+      tool_name: z.string(),
+      tool_use_id: z.string(),
+      tool_input: z.record(z.string(), z.unknown()),
+    }),
+  ),
+  errors: z.array(z.string()),
+  api_error_status: z.number().int().nullable(),
+  ttft_ms: z.number().nonnegative().optional(),
+  ...EXTENSIONS.result,
+});
+
+/** Claude Code's line kinds (`type`, or `type/subtype` for system lines) and their schemas. */
+const LINES: Record<string, z.ZodType> = {
+  "system/init": init,
+  assistant,
+  user,
+  stream_event: streamEvent,
+  "system/api_retry": apiRetry,
+  "system/compact_boundary": compactBoundary,
+  "system/task_started": taskStarted,
+  "system/task_progress": taskProgress,
+  "system/task_notification": taskNotification,
+  result,
+};
+
+/** The name of the line kind, for the coverage check. */
+const kindOf = (line: Record<string, unknown>) =>
+  line.type === "system" ? `system/${line.subtype}` : String(line.type);
+
+let dir: string;
+const runs: Record<string, Record<string, unknown>[]> = {};
+const parse = (stdout: string) =>
+  stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "forkloop-compat-"));
+  for (const name of ["a", "b"]) await writeFile(join(dir, `${name}.txt`), `${name} alpha beta\n`);
+  await writeFile(join(dir, "notes.md"), "# Notes\nwire format\n");
+  // Big enough that /compact has history to cut.
+  const big = Array.from({ length: 300 }, (_, i) => `line ${i}: alpha beta gamma delta omega`);
+  await writeFile(join(dir, "big.md"), `# Big\n${big.join("\n")}\n`);
+  const stream = ["--output-format", "stream-json"];
+  const [forks, limited, refused, long] = await Promise.all([
+    // The built-in policy forks one sub-agent per matched file; the first request is retried (529).
+    runCli(["run", "Summarize *.txt", ...stream, "--include-partial-messages"], {
+      cwd: dir,
+      env: { FORKLOOP_SIM_FAULTS: "529@1" },
+    }),
+    runCli(["run", "Summarize notes.md", ...stream, "--max-turns", "1"], { cwd: dir }),
+    // A 400 is not retried: the turn ends on the API error.
+    runCli(["run", "Summarize notes.md", ...stream], { cwd: dir, env: { FORKLOOP_SIM_FAULTS: "400@1" } }),
+    runCli(["run", "Summarize big.md", ...stream], { cwd: dir }),
+  ]);
+  runs.forks = parse(forks.stdout);
+  runs.limited = parse(limited.stdout);
+  runs.refused = parse(refused.stdout);
+  runs.long = parse(long.stdout);
+  const sessionId = String(runs.long.at(-1)?.session_id);
+  const [compacted, interrupted] = await Promise.all([
+    runCli(["run", "--resume", sessionId, "/compact", ...stream], { cwd: dir }),
+    (async () => {
+      const run = startCli(["run", "Summarize notes.md", ...stream], {
+        cwd: dir,
+        env: { FORKLOOP_SIM_LATENCY: "realistic" },
+      });
+      await waitForOutput(run.child, run.stdout, (text) => text.includes('"subtype":"init"'));
+      run.child.kill("SIGINT");
+      return run.exited;
+    })(),
+  ]);
+  runs.compacted = parse(compacted.stdout);
+  runs.interrupted = parse(interrupted.stdout);
+}, 180_000);
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("issue 13: stream-json lines are Claude Code's lines", () => {
+  it("every line of six runs (sub-agents with a retry and partial messages, max turns, an API error, a long read, /compact, Ctrl+C) validates strictly", () => {
+    for (const [name, lines] of Object.entries(runs)) {
+      for (const line of lines) {
+        const schema = LINES[kindOf(line)];
+        expect(schema, `${name}: a line kind Claude Code does not print: ${kindOf(line)}`).toBeDefined();
+        const parsed = schema?.safeParse(line);
+        expect(
+          parsed?.success,
+          `${name}: ${JSON.stringify(line).slice(0, 300)}\n${parsed?.error?.message}`,
+        ).toBe(true);
+      }
+    }
+    // Every kind of line was seen, so every schema above was exercised.
+    const kinds = new Set(Object.values(runs).flatMap((lines) => lines.map(kindOf)));
+    expect([...kinds].sort()).toEqual(Object.keys(LINES).sort());
+  });
+
+  it("a sub-agent's messages stream with parent_tool_use_id = the Agent tool_use that started it", () => {
+    const lines = runs.forks ?? [];
+    const agentCalls = lines
+      .filter((line) => line.type === "assistant" && line.parent_tool_use_id === null)
+      .flatMap(
+        (line) => (line.message as { content: { type: string; name?: string; id?: string }[] }).content,
+      )
+      .filter((block) => block.type === "tool_use" && block.name === "Agent")
+      .map((block) => block.id);
+    expect(agentCalls.length).toBeGreaterThanOrEqual(2);
+    for (const callId of agentCalls) {
+      expect(lines.some((line) => line.type === "assistant" && line.parent_tool_use_id === callId)).toBe(
+        true,
+      );
+      const started = lines.find((line) => line.subtype === "task_started" && line.tool_use_id === callId);
+      expect(started).toBeDefined();
+    }
+    // One session id, a UUID, on every line.
+    expect(new Set(lines.map((line) => line.session_id)).size).toBe(1);
+  });
+
+  it("tool results carry tool_use_result; the interrupt notice is a content array; errors carry api_error_status", () => {
+    const toolResults = (runs.forks ?? []).filter(
+      (line) =>
+        line.type === "user" &&
+        (line.message as { content: { type: string }[] }).content.some(
+          (block) => block.type === "tool_result",
+        ),
+    );
+    expect(toolResults.length).toBeGreaterThan(0);
+    for (const line of toolResults) expect(line.tool_use_result).toBeDefined();
+    const notice = (runs.interrupted ?? []).find(
+      (line) => line.type === "user" && JSON.stringify(line.message).includes("interrupted"),
+    );
+    expect(notice).toBeDefined();
+    expect(runs.limited?.at(-1)).toMatchObject({ subtype: "error_max_turns", api_error_status: null });
+    expect(runs.refused?.at(-1)).toMatchObject({ is_error: true, api_error_status: 400 });
+  });
+
+  it("replies carry the response's request_id, retries their status and kind, results the time to first token", () => {
+    const lines = runs.forks ?? [];
+    const replies = lines.filter((line) => line.type === "assistant" && line.parent_tool_use_id === null);
+    expect(replies.length).toBeGreaterThan(0);
+    // The simulator's request-id header, as the API's: every reply names the request it answered.
+    for (const line of replies) expect(line.request_id).toMatch(/^req_/);
+    expect(lines.find((line) => line.subtype === "api_retry")).toMatchObject({
+      error_status: 529,
+      error: "overloaded",
+    });
+    expect(lines.at(-1)?.ttft_ms).toBeGreaterThan(0);
+    expect(runs.forks?.[0]).toMatchObject({
+      subtype: "init",
+      plugins: [],
+      claude_code_version: expect.any(String),
+    });
+  });
+});
