@@ -5,6 +5,7 @@ import type { PermissionMode, Tool } from "@forkloop/loop-core";
 import {
   type AgentPool,
   createAgentPool,
+  type RequestGate,
   type SubAgentBashOptions,
   type SubAgentEvent,
 } from "@forkloop/orchestrator";
@@ -43,6 +44,8 @@ export async function createBatchExecutor(options: {
   readonly failsEveryItem?: (error: { readonly code: string; readonly message: string }) => boolean;
   readonly onNotice: (line: string) => void;
   readonly onEvent?: (claim: Claim, event: SubAgentEvent) => void;
+  /** `--rpm` (issue 16 item 4): the batch's request limiter, awaited before every model request. */
+  readonly requestSlot?: RequestGate;
 }): Promise<ItemExecutor> {
   const { spec, cwd, settings, source } = options;
   const rules = mergeRules(settings, { allow: spec.allowedTools, deny: spec.disallowedTools });
@@ -62,6 +65,7 @@ export async function createBatchExecutor(options: {
       maxTurns: spec.maxTurns,
       fallbackModels: spec.fallbackModels,
       ...(mcpTools.length === 0 ? {} : { parentTools: mcpTools }),
+      ...(options.requestSlot === undefined ? {} : { requestSlot: options.requestSlot }),
       transcriptsDir: options.transcriptsDir,
       modelOverrides: source.modelOverrides,
       ...(options.failsEveryItem === undefined ? {} : { failsEveryItem: options.failsEveryItem }),

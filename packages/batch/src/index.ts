@@ -22,4 +22,5 @@ export * from "./queue-connection.js";
 export * from "./queue-producer.js";
 export * from "./queue-store.js";
 export * from "./queue-worker.js";
+export * from "./request-limiter.js";
 export * from "./write-batch-report.js";

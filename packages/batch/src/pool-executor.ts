@@ -13,6 +13,7 @@ import {
   buildSubAgentTask,
   detachedParentTools,
   parentToolAnnotations,
+  type RequestGate,
   type SubAgentBashOptions,
   type SubAgentEvent,
   type SubAgentResult,
@@ -68,6 +69,8 @@ export interface BatchAgentSettings {
    * item fails so, the rest of its wave is held back unsent (issue 13) and left pending.
    */
   readonly failsEveryItem?: (error: { readonly code: string; readonly message: string }) => boolean;
+  /** `--rpm` (issue 16 item 4): awaited before every model request of every item. */
+  readonly requestSlot?: RequestGate;
 }
 
 /**
@@ -121,6 +124,7 @@ export function createPoolExecutor(
       const callbacks = {
         ...(hooks === undefined ? {} : { hooks }),
         ...(parentCalls === undefined ? {} : { callTool: parentCalls.callTool }),
+        ...(settings.requestSlot === undefined ? {} : { requestSlot: settings.requestSlot }),
         onEvent: (event: SubAgentEvent) => {
           const claim = byTaskId.get(event.agentId);
           if (!claim) return;

@@ -40,7 +40,13 @@ function keys(batchId: string) {
     results: `${base}:results`,
     executions: `${base}:executions`,
     stats: `${base}:stats`,
+    requests: `${base}:requests`,
   };
+}
+
+/** The batch's request log (request-limiter.ts): every worker of the batch counts into it. */
+export function requestLogKey(batchId: string): string {
+  return keys(batchId).requests;
 }
 
 /** A queued batch: its spec plus the retry policy every worker applies to its items. */
@@ -50,6 +56,8 @@ export const queuedBatchSchema = z.object({
   attempts: z.number().int().positive(),
   /** First retry delay; doubles per attempt (BullMQ exponential backoff). */
   backoffMs: z.number().int().nonnegative(),
+  /** `--rpm`: model requests per minute across every worker of the batch (issue 16 item 4). */
+  rpm: z.number().int().positive().optional(),
 });
 export type QueuedBatch = z.infer<typeof queuedBatchSchema>;
 
@@ -76,7 +84,13 @@ function identity(batch: QueuedBatch, items: readonly JobItem[]) {
     queue: _queue,
     ...settings
   } = batch.spec;
-  return { ...settings, attempts: batch.attempts, backoffMs: batch.backoffMs, items: items.map((i) => i.id) };
+  return {
+    ...settings,
+    attempts: batch.attempts,
+    backoffMs: batch.backoffMs,
+    rpm: batch.rpm ?? "unlimited",
+    items: items.map((i) => i.id),
+  };
 }
 
 export type RegisterOutcome =

@@ -1,4 +1,4 @@
-import type { SubAgentEvent } from "@forkloop/orchestrator";
+import type { RequestGate, SubAgentEvent } from "@forkloop/orchestrator";
 import { type Job, Queue, UnrecoverableError, WaitingError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { ItemExecutor, ItemOutcome } from "./batch-runner.js";
@@ -12,8 +12,10 @@ import {
   QUEUE_PREFIX,
   type QueuedBatch,
   recordOutcome,
+  requestLogKey,
 } from "./queue-store.js";
 import { redisOutageReporter } from "./redis-outage.js";
+import { admitRequest } from "./request-limiter.js";
 
 /**
  * `forkloop worker` as a library (issue 16 item 2): a BullMQ worker on the items queue that runs
@@ -36,12 +38,17 @@ export interface QueueWorkerOptions {
   readonly stalledIntervalMs?: number;
   /** Stalls an item survives before it fails (BullMQ default 1; here 3: a crash is not the item's fault). */
   readonly maxStalledCount?: number;
-  /** The executor for a batch this process has not seen yet; `onEvent` must get every sub-agent event. */
-  executorFor(
-    batch: QueuedBatch,
-    onEvent: (claim: Claim, event: SubAgentEvent) => void,
-  ): Promise<ItemExecutor>;
+  /** The executor for a batch this process has not seen yet, built with `wiring`. */
+  executorFor(batch: QueuedBatch, wiring: ExecutorWiring): Promise<ItemExecutor>;
   readonly onEvent?: (event: QueueWorkerEvent) => void;
+}
+
+/** What a batch's executor must be given: the sub-agent event sink and the request gate. */
+export interface ExecutorWiring {
+  /** Must get every sub-agent event (warming and 429s are read from them). */
+  readonly onEvent: (claim: Claim, event: SubAgentEvent) => void;
+  /** The batch's `--rpm` limiter, queue-wide; undefined when the batch has no limit. */
+  readonly requestSlot?: RequestGate;
 }
 
 export type QueueWorkerEvent =
@@ -64,6 +71,13 @@ export type QueueWorkerEvent =
       readonly batchId: string;
       readonly claim: Claim;
       readonly retryAfterMs: number;
+    }
+  /** This process's requests started waiting on the batch's `--rpm` limit (once per stretch). */
+  | {
+      readonly type: "request_limited";
+      readonly batchId: string;
+      readonly rpm: number;
+      readonly waitMs: number;
     }
   | { readonly type: "error"; readonly message: string };
 
@@ -115,8 +129,13 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
             options.onEvent?.({ type: "rate_limited", batchId, claim, retryAfterMs: event.retryAfterMs });
           }
         };
+        const { rpm } = stored.batch;
+        const requestSlot = rpm === undefined ? undefined : limitedRequests(batchId, rpm);
         return {
-          executor: await options.executorFor(stored.batch, onEvent),
+          executor: await options.executorFor(stored.batch, {
+            onEvent,
+            ...(requestSlot === undefined ? {} : { requestSlot }),
+          }),
           warmed,
           release,
           started: false,
@@ -126,6 +145,27 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
       batches.set(batchId, entry);
     }
     return entry;
+  };
+
+  /**
+   * Issue 16 item 4: every request of the batch's items asks the shared Redis limiter first. The
+   * worker says so once when its requests start waiting, not once per request.
+   */
+  const limitedRequests = (batchId: string, rpm: number): RequestGate => {
+    const limit = { redis, key: requestLogKey(batchId), limit: rpm };
+    let waiting = 0;
+    return async (signal) => {
+      let counted = false;
+      try {
+        await admitRequest(limit, signal, (waitMs) => {
+          if (counted) return;
+          counted = true;
+          if (waiting++ === 0) options.onEvent?.({ type: "request_limited", batchId, rpm, waitMs });
+        });
+      } finally {
+        if (counted) waiting--;
+      }
+    };
   };
 
   const runItem = async (job: Job<ItemJobData>, token?: string): Promise<{ recorded: boolean }> => {

@@ -228,6 +228,63 @@ describe("agent pool (real worker threads, the simulator over HTTP)", () => {
     expect(record?.startedAt).toBeGreaterThanOrEqual(until);
   });
 
+  it("issue 16 item 4: the parent's request gate is awaited before every request of a sub-agent (each turn)", async () => {
+    const agentPool = newPool();
+    let admitted = 0;
+    const result = await agentPool.run(task("asker4"), {
+      requestSlot: async () => {
+        admitted++;
+        // Held a little: the request must not reach the simulator before the gate resolves.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      },
+    }).result;
+    expect(result.status).toBe("completed");
+    const records = sim.requests().filter((entry) => entry.path === "/v1/messages");
+    expect(records).toHaveLength(2); // the Bash turn and the answer
+    expect(admitted).toBe(2);
+  });
+
+  it("issue 16 item 4: a cancel stops a request waiting on the gate — nothing is sent, the gate's signal aborts, the thread lives", async () => {
+    const agentPool = newPool({ cancelGraceMs: 5_000 });
+    let gateSignal: AbortSignal | undefined;
+    const handle = agentPool.run(task("gated"), {
+      requestSlot: (signal) => {
+        gateSignal = signal;
+        setTimeout(() => handle.cancel("stopped while waiting on the limit"), 100);
+        return new Promise<void>(() => {}); // a limit that never frees up
+      },
+    });
+    const result = await handle.result;
+    expect(result.status).toBe("cancelled");
+    expect(result.error?.code).not.toBe("worker_killed");
+    expect(gateSignal?.aborted).toBe(true);
+    expect(sim.requests().filter((entry) => entry.path === "/v1/messages")).toHaveLength(0);
+  });
+
+  it("issue 16 item 4: a wait on the gate counts toward the attempt's headers timeout; a timed-out wait ends in the parent too and sends nothing", async () => {
+    pool = createAgentPool({
+      endpoint: {
+        apiKey: "test-key",
+        baseURL: sim.url,
+        retry: { headersTimeoutMs: 300, maxRetries: 1, baseDelayMs: 10 },
+      },
+      maxThreads: 1,
+    });
+    const waits: AbortSignal[] = [];
+    let firstEndedBeforeRetry = false;
+    const result = await pool.run(task("timed"), {
+      requestSlot: (signal) => {
+        if (waits.length === 1) firstEndedBeforeRetry = waits[0]?.aborted === true;
+        waits.push(signal);
+        return new Promise<void>(() => {});
+      },
+    }).result;
+    expect(result.status).toBe("failed");
+    expect(waits).toHaveLength(2); // the attempt and its one retry, each waited on the gate
+    expect(firstEndedBeforeRetry).toBe(true);
+    expect(sim.requests().filter((entry) => entry.path === "/v1/messages")).toHaveLength(0);
+  });
+
   it("a malformed permission rule is an invalid_task result, not a crash", async () => {
     const agentPool = newPool();
     const result = await agentPool.run(

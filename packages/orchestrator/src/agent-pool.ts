@@ -156,6 +156,9 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
     const control = new MessageChannel();
     const callbacks = new MessageChannel();
     const events = new MessageChannel();
+    // Aborted on cancel and when the sub-agent ends: a request waiting on the gate stops waiting.
+    const slots = new AbortController();
+    const waits = new Map<number, AbortController>();
     // Every answer crosses the thread as data: a callback that throws becomes a denial, "no
     // opinion" or an error result, never a rejected comlink call (STYLE.md §5).
     const parentApi: ParentApi = {
@@ -178,6 +181,21 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
         } catch {
           return {}; // LoopHooks contract: a failing hook has no opinion
         }
+      },
+      async requestSlot(requestId) {
+        const wait = new AbortController();
+        waits.set(requestId, wait);
+        try {
+          await hooks.requestSlot?.(AbortSignal.any([slots.signal, wait.signal]));
+          return { ok: true };
+        } catch (error) {
+          return { ok: false, message: `the request limiter failed: ${toWireError(error).message}` };
+        } finally {
+          waits.delete(requestId);
+        }
+      },
+      dropSlot(requestId) {
+        waits.get(requestId)?.abort();
       },
       async callTool(toolName, input, callOptions) {
         const handler = hooks.callTool ?? options.parentTools;
@@ -226,6 +244,7 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
       callbacks: callbacks.port2,
       events: events.port2,
       pauseBuffer,
+      requestGated: hooks.requestSlot !== undefined,
       parentCanAsk: hooks.canUseTool !== undefined,
       parentHooks: countHooks(hooks.hooks),
     };
@@ -276,6 +295,7 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
       .then((final) => {
         running--;
         completed++;
+        slots.abort();
         if (graceTimer) clearTimeout(graceTimer);
         // Let queued events (delivered before the result) reach the consumer before `done`.
         setImmediate(() => {
@@ -292,6 +312,7 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
       cancel(reason = "cancelled by the parent") {
         if (cancelReason !== undefined) return;
         cancelReason = reason;
+        slots.abort();
         // Cooperative first (R-F2): aborting the piscina task kills the thread and every other
         // sub-agent on it, with no `finally` run — so only after the grace period.
         workerControl.cancel(reason).catch(() => {});

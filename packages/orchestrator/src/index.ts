@@ -51,6 +51,7 @@ export type {
   ModelEndpoint,
   ParentCallbacks,
   PermissionRules,
+  RequestGate,
   SubAgentBashOptions,
   SubAgentEvent,
   SubAgentHandle,

@@ -264,7 +264,17 @@ export interface ParentCallbacks {
   hooks?: LoopHooks;
   /** Parent-side tools for this sub-agent; takes precedence over the pool's `parentTools`. */
   callTool?: ParentToolHandler;
+  /**
+   * A request gate (issue 16 item 4, `--rpm`): awaited in the parent before every HTTP request of
+   * this sub-agent — its turns, SDK retries and compact forks alike — and resolves when the
+   * request may go. `signal` aborts when the sub-agent is cancelled or finished; a gate then
+   * returns without taking a slot.
+   */
+  requestSlot?: RequestGate;
 }
+
+/** Resolves once a request may be sent (or `signal` aborted); rejects when it cannot tell. */
+export type RequestGate = (signal: AbortSignal) => Promise<void>;
 
 export interface SubAgentHandle {
   readonly id: string;

@@ -21,6 +21,8 @@ export interface WorkerTaskPayload {
   readonly events: MessagePort;
   /** Pool-wide pause: a BigInt64 epoch-ms shared by every worker (`pauseUntil`, 429s). */
   readonly pauseBuffer: SharedArrayBuffer;
+  /** Whether the parent gates each request (`ParentCallbacks.requestSlot`, issue 16 item 4). */
+  readonly requestGated: boolean;
   /** Whether the parent has a canUseTool to ask; without one, `ask` is a denial. */
   readonly parentCanAsk: boolean;
   /** The parent's loop hooks, by kind (each runs in the parent over `callbacks`). */
@@ -44,7 +46,16 @@ export interface ParentApi {
     input: Record<string, unknown>,
     options: { toolUseId: string; agentId: string },
   ): Promise<ParentToolResult>;
+  /**
+   * Resolves when request `requestId` (numbered by the worker) may go; a failed gate is data, and
+   * the request fails with it. `dropSlot` ends the wait of a request that no longer wants to go
+   * (its attempt timed out), so it takes no slot.
+   */
+  requestSlot(requestId: number): Promise<RequestSlotAnswer>;
+  dropSlot(requestId: number): void;
 }
+
+export type RequestSlotAnswer = { readonly ok: true } | { readonly ok: false; readonly message: string };
 
 export type EventPortMessage = SubAgentEvent;
 

@@ -19,6 +19,7 @@ import {
   extendPause,
   type ParentApi,
   portEndpoint,
+  type RequestSlotAnswer,
   readPause,
   type WorkerControlApi,
   type WorkerTaskPayload,
@@ -37,6 +38,17 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener("abort", done, { once: true });
   });
+}
+
+/** `promise`, or undefined as soon as `signal` aborts (a cancel never waits on the parent). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  let onAbort!: () => void;
+  const aborted = new Promise<undefined>((resolve) => {
+    onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  return Promise.race([promise, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 
 function headerOf(init: RequestInit | undefined, name: string): string | null {
@@ -73,13 +85,26 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
   const rateLimitListeners: ((pause: RateLimitPause) => void)[] = [];
   emit({ type: "started", agentId: task.id, threadId, at: performance.timeOrigin + performance.now() });
 
-  // Every HTTP request of this sub-agent passes here: it waits out a pool-wide pause, reports
-  // its start (fork latency is measured to this point) and turns a 429 into a pool-wide pause.
+  // Issue 16 item 4: a cancel, or the attempt's own deadline (a wait on the limit counts toward
+  // the headers timeout), ends the wait at once here and in the parent, taking no slot.
+  let requests = 0;
+  const waitForSlot = async (attempt: AbortSignal | undefined) => {
+    const requestId = requests++;
+    const stop = attempt === undefined ? controller.signal : AbortSignal.any([controller.signal, attempt]);
+    const slot = await untilAborted<RequestSlotAnswer>(parent.requestSlot(requestId), stop);
+    if (slot === undefined) parent.dropSlot(requestId).catch(() => {});
+    else if (!slot.ok) throw new Error(slot.message);
+  };
+
+  // Every HTTP request of this sub-agent passes here: it waits out a pool-wide pause, then the
+  // parent's request gate (issue 16 item 4: `--rpm`), reports its start (fork latency is measured
+  // to this point) and turns a 429 into a pool-wide pause.
   const pausingFetch: typeof fetch = async (input, init) => {
     for (let wait = readPause(payload.pauseBuffer) - Date.now(); wait > 0; ) {
       await sleep(wait, controller.signal);
       wait = controller.signal.aborted ? 0 : readPause(payload.pauseBuffer) - Date.now();
     }
+    if (payload.requestGated) await waitForSlot(init?.signal ?? undefined);
     const body = typeof init?.body === "string" ? init.body : "";
     const model = /"model":"([^"]*)"/.exec(body)?.[1] ?? "";
     emit({

@@ -54,6 +54,8 @@ directory and a summary to stdout.
                         --dry-run and --output-format json work with it, --max-budget-usd does not
   --attempts N          with --queue: runs per item before it counts as failed (default 3)
   --retry-delay MS      with --queue: the first retry's delay, doubled per attempt (default 1000)
+  --rpm N               with --queue: at most N model requests per minute across every worker on
+                        every host (each turn, retry and compaction is a request); kept with the batch
   --report              also write the HTML report (report.html) and print its path; without it
                         the command that writes and opens it is printed
 ${TIMEOUT_FLAGS_USAGE}
@@ -106,6 +108,7 @@ const schema = z.object({
     .regex(/^\d+$/, "must be milliseconds, e.g. --retry-delay 1000")
     .transform(Number)
     .optional(),
+  rpm: count("rpm", 60, 1_000_000).optional(),
   "headers-timeout": secondsFlag("headers-timeout", 120).optional(),
   "idle-timeout": secondsFlag("idle-timeout", 90).optional(),
 });
@@ -166,6 +169,7 @@ export function parseBatchFlags(argv: readonly string[]): ParsedCommand<BatchFla
         queue: { type: "string" },
         attempts: { type: "string" },
         "retry-delay": { type: "string" },
+        rpm: { type: "string" },
         ...TIMEOUT_FLAG_OPTIONS,
       },
     },

@@ -35,6 +35,8 @@ export interface QueueFlags {
   readonly "retry-delay"?: number | undefined;
   readonly output?: string | undefined;
   readonly "output-format"?: "text" | "json" | undefined;
+  /** Issue 16 item 4: model requests per minute across every worker, stored with the batch. */
+  readonly rpm?: number | undefined;
   /** Flags that belong to `forkloop worker` or the local journal, refused here. */
   readonly concurrency?: number | undefined;
   readonly "no-warm"?: boolean | undefined;
@@ -69,6 +71,11 @@ export async function queuedBatchCommand(
       `with --queue the items run in \`forkloop worker\` processes: drop ${misplaced.map((f) => `--${f}`).join(", ")} (give a worker --concurrency N instead).`,
     );
   }
+  if (target.kind === "attach" && flags.rpm !== undefined) {
+    throw new CliError(
+      `--rpm is kept with the batch when it is enqueued; drop it to re-attach with --resume ${target.id}.`,
+    );
+  }
   // The URL and Redis are checked before any state exists, so a typo leaves nothing behind.
   const address = parseQueueUrl(flags.queue);
   const connection = await connectQueue(address).catch((error: unknown) => {
@@ -81,8 +88,9 @@ export async function queuedBatchCommand(
         : await attachQueued(flags, target.id, where, connection, address.display);
     const spec = batch.spec;
     const display = new ProgressDisplay(context.stderr);
+    const limit = batch.rpm === undefined ? "" : ` · at most ${batch.rpm} requests/min`;
     context.stderr.write(
-      `forkloop batch ${spec.id}: ${plural(items.length, "item")} on ${address.display}${target.kind === "attach" ? " (re-attached)" : ""} · run them with \`forkloop worker --queue ${address.display}\` · results in ${spec.outputDir}\n`,
+      `forkloop batch ${spec.id}: ${plural(items.length, "item")} on ${address.display}${target.kind === "attach" ? " (re-attached)" : ""}${limit} · run them with \`forkloop worker --queue ${address.display}\` · results in ${spec.outputDir}\n`,
     );
     const summary = await runQueuedBatch({
       connection,
@@ -156,6 +164,7 @@ async function createQueued(
     spec,
     attempts: flags.attempts ?? 3,
     backoffMs: flags["retry-delay"] ?? 1_000,
+    ...(flags.rpm === undefined ? {} : { rpm: flags.rpm }),
   };
   const registered = await registerBatch(connection, batch, items);
   if (registered.kind === "conflict") {

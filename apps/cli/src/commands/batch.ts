@@ -83,6 +83,11 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
       "--attempts and --retry-delay apply to --queue batches; a local batch retries with --resume ID --retry-failed.",
     );
   }
+  if (flags.rpm !== undefined) {
+    throw new CliError(
+      "--rpm applies to --queue batches (a limit shared by every worker); for a local batch lower --concurrency instead.",
+    );
+  }
   // R-S6: a batch runs unattended, so `auto` (the default) sandboxes every item's Bash when it
   // can; `on` without bubblewrap fails here, before any state exists.
   const bash: SubAgentBashOptions = {

@@ -130,10 +130,11 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
       concurrency,
       ...(flags["lock-duration"] === undefined ? {} : { lockDurationMs: flags["lock-duration"] }),
       ...(flags["stalled-interval"] === undefined ? {} : { stalledIntervalMs: flags["stalled-interval"] }),
-      async executorFor(batch, onEvent) {
+      async executorFor(batch, { onEvent, requestSlot }) {
         const transcriptsDir = join(batchDir(state, batch.spec.id), "transcripts");
         await mkdir(transcriptsDir, { recursive: true });
-        log(`batch ${batch.spec.id}: serving its items (model ${batch.spec.model})`);
+        const limit = batch.rpm === undefined ? "" : `, at most ${batch.rpm} requests/min on every host`;
+        log(`batch ${batch.spec.id}: serving its items (model ${batch.spec.model}${limit})`);
         return createBatchExecutor({
           spec: batch.spec,
           cwd,
@@ -144,6 +145,7 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
           transcriptsDir,
           onNotice: log,
           onEvent,
+          ...(requestSlot === undefined ? {} : { requestSlot }),
         });
       },
       onEvent(event) {
@@ -167,6 +169,11 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
           case "rate_limited":
             log(
               `rate limited (429 on ${event.claim.item.label}): pausing the queue for ${event.retryAfterMs} ms on every host`,
+            );
+            break;
+          case "request_limited":
+            log(
+              `batch ${event.batchId}: at its limit of ${event.rpm} requests/min (all hosts together): requests wait, the next in ${Math.ceil(event.waitMs / 1000)} s`,
             );
             break;
           case "error":
