@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import type { BatchSpec, Claim, ItemExecutor } from "@forkloop/batch";
-import { createPoolExecutor } from "@forkloop/batch";
+import { batchItemSession, createPoolExecutor } from "@forkloop/batch";
 import type { PermissionMode, Tool } from "@forkloop/loop-core";
 import {
   type AgentPool,
@@ -16,7 +16,6 @@ import {
   mergeRules,
   selectTools,
   settingsHooks,
-  toolHooks,
 } from "@forkloop/sdk";
 import { batchPrefix } from "./batch-prefix.js";
 
@@ -78,8 +77,13 @@ export async function createBatchExecutor(options: {
               record: options.recordSideEffect,
             },
           }),
-      // Sub-agents run the tool hooks; Stop hooks belong to a main loop.
-      hooks: toolHooks(settingsHooks(settings, { cwd, sessionId: spec.id, onNotice: options.onNotice })),
+      // Every hook event runs for each item, which is a session of its own (issue 12 item 4).
+      hooks: settingsHooks(settings, {
+        cwd,
+        sessionId: spec.id,
+        sessionOf: batchItemSession(options.transcriptsDir),
+        onNotice: options.onNotice,
+      }),
     },
     options.onEvent,
   );

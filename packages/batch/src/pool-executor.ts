@@ -27,7 +27,11 @@ import type { Claim, ItemResult } from "./job-backend.js";
 
 /** An item attempt's transcript file name in the batch's `transcripts/` (replay and report read it). */
 export function itemTranscriptName(itemId: string, attempt: number): string {
-  return `${itemId}-${attempt}${TRANSCRIPT_EXTENSION}`;
+  return transcriptNameOf(`${itemId}-${attempt}`);
+}
+
+function transcriptNameOf(itemAttempt: string): string {
+  return `${itemAttempt}${TRANSCRIPT_EXTENSION}`;
 }
 
 /** What every item of a batch shares: the cache-safe prefix and the sub-agent settings. */
@@ -46,10 +50,12 @@ export interface BatchAgentSettings {
   /** `FORKLOOP_MODELS`: context windows and prices the sub-agents' thresholds and costs use. */
   readonly modelOverrides?: readonly ModelInfo[];
   /**
-   * The settings files' PreToolUse/PostToolUse hooks: the pool runs them in this process for every
-   * sub-agent tool call (over comlink), so a blocking hook applies inside a batch item too.
+   * The settings files' hooks: the pool runs them in this process for every item (over comlink) —
+   * SessionStart and UserPromptSubmit as the item starts, PreToolUse/PostToolUse for its tool
+   * calls, PreCompact before it compacts, Stop when it stops (issue 12 item 4). Build them with
+   * `sessionOf: batchItemSession(transcriptsDir)`: each item is a session of its own.
    */
-  readonly hooks?: Pick<LoopHooks, "preToolUse" | "postToolUse">;
+  readonly hooks?: LoopHooks;
   /**
    * Issue 11: called — and awaited, before the tool runs — when an item's sub-agent is about to
    * run a tool that changes things, so the journal knows which interrupted items may repeat a
@@ -96,8 +102,10 @@ export function createPoolExecutor(
         });
   const toTask = (claim: Claim): SubAgentTask =>
     buildSubAgentTask({
-      id: `item-${claim.item.id}-${claim.attempt}`,
+      id: `${ITEM_PREFIX}${claim.item.id}-${claim.attempt}`,
       cwd: settings.cwd,
+      // Like one `claude -p` per item: SessionStart, UserPromptSubmit and Stop are the item's own.
+      startsSession: true,
       transcriptPath:
         settings.transcriptsDir === undefined
           ? undefined
@@ -172,6 +180,25 @@ export function createPoolExecutor(
   };
 }
 
+/** A batch item's agent id is `item-<item id>-<attempt>`; its transcript `<item id>-<attempt>.fltr`. */
+const ITEM_PREFIX = "item-";
+
+/**
+ * The settings hooks' `sessionOf` for a batch: each item's agent is the top of a session of its
+ * own (its hooks report its id as `session_id` and its transcript; its stop is a Stop).
+ */
+export function batchItemSession(
+  transcriptsDir: string | undefined,
+): (agentId: string) => { sessionId: string; transcriptPath?: string } | undefined {
+  return (agentId) => {
+    if (!agentId.startsWith(ITEM_PREFIX)) return undefined;
+    const itemAttempt = agentId.slice(ITEM_PREFIX.length);
+    return transcriptsDir === undefined
+      ? { sessionId: agentId }
+      : { sessionId: agentId, transcriptPath: join(transcriptsDir, transcriptNameOf(itemAttempt)) };
+  };
+}
+
 /** A sub-agent's result as a batch outcome: only a `completed` terminal is a success. */
 export function toOutcome(result: SubAgentResult, cancelledByUs: boolean, apiRetries = 0): ItemOutcome {
   if (cancelledByUs && (result.status === "cancelled" || result.terminal?.startsWith("aborted_"))) {
@@ -202,14 +229,14 @@ export function toOutcome(result: SubAgentResult, cancelledByUs: boolean, apiRet
 }
 
 /**
- * The settings' tool hooks plus, when side effects are tracked, a PreToolUse hook that records a
+ * The settings' hooks plus, when side effects are tracked, a PreToolUse hook that records a
  * mutating call before it runs (the worker awaits PreToolUse hooks over comlink). It has no
  * opinion on the call itself.
  */
 function withSideEffectHook(
   settings: BatchAgentSettings,
   claimOf: (agentId: string) => Claim | undefined,
-): Pick<LoopHooks, "preToolUse" | "postToolUse"> | undefined {
+): LoopHooks | undefined {
   const tracked = settings.sideEffects;
   if (!tracked) return settings.hooks;
   const record: NonNullable<LoopHooks["preToolUse"]>[number] = async ({ toolName, toolInput, context }) => {

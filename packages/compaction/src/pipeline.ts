@@ -19,7 +19,12 @@ import {
   type RecentFilesOptions,
 } from "./compact-conversation.js";
 import type { CompactionEvent } from "./events.js";
-import { defaultMessageFactory, type MessageFactory, makeBoundary } from "./message-shape.js";
+import {
+  defaultMessageFactory,
+  type MessageFactory,
+  makeBoundary,
+  makeUserMessage,
+} from "./message-shape.js";
 import { clearToolResults, selectToolResultsToClear } from "./microcompact.js";
 import { protectedTailStart } from "./protected-tail.js";
 import {
@@ -59,6 +64,16 @@ export interface ContextPipelineOptions {
   readonly onEvent?: (event: CompactionEvent) => void;
   /** uuid and clock for the messages the pipeline creates (tests pin them). */
   readonly messageFactory?: MessageFactory;
+  /** Awaited before every compaction (the agent's PreCompact hooks). */
+  readonly onPreCompact?: (event: {
+    readonly trigger: CompactTrigger;
+    readonly instructions: string | undefined;
+  }) => Promise<void>;
+  /**
+   * Awaited after every successful compaction (the agent's SessionStart `compact` hooks): text it
+   * returns joins the history right after the summary, as a meta user message.
+   */
+  readonly onCompacted?: () => Promise<readonly string[]>;
 }
 
 export interface CompactionPipeline extends ContextPipeline {
@@ -268,6 +283,7 @@ export function createContextPipeline(options: ContextPipelineOptions): Compacti
     const tokens = tokenCount(input.messages);
     const limits = thresholds(input.model);
     emit({ type: "compact_started", trigger, preTokens: tokens });
+    await options.onPreCompact?.({ trigger, instructions });
     if (sessionMemoryTask) await sessionMemoryTask;
     // A manual compaction is a summary the user asked for now, with their instructions.
     const notes = options.sessionMemory && trigger !== "manual" ? await options.sessionMemory.load() : null;
@@ -311,18 +327,34 @@ export function createContextPipeline(options: ContextPipelineOptions): Compacti
       turnId: outcome.boundary.uuid,
       consecutiveFailures: 0,
     };
-    recordCount(outcome.messages, outcome.postTokens);
+    const compacted = await withCompactedContext(outcome);
+    recordCount(compacted.messages, compacted.postTokens);
     if (notes && options.sessionMemory) {
-      await options.sessionMemory.save({ ...notes, tokensAtUpdate: outcome.postTokens });
+      await options.sessionMemory.save({ ...notes, tokensAtUpdate: compacted.postTokens });
     }
     return {
       result: {
-        messages: outcome.messages,
-        boundaries: [outcome.boundary],
-        tokensFreed: Math.max(0, tokens - outcome.postTokens),
+        messages: compacted.messages,
+        boundaries: [compacted.boundary],
+        tokensFreed: Math.max(0, tokens - compacted.postTokens),
         tracking,
       },
-      outcome,
+      outcome: compacted,
+    };
+  }
+
+  /** The compacted history with what the SessionStart `compact` hooks said, after the summary. */
+  async function withCompactedContext(
+    outcome: Extract<CompactOutcome, { ok: true }>,
+  ): Promise<Extract<CompactOutcome, { ok: true }>> {
+    const context = (await options.onCompacted?.()) ?? [];
+    if (context.length === 0) return outcome;
+    const [boundary, summary, ...tail] = outcome.messages;
+    const message = makeUserMessage(factory, context.join("\n\n"), summary?.uuid ?? null);
+    return {
+      ...outcome,
+      messages: [boundary!, summary!, message, ...tail],
+      postTokens: outcome.postTokens + estimateMessageTokens(message),
     };
   }
 

@@ -48,6 +48,45 @@ export interface StopHookOutcome {
   readonly stopReason?: string;
 }
 
+/** SessionStart: a session began, was resumed, or its history was just compacted. */
+export interface SessionStartInput {
+  readonly source: "startup" | "resume" | "compact";
+  readonly model: string;
+  readonly context: ToolUseContext;
+}
+
+export interface SessionStartOutcome {
+  /** Text for the model, added to the conversation (Claude Code: stdout / additionalContext). */
+  readonly additionalContext?: readonly string[];
+}
+
+/** UserPromptSubmit: a prompt is about to start a turn. */
+export interface UserPromptSubmitInput {
+  readonly prompt: string;
+  readonly context: ToolUseContext;
+}
+
+export interface UserPromptSubmitOutcome {
+  /** Set: the prompt is dropped and the turn does not run (exit code 2, `decision: "block"`). */
+  readonly blockReason?: string;
+  /** Text for the model, added after the prompt. */
+  readonly additionalContext?: readonly string[];
+  /** `false`: no turn runs either (`continue: false`). */
+  readonly continue?: boolean;
+  readonly stopReason?: string;
+}
+
+/** PreCompact: a compaction is about to run (reactive compaction counts as `auto`). */
+export interface PreCompactInput {
+  readonly trigger: "manual" | "auto";
+  /** A `/compact <text>` argument; empty otherwise. */
+  readonly customInstructions: string;
+  readonly context: ToolUseContext;
+}
+
+/** PreCompact has no control in Claude Code: it can only observe (and log, back up, …). */
+export type PreCompactOutcome = Record<string, never>;
+
 /**
  * In-process hooks of the loop. Each must not throw: a throw is reported as a hook error and
  * treated as "no opinion". The tools package adapts shell-command hooks from settings to this.
@@ -56,4 +95,12 @@ export interface LoopHooks {
   readonly preToolUse?: readonly ((input: PreToolUseInput) => Promise<PreToolUseOutcome>)[];
   readonly postToolUse?: readonly ((input: PostToolUseInput) => Promise<PostToolUseOutcome>)[];
   readonly stop?: readonly ((input: StopHookInput) => Promise<StopHookOutcome>)[];
+  /**
+   * Session hooks: the loop does not fire these, the runner of a top-level agent does (the
+   * orchestrator's main session, a batch item's runner), and PreCompact fires from each agent's
+   * context pipeline before it compacts (issue 12 item 4).
+   */
+  readonly sessionStart?: readonly ((input: SessionStartInput) => Promise<SessionStartOutcome>)[];
+  readonly userPromptSubmit?: readonly ((input: UserPromptSubmitInput) => Promise<UserPromptSubmitOutcome>)[];
+  readonly preCompact?: readonly ((input: PreCompactInput) => Promise<PreCompactOutcome>)[];
 }

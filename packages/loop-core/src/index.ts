@@ -55,10 +55,16 @@ export type {
   LoopHooks,
   PostToolUseInput,
   PostToolUseOutcome,
+  PreCompactInput,
+  PreCompactOutcome,
   PreToolUseInput,
   PreToolUseOutcome,
+  SessionStartInput,
+  SessionStartOutcome,
   StopHookInput,
   StopHookOutcome,
+  UserPromptSubmitInput,
+  UserPromptSubmitOutcome,
 } from "./hooks.js";
 export {
   type JsonSchemaInput,
@@ -67,6 +73,7 @@ export {
   jsonSchemaInput,
 } from "./json-schema-input.js";
 export type { HistoryReplacedEvent, LoopEvent, StateSnapshotEvent } from "./loop-events.js";
+export { lastAssistantText } from "./loop-messages.js";
 export {
   DEFAULT_MAX_OUTPUT_TOKENS,
   ESCALATED_MAX_OUTPUT_TOKENS,

@@ -46,3 +46,17 @@ export function keepableCutReply(message: AssistantMessage): AssistantMessage | 
   if (!content.some((block) => block.type === "text" && block.text.length > 0)) return undefined;
   return { ...message, message: { ...message.message, content } };
 }
+
+/** The text of the newest assistant reply (Stop hooks' `last_assistant_message`); undefined if it has none. */
+export function lastAssistantText(messages: readonly Message[]): string | undefined {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (message?.type !== "assistant") continue;
+    const text = message.message.content
+      .map((block) => (block.type === "text" ? block.text : ""))
+      .join("")
+      .trim();
+    return text === "" ? undefined : text;
+  }
+  return undefined;
+}

@@ -2,6 +2,7 @@ import {
   type CompactionEvent,
   type CompactionPipeline,
   type CompactRunner,
+  type ContextPipelineOptions,
   createContextPipeline,
   createFileSessionMemoryStore,
 } from "@forkloop/compaction";
@@ -23,6 +24,9 @@ export interface AgentContextOptions {
   readonly modelOverrides?: readonly ModelInfo[];
   readonly sessionMemory?: AgentSessionMemory;
   readonly onEvent?: (event: CompactionEvent) => void;
+  /** The agent's PreCompact and SessionStart `compact` hooks (`compactionHooks`). */
+  readonly onPreCompact?: ContextPipelineOptions["onPreCompact"];
+  readonly onCompacted?: ContextPipelineOptions["onCompacted"];
 }
 
 /**
@@ -48,6 +52,8 @@ export function createAgentContextPipeline(options: AgentContextOptions): Compac
             : { sessionMemoryIntervalTokens: memory.intervalTokens }),
         }),
     ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+    ...(options.onPreCompact === undefined ? {} : { onPreCompact: options.onPreCompact }),
+    ...(options.onCompacted === undefined ? {} : { onCompacted: options.onCompacted }),
   });
 }
 

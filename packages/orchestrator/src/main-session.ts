@@ -24,9 +24,11 @@ import {
   type Terminal,
   type ThinkingConfigParam,
   type Tool,
+  type ToolUseContext,
   type Usage,
   type UsageTotals,
   usageTotalsOf,
+  ZERO_USAGE_TOTALS,
 } from "@forkloop/loop-core";
 import { createBuiltinTools } from "@forkloop/tools";
 import { createAgentContextPipeline } from "./agent-context.js";
@@ -36,6 +38,7 @@ import { createAgentTool } from "./agent-tool.js";
 import { createPoolCompactRunner, type StartedFork } from "./pool-compact-runner.js";
 import { answerOpenToolUses } from "./resumed-history.js";
 import { type AssembledSession, assembleSession } from "./session-assembly.js";
+import { compactionHooks, hookContextMessage, sessionStartContext, submitPrompt } from "./session-hooks.js";
 import { createSkillTool } from "./skill-tool.js";
 import type {
   ModelEndpoint,
@@ -245,7 +248,29 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     parent: { sessionId, agentId: "main" },
     onForkStarted: linkSubAgent,
   });
+  const agentState = createAgentState();
+  const workspaceRoots = [cwd, ...(options.additionalDirectories ?? [])];
+  const contextFor = (
+    abortController: AbortController,
+    model: string,
+    permissionMode: PermissionMode,
+  ): ToolUseContext => ({
+    cwd,
+    workspaceRoots,
+    tools,
+    abortController,
+    agentId: "main",
+    agentState,
+    options: { model, permissionMode },
+  });
+  // What the session hooks see: the context of the turn in flight (or a fresh one between turns).
+  let hookContext = contextFor(new AbortController(), options.model, options.permissionMode);
   const pipeline = createAgentContextPipeline({
+    ...compactionHooks(
+      options.hooks,
+      () => hookContext,
+      () => hookContext.options.model,
+    ),
     runCompact,
     ...(options.modelOverrides === undefined ? {} : { modelOverrides: options.modelOverrides }),
     ...(options.sessionMemory === false
@@ -280,7 +305,35 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       limits: contextLimitsFor(getModelInfo(options.model, options.modelOverrides)),
     });
   }
-  const agentState = createAgentState();
+  // SessionStart fires once, before the session's first turn or /compact (issue 12 item 4).
+  let sessionStarted: Promise<readonly string[]> | undefined;
+  const startSession = () => {
+    sessionStarted ??= sessionStartContext(options.hooks, {
+      source: resumed ? "resume" : "startup",
+      model: options.model,
+      context: hookContext,
+    });
+    return sessionStarted;
+  };
+
+  /** UserPromptSubmit dropped the prompt: no turn runs; the transcript says why (R-L6 `hook_stopped`). */
+  function promptBlocked(reason: string): Terminal {
+    transcript.append({
+      type: "terminal",
+      reason: "hook_stopped",
+      turnCount: 0,
+      usage: ZERO_USAGE_TOTALS,
+      costUsd: 0,
+      endedAt: new Date().toISOString(),
+    });
+    return {
+      reason: "hook_stopped",
+      turnCount: 0,
+      messages: history,
+      usage: ZERO_USAGE_TOTALS,
+      error: { type: "prompt_blocked", message: `a UserPromptSubmit hook blocked the prompt: ${reason}` },
+    };
+  }
 
   async function* run(
     prompt: string,
@@ -293,8 +346,21 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     const onAbort = () => abortController.abort(signal?.reason);
     if (signal?.aborted) onAbort();
     else signal?.addEventListener("abort", onAbort, { once: true });
-    const userMessage = createUserMessage(prompt, { parentUuid: history.at(-1)?.uuid ?? null });
-    transcript.append({ type: "message", message: userMessage });
+    hookContext = contextFor(abortController, model, permissionMode);
+    const first = sessionStarted === undefined;
+    const started = await startSession();
+    const verdict = await submitPrompt(options.hooks, { prompt, context: hookContext });
+    if (!verdict.ok) {
+      signal?.removeEventListener("abort", onAbort);
+      return promptBlocked(verdict.reason);
+    }
+    // SessionStart's context opens the first turn; UserPromptSubmit's follows its prompt.
+    const opening = first ? hookContextMessage(started, history.at(-1)) : [];
+    const userMessage = createUserMessage(prompt, {
+      parentUuid: (opening.at(-1) ?? history.at(-1))?.uuid ?? null,
+    });
+    const turnMessages = [...opening, userMessage, ...hookContextMessage(verdict.context, userMessage)];
+    transcript.appendMessages(turnMessages);
     // Until the loop saves its own after the first turn, a fork (an Agent call in turn 1) uses
     // the prefix of the request in flight, built the way the loop builds it (R-F3).
     latest = buildCacheSafeParams({
@@ -303,24 +369,16 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       tools,
       thinking: options.thinking,
       maxOutputTokens: defaultMaxOutputTokens(model, options.modelOverrides),
-      messages: [...history, userMessage],
+      messages: [...history, ...turnMessages],
     });
     let cost = 0;
     const priceOf = (message: AssistantMessage) =>
       costUsd(getModelInfo(message.message.model || model, options.modelOverrides), message.message.usage);
     const timing = new TranscriptTiming({ append: (record) => transcript.append(record), costOf: priceOf });
     const generator = query({
-      messages: [...history, userMessage],
+      messages: [...history, ...turnMessages],
       systemPrompt: assembled.systemPrompt,
-      toolUseContext: {
-        cwd,
-        workspaceRoots: [cwd, ...(options.additionalDirectories ?? [])],
-        tools,
-        abortController,
-        agentId: "main",
-        agentState,
-        options: { model, permissionMode },
-      },
+      toolUseContext: hookContext,
       querySource: "sdk",
       ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
       // Only the main loop's hooks get the timing stamp; sub-agents stamp their own transcripts.
@@ -384,6 +442,14 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       costUsd: spent.reduce((sum, usage) => sum + costUsd(modelInfo, usage), 0),
     });
     if (history.length === 0) return failure("nothing to compact: the session has no messages yet");
+    hookContext = contextFor(new AbortController(), model, options.permissionMode);
+    const first = sessionStarted === undefined;
+    const started = await startSession();
+    if (first && started.length > 0) {
+      const opening = hookContextMessage(started, history.at(-1));
+      transcript.appendMessages(opening);
+      history = [...history, ...opening];
+    }
     const text = instructions?.trim() ?? "";
     // The pipeline's own manual path: the latest turn's exact prefix + one instruction (R-F3).
     const outcome = await pipeline.compactNow({

@@ -3,10 +3,15 @@ import {
   type LoopHooks,
   type Message,
   type PostToolUseOutcome,
+  type PreCompactInput,
+  type PreCompactOutcome,
   type PreToolUseOutcome,
+  type SessionStartInput,
+  type SessionStartOutcome,
   type StopHookOutcome,
   type ToolResult,
   type ToolUseContext,
+  type UserPromptSubmitOutcome,
 } from "@forkloop/loop-core";
 import type { SubAgentTask } from "./sub-agent-types.js";
 
@@ -36,15 +41,37 @@ export type HookCall =
       readonly index: number;
       readonly messages: readonly Message[];
       readonly stopHookActive: boolean;
+    }
+  | {
+      readonly kind: "sessionStart";
+      readonly index: number;
+      readonly source: SessionStartInput["source"];
+      readonly model: string;
+    }
+  | { readonly kind: "userPromptSubmit"; readonly index: number; readonly prompt: string }
+  | {
+      readonly kind: "preCompact";
+      readonly index: number;
+      readonly trigger: PreCompactInput["trigger"];
+      readonly customInstructions: string;
     };
 
-export type HookOutcome = PreToolUseOutcome | PostToolUseOutcome | StopHookOutcome;
+export type HookOutcome =
+  | PreToolUseOutcome
+  | PostToolUseOutcome
+  | StopHookOutcome
+  | SessionStartOutcome
+  | UserPromptSubmitOutcome
+  | PreCompactOutcome;
 
 /** How many hooks of each kind the parent has (the worker builds one proxy per hook). */
 export interface HookCounts {
   readonly preToolUse: number;
   readonly postToolUse: number;
   readonly stop: number;
+  readonly sessionStart: number;
+  readonly userPromptSubmit: number;
+  readonly preCompact: number;
 }
 
 export function countHooks(hooks: LoopHooks | undefined): HookCounts {
@@ -52,6 +79,9 @@ export function countHooks(hooks: LoopHooks | undefined): HookCounts {
     preToolUse: hooks?.preToolUse?.length ?? 0,
     postToolUse: hooks?.postToolUse?.length ?? 0,
     stop: hooks?.stop?.length ?? 0,
+    sessionStart: hooks?.sessionStart?.length ?? 0,
+    userPromptSubmit: hooks?.userPromptSubmit?.length ?? 0,
+    preCompact: hooks?.preCompact?.length ?? 0,
   };
 }
 
@@ -82,6 +112,20 @@ export async function runParentHook(
     case "stop": {
       const hook = hooks.stop?.[call.index];
       return hook ? hook({ messages: call.messages, stopHookActive: call.stopHookActive, context }) : {};
+    }
+    case "sessionStart": {
+      const hook = hooks.sessionStart?.[call.index];
+      return hook ? hook({ source: call.source, model: call.model, context }) : {};
+    }
+    case "userPromptSubmit": {
+      const hook = hooks.userPromptSubmit?.[call.index];
+      return hook ? hook({ prompt: call.prompt, context }) : {};
+    }
+    case "preCompact": {
+      const hook = hooks.preCompact?.[call.index];
+      return hook
+        ? hook({ trigger: call.trigger, customInstructions: call.customInstructions, context })
+        : {};
     }
   }
 }
@@ -119,6 +163,28 @@ export function proxyHooks(counts: HookCounts, call: (call: HookCall) => Promise
           messages: input.messages,
           stopHookActive: input.stopHookActive,
         }) as Promise<StopHookOutcome>,
+    ),
+    sessionStart: range(counts.sessionStart).map(
+      (index) => (input) =>
+        call({
+          kind: "sessionStart",
+          index,
+          source: input.source,
+          model: input.model,
+        }) as Promise<SessionStartOutcome>,
+    ),
+    userPromptSubmit: range(counts.userPromptSubmit).map(
+      (index) => (input) =>
+        call({ kind: "userPromptSubmit", index, prompt: input.prompt }) as Promise<UserPromptSubmitOutcome>,
+    ),
+    preCompact: range(counts.preCompact).map(
+      (index) => (input) =>
+        call({
+          kind: "preCompact",
+          index,
+          trigger: input.trigger,
+          customInstructions: input.customInstructions,
+        }) as Promise<PreCompactOutcome>,
     ),
   };
 }

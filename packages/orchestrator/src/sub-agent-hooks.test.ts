@@ -152,6 +152,10 @@ describe("sub-agents keep the session's guards", () => {
         hook_event_name: "SubagentStop",
         permission_mode: "bypassPermissions",
         stop_hook_active: false,
+        // Issue 12 item 4: Claude Code's SubagentStop also names the sub-agent and its last reply.
+        agent_id: expect.stringMatching(/^agent-/),
+        agent_transcript_path: "",
+        last_assistant_message: expect.any(String),
       },
     ]);
     // The main agent's own stop is a Stop event, once.

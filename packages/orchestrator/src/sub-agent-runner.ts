@@ -17,6 +17,7 @@ import {
   type Terminal,
   type TerminalReason,
   type Tool,
+  type ToolUseContext,
   toolDefinitions,
   type Usage,
   usageTotalsOf,
@@ -26,6 +27,7 @@ import { createAgentContextPipeline, meteredCompactRunner } from "./agent-contex
 import { toWireError } from "./errors.js";
 import { markPrefixBoundary, toForkHistory } from "./fork-messages.js";
 import { parentSideTool } from "./parent-side-tool.js";
+import { compactionHooks, hookContextMessage, openSession } from "./session-hooks.js";
 import {
   type CompactionRecord,
   EMPTY_USAGE,
@@ -111,6 +113,17 @@ export function buildForkTools(task: SubAgentTask, io: SubAgentIo): Tool[] {
     );
   }
   return tools;
+}
+
+/** The text of a task's prompt (what UserPromptSubmit sees). */
+function promptText(messages: SubAgentTask["promptMessages"]): string {
+  return messages
+    .flatMap((message) => {
+      const content = "message" in message ? message.message.content : message.content;
+      if (typeof content === "string") return [content];
+      return content.flatMap((block) => (block.type === "text" ? [block.text] : []));
+    })
+    .join("\n");
 }
 
 function finalText(messages: readonly Message[]): string {
@@ -236,15 +249,55 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
     }),
   );
 
-  const context = markPrefixBoundary(params.forkContextMessages);
-  let history: Message[] = [...context, ...toForkHistory(task.promptMessages, context.at(-1)?.uuid ?? null)];
-  transcript?.appendMessages(history);
   const abortController = new AbortController();
   const onAbort = () => abortController.abort(io.signal.reason);
   if (io.signal.aborted) onAbort();
   else io.signal.addEventListener("abort", onAbort, { once: true });
   // One agent state for the whole sub-agent: a steered continuation keeps what it has read.
-  const agentState = createAgentState();
+  const toolUseContext: ToolUseContext = {
+    cwd: task.cwd,
+    workspaceRoots: task.workspaceRoots,
+    tools,
+    abortController,
+    agentId: task.id,
+    agentState: createAgentState(),
+    options: { model: params.model, permissionMode: task.permissionMode },
+  };
+  const context = markPrefixBoundary(params.forkContextMessages);
+  const opened = task.startsSession
+    ? await openSession(io.hooks, {
+        source: "startup",
+        prompt: promptText(task.promptMessages),
+        context: toolUseContext,
+      })
+    : { ok: true as const, before: [], after: [] };
+  if (!opened.ok) {
+    io.signal.removeEventListener("abort", onAbort);
+    transcript?.close();
+    return {
+      agentId: task.id,
+      status: "failed",
+      terminal: "hook_stopped",
+      text: "",
+      turns: 0,
+      usage: EMPTY_USAGE,
+      costUsd: 0,
+      error: {
+        code: "prompt_blocked",
+        message: `a UserPromptSubmit hook blocked the prompt: ${opened.reason}`,
+      },
+      durationMs: performance.now() - started,
+    };
+  }
+  const opening = hookContextMessage(opened.before, context.at(-1));
+  const prompt = toForkHistory(task.promptMessages, (opening.at(-1) ?? context.at(-1))?.uuid ?? null);
+  let history: Message[] = [
+    ...context,
+    ...opening,
+    ...prompt,
+    ...hookContextMessage(opened.after, prompt.at(-1)),
+  ];
+  transcript?.appendMessages(history);
   let cost = 0;
   let turns = 0;
   let terminal: Terminal | undefined;
@@ -253,6 +306,11 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
   // §4 for this sub-agent (issue 12 item 3): its compact and session-memory requests are forks of
   // its own prefix, sent from this worker with the same tools (their definitions are in the key).
   const contextPipeline = createAgentContextPipeline({
+    ...compactionHooks(
+      io.hooks,
+      () => toolUseContext,
+      () => params.model,
+    ),
     runCompact: meteredCompactRunner(
       createQueryCompactRunner({
         client: io.client,
@@ -273,15 +331,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
       const generator = query({
         messages: history,
         systemPrompt: params.systemPrompt,
-        toolUseContext: {
-          cwd: task.cwd,
-          workspaceRoots: task.workspaceRoots,
-          tools,
-          abortController,
-          agentId: task.id,
-          agentState,
-          options: { model: params.model, permissionMode: task.permissionMode },
-        },
+        toolUseContext,
         querySource: task.querySource,
         canUseTool,
         ...(timing === undefined

@@ -82,6 +82,12 @@ export interface SubAgentTask {
   /** The models file's entries: the sub-agent's thresholds (R-C7) and costs use them. */
   readonly modelOverrides?: readonly ModelInfo[];
   readonly fallbackModels?: readonly string[];
+  /**
+   * A top-level agent of a session of its own (a batch item, like one `claude -p` per item):
+   * SessionStart (`startup`) and UserPromptSubmit fire for it before its first request, and a
+   * blocked prompt ends it at once. Agent/Skill sub-agents leave it unset.
+   */
+  readonly startsSession?: boolean;
   /** R-C5 session memory of this sub-agent (its own notes file); off when undefined. */
   readonly sessionMemory?: AgentSessionMemory;
   /** Links the sub-agent's transcript to the session that forked it. */

@@ -1,10 +1,11 @@
-import type {
-  LoopHooks,
-  Message,
-  PostToolUseOutcome,
-  PreToolUseOutcome,
-  StopHookOutcome,
-  ToolUseContext,
+import {
+  type LoopHooks,
+  lastAssistantText,
+  type Message,
+  type PostToolUseOutcome,
+  type PreToolUseOutcome,
+  type StopHookOutcome,
+  type ToolUseContext,
 } from "@forkloop/loop-core";
 import type { BaseHookInput, HookCallbackMatcher, HookEvent, HookInput, HookJSONOutput } from "./options.js";
 
@@ -241,17 +242,4 @@ function stopFields(outputs: readonly HookJSONOutput[]): { continue?: false; sto
     continue: false,
     ...(stopping.stopReason === undefined ? {} : { stopReason: stopping.stopReason }),
   };
-}
-
-function lastAssistantText(messages: readonly Message[]): string | undefined {
-  for (let index = messages.length - 1; index >= 0; index--) {
-    const message = messages[index];
-    if (message?.type !== "assistant") continue;
-    const text = message.message.content
-      .map((block) => (block.type === "text" ? block.text : ""))
-      .join("")
-      .trim();
-    return text === "" ? undefined : text;
-  }
-  return undefined;
 }

@@ -332,6 +332,7 @@ class QueryRun implements Query {
           cwd: resolved.cwd,
           sessionId,
           transcriptPath,
+          agentTranscriptPath: (agentId) => subAgentTranscriptPath(resolved.sessionsDir, sessionId, agentId),
           onNotice: this.#warn,
         }),
         callbacks.loopHooks(),

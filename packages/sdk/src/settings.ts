@@ -6,6 +6,7 @@ import {
   SETTING_SOURCES,
   type SettingSource,
   type Settings,
+  type SettingsHooksOptions,
 } from "@forkloop/tools";
 import { OptionsError } from "./options-error.js";
 
@@ -61,12 +62,20 @@ export function settingsHooks(
     readonly sessionId: string;
     readonly transcriptPath?: string;
     readonly onNotice?: ((line: string) => void) | undefined;
+    /** SubagentStop's `agent_transcript_path`. */
+    readonly agentTranscriptPath?: SettingsHooksOptions["agentTranscriptPath"];
+    /** Agents with a session of their own (a batch's items). */
+    readonly sessionOf?: SettingsHooksOptions["sessionOf"];
   },
 ): LoopHooks {
   return createSettingsHooks(settings, {
     cwd: options.cwd,
     sessionId: options.sessionId,
     ...(options.transcriptPath === undefined ? {} : { transcriptPath: options.transcriptPath }),
+    ...(options.agentTranscriptPath === undefined
+      ? {}
+      : { agentTranscriptPath: options.agentTranscriptPath }),
+    ...(options.sessionOf === undefined ? {} : { sessionOf: options.sessionOf }),
     onNotice: (notice) => options.onNotice?.(`hook ${notice.event} ${notice.kind}: ${notice.message}`),
   });
 }

@@ -29,6 +29,13 @@ export interface HookEventInput {
   readonly customInstructions?: string;
   /** SessionStart (also what its matcher sees). */
   readonly source?: "startup" | "resume" | "clear" | "compact";
+  /** SessionStart: the session's model. */
+  readonly model?: string;
+  /** Stop / SubagentStop: the text of the agent's last reply. */
+  readonly lastAssistantMessage?: string;
+  /** SubagentStop: which sub-agent stopped, and its own transcript. */
+  readonly agentId?: string;
+  readonly agentTranscriptPath?: string;
   readonly signal?: AbortSignal;
 }
 
@@ -107,6 +114,12 @@ function hookPayload(event: HookEvent, input: HookEventInput): Record<string, un
     case "Stop":
     case "SubagentStop":
       payload.stop_hook_active = input.stopHookActive === true;
+      if (input.lastAssistantMessage !== undefined)
+        payload.last_assistant_message = input.lastAssistantMessage;
+      if (event === "SubagentStop" && input.agentId !== undefined) {
+        payload.agent_id = input.agentId;
+        payload.agent_transcript_path = input.agentTranscriptPath ?? "";
+      }
       break;
     case "UserPromptSubmit":
       payload.prompt = input.prompt ?? "";
@@ -117,6 +130,7 @@ function hookPayload(event: HookEvent, input: HookEventInput): Record<string, un
       break;
     case "SessionStart":
       payload.source = input.source ?? "startup";
+      if (input.model !== undefined) payload.model = input.model;
       break;
     default: {
       const unreachable: never = event;

@@ -1,11 +1,20 @@
-import type {
-  LoopHooks,
-  PostToolUseInput,
-  PostToolUseOutcome,
-  PreToolUseInput,
-  PreToolUseOutcome,
-  StopHookInput,
-  StopHookOutcome,
+import {
+  type LoopHooks,
+  lastAssistantText,
+  type Message,
+  type PostToolUseInput,
+  type PostToolUseOutcome,
+  type PreCompactInput,
+  type PreCompactOutcome,
+  type PreToolUseInput,
+  type PreToolUseOutcome,
+  type SessionStartInput,
+  type SessionStartOutcome,
+  type StopHookInput,
+  type StopHookOutcome,
+  type ToolUseContext,
+  type UserPromptSubmitInput,
+  type UserPromptSubmitOutcome,
 } from "@forkloop/loop-core";
 import type { HookEvent, Settings } from "../settings/settings-schema.js";
 import { compileMatcher } from "./hook-matcher.js";
@@ -24,6 +33,16 @@ export interface SettingsHooksOptions {
   readonly transcriptPath?: string;
   /** Non-blocking hook errors and `systemMessage`s; without it they are dropped. */
   readonly onNotice?: (notice: HookNotice) => void;
+  /** A sub-agent's own transcript (SubagentStop's `agent_transcript_path`). */
+  readonly agentTranscriptPath?: (agentId: string) => string | undefined;
+  /**
+   * Agents that are the top of a session of their own (each item of a batch, like one `claude -p`
+   * per item): their hooks report that session, and their stop is a Stop, not a SubagentStop.
+   * Default: only the agent `main`.
+   */
+  readonly sessionOf?: (
+    agentId: string,
+  ) => { readonly sessionId: string; readonly transcriptPath?: string } | undefined;
 }
 
 /**
@@ -35,13 +54,19 @@ export interface SettingsHooksOptions {
  * the SubagentStop hooks instead of Stop.
  */
 export function createSettingsHooks(settings: Settings, options: SettingsHooksOptions): LoopHooks {
-  const base = (context: PreToolUseInput["context"]) => ({
-    cwd: context.cwd,
-    sessionId: options.sessionId,
-    permissionMode: context.options.permissionMode,
-    signal: context.abortController.signal,
-    ...(options.transcriptPath === undefined ? {} : { transcriptPath: options.transcriptPath }),
-  });
+  const base = (context: ToolUseContext) => {
+    const own = options.sessionOf?.(context.agentId);
+    const transcriptPath = own === undefined ? options.transcriptPath : own.transcriptPath;
+    return {
+      cwd: context.cwd,
+      sessionId: own?.sessionId ?? options.sessionId,
+      permissionMode: context.options.permissionMode,
+      signal: context.abortController.signal,
+      ...(transcriptPath === undefined ? {} : { transcriptPath }),
+    };
+  };
+  const topLevel = (agentId: string): boolean =>
+    agentId === "main" || options.sessionOf?.(agentId) !== undefined;
   const report = (outcome: HookEventOutcome): void => {
     for (const message of outcome.errors)
       options.onNotice?.({ event: outcome.event, kind: "error", message });
@@ -80,10 +105,16 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
   };
 
   const stop = async (input: StopHookInput): Promise<StopHookOutcome> => {
-    const event = input.context.agentId === "main" ? "Stop" : "SubagentStop";
+    const { agentId } = input.context;
+    const event = topLevel(agentId) ? "Stop" : "SubagentStop";
+    const last = lastAssistantText(input.messages);
+    const agentTranscriptPath = options.agentTranscriptPath?.(agentId);
     const outcome = await runHookEvent(event, settings, {
       ...base(input.context),
       stopHookActive: input.stopHookActive,
+      ...(last === undefined ? {} : { lastAssistantMessage: last }),
+      ...(event === "SubagentStop" ? { agentId } : {}),
+      ...(event === "SubagentStop" && agentTranscriptPath !== undefined ? { agentTranscriptPath } : {}),
     });
     report(outcome);
     return {
@@ -93,12 +124,50 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
     };
   };
 
+  const sessionStart = async (input: SessionStartInput): Promise<SessionStartOutcome> => {
+    const outcome = await runHookEvent("SessionStart", settings, {
+      ...base(input.context),
+      source: input.source,
+      model: input.model,
+    });
+    report(outcome);
+    return outcome.additionalContext.length === 0 ? {} : { additionalContext: outcome.additionalContext };
+  };
+
+  const userPromptSubmit = async (input: UserPromptSubmitInput): Promise<UserPromptSubmitOutcome> => {
+    const outcome = await runHookEvent("UserPromptSubmit", settings, {
+      ...base(input.context),
+      prompt: input.prompt,
+    });
+    report(outcome);
+    return {
+      ...(outcome.blocked
+        ? { blockReason: outcome.blockReasons.join("\n") || "a UserPromptSubmit hook blocked the prompt" }
+        : {}),
+      ...(outcome.additionalContext.length === 0 ? {} : { additionalContext: outcome.additionalContext }),
+      ...stopFields(outcome),
+    };
+  };
+
+  const preCompact = async (input: PreCompactInput): Promise<PreCompactOutcome> => {
+    const outcome = await runHookEvent("PreCompact", settings, {
+      ...base(input.context),
+      trigger: input.trigger,
+      customInstructions: input.customInstructions,
+    });
+    report(outcome);
+    return {};
+  };
+
   // Only events that have hooks get a function, so a loop with no hooks spawns nothing.
   const has = (event: HookEvent): boolean => (settings.hooks[event]?.length ?? 0) > 0;
   return {
     ...(has("PreToolUse") ? { preToolUse: [preToolUse] } : {}),
     ...(has("PostToolUse") ? { postToolUse: [postToolUse] } : {}),
     ...(has("Stop") || has("SubagentStop") ? { stop: [stop] } : {}),
+    ...(has("SessionStart") ? { sessionStart: [sessionStart] } : {}),
+    ...(has("UserPromptSubmit") ? { userPromptSubmit: [userPromptSubmit] } : {}),
+    ...(has("PreCompact") ? { preCompact: [preCompact] } : {}),
   };
 }
 
@@ -111,14 +180,13 @@ function stopFields(outcome: HookEventOutcome): { continue?: false; stopReason?:
 
 /** Combines hook sets (e.g. in-process function hooks of a library user + shell hooks from settings); order kept. */
 export function mergeHooks(...hooks: readonly LoopHooks[]): LoopHooks {
-  const preToolUse = hooks.flatMap((set) => set.preToolUse ?? []);
-  const postToolUse = hooks.flatMap((set) => set.postToolUse ?? []);
-  const stop = hooks.flatMap((set) => set.stop ?? []);
-  return {
-    ...(preToolUse.length === 0 ? {} : { preToolUse }),
-    ...(postToolUse.length === 0 ? {} : { postToolUse }),
-    ...(stop.length === 0 ? {} : { stop }),
-  };
+  const merged: { -readonly [Kind in keyof LoopHooks]: unknown[] } = {};
+  for (const set of hooks) {
+    for (const [kind, list] of Object.entries(set) as [keyof LoopHooks, readonly unknown[] | undefined][]) {
+      if (list && list.length > 0) merged[kind] = [...(merged[kind] ?? []), ...list];
+    }
+  }
+  return merged as LoopHooks;
 }
 
 /**

@@ -1,0 +1,134 @@
+import {
+  createUserMessage,
+  type LoopHooks,
+  type Message,
+  type PreCompactInput,
+  type SessionStartInput,
+  type ToolUseContext,
+  type UserMessage,
+  type UserPromptSubmitInput,
+} from "@forkloop/loop-core";
+
+/**
+ * Runs every hook of one kind in order; a hook that throws counts as "no opinion" (the hooks.ts
+ * contract), so a broken hook never stops a session.
+ */
+async function runAll<Input, Outcome>(
+  hooks: readonly ((input: Input) => Promise<Outcome>)[] | undefined,
+  input: Input,
+): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  for (const hook of hooks ?? []) {
+    try {
+      outcomes.push(await hook(input));
+    } catch {
+      // no opinion
+    }
+  }
+  return outcomes;
+}
+
+/** SessionStart (startup / resume / compact): what the hooks add to the conversation. */
+export async function sessionStartContext(
+  hooks: LoopHooks | undefined,
+  input: SessionStartInput,
+): Promise<string[]> {
+  const outcomes = await runAll(hooks?.sessionStart, input);
+  return outcomes.flatMap((outcome) => outcome.additionalContext ?? []);
+}
+
+/** What UserPromptSubmit decided about a prompt. */
+export type PromptVerdict =
+  | { readonly ok: true; readonly context: readonly string[] }
+  | { readonly ok: false; readonly reason: string };
+
+/** UserPromptSubmit: a block (or `continue: false`) drops the prompt; context joins it. */
+export async function submitPrompt(
+  hooks: LoopHooks | undefined,
+  input: UserPromptSubmitInput,
+): Promise<PromptVerdict> {
+  const outcomes = await runAll(hooks?.userPromptSubmit, input);
+  const blocked = outcomes.find((outcome) => outcome.blockReason !== undefined || outcome.continue === false);
+  if (blocked) {
+    return {
+      ok: false,
+      reason: blocked.blockReason ?? blocked.stopReason ?? "a UserPromptSubmit hook stopped the prompt",
+    };
+  }
+  return { ok: true, context: outcomes.flatMap((outcome) => outcome.additionalContext ?? []) };
+}
+
+/** PreCompact: observers only (Claude Code gives them no control). */
+export async function announceCompaction(
+  hooks: LoopHooks | undefined,
+  input: PreCompactInput,
+): Promise<void> {
+  await runAll(hooks?.preCompact, input);
+}
+
+/** Hook context as a meta user message for the model, after `previous` (none when empty). */
+export function hookContextMessage(context: readonly string[], previous: Message | undefined): UserMessage[] {
+  if (context.length === 0) return [];
+  return [createUserMessage(context.join("\n\n"), { isMeta: true, parentUuid: previous?.uuid ?? null })];
+}
+
+/**
+ * The compaction pipeline's hook wiring for one agent: PreCompact before each compaction
+ * (reactive counts as auto, as in Claude Code), SessionStart `compact` after it, whose context
+ * the pipeline adds right after the summary.
+ */
+export function compactionHooks(
+  hooks: LoopHooks | undefined,
+  context: () => ToolUseContext,
+  model: () => string,
+): {
+  onPreCompact?: (event: {
+    trigger: "manual" | "auto" | "reactive";
+    instructions: string | undefined;
+  }) => Promise<void>;
+  onCompacted?: () => Promise<readonly string[]>;
+} {
+  return {
+    ...(hooks?.preCompact === undefined
+      ? {}
+      : {
+          onPreCompact: ({ trigger, instructions }) =>
+            announceCompaction(hooks, {
+              trigger: trigger === "manual" ? "manual" : "auto",
+              customInstructions: instructions ?? "",
+              context: context(),
+            }),
+        }),
+    ...(hooks?.sessionStart === undefined
+      ? {}
+      : {
+          onCompacted: () =>
+            sessionStartContext(hooks, { source: "compact", model: model(), context: context() }),
+        }),
+  };
+}
+
+/**
+ * The start of a top-level agent's session (the main session's first turn, a batch item):
+ * SessionStart, then UserPromptSubmit for its prompt. `before` opens the conversation, `after`
+ * follows the prompt; a blocked prompt runs no turn.
+ */
+export async function openSession(
+  hooks: LoopHooks | undefined,
+  input: {
+    readonly source: SessionStartInput["source"];
+    readonly prompt: string;
+    readonly context: ToolUseContext;
+  },
+): Promise<
+  | { readonly ok: true; readonly before: readonly string[]; readonly after: readonly string[] }
+  | { readonly ok: false; readonly reason: string }
+> {
+  const before = await sessionStartContext(hooks, {
+    source: input.source,
+    model: input.context.options.model,
+    context: input.context,
+  });
+  const verdict = await submitPrompt(hooks, { prompt: input.prompt, context: input.context });
+  return verdict.ok ? { ok: true, before, after: verdict.context } : verdict;
+}
