@@ -1,7 +1,6 @@
 import {
   type LoopHooks,
   lastAssistantText,
-  type Message,
   type PostToolUseOutcome,
   type PreToolUseOutcome,
   type StopHookOutcome,

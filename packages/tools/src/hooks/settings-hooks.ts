@@ -1,7 +1,6 @@
 import {
   type LoopHooks,
   lastAssistantText,
-  type Message,
   type PostToolUseInput,
   type PostToolUseOutcome,
   type PreCompactInput,
