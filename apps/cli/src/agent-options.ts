@@ -1,4 +1,4 @@
-import { builtinToolNames } from "@forkloop/sdk";
+import { builtinToolNames, FORK_TOOL_NAMES } from "@forkloop/sdk";
 import { PERMISSION_MODES, parsePermissionRule } from "@forkloop/tools";
 import { z } from "zod";
 import { closestFlag } from "./flags.js";
@@ -32,12 +32,15 @@ export function splitRules(text: string): string[] {
 
 const MCP_RULE = /^mcp__[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*(?:__(?:\*|[A-Za-z0-9_-]+))?$/;
 
-/** `--allowed-tools Read,Grep` / `--disallowed-tools Bash`: a comma list of known tool names or MCP rules. */
+/**
+ * `--allowed-tools Read,Grep` / `--disallowed-tools Bash,Agent`: a comma list of rules naming
+ * known tools — the built-in ones, the fork tools (Agent, its former name Task, Skill) — or MCP rules.
+ */
 export const toolListSchema = z
   .string()
   .transform(splitRules)
   .superRefine((names, ctx) => {
-    const known = builtinToolNames();
+    const known = [...builtinToolNames(), ...FORK_TOOL_NAMES];
     for (const name of names) {
       // MCP tools are known only once their servers start: `mcp__server`, `mcp__server__*` and
       // `mcp__server__tool` are checked for form here and match when the session has the tools.

@@ -47,6 +47,8 @@ export async function createBatchExecutor(options: {
   readonly requestSlot?: RequestGate;
 }): Promise<ItemExecutor> {
   const { spec, cwd, settings, source } = options;
+  // Issue 12 item 5: the batch's thinking, summary model and context editing, as batch.json keeps them.
+  const loop = spec.loop ?? {};
   const rules = mergeRules(settings, { allow: spec.allowedTools, deny: spec.disallowedTools });
   const mcpTools = options.mcpTools ?? [];
   const tools = [...selectTools(rules.deny, bashToolOptions(options.bash)), ...mcpTools];
@@ -68,6 +70,8 @@ export async function createBatchExecutor(options: {
       transcriptsDir: options.transcriptsDir,
       modelOverrides: source.modelOverrides,
       ...(options.failsEveryItem === undefined ? {} : { failsEveryItem: options.failsEveryItem }),
+      ...(loop.toolUseSummaryModel === undefined ? {} : { toolUseSummaryModel: loop.toolUseSummaryModel }),
+      ...(loop.contextEditing === true ? { contextEditing: true } : {}),
       ...(options.recordSideEffect === undefined
         ? {}
         : {

@@ -12,7 +12,7 @@ import {
   saveBatchSpec,
 } from "@forkloop/batch";
 import { resolveModelAlias } from "@forkloop/loop-core";
-import { batchesDir, DEFAULT_MODEL, type ProjectState } from "@forkloop/sdk";
+import { batchesDir, DEFAULT_MODEL, type LoopChoices, type ProjectState } from "@forkloop/sdk";
 import { CliError } from "./cli-error.js";
 import { BATCH_USAGE, type BatchFlags, SETTINGS_FLAGS } from "./commands/batch-flags.js";
 import { checkWritableDir } from "./state-checks.js";
@@ -22,8 +22,17 @@ export type BatchPlan =
   | { readonly kind: "new"; readonly spec: BatchSpec; readonly loaded: LoadedItems }
   | { readonly kind: "resume"; readonly spec: BatchSpec; readonly dir: string };
 
-/** Validates the flags and lists a new batch's items (a typo or a bad item costs nothing). */
-export async function planBatch(flags: BatchFlags, cwd: string, state: ProjectState): Promise<BatchPlan> {
+/**
+ * Validates the flags and lists a new batch's items (a typo or a bad item costs nothing). `loop`
+ * (thinking, the summary model, context editing: flags over settings) goes into a new batch's
+ * batch.json, so a resume and every queue worker use the same (issue 12 item 5).
+ */
+export async function planBatch(
+  flags: BatchFlags,
+  cwd: string,
+  state: ProjectState,
+  loop: LoopChoices,
+): Promise<BatchPlan> {
   if (flags["retry-failed"] && flags.resume === undefined) {
     throw new CliError("--retry-failed only applies to --resume ID (it re-runs that batch's failed items).");
   }
@@ -89,6 +98,7 @@ export async function planBatch(flags: BatchFlags, cwd: string, state: ProjectSt
         }),
     ...(flags["strict-mcp-config"] === undefined ? {} : { strictMcpConfig: flags["strict-mcp-config"] }),
     outputDir: flags.output ? resolve(cwd, flags.output) : batchDir(state, id),
+    ...(Object.keys(loop).length === 0 ? {} : { loop: loop as BatchSpec["loop"] }),
   };
   return { kind: "new", spec, loaded };
 }

@@ -26,7 +26,7 @@ Commands:
 
 Model: ANTHROPIC_API_KEY (and optional ANTHROPIC_BASE_URL) selects the real API or a compatible
 server; without it the built-in simulator answers (simulated replies, not a real model).
-Environment: MAX_THINKING_TOKENS=N (run: extended thinking with that budget),
+Environment: MAX_THINKING_TOKENS=N (run, batch: extended thinking with that budget),
 FORKLOOP_MODELS=FILE (model specs, e.g. a small context window, for the client and
 the embedded simulator), FORKLOOP_SIM_LATENCY=none|realistic, FORKLOOP_SIM_FAULTS=SPEC.
 Run \`forkloop <command> --help\` for a command's flags; \`forkloop --version\` prints the version.`;

@@ -29,6 +29,19 @@ export const batchSpecSchema = z.object({
   outputDir: z.string(),
   /** A `--queue` batch (issue 16): the Redis it is on, so `batch list` / `status` say where its items run. */
   queue: z.string().optional(),
+  /** Thinking, the summary model, context editing: flags and settings as resolved at the start. */
+  loop: z
+    .object({
+      thinking: z
+        .union([
+          z.object({ type: z.literal("enabled"), budget_tokens: z.number().int() }),
+          z.object({ type: z.literal("adaptive") }),
+        ])
+        .optional(),
+      toolUseSummaryModel: z.string().optional(),
+      contextEditing: z.boolean().optional(),
+    })
+    .optional(),
 });
 export type BatchSpec = z.infer<typeof batchSpecSchema>;
 

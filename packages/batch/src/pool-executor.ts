@@ -77,6 +77,9 @@ export interface BatchAgentSettings {
   readonly failsEveryItem?: (error: { readonly code: string; readonly message: string }) => boolean;
   /** `--rpm` (issue 16 item 4): awaited before every model request of every item. */
   readonly requestSlot?: RequestGate;
+  /** R-L18 and R-C2 (API) for every item (`--summary-model`, `--context-editing`). */
+  readonly toolUseSummaryModel?: string;
+  readonly contextEditing?: boolean;
 }
 
 /**
@@ -121,6 +124,8 @@ export function createPoolExecutor(
       toolAnnotations,
       fallbackModels: settings.fallbackModels,
       modelOverrides: settings.modelOverrides,
+      toolUseSummaryModel: settings.toolUseSummaryModel,
+      contextEditing: settings.contextEditing,
     });
   return {
     startAll(claims, warm): ItemExecution[] {

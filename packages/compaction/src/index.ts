@@ -1,3 +1,9 @@
+export {
+  apiMicrocompactEdits,
+  MICROCOMPACT_CLEAR_AT_LEAST_SHARE,
+  MICROCOMPACT_KEEP_RECENT,
+  MICROCOMPACT_TRIGGER_RATIO,
+} from "./api-microcompact.js";
 export { applyCollapse, type CollapsibleSpan, findCollapsibleSpans, planCollapse } from "./collapse.js";
 export {
   type CompactConversationInput,

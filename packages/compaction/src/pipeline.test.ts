@@ -6,6 +6,7 @@ import type {
   ModelInfo,
 } from "@forkloop/loop-core";
 import { describe, expect, it } from "vitest";
+import { apiMicrocompactEdits } from "./api-microcompact.js";
 import type { CompactionEvent } from "./events.js";
 import { CLEARED_TOOL_RESULT } from "./microcompact.js";
 import { createContextPipeline } from "./pipeline.js";
@@ -173,6 +174,26 @@ describe("createContextPipeline", () => {
     expect((await pipeline.microcompact(input(small))).messages).toBe(small);
     const over = historyOf(7_500);
     expect((await pipeline.microcompact(input(over))).messages).toBe(over);
+  });
+
+  it("R-C2 (API, issue 12 item 5): with clientMicrocompact false the stage leaves the band alone; apiMicrocompactEdits asks the API for the same lines", async () => {
+    const pipeline = createContextPipeline({
+      runCompact: createScriptedCompactRunner([GOOD]),
+      modelOverrides: [MODEL],
+      clientMicrocompact: false,
+    });
+    const mid = historyOf(5_500);
+    const result = await pipeline.microcompact(input(mid));
+    expect(result.messages).toBe(mid);
+    expect(result.boundaries).toEqual([]);
+    // The 24k model's line is 7,000: the edit fires at 60% of it, keeps 5, frees at least 10%.
+    expect(apiMicrocompactEdits(MODEL)).toEqual({
+      clearToolUses: {
+        trigger: { type: "input_tokens", value: 4_200 },
+        keep: 5,
+        clearAtLeast: 700,
+      },
+    });
   });
 
   it("R-C1: snip drops old messages past the message cap and yields a boundary", () => {

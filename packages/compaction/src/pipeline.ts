@@ -10,6 +10,11 @@ import {
   type SystemMessage,
   tokenCountWithEstimation,
 } from "@forkloop/loop-core";
+import {
+  MICROCOMPACT_CLEAR_AT_LEAST_SHARE,
+  MICROCOMPACT_KEEP_RECENT,
+  MICROCOMPACT_TRIGGER_RATIO,
+} from "./api-microcompact.js";
 import { applyCollapse, findCollapsibleSpans, planCollapse } from "./collapse.js";
 import {
   type CompactOutcome,
@@ -49,6 +54,11 @@ export interface ContextPipelineOptions {
   readonly modelOverrides?: readonly ModelInfo[];
   /** Default true; must match the loop's `autoCompactEnabled` (off: the loop stops at the hard limit). */
   readonly autoCompactEnabled?: boolean;
+  /**
+   * Default true. False when the API clears old tool results instead (context editing,
+   * `apiMicrocompactEdits`): the R-C2 stage then leaves the history alone.
+   */
+  readonly clientMicrocompact?: boolean;
   /** Microcompact keeps the newest N tool results (default 5, R-C2). */
   readonly keepRecentToolResults?: number;
   /** Microcompact starts at this share of the auto-compact threshold (default 0.6). */
@@ -98,15 +108,13 @@ const REACTIVE_TAIL_SHARE = 0.15;
 const MANUAL_TAIL_OF_CURRENT = 0.2;
 /** Collapse and snip aim this far below their line, so they do not fire again next turn. */
 const TARGET_SHARE = 0.85;
-/** Microcompact only clears when it frees at least this share of the threshold (one cache break per batch). */
-const CLEAR_AT_LEAST_SHARE = 0.1;
 
 /** Implements loop-core's ContextPipeline (§4): R-C0 … R-C6 with the thresholds of R-C7. */
 export function createContextPipeline(options: ContextPipelineOptions): CompactionPipeline {
   const factory = options.messageFactory ?? defaultMessageFactory;
   const emit = (event: CompactionEvent): void => options.onEvent?.(event);
   const autoCompactEnabled = options.autoCompactEnabled ?? true;
-  const keepRecent = options.keepRecentToolResults ?? 5;
+  const keepRecent = options.keepRecentToolResults ?? MICROCOMPACT_KEEP_RECENT;
   /**
    * R-C8 count corrections. tokenCountWithEstimation trusts the latest response's usage for
    * everything before it; once a stage rewrote that part (snip, microcompact, collapse, compact)
@@ -206,10 +214,10 @@ export function createContextPipeline(options: ContextPipelineOptions): Compacti
   }
 
   async function microcompact(input: ContextStageInput): Promise<ContextStageResult> {
-    if (exempt(input)) return unchanged(input);
+    if (exempt(input) || options.clientMicrocompact === false) return unchanged(input);
     const tokens = tokenCount(input.messages);
     const limits = thresholds(input.model);
-    const trigger = limits.autoCompact * (options.microcompactTriggerRatio ?? 0.6);
+    const trigger = limits.autoCompact * (options.microcompactTriggerRatio ?? MICROCOMPACT_TRIGGER_RATIO);
     // At the auto-compact line the whole history is about to be summarised: clearing results now
     // would only hide detail from the summary and change the prefix the compact request reads
     // from the cache (R-F3).
@@ -218,7 +226,7 @@ export function createContextPipeline(options: ContextPipelineOptions): Compacti
     }
     const candidates = selectToolResultsToClear(input.messages, { keepRecent });
     const total = candidates.reduce((sum, candidate) => sum + candidate.tokens, 0);
-    if (total < limits.autoCompact * CLEAR_AT_LEAST_SHARE) return unchanged(input);
+    if (total < limits.autoCompact * MICROCOMPACT_CLEAR_AT_LEAST_SHARE) return unchanged(input);
     const ids = candidates.map((candidate) => candidate.toolUseId);
     const messages = clearToolResults(input.messages, new Set(ids));
     const freed = changedTokens(input.messages, messages);

@@ -27,6 +27,8 @@ export interface AgentContextOptions {
   /** The agent's PreCompact and SessionStart `compact` hooks (`compactionHooks`). */
   readonly onPreCompact?: ContextPipelineOptions["onPreCompact"];
   readonly onCompacted?: ContextPipelineOptions["onCompacted"];
+  /** R-C2 by the API (`apiMicrocompactEdits` in the agent's requests): no client-side microcompact. */
+  readonly contextEditing?: boolean;
 }
 
 /**
@@ -39,6 +41,7 @@ export function createAgentContextPipeline(options: AgentContextOptions): Compac
   const memory = options.sessionMemory;
   return createContextPipeline({
     runCompact: options.runCompact,
+    ...(options.contextEditing === true ? { clientMicrocompact: false } : {}),
     ...(options.modelOverrides === undefined ? {} : { modelOverrides: options.modelOverrides }),
     ...(memory === undefined
       ? {}

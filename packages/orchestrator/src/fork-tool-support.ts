@@ -65,6 +65,9 @@ export interface ForkToolOptions {
    * annotations go with the task so the worker's proxies keep their traits (issue 15).
    */
   readonly parentTools?: readonly Tool[];
+  /** R-L18 and R-C2 (API) for every sub-agent too, as for the main loop (issue 12 item 5). */
+  readonly toolUseSummaryModel?: string;
+  readonly contextEditing?: boolean;
 }
 
 /** Abort listeners a parent signal may carry before Node warns (one per running fork). */
@@ -134,6 +137,8 @@ export async function runForkForTool(
     maxTurns: fork.maxTurns,
     modelOverrides: options.modelOverrides,
     fallbackModels: options.fallbackModels,
+    toolUseSummaryModel: options.toolUseSummaryModel,
+    contextEditing: options.contextEditing,
     ...(transcripts === undefined
       ? {}
       : {

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
-import type { CompactionEvent, CompactSource } from "@forkloop/compaction";
+import { apiMicrocompactEdits, type CompactionEvent, type CompactSource } from "@forkloop/compaction";
 import {
   type AssistantMessage,
   buildCacheSafeParams,
@@ -70,6 +70,8 @@ export interface MainSessionOptions {
    * sub-agents too: their calls come back over comlink (issue 15).
    */
   readonly tools?: readonly Tool[];
+  /** Fork tools not to add (a bare deny rule `Agent` / `Skill` removes the tool, as for built-ins). */
+  readonly removedTools?: readonly ("Agent" | "Skill")[];
   readonly permissionRules?: PermissionRules;
   /**
    * How sub-agents' Bash runs (R-S6, R-S4): the sandbox and settings `env` the main agent's own
@@ -90,6 +92,14 @@ export interface MainSessionOptions {
   readonly fallbackModels?: readonly string[];
   readonly modelOverrides?: readonly ModelInfo[];
   readonly thinking?: ThinkingConfigParam;
+  /** R-L18: a background summary of each tool batch by this small model (`--summary-model`). */
+  readonly toolUseSummaryModel?: string;
+  /**
+   * R-C2 by the API (`--context-editing`): each request carries `clear_tool_uses` at the
+   * microcompact stage's lines (`apiMicrocompactEdits`) and the pipeline skips its own microcompact.
+   * For the main loop and every sub-agent.
+   */
+  readonly contextEditing?: boolean;
   /** R-C5 background session-memory fork (default true). */
   readonly sessionMemory?: boolean;
   /** History growth between session-memory updates (default: compaction's, a quarter of the auto-compact line). */
@@ -221,6 +231,10 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
     maxDepth: options.maxAgentDepth ?? 2,
     ...(options.modelOverrides === undefined ? {} : { modelOverrides: options.modelOverrides }),
+    ...(options.toolUseSummaryModel === undefined
+      ? {}
+      : { toolUseSummaryModel: options.toolUseSummaryModel }),
+    ...(options.contextEditing === true ? { contextEditing: true } : {}),
     transcripts: { sessionsDir: options.sessionsDir, sessionId },
     onForkStarted: (task: SubAgentTask) => linkSubAgent(task),
   };
@@ -234,11 +248,11 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       querySource: task.querySource,
     });
   };
-  const tools: Tool[] = [
-    ...baseTools,
-    createAgentTool(pool, assembled.agentDefinitions, forkOptions) as unknown as Tool,
-  ];
-  if (assembled.skills.length > 0)
+  const removed = new Set(options.removedTools ?? []);
+  const tools: Tool[] = [...baseTools];
+  if (!removed.has("Agent"))
+    tools.push(createAgentTool(pool, assembled.agentDefinitions, forkOptions) as unknown as Tool);
+  if (assembled.skills.length > 0 && !removed.has("Skill"))
     tools.push(createSkillTool(pool, assembled.skills, forkOptions) as unknown as Tool);
 
   // Compact and session-memory forks get transcripts too: they are children in the fork tree.
@@ -273,6 +287,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     ),
     runCompact,
     ...(options.modelOverrides === undefined ? {} : { modelOverrides: options.modelOverrides }),
+    ...(options.contextEditing === true ? { contextEditing: true } : {}),
     ...(options.sessionMemory === false
       ? {}
       : {
@@ -393,6 +408,12 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       ...(options.fallbackModels === undefined ? {} : { fallbackModels: options.fallbackModels }),
       ...(options.modelOverrides === undefined ? {} : { modelOverrides: options.modelOverrides }),
       ...(options.thinking === undefined ? {} : { thinking: options.thinking }),
+      ...(options.toolUseSummaryModel === undefined
+        ? {}
+        : { toolUseSummaryModel: options.toolUseSummaryModel }),
+      ...(options.contextEditing === true
+        ? { contextEditing: apiMicrocompactEdits(getModelInfo(model, options.modelOverrides)) }
+        : {}),
       onCacheSafeParams: (params) => {
         latest = params;
         transcript.append({ type: "cache_safe_params", params });

@@ -1,5 +1,5 @@
 import type Anthropic from "@anthropic-ai/sdk";
-import { createQueryCompactRunner } from "@forkloop/compaction";
+import { apiMicrocompactEdits, createQueryCompactRunner } from "@forkloop/compaction";
 import {
   type AssistantMessage,
   type CanUseTool,
@@ -325,6 +325,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
     ),
     ...(task.modelOverrides === undefined ? {} : { modelOverrides: task.modelOverrides }),
     ...(task.sessionMemory === undefined ? {} : { sessionMemory: task.sessionMemory }),
+    ...(task.contextEditing === true ? { contextEditing: true } : {}),
   });
   try {
     for (;;) {
@@ -348,6 +349,10 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
         ...(task.tokenBudget === undefined ? {} : { tokenBudget: task.tokenBudget }),
         ...(task.modelOverrides === undefined ? {} : { modelOverrides: task.modelOverrides }),
         ...(task.fallbackModels === undefined ? {} : { fallbackModels: task.fallbackModels }),
+        ...(task.toolUseSummaryModel === undefined ? {} : { toolUseSummaryModel: task.toolUseSummaryModel }),
+        ...(task.contextEditing === true
+          ? { contextEditing: apiMicrocompactEdits(modelInfo(params.model)) }
+          : {}),
         queuedCommands: io.steeringQueue,
         recordSnapshots: transcript !== undefined,
       });

@@ -82,6 +82,10 @@ export interface SubAgentTask {
   /** The models file's entries: the sub-agent's thresholds (R-C7) and costs use them. */
   readonly modelOverrides?: readonly ModelInfo[];
   readonly fallbackModels?: readonly string[];
+  /** R-L18: summarize each tool batch with this small model (`--summary-model`); off when undefined. */
+  readonly toolUseSummaryModel?: string;
+  /** R-C2 by the API (`--context-editing`): `apiMicrocompactEdits` in each request, no client microcompact. */
+  readonly contextEditing?: boolean;
   /**
    * A top-level agent of a session of its own (a batch item, like one `claude -p` per item):
    * SessionStart (`startup`) and UserPromptSubmit fire for it before its first request, and a

@@ -7,6 +7,13 @@
 
 export { createHeadlessPermissions } from "./headless-permissions.js";
 export {
+  type GivenLoopChoices,
+  type LoopChoices,
+  MIN_THINKING_TOKENS,
+  resolveLoopChoices,
+  thinkingForBudget,
+} from "./loop-choices.js";
+export {
   type McpServerSources,
   type ResolvedMcpServers,
   resolveMcpServers,
@@ -104,5 +111,12 @@ export {
   userLineSchema,
 } from "./stream-json.js";
 export { type PermissionDenialRecord, StreamJsonWriter } from "./stream-json-writer.js";
-export { builtinToolNames, DEFAULT_MODEL, type PermissionRules, selectTools } from "./tool-selection.js";
+export {
+  builtinToolNames,
+  DEFAULT_MODEL,
+  FORK_TOOL_NAMES,
+  type PermissionRules,
+  removedForkTools,
+  selectTools,
+} from "./tool-selection.js";
 export { FORKLOOP_VERSION } from "./version.js";

@@ -186,6 +186,12 @@ export interface Options {
    * (FORKLOOP_HOME defaults to `~/.forkloop`); sessions left in `<cwd>/.forkloop` are still found.
    */
   stateDir?: string;
+  /** Extended thinking with this budget (≥ 1024; 0 = off), when `thinking` is not given. */
+  maxThinkingTokens?: number;
+  /** forkloop (R-L18): a small model summarizes each tool batch in the background. */
+  toolUseSummaryModel?: string;
+  /** forkloop (R-C2): the API clears old tool results (context editing) instead of the client. */
+  contextEditing?: boolean;
 }
 
 /** Every option `query()` reads; anything else is warned about once and ignored. */
@@ -222,4 +228,7 @@ export const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof Options>([
   "settings",
   "thinking",
   "stateDir",
+  "maxThinkingTokens",
+  "toolUseSummaryModel",
+  "contextEditing",
 ]);

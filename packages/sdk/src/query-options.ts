@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { type PermissionMode, resolveModelAlias, type Tool } from "@forkloop/loop-core";
 import type { AgentDefinition as ForkloopAgentDefinition, SubAgentBashOptions } from "@forkloop/orchestrator";
 import { createBuiltinTools, PERMISSION_MODES, SETTING_SOURCES, type Settings } from "@forkloop/tools";
+import { type LoopChoices, resolveLoopChoices } from "./loop-choices.js";
 import { type ResolvedMcpServers, resolveMcpServers } from "./mcp-servers.js";
 import { withSettingsRetryEnv } from "./model-retry.js";
 import { KNOWN_OPTIONS, type Options } from "./options.js";
@@ -11,7 +12,7 @@ import { resolveSandbox } from "./sandbox.js";
 import { listSessionsIn, newSessionId, savedSession } from "./session-helpers.js";
 import { loadRunSettings, mergeRules } from "./settings.js";
 import { ensureWritableDir, type ProjectState, projectState, sessionsDir } from "./state-dirs.js";
-import { DEFAULT_MODEL, type PermissionRules, selectTools } from "./tool-selection.js";
+import { DEFAULT_MODEL, FORK_TOOL_NAMES, type PermissionRules, selectTools } from "./tool-selection.js";
 
 /** Everything a query needs, decided from its options, the settings files and the transcripts. */
 export interface ResolvedQuery {
@@ -39,9 +40,9 @@ export interface ResolvedQuery {
   readonly settings: Settings;
   readonly home?: string;
   readonly env: Record<string, string | undefined>;
+  /** Thinking, the tool-use summary model and context editing: options, then settings. */
+  readonly loop: LoopChoices;
 }
-
-const FORK_TOOL_NAMES = new Set(["Agent", "Task", "Skill"]);
 
 /**
  * Validates the options (a problem the caller can fix is an OptionsError naming it and the fix)
@@ -137,6 +138,7 @@ export async function resolveQueryOptions(
     ...(home === undefined ? {} : { home }),
     // Issue 11: the settings' FORKLOOP_* deadline variables apply beneath the environment.
     env: withSettingsRetryEnv(env, settings.env),
+    loop: resolveLoopChoices(options, settings),
   };
 }
 
@@ -165,7 +167,7 @@ function baseTools(
   const selected = selectTools(deny, bash);
   if (selection === undefined || !Array.isArray(selection)) return selected;
   const known = createBuiltinTools().map((tool) => tool.name);
-  const unknown = selection.filter((name) => !known.includes(name) && !FORK_TOOL_NAMES.has(name));
+  const unknown = selection.filter((name) => !known.includes(name) && !FORK_TOOL_NAMES.includes(name));
   if (unknown.length > 0) {
     throw new OptionsError(
       `tools: unknown tool ${unknown.join(", ")}; the built-in tools are ${known.join(", ")}.`,

@@ -25,6 +25,7 @@ import { processRuntimes, type RuntimeRegistry, type SharedRuntime } from "./sha
 import { parseRunRequest, SLASH_COMMANDS } from "./slash-commands.js";
 import { StreamJsonWriter } from "./stream-json-writer.js";
 import { SubAgentTracker } from "./sub-agent-tracker.js";
+import { removedForkTools } from "./tool-selection.js";
 
 /** The Agent SDK's Query: an async generator of messages with control methods. */
 export interface Query extends AsyncGenerator<SDKMessage, void> {
@@ -307,6 +308,7 @@ class QueryRun implements Query {
       ...(this.#options.canUseTool === undefined ? {} : { ask: askCaller(this.#options.canUseTool) }),
     });
     this.#setMode = permissions.setMode;
+    const removed = removedForkTools(resolved.rules.deny);
     const session: MainSession = await createSession({
       endpoint: runtime.source.endpoint,
       client: runtime.client,
@@ -320,6 +322,7 @@ class QueryRun implements Query {
       permissionMode: resolved.permissionMode,
       tools,
       bash: resolved.bash,
+      removedTools: removed,
       permissionRules: resolved.rules,
       canUseTool: permissions.canUseTool,
       agents: resolved.agents,
@@ -353,7 +356,7 @@ class QueryRun implements Query {
         : { appendSystemPrompt: resolved.appendSystemPrompt }),
       ...(this.#options.maxTurns === undefined ? {} : { maxTurns: this.#options.maxTurns }),
       ...(this.#options.tokenBudget === undefined ? {} : { tokenBudget: this.#options.tokenBudget }),
-      ...(this.#options.thinking === undefined ? {} : { thinking: this.#options.thinking }),
+      ...resolved.loop,
     });
     if (session.droppedTornRecord) {
       // Issue 11: said once; the record was cut by an interrupted write and is gone.
@@ -368,8 +371,8 @@ class QueryRun implements Query {
     });
     const toolNames = [
       ...tools.map((tool) => tool.name),
-      "Agent",
-      ...(session.assembled.skills.length > 0 ? ["Skill"] : []),
+      ...(removed.includes("Agent") ? [] : ["Agent"]),
+      ...(session.assembled.skills.length > 0 && !removed.includes("Skill") ? ["Skill"] : []),
     ];
     const agentNames = ["general-purpose", ...session.assembled.agentDefinitions.map((d) => d.name)];
     try {

@@ -11,6 +11,21 @@ export interface PermissionRules {
   readonly deny: string[];
 }
 
+/**
+ * The tools the session adds to the built-in ones: they start forks. `Task` is Claude Code's
+ * former name of `Agent`; a bare deny rule naming one removes it (`--disallowed-tools Agent`).
+ */
+export const FORK_TOOL_NAMES: readonly string[] = ["Agent", "Task", "Skill"];
+
+/** The fork tools a list of deny rules removes: `Agent` (also by `Task`) and `Skill`. */
+export function removedForkTools(deny: readonly string[]): ("Agent" | "Skill")[] {
+  const bare = new Set(deny.filter((rule) => !rule.includes("(")));
+  return [
+    ...(bare.has("Agent") || bare.has("Task") ? (["Agent"] as const) : []),
+    ...(bare.has("Skill") ? (["Skill"] as const) : []),
+  ];
+}
+
 /** Names of the built-in tools (R-T3), as the model sees them. */
 export function builtinToolNames(): string[] {
   return createBuiltinTools().map((tool) => tool.name);

@@ -2,6 +2,7 @@ import { DEFAULT_MODEL } from "@forkloop/sdk";
 import { z } from "zod";
 import { budgetUsdSchema, modeSchema, toolListSchema } from "../agent-options.js";
 import { type ParsedCommand, parseCommand } from "../flags.js";
+import { LOOP_FLAG_OPTIONS, LOOP_FLAGS_USAGE, loopFlagsSchema } from "../loop-flags.js";
 import { secondsFlag, TIMEOUT_FLAG_OPTIONS, TIMEOUT_FLAGS_USAGE } from "../model-timeouts.js";
 import { sandboxFlagSchema } from "../sandbox-flag.js";
 
@@ -33,7 +34,8 @@ directory and a summary to stdout.
   --fallback-model NAME model to switch to when the primary stays overloaded (repeatable)
   --max-turns N         turns per item (default 8)
   --allowed-tools LIST  allow rules, comma-separated: Edit, Bash(npm test:*), Write(src/**) …
-  --disallowed-tools LIST  deny rules; a bare tool name also removes the tool (e.g. Bash, mcp__db)
+  --disallowed-tools LIST  deny rules; a bare tool name also removes the tool (e.g. Bash, mcp__db,
+                        or Agent / Task / Skill: no sub-agents)
   --mcp-config FILE     MCP servers from a file (or JSON) {"mcpServers": {…}} (repeatable); with
                         .mcp.json (trusted projects) and settings' mcpServers, started once for all items
   --strict-mcp-config   only the --mcp-config servers
@@ -43,6 +45,7 @@ directory and a summary to stdout.
   --permission-mode M   default | acceptEdits | plan | bypassPermissions | dontAsk | auto (default
                         dontAsk: reads run, anything that would ask for permission is denied)
   --append-system-prompt TEXT  added to the shared system prompt
+${LOOP_FLAGS_USAGE}
   --output DIR          where results.jsonl and the report go (default: the batch's state directory)
   --cwd DIR             the project to work in (default: the current directory)
   --state-dir DIR       keep the batch state there (default $FORKLOOP_HOME/projects/<project>/,
@@ -111,6 +114,7 @@ const schema = z.object({
   rpm: count("rpm", 60, 1_000_000).optional(),
   "headers-timeout": secondsFlag("headers-timeout", 120).optional(),
   "idle-timeout": secondsFlag("idle-timeout", 90).optional(),
+  ...loopFlagsSchema,
 });
 export type BatchFlags = z.infer<typeof schema>;
 
@@ -129,6 +133,10 @@ export const SETTINGS_FLAGS = [
   "append-system-prompt",
   "mcp-config",
   "strict-mcp-config",
+  "thinking",
+  "max-thinking-tokens",
+  "summary-model",
+  "context-editing",
 ] as const satisfies readonly (keyof BatchFlags)[];
 
 export function parseBatchFlags(argv: readonly string[]): ParsedCommand<BatchFlags> {
@@ -171,6 +179,7 @@ export function parseBatchFlags(argv: readonly string[]): ParsedCommand<BatchFla
         "retry-delay": { type: "string" },
         rpm: { type: "string" },
         ...TIMEOUT_FLAG_OPTIONS,
+        ...LOOP_FLAG_OPTIONS,
       },
     },
     argv,

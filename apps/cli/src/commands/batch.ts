@@ -14,11 +14,13 @@ import type { SubAgentBashOptions } from "@forkloop/orchestrator";
 import {
   bashToolOptions,
   checkProjectDir,
+  type LoopChoices,
   loadModelsFile,
   loadRunSettings,
   mergeRules,
   type ProjectState,
   projectState,
+  resolveLoopChoices,
   resolveMcpServers,
   resolveModelSource,
   resolveSandbox,
@@ -43,6 +45,7 @@ import { finishedStatus, printBatchSummary } from "../batch-summary.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode, exitCodeForBatch } from "../exit-codes.js";
+import { loopChoicesFromFlags } from "../loop-flags.js";
 import { timeoutEnv } from "../model-timeouts.js";
 import { BATCH_USAGE, type BatchFlags, parseBatchFlags } from "./batch-flags.js";
 import { batchListCommand } from "./batch-list.js";
@@ -118,7 +121,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     flags.resume === undefined
       ? await mcpServers(flags["mcp-config"], flags["strict-mcp-config"])
       : undefined;
-  const plan = await planBatch(flags, cwd, state);
+  const plan = await planBatch(flags, cwd, state, loopChoices(flags, settings, context));
   noteSkipped(plan, context);
   // The first requests' estimate: the dry run's answer, and the budget's guess before any item settled.
   const estimate = plan.kind === "new" ? await newBatchEstimate(plan, settings, bash, context) : undefined;
@@ -245,7 +248,7 @@ async function queuedBatch(
     checkResumeFlags(flags.resume, flags);
     return queuedBatchCommand(queueFlags, { kind: "attach", id: flags.resume }, where, context);
   }
-  const plan = await planBatch(flags, where.cwd, where.state);
+  const plan = await planBatch(flags, where.cwd, where.state, loopChoices(flags, where.settings, context));
   if (plan.kind !== "new") throw new Error("planBatch: a batch without --resume is new");
   noteSkipped(plan, context);
   if (flags["dry-run"]) {
@@ -304,4 +307,9 @@ function projectStateFor(cwd: string, flags: BatchFlags, context: CommandContext
     env: context.env,
     ...(flags["state-dir"] === undefined ? {} : { stateDir: flags["state-dir"] }),
   });
+}
+
+/** Issue 12 item 5: thinking, the summary model and context editing — the flags, then the settings. */
+function loopChoices(flags: BatchFlags, settings: RunSettings, context: CommandContext): LoopChoices {
+  return resolveLoopChoices(loopChoicesFromFlags(flags, context.env), settings);
 }

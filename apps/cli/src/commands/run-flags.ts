@@ -3,6 +3,7 @@ import { z } from "zod";
 import { budgetUsdSchema, modeSchema, toolListSchema } from "../agent-options.js";
 import { CliError } from "../cli-error.js";
 import { type ParsedCommand, parseCommand } from "../flags.js";
+import { LOOP_FLAG_OPTIONS, LOOP_FLAGS_USAGE, loopFlagsSchema } from "../loop-flags.js";
 import { secondsFlag, TIMEOUT_FLAG_OPTIONS, TIMEOUT_FLAGS_USAGE } from "../model-timeouts.js";
 import { sandboxFlagSchema } from "../sandbox-flag.js";
 import { parseTokenBudget } from "../token-budget-flag.js";
@@ -33,7 +34,8 @@ $FORKLOOP_HOME/projects/<project>/sessions/ (FORKLOOP_HOME defaults to ~/.forklo
   --dangerously-skip-permissions  the same as --permission-mode bypassPermissions
   --allowed-tools LIST    allow rules, comma-separated: Edit, Bash(npm test:*), Write(src/**),
                           mcp__server (every tool of an MCP server), mcp__server__tool …
-  --disallowed-tools LIST deny rules; a bare tool name also removes the tool (e.g. Bash, mcp__db)
+  --disallowed-tools LIST deny rules; a bare tool name also removes the tool (e.g. Bash, mcp__db,
+                          or Agent / Task / Skill: no sub-agents)
   --mcp-config FILE       MCP servers from a file (or a JSON string) {"mcpServers": {…}} (repeatable);
                           also read: .mcp.json (trusted projects), mcpServers in settings, ~/.claude.json
   --strict-mcp-config     only the --mcp-config servers
@@ -46,6 +48,7 @@ $FORKLOOP_HOME/projects/<project>/sessions/ (FORKLOOP_HOME defaults to ~/.forklo
   --cwd DIR               the project to work in (default: the current directory)
   --state-dir DIR         keep the session there instead (sessions in <cwd>/.forkloop are found too)
   --budget TOKENS         a token budget for the turn, e.g. +500k (R-L14)
+${LOOP_FLAGS_USAGE}
   -r, --resume SESSION    continue a saved session with this prompt
   -c, --continue          continue the project's most recent session
   --repair                with --resume: a damaged transcript keeps its intact records (the
@@ -108,6 +111,7 @@ const schema = z.object({
   report: z.boolean().optional(),
   "headers-timeout": secondsFlag("headers-timeout", 120).optional(),
   "idle-timeout": secondsFlag("idle-timeout", 90).optional(),
+  ...loopFlagsSchema,
 });
 export type RunFlags = z.infer<typeof schema>;
 
@@ -150,6 +154,7 @@ export function parseRunFlags(argv: readonly string[]): ParsedCommand<RunFlags> 
         verbose: { type: "boolean" },
         report: { type: "boolean" },
         ...TIMEOUT_FLAG_OPTIONS,
+        ...LOOP_FLAG_OPTIONS,
       },
     },
     argv.map((arg) => CLAUDE_SPELLINGS[arg] ?? arg),

@@ -1,6 +1,5 @@
 import { resolve } from "node:path";
 import { plural } from "@forkloop/batch";
-import type { ThinkingConfigParam } from "@forkloop/loop-core";
 import { repairTranscript } from "@forkloop/orchestrator";
 import {
   checkProjectDir,
@@ -18,6 +17,7 @@ import {
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
+import { loopChoicesFromFlags } from "../loop-flags.js";
 import { timeoutEnv } from "../model-timeouts.js";
 import { printOutcome } from "../run-outcome.js";
 import { streamJsonPrompt, textPrompt } from "../run-prompt.js";
@@ -62,7 +62,7 @@ export async function runCommand(argv: readonly string[], context: CommandContex
     (flags["add-dir"] ?? []).map((dir) => checkProjectDir(resolve(context.cwd, dir), "--add-dir")),
   );
   const format = flags["output-format"] ?? "text";
-  const thinking = thinkingFromEnv(context.env.MAX_THINKING_TOKENS);
+  const loop = loopChoicesFromFlags(flags, context.env);
   const abortController = new AbortController();
   const onInterrupt = () => abortController.abort(context.signal.reason);
   if (context.signal.aborted) onInterrupt();
@@ -96,7 +96,7 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       ...(flags["disallowed-tools"] === undefined ? {} : { disallowedTools: flags["disallowed-tools"] }),
       ...systemPromptOption(flags),
       ...(flags.budget === undefined ? {} : { tokenBudget: flags.budget }),
-      ...(thinking === undefined ? {} : { thinking }),
+      ...loop,
       ...(resume === undefined ? {} : { resume }),
       ...(flags["trust-project"] === undefined ? {} : { trustProject: flags["trust-project"] }),
       ...(flags["mcp-config"] === undefined ? {} : { mcpConfig: flags["mcp-config"] }),
@@ -136,18 +136,6 @@ export async function runCommand(argv: readonly string[], context: CommandContex
   );
   await announceReport(result.session_id, { state, flags, write: flags.report ?? false }, context);
   return inputProblem === undefined ? code : EXIT.usage;
-}
-
-/** `MAX_THINKING_TOKENS=N` (as in Claude Code): extended thinking with that budget. */
-function thinkingFromEnv(value: string | undefined): ThinkingConfigParam | undefined {
-  if (value === undefined || value === "" || value === "0") return undefined;
-  const tokens = Number(value);
-  if (!Number.isInteger(tokens) || tokens < 1024) {
-    throw new CliError(
-      `MAX_THINKING_TOKENS=${value}: give a whole number of at least 1024 (the API's smallest thinking budget), e.g. MAX_THINKING_TOKENS=4000, or 0 for no thinking.`,
-    );
-  }
-  return { type: "enabled", budget_tokens: tokens };
 }
 
 /**

@@ -208,6 +208,12 @@ export function mergeSettings(files: readonly SettingsFile[], cwd: string, home:
   const disableBypass = lastDefined((file) => file.permissions?.disableBypassPermissionsMode);
   const model = lastDefined((file) => file.model);
   const sandbox = lastDefined((file) => file.sandbox);
+  const loop = {
+    alwaysThinkingEnabled: lastDefined((file) => file.alwaysThinkingEnabled),
+    maxThinkingTokens: lastDefined((file) => file.maxThinkingTokens),
+    toolUseSummaryModel: lastDefined((file) => file.toolUseSummaryModel),
+    contextEditing: lastDefined((file) => file.contextEditing),
+  };
   const env = Object.assign({}, ...files.map((file) => file.env ?? {})) as Record<string, string>;
   return {
     ...EMPTY_SETTINGS,
@@ -223,5 +229,6 @@ export function mergeSettings(files: readonly SettingsFile[], cwd: string, home:
     ...(Object.keys(env).length === 0 ? {} : { env }),
     ...(model === undefined ? {} : { model }),
     ...(sandbox === undefined ? {} : { sandbox }),
+    ...Object.fromEntries(Object.entries(loop).filter(([, value]) => value !== undefined)),
   };
 }

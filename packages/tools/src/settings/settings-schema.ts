@@ -80,6 +80,18 @@ export const settingsFileSchema = z.looseObject({
   model: z.string().optional(),
   /** R-S6: Bash in bubblewrap — `on`, `off`, or `auto` (when bwrap works here). */
   sandbox: z.enum(["auto", "on", "off"]).optional(),
+  /** R-L17, Claude Code's key: adaptive thinking on (true) or off. */
+  alwaysThinkingEnabled: z.boolean().optional(),
+  /** R-L17: extended thinking with this budget (≥ 1024; 0 = off); wins over alwaysThinkingEnabled. */
+  maxThinkingTokens: z
+    .number()
+    .int()
+    .refine((value) => value === 0 || value >= 1024, "must be 0 or at least 1024")
+    .optional(),
+  /** R-L18: the small model that summarizes each tool batch. */
+  toolUseSummaryModel: z.string().min(1).optional(),
+  /** R-C2: old tool results cleared by the API (context editing) instead of the client. */
+  contextEditing: z.boolean().optional(),
 });
 export type SettingsFile = z.infer<typeof settingsFileSchema>;
 
@@ -109,6 +121,10 @@ export interface Settings {
   readonly env?: Readonly<Record<string, string>>;
   readonly model?: string;
   readonly sandbox?: "auto" | "on" | "off";
+  readonly alwaysThinkingEnabled?: boolean;
+  readonly maxThinkingTokens?: number;
+  readonly toolUseSummaryModel?: string;
+  readonly contextEditing?: boolean;
 }
 
 export const EMPTY_SETTINGS: Settings = { permissions: { allow: [], ask: [], deny: [] }, hooks: {} };
@@ -127,6 +143,9 @@ export function fixFor(path: readonly PropertyKey[], code: string): string {
     return 'write rules like "Bash(npm test:*)", "Edit(src/**)" or "Read(./.env)"';
   }
   if (first === "sandbox") return 'use "auto", "on" or "off"';
+  if (first === "maxThinkingTokens")
+    return "give a whole number of at least 1024, e.g. 8000, or 0 for no thinking";
+  if (first === "alwaysThinkingEnabled" || first === "contextEditing") return "use true or false";
   if (first === "permissions")
     return "permissions takes allow, ask, deny (lists of rules), defaultMode and additionalDirectories";
   return "see the Settings section of packages/tools/README.md";

@@ -1,0 +1,56 @@
+import type { ThinkingConfigParam } from "@forkloop/loop-core";
+import type { Settings } from "@forkloop/tools";
+import { OptionsError } from "./options-error.js";
+
+/** What the loop of every agent of a run or batch does beyond the defaults (issue 12 item 5). */
+export interface LoopChoices {
+  /** R-L17. */
+  readonly thinking?: ThinkingConfigParam;
+  /** R-L18: the small model that summarizes each tool batch. */
+  readonly toolUseSummaryModel?: string;
+  /** R-C2 by the API: `clear_tool_uses` at the microcompact stage's lines. */
+  readonly contextEditing?: boolean;
+}
+
+/** The same choices as options or flags give them; each wins over its settings key. */
+export interface GivenLoopChoices {
+  readonly thinking?: ThinkingConfigParam;
+  /** Extended thinking with this budget (≥ 1024); 0 turns thinking off. */
+  readonly maxThinkingTokens?: number;
+  readonly toolUseSummaryModel?: string;
+  readonly contextEditing?: boolean;
+}
+
+/** The smallest thinking budget the API takes. */
+export const MIN_THINKING_TOKENS = 1024;
+
+/** A budget as a thinking config: 0 is off, anything else must be a whole number ≥ 1024. */
+export function thinkingForBudget(tokens: number, name = "maxThinkingTokens"): ThinkingConfigParam {
+  if (tokens === 0) return { type: "disabled" };
+  if (!Number.isInteger(tokens) || tokens < MIN_THINKING_TOKENS) {
+    throw new OptionsError(
+      `${name} ${tokens}: give a whole number of at least ${MIN_THINKING_TOKENS} (the API's smallest thinking budget), e.g. 8000, or 0 for no thinking.`,
+    );
+  }
+  return { type: "enabled", budget_tokens: tokens };
+}
+
+/**
+ * Options first, then the settings files: `thinking`, else `maxThinkingTokens`, else the
+ * settings' `maxThinkingTokens`, else `alwaysThinkingEnabled` (adaptive thinking, as Claude
+ * Code sends it); `toolUseSummaryModel` and `contextEditing` the same way.
+ */
+export function resolveLoopChoices(given: GivenLoopChoices, settings: Settings): LoopChoices {
+  const thinking =
+    given.thinking ??
+    (given.maxThinkingTokens === undefined ? undefined : thinkingForBudget(given.maxThinkingTokens)) ??
+    (settings.maxThinkingTokens === undefined ? undefined : thinkingForBudget(settings.maxThinkingTokens)) ??
+    (settings.alwaysThinkingEnabled === true ? { type: "adaptive" } : undefined);
+  const toolUseSummaryModel = given.toolUseSummaryModel ?? settings.toolUseSummaryModel;
+  const contextEditing = given.contextEditing ?? settings.contextEditing;
+  return {
+    ...(thinking === undefined || thinking.type === "disabled" ? {} : { thinking }),
+    ...(toolUseSummaryModel === undefined ? {} : { toolUseSummaryModel }),
+    ...(contextEditing === true ? { contextEditing } : {}),
+  };
+}

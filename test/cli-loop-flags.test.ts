@@ -1,0 +1,181 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCli, type SimProcess, withSimProcess } from "@forkloop/cli/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// Issue 12 item 5: what every agent's loop does, reachable from the BUILT binary — thinking
+// (R-L17), the tool-use summary model (R-L18), API context editing for the microcompact stage
+// (R-C2) and removing the fork tools — asserted on what a `forkloop sim` process was sent.
+
+type SimRecord = Awaited<ReturnType<SimProcess["requests"]>>[number];
+interface Body {
+  readonly model: string;
+  readonly thinking?: unknown;
+  readonly context_management?: { edits: { type: string; keep?: unknown; trigger?: unknown }[] };
+  readonly tools?: { name: string }[];
+}
+
+const bodies = (records: readonly SimRecord[], querySource: string): Body[] =>
+  records
+    .filter((record) => record.path === "/v1/messages" && record.querySource === querySource)
+    .map((record) => JSON.parse(record.rawBody) as Body);
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "forkloop-cli-loop-flags-"));
+  await writeFile(join(dir, "notes.md"), "# Notes\nThe release is on Friday.\n");
+  await writeFile(join(dir, "todo.md"), "# Todo\nShip the parser.\n");
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("issue 12 item 5: loop options from the CLI", () => {
+  it("run: --max-thinking-tokens, --summary-model, --context-editing and --disallowed-tools Agent reach every main-loop request", async () => {
+    await withSimProcess(dir, [], async (sim) => {
+      const result = await runCli(
+        [
+          "run",
+          "Summarize notes.md",
+          "--max-thinking-tokens",
+          "2048",
+          "--summary-model",
+          "claude-haiku-4-5",
+          "--context-editing",
+          "--disallowed-tools",
+          "Agent",
+        ],
+        { cwd: dir, env: sim.env },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      const records = await sim.requests();
+      const main = bodies(records, "sdk");
+      expect(main.length).toBeGreaterThanOrEqual(2);
+      for (const body of main) {
+        // R-L17: the budget as given.
+        expect(body.thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
+        // R-C2 by the API, at the client stage's lines: the newest 5 results kept.
+        expect(body.context_management?.edits).toEqual([
+          expect.objectContaining({
+            type: "clear_tool_uses_20250919",
+            keep: { type: "tool_uses", value: 5 },
+          }),
+        ]);
+        // A bare deny rule removes the fork tool, as it removes a built-in one.
+        expect(body.tools?.map((tool) => tool.name)).not.toContain("Agent");
+        expect(body.tools?.map((tool) => tool.name)).toContain("Read");
+      }
+      // R-L18: the Read batch was summarized by the small model.
+      const summaries = bodies(records, "tool_use_summary");
+      expect(summaries.length).toBeGreaterThanOrEqual(1);
+      expect(summaries.every((body) => body.model === "claude-haiku-4-5")).toBe(true);
+    });
+  });
+
+  it("run: the settings keys alwaysThinkingEnabled and toolUseSummaryModel apply; --thinking disabled and --disallowed-tools Task override and remove; bad values are exit 2 naming the fix", async () => {
+    const project = join(dir, "with-settings");
+    await mkdir(join(project, ".forkloop"), { recursive: true });
+    await writeFile(join(project, "notes.md"), "# Notes\nThe release is on Friday.\n");
+    await writeFile(
+      join(project, ".forkloop", "settings.json"),
+      JSON.stringify({ alwaysThinkingEnabled: true, toolUseSummaryModel: "claude-haiku-4-5" }),
+    );
+    await withSimProcess(project, [], async (sim) => {
+      const fromSettings = await runCli(["run", "Summarize notes.md", "--trust-project"], {
+        cwd: project,
+        env: sim.env,
+      });
+      expect(fromSettings.code, fromSettings.stderr).toBe(0);
+      const first = await sim.requests();
+      const main = bodies(first, "sdk");
+      expect(main.length).toBeGreaterThanOrEqual(2);
+      for (const body of main) {
+        expect(body.thinking).toEqual({ type: "adaptive" });
+        expect(body.context_management).toBeUndefined();
+        expect(body.tools?.map((tool) => tool.name)).toContain("Agent");
+      }
+      expect(bodies(first, "tool_use_summary").length).toBeGreaterThanOrEqual(1);
+
+      const overridden = await runCli(
+        [
+          "run",
+          "Summarize notes.md",
+          "--trust-project",
+          "--thinking",
+          "disabled",
+          "--disallowed-tools",
+          "Task",
+        ],
+        { cwd: project, env: sim.env },
+      );
+      expect(overridden.code, overridden.stderr).toBe(0);
+      const later = bodies((await sim.requests()).slice(first.length), "sdk");
+      expect(later.length).toBeGreaterThanOrEqual(2);
+      for (const body of later) {
+        expect(body.thinking).toBeUndefined();
+        expect(body.tools?.map((tool) => tool.name)).not.toContain("Agent");
+      }
+    });
+
+    const noBudget = await runCli(["run", "Hi", "--thinking", "enabled"], { cwd: dir });
+    expect(noBudget.code).toBe(2);
+    expect(noBudget.stderr).toContain("--max-thinking-tokens");
+    const tooSmall = await runCli(["run", "Hi", "--max-thinking-tokens", "500"], { cwd: dir });
+    expect(tooSmall.code).toBe(2);
+    expect(tooSmall.stderr).toContain("at least 1024");
+    const badSetting = join(dir, "bad-setting");
+    await mkdir(join(badSetting, ".forkloop"), { recursive: true });
+    await writeFile(
+      join(badSetting, ".forkloop", "settings.json"),
+      JSON.stringify({ maxThinkingTokens: 10 }),
+    );
+    const badFile = await runCli(["run", "Hi"], { cwd: badSetting });
+    expect(badFile.code).toBe(2);
+    expect(badFile.stderr).toContain("maxThinkingTokens");
+  });
+
+  it("batch: every item's requests carry the thinking budget and context editing, its tool batches the summary model; batch.json keeps them for --resume, which refuses to change them", async () => {
+    await withSimProcess(dir, [], async (sim) => {
+      const result = await runCli(
+        [
+          "batch",
+          "--files",
+          "*.md",
+          "--prompt",
+          "Summarize {{file}}",
+          "--id",
+          "loop-flags",
+          "--max-thinking-tokens",
+          "2048",
+          "--summary-model",
+          "claude-haiku-4-5",
+          "--context-editing",
+        ],
+        { cwd: dir, env: sim.env },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      const records = await sim.requests();
+      const items = bodies(records, "batch");
+      expect(items.length).toBeGreaterThanOrEqual(4);
+      for (const body of items) {
+        expect(body.thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
+        expect(body.context_management?.edits[0]?.type).toBe("clear_tool_uses_20250919");
+      }
+      const summaries = bodies(records, "tool_use_summary");
+      expect(summaries.length).toBeGreaterThanOrEqual(2);
+      expect(summaries.every((body) => body.model === "claude-haiku-4-5")).toBe(true);
+      const spec = JSON.parse(
+        await readFile(join(dir, ".forkloop", "batches", "loop-flags", "batch.json"), "utf8"),
+      );
+      expect(spec.loop).toEqual({
+        thinking: { type: "enabled", budget_tokens: 2048 },
+        toolUseSummaryModel: "claude-haiku-4-5",
+        contextEditing: true,
+      });
+    });
+    const changed = await runCli(["batch", "--resume", "loop-flags", "--thinking", "adaptive"], { cwd: dir });
+    expect(changed.code).toBe(2);
+    expect(changed.stderr).toContain("--thinking");
+  });
+});
