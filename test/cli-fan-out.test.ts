@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli, startSimProcess } from "@forkloop/cli/testing";
+import { runCli, startSimProcess, withSimProcess, writeScenario } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
@@ -51,6 +51,52 @@ describe("issue 18 item 4: the demo's fan-out and edits, on the built CLI", () =
     } finally {
       await sim.stop();
     }
+  });
+
+  it("R-F4 (issue 12 item 5): three Agent calls of one turn on another model (an agent definition's) are warmed like a batch's first wave — one fork alone, the others once its response has started, reading what it wrote", async () => {
+    const project = join(dir, "reviewers");
+    await mkdir(join(project, ".forkloop", "agents"), { recursive: true });
+    await writeFile(
+      join(project, ".forkloop", "agents", "reviewer.md"),
+      "---\nname: reviewer\ndescription: Reviews one file.\nmodel: claude-sonnet-4-5\n---\nReview the file you are given and report in one line.\n",
+    );
+    const review = (name: string) => ({
+      type: "tool_use",
+      name: "Agent",
+      input: { description: `Review ${name}`, prompt: `Review src/${name}.ts`, subagent_type: "reviewer" },
+    });
+    const scenario = await writeScenario(
+      join(project, "reviewers.json"),
+      [
+        {
+          match: { querySource: "sdk", lastToolResult: "[Agent " },
+          reply: { content: [{ type: "text", text: "All three reviewed." }] },
+        },
+        { match: { querySource: "sdk" }, reply: { content: ["alpha", "beta", "gamma"].map(review) } },
+        {
+          match: { querySource: "agent:reviewer" },
+          reply: { content: [{ type: "text", text: "Looks fine." }] },
+        },
+      ],
+      "(unscripted)",
+    );
+    // Realistic latency: a fork sent before the first one's response starts would miss its write.
+    await withSimProcess(project, ["--scenario", scenario, "--latency", "realistic"], async (sim) => {
+      const result = await runCli(["run", "Review the three modules."], { cwd: project, env: sim.env });
+      expect(result.code, result.stderr).toBe(0);
+      const forks = (await sim.requests())
+        .filter((r) => r.path === "/v1/messages" && r.querySource === "agent:reviewer")
+        .sort((a, b) => a.startedAt - b.startedAt);
+      expect(forks).toHaveLength(3);
+      const [first, ...others] = forks;
+      // The first writes the prefix on its model (nothing to read yet); the others wait for it.
+      expect(first?.usage?.cache_read_input_tokens).toBe(0);
+      expect(first?.usage?.cache_creation_input_tokens).toBeGreaterThan(1_000);
+      for (const fork of others) {
+        expect(fork.startedAt).toBeGreaterThanOrEqual(first?.firstByteAt ?? Number.POSITIVE_INFINITY);
+        expect(fork.usage?.cache_read_input_tokens ?? 0).toBeGreaterThan(1_000);
+      }
+    });
   });
 
   it("rename X to Y in FILE: the file on disk is edited (Read, then Edit)", async () => {

@@ -99,7 +99,7 @@ function failedResult(
 }
 
 /** Events that mean "the response has started", so a warmed cache entry is readable (R-F4). */
-function responseStarted(event: SubAgentEvent): boolean {
+export function responseStarted(event: SubAgentEvent): boolean {
   return (event.type === "usage" && event.phase === "start") || event.type === "text";
 }
 

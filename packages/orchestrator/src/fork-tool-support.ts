@@ -11,7 +11,8 @@ import type {
   ToolUseContext,
 } from "@forkloop/loop-core";
 import { toolNameMatches } from "@forkloop/tools";
-import type { AgentPool } from "./agent-pool.js";
+import { type AgentPool, responseStarted } from "./agent-pool.js";
+import type { FanOutWarmer } from "./fan-out-warmer.js";
 import { parentToolAnnotations, parentToolHandler } from "./parent-tool-calls.js";
 import { buildSubAgentTask } from "./sub-agent-task.js";
 import { selectSubAgentTools } from "./sub-agent-tool-selection.js";
@@ -65,6 +66,8 @@ export interface ForkToolOptions {
    * annotations go with the task so the worker's proxies keep their traits (issue 15).
    */
   readonly parentTools?: readonly Tool[];
+  /** R-F4: a turn's forks on another model are warmed like a batch's first wave (one per session). */
+  readonly warmer?: FanOutWarmer;
   /** R-L18 and R-C2 (API) for every sub-agent too, as for the main loop (issue 12 item 5). */
   readonly toolUseSummaryModel?: string;
   readonly contextEditing?: boolean;
@@ -150,14 +153,23 @@ export async function runForkForTool(
           },
         }),
   });
+  const signal = context.abortController.signal;
+  // Only a fork on another model needs warming: the parent's request already wrote its prefix.
+  const warm =
+    cacheSafeParams === parentParams
+      ? undefined
+      : await options.warmer?.enter(parentParams, cacheSafeParams.model, signal);
   options.onForkStarted?.(task);
   const handle = pool.run(task, {
     ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
-    ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+    onEvent: (event) => {
+      if (responseStarted(event)) warm?.started();
+      options.onEvent?.(event);
+    },
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
     ...(parentTools.length === 0 ? {} : { callTool: parentToolHandler(parentTools, context, nestedAbort) }),
   });
-  const signal = context.abortController.signal;
+  handle.result.finally(() => warm?.started());
   const onAbort = () => {
     const reason = String(signal.reason ?? "the parent was interrupted");
     handle.cancel(reason);

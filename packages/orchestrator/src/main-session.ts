@@ -35,6 +35,7 @@ import { createAgentContextPipeline } from "./agent-context.js";
 import type { AgentDefinition } from "./agent-definitions.js";
 import { type AgentPool, createAgentPool } from "./agent-pool.js";
 import { createAgentTool } from "./agent-tool.js";
+import { createFanOutWarmer } from "./fan-out-warmer.js";
 import { createPoolCompactRunner, type StartedFork } from "./pool-compact-runner.js";
 import { answerOpenToolUses } from "./resumed-history.js";
 import { type AssembledSession, assembleSession } from "./session-assembly.js";
@@ -236,6 +237,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       : { toolUseSummaryModel: options.toolUseSummaryModel }),
     ...(options.contextEditing === true ? { contextEditing: true } : {}),
     transcripts: { sessionsDir: options.sessionsDir, sessionId },
+    warmer: createFanOutWarmer(),
     onForkStarted: (task: SubAgentTask) => linkSubAgent(task),
   };
   /** The session's transcript names each sub-agent's, so a report can draw the fork tree. */
