@@ -133,6 +133,8 @@ export async function startSimProcess(cwd: string, args: readonly string[] = [])
         rawBody: string;
         usage: { cache_read_input_tokens: number; cache_creation_input_tokens: number } | null;
         startedAt: number;
+        /** When the response's first byte went out: a cache entry it writes is readable from then (R-F4). */
+        firstByteAt: number | null;
         endedAt: number | null;
       }[]
     > {
