@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli, type SimProcess, withSimProcess } from "@forkloop/cli/testing";
+import { runCli, type SimProcess, startCli, startRedisServer, withSimProcess } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // Issue 12 item 5: what every agent's loop does, reachable from the BUILT binary — thinking
@@ -20,6 +20,33 @@ const bodies = (records: readonly SimRecord[], querySource: string): Body[] =>
   records
     .filter((record) => record.path === "/v1/messages" && record.querySource === querySource)
     .map((record) => JSON.parse(record.rawBody) as Body);
+
+/** A batch of the two notes with thinking, the summary model and context editing. */
+const LOOP_BATCH = [
+  "batch",
+  "--files",
+  "*.md",
+  "--prompt",
+  "Summarize {{file}}",
+  "--max-thinking-tokens",
+  "2048",
+  "--summary-model",
+  "claude-haiku-4-5",
+  "--context-editing",
+];
+
+/** Every item request carries the budget and context editing; its tool batches go to the summary model. */
+function expectItemsCarryLoop(records: readonly SimRecord[]): void {
+  const items = bodies(records, "batch");
+  expect(items.length).toBeGreaterThanOrEqual(4);
+  for (const body of items) {
+    expect(body.thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
+    expect(body.context_management?.edits[0]?.type).toBe("clear_tool_uses_20250919");
+  }
+  const summaries = bodies(records, "tool_use_summary");
+  expect(summaries.length).toBeGreaterThanOrEqual(2);
+  expect(summaries.every((body) => body.model === "claude-haiku-4-5")).toBe(true);
+}
 
 let dir: string;
 beforeAll(async () => {
@@ -137,34 +164,9 @@ describe("issue 12 item 5: loop options from the CLI", () => {
 
   it("batch: every item's requests carry the thinking budget and context editing, its tool batches the summary model; batch.json keeps them for --resume, which refuses to change them", async () => {
     await withSimProcess(dir, [], async (sim) => {
-      const result = await runCli(
-        [
-          "batch",
-          "--files",
-          "*.md",
-          "--prompt",
-          "Summarize {{file}}",
-          "--id",
-          "loop-flags",
-          "--max-thinking-tokens",
-          "2048",
-          "--summary-model",
-          "claude-haiku-4-5",
-          "--context-editing",
-        ],
-        { cwd: dir, env: sim.env },
-      );
+      const result = await runCli([...LOOP_BATCH, "--id", "loop-flags"], { cwd: dir, env: sim.env });
       expect(result.code, result.stderr).toBe(0);
-      const records = await sim.requests();
-      const items = bodies(records, "batch");
-      expect(items.length).toBeGreaterThanOrEqual(4);
-      for (const body of items) {
-        expect(body.thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
-        expect(body.context_management?.edits[0]?.type).toBe("clear_tool_uses_20250919");
-      }
-      const summaries = bodies(records, "tool_use_summary");
-      expect(summaries.length).toBeGreaterThanOrEqual(2);
-      expect(summaries.every((body) => body.model === "claude-haiku-4-5")).toBe(true);
+      expectItemsCarryLoop(await sim.requests());
       const spec = JSON.parse(
         await readFile(join(dir, ".forkloop", "batches", "loop-flags", "batch.json"), "utf8"),
       );
@@ -178,4 +180,30 @@ describe("issue 12 item 5: loop options from the CLI", () => {
     expect(changed.code).toBe(2);
     expect(changed.stderr).toContain("--thinking");
   });
+
+  it("batch --queue: a forkloop worker runs every item with the loop options the producer stored (batch.json's loop, through Redis)", async () => {
+    const redis = await startRedisServer();
+    try {
+      await withSimProcess(dir, [], async (sim) => {
+        // The worker reads nothing from flags or its own settings: only the queued batch's spec.
+        const worker = startCli(["worker", "--queue", redis.url, "--concurrency", "2"], {
+          cwd: dir,
+          env: sim.env,
+        });
+        try {
+          const producer = await runCli([...LOOP_BATCH, "--id", "loop-flags-queued", "--queue", redis.url], {
+            cwd: dir,
+            env: sim.env,
+          });
+          expect(producer.code, producer.stderr).toBe(0);
+        } finally {
+          worker.child.kill("SIGTERM");
+          await worker.exited;
+        }
+        expectItemsCarryLoop(await sim.requests());
+      });
+    } finally {
+      await redis.stop();
+    }
+  }, 60_000);
 });
