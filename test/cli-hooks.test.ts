@@ -1,7 +1,14 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli, streamJsonLines, withSimProcess, writeScenario } from "@forkloop/cli/testing";
+import {
+  batchStateDir,
+  runCli,
+  sessionsStateDir,
+  streamJsonLines,
+  withSimProcess,
+  writeScenario,
+} from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // Issue 12 item 4: every hook event fires where Claude Code fires it, for `run` and for a batch
@@ -117,7 +124,7 @@ describe("hook events through the built CLI (issue 12 item 4)", () => {
       const init = streamJsonLines(first.stdout)[0];
       if (init?.type !== "system" || init.subtype !== "init") throw new Error("expected the init line");
       const sessionId = init.session_id;
-      const transcript = join(dir, ".forkloop", "sessions", `${sessionId}.fltr`);
+      const transcript = join(sessionsStateDir(dir), `${sessionId}.fltr`);
       const log = await takeLog();
       // SessionStart first, then the prompt; Stop last.
       expect(events(log).slice(0, 2)).toEqual(["SessionStart", "UserPromptSubmit"]);
@@ -169,7 +176,7 @@ describe("hook events through the built CLI (issue 12 item 4)", () => {
         last_assistant_message: "hello from the sub-agent (scripted by the simulator)",
       });
       expect(subagentStop?.agent_transcript_path).toBe(
-        join(dir, ".forkloop", "sessions", sessionId, "agents", `${subagentStop?.agent_id}.fltr`),
+        join(sessionsStateDir(dir), sessionId, "agents", `${subagentStop?.agent_id}.fltr`),
       );
       expect(only(log, "Stop")).toEqual([
         {
@@ -243,7 +250,9 @@ describe("hook events through the built CLI (issue 12 item 4)", () => {
       const item = "item-";
       const common = {
         session_id: expect.stringMatching(new RegExp(`^${item}`)),
-        transcript_path: expect.stringMatching(/\.forkloop\/batches\/hooked\/transcripts\/.+\.fltr$/),
+        transcript_path: expect.stringMatching(
+          new RegExp(`^${escapeRegExp(join(batchStateDir(dir, "hooked"), "transcripts"))}/.+\\.fltr$`),
+        ),
         cwd: dir,
         permission_mode: "dontAsk",
       };
@@ -287,3 +296,7 @@ describe("hook events through the built CLI (issue 12 item 4)", () => {
     });
   });
 });
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

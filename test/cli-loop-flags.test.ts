@@ -1,7 +1,14 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli, type SimProcess, startCli, startRedisServer, withSimProcess } from "@forkloop/cli/testing";
+import {
+  batchStateDir,
+  runCli,
+  type SimProcess,
+  startCli,
+  startRedisServer,
+  withSimProcess,
+} from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // Issue 12 item 5: what every agent's loop does, reachable from the BUILT binary — thinking
@@ -167,9 +174,7 @@ describe("issue 12 item 5: loop options from the CLI", () => {
       const result = await runCli([...LOOP_BATCH, "--id", "loop-flags"], { cwd: dir, env: sim.env });
       expect(result.code, result.stderr).toBe(0);
       expectItemsCarryLoop(await sim.requests());
-      const spec = JSON.parse(
-        await readFile(join(dir, ".forkloop", "batches", "loop-flags", "batch.json"), "utf8"),
-      );
+      const spec = JSON.parse(await readFile(join(batchStateDir(dir, "loop-flags"), "batch.json"), "utf8"));
       expect(spec.loop).toEqual({
         thinking: { type: "enabled", budget_tokens: 2048 },
         toolUseSummaryModel: "claude-haiku-4-5",
