@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { createProcessMark, endMarked } from "./marked-processes.js";
 import { HeadTailBuffer } from "./output-cap.js";
 
 export interface ProcessGroupRun {
@@ -33,7 +34,9 @@ const DRAIN_TIMEOUT_MS = 2_000;
  * Runs `bash -c command` as the leader of a new process group (`detached: true`), so that a
  * timeout, an abort or the end of the command can signal the WHOLE group with `kill(-pid)`:
  * children and grandchildren (`sleep 1000 &`, `npm test` spawning workers) die with it and no
- * orphan outlives the call (issue 4). Background jobs therefore end when the command ends.
+ * orphan outlives the call (issue 4). Background jobs therefore end when the command ends. What
+ * left the group (`setsid`, a double fork) is found by the call's marks and ended too, before the
+ * call returns (issue 11, marked-processes.ts).
  */
 export function runInProcessGroup(command: string, options: ProcessGroupOptions): Promise<ProcessGroupRun> {
   return new Promise((resolvePromise, rejectPromise) => {
@@ -49,12 +52,14 @@ export function runInProcessGroup(command: string, options: ProcessGroupOptions)
       return;
     }
     const [file = "bash", ...args] = [...(options.launcher ?? []), "bash", "-c", command];
+    const mark = createProcessMark();
     const child = spawn(file, args, {
       cwd: options.cwd,
-      env: options.env ?? process.env,
+      env: { ...(options.env ?? process.env), ...mark.env },
       detached: true,
-      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe", mark.fd],
     });
+    mark.release(child.pid);
     const stdout = new HeadTailBuffer(options.maxOutputChars);
     const stderr = new HeadTailBuffer(options.maxOutputChars);
     child.stdout?.setEncoding("utf8").on("data", (chunk: string) => stdout.append(chunk));
@@ -84,12 +89,15 @@ export function runInProcessGroup(command: string, options: ProcessGroupOptions)
     child.once("error", (error) => {
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
-      rejectPromise(error);
+      void endMarked(mark).then(() => rejectPromise(error));
     });
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let settled = false;
+    // Done once the marked processes are ended and the pipes drained (or the drain timed out).
+    let swept = false;
+    let drained = false;
     const finish = (): void => {
-      if (settled || exit === undefined) return;
+      if (settled || exit === undefined || !swept || !drained) return;
       settled = true;
       child.stdout?.destroy();
       child.stderr?.destroy();
@@ -106,13 +114,24 @@ export function runInProcessGroup(command: string, options: ProcessGroupOptions)
       exit = { code, signal };
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
-      // Whatever the command left running in its group (background jobs) ends with it.
+      // Whatever the command left running in its group (background jobs) ends with it, and so
+      // does what escaped the group, found by its marks.
       killGroup();
-      // A process that escaped the group (setsid) may hold the pipes open: do not wait for it forever.
-      setTimeout(finish, DRAIN_TIMEOUT_MS).unref();
+      void endMarked(mark).then(() => {
+        swept = true;
+        // A process out of the marks' reach may hold the pipes open: do not wait for it forever.
+        setTimeout(() => {
+          drained = true;
+          finish();
+        }, DRAIN_TIMEOUT_MS).unref();
+        finish();
+      });
     });
     // "close" comes after "exit" once both pipes are drained.
-    child.once("close", finish);
+    child.once("close", () => {
+      drained = true;
+      finish();
+    });
   });
 }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentState, PermissionMode, Tool, ToolResult, ToolUseContext } from "@forkloop/loop-core";
@@ -102,6 +102,26 @@ export function isProcessAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The live processes (zombies excluded) with `token` as one of their arguments, from /proc: how a
+ * test finds what a command started wherever it went (another session, reparented to init).
+ */
+export function livePidsWithArgument(token: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid)) continue;
+    let argv: string[];
+    try {
+      argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    } catch {
+      continue;
+    }
+    if (argv.includes(token) && isProcessAlive(pid)) pids.push(pid);
+  }
+  return pids;
 }
 
 /** Polls `condition` (every 20 ms, up to `attempts` times); for waiting on real processes and files. */

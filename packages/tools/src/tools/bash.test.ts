@@ -1,8 +1,15 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { callTool, isProcessAlive, resultText, useTempWorkspace, waitFor } from "../testing/index.js";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  callTool,
+  isProcessAlive,
+  livePidsWithArgument,
+  resultText,
+  useTempWorkspace,
+  waitFor,
+} from "../testing/index.js";
 import { bashTool, createBashTool } from "./bash.js";
 
 const ws = useTempWorkspace();
@@ -11,6 +18,35 @@ const ws = useTempWorkspace();
 const SPAWN_SLEEPERS =
   "sleep 300 & echo $! > pids.tmp; sleep 300 & echo $! >> pids.tmp; " +
   "bash -c 'sleep 300 & echo $! >> pids.tmp; wait' & sleep 0.2; mv pids.tmp pids; wait";
+
+/** Sleep durations no other process on the machine has: each names one escaped sleep in /proc. */
+const usedTokens: string[] = [];
+function uniqueTokens(): string[] {
+  const tokens = Array.from(
+    { length: 5 },
+    (_, i) => `${9_000_000 + i * 100_000 + Math.floor(Math.random() * 99_999)}`,
+  );
+  usedTokens.push(...tokens);
+  return tokens;
+}
+// A failing test still leaves no sleeper behind on the shared machine.
+afterEach(() => {
+  for (const pid of usedTokens.splice(0).flatMap(livePidsWithArgument)) process.kill(pid, "SIGKILL");
+});
+
+/** Background sleeps that leave the call's process group, each its own way (issue 11). */
+function escapingSleeps([a, b, c, d, e]: readonly string[]): string {
+  return [
+    `setsid sleep ${a} &`, // a new session
+    `setsid sh -c 'sleep ${b}' &`, // a shell in a new session, and its child
+    `( setsid sh -c 'sleep ${c} &' & );`, // a double fork: reparented away at once
+    `env -i setsid sleep ${d} &`, // no environment: the descriptor mark finds it
+    `setsid sleep ${e} 3>&- &`, // the descriptor closed: the environment mark finds it
+  ].join(" ");
+}
+
+const anyAlive = (tokens: readonly string[]) =>
+  tokens.some((token) => livePidsWithArgument(token).length > 0);
 
 function readPids(): number[] {
   return readFileSync(join(ws.root, "pids"), "utf8").trim().split("\n").map(Number);
@@ -70,6 +106,41 @@ describe("Bash", () => {
     expect(resultText(result)).toBe("started");
     const pids = readPids();
     expect(await waitFor(() => pids.every((pid) => !isProcessAlive(pid)))).toBe(true);
+  });
+
+  it("issue 11: processes that left the process group (setsid, a double fork, env -i) are ended before the call returns", async () => {
+    const tokens = uniqueTokens();
+    const result = await callTool(
+      bashTool,
+      { command: `${escapingSleeps(tokens)} sleep 0.5; echo started` },
+      ws.context(),
+    );
+    expect(resultText(result)).toBe("started");
+    expect(tokens.filter((token) => livePidsWithArgument(token).length > 0)).toEqual([]);
+  });
+
+  it("issue 11: a timeout ends what left the process group too", async () => {
+    const tokens = uniqueTokens();
+    const result = await callTool(
+      bashTool,
+      { command: `${escapingSleeps(tokens)} sleep 30`, timeout: 1500 },
+      ws.context(),
+    );
+    expect(resultText(result)).toMatch(/timed out after 1500 ms/);
+    expect(tokens.filter((token) => livePidsWithArgument(token).length > 0)).toEqual([]);
+  });
+
+  it("issue 11: an abort ends what left the process group too (alive until then)", async () => {
+    const tokens = uniqueTokens();
+    const context = ws.context();
+    const running = callTool(bashTool, { command: `${escapingSleeps(tokens)} sleep 30` }, context);
+    expect(
+      await waitFor(() => tokens.every((token) => livePidsWithArgument(token).length > 0)),
+      "every escaping sleep runs",
+    ).toBe(true);
+    context.abortController.abort();
+    expect(resultText(await running)).toMatch(/interrupted/);
+    expect(anyAlive(tokens)).toBe(false);
   });
 
   it("R-T1: timeout above the 600000 ms maximum is rejected by the schema", async () => {
