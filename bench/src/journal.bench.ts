@@ -104,7 +104,13 @@ async function finishedBatch(cwd: string, id: string, items: number): Promise<st
   const at = new Date(0).toISOString();
   const result = {
     turns: 2,
-    usage: { inputTokens: 100, outputTokens: 50, cacheCreationInputTokens: 0, cacheReadInputTokens: 5000 },
+    usage: {
+      inputTokens: 100,
+      outputTokens: 50,
+      cacheCreationInputTokens: 0,
+      cacheReadInputTokens: 5000,
+      apiCalls: 3,
+    },
     costUsd: 0.001,
     durationMs: 900,
     terminal: "completed",

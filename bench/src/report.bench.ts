@@ -96,7 +96,13 @@ async function cloneBatch(dir: string, baseDir: string, count: number): Promise<
       if (!claim) throw new Error("the clone ran out of items");
       const result = copy.source.result ?? {
         turns: 0,
-        usage: { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
+        usage: {
+          inputTokens: 0,
+          outputTokens: 0,
+          cacheCreationInputTokens: 0,
+          cacheReadInputTokens: 0,
+          apiCalls: 0,
+        },
         costUsd: 0,
         durationMs: 0,
         text: "",

@@ -3,7 +3,13 @@ import { buildReport } from "./batch-report.js";
 import { escapeInline, fenced, formatReportMarkdown } from "./batch-report-markdown.js";
 import type { ItemState } from "./job-backend.js";
 
-const usage = { inputTokens: 10, outputTokens: 5, cacheCreationInputTokens: 100, cacheReadInputTokens: 900 };
+const usage = {
+  inputTokens: 10,
+  outputTokens: 5,
+  cacheCreationInputTokens: 100,
+  cacheReadInputTokens: 900,
+  apiCalls: 2,
+};
 const state = (id: string, label: string, text: string): ItemState => ({
   item: { id, label, prompt: `Summarize ${label}` },
   status: "succeeded",

@@ -1,6 +1,7 @@
 import { join } from "node:path";
+import { sumUsage, type UsageTotals, ZERO_USAGE_TOTALS } from "@forkloop/loop-core";
 import { TRANSCRIPT_EXTENSION } from "@forkloop/orchestrator";
-import type { ItemCompaction, ItemState, ItemUsage, RepeatedSideEffect } from "./job-backend.js";
+import type { ItemCompaction, ItemState, RepeatedSideEffect } from "./job-backend.js";
 import { plural } from "./plural.js";
 import { cacheReadShare, formatCount, formatDuration, type ProgressSnapshot } from "./progress-display.js";
 
@@ -11,7 +12,7 @@ export interface ResultLine {
   readonly status: ItemState["status"];
   readonly attempts: number;
   readonly turns: number;
-  readonly usage: ItemUsage;
+  readonly usage: UsageTotals;
   readonly costUsd: number;
   readonly durationMs: number;
   /** Issue 11: model requests retried for this item (dropped streams, 529s, deadlines). */
@@ -35,7 +36,7 @@ export interface BatchTotals {
   /** Not finished (the batch was interrupted); a resume runs them. */
   readonly pending: number;
   readonly turns: number;
-  readonly usage: ItemUsage;
+  readonly usage: UsageTotals;
   readonly costUsd: number;
   readonly cacheReadShare: number;
   /** Compactions over all items. */
@@ -65,22 +66,6 @@ export interface ReportOptions {
   readonly transcriptsDir?: string;
 }
 
-export const ZERO_USAGE: ItemUsage = {
-  inputTokens: 0,
-  outputTokens: 0,
-  cacheCreationInputTokens: 0,
-  cacheReadInputTokens: 0,
-};
-
-export function addUsage(a: ItemUsage, b: ItemUsage): ItemUsage {
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    cacheCreationInputTokens: a.cacheCreationInputTokens + b.cacheCreationInputTokens,
-    cacheReadInputTokens: a.cacheReadInputTokens + b.cacheReadInputTokens,
-  };
-}
-
 export function toResultLine(state: ItemState, transcriptsDir?: string): ResultLine {
   return {
     id: state.item.id,
@@ -88,7 +73,7 @@ export function toResultLine(state: ItemState, transcriptsDir?: string): ResultL
     status: state.status === "running" ? "pending" : state.status,
     attempts: state.attempts,
     turns: state.result?.turns ?? 0,
-    usage: state.result?.usage ?? ZERO_USAGE,
+    usage: state.result?.usage ?? ZERO_USAGE_TOTALS,
     costUsd: state.result?.costUsd ?? 0,
     durationMs: state.result?.durationMs ?? 0,
     apiRetries: state.result?.apiRetries ?? 0,
@@ -112,7 +97,7 @@ export function buildReport(
   options: ReportOptions = {},
 ): BatchReport {
   const items = states.map((state) => toResultLine(state, options.transcriptsDir));
-  const usage = items.reduce((sum, line) => addUsage(sum, line.usage), ZERO_USAGE);
+  const usage = items.reduce((sum, line) => sumUsage(sum, line.usage), ZERO_USAGE_TOTALS);
   const totals: BatchTotals = {
     items: items.length,
     succeeded: items.filter((line) => line.status === "succeeded").length,
@@ -162,6 +147,6 @@ export function formatTotals(report: BatchReport): string {
 }
 
 /** Prompt tokens (uncached + cache writes + cache reads) / output tokens, e.g. `3.2k / 120`. */
-export function tokensCell(usage: ItemUsage): string {
+export function tokensCell(usage: UsageTotals): string {
   return `${formatCount(usage.inputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens)} / ${formatCount(usage.outputTokens)}`;
 }

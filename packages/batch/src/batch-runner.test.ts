@@ -31,6 +31,7 @@ function ok(tokens: number): ItemOutcome {
         outputTokens: 1,
         cacheCreationInputTokens: 0,
         cacheReadInputTokens: 9 * tokens,
+        apiCalls: 2,
       },
       costUsd: 0.001,
       durationMs: 1,
@@ -161,7 +162,13 @@ describe("batch runner", () => {
           result: live.then(() => ok(10)),
           cancel() {},
           usageSoFar: () => ({
-            usage: { inputTokens: 7, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
+            usage: {
+              inputTokens: 7,
+              outputTokens: 0,
+              cacheCreationInputTokens: 0,
+              cacheReadInputTokens: 0,
+              apiCalls: 1,
+            },
             costUsd: 0.5,
           }),
         })),

@@ -1,4 +1,4 @@
-import { addUsage, ZERO_USAGE } from "./batch-report.js";
+import { sumUsage, ZERO_USAGE_TOTALS } from "@forkloop/loop-core";
 import type { Claim, ItemError, ItemResult, ItemState, JobBackend } from "./job-backend.js";
 import type { ProgressSnapshot } from "./progress-display.js";
 
@@ -89,7 +89,7 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
     succeeded: 0,
     failed: 0,
     running: 0,
-    usage: ZERO_USAGE,
+    usage: ZERO_USAGE_TOTALS,
     costUsd: 0,
   };
   const snapshot = (): ProgressSnapshot => {
@@ -100,7 +100,7 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
     for (const { execution } of inFlight.values()) {
       const live = execution.usageSoFar?.();
       if (!live) continue;
-      usage = addUsage(usage, live.usage);
+      usage = sumUsage(usage, live.usage);
       costUsd += live.costUsd;
     }
     return {
@@ -144,7 +144,7 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
     counters.running--;
     if (outcome.ok === "cancelled") return; // not settled: the journal shows it as interrupted
     if (outcome.result) {
-      counters.usage = addUsage(counters.usage, outcome.result.usage);
+      counters.usage = sumUsage(counters.usage, outcome.result.usage);
       counters.costUsd += outcome.result.costUsd;
     }
     const settled =

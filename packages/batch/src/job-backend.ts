@@ -5,6 +5,8 @@
  * calls and the CLI does not change.
  */
 
+import type { UsageTotals } from "@forkloop/loop-core";
+
 /** One unit of work: the prompt is rendered at enqueue time so a resume needs no template. */
 export interface JobItem {
   readonly id: string;
@@ -13,17 +15,11 @@ export interface JobItem {
   readonly prompt: string;
 }
 
-export interface ItemUsage {
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-  readonly cacheCreationInputTokens: number;
-  readonly cacheReadInputTokens: number;
-}
-
 /** What one finished attempt produced, successful or not (expected failures are data). */
 export interface ItemResult {
   readonly turns: number;
-  readonly usage: ItemUsage;
+  /** Its tokens and API calls: loop-core's one usage type (issue 12 item 6). */
+  readonly usage: UsageTotals;
   readonly costUsd: number;
   readonly durationMs: number;
   /** The loop's terminal reason, when the loop ran to an end. */

@@ -3,7 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ItemResult, JobItem } from "./job-backend.js";
-import { openLocalJournalBackend, readJournal, replayJournal } from "./local-journal-backend.js";
+import {
+  journalRecordSchema,
+  openLocalJournalBackend,
+  readJournal,
+  replayJournal,
+} from "./local-journal-backend.js";
 
 let dir: string;
 beforeEach(async () => {
@@ -20,7 +25,13 @@ const items: JobItem[] = ["a", "b", "c"].map((id) => ({
 }));
 const result: ItemResult = {
   turns: 2,
-  usage: { inputTokens: 10, outputTokens: 5, cacheCreationInputTokens: 0, cacheReadInputTokens: 100 },
+  usage: {
+    inputTokens: 10,
+    outputTokens: 5,
+    cacheCreationInputTokens: 0,
+    cacheReadInputTokens: 100,
+    apiCalls: 2,
+  },
   costUsd: 0.001,
   durationMs: 5,
   terminal: "completed",
@@ -80,6 +91,18 @@ describe("local journal backend", () => {
       { type: "completed", at, id: "a", attempt: 1, result: { ...result, text: "second" } },
     ]);
     expect(replay.items[0]).toMatchObject({ status: "succeeded", result: { text: "first" } });
+  });
+
+  it("issue 12 item 6: a settle record from before usage counted API calls still reads (apiCalls 0), so an older batch resumes", () => {
+    const { apiCalls: _calls, ...olderUsage } = result.usage;
+    const record = journalRecordSchema.parse({
+      type: "completed",
+      at: "2026-01-01T00:00:00.000Z",
+      id: "a",
+      attempt: 1,
+      result: { ...result, usage: olderUsage },
+    });
+    expect(record).toMatchObject({ result: { usage: { ...olderUsage, apiCalls: 0 } } });
   });
 
   it("a live owner's lock refuses a second process; a dead owner's lock is taken over", async () => {

@@ -36,6 +36,8 @@ const usageSchema = z.object({
   outputTokens: z.number(),
   cacheCreationInputTokens: z.number(),
   cacheReadInputTokens: z.number(),
+  // Issue 12 item 6: loop-core's UsageTotals; a journal written before it counted no calls.
+  apiCalls: z.number().int().nonnegative().default(0),
 });
 const resultSchema = z.object({
   turns: z.number(),

@@ -6,7 +6,10 @@ import {
   type LoopHooks,
   type ModelInfo,
   type PermissionMode,
+  sumUsage,
   type Tool,
+  usageTotalsOf,
+  ZERO_USAGE_TOTALS,
 } from "@forkloop/loop-core";
 import {
   type AgentPool,
@@ -21,7 +24,6 @@ import {
   TRANSCRIPT_EXTENSION,
 } from "@forkloop/orchestrator";
 import type { PermissionRules } from "@forkloop/sdk";
-import { addUsage, ZERO_USAGE } from "./batch-report.js";
 import type { ItemExecution, ItemExecutor, ItemOutcome } from "./batch-runner.js";
 import type { Claim, ItemResult } from "./job-backend.js";
 
@@ -131,7 +133,7 @@ export function createPoolExecutor(
     startAll(claims, warm): ItemExecution[] {
       const tasks = claims.map(toTask);
       const byTaskId = new Map(tasks.map((task, index) => [task.id, claims[index]!]));
-      const live = new Map(tasks.map((task) => [task.id, { usage: ZERO_USAGE, costUsd: 0 }]));
+      const live = new Map(tasks.map((task) => [task.id, { usage: ZERO_USAGE_TOTALS, costUsd: 0 }]));
       const retries = new Map<string, number>();
       const hooks = withSideEffectHook(settings, (agentId) => byTaskId.get(agentId));
       const callbacks = {
@@ -145,14 +147,9 @@ export function createPoolExecutor(
           // Issue 11: retried requests (dropped streams, 529s …) are counted for the report.
           if (event.type === "api_retry") retries.set(event.agentId, (retries.get(event.agentId) ?? 0) + 1);
           if (event.type === "usage" && event.phase === "end" && sofar) {
-            const usage = {
-              inputTokens: event.usage.input_tokens,
-              outputTokens: event.usage.output_tokens,
-              cacheCreationInputTokens: event.usage.cache_creation_input_tokens,
-              cacheReadInputTokens: event.usage.cache_read_input_tokens,
-            };
             live.set(event.agentId, {
-              usage: addUsage(sofar.usage, usage),
+              // One response's usage: one API call.
+              usage: sumUsage(sofar.usage, usageTotalsOf([event.usage])),
               // Priced at the primary model: a live estimate; the settled result carries the real cost.
               costUsd: sofar.costUsd + costUsd(modelInfo, event.usage),
             });
@@ -178,7 +175,7 @@ export function createPoolExecutor(
             cancelledByUs = true;
             handle.cancel(reason);
           },
-          usageSoFar: () => live.get(handle.id) ?? { usage: ZERO_USAGE, costUsd: 0 },
+          usageSoFar: () => live.get(handle.id) ?? { usage: ZERO_USAGE_TOTALS, costUsd: 0 },
         };
       });
     },
@@ -211,12 +208,7 @@ export function toOutcome(result: SubAgentResult, cancelledByUs: boolean, apiRet
   }
   const itemResult: ItemResult = {
     turns: result.turns,
-    usage: {
-      inputTokens: result.usage.inputTokens,
-      outputTokens: result.usage.outputTokens,
-      cacheCreationInputTokens: result.usage.cacheCreationInputTokens,
-      cacheReadInputTokens: result.usage.cacheReadInputTokens,
-    },
+    usage: result.usage,
     costUsd: result.costUsd,
     durationMs: result.durationMs,
     text: result.text,

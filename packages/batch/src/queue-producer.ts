@@ -1,6 +1,6 @@
+import { sumUsage, ZERO_USAGE_TOTALS } from "@forkloop/loop-core";
 import { FlowProducer, type Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import { addUsage, ZERO_USAGE } from "./batch-report.js";
 import type { ItemState, JobItem } from "./job-backend.js";
 import type { ProgressSnapshot } from "./progress-display.js";
 import {
@@ -104,12 +104,12 @@ export async function runQueuedBatch(options: QueuedRunOptions): Promise<QueuedR
   let pausedForMs = 0;
 
   const snapshotOf = (states: readonly ItemState[]): ProgressSnapshot => {
-    let usage = ZERO_USAGE;
+    let usage = ZERO_USAGE_TOTALS;
     let costUsd = 0;
     const counts = { succeeded: 0, failed: 0, running: 0 };
     for (const state of states) {
       if (state.result) {
-        usage = addUsage(usage, state.result.usage);
+        usage = sumUsage(usage, state.result.usage);
         costUsd += state.result.costUsd;
       }
       if (finishedBefore.has(state.item.id)) continue;

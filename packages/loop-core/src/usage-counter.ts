@@ -1,6 +1,12 @@
 import type { Usage } from "./messages.js";
 import type { UsageTotals } from "./terminal.js";
 
+/** The figures of a response's usage that totals count (a worker's usage event carries just these). */
+type CountedUsage = Pick<
+  Usage,
+  "input_tokens" | "output_tokens" | "cache_creation_input_tokens" | "cache_read_input_tokens"
+>;
+
 /** Cumulative usage of one run: bookkeeping beside the immutable LoopState, not part of it. */
 export class UsageCounter {
   private inputTokens = 0;
@@ -9,7 +15,7 @@ export class UsageCounter {
   private cacheReadInputTokens = 0;
   private calls = 0;
 
-  add(usage: Usage): void {
+  add(usage: CountedUsage): void {
     this.inputTokens += usage.input_tokens;
     this.output += usage.output_tokens;
     this.cacheCreationInputTokens += usage.cache_creation_input_tokens ?? 0;
@@ -56,7 +62,7 @@ export const ZERO_USAGE_TOTALS: UsageTotals = Object.freeze({
 });
 
 /** API usage figures of some responses (compact requests, say) as totals, one API call each. */
-export function usageTotalsOf(usages: readonly Usage[]): UsageTotals {
+export function usageTotalsOf(usages: readonly CountedUsage[]): UsageTotals {
   const counter = new UsageCounter();
   for (const usage of usages) counter.add(usage);
   return counter.totals();

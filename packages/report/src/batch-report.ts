@@ -27,6 +27,8 @@ export interface BatchItemInput {
     readonly outputTokens: number;
     readonly cacheCreationInputTokens: number;
     readonly cacheReadInputTokens: number;
+    /** Model requests answered (results.jsonl from before issue 12 item 6 has none: 0). */
+    readonly apiCalls?: number;
   };
   readonly costUsd: number;
   readonly durationMs: number;
@@ -128,6 +130,7 @@ async function itemRow(item: BatchItemInput, textBudget: number): Promise<BatchI
       item.compactions?.length ??
       session?.markers.filter((marker) => marker.kind === "compact_boundary").length ??
       0,
+    apiCalls: item.usage.apiCalls ?? 0,
     apiRetries: item.apiRetries ?? 0,
     terminal: item.terminal,
     answer: text.length > ANSWER_PREVIEW ? `${text.slice(0, ANSWER_PREVIEW)}…` : text,

@@ -135,6 +135,8 @@ export interface BatchItemRow {
   readonly costUsd: number;
   readonly durationMs: number;
   readonly compactions: number;
+  /** Model requests answered (the usage's API calls). */
+  readonly apiCalls: number;
   /** Model requests retried on the way (issue 11). */
   readonly apiRetries: number;
   readonly terminal: string | null;

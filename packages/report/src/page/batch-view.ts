@@ -16,6 +16,7 @@ export function totalsOf(items: readonly BatchItemRow[]) {
     turns: items.reduce((sum, item) => sum + item.turns, 0),
     compactions: items.reduce((sum, item) => sum + item.compactions, 0),
     apiRetries: items.reduce((sum, item) => sum + item.apiRetries, 0),
+    apiCalls: items.reduce((sum, item) => sum + item.apiCalls, 0),
     inputTokens: tokens.input,
     outputTokens: tokens.output,
     cacheCreationInputTokens: tokens.cacheWrite,
@@ -36,6 +37,7 @@ function totalsFigures(items: readonly BatchItemRow[], wallMs: number | null): H
     figure("not finished", String(t.pending), t.pending, "pending"),
     figure("turns", format.count(t.turns), t.turns, "turns"),
     figure("compactions", String(t.compactions), t.compactions, "compactions"),
+    figure("API calls", format.count(t.apiCalls), t.apiCalls, "apiCalls"),
     figure("API retries", String(t.apiRetries), t.apiRetries, "apiRetries"),
     figure("uncached input", format.count(t.inputTokens), t.inputTokens, "inputTokens"),
     figure(
