@@ -91,7 +91,9 @@ describe("issue 11: a damaged or lost batch journal through the built CLI", () =
       await damage();
       const refused = await resume();
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toMatch(/journal\.log holds \d items?, but .*enqueued\.ok says 4 were enqueued/);
+      expect(refused.stderr).toMatch(
+        /journal\.log holds \d items?, but its enqueue seal says 4 were enqueued: it lost records/,
+      );
       expect(refused.stderr).toContain("--repair");
       noStack(refused.stderr);
       expect(await readFile(join(batchDir(), "results.jsonl"), "utf8")).toBe(results);

@@ -119,7 +119,7 @@ describe("batch runner", () => {
     await backend.close();
     expect(summary.interrupted).toBe(true);
     const resumed = await openLocalJournalBackend({ dir });
-    expect([...resumed.interrupted].sort()).toEqual(["i1", "i2", "i3"]);
+    expect([...(await resumed.interrupted())].sort()).toEqual(["i1", "i2", "i3"]);
     const again = fakeExecutor(async () => ok(1));
     const second = await runBatch({ backend: resumed, executor: again.executor, concurrency: 3 });
     await resumed.close();

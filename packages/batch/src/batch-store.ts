@@ -45,9 +45,6 @@ export const batchSpecSchema = z.object({
 });
 export type BatchSpec = z.infer<typeof batchSpecSchema>;
 
-/** Written once every item is durably enqueued (see commands/batch.ts `enqueueOnce`). */
-export const ENQUEUED_MARKER = "enqueued.ok";
-
 export function newBatchId(now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
   return `b-${stamp}-${randomBytes(3).toString("hex")}`;

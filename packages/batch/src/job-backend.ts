@@ -1,8 +1,10 @@
 /**
- * The narrow interface `forkloop batch` runs through (issue 7): enqueue items, claim one, heartbeat
- * while it runs, note a side effect, complete or fail it, list everything. The local journal is the
- * first implementation; a distributed one (a queue on an existing engine) implements the same
- * calls and the CLI does not change.
+ * The narrow interface `forkloop batch` runs through (issue 7, issue 16 item 1). Its producer half,
+ * `BatchLedger`, is what every backend keeps — the items, whether enqueueing finished, which items
+ * an earlier run left unsettled, every item's state — and `enqueueOnce` (batch-enqueue.ts) runs on
+ * it alike for the local journal and for the BullMQ backend. `JobBackend` adds the claiming half
+ * (claim, heartbeat, side effects, complete, fail) that `runBatch` drives; on a queue BullMQ's own
+ * Worker does that part (locks, stalled recovery), so the BullMQ backend is a `BatchLedger`.
  */
 
 import type { UsageTotals } from "@forkloop/loop-core";
@@ -74,9 +76,34 @@ export interface ItemState {
 
 export type SettleOutcome = { readonly ok: true } | { readonly ok: false; readonly reason: string };
 
-export interface JobBackend {
+/** Issue 16 item 1: recorded once every item of a batch is enqueued (their count and ids' digest). */
+export interface EnqueueSeal {
+  readonly items: number;
+  readonly digest: string;
+}
+
+export interface BatchLedger {
+  /** Where the items are kept, for messages: the journal's path, or the queue's URL and batch. */
+  readonly location: string;
   /** Adds items; an id already known is left as it is (so enqueueing again is harmless). */
   enqueue(items: readonly JobItem[]): Promise<void>;
+  /**
+   * The seal of a finished enqueue: undefined when enqueueing never finished (a crash part-way),
+   * "unverifiable" when it was written before seals carried the item count.
+   */
+  enqueueSeal(): Promise<EnqueueSeal | "unverifiable" | undefined>;
+  /** Records, durably and after the items themselves, that every item is enqueued. */
+  sealEnqueue(seal: EnqueueSeal): Promise<void>;
+  /**
+   * Items an earlier run started and never settled ("interrupted on resume"): run again from
+   * scratch by the next claim (local), or once their lock expires (queue).
+   */
+  interrupted(): Promise<readonly string[]>;
+  list(): Promise<readonly ItemState[]>;
+  close(): Promise<void>;
+}
+
+export interface JobBackend extends BatchLedger {
   /** The next pending item, now running under a new attempt; null when none is left to claim. */
   claim(workerId: string): Promise<Claim | null>;
   /** Says the claim is still alive (a distributed backend re-queues claims whose heartbeats stop). */
@@ -91,6 +118,4 @@ export interface JobBackend {
   complete(claim: Claim, result: ItemResult): Promise<SettleOutcome>;
   /** Records failure durably before resolving; refuses an item that is already finished. */
   fail(claim: Claim, error: ItemError, result?: ItemResult): Promise<SettleOutcome>;
-  list(): Promise<readonly ItemState[]>;
-  close(): Promise<void>;
 }

@@ -66,7 +66,7 @@ describe("local journal backend", () => {
     await first.close(); // as if killed: b never settled
 
     const second = await openLocalJournalBackend({ dir });
-    expect(second.interrupted).toEqual(["b"]);
+    expect(await second.interrupted()).toEqual(["b"]);
     const redo = await second.claim("w2");
     expect(redo).toMatchObject({ item: { id: "b" }, attempt: 2 });
     expect(await second.claim("w2")).toBeNull();

@@ -12,8 +12,10 @@ import {
   readLog,
 } from "./append-log.js";
 import { syncDirectory, writeDurably } from "./durable-file.js";
+import { readSealFile, writeSealFile } from "./enqueue-seal.js";
 import type {
   Claim,
+  EnqueueSeal,
   ItemError,
   ItemResult,
   ItemState,
@@ -188,6 +190,8 @@ export interface LocalJournalOptions {
 }
 
 export const JOURNAL_FILE = "journal.log";
+/** The enqueue seal (enqueue-seal.ts), beside the journal: written once every item is enqueued. */
+export const ENQUEUED_MARKER = "enqueued.ok";
 const LOCK_FILE = "lock";
 
 /** The journal's records, checked against the schema; the contents say torn tail / damage. */
@@ -240,7 +244,7 @@ export interface OpenedJournal {
 
 export async function openLocalJournalBackend(
   options: LocalJournalOptions,
-): Promise<JobBackend & OpenedJournal & { readonly interrupted: readonly string[] }> {
+): Promise<JobBackend & OpenedJournal> {
   const releaseLock = await acquireLock(options.dir);
   try {
     const path = join(options.dir, JOURNAL_FILE);
@@ -262,6 +266,7 @@ export async function openLocalJournalBackend(
     const log = await openLog(path, contents, options.openFile);
     return Object.assign(
       new LocalJournalBackend(
+        options.dir,
         log,
         replay,
         releaseLock,
@@ -309,16 +314,19 @@ class LocalJournalBackend implements JobBackend {
   readonly #settling = new Set<string>();
   /** `id#attempt` of the attempts whose side effect is recorded (once each). */
   readonly #sideEffects = new Set<string>();
-  readonly interrupted: readonly string[];
+  readonly #interrupted: readonly string[];
+  readonly location: string;
 
   constructor(
+    private readonly dir: string,
     private readonly log: AppendLog,
     replay: JournalReplay,
     private readonly releaseLock: () => Promise<void>,
     private readonly now: () => Date,
     retryFailed: boolean,
   ) {
-    this.interrupted = replay.interrupted;
+    this.#interrupted = replay.interrupted;
+    this.location = join(dir, JOURNAL_FILE);
     for (const state of replay.items) {
       if (retryFailed && state.status === "failed") {
         // Back to pending; a later `completed` record supersedes the `failed` one on replay.
@@ -424,6 +432,19 @@ class LocalJournalBackend implements JobBackend {
 
   async list(): Promise<readonly ItemState[]> {
     return [...this.#states.values()];
+  }
+
+  enqueueSeal(): Promise<EnqueueSeal | "unverifiable" | undefined> {
+    return readSealFile(join(this.dir, ENQUEUED_MARKER));
+  }
+
+  sealEnqueue(seal: EnqueueSeal): Promise<void> {
+    return writeSealFile(join(this.dir, ENQUEUED_MARKER), seal);
+  }
+
+  /** Items the journal shows claimed and never settled when it was opened (kill -9, Ctrl-C). */
+  async interrupted(): Promise<readonly string[]> {
+    return this.#interrupted;
   }
 
   async close(): Promise<void> {

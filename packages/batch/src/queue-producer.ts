@@ -1,15 +1,12 @@
 import { sumUsage, ZERO_USAGE_TOTALS } from "@forkloop/loop-core";
-import { FlowProducer, type Job, Queue, Worker } from "bullmq";
+import { type Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import type { ItemState, JobItem } from "./job-backend.js";
+import type { ItemState } from "./job-backend.js";
 import type { ProgressSnapshot } from "./progress-display.js";
 import {
   batchQueueName,
   ITEMS_QUEUE,
-  isEnqueued,
   itemIdOfJob,
-  itemJobId,
-  markEnqueued,
   QUEUE_PREFIX,
   type QueuedBatch,
   readBatchState,
@@ -18,18 +15,17 @@ import {
 import { redisOutageReporter } from "./redis-outage.js";
 
 /**
- * The producer side of the BullMQ backend (issue 16 item 2): `forkloop batch --queue URL` adds the
- * batch as one flow — a parent job in the batch's own queue and one child per item in the shared
- * items queue, all with deterministic ids, so adding it again is a no-op — then shows the whole
- * batch's progress (whichever hosts run it) and finishes when the parent does. The parent runs
- * here: BullMQ starts it once every child has completed or failed, and it records a result for
- * any item BullMQ failed without a worker recording one (an item that stalled too often).
+ * The producer side of the BullMQ backend (issue 16 item 2): once `forkloop batch --queue URL` has
+ * added the batch's flow (queue-ledger.ts), this shows the whole batch's progress (whichever hosts
+ * run it) and finishes when the parent job does. The parent runs here: BullMQ starts it once every
+ * child has completed or failed, and it records a result for any item BullMQ failed without a
+ * worker recording one (an item that stalled too often).
  * `--resume ID --queue URL` calls the same function from any host.
  */
 export interface QueuedRunOptions {
   readonly connection: Redis;
+  /** Registered and enqueued already (`registerBatch`, then `enqueueOnce` on `openQueueLedger`). */
   readonly batch: QueuedBatch;
-  readonly items: readonly JobItem[];
   readonly signal?: AbortSignal;
   /** How often the progress is read from Redis (default 1 s). */
   readonly progressMs?: number;
@@ -51,47 +47,11 @@ export interface QueuedRunSummary {
   readonly wallMs: number;
 }
 
-/** Adds the batch's flow once; a crash between the add and the mark re-adds it, which is a no-op. */
-export async function enqueueBatchFlow(
-  redis: Redis,
-  batch: QueuedBatch,
-  items: readonly JobItem[],
-): Promise<void> {
-  const id = batch.spec.id;
-  if (await isEnqueued(redis, id)) return;
-  const flows = new FlowProducer({ connection: redis, prefix: QUEUE_PREFIX });
-  flows.on("error", () => {}); // the add below rejects with it
-  try {
-    await flows.add({
-      name: "batch",
-      queueName: batchQueueName(id),
-      data: { batchId: id },
-      opts: { jobId: id },
-      children: items.map((item) => ({
-        name: "item",
-        queueName: ITEMS_QUEUE,
-        data: { batchId: id, item },
-        opts: {
-          jobId: itemJobId(id, item.id),
-          attempts: batch.attempts,
-          backoff: { type: "exponential", delay: batch.backoffMs },
-          // A failed item is a result like any other: the parent still runs when all are done.
-          ignoreDependencyOnFailure: true,
-        },
-      })),
-    });
-  } finally {
-    await flows.close();
-  }
-  await markEnqueued(redis, id);
-}
-
 export async function runQueuedBatch(options: QueuedRunOptions): Promise<QueuedRunSummary> {
   const now = options.now ?? Date.now;
   const started = now();
   const redis = options.connection;
   const id = options.batch.spec.id;
-  await enqueueBatchFlow(redis, options.batch, options.items);
 
   const initial = await readBatchState(redis, id);
   const finishedBefore = new Set(initial.states.filter((s) => s.status !== "pending").map((s) => s.item.id));

@@ -1,7 +1,8 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { batchSpecSchema } from "./batch-store.js";
-import type { ItemError, ItemResult, ItemState, JobItem } from "./job-backend.js";
+import { parseSeal } from "./enqueue-seal.js";
+import type { EnqueueSeal, ItemError, ItemResult, ItemState, JobItem } from "./job-backend.js";
 import { itemErrorSchema, itemResultSchema, jobItemSchema, stripUndefined } from "./local-journal-backend.js";
 
 /**
@@ -136,13 +137,17 @@ export async function loadQueuedBatch(
   };
 }
 
-/** Marks the flow as added (after FlowProducer.add resolved), so a resume does not re-add it. */
-export async function markEnqueued(redis: Redis, batchId: string): Promise<void> {
-  await redis.set(keys(batchId).enqueued, new Date().toISOString());
+/** The batch's enqueue seal (issue 16 item 1): written once its flow is added. */
+export async function readEnqueueSeal(
+  redis: Redis,
+  batchId: string,
+): Promise<EnqueueSeal | "unverifiable" | undefined> {
+  const text = await redis.get(keys(batchId).enqueued);
+  return text === null ? undefined : parseSeal(text); // before seals: a timestamp, unverifiable
 }
 
-export async function isEnqueued(redis: Redis, batchId: string): Promise<boolean> {
-  return (await redis.exists(keys(batchId).enqueued)) === 1;
+export async function writeEnqueueSeal(redis: Redis, batchId: string, seal: EnqueueSeal): Promise<void> {
+  await redis.set(keys(batchId).enqueued, JSON.stringify(seal));
 }
 
 /** Counts one more execution of the item; the count is the attempt number of this run. */

@@ -5,10 +5,12 @@ import {
   batchDir,
   buildReport,
   connectQueue,
+  enqueueOnce,
   finalSnapshot,
   formatDuration,
   type JobItem,
   loadQueuedBatch,
+  openQueueLedger,
   ProgressDisplay,
   parseQueueUrl,
   plural,
@@ -87,15 +89,27 @@ export async function queuedBatchCommand(
         ? await createQueued(flags, target.plan, where.state, connection, address.display)
         : await attachQueued(flags, target.id, where, connection, address.display);
     const spec = batch.spec;
+    // Issue 16 item 1: the same enqueue-once as a local batch, on the queue's ledger. A re-attach
+    // adds the flow again only if the seal says its first add never finished.
+    const ledger = openQueueLedger(connection, batch, address.display);
+    await enqueueOnce(ledger, target.kind === "new" ? items : undefined, {
+      relist: { description: "the items stored with the batch", list: async () => items },
+      repair: false,
+      notice: (line) => context.stderr.write(`${line}\n`),
+    });
+    const started = target.kind === "attach" ? (await ledger.interrupted()).length : 0;
     const display = new ProgressDisplay(context.stderr);
     const limit = batch.rpm === undefined ? "" : ` · at most ${batch.rpm} requests/min`;
+    const attached =
+      target.kind === "new"
+        ? ""
+        : ` (re-attached${started > 0 ? `; ${plural(started, "item")} started without a result: running, or re-run once its lock expires` : ""})`;
     context.stderr.write(
-      `forkloop batch ${spec.id}: ${plural(items.length, "item")} on ${address.display}${target.kind === "attach" ? " (re-attached)" : ""}${limit} · run them with \`forkloop worker --queue ${address.display}\` · results in ${spec.outputDir}\n`,
+      `forkloop batch ${spec.id}: ${plural(items.length, "item")} on ${address.display}${attached}${limit} · run them with \`forkloop worker --queue ${address.display}\` · results in ${spec.outputDir}\n`,
     );
     const summary = await runQueuedBatch({
       connection,
       batch,
-      items,
       signal: context.signal,
       onEvent(event) {
         if (event.type === "progress") display.update(event.snapshot);

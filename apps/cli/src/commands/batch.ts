@@ -8,6 +8,7 @@ import {
   openLocalJournalBackend,
   parseQueueUrl,
   plural,
+  relistFromSource,
   writeReport,
 } from "@forkloop/batch";
 import type { SubAgentBashOptions } from "@forkloop/orchestrator";
@@ -147,9 +148,13 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
       warn: notice,
     });
     reportJournalRecovery(backend, join(dir, JOURNAL_FILE), notice);
-    await enqueueOnce(backend, dir, spec, items, { repair: flags.repair ?? false, notice });
+    await enqueueOnce(backend, items, {
+      relist: relistFromSource(spec),
+      repair: flags.repair ?? false,
+      notice,
+    });
     await checkBatchDirs(spec, dir, (await backend.list()).length);
-    const interruptedBefore = backend.interrupted.length;
+    const interruptedBefore = (await backend.interrupted()).length;
     context.stderr.write(
       `forkloop batch ${spec.id}: ${plural((await backend.list()).length, "item")}${
         flags.resume ? ` (resuming; ${plural(interruptedBefore, "interrupted item")} will be redone)` : ""

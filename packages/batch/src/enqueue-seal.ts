@@ -1,0 +1,44 @@
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { replaceAtomically } from "./durable-file.js";
+import type { EnqueueSeal } from "./job-backend.js";
+
+/**
+ * The enqueue seal (issue 16 item 1): how many items were enqueued and a digest of their ids,
+ * order-free, so a resume can tell a complete item list from one that lost records.
+ */
+export function sealOf(ids: readonly string[]): EnqueueSeal {
+  const digest = createHash("sha256")
+    .update([...ids].sort().join("\n"))
+    .digest("hex");
+  return { items: ids.length, digest };
+}
+
+/** Reads a seal stored as JSON; "unverifiable" for an older one (a timestamp line, no count). */
+export function parseSeal(text: string): EnqueueSeal | "unverifiable" {
+  try {
+    const parsed = JSON.parse(text) as Partial<EnqueueSeal>;
+    return typeof parsed.items === "number" && typeof parsed.digest === "string"
+      ? { items: parsed.items, digest: parsed.digest }
+      : "unverifiable";
+  } catch {
+    return "unverifiable";
+  }
+}
+
+/**
+ * The local journal's seal lives in a file beside the journal, not in it: a journal that was
+ * truncated, emptied or deleted must not take the evidence of its loss with it (issue 11).
+ */
+export async function readSealFile(path: string): Promise<EnqueueSeal | "unverifiable" | undefined> {
+  try {
+    return parseSeal(await readFile(path, "utf8"));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+export function writeSealFile(path: string, seal: EnqueueSeal): Promise<void> {
+  return replaceAtomically(path, `${JSON.stringify(seal)}\n`);
+}
