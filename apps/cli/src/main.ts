@@ -10,7 +10,6 @@ import type { CommandContext } from "./command-context.js";
 import { EXIT, type ExitCode } from "./exit-codes.js";
 import { closestFlag } from "./flags.js";
 import { installProcessStop } from "./process-stop.js";
-import { asStateError } from "./state-errors.js";
 
 export const MAIN_USAGE = `Usage: forkloop <command> [flags]
 
@@ -83,6 +82,8 @@ async function runFromProcess(): Promise<void> {
     code = await main(process.argv.slice(2), context);
   } catch (error) {
     // Issue 11: damaged state, a full or read-only disk … are messages; only bugs keep a stack.
+    // Loaded here, not at start: it needs the orchestrator, which `--version` and `sim` do not.
+    const { asStateError } = await import("./state-errors.js");
     const state = asStateError(error);
     if (error instanceof CliError || error instanceof OptionsError) {
       // A bad settings file, environment variable or models file from the SDK is exit 2 too.
