@@ -9,6 +9,7 @@ import {
   startRedisServer,
   withSimProcess,
 } from "@forkloop/cli/testing";
+import { resolveModelAlias } from "@forkloop/loop-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // Issue 12 item 5: what every agent's loop does, reachable from the BUILT binary — thinking
@@ -66,7 +67,7 @@ afterAll(async () => {
 });
 
 describe("issue 12 item 5: loop options from the CLI", () => {
-  it("run: --max-thinking-tokens, --summary-model, --context-editing and --disallowed-tools Agent reach every main-loop request", async () => {
+  it("run: --max-thinking-tokens, --summary-model (an alias), --context-editing and --disallowed-tools Agent reach every main-loop request", async () => {
     await withSimProcess(dir, [], async (sim) => {
       const result = await runCli(
         [
@@ -75,7 +76,7 @@ describe("issue 12 item 5: loop options from the CLI", () => {
           "--max-thinking-tokens",
           "2048",
           "--summary-model",
-          "claude-haiku-4-5",
+          "haiku",
           "--context-editing",
           "--disallowed-tools",
           "Agent",
@@ -100,10 +101,11 @@ describe("issue 12 item 5: loop options from the CLI", () => {
         expect(body.tools?.map((tool) => tool.name)).not.toContain("Agent");
         expect(body.tools?.map((tool) => tool.name)).toContain("Read");
       }
-      // R-L18: the Read batch was summarized by the small model.
+      // R-L18: the Read batch was summarized by the small model, `haiku` resolved as Claude Code does.
       const summaries = bodies(records, "tool_use_summary");
       expect(summaries.length).toBeGreaterThanOrEqual(1);
-      expect(summaries.every((body) => body.model === "claude-haiku-4-5")).toBe(true);
+      expect(summaries.every((body) => body.model === resolveModelAlias("haiku"))).toBe(true);
+      expect(resolveModelAlias("haiku")).toMatch(/^claude-haiku-/);
     });
   });
 

@@ -11,7 +11,7 @@ import {
   type QueuedCommand,
 } from "./loop-state.js";
 import type { Message, TextBlockParam } from "./messages.js";
-import { getModelInfo, type ModelInfo } from "./model-catalog.js";
+import { getModelInfo, type ModelInfo, resolveModelAlias } from "./model-catalog.js";
 import type { RetryOptions } from "./model-client.js";
 import type { CanUseTool } from "./permissions.js";
 import type { QueryDeps } from "./query-deps.js";
@@ -95,7 +95,9 @@ export function snapshotConfig(params: QueryParams): QueryConfig {
     autoCompactEnabled: params.autoCompactEnabled ?? true,
     modelOverrides: Object.freeze([...(params.modelOverrides ?? [])]),
     streamingToolExecution: params.streamingToolExecution ?? true,
-    toolUseSummaryModel: params.toolUseSummaryModel,
+    // `haiku` as for the main model (Claude Code's aliases): every loop's summary calls pass here.
+    toolUseSummaryModel:
+      params.toolUseSummaryModel === undefined ? undefined : resolveModelAlias(params.toolUseSummaryModel),
     recordSnapshots: params.recordSnapshots ?? false,
     retry: params.retry,
     contextEditing: params.contextEditing,
