@@ -122,6 +122,17 @@ describe("forkloop batch", () => {
       ]);
       expect(retried.stderr.match(/^ok /gm)).toHaveLength(1);
 
+      // Issue 13: --output on a resume writes the report there and batch.json remembers it.
+      const moved = await runCli(["batch", "--resume", "partial", "--output", "out2"], { cwd: dir });
+      expect(moved.code, moved.stderr).toBe(0);
+      expect((await results(join(dir, "out2"))).map((line) => line.status)).toEqual([
+        "succeeded",
+        "succeeded",
+        "succeeded",
+      ]);
+      const spec = JSON.parse(await readFile(join(batchStateDir(dir, "partial"), "batch.json"), "utf8"));
+      expect(spec.outputDir).toBe(join(dir, "out2"));
+
       await writeFile(join(dir, "bad.jsonl"), '"poison one"\n"poison two"\n');
       const failed = await runCli(["batch", "--items", "bad.jsonl", "--prompt", "Do {{item}}"], {
         cwd: dir,
