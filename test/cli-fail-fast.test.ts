@@ -122,4 +122,26 @@ describe("issue 13: fail fast, before spending", () => {
     run.child.kill("SIGTERM");
     expect((await run.exited).code).toBe(143);
   });
+
+  it("a closed port, retries spent: the first item's connection error stops the batch, naming the URL and the fix", async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => resolve(port));
+      });
+    });
+    const url = `http://127.0.0.1:${closed}`;
+    const result = await batch(["--files", "src/*.ts", "--concurrency", "2", "--id", "unreachable"], {
+      ANTHROPIC_API_KEY: "test-key",
+      ANTHROPIC_BASE_URL: url,
+      FORKLOOP_MAX_RETRIES: "0",
+    });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(
+      `forkloop batch: stopped after the first failure: cannot reach the model endpoint ${url} (`,
+    );
+    expect(result.stderr).toContain("then `forkloop batch --resume unreachable`.");
+    // The first item alone was tried; the others wait for the resume.
+    expect(result.stdout).toContain("4 items: 0 succeeded, 1 failed, 3 not finished");
+  });
 });
