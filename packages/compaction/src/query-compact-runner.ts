@@ -17,6 +17,8 @@ export interface QueryCompactRunnerOptions {
   /** Working directory of the fork's (unused, every call is denied) tool context. */
   readonly cwd?: string;
   readonly retry?: QueryParams["retry"];
+  /** Issue 16 item 4: the agent's pre-send gate; a compact fork's request passes it too. */
+  readonly beforeSend?: QueryParams["beforeSend"];
   readonly modelOverrides?: QueryParams["modelOverrides"];
   readonly messageFactory?: MessageFactory;
 }
@@ -62,6 +64,7 @@ export function createQueryCompactRunner(options: QueryCompactRunnerOptions): Co
         streamingToolExecution: false,
         ...(cacheSafeParams.thinking === undefined ? {} : { thinking: cacheSafeParams.thinking }),
         ...(options.retry === undefined ? {} : { retry: options.retry }),
+        ...(options.beforeSend === undefined ? {} : { beforeSend: options.beforeSend }),
         ...(options.modelOverrides === undefined ? {} : { modelOverrides: options.modelOverrides }),
       });
       let next = await run.next();

@@ -109,6 +109,7 @@ export { yieldMissingToolResultBlocks } from "./missing-tool-results.js";
 export type { ModelInfo } from "./model-catalog.js";
 export { costUsd, getModelInfo, listModels, resolveModelAlias } from "./model-catalog.js";
 export {
+  type BeforeSend,
   buildModelRequestBody,
   callModel,
   DEFAULT_HEADERS_TIMEOUT_MS,

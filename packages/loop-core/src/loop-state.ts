@@ -4,7 +4,7 @@ import type { ContextEditingConfig } from "./context-editing.js";
 import type { AutoCompactTracking } from "./context-pipeline.js";
 import type { Message } from "./messages.js";
 import type { ModelInfo } from "./model-catalog.js";
-import type { RetryOptions } from "./model-client.js";
+import type { BeforeSend, RetryOptions } from "./model-client.js";
 import type { ContinueReason } from "./terminal.js";
 import type { BudgetTracker } from "./token-budget.js";
 import type { ToolUseContext } from "./tool.js";
@@ -119,6 +119,8 @@ export interface QueryConfig {
   readonly toolUseSummaryModel: string | undefined;
   readonly recordSnapshots: boolean;
   readonly retry: RetryOptions | undefined;
+  /** Issue 16 item 4 (optional so existing configs stay valid). */
+  readonly beforeSend?: BeforeSend | undefined;
   /** R-C2 cached variant: API context editing (optional so existing configs stay valid). */
   readonly contextEditing?: ContextEditingConfig | undefined;
 }

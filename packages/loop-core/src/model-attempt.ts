@@ -101,6 +101,7 @@ export async function* attemptModel(
           taskBudget,
           fallbackAvailable: fallbackIndex < config.fallbackModels.length,
           retry: config.retry,
+          beforeSend: config.beforeSend,
           parentUuid: lastUuid(messagesForQuery),
           assistantUuid,
           uuid: deps.uuid,

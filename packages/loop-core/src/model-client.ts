@@ -10,7 +10,13 @@ import { createApiErrorMessage, createAssistantMessage } from "./create-message.
 import { FallbackTriggeredError } from "./errors.js";
 import { MessageAccumulator } from "./message-accumulator.js";
 import type { AssistantMessage, ContentBlock, Message, RawMessageStreamEvent } from "./messages.js";
-import { attemptTimedOut, classifyError, type FailedAttempt, incompleteStream } from "./model-failure.js";
+import {
+  attemptTimedOut,
+  classifyError,
+  type FailedAttempt,
+  incompleteStream,
+  requestGateFailed,
+} from "./model-failure.js";
 import { screenToolUse, toolUseIdsOf } from "./untrusted-tool-uses.js";
 
 type BetaStreamingParams = Anthropic.Beta.Messages.MessageCreateParamsStreaming;
@@ -41,6 +47,15 @@ export const DEFAULT_HEADERS_TIMEOUT_MS = 120_000;
 /** Events (text, thinking, input deltas) arrive every few seconds even in long replies. */
 export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 90_000;
 
+/**
+ * Issue 16 item 4: awaited before each attempt's HTTP request is sent — a pool-wide 429 pause,
+ * a `--rpm` request slot. It resolves when the request may go, or early once `signal` aborts
+ * (the attempt is then not sent). A rejection fails the attempt (retried like a broken
+ * connection). The headers deadline is armed only after it: a wait on a limit is not a server
+ * that fails to answer.
+ */
+export type BeforeSend = (signal: AbortSignal) => Promise<void>;
+
 export interface ModelCallRequest extends BuildRequestInput {
   /** Default: `new Anthropic()` from the environment, created on first use. */
   readonly client?: Anthropic | undefined;
@@ -57,6 +72,8 @@ export interface ModelCallRequest extends BuildRequestInput {
   readonly uuid: () => string;
   /** R-C2 cached variant: send `context_management` edits through the beta endpoint. */
   readonly contextEditing?: ContextEditingConfig | undefined;
+  /** Issue 16 item 4: the gate each attempt passes before it is sent (`BeforeSend`). */
+  readonly beforeSend?: BeforeSend | undefined;
 }
 
 /** One retry of the model request, reported before the wait (Claude Code prints these too). */
@@ -150,6 +167,14 @@ async function* attemptStream(
   request: ModelCallRequest,
 ): AsyncGenerator<ModelEvent, FailedAttempt | "aborted" | undefined> {
   if (request.signal.aborted) return "aborted";
+  // Issue 16 item 4: the gate is passed once per attempt, before its deadline starts. The SDK's
+  // own retries are off (`maxRetries: 0` below), so an attempt is exactly one HTTP request and
+  // a retry (ours) passes the gate again; were the SDK to retry inside an attempt, those
+  // re-sends would not be gated.
+  if (request.beforeSend) {
+    const gate = await passGate(request.beforeSend, request.signal);
+    if (gate !== undefined) return gate;
+  }
   const accumulator = new MessageAccumulator();
   // The attempt's own controller: the caller's signal aborts it, and so do the deadlines.
   const attempt = new AbortController();
@@ -215,6 +240,19 @@ async function* attemptStream(
     ...(requestId === undefined ? {} : { requestId }),
   });
   return undefined;
+}
+
+async function passGate(
+  gate: BeforeSend,
+  signal: AbortSignal,
+): Promise<FailedAttempt | "aborted" | undefined> {
+  try {
+    await gate(signal);
+  } catch (error) {
+    if (signal.aborted) return "aborted";
+    return requestGateFailed(error);
+  }
+  return signal.aborted ? "aborted" : undefined;
 }
 
 /** Screens each tool_use block of one attempt once, against the conversation's ids so far. */

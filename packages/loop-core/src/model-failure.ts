@@ -66,6 +66,18 @@ export function incompleteStream(message: string): FailedAttempt {
   };
 }
 
+/** Issue 16 item 4: the pre-send gate (a request limiter) failed; nothing was sent, retried. */
+export function requestGateFailed(error: unknown): FailedAttempt {
+  return {
+    status: null,
+    type: "request_gate_failed",
+    message: `the request gate failed: ${error instanceof Error ? error.message : String(error)}`,
+    retryable: true,
+    overloaded: false,
+    retryAfterMs: undefined,
+  };
+}
+
 export function attemptTimedOut(timeout: AttemptTimeout, ms: number): FailedAttempt {
   return {
     status: null,

@@ -12,7 +12,7 @@ import {
 } from "./loop-state.js";
 import type { Message, TextBlockParam } from "./messages.js";
 import { getModelInfo, type ModelInfo, resolveModelAlias } from "./model-catalog.js";
-import type { RetryOptions } from "./model-client.js";
+import type { BeforeSend, RetryOptions } from "./model-client.js";
 import type { CanUseTool } from "./permissions.js";
 import type { QueryDeps } from "./query-deps.js";
 import type { ToolUseContext } from "./tool.js";
@@ -57,6 +57,11 @@ export interface QueryParams {
   readonly deps?: Partial<QueryDeps>;
   /** Retry policy of the model client (tests shorten the waits). */
   readonly retry?: RetryOptions;
+  /**
+   * Issue 16 item 4: awaited before every model request of this run (its turns and its tool
+   * summaries) is sent, before the request's headers deadline starts.
+   */
+  readonly beforeSend?: BeforeSend;
   /** R-T2: start safe tools while the reply streams (default true); false waits for message_stop. */
   readonly streamingToolExecution?: boolean;
   /** R-L18: summarize each tool batch with this small model; off when undefined. */
@@ -100,6 +105,7 @@ export function snapshotConfig(params: QueryParams): QueryConfig {
       params.toolUseSummaryModel === undefined ? undefined : resolveModelAlias(params.toolUseSummaryModel),
     recordSnapshots: params.recordSnapshots ?? false,
     retry: params.retry,
+    beforeSend: params.beforeSend,
     contextEditing: params.contextEditing,
   });
 }

@@ -83,6 +83,7 @@ export async function* runToolTurn(input: {
         ? generateToolUseSummary({
             callModel: run.deps.callModel,
             client: run.config.client,
+            beforeSend: run.config.beforeSend,
             model: run.config.toolUseSummaryModel,
             assistants: assistantMessages,
             results: toolResults,

@@ -1,7 +1,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { createUserMessage } from "./create-message.js";
 import type { AssistantMessage, Usage, UserMessage } from "./messages.js";
-import type { callModel as realCallModel } from "./model-client.js";
+import type { BeforeSend, callModel as realCallModel } from "./model-client.js";
 
 export const TOOL_USE_SUMMARY_QUERY_SOURCE = "tool_use_summary";
 
@@ -19,6 +19,8 @@ export interface ToolUseSummaryEvent {
 export async function generateToolUseSummary(input: {
   readonly callModel: typeof realCallModel;
   readonly client: Anthropic | undefined;
+  /** Issue 16 item 4: the run's pre-send gate; a summary request passes it too. */
+  readonly beforeSend?: BeforeSend | undefined;
   readonly model: string;
   readonly assistants: readonly AssistantMessage[];
   readonly results: readonly UserMessage[];
@@ -47,6 +49,7 @@ export async function generateToolUseSummary(input: {
       signal: input.signal,
       fallbackAvailable: false,
       retry: { maxRetries: 0 },
+      beforeSend: input.beforeSend,
       parentUuid: null,
       uuid: input.uuid,
     })) {

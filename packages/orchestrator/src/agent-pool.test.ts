@@ -1,11 +1,11 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Brain, BrainRequest, Simulator } from "@forkloop/sim";
+import type { Brain, BrainRequest, FaultSpec, Simulator } from "@forkloop/sim";
 import { startSimulator } from "@forkloop/sim";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type AgentPool, createAgentPool } from "./agent-pool.js";
-import type { SubAgentEvent, SubAgentTask } from "./sub-agent-types.js";
+import type { SubAgentEvent, SubAgentResult, SubAgentTask } from "./sub-agent-types.js";
 import { namedTask } from "./testing/index.js";
 
 /** The fork's own instruction: the last text block of the last user message. */
@@ -261,27 +261,89 @@ describe("agent pool (real worker threads, the simulator over HTTP)", () => {
     expect(sim.requests().filter((entry) => entry.path === "/v1/messages")).toHaveLength(0);
   });
 
-  it("issue 16 item 4: a wait on the gate counts toward the attempt's headers timeout; a timed-out wait ends in the parent too and sends nothing", async () => {
+  /**
+   * Issue 16 item 4: a pool on a simulator of its own (`faults`: request numbers count from its
+   * start) whose requests get a 1 s headers deadline and one retry (counted as api_retry). The
+   * waits below are longer than the deadline; the deadline itself is loose enough for a loaded
+   * machine's first request.
+   */
+  async function tightDeadlinePool(faults?: FaultSpec): Promise<{ pool: AgentPool; sim: Simulator }> {
+    const own = await startSimulator({ brain, latency: "none", ...(faults === undefined ? {} : { faults }) });
+    ownSims.push(own);
     pool = createAgentPool({
       endpoint: {
         apiKey: "test-key",
-        baseURL: sim.url,
-        retry: { headersTimeoutMs: 300, maxRetries: 1, baseDelayMs: 10 },
+        baseURL: own.url,
+        retry: { headersTimeoutMs: HEADERS_DEADLINE_MS, maxRetries: 1, baseDelayMs: 10 },
       },
       maxThreads: 1,
+      concurrentTasksPerWorker: 8,
     });
-    const waits: AbortSignal[] = [];
-    let firstEndedBeforeRetry = false;
-    const result = await pool.run(task("timed"), {
-      requestSlot: (signal) => {
-        if (waits.length === 1) firstEndedBeforeRetry = waits[0]?.aborted === true;
-        waits.push(signal);
-        return new Promise<void>(() => {});
+    return { pool, sim: own };
+  }
+  const HEADERS_DEADLINE_MS = 1_000;
+  const ownSims: Simulator[] = [];
+  afterAll(async () => {
+    await Promise.all(ownSims.map((own) => own.close()));
+  });
+
+  it("issue 16 item 4: a wait on the request gate longer than the headers deadline is not a timeout — the request is sent once, no retry", async () => {
+    const { pool: agentPool, sim: own } = await tightDeadlinePool();
+    const events: SubAgentEvent[] = [];
+    const result = await agentPool.run(task("patient"), {
+      requestSlot: () => new Promise((resolve) => setTimeout(resolve, 2.5 * HEADERS_DEADLINE_MS)),
+      onEvent: (event) => events.push(event),
+    }).result;
+    expect(result.status).toBe("completed");
+    expect(result.text).toBe("patient done");
+    expect(events.filter((event) => event.type === "api_retry")).toEqual([]);
+    expect(own.requests().filter((entry) => entry.path === "/v1/messages")).toHaveLength(1);
+  });
+
+  it("issue 16 item 4: a pool-wide 429 pause longer than the headers deadline is not a timeout for the requests waiting on it", async () => {
+    // The first request gets a 429 with retry-after 2.5 s: the whole pool pauses.
+    const { pool: agentPool, sim: own } = await tightDeadlinePool({
+      schedule: [{ kind: "429", from: 1, to: 1, retryAfterSeconds: 2.5 }],
+    });
+    const events: SubAgentEvent[] = [];
+    let waiter: Promise<SubAgentResult> | undefined;
+    let pausedUntil = 0;
+    // "waiter" starts during the pause "limited" caused.
+    const limited = agentPool.run(task("limited"), {
+      onEvent: (event) => {
+        events.push(event);
+        if (event.type !== "rate_limited" || waiter) return;
+        pausedUntil = event.until;
+        waiter = agentPool.run(task("waiter"), { onEvent: (next) => events.push(next) }).result;
       },
     }).result;
-    expect(result.status).toBe("failed");
-    expect(waits).toHaveLength(2); // the attempt and its one retry, each waited on the gate
-    expect(firstEndedBeforeRetry).toBe(true);
+    expect((await limited).status).toBe("completed");
+    expect((await waiter)?.status).toBe("completed");
+    // Only the 429 itself was retried, not the request that waited on its pause.
+    expect(events.filter((event) => event.type === "api_retry").map((event) => event.agentId)).toEqual([
+      "limited",
+    ]);
+    expect(own.requests().filter((entry) => entry.path === "/v1/messages")).toHaveLength(3);
+    const waiterStarts = events.flatMap((event) =>
+      event.type === "request_start" && event.agentId === "waiter" ? [event.at] : [],
+    );
+    expect(waiterStarts).toHaveLength(1);
+    expect(waiterStarts[0]).toBeGreaterThanOrEqual(pausedUntil);
+  });
+
+  it("issue 16 item 4: a cancel ends a wait on a pool-wide pause at once — nothing is sent, the pause is not sat out", async () => {
+    const agentPool = newPool({ cancelGraceMs: 5_000 });
+    const until = Date.now() + 20_000;
+    agentPool.pauseUntil(until);
+    const handle = agentPool.run(task("pausedcancel"), {
+      onEvent: (event) => {
+        if (event.type === "started") setTimeout(() => handle.cancel("stopped during the pause"), 100);
+      },
+    });
+    const result = await handle.result;
+    expect(result.status).toBe("cancelled");
+    expect(result.error?.code).not.toBe("worker_killed");
+    expect(Date.now()).toBeLessThan(until);
     expect(sim.requests().filter((entry) => entry.path === "/v1/messages")).toHaveLength(0);
   });
 

@@ -2,6 +2,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { apiMicrocompactEdits, createQueryCompactRunner } from "@forkloop/compaction";
 import {
   type AssistantMessage,
+  type BeforeSend,
   type CanUseTool,
   costUsd,
   createAgentState,
@@ -46,6 +47,11 @@ export interface SubAgentIo {
   readonly client: Anthropic;
   /** Retries and deadlines of every model request (the endpoint's `retry`). */
   readonly retry?: RetryOptions;
+  /**
+   * Issue 16 item 4: awaited before every model request of the sub-agent (turns, tool summaries,
+   * compact forks) is sent — in a worker, the pool-wide 429 pause and the parent's request gate.
+   */
+  readonly beforeSend?: BeforeSend;
   readonly signal: AbortSignal;
   emit(event: SubAgentEvent): void;
   /** Asks the parent (over comlink in a worker); undefined = nobody can grant an `ask`. */
@@ -314,6 +320,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
     runCompact: meteredCompactRunner(
       createQueryCompactRunner({
         client: io.client,
+        ...(io.beforeSend === undefined ? {} : { beforeSend: io.beforeSend }),
         tools,
         cwd: task.cwd,
         ...(task.modelOverrides === undefined ? {} : { modelOverrides: task.modelOverrides }),
@@ -343,6 +350,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
         client: io.client,
         contextPipeline,
         ...(io.retry === undefined ? {} : { retry: io.retry }),
+        ...(io.beforeSend === undefined ? {} : { beforeSend: io.beforeSend }),
         maxOutputTokens: task.maxOutputTokens ?? params.maxOutputTokens,
         ...(params.thinking === undefined ? {} : { thinking: params.thinking }),
         ...(task.maxTurns === undefined ? {} : { maxTurns: task.maxTurns - turns }),

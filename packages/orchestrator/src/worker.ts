@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { threadId } from "node:worker_threads";
 import Anthropic from "@anthropic-ai/sdk";
-import type { CanUseTool, QueuedCommand } from "@forkloop/loop-core";
+import type { BeforeSend, CanUseTool, QueuedCommand } from "@forkloop/loop-core";
 import * as Comlink from "comlink";
 import { proxyHooks } from "./parent-hooks.js";
 import { type RateLimitPause, runSubAgent } from "./sub-agent-runner.js";
@@ -85,26 +85,31 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
   const rateLimitListeners: ((pause: RateLimitPause) => void)[] = [];
   emit({ type: "started", agentId: task.id, threadId, at: performance.timeOrigin + performance.now() });
 
-  // Issue 16 item 4: a cancel, or the attempt's own deadline (a wait on the limit counts toward
-  // the headers timeout), ends the wait at once here and in the parent, taking no slot.
+  // Issue 16 item 4: a cancel ends a wait for a slot at once, here and in the parent, and a
+  // cancelled wait takes no slot.
   let requests = 0;
-  const waitForSlot = async (attempt: AbortSignal | undefined) => {
+  const waitForSlot = async (stop: AbortSignal) => {
     const requestId = requests++;
-    const stop = attempt === undefined ? controller.signal : AbortSignal.any([controller.signal, attempt]);
     const slot = await untilAborted<RequestSlotAnswer>(parent.requestSlot(requestId), stop);
     if (slot === undefined) parent.dropSlot(requestId).catch(() => {});
     else if (!slot.ok) throw new Error(slot.message);
   };
 
-  // Every HTTP request of this sub-agent passes here: it waits out a pool-wide pause, then the
-  // parent's request gate (issue 16 item 4: `--rpm`), reports its start (fork latency is measured
-  // to this point) and turns a 429 into a pool-wide pause.
-  const pausingFetch: typeof fetch = async (input, init) => {
-    for (let wait = readPause(payload.pauseBuffer) - Date.now(); wait > 0; ) {
-      await sleep(wait, controller.signal);
-      wait = controller.signal.aborted ? 0 : readPause(payload.pauseBuffer) - Date.now();
+  // Issue 16 item 4: every model request of this sub-agent waits here — out a pool-wide 429
+  // pause, then for the parent's request gate (`--rpm`) — before loop-core sends it and arms
+  // its headers deadline, so neither wait counts as a server that does not answer.
+  const beforeSend: BeforeSend = async (signal) => {
+    const stop = AbortSignal.any([controller.signal, signal]);
+    for (let wait = readPause(payload.pauseBuffer) - Date.now(); wait > 0 && !stop.aborted; ) {
+      await sleep(wait, stop);
+      wait = readPause(payload.pauseBuffer) - Date.now();
     }
-    if (payload.requestGated) await waitForSlot(init?.signal ?? undefined);
+    if (payload.requestGated && !stop.aborted) await waitForSlot(stop);
+  };
+
+  // Every HTTP request of this sub-agent passes here as it goes out: it reports its start (fork
+  // latency is measured to this point) and turns a 429 into a pool-wide pause.
+  const reportingFetch: typeof fetch = async (input, init) => {
     const body = typeof init?.body === "string" ? init.body : "";
     const model = /"model":"([^"]*)"/.exec(body)?.[1] ?? "";
     emit({
@@ -133,7 +138,7 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
     apiKey: payload.endpoint.apiKey,
     ...(payload.endpoint.baseURL === undefined ? {} : { baseURL: payload.endpoint.baseURL }),
     maxRetries: payload.endpoint.maxRetries ?? 2,
-    fetch: pausingFetch,
+    fetch: reportingFetch,
   });
   const askParent: CanUseTool | undefined = payload.parentCanAsk
     ? (toolName, input, options) =>
@@ -144,6 +149,7 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
     return await runSubAgent(task, {
       client,
       ...(payload.endpoint.retry === undefined ? {} : { retry: payload.endpoint.retry }),
+      beforeSend,
       signal: controller.signal,
       emit,
       ...(askParent === undefined ? {} : { askParent }),
