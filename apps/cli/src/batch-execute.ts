@@ -7,6 +7,8 @@ import {
   finalSnapshot,
   formatDuration,
   type JobBackend,
+  limitedRequestGate,
+  memoryRequestLimiter,
   ProgressDisplay,
   plural,
   runBatch,
@@ -59,6 +61,16 @@ export async function executeBatch(run: BatchExecution, context: CommandContext)
     let pausedUntil = 0;
     let retriesShown = 0;
     let stopFailure: EndpointFailure | undefined;
+    // Issue 16 item 4: `--rpm` (batch.json keeps it) gates every request of every item here.
+    const { rpm } = spec;
+    const requestSlot =
+      rpm === undefined
+        ? undefined
+        : limitedRequestGate(memoryRequestLimiter(rpm), (waitMs) =>
+            display.log(
+              `at the --rpm limit of ${rpm} requests/min: requests wait, the next in ${formatDuration(waitMs)}`,
+            ),
+          );
     const executor = await createBatchExecutor({
       spec,
       cwd: spec.cwd,
@@ -72,6 +84,7 @@ export async function executeBatch(run: BatchExecution, context: CommandContext)
       recordSideEffect: (claim, tool) => run.backend.recordSideEffect(claim, tool),
       failsEveryItem: (error) => describeEndpointFailure(error, endpoint) !== undefined,
       onNotice: (line) => display.log(line),
+      ...(requestSlot === undefined ? {} : { requestSlot }),
       onEvent: (claim, event) => {
         if (event.type === "api_retry" && event.attempt > retriesShown) {
           // Once per attempt number: a wave of items retrying together is one line, not one each.

@@ -20,7 +20,13 @@ import { checkWritableDir } from "./state-checks.js";
 /** What the flags ask for, decided before anything is written: a new batch (items listed) or a resume. */
 export type BatchPlan =
   | { readonly kind: "new"; readonly spec: BatchSpec; readonly loaded: LoadedItems }
-  | { readonly kind: "resume"; readonly spec: BatchSpec; readonly dir: string };
+  /** `respecified`: the resume's flags changed batch.json (`--output`, `--rpm`); it is saved. */
+  | {
+      readonly kind: "resume";
+      readonly spec: BatchSpec;
+      readonly dir: string;
+      readonly respecified: boolean;
+    };
 
 /**
  * Validates the flags and lists a new batch's items (a typo or a bad item costs nothing). `loop`
@@ -50,9 +56,15 @@ export async function planBatch(
     }
     return {
       kind: "resume",
-      // --output on a resume moves the report (e.g. the first directory turned out unwritable).
-      spec: flags.output === undefined ? spec : { ...spec, outputDir: resolve(cwd, flags.output) },
+      spec: {
+        ...spec,
+        // --output on a resume moves the report (e.g. the first directory turned out unwritable).
+        ...(flags.output === undefined ? {} : { outputDir: resolve(cwd, flags.output) }),
+        // Issue 16 item 4: a resume's --rpm wins over the stored one, and is stored.
+        ...(flags.rpm === undefined ? {} : { rpm: flags.rpm }),
+      },
       dir,
+      respecified: flags.output !== undefined || (flags.rpm !== undefined && flags.rpm !== spec.rpm),
     };
   }
   if ((flags.files === undefined) === (flags.items === undefined)) {
@@ -98,6 +110,7 @@ export async function planBatch(
         }),
     ...(flags["strict-mcp-config"] === undefined ? {} : { strictMcpConfig: flags["strict-mcp-config"] }),
     outputDir: flags.output ? resolve(cwd, flags.output) : batchDir(state, id),
+    ...(flags.rpm === undefined ? {} : { rpm: flags.rpm }),
     ...(Object.keys(loop).length === 0 ? {} : { loop: loop as BatchSpec["loop"] }),
   };
   return { kind: "new", spec, loaded };
@@ -119,7 +132,7 @@ export function checkResumeFlags(id: string, flags: BatchFlags): void {
 }
 
 /**
- * Creates the planned batch's state (or records a resume's new --output), after checking that the
+ * Creates the planned batch's state (or records a resume's new --output or --rpm), after checking that the
  * state and output directories take a file — before the first request: the report used to be
  * lost after every item ran (issue 13).
  */
@@ -131,7 +144,7 @@ export async function openPlannedBatch(
   const { spec } = plan;
   if (plan.kind === "resume") {
     await ensureWritableOutput(spec.outputDir);
-    if (outputGiven) await saveBatchSpec(plan.dir, spec);
+    if (plan.respecified) await saveBatchSpec(plan.dir, spec);
     return { spec, dir: plan.dir };
   }
   // Issue 11's check (a directory, writable, with errno reasons), before anything is created.

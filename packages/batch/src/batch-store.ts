@@ -29,6 +29,11 @@ export const batchSpecSchema = z.object({
   outputDir: z.string(),
   /** A `--queue` batch (issue 16): the Redis it is on, so `batch list` / `status` say where its items run. */
   queue: z.string().optional(),
+  /**
+   * `--rpm N` (issue 16 item 4): model requests per minute. A local batch's limit lives in its
+   * process; a resume keeps it, or saves the `--rpm` it is given.
+   */
+  rpm: z.number().int().positive().optional(),
   /** Thinking, the summary model, context editing: flags and settings as resolved at the start. */
   loop: z
     .object({

@@ -15,7 +15,7 @@ import {
   requestLogKey,
 } from "./queue-store.js";
 import { redisOutageReporter } from "./redis-outage.js";
-import { admitRequest } from "./request-limiter.js";
+import { limitedRequestGate, redisRequestLimiter } from "./request-limiter.js";
 
 /**
  * `forkloop worker` as a library (issue 16 item 2): a BullMQ worker on the items queue that runs
@@ -151,22 +151,10 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
    * Issue 16 item 4: every request of the batch's items asks the shared Redis limiter first. The
    * worker says so once when its requests start waiting, not once per request.
    */
-  const limitedRequests = (batchId: string, rpm: number): RequestGate => {
-    const limit = { redis, key: requestLogKey(batchId), limit: rpm };
-    let waiting = 0;
-    return async (signal) => {
-      let counted = false;
-      try {
-        await admitRequest(limit, signal, (waitMs) => {
-          if (counted) return;
-          counted = true;
-          if (waiting++ === 0) options.onEvent?.({ type: "request_limited", batchId, rpm, waitMs });
-        });
-      } finally {
-        if (counted) waiting--;
-      }
-    };
-  };
+  const limitedRequests = (batchId: string, rpm: number): RequestGate =>
+    limitedRequestGate(redisRequestLimiter({ redis, key: requestLogKey(batchId), limit: rpm }), (waitMs) =>
+      options.onEvent?.({ type: "request_limited", batchId, rpm, waitMs }),
+    );
 
   const runItem = async (job: Job<ItemJobData>, token?: string): Promise<{ recorded: boolean }> => {
     taken++;

@@ -57,8 +57,9 @@ ${LOOP_FLAGS_USAGE}
                         --dry-run and --output-format json work with it, --max-budget-usd does not
   --attempts N          with --queue: runs per item before it counts as failed (default 3)
   --retry-delay MS      with --queue: the first retry's delay, doubled per attempt (default 1000)
-  --rpm N               with --queue: at most N model requests per minute across every worker on
-                        every host (each turn, retry and compaction is a request); kept with the batch
+  --rpm N               at most N model requests per minute (each turn, retry and compaction is a
+                        request); with --queue across every worker on every host. Kept with the
+                        batch; a local batch's --resume ID --rpm M replaces it
   --report              also write the HTML report (report.html) and print its path; without it
                         the command that writes and opens it is printed
 ${TIMEOUT_FLAGS_USAGE}

@@ -87,11 +87,6 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
       "--attempts and --retry-delay apply to --queue batches; a local batch retries with --resume ID --retry-failed.",
     );
   }
-  if (flags.rpm !== undefined) {
-    throw new CliError(
-      "--rpm applies to --queue batches (a limit shared by every worker); for a local batch lower --concurrency instead.",
-    );
-  }
   // R-S6: a batch runs unattended, so `auto` (the default) sandboxes every item's Bash when it
   // can; `on` without bubblewrap fails here, before any state exists.
   const bash: SubAgentBashOptions = {
@@ -158,7 +153,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     context.stderr.write(
       `forkloop batch ${spec.id}: ${plural((await backend.list()).length, "item")}${
         flags.resume ? ` (resuming; ${plural(interruptedBefore, "interrupted item")} will be redone)` : ""
-      } · state in ${dir}\n`,
+      }${spec.rpm === undefined ? "" : ` · at most ${spec.rpm} requests/min`} · state in ${dir}\n`,
     );
     const source = await resolveModelSource(endpointEnv, notice);
     try {
