@@ -5,7 +5,6 @@ import { join } from "node:path";
 import {
   batchStateDir,
   runCli,
-  type SimProcess,
   sessionsStateDir,
   startCli,
   streamJsonLines,
@@ -22,6 +21,7 @@ import {
   testServerConfig,
 } from "@forkloop/mcp/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bodyOf, toolCall as call, resultText, toolResults } from "./support/sim-tool-results.js";
 
 // Issue 15 through the BUILT binary: MCP servers the project did not write (server-memory,
 // server-filesystem, server-everything over Streamable HTTP, from npm) and the repo's own test
@@ -39,48 +39,6 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-type SimRecord = Awaited<ReturnType<SimProcess["requests"]>>[number];
-interface Block {
-  type: string;
-  tool_use_id?: string;
-  is_error?: boolean;
-  content?: string | Block[];
-  text?: string;
-  source?: { data: string };
-}
-interface Body {
-  tools: { name: string }[];
-  messages: { role: string; content: string | Block[] }[];
-}
-
-const bodyOf = (record: SimRecord) => JSON.parse(record.rawBody) as Body;
-
-/** Every tool_result the model was sent, by tool_use id (the scenario names the ids). */
-function toolResults(records: readonly SimRecord[]): Map<string, Block> {
-  const results = new Map<string, Block>();
-  for (const record of records) {
-    for (const message of bodyOf(record).messages) {
-      if (typeof message.content === "string") continue;
-      for (const block of message.content) {
-        if (block.type === "tool_result" && block.tool_use_id) results.set(block.tool_use_id, block);
-      }
-    }
-  }
-  return results;
-}
-
-function resultText(block: Block | undefined): string {
-  if (block === undefined) return "(no result)";
-  if (typeof block.content === "string") return block.content;
-  return (block.content ?? []).map((part) => part.text ?? "").join("");
-}
-
-const call = (id: string, name: string, input: Record<string, unknown> = {}) => ({
-  type: "tool_use",
-  id,
-  name,
-  input,
-});
 const step = (querySource: string, turn: number, ...content: Record<string, unknown>[]) => ({
   match: { querySource, turn },
   reply: { content },

@@ -14,6 +14,7 @@ import {
   type loadRunSettings,
   type ModelSource,
   mergeRules,
+  offeredMcpTools,
   selectTools,
   settingsHooks,
 } from "@forkloop/sdk";
@@ -50,7 +51,9 @@ export async function createBatchExecutor(options: {
   // Issue 12 item 5: the batch's thinking, summary model and context editing, as batch.json keeps them.
   const loop = spec.loop ?? {};
   const rules = mergeRules(settings, { allow: spec.allowedTools, deny: spec.disallowedTools });
-  const mcpTools = options.mcpTools ?? [];
+  // The batch's deny rules over this host's settings remove MCP tools too (a worker's servers
+  // are shared by every batch it serves, each with its own rules).
+  const mcpTools = offeredMcpTools(options.mcpTools ?? [], rules.deny);
   const tools = [...selectTools(rules.deny, bashToolOptions(options.bash)), ...mcpTools];
   // R-F3: one prefix (tools → system) for every item, so each item's first request reads it.
   const cacheSafeParams = await batchPrefix(spec, tools, source.modelOverrides, cwd);

@@ -50,6 +50,23 @@ export function requestLogKey(batchId: string): string {
   return keys(batchId).requests;
 }
 
+/**
+ * A server a queued batch's items may use, by name only (issue 15 + 16): a stdio server is a
+ * command line, and a worker never starts one it read from Redis (whoever can write to the queue
+ * would run code on every worker host). Each worker starts the server of that name from its own
+ * configuration; the transport only makes messages clearer.
+ */
+export const queuedMcpServerSchema = z.object({
+  // Config names are free text (tool names normalise them); bounded, and no control characters.
+  name: z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[^\p{Cc}]+$/u, "a server name has no control characters"),
+  transport: z.enum(["stdio", "http", "sse", "sdk"]),
+});
+export type QueuedMcpServer = z.infer<typeof queuedMcpServerSchema>;
+
 /** A queued batch: its spec plus the retry policy every worker applies to its items. */
 export const queuedBatchSchema = z.object({
   spec: batchSpecSchema,
@@ -59,6 +76,8 @@ export const queuedBatchSchema = z.object({
   backoffMs: z.number().int().nonnegative(),
   /** `--rpm`: model requests per minute across every worker of the batch (issue 16 item 4). */
   rpm: z.number().int().positive().optional(),
+  /** The MCP servers its items may use, by name (never a command, URL or header). */
+  mcpServers: z.array(queuedMcpServerSchema).max(100).optional(),
 });
 export type QueuedBatch = z.infer<typeof queuedBatchSchema>;
 
@@ -90,6 +109,7 @@ function identity(batch: QueuedBatch, items: readonly JobItem[]) {
     attempts: batch.attempts,
     backoffMs: batch.backoffMs,
     rpm: batch.rpm ?? "unlimited",
+    mcpServers: (batch.mcpServers ?? []).map((server) => server.name),
     items: items.map((i) => i.id),
   };
 }

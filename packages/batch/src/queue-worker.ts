@@ -79,6 +79,8 @@ export type QueueWorkerEvent =
       readonly rpm: number;
       readonly waitMs: number;
     }
+  /** This worker runs none of the batch's items (`BatchRefusedError`); once per batch. */
+  | { readonly type: "batch_refused"; readonly batchId: string; readonly error: ItemError }
   | { readonly type: "error"; readonly message: string };
 
 export interface QueueWorker {
@@ -88,7 +90,29 @@ export interface QueueWorker {
   close(): Promise<void>;
 }
 
-interface BatchEntry {
+/**
+ * Thrown by `executorFor` when this worker cannot run any item of the batch — it names an MCP
+ * server this worker does not have, or one that failed to start here (issue 15 + 16). BullMQ has
+ * no routing by what a worker can do: a job handed back would come straight back to this worker
+ * (holding its slots) and, when no worker can run it, the batch would never end. So each item
+ * fails for good (`UnrecoverableError`, no retries) with this message as its recorded error,
+ * which the producer shows as the item's failure; the worker says it once per batch and goes on
+ * serving other batches. Workers of one queue are meant to be configured alike.
+ */
+export class BatchRefusedError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "BatchRefusedError";
+  }
+}
+
+type BatchEntry = ReadyBatch | { readonly kind: "refused"; readonly error: ItemError };
+
+interface ReadyBatch {
+  readonly kind: "ready";
   readonly executor: ItemExecutor;
   /** Resolves once this host's first item of the batch has a response (its prefix is cached). */
   readonly warmed: Promise<void>;
@@ -131,15 +155,19 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
         };
         const { rpm } = stored.batch;
         const requestSlot = rpm === undefined ? undefined : limitedRequests(batchId, rpm);
-        return {
-          executor: await options.executorFor(stored.batch, {
+        let executor: ItemExecutor;
+        try {
+          executor = await options.executorFor(stored.batch, {
             onEvent,
             ...(requestSlot === undefined ? {} : { requestSlot }),
-          }),
-          warmed,
-          release,
-          started: false,
-        };
+          });
+        } catch (error) {
+          if (!(error instanceof BatchRefusedError)) throw error;
+          const refused = { code: error.code, message: error.message };
+          options.onEvent?.({ type: "batch_refused", batchId, error: refused });
+          return { kind: "refused", error: refused };
+        }
+        return { kind: "ready", executor, warmed, release, started: false };
       })();
       entry.catch(() => batches.delete(batchId));
       batches.set(batchId, entry);
@@ -171,6 +199,12 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
     if (await hasResult(redis, batchId, item.id)) return { recorded: false };
     const batch = await batchFor(batchId);
     const claim: Claim = { item, attempt: await beginExecution(redis, batchId, item.id) };
+    if (batch.kind === "refused") {
+      const outcome = { ok: false, error: batch.error } as const;
+      const recorded = await recordOutcome(redis, batchId, item.id, { status: "failed", error: batch.error });
+      options.onEvent?.({ type: "item_settled", batchId, claim, outcome, recorded });
+      throw new UnrecoverableError(`${batch.error.code}: ${batch.error.message}`);
+    }
     if (batch.started) await batch.warmed;
     const first = !batch.started;
     batch.started = true;

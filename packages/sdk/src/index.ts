@@ -14,7 +14,16 @@ export {
   thinkingForBudget,
 } from "./loop-choices.js";
 export {
+  type McpServersFor,
+  type McpServersOnDemand,
+  mcpServersOnDemand,
+  type UnavailableMcpServer,
+} from "./mcp-on-demand.js";
+export {
   type McpServerSources,
+  type NamedMcpServer,
+  namedMcpServers,
+  offeredMcpTools,
   type ResolvedMcpServers,
   resolveMcpServers,
   type SessionMcp,

@@ -11,12 +11,19 @@ import {
   type McpServerEntry,
   type McpServerStatus,
   mcpLimitsFromEnv,
+  mcpToolPrefix,
   mergeMcpServers,
   parseMcpConfigText,
   parseMcpServers,
   readMcpConfigFile,
 } from "@forkloop/mcp";
-import { isProjectTrusted, type SettingSource, settingsFilePaths, toolNameMatches } from "@forkloop/tools";
+import {
+  isProjectTrusted,
+  mcpServerPrefix,
+  type SettingSource,
+  settingsFilePaths,
+  toolNameMatches,
+} from "@forkloop/tools";
 import type { McpServerConfig } from "./options.js";
 import { OptionsError } from "./options-error.js";
 import { type SdkMcpServer, sdkServerTools } from "./sdk-mcp-server.js";
@@ -212,12 +219,10 @@ export async function startSessionMcp(
           resultsDir: options.resultsDir,
           onNotice: (notice) => options.warn(`forkloop: ${describeMcpNotice(notice)}`),
         });
-  const removed = options.deny.filter((rule) => !rule.includes("("));
-  const offered = (tool: Tool) => !removed.some((rule) => toolNameMatches(rule, tool.name));
   const inProcessTools = servers.inProcess.flatMap((server) => sdkServerTools(server));
   let closed = false;
   return {
-    tools: [...inProcessTools, ...(connections?.tools ?? [])].filter(offered),
+    tools: offeredMcpTools([...inProcessTools, ...(connections?.tools ?? [])], options.deny),
     status: () => [
       ...servers.inProcess.map((server) => ({ name: server.name, status: closed ? "closed" : "connected" })),
       ...(connections?.status() ?? []).map((server: McpServerStatus) => ({
@@ -230,4 +235,29 @@ export async function startSessionMcp(
       await connections?.close();
     },
   };
+}
+
+/** The tools no bare deny rule (`mcp__memory`, `mcp__memory__*`, an exact name) removes. */
+export function offeredMcpTools(tools: readonly Tool[], deny: readonly string[]): Tool[] {
+  const removed = deny.filter((rule) => !rule.includes("("));
+  return tools.filter((tool) => !removed.some((rule) => toolNameMatches(rule, tool.name)));
+}
+
+/** A server by name and transport: what a queued batch stores instead of its config. */
+export interface NamedMcpServer {
+  readonly name: string;
+  readonly transport: "stdio" | "http" | "sse" | "sdk";
+}
+
+/**
+ * The configured servers a queued batch's items may use (issue 15 + 16), by name only: a
+ * server's config starts processes and carries URLs and headers, so it never goes to Redis; each
+ * worker starts the server of that name from its own configuration. A server a bare deny rule
+ * removes whole (`mcp__db`, `mcp__db__*`) is left out: no worker needs it.
+ */
+export function namedMcpServers(servers: ResolvedMcpServers, deny: readonly string[]): NamedMcpServer[] {
+  const removed = new Set(deny.filter((rule) => !rule.includes("(")).map(mcpServerPrefix));
+  return servers.entries
+    .filter((entry) => !removed.has(mcpToolPrefix(entry.name)))
+    .map((entry) => ({ name: entry.name, transport: entry.config.type ?? "stdio" }));
 }

@@ -15,6 +15,7 @@ import {
   parseQueueUrl,
   plural,
   type QueuedBatch,
+  type QueuedMcpServer,
   QueueUnreachableError,
   registerBatch,
   runQueuedBatch,
@@ -48,7 +49,12 @@ export interface QueueFlags {
 
 /** A new batch (its items listed, nothing written yet), or one already on the queue. */
 export type QueueTarget =
-  | { readonly kind: "new"; readonly plan: Extract<BatchPlan, { kind: "new" }> }
+  | {
+      readonly kind: "new";
+      readonly plan: Extract<BatchPlan, { kind: "new" }>;
+      /** The MCP servers its items may use, by name: each worker starts its own (issue 15). */
+      readonly mcpServers: readonly QueuedMcpServer[];
+    }
   | { readonly kind: "attach"; readonly id: string };
 
 /**
@@ -86,7 +92,7 @@ export async function queuedBatchCommand(
   try {
     const { batch, items } =
       target.kind === "new"
-        ? await createQueued(flags, target.plan, where.state, connection, address.display)
+        ? await createQueued(flags, target, where.state, connection, address.display)
         : await attachQueued(flags, target.id, where, connection, address.display);
     const spec = batch.spec;
     // Issue 16 item 1: the same enqueue-once as a local batch, on the queue's ledger. A re-attach
@@ -104,8 +110,13 @@ export async function queuedBatchCommand(
       target.kind === "new"
         ? ""
         : ` (re-attached${started > 0 ? `; ${plural(started, "item")} started without a result: running, or re-run once its lock expires` : ""})`;
+    const mcp = (batch.mcpServers ?? []).map((server) => server.name);
+    const servers =
+      mcp.length === 0
+        ? ""
+        : ` · MCP servers ${mcp.join(", ")} (each worker starts its own, from its config)`;
     context.stderr.write(
-      `forkloop batch ${spec.id}: ${plural(items.length, "item")} on ${address.display}${attached}${limit} · run them with \`forkloop worker --queue ${address.display}\` · results in ${spec.outputDir}\n`,
+      `forkloop batch ${spec.id}: ${plural(items.length, "item")} on ${address.display}${attached}${limit}${servers} · run them with \`forkloop worker --queue ${address.display}\` · results in ${spec.outputDir}\n`,
     );
     const summary = await runQueuedBatch({
       connection,
@@ -160,7 +171,7 @@ type Redis = Awaited<ReturnType<typeof connectQueue>>;
 
 async function createQueued(
   flags: QueueFlags,
-  plan: Extract<BatchPlan, { kind: "new" }>,
+  { plan, mcpServers }: Extract<QueueTarget, { kind: "new" }>,
   state: ProjectState,
   connection: Redis,
   url: string,
@@ -179,6 +190,7 @@ async function createQueued(
     attempts: flags.attempts ?? 3,
     backoffMs: flags["retry-delay"] ?? 1_000,
     ...(flags.rpm === undefined ? {} : { rpm: flags.rpm }),
+    ...(mcpServers.length === 0 ? {} : { mcpServers: [...mcpServers] }),
   };
   const registered = await registerBatch(connection, batch, items);
   if (registered.kind === "conflict") {

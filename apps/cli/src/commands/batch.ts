@@ -19,6 +19,7 @@ import {
   loadModelsFile,
   loadRunSettings,
   mergeRules,
+  namedMcpServers,
   type ProjectState,
   projectState,
   resolveLoopChoices,
@@ -102,16 +103,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
   const endpointEnv = { ...withSettingsRetryEnv(context.env, settings.env), ...timeoutEnv(flags) };
   const mcpEnv = { ...context.env, ...settings.env };
   const mcpServers = (mcpConfig: readonly string[] | undefined, strict: boolean | undefined) =>
-    resolveMcpServers({
-      cwd,
-      home: context.env.HOME,
-      env: mcpEnv,
-      settingSources: SETTING_SOURCES,
-      trustProject: flags["trust-project"],
-      configFiles: mcpConfig,
-      strict,
-      onIgnored: (line) => context.stderr.write(`forkloop: ${line}\n`),
-    });
+    batchMcpServers({ cwd, settings, trustProject: flags["trust-project"], mcpConfig, strict }, context);
   // Issue 15: a bad MCP config, like bad settings, fails before a new batch's state exists.
   const servers =
     flags.resume === undefined
@@ -234,9 +226,6 @@ async function queuedBatch(
   where: { readonly cwd: string; readonly state: ProjectState; readonly settings: RunSettings },
   context: CommandContext,
 ): Promise<ExitCode> {
-  if (flags["mcp-config"] !== undefined || flags["strict-mcp-config"] !== undefined) {
-    throw new CliError("--mcp-config is not supported with --queue yet: workers do not start MCP servers.");
-  }
   if (flags["max-budget-usd"] !== undefined) {
     throw new CliError(
       "--max-budget-usd needs a local batch: with --queue the workers start the items, and this process cannot hold them back. Drop --queue to cap the spend, or drop --max-budget-usd.",
@@ -248,15 +237,55 @@ async function queuedBatch(
     checkResumeFlags(flags.resume, flags);
     return queuedBatchCommand(queueFlags, { kind: "attach", id: flags.resume }, where, context);
   }
-  const plan = await planBatch(flags, where.cwd, where.state, loopChoices(flags, where.settings, context));
-  if (plan.kind !== "new") throw new Error("planBatch: a batch without --resume is new");
-  noteSkipped(plan, context);
+  // Issue 15 + 16: the MCP servers are resolved as for a local batch (a bad config is exit 2 now),
+  // but only their names go to Redis: each worker starts the servers of those names from its own
+  // configuration, never a command line it read from the queue.
+  const servers = await batchMcpServers(
+    {
+      cwd: where.cwd,
+      settings: where.settings,
+      trustProject: flags["trust-project"],
+      mcpConfig: flags["mcp-config"],
+      strict: flags["strict-mcp-config"],
+    },
+    context,
+  );
+  const planned = await planBatch(flags, where.cwd, where.state, loopChoices(flags, where.settings, context));
+  if (planned.kind !== "new") throw new Error("planBatch: a batch without --resume is new");
+  noteSkipped(planned, context);
+  const { mcpConfig: _files, strictMcpConfig: _strict, ...spec } = planned.spec;
+  const plan = { ...planned, spec };
+  const rules = mergeRules(where.settings, { allow: spec.allowedTools, deny: spec.disallowedTools });
+  const mcp = namedMcpServers(servers, rules.deny);
   if (flags["dry-run"]) {
     // The workers' sandbox is theirs; the prefix's tools are the same either way.
     const bash = where.settings.env === undefined ? {} : { env: where.settings.env };
     return printDryRun(await newBatchEstimate(plan, where.settings, bash, context), flags, context);
   }
-  return queuedBatchCommand(queueFlags, { kind: "new", plan }, where, context);
+  return queuedBatchCommand(queueFlags, { kind: "new", plan, mcpServers: mcp }, where, context);
+}
+
+/** Issue 15: the batch's MCP servers as a run resolves them (settings, `.mcp.json` if trusted, flags). */
+function batchMcpServers(
+  options: {
+    readonly cwd: string;
+    readonly settings: RunSettings;
+    readonly trustProject: boolean | undefined;
+    readonly mcpConfig: readonly string[] | undefined;
+    readonly strict: boolean | undefined;
+  },
+  context: CommandContext,
+) {
+  return resolveMcpServers({
+    cwd: options.cwd,
+    home: context.env.HOME,
+    env: { ...context.env, ...options.settings.env },
+    settingSources: SETTING_SOURCES,
+    trustProject: options.trustProject,
+    configFiles: options.mcpConfig,
+    strict: options.strict,
+    onIgnored: (line) => context.stderr.write(`forkloop: ${line}\n`),
+  });
 }
 
 /** Issue 13: the binary and unreadable matches that will not be items, said before anything runs. */

@@ -1,10 +1,13 @@
 import { mkdir } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import {
+  BatchRefusedError,
   batchDir,
   connectQueue,
   parseQueueUrl,
   plural,
+  type QueuedBatch,
   QueueUnreachableError,
   startQueueWorker,
 } from "@forkloop/batch";
@@ -12,7 +15,10 @@ import type { SubAgentBashOptions } from "@forkloop/orchestrator";
 import {
   checkProjectDir,
   loadRunSettings,
+  type McpServersOnDemand,
+  mcpServersOnDemand,
   projectState,
+  resolveMcpServers,
   resolveModelSource,
   resolveSandbox,
   withSettingsRetryEnv,
@@ -42,9 +48,17 @@ their lock expires).
   --trust-project          use this project's own settings as they are (see forkloop trust)
   --sandbox MODE           each item's Bash in bubblewrap: auto | on | off (default auto: sandboxed
                            when bubblewrap works on this host)
+  --mcp-config FILE        MCP servers from a file (or JSON) {"mcpServers": {…}} (repeatable); with
+                           .mcp.json (trusted projects) and settings' mcpServers
+  --strict-mcp-config      only the --mcp-config servers
   --lock-duration MS       how long a running item's lock lasts unrenewed (default 30000); after a
                            crash (kill -9) its items run again once it expires
   --stalled-interval MS    how often this worker checks for such items (default 30000)
+
+MCP servers: a batch names the servers its items may use (never their commands); this worker
+starts a server of that name from its own configuration above, the first time a batch needs it,
+and shares it with every later item until it stops. A batch naming a server this worker does not
+have (or one that fails to start) has its items fail with the server's name and the fix.
 
 Transcripts: <state dir>/batches/<id>/transcripts/ on this host. Exit codes: 0 stopped, 2 bad flags or
 Redis unreachable.`;
@@ -64,6 +78,8 @@ const schema = z.object({
   "state-dir": z.string().min(1, "give a directory, e.g. --state-dir ~/forkloop-state").optional(),
   "trust-project": z.boolean().optional(),
   sandbox: sandboxFlagSchema.optional(),
+  "mcp-config": z.array(z.string().min(1, "give a file, e.g. --mcp-config mcp.json")).optional(),
+  "strict-mcp-config": z.boolean().optional(),
   "lock-duration": count("lock-duration", 30000, 1000, 3_600_000).optional(),
   "stalled-interval": count("stalled-interval", 30000, 500, 3_600_000).optional(),
 });
@@ -82,6 +98,8 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
         "state-dir": { type: "string" },
         "trust-project": { type: "boolean" },
         sandbox: { type: "string" },
+        "mcp-config": { type: "string", multiple: true },
+        "strict-mcp-config": { type: "boolean" },
         "lock-duration": { type: "string" },
         "stalled-interval": { type: "string" },
       },
@@ -117,6 +135,25 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
     }),
     ...(settings.env === undefined ? {} : { env: settings.env }),
   };
+  // Issue 15 + 16: this host's own MCP configuration, resolved as a local run would (a bad one is
+  // exit 2 now); servers start only when a batch names them.
+  const mcpEnv = { ...context.env, ...settings.env };
+  const mcp = mcpServersOnDemand(
+    (
+      await resolveMcpServers({
+        cwd,
+        home: context.env.HOME,
+        env: mcpEnv,
+        settingSources: SETTING_SOURCES,
+        trustProject: flags["trust-project"],
+        configFiles: flags["mcp-config"],
+        strict: flags["strict-mcp-config"],
+        onIgnored: (line) => log(`forkloop: ${line}`),
+      })
+    ).entries,
+    { cwd, env: mcpEnv, resultsDir: join(state.dir, "mcp-results", `worker-${process.pid}`), warn: log },
+  );
+  const self = `forkloop worker ${hostname()}:${process.pid}`;
   const connection = await connectQueue(address).catch((error: unknown) => {
     throw error instanceof QueueUnreachableError ? new CliError(error.message) : error;
   });
@@ -131,11 +168,13 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
       ...(flags["lock-duration"] === undefined ? {} : { lockDurationMs: flags["lock-duration"] }),
       ...(flags["stalled-interval"] === undefined ? {} : { stalledIntervalMs: flags["stalled-interval"] }),
       async executorFor(batch, { onEvent, requestSlot }) {
+        const mcpTools = await batchMcpTools(batch, mcp, self);
         const transcriptsDir = join(batchDir(state, batch.spec.id), "transcripts");
         await mkdir(transcriptsDir, { recursive: true });
         const limit = batch.rpm === undefined ? "" : `, at most ${batch.rpm} requests/min on every host`;
         log(`batch ${batch.spec.id}: serving its items (model ${batch.spec.model}${limit})`);
         return createBatchExecutor({
+          mcpTools,
           spec: batch.spec,
           cwd,
           settings,
@@ -176,6 +215,9 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
               `batch ${event.batchId}: at its limit of ${event.rpm} requests/min (all hosts together): requests wait, the next in ${Math.ceil(event.waitMs / 1000)} s`,
             );
             break;
+          case "batch_refused":
+            log(`batch ${event.batchId}: not served here, its items fail: ${event.error.message}`);
+            break;
           case "error":
             log(`redis ${address.display}: ${event.message}`);
             break;
@@ -195,7 +237,30 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
     return EXIT.ok;
   } finally {
     await pool.close();
+    await mcp.close();
     await source.close();
     connection.disconnect();
   }
+}
+
+/**
+ * The MCP tools of the servers a batch names, started here on first use (issue 15 + 16). A server
+ * this worker does not have, or one that did not start, refuses the whole batch: its items would
+ * all run without tools their prompt expects.
+ */
+async function batchMcpTools(batch: QueuedBatch, mcp: McpServersOnDemand, self: string) {
+  const named = batch.mcpServers ?? [];
+  if (named.length === 0) return [];
+  const { tools, unavailable } = await mcp.serversFor(named.map((server) => server.name));
+  if (unavailable.length === 0) return tools;
+  const have = mcp.names.length === 0 ? "none" : mcp.names.join(", ");
+  const problems = unavailable.map((server) =>
+    server.reason === "failed"
+      ? `"${server.name}" failed to start here (${server.error})`
+      : `"${server.name}" (${named.find((one) => one.name === server.name)?.transport}) is not in its configuration`,
+  );
+  throw new BatchRefusedError(
+    "mcp_server_unavailable",
+    `batch ${batch.spec.id} uses MCP servers that ${self} cannot start: ${problems.join("; ")} (it has: ${have}). Fix: configure each under that name for this worker — its --cwd project's .mcp.json (trusted), settings' mcpServers, or --mcp-config FILE — restart the worker, and run the batch again.`,
+  );
 }

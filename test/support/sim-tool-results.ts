@@ -1,0 +1,53 @@
+import type { SimProcess } from "@forkloop/cli/testing";
+
+/**
+ * What a scripted model was sent, read from the simulator's request records (`/_sim/requests`):
+ * the request bodies, and the tool results by tool_use id (the scenario names the ids).
+ */
+
+export type SimRecord = Awaited<ReturnType<SimProcess["requests"]>>[number];
+
+export interface Block {
+  type: string;
+  tool_use_id?: string;
+  is_error?: boolean;
+  content?: string | Block[];
+  text?: string;
+  source?: { data: string };
+}
+
+export interface Body {
+  tools: { name: string }[];
+  messages: { role: string; content: string | Block[] }[];
+}
+
+export const bodyOf = (record: SimRecord) => JSON.parse(record.rawBody) as Body;
+
+/** Every tool_result the model was sent, by tool_use id. */
+export function toolResults(records: readonly SimRecord[]): Map<string, Block> {
+  const results = new Map<string, Block>();
+  for (const record of records) {
+    for (const message of bodyOf(record).messages) {
+      if (typeof message.content === "string") continue;
+      for (const block of message.content) {
+        if (block.type === "tool_result" && block.tool_use_id) results.set(block.tool_use_id, block);
+      }
+    }
+  }
+  return results;
+}
+
+/** A tool result's text (its text blocks joined), or "(no result)". */
+export function resultText(block: Block | undefined): string {
+  if (block === undefined) return "(no result)";
+  if (typeof block.content === "string") return block.content;
+  return (block.content ?? []).map((part) => part.text ?? "").join("");
+}
+
+/** A scripted `tool_use` block. */
+export const toolCall = (id: string, name: string, input: Record<string, unknown> = {}) => ({
+  type: "tool_use",
+  id,
+  name,
+  input,
+});
