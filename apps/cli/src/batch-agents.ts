@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
 import type { BatchSpec, Claim, ItemExecutor } from "@forkloop/batch";
 import { batchItemSession, createPoolExecutor } from "@forkloop/batch";
-import type { PermissionMode, Tool } from "@forkloop/loop-core";
+import type { Tool } from "@forkloop/loop-core";
 import {
   type AgentPool,
   createAgentPool,
@@ -65,7 +65,7 @@ export async function createBatchExecutor(options: {
       toolNames: tools.map((tool) => tool.name),
       permissionRules: rules,
       bash: options.bash,
-      permissionMode: spec.permissionMode as PermissionMode,
+      permissionMode: spec.permissionMode,
       maxTurns: spec.maxTurns,
       fallbackModels: spec.fallbackModels,
       ...(mcpTools.length === 0 ? {} : { parentTools: mcpTools }),

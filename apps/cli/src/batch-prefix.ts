@@ -4,7 +4,6 @@ import {
   type CacheSafeParams,
   defaultMaxOutputTokens,
   type ModelInfo,
-  type PermissionMode,
   type Tool,
 } from "@forkloop/loop-core";
 import { assembleSession } from "@forkloop/orchestrator";
@@ -24,7 +23,7 @@ export async function batchPrefix(
   const session = await assembleSession({
     cwd,
     model: spec.model,
-    permissionMode: spec.permissionMode as PermissionMode,
+    permissionMode: spec.permissionMode,
     tools: [...tools],
     ...(spec.appendSystemPrompt === undefined ? {} : { appendSystemPrompt: spec.appendSystemPrompt }),
   });

@@ -2,7 +2,9 @@ import { isAbsolute, resolve } from "node:path";
 import {
   type BatchSpec,
   batchDir,
+  batchSpecSchema,
   createBatch,
+  describeIssues,
   type ItemSource,
   type JobItem,
   type LoadedItems,
@@ -113,6 +115,11 @@ export async function planBatch(
     ...(flags.rpm === undefined ? {} : { rpm: flags.rpm }),
     ...(Object.keys(loop).length === 0 ? {} : { loop: loop as BatchSpec["loop"] }),
   };
+  // Held to the checks every resume and every `forkloop worker` applies to stored settings
+  // (issue 16, trust), so a batch started here is one they can read: a model id with a space, say.
+  const checked = batchSpecSchema.safeParse(spec);
+  if (!checked.success)
+    throw new CliError(`the batch's settings are not valid: ${describeIssues(checked.error)}.`);
   return { kind: "new", spec, loaded };
 }
 

@@ -4,11 +4,22 @@ import { join } from "node:path";
 import { batchesDir, batchesDirs, checkId, type ProjectState } from "@forkloop/sdk";
 import { OptionsError } from "@forkloop/sdk/errors";
 import { z } from "zod";
+import {
+  MAX_BATCH_TURNS,
+  modelIdSchema,
+  permissionModeSchema,
+  ruleListSchema,
+  safeIdSchema,
+} from "./batch-setting-checks.js";
 import { replaceAtomically, syncDirectory, writeDurably } from "./durable-file.js";
 
-/** What a batch was started with, kept in `batch.json` so `--resume <id>` needs no other flags. */
+/**
+ * What a batch was started with, kept in `batch.json` so `--resume <id>` needs no other flags,
+ * and in Redis for a queued batch's workers: every setting that decides what an item may do is
+ * held to what `forkloop batch` accepts as a flag (batch-setting-checks.ts, issue 16 trust).
+ */
 export const batchSpecSchema = z.object({
-  id: z.string(),
+  id: safeIdSchema,
   createdAt: z.string(),
   cwd: z.string(),
   source: z.union([
@@ -16,12 +27,12 @@ export const batchSpecSchema = z.object({
     z.object({ kind: z.literal("items"), path: z.string() }),
   ]),
   prompt: z.string(),
-  model: z.string(),
-  maxTurns: z.number().int().positive(),
-  allowedTools: z.array(z.string()),
-  disallowedTools: z.array(z.string()),
-  permissionMode: z.string(),
-  fallbackModels: z.array(z.string()),
+  model: modelIdSchema,
+  maxTurns: z.number().int().min(1).max(MAX_BATCH_TURNS),
+  allowedTools: ruleListSchema,
+  disallowedTools: ruleListSchema,
+  permissionMode: permissionModeSchema,
+  fallbackModels: z.array(modelIdSchema).max(16),
   appendSystemPrompt: z.string().optional(),
   /** `--mcp-config` (absolute paths, or JSON) and `--strict-mcp-config` (issue 15). */
   mcpConfig: z.array(z.string()).optional(),
@@ -33,17 +44,17 @@ export const batchSpecSchema = z.object({
    * `--rpm N` (issue 16 item 4): model requests per minute. A local batch's limit lives in its
    * process; a resume keeps it, or saves the `--rpm` it is given.
    */
-  rpm: z.number().int().positive().optional(),
+  rpm: z.number().int().min(1).max(1_000_000).optional(),
   /** Thinking, the summary model, context editing: flags and settings as resolved at the start. */
   loop: z
     .object({
       thinking: z
         .union([
-          z.object({ type: z.literal("enabled"), budget_tokens: z.number().int() }),
+          z.object({ type: z.literal("enabled"), budget_tokens: z.number().int().min(1).max(1_000_000) }),
           z.object({ type: z.literal("adaptive") }),
         ])
         .optional(),
-      toolUseSummaryModel: z.string().optional(),
+      toolUseSummaryModel: modelIdSchema.optional(),
       contextEditing: z.boolean().optional(),
     })
     .optional(),

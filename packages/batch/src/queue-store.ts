@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
+import { describeIssues, safeIdSchema } from "./batch-setting-checks.js";
 import { batchSpecSchema } from "./batch-store.js";
 import { parseSeal } from "./enqueue-seal.js";
 import type { EnqueueSeal, ItemError, ItemResult, ItemState, JobItem } from "./job-backend.js";
@@ -70,18 +71,26 @@ export type QueuedMcpServer = z.infer<typeof queuedMcpServerSchema>;
 /** A queued batch: its spec plus the retry policy every worker applies to its items. */
 export const queuedBatchSchema = z.object({
   spec: batchSpecSchema,
-  /** Runs per item before it counts as failed (BullMQ `attempts`). */
-  attempts: z.number().int().positive(),
+  /** Runs per item before it counts as failed (BullMQ `attempts`; `--attempts` at most 100). */
+  attempts: z.number().int().min(1).max(100),
   /** First retry delay; doubles per attempt (BullMQ exponential backoff). */
   backoffMs: z.number().int().nonnegative(),
   /** `--rpm`: model requests per minute across every worker of the batch (issue 16 item 4). */
-  rpm: z.number().int().positive().optional(),
+  rpm: z.number().int().min(1).max(1_000_000).optional(),
   /** The MCP servers its items may use, by name (never a command, URL or header). */
   mcpServers: z.array(queuedMcpServerSchema).max(100).optional(),
 });
 export type QueuedBatch = z.infer<typeof queuedBatchSchema>;
 
-export type ItemJobData = { readonly batchId: string; readonly item: JobItem };
+/**
+ * An item job's data, as hostile as the settings (issue 16, trust): the item id names the item's
+ * transcript file on the worker's host, so it is an id, never a path.
+ */
+export const itemJobDataSchema = z.object({
+  batchId: safeIdSchema,
+  item: jobItemSchema.extend({ id: safeIdSchema }),
+});
+export type ItemJobData = z.infer<typeof itemJobDataSchema>;
 
 const recordSchema = z.object({
   status: z.enum(["succeeded", "failed"]),
@@ -132,8 +141,11 @@ export async function registerBatch(
     .set(k.items, JSON.stringify(items), "NX")
     .exec()) as [[Error | null, string | null]];
   if (created === "OK") return { kind: "created" };
-  const existing = await loadQueuedBatch(redis, batch.spec.id);
-  if (!existing) return { kind: "conflict", differences: ["the stored batch is unreadable"] };
+  const existing = await readQueuedBatch(redis, batch.spec.id);
+  if (existing.kind !== "found") {
+    const why = existing.kind === "invalid" ? `: ${existing.problem}` : "";
+    return { kind: "conflict", differences: [`the stored batch is unreadable${why}`] };
+  }
   const ours = identity(batch, items);
   const theirs = identity(existing.batch, existing.items) as Record<string, unknown>;
   const differences = Object.entries(ours)
@@ -144,17 +156,55 @@ export async function registerBatch(
     : { kind: "conflict", differences };
 }
 
+/** A batch as a worker finds it in Redis: its settings are checked as hostile input (issue 16). */
+export type StoredBatch =
+  | { readonly kind: "missing" }
+  /** `problem` says what is wrong, for the items' recorded failure: `spec.maxTurns: …`. */
+  | { readonly kind: "invalid"; readonly problem: string }
+  | { readonly kind: "found"; readonly batch: QueuedBatch; readonly items: JobItem[] };
+
+export async function readQueuedBatch(redis: Redis, batchId: string): Promise<StoredBatch> {
+  const k = keys(batchId);
+  const [settingsText, itemsText] = await redis.mget(k.settings, k.items);
+  if (settingsText == null || itemsText == null) return { kind: "missing" };
+  const settings = parseStored(settingsText, queuedBatchSchema, "its settings");
+  if (!settings.ok) return { kind: "invalid", problem: settings.problem };
+  // Settings copied from another batch would run under that batch's name and directories.
+  if (settings.data.spec.id !== batchId) {
+    return { kind: "invalid", problem: `its settings are batch ${JSON.stringify(settings.data.spec.id)}'s` };
+  }
+  const items = parseStored(itemsText, z.array(jobItemSchema), "its items");
+  if (!items.ok) return { kind: "invalid", problem: items.problem };
+  return { kind: "found", batch: settings.data, items: items.data };
+}
+
+function parseStored<T>(
+  text: string,
+  schema: z.ZodType<T>,
+  what: string,
+): { readonly ok: true; readonly data: T } | { readonly ok: false; readonly problem: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, problem: `${what} are not JSON (${(error as Error).message})` };
+  }
+  const parsed = schema.safeParse(json);
+  return parsed.success
+    ? { ok: true, data: parsed.data }
+    : { ok: false, problem: `${what}: ${describeIssues(parsed.error)}` };
+}
+
+/** The batch, or undefined when Redis has none; invalid stored settings throw, naming the problem. */
 export async function loadQueuedBatch(
   redis: Redis,
   batchId: string,
 ): Promise<{ batch: QueuedBatch; items: JobItem[] } | undefined> {
-  const k = keys(batchId);
-  const [settings, items] = await redis.mget(k.settings, k.items);
-  if (settings == null || items == null) return undefined;
-  return {
-    batch: queuedBatchSchema.parse(JSON.parse(settings)),
-    items: z.array(jobItemSchema).parse(JSON.parse(items)),
-  };
+  const stored = await readQueuedBatch(redis, batchId);
+  if (stored.kind === "missing") return undefined;
+  if (stored.kind === "invalid")
+    throw new Error(`batch ${batchId} on the queue is unreadable: ${stored.problem}`);
+  return { batch: stored.batch, items: stored.items };
 }
 
 /** The batch's enqueue seal (issue 16 item 1): written once its flow is added. */

@@ -2,20 +2,23 @@ import type { RequestGate, SubAgentEvent } from "@forkloop/orchestrator";
 import { type Job, Queue, UnrecoverableError, WaitingError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { ItemExecutor, ItemOutcome } from "./batch-runner.js";
+import { describeIssues } from "./batch-setting-checks.js";
 import type { Claim, ItemError } from "./job-backend.js";
 import {
   beginExecution,
   hasResult,
   ITEMS_QUEUE,
   type ItemJobData,
-  loadQueuedBatch,
+  itemJobDataSchema,
   QUEUE_PREFIX,
   type QueuedBatch,
+  readQueuedBatch,
   recordOutcome,
   requestLogKey,
 } from "./queue-store.js";
 import { redisOutageReporter } from "./redis-outage.js";
 import { limitedRequestGate, redisRequestLimiter } from "./request-limiter.js";
+import { batchRefusal, CAUTIOUS_POLICY, type WorkerPolicy } from "./worker-policy.js";
 
 /**
  * `forkloop worker` as a library (issue 16 item 2): a BullMQ worker on the items queue that runs
@@ -27,6 +30,11 @@ import { limitedRequestGate, redisRequestLimiter } from "./request-limiter.js";
  * worker killed with `kill -9` stops renewing, and after the lock expires the next stalled check
  * (every `stalledIntervalMs`, on any worker) puts the job back to run elsewhere. Results are
  * recorded exactly once regardless (queue-store.ts `recordOutcome`).
+ *
+ * A batch's settings and job data are hostile input (issue 16, trust): a batch whose stored
+ * settings are invalid, or that this worker's policy refuses, is never run — each of its items
+ * is recorded as failed with the reason and fails with BullMQ's `UnrecoverableError` (no
+ * retries), the worker says so once per batch and goes on serving the others.
  */
 export interface QueueWorkerOptions {
   readonly connection: Redis;
@@ -38,6 +46,8 @@ export interface QueueWorkerOptions {
   readonly stalledIntervalMs?: number;
   /** Stalls an item survives before it fails (BullMQ default 1; here 3: a crash is not the item's fault). */
   readonly maxStalledCount?: number;
+  /** What the operator lets batches do (default: no bypassPermissions). */
+  readonly policy?: WorkerPolicy;
   /** The executor for a batch this process has not seen yet, built with `wiring`. */
   executorFor(batch: QueuedBatch, wiring: ExecutorWiring): Promise<ItemExecutor>;
   readonly onEvent?: (event: QueueWorkerEvent) => void;
@@ -81,6 +91,8 @@ export type QueueWorkerEvent =
     }
   /** This worker runs none of the batch's items (`BatchRefusedError`); once per batch. */
   | { readonly type: "batch_refused"; readonly batchId: string; readonly error: ItemError }
+  /** A job whose data is not an item of a batch (written to Redis by hand): failed, not run. */
+  | { readonly type: "job_refused"; readonly jobId: string; readonly reason: string }
   | { readonly type: "error"; readonly message: string };
 
 export interface QueueWorker {
@@ -138,9 +150,22 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
   const batchFor = (batchId: string): Promise<BatchEntry> => {
     let entry = batches.get(batchId);
     if (!entry) {
-      entry = (async () => {
-        const stored = await loadQueuedBatch(redis, batchId);
-        if (!stored) throw new UnrecoverableError(`batch ${batchId} has no settings in Redis`);
+      entry = (async (): Promise<BatchEntry> => {
+        const stored = await readQueuedBatch(redis, batchId);
+        const refusal =
+          stored.kind === "missing"
+            ? "it has no settings in Redis"
+            : stored.kind === "invalid"
+              ? stored.problem
+              : batchRefusal(stored.batch, options.policy ?? CAUTIOUS_POLICY);
+        if (stored.kind !== "found" || refusal !== undefined) {
+          const refused = {
+            code: "batch_refused",
+            message: `batch ${batchId} is not run by this worker: ${refusal}`,
+          };
+          options.onEvent?.({ type: "batch_refused", batchId, error: refused });
+          return { kind: "refused", error: refused };
+        }
         let release!: () => void;
         const warmed = new Promise<void>((resolve) => {
           release = resolve;
@@ -194,7 +219,13 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
   };
 
   const runTaken = async (job: Job<ItemJobData>, token?: string): Promise<{ recorded: boolean }> => {
-    const { batchId, item } = job.data;
+    const data = itemJobDataSchema.safeParse(job.data);
+    if (!data.success) {
+      const reason = `job ${job.id} is not an item of a batch: ${describeIssues(data.error)}`;
+      options.onEvent?.({ type: "job_refused", jobId: String(job.id), reason });
+      throw new UnrecoverableError(reason);
+    }
+    const { batchId, item } = data.data;
     // A re-run of an item whose earlier run was recorded (it stalled after recording): done.
     if (await hasResult(redis, batchId, item.id)) return { recorded: false };
     const batch = await batchFor(batchId);

@@ -1,3 +1,4 @@
+import { MAX_BATCH_TURNS } from "@forkloop/batch";
 import { DEFAULT_MODEL } from "@forkloop/sdk";
 import { z } from "zod";
 import { budgetUsdSchema, modeSchema, toolListSchema } from "../agent-options.js";
@@ -89,7 +90,7 @@ const schema = z.object({
   id: z.string().min(1).optional(),
   model: z.string().min(1, "give a model id, e.g. --model claude-sonnet-4-6").optional(),
   "fallback-model": z.array(z.string().min(1)).optional(),
-  "max-turns": count("max-turns", 8, 1000).optional(),
+  "max-turns": count("max-turns", 8, MAX_BATCH_TURNS).optional(),
   "allowed-tools": toolListSchema.optional(),
   "disallowed-tools": toolListSchema.optional(),
   "mcp-config": z.array(z.string().min(1, "give a file, e.g. --mcp-config mcp.json")).optional(),

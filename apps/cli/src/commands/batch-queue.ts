@@ -118,6 +118,12 @@ export async function queuedBatchCommand(
     context.stderr.write(
       `forkloop batch ${spec.id}: ${plural(items.length, "item")} on ${address.display}${attached}${limit}${servers} · run them with \`forkloop worker --queue ${address.display}\` · results in ${spec.outputDir}\n`,
     );
+    if (spec.permissionMode === "bypassPermissions") {
+      // Issue 16 (trust): a worker runs a bypass batch only if its operator opted in.
+      context.stderr.write(
+        `forkloop batch ${spec.id}: bypassPermissions: only workers started with \`forkloop worker --allow-dangerously-skip-permissions\` run its items; any other worker fails them\n`,
+      );
+    }
     const summary = await runQueuedBatch({
       connection,
       batch,

@@ -10,6 +10,7 @@ import {
   type QueuedBatch,
   QueueUnreachableError,
   startQueueWorker,
+  type WorkerPolicy,
 } from "@forkloop/batch";
 import type { SubAgentBashOptions } from "@forkloop/orchestrator";
 import {
@@ -47,10 +48,14 @@ their lock expires).
                            FORKLOOP_HOME defaulting to ~/.forkloop)
   --trust-project          use this project's own settings as they are (see forkloop trust)
   --sandbox MODE           each item's Bash in bubblewrap: auto | on | off (default auto: sandboxed
-                           when bubblewrap works on this host)
+                           when bubblewrap works on this host); a batch cannot change it
   --mcp-config FILE        MCP servers from a file (or JSON) {"mcpServers": {…}} (repeatable); with
                            .mcp.json (trusted projects) and settings' mcpServers
   --strict-mcp-config      only the --mcp-config servers
+  --allow-dangerously-skip-permissions
+                           also run batches enqueued with --permission-mode bypassPermissions
+                           (their tool calls run unasked; this host's deny rules and sandbox still
+                           hold). Without it their items fail, naming this flag
   --lock-duration MS       how long a running item's lock lasts unrenewed (default 30000); after a
                            crash (kill -9) its items run again once it expires
   --stalled-interval MS    how often this worker checks for such items (default 30000)
@@ -59,6 +64,14 @@ MCP servers: a batch names the servers its items may use (never their commands);
 starts a server of that name from its own configuration above, the first time a batch needs it,
 and shares it with every later item until it stops. A batch naming a server this worker does not
 have (or one that fails to start) has its items fail with the server's name and the fix.
+
+What a worker trusts: anyone who can write to the Redis chooses a batch's prompt, model, turns,
+permission mode and allow/deny rules, so the worker checks them as forkloop batch checks its flags
+and fails a batch whose settings are invalid (its items record why; other batches go on). This
+host's settings (the --cwd project's, untrusted ones narrowed as for forkloop run, and the
+user's) apply on top of every batch: their deny and ask rules hold in every mode, and
+permissions.disableBypassPermissionsMode: "disable" refuses bypassPermissions batches even with
+the flag above. The worker works in its own --cwd, never in the directory a batch names.
 
 Transcripts: <state dir>/batches/<id>/transcripts/ on this host. Exit codes: 0 stopped, 2 bad flags or
 Redis unreachable.`;
@@ -80,6 +93,7 @@ const schema = z.object({
   sandbox: sandboxFlagSchema.optional(),
   "mcp-config": z.array(z.string().min(1, "give a file, e.g. --mcp-config mcp.json")).optional(),
   "strict-mcp-config": z.boolean().optional(),
+  "allow-dangerously-skip-permissions": z.boolean().optional(),
   "lock-duration": count("lock-duration", 30000, 1000, 3_600_000).optional(),
   "stalled-interval": count("stalled-interval", 30000, 500, 3_600_000).optional(),
 });
@@ -100,6 +114,7 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
         sandbox: { type: "string" },
         "mcp-config": { type: "string", multiple: true },
         "strict-mcp-config": { type: "boolean" },
+        "allow-dangerously-skip-permissions": { type: "boolean" },
         "lock-duration": { type: "string" },
         "stalled-interval": { type: "string" },
       },
@@ -154,6 +169,11 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
     { cwd, env: mcpEnv, resultsDir: join(state.dir, "mcp-results", `worker-${process.pid}`), warn: log },
   );
   const self = `forkloop worker ${hostname()}:${process.pid}`;
+  // Issue 16 (trust): the operator's choices, which no batch on the queue can change.
+  const policy: WorkerPolicy = {
+    allowBypassPermissions: flags["allow-dangerously-skip-permissions"] === true,
+    bypassDisabledBySettings: settings.permissions.disableBypassPermissionsMode === "disable",
+  };
   const connection = await connectQueue(address).catch((error: unknown) => {
     throw error instanceof QueueUnreachableError ? new CliError(error.message) : error;
   });
@@ -165,6 +185,7 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
     const worker = startQueueWorker({
       connection,
       concurrency,
+      policy,
       ...(flags["lock-duration"] === undefined ? {} : { lockDurationMs: flags["lock-duration"] }),
       ...(flags["stalled-interval"] === undefined ? {} : { stalledIntervalMs: flags["stalled-interval"] }),
       async executorFor(batch, { onEvent, requestSlot }) {
@@ -218,6 +239,9 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
           case "batch_refused":
             log(`batch ${event.batchId}: not served here, its items fail: ${event.error.message}`);
             break;
+          case "job_refused":
+            log(`${event.reason}; it fails`);
+            break;
           case "error":
             log(`redis ${address.display}: ${event.message}`);
             break;
@@ -225,6 +249,13 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
       },
     });
     log(`forkloop worker ${process.pid}: running items from ${address.display} (concurrency ${concurrency})`);
+    if (policy.allowBypassPermissions) {
+      log(
+        policy.bypassDisabledBySettings
+          ? "--allow-dangerously-skip-permissions has no effect: this host's settings disable bypassPermissions"
+          : "bypassPermissions batches run here: their tool calls run unasked (this host's deny rules and sandbox still hold)",
+      );
+    }
     await new Promise<void>((resolveStop) => {
       if (context.signal.aborted) resolveStop();
       context.signal.addEventListener("abort", () => resolveStop(), { once: true });
