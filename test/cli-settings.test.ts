@@ -22,6 +22,41 @@ async function writeSettings(settings: unknown): Promise<void> {
 }
 
 describe("settings files in run and batch", () => {
+  it('R-P1: permissions.disableBypassPermissionsMode "disable" refuses bypassPermissions in run and batch (exit 2, naming the setting), before any state exists', async () => {
+    // A narrowing key: an untrusted project's settings keep it (R-S5).
+    await writeSettings({ permissions: { disableBypassPermissionsMode: "disable" } });
+    await writeFile(join(dir, "a.ts"), "export const a = 1;\n");
+    const refusals = await Promise.all([
+      runCli(["run", "hi", "--dangerously-skip-permissions"], { cwd: dir }),
+      runCli(["run", "hi", "--permission-mode", "bypassPermissions"], { cwd: dir }),
+      runCli(
+        [
+          "batch",
+          "--files",
+          "*.ts",
+          "--prompt",
+          "p {{file}}",
+          "--permission-mode",
+          "bypassPermissions",
+          "--state-dir",
+          "state",
+        ],
+        {
+          cwd: dir,
+        },
+      ),
+    ]);
+    for (const refused of refusals) {
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toContain(
+        "bypassPermissions is disabled by the settings (permissions.disableBypassPermissionsMode",
+      );
+    }
+    await expect(readFile(join(dir, "state", "batches"), "utf8")).rejects.toThrow(/ENOENT/);
+    // Another mode runs.
+    expect((await runCli(["run", "hi", "--permission-mode", "acceptEdits"], { cwd: dir })).code).toBe(0);
+  });
+
   it("R-P1 (issue-7 point 2): a deny rule Read(./secrets.txt) also hides the file from Grep over the directory", async () => {
     await writeFile(join(dir, "secrets.txt"), "SECRET=hunter2\n");
     await writeFile(join(dir, "notes.md"), "The SECRET is kept elsewhere.\n");

@@ -70,7 +70,7 @@ export async function resolveQueryOptions(
   if (!(PERMISSION_MODES as readonly string[]).includes(permissionMode)) {
     throw new OptionsError(`permissionMode "${permissionMode}": use one of ${PERMISSION_MODES.join(", ")}.`);
   }
-  checkBypass(permissionMode, options);
+  checkBypass(permissionMode, options, settings);
   const rules = mergeRules(settings, { allow: options.allowedTools, deny: options.disallowedTools });
 
   const sandbox = resolveSandbox(options.sandbox ?? settings.sandbox, {
@@ -150,13 +150,30 @@ export function bashToolOptions(bash: SubAgentBashOptions): Parameters<typeof se
   };
 }
 
-/** R-P1 "deny beats bypass": bypassing needs the explicit second switch, as in the Agent SDK. */
-export function checkBypass(mode: PermissionMode, options: Options): void {
-  if (mode === "bypassPermissions" && options.allowDangerouslySkipPermissions !== true) {
+/**
+ * R-P1 "deny beats bypass": bypassing needs the explicit second switch, as in the Agent SDK, and
+ * settings that say `permissions.disableBypassPermissionsMode: "disable"` (an administrator's, or
+ * the user's) refuse it outright, as Claude Code does — no flag lifts it.
+ */
+export function checkBypass(mode: PermissionMode, options: Options, settings: BypassSettings): void {
+  if (mode !== "bypassPermissions") return;
+  if (settings.permissions.disableBypassPermissionsMode === "disable") throw bypassDisabled();
+  if (options.allowDangerouslySkipPermissions !== true) {
     throw new OptionsError(
       "permissionMode bypassPermissions runs every tool call unchecked: also set allowDangerouslySkipPermissions: true (deny rules still apply), or pick another mode.",
     );
   }
+}
+
+/** The one settings key `checkBypass` reads. */
+export interface BypassSettings {
+  readonly permissions: { readonly disableBypassPermissionsMode?: "disable" };
+}
+
+export function bypassDisabled(): OptionsError {
+  return new OptionsError(
+    'permission mode bypassPermissions is disabled by the settings (permissions.disableBypassPermissionsMode: "disable"): pick another mode, e.g. acceptEdits or dontAsk with allow rules.',
+  );
 }
 
 function baseTools(

@@ -18,7 +18,12 @@ import { HookCallbacks } from "./hook-callbacks.js";
 import { startSessionMcp } from "./mcp-servers.js";
 import type { SDKMessage, SDKResultMessage, SDKUserMessageInput } from "./messages.js";
 import type { CanUseTool, Options } from "./options.js";
-import { checkBypass, type ResolvedQuery, resolveQueryOptions } from "./query-options.js";
+import {
+  type BypassSettings,
+  checkBypass,
+  type ResolvedQuery,
+  resolveQueryOptions,
+} from "./query-options.js";
 import { forkSessionIn } from "./session-helpers.js";
 import { settingsHooks } from "./settings.js";
 import { processRuntimes, type RuntimeRegistry, type SharedRuntime } from "./shared-runtime.js";
@@ -88,6 +93,8 @@ class QueryRun implements Query {
   #model: string | undefined;
   #permissionMode: PermissionMode | undefined;
   #setMode: ((mode: PermissionMode) => void) | undefined;
+  /** The settings' bypass switch, once they are read (until then only the option is checked). */
+  #bypassSettings: BypassSettings = { permissions: {} };
   #mcpStatus: () => { name: string; status: string }[] = () => [];
 
   constructor(
@@ -141,7 +148,7 @@ class QueryRun implements Query {
   }
 
   async setPermissionMode(mode: PermissionMode): Promise<void> {
-    checkBypass(mode, this.#options);
+    checkBypass(mode, this.#options, this.#bypassSettings);
     this.#permissionMode = mode;
     this.#setMode?.(mode);
   }
@@ -234,6 +241,7 @@ class QueryRun implements Query {
     // A bad slash command is refused before anything starts.
     parseRunRequest(first);
     const resolved = await resolveQueryOptions(this.#options, this.#warn);
+    this.#bypassSettings = resolved.settings;
     const sessionId =
       resolved.start === "fork"
         ? (await forkSessionIn(resolved.state, resolved.cwd, resolved.sessionId)).sessionId
