@@ -11,6 +11,7 @@ import {
   startCli,
   startRedisServer,
   startSimProcess,
+  stopStarted,
   waitForOutput,
   writeScenario,
 } from "@forkloop/cli/testing";
@@ -81,10 +82,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 afterEach(async () => {
-  for (const worker of workers.splice(0)) {
-    if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill("SIGKILL");
-    await worker.exited;
-  }
+  await stopStarted(workers);
 });
 
 function startWorker(extra: readonly string[]) {

@@ -7,7 +7,9 @@ import {
   runCli,
   startCli,
   startRedisServer,
+  stopStarted,
   waitForOutput,
+  writeTaskItems,
 } from "@forkloop/cli/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
@@ -30,20 +32,11 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "forkloop-queue-"));
 });
 afterEach(async () => {
-  for (const worker of workers.splice(0)) {
-    if (worker.child.exitCode === null && worker.child.signalCode === null) {
-      worker.child.kill("SIGCONT");
-      worker.child.kill("SIGKILL");
-    }
-    await worker.exited;
-  }
+  await stopStarted(workers);
   await rm(dir, { recursive: true, force: true });
 });
 
-async function writeItems(count: number): Promise<void> {
-  const lines = Array.from({ length: count }, (_, index) => JSON.stringify(`task ${index + 1}`));
-  await writeFile(join(dir, "items.jsonl"), `${lines.join("\n")}\n`);
-}
+const writeItems = (count: number) => writeTaskItems(dir, count);
 
 /** Short locks so a killed worker's items come back within seconds (the defaults are 30 s). */
 const FAST_LOCKS = ["--lock-duration", "2000", "--stalled-interval", "1000"];

@@ -9,7 +9,9 @@ import {
   startCli,
   startRedisServer,
   startSimProcess,
+  stopStarted,
   waitForOutput,
+  writeTaskItems,
 } from "@forkloop/cli/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
@@ -34,19 +36,13 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "forkloop-rpm-"));
 });
 afterEach(async () => {
-  for (const started of processes.splice(0)) {
-    if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill("SIGKILL");
-    await started.exited;
-  }
+  await stopStarted(processes);
   await sim?.stop();
   sim = undefined;
   await rm(dir, { recursive: true, force: true });
 });
 
-async function writeItems(count: number): Promise<void> {
-  const lines = Array.from({ length: count }, (_, index) => JSON.stringify(`task ${index + 1}`));
-  await writeFile(join(dir, "items.jsonl"), `${lines.join("\n")}\n`);
-}
+const writeItems = (count: number) => writeTaskItems(dir, count);
 
 function start(args: readonly string[], env: Record<string, string> = {}) {
   const started = startCli(args, { cwd: dir, env });

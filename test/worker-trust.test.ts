@@ -21,6 +21,7 @@ import {
   startCli,
   startRedisServer,
   startSimProcess,
+  stopStarted,
   waitForOutput,
 } from "@forkloop/cli/testing";
 import { Queue } from "bullmq";
@@ -118,10 +119,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const cli of started.splice(0)) {
-    if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill("SIGKILL");
-    await cli.exited;
-  }
+  await stopStarted(started);
   cautiousDb?.disconnect();
   trustingDb?.disconnect();
   await sim?.stop();

@@ -79,6 +79,28 @@ export function startCli(
   return { child, exited, stdout: () => stdout, stderr: () => stderr };
 }
 
+export type StartedCli = ReturnType<typeof startCli>;
+
+/**
+ * Ends every CLI in `started` that is still running and waits for each (emptying the list), so
+ * no worker or producer outlives its test. SIGCONT first: a test may have frozen one (SIGSTOP).
+ */
+export async function stopStarted(started: StartedCli[]): Promise<void> {
+  for (const cli of started.splice(0)) {
+    if (cli.child.exitCode === null && cli.child.signalCode === null) {
+      cli.child.kill("SIGCONT");
+      cli.child.kill("SIGKILL");
+    }
+    await cli.exited;
+  }
+}
+
+/** `items.jsonl` in `dir` with `count` items, "task 1" … "task N" (one JSON string per line). */
+export async function writeTaskItems(dir: string, count: number): Promise<void> {
+  const lines = Array.from({ length: count }, (_, index) => JSON.stringify(`task ${index + 1}`));
+  await writeFile(join(dir, "items.jsonl"), `${lines.join("\n")}\n`);
+}
+
 /** Runs the CLI to completion. */
 export function runCli(args: readonly string[], options: CliOptions): Promise<CliResult> {
   return startCli(args, options).exited;
