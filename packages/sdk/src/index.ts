@@ -64,7 +64,7 @@ export type {
 } from "./options.js";
 export { HOOK_EVENTS } from "./options.js";
 export { type Query, query } from "./query.js";
-export { bashToolOptions, bypassDisabled } from "./query-options.js";
+export { bashToolOptions, refuseDisabledBypass } from "./query-options.js";
 export { resolveSandbox } from "./sandbox.js";
 export {
   type CallToolResult,

@@ -157,7 +157,7 @@ export function bashToolOptions(bash: SubAgentBashOptions): Parameters<typeof se
  */
 export function checkBypass(mode: PermissionMode, options: Options, settings: BypassSettings): void {
   if (mode !== "bypassPermissions") return;
-  if (settings.permissions.disableBypassPermissionsMode === "disable") throw bypassDisabled();
+  refuseDisabledBypass(mode, settings);
   if (options.allowDangerouslySkipPermissions !== true) {
     throw new OptionsError(
       "permissionMode bypassPermissions runs every tool call unchecked: also set allowDangerouslySkipPermissions: true (deny rules still apply), or pick another mode.",
@@ -170,10 +170,13 @@ export interface BypassSettings {
   readonly permissions: { readonly disableBypassPermissionsMode?: "disable" };
 }
 
-export function bypassDisabled(): OptionsError {
-  return new OptionsError(
-    'permission mode bypassPermissions is disabled by the settings (permissions.disableBypassPermissionsMode: "disable"): pick another mode, e.g. acceptEdits or dontAsk with allow rules.',
-  );
+/** Settings that disable bypassPermissions refuse it, whoever asks (a query, a batch, its resume). */
+export function refuseDisabledBypass(mode: string, settings: BypassSettings): void {
+  if (mode === "bypassPermissions" && settings.permissions.disableBypassPermissionsMode === "disable") {
+    throw new OptionsError(
+      'permission mode bypassPermissions is disabled by the settings (permissions.disableBypassPermissionsMode: "disable"): pick another mode, e.g. acceptEdits or dontAsk with allow rules.',
+    );
+  }
 }
 
 function baseTools(

@@ -14,7 +14,6 @@ import {
 import type { SubAgentBashOptions } from "@forkloop/orchestrator";
 import {
   bashToolOptions,
-  bypassDisabled,
   checkProjectDir,
   type LoopChoices,
   loadModelsFile,
@@ -23,6 +22,7 @@ import {
   namedMcpServers,
   type ProjectState,
   projectState,
+  refuseDisabledBypass,
   resolveLoopChoices,
   resolveMcpServers,
   resolveModelSource,
@@ -111,7 +111,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
       ? await mcpServers(flags["mcp-config"], flags["strict-mcp-config"])
       : undefined;
   const plan = await planBatch(flags, cwd, state, loopChoices(flags, settings, context));
-  refuseDisabledBypass(plan.spec, settings);
+  refuseDisabledBypass(plan.spec.permissionMode, settings);
   noteSkipped(plan, context);
   // The first requests' estimate: the dry run's answer, and the budget's guess before any item settled.
   const estimate = plan.kind === "new" ? await newBatchEstimate(plan, settings, bash, context) : undefined;
@@ -222,16 +222,6 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
  * and a dry run are checked and answered here as for a local batch, before Redis is contacted;
  * what only a local batch can do is refused, naming the way that works.
  */
-/** Settings that disable bypassPermissions refuse a new batch in that mode and a resume of one. */
-function refuseDisabledBypass(spec: { readonly permissionMode: string }, settings: RunSettings): void {
-  if (
-    spec.permissionMode === "bypassPermissions" &&
-    settings.permissions.disableBypassPermissionsMode === "disable"
-  ) {
-    throw bypassDisabled();
-  }
-}
-
 async function queuedBatch(
   flags: BatchFlags,
   url: string,
@@ -263,7 +253,7 @@ async function queuedBatch(
     context,
   );
   const planned = await planBatch(flags, where.cwd, where.state, loopChoices(flags, where.settings, context));
-  refuseDisabledBypass(planned.spec, where.settings);
+  refuseDisabledBypass(planned.spec.permissionMode, where.settings);
   if (planned.kind !== "new") throw new Error("planBatch: a batch without --resume is new");
   noteSkipped(planned, context);
   const { mcpConfig: _files, strictMcpConfig: _strict, ...spec } = planned.spec;
