@@ -301,6 +301,9 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
     expect(budget.code).toBe(2);
     expect(budget.stderr).toContain("--max-budget-usd needs a local batch");
     expect(budget.stderr).toContain("Drop --queue to cap the spend");
+    const html = await runCli([...batch, "--queue", redis.url, "--report"], { cwd: dir });
+    expect(html.code).toBe(2);
+    expect(html.stderr).toContain("--report needs a local batch");
 
     startWorker(["--concurrency", "3", "--state-dir", "worker-state"]);
     const state = join(dir, "state");
@@ -328,6 +331,11 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
     expect(list.stdout).toMatch(/^qj .*3\/3 succeeded, 0 failed, 0 pending .*finished/m);
     const status = await runCli(["batch", "status", "qj", "--state-dir", state], { cwd: dir });
     expect(status.stdout).toContain(`attach: forkloop batch --resume qj --queue ${redis.url}`);
+    // No HTML page listing no items: the queued batch's report is refused, naming its results.
+    const page = await runCli(["report", "qj", "--state-dir", state], { cwd: dir });
+    expect(page.code).toBe(2);
+    expect(page.stderr).toContain(`batch qj ran on the queue ${redis.url}`);
+    expect(page.stderr).toContain(join(state, "batches", "qj", "results.jsonl"));
     const local = await runCli(["batch", "--resume", "qj", "--state-dir", state], { cwd: dir });
     expect(local.code).toBe(2);
     expect(local.stderr).toContain(

@@ -233,6 +233,11 @@ async function queuedBatch(
       "--max-budget-usd needs a local batch: with --queue the workers start the items, and this process cannot hold them back. Drop --queue to cap the spend, or drop --max-budget-usd.",
     );
   }
+  if (flags.report) {
+    throw new CliError(
+      "--report needs a local batch: the HTML report reads the batch's journal and transcripts, which a queued batch keeps in Redis and on its workers' hosts. Drop --report (results.jsonl, report.json and report.md are still written).",
+    );
+  }
   const address = parseQueueUrl(url); // a typo is exit 2 before anything else, the dry run included
   const queueFlags = { ...flags, queue: address.display };
   if (flags.resume !== undefined) {

@@ -153,6 +153,12 @@ export async function reportCommand(argv: readonly string[], context: CommandCon
   if (target.kind === "session") path = await writeSessionHtml(target.transcript, state, out);
   else {
     const { spec, dir } = await loadBatch(state, target.id);
+    // A queued batch has no local journal: its page would list no items.
+    if (spec.queue !== undefined) {
+      throw new CliError(
+        `batch ${spec.id} ran on the queue ${spec.queue}: the HTML report reads a local batch's journal and transcripts, which a queued batch does not have here. Its results are in ${join(spec.outputDir, "results.jsonl")} and report.md.`,
+      );
+    }
     path = await writeBatchHtml(spec, dir, out);
   }
   context.stdout.write(`${path}\n`);
