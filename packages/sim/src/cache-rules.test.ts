@@ -152,27 +152,37 @@ describe("issue 18 item 3: cache rules (api doc §5), table-driven", () => {
     }
   });
 
-  it("over HTTP with latency off: two identical requests sent at once both write, the next one reads", async () => {
-    const sim = await startSimulator();
-    try {
-      const client = new Anthropic({ apiKey: "k", baseURL: sim.url, maxRetries: 0 });
-      const request = {
-        model: "claude-sonnet-4-5",
-        max_tokens: 50,
-        system: [{ type: "text" as const, text: textOfTokens(1200, "wxyz"), cache_control: EPH }],
-        messages: [{ role: "user" as const, content: "hello" }],
-      };
-      const both = await Promise.all([client.messages.create(request), client.messages.create(request)]);
-      for (const message of both) {
-        expect(message.usage.cache_read_input_tokens).toBe(0);
-        expect(message.usage.cache_creation_input_tokens).toBe(1200);
+  it.each([
+    [2, "JSON"],
+    [6, "JSON"],
+    [6, "SSE"],
+  ])(
+    "over HTTP with latency off: %i identical requests sent at once (%s) all write, the next one reads",
+    async (count, format) => {
+      const sim = await startSimulator();
+      try {
+        const client = new Anthropic({ apiKey: "k", baseURL: sim.url, maxRetries: 0 });
+        const request = {
+          model: "claude-sonnet-4-5",
+          max_tokens: 50,
+          system: [{ type: "text" as const, text: textOfTokens(1200, "wxyz"), cache_control: EPH }],
+          messages: [{ role: "user" as const, content: "hello" }],
+        };
+        const send = () =>
+          format === "SSE" ? client.messages.stream(request).finalMessage() : client.messages.create(request);
+        // An HTTP client sends them one after another within milliseconds; a response that
+        // started at once would be read by the later ones (MIN_WRITE_FIRST_BYTE_MS).
+        const all = await Promise.all(Array.from({ length: count }, send));
+        expect(
+          all.map((m) => [m.usage.cache_read_input_tokens, m.usage.cache_creation_input_tokens]),
+        ).toEqual(all.map(() => [0, 1200]));
+        const later = await client.messages.create(request);
+        expect(later.usage.cache_read_input_tokens).toBe(1200);
+      } finally {
+        await sim.close();
       }
-      const later = await client.messages.create(request);
-      expect(later.usage.cache_read_input_tokens).toBe(1200);
-    } finally {
-      await sim.close();
-    }
-  });
+    },
+  );
 
   it.each([
     ["claude-opus-5", 600, 600],

@@ -28,6 +28,14 @@ export interface MessagesCall {
   arrival: number;
 }
 
+/**
+ * With latency off, the earliest a response that writes the cache starts: requests sent in
+ * parallel arrive within it and miss, as on the API. The simulator's choice, not a measurement.
+ */
+export const MIN_WRITE_FIRST_BYTE_MS = 50;
+/** …and after that many event-loop turns: a client in the same process gets to send meanwhile. */
+const WRITE_HOLD_LOOP_TURNS = 10;
+
 /** Answers a validated `POST /v1/messages`: rate limits, faults, brain, cache, latency, reply. */
 export async function handleMessages(call: MessagesCall): Promise<void> {
   const { state, res, record, valid } = call;
@@ -116,11 +124,21 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
     await state.sleeper.sleep(
       firstTokenDelayMs(timing, usage.input_tokens + usage.cache_creation_input_tokens),
     );
-  } else {
-    // No latency model still takes one turn of the event loop before the response starts, so a
-    // request whose bytes came in with this one (sent in parallel) has arrived — and misses,
-    // as on the API (issue 18 item 3) — instead of this one being answered before it is read.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+  } else if (usage.cache_creation_input_tokens > 0) {
+    // With no latency model a response would start within a millisecond, before a client that
+    // sends requests in parallel has even sent the next one (an HTTP client prepares them one
+    // after another), so they would read this one's writes. On the API they all miss: its first
+    // byte comes hundreds of ms later (api doc §5, issue 18 item 3). So a response that writes
+    // the cache starts no sooner than this; one that writes nothing (no one could read early)
+    // is not held, which keeps the simulator's small-request rate.
+    await state.sleeper.sleep(MIN_WRITE_FIRST_BYTE_MS);
+  }
+  // Then some turns of the event loop: requests whose bytes are waiting, or that a client in
+  // this process is still sending (a busy loop runs both late), are numbered as arrived before
+  // this response starts. One turn for a reply that writes nothing.
+  if (!timing) {
+    const turns = usage.cache_creation_input_tokens > 0 ? WRITE_HOLD_LOOP_TURNS : 1;
+    for (let i = 0; i < turns; i++) await new Promise<void>((resolve) => setImmediate(resolve));
   }
   if (res.destroyed) return;
   // The response starts now: only from here on may others read what this request wrote (api doc §5).

@@ -218,6 +218,24 @@ describe("issue 18 item 1: structured outputs", () => {
     expect(exampleForSchema(schema)).toEqual(value);
   });
 
+  it("any with only a versioned client tool: a call of it with the tool's input shape, not a text", async () => {
+    reply = { content: [{ type: "text", text: "I would rather chat." }] };
+    const message = await client.messages.create({
+      model: "claude-sonnet-4-6",
+      max_tokens: 500,
+      messages: [{ role: "user", content: "list the files" }],
+      tools: [{ type: "bash_20250124", name: "bash" }],
+      tool_choice: { type: "any" },
+    });
+    expect(message.stop_reason).toBe("tool_use");
+    const call = message.content[0] as Anthropic.ToolUseBlock;
+    expect([call.type, call.name, typeof (call.input as { command?: unknown }).command]).toEqual([
+      "tool_use",
+      "bash",
+      "string",
+    ]);
+  });
+
   it("every brain is constrained, a scripted one too (sequenceBrain)", async () => {
     const scripted = await startSimulator({ brain: sequenceBrain([[{ type: "text", text: "hi" }]]) });
     try {

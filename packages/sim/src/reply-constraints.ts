@@ -52,9 +52,11 @@ export function constrainReply(
   const format = outputFormatSchema(body);
   if (format !== undefined && !hasCall) blocks = structuredText(blocks, format, checker);
   if (blocks.length === 0) {
-    blocks = [
-      { type: "text", text: "(forkloop simulator) tool_choice none: answering without a tool call." },
-    ];
+    const text =
+      choice.type === "none"
+        ? "(forkloop simulator) tool_choice none: answering without a tool call."
+        : "(forkloop simulator) no client tool to call: the tools offered run on the server.";
+    blocks = [{ type: "text", text }];
   }
   let stopReason: StopReason | undefined = reply.stop_reason;
   if (hasCall && (forced || stopReason === undefined)) stopReason = "tool_use";
@@ -83,6 +85,23 @@ function structuredText(blocks: ReplyBlock[], schema: unknown, checker: JsonSche
   return [...blocks.filter((b) => b.type === "thinking"), { type: "text", text: json }];
 }
 
+const command = (commands: string[]) => ({ type: "string", enum: commands });
+/** Input shapes of the versioned client tools, for a forced call the brain did not make. */
+const CLIENT_TOOL_SCHEMAS: Readonly<Record<string, unknown>> = {
+  bash: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
+  text_editor: {
+    type: "object",
+    properties: { command: command(["view"]), path: { type: "string" } },
+    required: ["command", "path"],
+  },
+  memory: {
+    type: "object",
+    properties: { command: command(["view"]), path: { const: "/memories" } },
+    required: ["command", "path"],
+  },
+  computer: { type: "object", properties: { action: command(["screenshot"]) }, required: ["action"] },
+};
+
 class ToolSchemas {
   readonly #custom = new Map<string, { schema: unknown; strict: boolean }>();
 
@@ -90,10 +109,15 @@ class ToolSchemas {
     for (const tool of body.tools ?? []) {
       if ("input_schema" in tool) {
         this.#custom.set(tool.name, { schema: tool.input_schema, strict: tool.strict === true });
+        continue;
       }
+      // Client tools with a version in their type take a fixed input shape (the tool docs).
+      const schema = CLIENT_TOOL_SCHEMAS[tool.type.replace(/_\d{8}$/, "")];
+      if (schema) this.#custom.set(tool.name, { schema, strict: false });
     }
   }
 
+  /** The first tool a forced `any` may call: a custom tool or a versioned client tool. */
   firstCustomName(): string | null {
     return this.#custom.keys().next().value ?? null;
   }

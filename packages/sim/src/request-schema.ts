@@ -52,7 +52,7 @@ const documentSource = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("text"), media_type: z.literal("text/plain"), data: z.string() }),
   z.strictObject({
     type: z.literal("content"),
-    content: z.union([z.string(), z.array(z.union([text, image]))]),
+    content: z.union([z.string(), z.array(z.discriminatedUnion("type", [text, image]))]),
   }),
   z.strictObject({ type: z.literal("url"), url: z.string() }),
   z.strictObject({ type: z.literal("file"), file_id: z.string() }),
@@ -271,6 +271,12 @@ function tagsOf(union: { options: readonly { shape: { type: { value: unknown } }
 export const UNION_TAGS: Readonly<Record<string, readonly string[]>> = {
   "messages.*.content.*": tagsOf(contentBlockSchema),
   "messages.*.content.*.source": [...new Set([...tagsOf(imageSource), ...tagsOf(documentSource)])],
+  // Each block has its own source union: the keys name the block's type after `@`.
+  "messages.*.content.*.source@image": tagsOf(imageSource),
+  "messages.*.content.*.source@document": tagsOf(documentSource),
+  "messages.*.content.*.content.*.source@image": tagsOf(imageSource),
+  "messages.*.content.*.content.*.source@document": tagsOf(documentSource),
+  "messages.*.content.*.source.content.*": ["text", "image"],
   tool_choice: tagsOf(toolChoice),
   thinking: tagsOf(thinkingConfig),
 };

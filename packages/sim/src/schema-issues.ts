@@ -19,6 +19,7 @@ const TAGGED: readonly { pattern: string; tag: (node: Record<string, unknown>) =
   { pattern: "messages.*.content.*.content.*", tag: (n) => n.type },
   { pattern: "messages.*.content.*.source", tag: (n) => n.type },
   { pattern: "messages.*.content.*.content.*.source", tag: (n) => n.type },
+  { pattern: "messages.*.content.*.source.content.*", tag: (n) => n.type },
   { pattern: "tools.*", tag: (n) => n.type ?? "custom" },
   { pattern: "tool_choice", tag: (n) => n.type },
   { pattern: "thinking", tag: (n) => n.type },
@@ -68,7 +69,7 @@ export function describeIssue(issue: Issue, raw: unknown, prefix: Path = []): st
     // zod points at the discriminator key; pydantic at the union, untagged (the tag is the fault).
     const union = path.slice(0, -1);
     const where = taggedPath(raw, union, false);
-    return `${where === "" ? "" : `${where}: `}${tagMessage(valueAt(raw, union), String(issue.discriminator), union)}`;
+    return `${where === "" ? "" : `${where}: `}${tagMessage(valueAt(raw, union), String(issue.discriminator), union, raw)}`;
   }
   if (issue.code === "unrecognized_keys") {
     return `${taggedPath(raw, [...path, issue.keys[0] ?? ""])}: Extra inputs are not permitted`;
@@ -101,7 +102,8 @@ function pydanticMessage(issue: Issue, input: unknown): string {
       return `Input should be ${TYPE_WORDS[issue.expected] ?? `a valid ${issue.expected}`}`;
     }
     case "invalid_value":
-      return `Input should be ${quotedList(issue.values)}`;
+      // A missing enum or literal field is missing, not a wrong value (pydantic's wording).
+      return input === undefined ? "Field required" : `Input should be ${quotedList(issue.values)}`;
     case "invalid_union":
       return "Input should be a valid dictionary";
     case "too_small":
@@ -119,11 +121,12 @@ function pydanticMessage(issue: Issue, input: unknown): string {
   }
 }
 
-function tagMessage(node: unknown, discriminator: string, union: Path): string {
+function tagMessage(node: unknown, discriminator: string, union: Path, raw: unknown): string {
   if (!isRecord(node)) return "Input should be a valid dictionary";
   const tag = node[discriminator];
   if (tag === undefined) return `Unable to extract tag using discriminator '${discriminator}'`;
-  const expected = UNION_TAGS[patternOf(union)];
+  const expected =
+    UNION_TAGS[`${patternOf(union)}@${String(parentTag(raw, union))}`] ?? UNION_TAGS[patternOf(union)];
   const list = expected ? `: ${expected.map((t) => `'${t}'`).join(", ")}` : "";
   return `Input tag '${String(tag)}' found using '${discriminator}' does not match any of the expected tags${list}`;
 }
@@ -148,6 +151,12 @@ function bound(
 export function quotedList(values: readonly unknown[]): string {
   const quoted = values.map((v) => (typeof v === "string" ? `'${v}'` : String(v)));
   return quoted.length > 1 ? `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)}` : (quoted[0] ?? "");
+}
+
+/** The `type` of the object holding `path`'s last key (an image's or a document's source). */
+function parentTag(raw: unknown, path: Path): unknown {
+  const parent = valueAt(raw, path.slice(0, -1));
+  return isRecord(parent) ? parent.type : undefined;
 }
 
 function valueAt(raw: unknown, path: Path): unknown {

@@ -30,6 +30,7 @@ function body(extra: Body = {}): Body {
   };
 }
 const userBlocks = (...content: unknown[]) => body({ messages: [{ role: "user", content }] });
+const withSystem = (system: unknown, ...content: unknown[]) => ({ ...userBlocks(...content), system });
 const image = (media_type: string, data: string | undefined) => ({
   type: "image",
   source: { type: "base64", media_type, ...(data === undefined ? {} : { data }) },
@@ -197,6 +198,81 @@ const REFUSED: readonly [string, Body, string, string?][] = [
     body({ thinking: { type: "adaptive", budget_tokens: 2000 } }),
     "thinking.adaptive.budget_tokens: Extra inputs are not permitted",
   ],
+  // Round three (audit D18): each row failed before its fix.
+  [
+    "a message without a role reads Field required, not the enum",
+    body({ messages: [{ content: "hi" }] }),
+    "messages.0.role: Field required",
+  ],
+  [
+    "an image source with an unknown tag lists the image sources only",
+    userBlocks({ type: "image", source: { type: "bogus" } }),
+    "messages.0.content.0.image.source: Input tag 'bogus' found using 'type' does not match any of the expected tags: 'base64', 'url', 'file'",
+  ],
+  [
+    "an extra key inside a content document source (tagged path)",
+    userBlocks(
+      { type: "document", source: { type: "content", content: [{ type: "text", text: "x", foo: 1 }] } },
+      { type: "text", text: "q" },
+    ),
+    "messages.0.content.0.document.source.content.content.0.text.foo: Extra inputs are not permitted",
+  ],
+  [
+    "an extra key in a server tool",
+    body({ tools: [{ type: "web_search_20250305", name: "web_search", region: "eu" }] }),
+    "tools.0.web_search_20250305.region: Extra inputs are not permitted",
+  ],
+  [
+    "an extra key in a client tool with a version",
+    body({ tools: [{ type: "bash_20250124", name: "bash", description: "run" }] }),
+    "tools.0.bash_20250124.description: Extra inputs are not permitted",
+  ],
+  [
+    "a PDF document whose bytes are not a PDF (the API's words, its `pdf` tag)",
+    userBlocks(
+      { type: "document", source: { type: "base64", media_type: "application/pdf", data: PNG } },
+      { type: "text", text: "q" },
+    ),
+    "messages.0.content.0.pdf.source.base64.data: The PDF specified was not valid.",
+  ],
+  [
+    "a PDF in a tool result that is not base64",
+    body({
+      tools: [READ],
+      messages: [
+        toolTurn("toolu_1")[0],
+        toolTurn("toolu_1")[1],
+        {
+          role: "user",
+          content: [
+            {
+              type: "tool_result",
+              tool_use_id: "toolu_1",
+              content: [
+                { type: "document", source: { type: "base64", media_type: "application/pdf", data: "%%" } },
+              ],
+            },
+          ],
+        },
+      ],
+    }),
+    "messages.2.content.0.tool_result.content.0.pdf.source.base64.data: The PDF specified was not valid.",
+  ],
+  [
+    "an empty system block",
+    body({ system: [{ type: "text", text: "" }] }),
+    "system: text content blocks must be non-empty",
+  ],
+  [
+    "a whitespace-only system block that is a cache breakpoint",
+    body({ system: [{ type: "text", text: " \n", cache_control: { type: "ephemeral" } }] }),
+    "system: text content blocks must contain non-whitespace text",
+  ],
+  [
+    "tool_choice any without tools",
+    body({ tool_choice: { type: "any" } }),
+    "tool_choice: tool_choice `any` may only be specified while providing tools",
+  ],
   // The project spec's 2026-10-21 rules (wording UNCONFIRMED).
   [
     "2026-10-21: a document in an assistant message",
@@ -233,6 +309,35 @@ describe("issue 18 item 2: strict request validation with the API's wording", ()
     [
       "both images types and a valid prefill",
       userBlocks({ type: "text", text: "see" }, image("image/png", PNG), image("image/jpeg", JPEG)),
+    ],
+    [
+      "a real PDF, and a whitespace-only system block without cache_control",
+      withSystem(
+        [{ type: "text", text: "  " }],
+        {
+          type: "document",
+          source: {
+            type: "base64",
+            media_type: "application/pdf",
+            data: Buffer.from("%PDF-1.4\n").toString("base64"),
+          },
+        },
+        { type: "text", text: "q" },
+      ),
+    ],
+    [
+      "a versioned tool with its documented fields",
+      body({
+        tools: [
+          {
+            type: "web_search_20250305",
+            name: "web_search",
+            allowed_domains: ["a.com"],
+            user_location: { type: "approximate" },
+          },
+          { type: "text_editor_20250728", name: "str_replace_based_edit_tool", max_characters: 1000 },
+        ],
+      }),
     ],
     [
       "a known server tool by its name",

@@ -1,6 +1,7 @@
 import { type ApiError, invalidRequest } from "./api-error.js";
 import { type CountTokensRequest, type MessageParam, SERVER_BLOCK_TYPES } from "./request-schema.js";
 import { checkImage } from "./validate-image.js";
+import { checkPdf } from "./validate-pdf.js";
 
 /** Which block types each role may send (a tool_use in a user message is a client bug). */
 const BLOCKS_BY_ROLE: Readonly<Record<"user" | "assistant" | "system", readonly string[]>> = {
@@ -47,8 +48,8 @@ export function checkContent(body: CountTokensRequest, rules: ContentRules): Api
     }
     for (const [b, block] of message.content.entries()) {
       const at = `messages.${m}.content.${b}`;
-      const image = checkImage(block, `${at}.${block.type}`);
-      if (image) return image;
+      const media = checkImage(block, `${at}.${block.type}`) ?? checkPdf(block, at);
+      if (media) return media;
       if (block.type === "text") {
         if (block.text.length === 0) {
           if (block.cache_control) {
@@ -75,9 +76,16 @@ export function checkContent(body: CountTokensRequest, rules: ContentRules): Api
   }
   const system = body.system;
   if (Array.isArray(system)) {
+    // Empty system blocks are refused like empty message text (the `system:` prefix is
+    // UNCONFIRMED); a whitespace-only one only when it is a cache breakpoint, as client reports
+    // show (a whitespace-only system block without cache_control is accepted).
     for (const [i, block] of system.entries()) {
       if (block.text.length === 0 && block.cache_control) {
         return invalidRequest(`system.${i}.text: cache_control cannot be set for empty text blocks`);
+      }
+      if (block.text.length === 0) return invalidRequest("system: text content blocks must be non-empty");
+      if (block.text.trim() === "" && block.cache_control) {
+        return invalidRequest("system: text content blocks must contain non-whitespace text");
       }
     }
   }

@@ -4,8 +4,7 @@ import { describeIssue, quotedList } from "./schema-issues.js";
 
 /**
  * The name each versioned tool must carry (SDK 1.14's `ToolUnion` and beta tool unions); `null`
- * for toolsets whose name is free. A tag outside this table is refused like any unknown tag;
- * the other fields of a versioned tool are not checked (UNCONFIRMED per tool).
+ * for toolsets whose name is free. A tag outside this table is refused like any unknown tag.
  */
 const VERSIONED_TOOL_NAMES: Readonly<Record<string, string | null>> = {
   bash_20241022: "bash",
@@ -39,6 +38,50 @@ const VERSIONED_TOOL_NAMES: Readonly<Record<string, string | null>> = {
 
 const TOOL_TAGS = ["custom", ...Object.keys(VERSIONED_TOOL_NAMES)];
 
+/**
+ * The fields each versioned tool takes (SDK 1.14's GA and beta tool params, read from its type
+ * definitions): any other key is `tools.N.<type>.<key>: Extra inputs are not permitted`, as for
+ * custom tools. Toolsets missing here keep their fields unchecked (UNCONFIRMED).
+ */
+const COMMON = ["type", "name", "cache_control", "defer_loading", "allowed_callers", "strict"];
+const CLIENT = [...COMMON, "input_examples"];
+const COMPUTER = [...CLIENT, "display_height_px", "display_width_px", "display_number"];
+const SEARCH = [...COMMON, "allowed_domains", "blocked_domains", "max_uses", "user_location"];
+const FETCH = [
+  ...COMMON,
+  "allowed_domains",
+  "blocked_domains",
+  "citations",
+  "max_content_tokens",
+  "max_uses",
+  "url_sources",
+];
+const VERSIONED_TOOL_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  advisor_20260301: [...COMMON, "caching", "max_tokens", "max_uses", "model"],
+  bash_20241022: CLIENT,
+  bash_20250124: CLIENT,
+  code_execution_20250522: COMMON,
+  code_execution_20250825: COMMON,
+  code_execution_20260120: COMMON,
+  code_execution_20260521: COMMON,
+  computer_20241022: COMPUTER,
+  computer_20250124: COMPUTER,
+  computer_20251124: [...COMPUTER, "enable_zoom"],
+  mcp_toolset: ["type", "cache_control", "configs", "default_config", "mcp_server_name", "tools"],
+  memory_20250818: CLIENT,
+  text_editor_20241022: CLIENT,
+  text_editor_20250124: CLIENT,
+  text_editor_20250429: CLIENT,
+  text_editor_20250728: [...CLIENT, "max_characters"],
+  web_fetch_20250910: FETCH,
+  web_fetch_20260209: FETCH,
+  web_fetch_20260309: [...FETCH, "use_cache"],
+  web_fetch_20260318: [...FETCH, "use_cache", "response_inclusion"],
+  web_search_20250305: SEARCH,
+  web_search_20260209: SEARCH,
+  web_search_20260318: [...SEARCH, "response_inclusion"],
+};
+
 /** Each tool definition by its tag (absent = custom), with the API's union-tagged paths. */
 export function checkToolDefinitions(body: CountTokensRequest, raw: unknown): ApiError | null {
   for (const [i, tool] of (body.tools ?? []).entries()) {
@@ -60,6 +103,9 @@ export function checkToolDefinitions(body: CountTokensRequest, raw: unknown): Ap
       const message = given === undefined ? "Field required" : `Input should be ${quotedList([name])}`;
       return invalidRequest(`tools.${i}.${type}.name: ${message}`);
     }
+    const extra = Object.keys(tool).find((key) => !(VERSIONED_TOOL_FIELDS[type]?.includes(key) ?? true));
+    if (extra !== undefined)
+      return invalidRequest(`tools.${i}.${type}.${extra}: Extra inputs are not permitted`);
   }
   return null;
 }

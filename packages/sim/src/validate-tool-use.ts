@@ -9,6 +9,10 @@ export function checkTools(body: CountTokensRequest): ApiError | null {
     names.add(tool.name);
   }
   const choice = body.tool_choice;
+  // A forced choice with nothing to call cannot be honoured (wording UNCONFIRMED).
+  if (choice?.type === "any" && names.size === 0) {
+    return invalidRequest("tool_choice: tool_choice `any` may only be specified while providing tools");
+  }
   if (choice?.type === "tool" && !names.has(choice.name)) {
     return invalidRequest(`tool_choice: Tool '${choice.name}' not found in tools`);
   }
