@@ -1,6 +1,6 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { type Simulator, startSimulator } from "@forkloop/sim";
-import { APICallError, generateObject, generateText, stepCountIs, streamText, tool } from "ai";
+import { APICallError, generateObject, generateText, stepCountIs, streamObject, streamText, tool } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 
@@ -85,6 +85,23 @@ describe("issue 18 item 5: ai + @ai-sdk/anthropic", () => {
     expect(schema.safeParse(result.object).success).toBe(true);
     const body = JSON.parse(sim.requests().at(-1)?.rawBody ?? "{}");
     expect(body.output_config?.format?.type).toBe("json_schema");
+  });
+
+  it("streamObject, and toolChoice naming one tool: a streamed object valid for the schema; that tool's call", async () => {
+    const schema = z.object({ title: z.string(), tags: z.array(z.string()).min(1) });
+    const streamed = streamObject({ model: model(), schema, prompt: "Review a book" });
+    for await (const _partial of streamed.partialObjectStream) {
+      // Partial objects as they arrive; the final one is checked below.
+    }
+    expect(schema.safeParse(await streamed.object).success).toBe(true);
+    const named = await generateText({
+      model: model(),
+      tools: { readFile, lookup },
+      toolChoice: { type: "tool", toolName: "lookup" },
+      prompt: "Hello",
+    });
+    expect(named.toolCalls.map((c) => c.toolName)).toEqual(["lookup"]);
+    expect(lookupInput.safeParse(named.toolCalls[0]?.input).success).toBe(true);
   });
 
   it("streamText: the text arrives in several deltas and the stream finishes with usage", async () => {

@@ -55,6 +55,22 @@ describe("issue 18 item 5: @langchain/anthropic", () => {
     expect(message.tool_calls?.[0]?.name).toBe("read_file");
   });
 
+  it("stream, and bindTools with tool_choice by name while streaming: text chunks, then that tool's call", async () => {
+    let text = "";
+    for await (const chunk of await chat().stream("Hello")) text += String(chunk.content);
+    expect(text).toContain("forkloop simulator");
+    const other = tool(async () => "x", {
+      name: "other",
+      description: "Another tool",
+      schema: z.object({ n: z.number() }),
+    });
+    const bound = chat().bindTools([other, readFile], { tool_choice: "read_file" });
+    let merged: Awaited<ReturnType<typeof bound.invoke>> | undefined;
+    for await (const chunk of await bound.stream("Hello")) merged = merged ? merged.concat(chunk) : chunk;
+    expect(merged?.tool_calls?.map((c) => c.name)).toEqual(["read_file"]);
+    expect(typeof merged?.tool_calls?.[0]?.args.file_path).toBe("string");
+  });
+
   it("withStructuredOutput (function calling, a forced tool): an object valid for the zod schema", async () => {
     const result = await chat().withStructuredOutput(movie, { name: "movie" }).invoke("Invent a movie");
     expect(movie.safeParse(result).success).toBe(true);

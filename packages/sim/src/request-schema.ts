@@ -165,7 +165,11 @@ export const customToolSchema = z.strictObject({
   strict: z.boolean().optional(),
   eager_input_streaming: z.boolean().nullish(),
   defer_loading: z.boolean().optional(),
-  allowed_callers: z.array(z.string()).optional(),
+  allowed_callers: z
+    .array(
+      z.enum(["direct", "code_execution_20250825", "code_execution_20260120", "code_execution_20260521"]),
+    )
+    .optional(),
   input_examples: z.array(z.record(z.string(), z.unknown())).optional(),
 });
 

@@ -259,6 +259,11 @@ const REFUSED: readonly [string, Body, string, string?][] = [
     "messages.2.content.0.tool_result.content.0.pdf.source.base64.data: The PDF specified was not valid.",
   ],
   [
+    "a custom tool's allowed_callers outside the enum",
+    body({ tools: [{ ...READ, allowed_callers: ["anyone"] }] }),
+    "tools.0.custom.allowed_callers.0: Input should be 'direct', 'code_execution_20250825', 'code_execution_20260120' or 'code_execution_20260521'",
+  ],
+  [
     "an empty system block",
     body({ system: [{ type: "text", text: "" }] }),
     "system: text content blocks must be non-empty",

@@ -129,6 +129,28 @@ describe("issue 18 item 4: the built-in policy", () => {
     expect(text(missing)).toContain("does not contain oldName");
   });
 
+  it("Claude Code's Task tool, which requires subagent_type: each sub-agent call carries every required field", async () => {
+    const task = {
+      name: "Task",
+      input_schema: {
+        ...schema("description", "prompt", "subagent_type"),
+        required: ["description", "prompt", "subagent_type"],
+      },
+    };
+    const fan = await turn([{ role: "user", content: "Summarize src/a.ts and src/b.ts" }], [READ, task]);
+    expect(uses(fan).map((u) => u.input)).toEqual([
+      { description: "Summarize a.ts", prompt: "Summarize src/a.ts", subagent_type: "general-purpose" },
+      { description: "Summarize b.ts", prompt: "Summarize src/b.ts", subagent_type: "general-purpose" },
+    ]);
+  });
+
+  it.each([
+    ["rename the function computeTotal to sumAll in src/cart.ts", "computeTotal", "sumAll", "src/cart.ts"],
+    ["Rename class `Cart` as `Basket` in lib/cart.js", "Cart", "Basket", "lib/cart.js"],
+  ])("a rename that names the kind of symbol (%s) is still a rename", (prompt, from, to, file) => {
+    expect(planOf(prompt)).toEqual({ kind: "rename", from, to, file });
+  });
+
   it("a fork's directive after placeholder tool results is a new task, not results to summarise", async () => {
     const parent: Message[] = [
       { role: "user", content: "Summarize src/a.ts and src/b.ts" },

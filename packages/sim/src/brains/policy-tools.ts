@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import { exampleForSchema } from "../json-schema-example.js";
 import type { MessagesRequest } from "../request-schema.js";
 import type { ReplyBlock } from "../types.js";
 
@@ -32,12 +33,36 @@ export function findTools(body: MessagesRequest): PolicyTools {
       call: (path) => ({
         type: "tool_use",
         name: agentTool.name,
-        input: { description: `Summarize ${basename(path)}`, prompt: `Summarize ${path}` },
+        input: withRequired(agentTool, {
+          description: `Summarize ${basename(path)}`,
+          prompt: `Summarize ${path}`,
+        }),
       }),
     },
     glob: named("Glob"),
     edit: named("Edit"),
   };
+}
+
+/**
+ * The input plus every other field the tool's schema requires: Claude Code's Task tool requires
+ * `subagent_type` (its default agent is "general-purpose"); others get a value generated from
+ * their schema, so the client's input validation accepts the call.
+ */
+function withRequired(tool: ToolDef, input: Record<string, unknown>): Record<string, unknown> {
+  const schema = "input_schema" in tool ? (tool.input_schema as Record<string, unknown>) : {};
+  const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
+  const out = { ...input };
+  for (const key of required) {
+    if (key in out) continue;
+    const enumValues = properties[key]?.enum;
+    out[key] =
+      key === "subagent_type" && !Array.isArray(enumValues)
+        ? "general-purpose"
+        : exampleForSchema(properties[key] ?? {});
+  }
+  return out;
 }
 
 function fieldOf(tool: ToolDef): string | null {

@@ -46,7 +46,7 @@ export function currentTask(body: MessagesRequest): UserTask | null {
 }
 
 const RENAME =
-  /\brename\s+[`"']?([A-Za-z_$][\w$]*)[`"']?\s+(?:to|as|into)\s+[`"']?([A-Za-z_$][\w$]*)[`"']?\s+in\s+[`"']?([^\s`"']+)/i;
+  /\brename\s+(?:(?:the\s+)?(?:function|method|variable|constant|class|type|interface|symbol|identifier|field|property)\s+)?[`"']?([A-Za-z_$][\w$]*)[`"']?\s+(?:to|as|into)\s+[`"']?([A-Za-z_$][\w$]*)[`"']?\s+in\s+[`"']?([^\s`"']+)/i;
 
 /**
  * Paths like `src/a.ts`, `./README.md`, `/tmp/x/notes.txt`: a name with an extension that has a
