@@ -29,7 +29,7 @@ export interface MessagesCall {
 }
 
 /**
- * With latency off, the earliest a response that writes the cache starts: requests sent in
+ * With latency off, the earliest a response that writes the cache cold starts: requests sent in
  * parallel arrive within it and miss, as on the API. The simulator's choice, not a measurement.
  */
 export const MIN_WRITE_FIRST_BYTE_MS = 50;
@@ -124,20 +124,22 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
     await state.sleeper.sleep(
       firstTokenDelayMs(timing, usage.input_tokens + usage.cache_creation_input_tokens),
     );
-  } else if (usage.cache_creation_input_tokens > 0) {
+  } else if (coldWrite(usage)) {
     // With no latency model a response would start within a millisecond, before a client that
     // sends requests in parallel has even sent the next one (an HTTP client prepares them one
     // after another), so they would read this one's writes. On the API they all miss: its first
     // byte comes hundreds of ms later (api doc §5, issue 18 item 3). So a response that writes
-    // the cache starts no sooner than this; one that writes nothing (no one could read early)
-    // is not held, which keeps the simulator's small-request rate.
+    // a prefix it read nothing of (a cold start: the first of a burst of identical requests)
+    // starts no sooner than this. Others are not held: one that writes nothing cannot be read
+    // early, and one that extends a prefix it read (a next turn, a fork) writes a tail its
+    // siblings do not share. That keeps the small-request rate and the turn latency.
     await state.sleeper.sleep(MIN_WRITE_FIRST_BYTE_MS);
   }
   // Then some turns of the event loop: requests whose bytes are waiting, or that a client in
   // this process is still sending (a busy loop runs both late), are numbered as arrived before
   // this response starts. One turn for a reply that writes nothing.
   if (!timing) {
-    const turns = usage.cache_creation_input_tokens > 0 ? WRITE_HOLD_LOOP_TURNS : 1;
+    const turns = coldWrite(usage) ? WRITE_HOLD_LOOP_TURNS : 1;
     for (let i = 0; i < turns; i++) await new Promise<void>((resolve) => setImmediate(resolve));
   }
   if (res.destroyed) return;
@@ -180,6 +182,11 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
   if (timing) await state.sleeper.sleep(outputDelayMs(timing, built.outputTokens));
   if (fault?.kind === "slow") await state.sleeper.sleep(fault.slowMs * built.content.length * 4);
   sendJson(res, record, state.clock(), 200, JSON.stringify(messageBody(header, built, usage)), rateHeaders);
+}
+
+/** A request that writes the cache and read nothing of it: what a parallel twin would read. */
+function coldWrite(usage: CacheUsage): boolean {
+  return usage.cache_creation_input_tokens > 0 && usage.cache_read_input_tokens === 0;
 }
 
 function isStatusFault(fault: FaultDecision): boolean {
