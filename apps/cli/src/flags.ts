@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { closestName } from "@forkloop/loop-core";
 import type { z } from "zod";
 import { CliError } from "./cli-error.js";
 
@@ -51,7 +52,7 @@ function describeParseError(spec: CommandSpec<z.ZodType>, error: unknown): strin
   const unknown = /Unknown option '([^']+)'/.exec(message);
   if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && unknown) {
     const flag = unknown[1] ?? "";
-    const suggestion = closestFlag(flag.replace(/^-+/, ""), Object.keys(spec.options));
+    const suggestion = closestName(flag.replace(/^-+/, ""), Object.keys(spec.options));
     return `${spec.command}: unknown flag ${flag}.${
       suggestion ? ` Did you mean --${suggestion}?` : ""
     } Run \`forkloop ${spec.command} --help\` for the list.`;
@@ -63,24 +64,4 @@ function describeParseError(spec: CommandSpec<z.ZodType>, error: unknown): strin
 }
 
 /** The known flag nearest to a mistyped one (edit distance ≤ 3), to suggest the fix. */
-export function closestFlag(typed: string, known: readonly string[]): string | undefined {
-  let best: { name: string; distance: number } | undefined;
-  for (const name of known) {
-    const distance = editDistance(typed, name);
-    if (distance <= 3 && (best === undefined || distance < best.distance)) best = { name, distance };
-  }
-  return best?.name;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
-}
+export { closestName as closestFlag } from "@forkloop/loop-core";

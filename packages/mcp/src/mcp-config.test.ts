@@ -99,6 +99,43 @@ describe("issue 15: MCP server config as Claude Code writes it", () => {
     expect(error).toContain("Fix:");
   });
 
+  it("issue 15: keys of other clients (disabled, description, autoApprove, headersHelper) are dropped as Claude Code drops them, and listed", () => {
+    const servers = {
+      db: { command: "db-server", disabled: false, description: "the db", autoApprove: ["query"] },
+      api: { type: "http", url: "https://x/mcp", headersHelper: "get-token.sh" },
+      plain: { type: "sse", url: "https://x/sse" },
+    };
+    expect(parseMcpServers(servers, project, env)).toEqual({
+      ok: true,
+      servers: [
+        {
+          name: "db",
+          source: project,
+          config: { command: "db-server" },
+          ignoredKeys: ["disabled", "description", "autoApprove"],
+        },
+        {
+          name: "api",
+          source: project,
+          config: { type: "http", url: "https://x/mcp" },
+          ignoredKeys: ["headersHelper"],
+        },
+        { name: "plain", source: project, config: { type: "sse", url: "https://x/sse" } },
+      ],
+    });
+  });
+
+  it.each([
+    [{ db: { comand: "x" } }, 'Unrecognized key: "comand" (did you mean "command"?)'],
+    [{ db: { command: "x", envs: { A: "1" } } }, 'Unrecognized key: "envs" (did you mean "env"?)'],
+    [{ db: { type: "http", url: "https://x/mcp", header: {} } }, '(did you mean "headers"?)'],
+  ])(
+    "issue 15: a near miss of a known key %j is a typo, refused with the key it meant",
+    (value, expected) => {
+      expect(errorOf(value)).toContain(expected);
+    },
+  );
+
   it("issue 15: scopes merge by name, the later list winning (local > project > user)", () => {
     const user = parseMcpServers(
       { a: { command: "user-a" }, b: { command: "user-b" } },

@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { closestName } from "@forkloop/loop-core";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { z } from "zod";
 import { expandEnv } from "./expand-env.js";
@@ -8,7 +9,10 @@ const stringMap = z.record(z.string(), z.string());
 /** Per-call timeout in milliseconds (Claude Code's per-server `timeout`). */
 const timeout = z.number().int().positive().optional();
 
-const stdioSchema = z.strictObject({
+// Not strict: Claude Code's schemas drop keys they do not know (configs copied from other clients
+// carry "disabled", "description", "alwaysAllow" …), so such a server still starts; the dropped
+// keys are kept in the entry's `ignoredKeys` for a warning.
+const stdioSchema = z.object({
   type: z.literal("stdio").optional(),
   command: z.string().min(1),
   args: z.array(z.string()).optional(),
@@ -16,7 +20,7 @@ const stdioSchema = z.strictObject({
   timeout,
 });
 const remoteSchema = (type: "http" | "sse") =>
-  z.strictObject({ type: z.literal(type), url: z.string().min(1), headers: stringMap.optional(), timeout });
+  z.object({ type: z.literal(type), url: z.string().min(1), headers: stringMap.optional(), timeout });
 const httpSchema = remoteSchema("http");
 const sseSchema = remoteSchema("sse");
 
@@ -51,6 +55,8 @@ export interface McpServerEntry {
   readonly name: string;
   readonly config: McpServerConfig;
   readonly source: McpConfigSource;
+  /** Keys of the config this reader does not know, dropped (as Claude Code drops them). */
+  readonly ignoredKeys?: readonly string[];
 }
 
 export type McpConfigResult =
@@ -179,8 +185,16 @@ function parseServer(
   if (type === undefined && "url" in raw && !("command" in raw)) {
     return fail("a url without a type", 'add "type": "http" (Streamable HTTP) or "type": "sse" (legacy)');
   }
-  const parsed = schema.safeParse(raw);
   const fix = FIXES[type === "http" || type === "sse" ? type : "stdio"];
+  const known = Object.keys(schema.shape);
+  const ignoredKeys = Object.keys(raw).filter((key) => !known.includes(key));
+  for (const key of ignoredKeys) {
+    // A near miss of a known key ("arg", "comand", "header") is a typo that would start the
+    // server wrong, not a key of another client: refused, with the key it meant.
+    const meant = closestName(key, known, 2);
+    if (meant !== undefined) return fail(`Unrecognized key: "${key}" (did you mean "${meant}"?)`, fix);
+  }
+  const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const at = issue?.path.length ? ` at ${issue.path.join(".")}` : "";
@@ -205,7 +219,7 @@ function parseServer(
       return fail(`url ${JSON.stringify(config.url)} is not http(s)`, fix);
     }
   }
-  return { ok: true, entry: { name, config, source } };
+  return { ok: true, entry: { name, config, source, ...(ignoredKeys.length > 0 ? { ignoredKeys } : {}) } };
 }
 
 type FileConfig = McpStdioServerConfig | McpHttpServerConfig | McpSseServerConfig;

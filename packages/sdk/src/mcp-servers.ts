@@ -116,8 +116,9 @@ export async function resolveMcpServers(sources: McpServerSources): Promise<Reso
     }
   }
   lists.push(option);
-  for (const line of ignored) sources.onIgnored?.(line);
   const merged = checked(mergeMcpServers(...lists));
+  for (const entry of merged) if (entry.ignoredKeys) ignored.push(describeIgnoredKeys(entry));
+  for (const line of ignored) sources.onIgnored?.(line);
   // An in-process server replaces a configured one of the same name (the caller's own wins).
   const entries = merged.filter((entry) => !inProcess.some((server) => server.name === entry.name));
   return { entries, inProcess };
@@ -137,6 +138,12 @@ function checked(result: McpConfigResult): McpServerEntry[] {
 function describeIgnored(file: string, servers: readonly McpServerEntry[]): string {
   const names = servers.map((server) => server.name).join(", ");
   return `${file}: ignored MCP servers (${names}) — they would start processes and the project is not trusted; run \`forkloop trust <dir>\` or pass --trust-project to use them.`;
+}
+
+function describeIgnoredKeys(entry: McpServerEntry): string {
+  const keys = (entry.ignoredKeys ?? []).map((key) => JSON.stringify(key)).join(", ");
+  const file = entry.source.file ?? `${entry.source.scope} MCP config`;
+  return `${file}: MCP server "${entry.name}": ignored unknown keys ${keys} (as Claude Code does); the server starts without them.`;
 }
 
 /** Claude Code's ~/.claude.json: `mcpServers` (user scope), `projects[<cwd>].mcpServers` (local scope). */

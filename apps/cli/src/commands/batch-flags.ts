@@ -4,6 +4,7 @@ import { z } from "zod";
 import { budgetUsdSchema, modeSchema, toolListSchema } from "../agent-options.js";
 import { type ParsedCommand, parseCommand } from "../flags.js";
 import { LOOP_FLAG_OPTIONS, LOOP_FLAGS_USAGE, loopFlagsSchema } from "../loop-flags.js";
+import { spreadMcpConfigArgs } from "../mcp-config-args.js";
 import { secondsFlag, TIMEOUT_FLAG_OPTIONS, TIMEOUT_FLAGS_USAGE } from "../model-timeouts.js";
 import { sandboxFlagSchema } from "../sandbox-flag.js";
 
@@ -37,7 +38,8 @@ directory and a summary to stdout.
   --allowed-tools LIST  allow rules, comma-separated: Edit, Bash(npm test:*), Write(src/**) …
   --disallowed-tools LIST  deny rules; a bare tool name also removes the tool (e.g. Bash, mcp__db,
                         or Agent / Task / Skill: no sub-agents)
-  --mcp-config FILE     MCP servers from a file (or JSON) {"mcpServers": {…}} (repeatable); with
+  --mcp-config FILE…    MCP servers from files (or JSON) {"mcpServers": {…}}, several after one flag
+                        (*.json or {…}) or the flag repeated; with
                         .mcp.json (trusted projects) and settings' mcpServers, started once for all items
   --strict-mcp-config   only the --mcp-config servers
   --trust-project          use this project's own settings as they are (see forkloop trust)
@@ -184,6 +186,6 @@ export function parseBatchFlags(argv: readonly string[]): ParsedCommand<BatchFla
         ...LOOP_FLAG_OPTIONS,
       },
     },
-    argv,
+    spreadMcpConfigArgs(argv),
   );
 }

@@ -4,6 +4,7 @@ import { budgetUsdSchema, modeSchema, toolListSchema } from "../agent-options.js
 import { CliError } from "../cli-error.js";
 import { type ParsedCommand, parseCommand } from "../flags.js";
 import { LOOP_FLAG_OPTIONS, LOOP_FLAGS_USAGE, loopFlagsSchema } from "../loop-flags.js";
+import { spreadMcpConfigArgs } from "../mcp-config-args.js";
 import { secondsFlag, TIMEOUT_FLAG_OPTIONS, TIMEOUT_FLAGS_USAGE } from "../model-timeouts.js";
 import { sandboxFlagSchema } from "../sandbox-flag.js";
 import { parseTokenBudget } from "../token-budget-flag.js";
@@ -36,7 +37,8 @@ $FORKLOOP_HOME/projects/<project>/sessions/ (FORKLOOP_HOME defaults to ~/.forklo
                           mcp__server (every tool of an MCP server), mcp__server__tool …
   --disallowed-tools LIST deny rules; a bare tool name also removes the tool (e.g. Bash, mcp__db,
                           or Agent / Task / Skill: no sub-agents)
-  --mcp-config FILE       MCP servers from a file (or a JSON string) {"mcpServers": {…}} (repeatable);
+  --mcp-config FILE…      MCP servers from files (or JSON strings) {"mcpServers": {…}}: several after
+                          one flag (*.json or {…}, as in Claude Code), or the flag repeated;
                           also read: .mcp.json (trusted projects), mcpServers in settings, ~/.claude.json
   --strict-mcp-config     only the --mcp-config servers
   --add-dir DIR           let the file tools work in DIR too (repeatable; it must exist)
@@ -157,7 +159,7 @@ export function parseRunFlags(argv: readonly string[]): ParsedCommand<RunFlags> 
         ...LOOP_FLAG_OPTIONS,
       },
     },
-    argv.map((arg) => CLAUDE_SPELLINGS[arg] ?? arg),
+    spreadMcpConfigArgs(argv.map((arg) => CLAUDE_SPELLINGS[arg] ?? arg)),
   );
   checkCombinations(parsed.flags);
   return parsed;

@@ -31,6 +31,7 @@ import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { parseCommand } from "../flags.js";
+import { spreadMcpConfigArgs } from "../mcp-config-args.js";
 import { sandboxFlagSchema } from "../sandbox-flag.js";
 
 export const WORKER_USAGE = `Usage: forkloop worker --queue redis://HOST:PORT[/DB] [--concurrency N] [flags]
@@ -49,7 +50,8 @@ their lock expires).
   --trust-project          use this project's own settings as they are (see forkloop trust)
   --sandbox MODE           each item's Bash in bubblewrap: auto | on | off (default auto: sandboxed
                            when bubblewrap works on this host); a batch cannot change it
-  --mcp-config FILE        MCP servers from a file (or JSON) {"mcpServers": {…}} (repeatable); with
+  --mcp-config FILE…       MCP servers from files (or JSON) {"mcpServers": {…}}, several after one
+                           flag (*.json or {…}) or the flag repeated; with
                            .mcp.json (trusted projects) and settings' mcpServers
   --strict-mcp-config      only the --mcp-config servers
   --allow-dangerously-skip-permissions
@@ -119,7 +121,7 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
         "stalled-interval": { type: "string" },
       },
     },
-    argv,
+    spreadMcpConfigArgs(argv),
   );
   if (flags.help) {
     context.stdout.write(`${WORKER_USAGE}\n`);
