@@ -18,6 +18,7 @@ export {
   toolDefinitions,
 } from "./build-request.js";
 export { buildCacheSafeParams, type CacheSafeParams, type CacheSafeRequest } from "./cache-safe-params.js";
+export { closestName } from "./closest-name.js";
 export {
   type AppliedEdit,
   apiMicrocompactBoundary,
@@ -88,6 +89,7 @@ export {
   type Transition,
 } from "./loop-state.js";
 export { type StepConfig, type StepDecision, type StepEvent, type StepState, step } from "./loop-step.js";
+export { createProcessMark, endMarked, PROCESS_MARK_VARIABLE, type ProcessMark } from "./marked-processes.js";
 export { MessageAccumulator } from "./message-accumulator.js";
 export type {
   ApiMessage,

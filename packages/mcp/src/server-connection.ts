@@ -174,6 +174,7 @@ export class ServerConnection {
       return { ok: true, live, tools };
     } catch (error) {
       await client.close().catch(() => undefined);
+      await opened?.endLeftovers();
       const reason = timer.aborted ? `did not start within ${limitMs} ms (MCP_TIMEOUT)` : errorText(error);
       const stderr = opened?.stderrTail() ?? "";
       return { ok: false, error: stderr === "" ? reason : `${reason}; its stderr ends: ${stderr}` };
@@ -254,6 +255,7 @@ async function listAllTools(client: Client, timeout: number, signal: AbortSignal
 async function closeLive(live: Live): Promise<void> {
   live.client.onclose = () => undefined; // a close we asked for is not a death
   await live.client.close().catch(() => undefined);
+  await live.opened.endLeftovers();
 }
 
 function rejectOnAbort(signal: AbortSignal): Promise<never> {

@@ -1,3 +1,4 @@
+import { createProcessMark, endMarked } from "@forkloop/loop-core";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -18,7 +19,15 @@ export interface OpenedTransport {
   readonly transport: Transport;
   /** What the server wrote to stderr lately (stdio only): the reason a start or a death gives. */
   stderrTail(): string;
+  /**
+   * After the transport is closed: ends what the server left running (stdio only). The SDK ends
+   * only the process it spawned; a server behind a wrapper (`sh -c`, `npx`, `uvx`) that keeps
+   * running once its stdin ends would outlive the session.
+   */
+  endLeftovers(): Promise<void>;
 }
+
+const nothingLeft = async () => undefined;
 
 const STDERR_TAIL_CHARS = 2_000;
 
@@ -42,10 +51,15 @@ export async function openTransport(
       for (const [key, value] of Object.entries(options.env ?? process.env)) {
         if (value !== undefined) env[key] = value;
       }
+      // Issue 11's marks (loop-core): everything the server starts inherits the mark in its
+      // environment, so it can be found and ended when the server closes, dies, or this process
+      // exits at once (a second Ctrl+C). The descriptor mark is not passed (the SDK spawns).
+      const mark = createProcessMark();
+      mark.release(undefined);
       const transport = new StdioClientTransport({
         command: config.command,
         args: config.args ?? [],
-        env: { ...env, ...config.env },
+        env: { ...env, ...config.env, ...mark.env },
         stderr: "pipe",
         ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       });
@@ -53,7 +67,7 @@ export async function openTransport(
       transport.stderr?.on("data", (chunk: Buffer) => {
         tail = (tail + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS);
       });
-      return { transport, stderrTail: () => tail.trim() };
+      return { transport, stderrTail: () => tail.trim(), endLeftovers: () => endMarked(mark) };
     }
     case "http":
       return {
@@ -61,6 +75,7 @@ export async function openTransport(
           requestInit: { headers: config.headers ?? {} },
         }),
         stderrTail: () => "",
+        endLeftovers: nothingLeft,
       };
     case "sse":
       return {
@@ -68,11 +83,12 @@ export async function openTransport(
           requestInit: { headers: config.headers ?? {} },
         }),
         stderrTail: () => "",
+        endLeftovers: nothingLeft,
       };
     case "sdk": {
       const [client, server] = InMemoryTransport.createLinkedPair();
       await config.instance.connect(server);
-      return { transport: client, stderrTail: () => "" };
+      return { transport: client, stderrTail: () => "", endLeftovers: nothingLeft };
     }
     default: {
       const unknown: { type: string } = config;

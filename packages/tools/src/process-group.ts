@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { createProcessMark, endMarked } from "./marked-processes.js";
+import { createProcessMark, endMarked } from "@forkloop/loop-core";
 import { HeadTailBuffer } from "./output-cap.js";
 
 export interface ProcessGroupRun {

@@ -9,6 +9,8 @@
  *   --bad-schema      adds a tool whose input schema is not valid JSON Schema
  *   --fail-start      writes a reason to stderr and exits 3 before speaking MCP
  *   --hang-start      reads stdin and never answers (a server that does not start)
+ *   --linger          keeps running after its stdin ends, until a signal ends it (as servers
+ *                     with open handles do: a browser, a database pool, a timer)
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
@@ -42,6 +44,7 @@ const { values: flags } = parseArgs({
     "bad-schema": { type: "boolean" },
     "fail-start": { type: "boolean" },
     "hang-start": { type: "boolean" },
+    linger: { type: "boolean" },
   },
 });
 
@@ -187,6 +190,7 @@ async function main(): Promise<void> {
     return { tools: listed.slice(start, end), ...(end < listed.length ? { nextCursor: String(end) } : {}) };
   });
   await server.connect(new StdioServerTransport());
+  if (flags.linger) setInterval(() => {}, 60_000);
 }
 
 await main();
