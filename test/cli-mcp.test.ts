@@ -12,6 +12,7 @@ import {
   writeScenario,
 } from "@forkloop/cli/testing";
 import {
+  everythingServerConfig,
   filesystemServerConfig,
   memoryServerConfig,
   type RunningHttpServer,
@@ -30,12 +31,13 @@ import { bodyOf, toolCall as call, resultText, toolResults } from "./support/sim
 
 let root: string;
 let http: RunningHttpServer;
+let sse: RunningHttpServer;
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "forkloop-cli-mcp-"));
-  http = await startEverythingHttp("streamableHttp");
+  [http, sse] = await Promise.all([startEverythingHttp("streamableHttp"), startEverythingHttp("sse")]);
 }, 60_000);
 afterAll(async () => {
-  await http?.close();
+  await Promise.all([http?.close(), sse?.close()]);
   await rm(root, { recursive: true, force: true });
 });
 
@@ -74,16 +76,21 @@ async function writeMcpConfig(path: string, servers: Record<string, unknown>): P
 }
 
 describe("issue 15: MCP servers in `forkloop run` and `forkloop batch` (built CLI, real servers)", () => {
-  it("issue 15 items 2, 3, 5: forkloop run — the model calls tools of server-memory (.mcp.json, trusted), server-filesystem and server-everything over Streamable HTTP (--mcp-config) and gets their real results; a server that fails to start is `failed` in system/init with its reason on stderr; a server killed mid-call gives is_error and is restarted once; a result over MAX_MCP_OUTPUT_TOKENS is saved to the session's state", async () => {
+  it("issue 15 items 1, 2, 3, 5: forkloop run — the model calls tools of server-memory (.mcp.json, trusted), server-filesystem and server-everything over Streamable HTTP, legacy SSE and stdio (--mcp-config) and gets their real results; servers that fail to start (the test server, server-filesystem without its directory) are `failed` in system/init with their reasons on stderr; a server killed mid-call gives is_error and is restarted once; results over MAX_MCP_OUTPUT_TOKENS (the test server's, server-filesystem's) are saved to the session's state", async () => {
     const dir = await project("run");
     await writeFile(join(dir, "notes.txt"), "forkloop was here\n");
     await writeMcpConfig(join(dir, ".mcp.json"), { memory: memoryServerConfig(join(dir, "memory.jsonl")) });
     await writeMcpConfig(join(dir, "servers.json"), {
       files: filesystemServerConfig(dir),
       everything: { type: "http", url: envRef("EVERYTHING_URL") },
+      legacy: { type: "sse", url: `${envRef("EVERYTHING_SSE_URL")}` },
+      "everything-stdio": everythingServerConfig(),
       test: testServerConfig(),
       broken: testServerConfig("--fail-start"),
+      // A real server that fails to start: server-filesystem refuses a directory that is not there.
+      nodir: filesystemServerConfig(join(dir, "no-such-dir")),
     });
+    await writeFile(join(dir, "big.txt"), "forkloop ".repeat(2_500)); // 22,500 characters
     const scenario = await writeScenario(
       join(dir, "scenario.json"),
       [
@@ -95,8 +102,15 @@ describe("issue 15: MCP servers in `forkloop run` and `forkloop batch` (built CL
           }),
           call("toolu_read", "mcp__files__read_text_file", { path: join(dir, "notes.txt") }),
           call("toolu_echo", "mcp__everything__echo", { message: "over http" }),
+          call("toolu_sse", "mcp__legacy__echo", { message: "over sse" }),
+          call("toolu_sum", "mcp__everything-stdio__get-sum", { a: 2, b: 40 }),
         ),
-        step("sdk", 1, call("toolu_big", "mcp__test__big", { chars: 20_000 })),
+        step(
+          "sdk",
+          1,
+          call("toolu_big", "mcp__test__big", { chars: 20_000 }),
+          call("toolu_big_file", "mcp__files__read_text_file", { path: join(dir, "big.txt") }),
+        ),
         step("sdk", 2, call("toolu_crash", "mcp__test__crash")),
         step("sdk", 3, call("toolu_pid", "mcp__test__pid")),
         step("sdk", 4, { type: "text", text: "All MCP calls made." }),
@@ -118,7 +132,12 @@ describe("issue 15: MCP servers in `forkloop run` and `forkloop batch` (built CL
         ],
         {
           cwd: dir,
-          env: { ...sim.env, EVERYTHING_URL: http.url, MAX_MCP_OUTPUT_TOKENS: "3000" },
+          env: {
+            ...sim.env,
+            EVERYTHING_URL: http.url,
+            EVERYTHING_SSE_URL: sse.url,
+            MAX_MCP_OUTPUT_TOKENS: "3000",
+          },
         },
       );
       expect(run.code, run.stderr).toBe(0);
@@ -128,11 +147,17 @@ describe("issue 15: MCP servers in `forkloop run` and `forkloop batch` (built CL
         { name: "memory", status: "connected" },
         { name: "files", status: "connected" },
         { name: "everything", status: "connected" },
+        { name: "legacy", status: "connected" },
+        { name: "everything-stdio", status: "connected" },
         { name: "test", status: "connected" },
         { name: "broken", status: "failed" },
+        { name: "nodir", status: "failed" },
       ]);
       expect(run.stderr).toContain('MCP server "broken" failed');
       expect(run.stderr).toContain("refusing to start (--fail-start)");
+      expect(run.stderr).toMatch(
+        /MCP server "nodir" failed.*None of the specified directories are accessible/s,
+      );
       expect(lines.at(-1)).toMatchObject({ type: "result", result: "All MCP calls made." });
 
       const records = (await sim.requests()).filter((record) => record.path === "/v1/messages");
@@ -146,15 +171,24 @@ describe("issue 15: MCP servers in `forkloop run` and `forkloop batch` (built CL
       expect(await readFile(join(dir, "memory.jsonl"), "utf8")).toContain('"name":"forkloop"');
       expect(resultText(results.get("toolu_read"))).toBe("forkloop was here\n");
       expect(resultText(results.get("toolu_echo"))).toBe("Echo: over http");
+      expect(resultText(results.get("toolu_sse"))).toBe("Echo: over sse");
+      expect(resultText(results.get("toolu_sum"))).toContain("42");
       // Over the cap (20,000 characters ≈ 5,000 tokens > 3,000): the model gets a path and a preview.
       const big = resultText(results.get("toolu_big"));
       const session = init?.session_id ?? "";
       const savedDir = join(sessionsStateDir(dir), session, "mcp-results");
       const saved = await readdir(savedDir);
-      expect(saved).toHaveLength(1);
-      expect(big).toContain(join(savedDir, saved[0]!));
+      expect(saved).toHaveLength(2);
+      const savedFile = (tool: string) => join(savedDir, saved.find((name) => name.includes(tool))!);
+      expect(big).toContain(savedFile("mcp__test__big"));
       expect(big.length).toBeLessThan(5_000);
-      expect((await readFile(join(savedDir, saved[0]!), "utf8")).length).toBe(20_000);
+      expect((await readFile(savedFile("mcp__test__big"), "utf8")).length).toBe(20_000);
+      // server-filesystem's own result over the cap: saved whole, the model gets its path.
+      const bigFile = resultText(results.get("toolu_big_file"));
+      expect(results.get("toolu_big_file")?.is_error).not.toBe(true);
+      expect(bigFile).toContain(savedFile("mcp__files__read_text_file"));
+      expect(bigFile.length).toBeLessThan(5_000);
+      expect(await readFile(savedFile("mcp__files__read_text_file"), "utf8")).toBe("forkloop ".repeat(2_500));
       // Killed in the middle of the call: an is_error result, then the restarted server answers.
       expect(results.get("toolu_crash")?.is_error).toBe(true);
       expect(run.stderr).toContain('MCP server "test" stopped');
@@ -339,6 +373,37 @@ describe("issue 15: MCP servers in `forkloop run` and `forkloop batch` (built CL
       expect(pids[0]).toMatch(/^\d+$/);
       expect(new Set(pids).size).toBe(1);
       for (const id of ids) expect(resultText(calls.get(`toolu_read_${id}`))).toBe(`notes of item ${id}\n`);
+    });
+  });
+
+  it("issue 15 item 2: --mcp-config takes several configs after one flag as Claude Code does (files and a JSON string), the prompt after them stays the prompt; keys of other clients are ignored with a line naming them", async () => {
+    const dir = await project("several");
+    await writeMcpConfig(join(dir, "a.json"), { a: testServerConfig() });
+    await writeMcpConfig(join(dir, "b.json"), {
+      b: { ...testServerConfig(), disabled: false, autoApprove: ["echo"] },
+    });
+    const inline = JSON.stringify({ mcpServers: { c: testServerConfig() } });
+    await withSimProcess(dir, [], async (sim) => {
+      const run = await runCli(
+        ["run", "--output-format", "stream-json", "--mcp-config", "a.json", "b.json", inline, "Say hi."],
+        { cwd: dir, env: sim.env },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const init = streamJsonLines(run.stdout).find(
+        (line) => line.type === "system" && line.subtype === "init",
+      );
+      expect(init && "mcp_servers" in init ? init.mcp_servers : undefined).toEqual([
+        { name: "a", status: "connected" },
+        { name: "b", status: "connected" },
+        { name: "c", status: "connected" },
+      ]);
+      expect(run.stderr).toContain(
+        `${join(dir, "b.json")}: MCP server "b": ignored unknown keys "disabled", "autoApprove"`,
+      );
+      const [first] = (await sim.requests()).filter((record) => record.path === "/v1/messages");
+      const prompt = JSON.stringify(bodyOf(first!).messages[0]?.content);
+      expect(prompt).toContain("Say hi.");
+      expect(prompt).not.toContain("b.json");
     });
   });
 
