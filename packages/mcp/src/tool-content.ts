@@ -69,10 +69,29 @@ function image(data: string, mimeType: string): ResultBlock {
   if (bytes > MAX_IMAGE_BYTES) {
     return text(`[image (${mimeType}, ${bytes} bytes) not shown: the API takes images up to 5 MB]`);
   }
-  return {
-    type: "image",
-    source: { type: "base64", media_type: mimeType as "image/png", data },
-  };
+  // The API checks the bytes against media_type and refuses the whole request on a mismatch,
+  // and the result stays in the history: one server's mislabelled image would fail every later
+  // turn. The bytes decide the type; data that is none of the four is a note.
+  const actual = sniffImageType(data);
+  if (actual === undefined) {
+    return text(
+      `[image (${mimeType}, ${bytes} bytes) not shown: its data is not a jpeg, png, gif or webp image]`,
+    );
+  }
+  return { type: "image", source: { type: "base64", media_type: actual, data } };
+}
+
+type ApiImageType = "image/jpeg" | "image/png" | "image/gif" | "image/webp";
+
+/** The image type the first bytes (magic numbers) say, if it is one the API takes. */
+function sniffImageType(data: string): ApiImageType | undefined {
+  const head = Buffer.from(data.slice(0, 24), "base64");
+  const ascii = (start: number, end: number) => head.subarray(start, end).toString("latin1");
+  if (head[0] === 0x89 && ascii(1, 4) === "PNG") return "image/png";
+  if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return "image/jpeg";
+  if (ascii(0, 4) === "GIF8") return "image/gif";
+  if (ascii(0, 4) === "RIFF" && ascii(8, 12) === "WEBP") return "image/webp";
+  return undefined;
 }
 
 function text(value: string): ResultBlock {

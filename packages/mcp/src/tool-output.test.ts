@@ -145,6 +145,31 @@ describe("issue 15: MCP content → tool_result blocks", () => {
     ]);
   });
 
+  it("issue 15: an image's bytes decide its media_type (the API refuses a mismatch, and every later turn with it); data that is no image the API takes is a note", () => {
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, ...Buffer.from("JFIF")]).toString("base64");
+    const gif = Buffer.from("GIF89a\x01\x00\x01\x00", "latin1").toString("base64");
+    const webp = Buffer.from("RIFF\x24\x00\x00\x00WEBPVP8 ", "latin1").toString("base64");
+    const png = (data: string) => ({ type: "image" as const, data, mimeType: "image/png" });
+    const source = (block: ReturnType<typeof toResultBlocks>[number] | undefined) =>
+      block?.type === "image" ? block.source : block;
+    expect(toResultBlocks({ content: [png(jpeg), png(gif), png(webp)] }).map(source)).toEqual([
+      { type: "base64", media_type: "image/jpeg", data: jpeg },
+      { type: "base64", media_type: "image/gif", data: gif },
+      { type: "base64", media_type: "image/webp", data: webp },
+    ]);
+    const text = Buffer.from("not an image at all").toString("base64");
+    expect(toResultBlocks({ content: [png(text), png("")] })).toEqual([
+      {
+        type: "text",
+        text: "[image (image/png, 19 bytes) not shown: its data is not a jpeg, png, gif or webp image]",
+      },
+      {
+        type: "text",
+        text: "[image (image/png, 0 bytes) not shown: its data is not a jpeg, png, gif or webp image]",
+      },
+    ]);
+  });
+
   it("issue 15: an image over the API's 5 MB becomes a note, not a request the API refuses", () => {
     const blocks = toResultBlocks({
       content: [{ type: "image", data: "A".repeat(7_000_000), mimeType: "image/png" }],
