@@ -1,4 +1,7 @@
 import { getEventListeners } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { testContext } from "@forkloop/loop-core/testing";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterEach, describe, expect, it } from "vitest";
@@ -163,6 +166,21 @@ describe("issue 15: connectMcpServers against the repo's McpServer test server (
     ]);
     expect(mcp.tools.length).toBeGreaterThan(0);
     expect(mcp.tools.every((tool) => tool.name.startsWith("mcp__good__"))).toBe(true);
+  });
+
+  it("issue 15 item 3: servers start in parallel — three that each wait for the other two before answering all connect", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "forkloop-mcp-peers-"));
+    try {
+      const peer = testServerConfig("--peers", `${dir}:3`);
+      const { mcp } = await connect(
+        { a: peer, b: peer, c: peer },
+        // Started one after another, the first would wait out this limit and fail.
+        { limits: { ...DEFAULT_MCP_LIMITS, startupTimeoutMs: 10_000 } },
+      );
+      expect(mcp.status().map((each) => each.status)).toEqual(["connected", "connected", "connected"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("issue 15: MCP_TIMEOUT: a server that never answers initialize fails after the startup timeout", async () => {

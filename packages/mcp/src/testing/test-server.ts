@@ -9,9 +9,13 @@
  *   --bad-schema      adds a tool whose input schema is not valid JSON Schema
  *   --fail-start      writes a reason to stderr and exits 3 before speaking MCP
  *   --hang-start      reads stdin and never answers (a server that does not start)
+ *   --peers DIR:N     before speaking MCP, leaves a file in DIR and waits until DIR holds N:
+ *                     N servers so started all connect only if they are started together
  *   --linger          keeps running after its stdin ends, until a signal ends it (as servers
  *                     with open handles do: a browser, a database pool, a timer)
  */
+import { readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -45,6 +49,7 @@ const { values: flags } = parseArgs({
     "fail-start": { type: "boolean" },
     "hang-start": { type: "boolean" },
     linger: { type: "boolean" },
+    peers: { type: "string" },
   },
 });
 
@@ -152,6 +157,14 @@ function definition(spec: ToolSpec): Tool {
   };
 }
 
+async function waitForPeers(spec: string): Promise<void> {
+  const at = spec.lastIndexOf(":");
+  const dir = spec.slice(0, at);
+  const count = Number(spec.slice(at + 1));
+  writeFileSync(join(dir, String(process.pid)), "");
+  while (readdirSync(dir).length < count) await sleep(20);
+}
+
 async function main(): Promise<void> {
   if (flags["fail-start"]) {
     process.stderr.write("test server: refusing to start (--fail-start)\n");
@@ -161,6 +174,7 @@ async function main(): Promise<void> {
     process.stdin.resume();
     return;
   }
+  if (flags.peers) await waitForPeers(flags.peers);
   const server = new McpServer({ name: "forkloop-test-server", version: "1.0.0" });
   for (const spec of specs) {
     server.registerTool(
