@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -100,6 +100,35 @@ describe("issue 15: no MCP server process outlives the session (built CLI)", () 
       run.child.kill("SIGINT");
       const result = await run.exited;
       expect(result.code, result.stderr).toBe(130);
+      expect(await ended(pid)).toBe(true);
+    });
+  });
+
+  it("issue 15 item 3: SIGTERM while a server is still starting: the start gives up at once (not after MCP_TIMEOUT), no model request is made, exit 143, the server process ended", async () => {
+    const dir = await mkdtemp(join(root, "starting-"));
+    const peers = await mkdtemp(join(root, "peers-"));
+    // `--peers DIR:2` alone never answers initialize; its file in DIR names its pid.
+    const starting = JSON.stringify({
+      mcpServers: {
+        starting: { command: process.execPath, args: [TEST_SERVER_PATH, "--peers", `${peers}:2`] },
+      },
+    });
+    await withSimProcess(dir, [], async (sim) => {
+      const run = startCli(["run", "hi", "--output-format", "stream-json", "--mcp-config", starting], {
+        cwd: dir,
+        env: { ...sim.env, MCP_TIMEOUT: "25000" },
+      });
+      let pid = 0;
+      for (let attempt = 0; attempt < 400 && pid === 0; attempt++) {
+        pid = Number(readdirSync(peers)[0] ?? 0);
+        if (pid === 0) await sleep(50);
+      }
+      expect(pid).toBeGreaterThan(0);
+      run.child.kill("SIGTERM");
+      const result = await run.exited;
+      expect(result.code, result.stderr).toBe(143);
+      expect(result.stderr).toContain('MCP server "starting" failed: its start was stopped');
+      expect((await sim.requests()).filter((record) => record.path === "/v1/messages")).toEqual([]);
       expect(await ended(pid)).toBe(true);
     });
   });

@@ -16,6 +16,8 @@ export interface ConnectMcpOptions {
   readonly resultsDir?: string;
   /** Start failures, deaths, restarts, skipped tools, large outputs. Must not throw. */
   readonly onNotice?: (notice: McpNotice) => void;
+  /** The session's stop (Ctrl+C, SIGTERM): servers still starting give up at once, as failed. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** The session's MCP servers: their tools, their current status, and one close for all. */
@@ -43,7 +45,13 @@ export async function connectMcpServers(
   const limits = options.limits ?? DEFAULT_MCP_LIMITS;
   const connections = entries.map(
     (entry) =>
-      new ServerConnection(entry, { cwd: options.cwd, env: options.env, limits, onNotice: options.onNotice }),
+      new ServerConnection(entry, {
+        cwd: options.cwd,
+        env: options.env,
+        limits,
+        onNotice: options.onNotice,
+        signal: options.signal,
+      }),
   );
   const started = await Promise.all(connections.map((connection) => connection.start()));
   const tools: Tool[] = [];

@@ -44,6 +44,8 @@ interface Live {
 export interface ServerConnectionOptions extends TransportOptions {
   readonly limits: McpLimits;
   readonly onNotice?: ((notice: McpNotice) => void) | undefined;
+  /** The session's stop: a start still connecting gives up (it would otherwise wait out MCP_TIMEOUT). */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /**
@@ -159,7 +161,8 @@ export class ServerConnection {
     let opened: OpenedTransport | undefined;
     const client = new Client(MCP_CLIENT_INFO, { capabilities: {} });
     const timer = AbortSignal.timeout(limitMs);
-    const deadline = AbortSignal.any([timer, this.closing.signal]);
+    const stop = this.options.signal;
+    const deadline = AbortSignal.any([timer, this.closing.signal, ...(stop ? [stop] : [])]);
     try {
       opened = await openTransport(this.entry.config, this.options);
       const transport = opened.transport;
@@ -175,7 +178,11 @@ export class ServerConnection {
     } catch (error) {
       await client.close().catch(() => undefined);
       await opened?.endLeftovers();
-      const reason = timer.aborted ? `did not start within ${limitMs} ms (MCP_TIMEOUT)` : errorText(error);
+      const reason = timer.aborted
+        ? `did not start within ${limitMs} ms (MCP_TIMEOUT)`
+        : stop?.aborted
+          ? "its start was stopped (the session was interrupted)"
+          : errorText(error);
       const stderr = opened?.stderrTail() ?? "";
       return { ok: false, error: stderr === "" ? reason : `${reason}; its stderr ends: ${stderr}` };
     }

@@ -212,6 +212,8 @@ export async function startSessionMcp(
     readonly resultsDir: string;
     readonly deny: readonly string[];
     readonly warn: (line: string) => void;
+    /** The session's stop: servers still starting give up at once. */
+    readonly signal?: AbortSignal | undefined;
   },
 ): Promise<SessionMcp> {
   const limits = mcpLimitsFromEnv(options.env);
@@ -225,6 +227,7 @@ export async function startSessionMcp(
           limits: limits.limits,
           resultsDir: options.resultsDir,
           onNotice: (notice) => options.warn(`forkloop: ${describeMcpNotice(notice)}`),
+          signal: options.signal,
         });
   const inProcessTools = servers.inProcess.flatMap((server) => sdkServerTools(server));
   let closed = false;

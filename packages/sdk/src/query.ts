@@ -256,6 +256,7 @@ class QueryRun implements Query {
         resultsDir: join(resolved.sessionsDir, sessionId, "mcp-results"),
         deny: resolved.rules.deny,
         warn: this.#warn,
+        signal: this.#options.abortController?.signal,
       });
       this.#mcpStatus = () => mcp.status();
       try {
@@ -470,6 +471,8 @@ class QueryRun implements Query {
     const started = Date.now();
     const controller = new AbortController();
     this.#turn = controller;
+    // A stop that came before the turn (while the MCP servers started) interrupts it at once.
+    if (this.#options.abortController?.signal.aborted) controller.abort(HARD_INTERRUPT);
     try {
       const request = parseRunRequest(turn.prompt);
       if (request.kind === "compact") {

@@ -135,6 +135,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
       resultsDir: join(dir, "mcp-results"),
       deny: rules.deny,
       warn: notice,
+      signal: context.signal,
     });
     reportJournalRecovery(backend, join(dir, JOURNAL_FILE), notice);
     await enqueueOnce(backend, items, {

@@ -120,6 +120,11 @@ export async function runCommand(argv: readonly string[], context: CommandContex
   if (inputProblem !== undefined) context.stderr.write(`forkloop run: ${inputProblem}\n`);
   if (result === undefined) {
     if (inputProblem !== undefined) return EXIT.usage;
+    if (context.signal.aborted) {
+      // Stopped before the session started (settings, MCP servers): nothing ran, nothing to save.
+      context.stderr.write("Interrupted before the session started.\n");
+      return EXIT.interrupted;
+    }
     throw new Error("the query ended without a result message");
   }
   const code = printOutcome(
