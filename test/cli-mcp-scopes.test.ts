@@ -81,23 +81,25 @@ describe("issue 15: MCP servers from Claude Code's scopes (built CLI)", () => {
     });
   });
 
-  it("issue 15 item 2: --strict-mcp-config keeps only the --mcp-config servers, whatever the scopes hold", async () => {
+  it("issue 15 item 2: --strict-mcp-config keeps only the --mcp-config servers, whatever the scopes hold; a relative --mcp-config file is where the command was typed, not under --cwd", async () => {
     const home = join(root, "home-strict");
     const dir = join(root, "project-strict");
     await writeScopes(home, dir);
-    const only = JSON.stringify({ mcpServers: { only: testServerConfig() } });
+    await writeJson(join(root, "only.json"), { mcpServers: { only: testServerConfig() } });
     const run = await runCli(
       [
         "run",
         "hi",
         "--output-format",
         "stream-json",
+        "--cwd",
+        dir,
         "--trust-project",
         "--strict-mcp-config",
         "--mcp-config",
-        only,
+        "only.json",
       ],
-      { cwd: dir, env: { HOME: home } },
+      { cwd: root, env: { HOME: home } },
     );
     expect(run.code, run.stderr).toBe(0);
     expect(mcpServersOf(run.stdout)).toEqual([{ name: "only", status: "connected" }]);

@@ -17,6 +17,7 @@ import { resolveModelAlias } from "@forkloop/loop-core";
 import { batchesDir, DEFAULT_MODEL, type LoopChoices, type ProjectState } from "@forkloop/sdk";
 import { CliError } from "./cli-error.js";
 import { BATCH_USAGE, type BatchFlags, SETTINGS_FLAGS } from "./commands/batch-flags.js";
+import { mcpConfigFlag } from "./mcp-config-args.js";
 import { checkWritableDir } from "./state-checks.js";
 
 /** What the flags ask for, decided before anything is written: a new batch (items listed) or a resume. */
@@ -106,9 +107,7 @@ export async function planBatch(
     ...(flags["mcp-config"] === undefined
       ? {}
       : {
-          mcpConfig: flags["mcp-config"].map((value) =>
-            value.trimStart().startsWith("{") ? value : resolve(cwd, value),
-          ),
+          mcpConfig: flags["mcp-config"].map((value) => mcpConfigFlag(value, cwd)),
         }),
     ...(flags["strict-mcp-config"] === undefined ? {} : { strictMcpConfig: flags["strict-mcp-config"] }),
     outputDir: flags.output ? resolve(cwd, flags.output) : batchDir(state, id),

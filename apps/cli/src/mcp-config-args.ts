@@ -1,3 +1,5 @@
+import { resolve } from "node:path";
+
 const FLAG = "--mcp-config";
 
 /** A further `--mcp-config` value: a JSON object, or a file named `*.json`. */
@@ -32,4 +34,12 @@ export function spreadMcpConfigArgs(argv: readonly string[]): string[] {
     }
   }
   return out;
+}
+
+/**
+ * One `--mcp-config` value as the SDK takes it: JSON as is, a file made absolute against `cwd` —
+ * where the command was typed for run and worker (as --settings and --add-dir), not their --cwd.
+ */
+export function mcpConfigFlag(value: string, cwd: string): string {
+  return value.trimStart().startsWith("{") ? value : resolve(cwd, value);
 }

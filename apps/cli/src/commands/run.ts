@@ -18,6 +18,7 @@ import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { loopChoicesFromFlags } from "../loop-flags.js";
+import { mcpConfigFlag } from "../mcp-config-args.js";
 import { timeoutEnv } from "../model-timeouts.js";
 import { printOutcome } from "../run-outcome.js";
 import { streamJsonPrompt, textPrompt } from "../run-prompt.js";
@@ -99,7 +100,9 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       ...loop,
       ...(resume === undefined ? {} : { resume }),
       ...(flags["trust-project"] === undefined ? {} : { trustProject: flags["trust-project"] }),
-      ...(flags["mcp-config"] === undefined ? {} : { mcpConfig: flags["mcp-config"] }),
+      ...(flags["mcp-config"] === undefined
+        ? {}
+        : { mcpConfig: flags["mcp-config"].map((value) => mcpConfigFlag(value, context.cwd)) }),
       ...(flags["strict-mcp-config"] === undefined ? {} : { strictMcpConfig: flags["strict-mcp-config"] }),
       ...(flags.sandbox === undefined ? {} : { sandbox: flags.sandbox }),
       ...(flags.settings === undefined ? {} : { settings: settingsFlag(flags.settings, context.cwd) }),

@@ -31,7 +31,7 @@ import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { parseCommand } from "../flags.js";
-import { spreadMcpConfigArgs } from "../mcp-config-args.js";
+import { mcpConfigFlag, spreadMcpConfigArgs } from "../mcp-config-args.js";
 import { sandboxFlagSchema } from "../sandbox-flag.js";
 
 export const WORKER_USAGE = `Usage: forkloop worker --queue redis://HOST:PORT[/DB] [--concurrency N] [flags]
@@ -163,7 +163,7 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
         env: mcpEnv,
         settingSources: SETTING_SOURCES,
         trustProject: flags["trust-project"],
-        configFiles: flags["mcp-config"],
+        configFiles: flags["mcp-config"]?.map((value) => mcpConfigFlag(value, context.cwd)),
         strict: flags["strict-mcp-config"],
         onIgnored: (line) => log(`forkloop: ${line}`),
       })
