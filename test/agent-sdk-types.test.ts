@@ -20,15 +20,26 @@ async function compile(config: string): Promise<{ code: number; output: string }
 // The fixture imports "@anthropic-ai/claude-agent-sdk" (installed types-only by
 // agent-sdk-compat/ensure-installed.mjs, the `pretest` script); forkloop.json maps that import to
 // packages/sdk/src.
-describe("issue-14: a program written against the Claude Agent SDK's types", () => {
-  it("issue-14 Done-when 1: compiles against the Agent SDK 0.3.328 itself (it is a genuine Agent SDK program)", async () => {
-    const result = await compile("agent-sdk.json");
-    expect(result.output).toBe("");
-    expect(result.code).toBe(0);
-  });
+// Each program is compiled against the Agent SDK itself (so it is a genuine Agent SDK program)
+// and unchanged against @forkloop/sdk. The documentation-style one imports the named types those
+// pages use (hook inputs, result variants, MCP server configs, AbortError) and sets options
+// forkloop only accepts (effort, outputFormat, …).
+const programs = [
+  { config: "agent-sdk.json", what: "the fields of issue 14, against the Agent SDK 0.3.328 itself" },
+  {
+    config: "forkloop.json",
+    what: "the same, unchanged against @forkloop/sdk (query, Options, Query, messages, callbacks, tool, session helpers)",
+  },
+  { config: "agent-sdk-docs.json", what: "a documentation-style program, against the Agent SDK itself" },
+  {
+    config: "forkloop-docs.json",
+    what: "the same, unchanged against @forkloop/sdk (named types, results narrowed by subtype)",
+  },
+];
 
-  it("issue-14 Done-when 1: compiles unchanged against @forkloop/sdk (query, Options, Query, messages, callbacks, tool, session helpers)", async () => {
-    const result = await compile("forkloop.json");
+describe("issue-14: a program written against the Claude Agent SDK's types", () => {
+  it.each(programs)("issue-14 Done-when 1: compiles — $what", async ({ config }) => {
+    const result = await compile(config);
     expect(result.output).toBe("");
     expect(result.code).toBe(0);
   });

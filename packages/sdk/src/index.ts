@@ -5,6 +5,7 @@
  */
 // Endpoint resolution, the models file, the fault spec and OptionsError (also a light subpath).
 
+export { AbortError } from "./abort-error.js";
 export { createHeadlessPermissions } from "./headless-permissions.js";
 export {
   type GivenLoopChoices,
@@ -30,13 +31,18 @@ export {
   startSessionMcp,
 } from "./mcp-servers.js";
 export type {
+  ModelUsage,
+  NonNullableUsage,
   SDKAPIRetryMessage,
   SDKAssistantMessage,
   SDKCompactBoundaryMessage,
   SDKMessage,
   SDKModelFallbackMessage,
   SDKPartialAssistantMessage,
+  SDKPermissionDenial,
+  SDKResultError,
   SDKResultMessage,
+  SDKResultSuccess,
   SDKSystemMessage,
   SDKTaskNotificationMessage,
   SDKTaskProgressMessage,
@@ -55,15 +61,29 @@ export type {
   HookEvent,
   HookInput,
   HookJSONOutput,
+  McpHttpServerConfig,
+  McpSdkServerConfigWithInstance,
   McpServerConfig,
+  McpSSEServerConfig,
+  McpStdioServerConfig,
   Options,
   PermissionMode,
   PermissionResult,
+  PostToolUseHookInput,
+  PreCompactHookInput,
+  PreToolUseHookInput,
+  SessionStartHookInput,
   SettingSource,
+  StopHookInput,
+  SubagentStartHookInput,
+  SubagentStopHookInput,
+  SyncHookJSONOutput,
   SystemPromptOption,
+  ThinkingConfig,
+  UserPromptSubmitHookInput,
 } from "./options.js";
 export { HOOK_EVENTS } from "./options.js";
-export { type Query, query } from "./query.js";
+export { type McpServerStatus, type ModelInfo, type Query, query, type SlashCommand } from "./query.js";
 export { bashToolOptions, refuseDisabledBypass } from "./query-options.js";
 export { resolveSandbox } from "./sandbox.js";
 export {
@@ -81,6 +101,7 @@ export {
   listSessionsIn,
   newSessionId,
   type SessionInfo,
+  type SessionInfo as SDKSessionInfo,
   savedSession,
 } from "./session-helpers.js";
 export { loadRunSettings, mergeRules, settingsHooks, toolHooks } from "./settings.js";

@@ -8,7 +8,6 @@ describe("namedMcpServers (issue 15 + 16: what a queued batch stores of its MCP 
       { name: "tracker.io", config: { type: "http", url: "https://x.test/mcp" }, source: { scope: "flag" } },
       { name: "files", config: { type: "sse", url: "https://y.test/sse" }, source: { scope: "user" } },
     ],
-    inProcess: [],
   };
 
   it("issue 16 + issue 15: names and transports only — no command, args, URL — and no server a bare deny rule removes whole", () => {

@@ -26,7 +26,7 @@ import {
 } from "@forkloop/tools";
 import type { McpServerConfig } from "./options.js";
 import { OptionsError } from "./options-error.js";
-import { type SdkMcpServer, sdkServerTools } from "./sdk-mcp-server.js";
+import { mcpServerOf } from "./sdk-mcp-server.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -49,10 +49,9 @@ export interface McpServerSources {
   readonly onIgnored?: ((line: string) => void) | undefined;
 }
 
-/** The servers to connect, and the Tool-contract servers (`createSdkMcpServer` without an instance). */
+/** The servers to connect, in-process ones (`createSdkMcpServer`, an `McpServer`) included. */
 export interface ResolvedMcpServers {
   readonly entries: readonly McpServerEntry[];
-  readonly inProcess: readonly SdkMcpServer[];
 }
 
 /**
@@ -104,13 +103,14 @@ export async function resolveMcpServers(sources: McpServerSources): Promise<Reso
   for (const file of sources.configFiles ?? []) {
     lists.push(checked(await flagConfig(file, sources.cwd, sources.env)));
   }
-  const inProcess: SdkMcpServer[] = [];
   const option: McpServerEntry[] = [];
   for (const [name, config] of Object.entries(sources.servers ?? {})) {
-    if (config.type === "sdk" && "instance" in config) {
-      option.push({ name, config, source: { scope: "sdk" } });
+    if (config.type === "sdk" && "tools" in config) {
+      // createSdkMcpServer's: this query connects a copy (an McpServer serves one connection).
+      const instance = mcpServerOf({ ...config, name });
+      option.push({ name, config: { type: "sdk", instance }, source: { scope: "sdk" } });
     } else if (config.type === "sdk") {
-      inProcess.push({ ...config, name });
+      option.push({ name, config, source: { scope: "sdk" } });
     } else {
       option.push(...checked(parseMcpServers({ [name]: config }, { scope: "sdk" }, sources.env)));
     }
@@ -119,9 +119,7 @@ export async function resolveMcpServers(sources: McpServerSources): Promise<Reso
   const merged = checked(mergeMcpServers(...lists));
   for (const entry of merged) if (entry.ignoredKeys) ignored.push(describeIgnoredKeys(entry));
   for (const line of ignored) sources.onIgnored?.(line);
-  // An in-process server replaces a configured one of the same name (the caller's own wins).
-  const entries = merged.filter((entry) => !inProcess.some((server) => server.name === entry.name));
-  return { entries, inProcess };
+  return { entries: merged };
 }
 
 /** A `--mcp-config` value: a file, or (as Claude Code takes it) the JSON itself. */
@@ -229,19 +227,15 @@ export async function startSessionMcp(
           onNotice: (notice) => options.warn(`forkloop: ${describeMcpNotice(notice)}`),
           signal: options.signal,
         });
-  const inProcessTools = servers.inProcess.flatMap((server) => sdkServerTools(server));
-  let closed = false;
   return {
-    tools: offeredMcpTools([...inProcessTools, ...(connections?.tools ?? [])], options.deny),
-    status: () => [
-      ...servers.inProcess.map((server) => ({ name: server.name, status: closed ? "closed" : "connected" })),
-      ...(connections?.status() ?? []).map((server: McpServerStatus) => ({
+    tools: offeredMcpTools(connections?.tools ?? [], options.deny),
+    status: () =>
+      (connections?.status() ?? []).map((server: McpServerStatus) => ({
         name: server.name,
         status: server.status,
+        ...(server.error === undefined ? {} : { error: server.error }),
       })),
-    ],
     close: async () => {
-      closed = true;
       await connections?.close();
     },
   };

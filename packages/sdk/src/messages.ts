@@ -47,7 +47,17 @@ export type SDKTaskNotificationMessage = z.infer<typeof taskNotificationLineSche
 export type SDKModelFallbackMessage = z.infer<typeof modelFallbackLineSchema>;
 /** forkloop: drop the message with `removed_uuid`; its attempt was abandoned (R-L8). */
 export type SDKTombstoneMessage = z.infer<typeof tombstoneLineSchema>;
-export type SDKResultMessage = z.infer<typeof resultLineSchema>;
+type ResultLine = z.infer<typeof resultLineSchema>;
+/** The result variants, named as the Agent SDK names them; `subtype` tells them apart. */
+export type SDKResultSuccess = Omit<ResultLine, "subtype"> & { subtype: "success" };
+export type SDKResultError = Omit<ResultLine, "subtype"> & {
+  subtype: Exclude<ResultLine["subtype"], "success">;
+};
+export type SDKResultMessage = SDKResultSuccess | SDKResultError;
+export type SDKPermissionDenial = SDKResultMessage["permission_denials"][number];
+/** A result's `usage` (the main loop's tokens) and one `modelUsage` entry. */
+export type NonNullableUsage = SDKResultMessage["usage"];
+export type ModelUsage = SDKResultMessage["modelUsage"][string];
 
 export type SDKMessage =
   | SDKSystemMessage

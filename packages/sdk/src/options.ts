@@ -6,6 +6,7 @@ import type {
   McpStdioServerConfig,
 } from "@forkloop/mcp";
 import type { SettingSource } from "@forkloop/tools";
+import type { AgentSdkOnlyOptions } from "./agent-sdk-only-options.js";
 import type { SdkMcpServer } from "./sdk-mcp-server.js";
 
 export type { PermissionMode, SettingSource };
@@ -36,8 +37,19 @@ export const HOOK_EVENTS = [
   "PreCompact",
 ] as const;
 
-/** The hook events forkloop fires (the Agent SDK has more; others are ignored with a warning). */
+/** The hook events forkloop fires. */
 export type HookEvent = (typeof HOOK_EVENTS)[number];
+
+/** Hook events of the Agent SDK that forkloop does not fire: accepted, and ignored with a warning. */
+export type AgentSdkOnlyHookEvent =
+  | "PostToolUseFailure"
+  | "Notification"
+  | "SessionEnd"
+  | "PermissionRequest"
+  | "PostCompact"
+  | "Setup"
+  | "TeammateIdle"
+  | "TaskCompleted";
 
 export interface BaseHookInput {
   session_id: string;
@@ -73,6 +85,17 @@ export type HookInput = BaseHookInput &
     | { hook_event_name: "PreCompact"; trigger: "manual" | "auto"; custom_instructions: string | null }
   );
 
+/** One event's hook input, named as the Agent SDK names them (`input as PreToolUseHookInput`). */
+type HookInputOf<E extends HookEvent> = Extract<HookInput, { hook_event_name: E }>;
+export type PreToolUseHookInput = HookInputOf<"PreToolUse">;
+export type PostToolUseHookInput = HookInputOf<"PostToolUse">;
+export type UserPromptSubmitHookInput = HookInputOf<"UserPromptSubmit">;
+export type SessionStartHookInput = HookInputOf<"SessionStart">;
+export type StopHookInput = HookInputOf<"Stop">;
+export type SubagentStartHookInput = HookInputOf<"SubagentStart">;
+export type SubagentStopHookInput = HookInputOf<"SubagentStop">;
+export type PreCompactHookInput = HookInputOf<"PreCompact">;
+
 /** What a hook callback answers (the Agent SDK's SyncHookJSONOutput, the fields forkloop reads). */
 export interface HookJSONOutput {
   continue?: boolean;
@@ -89,6 +112,8 @@ export interface HookJSONOutput {
     additionalContext?: string;
   };
 }
+
+export type SyncHookJSONOutput = HookJSONOutput;
 
 export type HookCallback = (
   input: HookInput,
@@ -123,10 +148,22 @@ export interface AgentDefinition {
  */
 export type McpServerConfig =
   | SdkMcpServer
-  | { type: "sdk"; name: string; instance: McpSdkServerConfig["instance"] }
+  | McpSdkServerConfigWithInstance
   | McpStdioServerConfig
   | McpHttpServerConfig
   | McpSseServerConfig;
+
+export type { McpHttpServerConfig, McpStdioServerConfig };
+/** The Agent SDK spells it `McpSSEServerConfig`. */
+export type McpSSEServerConfig = McpSseServerConfig;
+export type McpSdkServerConfigWithInstance = {
+  type: "sdk";
+  name: string;
+  instance: McpSdkServerConfig["instance"];
+};
+
+/** Extended thinking as the Messages API takes it (`adaptive`, `enabled` with a budget, `disabled`). */
+export type ThinkingConfig = ThinkingConfigParam;
 
 export type SystemPromptOption = string | { type: "preset"; preset: "claude_code"; append?: string };
 
@@ -134,7 +171,7 @@ export type SystemPromptOption = string | { type: "preset"; preset: "claude_code
  * `query()`'s options: the Agent SDK's names and shapes. Options the Agent SDK has and forkloop
  * does not are ignored with one warning (on `stderr`), as the Agent SDK tolerates newer fields.
  */
-export interface Options {
+export interface Options extends AgentSdkOnlyOptions {
   abortController?: AbortController;
   cwd?: string;
   additionalDirectories?: string[];
@@ -155,7 +192,8 @@ export interface Options {
   permissionMode?: PermissionMode;
   allowDangerouslySkipPermissions?: boolean;
   canUseTool?: CanUseTool;
-  hooks?: Partial<Record<HookEvent, HookCallbackMatcher[]>>;
+  /** Callbacks per event; events forkloop does not fire (AgentSdkOnlyHookEvent) are warned about once. */
+  hooks?: Partial<Record<HookEvent | AgentSdkOnlyHookEvent, HookCallbackMatcher[]>>;
   agents?: Record<string, AgentDefinition>;
   mcpServers?: Record<string, McpServerConfig>;
   /** Only `mcpServers` (and forkloop's `mcpConfig` files): no servers from settings or `.mcp.json`. */

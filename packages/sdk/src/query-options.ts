@@ -6,7 +6,7 @@ import { createBuiltinTools, PERMISSION_MODES, SETTING_SOURCES, type Settings } 
 import { type LoopChoices, resolveLoopChoices } from "./loop-choices.js";
 import { type ResolvedMcpServers, resolveMcpServers } from "./mcp-servers.js";
 import { withSettingsRetryEnv } from "./model-retry.js";
-import { KNOWN_OPTIONS, type Options } from "./options.js";
+import { HOOK_EVENTS, KNOWN_OPTIONS, type Options } from "./options.js";
 import { OptionsError } from "./options-error.js";
 import { resolveSandbox } from "./sandbox.js";
 import { listSessionsIn, newSessionId, savedSession } from "./session-helpers.js";
@@ -56,6 +56,14 @@ export async function resolveQueryOptions(
   const unknown = Object.keys(options).filter((key) => !KNOWN_OPTIONS.has(key));
   if (unknown.length > 0) {
     warn(`forkloop: ignoring options it does not support yet: ${unknown.join(", ")}`);
+  }
+  const unfired = Object.keys(options.hooks ?? {}).filter(
+    (event) => !(HOOK_EVENTS as readonly string[]).includes(event),
+  );
+  if (unfired.length > 0) {
+    warn(
+      `forkloop: ignoring hooks for events it does not fire: ${unfired.join(", ")} (it fires ${HOOK_EVENTS.join(", ")})`,
+    );
   }
   const env = options.env ?? process.env;
   const cwd = resolve(options.cwd ?? process.cwd());

@@ -147,6 +147,15 @@ describe("query() through the simulator", () => {
         ...new Set(subMessages.map((message) => message.type === "assistant" && message.parent_tool_use_id)),
       ].sort(),
     ).toEqual([...toolUseIds].sort());
+    // One message per content block, not per stream delta: each sub-agent's answer is whole.
+    for (const toolUseId of toolUseIds) {
+      const texts = subMessages.flatMap((message) =>
+        message.type === "assistant" && message.parent_tool_use_id === toolUseId
+          ? message.message.content.flatMap((block) => (block.type === "text" ? [block.text] : []))
+          : [],
+      );
+      expect(texts).toEqual(["sub-agent agent:reviewer done"]);
+    }
     // The definition's prompt reached the sub-agents' requests.
     const subRequests = harness.sim.requests().filter((record) => record.rawBody.includes("REVIEWER-7"));
     expect(subRequests.length).toBeGreaterThanOrEqual(2);
@@ -295,7 +304,35 @@ describe("query() through the simulator", () => {
     expect((messages[0] as { tools: string[] }).tools).toContain("mcp__calc__add");
     const second = harness.sim.requests().filter((record) => record.querySource === "sdk")[1];
     expect(second?.rawBody ?? "").toContain('"tool_use_id"');
-    expect(second?.rawBody ?? "").toMatch(/"content":\[\{"type":"text","text":"5"\}\]/);
+    expect(second?.rawBody ?? "").toMatch(/"content":("5"|\[\{"type":"text","text":"5"\}\])/);
+    // A real McpServer of @modelcontextprotocol/sdk holds the tools (the Agent SDK's `instance`).
+    const { McpServer } = await import("@modelcontextprotocol/sdk/server/mcp.js");
+    expect(calc.instance).toBeInstanceOf(McpServer);
+  });
+
+  it("issue-14 point 5: one createSdkMcpServer serves concurrent queries (each connects its own copy over the in-memory transport)", async () => {
+    const { createSdkMcpServer, tool } = await import("./sdk-mcp-server.js");
+    const { z } = await import("zod");
+    let calls = 0;
+    const calc = createSdkMcpServer({
+      name: "calc",
+      tools: [
+        tool("add", "Adds two numbers", { a: z.number(), b: z.number() }, async (args) => {
+          calls++;
+          return { content: [{ type: "text", text: String(args.a + args.b) }] };
+        }),
+      ],
+    });
+    const runs = await Promise.all(
+      [1, 2, 3].map(() =>
+        runQuery("add numbers", harness.options({ mcpServers: { calc }, allowedTools: ["mcp__calc__add"] })),
+      ),
+    );
+    expect(calls).toBe(3);
+    for (const messages of runs) {
+      expect(messages[0]).toMatchObject({ mcp_servers: [{ name: "calc", status: "connected" }] });
+      expect(resultOf(messages)).toMatchObject({ subtype: "success" });
+    }
   });
 
   it("issue-14 point 3: maxBudgetUsd ends with error_max_budget_usd; maxTurns with error_max_turns", async () => {
@@ -389,13 +426,20 @@ describe("query() through the simulator", () => {
         allowDangerouslySkipPermissions: true,
         disallowedTools: ["Write(out.txt)"],
         stderr: (line) => warnings.push(line),
-        ...({ effort: "high", betas: [] } as object),
+        effort: "high",
+        betas: [],
+        hooks: { SessionEnd: [{ hooks: [async () => ({})] }] },
       }),
     );
     expect(resultOf(messages).permission_denials).toMatchObject([{ tool_name: "Write" }]);
     expect(existsSync(join(harness.dir, "out.txt"))).toBe(false);
     expect(warnings.filter((line) => line.includes("ignoring options"))).toEqual([
       "forkloop: ignoring options it does not support yet: effort, betas\n",
+    ]);
+    expect(warnings.filter((line) => line.includes("ignoring hooks"))).toEqual([
+      expect.stringMatching(
+        /^forkloop: ignoring hooks for events it does not fire: SessionEnd \(it fires PreToolUse, /,
+      ),
     ]);
   });
 

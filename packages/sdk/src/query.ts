@@ -33,15 +33,36 @@ import { SubAgentTracker } from "./sub-agent-tracker.js";
 import { removedForkTools } from "./tool-selection.js";
 
 /** The Agent SDK's Query: an async generator of messages with control methods. */
+/** `supportedModels()`'s entries (the Agent SDK's ModelInfo). */
+export interface ModelInfo {
+  value: string;
+  displayName: string;
+  description: string;
+}
+
+/** `supportedCommands()`'s entries (the Agent SDK's SlashCommand). */
+export interface SlashCommand {
+  name: string;
+  description: string;
+  argumentHint: string;
+}
+
+/** `mcpServerStatus()`'s entries; `error` says why a server failed (forkloop). */
+export interface McpServerStatus {
+  name: string;
+  status: string;
+  error?: string;
+}
+
 export interface Query extends AsyncGenerator<SDKMessage, void> {
   /** Stops the current turn: a submit-interrupt when input is waiting (it runs next), else a hard interrupt. */
   interrupt(): Promise<void>;
   setPermissionMode(mode: PermissionMode): Promise<void>;
   /** The model of the turns from now on (default: the query's). */
   setModel(model?: string): Promise<void>;
-  supportedCommands(): Promise<{ name: string; description: string; argumentHint: string }[]>;
-  supportedModels(): Promise<{ value: string; displayName: string; description: string }[]>;
-  mcpServerStatus(): Promise<{ name: string; status: string }[]>;
+  supportedCommands(): Promise<SlashCommand[]>;
+  supportedModels(): Promise<ModelInfo[]>;
+  mcpServerStatus(): Promise<McpServerStatus[]>;
   /** More streaming input (as if the prompt iterable had yielded it). */
   streamInput(stream: AsyncIterable<SDKUserMessageInput>): Promise<void>;
   /** Ends the query now: the running turn is interrupted and the session closed. */
@@ -95,7 +116,7 @@ class QueryRun implements Query {
   #setMode: ((mode: PermissionMode) => void) | undefined;
   /** The settings' bypass switch, once they are read (until then only the option is checked). */
   #bypassSettings: BypassSettings = { permissions: {} };
-  #mcpStatus: () => { name: string; status: string }[] = () => [];
+  #mcpStatus: () => McpServerStatus[] = () => [];
 
   constructor(
     prompt: string | AsyncIterable<SDKUserMessageInput>,

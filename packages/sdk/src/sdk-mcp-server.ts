@@ -1,5 +1,5 @@
-import { annotationTraits, type ContentBlockParam, type Tool, type ToolResult } from "@forkloop/loop-core";
-import { z } from "zod";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { z } from "zod";
 
 /** MCP's CallToolResult, the part a tool handler fills in. */
 export interface CallToolResult {
@@ -29,12 +29,18 @@ export interface SdkMcpToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShap
   annotations?: ToolAnnotations;
 }
 
-/** What `createSdkMcpServer` returns; `mcpServers: { [name]: server }` gives its tools to a query. */
+/**
+ * What `createSdkMcpServer` returns (the Agent SDK's `McpSdkServerConfigWithInstance`):
+ * `mcpServers: { [name]: server }` gives its tools to a query. `instance` is a real `McpServer`
+ * holding them; each query connects its own copy over the MCP SDK's in-memory transport, because
+ * an `McpServer` serves one connection at a time and many queries may share one server.
+ */
 export interface SdkMcpServer {
   type: "sdk";
   name: string;
   version: string;
   tools: readonly SdkMcpToolDefinition[];
+  instance: McpServer;
 }
 
 /** The Agent SDK's `tool()`: a zod raw shape and a handler returning a CallToolResult. */
@@ -55,10 +61,9 @@ export function tool<Shape extends z.ZodRawShape>(
 }
 
 /**
- * The Agent SDK's `createSdkMcpServer()`: an in-process server whose tools the model sees as
- * `mcp__<server>__<tool>`. Its tools run on the Tool contract in this process (no MCP round trip);
- * a sub-agent's calls come back to the parent over comlink like every parent-side tool. An
- * `McpServer` of `@modelcontextprotocol/sdk` is given as `{ type: "sdk", name, instance }` instead.
+ * The Agent SDK's `createSdkMcpServer()`: an in-process MCP server whose tools the model sees as
+ * `mcp__<server>__<tool>` (issue 14 item 5, on the MCP client of issue 15). A sub-agent's calls
+ * come back to the parent over comlink like every MCP tool's.
  */
 export function createSdkMcpServer(options: {
   name: string;
@@ -69,50 +74,24 @@ export function createSdkMcpServer(options: {
   if (!/^[A-Za-z0-9_-]+$/.test(options.name)) {
     throw new TypeError(`createSdkMcpServer: name "${options.name}" must be letters, digits, "_" or "-"`);
   }
-  return { type: "sdk", name: options.name, version: options.version ?? "1.0.0", tools: options.tools ?? [] };
+  const definition = { name: options.name, version: options.version ?? "1.0.0", tools: options.tools ?? [] };
+  return { type: "sdk", ...definition, instance: mcpServerOf(definition) };
 }
 
-export function mcpToolName(server: string, toolName: string): string {
-  return `mcp__${server}__${toolName}`;
-}
-
-/** The server's tools as loop tools: validated input, the handler's result as the tool_result. */
-export function sdkServerTools(server: SdkMcpServer): Tool[] {
-  return server.tools.map((definition) => {
-    const annotations = definition.annotations ?? {};
-    const tool: Tool = {
-      name: mcpToolName(server.name, definition.name),
-      description: definition.description,
-      inputSchema: z.object(definition.inputSchema) as unknown as Tool["inputSchema"],
-      // Kept on the tool so a sub-agent's proxy (it runs in the parent) answers alike (issue 15).
-      annotations,
-      ...annotationTraits(annotations),
-      maxResultSizeChars: 100_000,
-      async call(input, context): Promise<ToolResult> {
-        const extra = { signal: context.abortController.signal, toolUseId: context.toolUseId };
-        let result: CallToolResult;
-        try {
-          result = await definition.handler(input, extra);
-        } catch (error) {
-          // A throwing handler is the tool's failure, reported to the model, not a crash.
-          return { isError: true, content: `${tool.name} failed: ${(error as Error).message ?? error}` };
-        }
-        return { content: toContentBlocks(result), ...(result.isError === true ? { isError: true } : {}) };
+/** A fresh `McpServer` serving the definitions' tools (one per connection). */
+export function mcpServerOf(server: Pick<SdkMcpServer, "name" | "version" | "tools">): McpServer {
+  const instance = new McpServer({ name: server.name, version: server.version });
+  for (const definition of server.tools) {
+    instance.registerTool(
+      definition.name,
+      {
+        description: definition.description,
+        inputSchema: definition.inputSchema,
+        ...(definition.annotations === undefined ? {} : { annotations: definition.annotations }),
       },
-    };
-    return tool;
-  });
-}
-
-function toContentBlocks(result: CallToolResult): ContentBlockParam[] {
-  return result.content.map((block): ContentBlockParam => {
-    if (block.type === "text" && typeof block.text === "string") return { type: "text", text: block.text };
-    if (block.type === "image" && typeof block.data === "string" && typeof block.mimeType === "string") {
-      return {
-        type: "image",
-        source: { type: "base64", data: block.data, media_type: block.mimeType as "image/png" },
-      };
-    }
-    return { type: "text", text: JSON.stringify(block) };
-  });
+      // biome-ignore lint/suspicious/noExplicitAny: the MCP SDK's callback type is per-shape
+      (async (args: any, extra: unknown) => definition.handler(args, extra)) as never,
+    );
+  }
+  return instance;
 }

@@ -24,7 +24,9 @@ interface Tracked {
   toolUses: number;
   tokens: number;
   lastToolName: string | undefined;
-  messages: number;
+  /** The API response being streamed: its number, and the text deltas of its open text block. */
+  turn: number;
+  pendingText: string;
   model: string;
 }
 
@@ -132,7 +134,8 @@ export class SubAgentTracker {
       toolUses: 0,
       tokens: 0,
       lastToolName: undefined,
-      messages: 0,
+      turn: 1,
+      pendingText: "",
       model: task.cacheSafeParams.model,
       entry: {
         agentId: task.id,
@@ -187,12 +190,14 @@ export class SubAgentTracker {
         if (event.model !== "") tracked.model = event.model;
         return;
       case "text":
-        if (toolUseId !== undefined) this.#assistant(tracked, toolUseId, { type: "text", text: event.text });
+        // Text streams as deltas; the Agent SDK emits one assistant message per finished block.
+        tracked.pendingText += event.text;
         return;
       case "tool_use":
         tracked.toolUses++;
         tracked.lastToolName = event.name;
         if (toolUseId !== undefined) {
+          this.#flushText(tracked, toolUseId);
           this.#assistant(tracked, toolUseId, {
             type: "tool_use",
             id: event.toolUseId,
@@ -225,6 +230,8 @@ export class SubAgentTracker {
         return;
       case "usage":
         if (event.phase !== "end" || toolUseId === undefined) return;
+        this.#flushText(tracked, toolUseId);
+        tracked.turn++;
         tracked.tokens +=
           event.usage.input_tokens +
           event.usage.output_tokens +
@@ -262,13 +269,20 @@ export class SubAgentTracker {
     }
   }
 
+  #flushText(tracked: Tracked, parentToolUseId: string): void {
+    if (tracked.pendingText === "") return;
+    const text = tracked.pendingText;
+    tracked.pendingText = "";
+    this.#assistant(tracked, parentToolUseId, { type: "text", text });
+  }
+
+  /** One message per content block; the blocks of one API response share its message id. */
   #assistant(tracked: Tracked, parentToolUseId: string, block: Record<string, unknown>): void {
-    tracked.messages++;
     this.#emit({
       type: "assistant",
       ...this.#base(),
       message: {
-        id: `msg_${tracked.task.id}_${tracked.messages}`,
+        id: `msg_${tracked.task.id}_${tracked.turn}`,
         type: "message",
         role: "assistant",
         model: tracked.model,
@@ -300,6 +314,7 @@ export class SubAgentTracker {
     };
     const toolUseId = tracked.task.parent?.toolUseId;
     if (toolUseId === undefined) return;
+    this.#flushText(tracked, toolUseId);
     this.#emit({
       type: "system",
       subtype: "task_notification",

@@ -1,0 +1,29 @@
+/**
+ * Options of the Claude Agent SDK that `query()` accepts but does not act on yet: a program
+ * written against the Agent SDK that sets them compiles unchanged, and at run time they are
+ * ignored with one warning naming them (issue 14 point 2; the README lists what each would do).
+ * The process options (`executable`, `pathToClaudeCodeExecutable`, `spawnClaudeCodeProcess`, …)
+ * have no meaning here: there is no Claude Code process.
+ */
+export interface AgentSdkOnlyOptions {
+  agent?: string;
+  betas?: string[];
+  debug?: boolean;
+  debugFile?: string;
+  effort?: "low" | "medium" | "high" | "xhigh" | "max";
+  enableFileCheckpointing?: boolean;
+  executable?: "bun" | "deno" | "node";
+  executableArgs?: string[];
+  extraArgs?: Record<string, string | null>;
+  outputFormat?: { type: "json_schema"; schema: Record<string, unknown> };
+  pathToClaudeCodeExecutable?: string;
+  permissionPromptToolName?: string;
+  persistSession?: boolean;
+  plugins?: { type: "local"; path: string }[];
+  resumeSessionAt?: string;
+  sessionId?: string;
+  skills?: string[] | "all";
+  spawnClaudeCodeProcess?: (options: never) => unknown;
+  taskBudget?: { total: number };
+  title?: string;
+}
