@@ -204,10 +204,16 @@ async function* attemptStream(
       : await client.messages.create(body, options).withResponse();
     requestId = request_id ?? undefined;
     iterator = (data as unknown as AsyncIterable<RawMessageStreamEvent>)[Symbol.asyncIterator]();
+    const abandoned = whenAborted(attempt.signal);
     for (;;) {
       // Only the wait for the next event counts as idle, not the time the caller spends on one.
       deadline.arm("stream_idle_timeout", idleMs);
-      const next = await iterator.next();
+      const pending = iterator.next();
+      // An abort that lands while this generator is suspended at a yield (the caller reacting to
+      // an event, e.g. a fork starting from a streamed tool_use) can leave the SDK's next read
+      // waiting for ever; the attempt's own signal ends the wait instead (R-L16).
+      pending.catch(() => {});
+      const next = await Promise.race([pending, abandoned]);
       deadline.disarm();
       if (next.done) break;
       const event = next.value;
@@ -282,6 +288,13 @@ export function retryDelayMs(
   const max = options?.maxDelayMs ?? 32_000;
   if (retryAfter !== undefined && retryAfter > 0) return Math.min(retryAfter, max);
   return Math.min(base * 2 ** attempt, max);
+}
+
+/** Resolves as an ended iteration once the signal aborts. */
+function whenAborted(signal: AbortSignal): Promise<IteratorReturnResult<undefined>> {
+  const ended = { done: true, value: undefined } as const;
+  if (signal.aborted) return Promise.resolve(ended);
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(ended), { once: true }));
 }
 
 /** Resolves true after `ms`, false as soon as the signal aborts. */

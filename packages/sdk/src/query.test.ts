@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BrainRequest } from "@forkloop/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -334,6 +334,42 @@ describe("query() through the simulator", () => {
       expect(resultOf(messages)).toMatchObject({ subtype: "success" });
     }
   });
+
+  // Both endpoints: the harness's simulator over HTTP, and the embedded one (no key), whose
+  // interrupted stream once left the query waiting for ever.
+  it.each([
+    ["the simulator's URL", "review twice", {}],
+    [
+      "the embedded simulator",
+      "Summarize notes.md and more.md with sub-agents",
+      { env: { HOME: "/nonexistent" } },
+    ],
+  ])(
+    "issue-14 point 2: abortController aborting while forks start ends the query with its result, last (%s)",
+    async (_, prompt, extra) => {
+      writeFileSync(join(harness.dir, "more.md"), "# More\n");
+      for (const at of [1, 2]) {
+        const abortController = new AbortController();
+        const messages: SDKMessage[] = [];
+        let started = 0;
+        for await (const message of query({
+          prompt,
+          options: harness.options({
+            abortController,
+            agents: { reviewer: { description: "Reviews one file", prompt: "You review." } },
+            ...extra,
+          }),
+        })) {
+          messages.push(message);
+          if (message.type === "system" && message.subtype === "task_started" && ++started === at) {
+            abortController.abort();
+          }
+        }
+        expect(messages.at(-1)).toMatchObject({ type: "result", subtype: "error_during_execution" });
+        expect(messages.filter((message) => message.type === "result")).toHaveLength(1);
+      }
+    },
+  );
 
   it("issue-14 point 3: maxBudgetUsd ends with error_max_budget_usd; maxTurns with error_max_turns", async () => {
     const broke = await runQuery("loop forever", harness.options({ maxBudgetUsd: 0.000001 }));

@@ -69,6 +69,9 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
   close(): void;
 }
 
+/** How long an ended turn waits for its interrupted forks to report, before its result. */
+const FORK_SETTLE_MS = 5_000;
+
 /** Why the running turn was aborted (R-L16: only SUBMIT_INTERRUPT_REASON leaves no notice). */
 const HARD_INTERRUPT = "user_interrupt";
 const OVER_BUDGET = "max_budget_usd";
@@ -539,6 +542,7 @@ class QueryRun implements Query {
         step = await events.next();
       }
       const terminal: Terminal = step.value;
+      await turn.tracker.settled(FORK_SETTLE_MS);
       // Input that arrived too late for this turn's requests starts the next turn.
       this.#pending.unshift(...this.#queued.splice(0).map((command) => command.content));
       const result: SDKResultMessage = turn.writer.result(terminal, {

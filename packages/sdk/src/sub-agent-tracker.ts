@@ -48,6 +48,7 @@ export class SubAgentTracker {
   readonly #onStart: (start: ForkStart) => void;
   readonly #describe: (toolUseId: string) => string | undefined;
   readonly #tracked = new Map<string, Tracked>();
+  readonly #inFlight = new Set<Promise<void>>();
 
   constructor(options: {
     sessionId: string;
@@ -74,8 +75,11 @@ export class SubAgentTracker {
         },
       };
     };
-    const settle = (task: SubAgentTask, result: Promise<SubAgentResult>) =>
-      result.then((value) => this.#finish(task.id, value)).catch(() => {});
+    const settle = (task: SubAgentTask, result: Promise<SubAgentResult>) => {
+      const settled = result.then((value) => this.#finish(task.id, value)).catch(() => {});
+      this.#inFlight.add(settled);
+      void settled.finally(() => this.#inFlight.delete(settled));
+    };
     return {
       run: (task, callbacks) => {
         const handle = pool.run(task, track(task, callbacks));
@@ -107,6 +111,21 @@ export class SubAgentTracker {
       stats: () => pool.stats(),
       close: async () => {},
     };
+  }
+
+  /**
+   * Waits (at most `ms`) for the forks still running to settle. An interrupted turn answers its
+   * Agent calls without waiting for them; their task_notification belongs before the turn's
+   * result, which the Agent SDK yields last.
+   */
+  async settled(ms: number): Promise<void> {
+    if (this.#inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    });
+    await Promise.race([Promise.all(this.#inFlight), timeout]);
+    clearTimeout(timer);
   }
 
   /** The ledger so far, in start order (running forks with zeros). */
