@@ -112,6 +112,7 @@ export type { ModelInfo } from "./model-catalog.js";
 export { costUsd, getModelInfo, listModels, resolveModelAlias } from "./model-catalog.js";
 export {
   type BeforeSend,
+  type OutputConfig,
   buildModelRequestBody,
   callModel,
   DEFAULT_HEADERS_TIMEOUT_MS,

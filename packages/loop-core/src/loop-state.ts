@@ -4,7 +4,7 @@ import type { ContextEditingConfig } from "./context-editing.js";
 import type { AutoCompactTracking } from "./context-pipeline.js";
 import type { Message } from "./messages.js";
 import type { ModelInfo } from "./model-catalog.js";
-import type { BeforeSend, RetryOptions } from "./model-client.js";
+import type { BeforeSend, OutputConfig, RetryOptions } from "./model-client.js";
 import type { ContinueReason } from "./terminal.js";
 import type { BudgetTracker } from "./token-budget.js";
 import type { ToolUseContext } from "./tool.js";
@@ -123,6 +123,8 @@ export interface QueryConfig {
   readonly beforeSend?: BeforeSend | undefined;
   /** R-C2 cached variant: API context editing (optional so existing configs stay valid). */
   readonly contextEditing?: ContextEditingConfig | undefined;
+  /** `output_config.effort` / `.format` of every request (optional so existing configs stay valid). */
+  readonly outputConfig?: OutputConfig | undefined;
 }
 
 /** R-L10 constants (seed). */

@@ -99,6 +99,7 @@ export async function* attemptModel(
           querySource: config.querySource,
           signal: toolUseContext.abortController.signal,
           taskBudget,
+          outputConfig: config.outputConfig,
           fallbackAvailable: fallbackIndex < config.fallbackModels.length,
           retry: config.retry,
           beforeSend: config.beforeSend,

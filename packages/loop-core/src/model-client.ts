@@ -63,6 +63,7 @@ export interface ModelCallRequest extends BuildRequestInput {
   readonly signal: AbortSignal;
   /** R-L3: API-level task budget for the whole agent turn. */
   readonly taskBudget?: { readonly total: number; readonly remaining: number } | undefined;
+  readonly outputConfig?: OutputConfig | undefined;
   /** Whether the caller has another model to fall back to (R-L8). */
   readonly fallbackAvailable: boolean;
   readonly retry?: RetryOptions | undefined;
@@ -142,15 +143,17 @@ export async function* callModel(request: ModelCallRequest): AsyncGenerator<Mode
 /** The body `callModel` sends, task budget included. */
 export function buildModelRequestBody(request: ModelCallRequest): MessageCreateParams {
   const body = buildRequest(request);
+  const outputConfig: Record<string, unknown> = { ...request.outputConfig };
   if (request.taskBudget) {
     // R-L3: the API-level task budget (`remaining` recomputed by the loop every iteration).
-    (body as unknown as Record<string, unknown>).output_config = {
-      task_budget: {
-        type: "tokens",
-        total: request.taskBudget.total,
-        remaining: request.taskBudget.remaining,
-      },
+    outputConfig.task_budget = {
+      type: "tokens",
+      total: request.taskBudget.total,
+      remaining: request.taskBudget.remaining,
     };
+  }
+  if (Object.keys(outputConfig).length > 0) {
+    (body as unknown as Record<string, unknown>).output_config = outputConfig;
   }
   if (request.contextEditing) {
     // R-C2 (cached variant): the API applies these edits before counting and caching.
@@ -288,6 +291,15 @@ export function retryDelayMs(
   const max = options?.maxDelayMs ?? 32_000;
   if (retryAfter !== undefined && retryAfter > 0) return Math.min(retryAfter, max);
   return Math.min(base * 2 ** attempt, max);
+}
+
+/**
+ * The request's `output_config` besides the task budget: `effort`, and `format` — structured
+ * outputs, the reply's text constrained to a JSON schema (the Agent SDK's `outputFormat`).
+ */
+export interface OutputConfig {
+  readonly effort?: "low" | "medium" | "high" | "xhigh" | "max";
+  readonly format?: { readonly type: "json_schema"; readonly schema: Record<string, unknown> };
 }
 
 /** Resolves as an ended iteration once the signal aborts. */

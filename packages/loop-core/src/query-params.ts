@@ -12,7 +12,7 @@ import {
 } from "./loop-state.js";
 import type { Message, TextBlockParam } from "./messages.js";
 import { getModelInfo, type ModelInfo, resolveModelAlias } from "./model-catalog.js";
-import type { BeforeSend, RetryOptions } from "./model-client.js";
+import type { BeforeSend, OutputConfig, RetryOptions } from "./model-client.js";
 import type { CanUseTool } from "./permissions.js";
 import type { QueryDeps } from "./query-deps.js";
 import type { ToolUseContext } from "./tool.js";
@@ -43,6 +43,8 @@ export interface QueryParams {
   readonly tokenBudget?: number;
   /** R-L3: API-level task budget. */
   readonly taskBudget?: { readonly total: number };
+  /** `output_config` of every request: `effort`, and `format` (structured outputs, a JSON schema). */
+  readonly outputConfig?: OutputConfig;
   /** E.g. tiny context windows in tests. */
   readonly modelOverrides?: readonly ModelInfo[];
   /** Default true; off and over the hard limit → terminal `blocking_limit`. */
@@ -97,6 +99,7 @@ export function snapshotConfig(params: QueryParams): QueryConfig {
     thinking: params.thinking,
     tokenBudget: params.tokenBudget,
     taskBudget: params.taskBudget,
+    outputConfig: params.outputConfig,
     autoCompactEnabled: params.autoCompactEnabled ?? true,
     modelOverrides: Object.freeze([...(params.modelOverrides ?? [])]),
     streamingToolExecution: params.streamingToolExecution ?? true,

@@ -22,6 +22,7 @@ import {
   query,
   type SystemMessage,
   type Terminal,
+  type OutputConfig,
   type ThinkingConfigParam,
   type Tool,
   type ToolUseContext,
@@ -93,6 +94,11 @@ export interface MainSessionOptions {
   readonly fallbackModels?: readonly string[];
   readonly modelOverrides?: readonly ModelInfo[];
   readonly thinking?: ThinkingConfigParam;
+  /**
+   * `output_config` of the main loop's requests: `effort`, and `format` (structured outputs).
+   * Forks do not get it: their replies are reports to the parent, not the session's answer.
+   */
+  readonly outputConfig?: OutputConfig;
   /** R-L18: a background summary of each tool batch by this small model (`--summary-model`). */
   readonly toolUseSummaryModel?: string;
   /**
@@ -410,6 +416,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       ...(options.fallbackModels === undefined ? {} : { fallbackModels: options.fallbackModels }),
       ...(options.modelOverrides === undefined ? {} : { modelOverrides: options.modelOverrides }),
       ...(options.thinking === undefined ? {} : { thinking: options.thinking }),
+      ...(options.outputConfig === undefined ? {} : { outputConfig: options.outputConfig }),
       ...(options.toolUseSummaryModel === undefined
         ? {}
         : { toolUseSummaryModel: options.toolUseSummaryModel }),

@@ -10,12 +10,10 @@ export interface AgentSdkOnlyOptions {
   betas?: string[];
   debug?: boolean;
   debugFile?: string;
-  effort?: "low" | "medium" | "high" | "xhigh" | "max";
   enableFileCheckpointing?: boolean;
   executable?: "bun" | "deno" | "node";
   executableArgs?: string[];
   extraArgs?: Record<string, string | null>;
-  outputFormat?: { type: "json_schema"; schema: Record<string, unknown> };
   pathToClaudeCodeExecutable?: string;
   permissionPromptToolName?: string;
   persistSession?: boolean;

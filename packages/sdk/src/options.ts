@@ -217,6 +217,10 @@ export interface Options extends AgentSdkOnlyOptions {
   trustProject?: boolean;
   /** forkloop (R-S6): Bash in bubblewrap; default the settings' `sandbox`, else `auto` in dontAsk, `off` otherwise. */
   sandbox?: "auto" | "on" | "off";
+  /** `output_config.effort` of the session's requests (the models that take it). */
+  effort?: "low" | "medium" | "high" | "xhigh" | "max";
+  /** Structured outputs: the final reply is JSON for `schema`, parsed into `result.structured_output`. */
+  outputFormat?: { type: "json_schema"; schema: Record<string, unknown> };
   /** Extended thinking, as the Messages API takes it (e.g. `{ type: "enabled", budget_tokens: 4000 }`). */
   thinking?: ThinkingConfigParam;
   /**
@@ -265,6 +269,8 @@ export const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof Options>([
   "sandbox",
   "settings",
   "thinking",
+  "effort",
+  "outputFormat",
   "stateDir",
   "maxThinkingTokens",
   "toolUseSummaryModel",

@@ -371,6 +371,32 @@ describe("query() through the simulator", () => {
     },
   );
 
+  it("issue-14 point 2: outputFormat sends output_config.format (and effort) on the main loop's requests and parses the reply into result.structured_output", async () => {
+    harness.sim.clearRequests();
+    const schema = {
+      type: "object",
+      properties: { title: { type: "string" }, lines: { type: "integer" } },
+      required: ["title", "lines"],
+      additionalProperties: false,
+    };
+    const messages = await runQuery(
+      "describe notes.md as JSON",
+      harness.options({ outputFormat: { type: "json_schema", schema }, effort: "high" }),
+    );
+    const result = resultOf(messages);
+    expect(result).toMatchObject({ subtype: "success", is_error: false });
+    expect(result.structured_output).toEqual(JSON.parse(result.result));
+    expect(result.structured_output).toMatchObject({ title: expect.any(String), lines: expect.any(Number) });
+    const sent = harness.sim.requests().filter((record) => record.querySource === "sdk");
+    expect(sent.length).toBeGreaterThan(0);
+    for (const record of sent) {
+      expect(JSON.parse(record.rawBody).output_config).toEqual({
+        effort: "high",
+        format: { type: "json_schema", schema },
+      });
+    }
+  });
+
   it("issue-14 point 3: maxBudgetUsd ends with error_max_budget_usd; maxTurns with error_max_turns", async () => {
     const broke = await runQuery("loop forever", harness.options({ maxBudgetUsd: 0.000001 }));
     expect(resultOf(broke)).toMatchObject({ subtype: "error_max_budget_usd", is_error: true });
@@ -462,7 +488,7 @@ describe("query() through the simulator", () => {
         allowDangerouslySkipPermissions: true,
         disallowedTools: ["Write(out.txt)"],
         stderr: (line) => warnings.push(line),
-        effort: "high",
+        persistSession: true,
         betas: [],
         hooks: { SessionEnd: [{ hooks: [async () => ({})] }] },
       }),
@@ -470,7 +496,7 @@ describe("query() through the simulator", () => {
     expect(resultOf(messages).permission_denials).toMatchObject([{ tool_name: "Write" }]);
     expect(existsSync(join(harness.dir, "out.txt"))).toBe(false);
     expect(warnings.filter((line) => line.includes("ignoring options"))).toEqual([
-      "forkloop: ignoring options it does not support yet: effort, betas\n",
+      "forkloop: ignoring options it does not support yet: persistSession, betas\n",
     ]);
     expect(warnings.filter((line) => line.includes("ignoring hooks"))).toEqual([
       expect.stringMatching(

@@ -4,6 +4,7 @@ import {
   type CanUseTool as LoopCanUseTool,
   type LoopEvent,
   listModels,
+  type OutputConfig,
   type PermissionMode,
   type QueuedCommand,
   SUBMIT_INTERRUPT_REASON,
@@ -29,6 +30,7 @@ import { settingsHooks } from "./settings.js";
 import { processRuntimes, type RuntimeRegistry, type SharedRuntime } from "./shared-runtime.js";
 import { parseRunRequest, SLASH_COMMANDS } from "./slash-commands.js";
 import { StreamJsonWriter } from "./stream-json-writer.js";
+import { withStructuredOutput } from "./structured-output.js";
 import { SubAgentTracker } from "./sub-agent-tracker.js";
 import { removedForkTools } from "./tool-selection.js";
 
@@ -389,6 +391,7 @@ class QueryRun implements Query {
         : { appendSystemPrompt: resolved.appendSystemPrompt }),
       ...(this.#options.maxTurns === undefined ? {} : { maxTurns: this.#options.maxTurns }),
       ...(this.#options.tokenBudget === undefined ? {} : { tokenBudget: this.#options.tokenBudget }),
+      ...outputConfigOf(this.#options),
       ...resolved.loop,
     });
     if (session.droppedTornRecord) {
@@ -545,13 +548,16 @@ class QueryRun implements Query {
       await turn.tracker.settled(FORK_SETTLE_MS);
       // Input that arrived too late for this turn's requests starts the next turn.
       this.#pending.unshift(...this.#queued.splice(0).map((command) => command.content));
-      const result: SDKResultMessage = turn.writer.result(terminal, {
-        durationMs: Date.now() - started,
-        permissionDenials: turn.permissions.denials(),
-        subagents: turn.tracker.entries(),
-        overBudget:
-          controller.signal.reason === OVER_BUDGET || (terminal.reason === "completed" && overBudget()),
-      });
+      const result: SDKResultMessage = withStructuredOutput(
+        turn.writer.result(terminal, {
+          durationMs: Date.now() - started,
+          permissionDenials: turn.permissions.denials(),
+          subagents: turn.tracker.entries(),
+          overBudget:
+            controller.signal.reason === OVER_BUDGET || (terminal.reason === "completed" && overBudget()),
+        }),
+        this.#options.outputFormat,
+      );
       turn.emit(result);
       return (
         result.subtype === "error_max_budget_usd" ||
@@ -592,4 +598,13 @@ function askCaller(canUseTool: CanUseTool): LoopCanUseTool {
       ? { behavior: "deny", message: answer.message, interrupt: true }
       : { behavior: "deny", message: answer.message };
   };
+}
+
+/** The session's `output_config` from the Agent SDK's `effort` and `outputFormat` options. */
+function outputConfigOf(options: Options): { outputConfig?: OutputConfig } {
+  const config: OutputConfig = {
+    ...(options.effort === undefined ? {} : { effort: options.effort }),
+    ...(options.outputFormat === undefined ? {} : { format: options.outputFormat }),
+  };
+  return Object.keys(config).length === 0 ? {} : { outputConfig: config };
 }

@@ -204,6 +204,7 @@ export const resultSubtypeSchema = z.enum([
   "error_max_turns",
   "error_during_execution",
   "error_max_budget_usd",
+  "error_max_structured_output_retries",
 ]);
 
 const tokensAndCost = {
@@ -267,6 +268,8 @@ export const resultLineSchema = z.object({
   ),
   /** forkloop: the loop's terminal reason (R-L6), which the exit code follows; `compact_failed` for a failed `/compact`. */
   terminal_reason: z.string(),
+  /** With `outputFormat`: the final reply, parsed (it is JSON for the schema). */
+  structured_output: z.unknown().optional(),
   /** What went wrong (empty on success), as the Agent SDK's error results. */
   errors: z.array(z.string()),
   /** forkloop: one entry per sub-agent of the session so far; `usage` + these = the modelUsage totals. */
