@@ -112,13 +112,13 @@ export type { ModelInfo } from "./model-catalog.js";
 export { costUsd, getModelInfo, listModels, resolveModelAlias } from "./model-catalog.js";
 export {
   type BeforeSend,
-  type OutputConfig,
   buildModelRequestBody,
   callModel,
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_STREAM_IDLE_TIMEOUT_MS,
   type ModelCallRequest,
   type ModelEvent,
+  type OutputConfig,
   QUERY_SOURCE_HEADER,
   type RetryOptions,
 } from "./model-client.js";
