@@ -125,6 +125,21 @@ describe("query() through the simulator", () => {
       [...toolUseIds].sort(),
     );
     expect(started[0]).toMatchObject({ subagent_type: "reviewer", task_type: "agent:reviewer" });
+    // The Agent SDK's order: the assistant message holding a tool_use, then its fork's messages.
+    for (const toolUseId of toolUseIds) {
+      const holder = messages.findIndex(
+        (message) =>
+          message.type === "assistant" &&
+          message.message.content.some((block) => block.type === "tool_use" && block.id === toolUseId),
+      );
+      const first = messages.findIndex(
+        (message) =>
+          ("tool_use_id" in message && message.tool_use_id === toolUseId) ||
+          ("parent_tool_use_id" in message && message.parent_tool_use_id === toolUseId),
+      );
+      expect(holder).toBeGreaterThanOrEqual(0);
+      expect(first).toBeGreaterThan(holder);
+    }
     expect(started.map((message) => "description" in message && message.description).sort()).toEqual([
       "review a",
       "review b",

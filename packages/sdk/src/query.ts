@@ -33,6 +33,7 @@ import { StreamJsonWriter } from "./stream-json-writer.js";
 import { withStructuredOutput } from "./structured-output.js";
 import { SubAgentTracker } from "./sub-agent-tracker.js";
 import { removedForkTools } from "./tool-selection.js";
+import { ToolUseOrder } from "./tool-use-order.js";
 
 /** The Agent SDK's Query: an async generator of messages with control methods. */
 /** `supportedModels()`'s entries (the Agent SDK's ModelInfo). */
@@ -71,8 +72,12 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
   close(): void;
 }
 
-/** How long an ended turn waits for its interrupted forks to report, before its result. */
-const FORK_SETTLE_MS = 5_000;
+/**
+ * How long an ended turn waits for its interrupted forks to report, before its result. A fork
+ * ends within the pool's cancel grace once its thread runs, but a thread still starting (the
+ * pool starts them with the first fork) takes seconds on a loaded machine.
+ */
+const FORK_SETTLE_MS = 30_000;
 
 /** Why the running turn was aborted (R-L16: only SUBMIT_INTERRUPT_REASON leaves no notice). */
 const HARD_INTERRUPT = "user_interrupt";
@@ -302,9 +307,10 @@ class QueryRun implements Query {
     sessionId: string,
     tools: readonly Tool[],
   ): Promise<void> {
-    const emit = (message: SDKMessage) => {
+    const order = new ToolUseOrder((message) => {
       if (!this.#closed) this.#out.push(message);
-    };
+    });
+    const emit = (message: SDKMessage) => order.emit(message);
     const agentTypes = new Map<string, string>();
     const descriptions = new Map<string, string>();
     const tracker = new SubAgentTracker({
@@ -450,6 +456,7 @@ class QueryRun implements Query {
             model: turnModel,
             permissionMode: this.#permissionMode ?? resolved.permissionMode,
             emit,
+            releaseHeld: () => order.flush(),
             descriptions,
           });
           if (ended) break;
@@ -493,6 +500,8 @@ class QueryRun implements Query {
     model: string;
     permissionMode: PermissionMode;
     emit: (message: SDKMessage) => void;
+    /** What ToolUseOrder still holds (a tool_use whose message never completed). */
+    releaseHeld: () => void;
     descriptions: Map<string, string>;
   }): Promise<boolean> {
     const started = Date.now();
@@ -546,6 +555,7 @@ class QueryRun implements Query {
       }
       const terminal: Terminal = step.value;
       await turn.tracker.settled(FORK_SETTLE_MS);
+      turn.releaseHeld();
       // Input that arrived too late for this turn's requests starts the next turn.
       this.#pending.unshift(...this.#queued.splice(0).map((command) => command.content));
       const result: SDKResultMessage = withStructuredOutput(

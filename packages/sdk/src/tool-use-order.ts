@@ -1,0 +1,54 @@
+import type { SDKMessage } from "./messages.js";
+
+/** The tool_use a message belongs to: a fork's task_* messages, a sub-agent's own messages. */
+function toolUseOf(message: SDKMessage): string | undefined {
+  if (message.type === "system" && "tool_use_id" in message && typeof message.tool_use_id === "string") {
+    return message.tool_use_id;
+  }
+  if ((message.type === "assistant" || message.type === "user") && message.parent_tool_use_id !== null) {
+    return message.parent_tool_use_id ?? undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Keeps the Agent SDK's order: the assistant message holding a tool_use comes before anything of
+ * the fork it starts. A fork starts the moment its tool_use block has streamed (R-T2), before the
+ * assistant message is complete, so its `task_started` (and its first messages) are held until
+ * that message has been yielded. `flush()` releases what is still held (a stream cut before its
+ * message was complete) before the turn's result.
+ */
+export class ToolUseOrder {
+  readonly #push: (message: SDKMessage) => void;
+  readonly #seen = new Set<string>();
+  readonly #held = new Map<string, SDKMessage[]>();
+
+  constructor(push: (message: SDKMessage) => void) {
+    this.#push = push;
+  }
+
+  emit(message: SDKMessage): void {
+    const toolUseId = toolUseOf(message);
+    if (toolUseId !== undefined && !this.#seen.has(toolUseId)) {
+      const held = this.#held.get(toolUseId) ?? [];
+      held.push(message);
+      this.#held.set(toolUseId, held);
+      return;
+    }
+    this.#push(message);
+    if (message.type !== "assistant") return;
+    for (const block of message.message.content) {
+      if (block.type !== "tool_use") continue;
+      this.#seen.add(block.id);
+      const held = this.#held.get(block.id);
+      this.#held.delete(block.id);
+      for (const later of held ?? []) this.emit(later);
+    }
+  }
+
+  flush(): void {
+    const held = [...this.#held.values()].flat();
+    this.#held.clear();
+    for (const message of held) this.#push(message);
+  }
+}
