@@ -77,6 +77,9 @@ export class SubAgentTracker {
     };
     const settle = (task: SubAgentTask, result: Promise<SubAgentResult>) => {
       const settled = result.then((value) => this.#finish(task.id, value)).catch(() => {});
+      // Only a tool's fork reports (task_notification); compaction and session-memory forks run
+      // in the background and the turn does not wait for them.
+      if (task.parent?.toolUseId === undefined) return;
       this.#inFlight.add(settled);
       void settled.finally(() => this.#inFlight.delete(settled));
     };
@@ -114,7 +117,7 @@ export class SubAgentTracker {
   }
 
   /**
-   * Waits (at most `ms`) for the forks still running to settle. An interrupted turn answers its
+   * Waits (at most `ms`) for the tools' forks still running to settle. An interrupted turn answers its
    * Agent calls without waiting for them; their task_notification belongs before the turn's
    * result, which the Agent SDK yields last.
    */
