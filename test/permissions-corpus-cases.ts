@@ -91,9 +91,28 @@ const SMUGGLING: readonly [string, (prefix: string, payload: string) => string][
   ["dynamic-name", (p, x) => `${p}; $(echo ${x.split(" ")[0]}) ${x.split(" ").slice(1).join(" ")}`],
   ["variable-name", (p, x) => `${p}; c=${x.split(" ")[0]}; $c ${x.split(" ").slice(1).join(" ")}`],
   ["quoted-name", (p, x) => `${p}; "${x.split(" ")[0]}" ${x.split(" ").slice(1).join(" ")}`],
+  // Bash evaluates array indexes as arithmetic even in quoted names (issue 10 audit).
+  ["test-v-index", (p, x) => `${p}; test -v 'a[$(${x})]'`],
+  ["bracket-v-index", (p, x) => `${p}; [ -v 'a[$(${x})]' ]`],
+  ["double-bracket-v-index", (p, x) => `${p}; [[ -v 'a[$(${x})]' ]]`],
+  ["array-literal-index", (p, x) => `${p}; a=(['$(${x})']=1)`],
+  ["array-append-index", (p, x) => `${p}; a+=(['$(${x})']=1)`],
+  ["eval-end-of-options", (p, x) => `${p}; eval -- '${x}'`],
+  ["trap-end-of-options", (p, x) => `${p}; trap -- '${x}' EXIT`],
+  ["xargs-replace-sh", (p, x) => `${p}; xargs -I{} sh -c '{}' <<< '${x}'`],
+  ["bash-dev-stdin", (p, x) => `${p}; bash /dev/stdin <<< '${x}'`],
+  ["source-process-substitution", (p, x) => `${p}; . <(echo ${x})`],
+  ["flock-command-after-file", (p, x) => `${p}; flock m -c '${x}'`],
+  ["alias-expanded", (p, x) => `shopt -s expand_aliases\nalias zz='${x}'\n${p}; zz`],
 ];
 
-const ASYNCHRONOUS_FORMS = new Set(["or", "coproc", "process-substitution-in", "process-substitution-out"]);
+const ASYNCHRONOUS_FORMS = new Set([
+  "or",
+  "coproc",
+  "process-substitution-in",
+  "process-substitution-out",
+  "source-process-substitution",
+]);
 
 const PREFIXES: readonly [string, string][] = [
   ["npm", "npm test"],
@@ -169,7 +188,79 @@ const RM_FORMS: readonly [string, (victim: string) => string][] = [
   ["trap", (v) => `trap 'rm ${v}' EXIT`],
   ["function", (v) => `f() { rm ${v}; }; f`],
   ["heredoc-sh", (v) => `sh <<'EOF'\nrm ${v}\nEOF`],
+  // Found in the issue 10 audit: runners the walk does not unwrap, scripts it did not parse,
+  // values programs run, and bash builtins that evaluate quoted text.
+  ["flock-command-after-file", (v) => `flock m -c 'rm ${v}'`],
+  ["eval-end-of-options", (v) => `eval -- 'rm ${v}'`],
+  ["trap-end-of-options", (v) => `trap -- 'rm ${v}' EXIT`],
+  ["xargs-replace-sh", (v) => `xargs -I{} sh -c '{}' <<< 'rm ${v}'`],
+  ["xargs-sh-c-stdin", (v) => `printf 'rm ${v}' | xargs -0 sh -c`],
+  ["bash-dev-stdin", (v) => `bash /dev/stdin <<< 'rm ${v}'`],
+  ["sh-process-substitution", (v) => `sh <(echo rm ${v})`],
+  ["source-process-substitution", (v) => `. <(echo rm ${v})`],
+  ["source-stdin", (v) => `source /dev/stdin <<< 'rm ${v}'`],
+  ["alias-expanded", (v) => `shopt -s expand_aliases\nalias zz='rm ${v}'\nzz`],
+  ["let-index", (v) => `let 'a[$(rm ${v})]'`],
+  ["declare-integer", (v) => `declare -i n='a[$(rm ${v})]'`],
+  ["integer-variable", (v) => `typeset -i n; n='a[$(rm ${v})]'`],
+  ["declare-nameref", (v) => `declare -n r='a[$(rm ${v})]'; echo $r`],
+  ["declare-quoted-index", (v) => `declare 'a[$(rm ${v})]=1'`],
+  ["printf-v-index", (v) => `printf -v 'a[$(rm ${v})]' x`],
+  ["read-index", (v) => `read 'a[$(rm ${v})]' <<< 1`],
+  ["test-v-index", (v) => `test -v 'a[$(rm ${v})]'`],
+  ["bracket-v-index", (v) => `[ -v 'a[$(rm ${v})]' ]`],
+  ["double-bracket-v-index", (v) => `[[ -v 'a[$(rm ${v})]' ]]`],
+  ["array-literal-index", (v) => `a=(['$(rm ${v})']=1)`],
+  ["array-append-index", (v) => `a+=(['1+$(rm ${v})']=1)`],
+  ["script-c", (v) => `script -qc 'rm ${v}' /dev/null`],
+  ["setpriv", (v) => `setpriv rm ${v}`],
+  ["taskset", (v) => `taskset -c 0 rm ${v}`],
+  ["prlimit", (v) => `prlimit --nofile=64 rm ${v}`],
+  ["setarch", (v) => `setarch x86_64 rm ${v}`],
+  ["chrt", (v) => `chrt -o 0 rm ${v}`],
+  ["unshare", (v) => `unshare -r rm ${v}`],
+  ["chroot", (v) => `chroot / rm $PWD/${v}`],
+  ["copied-binary", (v) => `cp /bin/rm m/zz-copy && m/zz-copy ${v}`],
+  ["hashed-name", (v) => `hash -p /bin/rm zz; zz ${v}`],
+  ["git-alias", (v) => `git -c alias.zz='!rm ${v}' zz`],
+  [
+    "git-external-diff",
+    (v) => `GIT_EXTERNAL_DIFF='rm ${v}; true' git diff --no-index README.md package.json`,
+  ],
+  ["git-config-parameters", (v) => `GIT_CONFIG_PARAMETERS="'alias.zz=!rm ${v}'" git zz`],
 ];
+
+/** Deny forms that must also run when nothing denies them (the positive control sees the victim deleted). */
+const RM_CONTROLS = new Set([
+  "flock-command-after-file",
+  "eval-end-of-options",
+  "xargs-replace-sh",
+  "xargs-sh-c-stdin",
+  "bash-dev-stdin",
+  "source-stdin",
+  "alias-expanded",
+  "let-index",
+  "declare-integer",
+  "integer-variable",
+  "declare-nameref",
+  "declare-quoted-index",
+  "printf-v-index",
+  "read-index",
+  "test-v-index",
+  "bracket-v-index",
+  "double-bracket-v-index",
+  "array-literal-index",
+  "array-append-index",
+  "script-c",
+  "setpriv",
+  "taskset",
+  "prlimit",
+  "setarch",
+  "hashed-name",
+  "git-alias",
+  "git-external-diff",
+  "git-config-parameters",
+]);
 
 function denyCases(): AttackCase[] {
   return RM_FORMS.map(([name, form]) => {
@@ -180,6 +271,7 @@ function denyCases(): AttackCase[] {
       input: () => ({ command: form(`victims/${id}`) }),
       modes: ALL,
       escaped: deleted(id),
+      ...(RM_CONTROLS.has(name) ? { control: true as const } : {}),
     };
   });
 }

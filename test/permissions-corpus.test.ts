@@ -213,8 +213,11 @@ describe("issue 10: the attack corpus through the built CLI", () => {
   it("issue 10: the markers can appear — the same payloads do get through when allowed (bypassPermissions, no rules)", async () => {
     const root = join(base, "control");
     mkdirSync(join(root, "m"), { recursive: true });
+    mkdirSync(join(root, "victims"));
     writeFileSync(join(root, "README.md"), "# readme\n");
+    writeFileSync(join(root, "package.json"), "{}\n");
     const cases = attackCases().filter((attack) => attack.control === true);
+    for (const attack of cases) writeFileSync(join(root, "victims", attack.id), "victim\n");
     expect(cases.length).toBeGreaterThan(50);
     const sim = await simulatorFor(
       "control",

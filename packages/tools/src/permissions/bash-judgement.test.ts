@@ -270,6 +270,43 @@ describe("R-S3: deny rules hold after normalisation, in every mode", () => {
     }
   });
 
+  // Issue 10 audit: runners past the known wrappers, values programs run as commands, a copy of the
+  // program under another name (src/permissions/hidden-commands.ts).
+  it.each([
+    "strace -o /dev/null rm x",
+    "chroot / rm x",
+    "unshare -r rm x",
+    "parallel rm ::: x",
+    "setpriv rm x",
+    "su -c 'rm x'",
+    "script -qc 'rm x' /dev/null",
+    "gdb -batch -ex 'shell rm x'",
+    "cp /bin/rm r; ./r x",
+    "hash -p /bin/rm zz; zz x",
+    "git -c alias.zz='!rm x' zz",
+    "GIT_EXTERNAL_DIFF='rm x; true' git diff",
+    "GIT_EDITOR=rm git commit",
+    "env PAGER='rm x' man ls",
+    "export GIT_EXTERNAL_DIFF='rm x'; git diff",
+    "GIT_CONFIG_PARAMETERS=\"'alias.zz=!rm x'\" git zz",
+    "alias ls=rm",
+  ])(
+    "issue 10: Bash(rm:*) also holds when rm hides in arguments or values: %j in bypassPermissions",
+    async (command) => {
+      const decision = await decide("bypassPermissions", command, { deny: ["Bash(rm:*)"] });
+      expect(decision.behavior, command).toBe("deny");
+      expect(decision.behavior === "deny" && decision.message).toMatch(/Bash\(rm:\*\)/);
+    },
+  );
+
+  it("issue 10: a deny rule still does not block rm as a word of a command that only reads or prints", async () => {
+    for (const command of ["grep -rn rm src", "echo 'rm x'", "which rm", "git rm src/a.ts", "ls rm"]) {
+      expect(await decide("bypassPermissions", command, { deny: ["Bash(rm:*)"] }), command).toEqual({
+        behavior: "allow",
+      });
+    }
+  });
+
   it("R-S3: a deny rule does not block what it does not name", async () => {
     expect(await decide("default", "ls | grep rm", { deny: ["Bash(rm:*)"] })).toEqual({ behavior: "allow" });
     expect(await decide("default", "cat README.md", { deny: ["Read(./.env)"] })).toEqual({
@@ -278,6 +315,31 @@ describe("R-S3: deny rules hold after normalisation, in every mode", () => {
     expect(await decide("bypassPermissions", "echo rm", { deny: ["Bash(rm:*)"] })).toEqual({
       behavior: "allow",
     });
+  });
+});
+
+describe("issue 10 audit: bash evaluates quoted text in these places, so they are not read-only", () => {
+  it.each([
+    "test -v 'a[$(touch x)]'",
+    "[ -v 'a[$(touch x)]' ]",
+    "[[ -v 'a[$(touch x)]' ]]",
+    "v='a[$(touch x)]'; [[ -v $v ]]",
+    "a=(['$(touch x)']=1)",
+    "a+=([1+$(touch x)]=1)",
+    "echo hi; test -v 'a[$(touch x)]'",
+    "jq -n 'import \"x\" as $x; $x'",
+  ])("issue 10: %j needs approval in default, dontAsk and plan", async (command) => {
+    for (const mode of ["default", "dontAsk", "plan"] as const) {
+      expect((await decide(mode, command, { allow: ["Bash(echo:*)"] })).behavior, `${mode}: ${command}`).toBe(
+        "deny",
+      );
+    }
+  });
+
+  it("issue 10: plain names and integer indexes stay read-only", async () => {
+    for (const command of ["test -v HOME", "[[ -v a[1] ]]", "a=([0]=x [1]=y)", "test -f README.md"]) {
+      expect(await decide("default", command), command).toEqual({ behavior: "allow" });
+    }
   });
 });
 

@@ -4,8 +4,9 @@ import { gitOutputFiles } from "../shell/git-read-only.js";
 import { programName } from "../shell/program-name.js";
 import { type PathRead, readOnlyVerdict } from "../shell/read-only-commands.js";
 import { displayWord, type ShellWord } from "../shell/shell-word.js";
-import { commandMatchesRule } from "./bash-rule-match.js";
-import type { PermissionRule, RuleMatchContext } from "./permission-rules.js";
+import { type CommandSpecifier, commandMatchesRule } from "./bash-rule-match.js";
+import { hiddenDeniedCommand } from "./hidden-commands.js";
+import type { PermissionRule, RuleMatchContext, RuleSpecifier } from "./permission-rules.js";
 import { ShellPaths } from "./shell-paths.js";
 
 export interface BashJudgementContext {
@@ -54,12 +55,7 @@ export function judgeBash(command: string, context: BashJudgementContext): BashJ
   for (const rule of bashRules(context.rules.deny)) {
     const specifier = rule.specifier;
     if (specifier === undefined) return { ...base, denied: rule.raw, readOnly: false };
-    if (
-      specifier.type !== "command-exact" &&
-      specifier.type !== "command-prefix" &&
-      specifier.type !== "command-wildcard"
-    )
-      continue;
+    if (!isCommandSpecifier(specifier)) continue;
     if (analysis.commands.some((part) => commandMatchesRule(specifier, part, "deny"))) {
       return { ...base, denied: rule.raw, readOnly: false };
     }
@@ -78,13 +74,19 @@ export function judgeBash(command: string, context: BashJudgementContext): BashJ
   }
   if (pathDenial.unverifiable !== undefined)
     return { ...base, readOnly: false, askAlways: pathDenial.unverifiable };
+  const hidden = hiddenDeniedCommand(analysis.commands, commandRules(bashDenyRules));
+  if (hidden !== undefined) {
+    return {
+      ...base,
+      readOnly: false,
+      askAlways: `it may run a command the rule deny: ${hidden.rule} covers (${hidden.where})`,
+    };
+  }
   for (const rule of bashRules(context.rules.ask)) {
     const specifier = rule.specifier;
     const covers =
       specifier === undefined ||
-      ((specifier.type === "command-exact" ||
-        specifier.type === "command-prefix" ||
-        specifier.type === "command-wildcard") &&
+      (isCommandSpecifier(specifier) &&
         analysis.commands.some((part) => commandMatchesRule(specifier, part, "deny")));
     if (covers) return { ...base, readOnly: false, askAlways: `rule ask: ${rule.raw}` };
   }
@@ -145,12 +147,7 @@ function partNotes(
     const allowed = allowRules.some((rule) => {
       const specifier = rule.specifier;
       if (specifier === undefined) return true;
-      return (
-        (specifier.type === "command-exact" ||
-          specifier.type === "command-prefix" ||
-          specifier.type === "command-wildcard") &&
-        commandMatchesRule(specifier, part, "allow")
-      );
+      return isCommandSpecifier(specifier) && commandMatchesRule(specifier, part, "allow");
     });
     // An allow rule for git approves git, not what the repository's config makes it run.
     const gitProblem =
@@ -182,6 +179,25 @@ function readOnlyProblem(part: ShellCommand, paths: ShellPaths): string | undefi
   }
   if (verdict.runsGit === true) return paths.gitRepositoryProblem(part);
   return undefined;
+}
+
+/** The rules with a command specifier (`Bash(rm:*)`), with it. */
+function commandRules(
+  rules: readonly PermissionRule[],
+): { readonly raw: string; readonly specifier: CommandSpecifier }[] {
+  return rules.flatMap((rule) => {
+    const specifier = rule.specifier;
+    return specifier !== undefined && isCommandSpecifier(specifier) ? [{ raw: rule.raw, specifier }] : [];
+  });
+}
+
+/** `Bash(npm test)`, `Bash(npm test:*)`, `Bash(npm run *)` (not a path or domain specifier). */
+function isCommandSpecifier(specifier: RuleSpecifier): specifier is CommandSpecifier {
+  return (
+    specifier.type === "command-exact" ||
+    specifier.type === "command-prefix" ||
+    specifier.type === "command-wildcard"
+  );
 }
 
 /** `Bash(npm test:*)` for `npm test -- --watch`; the exact command when a part cannot be checked. */

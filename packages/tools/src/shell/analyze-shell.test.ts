@@ -36,6 +36,11 @@ describe("R-S1: the command walk finds every simple command", () => {
     ["a #'\nb\n#'", ["a", "b"]],
     ["a\\\nb", ["ab"]],
     ["command -v a; command a", ["command", "command", "a"]],
+    // Issue 10 audit: `--` ends eval's and trap's options; flock takes -c after the lock file.
+    ["eval -- 'a'", ["eval", "a"]],
+    ["trap -- 'a' EXIT", ["trap", "a"]],
+    ["flock /tmp/l -c 'a'", ["flock", "a"]],
+    ["bash /dev/stdin <<< 'a'", ["bash", "a"]],
   ])("R-S1: %j runs %j", (command, expected) => {
     expect(programs(command)).toEqual(expected);
   });
@@ -51,6 +56,23 @@ describe("R-S1: the command walk finds every simple command", () => {
     ["echo ${x@P}", /transforms/],
     ["ls\rrm", /control character U\+000D/],
     ["a $(b $(c $(d $(e $(f $(g $(h $(i $(j $(k))))))))))", /deeper than 8/],
+    // Issue 10 audit: bash evaluates these as code although the text is quoted or a file.
+    ["let 'a[$(rm x)]'", /let evaluates/],
+    ["declare -i n='a[$(rm x)]'", /declare -i makes bash evaluate/],
+    ["declare -n r=x", /declare -n makes bash evaluate/],
+    ["declare 'a[$(rm x)]=1'", /evaluates an index/],
+    ["printf -v 'a[$(rm x)]' 1", /printf -v .* evaluates/],
+    ["read 'a[$(rm x)]' <<< 1", /read .* may evaluate/],
+    ["test -v 'a[$(rm x)]'", /test -v .* evaluates/],
+    ["[[ -v 'a[$(rm x)]' ]]", /\[\[ -v .* evaluates/],
+    ["a=(['$(rm x)']=1)", /array index/],
+    ["alias ls=rm", /alias defines/],
+    [". ./env.sh", /\. runs a file/],
+    ["sh <(echo rm x)", /sh runs the script <\(echo rm x\)/],
+    ["bash /dev/fd/3 3<<<'rm x'", /bash runs the script \/dev\/fd\/3/],
+    ["printf 'rm x' | xargs -0 sh -c", /sh -c runs a script read from standard input/],
+    ["xargs -I{} sh -c '{}'", /sh -c runs '\{\}'/],
+    ["find . -exec sh -c {} ;", /sh -c runs \{\}/],
   ])("R-S1: %j cannot be fully seen (%s)", (command, reason) => {
     expect(analyzeShell(command).opaque.join("; ")).toMatch(reason);
   });

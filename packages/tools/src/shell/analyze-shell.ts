@@ -11,6 +11,7 @@ import {
   type Word,
   type WordPart,
 } from "unbash";
+import { builtinEvaluation, isPlainVariableName } from "./builtin-evaluation.js";
 import { unwrapCommand } from "./command-wrappers.js";
 import { literalValue, type ShellWord, shellWord } from "./shell-word.js";
 
@@ -34,6 +35,8 @@ export interface ShellCommand {
   readonly wraps: boolean;
   /** `xargs` appends arguments read from stdin, unknown here. */
   readonly extraArguments: boolean;
+  /** The literal values assigned (`GIT_EXTERNAL_DIFF='rm x' git diff`, `export PAGER='…'`): programs may run them. */
+  readonly assignedValues?: readonly string[];
 }
 
 export interface ShellAnalysis {
@@ -171,9 +174,15 @@ class ShellWalker {
 
   private simpleCommand(node: CommandSyntax, depth: number): void {
     const assignments: string[] = [];
+    const assignedValues: string[] = [];
+    const noteValue = (item: import("unbash").Assignment): void => {
+      const value = item.value.type === "ArrayValue" ? undefined : literalValue(shellWord(item.value));
+      if (value !== undefined && value !== "") assignedValues.push(value);
+    };
     for (const item of node.prefix) {
       if (item.type === "Assignment") {
         assignments.push(item.name);
+        noteValue(item);
         this.assignmentValue(item, depth);
       }
     }
@@ -188,14 +197,16 @@ class ShellWalker {
         words.push(shellWord(item));
       } else if (item.type === "Assignment") {
         // `declare x=$(…)`, `export A=1`: an argument to the builtin.
+        noteValue(item);
         this.assignmentValue(item, depth);
         words.push({ kind: "dynamic", text: item.text });
       }
     }
     const redirects = this.redirections(node.redirects, depth);
     const stdinScript = literalStdin(node.redirects);
+    const values = assignedValues.length === 0 ? {} : { assignedValues };
     if (words.length === 0) {
-      this.commands.push({ words, assignments, redirects, wraps: false, extraArguments: false });
+      this.commands.push({ words, assignments, redirects, wraps: false, extraArguments: false, ...values });
       return;
     }
     const name = words[0] as ShellWord;
@@ -204,7 +215,7 @@ class ShellWalker {
       return;
     }
     this.expandCommand(
-      { words, assignments, redirects, wraps: false, extraArguments: false },
+      { words, assignments, redirects, wraps: false, extraArguments: false, ...values },
       depth,
       stdinScript,
     );
@@ -212,7 +223,10 @@ class ShellWalker {
 
   /** Records a command and what it runs: wrappers are unwrapped, literal scripts parsed. */
   private expandCommand(command: ShellCommand, depth: number, stdinScript?: string): void {
-    const unwrapped = unwrapCommand(command.words, stdinScript);
+    const name = literalValue(command.words[0]);
+    const evaluation = name === undefined ? undefined : builtinEvaluation(name, command.words.slice(1));
+    if (evaluation !== undefined) this.opaque.push(evaluation);
+    const unwrapped = unwrapCommand(command.words, { stdinScript, extraArguments: command.extraArguments });
     switch (unwrapped.type) {
       case "plain":
         this.commands.push(command);
@@ -303,8 +317,16 @@ class ShellWalker {
   private assignmentValue(assignment: import("unbash").Assignment, depth: number): void {
     if (assignment.index !== undefined) this.arithmeticIndex(assignment.index, depth);
     const value = assignment.value;
-    if (value.type === "ArrayValue") for (const element of value.elements) this.word(element, depth);
-    else this.word(value, depth);
+    if (value.type !== "ArrayValue") {
+      this.word(value, depth);
+      return;
+    }
+    for (const element of value.elements) {
+      this.word(element, depth);
+      // `a=(['$(cmd)']=1)`: bash evaluates an element's index as arithmetic, quoted or not.
+      if (element.text.startsWith("[") && !/^\[\d+\]\+?=/.test(element.text))
+        this.opaque.push(`the array index in ${element.text} is evaluated as arithmetic`);
+    }
   }
 
   private word(word: Word, depth: number): void {
@@ -423,9 +445,17 @@ class ShellWalker {
 
   private test(expression: TestExpression, depth: number): void {
     switch (expression.type) {
-      case "TestUnary":
+      case "TestUnary": {
         this.word(expression.operand, depth);
+        // `[[ -v 'a[$(cmd)]' ]]` evaluates the index of the name it tests, quoted or not.
+        // (`[[ ]]` does not expand globs: `a[1]` is the name itself.)
+        const name = expression.operand.value ?? expression.operand.text;
+        if ((expression.operator === "-v" || expression.operator === "-R") && !isPlainVariableName(name))
+          this.opaque.push(
+            `[[ ${expression.operator} ${expression.operand.text} ]] evaluates the name's index as arithmetic`,
+          );
         return;
+      }
       case "TestBinary": {
         this.word(expression.left, depth);
         this.word(expression.right, depth);

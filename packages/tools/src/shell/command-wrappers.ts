@@ -1,4 +1,4 @@
-import { type FlagSpec, flags, hasFlag, parseArguments } from "./command-flags.js";
+import { type FlagSpec, flags, hasFlag, type ParsedFlag, parseArguments } from "./command-flags.js";
 import { programName } from "./program-name.js";
 import { literalValue, type ShellWord } from "./shell-word.js";
 
@@ -73,6 +73,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   },
   doas: { flags: flags("-u:value -n") },
   busybox: { flags: flags("") },
+  toybox: { flags: flags("") },
   unbuffer: { flags: flags("") },
   flock: {
     flags: flags(
@@ -93,18 +94,24 @@ const WATCH_FLAGS = flags(
     "--chgexit --color --precise --exec --no-wrap",
 );
 
-/**
- * What the command `words` (a literal program name first) runs besides itself. `stdinScript` is
- * its standard input when a literal heredoc or here-string gives it (`sh <<'EOF' … EOF`).
- */
-export function unwrapCommand(words: readonly ShellWord[], stdinScript?: string): Unwrapped {
+/** What else is known about how the command runs. */
+export interface UnwrapContext {
+  /** Its standard input when a literal heredoc or here-string gives it (`sh <<'EOF' … EOF`). */
+  readonly stdinScript?: string | undefined;
+  /** `xargs` or `find -exec` appends arguments only known at run time. */
+  readonly extraArguments?: boolean;
+}
+
+/** What the command `words` (a literal program name first) runs besides itself. */
+export function unwrapCommand(words: readonly ShellWord[], context: UnwrapContext = {}): Unwrapped {
   const name = programName(words[0]);
   if (name === undefined) return { type: "plain" };
   const args = words.slice(1);
-  if (SHELLS.has(name)) return unwrapShell(name, args, stdinScript);
+  if (SHELLS.has(name)) return unwrapShell(name, args, context);
   switch (name) {
     case "eval":
-      return literalScript("eval", args, args);
+      // `eval -- 'rm x'`: bash's eval takes (and drops) `--`.
+      return literalScript("eval", withoutEndOfOptions(args), args);
     case "trap":
       return unwrapTrap(args);
     case "watch":
@@ -133,7 +140,15 @@ function unwrapWith(name: string, spec: WrapperSpec, args: readonly ShellWord[])
     )?.value;
     return literalScript(name, script === undefined ? [] : [script], args);
   }
-  let operands = parsed.operands.slice(spec.operandsBefore ?? 0);
+  let operands: readonly ShellWord[] = parsed.operands.slice(spec.operandsBefore ?? 0);
+  // `flock FILE -c '…'`: the script option may also follow the lock file.
+  const scriptOption = literalValue(operands[0]);
+  if (
+    spec.scriptFlag !== undefined &&
+    (scriptOption === `-${spec.scriptFlag}` || scriptOption === "--command")
+  )
+    return literalScript(name, operands.slice(1, 2), args);
+  if (name === "xargs") operands = withReplacedArguments(parsed.flags, operands);
   const assignments: string[] = [];
   if (spec.assignments === true) {
     while (operands.length > 0) {
@@ -160,7 +175,7 @@ function unwrapWith(name: string, spec: WrapperSpec, args: readonly ShellWord[])
  * a shell reading its script from stdin runs a literal heredoc's body, or something unseen
  * (`curl … | sh`, `sh < file`).
  */
-function unwrapShell(name: string, args: readonly ShellWord[], stdinScript: string | undefined): Unwrapped {
+function unwrapShell(name: string, args: readonly ShellWord[], context: UnwrapContext): Unwrapped {
   let index = 0;
   let runsString = false;
   let readsStdin = false;
@@ -169,7 +184,8 @@ function unwrapShell(name: string, args: readonly ShellWord[], stdinScript: stri
     const value = literalValue(word);
     if (value === undefined) {
       if (word.text.startsWith("-") || word.text.startsWith("+") || runsString) break;
-      return { type: "plain" };
+      // `sh <(echo 'rm x')`, `bash "$f"`: a script file only known at run time.
+      return { type: "opaque", reason: `${name} runs the script ${word.text}, only known when bash runs it` };
     }
     if (value === "--" || value === "-") {
       index++;
@@ -185,18 +201,46 @@ function unwrapShell(name: string, args: readonly ShellWord[], stdinScript: stri
     if (!value.startsWith("--") && value.slice(1).includes("s")) readsStdin = true;
   }
   if (!runsString) {
-    if (index < args.length && !readsStdin) return { type: "plain" };
-    if (stdinScript !== undefined) return { type: "script", scripts: [stdinScript] };
+    const file = literalValue(args[index]);
+    const fromStdin = file === undefined || STDIN_FILES.has(file);
+    // `bash /dev/fd/3 3<<<'rm x'`: a script handed over on a descriptor, not a file in the workspace.
+    if (file !== undefined && !fromStdin && /^\/(dev|proc)\//.test(file))
+      return { type: "opaque", reason: `${name} runs the script ${file}, which the parser cannot read` };
+    if (index < args.length && !readsStdin && !fromStdin) return { type: "plain" };
+    if (context.stdinScript !== undefined) return { type: "script", scripts: [context.stdinScript] };
     return {
       type: "opaque",
       reason: `${name} reads its script from standard input, which the parser cannot see`,
     };
   }
   const script = args[index];
+  // `printf 'rm x' | xargs sh -c`: the script is an argument read from stdin.
+  if (script === undefined && context.extraArguments === true)
+    return { type: "opaque", reason: `${name} -c runs a script read from standard input` };
   return literalScript(`${name} -c`, script === undefined ? [] : [script], args);
 }
 
-function unwrapTrap(args: readonly ShellWord[]): Unwrapped {
+/** Script operands that name the shell's standard input. */
+const STDIN_FILES = new Set(["-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]);
+
+const withoutEndOfOptions = (args: readonly ShellWord[]): readonly ShellWord[] =>
+  literalValue(args[0]) === "--" ? args.slice(1) : args;
+
+/** `xargs -I{} sh -c '{}'`: words holding the replace string are only known at run time. */
+function withReplacedArguments(
+  parsedFlags: readonly ParsedFlag[],
+  operands: readonly ShellWord[],
+): readonly ShellWord[] {
+  const flag = parsedFlags.find((each) => each.name === "I" || each.name === "replace");
+  if (flag === undefined) return operands;
+  const replace = literalValue(flag.value) ?? "{}";
+  return operands.map((word, index) =>
+    index > 0 && word.text.includes(replace) ? { kind: "dynamic", text: word.text } : word,
+  );
+}
+
+function unwrapTrap(all: readonly ShellWord[]): Unwrapped {
+  const args = withoutEndOfOptions(all);
   const first = args[0];
   const value = literalValue(first);
   if (first === undefined || value === "-l" || value === "-p" || value === "-P" || value === "-")
@@ -223,9 +267,11 @@ function unwrapFind(args: readonly ShellWord[]): Unwrapped {
     if (!FIND_EXEC.has(literalValue(args[index]) ?? "")) continue;
     const command: ShellWord[] = [];
     for (index++; index < args.length; index++) {
-      const value = literalValue(args[index]);
+      const word = args[index] as ShellWord;
+      const value = literalValue(word);
       if (value === ";" || value === "+") break;
-      command.push(args[index] as ShellWord);
+      // `-exec sh -c {} ;`: `{}` becomes a file's name, only known at run time.
+      command.push(word.text.includes("{}") ? { kind: "dynamic", text: word.text } : word);
     }
     if (command.length > 0) commands.push(command);
   }

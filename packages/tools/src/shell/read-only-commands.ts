@@ -538,6 +538,12 @@ function jqVerdict(args: readonly ShellWord[]): ReadOnlyVerdict {
     if (value.startsWith("-") && value !== "-")
       return { readOnly: false, reason: `jq ${value} is not in the read-only list` };
     if (!filterSeen) {
+      // Modules are files jq finds on its search path (`~/.jq`, `$ORIGIN/../lib/jq`), outside the workspace.
+      if (/\b(import|include|modulemeta)\b/.test(value))
+        return {
+          readOnly: false,
+          reason: "jq with import, include or modulemeta reads modules from outside the workspace",
+        };
       filterSeen = true;
       continue;
     }
