@@ -470,6 +470,15 @@ function pathCases(): AttackCase[] {
     bash("hard-link-below-glob", "cat hld/*/*", FOUR),
     bash("symlink-below-diff", "diff -r sld pld", FOUR),
     bash("symlink-below-diff-brief", "diff -ru sld pld", FOUR),
+    // Under the corpus's Bash(git diff:*): git diff of a path outside the repository is a plain
+    // diff of any two files (issue 10 audit), with or without --no-index.
+    bash("git-diff-outside-implied-no-index", "git diff /dev/null ../outside/secret.txt", FOUR),
+    bash("git-diff-outside-no-index", "git diff --no-index -- /dev/null ../outside/secret.txt", FOUR),
+    bash("git-diff-outside-symlink", "git diff --no-index /dev/null outside-link", FOUR),
+    bash("git-diff-hard-link", "git diff --no-index /dev/null hl.txt", FOUR),
+    bash("git-diff-symlink-below", "git diff --no-index sld pld", FOUR),
+    bash("git-diff-stat-outside", "git diff --stat --no-index /dev/null ../outside/secret.txt", FOUR),
+    bash("git-diff-env", "git diff --no-index /dev/null .env"),
   ];
   const tool = (
     name: string,

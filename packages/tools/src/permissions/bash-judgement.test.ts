@@ -429,6 +429,22 @@ describe("R-S1: bad input", () => {
     );
   });
 
+  it("issue 10 audit: under Bash(git diff:*), git diff of files outside the workspace (a plain diff, --no-index or implied) needs approval", async () => {
+    const allow = { allow: ["Bash(git diff:*)"] };
+    for (const command of [
+      `git diff /dev/null ${join(outside.root, "secret.txt")}`,
+      `git diff --no-index -- /dev/null ${join(outside.root, "secret.txt")}`,
+      "git diff --no-index /dev/null linked.txt",
+      "git diff --no-index sl plain",
+      "git diff -O../x",
+    ]) {
+      const decision = await decide("dontAsk", command, allow);
+      expect(decision.behavior, command).toBe("deny");
+    }
+    for (const command of ["git diff HEAD~1", "git diff --stat", "git diff main..HEAD -- README.md"])
+      expect(await decide("dontAsk", command, allow), command).toEqual({ behavior: "allow" });
+  });
+
   it("issue 10 item 2: a redirect into .git/ is not an edit acceptEdits or a bare Write rule approves", async () => {
     for (const [mode, allow] of [
       ["acceptEdits", []],

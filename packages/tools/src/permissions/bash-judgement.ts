@@ -1,6 +1,6 @@
 import type { PermissionMode } from "@forkloop/loop-core";
 import { analyzeShell, type ShellCommand } from "../shell/analyze-shell.js";
-import { gitOutputFiles } from "../shell/git-read-only.js";
+import { gitFilesRead, gitOutputFiles } from "../shell/git-read-only.js";
 import { programName } from "../shell/program-name.js";
 import { type PathRead, readOnlyVerdict } from "../shell/read-only-commands.js";
 import { displayWord, type ShellWord } from "../shell/shell-word.js";
@@ -149,9 +149,14 @@ function partNotes(
       if (specifier === undefined) return true;
       return isCommandSpecifier(specifier) && commandMatchesRule(specifier, part, "allow");
     });
-    // An allow rule for git approves git, not what the repository's config makes it run.
+    // An allow rule for git approves git, not what the repository's config makes it run, nor
+    // `git diff --no-index /dev/null ~/.ssh/id_rsa`.
     const gitProblem =
-      allowed && programName(part.words[0]) === "git" ? paths.gitRepositoryProblem(part) : undefined;
+      allowed && programName(part.words[0]) === "git"
+        ? (gitFilesRead(part.words.slice(1))
+            .map((read) => paths.readProblem(read))
+            .find((problem) => problem !== undefined) ?? paths.gitRepositoryProblem(part))
+        : undefined;
     notes.push([partProblem, allowed && gitProblem === undefined ? undefined : (gitProblem ?? partProblem)]);
   }
   return notes;

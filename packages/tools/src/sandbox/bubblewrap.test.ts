@@ -71,6 +71,16 @@ describe("R-S6: Bash in bubblewrap (real bwrap)", () => {
     expect(resultText(direct)).toContain("hello from the host");
   });
 
+  it("R-S4 / R-S6: a sandboxed Bash cannot read forkloop's own starting environment at /proc/PID/environ; unsandboxed it can", async () => {
+    // The kernel keeps a process's starting environment (with the API key, if it was there)
+    // readable to its user; only the sandbox's PID namespace hides the process (README, Environment).
+    const command = `tr '\\0' '\\n' < /proc/${process.pid}/environ | grep -c '^PATH='`;
+    const direct = await callTool(createBashTool(), { command }, ws.context());
+    expect(resultText(direct).trim()).toBe("1");
+    const inside = await callTool(sandboxed, { command }, ws.context());
+    expect(resultText(inside)).toMatch(/^0$/m);
+  });
+
   it("R-S6: the rest of the file system is readable but /tmp is fresh and the home directory read-only", async () => {
     const result = await callTool(
       sandboxed,

@@ -263,3 +263,46 @@ export function gitOutputFiles(args: readonly ShellWord[]): ShellWord[] {
   }
   return files;
 }
+
+/**
+ * Files a git command may read from anywhere: the operands of `git diff` (with `--no-index`, or
+ * implied when a path is outside the repository, it is a plain diff of any two paths —
+ * `git diff /dev/null ~/.ssh/id_rsa`; `--no-index` follows symlinks below directories) and an
+ * `-O`/`--orderfile` file. Under an allow rule such as `Bash(git diff:*)` they are checked like a
+ * read-only command's reads (issue 10: an allow rule approves git, not reads outside the
+ * workspace). A revision (`HEAD~1`) names no file and passes.
+ */
+export function gitFilesRead(args: readonly ShellWord[]): PathRead[] {
+  const values = args.map(literalValue);
+  const reads: PathRead[] = [];
+  const subcommand = values.findIndex((value, index) => {
+    const previous = values[index - 1];
+    return value !== undefined && !value.startsWith("-") && previous !== "-C" && previous !== "-c";
+  });
+  if (subcommand === -1) return reads;
+  const noIndex = values.includes("--no-index");
+  const diff = values[subcommand] === "diff";
+  let options = true;
+  for (let index = subcommand + 1; index < args.length; index++) {
+    const word = args[index] as ShellWord;
+    const value = values[index];
+    if (options && value === "--") {
+      options = false;
+      continue;
+    }
+    if (options && (value === "-O" || value === "--orderfile")) {
+      const file = args[++index];
+      if (file !== undefined) reads.push({ word: file, recursive: false });
+      continue;
+    }
+    const attached = options ? /^(-O|--orderfile=)(.+)$/s.exec(value ?? "") : null;
+    if (attached !== null) {
+      const path = attached[2] as string;
+      reads.push({ word: { kind: "literal", text: path, value: path }, recursive: false });
+      continue;
+    }
+    if (options && (value === undefined ? word.text.startsWith("-") : value.startsWith("-"))) continue;
+    if (diff) reads.push({ word, recursive: noIndex ? "contents-through-links" : false });
+  }
+  return reads;
+}
