@@ -300,7 +300,15 @@ describe("R-S3: deny rules hold after normalisation, in every mode", () => {
   );
 
   it("issue 10: a deny rule still does not block rm as a word of a command that only reads or prints", async () => {
-    for (const command of ["grep -rn rm src", "echo 'rm x'", "which rm", "git rm src/a.ts", "ls rm"]) {
+    for (const command of [
+      "grep -rn rm src",
+      "echo 'rm x'",
+      "which rm",
+      "git rm src/a.ts",
+      "ls rm",
+      "git commit -m 'drop the rm step'",
+      "sed -i 's/rm -rf/echo/' src/a.ts",
+    ]) {
       expect(await decide("bypassPermissions", command, { deny: ["Bash(rm:*)"] }), command).toEqual({
         behavior: "allow",
       });

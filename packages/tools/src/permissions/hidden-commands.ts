@@ -1,7 +1,7 @@
 import { analyzeShell, type ShellCommand } from "../shell/analyze-shell.js";
 import { programName } from "../shell/program-name.js";
 import { readOnlyVerdict } from "../shell/read-only-commands.js";
-import { literalValue } from "../shell/shell-word.js";
+import { literalValue, type ShellWord } from "../shell/shell-word.js";
 import { type CommandSpecifier, commandMatchesRule } from "./bash-rule-match.js";
 
 /** Commands that print or look up their arguments and never run them. */
@@ -26,7 +26,7 @@ export interface HiddenCommand {
  * `alias ls=rm`), and a copy of the program runs under another name (`cp /bin/rm r`). So, for a
  * deny rule: every later literal word of a command that is not known to only read is also tried
  * as the start of a command, and every literal word or assigned value that parses as a shell
- * script (also after a `NAME=` or `!`) is searched the same way.
+ * script (also after a `NAME=` or `!`) is searched for a command the rule covers.
  */
 export function hiddenDeniedCommand(
   commands: readonly ShellCommand[],
@@ -53,15 +53,21 @@ export function hiddenDeniedCommand(
       if (depth >= MAX_DEPTH) continue;
       // A single word is already tried above; a value a program runs (`GIT_EXTERNAL_DIFF=rm`) is not.
       const texts = [
-        ...(onlyReads ? [] : part.words.slice(1)).flatMap((word) => {
-          const value = literalValue(word);
-          return value === undefined || !/[\s;&|=!]/.test(value) ? [] : [value];
-        }),
+        ...(onlyReads ? [] : name === "git" ? gitConfigValues(part.words) : part.words.slice(1)).flatMap(
+          (word) => {
+            const value = literalValue(word);
+            return value === undefined || !/[\s;&|=!]/.test(value) ? [] : [value];
+          },
+        ),
         ...(part.assignedValues ?? []),
       ];
       for (const text of texts) {
         for (const script of scriptsIn(text)) {
-          const inner = analyzeShell(script).commands;
+          // A script names a program plainly or by an absolute path; `s/rm -rf/x/` is a sed script.
+          const inner = analyzeShell(script).commands.filter((each) => {
+            const program = literalValue(each.words[0]);
+            return program === undefined || !program.includes("/") || program.startsWith("/");
+          });
           const direct = inner.map((each) => ({ each, rule: matching(each) })).find((found) => found.rule);
           if (direct?.rule !== undefined)
             return { rule: direct.rule, where: `the value ${JSON.stringify(text)}` };
@@ -73,6 +79,23 @@ export function hiddenDeniedCommand(
     return undefined;
   };
   return search(commands, 1);
+}
+
+/**
+ * git runs what its `-c` values name (`alias.x=!rm x`, `core.pager=…`); its other words are
+ * messages and paths (`git commit -m "drop the rm step"` runs no rm).
+ */
+function gitConfigValues(words: readonly ShellWord[]): ShellWord[] {
+  const values: ShellWord[] = [];
+  for (let index = 1; index < words.length - 1; index++) {
+    const value = literalValue(words[index]);
+    if (value === undefined || !value.startsWith("-")) break;
+    if (value === "-c" || value === "-C") {
+      if (value === "-c") values.push(words[index + 1] as ShellWord);
+      index++;
+    }
+  }
+  return values;
 }
 
 /** The texts in one value that a program may run as a script: all of it, and what follows a `=` or a `!`. */
