@@ -221,6 +221,7 @@ const RM_FORMS: readonly [string, (victim: string) => string][] = [
   ["unshare", (v) => `unshare -r rm ${v}`],
   ["chroot", (v) => `chroot / rm $PWD/${v}`],
   ["copied-binary", (v) => `cp /bin/rm m/zz-copy && m/zz-copy ${v}`],
+  ["catted-binary", (v) => `cat /bin/rm > m/zz-cat && chmod +x m/zz-cat && m/zz-cat ${v}`],
   ["hashed-name", (v) => `hash -p /bin/rm zz; zz ${v}`],
   ["git-alias", (v) => `git -c alias.zz='!rm ${v}' zz`],
   [
@@ -257,6 +258,7 @@ const RM_CONTROLS = new Set([
   "prlimit",
   "setarch",
   "hashed-name",
+  "catted-binary",
   "git-alias",
   "git-external-diff",
   "git-config-parameters",

@@ -282,6 +282,8 @@ describe("R-S3: deny rules hold after normalisation, in every mode", () => {
     "script -qc 'rm x' /dev/null",
     "gdb -batch -ex 'shell rm x'",
     "cp /bin/rm r; ./r x",
+    "cat /bin/rm > r; chmod +x r; ./r x",
+    "dd if=/bin/rm of=r",
     "hash -p /bin/rm zz; zz x",
     "git -c alias.zz='!rm x' zz",
     "GIT_EXTERNAL_DIFF='rm x; true' git diff",

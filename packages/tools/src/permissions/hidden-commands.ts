@@ -38,8 +38,10 @@ export function hiddenDeniedCommand(
   const search = (parts: readonly ShellCommand[], depth: number): HiddenCommand | undefined => {
     for (const part of parts) {
       const name = programName(part.words[0]);
+      // `cat /bin/rm > r` makes a copy of the program under another name: not only a read.
       const onlyReads =
         name !== undefined &&
+        !part.redirects.some((redirect) => redirect.access === "write") &&
         (NEVER_RUN_ARGUMENTS.has(name) || readOnlyVerdict(name, part.words.slice(1)).readOnly);
       // `git rm x` is git's own subcommand, not the program rm.
       const from = onlyReads || name === "git" ? part.words.length : 1;
