@@ -229,6 +229,11 @@ const RM_FORMS: readonly [string, (victim: string) => string][] = [
     (v) => `GIT_EXTERNAL_DIFF='rm ${v}; true' git diff --no-index README.md package.json`,
   ],
   ["git-config-parameters", (v) => `GIT_CONFIG_PARAMETERS="'alias.zz=!rm ${v}'" git zz`],
+  ["awk-system", (v) => `awk 'BEGIN { system("rm ${v}") }'`],
+  ["perl-system", (v) => `perl -e 'system("rm ${v}")'`],
+  ["python-system", (v) => `python3 -c 'import os; os.system("rm ${v}")'`],
+  ["bash-env-file", (v) => `echo 'rm ${v}' > m/zz-env; BASH_ENV=m/zz-env bash -c :`],
+  ["bash-rcfile", (v) => `bash --rcfile <(echo rm ${v}) -i -c :`],
 ];
 
 /** Deny forms that must also run when nothing denies them (the positive control sees the victim deleted). */
@@ -262,6 +267,11 @@ const RM_CONTROLS = new Set([
   "git-alias",
   "git-external-diff",
   "git-config-parameters",
+  "awk-system",
+  "perl-system",
+  "python-system",
+  "bash-env-file",
+  "bash-rcfile",
 ]);
 
 function denyCases(): AttackCase[] {

@@ -292,6 +292,12 @@ describe("R-S3: deny rules hold after normalisation, in every mode", () => {
     "export GIT_EXTERNAL_DIFF='rm x'; git diff",
     "GIT_CONFIG_PARAMETERS=\"'alias.zz=!rm x'\" git zz",
     "alias ls=rm",
+    "man -P 'rm x' ls",
+    "awk 'BEGIN { system(\"rm x\") }'",
+    "perl -e 'system(\"rm x\")'",
+    "python3 -c 'import os; os.system(\"rm x\")'",
+    "export BASH_ENV=<(echo rm x); bash -c :",
+    "bash --rcfile <(echo rm x) -i -c :",
   ])(
     "issue 10: Bash(rm:*) also holds when rm hides in arguments or values: %j in bypassPermissions",
     async (command) => {
@@ -310,6 +316,7 @@ describe("R-S3: deny rules hold after normalisation, in every mode", () => {
       "ls rm",
       "git commit -m 'drop the rm step'",
       "sed -i 's/rm -rf/echo/' src/a.ts",
+      "echo 'use rm carefully' > notes.txt",
     ]) {
       expect(await decide("bypassPermissions", command, { deny: ["Bash(rm:*)"] }), command).toEqual({
         behavior: "allow",

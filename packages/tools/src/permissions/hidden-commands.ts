@@ -5,7 +5,7 @@ import { literalValue, type ShellWord } from "../shell/shell-word.js";
 import { type CommandSpecifier, commandMatchesRule } from "./bash-rule-match.js";
 
 /** Commands that print or look up their arguments and never run them. */
-const NEVER_RUN_ARGUMENTS = new Set(["echo", "printf", "which", "type", "whereis", "man", "help"]);
+const NEVER_RUN_ARGUMENTS = new Set(["echo", "printf", "which", "type", "whereis", "help"]);
 /** How deep a script found in a word is searched for more scripts. */
 const MAX_DEPTH = 2;
 /** Longer words are searched whole only (the parse of each is cheap, but not free). */
@@ -41,8 +41,9 @@ export function hiddenDeniedCommand(
       // `cat /bin/rm > r` makes a copy of the program under another name: not only a read.
       const onlyReads =
         name !== undefined &&
-        !part.redirects.some((redirect) => redirect.access === "write") &&
-        (NEVER_RUN_ARGUMENTS.has(name) || readOnlyVerdict(name, part.words.slice(1)).readOnly);
+        (NEVER_RUN_ARGUMENTS.has(name) ||
+          (!part.redirects.some((redirect) => redirect.access === "write") &&
+            readOnlyVerdict(name, part.words.slice(1)).readOnly));
       // `git rm x` is git's own subcommand, not the program rm.
       const from = onlyReads || name === "git" ? part.words.length : 1;
       for (let index = from; index < part.words.length; index++) {
@@ -100,10 +101,19 @@ function gitConfigValues(words: readonly ShellWord[]): ShellWord[] {
   return values;
 }
 
-/** The texts in one value that a program may run as a script: all of it, and what follows a `=` or a `!`. */
+/**
+ * The texts in one value that a program may run as a script: all of it, what follows a `=` or a
+ * `!`, and each quoted string inside it (`awk 'BEGIN { system("rm x") }'`,
+ * `python3 -c 'os.system("rm x")'`: an interpreter's code passes a command on as a string).
+ */
 function scriptsIn(text: string): string[] {
   if (text.length > MAX_SCRIPT_LENGTH) return [text];
   const scripts = new Set<string>([text]);
+  for (const match of text.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|`([^`]*)`/g)) {
+    const quoted = match[1] ?? match[2] ?? match[3] ?? "";
+    if (/\s/.test(quoted)) scripts.add(quoted);
+    if (scripts.size > 12) break;
+  }
   for (const match of text.matchAll(/[=!]+/g)) {
     const rest = text.slice((match.index ?? 0) + match[0].length);
     if (rest.length > 0) scripts.add(rest);

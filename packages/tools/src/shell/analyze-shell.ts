@@ -176,6 +176,7 @@ class ShellWalker {
     const assignments: string[] = [];
     const assignedValues: string[] = [];
     const noteValue = (item: import("unbash").Assignment): void => {
+      this.startupFile(item.name);
       const value = item.value.type === "ArrayValue" ? undefined : literalValue(shellWord(item.value));
       if (value !== undefined && value !== "") assignedValues.push(value);
     };
@@ -221,6 +222,12 @@ class ShellWalker {
     );
   }
 
+  /** `BASH_ENV=f bash -c …`, `export ENV=f`: every later shell first runs the file f names. */
+  private startupFile(name: string): void {
+    if (name === "BASH_ENV" || name === "ENV")
+      this.opaque.push(`${name} names a file every shell started later runs first`);
+  }
+
   /** Records a command and what it runs: wrappers are unwrapped, literal scripts parsed. */
   private expandCommand(command: ShellCommand, depth: number, stdinScript?: string): void {
     const name = literalValue(command.words[0]);
@@ -238,6 +245,7 @@ class ShellWalker {
           return;
         }
         this.commands.push({ ...command, wraps: true });
+        for (const name of unwrapped.assignments) this.startupFile(name);
         this.innerCommand(command, unwrapped.command, depth, {
           assignments: [...command.assignments, ...unwrapped.assignments],
           extraArguments: command.extraArguments || unwrapped.extraArguments,

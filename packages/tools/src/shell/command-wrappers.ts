@@ -193,6 +193,8 @@ function unwrapShell(name: string, args: readonly ShellWord[], context: UnwrapCo
     }
     if (!/^[-+]/.test(value)) break;
     index++;
+    if (value === "--rcfile" || value === "--init-file")
+      return { type: "opaque", reason: `${name} ${value} runs a startup file the parser does not read` };
     if (SHELL_VALUE_OPTIONS.has(value)) {
       index++;
       continue;
