@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -213,6 +213,85 @@ describe("forkloop report <batch> in headless Chromium (issue 17)", () => {
     // Back to the batch.
     await page.click('.item-view a[href="#"]');
     await page.waitForSelector(".batch:not([hidden])");
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("issue 17: each row's item cell is a link to the item's session page that works clicked and opened directly (a copied link, a reload); item cells leave out the shared directory; every column is in view at 1280 px", async () => {
+    const { page, errors } = await openReport(browser, reportPath);
+    const lines = await results();
+    const cells = await page.$$eval('.vt-spacer .vt-row [data-column="label"]', (nodes) =>
+      nodes.map((node) => ({
+        text: node.textContent,
+        href: node.querySelector("a")?.getAttribute("href"),
+        key: node.parentElement?.getAttribute("data-key"),
+      })),
+    );
+    expect(cells.length).toBeGreaterThan(5);
+    for (const cell of cells) {
+      const line = lines.find((candidate) => candidate.id === cell.key);
+      expect(cell.href).toBe(`#item=${cell.key}`);
+      // The label is "<cwd>/tasks.jsonl:N": the cell shows what tells the items apart.
+      expect(line?.label.endsWith(`/${cell.text}`)).toBe(true);
+      expect(cell.text).toMatch(/^tasks\.jsonl:\d+$/);
+    }
+
+    // No column is cut off: every header cell lies inside the table's box.
+    const overflow = await page.evaluate(() => {
+      const doc = (globalThis as unknown as { document: Document }).document;
+      const table = doc.querySelector(".vt")?.getBoundingClientRect();
+      return [...doc.querySelectorAll(".vt-header .vt-cell")].flatMap((cell) => {
+        const box = cell.getBoundingClientRect();
+        return table && box.right <= table.right + 0.5 ? [] : [cell.textContent];
+      });
+    });
+    expect(overflow).toEqual([]);
+
+    const target = cells.find((cell) => lines.find((line) => line.id === cell.key)?.status === "succeeded");
+    const label = lines.find((line) => line.id === target?.key)?.label;
+    await page.click(`.vt-row[data-key="${target?.key}"] [data-column="label"] a`);
+    await page.waitForSelector(".item-view:not([hidden]) .agent-detail");
+    expect(await page.textContent(".item-view h1")).toBe(`Item ${label}`);
+    expect(errors).toEqual([]);
+    await page.close();
+
+    // The same address in a fresh page shows that item, its charts drawn; back goes to the batch.
+    const direct = await openReport(browser, reportPath, target?.href ?? "");
+    await direct.page.waitForSelector(".item-view:not([hidden]) .agent-detail");
+    expect(await direct.page.textContent(".item-view h1")).toBe(`Item ${label}`);
+    expect(await direct.page.isHidden(".batch")).toBe(true);
+    const inked = await direct.page.evaluate(() => {
+      const chart = (
+        globalThis as unknown as { forkloopReport: { charts: Map<string, { canvas: HTMLCanvasElement }> } }
+      ).forkloopReport.charts.get("item-context");
+      if (!chart) return 0;
+      const { width, height } = chart.canvas;
+      const pixels = chart.canvas.getContext("2d")?.getImageData(0, 0, width, height).data ?? [];
+      let painted = 0;
+      for (let index = 3; index < pixels.length; index += 4) if (pixels[index]) painted++;
+      return painted / (width * height);
+    });
+    expect(inked).toBeGreaterThan(0.01);
+    await direct.page.click('.item-view a[href="#"]');
+    await direct.page.waitForSelector(".batch:not([hidden])");
+    expect(direct.errors).toEqual([]);
+    await direct.page.close();
+  });
+
+  it("issue 17: one damaged item transcript does not cost the batch's report — the item shows its intact part and says it is damaged", async () => {
+    const [line] = (await results()).filter((candidate) => candidate.status === "succeeded");
+    const transcript = join(batchDir, "transcripts", `${line?.id}-1.fltr`);
+    const bytes = await readFile(transcript);
+    const size = (await stat(transcript)).size;
+    bytes[Math.floor(size / 2)] = (bytes[Math.floor(size / 2)] ?? 0) ^ 0xff;
+    await writeFile(transcript, bytes);
+    const out = join(dir, "damaged.html");
+    const result = await runCli(["report", "hundred", "--out", out], { cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    const { page, errors } = await openReport(browser, out, `#item=${line?.id}`);
+    expect(await page.textContent(".item-view .problem")).toMatch(
+      /the transcript is damaged at byte \d+ of \d+: the \d+ records before it are shown/,
+    );
     expect(errors).toEqual([]);
     await page.close();
   });

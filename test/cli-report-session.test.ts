@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { deflateSync } from "node:zlib";
@@ -289,5 +289,57 @@ describe("forkloop report <session> in headless Chromium (issue 17)", () => {
     expect(unknown.stderr).toMatch(
       /"s-nope" is neither a session in .+ nor a batch in .+forkloop sessions list/,
     );
+  });
+
+  it("issue 17: a file that holds no session (garbage, empty) or a directory is exit 2 naming it; a damaged fork transcript is shown as damaged and the rest of the session's page is kept", async () => {
+    await writeFile(
+      join(dir, "garbage.fltr"),
+      Buffer.from("not a transcript at all, just bytes\n".repeat(8)),
+    );
+    await writeFile(join(dir, "empty.fltr"), "");
+    await mkdir(join(dir, "folder.fltr"), { recursive: true });
+    const cases = [
+      ["garbage.fltr", /garbage\.fltr holds no forkloop session \(no session_start record\)/],
+      ["empty.fltr", /empty\.fltr holds no forkloop session/],
+      ["folder.fltr", /folder\.fltr is a directory, not a transcript file/],
+    ] as const;
+    const refused = await Promise.all(
+      cases.map(([file]) => runCli(["report", file, "--out", "never.html"], { cwd: dir })),
+    );
+    cases.forEach(([file, message], index) => {
+      expect(refused[index]?.code, file).toBe(2);
+      expect(refused[index]?.stderr).toMatch(message);
+    });
+    expect(existsSync(join(dir, "never.html"))).toBe(false);
+
+    // A copy of the session whose first Agent fork's transcript is damaged midway.
+    const sessionId = transcript.start?.sessionId ?? "";
+    const copy = join(dir, "damaged-copy");
+    await mkdir(copy, { recursive: true });
+    await cp(join(sessionsStateDir(dir), `${sessionId}.fltr`), join(copy, `${sessionId}.fltr`));
+    await cp(join(sessionsStateDir(dir), sessionId), join(copy, sessionId), { recursive: true });
+    const agents = join(copy, sessionId, "agents");
+    const [fork] = (await readdir(agents)).filter((name) => name.startsWith("agent-")).sort();
+    const bytes = await readFile(join(agents, fork ?? ""));
+    const middle = Math.floor(bytes.length / 2);
+    bytes[middle] = (bytes[middle] ?? 0) ^ 0xff;
+    await writeFile(join(agents, fork ?? ""), bytes);
+    const result = await runCli(["report", join(copy, `${sessionId}.fltr`), "--out", "damaged.html"], {
+      cwd: dir,
+    });
+    expect(result.code, result.stderr).toBe(0);
+
+    const { page, errors } = await openReport(browser, join(dir, "damaged.html"));
+    // Every fork is still in the tree; the damaged one says so on its page.
+    expect(await page.$$eval(".fork-tree > li > ul > li", (nodes) => nodes.length)).toBe(
+      transcript.records.filter((record) => record.type === "sub_agent").length,
+    );
+    const id = fork?.replace(/\.fltr$/, "");
+    await page.click(`.fork-tree li[data-agent-id="${id}"] > .tree-node`);
+    expect(await page.textContent(".agent-detail .problem")).toMatch(
+      /the transcript is damaged at byte \d+ of \d+: the \d+ records before it are shown/,
+    );
+    expect(errors).toEqual([]);
+    await page.close();
   });
 });

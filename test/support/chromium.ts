@@ -64,8 +64,11 @@ export interface OpenedReport {
   readonly network: string[];
 }
 
-/** Opens a report file and waits until it says it is drawn (`body[data-ready]`). */
-export async function openReport(browser: Browser, path: string): Promise<OpenedReport> {
+/**
+ * Opens a report file (at `hash`, e.g. `#item=…`, as a copied link would) and waits until it says
+ * it is drawn (`body[data-ready]`).
+ */
+export async function openReport(browser: Browser, path: string, hash = ""): Promise<OpenedReport> {
   const page = await browser.context.newPage();
   const errors: string[] = [];
   const network: string[] = [];
@@ -80,7 +83,7 @@ export async function openReport(browser: Browser, path: string): Promise<Opened
     network.push(requested);
     return route.abort();
   });
-  await page.goto(url);
+  await page.goto(url + hash);
   await page.waitForSelector("body[data-ready=true]", { timeout: 15_000 });
   return { page, errors, network };
 }

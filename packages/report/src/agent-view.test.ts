@@ -94,6 +94,15 @@ describe("an agent's view from its transcript records (issue 17)", () => {
         content: "compacted",
         compactMetadata: { trigger: "auto", preTokens: 6_000, postTokens: 900 },
       }),
+      // A local microcompact carries no pre/post figures: its own words say what it cleared.
+      message({
+        type: "system",
+        subtype: "microcompact_boundary",
+        uuid: "b2",
+        parentUuid: null,
+        timestamp: at(8),
+        content: "Cleared 1 old tool results (~1966 tokens)",
+      }),
       message(reply("a2", 9, [{ type: "text", text: "done" }])),
       {
         type: "request",
@@ -142,6 +151,16 @@ describe("an agent's view from its transcript records (issue 17)", () => {
         trigger: "auto",
         preTokens: 6_000,
         postTokens: 900,
+        detail: "compacted",
+      },
+      {
+        kind: "microcompact_boundary",
+        at: Date.parse(at(8)),
+        afterRequest: 1,
+        trigger: null,
+        preTokens: null,
+        postTokens: null,
+        detail: "Cleared 1 old tool results (~1966 tokens)",
       },
     ]);
     expect(view.limits).toEqual({ contextWindow: 10_000, autoCompact: 5_000, blockingLimit: 8_000 });

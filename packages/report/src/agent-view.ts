@@ -10,6 +10,8 @@ export interface AgentViewOptions {
   readonly label?: string;
   readonly budget: TextBudget;
   readonly torn?: boolean;
+  /** The transcript is damaged midway (issue 11): what is shown and what is not. */
+  readonly damage?: string;
 }
 
 export interface BuiltAgentView {
@@ -192,6 +194,7 @@ export function buildAgentView(
       trigger: message.compactMetadata?.trigger ?? null,
       preTokens: message.compactMetadata?.preTokens ?? null,
       postTokens: message.compactMetadata?.postTokens ?? null,
+      detail: message.content,
     });
   }
 
@@ -240,10 +243,16 @@ export function buildAgentView(
     querySource: start?.querySource ?? "unknown",
     label: options.label ?? (isFork ? (start?.querySource ?? "fork") : "main agent"),
     model,
-    status: lastTerminal?.reason ?? (options.torn ? "torn transcript" : "no end recorded"),
-    problem: options.torn
-      ? "the transcript's last record was torn (a crash mid-write); it was left out"
-      : null,
+    status:
+      lastTerminal?.reason ??
+      (options.damage !== undefined
+        ? "damaged transcript"
+        : options.torn
+          ? "torn transcript"
+          : "no end recorded"),
+    problem:
+      options.damage ??
+      (options.torn ? "the transcript's last record was torn (a crash mid-write); it was left out" : null),
     createdAt: time(start?.createdAt),
     endedAt: time(lastTerminal?.endedAt) ?? (Number.isFinite(lastTime) ? lastTime : null),
     turns:

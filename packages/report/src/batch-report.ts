@@ -1,7 +1,7 @@
 import { access } from "node:fs/promises";
-import { loadTranscript } from "@forkloop/orchestrator";
 import { buildAgentView } from "./agent-view.js";
 import { TextBudget } from "./message-view.js";
+import { readShownTranscript } from "./read-transcript.js";
 import type { BatchItemRow, BatchReportData } from "./report-data.js";
 
 /**
@@ -104,10 +104,11 @@ export async function loadBatchReport(input: BatchReportInput): Promise<BatchRep
 async function itemRow(item: BatchItemInput, textBudget: number): Promise<BatchItemRow> {
   let session: BatchItemRow["session"] = null;
   if (item.transcriptPath !== undefined && (await exists(item.transcriptPath))) {
-    const loaded = await loadTranscript(item.transcriptPath);
+    const loaded = await readShownTranscript(item.transcriptPath);
     session = buildAgentView(loaded.records, {
       budget: new TextBudget(textBudget),
       torn: loaded.torn,
+      ...(loaded.problem === undefined ? {} : { damage: loaded.problem }),
       label: item.label,
     }).view;
   }

@@ -5,4 +5,4 @@ export { TextBudget, toMessageView } from "./message-view.js";
 export { loadPageAssets } from "./page-assets.js";
 export { renderBatchReport, renderSessionReport } from "./render-report.js";
 export type * from "./report-data.js";
-export { loadSessionReport } from "./session-report.js";
+export { loadSessionReport, NotATranscriptError } from "./session-report.js";

@@ -49,6 +49,8 @@ export interface MarkerView {
   readonly trigger: string | null;
   readonly preTokens: number | null;
   readonly postTokens: number | null;
+  /** The boundary's own words, e.g. "Cleared 3 old tool results (~1,966 tokens)" (a microcompact has no pre/post figures). */
+  readonly detail: string;
 }
 
 export type BlockView =

@@ -3,11 +3,22 @@ import { dirname, join, relative, resolve } from "node:path";
 import { loadTranscript, TRANSCRIPT_EXTENSION, type TranscriptRecord } from "@forkloop/orchestrator";
 import { buildAgentView } from "./agent-view.js";
 import { TextBudget } from "./message-view.js";
+import { readShownTranscript } from "./read-transcript.js";
 import type { AgentView, SessionReportData } from "./report-data.js";
 
 /** A session report keeps nearly every message: cut only single texts past 200k characters. */
 const SESSION_TEXT_BUDGET = 50_000_000;
 const SESSION_BLOCK_LIMIT = 200_000;
+
+/** The file given is not a forkloop transcript (no session in it): the CLI says so, exit 2. */
+export class NotATranscriptError extends Error {
+  constructor(readonly path: string) {
+    super(
+      `${path} holds no forkloop session (no session_start record): it is empty or not a transcript. Give a session id, a batch id or a transcript from \`forkloop sessions list\`.`,
+    );
+    this.name = "NotATranscriptError";
+  }
+}
 
 /** Agent ids become file names: anything else in a `sub_agent` record is not followed. */
 const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -73,11 +84,13 @@ function missingAgent(
 /**
  * Reads a session's transcript and every sub-agent transcript it links (Agent, Skill, compact,
  * session memory; nested sub-agents name the sub-agent that started them) into the report's data.
- * A missing or torn child transcript is shown as such; it does not stop the report.
+ * A missing, torn or damaged child transcript is shown as such; it does not stop the report. A
+ * file with no session in it is a NotATranscriptError.
  */
 export async function loadSessionReport(path: string): Promise<SessionReportData> {
   const budget = new TextBudget(SESSION_TEXT_BUDGET, SESSION_BLOCK_LIMIT);
   const main = await loadTranscript(path);
+  if (main.start === undefined) throw new NotATranscriptError(path);
   const built = buildAgentView(main.records, { budget, torn: main.torn });
   const agents: AgentView[] = [built.view];
   const labels = new Map(built.toolLabels);
@@ -91,12 +104,13 @@ export async function loadSessionReport(path: string): Promise<SessionReportData
       );
       continue;
     }
-    const child = await loadTranscript(file);
+    const child = await readShownTranscript(file);
     const parent = child.start?.parent;
     const known = agents.some((agent) => agent.id === parent?.agentId);
     const childBuilt = buildAgentView(child.records, {
       budget,
       torn: child.torn,
+      ...(child.problem === undefined ? {} : { damage: child.problem }),
       parentId: known ? (parent?.agentId ?? built.view.id) : built.view.id,
       label: (parent?.toolUseId === undefined ? undefined : labels.get(parent.toolUseId)) ?? link.querySource,
     });

@@ -1,8 +1,8 @@
-import { access, mkdir, writeFile } from "node:fs/promises";
+import { access, mkdir, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { type BatchSpec, loadBatch } from "@forkloop/batch";
 import { TRANSCRIPT_EXTENSION } from "@forkloop/orchestrator";
-import { renderBatchReport, renderSessionReport } from "@forkloop/report";
+import { NotATranscriptError, renderBatchReport, renderSessionReport } from "@forkloop/report";
 import {
   batchesDirs,
   checkId,
@@ -62,9 +62,10 @@ type Target =
 async function resolveTarget(what: string, cwd: string, state: ProjectState): Promise<Target> {
   if (what.endsWith(TRANSCRIPT_EXTENSION)) {
     const transcript = resolve(cwd, what);
-    if (!(await exists(transcript)))
+    const file = await stat(transcript).catch(() => undefined);
+    if (!file?.isFile())
       throw new CliError(
-        `report: no transcript file ${transcript}; give a session id, a batch id or an existing ${TRANSCRIPT_EXTENSION} file.`,
+        `report: ${file ? `${transcript} is a directory, not a transcript file` : `no transcript file ${transcript}`}; give a session id, a batch id or an existing ${TRANSCRIPT_EXTENSION} file.`,
       );
     return { kind: "session", transcript };
   }
@@ -94,7 +95,11 @@ export async function writeSessionHtml(
   out?: string,
 ): Promise<string> {
   const name = basename(transcript, TRANSCRIPT_EXTENSION);
-  return writeHtml(out ?? join(state.dir, "reports", `${name}.html`), await renderSessionReport(transcript));
+  const html = await renderSessionReport(transcript).catch((error: unknown) => {
+    if (error instanceof NotATranscriptError) throw new CliError(`report: ${error.message}`);
+    throw error;
+  });
+  return writeHtml(out ?? join(state.dir, "reports", `${name}.html`), html);
 }
 
 /** A batch's report, by default `report.html` beside report.md; returns the file's path. */

@@ -212,67 +212,66 @@ function failureGroups(items: readonly BatchItemRow[], filterByCode: (code: stri
   );
 }
 
-const COLUMNS: readonly Column<BatchItemRow>[] = [
-  { key: "label", title: "item", value: (row) => row.label, width: "minmax(10rem, 2fr)" },
-  { key: "status", title: "status", value: (row) => row.status, width: "6rem" },
-  {
-    key: "answer",
-    title: "answer / error",
-    value: (row) => (row.error ? `${row.error.code}: ${row.error.message}` : row.answer),
-    width: "minmax(12rem, 3fr)",
-  },
-  { key: "turns", title: "turns", value: (row) => row.turns, numeric: true, width: "4rem" },
-  {
-    key: "input",
-    title: "input",
-    value: (row) => format.promptTokens(row.tokens),
-    text: (row) => format.count(format.promptTokens(row.tokens)),
-    numeric: true,
-    width: "5.5rem",
-  },
-  {
-    key: "output",
-    title: "output",
-    value: (row) => row.tokens.output,
-    text: (row) => format.count(row.tokens.output),
-    numeric: true,
-    width: "5rem",
-  },
-  {
-    key: "cacheRead",
-    title: "cache read",
-    value: (row) => row.tokens.cacheRead,
-    text: (row) => format.count(row.tokens.cacheRead),
-    numeric: true,
-    width: "6.5rem",
-  },
-  {
-    key: "cacheWrite",
-    title: "cache write",
-    value: (row) => row.tokens.cacheWrite,
-    text: (row) => format.count(row.tokens.cacheWrite),
-    numeric: true,
-    width: "6.5rem",
-  },
-  {
-    key: "cost",
-    title: "cost",
-    value: (row) => row.costUsd,
-    text: (row) => format.cost(row.costUsd),
-    numeric: true,
-    width: "5.5rem",
-  },
-  {
-    key: "duration",
-    title: "duration",
-    value: (row) => row.durationMs,
-    text: (row) => format.duration(row.durationMs),
-    numeric: true,
-    width: "5.5rem",
-  },
-  { key: "compactions", title: "compactions", value: (row) => row.compactions, numeric: true, width: "7rem" },
-  { key: "retries", title: "API retries", value: (row) => row.apiRetries, numeric: true, width: "6rem" },
-];
+/** The address of an item's session page in this file (a link that also works copied or reloaded). */
+export function itemHref(id: string): string {
+  return `#item=${encodeURIComponent(id)}`;
+}
+
+/**
+ * What the labels of all items share up to a `/` (e.g. `/home/me/project/`): the item column
+ * leaves it out, so a cell shows `tasks.jsonl:17` rather than the same cut-off directory on every row.
+ */
+export function sharedDirectory(labels: readonly string[]): string {
+  if (labels.length === 0) return "";
+  let shared = labels[0] ?? "";
+  for (const label of labels) {
+    let length = 0;
+    while (length < shared.length && length < label.length && shared[length] === label[length]) length++;
+    shared = shared.slice(0, length);
+  }
+  return shared.slice(0, shared.lastIndexOf("/") + 1);
+}
+
+/** A right-aligned column that sorts by the number and shows it formatted. */
+function numeric(
+  key: string,
+  title: string,
+  width: string,
+  value: (row: BatchItemRow) => number,
+  text: (value: number) => string = format.count,
+): Column<BatchItemRow> {
+  return { key, title, width, value, text: (row) => text(value(row)), numeric: true };
+}
+
+/** The item table's columns; narrower than their sum (≈ 76rem), the table scrolls sideways. */
+function itemColumns(labelPrefix: string): readonly Column<BatchItemRow>[] {
+  return [
+    {
+      key: "label",
+      title: "item",
+      value: (row) => row.label,
+      text: (row) => row.label.slice(labelPrefix.length),
+      href: (row) => itemHref(row.id),
+      width: "minmax(8rem, 2fr)",
+    },
+    { key: "status", title: "status", value: (row) => row.status, width: "6rem" },
+    {
+      key: "answer",
+      title: "answer / error",
+      value: (row) => (row.error ? `${row.error.code}: ${row.error.message}` : row.answer),
+      width: "minmax(10rem, 3fr)",
+    },
+    { key: "turns", title: "turns", value: (row) => row.turns, numeric: true, width: "4rem" },
+    numeric("input", "input", "5rem", (row) => format.promptTokens(row.tokens)),
+    numeric("output", "output", "4.5rem", (row) => row.tokens.output),
+    numeric("cacheRead", "cache read", "6.5rem", (row) => row.tokens.cacheRead),
+    numeric("cacheWrite", "cache write", "7rem", (row) => row.tokens.cacheWrite),
+    numeric("cost", "cost", "5rem", (row) => row.costUsd, format.cost),
+    numeric("duration", "duration", "5.5rem", (row) => row.durationMs, format.duration),
+    numeric("compactions", "compactions", "7.5rem", (row) => row.compactions, String),
+    numeric("retries", "API retries", "6.5rem", (row) => row.apiRetries, String),
+  ];
+}
 
 function itemPage(root: HTMLElement, item: BatchItemRow): void {
   replace(
@@ -318,10 +317,12 @@ export function renderBatch(root: HTMLElement, data: BatchReportData): void {
     ...["all", "succeeded", "failed", "pending"].map((value) => h("option", { attrs: { value } }, value)),
   );
   const shown = h("div", { class: "shown" });
-  const table = new VirtualTable<BatchItemRow>(COLUMNS, {
+  const labelPrefix = sharedDirectory(data.items.map((item) => item.label));
+  const table = new VirtualTable<BatchItemRow>(itemColumns(labelPrefix), {
+    minWidth: "76rem",
     rowKey: (row) => row.id,
     onRowClick: (row) => {
-      location.hash = `item=${encodeURIComponent(row.id)}`;
+      location.hash = itemHref(row.id);
     },
   });
   const applyFilter = () => {

@@ -1,4 +1,4 @@
-import type { AgentView, SessionReportData } from "../report-data.js";
+import type { AgentView, MarkerView, SessionReportData } from "../report-data.js";
 import { contextChart, timelineChart, tokensChart } from "./agent-charts.js";
 import { figure, h, replace, section } from "./dom.js";
 import * as format from "./format.js";
@@ -128,7 +128,7 @@ function eventsList(agent: AgentView): HTMLElement | null {
             postTokens: marker.postTokens ?? "",
           },
         },
-        `${marker.kind} (${marker.trigger ?? "?"}) after request ${marker.afterRequest}: ${marker.preTokens === null ? "?" : format.count(marker.preTokens)} → ${marker.postTokens === null ? "?" : format.count(marker.postTokens)} tokens`,
+        markerText(marker),
       ),
     );
   for (const pause of agent.rateLimits)
@@ -143,6 +143,14 @@ function eventsList(agent: AgentView): HTMLElement | null {
 }
 
 /** Everything about one agent: figures, timeline, context, tokens and cost, tools, messages. */
+/** A boundary in words: its pre → post tokens when it has them (a compaction), else its own text. */
+function markerText(marker: MarkerView): string {
+  const where = `${marker.kind}${marker.trigger === null ? "" : ` (${marker.trigger})`} after request ${marker.afterRequest}`;
+  return marker.preTokens === null || marker.postTokens === null
+    ? `${where}: ${marker.detail}`
+    : `${where}: ${format.count(marker.preTokens)} → ${format.count(marker.postTokens)} tokens`;
+}
+
 export function agentDetail(
   agent: AgentView,
   children: readonly AgentView[],

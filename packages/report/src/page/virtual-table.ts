@@ -8,6 +8,8 @@ export interface Column<T> {
   /** What the cell shows (default: the value). */
   readonly text?: (row: T) => string;
   readonly numeric?: boolean;
+  /** The cell is a link to this address (issue 17: each item's row links to its session page). */
+  readonly href?: (row: T) => string;
   /** A CSS grid track, e.g. `6rem` or `minmax(8rem, 2fr)`. */
   readonly width: string;
 }
@@ -15,6 +17,8 @@ export interface Column<T> {
 export interface VirtualTableOptions<T> {
   readonly rowHeight?: number;
   readonly height?: number;
+  /** Narrower than this, the table scrolls sideways (header and rows together) instead of cutting columns. */
+  readonly minWidth?: string;
   readonly rowKey: (row: T) => string;
   readonly onRowClick?: (row: T) => void;
 }
@@ -62,6 +66,10 @@ export class VirtualTable<T> {
     this.#body = h("div", { class: "vt-body" }, this.#spacer);
     this.#body.style.height = `${options.height ?? 480}px`;
     this.#body.addEventListener("scroll", () => this.#draw(), { passive: true });
+    if (options.minWidth !== undefined) {
+      this.#header.style.minWidth = options.minWidth;
+      this.#body.style.minWidth = options.minWidth;
+    }
     this.element = h("div", { class: "vt", attrs: { role: "grid" } }, this.#header, this.#body);
     this.element.style.setProperty("--vt-columns", template);
   }
@@ -145,10 +153,11 @@ export class VirtualTable<T> {
           {
             class: `vt-cell${column.numeric ? " numeric" : ""}`,
             data: { column: column.key },
-            title: text,
+            // The whole value on hover: a cut-off answer, an exact token count, the full label.
+            title: String(column.value(row)),
             attrs: { role: "gridcell" },
           },
-          text,
+          column.href ? h("a", { attrs: { href: column.href(row) } }, text) : text,
         );
       }),
     );
