@@ -240,6 +240,20 @@ describe("forkloop report <session> in headless Chromium (issue 17)", () => {
       ),
     ).toEqual(["Read"]);
     expect(await page.$$eval(".tool-result.is-error", (nodes) => nodes.length)).toBe(1);
+    // The failed Read took milliseconds of a run of seconds: its red bar is still drawn, wide enough to see.
+    const errorBars = await page.evaluate(() => {
+      type BarChart = {
+        data: { datasets: { label: string }[] };
+        getDatasetMeta(index: number): { data: { width: number }[] };
+      };
+      const chart = (
+        globalThis as unknown as { forkloopReport: { charts: Map<string, BarChart> } }
+      ).forkloopReport.charts.get("timeline");
+      const index = chart?.data.datasets.findIndex((dataset) => dataset.label === "tool error") ?? -1;
+      return chart?.getDatasetMeta(index).data.map((bar) => bar.width) ?? [];
+    });
+    expect(errorBars).toHaveLength(1);
+    expect(errorBars[0]).toBeGreaterThanOrEqual(2);
 
     // The hostile first line of big.md is in the page as text, and nothing of it ran or loaded.
     const text = await page.evaluate(

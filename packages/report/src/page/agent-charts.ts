@@ -159,6 +159,9 @@ export function tokensChart(name: string, agent: AgentView): HTMLElement {
   });
 }
 
+/** The narrowest a timeline bar is drawn, in pixels, however short the span. */
+const MIN_BAR_PX = 3;
+
 interface Bar {
   readonly x: [number, number];
   readonly y: string;
@@ -246,6 +249,8 @@ export function timelineChart(name: string, agent: AgentView, children: readonly
     grouped: false,
     barPercentage: 0.8,
     categoryPercentage: 1,
+    // A failed Read takes milliseconds of a minute's run: drawn to scale it would be invisible.
+    minBarLength: MIN_BAR_PX,
   });
   return chartBox(
     name,
