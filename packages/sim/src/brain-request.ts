@@ -7,6 +7,7 @@ export function toBrainRequest(
   body: MessagesRequest,
   querySource: string | null,
   seed: number,
+  apiKey = "",
 ): BrainRequest {
   const lastUser = findLast(body.messages, (m) => m.role === "user");
   const blocks = lastUser ? blocksOf(lastUser) : [];
@@ -22,6 +23,7 @@ export function toBrainRequest(
     ),
     toolNames: (body.tools ?? []).map((t) => t.name),
     querySource,
+    apiKey,
     seed,
   };
 }

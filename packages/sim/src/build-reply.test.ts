@@ -17,6 +17,20 @@ const options = (extra: Partial<MessagesRequest> = {}) => ({
 });
 
 describe("building the API reply from a brain reply", () => {
+  it("under adaptive thinking a reply may leave thinking out (adaptiveThinking: false); enabled thinking always thinks", () => {
+    const reply = { content: [{ type: "text" as const, text: "hi" }] };
+    const adaptive = options({ thinking: { type: "adaptive" } });
+    expect(buildReply(reply, adaptive).content.map((b) => b.type)).toEqual(["thinking", "text"]);
+    expect(buildReply({ ...reply, adaptiveThinking: false }, adaptive).content).toEqual([
+      { type: "text", text: "hi" },
+    ]);
+    const enabled = options({ thinking: { type: "enabled", budget_tokens: 1024 } });
+    expect(buildReply({ ...reply, adaptiveThinking: false }, enabled).content.map((b) => b.type)).toEqual([
+      "thinking",
+      "text",
+    ]);
+  });
+
   it("stop sequences cut the text and report the sequence", () => {
     const built = buildReply(
       {

@@ -53,7 +53,8 @@ export function buildReply(reply: BrainReply, options: BuildOptions): BuiltReply
   const thinking = body.thinking;
   // A forced tool call skips thinking: the response starts with the tool call (api doc §8).
   const thinkingOn =
-    (thinking?.type === "enabled" || thinking?.type === "adaptive") && options.forcedToolUse !== true;
+    (thinking?.type === "enabled" || (thinking?.type === "adaptive" && reply.adaptiveThinking !== false)) &&
+    options.forcedToolUse !== true;
   const omitted = thinkingOn && (thinking as { display?: unknown }).display === "omitted";
   let blocks: ReplyBlock[] = reply.content.filter((b) => b.type !== "thinking" || thinkingOn);
   if (thinkingOn && !blocks.some((b) => b.type === "thinking")) {

@@ -72,7 +72,7 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
     reply =
       body.max_tokens === 0
         ? { content: [], stop_reason: "max_tokens" }
-        : await state.brain(toBrainRequest(body, record.querySource, state.seed));
+        : await state.brain(toBrainRequest(body, record.querySource, state.seed, call.apiKey));
   } catch (error) {
     sendError(
       res,

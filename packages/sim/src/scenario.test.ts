@@ -186,6 +186,7 @@ describe("issue 2 point 9: scenario files", () => {
       lastToolResults: [],
       toolNames: [],
       querySource: null,
+      apiKey: "",
       seed: 0,
     });
     expect(reply).toEqual({ content: [{ type: "text", text: "fb" }] });

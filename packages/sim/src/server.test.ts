@@ -231,6 +231,24 @@ describe("issue 2 point 10: observability", () => {
     expect(record?.startedAt).toBeLessThanOrEqual(record?.firstByteAt ?? 0);
   });
 
+  it("the brain sees the key each request authenticated with (one simulator, a script per client)", async () => {
+    const keys: string[] = [];
+    sim = await startSimulator({
+      brain: (request) => {
+        keys.push(request.apiKey);
+        return { content: [{ type: "text", text: `for ${request.apiKey}` }] };
+      },
+    });
+    const request = { model: MODEL, max_tokens: 10, messages: [{ role: "user" as const, content: "hi" }] };
+    const a = await client(sim, { apiKey: "key-a" }).messages.create(request);
+    const b = await client(sim, { apiKey: "key-b" }).messages.create(request);
+    expect(keys).toEqual(["key-a", "key-b"]);
+    expect([a.content, b.content]).toEqual([
+      [{ type: "text", text: "for key-a" }],
+      [{ type: "text", text: "for key-b" }],
+    ]);
+  });
+
   it("recordLimit keeps only the latest records", async () => {
     sim = await startSimulator({ recordLimit: 2 });
     for (const content of ["a", "b", "c"]) {

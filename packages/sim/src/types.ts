@@ -103,6 +103,11 @@ export interface BrainRequest {
   toolNames: readonly string[];
   /** The `x-forkloop-query-source` header. */
   querySource: string | null;
+  /**
+   * The key the request authenticated with (`x-api-key` or `Authorization: Bearer`): one
+   * simulator can serve several clients each with its own script (the conformance harness).
+   */
+  apiKey: string;
   seed: number;
 }
 
@@ -118,6 +123,11 @@ export interface BrainReply {
   stop_reason?: StopReason | undefined;
   /** Ask the simulator to inject this fault into the reply (scenario rules use it). */
   fault?: FaultKind;
+  /**
+   * Under adaptive thinking the model decides whether to think: `false` answers without the
+   * thinking block the simulator adds when the reply has none (enabled thinking always thinks).
+   */
+  adaptiveThinking?: boolean;
 }
 
 export type ReplyBlock =

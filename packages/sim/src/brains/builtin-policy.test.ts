@@ -207,6 +207,7 @@ describe("honesty (SPEC §0)", () => {
       lastToolResults: [],
       toolNames: ["Read"],
       querySource,
+      apiKey: "",
       seed: 0,
     });
     const replies = [
