@@ -51,9 +51,9 @@ afterAll(() => {
 beforeEach(() => writeFileSync(log, ""));
 
 describe("readGitSnapshot (§1.2 prefetch, R-K1 many sessions in one process)", () => {
-  it("sessions starting together in one repository share one read: 4 git processes for 16", async () => {
+  it("sessions starting together in one repository share one read: 3 git processes for 16", async () => {
     const snapshots = await Promise.all(Array.from({ length: 16 }, () => readGitSnapshot(repo)));
-    expect(gitCalls()).toHaveLength(4);
+    expect(gitCalls()).toHaveLength(3);
     for (const snapshot of snapshots) {
       expect(snapshot.repoRoot).toBe(repo);
       expect(snapshot.status?.branch).toBe("trunk");
@@ -61,9 +61,9 @@ describe("readGitSnapshot (§1.2 prefetch, R-K1 many sessions in one process)", 
     }
   });
 
-  it("outside a repository only the root is asked for, once for all", async () => {
+  it("R-S7: outside a repository no git runs at all", async () => {
     const snapshots = await Promise.all(Array.from({ length: 16 }, () => readGitSnapshot(plain)));
-    expect(gitCalls()).toEqual(["rev-parse --show-toplevel"]);
+    expect(gitCalls()).toEqual([]);
     expect(snapshots.every((snapshot) => snapshot.repoRoot === null && snapshot.status === null)).toBe(true);
   });
 
@@ -73,6 +73,6 @@ describe("readGitSnapshot (§1.2 prefetch, R-K1 many sessions in one process)", 
     const after = await readGitSnapshot(repo);
     expect(before.status?.changes).toEqual([]);
     expect(after.status?.changes).toEqual(["?? new-file.txt"]);
-    expect(gitCalls()).toHaveLength(8);
+    expect(gitCalls()).toHaveLength(6);
   });
 });

@@ -1,4 +1,11 @@
-import { execFile } from "node:child_process";
+import { resolve } from "node:path";
+import {
+  findGitRepository,
+  type GitRepository,
+  headName,
+  readGitHead,
+  withHardenedGit,
+} from "@forkloop/tools";
 
 export interface GitStatus {
   readonly branch: string;
@@ -8,39 +15,45 @@ export interface GitStatus {
   readonly recentCommits: readonly string[];
 }
 
-function git(cwd: string, args: readonly string[]): Promise<string | null> {
-  return new Promise((resolve) => {
-    execFile("git", [...args], { cwd, timeout: 5_000, maxBuffer: 4 * 1024 * 1024 }, (error, stdout) => {
-      resolve(error ? null : stdout);
-    });
-  });
-}
-
-/** Git state for the system prompt (§1.2 prefetch); null outside a repository or without git. */
+/**
+ * Git state for the system prompt (§1.2 prefetch); null outside a repository, without git, or
+ * when git cannot read it. R-S7: the repository and its branch are found by reading files; only
+ * `status` and `log` run git, and that git reads none of the repository's configuration
+ * (`withHardenedGit`), so nothing the repository names runs.
+ */
 export async function readGitStatus(
   cwd: string,
   options: { maxChangedFiles?: number } = {},
 ): Promise<GitStatus | null> {
-  const maxChanged = options.maxChangedFiles ?? 40;
-  const [branch, status, log] = await Promise.all([
-    git(cwd, ["rev-parse", "--abbrev-ref", "HEAD"]),
-    git(cwd, ["status", "--short"]),
-    git(cwd, ["log", "--oneline", "-n", "5"]),
-  ]);
-  if (branch === null) return null;
-  const changes = (status ?? "").split("\n").filter((line) => line.trim().length > 0);
-  return {
-    branch: branch.trim(),
-    changes: changes.slice(0, maxChanged),
-    changesTruncated: Math.max(0, changes.length - maxChanged),
-    recentCommits: (log ?? "").split("\n").filter((line) => line.trim().length > 0),
-  };
+  const repo = findGitRepository(cwd);
+  return repo === undefined ? null : readRepositoryStatus(repo, resolve(cwd), options.maxChangedFiles ?? 40);
 }
 
-/** Root of the git work tree containing `cwd`, or null. */
-export async function gitRoot(cwd: string): Promise<string | null> {
-  const out = await git(cwd, ["rev-parse", "--show-toplevel"]);
-  return out === null ? null : out.trim();
+async function readRepositoryStatus(
+  repo: GitRepository,
+  cwd: string,
+  maxChanged: number,
+): Promise<GitStatus | null> {
+  const head = readGitHead(repo);
+  if (head === undefined) return null;
+  const outputs = await withHardenedGit(repo, (git) =>
+    Promise.all([
+      // Submodules are not entered: each has a configuration of its own.
+      git(["status", "--short", "--ignore-submodules=all"], cwd),
+      git(["log", "--oneline", "--no-show-signature", "-n", "5"], cwd),
+    ]),
+  );
+  if (outputs === undefined) return null;
+  const [status, log] = outputs;
+  if (status === null) return null;
+  const changes = status.split("\n").filter((line) => line.trim().length > 0);
+  return {
+    branch: headName(head),
+    changes: changes.slice(0, maxChanged),
+    changesTruncated: Math.max(0, changes.length - maxChanged),
+    // A branch without commits yet has no log.
+    recentCommits: (log ?? "").split("\n").filter((line) => line.trim().length > 0),
+  };
 }
 
 export interface GitSnapshot {
@@ -53,17 +66,18 @@ const inFlight = new Map<string, Promise<GitSnapshot>>();
 
 /**
  * The repository root and git status of `cwd` at session start (§1.2 prefetch, R-K1: many
- * sessions in one process). Sessions whose prefetch overlaps in time share one read — four git
- * processes for thirty-two sessions started together instead of 128, which is most of an
+ * sessions in one process). Sessions whose prefetch overlaps in time share one read — three git
+ * processes for thirty-two sessions started together instead of 96, which is most of an
  * in-process session's time to first request — and each still gets a snapshot taken after it
- * started. Outside a repository only the root is asked for.
+ * started. Outside a repository no git runs.
  */
 export function readGitSnapshot(cwd: string): Promise<GitSnapshot> {
   const running = inFlight.get(cwd);
   if (running !== undefined) return running;
   const read = (async (): Promise<GitSnapshot> => {
-    const repoRoot = await gitRoot(cwd);
-    return { repoRoot, status: repoRoot === null ? null : await readGitStatus(cwd) };
+    const repo = findGitRepository(cwd);
+    if (repo === undefined) return { repoRoot: null, status: null };
+    return { repoRoot: repo.workTree, status: await readRepositoryStatus(repo, resolve(cwd), 40) };
   })().finally(() => inFlight.delete(cwd));
   inFlight.set(cwd, read);
   return read;

@@ -1,5 +1,9 @@
 export type { BuiltinToolsOptions } from "./builtin-tools.js";
 export { createBuiltinTools } from "./builtin-tools.js";
+export type { GitHead, GitRepository } from "./git/git-repository.js";
+export { findGitRepository, headName, readGitHead } from "./git/git-repository.js";
+export type { HardenedGitOptions, HardenedGitRun } from "./git/hardened-git.js";
+export { hardenedGitEnvironment, withHardenedGit } from "./git/hardened-git.js";
 export { FILE_TYPES } from "./grep/file-types.js";
 export { jsGrepBackend } from "./grep/js-backend.js";
 export { createRipgrepBackend, findRipgrep } from "./grep/ripgrep-backend.js";
@@ -22,6 +26,8 @@ export { createPermissionChecker } from "./permissions/permission-checker.js";
 export type { PermissionRule, RuleSpecifier } from "./permissions/permission-rules.js";
 export { parsePermissionRule } from "./permissions/permission-rules.js";
 export { mcpServerPrefix, toolNameMatches } from "./permissions/tool-name-patterns.js";
+export type { ProjectFileRead, ProjectFileRules } from "./project-files/read-project-file.js";
+export { readProjectFile } from "./project-files/read-project-file.js";
 export type { BubblewrapProbe, SandboxMode, SandboxPolicy } from "./sandbox/bubblewrap.js";
 export { findBubblewrap, probeBubblewrap, SANDBOX_MODES } from "./sandbox/bubblewrap.js";
 export type { LoadSettingsOptions, LoadSettingsResult, SettingSource } from "./settings/load-settings.js";
