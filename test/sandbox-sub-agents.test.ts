@@ -17,23 +17,30 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli, startSimProcess } from "@forkloop/cli/testing";
+import { createOutsideDir, type TempWorkspace } from "@forkloop/tools/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const API_KEY = "sk-ant-sandbox-test-key-41c7";
 
 let base: string;
+let outsideBase: TempWorkspace;
 
 beforeAll(() => {
   base = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-sandbox-workers-")));
+  // R-S9: not under /tmp, which bubblewrap hides — there "cannot write outside" could not fail.
+  outsideBase = createOutsideDir("forkloop-sandbox-workers-");
 });
-afterAll(() => rmSync(base, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(base, { recursive: true, force: true });
+  outsideBase.cleanup();
+});
 
 /** A project (also HOME, so its settings are the user's own) and a directory outside it. */
 function project(name: string): { root: string; outside: string } {
   const root = join(base, name, "project");
-  const outside = join(base, name, "outside");
+  const outside = join(outsideBase.root, name);
   mkdirSync(join(root, ".forkloop"), { recursive: true });
-  mkdirSync(outside);
+  mkdirSync(outside, { recursive: true });
   writeFileSync(
     join(root, ".forkloop/settings.json"),
     JSON.stringify({ env: { SETTINGS_ENV: "from-settings" } }),

@@ -23,7 +23,12 @@ export interface ProcessGroupOptions {
   readonly maxOutputChars: number;
   /** A program and its arguments that run `bash -c command` (the bubblewrap sandbox, R-S6). */
   readonly launcher?: readonly string[];
+  /** Data the launcher reads from descriptors FIRST_INPUT_FD, FIRST_INPUT_FD + 1, … (bwrap's seccomp program). */
+  readonly inputs?: readonly Buffer[];
 }
+
+/** Descriptor 3 carries the process mark (marked-processes.ts); the launcher's inputs follow it. */
+export const FIRST_INPUT_FD = 4;
 
 /** Time a group gets between SIGTERM and SIGKILL, to flush and clean up. */
 const KILL_GRACE_MS = 500;
@@ -57,9 +62,21 @@ export function runInProcessGroup(command: string, options: ProcessGroupOptions)
       cwd: options.cwd,
       env: { ...(options.env ?? process.env), ...mark.env },
       detached: true,
-      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe", mark.fd],
+      stdio: [
+        options.stdin === undefined ? "ignore" : "pipe",
+        "pipe",
+        "pipe",
+        mark.fd,
+        ...(options.inputs ?? []).map(() => "pipe" as const),
+      ],
     });
     mark.release(child.pid);
+    (options.inputs ?? []).forEach((input, index) => {
+      const stream = child.stdio[FIRST_INPUT_FD + index] as NodeJS.WritableStream | null | undefined;
+      // A launcher that fails before reading makes the write fail with EPIPE: its exit says why.
+      stream?.on("error", () => {});
+      stream?.end(input);
+    });
     const stdout = new HeadTailBuffer(options.maxOutputChars);
     const stderr = new HeadTailBuffer(options.maxOutputChars);
     child.stdout?.setEncoding("utf8").on("data", (chunk: string) => stdout.append(chunk));

@@ -1,13 +1,15 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   callTool,
-  createTempWorkspace,
+  createOutsideDir,
   resultText,
   type TempWorkspace,
   useTempWorkspace,
+  weakenedSandbox,
 } from "../testing/index.js";
 import { createBashTool } from "../tools/bash.js";
 import { findBubblewrap, probeBubblewrap } from "./bubblewrap.js";
@@ -31,7 +33,8 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 beforeEach(() => {
-  outside = createTempWorkspace("forkloop-sandbox-outside-");
+  // Where bwrap does not hide it (not under /tmp), so "cannot write outside" can fail.
+  outside = createOutsideDir("forkloop-sandbox-outside-");
 });
 afterEach(() => outside.cleanup());
 
@@ -43,20 +46,38 @@ describe("R-S6: Bash in bubblewrap (real bwrap)", () => {
     expect(probeBubblewrap()).toEqual({ ok: true, bwrap: findBubblewrap() });
   });
 
-  it("R-S6: writes inside the workspace work; writes outside it fail", async () => {
+  it("R-S6 / R-S9: writes inside the workspace work; writes outside it fail — and do not fail when / is bound writable (control)", async () => {
     const target = join(outside.root, "escaped.txt");
-    const result = await callTool(
-      sandboxed,
-      {
-        command: `echo inside > in.txt && cat in.txt; echo outside > '${target}'; echo x > /etc/forkloop-sandbox-escape`,
-      },
-      ws.context(),
-    );
+    const command = `echo inside > in.txt && cat in.txt; echo outside > '${target}'; echo x > /etc/forkloop-sandbox-escape`;
+    const result = await callTool(sandboxed, { command }, ws.context());
     expect(readFileSync(join(ws.root, "in.txt"), "utf8")).toBe("inside\n");
-    // The host's /tmp is not visible (a fresh /tmp); /etc is read-only.
-    expect(resultText(result)).toMatch(/^inside\n.*No such file or directory.*Read-only file system/s);
+    expect(resultText(result)).toMatch(/^inside\n.*Read-only file system.*Read-only file system/s);
     expect(existsSync(target)).toBe(false);
     expect(existsSync("/etc/forkloop-sandbox-escape")).toBe(false);
+    // Control: the same command with `/` bound writable does write outside, so the assertion above
+    // is about the sandbox, not about a directory bubblewrap hides.
+    const weakened = createBashTool({
+      sandbox: { enabled: true },
+      sandboxArgs: weakenedSandbox.rootWritable,
+    });
+    await callTool(weakened, { command: `echo outside > '${target}'` }, ws.context());
+    expect(readFileSync(target, "utf8")).toBe("outside\n");
+  });
+
+  it("R-S9: the host's /tmp and /run are not visible inside (fresh ones); the host's /run is, with the control", async () => {
+    const marker = join(tmpdir(), `forkloop-host-tmp-${process.pid}`);
+    writeFileSync(marker, "host");
+    try {
+      const command = `ls '${marker}' 2>&1; ls /run | wc -l`;
+      const inside = resultText(await callTool(sandboxed, { command }, ws.context()));
+      expect(inside).toMatch(/No such file or directory/);
+      expect(inside).toMatch(/^0$/m);
+      const control = createBashTool({ sandbox: { enabled: true }, sandboxArgs: weakenedSandbox.hostRun });
+      const shown = resultText(await callTool(control, { command: "ls /run | wc -l" }, ws.context()));
+      expect(Number(shown.trim())).toBeGreaterThan(0);
+    } finally {
+      rmSync(marker, { force: true });
+    }
   });
 
   it("R-S6: cannot open a TCP connection to a port listening on the host's 127.0.0.1", async () => {
@@ -81,13 +102,22 @@ describe("R-S6: Bash in bubblewrap (real bwrap)", () => {
     expect(resultText(inside)).toMatch(/^0$/m);
   });
 
-  it("R-S6: the rest of the file system is readable but /tmp is fresh and the home directory read-only", async () => {
-    const result = await callTool(
-      sandboxed,
-      { command: "cat /etc/hostname >/dev/null && echo ok; touch ~/x 2>&1 | head -1" },
-      ws.context(),
-    );
-    expect(resultText(result)).toMatch(/^ok\n.*(Read-only file system|Permission denied)/s);
+  it("R-S6: the rest of the file system is readable, the home directory read-only — writable with / bound writable (control)", async () => {
+    const marker = join(homedir(), `.forkloop-sandbox-control-${process.pid}`);
+    const command = `cat /etc/hostname >/dev/null && echo ok; touch '${marker}' 2>&1 | head -1`;
+    try {
+      const result = await callTool(sandboxed, { command }, ws.context());
+      expect(resultText(result)).toMatch(/^ok\n.*(Read-only file system|Permission denied)/s);
+      expect(existsSync(marker)).toBe(false);
+      const weakened = createBashTool({
+        sandbox: { enabled: true },
+        sandboxArgs: weakenedSandbox.rootWritable,
+      });
+      await callTool(weakened, { command }, ws.context());
+      expect(existsSync(marker)).toBe(true);
+    } finally {
+      rmSync(marker, { force: true });
+    }
   });
 
   it("R-S6: on, with bwrap unavailable, is a reported error and the command does not run", async () => {

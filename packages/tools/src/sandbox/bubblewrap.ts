@@ -5,13 +5,21 @@ import { findExecutable } from "../find-executable.js";
 export type SandboxMode = "auto" | "on" | "off";
 export const SANDBOX_MODES = ["auto", "on", "off"] as const;
 
+/** Tasks (processes and threads) one sandboxed call may run at once, unless the policy says otherwise. */
+export const SANDBOX_PROCESS_LIMIT = 4096;
+
 export interface SandboxPolicy {
   /** Resolved: `on` runs every Bash call in bubblewrap, `off` runs it directly. */
   readonly enabled: boolean;
-  /** Network namespace shared with the host; off by default. */
+  /**
+   * Network namespace shared with the host; off by default. On, unix sockets cannot be created
+   * inside at all (the abstract namespace would be the host's: unix-socket-filter.ts).
+   */
   readonly network?: boolean;
   /** The bwrap binary (default: found on PATH). */
   readonly bwrap?: string;
+  /** RLIMIT_NPROC inside the sandbox (default SANDBOX_PROCESS_LIMIT); the kernel exempts root from it. */
+  readonly processLimit?: number;
 }
 
 export type BubblewrapProbe =
@@ -41,22 +49,68 @@ export function probeBubblewrap(path = process.env.PATH ?? ""): BubblewrapProbe 
   return { ok: false, reason: `${bwrap} cannot start a sandbox here: ${detail}` };
 }
 
-/**
- * bubblewrap's arguments for one Bash call (R-S6): the whole file system read-only, the
- * workspace roots writable, a fresh /tmp, fresh /proc and /dev, every namespace unshared (so no
- * network but loopback of its own unless `network`), and the sandbox dies with the call:
- * `--die-with-parent` plus a PID namespace, so killing bwrap (the call's process group leader)
- * ends every process inside, also those that left the group with setsid.
- */
-export function sandboxArgs(options: {
+/** What one sandboxed call gets to see and change (sandbox-plan.ts works it out per call). */
+export interface SandboxPlan {
+  /** Writable: the workspace roots (real paths). */
   readonly roots: readonly string[];
   readonly cwd: string;
   readonly network: boolean;
-}): string[] {
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
-  for (const root of options.roots) args.push("--bind", root, root);
+  /** Names inside the roots bound onto themselves, writable, so they cannot be renamed or removed (`.git`). */
+  readonly pinned?: readonly string[];
+  /** Inside the roots, read-only: what git or forkloop runs later (R-S9, execution-points.ts). */
+  readonly readOnly?: readonly string[];
+  /** Host unix socket files outside /tmp and /run: /dev/null is bound over each (host-sockets.ts). */
+  readonly sockets?: readonly string[];
+  /** Files under /run kept visible in the fresh one (where /etc/resolv.conf points). */
+  readonly runFiles?: readonly string[];
+  /** `/var/run` when it is a directory of its own rather than a link to /run. */
+  readonly varRunDirectory?: boolean;
+  readonly processLimit?: number;
+  /** The descriptor bwrap reads the seccomp program from (unix-socket-filter.ts), with `network`. */
+  readonly seccompFd?: number;
+}
+
+/**
+ * bubblewrap's arguments for one Bash call, up to the command (R-S6, R-S9): the whole file system
+ * read-only, fresh /dev, /proc, /tmp and /run (no host sockets there, nor X11's), the workspace
+ * roots writable except their execution points, /dev/null over every other host socket file,
+ * every namespace unshared (no network, and no abstract sockets of the host, unless `network`,
+ * which adds the unix-socket filter instead), and the sandbox dies with the call:
+ * `--die-with-parent` plus a PID namespace, so killing bwrap (the call's process group leader)
+ * ends every process inside, also those that left the group with setsid. bwrap has no rlimit
+ * option, so a shell inside sets RLIMIT_NPROC and then runs the command (`exec "$@"`).
+ */
+export function sandboxArgs(plan: SandboxPlan): string[] {
+  const args = [
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--tmpfs",
+    "/tmp",
+    "--tmpfs",
+    "/run",
+  ];
+  if (plan.varRunDirectory === true) args.push("--tmpfs", "/var/run");
+  for (const file of plan.runFiles ?? []) args.push("--ro-bind", file, file);
+  for (const root of plan.roots) args.push("--bind", root, root);
+  for (const path of plan.pinned ?? []) args.push("--bind", path, path);
+  for (const path of plan.readOnly ?? []) args.push("--ro-bind", path, path);
+  for (const socket of plan.sockets ?? []) args.push("--ro-bind", "/dev/null", socket);
   args.push("--unshare-all");
-  if (options.network) args.push("--share-net");
-  args.push("--die-with-parent", "--chdir", options.cwd, "--");
+  if (plan.network) args.push("--share-net");
+  if (plan.seccompFd !== undefined) args.push("--seccomp", String(plan.seccompFd));
+  const limit = Math.floor(plan.processLimit ?? SANDBOX_PROCESS_LIMIT);
+  args.push("--die-with-parent", "--chdir", plan.cwd, "--");
+  // Soft first (a hard limit below the soft one is EINVAL); a hard limit lower than ours stays.
+  args.push(
+    "bash",
+    "-c",
+    `ulimit -Su ${limit} 2>/dev/null; ulimit -Hu ${limit} 2>/dev/null; exec "$@"`,
+    "forkloop-sandbox",
+  );
   return args;
 }

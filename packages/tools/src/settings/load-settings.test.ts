@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useTempWorkspace } from "../testing/index.js";
@@ -150,6 +150,29 @@ describe("R-S5: project settings cannot widen permissions unless the project is 
     expect(result.ignored[0]).toMatch(
       /\.forkloop\/settings\.json: ignored permissions\.allow \(Bash\), permissions\.defaultMode "bypassPermissions", permissions\.additionalDirectories outside the project \(\/\), hooks, env \(NODE_OPTIONS\), sandbox "off" — the project is not trusted; run `forkloop trust .*` or pass --trust-project/,
     );
+  });
+
+  it('R-S11: an untrusted project\'s sandbox "off" is ignored and named when the user chose none (batch and dontAsk keep their default); the user\'s own "off" or trust keeps it', async () => {
+    put(join(project(), ".forkloop/settings.json"), { sandbox: "off" });
+    const untrusted = await load();
+    expect(untrusted.ok && untrusted.settings.sandbox).toBeUndefined();
+    expect(untrusted.ok && untrusted.ignored).toEqual([
+      expect.stringMatching(
+        /settings\.json: ignored sandbox "off" — the project is not trusted; run `forkloop trust /,
+      ),
+    ]);
+    // A project may still make it stronger.
+    put(join(project(), ".claude/settings.json"), { sandbox: "on" });
+    const stronger = await load();
+    expect(stronger.ok && stronger.settings.sandbox).toBe("on");
+    rmSync(join(project(), ".claude"), { recursive: true });
+    // Controls: the same file is used when the user trusts the project or chose "off" themselves.
+    const trusted = await load({ trustProject: true });
+    expect(trusted.ok && trusted.settings.sandbox).toBe("off");
+    put(join(home(), ".forkloop/settings.json"), { sandbox: "off" });
+    const own = await load();
+    expect(own.ok && own.settings.sandbox).toBe("off");
+    expect(own.ok && own.ignored).toEqual([]);
   });
 
   it("R-S5: `forkloop trust` (the trust list) and --trust-project take the project's settings as they are", async () => {

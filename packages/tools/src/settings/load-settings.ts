@@ -118,7 +118,9 @@ export async function loadSettings(
       cwd,
       home,
       mode: user.permissions.defaultMode ?? "default",
-      sandbox: user.sandbox ?? "off",
+      // R-S11: with no choice of the user's, the project is measured against the strongest default
+      // (batch and dontAsk sandbox by default), so its `sandbox: "off"` can never switch one off.
+      sandbox: user.sandbox ?? "auto",
     } as const;
     narrowed = files.map((file) => {
       if (userFiles.has(file.path)) return file;

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { AgentState, PermissionMode, Tool, ToolResult, ToolUseContext } from "@forkloop/loop-core";
 import { createAgentState } from "@forkloop/loop-core";
 import { afterEach, beforeEach } from "vitest";
+import { type SandboxPlan, sandboxArgs } from "../sandbox/bubblewrap.js";
 
 /** A real temporary directory (resolved, so paths compare equal to what the tools report). */
 export interface TempWorkspace {
@@ -15,6 +16,54 @@ export interface TempWorkspace {
 export function createTempWorkspace(prefix = "forkloop-tools-"): TempWorkspace {
   const root = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
   return { root, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/**
+ * A real directory where the sandbox does not hide it (R-S9, sandbox tests): under /var/tmp, not
+ * the temp dir — bubblewrap gives /tmp a fresh tmpfs, so an "outside" directory there would look
+ * unwritable to a sandboxed command even with `/` bound writable, and a test could not fail.
+ */
+export function createOutsideDir(prefix = "forkloop-outside-"): TempWorkspace {
+  const root = realpathSync(mkdtempSync(join("/var/tmp", prefix)));
+  return { root, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/**
+ * The sandbox tests' controls (R-S9): bwrap arguments with one protection removed, passed as
+ * `createBashTool({ sandboxArgs })` — a seam in code, which no settings file or variable reaches.
+ * Each sandbox test shows its assertion flips under one of these.
+ */
+export const weakenedSandbox = {
+  /** The whole file system writable (`--bind / /` instead of `--ro-bind / /`). */
+  rootWritable: (plan: SandboxPlan): string[] => {
+    const args = sandboxArgs(plan);
+    const at = args.findIndex(
+      (arg, index) => arg === "--ro-bind" && args[index + 1] === "/" && args[index + 2] === "/",
+    );
+    if (at === -1) throw new Error("weakenedSandbox.rootWritable: no --ro-bind / / in the arguments");
+    args[at] = "--bind";
+    return args;
+  },
+  /** No read-only execution points and no pinned names. */
+  noExecutionPoints: (plan: SandboxPlan): string[] => sandboxArgs({ ...plan, readOnly: [], pinned: [] }),
+  /** Host socket files left as they are. */
+  noSocketCover: (plan: SandboxPlan): string[] => sandboxArgs({ ...plan, sockets: [] }),
+  /** The network shared without the unix-socket filter. */
+  sharedNetworkUnfiltered: (plan: SandboxPlan): string[] => {
+    const { seccompFd: _, ...rest } = plan;
+    return sandboxArgs({ ...rest, network: true });
+  },
+  /** The host's /run visible. */
+  hostRun: (plan: SandboxPlan): string[] => withoutTmpfs(sandboxArgs(plan), "/run"),
+  /** The host's /tmp visible. */
+  hostTmp: (plan: SandboxPlan): string[] => withoutTmpfs(sandboxArgs(plan), "/tmp"),
+} as const;
+
+function withoutTmpfs(args: string[], dir: string): string[] {
+  const at = args.findIndex((arg, index) => arg === "--tmpfs" && args[index + 1] === dir);
+  if (at === -1) throw new Error(`weakenedSandbox: no --tmpfs ${dir} in the arguments`);
+  args.splice(at, 2);
+  return args;
 }
 
 /**

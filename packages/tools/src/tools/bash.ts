@@ -1,8 +1,8 @@
-import { realpathSync } from "node:fs";
 import { z } from "zod";
 import { gitSafeEnvironment } from "../git-safe-environment.js";
-import { runInProcessGroup } from "../process-group.js";
-import { findBubblewrap, type SandboxPolicy, sandboxArgs } from "../sandbox/bubblewrap.js";
+import { FIRST_INPUT_FD, runInProcessGroup } from "../process-group.js";
+import { findBubblewrap, type SandboxPlan, type SandboxPolicy } from "../sandbox/bubblewrap.js";
+import { prepareSandboxCall, type SandboxCall } from "../sandbox/sandbox-call.js";
 import { isReadOnlyShellCommand } from "../shell/read-only-shell.js";
 import { toolEnvironment } from "../tool-environment.js";
 import { defineTool, toolError } from "../tool-kit.js";
@@ -25,6 +25,14 @@ export interface BashToolOptions {
    * each call is an error that says so — never an unsandboxed run.
    */
   readonly sandbox?: SandboxPolicy;
+  /**
+   * Test seam for the sandbox tests' controls (R-S9): how a plan becomes bwrap's arguments
+   * (default `sandboxArgs`). Code only — no settings key or variable reaches it, so a project
+   * cannot weaken the sandbox through it.
+   */
+  readonly sandboxArgs?: (plan: SandboxPlan) => string[];
+  /** The user's home (default `os.homedir()`): its settings stay read-only in the sandbox when it lies in the workspace (R-S9). */
+  readonly home?: string;
 }
 
 export function createBashTool(options: BashToolOptions = {}) {
@@ -54,22 +62,25 @@ export function createBashTool(options: BashToolOptions = {}) {
     maxResultSizeChars: 100_000,
     async call(input, context) {
       const timeoutMs = input.timeout ?? defaultTimeoutMs;
-      const launcher = sandboxLauncher(options.sandbox, context);
-      if (typeof launcher === "string") return toolError(launcher);
+      let blocked: string[] = [];
+      const sandbox = sandboxFor(options, context);
+      if (typeof sandbox === "string") return toolError(sandbox);
       let run: Awaited<ReturnType<typeof runInProcessGroup>>;
       try {
         run = await runInProcessGroup(input.command, {
           cwd: context.cwd,
           env: bashEnvironment(options),
-          ...(launcher === undefined ? {} : { launcher }),
+          ...(sandbox === undefined ? {} : { launcher: sandbox.launcher, inputs: sandbox.inputs }),
           timeoutMs,
           signal: context.abortController.signal,
           maxOutputChars,
         });
       } catch (error) {
         return toolError(`Could not start bash: ${(error as Error).message}`);
+      } finally {
+        blocked = sandbox?.settle() ?? [];
       }
-      const output = [run.stdout.trimEnd(), run.stderr.trimEnd()]
+      const output = [run.stdout.trimEnd(), run.stderr.trimEnd(), ...blocked]
         .filter((part) => part.length > 0)
         .join("\n");
       // The model sees what the command printed before it failed, then why it failed.
@@ -94,25 +105,24 @@ function bashEnvironment(options: BashToolOptions): NodeJS.ProcessEnv {
   return { ...env, ...gitSafeEnvironment(env) };
 }
 
-/** bwrap and its arguments for this call, undefined without a sandbox, or why the required sandbox cannot run. */
-function sandboxLauncher(
-  sandbox: SandboxPolicy | undefined,
+/** The sandbox for this call, undefined without one, or why the required sandbox cannot run. */
+function sandboxFor(
+  options: BashToolOptions,
   context: { readonly cwd: string; readonly workspaceRoots: readonly string[] },
-): string[] | string | undefined {
+): SandboxCall | string | undefined {
+  const sandbox = options.sandbox;
   if (sandbox?.enabled !== true) return undefined;
   const bwrap = sandbox.bwrap ?? findBubblewrap();
   if (bwrap === undefined) {
     return 'The sandbox is on (sandbox: "on") but bubblewrap (bwrap) is not on PATH, so the command was not run. Install bubblewrap, or set sandbox to "off".';
   }
-  const real = (path: string) => {
-    try {
-      return realpathSync(path);
-    } catch {
-      return path;
-    }
-  };
-  const roots = [...new Set(context.workspaceRoots.map(real))];
-  return [bwrap, ...sandboxArgs({ roots, cwd: real(context.cwd), network: sandbox.network === true })];
+  const env = options.baseEnv ?? process.env;
+  return prepareSandboxCall(bwrap, sandbox, context, {
+    firstInputFd: FIRST_INPUT_FD,
+    forkloopHome: env.FORKLOOP_HOME,
+    ...(options.home === undefined ? {} : { home: options.home }),
+    ...(options.sandboxArgs === undefined ? {} : { sandboxArgs: options.sandboxArgs }),
+  });
 }
 
 export const bashTool = createBashTool();
