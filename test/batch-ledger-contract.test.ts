@@ -85,7 +85,7 @@ function spec(id: string): BatchSpec {
     cwd: root,
     source: { kind: "items", path: "items.jsonl" },
     prompt: "{{item}}",
-    model: "claude-sonnet-4-5",
+    model: "claude-sonnet-4-6",
     maxTurns: 4,
     allowedTools: [],
     disallowedTools: [],

@@ -40,13 +40,13 @@ describe("forkloop sim (standalone simulator)", () => {
     const sim = await startSimProcess(dir, ["--record-limit", "2"]);
     try {
       const headers = { "x-api-key": "test-key", "anthropic-version": "2023-06-01" };
-      for (const id of ["claude-haiku-4-5", "claude-sonnet-4-6", "claude-opus-4-1"]) {
+      for (const id of ["claude-haiku-4-5", "claude-sonnet-4-6", "claude-opus-5-5"]) {
         const response = await fetch(`${sim.url}/v1/models/${id}`, { headers });
         expect(response.status).toBe(200);
         await response.arrayBuffer();
       }
       const paths = (await sim.requests()).map((record) => record.path);
-      expect(paths).toEqual(["/v1/models/claude-sonnet-4-6", "/v1/models/claude-opus-4-1"]);
+      expect(paths).toEqual(["/v1/models/claude-sonnet-4-6", "/v1/models/claude-opus-5-5"]);
     } finally {
       await sim.stop();
     }

@@ -37,7 +37,7 @@ describe("thresholds", () => {
   );
 
   it("R-C7: thresholds come from the model catalog", () => {
-    expect(thresholdsFor(getModelInfo("claude-sonnet-4-5")).autoCompact).toBe(167_000);
+    expect(thresholdsFor(getModelInfo("claude-haiku-4-5")).autoCompact).toBe(167_000);
     expect(thresholdsFor(getModelInfo("claude-opus-4-6")).blockingLimit).toBe(977_000);
   });
 });

@@ -109,7 +109,7 @@ export type {
 } from "./messages.js";
 export { yieldMissingToolResultBlocks } from "./missing-tool-results.js";
 export type { ModelInfo } from "./model-catalog.js";
-export { costUsd, getModelInfo, listModels, resolveModelAlias } from "./model-catalog.js";
+export { costUsd, effortForModel, getModelInfo, listModels, resolveModelAlias } from "./model-catalog.js";
 export {
   type BeforeSend,
   buildModelRequestBody,
@@ -122,6 +122,8 @@ export {
   QUERY_SOURCE_HEADER,
   type RetryOptions,
 } from "./model-client.js";
+export type { EffortLevel, Lifecycle, ModelLine, ModelRow } from "./model-table.js";
+export { BATCH_DISCOUNT, MODEL_TABLE, TOKENIZER_FACTOR } from "./model-table.js";
 export type { CanUseTool, PermissionDecision, PermissionMode } from "./permissions.js";
 export { type QueryParams, query, stripThinkingBlocks } from "./query.js";
 export { productionDeps, type QueryDeps } from "./query-deps.js";

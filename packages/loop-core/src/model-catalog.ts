@@ -1,5 +1,7 @@
+import { type EffortLevel, MODEL_TABLE } from "./model-table.js";
+
 /**
- * What the client knows about each model: window, output cap and prices (api doc §7). The loop
+ * What the client knows about each model: window, output cap and prices (the model table). The loop
  * needs windows for its limits (R-C7) and prices for cost; unknown ids fall back to a
  * conservative default so a new model id never breaks a run.
  */
@@ -15,103 +17,20 @@ export interface ModelInfo {
 const M = 1_000_000;
 const K = 1_000;
 
-const CATALOG: readonly (ModelInfo & { readonly aliases?: readonly string[] })[] = [
-  {
-    id: "claude-haiku-4-5-20251001",
-    aliases: ["claude-haiku-4-5"],
-    contextWindow: 200 * K,
-    maxOutputTokens: 64 * K,
-    inputPricePerMTok: 1,
-    outputPricePerMTok: 5,
-  },
-  {
-    id: "claude-sonnet-4-5-20250929",
-    aliases: ["claude-sonnet-4-5"],
-    contextWindow: 200 * K,
-    maxOutputTokens: 64 * K,
-    inputPricePerMTok: 3,
-    outputPricePerMTok: 15,
-  },
-  {
-    id: "claude-opus-4-5-20251101",
-    aliases: ["claude-opus-4-5"],
-    contextWindow: 200 * K,
-    maxOutputTokens: 64 * K,
-    inputPricePerMTok: 5,
-    outputPricePerMTok: 25,
-  },
-  {
-    id: "claude-opus-4-1-20250805",
-    aliases: ["claude-opus-4-1"],
-    contextWindow: 200 * K,
-    maxOutputTokens: 32 * K,
-    inputPricePerMTok: 15,
-    outputPricePerMTok: 75,
-  },
-  {
-    id: "claude-sonnet-4-6",
-    contextWindow: M,
-    maxOutputTokens: 128 * K,
-    inputPricePerMTok: 3,
-    outputPricePerMTok: 15,
-  },
-  {
-    id: "claude-opus-4-6",
-    contextWindow: M,
-    maxOutputTokens: 128 * K,
-    inputPricePerMTok: 5,
-    outputPricePerMTok: 25,
-  },
-  {
-    id: "claude-opus-4-7",
-    contextWindow: M,
-    maxOutputTokens: 128 * K,
-    inputPricePerMTok: 5,
-    outputPricePerMTok: 25,
-  },
-  {
-    id: "claude-opus-4-8",
-    contextWindow: M,
-    maxOutputTokens: 128 * K,
-    inputPricePerMTok: 5,
-    outputPricePerMTok: 25,
-  },
-  {
-    id: "claude-sonnet-5",
-    contextWindow: M,
-    maxOutputTokens: 128 * K,
-    inputPricePerMTok: 2,
-    outputPricePerMTok: 10,
-  },
-  {
-    id: "claude-opus-5",
-    contextWindow: M,
-    maxOutputTokens: 128 * K,
-    inputPricePerMTok: 5,
-    outputPricePerMTok: 25,
-  },
-  {
-    id: "claude-opus-5-5",
-    contextWindow: M,
-    maxOutputTokens: 128 * K,
-    inputPricePerMTok: 4,
-    outputPricePerMTok: 20,
-  },
-  {
-    id: "claude-sonnet-5-5",
-    contextWindow: M,
-    maxOutputTokens: 128 * K,
-    inputPricePerMTok: 2,
-    outputPricePerMTok: 10,
-  },
-  {
-    id: "claude-haiku-5-5",
-    contextWindow: M,
-    maxOutputTokens: 128 * K,
-    inputPricePerMTok: 0.1,
-    outputPricePerMTok: 0.5,
-  },
-];
+/**
+ * The catalog is the model table (R-D1, `model-table.ts`, shared with the simulator) less the
+ * retired models: the API answers those with 404, so no default, alias or picker offers them.
+ */
+const CATALOG: readonly (ModelInfo & { readonly aliases?: readonly string[] })[] = MODEL_TABLE.filter(
+  (row) => row.lifecycle !== "retired",
+).map((row) => ({
+  id: row.id,
+  ...(row.aliases.length > 0 ? { aliases: row.aliases } : {}),
+  contextWindow: row.contextWindow,
+  maxOutputTokens: row.maxOutputTokens,
+  inputPricePerMTok: row.inputPricePerMTok,
+  outputPricePerMTok: row.outputPricePerMTok,
+}));
 
 /** Used for ids the catalog does not know: the smallest window, so limits stay safe. */
 const UNKNOWN_MODEL: Omit<ModelInfo, "id"> = {
@@ -131,7 +50,7 @@ const FAMILY_ALIASES = ["opus", "sonnet", "haiku"] as const;
 
 /**
  * The model id to send for what a user typed: Claude Code's aliases (`opus`, `sonnet`, `haiku`,
- * the newest of each family — the catalog lists each family oldest first) and its `[1m]` suffix
+ * the newest of each family — the table lists each family newest first) and its `[1m]` suffix
  * (the 1M-token window, which the catalog's window for the model already says) resolve through
  * the catalog; any other name is sent as it is.
  */
@@ -139,8 +58,7 @@ export function resolveModelAlias(model: string): string {
   const name = model.endsWith("[1m]") ? model.slice(0, -"[1m]".length) : model;
   const family = FAMILY_ALIASES.find((alias) => alias === name.toLowerCase());
   if (family === undefined) return name;
-  const members = CATALOG.filter((info) => info.id.startsWith(`claude-${family}-`));
-  return members[members.length - 1]?.id ?? name;
+  return CATALOG.find((info) => info.id.startsWith(`claude-${family}-`))?.id ?? name;
 }
 
 /** Resolves a model id or alias; `overrides` (e.g. a tiny test window) win over the catalog. */
@@ -168,4 +86,30 @@ export function costUsd(
   const inputUnits =
     usage.input_tokens + (write - write1h) * 1.25 + write1h * 2 + (usage.cache_read_input_tokens ?? 0) * 0.1;
   return (inputUnits * info.inputPricePerMTok + usage.output_tokens * info.outputPricePerMTok) / M;
+}
+
+const EFFORT_ORDER: readonly EffortLevel[] = ["low", "medium", "high", "xhigh", "max"];
+
+/**
+ * The `output_config.effort` to send `model` for the level asked (R-D2): the API refuses a level
+ * the model does not take (effort page: no effort on Haiku 4.5, no `xhigh` on the 4.6 models, no
+ * `max` on Opus 4.5; on Opus 5 `xhigh`/`max` need thinking), so a level the model lacks becomes
+ * the highest one it takes below it, and none when it takes none (the API default). Unknown ids
+ * get the level as asked.
+ */
+export function effortForModel(
+  model: string,
+  effort: EffortLevel,
+  thinkingOff = false,
+): EffortLevel | undefined {
+  const name = model.endsWith("[1m]") ? model.slice(0, -"[1m]".length) : model;
+  const row = MODEL_TABLE.find((r) => r.id === name || r.aliases.includes(name));
+  if (row === undefined) return effort;
+  const allowed = (level: EffortLevel) =>
+    row.effort.includes(level) && !(thinkingOff && row.effortNeedsThinking.includes(level));
+  for (let i = EFFORT_ORDER.indexOf(effort); i >= 0; i--) {
+    const level = EFFORT_ORDER[i];
+    if (level !== undefined && allowed(level)) return level;
+  }
+  return undefined;
 }

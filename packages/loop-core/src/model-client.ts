@@ -10,6 +10,7 @@ import { createApiErrorMessage, createAssistantMessage } from "./create-message.
 import { FallbackTriggeredError } from "./errors.js";
 import { MessageAccumulator } from "./message-accumulator.js";
 import type { AssistantMessage, ContentBlock, Message, RawMessageStreamEvent } from "./messages.js";
+import { effortForModel } from "./model-catalog.js";
 import {
   attemptTimedOut,
   classifyError,
@@ -144,6 +145,17 @@ export async function* callModel(request: ModelCallRequest): AsyncGenerator<Mode
 export function buildModelRequestBody(request: ModelCallRequest): MessageCreateParams {
   const body = buildRequest(request);
   const outputConfig: Record<string, unknown> = { ...request.outputConfig };
+  if (request.outputConfig?.effort !== undefined) {
+    // R-D2: only a level the model takes (the model table); a fork or a fallback model may take
+    // fewer levels than the session's model.
+    const effort = effortForModel(
+      request.model,
+      request.outputConfig.effort,
+      body.thinking?.type === "disabled",
+    );
+    if (effort === undefined) delete outputConfig.effort;
+    else outputConfig.effort = effort;
+  }
   if (request.taskBudget) {
     // R-L3: the API-level task budget (`remaining` recomputed by the loop every iteration).
     outputConfig.task_budget = {

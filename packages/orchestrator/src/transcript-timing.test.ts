@@ -14,7 +14,7 @@ function reply(uuid: string, apiError = false): AssistantMessage {
       id: uuid,
       type: "message",
       role: "assistant",
-      model: "claude-sonnet-4-5",
+      model: "claude-sonnet-4-6",
       content: [{ type: "text", text: "hi", citations: null }],
       stop_reason: "end_turn",
       stop_sequence: null,
@@ -118,7 +118,7 @@ describe("transcript timing records (issue 17)", () => {
   });
 
   it("R-C7: the context lines recorded for a model are its auto-compact and blocking thresholds", () => {
-    const limits = contextLimitsFor({ ...getModelInfo("claude-sonnet-4-5"), contextWindow: 50_000 });
+    const limits = contextLimitsFor({ ...getModelInfo("claude-sonnet-4-6"), contextWindow: 50_000 });
     expect(limits).toEqual({ contextWindow: 50_000, autoCompact: 17_000, blockingLimit: 27_000 });
   });
 });

@@ -33,7 +33,7 @@ describe("transcripts", () => {
       sessionId: "s1",
       agentId: "main",
       cwd: dir,
-      model: "claude-sonnet-4-5",
+      model: "claude-sonnet-4-6",
       querySource: "sdk",
       createdAt: new Date(0).toISOString(),
     });

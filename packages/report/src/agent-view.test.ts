@@ -21,7 +21,7 @@ function reply(
     uuid,
     parentUuid: null,
     timestamp: at(second),
-    message: { id: uuid, model: "claude-sonnet-4-5", content, usage },
+    message: { id: uuid, model: "claude-sonnet-4-6", content, usage },
   } as unknown as AssistantMessage;
 }
 
@@ -33,7 +33,7 @@ const start = (
   sessionId: "s1",
   agentId: "main",
   cwd: "/",
-  model: "claude-sonnet-4-5",
+  model: "claude-sonnet-4-6",
   querySource: "sdk",
   createdAt: at(0),
   ...extra,
@@ -74,7 +74,7 @@ describe("an agent's view from its transcript records (issue 17)", () => {
       message(reply("a1", 2, [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "ls" } }])),
       {
         type: "request",
-        model: "claude-sonnet-4-5",
+        model: "claude-sonnet-4-6",
         querySource: "sdk",
         startedAt: at(1),
         firstTokenAt: at(1.5),
@@ -106,7 +106,7 @@ describe("an agent's view from its transcript records (issue 17)", () => {
       message(reply("a2", 9, [{ type: "text", text: "done" }])),
       {
         type: "request",
-        model: "claude-sonnet-4-5",
+        model: "claude-sonnet-4-6",
         querySource: "sdk",
         startedAt: at(8),
         endedAt: at(9),

@@ -3,6 +3,12 @@ export interface ApiError {
   status: number;
   type: ApiErrorType;
   message: string;
+  /**
+   * `error.details.error_code`: the machine-readable cause the API sets on some errors, which the
+   * SDK maps to typed errors and clients act on (`thread_unsupported_request` → resend the
+   * conversation whole). Errors page: https://platform.claude.com/docs/en/api/errors
+   */
+  errorCode?: string;
 }
 
 export type ApiErrorType =
@@ -56,15 +62,20 @@ export function apiError(status: number, message?: string): ApiError {
   return { status, type, message: message ?? DEFAULT_MESSAGE[type] };
 }
 
-export function invalidRequest(message: string): ApiError {
-  return { status: 400, type: "invalid_request_error", message };
+export function invalidRequest(message: string, errorCode?: string): ApiError {
+  return { status: 400, type: "invalid_request_error", message, ...(errorCode ? { errorCode } : {}) };
 }
 
-/** The error body: `{"type":"error","error":{"type","message"},"request_id"}`. */
+/** The `error` object: `{type, message, details?: {error_code}}`. */
+export function errorObject(error: ApiError): object {
+  return {
+    type: error.type,
+    message: error.message,
+    ...(error.errorCode ? { details: { error_code: error.errorCode } } : {}),
+  };
+}
+
+/** The error body: `{"type":"error","error":{"type","message","details"?},"request_id"}`. */
 export function errorBody(error: ApiError, requestId: string): string {
-  return JSON.stringify({
-    type: "error",
-    error: { type: error.type, message: error.message },
-    request_id: requestId,
-  });
+  return JSON.stringify({ type: "error", error: errorObject(error), request_id: requestId });
 }

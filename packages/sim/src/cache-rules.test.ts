@@ -163,7 +163,7 @@ describe("issue 18 item 3: cache rules (api doc §5), table-driven", () => {
       try {
         const client = new Anthropic({ apiKey: "k", baseURL: sim.url, maxRetries: 0 });
         const request = {
-          model: "claude-sonnet-4-5",
+          model: "claude-sonnet-4-6",
           max_tokens: 50,
           system: [{ type: "text" as const, text: textOfTokens(1200, "wxyz"), cache_control: EPH }],
           messages: [{ role: "user" as const, content: "hello" }],

@@ -7,7 +7,7 @@ import type { Simulator } from "./types.js";
 
 /** api doc §9 over several requests: thinking turns, and what an edit does to the prompt cache. */
 const BETA = "context-management-2025-06-27";
-const MODEL = "claude-sonnet-5"; // keeps prior thinking; minimum cacheable length 1024 (registry)
+const MODEL = "claude-sonnet-4-6"; // keeps prior thinking; minimum cacheable length 1024; classic tokenizer
 const READ = [{ name: "Read", description: "read a file", input_schema: { type: "object" as const } }];
 const EPH = { type: "ephemeral" } as const;
 

@@ -11,19 +11,34 @@ describe("issue 2 point 3: the model registry", () => {
       outputPricePerMTok: 5,
       minCacheableTokens: 4096,
     });
-    expect(resolveModel("claude-opus-4-1")).toMatchObject({ maxOutputTokens: 32_000, inputPricePerMTok: 15 });
+    expect(resolveModel("claude-opus-4-1")).toMatchObject({ maxOutputTokens: 32_000, retired: true });
     expect(resolveModel("claude-sonnet-4-6")).toMatchObject({
       contextWindow: 1_000_000,
-      minCacheableTokens: 2048,
+      minCacheableTokens: 1024,
     });
     expect(resolveModel("claude-opus-5-5")).toMatchObject({ inputPricePerMTok: 4, outputPricePerMTok: 20 });
     expect(resolveModel("gpt-4")).toBeUndefined();
   });
 
-  it("uses 1024 as the (unconfirmed) minimum cacheable length of the 4.8 / 5.x models", () => {
-    for (const id of ["claude-opus-4-8", "claude-sonnet-5", "claude-fable-5-2", "claude-haiku-5-5"]) {
-      expect(resolveModel(id)?.minCacheableTokens).toBe(1024);
-    }
+  it("R-D3: minimum cacheable lengths per the prompt caching page", () => {
+    const min = (id: string) => resolveModel(id)?.minCacheableTokens;
+    expect(["claude-opus-4-8", "claude-sonnet-5", "claude-sonnet-4-6"].map(min)).toEqual([1024, 1024, 1024]);
+    expect(["claude-opus-5", "claude-fable-5", "claude-fable-5-1"].map(min)).toEqual([512, 512, 512]);
+    expect(min("claude-opus-4-7")).toBe(2048);
+    expect(["claude-opus-4-6", "claude-opus-4-5", "claude-haiku-4-5"].map(min)).toEqual([4096, 4096, 4096]);
+  });
+
+  it("R-D3: the newer tokenizer (×1.3) on Opus 4.7+, Fable 5 and Sonnet 5, per the token counting page", () => {
+    for (const id of [
+      "claude-opus-4-7",
+      "claude-opus-5-5",
+      "claude-fable-5",
+      "claude-sonnet-5",
+      "claude-sonnet-5-5",
+    ])
+      expect(resolveModel(id)?.tokenFactor).toBe(1.3);
+    for (const id of ["claude-opus-4-6", "claude-sonnet-4-6", "claude-haiku-4-5"])
+      expect(resolveModel(id)?.tokenFactor).toBe(1);
   });
 
   it("records which thinking types each model accepts", () => {
@@ -32,7 +47,7 @@ describe("issue 2 point 3: the model registry", () => {
       adaptive: true,
       disabled: true,
     });
-    expect(resolveModel("claude-sonnet-4-5")?.thinking).toEqual({
+    expect(resolveModel("claude-opus-4-5")?.thinking).toEqual({
       enabled: true,
       adaptive: false,
       disabled: true,
@@ -41,7 +56,7 @@ describe("issue 2 point 3: the model registry", () => {
   });
 
   it("overrides replace a known id and add new ones (tiny context windows for tests)", () => {
-    const base = MODELS[0]!;
+    const base = MODELS.find((m) => m.id === "claude-haiku-4-5-20251001")!;
     const registry = new ModelRegistry([
       { ...base, contextWindow: 100 },
       { ...base, id: "tiny", aliases: ["tiny-alias"], contextWindow: 50 },
@@ -61,7 +76,7 @@ describe("issue 2 point 3: the model registry", () => {
     expect(registry.list().filter((spec) => spec.id === "claude-haiku-4-5-20251001")).toHaveLength(1);
   });
 
-  it("Sonnet 4.5 gets 1M context with the context-1m beta", () => {
+  it("Sonnet 4.5 (retired, kept in the registry) gets 1M context with the context-1m beta", () => {
     const sonnet = resolveModel("claude-sonnet-4-5")!;
     expect(effectiveContextWindow(sonnet, [])).toBe(200_000);
     expect(effectiveContextWindow(sonnet, ["context-1m-2025-08-07"])).toBe(1_000_000);

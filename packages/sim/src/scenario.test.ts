@@ -99,7 +99,7 @@ describe("issue 2 point 9: scenario files", () => {
     const sim = await startSimulator({ scenario: parseScenario(JSON.stringify(SCENARIO)) });
     try {
       const client = new Anthropic({ apiKey: "test-key", baseURL: sim.url, maxRetries: 0 });
-      const model = "claude-opus-4-1";
+      const model = "claude-opus-4-5";
       const first = await client.messages.create({
         model,
         max_tokens: 4000,

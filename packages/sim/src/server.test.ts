@@ -7,7 +7,7 @@ import { signThinking } from "./thinking-signature.js";
 import { countTokens } from "./tokenizer.js";
 import type { Simulator } from "./types.js";
 
-const MODEL = "claude-opus-4-1"; // 1024-token cache minimum, 32K output, $15/$75; not deprecated in SDK 1.14
+const MODEL = "claude-sonnet-4-6"; // 1024-token cache minimum, 128K output, $3/$15, manual and adaptive thinking
 let sim: Simulator;
 
 afterEach(async () => {
@@ -90,6 +90,20 @@ describe("issue 2 point 3: models endpoint", () => {
     await expect(c.models.retrieve("nope")).rejects.toBeInstanceOf(Anthropic.NotFoundError);
   });
 
+  it("R-D1: a retired model answers 404 not_found_error, as the API does; the Models API still lists it", async () => {
+    sim = await startSimulator();
+    const c = client(sim);
+    for (const model of ["claude-opus-4-1-20250805", "claude-sonnet-4-5", "claude-sonnet-4-5-20250929"]) {
+      const error = await c.messages
+        .create({ model, max_tokens: 10, messages: [{ role: "user", content: "hi" }] })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(Anthropic.NotFoundError);
+      expect((error as InstanceType<typeof Anthropic.NotFoundError>).error).toMatchObject({
+        error: { type: "not_found_error", message: `model: ${model}` },
+      });
+    }
+  });
+
   it("a malformed model id in the path is a 404 with the error body, not a 500", async () => {
     sim = await startSimulator();
     const response = await fetch(`${sim.url}/v1/models/%E0`, {
@@ -169,8 +183,8 @@ describe("issue 2 point 5: thinking from earlier turns", () => {
     const withoutThinking = 3; // q1, a1, q2
     const counted = await c.messages.countTokens({ model: MODEL, messages });
     expect(counted.input_tokens).toBe(withoutThinking);
-    const opus41 = await c.messages.create({ model: MODEL, max_tokens: 10, messages });
-    expect(opus41.usage.input_tokens).toBe(withoutThinking);
+    const haiku45 = await c.messages.create({ model: "claude-haiku-4-5", max_tokens: 10, messages });
+    expect(haiku45.usage.input_tokens).toBe(withoutThinking);
     const opus46 = await c.messages.create({ model: "claude-opus-4-6", max_tokens: 10, messages });
     expect(opus46.usage.input_tokens).toBe(withoutThinking + countTokens(thought));
   });
@@ -202,9 +216,9 @@ describe("issue 2 point 10: observability", () => {
       input_tokens: 2,
     });
     const [a, b] = sim.requests();
-    // Opus 4.1: $15 in, $75 out per MTok; write ×1.25, read ×0.1.
-    expect(a?.costUsd).toBeCloseTo((2 * 15 + 1500 * 15 * 1.25 + 1 * 75) / 1e6, 12);
-    expect(b?.costUsd).toBeCloseTo((2 * 15 + 1500 * 15 * 0.1 + 1 * 75) / 1e6, 12);
+    // Sonnet 4.6: $3 in, $15 out per MTok; write ×1.25, read ×0.1.
+    expect(a?.costUsd).toBeCloseTo((2 * 3 + 1500 * 3 * 1.25 + 1 * 15) / 1e6, 12);
+    expect(b?.costUsd).toBeCloseTo((2 * 3 + 1500 * 3 * 0.1 + 1 * 15) / 1e6, 12);
     expect(a?.usage?.output_tokens).toBe(1);
     const res = await fetch(`${sim.url}/_sim/requests`);
     const served = (await res.json()) as { id: string; model: string; usage: unknown }[];

@@ -23,7 +23,7 @@ afterAll(async () => {
   await sim.close();
 });
 
-const MODEL = "claude-opus-4-1"; // 1024-token cache minimum, 32K output, $15/$75; not deprecated in SDK 1.14
+const MODEL = "claude-sonnet-4-6"; // 1024-token cache minimum, 128K output, $3/$15, manual and adaptive thinking
 
 /** Parses raw SSE text into (event, data) pairs, checking every data line has an event line. */
 function parseSse(text: string): { event: string; data: Record<string, unknown> }[] {

@@ -10,7 +10,7 @@ let client: Anthropic;
 
 beforeAll(async () => {
   const tiny = {
-    ...MODELS.find((m) => m.id === "claude-sonnet-4-5-20250929")!,
+    ...MODELS.find((m) => m.id === "claude-haiku-4-5-20251001")!,
     id: "tiny-model",
     aliases: [],
     contextWindow: 50,
@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 type Params = Anthropic.MessageCreateParamsNonStreaming;
-const MODEL = "claude-opus-4-1"; // 1024-token cache minimum, 32K output, $15/$75; not deprecated in SDK 1.14
+const MODEL = "claude-sonnet-4-6"; // 1024-token cache minimum, 128K output, $3/$15, manual and adaptive thinking
 const READ_TOOL = { name: "Read", input_schema: { type: "object" as const } };
 /** A valid request; one whose history has tool blocks also defines the Read tool (the API requires it). */
 const base = (extra: Partial<Params> = {}): Params => {
@@ -231,8 +231,8 @@ describe("issue 2 point 2: validation as strict as the API", () => {
 
   it("max_tokens above the model's maximum, with the API's exact text", async () => {
     await expect400(
-      base({ max_tokens: 32001 }),
-      "max_tokens: 32001 > 32000, which is the maximum allowed number of output tokens for this model",
+      base({ max_tokens: 128001 }),
+      "max_tokens: 128001 > 128000, which is the maximum allowed number of output tokens for this model",
     );
   });
 
@@ -253,7 +253,7 @@ describe("issue 2 point 2: validation as strict as the API", () => {
       '"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.',
     );
     await expect400(
-      base({ thinking: { type: "adaptive" } } as never),
+      base({ model: "claude-haiku-4-5", thinking: { type: "adaptive" } } as never),
       "adaptive thinking is not supported on this model",
     );
   });
@@ -311,7 +311,7 @@ describe("issue 2 point 2: validation as strict as the API", () => {
 
   it("records the validation error", async () => {
     sim.clearRequests();
-    await rejection(base({ max_tokens: 32001 }));
+    await rejection(base({ max_tokens: 128001 }));
     const [record] = sim.requests();
     expect(record?.status).toBe(400);
     expect(record?.error?.type).toBe("invalid_request_error");
@@ -320,15 +320,15 @@ describe("issue 2 point 2: validation as strict as the API", () => {
 });
 
 describe("issue 2 point 2: accepts what the API accepts", () => {
-  it("role:system messages in messages[] (models from 4.6 on), beta fields with their beta, string or block content, ?beta=true", async () => {
+  it("role:system messages in messages[] (Opus 4.8 on), beta fields with their beta, string or block content, ?beta=true", async () => {
     const messages = [
       { role: "user", content: "q1" },
       { role: "assistant", content: [{ type: "text", text: "a1" }] },
-      { role: "system", content: "mid-conversation note" },
       { role: "user", content: [{ type: "text", text: "q2" }] },
+      { role: "system", content: "mid-conversation note" },
     ];
     const message = await client.beta.messages.create({
-      model: "claude-sonnet-4-6",
+      model: "claude-opus-4-8",
       max_tokens: 100,
       betas: ["context-management-2025-06-27"],
       context_management: { edits: [{ type: "clear_thinking_20251015", keep: "all" }] },
@@ -338,13 +338,14 @@ describe("issue 2 point 2: accepts what the API accepts", () => {
     const record = sim.requests().at(-1);
     expect(record?.path).toBe("/v1/messages");
     expect(record?.headers["anthropic-beta"]).toBe("context-management-2025-06-27");
-    // Issue 18 item 2: models that predate system messages refuse them (which ones: UNCONFIRMED).
-    await expect400(base({ messages } as never), "messages.2.role: Input should be 'user' or 'assistant'");
+    // Models released before Opus 4.8 refuse them (mid-conversation system messages page).
+    await expect400(base({ messages } as never), "messages.3.role: Input should be 'user' or 'assistant'");
   });
 
   it("a prefill on a model that supports it", async () => {
     const message = await client.messages.create(
       base({
+        model: "claude-haiku-4-5",
         messages: [
           { role: "user", content: "q" },
           { role: "assistant", content: "The answer is" },

@@ -86,7 +86,9 @@ function validateCommon<B extends CountTokensRequest>(
   kind: "messages" | "count_tokens",
 ): Validation<B> {
   const model = ctx.registry.resolve(body.model);
-  if (!model) return { ok: false, error: apiError(404, `model: ${body.model}`) };
+  // A retired model is gone for inference: the API answers as for an unknown id (model
+  // deprecations page: "Requests to retired models will fail"), R-D1.
+  if (!model || model.retired) return { ok: false, error: apiError(404, `model: ${body.model}`) };
   if (body.messages.length === 0) return fail("messages: at least one message is required");
   const error =
     checkToolDefinitions(body, raw) ??
