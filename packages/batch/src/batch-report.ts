@@ -57,6 +57,12 @@ export interface BatchReport {
     readonly url: string;
     readonly reExecutedItems: number;
     readonly duplicateExecutions: number;
+    /** R-R10: settled runs seen, re-runs and dropped duplicates included (the totals count them all). */
+    readonly runs?: number;
+    /** R-R10: items whose result Redis lost after it was seen (a restart from an older snapshot). */
+    readonly rolledBackItems?: number;
+    /** R-R10: the batch's keys vanished from Redis before it finished. */
+    readonly lost?: boolean;
   };
 }
 

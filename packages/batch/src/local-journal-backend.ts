@@ -33,7 +33,7 @@ import type {
  */
 
 const itemSchema = z.object({ id: z.string(), label: z.string(), prompt: z.string() });
-const usageSchema = z.object({
+export const usageTotalsSchema = z.object({
   inputTokens: z.number(),
   outputTokens: z.number(),
   cacheCreationInputTokens: z.number(),
@@ -43,7 +43,7 @@ const usageSchema = z.object({
 });
 const resultSchema = z.object({
   turns: z.number(),
-  usage: usageSchema,
+  usage: usageTotalsSchema,
   costUsd: z.number(),
   durationMs: z.number(),
   terminal: z.string().optional(),

@@ -1,5 +1,7 @@
 import { OptionsError } from "@forkloop/sdk/errors";
 import { Redis, type RedisOptions } from "ioredis";
+import { checkQueueHealth } from "./queue-health.js";
+import { describeRedisError, isRedisError } from "./redis-errors.js";
 
 /**
  * `--queue redis://HOST:PORT[/DB]` (issue 16 item 2): where the BullMQ backend's Redis is. A bad
@@ -74,19 +76,46 @@ export async function connectQueue(address: QueueAddress, timeoutMs = 3_000): Pr
     enableOfflineQueue: false,
   };
   const probe = new Redis(probeOptions);
-  probe.on("error", () => {}); // reported through connect()'s rejection below
+  // Reported through connect()'s rejection below; ioredis's ready check can fail with the real
+  // reason (NOAUTH) as an "error" event and then reject with only "Connection is closed".
+  let reason: unknown;
+  probe.on("error", (error: unknown) => {
+    reason ??= error;
+  });
   try {
     await probe.connect();
     await probe.ping();
-  } catch (error) {
+  } catch (rejection) {
+    const error = isRedisError(reason) ? reason : rejection;
     probe.disconnect();
+    // R-R10: NOAUTH, a refused connection… each named with its fix.
     throw new QueueUnreachableError(
-      `cannot reach Redis at ${address.display} (${(error as Error).message}). Start it (redis-server, see the @forkloop/batch README) or fix --queue.`,
+      isRedisError(error)
+        ? describeRedisError(error, address.display, {
+            passwordGiven: address.options.password !== undefined,
+          })
+        : `cannot reach Redis at ${address.display} (${(error as Error).message}). Start it (redis-server, see the @forkloop/batch README) or fix --queue.`,
     );
   }
   probe.disconnect();
   const options: LegacyOptions = { ...address.options, maxRetriesPerRequest: null };
   const connection = new Redis(options);
   connection.on("error", () => {}); // ioredis reconnects by itself; callers watch their commands
+  return connection;
+}
+
+/**
+ * R-R10: `connectQueue`, then the checks every producer and worker makes before it enqueues or
+ * runs anything (queue-health.ts): an evicting or read-only Redis is refused
+ * (`QueueUnsafeError`), a Redis that keeps nothing on disk is warned about through `notice`.
+ */
+export async function openQueue(address: QueueAddress, notice: (line: string) => void): Promise<Redis> {
+  const connection = await connectQueue(address);
+  try {
+    for (const warning of await checkQueueHealth(connection, address.display)) notice(warning);
+  } catch (error) {
+    connection.disconnect();
+    throw error;
+  }
   return connection;
 }

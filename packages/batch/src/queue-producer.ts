@@ -3,13 +3,17 @@ import { type Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { ItemState } from "./job-backend.js";
 import type { ProgressSnapshot } from "./progress-display.js";
+import { QueueMemory } from "./queue-memory.js";
 import {
+  batchKeysPresent,
   batchQueueName,
   ITEMS_QUEUE,
   itemIdOfJob,
   QUEUE_PREFIX,
   type QueuedBatch,
+  type RunRecord,
   readBatchState,
+  readRuns,
   recordOutcome,
 } from "./queue-store.js";
 import { redisOutageReporter } from "./redis-outage.js";
@@ -38,12 +42,25 @@ export type QueuedRunEvent =
   | { readonly type: "progress"; readonly snapshot: ProgressSnapshot }
   /** A worker got a 429: the whole queue waits out its retry-after (issue 16 item 4). */
   | { readonly type: "queue_paused"; readonly forMs: number }
-  | { readonly type: "redis_error"; readonly message: string };
+  | { readonly type: "redis_error"; readonly message: string }
+  /**
+   * R-R10: the batch's keys are gone (Redis restarted without persistence, or evicted them): the
+   * producer stops instead of waiting for ever, and the results it received are written.
+   */
+  | { readonly type: "batch_lost" }
+  /** R-R10: results Redis had shown are gone again (a restart from an older snapshot): they re-run. */
+  | { readonly type: "rolled_back"; readonly items: number };
 
 export interface QueuedRunSummary {
   readonly interrupted: boolean;
+  /** R-R10: the batch's keys vanished from Redis; `states` are the results received before. */
+  readonly lost: boolean;
   readonly states: readonly ItemState[];
   readonly duplicateExecutions: number;
+  /** R-R10: every settled run this producer saw (re-runs and dropped duplicates included). */
+  readonly runs: readonly RunRecord[];
+  /** Items whose recorded result Redis lost after this producer saw it (a rollback). */
+  readonly rolledBackItems: number;
   readonly wallMs: number;
 }
 
@@ -56,6 +73,16 @@ export async function runQueuedBatch(options: QueuedRunOptions): Promise<QueuedR
   const initial = await readBatchState(redis, id);
   const finishedBefore = new Set(initial.states.filter((s) => s.status !== "pending").map((s) => s.item.id));
   const seen = new Set(finishedBefore);
+  // R-R10: what this producer has seen, kept here because Redis may lose it (a restart without
+  // persistence, a rollback to an older snapshot): every settled state, every run, the most
+  // executions counted per item.
+  const memory = new QueueMemory(initial.states);
+  let runsCursor = "-";
+  let lost = false;
+  let lostSignal!: () => void;
+  const lostBatch = new Promise<void>((resolve) => {
+    lostSignal = resolve;
+  });
   const onRedisError = redisOutageReporter(redis, (message) =>
     options.onEvent?.({ type: "redis_error", message }),
   );
@@ -89,7 +116,19 @@ export async function runQueuedBatch(options: QueuedRunOptions): Promise<QueuedR
   };
 
   const poll = async () => {
+    if (lost) return;
+    if (!(await batchKeysPresent(redis, id))) {
+      lost = true;
+      options.onEvent?.({ type: "batch_lost" });
+      lostSignal();
+      return;
+    }
+    const read = await readRuns(redis, id, runsCursor);
+    runsCursor = read.last;
+    memory.addRuns(read.runs);
     const { states } = await readBatchState(redis, id);
+    const rolledBack = memory.observe(states);
+    if (rolledBack > 0) options.onEvent?.({ type: "rolled_back", items: rolledBack });
     const wasPaused = pausedForMs > 0;
     pausedForMs = Math.max(0, await items.getRateLimitTtl());
     if (pausedForMs > 0 && !wasPaused) options.onEvent?.({ type: "queue_paused", forMs: pausedForMs });
@@ -145,19 +184,26 @@ export async function runQueuedBatch(options: QueuedRunOptions): Promise<QueuedR
   }, options.progressMs ?? 1_000);
   let interrupted = false;
   try {
-    await Promise.race([finished, aborted.then(() => (interrupted = true))]);
+    await Promise.race([finished, lostBatch, aborted.then(() => (interrupted = true))]);
   } finally {
     clearInterval(ticker);
-    await closeParentWorker(parentWorker, interrupted);
+    await closeParentWorker(parentWorker, interrupted || lost);
     await parents.close();
   }
   if (!interrupted) await poll().catch(() => {}); // the last items' lines
   await items.close();
-  const final = await readBatchState(redis, id);
+  if (!lost) {
+    const read = await readRuns(redis, id, runsCursor);
+    memory.addRuns(read.runs);
+  }
+  const final = lost ? undefined : await readBatchState(redis, id);
   return {
-    interrupted,
-    states: final.states,
-    duplicateExecutions: final.duplicateExecutions,
+    interrupted: interrupted && !lost,
+    lost,
+    states: memory.merged(final?.states ?? []),
+    duplicateExecutions: final?.duplicateExecutions ?? 0,
+    runs: memory.runs(),
+    rolledBackItems: memory.rolledBack,
     wallMs: now() - started,
   };
 }

@@ -1,10 +1,17 @@
+import { type UsageTotals, ZERO_USAGE_TOTALS } from "@forkloop/loop-core";
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { describeIssues, safeIdSchema } from "./batch-setting-checks.js";
 import { batchSpecSchema } from "./batch-store.js";
 import { parseSeal } from "./enqueue-seal.js";
 import type { EnqueueSeal, ItemError, ItemResult, ItemState, JobItem } from "./job-backend.js";
-import { itemErrorSchema, itemResultSchema, jobItemSchema, stripUndefined } from "./local-journal-backend.js";
+import {
+  itemErrorSchema,
+  itemResultSchema,
+  jobItemSchema,
+  stripUndefined,
+  usageTotalsSchema,
+} from "./local-journal-backend.js";
 
 /**
  * What the BullMQ backend keeps in Redis next to BullMQ's own keys (issue 16): the batch's
@@ -43,6 +50,7 @@ function keys(batchId: string) {
     executions: `${base}:executions`,
     stats: `${base}:stats`,
     requests: `${base}:requests`,
+    runs: `${base}:runs`,
   };
 }
 
@@ -231,13 +239,33 @@ export async function hasResult(redis: Redis, batchId: string, itemId: string): 
 
 // HSETNX is the compare-and-set: only the first settle of an item is kept. A later one (a
 // re-run after a stall whose first run also finished) is dropped and counted, in one script so
-// the count never disagrees with what was kept.
+// the count never disagrees with what was kept. R-R10: every settled run, kept or dropped, is
+// also appended to the batch's runs stream with its usage, so the report counts what ran.
 const RECORD_ONCE = `
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then return 1 end
+local kept = redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
+if ARGV[3] ~= '' then
+  redis.call('XADD', KEYS[3], '*', 'item', ARGV[1], 'run', ARGV[3], 'kept', tostring(kept), 'usage', ARGV[4])
+end
+if kept == 1 then return 1 end
 redis.call('HINCRBY', KEYS[2], 'duplicate_executions', 1)
 return 0`;
 
-/** Records an item's final outcome exactly once; false when it already had one (a duplicate). */
+/** One settled execution of an item on some worker (R-R10): what it cost, kept or not. */
+export interface RunRecord {
+  readonly itemId: string;
+  /** Unique per execution (`<host>:<pid>:<job attempt>:<random>`). */
+  readonly run: string;
+  readonly kept: boolean;
+  readonly usage: UsageTotals;
+  readonly costUsd: number;
+}
+
+const runUsageSchema = z.object({ usage: usageTotalsSchema, costUsd: z.number() });
+
+/**
+ * Records an item's final outcome exactly once; false when it already had one (a duplicate).
+ * `run` names this execution: the run and its usage go to the runs stream either way.
+ */
 export async function recordOutcome(
   redis: Redis,
   batchId: string,
@@ -245,10 +273,79 @@ export async function recordOutcome(
   outcome:
     | { status: "succeeded"; result: ItemResult }
     | { status: "failed"; error: ItemError; result?: ItemResult },
+  run?: string,
 ): Promise<boolean> {
   const k = keys(batchId);
-  const recorded = await redis.eval(RECORD_ONCE, 2, k.results, k.stats, itemId, JSON.stringify(outcome));
+  const spent = JSON.stringify({
+    usage: outcome.result?.usage ?? ZERO_USAGE_TOTALS,
+    costUsd: outcome.result?.costUsd ?? 0,
+  });
+  const recorded = await redis.eval(
+    RECORD_ONCE,
+    3,
+    k.results,
+    k.stats,
+    k.runs,
+    itemId,
+    JSON.stringify(outcome),
+    run ?? "",
+    spent,
+  );
   return recorded === 1;
+}
+
+/** A run that settled nothing (a failed attempt BullMQ retries): its spend, for the report. */
+export async function recordRun(
+  redis: Redis,
+  batchId: string,
+  itemId: string,
+  run: string,
+  result: ItemResult,
+): Promise<void> {
+  const spent = JSON.stringify({ usage: result.usage, costUsd: result.costUsd });
+  await redis.xadd(keys(batchId).runs, "*", "item", itemId, "run", run, "kept", "0", "usage", spent);
+}
+
+/**
+ * The runs recorded after stream id `after` (exclusive; "-" for all), oldest first, and the id
+ * to read on from. Entries that do not parse (written by hand) are skipped.
+ */
+export async function readRuns(
+  redis: Redis,
+  batchId: string,
+  after: string,
+): Promise<{ readonly runs: readonly RunRecord[]; readonly last: string }> {
+  const start = after === "-" ? "-" : `(${after}`;
+  const entries = (await redis.xrange(keys(batchId).runs, start, "+")) as [string, string[]][];
+  const runs: RunRecord[] = [];
+  let last = after;
+  for (const [id, fields] of entries) {
+    last = id;
+    const field = (name: string) => fields[fields.indexOf(name) + 1];
+    const spent = runUsageSchema.safeParse(safeJson(field("usage")));
+    const itemId = field("item");
+    const run = field("run");
+    if (!spent.success || itemId === undefined || run === undefined) continue;
+    runs.push({ itemId, run, kept: field("kept") === "1", ...spent.data });
+  }
+  return { runs, last };
+}
+
+function safeJson(text: string | undefined): unknown {
+  try {
+    return text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * R-R10: whether the batch's own keys are still in Redis. A Redis that restarted without
+ * persistence, or evicted them, has lost the batch: a producer waiting on it would wait forever.
+ */
+export async function batchKeysPresent(redis: Redis, batchId: string): Promise<boolean> {
+  const k = keys(batchId);
+  return (await redis.exists(k.settings, k.items, k.enqueued)) === 3;
 }
 
 export interface QueuedBatchState {

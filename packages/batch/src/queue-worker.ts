@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { RequestGate, SubAgentEvent } from "@forkloop/orchestrator";
 import { type Job, Queue, UnrecoverableError, WaitingError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
@@ -14,6 +15,7 @@ import {
   type QueuedBatch,
   readQueuedBatch,
   recordOutcome,
+  recordRun,
   requestLogKey,
 } from "./queue-store.js";
 import { redisOutageReporter } from "./redis-outage.js";
@@ -230,9 +232,17 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
     if (await hasResult(redis, batchId, item.id)) return { recorded: false };
     const batch = await batchFor(batchId);
     const claim: Claim = { item, attempt: await beginExecution(redis, batchId, item.id) };
+    // R-R10: names this execution in the batch's runs stream, so a re-run's cost is counted too.
+    const run = randomUUID();
     if (batch.kind === "refused") {
       const outcome = { ok: false, error: batch.error } as const;
-      const recorded = await recordOutcome(redis, batchId, item.id, { status: "failed", error: batch.error });
+      const recorded = await recordOutcome(
+        redis,
+        batchId,
+        item.id,
+        { status: "failed", error: batch.error },
+        run,
+      );
       options.onEvent?.({ type: "item_settled", batchId, claim, outcome, recorded });
       throw new UnrecoverableError(`${batch.error.code}: ${batch.error.message}`);
     }
@@ -254,22 +264,33 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
       throw new WaitingError();
     }
     if (outcome.ok === true) {
-      const recorded = await recordOutcome(redis, batchId, item.id, {
-        status: "succeeded",
-        result: outcome.result,
-      });
+      const recorded = await recordOutcome(
+        redis,
+        batchId,
+        item.id,
+        { status: "succeeded", result: outcome.result },
+        run,
+      );
       options.onEvent?.({ type: "item_settled", batchId, claim, outcome, recorded });
       return { recorded };
     }
     const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     if (final) {
-      const recorded = await recordOutcome(redis, batchId, item.id, {
-        status: "failed",
-        error: outcome.error,
-        ...(outcome.result === undefined ? {} : { result: outcome.result }),
-      });
+      const recorded = await recordOutcome(
+        redis,
+        batchId,
+        item.id,
+        {
+          status: "failed",
+          error: outcome.error,
+          ...(outcome.result === undefined ? {} : { result: outcome.result }),
+        },
+        run,
+      );
       options.onEvent?.({ type: "item_settled", batchId, claim, outcome, recorded });
     } else {
+      // Not its result, but a run that spent: counted in the report (R-R10).
+      if (outcome.result !== undefined) await recordRun(redis, batchId, item.id, run, outcome.result);
       options.onEvent?.({ type: "item_retry", batchId, claim, error: outcome.error });
     }
     // BullMQ retries it after the backoff, or (last attempt) fails it; the parent ignores the failure.

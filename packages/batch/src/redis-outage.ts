@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { describeRedisError, isRedisError } from "./redis-errors.js";
 
 /**
  * Redis errors as the user should see them (issue 16 item 5): one line when an outage starts and
@@ -19,6 +20,12 @@ export function redisOutageReporter(
   return (error) => {
     if (down) return;
     down = true;
-    report(error.message);
+    // R-R10: a refusal from Redis itself (OOM, READONLY, NOAUTH) names its fix.
+    report(isRedisError(error) ? describeRedisError(error, urlOf(connection)) : error.message);
   };
+}
+
+function urlOf(connection: Redis): string {
+  const { host, port, db } = connection.options;
+  return `redis://${host}:${port}${db ? `/${db}` : ""}`;
 }

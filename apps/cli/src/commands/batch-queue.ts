@@ -3,11 +3,12 @@ import { resolve } from "node:path";
 import {
   type BatchSpec,
   batchDir,
-  buildReport,
-  connectQueue,
+  type connectQueue,
+  describeRedisError,
   enqueueOnce,
   finalSnapshot,
   formatDuration,
+  isRedisError,
   type JobItem,
   loadQueuedBatch,
   openQueueLedger,
@@ -16,7 +17,7 @@ import {
   plural,
   type QueuedBatch,
   type QueuedMcpServer,
-  QueueUnreachableError,
+  queuedBatchReport,
   registerBatch,
   runQueuedBatch,
   saveBatchSpec,
@@ -29,6 +30,7 @@ import { finishedStatus, printBatchSummary } from "../batch-summary.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode, exitCodeForBatch } from "../exit-codes.js";
+import { openCheckedQueue } from "../queue-open.js";
 import { checkWritableDir } from "../state-checks.js";
 
 /** The flags `forkloop batch --queue` reads beyond the batch's own settings. */
@@ -86,9 +88,7 @@ export async function queuedBatchCommand(
   }
   // The URL and Redis are checked before any state exists, so a typo leaves nothing behind.
   const address = parseQueueUrl(flags.queue);
-  const connection = await connectQueue(address).catch((error: unknown) => {
-    throw error instanceof QueueUnreachableError ? new CliError(error.message) : error;
-  });
+  const connection = await openCheckedQueue(address, (line) => context.stderr.write(`${line}\n`));
   try {
     const { batch, items } =
       target.kind === "new"
@@ -131,6 +131,14 @@ export async function queuedBatchCommand(
       onEvent(event) {
         if (event.type === "progress") display.update(event.snapshot);
         else if (event.type === "redis_error") display.log(`redis ${address.display}: ${event.message}`);
+        else if (event.type === "batch_lost")
+          display.log(
+            `batch ${spec.id} is gone from Redis at ${address.display} (it restarted without persistence, or its keys were deleted or evicted): stopping; the results received so far are written`,
+          );
+        else if (event.type === "rolled_back")
+          display.log(
+            `Redis at ${address.display} lost ${plural(event.items, "recorded result")} (it restarted from an older snapshot): those items run again; the report counts every run`,
+          );
         else if (event.type === "queue_paused")
           display.log(
             `rate limited (a worker got a 429): the queue is paused for ${formatDuration(event.forMs)} on every host`,
@@ -146,20 +154,18 @@ export async function queuedBatchCommand(
       },
     });
     // Transcripts stay on the host whose worker ran the item: the report names none.
-    const report = {
-      ...buildReport(spec.id, summary.states, summary.wallMs),
-      queue: {
-        url: address.display,
-        reExecutedItems: summary.states.filter((state) => state.attempts > 1).length,
-        duplicateExecutions: summary.duplicateExecutions,
-      },
-    };
+    const report = queuedBatchReport(spec.id, summary, address.display);
     display.finish(finalSnapshot(report));
     const paths = await writeReport(spec.outputDir, report).catch((error: unknown) => {
       throw reportWriteFailed(error, spec);
     });
     let code = exitCodeForBatch(report.totals);
     const status = summary.interrupted ? "interrupted" : finishedStatus(code);
+    if (summary.lost) {
+      context.stderr.write(
+        `batch ${spec.id} was lost from Redis at ${address.display} with ${plural(report.totals.pending, "item")} unfinished; the ${plural(report.totals.succeeded + report.totals.failed, "result")} received are in ${paths.results}. Make Redis keep its data (appendonly yes), then run the unfinished items as a new batch.\n`,
+      );
+    }
     if (summary.interrupted) {
       context.stderr.write(
         `interrupted: the workers go on; re-attach with \`forkloop batch --resume ${spec.id} --queue ${address.display}\`\n`,
@@ -168,6 +174,10 @@ export async function queuedBatchCommand(
     }
     printBatchSummary({ report, paths, status, json: flags["output-format"] === "json" }, context);
     return code;
+  } catch (error) {
+    // R-R10: OOM, READONLY, NOAUTH… mid-run are one line naming the fix, not a stack trace.
+    if (isRedisError(error)) throw new CliError(describeRedisError(error, address.display));
+    throw error;
   } finally {
     connection.disconnect();
   }
@@ -198,9 +208,13 @@ async function createQueued(
     ...(flags.rpm === undefined ? {} : { rpm: flags.rpm }),
     ...(mcpServers.length === 0 ? {} : { mcpServers: [...mcpServers] }),
   };
-  const registered = await registerBatch(connection, batch, items);
+  // Just created by openPlannedBatch: nothing of it ran, so a refusal leaves nothing behind.
+  const registered = await registerBatch(connection, batch, items).catch(async (error: unknown) => {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  });
   if (registered.kind === "conflict") {
-    await rm(dir, { recursive: true, force: true }); // just created by openPlannedBatch: nothing of it ran
+    await rm(dir, { recursive: true, force: true });
     throw new CliError(
       `batch ${spec.id} already exists on ${url} with other settings (${registered.differences.join(", ")} differ). Re-attach with \`forkloop batch --resume ${spec.id} --queue ${url}\`, or pick another --id.`,
     );

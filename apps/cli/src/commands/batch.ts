@@ -239,8 +239,9 @@ async function queuedBatch(
       "--report needs a local batch: the HTML report reads the batch's journal and transcripts, which a queued batch keeps in Redis and on its workers' hosts. Drop --report (results.jsonl, report.json and report.md are still written).",
     );
   }
-  const address = parseQueueUrl(url); // a typo is exit 2 before anything else, the dry run included
-  const queueFlags = { ...flags, queue: address.display };
+  parseQueueUrl(url); // a typo is exit 2 before anything else, the dry run included
+  // The URL as given: its password reaches Redis; messages and batch.json use it without one.
+  const queueFlags = { ...flags, queue: url };
   if (flags.resume !== undefined) {
     checkResumeFlags(flags.resume, flags);
     return queuedBatchCommand(queueFlags, { kind: "attach", id: flags.resume }, where, context);

@@ -4,11 +4,9 @@ import { join, resolve } from "node:path";
 import {
   BatchRefusedError,
   batchDir,
-  connectQueue,
   parseQueueUrl,
   plural,
   type QueuedBatch,
-  QueueUnreachableError,
   startQueueWorker,
   type WorkerPolicy,
 } from "@forkloop/batch";
@@ -32,6 +30,7 @@ import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { parseCommand } from "../flags.js";
 import { mcpConfigFlag, spreadMcpConfigArgs } from "../mcp-config-args.js";
+import { openCheckedQueue } from "../queue-open.js";
 import { sandboxFlagSchema } from "../sandbox-flag.js";
 
 export const WORKER_USAGE = `Usage: forkloop worker --queue redis://HOST:PORT[/DB] [--concurrency N] [flags]
@@ -176,9 +175,7 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
     allowBypassPermissions: flags["allow-dangerously-skip-permissions"] === true,
     bypassDisabledBySettings: settings.permissions.disableBypassPermissionsMode === "disable",
   };
-  const connection = await connectQueue(address).catch((error: unknown) => {
-    throw error instanceof QueueUnreachableError ? new CliError(error.message) : error;
-  });
+  const connection = await openCheckedQueue(address, log);
   const concurrency = flags.concurrency ?? 8;
   // Issue 11's retry and timeout settings apply to a worker's model requests as to a local batch's.
   const source = await resolveModelSource(withSettingsRetryEnv(context.env, settings.env), log);

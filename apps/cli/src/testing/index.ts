@@ -206,7 +206,7 @@ export function streamJsonLines(stdout: string): StreamJsonLine[] {
     .split("\n")
     .map((line) => streamJsonLineSchema.parse(JSON.parse(line)));
 }
-export { type RedisServer, startRedisServer } from "./redis-server.js";
+export { type RedisServer, type RedisServerOptions, startRedisServer } from "./redis-server.js";
 
 /**
  * Where a test's batch keeps its state: the project's state directory under the user's forkloop

@@ -13,6 +13,8 @@ import { freePort } from "@forkloop/loop-core/testing";
 export interface RedisServer {
   readonly url: string;
   readonly port: number;
+  /** Its data directory (dump.rdb, the append-only file). */
+  readonly dir: string;
   /** Stops it (SIGTERM, AOF flushed) and starts it again on the same port and data. */
   restart(options?: { downMs?: number }): Promise<void>;
   stop(): Promise<void>;
@@ -20,7 +22,21 @@ export interface RedisServer {
 
 const REDIS_SERVER = process.env.REDIS_SERVER ?? "redis-server";
 
-function launch(port: number, dir: string): Promise<ChildProcess> {
+/**
+ * R-R10 chaos cases: `persistence: "none"` (no AOF, no save points: a restart comes back empty,
+ * or from a snapshot taken by hand with SAVE — a rollback), `args` (given last, so they win:
+ * `--maxmemory-policy allkeys-lru`, `--requirepass`, `--replicaof`).
+ */
+export interface RedisServerOptions {
+  readonly persistence?: "aof" | "none";
+  readonly args?: readonly string[];
+}
+
+function launch(port: number, dir: string, options: RedisServerOptions): Promise<ChildProcess> {
+  const persistence =
+    options.persistence === "none"
+      ? ["--appendonly", "no"]
+      : ["--appendonly", "yes", "--appendfsync", "always"];
   const child = spawn(
     REDIS_SERVER,
     [
@@ -32,12 +48,10 @@ function launch(port: number, dir: string): Promise<ChildProcess> {
       dir,
       "--save",
       "",
-      "--appendonly",
-      "yes",
-      "--appendfsync",
-      "always",
+      ...persistence,
       "--maxmemory-policy",
       "noeviction",
+      ...(options.args ?? []),
     ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
@@ -73,20 +87,21 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-export async function startRedisServer(): Promise<RedisServer> {
+export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
   const dir = await mkdtemp(join(tmpdir(), "forkloop-redis-"));
   let lastError: unknown;
   for (let tries = 0; tries < 5; tries++) {
     const port = await freePort();
     try {
-      let child = await launch(port, dir);
+      let child = await launch(port, dir, options);
       return {
         url: `redis://127.0.0.1:${port}`,
         port,
-        async restart(options = {}) {
+        dir,
+        async restart(restart = {}) {
           await stopChild(child);
-          await new Promise((resolve) => setTimeout(resolve, options.downMs ?? 0));
-          child = await launch(port, dir);
+          await new Promise((resolve) => setTimeout(resolve, restart.downMs ?? 0));
+          child = await launch(port, dir, options);
         },
         async stop() {
           await stopChild(child);
