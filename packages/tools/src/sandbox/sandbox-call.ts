@@ -1,5 +1,6 @@
 import { lstatSync, mkdirSync, readlinkSync, realpathSync, renameSync, symlinkSync } from "node:fs";
 import { homedir } from "node:os";
+import { gitExecutionPoints } from "../git/git-execution-points.js";
 import { isInside, realpathAllowingMissing } from "../workspace-paths.js";
 import { type SandboxPlan, type SandboxPolicy, sandboxArgs } from "./bubblewrap.js";
 import { type ExecutionPoint, settingsExecutionPoints } from "./execution-points.js";
@@ -54,9 +55,10 @@ export function prepareSandboxCall(
   const roots = [...new Set(context.workspaceRoots.map(real))];
   const cwd = real(context.cwd);
   const home = options.home ?? homedir();
+  const git = gitExecutionPoints({ dirs: [cwd, ...roots], home });
   const points = [
     ...settingsExecutionPoints({ cwd, roots, home, forkloopHome: options.forkloopHome }),
-    ...(options.extraPoints?.({ cwd, roots, home }) ?? []),
+    ...git.points,
   ];
   const guard = guardPoints(points, roots);
   if (typeof guard === "string") return guard;
@@ -69,6 +71,9 @@ export function prepareSandboxCall(
     roots,
     cwd,
     network,
+    // `.git` itself is bound onto itself (writable): a mount point cannot be renamed or removed,
+    // so a command cannot swap in a repository of its own with other hooks.
+    pinned: git.dotGitDirs.map(real).filter((dir) => roots.some((root) => isInside(dir, root))),
     readOnly: guard.readOnly,
     sockets: hostSocketPaths().filter(
       (socket) =>

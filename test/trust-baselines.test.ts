@@ -1,0 +1,98 @@
+/**
+ * Issue 24 "Done when": the safe baselines keep working after the round-three protections. One
+ * row per baseline — its name (with the R-id whose protection it must survive), a setup on a real
+ * temporary directory, and an assertion on what the real tools did there. Add rows, keep it a table.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createBashTool } from "@forkloop/tools";
+import { callTool, createToolTestContext, resultText } from "@forkloop/tools/testing";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+interface Baseline {
+  readonly name: string;
+  readonly setup: (dir: string) => void | Promise<void>;
+  readonly assertion: (dir: string) => void | Promise<void>;
+}
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], {
+    cwd,
+    encoding: "utf8",
+  });
+}
+
+function repository(dir: string): void {
+  git(dir, "init", "-q", "-b", "main");
+  writeFileSync(join(dir, "a.txt"), "a\n");
+  git(dir, "add", "a.txt");
+  git(dir, "commit", "-q", "-m", "first");
+}
+
+/** A Bash call in the sandbox, as batch and dontAsk run it by default (R-S6, R-S9). */
+async function sandboxedBash(dir: string, command: string): Promise<{ text: string; isError: boolean }> {
+  const tool = createBashTool({ sandbox: { enabled: true }, home: join(dir, "home") });
+  const result = await callTool(tool, { command }, createToolTestContext({ cwd: dir }));
+  return { text: resultText(result), isError: result.isError === true };
+}
+
+const GIT_ID = "-c user.name=t -c user.email=t@example.com";
+
+const BASELINES: readonly Baseline[] = [
+  {
+    name: "R-S9: git add, commit, branch and checkout -b inside the sandbox",
+    setup: repository,
+    assertion: async (dir) => {
+      const run = await sandboxedBash(
+        dir,
+        `echo b > b.txt && git add b.txt && git ${GIT_ID} commit -q -m second && git branch side && git checkout -q -b feature`,
+      );
+      expect(run.isError, run.text).toBe(false);
+      expect(git(dir, "log", "--format=%s", "side").trim()).toBe("second\nfirst");
+      expect(git(dir, "branch", "--show-current").trim()).toBe("feature");
+    },
+  },
+  {
+    name: "R-S9: a repository's own hook runs for a commit inside the sandbox (it is the repository's, not planted)",
+    setup: (dir) => {
+      repository(dir);
+      writeFileSync(join(dir, ".git/hooks/pre-commit"), "#!/bin/sh\necho hook ran > hook.txt\n", {
+        mode: 0o755,
+      });
+    },
+    assertion: async (dir) => {
+      const run = await sandboxedBash(dir, `echo c > c.txt && git add c.txt && git ${GIT_ID} commit -q -m c`);
+      expect(run.isError, run.text).toBe(false);
+      expect(readFileSync(join(dir, "hook.txt"), "utf8")).toBe("hook ran\n");
+    },
+  },
+  {
+    name: "R-S9: a build writes inside the workspace and its own /tmp inside the sandbox",
+    setup: (dir) => mkdirSync(join(dir, "src")),
+    assertion: async (dir) => {
+      const run = await sandboxedBash(
+        dir,
+        "mkdir -p build && t=$(mktemp) && echo built > $t && cp $t build/out.txt && echo ok",
+      );
+      expect(run.text).toBe("ok");
+      expect(readFileSync(join(dir, "build/out.txt"), "utf8")).toBe("built\n");
+    },
+  },
+];
+
+let dir: string;
+beforeEach(() => {
+  dir = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-baseline-")));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("issue 24: safe baselines keep working", () => {
+  for (const baseline of BASELINES) {
+    it(baseline.name, async () => {
+      await baseline.setup(dir);
+      await baseline.assertion(dir);
+    });
+  }
+});
