@@ -201,7 +201,8 @@ function sendStatusFault(call: MessagesCall, fault: FaultDecision, headers: Reco
   sendError(res, record, state.clock(), record.id, apiError(Number(fault.kind)), extra);
 }
 
-function messageBody(header: MessageHeader, built: BuiltReply, usage: SimUsage): object {
+/** The non-streaming response body (also each succeeded result of a message batch). */
+export function messageBody(header: MessageHeader, built: BuiltReply, usage: SimUsage): object {
   return {
     id: header.id,
     type: "message",

@@ -3,12 +3,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { type ApiError, apiError, invalidRequest } from "./api-error.js";
+import { handleBatches } from "./batch-routes.js";
+import { page } from "./batches.js";
 import { builtinPolicyBrain } from "./brains/builtin-policy.js";
 import { scriptedBrain } from "./brains/scripted.js";
 import { handleMessages } from "./handle-messages.js";
 import { headerRecord, readBody, sendError, sendJson } from "./http-io.js";
 import { REALISTIC_LATENCY } from "./latency.js";
-import type { ModelSpec } from "./model-registry.js";
+import { listModelInfos, modelInfo } from "./models-api.js";
 import type { CountTokensRequest } from "./request-schema.js";
 import { addRecord, createState, type SimState } from "./sim-state.js";
 import type { RequestRecord, Simulator, SimulatorOptions } from "./types.js";
@@ -37,6 +39,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     latency: latency === "none" ? null : latency === "realistic" ? REALISTIC_LATENCY : latency,
     rateLimits: options.rateLimits ?? {},
     recordLimit: options.recordLimit ?? Number.POSITIVE_INFINITY,
+    ...(options.batches ? { batches: options.batches } : {}),
   });
   const server = createServer((req, res) => {
     handle(state, req, res).catch((error: unknown) => {
@@ -121,7 +124,9 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
         ? "count_tokens"
         : method === "GET" && path.startsWith("/v1/models")
           ? "models"
-          : null;
+          : path.startsWith("/v1/messages/batches")
+            ? "batches"
+            : null;
   if (!route) return fail(apiError(404, "Not found"));
 
   const apiKey = apiKeyOf(req);
@@ -135,7 +140,17 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
   if (!SUPPORTED_VERSIONS.has(version)) {
     return fail(invalidRequest(`anthropic-version: "${version}" is not a valid version`));
   }
-  if (route === "models") return handleModels(state, path, record, res);
+  if (route === "models") return handleModels(state, url, record, res);
+  if (route === "batches") {
+    const base = `http://${req.headers.host ?? "127.0.0.1"}`;
+    return handleBatches(
+      state,
+      { method, url, base, apiKey, version, betas: betasOf(req) },
+      read.text,
+      record,
+      res,
+    );
+  }
   // From here on every answer, an error too, carries the key's rate-limit headers.
   const rateHeaders = state.limiter.peek(apiKey);
   const refuse = (error: ApiError): void =>
@@ -183,28 +198,22 @@ function countTokensBody(valid: ValidRequest<CountTokensRequest>): object {
   };
 }
 
-/** `GET /v1/models` and `GET /v1/models/{id}` (the SDK's `models.list()` / `retrieve()`). */
-function handleModels(state: SimState, path: string, record: RequestRecord, res: ServerResponse): void {
+/** `GET /v1/models` (paged, newest first) and `GET /v1/models/{id}` (R-D4, models-api.ts). */
+function handleModels(state: SimState, url: URL, record: RequestRecord, res: ServerResponse): void {
   const now = state.clock();
-  const info = (spec: ModelSpec) => ({
-    type: "model",
-    id: spec.id,
-    display_name: `${spec.id} (simulated)`,
-    created_at: "2025-01-01T00:00:00Z",
-  });
-  const id = decodePathSegment(path.slice("/v1/models/".length));
+  const path = url.pathname;
   if (path === "/v1/models" || path === "/v1/models/") {
-    const data = state.registry.list().map(info);
-    const body = { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
+    const body = page(listModelInfos(state.registry), url.searchParams);
     sendJson(res, record, now, 200, JSON.stringify(body));
     return;
   }
+  const id = decodePathSegment(path.slice("/v1/models/".length));
   const spec = state.registry.resolve(id);
   if (!spec) {
     sendError(res, record, now, record.id, apiError(404, `model: ${id}`));
     return;
   }
-  sendJson(res, record, now, 200, JSON.stringify(info(spec)));
+  sendJson(res, record, now, 200, JSON.stringify(modelInfo(spec)));
 }
 
 function handleControl(

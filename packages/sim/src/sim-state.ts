@@ -1,3 +1,4 @@
+import { type BatchOptions, BatchStore } from "./batches.js";
 import { CacheDiagnostics } from "./cache-diagnostics.js";
 import type { FaultSpec } from "./faults.js";
 import { IssuedThinking } from "./issued-thinking.js";
@@ -31,6 +32,8 @@ export interface SimState {
   diagnostics: CacheDiagnostics;
   /** Compiled JSON Schemas of strict tools and structured outputs. */
   schemaChecker: JsonSchemaChecker;
+  /** The Message Batches API's batches (R-D4). */
+  batches: BatchStore;
 }
 
 /** Appends a record, dropping the oldest beyond the limit. */
@@ -49,6 +52,7 @@ export function createState(init: {
   latency: LatencyModel | null;
   rateLimits: ConstructorParameters<typeof RateLimiter>[0];
   recordLimit: number;
+  batches?: BatchOptions;
 }): SimState {
   return {
     registry: new ModelRegistry(init.models),
@@ -67,5 +71,6 @@ export function createState(init: {
     issuedThinking: new IssuedThinking(),
     diagnostics: new CacheDiagnostics(),
     schemaChecker: new JsonSchemaChecker(),
+    batches: new BatchStore(init.batches),
   };
 }

@@ -1,3 +1,4 @@
+import type { BatchOptions } from "./batches.js";
 import type { AppliedEdit } from "./context-edits-schema.js";
 import type { FaultKind, FaultSpec } from "./faults.js";
 import type { LatencyModel } from "./latency.js";
@@ -34,6 +35,12 @@ export interface SimulatorOptions {
    * (the CLI's batch job) set it so raw bodies do not pile up in memory.
    */
   recordLimit?: number;
+  /**
+   * Message Batches processing (R-D4): `processingMs` of clock time until a batch's requests have
+   * run (default 1000; 0 for fast tests), `expiresAfterMs` until unfinished requests expire
+   * (default 24 h).
+   */
+  batches?: BatchOptions;
 }
 
 export interface Simulator {
