@@ -29,6 +29,8 @@ const MAX_TURNS = 4;
 const retry = {
   headersTimeoutMs: 2_000,
   streamIdleTimeoutMs: 2_000,
+  // R-R11: a drip (one event inside the idle timeout, for ever) ends only at this deadline.
+  attemptTimeoutMs: 2_000,
   maxRetries: 3,
   baseDelayMs: 5,
   maxDelayMs: 20,
@@ -51,6 +53,7 @@ function drawBehaviour(random: () => number): HostileBehaviour {
     case "drop_after":
       return { kind, events: 1 + Math.floor(random() * 6) };
     case "ping_only":
+    case "drip":
       return { kind, intervalMs: 50 };
     default:
       return { kind };
@@ -176,7 +179,7 @@ describe("issue 11 chaos: each hostile behaviour against the built CLI", () => {
       const first: HostileBehaviour =
         kind === "drop_after"
           ? { kind, events: 3 }
-          : kind === "ping_only"
+          : kind === "ping_only" || kind === "drip"
             ? { kind, intervalMs: 50 }
             : { kind };
       const own = await startHostileServer({
@@ -194,6 +197,8 @@ describe("issue 11 chaos: each hostile behaviour against the built CLI", () => {
             "0.5",
             "--headers-timeout",
             "0.5",
+            "--attempt-timeout",
+            "1",
             "--max-turns",
             "4",
           ],
@@ -242,6 +247,8 @@ describe("issue 11 chaos: batch items against the hostile server", () => {
           "1",
           "--headers-timeout",
           "1",
+          "--attempt-timeout",
+          "2",
           "--id",
           "hostile",
         ],

@@ -86,7 +86,8 @@ export async function executeBatch(run: BatchExecution, context: CommandContext)
       onNotice: (line) => display.log(line),
       ...(requestSlot === undefined ? {} : { requestSlot }),
       onEvent: (claim, event) => {
-        if (event.type === "api_retry" && event.attempt > retriesShown) {
+        // R-R11: a far rate-limit reset is the pool's one pause line below, not an attempt.
+        if (event.type === "api_retry" && event.resumesAt === undefined && event.attempt > retriesShown) {
           // Once per attempt number: a wave of items retrying together is one line, not one each.
           retriesShown = event.attempt;
           display.log(
@@ -98,7 +99,7 @@ export async function executeBatch(run: BatchExecution, context: CommandContext)
           pool.pauseUntil(event.until);
           pausedUntil = event.until;
           display.log(
-            `rate limited (429 on ${claim.item.label}): pausing all workers for ${formatDuration(event.retryAfterMs)}`,
+            `rate limited (429 on ${claim.item.label}): pausing all workers for ${formatDuration(event.retryAfterMs)}, until ${new Date(event.until).toISOString()}; items wait, none fails`,
           );
         }
       },

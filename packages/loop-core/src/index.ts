@@ -111,16 +111,22 @@ export { yieldMissingToolResultBlocks } from "./missing-tool-results.js";
 export type { ModelInfo } from "./model-catalog.js";
 export { costUsd, effortForModel, getModelInfo, listModels, resolveModelAlias } from "./model-catalog.js";
 export {
+  type ApiRetryEvent,
   type BeforeSend,
   buildModelRequestBody,
   callModel,
+  DEFAULT_ATTEMPT_TIMEOUT_MS,
   DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_MAX_RATE_LIMIT_WAIT_MS,
   DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+  formatWait,
   type ModelCallRequest,
   type ModelEvent,
   type OutputConfig,
   QUERY_SOURCE_HEADER,
+  type RetryClock,
   type RetryOptions,
+  SYSTEM_CLOCK,
 } from "./model-client.js";
 export type { EffortLevel, Lifecycle, ModelLine, ModelRow } from "./model-table.js";
 export { BATCH_DISCOUNT, MODEL_TABLE, TOKENIZER_FACTOR } from "./model-table.js";

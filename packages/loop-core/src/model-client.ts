@@ -41,12 +41,36 @@ export interface RetryOptions {
    * retried — a server that sent headers and then nothing must not hang a run forever.
    */
   readonly streamIdleTimeoutMs?: number;
+  /**
+   * R-R11: an attempt still streaming after this long is aborted and retried, however often its
+   * events come (default 10 minutes, Claude Code's `API_TIMEOUT_MS` default).
+   */
+  readonly attemptTimeoutMs?: number;
+  /**
+   * R-R11: the longest a rate limit (429/529) whose reset is far away is waited out — the run or
+   * the pool pauses until the reset instead of failing after its retries (default 6 hours). A
+   * reset further away than this (all such waits of one request together) fails the request.
+   */
+  readonly maxRateLimitWaitMs?: number;
 }
+
+/** R-R11: the model client's clock (a seam: tests wait out an hour's rate limit at once). */
+export interface RetryClock {
+  now(): number;
+  /** Resolves true after `ms`, false as soon as `signal` aborts. */
+  sleep(ms: number, signal: AbortSignal): Promise<boolean>;
+}
+
+export const SYSTEM_CLOCK: RetryClock = { now: () => Date.now(), sleep };
 
 /** Headers of a streaming response come once the model starts (api doc §3); 2 minutes is ample. */
 export const DEFAULT_HEADERS_TIMEOUT_MS = 120_000;
 /** Events (text, thinking, input deltas) arrive every few seconds even in long replies. */
 export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 90_000;
+/** R-R11: one attempt, however it streams, ends within this (Claude Code's request timeout). */
+export const DEFAULT_ATTEMPT_TIMEOUT_MS = 600_000;
+/** R-R11: a usage limit that resets within 6 hours is waited out (a night's unattended batch). */
+export const DEFAULT_MAX_RATE_LIMIT_WAIT_MS = 6 * 60 * 60 * 1000;
 
 /**
  * Issue 16 item 4: awaited before each attempt's HTTP request is sent — a pool-wide 429 pause,
@@ -76,6 +100,8 @@ export interface ModelCallRequest extends BuildRequestInput {
   readonly contextEditing?: ContextEditingConfig | undefined;
   /** Issue 16 item 4: the gate each attempt passes before it is sent (`BeforeSend`). */
   readonly beforeSend?: BeforeSend | undefined;
+  /** R-R11: default the system clock. */
+  readonly clock?: RetryClock | undefined;
 }
 
 /** One retry of the model request, reported before the wait (Claude Code prints these too). */
@@ -87,6 +113,11 @@ export interface ApiRetryEvent {
   readonly error: string;
   /** The failed attempt's HTTP status; null for a connection error or a mid-stream error event. */
   readonly status: number | null;
+  /**
+   * R-R11: set when a rate limit's reset is far away: the request waits until then (epoch ms)
+   * and this wait is not counted as an attempt.
+   */
+  readonly resumesAt?: number;
 }
 
 export type ModelEvent =
@@ -108,14 +139,46 @@ export type ModelEvent =
  */
 export async function* callModel(request: ModelCallRequest): AsyncGenerator<ModelEvent, void> {
   const client = request.client ?? new Anthropic();
+  const clock = request.clock ?? SYSTEM_CLOCK;
   const body = buildModelRequestBody(request);
   const maxRetries = request.retry?.maxRetries ?? 10;
   const maxOverloaded = request.retry?.maxOverloadedRetries ?? 3;
+  const maxWaitMs = request.retry?.maxRateLimitWaitMs ?? DEFAULT_MAX_RATE_LIMIT_WAIT_MS;
   let overloadedInARow = 0;
+  let waitedForResetMs = 0;
   for (let attempt = 0; ; attempt++) {
     const failure = yield* attemptStream(client, body, request);
     if (failure === undefined) return;
     if (failure === "aborted") return;
+    // R-R11: a limit that resets far away is waited out in one pause, not burnt in retries.
+    const resetWaitMs = farResetWaitMs(failure, request.retry, clock.now());
+    if (resetWaitMs !== undefined) {
+      if (waitedForResetMs + resetWaitMs > maxWaitMs) {
+        yield createApiErrorMessage(
+          {
+            status: failure.status,
+            type: failure.type,
+            message: `${failure.message} — rate limited until ${new Date(clock.now() + resetWaitMs).toISOString()}, beyond the ${formatWait(maxWaitMs)} this run waits for a reset (--retry-max-wait, FORKLOOP_RETRY_MAX_WAIT_MS); raise it or resume after the reset`,
+          },
+          request.model,
+          { uuid: request.assistantUuid ?? request.uuid(), parentUuid: request.parentUuid },
+        );
+        return;
+      }
+      waitedForResetMs += resetWaitMs;
+      yield {
+        type: "api_retry",
+        attempt: attempt + 1,
+        maxRetries,
+        delayMs: resetWaitMs,
+        error: failure.message,
+        status: failure.status,
+        resumesAt: clock.now() + resetWaitMs,
+      };
+      if (!(await clock.sleep(resetWaitMs, request.signal))) return;
+      attempt--; // waiting for a reset is not a failed attempt
+      continue;
+    }
     overloadedInARow = failure.overloaded ? overloadedInARow + 1 : 0;
     if (failure.overloaded && request.fallbackAvailable && overloadedInARow >= maxOverloaded) {
       throw new FallbackTriggeredError(request.model, overloadedInARow);
@@ -137,8 +200,35 @@ export async function* callModel(request: ModelCallRequest): AsyncGenerator<Mode
       error: failure.message,
       status: failure.status,
     };
-    if (!(await sleep(delayMs, request.signal))) return;
+    if (!(await clock.sleep(delayMs, request.signal))) return;
   }
+}
+
+/**
+ * R-R11: how long to wait for a rate limit (429, 529) whose reset — `retry-after`, else the
+ * anthropic-ratelimit reset headers — is beyond the longest backoff step (`maxDelayMs`, 32 s):
+ * retrying sooner can only fail again. Undefined for anything else (the usual backoff).
+ */
+export function farResetWaitMs(
+  failure: FailedAttempt,
+  options: RetryOptions | undefined,
+  now: number,
+): number | undefined {
+  if (failure.status !== 429 && failure.status !== 529) return undefined;
+  const waitMs =
+    failure.retryAfterMs ?? (failure.resetAtMs === undefined ? undefined : failure.resetAtMs - now);
+  const maxDelay = options?.maxDelayMs ?? 32_000;
+  return waitMs !== undefined && waitMs > maxDelay ? Math.ceil(waitMs) : undefined;
+}
+
+/** `1h 0m`, `6h`, `45s`: a wait as the pause line says it. */
+export function formatWait(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m ${seconds % 60}s`;
+  const hours = Math.floor(minutes / 60);
+  return minutes % 60 === 0 ? `${hours}h` : `${hours}h ${minutes % 60}m`;
 }
 
 /** The body `callModel` sends, task budget included. */
@@ -198,6 +288,8 @@ async function* attemptStream(
   const deadline = new AttemptDeadline(attempt);
   const headersMs = request.retry?.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const idleMs = request.retry?.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
+  // R-R11: armed once, from the send on: events that each come in time cannot keep it alive.
+  deadline.armOverall(request.retry?.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);
   let iterator: AsyncIterator<RawMessageStreamEvent> | undefined;
   let ended = false;
   // Issue 11: every tool_use is screened (duplicate ids, absurd nesting) before anyone sees it.
@@ -244,7 +336,7 @@ async function* attemptStream(
     // what streamed so far is dropped (the loop discards tools started from it, R-L12).
     return classifyError(error);
   } finally {
-    deadline.disarm();
+    deadline.dispose();
     request.signal.removeEventListener("abort", onAbort);
     // A caller that stopped early, or an error, must not leave the HTTP request open.
     if (!ended) attempt.abort(new Error("attempt abandoned"));

@@ -9,10 +9,15 @@ export interface FailedAttempt {
   readonly retryable: boolean;
   readonly overloaded: boolean;
   readonly retryAfterMs: number | undefined;
+  /**
+   * R-R11: when the rate limit resets (epoch ms), from the `anthropic-ratelimit-*-reset` headers
+   * of a 429/529 without `retry-after`; the latest of them.
+   */
+  readonly resetAtMs?: number;
 }
 
-/** Which deadline of an attempt ran out (both abort the attempt and retry it, issue 11). */
-export type AttemptTimeout = "headers_timeout" | "stream_idle_timeout";
+/** Which deadline of an attempt ran out (each aborts the attempt and retries it, issue 11, R-R11). */
+export type AttemptTimeout = "headers_timeout" | "stream_idle_timeout" | "attempt_timeout";
 
 /**
  * Error codes of a connection that broke (Node's net errors, undici's socket errors). An SSE
@@ -85,7 +90,9 @@ export function attemptTimedOut(timeout: AttemptTimeout, ms: number): FailedAtte
     message:
       timeout === "headers_timeout"
         ? `no response headers within ${ms} ms`
-        : `the stream sent no event (pings aside) for ${ms} ms`,
+        : timeout === "stream_idle_timeout"
+          ? `the stream sent no event (pings aside) for ${ms} ms`
+          : `the attempt did not finish within its overall deadline of ${ms} ms`,
     retryable: true,
     overloaded: false,
     retryAfterMs: undefined,
@@ -131,6 +138,7 @@ export function classifyError(error: unknown): FailedAttempt {
       retryable,
       overloaded,
       retryAfterMs: retryAfterMs(error.headers),
+      ...resetAt(error.headers, status),
     };
   }
   if (error instanceof SyntaxError || error instanceof MalformedStreamError) {
@@ -154,4 +162,28 @@ function retryAfterMs(headers: Headers | undefined): number | undefined {
   const seconds = headers?.get("retry-after");
   if (seconds && Number.isFinite(Number(seconds))) return Number(seconds) * 1000;
   return undefined;
+}
+
+/**
+ * R-R11: the anthropic-ratelimit reset headers (RFC 3339 times; `-unified-reset` in epoch
+ * seconds) of a 429 or 529: the latest reset, so a wait ends when every exhausted limit is back.
+ */
+const RESET_HEADERS = [
+  "anthropic-ratelimit-unified-reset",
+  "anthropic-ratelimit-requests-reset",
+  "anthropic-ratelimit-tokens-reset",
+  "anthropic-ratelimit-input-tokens-reset",
+  "anthropic-ratelimit-output-tokens-reset",
+];
+
+function resetAt(headers: Headers | undefined, status: number | null): { resetAtMs?: number } {
+  if (headers === undefined || (status !== 429 && status !== 529)) return {};
+  let latest: number | undefined;
+  for (const name of RESET_HEADERS) {
+    const value = headers.get(name)?.trim();
+    if (!value) continue;
+    const at = /^\d+(\.\d+)?$/.test(value) ? Number(value) * 1000 : Date.parse(value);
+    if (Number.isFinite(at)) latest = Math.max(latest ?? at, at);
+  }
+  return latest === undefined ? {} : { resetAtMs: latest };
 }

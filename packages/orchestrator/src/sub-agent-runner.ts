@@ -1,6 +1,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { apiMicrocompactEdits, createQueryCompactRunner } from "@forkloop/compaction";
 import {
+  type ApiRetryEvent,
   type AssistantMessage,
   type BeforeSend,
   type CanUseTool,
@@ -512,8 +513,16 @@ function forwardEventInner(agentId: string, event: LoopEvent, io: SubAgentIo): v
       return;
     }
     case "api_retry": {
-      const retry = event as { attempt: number; maxRetries: number; delayMs: number; error: string };
-      io.emit({ type: "api_retry", agentId, ...retry });
+      const retry = event as ApiRetryEvent;
+      io.emit({
+        type: "api_retry",
+        agentId,
+        attempt: retry.attempt,
+        maxRetries: retry.maxRetries,
+        delayMs: retry.delayMs,
+        error: retry.error,
+        ...(retry.resumesAt === undefined ? {} : { resumesAt: retry.resumesAt }),
+      });
       return;
     }
     default:

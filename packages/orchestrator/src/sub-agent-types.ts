@@ -151,6 +151,8 @@ export type SubAgentEvent =
       readonly maxRetries: number;
       readonly delayMs: number;
       readonly error: string;
+      /** R-R11: a far rate-limit reset: the sub-agent waits until then (epoch ms), no attempt spent. */
+      readonly resumesAt?: number;
     }
   | {
       readonly type: "rate_limited";

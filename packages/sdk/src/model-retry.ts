@@ -11,6 +11,13 @@ export const RETRY_ENV = {
   headersTimeoutMs: "FORKLOOP_HEADERS_TIMEOUT_MS",
   streamIdleTimeoutMs: "FORKLOOP_STREAM_IDLE_TIMEOUT_MS",
   maxRetries: "FORKLOOP_MAX_RETRIES",
+  /** R-R11: an attempt's overall deadline (`--attempt-timeout`). */
+  attemptTimeoutMs: "FORKLOOP_ATTEMPT_TIMEOUT_MS",
+  /**
+   * R-R11: the longest wait for a far rate-limit reset (`--retry-max-wait`); Claude Code's
+   * equivalent is `CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS`.
+   */
+  maxRateLimitWaitMs: "FORKLOOP_RETRY_MAX_WAIT_MS",
 } as const;
 
 export const RETRY_ENV_NAMES: readonly string[] = Object.values(RETRY_ENV);
@@ -31,7 +38,11 @@ export function retryOptionsFromEnv(env: Readonly<Record<string, string | undefi
   const headers = read("headersTimeoutMs");
   const idle = read("streamIdleTimeoutMs");
   const retries = read("maxRetries");
+  const attempt = read("attemptTimeoutMs");
+  const maxWait = read("maxRateLimitWaitMs");
   return {
+    ...(attempt === undefined ? {} : { attemptTimeoutMs: attempt }),
+    ...(maxWait === undefined ? {} : { maxRateLimitWaitMs: maxWait }),
     ...(headers === undefined ? {} : { headersTimeoutMs: headers }),
     ...(idle === undefined ? {} : { streamIdleTimeoutMs: idle }),
     ...(retries === undefined ? {} : { maxRetries: retries }),

@@ -187,6 +187,7 @@ export class StreamJsonWriter {
             error_status: event.status,
             error: apiErrorKind(event.status),
             error_message: event.error,
+            ...(event.resumesAt === undefined ? {} : { resumes_at: new Date(event.resumesAt).toISOString() }),
           },
         ];
       case "model_fallback":

@@ -172,6 +172,11 @@ export const apiRetryLineSchema = z.object({
   error: apiErrorKindSchema,
   /** forkloop: the failure as the API or the connection said it. */
   error_message: z.string(),
+  /**
+   * forkloop (R-R11): a rate limit whose reset is far away: the run waits until this time (ISO
+   * 8601) instead of retrying, and the wait is not counted as an attempt.
+   */
+  resumes_at: z.string().optional(),
 });
 
 /** forkloop: the primary model stayed overloaded and the loop switched models (R-L8). */

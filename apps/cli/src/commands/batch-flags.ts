@@ -5,7 +5,7 @@ import { budgetUsdSchema, modeSchema, toolListSchema } from "../agent-options.js
 import { type ParsedCommand, parseCommand } from "../flags.js";
 import { LOOP_FLAG_OPTIONS, LOOP_FLAGS_USAGE, loopFlagsSchema } from "../loop-flags.js";
 import { spreadMcpConfigArgs } from "../mcp-config-args.js";
-import { secondsFlag, TIMEOUT_FLAG_OPTIONS, TIMEOUT_FLAGS_USAGE } from "../model-timeouts.js";
+import { TIMEOUT_FLAG_OPTIONS, TIMEOUT_FLAG_SCHEMAS, TIMEOUT_FLAGS_USAGE } from "../model-timeouts.js";
 import { sandboxFlagSchema } from "../sandbox-flag.js";
 
 export const BATCH_USAGE = `Usage: forkloop batch (--files GLOB | --items FILE.jsonl) --prompt TEMPLATE [flags]
@@ -116,8 +116,7 @@ const schema = z.object({
     .transform(Number)
     .optional(),
   rpm: count("rpm", 60, 1_000_000).optional(),
-  "headers-timeout": secondsFlag("headers-timeout", 120).optional(),
-  "idle-timeout": secondsFlag("idle-timeout", 90).optional(),
+  ...TIMEOUT_FLAG_SCHEMAS,
   ...loopFlagsSchema,
 });
 export type BatchFlags = z.infer<typeof schema>;

@@ -5,7 +5,7 @@ import { CliError } from "../cli-error.js";
 import { type ParsedCommand, parseCommand } from "../flags.js";
 import { LOOP_FLAG_OPTIONS, LOOP_FLAGS_USAGE, loopFlagsSchema } from "../loop-flags.js";
 import { spreadMcpConfigArgs } from "../mcp-config-args.js";
-import { secondsFlag, TIMEOUT_FLAG_OPTIONS, TIMEOUT_FLAGS_USAGE } from "../model-timeouts.js";
+import { TIMEOUT_FLAG_OPTIONS, TIMEOUT_FLAG_SCHEMAS, TIMEOUT_FLAGS_USAGE } from "../model-timeouts.js";
 import { sandboxFlagSchema } from "../sandbox-flag.js";
 import { parseTokenBudget } from "../token-budget-flag.js";
 
@@ -111,8 +111,7 @@ const schema = z.object({
   repair: z.boolean().optional(),
   verbose: z.boolean().optional(),
   report: z.boolean().optional(),
-  "headers-timeout": secondsFlag("headers-timeout", 120).optional(),
-  "idle-timeout": secondsFlag("idle-timeout", 90).optional(),
+  ...TIMEOUT_FLAG_SCHEMAS,
   ...loopFlagsSchema,
 });
 export type RunFlags = z.infer<typeof schema>;

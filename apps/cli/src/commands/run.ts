@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { plural } from "@forkloop/batch";
+import { formatWait } from "@forkloop/loop-core";
 import { repairTranscript } from "@forkloop/orchestrator";
 import {
   checkProjectDir,
@@ -115,6 +116,7 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       if (message.type === "result") result = message;
       if (format === "stream-json") context.stdout.write(`${JSON.stringify(message)}\n`);
       else if (format === "text" && flags.verbose) describeVerbose(message, context);
+      if (format === "text" && isRateLimitPause(message)) describeRateLimitPause(message, context);
     }
   } finally {
     context.signal.removeEventListener("abort", onInterrupt);
@@ -167,11 +169,24 @@ async function announceReport(
   }
 }
 
+type RateLimitPause = Extract<SDKMessage, { subtype: "api_retry" }> & { resumes_at: string };
+
+function isRateLimitPause(line: SDKMessage): line is RateLimitPause {
+  return line.type === "system" && line.subtype === "api_retry" && line.resumes_at !== undefined;
+}
+
+/** R-R11: one line per far rate-limit reset, verbose or not: what it is and when the run goes on. */
+function describeRateLimitPause(line: RateLimitPause, context: CommandContext): void {
+  context.stderr.write(
+    `rate limited (${line.error_status ?? "error"}: ${line.error_message}): waiting until ${line.resumes_at} (${formatWait(line.retry_delay_ms)}), then the run goes on; --retry-max-wait caps such waits\n`,
+  );
+}
+
 function describeVerbose(line: SDKMessage, context: CommandContext): void {
   if (line.type === "assistant" && line.parent_tool_use_id === null) {
     const block = line.message.content[0];
     if (block?.type === "tool_use") context.stderr.write(`→ ${block.name} ${JSON.stringify(block.input)}\n`);
-  } else if (line.type === "system" && line.subtype === "api_retry") {
+  } else if (line.type === "system" && line.subtype === "api_retry" && line.resumes_at === undefined) {
     context.stderr.write(
       `retrying (attempt ${line.attempt}/${line.max_retries}) after ${line.retry_delay_ms} ms: ${line.error_message}\n`,
     );

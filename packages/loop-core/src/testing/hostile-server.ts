@@ -12,6 +12,8 @@ import { toolPairingViolations } from "./tool-pairing.js";
  * - `silence`: no response at all, not even headers;
  * - `headers_then_silence`: 200 and SSE headers, then nothing, never;
  * - `ping_only`: `ping` events forever;
+ * - `drip`: a text reply whose deltas never stop, one every `intervalMs` (inside any idle
+ *   timeout): only an overall deadline per attempt ends it (R-R11);
  * - `drop_after`: `events` events of a valid reply, then the connection is destroyed;
  * - `duplicate_ids`: two tool_use blocks with one id, plus one reusing an id from the history;
  * - `deep_input`: a tool_use whose input is nested `depth` levels deep (default 5,000);
@@ -26,6 +28,7 @@ export type HostileBehaviour =
   | { readonly kind: "silence" }
   | { readonly kind: "headers_then_silence" }
   | { readonly kind: "ping_only"; readonly intervalMs?: number }
+  | { readonly kind: "drip"; readonly intervalMs?: number }
   | { readonly kind: "drop_after"; readonly events: number }
   | { readonly kind: "duplicate_ids" }
   | { readonly kind: "deep_input"; readonly depth?: number }
@@ -42,6 +45,7 @@ export const HOSTILE_KINDS: readonly HostileKind[] = [
   "silence",
   "headers_then_silence",
   "ping_only",
+  "drip",
   "drop_after",
   "duplicate_ids",
   "deep_input",
@@ -167,6 +171,22 @@ class SseReply {
           () => res.write(event("ping", { type: "ping" })),
           behaviour.intervalMs ?? 50,
         );
+        this.timers.add(timer);
+        res.on("close", () => {
+          clearInterval(timer);
+          this.timers.delete(timer);
+        });
+        return;
+      }
+      case "drip": {
+        const [start = "", , blockStart = ""] = replyEvents(id, [{ type: "text", text: "" }], "end_turn");
+        res.write(start + blockStart);
+        const delta = event("content_block_delta", {
+          type: "content_block_delta",
+          index: 0,
+          delta: { type: "text_delta", text: "drip " },
+        });
+        const timer = setInterval(() => res.write(delta), behaviour.intervalMs ?? 50);
         this.timers.add(timer);
         res.on("close", () => {
           clearInterval(timer);
