@@ -4,10 +4,18 @@
  * temporary directory, and an assertion on what the real tools did there. Add rows, keep it a table.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createBashTool } from "@forkloop/tools";
+import { createBashTool, createBuiltinTools, createPermissionChecker } from "@forkloop/tools";
 import { callTool, createToolTestContext, resultText } from "@forkloop/tools/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
@@ -78,6 +86,42 @@ const BASELINES: readonly Baseline[] = [
       );
       expect(run.text).toBe("ok");
       expect(readFileSync(join(dir, "build/out.txt"), "utf8")).toBe("built\n");
+    },
+  },
+  {
+    name: "R-S10: in acceptEdits, a Write to a symlinked source file inside the workspace is approved and written",
+    setup: (dir) => {
+      mkdirSync(join(dir, "src"));
+      writeFileSync(join(dir, "src/real.ts"), "export const a = 1;\n");
+      symlinkSync("src/real.ts", join(dir, "linked.ts"));
+      repository(dir);
+    },
+    assertion: async (dir) => {
+      const tools = createBuiltinTools();
+      const checker = createPermissionChecker({
+        mode: "acceptEdits",
+        rules: { allow: [], ask: [], deny: [] },
+        tools,
+        cwd: dir,
+      });
+      const input = { file_path: join(dir, "linked.ts"), content: "export const a = 2;\n" };
+      const decision = await checker("Write", input, {
+        signal: new AbortController().signal,
+        toolUseId: "t",
+        agentId: "main",
+      });
+      expect(decision).toEqual({ behavior: "allow" });
+      const tool = (name: string) => {
+        const found = tools.find((candidate) => candidate.name === name);
+        if (found === undefined) throw new Error(`no ${name} tool`);
+        return found;
+      };
+      const context = createToolTestContext({ cwd: dir });
+      // Write changes an existing file only after this agent read it.
+      await callTool(tool("Read"), { file_path: input.file_path }, context);
+      const result = await callTool(tool("Write"), input, context);
+      expect(result.isError, resultText(result)).not.toBe(true);
+      expect(readFileSync(join(dir, "src/real.ts"), "utf8")).toBe("export const a = 2;\n");
     },
   },
 ];

@@ -3,7 +3,7 @@ import { relative } from "node:path";
 import type { CanUseTool, PermissionDecision, PermissionMode, Tool } from "@forkloop/loop-core";
 import { judgeBash } from "./bash-judgement.js";
 import { type PermissionRule, parsePermissionRule, ruleMatches } from "./permission-rules.js";
-import { protectedDirectory, protectedWriteReason } from "./protected-paths.js";
+import { protectedWriteReason, protectedWriteTarget } from "./protected-paths.js";
 import { hardLinkCount } from "./shell-paths.js";
 
 export interface PermissionRules {
@@ -171,23 +171,35 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
         );
       }
     }
+    const target = FILE_EDIT_TOOLS.has(toolName) ? editTarget(input) : undefined;
+    // R-S10: by the real path (a committed symlink into .git/, a gitfile's git dir, hooksPath …).
     const guarded =
-      FILE_EDIT_TOOLS.has(toolName) && typeof input.file_path === "string"
-        ? protectedDirectory(input.file_path, matchContext.cwd)
-        : undefined;
-    if (guarded !== undefined) {
+      target === undefined
+        ? undefined
+        : protectedWriteTarget(target, {
+            cwd: matchContext.cwd,
+            workspaceRoots: options.workspaceRoots ?? [matchContext.cwd],
+            home: matchContext.home,
+          });
+    if (target !== undefined && guarded !== undefined) {
       const named = rules.allow.some(
         (rule) =>
           rule.specifier?.type === "path" && ruleMatches(rule, toolName, input, "allow", matchContext),
       );
       if (named) return { behavior: "allow" };
-      return ask(protectedWriteReason(input.file_path as string, guarded));
+      return ask(protectedWriteReason(target, guarded));
     }
     if (firstMatch(rules.allow, "allow") !== undefined) return { behavior: "allow" };
     if (readOnly || noApproval.has(toolName)) return { behavior: "allow" };
     if (options.mode === "acceptEdits" && FILE_EDIT_TOOLS.has(toolName)) return { behavior: "allow" };
     return ask(`${toolName} needs approval in ${options.mode} mode`);
   };
+}
+
+/** The file an edit tool writes: `file_path`, or NotebookEdit's `notebook_path`. */
+function editTarget(input: Record<string, unknown>): string | undefined {
+  const path = input.file_path ?? input.notebook_path;
+  return typeof path === "string" ? path : undefined;
 }
 
 /** A tool's own predicate must not turn a permission check into a crash. */

@@ -17,7 +17,7 @@ import {
 import type { BashJudgementContext } from "./bash-judgement.js";
 import { outsideInodeBelow } from "./links-below.js";
 import { type PermissionRule, type RuleMatchContext, ruleMatches } from "./permission-rules.js";
-import { protectedDirectory, protectedWriteReason } from "./protected-paths.js";
+import { protectedWriteReason, protectedWriteTarget } from "./protected-paths.js";
 
 /** Devices every shell redirects to without changing anything. */
 const HARMLESS_WRITE_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
@@ -263,7 +263,11 @@ export class ShellPaths {
           mutates: true,
           approval: `it writes ${inside.path}, which has ${links} hard links (the other may be outside the workspace)`,
         };
-      const guarded = protectedDirectory(inside.path, this.context.match.cwd);
+      const guarded = protectedWriteTarget(inside.path, {
+        cwd: this.context.match.cwd,
+        workspaceRoots: this.context.workspaceRoots,
+        home: this.context.match.home,
+      });
       const allowed =
         (this.context.mode === "acceptEdits" && guarded === undefined) ||
         this.context.rules.allow.some(
