@@ -263,6 +263,7 @@ async function runOne(
     contextRoom: model.contextWindow - valid.value.layout.totalTokens,
     tokenFactor: model.tokenFactor ?? 1,
     forcedToolUse: constrained.forcedToolUse,
+    displayDefault: model.displayDefault ?? "summarized",
   });
   const account = state.cache.account({
     scope: batch.apiKey,

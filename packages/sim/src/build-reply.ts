@@ -42,6 +42,8 @@ export interface BuildOptions {
   tokenFactor?: number;
   /** `tool_choice` forced this reply's tool call (reply-constraints.ts): no thinking block. */
   forcedToolUse?: boolean;
+  /** The model's `thinking.display` when the request names none (the model table). */
+  displayDefault?: "summarized" | "omitted";
 }
 
 /** Text of the simulated thinking block used when thinking is on and the brain gave none. */
@@ -55,7 +57,10 @@ export function buildReply(reply: BrainReply, options: BuildOptions): BuiltReply
   const thinkingOn =
     (thinking?.type === "enabled" || (thinking?.type === "adaptive" && reply.adaptiveThinking !== false)) &&
     options.forcedToolUse !== true;
-  const omitted = thinkingOn && (thinking as { display?: unknown }).display === "omitted";
+  // Opus 4.7 and later return thinking "omitted" unless asked for "summarized" (adaptive thinking
+  // page); "updates" keeps the reasoning hidden too (R-D2).
+  const display = (thinking as { display?: string | null } | undefined)?.display ?? options.displayDefault;
+  const omitted = thinkingOn && (display === "omitted" || display === "updates");
   let blocks: ReplyBlock[] = reply.content.filter((b) => b.type !== "thinking" || thinkingOn);
   if (thinkingOn && !blocks.some((b) => b.type === "thinking")) {
     blocks = [{ type: "thinking", thinking: DEFAULT_THINKING }, ...blocks];

@@ -12,6 +12,7 @@ import { constrainReply } from "./reply-constraints.js";
 import type { MessagesRequest } from "./request-schema.js";
 import type { SimState } from "./sim-state.js";
 import { formatEvent, type MessageHeader, replyEvents } from "./sse-events.js";
+import type { ThreadState } from "./threads.js";
 import type { BrainReply, RequestRecord, SimUsage } from "./types.js";
 import type { ValidRequest } from "./validate-request.js";
 
@@ -26,6 +27,8 @@ export interface MessagesCall {
   valid: ValidRequest<MessagesRequest>;
   /** `PromptCache.arrive()` when the request came in (before its body was read). */
   arrival: number;
+  /** The message thread this request creates or continues (threads.ts). */
+  thread?: ThreadState;
 }
 
 /**
@@ -109,6 +112,7 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
           contextRoom: effectiveContextWindow(model, call.betas) - valid.layout.totalTokens,
           tokenFactor: model.tokenFactor ?? 1,
           forcedToolUse,
+          displayDefault: model.displayDefault ?? "summarized",
         });
   state.issuedThinking.remember(
     built.content.flatMap((b) => (b.type === "tool_use" ? [b.id] : [])),
@@ -160,6 +164,7 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
           account.keys,
         );
   state.diagnostics.remember(id, call.apiKey, model.id, valid.layout, account.keys);
+  if (call.thread) state.threads.remember(id, call.apiKey, call.thread, built.content, state.clock());
   const contextManagement = valid.contextManagement
     ? { applied_edits: valid.contextManagement.appliedEdits }
     : null;

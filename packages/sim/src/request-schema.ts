@@ -146,9 +146,15 @@ export const contentBlockSchema = z.discriminatedUnion("type", [
   ...SERVER_BLOCK_TYPES.map(passThrough),
 ]);
 
+/** Per-message effort on a `role: "system"` message (effort per message page, beta). */
+const messageOutputConfig = z.strictObject({
+  effort: z.enum(["low", "medium", "high", "xhigh", "max"]).nullish(),
+});
+
 const messageSchema = z.strictObject({
   role: z.enum(["user", "assistant", "system"]),
   content: z.union([z.string(), z.array(contentBlockSchema)]),
+  output_config: messageOutputConfig.optional(),
 });
 
 /** A custom tool (`type` absent or "custom"); versioned tools are checked in validate-tools.ts. */
@@ -182,7 +188,7 @@ export const versionedToolSchema = z.looseObject({
 });
 
 const budget = integer();
-const display = z.enum(["summarized", "omitted"]).nullish();
+const display = z.enum(["summarized", "omitted", "updates"]).nullish();
 
 const thinkingConfig = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("enabled"), budget_tokens: budget, display }),

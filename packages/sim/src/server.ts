@@ -183,9 +183,22 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
       rateHeaders,
     );
   }
-  const valid = validateMessagesRequest(json, ctx);
+  // A thread request stands for its whole conversation (threads.ts): rebuild it first.
+  const expanded = state.threads.expand(json, apiKey, ctx.betas, state.clock());
+  if (!expanded.ok) return refuse(expanded.error);
+  const valid = validateMessagesRequest(expanded.body, ctx);
   if (!valid.ok) return refuse(valid.error);
-  await handleMessages({ state, req, res, record, apiKey, betas: ctx.betas, valid: valid.value, arrival });
+  await handleMessages({
+    state,
+    req,
+    res,
+    record,
+    apiKey,
+    betas: ctx.betas,
+    valid: valid.value,
+    arrival,
+    ...(expanded.thread ? { thread: expanded.thread } : {}),
+  });
 }
 
 /** `{input_tokens}`, plus the beta's `context_management.original_input_tokens` (api doc §6). */

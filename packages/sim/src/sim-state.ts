@@ -8,6 +8,7 @@ import { ModelRegistry } from "./model-registry.js";
 import { PromptCache } from "./prompt-cache.js";
 import { RateLimiter } from "./rate-limiter.js";
 import { Sleeper } from "./sleeper.js";
+import { ThreadStore } from "./threads.js";
 import type { Brain, RequestRecord } from "./types.js";
 
 /** Everything one running simulator holds; no module-level state (STYLE habit 6). */
@@ -34,6 +35,8 @@ export interface SimState {
   schemaChecker: JsonSchemaChecker;
   /** The Message Batches API's batches (R-D4). */
   batches: BatchStore;
+  /** Message threads' conversations by response id (R-D2). */
+  threads: ThreadStore;
 }
 
 /** Appends a record, dropping the oldest beyond the limit. */
@@ -72,5 +75,6 @@ export function createState(init: {
     diagnostics: new CacheDiagnostics(),
     schemaChecker: new JsonSchemaChecker(),
     batches: new BatchStore(init.batches),
+    threads: new ThreadStore(),
   };
 }

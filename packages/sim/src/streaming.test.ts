@@ -181,7 +181,15 @@ describe("issue 2 point 1: SSE framing as the real API", () => {
       messages: [{ role: "user", content: "x" }],
     });
     expect(on.content.map((b) => b.type)).toEqual(["thinking", "text"]);
-    expect((on.content[0] as Anthropic.ThinkingBlock).thinking).toMatch(/simulat/i);
+    // Opus 4.7 and later omit the thinking text unless asked (R-D2, adaptive thinking page).
+    expect((on.content[0] as Anthropic.ThinkingBlock).thinking).toBe("");
+    const summarized = await client.messages.create({
+      model: "claude-opus-4-7",
+      max_tokens: 100,
+      thinking: { type: "adaptive", display: "summarized" } as never,
+      messages: [{ role: "user", content: "x" }],
+    });
+    expect((summarized.content[0] as Anthropic.ThinkingBlock).thinking).toMatch(/simulat/i);
   });
 
   it("max_tokens 0 pre-warms the cache: no content, stop_reason max_tokens", async () => {

@@ -23,15 +23,22 @@ export interface ContentRules {
   version: string;
   /** `role: "system"` messages are accepted (models from 4.6 on; UNCONFIRMED which). */
   systemMessages: boolean;
+  /** Effort-only system messages (per-message effort) are accepted: the model takes effort. */
+  perMessageEffort?: boolean;
 }
 
 export function checkContent(body: CountTokensRequest, rules: ContentRules): ApiError | null {
   const lastIndex = body.messages.length - 1;
   const strictVersion = rules.version === "2026-10-21";
   for (const [m, message] of body.messages.entries()) {
-    if (message.role === "system" && !rules.systemMessages) {
+    // An effort-only system message (empty content, `output_config`) sets per-message effort
+    // (effort per message page); it is not an instruction and has no content to check.
+    const effortOnly =
+      message.role === "system" && message.content.length === 0 && message.output_config !== undefined;
+    if (message.role === "system" && !rules.systemMessages && !(effortOnly && rules.perMessageEffort)) {
       return invalidRequest(`messages.${m}.role: Input should be 'user' or 'assistant'`);
     }
+    if (effortOnly) continue;
     const prefill = m === lastIndex && message.role === "assistant";
     // Empty string and empty block list alike.
     if (message.content.length === 0 && !prefill) {

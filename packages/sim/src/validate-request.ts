@@ -15,6 +15,7 @@ import {
 import { describeIssue } from "./schema-issues.js";
 import { checkContent } from "./validate-content.js";
 import { type ContextEditing, checkContextManagement } from "./validate-context-management.js";
+import { checkModelRules, checkSystemMessages } from "./validate-model-rules.js";
 import {
   checkIssuedThinking,
   checkThinkingBlocks,
@@ -64,7 +65,8 @@ export function validateMessagesRequest(raw: unknown, ctx: RequestContext): Vali
     checkThinkingConfig(body, model, ctx) ??
     checkThinkingFirst(body) ??
     checkIssuedThinking(body, ctx.issuedThinking) ??
-    checkPrefill(body, model);
+    checkPrefill(body, model) ??
+    checkModelRules(body, model, ctx.betas);
   if (error) return { ok: false, error };
   return common;
 }
@@ -94,7 +96,12 @@ function validateCommon<B extends CountTokensRequest>(
     checkToolDefinitions(body, raw) ??
     checkBetaFields(body, ctx.betas) ??
     checkTools(body) ??
-    checkContent(body, { version: ctx.version, systemMessages: model.supportsSystemMessages !== false }) ??
+    checkContent(body, {
+      version: ctx.version,
+      systemMessages: model.supportsSystemMessages !== false,
+      perMessageEffort: model.effort === undefined || model.effort.length > 0,
+    }) ??
+    checkSystemMessages(body, model, ctx.betas) ??
     checkToolPairing(body) ??
     checkThinkingBlocks(body) ??
     checkContextManagement(body, ctx.betas);

@@ -1,0 +1,127 @@
+import { type ApiError, invalidRequest } from "./api-error.js";
+import type { ModelSpec } from "./model-registry.js";
+import type { CountTokensRequest, MessagesRequest } from "./request-schema.js";
+
+/**
+ * The per-model request rules of the model table (R-D2). Pages:
+ * - effort: https://platform.claude.com/docs/en/build-with-claude/effort (which models take
+ *   effort and which levels; "requests using max on other models return an error")
+ * - per-message effort: https://platform.claude.com/docs/en/build-with-claude/effort-per-message
+ *   (an effort-only `role: "system"` message, beta `mid-conversation-output-config-2026-07-01`)
+ * - mid-conversation system messages:
+ *   https://platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages
+ *   (Opus 4.8 and later; right after a user turn or an assistant turn that ends in server tool
+ *   use; before an assistant turn or at the end; never two in a row)
+ * - thinking display "updates": beta `thinking-display-updates-2026-08-18`, on the models that
+ *   offer it (adaptive thinking page)
+ * - extended thinking: thinking is incompatible with `top_k` and with `top_p` below 0.95
+ *   (https://platform.claude.com/docs/en/build-with-claude/extended-thinking#feature-compatibility)
+ * The pages give the rules, not the 400s' wording: every message here is UNCONFIRMED wording in
+ * the API's style (`<path>: <reason>`).
+ */
+export const PER_MESSAGE_EFFORT_BETA = "mid-conversation-output-config-2026-07-01";
+export const DISPLAY_UPDATES_BETA = "thinking-display-updates-2026-08-18";
+
+export function checkModelRules(
+  body: MessagesRequest,
+  model: ModelSpec,
+  betas: readonly string[],
+): ApiError | null {
+  return (
+    checkEffort(body.output_config?.effort ?? undefined, "output_config.effort", body, model) ??
+    checkDisplay(body, model, betas) ??
+    checkThinkingSampling(body)
+  );
+}
+
+/** System messages: who may send them, where, and their per-message effort. */
+export function checkSystemMessages(
+  body: CountTokensRequest,
+  model: ModelSpec,
+  betas: readonly string[],
+): ApiError | null {
+  const messages = body.messages;
+  for (const [m, message] of messages.entries()) {
+    if (message.output_config !== undefined) {
+      if (message.role !== "system" || !betas.includes(PER_MESSAGE_EFFORT_BETA))
+        return invalidRequest(`messages.${m}.output_config: Extra inputs are not permitted`);
+      const error = checkEffort(
+        message.output_config.effort ?? undefined,
+        `messages.${m}.output_config.effort`,
+        body,
+        model,
+      );
+      if (error) return error;
+    }
+    if (message.role !== "system" || isEffortOnly(message)) continue;
+    const before = messages[m - 1];
+    const after = messages[m + 1];
+    if (before === undefined || !(before.role === "user" || endsInServerToolUse(before))) {
+      return invalidRequest(
+        `messages.${m}: a system message must immediately follow a user turn or an assistant turn that ends in server tool use`,
+      );
+    }
+    if (after !== undefined && after.role !== "assistant" && !isEffortOnly(after)) {
+      return invalidRequest(
+        `messages.${m}: a system message must be followed by an assistant turn or end the messages`,
+      );
+    }
+  }
+  return null;
+}
+
+/** An effort-only system message: empty content with `output_config` (no placement rules). */
+function isEffortOnly(message: CountTokensRequest["messages"][number]): boolean {
+  return message.role === "system" && message.content.length === 0 && message.output_config !== undefined;
+}
+
+function endsInServerToolUse(message: CountTokensRequest["messages"][number]): boolean {
+  if (message.role !== "assistant" || typeof message.content === "string") return false;
+  return message.content.at(-1)?.type === "server_tool_use";
+}
+
+function checkEffort(
+  level: string | undefined,
+  path: string,
+  body: CountTokensRequest,
+  model: ModelSpec,
+): ApiError | null {
+  if (level === undefined) return null;
+  const accepted = model.effort;
+  if (accepted !== undefined && accepted.length === 0) {
+    return invalidRequest(`${path}: effort is not supported on this model`);
+  }
+  if (accepted !== undefined && !(accepted as readonly string[]).includes(level)) {
+    return invalidRequest(
+      `${path}: "${level}" is not supported on this model; supported values: ${accepted.join(", ")}`,
+    );
+  }
+  if (
+    body.thinking?.type === "disabled" &&
+    (model.effortNeedsThinking as readonly string[] | undefined)?.includes(level)
+  ) {
+    return invalidRequest(`${path}: "${level}" requires thinking; it cannot be used with thinking disabled`);
+  }
+  return null;
+}
+
+function checkDisplay(body: MessagesRequest, model: ModelSpec, betas: readonly string[]): ApiError | null {
+  const thinking = body.thinking;
+  if (!thinking || !("display" in thinking) || thinking.display !== "updates") return null;
+  const path = `thinking.${thinking.type}.display`;
+  if (!betas.includes(DISPLAY_UPDATES_BETA))
+    return invalidRequest(`${path}: Input should be 'summarized' or 'omitted'`);
+  if (!model.displayUpdates) return invalidRequest(`${path}: "updates" is not supported on this model`);
+  return null;
+}
+
+/** Thinking is incompatible with top_k and with top_p below 0.95 (extended thinking page). */
+function checkThinkingSampling(body: MessagesRequest): ApiError | null {
+  const on = body.thinking?.type === "enabled" || body.thinking?.type === "adaptive";
+  if (!on) return null;
+  if (body.top_k !== undefined) return invalidRequest("top_k: is not supported when thinking is enabled");
+  if (body.top_p !== undefined && body.top_p < 0.95) {
+    return invalidRequest("top_p: must be between 0.95 and 1 when thinking is enabled");
+  }
+  return null;
+}
