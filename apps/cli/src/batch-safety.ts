@@ -9,6 +9,7 @@ export function reportJournalRecovery(
   path: string,
   notice: (line: string) => void,
 ): void {
+  if (journal.tookOverLock !== undefined) notice(`forkloop: ${journal.tookOverLock}`);
   if (journal.tornBytes > 0) {
     notice(
       `forkloop: ${path} ended in a torn record (${journal.tornBytes} bytes, an interrupted write); it was dropped`,

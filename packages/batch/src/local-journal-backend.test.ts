@@ -105,12 +105,23 @@ describe("local journal backend", () => {
     expect(record).toMatchObject({ result: { usage: { ...olderUsage, apiCalls: 0 } } });
   });
 
-  it("a live owner's lock refuses a second process; a dead owner's lock is taken over", async () => {
+  it("R-R5: a live owner's lock refuses a second process; a dead owner's lock is taken over", async () => {
     const backend = await openLocalJournalBackend({ dir });
     await backend.close();
     const { writeFile } = await import("node:fs/promises");
-    await writeFile(join(dir, "lock"), String(process.ppid));
-    await expect(openLocalJournalBackend({ dir })).rejects.toThrow(/being run by process/);
+    const { procProbe } = await import("@forkloop/sdk/owner-lock");
+    const live = {
+      instance: "x",
+      ...procProbe.self(),
+      pid: process.ppid,
+      startTime: procProbe.startTimeOf(process.ppid),
+      since: "2026-01-01T00:00:00.000Z",
+      command: "forkloop batch --resume b-1",
+    };
+    await writeFile(join(dir, "lock"), JSON.stringify(live));
+    await expect(openLocalJournalBackend({ dir, batchId: "b-1" })).rejects.toThrow(
+      `batch b-1 is in use by process ${process.ppid}`,
+    );
     await writeFile(join(dir, "lock"), "999999999");
     const takeover = await openLocalJournalBackend({ dir });
     await takeover.close();

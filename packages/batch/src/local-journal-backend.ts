@@ -1,6 +1,7 @@
-import { open, readFile, rename, rm } from "node:fs/promises";
+import { rename } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { OptionsError } from "@forkloop/sdk/errors";
+import { acquireOwnerLock } from "@forkloop/sdk/owner-lock";
 import { z } from "zod";
 import {
   type AppendLog,
@@ -185,6 +186,8 @@ export interface LocalJournalOptions {
   readonly repair?: boolean;
   /** For the messages' fix (`forkloop batch --resume ID --repair`). */
   readonly batchId?: string;
+  /** What this process runs, shown to a second one the lock refuses (default `forkloop batch --resume ID`). */
+  readonly command?: string;
   /** How the journal file is opened (default `fs.open`; tests inject a failing disk). */
   readonly openFile?: OpenFile;
 }
@@ -192,7 +195,8 @@ export interface LocalJournalOptions {
 export const JOURNAL_FILE = "journal.log";
 /** The enqueue seal (enqueue-seal.ts), beside the journal: written once every item is enqueued. */
 export const ENQUEUED_MARKER = "enqueued.ok";
-const LOCK_FILE = "lock";
+/** R-R5: one process per batch (a second `--resume` would run items twice); @forkloop/sdk's owner lock. */
+export const LOCK_FILE = "lock";
 
 /** The journal's records, checked against the schema; the contents say torn tail / damage. */
 export async function readJournal(
@@ -234,6 +238,8 @@ function schemaDamage(contents: LogContents, index: number): LogDamage {
 export interface OpenedJournal {
   /** A torn last record (an interrupted write) was cut off: its size, or 0. */
   readonly tornBytes: number;
+  /** The lock of an owner proven dead (kill -9, a reboot, a reused pid) was taken over: said once. */
+  readonly tookOverLock?: string;
   /** `--repair` rewrote a damaged journal: what it kept and where the damaged file went. */
   readonly repaired?: {
     readonly keptRecords: number;
@@ -245,7 +251,12 @@ export interface OpenedJournal {
 export async function openLocalJournalBackend(
   options: LocalJournalOptions,
 ): Promise<JobBackend & OpenedJournal> {
-  const releaseLock = await acquireLock(options.dir);
+  const id = options.batchId ?? options.dir;
+  const lock = await acquireOwnerLock(join(options.dir, LOCK_FILE), {
+    what: `batch ${id}`,
+    command: options.command ?? `forkloop batch --resume ${id}`,
+  });
+  const releaseLock = () => lock.release();
   try {
     const path = join(options.dir, JOURNAL_FILE);
     let { records, contents, laterRecords } = await readJournal(options.dir);
@@ -276,6 +287,7 @@ export async function openLocalJournalBackend(
       {
         tornBytes: contents.tornTail ? contents.fileBytes - contents.validBytes : 0,
         ...(repaired === undefined ? {} : { repaired }),
+        ...(lock.tookOver === undefined ? {} : { tookOverLock: lock.tookOver }),
       },
     );
   } catch (error) {
@@ -459,42 +471,6 @@ class LocalJournalBackend implements JobBackend {
 
 function definedOnly<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
-}
-
-/**
- * One process per batch: a second `forkloop batch --resume` while the first still runs would run
- * items twice. The lock holds the owner's pid; a lock whose pid is dead (kill -9) is taken over.
- */
-async function acquireLock(dir: string): Promise<() => Promise<void>> {
-  const path = join(dir, LOCK_FILE);
-  for (let tries = 0; tries < 2; tries++) {
-    try {
-      const handle = await open(path, "wx");
-      await handle.writeFile(String(process.pid));
-      await handle.sync();
-      await handle.close();
-      return () => rm(path, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const owner = Number((await readFile(path, "utf8").catch(() => "")).trim());
-      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) {
-        throw new OptionsError(
-          `batch ${dir} is being run by process ${owner}. Wait for it to finish, or stop it (kill ${owner}) and resume.`,
-        );
-      }
-      await rm(path, { force: true });
-    }
-  }
-  throw new OptionsError(`could not lock ${dir}: another process keeps taking the lock`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 // The BullMQ backend stores the same item, result and error shapes (queue-store.ts).

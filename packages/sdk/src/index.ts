@@ -99,10 +99,12 @@ export {
   getSessionMessages,
   listSessions,
   listSessionsIn,
+  lockSession,
   newSessionId,
   type SessionInfo,
   type SessionInfo as SDKSessionInfo,
   savedSession,
+  sessionLockPath,
 } from "./session-helpers.js";
 export { loadRunSettings, mergeRules, settingsHooks, toolHooks } from "./settings.js";
 export { RuntimeRegistry, type SharedRuntime } from "./shared-runtime.js";

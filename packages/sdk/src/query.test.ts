@@ -447,6 +447,25 @@ describe("query() through the simulator", () => {
     await expect(runQuery("x", harness.options({ resume: "no-such-session" }))).rejects.toThrow(OptionsError);
   });
 
+  it("R-R5: a session in use refuses a second resume (OptionsError naming the owner, nothing sent); free again once it ends", async () => {
+    const first = await runQuery("remember the word HERON", harness.options());
+    const id = first[0]?.session_id ?? "";
+    const input = promptStream();
+    const running = query({ prompt: input.stream, options: harness.options({ resume: id }) });
+    input.push("what was the word?");
+    const firstMessage = await running.next(); // system/init: the session has started, lock held
+    expect(firstMessage.value).toMatchObject({ type: "system", session_id: id });
+    harness.sim.clearRequests();
+    const second = runQuery("and again?", harness.options({ resume: id }));
+    await expect(second).rejects.toThrow(new RegExp(`session ${id} is in use by this process`));
+    await expect(runQuery("continue", harness.options({ continue: true }))).rejects.toThrow(OptionsError);
+    input.end();
+    await collectMessages(running);
+    expect(harness.sim.requests().filter((request) => request.rawBody.includes("and again"))).toEqual([]);
+    const after = await runQuery("one more", harness.options({ resume: id }));
+    expect(resultOf(after).subtype).toBe("success");
+  });
+
   it("issue-14 point 2: streaming input — two messages sent during a turn are queued into it (R-L2); interrupt() with nothing waiting is a hard interrupt (R-L16)", async () => {
     harness.sim.clearRequests();
     const input = promptStream();

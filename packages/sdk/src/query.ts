@@ -25,7 +25,7 @@ import {
   type ResolvedQuery,
   resolveQueryOptions,
 } from "./query-options.js";
-import { forkSessionIn } from "./session-helpers.js";
+import { forkSessionIn, lockSession } from "./session-helpers.js";
 import { settingsHooks } from "./settings.js";
 import { processRuntimes, type RuntimeRegistry, type SharedRuntime } from "./shared-runtime.js";
 import { parseRunRequest, SLASH_COMMANDS } from "./slash-commands.js";
@@ -277,6 +277,18 @@ class QueryRun implements Query {
       resolved.start === "fork"
         ? (await forkSessionIn(resolved.state, resolved.cwd, resolved.sessionId)).sessionId
         : resolved.sessionId;
+    // R-R5: one process per session, for its whole life — a second resume would answer the
+    // first's open tool call and corrupt the transcript for every later resume.
+    const lock = await lockSession(resolved.sessionsDir, sessionId);
+    if (lock.tookOver !== undefined) this.#warn(`forkloop: ${lock.tookOver}`);
+    try {
+      await this.#driveLocked(resolved, first, sessionId);
+    } finally {
+      await lock.release();
+    }
+  }
+
+  async #driveLocked(resolved: ResolvedQuery, first: string, sessionId: string): Promise<void> {
     const runtime = await this.#runtimes.acquire(resolved.env, this.#warn);
     try {
       // Issue 15: the servers start once per session (in parallel) and serve its sub-agents too;

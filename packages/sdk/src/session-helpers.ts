@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { mkdir } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import {
   listSessions as listTranscripts,
   loadTranscript,
@@ -8,8 +9,10 @@ import {
   sessionTranscriptPath,
   TranscriptWriter,
 } from "@forkloop/orchestrator";
+import { processCommand } from "./lock-owner.js";
 import type { SDKAssistantMessage, SDKUserMessage } from "./messages.js";
 import { OptionsError } from "./options-error.js";
+import { acquireOwnerLock, type HeldLock } from "./owner-lock.js";
 import { checkId, type ProjectState, projectState, sessionsDir, sessionsDirs } from "./state-dirs.js";
 
 /** A new session id: a UUID, as Claude Code's (consumers parse `session_id` as one). */
@@ -67,6 +70,23 @@ export function savedSession(state: ProjectState, sessionId: string): { path: st
   throw new OptionsError(
     `no session "${sessionId}" in ${sessionsDirs(state).join(" or ")}. List them with \`forkloop sessions list\` (or listSessions()).`,
   );
+}
+
+/** Where a session's lock lives: beside its transcript. */
+export function sessionLockPath(sessionsDir: string, sessionId: string): string {
+  return join(sessionsDir, `${checkId("session", sessionId)}.lock`);
+}
+
+/**
+ * R-R5: the session's exclusive lock (a second process resuming it exits 2 naming this one):
+ * `query()` holds it for the session's life; `forkloop run --repair` while it repairs.
+ */
+export async function lockSession(sessionsDir: string, sessionId: string): Promise<HeldLock> {
+  await mkdir(sessionsDir, { recursive: true, mode: 0o700 });
+  return acquireOwnerLock(sessionLockPath(sessionsDir, sessionId), {
+    what: `session ${sessionId}`,
+    command: processCommand(),
+  });
 }
 
 /**

@@ -5,11 +5,13 @@ import {
   type BatchSpec,
   buildReport,
   formatTotals,
+  LOCK_FILE,
   loadBatch,
   readJournal,
   replayJournal,
 } from "@forkloop/batch";
 import { batchesDirs, checkId, type ProjectState } from "@forkloop/sdk";
+import { judgeOwner, readLockFile } from "@forkloop/sdk/owner-lock";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
@@ -19,8 +21,8 @@ interface BatchView {
   readonly spec: BatchSpec;
   readonly dir: string;
   readonly report: ReturnType<typeof buildReport>;
-  /** The pid in the batch's lock when that process is alive: the batch is running now. */
-  readonly runningPid: number | null;
+  /** The batch's lock owner when it still runs (R-R5): "pid N on HOST since …", else null. */
+  readonly runningBy: string | null;
   /** A `--queue` batch: whether its producer wrote report.json (its items all settled). */
   readonly queueReport?: boolean;
 }
@@ -31,7 +33,7 @@ async function viewBatch(state: ProjectState, id: string): Promise<BatchView> {
   const { records } = await readJournal(dir);
   const { items } = replayJournal(records);
   const report = buildReport(spec.id, items, 0, { transcriptsDir: join(dir, "transcripts") });
-  return { spec, dir, report, runningPid: await livePid(join(dir, "lock")) };
+  return { spec, dir, report, runningBy: await runningOwner(join(dir, LOCK_FILE)) };
 }
 
 /**
@@ -42,7 +44,7 @@ async function viewQueuedBatch(spec: BatchSpec, dir: string): Promise<BatchView>
   const text = await readFile(join(spec.outputDir, "report.json"), "utf8").catch(() => undefined);
   const written = text === undefined ? undefined : parseReport(text);
   const report = written ?? buildReport(spec.id, [], 0);
-  return { spec, dir, report, runningPid: null, queueReport: written !== undefined };
+  return { spec, dir, report, runningBy: null, queueReport: written !== undefined };
 }
 
 /** report.json as writeReport wrote it; undefined when it is not one (damaged, or older). */
@@ -57,21 +59,17 @@ function parseReport(text: string): BatchReport | undefined {
   }
 }
 
-async function livePid(lockFile: string): Promise<number | null> {
-  const pid = Number.parseInt(await readFile(lockFile, "utf8").catch(() => ""), 10);
-  if (!Number.isInteger(pid) || pid <= 0) return null;
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch {
-    return null;
-  }
+/** Who holds the batch's lock, when it is not an owner proven dead (R-R5: pid, host, since when). */
+async function runningOwner(lockFile: string): Promise<string | null> {
+  const lock = await readLockFile(lockFile).catch(() => undefined);
+  if (lock === undefined || judgeOwner(lock.owner).state === "dead") return null;
+  return `pid ${lock.owner.pid} on ${lock.owner.host} since ${lock.owner.since}`;
 }
 
 function state(view: BatchView): string {
   const t = view.report.totals;
   if (view.spec.queue !== undefined && !view.queueReport) return `on the queue ${view.spec.queue}`;
-  if (view.runningPid !== null) return `running (pid ${view.runningPid})`;
+  if (view.runningBy !== null) return `running (${view.runningBy})`;
   if (t.pending > 0) return "stopped (resume it)";
   return t.failed > 0 ? "finished with failures" : "finished";
 }
@@ -99,7 +97,7 @@ export async function batchListCommand(
     out(`report: ${join(view.spec.outputDir, "report.md")}`);
     if (view.spec.queue !== undefined)
       out(`attach: forkloop batch --resume ${view.spec.id} --queue ${view.spec.queue}`);
-    else if (view.runningPid === null && view.report.totals.pending > 0)
+    else if (view.runningBy === null && view.report.totals.pending > 0)
       out(`resume: forkloop batch --resume ${view.spec.id}`);
     return EXIT.ok;
   }

@@ -5,6 +5,7 @@ import { repairTranscript } from "@forkloop/orchestrator";
 import {
   checkProjectDir,
   listSessionsIn,
+  lockSession,
   type ProjectState,
   parseRunRequest,
   projectState,
@@ -57,8 +58,16 @@ export async function runCommand(argv: readonly string[], context: CommandContex
     throw new CliError("--repair only applies to --resume SESSION (it repairs that session's transcript).");
   }
   if (resume !== undefined) {
-    const { path } = savedSession(state, resume);
-    if (flags.repair) await repairSession(path, context);
+    const { path, sessionsDir } = savedSession(state, resume);
+    if (flags.repair) {
+      // R-R5: never rewrite a transcript another process is writing; query() locks it again below.
+      const lock = await lockSession(sessionsDir, resume);
+      try {
+        await repairSession(path, context);
+      } finally {
+        await lock.release();
+      }
+    }
   }
   const addDirs = await Promise.all(
     (flags["add-dir"] ?? []).map((dir) => checkProjectDir(resolve(context.cwd, dir), "--add-dir")),
