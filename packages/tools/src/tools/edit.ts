@@ -2,6 +2,8 @@ import { mkdirSync, readFileSync, type Stats, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { z } from "zod";
 import { writeFileAtomicSync } from "../atomic-write.js";
+import { replaceInBytes } from "../byte-edit.js";
+import { replaceInText } from "../edit-replace.js";
 import { decodeTextFile, encodeTextFile, NEW_FILE_FORMAT, withLineEnding } from "../text-file.js";
 import {
   absolutePath,
@@ -33,7 +35,8 @@ export const editTool = defineTool({
   description:
     "Replaces an exact string in a file. old_string must match the file exactly (without the line-number prefix " +
     "that Read shows) and be unique unless replace_all is true. Read the file first. An empty old_string creates " +
-    "a new file. The file keeps its encoding, BOM and line endings.",
+    "a new file. The file keeps its encoding, BOM and line endings; in a file that is not valid UTF-8 (Latin-1, " +
+    "Shift-JIS…) old_string and new_string must be ASCII, and every other byte is kept.",
   inputSchema: editInput,
   isConcurrencySafe: () => false,
   isReadOnly: () => false,
@@ -64,87 +67,91 @@ export const editTool = defineTool({
     if (stats.isDirectory()) return toolError(`${path} is a directory; give a file path.`);
     const refusal = staleWriteRefusal(context.agentState, path, stats);
     if (refusal !== undefined) return toolError(refusal);
-    const decoded = decodeTextFile(readFileSync(path), path);
+    const bytes = readFileSync(path);
+    const decoded = decodeTextFile(bytes, path);
     if (!decoded.ok) return toolError(decoded.error);
-    const { text, format } = decoded;
+    const { text, format, undecodable } = decoded;
+    const request = {
+      oldString: input.old_string,
+      newString: input.new_string,
+      replaceAll: input.replace_all === true,
+    };
 
-    let updated: string;
-    let firstChangeAt: number;
-    let replacement: string;
-    let count = 1;
+    let written: Buffer;
+    let shown: string;
+    let change: { firstChangeAt: number; replacement: string; count: number };
     if (input.old_string === "") {
       if (text.length > 0) {
         return toolError(
           `old_string is empty but ${path} is not: give the exact text to replace, or use Write to replace the whole file.`,
         );
       }
-      replacement = withLineEnding(input.new_string, format.lineEnding);
-      updated = replacement;
-      firstChangeAt = 0;
-    } else {
-      // The model writes "\n"; in a CRLF file the same text is stored with "\r\n" (issue 4).
-      const target = findTarget(text, input.old_string, format.lineEnding);
-      if (target === undefined) {
-        return toolError(`String to replace not found in ${path}.\nString: ${input.old_string}`);
-      }
-      count = target.count;
-      if (count > 1 && input.replace_all !== true) {
+      shown = withLineEnding(input.new_string, format.lineEnding);
+      written = encodeTextFile(shown, format);
+      change = { firstChangeAt: 0, replacement: shown, count: 1 };
+    } else if (undecodable !== undefined) {
+      // R-R6: never rewrite bytes the edit did not touch; a broken UTF-16 file has no byte view.
+      if (format.encoding !== "utf8") {
         return toolError(
-          `Found ${count} matches of the string to replace, but replace_all is false. To replace all occurrences, ` +
-            "set replace_all to true. To replace only one occurrence, provide more context to uniquely identify " +
-            `the instance.\nString: ${input.old_string}`,
+          `${path} is ${undecodable.reason}; Edit refuses it rather than rewrite it. Use Bash.`,
         );
       }
-      replacement = target.crlf ? withLineEnding(input.new_string, "\r\n") : input.new_string;
-      firstChangeAt = text.indexOf(target.needle);
-      // split/join rather than String.replace: `$&` and friends in new_string must stay literal.
-      updated =
-        input.replace_all === true
-          ? text.split(target.needle).join(replacement)
-          : text.slice(0, firstChangeAt) + replacement + text.slice(firstChangeAt + target.needle.length);
+      const edited = replaceInBytes(bytes, request, undecodable.reason, path);
+      if (!edited.ok)
+        return toolError("refusal" in edited ? edited.refusal : notReplaced(edited, input, path));
+      written = edited.bytes;
+      // Shown as Read shows it (bytes that are not UTF-8 as U+FFFD); lines are the same in both views.
+      shown = new TextDecoder("utf-8").decode(written);
+      const before = edited.replaced.updated.slice(0, edited.replaced.firstChangeAt).split("\n").length - 1;
+      change = { ...edited.replaced, firstChangeAt: lineStart(shown, before) };
+    } else {
+      const replaced = replaceInText(text, format.lineEnding, request);
+      if (!replaced.ok) return toolError(notReplaced(replaced, input, path));
+      shown = replaced.updated;
+      written = encodeTextFile(shown, format);
+      change = replaced;
     }
 
     try {
       // Atomic, and never the inode a hard link may share with an outside file (R-S4).
-      writeFileAtomicSync(path, encodeTextFile(updated, format));
+      writeFileAtomicSync(path, written);
     } catch (error) {
       return toolError(`Cannot write ${path}: ${fsErrorCode(error)}`);
     }
     recordRead(context.agentState, path, statSync(path));
     const summary =
-      count > 1
-        ? `The file ${path} has been updated. All ${count} occurrences were replaced.`
+      change.count > 1
+        ? `The file ${path} has been updated. All ${change.count} occurrences were replaced.`
         : `The file ${path} has been updated.`;
     return {
-      content: `${summary} Here is a snippet of the edited file:\n${snippet(updated, firstChangeAt, replacement)}`,
+      content: `${summary} Here is a snippet of the edited file:\n${snippet(shown, change.firstChangeAt, change.replacement)}`,
     };
   },
 });
 
-function findTarget(
-  text: string,
-  oldString: string,
-  lineEnding: "\n" | "\r\n",
-): { needle: string; count: number; crlf: boolean } | undefined {
-  const candidates =
-    lineEnding === "\r\n" && oldString.includes("\n")
-      ? [
-          { needle: withLineEnding(oldString, "\r\n"), crlf: true },
-          { needle: oldString, crlf: false },
-        ]
-      : [{ needle: oldString, crlf: false }];
-  for (const candidate of candidates) {
-    const count = countOccurrences(text, candidate.needle);
-    if (count > 0) return { ...candidate, count };
-  }
-  return undefined;
+function notReplaced(
+  failure: { readonly error: "not_found" | "ambiguous"; readonly count: number },
+  input: { readonly old_string: string },
+  path: string,
+): string {
+  if (failure.error === "not_found")
+    return `String to replace not found in ${path}.\nString: ${input.old_string}`;
+  return (
+    `Found ${failure.count} matches of the string to replace, but replace_all is false. To replace all occurrences, ` +
+    "set replace_all to true. To replace only one occurrence, provide more context to uniquely identify " +
+    `the instance.\nString: ${input.old_string}`
+  );
 }
 
-export function countOccurrences(text: string, needle: string): number {
-  let count = 0;
-  for (let index = text.indexOf(needle); index !== -1; index = text.indexOf(needle, index + needle.length))
-    count++;
-  return count;
+/** The offset where line `index` (0-based) of `text` starts. */
+function lineStart(text: string, index: number): number {
+  let at = 0;
+  for (let line = 0; line < index; line++) {
+    const next = text.indexOf("\n", at);
+    if (next === -1) break;
+    at = next + 1;
+  }
+  return at;
 }
 
 function snippet(text: string, changeAt: number, replacement: string): string {

@@ -137,6 +137,12 @@ export const readTool = defineTool({
       if (truncatedLines > 0) {
         notes.push(`${truncatedLines} line(s) longer than ${READ_MAX_LINE_CHARS} characters were truncated.`);
       }
+      if (decoded.undecodable) {
+        // R-R6: say what was shown — the U+FFFD are not in the file.
+        notes.push(
+          `This file is ${decoded.undecodable.reason}; bytes that do not decode are shown as \uFFFD. Edit changes it only with ASCII old_string and new_string, keeping every other byte.`,
+        );
+      }
       const body = numberLines(shown, start);
       return { content: notes.length === 0 ? body : `${body}\n\n(${notes.join(" ")})` };
     } finally {

@@ -30,7 +30,8 @@ export const writeTool = defineTool({
   name: "Write",
   description:
     "Writes a file in the workspace, creating parent directories as needed. Overwriting an existing file " +
-    "requires reading it first with Read in this session; an existing file keeps its encoding and line endings. " +
+    "requires reading it first with Read in this session; an existing file keeps its encoding, BOM and line endings " +
+    "(into a file that is not valid UTF-8, only ASCII is written). " +
     "Prefer Edit for changes to existing files.",
   inputSchema: writeInput,
   isConcurrencySafe: () => false,
@@ -52,6 +53,18 @@ export const writeTool = defineTool({
       if (refusal !== undefined) return toolError(refusal);
       const decoded = decodeTextFile(await readFile(path), path);
       if (decoded.ok) format = decoded.format;
+      // R-R6: the file's legacy encoding is unknown, so non-ASCII text cannot be written in it;
+      // as UTF-8 it would silently change the file's encoding.
+      if (
+        decoded.ok &&
+        decoded.undecodable &&
+        decoded.format.encoding === "utf8" &&
+        !/^[\x00-\x7f]*$/.test(input.content)
+      ) {
+        return toolError(
+          `${path} is ${decoded.undecodable.reason}. Write would store the new content as UTF-8, changing the file's encoding: write ASCII only, or convert the file to UTF-8 first (e.g. \`iconv -f latin1 -t utf-8\`) and then Write it.`,
+        );
+      }
     } catch (error) {
       if (fsErrorCode(error) !== "ENOENT") {
         return toolError(`Cannot write ${path}: ${fsErrorCode(error)}`);
