@@ -3,7 +3,7 @@ import type { BrainReply, BrainRequest, ReplyBlock } from "../types.js";
 import { compactionSummary, truncate } from "./compaction-summary.js";
 import { describeContent } from "./describe-content.js";
 import { findTools, type PolicyTools } from "./policy-tools.js";
-import { currentTask, findFilePaths, planOf, type TaskPlan } from "./user-task.js";
+import { currentTask, findFilePaths, notificationsOf, planOf, type TaskPlan } from "./user-task.js";
 
 export { describeContent } from "./describe-content.js";
 
@@ -37,9 +37,20 @@ export function builtinPolicyBrain(request: BrainRequest): BrainReply {
   const tools = findTools(request.body);
   const task = currentTask(request.body);
   const plan = task ? planOf(task.text) : null;
+  // R-D5: completion notices of background sub-agents report work already dispatched; the
+  // policy acknowledges them and starts nothing (re-dispatching on each notice looped).
+  const notices = notificationsOf(request.body.messages.at(-1));
+  if (notices.length > 0 && task?.fresh !== true) {
+    const list = notices.map((n) => `${n.summary} (${n.status})`).join("; ");
+    return say(
+      `${notices.length} background task${notices.length === 1 ? "" : "s"} reported: ${list}. Nothing is left to start.`,
+    );
+  }
   if (task && plan && !task.fresh) {
     const answered = answeredCalls(request);
     if (answered.length > 0) return continueTask(plan, answered, tools);
+    // A task whose work was dispatched and answered earlier is not started again (R-D5).
+    return say(`The task "${truncate(task.text, 80)}" was already handled above.`);
   }
   if (plan) {
     const first = startTask(plan, tools);

@@ -20,9 +20,30 @@ export type TaskPlan =
   | { kind: "files"; paths: string[]; globs: string[] };
 
 const REMINDER = /<system-reminder>[\s\S]*?(?:<\/system-reminder>|$)/g;
+/**
+ * A completion notice of a background sub-agent, as Claude Code sends it in a user message
+ * (`<task-notification>…<status>completed</status><summary>…</summary>…</task-notification>`):
+ * a report on work already dispatched, never a new task (R-D5).
+ */
+const NOTIFICATION = /<task-notification>[\s\S]*?(?:<\/task-notification>|$)/g;
 
 export function stripSystemReminders(text: string): string {
-  return text.replace(REMINDER, "").trim();
+  return text.replace(REMINDER, "").replace(NOTIFICATION, "").trim();
+}
+
+/** The completion notices in a message: each one's status and summary. */
+export function notificationsOf(
+  message: MessagesRequest["messages"][number] | undefined,
+): { status: string; summary: string }[] {
+  if (!message || message.role !== "user") return [];
+  return blocksOf(message).flatMap((b) =>
+    b.type !== "text"
+      ? []
+      : [...b.text.matchAll(NOTIFICATION)].map(([notice]) => ({
+          status: /<status>([\s\S]*?)<\/status>/.exec(notice)?.[1]?.trim() ?? "completed",
+          summary: /<summary>([\s\S]*?)<\/summary>/.exec(notice)?.[1]?.trim() ?? "a background task",
+        })),
+  );
 }
 
 /** The user's own text of one message (its text blocks, reminders removed; tool results skipped). */
