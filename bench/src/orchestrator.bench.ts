@@ -7,7 +7,9 @@
  * 3. cost-weighted input tokens (uncached ×1, write ×1.25, read ×0.1) of a compact fork, a
  *    session-memory fork and a 16-way fan-out: CacheSafeParams (+ warming) vs naive forks with
  *    their own system prompt and no warming;
- * 4. transcript append throughput and resume load time, msgpackr records vs JSON lines.
+ * 4. transcript append throughput and resume load time, msgpackr records vs JSON lines;
+ * 5. R-R12: a 300-turn transcript's size against its conversation, and resume's peak memory
+ *    against the run's (`growth`).
  * All model traffic goes to the simulator (packages/sim), never a real model.
  */
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
@@ -17,14 +19,16 @@ import type { BenchResult } from "./harness.js";
 import { cacheCost } from "./orchestrator/fork-cache-cost.js";
 import { forkLatency } from "./orchestrator/fork-start-latency.js";
 import { memoryPerAgent } from "./orchestrator/memory-per-agent.js";
+import { transcriptGrowth } from "./orchestrator/transcript-growth.js";
 import { transcripts } from "./orchestrator/transcript-throughput.js";
 
-/** `FORKLOOP_BENCH_ORCHESTRATOR=latency,cost` runs only those parts (default: all four). */
+/** `FORKLOOP_BENCH_ORCHESTRATOR=latency,cost` runs only those parts (default: all). */
 const SECTIONS = {
   latency: forkLatency,
   memory: memoryPerAgent,
   cost: cacheCost,
   transcripts,
+  growth: transcriptGrowth,
 } as const;
 
 export async function run(): Promise<BenchResult[]> {

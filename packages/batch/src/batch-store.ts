@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { access, mkdir, mkdtemp, readFile, rename, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { batchesDir, batchesDirs, checkId, type ProjectState } from "@forkloop/sdk";
 import { OptionsError } from "@forkloop/sdk/errors";
 import { z } from "zod";
@@ -143,5 +143,17 @@ export async function loadBatch(state: ProjectState, id: string): Promise<{ spec
   }
   const parsed = batchSpecSchema.safeParse(json);
   if (!parsed.success) throw damaged(`not a batch spec: ${parsed.error.issues[0]?.message ?? "invalid"}`);
-  return { spec: parsed.data, dir };
+  return { spec: followBatchDir(parsed.data, dir), dir };
+}
+
+/**
+ * R-R12: results and the report go where the batch is. A spec whose output is a batch directory
+ * of this id somewhere else (`…/batches/<id>`, the default when it started) was written before
+ * the state directory moved (between a kill and a resume): the output follows the batch. An
+ * `--output DIR` of the user's own keeps its path.
+ */
+export function followBatchDir(spec: BatchSpec, dir: string): BatchSpec {
+  const output = resolve(spec.outputDir);
+  const wasDefault = basename(output) === spec.id && basename(dirname(output)) === "batches";
+  return wasDefault && output !== resolve(dir) ? { ...spec, outputDir: dir } : spec;
 }

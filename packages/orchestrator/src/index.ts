@@ -42,6 +42,7 @@ export { type MemoryFile, readMemoryFiles } from "./memory-files.js";
 export { detachedParentTools, parentToolAnnotations, parentToolHandler } from "./parent-tool-calls.js";
 export { createPoolCompactRunner } from "./pool-compact-runner.js";
 export { type AssembledSession, type AssembleSessionOptions, assembleSession } from "./session-assembly.js";
+export { listSessions, type SessionSummary } from "./session-list.js";
 export { createSkillTool } from "./skill-tool.js";
 export { type LoadedSkills, loadSkills, loadSkillsDetailed, parseSkill, type Skill } from "./skills.js";
 export { buildSubAgentTask, type SubAgentTaskSpec } from "./sub-agent-task.js";
@@ -63,17 +64,20 @@ export type {
 export {
   type ContextLimits,
   type LoadedTranscript,
-  listSessions,
   loadIntactTranscript,
   loadTranscript,
+  type ReadTranscript,
+  type RequestPrefix,
+  readTranscript,
   repairTranscript,
-  type SessionSummary,
   sessionTranscriptPath,
   subAgentTranscriptPath,
   TRANSCRIPT_EXTENSION,
+  TRANSCRIPT_FORMAT,
   type TranscriptDamageData,
   type TranscriptRecord,
   TranscriptWriter,
   type TranscriptWriterOptions,
 } from "./transcript.js";
+export { TranscriptFold } from "./transcript-fold.js";
 export { contextLimitsFor, TranscriptTiming, type TranscriptTimingOptions } from "./transcript-timing.js";

@@ -38,7 +38,7 @@ import { type AgentPool, createAgentPool } from "./agent-pool.js";
 import { createAgentTool } from "./agent-tool.js";
 import { createFanOutWarmer } from "./fan-out-warmer.js";
 import { createPoolCompactRunner, type StartedFork } from "./pool-compact-runner.js";
-import { answerOpenToolUses } from "./resumed-history.js";
+import { answerOpenToolUses, resumedState } from "./resumed-history.js";
 import { type AssembledSession, assembleSession } from "./session-assembly.js";
 import { compactionHooks, hookContextMessage, sessionStartContext, submitPrompt } from "./session-hooks.js";
 import { createSkillTool } from "./skill-tool.js";
@@ -50,9 +50,10 @@ import type {
   SubAgentTask,
 } from "./sub-agent-types.js";
 import {
-  loadTranscript,
+  readTranscript,
   sessionTranscriptPath,
   subAgentTranscriptPath,
+  TRANSCRIPT_FORMAT,
   TranscriptWriter,
 } from "./transcript.js";
 import { contextLimitsFor, TranscriptTiming } from "./transcript-timing.js";
@@ -198,10 +199,12 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
   const sessionId =
     options.resumeSessionId ?? `s-${new Date().toISOString().slice(0, 10)}-${randomUUID().slice(0, 8)}`;
   const transcriptPath = sessionTranscriptPath(options.sessionsDir, sessionId);
-  const resumed =
+  // R-R12: streamed, folded record by record; the writer below appends after what it read.
+  const resumedFile =
     options.resumeSessionId !== undefined && existsSync(transcriptPath)
-      ? await loadTranscript(transcriptPath)
+      ? await readTranscript(transcriptPath)
       : undefined;
+  const resumed = resumedFile === undefined ? undefined : resumedState(resumedFile);
   // Issue 11: a transcript that stopped mid-turn gets results for its open tool calls.
   const closedToolUses = resumed ? answerOpenToolUses(resumed.messages) : [];
   let history: Message[] = resumed ? [...resumed.messages, ...closedToolUses] : [];
@@ -314,7 +317,10 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       apiKey: options.endpoint.apiKey,
       ...(options.endpoint.baseURL === undefined ? {} : { baseURL: options.endpoint.baseURL }),
     });
-  const transcript = new TranscriptWriter(transcriptPath);
+  const transcript = new TranscriptWriter(
+    transcriptPath,
+    resumedFile === undefined ? {} : { existing: resumedFile },
+  );
   transcript.appendMessages(closedToolUses);
   if (!resumed) {
     transcript.append({
@@ -326,6 +332,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       querySource: "sdk",
       createdAt: new Date().toISOString(),
       limits: contextLimitsFor(getModelInfo(options.model, options.modelOverrides)),
+      format: TRANSCRIPT_FORMAT,
     });
   }
   // SessionStart fires once, before the session's first turn or /compact (issue 12 item 4).
@@ -425,7 +432,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
         : {}),
       onCacheSafeParams: (params) => {
         latest = params;
-        transcript.append({ type: "cache_safe_params", params });
+        transcript.appendCacheSafeParams(params);
       },
     });
     try {
@@ -499,7 +506,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     transcript.append({ type: "history", messages: history });
     if (params) {
       latest = { ...params, forkContextMessages: history };
-      transcript.append({ type: "cache_safe_params", params: latest });
+      transcript.appendCacheSafeParams(latest);
     }
     return {
       ok: true,
@@ -514,7 +521,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
 
   return {
     sessionId,
-    droppedTornRecord: resumed?.torn ?? false,
+    droppedTornRecord: resumedFile?.torn ?? false,
     transcriptPath,
     assembled,
     pool,

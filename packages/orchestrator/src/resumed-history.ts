@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
 import {
   type AssistantMessage,
+  type CacheSafeParams,
   type Message,
   type UserMessage,
   yieldMissingToolResultBlocks,
 } from "@forkloop/loop-core";
+import type { ReadTranscript } from "./transcript.js";
 
 /**
  * Issue 11: a transcript that ends mid-turn (a kill -9 while tools ran, or a `--repair` that kept
@@ -27,4 +29,12 @@ export function answerOpenToolUses(messages: readonly Message[]): UserMessage[] 
       randomUUID,
     ),
   ];
+}
+
+/** What a resumed session starts from (R-R12): the folded history and the latest prefix. */
+export function resumedState(file: ReadTranscript): {
+  readonly messages: Message[];
+  readonly cacheSafeParams: CacheSafeParams | undefined;
+} {
+  return { messages: [...file.fold.messages()], cacheSafeParams: file.fold.cacheSafeParams() };
 }

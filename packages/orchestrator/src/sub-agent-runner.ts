@@ -30,6 +30,7 @@ import { toWireError } from "./errors.js";
 import { markPrefixBoundary, toForkHistory } from "./fork-messages.js";
 import { parentSideTool } from "./parent-side-tool.js";
 import { compactionHooks, hookContextMessage, openSession } from "./session-hooks.js";
+import { subAgentPrefix } from "./sub-agent-continuation.js";
 import {
   type CompactionRecord,
   EMPTY_USAGE,
@@ -40,7 +41,7 @@ import {
   type SubAgentTask,
   type TokenUsage,
 } from "./sub-agent-types.js";
-import { TranscriptWriter } from "./transcript.js";
+import { TRANSCRIPT_FORMAT, TranscriptWriter } from "./transcript.js";
 import { contextLimitsFor, TranscriptTiming } from "./transcript-timing.js";
 
 /** What the runner needs from its host (a worker thread, or the parent process in tests). */
@@ -238,7 +239,10 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
     createdAt: new Date().toISOString(),
     ...(task.parent === undefined ? {} : { parent: task.parent }),
     limits: contextLimitsFor(modelInfo(params.model)),
+    format: TRANSCRIPT_FORMAT,
   });
+  // R-R13: the sub-agent's own request prefix, so a resume can continue it as a cache-safe fork.
+  transcript?.appendRequestPrefix(subAgentPrefix(task));
   const timing =
     transcript === undefined
       ? undefined

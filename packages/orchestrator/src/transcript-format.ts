@@ -1,3 +1,4 @@
+import type { FileHandle } from "node:fs/promises";
 import { crc32 } from "node:zlib";
 import { Packr } from "msgpackr";
 
@@ -131,4 +132,30 @@ function recordsFrom(bytes: Buffer, offset: number): unknown[] {
     }
   }
   return records;
+}
+
+/**
+ * R-R12: the good record at `offset` of an open file, read on its own (a streaming reader keeps
+ * no more than one record in memory), or undefined where the file ends or the record is bad.
+ */
+export async function readFrameAt(
+  handle: FileHandle,
+  offset: number,
+  size: number,
+  header: Buffer,
+): Promise<{ record: unknown; end: number } | undefined> {
+  if (size - offset < RECORD_HEADER_BYTES) return undefined;
+  await handle.read(header, 0, RECORD_HEADER_BYTES, offset);
+  const length = header.readUInt32LE(0);
+  const checksum = header.readUInt32LE(4);
+  const end = offset + RECORD_HEADER_BYTES + length;
+  if (length === 0 || length > MAX_RECORD_BYTES || end > size) return undefined;
+  const payload = Buffer.allocUnsafe(length);
+  await handle.read(payload, 0, length, offset + RECORD_HEADER_BYTES);
+  if (crc32(payload) !== checksum) return undefined;
+  try {
+    return { record: packr.unpack(payload), end };
+  } catch {
+    return undefined;
+  }
 }

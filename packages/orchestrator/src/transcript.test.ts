@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Message, UserMessage } from "@forkloop/loop-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { listSessions, loadTranscript, sessionTranscriptPath, TranscriptWriter } from "./transcript.js";
+import { listSessions } from "./session-list.js";
+import { loadTranscript, sessionTranscriptPath, TranscriptWriter } from "./transcript.js";
 import { encodeRecord } from "./transcript-format.js";
 
 function userMessage(index: number, parentUuid: string | null = null): UserMessage {

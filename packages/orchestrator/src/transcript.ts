@@ -1,9 +1,16 @@
 import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
-import { open, readdir, readFile, rename, stat } from "node:fs/promises";
+import { open, readFile, rename } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { CacheSafeParams, LoopEvent, Message, TerminalReason, UsageTotals } from "@forkloop/loop-core";
 import { OrchestratorError } from "./errors.js";
-import { decodeRecords, encodeRecord, type TranscriptDamage } from "./transcript-format.js";
+import { TranscriptFold } from "./transcript-fold.js";
+import {
+  decodeRecords,
+  encodeRecord,
+  RECORD_HEADER_BYTES,
+  readFrameAt,
+  type TranscriptDamage,
+} from "./transcript-format.js";
 
 /** The context lines of R-C7 a session ran with (its model's window, model overrides included). */
 export interface ContextLimits {
@@ -14,6 +21,16 @@ export interface ContextLimits {
 
 /** File name suffix of a transcript (msgpack records, see transcript-format.ts). */
 export const TRANSCRIPT_EXTENSION = ".fltr";
+
+/**
+ * R-R12: the record format. 1 wrote the whole CacheSafeParams after every turn; 2 writes its
+ * cache-key part once per change (`request_prefix`) and a `fork_point` per turn. Readers read
+ * both (transcript-fold.ts); a transcript whose `session_start.format` is newer is refused.
+ */
+export const TRANSCRIPT_FORMAT = 2;
+
+/** The cache-key part of a request prefix (R-F3): CacheSafeParams without the messages. */
+export type RequestPrefix = Omit<CacheSafeParams, "forkContextMessages">;
 
 /** One record of a transcript. Messages link to their parent by `parentUuid`; sessions by `parent`. */
 export type TranscriptRecord =
@@ -29,11 +46,21 @@ export type TranscriptRecord =
       readonly parent?: { readonly sessionId: string; readonly agentId: string; readonly toolUseId?: string };
       /** The model's context lines at the start (R-C7), for reports; absent in older transcripts. */
       readonly limits?: ContextLimits;
+      /** R-R12: the record format (`TRANSCRIPT_FORMAT`); absent = 1. */
+      readonly format?: number;
     }
   | { readonly type: "message"; readonly message: Message }
   /** The whole history replaced at once (after a compaction): loaders restart from these. */
   | { readonly type: "history"; readonly messages: readonly Message[] }
+  /** Format 1 (and a fork point that cannot be one, below): the whole CacheSafeParams. */
   | { readonly type: "cache_safe_params"; readonly params: CacheSafeParams }
+  /** R-R12: the cache-key part of the request prefix, written when it changes. */
+  | { readonly type: "request_prefix"; readonly prefix: RequestPrefix }
+  /**
+   * R-R12: the latest CacheSafeParams are the last `request_prefix` + the first `messageCount`
+   * messages of the history as the records so far build it (the last of them `lastUuid`).
+   */
+  | { readonly type: "fork_point"; readonly messageCount: number; readonly lastUuid: string | null }
   | {
       readonly type: "sub_agent";
       readonly agentId: string;
@@ -91,6 +118,11 @@ export type TranscriptRecord =
 export interface TranscriptWriterOptions {
   /** fsync after every record (slower; survives power loss, not just a killed process). */
   readonly fsync?: boolean;
+  /**
+   * R-R12: the file as `readTranscript` just read it (its intact length and fold): the writer
+   * appends after it without reading the whole file a second time.
+   */
+  readonly existing?: ReadTranscript;
   /** The write call (a seam: tests inject a full disk). Default `fs.writeSync`. */
   readonly writeSync?: (fd: number, buffer: Buffer, offset: number) => number;
 }
@@ -108,6 +140,10 @@ export class TranscriptWriter {
   #records = 0;
   /** Bytes of whole records: a failed write is cut back to here, never left half-written. */
   #length = 0;
+  /** What the file says so far (R-R12: which messages a fork point can name). */
+  readonly #fold: TranscriptFold;
+  /** The last `request_prefix` written, as JSON (R-R12: written again only when it changes). */
+  #prefixKey: string | undefined;
 
   constructor(path: string, options: TranscriptWriterOptions = {}) {
     this.path = path;
@@ -115,16 +151,12 @@ export class TranscriptWriter {
     this.#write = options.writeSync ?? ((fd, buffer, offset) => writeSync(fd, buffer, offset));
     mkdirSync(dirname(path), { recursive: true });
     this.#fd = openSync(path, "a+");
-    const existing = readFileSync(path);
-    const decoded = decodeRecords(existing);
-    if (decoded.damage) {
-      closeSync(this.#fd);
-      this.#fd = null;
-      throw transcriptDamaged(path, decoded.damage, existing.length);
-    }
-    if (decoded.torn) ftruncateSync(this.#fd, decoded.validLength);
-    this.#records = decoded.records.length;
-    this.#length = decoded.validLength;
+    const existing = options.existing ?? readExistingSync(path, () => this.close());
+    if (existing.torn) ftruncateSync(this.#fd, existing.validLength);
+    this.#fold = existing.fold;
+    this.#records = existing.fold.recordCount;
+    this.#length = existing.validLength;
+    this.#prefixKey = existing.fold.prefix === undefined ? undefined : JSON.stringify(existing.fold.prefix);
   }
 
   /** Number of records in the file (including those written before this writer opened it). */
@@ -159,6 +191,39 @@ export class TranscriptWriter {
     }
     this.#length += frame.length;
     this.#records++;
+    this.#fold.add(record);
+  }
+
+  /**
+   * R-R12: saves the latest CacheSafeParams without copying the conversation into the file once
+   * per turn: the cache-key part is written when it changes (`request_prefix`), the messages as a
+   * `fork_point` naming how many of the history's messages the prefix holds. Messages that are
+   * not the history's own (a caller's edited copy) are written whole, as format 1 did.
+   */
+  appendCacheSafeParams(params: CacheSafeParams): void {
+    const { forkContextMessages, ...prefix } = params;
+    const key = JSON.stringify(prefix);
+    if (!startsWithHistory(forkContextMessages, this.#fold)) {
+      this.append({ type: "cache_safe_params", params });
+      return;
+    }
+    if (key !== this.#prefixKey) {
+      this.append({ type: "request_prefix", prefix });
+      this.#prefixKey = key;
+    }
+    this.append({
+      type: "fork_point",
+      messageCount: forkContextMessages.length,
+      lastUuid: forkContextMessages.at(-1)?.uuid ?? null,
+    });
+  }
+
+  /** R-R12: records the cache-key part of a request prefix once (a sub-agent's own prefix). */
+  appendRequestPrefix(prefix: RequestPrefix): void {
+    const key = JSON.stringify(prefix);
+    if (key === this.#prefixKey) return;
+    this.append({ type: "request_prefix", prefix });
+    this.#prefixKey = key;
   }
 
   /**
@@ -205,9 +270,9 @@ export interface LoadedTranscript {
 }
 
 /**
- * Loads a transcript for resuming. Messages are de-duplicated by uuid (a resumed session may
- * re-append history); a `history` record (written after a compaction) replaces everything before
- * it, because the compact summary stands for it.
+ * Loads a transcript with every record (for reports and replay). Messages are de-duplicated by
+ * uuid (a resumed session may re-append history); a `history` record (written after a
+ * compaction) replaces everything before it, because the compact summary stands for it.
  */
 export async function loadTranscript(path: string): Promise<LoadedTranscript> {
   const bytes = await readFile(path);
@@ -217,39 +282,108 @@ export async function loadTranscript(path: string): Promise<LoadedTranscript> {
 }
 
 function fromRecords(path: string, records: TranscriptRecord[], torn: boolean): LoadedTranscript {
-  const byUuid = new Map<string, Message>();
-  let start: LoadedTranscript["start"];
-  let cacheSafeParams: CacheSafeParams | undefined;
-  let terminal: LoadedTranscript["terminal"];
-  for (const record of records) {
-    switch (record.type) {
-      case "session_start":
-        start ??= record;
-        break;
-      case "message":
-        byUuid.set(record.message.uuid, record.message);
-        break;
-      case "history":
-        byUuid.clear();
-        for (const message of record.messages) byUuid.set(message.uuid, message);
-        break;
-      case "cache_safe_params":
-        cacheSafeParams = record.params;
-        break;
-      case "terminal":
-        terminal = record;
-        break;
-      case "sub_agent":
-      case "transition":
-      case "request":
-      case "tool_started":
-      case "rate_limited":
-        break;
-      default:
-        throw new OrchestratorError("transcript_corrupt", `unknown record type in ${path}`, { record });
-    }
+  const fold = foldRecords(path, records);
+  return {
+    messages: [...fold.messages()],
+    torn,
+    records,
+    start: fold.start,
+    cacheSafeParams: fold.cacheSafeParams(),
+    terminal: fold.terminal,
+  };
+}
+
+function foldRecords(path: string, records: readonly TranscriptRecord[]): TranscriptFold {
+  const fold = new TranscriptFold(path);
+  for (const record of records) fold.add(record);
+  checkFormat(path, fold);
+  return fold;
+}
+
+/** A transcript written by a newer forkloop (a format this one does not know) is refused. */
+function checkFormat(path: string, fold: TranscriptFold): void {
+  const format = fold.start?.format ?? 1;
+  if (format > TRANSCRIPT_FORMAT) {
+    throw new OrchestratorError(
+      "transcript_corrupt",
+      `${path} was written in transcript format ${format} by a newer forkloop (this one reads up to ${TRANSCRIPT_FORMAT}); update forkloop to resume it.`,
+      { path, format },
+    );
   }
-  return { messages: [...byUuid.values()], torn, records, start, cacheSafeParams, terminal };
+}
+
+/** A transcript as a resume reads it (R-R12): folded while it streams in, no records kept. */
+export interface ReadTranscript {
+  readonly fold: TranscriptFold;
+  /** Bytes of whole records; a torn tail after them is cut by the writer. */
+  readonly validLength: number;
+  readonly torn: boolean;
+}
+
+/**
+ * R-R12: reads a transcript for `--resume` record by record, folding each into the state a
+ * resume needs and dropping it (a 321-turn session's resume held every record, 2.2× the run's
+ * memory). A bad record hands over to the whole-file decoder, which tells a torn tail (dropped)
+ * from damage (refused, as `loadTranscript` does).
+ */
+export async function readTranscript(path: string): Promise<ReadTranscript> {
+  const fold = new TranscriptFold(path);
+  const handle = await open(path, "r");
+  try {
+    const size = (await handle.stat()).size;
+    let offset = 0;
+    const header = Buffer.alloc(RECORD_HEADER_BYTES);
+    while (offset < size) {
+      const frame = await readFrameAt(handle, offset, size, header);
+      if (frame === undefined) break;
+      fold.add(frame.record as TranscriptRecord);
+      offset = frame.end;
+    }
+    if (offset < size) {
+      // A bad record: classify it over the whole file (rare: a kill mid-write, or damage).
+      const bytes = await readFile(path);
+      const decoded = decodeRecords(bytes);
+      if (decoded.damage) throw transcriptDamaged(path, decoded.damage, bytes.length);
+      const whole = foldRecords(path, decoded.records as TranscriptRecord[]);
+      return { fold: whole, validLength: decoded.validLength, torn: decoded.torn };
+    }
+    checkFormat(path, fold);
+    return { fold, validLength: offset, torn: false };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The existing file, for a writer given none: read whole (small files: tests, sub-agents). */
+function readExistingSync(path: string, close: () => void): ReadTranscript {
+  const bytes = readFileSync(path);
+  const decoded = decodeRecords(bytes);
+  if (decoded.damage) {
+    close();
+    throw transcriptDamaged(path, decoded.damage, bytes.length);
+  }
+  return {
+    fold: foldRecords(path, decoded.records as TranscriptRecord[]),
+    validLength: decoded.validLength,
+    torn: decoded.torn,
+  };
+}
+
+/** True when `messages` are the first messages of the history the fold holds (same order, same content). */
+function startsWithHistory(messages: readonly Message[], fold: TranscriptFold): boolean {
+  if (messages.length > fold.messageCount) return false;
+  let index = 0;
+  for (const recorded of fold.messages()) {
+    if (index === messages.length) break;
+    const message = messages[index] as Message;
+    if (
+      message !== recorded &&
+      (message.uuid !== recorded.uuid || JSON.stringify(message) !== JSON.stringify(recorded))
+    )
+      return false;
+    index++;
+  }
+  return index === messages.length;
 }
 
 /** What `transcript_corrupt` errors carry (issue 11): enough for a message naming the fix. */
@@ -322,66 +456,6 @@ async function syncDirectory(dir: string): Promise<void> {
   } finally {
     await handle.close();
   }
-}
-
-export interface SessionSummary {
-  readonly sessionId: string;
-  readonly path: string;
-  readonly createdAt: string | undefined;
-  readonly updatedAt: string;
-  readonly model: string | undefined;
-  readonly cwd: string | undefined;
-  readonly messageCount: number;
-  /** Text of the first user message, cut to 200 characters. */
-  readonly firstPrompt: string | undefined;
-  readonly terminalReason: TerminalReason | undefined;
-  readonly torn: boolean;
-  /** Issue 11: where the transcript is damaged (the summary then covers the intact part). */
-  readonly damage?: TranscriptDamageData;
-}
-
-function firstUserText(messages: readonly Message[]): string | undefined {
-  const first = messages.find((message) => message.type === "user");
-  if (!first) return undefined;
-  const content = first.message.content;
-  const text =
-    typeof content === "string"
-      ? content
-      : content.map((block) => (block.type === "text" ? block.text : "")).join("");
-  return text.slice(0, 200);
-}
-
-/** Lists the top-level session transcripts in `dir`, newest first. */
-export async function listSessions(dir: string): Promise<SessionSummary[]> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw error;
-  }
-  const summaries = await Promise.all(
-    names
-      .filter((name) => name.endsWith(TRANSCRIPT_EXTENSION))
-      .map(async (name): Promise<SessionSummary> => {
-        const path = join(dir, name);
-        const [loaded, info] = await Promise.all([loadIntactTranscript(path), stat(path)]);
-        return {
-          sessionId: loaded.start?.sessionId ?? name.slice(0, -TRANSCRIPT_EXTENSION.length),
-          path,
-          createdAt: loaded.start?.createdAt,
-          updatedAt: info.mtime.toISOString(),
-          model: loaded.start?.model,
-          cwd: loaded.start?.cwd,
-          messageCount: loaded.messages.length,
-          firstPrompt: firstUserText(loaded.messages),
-          terminalReason: loaded.terminal?.reason,
-          torn: loaded.torn,
-          ...(loaded.damage === undefined ? {} : { damage: loaded.damage }),
-        };
-      }),
-  );
-  return summaries.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
 }
 
 /** Where a session's transcript and its sub-agents' transcripts live. */

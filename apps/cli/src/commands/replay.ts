@@ -86,6 +86,8 @@ export async function replayCommand(argv: readonly string[], context: CommandCon
         break;
       case "session_start":
       case "cache_safe_params":
+      case "request_prefix":
+      case "fork_point":
       // Timing records are for `forkloop report` (issue 17).
       case "request":
       case "tool_started":
