@@ -5,6 +5,7 @@
  */
 import { execFileSync } from "node:child_process";
 import {
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -15,9 +16,13 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { TEST_SERVER_PATH } from "@forkloop/mcp/testing";
+import type { Options } from "@forkloop/sdk";
+import { type Simulator, startSimulator } from "@forkloop/sim";
 import { createBashTool, createBuiltinTools, createPermissionChecker } from "@forkloop/tools";
 import { callTool, createToolTestContext, resultText } from "@forkloop/tools/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { runTrustSession, type SessionSeen } from "./support/trust-session.js";
 
 interface Baseline {
   readonly name: string;
@@ -47,6 +52,33 @@ async function sandboxedBash(dir: string, command: string): Promise<{ text: stri
 }
 
 const GIT_ID = "-c user.name=t -c user.email=t@example.com";
+
+let sim: Simulator;
+beforeAll(async () => {
+  sim = await startSimulator();
+});
+afterAll(() => sim.close());
+
+/** One query() session in `dir` against the simulator (home and state beside the project files). */
+function session(dir: string, extra?: Options): Promise<SessionSeen> {
+  mkdirSync(join(dir, ".home"), { recursive: true });
+  return runTrustSession(sim, {
+    cwd: dir,
+    home: join(dir, ".home"),
+    stateDir: join(dir, ".state"),
+    ...(extra === undefined ? {} : { extra }),
+  });
+}
+
+function succeeded(seen: SessionSeen): void {
+  expect(seen.error).toBeUndefined();
+  expect(seen.messages.at(-1)).toMatchObject({ type: "result", subtype: "success" });
+}
+
+function write(path: string, text: string): void {
+  mkdirSync(join(path, ".."), { recursive: true });
+  writeFileSync(path, text);
+}
 
 const BASELINES: readonly Baseline[] = [
   {
@@ -122,6 +154,77 @@ const BASELINES: readonly Baseline[] = [
       const result = await callTool(tool("Write"), input, context);
       expect(result.isError, resultText(result)).not.toBe(true);
       expect(readFileSync(join(dir, "src/real.ts"), "utf8")).toBe("export const a = 2;\n");
+    },
+  },
+  {
+    name: "R-S8: a CLAUDE.md that imports a file inside the repository sends both",
+    setup: (dir) => {
+      repository(dir);
+      write(join(dir, "CLAUDE.md"), "Project rules.\n@docs/conventions.md\n");
+      write(join(dir, "docs", "conventions.md"), "Indent with tabs (BASELINE-IMPORT).\n");
+    },
+    assertion: async (dir) => {
+      const seen = await session(dir);
+      succeeded(seen);
+      expect(seen.systemPrompts[0]).toContain("Project rules.");
+      expect(seen.systemPrompts[0]).toContain("BASELINE-IMPORT");
+      expect(seen.systemPrompts[0]).toContain(`imported by ${join(dir, "CLAUDE.md")}`);
+    },
+  },
+  {
+    name: "R-S8: a memory file that is a symlink to a source file inside the workspace is read",
+    setup: (dir) => {
+      write(join(dir, "docs", "agent-guide.md"), "Run the linter first (BASELINE-SYMLINK).\n");
+      symlinkSync(join("docs", "agent-guide.md"), join(dir, "AGENTS.md"));
+    },
+    assertion: async (dir) => {
+      const seen = await session(dir);
+      succeeded(seen);
+      expect(seen.systemPrompts[0]).toContain("BASELINE-SYMLINK");
+      expect(seen.stderr.filter((line) => line.includes("skipped"))).toEqual([]);
+    },
+  },
+  {
+    name: "R-S7: git status still reaches the system prompt for an ordinary repository",
+    setup: (dir) => {
+      repository(dir);
+      writeFileSync(join(dir, "a.txt"), "changed\n");
+    },
+    assertion: async (dir) => {
+      const seen = await session(dir);
+      succeeded(seen);
+      expect(seen.systemPrompts[0]).toContain("Current branch: main");
+      expect(seen.systemPrompts[0]).toContain(" M a.txt");
+      expect(seen.systemPrompts[0]).toContain("first");
+    },
+  },
+  {
+    name: "R-S8/R-S5: a trusted project's own hooks still run",
+    setup: (dir) =>
+      write(
+        join(dir, ".forkloop", "settings.json"),
+        JSON.stringify({
+          hooks: {
+            UserPromptSubmit: [{ hooks: [{ type: "command", command: `touch '${join(dir, "hook-ran")}'` }] }],
+          },
+        }),
+      ),
+    assertion: async (dir) => {
+      succeeded(await session(dir, { trustProject: true, settingSources: ["project"] }));
+      expect(existsSync(join(dir, "hook-ran"))).toBe(true);
+    },
+  },
+  {
+    name: "R-S8/R-S5: a trusted project's own MCP servers (.mcp.json) still start",
+    setup: (dir) =>
+      write(
+        join(dir, ".mcp.json"),
+        JSON.stringify({ mcpServers: { baseline: { command: process.execPath, args: [TEST_SERVER_PATH] } } }),
+      ),
+    assertion: async (dir) => {
+      const seen = await session(dir, { trustProject: true, settingSources: ["project"] });
+      succeeded(seen);
+      expect(seen.bodies[0]).toContain('"name":"mcp__baseline__echo"');
     },
   },
 ];

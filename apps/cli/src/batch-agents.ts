@@ -56,7 +56,7 @@ export async function createBatchExecutor(options: {
   const mcpTools = offeredMcpTools(options.mcpTools ?? [], rules.deny);
   const tools = [...selectTools(rules.deny, bashToolOptions(options.bash)), ...mcpTools];
   // R-F3: one prefix (tools → system) for every item, so each item's first request reads it.
-  const cacheSafeParams = await batchPrefix(spec, tools, source.modelOverrides, cwd);
+  const cacheSafeParams = await batchPrefix(spec, tools, source.modelOverrides, cwd, options.onNotice);
   return createPoolExecutor(
     options.pool,
     {

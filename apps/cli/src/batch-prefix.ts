@@ -13,12 +13,14 @@ import { assembleSession } from "@forkloop/orchestrator";
  * request reads it from the cache; built as the loop builds its own, with the model's output cap
  * (a models file may lower it). The dry run estimates from the same prefix the run sends. `cwd`
  * is where the items work: the spec's own, or a `forkloop worker`'s checkout on its host.
+ * Project files the prefix leaves out (R-S8) are named once each on `onNotice`.
  */
 export async function batchPrefix(
   spec: BatchSpec,
   tools: readonly Tool[],
   modelOverrides: readonly ModelInfo[],
   cwd: string = spec.cwd,
+  onNotice: (line: string) => void = () => {},
 ): Promise<CacheSafeParams> {
   const session = await assembleSession({
     cwd,
@@ -27,6 +29,7 @@ export async function batchPrefix(
     tools: [...tools],
     ...(spec.appendSystemPrompt === undefined ? {} : { appendSystemPrompt: spec.appendSystemPrompt }),
   });
+  for (const line of session.refused) onNotice(line);
   return buildCacheSafeParams({
     model: spec.model,
     systemPrompt: session.systemPrompt,

@@ -1,6 +1,7 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { resolveModelAlias } from "@forkloop/loop-core";
+import { INSTRUCTION_FILE_MAX_BYTES, readProjectFile } from "@forkloop/tools";
 import { z } from "zod";
 import { parseFrontmatter } from "./frontmatter.js";
 
@@ -99,6 +100,8 @@ export interface LoadedAgentDefinitions {
   readonly definitions: AgentDefinition[];
   /** Files that could not be used, with the reason (shown to the user, never fatal). */
   readonly errors: { readonly path: string; readonly error: string }[];
+  /** Definition files found and not read (R-S8): a line each, with the reason and how to allow it. */
+  readonly refused: string[];
 }
 
 /**
@@ -114,19 +117,29 @@ export async function loadAgentDefinitionsDetailed(
 ): Promise<LoadedAgentDefinitions> {
   const byName = new Map<string, AgentDefinition>([[GENERAL_PURPOSE_AGENT.name, GENERAL_PURPOSE_AGENT]]);
   const errors: { path: string; error: string }[] = [];
-  const dirs = (options.projectDirs ?? [cwd]).flatMap((dir) => [
+  const refused: string[] = [];
+  const projectDirs = options.projectDirs ?? [cwd];
+  const dirs = projectDirs.flatMap((dir) => [
     join(dir, ".claude", "agents"),
     join(dir, ".forkloop", "agents"),
   ]);
   for (const dir of dirs) {
     for (const path of await markdownFiles(dir)) {
-      const result = parseAgentDefinition(path, await readFile(path, "utf8"));
+      // R-S8: read as Read reads a file, inside the workspace (the outermost project directory).
+      const read = readProjectFile(path, {
+        roots: [projectDirs[0] ?? cwd],
+        maxBytes: INSTRUCTION_FILE_MAX_BYTES,
+        what: "agent definition",
+      });
+      if (read.status === "refused") refused.push(read.message);
+      if (read.status !== "read") continue;
+      const result = parseAgentDefinition(path, read.text);
       if (result.ok) byName.set(result.definition.name, result.definition);
       else errors.push({ path: result.path, error: result.error });
     }
   }
   for (const definition of extra) byName.set(definition.name, definition);
-  return { definitions: [...byName.values()], errors };
+  return { definitions: [...byName.values()], errors, refused };
 }
 
 export async function loadAgentDefinitions(

@@ -38,7 +38,12 @@ export {
   type SessionCompactResult,
   type SessionRunOptions,
 } from "./main-session.js";
-export { type MemoryFile, readMemoryFiles } from "./memory-files.js";
+export {
+  type MemoryFile,
+  type MemoryFilesRead,
+  readMemoryFiles,
+  readMemoryFilesDetailed,
+} from "./memory-files.js";
 export { detachedParentTools, parentToolAnnotations, parentToolHandler } from "./parent-tool-calls.js";
 export { createPoolCompactRunner } from "./pool-compact-runner.js";
 export { type AssembledSession, type AssembleSessionOptions, assembleSession } from "./session-assembly.js";

@@ -1,5 +1,6 @@
-import { readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
+import { INSTRUCTION_FILE_MAX_BYTES, readProjectFile } from "@forkloop/tools";
+import { MAX_IMPORT_DEPTH, memoryImports } from "./memory-imports.js";
 
 /** Memory file names read at every level, in this order (§1.2 prefetch). */
 export const MEMORY_FILE_NAMES = ["CLAUDE.md", "AGENTS.md", "MEMORY.md"] as const;
@@ -8,16 +9,14 @@ export interface MemoryFile {
   readonly path: string;
   readonly content: string;
   readonly scope: "user" | "project";
+  /** The memory file whose `@path` brought this one in. */
+  readonly importedBy?: string;
 }
 
-async function readIfPresent(path: string): Promise<string | null> {
-  try {
-    return await readFile(path, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "EISDIR" || code === "ENOTDIR") return null;
-    throw error;
-  }
+export interface MemoryFilesRead {
+  readonly files: MemoryFile[];
+  /** Files found and not read (R-S8), each a line naming the file, the reason and how to allow it. */
+  readonly refused: string[];
 }
 
 /** Directories from `stopAt` down to `cwd` (both included); just `cwd` when it is not inside `stopAt`. */
@@ -39,13 +38,28 @@ export function directoryChain(cwd: string, stopAt: string | null): string[] {
 /**
  * Reads the memory files that apply to `cwd`: the user's (`~/.claude/CLAUDE.md`,
  * `~/.forkloop/<name>`) first, then each directory from the repository root down to `cwd`, so
- * the most specific instructions come last.
+ * the most specific instructions come last. Each file's `@path` imports follow it.
  */
 export async function readMemoryFiles(options: {
   cwd: string;
   repoRoot: string | null;
   home?: string;
 }): Promise<MemoryFile[]> {
+  return (await readMemoryFilesDetailed(options)).files;
+}
+
+/**
+ * `readMemoryFiles` with what was refused. R-S8: a memory file goes into every system prompt, so
+ * it is read as Read reads a file: its real path inside the workspace (the repository, else
+ * `cwd`) — the user's own files inside their home — a regular file with one link, at most
+ * INSTRUCTION_FILE_MAX_BYTES, judged on the opened descriptor. A committed `CLAUDE.md ->
+ * /proc/self/environ` would otherwise send the environment, API key included, with no tool call.
+ */
+export async function readMemoryFilesDetailed(options: {
+  cwd: string;
+  repoRoot: string | null;
+  home?: string;
+}): Promise<MemoryFilesRead> {
   const candidates: { path: string; scope: MemoryFile["scope"] }[] = [];
   if (options.home !== undefined) {
     candidates.push({ path: join(options.home, ".claude", "CLAUDE.md"), scope: "user" });
@@ -55,13 +69,30 @@ export async function readMemoryFiles(options: {
   for (const dir of directoryChain(options.cwd, options.repoRoot)) {
     for (const name of MEMORY_FILE_NAMES) candidates.push({ path: join(dir, name), scope: "project" });
   }
-  const contents = await Promise.all(candidates.map((candidate) => readIfPresent(candidate.path)));
+  const roots = {
+    user: options.home === undefined ? [] : [options.home],
+    project: [options.repoRoot ?? resolve(options.cwd)],
+  };
   const files: MemoryFile[] = [];
-  candidates.forEach((candidate, index) => {
-    const content = contents[index];
-    if (content !== null && content !== undefined && content.trim().length > 0) {
-      files.push({ path: candidate.path, content, scope: candidate.scope });
+  const refused: string[] = [];
+  // Real paths already in: a file imported twice, or a memory file another imports, is read once.
+  const seen = new Set<string>();
+  const visit = (path: string, scope: MemoryFile["scope"], depth: number, importedBy?: string): void => {
+    const read = readProjectFile(path, {
+      roots: roots[scope],
+      maxBytes: INSTRUCTION_FILE_MAX_BYTES,
+      what: importedBy === undefined ? "memory file" : `memory import (from ${importedBy})`,
+    });
+    if (read.status === "refused") refused.push(read.message);
+    if (read.status !== "read" || seen.has(read.realPath)) return;
+    seen.add(read.realPath);
+    if (read.text.trim().length > 0) {
+      files.push({ path, content: read.text, scope, ...(importedBy === undefined ? {} : { importedBy }) });
     }
-  });
-  return files;
+    if (depth >= MAX_IMPORT_DEPTH) return;
+    for (const imported of memoryImports(read.text, path, options.home))
+      visit(imported, scope, depth + 1, path);
+  };
+  for (const candidate of candidates) visit(candidate.path, candidate.scope, 0);
+  return { files, refused: [...new Set(refused)] };
 }

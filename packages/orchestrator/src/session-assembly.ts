@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import type { PermissionMode, TextBlockParam, Tool } from "@forkloop/loop-core";
 import { type AgentDefinition, loadAgentDefinitionsDetailed } from "./agent-definitions.js";
 import { formatGitStatus, type GitStatus, readGitSnapshot } from "./git-status.js";
-import { directoryChain, type MemoryFile, readMemoryFiles } from "./memory-files.js";
+import { directoryChain, type MemoryFile, readMemoryFilesDetailed } from "./memory-files.js";
 import { loadSkillsDetailed, type Skill } from "./skills.js";
 
 export interface AssembleSessionOptions {
@@ -34,6 +34,12 @@ export interface AssembledSession {
   readonly tools: readonly Tool[];
   /** Files that were found but could not be used (bad frontmatter …), for the user to fix. */
   readonly warnings: readonly string[];
+  /**
+   * Project files found and not read (R-S8: a link out of the workspace, a hard link, a FIFO, a
+   * directory, too large), once each: a line naming the file, the reason and how to allow it,
+   * for the caller to say on stderr.
+   */
+  readonly refused: readonly string[];
   /** Wall time of the prefetch phase (memory, skills, agents, git in parallel). */
   readonly prefetchMs: number;
 }
@@ -74,9 +80,10 @@ function environmentText(options: AssembleSessionOptions, repoRoot: string | nul
 
 function memoryText(files: readonly MemoryFile[]): string | null {
   if (files.length === 0) return null;
-  const parts = files.map(
-    (file) => `Contents of ${file.path} (${file.scope} instructions):\n\n${file.content.trim()}`,
-  );
+  const parts = files.map((file) => {
+    const origin = file.importedBy === undefined ? "" : `, imported by ${file.importedBy}`;
+    return `Contents of ${file.path} (${file.scope} instructions${origin}):\n\n${file.content.trim()}`;
+  });
   return `# Memory\nInstructions from memory files. Follow them; later files are more specific.\n\n${parts.join("\n\n")}`;
 }
 
@@ -95,11 +102,12 @@ export async function assembleSession(options: AssembleSessionOptions): Promise<
   // it and cwd. The rest of the prefetch runs in parallel.
   const { repoRoot, status: gitStatus } = await readGitSnapshot(cwd);
   const projectDirs = directoryChain(cwd, repoRoot);
-  const [skills, agents, memoryFiles] = await Promise.all([
+  const [skills, agents, memoryRead] = await Promise.all([
     loadSkillsDetailed(cwd, { home, projectDirs }),
     loadAgentDefinitionsDetailed(cwd, options.agents ?? [], { projectDirs }),
-    readMemoryFiles({ cwd, repoRoot, home }),
+    readMemoryFilesDetailed({ cwd, repoRoot, home }),
   ]);
+  const memoryFiles = memoryRead.files;
   const prefetchMs = performance.now() - started;
 
   const sessionParts = [environmentText(options, repoRoot, options.now ?? new Date())];
@@ -133,6 +141,7 @@ export async function assembleSession(options: AssembleSessionOptions): Promise<
     gitStatus,
     tools: options.tools,
     warnings: [...skills.errors, ...agents.errors].map((entry) => `${entry.path}: ${entry.error}`),
+    refused: [...new Set([...memoryRead.refused, ...skills.refused, ...agents.refused])],
     prefetchMs,
   };
 }

@@ -1,5 +1,6 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { INSTRUCTION_FILE_MAX_BYTES, readProjectFile } from "@forkloop/tools";
 import { z } from "zod";
 import { parseFrontmatter } from "./frontmatter.js";
 
@@ -69,6 +70,8 @@ async function skillFiles(root: string): Promise<string[]> {
 export interface LoadedSkills {
   readonly skills: Skill[];
   readonly errors: { readonly path: string; readonly error: string }[];
+  /** SKILL.md files found and not read (R-S8): a line each, with the reason and how to allow it. */
+  readonly refused: string[];
 }
 
 /**
@@ -80,32 +83,43 @@ export async function loadSkillsDetailed(
   cwd: string,
   options: { home?: string; projectDirs?: readonly string[] } = {},
 ): Promise<LoadedSkills> {
+  const projectDirs = options.projectDirs ?? [cwd];
+  // R-S8: a skill is read as Read reads a file, inside the directory it belongs to: the user's
+  // home for theirs, the workspace (the outermost project directory) for the project's.
+  const workspace = [projectDirs[0] ?? cwd];
   const roots = [
     ...(options.home === undefined
       ? []
-      : [join(options.home, ".claude", "skills"), join(options.home, ".forkloop", "skills")]),
-    ...(options.projectDirs ?? [cwd]).flatMap((dir) => [
-      join(dir, ".claude", "skills"),
-      join(dir, ".forkloop", "skills"),
-    ]),
+      : [join(options.home, ".claude", "skills"), join(options.home, ".forkloop", "skills")].map((dir) => ({
+          dir,
+          inside: [options.home as string],
+        }))),
+    ...projectDirs.flatMap((dir) =>
+      [join(dir, ".claude", "skills"), join(dir, ".forkloop", "skills")].map((skills) => ({
+        dir: skills,
+        inside: workspace,
+      })),
+    ),
   ];
   const byName = new Map<string, Skill>();
   const errors: { path: string; error: string }[] = [];
+  const refused: string[] = [];
   for (const root of roots) {
-    for (const path of await skillFiles(root)) {
-      let text: string;
-      try {
-        text = await readFile(path, "utf8");
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") continue; // a directory without SKILL.md
-        throw error;
-      }
+    for (const path of await skillFiles(root.dir)) {
+      const read = readProjectFile(path, {
+        roots: root.inside,
+        maxBytes: INSTRUCTION_FILE_MAX_BYTES,
+        what: "skill",
+      });
+      if (read.status === "refused") refused.push(read.message);
+      if (read.status !== "read") continue; // a directory without SKILL.md
+      const text = read.text;
       const result = parseSkill(path, text);
       if (result.ok) byName.set(result.skill.name, result.skill);
       else errors.push({ path: result.path, error: result.error });
     }
   }
-  return { skills: [...byName.values()], errors };
+  return { skills: [...byName.values()], errors, refused };
 }
 
 export async function loadSkills(

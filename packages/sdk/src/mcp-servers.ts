@@ -1,6 +1,5 @@
 import { realpathSync } from "node:fs";
-import { readFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { Tool } from "@forkloop/loop-core";
 import {
   connectMcpServers,
@@ -18,8 +17,10 @@ import {
   readMcpConfigFile,
 } from "@forkloop/mcp";
 import {
+  CONFIG_FILE_MAX_BYTES,
   isProjectTrusted,
   mcpServerPrefix,
+  readProjectFile,
   type SettingSource,
   settingsFilePaths,
   toolNameMatches,
@@ -72,7 +73,13 @@ export async function resolveMcpServers(sources: McpServerSources): Promise<Reso
   const ignored: string[] = [];
   const scoped = async (scope: "user" | "local", files: readonly string[]) => {
     for (const file of files) {
-      const servers = await settingsServers(file, scope, sources.env);
+      const servers = await settingsServers(
+        file,
+        scope,
+        sources.home ?? sources.cwd,
+        sources.cwd,
+        sources.env,
+      );
       if (servers.length === 0) continue;
       if (scope === "local" && !trusted) ignored.push(describeIgnored(file, servers));
       else lists.push(servers);
@@ -86,7 +93,15 @@ export async function resolveMcpServers(sources: McpServerSources): Promise<Reso
   }
   if (!strict && sources.settingSources.includes("project")) {
     const file = join(sources.cwd, ".mcp.json");
-    const project = checked(await readMcpConfigFile(file, "project", sources.env, { missingOk: true }));
+    // R-S8: read as Read reads a file, inside the project; a refused one starts nothing and says why.
+    const read = readProjectFile(file, {
+      roots: [sources.cwd],
+      maxBytes: CONFIG_FILE_MAX_BYTES,
+      what: "MCP config",
+    });
+    if (read.status === "refused") ignored.push(read.message.replace(/^forkloop: /, ""));
+    const text = read.status === "read" ? read.text : '{"mcpServers":{}}';
+    const project = checked(parseMcpConfigText(text, { scope: "project", file }, sources.env));
     if (project.length > 0 && !trusted) ignored.push(describeIgnored(file, project));
     else lists.push(project);
   }
@@ -152,10 +167,14 @@ async function claudeJsonServers(
   env: Env,
 ): Promise<McpServerEntry[]> {
   let json: { mcpServers?: unknown; projects?: Record<string, { mcpServers?: unknown }> };
+  const read = readUserOwnJson(file, cwd, scope);
+  if (read.status === "missing") return [];
+  if (read.status === "refused") {
+    throw new OptionsError(`bad MCP config: ${file}: cannot be used: ${read.reason}. Fix: ${read.fix}.`);
+  }
   try {
-    json = JSON.parse(await readFile(file, "utf8"));
+    json = JSON.parse(read.text);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw new OptionsError(
       `bad MCP config: ${file}: cannot be read as JSON (${(error as Error).message}). Fix: correct or remove it.`,
     );
@@ -168,6 +187,16 @@ async function claudeJsonServers(
   return checked(parseMcpServers(value, { scope, file }, env));
 }
 
+/** `~/.claude.json`: the user's own, inside their home; Claude Code keeps history in it, so it may be large. */
+function readUserOwnJson(file: string, cwd: string, scope: "user" | "local") {
+  const home = dirname(file);
+  return readProjectFile(file, {
+    roots: [home],
+    maxBytes: 64 * CONFIG_FILE_MAX_BYTES,
+    what: scope === "user" ? "user MCP config" : `MCP config of ${cwd}`,
+  });
+}
+
 function realpathOr(path: string): string {
   try {
     return realpathSync(path);
@@ -177,12 +206,24 @@ function realpathOr(path: string): string {
 }
 
 /** A settings file's `mcpServers` (the file was already validated as settings). */
-async function settingsServers(file: string, scope: "user" | "local", env: Env): Promise<McpServerEntry[]> {
+async function settingsServers(
+  file: string,
+  scope: "user" | "local",
+  home: string,
+  cwd: string,
+  env: Env,
+): Promise<McpServerEntry[]> {
   let json: unknown;
+  const read = readProjectFile(file, {
+    roots: [scope === "user" ? home : cwd],
+    maxBytes: CONFIG_FILE_MAX_BYTES,
+    what: "settings file",
+  });
   try {
-    json = JSON.parse(await readFile(file, "utf8"));
+    if (read.status !== "read") return []; // missing, or already refused by the settings loader
+    json = JSON.parse(read.text);
   } catch {
-    return []; // missing (or already reported by the settings loader)
+    return []; // already reported by the settings loader
   }
   if (typeof json !== "object" || json === null || !("mcpServers" in json)) return [];
   const source: McpConfigSource = { scope, file };

@@ -412,6 +412,8 @@ class QueryRun implements Query {
       ...outputConfigOf(this.#options),
       ...resolved.loop,
     });
+    // R-S8: project files the session did not read, each named once with the reason.
+    for (const line of session.assembled.refused) this.#warn(line);
     if (session.droppedTornRecord) {
       // Issue 11: said once; the record was cut by an interrupted write and is gone.
       this.#warn(

@@ -27,7 +27,11 @@ export type { PermissionRule, RuleSpecifier } from "./permissions/permission-rul
 export { parsePermissionRule } from "./permissions/permission-rules.js";
 export { mcpServerPrefix, toolNameMatches } from "./permissions/tool-name-patterns.js";
 export type { ProjectFileRead, ProjectFileRules } from "./project-files/read-project-file.js";
-export { readProjectFile } from "./project-files/read-project-file.js";
+export {
+  CONFIG_FILE_MAX_BYTES,
+  INSTRUCTION_FILE_MAX_BYTES,
+  readProjectFile,
+} from "./project-files/read-project-file.js";
 export type { BubblewrapProbe, SandboxMode, SandboxPolicy } from "./sandbox/bubblewrap.js";
 export { findBubblewrap, probeBubblewrap, SANDBOX_MODES } from "./sandbox/bubblewrap.js";
 export type { LoadSettingsOptions, LoadSettingsResult, SettingSource } from "./settings/load-settings.js";

@@ -317,7 +317,13 @@ async function newBatchEstimate(
   const rules = mergeRules(settings, { allow: plan.spec.allowedTools, deny: plan.spec.disallowedTools });
   const models = context.env.FORKLOOP_MODELS;
   const modelOverrides = toModelOverrides(models ? await loadModelsFile(models, "FORKLOOP_MODELS") : []);
-  const prefix = await batchPrefix(plan.spec, selectTools(rules.deny, bashToolOptions(bash)), modelOverrides);
+  const prefix = await batchPrefix(
+    plan.spec,
+    selectTools(rules.deny, bashToolOptions(bash)),
+    modelOverrides,
+    plan.spec.cwd,
+    (line) => context.stderr.write(`${line}\n`),
+  );
   return estimateDryRun(plan.loaded, prefix, modelOverrides);
 }
 

@@ -10,6 +10,13 @@ import {
 } from "node:fs";
 import { isInside, realWorkspaceRoots } from "../workspace-paths.js";
 
+/**
+ * Caps (R-S8). Instructions — memory files and their imports, skills, agent definitions,
+ * commands — go into the model's context whole; settings and MCP configs are parsed.
+ */
+export const INSTRUCTION_FILE_MAX_BYTES = 256 * 1024;
+export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
+
 /** Where a project file may really live, and how large it may be (R-S8). */
 export interface ProjectFileRules {
   /**
@@ -32,8 +39,15 @@ export type ProjectFileRead =
   | { readonly status: "read"; readonly text: string; readonly realPath: string }
   /** Absent (or an empty path component on the way): nothing to say. */
   | { readonly status: "missing" }
-  /** Present but refused: `message` names the file, the reason and how to allow it. */
-  | { readonly status: "refused"; readonly message: string };
+  /** Present but refused: `message` names the file, the reason and how to allow it (a line for stderr). */
+  | {
+      readonly status: "refused";
+      readonly message: string;
+      /** Why, e.g. `it is a FIFO`. */
+      readonly reason: string;
+      /** How to allow it, e.g. `replace it with a regular file`. */
+      readonly fix: string;
+    };
 
 /**
  * Reads a file a repository ships (memory files, their imports, skills, agent definitions,
@@ -150,5 +164,7 @@ function refuse(path: string, rules: ProjectFileRules, reason: string, fix?: str
   return {
     status: "refused",
     message: `forkloop: skipped ${rules.what} ${path}: ${reason}. To use it, ${how}.`,
+    reason,
+    fix: how,
   };
 }

@@ -1,8 +1,7 @@
-import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import type { z } from "zod";
-import { fsErrorCode } from "../tool-kit.js";
+import { CONFIG_FILE_MAX_BYTES, readProjectFile } from "../project-files/read-project-file.js";
 import { isProjectTrusted } from "./project-trust.js";
 import {
   EMPTY_SETTINGS,
@@ -84,15 +83,17 @@ export async function loadSettings(
   // The user's own files; with cwd = home the project's are the user's (the set keeps them once).
   const userFiles = new Set(settingsFilePaths(cwd, home, ["user"]));
   for (const path of settingsFilePaths(cwd, home, options.sources)) {
-    let text: string;
-    try {
-      text = await readFile(path, "utf8");
-    } catch (error) {
-      const code = fsErrorCode(error);
-      if (code === "ENOENT") continue;
-      return { ok: false, error: `${path}: cannot read the settings file (${code}).` };
-    }
-    const parsed = parseSettingsText(path, text);
+    // R-S8: read as Read reads a file, inside the directory it belongs to. Refused is an error,
+    // not a skip: leaving out a file could drop the deny rules it holds.
+    const read = readProjectFile(path, {
+      roots: [userFiles.has(path) ? home : cwd],
+      maxBytes: CONFIG_FILE_MAX_BYTES,
+      what: "settings file",
+    });
+    if (read.status === "missing") continue;
+    if (read.status === "refused")
+      return { ok: false, error: `${path}: cannot use the settings file: ${read.reason}. Fix: ${read.fix}.` };
+    const parsed = parseSettingsText(path, read.text);
     if (!parsed.ok) return parsed;
     files.push({ path, settings: parsed.settings });
   }
