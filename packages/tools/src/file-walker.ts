@@ -57,29 +57,3 @@ export async function walkFiles(
   files.sort();
   return { files, truncated: false };
 }
-
-/**
- * The gitignored directories under `root` (the topmost ones: nothing below an ignored directory
- * is visited). Glob hands them to tinyglobby as ignore patterns, so a gitignored `node_modules`
- * is never walked rather than walked and filtered afterwards.
- */
-export async function findIgnoredDirectories(
-  root: string,
-  filter: GitignoreFilter,
-  signal?: AbortSignal,
-): Promise<string[]> {
-  const ignored: string[] = [];
-  const pending = [root];
-  while (pending.length > 0 && signal?.aborted !== true) {
-    const dir = pending.pop() as string;
-    const entries = await readdir(dir, { withFileTypes: true }).catch(() => [] as Dirent[]);
-    const isIgnored = filter.forDirectory(dir);
-    for (const entry of entries) {
-      if (!entry.isDirectory()) continue;
-      const path = join(dir, entry.name);
-      if (isIgnored(entry.name, true)) ignored.push(path);
-      else pending.push(path);
-    }
-  }
-  return ignored.sort();
-}

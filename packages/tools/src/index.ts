@@ -5,7 +5,8 @@ export { findGitRepository, headName, readGitHead } from "./git/git-repository.j
 export type { HardenedGitOptions, HardenedGitRun } from "./git/hardened-git.js";
 export { hardenedGitEnvironment, withHardenedGit } from "./git/hardened-git.js";
 export { FILE_TYPES } from "./grep/file-types.js";
-export { jsGrepBackend } from "./grep/js-backend.js";
+export type { JsGrepBackendOptions } from "./grep/js-backend.js";
+export { createJsGrepBackend, jsGrepBackend } from "./grep/js-backend.js";
 export { createRipgrepBackend, findRipgrep } from "./grep/ripgrep-backend.js";
 export type { GrepBackend, GrepFileResult, GrepLine, GrepOutcome, GrepSearch } from "./grep/search.js";
 export type {
@@ -16,6 +17,8 @@ export type {
 export { HOOK_DEFAULT_TIMEOUT_SECONDS, runHookEvent } from "./hooks/run-hook-event.js";
 export type { HookNotice, SettingsHooksOptions } from "./hooks/settings-hooks.js";
 export { createSettingsHooks, mergeHooks, withToolMatcher } from "./hooks/settings-hooks.js";
+export type { CompiledRegex, LinearRegex, LinearRegexOptions, RegexEngine } from "./patterns/linear-regex.js";
+export { linearRegexEngine } from "./patterns/linear-regex.js";
 export type { DeniedPathsOption } from "./permissions/denied-paths.js";
 export type {
   PermissionCheckerOptions,

@@ -140,6 +140,15 @@ const CASES: Readonly<Record<string, Record<string, unknown>>> = {
   "multiline: single-line pattern": content("hit$", { multiline: true, path: "context.txt" }),
 };
 
+/**
+ * Where the JS backend knowingly prints something else, and why. Its patterns run on RE2
+ * (R-S12, linear time), whose `\b` sees ASCII word characters only: ripgrep's Unicode `\b`
+ * needs a lookahead, which a linear-time engine cannot offer here (packages/tools/README.md).
+ */
+const JS_BACKEND_DIFFERENCES: Readonly<Record<string, string>> = {
+  "content: \\b on non-ASCII": "No matches found",
+};
+
 const ws = useTempWorkspace("forkloop-grep-parity-");
 
 function buildFixture(root: string): void {
@@ -174,7 +183,7 @@ describe("Grep parity with ripgrep", () => {
     const golden = JSON.parse(readFileSync(GOLDEN_PATH, "utf8")) as Record<string, string>;
     expect(Object.keys(golden).sort()).toEqual(Object.keys(CASES).sort());
 
-    expect(await runAll(jsGrepBackend)).toEqual(golden);
+    expect(await runAll(jsGrepBackend)).toEqual({ ...golden, ...JS_BACKEND_DIFFERENCES });
     if (rg !== undefined) expect(await runAll(createRipgrepBackend(rg))).toEqual(golden);
   });
 });

@@ -3,12 +3,12 @@ import { basename } from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { walkFiles } from "../file-walker.js";
 import { GitignoreFilter } from "../gitignore.js";
+import { type LinearRegex, linearRegexEngine, type RegexEngine } from "../patterns/linear-regex.js";
 import { decodeTextFile, startsWithUtf16Bom } from "../text-file.js";
 import { realWorkspaceRoots } from "../workspace-paths.js";
-import { createGlobOverrides, createTypeFilter } from "./path-filter.js";
+import { createGlobOverrides, createTypeFilter, globListError } from "./path-filter.js";
 import { readConfinedFile } from "./read-confined-file.js";
-import type { GrepBackend, GrepFileResult, GrepLine, GrepSearch } from "./search.js";
-import { toUnicodePattern } from "./unicode-pattern.js";
+import type { GrepBackend, GrepFileResult, GrepLine, GrepOutcome, GrepSearch } from "./search.js";
 
 /**
  * Files read synchronously between two event-loop turns. Synchronous reads of small source files
@@ -17,15 +17,28 @@ import { toUnicodePattern } from "./unicode-pattern.js";
  */
 const READ_BATCH = 64;
 
+export interface JsGrepBackendOptions {
+  /** Compiles the pattern: the linear-time re2js engine (R-S12); the benchmark passes V8's for "before". */
+  readonly engine?: RegexEngine;
+}
+
 /**
  * Grep in JavaScript, for machines without ripgrep: the same walk (gitignore, no symlinks, binary
  * files skipped), the same glob/type filters and the same result shape as the ripgrep backend.
- * Patterns are JavaScript regular expressions; the common ripgrep syntax (classes, anchors,
- * `\b`, `\d`, `(?i)` prefix) behaves the same.
+ * Patterns are RE2 syntax, as ripgrep's are (Rust's regex crate is RE2-like), run in linear time.
  */
-export const jsGrepBackend: GrepBackend = async (search) => {
-  const compiled = compilePattern(search);
+export function createJsGrepBackend(options: JsGrepBackendOptions = {}): GrepBackend {
+  const engine = options.engine ?? linearRegexEngine;
+  return (search) => searchFiles(search, engine);
+}
+
+export const jsGrepBackend: GrepBackend = createJsGrepBackend();
+
+async function searchFiles(search: GrepSearch, engine: RegexEngine): Promise<GrepOutcome> {
+  const compiled = compilePattern(search, engine);
   if ("error" in compiled) return { ok: false, error: compiled.error };
+  const globError = globListError([...search.globs, ...search.typeGlobs]);
+  if (globError !== undefined) return { ok: false, error: globError };
 
   const rootStats = await stat(search.root);
   let files: string[];
@@ -72,7 +85,7 @@ export const jsGrepBackend: GrepBackend = async (search) => {
     if (search.mode === "content" && outputLines > search.maxLines) truncated = true;
   }
   return { ok: true, files: results, truncated, skipped };
-};
+}
 
 /**
  * The text ripgrep would search, or undefined for a binary file. ripgrep decodes a UTF-16 file
@@ -92,38 +105,25 @@ function searchableText(bytes: Buffer, path: string): string | undefined {
 }
 
 interface CompiledPattern {
-  /** Tests one line (no `g` flag: no lastIndex state). */
-  readonly line: RegExp;
-  /** Whole-text search: a cheap pre-filter, and the real search in multiline mode. */
-  readonly text: RegExp;
+  /** Tests one line. */
+  readonly line: LinearRegex;
+  /** Whole-text search: the real search in multiline mode. */
+  readonly text: LinearRegex;
+  /**
+   * Whether a miss of `text` proves no line matches, so the file is skipped unsplit. Not with
+   * `\A` or `\z`: they match at every line's ends in a line, at the text's only in the text.
+   */
+  readonly prefilter: boolean;
 }
 
-function compilePattern(search: GrepSearch): CompiledPattern | { error: string } {
-  let source = search.pattern;
-  let caseInsensitive = search.caseInsensitive;
-  // ripgrep accepts Rust's inline flag prefix; Node 20's RegExp does not.
-  if (source.startsWith("(?i)")) {
-    source = source.slice(4);
-    caseInsensitive = true;
-  }
-  const flags = caseInsensitive ? "i" : "";
-  const compile = (body: string, unicode: "u" | ""): CompiledPattern => ({
-    line: new RegExp(body, `${flags}${unicode}`),
-    // Multiline = ripgrep's -U --multiline-dotall: "." crosses newlines, ^/$ match at line ends.
-    text: new RegExp(body, `${flags}${unicode}gm${search.multiline ? "s" : ""}`),
-  });
-  try {
-    return compile(toUnicodePattern(source), "u"); // ripgrep's Unicode classes
-  } catch {
-    // The stricter `u` syntax rejects some patterns (e.g. `\:`): compile as written, ASCII classes.
-  }
-  try {
-    return compile(source, "");
-  } catch (error) {
-    return {
-      error: `Invalid regular expression ${JSON.stringify(search.pattern)}: ${(error as Error).message}`,
-    };
-  }
+function compilePattern(search: GrepSearch, engine: RegexEngine): CompiledPattern | { error: string } {
+  const caseInsensitive = search.caseInsensitive;
+  const line = engine(search.pattern, { caseInsensitive });
+  if (!line.ok) return { error: line.error };
+  // Multiline = ripgrep's -U --multiline-dotall: "." crosses newlines, ^/$ match at line ends.
+  const text = engine(search.pattern, { caseInsensitive, multiLine: true, dotAll: search.multiline });
+  if (!text.ok) return { error: text.error };
+  return { line: line.regex, text: text.regex, prefilter: !/(?<!\\)(?:\\\\)*\\[Az]/.test(search.pattern) };
 }
 
 function searchText(
@@ -132,15 +132,16 @@ function searchText(
   pattern: CompiledPattern,
   search: GrepSearch,
 ): GrepFileResult | undefined {
+  // CRLF: ripgrep's --crlf lets `$` match before "\r\n"; RE2's (?m) `$` only sees "\n".
+  const lfText = text.includes("\r\n") ? text.replace(/\r\n/g, "\n") : text;
   // Any match of a line is also a match of the whole text, so a miss here skips the file safely.
-  pattern.text.lastIndex = 0;
-  if (!pattern.text.test(text)) return undefined;
+  if (pattern.prefilter && !pattern.text.test(lfText)) return undefined;
   const lines = text.split("\n");
   if (lines.at(-1) === "") lines.pop();
   const clean = lines.map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
 
   const matched = search.multiline
-    ? multilineMatches(text, pattern.text)
+    ? multilineMatches(lfText, pattern.text)
     : singleLineMatches(clean, pattern.line);
   if (matched.size === 0) return undefined;
   if (search.mode !== "content") return { path, matchingLines: matched.size, lines: [] };
@@ -157,7 +158,7 @@ function searchText(
   return { path, matchingLines: matched.size, lines: output };
 }
 
-function singleLineMatches(lines: readonly string[], regex: RegExp): Set<number> {
+function singleLineMatches(lines: readonly string[], regex: LinearRegex): Set<number> {
   const matched = new Set<number>();
   lines.forEach((line, index) => {
     if (regex.test(line)) matched.add(index);
@@ -166,7 +167,7 @@ function singleLineMatches(lines: readonly string[], regex: RegExp): Set<number>
 }
 
 /** Every line a multiline match touches counts as matching, as in ripgrep's output. */
-function multilineMatches(text: string, regex: RegExp): Set<number> {
+function multilineMatches(text: string, regex: LinearRegex): Set<number> {
   const lineStarts = [0];
   for (let index = text.indexOf("\n"); index !== -1; index = text.indexOf("\n", index + 1))
     lineStarts.push(index + 1);
@@ -181,12 +182,9 @@ function multilineMatches(text: string, regex: RegExp): Set<number> {
     return low;
   };
   const matched = new Set<number>();
-  regex.lastIndex = 0;
-  for (let match = regex.exec(text); match !== null; match = regex.exec(text)) {
-    const first = lineOf(match.index);
-    const last = lineOf(match.index + Math.max(0, match[0].length - 1));
-    for (let line = first; line <= last; line++) matched.add(line);
-    if (match[0].length === 0) regex.lastIndex++;
+  for (const [start, end] of regex.matches(text)) {
+    const last = lineOf(Math.max(start, end - 1));
+    for (let line = lineOf(start); line <= last; line++) matched.add(line);
   }
   // A match ending exactly at the final newline would point past the last line.
   const lineCount = text.endsWith("\n") ? lineStarts.length - 1 : lineStarts.length;

@@ -1,5 +1,5 @@
 import { basename, relative, sep } from "node:path";
-import picomatch from "picomatch";
+import { compileGlob } from "../patterns/linear-glob.js";
 
 /** How a `--glob` list judges one path, before .gitignore and `type` are consulted. */
 export type OverrideVerdict = "include" | "exclude" | "none";
@@ -18,8 +18,8 @@ export function createGlobOverrides(
   if (globs.length === 0) return undefined;
   const matchers = globs.map((glob) =>
     glob.startsWith("!")
-      ? { ...compile(glob.slice(1)), include: false }
-      : { ...compile(glob), include: true },
+      ? { ...compileOrThrow(glob.slice(1)), include: false }
+      : { ...compileOrThrow(glob), include: true },
   );
   const hasIncludes = matchers.some((matcher) => matcher.include);
   return (path, isDirectory) => {
@@ -38,7 +38,7 @@ export function createGlobOverrides(
 /** The `type` filter: a file must match one of the type's globs (by name). */
 export function createTypeFilter(typeGlobs: readonly string[]): ((path: string) => boolean) | undefined {
   if (typeGlobs.length === 0) return undefined;
-  const matchers = typeGlobs.map((glob) => compile(glob));
+  const matchers = typeGlobs.map((glob) => compileOrThrow(glob));
   return (path) => {
     const name = basename(path);
     return matchers.some((matcher) => matcher.matcher(name));
@@ -52,13 +52,28 @@ interface Matcher {
   readonly matcher: (path: string) => boolean;
 }
 
-function compile(glob: string): Matcher {
-  const directoryOnly = glob.endsWith("/");
-  const body = directoryOnly ? glob.slice(0, -1) : glob;
+/** Why a glob of the list cannot be used, or undefined when all compile (checked before the walk). */
+export function globListError(globs: readonly string[]): string | undefined {
+  for (const glob of globs) {
+    const compiled = compileGlob(matchedPart(glob.startsWith("!") ? glob.slice(1) : glob));
+    if (!compiled.ok) return `glob: ${compiled.error}`;
+  }
+  return undefined;
+}
+
+const matchedPart = (glob: string): string =>
+  (glob.endsWith("/") ? glob.slice(0, -1) : glob).replace(/^\//, "");
+
+/** Globs are the model's: matched on RE2 in linear time (R-S12); globListError has vetted them. */
+function compileOrThrow(glob: string): Matcher {
+  const compiled = compileGlob(matchedPart(glob));
+  if (!compiled.ok) throw new Error(compiled.error);
+  const matcher = compiled.glob;
+  const body = glob.endsWith("/") ? glob.slice(0, -1) : glob;
   return {
     onName: !body.includes("/"),
-    directoryOnly,
-    matcher: picomatch(body.replace(/^\//, ""), { dot: true }),
+    directoryOnly: glob.endsWith("/"),
+    matcher: (path) => matcher.matches(path),
   };
 }
 

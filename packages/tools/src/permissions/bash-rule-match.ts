@@ -1,3 +1,4 @@
+import { RE2JS } from "re2js";
 import { analyzeShell, type ShellCommand } from "../shell/analyze-shell.js";
 import { denyName, programName } from "../shell/program-name.js";
 import { displayWord, literalValue, type ShellWord } from "../shell/shell-word.js";
@@ -78,12 +79,11 @@ export function commandMatchesRule(
       });
     }
     case "command-wildcard": {
-      const source = specifier.pattern
-        .split("*")
-        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
-        .join(".*");
+      // RE2, not RegExp: `Bash(*a*a*a*a*a*a*b)` (a project may ship deny rules) over a long model
+      // command would backtrack for ever (R-S12).
+      const source = specifier.pattern.split("*").map(RE2JS.quote).join(".*");
       const text = [name, ...command.words.slice(1).map(displayWord)].join(" ");
-      return new RegExp(`^${source}$`, "s").test(text);
+      return RE2JS.compile(`^${source}$`, RE2JS.DOTALL).test(text);
     }
     default: {
       const unreachable: never = specifier;

@@ -1,7 +1,7 @@
 import { lstatSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
-import picomatch from "picomatch";
-import { globSync } from "tinyglobby";
+import { expandGlobSync } from "../patterns/glob-scope.js";
+import { compileGlob } from "../patterns/linear-glob.js";
 import type { ShellCommand } from "../shell/analyze-shell.js";
 import { gitConfigProblem } from "../shell/git-config-check.js";
 import { programName } from "../shell/program-name.js";
@@ -23,6 +23,8 @@ import { protectedWriteReason, protectedWriteTarget } from "./protected-paths.js
 const HARMLESS_WRITE_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
 /** More files than this from one glob are not checked one by one: the command then needs approval. */
 const MAX_GLOB_MATCHES = 500;
+/** A glob that would look at more entries than this is not expanded: the command then needs approval. */
+const MAX_GLOB_VISITED = 20_000;
 
 /**
  * Where the words of a shell command point on the file system (R-S3, R-S4): relative paths
@@ -182,17 +184,19 @@ export class ShellPaths {
     const cwds = this.possibleCwds();
     if (cwds === undefined) return `the glob ${word.text} expands in a directory only known at run time`;
     const absolute = word.pattern.startsWith("/");
+    const pattern = absolute ? word.pattern.slice(1) : word.pattern;
+    // Matched on RE2, in linear time: the model writes these words (R-S12).
+    const compiled = compileGlob(pattern);
+    if (!compiled.ok) return `the glob ${word.text} cannot be checked (${compiled.error})`;
     const matches = new Set<string>();
     for (const cwd of absolute ? ["/"] : cwds) {
-      const found = globSync(absolute ? word.pattern.slice(1) : word.pattern, {
-        cwd,
-        dot: true,
-        onlyFiles: false,
-        expandDirectories: false,
-        absolute: true,
-        followSymbolicLinks: false,
+      const found = expandGlobSync(cwd, pattern, compiled.glob, {
+        maxVisited: MAX_GLOB_VISITED,
+        maxMatches: MAX_GLOB_MATCHES,
       });
-      for (const path of found) matches.add(absolute ? path : relative(this.context.match.cwd, path) || ".");
+      if (!found.ok) return found.error;
+      for (const path of found.paths)
+        matches.add(absolute ? path : relative(this.context.match.cwd, path) || ".");
       if (matches.size > MAX_GLOB_MATCHES)
         return `the glob ${word.text} matches more than ${MAX_GLOB_MATCHES} files`;
     }
@@ -371,7 +375,10 @@ export class ShellPaths {
         paths.push(...(this.resolveWord({ ...word, value }) ?? []));
       }
     }
-    const matcher = word.kind === "pattern" ? picomatch(word.pattern, { dot: true }) : undefined;
+    const compiled = word.kind === "pattern" ? compileGlob(word.pattern) : undefined;
+    // A glob that cannot be compiled might name anything: it counts as naming the rule's file.
+    const matcher =
+      compiled === undefined ? undefined : (path: string) => !compiled.ok || compiled.glob.matches(path);
     return this.pathDenyRules.find(
       (rule) =>
         paths.some((path) => ruleMatches(rule, access, { file_path: path }, "deny", this.ruleContext)) ||

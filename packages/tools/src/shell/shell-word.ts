@@ -4,7 +4,7 @@ import type { Word, WordPart } from "unbash";
  * One shell word as the permission checks see it (R-S1):
  * - `literal`: bash gives it exactly this value (quotes and escapes removed, nothing expanded);
  * - `pattern`: a glob or brace expansion of static parts, expanded by bash against the file system
- *   (`*.ts`, `{a,b}.md`); `pattern` is the picomatch form;
+ *   (`*.ts`, `{a,b}.md`); `pattern` is the glob form (picomatch syntax, matched by patterns/linear-glob.ts);
  * - `dynamic`: its value is only known when bash runs it (`$X`, `$(…)`, `$((…))`, `~user`).
  * `home` marks an unquoted leading `~/` (or a lone `~`): the value is relative to $HOME.
  */

@@ -181,3 +181,4 @@ export async function waitFor(condition: () => boolean, attempts = 250): Promise
   }
   return condition();
 }
+export { backtrackingRegexEngine } from "./backtracking-regex-engine.js";

@@ -27,7 +27,7 @@ beforeEach(() => {
 });
 
 describe("Glob", () => {
-  it("R-T3: matches with tinyglobby, newest first, respecting .gitignore", async () => {
+  it("R-T3: matches globs, newest first, respecting .gitignore", async () => {
     const text = resultText(await callTool(globTool, { pattern: "**/*.ts" }, ws.context()));
     const r = ws.root;
     expect(text).toBe(

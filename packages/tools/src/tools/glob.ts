@@ -1,8 +1,9 @@
-import { isAbsolute, relative } from "node:path";
-import { escapePath, glob } from "tinyglobby";
+import { isAbsolute, join, relative, sep } from "node:path";
 import { z } from "zod";
-import { findIgnoredDirectories } from "../file-walker.js";
+import { walkFiles } from "../file-walker.js";
 import { GitignoreFilter } from "../gitignore.js";
+import { globScope } from "../patterns/glob-scope.js";
+import { compileGlob } from "../patterns/linear-glob.js";
 import { type DeniedPathsOption, deniedPathFilters } from "../permissions/denied-paths.js";
 import { absolutePath, defineTool, isDirectory, sortNewestFirst, toolError } from "../tool-kit.js";
 import { isInside, resolveInWorkspace } from "../workspace-paths.js";
@@ -37,26 +38,29 @@ export function createGlobTool(options: DeniedPathsOption = {}) {
           return toolError(`The pattern ${pattern} is not under the search directory ${dir}.`);
         pattern = relative(dir, pattern) || ".";
       }
-      // tinyglobby would happily walk "../**" out of the search directory (and the workspace).
+      // "../**" would walk out of the search directory (and the workspace).
       if (pattern.split("/").includes("..")) {
         return toolError('Glob patterns may not contain ".." segments; pass a different path instead.');
       }
 
+      // The model's glob, matched on RE2 in linear time (R-S12).
+      const compiled = compileGlob(pattern);
+      if (!compiled.ok) return toolError(compiled.error);
+      const matcher = compiled.glob;
       const filter = GitignoreFilter.forSearch(dir, context.workspaceRoots);
-      const signal = context.abortController.signal;
-      const prunedDirectories = (await findIgnoredDirectories(dir, filter, signal)).map(
-        (ignored) => `${escapePath(relative(dir, ignored))}/**`,
-      );
-      const found = await glob(pattern, {
-        cwd: dir,
-        absolute: true,
-        dot: true,
-        onlyFiles: true,
-        followSymbolicLinks: false,
-        ignore: ["**/.git/**", ...prunedDirectories],
-        signal,
+      const { base, maxDepth } = globScope(pattern);
+      const start = join(dir, base);
+      const depthBelowStart = (path: string) => relative(start, path).split(sep).length;
+      // Gitignored directories (and .git) are never walked, nor directories deeper than a match can be.
+      const { files: found } = await walkFiles(start, {
+        filter,
+        signal: context.abortController.signal,
+        decide: (path, isDirectory) => {
+          if (isDirectory) return depthBelowStart(path) < maxDepth ? undefined : false;
+          return matcher.matches(relative(dir, path).split(sep).join("/")) ? undefined : false;
+        },
       });
-      // followSymbolicLinks:false does not stop an explicit "link/*": re-check each hit's real path (R-P1).
+      // The walk does not follow symlinks, but an explicit "link/*" starts in one: re-check each hit's real path (R-P1).
       const denied = deniedFor(context.cwd);
       const kept = found.filter(
         (path) =>

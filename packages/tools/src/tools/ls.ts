@@ -1,8 +1,8 @@
 import { readdir } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
-import picomatch from "picomatch";
 import { z } from "zod";
 import { GitignoreFilter } from "../gitignore.js";
+import { compileGlobs } from "../patterns/linear-glob.js";
 import { type DeniedPathsOption, deniedPathFilters } from "../permissions/denied-paths.js";
 import { absolutePath, defineTool, isDirectory, toolError } from "../tool-kit.js";
 import { resolveInWorkspace } from "../workspace-paths.js";
@@ -31,7 +31,10 @@ export function createLsTool(options: DeniedPathsOption = {}) {
       if (!(await isDirectory(root))) return toolError(`${root} is not a directory.`);
 
       const filter = GitignoreFilter.forSearch(root, context.workspaceRoots);
-      const skip = picomatch(input.ignore ?? [], { dot: true, basename: true });
+      // The model's globs, matched in linear time (R-S12).
+      const ignored = compileGlobs(input.ignore ?? [], { basename: true });
+      if (!ignored.ok) return toolError(`ignore: ${ignored.error}`);
+      const skip = (path: string) => ignored.glob.matches(path.split(sep).join("/"));
       const denied = deniedFor(context.cwd);
       const lines: string[] = [`- ${root}${sep}`];
       let entries = 0;

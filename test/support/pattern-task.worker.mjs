@@ -1,0 +1,66 @@
+// Runs the pattern tasks of test/pattern-bounds.test.ts in a worker thread, against the BUILT
+// packages (the worker has no "source" condition), posting each start and result. The test kills
+// the thread when a task does not answer in time: that is the "hang" it asserts on (R-S12).
+import { parentPort, workerData } from "node:worker_threads";
+import {
+  createBuiltinTools,
+  createGrepTool,
+  createJsGrepBackend,
+  createPermissionChecker,
+  globTool,
+  lsTool,
+} from "@forkloop/tools";
+import { backtrackingRegexEngine, callTool, createToolTestContext } from "@forkloop/tools/testing";
+import picomatch from "picomatch";
+
+async function run(task) {
+  switch (task.kind) {
+    case "tool": {
+      const tools = {
+        Grep: createGrepTool({
+          backend: createJsGrepBackend(
+            task.engine === "backtracking" ? { engine: backtrackingRegexEngine } : {},
+          ),
+        }),
+        Glob: globTool,
+        LS: lsTool,
+      };
+      const tool = tools[task.tool];
+      const result = await callTool(tool, task.input, createToolTestContext({ cwd: task.root }));
+      return { isError: result.isError === true, text: String(result.content) };
+    }
+    case "bash-permission": {
+      const check = createPermissionChecker({
+        mode: "default",
+        rules: { allow: [], ask: [], deny: task.deny },
+        tools: createBuiltinTools(),
+        cwd: task.root,
+      });
+      const decision = await check(
+        "Bash",
+        { command: task.command },
+        {
+          signal: new AbortController().signal,
+          toolUseId: "toolu_pattern",
+          agentId: "main",
+        },
+      );
+      return {
+        isError: decision.behavior === "deny",
+        text: `${decision.behavior}: ${decision.message ?? ""}`,
+      };
+    }
+    case "picomatch":
+      return { isError: false, text: String(picomatch(task.glob, { dot: true })(task.path)) };
+    case "regexp":
+      return { isError: false, text: String(new RegExp(task.source, task.flags).test(task.text)) };
+    default:
+      throw new Error(`unknown task ${JSON.stringify(task)}`);
+  }
+}
+
+parentPort.postMessage("ready");
+for (const [index, task] of workerData.entries()) {
+  parentPort.postMessage({ start: index });
+  parentPort.postMessage({ done: index, result: await run(task) });
+}
