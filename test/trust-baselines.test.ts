@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { TEST_SERVER_PATH } from "@forkloop/mcp/testing";
 import type { Options } from "@forkloop/sdk";
 import { type Simulator, startSimulator } from "@forkloop/sim";
-import { createBashTool, createBuiltinTools, createPermissionChecker } from "@forkloop/tools";
+import { createBashTool, createBuiltinTools, createPermissionChecker, grepTool } from "@forkloop/tools";
 import { callTool, createToolTestContext, resultText } from "@forkloop/tools/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runTrustSession, type SessionSeen } from "./support/trust-session.js";
@@ -78,6 +78,20 @@ function succeeded(seen: SessionSeen): void {
 function write(path: string, text: string): void {
   mkdirSync(join(path, ".."), { recursive: true });
   writeFileSync(path, text);
+}
+
+/** 2,000 source files in 40 directories; one in 50 holds the needle (R-S12 baselines). */
+function sourceTree(dir: string): void {
+  for (let module = 0; module < 40; module++) {
+    mkdirSync(join(dir, "src", `m${module}`), { recursive: true });
+    for (let file = 0; file < 50; file++) {
+      const needle = file % 50 === 7 ? "// MARK(needle): handle the edge case\n" : "";
+      writeFileSync(
+        join(dir, "src", `m${module}`, `f${file}.ts`),
+        `export const value = compute(${module}, ${file});\n${needle}export function f${file}() {}\n`,
+      );
+    }
+  }
 }
 
 const BASELINES: readonly Baseline[] = [
@@ -225,6 +239,61 @@ const BASELINES: readonly Baseline[] = [
       const seen = await session(dir, { trustProject: true, settingSources: ["project"] });
       succeeded(seen);
       expect(seen.bodies[0]).toContain('"name":"mcp__baseline__echo"');
+    },
+  },
+  {
+    name: "R-S12: an ordinary regex over a large tree finds what it found before (linear-time engine)",
+    setup: sourceTree,
+    assertion: async (dir) => {
+      const context = createToolTestContext({ cwd: dir });
+      const grep = async (input: Record<string, unknown>) =>
+        resultText(await callTool(grepTool, input, context));
+      expect(await grep({ pattern: "MARK\\(needle\\)" })).toMatch(/^Found 40 files\n/);
+      expect(await grep({ pattern: "\\bf7\\(\\)", output_mode: "count", glob: "src/m1/*.ts" })).toMatch(
+        /f7\.ts:1\n\nFound 1 total matching line across 1 file/,
+      );
+      expect(await grep({ pattern: "(?i)mark\\(\\w+\\)", output_mode: "content", head_limit: 1 })).toMatch(
+        /:2:\/\/ MARK\(needle\): handle the edge case/,
+      );
+      expect(await grep({ pattern: "^export function f\\d+\\(\\) \\{\\}$", glob: "*.{ts,js}" })).toMatch(
+        /^Found 2000 files\n/,
+      );
+    },
+  },
+  {
+    name: "R-S12: ordinary globs in Glob, LS's ignore and a Bash word (auto-approved read of src/m1/*.ts)",
+    setup: sourceTree,
+    assertion: async (dir) => {
+      const tools = createBuiltinTools();
+      const context = createToolTestContext({ cwd: dir });
+      const byName = (name: string) => tools.find((tool) => tool.name === name) as (typeof tools)[number];
+      const glob = resultText(await callTool(byName("Glob"), { pattern: "src/m1/f1*.ts" }, context));
+      expect(glob.split("\n").sort()).toEqual(
+        ["f1", "f10", "f11", "f12", "f13", "f14", "f15", "f16", "f17", "f18", "f19"].map((name) =>
+          join(dir, "src/m1", `${name}.ts`),
+        ),
+      );
+      const ls = resultText(
+        await callTool(byName("LS"), { path: "src", ignore: ["m[1-3]*", "*.ts"] }, context),
+      );
+      expect(ls).toMatch(/- m0\//);
+      expect(ls).not.toMatch(/- m1\/|- m2\/|f0\.ts/);
+      const check = createPermissionChecker({
+        mode: "default",
+        rules: { allow: [], ask: [], deny: ["Read(./.env)"] },
+        tools,
+        cwd: dir,
+      });
+      const decision = await check(
+        "Bash",
+        { command: "head -1 src/m1/*.ts" },
+        {
+          signal: new AbortController().signal,
+          toolUseId: "toolu_baseline",
+          agentId: "main",
+        },
+      );
+      expect(decision.behavior).toBe("allow");
     },
   },
 ];
