@@ -9,6 +9,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "@forkloop/cli/testing";
@@ -155,6 +156,19 @@ describe("R-S8: memory files are read as Read reads a file", () => {
     const seen = await session(c);
     expectSucceeded(seen);
     expectNamedOnce(seen, join(c.project, "CLAUDE.md"), "it is a FIFO");
+  });
+
+  it("R-S13: a socket named AGENTS.md is skipped with one line", async () => {
+    const c = freshCase();
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(join(c.project, "AGENTS.md"), resolve));
+    try {
+      const seen = await session(c);
+      expectSucceeded(seen);
+      expectNamedOnce(seen, join(c.project, "AGENTS.md"), "it is a socket");
+    } finally {
+      server.close();
+    }
   });
 
   it("R-S8: MEMORY.md -> /dev/zero does not exhaust session start", async () => {

@@ -71,12 +71,12 @@ function formatBytes(bytes: number): string {
  */
 async function makeDirectory(dir: string): Promise<void> {
   try {
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     let missing = dir;
     while (dirname(missing) !== missing && !(await exists(dirname(missing)))) missing = dirname(missing);
-    await mkdir(missing); // throws the errno that made the recursive one fail
+    await mkdir(missing, 0o700); // throws the errno that made the recursive one fail
     throw error;
   }
 }

@@ -132,7 +132,8 @@ export type OpenFile = (path: string, flags: "a") => Promise<FileHandle>;
 export async function openLog(
   path: string,
   contents: LogContents,
-  openFile: OpenFile = (file, flags) => open(file, flags),
+  // R-S13: a new journal or results log is the owner's alone.
+  openFile: OpenFile = (file, flags) => open(file, flags, 0o600),
 ): Promise<AppendLog> {
   if (contents.damage) throw new Error(`openLog: ${path} is damaged; repair it first`);
   if (contents.tornTail) await truncate(path, contents.validBytes);

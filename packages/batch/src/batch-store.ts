@@ -86,7 +86,7 @@ export async function createBatch(state: ProjectState, spec: BatchSpec): Promise
   if (existing !== undefined) throw alreadyExists(existing);
   const dir = batchDir(state, spec.id);
   const parent = batchesDir(state);
-  await mkdir(parent, { recursive: true });
+  await mkdir(parent, { recursive: true, mode: 0o700 });
   const staging = await mkdtemp(join(parent, `.staging-${spec.id}-`));
   try {
     await writeDurably(join(staging, "batch.json"), `${JSON.stringify(spec, null, 2)}\n`);

@@ -1,9 +1,12 @@
 import { open, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 
-/** Writes `text` to `path` and fsyncs it before resolving (a short write is continued). */
+/**
+ * Writes `text` to `path` and fsyncs it before resolving (a short write is continued). A new file
+ * is the owner's alone (R-S13: batch state holds prompts, file contents and results).
+ */
 export async function writeDurably(path: string, text: string | Buffer): Promise<void> {
-  const handle = await open(path, "w");
+  const handle = await open(path, "w", 0o600);
   try {
     await handle.writeFile(text);
     await handle.sync();

@@ -22,7 +22,7 @@ export interface WrittenReport {
  * finished items than this report.
  */
 export async function writeReport(dir: string, report: BatchReport): Promise<WrittenReport> {
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
   const previous = join(dir, "results.jsonl");
   const finishedBefore = await finishedItemsIn(previous);
   const finished = report.totals.succeeded + report.totals.failed;

@@ -149,8 +149,9 @@ export class TranscriptWriter {
     this.path = path;
     this.#fsync = options.fsync ?? false;
     this.#write = options.writeSync ?? ((fd, buffer, offset) => writeSync(fd, buffer, offset));
-    mkdirSync(dirname(path), { recursive: true });
-    this.#fd = openSync(path, "a+");
+    // R-S13: transcripts hold file contents: the owner's alone.
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    this.#fd = openSync(path, "a+", 0o600);
     const existing = options.existing ?? readExistingSync(path, () => this.close());
     if (existing.torn) ftruncateSync(this.#fd, existing.validLength);
     this.#fold = existing.fold;
@@ -436,7 +437,7 @@ export async function repairTranscript(
   if (!decoded.damage) return undefined;
   const backupPath = `${path}.damaged-${new Date().toISOString().replace(/[:.]/g, "-")}`;
   const temporary = `${path}.repair-tmp`;
-  const handle = await open(temporary, "w");
+  const handle = await open(temporary, "w", 0o600);
   try {
     await handle.writeFile(bytes.subarray(0, decoded.validLength));
     await handle.sync();

@@ -6,6 +6,7 @@ import {
   type McpServerEntry,
   mcpLimitsFromEnv,
 } from "@forkloop/mcp";
+import { mcpServerEnvironment } from "./mcp-servers.js";
 import { OptionsError } from "./options-error.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -59,7 +60,7 @@ export function mcpServersOnDemand(
     if (connecting === undefined) {
       connecting = connectMcpServers([entry], {
         cwd: options.cwd,
-        env: options.env,
+        env: mcpServerEnvironment(options.env),
         limits: limits.limits,
         resultsDir: options.resultsDir,
         onNotice: (notice) => options.warn(`forkloop: ${describeMcpNotice(notice)}`),

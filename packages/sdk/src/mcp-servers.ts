@@ -23,6 +23,7 @@ import {
   readProjectFile,
   type SettingSource,
   settingsFilePaths,
+  toolEnvironment,
   toolNameMatches,
 } from "@forkloop/tools";
 import type { McpServerConfig } from "./options.js";
@@ -238,6 +239,15 @@ export interface SessionMcp {
 }
 
 /**
+ * What a stdio server starts with (R-S13): the environment Bash gets — no model credentials
+ * (`ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN` …, tools' list) — then the server's own config
+ * `env`, which may name one on purpose (`"env": { "ANTHROPIC_API_KEY": "${ANTHROPIC_API_KEY}" }`).
+ */
+export function mcpServerEnvironment(env: Env): Env {
+  return toolEnvironment(env);
+}
+
+/**
  * Starts the session's servers in parallel (issue 15 item 3): a server that fails is reported on
  * `warn` with its reason and its status is `failed`; the session goes on without it. Results too
  * large to show are saved under `resultsDir`. Tools a bare deny rule names (`mcp__memory`,
@@ -262,7 +272,7 @@ export async function startSessionMcp(
       ? undefined
       : await connectMcpServers(servers.entries, {
           cwd: options.cwd,
-          env: options.env,
+          env: mcpServerEnvironment(options.env),
           limits: limits.limits,
           resultsDir: options.resultsDir,
           onNotice: (notice) => options.warn(`forkloop: ${describeMcpNotice(notice)}`),

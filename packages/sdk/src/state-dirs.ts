@@ -93,8 +93,8 @@ export function batchesDirs(state: ProjectState): string[] {
 export async function ensureWritableDir(dir: string, what: string, fix: string): Promise<void> {
   const probe = join(dir, `.forkloop-write-test-${process.pid}`);
   try {
-    await mkdir(dir, { recursive: true });
-    await writeFile(probe, "");
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await writeFile(probe, "", { mode: 0o600 });
     await rm(probe, { force: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "error";

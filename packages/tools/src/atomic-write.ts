@@ -16,9 +16,13 @@ import { basename, dirname, join } from "node:path";
  * (R-S4): the write is atomic (a crash leaves the old file or the new one, never half of it), and
  * it never changes the inode `path` had — so a hard link from the workspace to an outside file
  * cannot carry a Write or an Edit outside (the other name keeps the old content). The file's
- * permission bits are kept. Throws the fs error (ENOSPC, EACCES …); the target is then unchanged.
+ * permission bits are kept (a new file gets `newFileMode`, default 0o666 less the umask). Throws the fs error (ENOSPC, EACCES …); the target is then unchanged.
  */
-export function writeFileAtomicSync(path: string, data: Uint8Array): void {
+export function writeFileAtomicSync(
+  path: string,
+  data: Uint8Array,
+  options: { newFileMode?: number } = {},
+): void {
   let mode: number | undefined;
   try {
     mode = statSync(path).mode & 0o7777;
@@ -26,7 +30,7 @@ export function writeFileAtomicSync(path: string, data: Uint8Array): void {
     // A new file: the default mode.
   }
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.forkloop-tmp`);
-  const fd = openSync(temporary, "wx", mode ?? 0o666);
+  const fd = openSync(temporary, "wx", mode ?? options.newFileMode ?? 0o666);
   try {
     let offset = 0;
     while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);

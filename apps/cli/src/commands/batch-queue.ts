@@ -258,7 +258,7 @@ async function attachQueued(
       fix: "results.jsonl and the report go there: give a writable --output DIR.",
     });
   }
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
   await saveBatchSpec(dir, spec);
   return { batch: { ...stored.batch, spec }, items: stored.items };
 }

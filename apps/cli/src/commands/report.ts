@@ -83,8 +83,9 @@ async function resolveTarget(what: string, cwd: string, state: ProjectState): Pr
 }
 
 async function writeHtml(path: string, html: string): Promise<string> {
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, html);
+  // The page shows prompts and file contents (R-S13).
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  await writeFile(path, html, { mode: 0o600 });
   return path;
 }
 

@@ -190,7 +190,7 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
       async executorFor(batch, { onEvent, requestSlot }) {
         const mcpTools = await batchMcpTools(batch, mcp, self);
         const transcriptsDir = join(batchDir(state, batch.spec.id), "transcripts");
-        await mkdir(transcriptsDir, { recursive: true });
+        await mkdir(transcriptsDir, { recursive: true, mode: 0o700 });
         const limit = batch.rpm === undefined ? "" : `, at most ${batch.rpm} requests/min on every host`;
         log(`batch ${batch.spec.id}: serving its items (model ${batch.spec.model}${limit})`);
         return createBatchExecutor({

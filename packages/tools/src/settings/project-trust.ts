@@ -57,10 +57,12 @@ export function trustProjectDirectory(
   const file = trustFilePath(home);
   if (!list.projects.includes(project)) {
     try {
-      mkdirSync(join(home, ".forkloop"), { recursive: true });
+      // R-S13: settings forkloop writes are the user's alone.
+      mkdirSync(join(home, ".forkloop"), { recursive: true, mode: 0o700 });
       writeFileAtomicSync(
         file,
         Buffer.from(`${JSON.stringify({ projects: [...list.projects, project] }, null, 2)}\n`),
+        { newFileMode: 0o600 },
       );
     } catch (error) {
       return { ok: false, error: `${file}: cannot write the trust list (${fsErrorCode(error)}).` };
