@@ -141,6 +141,6 @@ export { type BudgetDecision, type BudgetTracker, checkTokenBudget } from "./tok
 export { estimateMessageTokens, estimateTextTokens, tokenCountWithEstimation } from "./token-estimation.js";
 export type { AgentState, TodoItem, Tool, ToolAnnotations, ToolResult, ToolUseContext } from "./tool.js";
 export { annotationTraits, createAgentState } from "./tool.js";
-export { runToolUse, type ToolRunOptions, type ToolRunOutcome } from "./tool-execution.js";
+export { runToolUse, type ToolRunOptions, type ToolRunOutcome, toolResultMessage } from "./tool-execution.js";
 export { TOOL_USE_SUMMARY_QUERY_SOURCE, type ToolUseSummaryEvent } from "./tool-use-summary.js";
 export { sumUsage, usageTotalsOf, ZERO_USAGE_TOTALS } from "./usage-counter.js";

@@ -37,11 +37,18 @@ import type { AgentDefinition } from "./agent-definitions.js";
 import { type AgentPool, createAgentPool } from "./agent-pool.js";
 import { createAgentTool } from "./agent-tool.js";
 import { createFanOutWarmer } from "./fan-out-warmer.js";
+import { parentToolHandler } from "./parent-tool-calls.js";
 import { createPoolCompactRunner, type StartedFork } from "./pool-compact-runner.js";
 import { answerOpenToolUses, resumedState } from "./resumed-history.js";
 import { type AssembledSession, assembleSession } from "./session-assembly.js";
 import { compactionHooks, hookContextMessage, sessionStartContext, submitPrompt } from "./session-hooks.js";
 import { createSkillTool } from "./skill-tool.js";
+import {
+  continuationTask,
+  continuedForkResult,
+  findInterruptedForks,
+  type InterruptedFork,
+} from "./sub-agent-continuation.js";
 import type {
   ModelEndpoint,
   PermissionRules,
@@ -205,8 +212,14 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       ? await readTranscript(transcriptPath)
       : undefined;
   const resumed = resumedFile === undefined ? undefined : resumedState(resumedFile);
-  // Issue 11: a transcript that stopped mid-turn gets results for its open tool calls.
-  const closedToolUses = resumed ? answerOpenToolUses(resumed.messages) : [];
+  // R-R13: Agent calls a crash cut off continue their sub-agents (at the first turn, below)…
+  let interruptedForks = resumed
+    ? await findInterruptedForks(options.sessionsDir, sessionId, resumed.messages)
+    : [];
+  // …and, issue 11, the transcript's other open tool calls get results now.
+  const closedToolUses = resumed
+    ? answerOpenToolUses(resumed.messages, new Set(interruptedForks.map((fork) => fork.toolUseId)))
+    : [];
   let history: Message[] = resumed ? [...resumed.messages, ...closedToolUses] : [];
   let latest: CacheSafeParams | undefined = resumed?.cacheSafeParams;
 
@@ -377,6 +390,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     if (signal?.aborted) onAbort();
     else signal?.addEventListener("abort", onAbort, { once: true });
     hookContext = contextFor(abortController, model, permissionMode);
+    await continueInterruptedForks(permissionMode, abortController);
     const first = sessionStarted === undefined;
     const started = await startSession();
     const verdict = await submitPrompt(options.hooks, { prompt, context: hookContext });
@@ -465,6 +479,50 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     }
   }
 
+  /**
+   * R-R13: the sub-agents a crash cut off go on from their own transcripts (a cache-safe fork of
+   * each one's own prefix) before the session's next turn; their reports answer the Agent calls.
+   */
+  async function continueInterruptedForks(
+    permissionMode: PermissionMode,
+    abortController: AbortController,
+  ): Promise<void> {
+    const forks = interruptedForks;
+    interruptedForks = [];
+    if (forks.length === 0) return;
+    const base = {
+      cwd,
+      workspaceRoots,
+      permissionMode,
+      ...(options.permissionRules === undefined ? {} : { permissionRules: options.permissionRules }),
+      ...(options.bash === undefined ? {} : { bash: options.bash }),
+      ...(options.modelOverrides === undefined ? {} : { modelOverrides: options.modelOverrides }),
+      ...(options.fallbackModels === undefined ? {} : { fallbackModels: options.fallbackModels }),
+    };
+    const results = await Promise.all(
+      forks.map(async (fork) => {
+        const task = continuationTask(fork, base);
+        if (task === undefined) return answerOpenToolUses(history).filter((m) => answersFork(m, fork));
+        const handle = pool.run(task, {
+          ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
+          ...(options.onSubAgentEvent === undefined ? {} : { onEvent: options.onSubAgentEvent }),
+          ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+          callTool: parentToolHandler(baseTools, hookContext, abortController),
+        });
+        const onAbort = () => handle.cancel(String(abortController.signal.reason ?? "interrupted"));
+        abortController.signal.addEventListener("abort", onAbort, { once: true });
+        try {
+          return [continuedForkResult(fork, await handle.result)];
+        } finally {
+          abortController.signal.removeEventListener("abort", onAbort);
+        }
+      }),
+    );
+    const answers = results.flat();
+    transcript.appendMessages(answers);
+    history = [...history, ...answers];
+  }
+
   async function compact(
     instructions?: string,
     compactOptions: { readonly signal?: AbortSignal } = {},
@@ -480,6 +538,8 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     });
     if (history.length === 0) return failure("nothing to compact: the session has no messages yet");
     hookContext = contextFor(new AbortController(), model, options.permissionMode);
+    // R-R13: a compaction needs every call answered; interrupted sub-agents finish first.
+    await continueInterruptedForks(options.permissionMode, hookContext.abortController);
     const first = sessionStarted === undefined;
     const started = await startSession();
     if (first && started.length > 0) {
@@ -534,6 +594,14 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       if (ownsPool) await pool.close();
     },
   };
+}
+
+function answersFork(message: Message, fork: InterruptedFork): boolean {
+  const content = message.type === "user" ? message.message.content : "";
+  return (
+    typeof content !== "string" &&
+    content.some((block) => block.type === "tool_result" && block.tool_use_id === fork.toolUseId)
+  );
 }
 
 /** One-shot: create a session, run one prompt, close. Yields the loop's events. */

@@ -14,7 +14,11 @@ import type { ReadTranscript } from "./transcript.js";
  * be rejected. The last assistant turn's open calls get an error result, as R-L12 does when the
  * loop gives up on a turn; the caller appends these to the transcript too.
  */
-export function answerOpenToolUses(messages: readonly Message[]): UserMessage[] {
+export function answerOpenToolUses(
+  messages: readonly Message[],
+  /** R-R13: calls answered otherwise (an interrupted sub-agent that continues). */
+  except: ReadonlySet<string> = new Set(),
+): UserMessage[] {
   let last = messages.length - 1;
   while (last >= 0 && messages[last]?.type !== "assistant") last--;
   if (last < 0) return [];
@@ -28,7 +32,7 @@ export function answerOpenToolUses(messages: readonly Message[]): UserMessage[] 
       "The session stopped before this tool call finished; it may or may not have run.",
       randomUUID,
     ),
-  ];
+  ].filter((result) => !answers(result, except));
 }
 
 /** What a resumed session starts from (R-R12): the folded history and the latest prefix. */
@@ -37,4 +41,12 @@ export function resumedState(file: ReadTranscript): {
   readonly cacheSafeParams: CacheSafeParams | undefined;
 } {
   return { messages: [...file.fold.messages()], cacheSafeParams: file.fold.cacheSafeParams() };
+}
+
+function answers(message: UserMessage, ids: ReadonlySet<string>): boolean {
+  const content = message.message.content;
+  return (
+    typeof content !== "string" &&
+    content.some((block) => block.type === "tool_result" && ids.has(block.tool_use_id))
+  );
 }

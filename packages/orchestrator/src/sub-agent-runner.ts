@@ -30,7 +30,7 @@ import { toWireError } from "./errors.js";
 import { markPrefixBoundary, toForkHistory } from "./fork-messages.js";
 import { parentSideTool } from "./parent-side-tool.js";
 import { compactionHooks, hookContextMessage, openSession } from "./session-hooks.js";
-import { subAgentPrefix } from "./sub-agent-continuation.js";
+import { subAgentPrefix } from "./sub-agent-prefix.js";
 import {
   type CompactionRecord,
   EMPTY_USAGE,
@@ -229,20 +229,25 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
 
   const transcript =
     task.transcriptPath === undefined ? undefined : new TranscriptWriter(task.transcriptPath);
-  transcript?.append({
-    type: "session_start",
-    sessionId: task.id,
-    agentId: task.id,
-    cwd: task.cwd,
-    model: params.model,
-    querySource: task.querySource,
-    createdAt: new Date().toISOString(),
-    ...(task.parent === undefined ? {} : { parent: task.parent }),
-    limits: contextLimitsFor(modelInfo(params.model)),
-    format: TRANSCRIPT_FORMAT,
-  });
-  // R-R13: the sub-agent's own request prefix, so a resume can continue it as a cache-safe fork.
-  transcript?.appendRequestPrefix(subAgentPrefix(task));
+  // R-R13: a continuation appends to the transcript it continues; its start is there already.
+  if (task.continues !== true) {
+    transcript?.append({
+      type: "session_start",
+      sessionId: task.id,
+      agentId: task.id,
+      cwd: task.cwd,
+      model: params.model,
+      querySource: task.querySource,
+      createdAt: new Date().toISOString(),
+      ...(task.parent === undefined ? {} : { parent: task.parent }),
+      limits: contextLimitsFor(modelInfo(params.model)),
+      format: TRANSCRIPT_FORMAT,
+      toolNames: task.toolNames,
+      ...(task.maxTurns === undefined ? {} : { maxTurns: task.maxTurns }),
+    });
+    // R-R13: the sub-agent's own request prefix, so a resume can continue it as a cache-safe fork.
+    transcript?.appendRequestPrefix(subAgentPrefix(task));
+  }
   const timing =
     transcript === undefined
       ? undefined
@@ -275,13 +280,14 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
     options: { model: params.model, permissionMode: task.permissionMode },
   };
   const context = markPrefixBoundary(params.forkContextMessages);
-  const opened = task.startsSession
-    ? await openSession(io.hooks, {
-        source: "startup",
-        prompt: promptText(task.promptMessages),
-        context: toolUseContext,
-      })
-    : { ok: true as const, before: [], after: [] };
+  const opened =
+    task.startsSession && task.continues !== true
+      ? await openSession(io.hooks, {
+          source: "startup",
+          prompt: promptText(task.promptMessages),
+          context: toolUseContext,
+        })
+      : { ok: true as const, before: [], after: [] };
   if (!opened.ok) {
     io.signal.removeEventListener("abort", onAbort);
     transcript?.close();
@@ -308,7 +314,8 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
     ...prompt,
     ...hookContextMessage(opened.after, prompt.at(-1)),
   ];
-  transcript?.appendMessages(history);
+  // A continuation's context is its own transcript's history: only what closes it is new.
+  transcript?.appendMessages(task.continues === true ? prompt : history);
   let cost = 0;
   let turns = 0;
   let terminal: Terminal | undefined;

@@ -94,6 +94,12 @@ export interface SubAgentTask {
   readonly startsSession?: boolean;
   /** R-C5 session memory of this sub-agent (its own notes file); off when undefined. */
   readonly sessionMemory?: AgentSessionMemory;
+  /**
+   * R-R13: this task continues an interrupted sub-agent — `cacheSafeParams` is its own prefix
+   * with its own history (read from `transcriptPath`), `promptMessages` the results that close its
+   * open tool calls; it appends to that transcript and fires no session hooks.
+   */
+  readonly continues?: boolean;
   /** Links the sub-agent's transcript to the session that forked it. */
   readonly parent?: { readonly sessionId: string; readonly agentId: string; readonly toolUseId?: string };
   /**

@@ -48,6 +48,9 @@ export type TranscriptRecord =
       readonly limits?: ContextLimits;
       /** R-R12: the record format (`TRANSCRIPT_FORMAT`); absent = 1. */
       readonly format?: number;
+      /** R-R13: a sub-agent's usable tools and turn limit, so a resume can continue it as it was. */
+      readonly toolNames?: readonly string[];
+      readonly maxTurns?: number;
     }
   | { readonly type: "message"; readonly message: Message }
   /** The whole history replaced at once (after a compaction): loaders restart from these. */
