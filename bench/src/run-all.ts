@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: runs every `*.bench.js` beside this file (or those named on the command line,
  * e.g. `npm run bench -- sim loop`), prints a Markdown table and writes
- * `bench/results/latest.json` and `bench/results/latest.md`.
+ * `bench/results/latest.json` and `bench/results/latest.md`, and each bench's own figures to
+ * `bench/results/<bench>.json` and `.md` (a partial run updates only the benches it ran).
  */
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -21,6 +22,14 @@ const files = readdirSync(here)
   .filter((name) => only.length === 0 || only.includes(name.replace(/\.bench\.js$/, "")))
   .sort();
 
+/** One bench's figures in a file of its own, so each can be read (and committed) alone. */
+function writeBenchResult(bench: string, own: readonly BenchResult[]): void {
+  mkdirSync(resultsDir, { recursive: true });
+  const meta = { date: new Date().toISOString(), node: process.version, bench };
+  writeFileSync(join(resultsDir, `${bench}.json`), `${JSON.stringify({ ...meta, results: own }, null, 2)}\n`);
+  writeFileSync(join(resultsDir, `${bench}.md`), `${toMarkdown(own)}\n`);
+}
+
 const results: BenchResult[] = [];
 const failures: { bench: string; error: string }[] = [];
 for (const file of files) {
@@ -28,7 +37,9 @@ for (const file of files) {
   process.stderr.write(`bench ${file} … `);
   try {
     const module = (await import(pathToFileURL(join(here, file)).href)) as BenchModule;
-    results.push(...(await module.run()));
+    const own = await module.run();
+    results.push(...own);
+    writeBenchResult(file.replace(/\.bench\.js$/, ""), own);
     process.stderr.write(`done in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
   } catch (error) {
     // One broken benchmark must not hide the figures of the others.

@@ -29,7 +29,7 @@ export {
 export { type ForkOptions, fork } from "./fork.js";
 export { buildForkDirective, FORK_PLACEHOLDER_RESULT, toForkHistory } from "./fork-messages.js";
 export { type ForkToolOptions, forkToolResult } from "./fork-tool-support.js";
-export { type GitStatus, readGitStatus } from "./git-status.js";
+export { type GitSnapshot, type GitStatus, readGitSnapshot, readGitStatus } from "./git-status.js";
 export {
   createSession,
   type MainSession,
