@@ -14,6 +14,7 @@ import { toolNameMatches } from "@forkloop/tools";
 import { type AgentPool, responseStarted } from "./agent-pool.js";
 import type { FanOutWarmer } from "./fan-out-warmer.js";
 import { parentToolAnnotations, parentToolHandler } from "./parent-tool-calls.js";
+import type { PermissionModeCell } from "./permission-mode-cell.js";
 import { buildSubAgentTask } from "./sub-agent-task.js";
 import { selectSubAgentTools } from "./sub-agent-tool-selection.js";
 import type {
@@ -31,6 +32,11 @@ export interface ForkToolOptions {
   readonly getCacheSafeParams: () => CacheSafeParams | undefined;
   /** Sub-agents inherit the parent's mode unless set. */
   readonly permissionMode?: PermissionMode;
+  /**
+   * The session's live mode (R-S14): sub-agents that inherit the mode read it at each call, so
+   * `setPermissionMode` during a turn reaches those already running.
+   */
+  readonly permissionModeCell?: PermissionModeCell;
   readonly permissionRules?: PermissionRules;
   /** The parent's Bash sandbox and settings `env`: a sub-agent's Bash runs as the parent's does (R-S6). */
   readonly bash?: SubAgentBashOptions;
@@ -134,6 +140,9 @@ export async function runForkForTool(
     ...(fork.description === undefined ? {} : { description: fork.description }),
     toolNames,
     permissionMode: options.permissionMode ?? context.options.permissionMode,
+    ...(options.permissionMode !== undefined || options.permissionModeCell === undefined
+      ? {}
+      : { permissionModeCell: options.permissionModeCell }),
     permissionRules: options.permissionRules,
     toolAnnotations: parentToolAnnotations(parentTools, cacheSafeParams),
     bash: options.bash,

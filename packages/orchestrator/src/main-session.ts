@@ -38,6 +38,7 @@ import { type AgentPool, createAgentPool } from "./agent-pool.js";
 import { createAgentTool } from "./agent-tool.js";
 import { createFanOutWarmer } from "./fan-out-warmer.js";
 import { parentToolHandler } from "./parent-tool-calls.js";
+import { createPermissionModeCell, writePermissionMode } from "./permission-mode-cell.js";
 import { createPoolCompactRunner, type StartedFork } from "./pool-compact-runner.js";
 import { answerOpenToolUses, resumedState } from "./resumed-history.js";
 import { type AssembledSession, assembleSession } from "./session-assembly.js";
@@ -172,6 +173,11 @@ export interface MainSession {
   /** One user turn through query(); the generator returns the Terminal (R-L1). */
   run(prompt: string, options?: SessionRunOptions): AsyncGenerator<LoopEvent, Terminal>;
   /**
+   * Switches the mode of the sub-agents that inherit it, those already running included (R-S14);
+   * the main agent's own checks are the caller's `canUseTool`. The next `run` sets it again.
+   */
+  setPermissionMode(mode: PermissionMode): void;
+  /**
    * Manual compaction (`/compact [instructions]`): one compact request as a cache-safe fork of
    * the latest turn (R-F3), no model turn. On success the history is the summary (+ the newest
    * messages) and the transcript records it, so a resume continues from the summary.
@@ -239,8 +245,11 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     ...(options.home === undefined ? {} : { home: options.home }),
     ...(options.agents === undefined ? {} : { agents: options.agents }),
   });
+  // Sub-agents read the mode at each call (R-S14); each turn writes its own, setPermissionMode a switch.
+  const permissionModeCell = createPermissionModeCell(options.permissionMode);
   const forkOptions = {
     getCacheSafeParams: () => latest,
+    permissionModeCell,
     // The session's own tools that workers do not have (MCP tools…) run here for sub-agents.
     parentTools: baseTools,
     // No permissionMode: a fork takes the mode of the turn that started it (a turn may change it).
@@ -385,6 +394,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     const abortController = new AbortController();
     const model = runOptions.model ?? options.model;
     const permissionMode = runOptions.permissionMode ?? options.permissionMode;
+    writePermissionMode(permissionModeCell, permissionMode);
     const signal = runOptions.signal;
     const onAbort = () => abortController.abort(signal?.reason);
     if (signal?.aborted) onAbort();
@@ -588,6 +598,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     cacheSafeParams: () => latest,
     history: () => history,
     run,
+    setPermissionMode: (mode) => writePermissionMode(permissionModeCell, mode),
     compact,
     async close() {
       transcript.close();

@@ -12,6 +12,7 @@ import {
   type LoopEvent,
   type LoopHooks,
   type Message,
+  type PermissionMode,
   type QueuedCommand,
   query,
   type RetryOptions,
@@ -29,6 +30,7 @@ import { createAgentContextPipeline, meteredCompactRunner } from "./agent-contex
 import { toWireError } from "./errors.js";
 import { markPrefixBoundary, toForkHistory } from "./fork-messages.js";
 import { parentSideTool } from "./parent-side-tool.js";
+import { readPermissionMode } from "./permission-mode-cell.js";
 import { compactionHooks, hookContextMessage, openSession } from "./session-hooks.js";
 import { subAgentPrefix } from "./sub-agent-prefix.js";
 import {
@@ -192,16 +194,27 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
     });
   }
   const allowed = new Set(task.toolNames);
-  let checker: CanUseTool;
+  // One checker per mode met: the mode is read at each call (R-S14), so a switch reaches a running sub-agent.
+  const checkers = new Map<PermissionMode, CanUseTool>();
+  const checkerFor = (mode: PermissionMode): CanUseTool => {
+    let checker = checkers.get(mode);
+    if (checker === undefined) {
+      checker = createPermissionChecker({
+        mode,
+        rules: task.permissionRules ?? { allow: [], ask: [], deny: [] },
+        cwd: task.cwd,
+        workspaceRoots: task.workspaceRoots,
+        tools,
+        ...(io.askParent === undefined ? {} : { askCaller: io.askParent }),
+      });
+      checkers.set(mode, checker);
+    }
+    return checker;
+  };
+  const currentMode = (): PermissionMode =>
+    task.permissionModeCell === undefined ? task.permissionMode : readPermissionMode(task.permissionModeCell);
   try {
-    checker = createPermissionChecker({
-      mode: task.permissionMode,
-      rules: task.permissionRules ?? { allow: [], ask: [], deny: [] },
-      cwd: task.cwd,
-      workspaceRoots: task.workspaceRoots,
-      tools,
-      ...(io.askParent === undefined ? {} : { askCaller: io.askParent }),
-    });
+    checkerFor(currentMode());
   } catch (error) {
     // A malformed permission rule is bad input, not a crash: the caller gets a clear failure.
     const message = error instanceof Error ? error.message : String(error);
@@ -224,7 +237,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
         message: `${toolName} is not available to this sub-agent; its tools are: ${[...allowed].join(", ") || "none"}`,
       };
     }
-    return checker(toolName, input, options);
+    return checkerFor(currentMode())(toolName, input, options);
   };
 
   const transcript =

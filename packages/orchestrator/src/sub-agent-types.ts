@@ -75,6 +75,11 @@ export interface SubAgentTask {
    */
   readonly toolAnnotations?: Readonly<Record<string, ToolAnnotations>>;
   readonly permissionMode: PermissionMode;
+  /**
+   * The session's live mode (R-S14): when set, every permission check reads it at call time and
+   * `permissionMode` is only its value at fork time. Set for sub-agents that inherit the mode.
+   */
+  readonly permissionModeCell?: SharedArrayBuffer;
   readonly permissionRules?: PermissionRules;
   /** Default: no sandbox, no settings `env`. */
   readonly bash?: SubAgentBashOptions;

@@ -360,7 +360,6 @@ class QueryRun implements Query {
       cwd: resolved.cwd,
       ...(this.#options.canUseTool === undefined ? {} : { ask: askCaller(this.#options.canUseTool) }),
     });
-    this.#setMode = permissions.setMode;
     const removed = removedForkTools(resolved.rules.deny);
     const session: MainSession = await createSession({
       endpoint: runtime.source.endpoint,
@@ -412,6 +411,11 @@ class QueryRun implements Query {
       ...outputConfigOf(this.#options),
       ...resolved.loop,
     });
+    // R-S14: the main agent's checks and every sub-agent that inherits the mode, running ones included.
+    this.#setMode = (mode) => {
+      permissions.setMode(mode);
+      session.setPermissionMode(mode);
+    };
     // R-S8: project files the session did not read, each named once with the reason.
     for (const line of session.assembled.refused) this.#warn(line);
     if (session.droppedTornRecord) {
