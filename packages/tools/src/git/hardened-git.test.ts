@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -101,13 +101,56 @@ describe("forkloop's own git (R-S7)", () => {
   it("R-S7: a git that hangs is killed at the timeout, and forkloop's git directory is removed", async () => {
     const repo = join(workspace.root, "repo");
     repository(repo);
-    gitShim("exec sleep 60");
+    const log = gitShim("exec sleep 60");
     const found = findGitRepository(repo);
     if (found === undefined) throw new Error("no repository found");
-    const before = readdirSync(tmpdir()).filter((name) => name.startsWith("forkloop-git-")).length;
     const status = await withHardenedGit(found, (git) => git(["status"], repo), { timeoutMs: 300 });
     expect(status).toBeNull();
-    expect(readdirSync(tmpdir()).filter((name) => name.startsWith("forkloop-git-")).length).toBe(before);
+    const used = [...readFileSync(log, "utf8").matchAll(/^GIT_DIR=(.*forkloop-git-[^/\n]*)/gm)].map(
+      (m) => m[1],
+    );
+    expect(used.length).toBeGreaterThan(0);
+    for (const dir of used) expect(existsSync(dir as string)).toBe(false);
+  });
+
+  it("R-S7: what shapes the output is kept — the repository's display keys (core.filemode …) and a SHA-256 object format", async () => {
+    const repo = join(workspace.root, "repo");
+    mkdirSync(repo);
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], {
+        cwd: repo,
+        env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+      }).toString();
+    git("init", "-q", "--object-format=sha256", "-b", "main");
+    writeFileSync(join(repo, "run.sh"), "echo\n");
+    git("add", "run.sh");
+    git("commit", "-q", "-m", "first");
+    chmodSync(join(repo, "run.sh"), 0o755);
+    git("config", "core.filemode", "false");
+    git("config", "status.showUntrackedFiles", "no");
+    writeFileSync(join(repo, "untracked.txt"), "x\n");
+    const found = findGitRepository(repo);
+    if (found === undefined) throw new Error("no repository found");
+    const [status, log] =
+      (await withHardenedGit(found, (run) =>
+        Promise.all([run(["status", "--short"], repo), run(["log", "--oneline", "-n", "1"], repo)]),
+      )) ?? [];
+    // Plain git agrees: no mode change, no untracked file.
+    expect(git("status", "--short")).toBe("");
+    expect(status).toBe("");
+    expect(log).toMatch(/^[0-9a-f]{7,} first\n$/);
+  });
+
+  it("R-S7: a FIFO planted as the index gives no status at once, instead of a git that hangs", async () => {
+    const repo = join(workspace.root, "repo");
+    repository(repo);
+    rmSync(join(repo, ".git", "index"));
+    execFileSync("mkfifo", [join(repo, ".git", "index")]);
+    const found = findGitRepository(repo);
+    if (found === undefined) throw new Error("no repository found");
+    const log = gitShim('exec /usr/bin/git "$@"');
+    expect(await withHardenedGit(found, (git) => git(["status"], repo))).toBeUndefined();
+    expect(readFileSync(log, "utf8")).not.toContain("ARGS --no-pager --no-optional-locks status");
   });
 
   it("R-S7: the repository and its branch are found by reading files, gitfiles and worktrees included", () => {

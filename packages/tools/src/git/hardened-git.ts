@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { toolEnvironment } from "../tool-environment.js";
@@ -95,7 +95,7 @@ export async function withHardenedGit<T>(
     const copied = await copiedConfig(repo, shadow, base, timeoutMs);
     writeFileSync(join(shadow, "HEAD"), head);
     writeFileSync(join(shadow, "config"), shadowConfig(copied.objectFormat));
-    linkData(repo, shadow);
+    if (!linkData(repo, shadow)) return undefined;
     const env = withCommandLineConfig({ ...base, GIT_DIR: shadow, GIT_WORK_TREE: repo.workTree }, [
       ...copied.entries,
       ...CONTROLS,
@@ -108,8 +108,11 @@ export async function withHardenedGit<T>(
   }
 }
 
-/** HEAD is written, not linked (git reads a linked HEAD as a legacy symlink ref); the rest is data. */
-function linkData(repo: GitRepository, shadow: string): void {
+/**
+ * HEAD is written, not linked (git reads a linked HEAD as a legacy symlink ref); the rest is data.
+ * False when one of them is not what git writes (a FIFO or device as `index` would hang git).
+ */
+function linkData(repo: GitRepository, shadow: string): boolean {
   const links: [name: string, target: string][] = [
     ["objects", join(repo.commonDir, "objects")],
     ["refs", join(repo.commonDir, "refs")],
@@ -121,13 +124,19 @@ function linkData(repo: GitRepository, shadow: string): void {
   for (const name of safeReaddir(repo.gitDir)) {
     if (/^sharedindex\.[0-9a-f]+$/.test(name)) links.push([name, join(repo.gitDir, name)]);
   }
-  for (const [name, target] of links) if (existsSync(target)) symlinkSync(target, join(shadow, name));
+  for (const [name, target] of links) {
+    const kind = kindOf(target);
+    if (kind === "missing") continue;
+    if (kind !== (name === "objects" || name === "refs" ? "directory" : "file")) return false;
+    symlinkSync(target, join(shadow, name));
+  }
   // What the repository ignores locally, without `info/attributes` (which can name a filter driver).
   const exclude = join(repo.commonDir, "info", "exclude");
-  if (existsSync(exclude)) {
+  if (kindOf(exclude) === "file") {
     mkdirSync(join(shadow, "info"));
     symlinkSync(exclude, join(shadow, "info", "exclude"));
   }
+  return true;
 }
 
 function shadowConfig(objectFormat: string | undefined): string {
@@ -209,6 +218,15 @@ function runGit(
     child.stdin?.on("error", () => {});
     child.stdin?.end(stdin ?? "");
   });
+}
+
+function kindOf(path: string): "file" | "directory" | "other" | "missing" {
+  try {
+    const stats = statSync(path);
+    return stats.isFile() ? "file" : stats.isDirectory() ? "directory" : "other";
+  } catch {
+    return "missing";
+  }
 }
 
 function safeReaddir(dir: string): string[] {
