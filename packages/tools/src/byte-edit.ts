@@ -40,6 +40,7 @@ export function replaceInBytes(bytes: Buffer, request: Replacement, why: string,
   return { ok: true, bytes: Buffer.from(replaced.updated, "latin1"), replaced };
 }
 
-function isAscii(text: string): boolean {
-  return /^[\x00-\x7f]*$/.test(text);
+/** Every UTF-16 unit below 0x80 exactly when UTF-8 needs one byte per unit. */
+export function isAscii(text: string): boolean {
+  return Buffer.byteLength(text, "utf8") === text.length;
 }

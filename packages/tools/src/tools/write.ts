@@ -2,6 +2,7 @@ import { mkdir, readFile, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { z } from "zod";
 import { writeFileAtomicSync } from "../atomic-write.js";
+import { isAscii } from "../byte-edit.js";
 import {
   decodeTextFile,
   encodeTextFile,
@@ -59,7 +60,7 @@ export const writeTool = defineTool({
         decoded.ok &&
         decoded.undecodable &&
         decoded.format.encoding === "utf8" &&
-        !/^[\x00-\x7f]*$/.test(input.content)
+        !isAscii(input.content)
       ) {
         return toolError(
           `${path} is ${decoded.undecodable.reason}. Write would store the new content as UTF-8, changing the file's encoding: write ASCII only, or convert the file to UTF-8 first (e.g. \`iconv -f latin1 -t utf-8\`) and then Write it.`,
