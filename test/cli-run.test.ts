@@ -2,7 +2,7 @@ import { access, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { streamJsonLineSchema } from "@forkloop/cli";
-import { runCli, startCli, startSimProcess, waitForOutput } from "@forkloop/cli/testing";
+import { runCliInProcess as runCli, startCli, startSimInProcess, waitForOutput } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let dir: string;
@@ -162,7 +162,7 @@ describe("forkloop run (headless) on the embedded simulator", () => {
         fallback: { content: [{ type: "text", text: "finished (scripted by the simulator)" }] },
       }),
     );
-    const sim = await startSimProcess(dir, ["--scenario", scenario]);
+    const sim = await startSimInProcess(dir, ["--scenario", scenario]);
     try {
       const denied = await runCli(["run", "write it", "--output-format", "json"], { cwd: dir, env: sim.env });
       expect(denied.code, denied.stderr).toBe(0);
@@ -267,7 +267,7 @@ describe("forkloop run (headless) on the embedded simulator", () => {
         fallback: { content: [{ type: "text", text: "parent done (scripted)" }] },
       }),
     );
-    const sim = await startSimProcess(dir, ["--scenario", scenario]);
+    const sim = await startSimInProcess(dir, ["--scenario", scenario]);
     try {
       const result = await runCli(["run", "delegate", "--output-format", "stream-json"], {
         cwd: dir,
