@@ -1,7 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { access, mkdir, mkdtemp, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { batchesDir, batchesDirs, checkId, type ProjectState } from "@forkloop/sdk";
+import {
+  batchesDir,
+  batchesDirs,
+  checkId,
+  isInCheckout,
+  isInsideProject,
+  isOwnState,
+  notOwnStateError,
+  type ProjectState,
+  recordOwnState,
+} from "@forkloop/sdk";
 import { OptionsError } from "@forkloop/sdk/errors";
 import { z } from "zod";
 import {
@@ -83,7 +93,8 @@ export async function createBatch(state: ProjectState, spec: BatchSpec): Promise
       `batch ${spec.id} already exists in ${where}; resume it with --resume ${spec.id} or pick another --id.`,
     );
   const existing = await findBatchDir(state, spec.id);
-  if (existing !== undefined) throw alreadyExists(existing);
+  if (existing.dir !== undefined || existing.shipped !== undefined)
+    throw alreadyExists((existing.dir ?? existing.shipped) as string);
   const dir = batchDir(state, spec.id);
   const parent = batchesDir(state);
   await mkdir(parent, { recursive: true, mode: 0o700 });
@@ -98,22 +109,31 @@ export async function createBatch(state: ProjectState, spec: BatchSpec): Promise
     throw error;
   }
   await syncDirectory(parent);
+  recordOwnState(state, dir);
   return dir;
 }
 
-/** The directory of an existing batch: where new ones go first, then `<cwd>/.forkloop/batches` from before. */
-async function findBatchDir(state: ProjectState, id: string): Promise<string | undefined> {
+/**
+ * The directory of an existing batch: where new ones go first, then `<cwd>/.forkloop/batches` from
+ * before — there only when the user's own record says forkloop made it (R-S11, owned-state.ts);
+ * one a checkout shipped is `shipped`.
+ */
+async function findBatchDir(
+  state: ProjectState,
+  id: string,
+): Promise<{ readonly dir?: string; readonly shipped?: string }> {
+  let shipped: string | undefined;
   for (const dir of batchesDirs(state)) {
     const candidate = join(dir, checkId("batch", id));
-    if (
-      await access(join(candidate, "batch.json")).then(
-        () => true,
-        () => false,
-      )
-    )
-      return candidate;
+    const found = await access(join(candidate, "batch.json")).then(
+      () => true,
+      () => false,
+    );
+    if (!found) continue;
+    if (isOwnState(state, candidate)) return { dir: candidate };
+    shipped ??= candidate;
   }
-  return undefined;
+  return shipped === undefined ? {} : { shipped };
 }
 
 /** Rewrites `batch.json` (`--output` on a resume): a crash leaves the old spec or the new one. */
@@ -122,7 +142,9 @@ export function saveBatchSpec(dir: string, spec: BatchSpec): Promise<void> {
 }
 
 export async function loadBatch(state: ProjectState, id: string): Promise<{ spec: BatchSpec; dir: string }> {
-  const dir = await findBatchDir(state, id);
+  const { dir, shipped } = await findBatchDir(state, id);
+  if (shipped !== undefined && dir === undefined)
+    throw notOwnStateError(state, `batch ${id}`, shipped, batchesDir(state));
   if (dir === undefined) {
     throw new OptionsError(
       `no batch "${id}" in ${batchesDirs(state).join(" or ")}. Check the id (and --cwd, --state-dir); \`forkloop batch list\` lists them.`,
@@ -143,7 +165,9 @@ export async function loadBatch(state: ProjectState, id: string): Promise<{ spec
   }
   const parsed = batchSpecSchema.safeParse(json);
   if (!parsed.success) throw damaged(`not a batch spec: ${parsed.error.issues[0]?.message ?? "invalid"}`);
-  return { spec: followBatchDir(parsed.data, dir), dir };
+  const spec = followBatchDir(parsed.data, dir);
+  if (isInCheckout(state, dir)) refuseLoosening(state, spec, path);
+  return { spec, dir };
 }
 
 /**
@@ -156,4 +180,25 @@ export function followBatchDir(spec: BatchSpec, dir: string): BatchSpec {
   const output = resolve(spec.outputDir);
   const wasDefault = basename(output) === spec.id && basename(dirname(output)) === "batches";
   return wasDefault && output !== resolve(dir) ? { ...spec, outputDir: dir } : spec;
+}
+
+/**
+ * R-S11: even a batch of the user's own that lives in the checkout is not resumed with what a
+ * file there can widen — a stored bypassPermissions, a working directory or report directory
+ * outside the checkout (the checkout's files may have changed since; a `git pull` can rewrite it).
+ */
+function refuseLoosening(state: ProjectState, spec: BatchSpec, path: string): void {
+  const outside = (where: string) => !isInsideProject(state, where);
+  const problem =
+    spec.permissionMode === "bypassPermissions"
+      ? "its stored permission mode is bypassPermissions"
+      : outside(spec.cwd)
+        ? `its working directory ${spec.cwd} is outside the checkout ${state.projectRoot}`
+        : outside(spec.outputDir)
+          ? `its report directory ${spec.outputDir} is outside the checkout ${state.projectRoot}`
+          : undefined;
+  if (problem === undefined) return;
+  throw new OptionsError(
+    `${path} is inside the checkout and ${problem}; state found in a checkout is never resumed with that (a repository can ship or rewrite it). Start the batch again with the flags you want.`,
+  );
 }

@@ -83,6 +83,14 @@ export type {
   UserPromptSubmitHookInput,
 } from "./options.js";
 export { HOOK_EVENTS } from "./options.js";
+export {
+  isInCheckout,
+  isInsideProject,
+  isOwnState,
+  notOwnStateError,
+  ownStateRecord,
+  recordOwnState,
+} from "./owned-state.js";
 export { type McpServerStatus, type ModelInfo, type Query, query, type SlashCommand } from "./query.js";
 export { bashToolOptions, refuseDisabledBypass } from "./query-options.js";
 export { resolveSandbox } from "./sandbox.js";

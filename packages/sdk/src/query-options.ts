@@ -2,12 +2,14 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type PermissionMode, resolveModelAlias, type Tool } from "@forkloop/loop-core";
 import type { AgentDefinition as ForkloopAgentDefinition, SubAgentBashOptions } from "@forkloop/orchestrator";
+import { sessionTranscriptPath } from "@forkloop/orchestrator";
 import { createBuiltinTools, PERMISSION_MODES, SETTING_SOURCES, type Settings } from "@forkloop/tools";
 import { type LoopChoices, resolveLoopChoices } from "./loop-choices.js";
 import { type ResolvedMcpServers, resolveMcpServers } from "./mcp-servers.js";
 import { withSettingsRetryEnv } from "./model-retry.js";
 import { HOOK_EVENTS, KNOWN_OPTIONS, type Options } from "./options.js";
 import { OptionsError } from "./options-error.js";
+import { recordOwnState } from "./owned-state.js";
 import { resolveSandbox } from "./sandbox.js";
 import { listSessionsIn, newSessionId, savedSession } from "./session-helpers.js";
 import { loadRunSettings, mergeRules } from "./settings.js";
@@ -234,7 +236,11 @@ async function chooseSession(
   if (resumeId === undefined && options.continue === true) {
     resumeId = (await listSessionsIn(state))[0]?.sessionId;
   }
-  if (resumeId === undefined) return { sessionId: newSessionId(), start: "startup", dir: sessionsDir(state) };
+  if (resumeId === undefined) {
+    const sessionId = newSessionId();
+    recordOwnState(state, sessionTranscriptPath(sessionsDir(state), sessionId));
+    return { sessionId, start: "startup", dir: sessionsDir(state) };
+  }
   const saved = savedSession(state, resumeId);
   // A fork is a new session: it is written where new sessions go, wherever the original lives.
   if (options.forkSession === true) return { sessionId: resumeId, start: "fork", dir: sessionsDir(state) };

@@ -12,6 +12,7 @@ import {
 import { processCommand } from "./lock-owner.js";
 import type { SDKAssistantMessage, SDKUserMessage } from "./messages.js";
 import { OptionsError } from "./options-error.js";
+import { isOwnState, notOwnStateError, recordOwnState } from "./owned-state.js";
 import { acquireOwnerLock, type HeldLock } from "./owner-lock.js";
 import { checkId, type ProjectState, projectState, sessionsDir, sessionsDirs } from "./state-dirs.js";
 
@@ -57,16 +58,24 @@ export async function listSessions(
 /** `listSessions` in a resolved project state, newest first. */
 export async function listSessionsIn(state: ProjectState): Promise<SessionSummary[]> {
   const summaries = (await Promise.all(sessionsDirs(state).map((dir) => listTranscripts(dir)))).flat();
-  return summaries.sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt));
+  // R-S11: a session a checkout shipped is never listed, so `run -c` cannot continue it.
+  return summaries
+    .filter((summary) => isOwnState(state, summary.path))
+    .sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt));
 }
 
 /** Where a saved session's transcript is; an unknown or malformed id is an OptionsError. */
 export function savedSession(state: ProjectState, sessionId: string): { path: string; sessionsDir: string } {
   checkId("session", sessionId);
+  let shipped: string | undefined;
   for (const dir of sessionsDirs(state)) {
     const path = sessionTranscriptPath(dir, sessionId);
-    if (existsSync(path)) return { path, sessionsDir: dir };
+    if (!existsSync(path)) continue;
+    if (isOwnState(state, path)) return { path, sessionsDir: dir };
+    shipped ??= path;
   }
+  if (shipped !== undefined)
+    throw notOwnStateError(state, `session "${sessionId}"`, shipped, sessionsDir(state));
   throw new OptionsError(
     `no session "${sessionId}" in ${sessionsDirs(state).join(" or ")}. List them with \`forkloop sessions list\` (or listSessions()).`,
   );
@@ -158,7 +167,9 @@ export async function forkSessionIn(
     messages = messages.slice(0, index + 1);
   }
   const forkedId = newSessionId();
-  const writer = new TranscriptWriter(sessionTranscriptPath(sessionsDir(state), forkedId));
+  const forkedPath = sessionTranscriptPath(sessionsDir(state), forkedId);
+  recordOwnState(state, forkedPath);
+  const writer = new TranscriptWriter(forkedPath);
   try {
     writer.append({
       type: "session_start",

@@ -17,6 +17,8 @@ export interface ProjectState {
   readonly dir: string;
   /** Searched after `dir` for existing state, never written anew: `<cwd>/.forkloop`, where it used to live. */
   readonly legacyDirs: readonly string[];
+  /** The user's forkloop directory (`FORKLOOP_HOME`, else `~/.forkloop`): its record of state made in a checkout (owned-state.ts). */
+  readonly userDir: string;
 }
 
 export interface ProjectStateOptions {
@@ -36,14 +38,15 @@ export function projectState(options: ProjectStateOptions): ProjectState {
   const cwd = resolve(options.cwd);
   const real = existsSync(cwd) ? realpathSync(cwd) : cwd;
   const projectRoot = gitRoot(real);
+  const userDir = resolve(options.env.FORKLOOP_HOME || join(options.env.HOME || homedir(), ".forkloop"));
   if (options.stateDir !== undefined) {
-    return { projectRoot, dir: resolve(cwd, options.stateDir), legacyDirs: [] };
+    return { projectRoot, dir: resolve(cwd, options.stateDir), legacyDirs: [], userDir };
   }
-  const home = options.env.FORKLOOP_HOME || join(options.env.HOME || homedir(), ".forkloop");
   return {
     projectRoot,
-    dir: join(resolve(home), "projects", projectKey(projectRoot)),
+    dir: join(userDir, "projects", projectKey(projectRoot)),
     legacyDirs: [join(cwd, ".forkloop")],
+    userDir,
   };
 }
 

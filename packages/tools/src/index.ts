@@ -61,4 +61,4 @@ export { readTool } from "./tools/read.js";
 export { todoWriteTool } from "./tools/todo-write.js";
 export { writeTool } from "./tools/write.js";
 export type { ResolvedPath, WorkspaceLocation } from "./workspace-paths.js";
-export { resolveInWorkspace } from "./workspace-paths.js";
+export { isInside, realpathAllowingMissing, resolveInWorkspace } from "./workspace-paths.js";

@@ -52,7 +52,8 @@ ${LOOP_FLAGS_USAGE}
   --output DIR          where results.jsonl and the report go (default: the batch's state directory)
   --cwd DIR             the project to work in (default: the current directory)
   --state-dir DIR       keep the batch state there (default $FORKLOOP_HOME/projects/<project>/,
-                        FORKLOOP_HOME defaulting to ~/.forkloop; batches in <cwd>/.forkloop are found too)
+                        FORKLOOP_HOME defaulting to ~/.forkloop; batches in <cwd>/.forkloop are
+                        used only when forkloop made them)
   --no-warm             start the whole first wave at once (no cache warming; for comparisons)
   --queue URL           distribute the batch over Redis (redis://HOST:PORT[/DB]): \`forkloop worker
                         --queue URL\` processes on any host run the items; this one shows progress

@@ -48,7 +48,7 @@ $FORKLOOP_HOME/projects/<project>/sessions/ (FORKLOOP_HOME defaults to ~/.forklo
   --trust-project         use this project's own settings as they are for this run (allow rules,
                           hooks, env, a wider mode); without it, or \`forkloop trust\`, they only narrow
   --cwd DIR               the project to work in (default: the current directory)
-  --state-dir DIR         keep the session there instead (sessions in <cwd>/.forkloop are found too)
+  --state-dir DIR         keep the session there instead (<cwd>/.forkloop only when forkloop made them)
   --budget TOKENS         a token budget for the turn, e.g. +500k (R-L14)
 ${LOOP_FLAGS_USAGE}
   -r, --resume SESSION    continue a saved session with this prompt

@@ -13,7 +13,7 @@ export const SESSIONS_USAGE = `Usage: forkloop sessions list [--cwd DIR] [--stat
 
 Sessions are the transcripts of \`forkloop run\`, kept per project (the git root, else the
 directory) in $FORKLOOP_HOME/projects/<project>/sessions/ (FORKLOOP_HOME defaults to
-~/.forkloop); sessions left in <cwd>/.forkloop/sessions/ are listed too.
+~/.forkloop); sessions in <cwd>/.forkloop/sessions/ are listed when forkloop made them.
   list    newest first: id, date, model, turns, terminal reason, first prompt
   show    the whole conversation of one session
   --cwd DIR   the project whose sessions to read (default: the current directory)
