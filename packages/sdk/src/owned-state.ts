@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { isInside, realpathAllowingMissing } from "@forkloop/tools";
 import { OptionsError } from "./options-error.js";
