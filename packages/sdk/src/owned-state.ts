@@ -1,5 +1,5 @@
-import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { appendFileSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { isInside, realpathAllowingMissing } from "@forkloop/tools";
 import { OptionsError } from "./options-error.js";
 import type { ProjectState } from "./state-dirs.js";
@@ -30,20 +30,32 @@ export function isInCheckout(state: ProjectState, path: string): boolean {
   return isInsideProject(state, path) && !isInside(realOf(path), realOf(state.userDir));
 }
 
-/** Notes a session or batch forkloop has just created, when it lies in the checkout. */
+interface OwnStateEntry {
+  readonly path: string;
+  /** The created entry's identity when it existed at the time (a batch directory): it survives a move. */
+  readonly dev?: number;
+  readonly ino?: number;
+}
+
+/**
+ * Notes a session or batch forkloop has just created, when it lies in the checkout: its real path,
+ * and its device and inode when it exists already (a batch directory), so the user's own batch is
+ * still recognised after its state directory is moved (R-R12); a copy has an inode of its own.
+ */
 export function recordOwnState(state: ProjectState, path: string): void {
   if (!isInCheckout(state, path)) return;
   const record = ownStateRecord(state);
+  const identity = identityOf(path);
+  const entry: OwnStateEntry = { path: realOf(path), ...(identity === undefined ? {} : identity) };
   mkdirSync(dirname(record), { recursive: true, mode: 0o700 });
-  appendFileSync(record, `${JSON.stringify({ path: realOf(path), at: new Date().toISOString() })}\n`, {
-    mode: 0o600,
-  });
+  appendFileSync(record, `${JSON.stringify({ ...entry, at: new Date().toISOString() })}\n`, { mode: 0o600 });
 }
 
-/** Whether the user may use the state at `path` (see above). */
+/** Whether the user may use the state at `path` (see above): recorded by path, or by identity under the same name. */
 export function isOwnState(state: ProjectState, path: string): boolean {
   if (!isInCheckout(state, path)) return true;
   const wanted = realOf(path);
+  const identity = identityOf(path);
   let text: string;
   try {
     text = readFileSync(ownStateRecord(state), "utf8");
@@ -51,12 +63,30 @@ export function isOwnState(state: ProjectState, path: string): boolean {
     return false;
   }
   return text.split("\n").some((line) => {
+    let entry: Partial<OwnStateEntry>;
     try {
-      return (JSON.parse(line) as { path?: unknown }).path === wanted;
+      entry = JSON.parse(line) as Partial<OwnStateEntry>;
     } catch {
       return false;
     }
+    if (entry.path === wanted) return true;
+    return (
+      identity !== undefined &&
+      entry.dev === identity.dev &&
+      entry.ino === identity.ino &&
+      typeof entry.path === "string" &&
+      basename(entry.path) === basename(wanted)
+    );
   });
+}
+
+function identityOf(path: string): { dev: number; ino: number } | undefined {
+  try {
+    const stats = statSync(path);
+    return { dev: stats.dev, ino: stats.ino };
+  } catch {
+    return undefined;
+  }
 }
 
 /** The refusal for state a checkout may have shipped: what, why, and how to use it if it is the user's. */
