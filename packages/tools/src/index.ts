@@ -35,8 +35,14 @@ export {
   INSTRUCTION_FILE_MAX_BYTES,
   readProjectFile,
 } from "./project-files/read-project-file.js";
-export type { BubblewrapProbe, SandboxMode, SandboxPolicy } from "./sandbox/bubblewrap.js";
-export { findBubblewrap, probeBubblewrap, SANDBOX_MODES } from "./sandbox/bubblewrap.js";
+export type { BubblewrapProbe, SandboxMode, SandboxPlan, SandboxPolicy } from "./sandbox/bubblewrap.js";
+export {
+  findBubblewrap,
+  probeBubblewrap,
+  SANDBOX_MODES,
+  SANDBOX_PROCESS_LIMIT,
+  sandboxArgs,
+} from "./sandbox/bubblewrap.js";
 export type { LoadSettingsOptions, LoadSettingsResult, SettingSource } from "./settings/load-settings.js";
 export { loadSettings, SETTING_SOURCES, settingsFilePaths } from "./settings/load-settings.js";
 export { isProjectTrusted, trustFilePath, trustProjectDirectory } from "./settings/project-trust.js";
