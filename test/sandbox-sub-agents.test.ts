@@ -2,7 +2,8 @@
  * Issue 10 item 7 / R-S6 through the BUILT CLI on a real bwrap: batch items and Agent sub-agents
  * run in worker threads that build their own Bash tool; it must run in bubblewrap as the main
  * agent's does (and get the settings' `env`, not the model credentials). Each sandboxed run has a
- * `--sandbox off` control that does write outside, so the tests can fail.
+ * `--sandbox off` control that does write outside (and into the project's .forkloop/, R-S9), so
+ * the tests can fail.
  */
 import {
   existsSync,
@@ -57,6 +58,8 @@ function payload(outside: string): string {
   return [
     "touch inside.txt",
     `touch '${outside}/escaped.txt'`,
+    // R-S9: what a later session would load stays read-only inside the sandbox.
+    "touch .forkloop/planted.json",
     'printf "env=%s key=%s\\n" "$SETTINGS_ENV" "$ANTHROPIC_API_KEY" | tee env.txt',
   ].join("; ");
 }
@@ -113,6 +116,7 @@ describe("issue 10 item 7 / R-S6: Bash in worker threads runs in the sandbox", (
       expect(readFileSync(join(root, "env.txt"), "utf8")).toBe("env=from-settings key=\n");
       // … and only unsandboxed could it write outside.
       expect(existsSync(join(outside, "escaped.txt")), `sandbox ${sandbox}`).toBe(sandbox === "off");
+      expect(existsSync(join(root, ".forkloop/planted.json")), `sandbox ${sandbox}`).toBe(sandbox === "off");
     }
   }, 120_000);
 
@@ -174,6 +178,7 @@ describe("issue 10 item 7 / R-S6: Bash in worker threads runs in the sandbox", (
       expect(existsSync(join(root, "inside.txt"))).toBe(true);
       expect(readFileSync(join(root, "env.txt"), "utf8")).toBe("env=from-settings key=\n");
       expect(existsSync(join(outside, "escaped.txt")), `sandbox ${sandbox}`).toBe(sandbox === "off");
+      expect(existsSync(join(root, ".forkloop/planted.json")), `sandbox ${sandbox}`).toBe(sandbox === "off");
     }
   }, 120_000);
 });
