@@ -37,6 +37,12 @@ export function gitExecutionPoints(context: {
   const gitDirs = new Set<string>();
   const points: ExecutionPoint[] = [];
   const env = context.env ?? process.env;
+  // Each config file is read once per call, however many repositories and keys ask for it.
+  const texts = new Map<string, string | undefined>();
+  const read = (path: string): string | undefined => {
+    if (!texts.has(path)) texts.set(path, readSmall(path));
+    return texts.get(path);
+  };
   const globalConfigs = [
     "/etc/gitconfig",
     join(env.XDG_CONFIG_HOME || join(context.home, ".config"), "git", "config"),
@@ -62,9 +68,9 @@ export function gitExecutionPoints(context: {
       kind: "file",
       what: "git config",
     });
-    const includes = includedFiles(local, context.home);
+    const includes = includedFiles(local, context.home, read);
     points.push(...includes.map((path) => ({ path, kind: "file" as const, what: "git config (included)" })));
-    const hooksPath = lastHooksPath([...globalConfigs, ...local, ...includes]);
+    const hooksPath = lastHooksPath([...globalConfigs, ...local, ...includes], read);
     if (hooksPath !== undefined) {
       const path = hooksPath.startsWith("~/")
         ? join(context.home, hooksPath.slice(2))
@@ -75,7 +81,7 @@ export function gitExecutionPoints(context: {
       gitDirs.add(module);
       points.push(...gitDirPoints(module));
       const moduleConfig = join(module, "config");
-      const moduleHooks = lastHooksPath([moduleConfig]);
+      const moduleHooks = lastHooksPath([moduleConfig], read);
       if (moduleHooks !== undefined && isAbsolute(moduleHooks))
         points.push({
           path: moduleHooks,
@@ -96,10 +102,13 @@ function gitDirPoints(gitDir: string): ExecutionPoint[] {
 }
 
 /** `core.hooksPath` as the last of these files sets it. */
-function lastHooksPath(files: readonly string[]): string | undefined {
+function lastHooksPath(
+  files: readonly string[],
+  read: (path: string) => string | undefined,
+): string | undefined {
   let value: string | undefined;
   for (const file of files) {
-    const text = readSmall(file);
+    const text = read(file);
     if (text === undefined) continue;
     value = lastGitConfigValue(gitConfigEntries(text), "core.hooksPath") ?? value;
   }
@@ -107,13 +116,17 @@ function lastHooksPath(files: readonly string[]): string | undefined {
 }
 
 /** The files the repository's config includes, followed a few levels. */
-function includedFiles(configs: readonly string[], home: string): string[] {
+function includedFiles(
+  configs: readonly string[],
+  home: string,
+  read: (path: string) => string | undefined,
+): string[] {
   const found: string[] = [];
   let level = [...configs];
   for (let depth = 0; depth < MAX_INCLUDE_DEPTH && level.length > 0; depth++) {
     const next: string[] = [];
     for (const config of level) {
-      const text = readSmall(config);
+      const text = read(config);
       if (text === undefined) continue;
       for (const include of gitConfigIncludes(gitConfigEntries(text))) {
         const path = include.startsWith("~/")
