@@ -155,6 +155,8 @@ const messageSchema = z.strictObject({
   role: z.enum(["user", "assistant", "system"]),
   content: z.union([z.string(), z.array(contentBlockSchema)]),
   output_config: messageOutputConfig.optional(),
+  /** How long a system message's text is shown (SDK 1.14's BetaSystemMessageParam; beta). */
+  clear_at: z.enum(["next_user_message", "never"]).nullish(),
 });
 
 /** A custom tool (`type` absent or "custom"); versioned tools are checked in validate-tools.ts. */

@@ -8,6 +8,14 @@ import type { CountTokensRequest, MessagesRequest } from "./request-schema.js";
  *   effort and which levels; "requests using max on other models return an error")
  * - per-message effort: https://platform.claude.com/docs/en/build-with-claude/effort-per-message
  *   (an effort-only `role: "system"` message, beta `mid-conversation-output-config-2026-07-01`)
+ *   Claude Code 2.1.333 sends the same per-turn effort under the beta name
+ *   `per-turn-control-2026-07-01`, on a system message that may carry content too (SDK 1.14's
+ *   BetaSystemMessageParam: "An empty `{}` is accepted on a message that carries content; a
+ *   message with neither content nor output_config fields is rejected"); no page names that beta,
+ *   so accepting it as the same feature is UNCONFIRMED
+ * - `clear_at` on a system message (BetaSystemMessageParam), beta
+ *   `mid-conversation-system-clear-at-2026-08-21` (the SDK's beta list; which beta gates it is
+ *   UNCONFIRMED)
  * - mid-conversation system messages:
  *   https://platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages
  *   (Opus 4.8 and later; right after a user turn or an assistant turn that ends in server tool
@@ -20,6 +28,9 @@ import type { CountTokensRequest, MessagesRequest } from "./request-schema.js";
  * the API's style (`<path>: <reason>`).
  */
 export const PER_MESSAGE_EFFORT_BETA = "mid-conversation-output-config-2026-07-01";
+/** Claude Code's name for the same per-turn effort (its `per_message_effort` beta). */
+export const PER_TURN_CONTROL_BETA = "per-turn-control-2026-07-01";
+export const SYSTEM_CLEAR_AT_BETA = "mid-conversation-system-clear-at-2026-08-21";
 export const DISPLAY_UPDATES_BETA = "thinking-display-updates-2026-08-18";
 
 export function checkModelRules(
@@ -42,9 +53,14 @@ export function checkSystemMessages(
 ): ApiError | null {
   const messages = body.messages;
   for (const [m, message] of messages.entries()) {
+    if (message.clear_at != null && (message.role !== "system" || !betas.includes(SYSTEM_CLEAR_AT_BETA)))
+      return invalidRequest(`messages.${m}.clear_at: Extra inputs are not permitted`);
     if (message.output_config !== undefined) {
-      if (message.role !== "system" || !betas.includes(PER_MESSAGE_EFFORT_BETA))
+      const perTurn = betas.includes(PER_MESSAGE_EFFORT_BETA) || betas.includes(PER_TURN_CONTROL_BETA);
+      if (message.role !== "system" || !perTurn)
         return invalidRequest(`messages.${m}.output_config: Extra inputs are not permitted`);
+      if (message.content.length === 0 && message.output_config.effort == null)
+        return invalidRequest(`messages.${m}: a system message must have content or an output_config field`);
       const error = checkEffort(
         message.output_config.effort ?? undefined,
         `messages.${m}.output_config.effort`,
@@ -70,7 +86,10 @@ export function checkSystemMessages(
   return null;
 }
 
-/** An effort-only system message: empty content with `output_config` (no placement rules). */
+/**
+ * An effort-only system message: empty content with `output_config` (no placement rules). One
+ * with content too is a mid-conversation system message and follows their placement rules.
+ */
 function isEffortOnly(message: CountTokensRequest["messages"][number]): boolean {
   return message.role === "system" && message.content.length === 0 && message.output_config !== undefined;
 }
