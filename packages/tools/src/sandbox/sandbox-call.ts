@@ -5,6 +5,7 @@ import { isInside, realpathAllowingMissing } from "../workspace-paths.js";
 import { type SandboxPlan, type SandboxPolicy, sandboxArgs } from "./bubblewrap.js";
 import { type ExecutionPoint, settingsExecutionPoints } from "./execution-points.js";
 import { hostSocketPaths } from "./host-sockets.js";
+import { watchNewRepositories } from "./new-repositories.js";
 import { unixSocketFilter } from "./unix-socket-filter.js";
 
 /** What runs one command in the sandbox, and what to check once the sandbox is gone. */
@@ -62,6 +63,7 @@ export function prepareSandboxCall(
   ];
   const guard = guardPoints(points, roots);
   if (typeof guard === "string") return guard;
+  const newRepositories = watchNewRepositories([...new Set([cwd, ...roots])]);
   const network = policy.network === true;
   const filter = network ? unixSocketFilter() : undefined;
   if (network && filter === undefined) {
@@ -88,7 +90,7 @@ export function prepareSandboxCall(
   return {
     launcher: [bwrap, ...args],
     inputs: filter === undefined ? [] : [filter],
-    settle: () => settleWatched(guard.watched),
+    settle: () => [...settleWatched(guard.watched), ...newRepositories()],
   };
 }
 

@@ -118,6 +118,26 @@ describe("R-S9: git inside the sandbox (real bwrap, real git)", () => {
     expect(readFileSync(join(wt, ".git"), "utf8")).toBe("gitdir: /tmp/evil\n");
   });
 
+  it("R-S9: a repository the command makes where there was none keeps a plain `git init`, but one made with a hook or a program-running key is moved aside; unsandboxed it stays (control)", async () => {
+    const plain = join(ws.root, "plain");
+    const planted = join(ws.root, "planted");
+    for (const dir of [plain, planted]) mkdirSync(dir);
+    const { sandboxed } = tools(join(ws.root, "home"));
+    expect(await run(sandboxed, "git init -q && echo made", plain)).toBe("made");
+    expect(existsSync(join(plain, ".git/HEAD"))).toBe(true);
+    const attack =
+      "git init -q && printf '#!/bin/sh\\ntouch pwned\\n' > .git/hooks/post-commit && chmod +x .git/hooks/post-commit";
+    const output = await run(sandboxed, attack, planted);
+    expect(output).toMatch(
+      /made a git repository at .*planted whose hooks directory holds post-commit.*moved to .*\.git\.forkloop-blocked-/,
+    );
+    expect(existsSync(join(planted, ".git"))).toBe(false);
+    const offDir = join(ws.root, "off");
+    mkdirSync(offDir);
+    await run(createBashTool({ home: join(ws.root, "home") }), attack, offDir);
+    expect(existsSync(join(offDir, ".git/hooks/post-commit"))).toBe(true);
+  });
+
   it("R-S9: a submodule's git directory under .git/modules keeps its hooks and config read-only; control", async () => {
     const repo = repository(join(ws.root, "repo"));
     mkdirSync(join(repo, ".git/modules"));
