@@ -1,0 +1,22 @@
+import type { Script } from "../support/script.js";
+
+export function scriptOf(programCase: ProgramCase): Script {
+  return typeof programCase.script === "function" ? programCase.script() : programCase.script;
+}
+
+/** A corpus program's harness side: what it proves, its scripted model, its working files. */
+export interface ProgramCase {
+  /** One line: what the program exercises (the test title). */
+  what: string;
+  /** The scripted model; a factory when it keeps state (each side's run gets its own). */
+  script: Script | (() => Script);
+  /** Files written into the program's working directory before it starts. */
+  files?: Readonly<Record<string, string>>;
+  /**
+   * Texts the program puts into a system prompt (`systemPrompt`, its `append`, an agent's
+   * `prompt`): for each role, whether its system prompt holds each of them is compared.
+   */
+  systemTexts?: readonly string[];
+  /** Default 150 s (see run-program.ts). */
+  timeoutMs?: number;
+}

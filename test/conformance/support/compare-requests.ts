@@ -1,0 +1,120 @@
+import type { RequestRecord } from "@forkloop/sim";
+import { type RequestBody, systemText, userText } from "./conversation-text.js";
+import { type Difference, deepEqual, show } from "./differences.js";
+import { roleName, roleOf } from "./request-roles.js";
+
+/** Body fields compared as parameters (the rest — messages, system, tools — have their own rules). */
+const NOT_PARAMS = new Set(["messages", "system", "tools", "stream", "metadata"]);
+
+export interface RequestSide {
+  records: readonly RequestRecord[];
+  /** The side's normaliser for text (its run's paths and ids). */
+  text: (value: string) => string;
+}
+
+/**
+ * The requests of two runs, matched by role (main, each sub-agent task, side calls), never by
+ * position. For each role: whether both sides sent it, how many requests, and the first
+ * request's parameters (as sent), tool names (built-in and MCP apart), first user message (its
+ * own text) and which of the program's own texts its system prompt holds. A request the
+ * simulator refused without being asked to (a validation error) is reported as refused.
+ */
+export function compareRequests(
+  peer: RequestSide,
+  forkloop: RequestSide,
+  options: { tasks: readonly string[]; systemTexts: readonly string[] },
+): Difference[] {
+  const out: Difference[] = [];
+  const peerRoles = byRole(peer.records, options.tasks, out, "peer");
+  const forkloopRoles = byRole(forkloop.records, options.tasks, out, "forkloop");
+  for (const role of new Set([...peerRoles.keys(), ...forkloopRoles.keys()])) {
+    const a = peerRoles.get(role) ?? [];
+    const b = forkloopRoles.get(role) ?? [];
+    if (a.length === 0 || b.length === 0) {
+      out.push({
+        code: `request.${a.length === 0 ? "extra" : "missing"} ${role}`,
+        detail: `peer: ${a.length} requests, forkloop: ${b.length}`,
+      });
+      continue;
+    }
+    if (a.length !== b.length)
+      out.push({ code: `request.count ${role}`, detail: `peer: ${a.length}, forkloop: ${b.length}` });
+    compareFirst(role, a[0] as RequestBody, b[0] as RequestBody, peer, forkloop, options.systemTexts, out);
+  }
+  return out;
+}
+
+function byRole(
+  records: readonly RequestRecord[],
+  tasks: readonly string[],
+  out: Difference[],
+  side: string,
+): Map<string, RequestBody[]> {
+  const roles = new Map<string, RequestBody[]>();
+  for (const record of records) {
+    if (record.path !== "/v1/messages") continue;
+    const body = JSON.parse(record.rawBody) as RequestBody;
+    const role = roleName(roleOf(body, tasks));
+    if (record.status >= 400 && record.fault === null) {
+      out.push({
+        code: `request.refused-by-simulator ${side} ${role}`,
+        detail: record.error?.message ?? `status ${record.status}`,
+      });
+      continue;
+    }
+    roles.set(role, [...(roles.get(role) ?? []), body]);
+  }
+  return roles;
+}
+
+function compareFirst(
+  role: string,
+  a: RequestBody,
+  b: RequestBody,
+  peer: RequestSide,
+  forkloop: RequestSide,
+  systemTexts: readonly string[],
+  out: Difference[],
+): void {
+  const params = new Set([...Object.keys(a), ...Object.keys(b)].filter((key) => !NOT_PARAMS.has(key)));
+  for (const key of params) {
+    const x = (a as unknown as Record<string, unknown>)[key];
+    const y = (b as unknown as Record<string, unknown>)[key];
+    if (!deepEqual(x, y))
+      out.push({ code: `request.param ${role}.${key}`, detail: `peer: ${show(x)}\nforkloop: ${show(y)}` });
+  }
+  const tools = (body: RequestBody) => (body.tools ?? []).map((tool) => tool.name);
+  for (const [kind, pick] of [
+    ["builtin", (name: string) => !name.startsWith("mcp__")],
+    ["mcp", (name: string) => name.startsWith("mcp__")],
+  ] as const) {
+    const x = tools(a).filter(pick);
+    const y = tools(b).filter(pick);
+    const onlyPeer = x.filter((name) => !y.includes(name));
+    const onlyForkloop = y.filter((name) => !x.includes(name));
+    if (onlyPeer.length || onlyForkloop.length) {
+      out.push({
+        code: `request.tools.${kind} ${role}`,
+        detail: `only peer: ${onlyPeer.join(", ") || "-"}\nonly forkloop: ${onlyForkloop.join(", ") || "-"}`,
+      });
+    }
+  }
+  const first = (body: RequestBody, side: RequestSide) => {
+    const message = body.messages.find((m) => m.role === "user");
+    return message ? side.text(userText(message.content)) : "";
+  };
+  const x = first(a, peer);
+  const y = first(b, forkloop);
+  if (x !== y)
+    out.push({ code: `request.first-user-text ${role}`, detail: `peer: ${show(x)}\nforkloop: ${show(y)}` });
+  for (const text of systemTexts) {
+    const inPeer = systemText(a).includes(text);
+    const inForkloop = systemText(b).includes(text);
+    if (inPeer !== inForkloop) {
+      out.push({
+        code: `request.system-text ${role}`,
+        detail: `${show(text)} is in the system prompt of ${inPeer ? "the peer" : "forkloop"} only`,
+      });
+    }
+  }
+}
