@@ -217,7 +217,7 @@ describe("forkloop run (headless) on the embedded simulator", () => {
     expect(replay.stdout).toMatch(/user \(meta\): .*Token budget/);
   });
 
-  it("settings hooks run in the loop: a PreToolUse hook that stops → hook_stopped and exit code 5", async () => {
+  it("settings hooks run in the loop: a PreToolUse hook that stops → hook_stopped and exit code 5; the result is Claude Code's (success, is_error false, empty)", async () => {
     const project = await mkdtemp(join(dir, "hooked-"));
     await writeFile(join(project, "notes.md"), "# Notes\n");
     await mkdir(join(project, ".forkloop"));
@@ -238,7 +238,12 @@ describe("forkloop run (headless) on the embedded simulator", () => {
     );
     const result = await runCli(["run", "Summarize notes.md", "--output-format", "json"], { cwd: project });
     expect(result.code, result.stderr).toBe(5);
-    expect(parseLines(result.stdout)[0]).toMatchObject({ is_error: true, terminal_reason: "hook_stopped" });
+    expect(parseLines(result.stdout)[0]).toMatchObject({
+      subtype: "success",
+      is_error: false,
+      result: "",
+      terminal_reason: "hook_stopped",
+    });
   });
 
   it("R-F1: the main agent's Agent tool forks a sub-agent into the worker pool; the parent gets one tool_result", async () => {

@@ -61,6 +61,13 @@ const init = z.strictObject({
   ...EXTENSIONS.init,
 });
 
+/** A sub-agent's lines say whose they are, as the Agent SDK's do. */
+const subAgentFields = {
+  agent_id: z.string().min(1).optional(),
+  subagent_type: z.string().min(1).optional(),
+  task_description: z.string().optional(),
+};
+
 const assistant = z.strictObject({
   type: z.literal("assistant"),
   ...common,
@@ -68,6 +75,8 @@ const assistant = z.strictObject({
   parent_tool_use_id: z.string().nullable(),
   /** The response's request-id; a sub-agent's lines (rebuilt from its events) have none. */
   request_id: z.string().min(1).optional(),
+  timestamp: z.iso.datetime(),
+  ...subAgentFields,
 });
 
 const toolResultBlock = z.strictObject({
@@ -90,6 +99,7 @@ const user = z.strictObject({
   isSynthetic: z.boolean().optional(),
   tool_use_result: z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
   timestamp: z.iso.datetime(),
+  ...subAgentFields,
 });
 
 const streamEvent = z.strictObject({

@@ -81,6 +81,7 @@ function agentToolAt(
         name: "Agent",
         querySource: `agent:${definition.name}`,
         description: input.description,
+        prompt: input.prompt,
         directive: `${definition.prompt}\n\nYour task (${input.description}):\n${input.prompt}`,
         ...(definition.tools === undefined ? {} : { toolNames: definition.tools }),
         ...(definition.disallowedTools === undefined ? {} : { disallowedTools: definition.disallowedTools }),

@@ -91,6 +91,8 @@ export async function runForkForTool(
     readonly name: string;
     readonly querySource: string;
     readonly description?: string;
+    /** The task as the tool call gave it (shown as the sub-agent's first message). */
+    readonly prompt?: string;
     readonly directive: string;
     /** Exact names and MCP server forms (`mcp__server`, `mcp__server__*`). */
     readonly toolNames?: readonly string[];
@@ -138,6 +140,7 @@ export async function runForkForTool(
     directive: fork.directive,
     querySource: fork.querySource,
     ...(fork.description === undefined ? {} : { description: fork.description }),
+    ...(fork.prompt === undefined ? {} : { prompt: fork.prompt }),
     toolNames,
     permissionMode: options.permissionMode ?? context.options.permissionMode,
     ...(options.permissionMode !== undefined || options.permissionModeCell === undefined

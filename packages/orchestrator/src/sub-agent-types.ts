@@ -63,6 +63,8 @@ export interface SubAgentTask {
   readonly querySource: string;
   /** What the fork is for, in a few words (the Agent tool's `description` input). */
   readonly description?: string;
+  /** The task as the tool call gave it (the Agent tool's `prompt` input), for the parent's view. */
+  readonly prompt?: string;
   readonly maxTurns?: number;
   /** Changing it can change the thinking budget, which breaks the message cache (R-F3, README). */
   readonly maxOutputTokens?: number;

@@ -13,7 +13,6 @@ export interface AgentSdkOnlyOptions {
   enableFileCheckpointing?: boolean;
   executable?: "bun" | "deno" | "node";
   executableArgs?: string[];
-  extraArgs?: Record<string, string | null>;
   pathToClaudeCodeExecutable?: string;
   permissionPromptToolName?: string;
   persistSession?: boolean;

@@ -26,6 +26,8 @@ export function createHeadlessPermissions(options: {
 }): {
   canUseTool: CanUseTool;
   denials(): PermissionDenialRecord[];
+  /** Records a denial decided elsewhere (a PreToolUse hook's deny), as the Agent SDK lists it. */
+  recordDenial(toolName: string, toolUseId: string, input: Record<string, unknown>): void;
   /** Switches the mode for the calls checked from now on (`Query.setPermissionMode`). */
   setMode(mode: PermissionMode): void;
 } {
@@ -56,6 +58,7 @@ export function createHeadlessPermissions(options: {
   return {
     canUseTool,
     denials: () => [...denials],
+    recordDenial: record,
     setMode: (mode) => {
       checker = checkerFor(mode);
     },

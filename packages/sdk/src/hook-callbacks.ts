@@ -21,6 +21,12 @@ export interface HookSession {
   readonly agentType: (agentId: string) => string | undefined;
   /** Non-blocking hook failures, one line each. */
   readonly onError: (line: string) => void;
+  /**
+   * Resolves once the message holding a tool call has reached the program: the main loop's
+   * PreToolUse waits for it, as the Agent SDK calls the hook after yielding that message.
+   * Default: at once.
+   */
+  readonly toolUseYielded?: (toolUseId: string) => Promise<void>;
 }
 
 type Matchers = Partial<Record<HookEvent, HookCallbackMatcher[]>>;
@@ -54,6 +60,10 @@ export class HookCallbacks {
     toolUseId: string | undefined,
     signal?: AbortSignal,
   ): Promise<HookJSONOutput[]> {
+    if (!this.has(event)) return [];
+    // The messages yielded before this hook reach a program waiting in next() first (in
+    // microtasks): the program sees them before the hook, as in the Agent SDK.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     const runs: Promise<HookJSONOutput | undefined>[] = [];
     for (const matcher of this.#matchers[event] ?? []) {
       if (!matches(matcher.matcher, subject)) continue;
@@ -112,6 +122,9 @@ export class HookCallbacks {
     if (this.has("PreToolUse")) {
       hooks.preToolUse = [
         async ({ toolName, toolInput, toolUseId, context }): Promise<PreToolUseOutcome> => {
+          // The main loop's hook follows the message holding the call; a sub-agent's comes before
+          // its message (the Agent SDK yields a sub-agent's messages as its transcript grows).
+          if (context.agentId === "main") await this.#session.toolUseYielded?.(toolUseId);
           const outputs = await this.fire(
             "PreToolUse",
             toolName,
@@ -207,6 +220,26 @@ export class HookCallbacks {
     }
     return hooks;
   }
+}
+
+/**
+ * The loop's PreToolUse hooks (settings files' and callbacks'), each deny also recorded: the
+ * Agent SDK lists a call a hook denied in `result.permission_denials`, as one a rule denied. The
+ * loop stops asking hooks at the first deny, so a call is recorded once.
+ */
+export function recordingHookDenials(
+  hooks: LoopHooks,
+  record: (toolName: string, toolUseId: string, input: Record<string, unknown>) => void,
+): LoopHooks {
+  if (hooks.preToolUse === undefined) return hooks;
+  return {
+    ...hooks,
+    preToolUse: hooks.preToolUse.map((hook) => async (input) => {
+      const outcome = await hook(input);
+      if (outcome.decision === "deny") record(input.toolName, input.toolUseId, input.toolInput);
+      return outcome;
+    }),
+  };
 }
 
 /** PreToolUse answers merged: deny beats ask beats allow (the Agent SDK's precedence). */

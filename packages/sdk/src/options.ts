@@ -234,6 +234,11 @@ export interface Options extends AgentSdkOnlyOptions {
   toolUseSummaryModel?: string;
   /** forkloop (R-C2): the API clears old tool results (context editing) instead of the client. */
   contextEditing?: boolean;
+  /**
+   * Claude Code CLI flags (without `--`; `null` for a flag without a value), read as the options
+   * they stand for (`extra-args.ts`); a flag forkloop does not support is an error naming it.
+   */
+  extraArgs?: Record<string, string | null>;
 }
 
 /** Every option `query()` reads; anything else is warned about once and ignored. */
@@ -275,4 +280,5 @@ export const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof Options>([
   "maxThinkingTokens",
   "toolUseSummaryModel",
   "contextEditing",
+  "extraArgs",
 ]);

@@ -97,7 +97,7 @@ describe("query() through the simulator", () => {
     expect(events[0]).toMatchObject({ parent_tool_use_id: null, event: { type: "message_start" } });
   });
 
-  it("issue-14 points 2-4: agents definitions drive the Agent tool; task_* messages; sub-agent messages carry parent_tool_use_id; subagentUsage sums to the totals", async () => {
+  it("issue-14 points 2-4, R-K2: agents definitions drive the Agent tool; task_* messages; sub-agent messages carry parent_tool_use_id (the task first, no message for the final report); subagentUsage sums to the totals", async () => {
     harness.sim.clearRequests();
     const messages = await runQuery(
       "review twice",
@@ -155,21 +155,29 @@ describe("query() through the simulator", () => {
     expect(progress.length).toBeGreaterThanOrEqual(2);
     expect(progress[0]).toMatchObject({ subagent_type: "reviewer", usage: { tool_uses: 0 } });
     const subMessages = messages.filter(
-      (message) => message.type === "assistant" && message.parent_tool_use_id !== null,
+      (message) =>
+        (message.type === "assistant" || message.type === "user") && message.parent_tool_use_id !== null,
     );
     expect(
       [
-        ...new Set(subMessages.map((message) => message.type === "assistant" && message.parent_tool_use_id)),
+        ...new Set(
+          subMessages.map((message) => "parent_tool_use_id" in message && message.parent_tool_use_id),
+        ),
       ].sort(),
     ).toEqual([...toolUseIds].sort());
-    // One message per content block, not per stream delta: each sub-agent's answer is whole.
     for (const toolUseId of toolUseIds) {
-      const texts = subMessages.flatMap((message) =>
-        message.type === "assistant" && message.parent_tool_use_id === toolUseId
-          ? message.message.content.flatMap((block) => (block.type === "text" ? [block.text] : []))
-          : [],
+      const own = subMessages.filter(
+        (message) => "parent_tool_use_id" in message && message.parent_tool_use_id === toolUseId,
       );
-      expect(texts).toEqual(["sub-agent agent:reviewer done"]);
+      // As the Agent SDK: the task is the sub-agent's first (user) message, with whose it is; its
+      // final report is the Agent tool's result, not an assistant message of its own (R-K2).
+      expect(own[0]).toMatchObject({
+        type: "user",
+        message: { content: [{ type: "text" }] },
+        subagent_type: "reviewer",
+        task_description: expect.stringMatching(/^review [ab]$/),
+      });
+      expect(own.some((message) => message.type === "assistant")).toBe(false);
     }
     // The definition's prompt reached the sub-agents' requests.
     const subRequests = harness.sim.requests().filter((record) => record.rawBody.includes("REVIEWER-7"));

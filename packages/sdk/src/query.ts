@@ -14,8 +14,9 @@ import {
 import { createSession, type MainSession, subAgentTranscriptPath } from "@forkloop/orchestrator";
 import { mergeHooks } from "@forkloop/tools";
 import { AsyncChannel } from "./async-channel.js";
+import { withExtraArgs } from "./extra-args.js";
 import { createHeadlessPermissions } from "./headless-permissions.js";
-import { HookCallbacks } from "./hook-callbacks.js";
+import { HookCallbacks, recordingHookDenials } from "./hook-callbacks.js";
 import { startSessionMcp } from "./mcp-servers.js";
 import type { SDKMessage, SDKResultMessage, SDKUserMessageInput } from "./messages.js";
 import type { CanUseTool, Options } from "./options.js";
@@ -127,15 +128,23 @@ class QueryRun implements Query {
   /** The settings' bypass switch, once they are read (until then only the option is checked). */
   #bypassSettings: BypassSettings = { permissions: {} };
   #mcpStatus: () => McpServerStatus[] = () => [];
+  /** A bad `extraArgs`, thrown by the first `next()` (the Agent SDK fails when Claude Code starts). */
+  readonly #optionsError: unknown;
 
   constructor(
     prompt: string | AsyncIterable<SDKUserMessageInput>,
     options: Options,
     runtimes: RuntimeRegistry,
   ) {
-    this.#options = options;
+    let given = options;
+    try {
+      given = withExtraArgs(options);
+    } catch (error) {
+      this.#optionsError = error;
+    }
+    this.#options = given;
     this.#runtimes = runtimes;
-    const stderr = options.stderr ?? ((line: string) => process.stderr.write(line));
+    const stderr = given.stderr ?? ((line: string) => process.stderr.write(line));
     this.#warn = (line) => stderr(`${line}\n`);
     if (typeof prompt === "string") {
       this.#pending.push(prompt);
@@ -143,7 +152,7 @@ class QueryRun implements Query {
     } else {
       void this.#pump(prompt, true);
     }
-    options.abortController?.signal.addEventListener("abort", () => this.#abortTurn(HARD_INTERRUPT), {
+    given.abortController?.signal.addEventListener("abort", () => this.#abortTurn(HARD_INTERRUPT), {
       once: true,
     });
   }
@@ -267,6 +276,7 @@ class QueryRun implements Query {
   }
 
   async #drive(): Promise<void> {
+    if (this.#optionsError !== undefined) throw this.#optionsError;
     const first = await this.#nextPrompt();
     if (first === undefined) return;
     // A bad slash command is refused before anything starts.
@@ -331,17 +341,23 @@ class QueryRun implements Query {
       describe: (toolUseId) => descriptions.get(toolUseId),
       onStart: (start) => {
         agentTypes.set(start.agentId, start.agentType);
-        void callbacks.fire(
-          "SubagentStart",
-          start.agentType,
-          {
-            ...callbacks.base(),
-            hook_event_name: "SubagentStart",
-            agent_id: start.agentId,
-            agent_type: start.agentType,
-          },
-          start.toolUseId,
-        );
+        // After the assistant message holding the Agent call (and task_started), as in the Agent SDK.
+        const yielded = start.toolUseId === undefined ? Promise.resolve() : order.yielded(start.toolUseId);
+        return yielded
+          .then(() =>
+            callbacks.fire(
+              "SubagentStart",
+              start.agentType,
+              {
+                ...callbacks.base(),
+                hook_event_name: "SubagentStart",
+                agent_id: start.agentId,
+                agent_type: start.agentType,
+              },
+              start.toolUseId,
+            ),
+          )
+          .then(() => undefined);
       },
     });
     const transcriptPath = `${resolved.sessionsDir}/${sessionId}.fltr`;
@@ -352,6 +368,7 @@ class QueryRun implements Query {
       subAgentTranscript: (agentId) => subAgentTranscriptPath(resolved.sessionsDir, sessionId, agentId),
       agentType: (agentId) => agentTypes.get(agentId),
       onError: this.#warn,
+      toolUseYielded: (toolUseId) => order.yielded(toolUseId),
     });
     const permissions = createHeadlessPermissions({
       mode: resolved.permissionMode,
@@ -382,15 +399,19 @@ class QueryRun implements Query {
         ...(resolved.settings.permissions.additionalDirectories ?? []),
         ...(this.#options.additionalDirectories ?? []),
       ],
-      hooks: mergeHooks(
-        settingsHooks(resolved.settings, {
-          cwd: resolved.cwd,
-          sessionId,
-          transcriptPath,
-          agentTranscriptPath: (agentId) => subAgentTranscriptPath(resolved.sessionsDir, sessionId, agentId),
-          onNotice: this.#warn,
-        }),
-        callbacks.loopHooks(),
+      hooks: recordingHookDenials(
+        mergeHooks(
+          settingsHooks(resolved.settings, {
+            cwd: resolved.cwd,
+            sessionId,
+            transcriptPath,
+            agentTranscriptPath: (agentId) =>
+              subAgentTranscriptPath(resolved.sessionsDir, sessionId, agentId),
+            onNotice: this.#warn,
+          }),
+          callbacks.loopHooks(),
+        ),
+        permissions.recordDenial,
       ),
       onCompactionEvent: (event) => {
         if (event.type !== "compact_started" || event.trigger === "manual") return;

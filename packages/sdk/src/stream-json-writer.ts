@@ -233,6 +233,7 @@ export class StreamJsonWriter {
       message: { ...structuredClone(message), content: [structuredClone(block)] } as never,
       parent_tool_use_id: null,
       ...(event.requestId === undefined ? {} : { request_id: event.requestId }),
+      timestamp: event.timestamp,
     }));
   }
 
@@ -312,18 +313,24 @@ export class StreamJsonWriter {
       overBudget?: boolean;
     },
   ): SDKResultMessage {
+    // A hook's `continue: false` is a requested stop, not a failure: the Agent SDK (Claude Code)
+    // reports success with an empty result and terminal_reason hook_stopped.
+    const hookStopped = terminal.reason === "hook_stopped" && !info.overBudget;
+    const ok = terminal.reason === "completed" || hookStopped;
     const subtype = info.overBudget
       ? "error_max_budget_usd"
-      : terminal.reason === "completed"
+      : ok
         ? "success"
         : terminal.reason === "max_turns"
           ? "error_max_turns"
           : "error_during_execution";
     const resultText = info.overBudget
       ? "the session's cost reached maxBudgetUsd"
-      : terminal.reason === "completed"
-        ? this.finalText()
-        : (terminal.error?.message ?? terminal.reason);
+      : hookStopped
+        ? ""
+        : terminal.reason === "completed"
+          ? this.finalText()
+          : (terminal.error?.message ?? terminal.reason);
     const subagents = info.subagents ?? [];
     const modelUsage = structuredClone(this.#modelUsage);
     for (const entry of subagents) {
@@ -344,10 +351,11 @@ export class StreamJsonWriter {
       type: "result",
       subtype,
       ...this.#base(),
-      is_error: terminal.reason !== "completed",
+      is_error: !ok,
       duration_ms: info.durationMs,
       duration_api_ms: this.#apiMs,
-      num_turns: terminal.turnCount,
+      // Claude Code counts the turn a hook's continue:false stopped (its tool results were in).
+      num_turns: terminal.turnCount + (hookStopped ? 1 : 0),
       result: resultText,
       stop_reason: this.#lastAssistant?.message.stop_reason ?? null,
       total_cost_usd: Object.values(modelUsage).reduce((sum, usage) => sum + usage.costUSD, 0),

@@ -65,6 +65,16 @@ export const systemInitLineSchema = z.object({
   simulated: z.boolean(),
 });
 
+/** On a sub-agent's messages (with parent_tool_use_id), as the Agent SDK sets them. */
+const subAgentFields = {
+  /** The sub-agent's id (task_started's task_id). */
+  agent_id: z.string().optional(),
+  /** Its agent type, for an Agent tool's sub-agent. */
+  subagent_type: z.string().optional(),
+  /** The Agent tool's description of its task. */
+  task_description: z.string().optional(),
+};
+
 export const assistantLineSchema = z.object({
   type: z.literal("assistant"),
   ...base,
@@ -81,6 +91,9 @@ export const assistantLineSchema = z.object({
   parent_tool_use_id: z.string().nullable(),
   /** The API response's `request-id` (absent when no response came, e.g. an API error message). */
   request_id: z.string().optional(),
+  ...subAgentFields,
+  /** ISO-8601 time the message was created. */
+  timestamp: z.string().optional(),
 });
 
 export const userLineSchema = z.object({
@@ -98,6 +111,7 @@ export const userLineSchema = z.object({
   tool_use_result: z.unknown().optional(),
   /** ISO-8601 time the message was created. */
   timestamp: z.string().optional(),
+  ...subAgentFields,
 });
 
 const taskUsageSchema = z.object({

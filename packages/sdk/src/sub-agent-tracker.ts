@@ -27,6 +27,8 @@ interface Tracked {
   /** The API response being streamed: its number, and the text deltas of its open text block. */
   turn: number;
   pendingText: string;
+  /** The response being streamed called a tool (its text is a step, not the final report). */
+  turnCalledTool: boolean;
   model: string;
 }
 
@@ -45,7 +47,7 @@ function agentTypeOf(querySource: string): string {
 export class SubAgentTracker {
   readonly #sessionId: string;
   readonly #emit: (message: SDKMessage) => void;
-  readonly #onStart: (start: ForkStart) => void;
+  readonly #onStart: (start: ForkStart) => Promise<void> | void;
   readonly #describe: (toolUseId: string) => string | undefined;
   readonly #tracked = new Map<string, Tracked>();
   readonly #inFlight = new Set<Promise<void>>();
@@ -53,7 +55,8 @@ export class SubAgentTracker {
   constructor(options: {
     sessionId: string;
     emit: (message: SDKMessage) => void;
-    onStart?: (start: ForkStart) => void;
+    /** A fork started (SubagentStart hooks); its first message waits for what this returns. */
+    onStart?: (start: ForkStart) => Promise<void> | void;
     /** The `description` of the tool_use that started a fork (the Agent tool's input). */
     describe?: (toolUseId: string) => string | undefined;
   }) {
@@ -158,6 +161,7 @@ export class SubAgentTracker {
       lastToolName: undefined,
       turn: 1,
       pendingText: "",
+      turnCalledTool: false,
       model: task.cacheSafeParams.model,
       entry: {
         agentId: task.id,
@@ -191,7 +195,33 @@ export class SubAgentTracker {
       ...(task.querySource.startsWith("agent:") ? { subagent_type: agentType } : {}),
       task_type: task.querySource,
     });
-    this.#onStart({ agentId: task.id, agentType, toolUseId });
+    const started = this.#onStart({ agentId: task.id, agentType, toolUseId });
+    // The task as the sub-agent's first user message, after SubagentStart, as the Agent SDK yields it.
+    const prompt = task.prompt;
+    if (prompt === undefined) return;
+    void Promise.resolve(started).then(() =>
+      this.#emit({
+        type: "user",
+        ...this.#base(),
+        message: { role: "user", content: [{ type: "text", text: prompt }] },
+        parent_tool_use_id: toolUseId,
+        ...this.#subAgentFields(task),
+        timestamp: new Date().toISOString(),
+      }),
+    );
+  }
+
+  /** What the Agent SDK adds to each of a sub-agent's messages: whose and what for. */
+  #subAgentFields(task: SubAgentTask): {
+    agent_id: string;
+    subagent_type?: string;
+    task_description: string;
+  } {
+    return {
+      agent_id: task.id,
+      ...(task.querySource.startsWith("agent:") ? { subagent_type: agentTypeOf(task.querySource) } : {}),
+      task_description: this.#description(task),
+    };
   }
 
   #description(task: SubAgentTask): string {
@@ -218,6 +248,7 @@ export class SubAgentTracker {
       case "tool_use":
         tracked.toolUses++;
         tracked.lastToolName = event.name;
+        tracked.turnCalledTool = true;
         if (toolUseId !== undefined) {
           this.#flushText(tracked, toolUseId);
           this.#assistant(tracked, toolUseId, {
@@ -245,6 +276,7 @@ export class SubAgentTracker {
               ],
             },
             parent_tool_use_id: toolUseId,
+            ...this.#subAgentFields(tracked.task),
             tool_use_result: toolOutput(event.content),
             timestamp: new Date().toISOString(),
           });
@@ -252,7 +284,11 @@ export class SubAgentTracker {
         return;
       case "usage":
         if (event.phase !== "end" || toolUseId === undefined) return;
-        this.#flushText(tracked, toolUseId);
+        // A response without a tool call is the sub-agent's final report: it reaches the parent
+        // as the Agent tool's result, and the Agent SDK yields no assistant message for it.
+        if (tracked.turnCalledTool) this.#flushText(tracked, toolUseId);
+        else tracked.pendingText = "";
+        tracked.turnCalledTool = false;
         tracked.turn++;
         tracked.tokens +=
           event.usage.input_tokens +
@@ -314,6 +350,8 @@ export class SubAgentTracker {
         usage: { input_tokens: 0, output_tokens: 0 },
       } as never,
       parent_tool_use_id: parentToolUseId,
+      ...this.#subAgentFields(tracked.task),
+      timestamp: new Date().toISOString(),
     });
   }
 
@@ -336,7 +374,8 @@ export class SubAgentTracker {
     };
     const toolUseId = tracked.task.parent?.toolUseId;
     if (toolUseId === undefined) return;
-    this.#flushText(tracked, toolUseId);
+    // Text still pending is the final report's (its response's end was not seen): not yielded.
+    tracked.pendingText = "";
     this.#emit({
       type: "system",
       subtype: "task_notification",

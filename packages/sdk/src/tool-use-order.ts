@@ -22,6 +22,7 @@ export class ToolUseOrder {
   readonly #push: (message: SDKMessage) => void;
   readonly #seen = new Set<string>();
   readonly #held = new Map<string, SDKMessage[]>();
+  readonly #waiting = new Map<string, (() => void)[]>();
 
   constructor(push: (message: SDKMessage) => void) {
     this.#push = push;
@@ -40,6 +41,8 @@ export class ToolUseOrder {
     for (const block of message.message.content) {
       if (block.type !== "tool_use") continue;
       this.#seen.add(block.id);
+      for (const resolve of this.#waiting.get(block.id) ?? []) resolve();
+      this.#waiting.delete(block.id);
       const held = this.#held.get(block.id);
       this.#held.delete(block.id);
       for (const later of held ?? []) this.emit(later);
@@ -50,5 +53,21 @@ export class ToolUseOrder {
     const held = [...this.#held.values()].flat();
     this.#held.clear();
     for (const message of held) this.#push(message);
+    for (const resolve of [...this.#waiting.values()].flat()) resolve();
+    this.#waiting.clear();
+  }
+
+  /**
+   * Resolves once the assistant message holding `toolUseId` has been yielded (or `flush()`
+   * released everything): a hook about that tool call then comes after the message, as in the
+   * Agent SDK (HookCallbacks lets the program take what was yielded before calling it).
+   */
+  async yielded(toolUseId: string): Promise<void> {
+    if (this.#seen.has(toolUseId)) return;
+    await new Promise<void>((resolve) => {
+      const waiting = this.#waiting.get(toolUseId) ?? [];
+      waiting.push(resolve);
+      this.#waiting.set(toolUseId, waiting);
+    });
   }
 }

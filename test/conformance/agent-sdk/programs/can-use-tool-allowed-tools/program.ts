@@ -2,7 +2,7 @@
 import { query } from "@anthropic-ai/claude-agent-sdk";
 
 for await (const message of query({
-  prompt: "Write hello.txt, then show it with cat.",
+  prompt: "Write hello.txt, then run the tests.",
   options: {
     allowedTools: ["Write"],
     canUseTool: async (toolName, input, { toolUseID }) => {

@@ -7,8 +7,8 @@ export default {
     main: (request) =>
       byTurn(request, [
         toolCall("Write", { file_path: `${request.work}/hello.txt`, content: "hello\n" }),
-        toolCall("Bash", { command: "cat hello.txt", description: "Show the file" }),
-        text("Written; I was not allowed to show it."),
+        toolCall("Bash", { command: "npm test", description: "Run the tests" }),
+        text("Written; I was not allowed to run the tests."),
       ]),
   },
 } satisfies ProgramCase;

@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { withExtraArgs } from "./extra-args.js";
+import { OptionsError } from "./options-error.js";
+
+describe("R-K2: extraArgs read as Claude Code's CLI flags", () => {
+  it("R-K2: --json-schema, --max-turns, --mcp-config, --setting-sources, --allowedTools become the options they stand for; a flag wins over its option", () => {
+    const schema = { type: "object", properties: { verdict: { type: "string" } } };
+    const options = withExtraArgs({
+      maxTurns: 9,
+      mcpConfig: ["a.json"],
+      allowedTools: ["Read"],
+      extraArgs: {
+        "json-schema": JSON.stringify(schema),
+        "max-turns": "3",
+        "--mcp-config": "b.json",
+        "setting-sources": "user, project",
+        allowedTools: "Bash(git diff:*) Write,Edit",
+        "strict-mcp-config": null,
+      },
+    });
+    expect(options).toEqual({
+      maxTurns: 3,
+      mcpConfig: ["a.json", "b.json"],
+      allowedTools: ["Read", "Bash(git diff:*)", "Write", "Edit"],
+      outputFormat: { type: "json_schema", schema },
+      settingSources: ["user", "project"],
+      strictMcpConfig: true,
+    });
+  });
+
+  it("R-K2: a flag forkloop does not read is an error naming it (never silently dropped); so is a bad value", () => {
+    expect(() => withExtraArgs({ extraArgs: { "sdk-url": "ws://x", debug: null } })).toThrow(
+      /extraArgs: forkloop does not support --sdk-url, --debug; the flags it reads are --json-schema, /,
+    );
+    expect(() => withExtraArgs({ extraArgs: { "max-turns": "two" } })).toThrow(OptionsError);
+    expect(() => withExtraArgs({ extraArgs: { "json-schema": "[1]" } })).toThrow(/not a JSON object/);
+    expect(withExtraArgs({ model: "m" })).toEqual({ model: "m" });
+  });
+});
