@@ -123,4 +123,25 @@ describe("R-R11: a rate limit whose reset is far away is waited out, not failed"
     expect(failure.retryAfterMs).toBeUndefined();
     expect(failure.resetAtMs).toBe(Date.UTC(2026, 0, 1, 13));
   });
+
+  it("R-R11: a limit with room left is not waited for — a 529 (overloaded) whose rate-limit headers have room retries with backoff", () => {
+    const headers = new Headers({
+      "anthropic-ratelimit-requests-remaining": "99999",
+      "anthropic-ratelimit-requests-reset": "2026-01-01T13:00:00Z",
+      "anthropic-ratelimit-tokens-remaining": "0",
+      "anthropic-ratelimit-tokens-reset": "2026-01-01T12:30:00Z",
+    });
+    const overloaded = (h: Headers) =>
+      classifyError(
+        Anthropic.APIError.generate(
+          529,
+          { type: "error", error: { type: "overloaded_error" } },
+          "overloaded",
+          h,
+        ),
+      );
+    expect(overloaded(headers).resetAtMs).toBe(Date.UTC(2026, 0, 1, 12, 30));
+    headers.set("anthropic-ratelimit-tokens-remaining", "120000");
+    expect(overloaded(headers).resetAtMs).toBeUndefined();
+  });
 });

@@ -166,7 +166,8 @@ function retryAfterMs(headers: Headers | undefined): number | undefined {
 
 /**
  * R-R11: the anthropic-ratelimit reset headers (RFC 3339 times; `-unified-reset` in epoch
- * seconds) of a 429 or 529: the latest reset, so a wait ends when every exhausted limit is back.
+ * seconds) of a 429 or 529: the latest reset of the limits without room left, so a wait ends
+ * when every exhausted limit is back.
  */
 const RESET_HEADERS = [
   "anthropic-ratelimit-unified-reset",
@@ -180,6 +181,10 @@ function resetAt(headers: Headers | undefined, status: number | null): { resetAt
   if (headers === undefined || (status !== 429 && status !== 529)) return {};
   let latest: number | undefined;
   for (const name of RESET_HEADERS) {
+    // Every response carries these headers: a limit with room left is not why the request failed
+    // (an overloaded API's 529 says nothing about them), so only an exhausted or unstated one counts.
+    const remaining = headers.get(name.replace(/-reset$/, "-remaining"))?.trim();
+    if (remaining !== undefined && remaining !== "" && Number(remaining) > 0) continue;
     const value = headers.get(name)?.trim();
     if (!value) continue;
     const at = /^\d+(\.\d+)?$/.test(value) ? Number(value) * 1000 : Date.parse(value);

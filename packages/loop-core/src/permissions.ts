@@ -25,5 +25,9 @@ export type CanUseTool = (
     readonly agentId: string;
     /** A PreToolUse hook answered `allow`: do not ask anyone, but refuse what deny rules or the mode refuse. */
     readonly approvedByHook?: boolean;
+    /** To an ask caller: why the call needs an answer, in the permission checker's words. */
+    readonly reason?: string;
+    /** To an ask caller: a rule that would allow such calls from now on (`Bash(npm test:*)`). */
+    readonly suggestedRule?: string;
   },
 ) => Promise<PermissionDecision>;

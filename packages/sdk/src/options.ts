@@ -7,6 +7,7 @@ import type {
 } from "@forkloop/mcp";
 import type { SettingSource } from "@forkloop/tools";
 import type { AgentSdkOnlyOptions } from "./agent-sdk-only-options.js";
+import type { CanUseToolOptions } from "./can-use-tool-options.js";
 import type { SdkMcpServer } from "./sdk-mcp-server.js";
 
 export type { PermissionMode, SettingSource };
@@ -23,7 +24,7 @@ export type PermissionResult =
 export type CanUseTool = (
   toolName: string,
   input: Record<string, unknown>,
-  options: { signal: AbortSignal; suggestions?: unknown[]; toolUseID: string; agentID?: string },
+  options: CanUseToolOptions,
 ) => Promise<PermissionResult>;
 
 export const HOOK_EVENTS = [

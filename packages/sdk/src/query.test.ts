@@ -507,6 +507,8 @@ describe("query() through the simulator", () => {
     const body = second?.rawBody ?? "";
     expect(body).toContain("queued one");
     expect(body).toContain("queued two");
+    // R-K2: as in the Agent SDK, the program's own input is not echoed back as user messages.
+    expect(JSON.stringify(messages.filter((message) => message.type === "user"))).not.toContain("queued one");
     expect(results[1]?.subtype).toBe("error_during_execution");
     expect(["aborted_streaming", "aborted_tools"]).toContain(results[1]?.terminal_reason);
     // The hard path leaves the interrupt notice (a submit-interrupt would not, R-L16).

@@ -14,6 +14,7 @@ import {
 import { createSession, type MainSession, subAgentTranscriptPath } from "@forkloop/orchestrator";
 import { mergeHooks } from "@forkloop/tools";
 import { AsyncChannel } from "./async-channel.js";
+import { canUseToolOptions } from "./can-use-tool-options.js";
 import { withExtraArgs } from "./extra-args.js";
 import { createHeadlessPermissions } from "./headless-permissions.js";
 import { HookCallbacks, recordingHookDenials } from "./hook-callbacks.js";
@@ -117,6 +118,8 @@ class QueryRun implements Query {
   readonly #pending: string[] = [];
   /** R-L2: the running loop's queue; what it has not drained when the turn ends runs next. */
   readonly #queued: QueuedCommand[] = [];
+  /** The queued prompts' uuids: the loop's user message for one is not yielded (the Agent SDK echoes no input). */
+  readonly #queuedUuids = new Set<string>();
   #inputEnded = false;
   #wakeDriver: (() => void) | undefined;
   #started = false;
@@ -245,7 +248,9 @@ class QueryRun implements Query {
         if (this.#closed) break;
         const text = promptText(message);
         if (this.#turn !== undefined) {
-          this.#queued.push({ uuid: message.uuid ?? randomUUID(), content: text, kind: "prompt" });
+          const uuid = message.uuid ?? randomUUID();
+          this.#queuedUuids.add(uuid);
+          this.#queued.push({ uuid, content: text, kind: "prompt" });
         } else {
           this.#pending.push(text);
         }
@@ -375,7 +380,14 @@ class QueryRun implements Query {
       rules: resolved.rules,
       tools,
       cwd: resolved.cwd,
-      ...(this.#options.canUseTool === undefined ? {} : { ask: askCaller(this.#options.canUseTool) }),
+      ...(this.#options.canUseTool === undefined
+        ? {}
+        : {
+            ask: askCaller(this.#options.canUseTool, {
+              mode: () => this.#permissionMode ?? resolved.permissionMode,
+              cwd: resolved.cwd,
+            }),
+          }),
     });
     const removed = removedForkTools(resolved.rules.deny);
     const session: MainSession = await createSession({
@@ -588,7 +600,8 @@ class QueryRun implements Query {
       while (!step.done) {
         const event: LoopEvent = step.value;
         rememberDescriptions(event, turn.descriptions);
-        for (const line of turn.writer.lines(event)) turn.emit(line);
+        const echo = event.type === "user" && this.#queuedUuids.delete(event.uuid);
+        for (const line of turn.writer.lines(event)) if (!echo) turn.emit(line);
         if (event.type === "assistant" && overBudget()) controller.abort(OVER_BUDGET);
         step = await events.next();
       }
@@ -630,14 +643,24 @@ function rememberDescriptions(event: LoopEvent, descriptions: Map<string, string
 }
 
 /** The Agent SDK's `canUseTool` as the permission checker's ask caller. */
-function askCaller(canUseTool: CanUseTool): LoopCanUseTool {
+function askCaller(
+  canUseTool: CanUseTool,
+  context: { mode: () => PermissionMode; cwd: string },
+): LoopCanUseTool {
   return async (toolName, input, options) => {
-    const answer = await canUseTool(toolName, input, {
-      signal: options.signal,
-      suggestions: [],
-      toolUseID: options.toolUseId,
-      ...(options.agentId === "main" ? {} : { agentID: options.agentId }),
-    });
+    const answer = await canUseTool(
+      toolName,
+      input,
+      canUseToolOptions(toolName, input, {
+        signal: options.signal,
+        toolUseId: options.toolUseId,
+        agentId: options.agentId,
+        ...(options.reason === undefined ? {} : { reason: options.reason }),
+        ...(options.suggestedRule === undefined ? {} : { suggestedRule: options.suggestedRule }),
+        mode: context.mode(),
+        cwd: context.cwd,
+      }),
+    );
     if (answer.behavior === "allow") {
       return answer.updatedInput === undefined
         ? { behavior: "allow" }

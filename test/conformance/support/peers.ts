@@ -14,6 +14,8 @@ export const peers = {
   agentSdkClaudeBinary: join(modules, `claude-agent-sdk-${platform}`, "claude"),
   /** The Claude Code CLI (`claude -p`), the platform package's native binary. */
   claudeCodeBinary: join(modules, `claude-code-${platform}`, "claude"),
+  /** TypeScript 5's compiler (a script for node): it still has moduleResolution "node". */
+  typescript5Tsc: join(PEERS_DIR, "node_modules", "typescript", "bin", "tsc"),
   /** The peers' own node_modules (their @anthropic-ai/sdk, MCP SDK and zod). */
   nodeModules: join(PEERS_DIR, "node_modules"),
 } as const;

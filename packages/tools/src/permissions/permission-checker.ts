@@ -109,7 +109,11 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
       }
       let decision: PermissionDecision;
       try {
-        decision = await options.askCaller(toolName, input, callOptions);
+        decision = await options.askCaller(toolName, input, {
+          ...callOptions,
+          reason: why,
+          ...(rule === undefined ? {} : { suggestedRule: rule }),
+        });
       } catch (error) {
         return deny(`The permission prompt failed: ${(error as Error).message}`);
       }
