@@ -27,6 +27,8 @@ export const EXIT = {
   compactFailed: 9,
   /** `--max-budget-usd`: `run` stopped at the budget; `batch` left items unstarted (resume with a higher one). */
   budgetReached: 10,
+  /** Stopped by SIGHUP (the terminal closed, ssh dropped): 128 + SIGHUP; state is consistent as after Ctrl+C (R-R8). */
+  hangup: 129,
   /** Interrupted (Ctrl+C, `aborted_streaming`, `aborted_tools`): 128 + SIGINT, like a shell. */
   interrupted: 130,
   /** stdout's reader went away (`forkloop run … | head -1`): 128 + SIGPIPE; the work stopped quietly. */

@@ -1,7 +1,19 @@
 import { EXIT, type ExitCode } from "./exit-codes.js";
 
-/** Why the process was asked to stop: Ctrl+C, a SIGTERM (`timeout`, `kill`, a CI runner) or a closed pipe. */
-export type StopCause = "sigint" | "sigterm" | "epipe";
+/**
+ * Why the process was asked to stop: Ctrl+C, a SIGTERM (`timeout`, `kill`, a CI runner), a SIGHUP
+ * (the terminal closed, an ssh connection dropped) or a closed pipe.
+ */
+export type StopCause = "sigint" | "sigterm" | "sighup" | "epipe";
+
+/** The stop each signal asks for, and its exit code (128 + the signal's number, as a shell reports). */
+const SIGNALS = {
+  SIGINT: { cause: "sigint", code: EXIT.interrupted },
+  SIGTERM: { cause: "sigterm", code: EXIT.terminated },
+  // R-R8: handled like SIGTERM — without a handler the process died at once, a running Bash
+  // command finished its side effect after forkloop was gone, and a batch wrote no report.
+  SIGHUP: { cause: "sighup", code: EXIT.hangup },
+} as const satisfies Record<string, { cause: StopCause; code: ExitCode }>;
 
 /**
  * A repeat of the first signal this soon is the same request: `timeout -s INT` and a shell can
@@ -11,7 +23,7 @@ export type StopCause = "sigint" | "sigterm" | "epipe";
 export const REPEATED_SIGNAL_WINDOW_MS = 300;
 
 export interface ProcessStop {
-  /** Aborted on the first SIGINT, SIGTERM or EPIPE; commands stop cooperatively on it. */
+  /** Aborted on the first SIGINT, SIGTERM, SIGHUP or EPIPE; commands stop cooperatively on it. */
   readonly signal: AbortSignal;
   /** The exit code for what the command returned, given why it was stopped. */
   exitCode(returned: ExitCode): number;
@@ -20,7 +32,7 @@ export interface ProcessStop {
 }
 
 /**
- * Installs the process's stop handling (issue 13 item 5). The first SIGINT or SIGTERM aborts
+ * Installs the process's stop handling (issue 13 item 5). The first SIGINT, SIGTERM or SIGHUP aborts
  * `signal`, so transcripts and journals end consistently; a repeat within
  * REPEATED_SIGNAL_WINDOW_MS is ignored; a later one exits at once. A closed stdout or stderr
  * (`forkloop run … | head -1`) stops the work quietly — no EPIPE stack trace — and exits 141
@@ -42,24 +54,23 @@ export function installProcessStop(
     // Not loop-core's SUBMIT_INTERRUPT_REASON: this is a hard interrupt (R-L16), which leaves an interrupt notice.
     controller.abort(next);
   };
-  const onSignal = (signal: NodeJS.Signals) => {
-    const code = signal === "SIGTERM" ? EXIT.terminated : EXIT.interrupted;
+  const onSignal = (signal: keyof typeof SIGNALS) => {
     if (cause === undefined) {
       firstSignalAt = now();
       if (!stderrClosed) {
         proc.stderr.write(`\nforkloop: ${signal} received, stopping (press Ctrl+C again to exit at once)\n`);
       }
-      stop(signal === "SIGTERM" ? "sigterm" : "sigint");
+      stop(SIGNALS[signal].cause);
       return;
     }
     if (now() - firstSignalAt < REPEATED_SIGNAL_WINDOW_MS) return;
-    proc.exit(code);
+    proc.exit(SIGNALS[signal].code);
   };
-  proc.on("SIGINT", onSignal);
-  proc.on("SIGTERM", onSignal);
+  for (const signal of Object.keys(SIGNALS) as (keyof typeof SIGNALS)[]) proc.on(signal, onSignal);
 
   const onPipeError = (stream: "stdout" | "stderr") => (error: NodeJS.ErrnoException) => {
-    if (error.code !== "EPIPE") throw error;
+    // EIO: the terminal is gone (after a SIGHUP, writes to it fail so), as good as a closed pipe.
+    if (error.code !== "EPIPE" && error.code !== "EIO") throw error;
     if (stream === "stdout") stdoutClosed = true;
     else stderrClosed = true;
     stop("epipe");
@@ -72,6 +83,7 @@ export function installProcessStop(
     exitCode(returned) {
       if (cause === "epipe") return EXIT.brokenPipe;
       if (cause === "sigterm" && returned === EXIT.interrupted) return EXIT.terminated;
+      if (cause === "sighup" && returned === EXIT.interrupted) return EXIT.hangup;
       return returned;
     },
     stdoutOpen: () => !stdoutClosed,
