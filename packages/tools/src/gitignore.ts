@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import { basename, dirname, join, relative, sep } from "node:path";
-import ignore, { type Ignore } from "ignore";
+import { type LinearIgnore, linearIgnore } from "./patterns/linear-gitignore.js";
+import { CONFIG_FILE_MAX_BYTES, readProjectFile } from "./project-files/read-project-file.js";
 import { isInside } from "./workspace-paths.js";
 
 /**
@@ -8,9 +8,12 @@ import { isInside } from "./workspace-paths.js";
  * are relative to it, deeper files override shallower ones (negations included), and nothing
  * below an ignored directory can be re-included. `.git` itself is always ignored. Used by Glob,
  * Grep's JavaScript backend and LS so all three hide the same files ripgrep would (issue 4).
+ * The lines come from the repository: they run on the linear-time engine (R-S12), and a
+ * `.gitignore` is read as a project file (R-S8) — a FIFO, a device, a link out of the workspace
+ * or one over 1 MiB counts as absent instead of hanging the walk.
  */
 export class GitignoreFilter {
-  private readonly rulesByDir = new Map<string, Ignore | null>();
+  private readonly rulesByDir = new Map<string, LinearIgnore | null>();
   private readonly ignoredDirs = new Map<string, boolean>();
   /** forDirectory's checkers, so the files of one directory share its rule chain. */
   private readonly checkersByDir = new Map<string, (name: string, isDirectory: boolean) => boolean>();
@@ -43,7 +46,7 @@ export class GitignoreFilter {
     if (!isInside(dir, this.base)) return () => false;
     const relativeDir = relative(this.base, dir);
     const segments = relativeDir === "" ? [] : relativeDir.split(sep);
-    const chain: { rules: Ignore; prefix: string }[] = [];
+    const chain: { rules: LinearIgnore; prefix: string }[] = [];
     let ruleDir = this.base;
     for (let depth = 0; depth <= segments.length; depth++) {
       const rules = this.rulesFor(ruleDir);
@@ -85,15 +88,17 @@ export class GitignoreFilter {
     return check(basename(path), isDirectory);
   }
 
-  private rulesFor(dir: string): Ignore | null {
+  private rulesFor(dir: string): LinearIgnore | null {
     const cached = this.rulesByDir.get(dir);
     if (cached !== undefined) return cached;
-    let rules: Ignore | null = null;
-    try {
-      rules = ignore().add(readFileSync(join(dir, ".gitignore"), "utf8"));
-    } catch {
-      // No .gitignore here (the common case).
-    }
+    const read = readProjectFile(join(dir, ".gitignore"), {
+      roots: [this.base],
+      maxBytes: CONFIG_FILE_MAX_BYTES,
+      singleLink: false,
+      what: ".gitignore",
+    });
+    // No .gitignore here is the common case; a refused one hides nothing.
+    const rules = read.status === "read" ? linearIgnore().add(read.text) : null;
     this.rulesByDir.set(dir, rules);
     return rules;
   }

@@ -17,6 +17,8 @@ export type {
 export { HOOK_DEFAULT_TIMEOUT_SECONDS, runHookEvent } from "./hooks/run-hook-event.js";
 export type { HookNotice, SettingsHooksOptions } from "./hooks/settings-hooks.js";
 export { createSettingsHooks, mergeHooks, withToolMatcher } from "./hooks/settings-hooks.js";
+export type { GitignoreVerdict, LinearIgnore, LinearIgnoreOptions } from "./patterns/linear-gitignore.js";
+export { linearIgnore } from "./patterns/linear-gitignore.js";
 export type { CompiledRegex, LinearRegex, LinearRegexOptions, RegexEngine } from "./patterns/linear-regex.js";
 export { linearRegexEngine } from "./patterns/linear-regex.js";
 export type { DeniedPathsOption } from "./permissions/denied-paths.js";

@@ -126,6 +126,11 @@ describe("R-P1: path rules", () => {
     expect(matches("Read(~/.ssh/**)", "Read", { file_path: "/home/someone/.ssh/id_rsa" })).toBe(true);
   });
 
+  it("R-P1: a name that only starts with two dots is inside the project, and a deny rule covers it", () => {
+    expect(matches("Read(*.env)", "Read", { file_path: join(ws.root, "..prod.env") }, "deny")).toBe(true);
+    expect(matches("Read(**)", "Read", { file_path: join(ws.root, "../outside.env") }, "deny")).toBe(false);
+  });
+
   it("R-P1: Read rules cover Grep/Glob/LS and Edit rules cover Write, as in Claude Code", () => {
     expect(
       matches("Read(secrets/**)", "Grep", { pattern: "x", path: join(ws.root, "secrets/a") }, "deny"),

@@ -1,5 +1,5 @@
 import { isAbsolute, relative, resolve } from "node:path";
-import ignore, { type Ignore } from "ignore";
+import { type LinearIgnore, linearIgnore } from "../patterns/linear-gitignore.js";
 import { analyzeShell } from "../shell/analyze-shell.js";
 import { type ResolvedPath, realpathAllowingMissing } from "../workspace-paths.js";
 import { commandMatchesRule } from "./bash-rule-match.js";
@@ -134,7 +134,8 @@ function targetPath(toolName: string, input: Record<string, unknown>, cwd: strin
 
 /**
  * Claude Code's path rule anchors: `//abs` from the filesystem root, `~/x` from home, `/x` and
- * `x`/`./x` from the project root; the rest is a gitignore pattern (so `*.env` matches at any depth).
+ * `x`/`./x` from the project root; the rest is a gitignore pattern (so `*.env` matches at any depth),
+ * on the linear-time engine: a project may ship rules, and the path is the model's (R-S12).
  */
 function pathMatches(pattern: string, path: string, context: RuleMatchContext): boolean {
   let root = context.cwd;
@@ -150,17 +151,23 @@ function pathMatches(pattern: string, path: string, context: RuleMatchContext): 
   // In gitignore a pattern with a slash is anchored; "./.env" means the project's own .env.
   if (pattern.startsWith("./") && !body.includes("/")) body = `/${body}`;
   const relativePath = relative(root, path);
-  if (relativePath === "" || relativePath.startsWith("..") || isAbsolute(relativePath)) return false;
+  if (
+    relativePath === "" ||
+    relativePath === ".." ||
+    relativePath.startsWith("../") ||
+    isAbsolute(relativePath)
+  )
+    return false;
   let matcher = compiledPatterns.get(body);
   if (matcher === undefined) {
-    matcher = ignore().add(body);
+    matcher = linearIgnore().add(body);
     compiledPatterns.set(body, matcher);
   }
   return matcher.ignores(relativePath);
 }
 
 /** Compiled gitignore patterns by rule body: a Bash decision matches the same few rules against every path it sees. */
-const compiledPatterns = new Map<string, Ignore>();
+const compiledPatterns = new Map<string, LinearIgnore>();
 
 function normalizeSpaces(text: string): string {
   return text.trim().replace(/\s+/g, " ");
