@@ -8,6 +8,7 @@
  * engines used before (V8's backtracking RegExp, picomatch).
  * Needs `npm run build` (the workers load the built packages).
  */
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,6 +25,23 @@ type Outcome = { isError: boolean; text: string };
 let root: string;
 
 const LONG_NAME = "a".repeat(200);
+const chain = (piece: string, count: number) => Array.from({ length: count }, () => piece).join("/");
+/** A path 30 directories deep: every `**` of a chain can take any number of them. */
+const DEEP_PATH = `${chain("a", 30)}/c`;
+/**
+ * `.gitignore` lines a repository (or a file the model writes) can hold: `**` chains, anchored
+ * and not, with stars beside them, and star runs within a segment.
+ */
+const GITIGNORE_LINES = [
+  `${chain("**/a", 12)}/**/b`,
+  `a/${chain("**/a", 12)}/**/b`,
+  `${chain("**/a*", 10)}/**/b`,
+  `${chain("a/**", 12)}/b/`,
+  `${"*a".repeat(14)}*b`,
+  `${"?*".repeat(14)}b`,
+  `${"[a-z]*".repeat(14)}b`,
+  `!${chain("**/a", 12)}/**/b`,
+];
 beforeAll(() => {
   root = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-pattern-bounds-")));
   const lines = [
@@ -40,6 +58,17 @@ beforeAll(() => {
   mkdirSync(deep, { recursive: true });
   writeFileSync(join(deep, "c"), "deep\n");
   writeFileSync(join(root, ".env"), "SECRET=1\n");
+  // One directory per hostile .gitignore line, each with its own 30-deep chain a/…/a/c.
+  for (const [index, line] of GITIGNORE_LINES.entries()) {
+    const dir = join(root, `gitignore-${index}`);
+    mkdirSync(join(dir, DEEP_PATH, ".."), { recursive: true });
+    writeFileSync(join(dir, DEEP_PATH), "deep\n");
+    writeFileSync(join(dir, ".gitignore"), `${line}\n`);
+  }
+  const fifoDir = join(root, "gitignore-fifo");
+  mkdirSync(fifoDir);
+  writeFileSync(join(fifoDir, "x.txt"), "deep\n");
+  execFileSync("mkfifo", [join(fifoDir, ".gitignore")]);
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -173,6 +202,41 @@ describe("R-S12: model-supplied patterns finish (no hang), in worker threads wit
     });
   });
 
+  it(".gitignore lines — ** chains, star runs — in Glob, Grep, LS, a Read rule's path pattern and batch --files, over a 30-deep path", {
+    timeout: 300_000,
+  }, async () => {
+    const tasks = GITIGNORE_LINES.flatMap((line, index): Task[] => {
+      const cwd = join(root, `gitignore-${index}`);
+      return [
+        { kind: "tool", tool: "Glob", cwd, input: { pattern: "**/*" } },
+        { kind: "tool", tool: "Grep", cwd, input: { pattern: "deep" } },
+        { kind: "tool", tool: "LS", cwd, input: { path: "." } },
+        { kind: "read-permission", cwd, file: join(cwd, DEEP_PATH), deny: [`Read(${line})`] },
+        { kind: "batch-files", cwd, glob: "**/*" },
+      ];
+    });
+    const results = await allComplete(tasks);
+    results.forEach((result, index) => {
+      if (tasks[index]?.kind === "tool")
+        expect(result.isError, `${JSON.stringify(tasks[index])}: ${result.text}`).toBe(false);
+    });
+    // Not ignored by any of these lines: the deep file is still found.
+    expect(results[0]?.text).toContain("/c");
+  });
+
+  it("a .gitignore that is a FIFO counts as absent instead of hanging the walk (R-S8)", {
+    timeout: 300_000,
+  }, async () => {
+    const cwd = join(root, "gitignore-fifo");
+    const results = await allComplete([
+      { kind: "tool", tool: "Glob", cwd, input: { pattern: "*.txt" } },
+      { kind: "tool", tool: "Grep", cwd, input: { pattern: "deep" } },
+      { kind: "tool", tool: "LS", cwd, input: { path: "." } },
+      { kind: "batch-files", cwd, glob: "*.txt" },
+    ]);
+    for (const result of results) expect(result.text).toContain("x.txt");
+  });
+
   it("a Bash rule's wildcard against a long model command (a project may ship deny rules)", async () => {
     const [result] = await allComplete([
       {
@@ -197,6 +261,10 @@ describe("R-S12 controls: the same shapes on the engines used before never finis
 
   it("picomatch (Glob, Grep's glob, LS's ignore, Bash globs before) hangs on a star run", async () => {
     await neverFinishes({ kind: "picomatch", glob: GLOBS[0], path: LONG_NAME });
+  });
+
+  it("the ignore package (.gitignore and Read rules before) hangs on a ** chain over the deep path", async () => {
+    await neverFinishes({ kind: "ignore-package", gitignore: GITIGNORE_LINES[0], path: DEEP_PATH });
   });
 
   it("RegExp (the Bash rule wildcard before) hangs on the long command", async () => {

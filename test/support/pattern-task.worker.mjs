@@ -2,6 +2,7 @@
 // packages (the worker has no "source" condition), posting each start and result. The test kills
 // the thread when a task does not answer in time: that is the "hang" it asserts on (R-S12).
 import { parentPort, workerData } from "node:worker_threads";
+import { globFiles } from "@forkloop/batch";
 import {
   createBuiltinTools,
   createGrepTool,
@@ -11,6 +12,7 @@ import {
   lsTool,
 } from "@forkloop/tools";
 import { backtrackingRegexEngine, callTool, createToolTestContext } from "@forkloop/tools/testing";
+import ignore from "ignore";
 import picomatch from "picomatch";
 
 async function run(task) {
@@ -26,19 +28,20 @@ async function run(task) {
         LS: lsTool,
       };
       const tool = tools[task.tool];
-      const result = await callTool(tool, task.input, createToolTestContext({ cwd: task.root }));
+      const result = await callTool(tool, task.input, createToolTestContext({ cwd: task.cwd ?? task.root }));
       return { isError: result.isError === true, text: String(result.content) };
     }
-    case "bash-permission": {
+    case "bash-permission":
+    case "read-permission": {
       const check = createPermissionChecker({
         mode: "default",
         rules: { allow: [], ask: [], deny: task.deny },
         tools: createBuiltinTools(),
-        cwd: task.root,
+        cwd: task.cwd ?? task.root,
       });
       const decision = await check(
-        "Bash",
-        { command: task.command },
+        task.kind === "bash-permission" ? "Bash" : "Read",
+        task.kind === "bash-permission" ? { command: task.command } : { file_path: task.file },
         {
           signal: new AbortController().signal,
           toolUseId: "toolu_pattern",
@@ -50,6 +53,12 @@ async function run(task) {
         text: `${decision.behavior}: ${decision.message ?? ""}`,
       };
     }
+    case "batch-files": {
+      const files = await globFiles(task.glob, task.cwd);
+      return { isError: false, text: files.join("\n") };
+    }
+    case "ignore-package":
+      return { isError: false, text: String(ignore().add(task.gitignore).ignores(task.path)) };
     case "picomatch":
       return { isError: false, text: String(picomatch(task.glob, { dot: true })(task.path)) };
     case "regexp":

@@ -2,8 +2,7 @@ import { createHash } from "node:crypto";
 import { open, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { OptionsError } from "@forkloop/sdk/errors";
-import { looksBinary } from "@forkloop/tools";
-import ignore from "ignore";
+import { CONFIG_FILE_MAX_BYTES, linearIgnore, looksBinary, readProjectFile } from "@forkloop/tools";
 import { glob } from "tinyglobby";
 import type { JobItem } from "./job-backend.js";
 import { plural } from "./plural.js";
@@ -204,9 +203,14 @@ export async function globFiles(pattern: string, cwd: string): Promise<string[]>
     dot: false,
     ignore: ["**/node_modules/**", "**/.git/**"],
   });
-  const rules = ignore();
-  const gitignore = await readFile(join(cwd, ".gitignore"), "utf8").catch(() => "");
-  rules.add(gitignore);
+  // The checkout's .gitignore is hostile input: read as a project file, matched in linear time (R-S12).
+  const read = readProjectFile(join(cwd, ".gitignore"), {
+    roots: [cwd],
+    maxBytes: CONFIG_FILE_MAX_BYTES,
+    singleLink: false,
+    what: ".gitignore",
+  });
+  const rules = linearIgnore().add(read.status === "read" ? read.text : "");
   return files
     .map((file) => relative(cwd, join(cwd, file)))
     .filter((file) => !file.startsWith("..") && !rules.ignores(file))
