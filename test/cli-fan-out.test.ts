@@ -58,7 +58,7 @@ describe("issue 18 item 4: the demo's fan-out and edits, on the built CLI", () =
     await mkdir(join(project, ".forkloop", "agents"), { recursive: true });
     await writeFile(
       join(project, ".forkloop", "agents", "reviewer.md"),
-      "---\nname: reviewer\ndescription: Reviews one file.\nmodel: claude-sonnet-4-6\n---\nReview the file you are given and report in one line.\n",
+      "---\nname: reviewer\ndescription: Reviews one file.\nmodel: claude-sonnet-5\n---\nReview the file you are given and report in one line.\n",
     );
     const review = (name: string) => ({
       type: "tool_use",

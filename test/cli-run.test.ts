@@ -281,8 +281,10 @@ describe("forkloop run (headless) on the embedded simulator", () => {
       expect(result.code, result.stderr).toBe(0);
       const lines = parseLines(result.stdout);
       expect(lines[0]?.tools).toContain("Agent");
-      const toolResults = lines.filter((line) => line.type === "user");
+      // The sub-agent's own messages (its task first, as Claude Code's) carry parent_tool_use_id.
+      const toolResults = lines.filter((line) => line.type === "user" && line.parent_tool_use_id == null);
       expect(toolResults).toHaveLength(1);
+      expect(lines.filter((line) => line.type === "user" && line.parent_tool_use_id != null)).toHaveLength(1);
       expect(JSON.stringify(toolResults[0])).toContain("sub-agent report: 42");
       expect(lines.at(-1)).toMatchObject({ subtype: "success", result: "parent done (scripted)" });
     } finally {

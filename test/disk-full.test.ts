@@ -221,7 +221,20 @@ describe("issue 11: a full disk never acknowledges what is not on disk", () => {
     const id = String(streamJsonLines(first.stdout).at(-1)?.session_id);
     const path = join(sessionsStateDir(cwd), `${id}.fltr`);
     const bytes = await readFile(path);
+    // No room at all: the session's lock (R-R5) is the first write, and it is named.
     await disk.fill(0);
+    const noLock = await runCli(["run", "--resume", id, "Carry on.", "--output-format", "stream-json"], {
+      cwd,
+    });
+    expect(noLock.code).toBe(2);
+    expect(noLock.stderr).toMatch(
+      /cannot write .*\.lock\.[^ ]*\.tmp: no space left on the device \(ENOSPC\)/,
+    );
+    noStack(noLock.stderr);
+    expect(await readFile(path)).toEqual(bytes);
+    await disk.unfill();
+    // Room for the lock but not for the 20,000-character turn: the transcript write fails.
+    await disk.fill(12 * 1024);
     const full = await runCli(["run", "--resume", id, "x".repeat(20_000), "--output-format", "stream-json"], {
       cwd,
     });

@@ -113,12 +113,14 @@ describe("model client retries", () => {
     },
   );
 
-  it("a 429 is retried after its retry-after (capped for the test)", async () => {
+  it("R-R11: a 429 is retried after its retry-after — a wait beyond the backoff step (5 ms here) is waited whole, in one pause", async () => {
     const handle = await sims.start(() => ({ content: [{ type: "text", text: "ok" }] }));
     handle.sim.setFaults({ schedule: [{ kind: "429", from: 1, to: 1 }] });
     const { events, terminal } = await collect(query(simParams(handle)));
     expect(terminal.reason).toBe("completed");
     const retry = events.find((event) => event.type === "api_retry");
-    expect(retry).toMatchObject({ attempt: 1, delayMs: 5 });
+    // The simulator's 429 says retry-after: 1 (seconds).
+    expect(retry).toMatchObject({ attempt: 1, delayMs: 1000 });
+    expect(handle.messageRequests()).toHaveLength(2);
   });
 });

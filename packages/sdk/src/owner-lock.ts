@@ -236,6 +236,13 @@ async function writeSynced(path: string, text: string): Promise<void> {
   try {
     await handle.writeFile(text);
     await handle.sync();
+  } catch (error) {
+    // A full disk: leave no partial temporary behind, and let the message name the file
+    // (a write through a handle carries no path).
+    await rm(path, { force: true }).catch(() => undefined);
+    const errno = error as NodeJS.ErrnoException;
+    if (typeof errno?.code === "string" && errno.path === undefined) errno.path = path;
+    throw error;
   } finally {
     await handle.close();
   }

@@ -32,7 +32,9 @@ export async function startHarness(
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-sdk-")));
   writeFileSync(join(dir, "notes.md"), "# Release notes\nexport const version = 3;\n");
   const warnings: string[] = [];
-  const stateDir = join(dir, ".forkloop-state");
+  // Outside the project, as the user's own state directory is: state inside a checkout is used
+  // only when recorded as the user's own (R-S11), which is its own test.
+  const stateDir = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-sdk-state-")));
   return {
     sim,
     dir,
@@ -47,6 +49,7 @@ export async function startHarness(
     async close() {
       await sim.close();
       rmSync(dir, { recursive: true, force: true });
+      rmSync(stateDir, { recursive: true, force: true });
     },
   };
 }
