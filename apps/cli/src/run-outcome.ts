@@ -81,6 +81,9 @@ function apiErrorFix(status: number | null): string {
   if (status === 401 || status === 403)
     return " — check ANTHROPIC_API_KEY (unset it to use the built-in simulator).";
   if (status === 404) return " — check --model (or the settings' model): the endpoint does not know it.";
+  // R-R9: a 200 that is no event stream: the URL leads somewhere else (a proxy's login page).
+  if (status === 200)
+    return " — check ANTHROPIC_BASE_URL (a proxy may want you to log in first), or unset it.";
   if (status === 429 || status === 529)
     return " — the endpoint stayed busy through every retry; try again later.";
   if (status === null) return " — check ANTHROPIC_BASE_URL and that the endpoint is reachable.";

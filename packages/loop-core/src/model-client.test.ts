@@ -100,7 +100,6 @@ describe("issue 11: interrupted streams are retried like a 529", () => {
     ["drop_after", { kind: "drop_after", events: 3 }, "stream_interrupted"],
     ["malformed SSE", { kind: "malformed_sse" }, "malformed"],
     ["truncated JSON", { kind: "truncated_json" }, "malformed"],
-    ["an HTML 200", { kind: "html_200" }, "without message_stop"],
   ] as const)("a hostile server's %s is retried, then the good reply wins", async (_name, bad, expected) => {
     const { events, terminal, server } = await againstHostile((index) =>
       index === 1 ? bad : { kind: "ok", text: "recovered" },
@@ -111,6 +110,20 @@ describe("issue 11: interrupted streams are retried like a 529", () => {
     expect(retries(events)[0]?.error).toMatch(
       expected === "stream_interrupted" ? /terminated|other side closed/ : new RegExp(expected),
     );
+  });
+});
+
+describe("R-R9: a wrong endpoint is said at once", () => {
+  it("a 200 that is no event stream (a captive portal's HTML page) is not retried: model_error naming what came back", async () => {
+    const { events, terminal, server } = await againstHostile(() => ({ kind: "html_200" }));
+    expect(server.requests()).toHaveLength(1);
+    expect(retries(events)).toEqual([]);
+    expect(terminal.reason).toBe("model_error");
+    expect(terminal.error).toMatchObject({
+      type: "wrong_endpoint",
+      message:
+        'the endpoint answered 200 with text/html (an HTML page: "Welcome to the hotel Wi-Fi") instead of an event stream',
+    });
   });
 });
 

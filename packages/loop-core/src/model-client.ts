@@ -16,6 +16,7 @@ import {
   classifyError,
   type FailedAttempt,
   incompleteStream,
+  notAnEventStream,
   requestGateFailed,
 } from "./model-failure.js";
 import { screenToolUse, toolUseIdsOf } from "./untrusted-tool-uses.js";
@@ -304,12 +305,17 @@ async function* attemptStream(
     deadline.arm("headers_timeout", headersMs);
     // Context editing is a beta: its body field needs the beta endpoint and header (api doc §9).
     // withResponse: the response's `request-id` goes on the assistant message (stream-json prints it).
-    const { data, request_id } = request.contextEditing
+    const { data, request_id, response } = request.contextEditing
       ? await client.beta.messages
           .create({ ...(body as BetaStreamingParams), betas: [CONTEXT_MANAGEMENT_BETA] }, options)
           .withResponse()
       : await client.messages.create(body, options).withResponse();
     requestId = request_id ?? undefined;
+    // R-R9: a 200 that is no event stream (a proxy's HTML login page, a JSON reply from another
+    // API) is a wrong endpoint, said at once; read as a stream it looked like a dropped one and
+    // was retried for minutes, then failed every item of a batch alike.
+    const wrong = await notAnEventStream(response);
+    if (wrong !== undefined) return wrong;
     iterator = (data as unknown as AsyncIterable<RawMessageStreamEvent>)[Symbol.asyncIterator]();
     const abandoned = whenAborted(attempt.signal);
     for (;;) {

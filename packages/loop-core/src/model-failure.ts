@@ -71,6 +71,63 @@ export function incompleteStream(message: string): FailedAttempt {
   };
 }
 
+/** How much of a response that is not an event stream is read to say what it is. */
+const EXCERPT_BYTES = 4096;
+
+/**
+ * R-R9: a successful response that is not an event stream (`text/event-stream`, api doc §3) comes
+ * from something that is not the Messages API — a proxy's HTML login page, another API's JSON.
+ * Not retried: every request would get the same. The message names the content type and what
+ * the body shows (an HTML page's title, else its first words).
+ */
+export async function notAnEventStream(response: Response): Promise<FailedAttempt | undefined> {
+  const contentType = response.headers.get("content-type") ?? "";
+  if (/^text\/event-stream\b/i.test(contentType)) return undefined;
+  const excerpt = describeBody(await readStart(response));
+  return {
+    status: response.status,
+    type: "wrong_endpoint",
+    message: `the endpoint answered ${response.status} with ${contentType === "" ? "no content type" : contentType}${excerpt === "" ? "" : ` (${excerpt})`} instead of an event stream`,
+    retryable: false,
+    overloaded: false,
+    retryAfterMs: undefined,
+  };
+}
+
+/** The first bytes of a body (the rest is cancelled: it may be large, or never end). */
+async function readStart(response: Response): Promise<string> {
+  const reader = response.body?.getReader();
+  if (reader === undefined) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < EXCERPT_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } catch {
+    // What arrived is enough to name it.
+  } finally {
+    void reader.cancel().catch(() => {});
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, EXCERPT_BYTES));
+}
+
+/** An HTML page by its title (else its text), anything else by its first words; at most 100 characters. */
+export function describeBody(text: string): string {
+  const title = /<title[^>]*>([^<]*)</i.exec(text)?.[1]?.trim();
+  if (title) return `an HTML page titled "${clip(title)}"`;
+  const html = /<(!doctype|html|body)\b/i.test(text);
+  const words = (html ? text.replace(/<[^>]*>/g, " ") : text).replace(/\s+/g, " ").trim();
+  return html ? `an HTML page: "${clip(words)}"` : clip(words);
+}
+
+function clip(text: string): string {
+  return text.length > 100 ? `${text.slice(0, 99)}…` : text;
+}
+
 /** Issue 16 item 4: the pre-send gate (a request limiter) failed; nothing was sent, retried. */
 export function requestGateFailed(error: unknown): FailedAttempt {
   return {
