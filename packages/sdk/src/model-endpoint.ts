@@ -52,6 +52,8 @@ export const SIMULATOR_NOTICE =
 export async function resolveModelSource(
   env: NodeJS.ProcessEnv,
   notice: (line: string) => void,
+  /** The project directory a relative `FORKLOOP_MODELS` is read from (default: the process's). */
+  dir?: string,
 ): Promise<ModelSource> {
   const parsed = envSchema.safeParse(emptyToUndefined(env));
   if (!parsed.success) {
@@ -64,7 +66,9 @@ export async function resolveModelSource(
   const retry = retryOptionsFromEnv(env);
   const withRetry = Object.keys(retry).length === 0 ? {} : { retry };
   const models: ModelSpec[] =
-    vars.FORKLOOP_MODELS === undefined ? [] : await loadModelsFile(vars.FORKLOOP_MODELS, "FORKLOOP_MODELS");
+    vars.FORKLOOP_MODELS === undefined
+      ? []
+      : await loadModelsFile(vars.FORKLOOP_MODELS, "FORKLOOP_MODELS", dir);
   const modelOverrides = toModelOverrides(models);
   if (vars.ANTHROPIC_API_KEY !== undefined) {
     return {

@@ -1,5 +1,8 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { modelsFileSchema, toModelOverrides } from "./models-file.js";
+import { loadModelsFile, modelsFileSchema, toModelOverrides } from "./models-file.js";
 
 describe("models file (issue-7 point 4)", () => {
   it("an entry for a known model inherits what it leaves out; the client gets one ModelInfo per id and alias", () => {
@@ -36,5 +39,21 @@ describe("models file (issue-7 point 4)", () => {
       outputPricePerMTok: 15,
       minCacheableTokens: 1024,
     });
+  });
+
+  it("a relative path is read from the given project directory, not the process's, and named as given", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "forkloop-models-file-"));
+    try {
+      await writeFile(
+        join(dir, "models.json"),
+        JSON.stringify([{ id: "claude-sonnet-4-6", contextWindow: 24_000, maxOutputTokens: 2000 }]),
+      );
+      expect((await loadModelsFile("models.json", "FORKLOOP_MODELS", dir))[0]?.contextWindow).toBe(24_000);
+      await expect(loadModelsFile("models.json", "FORKLOOP_MODELS", join(dir, "elsewhere"))).rejects.toThrow(
+        "FORKLOOP_MODELS models.json: cannot read it (ENOENT).",
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

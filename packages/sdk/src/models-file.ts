@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import type { ModelInfo } from "@forkloop/loop-core";
 import { type ModelSpec, resolveModel } from "@forkloop/sim";
 import { z } from "zod";
@@ -60,11 +61,15 @@ export const modelsFileSchema = z.array(entrySchema).min(1, "list at least one m
 export const MODELS_FILE_EXAMPLE =
   '[{"id":"claude-sonnet-4-6","contextWindow":24000,"maxOutputTokens":2000}]';
 
-/** Reads and validates a models file; any problem is exit 2 naming the file, the entry and the fix. */
-export async function loadModelsFile(path: string, origin: string): Promise<ModelSpec[]> {
+/**
+ * Reads and validates a models file; any problem is exit 2 naming the file, the entry and the fix.
+ * A relative `path` is read from `dir` (the project directory) when given: the caller's directory,
+ * not whatever directory the process happens to be in.
+ */
+export async function loadModelsFile(path: string, origin: string, dir?: string): Promise<ModelSpec[]> {
   let text: string;
   try {
-    text = await readFile(path, "utf8");
+    text = await readFile(dir === undefined ? path : resolve(dir, path), "utf8");
   } catch (error) {
     throw new OptionsError(
       `${origin} ${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? error}).`,

@@ -304,7 +304,7 @@ class QueryRun implements Query {
   }
 
   async #driveLocked(resolved: ResolvedQuery, first: string, sessionId: string): Promise<void> {
-    const runtime = await this.#runtimes.acquire(resolved.env, this.#warn);
+    const runtime = await this.#runtimes.acquire(resolved.env, this.#warn, resolved.cwd);
     try {
       // Issue 15: the servers start once per session (in parallel) and serve its sub-agents too;
       // they are closed when it ends, however it ends.

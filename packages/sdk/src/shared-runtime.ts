@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import { type AgentPool, createAgentPool } from "@forkloop/orchestrator";
 import { type ModelSource, resolveModelSource } from "./model-endpoint.js";
@@ -49,12 +50,18 @@ export class RuntimeRegistry {
   async acquire(
     env: Record<string, string | undefined>,
     notice: (line: string) => void,
+    /** The project directory a relative `FORKLOOP_MODELS` is read from (default: the process's). */
+    dir?: string,
   ): Promise<SharedRuntime & { release(): Promise<void> }> {
-    const key = JSON.stringify(ENDPOINT_VARIABLES.map((name) => env[name] ?? ""));
+    // A models file is the same runtime only if it is the same file: two projects' `models.json` are not.
+    const models = env.FORKLOOP_MODELS ? resolve(dir ?? "", env.FORKLOOP_MODELS) : "";
+    const key = JSON.stringify(
+      ENDPOINT_VARIABLES.map((name) => (name === "FORKLOOP_MODELS" ? models : (env[name] ?? ""))),
+    );
     let entry = this.#entries.get(key);
     if (entry === undefined) {
       this.#started++;
-      const created: Entry = { users: 0, runtime: start(env, notice) };
+      const created: Entry = { users: 0, runtime: start(env, notice, dir) };
       entry = created;
       this.#entries.set(key, created);
       created.runtime.catch(() => {
@@ -89,8 +96,8 @@ export class RuntimeRegistry {
   }
 }
 
-async function start(env: Record<string, string | undefined>, notice: (line: string) => void) {
-  const source = await resolveModelSource(env as NodeJS.ProcessEnv, notice);
+async function start(env: Record<string, string | undefined>, notice: (line: string) => void, dir?: string) {
+  const source = await resolveModelSource(env as NodeJS.ProcessEnv, notice, dir);
   // Many sessions' forks share it: sub-agents wait on the network, so one thread carries many
   // (2 cores × 32 = 64 in flight, e.g. 32 sessions forking two each); more queue.
   const pool = createAgentPool({

@@ -150,7 +150,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
         flags.resume ? ` (resuming; ${plural(interruptedBefore, "interrupted item")} will be redone)` : ""
       }${spec.rpm === undefined ? "" : ` · at most ${spec.rpm} requests/min`} · state in ${dir}\n`,
     );
-    const source = await resolveModelSource(endpointEnv, notice);
+    const source = await resolveModelSource(endpointEnv, notice, spec.cwd);
     try {
       const limitUsd = flags["max-budget-usd"];
       const { summary, report, stopFailure } = await executeBatch(
@@ -316,7 +316,9 @@ async function newBatchEstimate(
 ): Promise<DryRunEstimate> {
   const rules = mergeRules(settings, { allow: plan.spec.allowedTools, deny: plan.spec.disallowedTools });
   const models = context.env.FORKLOOP_MODELS;
-  const modelOverrides = toModelOverrides(models ? await loadModelsFile(models, "FORKLOOP_MODELS") : []);
+  const modelOverrides = toModelOverrides(
+    models ? await loadModelsFile(models, "FORKLOOP_MODELS", plan.spec.cwd) : [],
+  );
   const prefix = await batchPrefix(
     plan.spec,
     selectTools(rules.deny, bashToolOptions(bash)),

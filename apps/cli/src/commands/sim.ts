@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { loadModelsFile, MODELS_FILE_EXAMPLE, parseFaultsFlag } from "@forkloop/sdk/model-endpoint";
 import {
   DEFAULT_RATE_LIMITS,
@@ -96,8 +97,10 @@ export async function simCommand(argv: readonly string[], context: CommandContex
     throw new CliError(`forkloop sim takes no arguments (got "${positionals.join(" ")}").\n\n${SIM_USAGE}`);
   }
   const faults = flags.faults === undefined ? undefined : parseFaultsFlag(flags.faults);
-  const scenario = flags.scenario === undefined ? undefined : await loadScenarioFlag(flags.scenario);
-  const models = flags.models === undefined ? [] : await loadModelsFile(flags.models, "--models");
+  const scenario =
+    flags.scenario === undefined ? undefined : await loadScenarioFlag(flags.scenario, context.cwd);
+  const models =
+    flags.models === undefined ? [] : await loadModelsFile(flags.models, "--models", context.cwd);
   const simulator = await startSimulator({
     port: flags.port ?? 0,
     latency: flags.latency ?? "none",
@@ -121,9 +124,9 @@ export async function simCommand(argv: readonly string[], context: CommandContex
   return EXIT.ok;
 }
 
-async function loadScenarioFlag(path: string): Promise<Scenario> {
+async function loadScenarioFlag(path: string, cwd: string): Promise<Scenario> {
   try {
-    return await loadScenario(path);
+    return await loadScenario(resolve(cwd, path));
   } catch (error) {
     throw new CliError(`--scenario ${path}: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -178,7 +178,7 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
   const connection = await openCheckedQueue(address, log);
   const concurrency = flags.concurrency ?? 8;
   // Issue 11's retry and timeout settings apply to a worker's model requests as to a local batch's.
-  const source = await resolveModelSource(withSettingsRetryEnv(context.env, settings.env), log);
+  const source = await resolveModelSource(withSettingsRetryEnv(context.env, settings.env), log, cwd);
   const pool = createBatchPool(source, concurrency);
   try {
     const worker = startQueueWorker({
