@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readJournal } from "@forkloop/batch";
-import { batchStateDir, runCli, startSimProcess } from "@forkloop/cli/testing";
+import { batchStateDir, runCliInProcess, startSimInProcess } from "@forkloop/cli/testing";
 import { loadTranscript } from "@forkloop/orchestrator";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
@@ -44,7 +44,7 @@ async function results(batchDir: string) {
 describe("forkloop batch", () => {
   it("--files: every item succeeds through the worker pool; results.jsonl + report; later items read the shared prefix from the cache (R-F3, R-F4)", async () => {
     await writeFiles(6);
-    const result = await runCli(
+    const result = await runCliInProcess(
       ["batch", "--files", "src/*.ts", "--prompt", "Summarize {{file}}", "--concurrency", "3", "--id", "ok"],
       { cwd: dir },
     );
@@ -68,7 +68,7 @@ describe("forkloop batch", () => {
     expect(records.filter((record) => record.type === "completed")).toHaveLength(6);
     // Each item's sub-agent transcript can be replayed turn by turn.
     const first = records.find((record) => record.type === "completed");
-    const replay = await runCli(["replay", join(batchDir, "transcripts", `${first?.id}-1.fltr`)], {
+    const replay = await runCliInProcess(["replay", join(batchDir, "transcripts", `${first?.id}-1.fltr`)], {
       cwd: dir,
     });
     expect(replay.stdout).toMatch(
@@ -85,13 +85,13 @@ describe("forkloop batch", () => {
         fallback: { content: [{ type: "text", text: "done (scripted by the simulator)" }] },
       }),
     );
-    const sim = await startSimProcess(dir, ["--scenario", scenario]);
+    const sim = await startSimInProcess(dir, ["--scenario", scenario]);
     try {
       await writeFile(
         join(dir, "tasks.jsonl"),
         '{"task":"alpha"}\n{"task":"poison pill"}\n{"task":"gamma"}\n',
       );
-      const partial = await runCli(
+      const partial = await runCliInProcess(
         [
           "batch",
           "--items",
@@ -113,7 +113,7 @@ describe("forkloop batch", () => {
       expect(partial.stderr).not.toContain("simulator, not a real model"); // an explicit endpoint is not announced
 
       // --retry-failed reruns only the failed item (here on the embedded simulator, which answers it).
-      const retried = await runCli(["batch", "--resume", "partial", "--retry-failed"], { cwd: dir });
+      const retried = await runCliInProcess(["batch", "--resume", "partial", "--retry-failed"], { cwd: dir });
       expect(retried.code, retried.stderr).toBe(0);
       expect((await results(join(dir, "out"))).map((line) => line.status)).toEqual([
         "succeeded",
@@ -123,7 +123,7 @@ describe("forkloop batch", () => {
       expect(retried.stderr.match(/^ok /gm)).toHaveLength(1);
 
       // Issue 13: --output on a resume writes the report there and batch.json remembers it.
-      const moved = await runCli(["batch", "--resume", "partial", "--output", "out2"], { cwd: dir });
+      const moved = await runCliInProcess(["batch", "--resume", "partial", "--output", "out2"], { cwd: dir });
       expect(moved.code, moved.stderr).toBe(0);
       expect((await results(join(dir, "out2"))).map((line) => line.status)).toEqual([
         "succeeded",
@@ -134,7 +134,7 @@ describe("forkloop batch", () => {
       expect(spec.outputDir).toBe(join(dir, "out2"));
 
       await writeFile(join(dir, "bad.jsonl"), '"poison one"\n"poison two"\n');
-      const failed = await runCli(["batch", "--items", "bad.jsonl", "--prompt", "Do {{item}}"], {
+      const failed = await runCliInProcess(["batch", "--items", "bad.jsonl", "--prompt", "Do {{item}}"], {
         cwd: dir,
         env: sim.env,
       });
@@ -147,9 +147,9 @@ describe("forkloop batch", () => {
   it("a 429 with retry-after pauses the whole pool: no worker sends before the pause ends, and every item still succeeds", async () => {
     await writeFiles(4);
     // Requests 2-4 stream slowly, so they are still in flight when request 1 comes back 429.
-    const sim = await startSimProcess(dir, ["--faults", "429@1:retry_after=1,slow@2-4:slow_ms=80"]);
+    const sim = await startSimInProcess(dir, ["--faults", "429@1:retry_after=1,slow@2-4:slow_ms=80"]);
     try {
-      const result = await runCli(
+      const result = await runCliInProcess(
         [
           "batch",
           "--files",

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { StreamJsonLine } from "@forkloop/cli";
-import { runCli, type SimProcess, streamJsonLines, withSimProcess } from "@forkloop/cli/testing";
+import { runCliInProcess, type SimHandle, streamJsonLines, withSim } from "@forkloop/cli/testing";
 import { forkPrefixDifferences } from "@forkloop/orchestrator/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -21,8 +21,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function newSession(sim: SimProcess): Promise<string> {
-  const first = await runCli(["run", "Summarize big.md", "--output-format", "stream-json"], {
+async function newSession(sim: SimHandle): Promise<string> {
+  const first = await runCliInProcess(["run", "Summarize big.md", "--output-format", "stream-json"], {
     cwd: dir,
     env: sim.env,
   });
@@ -32,7 +32,7 @@ async function newSession(sim: SimProcess): Promise<string> {
   return init.session_id;
 }
 
-async function mainRequests(sim: SimProcess, source: string) {
+async function mainRequests(sim: SimHandle, source: string) {
   return (await sim.requests()).filter(
     (record) => record.path === "/v1/messages" && record.querySource === source,
   );
@@ -40,13 +40,13 @@ async function mainRequests(sim: SimProcess, source: string) {
 
 describe('forkloop run "/compact [instructions]" (issue 5)', () => {
   it("R-C4/R-F3: /compact on a resumed session → a manual compact_boundary (post < pre), one cache-safe compact request with the instructions, and the next turn sends the summary, not the old history", async () => {
-    await withSimProcess(dir, [], async (sim) => {
+    await withSim(dir, [], async (sim) => {
       const sessionId = await newSession(sim);
       const parent = (await mainRequests(sim, "sdk")).at(-1);
       if (!parent) throw new Error("expected the first run's requests");
       expect(parent.rawBody).toContain(MARKER);
 
-      const compact = await runCli(
+      const compact = await runCliInProcess(
         ["run", "--resume", sessionId, "/compact keep the API names", "--output-format", "stream-json"],
         { cwd: dir, env: sim.env },
       );
@@ -73,7 +73,7 @@ describe('forkloop run "/compact [instructions]" (issue 5)', () => {
       expect(request.usage?.cache_read_input_tokens).toBeGreaterThan(0);
 
       // The next resumed turn starts from the summary: big.md's contents are no longer sent.
-      const next = await runCli(["run", "--resume", sessionId, "What is left to do?"], {
+      const next = await runCliInProcess(["run", "--resume", sessionId, "What is left to do?"], {
         cwd: dir,
         env: sim.env,
       });
@@ -96,10 +96,10 @@ describe('forkloop run "/compact [instructions]" (issue 5)', () => {
       join(dir, "window-30k.json"),
       JSON.stringify([{ id: "claude-sonnet-4-6", contextWindow: 30_000, maxOutputTokens: 2_000 }]),
     );
-    await withSimProcess(dir, ["--models", "window-30k.json"], async (sim) => {
+    await withSim(dir, ["--models", "window-30k.json"], async (sim) => {
       const env = { ...sim.env, FORKLOOP_MODELS: "window-30k.json" };
       const pasted = Array.from({ length: 1030 }, (_, i) => `${MARKER} note ${i} alpha beta gamma delta`);
-      const first = await runCli(["run", "--output-format", "stream-json"], {
+      const first = await runCliInProcess(["run", "--output-format", "stream-json"], {
         cwd: dir,
         env,
         stdin: `Review these release notes:\n${pasted.join("\n")}\n`,
@@ -112,11 +112,14 @@ describe('forkloop run "/compact [instructions]" (issue 5)', () => {
       expect(firstRun).toHaveLength(1);
       const parent = firstRun[0]!;
 
-      const resumed = await runCli(["run", "--resume", init.session_id, "--output-format", "stream-json"], {
-        cwd: dir,
-        env,
-        stdin: `Now list the risky notes.\n${"risk means a breaking change in the public API\n".repeat(300)}`,
-      });
+      const resumed = await runCliInProcess(
+        ["run", "--resume", init.session_id, "--output-format", "stream-json"],
+        {
+          cwd: dir,
+          env,
+          stdin: `Now list the risky notes.\n${"risk means a breaking change in the public API\n".repeat(300)}`,
+        },
+      );
       expect(resumed.code, resumed.stderr).toBe(0);
       const lines = streamJsonLines(resumed.stdout);
       expect(
@@ -140,16 +143,19 @@ describe('forkloop run "/compact [instructions]" (issue 5)', () => {
   });
 
   it("R-C4 (manual): text output is one line with pre → post tokens; nothing left to compact is exit 9; without --resume or with an unknown command, exit 2 naming the known ones", async () => {
-    await withSimProcess(dir, [], async (sim) => {
+    await withSim(dir, [], async (sim) => {
       const sessionId = await newSession(sim);
-      const compact = await runCli(["run", "--resume", sessionId, "/compact"], { cwd: dir, env: sim.env });
+      const compact = await runCliInProcess(["run", "--resume", sessionId, "/compact"], {
+        cwd: dir,
+        env: sim.env,
+      });
       expect(compact.code, compact.stderr).toBe(0);
       expect(compact.stdout).toMatch(/^Compacted: (\d+) → (\d+) tokens\n$/);
       const [, pre, post] = /^Compacted: (\d+) → (\d+)/.exec(compact.stdout) ?? [];
       expect(Number(post)).toBeLessThan(Number(pre));
 
       // Right after a compaction nothing is left to replace: a failure, exit 9, the session unchanged.
-      const again = await runCli(["run", "--resume", sessionId, "/compact again"], {
+      const again = await runCliInProcess(["run", "--resume", sessionId, "/compact again"], {
         cwd: dir,
         env: sim.env,
       });
@@ -157,10 +163,13 @@ describe('forkloop run "/compact [instructions]" (issue 5)', () => {
       expect(again.stdout).toBe("");
       expect(again.stderr).toContain("forkloop run: /compact failed: nothing to compact");
 
-      const unknown = await runCli(["run", "--resume", sessionId, "/clear"], { cwd: dir, env: sim.env });
+      const unknown = await runCliInProcess(["run", "--resume", sessionId, "/clear"], {
+        cwd: dir,
+        env: sim.env,
+      });
       expect(unknown.code).toBe(2);
       expect(unknown.stderr).toContain("unknown slash command /clear. Known: /compact [instructions]");
-      const fresh = await runCli(["run", "/compact"], { cwd: dir, env: sim.env });
+      const fresh = await runCliInProcess(["run", "/compact"], { cwd: dir, env: sim.env });
       expect(fresh.code).toBe(2);
       expect(fresh.stderr).toContain("--resume <session>");
       // None of the three reached the simulator: the first run's two requests and one compact request.

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli, streamJsonLines, withSimProcess, writeScenario } from "@forkloop/cli/testing";
+import { runCliInProcess, streamJsonLines, withSim, writeScenario } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // Context limits and model fallback through the BUILT binary: a models file shrinks the context
@@ -32,7 +32,7 @@ afterAll(async () => {
 
 describe("forkloop run: context limits and fallback (issue-7 point 4)", () => {
   it("R-C7: FORKLOOP_MODELS with a 24k window → auto-compaction, a system/compact_boundary line, and the run completes", async () => {
-    const result = await runCli(["run", "Summarize big.md", "--output-format", "stream-json"], {
+    const result = await runCliInProcess(["run", "Summarize big.md", "--output-format", "stream-json"], {
       cwd: dir,
       env: { FORKLOOP_MODELS: "small-window.json" },
     });
@@ -53,7 +53,7 @@ describe("forkloop run: context limits and fallback (issue-7 point 4)", () => {
       modelUsage: { "claude-sonnet-4-6": { contextWindow: 24_000 } },
     });
     // Without the file the same run has a 1M window and never compacts.
-    const unbounded = await runCli(["run", "Summarize big.md", "--output-format", "stream-json"], {
+    const unbounded = await runCliInProcess(["run", "Summarize big.md", "--output-format", "stream-json"], {
       cwd: dir,
     });
     expect(unbounded.code, unbounded.stderr).toBe(0);
@@ -61,8 +61,8 @@ describe("forkloop run: context limits and fallback (issue-7 point 4)", () => {
   });
 
   it("R-L6: a prompt the model's window cannot hold (forkloop sim --models, 3k window) → prompt_too_long, exit code 8", async () => {
-    await withSimProcess(dir, ["--models", "tiny-window.json"], async (sim) => {
-      const result = await runCli(["run", "Hello there", "--output-format", "stream-json"], {
+    await withSim(dir, ["--models", "tiny-window.json"], async (sim) => {
+      const result = await runCliInProcess(["run", "Hello there", "--output-format", "stream-json"], {
         cwd: dir,
         env: sim.env,
       });
@@ -82,8 +82,8 @@ describe("forkloop run: context limits and fallback (issue-7 point 4)", () => {
       [{ match: { model: "claude-sonnet-4-6" }, fault: "529" }],
       "answered on the fallback (scripted by the simulator)",
     );
-    await withSimProcess(dir, ["--scenario", scenario], async (sim) => {
-      const result = await runCli(
+    await withSim(dir, ["--scenario", scenario], async (sim) => {
+      const result = await runCliInProcess(
         ["run", "Hello there", "--fallback-model", "claude-haiku-4-5", "--output-format", "stream-json"],
         { cwd: dir, env: sim.env },
       );
@@ -118,12 +118,15 @@ describe("forkloop run: context limits and fallback (issue-7 point 4)", () => {
       join(dir, "bad-models.json"),
       JSON.stringify([{ id: "my-tiny-model", contextWindow: 1000 }]),
     );
-    const result = await runCli(["run", "hi"], { cwd: dir, env: { FORKLOOP_MODELS: "bad-models.json" } });
+    const result = await runCliInProcess(["run", "hi"], {
+      cwd: dir,
+      env: { FORKLOOP_MODELS: "bad-models.json" },
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(
       /FORKLOOP_MODELS bad-models\.json: 0: "my-tiny-model" is not a known model, so give contextWindow and maxOutputTokens\. Example:/,
     );
-    const sim = await runCli(["sim", "--models", "missing.json"], { cwd: dir });
+    const sim = await runCliInProcess(["sim", "--models", "missing.json"], { cwd: dir });
     expect(sim.code).toBe(2);
     expect(sim.stderr).toContain("--models missing.json: cannot read it (ENOENT)");
   });

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli, streamJsonLines } from "@forkloop/cli/testing";
+import { runCliInProcess, streamJsonLines } from "@forkloop/cli/testing";
 import { type HostileBehaviour, type HostileServer, startHostileServer } from "@forkloop/loop-core/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
@@ -26,10 +26,13 @@ async function hostile(behaviour: (index: number) => HostileBehaviour): Promise<
 describe("issue 11: model deadlines through the built CLI (flags, env, settings)", () => {
   it("--idle-timeout: a stream that goes silent after its headers is retried (api_retry), the run succeeds", async () => {
     const env = await hostile((index) => (index === 1 ? { kind: "headers_then_silence" } : { kind: "ok" }));
-    const result = await runCli(["run", "hi", "--output-format", "stream-json", "--idle-timeout", "0.3"], {
-      cwd: dir,
-      env,
-    });
+    const result = await runCliInProcess(
+      ["run", "hi", "--output-format", "stream-json", "--idle-timeout", "0.3"],
+      {
+        cwd: dir,
+        env,
+      },
+    );
     expect(result.code, result.stderr).toBe(0);
     const lines = streamJsonLines(result.stdout);
     expect(lines.find((line) => line.type === "system" && line.subtype === "api_retry")).toMatchObject({
@@ -46,7 +49,10 @@ describe("issue 11: model deadlines through the built CLI (flags, env, settings)
       JSON.stringify({ env: { FORKLOOP_STREAM_IDLE_TIMEOUT_MS: "200", FORKLOOP_MAX_RETRIES: "1" } }),
     );
     const env = await hostile(() => ({ kind: "ping_only", intervalMs: 20 }));
-    const result = await runCli(["run", "hi", "--output-format", "stream-json"], { cwd: project, env });
+    const result = await runCliInProcess(["run", "hi", "--output-format", "stream-json"], {
+      cwd: project,
+      env,
+    });
     expect(result.code).toBe(4);
     const last = streamJsonLines(result.stdout).at(-1);
     expect(last).toMatchObject({ type: "result", is_error: true, terminal_reason: "model_error" });
@@ -55,7 +61,7 @@ describe("issue 11: model deadlines through the built CLI (flags, env, settings)
 
   it("a bad value names the variable and the fix (exit 2, before any request)", async () => {
     const env = await hostile(() => ({ kind: "ok" }));
-    const result = await runCli(["run", "hi"], {
+    const result = await runCliInProcess(["run", "hi"], {
       cwd: dir,
       env: { ...env, FORKLOOP_HEADERS_TIMEOUT_MS: "soon" },
     });
@@ -63,7 +69,7 @@ describe("issue 11: model deadlines through the built CLI (flags, env, settings)
     expect(result.stderr).toMatch(
       /environment variable FORKLOOP_HEADERS_TIMEOUT_MS is "soon".*Fix or unset it/,
     );
-    const flag = await runCli(["run", "hi", "--idle-timeout", "-3"], { cwd: dir, env });
+    const flag = await runCliInProcess(["run", "hi", "--idle-timeout", "-3"], { cwd: dir, env });
     expect(flag.code).toBe(2);
     expect(flag.stderr).toMatch(/--idle-timeout/);
     expect(server?.requests()).toHaveLength(0);

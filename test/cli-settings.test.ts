@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { streamJsonLineSchema } from "@forkloop/cli";
-import { runCli, withSimProcess, writeScenario } from "@forkloop/cli/testing";
+import { runCliInProcess, withSim, writeScenario } from "@forkloop/cli/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 // Settings files reaching every tool: deny rules inside directory searches, and the settings'
@@ -27,9 +27,9 @@ describe("settings files in run and batch", () => {
     await writeSettings({ permissions: { disableBypassPermissionsMode: "disable" } });
     await writeFile(join(dir, "a.ts"), "export const a = 1;\n");
     const refusals = await Promise.all([
-      runCli(["run", "hi", "--dangerously-skip-permissions"], { cwd: dir }),
-      runCli(["run", "hi", "--permission-mode", "bypassPermissions"], { cwd: dir }),
-      runCli(
+      runCliInProcess(["run", "hi", "--dangerously-skip-permissions"], { cwd: dir }),
+      runCliInProcess(["run", "hi", "--permission-mode", "bypassPermissions"], { cwd: dir }),
+      runCliInProcess(
         [
           "batch",
           "--files",
@@ -54,7 +54,9 @@ describe("settings files in run and batch", () => {
     }
     await expect(readFile(join(dir, "state", "batches"), "utf8")).rejects.toThrow(/ENOENT/);
     // Another mode runs.
-    expect((await runCli(["run", "hi", "--permission-mode", "acceptEdits"], { cwd: dir })).code).toBe(0);
+    expect(
+      (await runCliInProcess(["run", "hi", "--permission-mode", "acceptEdits"], { cwd: dir })).code,
+    ).toBe(0);
   });
 
   it("R-P1 (issue-7 point 2): a deny rule Read(./secrets.txt) also hides the file from Grep over the directory", async () => {
@@ -79,8 +81,11 @@ describe("settings files in run and batch", () => {
       ],
       "searched (scripted by the simulator)",
     );
-    const result = await withSimProcess(dir, ["--scenario", scenario], (sim) =>
-      runCli(["run", "Find the secret", "--output-format", "stream-json"], { cwd: dir, env: sim.env }),
+    const result = await withSim(dir, ["--scenario", scenario], (sim) =>
+      runCliInProcess(["run", "Find the secret", "--output-format", "stream-json"], {
+        cwd: dir,
+        env: sim.env,
+      }),
     );
     expect(result.code, result.stderr).toBe(0);
     const toolResults = result.stdout
@@ -107,8 +112,8 @@ describe("settings files in run and batch", () => {
         ],
       },
     });
-    await withSimProcess(dir, [], async (sim) => {
-      const result = await runCli(
+    await withSim(dir, [], async (sim) => {
+      const result = await runCliInProcess(
         [
           "batch",
           "--files",
@@ -135,7 +140,7 @@ describe("settings files in run and batch", () => {
 
   it("issue-7 point 5: a one-turn item's progress line says '1 turn', not '1 turns'", async () => {
     await writeFile(join(dir, "tasks.jsonl"), '"say hello"\n');
-    const result = await runCli(["batch", "--items", "tasks.jsonl", "--prompt", "Please {{item}}"], {
+    const result = await runCliInProcess(["batch", "--items", "tasks.jsonl", "--prompt", "Please {{item}}"], {
       cwd: dir,
     });
     expect(result.code, result.stderr).toBe(0);

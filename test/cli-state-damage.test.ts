@@ -2,7 +2,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, truncate, writeFile 
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { readJournal } from "@forkloop/batch";
-import { batchStateDir, runCli, sessionsStateDir, streamJsonLines } from "@forkloop/cli/testing";
+import { batchStateDir, runCliInProcess, sessionsStateDir, streamJsonLines } from "@forkloop/cli/testing";
 import { startHostileServer } from "@forkloop/loop-core/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
@@ -14,7 +14,7 @@ beforeAll(async () => {
   await mkdir(join(template, "src"));
   for (const name of ["a", "b", "c", "d"])
     await writeFile(join(template, "src", `${name}.ts`), `export const ${name} = 1;\n`);
-  const made = await runCli(
+  const made = await runCliInProcess(
     ["batch", "--files", "src/*.ts", "--prompt", "Summarize {{file}}", "--id", "dmg"],
     {
       cwd: template,
@@ -41,7 +41,7 @@ afterEach(async () => {
 
 const batchDir = () => batchStateDir(dir, "dmg");
 const journal = () => join(batchDir(), "journal.log");
-const resume = (...extra: string[]) => runCli(["batch", "--resume", "dmg", ...extra], { cwd: dir });
+const resume = (...extra: string[]) => runCliInProcess(["batch", "--resume", "dmg", ...extra], { cwd: dir });
 const completedIds = async () =>
   (await readJournal(batchDir())).records.flatMap((record) =>
     record.type === "completed" ? [record.id] : [],
@@ -149,7 +149,7 @@ describe("issue 11: a damaged or lost batch journal through the built CLI", () =
     const server = await startHostileServer({ behaviour: () => ({ kind: "ok" }) });
     try {
       await writeFile(join(dir, "report"), "in the way");
-      const result = await runCli(
+      const result = await runCliInProcess(
         ["batch", "--files", "src/*.ts", "--prompt", "Summarize {{file}}", "--output", "report"],
         { cwd: dir, env: { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url } },
       );
@@ -165,7 +165,9 @@ describe("issue 11: a damaged or lost batch journal through the built CLI", () =
 
 describe("issue 11: a damaged session transcript through the built CLI", () => {
   it("one corrupted byte: resume refuses (exit 2) and keeps the file; replay shows the intact part; --repair continues", async () => {
-    const first = await runCli(["run", "Summarize src/a.ts", "--output-format", "stream-json"], { cwd: dir });
+    const first = await runCliInProcess(["run", "Summarize src/a.ts", "--output-format", "stream-json"], {
+      cwd: dir,
+    });
     expect(first.code, first.stderr).toBe(0);
     const id = String(streamJsonLines(first.stdout).at(-1)?.session_id);
     const path = join(sessionsStateDir(dir), `${id}.fltr`);
@@ -174,7 +176,7 @@ describe("issue 11: a damaged session transcript through the built CLI", () => {
     bytes[at] = (bytes[at] ?? 0) ^ 0x20;
     await writeFile(path, bytes);
 
-    const refused = await runCli(["run", "--resume", id, "And now b.ts"], { cwd: dir });
+    const refused = await runCliInProcess(["run", "--resume", id, "And now b.ts"], { cwd: dir });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(
       new RegExp(
@@ -185,12 +187,12 @@ describe("issue 11: a damaged session transcript through the built CLI", () => {
     noStack(refused.stderr);
     expect(await readFile(path)).toEqual(bytes);
 
-    const replay = await runCli(["replay", id], { cwd: dir });
+    const replay = await runCliInProcess(["replay", id], { cwd: dir });
     expect(replay.code).toBe(2);
     expect(replay.stdout).toContain("user: Summarize src/a.ts");
     expect(replay.stderr).toContain("is damaged at byte");
 
-    const repaired = await runCli(
+    const repaired = await runCliInProcess(
       ["run", "--resume", id, "--repair", "And now b.ts", "--output-format", "stream-json"],
       {
         cwd: dir,
@@ -204,11 +206,13 @@ describe("issue 11: a damaged session transcript through the built CLI", () => {
   });
 
   it("a torn last record: the resume says so once and continues", async () => {
-    const first = await runCli(["run", "Summarize src/a.ts", "--output-format", "stream-json"], { cwd: dir });
+    const first = await runCliInProcess(["run", "Summarize src/a.ts", "--output-format", "stream-json"], {
+      cwd: dir,
+    });
     const id = String(streamJsonLines(first.stdout).at(-1)?.session_id);
     const path = join(sessionsStateDir(dir), `${id}.fltr`);
     await writeFile(path, Buffer.concat([await readFile(path), Buffer.from([200, 0, 0, 0, 1, 2])]));
-    const resumed = await runCli(["run", "--resume", id, "Again"], { cwd: dir });
+    const resumed = await runCliInProcess(["run", "--resume", id, "Again"], { cwd: dir });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(
       resumed.stderr.match(/ended in a torn record \(an interrupted write\); it was dropped/g),
