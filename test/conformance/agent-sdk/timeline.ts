@@ -1,3 +1,4 @@
+import { messageSignature, scopeOf } from "../support/message-signature.js";
 import type { Normaliser } from "../support/normalise.js";
 import type { TraceEvent } from "./trace.js";
 
@@ -19,13 +20,6 @@ export interface TimelineItem {
 
 export function timeline(events: readonly TraceEvent[], normaliser: Normaliser): TimelineItem[] {
   return items(events, normaliser).map((item) => ({ ...item, scope: scopeOf(item.signature) }));
-}
-
-export function scopeOf(signature: string): string {
-  return signature
-    .replace(/^q\d+:/, "")
-    .replace(/\[[^\]]*\]$/, "")
-    .replace(/\([^)]*\)$/, "");
 }
 
 function items(events: readonly TraceEvent[], normaliser: Normaliser): Omit<TimelineItem, "scope">[] {
@@ -70,39 +64,4 @@ function items(events: readonly TraceEvent[], normaliser: Normaliser): Omit<Time
     }
   }
   return items;
-}
-
-interface Block {
-  type?: string;
-  name?: string;
-}
-
-export function messageSignature(message: Record<string, unknown>): string {
-  const type = String(message.type);
-  const sub = message.parent_tool_use_id ? "@sub" : "";
-  switch (type) {
-    case "system":
-    case "result":
-      return `${type}/${String(message.subtype)}`;
-    case "assistant":
-    case "user": {
-      const inner = message.message as { content?: string | Block[] } | undefined;
-      const content = inner?.content;
-      const blocks = typeof content === "string" ? "text" : (content ?? []).map(blockSignature).join(",");
-      return `${type}${sub}[${blocks}]`;
-    }
-    case "stream_event": {
-      const event = message.event as
-        | { type?: string; content_block?: Block; delta?: { type?: string } }
-        | undefined;
-      const detail = event?.content_block?.type ?? event?.delta?.type;
-      return `stream_event${sub}/${event?.type}${detail ? `:${detail}` : ""}`;
-    }
-    default:
-      return message.subtype === undefined ? type : `${type}/${String(message.subtype)}`;
-  }
-}
-
-function blockSignature(block: Block): string {
-  return block.name ? `${block.type}:${block.name}` : String(block.type);
 }

@@ -10,7 +10,7 @@ import type { ProgramDifference } from "./differences.js";
  * so does an entry no difference needs any more (a fix must remove it).
  */
 const entrySchema = z.strictObject({
-  /** A difference code; `*` matches any run of characters, `{a,b}` either word. */
+  /** A difference code; `*` matches any run of characters, `{a,b}` either alternative (each may hold `*`). */
   match: z.string().min(1),
   /** Only these programs (or scenarios); default: all. */
   programs: z.array(z.string().min(1)).min(1).optional(),
@@ -37,17 +37,21 @@ export function loadAllowlist(path: string): Allowlist {
 }
 
 function globRegex(pattern: string): RegExp {
-  const source = pattern
+  return new RegExp(`^${globSource(pattern)}$`, "s");
+}
+
+/** `*` any run of characters; `{a,b*}` either alternative, each a glob of its own. */
+function globSource(pattern: string): string {
+  return pattern
     .split(/(\*|\{[^{}]*\})/)
     .map((part) =>
       part === "*"
         ? ".*"
         : part.startsWith("{") && part.endsWith("}")
-          ? `(?:${part.slice(1, -1).split(",").map(escapeRegex).join("|")})`
+          ? `(?:${part.slice(1, -1).split(",").map(globSource).join("|")})`
           : escapeRegex(part),
     )
     .join("");
-  return new RegExp(`^${source}$`, "s");
 }
 
 function escapeRegex(text: string): string {

@@ -1,0 +1,11 @@
+import { text } from "../../support/script.js";
+import type { CliScenario } from "../scenario.js";
+
+const line = (content: string) => JSON.stringify({ type: "user", message: { role: "user", content } });
+
+export default {
+  what: "--input-format stream-json: two user messages, two turns of one session",
+  args: ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"],
+  stdin: `${line("Say hello.")}\n${line("Say bye.")}\n`,
+  script: { main: (request) => text((request.lastUserText ?? "").includes("bye") ? "Bye!" : "Hello!") },
+} satisfies CliScenario;

@@ -1,0 +1,11 @@
+import { text } from "../../support/script.js";
+import type { CliScenario } from "../scenario.js";
+
+export default {
+  what: "--resume SESSION continues that session",
+  before: [{ args: ["-p", "Remember the colour teal.", "--output-format", "json"] }],
+  args: ["--resume", "{session}", "-p", "What colour?", "--output-format", "json"],
+  script: {
+    main: (request) => text((request.lastUserText ?? "").includes("What colour") ? "Teal." : "Noted."),
+  },
+} satisfies CliScenario;
