@@ -6,7 +6,14 @@ import {
   type StopHookOutcome,
   type ToolUseContext,
 } from "@forkloop/loop-core";
-import type { BaseHookInput, HookCallbackMatcher, HookEvent, HookInput, HookJSONOutput } from "./options.js";
+import type {
+  BaseHookInput,
+  FiredHookEvent,
+  HookCallbackMatcher,
+  HookEvent,
+  HookInput,
+  HookJSONOutput,
+} from "./options.js";
 
 /** Seconds a hook callback may take before its answer counts as "no opinion" (Claude Code's 60). */
 const DEFAULT_HOOK_TIMEOUT_S = 60;
@@ -31,6 +38,31 @@ export interface HookSession {
 
 type Matchers = Partial<Record<HookEvent, HookCallbackMatcher[]>>;
 
+/**
+ * What forkloop reads from a callback's answer, whatever its event's specific output: an
+ * `{ async: true }` answer is no opinion (the callback carries on by itself), and a PreToolUse
+ * `defer` (the Agent SDK hands the call back to its host) is asked through `canUseTool`.
+ */
+export interface HookAnswer {
+  continue?: boolean;
+  stopReason?: string;
+  decision?: "approve" | "block";
+  reason?: string;
+  systemMessage?: string;
+  hookSpecificOutput?: {
+    hookEventName: string;
+    permissionDecision?: "allow" | "deny" | "ask" | "defer";
+    permissionDecisionReason?: string;
+    updatedInput?: Record<string, unknown>;
+    additionalContext?: string;
+  };
+}
+
+function answerOf(output: HookJSONOutput | undefined | null): HookAnswer[] {
+  if (output === undefined || output === null || "async" in output) return [];
+  return [output];
+}
+
 function matches(matcher: string | undefined, value: string): boolean {
   if (matcher === undefined || matcher === "" || matcher === "*") return true;
   return new RegExp(`^(?:${matcher})$`).test(value);
@@ -54,12 +86,12 @@ export class HookCallbacks {
 
   /** Runs every callback of `event` whose matcher accepts `subject`, in parallel. */
   async fire(
-    event: HookEvent,
+    event: FiredHookEvent,
     subject: string,
     input: HookInput,
     toolUseId: string | undefined,
     signal?: AbortSignal,
-  ): Promise<HookJSONOutput[]> {
+  ): Promise<HookAnswer[]> {
     if (!this.has(event)) return [];
     // The messages yielded before this hook reach a program waiting in next() first (in
     // microtasks): the program sees them before the hook, as in the Agent SDK.
@@ -95,7 +127,7 @@ export class HookCallbacks {
       }
     }
     const outputs = await Promise.all(runs);
-    return outputs.filter((output): output is HookJSONOutput => output !== undefined && output !== null);
+    return outputs.flatMap(answerOf);
   }
 
   has(event: HookEvent): boolean {
@@ -243,7 +275,7 @@ export function recordingHookDenials(
 }
 
 /** PreToolUse answers merged: deny beats ask beats allow (the Agent SDK's precedence). */
-export function preToolUseOutcome(outputs: readonly HookJSONOutput[]): PreToolUseOutcome {
+export function preToolUseOutcome(outputs: readonly HookAnswer[]): PreToolUseOutcome {
   let decision: "allow" | "deny" | "ask" | undefined;
   let reason: string | undefined;
   let updatedInput: Record<string, unknown> | undefined;
@@ -251,7 +283,7 @@ export function preToolUseOutcome(outputs: readonly HookJSONOutput[]): PreToolUs
   for (const output of outputs) {
     const specific = output.hookSpecificOutput;
     const said =
-      specific?.permissionDecision ??
+      (specific?.permissionDecision === "defer" ? "ask" : specific?.permissionDecision) ??
       (output.decision === "block" ? "deny" : output.decision === "approve" ? "allow" : undefined);
     if (said !== undefined && (decision === undefined || rank[said] > rank[decision])) {
       decision = said;
@@ -267,7 +299,7 @@ export function preToolUseOutcome(outputs: readonly HookJSONOutput[]): PreToolUs
   };
 }
 
-function stopFields(outputs: readonly HookJSONOutput[]): { continue?: false; stopReason?: string } {
+function stopFields(outputs: readonly HookAnswer[]): { continue?: false; stopReason?: string } {
   const stopping = outputs.find((output) => output.continue === false);
   if (stopping === undefined) return {};
   return {

@@ -6,6 +6,23 @@
 // Endpoint resolution, the models file, the fault spec and OptionsError (also a light subpath).
 
 export { AbortError } from "./abort-error.js";
+export {
+  BUILTIN_TOOL_NAMES,
+  EXIT_REASONS,
+  type ExitReason,
+  LEGACY_TOOL_NAME_ALIASES,
+  ORG_POLICY_LIMIT_PREFIXES,
+  SYSTEM_PROMPT_DYNAMIC_BOUNDARY,
+  USAGE_LIMIT_ERROR_PREFIXES,
+  USAGE_TRANSITION_PREFIXES,
+  USAGE_WARNING_PREFIXES,
+} from "./agent-sdk-constants.js";
+// The Agent SDK's type surface (message kinds forkloop does not yield, hook events and outputs,
+// control responses, option types), so programs written for it compile unchanged.
+export type * from "./agent-sdk-types/control-types.js";
+export type * from "./agent-sdk-types/hook-types.js";
+export type * from "./agent-sdk-types/option-types.js";
+export type * from "./agent-sdk-types/other-messages.js";
 export { createHeadlessPermissions } from "./headless-permissions.js";
 export {
   type GivenLoopChoices,
@@ -31,6 +48,7 @@ export {
   startSessionMcp,
 } from "./mcp-servers.js";
 export type {
+  ForkloopMessage,
   ModelUsage,
   NonNullableUsage,
   SDKAPIRetryMessage,
@@ -54,13 +72,7 @@ export type {
 export * from "./model-endpoint-entry.js";
 export type {
   AgentDefinition,
-  BaseHookInput,
   CanUseTool,
-  HookCallback,
-  HookCallbackMatcher,
-  HookEvent,
-  HookInput,
-  HookJSONOutput,
   McpHttpServerConfig,
   McpSdkServerConfigWithInstance,
   McpServerConfig,
@@ -69,20 +81,11 @@ export type {
   Options,
   PermissionMode,
   PermissionResult,
-  PostToolUseHookInput,
-  PreCompactHookInput,
-  PreToolUseHookInput,
-  SessionStartHookInput,
   SettingSource,
-  StopHookInput,
-  SubagentStartHookInput,
-  SubagentStopHookInput,
-  SyncHookJSONOutput,
   SystemPromptOption,
   ThinkingConfig,
-  UserPromptSubmitHookInput,
 } from "./options.js";
-export { HOOK_EVENTS } from "./options.js";
+export { FIRED_HOOK_EVENTS, HOOK_EVENTS } from "./options.js";
 export {
   isInCheckout,
   isInsideProject,
@@ -91,7 +94,7 @@ export {
   ownStateRecord,
   recordOwnState,
 } from "./owned-state.js";
-export { type McpServerStatus, type ModelInfo, type Query, query, type SlashCommand } from "./query.js";
+export { type Query, query } from "./query.js";
 export { bashToolOptions, refuseDisabledBypass } from "./query-options.js";
 export { resolveSandbox } from "./sandbox.js";
 export {
@@ -103,18 +106,58 @@ export {
   tool,
 } from "./sdk-mcp-server.js";
 export {
+  type ForkSessionOptions,
+  type ForkSessionResult,
   forkSession,
+  type GetSessionMessagesOptions,
   getSessionMessages,
+  type ListSessionsOptions,
   listSessions,
   listSessionsIn,
   lockSession,
   newSessionId,
   type SessionInfo,
   type SessionInfo as SDKSessionInfo,
+  type SessionMessage,
   savedSession,
   sessionLockPath,
 } from "./session-helpers.js";
+export {
+  archiveSession,
+  deleteSession,
+  type GetSessionInfoOptions,
+  type GetSubagentMessagesOptions,
+  getSessionInfo,
+  getSubagentMessages,
+  type ListSubagentsOptions,
+  listSubagents,
+  renameSession,
+  type SessionMutationOptions,
+  tagSession,
+  unarchiveSession,
+} from "./session-management.js";
+export {
+  foldSessionSummary,
+  type ImportSessionToStoreOptions,
+  InMemorySessionStore,
+  importSessionToStore,
+  type SessionKey,
+  type SessionStore,
+  type SessionStoreEntry,
+  type SessionStoreFlush,
+  type SessionSummaryEntry,
+} from "./session-store.js";
 export { loadRunSettings, mergeRules, settingsHooks, toolHooks } from "./settings.js";
+export {
+  type DeniedModelsMatch,
+  filterEscalatingDefaultMode,
+  matchDeniedModels,
+  type ProvenanceEntry,
+  type ResolvedSettingSource,
+  type ResolvedSettings,
+  type ResolveSettingsOptions,
+  resolveSettings,
+} from "./settings-resolution.js";
 export { RuntimeRegistry, type SharedRuntime } from "./shared-runtime.js";
 export { parseRunRequest, type RunRequest, SLASH_COMMANDS } from "./slash-commands.js";
 export {
@@ -160,3 +203,4 @@ export {
   selectTools,
 } from "./tool-selection.js";
 export { FORKLOOP_VERSION } from "./version.js";
+export { type ClaimOptions, prewarm, type SpareProcess, startup, type WarmQuery } from "./warm-start.js";

@@ -234,7 +234,7 @@ async function settingsServers(
 /** A session's MCP servers, started: their tools, live statuses and one close. */
 export interface SessionMcp {
   readonly tools: readonly Tool[];
-  status(): { name: string; status: string }[];
+  status(): { name: string; status: McpServerStatus["status"]; error?: string }[];
   close(): Promise<void>;
 }
 

@@ -7,6 +7,7 @@ import type {
 } from "@forkloop/mcp";
 import type { SettingSource } from "@forkloop/tools";
 import type { AgentSdkOnlyOptions } from "./agent-sdk-only-options.js";
+import type { HookCallbackMatcher, HookEvent } from "./agent-sdk-types/hook-types.js";
 import type { CanUseToolOptions } from "./can-use-tool-options.js";
 import type { SdkMcpServer } from "./sdk-mcp-server.js";
 
@@ -27,108 +28,26 @@ export type CanUseTool = (
   options: CanUseToolOptions,
 ) => Promise<PermissionResult>;
 
-export const HOOK_EVENTS = [
-  "PreToolUse",
-  "PostToolUse",
-  "UserPromptSubmit",
-  "SessionStart",
-  "Stop",
-  "SubagentStart",
-  "SubagentStop",
-  "PreCompact",
-] as const;
-
-/** The hook events forkloop fires. */
-export type HookEvent = (typeof HOOK_EVENTS)[number];
-
-/** Hook events of the Agent SDK that forkloop does not fire: accepted, and ignored with a warning. */
-export type AgentSdkOnlyHookEvent =
-  | "PostToolUseFailure"
-  | "Notification"
-  | "SessionEnd"
-  | "PermissionRequest"
-  | "PostCompact"
-  | "Setup"
-  | "TeammateIdle"
-  | "TaskCompleted";
-
-export interface BaseHookInput {
-  session_id: string;
-  transcript_path: string;
-  cwd: string;
-  permission_mode?: string;
-  agent_id?: string;
-  agent_type?: string;
-}
-
-export type HookInput = BaseHookInput &
-  (
-    | { hook_event_name: "PreToolUse"; tool_name: string; tool_input: unknown; tool_use_id: string }
-    | {
-        hook_event_name: "PostToolUse";
-        tool_name: string;
-        tool_input: unknown;
-        tool_response: unknown;
-        tool_use_id: string;
-      }
-    | { hook_event_name: "UserPromptSubmit"; prompt: string }
-    | { hook_event_name: "SessionStart"; source: "startup" | "resume" | "fork"; model?: string }
-    | { hook_event_name: "Stop"; stop_hook_active: boolean; last_assistant_message?: string }
-    | { hook_event_name: "SubagentStart"; agent_id: string; agent_type: string }
-    | {
-        hook_event_name: "SubagentStop";
-        stop_hook_active: boolean;
-        agent_id: string;
-        agent_transcript_path: string;
-        agent_type: string;
-        last_assistant_message?: string;
-      }
-    | { hook_event_name: "PreCompact"; trigger: "manual" | "auto"; custom_instructions: string | null }
-  );
-
-/** One event's hook input, named as the Agent SDK names them (`input as PreToolUseHookInput`). */
-type HookInputOf<E extends HookEvent> = Extract<HookInput, { hook_event_name: E }>;
-export type PreToolUseHookInput = HookInputOf<"PreToolUse">;
-export type PostToolUseHookInput = HookInputOf<"PostToolUse">;
-export type UserPromptSubmitHookInput = HookInputOf<"UserPromptSubmit">;
-export type SessionStartHookInput = HookInputOf<"SessionStart">;
-export type StopHookInput = HookInputOf<"Stop">;
-export type SubagentStartHookInput = HookInputOf<"SubagentStart">;
-export type SubagentStopHookInput = HookInputOf<"SubagentStop">;
-export type PreCompactHookInput = HookInputOf<"PreCompact">;
-
-/** What a hook callback answers (the Agent SDK's SyncHookJSONOutput, the fields forkloop reads). */
-export interface HookJSONOutput {
-  continue?: boolean;
-  suppressOutput?: boolean;
-  stopReason?: string;
-  decision?: "approve" | "block";
-  systemMessage?: string;
-  reason?: string;
-  hookSpecificOutput?: {
-    hookEventName: string;
-    permissionDecision?: "allow" | "deny" | "ask";
-    permissionDecisionReason?: string;
-    updatedInput?: Record<string, unknown>;
-    additionalContext?: string;
-  };
-}
-
-export type SyncHookJSONOutput = HookJSONOutput;
-
-export type HookCallback = (
-  input: HookInput,
-  toolUseID: string | undefined,
-  options: { signal: AbortSignal },
-) => Promise<HookJSONOutput>;
-
-export interface HookCallbackMatcher {
-  /** A tool-name pattern for PreToolUse/PostToolUse (`Bash`, `Edit|Write`, `mcp__.*`); default all. */
-  matcher?: string;
-  hooks: HookCallback[];
-  /** Seconds before a callback is abandoned (its answer then counts as "no opinion"). */
-  timeout?: number;
-}
+export {
+  type BaseHookInput,
+  FIRED_HOOK_EVENTS,
+  type FiredHookEvent,
+  HOOK_EVENTS,
+  type HookCallback,
+  type HookCallbackMatcher,
+  type HookEvent,
+  type HookInput,
+  type HookJSONOutput,
+  type PostToolUseHookInput,
+  type PreCompactHookInput,
+  type PreToolUseHookInput,
+  type SessionStartHookInput,
+  type StopHookInput,
+  type SubagentStartHookInput,
+  type SubagentStopHookInput,
+  type SyncHookJSONOutput,
+  type UserPromptSubmitHookInput,
+} from "./agent-sdk-types/hook-types.js";
 
 /** The Agent SDK's sub-agent definition. */
 export interface AgentDefinition {
@@ -166,7 +85,11 @@ export type McpSdkServerConfigWithInstance = {
 /** Extended thinking as the Messages API takes it (`adaptive`, `enabled` with a budget, `disabled`). */
 export type ThinkingConfig = ThinkingConfigParam;
 
-export type SystemPromptOption = string | { type: "preset"; preset: "claude_code"; append?: string };
+/** A custom prompt (a `string[]` is joined; see `SYSTEM_PROMPT_DYNAMIC_BOUNDARY`), or forkloop's own with more appended. */
+export type SystemPromptOption =
+  | string
+  | string[]
+  | { type: "preset"; preset: "claude_code"; append?: string };
 
 /**
  * `query()`'s options: the Agent SDK's names and shapes. Options the Agent SDK has and forkloop
@@ -193,8 +116,8 @@ export interface Options extends AgentSdkOnlyOptions {
   permissionMode?: PermissionMode;
   allowDangerouslySkipPermissions?: boolean;
   canUseTool?: CanUseTool;
-  /** Callbacks per event; events forkloop does not fire (AgentSdkOnlyHookEvent) are warned about once. */
-  hooks?: Partial<Record<HookEvent | AgentSdkOnlyHookEvent, HookCallbackMatcher[]>>;
+  /** Callbacks per event; events forkloop does not fire (not in FIRED_HOOK_EVENTS) are named once on `stderr`. */
+  hooks?: Partial<Record<HookEvent, HookCallbackMatcher[]>>;
   agents?: Record<string, AgentDefinition>;
   mcpServers?: Record<string, McpServerConfig>;
   /** Only `mcpServers` (and forkloop's `mcpConfig` files): no servers from settings or `.mcp.json`. */

@@ -7,13 +7,14 @@ import { createBuiltinTools, PERMISSION_MODES, SETTING_SOURCES, type Settings } 
 import { type LoopChoices, resolveLoopChoices } from "./loop-choices.js";
 import { type ResolvedMcpServers, resolveMcpServers } from "./mcp-servers.js";
 import { withSettingsRetryEnv } from "./model-retry.js";
-import { HOOK_EVENTS, KNOWN_OPTIONS, type Options } from "./options.js";
+import { FIRED_HOOK_EVENTS, KNOWN_OPTIONS, type Options } from "./options.js";
 import { OptionsError } from "./options-error.js";
 import { recordOwnState } from "./owned-state.js";
 import { resolveSandbox } from "./sandbox.js";
 import { listSessionsIn, newSessionId, savedSession } from "./session-helpers.js";
 import { loadRunSettings, mergeRules } from "./settings.js";
 import { ensureWritableDir, type ProjectState, projectState, sessionsDir } from "./state-dirs.js";
+import { customSystemPrompt } from "./system-prompt-option.js";
 import { DEFAULT_MODEL, FORK_TOOL_NAMES, type PermissionRules, selectTools } from "./tool-selection.js";
 
 /** Everything a query needs, decided from its options, the settings files and the transcripts. */
@@ -60,11 +61,11 @@ export async function resolveQueryOptions(
     warn(`forkloop: ignoring options it does not support yet: ${unknown.join(", ")}`);
   }
   const unfired = Object.keys(options.hooks ?? {}).filter(
-    (event) => !(HOOK_EVENTS as readonly string[]).includes(event),
+    (event) => !(FIRED_HOOK_EVENTS as readonly string[]).includes(event),
   );
   if (unfired.length > 0) {
     warn(
-      `forkloop: ignoring hooks for events it does not fire: ${unfired.join(", ")} (it fires ${HOOK_EVENTS.join(", ")})`,
+      `forkloop: ignoring hooks for events it does not fire: ${unfired.join(", ")} (it fires ${FIRED_HOOK_EVENTS.join(", ")})`,
     );
   }
   const env = options.env ?? process.env;
@@ -120,6 +121,7 @@ export async function resolveQueryOptions(
     "set FORKLOOP_HOME, or the stateDir option (forkloop run --state-dir), to a writable directory",
   );
   const systemPrompt = options.systemPrompt;
+  const custom = customSystemPrompt(systemPrompt);
   return {
     cwd,
     state,
@@ -140,8 +142,8 @@ export async function resolveQueryOptions(
     bash,
     mcp,
     agents: agentDefinitions(options),
-    ...(typeof systemPrompt === "string" ? { systemPrompt } : {}),
-    ...(typeof systemPrompt === "object" && systemPrompt.append !== undefined
+    ...(custom === undefined ? {} : { systemPrompt: custom }),
+    ...(typeof systemPrompt === "object" && !Array.isArray(systemPrompt) && systemPrompt.append !== undefined
       ? { appendSystemPrompt: systemPrompt.append }
       : {}),
     settings,

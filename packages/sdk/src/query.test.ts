@@ -246,7 +246,7 @@ describe("query() through the simulator", () => {
             return event === "PreToolUse"
               ? {
                   hookSpecificOutput: {
-                    hookEventName: "PreToolUse",
+                    hookEventName: "PreToolUse" as const,
                     permissionDecision: "deny" as const,
                     permissionDecisionReason: "hook says no",
                   },

@@ -3,7 +3,6 @@ import { join } from "node:path";
 import {
   type CanUseTool as LoopCanUseTool,
   type LoopEvent,
-  listModels,
   type OutputConfig,
   type PermissionMode,
   type QueuedCommand,
@@ -13,14 +12,43 @@ import {
 } from "@forkloop/loop-core";
 import { createSession, type MainSession, subAgentTranscriptPath } from "@forkloop/orchestrator";
 import { mergeHooks } from "@forkloop/tools";
+import type {
+  AccountInfo,
+  AgentInfo,
+  McpServerStatus,
+  McpSetServersResult,
+  ModelInfo,
+  RewindFilesResult,
+  SDKControlGetContextUsageResponse,
+  SDKControlGetUsageResponse,
+  SDKControlInitializeResponse,
+  SDKControlInterruptResponse,
+  SDKControlMcpReadResourceResponse,
+  SDKControlReadFileResponse,
+  SDKControlReloadOutputStylesResponse,
+  SDKControlReloadPluginsResponse,
+  SDKControlReloadSkillsResponse,
+  SDKControlSetPermissionModeResponse,
+  SlashCommand,
+} from "./agent-sdk-types/control-types.js";
 import { AsyncChannel } from "./async-channel.js";
 import { canUseToolOptions } from "./can-use-tool-options.js";
+import { contextUsage } from "./context-usage.js";
 import { withExtraArgs } from "./extra-args.js";
 import { createHeadlessPermissions } from "./headless-permissions.js";
 import { HookCallbacks, recordingHookDenials } from "./hook-callbacks.js";
 import { startSessionMcp } from "./mcp-servers.js";
 import type { SDKMessage, SDKResultMessage, SDKUserMessageInput } from "./messages.js";
-import type { CanUseTool, Options } from "./options.js";
+import type { CanUseTool, McpServerConfig, Options } from "./options.js";
+import { OptionsError } from "./options-error.js";
+import {
+  accountInfo,
+  initializeResponse,
+  refusedControl,
+  supportedAgents,
+  supportedCommands,
+  supportedModels,
+} from "./query-control.js";
 import {
   type BypassSettings,
   checkBypass,
@@ -28,41 +56,26 @@ import {
   resolveQueryOptions,
 } from "./query-options.js";
 import { forkSessionIn, lockSession } from "./session-helpers.js";
+import { unarchiveOnResume } from "./session-management.js";
 import { settingsHooks } from "./settings.js";
 import { processRuntimes, type RuntimeRegistry, type SharedRuntime } from "./shared-runtime.js";
-import { parseRunRequest, SLASH_COMMANDS } from "./slash-commands.js";
+import { parseRunRequest } from "./slash-commands.js";
 import { StreamJsonWriter } from "./stream-json-writer.js";
 import { withStructuredOutput } from "./structured-output.js";
 import { SubAgentTracker } from "./sub-agent-tracker.js";
-import { removedForkTools } from "./tool-selection.js";
+import { DEFAULT_MODEL, removedForkTools } from "./tool-selection.js";
 import { ToolUseOrder } from "./tool-use-order.js";
 
+export type { McpServerStatus, ModelInfo, SlashCommand };
+
 /** The Agent SDK's Query: an async generator of messages with control methods. */
-/** `supportedModels()`'s entries (the Agent SDK's ModelInfo). */
-export interface ModelInfo {
-  value: string;
-  displayName: string;
-  description: string;
-}
-
-/** `supportedCommands()`'s entries (the Agent SDK's SlashCommand). */
-export interface SlashCommand {
-  name: string;
-  description: string;
-  argumentHint: string;
-}
-
-/** `mcpServerStatus()`'s entries; `error` says why a server failed (forkloop). */
-export interface McpServerStatus {
-  name: string;
-  status: string;
-  error?: string;
-}
-
 export interface Query extends AsyncGenerator<SDKMessage, void> {
-  /** Stops the current turn: a submit-interrupt when input is waiting (it runs next), else a hard interrupt. */
-  interrupt(): Promise<void>;
-  setPermissionMode(mode: PermissionMode): Promise<void>;
+  /**
+   * Stops the current turn: a submit-interrupt when input is waiting (it runs next), else a hard
+   * interrupt. Answers with the prompts still queued (their uuids).
+   */
+  interrupt(): Promise<SDKControlInterruptResponse>;
+  setPermissionMode(mode: PermissionMode): Promise<SDKControlSetPermissionModeResponse>;
   /** The model of the turns from now on (default: the query's). */
   setModel(model?: string): Promise<void>;
   supportedCommands(): Promise<SlashCommand[]>;
@@ -72,6 +85,43 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
   streamInput(stream: AsyncIterable<SDKUserMessageInput>): Promise<void>;
   /** Ends the query now: the running turn is interrupted and the session closed. */
   close(): void;
+  /** What the session offers (commands, agents, models, account), as it starts. */
+  initializationResult(): Promise<SDKControlInitializeResponse>;
+  /** The same, read again (the project's agent files once the session has read them). */
+  reinitialize(): Promise<SDKControlInitializeResponse>;
+  supportedAgents(): Promise<AgentInfo[]>;
+  accountInfo(): Promise<AccountInfo>;
+  /** The context window's use: system prompt, tools, messages, free space (context-usage.ts). */
+  getContextUsage(options?: { detail?: "summary" | "full" }): Promise<SDKControlGetContextUsageResponse>;
+  /** Stops a running sub-agent by its task id (task_started's `task_id`); its Agent call ends as cancelled. */
+  stopTask(taskId: string): Promise<void>;
+  /** forkloop runs no sub-agent in the background: always false (nothing was moved there). */
+  backgroundTasks(toolUseId?: string): Promise<boolean>;
+  /** forkloop keeps no file checkpoints: `canRewind` false, with the reason. */
+  rewindFiles(userMessageId: string, options?: { dryRun?: boolean }): Promise<RewindFilesResult>;
+  reloadSkills(): Promise<SDKControlReloadSkillsResponse>;
+  reloadOutputStyles(): Promise<SDKControlReloadOutputStylesResponse>;
+  // Refused with an OptionsError naming the method and why (query-control.ts).
+  setMcpPermissionModeOverride(
+    serverName: string,
+    mode: "default" | "auto" | null,
+  ): Promise<{ warning?: string }>;
+  setMaxThinkingTokens(maxThinkingTokens: number | null, thinkingDisplay?: string | null): Promise<void>;
+  applyFlagSettings(settings: Record<string, unknown>): Promise<void>;
+  updateSettings(source: "localSettings" | "userSettings", settings: Record<string, unknown>): Promise<void>;
+  readFile(
+    path: string,
+    options?: { maxBytes?: number; encoding?: "utf-8" | "base64" },
+  ): Promise<SDKControlReadFileResponse | null>;
+  reloadPlugins(options?: Record<string, unknown>): Promise<SDKControlReloadPluginsResponse>;
+  seedReadState(path: string, mtime: number): Promise<void>;
+  reconnectMcpServer(serverName: string): Promise<void>;
+  toggleMcpServer(serverName: string, enabled: boolean): Promise<void>;
+  readMcpResource(serverName: string, uri: string): Promise<SDKControlMcpReadResourceResponse>;
+  setMcpServers(servers: Record<string, McpServerConfig>): Promise<McpSetServersResult>;
+  usage_EXPERIMENTAL_MAY_CHANGE_DO_NOT_RELY_ON_THIS_API_YET(options?: {
+    skipBehaviors?: boolean;
+  }): Promise<SDKControlGetUsageResponse>;
 }
 
 /**
@@ -131,6 +181,10 @@ class QueryRun implements Query {
   /** The settings' bypass switch, once they are read (until then only the option is checked). */
   #bypassSettings: BypassSettings = { permissions: {} };
   #mcpStatus: () => McpServerStatus[] = () => [];
+  /** The running session and its forks' tracker, for the control methods (undefined before it starts). */
+  #session:
+    | { session: MainSession; tracker: SubAgentTracker; runtime: SharedRuntime; model: string }
+    | undefined;
   /** A bad `extraArgs`, thrown by the first `next()` (the Agent SDK fails when Claude Code starts). */
   readonly #optionsError: unknown;
 
@@ -185,15 +239,18 @@ class QueryRun implements Query {
     throw error;
   }
 
-  async interrupt(): Promise<void> {
+  async interrupt(): Promise<SDKControlInterruptResponse> {
     const waiting = this.#pending.length > 0 || this.#queued.length > 0;
     this.#abortTurn(waiting ? SUBMIT_INTERRUPT_REASON : HARD_INTERRUPT);
+    // Prompts that joined the running turn and were not drained run next; so do waiting ones.
+    return { still_queued: this.#queued.map((command) => command.uuid) };
   }
 
-  async setPermissionMode(mode: PermissionMode): Promise<void> {
+  async setPermissionMode(mode: PermissionMode): Promise<SDKControlSetPermissionModeResponse> {
     checkBypass(mode, this.#options, this.#bypassSettings);
     this.#permissionMode = mode;
     this.#setMode?.(mode);
+    return { mode };
   }
 
   async setModel(model?: string): Promise<void> {
@@ -201,18 +258,117 @@ class QueryRun implements Query {
   }
 
   async supportedCommands() {
-    return SLASH_COMMANDS.map((command) => {
-      const [name = "", ...rest] = command.slice(1).split(" ");
-      return { name, description: "Summarize the conversation so far", argumentHint: rest.join(" ") };
-    });
+    return supportedCommands();
   }
 
   async supportedModels() {
-    return listModels().map((info) => ({
-      value: info.id,
-      displayName: info.id,
-      description: `${info.contextWindow.toLocaleString("en")} tokens of context`,
-    }));
+    return supportedModels();
+  }
+
+  async supportedAgents() {
+    return supportedAgents(this.#options, this.#session?.session);
+  }
+
+  async accountInfo() {
+    return accountInfo(this.#options);
+  }
+
+  async initializationResult() {
+    return initializeResponse(this.#options, this.#session?.session);
+  }
+
+  async reinitialize() {
+    return initializeResponse(this.#options, this.#session?.session);
+  }
+
+  async getContextUsage() {
+    const running = this.#session;
+    return contextUsage(
+      running?.session,
+      this.#model ?? running?.model ?? this.#options.model ?? DEFAULT_MODEL,
+      running?.runtime.source.modelOverrides ?? [],
+    );
+  }
+
+  async stopTask(taskId: string): Promise<void> {
+    if (this.#session?.tracker.stop(taskId) !== true) {
+      throw new OptionsError(
+        `stopTask: no sub-agent "${taskId}" is running (task ids come from system/task_started).`,
+      );
+    }
+  }
+
+  async backgroundTasks(): Promise<boolean> {
+    return false;
+  }
+
+  async rewindFiles(): Promise<RewindFilesResult> {
+    return {
+      canRewind: false,
+      error: "forkloop keeps no file checkpoints (enableFileCheckpointing is not supported)",
+    };
+  }
+
+  async reloadSkills(): Promise<SDKControlReloadSkillsResponse> {
+    return {
+      skills: (this.#session?.session.assembled.skills ?? []).map((skill) => ({
+        name: skill.name,
+        description: skill.description,
+        argumentHint: "",
+      })),
+    };
+  }
+
+  async reloadOutputStyles(): Promise<SDKControlReloadOutputStylesResponse> {
+    return { available_output_styles: ["default"] };
+  }
+
+  async setMcpPermissionModeOverride(): Promise<{ warning?: string }> {
+    return refusedControl("setMcpPermissionModeOverride");
+  }
+
+  async setMaxThinkingTokens(): Promise<void> {
+    refusedControl("setMaxThinkingTokens");
+  }
+
+  async applyFlagSettings(): Promise<void> {
+    refusedControl("applyFlagSettings");
+  }
+
+  async updateSettings(): Promise<void> {
+    refusedControl("updateSettings");
+  }
+
+  async readFile(): Promise<SDKControlReadFileResponse | null> {
+    return refusedControl("readFile");
+  }
+
+  async reloadPlugins(): Promise<SDKControlReloadPluginsResponse> {
+    return refusedControl("reloadPlugins");
+  }
+
+  async seedReadState(): Promise<void> {
+    refusedControl("seedReadState");
+  }
+
+  async reconnectMcpServer(): Promise<void> {
+    refusedControl("reconnectMcpServer");
+  }
+
+  async toggleMcpServer(): Promise<void> {
+    refusedControl("toggleMcpServer");
+  }
+
+  async readMcpResource(): Promise<SDKControlMcpReadResourceResponse> {
+    return refusedControl("readMcpResource");
+  }
+
+  async setMcpServers(): Promise<McpSetServersResult> {
+    return refusedControl("setMcpServers");
+  }
+
+  async usage_EXPERIMENTAL_MAY_CHANGE_DO_NOT_RELY_ON_THIS_API_YET(): Promise<SDKControlGetUsageResponse> {
+    return refusedControl("usage_EXPERIMENTAL_MAY_CHANGE_DO_NOT_RELY_ON_THIS_API_YET");
   }
 
   async mcpServerStatus() {
@@ -296,6 +452,7 @@ class QueryRun implements Query {
     // first's open tool call and corrupt the transcript for every later resume.
     const lock = await lockSession(resolved.sessionsDir, sessionId);
     if (lock.tookOver !== undefined) this.#warn(`forkloop: ${lock.tookOver}`);
+    if (resolved.start === "resume") await unarchiveOnResume(resolved.sessionsDir, sessionId);
     try {
       await this.#driveLocked(resolved, first, sessionId);
     } finally {
@@ -444,6 +601,7 @@ class QueryRun implements Query {
       ...outputConfigOf(this.#options),
       ...resolved.loop,
     });
+    this.#session = { session, tracker, runtime, model: resolved.model };
     // R-S14: the main agent's checks and every sub-agent that inherits the mode, running ones included.
     this.#setMode = (mode) => {
       permissions.setMode(mode);
@@ -516,6 +674,7 @@ class QueryRun implements Query {
       }
     } finally {
       this.#setMode = undefined;
+      this.#session = undefined;
       await session.close();
     }
   }

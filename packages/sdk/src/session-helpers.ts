@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { mkdir, stat } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import type { Message } from "@forkloop/loop-core";
 import {
   listSessions as listTranscripts,
   loadTranscript,
@@ -14,6 +15,7 @@ import type { SDKAssistantMessage, SDKUserMessage } from "./messages.js";
 import { OptionsError } from "./options-error.js";
 import { isOwnState, notOwnStateError, recordOwnState } from "./owned-state.js";
 import { acquireOwnerLock, type HeldLock } from "./owner-lock.js";
+import { readSessionMetadata, type SessionMetadata, writeSessionMetadata } from "./session-metadata.js";
 import { checkId, type ProjectState, projectState, sessionsDir, sessionsDirs } from "./state-dirs.js";
 
 /** A new session id: a UUID, as Claude Code's (consumers parse `session_id` as one). */
@@ -21,16 +23,62 @@ export function newSessionId(): string {
   return randomUUID();
 }
 
-/** A saved session, with the Agent SDK's `SDKSessionInfo` fields (`summary`, `lastModified`). */
-export type SessionInfo = SessionSummary & {
-  /** The first prompt (200 characters at most), or "" for a session without one. */
-  readonly summary: string;
-  /** Epoch ms of the transcript's last write. */
-  readonly lastModified: number;
+/**
+ * A saved session, with the Agent SDK's `SDKSessionInfo` fields: `summary` (its title, else its
+ * first prompt), `lastModified` and `createdAt` in epoch ms, `fileSize`, and the title, tag and
+ * archived mark session-management.ts keeps beside the transcript.
+ */
+export type SessionInfo = Omit<SessionSummary, "createdAt"> &
+  SessionMetadata & {
+    /** The custom title, else the first prompt (200 characters at most), else "". */
+    readonly summary: string;
+    /** Epoch ms of the transcript's last write. */
+    readonly lastModified: number;
+    /** Epoch ms of the session's start, when its transcript says. */
+    readonly createdAt?: number;
+    /** The transcript's size in bytes. */
+    readonly fileSize?: number;
+  };
+
+/** A message of a saved conversation (the Agent SDK's `SessionMessage`, with forkloop's precise payloads). */
+export type SessionMessage = (SDKUserMessage | SDKAssistantMessage) & {
+  readonly uuid: string;
+  readonly session_id: string;
+  /** The sub-agent that started this one (null: the main session or a sub-agent of it). */
+  readonly parent_agent_id: string | null;
 };
 
+/** The helpers' options: `dir` is the project directory (default cwd); `stateDir` forkloop's own. */
+export interface ListSessionsOptions {
+  dir?: string;
+  stateDir?: string;
+  limit?: number;
+  offset?: number;
+  /** Accepted for the Agent SDK's signature: forkloop keys sessions by project, worktrees included. */
+  includeWorktrees?: boolean;
+  /** Accepted for the Agent SDK's signature: every forkloop session is programmatic. */
+  includeProgrammatic?: boolean;
+}
+export interface GetSessionMessagesOptions {
+  dir?: string;
+  stateDir?: string;
+  limit?: number;
+  offset?: number;
+}
+export interface ForkSessionOptions {
+  dir?: string;
+  stateDir?: string;
+  /** Keep the history up to this message (its uuid, from getSessionMessages). */
+  upToMessageId?: string;
+  /** The fork's title; default: the original's title + " (fork)", when it has one. */
+  title?: string;
+}
+export interface ForkSessionResult {
+  sessionId: string;
+}
+
 /** The project state of the helpers' `dir` option (FORKLOOP_HOME from the process environment). */
-function stateOf(options: { dir?: string; stateDir?: string }): ProjectState {
+export function stateOf(options: { dir?: string; stateDir?: string }): ProjectState {
   return projectState({
     cwd: resolve(options.dir ?? process.cwd()),
     env: process.env,
@@ -42,17 +90,33 @@ function stateOf(options: { dir?: string; stateDir?: string }): ProjectState {
  * The saved sessions of a project, newest first: those under the user's forkloop directory
  * (state-dirs.ts), and any left in `<cwd>/.forkloop/sessions` from before.
  */
-export async function listSessions(
-  options: { dir?: string; stateDir?: string; limit?: number; offset?: number } = {},
-): Promise<SessionInfo[]> {
+export async function listSessions(options: ListSessionsOptions = {}): Promise<SessionInfo[]> {
   const offset = options.offset ?? 0;
-  return (await listSessionsIn(stateOf(options)))
-    .map((summary) => ({
-      ...summary,
-      summary: summary.firstPrompt ?? "",
-      lastModified: Date.parse(summary.updatedAt),
-    }))
-    .slice(offset, options.limit === undefined ? undefined : offset + options.limit);
+  const summaries = (await listSessionsIn(stateOf(options))).slice(
+    offset,
+    options.limit === undefined ? undefined : offset + options.limit,
+  );
+  return Promise.all(summaries.map((summary) => sessionInfoOf(summary)));
+}
+
+/** A session's listing entry with its metadata and file size, as the Agent SDK's SDKSessionInfo. */
+export async function sessionInfoOf(summary: SessionSummary): Promise<SessionInfo> {
+  const { createdAt, ...rest } = summary;
+  const [metadata, size] = await Promise.all([
+    readSessionMetadata(dirname(summary.path), summary.sessionId),
+    stat(summary.path).then(
+      (info) => info.size,
+      () => undefined,
+    ),
+  ]);
+  return {
+    ...rest,
+    ...metadata,
+    summary: metadata.customTitle ?? summary.firstPrompt ?? "",
+    lastModified: Date.parse(summary.updatedAt),
+    ...(createdAt === undefined ? {} : { createdAt: Date.parse(createdAt) }),
+    ...(size === undefined ? {} : { fileSize: size }),
+  };
 }
 
 /** `listSessions` in a resolved project state, newest first. */
@@ -104,10 +168,21 @@ export async function lockSession(sessionsDir: string, sessionId: string): Promi
  */
 export async function getSessionMessages(
   sessionId: string,
-  options: { dir?: string; stateDir?: string } = {},
-): Promise<(SDKUserMessage | SDKAssistantMessage)[]> {
+  options: GetSessionMessagesOptions = {},
+): Promise<SessionMessage[]> {
   const loaded = await loadTranscript(savedSession(stateOf(options), sessionId).path);
-  return loaded.messages.flatMap((message): (SDKUserMessage | SDKAssistantMessage)[] => {
+  return page(sessionMessagesOf(loaded.messages, sessionId), options);
+}
+
+/** `limit` and `offset`, as the Agent SDK's listing helpers take them. */
+export function page<T>(items: readonly T[], options: { limit?: number; offset?: number }): T[] {
+  const offset = options.offset ?? 0;
+  return items.slice(offset, options.limit === undefined ? undefined : offset + options.limit);
+}
+
+/** A transcript's conversation as the Agent SDK's messages (compaction notices and API errors left out). */
+export function sessionMessagesOf(messages: readonly Message[], sessionId: string): SessionMessage[] {
+  return messages.flatMap((message): SessionMessage[] => {
     if (message.type === "user") {
       return [
         {
@@ -116,6 +191,7 @@ export async function getSessionMessages(
           uuid: message.uuid,
           message: { role: "user", content: message.message.content as SDKUserMessage["message"]["content"] },
           parent_tool_use_id: null,
+          parent_agent_id: null,
           ...(message.isMeta === true ? { isSynthetic: true } : {}),
         },
       ];
@@ -128,6 +204,7 @@ export async function getSessionMessages(
           uuid: message.uuid,
           message: message.message,
           parent_tool_use_id: null,
+          parent_agent_id: null,
         },
       ];
     }
@@ -142,14 +219,23 @@ export async function getSessionMessages(
  */
 export async function forkSession(
   sessionId: string,
-  options: { dir?: string; stateDir?: string; upToMessageId?: string } = {},
-): Promise<{ sessionId: string }> {
-  return forkSessionIn(
-    stateOf(options),
+  options: ForkSessionOptions = {},
+): Promise<ForkSessionResult> {
+  const state = stateOf(options);
+  const original = savedSession(state, sessionId);
+  const forked = await forkSessionIn(
+    state,
     resolve(options.dir ?? process.cwd()),
     sessionId,
     options.upToMessageId,
   );
+  const title = options.title ?? (await readSessionMetadata(original.sessionsDir, sessionId)).customTitle;
+  if (title !== undefined) {
+    await writeSessionMetadata(sessionsDir(state), forked.sessionId, {
+      customTitle: options.title ?? `${title} (fork)`,
+    });
+  }
+  return forked;
 }
 
 /** `forkSession` in a resolved project state; the copy goes where new sessions go. */

@@ -3,6 +3,7 @@ import type {
   AgentPool,
   ParentCallbacks,
   SubAgentEvent,
+  SubAgentHandle,
   SubAgentResult,
   SubAgentTask,
 } from "@forkloop/orchestrator";
@@ -50,6 +51,8 @@ export class SubAgentTracker {
   readonly #onStart: (start: ForkStart) => Promise<void> | void;
   readonly #describe: (toolUseId: string) => string | undefined;
   readonly #tracked = new Map<string, Tracked>();
+  /** Running forks by id (task_started's task_id), for `stop()`. */
+  readonly #handles = new Map<string, SubAgentHandle>();
   readonly #inFlight = new Set<Promise<void>>();
 
   constructor(options: {
@@ -89,6 +92,7 @@ export class SubAgentTracker {
     return {
       run: (task, callbacks) => {
         const handle = pool.run(task, track(task, callbacks));
+        this.#hold(handle);
         settle(task, handle.result);
         return handle;
       },
@@ -109,6 +113,7 @@ export class SubAgentTracker {
           const task = tasks[index];
           if (task === undefined) continue;
           this.#begin(task);
+          this.#hold(handle);
           settle(task, handle.result);
         }
         return handles;
@@ -117,6 +122,19 @@ export class SubAgentTracker {
       stats: () => pool.stats(),
       close: async () => {},
     };
+  }
+
+  /** Keeps a running fork's handle until it ends, so `stop()` can reach it. */
+  #hold(handle: SubAgentHandle): void {
+    this.#handles.set(handle.id, handle);
+    void handle.result.finally(() => this.#handles.delete(handle.id)).catch(() => {});
+  }
+
+  /** Cancels a running fork by its task id (the Agent SDK's `stopTask`); false when none runs by that id. */
+  stop(taskId: string): boolean {
+    const handle = this.#handles.get(taskId);
+    handle?.cancel("stopped by stopTask()");
+    return handle !== undefined;
   }
 
   /**

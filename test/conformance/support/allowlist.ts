@@ -15,6 +15,12 @@ const entrySchema = z.strictObject({
   /** Only these programs (or scenarios); default: all. */
   programs: z.array(z.string().min(1)).min(1).optional(),
   reason: z.string().min(10),
+  /**
+   * The difference depends on the peer's timing (e.g. Claude Code sends some messages on a
+   * timer), so a run may not show it: such an entry is never judged stale. Use it only where a
+   * run on an idle machine and one under load were seen to differ.
+   */
+  timing: z.literal(true).optional(),
 });
 /** The issue item (or requirement) a difference not fixed yet belongs to, e.g. "#27 item 3: hook denials". */
 const notYetFixedSchema = entrySchema.extend({ issue: z.string().min(3) });
@@ -88,7 +94,7 @@ export function judge(
 
 /** Entries no difference needed (after the whole corpus ran): each must be removed. */
 export function staleEntries(allowlist: Allowlist, used: ReadonlySet<AllowlistEntry>): AllowlistEntry[] {
-  return entries(allowlist).filter((entry) => !used.has(entry));
+  return entries(allowlist).filter((entry) => entry.timing !== true && !used.has(entry));
 }
 
 /** A report of unexplained differences, grouped by program, for a failing test. */
@@ -106,7 +112,8 @@ export function allowlistMarkdown(allowlist: Allowlist, source: string): string 
   const line = (entry: AllowlistEntry) => {
     const programs = entry.programs ? ` — in ${entry.programs.map((p) => `\`${p}\``).join(", ")}` : "";
     const issue = entry.issue ? ` (${entry.issue})` : "";
-    return `- ${entry.reason}${issue} \`${entry.match}\`${programs}`;
+    const timing = entry.timing ? " (timing-dependent)" : "";
+    return `- ${entry.reason}${issue}${timing} \`${entry.match}\`${programs}`;
   };
   return [
     `Generated from \`${source}\` (the conformance harness's allowlist; a test keeps this in step).`,

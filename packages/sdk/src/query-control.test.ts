@@ -1,0 +1,112 @@
+import type { BrainRequest } from "@forkloop/sim";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SDKMessage } from "./messages.js";
+import { OptionsError } from "./options-error.js";
+import { query } from "./query.js";
+import { REFUSED_CONTROLS } from "./query-control.js";
+import { promptStream, startHarness } from "./test-support/sdk-harness.js";
+
+type Harness = Awaited<ReturnType<typeof startHarness>>;
+
+function brain(request: BrainRequest) {
+  if (request.querySource?.startsWith("agent:")) {
+    // The sub-agent works for a long time unless it is stopped.
+    if (request.lastToolResults.length > 0) return { content: [{ type: "text" as const, text: "slept" }] };
+    return { content: [{ type: "tool_use" as const, name: "Bash", input: { command: "sleep 120" } }] };
+  }
+  if (request.querySource !== "sdk") return undefined;
+  if (request.lastToolResults.length > 0) return { content: [{ type: "text" as const, text: "done" }] };
+  if ((request.lastUserText ?? "").includes("delegate")) {
+    return {
+      content: [
+        {
+          type: "tool_use" as const,
+          name: "Agent",
+          input: { description: "sleep", prompt: "Sleep a long time.", subagent_type: "sleeper" },
+        },
+      ],
+    };
+  }
+  return { content: [{ type: "text" as const, text: "Hello there, this is a reply of a few words." }] };
+}
+
+describe("R-K1: the Agent SDK's Query control methods, answered in-process or refused by name", () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness(brain);
+  });
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  it("R-K1: initializationResult, supportedAgents, accountInfo and getContextUsage describe the session; refused methods name themselves", async () => {
+    const input = promptStream();
+    const run = query({
+      prompt: input.stream,
+      options: harness.options({
+        agents: { sleeper: { description: "Sleeps", prompt: "You sleep.", tools: ["Bash"] } },
+      }),
+    });
+    // Asked before the first message: answered from the options, never waiting on the session.
+    const early = await run.initializationResult();
+    expect(early.agents.map((agent) => agent.name)).toEqual(["general-purpose", "sleeper"]);
+    expect(early.models.length).toBeGreaterThan(0);
+    expect(early.account).toEqual({ apiKeySource: "ANTHROPIC_API_KEY", apiProvider: "firstParty" });
+    input.push("hello");
+    for await (const message of run) if (message.type === "result") break;
+
+    const usage = await run.getContextUsage();
+    expect(usage.model).toBe("claude-sonnet-4-6");
+    expect(usage.totalTokens).toBeGreaterThan(0);
+    expect(usage.apiUsage?.output_tokens).toBeGreaterThan(0);
+    const byId = Object.fromEntries(usage.categories.map((category) => [category.id, category.tokens]));
+    expect(byId.system_prompt).toBeGreaterThan(0);
+    expect(byId.system_tools).toBeGreaterThan(0);
+    expect(byId.messages).toBeGreaterThan(0);
+    expect(usage.totalTokens).toBe(
+      (byId.system_prompt ?? 0) + (byId.system_tools ?? 0) + (byId.messages ?? 0),
+    );
+    expect(usage.maxTokens).toBeGreaterThan(usage.totalTokens);
+
+    expect(await run.backgroundTasks()).toBe(false);
+    expect((await run.rewindFiles("x")).canRewind).toBe(false);
+    for (const method of REFUSED_CONTROLS) {
+      const call = (run as unknown as Record<string, () => Promise<unknown>>)[method];
+      await expect(call?.call(run), method).rejects.toThrow(
+        new RegExp(`Query\\.${method}\\(\\) is not supported`),
+      );
+    }
+    await expect(run.stopTask("no-such-task")).rejects.toThrow(OptionsError);
+    expect(await run.setPermissionMode("acceptEdits")).toEqual({ mode: "acceptEdits" });
+    expect(await run.interrupt()).toEqual({ still_queued: [] });
+    input.end();
+    run.close();
+  });
+
+  it("R-K1: stopTask stops a running sub-agent by task_started's task_id; its task ends stopped", async () => {
+    const input = promptStream();
+    const run = query({
+      prompt: input.stream,
+      options: harness.options({
+        allowedTools: ["Bash", "Agent"],
+        agents: { sleeper: { description: "Sleeps", prompt: "You sleep.", tools: ["Bash"] } },
+      }),
+    });
+    input.push("delegate the sleeping");
+    const seen: SDKMessage[] = [];
+    for await (const message of run) {
+      seen.push(message);
+      // Stopped once its long command runs (its tool_use message has been yielded).
+      if (message.type === "assistant" && message.parent_tool_use_id !== null) {
+        const started = seen.find((m) => m.type === "system" && m.subtype === "task_started");
+        await run.stopTask((started as { task_id: string }).task_id);
+      }
+      if (message.type === "result") break;
+    }
+    const notification = seen.find((m) => m.type === "system" && m.subtype === "task_notification");
+    expect(notification).toMatchObject({ status: "stopped" });
+    expect(seen.at(-1)).toMatchObject({ type: "result", subtype: "success" });
+    input.end();
+    run.close();
+  });
+});
