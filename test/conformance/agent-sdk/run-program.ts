@@ -1,8 +1,8 @@
-import { spawn } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import type { RequestRecord } from "@forkloop/sim";
 import { isolatedEnv, makeRunDirs, type RunDirs } from "../support/isolated-run.js";
+import { runInGroup } from "../support/run-in-group.js";
 import type { ScriptedServer } from "../support/scripted-server.js";
 import { type ProgramCase, scriptOf } from "./program-case.js";
 import type { TraceEvent } from "./trace.js";
@@ -49,47 +49,19 @@ export async function runProgram(options: {
     CONFORMANCE_TRACE: trace,
   };
   const program = join(PROGRAMS_BUILD, name, "program.js");
-  // Its own process group: the real SDK's Claude Code child is ended with it on a timeout, and
-  // nothing either side started outlives the run.
-  const child = spawn(process.execPath, ["--import", INSTRUMENT, program], {
+  const run = await runInGroup(process.execPath, ["--import", INSTRUMENT, program], {
     cwd: dirs.work,
     env,
-    detached: true,
+    timeoutMs: programCase.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   });
-  const killGroup = () => {
-    try {
-      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-    } catch {
-      // the group has already ended
-    }
-  };
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr += chunk;
-  });
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    killGroup();
-  }, programCase.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-  const exitCode = await new Promise<number | null>((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code) => resolve(code));
-  });
-  clearTimeout(timer);
-  killGroup();
   return {
     side,
     dirs,
     events: await readTrace(trace),
-    stdout,
-    stderr,
-    exitCode,
-    timedOut,
+    stdout: run.stdout,
+    stderr: run.stderr,
+    exitCode: run.exitCode,
+    timedOut: run.timedOut,
     requests: client.requests(),
     scriptFailures: client.scriptFailures(),
     homeFiles: await listFiles(dirs.home),

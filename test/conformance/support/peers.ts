@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { ensurePeers, PEERS_DIR } from "./ensure-peers.mjs";
+import { ensureNewestSdk, ensurePeers, NEWEST_SDK_DIR, PEERS_DIR } from "./ensure-peers.mjs";
 
 const modules = join(PEERS_DIR, "node_modules", "@anthropic-ai");
 const platform = `${process.platform}-${process.arch}`;
@@ -28,4 +28,24 @@ export function ensurePeersInstalled(): typeof peers {
       throw new Error(`conformance peers: ${name} is missing at ${path} (platform ${platform})`);
   }
   return peers;
+}
+
+const newestSdkModule = join(NEWEST_SDK_DIR, "node_modules", "@anthropic-ai", "sdk");
+
+/** Where the newest @anthropic-ai/sdk is once installed (ensure-peers.mjs, ../newest-sdk). */
+export const newestSdk = {
+  /** Its package.json (the version) and entry module. */
+  packageJson: join(newestSdkModule, "package.json"),
+  entry: join(newestSdkModule, "index.mjs"),
+  /** `betaTool` (a runnable tool from a JSON schema, for `beta.messages.toolRunner`). */
+  betaJsonSchemaHelpers: join(newestSdkModule, "helpers", "beta", "json-schema.mjs"),
+} as const;
+
+/** Installs the newest @anthropic-ai/sdk unless the same pinned install is there. */
+export function ensureNewestSdkInstalled(): typeof newestSdk {
+  ensureNewestSdk({ quiet: true });
+  for (const [name, path] of Object.entries(newestSdk)) {
+    if (!existsSync(path)) throw new Error(`newest @anthropic-ai/sdk: ${name} is missing at ${path}`);
+  }
+  return newestSdk;
 }

@@ -3,7 +3,14 @@ import type { BrainReply, BrainRequest, ReplyBlock } from "../types.js";
 import { compactionSummary, truncate } from "./compaction-summary.js";
 import { describeContent } from "./describe-content.js";
 import { findTools, type PolicyTools } from "./policy-tools.js";
-import { currentTask, findFilePaths, notificationsOf, planOf, type TaskPlan } from "./user-task.js";
+import {
+  currentTask,
+  findFilePaths,
+  lastTurnMessage,
+  notificationsOf,
+  planOf,
+  type TaskPlan,
+} from "./user-task.js";
 
 export { describeContent } from "./describe-content.js";
 
@@ -39,7 +46,7 @@ export function builtinPolicyBrain(request: BrainRequest): BrainReply {
   const plan = task ? planOf(task.text) : null;
   // R-D5: completion notices of background sub-agents report work already dispatched; the
   // policy acknowledges them and starts nothing (re-dispatching on each notice looped).
-  const notices = notificationsOf(request.body.messages.at(-1));
+  const notices = notificationsOf(lastTurnMessage(request.body));
   if (notices.length > 0 && task?.fresh !== true) {
     const list = notices.map((n) => `${n.summary} (${n.status})`).join("; ");
     return say(

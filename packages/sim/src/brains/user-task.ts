@@ -11,7 +11,10 @@ export interface UserTask {
   text: string;
   /** Index of that message in `messages`. */
   index: number;
-  /** True when the last message is the task itself (nothing has been done for it yet). */
+  /**
+   * True when nothing has been done for the task yet: only `role: "system"` messages follow it
+   * (Claude Code 2.1.332 sends its environment block as a system message after the prompt).
+   */
   fresh: boolean;
 }
 
@@ -35,7 +38,7 @@ export function stripSystemReminders(text: string): string {
 export function notificationsOf(
   message: MessagesRequest["messages"][number] | undefined,
 ): { status: string; summary: string }[] {
-  if (!message || message.role !== "user") return [];
+  if (message?.role !== "user") return [];
   return blocksOf(message).flatMap((b) =>
     b.type !== "text"
       ? []
@@ -61,9 +64,18 @@ export function currentTask(body: MessagesRequest): UserTask | null {
     const message = body.messages[i];
     if (message?.role !== "user") continue;
     const text = ownText(message);
-    if (text !== "") return { text, index: i, fresh: i === last };
+    if (text !== "") return { text, index: i, fresh: i === last || onlySystemAfter(body, i) };
   }
   return null;
+}
+
+function onlySystemAfter(body: MessagesRequest, index: number): boolean {
+  return body.messages.slice(index + 1).every((message) => message.role === "system");
+}
+
+/** The last message that is not a `role: "system"` message (the turn a reply answers). */
+export function lastTurnMessage(body: MessagesRequest): MessagesRequest["messages"][number] | undefined {
+  return body.messages.findLast((message) => message.role !== "system");
 }
 
 const RENAME =
