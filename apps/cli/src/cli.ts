@@ -7,6 +7,7 @@
  */
 import { OptionsError } from "@forkloop/sdk/errors";
 import { FORKLOOP_VERSION } from "@forkloop/sdk/version";
+import { terminalStream } from "@forkloop/tools";
 import { CliError } from "./cli-error.js";
 import type { CommandContext } from "./command-context.js";
 import { EXIT, type ExitCode } from "./exit-codes.js";
@@ -45,6 +46,11 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   worker: async () => (await import("./commands/worker.js")).workerCommand,
 };
 
+/** `forkloop -p "…" [flags]`, flags before or after, as `claude -p`: that is `forkloop run`. */
+function isPrint(argv: readonly string[]): boolean {
+  return argv[0]?.startsWith("-") === true && argv.some((arg) => arg === "-p" || arg === "--print");
+}
+
 export async function main(argv: readonly string[], context: CommandContext): Promise<ExitCode> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
@@ -56,8 +62,7 @@ export async function main(argv: readonly string[], context: CommandContext): Pr
     context.stdout.write(`${FORKLOOP_VERSION} (forkloop)\n`);
     return EXIT.ok;
   }
-  // `forkloop -p "…" [flags]`, flags before or after, as `claude -p`: that is `forkloop run`.
-  const print = name.startsWith("-") && argv.some((arg) => arg === "-p" || arg === "--print");
+  const print = isPrint(argv);
   const load = COMMANDS[print ? "run" : name];
   if (!load) {
     const suggestion = closestFlag(name, Object.keys(COMMANDS));
@@ -69,11 +74,36 @@ export async function main(argv: readonly string[], context: CommandContext): Pr
 }
 
 /**
+ * R-S14: what forkloop shows has its control characters escaped (terminal-text.ts in
+ * @forkloop/tools) — every status line on stderr, and the whole stdout of every command but
+ * `run`: sessions, replay, batch and its status, report and trust print stored text, file names
+ * and paths. `run` prints the model's answer as it is (apps/cli/README.md says so).
+ */
+export function withTerminalViews(argv: readonly string[], context: CommandContext): CommandContext {
+  const run = argv[0] === "run" || isPrint(argv);
+  return {
+    ...context,
+    stdout: run ? context.stdout : terminalStream(context.stdout),
+    stderr: terminalStream(context.stderr),
+  };
+}
+
+export interface CommandLineOptions {
+  /** false: the streams as given, unescaped — the controls of the R-S14 tests (what printed before). */
+  readonly terminalViews?: boolean;
+}
+
+/**
  * Runs `main` and turns a failure into what the user sees: a message naming the problem and the
  * fix on stderr (exit 2 for bad input, damaged state, a full or read-only disk), and a stack trace
  * only for a bug (exit 1).
  */
-export async function runCommandLine(argv: readonly string[], context: CommandContext): Promise<ExitCode> {
+export async function runCommandLine(
+  argv: readonly string[],
+  given: CommandContext,
+  options: CommandLineOptions = {},
+): Promise<ExitCode> {
+  const context = options.terminalViews === false ? given : withTerminalViews(argv, given);
   try {
     return await main(argv, context);
   } catch (error) {

@@ -1,3 +1,4 @@
+import { terminalStream } from "@forkloop/tools";
 import { describe, expect, it } from "vitest";
 import {
   cacheReadShare,
@@ -57,5 +58,19 @@ describe("progress display", () => {
     onPipe.finish(snapshot);
     expect(plain.join("")).not.toContain("\x1b");
     expect(plain).toEqual(["ok a.ts\n", `${formatProgressLine(snapshot)}\n`]);
+  });
+
+  it("R-S14: on a terminal stream, a logged line (an item label from a file name) is escaped and only the redraw is raw", () => {
+    const label = "ok \x1b]52;c;ZXZpbA==\x07\u009b2J\u202egnp.ts";
+    const tty: string[] = [];
+    const sink = { write: (text: string) => tty.push(text), isTTY: true, columns: 200 };
+    const display = new ProgressDisplay(terminalStream(sink), { minRedrawMs: 0 });
+    display.log(label, snapshot);
+    expect(tty.join("")).toContain("\r\x1b[2Kok \\u001b]52;c;ZXZpbA==\\u0007\\u009b2J\\u202egnp.ts\n");
+    expect(tty.join("")).toContain("\r\x1b[2K42/100 done");
+    // Control: given the stream itself, as before, the label's bytes reach the terminal.
+    const before: string[] = [];
+    new ProgressDisplay({ ...sink, write: (text: string) => before.push(text) }).log(label);
+    expect(before.join("")).toContain(label);
   });
 });

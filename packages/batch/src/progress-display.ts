@@ -1,3 +1,5 @@
+import { unescapedStream } from "@forkloop/tools";
+
 /**
  * The live progress of `forkloop batch`: on a TTY one line redrawn in place (done / running /
  * failed, ETA, tokens, cost, cache-read %); elsewhere (CI logs, pipes) plain lines, one per
@@ -79,14 +81,22 @@ export interface ProgressStream {
   readonly columns?: number;
 }
 
+/**
+ * Given a terminalStream (the CLI's stderr), the lines it logs — item labels from file names,
+ * errors, notices — go through it escaped (R-S14), and only the display's own redraw sequences
+ * are written to the stream under it.
+ */
 export class ProgressDisplay {
   #lastDraw = 0;
   #drawn = false;
+  readonly #controls: ProgressStream;
 
   constructor(
     private readonly stream: ProgressStream,
     private readonly options: { readonly minRedrawMs?: number; readonly now?: () => number } = {},
-  ) {}
+  ) {
+    this.#controls = unescapedStream(stream);
+  }
 
   get isTTY(): boolean {
     return this.stream.isTTY === true;
@@ -100,14 +110,15 @@ export class ProgressDisplay {
     this.#lastDraw = now;
     // A pty without a size reports 0 columns: fall back to a wide line rather than cutting it to nothing.
     const width = Math.max(40, (this.stream.columns || 120) - 1);
-    this.stream.write(`\r\x1b[2K${formatProgressLine(snapshot).slice(0, width)}`);
+    this.#controls.write(`\r\x1b[2K${formatProgressLine(snapshot).slice(0, width)}`);
     this.#drawn = true;
   }
 
   /** A line that must stay in the output (an item finished, a pause): above the status line. */
   log(line: string, snapshot?: ProgressSnapshot): void {
     if (this.isTTY) {
-      this.stream.write(`\r\x1b[2K${line}\n`);
+      this.#controls.write("\r\x1b[2K");
+      this.stream.write(`${line}\n`);
       if (snapshot) this.update(snapshot, true);
     } else {
       this.stream.write(`${line}\n`);

@@ -11,7 +11,7 @@ import {
   type Tool,
 } from "@forkloop/loop-core";
 import { createSession, type MainSession, subAgentTranscriptPath } from "@forkloop/orchestrator";
-import { mergeHooks } from "@forkloop/tools";
+import { mergeHooks, terminalText } from "@forkloop/tools";
 import type {
   AccountInfo,
   AgentInfo,
@@ -201,7 +201,8 @@ class QueryRun implements Query {
     }
     this.#options = given;
     this.#runtimes = runtimes;
-    const stderr = given.stderr ?? ((line: string) => process.stderr.write(line));
+    // Its notices name files and paths of the project: shown on a terminal escaped (R-S14).
+    const stderr = given.stderr ?? ((line: string) => process.stderr.write(terminalText(line)));
     this.#warn = (line) => stderr(`${line}\n`);
     if (typeof prompt === "string") {
       this.#pending.push(prompt);

@@ -56,6 +56,7 @@ export type {
   Settings,
 } from "./settings/settings-schema.js";
 export { EMPTY_SETTINGS, HOOK_EVENTS, PERMISSION_MODES } from "./settings/settings-schema.js";
+export { terminalStream, terminalText, unescapedStream } from "./terminal-text.js";
 export { looksBinary } from "./text-file.js";
 export { isModelCredential, toolEnvironment } from "./tool-environment.js";
 export type { BashToolOptions } from "./tools/bash.js";

@@ -15,6 +15,8 @@ import { type CliOptions, type CliResult, cliEnv } from "./spawned.js";
 export interface InProcessCliOptions extends CliOptions {
   /** Aborts the command as the first Ctrl+C would (the context's signal). */
   readonly signal?: AbortSignal;
+  /** false: output without R-S14's terminal escaping, as it printed before (the controls of its tests). */
+  readonly terminalViews?: boolean;
 }
 
 /** A command started in this process: read its output while it runs, stop it, await its end. */
@@ -63,11 +65,13 @@ export function startCliInProcess(args: readonly string[], options: InProcessCli
     cwd: options.cwd,
     signal: stop.signal,
   };
-  const exited = runCommandLine(args, context).then((code) => {
-    ended = true;
-    output.emit("end");
-    return { code, signal: null, stdout, stderr } satisfies CliResult;
-  });
+  const exited = runCommandLine(args, context, { terminalViews: options.terminalViews ?? true }).then(
+    (code) => {
+      ended = true;
+      output.emit("end");
+      return { code, signal: null, stdout, stderr } satisfies CliResult;
+    },
+  );
   const waitFor = (read: () => string, test: (text: string) => boolean) =>
     new Promise<string>((resolve, reject) => {
       const check = () => {
