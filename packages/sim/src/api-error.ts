@@ -57,6 +57,12 @@ export function errorTypeForStatus(status: number): ApiErrorType {
   return TYPE_BY_STATUS[status] ?? (status >= 500 ? "api_error" : "invalid_request_error");
 }
 
+export function isApiError(value: unknown): value is ApiError {
+  return (
+    typeof value === "object" && value !== null && "status" in value && "type" in value && "message" in value
+  );
+}
+
 export function apiError(status: number, message?: string): ApiError {
   const type = errorTypeForStatus(status);
   return { status, type, message: message ?? DEFAULT_MESSAGE[type] };

@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
-import { type ApiError, apiError, invalidRequest } from "./api-error.js";
-import { sendError, sendJson } from "./http-io.js";
+import { type ApiError, apiError, invalidRequest, isApiError } from "./api-error.js";
+import { decodePathSegment, sendError, sendJson } from "./http-io.js";
 import type { SimState } from "./sim-state.js";
 import type { RequestRecord } from "./types.js";
 
@@ -31,7 +31,7 @@ export async function handleBatches(
     else sendJson(res, record, now, status, JSON.stringify(answer));
   };
   const parts = call.url.pathname.split("/").filter(Boolean).slice(3); // after v1/messages/batches
-  const [id, action] = parts.map(decodeURIComponentSafe);
+  const [id, action] = parts.map(decodePathSegment);
   const store = state.batches;
   if (parts.length === 0 && call.method === "POST") {
     let json: unknown;
@@ -65,18 +65,4 @@ export async function handleBatches(
     return;
   }
   return send(apiError(404, "Not found"));
-}
-
-function isApiError(value: unknown): value is ApiError {
-  return (
-    typeof value === "object" && value !== null && "status" in value && "type" in value && "message" in value
-  );
-}
-
-function decodeURIComponentSafe(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
 }

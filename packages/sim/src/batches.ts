@@ -244,6 +244,7 @@ async function runOne(
     version: batch.version,
     betas: batch.betas,
     issuedThinking: state.issuedThinking,
+    files: state.files.lookup(batch.apiKey, state.clock()),
   });
   if (!valid.ok) return errored(valid.error);
   const { body, model } = valid.value;

@@ -5,20 +5,28 @@ import type { RequestRecord } from "./types.js";
 /** The API's request size limit for Messages and count_tokens (api doc §4). */
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
-export type BodyRead = { ok: true; text: string } | { ok: false; tooLarge: true };
+export type BodyRead = { ok: true; bytes: Buffer } | { ok: false; tooLarge: true };
 
-export async function readBody(req: IncomingMessage): Promise<BodyRead> {
+/** Reads a request body of at most `maxBytes` (the rest is drained, not kept). */
+export async function readBody(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<BodyRead> {
   const chunks: Buffer[] = [];
   let size = 0;
   let tooLarge = false;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) tooLarge = true;
+    if (size > maxBytes) tooLarge = true;
     else chunks.push(chunk);
   }
-  return tooLarge
-    ? { ok: false, tooLarge: true }
-    : { ok: true, text: Buffer.concat(chunks).toString("utf8") };
+  return tooLarge ? { ok: false, tooLarge: true } : { ok: true, bytes: Buffer.concat(chunks) };
+}
+
+/** A URL path segment decoded; a malformed escape (e.g. `%E0`) is kept as sent (an unknown id → 404, not 500). */
+export function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /** Sends a JSON body; records the status and first byte. */

@@ -3,6 +3,7 @@ export { builtinPolicyBrain } from "./brains/builtin-policy.js";
 export { NoMatchingRuleError, scriptedBrain } from "./brains/scripted.js";
 export type { FaultKind, FaultSpec, RandomFaults, ScheduledFault } from "./faults.js";
 export { FaultSpecError, parseFaultSpec } from "./faults.js";
+export type { FileOptions } from "./files.js";
 export type { LatencyModel, ModelTiming } from "./latency.js";
 export { REALISTIC_LATENCY } from "./latency.js";
 export type { ModelSpec } from "./model-registry.js";

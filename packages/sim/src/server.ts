@@ -7,8 +7,10 @@ import { handleBatches } from "./batch-routes.js";
 import { page } from "./batches.js";
 import { builtinPolicyBrain } from "./brains/builtin-policy.js";
 import { scriptedBrain } from "./brains/scripted.js";
+import { handleFiles } from "./file-routes.js";
+import { MAX_FILE_BYTES } from "./files.js";
 import { handleMessages } from "./handle-messages.js";
-import { headerRecord, readBody, sendError, sendJson } from "./http-io.js";
+import { decodePathSegment, headerRecord, readBody, sendError, sendJson } from "./http-io.js";
 import { REALISTIC_LATENCY } from "./latency.js";
 import { listModelInfos, modelInfo } from "./models-api.js";
 import type { CountTokensRequest } from "./request-schema.js";
@@ -20,6 +22,9 @@ import {
   validateCountTokensRequest,
   validateMessagesRequest,
 } from "./validate-request.js";
+
+/** Room for the multipart framing around an upload's file part. */
+const UPLOAD_FORM_OVERHEAD = 64 * 1024;
 
 /** Both API versions clients send today (api doc §0). */
 const SUPPORTED_VERSIONS = new Set(["2023-06-01", "2026-10-21"]);
@@ -40,6 +45,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     rateLimits: options.rateLimits ?? {},
     recordLimit: options.recordLimit ?? Number.POSITIVE_INFINITY,
     ...(options.batches ? { batches: options.batches } : {}),
+    ...(options.files ? { files: options.files } : {}),
   });
   const server = createServer((req, res) => {
     handle(state, req, res).catch((error: unknown) => {
@@ -108,9 +114,12 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
     record.latencyMs = performance.now() - t0;
   });
   const fail = (error: ApiError): void => sendError(res, record, state.clock(), requestId, error);
-  const read = await readBody(req);
+  // A file upload may be as large as a file (Files guide: 500 MB); it is not kept as text.
+  const upload = method === "POST" && path === "/v1/files";
+  const read = await readBody(req, upload ? MAX_FILE_BYTES + UPLOAD_FORM_OVERHEAD : undefined);
   if (!read.ok) return fail(apiError(413));
-  record.rawBody = read.text;
+  const text = upload ? "" : read.bytes.toString("utf8");
+  record.rawBody = text;
 
   if (method === "HEAD" && path === "/") {
     res.writeHead(200).end();
@@ -126,7 +135,9 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
           ? "models"
           : path.startsWith("/v1/messages/batches")
             ? "batches"
-            : null;
+            : path === "/v1/files" || path.startsWith("/v1/files/")
+              ? "files"
+              : null;
   if (!route) return fail(apiError(404, "Not found"));
 
   const apiKey = apiKeyOf(req);
@@ -141,12 +152,16 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
     return fail(invalidRequest(`anthropic-version: "${version}" is not a valid version`));
   }
   if (route === "models") return handleModels(state, url, record, res);
+  if (route === "files") {
+    const contentType = req.headers["content-type"] ?? "";
+    return handleFiles(state, { method, url, apiKey, contentType }, read.bytes, record, res);
+  }
   if (route === "batches") {
     const base = `http://${req.headers.host ?? "127.0.0.1"}`;
     return handleBatches(
       state,
       { method, url, base, apiKey, version, betas: betasOf(req) },
-      read.text,
+      text,
       record,
       res,
     );
@@ -157,7 +172,7 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
     sendError(res, record, state.clock(), requestId, error, rateHeaders);
   let json: unknown;
   try {
-    json = JSON.parse(read.text);
+    json = JSON.parse(text);
   } catch {
     return refuse(invalidRequest("There was an error parsing the body of your request: invalid JSON"));
   }
@@ -169,6 +184,7 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
     version,
     betas: betasOf(req),
     issuedThinking: state.issuedThinking,
+    files: state.files.lookup(apiKey, state.clock()),
   };
 
   if (route === "count_tokens") {
@@ -284,13 +300,4 @@ function betasOf(req: IncomingMessage): string[] {
     .split(",")
     .map((b) => b.trim())
     .filter(Boolean);
-}
-
-/** A malformed escape (e.g. `%E0`) names no model: keep it as sent so the answer is a 404, not a 500. */
-function decodePathSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
 }

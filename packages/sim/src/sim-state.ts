@@ -1,6 +1,7 @@
 import { type BatchOptions, BatchStore } from "./batches.js";
 import { CacheDiagnostics } from "./cache-diagnostics.js";
 import type { FaultSpec } from "./faults.js";
+import { type FileOptions, FileStore } from "./files.js";
 import { IssuedThinking } from "./issued-thinking.js";
 import { JsonSchemaChecker } from "./json-schema-check.js";
 import type { LatencyModel } from "./latency.js";
@@ -37,6 +38,8 @@ export interface SimState {
   batches: BatchStore;
   /** Message threads' conversations by response id (R-D2). */
   threads: ThreadStore;
+  /** The Files API's files (R-D4). */
+  files: FileStore;
 }
 
 /** Appends a record, dropping the oldest beyond the limit. */
@@ -56,6 +59,7 @@ export function createState(init: {
   rateLimits: ConstructorParameters<typeof RateLimiter>[0];
   recordLimit: number;
   batches?: BatchOptions;
+  files?: FileOptions;
 }): SimState {
   return {
     registry: new ModelRegistry(init.models),
@@ -76,5 +80,6 @@ export function createState(init: {
     schemaChecker: new JsonSchemaChecker(),
     batches: new BatchStore(init.batches),
     threads: new ThreadStore(),
+    files: new FileStore(init.files),
   };
 }

@@ -1,6 +1,7 @@
 import type { BatchOptions } from "./batches.js";
 import type { AppliedEdit } from "./context-edits-schema.js";
 import type { FaultKind, FaultSpec } from "./faults.js";
+import type { FileOptions } from "./files.js";
 import type { LatencyModel } from "./latency.js";
 import type { ModelSpec } from "./model-registry.js";
 import type { RateLimits } from "./rate-limiter.js";
@@ -41,6 +42,8 @@ export interface SimulatorOptions {
    * (default 24 h).
    */
   batches?: BatchOptions;
+  /** Files API (R-D4): `storageLimitBytes` one API key may store (default 100 GB). */
+  files?: FileOptions;
 }
 
 export interface Simulator {

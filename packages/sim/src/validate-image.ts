@@ -18,6 +18,11 @@ const SIGNATURES: readonly { mediaType: string; matches: (b: Buffer) => boolean 
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
+/** The image type whose magic bytes `head` starts with, if any of the four. */
+export function imageMediaTypeOf(head: Buffer): string | undefined {
+  return SIGNATURES.find((s) => s.matches(head))?.mediaType;
+}
+
 /**
  * A base64 image must decode, be at most 5 MB and start with the magic bytes of its declared
  * media type; also inside tool results. `path` is the block's tagged path
@@ -45,7 +50,7 @@ export function checkImage(block: ContentBlockParam, path: string): ApiError | n
   }
   const head = Buffer.from(data.slice(0, 16), "base64");
   if (SIGNATURES.find((s) => s.mediaType === declared)?.matches(head)) return null;
-  const actual = SIGNATURES.find((s) => s.matches(head))?.mediaType;
+  const actual = imageMediaTypeOf(head);
   return invalidRequest(
     actual
       ? `${at}.data: The image was specified using the ${declared} media type, but the image appears to be a ${actual} image`

@@ -1,6 +1,7 @@
 import { type ApiError, apiError, invalidRequest } from "./api-error.js";
 import { type Breakpoint, findBreakpoints } from "./cache-breakpoints.js";
 import { applyContextEdits } from "./context-editing.js";
+import type { FileLookup } from "./files.js";
 import type { IssuedThinking } from "./issued-thinking.js";
 import { effectiveContextWindow, type ModelRegistry, type ModelSpec } from "./model-registry.js";
 import { layoutPrompt, type PromptLayout } from "./prompt-layout.js";
@@ -12,6 +13,7 @@ import {
   messagesRequestSchema,
   SERVER_BLOCK_TYPES,
 } from "./request-schema.js";
+import { resolveFileSources } from "./resolve-file-sources.js";
 import { describeIssue } from "./schema-issues.js";
 import { checkContent } from "./validate-content.js";
 import { type ContextEditing, checkContextManagement } from "./validate-context-management.js";
@@ -36,6 +38,8 @@ export interface RequestContext {
   betas: readonly string[];
   /** Thinking the simulator issued with each tool_use id (to catch dropped thinking blocks). */
   issuedThinking?: IssuedThinking;
+  /** The Files API's files this request's key can read (`file_id` sources, R-D4). */
+  files?: FileLookup;
 }
 
 export interface ValidRequest<B> {
@@ -106,6 +110,10 @@ function validateCommon<B extends CountTokensRequest>(
     checkThinkingBlocks(body) ??
     checkContextManagement(body, ctx.betas);
   if (error) return { ok: false, error };
+  // From here on the prompt is the request with its file_id sources read (R-D4).
+  const resolved = ctx.files ? resolveFileSources(body, ctx.files) : { ok: true as const, body };
+  if (!resolved.ok) return resolved;
+  const prompt = resolved.body;
   // Context edits measure each intermediate body, and the original and edited bodies are needed
   // again below: lay each body out once (a layout walks and serialises the whole prompt).
   const layouts = new Map<B, PromptLayout>();
@@ -121,10 +129,10 @@ function validateCommon<B extends CountTokensRequest>(
     return layout;
   };
   // Context edits run server-side before counting and caching (api doc §9).
-  const edited = body.context_management
-    ? applyContextEdits(body, body.context_management, (b) => layoutOf(b).totalTokens)
+  const edited = prompt.context_management
+    ? applyContextEdits(prompt, prompt.context_management, (b) => layoutOf(b).totalTokens)
     : null;
-  const seen = edited?.body ?? body;
+  const seen = edited?.body ?? prompt;
   const layout = layoutOf(seen);
   const found = findBreakpoints(layout, seen.cache_control ?? null);
   if (!found.ok) return found;
@@ -136,7 +144,7 @@ function validateCommon<B extends CountTokensRequest>(
   if (edited) {
     value.contextManagement = {
       appliedEdits: edited.appliedEdits,
-      originalInputTokens: layoutOf(body).totalTokens,
+      originalInputTokens: layoutOf(prompt).totalTokens,
     };
   }
   return { ok: true, value };
