@@ -18,8 +18,9 @@ function describeAgents(definitions: readonly AgentDefinition[]): string {
   );
   return [
     "Launch a sub-agent that works on a task on its own and reports back once. Sub-agents run in parallel:",
-    "call this tool several times in one turn for independent tasks. The sub-agent starts from this",
-    "conversation, has its own token budget and history, and cannot see your later messages.",
+    "call this tool several times in one turn for independent tasks. A general-purpose sub-agent starts",
+    "from this conversation; any other agent type starts fresh, with your prompt as its whole task, so",
+    "give it everything it needs. Each has its own token budget and history and cannot see your later messages.",
     "",
     "Available agent types:",
     ...lines,
@@ -27,8 +28,9 @@ function describeAgents(definitions: readonly AgentDefinition[]): string {
 }
 
 /**
- * The `Agent` tool (alias `Task`, R-F1): each call forks one sub-agent into the pool from the
- * parent's exact prefix (R-F3) and returns its report as one tool_result. Concurrency-safe, so
+ * The `Agent` tool (alias `Task`, R-F1): each call starts one sub-agent in the pool and returns
+ * its report as one tool_result — general-purpose as a fork of the parent's exact prefix (R-F3), a
+ * custom agent type as a conversation of its own (R-K3, own-conversation.ts). Concurrency-safe, so
  * several calls in one turn run in parallel (R-T2). Read-only as far as the parent's permission
  * mode goes: the sub-agent's own tool calls are checked under the same mode and rules.
  */
@@ -83,6 +85,10 @@ function agentToolAt(
         description: input.description,
         prompt: input.prompt,
         directive: `${definition.prompt}\n\nYour task (${input.description}):\n${input.prompt}`,
+        // R-K3: general-purpose forks this conversation; a custom agent is a conversation of its own.
+        ...(definition === GENERAL_PURPOSE_AGENT
+          ? {}
+          : { ownConversation: { agentPrompt: definition.prompt } }),
         ...(definition.tools === undefined ? {} : { toolNames: definition.tools }),
         ...(definition.disallowedTools === undefined ? {} : { disallowedTools: definition.disallowedTools }),
         ...(definition.model === undefined ? {} : { model: definition.model }),

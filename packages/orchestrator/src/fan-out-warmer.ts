@@ -13,7 +13,7 @@ export interface FanOutWarmer {
   /** Waits until a fork may start; `started()` must be called once its response has (or it ended). */
   enter(
     params: CacheSafeParams,
-    model: string,
+    prefixKey: string,
     signal: AbortSignal,
   ): Promise<{ readonly started: () => void }>;
 }
@@ -21,16 +21,16 @@ export interface FanOutWarmer {
 export function createFanOutWarmer(): FanOutWarmer {
   const waves = new WeakMap<CacheSafeParams, Map<string, Promise<void>>>();
   return {
-    async enter(params, model, signal) {
+    async enter(params, prefixKey, signal) {
       const byModel = waves.get(params) ?? new Map<string, Promise<void>>();
       waves.set(params, byModel);
-      const warmed = byModel.get(model);
+      const warmed = byModel.get(prefixKey);
       if (warmed !== undefined) {
         await untilAborted(warmed, signal);
         return { started: () => {} };
       }
       let release!: () => void;
-      byModel.set(model, new Promise<void>((resolve) => (release = resolve)));
+      byModel.set(prefixKey, new Promise<void>((resolve) => (release = resolve)));
       return { started: release };
     },
   };

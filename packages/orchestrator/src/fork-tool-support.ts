@@ -13,6 +13,7 @@ import type {
 import { toolNameMatches } from "@forkloop/tools";
 import { type AgentPool, responseStarted } from "./agent-pool.js";
 import type { FanOutWarmer } from "./fan-out-warmer.js";
+import { ownConversationParams, ownConversationPrompt } from "./own-conversation.js";
 import { parentToolAnnotations, parentToolHandler } from "./parent-tool-calls.js";
 import type { PermissionModeCell } from "./permission-mode-cell.js";
 import { buildSubAgentTask } from "./sub-agent-task.js";
@@ -94,6 +95,12 @@ export async function runForkForTool(
     /** The task as the tool call gave it (shown as the sub-agent's first message). */
     readonly prompt?: string;
     readonly directive: string;
+    /**
+     * R-K3: a custom agent's own prompt. Set, the sub-agent is a conversation of its own
+     * (own-conversation.ts: this prompt as system, only its tools, `prompt` as its only message)
+     * instead of a fork of the parent's (the directive after the parent's history).
+     */
+    readonly ownConversation?: { readonly agentPrompt: string };
     /** Exact names and MCP server forms (`mcp__server`, `mcp__server__*`). */
     readonly toolNames?: readonly string[];
     readonly disallowedTools?: readonly string[];
@@ -128,6 +135,11 @@ export async function runForkForTool(
     hasTool(cacheSafeParams, nested.name) &&
     !(fork.disallowedTools ?? []).some((pattern) => toolNameMatches(pattern, nested.name));
   if (nestedAllowed) toolNames.push(nested.name);
+  const own = fork.ownConversation;
+  const taskParams =
+    own === undefined
+      ? cacheSafeParams
+      : ownConversationParams(parentParams, { prompt: own.agentPrompt, model: fork.model }, toolNames);
   // Nested sub-agents end with the sub-agent that started them (or with the parent's interrupt).
   const nestedAbort = new AbortController();
   const parentTools = [...(nested === undefined ? [] : [nested]), ...(options.parentTools ?? [])];
@@ -136,8 +148,10 @@ export async function runForkForTool(
     id: agentId,
     cwd: context.cwd,
     workspaceRoots: context.workspaceRoots,
-    cacheSafeParams,
-    directive: fork.directive,
+    cacheSafeParams: taskParams,
+    ...(own === undefined
+      ? { directive: fork.directive }
+      : { promptMessages: ownConversationPrompt(fork.prompt ?? fork.directive) }),
     querySource: fork.querySource,
     ...(fork.description === undefined ? {} : { description: fork.description }),
     ...(fork.prompt === undefined ? {} : { prompt: fork.prompt }),
@@ -147,7 +161,7 @@ export async function runForkForTool(
       ? {}
       : { permissionModeCell: options.permissionModeCell }),
     permissionRules: options.permissionRules,
-    toolAnnotations: parentToolAnnotations(parentTools, cacheSafeParams),
+    toolAnnotations: parentToolAnnotations(parentTools, taskParams),
     bash: options.bash,
     maxTurns: fork.maxTurns,
     modelOverrides: options.modelOverrides,
@@ -166,11 +180,16 @@ export async function runForkForTool(
         }),
   });
   const signal = context.abortController.signal;
-  // Only a fork on another model needs warming: the parent's request already wrote its prefix.
+  // Only a prefix the parent's request did not write needs warming: a fork on another model, or
+  // an agent's own conversation (one wave per agent type and model, R-K3).
   const warm =
-    cacheSafeParams === parentParams
+    taskParams === parentParams
       ? undefined
-      : await options.warmer?.enter(parentParams, cacheSafeParams.model, signal);
+      : await options.warmer?.enter(
+          parentParams,
+          own === undefined ? taskParams.model : `${fork.querySource} ${taskParams.model}`,
+          signal,
+        );
   options.onForkStarted?.(task);
   const handle = pool.run(task, {
     ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),

@@ -45,8 +45,10 @@ const brain: Brain = (request) => {
       content: [{ type: "text", text: `error=${result.is_error} image=${image} text=${result.content}` }],
     };
   }
-  // The fork's text also holds the parent's prompt (every line): read the directive's own task.
-  const call = /Your task \(probe\):\ncall (\S+) (\{.*\})/.exec(request.lastUserText ?? "");
+  // A general-purpose fork's text also holds the parent's prompt (every line): read the
+  // directive's own task; a custom agent's only message is its task (R-K3).
+  const text = request.lastUserText ?? "";
+  const call = /Your task \(probe\):\ncall (\S+) (\{.*\})/.exec(text) ?? /^call (\S+) (\{.*\})$/.exec(text);
   if (!call) return { content: [{ type: "text", text: "no call" }] };
   return { content: [{ type: "tool_use", name: call[1]!, input: JSON.parse(call[2]!) }] };
 };
@@ -127,11 +129,18 @@ describe("issue 15: MCP tools in sub-agents (worker-side proxies over comlink)",
       "mcp-only|call mcp__test__image {}",
       'mcp-only|call mcp__test__echo {"text":"allowed"}',
     ]);
-    expect(read).toContain(
-      "Read is not available to this sub-agent; its tools are: mcp__test__add_note, mcp__test__big",
-    );
-    expect(read).not.toContain("mcp__test__image");
-    expect(image).toContain("mcp__test__image is not available to this sub-agent");
+    // R-K3: a custom agent is a conversation of its own, offered only its tools: the others do not exist for it.
+    expect(read).toContain("No such tool available: Read");
+    expect(image).toContain("No such tool available: mcp__test__image");
     expect(echo).toMatch(/^error=false image=false text=allowed/);
+    const offered = sim
+      .requests()
+      .filter((record) => record.querySource === "agent:mcp-only")
+      .map((record) => (JSON.parse(record.rawBody).tools as { name: string }[]).map((tool) => tool.name));
+    for (const names of offered) {
+      expect(names.every((name) => name.startsWith("mcp__test__"))).toBe(true);
+      expect(names).toContain("mcp__test__echo");
+      expect(names).not.toContain("mcp__test__image");
+    }
   });
 });

@@ -105,7 +105,8 @@ describe("query() through the simulator", () => {
         agents: {
           reviewer: {
             description: "Reviews one file",
-            prompt: "You are the REVIEWER-7 agent.",
+            // Long enough to be cached (a model's minimum cacheable prefix).
+            prompt: `You are the REVIEWER-7 agent. ${"Check each line for typos and style. ".repeat(250)}`,
             tools: ["Read"],
           },
         },
@@ -206,7 +207,7 @@ describe("query() through the simulator", () => {
       models.reduce((total, model) => total + model.costUSD, 0),
       10,
     );
-    // Forks share the parent's prompt cache (R-F3): the second reads what the first wrote.
+    // The instances of one agent type share their own prefix's cache (R-K3): the second reads what the first wrote.
     expect(result.cacheReadShare).toBeGreaterThan(0);
     expect(result.subagentUsage.some((entry) => entry.cacheReadShare > 0)).toBe(true);
   });
