@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -24,6 +25,7 @@ import {
   stopStarted,
   waitForOutput,
 } from "@forkloop/cli/testing";
+import { createOutsideDir, type TempWorkspace } from "@forkloop/tools/testing";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -42,6 +44,8 @@ let root: string;
 let project: string;
 let home: string;
 let outside: string;
+/** Where bubblewrap does not hide it (not under /tmp), so "nothing escaped" can fail (R-S9). */
+let outsideDir: TempWorkspace;
 let redis: RedisServer;
 let sim: SimProcess;
 let cautiousDb: Redis;
@@ -59,6 +63,9 @@ const write = (file_path: string, content: string) => ({
   input: { file_path, content },
 });
 const bash = (command: string) => ({ type: "tool_use", name: "Bash", input: { command } });
+
+/** Writes outside the workspace through a program, where only the sandbox can stop it. */
+const escapeCommand = () => `node -e "require('fs').writeFileSync('${join(outside, "escaped.txt")}', 'x')"`;
 
 function scenario() {
   const rule = (text: string, content: unknown[]) => ({
@@ -78,7 +85,7 @@ function scenario() {
         write("secret/bypassed.txt", "leak"),
         bash("rm keep.txt"),
         // The permission engine cannot see this path; only the sandbox stands between it and the host.
-        bash(`node -e "require('fs').writeFileSync('${join(outside, "escaped.txt")}', 'x')"`),
+        bash(escapeCommand()),
         write("bypassed.txt", "bypass ran"),
       ]),
       rule("case well-formed", [write("done.txt", "served")]),
@@ -91,8 +98,9 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "forkloop-worker-trust-"));
   project = join(root, "project");
   home = join(root, "home");
-  outside = join(root, "outside");
-  for (const dir of [join(project, ".forkloop"), join(project, "secret"), join(home, ".forkloop"), outside])
+  outsideDir = createOutsideDir("forkloop-worker-trust-outside-");
+  outside = outsideDir.root;
+  for (const dir of [join(project, ".forkloop"), join(project, "secret"), join(home, ".forkloop")])
     await mkdir(dir, { recursive: true });
   // The worker host's own rules: the project's deny rule is kept though the project is not
   // trusted (a project may narrow, R-S5); the user's deny rule is trusted as it is.
@@ -125,6 +133,7 @@ afterAll(async () => {
   await sim?.stop();
   await redis?.stop();
   await rm(root, { recursive: true, force: true });
+  outsideDir?.cleanup();
 });
 
 function startWorker(url: string, extra: readonly string[] = []) {
@@ -360,6 +369,9 @@ describe("issue 16 (trust): forkloop worker treats a queued batch's settings as 
     expect(existsSync(join(project, "secret", "bypassed.txt"))).toBe(false);
     expect(await readFile(join(project, "keep.txt"), "utf8")).toBe("keep me\n");
     expect(existsSync(join(outside, "escaped.txt"))).toBe(false);
+    // Control: the same command without the sandbox does write there.
+    execFileSync("sh", ["-c", escapeCommand()]);
+    expect(existsSync(join(outside, "escaped.txt"))).toBe(true);
     expect(await readFile(join(project, "bypassed.txt"), "utf8")).toBe("bypass ran");
     expect(existsSync(join(outside, "bypassed.txt"))).toBe(false);
     const held = await toolResults("case bypass-held");

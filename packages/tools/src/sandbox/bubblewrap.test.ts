@@ -64,7 +64,7 @@ describe("R-S6: Bash in bubblewrap (real bwrap)", () => {
     expect(readFileSync(target, "utf8")).toBe("outside\n");
   });
 
-  it("R-S9: the host's /tmp and /run are not visible inside (fresh ones); the host's /run is, with the control", async () => {
+  it("R-S9: the host's /tmp and /run are not visible inside (fresh ones); with the host's /tmp or /run they are (controls)", async () => {
     const marker = join(tmpdir(), `forkloop-host-tmp-${process.pid}`);
     writeFileSync(marker, "host");
     try {
@@ -72,9 +72,18 @@ describe("R-S6: Bash in bubblewrap (real bwrap)", () => {
       const inside = resultText(await callTool(sandboxed, { command }, ws.context()));
       expect(inside).toMatch(/No such file or directory/);
       expect(inside).toMatch(/^0$/m);
-      const control = createBashTool({ sandbox: { enabled: true }, sandboxArgs: weakenedSandbox.hostRun });
-      const shown = resultText(await callTool(control, { command: "ls /run | wc -l" }, ws.context()));
+      const withHostRun = createBashTool({
+        sandbox: { enabled: true },
+        sandboxArgs: weakenedSandbox.hostRun,
+      });
+      const shown = resultText(await callTool(withHostRun, { command: "ls /run | wc -l" }, ws.context()));
       expect(Number(shown.trim())).toBeGreaterThan(0);
+      const withHostTmp = createBashTool({
+        sandbox: { enabled: true },
+        sandboxArgs: weakenedSandbox.hostTmp,
+      });
+      const seen = resultText(await callTool(withHostTmp, { command: `cat '${marker}'` }, ws.context()));
+      expect(seen).toBe("host");
     } finally {
       rmSync(marker, { force: true });
     }
@@ -120,7 +129,7 @@ describe("R-S6: Bash in bubblewrap (real bwrap)", () => {
     }
   });
 
-  it("R-S6: on, with bwrap unavailable, is a reported error and the command does not run", async () => {
+  it("R-S6: on, with bwrap unavailable, is a reported error and the command does not run; off, it runs (control)", async () => {
     const tool = createBashTool({
       sandbox: { enabled: true },
       baseEnv: { PATH: "/nonexistent" },
@@ -141,5 +150,8 @@ describe("R-S6: Bash in bubblewrap (real bwrap)", () => {
       process.env.PATH = saved;
     }
     expect(existsSync(join(ws.root, "ran.txt"))).toBe(false);
+    // Control: with the sandbox off the same command does run.
+    await callTool(createBashTool(), { command: "echo ran > ran.txt" }, ws.context());
+    expect(existsSync(join(ws.root, "ran.txt"))).toBe(true);
   });
 });

@@ -87,17 +87,19 @@ describe("R-S9: the sandbox keeps settings read-only (real bwrap)", () => {
     expect(readFileSync(join(ws.root, ".mcp.json"), "utf8")).toBe("{}\n");
   });
 
-  it("R-S9: a settings name that is a symlink inside the workspace: its target is read-only, and a replaced link is moved aside and put back", async () => {
+  it("R-S9: a settings name that is a symlink inside the workspace: its target is read-only, and a replaced link is moved aside and put back; with the sandbox off neither (control)", async () => {
     put(join(ws.root, "config/claude/settings.json"), "{}");
     symlinkSync("config/claude", join(ws.root, ".claude"));
-    const output = await run(
-      sandboxed(),
-      "echo x > config/claude/settings.json; rm .claude && mkdir .claude && echo '{}' > .claude/settings.local.json",
-    );
+    const attack =
+      "echo x > config/claude/settings.json; rm .claude && mkdir .claude && echo '{}' > .claude/settings.local.json";
+    const output = await run(sandboxed(), attack);
     expect(output).toMatch(/Read-only file system/);
     expect(output).toMatch(/moved to .*\.claude\.forkloop-blocked-/);
     expect(readFileSync(join(ws.root, "config/claude/settings.json"), "utf8")).toBe("{}");
     expect(readlinkSync(join(ws.root, ".claude"))).toBe("config/claude");
+    await run(createBashTool({ home: home() }), attack);
+    expect(readFileSync(join(ws.root, "config/claude/settings.json"), "utf8")).toBe("x\n");
+    expect(readFileSync(join(ws.root, ".claude/settings.local.json"), "utf8")).toBe("{}\n");
   });
 
   it("R-S9: when home is inside the workspace, the user's ~/.forkloop, ~/.claude and ~/.claude.json are read-only too; without the points they are not (control)", async () => {
