@@ -118,4 +118,34 @@ describe("R-S11: state shipped in a checkout is not the user's", () => {
       /is inside the checkout and its stored permission mode is bypassPermissions; state found in a checkout is never resumed with that/,
     );
   }, 120_000);
+
+  it("R-S11 with R-R7: the user's own batch in the checkout is not resumed with a stored --trust-project or --sandbox off; given again, they are used", async () => {
+    // Untrusted, the project's permissions.allow is ignored and said so; trusted, it is used.
+    await mkdir(join(project, ".claude"), { recursive: true });
+    await writeFile(
+      join(project, ".claude", "settings.json"),
+      JSON.stringify({ permissions: { allow: ["Read"] } }),
+    );
+    const state = projectState({ cwd: project, env: { HOME: home }, stateDir: join(project, ".forkloop") });
+    const dir = await createBatch(state, {
+      ...spec("planted"),
+      startFlags: { "trust-project": true, sandbox: "off", "max-turns": "2" },
+    });
+    const resumed = await cli(["batch", "--resume", "planted"]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(
+      "forkloop batch planted: its state is inside the checkout, so it is not resumed with its stored --trust-project, --sandbox off (a repository can rewrite it); give them again with --resume to use them",
+    );
+    expect(resumed.stderr).toContain("permissions.allow (Read)");
+    // batch.json keeps what it held: nothing is rewritten by not using it.
+    expect(JSON.parse(await readFile(join(dir, "batch.json"), "utf8")).startFlags).toEqual({
+      "trust-project": true,
+      sandbox: "off",
+      "max-turns": "2",
+    });
+    const trusted = await cli(["batch", "--resume", "planted", "--trust-project"]);
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect(trusted.stderr).toContain("not resumed with its stored --sandbox off");
+    expect(trusted.stderr).not.toContain("permissions.allow (Read)");
+  }, 120_000);
 });

@@ -97,9 +97,9 @@ const cases: {
     message: /no batch "b-missing"/,
   },
   {
-    name: "resume with other flags",
+    name: "R-R7: resume with other items",
     args: ["batch", "--resume", "b-x", "--files", "*.ts"],
-    message: /--resume continues batch b-x with the settings it started with; drop --files/,
+    message: /--resume continues batch b-x, whose items and prompt are fixed; drop --files/,
   },
   {
     name: "batch bad --sandbox",

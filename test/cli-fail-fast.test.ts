@@ -67,26 +67,26 @@ describe("issue 13: fail fast, before spending", () => {
     expect(await messageRequests(sim)).toBe(before);
   });
 
-  it("the first item's 401 stops the whole batch at once, naming the URL and the fix", async () => {
+  it("R-R9: the first item's 401 stops the whole batch at once, naming the URL and the fix; no item is failed", async () => {
     const result = await batch(["--files", "src/*.ts", "--concurrency", "2", "--id", "denied"], denying.env);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
-      `forkloop batch: stopped after the first failure: ${denying.url} refused the API key (401: `,
+      `forkloop batch denied: stopped: ${denying.url} refused the API key (401: `,
     );
     expect(result.stderr).toContain(
-      "Set ANTHROPIC_API_KEY to a valid key; then `forkloop batch --resume denied`.",
+      "Set ANTHROPIC_API_KEY to a valid key; 4 items left pending — fix it, then `forkloop batch --resume denied` finishes them.",
     );
-    // The warmed first item alone reached the server; the three others are pending for the resume.
+    // The warmed first item alone reached the server; it and the three others wait for the resume.
     expect(await messageRequests(denying)).toBe(1);
-    expect(result.stdout).toContain("4 items: 0 succeeded, 1 failed, 3 not finished");
+    expect(result.stdout).toContain("4 items: 0 succeeded, 0 failed, 4 not finished");
   });
 
-  it("the first item's 404 for an unknown model stops the batch, naming the model", async () => {
+  it("R-R9: the first item's 404 for an unknown model stops the batch, naming the model and the resume that replaces it", async () => {
     const before = await messageRequests(sim);
-    const result = await batch(["--files", "src/*.ts", "--model", "claude-nope-9"]);
+    const result = await batch(["--files", "src/*.ts", "--model", "claude-nope-9", "--id", "nope"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`model "claude-nope-9" was not found at ${sim.url} (404: `);
-    expect(result.stderr).toContain("then start the batch again.");
+    expect(result.stderr).toContain("then `forkloop batch --resume nope --model NAME` finishes them.");
     expect((await messageRequests(sim)) - before).toBe(1);
   });
 
@@ -138,10 +138,10 @@ describe("issue 13: fail fast, before spending", () => {
     });
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain(
-      `forkloop batch: stopped after the first failure: cannot reach the model endpoint ${url} (`,
+      `forkloop batch unreachable: stopped: cannot reach the model endpoint ${url} (`,
     );
-    expect(result.stderr).toContain("then `forkloop batch --resume unreachable`.");
-    // The first item alone was tried; the others wait for the resume.
-    expect(result.stdout).toContain("4 items: 0 succeeded, 1 failed, 3 not finished");
+    expect(result.stderr).toContain("then `forkloop batch --resume unreachable` finishes them.");
+    // The first item alone was tried; it and the others wait for the resume.
+    expect(result.stdout).toContain("4 items: 0 succeeded, 0 failed, 4 not finished");
   });
 });

@@ -171,7 +171,7 @@ describe("issue 12 item 5: loop options from the CLI", () => {
     expect(badFile.stderr).toContain("maxThinkingTokens");
   });
 
-  it("batch: every item's requests carry the thinking budget and context editing, its tool batches the summary model; batch.json keeps them for --resume, which refuses to change them", async () => {
+  it("batch: every item's requests carry the thinking budget and context editing, its tool batches the summary model; batch.json keeps them for --resume, where a flag replaces one and keeps the others (R-R7)", async () => {
     await withSimProcess(dir, [], async (sim) => {
       const result = await runCli([...LOOP_BATCH, "--id", "loop-flags"], { cwd: dir, env: sim.env });
       expect(result.code, result.stderr).toBe(0);
@@ -183,9 +183,19 @@ describe("issue 12 item 5: loop options from the CLI", () => {
         contextEditing: true,
       });
     });
-    const changed = await runCli(["batch", "--resume", "loop-flags", "--thinking", "adaptive"], { cwd: dir });
-    expect(changed.code).toBe(2);
-    expect(changed.stderr).toContain("--thinking");
+    const changed = await runCli(["batch", "--resume", "loop-flags", "--max-thinking-tokens", "4096"], {
+      cwd: dir,
+    });
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stderr).toContain(
+      "forkloop batch loop-flags: --max-thinking-tokens 4096 (was 2048) replaces the setting it started with",
+    );
+    const spec = JSON.parse(await readFile(join(batchStateDir(dir, "loop-flags"), "batch.json"), "utf8"));
+    expect(spec.loop).toEqual({
+      thinking: { type: "enabled", budget_tokens: 4096 },
+      toolUseSummaryModel: "claude-haiku-4-5",
+      contextEditing: true,
+    });
   });
 
   it("batch --queue: a forkloop worker runs every item with the loop options the producer stored (batch.json's loop, through Redis)", async () => {

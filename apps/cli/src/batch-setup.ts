@@ -14,22 +14,101 @@ import {
   saveBatchSpec,
 } from "@forkloop/batch";
 import { resolveModelAlias } from "@forkloop/loop-core";
-import { batchesDir, DEFAULT_MODEL, type LoopChoices, type ProjectState } from "@forkloop/sdk";
+import { batchesDir, DEFAULT_MODEL, isInCheckout, type LoopChoices, type ProjectState } from "@forkloop/sdk";
 import { CliError } from "./cli-error.js";
-import { BATCH_USAGE, type BatchFlags, SETTINGS_FLAGS } from "./commands/batch-flags.js";
+import {
+  BATCH_IDENTITY_FLAGS,
+  BATCH_USAGE,
+  type BatchFlags,
+  checkBatchFlagValues,
+  SETTINGS_FLAGS,
+  startSettingsOf,
+} from "./commands/batch-flags.js";
+import type { GivenFlags } from "./flags.js";
+import { LOOP_FLAG_OPTIONS } from "./loop-flags.js";
 import { mcpConfigFlag } from "./mcp-config-args.js";
 import { checkWritableDir } from "./state-checks.js";
 
 /** What the flags ask for, decided before anything is written: a new batch (items listed) or a resume. */
 export type BatchPlan =
   | { readonly kind: "new"; readonly spec: BatchSpec; readonly loaded: LoadedItems }
-  /** `respecified`: the resume's flags changed batch.json (`--output`, `--rpm`); it is saved. */
+  /**
+   * `respecified`: the resume's flags changed batch.json; it is saved once the batch is locked,
+   * and `changes` (`--concurrency 16 (was 8)`) are said once (R-R7).
+   */
   | {
       readonly kind: "resume";
       readonly spec: BatchSpec;
       readonly dir: string;
       readonly respecified: boolean;
+      readonly changes: readonly string[];
     };
+
+/** A batch to resume, as batch.json holds it. */
+export interface StoredBatch {
+  readonly spec: BatchSpec;
+  readonly dir: string;
+}
+
+/**
+ * R-R7: a local resume's flags — the start settings batch.json keeps, the resume's own over them,
+ * checked as `forkloop batch` checks its argv. A batch from before `startFlags` has none: its
+ * settings are only those of batch.json's other fields. `unused`: stored settings a batch in the
+ * checkout is not resumed with (R-S11), for the caller to say.
+ */
+export async function loadResumable(
+  state: ProjectState,
+  flags: BatchFlags,
+  given: GivenFlags,
+): Promise<{ stored: StoredBatch; flags: BatchFlags; unused: readonly string[] }> {
+  const id = flags.resume!;
+  const identity = BATCH_IDENTITY_FLAGS.filter((flag) => flags[flag] !== undefined);
+  if (identity.length > 0) {
+    throw new CliError(
+      `--resume continues batch ${id}, whose items and prompt are fixed; drop ${identity.map((flag) => `--${flag}`).join(", ")} (start a new batch for other items).`,
+    );
+  }
+  if (flags["dry-run"]) {
+    throw new CliError(
+      `--dry-run lists a new batch's items; \`forkloop batch status ${id}\` shows this one's progress.`,
+    );
+  }
+  const stored = await loadBatch(state, id);
+  if (stored.spec.queue !== undefined) {
+    // Its items are on Redis: a local resume would run them all again beside the workers.
+    throw new CliError(
+      `batch ${stored.spec.id} runs on the queue ${stored.spec.queue}; re-attach with \`forkloop batch --resume ${stored.spec.id} --queue ${stored.spec.queue}\`.`,
+    );
+  }
+  const { kept, unused } = isInCheckout(state, stored.dir)
+    ? withoutLoosening(stored.spec.startFlags ?? {}, given)
+    : { kept: stored.spec.startFlags ?? {}, unused: [] };
+  return { stored, flags: checkBatchFlagValues({ ...kept, ...given }), unused };
+}
+
+/**
+ * Stored start settings that widen what items may do. R-S11: batch.json in the checkout can be
+ * rewritten (a `git pull`), so there they are used only when the resume gives them again.
+ */
+const LOOSENING: Readonly<Record<string, (value: GivenFlags[string]) => boolean>> = {
+  sandbox: (value) => value === "off",
+  "trust-project": (value) => value === true,
+  "permission-mode": (value) => value === "bypassPermissions",
+};
+
+function withoutLoosening(
+  stored: GivenFlags,
+  given: GivenFlags,
+): { kept: GivenFlags; unused: readonly string[] } {
+  const unused = Object.entries(stored)
+    .filter(([flag, value]) => !(flag in given) && LOOSENING[flag]?.(value) === true)
+    .map(([flag]) => flag);
+  const kept = Object.fromEntries(Object.entries(stored).filter(([flag]) => !unused.includes(flag)));
+  return {
+    kept,
+    unused: unused.map((flag) => `--${flag}${stored[flag] === true ? "" : ` ${String(stored[flag])}`}`),
+  };
+}
 
 /**
  * Validates the flags and lists a new batch's items (a typo or a bad item costs nothing). `loop`
@@ -41,6 +120,8 @@ export async function planBatch(
   cwd: string,
   state: ProjectState,
   loop: LoopChoices,
+  /** The flags as given, and the batch a resume continues. */
+  invocation: { readonly given: GivenFlags; readonly stored?: StoredBatch },
 ): Promise<BatchPlan> {
   if (flags["retry-failed"] && flags.resume === undefined) {
     throw new CliError("--retry-failed only applies to --resume ID (it re-runs that batch's failed items).");
@@ -48,28 +129,7 @@ export async function planBatch(
   if (flags.repair && flags.resume === undefined) {
     throw new CliError("--repair only applies to --resume ID (it repairs that batch's journal).");
   }
-  if (flags.resume !== undefined) {
-    checkResumeFlags(flags.resume, flags);
-    const { spec, dir } = await loadBatch(state, flags.resume);
-    if (spec.queue !== undefined) {
-      // Its items are on Redis: a local resume would run them all again beside the workers.
-      throw new CliError(
-        `batch ${spec.id} runs on the queue ${spec.queue}; re-attach with \`forkloop batch --resume ${spec.id} --queue ${spec.queue}\`.`,
-      );
-    }
-    return {
-      kind: "resume",
-      spec: {
-        ...spec,
-        // --output on a resume moves the report (e.g. the first directory turned out unwritable).
-        ...(flags.output === undefined ? {} : { outputDir: resolve(cwd, flags.output) }),
-        // Issue 16 item 4: a resume's --rpm wins over the stored one, and is stored.
-        ...(flags.rpm === undefined ? {} : { rpm: flags.rpm }),
-      },
-      dir,
-      respecified: flags.output !== undefined || (flags.rpm !== undefined && flags.rpm !== spec.rpm),
-    };
-  }
+  if (invocation.stored !== undefined) return resumePlan(invocation.stored, invocation.given, cwd, loop);
   if ((flags.files === undefined) === (flags.items === undefined)) {
     throw new CliError(
       `give exactly one of --files GLOB or --items FILE.jsonl (or --resume ID).\n\n${BATCH_USAGE}`,
@@ -95,24 +155,17 @@ export async function planBatch(
         ? { kind: "files", pattern: source.pattern }
         : { kind: "items", path: source.path },
     prompt: flags.prompt,
-    model: resolveModelAlias(flags.model ?? DEFAULT_MODEL),
-    maxTurns: flags["max-turns"] ?? 8,
-    allowedTools: flags["allowed-tools"] ?? [],
-    disallowedTools: flags["disallowed-tools"] ?? [],
-    permissionMode: flags["permission-mode"] ?? "dontAsk",
-    fallbackModels: (flags["fallback-model"] ?? []).map(resolveModelAlias),
-    ...(flags["append-system-prompt"] === undefined
-      ? {}
-      : { appendSystemPrompt: flags["append-system-prompt"] }),
-    ...(flags["mcp-config"] === undefined
-      ? {}
-      : {
-          mcpConfig: flags["mcp-config"].map((value) => mcpConfigFlag(value, cwd)),
-        }),
-    ...(flags["strict-mcp-config"] === undefined ? {} : { strictMcpConfig: flags["strict-mcp-config"] }),
-    outputDir: flags.output ? resolve(cwd, flags.output) : batchDir(state, id),
-    ...(flags.rpm === undefined ? {} : { rpm: flags.rpm }),
+    model: resolveModelAlias(DEFAULT_MODEL),
+    maxTurns: 8,
+    allowedTools: [],
+    disallowedTools: [],
+    permissionMode: "dontAsk",
+    fallbackModels: [],
+    outputDir: batchDir(state, id),
+    ...settingsFromFlags(flags, cwd),
     ...(Object.keys(loop).length === 0 ? {} : { loop: loop as BatchSpec["loop"] }),
+    // R-R7: every start setting as given, for every resume.
+    startFlags: startSettingsOf(invocation.given),
   };
   // Held to the checks every resume and every `forkloop worker` applies to stored settings
   // (issue 16, trust), so a batch started here is one they can read: a model id with a space, say.
@@ -122,7 +175,75 @@ export async function planBatch(
   return { kind: "new", spec, loaded };
 }
 
-/** A resume keeps the settings the batch started with (batch.json, or Redis for a queued batch). */
+/**
+ * The batch.json fields the given flags set — only those given, so a new batch lays them over the
+ * defaults and a resume over what it stored. `startFlags` keeps every start setting as given.
+ */
+function settingsFromFlags(flags: BatchFlags, cwd: string): Partial<BatchSpec> {
+  return definedOnly({
+    model: flags.model === undefined ? undefined : resolveModelAlias(flags.model),
+    maxTurns: flags["max-turns"],
+    allowedTools: flags["allowed-tools"],
+    disallowedTools: flags["disallowed-tools"],
+    permissionMode: flags["permission-mode"],
+    fallbackModels: flags["fallback-model"]?.map(resolveModelAlias),
+    appendSystemPrompt: flags["append-system-prompt"],
+    mcpConfig: flags["mcp-config"]?.map((value) => mcpConfigFlag(value, cwd)),
+    strictMcpConfig: flags["strict-mcp-config"],
+    // --output on a resume moves the report (e.g. the first directory turned out unwritable).
+    outputDir: flags.output === undefined ? undefined : resolve(cwd, flags.output),
+    rpm: flags.rpm,
+  });
+}
+
+function definedOnly<T extends object>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
+}
+
+/**
+ * R-R7: a resume runs with everything the batch started with; a setting it is given replaces the
+ * stored one, is stored, and is said once (`changes`). Thinking, the summary model and context
+ * editing are resolved again (flags over settings) only when one of their flags is given.
+ */
+function resumePlan(stored: StoredBatch, given: GivenFlags, cwd: string, loop: LoopChoices): BatchPlan {
+  const settings = startSettingsOf(given);
+  const givenFlags = checkBatchFlagValues(settings);
+  const loopGiven = Object.keys(LOOP_FLAG_OPTIONS).some((flag) => flag in settings);
+  const before = stored.spec.startFlags;
+  const spec: BatchSpec = {
+    ...stored.spec,
+    ...settingsFromFlags(givenFlags, cwd),
+    ...(loopGiven ? { loop: loop as BatchSpec["loop"] } : {}),
+    startFlags: { ...before, ...settings },
+  };
+  const checked = batchSpecSchema.safeParse(spec);
+  if (!checked.success)
+    throw new CliError(`the batch's settings are not valid: ${describeIssues(checked.error)}.`);
+  const changes = Object.entries(settings)
+    .filter(([flag, value]) => JSON.stringify(before?.[flag]) !== JSON.stringify(value))
+    .map(([flag, value]) => {
+      const was = before === undefined ? "" : ` (was ${valueText(before[flag])})`;
+      return `${value === true ? `--${flag}` : `--${flag} ${valueText(value)}`}${was}`;
+    });
+  return {
+    kind: "resume",
+    spec,
+    dir: stored.dir,
+    respecified: JSON.stringify(spec) !== JSON.stringify(stored.spec),
+    changes,
+  };
+}
+
+/** A flag's value as typed (`16`, `a b` for a list), or what it was when not a value. */
+function valueText(value: GivenFlags[string] | undefined): string {
+  if (value === undefined) return "not given";
+  if (value === true) return "given";
+  return Array.isArray(value) ? value.join(" ") : String(value);
+}
+
+/** A `--queue` batch's re-attach keeps the settings stored in Redis. */
 export function checkResumeFlags(id: string, flags: BatchFlags): void {
   const conflicting = SETTINGS_FLAGS.filter((flag) => flags[flag] !== undefined);
   if (conflicting.length > 0) {
@@ -138,29 +259,47 @@ export function checkResumeFlags(id: string, flags: BatchFlags): void {
 }
 
 /**
- * Creates the planned batch's state (or records a resume's new --output or --rpm), after checking that the
- * state and output directories take a file — before the first request: the report used to be
- * lost after every item ran (issue 13).
+ * Creates the planned batch's state and opens it with `open` (the journal, which locks the batch),
+ * after checking that the state and output directories take a file — before the first request:
+ * the report used to be lost after every item ran (issue 13). A resume's changed settings are
+ * saved only once the batch is locked (R-R5: a second resume must not rewrite batch.json).
  */
-export async function openPlannedBatch(
+export async function openPlannedBatch<Opened extends { close(): Promise<void> }>(
   plan: BatchPlan,
   state: ProjectState,
   outputGiven: boolean,
-): Promise<{ spec: BatchSpec; dir: string; items?: readonly JobItem[] }> {
+  open: (dir: string) => Promise<Opened>,
+): Promise<{ spec: BatchSpec; dir: string; items?: readonly JobItem[]; opened: Opened }> {
   const { spec } = plan;
   if (plan.kind === "resume") {
-    await ensureWritableOutput(spec.outputDir);
-    if (plan.respecified) await saveBatchSpec(plan.dir, spec);
-    return { spec, dir: plan.dir };
+    const opened = await open(plan.dir);
+    try {
+      await ensureWritableOutput(spec.outputDir);
+      if (plan.respecified) await saveBatchSpec(plan.dir, spec);
+    } catch (error) {
+      await opened.close();
+      throw error;
+    }
+    return { spec, dir: plan.dir, opened };
   }
+  const created = await createPlannedBatch(plan, state, outputGiven);
+  return { ...created, opened: await open(created.dir) };
+}
+
+/** A new batch's state: its directory and batch.json, made once the directories are checked. */
+export async function createPlannedBatch(
+  plan: Extract<BatchPlan, { kind: "new" }>,
+  state: ProjectState,
+  outputGiven: boolean,
+): Promise<{ spec: BatchSpec; dir: string; items: readonly JobItem[] }> {
   // Issue 11's check (a directory, writable, with errno reasons), before anything is created.
   await checkWritableDir(batchesDir(state), {
     role: "batch state directory",
     fix: "Batches keep their journal there; set FORKLOOP_HOME or --state-dir to a writable directory.",
   });
   // The default output is the batch directory, which createBatch makes.
-  if (outputGiven) await ensureWritableOutput(spec.outputDir);
-  return { spec, dir: await createBatch(state, spec), items: plan.loaded.items };
+  if (outputGiven) await ensureWritableOutput(plan.spec.outputDir);
+  return { spec: plan.spec, dir: await createBatch(state, plan.spec), items: plan.loaded.items };
 }
 
 function ensureWritableOutput(dir: string): Promise<void> {

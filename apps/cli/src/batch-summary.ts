@@ -22,6 +22,8 @@ export function printBatchSummary(
     readonly html?: string;
     readonly status: BatchStatus;
     readonly json: boolean;
+    /** A local batch's resume command: failed items are listed with it and `--retry-failed` (R-R9). */
+    readonly resume?: string;
   },
   context: CommandContext,
 ): void {
@@ -34,7 +36,17 @@ export function printBatchSummary(
   const queue = report.queue
     ? `queue: ${plural(report.queue.reExecutedItems, "item")} ran more than once · ${plural(report.queue.duplicateExecutions, "duplicate completion")} dropped\n`
     : "";
+  const failed = summary.resume === undefined ? "" : failedItemsLine(report, summary.resume);
   context.stdout.write(
-    `${formatTotals(report)}\n${queue}results: ${paths.results}\nreport:  ${paths.markdown}\n${html === undefined ? "" : `html:    ${html}\n`}`,
+    `${formatTotals(report)}\n${queue}${failed}results: ${paths.results}\nreport:  ${paths.markdown}\n${html === undefined ? "" : `html:    ${html}\n`}`,
   );
+}
+
+/** R-R9: the failed items by label, and the command that runs them again ("" when none failed). */
+export function failedItemsLine(report: BatchReport, resume: string): string {
+  const failed = report.items.filter((item) => item.status === "failed").map((item) => item.label);
+  if (failed.length === 0) return "";
+  const shown = failed.slice(0, 5).join(", ");
+  const more = failed.length > 5 ? ` and ${failed.length - 5} more` : "";
+  return `failed: ${shown}${more} — \`${resume} --retry-failed\` runs ${failed.length === 1 ? "it" : "them"} again\n`;
 }

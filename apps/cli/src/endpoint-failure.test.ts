@@ -8,7 +8,7 @@ describe("issue 13: endpoint failures stop a batch at its first item", () => {
     expect(describeEndpointFailure({ code: "connection_error", message: "Connection error." }, at)).toEqual({
       sentence:
         "cannot reach the model endpoint http://127.0.0.1:9 (Connection error.). Check that the server is up and ANTHROPIC_BASE_URL is right (unset it for the Anthropic API)",
-      resumable: true,
+      resumeWith: "",
     });
   });
 
@@ -19,8 +19,40 @@ describe("issue 13: endpoint failures stop a batch at its first item", () => {
     expect(describeEndpointFailure({ code: "permission_error", message: "x" }, at)?.sentence).toContain(
       at.model,
     );
-    expect(describeEndpointFailure({ code: "not_found_error", message: "x" }, at)?.resumable).toBe(false);
+    expect(
+      describeEndpointFailure({ code: "not_found_error", message: "model: claude-nope" }, at),
+    ).toMatchObject({
+      sentence: expect.stringContaining('model "claude-sonnet-4-6" was not found'),
+      resumeWith: " --model NAME",
+    });
     expect(describeEndpointFailure({ code: "overloaded_error", message: "x" }, at)).toBeUndefined();
     expect(describeEndpointFailure({ code: "max_turns", message: "x" }, at)).toBeUndefined();
+  });
+
+  it("R-R9: a wrong endpoint — a 200 that is no event stream, a 404 on the messages path — names the URL and ANTHROPIC_BASE_URL", () => {
+    expect(
+      describeEndpointFailure(
+        {
+          code: "wrong_endpoint",
+          message:
+            'the endpoint answered 200 with text/html (an HTML page titled "Sign in") instead of an event stream',
+        },
+        at,
+      ),
+    ).toEqual({
+      sentence:
+        'http://127.0.0.1:9 is not an Anthropic Messages API endpoint: the endpoint answered 200 with text/html (an HTML page titled "Sign in") instead of an event stream. Check ANTHROPIC_BASE_URL — a proxy may want you to log in first — or unset it for the Anthropic API',
+      resumeWith: "",
+    });
+    const html404 = describeEndpointFailure(
+      {
+        code: "http_404",
+        message: "404 <html><head><title>Not Found</title></head><body>model</body></html>",
+      },
+      at,
+    );
+    expect(html404?.sentence).toBe(
+      'http://127.0.0.1:9 answered 404 to POST /v1/messages (an HTML page titled "Not Found"): it is not an Anthropic Messages API endpoint. Check ANTHROPIC_BASE_URL (the API\'s root, e.g. https://api.anthropic.com, without /v1)',
+    );
   });
 });

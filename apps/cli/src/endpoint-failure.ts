@@ -1,7 +1,10 @@
+import { describeBody } from "@forkloop/loop-core";
+
 /**
- * Failures that say the endpoint, the key or the model is wrong — not the item (issue 13 item 3):
- * every other item would fail the same way, so a batch stops at the first one instead of paying
- * for a wave of identical failures (2 m 40 s of connection retries each, or a 401 per item).
+ * Failures that say the endpoint, the key or the model is wrong — not the item (issue 13 item 3,
+ * R-R9): every other item would fail the same way, so a batch stops at the first one, whenever it
+ * comes, instead of paying for a wave of identical failures (2 m 40 s of connection retries each,
+ * a 401 per item once a key is revoked, a proxy's login page read as a dropped stream).
  */
 export interface EndpointContext {
   /** Where requests go: ANTHROPIC_BASE_URL, the Anthropic API, or "the built-in simulator". */
@@ -13,29 +16,40 @@ export interface EndpointFailure {
   /** What is wrong and how to fix it, without the final period. */
   readonly sentence: string;
   /**
-   * True when fixing the environment (a key, a URL, a server) lets the same batch resume; a
-   * wrong model is part of the batch's settings, so that batch is started again instead.
+   * How the batch goes on once fixed: a plain resume after fixing the environment (a key, a URL,
+   * a server), or a resume that replaces a setting (`--model NAME`, R-R7).
    */
-  readonly resumable: boolean;
+  readonly resumeWith: string;
 }
 
 type Describe = (error: string, at: EndpointContext) => EndpointFailure;
 
 const unreachable: Describe = (error, at) => ({
   sentence: `cannot reach the model endpoint ${at.url} (${error}). Check that the server is up and ANTHROPIC_BASE_URL is right (unset it for the Anthropic API)`,
-  resumable: true,
+  resumeWith: "",
 });
 const badKey: Describe = (error, at) => ({
-  sentence: `${at.url} refused the API key (401: ${error}). Set ANTHROPIC_API_KEY to a valid key`,
-  resumable: true,
+  sentence: `${at.url} refused the API key (401: ${describeBody(error)}). Set ANTHROPIC_API_KEY to a valid key`,
+  resumeWith: "",
 });
 const noAccess: Describe = (error, at) => ({
-  sentence: `${at.url} does not let this API key use ${at.model} (403: ${error}). Use a key with access to it`,
-  resumable: true,
+  sentence: `${at.url} does not let this API key use ${at.model} (403: ${describeBody(error)}). Use a key with access to it`,
+  resumeWith: "",
 });
-const noModel: Describe = (error, at) => ({
-  sentence: `model "${at.model}" was not found at ${at.url} (404: ${error}). Give a model the endpoint serves, e.g. --model claude-sonnet-4-6`,
-  resumable: false,
+const notFound: Describe = (error, at) =>
+  // The API's own 404 for an unknown model names the model; any other 404 is the URL's.
+  /model/i.test(error) && !/<html|<!doctype/i.test(error)
+    ? {
+        sentence: `model "${at.model}" was not found at ${at.url} (404: ${describeBody(error)}). Give a model the endpoint serves`,
+        resumeWith: " --model NAME",
+      }
+    : {
+        sentence: `${at.url} answered 404 to POST /v1/messages (${describeBody(error)}): it is not an Anthropic Messages API endpoint. Check ANTHROPIC_BASE_URL (the API's root, e.g. https://api.anthropic.com, without /v1)`,
+        resumeWith: "",
+      };
+const wrongEndpoint: Describe = (error, at) => ({
+  sentence: `${at.url} is not an Anthropic Messages API endpoint: ${error}. Check ANTHROPIC_BASE_URL — a proxy may want you to log in first — or unset it for the Anthropic API`,
+  resumeWith: "",
 });
 
 /** By the error type the loop reports (`terminal.error.type`; `http_<status>` when the body had none). */
@@ -45,8 +59,9 @@ const ENDPOINT_FAILURES: Readonly<Record<string, Describe>> = {
   http_401: badKey,
   permission_error: noAccess,
   http_403: noAccess,
-  not_found_error: noModel,
-  http_404: noModel,
+  not_found_error: notFound,
+  http_404: notFound,
+  wrong_endpoint: wrongEndpoint,
 };
 
 /** What an endpoint failure means and its fix, or undefined for any other error. */

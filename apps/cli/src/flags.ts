@@ -17,7 +17,12 @@ export interface CommandSpec<Schema extends z.ZodType> {
 export interface ParsedCommand<T> {
   readonly flags: T;
   readonly positionals: readonly string[];
+  /** The flags as given, before the schema (strings, booleans, lists): what a batch stores (R-R7). */
+  readonly given: GivenFlags;
 }
+
+/** Flag values as parseArgs reads them off the command line. */
+export type GivenFlags = Readonly<Record<string, string | boolean | (string | boolean)[]>>;
 
 /**
  * Parses and validates a command's argv. Every failure becomes a CliError (exit 2) whose message
@@ -33,7 +38,18 @@ export function parseCommand<Schema extends z.ZodType>(
   } catch (error) {
     throw new CliError(`${describeParseError(spec, error)}\n\n${spec.usage}`);
   }
-  const result = spec.schema.safeParse(parsed.values);
+  const given = Object.fromEntries(
+    Object.entries(parsed.values).filter(([, value]) => value !== undefined),
+  ) as GivenFlags;
+  return { flags: checkFlagValues(spec, given), positionals: parsed.positionals, given };
+}
+
+/** Validates flag values (given now, or stored and given again) against the command's schema. */
+export function checkFlagValues<Schema extends z.ZodType>(
+  spec: Pick<CommandSpec<Schema>, "command" | "schema">,
+  values: GivenFlags,
+): z.infer<Schema> {
+  const result = spec.schema.safeParse(values);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => {
       const flag = issue.path.length > 0 ? `--${String(issue.path[0])}` : spec.command;
@@ -43,7 +59,7 @@ export function parseCommand<Schema extends z.ZodType>(
       `${spec.command}: invalid flags\n${problems.join("\n")}\nRun \`forkloop ${spec.command} --help\` for the accepted values.`,
     );
   }
-  return { flags: result.data, positionals: parsed.positionals };
+  return result.data;
 }
 
 function describeParseError(spec: CommandSpec<z.ZodType>, error: unknown): string {

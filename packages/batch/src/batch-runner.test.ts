@@ -228,12 +228,40 @@ describe("batch runner", () => {
     await backend.close();
     expect(summary.stopped).toBe("the key was refused");
     expect(fake.calls.flatMap((call) => call.ids)).toEqual(["i0", "i1", "i2"]);
-    // i1 and i2 were cancelled unsettled (a resume redoes them); nothing else was claimed.
+    // R-R9: i0 is not settled as failed, and i1, i2 were cancelled: a resume redoes all three.
     expect(summary.states.map((state) => state.status)).toEqual([
-      "failed",
+      "running",
       "running",
       "running",
       ...Array(9).fill("pending"),
     ]);
+  });
+
+  it("R-R9: a key revoked mid-batch stops it whenever it comes — the failing items stay pending; an item's own failure is still settled", async () => {
+    const backend = await openLocalJournalBackend({ dir });
+    await backend.enqueue(items);
+    const fake = fakeExecutor(async (claim) => {
+      const index = Number(claim.item.id.slice(1));
+      if (index < 4) return ok(10);
+      if (index === 4) return { ok: false, error: { code: "max_turns", message: "ran out of turns" } };
+      return { ok: false, error: { code: "authentication_error", message: "invalid x-api-key" } };
+    });
+    const summary = await runBatch({
+      backend,
+      executor: fake.executor,
+      concurrency: 1,
+      stopOnFailure: (error) => (error.code === "authentication_error" ? "the key was refused" : undefined),
+    });
+    await backend.close();
+    expect(summary.stopped).toBe("the key was refused");
+    expect(summary.states.map((state) => state.status)).toEqual([
+      ...Array(4).fill("succeeded"),
+      "failed",
+      "running",
+      ...Array(6).fill("pending"),
+    ]);
+    const resumed = await openLocalJournalBackend({ dir });
+    expect((await resumed.list()).filter((state) => state.status === "pending")).toHaveLength(7);
+    await resumed.close();
   });
 });

@@ -51,9 +51,11 @@ export interface BatchRunOptions {
   readonly workerId?: string;
   readonly now?: () => number;
   /**
-   * Asked for each failure while no item of this run has succeeded: a message stops the batch at
-   * once (in-flight items are cancelled and stay pending for a resume), as when the endpoint, the
-   * key or the model is wrong and every item would fail alike (issue 13 item 3).
+   * Asked for each failure: a message says it is a failure of the whole batch — the endpoint, the
+   * key or the model is wrong, and every item would fail alike (issue 13 item 3, R-R9) — and stops
+   * the batch at once, whenever it comes (a key revoked mid-batch too). That item is not settled
+   * and the in-flight ones are cancelled: all stay pending, so a plain resume finishes the work
+   * once the cause is fixed.
    */
   readonly stopOnFailure?: (error: ItemError) => string | undefined;
   /**
@@ -143,6 +145,15 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
   const settle = async (claim: Claim, outcome: ItemOutcome): Promise<void> => {
     counters.running--;
     if (outcome.ok === "cancelled") return; // not settled: the journal shows it as interrupted
+    const wholeBatch = outcome.ok === false ? options.stopOnFailure?.(outcome.error) : undefined;
+    if (wholeBatch !== undefined) {
+      // R-R9: not the item's failure — left unsettled (pending on resume), and the batch stops.
+      if (stopped === undefined) {
+        stopped = wholeBatch;
+        stopAll("stopped");
+      }
+      return;
+    }
     if (outcome.result) {
       counters.usage = sumUsage(counters.usage, outcome.result.usage);
       counters.costUsd += outcome.result.costUsd;
@@ -156,17 +167,7 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
       return;
     }
     if (outcome.ok === true) counters.succeeded++;
-    else {
-      counters.failed++;
-      const reason =
-        counters.succeeded === 0 && stopped === undefined
-          ? options.stopOnFailure?.(outcome.error)
-          : undefined;
-      if (reason !== undefined) {
-        stopped = reason;
-        stopAll("stopped");
-      }
-    }
+    else counters.failed++;
     options.onEvent?.({ type: "item_settled", claim, outcome, snapshot: snapshot() });
   };
 

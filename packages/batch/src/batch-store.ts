@@ -55,6 +55,14 @@ export const batchSpecSchema = z.object({
    * process; a resume keeps it, or saves the `--rpm` it is given.
    */
   rpm: z.number().int().min(1).max(1_000_000).optional(),
+  /**
+   * R-R7: every start setting as given (the flags of `forkloop batch` that are neither about this
+   * invocation nor the batch's items): a resume re-applies them, a resume's own replace them. The
+   * fields above are what items and queue workers read; these are what the command started with.
+   */
+  startFlags: z
+    .record(z.string(), z.union([z.string(), z.boolean(), z.array(z.union([z.string(), z.boolean()]))]))
+    .optional(),
   /** Thinking, the summary model, context editing: flags and settings as resolved at the start. */
   loop: z
     .object({

@@ -2,14 +2,14 @@ import { MAX_BATCH_TURNS } from "@forkloop/batch";
 import { DEFAULT_MODEL } from "@forkloop/sdk";
 import { z } from "zod";
 import { budgetUsdSchema, modeSchema, toolListSchema } from "../agent-options.js";
-import { type ParsedCommand, parseCommand } from "../flags.js";
+import { checkFlagValues, type GivenFlags, type ParsedCommand, parseCommand } from "../flags.js";
 import { LOOP_FLAG_OPTIONS, LOOP_FLAGS_USAGE, loopFlagsSchema } from "../loop-flags.js";
 import { spreadMcpConfigArgs } from "../mcp-config-args.js";
 import { TIMEOUT_FLAG_OPTIONS, TIMEOUT_FLAG_SCHEMAS, TIMEOUT_FLAGS_USAGE } from "../model-timeouts.js";
 import { sandboxFlagSchema } from "../sandbox-flag.js";
 
 export const BATCH_USAGE = `Usage: forkloop batch (--files GLOB | --items FILE.jsonl) --prompt TEMPLATE [flags]
-       forkloop batch --resume ID [--retry-failed] [--repair] [--concurrency N] [--output DIR] [--max-budget-usd N]
+       forkloop batch --resume ID [--retry-failed] [--repair] [any setting flag: --concurrency N, --max-budget-usd N …]
        forkloop batch (--files GLOB | --items FILE.jsonl) --prompt TEMPLATE --queue URL [--attempts N]
        forkloop batch --resume ID --queue URL [--output DIR]
        forkloop batch list | status ID      the batches of this project; one batch's progress
@@ -27,7 +27,9 @@ directory and a summary to stdout.
   --max-budget-usd N    start no item once the batch's spend (this run and earlier ones) would pass N
   --output-format F     text (default) | json: the summary on stdout as one JSON object
   --concurrency N       items running at once (default 8, at most 256)
-  --resume ID           continue an interrupted batch: finished items are skipped, interrupted ones redone
+  --resume ID           continue an interrupted batch with every setting it started with (kept in
+                        batch.json; a setting flag given here replaces it, said once): finished
+                        items are skipped, interrupted ones redone; a finished batch runs nothing
   --retry-failed        with --resume: run the failed items again too
   --repair              with --resume: a damaged journal keeps every readable record (the damaged
                         file is moved aside); items it no longer knows are listed again and run
@@ -70,7 +72,7 @@ ${TIMEOUT_FLAGS_USAGE}
 
 State: <state dir>/batches/<id>/ (batch.json, journal.log). Exit codes: 0 every item
 succeeded, 6 some failed, 7 none succeeded, 10 stopped at --max-budget-usd (resume with a higher
-one), 130 interrupted and 143 SIGTERM (resume it), 2 bad flags or input, or the first item showed
+one), 130 interrupted, 143 SIGTERM and 129 SIGHUP (resume it), 2 bad flags or input, or the first item showed
 the endpoint, key or model is wrong (fix, then resume).`;
 
 const count = (flag: string, example: number, max: number) =>
@@ -122,7 +124,44 @@ const schema = z.object({
 });
 export type BatchFlags = z.infer<typeof schema>;
 
-/** The flags that are part of a batch's settings (batch.json): a resume keeps them as they were. */
+/**
+ * R-R7: the flags about this invocation, not the batch — where to find it, what to do now, how to
+ * print. Every flag of `schema` not listed here or in BATCH_IDENTITY_FLAGS is a start setting:
+ * stored in batch.json as given and used by every resume, so a flag added later is kept by
+ * construction.
+ */
+export const INVOCATION_FLAGS = [
+  "help",
+  "resume",
+  "retry-failed",
+  "repair",
+  "dry-run",
+  "cwd",
+  "state-dir",
+  "output-format",
+  "queue",
+] as const satisfies readonly (keyof BatchFlags)[];
+
+/** What a batch is — its items and its name: fixed once it exists, refused with --resume. */
+export const BATCH_IDENTITY_FLAGS = [
+  "files",
+  "items",
+  "prompt",
+  "id",
+] as const satisfies readonly (keyof BatchFlags)[];
+
+/** The start settings among the given flags (R-R7). */
+export function startSettingsOf(given: GivenFlags): GivenFlags {
+  const notSettings = new Set<string>([...INVOCATION_FLAGS, ...BATCH_IDENTITY_FLAGS]);
+  return Object.fromEntries(Object.entries(given).filter(([flag]) => !notSettings.has(flag)));
+}
+
+/** Flag values (stored settings with the resume's own flags over them) checked as `forkloop batch` checks its argv. */
+export function checkBatchFlagValues(values: GivenFlags): BatchFlags {
+  return checkFlagValues({ command: "batch", schema }, values);
+}
+
+/** The flags a `--queue` batch keeps in Redis: its re-attach refuses them. */
 export const SETTINGS_FLAGS = [
   "files",
   "items",

@@ -12,6 +12,7 @@ import {
 } from "@forkloop/batch";
 import { batchesDirs, checkId, type ProjectState } from "@forkloop/sdk";
 import { judgeOwner, readLockFile } from "@forkloop/sdk/owner-lock";
+import { failedItemsLine } from "../batch-summary.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
@@ -99,6 +100,10 @@ export async function batchListCommand(
       out(`attach: forkloop batch --resume ${view.spec.id} --queue ${view.spec.queue}`);
     else if (view.runningBy === null && view.report.totals.pending > 0)
       out(`resume: forkloop batch --resume ${view.spec.id}`);
+    if (view.spec.queue === undefined) {
+      const failed = failedItemsLine(view.report, `forkloop batch --resume ${view.spec.id}`);
+      if (failed !== "") context.stdout.write(failed);
+    }
     return EXIT.ok;
   }
   const names = new Set(

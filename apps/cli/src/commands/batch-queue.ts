@@ -25,7 +25,7 @@ import {
 } from "@forkloop/batch";
 import { batchesDir, type ProjectState } from "@forkloop/sdk";
 import { reportWriteFailed } from "../batch-safety.js";
-import { type BatchPlan, openPlannedBatch } from "../batch-setup.js";
+import { type BatchPlan, createPlannedBatch } from "../batch-setup.js";
 import { finishedStatus, printBatchSummary } from "../batch-summary.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
@@ -192,11 +192,7 @@ async function createQueued(
   connection: Redis,
   url: string,
 ): Promise<{ batch: QueuedBatch; items: readonly JobItem[] }> {
-  const {
-    spec,
-    dir,
-    items = [],
-  } = await openPlannedBatch(
+  const { spec, dir, items } = await createPlannedBatch(
     { ...plan, spec: { ...plan.spec, queue: url } },
     state,
     flags.output !== undefined,
@@ -208,7 +204,7 @@ async function createQueued(
     ...(flags.rpm === undefined ? {} : { rpm: flags.rpm }),
     ...(mcpServers.length === 0 ? {} : { mcpServers: [...mcpServers] }),
   };
-  // Just created by openPlannedBatch: nothing of it ran, so a refusal leaves nothing behind.
+  // Just created by createPlannedBatch: nothing of it ran, so a refusal leaves nothing behind.
   const registered = await registerBatch(connection, batch, items).catch(async (error: unknown) => {
     await rm(dir, { recursive: true, force: true });
     throw error;

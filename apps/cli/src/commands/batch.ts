@@ -1,8 +1,11 @@
+import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import {
   type BatchSpec,
+  buildReport,
   describeSkipped,
   enqueueOnce,
+  type ItemState,
   JOURNAL_FILE,
   LogWriteError,
   openLocalJournalBackend,
@@ -43,11 +46,18 @@ import {
   reportJournalRecovery,
   reportWriteFailed,
 } from "../batch-safety.js";
-import { type BatchPlan, checkResumeFlags, openPlannedBatch, planBatch } from "../batch-setup.js";
+import {
+  type BatchPlan,
+  checkResumeFlags,
+  loadResumable,
+  openPlannedBatch,
+  planBatch,
+} from "../batch-setup.js";
 import { finishedStatus, printBatchSummary } from "../batch-summary.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode, exitCodeForBatch } from "../exit-codes.js";
+import type { GivenFlags } from "../flags.js";
 import { loopChoicesFromFlags } from "../loop-flags.js";
 import { timeoutEnv } from "../model-timeouts.js";
 import { BATCH_USAGE, type BatchFlags, parseBatchFlags } from "./batch-flags.js";
@@ -60,46 +70,47 @@ export { BATCH_USAGE };
 type RunSettings = Awaited<ReturnType<typeof loadRunSettings>>;
 
 export async function batchCommand(argv: readonly string[], context: CommandContext): Promise<ExitCode> {
-  const { flags, positionals } = parseBatchFlags(argv);
-  if (flags.help) {
+  const { flags: typed, positionals, given } = parseBatchFlags(argv);
+  if (typed.help) {
     context.stdout.write(`${BATCH_USAGE}\n`);
     return EXIT.ok;
   }
   const [action, id, ...extra] = positionals;
   if ((action === "list" && id === undefined) || (action === "status" && extra.length === 0)) {
-    const cwd = await checkProjectDir(resolve(context.cwd, flags.cwd ?? "."));
-    const state = projectStateFor(cwd, flags, context);
-    return batchListCommand(action, id, { state, json: flags["output-format"] === "json" }, context);
+    const cwd = await checkProjectDir(resolve(context.cwd, typed.cwd ?? "."));
+    const state = projectStateFor(cwd, typed, context);
+    return batchListCommand(action, id, { state, json: typed["output-format"] === "json" }, context);
   }
   if (positionals.length > 0) {
     throw new CliError(
       `forkloop batch takes no arguments but \`list\` and \`status ID\` (got "${positionals.join(" ")}"); put the prompt in --prompt.\n\n${BATCH_USAGE}`,
     );
   }
-  const cwd = await checkProjectDir(resolve(context.cwd, flags.cwd ?? "."));
+  const cwd = await checkProjectDir(resolve(context.cwd, typed.cwd ?? "."));
+  const state = projectStateFor(cwd, typed, context);
+  // R-R7: a local resume runs with every setting the batch started with (batch.json), its own over them.
+  const resume =
+    typed.resume !== undefined && typed.queue === undefined
+      ? await loadResumable(state, typed, given)
+      : undefined;
+  const flags = resume?.flags ?? typed;
+  if (resume !== undefined && resume.unused.length > 0) {
+    context.stderr.write(
+      `forkloop batch ${typed.resume}: its state is inside the checkout, so it is not resumed with its stored ${resume.unused.join(", ")} (a repository can rewrite it); give ${resume.unused.length === 1 ? "it" : "them"} again with --resume to use ${resume.unused.length === 1 ? "it" : "them"}\n`,
+    );
+  }
   // Settings first: a bad settings file must fail (exit 2) before any state or server exists.
   const settings = await loadRunSettings(cwd, context.env.HOME, SETTING_SOURCES, {
     trustProject: flags["trust-project"] === true,
     onIgnored: (line) => context.stderr.write(`forkloop: ${line}\n`),
   });
-  const state = projectStateFor(cwd, flags, context);
-  if (flags.queue !== undefined) return queuedBatch(flags, flags.queue, { cwd, state, settings }, context);
+  if (flags.queue !== undefined)
+    return queuedBatch(flags, flags.queue, { cwd, state, settings, given }, context);
   if (flags.attempts !== undefined || flags["retry-delay"] !== undefined) {
     throw new CliError(
       "--attempts and --retry-delay apply to --queue batches; a local batch retries with --resume ID --retry-failed.",
     );
   }
-  // R-S6: a batch runs unattended, so `auto` (the default) sandboxes every item's Bash when it
-  // can; `on` without bubblewrap fails here, before any state exists.
-  const bash: SubAgentBashOptions = {
-    sandbox: resolveSandbox(flags.sandbox ?? settings.sandbox, {
-      mode: flags["permission-mode"] ?? "dontAsk",
-      unattended: true,
-      path: context.env.PATH,
-      notice: (line) => context.stderr.write(`${line}\n`),
-    }),
-    ...(settings.env === undefined ? {} : { env: settings.env }),
-  };
   // Issue 11: deadlines from the flags, over the environment, over the settings' env map.
   const endpointEnv = { ...withSettingsRetryEnv(context.env, settings.env), ...timeoutEnv(flags) };
   const mcpEnv = { ...context.env, ...settings.env };
@@ -110,24 +121,60 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     flags.resume === undefined
       ? await mcpServers(flags["mcp-config"], flags["strict-mcp-config"])
       : undefined;
-  const plan = await planBatch(flags, cwd, state, loopChoices(flags, settings, context));
+  const plan = await planBatch(flags, cwd, state, loopChoices(flags, settings, context), {
+    given,
+    ...(resume === undefined ? {} : { stored: resume.stored }),
+  });
   refuseDisabledBypass(plan.spec.permissionMode, settings);
+  // R-S6: a batch runs unattended, so `auto` (the default) sandboxes every item's Bash when it
+  // can; `on` without bubblewrap fails here, before any state exists.
+  const bash: SubAgentBashOptions = {
+    sandbox: resolveSandbox(flags.sandbox ?? settings.sandbox, {
+      mode: plan.spec.permissionMode,
+      unattended: true,
+      path: context.env.PATH,
+      notice: (line) => context.stderr.write(`${line}\n`),
+    }),
+    ...(settings.env === undefined ? {} : { env: settings.env }),
+  };
   noteSkipped(plan, context);
   // The first requests' estimate: the dry run's answer, and the budget's guess before any item settled.
   const estimate = plan.kind === "new" ? await newBatchEstimate(plan, settings, bash, context) : undefined;
   if (flags["dry-run"] && estimate !== undefined) return printDryRun(estimate, flags, context);
 
-  const { spec, dir, items } = await openPlannedBatch(plan, state, flags.output !== undefined);
+  const {
+    spec,
+    dir,
+    items,
+    opened: backend,
+  } = await openPlannedBatch(plan, state, flags.output !== undefined, (at) =>
+    openLocalJournalBackend({
+      dir: at,
+      retryFailed: flags["retry-failed"] ?? false,
+      repair: flags.repair ?? false,
+      batchId: plan.spec.id,
+    }),
+  );
   const rules = mergeRules(settings, { allow: spec.allowedTools, deny: spec.disallowedTools });
   const notice = (line: string) => context.stderr.write(`${line}\n`);
-  const backend = await openLocalJournalBackend({
-    dir,
-    retryFailed: flags["retry-failed"] ?? false,
-    repair: flags.repair ?? false,
-    batchId: spec.id,
-  });
+  if (plan.kind === "resume" && plan.changes.length > 0) {
+    notice(
+      `forkloop batch ${spec.id}: ${plan.changes.join(", ")} ${plan.changes.length === 1 ? "replaces the setting" : "replace the settings"} it started with; batch.json keeps ${plan.changes.length === 1 ? "it" : "them"} for later resumes`,
+    );
+  }
   let mcp: SessionMcp | undefined;
   try {
+    reportJournalRecovery(backend, join(dir, JOURNAL_FILE), notice);
+    await enqueueOnce(backend, items, {
+      relist: relistFromSource(spec),
+      repair: flags.repair ?? false,
+      notice,
+    });
+    // R-R7: a finished batch's resume runs nothing; it says so, and writes the report again.
+    const states = await backend.list();
+    if (flags.resume !== undefined && states.every((item) => item.status !== "pending")) {
+      return await finishedBatch(spec, dir, states, flags, context);
+    }
     // Issue 15: the MCP servers start once, in this process, for every item (calls come over comlink).
     mcp = await startSessionMcp(servers ?? (await mcpServers(spec.mcpConfig, spec.strictMcpConfig)), {
       cwd,
@@ -136,12 +183,6 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
       deny: rules.deny,
       warn: notice,
       signal: context.signal,
-    });
-    reportJournalRecovery(backend, join(dir, JOURNAL_FILE), notice);
-    await enqueueOnce(backend, items, {
-      relist: relistFromSource(spec),
-      repair: flags.repair ?? false,
-      notice,
     });
     await checkBatchDirs(spec, dir, (await backend.list()).length);
     const interruptedBefore = (await backend.interrupted()).length;
@@ -185,13 +226,13 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
           `forkloop: ${paths.keptPrevious.path} lists ${plural(paths.keptPrevious.finished, "finished item")}, more than the journal now holds (${report.totals.succeeded + report.totals.failed}); it was kept, and this run's results are in ${paths.results}`,
         );
       }
-      const resume = `forkloop batch --resume ${spec.id}${flags.cwd ? ` --cwd ${flags.cwd}` : ""}`;
+      const resume = resumeCommand(spec, flags);
       let code = exitCodeForBatch(report.totals);
       let status = finishedStatus(code);
       if (summary.stopped !== undefined) {
-        const next = stopFailure?.resumable ? `then \`${resume}\`` : "then start the batch again";
+        // R-R9: a failure of the whole batch; nothing is lost, the rest is pending.
         context.stderr.write(
-          `forkloop batch: stopped after the first failure: ${summary.stopped}; ${next}.\n`,
+          `forkloop batch ${spec.id}: stopped: ${summary.stopped}; ${plural(report.totals.pending, "item")} left pending — fix it, then \`${resume}${stopFailure?.resumeWith ?? ""}\` finishes them.\n`,
         );
         [code, status] = [EXIT.usage, "stopped"];
       } else if (summary.interrupted) {
@@ -204,7 +245,10 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
         [code, status] = [EXIT.budgetReached, "budget_reached"];
       }
       const html = await htmlReportLine(spec, dir, flags);
-      printBatchSummary({ report, paths, html, status, json: flags["output-format"] === "json" }, context);
+      printBatchSummary(
+        { report, paths, html, status, json: flags["output-format"] === "json", resume },
+        context,
+      );
       return code;
     } finally {
       await source.close();
@@ -226,7 +270,12 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
 async function queuedBatch(
   flags: BatchFlags,
   url: string,
-  where: { readonly cwd: string; readonly state: ProjectState; readonly settings: RunSettings },
+  where: {
+    readonly cwd: string;
+    readonly state: ProjectState;
+    readonly settings: RunSettings;
+    readonly given: GivenFlags;
+  },
   context: CommandContext,
 ): Promise<ExitCode> {
   if (flags["max-budget-usd"] !== undefined) {
@@ -259,11 +308,20 @@ async function queuedBatch(
     },
     context,
   );
-  const planned = await planBatch(flags, where.cwd, where.state, loopChoices(flags, where.settings, context));
+  const planned = await planBatch(
+    flags,
+    where.cwd,
+    where.state,
+    loopChoices(flags, where.settings, context),
+    {
+      given: where.given,
+    },
+  );
   refuseDisabledBypass(planned.spec.permissionMode, where.settings);
   if (planned.kind !== "new") throw new Error("planBatch: a batch without --resume is new");
   noteSkipped(planned, context);
-  const { mcpConfig: _files, strictMcpConfig: _strict, ...spec } = planned.spec;
+  // Workers read a queued batch's settings from Redis: the flags as typed here are this host's.
+  const { mcpConfig: _files, strictMcpConfig: _strict, startFlags: _flags, ...spec } = planned.spec;
   const plan = { ...planned, spec };
   const rules = mergeRules(where.settings, { allow: spec.allowedTools, deny: spec.disallowedTools });
   const mcp = namedMcpServers(servers, rules.deny);
@@ -273,6 +331,47 @@ async function queuedBatch(
     return printDryRun(await newBatchEstimate(plan, where.settings, bash, context), flags, context);
   }
   return queuedBatchCommand(queueFlags, { kind: "new", plan, mcpServers: mcp }, where, context);
+}
+
+/**
+ * R-R7: `--resume` of a batch with nothing pending runs nothing: it says the batch is finished
+ * (and how to re-run failed items), writes the report again (a report that could not be written
+ * before is written now), prints the summary and exits 0.
+ */
+async function finishedBatch(
+  spec: BatchSpec,
+  dir: string,
+  states: readonly ItemState[],
+  flags: BatchFlags,
+  context: CommandContext,
+): Promise<ExitCode> {
+  const previous = await readFile(join(spec.outputDir, "report.json"), "utf8").then(
+    (text) => (JSON.parse(text) as { simulated?: unknown }).simulated === true,
+    () => context.env.ANTHROPIC_API_KEY === undefined,
+  );
+  const report = buildReport(spec.id, states, 0, {
+    simulated: previous,
+    transcriptsDir: join(dir, "transcripts"),
+  });
+  const paths = await writeReport(spec.outputDir, report).catch((error: unknown) => {
+    throw reportWriteFailed(error, spec);
+  });
+  const { succeeded, failed } = report.totals;
+  context.stderr.write(
+    `forkloop batch ${spec.id} is finished (${plural(succeeded, "item")} succeeded, ${failed} failed): nothing to run.\n`,
+  );
+  const html = await htmlReportLine(spec, dir, flags);
+  const json = flags["output-format"] === "json";
+  printBatchSummary(
+    { report, paths, html, status: "succeeded", json, resume: resumeCommand(spec, flags) },
+    context,
+  );
+  return EXIT.ok;
+}
+
+/** The command that resumes this batch, as typed where this one was. */
+function resumeCommand(spec: BatchSpec, flags: BatchFlags): string {
+  return `forkloop batch --resume ${spec.id}${flags.cwd ? ` --cwd ${flags.cwd}` : ""}`;
 }
 
 /** Issue 15: the batch's MCP servers as a run resolves them (settings, `.mcp.json` if trusted, flags). */
