@@ -6,6 +6,7 @@ import {
   type AgentPool,
   createAgentPool,
   type RequestGate,
+  type SharedClock,
   type SubAgentBashOptions,
   type SubAgentEvent,
 } from "@forkloop/orchestrator";
@@ -110,11 +111,16 @@ function isMutatingCall(tools: readonly Tool[], name: string, input: Record<stri
 }
 
 /** The worker pool for `concurrency` items at once: a thread per core, the items spread over them. */
-export function createBatchPool(source: ModelSource, concurrency: number): AgentPool {
+export function createBatchPool(
+  source: ModelSource,
+  concurrency: number,
+  clock: SharedClock | undefined,
+): AgentPool {
   const threads = Math.max(1, Math.min(availableParallelism(), concurrency));
   return createAgentPool({
     endpoint: source.endpoint,
     maxThreads: threads,
     concurrentTasksPerWorker: Math.ceil(concurrency / threads),
+    ...(clock === undefined ? {} : { clock }),
   });
 }

@@ -14,12 +14,15 @@ import {
   runBatch,
 } from "@forkloop/batch";
 import type { Tool } from "@forkloop/loop-core";
-import type { SubAgentBashOptions } from "@forkloop/orchestrator";
+import { poolClock, type SubAgentBashOptions } from "@forkloop/orchestrator";
 import type { ModelSource } from "@forkloop/sdk";
 import type { Settings } from "@forkloop/tools";
 import { createBatchExecutor, createBatchPool } from "./batch-agents.js";
 import type { CommandContext } from "./command-context.js";
 import { describeEndpointFailure, type EndpointFailure } from "./endpoint-failure.js";
+
+/** A 429 that moves the pool's pause on by less than this is the pause already said. */
+const SAME_PAUSE_MS = 5_000;
 
 export interface BatchExecution {
   readonly spec: BatchSpec;
@@ -39,7 +42,7 @@ export interface BatchExecution {
 export interface BatchOutcome {
   readonly summary: BatchRunSummary;
   readonly report: BatchReport;
-  /** Why the first failure stopped the batch, and whether fixing the environment lets it resume. */
+  /** Why a failure of the whole batch stopped it, and how it resumes once fixed (R-R9). */
   readonly stopFailure?: EndpointFailure;
 }
 
@@ -50,7 +53,8 @@ export interface BatchOutcome {
 export async function executeBatch(run: BatchExecution, context: CommandContext): Promise<BatchOutcome> {
   const { spec, source } = run;
   const display = new ProgressDisplay(context.stderr);
-  const pool = createBatchPool(source, run.concurrency);
+  const pool = createBatchPool(source, run.concurrency, context.clock);
+  const clock = poolClock(context.clock);
   try {
     const endpoint = {
       url: source.simulated
@@ -97,10 +101,15 @@ export async function executeBatch(run: BatchExecution, context: CommandContext)
         if (event.type === "rate_limited" && event.until > pausedUntil) {
           // The pool itself pauses every worker; this only tells the user why progress stalls.
           pool.pauseUntil(event.until);
+          // R-R11: the 429s of items in flight together name one reset, apart by how their
+          // responses arrived and by retry-after's whole seconds: one pause, one line.
+          const samePause = event.until - pausedUntil < SAME_PAUSE_MS;
           pausedUntil = event.until;
-          display.log(
-            `rate limited (429 on ${claim.item.label}): pausing all workers for ${formatDuration(event.retryAfterMs)}, until ${new Date(event.until).toISOString()}; items wait, none fails`,
-          );
+          if (!samePause) {
+            display.log(
+              `rate limited (429 on ${claim.item.label}): pausing all workers for ${formatDuration(event.retryAfterMs)}, until ${new Date(event.until).toISOString()}; items wait, none fails`,
+            );
+          }
         }
       },
     });
@@ -110,7 +119,7 @@ export async function executeBatch(run: BatchExecution, context: CommandContext)
       concurrency: run.concurrency,
       warm: run.warm,
       signal: context.signal,
-      pausedForMs: () => Math.max(0, pausedUntil - Date.now()),
+      pausedForMs: () => Math.max(0, pausedUntil - clock.now()),
       stopOnFailure: (error) => {
         stopFailure = describeEndpointFailure(error, endpoint);
         return stopFailure?.sentence;

@@ -1,3 +1,5 @@
+import type { SharedClock } from "@forkloop/orchestrator";
+
 /** What every command gets from `main`: streams, environment and the interrupt signal. */
 export interface CommandContext {
   readonly stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -7,4 +9,9 @@ export interface CommandContext {
   readonly cwd: string;
   /** Aborted on the first Ctrl+C (SIGINT), SIGTERM or closed stdout (process-stop.ts); a later Ctrl+C exits at once. */
   readonly signal: AbortSignal;
+  /**
+   * R-R11: the clock a batch's model requests wait on (a far rate-limit reset, the pool's 429
+   * pause, backoff); the system clock when absent. Tests give a skip-ahead one.
+   */
+  readonly clock?: SharedClock;
 }

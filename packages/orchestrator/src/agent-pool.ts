@@ -6,6 +6,7 @@ import * as Comlink from "comlink";
 import { Piscina } from "piscina";
 import { OrchestratorError, toWireError } from "./errors.js";
 import { countHooks, runParentHook } from "./parent-hooks.js";
+import type { SharedClock } from "./pool-clock.js";
 import {
   EMPTY_USAGE,
   type ModelEndpoint,
@@ -43,6 +44,8 @@ export interface AgentPoolOptions {
   readonly workerFile?: string | URL;
   /** Parent-side tools a worker may forward calls to (e.g. nested `Agent` calls). */
   readonly parentTools?: ParentToolHandler;
+  /** R-R11: the clock every wait of the pool's requests runs on (default the system clock; tests: `skipAheadClock()`). */
+  readonly clock?: SharedClock;
 }
 
 export interface RunAllOptions {
@@ -244,6 +247,7 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
       callbacks: callbacks.port2,
       events: events.port2,
       pauseBuffer,
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
       requestGated: hooks.requestSlot !== undefined,
       parentCanAsk: hooks.canUseTool !== undefined,
       parentHooks: countHooks(hooks.hooks),

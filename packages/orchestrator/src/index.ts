@@ -45,6 +45,7 @@ export {
   readMemoryFilesDetailed,
 } from "./memory-files.js";
 export { detachedParentTools, parentToolAnnotations, parentToolHandler } from "./parent-tool-calls.js";
+export { poolClock, type SharedClock, skipAheadClock, skippedMs } from "./pool-clock.js";
 export { createPoolCompactRunner } from "./pool-compact-runner.js";
 export { type AssembledSession, type AssembleSessionOptions, assembleSession } from "./session-assembly.js";
 export { listSessions, type SessionSummary } from "./session-list.js";

@@ -5,6 +5,7 @@ import {
   type AssistantMessage,
   type BeforeSend,
   type CanUseTool,
+  callModel,
   costUsd,
   createAgentState,
   createUserMessage,
@@ -15,6 +16,7 @@ import {
   type PermissionMode,
   type QueuedCommand,
   query,
+  type RetryClock,
   type RetryOptions,
   sumUsage,
   type Terminal,
@@ -56,6 +58,8 @@ export interface SubAgentIo {
    * compact forks) is sent — in a worker, the pool-wide 429 pause and the parent's request gate.
    */
   readonly beforeSend?: BeforeSend;
+  /** R-R11: the clock the model client's waits run on (default the system clock). */
+  readonly clock?: RetryClock;
   readonly signal: AbortSignal;
   emit(event: SubAgentEvent): void;
   /** Asks the parent (over comlink in a worker); undefined = nobody can grant an `ask`. */
@@ -376,6 +380,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
         contextPipeline,
         ...(io.retry === undefined ? {} : { retry: io.retry }),
         ...(io.beforeSend === undefined ? {} : { beforeSend: io.beforeSend }),
+        ...(io.clock === undefined ? {} : { deps: { callModel: clockedCallModel(io.clock) } }),
         maxOutputTokens: task.maxOutputTokens ?? params.maxOutputTokens,
         ...(params.thinking === undefined ? {} : { thinking: params.thinking }),
         ...(task.maxTurns === undefined ? {} : { maxTurns: task.maxTurns - turns }),
@@ -552,4 +557,9 @@ function forwardEventInner(agentId: string, event: LoopEvent, io: SubAgentIo): v
     default:
       return;
   }
+}
+
+/** The model client waiting on `clock` (R-R11: a pool's shared clock). */
+function clockedCallModel(clock: RetryClock): typeof callModel {
+  return (request) => callModel({ ...request, clock });
 }

@@ -2,6 +2,7 @@ import type { MessagePort } from "node:worker_threads";
 import type { PermissionDecision } from "@forkloop/loop-core";
 import type { Endpoint } from "comlink";
 import type { HookCall, HookCounts, HookOutcome } from "./parent-hooks.js";
+import type { SharedClock } from "./pool-clock.js";
 import type { ModelEndpoint, ParentToolResult, SubAgentEvent, SubAgentTask } from "./sub-agent-types.js";
 
 /**
@@ -21,6 +22,8 @@ export interface WorkerTaskPayload {
   readonly events: MessagePort;
   /** Pool-wide pause: a BigInt64 epoch-ms shared by every worker (`pauseUntil`, 429s). */
   readonly pauseBuffer: SharedArrayBuffer;
+  /** R-R11: the pool's clock when it is not the system clock (a test's skip-ahead clock). */
+  readonly clock?: SharedClock;
   /** Whether the parent gates each request (`ParentCallbacks.requestSlot`, issue 16 item 4). */
   readonly requestGated: boolean;
   /** Whether the parent has a canUseTool to ask; without one, `ask` is a denial. */
@@ -95,8 +98,12 @@ export function readPause(buffer: SharedArrayBuffer): number {
 
 /** Moves the pool-wide pause later (never earlier: two 429s keep the later retry time). */
 export function extendPause(buffer: SharedArrayBuffer, untilEpochMs: number): void {
-  const view = new BigInt64Array(buffer);
-  const target = BigInt(Math.ceil(untilEpochMs));
+  raiseTo(new BigInt64Array(buffer), Math.ceil(untilEpochMs));
+}
+
+/** Sets a shared BigInt64 to `value` unless it already holds more, whichever thread gets there first. */
+export function raiseTo(view: BigInt64Array, value: number): void {
+  const target = BigInt(value);
   for (;;) {
     const current = Atomics.load(view, 0);
     if (current >= target) return;

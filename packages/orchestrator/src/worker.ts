@@ -8,6 +8,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import type { BeforeSend, CanUseTool, QueuedCommand } from "@forkloop/loop-core";
 import * as Comlink from "comlink";
 import { proxyHooks } from "./parent-hooks.js";
+import { poolClock } from "./pool-clock.js";
 import { type RateLimitPause, runSubAgent } from "./sub-agent-runner.js";
 import {
   type ParentToolResult,
@@ -26,19 +27,6 @@ import {
 } from "./worker-protocol.js";
 
 const QUERY_SOURCE_HEADER = "x-forkloop-query-source";
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
-}
 
 /** `promise`, or undefined as soon as `signal` aborts (a cancel never waits on the parent). */
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
@@ -64,6 +52,8 @@ function retryAfterMs(response: Response): number {
 
 export default async function runTask(payload: WorkerTaskPayload): Promise<SubAgentResult> {
   const { task } = payload;
+  // R-R11: the pool's clock (the system clock unless a test gave a skip-ahead one).
+  const clock = poolClock(payload.clock);
   const controller = new AbortController();
   const steeringQueue: QueuedCommand[] = [];
   let cancelRequested = false;
@@ -100,9 +90,9 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
   // its headers deadline, so neither wait counts as a server that does not answer.
   const beforeSend: BeforeSend = async (signal) => {
     const stop = AbortSignal.any([controller.signal, signal]);
-    for (let wait = readPause(payload.pauseBuffer) - Date.now(); wait > 0 && !stop.aborted; ) {
-      await sleep(wait, stop);
-      wait = readPause(payload.pauseBuffer) - Date.now();
+    for (let wait = readPause(payload.pauseBuffer) - clock.now(); wait > 0 && !stop.aborted; ) {
+      await clock.sleep(wait, stop);
+      wait = readPause(payload.pauseBuffer) - clock.now();
     }
     if (payload.requestGated && !stop.aborted) await waitForSlot(stop);
   };
@@ -126,7 +116,7 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
     const response = await fetch(input, init);
     if (response.status === 429) {
       const retryAfter = retryAfterMs(response);
-      const at = Date.now();
+      const at = clock.now();
       const until = at + retryAfter;
       extendPause(payload.pauseBuffer, until);
       emit({ type: "rate_limited", agentId: task.id, retryAfterMs: retryAfter, until });
@@ -150,6 +140,7 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
       client,
       ...(payload.endpoint.retry === undefined ? {} : { retry: payload.endpoint.retry }),
       beforeSend,
+      ...(payload.clock === undefined ? {} : { clock }),
       signal: controller.signal,
       emit,
       ...(askParent === undefined ? {} : { askParent }),

@@ -179,7 +179,7 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
   const concurrency = flags.concurrency ?? 8;
   // Issue 11's retry and timeout settings apply to a worker's model requests as to a local batch's.
   const source = await resolveModelSource(withSettingsRetryEnv(context.env, settings.env), log, cwd);
-  const pool = createBatchPool(source, concurrency);
+  const pool = createBatchPool(source, concurrency, context.clock);
   try {
     const worker = startQueueWorker({
       connection,

@@ -7,6 +7,7 @@
  */
 import { EventEmitter } from "node:events";
 import { Readable, Writable } from "node:stream";
+import type { SharedClock } from "@forkloop/orchestrator";
 import { runCommandLine } from "../cli.js";
 import type { CommandContext } from "../command-context.js";
 import { type SimHandle, simHandle, withStopped } from "./sim-handle.js";
@@ -17,6 +18,8 @@ export interface InProcessCliOptions extends CliOptions {
   readonly signal?: AbortSignal;
   /** false: output without R-S14's terminal escaping, as it printed before (the controls of its tests). */
   readonly terminalViews?: boolean;
+  /** R-R11: the clock the command's model requests wait on (e.g. `skipAheadClock()`). */
+  readonly clock?: SharedClock;
 }
 
 /** A command started in this process: read its output while it runs, stop it, await its end. */
@@ -64,6 +67,7 @@ export function startCliInProcess(args: readonly string[], options: InProcessCli
     env: cliEnv(options.env, options.cwd),
     cwd: options.cwd,
     signal: stop.signal,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   };
   const exited = runCommandLine(args, context, { terminalViews: options.terminalViews ?? true }).then(
     (code) => {
