@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import { type ApiError, apiError, errorObject, invalidRequest } from "./api-error.js";
-import { toBrainRequest } from "./brain-request.js";
+import { type BrainTurn, brainTurn } from "./brain-turn.js";
 import { buildReply } from "./build-reply.js";
 import { costUsd, messageBody } from "./handle-messages.js";
 import { BATCH_DISCOUNT } from "./model-table.js";
@@ -249,17 +249,27 @@ async function runOne(
   if (!valid.ok) return errored(valid.error);
   const { body, model } = valid.value;
   record.model = body.model;
-  let reply: Awaited<ReturnType<SimState["brain"]>>;
+  let turn: BrainTurn;
+  const requestDigest = createHash("sha256").update(record.rawBody).digest("hex");
   try {
-    reply = await state.brain(toBrainRequest(body, null, state.seed, batch.apiKey));
+    turn = await brainTurn({
+      brain: state.brain,
+      body,
+      querySource: null,
+      seed: state.seed,
+      apiKey: batch.apiKey,
+      web: state.web,
+      requestDigest,
+      now: state.clock(),
+    });
   } catch (error) {
     return errored(apiError(500, `simulator brain failed: ${(error as Error).message}`));
   }
-  const constrained = constrainReply(reply, body, state.schemaChecker);
+  const constrained = constrainReply(turn.reply, body, state.schemaChecker);
   const built = buildReply(constrained.reply, {
     body,
     seed: state.seed,
-    requestDigest: createHash("sha256").update(record.rawBody).digest("hex"),
+    requestDigest,
     cut: false,
     contextRoom: model.contextWindow - valid.value.layout.totalTokens,
     tokenFactor: model.tokenFactor ?? 1,
@@ -275,7 +285,11 @@ async function runOne(
     minCacheableTokens: model.minCacheableTokens,
   });
   account.commit();
-  const usage = { ...account.usage, output_tokens: built.outputTokens };
+  const usage = {
+    ...account.usage,
+    output_tokens: built.outputTokens,
+    ...(turn.serverToolUse ? { server_tool_use: turn.serverToolUse } : {}),
+  };
   record.usage = usage;
   record.costUsd = costUsd(model, usage) * BATCH_DISCOUNT;
   record.status = 200;

@@ -2,12 +2,12 @@ import { createHash } from "node:crypto";
 import type { MessagesRequest } from "./request-schema.js";
 import { signThinking } from "./thinking-signature.js";
 import { countTokens, truncateToTokens } from "./tokenizer.js";
-import type { BrainReply, ReplyBlock, StopReason } from "./types.js";
+import type { BrainReply, Citation, ReplyBlock, StopReason } from "./types.js";
 
 /** A response content block as the API returns it (api doc §2). */
 export type ResponseBlock =
   /** No `citations` key without citations, as the API sends it (the AI SDK rejects `citations: null`). */
-  | { type: "text"; text: string }
+  | { type: "text"; text: string; citations?: readonly Citation[] }
   | { type: "thinking"; thinking: string; signature: string }
   | {
       type: "tool_use";
@@ -16,7 +16,13 @@ export type ResponseBlock =
       input: Record<string, unknown>;
       caller: { type: "direct" };
     }
-  | { type: "server_tool_use"; id: string; name: string; input: Record<string, unknown> };
+  | { type: "server_tool_use"; id: string; name: string; input: Record<string, unknown> }
+  | {
+      type: "web_search_tool_result" | "web_fetch_tool_result";
+      tool_use_id: string;
+      content: unknown;
+      caller: { type: "direct" };
+    };
 
 /** The API's stop reasons the simulator can produce (the brain's, plus the window limit). */
 export type ReplyStopReason = StopReason | "model_context_window_exceeded";
@@ -150,7 +156,17 @@ function toResponseBlock(
 ): ResponseBlock {
   switch (block.type) {
     case "text":
-      return { type: "text", text: block.text };
+      return block.citations?.length
+        ? { type: "text", text: block.text, citations: block.citations }
+        : { type: "text", text: block.text };
+    case "web_search_tool_result":
+    case "web_fetch_tool_result":
+      return {
+        type: block.type,
+        tool_use_id: block.tool_use_id,
+        content: block.content,
+        caller: { type: "direct" },
+      };
     case "thinking":
       return {
         type: "thinking",
@@ -184,6 +200,10 @@ function blockOutputTokens(block: ResponseBlock, source: ReplyBlock | undefined)
     case "tool_use":
     case "server_tool_use":
       return countTokens(block.name) + countTokens(JSON.stringify(block.input));
+    case "web_search_tool_result":
+    case "web_fetch_tool_result":
+      // The server tool's result is the server's, not the model's output.
+      return 0;
   }
 }
 

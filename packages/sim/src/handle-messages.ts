@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type ApiError, apiError } from "./api-error.js";
-import { toBrainRequest } from "./brain-request.js";
+import { brainTurn } from "./brain-turn.js";
 import { type BuiltReply, buildReply } from "./build-reply.js";
 import { type FaultDecision, faultOfKind, faultRecordName, pickFault } from "./faults.js";
 import { sendError, sendJson } from "./http-io.js";
@@ -10,6 +10,7 @@ import { effectiveContextWindow, type ModelSpec } from "./model-registry.js";
 import type { CacheUsage } from "./prompt-cache.js";
 import { constrainReply } from "./reply-constraints.js";
 import type { MessagesRequest } from "./request-schema.js";
+import { type ServerToolCounts, WEB_SEARCH_PRICE_USD } from "./server-tools.js";
 import type { SimState } from "./sim-state.js";
 import { formatEvent, type MessageHeader, replyEvents } from "./sse-events.js";
 import type { ThreadState } from "./threads.js";
@@ -69,13 +70,27 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
   }
 
   let reply: BrainReply;
+  let serverToolUse: ServerToolCounts | null = null;
   let forcedToolUse = false;
+  const requestDigest = createHash("sha256").update(record.rawBody).digest("hex");
   try {
     // max_tokens 0 is a cache pre-warm: no content, stop_reason max_tokens (api doc §1).
-    reply =
-      body.max_tokens === 0
-        ? { content: [], stop_reason: "max_tokens" }
-        : await state.brain(toBrainRequest(body, record.querySource, state.seed, call.apiKey));
+    if (body.max_tokens === 0) {
+      reply = { content: [], stop_reason: "max_tokens" };
+    } else {
+      const turn = await brainTurn({
+        brain: state.brain,
+        body,
+        querySource: record.querySource,
+        seed: state.seed,
+        apiKey: call.apiKey,
+        web: state.web,
+        requestDigest,
+        now: state.clock(),
+      });
+      reply = turn.reply;
+      serverToolUse = turn.serverToolUse;
+    }
   } catch (error) {
     sendError(
       res,
@@ -107,7 +122,7 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
       : buildReply(reply, {
           body,
           seed: state.seed,
-          requestDigest: createHash("sha256").update(record.rawBody).digest("hex"),
+          requestDigest,
           cut: fault?.kind === "max_tokens",
           contextRoom: effectiveContextWindow(model, call.betas) - valid.layout.totalTokens,
           tokenFactor: model.tokenFactor ?? 1,
@@ -119,7 +134,11 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
     built.content.flatMap((b) => (b.type === "thinking" ? [b.signature] : [])),
   );
   state.limiter.recordOutput(call.apiKey, decision.use, built.outputTokens);
-  const usage: SimUsage = { ...account.usage, output_tokens: built.outputTokens };
+  const usage: SimUsage = {
+    ...account.usage,
+    output_tokens: built.outputTokens,
+    ...(serverToolUse ? { server_tool_use: serverToolUse } : {}),
+  };
   record.usage = usage;
   record.costUsd = costUsd(model, usage);
 
@@ -318,10 +337,17 @@ function flushed(res: ServerResponse, text: string): Promise<void> {
   });
 }
 
-/** Cost by the model's prices: input ×1, 5m write ×1.25, 1h write ×2, read ×0.1, output (issue 2 point 10). */
-export function costUsd(model: ModelSpec, usage: CacheUsage & { output_tokens: number }): number {
+/**
+ * Cost by the model's prices: input ×1, 5m write ×1.25, 1h write ×2, read ×0.1, output (issue 2
+ * point 10), plus web searches at $10 per 1,000 (pricing page; fetches cost only their tokens).
+ */
+export function costUsd(
+  model: ModelSpec,
+  usage: CacheUsage & { output_tokens: number; server_tool_use?: ServerToolCounts },
+): number {
   const input = model.inputPricePerMTok / 1_000_000;
   return (
+    (usage.server_tool_use?.web_search_requests ?? 0) * WEB_SEARCH_PRICE_USD +
     usage.input_tokens * input +
     usage.cache_creation.ephemeral_5m_input_tokens * input * 1.25 +
     usage.cache_creation.ephemeral_1h_input_tokens * input * 2 +

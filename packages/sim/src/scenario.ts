@@ -44,6 +44,13 @@ const replyBlockSchema = z.discriminatedUnion("type", [
   }),
 ]);
 
+const webPage = z.strictObject({
+  url: z.string().url(),
+  title: z.string(),
+  text: z.string().optional(),
+  page_age: z.string().nullable().optional(),
+});
+
 const replySchema = z.strictObject({
   content: z.array(replyBlockSchema),
   stop_reason: z
@@ -88,6 +95,13 @@ export const scenarioSchema = z.strictObject({
   rules: z.array(ruleSchema).min(1),
   /** Reply when no rule matches; without it an unmatched request is an error. */
   fallback: replySchema.optional(),
+  /** What web search and web fetch answer from (server-tools.ts, R-D4). */
+  web: z
+    .strictObject({
+      search: z.array(z.strictObject({ query: textMatcher, results: z.array(webPage) })).optional(),
+      pages: z.record(z.string(), webPage.omit({ url: true })).optional(),
+    })
+    .optional(),
 });
 
 export type Scenario = z.infer<typeof scenarioSchema>;

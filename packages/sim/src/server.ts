@@ -35,6 +35,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     throw new TypeError("startSimulator: pass either brain or scenario, not both");
   const clock = options.clock ?? Date.now;
   const latency = options.latency ?? "none";
+  const web = options.web ?? options.scenario?.web;
   const state = createState({
     models: options.models ?? [],
     clock,
@@ -46,6 +47,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     recordLimit: options.recordLimit ?? Number.POSITIVE_INFINITY,
     ...(options.batches ? { batches: options.batches } : {}),
     ...(options.files ? { files: options.files } : {}),
+    ...(web ? { web } : {}),
   });
   const server = createServer((req, res) => {
     handle(state, req, res).catch((error: unknown) => {

@@ -8,6 +8,7 @@ import type { LatencyModel } from "./latency.js";
 import { ModelRegistry } from "./model-registry.js";
 import { PromptCache } from "./prompt-cache.js";
 import { RateLimiter } from "./rate-limiter.js";
+import type { WebFixtures } from "./server-tools.js";
 import { Sleeper } from "./sleeper.js";
 import { ThreadStore } from "./threads.js";
 import type { Brain, RequestRecord } from "./types.js";
@@ -40,6 +41,8 @@ export interface SimState {
   threads: ThreadStore;
   /** The Files API's files (R-D4). */
   files: FileStore;
+  /** What web search and web fetch answer from (R-D4). */
+  web: WebFixtures;
 }
 
 /** Appends a record, dropping the oldest beyond the limit. */
@@ -60,6 +63,7 @@ export function createState(init: {
   recordLimit: number;
   batches?: BatchOptions;
   files?: FileOptions;
+  web?: WebFixtures;
 }): SimState {
   return {
     registry: new ModelRegistry(init.models),
@@ -81,5 +85,6 @@ export function createState(init: {
     batches: new BatchStore(init.batches),
     threads: new ThreadStore(),
     files: new FileStore(init.files),
+    web: init.web ?? {},
   };
 }

@@ -57,7 +57,12 @@ export function replyEvents(header: MessageHeader, reply: BuiltReply, usage: Sim
   events.push(
     ev("message_delta", {
       delta: { stop_reason: reply.stopReason, stop_sequence: reply.stopSequence },
-      usage: { ...inputUsage, output_tokens: usage.output_tokens },
+      // The cumulative usage, with the response's server tool counts (the SDK copies it over).
+      usage: {
+        ...inputUsage,
+        output_tokens: usage.output_tokens,
+        ...(usage.server_tool_use ? { server_tool_use: usage.server_tool_use } : {}),
+      },
       // SDK 1.14's BetaRawMessageDeltaEvent carries it; BetaMessageStream copies it to the message.
       ...(header.contextManagement ? { context_management: header.contextManagement } : {}),
     }),
@@ -72,6 +77,10 @@ function blockEvents(block: ResponseBlock, index: number): SseEvent[] {
     case "text":
       return [
         ev("content_block_start", { index, content_block: { type: "text", text: "" } }),
+        // Citations stream as citations_delta events (streaming page); the SDK collects them.
+        ...(block.citations ?? []).map((citation) =>
+          ev("content_block_delta", { index, delta: { type: "citations_delta", citation } }),
+        ),
         ...splitByTokens(block.text, TOKENS_PER_DELTA).map((text) =>
           ev("content_block_delta", { index, delta: { type: "text_delta", text } }, countTokens(text)),
         ),
@@ -99,6 +108,10 @@ function blockEvents(block: ResponseBlock, index: number): SseEvent[] {
         stop,
       ];
     }
+    case "web_search_tool_result":
+    case "web_fetch_tool_result":
+      // A server tool's result arrives whole in its content_block_start (web search page).
+      return [ev("content_block_start", { index, content_block: block }), stop];
     case "tool_use":
     case "server_tool_use":
       // Both start with input {} and stream the input as JSON text (api doc §3).

@@ -7,6 +7,7 @@ import type { ModelSpec } from "./model-registry.js";
 import type { RateLimits } from "./rate-limiter.js";
 import type { MessagesRequest } from "./request-schema.js";
 import type { Scenario } from "./scenario.js";
+import type { WebFixtures } from "./server-tools.js";
 
 /** Options of {@link startSimulator}. Every field has a test-friendly default. */
 export interface SimulatorOptions {
@@ -44,6 +45,8 @@ export interface SimulatorOptions {
   batches?: BatchOptions;
   /** Files API (R-D4): `storageLimitBytes` one API key may store (default 100 GB). */
   files?: FileOptions;
+  /** Search results and pages web search and web fetch answer from (R-D4; else the scenario's `web`). */
+  web?: WebFixtures;
 }
 
 export interface Simulator {
@@ -65,6 +68,8 @@ export interface SimUsage {
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
   cache_creation: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
+  /** Web searches and fetches this response ran (present when the request declares a web tool). */
+  server_tool_use?: { web_search_requests: number; web_fetch_requests: number };
 }
 
 export interface RequestRecord {
@@ -141,13 +146,20 @@ export interface BrainReply {
 }
 
 export type ReplyBlock =
-  | { type: "text"; text: string }
+  /** `citations` as the API returns them (web search result or document locations). */
+  | { type: "text"; text: string; citations?: readonly Citation[] | undefined }
   /** `id` is generated ("toolu_…") when absent. */
   | { type: "tool_use"; name: string; input: Record<string, unknown>; id?: string | undefined }
   /** Only emitted when thinking is enabled; the simulator signs it. */
   | { type: "thinking"; thinking: string }
   /**
    * A server tool's call (e.g. web_search), run by the API, not the client: no tool_result is
-   * owed. `id` is generated ("srvtoolu_…") when absent. The simulator runs no server tool.
+   * owed. `id` is generated ("srvtoolu_…") when absent. The simulator runs web_search and
+   * web_fetch when the request declares them (server-tools.ts); other server tools are not run.
    */
-  | { type: "server_tool_use"; name: string; input: Record<string, unknown>; id?: string | undefined };
+  | { type: "server_tool_use"; name: string; input: Record<string, unknown>; id?: string | undefined }
+  /** A server tool's result, made by the simulator from the web fixtures (server-tools.ts). */
+  | { type: "web_search_tool_result" | "web_fetch_tool_result"; tool_use_id: string; content: unknown };
+
+/** A citation on a response text block (citations page; web search page). */
+export type Citation = { type: string; cited_text: string } & Record<string, unknown>;

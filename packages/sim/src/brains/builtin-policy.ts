@@ -11,6 +11,7 @@ import {
   planOf,
   type TaskPlan,
 } from "./user-task.js";
+import { webResearch } from "./web-research.js";
 
 export { describeContent } from "./describe-content.js";
 
@@ -43,6 +44,9 @@ export function builtinPolicyBrain(request: BrainRequest): BrainReply {
   if (isCompactionRequest(request)) return compactionSummary(request, SIGNATURE);
   const tools = findTools(request.body);
   const task = currentTask(request.body);
+  // Web search and fetch when the request declares them (R-D4), and their results' summary.
+  const web = webResearch(request, task?.fresh ? task.text : null, (text) => `(${SIGNATURE}) ${text}`);
+  if (web) return web;
   const plan = task ? planOf(task.text) : null;
   // R-D5: completion notices of background sub-agents report work already dispatched; the
   // policy acknowledges them and starts nothing (re-dispatching on each notice looped).
