@@ -25,6 +25,9 @@ type Outcome = { isError: boolean; text: string };
 let root: string;
 
 const LONG_NAME = "a".repeat(200);
+/** A hook matcher (Claude Code's syntax) and an MCP tool name it backtracks on in V8. */
+const HOOK_MATCHER = "mcp__(a|aa)+";
+const LONG_TOOL_NAME = `mcp__${"a".repeat(60)}!`;
 const chain = (piece: string, count: number) => Array.from({ length: count }, () => piece).join("/");
 /** A path 30 directories deep: every `**` of a chain can take any number of them. */
 const DEEP_PATH = `${chain("a", 30)}/c`;
@@ -237,6 +240,13 @@ describe("R-S12: model-supplied patterns finish (no hang), in worker threads wit
     for (const result of results) expect(result.text).toContain("x.txt");
   });
 
+  it("a hook matcher with nested quantifiers against a long MCP tool name (a settings file may ship it)", async () => {
+    const [result] = await allComplete([
+      { kind: "hook-matcher", matcher: HOOK_MATCHER, toolName: LONG_TOOL_NAME },
+    ]);
+    expect(result?.text).toBe("false");
+  });
+
   it("a Bash rule's wildcard against a long model command (a project may ship deny rules)", async () => {
     const [result] = await allComplete([
       {
@@ -265,6 +275,10 @@ describe("R-S12 controls: the same shapes on the engines used before never finis
 
   it("the ignore package (.gitignore and Read rules before) hangs on a ** chain over the deep path", async () => {
     await neverFinishes({ kind: "ignore-package", gitignore: GITIGNORE_LINES[0], path: DEEP_PATH });
+  });
+
+  it("RegExp (hook matchers before) hangs on the long tool name", async () => {
+    await neverFinishes({ kind: "regexp", source: `^(?:${HOOK_MATCHER})$`, flags: "", text: LONG_TOOL_NAME });
   });
 
   it("RegExp (the Bash rule wildcard before) hangs on the long command", async () => {

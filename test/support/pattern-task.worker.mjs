@@ -10,6 +10,7 @@ import {
   createPermissionChecker,
   globTool,
   lsTool,
+  withToolMatcher,
 } from "@forkloop/tools";
 import { backtrackingRegexEngine, callTool, createToolTestContext } from "@forkloop/tools/testing";
 import ignore from "ignore";
@@ -56,6 +57,12 @@ async function run(task) {
     case "batch-files": {
       const files = await globFiles(task.glob, task.cwd);
       return { isError: false, text: files.join("\n") };
+    }
+    case "hook-matcher": {
+      const outcome = await withToolMatcher(task.matcher, async () => ({ ran: true }))({
+        toolName: task.toolName,
+      });
+      return { isError: false, text: String(outcome.ran === true) };
     }
     case "ignore-package":
       return { isError: false, text: String(ignore().add(task.gitignore).ignores(task.path)) };

@@ -112,6 +112,15 @@ describe("loadSettings", () => {
     expect(error).toMatch(/hooks\.PostToolUse\[0\]\.matcher: not a valid regular expression/);
     expect(error).toMatch(/hooks\.PostToolUse\[0\]\.hooks\[0\]\.timeout: /);
   });
+
+  it("R-S12: a hook matcher runs on the linear-time engine: lookahead is a settings error naming the feature", async () => {
+    put(join(project(), ".forkloop/settings.json"), {
+      hooks: { PreToolUse: [{ matcher: "(?!Read).*", hooks: [{ type: "command", command: "x" }] }] },
+    });
+    expect(await loadError()).toMatch(
+      /hooks\.PreToolUse\[0\]\.matcher: not a valid regular expression \("\(\?!Read\)\.\*" uses negative lookahead \(\?!…\), which hook matchers do not support/,
+    );
+  });
 });
 
 describe("R-S5: project settings cannot widen permissions unless the project is trusted", () => {
