@@ -1,5 +1,5 @@
 /**
- * R-S11 through the BUILT CLI: state found in a checkout (`<cwd>/.forkloop/`) is used only when
+ * R-S11 through the CLI: state found in a checkout (`<cwd>/.forkloop/`) is used only when
  * the user's own forkloop directory records that forkloop made it there. A batch or a session a
  * repository ships — a copy of a real one — is refused with the reason and the way to use it if it
  * is the user's, and `run -c` does not continue it. A recorded batch in the checkout is still never
@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { type BatchSpec, createBatch } from "@forkloop/batch";
-import { runCli } from "@forkloop/cli/testing";
+import { runCliInProcess } from "@forkloop/cli/testing";
 import { DEFAULT_MODEL, projectState, query } from "@forkloop/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -34,7 +34,7 @@ beforeAll(async () => {
 });
 afterAll(() => rm(root, { recursive: true, force: true }));
 
-const cli = (args: string[]) => runCli(args, { cwd: project, env: { HOME: home } });
+const cli = (args: string[]) => runCliInProcess(args, { cwd: project, env: { HOME: home } });
 
 function spec(id: string, extra: Partial<BatchSpec> = {}): BatchSpec {
   return {

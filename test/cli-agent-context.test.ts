@@ -1,12 +1,18 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { batchStateDir, runCli, type SimProcess, withSimProcess, writeScenario } from "@forkloop/cli/testing";
+import {
+  batchStateDir,
+  runCliInProcess,
+  type SimHandle,
+  withSim,
+  writeScenario,
+} from "@forkloop/cli/testing";
 import { forkPrefixDifferences } from "@forkloop/orchestrator/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // Every agent manages its own context (issue 12): batch items and Agent sub-agents compact, through
-// the BUILT binary against a `forkloop sim` process whose request log shows what each one sent.
+// the CLI against a `forkloop sim` whose request log shows what each one sent.
 
 /** Four files of ~3.5k tokens; each names itself on its first line (a cut result keeps its head). */
 const PARTS = 4;
@@ -45,7 +51,7 @@ function readingRules(querySource: string): Record<string, unknown>[] {
   ];
 }
 
-type SimRecord = Awaited<ReturnType<SimProcess["requests"]>>[number];
+type SimRecord = Awaited<ReturnType<SimHandle["requests"]>>[number];
 
 function promptTokens(record: SimRecord): number {
   const usage = record.usage as {
@@ -128,7 +134,7 @@ async function results(id: string) {
 describe("forkloop batch: each item's context (issue 12)", () => {
   it("issue 12 item 1: the shared prefix takes max_tokens from the model's cap (a models file with a 4,000 cap: every item succeeds)", async () => {
     // FORKLOOP_MODELS sets the client's model info and the embedded simulator's registry alike.
-    const run = await runCli(
+    const run = await runCliInProcess(
       ["batch", "--files", "src/*.ts", "--prompt", "Summarize {{file}}", "--id", "cap"],
       { cwd: dir, env: { FORKLOOP_MODELS: "cap-4k.json" } },
     );
@@ -148,8 +154,8 @@ describe("forkloop batch: each item's context (issue 12)", () => {
       ],
       "(unscripted)",
     );
-    await withSimProcess(dir, ["--models", "window-24k.json", "--scenario", scenario], async (sim) => {
-      const run = await runCli(
+    await withSim(dir, ["--models", "window-24k.json", "--scenario", scenario], async (sim) => {
+      const run = await runCliInProcess(
         [
           "batch",
           "--items",
@@ -221,8 +227,8 @@ describe("forkloop batch: each item's context (issue 12)", () => {
       ],
       "(unscripted)",
     );
-    await withSimProcess(dir, ["--models", "window-24k.json", "--scenario", scenario], async (sim) => {
-      const run = await runCli(
+    await withSim(dir, ["--models", "window-24k.json", "--scenario", scenario], async (sim) => {
+      const run = await runCliInProcess(
         ["run", "Have a sub-agent audit the parts.", "--output-format", "stream-json"],
         {
           cwd: dir,

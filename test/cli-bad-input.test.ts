@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { runCli } from "@forkloop/cli/testing";
+import { runCli, runCliInProcess } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let dir: string;
@@ -150,7 +150,7 @@ describe("bad input: exit 2 and a message naming the problem and the fix", () =>
       await mkdir(dirname(join(cwd, setup.path)), { recursive: true });
       await writeFile(join(cwd, setup.path), setup.text);
     }
-    const result = await runCli(args, {
+    const result = await runCliInProcess(args, {
       cwd,
       ...(env ? { env } : {}),
       ...(stdin === undefined ? {} : { stdin }),
@@ -162,9 +162,16 @@ describe("bad input: exit 2 and a message naming the problem and the fix", () =>
 
   it("--help exits 0 and lists every flag", async () => {
     for (const command of ["run", "batch", "sim", "sessions", "replay"]) {
-      const result = await runCli([command, "--help"], { cwd: dir });
+      const result = await runCliInProcess([command, "--help"], { cwd: dir });
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/^Usage: forkloop/);
     }
+  });
+
+  it("the built binary exits with the code the command line returns (2), the message on its stderr", async () => {
+    // The cases above run the command line in-process; this one is about the process itself.
+    const result = await runCli(["bach"], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/unknown command "bach"\. Did you mean `forkloop batch`\?/);
   });
 });

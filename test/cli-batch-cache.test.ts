@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli, startSimProcess } from "@forkloop/cli/testing";
+import { runCliInProcess, startSimInProcess } from "@forkloop/cli/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 let dir: string;
@@ -20,9 +20,9 @@ afterEach(async () => {
 /** Runs a one-turn-per-item batch on a fresh simulator (empty cache) and returns its requests. */
 async function batchRequests(extraFlags: string[]) {
   // Realistic latency: a cache entry becomes readable only once its writer's response started.
-  const sim = await startSimProcess(dir, ["--latency", "realistic", "--scenario", "scenario.json"]);
+  const sim = await startSimInProcess(dir, ["--latency", "realistic", "--scenario", "scenario.json"]);
   try {
-    const result = await runCli(
+    const result = await runCliInProcess(
       ["batch", "--items", "tasks.jsonl", "--prompt", "Do {{item}}", "--concurrency", "4", ...extraFlags],
       { cwd: dir, env: sim.env },
     );

@@ -1,19 +1,19 @@
 import { access, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli, type SimProcess, startSimProcess } from "@forkloop/cli/testing";
+import { runCliInProcess, type SimHandle, startSimInProcess } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-/** Issue 13 items 5 and 6 through the built binary: dry run, budget, JSON summary, list/status, the report. */
+/** Issue 13 items 5 and 6 through the CLI: dry run, budget, JSON summary, list/status, the report. */
 let dir: string;
-let sim: SimProcess;
+let sim: SimHandle;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "forkloop-batch-control-"));
   await mkdir(join(dir, "src"));
   for (let index = 0; index < 5; index++)
     await writeFile(join(dir, "src", `f${index}.ts`), `export const f${index} = ${index};\n`);
   await writeFile(join(dir, "src", "pipe|name.ts"), "export const piped = 1;\n");
-  sim = await startSimProcess(dir);
+  sim = await startSimInProcess(dir);
 });
 afterAll(async () => {
   await sim?.stop();
@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 const batch = (args: string[], env: Record<string, string> = sim.env) =>
-  runCli(["batch", ...args], { cwd: dir, env });
+  runCliInProcess(["batch", ...args], { cwd: dir, env });
 const messageRequests = async () =>
   (await sim.requests()).filter((record) => record.path.startsWith("/v1/messages")).length;
 const exists = (path: string) =>

@@ -1,11 +1,11 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli, startSimProcess, withSimProcess, writeScenario } from "@forkloop/cli/testing";
+import { runCliInProcess, startSimInProcess, withSim, writeScenario } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
- * Issue 18 item 4 through the built CLI: the simulator's built-in policy (what `npm start`'s demo
+ * Issue 18 item 4 through the CLI: the simulator's built-in policy (what `npm start`'s demo
  * runs on) fans a glob out into one sub-agent per file, the forks read the parent's prefix from
  * the cache, and a rename prompt edits the file on disk.
  */
@@ -22,11 +22,11 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe("issue 18 item 4: the demo's fan-out and edits, on the built CLI", () => {
+describe("issue 18 item 4: the demo's fan-out and edits, through the CLI", () => {
   it("a glob prompt: Glob, then one Agent per file in one turn; every fork reads the parent's prefix; the parent summarises", async () => {
-    const sim = await startSimProcess(dir);
+    const sim = await startSimInProcess(dir);
     try {
-      const result = await runCli(["run", "Summarize src/*.ts", "--output-format", "json"], {
+      const result = await runCliInProcess(["run", "Summarize src/*.ts", "--output-format", "json"], {
         cwd: dir,
         env: sim.env,
       });
@@ -81,8 +81,11 @@ describe("issue 18 item 4: the demo's fan-out and edits, on the built CLI", () =
       "(unscripted)",
     );
     // Realistic latency: a fork sent before the first one's response starts would miss its write.
-    await withSimProcess(project, ["--scenario", scenario, "--latency", "realistic"], async (sim) => {
-      const result = await runCli(["run", "Review the three modules."], { cwd: project, env: sim.env });
+    await withSim(project, ["--scenario", scenario, "--latency", "realistic"], async (sim) => {
+      const result = await runCliInProcess(["run", "Review the three modules."], {
+        cwd: project,
+        env: sim.env,
+      });
       expect(result.code, result.stderr).toBe(0);
       const forks = (await sim.requests())
         .filter((r) => r.path === "/v1/messages" && r.querySource === "agent:reviewer")
@@ -100,7 +103,7 @@ describe("issue 18 item 4: the demo's fan-out and edits, on the built CLI", () =
   });
 
   it("rename X to Y in FILE: the file on disk is edited (Read, then Edit)", async () => {
-    const result = await runCli(
+    const result = await runCliInProcess(
       ["run", "rename oldName to newName in notes.ts", "--permission-mode", "acceptEdits"],
       { cwd: dir },
     );

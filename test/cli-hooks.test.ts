@@ -3,16 +3,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   batchStateDir,
-  runCli,
+  runCliInProcess,
   sessionsStateDir,
   streamJsonLines,
-  withSimProcess,
+  withSim,
   writeScenario,
 } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // Issue 12 item 4: every hook event fires where Claude Code fires it, for `run` and for a batch
-// item, through the BUILT binary. Each settings hook is a shell command that appends its stdin (the
+// item, through the CLI. Each settings hook is a shell command that appends its stdin (the
 // event's JSON input) to hooks.jsonl; two of them also answer with text for the model.
 
 const PARTS = 3;
@@ -95,7 +95,7 @@ const events = (log: readonly HookInput[]) => log.map((input) => input.hook_even
 const only = (log: readonly HookInput[], event: string) =>
   log.filter((input) => input.hook_event_name === event);
 
-describe("hook events through the built CLI (issue 12 item 4)", () => {
+describe("hook events through the CLI (issue 12 item 4)", () => {
   it("run: SessionStart (startup, resume, compact), UserPromptSubmit (adds context, can block), PreToolUse/PostToolUse, PreCompact (auto, manual), SubagentStop and Stop, with Claude Code's input fields", async () => {
     const scenario = await writeScenario(
       join(dir, "run.json"),
@@ -113,10 +113,10 @@ describe("hook events through the built CLI (issue 12 item 4)", () => {
       ],
       "hello from the sub-agent (scripted by the simulator)",
     );
-    await withSimProcess(dir, ["--models", "window-24k.json", "--scenario", scenario], async (sim) => {
+    await withSim(dir, ["--models", "window-24k.json", "--scenario", scenario], async (sim) => {
       const env = { ...sim.env, FORKLOOP_MODELS: "window-24k.json" };
       await takeLog();
-      const first = await runCli(
+      const first = await runCliInProcess(
         ["run", "Audit item 1: read every part file in parts/ and report", "--output-format", "stream-json"],
         { cwd: dir, env },
       );
@@ -192,7 +192,7 @@ describe("hook events through the built CLI (issue 12 item 4)", () => {
       expect(sent[0]?.rawBody).toContain("Remember the code word tulip.");
 
       // A resume starts with SessionStart resume; /compact fires PreCompact manual with the text.
-      const compact = await runCli(["run", "--resume", sessionId, "/compact keep the part names"], {
+      const compact = await runCliInProcess(["run", "--resume", sessionId, "/compact keep the part names"], {
         cwd: dir,
         env,
       });
@@ -214,7 +214,7 @@ describe("hook events through the built CLI (issue 12 item 4)", () => {
 
       // A blocking UserPromptSubmit drops the prompt: no model request, exit 5 (stopped by a hook).
       const before = (await sim.requests()).length;
-      const blocked = await runCli(["run", "do the forbidden thing"], { cwd: dir, env });
+      const blocked = await runCliInProcess(["run", "do the forbidden thing"], { cwd: dir, env });
       expect(blocked.code).toBe(5);
       expect(blocked.stderr).toContain("forbidden prompts are refused");
       expect((await sim.requests()).length).toBe(before);
@@ -231,9 +231,9 @@ describe("hook events through the built CLI (issue 12 item 4)", () => {
       ],
       "(unscripted)",
     );
-    await withSimProcess(dir, ["--models", "window-24k.json", "--scenario", scenario], async (sim) => {
+    await withSim(dir, ["--models", "window-24k.json", "--scenario", scenario], async (sim) => {
       await takeLog();
-      const run = await runCli(
+      const run = await runCliInProcess(
         [
           "batch",
           "--items",

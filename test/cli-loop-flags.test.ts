@@ -3,20 +3,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   batchStateDir,
-  runCli,
-  type SimProcess,
-  startCli,
+  runCliInProcess,
+  type SimHandle,
+  startCliInProcess,
   startRedisServer,
-  withSimProcess,
+  withSim,
 } from "@forkloop/cli/testing";
 import { resolveModelAlias } from "@forkloop/loop-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-// Issue 12 item 5: what every agent's loop does, reachable from the BUILT binary — thinking
+// Issue 12 item 5: what every agent's loop does, reachable from the command line — thinking
 // (R-L17), the tool-use summary model (R-L18), API context editing for the microcompact stage
 // (R-C2) and removing the fork tools — asserted on what a `forkloop sim` process was sent.
 
-type SimRecord = Awaited<ReturnType<SimProcess["requests"]>>[number];
+type SimRecord = Awaited<ReturnType<SimHandle["requests"]>>[number];
 interface Body {
   readonly model: string;
   readonly thinking?: unknown;
@@ -68,8 +68,8 @@ afterAll(async () => {
 
 describe("issue 12 item 5: loop options from the CLI", () => {
   it("run: --max-thinking-tokens, --summary-model (an alias), --context-editing and --disallowed-tools Agent reach every main-loop request", async () => {
-    await withSimProcess(dir, [], async (sim) => {
-      const result = await runCli(
+    await withSim(dir, [], async (sim) => {
+      const result = await runCliInProcess(
         [
           "run",
           "Summarize notes.md",
@@ -117,8 +117,8 @@ describe("issue 12 item 5: loop options from the CLI", () => {
       join(project, ".forkloop", "settings.json"),
       JSON.stringify({ alwaysThinkingEnabled: true, toolUseSummaryModel: "claude-haiku-4-5" }),
     );
-    await withSimProcess(project, [], async (sim) => {
-      const fromSettings = await runCli(["run", "Summarize notes.md", "--trust-project"], {
+    await withSim(project, [], async (sim) => {
+      const fromSettings = await runCliInProcess(["run", "Summarize notes.md", "--trust-project"], {
         cwd: project,
         env: sim.env,
       });
@@ -133,7 +133,7 @@ describe("issue 12 item 5: loop options from the CLI", () => {
       }
       expect(bodies(first, "tool_use_summary").length).toBeGreaterThanOrEqual(1);
 
-      const overridden = await runCli(
+      const overridden = await runCliInProcess(
         [
           "run",
           "Summarize notes.md",
@@ -154,10 +154,10 @@ describe("issue 12 item 5: loop options from the CLI", () => {
       }
     });
 
-    const noBudget = await runCli(["run", "Hi", "--thinking", "enabled"], { cwd: dir });
+    const noBudget = await runCliInProcess(["run", "Hi", "--thinking", "enabled"], { cwd: dir });
     expect(noBudget.code).toBe(2);
     expect(noBudget.stderr).toContain("--max-thinking-tokens");
-    const tooSmall = await runCli(["run", "Hi", "--max-thinking-tokens", "500"], { cwd: dir });
+    const tooSmall = await runCliInProcess(["run", "Hi", "--max-thinking-tokens", "500"], { cwd: dir });
     expect(tooSmall.code).toBe(2);
     expect(tooSmall.stderr).toContain("at least 1024");
     const badSetting = join(dir, "bad-setting");
@@ -166,14 +166,14 @@ describe("issue 12 item 5: loop options from the CLI", () => {
       join(badSetting, ".forkloop", "settings.json"),
       JSON.stringify({ maxThinkingTokens: 10 }),
     );
-    const badFile = await runCli(["run", "Hi"], { cwd: badSetting });
+    const badFile = await runCliInProcess(["run", "Hi"], { cwd: badSetting });
     expect(badFile.code).toBe(2);
     expect(badFile.stderr).toContain("maxThinkingTokens");
   });
 
   it("batch: every item's requests carry the thinking budget and context editing, its tool batches the summary model; batch.json keeps them for --resume, where a flag replaces one and keeps the others (R-R7)", async () => {
-    await withSimProcess(dir, [], async (sim) => {
-      const result = await runCli([...LOOP_BATCH, "--id", "loop-flags"], { cwd: dir, env: sim.env });
+    await withSim(dir, [], async (sim) => {
+      const result = await runCliInProcess([...LOOP_BATCH, "--id", "loop-flags"], { cwd: dir, env: sim.env });
       expect(result.code, result.stderr).toBe(0);
       expectItemsCarryLoop(await sim.requests());
       const spec = JSON.parse(await readFile(join(batchStateDir(dir, "loop-flags"), "batch.json"), "utf8"));
@@ -183,9 +183,12 @@ describe("issue 12 item 5: loop options from the CLI", () => {
         contextEditing: true,
       });
     });
-    const changed = await runCli(["batch", "--resume", "loop-flags", "--max-thinking-tokens", "4096"], {
-      cwd: dir,
-    });
+    const changed = await runCliInProcess(
+      ["batch", "--resume", "loop-flags", "--max-thinking-tokens", "4096"],
+      {
+        cwd: dir,
+      },
+    );
     expect(changed.code, changed.stderr).toBe(0);
     expect(changed.stderr).toContain(
       "forkloop batch loop-flags: --max-thinking-tokens 4096 (was 2048) replaces the setting it started with",
@@ -201,21 +204,23 @@ describe("issue 12 item 5: loop options from the CLI", () => {
   it("batch --queue: a forkloop worker runs every item with the loop options the producer stored (batch.json's loop, through Redis)", async () => {
     const redis = await startRedisServer();
     try {
-      await withSimProcess(dir, [], async (sim) => {
+      await withSim(dir, [], async (sim) => {
         // The worker reads nothing from flags or its own settings: only the queued batch's spec.
-        const worker = startCli(["worker", "--queue", redis.url, "--concurrency", "2"], {
+        const worker = startCliInProcess(["worker", "--queue", redis.url, "--concurrency", "2"], {
           cwd: dir,
           env: sim.env,
         });
         try {
-          const producer = await runCli([...LOOP_BATCH, "--id", "loop-flags-queued", "--queue", redis.url], {
-            cwd: dir,
-            env: sim.env,
-          });
+          const producer = await runCliInProcess(
+            [...LOOP_BATCH, "--id", "loop-flags-queued", "--queue", redis.url],
+            {
+              cwd: dir,
+              env: sim.env,
+            },
+          );
           expect(producer.code, producer.stderr).toBe(0);
         } finally {
-          worker.child.kill("SIGTERM");
-          await worker.exited;
+          await worker.stop();
         }
         expectItemsCarryLoop(await sim.requests());
       });

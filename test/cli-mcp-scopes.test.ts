@@ -1,12 +1,12 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli, streamJsonLines, withSimProcess, writeScenario } from "@forkloop/cli/testing";
+import { runCliInProcess, streamJsonLines, withSim, writeScenario } from "@forkloop/cli/testing";
 import { testServerConfig } from "@forkloop/mcp/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toolCall as call, resultText, toolResults } from "./support/sim-tool-results.js";
 
-// Issue 15 item 2 through the BUILT binary: every place Claude Code reads MCP servers from, in a
+// Issue 15 item 2 through the CLI: every place Claude Code reads MCP servers from, in a
 // home and a project of the test's own, and the precedence between them (local > project > user).
 
 let root: string;
@@ -47,7 +47,7 @@ async function writeScopes(home: string, dir: string): Promise<void> {
   });
 }
 
-describe("issue 15: MCP servers from Claude Code's scopes (built CLI)", () => {
+describe("issue 15: MCP servers from Claude Code's scopes (CLI)", () => {
   it("issue 15 item 2: ~/.claude.json (user, and local under projects[cwd]), settings' mcpServers (user, local) and the project's .mcp.json all start; a name in several scopes is the local one (local > project > user)", async () => {
     const home = join(root, "home-all");
     const dir = join(root, "project-all");
@@ -62,11 +62,14 @@ describe("issue 15: MCP servers from Claude Code's scopes (built CLI)", () => {
       ],
       "Done.",
     );
-    await withSimProcess(dir, ["--scenario", scenario], async (sim) => {
-      const run = await runCli(["run", "Which scope?", "--output-format", "stream-json", "--trust-project"], {
-        cwd: dir,
-        env: { ...sim.env, HOME: home },
-      });
+    await withSim(dir, ["--scenario", scenario], async (sim) => {
+      const run = await runCliInProcess(
+        ["run", "Which scope?", "--output-format", "stream-json", "--trust-project"],
+        {
+          cwd: dir,
+          env: { ...sim.env, HOME: home },
+        },
+      );
       expect(run.code, run.stderr).toBe(0);
       const names = (mcpServersOf(run.stdout) as { name: string; status: string }[]).map(
         ({ name, status }) => `${name}:${status}`,
@@ -86,7 +89,7 @@ describe("issue 15: MCP servers from Claude Code's scopes (built CLI)", () => {
     const dir = join(root, "project-strict");
     await writeScopes(home, dir);
     await writeJson(join(root, "only.json"), { mcpServers: { only: testServerConfig() } });
-    const run = await runCli(
+    const run = await runCliInProcess(
       [
         "run",
         "hi",

@@ -4,11 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   batchStateDir,
-  runCli,
+  runCliInProcess,
   sessionsStateDir,
-  startCli,
+  startCliInProcess,
   streamJsonLines,
-  withSimProcess,
+  withSim,
   writeScenario,
 } from "@forkloop/cli/testing";
 import {
@@ -24,7 +24,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bodyOf, toolCall as call, resultText, toolResults } from "./support/sim-tool-results.js";
 
-// Issue 15 through the BUILT binary: MCP servers the project did not write (server-memory,
+// Issue 15 through the CLI: MCP servers the project did not write (server-memory,
 // server-filesystem, server-everything over Streamable HTTP, from npm) and the repo's own test
 // server, configured as Claude Code configures them, called by a scripted model in the main
 // agent, in an Agent sub-agent (a worker thread; the call runs in the parent), and in batch items.
@@ -75,7 +75,7 @@ async function writeMcpConfig(path: string, servers: Record<string, unknown>): P
   return path;
 }
 
-describe("issue 15: MCP servers in `forkloop run` and `forkloop batch` (built CLI, real servers)", () => {
+describe("issue 15: MCP servers in `forkloop run` and `forkloop batch` (CLI, real servers)", () => {
   it("issue 15 items 1, 2, 3, 5: forkloop run — the model calls tools of server-memory (.mcp.json, trusted), server-filesystem and server-everything over Streamable HTTP, legacy SSE and stdio (--mcp-config) and gets their real results; servers that fail to start (the test server, server-filesystem without its directory) are `failed` in system/init with their reasons on stderr; a server killed mid-call gives is_error and is restarted once; results over MAX_MCP_OUTPUT_TOKENS (the test server's, server-filesystem's) are saved to the session's state", async () => {
     const dir = await project("run");
     await writeFile(join(dir, "notes.txt"), "forkloop was here\n");
@@ -117,8 +117,8 @@ describe("issue 15: MCP servers in `forkloop run` and `forkloop batch` (built CL
       ],
       "(unscripted)",
     );
-    await withSimProcess(dir, ["--scenario", scenario], async (sim) => {
-      const run = await runCli(
+    await withSim(dir, ["--scenario", scenario], async (sim) => {
+      const run = await runCliInProcess(
         [
           "run",
           "Use the MCP tools.",
@@ -214,8 +214,8 @@ describe("issue 15: MCP servers in `forkloop run` and `forkloop batch` (built CL
     const config = JSON.stringify({
       mcpServers: { files: filesystemServerConfig(dir), test: testServerConfig() },
     });
-    await withSimProcess(dir, ["--scenario", scenario], async (sim) => {
-      const run = startCli(
+    await withSim(dir, ["--scenario", scenario], async (sim) => {
+      const run = startCliInProcess(
         ["run", "Read it twice.", "--output-format", "stream-json", "--mcp-config", config],
         {
           cwd: dir,
@@ -277,8 +277,8 @@ describe("issue 15: MCP servers in `forkloop run` and `forkloop batch` (built CL
       ],
       "(unscripted)",
     );
-    await withSimProcess(dir, ["--scenario", scenario], async (sim) => {
-      const run = await runCli(
+    await withSim(dir, ["--scenario", scenario], async (sim) => {
+      const run = await runCliInProcess(
         [
           "run",
           "Have a sub-agent use MCP.",
@@ -345,8 +345,8 @@ describe("issue 15: MCP servers in `forkloop run` and `forkloop batch` (built CL
       ],
       "(unscripted)",
     );
-    await withSimProcess(dir, ["--scenario", scenario], async (sim) => {
-      const run = await runCli(
+    await withSim(dir, ["--scenario", scenario], async (sim) => {
+      const run = await runCliInProcess(
         [
           "batch",
           "--items",
@@ -383,8 +383,8 @@ describe("issue 15: MCP servers in `forkloop run` and `forkloop batch` (built CL
       b: { ...testServerConfig(), disabled: false, autoApprove: ["echo"] },
     });
     const inline = JSON.stringify({ mcpServers: { c: testServerConfig() } });
-    await withSimProcess(dir, [], async (sim) => {
-      const run = await runCli(
+    await withSim(dir, [], async (sim) => {
+      const run = await runCliInProcess(
         ["run", "--output-format", "stream-json", "--mcp-config", "a.json", "b.json", inline, "Say hi."],
         { cwd: dir, env: sim.env },
       );
@@ -410,20 +410,20 @@ describe("issue 15: MCP servers in `forkloop run` and `forkloop batch` (built CL
   it("issue 15 item 2: a bad MCP config or MCP rule is exit 2 naming the file, the server and the fix — before anything starts", async () => {
     const dir = await project("bad");
     await writeMcpConfig(join(dir, "bad.json"), { db: { command: envRef("DB_SERVER") } });
-    const missing = await runCli(["run", "hi", "--mcp-config", "bad.json"], { cwd: dir });
+    const missing = await runCliInProcess(["run", "hi", "--mcp-config", "bad.json"], { cwd: dir });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain(join(dir, "bad.json"));
     expect(missing.stderr).toContain('MCP server "db"');
     expect(missing.stderr).toContain(`${envRef("DB_SERVER")} is not set`);
     expect(missing.stderr).toContain("Fix:");
-    const batch = await runCli(
+    const batch = await runCliInProcess(
       ["batch", "--files", "*.json", "--prompt", "x", "--id", "bad", "--mcp-config", "bad.json"],
       { cwd: dir },
     );
     expect(batch.code).toBe(2);
     expect(batch.stderr).toContain('MCP server "db"');
     expect(existsSync(batchStateDir(dir, "bad"))).toBe(false);
-    const badRule = await runCli(["run", "hi", "--disallowed-tools", "mcp__db__"], { cwd: dir });
+    const badRule = await runCliInProcess(["run", "hi", "--disallowed-tools", "mcp__db__"], { cwd: dir });
     expect(badRule.code).toBe(2);
     expect(badRule.stderr).toContain("write MCP rules as mcp__server");
   });

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli, startSimProcess } from "@forkloop/cli/testing";
+import { runCliInProcess, startSimInProcess } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /** A server-tool loop the API paused mid-turn (the simulator runs no server tool). */
@@ -14,7 +14,7 @@ const PAUSED = {
 };
 
 let dir: string;
-let sim: Awaited<ReturnType<typeof startSimProcess>>;
+let sim: Awaited<ReturnType<typeof startSimInProcess>>;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "forkloop-cli-pause-turn-"));
   const scenario = join(dir, "pause-scenario.json");
@@ -30,7 +30,7 @@ beforeAll(async () => {
       fallback: { content: [{ type: "text", text: "Found it (scripted by the simulator)." }] },
     }),
   );
-  sim = await startSimProcess(dir, ["--scenario", scenario]);
+  sim = await startSimInProcess(dir, ["--scenario", scenario]);
 });
 afterAll(async () => {
   await sim?.stop();
@@ -40,10 +40,13 @@ afterAll(async () => {
 const resultOf = (stdout: string) =>
   JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as Record<string, unknown>;
 
-describe("issue 11 (pause_turn) through the built CLI", () => {
+describe("issue 11 (pause_turn) through the CLI", () => {
   it("forkloop run continues a paused turn with the paused reply as-is and ends with the continuation's answer", async () => {
     const before = (await sim.requests()).length;
-    const run = await runCli(["run", "search once", "--output-format", "json"], { cwd: dir, env: sim.env });
+    const run = await runCliInProcess(["run", "search once", "--output-format", "json"], {
+      cwd: dir,
+      env: sim.env,
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(resultOf(run.stdout)).toMatchObject({
       terminal_reason: "completed",
@@ -60,7 +63,10 @@ describe("issue 11 (pause_turn) through the built CLI", () => {
 
   it("a server that pauses forever: 11 accepted requests, then a typed pause_turn_limit model_error (exit 4)", async () => {
     const before = (await sim.requests()).length;
-    const run = await runCli(["run", "pause forever", "--output-format", "json"], { cwd: dir, env: sim.env });
+    const run = await runCliInProcess(["run", "pause forever", "--output-format", "json"], {
+      cwd: dir,
+      env: sim.env,
+    });
     expect(run.code, run.stderr).toBe(4);
     const result = resultOf(run.stdout);
     expect(result).toMatchObject({ terminal_reason: "model_error", is_error: true });

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   batchStateDir,
-  runCli,
-  type SimProcess,
-  startSimProcess,
+  runCliInProcess,
+  type SimHandle,
+  startSimInProcess,
   writeScenario,
 } from "@forkloop/cli/testing";
 import { loadTranscript } from "@forkloop/orchestrator";
@@ -13,13 +13,13 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Browser, launchChromium, openReport, screenshot } from "./support/chromium.js";
 
-// Issue 17 "Done when": the report of a REAL 100-item batch (the built CLI against a scripted
+// Issue 17 "Done when": the report of a REAL 100-item batch (the CLI against a scripted
 // `forkloop sim`: a tenth of the items fail, a third read a file first, one request meets a 429
 // that pauses the pool) sorts, filters, opens an item's page, and its totals equal report.json.
 
 const ITEMS = 100;
 let dir: string;
-let sim: SimProcess;
+let sim: SimHandle;
 let browser: Browser;
 let reportPath: string;
 let batchDir: string;
@@ -50,9 +50,9 @@ beforeAll(async () => {
     ],
     "done <b>bold</b> (scripted)",
   );
-  sim = await startSimProcess(dir, ["--scenario", scenario, "--faults", "429@5:retry_after=1"]);
+  sim = await startSimInProcess(dir, ["--scenario", scenario, "--faults", "429@5:retry_after=1"]);
   browser = await launchChromium();
-  const batch = await runCli(
+  const batch = await runCliInProcess(
     [
       "batch",
       "--items",
@@ -286,7 +286,7 @@ describe("forkloop report <batch> in headless Chromium (issue 17)", () => {
     bytes[Math.floor(size / 2)] = (bytes[Math.floor(size / 2)] ?? 0) ^ 0xff;
     await writeFile(transcript, bytes);
     const out = join(dir, "damaged.html");
-    const result = await runCli(["report", "hundred", "--out", out], { cwd: dir });
+    const result = await runCliInProcess(["report", "hundred", "--out", out], { cwd: dir });
     expect(result.code, result.stderr).toBe(0);
     const { page, errors } = await openReport(browser, out, `#item=${line?.id}`);
     expect(await page.textContent(".item-view .problem")).toMatch(

@@ -4,17 +4,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { deflateSync } from "node:zlib";
 import {
-  runCli,
-  type SimProcess,
+  runCliInProcess,
+  type SimHandle,
   sessionsStateDir,
-  startSimProcess,
+  startSimInProcess,
   writeScenario,
 } from "@forkloop/cli/testing";
 import { type LoadedTranscript, loadTranscript } from "@forkloop/orchestrator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Browser, launchChromium, openReport, screenshot } from "./support/chromium.js";
 
-// Issue 17 "Done when": a REAL run through the built CLI against a scripted `forkloop sim` —
+// Issue 17 "Done when": a REAL run through the CLI against a scripted `forkloop sim` —
 // the main agent starts two sub-agents (with extended thinking on), reads a big file (whose
 // first line is hostile markup), a missing file (a failed tool) and a PNG (an image), and is
 // auto-compacted (a 24k window) — then `forkloop report` and headless Chromium look at the page.
@@ -57,7 +57,7 @@ function png(): Buffer {
 }
 
 let dir: string;
-let sim: SimProcess;
+let sim: SimHandle;
 let browser: Browser;
 let reportPath: string;
 let transcript: LoadedTranscript;
@@ -116,9 +116,9 @@ beforeAll(async () => {
     ],
     "review done (scripted)",
   );
-  sim = await startSimProcess(dir, ["--scenario", scenario]);
+  sim = await startSimInProcess(dir, ["--scenario", scenario]);
   browser = await launchChromium();
-  const run = await runCli(["run", "Start the review", "--report"], {
+  const run = await runCliInProcess(["run", "Start the review", "--report"], {
     cwd: dir,
     env: { ...sim.env, FORKLOOP_MODELS: "small-window.json", MAX_THINKING_TOKENS: "1024" },
   });
@@ -282,7 +282,7 @@ describe("forkloop report <session> in headless Chromium (issue 17)", () => {
     const opened = join(dir, "opened.txt");
     const opener = join(dir, "opener.sh");
     await writeFile(opener, `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`, { mode: 0o755 });
-    const result = await runCli(
+    const result = await runCliInProcess(
       ["report", transcript.start?.sessionId ?? "", "--open", "--out", "copy.html"],
       {
         cwd: dir,
@@ -298,7 +298,7 @@ describe("forkloop report <session> in headless Chromium (issue 17)", () => {
       '<script type="application/json" id="report-data">',
     );
 
-    const unknown = await runCli(["report", "s-nope"], { cwd: dir });
+    const unknown = await runCliInProcess(["report", "s-nope"], { cwd: dir });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(
       /"s-nope" is neither a session in .+ nor a batch in .+forkloop sessions list/,
@@ -318,7 +318,7 @@ describe("forkloop report <session> in headless Chromium (issue 17)", () => {
       ["folder.fltr", /folder\.fltr is a directory, not a transcript file/],
     ] as const;
     const refused = await Promise.all(
-      cases.map(([file]) => runCli(["report", file, "--out", "never.html"], { cwd: dir })),
+      cases.map(([file]) => runCliInProcess(["report", file, "--out", "never.html"], { cwd: dir })),
     );
     cases.forEach(([file, message], index) => {
       expect(refused[index]?.code, file).toBe(2);
@@ -338,9 +338,12 @@ describe("forkloop report <session> in headless Chromium (issue 17)", () => {
     const middle = Math.floor(bytes.length / 2);
     bytes[middle] = (bytes[middle] ?? 0) ^ 0xff;
     await writeFile(join(agents, fork ?? ""), bytes);
-    const result = await runCli(["report", join(copy, `${sessionId}.fltr`), "--out", "damaged.html"], {
-      cwd: dir,
-    });
+    const result = await runCliInProcess(
+      ["report", join(copy, `${sessionId}.fltr`), "--out", "damaged.html"],
+      {
+        cwd: dir,
+      },
+    );
     expect(result.code, result.stderr).toBe(0);
 
     const { page, errors } = await openReport(browser, join(dir, "damaged.html"));

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
-import { runCli, startCli, startSimProcess, waitForOutput } from "@forkloop/cli/testing";
+import { runCliInProcess, startCli, startSimInProcess, waitForOutput } from "@forkloop/cli/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 let dir: string;
@@ -37,7 +37,7 @@ describe("forkloop sim (standalone simulator)", () => {
   });
 
   it("issue-7 point 1: --record-limit N keeps only the newest N request records", async () => {
-    const sim = await startSimProcess(dir, ["--record-limit", "2"]);
+    const sim = await startSimInProcess(dir, ["--record-limit", "2"]);
     try {
       const headers = { "x-api-key": "test-key", "anthropic-version": "2023-06-01" };
       for (const id of ["claude-haiku-4-5", "claude-sonnet-4-6", "claude-opus-5-5"]) {
@@ -50,13 +50,13 @@ describe("forkloop sim (standalone simulator)", () => {
     } finally {
       await sim.stop();
     }
-    const bad = await runCli(["sim", "--record-limit", "0"], { cwd: dir });
+    const bad = await runCliInProcess(["sim", "--record-limit", "0"], { cwd: dir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--record-limit: must be at least 1");
   });
 
   it("issue 18 item 3: --rate-limits sets the limits; every response carries the headers; over the limit is a 429", async () => {
-    const sim = await startSimProcess(dir, ["--rate-limits", "rpm=2,itpm=50000,otpm=8000"]);
+    const sim = await startSimInProcess(dir, ["--rate-limits", "rpm=2,itpm=50000,otpm=8000"]);
     try {
       const send = () =>
         fetch(`${sim.url}/v1/messages`, {
@@ -89,16 +89,16 @@ describe("forkloop sim (standalone simulator)", () => {
     } finally {
       await sim.stop();
     }
-    const bad = await runCli(["sim", "--rate-limits", "rpm=fast"], { cwd: dir });
+    const bad = await runCliInProcess(["sim", "--rate-limits", "rpm=fast"], { cwd: dir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--rate-limits: "rpm=fast" is not a limit: give rpm, itpm or otpm');
   });
 
   it("bad flags exit 2 naming the flag and the fix", async () => {
-    const faults = await runCli(["sim", "--faults", "boom"], { cwd: dir });
+    const faults = await runCliInProcess(["sim", "--faults", "boom"], { cwd: dir });
     expect(faults.code).toBe(2);
     expect(faults.stderr).toMatch(/--faults "boom".*Example: --faults/s);
-    const port = await runCli(["sim", "--port", "99999"], { cwd: dir });
+    const port = await runCliInProcess(["sim", "--port", "99999"], { cwd: dir });
     expect(port.code).toBe(2);
     expect(port.stderr).toContain("--port: must be at most 65535");
   });

@@ -3,14 +3,14 @@ import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
-import { runCli, startSimProcess } from "@forkloop/cli/testing";
+import { runCliInProcess, startSimInProcess } from "@forkloop/cli/testing";
 import { projectKey } from "@forkloop/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
  * Issue 13 item 4: state lives outside the checkout, under the user's forkloop directory, keyed
  * by project (the git root); FORKLOOP_HOME and --state-dir move it; state left in
- * `<cwd>/.forkloop` is still found. Through the built binary.
+ * `<cwd>/.forkloop` is still found. Through the command line in-process.
  */
 const git = promisify(execFile);
 let root: string;
@@ -43,7 +43,7 @@ afterAll(async () => {
 });
 
 const cli = (args: string[], cwd = project, env: Record<string, string> = {}) =>
-  runCli(args, { cwd, env: { HOME: home, ...env } });
+  runCliInProcess(args, { cwd, env: { HOME: home, ...env } });
 const sessionIdOf = (stdout: string) => String((JSON.parse(stdout) as { session_id: string }).session_id);
 
 describe("issue 13: state outside the checkout", () => {
@@ -120,7 +120,7 @@ describe("issue 13: state outside the checkout", () => {
   });
 
   it("an unwritable state directory is exit 2 before the first request, for run and batch", async () => {
-    const sim = await startSimProcess(root);
+    const sim = await startSimInProcess(root);
     try {
       await writeFile(join(root, "a-file"), "");
       const env = { ...sim.env, FORKLOOP_HOME: join(root, "a-file", "forkloop") };

@@ -7,11 +7,10 @@ import { promisify } from "node:util";
 import { encodeRecord, openLocalJournalBackend, readJournal } from "@forkloop/batch";
 import {
   batchStateDir,
-  runCli,
+  runCliInProcess,
   sessionsStateDir,
-  startCli,
+  startCliInProcess,
   streamJsonLines,
-  waitForOutput,
 } from "@forkloop/cli/testing";
 import { startHostileServer } from "@forkloop/loop-core/testing";
 import { loadTranscript, TranscriptWriter } from "@forkloop/orchestrator";
@@ -140,7 +139,7 @@ describe("issue 11: a full disk never acknowledges what is not on disk", () => {
     }
     const cwd = disk.dir;
     await writeSources(cwd, 12);
-    const first = startCli(
+    const first = startCliInProcess(
       [
         "batch",
         "--files",
@@ -154,7 +153,7 @@ describe("issue 11: a full disk never acknowledges what is not on disk", () => {
       ],
       { cwd, env: { FORKLOOP_SIM_FAULTS: "slow@1+:slow_ms=30" } },
     );
-    await waitForOutput(first.child, first.stderr, (text) => (text.match(/^ok /gm) ?? []).length >= 2);
+    await first.waitFor(first.stderr, (text) => (text.match(/^ok /gm) ?? []).length >= 2);
     await disk.fill(0);
     const stopped = await first.exited;
     expect(stopped.code).toBe(2);
@@ -172,7 +171,7 @@ describe("issue 11: a full disk never acknowledges what is not on disk", () => {
     );
 
     // --retry-failed: an item whose transcript write failed on the full disk was recorded failed.
-    const resumed = await runCli(["batch", "--resume", "full", "--retry-failed"], { cwd });
+    const resumed = await runCliInProcess(["batch", "--resume", "full", "--retry-failed"], { cwd });
     expect(resumed.code, resumed.stderr).toBe(0);
     const after = await readJournal(batchDir);
     const completed = after.records.flatMap((record) => (record.type === "completed" ? [record.id] : []));
@@ -216,16 +215,21 @@ describe("issue 11: a full disk never acknowledges what is not on disk", () => {
     }
     const cwd = disk.dir;
     await writeSources(cwd, 1);
-    const first = await runCli(["run", "Summarize src/f00.ts", "--output-format", "stream-json"], { cwd });
+    const first = await runCliInProcess(["run", "Summarize src/f00.ts", "--output-format", "stream-json"], {
+      cwd,
+    });
     expect(first.code, first.stderr).toBe(0);
     const id = String(streamJsonLines(first.stdout).at(-1)?.session_id);
     const path = join(sessionsStateDir(cwd), `${id}.fltr`);
     const bytes = await readFile(path);
     // No room at all: the session's lock (R-R5) is the first write, and it is named.
     await disk.fill(0);
-    const noLock = await runCli(["run", "--resume", id, "Carry on.", "--output-format", "stream-json"], {
-      cwd,
-    });
+    const noLock = await runCliInProcess(
+      ["run", "--resume", id, "Carry on.", "--output-format", "stream-json"],
+      {
+        cwd,
+      },
+    );
     expect(noLock.code).toBe(2);
     expect(noLock.stderr).toMatch(
       /cannot write .*\.lock\.[^ ]*\.tmp: no space left on the device \(ENOSPC\)/,
@@ -235,9 +239,12 @@ describe("issue 11: a full disk never acknowledges what is not on disk", () => {
     await disk.unfill();
     // Room for the lock but not for the 20,000-character turn: the transcript write fails.
     await disk.fill(12 * 1024);
-    const full = await runCli(["run", "--resume", id, "x".repeat(20_000), "--output-format", "stream-json"], {
-      cwd,
-    });
+    const full = await runCliInProcess(
+      ["run", "--resume", id, "x".repeat(20_000), "--output-format", "stream-json"],
+      {
+        cwd,
+      },
+    );
     expect(full.code).toBe(2);
     expect(full.stderr).toMatch(/cannot write .*\.fltr: no space left on the device \(ENOSPC\)/);
     expect(full.stderr).toContain(`forkloop run --resume ${id}`);
@@ -245,7 +252,7 @@ describe("issue 11: a full disk never acknowledges what is not on disk", () => {
     expect(full.stdout).not.toContain('"type":"result"');
     await disk.unfill();
     expect(await readFile(path)).toEqual(bytes); // the failed record was cut back off
-    const again = await runCli(["run", "--resume", id, "Carry on."], { cwd });
+    const again = await runCliInProcess(["run", "--resume", id, "Carry on."], { cwd });
     expect(again.code, again.stderr).toBe(0);
   });
 
@@ -259,7 +266,7 @@ describe("issue 11: a full disk never acknowledges what is not on disk", () => {
       if (!disk) {
         // Without a mount: an output directory that is not writable (a file stands in the way).
         await writeFile(join(cwd, "out"), "");
-        const blocked = await runCli(
+        const blocked = await runCliInProcess(
           ["batch", "--files", "src/*.ts", "--prompt", "p {{file}}", "--output", "out/x"],
           { cwd, env },
         );
@@ -268,7 +275,7 @@ describe("issue 11: a full disk never acknowledges what is not on disk", () => {
         noStack(blocked.stderr);
       } else {
         await disk.fill(64 * 1024);
-        const noRoom = await runCli(
+        const noRoom = await runCliInProcess(
           ["batch", "--files", "src/*.ts", "--prompt", "p {{file}}", "--output", disk.dir],
           { cwd, env },
         );
@@ -280,17 +287,20 @@ describe("issue 11: a full disk never acknowledges what is not on disk", () => {
         await disk.unfill();
         await writeSources(disk.dir, 3);
         await disk.remount("ro");
-        const readOnly = await runCli(
+        const readOnly = await runCliInProcess(
           ["batch", "--files", "src/*.ts", "--prompt", "p {{file}}", "--output", join(disk.dir, "r")],
           { cwd, env },
         );
         expect(readOnly.code).toBe(2);
         expect(readOnly.stderr).toMatch(/read-only \(EROFS\)/);
         noStack(readOnly.stderr);
-        const stateReadOnly = await runCli(["batch", "--files", "src/*.ts", "--prompt", "p {{file}}"], {
-          cwd: disk.dir,
-          env,
-        });
+        const stateReadOnly = await runCliInProcess(
+          ["batch", "--files", "src/*.ts", "--prompt", "p {{file}}"],
+          {
+            cwd: disk.dir,
+            env,
+          },
+        );
         expect(stateReadOnly.code).toBe(2);
         expect(stateReadOnly.stderr).toMatch(/read-only \(EROFS\)/);
         noStack(stateReadOnly.stderr);

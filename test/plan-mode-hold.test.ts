@@ -1,6 +1,6 @@
 /**
  * Issue 10 "plan mode: 0 mutations of files or git state through any tool, hook or sub-agent",
- * through the BUILT CLI: the main agent and an Agent sub-agent both ask for every kind of write and
+ * through the CLI: the main agent and an Agent sub-agent both ask for every kind of write and
  * exec, while a PreToolUse hook (the user's own settings) answers `allow` for every call. In plan
  * mode nothing may change; the same run in default mode is the control that shows every call does
  * get through when the hook's allow is honoured, so the test can fail.
@@ -17,7 +17,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli, startSimProcess } from "@forkloop/cli/testing";
+import { runCliInProcess, startSimInProcess } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let base: string;
@@ -114,10 +114,10 @@ async function runIn(
       fallback: { content: [{ type: "text", text: "done (scripted by the simulator)" }] },
     }),
   );
-  const sim = await startSimProcess(base, ["--scenario", scenario]);
+  const sim = await startSimInProcess(base, ["--scenario", scenario]);
   try {
     // --sandbox off: plan mode itself must hold, not the sandbox around Bash.
-    const result = await runCli(["run", "change", "--permission-mode", mode, "--sandbox", "off"], {
+    const result = await runCliInProcess(["run", "change", "--permission-mode", mode, "--sandbox", "off"], {
       cwd: root,
       env: sim.env,
     });

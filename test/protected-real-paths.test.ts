@@ -1,5 +1,5 @@
 /**
- * R-S10 through the BUILT CLI: in acceptEdits, a Write through a committed symlink into `.git/`
+ * R-S10 through the CLI: in acceptEdits, a Write through a committed symlink into `.git/`
  * is not approved — for the main agent and for an Agent sub-agent in a worker thread alike —
  * while the same Write through an ordinary symlink to a source directory is (the baseline shows
  * the run could write, so the refusal is about the target).
@@ -17,7 +17,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli, startSimProcess } from "@forkloop/cli/testing";
+import { runCliInProcess, startSimInProcess } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let base: string;
@@ -52,15 +52,15 @@ async function runScenario(root: string, rules: readonly Record<string, unknown>
     scenario,
     JSON.stringify({ rules, fallback: { content: [{ type: "text", text: "done (scripted)" }] } }),
   );
-  const sim = await startSimProcess(root, ["--scenario", scenario]);
+  const sim = await startSimInProcess(root, ["--scenario", scenario]);
   try {
-    return await runCli(args, { cwd: root, env: { ...sim.env, HOME: join(root, "..", "home") } });
+    return await runCliInProcess(args, { cwd: root, env: { ...sim.env, HOME: join(root, "..", "home") } });
   } finally {
     await sim.stop();
   }
 }
 
-describe("R-S10: protected directories by real path, main agent and sub-agents (built CLI)", () => {
+describe("R-S10: protected directories by real path, main agent and sub-agents (CLI)", () => {
   it("R-S10: the main agent's Write through a symlink to .git is refused in acceptEdits; through a symlink to src it is written", async () => {
     const root = project("main-agent");
     const result = await runScenario(

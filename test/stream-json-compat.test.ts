@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli, startCli, waitForOutput } from "@forkloop/cli/testing";
+import { runCliInProcess, startCliInProcess } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 
@@ -259,14 +259,17 @@ beforeAll(async () => {
   const stream = ["--output-format", "stream-json"];
   const [forks, limited, refused, long] = await Promise.all([
     // The built-in policy forks one sub-agent per matched file; the first request is retried (529).
-    runCli(["run", "Summarize *.txt", ...stream, "--include-partial-messages"], {
+    runCliInProcess(["run", "Summarize *.txt", ...stream, "--include-partial-messages"], {
       cwd: dir,
       env: { FORKLOOP_SIM_FAULTS: "529@1" },
     }),
-    runCli(["run", "Summarize notes.md", ...stream, "--max-turns", "1"], { cwd: dir }),
+    runCliInProcess(["run", "Summarize notes.md", ...stream, "--max-turns", "1"], { cwd: dir }),
     // A 400 is not retried: the turn ends on the API error.
-    runCli(["run", "Summarize notes.md", ...stream], { cwd: dir, env: { FORKLOOP_SIM_FAULTS: "400@1" } }),
-    runCli(["run", "Summarize big.md", ...stream], { cwd: dir }),
+    runCliInProcess(["run", "Summarize notes.md", ...stream], {
+      cwd: dir,
+      env: { FORKLOOP_SIM_FAULTS: "400@1" },
+    }),
+    runCliInProcess(["run", "Summarize big.md", ...stream], { cwd: dir }),
   ]);
   runs.forks = parse(forks.stdout);
   runs.limited = parse(limited.stdout);
@@ -274,15 +277,15 @@ beforeAll(async () => {
   runs.long = parse(long.stdout);
   const sessionId = String(runs.long.at(-1)?.session_id);
   const [compacted, interrupted] = await Promise.all([
-    runCli(["run", "--resume", sessionId, "/compact", ...stream], { cwd: dir }),
+    runCliInProcess(["run", "--resume", sessionId, "/compact", ...stream], { cwd: dir }),
     (async () => {
-      const run = startCli(["run", "Summarize notes.md", ...stream], {
+      const run = startCliInProcess(["run", "Summarize notes.md", ...stream], {
         cwd: dir,
         env: { FORKLOOP_SIM_LATENCY: "realistic" },
       });
-      await waitForOutput(run.child, run.stdout, (text) => text.includes('"subtype":"init"'));
-      run.child.kill("SIGINT");
-      return run.exited;
+      await run.waitFor(run.stdout, (text) => text.includes('"subtype":"init"'));
+      // The first Ctrl+C's stop (test/cli-run.test.ts sends the real SIGINT to the binary).
+      return run.stop();
     })(),
   ]);
   runs.compacted = parse(compacted.stdout);

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
-import { batchStateDir, runCli, streamJsonLines } from "@forkloop/cli/testing";
+import { batchStateDir, runCliInProcess, streamJsonLines } from "@forkloop/cli/testing";
 import { createAgentState, createUserMessage, query, type Terminal } from "@forkloop/loop-core";
 import {
   HOSTILE_KINDS,
@@ -19,8 +19,8 @@ import { inParallel, seeded, spread } from "./seeded.js";
 /**
  * Issue 11 chaos, hostile half: sessions against a model server that misbehaves on purpose — each
  * request draws one behaviour (seeded) from the hostile server's list. In-process sessions run
- * loop-core's query() over real HTTP with the built-in tools in a temp dir; spawned ones are
- * `forkloop run` through the built CLI. Every session must end with a typed result line, within
+ * loop-core's query() over real HTTP with the built-in tools in a temp dir; the others are
+ * `forkloop run` and `forkloop batch` through the command line (in this process). Every session must end with a typed result line, within
  * its deadlines, having sent no request that breaks the API's tool rules.
  */
 const SEED = 1_107;
@@ -172,7 +172,7 @@ describe("issue 11 chaos: a hostile model server", () => {
   }, 120_000);
 });
 
-describe("issue 11 chaos: each hostile behaviour against the built CLI", () => {
+describe("issue 11 chaos: each hostile behaviour against the CLI", () => {
   it.each(HOSTILE_KINDS.filter((kind) => kind !== "ok"))(
     "forkloop run: %s on the first request ends with a typed result line (no crash, no stack)",
     async (kind) => {
@@ -187,7 +187,7 @@ describe("issue 11 chaos: each hostile behaviour against the built CLI", () => {
         toolUse: { name: "Glob", input: { pattern: "*.md" } },
       });
       try {
-        const result = await runCli(
+        const result = await runCliInProcess(
           [
             "run",
             "List the markdown files.",
@@ -217,7 +217,7 @@ describe("issue 11 chaos: each hostile behaviour against the built CLI", () => {
 });
 
 describe("issue 11 chaos: batch items against the hostile server", () => {
-  it("a 40-item batch through the built CLI: every item settles typed (succeeded or failed with an error), no crash, the API's tool rules kept, requests per item bounded", async () => {
+  it("a 40-item batch through the CLI: every item settles typed (succeeded or failed with an error), no crash, the API's tool rules kept, requests per item bounded", async () => {
     const ITEMS = 40;
     const ITEM_TURNS = 4;
     const ITEM_RETRIES = 3;
@@ -233,7 +233,7 @@ describe("issue 11 chaos: batch items against the hostile server", () => {
     const items = Array.from({ length: ITEMS }, (_, n) => JSON.stringify({ n })).join("\n");
     await writeFile(join(cwd, "items.jsonl"), `${items}\n`);
     try {
-      const batch = await runCli(
+      const batch = await runCliInProcess(
         [
           "batch",
           "--items",

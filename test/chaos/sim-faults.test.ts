@@ -1,12 +1,12 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { batchStateDir, runCli, streamJsonLines, withSimProcess } from "@forkloop/cli/testing";
+import { batchStateDir, runCliInProcess, streamJsonLines, withSim } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inParallel, spread } from "./seeded.js";
 
 /**
- * Issue 11 chaos, simulator half: whole batches and `forkloop run`s through the built CLI against
+ * Issue 11 chaos, simulator half: whole batches and `forkloop run`s through the CLI (in-process) against
  * a `forkloop sim` process with seeded random faults, so every request's record can be checked
  * afterwards (`/_sim/requests`): the simulator answers a request that breaks the API's rules
  * (an unanswered tool_use, a tool_result for nothing) with a 400, so there must be none.
@@ -39,9 +39,9 @@ describe("issue 11 chaos: the simulator's faults", () => {
     await mkdir(cwd, { recursive: true });
     const items = Array.from({ length: 1000 }, (_, n) => JSON.stringify({ n })).join("\n");
     await writeFile(join(cwd, "items.jsonl"), `${items}\n`);
-    await withSimProcess(cwd, ["--faults", "random:seed=5,pdrop=0.05", "--latency", "none"], async (sim) => {
+    await withSim(cwd, ["--faults", "random:seed=5,pdrop=0.05", "--latency", "none"], async (sim) => {
       const started = Date.now();
-      const batch = await runCli(
+      const batch = await runCliInProcess(
         [
           "batch",
           "--items",
@@ -87,10 +87,10 @@ describe("issue 11 chaos: the simulator's faults", () => {
     }
     const faults =
       "random:seed=7,p429=0.02,p529=0.03,p500=0.02,pmid_stream_error=0.03,pdrop=0.05,pslow=0.03,pmax_tokens=0.02,retry_after=0.05,slow_ms=40";
-    await withSimProcess(cwd, ["--faults", faults, "--latency", "realistic", "--seed", "7"], async (sim) => {
+    await withSim(cwd, ["--faults", faults, "--latency", "realistic", "--seed", "7"], async (sim) => {
       const [batch, ...runs] = await inParallel(3, [
         () =>
-          runCli(
+          runCliInProcess(
             [
               "batch",
               "--files",
@@ -109,7 +109,7 @@ describe("issue 11 chaos: the simulator's faults", () => {
         ...Array.from(
           { length: 6 },
           (_, index) => () =>
-            runCli(
+            runCliInProcess(
               [
                 "run",
                 `Summarize src/m${String(index).padStart(3, "0")}.ts`,
