@@ -314,8 +314,11 @@ export class StreamJsonWriter {
     },
   ): SDKResultMessage {
     // A hook's `continue: false` is a requested stop, not a failure: the Agent SDK (Claude Code)
-    // reports success with an empty result and terminal_reason hook_stopped.
-    const hookStopped = terminal.reason === "hook_stopped" && !info.overBudget;
+    // reports success with an empty result and terminal_reason hook_stopped. A prompt a
+    // UserPromptSubmit hook blocked is not a stop the user asked for: its reason is the result
+    // (Claude Code shows a blocking hook's reason to the user).
+    const hookStopped =
+      terminal.reason === "hook_stopped" && terminal.error?.type !== "prompt_blocked" && !info.overBudget;
     const ok = terminal.reason === "completed" || hookStopped;
     const subtype = info.overBudget
       ? "error_max_budget_usd"
