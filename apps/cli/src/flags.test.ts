@@ -41,6 +41,7 @@ describe("flag parsing: bad input names the problem and the fix (exit 2)", () =>
     expect(parseCommand(spec, ["--concurrency", "4", "hello"])).toEqual({
       flags: { concurrency: "4" },
       positionals: ["hello"],
+      given: { concurrency: "4" },
     });
   });
 
