@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readJournal } from "@forkloop/batch";
-import { batchStateDir, runCli, startCli, waitForOutput } from "@forkloop/cli/testing";
+import { batchStateDir, runCliInProcess, startCli, waitForOutput } from "@forkloop/cli/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 let dir: string;
@@ -57,7 +57,7 @@ describe("forkloop batch: crash safety", () => {
     expect(completedBefore.size).toBeLessThan(ITEMS);
     expect(interrupted.length).toBeGreaterThanOrEqual(1);
 
-    const resumed = await runCli(["batch", "--resume", "crash"], { cwd: dir });
+    const resumed = await runCliInProcess(["batch", "--resume", "crash"], { cwd: dir });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain(`resuming; ${interrupted.length} interrupted item`);
 
@@ -105,7 +105,7 @@ describe("forkloop batch: crash safety", () => {
     expect(stopped.code).toBe(130);
     expect(stopped.stderr).toContain("interrupted: resume with `forkloop batch --resume intr`");
     expect(stopped.stdout).toMatch(/8 items: \d succeeded, 0 failed, \d not finished/);
-    const resumed = await runCli(["batch", "--resume", "intr"], { cwd: dir });
+    const resumed = await runCliInProcess(["batch", "--resume", "intr"], { cwd: dir });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toMatch(/8 items: 8 succeeded, 0 failed/);
     const { records } = await readJournal(batchStateDir(dir, "intr"));
@@ -117,7 +117,7 @@ describe("forkloop batch: crash safety", () => {
     for (let index = 0; index < 4; index++)
       await writeFile(join(dir, "src", `h${index}.ts`), `export const h${index} = 1;\n`);
     const args = ["batch", "--files", "src/*.ts", "--prompt", "Summarize {{file}}", "--id", "enq"];
-    expect((await runCli(args, { cwd: dir })).code).toBe(0);
+    expect((await runCliInProcess(args, { cwd: dir })).code).toBe(0);
     // Rebuild the state a crash after two durable enqueue records would leave.
     const batchDir = batchStateDir(dir, "enq");
     const lines = (await readFile(join(batchDir, "journal.log"), "utf8")).split("\n");
@@ -125,7 +125,7 @@ describe("forkloop batch: crash safety", () => {
     await rm(join(batchDir, "enqueued.ok"));
     expect((await readJournal(batchDir)).records).toHaveLength(2);
 
-    const resumed = await runCli(["batch", "--resume", "enq"], { cwd: dir });
+    const resumed = await runCliInProcess(["batch", "--resume", "enq"], { cwd: dir });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toMatch(/4 items: 4 succeeded, 0 failed/);
     const { records } = await readJournal(batchDir);

@@ -2,7 +2,7 @@ import { access, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readJournal } from "@forkloop/batch";
-import { batchStateDir, runCli, startCli, waitForOutput } from "@forkloop/cli/testing";
+import { batchStateDir, runCliInProcess, startCli, waitForOutput } from "@forkloop/cli/testing";
 import { startHostileServer } from "@forkloop/loop-core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -62,7 +62,7 @@ describe("issue 11 item 7: side effects repeat on resume, and the report says so
       expect(killed.records.map((record) => record.type)).toContain("side_effect");
       expect(killed.records.map((record) => record.type)).not.toContain("completed");
 
-      const resumed = await runCli(["batch", "--resume", "twice"], { cwd: dir, env });
+      const resumed = await runCliInProcess(["batch", "--resume", "twice"], { cwd: dir, env });
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(resumed.stdout).toContain("1 may have run twice");
       // The command did run twice: that is what the report warns about.

@@ -2,34 +2,43 @@ import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from "node:fs/promise
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli, type SimProcess, startCli, startSimProcess, waitForOutput } from "@forkloop/cli/testing";
+import {
+  runCliInProcess,
+  type SimHandle,
+  startCli,
+  startSimInProcess,
+  waitForOutput,
+} from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
  * Issue 13 item 3: bad input and a wrong endpoint, key or model stop a batch before it spends
- * (or after the first item), through the built binary. Each test counts the requests the
- * simulator received.
+ * (or after the first item), through the CLI (in this process; the built binary where SIGTERM
+ * stops it). Each test counts the requests the simulator received.
  */
 let dir: string;
-let sim: SimProcess;
-let denying: SimProcess;
+let sim: SimHandle;
+let denying: SimHandle;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "forkloop-fail-fast-"));
   await mkdir(join(dir, "src"));
   for (let index = 0; index < 4; index++)
     await writeFile(join(dir, "src", `f${index}.ts`), `export const f${index} = ${index};\n`);
-  [sim, denying] = await Promise.all([startSimProcess(dir), startSimProcess(dir, ["--faults", "401@1+"])]);
+  [sim, denying] = await Promise.all([
+    startSimInProcess(dir),
+    startSimInProcess(dir, ["--faults", "401@1+"]),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([sim?.stop(), denying?.stop()]);
   await rm(dir, { recursive: true, force: true });
 });
 
-const messageRequests = async (server: SimProcess) =>
+const messageRequests = async (server: SimHandle) =>
   (await server.requests()).filter((record) => record.path.startsWith("/v1/messages")).length;
 
 const batch = (args: string[], env: Record<string, string> = sim.env, cwd = dir) =>
-  runCli(["batch", "--prompt", "Summarize {{file}}", ...args], { cwd, env });
+  runCliInProcess(["batch", "--prompt", "Summarize {{file}}", ...args], { cwd, env });
 
 describe("issue 13: fail fast, before spending", () => {
   it("--cwd must exist (batch and run): exit 2 naming it, and nothing is created there", async () => {
@@ -37,7 +46,7 @@ describe("issue 13: fail fast, before spending", () => {
     const result = await batch(["--files", "*.ts", "--cwd", missing]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`--cwd ${missing}: no such directory`);
-    const run = await runCli(["run", "hi", "--cwd", missing], { cwd: dir, env: sim.env });
+    const run = await runCliInProcess(["run", "hi", "--cwd", missing], { cwd: dir, env: sim.env });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`--cwd ${missing}: no such directory`);
     expect(await readdir(dir)).not.toContain("no-such-project");
@@ -57,7 +66,7 @@ describe("issue 13: fail fast, before spending", () => {
   it("a {{item.key}} missing from one item is exit 2 naming the item and the key, before any request", async () => {
     const before = await messageRequests(sim);
     await writeFile(join(dir, "tasks.jsonl"), '{"path":"a"}\n{"path":"b"}\n{"name":"c"}\n');
-    const result = runCli(["batch", "--items", "tasks.jsonl", "--prompt", "Review {{item.path}}"], {
+    const result = runCliInProcess(["batch", "--items", "tasks.jsonl", "--prompt", "Review {{item.path}}"], {
       cwd: dir,
       env: sim.env,
     });

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
+import { MAIN_USAGE } from "@forkloop/cli";
 import { describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "..");
@@ -45,4 +46,24 @@ describe("issue 13: docs name only files the repository contains", () => {
       expect(missing).toEqual([]);
     });
   }
+});
+
+describe("the root README is where a newcomer starts: it names every package and every command", () => {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+
+  it("its architecture table has a row for each directory under packages/ and apps/", () => {
+    const directories = ["packages", "apps"].flatMap((top) =>
+      readdirSync(join(root, top)).map((name) => `${top}/${name}`),
+    );
+    const rows = [...readme.matchAll(/^\| `((?:packages|apps)\/[^`]+)` \|/gm)].map((match) => match[1]);
+    expect(rows.sort()).toEqual(directories.sort());
+  });
+
+  it("the apps/cli row lists the commands `forkloop --help` lists", () => {
+    const commands = [...MAIN_USAGE.matchAll(/^ {2}([a-z]+) /gm)].map((match) => match[1]);
+    // "the `forkloop` command: `run`, `batch`, …"
+    const row = /^\| `apps\/cli` \|[^:]*:(.*)$/m.exec(readme)?.[1] ?? "";
+    const listed = [...row.matchAll(/`([a-z]+)`/g)].map((match) => match[1]);
+    expect(listed.sort()).toEqual(commands.sort());
+  });
 });

@@ -4,11 +4,11 @@ import { join } from "node:path";
 import { connectQueue, parseQueueUrl, tryAdmitRequest } from "@forkloop/batch";
 import {
   type RedisServer,
-  runCli,
-  type SimProcess,
+  runCliInProcess,
+  type SimHandle,
   startCli,
   startRedisServer,
-  startSimProcess,
+  startSimInProcess,
   stopStarted,
   waitForOutput,
   writeTaskItems,
@@ -18,13 +18,13 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 /**
  * Issue 16 item 4, `--rpm N`: a request limiter shared by every `forkloop worker` through Redis
  * (request-limiter.ts). One real redis-server for the file; the workers are spawned built CLIs
- * talking to one `forkloop sim` process, whose request log counts what reached "the API".
+ * talking to one `forkloop sim` (in this process), whose request log counts what reached "the API".
  */
 
 let redis: RedisServer;
 let dir: string;
 const processes: ReturnType<typeof startCli>[] = [];
-let sim: SimProcess | undefined;
+let sim: SimHandle | undefined;
 
 beforeAll(async () => {
   redis = await startRedisServer();
@@ -90,7 +90,7 @@ describe("issue 16 item 4: --rpm, a queue-wide request limiter", () => {
 
   it("two workers, --rpm 4, 10 items: the simulator sees exactly 4 requests in total (not 4 per worker), the rest wait and the workers say so", async () => {
     await writeItems(10);
-    sim = await startSimProcess(dir);
+    sim = await startSimInProcess(dir);
     const producer = start(batchArgs("rpm4", ["--rpm", "4"]));
     await waitForOutput(producer.child, producer.stderr, (text) =>
       text.includes("forkloop batch rpm4: 10 items"),
@@ -117,14 +117,14 @@ describe("issue 16 item 4: --rpm, a queue-wide request limiter", () => {
 
   it("--rpm is checked: not a positive whole number, with --resume, or another N for an enqueued batch — each exit 2 naming the fix", async () => {
     await writeItems(2);
-    const zero = await runCli(batchArgs("bad", ["--rpm", "0"]), { cwd: dir });
+    const zero = await runCliInProcess(batchArgs("bad", ["--rpm", "0"]), { cwd: dir });
     expect(zero.code).toBe(2);
     expect(zero.stderr).toContain("--rpm");
     expect(zero.stderr).toContain("between 1 and");
-    const word = await runCli(batchArgs("bad", ["--rpm", "fast"]), { cwd: dir });
+    const word = await runCliInProcess(batchArgs("bad", ["--rpm", "fast"]), { cwd: dir });
     expect(word.code).toBe(2);
     expect(word.stderr).toContain("e.g. --rpm 60");
-    const resumed = await runCli(["batch", "--resume", "x", "--queue", redis.url, "--rpm", "4"], {
+    const resumed = await runCliInProcess(["batch", "--resume", "x", "--queue", redis.url, "--rpm", "4"], {
       cwd: dir,
     });
     expect(resumed.code).toBe(2);
@@ -139,10 +139,10 @@ describe("issue 16 item 4: --rpm, a queue-wide request limiter", () => {
     const otherHost = await mkdtemp(join(tmpdir(), "forkloop-rpm-other-"));
     try {
       await writeFile(join(otherHost, "items.jsonl"), await readFile(join(dir, "items.jsonl")));
-      const faster = await runCli(batchArgs("keep", ["--rpm", "5"]), { cwd: otherHost });
+      const faster = await runCliInProcess(batchArgs("keep", ["--rpm", "5"]), { cwd: otherHost });
       expect(faster.code).toBe(2);
       expect(faster.stderr).toContain("with other settings (rpm differ)");
-      const unlimited = await runCli(batchArgs("keep"), { cwd: otherHost });
+      const unlimited = await runCliInProcess(batchArgs("keep"), { cwd: otherHost });
       expect(unlimited.code).toBe(2);
       expect(unlimited.stderr).toContain("(rpm differ)");
     } finally {

@@ -17,11 +17,11 @@ import {
 import {
   batchStateDir,
   type RedisServer,
-  runCli,
-  type SimProcess,
+  runCliInProcess,
+  type SimHandle,
   startCli,
   startRedisServer,
-  startSimProcess,
+  startSimInProcess,
   stopStarted,
   waitForOutput,
 } from "@forkloop/cli/testing";
@@ -47,7 +47,7 @@ let outside: string;
 /** Where bubblewrap does not hide it (not under /tmp), so "nothing escaped" can fail (R-S9). */
 let outsideDir: TempWorkspace;
 let redis: RedisServer;
-let sim: SimProcess;
+let sim: SimHandle;
 let cautiousDb: Redis;
 let trustingDb: Redis;
 /** Serves DB 0 for the whole file: no opt-in, so it must refuse bypass batches. */
@@ -116,7 +116,7 @@ beforeAll(async () => {
   await writeFile(join(root, "scenario.json"), JSON.stringify(scenario()));
   [redis, sim] = await Promise.all([
     startRedisServer(),
-    startSimProcess(root, ["--scenario", "scenario.json"]),
+    startSimInProcess(root, ["--scenario", "scenario.json"]),
   ]);
   cautiousDb = await connectQueue(parseQueueUrl(redis.url));
   trustingDb = await connectQueue(parseQueueUrl(`${redis.url}/1`));
@@ -315,7 +315,7 @@ describe("issue 16 (trust): forkloop worker treats a queued batch's settings as 
     await mkdir(producerDir, { recursive: true });
     await writeFile(join(producerDir, "items.jsonl"), `${JSON.stringify("x")}\n`);
     for (const model of ["claude sonnet", "claude\u001b[2J"]) {
-      const refused = await runCli(
+      const refused = await runCliInProcess(
         ["batch", "--items", "items.jsonl", "--prompt", "{{item}}", "--queue", redis.url, "--model", model],
         { cwd: producerDir, env: sim.env },
       );
@@ -329,7 +329,7 @@ describe("issue 16 (trust): forkloop worker treats a queued batch's settings as 
     const producerDir = join(root, "producer");
     await mkdir(producerDir, { recursive: true });
     await writeFile(join(producerDir, "items.jsonl"), `${JSON.stringify("case bypass-refused")}\n`);
-    const producer = await runCli(
+    const producer = await runCliInProcess(
       [
         "batch",
         "--items",

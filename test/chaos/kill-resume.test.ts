@@ -31,8 +31,8 @@ afterAll(async () => {
 describe("issue 11 chaos: kill -9 and resume", () => {
   it(`${KILLS} random kill -9s of a batch, each followed by --resume: 0 items lost, 0 completed twice`, async () => {
     const random = seeded(911);
-    // Paced replies (about half a second per item) so a kill lands while items are in flight.
-    const env = { FORKLOOP_SIM_FAULTS: "slow@1+:slow_ms=10" };
+    // Paced replies (about a second per item) so a kill lands while items are in flight.
+    const env = { FORKLOOP_SIM_FAULTS: "slow@1+:slow_ms=25" };
     const fresh = [
       "batch",
       "--files",

@@ -6,7 +6,7 @@ import {
   batchStateDir,
   type RedisServer,
   type RedisServerOptions,
-  runCli,
+  runCliInProcess,
   startCli,
   startRedisServer,
   stopStarted,
@@ -19,7 +19,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 /**
  * R-R10 chaos: a queue that loses data says so. Each case runs a real redis-server set up the
  * way users' go wrong — no persistence, an evicting policy, out of memory, a replica, a password
- * — and the built CLI against it.
+ * — and the CLI against it (spawned where a worker is frozen, in this process otherwise).
  */
 
 let dir: string;
@@ -74,7 +74,7 @@ describe("R-R10 chaos: a queue that lost data says so (real redis-server)", () =
     for (const policy of ["allkeys-lru", "volatile-lru"]) {
       const redis = await redisServer({ args: ["--maxmemory-policy", policy] });
       for (const args of [batchArgs(redis.url, "evict"), ["worker", "--queue", redis.url]]) {
-        const result = await runCli(args, { cwd: dir });
+        const result = await runCliInProcess(args, { cwd: dir });
         expect(result.code, result.stderr).toBe(2);
         expect(result.stderr).toContain(
           `Redis at ${redis.url} evicts keys when full (maxmemory-policy ${policy})`,
@@ -91,7 +91,7 @@ describe("R-R10 chaos: a queue that lost data says so (real redis-server)", () =
     const primary = await redisServer();
     const replica = await redisServer({ args: ["--replicaof", "127.0.0.1", String(primary.port)] });
     for (const args of [batchArgs(replica.url, "ro"), ["worker", "--queue", replica.url]]) {
-      const result = await runCli(args, { cwd: dir });
+      const result = await runCliInProcess(args, { cwd: dir });
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr).toContain(
         `Redis at ${replica.url} is a read-only replica. Give --queue the primary's URL.`,
@@ -99,11 +99,13 @@ describe("R-R10 chaos: a queue that lost data says so (real redis-server)", () =
     }
 
     const locked = await redisServer({ args: ["--requirepass", "s3cret"] });
-    const noPassword = await runCli(["worker", "--queue", locked.url], { cwd: dir });
+    const noPassword = await runCliInProcess(["worker", "--queue", locked.url], { cwd: dir });
     expect(noPassword.code, noPassword.stderr).toBe(2);
     expect(noPassword.stderr).toContain("NOAUTH");
     expect(noPassword.stderr).toContain("Put the password in the URL: redis://:PASSWORD@HOST:PORT");
-    const wrong = await runCli(batchArgs(`redis://:nope@127.0.0.1:${locked.port}`, "pw"), { cwd: dir });
+    const wrong = await runCliInProcess(batchArgs(`redis://:nope@127.0.0.1:${locked.port}`, "pw"), {
+      cwd: dir,
+    });
     expect(wrong.code, wrong.stderr).toBe(2);
     expect(wrong.stderr).toContain("WRONGPASS");
 
@@ -112,7 +114,7 @@ describe("R-R10 chaos: a queue that lost data says so (real redis-server)", () =
     const admin = await connectQueue(parseQueueUrl(full.url));
     await admin.config("SET", "maxmemory", "1");
     admin.disconnect();
-    const oom = await runCli(batchArgs(full.url, "oom"), { cwd: dir });
+    const oom = await runCliInProcess(batchArgs(full.url, "oom"), { cwd: dir });
     expect(oom.code, oom.stderr).toBe(2);
     expect(oom.stderr).toContain(
       `Redis at ${full.url} is out of memory (used memory > maxmemory) and refuses writes`,

@@ -6,6 +6,8 @@ import {
   batchStateDir,
   runCliInProcess as runCli,
   type SimHandle,
+  startCliInProcess,
+  startRedisServer,
   startSimInProcess,
 } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -114,7 +116,7 @@ describe("R-R9 chaos: a failure of the whole batch stops it, the rest pending, a
     [
       "a proxy's HTML login page (200 text/html)",
       "login-page" as const,
-      'is not an Anthropic Messages API endpoint: the endpoint answered 200 with text/html; charset=utf-8 (an HTML page titled "Sign in - Corp Proxy") instead of an event stream. Check ANTHROPIC_BASE_URL — a proxy may want you to log in first — or unset it for the Anthropic API',
+      'is not an Anthropic Messages API endpoint: the endpoint answered 200 with text/html; charset=utf-8 (an HTML page titled "Sign in - Corp Proxy") instead of an event stream. Check ANTHROPIC_BASE_URL (the API\'s root, e.g. https://api.anthropic.com, without /v1; a proxy may want you to log in first), or unset it for the Anthropic API',
     ],
     [
       "another API's JSON (200 application/json)",
@@ -124,7 +126,7 @@ describe("R-R9 chaos: a failure of the whole batch stops it, the rest pending, a
     [
       "a 404 on the messages path",
       "html-404" as const,
-      'answered 404 to POST /v1/messages (an HTML page titled "404 Not Found"): it is not an Anthropic Messages API endpoint. Check ANTHROPIC_BASE_URL',
+      'is not an Anthropic Messages API endpoint: the endpoint answered 404 to POST /v1/messages (an HTML page titled "404 Not Found"). Check ANTHROPIC_BASE_URL',
     ],
   ])(
     "%s: one request, exit 2 naming it, every item pending; after the fix --resume finishes",
@@ -145,6 +147,31 @@ describe("R-R9 chaos: a failure of the whole batch stops it, the rest pending, a
       expect(resumed.stdout).toContain("10 items: 10 succeeded, 0 failed");
     },
     240_000,
+  );
+
+  it.each([
+    [
+      "login-page" as const,
+      'the endpoint answered 200 with text/html; charset=utf-8 (an HTML page titled "Sign in - Corp Proxy") instead of an event stream',
+    ],
+    [
+      "html-404" as const,
+      'the endpoint answered 404 to POST /v1/messages (an HTML page titled "404 Not Found")',
+    ],
+    ["revoked" as const, "invalid x-api-key — check ANTHROPIC_API_KEY"],
+  ])(
+    "forkloop run against %s: one request, one line naming what came back and the fix (never markup, never --model), exit 4",
+    async (wrong, said) => {
+      reset(wrong);
+      const run = await runCli(["run", "Hello"], { cwd: dir, env: endpoint.env });
+      expect(run.code).toBe(4);
+      const [line] = run.stderr.split("\n");
+      expect(line).toContain(said);
+      expect(line).not.toMatch(/<html|<title|--model/i);
+      if (wrong !== "revoked")
+        expect(line).toContain("ANTHROPIC_BASE_URL is not an Anthropic Messages API endpoint");
+      expect(answered).toEqual([wrong]);
+    },
   );
 
   it("an item's own failure is listed with --retry-failed in the summary and in batch status", async () => {
@@ -168,5 +195,48 @@ describe("R-R9 chaos: a failure of the whole batch stops it, the rest pending, a
     expect(status.stdout).toContain(
       "failed: src/f0.ts, src/f1.ts — `forkloop batch --resume own --retry-failed` runs them again",
     );
+  }, 240_000);
+});
+
+describe("R-R9 chaos: a queue worker whose key is refused stops; its items wait for one that works", () => {
+  it("a worker with a revoked key: exit 2 naming the fix, its items back on the queue, none failed; a worker with a good key finishes the batch", async () => {
+    const redis = await startRedisServer();
+    try {
+      reset("revoked");
+      const producer = startCliInProcess(
+        [
+          "batch",
+          "--files",
+          "src/*.ts",
+          "--prompt",
+          "Summarize {{file}}",
+          "--queue",
+          redis.url,
+          "--id",
+          "queued",
+        ],
+        { cwd: dir, env: endpoint.env },
+      );
+      await producer.waitFor(producer.stderr, (text) => text.includes("forkloop batch queued: 10 items"));
+      const worker = ["worker", "--queue", redis.url, "--concurrency", "3"];
+      const refused = await runCli(worker, { cwd: dir, env: endpoint.env });
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toMatch(
+        /: stopped: http:\/\/127\.0\.0\.1:\d+ refused the API key \(401: invalid x-api-key\)\. Set ANTHROPIC_API_KEY to a valid key; the items it could not run went back to the queue, none failed — fix it, then start the worker again$/m,
+      );
+      // Handed back, not failed: no attempt of any item was spent on this host's key.
+      expect(refused.stderr).not.toMatch(/^(FAILED|retry) /m);
+      // The items in flight when it met the key, not every item's attempts.
+      expect(answered.length).toBeLessThanOrEqual(3);
+
+      reset("pass");
+      const good = startCliInProcess(worker, { cwd: dir, env: endpoint.env });
+      const done = await producer.exited;
+      await good.stop();
+      expect(done.code, done.stderr).toBe(0);
+      expect(done.stdout).toContain("10 items: 10 succeeded, 0 failed");
+    } finally {
+      await redis.stop();
+    }
   }, 240_000);
 });

@@ -4,6 +4,7 @@ import { batchItemSession, createPoolExecutor } from "@forkloop/batch";
 import type { Tool } from "@forkloop/loop-core";
 import {
   type AgentPool,
+  agentProfile,
   createAgentPool,
   type RequestGate,
   type SharedClock,
@@ -64,18 +65,22 @@ export async function createBatchExecutor(options: {
       cwd,
       cacheSafeParams,
       toolNames: tools.map((tool) => tool.name),
-      permissionRules: rules,
-      bash: options.bash,
-      permissionMode: spec.permissionMode,
-      maxTurns: spec.maxTurns,
-      fallbackModels: spec.fallbackModels,
+      profile: agentProfile({
+        model: cacheSafeParams.model,
+        fallbackModels: spec.fallbackModels,
+        modelOverrides: source.modelOverrides,
+        thinking: loop.thinking,
+        toolUseSummaryModel: loop.toolUseSummaryModel,
+        contextEditing: loop.contextEditing,
+        limits: { maxTurns: spec.maxTurns },
+        permissionMode: spec.permissionMode,
+        permissionRules: rules,
+        bash: options.bash,
+      }),
       ...(mcpTools.length === 0 ? {} : { parentTools: mcpTools }),
       ...(options.requestSlot === undefined ? {} : { requestSlot: options.requestSlot }),
       transcriptsDir: options.transcriptsDir,
-      modelOverrides: source.modelOverrides,
       ...(options.failsEveryItem === undefined ? {} : { failsEveryItem: options.failsEveryItem }),
-      ...(loop.toolUseSummaryModel === undefined ? {} : { toolUseSummaryModel: loop.toolUseSummaryModel }),
-      ...(loop.contextEditing === true ? { contextEditing: true } : {}),
       ...(options.recordSideEffect === undefined
         ? {}
         : {

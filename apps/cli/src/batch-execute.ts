@@ -19,7 +19,7 @@ import type { ModelSource } from "@forkloop/sdk";
 import type { Settings } from "@forkloop/tools";
 import { createBatchExecutor, createBatchPool } from "./batch-agents.js";
 import type { CommandContext } from "./command-context.js";
-import { describeEndpointFailure, type EndpointFailure } from "./endpoint-failure.js";
+import { describeEndpointFailure, type EndpointFailure, endpointUrl } from "./endpoint-failure.js";
 
 /** A 429 that moves the pool's pause on by less than this is the pause already said. */
 const SAME_PAUSE_MS = 5_000;
@@ -56,12 +56,7 @@ export async function executeBatch(run: BatchExecution, context: CommandContext)
   const pool = createBatchPool(source, run.concurrency, context.clock);
   const clock = poolClock(context.clock);
   try {
-    const endpoint = {
-      url: source.simulated
-        ? "the built-in simulator"
-        : (source.endpoint.baseURL ?? "https://api.anthropic.com"),
-      model: spec.model,
-    };
+    const endpoint = { url: endpointUrl(source), model: spec.model };
     let pausedUntil = 0;
     let retriesShown = 0;
     let stopFailure: EndpointFailure | undefined;

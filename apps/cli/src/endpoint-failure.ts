@@ -1,4 +1,5 @@
 import { describeBody } from "@forkloop/loop-core";
+import type { ModelSource } from "@forkloop/sdk";
 
 /**
  * Failures that say the endpoint, the key or the model is wrong — not the item (issue 13 item 3,
@@ -22,33 +23,37 @@ export interface EndpointFailure {
   readonly resumeWith: string;
 }
 
+/** Where a source's requests go, as the messages name it. */
+export function endpointUrl(source: ModelSource): string {
+  return source.simulated
+    ? "the built-in simulator"
+    : (source.endpoint.baseURL ?? "https://api.anthropic.com");
+}
+
 type Describe = (error: string, at: EndpointContext) => EndpointFailure;
+
+/** An error's text after the status the sentence names (an untyped body's message starts with it). */
+const detail = (error: string) => describeBody(error.replace(/^\d{3} /, ""));
 
 const unreachable: Describe = (error, at) => ({
   sentence: `cannot reach the model endpoint ${at.url} (${error}). Check that the server is up and ANTHROPIC_BASE_URL is right (unset it for the Anthropic API)`,
   resumeWith: "",
 });
 const badKey: Describe = (error, at) => ({
-  sentence: `${at.url} refused the API key (401: ${describeBody(error)}). Set ANTHROPIC_API_KEY to a valid key`,
+  sentence: `${at.url} refused the API key (401: ${detail(error)}). Set ANTHROPIC_API_KEY to a valid key`,
   resumeWith: "",
 });
 const noAccess: Describe = (error, at) => ({
-  sentence: `${at.url} does not let this API key use ${at.model} (403: ${describeBody(error)}). Use a key with access to it`,
+  sentence: `${at.url} does not let this API key use ${at.model} (403: ${detail(error)}). Use a key with access to it`,
   resumeWith: "",
 });
-const notFound: Describe = (error, at) =>
-  // The API's own 404 for an unknown model names the model; any other 404 is the URL's.
-  /model/i.test(error) && !/<html|<!doctype/i.test(error)
-    ? {
-        sentence: `model "${at.model}" was not found at ${at.url} (404: ${describeBody(error)}). Give a model the endpoint serves`,
-        resumeWith: " --model NAME",
-      }
-    : {
-        sentence: `${at.url} answered 404 to POST /v1/messages (${describeBody(error)}): it is not an Anthropic Messages API endpoint. Check ANTHROPIC_BASE_URL (the API's root, e.g. https://api.anthropic.com, without /v1)`,
-        resumeWith: "",
-      };
+const noModel: Describe = (error, at) => ({
+  sentence: `model "${at.model}" was not found at ${at.url} (404: ${detail(error)}). Give a model the endpoint serves`,
+  resumeWith: " --model NAME",
+});
+// R-R9: an answer that is not the Messages API's (a login page, another API, a 404 from a web server).
 const wrongEndpoint: Describe = (error, at) => ({
-  sentence: `${at.url} is not an Anthropic Messages API endpoint: ${error}. Check ANTHROPIC_BASE_URL — a proxy may want you to log in first — or unset it for the Anthropic API`,
+  sentence: `${at.url} is not an Anthropic Messages API endpoint: ${error}. Check ANTHROPIC_BASE_URL (the API's root, e.g. https://api.anthropic.com, without /v1; a proxy may want you to log in first), or unset it for the Anthropic API`,
   resumeWith: "",
 });
 
@@ -59,8 +64,8 @@ const ENDPOINT_FAILURES: Readonly<Record<string, Describe>> = {
   http_401: badKey,
   permission_error: noAccess,
   http_403: noAccess,
-  not_found_error: notFound,
-  http_404: notFound,
+  not_found_error: noModel,
+  http_404: noModel,
   wrong_endpoint: wrongEndpoint,
 };
 
@@ -70,4 +75,15 @@ export function describeEndpointFailure(
   at: EndpointContext,
 ): EndpointFailure | undefined {
   return ENDPOINT_FAILURES[error.code]?.(error.message, at);
+}
+
+/**
+ * R-R9: an endpoint failure of this host's own — its key, its URL — for a queue worker, which
+ * stops on it; a model the endpoint does not know is the batch's, failed as any item's error.
+ */
+export function describeHostFailure(
+  error: { readonly code: string; readonly message: string },
+  at: EndpointContext,
+): EndpointFailure | undefined {
+  return ENDPOINT_FAILURES[error.code] === noModel ? undefined : describeEndpointFailure(error, at);
 }

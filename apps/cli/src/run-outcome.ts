@@ -1,5 +1,5 @@
 import { plural } from "@forkloop/batch";
-import type { TerminalReason } from "@forkloop/loop-core";
+import { isWrongEndpointMessage, type TerminalReason } from "@forkloop/loop-core";
 import type { SDKResultMessage } from "@forkloop/sdk";
 import type { CommandContext } from "./command-context.js";
 import { EXIT, type ExitCode, exitCodeForTerminal } from "./exit-codes.js";
@@ -57,7 +57,7 @@ export function errorSentence(result: SDKResultMessage, options: RunOutcomeOptio
       return `Error: Reached max turns (${options.maxTurns ?? result.num_turns}). The session is saved: continue it with ${resume}, or raise --max-turns.`;
     case "model_error":
     case "image_error":
-      return `API Error: ${result.result}${apiErrorFix(result.api_error_status)}`;
+      return `API Error: ${result.result}${apiErrorFix(result.api_error_status, result.result)}`;
     case "hook_stopped":
     case "stop_hook_prevented":
       return `Error: A hook stopped the run: ${result.result}. Check the hooks in your settings files (.claude/settings.json, ~/.claude/settings.json).`;
@@ -76,14 +76,14 @@ export function errorSentence(result: SDKResultMessage, options: RunOutcomeOptio
   }
 }
 
-/** What to fix for a failed API call, by its HTTP status. */
-function apiErrorFix(status: number | null): string {
+/** What to fix for a failed API call, by its HTTP status (and whether it came from the API at all). */
+function apiErrorFix(status: number | null, message: string): string {
+  // R-R9: the URL leads somewhere else: a proxy's login page, a web server's 404.
+  if (isWrongEndpointMessage(message))
+    return " — ANTHROPIC_BASE_URL is not an Anthropic Messages API endpoint: check it (the API's root, e.g. https://api.anthropic.com, without /v1; a proxy may want you to log in first), or unset it.";
   if (status === 401 || status === 403)
     return " — check ANTHROPIC_API_KEY (unset it to use the built-in simulator).";
   if (status === 404) return " — check --model (or the settings' model): the endpoint does not know it.";
-  // R-R9: a 200 that is no event stream: the URL leads somewhere else (a proxy's login page).
-  if (status === 200)
-    return " — check ANTHROPIC_BASE_URL (a proxy may want you to log in first), or unset it.";
   if (status === 429 || status === 529)
     return " — the endpoint stayed busy through every retry; try again later.";
   if (status === null) return " — check ANTHROPIC_BASE_URL and that the endpoint is reachable.";

@@ -13,6 +13,7 @@ import {
   recordOwnState,
 } from "@forkloop/sdk";
 import { OptionsError } from "@forkloop/sdk/errors";
+import { permissionModeFacts } from "@forkloop/tools";
 import { z } from "zod";
 import {
   MAX_BATCH_TURNS,
@@ -197,14 +198,13 @@ export function followBatchDir(spec: BatchSpec, dir: string): BatchSpec {
  */
 function refuseLoosening(state: ProjectState, spec: BatchSpec, path: string): void {
   const outside = (where: string) => !isInsideProject(state, where);
-  const problem =
-    spec.permissionMode === "bypassPermissions"
-      ? "its stored permission mode is bypassPermissions"
-      : outside(spec.cwd)
-        ? `its working directory ${spec.cwd} is outside the checkout ${state.projectRoot}`
-        : outside(spec.outputDir)
-          ? `its report directory ${spec.outputDir} is outside the checkout ${state.projectRoot}`
-          : undefined;
+  const problem = permissionModeFacts(spec.permissionMode).dangerous
+    ? "its stored permission mode is bypassPermissions"
+    : outside(spec.cwd)
+      ? `its working directory ${spec.cwd} is outside the checkout ${state.projectRoot}`
+      : outside(spec.outputDir)
+        ? `its report directory ${spec.outputDir} is outside the checkout ${state.projectRoot}`
+        : undefined;
   if (problem === undefined) return;
   throw new OptionsError(
     `${path} is inside the checkout and ${problem}; state found in a checkout is never resumed with that (a repository can ship or rewrite it). Start the batch again with the flags you want.`,

@@ -4,8 +4,6 @@ import {
   costUsd,
   getModelInfo,
   type LoopHooks,
-  type ModelInfo,
-  type PermissionMode,
   sumUsage,
   type Tool,
   usageTotalsOf,
@@ -13,17 +11,16 @@ import {
 } from "@forkloop/loop-core";
 import {
   type AgentPool,
+  type AgentProfile,
   buildSubAgentTask,
   detachedParentTools,
   parentToolAnnotations,
   type RequestGate,
-  type SubAgentBashOptions,
   type SubAgentEvent,
   type SubAgentResult,
   type SubAgentTask,
   TRANSCRIPT_EXTENSION,
 } from "@forkloop/orchestrator";
-import type { PermissionRules } from "@forkloop/sdk";
 import type { ItemExecution, ItemExecutor, ItemOutcome } from "./batch-runner.js";
 import type { Claim, ItemResult } from "./job-backend.js";
 
@@ -41,16 +38,14 @@ export interface BatchAgentSettings {
   readonly cwd: string;
   readonly cacheSafeParams: CacheSafeParams;
   readonly toolNames: readonly string[];
-  readonly permissionMode: PermissionMode;
-  readonly permissionRules?: PermissionRules;
-  /** Each item's Bash: the batch's sandbox and settings `env` (R-S6, R-S4). */
-  readonly bash?: SubAgentBashOptions;
-  readonly maxTurns: number;
-  readonly fallbackModels?: readonly string[];
+  /**
+   * Every item's profile: its permission mode and rules, its Bash (the batch's sandbox and
+   * settings `env`, R-S6, R-S4), its turn limit, fallbacks, the models file (`FORKLOOP_MODELS`:
+   * context windows and prices), the summary model and context editing (R-L18, R-C2).
+   */
+  readonly profile: AgentProfile;
   /** Where each item's sub-agent transcript goes (`forkloop replay <file>` reads it). */
   readonly transcriptsDir?: string;
-  /** `FORKLOOP_MODELS`: context windows and prices the sub-agents' thresholds and costs use. */
-  readonly modelOverrides?: readonly ModelInfo[];
   /**
    * The settings files' hooks: the pool runs them in this process for every item (over comlink) —
    * SessionStart and UserPromptSubmit as the item starts, PreToolUse/PostToolUse for its tool
@@ -79,9 +74,6 @@ export interface BatchAgentSettings {
   readonly failsEveryItem?: (error: { readonly code: string; readonly message: string }) => boolean;
   /** `--rpm` (issue 16 item 4): awaited before every model request of every item. */
   readonly requestSlot?: RequestGate;
-  /** R-L18 and R-C2 (API) for every item (`--summary-model`, `--context-editing`). */
-  readonly toolUseSummaryModel?: string;
-  readonly contextEditing?: boolean;
 }
 
 /**
@@ -94,7 +86,8 @@ export function createPoolExecutor(
   settings: BatchAgentSettings,
   onEvent?: (claim: Claim, event: SubAgentEvent) => void,
 ): ItemExecutor {
-  const modelInfo = getModelInfo(settings.cacheSafeParams.model, settings.modelOverrides);
+  const { profile } = settings;
+  const modelInfo = getModelInfo(settings.cacheSafeParams.model, profile.modelOverrides);
   const parentTools = settings.parentTools ?? [];
   const toolAnnotations = parentToolAnnotations(parentTools, settings.cacheSafeParams);
   const parentCalls =
@@ -103,7 +96,7 @@ export function createPoolExecutor(
       : detachedParentTools(parentTools, {
           cwd: settings.cwd,
           model: settings.cacheSafeParams.model,
-          permissionMode: settings.permissionMode,
+          permissionMode: profile.permissionMode,
         });
   const toTask = (claim: Claim): SubAgentTask =>
     buildSubAgentTask({
@@ -118,16 +111,9 @@ export function createPoolExecutor(
       cacheSafeParams: settings.cacheSafeParams,
       promptMessages: [{ role: "user", content: claim.item.prompt }],
       querySource: "batch",
-      maxTurns: settings.maxTurns,
       toolNames: [...settings.toolNames],
-      permissionMode: settings.permissionMode,
-      permissionRules: settings.permissionRules,
-      bash: settings.bash,
+      profile,
       toolAnnotations,
-      fallbackModels: settings.fallbackModels,
-      modelOverrides: settings.modelOverrides,
-      toolUseSummaryModel: settings.toolUseSummaryModel,
-      contextEditing: settings.contextEditing,
     });
   return {
     startAll(claims, warm): ItemExecution[] {

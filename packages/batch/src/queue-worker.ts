@@ -50,6 +50,13 @@ export interface QueueWorkerOptions {
   readonly maxStalledCount?: number;
   /** What the operator lets batches do (default: no bypassPermissions). */
   readonly policy?: WorkerPolicy;
+  /**
+   * R-R9: asked for each failure; a message says it is this host's, not the item's — its key
+   * refused, its endpoint unreachable or not the Messages API — so every item would fail here
+   * alike. The item goes back to the queue (no attempt spent, nothing recorded), this worker takes
+   * no more items, and `host_failure` says why: the items wait for a worker that can run them.
+   */
+  readonly stopOnFailure?: (error: ItemError, batch: QueuedBatch) => string | undefined;
   /** The executor for a batch this process has not seen yet, built with `wiring`. */
   executorFor(batch: QueuedBatch, wiring: ExecutorWiring): Promise<ItemExecutor>;
   readonly onEvent?: (event: QueueWorkerEvent) => void;
@@ -95,7 +102,14 @@ export type QueueWorkerEvent =
   | { readonly type: "batch_refused"; readonly batchId: string; readonly error: ItemError }
   /** A job whose data is not an item of a batch (written to Redis by hand): failed, not run. */
   | { readonly type: "job_refused"; readonly jobId: string; readonly reason: string }
-  | { readonly type: "error"; readonly message: string };
+  | { readonly type: "error"; readonly message: string }
+  /** R-R9: `stopOnFailure` named a failure of this host: it takes no more items (once). */
+  | {
+      readonly type: "host_failure";
+      readonly batchId: string;
+      readonly claim: Claim;
+      readonly reason: string;
+    };
 
 export interface QueueWorker {
   /** Items this worker has taken and not finished yet. */
@@ -127,6 +141,7 @@ type BatchEntry = ReadyBatch | { readonly kind: "refused"; readonly error: ItemE
 
 interface ReadyBatch {
   readonly kind: "ready";
+  readonly batch: QueuedBatch;
   readonly executor: ItemExecutor;
   /** Resolves once this host's first item of the batch has a response (its prefix is cached). */
   readonly warmed: Promise<void>;
@@ -148,6 +163,7 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
   queue.on("error", onRedisError);
   const batches = new Map<string, Promise<BatchEntry>>();
   let taken = 0;
+  let stopped = false;
 
   const batchFor = (batchId: string): Promise<BatchEntry> => {
     let entry = batches.get(batchId);
@@ -194,7 +210,7 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
           options.onEvent?.({ type: "batch_refused", batchId, error: refused });
           return { kind: "refused", error: refused };
         }
-        return { kind: "ready", executor, warmed, release, started: false };
+        return { kind: "ready", batch: stored.batch, executor, warmed, release, started: false };
       })();
       entry.catch(() => batches.delete(batchId));
       batches.set(batchId, entry);
@@ -258,7 +274,15 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
         error: { code: "executor_error", message: error instanceof Error ? error.message : String(error) },
       }),
     );
-    if (outcome.ok === "cancelled") {
+    const hostFailure =
+      outcome.ok === false ? options.stopOnFailure?.(outcome.error, batch.batch) : undefined;
+    if (hostFailure !== undefined && !stopped) {
+      stopped = true;
+      // Before the job goes back: this worker must not be the one that takes it again.
+      await worker.pause(true);
+      options.onEvent?.({ type: "host_failure", batchId, claim, reason: hostFailure });
+    }
+    if (outcome.ok === "cancelled" || hostFailure !== undefined) {
       // Handed back: the job waits again for any worker, this run not counted as a failure.
       await job.moveToWait(token);
       throw new WaitingError();

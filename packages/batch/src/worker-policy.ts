@@ -1,3 +1,4 @@
+import { permissionModeFacts } from "@forkloop/tools";
 import type { QueuedBatch } from "./queue-store.js";
 
 /**
@@ -22,7 +23,7 @@ export const CAUTIOUS_POLICY: WorkerPolicy = { allowBypassPermissions: false };
 
 /** Why this worker will not run the batch's items, or undefined when it will. */
 export function batchRefusal(batch: QueuedBatch, policy: WorkerPolicy): string | undefined {
-  if (batch.spec.permissionMode !== "bypassPermissions") return undefined;
+  if (!permissionModeFacts(batch.spec.permissionMode).dangerous) return undefined;
   const asks = "it asks for permission mode bypassPermissions (every tool call runs unasked)";
   if (policy.bypassDisabledBySettings === true) {
     return `${asks}, and this worker's settings disable that mode (permissions.disableBypassPermissionsMode)`;

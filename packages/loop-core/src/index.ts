@@ -128,7 +128,7 @@ export {
   type RetryOptions,
   SYSTEM_CLOCK,
 } from "./model-client.js";
-export { describeBody } from "./model-failure.js";
+export { describeBody, isWrongEndpointMessage } from "./model-failure.js";
 export type { EffortLevel, Lifecycle, ModelLine, ModelRow } from "./model-table.js";
 export { BATCH_DISCOUNT, MODEL_TABLE, TOKENIZER_FACTOR } from "./model-table.js";
 export type { CanUseTool, PermissionDecision, PermissionMode } from "./permissions.js";

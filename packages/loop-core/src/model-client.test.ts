@@ -127,6 +127,41 @@ describe("R-R9: a wrong endpoint is said at once", () => {
   });
 });
 
+describe("R-R9: an error that is not the API's own says what it is", () => {
+  const html = (title: string) =>
+    `<!DOCTYPE html><html><head><title>${title}</title></head><body><p>${"x ".repeat(500)}</p></body></html>`;
+  const headers = new Headers({ "content-type": "text/html" });
+
+  it("an untyped 404 (a web server's page) is wrong_endpoint, not retried; the API's own 404 stays a missing model", () => {
+    expect(
+      classifyError(Anthropic.APIError.generate(404, undefined, html("404 Not Found"), headers)),
+    ).toMatchObject({
+      type: "wrong_endpoint",
+      message: 'the endpoint answered 404 to POST /v1/messages (an HTML page titled "404 Not Found")',
+      retryable: false,
+    });
+    const api = classifyError(
+      Anthropic.APIError.generate(
+        404,
+        { type: "error", error: { type: "not_found_error", message: "model: claude-nope" } },
+        undefined,
+        new Headers(),
+      ),
+    );
+    expect(api).toMatchObject({ type: "not_found_error", message: "model: claude-nope", retryable: false });
+  });
+
+  it("any other untyped error (a proxy's 502 page) is named by its title, not its markup, and retried as before", () => {
+    expect(
+      classifyError(Anthropic.APIError.generate(502, undefined, html("502 Bad Gateway"), headers)),
+    ).toMatchObject({
+      type: "http_502",
+      message: '502 an HTML page titled "502 Bad Gateway"',
+      retryable: true,
+    });
+  });
+});
+
 describe("issue 11: deadlines for headers and for the gap between events", () => {
   it("no response headers: the attempt is aborted after headersTimeoutMs and retried", async () => {
     const { events, terminal, server } = await againstHostile(

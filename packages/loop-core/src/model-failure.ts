@@ -84,14 +84,38 @@ export async function notAnEventStream(response: Response): Promise<FailedAttemp
   const contentType = response.headers.get("content-type") ?? "";
   if (/^text\/event-stream\b/i.test(contentType)) return undefined;
   const excerpt = describeBody(await readStart(response));
+  return wrongEndpoint(
+    response.status,
+    `with ${contentType === "" ? "no content type" : contentType}${excerpt === "" ? "" : ` (${excerpt})`} instead of an event stream`,
+  );
+}
+
+const WRONG_ENDPOINT_MESSAGE = "the endpoint answered ";
+
+/** R-R9: an answer that is not the Messages API's, never retried (every request would get it). */
+function wrongEndpoint(status: number, what: string): FailedAttempt {
   return {
-    status: response.status,
+    status,
     type: "wrong_endpoint",
-    message: `the endpoint answered ${response.status} with ${contentType === "" ? "no content type" : contentType}${excerpt === "" ? "" : ` (${excerpt})`} instead of an event stream`,
+    message: `${WRONG_ENDPOINT_MESSAGE}${status} ${what}`,
     retryable: false,
     overloaded: false,
     retryAfterMs: undefined,
   };
+}
+
+/** True for a `wrong_endpoint` failure's message (what a result's text keeps of it). */
+export function isWrongEndpointMessage(message: string): boolean {
+  return message.startsWith(WRONG_ENDPOINT_MESSAGE);
+}
+
+/**
+ * What an error body that is not the API's own (a typed JSON error) shows: a proxy's or a web
+ * server's page by its title, not its markup.
+ */
+function untypedBody(error: InstanceType<typeof Anthropic.APIError>): string {
+  const text = error.message.replace(/^\d+ /, "");
+  return text === "status code (no body)" ? "no body" : describeBody(text);
 }
 
 /** The first bytes of a body (the rest is cancelled: it may be large, or never end). */
@@ -178,6 +202,10 @@ export function classifyError(error: unknown): FailedAttempt {
   }
   if (error instanceof Anthropic.APIError) {
     const status = error.status ?? null;
+    // The API's errors are typed; an untyped one came from something else at that URL.
+    const untyped = error.type === null && status !== null;
+    // R-R9: a 404 to the messages path from something else: the URL is not the Messages API.
+    if (untyped && status === 404) return wrongEndpoint(404, `to POST /v1/messages (${untypedBody(error)})`);
     const type = error.type ?? (status === null ? "api_error" : `http_${status}`);
     // A mid-stream `event: error` has no status (api doc §3); it is retried like its type.
     const overloaded = status === 529 || type === "overloaded_error";
@@ -191,7 +219,7 @@ export function classifyError(error: unknown): FailedAttempt {
     return {
       status,
       type,
-      message: error.apiMessage ?? error.message,
+      message: error.apiMessage ?? (untyped ? `${status} ${untypedBody(error)}` : error.message),
       retryable,
       overloaded,
       retryAfterMs: retryAfterMs(error.headers),

@@ -6,7 +6,7 @@ import { startSimulator } from "@forkloop/sim";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type AgentPool, createAgentPool } from "./agent-pool.js";
 import type { SubAgentEvent, SubAgentResult, SubAgentTask } from "./sub-agent-types.js";
-import { namedTask } from "./testing/index.js";
+import { namedTask, testProfile } from "./testing/index.js";
 
 /** The fork's own instruction: the last text block of the last user message. */
 function agentOf(request: BrainRequest): string {
@@ -116,7 +116,12 @@ describe("agent pool (real worker threads, the simulator over HTTP)", () => {
     const agentPool = newPool();
     const asked: { toolName: string; agentId: string; input: unknown }[] = [];
     const result = await agentPool.run(
-      task("asker1", { permissionMode: "default", permissionRules: { allow: [], ask: ["Bash"], deny: [] } }),
+      task("asker1", {
+        profile: testProfile({
+          permissionMode: "default",
+          permissionRules: { allow: [], ask: ["Bash"], deny: [] },
+        }),
+      }),
       {
         canUseTool: async (toolName, input, options) => {
           asked.push({ toolName, agentId: options.agentId, input });
@@ -162,7 +167,12 @@ describe("agent pool (real worker threads, the simulator over HTTP)", () => {
   it("R-F2: a denial from the parent reaches the model as an error tool_result", async () => {
     const agentPool = newPool();
     const result = await agentPool.run(
-      task("asker2", { permissionMode: "default", permissionRules: { allow: [], ask: ["Bash"], deny: [] } }),
+      task("asker2", {
+        profile: testProfile({
+          permissionMode: "default",
+          permissionRules: { allow: [], ask: ["Bash"], deny: [] },
+        }),
+      }),
       { canUseTool: async () => ({ behavior: "deny", message: "not today" }) },
     ).result;
     const last = sim
@@ -350,7 +360,7 @@ describe("agent pool (real worker threads, the simulator over HTTP)", () => {
   it("a malformed permission rule is an invalid_task result, not a crash", async () => {
     const agentPool = newPool();
     const result = await agentPool.run(
-      task("badrule", { permissionRules: { allow: ["Bash("], ask: [], deny: [] } }),
+      task("badrule", { profile: testProfile({ permissionRules: { allow: ["Bash("], ask: [], deny: [] } }) }),
     ).result;
     expect(result.status).toBe("failed");
     expect(result.error?.code).toBe("invalid_task");

@@ -8,7 +8,13 @@ import { startSimulator } from "@forkloop/sim";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type AgentPool, createAgentPool } from "./agent-pool.js";
 import { fork } from "./fork.js";
-import { forkPrefixDifferences, runParentTurn, testCacheSafeParams, testTask } from "./testing/index.js";
+import {
+  forkPrefixDifferences,
+  runParentTurn,
+  testCacheSafeParams,
+  testProfile,
+  testTask,
+} from "./testing/index.js";
 
 let sim: Simulator;
 let pool: AgentPool;
@@ -81,7 +87,9 @@ describe("CacheSafeParams forks (R-F3)", () => {
       promptMessages: [{ role: "user" as const, content: "Fork: the same instruction twice." }],
     };
     await pool.run(testTask({ id: "same", ...common })).result;
-    const changed = await pool.run(testTask({ id: "smaller", ...common, maxOutputTokens: 4_000 })).result;
+    const changed = await pool.run(
+      testTask({ id: "smaller", ...common, profile: testProfile({ limits: { maxOutputTokens: 4_000 } }) }),
+    ).result;
     expect(changed.status).toBe("completed");
     const [, second] = messagesRequests();
     const body = JSON.parse(second?.rawBody ?? "{}") as { thinking?: { budget_tokens: number } };

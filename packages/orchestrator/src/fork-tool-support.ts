@@ -4,43 +4,37 @@ import type {
   CacheSafeParams,
   CanUseTool,
   LoopHooks,
-  ModelInfo,
-  PermissionMode,
   Tool,
   ToolResult,
   ToolUseContext,
 } from "@forkloop/loop-core";
 import { toolNameMatches } from "@forkloop/tools";
 import { type AgentPool, responseStarted } from "./agent-pool.js";
+import { type AgentProfile, withProfile } from "./agent-profile.js";
 import type { FanOutWarmer } from "./fan-out-warmer.js";
 import { ownConversationParams, ownConversationPrompt } from "./own-conversation.js";
 import { parentToolAnnotations, parentToolHandler } from "./parent-tool-calls.js";
 import type { PermissionModeCell } from "./permission-mode-cell.js";
 import { buildSubAgentTask } from "./sub-agent-task.js";
 import { selectSubAgentTools } from "./sub-agent-tool-selection.js";
-import type {
-  PermissionRules,
-  SubAgentBashOptions,
-  SubAgentEvent,
-  SubAgentResult,
-  SubAgentTask,
-} from "./sub-agent-types.js";
+import type { SubAgentEvent, SubAgentResult, SubAgentTask } from "./sub-agent-types.js";
 import { subAgentTranscriptPath } from "./transcript.js";
 
 /** What a parent-side tool that forks (Agent, Skill) needs from the session that owns it. */
 export interface ForkToolOptions {
   /** The main loop's latest CacheSafeParams (R-F3); forks start from this exact prefix. */
   readonly getCacheSafeParams: () => CacheSafeParams | undefined;
-  /** Sub-agents inherit the parent's mode unless set. */
-  readonly permissionMode?: PermissionMode;
   /**
-   * The session's live mode (R-S14): sub-agents that inherit the mode read it at each call, so
-   * `setPermissionMode` during a turn reaches those already running.
+   * The session's profile: each sub-agent gets it whole (rules, Bash, models file, fallbacks,
+   * summary model, context editing), with its own model and turn limit and the mode of the turn
+   * that forks it (R-S6: a sub-agent's Bash runs as the parent's does).
+   */
+  readonly profile: AgentProfile;
+  /**
+   * The session's live mode (R-S14): sub-agents read it at each call, so `setPermissionMode`
+   * during a turn reaches those already running.
    */
   readonly permissionModeCell?: PermissionModeCell;
-  readonly permissionRules?: PermissionRules;
-  /** The parent's Bash sandbox and settings `env`: a sub-agent's Bash runs as the parent's does (R-S6). */
-  readonly bash?: SubAgentBashOptions;
   /** Answers the sub-agents' permission asks (over comlink from their workers). */
   readonly canUseTool?: CanUseTool;
   readonly onEvent?: (event: SubAgentEvent) => void;
@@ -64,9 +58,6 @@ export interface ForkToolOptions {
    * but Agent/Skill). Exact names and `mcp__server` / `mcp__server__*` (issue 15).
    */
   readonly defaultToolNames?: readonly string[];
-  /** The models file's entries: each sub-agent's compaction thresholds (R-C7) and costs use them. */
-  readonly modelOverrides?: readonly ModelInfo[];
-  readonly fallbackModels?: readonly string[];
   /**
    * The session's tools that run in this process (MCP tools, and any other that is not a worker
    * built-in): a sub-agent's call to one comes back over comlink and runs here, and their
@@ -75,9 +66,6 @@ export interface ForkToolOptions {
   readonly parentTools?: readonly Tool[];
   /** R-F4: a turn's forks on another model are warmed like a batch's first wave (one per session). */
   readonly warmer?: FanOutWarmer;
-  /** R-L18 and R-C2 (API) for every sub-agent too, as for the main loop (issue 12 item 5). */
-  readonly toolUseSummaryModel?: string;
-  readonly contextEditing?: boolean;
 }
 
 /** Abort listeners a parent signal may carry before Node warns (one per running fork). */
@@ -156,18 +144,14 @@ export async function runForkForTool(
     ...(fork.description === undefined ? {} : { description: fork.description }),
     ...(fork.prompt === undefined ? {} : { prompt: fork.prompt }),
     toolNames,
-    permissionMode: options.permissionMode ?? context.options.permissionMode,
-    ...(options.permissionMode !== undefined || options.permissionModeCell === undefined
-      ? {}
-      : { permissionModeCell: options.permissionModeCell }),
-    permissionRules: options.permissionRules,
+    // The session's limits (its token target, its turns) are not the sub-agent's.
+    profile: withProfile(options.profile, {
+      model: taskParams.model,
+      permissionMode: context.options.permissionMode,
+      limits: { maxTurns: fork.maxTurns },
+    }),
+    permissionModeCell: options.permissionModeCell,
     toolAnnotations: parentToolAnnotations(parentTools, taskParams),
-    bash: options.bash,
-    maxTurns: fork.maxTurns,
-    modelOverrides: options.modelOverrides,
-    fallbackModels: options.fallbackModels,
-    toolUseSummaryModel: options.toolUseSummaryModel,
-    contextEditing: options.contextEditing,
     ...(transcripts === undefined
       ? {}
       : {

@@ -19,6 +19,13 @@ export {
   type ParentToolHandler,
   type RunAllOptions,
 } from "./agent-pool.js";
+export {
+  type AgentLimits,
+  type AgentProfile,
+  type AgentProfileFields,
+  agentProfile,
+  withProfile,
+} from "./agent-profile.js";
 export { createAgentTool } from "./agent-tool.js";
 export {
   ORCHESTRATOR_ERROR_CODES,

@@ -24,6 +24,7 @@ import {
   forkPrefixDifferences,
   runParentTurn,
   runToEnd,
+  testProfile,
   testSessionOptions,
   toolResultTexts,
 } from "./testing/index.js";
@@ -187,8 +188,7 @@ describe("main session with sub-agents", () => {
     const options = {
       endpoint: { apiKey: "test-key", baseURL: sim.url },
       cwd: dir,
-      model: "claude-sonnet-5",
-      permissionMode: "bypassPermissions" as const,
+      profile: testProfile(),
       sessionsDir,
       pool,
       home: dir,
@@ -217,8 +217,7 @@ describe("main session with sub-agents", () => {
     const session = await createSession({
       endpoint: { apiKey: "test-key", baseURL: sim.url },
       cwd: dir,
-      model: "claude-sonnet-5",
-      permissionMode: "bypassPermissions",
+      profile: testProfile(),
       sessionsDir,
       pool,
       home: dir,
@@ -254,7 +253,10 @@ describe("main session with sub-agents", () => {
     const client = new Anthropic({ apiKey: "test-key", baseURL: sim.url });
     // The parent has a parent-side tool (Agent) besides the built-ins, as a session does: the
     // compact fork must send the same tool list (not its own, not none) or the cache misses.
-    const agentTool = createAgentTool(pool, [], { getCacheSafeParams: () => undefined }) as unknown as Tool;
+    const agentTool = createAgentTool(pool, [], {
+      getCacheSafeParams: () => undefined,
+      profile: testProfile(),
+    }) as unknown as Tool;
     const { cacheSafeParams } = await runParentTurn({
       client,
       prompt: "Parent: what is here?",

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
-import { apiMicrocompactEdits, type CompactionEvent, type CompactSource } from "@forkloop/compaction";
+import type { CompactionEvent, CompactSource } from "@forkloop/compaction";
 import {
   type AssistantMessage,
   buildCacheSafeParams,
@@ -16,14 +16,12 @@ import {
   type LoopEvent,
   type LoopHooks,
   type Message,
-  type ModelInfo,
   type OutputConfig,
   type PermissionMode,
   type QueuedCommand,
   query,
   type SystemMessage,
   type Terminal,
-  type ThinkingConfigParam,
   type Tool,
   type ToolUseContext,
   type Usage,
@@ -35,10 +33,11 @@ import { createBuiltinTools } from "@forkloop/tools";
 import { createAgentContextPipeline } from "./agent-context.js";
 import type { AgentDefinition } from "./agent-definitions.js";
 import { type AgentPool, createAgentPool } from "./agent-pool.js";
+import { type AgentProfile, profileLoopOptions, withProfile } from "./agent-profile.js";
 import { createAgentTool } from "./agent-tool.js";
 import { createFanOutWarmer } from "./fan-out-warmer.js";
 import { parentToolHandler } from "./parent-tool-calls.js";
-import { createPermissionModeCell, writePermissionMode } from "./permission-mode-cell.js";
+import { createPermissionModeCell, readPermissionMode, writePermissionMode } from "./permission-mode-cell.js";
 import { createPoolCompactRunner, type StartedFork } from "./pool-compact-runner.js";
 import { answerOpenToolUses, resumedState } from "./resumed-history.js";
 import { type AssembledSession, assembleSession } from "./session-assembly.js";
@@ -50,13 +49,7 @@ import {
   findInterruptedForks,
   type InterruptedFork,
 } from "./sub-agent-continuation.js";
-import type {
-  ModelEndpoint,
-  PermissionRules,
-  SubAgentBashOptions,
-  SubAgentEvent,
-  SubAgentTask,
-} from "./sub-agent-types.js";
+import type { ModelEndpoint, SubAgentEvent, SubAgentTask } from "./sub-agent-types.js";
 import {
   readTranscript,
   sessionTranscriptPath,
@@ -69,8 +62,11 @@ import { contextLimitsFor, TranscriptTiming } from "./transcript-timing.js";
 export interface MainSessionOptions {
   readonly endpoint: ModelEndpoint;
   readonly cwd: string;
-  readonly model: string;
-  readonly permissionMode: PermissionMode;
+  /**
+   * The main agent's model settings, limits, permission mode (at start) and rules and Bash; its
+   * sub-agents get it whole, with their own model and turn limit.
+   */
+  readonly profile: AgentProfile;
   /** Where transcripts go (`<dir>/<sessionId>.fltr`, sub-agents under `<dir>/<sessionId>/agents`). */
   readonly sessionsDir: string;
   /** Resume this session: its transcript's history comes first. Default: a new session. */
@@ -83,12 +79,6 @@ export interface MainSessionOptions {
   readonly tools?: readonly Tool[];
   /** Fork tools not to add (a bare deny rule `Agent` / `Skill` removes the tool, as for built-ins). */
   readonly removedTools?: readonly ("Agent" | "Skill")[];
-  readonly permissionRules?: PermissionRules;
-  /**
-   * How sub-agents' Bash runs (R-S6, R-S4): the sandbox and settings `env` the main agent's own
-   * Bash (in `tools`) was built with, as data for the workers. Default: unsandboxed, no `env`.
-   */
-  readonly bash?: SubAgentBashOptions;
   /** Permission decisions of the main agent and of its sub-agents' asks. Default: allow. */
   readonly canUseTool?: CanUseTool;
   /** Share a pool (e.g. with a batch); otherwise the session creates one and closes it. */
@@ -98,24 +88,12 @@ export interface MainSessionOptions {
   readonly systemPrompt?: string;
   readonly home?: string;
   readonly agents?: readonly AgentDefinition[];
-  readonly maxTurns?: number;
-  readonly tokenBudget?: number;
-  readonly fallbackModels?: readonly string[];
-  readonly modelOverrides?: readonly ModelInfo[];
-  readonly thinking?: ThinkingConfigParam;
   /**
-   * `output_config` of the main loop's requests: `effort`, and `format` (structured outputs).
-   * Forks do not get it: their replies are reports to the parent, not the session's answer.
+   * `output_config.format` of the main loop's requests (structured outputs); with the profile's
+   * `effort` it is the loop's `output_config`. Forks get neither: their replies are reports to
+   * the parent, not the session's answer.
    */
-  readonly outputConfig?: OutputConfig;
-  /** R-L18: a background summary of each tool batch by this small model (`--summary-model`). */
-  readonly toolUseSummaryModel?: string;
-  /**
-   * R-C2 by the API (`--context-editing`): each request carries `clear_tool_uses` at the
-   * microcompact stage's lines (`apiMicrocompactEdits`) and the pipeline skips its own microcompact.
-   * For the main loop and every sub-agent.
-   */
-  readonly contextEditing?: boolean;
+  readonly outputFormat?: OutputConfig["format"];
   /** R-C5 background session-memory fork (default true). */
   readonly sessionMemory?: boolean;
   /** History growth between session-memory updates (default: compaction's, a quarter of the auto-compact line). */
@@ -168,6 +146,8 @@ export interface MainSession {
   readonly pool: AgentPool;
   /** The CacheSafeParams saved after the latest main-loop turn (R-F3). */
   cacheSafeParams(): CacheSafeParams | undefined;
+  /** The session's live permission mode (R-S14): what its checks and running sub-agents read now. */
+  permissionMode(): PermissionMode;
   /** The history so far (what the next `run` continues). */
   history(): readonly Message[];
   /** One user turn through query(); the generator returns the Terminal (R-L1). */
@@ -209,6 +189,14 @@ export type SessionCompactResult =
  */
 export async function createSession(options: MainSessionOptions): Promise<MainSession> {
   const cwd = resolve(options.cwd);
+  const { profile } = options;
+  const outputConfig: OutputConfig | undefined =
+    profile.effort === undefined && options.outputFormat === undefined
+      ? undefined
+      : {
+          ...(profile.effort === undefined ? {} : { effort: profile.effort }),
+          ...(options.outputFormat === undefined ? {} : { format: options.outputFormat }),
+        };
   const sessionId =
     options.resumeSessionId ?? `s-${new Date().toISOString().slice(0, 10)}-${randomUUID().slice(0, 8)}`;
   const transcriptPath = sessionTranscriptPath(options.sessionsDir, sessionId);
@@ -234,11 +222,11 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
   const pool = options.pool ?? createAgentPool({ endpoint: options.endpoint, minThreads: 0 });
   const ownsPool = options.pool === undefined;
   // Grep/Glob/LS leave out what the deny rules hide (a `.env` is not printed by `Grep SECRET .`).
-  const baseTools = options.tools ?? createBuiltinTools({ denyRules: options.permissionRules?.deny ?? [] });
+  const baseTools = options.tools ?? createBuiltinTools({ denyRules: profile.permissionRules.deny });
   const assembled = await assembleSession({
     cwd,
-    model: options.model,
-    permissionMode: options.permissionMode,
+    model: profile.model,
+    permissionMode: profile.permissionMode,
     tools: baseTools,
     ...(options.appendSystemPrompt === undefined ? {} : { appendSystemPrompt: options.appendSystemPrompt }),
     ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }),
@@ -246,15 +234,13 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     ...(options.agents === undefined ? {} : { agents: options.agents }),
   });
   // Sub-agents read the mode at each call (R-S14); each turn writes its own, setPermissionMode a switch.
-  const permissionModeCell = createPermissionModeCell(options.permissionMode);
+  const permissionModeCell = createPermissionModeCell(profile.permissionMode);
   const forkOptions = {
     getCacheSafeParams: () => latest,
+    profile,
     permissionModeCell,
     // The session's own tools that workers do not have (MCP tools…) run here for sub-agents.
     parentTools: baseTools,
-    // No permissionMode: a fork takes the mode of the turn that started it (a turn may change it).
-    ...(options.permissionRules === undefined ? {} : { permissionRules: options.permissionRules }),
-    ...(options.bash === undefined ? {} : { bash: options.bash }),
     ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
     ...(options.onSubAgentEvent === undefined ? {} : { onEvent: options.onSubAgentEvent }),
     // The whole hook set, Stop hooks included: for a sub-agent they run with its id as
@@ -262,11 +248,6 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     // makes the sub-agent continue with the reason (R-L15), as in Claude Code.
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
     maxDepth: options.maxAgentDepth ?? 2,
-    ...(options.modelOverrides === undefined ? {} : { modelOverrides: options.modelOverrides }),
-    ...(options.toolUseSummaryModel === undefined
-      ? {}
-      : { toolUseSummaryModel: options.toolUseSummaryModel }),
-    ...(options.contextEditing === true ? { contextEditing: true } : {}),
     transcripts: { sessionsDir: options.sessionsDir, sessionId },
     warmer: createFanOutWarmer(),
     onForkStarted: (task: SubAgentTask) => linkSubAgent(task),
@@ -311,7 +292,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     options: { model, permissionMode },
   });
   // What the session hooks see: the context of the turn in flight (or a fresh one between turns).
-  let hookContext = contextFor(new AbortController(), options.model, options.permissionMode);
+  let hookContext = contextFor(new AbortController(), profile.model, profile.permissionMode);
   const pipeline = createAgentContextPipeline({
     ...compactionHooks(
       options.hooks,
@@ -319,8 +300,8 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       () => hookContext.options.model,
     ),
     runCompact,
-    ...(options.modelOverrides === undefined ? {} : { modelOverrides: options.modelOverrides }),
-    ...(options.contextEditing === true ? { contextEditing: true } : {}),
+    modelOverrides: profile.modelOverrides,
+    contextEditing: profile.contextEditing,
     ...(options.sessionMemory === false
       ? {}
       : {
@@ -350,10 +331,10 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       sessionId,
       agentId: "main",
       cwd,
-      model: options.model,
+      model: profile.model,
       querySource: "sdk",
       createdAt: new Date().toISOString(),
-      limits: contextLimitsFor(getModelInfo(options.model, options.modelOverrides)),
+      limits: contextLimitsFor(getModelInfo(profile.model, profile.modelOverrides)),
       format: TRANSCRIPT_FORMAT,
     });
   }
@@ -362,7 +343,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
   const startSession = () => {
     sessionStarted ??= sessionStartContext(options.hooks, {
       source: resumed ? "resume" : "startup",
-      model: options.model,
+      model: profile.model,
       context: hookContext,
     });
     return sessionStarted;
@@ -392,8 +373,8 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     runOptions: SessionRunOptions = {},
   ): AsyncGenerator<LoopEvent, Terminal> {
     const abortController = new AbortController();
-    const model = runOptions.model ?? options.model;
-    const permissionMode = runOptions.permissionMode ?? options.permissionMode;
+    const model = runOptions.model ?? profile.model;
+    const permissionMode = runOptions.permissionMode ?? profile.permissionMode;
     writePermissionMode(permissionModeCell, permissionMode);
     const signal = runOptions.signal;
     const onAbort = () => abortController.abort(signal?.reason);
@@ -421,13 +402,13 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       model,
       systemPrompt: assembled.systemPrompt,
       tools,
-      thinking: options.thinking,
-      maxOutputTokens: defaultMaxOutputTokens(model, options.modelOverrides),
+      thinking: profile.thinking,
+      maxOutputTokens: defaultMaxOutputTokens(model, profile.modelOverrides),
       messages: [...history, ...turnMessages],
     });
     let cost = 0;
     const priceOf = (message: AssistantMessage) =>
-      costUsd(getModelInfo(message.message.model || model, options.modelOverrides), message.message.usage);
+      costUsd(getModelInfo(message.message.model || model, profile.modelOverrides), message.message.usage);
     const timing = new TranscriptTiming({ append: (record) => transcript.append(record), costOf: priceOf });
     const generator = query({
       messages: [...history, ...turnMessages],
@@ -442,18 +423,9 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       client,
       ...(options.endpoint.retry === undefined ? {} : { retry: options.endpoint.retry }),
       recordSnapshots: true,
-      ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
-      ...(options.tokenBudget === undefined ? {} : { tokenBudget: options.tokenBudget }),
-      ...(options.fallbackModels === undefined ? {} : { fallbackModels: options.fallbackModels }),
-      ...(options.modelOverrides === undefined ? {} : { modelOverrides: options.modelOverrides }),
-      ...(options.thinking === undefined ? {} : { thinking: options.thinking }),
-      ...(options.outputConfig === undefined ? {} : { outputConfig: options.outputConfig }),
-      ...(options.toolUseSummaryModel === undefined
-        ? {}
-        : { toolUseSummaryModel: options.toolUseSummaryModel }),
-      ...(options.contextEditing === true
-        ? { contextEditing: apiMicrocompactEdits(getModelInfo(model, options.modelOverrides)) }
-        : {}),
+      ...profileLoopOptions(profile, model),
+      ...(profile.thinking === undefined ? {} : { thinking: profile.thinking }),
+      ...(outputConfig === undefined ? {} : { outputConfig }),
       onCacheSafeParams: (params) => {
         latest = params;
         transcript.appendCacheSafeParams(params);
@@ -500,15 +472,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     const forks = interruptedForks;
     interruptedForks = [];
     if (forks.length === 0) return;
-    const base = {
-      cwd,
-      workspaceRoots,
-      permissionMode,
-      ...(options.permissionRules === undefined ? {} : { permissionRules: options.permissionRules }),
-      ...(options.bash === undefined ? {} : { bash: options.bash }),
-      ...(options.modelOverrides === undefined ? {} : { modelOverrides: options.modelOverrides }),
-      ...(options.fallbackModels === undefined ? {} : { fallbackModels: options.fallbackModels }),
-    };
+    const base = { cwd, workspaceRoots, profile: withProfile(profile, { permissionMode }) };
     const results = await Promise.all(
       forks.map(async (fork) => {
         const task = continuationTask(fork, base);
@@ -538,8 +502,8 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     compactOptions: { readonly signal?: AbortSignal } = {},
   ): Promise<SessionCompactResult> {
     const params = latest;
-    const model = params?.model ?? options.model;
-    const modelInfo = getModelInfo(model, options.modelOverrides);
+    const model = params?.model ?? profile.model;
+    const modelInfo = getModelInfo(model, profile.modelOverrides);
     const failure = (error: string, spent: readonly Usage[] = []): SessionCompactResult => ({
       ok: false,
       error,
@@ -547,9 +511,9 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       costUsd: spent.reduce((sum, usage) => sum + costUsd(modelInfo, usage), 0),
     });
     if (history.length === 0) return failure("nothing to compact: the session has no messages yet");
-    hookContext = contextFor(new AbortController(), model, options.permissionMode);
+    hookContext = contextFor(new AbortController(), model, profile.permissionMode);
     // R-R13: a compaction needs every call answered; interrupted sub-agents finish first.
-    await continueInterruptedForks(options.permissionMode, hookContext.abortController);
+    await continueInterruptedForks(profile.permissionMode, hookContext.abortController);
     const first = sessionStarted === undefined;
     const started = await startSession();
     if (first && started.length > 0) {
@@ -596,6 +560,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     assembled,
     pool,
     cacheSafeParams: () => latest,
+    permissionMode: () => readPermissionMode(permissionModeCell),
     history: () => history,
     run,
     setPermissionMode: (mode) => writePermissionMode(permissionModeCell, mode),

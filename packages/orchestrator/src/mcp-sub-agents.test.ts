@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentDefinition } from "./agent-definitions.js";
 import { type AgentPool, createAgentPool } from "./agent-pool.js";
 import { createSession } from "./main-session.js";
-import { finalText, runToEnd, testSessionOptions } from "./testing/index.js";
+import { finalText, runToEnd, testProfile, testSessionOptions } from "./testing/index.js";
 
 /**
  * The main agent starts one sub-agent per line of its prompt (`type|call NAME JSON`); each
@@ -89,7 +89,7 @@ async function runLines(
   sim.clearRequests();
   const session = await createSession({
     ...testSessionOptions({ baseURL: sim.url, dir, pool }),
-    permissionMode,
+    profile: testProfile({ permissionMode }),
     tools: [...createBuiltinTools(), ...mcp.tools],
     agents,
   });

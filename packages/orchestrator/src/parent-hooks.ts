@@ -98,7 +98,7 @@ export async function runParentHook(
     abortController: new AbortController(),
     agentId: task.id,
     agentState: createAgentState(),
-    options: { model: task.cacheSafeParams.model, permissionMode: task.permissionMode },
+    options: { model: task.cacheSafeParams.model, permissionMode: task.profile.permissionMode },
   };
   switch (call.kind) {
     case "preToolUse": {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentPool, createAgentPool } from "./agent-pool.js";
 import { createPermissionModeCell, writePermissionMode } from "./permission-mode-cell.js";
 import type { SubAgentEvent } from "./sub-agent-types.js";
-import { namedTask } from "./testing/index.js";
+import { namedTask, testProfile } from "./testing/index.js";
 
 /**
  * R-S14: a mode switched during a turn reaches a sub-agent already running in its worker thread.
@@ -59,7 +59,7 @@ async function runSwitchedToPlan(shareLiveMode: boolean) {
   const results: string[] = [];
   const outcome = await pool.run(
     namedTask(dir, "writer", {
-      permissionMode: "acceptEdits",
+      profile: testProfile({ permissionMode: "acceptEdits" }),
       toolNames: ["Write"],
       ...(shareLiveMode ? { permissionModeCell: cell } : {}),
     }),

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { CompactRunner, CompactRunResult } from "@forkloop/compaction";
 import type { Usage } from "@forkloop/loop-core";
 import type { AgentPool } from "./agent-pool.js";
+import { agentProfile } from "./agent-profile.js";
 import { fork } from "./fork.js";
 import type { SubAgentTask } from "./sub-agent-types.js";
 
@@ -44,7 +45,11 @@ export function createPoolCompactRunner(pool: AgentPool, options: PoolCompactRun
       cacheSafeParams,
       directive: instruction,
       querySource: source,
-      maxTurns: 1,
+      profile: agentProfile({
+        model: cacheSafeParams.model,
+        permissionMode: "plan",
+        limits: { maxTurns: 1 },
+      }),
     });
     const onAbort = () => handle.cancel("compaction aborted");
     if (signal.aborted) onAbort();

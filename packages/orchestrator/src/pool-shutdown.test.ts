@@ -5,7 +5,7 @@ import { type Simulator, startSimulator } from "@forkloop/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentPool } from "./agent-pool.js";
 import { createSession } from "./main-session.js";
-import { runToEnd } from "./testing/index.js";
+import { runToEnd, testProfile } from "./testing/index.js";
 
 let sim: Simulator;
 let dir: string;
@@ -37,8 +37,7 @@ describe("issue 11: no native crash when a pool closes while its thread is start
       const session = await createSession({
         endpoint: { apiKey: "test-key", baseURL: sim.url },
         cwd: dir,
-        model: "claude-sonnet-5",
-        permissionMode: "bypassPermissions",
+        profile: testProfile(),
         sessionsDir: join(dir, "sessions"),
         home: dir,
         sessionMemory: false,

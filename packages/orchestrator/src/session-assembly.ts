@@ -1,6 +1,7 @@
 import { homedir, platform, release } from "node:os";
 import { resolve } from "node:path";
 import type { PermissionMode, TextBlockParam, Tool } from "@forkloop/loop-core";
+import { permissionModeFacts } from "@forkloop/tools";
 import { type AgentDefinition, loadAgentDefinitionsDetailed } from "./agent-definitions.js";
 import { formatGitStatus, type GitStatus, readGitSnapshot } from "./git-status.js";
 import { directoryChain, type MemoryFile, readMemoryFilesDetailed } from "./memory-files.js";
@@ -55,17 +56,6 @@ const RULES = `# How to work
 - File tools are confined to the workspace; paths outside it are refused.
 - When the task is done, answer with a short report of what you did and what is left.`;
 
-const PERMISSION_MODE_TEXT: Record<PermissionMode, string> = {
-  default: "Permission mode: default. Reading is allowed; writes and commands may ask the user first.",
-  acceptEdits:
-    "Permission mode: acceptEdits. File edits inside the workspace are allowed; commands may ask first.",
-  plan: "Permission mode: plan. You are read-only: every tool that changes something is denied. Investigate and propose a plan.",
-  bypassPermissions:
-    "Permission mode: bypassPermissions. Tool calls are not confirmed; deny rules still apply.",
-  dontAsk: "Permission mode: dontAsk. Anything that would need confirmation is denied.",
-  auto: "Permission mode: auto. Read-only calls are approved automatically; others may ask.",
-};
-
 function environmentText(options: AssembleSessionOptions, repoRoot: string | null, now: Date): string {
   return [
     "# Environment",
@@ -118,7 +108,7 @@ export async function assembleSession(options: AssembleSessionOptions): Promise<
       `# Git status (snapshot at session start; it will not update)\n${formatGitStatus(gitStatus)}`,
     );
   }
-  sessionParts.push(PERMISSION_MODE_TEXT[options.permissionMode]);
+  sessionParts.push(permissionModeFacts(options.permissionMode).summary);
   if (options.appendSystemPrompt !== undefined && options.appendSystemPrompt.trim().length > 0) {
     sessionParts.push(options.appendSystemPrompt.trim());
   }

@@ -7,7 +7,13 @@ import { startSimulator } from "@forkloop/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentPool, createAgentPool } from "./agent-pool.js";
 import { createSession, type MainSessionOptions } from "./main-session.js";
-import { forkPrefixDifferences, runToEnd, TEST_MODEL, testSessionOptions } from "./testing/index.js";
+import {
+  forkPrefixDifferences,
+  runToEnd,
+  TEST_MODEL,
+  testProfile,
+  testSessionOptions,
+} from "./testing/index.js";
 import { loadTranscript } from "./transcript.js";
 
 // Issue 12 item 1: a turn that STARTS over the auto-compact line is compacted before its first
@@ -57,7 +63,10 @@ function messageRequests(): RequestRecord[] {
 }
 
 function sessionOptions(): MainSessionOptions {
-  return { ...testSessionOptions({ baseURL: sim.url, dir, pool }), modelOverrides: WINDOW };
+  return {
+    ...testSessionOptions({ baseURL: sim.url, dir, pool }),
+    profile: testProfile({ modelOverrides: WINDOW }),
+  };
 }
 
 describe("compaction at the start of a turn (issue 12 item 1)", () => {

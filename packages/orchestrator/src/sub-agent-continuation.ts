@@ -8,6 +8,7 @@ import {
   toolResultMessage,
   type UserMessage,
 } from "@forkloop/loop-core";
+import { withProfile } from "./agent-profile.js";
 import { forkToolResult } from "./fork-tool-support.js";
 import { answerOpenToolUses } from "./resumed-history.js";
 import type { SubAgentResult, SubAgentTask } from "./sub-agent-types.js";
@@ -89,17 +90,8 @@ function openForkCalls(history: readonly Message[]): Map<string, AssistantMessag
   return calls;
 }
 
-/** What a continuation takes from the session that resumes it (its mode and rules now). */
-export type ContinuationBase = Pick<
-  SubAgentTask,
-  | "cwd"
-  | "workspaceRoots"
-  | "permissionMode"
-  | "permissionRules"
-  | "bash"
-  | "modelOverrides"
-  | "fallbackModels"
->;
+/** What a continuation takes from the session that resumes it (its profile, with the mode now). */
+export type ContinuationBase = Pick<SubAgentTask, "cwd" | "workspaceRoots" | "profile">;
 
 /**
  * The task that continues an interrupted sub-agent: its own prefix and its own history from its
@@ -121,7 +113,8 @@ export function continuationTask(fork: InterruptedFork, base: ContinuationBase):
     promptMessages: closing,
     querySource: start.querySource,
     toolNames: start.toolNames ?? [],
-    ...(start.maxTurns === undefined ? {} : { maxTurns: start.maxTurns }),
+    // The sub-agent's own model (its prefix's) and turn limit; the session's limits are not its.
+    profile: withProfile(base.profile, { model: prefix.model, limits: { maxTurns: start.maxTurns } }),
     transcriptPath: fork.transcriptPath,
     ...(start.parent === undefined ? {} : { parent: start.parent }),
     continues: true,

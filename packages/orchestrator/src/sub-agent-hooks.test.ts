@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type AgentPool, createAgentPool } from "./agent-pool.js";
 import { createSession } from "./main-session.js";
 import type { SubAgentEvent, SubAgentTask } from "./sub-agent-types.js";
-import { namedTask, runToEnd, testSessionOptions, toolResultTexts } from "./testing/index.js";
+import { namedTask, runToEnd, testProfile, testSessionOptions, toolResultTexts } from "./testing/index.js";
 
 /** The fork's own instruction names the sub-agent: `Sub-agent <id>: …`. */
 function agentOf(text: string | null): string {
@@ -76,8 +76,10 @@ describe("sub-agents keep the session's guards", () => {
     const results: string[] = [];
     const outcome = await pool.run(
       task("grepper1", {
-        permissionMode: "default",
-        permissionRules: { allow: ["Grep"], ask: [], deny: ["Read(./.env)"] },
+        profile: testProfile({
+          permissionMode: "default",
+          permissionRules: { allow: ["Grep"], ask: [], deny: ["Read(./.env)"] },
+        }),
       }),
       {
         onEvent: (event: SubAgentEvent) => {

@@ -8,5 +8,5 @@ import type { RequestPrefix } from "./transcript.js";
  */
 export function subAgentPrefix(task: SubAgentTask): RequestPrefix {
   const { forkContextMessages: _messages, ...prefix } = task.cacheSafeParams;
-  return { ...prefix, maxOutputTokens: task.maxOutputTokens ?? prefix.maxOutputTokens };
+  return { ...prefix, maxOutputTokens: task.profile.limits.maxOutputTokens ?? prefix.maxOutputTokens };
 }

@@ -1,5 +1,5 @@
 import type Anthropic from "@anthropic-ai/sdk";
-import { apiMicrocompactEdits, createQueryCompactRunner } from "@forkloop/compaction";
+import { createQueryCompactRunner } from "@forkloop/compaction";
 import {
   type ApiRetryEvent,
   type AssistantMessage,
@@ -29,6 +29,7 @@ import {
 } from "@forkloop/loop-core";
 import { createBuiltinTools, createPermissionChecker } from "@forkloop/tools";
 import { createAgentContextPipeline, meteredCompactRunner } from "./agent-context.js";
+import { profileLoopOptions } from "./agent-profile.js";
 import { toWireError } from "./errors.js";
 import { markPrefixBoundary, toForkHistory } from "./fork-messages.js";
 import { parentSideTool } from "./parent-side-tool.js";
@@ -117,7 +118,7 @@ function builtinsFor(denyRules: readonly string[], bash: SubAgentBashOptions): M
 
 /** The fork's tools: the parent's exact list; built-ins run here, the rest in the parent. */
 export function buildForkTools(task: SubAgentTask, io: SubAgentIo): Tool[] {
-  const builtins = builtinsFor(task.permissionRules?.deny ?? [], task.bash ?? {});
+  const builtins = builtinsFor(task.profile.permissionRules.deny, task.profile.bash);
   const tools: Tool[] = [];
   for (const definition of task.cacheSafeParams.tools) {
     if (!("input_schema" in definition)) continue; // server tools are not executed by us
@@ -185,7 +186,9 @@ const ABORTED_TERMINALS: ReadonlySet<TerminalReason> = new Set<TerminalReason>([
 export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<SubAgentResult> {
   const started = performance.now();
   const params = task.cacheSafeParams;
-  const modelInfo = (model: string) => getModelInfo(model, task.modelOverrides ?? []);
+  const { profile } = task;
+  const maxTurns = profile.limits.maxTurns;
+  const modelInfo = (model: string) => getModelInfo(model, profile.modelOverrides);
   const tools = buildForkTools(task, io);
   const expected = JSON.stringify(params.tools);
   const actual = JSON.stringify(toolDefinitions(tools));
@@ -198,27 +201,21 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
     });
   }
   const allowed = new Set(task.toolNames);
-  // One checker per mode met: the mode is read at each call (R-S14), so a switch reaches a running sub-agent.
-  const checkers = new Map<PermissionMode, CanUseTool>();
-  const checkerFor = (mode: PermissionMode): CanUseTool => {
-    let checker = checkers.get(mode);
-    if (checker === undefined) {
-      checker = createPermissionChecker({
-        mode,
-        rules: task.permissionRules ?? { allow: [], ask: [], deny: [] },
-        cwd: task.cwd,
-        workspaceRoots: task.workspaceRoots,
-        tools,
-        ...(io.askParent === undefined ? {} : { askCaller: io.askParent }),
-      });
-      checkers.set(mode, checker);
-    }
-    return checker;
-  };
   const currentMode = (): PermissionMode =>
-    task.permissionModeCell === undefined ? task.permissionMode : readPermissionMode(task.permissionModeCell);
+    task.permissionModeCell === undefined
+      ? profile.permissionMode
+      : readPermissionMode(task.permissionModeCell);
+  let checker: CanUseTool;
   try {
-    checkerFor(currentMode());
+    // The mode is read at each call (R-S14), so a switch reaches a running sub-agent.
+    checker = createPermissionChecker({
+      mode: currentMode,
+      rules: profile.permissionRules,
+      cwd: task.cwd,
+      workspaceRoots: task.workspaceRoots,
+      tools,
+      ...(io.askParent === undefined ? {} : { askCaller: io.askParent }),
+    });
   } catch (error) {
     // A malformed permission rule is bad input, not a crash: the caller gets a clear failure.
     const message = error instanceof Error ? error.message : String(error);
@@ -241,7 +238,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
         message: `${toolName} is not available to this sub-agent; its tools are: ${[...allowed].join(", ") || "none"}`,
       };
     }
-    return checkerFor(currentMode())(toolName, input, options);
+    return checker(toolName, input, options);
   };
 
   const transcript =
@@ -260,7 +257,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
       limits: contextLimitsFor(modelInfo(params.model)),
       format: TRANSCRIPT_FORMAT,
       toolNames: task.toolNames,
-      ...(task.maxTurns === undefined ? {} : { maxTurns: task.maxTurns }),
+      ...(maxTurns === undefined ? {} : { maxTurns }),
     });
     // R-R13: the sub-agent's own request prefix, so a resume can continue it as a cache-safe fork.
     transcript?.appendRequestPrefix(subAgentPrefix(task));
@@ -294,7 +291,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
     abortController,
     agentId: task.id,
     agentState: createAgentState(),
-    options: { model: params.model, permissionMode: task.permissionMode },
+    options: { model: params.model, permissionMode: profile.permissionMode },
   };
   const context = markPrefixBoundary(params.forkContextMessages);
   const opened =
@@ -352,16 +349,16 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
         ...(io.beforeSend === undefined ? {} : { beforeSend: io.beforeSend }),
         tools,
         cwd: task.cwd,
-        ...(task.modelOverrides === undefined ? {} : { modelOverrides: task.modelOverrides }),
+        modelOverrides: profile.modelOverrides,
       }),
       (spent) => {
         usage = sumUsage(usage, usageTotalsOf([spent]));
         cost += costUsd(modelInfo(params.model), spent);
       },
     ),
-    ...(task.modelOverrides === undefined ? {} : { modelOverrides: task.modelOverrides }),
+    modelOverrides: profile.modelOverrides,
     ...(task.sessionMemory === undefined ? {} : { sessionMemory: task.sessionMemory }),
-    ...(task.contextEditing === true ? { contextEditing: true } : {}),
+    contextEditing: profile.contextEditing,
   });
   try {
     for (;;) {
@@ -381,16 +378,11 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
         ...(io.retry === undefined ? {} : { retry: io.retry }),
         ...(io.beforeSend === undefined ? {} : { beforeSend: io.beforeSend }),
         ...(io.clock === undefined ? {} : { deps: { callModel: clockedCallModel(io.clock) } }),
-        maxOutputTokens: task.maxOutputTokens ?? params.maxOutputTokens,
+        ...profileLoopOptions(profile, params.model),
+        // The prefix decides what is cached (R-F3): its thinking and output cap, not the profile's.
+        maxOutputTokens: profile.limits.maxOutputTokens ?? params.maxOutputTokens,
         ...(params.thinking === undefined ? {} : { thinking: params.thinking }),
-        ...(task.maxTurns === undefined ? {} : { maxTurns: task.maxTurns - turns }),
-        ...(task.tokenBudget === undefined ? {} : { tokenBudget: task.tokenBudget }),
-        ...(task.modelOverrides === undefined ? {} : { modelOverrides: task.modelOverrides }),
-        ...(task.fallbackModels === undefined ? {} : { fallbackModels: task.fallbackModels }),
-        ...(task.toolUseSummaryModel === undefined ? {} : { toolUseSummaryModel: task.toolUseSummaryModel }),
-        ...(task.contextEditing === true
-          ? { contextEditing: apiMicrocompactEdits(modelInfo(params.model)) }
-          : {}),
+        ...(maxTurns === undefined ? {} : { maxTurns: maxTurns - turns }),
         queuedCommands: io.steeringQueue,
         recordSnapshots: transcript !== undefined,
       });
@@ -412,9 +404,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
       history = [...terminal.messages];
       const steering = io.steeringQueue.splice(0).map((command) => command.content);
       const canContinue =
-        terminal.reason === "completed" &&
-        (task.maxTurns === undefined || turns < task.maxTurns) &&
-        !io.cancelled();
+        terminal.reason === "completed" && (maxTurns === undefined || turns < maxTurns) && !io.cancelled();
       if (steering.length === 0 || !canContinue) break;
       const steer = createUserMessage(steering.join("\n\n"), { parentUuid: history.at(-1)?.uuid ?? null });
       transcript?.append({ type: "message", message: steer });

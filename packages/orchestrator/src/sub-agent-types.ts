@@ -5,18 +5,18 @@ import type {
   LoopHooks,
   Message,
   MessageParam,
-  ModelInfo,
-  PermissionMode,
   RetryOptions,
   TerminalReason,
   ToolAnnotations,
   UsageTotals,
 } from "@forkloop/loop-core";
 import { TERMINAL_REASONS } from "@forkloop/loop-core";
-import type { SandboxPolicy } from "@forkloop/tools";
 import { z } from "zod";
 import type { AgentSessionMemory } from "./agent-context.js";
+import type { AgentProfile } from "./agent-profile.js";
 import { wireErrorSchema } from "./errors.js";
+
+export type { PermissionRules, SubAgentBashOptions } from "./agent-profile.js";
 
 /** Where a worker sends its requests; each worker builds its own SDK client from it. */
 export interface ModelEndpoint {
@@ -29,25 +29,6 @@ export interface ModelEndpoint {
    * attempt after `headersTimeoutMs` / `streamIdleTimeoutMs` and retries it); loop-core defaults.
    */
   readonly retry?: RetryOptions;
-}
-
-export interface PermissionRules {
-  readonly allow: readonly string[];
-  readonly ask: readonly string[];
-  readonly deny: readonly string[];
-}
-
-/**
- * How a sub-agent's Bash runs, as the parent's own Bash does (R-S4, R-S6): the worker builds its
- * Bash tool from this, so a batch item or an Agent sub-agent runs sandboxed when the parent's Bash
- * is, and gets the settings' `env` (the model credentials are removed from the worker's
- * environment either way).
- */
-export interface SubAgentBashOptions {
-  /** Resolved already (`auto` → on/off in the parent, probeBubblewrap). */
-  readonly sandbox?: SandboxPolicy;
-  /** Settings `env`, added after the credentials are removed. */
-  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** One sub-agent to run in the pool (R-F2). Plain data: it is structured-cloned into a worker. */
@@ -65,34 +46,24 @@ export interface SubAgentTask {
   readonly description?: string;
   /** The task as the tool call gave it (the Agent tool's `prompt` input), for the parent's view. */
   readonly prompt?: string;
-  readonly maxTurns?: number;
-  /** Changing it can change the thinking budget, which breaks the message cache (R-F3, README). */
-  readonly maxOutputTokens?: number;
-  readonly tokenBudget?: number;
   /** Tools of `cacheSafeParams.tools` this sub-agent may call (exact names); others are denied. */
   readonly toolNames: readonly string[];
+  /**
+   * The sub-agent's model settings, limits, permission mode and rules and Bash, whole: the
+   * parent's (with the fork's model and turn limit), or a batch's. Its model is the prefix's.
+   */
+  readonly profile: AgentProfile;
+  /**
+   * The session's live mode (R-S14): when set, every permission check reads it at call time and
+   * `profile.permissionMode` is only its value at fork time. Set for sub-agents that inherit the mode.
+   */
+  readonly permissionModeCell?: SharedArrayBuffer;
   /**
    * Annotations of parent-side tools that have them (MCP tools): the worker's proxy of each
    * answers isReadOnly/isConcurrencySafe from them, as the real tool does (issue 15).
    */
   readonly toolAnnotations?: Readonly<Record<string, ToolAnnotations>>;
-  readonly permissionMode: PermissionMode;
-  /**
-   * The session's live mode (R-S14): when set, every permission check reads it at call time and
-   * `permissionMode` is only its value at fork time. Set for sub-agents that inherit the mode.
-   */
-  readonly permissionModeCell?: SharedArrayBuffer;
-  readonly permissionRules?: PermissionRules;
-  /** Default: no sandbox, no settings `env`. */
-  readonly bash?: SubAgentBashOptions;
   readonly transcriptPath?: string;
-  /** The models file's entries: the sub-agent's thresholds (R-C7) and costs use them. */
-  readonly modelOverrides?: readonly ModelInfo[];
-  readonly fallbackModels?: readonly string[];
-  /** R-L18: summarize each tool batch with this small model (`--summary-model`); off when undefined. */
-  readonly toolUseSummaryModel?: string;
-  /** R-C2 by the API (`--context-editing`): `apiMicrocompactEdits` in each request, no client microcompact. */
-  readonly contextEditing?: boolean;
   /**
    * A top-level agent of a session of its own (a batch item, like one `claude -p` per item):
    * SessionStart (`startup`) and UserPromptSubmit fire for it before its first request, and a

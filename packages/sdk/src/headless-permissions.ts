@@ -14,7 +14,8 @@ const FORK_TOOLS = new Set(["Agent", "Task", "Skill"]);
  * (the sub-agent's tool calls are checked) unless a deny rule names the fork tool.
  */
 export function createHeadlessPermissions(options: {
-  mode: PermissionMode;
+  /** The mode, or where to read it at each call (a session's live mode, R-S14). */
+  mode: PermissionMode | (() => PermissionMode);
   rules: PermissionRules;
   tools: readonly Tool[];
   cwd: string;
@@ -28,22 +29,18 @@ export function createHeadlessPermissions(options: {
   denials(): PermissionDenialRecord[];
   /** Records a denial decided elsewhere (a PreToolUse hook's deny), as the Agent SDK lists it. */
   recordDenial(toolName: string, toolUseId: string, input: Record<string, unknown>): void;
-  /** Switches the mode for the calls checked from now on (`Query.setPermissionMode`). */
-  setMode(mode: PermissionMode): void;
 } {
   const denials: PermissionDenialRecord[] = [];
   const record = (toolName: string, toolUseId: string, input: Record<string, unknown>) =>
     denials.push({ tool_name: toolName, tool_use_id: toolUseId, tool_input: input });
-  const checkerFor = (mode: PermissionMode) =>
-    createPermissionChecker({
-      mode,
-      rules: options.rules,
-      tools: options.tools,
-      cwd: options.cwd,
-      ...(options.ask === undefined ? {} : { askCaller: options.ask }),
-      onDenial: (denial) => record(denial.toolName, denial.toolUseId, denial.input),
-    });
-  let checker = checkerFor(options.mode);
+  const checker = createPermissionChecker({
+    mode: options.mode,
+    rules: options.rules,
+    tools: options.tools,
+    cwd: options.cwd,
+    ...(options.ask === undefined ? {} : { askCaller: options.ask }),
+    onDenial: (denial) => record(denial.toolName, denial.toolUseId, denial.input),
+  });
   const canUseTool: CanUseTool = async (toolName, input, callOptions) => {
     if (!FORK_TOOLS.has(toolName)) return checker(toolName, input, callOptions);
     if (options.rules.deny.includes(toolName)) {
@@ -59,8 +56,5 @@ export function createHeadlessPermissions(options: {
     canUseTool,
     denials: () => [...denials],
     recordDenial: record,
-    setMode: (mode) => {
-      checker = checkerFor(mode);
-    },
   };
 }

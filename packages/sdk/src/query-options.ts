@@ -3,7 +3,14 @@ import { resolve } from "node:path";
 import { type PermissionMode, resolveModelAlias, type Tool } from "@forkloop/loop-core";
 import type { AgentDefinition as ForkloopAgentDefinition, SubAgentBashOptions } from "@forkloop/orchestrator";
 import { sessionTranscriptPath } from "@forkloop/orchestrator";
-import { createBuiltinTools, PERMISSION_MODES, SETTING_SOURCES, type Settings } from "@forkloop/tools";
+import {
+  createBuiltinTools,
+  isPermissionMode,
+  PERMISSION_MODES,
+  permissionModeFacts,
+  SETTING_SOURCES,
+  type Settings,
+} from "@forkloop/tools";
 import { type LoopChoices, resolveLoopChoices } from "./loop-choices.js";
 import { type ResolvedMcpServers, resolveMcpServers } from "./mcp-servers.js";
 import { withSettingsRetryEnv } from "./model-retry.js";
@@ -78,7 +85,7 @@ export async function resolveQueryOptions(
     onIgnored: (line) => warn(`forkloop: ${line}`),
   });
   const permissionMode = options.permissionMode ?? settings.permissions.defaultMode ?? "default";
-  if (!(PERMISSION_MODES as readonly string[]).includes(permissionMode)) {
+  if (!isPermissionMode(permissionMode)) {
     throw new OptionsError(`permissionMode "${permissionMode}": use one of ${PERMISSION_MODES.join(", ")}.`);
   }
   checkBypass(permissionMode, options, settings);
@@ -168,7 +175,7 @@ export function bashToolOptions(bash: SubAgentBashOptions): Parameters<typeof se
  * the user's) refuse it outright, as Claude Code does — no flag lifts it.
  */
 export function checkBypass(mode: PermissionMode, options: Options, settings: BypassSettings): void {
-  if (mode !== "bypassPermissions") return;
+  if (!permissionModeFacts(mode).dangerous) return;
   refuseDisabledBypass(mode, settings);
   if (options.allowDangerouslySkipPermissions !== true) {
     throw new OptionsError(
@@ -184,7 +191,8 @@ export interface BypassSettings {
 
 /** Settings that disable bypassPermissions refuse it, whoever asks (a query, a batch, its resume). */
 export function refuseDisabledBypass(mode: string, settings: BypassSettings): void {
-  if (mode === "bypassPermissions" && settings.permissions.disableBypassPermissionsMode === "disable") {
+  const dangerous = isPermissionMode(mode) && permissionModeFacts(mode).dangerous;
+  if (dangerous && settings.permissions.disableBypassPermissionsMode === "disable") {
     throw new OptionsError(
       'permission mode bypassPermissions is disabled by the settings (permissions.disableBypassPermissionsMode: "disable"): pick another mode, e.g. acceptEdits or dontAsk with allow rules.',
     );

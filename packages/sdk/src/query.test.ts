@@ -2,13 +2,21 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BrainRequest } from "@forkloop/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AbortError } from "./abort-error.js";
+import { ErrorResultError } from "./error-result.js";
 import type { SDKMessage, SDKResultMessage } from "./messages.js";
 import type { HookInput } from "./options.js";
 import { OptionsError } from "./options-error.js";
 import { query } from "./query.js";
 import { forkSession, getSessionMessages, listSessions } from "./session-helpers.js";
 import { RuntimeRegistry } from "./shared-runtime.js";
-import { collectMessages, promptStream, runQuery, startHarness } from "./test-support/sdk-harness.js";
+import {
+  collectMessages,
+  promptStream,
+  runQuery,
+  runToThrow,
+  startHarness,
+} from "./test-support/sdk-harness.js";
 
 type Harness = Awaited<ReturnType<typeof startHarness>>;
 
@@ -374,23 +382,26 @@ describe("query() through the simulator", () => {
       writeFileSync(join(harness.dir, "more.md"), "# More\n");
       for (const at of [1, 2]) {
         const abortController = new AbortController();
-        const messages: SDKMessage[] = [];
         let started = 0;
-        for await (const message of query({
-          prompt,
-          options: harness.options({
-            abortController,
-            agents: { reviewer: { description: "Reviews one file", prompt: "You review." } },
-            ...extra,
+        const { messages, thrown } = await runToThrow(
+          query({
+            prompt,
+            options: harness.options({
+              abortController,
+              agents: { reviewer: { description: "Reviews one file", prompt: "You review." } },
+              ...extra,
+            }),
           }),
-        })) {
-          messages.push(message);
-          if (message.type === "system" && message.subtype === "task_started" && ++started === at) {
-            abortController.abort();
-          }
-        }
+          (message) => {
+            if (message.type === "system" && message.subtype === "task_started" && ++started === at) {
+              abortController.abort();
+            }
+          },
+        );
+        // The turn's result is still yielded, last; then the query throws AbortError, as the Agent SDK's does.
         expect(messages.at(-1)).toMatchObject({ type: "result", subtype: "error_during_execution" });
         expect(messages.filter((message) => message.type === "result")).toHaveLength(1);
+        expect(thrown).toBeInstanceOf(AbortError);
       }
     },
   );
@@ -421,16 +432,27 @@ describe("query() through the simulator", () => {
     }
   });
 
-  it("issue-14 point 3: maxBudgetUsd ends with error_max_budget_usd; maxTurns with error_max_turns", async () => {
-    const broke = await runQuery("loop forever", harness.options({ maxBudgetUsd: 0.000001 }));
-    expect(resultOf(broke)).toMatchObject({ subtype: "error_max_budget_usd", is_error: true });
-    expect(resultOf(broke).errors[0]).toContain("maxBudgetUsd");
-    const capped = await runQuery("loop forever", harness.options({ maxTurns: 1 }));
-    expect(resultOf(capped)).toMatchObject({
+  it("issue-14 point 3: maxBudgetUsd ends with error_max_budget_usd; maxTurns with error_max_turns; each result is yielded, then thrown (the Agent SDK's ErrorResultError)", async () => {
+    const broke = await runToThrow(
+      query({ prompt: "loop forever", options: harness.options({ maxBudgetUsd: 0.000001 }) }),
+    );
+    expect(resultOf(broke.messages)).toMatchObject({ subtype: "error_max_budget_usd", is_error: true });
+    expect(resultOf(broke.messages).errors[0]).toContain("maxBudgetUsd");
+    expect(broke.messages.at(-1)?.type).toBe("result");
+    expect(broke.thrown).toBeInstanceOf(ErrorResultError);
+    expect((broke.thrown as ErrorResultError).message).toContain("maxBudgetUsd");
+    expect((broke.thrown as ErrorResultError).result).toBe(broke.messages.at(-1));
+    const capped = await runToThrow(
+      query({ prompt: "loop forever", options: harness.options({ maxTurns: 1 }) }),
+    );
+    expect(resultOf(capped.messages)).toMatchObject({
       subtype: "error_max_turns",
       is_error: true,
       terminal_reason: "max_turns",
     });
+    expect(capped.thrown).toBeInstanceOf(ErrorResultError);
+    // A successful query ends without throwing.
+    expect((await runToThrow(query({ prompt: "hello", options: harness.options() }))).thrown).toBeUndefined();
   });
 
   it("issue-14 points 2, 6: resume continues a session; forkSession (option and helper) copies it to a new id and leaves the original", async () => {
@@ -483,7 +505,7 @@ describe("query() through the simulator", () => {
     const messages: SDKMessage[] = [];
     let pushed = false;
     let interrupted = false;
-    for await (const message of run) {
+    const { thrown } = await runToThrow(run, (message) => {
       messages.push(message);
       const toolUse =
         message.type === "assistant" && message.message.content.some((block) => block.type === "tool_use");
@@ -496,10 +518,12 @@ describe("query() through the simulator", () => {
         input.push("sleep 20");
       if (toolUse && pushed && messages.filter((m) => m.type === "result").length === 1 && !interrupted) {
         interrupted = true;
-        await run.interrupt();
+        void run.interrupt();
         input.end();
       }
-    }
+    });
+    // The input ended after an interrupted turn: the query ends on its error result, thrown.
+    expect(thrown).toBeInstanceOf(ErrorResultError);
     const results = messages.filter((message): message is SDKResultMessage => message.type === "result");
     expect(results).toHaveLength(2);
     expect(results[0]?.subtype).toBe("success");

@@ -3,15 +3,20 @@ import { join } from "node:path";
 import {
   type CanUseTool as LoopCanUseTool,
   type LoopEvent,
-  type OutputConfig,
   type PermissionMode,
   type QueuedCommand,
   SUBMIT_INTERRUPT_REASON,
   type Terminal,
   type Tool,
 } from "@forkloop/loop-core";
-import { createSession, type MainSession, subAgentTranscriptPath } from "@forkloop/orchestrator";
+import {
+  agentProfile,
+  createSession,
+  type MainSession,
+  subAgentTranscriptPath,
+} from "@forkloop/orchestrator";
 import { mergeHooks, terminalText } from "@forkloop/tools";
+import { AbortError } from "./abort-error.js";
 import type {
   AccountInfo,
   AgentInfo,
@@ -34,6 +39,7 @@ import type {
 import { AsyncChannel } from "./async-channel.js";
 import { canUseToolOptions } from "./can-use-tool-options.js";
 import { contextUsage } from "./context-usage.js";
+import { type ErrorResultError, errorAfter } from "./error-result.js";
 import { withExtraArgs } from "./extra-args.js";
 import { createHeadlessPermissions } from "./headless-permissions.js";
 import { HookCallbacks, recordingHookDenials } from "./hook-callbacks.js";
@@ -181,6 +187,8 @@ class QueryRun implements Query {
   /** The settings' bypass switch, once they are read (until then only the option is checked). */
   #bypassSettings: BypassSettings = { permissions: {} };
   #mcpStatus: () => McpServerStatus[] = () => [];
+  /** The error the query ends with if nothing follows the last result (an error result's). */
+  #lastError: ErrorResultError | undefined;
   /** The running session and its forks' tracker, for the control methods (undefined before it starts). */
   #session:
     | { session: MainSession; tracker: SubAgentTracker; runtime: SharedRuntime; model: string }
@@ -223,7 +231,7 @@ class QueryRun implements Query {
     if (!this.#started) {
       this.#started = true;
       this.#drive().then(
-        () => this.#out.end(),
+        () => this.#end(),
         (error: unknown) => this.#out.fail(error),
       );
     }
@@ -380,6 +388,21 @@ class QueryRun implements Query {
     await this.#pump(stream, false);
   }
 
+  /**
+   * The query's end, as the Agent SDK ends it: after the messages, an aborted query throws
+   * AbortError and one whose last message is an error result throws that (error-result.ts).
+   */
+  #end(): void {
+    if (this.#closed) return;
+    if (this.#options.abortController?.signal.aborted) {
+      this.#out.fail(new AbortError("the query was aborted (its abortController)"));
+    } else if (this.#lastError !== undefined) {
+      this.#out.fail(this.#lastError);
+    } else {
+      this.#out.end();
+    }
+  }
+
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
@@ -493,7 +516,9 @@ class QueryRun implements Query {
     tools: readonly Tool[],
   ): Promise<void> {
     const order = new ToolUseOrder((message) => {
-      if (!this.#closed) this.#out.push(message);
+      if (this.#closed) return;
+      this.#lastError = errorAfter(message);
+      this.#out.push(message);
     });
     const emit = (message: SDKMessage) => order.emit(message);
     const agentTypes = new Map<string, string>();
@@ -533,8 +558,10 @@ class QueryRun implements Query {
       onError: this.#warn,
       toolUseYielded: (toolUseId) => order.yielded(toolUseId),
     });
+    // R-S14: the main agent's checks read the session's live mode, as its sub-agents do.
+    let liveMode = (): PermissionMode => resolved.permissionMode;
     const permissions = createHeadlessPermissions({
-      mode: resolved.permissionMode,
+      mode: () => liveMode(),
       rules: resolved.rules,
       tools,
       cwd: resolved.cwd,
@@ -555,14 +582,20 @@ class QueryRun implements Query {
       cwd: resolved.cwd,
       sessionsDir: resolved.sessionsDir,
       resumeSessionId: sessionId,
-      model: resolved.model,
-      fallbackModels: resolved.fallbackModels,
-      modelOverrides: runtime.source.modelOverrides,
-      permissionMode: resolved.permissionMode,
+      profile: agentProfile({
+        model: resolved.model,
+        fallbackModels: resolved.fallbackModels,
+        modelOverrides: runtime.source.modelOverrides,
+        permissionMode: resolved.permissionMode,
+        permissionRules: resolved.rules,
+        bash: resolved.bash,
+        limits: { maxTurns: this.#options.maxTurns, tokenBudget: this.#options.tokenBudget },
+        effort: this.#options.effort,
+        ...resolved.loop,
+      }),
+      ...(this.#options.outputFormat === undefined ? {} : { outputFormat: this.#options.outputFormat }),
       tools,
-      bash: resolved.bash,
       removedTools: removed,
-      permissionRules: resolved.rules,
       canUseTool: permissions.canUseTool,
       agents: resolved.agents,
       additionalDirectories: [
@@ -597,17 +630,11 @@ class QueryRun implements Query {
       ...(resolved.appendSystemPrompt === undefined
         ? {}
         : { appendSystemPrompt: resolved.appendSystemPrompt }),
-      ...(this.#options.maxTurns === undefined ? {} : { maxTurns: this.#options.maxTurns }),
-      ...(this.#options.tokenBudget === undefined ? {} : { tokenBudget: this.#options.tokenBudget }),
-      ...outputConfigOf(this.#options),
-      ...resolved.loop,
     });
     this.#session = { session, tracker, runtime, model: resolved.model };
-    // R-S14: the main agent's checks and every sub-agent that inherits the mode, running ones included.
-    this.#setMode = (mode) => {
-      permissions.setMode(mode);
-      session.setPermissionMode(mode);
-    };
+    liveMode = () => session.permissionMode();
+    // R-S14: one store, the session's mode cell: the main agent's checks and every sub-agent read it.
+    this.#setMode = (mode) => session.setPermissionMode(mode);
     // R-S8: project files the session did not read, each named once with the reason.
     for (const line of session.assembled.refused) this.#warn(line);
     if (session.droppedTornRecord) {
@@ -830,13 +857,4 @@ function askCaller(
       ? { behavior: "deny", message: answer.message, interrupt: true }
       : { behavior: "deny", message: answer.message };
   };
-}
-
-/** The session's `output_config` from the Agent SDK's `effort` and `outputFormat` options. */
-function outputConfigOf(options: Options): { outputConfig?: OutputConfig } {
-  const config: OutputConfig = {
-    ...(options.effort === undefined ? {} : { effort: options.effort }),
-    ...(options.outputFormat === undefined ? {} : { format: options.outputFormat }),
-  };
-  return Object.keys(config).length === 0 ? {} : { outputConfig: config };
 }

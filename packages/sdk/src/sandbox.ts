@@ -1,5 +1,5 @@
 import type { PermissionMode } from "@forkloop/loop-core";
-import { probeBubblewrap, type SandboxMode, type SandboxPolicy } from "@forkloop/tools";
+import { permissionModeFacts, probeBubblewrap, type SandboxMode, type SandboxPolicy } from "@forkloop/tools";
 import { OptionsError } from "./options-error.js";
 
 /**
@@ -17,7 +17,8 @@ export function resolveSandbox(
     readonly notice: (line: string) => void;
   },
 ): SandboxPolicy {
-  const mode = requested ?? (context.unattended || context.mode === "dontAsk" ? "auto" : "off");
+  const mode =
+    requested ?? (context.unattended || permissionModeFacts(context.mode).unattended ? "auto" : "off");
   if (mode === "off") return { enabled: false };
   const probe = probeBubblewrap(context.path ?? "");
   if (probe.ok) return { enabled: true, bwrap: probe.bwrap };

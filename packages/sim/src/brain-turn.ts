@@ -1,4 +1,5 @@
 import { toBrainRequest } from "./brain-request.js";
+import { citeDocuments } from "./document-citations.js";
 import type { MessagesRequest } from "./request-schema.js";
 import {
   declaredWebTools,
@@ -44,7 +45,7 @@ export async function brainTurn(options: {
   const ask = (b: MessagesRequest) =>
     brain(toBrainRequest(b, options.querySource, options.seed, options.apiKey));
   const first = await ask(body);
-  if (declaredWebTools(body).size === 0) return { reply: first, serverToolUse: null };
+  if (declaredWebTools(body).size === 0) return { reply: citeDocuments(first, body), serverToolUse: null };
   const used = { web_search_requests: 0, web_fetch_requests: 0, calls: {} };
   const content: ReplyBlock[] = [];
   let current = first;
@@ -74,7 +75,10 @@ export async function brainTurn(options: {
     });
   }
   const { calls: _calls, ...counts } = used;
-  return { reply: { ...first, content, stop_reason: stopReason }, serverToolUse: counts };
+  return {
+    reply: citeDocuments({ ...first, content, stop_reason: stopReason }, body),
+    serverToolUse: counts,
+  };
 }
 
 /** The reply so far as an assistant message's blocks (thinking left out: the brain needs none). */

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { MessagesRequest } from "./request-schema.js";
 import { signThinking } from "./thinking-signature.js";
 import { countTokens, truncateToTokens } from "./tokenizer.js";
-import type { BrainReply, Citation, ReplyBlock, StopReason } from "./types.js";
+import type { BrainReply, Citation, RefusalStopDetails, ReplyBlock, StopReason } from "./types.js";
 
 /** A response content block as the API returns it (api doc §2). */
 export type ResponseBlock =
@@ -33,6 +33,8 @@ export interface BuiltReply {
   /** The stop sequence that ended the reply, when stopReason is "stop_sequence". */
   stopSequence: string | null;
   outputTokens: number;
+  /** `stop_details`: set for a refusal (handling stop reasons page), else null. */
+  stopDetails?: RefusalStopDetails | null;
 }
 
 export interface BuildOptions {
@@ -93,7 +95,13 @@ export function buildReply(reply: BrainReply, options: BuildOptions): BuiltReply
     ? Math.max(1, Math.floor(total / 2))
     : Math.floor(Math.min(options.body.max_tokens, room) / factor);
   if (total <= limit) {
-    return { content, stopReason, stopSequence: stopped?.sequence ?? null, outputTokens: billed(total) };
+    return {
+      content,
+      stopReason,
+      stopSequence: stopped?.sequence ?? null,
+      outputTokens: billed(total),
+      stopDetails: stopReason === "refusal" ? refusalDetails(reply) : null,
+    };
   }
 
   // Over the budget: keep whole blocks while they fit, cut text at the limit, drop the rest.
@@ -146,6 +154,14 @@ function applyStopSequences(
     }
   }
   return null;
+}
+
+function refusalDetails(reply: BrainReply): RefusalStopDetails {
+  return {
+    type: "refusal",
+    category: reply.refusal?.category ?? null,
+    explanation: reply.refusal?.explanation ?? null,
+  };
 }
 
 function toResponseBlock(

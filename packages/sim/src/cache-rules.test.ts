@@ -121,7 +121,63 @@ const RULES: { name: string; steps: Step[] }[] = [
       },
     ],
   },
+  // R-D3: what invalidates which level (prompt caching page, "What invalidates the cache").
+  {
+    name: "R-D3: turning citations on invalidates the system and messages caches; the tools' cache is read",
+    steps: [
+      // Tools 31, system 30, document 20, "cite" 1.
+      { body: { ...withDocument(false), tools: tools(true) }, expect: { cache_creation_input_tokens: 82 } },
+      {
+        body: { ...withDocument(true), tools: tools(true) },
+        expect: { cache_read_input_tokens: 31, cache_creation_input_tokens: 51 },
+      },
+    ],
+  },
+  {
+    name: "R-D3: declaring web search invalidates the system and messages caches (a tool change: the tools' cache too)",
+    steps: [
+      { body: short(), expect: { cache_creation_input_tokens: 71 } },
+      {
+        body: short([{ type: "web_search_20250305", name: "web_search" } as never]),
+        expect: { cache_read_input_tokens: 0 },
+      },
+    ],
+  },
+  {
+    name: "R-D3: a top-level effort change invalidates the messages cache; tools and system are read",
+    steps: [
+      {
+        body: { ...short(), output_config: { effort: "high" } } as Body,
+        expect: { cache_creation_input_tokens: 71 },
+      },
+      {
+        body: { ...short(), output_config: { effort: "low" } } as Body,
+        expect: { cache_read_input_tokens: 61, cache_creation_input_tokens: 10 },
+      },
+    ],
+  },
 ];
+
+/** Tools (with a breakpoint), system, and a plain-text document turn, citations on or off. */
+function withDocument(citations: boolean): Body {
+  return {
+    model: "m",
+    system: system(),
+    messages: [
+      {
+        role: "user",
+        content: [
+          {
+            type: "document",
+            source: { type: "text", media_type: "text/plain", data: textOfTokens(20, "docx") },
+            citations: { enabled: citations },
+          },
+          { type: "text", text: "cite", cache_control: EPH },
+        ],
+      },
+    ],
+  };
+}
 
 describe("issue 18 item 3: cache rules (api doc §5), table-driven", () => {
   it.each(RULES)("$name", ({ steps }) => {

@@ -2,6 +2,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator } from "./server.js";
 import type { Case, Expect, ResponseBody } from "./test-support/fidelity/case.js";
+import { DOCUMENT_AND_TOOL_CASES } from "./test-support/fidelity/document-and-tool-cases.js";
 import { MODEL_RULE_CASES } from "./test-support/fidelity/model-rule-cases.js";
 import { REQUEST_RULE_CASES } from "./test-support/fidelity/request-rule-cases.js";
 import type { Simulator } from "./types.js";
@@ -11,7 +12,7 @@ import type { Simulator } from "./types.js";
  * answers, with the documentation page that says so (test-support/fidelity/), sent twice —
  * through the official SDK (`client.post`) and as raw HTTP.
  */
-const CASES: readonly Case[] = [...MODEL_RULE_CASES, ...REQUEST_RULE_CASES];
+const CASES: readonly Case[] = [...MODEL_RULE_CASES, ...REQUEST_RULE_CASES, ...DOCUMENT_AND_TOOL_CASES];
 
 let sim: Simulator;
 let client: Anthropic;

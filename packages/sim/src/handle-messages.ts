@@ -235,7 +235,7 @@ export function messageBody(header: MessageHeader, built: BuiltReply, usage: Sim
     model: header.model,
     stop_reason: built.stopReason,
     stop_sequence: built.stopSequence,
-    stop_details: null,
+    stop_details: built.stopDetails ?? null,
     container: null,
     diagnostics: header.diagnostics,
     ...(header.contextManagement ? { context_management: header.contextManagement } : {}),

@@ -92,10 +92,36 @@ export function layoutPrompt(body: CountTokensRequest, options: LayoutOptions = 
       tool_choice: body.tool_choice ?? null,
       thinking: body.thinking ?? null,
       images,
+      // A top-level effort change rewrites the conversation's cache; a per-message effort marker
+      // (effort per message page) is a message of its own and keeps the prefix before it.
+      effort: (body as { output_config?: { effort?: unknown } | null }).output_config?.effort ?? null,
     }),
-    systemConfig: canonicalJson({ speed: body.speed ?? null }),
+    // Turning citations or web search on or off invalidates the system and messages caches,
+    // as the speed setting does; the tools' cache stays (prompt caching page, "What invalidates
+    // the cache").
+    systemConfig: canonicalJson({
+      speed: body.speed ?? null,
+      citations: citationsEnabled(body),
+      web_search: (body.tools ?? []).some((t) =>
+        String((t as { type?: unknown }).type).startsWith("web_search_"),
+      ),
+    }),
     totalTokens,
   };
+}
+
+/** Whether any document of the request has citations enabled. */
+export function citationsEnabled(body: CountTokensRequest): boolean {
+  return body.messages.some((message) =>
+    blocksOf(message).some((block) => documentsOf(block).some((doc) => doc.citations?.enabled === true)),
+  );
+}
+
+/** The document blocks of a block (itself, or inside a tool result). */
+export function documentsOf(block: ContentBlockParam): Extract<ContentBlockParam, { type: "document" }>[] {
+  if (block.type === "document") return [block];
+  if (block.type !== "tool_result" || !Array.isArray(block.content)) return [];
+  return block.content.filter((inner) => inner.type === "document");
 }
 
 function imageCount(block: ContentBlockParam): number {

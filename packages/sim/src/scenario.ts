@@ -56,6 +56,16 @@ const replySchema = z.strictObject({
   stop_reason: z
     .enum(["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "pause_turn"])
     .optional(),
+  /** A refusal's `stop_details` category and explanation. */
+  refusal: z
+    .strictObject({
+      category: z
+        .enum(["cyber", "bio", "frontier_llm", "reasoning_extraction", "general_harms"])
+        .nullable()
+        .optional(),
+      explanation: z.string().nullable().optional(),
+    })
+    .optional(),
 });
 
 const faultSchema = z.union([z.string().regex(/^[45]\d\d$/, "a status 400-599"), z.enum(NAMED_FAULTS)]);

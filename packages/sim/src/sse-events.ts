@@ -56,7 +56,11 @@ export function replyEvents(header: MessageHeader, reply: BuiltReply, usage: Sim
   });
   events.push(
     ev("message_delta", {
-      delta: { stop_reason: reply.stopReason, stop_sequence: reply.stopSequence },
+      delta: {
+        stop_reason: reply.stopReason,
+        stop_sequence: reply.stopSequence,
+        stop_details: reply.stopDetails ?? null,
+      },
       // The cumulative usage, with the response's server tool counts (the SDK copies it over).
       usage: {
         ...inputUsage,

@@ -143,6 +143,23 @@ export interface BrainReply {
    * thinking block the simulator adds when the reply has none (enabled thinking always thinks).
    */
   adaptiveThinking?: boolean;
+  /**
+   * With `stop_reason: "refusal"`: the policy category and explanation the response's
+   * `stop_details` carries (both null when not given; handling stop reasons page).
+   */
+  refusal?:
+    | { category?: RefusalCategory | null | undefined; explanation?: string | null | undefined }
+    | undefined;
+}
+
+/** SDK 1.14's `RefusalStopDetails.category`. */
+export type RefusalCategory = "cyber" | "bio" | "frontier_llm" | "reasoning_extraction" | "general_harms";
+
+/** A refusal's `stop_details` (SDK 1.14's RefusalStopDetails); null for every other stop. */
+export interface RefusalStopDetails {
+  type: "refusal";
+  category: RefusalCategory | null;
+  explanation: string | null;
 }
 
 export type ReplyBlock =

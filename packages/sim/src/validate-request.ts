@@ -1,6 +1,7 @@
 import { type ApiError, apiError, invalidRequest } from "./api-error.js";
 import { type Breakpoint, findBreakpoints } from "./cache-breakpoints.js";
 import { applyContextEdits } from "./context-editing.js";
+import { checkCitations } from "./document-citations.js";
 import type { FileLookup } from "./files.js";
 import type { IssuedThinking } from "./issued-thinking.js";
 import { effectiveContextWindow, type ModelRegistry, type ModelSpec } from "./model-registry.js";
@@ -108,7 +109,8 @@ function validateCommon<B extends CountTokensRequest>(
     checkSystemMessages(body, model, ctx.betas) ??
     checkToolPairing(body) ??
     checkThinkingBlocks(body) ??
-    checkContextManagement(body, ctx.betas);
+    checkContextManagement(body, ctx.betas) ??
+    checkCitations(body);
   if (error) return { ok: false, error };
   // From here on the prompt is the request with its file_id sources read (R-D4).
   const resolved = ctx.files ? resolveFileSources(body, ctx.files) : { ok: true as const, body };

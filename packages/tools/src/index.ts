@@ -28,6 +28,13 @@ export type {
   PermissionRules,
 } from "./permissions/permission-checker.js";
 export { createPermissionChecker } from "./permissions/permission-checker.js";
+export type { PermissionModeFacts } from "./permissions/permission-modes.js";
+export {
+  isPermissionMode,
+  PERMISSION_MODE_FACTS,
+  PERMISSION_MODES,
+  permissionModeFacts,
+} from "./permissions/permission-modes.js";
 export type { PermissionRule, RuleSpecifier } from "./permissions/permission-rules.js";
 export { parsePermissionRule } from "./permissions/permission-rules.js";
 export { mcpServerPrefix, toolNameMatches } from "./permissions/tool-name-patterns.js";
@@ -55,7 +62,7 @@ export type {
   HookSettings,
   Settings,
 } from "./settings/settings-schema.js";
-export { EMPTY_SETTINGS, HOOK_EVENTS, PERMISSION_MODES } from "./settings/settings-schema.js";
+export { EMPTY_SETTINGS, HOOK_EVENTS } from "./settings/settings-schema.js";
 export { terminalStream, terminalText, unescapedStream } from "./terminal-text.js";
 export { looksBinary } from "./text-file.js";
 export { isModelCredential, toolEnvironment } from "./tool-environment.js";

@@ -24,6 +24,7 @@ import {
   writeReport,
 } from "@forkloop/batch";
 import { batchesDir, type ProjectState } from "@forkloop/sdk";
+import { permissionModeFacts } from "@forkloop/tools";
 import { reportWriteFailed } from "../batch-safety.js";
 import { type BatchPlan, createPlannedBatch } from "../batch-setup.js";
 import { finishedStatus, printBatchSummary } from "../batch-summary.js";
@@ -118,7 +119,7 @@ export async function queuedBatchCommand(
     context.stderr.write(
       `forkloop batch ${spec.id}: ${plural(items.length, "item")} on ${address.display}${attached}${limit}${servers} · run them with \`forkloop worker --queue ${address.display}\` · results in ${spec.outputDir}\n`,
     );
-    if (spec.permissionMode === "bypassPermissions") {
+    if (permissionModeFacts(spec.permissionMode).dangerous) {
       // Issue 16 (trust): a worker runs a bypass batch only if its operator opted in.
       context.stderr.write(
         `forkloop batch ${spec.id}: bypassPermissions: only workers started with \`forkloop worker --allow-dangerously-skip-permissions\` run its items; any other worker fails them\n`,

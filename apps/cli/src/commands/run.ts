@@ -3,7 +3,9 @@ import { plural } from "@forkloop/batch";
 import { formatWait } from "@forkloop/loop-core";
 import { repairTranscript } from "@forkloop/orchestrator";
 import {
+  AbortError,
   checkProjectDir,
+  ErrorResultError,
   listSessionsIn,
   lockSession,
   type ProjectState,
@@ -127,6 +129,12 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       else if (format === "text" && flags.verbose) describeVerbose(message, context);
       if (format === "text" && isRateLimitPause(message)) describeRateLimitPause(message, context);
     }
+  } catch (error) {
+    // query() ends a failed or aborted run by throwing, as the Agent SDK does, after its result:
+    // the command reports that result itself (its exit code says how the run ended).
+    const reported = error instanceof ErrorResultError && result !== undefined;
+    const interrupted = error instanceof AbortError && abortController.signal.aborted;
+    if (!reported && !interrupted) throw error;
   } finally {
     context.signal.removeEventListener("abort", onInterrupt);
   }

@@ -27,6 +27,7 @@ import { z } from "zod";
 import { createBatchExecutor, createBatchPool } from "../batch-agents.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
+import { describeHostFailure, endpointUrl } from "../endpoint-failure.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { parseCommand } from "../flags.js";
 import { mcpConfigFlag, spreadMcpConfigArgs } from "../mcp-config-args.js";
@@ -180,6 +181,10 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
   // Issue 11's retry and timeout settings apply to a worker's model requests as to a local batch's.
   const source = await resolveModelSource(withSettingsRetryEnv(context.env, settings.env), log, cwd);
   const pool = createBatchPool(source, concurrency, context.clock);
+  const url = endpointUrl(source);
+  // R-R9: set when this host's key or endpoint fails every item; the worker then stops.
+  let hostFailure: string | undefined;
+  const stop = new AbortController();
   try {
     const worker = startQueueWorker({
       connection,
@@ -187,6 +192,7 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
       policy,
       ...(flags["lock-duration"] === undefined ? {} : { lockDurationMs: flags["lock-duration"] }),
       ...(flags["stalled-interval"] === undefined ? {} : { stalledIntervalMs: flags["stalled-interval"] }),
+      stopOnFailure: (error, batch) => describeHostFailure(error, { url, model: batch.spec.model })?.sentence,
       async executorFor(batch, { onEvent, requestSlot }) {
         const mcpTools = await batchMcpTools(batch, mcp, self);
         const transcriptsDir = join(batchDir(state, batch.spec.id), "transcripts");
@@ -244,6 +250,10 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
           case "error":
             log(`redis ${address.display}: ${event.message}`);
             break;
+          case "host_failure":
+            hostFailure = event.reason;
+            stop.abort();
+            break;
         }
       },
     });
@@ -255,14 +265,22 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
           : "bypassPermissions batches run here: their tool calls run unasked (this host's deny rules and sandbox still hold)",
       );
     }
+    const stopping = AbortSignal.any([context.signal, stop.signal]);
     await new Promise<void>((resolveStop) => {
-      if (context.signal.aborted) resolveStop();
-      context.signal.addEventListener("abort", () => resolveStop(), { once: true });
+      if (stopping.aborted) resolveStop();
+      stopping.addEventListener("abort", () => resolveStop(), { once: true });
     });
     log(
       `stopping: taking no more items, finishing ${plural(worker.running(), "running item")} (again to exit at once)`,
     );
     await worker.close();
+    if (hostFailure !== undefined) {
+      // R-R9: nothing failed: the items this host could not run wait on the queue.
+      log(
+        `${self}: stopped: ${hostFailure}; the items it could not run went back to the queue, none failed — fix it, then start the worker again`,
+      );
+      return EXIT.usage;
+    }
     log("stopped: every item this worker started is finished and recorded");
     return EXIT.ok;
   } finally {

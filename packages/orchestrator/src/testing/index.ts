@@ -15,6 +15,7 @@ import {
 } from "@forkloop/loop-core";
 import { createBuiltinTools } from "@forkloop/tools";
 import type { AgentPool } from "../agent-pool.js";
+import { type AgentProfile, type AgentProfileFields, agentProfile } from "../agent-profile.js";
 import type { MainSessionOptions } from "../main-session.js";
 import type { SubAgentTask } from "../sub-agent-types.js";
 
@@ -49,6 +50,11 @@ export function testCacheSafeParams(
   };
 }
 
+/** A profile for tests: the test model in bypassPermissions, unless `fields` say otherwise. */
+export function testProfile(fields: Partial<AgentProfileFields> = {}): AgentProfile {
+  return agentProfile({ model: TEST_MODEL, permissionMode: "bypassPermissions", ...fields });
+}
+
 /** A sub-agent task with defaults for tests. */
 export function testTask(overrides: Partial<SubAgentTask> & { id: string }): SubAgentTask {
   const cwd = realpathSync(tmpdir());
@@ -59,7 +65,7 @@ export function testTask(overrides: Partial<SubAgentTask> & { id: string }): Sub
     promptMessages: [{ role: "user", content: `Sub-agent ${overrides.id}: do your part.` }],
     querySource: "agent:test",
     toolNames: createBuiltinTools().map((tool) => tool.name),
-    permissionMode: "bypassPermissions",
+    profile: testProfile(),
     ...overrides,
   };
 }
@@ -84,8 +90,7 @@ export function testSessionOptions(options: {
   return {
     endpoint: { apiKey: "test-key", baseURL: options.baseURL },
     cwd: options.dir,
-    model: TEST_MODEL,
-    permissionMode: "bypassPermissions",
+    profile: testProfile(),
     sessionsDir: `${options.dir}/sessions`,
     pool: options.pool,
     home: options.dir,

@@ -70,6 +70,26 @@ export async function runQuery(prompt: string, options: Options): Promise<SDKMes
   return collectMessages(query({ prompt, options }));
 }
 
+/**
+ * The messages of a query that may end by throwing (an error result, an abort: as the Agent SDK
+ * ends them), and what it threw.
+ */
+export async function runToThrow(
+  run: AsyncIterable<SDKMessage>,
+  onMessage: (message: SDKMessage) => void = () => {},
+): Promise<{ messages: SDKMessage[]; thrown: unknown }> {
+  const messages: SDKMessage[] = [];
+  try {
+    for await (const message of run) {
+      messages.push(message);
+      onMessage(message);
+    }
+  } catch (error) {
+    return { messages, thrown: error };
+  }
+  return { messages, thrown: undefined };
+}
+
 /** A prompt stream the test feeds while the query runs. */
 export function promptStream(): {
   stream: AsyncIterable<{

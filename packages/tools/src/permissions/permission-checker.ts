@@ -2,6 +2,7 @@ import { homedir } from "node:os";
 import { relative } from "node:path";
 import type { CanUseTool, PermissionDecision, PermissionMode, Tool } from "@forkloop/loop-core";
 import { judgeBash } from "./bash-judgement.js";
+import { permissionModeFacts } from "./permission-modes.js";
 import { type PermissionRule, parsePermissionRule, ruleMatches } from "./permission-rules.js";
 import { protectedWriteReason, protectedWriteTarget } from "./protected-paths.js";
 import { hardLinkCount } from "./shell-paths.js";
@@ -21,7 +22,11 @@ export interface PermissionDenial {
 }
 
 export interface PermissionCheckerOptions {
-  readonly mode: PermissionMode;
+  /**
+   * The mode, or where to read it at each call (R-S14: a session's live mode, which a switch
+   * during a turn changes for the calls after it).
+   */
+  readonly mode: PermissionMode | (() => PermissionMode);
   readonly rules: PermissionRules;
   readonly tools: readonly Tool[];
   /** Receives every call that needs a person's answer; without it, such calls are denied. */
@@ -73,7 +78,12 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
   const findTool = (name: string): Tool | undefined =>
     options.tools.find((tool) => tool.name === name || tool.aliases?.includes(name) === true);
 
+  const given = options.mode;
+  const modeOf = typeof given === "function" ? given : () => given;
+
   return async (toolName, input, callOptions) => {
+    const mode = modeOf();
+    const facts = permissionModeFacts(mode);
     const deny = (reason: string, interrupt?: boolean): PermissionDecision => {
       options.onDenial?.({ toolName, toolUseId: callOptions.toolUseId, input, reason });
       return interrupt === true
@@ -97,7 +107,7 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
       // A PreToolUse hook already answered the question (it is the user's own); only the ask is
       // skipped: deny rules and plan mode were decided before any ask (issue 10).
       if (callOptions.approvedByHook === true) return { behavior: "allow" };
-      if (options.mode === "dontAsk") {
+      if (facts.deniesAsks) {
         return deny(
           `${why}, and dontAsk mode denies anything that is not pre-approved. ${howToAllow(toolName, input, matchContext.cwd, rule)}`,
         );
@@ -125,7 +135,7 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
       let judgement: ReturnType<typeof judgeBash>;
       try {
         judgement = judgeBash(command, {
-          mode: options.mode,
+          mode,
           rules,
           match: matchContext,
           workspaceRoots: options.workspaceRoots ?? [matchContext.cwd],
@@ -141,18 +151,14 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
       }
       if (judgement.askAlways !== undefined)
         return ask(`Bash needs approval: ${judgement.askAlways}`, suggestion);
-      if (options.mode === "plan" && !judgement.readOnly) {
+      if (facts.readOnly && !judgement.readOnly) {
         return deny(
           `Plan mode allows only read-only tools, and this Bash call would change things (${judgement.notReadOnly}). ` +
             "Finish the plan and ask the user to approve it before making changes.",
         );
       }
-      if (options.mode === "bypassPermissions" || judgement.needsApproval === undefined)
-        return { behavior: "allow" };
-      return ask(
-        `This Bash command needs approval in ${options.mode} mode: ${judgement.needsApproval}`,
-        suggestion,
-      );
+      if (facts.approvesEverything || judgement.needsApproval === undefined) return { behavior: "allow" };
+      return ask(`This Bash command needs approval in ${mode} mode: ${judgement.needsApproval}`, suggestion);
     }
 
     if (isBash) return decideBash(input.command as string);
@@ -160,13 +166,13 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
     if (askRule !== undefined) return ask(`${toolName} needs approval (rule ask: ${askRule.raw})`);
 
     const readOnly = safely(() => tool.isReadOnly(input));
-    if (options.mode === "plan" && !readOnly && !noApproval.has(toolName)) {
+    if (facts.readOnly && !readOnly && !noApproval.has(toolName)) {
       return deny(
         `Plan mode allows only read-only tools, and this ${toolName} call would change things. ` +
           "Finish the plan and ask the user to approve it before making changes.",
       );
     }
-    if (options.mode === "bypassPermissions") return { behavior: "allow" };
+    if (facts.approvesEverything) return { behavior: "allow" };
     if (readOnly && typeof input.file_path === "string") {
       const links = hardLinkCount(input.file_path);
       if (links > 1) {
@@ -195,8 +201,8 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
     }
     if (firstMatch(rules.allow, "allow") !== undefined) return { behavior: "allow" };
     if (readOnly || noApproval.has(toolName)) return { behavior: "allow" };
-    if (options.mode === "acceptEdits" && FILE_EDIT_TOOLS.has(toolName)) return { behavior: "allow" };
-    return ask(`${toolName} needs approval in ${options.mode} mode`);
+    if (facts.approvesEdits && FILE_EDIT_TOOLS.has(toolName)) return { behavior: "allow" };
+    return ask(`${toolName} needs approval in ${mode} mode`);
   };
 }
 

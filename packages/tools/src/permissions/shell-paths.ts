@@ -16,6 +16,7 @@ import {
 } from "../workspace-paths.js";
 import type { BashJudgementContext } from "./bash-judgement.js";
 import { outsideInodeBelow } from "./links-below.js";
+import { permissionModeFacts } from "./permission-modes.js";
 import { type PermissionRule, type RuleMatchContext, ruleMatches } from "./permission-rules.js";
 import { protectedWriteReason, protectedWriteTarget } from "./protected-paths.js";
 
@@ -273,7 +274,7 @@ export class ShellPaths {
         home: this.context.match.home,
       });
       const allowed =
-        (this.context.mode === "acceptEdits" && guarded === undefined) ||
+        (permissionModeFacts(this.context.mode).approvesEdits && guarded === undefined) ||
         this.context.rules.allow.some(
           (rule) =>
             (guarded === undefined || rule.specifier?.type === "path") &&

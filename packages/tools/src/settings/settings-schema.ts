@@ -1,16 +1,8 @@
 import type { PermissionMode } from "@forkloop/loop-core";
 import { z } from "zod";
 import { matcherError } from "../hooks/hook-matcher.js";
+import { PERMISSION_MODES } from "../permissions/permission-modes.js";
 import { parsePermissionRule } from "../permissions/permission-rules.js";
-
-export const PERMISSION_MODES = [
-  "default",
-  "acceptEdits",
-  "plan",
-  "bypassPermissions",
-  "dontAsk",
-  "auto",
-] as const;
 
 /** Events forkloop runs. */
 export const HOOK_EVENTS = [

@@ -1,17 +1,8 @@
 import { isAbsolute, join, resolve } from "node:path";
 import type { PermissionMode } from "@forkloop/loop-core";
+import { permissionModeFacts } from "../permissions/permission-modes.js";
 import { isInside, realpathAllowingMissing } from "../workspace-paths.js";
 import type { SettingsFile } from "./settings-schema.js";
-
-/** Least to most permissive: a project file may move the mode left, never right (R-S5). */
-const MODE_WIDTH: Readonly<Record<PermissionMode, number>> = {
-  plan: 0,
-  dontAsk: 1,
-  default: 2,
-  auto: 2,
-  acceptEdits: 3,
-  bypassPermissions: 4,
-};
 
 const SANDBOX_STRENGTH = { off: 0, auto: 1, on: 2 } as const;
 
@@ -39,7 +30,7 @@ export function narrowUntrustedFile(
     }
     delete permissions.allow;
     const mode = permissions.defaultMode;
-    if (mode !== undefined && MODE_WIDTH[mode] > MODE_WIDTH[context.mode]) {
+    if (mode !== undefined && permissionModeFacts(mode).width > permissionModeFacts(context.mode).width) {
       ignored.push(`permissions.defaultMode "${mode}"`);
       delete permissions.defaultMode;
     }
