@@ -101,7 +101,9 @@ describe("R-K2: the Agent SDK drop-in, proven against the real Agent SDK 0.3.333
       const verdict = judge(allowlist, differences);
       for (const entry of verdict.used) used.add(entry);
       compared.add(name);
-      expect(describeDifferences(verdict.unexplained)).toBe("");
+      // The whole text as the message: a CI log shows every difference, not a truncated string.
+      const unexplained = describeDifferences(verdict.unexplained);
+      expect(unexplained, unexplained).toBe("");
     },
     400_000,
   );
