@@ -119,7 +119,7 @@ describe("issue 13 item 2: claude -p parity", () => {
     expect(text.stderr).toMatch(/^Error: Exceeded USD budget \(0\.000001\)\. .*higher --max-budget-usd/m);
   });
 
-  it("text-mode errors are Claude Code's sentences with the fix: max turns (exit 3), a 401 (exit 4)", async () => {
+  it("text-mode errors are Claude Code's sentences with the fix: max turns (exit 3); a 401 is bad input (R-R9: exit 2, forkloop's documented code where Claude Code exits 1)", async () => {
     const turns = await runCliInProcess(["run", "Summarize notes.md", "--max-turns", "1"], { cwd: dir });
     expect(turns.code).toBe(3);
     expect(turns.stderr).toMatch(
@@ -129,8 +129,10 @@ describe("issue 13 item 2: claude -p parity", () => {
       cwd: dir,
       env: { FORKLOOP_SIM_FAULTS: "401@1" },
     });
-    expect(denied.code).toBe(4);
-    expect(denied.stderr).toMatch(/^API Error: .+ — check ANTHROPIC_API_KEY/m);
+    expect(denied.code).toBe(2);
+    expect(denied.stderr).toMatch(
+      /^API Error: the built-in simulator refused the API key \(401: .+\)\. Set ANTHROPIC_API_KEY to a valid key; then continue the session with `forkloop run --resume [0-9a-f-]{36} "…"`\.$/m,
+    );
     expect(denied.stderr).not.toMatch(/forkloop run: (max_turns|model_error)/);
   });
 

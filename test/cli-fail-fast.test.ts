@@ -99,6 +99,22 @@ describe("issue 13: fail fast, before spending", () => {
     expect((await messageRequests(sim)) - before).toBe(1);
   });
 
+  it("R-R9: run with an unknown model is bad input as in batch: exit 2, one line naming the model and the resume that replaces it", async () => {
+    const before = await messageRequests(sim);
+    const result = await runCliInProcess(["run", "hi", "--model", "claude-nope-9"], {
+      cwd: dir,
+      env: sim.env,
+    });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^API Error: model "claude-nope-9" was not found at ${sim.url.replace(/[.]/g, "\\.")} \\(404: .+\\)\\. Give a model the endpoint serves; then continue the session with \`forkloop run --resume [0-9a-f-]{36} "…" --model NAME\`\\.$`,
+        "m",
+      ),
+    );
+    expect((await messageRequests(sim)) - before).toBe(1);
+  });
+
   it("binary and unreadable matches are skipped at enqueue and listed", async () => {
     const project = join(dir, "mixed");
     await mkdir(project);

@@ -158,20 +158,36 @@ describe("R-R9 chaos: a failure of the whole batch stops it, the rest pending, a
       "html-404" as const,
       'the endpoint answered 404 to POST /v1/messages (an HTML page titled "404 Not Found")',
     ],
-    ["revoked" as const, "invalid x-api-key — check ANTHROPIC_API_KEY"],
+    [
+      "revoked" as const,
+      "refused the API key (401: invalid x-api-key). Set ANTHROPIC_API_KEY to a valid key",
+    ],
   ])(
-    "forkloop run against %s: one request, one line naming what came back and the fix (never markup, never --model), exit 4",
+    "forkloop run against %s: one request, one line naming what came back and the fix (never markup), exit 2; once fixed, the session continues",
     async (wrong, said) => {
       reset(wrong);
       const run = await runCli(["run", "Hello"], { cwd: dir, env: endpoint.env });
-      expect(run.code).toBe(4);
-      const [line] = run.stderr.split("\n");
+      expect(run.code, run.stderr).toBe(2);
+      const [line = ""] = run.stderr.split("\n");
+      expect(line).toMatch(/^API Error: http:\/\/127\.0\.0\.1:\d+ /);
       expect(line).toContain(said);
       expect(line).not.toMatch(/<html|<title|--model/i);
       if (wrong !== "revoked")
-        expect(line).toContain("ANTHROPIC_BASE_URL is not an Anthropic Messages API endpoint");
+        expect(line).toContain("is not an Anthropic Messages API endpoint: the endpoint answered");
       expect(answered).toEqual([wrong]);
+      // Nothing lost: the line names the resume, and once the endpoint works it goes on.
+      const resume = /then continue the session with `forkloop run --resume ([0-9a-f-]{36}) "…"`\.$/.exec(
+        line,
+      );
+      expect(resume, line).not.toBeNull();
+      reset("pass");
+      const resumed = await runCli(["run", "--resume", resume?.[1] ?? "", "Hello again"], {
+        cwd: dir,
+        env: endpoint.env,
+      });
+      expect(resumed.code, resumed.stderr).toBe(0);
     },
+    60_000,
   );
 
   it("an item's own failure is listed with --retry-failed in the summary and in batch status", async () => {

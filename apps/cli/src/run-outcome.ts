@@ -2,6 +2,7 @@ import { plural } from "@forkloop/batch";
 import { isWrongEndpointMessage, type TerminalReason } from "@forkloop/loop-core";
 import type { SDKResultMessage } from "@forkloop/sdk";
 import type { CommandContext } from "./command-context.js";
+import { describeEndpointFailure, type EndpointContext, type EndpointFailure } from "./endpoint-failure.js";
 import { EXIT, type ExitCode, exitCodeForTerminal } from "./exit-codes.js";
 
 export interface RunOutcomeOptions {
@@ -13,6 +14,8 @@ export interface RunOutcomeOptions {
   readonly maxBudgetUsd: number | undefined;
   /** How the user would continue this session (`forkloop run --resume … --cwd …`). */
   readonly resumeCommand: string;
+  /** Where the requests went and for which model (what an endpoint failure's message names). */
+  readonly endpoint: EndpointContext;
 }
 
 /** The result as the chosen format prints it, and the exit code its terminal reason maps to. */
@@ -29,9 +32,17 @@ export function printOutcome(
     }
     return result.is_error ? EXIT.compactFailed : EXIT.ok;
   }
-  if (options.format === "text") {
+  // R-R9: a wrong key, URL or model is bad input (exit 2): one line with the fix, whatever the format.
+  const endpointFailure = runEndpointFailure(result, options.endpoint);
+  if (endpointFailure !== undefined) {
+    context.stderr.write(
+      `API Error: ${endpointFailure.sentence}; then continue the session with \`${options.resumeCommand} "…"${endpointFailure.resumeWith}\`.\n`,
+    );
+  } else if (options.format === "text") {
     if (!result.is_error) context.stdout.write(`${result.result}\n`);
     else context.stderr.write(`${errorSentence(result, options)}\n`);
+  }
+  if (options.format === "text") {
     if (options.verbose) {
       context.stderr.write(
         `session ${result.session_id} · ${plural(result.num_turns, "turn")} · $${result.total_cost_usd.toFixed(4)}\n`,
@@ -39,6 +50,7 @@ export function printOutcome(
     }
   }
   if (result.subtype === "error_max_budget_usd") return EXIT.budgetReached;
+  if (endpointFailure !== undefined) return EXIT.usage;
   return exitCodeForTerminal(result.terminal_reason as TerminalReason);
 }
 
@@ -57,7 +69,7 @@ export function errorSentence(result: SDKResultMessage, options: RunOutcomeOptio
       return `Error: Reached max turns (${options.maxTurns ?? result.num_turns}). The session is saved: continue it with ${resume}, or raise --max-turns.`;
     case "model_error":
     case "image_error":
-      return `API Error: ${result.result}${apiErrorFix(result.api_error_status, result.result)}`;
+      return `API Error: ${result.result}${apiErrorFix(result.api_error_status)}`;
     case "hook_stopped":
     case "stop_hook_prevented":
       return `Error: A hook stopped the run: ${result.result}. Check the hooks in your settings files (.claude/settings.json, ~/.claude/settings.json).`;
@@ -76,14 +88,27 @@ export function errorSentence(result: SDKResultMessage, options: RunOutcomeOptio
   }
 }
 
-/** What to fix for a failed API call, by its HTTP status (and whether it came from the API at all). */
-function apiErrorFix(status: number | null, message: string): string {
-  // R-R9: the URL leads somewhere else: a proxy's login page, a web server's 404.
-  if (isWrongEndpointMessage(message))
-    return " — ANTHROPIC_BASE_URL is not an Anthropic Messages API endpoint: check it (the API's root, e.g. https://api.anthropic.com, without /v1; a proxy may want you to log in first), or unset it.";
-  if (status === 401 || status === 403)
-    return " — check ANTHROPIC_API_KEY (unset it to use the built-in simulator).";
-  if (status === 404) return " — check --model (or the settings' model): the endpoint does not know it.";
+/**
+ * R-R9: a run that ended on a refused key (401, 403), an unknown model (404) or an answer that is
+ * not the Messages API's (a proxy's login page): every retry would fail the same way, so it is
+ * the user's input to fix, as `batch` stops on it. An unreachable server or a busy API is not.
+ */
+export function runEndpointFailure(
+  result: SDKResultMessage,
+  at: EndpointContext,
+): EndpointFailure | undefined {
+  if (result.terminal_reason !== "model_error") return undefined;
+  const status = result.api_error_status;
+  const code = isWrongEndpointMessage(result.result)
+    ? "wrong_endpoint"
+    : status === 401 || status === 403 || status === 404
+      ? `http_${status}`
+      : undefined;
+  return code === undefined ? undefined : describeEndpointFailure({ code, message: result.result }, at);
+}
+
+/** What to fix for a failed API call that is not bad input, by its HTTP status. */
+function apiErrorFix(status: number | null): string {
   if (status === 429 || status === 529)
     return " — the endpoint stayed busy through every retry; try again later.";
   if (status === null) return " — check ANTHROPIC_BASE_URL and that the endpoint is reachable.";

@@ -122,9 +122,11 @@ export async function runCommand(argv: readonly string[], context: CommandContex
     },
   });
   let result: SDKResultMessage | undefined;
+  let init: InitMessage | undefined;
   try {
     for await (const message of run) {
       if (message.type === "result") result = message;
+      if (message.type === "system" && message.subtype === "init") init = message;
       if (format === "stream-json") context.stdout.write(`${JSON.stringify(message)}\n`);
       else if (format === "text" && flags.verbose) describeVerbose(message, context);
       if (format === "text" && isRateLimitPause(message)) describeRateLimitPause(message, context);
@@ -158,6 +160,12 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       maxTurns: flags["max-turns"],
       maxBudgetUsd: flags["max-budget-usd"],
       resumeCommand: `forkloop run --resume ${result.session_id}${flags.cwd ? ` --cwd ${flags.cwd}` : ""}`,
+      endpoint: {
+        url: init?.simulated
+          ? "the built-in simulator"
+          : (context.env.ANTHROPIC_BASE_URL ?? "https://api.anthropic.com"),
+        model: init?.model ?? flags.model ?? "the default model",
+      },
     },
     context,
   );
@@ -185,6 +193,8 @@ async function announceReport(
     context.stderr.write(`forkloop run: the report could not be written: ${(error as Error).message}\n`);
   }
 }
+
+type InitMessage = Extract<SDKMessage, { subtype: "init" }>;
 
 type RateLimitPause = Extract<SDKMessage, { subtype: "api_retry" }> & { resumes_at: string };
 
