@@ -31,6 +31,8 @@ export const EXIT = {
   hangup: 129,
   /** Interrupted (Ctrl+C, `aborted_streaming`, `aborted_tools`): 128 + SIGINT, like a shell. */
   interrupted: 130,
+  /** Stopped by SIGQUIT (Ctrl+\ in a terminal, a supervisor's quit): 128 + SIGQUIT; as cleanly as SIGTERM, no core dump (R-R8). */
+  quit: 131,
   /** stdout's reader went away (`forkloop run … | head -1`): 128 + SIGPIPE; the work stopped quietly. */
   brokenPipe: 141,
   /** Stopped by SIGTERM (`timeout`, `kill`, a CI runner): 128 + SIGTERM; state is consistent as after Ctrl+C. */

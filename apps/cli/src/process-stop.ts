@@ -2,9 +2,10 @@ import { EXIT, type ExitCode } from "./exit-codes.js";
 
 /**
  * Why the process was asked to stop: Ctrl+C, a SIGTERM (`timeout`, `kill`, a CI runner), a SIGHUP
- * (the terminal closed, an ssh connection dropped) or a closed pipe.
+ * (the terminal closed, an ssh connection dropped), a SIGQUIT (Ctrl+\, a supervisor's quit) or a
+ * closed pipe.
  */
-export type StopCause = "sigint" | "sigterm" | "sighup" | "epipe";
+export type StopCause = "sigint" | "sigterm" | "sighup" | "sigquit" | "epipe";
 
 /** The stop each signal asks for, and its exit code (128 + the signal's number, as a shell reports). */
 const SIGNALS = {
@@ -13,6 +14,9 @@ const SIGNALS = {
   // R-R8: handled like SIGTERM — without a handler the process died at once, a running Bash
   // command finished its side effect after forkloop was gone, and a batch wrote no report.
   SIGHUP: { cause: "sighup", code: EXIT.hangup },
+  // R-R8: SIGHUP's neighbour: by default SIGQUIT (Ctrl+\ in a terminal) kills the process with a
+  // core dump — no report, a running Bash command's group left behind; it stops as SIGTERM does.
+  SIGQUIT: { cause: "sigquit", code: EXIT.quit },
 } as const satisfies Record<string, { cause: StopCause; code: ExitCode }>;
 
 /**
@@ -23,7 +27,7 @@ const SIGNALS = {
 export const REPEATED_SIGNAL_WINDOW_MS = 300;
 
 export interface ProcessStop {
-  /** Aborted on the first SIGINT, SIGTERM, SIGHUP or EPIPE; commands stop cooperatively on it. */
+  /** Aborted on the first SIGINT, SIGTERM, SIGHUP, SIGQUIT or EPIPE; commands stop cooperatively on it. */
   readonly signal: AbortSignal;
   /** The exit code for what the command returned, given why it was stopped. */
   exitCode(returned: ExitCode): number;
@@ -32,7 +36,7 @@ export interface ProcessStop {
 }
 
 /**
- * Installs the process's stop handling (issue 13 item 5). The first SIGINT, SIGTERM or SIGHUP aborts
+ * Installs the process's stop handling (issue 13 item 5). The first SIGINT, SIGTERM, SIGHUP or SIGQUIT aborts
  * `signal`, so transcripts and journals end consistently; a repeat within
  * REPEATED_SIGNAL_WINDOW_MS is ignored; a later one exits at once. A closed stdout or stderr
  * (`forkloop run … | head -1`) stops the work quietly — no EPIPE stack trace — and exits 141
@@ -84,6 +88,7 @@ export function installProcessStop(
       if (cause === "epipe") return EXIT.brokenPipe;
       if (cause === "sigterm" && returned === EXIT.interrupted) return EXIT.terminated;
       if (cause === "sighup" && returned === EXIT.interrupted) return EXIT.hangup;
+      if (cause === "sigquit" && returned === EXIT.interrupted) return EXIT.quit;
       return returned;
     },
     stdoutOpen: () => !stdoutClosed,
