@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Packs the release tarballs (issue 13): one per library package (`@forkloop/sim` …
+ * Packs the release tarballs (R-K4): one per library package (`@forkloop/sim` …
  * `@forkloop/cli`, for `npm i @forkloop/sdk` and the rest) and `forkloop`, the package users
  * install, with its whole production dependency tree bundled inside (as npm itself ships), so
  * `npm i -g forkloop-<version>.tgz` and `npx` need no registry, no cache and no build.

@@ -1,5 +1,5 @@
 /**
- * Distributed batches (issue 16 "Done when"): the same latency-bound 1,000-item batch (simulator
+ * Distributed batches (R-B1): the same latency-bound 1,000-item batch (simulator
  * TTFT 1 s, one turn per item) run by `forkloop batch --queue` on a real redis-server with 1, 2
  * and 4 `forkloop worker` processes, each at concurrency 8, against one shared simulator:
  *   1. for each, achieved throughput vs the latency-bound ideal (8 × W items always in flight,

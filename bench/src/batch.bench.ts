@@ -1,5 +1,5 @@
 /**
- * `forkloop batch` throughput (issue 7 "Done when"): a 500-item batch on the simulator (400 ms to
+ * `forkloop batch` throughput: a 500-item batch on the simulator (400 ms to
  * first token, 60 output tokens/s, two turns per item: Read the file, then summarize it) at
  * concurrency 32, compared with
  *   1. the ideal latency-bound throughput: 32 items in flight, each taking exactly the model time

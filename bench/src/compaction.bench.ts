@@ -1,5 +1,5 @@
 /**
- * compaction figures (issue 5 "Done when"):
+ * compaction figures (R-C0–R-C8):
  * 1. Context-pipeline time per pass (R-C0 budget+snip → R-C2 microcompact → R-C3 collapse → R-C4
  *    auto-compact decision) on histories of 1,000 and 10,000 messages, in two states: below every
  *    line (the common pass: scan and decide), and in the microcompact band (old tool results are

@@ -1,5 +1,5 @@
 /**
- * R-S12: what the linear-time regex engine costs (issue 24). Grep's JavaScript backend over the
+ * R-S12: what the linear-time regex engine costs. Grep's JavaScript backend over the
  * generated 20,000-file tree with re2js (now) and with V8's backtracking RegExp (before, kept as
  * `backtrackingRegexEngine` in @forkloop/tools/testing, on the caller's thread; now re2js runs on
  * Grep's search thread, whose CPU time counts too), side by side in one run, their outputs

@@ -1,5 +1,5 @@
 /**
- * Compaction inside one long batch item (issue 12 "Done when": benchmarks). A batch item is an
+ * Compaction inside one long batch item (R-C4 for batch items). A batch item is an
  * agent with its own context pipeline (createAgentContextPipeline: createContextPipeline with the
  * catalog's thresholds); here it runs in process against the simulator over real HTTP with a
  * small window (24k as in the e2e tests, and 40k), so it compacts several times. The same

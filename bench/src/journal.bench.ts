@@ -1,5 +1,5 @@
 /**
- * Issue 11: the batch journal's cost of durability, and how long a resume takes.
+ * R-R4: the batch journal's cost of durability, and how long a resume takes.
  *   1. Append throughput before and after the durability changes, side by side on the same disk:
  *      "before" is the journal's former append loop (one write of the group's text, one fsync,
  *      no check of the bytes written, no cut-back on failure); "after" is today's `openLog`
@@ -24,7 +24,7 @@ const APPENDERS = 32;
 const RECORDS = 4_000;
 const RESUME_ITEMS = 10_000;
 
-/** The journal's append loop as it was before issue 11 (kept here only as the baseline). */
+/** The journal's append loop as it was before the durability changes (kept here only as the baseline). */
 class FormerGroupCommitLog {
   #pending: { text: string; resolve: () => void }[] = [];
   #flushing: Promise<void> | undefined;

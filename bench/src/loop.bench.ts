@@ -1,11 +1,11 @@
 /**
- * loop-core figures (issue 3 "Done when"):
+ * loop-core figures:
  * 1. Loop CPU per iteration with 10 / 100 / 1,000 history messages. The model is an in-process
  *    scripted client that still builds and serializes the exact request body (the client-side CPU
  *    of a real call); no HTTP, no waits, so only the loop's own work is timed. With
  *    FORKLOOP_BENCH_LOOP_BASELINE=<dir of another built @forkloop/loop-core> (e.g. a copy of
  *    `packages/loop-core` at an older commit, built) the same runs go through that build too,
- *    interleaved with this one, and each size is reported side by side (issue 12: the phases
+ *    interleaved with this one, and each size is reported side by side (the phases
  *    refactor of `queryLoop`, before vs after).
  * 2. Latency of a turn with three slow read-only tools on the simulator (real HTTP, official SDK,
  *    a paced stream): the streaming executor (tools start at their content_block_stop) vs running

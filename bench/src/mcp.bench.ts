@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- mcp` (issue 15): an MCP tool call's latency from the main agent (main thread)
+ * `npm run bench -- mcp` (R-M1): an MCP tool call's latency from the main agent (main thread)
  * and from an Agent sub-agent (a worker thread whose call comes back to the parent over comlink),
  * side by side in one session; and the session start time with 0 vs 3 stdio servers (the repo's
  * test server, server-memory and server-filesystem, started in parallel). The simulator runs in

@@ -1,5 +1,5 @@
 /**
- * Orchestrator headline figures (issue 6 "Done when"), each side by side in one run:
+ * Orchestrator headline figures (R-F2–R-F4), each side by side in one run:
  * 1. fork start latency (`pool.run()` → the worker's first HTTP request), p50/p95, warm and cold
  *    pool, vs a fresh `node` process per sub-agent running the same sub-agent code;
  * 2. machine memory per concurrent sub-agent at 32 in flight (drop in MemAvailable), pool vs

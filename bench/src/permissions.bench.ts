@@ -1,5 +1,5 @@
 /**
- * Issue 10's permission bench: the checker's decision time per Bash command (parse with unbash,
+ * The permission bench (R-S1, R-S2): the checker's decision time per Bash command (parse with unbash,
  * walk, rules, read-only table, path checks on a real temp workspace), p50/p99 for commands of
  * about 20, 200 and 2,000 characters; and a Bash call's latency in bubblewrap against the same
  * call without it (when bwrap works here). `npm run bench -- permissions`.

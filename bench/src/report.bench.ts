@@ -1,5 +1,5 @@
 /**
- * `forkloop report` (issue 17): generation time and file size of a batch report for 100 and
+ * `forkloop report` (R-V1): generation time and file size of a batch report for 100 and
  * 10,000 items, and the time the page takes to open (navigation → drawn) in headless Chromium
  * for 100, 1,000 and 10,000 items. The 100 items are a real batch run by the built CLI on the
  * embedded simulator (a third read a file first, a tenth fail); the larger batches repeat those

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- sdk` (issue 14): 32 concurrent `query()` sessions in one process, each forking
+ * `npm run bench -- sdk` (R-K1): 32 concurrent `query()` sessions in one process, each forking
  * two sub-agents, side by side with 32 concurrent `forkloop run` processes doing the same — memory
  * per session (while every session has its two sub-agents in flight) and time to first request.
  * The simulator runs in a process of its own and holds every sub-agent's reply until the figures

@@ -1,5 +1,5 @@
 /**
- * The simulator's own capacity on this machine (issue 2 "Done when"), so later benchmarks can
+ * The simulator's own capacity on this machine, so later benchmarks can
  * show it is never their bottleneck. Each figure is measured side by side with a bare node:http
  * server that returns a fixed, precomputed reply to the same SDK client: the ratio is the
  * simulator's overhead (validation, tokenizer, prompt cache, brain, SSE framing).

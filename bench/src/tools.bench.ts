@@ -1,5 +1,5 @@
 /**
- * Tools benchmarks (issue 4): Grep over a generated 20,000-file tree in files_with_matches and
+ * Tools benchmarks (R-T3): Grep over a generated 20,000-file tree in files_with_matches and
  * content modes (the ripgrep backend and the JavaScript fallback side by side when rg is on PATH;
  * otherwise the JavaScript backend alone, with GNU grep -rl as a native reference), Glob over the
  * same tree, and Read / Edit throughput against the bare synchronous fs calls they wrap (the

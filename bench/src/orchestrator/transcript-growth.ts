@@ -12,7 +12,7 @@ function child(args: readonly string[]): { maxRssBytes: number; conversationByte
 }
 
 /**
- * R-R12 (issue 25 item 8): a 300-turn session's transcript size against its final conversation
+ * R-R12: a 300-turn session's transcript size against its final conversation
  * (goal ≤ 3×), and `--resume`'s peak memory against the run's (goal ≤ 1.2×), each process on its
  * own (maxRSS), format 2 (the prefix once per change, resume streamed) beside format 1 (the whole
  * CacheSafeParams every turn, resume loading every record). The transcript layer is forkloop's

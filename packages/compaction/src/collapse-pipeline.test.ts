@@ -16,7 +16,7 @@ import { createHistory, createScriptedCompactRunner, mainAgentParams } from "./t
 /**
  * R-C3 context collapse in the real pipeline: loop-core's query() with createContextPipeline, the
  * simulator over real HTTP and the official SDK. The compact runner refuses every request, so a
- * test that passes did not get there by compacting (issue 12 "Done when": collapse).
+ * test that passes did not get there by compacting.
  */
 
 const open: Simulator[] = [];

@@ -176,7 +176,7 @@ describe("createContextPipeline", () => {
     expect((await pipeline.microcompact(input(over))).messages).toBe(over);
   });
 
-  it("R-C2 (API, issue 12 item 5): with clientMicrocompact false the stage leaves the band alone; apiMicrocompactEdits asks the API for the same lines", async () => {
+  it("R-C2 (API): with clientMicrocompact false the stage leaves the band alone; apiMicrocompactEdits asks the API for the same lines", async () => {
     const pipeline = createContextPipeline({
       runCompact: createScriptedCompactRunner([GOOD]),
       modelOverrides: [MODEL],

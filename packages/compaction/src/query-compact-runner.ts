@@ -17,7 +17,7 @@ export interface QueryCompactRunnerOptions {
   /** Working directory of the fork's (unused, every call is denied) tool context. */
   readonly cwd?: string;
   readonly retry?: QueryParams["retry"];
-  /** Issue 16 item 4: the agent's pre-send gate; a compact fork's request passes it too. */
+  /** R-B1 (queue-wide rate limits): the agent's pre-send gate; a compact fork's request passes it too. */
   readonly beforeSend?: QueryParams["beforeSend"];
   readonly modelOverrides?: QueryParams["modelOverrides"];
   readonly messageFactory?: MessageFactory;

@@ -40,8 +40,8 @@ async function until(condition: () => boolean): Promise<void> {
   for (let attempt = 0; attempt < 200 && !condition(); attempt++) await new Promise((r) => setTimeout(r, 25));
 }
 
-describe("issue 15: connectMcpServers against the repo's McpServer test server (stdio)", () => {
-  it("issue 15: a paginated tool list arrives whole, as mcp__test__* tools with their annotations mapped", async () => {
+describe("R-M1: connectMcpServers against the repo's McpServer test server (stdio)", () => {
+  it("R-M1: a paginated tool list arrives whole, as mcp__test__* tools with their annotations mapped", async () => {
     const { mcp } = await connect({ test: testServerConfig("--page-size", "3", "--extra-tools", "5") });
     const names = mcp.tools.map((tool) => tool.name);
     // 9 tools + 5 extras, 3 a page: 5 pages.
@@ -58,7 +58,7 @@ describe("issue 15: connectMcpServers against the repo's McpServer test server (
     expect(mcp.status()).toEqual([{ name: "test", status: "connected", transport: "stdio", restarts: 0 }]);
   });
 
-  it("issue 15: calls return the server's real results: text, images as image blocks, tool errors as is_error", async () => {
+  it("R-M1: calls return the server's real results: text, images as image blocks, tool errors as is_error", async () => {
     const { mcp } = await connect({ test: testServerConfig() });
     expect(await callTool(mcp.tools, "mcp__test__echo", { text: "hello" })).toEqual({
       isError: false,
@@ -79,7 +79,7 @@ describe("issue 15: connectMcpServers against the repo's McpServer test server (
     });
   });
 
-  it("issue 15: input is checked against the server's JSON Schema before the call reaches it", async () => {
+  it("R-M1: input is checked against the server's JSON Schema before the call reaches it", async () => {
     const { mcp } = await connect({ test: testServerConfig() });
     const bad = await callTool(mcp.tools, "mcp__test__add_note", { note: "" });
     expect(bad.isError).toBe(true);
@@ -89,7 +89,7 @@ describe("issue 15: connectMcpServers against the repo's McpServer test server (
     expect((await callTool(mcp.tools, "mcp__test__add_note", { note: "n" })).text).toBe("1 notes");
   });
 
-  it("issue 15: MCP_TOOL_TIMEOUT cuts a slow call with an is_error; a server's own timeout wins; the server goes on", async () => {
+  it("R-M1: MCP_TOOL_TIMEOUT cuts a slow call with an is_error; a server's own timeout wins; the server goes on", async () => {
     const limits = { ...DEFAULT_MCP_LIMITS, toolTimeoutMs: 300 };
     const { mcp } = await connect(
       { slowenv: testServerConfig(), own: { ...testServerConfig(), timeout: 200 } },
@@ -106,7 +106,7 @@ describe("issue 15: connectMcpServers against the repo's McpServer test server (
     expect((await callTool(mcp.tools, "mcp__slowenv__slow", { ms: 1 })).text).toBe("slept 1 ms");
   });
 
-  it("issue 15: an interrupted call stops waiting for the server (R-L16)", async () => {
+  it("R-M1: an interrupted call stops waiting for the server (R-L16)", async () => {
     const { mcp } = await connect({ test: testServerConfig() });
     const controller = new AbortController();
     const call = callTool(mcp.tools, "mcp__test__slow", { ms: 20_000 }, { signal: controller.signal });
@@ -115,7 +115,7 @@ describe("issue 15: connectMcpServers against the repo's McpServer test server (
     expect((await callTool(mcp.tools, "mcp__test__echo", { text: "still here" })).text).toBe("still here");
   });
 
-  it("issue 15: calls sharing one turn's signal leave no abort listener on it (the SDK's own stays on the call's signal)", async () => {
+  it("R-M1: calls sharing one turn's signal leave no abort listener on it (the SDK's own stays on the call's signal)", async () => {
     const { mcp } = await connect({ test: testServerConfig() });
     const echo = mcp.tools.find((tool) => tool.name === "mcp__test__echo")!;
     const abortController = new AbortController();
@@ -126,7 +126,7 @@ describe("issue 15: connectMcpServers against the repo's McpServer test server (
     expect(getEventListeners(abortController.signal, "abort")).toHaveLength(0);
   });
 
-  it("issue 15: a name over 128 characters and a schema that does not compile are left out, with notices", async () => {
+  it("R-M1: a name over 128 characters and a schema that does not compile are left out, with notices", async () => {
     const { mcp, notices } = await connect({ test: testServerConfig("--long-name", "--bad-schema") });
     expect(mcp.tools.map((tool) => tool.name)).not.toContain("mcp__test__bad_schema");
     expect(mcp.tools.every((tool) => tool.name.length <= 128)).toBe(true);
@@ -147,7 +147,7 @@ describe("issue 15: connectMcpServers against the repo's McpServer test server (
     ]);
   });
 
-  it("issue 15: servers that fail to start are reported (status failed, reason, stderr) and the others start", async () => {
+  it("R-M1: servers that fail to start are reported (status failed, reason, stderr) and the others start", async () => {
     const { mcp, notices } = await connect({
       good: testServerConfig(),
       exits: testServerConfig("--fail-start"),
@@ -168,7 +168,7 @@ describe("issue 15: connectMcpServers against the repo's McpServer test server (
     expect(mcp.tools.every((tool) => tool.name.startsWith("mcp__good__"))).toBe(true);
   });
 
-  it("issue 15 item 3: servers start in parallel — three that each wait for the other two before answering all connect", async () => {
+  it("R-M1: servers start in parallel — three that each wait for the other two before answering all connect", async () => {
     const dir = mkdtempSync(join(tmpdir(), "forkloop-mcp-peers-"));
     try {
       const peer = testServerConfig("--peers", `${dir}:3`);
@@ -183,7 +183,7 @@ describe("issue 15: connectMcpServers against the repo's McpServer test server (
     }
   });
 
-  it("issue 15: MCP_TIMEOUT: a server that never answers initialize fails after the startup timeout", async () => {
+  it("R-M1: MCP_TIMEOUT: a server that never answers initialize fails after the startup timeout", async () => {
     const { mcp } = await connect(
       { hangs: testServerConfig("--hang-start") },
       { limits: { ...DEFAULT_MCP_LIMITS, startupTimeoutMs: 1_000 } },
@@ -195,7 +195,7 @@ describe("issue 15: connectMcpServers against the repo's McpServer test server (
     expect(mcp.tools).toEqual([]);
   });
 
-  it("issue 15: a server killed mid-call → is_error, restarted once, later calls work; a second death leaves it stopped", async () => {
+  it("R-M1: a server killed mid-call → is_error, restarted once, later calls work; a second death leaves it stopped", async () => {
     const { mcp, notices } = await connect({ test: testServerConfig() });
     const firstPid = Number((await callTool(mcp.tools, "mcp__test__pid", {})).text);
     const crash = await callTool(mcp.tools, "mcp__test__crash", {});
@@ -222,7 +222,7 @@ describe("issue 15: connectMcpServers against the repo's McpServer test server (
     ]);
   });
 
-  it("issue 15: close() ends every stdio server process", async () => {
+  it("R-M1: close() ends every stdio server process", async () => {
     const { mcp } = await connect({ a: testServerConfig(), b: testServerConfig() });
     const pids = await Promise.all(
       ["a", "b"].map(async (name) => Number((await callTool(mcp.tools, `mcp__${name}__pid`, {})).text)),
@@ -233,7 +233,7 @@ describe("issue 15: connectMcpServers against the repo's McpServer test server (
     expect(pids.filter(processAlive)).toEqual([]);
   });
 
-  it("issue 15: stdio servers inherit the environment, plus their own env, and run in the session's cwd", async () => {
+  it("R-M1: stdio servers inherit the environment, plus their own env, and run in the session's cwd", async () => {
     const { mcp } = await connect(
       { test: { ...testServerConfig(), env: { OWN_VAR: "own" } } },
       { env: { ...process.env, INHERITED_VAR: "inherited" } },
@@ -242,7 +242,7 @@ describe("issue 15: connectMcpServers against the repo's McpServer test server (
     expect((await callTool(mcp.tools, "mcp__test__env", { name: "INHERITED_VAR" })).text).toBe("inherited");
   });
 
-  it("issue 15: an in-process McpServer (type sdk, the SDK's createSdkMcpServer) connects over an in-memory transport", async () => {
+  it("R-M1: an in-process McpServer (type sdk, the SDK's createSdkMcpServer) connects over an in-memory transport", async () => {
     const server = new McpServer({ name: "inline", version: "1.0.0" });
     server.registerTool(
       "double",

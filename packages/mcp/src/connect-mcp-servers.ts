@@ -31,7 +31,7 @@ export interface McpConnections {
 }
 
 /**
- * Starts every configured server in parallel (issue 15): a server that fails is reported (status
+ * Starts every configured server in parallel (R-M1): a server that fails is reported (status
  * `failed`, a `server_failed` notice) and the others go on. Entries come from `parseMcpServers` /
  * `readMcpConfigFile` (files) or, for in-process servers, `{ name: { type: "sdk", instance } }`.
  */

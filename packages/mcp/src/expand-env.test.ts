@@ -3,7 +3,7 @@ import { expandEnv } from "./expand-env.js";
 
 const env = { TOKEN: "t0k", EMPTY: "", HOST: "db.local" };
 
-describe("issue 15: ${VAR} and ${VAR:-default} expansion", () => {
+describe("R-M1: ${VAR} and ${VAR:-default} expansion", () => {
   it.each([
     ["Bearer ${TOKEN}", "Bearer t0k"],
     ["${HOST}:${PORT:-5432}", "db.local:5432"],
@@ -13,11 +13,11 @@ describe("issue 15: ${VAR} and ${VAR:-default} expansion", () => {
     ["${API:-https://api.example.com}/mcp", "https://api.example.com/mcp"],
     ["$TOKEN and ${ not a reference", "$TOKEN and ${ not a reference"],
     ["no references", "no references"],
-  ])("issue 15: %j → %j", (text, expected) => {
+  ])("R-M1: %j → %j", (text, expected) => {
     expect(expandEnv(text, env)).toEqual({ ok: true, value: expected });
   });
 
-  it("issue 15: an unset ${VAR} without a default is an error naming the variable", () => {
+  it("R-M1: an unset ${VAR} without a default is an error naming the variable", () => {
     expect(expandEnv("x ${MISSING} ${ALSO_MISSING}", env)).toEqual({ ok: false, variable: "MISSING" });
   });
 });

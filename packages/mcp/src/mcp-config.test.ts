@@ -13,8 +13,8 @@ function errorOf(value: unknown): string {
   return result.error;
 }
 
-describe("issue 15: MCP server config as Claude Code writes it", () => {
-  it("issue 15: the reference's .mcp.json parses, with ${VAR} expanded in command, args, env, url and headers", () => {
+describe("R-M1: MCP server config as Claude Code writes it", () => {
+  it("R-M1: the reference's .mcp.json parses, with ${VAR} expanded in command, args, env, url and headers", () => {
     const result = parseMcpServers(
       {
         db: {
@@ -92,14 +92,14 @@ describe("issue 15: MCP server config as Claude Code writes it", () => {
       'MCP server "a_b": its tools would be named like those of server "a.b"',
     ],
     [["db"], '"mcpServers" must be an object'],
-  ])("issue 15: bad config %j names the file, the server and the fix", (value, expected) => {
+  ])("R-M1: bad config %j names the file, the server and the fix", (value, expected) => {
     const error = errorOf(value);
     expect(error.startsWith("/repo/.mcp.json")).toBe(true);
     expect(error).toContain(expected);
     expect(error).toContain("Fix:");
   });
 
-  it("issue 15: keys of other clients (disabled, description, autoApprove, headersHelper) are dropped as Claude Code drops them, and listed", () => {
+  it("R-M1: keys of other clients (disabled, description, autoApprove, headersHelper) are dropped as Claude Code drops them, and listed", () => {
     const servers = {
       db: { command: "db-server", disabled: false, description: "the db", autoApprove: ["query"] },
       api: { type: "http", url: "https://x/mcp", headersHelper: "get-token.sh" },
@@ -129,14 +129,11 @@ describe("issue 15: MCP server config as Claude Code writes it", () => {
     [{ db: { comand: "x" } }, 'Unrecognized key: "comand" (did you mean "command"?)'],
     [{ db: { command: "x", envs: { A: "1" } } }, 'Unrecognized key: "envs" (did you mean "env"?)'],
     [{ db: { type: "http", url: "https://x/mcp", header: {} } }, '(did you mean "headers"?)'],
-  ])(
-    "issue 15: a near miss of a known key %j is a typo, refused with the key it meant",
-    (value, expected) => {
-      expect(errorOf(value)).toContain(expected);
-    },
-  );
+  ])("R-M1: a near miss of a known key %j is a typo, refused with the key it meant", (value, expected) => {
+    expect(errorOf(value)).toContain(expected);
+  });
 
-  it("issue 15: scopes merge by name, the later list winning (local > project > user)", () => {
+  it("R-M1: scopes merge by name, the later list winning (local > project > user)", () => {
     const user = parseMcpServers(
       { a: { command: "user-a" }, b: { command: "user-b" } },
       { scope: "user" },
@@ -154,7 +151,7 @@ describe("issue 15: MCP server config as Claude Code writes it", () => {
     ]);
   });
 
-  it("issue 15: a config file: missing (allowed for .mcp.json), not JSON, no mcpServers — each named with its fix", async () => {
+  it("R-M1: a config file: missing (allowed for .mcp.json), not JSON, no mcpServers — each named with its fix", async () => {
     const dir = await mkdtemp(join(tmpdir(), "forkloop-mcp-config-"));
     const file = join(dir, ".mcp.json");
     expect(await readMcpConfigFile(file, "project", env, { missingOk: true })).toEqual({

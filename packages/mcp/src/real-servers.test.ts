@@ -17,7 +17,7 @@ import {
  * reference filesystem and memory servers over stdio, and server-everything over stdio,
  * Streamable HTTP and the legacy SSE transport — all started at once, as a session does.
  */
-describe("issue 15: real MCP servers from npm", () => {
+describe("R-M1: real MCP servers from npm", () => {
   let dir: string;
   let mcp: McpConnections;
   const http: RunningHttpServer[] = [];
@@ -44,7 +44,7 @@ describe("issue 15: real MCP servers from npm", () => {
     await Promise.all(http.map((server) => server.close()));
   });
 
-  it("issue 15: every server connects over its transport", () => {
+  it("R-M1: every server connects over its transport", () => {
     expect(mcp.status().map(({ name, status, transport }) => [name, status, transport])).toEqual([
       ["files", "connected", "stdio"],
       ["memory", "connected", "stdio"],
@@ -54,7 +54,7 @@ describe("issue 15: real MCP servers from npm", () => {
     ]);
   });
 
-  it("issue 15: server-filesystem reads a real file; its annotations make reads read-only and writes not", async () => {
+  it("R-M1: server-filesystem reads a real file; its annotations make reads read-only and writes not", async () => {
     const read = await callTool(mcp.tools, "mcp__files__read_text_file", { path: join(dir, "notes.txt") });
     expect(read).toMatchObject({ isError: false, text: "forkloop was here\n" });
     const tool = (name: string) => mcp.tools.find((each) => each.name === `mcp__files__${name}`)!;
@@ -67,7 +67,7 @@ describe("issue 15: real MCP servers from npm", () => {
     expect(outside.text).toMatch(/denied|outside|not allowed/i);
   });
 
-  it("issue 15: server-memory stores entities in its file and reads them back", async () => {
+  it("R-M1: server-memory stores entities in its file and reads them back", async () => {
     const created = await callTool(mcp.tools, "mcp__memory__create_entities", {
       entities: [{ name: "forkloop", entityType: "project", observations: ["speaks MCP"] }],
     });
@@ -77,7 +77,7 @@ describe("issue 15: real MCP servers from npm", () => {
     expect(await readFile(join(dir, "memory.jsonl"), "utf8")).toContain('"name":"forkloop"');
   });
 
-  it("issue 15: server-everything over stdio, Streamable HTTP and SSE: echo, sums, images, structured content", async () => {
+  it("R-M1: server-everything over stdio, Streamable HTTP and SSE: echo, sums, images, structured content", async () => {
     for (const server of ["everything", "everything-http", "everything-sse"]) {
       expect((await callTool(mcp.tools, `mcp__${server}__echo`, { message: `hi ${server}` })).text).toBe(
         `Echo: hi ${server}`,
@@ -92,7 +92,7 @@ describe("issue 15: real MCP servers from npm", () => {
     expect(structured).toMatchObject({ isError: false, text: expect.stringContaining("temperature") });
   });
 
-  it("issue 15: the servers' JSON Schemas are enforced before the call (server-everything's get-sum takes numbers)", async () => {
+  it("R-M1: the servers' JSON Schemas are enforced before the call (server-everything's get-sum takes numbers)", async () => {
     const bad = await callTool(mcp.tools, "mcp__everything-sse__get-sum", { a: "two", b: 40 });
     expect(bad).toMatchObject({ isError: true, text: expect.stringContaining("InputValidationError") });
   });

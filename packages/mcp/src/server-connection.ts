@@ -50,7 +50,7 @@ export interface ServerConnectionOptions extends TransportOptions {
 
 /**
  * One configured server for the length of a session: started once, restarted once if it dies
- * (issue 15), closed with the session. Calls to a dead server are answered with an error, never
+ * (R-M1), closed with the session. Calls to a dead server are answered with an error, never
  * a throw; calls that arrive while it restarts wait for the restart.
  */
 export class ServerConnection {

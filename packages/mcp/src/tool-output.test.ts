@@ -13,8 +13,8 @@ const image = {
 };
 const tempDir = () => mkdtemp(join(tmpdir(), "forkloop-mcp-out-"));
 
-describe("issue 15: MCP output limits (MAX_MCP_OUTPUT_TOKENS, 50,000 characters, warning at 10,000 tokens)", () => {
-  it("issue 15: a small result is shown as it is, text joined to one string", async () => {
+describe("R-M1: MCP output limits (MAX_MCP_OUTPUT_TOKENS, 50,000 characters, warning at 10,000 tokens)", () => {
+  it("R-M1: a small result is shown as it is, text joined to one string", async () => {
     const out = await limitOutput(
       [
         { type: "text", text: "a" },
@@ -26,7 +26,7 @@ describe("issue 15: MCP output limits (MAX_MCP_OUTPUT_TOKENS, 50,000 characters,
     expect(out).toEqual({ result: { content: "a\nb" } });
   });
 
-  it("issue 15: over 50,000 characters → saved to a file in the results dir, the model gets the path and a preview", async () => {
+  it("R-M1: over 50,000 characters → saved to a file in the results dir, the model gets the path and a preview", async () => {
     const dir = await tempDir();
     const text = "line of output\n".repeat(4_000); // 60,000 characters, ~12,000 tokens: under the cap
     const out = await limitOutput([{ type: "text", text }], false, {
@@ -47,7 +47,7 @@ describe("issue 15: MCP output limits (MAX_MCP_OUTPUT_TOKENS, 50,000 characters,
     expect(out.result.isError).toBeUndefined();
   });
 
-  it("issue 15: over MAX_MCP_OUTPUT_TOKENS but under 50,000 characters → saved too (the cap never drops a good result)", async () => {
+  it("R-M1: over MAX_MCP_OUTPUT_TOKENS but under 50,000 characters → saved too (the cap never drops a good result)", async () => {
     const dir = await tempDir();
     const out = await limitOutput([{ type: "text", text: "x".repeat(8_000) }], false, {
       toolName: tool,
@@ -57,7 +57,7 @@ describe("issue 15: MCP output limits (MAX_MCP_OUTPUT_TOKENS, 50,000 characters,
     expect(String(out.result.content)).toContain("saved in full");
   });
 
-  it("issue 15: over the cap and not savable (no dir, an error result, images) → Claude Code's error text", async () => {
+  it("R-M1: over the cap and not savable (no dir, an error result, images) → Claude Code's error text", async () => {
     const big = { type: "text" as const, text: "x".repeat(8_000) }; // 2,200 tokens
     const cases = [
       { blocks: [big], isError: false, dir: undefined, tokens: 2_200 },
@@ -77,7 +77,7 @@ describe("issue 15: MCP output limits (MAX_MCP_OUTPUT_TOKENS, 50,000 characters,
     }
   });
 
-  it("issue 15: a failed save is said in the error (the results dir is under a file)", async () => {
+  it("R-M1: a failed save is said in the error (the results dir is under a file)", async () => {
     const file = join(await tempDir(), "not-a-dir");
     await writeFile(file, "");
     const out = await limitOutput([{ type: "text", text: "y".repeat(8_000) }], false, {
@@ -89,7 +89,7 @@ describe("issue 15: MCP output limits (MAX_MCP_OUTPUT_TOKENS, 50,000 characters,
     expect(String(out.result.content)).toContain("(saving it to a file failed: ENOTDIR)");
   });
 
-  it("issue 15: over 10,000 tokens and under the cap → shown, with a warning", async () => {
+  it("R-M1: over 10,000 tokens and under the cap → shown, with a warning", async () => {
     const text = "abcd ".repeat(9_500); // ~10,450 tokens, 47,500 characters
     const out = await limitOutput([{ type: "text", text }], false, {
       toolName: tool,
@@ -99,7 +99,7 @@ describe("issue 15: MCP output limits (MAX_MCP_OUTPUT_TOKENS, 50,000 characters,
     expect(out.warningTokens).toBeGreaterThan(10_000);
   });
 
-  it("issue 15: images stay image blocks next to the text", async () => {
+  it("R-M1: images stay image blocks next to the text", async () => {
     const out = await limitOutput([{ type: "text", text: "see:" }, image], false, {
       toolName: tool,
       maxOutputTokens: 25_000,
@@ -108,8 +108,8 @@ describe("issue 15: MCP output limits (MAX_MCP_OUTPUT_TOKENS, 50,000 characters,
   });
 });
 
-describe("issue 15: MCP content → tool_result blocks", () => {
-  it("issue 15: text, image, audio, resource link, embedded text/image/binary resources, structuredContent", () => {
+describe("R-M1: MCP content → tool_result blocks", () => {
+  it("R-M1: text, image, audio, resource link, embedded text/image/binary resources, structuredContent", () => {
     expect(
       toResultBlocks({
         content: [
@@ -145,7 +145,7 @@ describe("issue 15: MCP content → tool_result blocks", () => {
     ]);
   });
 
-  it("issue 15: an image's bytes decide its media_type (the API refuses a mismatch, and every later turn with it); data that is no image the API takes is a note", () => {
+  it("R-M1: an image's bytes decide its media_type (the API refuses a mismatch, and every later turn with it); data that is no image the API takes is a note", () => {
     const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, ...Buffer.from("JFIF")]).toString("base64");
     const gif = Buffer.from("GIF89a\x01\x00\x01\x00", "latin1").toString("base64");
     const webp = Buffer.from("RIFF\x24\x00\x00\x00WEBPVP8 ", "latin1").toString("base64");
@@ -170,7 +170,7 @@ describe("issue 15: MCP content → tool_result blocks", () => {
     ]);
   });
 
-  it("issue 15: an image over the API's 5 MB becomes a note, not a request the API refuses", () => {
+  it("R-M1: an image over the API's 5 MB becomes a note, not a request the API refuses", () => {
     const blocks = toResultBlocks({
       content: [{ type: "image", data: "A".repeat(7_000_000), mimeType: "image/png" }],
     });

@@ -22,7 +22,7 @@ export interface LimitedOutput {
 }
 
 /**
- * Claude Code's MCP output rules (issue 15): a successful result without images that is over
+ * Claude Code's MCP output rules (R-M1): a successful result without images that is over
  * 50,000 characters, or over MAX_MCP_OUTPUT_TOKENS, is saved to a file and the model gets its path
  * and a preview (nothing is lost, and Read/Grep can page through it). What cannot be saved (error
  * results, images, no results directory, a failed write) and is over the cap becomes an error

@@ -51,9 +51,10 @@ export async function openTransport(
       for (const [key, value] of Object.entries(options.env ?? process.env)) {
         if (value !== undefined) env[key] = value;
       }
-      // Issue 11's marks (loop-core): everything the server starts inherits the mark in its
-      // environment, so it can be found and ended when the server closes, dies, or this process
-      // exits at once (a second Ctrl+C). The descriptor mark is not passed (the SDK spawns).
+      // The process marks (loop-core's marked-processes.ts): everything the server starts inherits
+      // the mark in its environment, so it can be found and ended when the server closes, dies, or
+      // this process exits at once (a second Ctrl+C). The descriptor mark is not passed (the SDK
+      // spawns).
       const mark = createProcessMark();
       mark.release(undefined);
       const transport = new StdioClientTransport({

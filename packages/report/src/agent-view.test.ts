@@ -40,8 +40,8 @@ const start = (
 });
 const budget = () => new TextBudget(1_000_000);
 
-describe("an agent's view from its transcript records (issue 17)", () => {
-  it("issue 17: an old transcript (no timing records) still gives one request per reply, the tool calls and totals", () => {
+describe("an agent's view from its transcript records (R-V1)", () => {
+  it("R-V1: an old transcript (no timing records) still gives one request per reply, the tool calls and totals", () => {
     const records = [
       start(),
       message(user("u1", 0, "go")),
@@ -66,7 +66,7 @@ describe("an agent's view from its transcript records (issue 17)", () => {
     expect(view.limits?.autoCompact).toBeGreaterThan(0);
   });
 
-  it("issue 17: request records give start, first token and cost; tool_started gives a tool's start; a boundary sits after the requests before it", () => {
+  it("R-V1: request records give start, first token and cost; tool_started gives a tool's start; a boundary sits after the requests before it", () => {
     const records: TranscriptRecord[] = [
       start({ limits: { contextWindow: 10_000, autoCompact: 5_000, blockingLimit: 8_000 } }),
       message(user("u1", 0, "go")),
@@ -172,7 +172,7 @@ describe("an agent's view from its transcript records (issue 17)", () => {
     ]);
   });
 
-  it("issue 17: a fork's inherited history is counted, not shown; its first request's cache share is the parent's prefix", () => {
+  it("R-V1: a fork's inherited history is counted, not shown; its first request's cache share is the parent's prefix", () => {
     const records = [
       start({
         agentId: "agent-1",
@@ -199,7 +199,7 @@ describe("an agent's view from its transcript records (issue 17)", () => {
     expect([view.label, view.parentId]).toEqual(["Agent: scan", "main"]);
   });
 
-  it("issue 17: message text past the budget is cut with a note; an SVG image is never embedded", () => {
+  it("R-V1: message text past the budget is cut with a note; an SVG image is never embedded", () => {
     const records = [
       start(),
       message(

@@ -10,7 +10,7 @@ export interface AgentViewOptions {
   readonly label?: string;
   readonly budget: TextBudget;
   readonly torn?: boolean;
-  /** The transcript is damaged midway (issue 11): what is shown and what is not. */
+  /** The transcript is damaged midway (R-R4): what is shown and what is not. */
   readonly damage?: string;
 }
 

@@ -27,7 +27,7 @@ export interface BatchItemInput {
     readonly outputTokens: number;
     readonly cacheCreationInputTokens: number;
     readonly cacheReadInputTokens: number;
-    /** Model requests answered (results.jsonl from before issue 12 item 6 has none: 0). */
+    /** Model requests answered (an older results.jsonl has none: 0). */
     readonly apiCalls?: number;
   };
   readonly costUsd: number;
@@ -41,7 +41,7 @@ export interface BatchItemInput {
   readonly transcriptPath?: string;
   /** The item's compactions as the journal has them (results.jsonl); else counted in its transcript. */
   readonly compactions?: readonly unknown[];
-  /** Model requests retried on the way (dropped streams, 529s, deadlines; issue 11). */
+  /** Model requests retried on the way (dropped streams, 529s, deadlines; R-R1, R-R2). */
   readonly apiRetries?: number;
 }
 

@@ -9,15 +9,15 @@ function data(title: string): SessionReportData {
   return { kind: "session", generatedAt: "2026-01-01T00:00:00.000Z", title, agents: [] };
 }
 
-describe("the report page document (issue 17)", () => {
-  it("issue 17: embedded JSON never holds a raw `<` (no `</script>`, no `<!--`) and parses back to the same value", () => {
+describe("the report page document (R-V1)", () => {
+  it("R-V1: embedded JSON never holds a raw `<` (no `</script>`, no `<!--`) and parses back to the same value", () => {
     const text = embeddedJson({ hostile: HOSTILE });
     expect(text).not.toContain("<");
     expect(text).not.toContain("\u2028");
     expect(JSON.parse(text)).toEqual({ hostile: HOSTILE });
   });
 
-  it("issue 17: the page allows only its own script (by hash), no network, and escapes the title", () => {
+  it("R-V1: the page allows only its own script (by hash), no network, and escapes the title", () => {
     const html = renderHtml(data(HOSTILE), { script: "console.log('</script>')", style: "body{}" });
     const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((match) => match[1] ?? "");
     expect(scripts).toEqual(["console.log('<\\/script>')"]);

@@ -1,7 +1,7 @@
 import { loadIntactTranscript, type TranscriptDamageData } from "@forkloop/orchestrator";
 
 /**
- * A fork's or a batch item's transcript for the page: a damaged one (issue 11) gives its intact
+ * A fork's or a batch item's transcript for the page: a damaged one (R-R4) gives its intact
  * part and says what is left out — one bad side file must not cost a session's or a 10,000-item
  * batch's whole report.
  */

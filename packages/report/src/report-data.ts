@@ -139,7 +139,7 @@ export interface BatchItemRow {
   readonly compactions: number;
   /** Model requests answered (the usage's API calls). */
   readonly apiCalls: number;
-  /** Model requests retried on the way (issue 11). */
+  /** Model requests retried on the way (R-R1, R-R2). */
   readonly apiRetries: number;
   readonly terminal: string | null;
   /** The start of the answer (the whole answer is in the item's messages). */

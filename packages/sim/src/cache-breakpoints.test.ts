@@ -3,7 +3,7 @@ import { type Breakpoint, findBreakpoints } from "./cache-breakpoints.js";
 import { layoutPrompt } from "./prompt-layout.js";
 import { type Body, EPH, EPH_1H, system, user } from "./test-support/cache-bodies.js";
 
-describe("issue 2 point 5: breakpoint rules", () => {
+describe("R-D3: breakpoint rules", () => {
   const layoutOf = (body: Body) => layoutPrompt(body);
   const positions = (r: ReturnType<typeof findBreakpoints>): Breakpoint[] => (r.ok ? r.breakpoints : []);
 

@@ -46,7 +46,7 @@ async function diagnose(
     .cache_miss_reason;
 }
 
-describe("issue 2 point 5: prompt-cache diagnostics (diagnostics.previous_message_id)", () => {
+describe("R-D3: prompt-cache diagnostics (diagnostics.previous_message_id)", () => {
   it("explains why a request's prefix differs from the previous one", async () => {
     const first = await client.messages.create({
       ...base,

@@ -8,7 +8,7 @@ import { assistant, type Body, EPH, system, tools, user } from "./test-support/c
 import { textOfTokens } from "./testing/index.js";
 
 /**
- * Issue 18 item 3: the cache rules the first round got wrong, one table row per rule. Each row is
+ * R-D3: the cache rules an earlier version got wrong, one table row per rule. Each row is
  * a sequence of requests; `arrivesBefore` makes a request arrive before the previous one's
  * response started (both in flight at once).
  */
@@ -179,7 +179,7 @@ function withDocument(citations: boolean): Body {
   };
 }
 
-describe("issue 18 item 3: cache rules (api doc §5), table-driven", () => {
+describe("R-D3: cache rules (api doc §5), table-driven", () => {
   it.each(RULES)("$name", ({ steps }) => {
     const cache = new PromptCache(() => 0);
     let commitPrevious = () => {};

@@ -76,7 +76,7 @@ async function send(
 const usageOf = (events: { event: string; data: Record<string, unknown> }[]) =>
   (events.find((e) => e.event === "message_delta")?.data.usage ?? {}) as Record<string, number>;
 
-describe("issue 2 point 2: a Claude-Code-shaped conversation", () => {
+describe("R-D2: a Claude-Code-shaped conversation", () => {
   it("is accepted, and its second turn reads the first turn's prefix", async () => {
     const first = [
       {

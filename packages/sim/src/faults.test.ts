@@ -24,7 +24,7 @@ function client(s: Simulator, maxRetries = 0): Anthropic {
 
 const params = { model: MODEL, max_tokens: 1000, messages: [{ role: "user" as const, content: "hi" }] };
 
-describe("issue 2 point 8: parseFaultSpec", () => {
+describe("fault injection: parseFaultSpec", () => {
   it("parses a schedule by request index, with ranges and options", () => {
     expect(
       parseFaultSpec(
@@ -43,7 +43,7 @@ describe("issue 2 point 8: parseFaultSpec", () => {
     });
   });
 
-  it("issue 11: drop takes after_events, scheduled and random; it must be a whole number ≥ 1", () => {
+  it("R-R1: drop takes after_events, scheduled and random; it must be a whole number ≥ 1", () => {
     expect(parseFaultSpec("drop@2:after_events=4; random:seed=3,pdrop=0.05,after_events=2")).toEqual({
       schedule: [{ kind: "drop", from: 2, to: 2, afterEvents: 4 }],
       random: { seed: 3, probabilities: { drop: 0.05 }, afterEvents: 2 },
@@ -91,7 +91,7 @@ describe("issue 2 point 8: parseFaultSpec", () => {
   });
 });
 
-describe("issue 2 point 8: faults over HTTP with the SDK", () => {
+describe("fault injection: faults over HTTP with the SDK", () => {
   it("the SDK retries a 429 honouring a short retry-after, then succeeds", async () => {
     const s = await start({ faults: parseFaultSpec("429@1:retry_after=0.01") });
     const message = await client(s, 2).messages.create(params);
@@ -176,7 +176,7 @@ describe("issue 2 point 8: faults over HTTP with the SDK", () => {
     });
   });
 
-  it("issue 11: a dropped stream breaks after it started, also with latency off (default: half the reply)", async () => {
+  it("R-R1: a dropped stream breaks after it started, also with latency off (default: half the reply)", async () => {
     const s = await start({ faults: parseFaultSpec("drop@1") });
     const events: string[] = [];
     const stream = await client(s).messages.create({ ...params, stream: true });
@@ -191,7 +191,7 @@ describe("issue 2 point 8: faults over HTTP with the SDK", () => {
     expect(s.requests()[0]?.fault).toBe("drop");
   });
 
-  it("issue 11: drop after_events=N cuts the stream after exactly N events", async () => {
+  it("R-R1: drop after_events=N cuts the stream after exactly N events", async () => {
     const s = await start({
       faults: parseFaultSpec("drop@1:after_events=3;random:seed=1,pdrop=1,after_events=1"),
     });

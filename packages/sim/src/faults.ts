@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto";
 
 /**
- * A fault the simulator can inject (issue 2 point 8):
+ * A fault the simulator can inject:
  * - an HTTP status 400–599 (e.g. "429" with retry-after, "529" overloaded, "500" api_error);
  * - "mid_stream_error": the stream sends `event: error` (overloaded_error) after some content;
  * - "drop": the connection is destroyed — when streaming, after `afterEvents` SSE events have reached
  *   the client (default: half of the reply), so the client sees a stream that started and then
- *   broke (issue 11: `TypeError: terminated`); a non-streaming request is cut before any byte;
+ *   broke (undici's `TypeError: terminated`, which R-R1 retries); a non-streaming request is cut
+ *   before any byte;
  * - "max_tokens": the reply is cut to about half its tokens, stop_reason "max_tokens";
  * - "slow": the stream is paced slowly (`slowMs` per event, default 25).
  */

@@ -8,7 +8,7 @@ import { REQUEST_RULE_CASES } from "./test-support/fidelity/request-rule-cases.j
 import type { Simulator } from "./types.js";
 
 /**
- * The fidelity suite (R-D1, R-D2, R-D4, issue 29): each case is a request and what the API
+ * The fidelity suite (R-D1, R-D2, R-D4): each case is a request and what the API
  * answers, with the documentation page that says so (test-support/fidelity/), sent twice —
  * through the official SDK (`client.post`) and as raw HTTP.
  */

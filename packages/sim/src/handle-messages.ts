@@ -56,7 +56,7 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
     minCacheableTokens: model.minCacheableTokens,
   });
   // ITPM counts input tokens and cache writes, not cache reads (api doc §4). Every response
-  // carries the rate-limit headers (issue 18 item 3).
+  // carries the rate-limit headers, as the API's do.
   const counted = account.usage.input_tokens + account.usage.cache_creation_input_tokens;
   const decision = state.limiter.admit(call.apiKey, counted);
   if (!decision.ok) {
@@ -151,7 +151,7 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
     // With no latency model a response would start within a millisecond, before a client that
     // sends requests in parallel has even sent the next one (an HTTP client prepares them one
     // after another), so they would read this one's writes. On the API they all miss: its first
-    // byte comes hundreds of ms later (api doc §5, issue 18 item 3). So a response that writes
+    // byte comes hundreds of ms later (api doc §5, R-D3). So a response that writes
     // a prefix it read nothing of (a cold start: the first of a burst of identical requests)
     // starts no sooner than this. Others are not held: one that writes nothing cannot be read
     // early, and one that extends a prefix it read (a next turn, a fork) writes a tail its
@@ -338,8 +338,8 @@ function flushed(res: ServerResponse, text: string): Promise<void> {
 }
 
 /**
- * Cost by the model's prices: input ×1, 5m write ×1.25, 1h write ×2, read ×0.1, output (issue 2
- * point 10), plus web searches at $10 per 1,000 (pricing page; fetches cost only their tokens).
+ * Cost by the model's prices: input ×1, 5m write ×1.25, 1h write ×2, read ×0.1, output
+ * ×1), plus web searches at $10 per 1,000 (pricing page; fetches cost only their tokens).
  */
 export function costUsd(
   model: ModelSpec,

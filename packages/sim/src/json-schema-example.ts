@@ -1,6 +1,6 @@
 /**
  * A deterministic value that satisfies a JSON Schema, for the replies the API guarantees to
- * match a schema (issue 18 item 1): a forced `tool_choice` the brain did not answer with a tool
+ * match a schema (R-D2): a forced `tool_choice` the brain did not answer with a tool
  * call, a `strict` tool, `output_config.format`. The same schema always gives the same value.
  *
  * Covers what tool schemas and structured-output schemas use: `type` (or a list of types),

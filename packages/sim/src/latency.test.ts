@@ -4,7 +4,7 @@ import { firstTokenDelayMs, outputDelayMs, REALISTIC_LATENCY, timingFor } from "
 import { resolveModel } from "./model-registry.js";
 import { startSimulator } from "./server.js";
 
-describe("issue 2 point 7: the latency model", () => {
+describe("the latency model", () => {
   it("time to first token grows with uncached input; output time with output tokens", () => {
     const timing = { ttftMs: 500, prefillTokensPerSecond: 10_000, outputTokensPerSecond: 50 };
     expect(firstTokenDelayMs(timing, 0)).toBe(500);

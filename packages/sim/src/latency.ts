@@ -10,7 +10,7 @@ export interface ModelTiming {
   outputTokensPerSecond: number;
 }
 
-/** The latency model (issue 2 point 7): a default timing plus per-model overrides (by model id). */
+/** The latency model: a default timing plus per-model overrides (by model id). */
 export interface LatencyModel {
   default: ModelTiming;
   perModel?: Readonly<Record<string, ModelTiming>>;

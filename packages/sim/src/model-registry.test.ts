@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { effectiveContextWindow, MODELS, ModelRegistry, resolveModel } from "./model-registry.js";
 
-describe("issue 2 point 3: the model registry", () => {
+describe("R-D1: the model registry", () => {
   it("resolves ids and aliases of api doc §7", () => {
     expect(resolveModel("claude-haiku-4-5")?.id).toBe("claude-haiku-4-5-20251001");
     expect(resolveModel("claude-haiku-4-5-20251001")).toMatchObject({

@@ -32,7 +32,7 @@ afterAll(async () => {
   await sim.close();
 });
 
-describe("issue 11 (pause_turn): the simulator pauses a server-tool turn and takes its continuation", () => {
+describe("pause_turn: the simulator pauses a server-tool turn and takes its continuation", () => {
   it("a brain's pause_turn reply streams its server_tool_use block (srvtoolu_ id, no tool_result owed)", async () => {
     const message = await client.messages
       .stream({

@@ -381,7 +381,7 @@ const cases: Case[] = [
   },
 ];
 
-describe("issue 2 point 5: prompt-cache accounting, table-driven (api doc §5)", () => {
+describe("R-D3: prompt-cache accounting, table-driven (api doc §5)", () => {
   it.each(cases)("$name", ({ steps }) => {
     let now = 0;
     const cache = new PromptCache(() => now);

@@ -46,7 +46,7 @@ interface Entry {
 }
 
 /**
- * The simulator's prompt cache, by the documented rules (api doc §5, issue 2 point 5): keys are
+ * The simulator's prompt cache, by the documented rules (api doc §5, R-D3): keys are
  * cumulative hashes over the canonical prefix tools → system → messages; writes only at
  * breakpoints; reads look back ≤ 20 positions per breakpoint; per-model minimum length; TTL
  * 5m / 1h refreshed on hit, on the injected clock.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RateLimiter } from "./rate-limiter.js";
 
-describe("issue 2 point 6: the sliding-minute rate limiter", () => {
+describe("the sliding-minute rate limiter", () => {
   it("retry-after is the wait until enough of the window has passed", () => {
     let now = 0;
     const limiter = new RateLimiter({ requestsPerMinute: 2 }, () => now);
@@ -28,7 +28,7 @@ describe("issue 2 point 6: the sliding-minute rate limiter", () => {
     expect(limiter.admit("other", 9_000).ok).toBe(true);
   });
 
-  it("issue 18 item 3: output tokens per minute count the replies; every decision carries all twelve headers", () => {
+  it("output tokens per minute count the replies; every decision carries all twelve headers", () => {
     let now = 0;
     const limiter = new RateLimiter({ outputTokensPerMinute: 2_000 }, () => now);
     const first = limiter.admit("k", 100);

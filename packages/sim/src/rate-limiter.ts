@@ -1,4 +1,4 @@
-/** Limits per API key over a sliding minute (issue 2 point 6, issue 18 item 3). */
+/** Limits per API key over a sliding minute (the API's rate limits and their headers). */
 export interface RateLimits {
   requestsPerMinute?: number;
   /** ITPM: `input_tokens` plus cache writes; cache reads do not count (api doc §4). */

@@ -6,7 +6,7 @@ import { startSimulator } from "./server.js";
 import { sequenceBrain } from "./testing/index.js";
 import type { Brain, BrainReply, Simulator } from "./types.js";
 
-/** Issue 18 item 1: tool_choice, strict tools and structured outputs hold for every brain. */
+/** R-D2: tool_choice, strict tools and structured outputs hold for every brain. */
 let sim: Simulator;
 let client: Anthropic;
 let reply: BrainReply = { content: [{ type: "text", text: "plain text" }] };
@@ -50,7 +50,7 @@ function create(extra: Partial<Anthropic.MessageCreateParamsNonStreaming>, model
   });
 }
 
-describe("issue 18 item 1: tool_choice in every brain", () => {
+describe("R-D2: tool_choice in every brain", () => {
   it("any: a brain that only talks still yields one tool call with schema-valid input, stop_reason tool_use", async () => {
     reply = { content: [{ type: "text", text: "I would rather chat." }] };
     const message = await create({ tool_choice: { type: "any" } });
@@ -142,7 +142,7 @@ describe("issue 18 item 1: tool_choice in every brain", () => {
   });
 });
 
-describe("issue 18 item 1: structured outputs", () => {
+describe("R-D2: structured outputs", () => {
   const person = {
     type: "object",
     properties: {

@@ -12,7 +12,7 @@ export interface ConstrainedReply {
 }
 
 /**
- * What the API guarantees about a reply whatever the model would have said (issue 18 item 1),
+ * What the API guarantees about a reply whatever the model would have said (R-D2),
  * applied to every brain's reply:
  * - `tool_choice` `any` / `{type:"tool"}`: only tool calls (of that tool), at least one — when
  *   the brain made none, one is generated from the tool's `input_schema`; `stop_reason` tool_use;

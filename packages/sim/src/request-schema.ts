@@ -4,7 +4,7 @@ import { contextManagementSchema } from "./context-edits-schema.js";
 /**
  * The Messages API request body (api doc §1, SDK 1.14's `MessageCreateParams` and the 0.x
  * fields clients still send), as strict objects: the API answers an unknown key anywhere with
- * `<path>: Extra inputs are not permitted` (issue 18 item 2). Blocks the simulator only passes
+ * `<path>: Extra inputs are not permitted` (R-D2). Blocks the simulator only passes
  * through (server-tool results, MCP, compaction) keep their other keys unchecked. Semantic rules
  * live in validate-*.ts; issue wording (pydantic style, union-tagged paths) in schema-issues.ts.
  */
@@ -207,7 +207,7 @@ const toolChoice = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("none") }),
 ]);
 
-/** Structured outputs: the reply's text is JSON valid for `schema` (issue 18 item 1). */
+/** Structured outputs: the reply's text is JSON valid for `schema` (R-D2). */
 const outputFormat = z.strictObject({
   type: z.literal("json_schema"),
   schema: z.record(z.string(), z.unknown()),

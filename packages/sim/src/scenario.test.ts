@@ -46,7 +46,7 @@ const SCENARIO = {
   ],
 };
 
-describe("issue 2 point 9: scenario files", () => {
+describe("scenario files", () => {
   it("loads a valid file", async () => {
     const path = join(dir, "ok.json");
     await writeFile(path, JSON.stringify(SCENARIO));

@@ -99,7 +99,7 @@ const ruleSchema = z
     message: "a rule needs a reply, a fault or both",
   });
 
-/** A scripted scenario (issue 2 point 9a): rules tried in order, first match wins. */
+/** A scripted scenario: rules tried in order, first match wins. */
 export const scenarioSchema = z.strictObject({
   name: z.string().optional(),
   rules: z.array(ruleSchema).min(1),

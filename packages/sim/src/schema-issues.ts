@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { UNION_TAGS } from "./request-schema.js";
 
 /**
- * Zod issues in the API's (pydantic's) words, with its union-tagged paths (issue 18 item 2):
+ * Zod issues in the API's (pydantic's) words, with its union-tagged paths (R-D2):
  * `tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`,
  * `messages.0.content.0.image.source.base64.media_type: Input should be 'image/jpeg', …`,
  * `max_tokens: Input should be a valid integer`, `temperature: Input should be less than or

@@ -30,7 +30,7 @@ function cachedSystemBody(words: number) {
   };
 }
 
-describe("the simulator over HTTP with the SDK (issue 2 point 1)", () => {
+describe("the simulator over HTTP with the SDK", () => {
   it("answers messages.create with a JSON message, usage and a request-id", async () => {
     sim = await startSimulator({ brain: () => ({ content: [{ type: "text", text: "hello there" }] }) });
     const { data, response } = await client(sim)
@@ -76,7 +76,7 @@ describe("the simulator over HTTP with the SDK (issue 2 point 1)", () => {
   });
 });
 
-describe("issue 2 point 3: models endpoint", () => {
+describe("R-D1: models endpoint", () => {
   it("lists the registry (with overrides) and retrieves by id or alias", async () => {
     sim = await startSimulator({
       models: [{ ...resolveModel("claude-haiku-4-5")!, id: "tiny", aliases: [] }],
@@ -114,7 +114,7 @@ describe("issue 2 point 3: models endpoint", () => {
   });
 });
 
-describe("issue 2 point 1: count_tokens", () => {
+describe("count_tokens", () => {
   it("counts with the same tokenizer, without max_tokens", async () => {
     sim = await startSimulator();
     const c = client(sim);
@@ -164,7 +164,7 @@ describe("issue 2 point 1: count_tokens", () => {
   });
 });
 
-describe("issue 2 point 5: thinking from earlier turns", () => {
+describe("R-D3: thinking from earlier turns", () => {
   it("count_tokens ignores it; older models strip it from the prompt, Opus 4.5+ (here 4.6) keeps it", async () => {
     sim = await startSimulator();
     const c = client(sim);
@@ -190,7 +190,7 @@ describe("issue 2 point 5: thinking from earlier turns", () => {
   });
 });
 
-describe("issue 2 point 10: observability", () => {
+describe("observability: the simulator's request records", () => {
   it("records usage, cost by the model's prices, and serves them at GET /_sim/requests", async () => {
     sim = await startSimulator({ brain: () => ({ content: [{ type: "text", text: "done" }] }) });
     const c = client(sim);
@@ -287,7 +287,7 @@ describe("issue 2 point 10: observability", () => {
   });
 });
 
-describe("issue 2 point 5: prompt caching over HTTP", () => {
+describe("R-D3: prompt caching over HTTP", () => {
   it("simultaneous identical requests all miss; the next one reads", async () => {
     // A small time to first token keeps the writers from starting before every request arrived.
     sim = await startSimulator({
@@ -339,7 +339,7 @@ describe("issue 2 point 5: prompt caching over HTTP", () => {
   });
 });
 
-describe("issue 2 point 6: rate limits per API key", () => {
+describe("rate limits per API key", () => {
   it("requests per minute: 429 with retry-after, anthropic-ratelimit-* headers, the window slides on the clock", async () => {
     let now = Date.parse("2026-11-30T08:00:00Z");
     sim = await startSimulator({ clock: () => now, rateLimits: { requestsPerMinute: 2 } });
@@ -375,7 +375,7 @@ describe("issue 2 point 6: rate limits per API key", () => {
   });
 });
 
-describe("issue 2 point 9: determinism", () => {
+describe("determinism", () => {
   it("the same request and seed give the same reply; tool ids are stable", async () => {
     sim = await startSimulator({ seed: 3 });
     const c = client(sim);

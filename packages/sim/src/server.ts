@@ -29,7 +29,7 @@ const UPLOAD_FORM_OVERHEAD = 64 * 1024;
 /** Both API versions clients send today (api doc §0). */
 const SUPPORTED_VERSIONS = new Set(["2023-06-01", "2026-10-21"]);
 
-/** Starts the simulator on 127.0.0.1 (issue 2). Close it with `close()`. */
+/** Starts the simulator on 127.0.0.1. Close it with `close()`. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   if (options.brain && options.scenario)
     throw new TypeError("startSimulator: pass either brain or scenario, not both");

@@ -133,7 +133,7 @@ function blockEvents(block: ResponseBlock, index: number): SseEvent[] {
   }
 }
 
-/** Splits tool input JSON into at least two fragments, as the API streams it (issue 2 point 1). */
+/** Splits tool input JSON into at least two fragments, as the API streams it. */
 export function jsonFragments(json: string): string[] {
   const count = Math.max(2, Math.ceil(json.length / 64));
   const size = Math.ceil(json.length / count);

@@ -41,7 +41,7 @@ function parseSse(text: string): { event: string; data: Record<string, unknown> 
     });
 }
 
-describe("issue 2 point 1: SSE framing as the real API", () => {
+describe("SSE framing as the real API", () => {
   it("sends message_start, ping, blocks with deltas, message_delta with cumulative usage, message_stop", async () => {
     const res = await fetch(`${sim.url}/v1/messages?beta=true`, {
       method: "POST",
@@ -205,7 +205,7 @@ describe("issue 2 point 1: SSE framing as the real API", () => {
     expect(message.usage.output_tokens).toBe(0);
   });
 
-  it("issue 2 point 2: thinking blocks of the latest assistant turn must come back all and in order", async () => {
+  it("R-D2: thinking blocks of the latest assistant turn must come back all and in order", async () => {
     sim.setBrain(() => ({
       content: [
         { type: "thinking", thinking: "first thought" },

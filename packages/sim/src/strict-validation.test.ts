@@ -5,7 +5,7 @@ import { sequenceBrain } from "./testing/index.js";
 import type { Simulator } from "./types.js";
 
 /**
- * Issue 18 item 2: what the API refuses, the simulator refuses, with the API's status and
+ * R-D2: what the API refuses, the simulator refuses, with the API's status and
  * wording (pydantic-style messages, union-tagged paths). One row per rule.
  */
 let sim: Simulator;
@@ -302,7 +302,7 @@ const REFUSED: readonly [string, Body, string, string?][] = [
   ],
 ];
 
-describe("issue 18 item 2: strict request validation with the API's wording", () => {
+describe("R-D2: strict request validation with the API's wording", () => {
   it.each(REFUSED)("400 for %s", async (_name, payload, message, version) => {
     const result = await post(payload, version);
     expect(result.status).toBe(400);
@@ -384,7 +384,7 @@ describe("issue 18 item 2: strict request validation with the API's wording", ()
   });
 });
 
-describe("issue 18: prior-turn thinking under adaptive thinking", () => {
+describe("R-D2: prior-turn thinking under adaptive thinking", () => {
   it("a fork may resend the parent's last turn without its thinking (placeholder results + directive); changed thinking is still refused", async () => {
     const forked = await startSimulator({
       brain: sequenceBrain([

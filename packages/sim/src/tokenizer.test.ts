@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { countTokens, splitByTokens, truncateToTokens } from "./tokenizer.js";
 
-describe("issue 2 point 4: the deterministic tokenizer", () => {
+describe("R-D3: the deterministic tokenizer", () => {
   it.each([
     ["", 0],
     ["cat", 1],

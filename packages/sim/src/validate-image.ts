@@ -4,7 +4,7 @@ import type { ContentBlockParam } from "./request-schema.js";
 /** The API's per-image limit; clients withhold and recover from this error (SPEC R-L9). */
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
-/** Magic bytes of the four image types the API takes (issue 18 item 2). */
+/** Magic bytes of the four image types the API takes (R-D2). */
 const SIGNATURES: readonly { mediaType: string; matches: (b: Buffer) => boolean }[] = [
   { mediaType: "image/jpeg", matches: (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
   { mediaType: "image/png", matches: (b) => b.subarray(0, 8).equals(Buffer.from("89504e470d0a1a0a", "hex")) },

@@ -70,7 +70,7 @@ const toolUse = (id: string) => ({
 });
 const toolResult = (id: string) => ({ type: "tool_result" as const, tool_use_id: id, content: "1\tx" });
 
-describe("issue 2 point 2: validation as strict as the API", () => {
+describe("R-D2: validation as strict as the API", () => {
   it("missing required fields", async () => {
     await expect400(
       { model: MODEL, messages: [{ role: "user", content: "x" }] },
@@ -319,7 +319,7 @@ describe("issue 2 point 2: validation as strict as the API", () => {
   });
 });
 
-describe("issue 2 point 2: accepts what the API accepts", () => {
+describe("R-D2: accepts what the API accepts", () => {
   it("role:system messages in messages[] (Opus 4.8 on), beta fields with their beta, string or block content, ?beta=true", async () => {
     const messages = [
       { role: "user", content: "q1" },
@@ -390,7 +390,7 @@ describe("issue 2 point 2: accepts what the API accepts", () => {
   });
 });
 
-describe("issue 2 point 2: more API rules", () => {
+describe("R-D2: more API rules", () => {
   it("tool names must be unique; tool_choice must name a tool; tool_use ids must be unique", async () => {
     const tool = { name: "Read", input_schema: { type: "object" as const } };
     await expect400(base({ tools: [tool, tool] }), "tools: Tool names must be unique.");

@@ -56,7 +56,7 @@ export interface ValidRequest<B> {
 
 export type Validation<B> = { ok: true; value: ValidRequest<B> } | { ok: false; error: ApiError };
 
-/** Validates a `POST /v1/messages` body as strictly as the API (issue 2 point 2). */
+/** Validates a `POST /v1/messages` body as strictly as the API (R-D2). */
 export function validateMessagesRequest(raw: unknown, ctx: RequestContext): Validation<MessagesRequest> {
   const parsed = messagesRequestSchema.safeParse(raw);
   if (!parsed.success) return fail(describeZod(parsed.error.issues, raw));

@@ -94,7 +94,7 @@ export function checkIssuedThinking(
  * valid; and once the next user turn says more than its tool results, that assistant turn is a
  * prior turn, whose thinking the API strips anyway (thinking docs). So its thinking may be left
  * out altogether: Claude Code's fork sub-agent resends the parent's last turn that way, after
- * placeholder tool results and its directive (issue 18). A thinking block that does come back
+ * placeholder tool results and its directive (R-D2). A thinking block that does come back
  * must still be unmodified and in order. Which exact cases the API accepts is UNCONFIRMED.
  */
 function thinkingMayBeOmitted(body: MessagesRequest): boolean {

@@ -8,7 +8,7 @@ export interface Column<T> {
   /** What the cell shows (default: the value). */
   readonly text?: (row: T) => string;
   readonly numeric?: boolean;
-  /** The cell is a link to this address (issue 17: each item's row links to its session page). */
+  /** The cell is a link to this address (R-V1: each item's row links to its session page). */
   readonly href?: (row: T) => string;
   /** A CSS grid track, e.g. `6rem` or `minmax(8rem, 2fr)`. */
   readonly width: string;

@@ -40,7 +40,7 @@ function catN(text: string): string {
     .join("\n");
 }
 
-describe("issue 2 point 9: the built-in policy brain", () => {
+describe("the built-in policy brain", () => {
   it("reads the file the prompt names with the read tool it finds, then summarises its content", async () => {
     const path = join(dir, "greeting.ts");
     await writeFile(

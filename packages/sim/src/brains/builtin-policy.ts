@@ -30,7 +30,7 @@ interface Answered {
 }
 
 /**
- * The deterministic built-in policy that drives the CLI demo (issue 2 point 9b, issue 18 item 4).
+ * The deterministic built-in policy that drives the CLI demo.
  * It reads only the user's own text (not `<system-reminder>` blocks), then:
  * - a compaction request gets a structured summary that carries facts over;
  * - "rename X to Y in FILE": Read the file, then Edit it (replace_all), then report;

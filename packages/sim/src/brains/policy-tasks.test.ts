@@ -4,7 +4,7 @@ import { startSimulator } from "../server.js";
 import type { Simulator } from "../types.js";
 import { planOf } from "./user-task.js";
 
-/** Issue 18 item 4: the built-in policy reads the user's own text, fans out, and edits. */
+/** The built-in policy reads the user's own text, fans out, and edits. */
 let sim: Simulator;
 let client: Anthropic;
 beforeAll(async () => {
@@ -45,7 +45,7 @@ function answer(messages: Message[], reply: Anthropic.Message, results: string[]
 const REMINDER =
   "<system-reminder>\nGit status: clean. Commit trailer: Co-Authored-By: Claude Opus 5.5 <noreply@example.com>\n</system-reminder>";
 
-describe("issue 18 item 4: the built-in policy", () => {
+describe("the built-in policy reads the user's own text", () => {
   it("reads only the user's own text: a <system-reminder> naming 'Opus 5.5' is not a file", async () => {
     const plain = await turn(
       [

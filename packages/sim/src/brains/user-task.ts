@@ -2,7 +2,7 @@ import { blocksOf } from "../conversation-turns.js";
 import type { MessagesRequest } from "../request-schema.js";
 
 /**
- * What the user asked, as the built-in policy reads it (issue 18 item 4): only the user's own
+ * What the user asked, as the built-in policy reads it: only the user's own
  * text — clients put `<system-reminder>` blocks (git status, `Co-Authored-By: Claude Opus 5.5`,
  * tool lists) into user messages, and a file named `5.5` must not come out of them.
  */

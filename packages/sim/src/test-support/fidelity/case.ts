@@ -1,5 +1,5 @@
 /**
- * The fidelity suite's vocabulary (R-D1, R-D2, R-D4, issue 29): a case is a request and what the
+ * The fidelity suite's vocabulary (R-D1, R-D2, R-D4): a case is a request and what the
  * API answers, with the documentation page that says so. `fidelity.test.ts` sends each case twice,
  * through the official SDK and as raw HTTP. Rules come from the pages; the 400s' wording mostly
  * does not (the pages state rules, not messages), so a case checks the status, the error type and
