@@ -96,6 +96,7 @@ export async function resolveQueryOptions(
     unattended: false,
     path: env.PATH,
     notice: warn,
+    home,
   });
   const bash: SubAgentBashOptions = {
     sandbox,

@@ -15,13 +15,15 @@ export function resolveSandbox(
     readonly unattended: boolean;
     readonly path: string | undefined;
     readonly notice: (line: string) => void;
+    /** The session's HOME: the sandbox keeps the user's own files there read-only (R-S9). */
+    readonly home?: string | undefined;
   },
 ): SandboxPolicy {
   const mode =
     requested ?? (context.unattended || permissionModeFacts(context.mode).unattended ? "auto" : "off");
   if (mode === "off") return { enabled: false };
   const probe = probeBubblewrap(context.path ?? "");
-  if (probe.ok) return { enabled: true, bwrap: probe.bwrap };
+  if (probe.ok) return { enabled: true, bwrap: probe.bwrap, ...(context.home ? { home: context.home } : {}) };
   if (mode === "on") {
     throw new OptionsError(
       `sandbox "on" (--sandbox on): ${probe.reason}. Fix: install bubblewrap (apt-get install bubblewrap), or set sandbox to "off".`,

@@ -134,6 +134,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
       unattended: true,
       path: context.env.PATH,
       notice: (line) => context.stderr.write(`${line}\n`),
+      home: context.env.HOME,
     }),
     ...(settings.env === undefined ? {} : { env: settings.env }),
   };

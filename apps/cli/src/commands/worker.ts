@@ -149,6 +149,7 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
       unattended: true,
       path: context.env.PATH,
       notice: log,
+      home: context.env.HOME,
     }),
     ...(settings.env === undefined ? {} : { env: settings.env }),
   };

@@ -21,8 +21,9 @@ const MAX_INCLUDE_DEPTH = 5;
 
 /**
  * The execution points of the repositories `dirs` are in, found by reading files (no git runs):
- * the common dir's `config`, `hooks/` and `info/` (attributes pick filter drivers), a linked work
- * tree's `config.worktree` and `commondir`, a gitfile (`.git` naming the git directory), the
+ * the common dir's `config`, `hooks/` and `info/` (attributes pick filter drivers), every git
+ * directory's `commondir` (made where there was none, it moves config and hooks), a linked work
+ * tree's `config.worktree`, a gitfile (`.git` naming the git directory), the
  * directory `core.hooksPath` names (repository, worktree, global and system config, last one
  * wins; relative to the work tree, `~/` from home), the files `include.path` and
  * `includeIf.*.path` bring in (relative to the including file), and the same for every submodule's
@@ -56,13 +57,7 @@ export function gitExecutionPoints(context: {
     if (kindOf(dotGit) === "directory") dotGitDirs.add(dotGit);
     else points.push({ path: dotGit, kind: "file", what: "the gitfile naming the repository" });
     const local = [join(repo.commonDir, "config"), join(repo.gitDir, "config.worktree")];
-    if (repo.gitDir !== repo.commonDir) {
-      points.push({
-        path: join(repo.gitDir, "commondir"),
-        kind: "file",
-        what: "git's pointer to the common directory",
-      });
-    }
+    if (repo.gitDir !== repo.commonDir) points.push(commonDirPointer(repo.gitDir));
     points.push(...gitDirPoints(repo.commonDir), {
       path: local[1] as string,
       kind: "file",
@@ -93,8 +88,17 @@ export function gitExecutionPoints(context: {
   return { dotGitDirs: [...dotGitDirs], gitDirs: [...gitDirs], points };
 }
 
+/**
+ * `commondir` in any git directory moves where git reads config and hooks from — in a main
+ * repository too, where a command could create it to point at a directory it wrote.
+ */
+function commonDirPointer(gitDir: string): ExecutionPoint {
+  return { path: join(gitDir, "commondir"), kind: "file", what: "git's pointer to the common directory" };
+}
+
 function gitDirPoints(gitDir: string): ExecutionPoint[] {
   return [
+    commonDirPointer(gitDir),
     { path: join(gitDir, "config"), kind: "file", what: "git config" },
     { path: join(gitDir, "hooks"), kind: "directory", what: "git hooks" },
     { path: join(gitDir, "info"), kind: "directory", what: "git attributes and excludes" },

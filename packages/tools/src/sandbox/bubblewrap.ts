@@ -20,6 +20,12 @@ export interface SandboxPolicy {
   readonly bwrap?: string;
   /** RLIMIT_NPROC inside the sandbox (default SANDBOX_PROCESS_LIMIT); the kernel exempts root from it. */
   readonly processLimit?: number;
+  /**
+   * The session's user home (its `HOME`, which a program's `query()` or an in-process run may set
+   * apart from this process's): its settings, git config and shell files stay read-only when it
+   * lies in the workspace (R-S9). Default `os.homedir()`.
+   */
+  readonly home?: string;
 }
 
 export type BubblewrapProbe =

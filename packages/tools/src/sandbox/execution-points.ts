@@ -37,6 +37,14 @@ const USER_POINTS: readonly (readonly [name: string, kind: ExecutionPoint["kind"
   [".claude.json", "file", "the user's MCP servers"],
   [".gitconfig", "file", "the user's git config"],
   [".config/git", "directory", "the user's git config"],
+  // What the user's next shell, login or ssh runs (git push over ssh too): as the user, unsandboxed.
+  [".ssh", "directory", "the user's ssh config and keys (ProxyCommand, authorized_keys)"],
+  ...[".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile"].map(
+    (name) => [name, "file", "the user's shell startup file"] as const,
+  ),
+  ...[".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"].map(
+    (name) => [name, "file", "the user's shell startup file"] as const,
+  ),
 ];
 
 /** Every execution point of the project directories and the user's home (git's: git-points.ts). */

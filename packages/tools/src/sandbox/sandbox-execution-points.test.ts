@@ -113,4 +113,30 @@ describe("R-S9: the sandbox keeps settings read-only (real bwrap)", () => {
     await run(unguarded(), attack);
     expect(readFileSync(join(home(), ".forkloop/trusted-projects.json"), "utf8")).toBe('["/"]\n');
   });
+
+  it("R-S9: when home is inside the workspace, its shell startup files and ~/.ssh are read-only and a new one is moved aside; without the points they are not (control)", async () => {
+    put(join(home(), ".bashrc"), "# rc\n");
+    put(join(home(), ".ssh/known_hosts"), "");
+    const attack =
+      "echo evil >> home/.bashrc; echo evil > home/.profile; echo 'Host *' > home/.ssh/config; mv home/.ssh home/.ssh-old";
+    const output = await run(sandboxed(), attack);
+    expect(output.match(/Read-only file system|Device or resource busy/g)?.length, output).toBe(3);
+    expect(output).toMatch(/moved to .*\.profile\.forkloop-blocked-/);
+    expect(readFileSync(join(home(), ".bashrc"), "utf8")).toBe("# rc\n");
+    expect(existsSync(join(home(), ".profile"))).toBe(false);
+    expect(readdirSync(join(home(), ".ssh"))).toEqual(["known_hosts"]);
+    await run(unguarded(), "echo evil >> home/.bashrc; echo 'Host *' > home/.ssh/config");
+    expect(readFileSync(join(home(), ".bashrc"), "utf8")).toBe("# rc\nevil\n");
+    expect(readFileSync(join(home(), ".ssh/config"), "utf8")).toBe("Host *\n");
+  });
+
+  it("R-S9: the session's home named by the sandbox policy (a query()'s env.HOME) is the one kept read-only; without it this process's home is, and the session's is not (control)", async () => {
+    put(join(home(), ".claude.json"), "{}");
+    const attack = "echo x > home/.claude.json";
+    const output = await run(createBashTool({ sandbox: { enabled: true, home: home() } }), attack);
+    expect(output).toMatch(/Read-only file system/);
+    expect(readFileSync(join(home(), ".claude.json"), "utf8")).toBe("{}");
+    await run(createBashTool({ sandbox: { enabled: true } }), attack);
+    expect(readFileSync(join(home(), ".claude.json"), "utf8")).toBe("x\n");
+  });
 });

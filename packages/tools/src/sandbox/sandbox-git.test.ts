@@ -151,4 +151,16 @@ describe("R-S9: git inside the sandbox (real bwrap, real git)", () => {
     expect(existsSync(join(repo, ".git/modules/sub/hooks/post-checkout"))).toBe(true);
     expect(readFileSync(join(repo, ".git/modules/sub/config"), "utf8")).toContain("fsmonitor");
   });
+
+  it("R-S9: a .git/commondir a command creates in a main repository (moving config and hooks to a directory it wrote) is moved aside; with the sandbox off it stays (control)", async () => {
+    const repo = repository(join(ws.root, "repo"));
+    const home = join(ws.root, "home");
+    const attack = "mkdir -p evil/hooks && cp .git/config evil/config && echo ../evil > .git/commondir";
+    const output = await run(tools(home).sandboxed, attack, repo);
+    expect(output).toMatch(/commondir.*moved to .*commondir\.forkloop-blocked-/s);
+    expect(existsSync(join(repo, ".git", "commondir"))).toBe(false);
+    expect(git(repo, "rev-parse", "--git-common-dir").trim()).toBe(".git");
+    await run(createBashTool({ home }), attack, repo);
+    expect(readFileSync(join(repo, ".git", "commondir"), "utf8")).toBe("../evil\n");
+  });
 });

@@ -120,7 +120,11 @@ function sandboxFor(
   return prepareSandboxCall(bwrap, sandbox, context, {
     firstInputFd: FIRST_INPUT_FD,
     forkloopHome: env.FORKLOOP_HOME,
-    ...(options.home === undefined ? {} : { home: options.home }),
+    ...(options.home === undefined
+      ? sandbox.home === undefined
+        ? {}
+        : { home: sandbox.home }
+      : { home: options.home }),
     ...(options.sandboxArgs === undefined ? {} : { sandboxArgs: options.sandboxArgs }),
   });
 }
