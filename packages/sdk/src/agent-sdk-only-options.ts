@@ -18,7 +18,6 @@ export interface AgentSdkOnlyOptions {
   persistSession?: boolean;
   plugins?: { type: "local"; path: string }[];
   resumeSessionAt?: string;
-  sessionId?: string;
   skills?: string[] | "all";
   spawnClaudeCodeProcess?: (options: never) => unknown;
   taskBudget?: { total: number };

@@ -127,6 +127,8 @@ export interface Options extends AgentSdkOnlyOptions {
   resume?: string;
   continue?: boolean;
   forkSession?: boolean;
+  /** The new session's id (a UUID, `claude --session-id`); not with resume or continue. */
+  sessionId?: string;
   includePartialMessages?: boolean;
   /** Which settings files to read; default `[]` (none), as the Agent SDK. */
   settingSources?: SettingSource[];
@@ -191,6 +193,7 @@ export const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof Options>([
   "resume",
   "continue",
   "forkSession",
+  "sessionId",
   "includePartialMessages",
   "settingSources",
   "tokenBudget",

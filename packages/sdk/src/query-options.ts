@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type PermissionMode, resolveModelAlias, type Tool } from "@forkloop/loop-core";
@@ -248,9 +249,15 @@ async function chooseSession(
     resumeId = (await listSessionsIn(state))[0]?.sessionId;
   }
   if (resumeId === undefined) {
-    const sessionId = newSessionId();
+    const sessionId =
+      options.sessionId === undefined ? newSessionId() : givenSessionId(options.sessionId, state);
     recordOwnState(state, sessionTranscriptPath(sessionsDir(state), sessionId));
     return { sessionId, start: "startup", dir: sessionsDir(state) };
+  }
+  if (options.sessionId !== undefined) {
+    throw new OptionsError(
+      "sessionId names a new session; with resume or continue forkloop keeps the resumed session's id (a fork gets a new one). Drop sessionId.",
+    );
   }
   const saved = savedSession(state, resumeId);
   // A fork is a new session: it is written where new sessions go, wherever the original lives.
@@ -277,3 +284,17 @@ async function settingsOption(
 }
 
 export { SETTING_SOURCES };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The Agent SDK's `sessionId` (`claude --session-id`): a UUID no saved session of the project has. */
+function givenSessionId(sessionId: string, state: ProjectState): string {
+  if (!UUID.test(sessionId)) throw new OptionsError(`sessionId "${sessionId}" is not a valid UUID.`);
+  const id = sessionId.toLowerCase();
+  if (existsSync(sessionTranscriptPath(sessionsDir(state), id))) {
+    throw new OptionsError(
+      `session ID ${id} is already in use; resume it with resume (--resume) or give a new UUID.`,
+    );
+  }
+  return id;
+}

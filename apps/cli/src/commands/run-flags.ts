@@ -1,6 +1,8 @@
 import { DEFAULT_MODEL, SLASH_COMMANDS } from "@forkloop/sdk";
 import { z } from "zod";
 import { budgetUsdSchema, modeSchema, toolListSchema } from "../agent-options.js";
+import { refuseClaudeCodeFlags } from "../claude-code-flags.js";
+import { joinOptionalValues } from "../claude-flag-values.js";
 import { CliError } from "../cli-error.js";
 import { type ParsedCommand, parseCommand } from "../flags.js";
 import { LOOP_FLAG_OPTIONS, LOOP_FLAGS_USAGE, loopFlagsSchema } from "../loop-flags.js";
@@ -28,8 +30,21 @@ $FORKLOOP_HOME/projects/<project>/sessions/ (FORKLOOP_HOME defaults to ~/.forklo
   --fallback-model NAME   switch to this model when the primary stays overloaded (repeatable)
   --max-turns N           stop after N turns (exit code 3)
   --max-budget-usd N      stop the run once its cost reaches N US dollars (exit code 10)
-  --system-prompt TEXT    replace the system prompt
-  --append-system-prompt TEXT  appended to the system prompt
+  --system-prompt TEXT    replace the system prompt (--system-prompt-file FILE: from a file)
+  --append-system-prompt TEXT  appended to the system prompt (--append-system-prompt-file FILE)
+  --tools LIST            the built-in tools offered: "Read,Grep", "" for none, "default" for all
+  --agents JSON|FILE      custom agent types the model may call ({"name":{"description","prompt",
+                          "tools","model"}}), beside .claude/agents/*.md
+  --json-schema SCHEMA    the final answer is JSON matching this JSON Schema (structured_output
+                          in the json result)
+  --effort LEVEL          low | medium | high | xhigh | max: the requests' effort
+  --setting-sources LIST  which settings files to read: user,project,local (default all; "" none)
+  --session-id UUID       the new session's id (with --resume/--continue only with --fork-session)
+  --fork-session          with --resume/--continue: continue in a new session, the old one kept
+  -n, --name NAME         the session's display name (forkloop sessions list)
+  --no-session-persistence  keep nothing on disk: the session cannot be resumed
+  -d, --debug [FILTER]    tool calls, retries and compactions on stderr (--debug-file FILE: there)
+  --disable-slash-commands  the prompt is never read as a slash command
   --permission-mode M     default | acceptEdits | plan | bypassPermissions | dontAsk | auto
                           (default: default — reads run; writes and commands need an allow rule)
   --dangerously-skip-permissions  the same as --permission-mode bypassPermissions
@@ -76,7 +91,11 @@ const schema = z.object({
   "input-format": z.enum(["text", "stream-json"], { message: "must be text or stream-json" }).optional(),
   "include-partial-messages": z.boolean().optional(),
   model: z.string().min(1, "give a model id or alias, e.g. --model sonnet").optional(),
-  "fallback-model": z.array(z.string().min(1)).optional(),
+  // Repeated, or comma-separated as Claude Code takes it.
+  "fallback-model": z
+    .array(z.string().min(1))
+    .transform((models) => models.flatMap((model) => model.split(",").map((m) => m.trim())).filter(Boolean))
+    .optional(),
   "max-turns": z
     .string()
     .regex(/^\d+$/, "must be a whole number, e.g. --max-turns 10")
@@ -86,7 +105,61 @@ const schema = z.object({
   "max-budget-usd": budgetUsdSchema.optional(),
   "system-prompt": z.string().min(1, 'give the prompt, e.g. --system-prompt "You review code."').optional(),
   "append-system-prompt": z.string().optional(),
-  "permission-mode": modeSchema.optional(),
+  "system-prompt-file": z.string().min(1, "give a file, e.g. --system-prompt-file prompt.txt").optional(),
+  "append-system-prompt-file": z
+    .string()
+    .min(1, "give a file, e.g. --append-system-prompt-file extra.txt")
+    .optional(),
+  tools: z.string().optional(),
+  agents: z.string().min(1, `give JSON or a file, e.g. --agents '{"reviewer":{…}}'`).optional(),
+  "json-schema": z.string().min(1, 'give a JSON Schema, e.g. --json-schema \'{"type":"object"}\'').optional(),
+  effort: z
+    .enum(["low", "medium", "high", "xhigh", "max"], { message: "must be low, medium, high, xhigh or max" })
+    .optional(),
+  "setting-sources": z
+    .string()
+    .transform((text) =>
+      text
+        .split(",")
+        .map((source) => source.trim())
+        .filter((source) => source !== ""),
+    )
+    .pipe(z.array(z.enum(["user", "project", "local"], { message: "each must be user, project or local" })))
+    .optional(),
+  "session-id": z
+    .string()
+    .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, "must be a valid UUID")
+    .optional(),
+  "fork-session": z.boolean().optional(),
+  name: z.string().trim().min(1, 'give a name, e.g. --name "nightly review"').optional(),
+  "no-session-persistence": z.boolean().optional(),
+  debug: z.string().optional(),
+  "debug-file": z.string().min(1, "give a file, e.g. --debug-file debug.log").optional(),
+  "disable-slash-commands": z.boolean().optional(),
+  version: z.boolean().optional(),
+  // Read and without effect in a headless run, as in Claude Code's -p: bypassPermissions is
+  // allowed either way, the output has no decorations, Chrome is off, and with no host to ask,
+  // a permission prompt is denied.
+  "allow-dangerously-skip-permissions": z.boolean().optional(),
+  "ax-screen-reader": z.boolean().optional(),
+  "no-chrome": z.boolean().optional(),
+  "permission-prompts": z.enum(["host", "none"], { message: "must be host or none" }).optional(),
+  autocompact: z
+    .literal("auto", {
+      message: "forkloop compacts at its model's own line (auto); a window in tokens is not supported",
+    })
+    .optional(),
+  "prompt-suggestions": z
+    .enum(["false", "0", "no", "off"], {
+      message: "forkloop sends no prompt suggestions; leave the flag out (or give false)",
+    })
+    .optional(),
+  // Claude Code's "manual" is forkloop's "default": anything not allowed by a rule is asked about (denied headless).
+  "permission-mode": z
+    .string()
+    .transform((mode) => (mode === "manual" ? "default" : mode))
+    .pipe(modeSchema)
+    .optional(),
   "dangerously-skip-permissions": z.boolean().optional(),
   "allowed-tools": toolListSchema.optional(),
   "disallowed-tools": toolListSchema.optional(),
@@ -119,6 +192,7 @@ export type RunFlags = z.infer<typeof schema>;
 
 /** `forkloop run`'s flags, with Claude Code's spellings (`-p`, `-c`, `-r`, camelCase aliases). */
 export function parseRunFlags(argv: readonly string[]): ParsedCommand<RunFlags> {
+  refuseClaudeCodeFlags(argv);
   const parsed = parseCommand(
     {
       command: "run",
@@ -137,6 +211,27 @@ export function parseRunFlags(argv: readonly string[]): ParsedCommand<RunFlags> 
         "max-budget-usd": { type: "string" },
         "system-prompt": { type: "string" },
         "append-system-prompt": { type: "string" },
+        "system-prompt-file": { type: "string" },
+        "append-system-prompt-file": { type: "string" },
+        tools: { type: "string" },
+        agents: { type: "string" },
+        "json-schema": { type: "string" },
+        effort: { type: "string" },
+        "setting-sources": { type: "string" },
+        "session-id": { type: "string" },
+        "fork-session": { type: "boolean" },
+        name: { type: "string", short: "n" },
+        "no-session-persistence": { type: "boolean" },
+        debug: { type: "string" },
+        "debug-file": { type: "string" },
+        "disable-slash-commands": { type: "boolean" },
+        version: { type: "boolean", short: "v" },
+        "allow-dangerously-skip-permissions": { type: "boolean" },
+        "ax-screen-reader": { type: "boolean" },
+        "no-chrome": { type: "boolean" },
+        "permission-prompts": { type: "string" },
+        autocompact: { type: "string" },
+        "prompt-suggestions": { type: "string" },
         "permission-mode": { type: "string" },
         "dangerously-skip-permissions": { type: "boolean" },
         "allowed-tools": { type: "string" },
@@ -159,7 +254,7 @@ export function parseRunFlags(argv: readonly string[]): ParsedCommand<RunFlags> 
         ...LOOP_FLAG_OPTIONS,
       },
     },
-    spreadMcpConfigArgs(argv.map((arg) => CLAUDE_SPELLINGS[arg] ?? arg)),
+    joinOptionalValues(spreadMcpConfigArgs(argv.map((arg) => CLAUDE_SPELLINGS[arg] ?? arg))),
   );
   checkCombinations(parsed.flags);
   return parsed;
@@ -185,6 +280,30 @@ function checkCombinations(flags: RunFlags): void {
   }
   if (flags.resume !== undefined && flags.continue) {
     throw new CliError("give either --resume SESSION or --continue (the most recent session), not both.");
+  }
+  const resuming = flags.resume !== undefined || flags.continue === true;
+  if (flags["fork-session"] && !resuming) {
+    throw new CliError(
+      "--fork-session applies to --resume SESSION or --continue (it forks that session); add one or drop it.",
+    );
+  }
+  if (flags["session-id"] !== undefined && resuming) {
+    throw new CliError(
+      "--session-id names a new session; a resumed session keeps its id and forkloop gives a fork (--fork-session) a new one. Drop --session-id.",
+    );
+  }
+  if (flags["no-session-persistence"] && resuming) {
+    throw new CliError(
+      "--no-session-persistence: forkloop writes a resumed session's new turns to its transcript; drop --no-session-persistence or start a new session.",
+    );
+  }
+  for (const [text, file] of [
+    ["system-prompt", "system-prompt-file"],
+    ["append-system-prompt", "append-system-prompt-file"],
+  ] as const) {
+    if (flags[text] !== undefined && flags[file] !== undefined) {
+      throw new CliError(`give either --${text} or --${file}, not both.`);
+    }
   }
   if (
     flags["dangerously-skip-permissions"] &&

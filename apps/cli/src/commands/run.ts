@@ -1,4 +1,6 @@
-import { resolve } from "node:path";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { plural } from "@forkloop/batch";
 import { formatWait } from "@forkloop/loop-core";
 import { repairTranscript } from "@forkloop/orchestrator";
@@ -12,18 +14,22 @@ import {
   parseRunRequest,
   projectState,
   query,
+  renameSession,
   type SDKMessage,
   type SDKResultMessage,
   type SystemPromptOption,
   savedSession,
   sessionsDirs,
 } from "@forkloop/sdk";
+import { FORKLOOP_VERSION } from "@forkloop/sdk/version";
+import { textFileFlag } from "../claude-flag-values.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { loopChoicesFromFlags } from "../loop-flags.js";
 import { mcpConfigFlag } from "../mcp-config-args.js";
 import { timeoutEnv } from "../model-timeouts.js";
+import { claudeCodeOptions, debugLog } from "../run-claude-options.js";
 import { printOutcome } from "../run-outcome.js";
 import { streamJsonPrompt, textPrompt } from "../run-prompt.js";
 import { reportHint, writeSessionHtml } from "./report.js";
@@ -37,6 +43,10 @@ export async function runCommand(argv: readonly string[], context: CommandContex
     context.stdout.write(`${RUN_USAGE}\n`);
     return EXIT.ok;
   }
+  if (flags.version) {
+    context.stdout.write(`${FORKLOOP_VERSION} (forkloop)\n`);
+    return EXIT.ok;
+  }
   const streamInput = flags["input-format"] === "stream-json" ? streamJsonPrompt(context.stdin) : undefined;
   if (streamInput !== undefined && positionals.length > 0) {
     throw new CliError(
@@ -45,14 +55,22 @@ export async function runCommand(argv: readonly string[], context: CommandContex
   }
   const prompt = streamInput?.messages ?? (await textPrompt(positionals, context.stdin));
   // `/compact` without a session is refused here, with the CLI's wording, before anything starts.
-  const request = typeof prompt === "string" ? parseRunRequest(prompt) : { kind: "turns" as const };
+  const request =
+    typeof prompt === "string" && !flags["disable-slash-commands"]
+      ? parseRunRequest(prompt)
+      : { kind: "turns" as const };
   if (request.kind === "compact" && flags.resume === undefined) {
     throw new CliError(
       `run: /compact compacts a saved session: \`forkloop run --resume <session> "/compact [instructions]"\` (list them with \`forkloop sessions list\`).`,
     );
   }
   const cwd = await checkProjectDir(resolve(context.cwd, flags.cwd ?? "."));
-  const stateDir = flags["state-dir"] === undefined ? {} : { stateDir: flags["state-dir"] };
+  // --no-session-persistence: the session lives in a directory removed when the run ends.
+  const ephemeral = flags["no-session-persistence"]
+    ? await mkdtemp(join(tmpdir(), "forkloop-session-"))
+    : undefined;
+  const stateDirFlag = ephemeral ?? flags["state-dir"];
+  const stateDir = stateDirFlag === undefined ? {} : { stateDir: stateDirFlag };
   const state = projectState({ cwd, env: context.env, ...stateDir });
   // Checked before anything starts, so a typo costs nothing: the session, the extra directories.
   const resume = flags.continue ? await latestSession(state) : flags.resume;
@@ -90,8 +108,8 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       env: { ...context.env, ...timeoutEnv(flags) },
       stderr: (line) => context.stderr.write(line),
       abortController,
-      // The CLI reads every settings file, as Claude Code's -p does.
-      settingSources: ["user", "project", "local"],
+      // The CLI reads every settings file, as Claude Code's -p does, unless --setting-sources narrows it.
+      settingSources: flags["setting-sources"] ?? ["user", "project", "local"],
       // `--permission-mode bypassPermissions` on the command line is the explicit second switch.
       allowDangerouslySkipPermissions: true,
       includePartialMessages: flags["include-partial-messages"] ?? false,
@@ -107,7 +125,8 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       ...(addDirs.length === 0 ? {} : { additionalDirectories: addDirs }),
       ...(flags["allowed-tools"] === undefined ? {} : { allowedTools: flags["allowed-tools"] }),
       ...(flags["disallowed-tools"] === undefined ? {} : { disallowedTools: flags["disallowed-tools"] }),
-      ...systemPromptOption(flags),
+      ...systemPromptOption(flags, context.cwd),
+      ...claudeCodeOptions(flags, context.cwd),
       ...(flags.budget === undefined ? {} : { tokenBudget: flags.budget }),
       ...loop,
       ...(resume === undefined ? {} : { resume }),
@@ -123,12 +142,14 @@ export async function runCommand(argv: readonly string[], context: CommandContex
   });
   let result: SDKResultMessage | undefined;
   let init: InitMessage | undefined;
+  const debug = debugLog(flags, context);
   try {
     for await (const message of run) {
       if (message.type === "result") result = message;
       if (message.type === "system" && message.subtype === "init") init = message;
       if (format === "stream-json") context.stdout.write(`${JSON.stringify(message)}\n`);
-      else if (format === "text" && flags.verbose) describeVerbose(message, context);
+      else if (format === "text" && flags.verbose) describeVerbose(message, context.stderr);
+      if (debug) describeVerbose(message, debug.stream);
       if (format === "text" && isRateLimitPause(message)) describeRateLimitPause(message, context);
     }
   } catch (error) {
@@ -139,6 +160,8 @@ export async function runCommand(argv: readonly string[], context: CommandContex
     if (!reported && !interrupted) throw error;
   } finally {
     context.signal.removeEventListener("abort", onInterrupt);
+    await debug?.close();
+    if (ephemeral !== undefined) await rm(ephemeral, { recursive: true, force: true });
   }
   const inputProblem = streamInput?.problem();
   if (inputProblem !== undefined) context.stderr.write(`forkloop run: ${inputProblem}\n`);
@@ -169,7 +192,12 @@ export async function runCommand(argv: readonly string[], context: CommandContex
     },
     context,
   );
-  await announceReport(result.session_id, { state, flags, write: flags.report ?? false }, context);
+  if (flags.name !== undefined && ephemeral === undefined) {
+    await nameSession(result.session_id, flags.name, state, context);
+  }
+  if (ephemeral === undefined) {
+    await announceReport(result.session_id, { state, flags, write: flags.report ?? false }, context);
+  }
   return inputProblem === undefined ? code : EXIT.usage;
 }
 
@@ -209,25 +237,33 @@ function describeRateLimitPause(line: RateLimitPause, context: CommandContext): 
   );
 }
 
-function describeVerbose(line: SDKMessage, context: CommandContext): void {
+function describeVerbose(line: SDKMessage, stderr: CommandContext["stderr"]): void {
   if (line.type === "assistant" && line.parent_tool_use_id === null) {
     const block = line.message.content[0];
-    if (block?.type === "tool_use") context.stderr.write(`→ ${block.name} ${JSON.stringify(block.input)}\n`);
+    if (block?.type === "tool_use") stderr.write(`→ ${block.name} ${JSON.stringify(block.input)}\n`);
   } else if (line.type === "system" && line.subtype === "api_retry" && line.resumes_at === undefined) {
-    context.stderr.write(
+    stderr.write(
       `retrying (attempt ${line.attempt}/${line.max_retries}) after ${line.retry_delay_ms} ms: ${line.error_message}\n`,
     );
   } else if (line.type === "system" && line.subtype === "compact_boundary") {
-    context.stderr.write(
+    stderr.write(
       `compacted: ${line.compact_metadata.pre_tokens} → ${line.compact_metadata.post_tokens} tokens\n`,
     );
   }
 }
 
 /** `--system-prompt` replaces the prompt, `--append-system-prompt` adds to it; both: the replacement, then the addition. */
-function systemPromptOption(flags: RunFlags): { systemPrompt?: SystemPromptOption } {
-  const append = flags["append-system-prompt"];
-  const replacement = flags["system-prompt"];
+function systemPromptOption(flags: RunFlags, cwd: string): { systemPrompt?: SystemPromptOption } {
+  const appendFile = flags["append-system-prompt-file"];
+  const replacementFile = flags["system-prompt-file"];
+  const append =
+    appendFile === undefined
+      ? flags["append-system-prompt"]
+      : textFileFlag("--append-system-prompt-file", appendFile, cwd);
+  const replacement =
+    replacementFile === undefined
+      ? flags["system-prompt"]
+      : textFileFlag("--system-prompt-file", replacementFile, cwd);
   if (replacement !== undefined)
     return { systemPrompt: append === undefined ? replacement : `${replacement}\n\n${append}` };
   return append === undefined ? {} : { systemPrompt: { type: "preset", preset: "claude_code", append } };
@@ -253,6 +289,15 @@ function settingsFlag(value: string, cwd: string): string | Record<string, unkno
     throw new CliError(
       `--settings: not valid JSON (${(error as Error).message}); give a settings file or JSON, e.g. --settings '{"model":"opus"}'.`,
     );
+  }
+}
+
+/** `-n NAME`: the session's title (kept beside the transcript); one that cannot be kept is a notice. */
+async function nameSession(sessionId: string, name: string, state: ProjectState, context: CommandContext) {
+  try {
+    await renameSession(sessionId, name, { dir: state.projectRoot, stateDir: state.dir });
+  } catch (error) {
+    context.stderr.write(`forkloop run: the session could not be named: ${(error as Error).message}\n`);
   }
 }
 

@@ -14,6 +14,7 @@ import {
   streamJsonLineSchema,
 } from "@forkloop/sdk";
 
+export { REFUSED_CLAUDE_FLAGS, type RefusedClaudeFlag } from "../claude-code-flags.js";
 export {
   type InProcessCli,
   type InProcessCliOptions,

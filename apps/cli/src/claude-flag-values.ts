@@ -1,0 +1,117 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { AgentDefinition } from "@forkloop/sdk";
+import { z } from "zod";
+import { CliError } from "./cli-error.js";
+
+/**
+ * Values of Claude Code's print-mode flags that forkloop run reads (R-X3): JSON given inline or
+ * as a file, text files, and optional values the way Claude Code's parser takes them.
+ */
+
+/** Claude Code's flags whose value is optional: `--debug`, `--debug hooks`, `--debug=hooks`. */
+const OPTIONAL_VALUE_FLAGS: Readonly<Record<string, string>> = {
+  "-d": "--debug",
+  "--debug": "--debug",
+  "--prompt-suggestions": "--prompt-suggestions",
+};
+
+/**
+ * Rewrites optional-value flags as `--flag=value` (`--flag=` without one), as Claude Code's
+ * parser reads them: the next word is the value unless it is a flag.
+ */
+export function joinOptionalValues(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    const long = OPTIONAL_VALUE_FLAGS[arg];
+    if (long === undefined) {
+      out.push(arg);
+      continue;
+    }
+    const next = argv[i + 1];
+    if (next !== undefined && !next.startsWith("-")) {
+      out.push(`${long}=${next}`);
+      i++;
+    } else out.push(`${long}=`);
+  }
+  return out;
+}
+
+/** A flag's JSON object, given inline (`{…}`) or as a file (relative to cwd) holding one. */
+export function jsonObjectFlag(
+  flag: string,
+  value: string,
+  cwd: string,
+  example: string,
+): Record<string, unknown> {
+  const inline = value.trimStart().startsWith("{");
+  let text = value;
+  if (!inline) {
+    try {
+      text = readFileSync(resolve(cwd, value), "utf8");
+    } catch (error) {
+      throw new CliError(
+        `${flag}: cannot read ${value} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give a JSON file or the JSON itself, e.g. ${flag} '${example}'.`,
+      );
+    }
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new CliError(
+      `${flag}: ${inline ? "not valid JSON" : `${value} is not valid JSON`} (${(error as Error).message}); e.g. ${flag} '${example}'.`,
+    );
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new CliError(`${flag}: give a JSON object, e.g. ${flag} '${example}'.`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** A text file a flag names (`--system-prompt-file`), relative to cwd. */
+export function textFileFlag(flag: string, path: string, cwd: string): string {
+  try {
+    return readFileSync(resolve(cwd, path), "utf8");
+  } catch (error) {
+    throw new CliError(
+      `${flag}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give a readable text file.`,
+    );
+  }
+}
+
+const agentSchema = z.strictObject({
+  description: z.string().min(1, "give a description (when to use the agent)"),
+  prompt: z.string().min(1, "give a prompt (the agent's system prompt)"),
+  tools: z.array(z.string()).optional(),
+  disallowedTools: z.array(z.string()).optional(),
+  model: z.string().min(1).optional(),
+  maxTurns: z.number().int().positive().optional(),
+});
+
+const AGENTS_EXAMPLE = '{"reviewer":{"description":"Reviews code","prompt":"You review code."}}';
+
+/** `--agents JSON|FILE`: custom agent types by name, Claude Code's shape. */
+export function agentsFlag(value: string, cwd: string): Record<string, AgentDefinition> {
+  const object = jsonObjectFlag("--agents", value, cwd, AGENTS_EXAMPLE);
+  const agents: Record<string, AgentDefinition> = {};
+  for (const [name, definition] of Object.entries(object)) {
+    const parsed = agentSchema.safeParse(definition);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new CliError(
+        `--agents: agent "${name}": ${issue?.path.join(".") || "the definition"}: ${issue?.message}; e.g. --agents '${AGENTS_EXAMPLE}'.`,
+      );
+    }
+    agents[name] = parsed.data as AgentDefinition;
+  }
+  return agents;
+}
+
+const SCHEMA_EXAMPLE = '{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}';
+
+/** `--json-schema SCHEMA`: the JSON Schema the final answer must match (structured output). */
+export function jsonSchemaFlag(value: string, cwd: string): Record<string, unknown> {
+  return jsonObjectFlag("--json-schema", value, cwd, SCHEMA_EXAMPLE);
+}

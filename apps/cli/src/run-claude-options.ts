@@ -1,0 +1,72 @@
+import { createWriteStream } from "node:fs";
+import { resolve } from "node:path";
+import { builtinToolNames, FORK_TOOL_NAMES, type Options } from "@forkloop/sdk";
+import { agentsFlag, jsonSchemaFlag } from "./claude-flag-values.js";
+import { CliError } from "./cli-error.js";
+import type { CommandContext } from "./command-context.js";
+import type { RunFlags } from "./commands/run-flags.js";
+import { closestFlag } from "./flags.js";
+
+/**
+ * The query() options of Claude Code's print-mode flags forkloop run reads (R-X3): the tool set,
+ * custom agents, structured output, effort, the session's id and forking.
+ */
+export function claudeCodeOptions(flags: RunFlags, cwd: string): Partial<Options> {
+  return {
+    ...(flags.tools === undefined ? {} : toolsFlag(flags.tools, flags["disallowed-tools"] ?? [])),
+    ...(flags.agents === undefined ? {} : { agents: agentsFlag(flags.agents, cwd) }),
+    ...(flags["json-schema"] === undefined
+      ? {}
+      : {
+          outputFormat: { type: "json_schema" as const, schema: jsonSchemaFlag(flags["json-schema"], cwd) },
+        }),
+    ...(flags.effort === undefined ? {} : { effort: flags.effort }),
+    ...(flags["session-id"] === undefined ? {} : { sessionId: flags["session-id"].toLowerCase() }),
+    ...(flags["fork-session"] ? { forkSession: true } : {}),
+  };
+}
+
+/**
+ * `--tools "Read,Grep"` (or spaces), `""` for none, `default` for every built-in tool. As in
+ * Claude Code the list is the whole set: Agent (or Task) is offered only when it is named.
+ */
+function toolsFlag(value: string, disallowed: readonly string[]): Pick<Options, "tools" | "disallowedTools"> {
+  const names = value.split(/[\s,]+/).filter((name) => name !== "");
+  if (names.length === 1 && names[0] === "default")
+    return { tools: { type: "preset", preset: "claude_code" } };
+  const known = [...builtinToolNames(), ...FORK_TOOL_NAMES];
+  for (const name of names) {
+    if (!known.includes(name)) {
+      const suggestion = closestFlag(name, known);
+      throw new CliError(
+        `--tools: unknown tool "${name}"${suggestion ? ` (did you mean ${suggestion}?)` : ""}; the built-in tools are ${known.join(", ")} ("" for none, "default" for all).`,
+      );
+    }
+  }
+  // Task is Agent's former name: naming either offers the tool.
+  const named = (tool: string) =>
+    names.includes(tool) ||
+    ((tool === "Agent" || tool === "Task") && (names.includes("Agent") || names.includes("Task")));
+  const removed = FORK_TOOL_NAMES.filter((tool) => !named(tool));
+  return {
+    tools: names.filter((name) => !FORK_TOOL_NAMES.includes(name)),
+    ...(removed.length === 0 ? {} : { disallowedTools: [...disallowed, ...removed] }),
+  };
+}
+
+/** `--debug [filter]` / `--debug-file FILE`: the verbose lines, on stderr or in the file. */
+export function debugLog(
+  flags: RunFlags,
+  context: CommandContext,
+): { stream: CommandContext["stderr"]; close: () => Promise<void> } | undefined {
+  const file = flags["debug-file"];
+  if (file !== undefined) {
+    const stream = createWriteStream(resolve(context.cwd, file), { flags: "a" });
+    return {
+      stream,
+      close: () => new Promise((done) => stream.end(done)),
+    };
+  }
+  if (flags.debug === undefined) return undefined;
+  return { stream: context.stderr, close: async () => {} };
+}

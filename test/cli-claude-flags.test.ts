@@ -1,0 +1,190 @@
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  REFUSED_CLAUDE_FLAGS,
+  runCliInProcess,
+  type SimHandle,
+  startSimInProcess,
+} from "@forkloop/cli/testing";
+import { getSessionInfo, projectState } from "@forkloop/sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// R-X3: Claude Code's print-mode flags under `forkloop -p`: read as Claude Code reads them, or
+// refused (exit 2, before any request) naming the flag and why — never "unknown flag".
+let dir: string;
+let home: string;
+let sim: SimHandle;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "forkloop-claude-flags-"));
+  home = await mkdtemp(join(tmpdir(), "forkloop-claude-flags-home-"));
+  await writeFile(join(dir, "notes.md"), "# Notes\nwire format\n");
+  await writeFile(join(dir, "prompt.txt"), "You are the FLAG-FILE reviewer.\n");
+  sim = await startSimInProcess(dir);
+}, 60_000);
+afterAll(async () => {
+  await sim?.stop();
+  await rm(dir, { recursive: true, force: true });
+  await rm(home, { recursive: true, force: true });
+});
+
+const env = () => ({ ...sim.env, FORKLOOP_HOME: home, HOME: home });
+const run = (args: readonly string[]) => runCliInProcess(["-p", ...args], { cwd: dir, env: env() });
+/** The main loop's request bodies the simulator received since `from`. */
+async function mainBodies(from: number): Promise<Record<string, unknown>[]> {
+  return (await sim.requests())
+    .slice(from)
+    .filter((record) => record.querySource === "sdk")
+    .map((record) => JSON.parse(record.rawBody) as Record<string, unknown>);
+}
+const systemText = (body: Record<string, unknown>) => JSON.stringify(body.system);
+const toolNames = (body: Record<string, unknown>) =>
+  (body.tools as { name: string }[]).map((tool) => tool.name);
+
+describe("R-X3: Claude Code's print-mode flags under forkloop -p", () => {
+  it("R-X3: every flag forkloop does not honour is refused before any request, naming the flag and why", async () => {
+    const before = (await sim.requests()).length;
+    for (const flag of REFUSED_CLAUDE_FLAGS) {
+      for (const spelling of flag.spellings) {
+        const result = await run(["Say hello.", spelling]);
+        expect(result.code, spelling).toBe(2);
+        expect(result.stderr, spelling).toContain(
+          `${spelling} is a Claude Code flag forkloop does not support`,
+        );
+        expect(result.stderr, spelling).toContain(flag.why);
+        expect(result.stderr, spelling).not.toMatch(/unknown flag/);
+      }
+    }
+    // --flag=value is the same flag.
+    expect((await run(["Say hello.", "--cloud=my-task"])).stderr).toContain("--cloud is a Claude Code flag");
+    expect((await sim.requests()).length).toBe(before);
+    // The control: a flag Claude Code does not have stays unknown.
+    expect((await run(["Say hello.", "--no-such-flag"])).stderr).toMatch(/unknown flag --no-such-flag/);
+  });
+
+  it("R-X3: --session-id names the new session; the same id again is refused before any request", async () => {
+    const id = "6f1c2a3b-4d5e-4f60-8a71-9b2c3d4e5f60";
+    const first = await run(["Say hello.", "--session-id", id.toUpperCase(), "--output-format", "json"]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout).session_id).toBe(id);
+    const before = (await sim.requests()).length;
+    const again = await run(["Say hello.", "--session-id", id]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`session ID ${id} is already in use`);
+    expect((await sim.requests()).length).toBe(before);
+    expect((await run(["Say hello.", "--session-id", "not-a-uuid"])).stderr).toContain(
+      "must be a valid UUID",
+    );
+  });
+
+  it("R-X3: --no-session-persistence leaves no session behind; -n names the session", async () => {
+    const ephemeral = await run(["Say hello.", "--no-session-persistence", "--output-format", "json"]);
+    expect(ephemeral.code, ephemeral.stderr).toBe(0);
+    const sessionId = JSON.parse(ephemeral.stdout).session_id as string;
+    const resumed = await run(["Again.", "--resume", sessionId]);
+    expect(resumed.code).toBe(2);
+    expect(ephemeral.stderr).not.toContain("report:");
+    const named = await run(["Say hello.", "-n", "nightly review", "--output-format", "json"]);
+    expect(named.code, named.stderr).toBe(0);
+    const state = projectState({ cwd: dir, env: env() });
+    const info = await getSessionInfo(JSON.parse(named.stdout).session_id, { dir, stateDir: state.dir });
+    expect(info?.customTitle).toBe("nightly review");
+  });
+
+  it("R-X3: --tools is the whole tool set (Agent only when named); --system-prompt-file, --effort and --json-schema reach the request", async () => {
+    const before = (await sim.requests()).length;
+    const tools = await run(["Say hello.", "--tools", "Read,Grep"]);
+    expect(tools.code, tools.stderr).toBe(0);
+    const withAgent = await run(["Say hello.", "--tools", "Read Agent"]);
+    expect(withAgent.code, withAgent.stderr).toBe(0);
+    const none = await run(["Say hello.", "--tools", ""]);
+    expect(none.code, none.stderr).toBe(0);
+    const file = await run(["Say hello.", "--system-prompt-file", "prompt.txt", "--effort", "high"]);
+    expect(file.code, file.stderr).toBe(0);
+    const schema = { type: "object", properties: { verdict: { type: "string" } }, required: ["verdict"] };
+    const structured = await run([
+      "Is it ready?",
+      "--json-schema",
+      JSON.stringify(schema),
+      "--output-format",
+      "json",
+    ]);
+    expect(structured.code, structured.stderr).toBe(0);
+    expect(JSON.parse(structured.stdout).structured_output).toMatchObject({ verdict: expect.any(String) });
+    const [readGrep, readAgent, noTools, prompted, schemaRequest] = await mainBodies(before);
+    expect(toolNames(readGrep ?? {}).sort()).toEqual(["Grep", "Read"]);
+    expect(toolNames(readAgent ?? {}).sort()).toEqual(["Agent", "Read"]);
+    expect(noTools?.tools ?? []).toEqual([]);
+    expect(systemText(prompted ?? {})).toContain("You are the FLAG-FILE reviewer.");
+    expect(prompted?.output_config).toMatchObject({ effort: "high" });
+    expect(schemaRequest?.output_config).toMatchObject({ format: { type: "json_schema", schema } });
+    const missing = await run(["Say hello.", "--system-prompt-file", "nope.txt"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("--system-prompt-file: cannot read nope.txt (ENOENT)");
+    const unknownTool = await run(["Say hello.", "--tools", "Reed"]);
+    expect(unknownTool.stderr).toContain('--tools: unknown tool "Reed" (did you mean Read?)');
+  });
+
+  it("R-X3: --agents defines agent types (inline or a file); --setting-sources leaves the other settings files out", async () => {
+    const agents = { reviewer: { description: "Reviews text", prompt: "You review text." } };
+    await writeFile(join(dir, "agents.json"), JSON.stringify(agents));
+    for (const value of [JSON.stringify(agents), "agents.json"]) {
+      const result = await run([
+        "Say hello.",
+        "--agents",
+        value,
+        "--output-format",
+        "stream-json",
+        "--verbose",
+      ]);
+      expect(result.code, result.stderr).toBe(0);
+      const init = JSON.parse(result.stdout.split("\n")[0] ?? "{}");
+      expect(init.agents).toContain("reviewer");
+    }
+    const bad = await run(["Say hello.", "--agents", '{"reviewer":{"prompt":"x"}}']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--agents: agent "reviewer": description');
+    const project = join(dir, "with-settings");
+    await mkdir(join(project, ".claude"), { recursive: true });
+    await writeFile(join(project, ".claude", "settings.json"), JSON.stringify({ model: "haiku" }));
+    const before = (await sim.requests()).length;
+    for (const sources of ["user", "user,project"]) {
+      const result = await runCliInProcess(["-p", "Say hello.", "--setting-sources", sources], {
+        cwd: project,
+        env: env(),
+      });
+      expect(result.code, result.stderr).toBe(0);
+    }
+    const [userOnly, withProject] = await mainBodies(before);
+    expect(userOnly?.model).not.toBe(withProject?.model);
+    expect(withProject?.model).toBe("claude-haiku-5-5");
+  });
+
+  it("R-X3: --debug-file writes the run's tool calls there; the no-op flags of a headless run are read", async () => {
+    const log = join(dir, "debug.log");
+    const result = await run(["Summarize notes.md", "--debug-file", "debug.log"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(await readFile(log, "utf8")).toContain("→ Read");
+    const quiet = await run([
+      "Say hello.",
+      "--allow-dangerously-skip-permissions",
+      "--ax-screen-reader",
+      "--no-chrome",
+      "--permission-prompts",
+      "none",
+      "--autocompact",
+      "auto",
+      "--prompt-suggestions",
+      "false",
+      "--permission-mode",
+      "manual",
+    ]);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    const window = await run(["Say hello.", "--autocompact", "200000"]);
+    expect(window.code).toBe(2);
+    expect(window.stderr).toContain("--autocompact: forkloop compacts at its model's own line");
+    expect(existsSync(join(dir, ".forkloop"))).toBe(false);
+    expect(await readdir(home)).toContain("projects");
+  });
+});
