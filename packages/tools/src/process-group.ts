@@ -10,6 +10,11 @@ export interface ProcessGroupRun {
   readonly stderr: string;
   readonly timedOut: boolean;
   readonly aborted: boolean;
+  /**
+   * With `startedFd`: whether the launcher said it was about to run the command (a write on the
+   * descriptor after its inputs). false: the launcher failed before the command could start.
+   */
+  readonly started?: boolean;
 }
 
 export interface ProcessGroupOptions {
@@ -25,6 +30,11 @@ export interface ProcessGroupOptions {
   readonly launcher?: readonly string[];
   /** Data the launcher reads from descriptors FIRST_INPUT_FD, FIRST_INPUT_FD + 1, … (bwrap's seccomp program). */
   readonly inputs?: readonly Buffer[];
+  /**
+   * One more descriptor, after the inputs (FIRST_INPUT_FD + inputs.length), that the launcher
+   * writes to just before it runs the command (`started` in the result).
+   */
+  readonly startedFd?: boolean;
 }
 
 /** Descriptor 3 carries the process mark (marked-processes.ts); the launcher's inputs follow it. */
@@ -68,6 +78,7 @@ export function runInProcessGroup(command: string, options: ProcessGroupOptions)
         "pipe",
         mark.fd,
         ...(options.inputs ?? []).map(() => "pipe" as const),
+        ...(options.startedFd === true ? ["pipe" as const] : []),
       ],
     });
     mark.release(child.pid);
@@ -77,6 +88,17 @@ export function runInProcessGroup(command: string, options: ProcessGroupOptions)
       stream?.on("error", () => {});
       stream?.end(input);
     });
+    let started = false;
+    if (options.startedFd === true) {
+      const stream = child.stdio[FIRST_INPUT_FD + (options.inputs ?? []).length] as
+        | NodeJS.ReadableStream
+        | null
+        | undefined;
+      stream?.on("error", () => {});
+      stream?.on("data", () => {
+        started = true;
+      });
+    }
     const stdout = new HeadTailBuffer(options.maxOutputChars);
     const stderr = new HeadTailBuffer(options.maxOutputChars);
     child.stdout?.setEncoding("utf8").on("data", (chunk: string) => stdout.append(chunk));
@@ -125,6 +147,7 @@ export function runInProcessGroup(command: string, options: ProcessGroupOptions)
         stderr: stderr.toString(),
         timedOut,
         aborted,
+        ...(options.startedFd === true ? { started } : {}),
       });
     };
     child.once("exit", (code, signal) => {

@@ -74,6 +74,11 @@ export interface SandboxPlan {
   readonly processLimit?: number;
   /** The descriptor bwrap reads the seccomp program from (unix-socket-filter.ts), with `network`. */
   readonly seccompFd?: number;
+  /**
+   * A descriptor the sandbox writes one byte to, and closes, just before it runs the command: its
+   * silence means bwrap failed while setting up (nothing ran), so the call may be prepared again.
+   */
+  readonly startedFd?: number;
 }
 
 /**
@@ -112,10 +117,13 @@ export function sandboxArgs(plan: SandboxPlan): string[] {
   const limit = Math.floor(plan.processLimit ?? SANDBOX_PROCESS_LIMIT);
   args.push("--die-with-parent", "--chdir", plan.cwd, "--");
   // Soft first (a hard limit below the soft one is EINVAL); a hard limit lower than ours stays.
+  // The started byte is written only once the sandbox is set up, and closed before the command.
+  const fd = plan.startedFd === undefined ? undefined : Math.floor(plan.startedFd);
+  const started = fd === undefined ? "" : `printf s >&${fd} || exit 125; exec ${fd}>&-; `;
   args.push(
     "bash",
     "-c",
-    `ulimit -Su ${limit} 2>/dev/null; ulimit -Hu ${limit} 2>/dev/null; exec "$@"`,
+    `ulimit -Su ${limit} 2>/dev/null; ulimit -Hu ${limit} 2>/dev/null; ${started}exec "$@"`,
     "forkloop-sandbox",
   );
   return args;

@@ -14,6 +14,8 @@ export interface SandboxCall {
   readonly launcher: readonly string[];
   /** Data for the launcher's descriptors from `firstInputFd` on (the seccomp program). */
   readonly inputs: readonly Buffer[];
+  /** The launcher writes to the descriptor after the inputs once the command is about to run. */
+  readonly startedFd: true;
   /**
    * Call after bwrap has exited (its PID namespace is gone, so nothing inside still runs): an
    * execution point the mounts could not hold — a file that did not exist, a symlinked name — that
@@ -85,11 +87,13 @@ export function prepareSandboxCall(
     varRunDirectory: isOwnDirectory("/var/run"),
     ...(policy.processLimit === undefined ? {} : { processLimit: policy.processLimit }),
     ...(filter === undefined ? {} : { seccompFd: options.firstInputFd }),
+    startedFd: options.firstInputFd + (filter === undefined ? 0 : 1),
   };
   const args = (options.sandboxArgs ?? sandboxArgs)(plan);
   return {
     launcher: [bwrap, ...args],
     inputs: filter === undefined ? [] : [filter],
+    startedFd: true,
     settle: () => [...settleWatched(guard.watched), ...newRepositories()],
   };
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { gitSafeEnvironment } from "../git-safe-environment.js";
-import { FIRST_INPUT_FD, runInProcessGroup } from "../process-group.js";
+import { FIRST_INPUT_FD, type ProcessGroupRun, runInProcessGroup } from "../process-group.js";
 import { findBubblewrap, type SandboxPlan, type SandboxPolicy } from "../sandbox/bubblewrap.js";
 import { prepareSandboxCall, type SandboxCall } from "../sandbox/sandbox-call.js";
 import { isReadOnlyShellCommand } from "../shell/read-only-shell.js";
@@ -62,41 +62,58 @@ export function createBashTool(options: BashToolOptions = {}) {
     maxResultSizeChars: 100_000,
     async call(input, context) {
       const timeoutMs = input.timeout ?? defaultTimeoutMs;
-      let blocked: string[] = [];
-      const sandbox = sandboxFor(options, context);
-      if (typeof sandbox === "string") return toolError(sandbox);
-      let run: Awaited<ReturnType<typeof runInProcessGroup>>;
-      try {
-        run = await runInProcessGroup(input.command, {
-          cwd: context.cwd,
-          env: bashEnvironment(options),
-          ...(sandbox === undefined ? {} : { launcher: sandbox.launcher, inputs: sandbox.inputs }),
-          timeoutMs,
-          signal: context.abortController.signal,
-          maxOutputChars,
-        });
-      } catch (error) {
-        return toolError(`Could not start bash: ${(error as Error).message}`);
-      } finally {
-        blocked = sandbox?.settle() ?? [];
+      for (let attempt = 1; ; attempt++) {
+        const sandbox = sandboxFor(options, context);
+        if (typeof sandbox === "string") return toolError(sandbox);
+        let run: Awaited<ReturnType<typeof runInProcessGroup>>;
+        let blocked: string[] = [];
+        try {
+          run = await runInProcessGroup(input.command, {
+            cwd: context.cwd,
+            env: bashEnvironment(options),
+            ...(sandbox === undefined
+              ? {}
+              : { launcher: sandbox.launcher, inputs: sandbox.inputs, startedFd: sandbox.startedFd }),
+            timeoutMs,
+            signal: context.abortController.signal,
+            maxOutputChars,
+          });
+        } catch (error) {
+          return toolError(`Could not start bash: ${(error as Error).message}`);
+        } finally {
+          blocked = sandbox?.settle() ?? [];
+        }
+        // bwrap failed while setting up, before the command could run — most often a host socket
+        // it was to cover closed after it was listed (R-S9): prepared afresh, the call is safe to
+        // run again.
+        const unstarted = run.started === false && !run.timedOut && !run.aborted;
+        if (unstarted && attempt < SANDBOX_SETUP_ATTEMPTS) continue;
+        return callResult(run, blocked, timeoutMs);
       }
-      const output = [run.stdout.trimEnd(), run.stderr.trimEnd(), ...blocked]
-        .filter((part) => part.length > 0)
-        .join("\n");
-      // The model sees what the command printed before it failed, then why it failed.
-      const failed = (reason: string) => toolError(output ? `${output}\n\n${reason}` : reason);
-      if (run.timedOut) {
-        return failed(`Command timed out after ${timeoutMs} ms; its whole process group was killed.`);
-      }
-      if (run.aborted) return failed("Command was interrupted; its whole process group was killed.");
-      if (run.exitCode !== 0) {
-        return failed(
-          run.exitCode === null ? `Killed by signal ${run.signal ?? "unknown"}` : `Exit code ${run.exitCode}`,
-        );
-      }
-      return { content: output.length > 0 ? output : "(no output)" };
     },
   });
+}
+
+/** Setting up the sandbox is tried this many times (a fresh plan each) before its error is the result. */
+const SANDBOX_SETUP_ATTEMPTS = 3;
+
+/** What the model gets for a finished command: its output, then why it failed, if it did. */
+function callResult(run: ProcessGroupRun, blocked: readonly string[], timeoutMs: number) {
+  const output = [run.stdout.trimEnd(), run.stderr.trimEnd(), ...blocked]
+    .filter((part) => part.length > 0)
+    .join("\n");
+  // The model sees what the command printed before it failed, then why it failed.
+  const failed = (reason: string) => toolError(output ? `${output}\n\n${reason}` : reason);
+  if (run.timedOut) {
+    return failed(`Command timed out after ${timeoutMs} ms; its whole process group was killed.`);
+  }
+  if (run.aborted) return failed("Command was interrupted; its whole process group was killed.");
+  if (run.exitCode !== 0) {
+    return failed(
+      run.exitCode === null ? `Killed by signal ${run.signal ?? "unknown"}` : `Exit code ${run.exitCode}`,
+    );
+  }
+  return { content: output.length > 0 ? output : "(no output)" };
 }
 
 /** Without the model credentials, with the settings' `env`, and git made safe against the repository's config (R-S4, R-S2). */
