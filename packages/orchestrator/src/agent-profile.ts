@@ -130,3 +130,15 @@ function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+/** The main loop's `output_config`: the profile's effort and a structured-output format (forks get neither). */
+export function profileOutputConfig(
+  profile: AgentProfile,
+  format: OutputConfig["format"] | undefined,
+): OutputConfig | undefined {
+  if (profile.effort === undefined && format === undefined) return undefined;
+  return {
+    ...(profile.effort === undefined ? {} : { effort: profile.effort }),
+    ...(format === undefined ? {} : { format }),
+  };
+}

@@ -6,7 +6,7 @@ import {
   type Tool,
   type ToolAnnotations,
 } from "@forkloop/loop-core";
-import type { SubAgentIo } from "./sub-agent-runner.js";
+import type { SubAgentIo } from "./sub-agent-io.js";
 
 /**
  * Compiled input schemas of parent-side tools, per thread, by their JSON: every fork of a session

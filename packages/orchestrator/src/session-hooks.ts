@@ -107,28 +107,3 @@ export function compactionHooks(
         }),
   };
 }
-
-/**
- * The start of a top-level agent's session (the main session's first turn, a batch item):
- * SessionStart, then UserPromptSubmit for its prompt. `before` opens the conversation, `after`
- * follows the prompt; a blocked prompt runs no turn.
- */
-export async function openSession(
-  hooks: LoopHooks | undefined,
-  input: {
-    readonly source: SessionStartInput["source"];
-    readonly prompt: string;
-    readonly context: ToolUseContext;
-  },
-): Promise<
-  | { readonly ok: true; readonly before: readonly string[]; readonly after: readonly string[] }
-  | { readonly ok: false; readonly reason: string }
-> {
-  const before = await sessionStartContext(hooks, {
-    source: input.source,
-    model: input.context.options.model,
-    context: input.context,
-  });
-  const verdict = await submitPrompt(hooks, { prompt: input.prompt, context: input.context });
-  return verdict.ok ? { ok: true, before, after: verdict.context } : verdict;
-}

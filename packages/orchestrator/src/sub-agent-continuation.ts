@@ -8,10 +8,11 @@ import {
   toolResultMessage,
   type UserMessage,
 } from "@forkloop/loop-core";
+import type { AgentPool } from "./agent-pool.js";
 import { withProfile } from "./agent-profile.js";
 import { forkToolResult } from "./fork-tool-support.js";
 import { answerOpenToolUses } from "./resumed-history.js";
-import type { SubAgentResult, SubAgentTask } from "./sub-agent-types.js";
+import type { ParentCallbacks, SubAgentResult, SubAgentTask } from "./sub-agent-types.js";
 import {
   type ReadTranscript,
   readTranscript,
@@ -124,4 +125,45 @@ export function continuationTask(fork: InterruptedFork, base: ContinuationBase):
 /** The parent's tool_result for a continued sub-agent, as the Agent tool would have answered. */
 export function continuedForkResult(fork: InterruptedFork, result: SubAgentResult): UserMessage {
   return toolResultMessage(fork.toolUseId, forkToolResult("Agent", result), fork.assistantUuid, randomUUID());
+}
+
+/**
+ * R-R13: the sub-agents a crash cut off go on from their own transcripts (a cache-safe fork of
+ * each one's own prefix) before the session's next turn; their reports answer the Agent calls.
+ * A fork with no prefix recorded gets the error result its open call would have had.
+ */
+export async function continueForks(
+  forks: readonly InterruptedFork[],
+  session: {
+    readonly pool: AgentPool;
+    readonly base: ContinuationBase;
+    readonly history: readonly Message[];
+    readonly abortController: AbortController;
+    readonly callbacks: ParentCallbacks;
+  },
+): Promise<UserMessage[]> {
+  const { abortController } = session;
+  const results = await Promise.all(
+    forks.map(async (fork) => {
+      const task = continuationTask(fork, session.base);
+      if (task === undefined) return answerOpenToolUses(session.history).filter((m) => answersFork(m, fork));
+      const handle = session.pool.run(task, session.callbacks);
+      const onAbort = () => handle.cancel(String(abortController.signal.reason ?? "interrupted"));
+      abortController.signal.addEventListener("abort", onAbort, { once: true });
+      try {
+        return [continuedForkResult(fork, await handle.result)];
+      } finally {
+        abortController.signal.removeEventListener("abort", onAbort);
+      }
+    }),
+  );
+  return results.flat();
+}
+
+function answersFork(message: Message, fork: InterruptedFork): boolean {
+  const content = message.type === "user" ? message.message.content : "";
+  return (
+    typeof content !== "string" &&
+    content.some((block) => block.type === "tool_result" && block.tool_use_id === fork.toolUseId)
+  );
 }

@@ -9,7 +9,8 @@ import type { BeforeSend, CanUseTool, QueuedCommand } from "@forkloop/loop-core"
 import * as Comlink from "comlink";
 import { proxyHooks } from "./parent-hooks.js";
 import { poolClock } from "./pool-clock.js";
-import { type RateLimitPause, runSubAgent } from "./sub-agent-runner.js";
+import type { RateLimitPause } from "./sub-agent-io.js";
+import { runSubAgent } from "./sub-agent-runner.js";
 import {
   type ParentToolResult,
   parentToolResultSchema,

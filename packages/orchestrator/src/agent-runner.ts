@@ -1,0 +1,206 @@
+import type { CompactionEvent, CompactRunner } from "@forkloop/compaction";
+import {
+  type AssistantMessage,
+  costUsd,
+  getModelInfo,
+  type LoopEvent,
+  type LoopHooks,
+  type Message,
+  type PermissionMode,
+  type QueryParams,
+  query,
+  type Terminal,
+  type ToolUseContext,
+} from "@forkloop/loop-core";
+import { type AgentSessionMemory, createAgentContextPipeline } from "./agent-context.js";
+import { type AgentProfile, profileLoopOptions } from "./agent-profile.js";
+import { compactionHooks, hookContextMessage, sessionStartContext, submitPrompt } from "./session-hooks.js";
+import { TRANSCRIPT_FORMAT, type TranscriptRecord, type TranscriptWriter } from "./transcript.js";
+import { contextLimitsFor, TranscriptTiming } from "./transcript-timing.js";
+
+/*
+ * The one agent runner: the main session (in-process host, main-session.ts), every sub-agent and
+ * every batch item (worker-thread host, sub-agent-runner.ts) build their context pipeline, open a
+ * turn through the lifecycle hooks, drive loop-core's query(), price what it spent and record
+ * start, events, timing and end in their transcript here, the same way (R-F1, R-L15).
+ */
+
+/** The transcript's first record of an agent (its limits are its model's, as priced). */
+export function recordAgentStart(
+  transcript: TranscriptWriter | undefined,
+  start: {
+    readonly sessionId: string;
+    readonly agentId: string;
+    readonly cwd: string;
+    readonly model: string;
+    readonly querySource: string;
+    readonly profile: AgentProfile;
+  },
+  extra: Partial<Extract<TranscriptRecord, { type: "session_start" }>> = {},
+): void {
+  const { profile, ...fields } = start;
+  transcript?.append({
+    type: "session_start",
+    ...fields,
+    createdAt: new Date().toISOString(),
+    ...extra,
+    limits: contextLimitsFor(getModelInfo(start.model, profile.modelOverrides)),
+    format: TRANSCRIPT_FORMAT,
+  });
+}
+
+/** The transcript's last record of a run: how it ended and what it spent. */
+export function recordAgentEnd(
+  transcript: TranscriptWriter | undefined,
+  end: Pick<Terminal, "reason" | "turnCount" | "usage">,
+  cost: number,
+): void {
+  const { reason, turnCount, usage } = end;
+  transcript?.append({
+    type: "terminal",
+    reason,
+    turnCount,
+    usage,
+    costUsd: cost,
+    endedAt: new Date().toISOString(),
+  });
+}
+
+/** An agent's context pipeline (§4) with its PreCompact and SessionStart `compact` hooks. */
+export function agentPipeline(options: {
+  readonly profile: AgentProfile;
+  readonly hooks: LoopHooks | undefined;
+  readonly context: () => ToolUseContext;
+  readonly runCompact: CompactRunner;
+  readonly sessionMemory?: AgentSessionMemory | undefined;
+  readonly onEvent?: ((event: CompactionEvent) => void) | undefined;
+}) {
+  return createAgentContextPipeline({
+    ...compactionHooks(options.hooks, options.context, () => options.context().options.model),
+    runCompact: options.runCompact,
+    modelOverrides: options.profile.modelOverrides,
+    contextEditing: options.profile.contextEditing,
+    ...(options.sessionMemory === undefined ? {} : { sessionMemory: options.sessionMemory }),
+    ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+  });
+}
+
+/** What a UserPromptSubmit block ends with (R-L6 `hook_stopped`), the same for every agent. */
+export function promptBlocked(reason: string): { readonly type: "prompt_blocked"; readonly message: string } {
+  return { type: "prompt_blocked", message: `a UserPromptSubmit hook blocked the prompt: ${reason}` };
+}
+
+/**
+ * Opens a turn: SessionStart's context (when this turn starts the session), the prompt, then
+ * UserPromptSubmit's context after it; a blocking UserPromptSubmit runs no turn.
+ */
+export async function openTurn(
+  hooks: LoopHooks | undefined,
+  turn: {
+    /** The session's SessionStart context when this turn opens it; undefined otherwise. */
+    readonly sessionStart: (() => Promise<readonly string[]>) | undefined;
+    readonly prompt: string;
+    readonly context: ToolUseContext;
+    readonly previous: Message | undefined;
+    readonly promptMessages: (parentUuid: string | null) => Message[];
+  },
+): Promise<
+  { readonly ok: true; readonly messages: Message[] } | { readonly ok: false; readonly reason: string }
+> {
+  const started = (await turn.sessionStart?.()) ?? [];
+  const verdict = await submitPrompt(hooks, { prompt: turn.prompt, context: turn.context });
+  if (!verdict.ok) return verdict;
+  const opening = hookContextMessage(started, turn.previous);
+  const prompt = turn.promptMessages((opening.at(-1) ?? turn.previous)?.uuid ?? null);
+  return {
+    ok: true,
+    messages: [...opening, ...prompt, ...hookContextMessage(verdict.context, prompt.at(-1))],
+  };
+}
+
+/** SessionStart for a fresh start of `context`'s agent (default: on the context's model). */
+export function startContext(
+  hooks: LoopHooks | undefined,
+  source: "startup" | "resume",
+  context: ToolUseContext,
+  model: string = context.options.model,
+): Promise<string[]> {
+  return sessionStartContext(hooks, { source, model, context });
+}
+
+/** An agent's tool context for one run: its abort controller, model and permission mode. */
+export function agentToolContext(
+  agent: Pick<ToolUseContext, "cwd" | "workspaceRoots" | "tools" | "agentId" | "agentState">,
+  abortController: AbortController,
+  model: string,
+  permissionMode: PermissionMode,
+): ToolUseContext {
+  return { ...agent, abortController, options: { model, permissionMode } };
+}
+
+/** Aborts `controller` when `signal` does; the returned function unlinks them. */
+export function linkAbort(signal: AbortSignal | undefined, controller: AbortController): () => void {
+  const onAbort = () => controller.abort(signal?.reason);
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener("abort", onAbort, { once: true });
+  return () => signal?.removeEventListener("abort", onAbort);
+}
+
+/** One agent's transcript, timing and price of what its loop spent. */
+export class AgentRecorder {
+  readonly transcript: TranscriptWriter | undefined;
+  readonly timing: TranscriptTiming | undefined;
+  readonly #profile: AgentProfile;
+  readonly #model: string;
+
+  constructor(transcript: TranscriptWriter | undefined, profile: AgentProfile, model: string) {
+    this.transcript = transcript;
+    this.#profile = profile;
+    this.#model = model;
+    this.timing =
+      transcript === undefined
+        ? undefined
+        : new TranscriptTiming({
+            append: (record) => transcript.append(record),
+            costOf: (message) => this.priceOf(message),
+          });
+  }
+
+  /** A reply's cost, priced on the model that answered (model overrides included). */
+  priceOf(message: AssistantMessage): number {
+    return costUsd(
+      getModelInfo(message.message.model || this.#model, this.#profile.modelOverrides),
+      message.message.usage,
+    );
+  }
+
+  /** The agent's hooks with the timing stamp on its tool calls (none without a transcript). */
+  hooks(hooks: LoopHooks | undefined): Pick<QueryParams, "hooks"> {
+    if (this.timing !== undefined) return { hooks: this.timing.withToolHook(hooks) };
+    return hooks === undefined ? {} : { hooks };
+  }
+
+  /** The loop options the agent's profile decides for a request on the recorder's model. */
+  loopOptions(): ReturnType<typeof profileLoopOptions> {
+    return profileLoopOptions(this.#profile, this.#model);
+  }
+
+  /**
+   * Drives query(): every event is recorded, timed and priced before the host sees it; returns
+   * the terminal and the cost of the replies.
+   */
+  async *drive(params: QueryParams): AsyncGenerator<LoopEvent, { terminal: Terminal; costUsd: number }> {
+    let cost = 0;
+    const generator = query(params);
+    let step = await generator.next();
+    while (!step.done) {
+      const event = step.value;
+      this.transcript?.appendLoopEvent(event);
+      this.timing?.observe(event);
+      if (event.type === "assistant" && !event.apiError) cost += this.priceOf(event);
+      yield event;
+      step = await generator.next();
+    }
+    return { terminal: step.value, costUsd: cost };
+  }
+}

@@ -1,0 +1,45 @@
+import type { Message, TerminalReason } from "@forkloop/loop-core";
+import type { SubAgentResult, SubAgentTask } from "./sub-agent-types.js";
+
+/** The text of a task's prompt (what UserPromptSubmit sees). */
+export function promptText(messages: SubAgentTask["promptMessages"]): string {
+  return messages
+    .flatMap((message) => {
+      const content = "message" in message ? message.message.content : message.content;
+      if (typeof content === "string") return [content];
+      return content.flatMap((block) => (block.type === "text" ? [block.text] : []));
+    })
+    .join("\n");
+}
+
+export function finalText(messages: readonly Message[]): string {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (message?.type === "assistant" && !message.apiError) {
+      const text = message.message.content
+        .map((block) => (block.type === "text" ? block.text : ""))
+        .join("")
+        .trim();
+      if (text.length > 0) return text;
+    }
+  }
+  return "";
+}
+
+// Typed subsets of loop-core's TERMINAL_REASONS: a reason renamed there fails the typecheck here.
+const FAILED_TERMINALS: ReadonlySet<TerminalReason> = new Set<TerminalReason>([
+  "model_error",
+  "prompt_too_long",
+  "blocking_limit",
+  "image_error",
+]);
+const ABORTED_TERMINALS: ReadonlySet<TerminalReason> = new Set<TerminalReason>([
+  "aborted_streaming",
+  "aborted_tools",
+]);
+
+/** How a sub-agent's run ended, from its terminal and whether the parent cancelled it. */
+export function statusOf(reason: TerminalReason, cancelled: boolean): SubAgentResult["status"] {
+  if (cancelled || ABORTED_TERMINALS.has(reason)) return "cancelled";
+  return FAILED_TERMINALS.has(reason) ? "failed" : "completed";
+}
