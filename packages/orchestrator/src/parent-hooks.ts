@@ -101,13 +101,16 @@ export async function runParentHook(
     options: { model: task.cacheSafeParams.model, permissionMode: task.profile.permissionMode },
   };
   switch (call.kind) {
+    // The hook gets the input the loop gives an in-process hook, not the call's routing fields.
     case "preToolUse": {
-      const hook = hooks.preToolUse?.[call.index];
-      return hook ? hook({ ...call, context }) : {};
+      const { kind: _kind, index, ...input } = call;
+      const hook = hooks.preToolUse?.[index];
+      return hook ? hook({ ...input, context }) : {};
     }
     case "postToolUse": {
-      const hook = hooks.postToolUse?.[call.index];
-      return hook ? hook({ ...call, context }) : {};
+      const { kind: _kind, index, ...input } = call;
+      const hook = hooks.postToolUse?.[index];
+      return hook ? hook({ ...input, context }) : {};
     }
     case "stop": {
       const hook = hooks.stop?.[call.index];
