@@ -6,7 +6,8 @@ import { batchStateDir, runCli, startCli, streamJsonLines, waitForOutput } from 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
- * R-R5 through the built CLI (the 50-trial race is exclusive-locks.test.ts): 4 simultaneous
+ * R-R5 through the spawned binary (50-trial races: exclusive-locks.test.ts on the lock calls,
+ * exclusive-locks-cli-race.test.ts on whole command lines in 4 processes): 4 simultaneous
  * `forkloop batch --resume` of a batch killed with -9 (its lock names a dead owner), and 4
  * simultaneous `forkloop run --resume` of one session. Before the fix, 3 resumes ran 25 items
  * twice, and two resumes of a session corrupted it for every later resume.

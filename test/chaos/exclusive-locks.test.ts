@@ -1,8 +1,7 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import {
   JOURNAL_FILE,
@@ -14,6 +13,7 @@ import {
 import { sessionLockPath } from "@forkloop/sdk";
 import { type LockOwner, procProbe } from "@forkloop/sdk/owner-lock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Racer, startRacers, stopRacers } from "./racers.js";
 
 /**
  * R-R5, issue 25's Done when: 50 trials of 4 simultaneous resumes of one batch and of one session
@@ -27,7 +27,6 @@ const TRIALS = 50;
 const RACERS = 4;
 const ITEMS = 3;
 const RACER = fileURLToPath(new URL("./lock-racer.mjs", import.meta.url));
-const REPO = fileURLToPath(new URL("../..", import.meta.url));
 
 interface Answer {
   readonly trial: number;
@@ -36,51 +35,18 @@ interface Answer {
   readonly message?: string;
 }
 
-class Racer {
-  readonly #answers: Answer[] = [];
-  readonly #waiting: ((answer: Answer) => void)[] = [];
-  constructor(readonly child: ChildProcess) {
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      const answer = JSON.parse(line) as Answer;
-      const waiter = this.#waiting.shift();
-      if (waiter) waiter(answer);
-      else this.#answers.push(answer);
-    });
-  }
-  send(command: Record<string, unknown>): void {
-    this.child.stdin!.write(`${JSON.stringify(command)}\n`);
-  }
-  next(): Promise<Answer> {
-    const queued = this.#answers.shift();
-    return queued ? Promise.resolve(queued) : new Promise((resolve) => this.#waiting.push(resolve));
-  }
-}
-
 let dir: string;
-let racers: Racer[];
+let racers: Racer<Answer>[];
 let deadPid: number;
 const stderr: string[] = [];
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "forkloop-chaos-locks-"));
   // A reaped process: its pid is free, as a kill -9'd owner's is.
   deadPid = Number(spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]).stdout);
-  racers = Array.from({ length: RACERS }, () => {
-    // A clean environment: vitest's `--conditions source` must not reach the racers (built code).
-    const child = spawn(process.execPath, [RACER], {
-      cwd: REPO,
-      env: { PATH: process.env.PATH ?? "" },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    child.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk.toString()));
-    return new Racer(child);
-  });
-  await Promise.all(racers.map((racer) => racer.next()));
+  racers = await startRacers<Answer>(RACER, RACERS, stderr);
 }, 60_000);
 afterAll(async () => {
-  for (const racer of racers ?? []) racer.child.stdin!.end();
-  await Promise.all(
-    (racers ?? []).map((racer) => new Promise((resolve) => racer.child.on("close", resolve))),
-  );
+  await stopRacers(racers);
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -129,7 +95,7 @@ async function prepare(path: string, scenario: (typeof SCENARIOS)[number], trial
 async function race(
   trial: number,
   command: Record<string, unknown>,
-): Promise<{ holder: Racer; answer: Answer }> {
+): Promise<{ holder: Racer<Answer>; answer: Answer }> {
   const at = Date.now() + 40;
   for (const racer of racers) racer.send({ trial, ...command, at });
   const answers = await Promise.all(racers.map((racer) => racer.next()));
@@ -147,7 +113,7 @@ async function race(
   return { holder, answer: answers[held[0]!]! };
 }
 
-async function release(holder: Racer, trial: number): Promise<void> {
+async function release(holder: Racer<Answer>, trial: number): Promise<void> {
   holder.send({ trial, release: true });
   expect((await holder.next()).outcome).toBe("released");
 }

@@ -10,15 +10,16 @@ export interface EndpointInFront {
 /**
  * An HTTP server between the CLI and the simulator at `simUrl`, for faults the simulator does not
  * script (a key revoked mid-batch, a proxy's login page, a limit on the batch's own clock): each
- * request goes to `answer` first, and to the simulator unless `answer` answered it (returns true).
+ * request goes to `answer` first, and to the simulator unless `answer` answered it (returns true);
+ * an `answer` that returns a promise holds the request until it settles (a gate).
  */
 export async function endpointInFront(
   simUrl: string,
-  answer: (req: IncomingMessage, res: ServerResponse) => boolean,
+  answer: (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>,
 ): Promise<EndpointInFront> {
   const target = new URL(simUrl);
-  const server = createServer((req, res) => {
-    if (answer(req, res)) return;
+  const server = createServer(async (req, res) => {
+    if (await answer(req, res)) return;
     const forwarded = request(
       { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
       (upstream) => {
