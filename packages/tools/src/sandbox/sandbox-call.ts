@@ -4,6 +4,7 @@ import { gitExecutionPoints } from "../git/git-execution-points.js";
 import { isInside, realpathAllowingMissing } from "../workspace-paths.js";
 import { type SandboxPlan, type SandboxPolicy, sandboxArgs } from "./bubblewrap.js";
 import { type ExecutionPoint, settingsExecutionPoints } from "./execution-points.js";
+import { otherHardLinks } from "./hard-links.js";
 import { hostSocketPaths } from "./host-sockets.js";
 import { watchNewRepositories } from "./new-repositories.js";
 import { unixSocketFilter } from "./unix-socket-filter.js";
@@ -65,6 +66,10 @@ export function prepareSandboxCall(
   ];
   const guard = guardPoints(points, roots);
   if (typeof guard === "string") return guard;
+  const links = otherHardLinks(guard.readOnly, roots);
+  if (links === undefined) {
+    return `The sandbox cannot protect what runs later: a file of ${guard.readOnly.join(", ")} has other hard links, and the workspace is too large to find them all. Remove the extra links (find . -samefile FILE lists them) and run the command again. The command was not run.`;
+  }
   const newRepositories = watchNewRepositories([...new Set([cwd, ...roots])]);
   const network = policy.network === true;
   const filter = network ? unixSocketFilter() : undefined;
@@ -78,7 +83,8 @@ export function prepareSandboxCall(
     // `.git` itself is bound onto itself (writable): a mount point cannot be renamed or removed,
     // so a command cannot swap in a repository of its own with other hooks.
     pinned: git.dotGitDirs.map(real).filter((dir) => roots.some((root) => isInside(dir, root))),
-    readOnly: guard.readOnly,
+    // A second name of a protected file's inode would write through to it.
+    readOnly: [...guard.readOnly, ...links],
     sockets: hostSocketPaths().filter(
       (socket) =>
         roots.some((root) => isInside(socket, root)) || !FRESH_DIRS.some((dir) => isInside(socket, dir)),

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { callTool, resultText, useTempWorkspace, weakenedSandbox } from "../testing/index.js";
@@ -162,5 +162,24 @@ describe("R-S9: git inside the sandbox (real bwrap, real git)", () => {
     expect(git(repo, "rev-parse", "--git-common-dir").trim()).toBe(".git");
     await run(createBashTool({ home }), attack, repo);
     expect(readFileSync(join(repo, ".git", "commondir"), "utf8")).toBe("../evil\n");
+  });
+
+  it("R-S9: a hard link planted in the workspace to .git/config or to a hook is read-only too (the bind holds a name, the link shares the inode); without the read-only points it writes through (control)", async () => {
+    const repo = repository(join(ws.root, "repo"));
+    writeFileSync(join(repo, ".git", "hooks", "pre-commit"), "#!/bin/sh\nexit 0\n");
+    linkSync(join(repo, ".git", "config"), join(repo, "notes.txt"));
+    mkdirSync(join(repo, "docs"));
+    linkSync(join(repo, ".git", "hooks", "pre-commit"), join(repo, "docs", "hook.txt"));
+    const config = readFileSync(join(repo, ".git", "config"), "utf8");
+    const attack =
+      "echo '[core] fsmonitor = evil' >> notes.txt; echo evil >> docs/hook.txt; echo ok > other.txt";
+    const output = await run(tools(join(ws.root, "home")).sandboxed, attack, repo);
+    expect(output.match(/Read-only file system/g)?.length, output).toBe(2);
+    expect(readFileSync(join(repo, ".git", "config"), "utf8")).toBe(config);
+    expect(readFileSync(join(repo, ".git", "hooks", "pre-commit"), "utf8")).toBe("#!/bin/sh\nexit 0\n");
+    expect(readFileSync(join(repo, "other.txt"), "utf8")).toBe("ok\n");
+    await run(tools(join(ws.root, "home")).unguarded, attack, repo);
+    expect(readFileSync(join(repo, ".git", "config"), "utf8")).toContain("fsmonitor = evil");
+    expect(readFileSync(join(repo, ".git", "hooks", "pre-commit"), "utf8")).toContain("evil");
   });
 });
