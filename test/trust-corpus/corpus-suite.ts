@@ -5,7 +5,7 @@ import { PENDING } from "./pending.js";
 import { CREDENTIAL_ENV, corpusBase, freshDir } from "./places.js";
 
 /**
- * Declares issue 24's trust corpus groups as tests (R-S7 … R-S14): every surface of a group must
+ * Declares the trust corpus groups as tests (R-S7 … R-S14): every surface of a group must
  * let 0 of its cases through, and the group's control — the same payloads with the protection off —
  * must see the effect of every case it names, so the assertions can fail. Surfaces run
  * concurrently. A case listed in pending.ts (another engineer's fix not yet on main) may get
@@ -33,9 +33,9 @@ export function describeCorpus(groups: readonly CaseGroup[]): void {
   afterAll(() => rmSync(base, { recursive: true, force: true }), 120_000);
   let runs = 0;
   const dirFor = (label: string) =>
-    freshDir(base, `${++runs}-${label.replace(/[^A-Za-z0-9]+/g, "-").slice(0, 40)}`);
+    freshDir(base, `${++runs}-${label.replace(/[^A-Za-z0-9]+/g, "-").slice(0, 16)}`);
 
-  it(`issue 24: the corpus's ${groups.length} groups are a table of cases with unique ids`, () => {
+  it(`R-S7…R-S14: the corpus's ${groups.length} groups are a table of cases with unique ids`, () => {
     const ids = groups.flatMap((group) => group.cases.map((entry) => entry.id));
     expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([]);
     console.log(`trust corpus: ${ids.length} cases in ${groups.length} groups`);

@@ -1,5 +1,5 @@
 /**
- * The shape every class of issue 24's trust corpus shares (test/trust-corpus/*.cases.ts, run by
+ * The shape every class of the trust corpus shares (test/trust-corpus/*.cases.ts, run by
  * trust-corpus.test.ts). A case is one attack; a group plants a set of cases that do not disturb
  * one another and runs them through several surfaces (the built CLI's commands and `query()`, the
  * main agent, sub-agents and batch items, each permission mode), each run in a fresh copy. Cases

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCliInProcess, startCli } from "@forkloop/cli/testing";
-import { type Options, query, type SDKMessage } from "@forkloop/sdk";
+import { AbortError, ErrorResultError, type Options, query, type SDKMessage } from "@forkloop/sdk";
 import { type Scenario, type Simulator, startSimulator } from "@forkloop/sim";
 import { CREDENTIAL_ENV } from "./places.js";
 
@@ -51,6 +51,17 @@ const DEFAULT_WATCHDOG_MS = 240_000;
 /** The text the scripted model answers with once its calls are made. */
 const DONE = "done (scripted by the simulator)";
 
+/** How the simulator sees a general-purpose sub-agent's requests. */
+const SUB_SOURCE = "agent:general-purpose";
+
+/** The main agent's call that starts the sub-agent. */
+const AGENT_CALL = {
+  type: "tool_use" as const,
+  id: "toolu_corpus_agent",
+  name: "Agent",
+  input: { description: "corpus", prompt: "Do the corpus task." },
+};
+
 /**
  * A scenario in which `agent`'s first turn asks for every call at once (the `first` calls a turn
  * before). For a sub-agent the main agent's first turn starts one `Agent`; for a batch item each
@@ -64,26 +75,35 @@ export function scenarioFor(agent: Agent, calls: readonly ToolCall[], items = 1)
   const first = calls.filter((call) => call.first);
   const rest = calls.filter((call) => !call.first);
   const turns = first.length > 0 ? [reply(first), reply(rest)] : [reply(rest)];
-  const source = agent === "main" ? "sdk" : agent === "sub" ? "agent:general-purpose" : "batch";
+  const source = agent === "main" ? "sdk" : agent === "sub" ? SUB_SOURCE : "batch";
   const rules: Scenario["rules"] =
     agent === "main"
       ? turns.map((turn, index) => ({ match: { turn: index, querySource: source }, reply: turn }))
       : turns.map((turn) => ({ match: { querySource: source }, reply: turn, times: items }));
   if (agent === "sub")
-    rules.push({
-      match: { turn: 0, querySource: "sdk" },
-      reply: {
-        content: [
-          {
-            type: "tool_use",
-            id: "toolu_corpus_agent",
-            name: "Agent",
-            input: { description: "corpus", prompt: "Do the corpus task." },
-          },
-        ],
-      },
-    });
+    rules.push({ match: { turn: 0, querySource: "sdk" }, reply: { content: [AGENT_CALL] } });
   return { rules, fallback: { content: [{ type: "text", text: DONE }] } };
+}
+
+/**
+ * The main agent and an `Agent` sub-agent both ask for every call (the sub-agent's ids suffixed
+ * `_sub`): the main agent's first turn holds the calls and the `Agent` call, the sub-agent's
+ * first turn the calls again.
+ */
+export function scenarioForMainAndSub(calls: readonly ToolCall[]): Scenario {
+  const uses = (suffix: string) =>
+    calls.map(({ first: _first, ...call }) => ({
+      type: "tool_use" as const,
+      ...call,
+      id: `${call.id}${suffix}`,
+    }));
+  return {
+    rules: [
+      { match: { querySource: SUB_SOURCE }, reply: { content: uses("_sub") }, times: 1 },
+      { match: { turn: 0, querySource: "sdk" }, reply: { content: [...uses(""), AGENT_CALL] } },
+    ],
+    fallback: { content: [{ type: "text", text: DONE }] },
+  };
 }
 
 /** A scenario that only answers text: for attacks that need no tool call (session start). */
@@ -94,6 +114,8 @@ export const TEXT_ONLY: Scenario = {
 export interface RunOptions {
   /** Spawn the built CLI instead of running it in this process (the process is the subject). */
   readonly spawn?: true;
+  /** In this process only: false shows the views' output unescaped (the terminal cases' control). */
+  readonly terminalViews?: false;
   /** The project directory. */
   readonly cwd: string;
   /** The user's home (never the workspace unless the case is about that). */
@@ -155,9 +177,12 @@ export function runCliAgainst(args: readonly string[], options: RunOptions): Pro
       hung = true;
       stop.abort();
     }, watchdogMs);
-    const result = await runCliInProcess(args, { cwd: options.cwd, env, signal: stop.signal }).finally(() =>
-      clearTimeout(watchdog),
-    );
+    const result = await runCliInProcess(args, {
+      cwd: options.cwd,
+      env,
+      signal: stop.signal,
+      ...(options.terminalViews === false ? { terminalViews: false } : {}),
+    }).finally(() => clearTimeout(watchdog));
     return { code: result.code, stdout: result.stdout, stderr: result.stderr, hung, ...bodies(sim) };
   });
 }
@@ -231,7 +256,13 @@ export function runQueryAgainst(
       }))
         messages.push(message);
     } catch (error) {
-      failure = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      // A query ends on an error result, or after the watchdog's abort, by throwing, as the Agent
+      // SDK's does: its result is in already.
+      const ended =
+        error instanceof ErrorResultError || (error instanceof AbortError && abortController.signal.aborted);
+      if (!ended) {
+        failure = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      }
     } finally {
       clearTimeout(watchdog);
     }

@@ -1,5 +1,5 @@
 /**
- * Issue 24's trust corpus, part one (R-S7, R-S8, R-S11 state, R-S13): forkloop's own git, project
+ * The trust corpus, part one (R-S7, R-S8, R-S11 state, R-S13): forkloop's own git, project
  * files read through links and special files, state shipped in a checkout, secrets and file modes.
  * Build first (`npm run build`): sub-agents and batch items run the built worker, and one surface
  * spawns the built binary.

@@ -18,7 +18,7 @@ import { freshDir, initRepo, SECRETS } from "./places.js";
 import { inBatches } from "./run-units.js";
 
 /**
- * R-S7 / issue 24 item 1: forkloop's own git calls (the session prefetch in `forkloop run`,
+ * R-S7: forkloop's own git calls (the session prefetch in `forkloop run`,
  * `batch`, `batch --dry-run` and `query()`, in every mode) run no program a repository names. Each
  * execution point of git-points.ts leaves a marker when it runs; none may appear.
  */

@@ -20,7 +20,7 @@ import { dirname, join } from "node:path";
  *
  * Everything lives under /var/tmp, not /tmp: bubblewrap gives a sandboxed command an empty tmpfs
  * at /tmp, so an "outside" directory under /tmp would be invisible there and "could not write
- * outside" would pass even with / bound writable (issue 24, "a test that cannot fail").
+ * outside" would pass even with / bound writable ("a test that cannot fail", R-S9).
  */
 
 /** What must never reach the model, a marker file or a process forkloop starts on its own. */

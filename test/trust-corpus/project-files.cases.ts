@@ -26,7 +26,7 @@ import { freshDir, initRepo, SECRETS, touchPayload } from "./places.js";
 import { inBatches } from "./run-units.js";
 
 /**
- * R-S8 / issue 24 item 2: project content — memory files and their imports, skills, agent
+ * R-S8: project content — memory files and their imports, skills, agent
  * definitions, commands, settings, `.mcp.json` — is read as the Read tool reads: by its real path
  * inside the workspace (or the user's own directories for user files), regular files only, link
  * count 1, size-capped. Leaks are judged on what the simulator was sent; files that hang or kill

@@ -5,7 +5,7 @@ import { batchArgs, runCliAgainst, runQueryAgainst, scenarioFor, TEXT_ONLY } fro
 import { freshDir, initRepo, leakedSecrets, SECRETS, touchPayload } from "./places.js";
 
 /**
- * R-S13 / issue 24 item 7: MCP servers get the credential-free environment Bash gets (unless their
+ * R-S13: MCP servers get the credential-free environment Bash gets (unless their
  * config names a variable), and so do hooks; state files are created 0600 and state directories
  * 0700 (transcripts hold file contents). Each server and hook writes its environment to a marker;
  * the modes are read from what the runs left under a umask of 022.

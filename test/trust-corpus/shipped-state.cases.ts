@@ -5,7 +5,7 @@ import { batchArgs, runCliAgainst, runQueryAgainst, scenarioFor, TEXT_ONLY } fro
 import { freshDir, initRepo, touchPayload } from "./places.js";
 
 /**
- * R-S11 / issue 24 item 5, second half: state found in a checkout (`<cwd>/.forkloop/`, where
+ * R-S11, second half: state found in a checkout (`<cwd>/.forkloop/`, where
  * older versions kept it) is used only when the user's own state directory records it as theirs —
  * never with a stored bypass mode or a working directory outside the checkout. The shipped state
  * is made by a real forkloop on the repository author's machine (another HOME, whose record the
