@@ -19,7 +19,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { runCli, startSimProcess } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -154,7 +154,12 @@ async function runMode(mode: Mode, sim: Sim): Promise<ModeRun> {
 }
 
 beforeAll(async () => {
-  base = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-corpus-")));
+  // Not under /tmp: bubblewrap gives the sandboxed runs (dontAsk) an empty /tmp, where an
+  // "outside" directory would be hidden and "cannot write outside" would hold for the wrong reason
+  // (R-S9); the control below shows it visible. One file system for the workspace and outside
+  // (hard links).
+  const parent = existsSync("/var/tmp") ? "/var/tmp" : homedir();
+  base = realpathSync(mkdtempSync(join(parent, "forkloop-corpus-")));
   outside = join(base, "outside");
   mkdirSync(outside);
   writeFileSync(join(outside, "secret.txt"), `${SECRETS.outside}\n`);
@@ -243,6 +248,31 @@ describe("issue 10: the attack corpus through the built CLI", () => {
         through.length,
         `not through: ${cases.filter((attack) => !through.includes(attack)).map((attack) => attack.id)}`,
       ).toBeGreaterThanOrEqual(cases.length - 2);
+    } finally {
+      await sim.stop();
+    }
+  }, 120_000);
+
+  it("R-S9: the outside directory is visible inside the sandbox (bypassPermissions, --sandbox on: only the sandbox stands), so a write to it refused there is the sandbox's read-only file system, not a hidden /tmp (control)", async () => {
+    const root = join(base, "visible");
+    mkdirSync(join(root, "m"), { recursive: true });
+    const calls = [
+      {
+        type: "tool_use",
+        id: "toolu_visible",
+        name: "Bash",
+        input: { command: `cat '${outside}/secret.txt' > m/seen; echo x > '${outside}/written.txt'; true` },
+      },
+    ];
+    const sim = await simulatorFor("visible", calls);
+    try {
+      const result = await runCli(["run", "x", "--permission-mode", "bypassPermissions", "--sandbox", "on"], {
+        cwd: root,
+        env: sim.env,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(readFileSync(join(root, "m", "seen"), "utf8")).toBe(`${SECRETS.outside}\n`);
+      expect(existsSync(join(outside, "written.txt"))).toBe(false);
     } finally {
       await sim.stop();
     }
