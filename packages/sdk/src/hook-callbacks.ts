@@ -6,6 +6,7 @@ import {
   type StopHookOutcome,
   type ToolUseContext,
 } from "@forkloop/loop-core";
+import { compileMatcher } from "@forkloop/tools";
 import type {
   BaseHookInput,
   FiredHookEvent,
@@ -14,6 +15,7 @@ import type {
   HookInput,
   HookJSONOutput,
 } from "./options.js";
+import { OptionsError } from "./options-error.js";
 
 /** Seconds a hook callback may take before its answer counts as "no opinion" (Claude Code's 60). */
 const DEFAULT_HOOK_TIMEOUT_S = 60;
@@ -63,9 +65,30 @@ function answerOf(output: HookJSONOutput | undefined | null): HookAnswer[] {
   return [output];
 }
 
+/**
+ * The program's own matchers run on the settings matchers' linear-time engine (R-S12): one
+ * syntax for both, and a matcher a program builds from its input cannot stop the run.
+ */
 function matches(matcher: string | undefined, value: string): boolean {
-  if (matcher === undefined || matcher === "" || matcher === "*") return true;
-  return new RegExp(`^(?:${matcher})$`).test(value);
+  return compileMatcher(matcher)(value);
+}
+
+/**
+ * The `hooks` option's matchers, checked before the session starts: one RE2 cannot run (a
+ * lookahead, a backreference) is bad input naming the hook and the fix.
+ */
+export function checkHookMatchers(hooks: Matchers): void {
+  for (const [event, groups] of Object.entries(hooks)) {
+    for (const [index, group] of (groups ?? []).entries()) {
+      try {
+        compileMatcher(group.matcher);
+      } catch (error) {
+        throw new OptionsError(
+          `hooks.${event}[${index}].matcher ${(error as Error).message}. Fix: write it without lookaround or backreferences (e.g. an alternation of the tool names).`,
+        );
+      }
+    }
+  }
 }
 
 /**

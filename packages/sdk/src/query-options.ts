@@ -12,6 +12,7 @@ import {
   SETTING_SOURCES,
   type Settings,
 } from "@forkloop/tools";
+import { checkHookMatchers } from "./hook-callbacks.js";
 import { type LoopChoices, resolveLoopChoices } from "./loop-choices.js";
 import { type ResolvedMcpServers, resolveMcpServers } from "./mcp-servers.js";
 import { withSettingsRetryEnv } from "./model-retry.js";
@@ -76,6 +77,7 @@ export async function resolveQueryOptions(
       `forkloop: ignoring hooks for events it does not fire: ${unfired.join(", ")} (it fires ${FIRED_HOOK_EVENTS.join(", ")})`,
     );
   }
+  checkHookMatchers(options.hooks ?? {});
   const env = options.env ?? process.env;
   const cwd = resolve(options.cwd ?? process.cwd());
   const home = env.HOME;

@@ -478,6 +478,22 @@ describe("query() through the simulator", () => {
     await expect(runQuery("x", harness.options({ resume: "no-such-session" }))).rejects.toThrow(OptionsError);
   });
 
+  it("R-S12: the hooks option's matchers run on the settings matchers' linear-time engine — a lookahead is refused before anything is sent (OptionsError naming the hook and the fix), where V8's RegExp (control) takes it", async () => {
+    const before = harness.sim.requests().length;
+    const hook = async () => ({});
+    const hooks = {
+      PreToolUse: [
+        { matcher: "Write|Edit", hooks: [hook] },
+        { matcher: "(?=Bash)Bash", hooks: [hook] },
+      ],
+    };
+    await expect(runQuery("x", harness.options({ hooks }))).rejects.toThrow(
+      /hooks\.PreToolUse\[1\]\.matcher "\(\?=Bash\)Bash" uses lookahead.*Fix:/,
+    );
+    expect(harness.sim.requests().length).toBe(before);
+    expect(/^(?:(?=Bash)Bash)$/.test("Bash")).toBe(true);
+  });
+
   it("R-R5: a session in use refuses a second resume (OptionsError naming the owner, nothing sent); free again once it ends", async () => {
     const first = await runQuery("remember the word HERON", harness.options());
     const id = first[0]?.session_id ?? "";

@@ -9,6 +9,7 @@ export type { JsGrepBackendOptions } from "./grep/js-backend.js";
 export { createJsGrepBackend, jsGrepBackend } from "./grep/js-backend.js";
 export { createRipgrepBackend, findRipgrep } from "./grep/ripgrep-backend.js";
 export type { GrepBackend, GrepFileResult, GrepLine, GrepOutcome, GrepSearch } from "./grep/search.js";
+export { compileMatcher } from "./hooks/hook-matcher.js";
 export type {
   HookCommandResult,
   HookEventInput,
