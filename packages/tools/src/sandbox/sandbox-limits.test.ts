@@ -32,7 +32,9 @@ function forkInSandbox(processLimit: number): string {
     const run = spawnSync(
       asNobody ? "setpriv" : bwrap,
       asNobody ? ["--reuid=65534", "--regid=65534", "--clear-groups", "--", bwrap, ...args] : args,
-      { encoding: "utf8", timeout: 60_000 },
+      // stdin not a socket: Debian's bash reads ~/.bashrc when it is one and SHLVL is unset (its
+      // rshd rule), and nobody cannot read /root's.
+      { encoding: "utf8", timeout: 60_000, stdio: ["ignore", "pipe", "pipe"] },
     );
     return `${run.stdout}${run.stderr}`.trim();
   } finally {
