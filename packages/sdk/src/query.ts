@@ -63,7 +63,7 @@ import {
 } from "./query-options.js";
 import { forkSessionIn, lockSession } from "./session-helpers.js";
 import { unarchiveOnResume } from "./session-management.js";
-import { settingsHooks } from "./settings.js";
+import { sessionEventHooks, settingsHooks } from "./settings.js";
 import { processRuntimes, type RuntimeRegistry, type SharedRuntime } from "./shared-runtime.js";
 import { parseRunRequest } from "./slash-commands.js";
 import { StreamJsonWriter } from "./stream-json-writer.js";
@@ -545,10 +545,18 @@ class QueryRun implements Query {
               start.toolUseId,
             ),
           )
+          .then(() => sessionEvents.subagentStart?.({ agentId: start.agentId, agentType: start.agentType }))
           .then(() => undefined);
       },
     });
     const transcriptPath = `${resolved.sessionsDir}/${sessionId}.fltr`;
+    // The settings' SubagentStart and SessionEnd hooks (the loop's hooks are the others).
+    const sessionEvents = sessionEventHooks(resolved.settings, {
+      cwd: resolved.cwd,
+      sessionId,
+      transcriptPath,
+      onNotice: this.#warn,
+    });
     const callbacks = new HookCallbacks(this.#options.hooks ?? {}, {
       sessionId,
       transcriptPath,
@@ -610,6 +618,7 @@ class QueryRun implements Query {
             transcriptPath,
             agentTranscriptPath: (agentId) =>
               subAgentTranscriptPath(resolved.sessionsDir, sessionId, agentId),
+            agentType: (agentId) => agentTypes.get(agentId),
             onNotice: this.#warn,
           }),
           callbacks.loopHooks(),
@@ -703,6 +712,7 @@ class QueryRun implements Query {
     } finally {
       this.#setMode = undefined;
       this.#session = undefined;
+      await sessionEvents.sessionEnd?.("other");
       await session.close();
     }
   }

@@ -1,9 +1,11 @@
 import type { LoopHooks } from "@forkloop/loop-core";
 import {
+  createSessionEventHooks,
   createSettingsHooks,
   EMPTY_SETTINGS,
   loadSettings,
   SETTING_SOURCES,
+  type SessionEventHooks,
   type SettingSource,
   type Settings,
   type SettingsHooksOptions,
@@ -64,6 +66,8 @@ export function settingsHooks(
     readonly onNotice?: ((line: string) => void) | undefined;
     /** SubagentStop's `agent_transcript_path`. */
     readonly agentTranscriptPath?: SettingsHooksOptions["agentTranscriptPath"];
+    /** A sub-agent's type: `agent_type` of its events. */
+    readonly agentType?: SettingsHooksOptions["agentType"];
     /** Agents with a session of their own (a batch's items). */
     readonly sessionOf?: SettingsHooksOptions["sessionOf"];
   },
@@ -76,7 +80,26 @@ export function settingsHooks(
       ? {}
       : { agentTranscriptPath: options.agentTranscriptPath }),
     ...(options.sessionOf === undefined ? {} : { sessionOf: options.sessionOf }),
+    ...(options.agentType === undefined ? {} : { agentType: options.agentType }),
     onNotice: (notice) => options.onNotice?.(`hook ${notice.event} ${notice.kind}: ${notice.message}`),
+  });
+}
+
+/** The settings files' SubagentStart and SessionEnd shell hooks, which the session fires. */
+export function sessionEventHooks(
+  settings: Settings,
+  options: {
+    readonly cwd: string;
+    readonly sessionId: string;
+    readonly transcriptPath: string;
+    readonly onNotice: (line: string) => void;
+  },
+): SessionEventHooks {
+  return createSessionEventHooks(settings, {
+    cwd: options.cwd,
+    sessionId: options.sessionId,
+    transcriptPath: options.transcriptPath,
+    onNotice: (notice) => options.onNotice(`hook ${notice.event} ${notice.kind}: ${notice.message}`),
   });
 }
 

@@ -16,8 +16,13 @@ export type {
   HookEventOutcome,
 } from "./hooks/run-hook-event.js";
 export { HOOK_DEFAULT_TIMEOUT_SECONDS, runHookEvent } from "./hooks/run-hook-event.js";
-export type { HookNotice, SettingsHooksOptions } from "./hooks/settings-hooks.js";
-export { createSettingsHooks, mergeHooks, withToolMatcher } from "./hooks/settings-hooks.js";
+export type { HookNotice, SessionEventHooks, SettingsHooksOptions } from "./hooks/settings-hooks.js";
+export {
+  createSessionEventHooks,
+  createSettingsHooks,
+  mergeHooks,
+  withToolMatcher,
+} from "./hooks/settings-hooks.js";
 export type { GitignoreVerdict, LinearIgnore, LinearIgnoreOptions } from "./patterns/linear-gitignore.js";
 export { linearIgnore } from "./patterns/linear-gitignore.js";
 export type { CompiledRegex, LinearRegex, LinearRegexOptions, RegexEngine } from "./patterns/linear-regex.js";
@@ -63,7 +68,7 @@ export type {
   HookSettings,
   Settings,
 } from "./settings/settings-schema.js";
-export { EMPTY_SETTINGS, HOOK_EVENTS } from "./settings/settings-schema.js";
+export { CLAUDE_CODE_HOOK_EVENTS, EMPTY_SETTINGS, HOOK_EVENTS } from "./settings/settings-schema.js";
 export { terminalStream, terminalText, unescapedStream } from "./terminal-text.js";
 export { looksBinary } from "./text-file.js";
 export { isModelCredential, toolEnvironment } from "./tool-environment.js";

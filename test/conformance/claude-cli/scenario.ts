@@ -1,3 +1,4 @@
+import { HOOK_EVENTS } from "@forkloop/sdk";
 import type { Script } from "../support/script.js";
 
 /**
@@ -60,40 +61,5 @@ export function hookLogSettings(events: readonly string[], extra: Record<string,
   });
 }
 
-/** Every hook event Claude Code 2.1.332 knows (the Agent SDK's HOOK_EVENTS of the same release). */
-export const CLAUDE_CODE_HOOK_EVENTS = [
-  "PreToolUse",
-  "PostToolUse",
-  "PostToolUseFailure",
-  "PostToolBatch",
-  "Notification",
-  "UserPromptSubmit",
-  "UserPromptExpansion",
-  "SessionStart",
-  "SessionEnd",
-  "Stop",
-  "StopFailure",
-  "SubagentStart",
-  "SubagentStop",
-  "PreCompact",
-  "PostCompact",
-  "PreModelSwitch",
-  "PostModelSwitch",
-  "PermissionRequest",
-  "PermissionDenied",
-  "Setup",
-  "TeammateIdle",
-  "TaskCreated",
-  "TaskCompleted",
-  "Elicitation",
-  "ElicitationResult",
-  "ConfigChange",
-  "WorktreeCreate",
-  "WorktreeRemove",
-  "InstructionsLoaded",
-  "CwdChanged",
-  "FileChanged",
-  "DirectoryAdded",
-  "MessageDisplay",
-  "PreSkillShellCommand",
-] as const;
+/** Every hook event Claude Code 2.1.332 knows (the Agent SDK's HOOK_EVENTS, which the agent-sdk harness checks against the real SDK's). */
+export const CLAUDE_CODE_HOOK_EVENTS = HOOK_EVENTS;

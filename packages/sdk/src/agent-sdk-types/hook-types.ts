@@ -1,3 +1,4 @@
+import { CLAUDE_CODE_HOOK_EVENTS } from "@forkloop/tools";
 import type { ExitReason } from "../agent-sdk-constants.js";
 import type { McpServerProvenance } from "./control-types.js";
 import type { PermissionUpdate } from "./option-types.js";
@@ -8,42 +9,8 @@ import type { SDKAssistantMessageError } from "./other-messages.js";
  * in the `hooks` option (so a program registering them compiles and runs unchanged); forkloop
  * fires those in FIRED_HOOK_EVENTS, and names the others once on `stderr`.
  */
-export const HOOK_EVENTS = [
-  "PreToolUse",
-  "PostToolUse",
-  "PostToolUseFailure",
-  "PostToolBatch",
-  "Notification",
-  "UserPromptSubmit",
-  "UserPromptExpansion",
-  "SessionStart",
-  "SessionEnd",
-  "Stop",
-  "StopFailure",
-  "SubagentStart",
-  "SubagentStop",
-  "PreCompact",
-  "PostCompact",
-  "PreModelSwitch",
-  "PostModelSwitch",
-  "PermissionRequest",
-  "PermissionDenied",
-  "Setup",
-  "TeammateIdle",
-  "TaskCreated",
-  "TaskCompleted",
-  "Elicitation",
-  "ElicitationResult",
-  "ConfigChange",
-  "WorktreeCreate",
-  "WorktreeRemove",
-  "InstructionsLoaded",
-  "CwdChanged",
-  "FileChanged",
-  "DirectoryAdded",
-  "MessageDisplay",
-  "PreSkillShellCommand",
-] as const;
+// The Agent SDK's list is Claude Code's (the same release); settings files accept it too.
+export const HOOK_EVENTS = CLAUDE_CODE_HOOK_EVENTS;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 /** The events forkloop fires (the rest of HOOK_EVENTS are accepted and named as not fired). */

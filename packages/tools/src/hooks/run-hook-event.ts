@@ -20,6 +20,9 @@ export interface HookEventInput {
   readonly toolUseId?: string;
   /** PostToolUse: the tool's result. */
   readonly toolResponse?: unknown;
+  /** PostToolUseFailure: the failed call's error text, and whether a stop (Ctrl+C) ended it. */
+  readonly error?: string;
+  readonly isInterrupt?: boolean;
   /** Stop / SubagentStop: true when this stop follows a stop-hook retry (R-L15). */
   readonly stopHookActive?: boolean;
   /** UserPromptSubmit. */
@@ -33,9 +36,15 @@ export interface HookEventInput {
   readonly model?: string;
   /** Stop / SubagentStop: the text of the agent's last reply. */
   readonly lastAssistantMessage?: string;
-  /** SubagentStop: which sub-agent stopped, and its own transcript. */
+  /**
+   * A sub-agent's events (SubagentStart, SubagentStop, its tool calls): which sub-agent and its
+   * type, as Claude Code's agent_id / agent_type; SubagentStop also its own transcript.
+   */
   readonly agentId?: string;
+  readonly agentType?: string;
   readonly agentTranscriptPath?: string;
+  /** SessionEnd: why the session ended (Claude Code's `other` for a finished headless run). */
+  readonly reason?: "clear" | "logout" | "prompt_input_exit" | "other";
   readonly signal?: AbortSignal;
 }
 
@@ -84,9 +93,20 @@ export async function runHookEvent(
   input: HookEventInput,
 ): Promise<HookEventOutcome> {
   const matchValue =
-    event === "PreCompact" ? input.trigger : event === "SessionStart" ? input.source : input.toolName;
+    event === "PreCompact"
+      ? input.trigger
+      : event === "SessionStart"
+        ? input.source
+        : event === "SubagentStart"
+          ? input.agentType
+          : input.toolName;
   const usesMatcher =
-    event === "PreToolUse" || event === "PostToolUse" || event === "PreCompact" || event === "SessionStart";
+    event === "PreToolUse" ||
+    event === "PostToolUse" ||
+    event === "PostToolUseFailure" ||
+    event === "PreCompact" ||
+    event === "SessionStart" ||
+    event === "SubagentStart";
   const commands = (settings.hooks[event] ?? [])
     .filter((group) => !usesMatcher || compileMatcher(group.matcher)(matchValue))
     .flatMap((group) => group.hooks);
@@ -102,24 +122,38 @@ function hookPayload(event: HookEvent, input: HookEventInput): Record<string, un
     cwd: input.cwd,
     hook_event_name: event,
   };
-  if (input.permissionMode !== undefined) payload.permission_mode = input.permissionMode;
+  if (input.permissionMode !== undefined && event !== "SubagentStart" && event !== "SessionEnd")
+    payload.permission_mode = input.permissionMode;
+  // A sub-agent's events say which sub-agent, as Claude Code's do (a Stop is the main agent's).
+  if (input.agentId !== undefined && event !== "Stop") {
+    payload.agent_id = input.agentId;
+    if (input.agentType !== undefined) payload.agent_type = input.agentType;
+  }
   switch (event) {
     case "PreToolUse":
     case "PostToolUse":
+    case "PostToolUseFailure":
       payload.tool_name = input.toolName;
       payload.tool_input = input.toolInput ?? {};
       if (input.toolUseId !== undefined) payload.tool_use_id = input.toolUseId;
       if (event === "PostToolUse") payload.tool_response = input.toolResponse ?? null;
+      if (event === "PostToolUseFailure") {
+        payload.error = input.error ?? "";
+        payload.is_interrupt = input.isInterrupt === true;
+      }
       break;
     case "Stop":
     case "SubagentStop":
       payload.stop_hook_active = input.stopHookActive === true;
       if (input.lastAssistantMessage !== undefined)
         payload.last_assistant_message = input.lastAssistantMessage;
-      if (event === "SubagentStop" && input.agentId !== undefined) {
-        payload.agent_id = input.agentId;
+      if (event === "SubagentStop" && input.agentId !== undefined)
         payload.agent_transcript_path = input.agentTranscriptPath ?? "";
-      }
+      break;
+    case "SubagentStart":
+      break;
+    case "SessionEnd":
+      payload.reason = input.reason ?? "other";
       break;
     case "UserPromptSubmit":
       payload.prompt = input.prompt ?? "";

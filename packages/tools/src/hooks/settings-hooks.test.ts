@@ -5,7 +5,13 @@ import { describe, expect, it } from "vitest";
 import type { HookSettings, Settings } from "../settings/settings-schema.js";
 import { isProcessAlive, useTempWorkspace, waitFor } from "../testing/index.js";
 import { runHookEvent } from "./run-hook-event.js";
-import { createSettingsHooks, type HookNotice, mergeHooks, withToolMatcher } from "./settings-hooks.js";
+import {
+  createSessionEventHooks,
+  createSettingsHooks,
+  type HookNotice,
+  mergeHooks,
+  withToolMatcher,
+} from "./settings-hooks.js";
 
 const ws = useTempWorkspace();
 
@@ -269,5 +275,71 @@ describe("R-S4: hook processes get no model credentials", () => {
       if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
       else process.env.ANTHROPIC_API_KEY = saved;
     }
+  });
+});
+
+describe("R-X1: the events Claude Code fires headless, with its input fields", () => {
+  const read = (name: string) => JSON.parse(readFileSync(join(ws.root, name), "utf8"));
+
+  it("R-X1: a failed call is a PostToolUseFailure with its error text, not a PostToolUse; a sub-agent's calls name the sub-agent", async () => {
+    const hooks = createSettingsHooks(
+      settingsWith({
+        PostToolUse: group("cat > post.json"),
+        PostToolUseFailure: group("cat > failure.json", "Read"),
+      }),
+      {
+        cwd: ws.root,
+        sessionId: "session-1",
+        agentType: (agentId) => (agentId === "agent-1" ? "Explore" : undefined),
+      },
+    );
+    const [post] = hooks.postToolUse ?? [];
+    if (post === undefined) throw new Error("no postToolUse hook");
+    const call = { toolName: "Read", toolInput: { file_path: "missing.txt" }, toolUseId: "toolu_1" };
+    await post({
+      ...call,
+      result: { content: "File does not exist: missing.txt", isError: true },
+      context: { ...ws.context(), agentId: "agent-1" },
+    });
+    expect(read("failure.json")).toMatchObject({
+      hook_event_name: "PostToolUseFailure",
+      agent_id: "agent-1",
+      agent_type: "Explore",
+      tool_name: "Read",
+      tool_input: { file_path: "missing.txt" },
+      tool_use_id: "toolu_1",
+      error: "File does not exist: missing.txt",
+      is_interrupt: false,
+    });
+    expect(existsSync(join(ws.root, "post.json"))).toBe(false);
+    // The control: a successful call of the main agent is a PostToolUse without agent fields.
+    await post({ ...call, result: { content: "hello" }, context: ws.context() });
+    const success = read("post.json");
+    expect(success).toMatchObject({ hook_event_name: "PostToolUse", tool_response: { content: "hello" } });
+    expect(success.agent_id).toBeUndefined();
+  });
+
+  it("R-X1: SubagentStart (its matcher sees the agent type) and SessionEnd run the settings' commands", async () => {
+    const events = createSessionEventHooks(
+      settingsWith({
+        SubagentStart: [...group("cat > start-explore.json", "Explore"), ...group("cat > start-any.json")],
+        SessionEnd: group("cat > end.json"),
+      }),
+      { cwd: ws.root, sessionId: "session-1", transcriptPath: "/tmp/t.fltr" },
+    );
+    await events.subagentStart?.({ agentId: "agent-2", agentType: "general-purpose" });
+    expect(existsSync(join(ws.root, "start-explore.json"))).toBe(false);
+    expect(read("start-any.json")).toEqual({
+      session_id: "session-1",
+      transcript_path: "/tmp/t.fltr",
+      cwd: ws.root,
+      hook_event_name: "SubagentStart",
+      agent_id: "agent-2",
+      agent_type: "general-purpose",
+    });
+    await events.sessionEnd?.("other");
+    expect(read("end.json")).toMatchObject({ hook_event_name: "SessionEnd", reason: "other" });
+    // Nothing is set up for events without hooks.
+    expect(createSessionEventHooks(settingsWith({}), { cwd: ws.root, sessionId: "s" })).toEqual({});
   });
 });

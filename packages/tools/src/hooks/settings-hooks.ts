@@ -34,6 +34,8 @@ export interface SettingsHooksOptions {
   readonly onNotice?: (notice: HookNotice) => void;
   /** A sub-agent's own transcript (SubagentStop's `agent_transcript_path`). */
   readonly agentTranscriptPath?: (agentId: string) => string | undefined;
+  /** A sub-agent's type (`general-purpose`, a definition's name): `agent_type` of its events. */
+  readonly agentType?: (agentId: string) => string | undefined;
   /**
    * Agents that are the top of a session of their own (each item of a batch, like one `claude -p`
    * per item): their hooks report that session, and their stop is a Stop, not a SubagentStop.
@@ -62,16 +64,16 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
       permissionMode: context.options.permissionMode,
       signal: context.abortController.signal,
       ...(transcriptPath === undefined ? {} : { transcriptPath }),
+      ...(topLevel(context.agentId) ? {} : subAgent(context.agentId)),
     };
   };
   const topLevel = (agentId: string): boolean =>
     agentId === "main" || options.sessionOf?.(agentId) !== undefined;
-  const report = (outcome: HookEventOutcome): void => {
-    for (const message of outcome.errors)
-      options.onNotice?.({ event: outcome.event, kind: "error", message });
-    for (const message of outcome.systemMessages)
-      options.onNotice?.({ event: outcome.event, kind: "systemMessage", message });
+  const subAgent = (agentId: string) => {
+    const agentType = options.agentType?.(agentId);
+    return { agentId, ...(agentType === undefined ? {} : { agentType }) };
   };
+  const report = reporter(options.onNotice);
 
   const preToolUse = async (input: PreToolUseInput): Promise<PreToolUseOutcome> => {
     const outcome = await runHookEvent("PreToolUse", settings, {
@@ -90,14 +92,25 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
     };
   };
 
+  // A failed call is a PostToolUseFailure with its error text, not a PostToolUse, as in Claude Code.
   const postToolUse = async (input: PostToolUseInput): Promise<PostToolUseOutcome> => {
-    const outcome = await runHookEvent("PostToolUse", settings, {
+    const call = {
       ...base(input.context),
       toolName: input.toolName,
       toolInput: input.toolInput,
       toolUseId: input.toolUseId,
-      toolResponse: { content: input.result.content, is_error: input.result.isError === true },
-    });
+    };
+    const outcome =
+      input.result.isError === true
+        ? await runHookEvent("PostToolUseFailure", settings, {
+            ...call,
+            error: resultText(input.result.content),
+            isInterrupt: input.context.abortController.signal.aborted,
+          })
+        : await runHookEvent("PostToolUse", settings, {
+            ...call,
+            toolResponse: { content: input.result.content, is_error: false },
+          });
     report(outcome);
     const feedback = [...outcome.blockReasons, ...outcome.additionalContext].join("\n\n");
     return { ...(feedback === "" ? {} : { additionalContext: feedback }), ...stopFields(outcome) };
@@ -112,7 +125,6 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
       ...base(input.context),
       stopHookActive: input.stopHookActive,
       ...(last === undefined ? {} : { lastAssistantMessage: last }),
-      ...(event === "SubagentStop" ? { agentId } : {}),
       ...(event === "SubagentStop" && agentTranscriptPath !== undefined ? { agentTranscriptPath } : {}),
     });
     report(outcome);
@@ -162,11 +174,80 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
   const has = (event: HookEvent): boolean => (settings.hooks[event]?.length ?? 0) > 0;
   return {
     ...(has("PreToolUse") ? { preToolUse: [preToolUse] } : {}),
-    ...(has("PostToolUse") ? { postToolUse: [postToolUse] } : {}),
+    ...(has("PostToolUse") || has("PostToolUseFailure") ? { postToolUse: [postToolUse] } : {}),
     ...(has("Stop") || has("SubagentStop") ? { stop: [stop] } : {}),
     ...(has("SessionStart") ? { sessionStart: [sessionStart] } : {}),
     ...(has("UserPromptSubmit") ? { userPromptSubmit: [userPromptSubmit] } : {}),
     ...(has("PreCompact") ? { preCompact: [preCompact] } : {}),
+  };
+}
+
+/** Hooks' non-blocking errors and system messages, as notices. */
+function reporter(onNotice: SettingsHooksOptions["onNotice"]): (outcome: HookEventOutcome) => void {
+  return (outcome) => {
+    for (const message of outcome.errors) onNotice?.({ event: outcome.event, kind: "error", message });
+    for (const message of outcome.systemMessages)
+      onNotice?.({ event: outcome.event, kind: "systemMessage", message });
+  };
+}
+
+/** A tool result's text (its text blocks), as PostToolUseFailure's `error`. */
+function resultText(content: PostToolUseInput["result"]["content"]): string {
+  if (typeof content === "string") return content;
+  return content
+    .map((block) => (block.type === "text" ? block.text : ""))
+    .filter((text) => text !== "")
+    .join("\n");
+}
+
+/** The session's own events: fired by the session's runner, not by an agent's loop. */
+export interface SessionEventHooks {
+  /** A sub-agent starts (before its first request); its matcher sees the agent type. */
+  readonly subagentStart?: (agent: {
+    agentId: string;
+    agentType: string;
+    signal?: AbortSignal;
+  }) => Promise<void>;
+  /** The session ends (its last turn finished, failed or was stopped). */
+  readonly sessionEnd?: (reason: "other" | "prompt_input_exit") => Promise<void>;
+}
+
+/**
+ * SubagentStart and SessionEnd from the settings' shell hooks (Claude Code's inputs: agent_id and
+ * agent_type; reason). They only observe: their answers are reported, never acted on (Claude
+ * Code's SubagentStart additionalContext aside).
+ */
+export function createSessionEventHooks(
+  settings: Settings,
+  options: Pick<SettingsHooksOptions, "cwd" | "sessionId" | "transcriptPath" | "onNotice">,
+): SessionEventHooks {
+  const base = {
+    cwd: options.cwd,
+    sessionId: options.sessionId,
+    ...(options.transcriptPath === undefined ? {} : { transcriptPath: options.transcriptPath }),
+  };
+  const report = reporter(options.onNotice);
+  const has = (event: HookEvent): boolean => (settings.hooks[event]?.length ?? 0) > 0;
+  return {
+    ...(has("SubagentStart")
+      ? {
+          subagentStart: async ({ agentId, agentType, signal }) =>
+            report(
+              await runHookEvent("SubagentStart", settings, {
+                ...base,
+                agentId,
+                agentType,
+                ...(signal === undefined ? {} : { signal }),
+              }),
+            ),
+        }
+      : {}),
+    ...(has("SessionEnd")
+      ? {
+          sessionEnd: async (reason) =>
+            report(await runHookEvent("SessionEnd", settings, { ...base, reason })),
+        }
+      : {}),
   };
 }
 

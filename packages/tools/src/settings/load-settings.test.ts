@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { useTempWorkspace } from "../testing/index.js";
 import { loadSettings } from "./load-settings.js";
 import { isProjectTrusted, trustProjectDirectory } from "./project-trust.js";
+import { FOREIGN_HOOK_EVENTS, HOOK_EVENTS } from "./settings-schema.js";
 
 const ws = useTempWorkspace();
 const project = () => join(ws.root, "project");
@@ -94,20 +95,31 @@ describe("loadSettings", () => {
     expect(error).toMatch(/Fix: write rules like "Bash\(npm test:\*\)"/);
   });
 
-  it("R-P1: an unknown hook event, a bad mode, a bad matcher and a bad timeout are explained", async () => {
+  it("R-X1: every hook event Claude Code knows loads; an unknown one is a warning naming it, never an error", async () => {
+    const hook = [{ hooks: [{ type: "command", command: "true" }] }];
+    const events = [...HOOK_EVENTS, ...FOREIGN_HOOK_EVENTS, "PreToolUSe"];
+    put(join(home(), ".claude/settings.json"), { hooks: Object.fromEntries(events.map((e) => [e, hook])) });
+    const result = await load();
+    if (!result.ok) throw new Error(result.error);
+    expect(FOREIGN_HOOK_EVENTS).toContain("PostToolBatch");
+    expect(Object.keys(result.settings.hooks).sort()).toEqual([...HOOK_EVENTS].sort());
+    expect(result.ignored).toEqual([
+      expect.stringMatching(
+        /settings\.json: ignored hooks for PreToolUSe — not a hook event forkloop or Claude Code knows; the events are PreToolUse, PostToolUse/,
+      ),
+    ]);
+  });
+
+  it("R-P1: a bad mode, a bad matcher and a bad timeout are explained", async () => {
     put(join(project(), ".forkloop/settings.json"), {
       permissions: { defaultMode: "yolo" },
       hooks: {
-        PreToolUSe: [],
         PostToolUse: [{ matcher: "Edit(", hooks: [{ type: "command", command: "x", timeout: -1 }] }],
       },
     });
     const error = await loadError();
     expect(error).toMatch(
       /permissions\.defaultMode: .*Fix: use one of default, acceptEdits, plan, bypassPermissions, dontAsk, auto/,
-    );
-    expect(error).toMatch(
-      /hooks: .*\(PreToolUSe\)\. Fix: use one of the hook events PreToolUse, PostToolUse/,
     );
     expect(error).toMatch(/hooks\.PostToolUse\[0\]\.matcher: not a valid regular expression/);
     expect(error).toMatch(/hooks\.PostToolUse\[0\]\.hooks\[0\]\.timeout: /);

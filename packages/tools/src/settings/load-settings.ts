@@ -5,12 +5,14 @@ import { CONFIG_FILE_MAX_BYTES, readProjectFile } from "../project-files/read-pr
 import { isProjectTrusted } from "./project-trust.js";
 import {
   EMPTY_SETTINGS,
+  FOREIGN_HOOK_EVENTS,
   fixFor,
   HOOK_EVENTS,
   type HookSettings,
   type Settings,
   type SettingsFile,
   settingsFileSchema,
+  unknownHookEvents,
 } from "./settings-schema.js";
 import { narrowUntrustedFile } from "./untrusted-settings.js";
 
@@ -104,10 +106,17 @@ export async function loadSettings(
     files.push({ path: label, settings: parsed.settings });
     userFiles.add(label);
   }
+  const ignored: string[] = files.flatMap((file) => {
+    const unknown = unknownHookEvents(file.settings.hooks);
+    return unknown.length === 0
+      ? []
+      : [
+          `${file.path}: ignored hooks for ${unknown.join(", ")} — not a hook event forkloop or Claude Code knows; the events are ${[...HOOK_EVENTS, ...FOREIGN_HOOK_EVENTS].join(", ")}.`,
+        ];
+  });
   // R-S5: the project's own files (a checked-out repository) may narrow permissions, never widen
   // them, unless the user trusts the project; the user's files and flags are trusted as they are.
   const trusted = options.trustProject === true || isProjectTrusted(cwd, home);
-  const ignored: string[] = [];
   let narrowed = files;
   if (!trusted) {
     const user = mergeSettings(
@@ -169,7 +178,7 @@ function describeIssues(path: string, issues: readonly z.core.$ZodIssue[]): stri
   const lines = issues.map((issue) => {
     const key = formatKeyPath(issue.path);
     const keys = issue.code === "unrecognized_keys" ? ` (${issue.keys.join(", ")})` : "";
-    return `${path}: ${key}: ${issue.message}${keys}. Fix: ${fixFor(issue.path, issue.code)}.`;
+    return `${path}: ${key}: ${issue.message}${keys}. Fix: ${fixFor(issue.path)}.`;
   });
   return lines.join("\n");
 }

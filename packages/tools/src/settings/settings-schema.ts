@@ -4,25 +4,74 @@ import { matcherError } from "../hooks/hook-matcher.js";
 import { PERMISSION_MODES } from "../permissions/permission-modes.js";
 import { parsePermissionRule } from "../permissions/permission-rules.js";
 
-/** Events forkloop runs. */
+/** Events forkloop runs (R-X1: with Claude Code's input fields). */
 export const HOOK_EVENTS = [
   "PreToolUse",
   "PostToolUse",
+  "PostToolUseFailure",
   "Stop",
+  "SubagentStart",
   "SubagentStop",
   "PreCompact",
   "SessionStart",
+  "SessionEnd",
   "UserPromptSubmit",
 ] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
-/** Claude Code events that forkloop accepts in settings (so shared files load) but never fires. */
-export const FOREIGN_HOOK_EVENTS = [
+/**
+ * Every hook event Claude Code knows (2.1.332; the Agent SDK's HOOK_EVENTS of the same release,
+ * in its order).
+ */
+export const CLAUDE_CODE_HOOK_EVENTS = [
+  "PreToolUse",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "PostToolBatch",
   "Notification",
+  "UserPromptSubmit",
+  "UserPromptExpansion",
+  "SessionStart",
   "SessionEnd",
+  "Stop",
+  "StopFailure",
   "SubagentStart",
+  "SubagentStop",
+  "PreCompact",
   "PostCompact",
+  "PreModelSwitch",
+  "PostModelSwitch",
   "PermissionRequest",
+  "PermissionDenied",
+  "Setup",
+  "TeammateIdle",
+  "TaskCreated",
+  "TaskCompleted",
+  "Elicitation",
+  "ElicitationResult",
+  "ConfigChange",
+  "WorktreeCreate",
+  "WorktreeRemove",
+  "InstructionsLoaded",
+  "CwdChanged",
+  "FileChanged",
+  "DirectoryAdded",
+  "MessageDisplay",
+  "PreSkillShellCommand",
 ] as const;
+/**
+ * Claude Code's other hook events: accepted in settings, so a file written for Claude Code loads,
+ * but never fired — they belong to its terminal, teammates, worktrees, plugins, elicitation,
+ * model switching, or a batch of tool calls forkloop does not report as one.
+ */
+export const FOREIGN_HOOK_EVENTS: readonly string[] = CLAUDE_CODE_HOOK_EVENTS.filter(
+  (event) => !(HOOK_EVENTS as readonly string[]).includes(event),
+);
+
+/** Hook events a settings file names that neither forkloop nor Claude Code knows (a typo, a newer release). */
+export function unknownHookEvents(hooks: Record<string, unknown> | undefined): string[] {
+  const known: readonly string[] = CLAUDE_CODE_HOOK_EVENTS;
+  return Object.keys(hooks ?? {}).filter((event) => !known.includes(event));
+}
 
 const ruleString = z.string().superRefine((rule, context) => {
   const parsed = parsePermissionRule(rule);
@@ -47,8 +96,9 @@ const hookMatcherGroup = z.strictObject({
   hooks: z.array(hookCommand),
 });
 
-const hookEvents = [...HOOK_EVENTS, ...FOREIGN_HOOK_EVENTS];
-const hooksSchema = z.strictObject(
+const hookEvents = CLAUDE_CODE_HOOK_EVENTS;
+// Loose: an event neither forkloop nor Claude Code knows is a warning naming it (loadSettings), never a failed run.
+const hooksSchema = z.looseObject(
   Object.fromEntries(hookEvents.map((event) => [event, z.array(hookMatcherGroup).optional()])) as Record<
     (typeof hookEvents)[number],
     z.ZodOptional<z.ZodArray<typeof hookMatcherGroup>>
@@ -122,11 +172,8 @@ export interface Settings {
 export const EMPTY_SETTINGS: Settings = { permissions: { allow: [], ask: [], deny: [] }, hooks: {} };
 
 /** A fix for the most common mistakes, keyed by the first segment of the issue path. */
-export function fixFor(path: readonly PropertyKey[], code: string): string {
+export function fixFor(path: readonly PropertyKey[]): string {
   const [first, second] = path;
-  if (first === "hooks" && path.length === 1 && code === "unrecognized_keys") {
-    return `use one of the hook events ${[...HOOK_EVENTS, ...FOREIGN_HOOK_EVENTS].join(", ")}`;
-  }
   if (first === "hooks") {
     return 'write hooks as {"PreToolUse": [{"matcher": "Bash|Edit", "hooks": [{"type": "command", "command": "./check.sh", "timeout": 30}]}]}';
   }

@@ -54,7 +54,10 @@ export function narrowUntrustedFile(
     }
   }
   const { hooks, env, sandbox, ...rest } = file;
-  if (hooks !== undefined && Object.values(hooks).some((groups) => (groups?.length ?? 0) > 0))
+  if (
+    hooks !== undefined &&
+    Object.values(hooks).some((groups) => Array.isArray(groups) && groups.length > 0)
+  )
     ignored.push("hooks");
   if (env !== undefined && Object.keys(env).length > 0) ignored.push(`env (${Object.keys(env).join(", ")})`);
   const keepSandbox = sandbox !== undefined && SANDBOX_STRENGTH[sandbox] >= SANDBOX_STRENGTH[context.sandbox];
