@@ -5,8 +5,6 @@
  * corpus's own classes without saying why it is not fixed.
  */
 export const PENDING: Readonly<Record<string, string>> = {
-  "git-alternates-outside":
-    "hole: forkloop's own git follows objects/info/alternates to another repository outside the workspace, and git log sends its commit subjects to the model",
   "sbx-hardlink-outside":
     "hole: a hard link in the workspace to a file outside it is written through from inside the sandbox",
   "sbx-socket-renamed":

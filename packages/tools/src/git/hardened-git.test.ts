@@ -184,4 +184,38 @@ describe("forkloop's own git (R-S7)", () => {
 
     expect(findGitRepository(workspace.root)).toBeUndefined();
   });
+
+  it("R-S7: objects/info/alternates naming a repository outside the work tree is not followed (its commit subject is not printed); one inside is; plain git follows both (control)", async () => {
+    const repo = join(workspace.root, "repo");
+    const inside = join(repo, "vendor", "store");
+    const outside = join(workspace.root, "elsewhere");
+    repository(repo);
+    const plain = (cwd: string, ...args: string[]) =>
+      execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], {
+        cwd,
+        env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+      })
+        .toString()
+        .trim();
+    const storeWith = (dir: string, subject: string) => {
+      repository(dir);
+      plain(dir, "commit", "-q", "--allow-empty", "-m", subject);
+      return plain(dir, "rev-parse", "HEAD");
+    };
+    const logAt = async (oid: string) => {
+      plain(repo, "update-ref", "HEAD", oid);
+      const found = findGitRepository(repo);
+      if (found === undefined) throw new Error("no repository found");
+      return withHardenedGit(found, (git) => git(["log", "--format=%s", "-n", "1"], repo));
+    };
+    const far = storeWith(outside, "OUTSIDE_SUBJECT");
+    const near = storeWith(inside, "INSIDE_SUBJECT");
+    writeFileSync(
+      join(repo, ".git", "objects", "info", "alternates"),
+      `${join(outside, ".git", "objects")}\n../../vendor/store/.git/objects\n`,
+    );
+    expect(plain(repo, "log", "--format=%s", "-n", "1", far)).toBe("OUTSIDE_SUBJECT");
+    expect(await logAt(far)).toBeNull();
+    expect(await logAt(near)).toBe("INSIDE_SUBJECT\n");
+  });
 });

@@ -1,8 +1,18 @@
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { toolEnvironment } from "../tool-environment.js";
+import { isInside } from "../workspace-paths.js";
 import { type GitRepository, parseGitHead, readSmall } from "./git-repository.js";
 
 /**
@@ -128,7 +138,9 @@ function linkData(repo: GitRepository, shadow: string): boolean {
     const kind = kindOf(target);
     if (kind === "missing") continue;
     if (kind !== (name === "objects" || name === "refs" ? "directory" : "file")) return false;
-    symlinkSync(target, join(shadow, name));
+    if (name === "objects" && kindOf(join(target, "info", "alternates")) !== "missing")
+      linkObjects(target, join(shadow, name), repo.workTree);
+    else symlinkSync(target, join(shadow, name));
   }
   // What the repository ignores locally, without `info/attributes` (which can name a filter driver).
   const exclude = join(repo.commonDir, "info", "exclude");
@@ -137,6 +149,39 @@ function linkData(repo: GitRepository, shadow: string): boolean {
     symlinkSync(exclude, join(shadow, "info", "exclude"));
   }
   return true;
+}
+
+/**
+ * The object store with `info/alternates` cut to stores inside the work tree (R-S7, R-S8): an
+ * alternate elsewhere (planted in `.git/objects`, which a sandboxed command may write, or shipped)
+ * would put another repository's commits — subjects, file names — into what git prints for the
+ * model. A store that has alternates of its own is left out too (git follows chains). Without
+ * the objects of a dropped store git fails, and the prefetch shows nothing.
+ */
+function linkObjects(objects: string, shadowObjects: string, workTree: string): void {
+  mkdirSync(join(shadowObjects, "info"), { recursive: true });
+  for (const name of safeReaddir(objects)) {
+    if (name !== "info") symlinkSync(join(objects, name), join(shadowObjects, name));
+  }
+  for (const name of safeReaddir(join(objects, "info"))) {
+    if (name !== "alternates" && name !== "http-alternates")
+      symlinkSync(join(objects, "info", name), join(shadowObjects, "info", name));
+  }
+  const root = realOrSelf(workTree);
+  const kept = (readSmall(join(objects, "info", "alternates")) ?? "")
+    .split("\n")
+    .filter((line) => line.trim() !== "" && !line.startsWith("#") && !line.startsWith('"'))
+    .map((line) => realOrSelf(resolve(objects, line)))
+    .filter((store) => isInside(store, root) && kindOf(join(store, "info", "alternates")) === "missing");
+  if (kept.length > 0) writeFileSync(join(shadowObjects, "info", "alternates"), `${kept.join("\n")}\n`);
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 function shadowConfig(objectFormat: string | undefined): string {
