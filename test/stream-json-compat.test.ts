@@ -177,6 +177,23 @@ const taskNotification = z.strictObject({
   usage: taskUsage,
 });
 
+const modelUsage = z.strictObject({
+  inputTokens: count,
+  outputTokens: count,
+  cacheReadInputTokens: count,
+  cacheCreationInputTokens: count,
+  webSearchRequests: count,
+  costUSD: z.number().nonnegative(),
+  contextWindow: count,
+  maxOutputTokens: count,
+  thinkingTokens: count,
+  cacheCreationEphemeral5mInputTokens: count,
+  cacheCreationEphemeral1hInputTokens: count,
+  canonicalModel: z.string(),
+  provider: z.string(),
+  costBasis: z.string(),
+});
+
 const result = z.strictObject({
   type: z.literal("result"),
   subtype: z.enum(["success", "error_max_turns", "error_during_execution", "error_max_budget_usd"]),
@@ -196,20 +213,30 @@ const result = z.strictObject({
     service_tier: z.string(),
     cache_creation: z.strictObject({ ephemeral_5m_input_tokens: count, ephemeral_1h_input_tokens: count }),
     server_tool_use: z.strictObject({ web_search_requests: count, web_fetch_requests: count }),
+    output_tokens_details: z.strictObject({ thinking_tokens: count }),
+    inference_geo: z.string(),
+    iterations: z.array(z.unknown()),
+    speed: z.string(),
+    fallback_credit: z.unknown().nullable(),
   }),
-  modelUsage: z.record(
-    z.string(),
-    z.strictObject({
-      inputTokens: count,
-      outputTokens: count,
-      cacheReadInputTokens: count,
-      cacheCreationInputTokens: count,
-      webSearchRequests: count,
-      costUSD: z.number().nonnegative(),
-      contextWindow: count,
-      maxOutputTokens: count,
-    }),
-  ),
+  modelUsage: z.record(z.string(), modelUsage),
+  model_usage_since_last_result: z.record(z.string(), modelUsage),
+  result_index: count,
+  begun_message_ids: z.array(z.string()).optional(),
+  subagent_stats: z
+    .strictObject({
+      spawned: count,
+      requested: z.strictObject({ background: count, foreground: count, unset: count }),
+      started_in_background: count,
+      max_depth: count,
+      spawned_by_subagents: count,
+      completed: count,
+      failed: count,
+      killed: z.strictObject({ parent: count, user: count, system: count }),
+      refused: z.strictObject({ depth_limit: count, concurrency_limit: count, budget: count }),
+      by_type: z.record(z.string(), count),
+    })
+    .optional(),
   permission_denials: z.array(
     z.strictObject({
       tool_name: z.string(),
@@ -217,7 +244,8 @@ const result = z.strictObject({
       tool_input: z.record(z.string(), z.unknown()),
     }),
   ),
-  errors: z.array(z.string()),
+  // Only error results say what went wrong.
+  errors: z.array(z.string()).optional(),
   api_error_status: z.number().int().nullable(),
   ttft_ms: z.number().nonnegative().optional(),
   ...EXTENSIONS.result,

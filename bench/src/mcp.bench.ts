@@ -54,7 +54,8 @@ async function callLatencies(messages: AsyncIterable<SDKMessage>) {
   const worker: number[] = [];
   for await (const message of messages) {
     const now = performance.now();
-    if (message.type === "result" && message.is_error) throw new Error(message.errors.join("; "));
+    if (message.type === "result" && message.is_error)
+      throw new Error(message.subtype === "success" ? message.result : message.errors.join("; "));
     if (message.type !== "assistant" && message.type !== "user") continue;
     const content = message.message.content;
     if (typeof content === "string") continue;

@@ -115,7 +115,8 @@ export async function run(): Promise<BenchResult[]> {
           prompt: `session ${index}: split the work`,
           options: { cwd: dir, env: { ...env, FORKLOOP_SIM_LATENCY: "none", HOME: dir }, stderr: () => {} },
         })) {
-          if (message.type === "result" && message.is_error) throw new Error(message.errors.join("; "));
+          if (message.type === "result" && message.is_error)
+            throw new Error(message.subtype === "success" ? message.result : message.errors.join("; "));
         }
       })(),
     }));

@@ -24,7 +24,7 @@ export function printOutcome(
   options: RunOutcomeOptions,
   context: CommandContext,
 ): ExitCode {
-  if (options.format === "json") context.stdout.write(`${JSON.stringify(result)}\n`);
+  if (options.format === "json") context.stdout.write(`${JSON.stringify(jsonResult(result))}\n`);
   if (options.compact) {
     if (options.format === "text") {
       if (!result.is_error) context.stdout.write(`${result.result}\n`);
@@ -113,4 +113,13 @@ function apiErrorFix(status: number | null): string {
     return " — the endpoint stayed busy through every retry; try again later.";
   if (status === null) return " — check ANTHROPIC_BASE_URL and that the endpoint is reachable.";
   return "";
+}
+
+/**
+ * The result as `--output-format json` prints it: Claude Code leaves out the usage since the
+ * previous result there (a json run has one result), which its stream-json keeps.
+ */
+function jsonResult(result: SDKResultMessage): Omit<SDKResultMessage, "model_usage_since_last_result"> {
+  const { model_usage_since_last_result: _sinceLast, ...printed } = result;
+  return printed;
 }

@@ -121,17 +121,18 @@ type ResultExtras = {
   resume_reason?: string;
   queued_turn_count?: number;
   deferred_tool_use?: SDKDeferredToolUse;
-  result_index?: number;
   credential_expires_at?: string;
   fast_mode_state?: "off" | "cooldown" | "on";
   origin?: SDKMessageOrigin;
   startup_failure_reason?: SDKStartupFailureReason;
 };
 /** The result variants, named as the Agent SDK names them; `subtype` tells them apart. */
-export type SDKResultSuccess = Omit<ResultLine, "subtype"> & ResultExtras & { subtype: "success" };
-export type SDKResultError = Omit<ResultLine, "subtype"> &
+export type SDKResultSuccess = Omit<ResultLine, "subtype" | "errors"> & ResultExtras & { subtype: "success" };
+export type SDKResultError = Omit<ResultLine, "subtype" | "errors"> &
   ResultExtras & {
     subtype: Exclude<ResultLine["subtype"], "success">;
+    /** What went wrong (only error results carry it, as in the Agent SDK). */
+    errors: string[];
   };
 export type SDKResultMessage = SDKResultSuccess | SDKResultError;
 export type SDKPermissionDenial = SDKResultMessage["permission_denials"][number];

@@ -522,11 +522,11 @@ class QueryRun implements Query {
     });
     const emit = (message: SDKMessage) => order.emit(message);
     const agentTypes = new Map<string, string>();
-    const descriptions = new Map<string, string>();
+    const toolInputs = new Map<string, Record<string, unknown>>();
     const tracker = new SubAgentTracker({
       sessionId,
       emit,
-      describe: (toolUseId) => descriptions.get(toolUseId),
+      toolInput: (toolUseId) => toolInputs.get(toolUseId),
       onStart: (start) => {
         agentTypes.set(start.agentId, start.agentType);
         // After the assistant message holding the Agent call (and task_started), as in the Agent SDK.
@@ -703,7 +703,7 @@ class QueryRun implements Query {
             permissionMode: this.#permissionMode ?? resolved.permissionMode,
             emit,
             releaseHeld: () => order.flush(),
-            descriptions,
+            toolInputs,
           });
           if (ended) break;
         }
@@ -750,7 +750,7 @@ class QueryRun implements Query {
     emit: (message: SDKMessage) => void;
     /** What ToolUseOrder still holds (a tool_use whose message never completed). */
     releaseHeld: () => void;
-    descriptions: Map<string, string>;
+    toolInputs: Map<string, Record<string, unknown>>;
   }): Promise<boolean> {
     const started = Date.now();
     const controller = new AbortController();
@@ -796,7 +796,7 @@ class QueryRun implements Query {
       let step = await events.next();
       while (!step.done) {
         const event: LoopEvent = step.value;
-        rememberDescriptions(event, turn.descriptions);
+        rememberToolInputs(event, turn.toolInputs);
         const echo = event.type === "user" && this.#queuedUuids.delete(event.uuid);
         for (const line of turn.writer.lines(event)) if (!echo) turn.emit(line);
         if (event.type === "assistant" && overBudget()) controller.abort(OVER_BUDGET);
@@ -812,6 +812,7 @@ class QueryRun implements Query {
           durationMs: Date.now() - started,
           permissionDenials: turn.permissions.denials(),
           subagents: turn.tracker.entries(),
+          subagentStats: turn.tracker.stats(),
           overBudget:
             controller.signal.reason === OVER_BUDGET || (terminal.reason === "completed" && overBudget()),
         }),
@@ -829,14 +830,11 @@ class QueryRun implements Query {
   }
 }
 
-/** The Agent tool's `description` input, for the task_* messages of the fork it starts. */
-function rememberDescriptions(event: LoopEvent, descriptions: Map<string, string>): void {
+/** The tool calls' inputs (the Agent tool's description and run_in_background), for the forks they start. */
+function rememberToolInputs(event: LoopEvent, inputs: Map<string, Record<string, unknown>>): void {
   if (event.type !== "assistant") return;
-  for (const block of event.message.content) {
-    if (block.type !== "tool_use") continue;
-    const input = block.input as { description?: unknown };
-    if (typeof input.description === "string") descriptions.set(block.id, input.description);
-  }
+  for (const block of event.message.content)
+    if (block.type === "tool_use") inputs.set(block.id, block.input as Record<string, unknown>);
 }
 
 /** The Agent SDK's `canUseTool` as the permission checker's ask caller. */

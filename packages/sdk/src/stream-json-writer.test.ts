@@ -160,4 +160,36 @@ describe("stream-json writer (Claude Code–compatible headless lines)", () => {
       { subtype: "compact_boundary", compact_metadata: { trigger: "auto", pre_tokens: 210_000 } },
     ]);
   });
+
+  it("R-K2: each result numbers itself and carries the model usage since the previous one; only error results carry errors", () => {
+    const writer = new StreamJsonWriter({ sessionId: "s1" });
+    const terminal = (reason: "completed" | "max_turns"): Terminal => ({
+      reason,
+      turnCount: 1,
+      messages: [],
+      usage: {
+        inputTokens: 100,
+        outputTokens: 20,
+        cacheCreationInputTokens: 0,
+        cacheReadInputTokens: 1_000,
+        apiCalls: 1,
+      },
+    });
+    writer.lines(reply([{ type: "text", text: "One." }], "end_turn"));
+    const first = writer.result(terminal("completed"), { durationMs: 1, permissionDenials: [] });
+    writer.lines(reply([{ type: "text", text: "Two." }], "end_turn"));
+    const second = writer.result(terminal("max_turns"), { durationMs: 1, permissionDenials: [] });
+    for (const line of [first, second]) expect(streamJsonLineSchema.safeParse(line).success).toBe(true);
+    expect(first).not.toHaveProperty("errors");
+    expect(second).toMatchObject({ subtype: "error_max_turns", errors: ["max_turns"] });
+    expect([first.result_index, second.result_index]).toEqual([0, 1]);
+    const model = "claude-sonnet-4-6";
+    expect(second.modelUsage[model]).toMatchObject({
+      inputTokens: 200,
+      canonicalModel: model,
+      provider: "firstParty",
+    });
+    expect(second.model_usage_since_last_result[model]).toMatchObject({ inputTokens: 100, outputTokens: 20 });
+    expect(second.usage).toMatchObject({ output_tokens_details: { thinking_tokens: 0 }, speed: "standard" });
+  });
 });

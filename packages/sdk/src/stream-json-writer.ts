@@ -9,8 +9,14 @@ import type {
 } from "@forkloop/loop-core";
 import { costUsd, getModelInfo } from "@forkloop/loop-core";
 import type { z } from "zod";
-import type { SDKMessage, SDKResultMessage, SDKSystemMessage, SDKUserMessage } from "./messages.js";
-import type { apiErrorKindSchema, SubagentUsage } from "./stream-json.js";
+import type {
+  SDKMessage,
+  SDKResultMessage,
+  SDKResultSuccess,
+  SDKSystemMessage,
+  SDKUserMessage,
+} from "./messages.js";
+import type { apiErrorKindSchema, SubagentStats, SubagentUsage } from "./stream-json.js";
 import { FORKLOOP_VERSION } from "./version.js";
 
 export interface PermissionDenialRecord {
@@ -19,18 +25,22 @@ export interface PermissionDenialRecord {
   readonly tool_input: Record<string, unknown>;
 }
 
-interface ModelUsage {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadInputTokens: number;
-  cacheCreationInputTokens: number;
-  webSearchRequests: number;
-  costUSD: number;
-  contextWindow: number;
-  maxOutputTokens: number;
-}
+type ModelUsage = SDKResultMessage["modelUsage"][string];
 
-function emptyModelUsage(info: ModelInfo): ModelUsage {
+/** The counters of a model's usage (the rest describes the model). */
+const COUNTERS = [
+  "inputTokens",
+  "outputTokens",
+  "cacheReadInputTokens",
+  "cacheCreationInputTokens",
+  "webSearchRequests",
+  "costUSD",
+  "thinkingTokens",
+  "cacheCreationEphemeral5mInputTokens",
+  "cacheCreationEphemeral1hInputTokens",
+] as const;
+
+function emptyModelUsage(model: string, info: ModelInfo): ModelUsage {
   return {
     inputTokens: 0,
     outputTokens: 0,
@@ -40,7 +50,47 @@ function emptyModelUsage(info: ModelInfo): ModelUsage {
     costUSD: 0,
     contextWindow: info.contextWindow,
     maxOutputTokens: info.maxOutputTokens,
+    thinkingTokens: 0,
+    cacheCreationEphemeral5mInputTokens: 0,
+    cacheCreationEphemeral1hInputTokens: 0,
+    canonicalModel: model,
+    provider: "firstParty",
+    costBasis: "list",
   };
+}
+
+/** Adds token counts and cost to a model's usage; forkloop's cache writes are all 5-minute ones (R-F3). */
+function addUsage(
+  usage: ModelUsage,
+  add: {
+    readonly inputTokens: number;
+    readonly outputTokens: number;
+    readonly cacheReadInputTokens: number;
+    readonly cacheCreationInputTokens: number;
+    readonly costUSD: number;
+  },
+): void {
+  usage.inputTokens += add.inputTokens;
+  usage.outputTokens += add.outputTokens;
+  usage.cacheReadInputTokens += add.cacheReadInputTokens;
+  usage.cacheCreationInputTokens += add.cacheCreationInputTokens;
+  usage.cacheCreationEphemeral5mInputTokens += add.cacheCreationInputTokens;
+  usage.costUSD += add.costUSD;
+}
+
+/** Each model's usage in `now` less what `before` had (a model with nothing new is left out). */
+function usageSince(
+  now: Record<string, ModelUsage>,
+  before: Record<string, ModelUsage>,
+): Record<string, ModelUsage> {
+  const since: Record<string, ModelUsage> = {};
+  for (const [model, usage] of Object.entries(now)) {
+    const earlier = before[model];
+    const delta = { ...usage };
+    if (earlier !== undefined) for (const counter of COUNTERS) delta[counter] -= earlier[counter];
+    if (COUNTERS.some((counter) => delta[counter] !== 0)) since[model] = delta;
+  }
+  return since;
 }
 
 /** A result's `usage` as Claude Code prints it, from the four token counts. */
@@ -62,6 +112,11 @@ function resultUsage(usage: {
     },
     server_tool_use: { web_search_requests: 0, web_fetch_requests: 0 },
     service_tier: "standard",
+    output_tokens_details: { thinking_tokens: 0 },
+    inference_geo: "",
+    iterations: [],
+    speed: "standard",
+    fallback_credit: null,
   };
 }
 
@@ -88,6 +143,11 @@ export class StreamJsonWriter {
   readonly #now: () => number;
   readonly #modelOverrides: readonly ModelInfo[];
   readonly #modelUsage: Record<string, ModelUsage> = {};
+  /** `modelUsage` as the previous result gave it, and how many results came before. */
+  #modelUsageAtLastResult: Record<string, ModelUsage> = {};
+  #results = 0;
+  /** With partial messages: the API message ids whose streams began since the previous result. */
+  #begunMessageIds: string[] = [];
   #requestStartedAt: number | undefined;
   #apiMs = 0;
   #lastAssistant: AssistantMessage | undefined;
@@ -168,6 +228,8 @@ export class StreamJsonWriter {
       case "stream_event":
         if (this.#ttftMs === undefined && this.#turnStartedAt !== undefined)
           this.#ttftMs = this.#now() - this.#turnStartedAt;
+        if (this.#includePartial && event.event.type === "message_start")
+          this.#begunMessageIds.push(event.event.message.id);
         return this.#includePartial
           ? [{ type: "stream_event", ...this.#base(), event: event.event as never, parent_tool_use_id: null }]
           : [];
@@ -217,13 +279,15 @@ export class StreamJsonWriter {
     if (!event.apiError) {
       this.#lastAssistant = event;
       const info = getModelInfo(message.model, this.#modelOverrides);
-      const usage = this.#modelUsage[message.model] ?? emptyModelUsage(info);
+      const usage = this.#modelUsage[message.model] ?? emptyModelUsage(message.model, info);
       this.#modelUsage[message.model] = usage;
-      usage.inputTokens += message.usage.input_tokens;
-      usage.outputTokens += message.usage.output_tokens;
-      usage.cacheReadInputTokens += message.usage.cache_read_input_tokens ?? 0;
-      usage.cacheCreationInputTokens += message.usage.cache_creation_input_tokens ?? 0;
-      usage.costUSD += costUsd(info, message.usage);
+      addUsage(usage, {
+        inputTokens: message.usage.input_tokens,
+        outputTokens: message.usage.output_tokens,
+        cacheReadInputTokens: message.usage.cache_read_input_tokens ?? 0,
+        cacheCreationInputTokens: message.usage.cache_creation_input_tokens ?? 0,
+        costUSD: costUsd(info, message.usage),
+      });
     }
     // One line per content block, like Claude Code; the blocks of one reply share message.id.
     return message.content.map((block) => ({
@@ -266,18 +330,13 @@ export class StreamJsonWriter {
     const { usage } = outcome;
     const modelUsage: Record<string, ModelUsage> = {};
     if (usage.apiCalls > 0) {
-      modelUsage[info.model] = {
-        ...emptyModelUsage(getModelInfo(info.model, this.#modelOverrides)),
-        inputTokens: usage.inputTokens,
-        outputTokens: usage.outputTokens,
-        cacheReadInputTokens: usage.cacheReadInputTokens,
-        cacheCreationInputTokens: usage.cacheCreationInputTokens,
-        costUSD: outcome.costUsd,
-      };
+      const entry = emptyModelUsage(info.model, getModelInfo(info.model, this.#modelOverrides));
+      addUsage(entry, { ...usage, costUSD: outcome.costUsd });
+      modelUsage[info.model] = entry;
     }
-    return {
+    const resultIndex = this.#results++;
+    return resultOf(outcome.ok ? "success" : "error_during_execution", outcome.text, {
       type: "result",
-      subtype: outcome.ok ? "success" : "error_during_execution",
       ...this.#base(),
       is_error: !outcome.ok,
       duration_ms: info.durationMs,
@@ -288,13 +347,14 @@ export class StreamJsonWriter {
       total_cost_usd: outcome.costUsd,
       usage: resultUsage(usage),
       modelUsage,
+      model_usage_since_last_result: structuredClone(modelUsage),
+      result_index: resultIndex,
       api_error_status: null,
       permission_denials: [],
       terminal_reason: outcome.ok ? "completed" : "compact_failed",
-      errors: outcome.ok ? [] : [outcome.text],
       subagentUsage: [],
       cacheReadShare: cacheReadShare(Object.values(modelUsage)),
-    };
+    });
   }
 
   /**
@@ -309,6 +369,8 @@ export class StreamJsonWriter {
       permissionDenials: readonly PermissionDenialRecord[];
       /** Finished sub-agents of the session so far (running ones are listed with zeros). */
       subagents?: readonly SubagentUsage[];
+      /** The session's Agent-tool sub-agents so far, counted (`subagent_stats`). */
+      subagentStats?: SubagentStats;
       /** The turn was stopped because the session's cost reached `maxBudgetUsd`. */
       overBudget?: boolean;
     },
@@ -338,21 +400,19 @@ export class StreamJsonWriter {
     const modelUsage = structuredClone(this.#modelUsage);
     for (const entry of subagents) {
       const usage =
-        modelUsage[entry.model] ?? emptyModelUsage(getModelInfo(entry.model, this.#modelOverrides));
+        modelUsage[entry.model] ??
+        emptyModelUsage(entry.model, getModelInfo(entry.model, this.#modelOverrides));
       modelUsage[entry.model] = usage;
-      usage.inputTokens += entry.inputTokens;
-      usage.outputTokens += entry.outputTokens;
-      usage.cacheReadInputTokens += entry.cacheReadInputTokens;
-      usage.cacheCreationInputTokens += entry.cacheCreationInputTokens;
-      usage.costUSD += entry.costUSD;
+      addUsage(usage, entry);
     }
+    const sinceLastResult = usageSince(modelUsage, this.#modelUsageAtLastResult);
+    this.#modelUsageAtLastResult = structuredClone(modelUsage);
     const turnTiming = this.#ttftMs === undefined ? {} : { ttft_ms: this.#ttftMs };
     const apiErrorStatus = terminal.reason === "model_error" ? this.#apiErrorStatus : null;
     this.#turnStartedAt = undefined;
     this.#ttftMs = undefined;
-    return {
+    return resultOf(subtype, resultText, {
       type: "result",
-      subtype,
       ...this.#base(),
       is_error: !ok,
       duration_ms: info.durationMs,
@@ -364,15 +424,27 @@ export class StreamJsonWriter {
       total_cost_usd: Object.values(modelUsage).reduce((sum, usage) => sum + usage.costUSD, 0),
       usage: resultUsage(terminal.usage),
       modelUsage,
+      model_usage_since_last_result: sinceLastResult,
+      result_index: this.#results++,
+      ...(this.#includePartial ? { begun_message_ids: this.#begunMessageIds.splice(0) } : {}),
+      ...(info.subagentStats === undefined ? {} : { subagent_stats: structuredClone(info.subagentStats) }),
       api_error_status: apiErrorStatus,
       ...turnTiming,
       permission_denials: [...info.permissionDenials],
       terminal_reason: info.overBudget ? "max_budget_usd" : terminal.reason,
-      errors: subtype === "success" ? [] : [resultText],
       subagentUsage: subagents.map((entry) => ({ ...entry })),
       cacheReadShare: cacheReadShare(Object.values(modelUsage)),
-    };
+    });
   }
+}
+
+/** A result of `subtype`: an error result says what went wrong in `errors`; a success has none, as in the Agent SDK. */
+function resultOf(
+  subtype: SDKResultMessage["subtype"],
+  errorText: string,
+  fields: Omit<SDKResultSuccess, "subtype">,
+): SDKResultMessage {
+  return subtype === "success" ? { ...fields, subtype } : { ...fields, subtype, errors: [errorText] };
 }
 
 /** Cache reads / (input + cache reads + cache writes) over some usage; 0 without input. */

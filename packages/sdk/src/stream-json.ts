@@ -21,6 +21,12 @@ const usageSchema = z.object({
   cache_creation: z.object({ ephemeral_5m_input_tokens: count, ephemeral_1h_input_tokens: count }),
   server_tool_use: z.object({ web_search_requests: count, web_fetch_requests: count }),
   service_tier: z.string(),
+  /** Thinking tokens are not reported apart by the API: 0, as Claude Code reports them. */
+  output_tokens_details: z.object({ thinking_tokens: count }),
+  inference_geo: z.string(),
+  iterations: z.array(z.unknown()),
+  speed: z.string(),
+  fallback_credit: z.unknown().nullable(),
 });
 
 /**
@@ -249,6 +255,40 @@ export const subagentUsageSchema = z.object({
   ...tokensAndCost,
 });
 
+/** One model's tokens and cost in a result, with the fields Claude Code adds. */
+const modelUsageSchema = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cacheReadInputTokens: z.number(),
+  cacheCreationInputTokens: z.number(),
+  webSearchRequests: z.number(),
+  costUSD: z.number(),
+  contextWindow: z.number(),
+  maxOutputTokens: z.number(),
+  thinkingTokens: z.number(),
+  cacheCreationEphemeral5mInputTokens: z.number(),
+  cacheCreationEphemeral1hInputTokens: z.number(),
+  canonicalModel: z.string(),
+  /** `firstParty`: the Messages API (or a compatible server), not Bedrock or Vertex. */
+  provider: z.string(),
+  costBasis: z.string(),
+});
+
+/** Claude Code's `subagent_stats`: the Agent tool's sub-agents of the session so far. */
+export const subagentStatsSchema = z.object({
+  spawned: count,
+  /** The Agent call's run_in_background: true, false, or left out. */
+  requested: z.object({ background: count, foreground: count, unset: count }),
+  started_in_background: count,
+  max_depth: count,
+  spawned_by_subagents: count,
+  completed: count,
+  failed: count,
+  killed: z.object({ parent: count, user: count, system: count }),
+  refused: z.object({ depth_limit: count, concurrency_limit: count, budget: count }),
+  by_type: z.record(z.string(), count),
+});
+
 export const resultLineSchema = z.object({
   type: z.literal("result"),
   subtype: resultSubtypeSchema,
@@ -261,19 +301,15 @@ export const resultLineSchema = z.object({
   stop_reason: z.string().nullable(),
   total_cost_usd: z.number().nonnegative(),
   usage: usageSchema,
-  modelUsage: z.record(
-    z.string(),
-    z.object({
-      inputTokens: z.number(),
-      outputTokens: z.number(),
-      cacheReadInputTokens: z.number(),
-      cacheCreationInputTokens: z.number(),
-      webSearchRequests: z.number(),
-      costUSD: z.number(),
-      contextWindow: z.number(),
-      maxOutputTokens: z.number(),
-    }),
-  ),
+  modelUsage: z.record(z.string(), modelUsageSchema),
+  /** The turn's share of `modelUsage`: what was used since the previous result. */
+  model_usage_since_last_result: z.record(z.string(), modelUsageSchema),
+  /** Results of this query before this one (0 for the first). */
+  result_index: count,
+  /** With partial messages: the API message ids whose streams began since the previous result. */
+  begun_message_ids: z.array(z.string()).optional(),
+  /** The session's sub-agents so far, counted as Claude Code counts them. */
+  subagent_stats: subagentStatsSchema.optional(),
   /** The HTTP status of the API error the turn ended on; null when it did not end on one. */
   api_error_status: z.number().int().nullable(),
   /** Time from the turn's first request to its first streamed event (absent when nothing streamed). */
@@ -289,8 +325,8 @@ export const resultLineSchema = z.object({
   terminal_reason: z.string(),
   /** With `outputFormat`: the final reply, parsed (it is JSON for the schema). */
   structured_output: z.unknown().optional(),
-  /** What went wrong (empty on success), as the Agent SDK's error results. */
-  errors: z.array(z.string()),
+  /** What went wrong, as the Agent SDK's error results (a success has none). */
+  errors: z.array(z.string()).optional(),
   /** forkloop: one entry per sub-agent of the session so far; `usage` + these = the modelUsage totals. */
   subagentUsage: z.array(subagentUsageSchema),
   /** forkloop: the whole session's cache reads / (input + cache reads + cache writes). */
@@ -315,3 +351,4 @@ export const streamJsonLineSchema = z.union([
 export type StreamJsonLine = z.infer<typeof streamJsonLineSchema>;
 export type ResultLine = z.infer<typeof resultLineSchema>;
 export type SubagentUsage = z.infer<typeof subagentUsageSchema>;
+export type SubagentStats = z.infer<typeof subagentStatsSchema>;

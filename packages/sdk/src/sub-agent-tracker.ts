@@ -8,7 +8,7 @@ import type {
   SubAgentTask,
 } from "@forkloop/orchestrator";
 import type { SDKMessage } from "./messages.js";
-import type { SubagentUsage } from "./stream-json.js";
+import type { SubagentStats, SubagentUsage } from "./stream-json.js";
 import { cacheReadShare, toolOutput } from "./stream-json-writer.js";
 
 /** What the tracker tells the query about a fork as it starts (SubagentStart hooks). */
@@ -49,24 +49,26 @@ export class SubAgentTracker {
   readonly #sessionId: string;
   readonly #emit: (message: SDKMessage) => void;
   readonly #onStart: (start: ForkStart) => Promise<void> | void;
-  readonly #describe: (toolUseId: string) => string | undefined;
+  readonly #toolInput: (toolUseId: string) => Record<string, unknown> | undefined;
   readonly #tracked = new Map<string, Tracked>();
   /** Running forks by id (task_started's task_id), for `stop()`. */
   readonly #handles = new Map<string, SubAgentHandle>();
   readonly #inFlight = new Set<Promise<void>>();
+  /** Forks stopTask() cancelled (killed by the user, in subagent_stats). */
+  readonly #stopped = new Set<string>();
 
   constructor(options: {
     sessionId: string;
     emit: (message: SDKMessage) => void;
     /** A fork started (SubagentStart hooks); its first message waits for what this returns. */
     onStart?: (start: ForkStart) => Promise<void> | void;
-    /** The `description` of the tool_use that started a fork (the Agent tool's input). */
-    describe?: (toolUseId: string) => string | undefined;
+    /** The input of the tool_use that started a fork (the Agent tool's description, run_in_background). */
+    toolInput?: (toolUseId: string) => Record<string, unknown> | undefined;
   }) {
     this.#sessionId = options.sessionId;
     this.#emit = options.emit;
     this.#onStart = options.onStart ?? (() => {});
-    this.#describe = options.describe ?? (() => undefined);
+    this.#toolInput = options.toolInput ?? (() => undefined);
   }
 
   /** The session's view of a shared pool: same threads, every run tracked; closing it is a no-op. */
@@ -133,6 +135,7 @@ export class SubAgentTracker {
   /** Cancels a running fork by its task id (the Agent SDK's `stopTask`); false when none runs by that id. */
   stop(taskId: string): boolean {
     const handle = this.#handles.get(taskId);
+    if (handle !== undefined) this.#stopped.add(taskId);
     handle?.cancel("stopped by stopTask()");
     return handle !== undefined;
   }
@@ -155,6 +158,48 @@ export class SubAgentTracker {
   /** The ledger so far, in start order (running forks with zeros). */
   entries(): SubagentUsage[] {
     return [...this.#tracked.values()].map((tracked) => ({ ...tracked.entry }));
+  }
+
+  /**
+   * The Agent tool's sub-agents so far, as Claude Code counts them (`subagent_stats`): forkloop
+   * runs every one in the foreground and refuses none; a cancelled one was killed by its parent,
+   * or by the user through stopTask().
+   */
+  stats(): SubagentStats {
+    const stats: SubagentStats = {
+      spawned: 0,
+      requested: { background: 0, foreground: 0, unset: 0 },
+      started_in_background: 0,
+      max_depth: 0,
+      spawned_by_subagents: 0,
+      completed: 0,
+      failed: 0,
+      killed: { parent: 0, user: 0, system: 0 },
+      refused: { depth_limit: 0, concurrency_limit: 0, budget: 0 },
+      by_type: {},
+    };
+    const depth = (tracked: Tracked): number => {
+      const parent = this.#tracked.get(tracked.task.parent?.agentId ?? "");
+      return parent === undefined ? 1 : depth(parent) + 1;
+    };
+    for (const tracked of this.#tracked.values()) {
+      const { task, entry } = tracked;
+      const toolUseId = task.parent?.toolUseId;
+      if (!task.querySource.startsWith("agent:") || toolUseId === undefined) continue;
+      stats.spawned++;
+      const background = this.#toolInput(toolUseId)?.run_in_background;
+      if (background === true) stats.requested.background++;
+      else if (background === false) stats.requested.foreground++;
+      else stats.requested.unset++;
+      const level = depth(tracked);
+      stats.max_depth = Math.max(stats.max_depth, level);
+      if (level > 1) stats.spawned_by_subagents++;
+      if (entry.status === "completed") stats.completed++;
+      else if (entry.status === "failed") stats.failed++;
+      else if (entry.status === "cancelled") stats.killed[this.#stopped.has(task.id) ? "user" : "parent"]++;
+      stats.by_type[entry.agentType] = (stats.by_type[entry.agentType] ?? 0) + 1;
+    }
+    return stats;
   }
 
   /** Finished forks' cost so far (for maxBudgetUsd). */
@@ -244,11 +289,8 @@ export class SubAgentTracker {
 
   #description(task: SubAgentTask): string {
     const toolUseId = task.parent?.toolUseId;
-    return (
-      task.description ??
-      (toolUseId === undefined ? undefined : this.#describe(toolUseId)) ??
-      task.querySource
-    );
+    const described = toolUseId === undefined ? undefined : this.#toolInput(toolUseId)?.description;
+    return task.description ?? (typeof described === "string" ? described : undefined) ?? task.querySource;
   }
 
   #onEvent(event: SubAgentEvent): void {

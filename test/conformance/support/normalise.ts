@@ -100,7 +100,7 @@ export class Normaliser {
     if (kind !== undefined) return this.number(kind, value);
     if (PLAIN_ID_FIELDS.has(key)) return "<id>";
     if (TIME_FIELDS.has(key)) return "<time>";
-    if (key === "model") return this.model(value);
+    if (key === "model" || key === "canonicalModel") return this.model(value);
     let out = value;
     for (const [path, name] of this.dirs) out = out.split(path).join(name);
     out = out.replace(TOOL_USE_ID, (id) => this.number("toolu", id));
