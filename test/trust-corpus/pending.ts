@@ -6,7 +6,7 @@
  */
 export const PENDING: Readonly<Record<string, string>> = {
   "sbx-hardlink-outside":
-    "hole: a hard link in the workspace to a file outside it is written through from inside the sandbox",
+    "out of scope (a design decision, not a bind): the sandbox binds names, and a second name of a file outside, made before the session outside the sandbox (inside it a link across its mounts is EXDEV), is written through; holding it means walking the whole workspace on every call and binding each such name read-only — pnpm links every node_modules file into its store this way, tens of thousands of mounts — or a copy-on-write workspace",
   "sbx-socket-renamed":
     "out of scope (the kernel gives no path): a host socket renamed after bind is listed in /proc/net/unix under the name it was bound at, so the sandbox cannot find the file to cover; only refusing unix sockets inside the sandbox altogether (the shared-network filter) would hold it",
   "sbx-socket-relative-bind":
