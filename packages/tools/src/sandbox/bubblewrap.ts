@@ -81,6 +81,11 @@ export interface SandboxPlan {
   readonly startedFd?: number;
 }
 
+/** The shell words that write the started byte on `fd` (a caller checks its arguments hold them). */
+export function startedMarker(fd: number): string {
+  return `printf s >&${Math.floor(fd)}`;
+}
+
 /**
  * bubblewrap's arguments for one Bash call, up to the command (R-S6, R-S9): the whole file system
  * read-only, fresh /dev, /proc, /tmp and /run (no host sockets there, nor X11's), the workspace
@@ -119,7 +124,7 @@ export function sandboxArgs(plan: SandboxPlan): string[] {
   // Soft first (a hard limit below the soft one is EINVAL); a hard limit lower than ours stays.
   // The started byte is written only once the sandbox is set up, and closed before the command.
   const fd = plan.startedFd === undefined ? undefined : Math.floor(plan.startedFd);
-  const started = fd === undefined ? "" : `printf s >&${fd} || exit 125; exec ${fd}>&-; `;
+  const started = fd === undefined ? "" : `${startedMarker(fd)} || exit 125; exec ${fd}>&-; `;
   args.push(
     "bash",
     "-c",

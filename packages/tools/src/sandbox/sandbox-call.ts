@@ -2,7 +2,7 @@ import { lstatSync, mkdirSync, readlinkSync, realpathSync, renameSync, symlinkSy
 import { homedir } from "node:os";
 import { gitExecutionPoints } from "../git/git-execution-points.js";
 import { isInside, realpathAllowingMissing } from "../workspace-paths.js";
-import { type SandboxPlan, type SandboxPolicy, sandboxArgs } from "./bubblewrap.js";
+import { type SandboxPlan, type SandboxPolicy, sandboxArgs, startedMarker } from "./bubblewrap.js";
 import { type ExecutionPoint, settingsExecutionPoints } from "./execution-points.js";
 import { otherHardLinks } from "./hard-links.js";
 import { hostSocketPaths } from "./host-sockets.js";
@@ -15,8 +15,11 @@ export interface SandboxCall {
   readonly launcher: readonly string[];
   /** Data for the launcher's descriptors from `firstInputFd` on (the seccomp program). */
   readonly inputs: readonly Buffer[];
-  /** The launcher writes to the descriptor after the inputs once the command is about to run. */
-  readonly startedFd: true;
+  /**
+   * The launcher writes to the descriptor after the inputs once the command is about to run —
+   * false when the arguments (a test seam's) do not say so, and a silent launcher proves nothing.
+   */
+  readonly startedFd: boolean;
   /**
    * Call after bwrap has exited (its PID namespace is gone, so nothing inside still runs): an
    * execution point the mounts could not hold — a file that did not exist, a symlinked name — that
@@ -76,6 +79,7 @@ export function prepareSandboxCall(
   if (network && filter === undefined) {
     return `The sandbox cannot share the network on ${process.arch}: forkloop's unix-socket filter knows x64 and arm64 only, and without it the host's abstract unix sockets would be reachable. The command was not run.`;
   }
+  const startedFd = options.firstInputFd + (filter === undefined ? 0 : 1);
   const plan: SandboxPlan = {
     roots,
     cwd,
@@ -93,13 +97,13 @@ export function prepareSandboxCall(
     varRunDirectory: isOwnDirectory("/var/run"),
     ...(policy.processLimit === undefined ? {} : { processLimit: policy.processLimit }),
     ...(filter === undefined ? {} : { seccompFd: options.firstInputFd }),
-    startedFd: options.firstInputFd + (filter === undefined ? 0 : 1),
+    startedFd: startedFd,
   };
   const args = (options.sandboxArgs ?? sandboxArgs)(plan);
   return {
     launcher: [bwrap, ...args],
     inputs: filter === undefined ? [] : [filter],
-    startedFd: true,
+    startedFd: args.some((arg) => arg.includes(startedMarker(startedFd))),
     settle: () => [...settleWatched(guard.watched), ...newRepositories()],
   };
 }

@@ -62,4 +62,13 @@ describe("R-S9: a sandbox whose setup failed is set up again (real bwrap)", () =
     expect(plain.plans()).toBe(1);
     expect(readFileSync(join(ws.root, "runs.txt"), "utf8")).toBe("ran\n");
   });
+
+  it("R-S9: arguments without the started marker (a seam's own bind set) run the command once — a launcher that says nothing is no proof nothing ran", async () => {
+    const output = await run((plan) => {
+      const { startedFd: _fd, ...unmarked } = plan;
+      return sandboxArgs(unmarked);
+    }, "echo ran >> runs.txt && echo done");
+    expect(output).toBe("done");
+    expect(readFileSync(join(ws.root, "runs.txt"), "utf8")).toBe("ran\n");
+  });
 });
