@@ -2,8 +2,9 @@ import { cpSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Message } from "@forkloop/loop-core";
-import type { Brain, RequestRecord, Simulator } from "@forkloop/sim";
+import type { Brain, Simulator } from "@forkloop/sim";
 import { startSimulator } from "@forkloop/sim";
+import { agentRequests, weightedTokens } from "@forkloop/sim/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAgentPool } from "./agent-pool.js";
 import { createSession } from "./main-session.js";
@@ -62,26 +63,6 @@ async function setup(gate: { open: boolean; waiting: number }) {
   for (const file of FILES) writeFileSync(join(dir, file), `${file}: ${"line of text\n".repeat(30)}`);
   return { sim, dir };
 }
-
-/** Cost-weighted tokens of every model request (uncached ×1, write ×1.25, read ×0.1, output ×1). */
-function weightedTokens(records: readonly RequestRecord[]): number {
-  return records.reduce((sum, record) => {
-    const usage = record.usage;
-    if (!usage) return sum;
-    return (
-      sum +
-      usage.input_tokens +
-      1.25 * (usage.cache_creation_input_tokens ?? 0) +
-      0.1 * (usage.cache_read_input_tokens ?? 0) +
-      usage.output_tokens
-    );
-  }, 0);
-}
-
-const agentRequests = (records: readonly RequestRecord[]) =>
-  records.filter(
-    (record) => record.path === "/v1/messages" && (record.querySource ?? "").startsWith("agent:"),
-  );
 
 describe("R-R13: an Agent call cut off by a crash continues on resume", () => {
   it("R-R13: three sub-agents mid-turn at a crash: on resume each one's next request carries its earlier messages and reads them from the cache; the Agent calls get their reports, not errors; tokens ≤ 1.1× an uninterrupted run", async () => {

@@ -36,3 +36,4 @@ export function textOfTokens(tokens: number, word = "abcd"): string {
     throw new TypeError(`textOfTokens: ${JSON.stringify(word)} is not one token without whitespace`);
   return `${word} `.repeat(tokens).trim();
 }
+export { agentRequests, weightedTokens } from "./request-records.js";
