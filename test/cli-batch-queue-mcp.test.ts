@@ -5,12 +5,14 @@ import { join } from "node:path";
 import { connectQueue, parseQueueUrl } from "@forkloop/batch";
 import {
   batchStateDir,
+  type CliOptions,
   type RedisServer,
-  runCli,
   type SimProcess,
+  type StartedCli,
   startCli,
   startRedisServer,
   startSimProcess,
+  startTracked,
   stopStarted,
   waitForOutput,
   writeScenario,
@@ -37,6 +39,15 @@ let redis: RedisServer;
 let sim: SimProcess;
 let dir: string;
 const workers: ReturnType<typeof startCli>[] = [];
+
+/**
+ * The producers and one-shot commands this file spawns, stopped after each test as the workers
+ * are: one left waiting on the queue by a test that timed out ran on for an hour.
+ */
+const producers: StartedCli[] = [];
+const startProducer = (args: readonly string[], options: CliOptions) =>
+  startTracked(producers, args, options);
+const runProducer = (args: readonly string[], options: CliOptions) => startProducer(args, options).exited;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "forkloop-queue-mcp-"));
@@ -83,6 +94,7 @@ afterAll(async () => {
 });
 afterEach(async () => {
   await stopStarted(workers);
+  await stopStarted(producers);
 });
 
 function startWorker(extra: readonly string[]) {
@@ -100,7 +112,7 @@ async function writeItems(file: string, ids: readonly string[]): Promise<void> {
 
 function queuedBatch(id: string, items: string, extra: readonly string[]) {
   const args = ["batch", "--items", items, "--prompt", "Handle item {{item.id}}", "--queue", redis.url];
-  return runCli([...args, "--id", id, ...extra], { cwd: dir });
+  return runProducer([...args, "--id", id, ...extra], { cwd: dir });
 }
 
 async function readResults(batchId: string): Promise<Record<string, unknown>[]> {

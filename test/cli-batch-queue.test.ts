@@ -3,10 +3,12 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import {
   batchStateDir,
+  type CliOptions,
   type RedisServer,
-  runCli,
+  type StartedCli,
   startCli,
   startRedisServer,
+  startTracked,
   stopStarted,
   waitForOutput,
   writeTaskItems,
@@ -22,6 +24,15 @@ let redis: RedisServer;
 let dir: string;
 const workers: ReturnType<typeof startCli>[] = [];
 
+/**
+ * The producers and one-shot commands this file spawns, stopped after each test as the workers
+ * are: one left waiting on the queue by a test that timed out ran on for an hour.
+ */
+const producers: StartedCli[] = [];
+const startProducer = (args: readonly string[], options: CliOptions) =>
+  startTracked(producers, args, options);
+const runProducer = (args: readonly string[], options: CliOptions) => startProducer(args, options).exited;
+
 beforeAll(async () => {
   redis = await startRedisServer();
 });
@@ -33,6 +44,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await stopStarted(workers);
+  await stopStarted(producers);
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -83,7 +95,7 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
     await writeItems(200);
     // Paced replies (each SSE event 60 ms), so items are in flight when a worker dies.
     const slow = { FORKLOOP_SIM_FAULTS: "slow@1+:slow_ms=60" };
-    const producer = startCli(
+    const producer = startProducer(
       [
         "batch",
         "--items",
@@ -138,10 +150,10 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
   it("Done when 2: the same batch gives the same results file with the local backend and with BullMQ (modulo timing)", async () => {
     await writeItems(12);
     const args = ["batch", "--items", "items.jsonl", "--prompt", "Answer {{item}}", "--concurrency", "4"];
-    const local = await runCli([...args, "--id", "same-local"], { cwd: dir });
+    const local = await runProducer([...args, "--id", "same-local"], { cwd: dir });
     expect(local.code, local.stderr).toBe(0);
     startWorker(["--concurrency", "4"]);
-    const queued = await runCli(
+    const queued = await runProducer(
       [
         "batch",
         "--items",
@@ -175,7 +187,7 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
     await writeItems(30);
     const worker = startWorker(["--concurrency", "4"], { FORKLOOP_SIM_FAULTS: "slow@1+:slow_ms=40" });
     const args = ["batch", "--items", "items.jsonl", "--prompt", "Answer {{item}}", "--queue", redis.url];
-    const producer = startCli([...args, "--id", "restart"], { cwd: dir });
+    const producer = startProducer([...args, "--id", "restart"], { cwd: dir });
     const seen = () => `producer:\n${producer.stderr()}\nworker:\n${worker.stderr()}`;
     await within(
       45_000,
@@ -199,7 +211,7 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
     expect(outageLines.length, worker.stderr()).toBeGreaterThan(0);
     expect(outageLines.length, worker.stderr()).toBeLessThanOrEqual(2);
     for (const text of [worker.stderr(), stopped.stderr]) expect(text).not.toMatch(/^\s+at /m);
-    const resuming = startCli(["batch", "--resume", "restart", "--queue", redis.url], { cwd: dir });
+    const resuming = startProducer(["batch", "--resume", "restart", "--queue", redis.url], { cwd: dir });
     const resumed = await within(60_000, () => `${seen()}\nresume:\n${resuming.stderr()}`, resuming.exited);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain("(re-attached");
@@ -213,7 +225,7 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
     await writeItems(20);
     const worker = startWorker(["--concurrency", "4"], { FORKLOOP_SIM_FAULTS: "slow@1+:slow_ms=40" });
     const args = ["batch", "--items", "items.jsonl", "--prompt", "Answer {{item}}", "--queue", redis.url];
-    const producer = startCli([...args, "--id", "restart-stay"], { cwd: dir });
+    const producer = startProducer([...args, "--id", "restart-stay"], { cwd: dir });
     const seen = () => `producer:\n${producer.stderr()}\nworker:\n${worker.stderr()}`;
     await within(
       45_000,
@@ -233,10 +245,10 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
   it("Done when 4: a bad --queue URL and an unreachable Redis are clear errors (exit 2) that leave no state behind", async () => {
     await writeItems(2);
     const batch = ["batch", "--items", "items.jsonl", "--prompt", "Answer {{item}}"];
-    const notRedis = await runCli([...batch, "--queue", "http://127.0.0.1:6379"], { cwd: dir });
+    const notRedis = await runProducer([...batch, "--queue", "http://127.0.0.1:6379"], { cwd: dir });
     expect(notRedis.code).toBe(2);
     expect(notRedis.stderr).toContain("is not a Redis URL (http:); give redis://HOST:PORT[/DB]");
-    const badDb = await runCli([...batch, "--queue", "redis://127.0.0.1:6379/jobs"], { cwd: dir });
+    const badDb = await runProducer([...batch, "--queue", "redis://127.0.0.1:6379/jobs"], { cwd: dir });
     expect(badDb.code).toBe(2);
     expect(badDb.stderr).toContain('the database "jobs" is not a number');
     const down = await startRedisServer();
@@ -246,14 +258,14 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
       [...batch, "--queue", downUrl],
       ["worker", "--queue", downUrl],
     ]) {
-      const result = await runCli(args, { cwd: dir });
+      const result = await runProducer(args, { cwd: dir });
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr).toContain(`cannot reach Redis at ${downUrl}`);
     }
-    const noQueue = await runCli(["worker"], { cwd: dir });
+    const noQueue = await runProducer(["worker"], { cwd: dir });
     expect(noQueue.code).toBe(2);
     expect(noQueue.stderr).toContain("--queue is required");
-    const misplaced = await runCli([...batch, "--queue", redis.url, "--concurrency", "4"], { cwd: dir });
+    const misplaced = await runProducer([...batch, "--queue", redis.url, "--concurrency", "4"], { cwd: dir });
     expect(misplaced.code).toBe(2);
     expect(misplaced.stderr).toContain("give a worker --concurrency N instead");
     // Nothing was created for any of them.
@@ -265,19 +277,21 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
     await writeItems(4);
     startWorker(["--concurrency", "4"]);
     const args = ["batch", "--items", "items.jsonl", "--queue", redis.url, "--id", "shared"];
-    const first = await runCli([...args, "--prompt", "Answer {{item}}"], { cwd: dir });
+    const first = await runProducer([...args, "--prompt", "Answer {{item}}"], { cwd: dir });
     expect(first.code, first.stderr).toBe(0);
     // "Another host": another directory with the same items file.
     const other = await mkdtemp(join(tmpdir(), "forkloop-queue-host-"));
     try {
       await writeFile(join(other, "items.jsonl"), await readFile(join(dir, "items.jsonl")));
-      const conflicting = await runCli([...args, "--prompt", "Summarize {{item}}"], { cwd: other });
+      const conflicting = await runProducer([...args, "--prompt", "Summarize {{item}}"], { cwd: other });
       expect(conflicting.code).toBe(2);
       expect(conflicting.stderr).toContain(
         `batch shared already exists on ${redis.url} with other settings (prompt differ)`,
       );
       expect(conflicting.stderr).toContain(`forkloop batch --resume shared --queue ${redis.url}`);
-      const attached = await runCli(["batch", "--resume", "shared", "--queue", redis.url], { cwd: other });
+      const attached = await runProducer(["batch", "--resume", "shared", "--queue", redis.url], {
+        cwd: other,
+      });
       expect(attached.code, attached.stderr).toBe(0);
       expect(await readResults("shared", other)).toEqual(await readResults("shared"));
     } finally {
@@ -291,23 +305,23 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
     const down = await startRedisServer();
     const downUrl = down.url;
     await down.stop();
-    const dry = await runCli([...batch, "--queue", downUrl, "--dry-run", "--output-format", "json"], {
+    const dry = await runProducer([...batch, "--queue", downUrl, "--dry-run", "--output-format", "json"], {
       cwd: dir,
     });
     expect(dry.code, dry.stderr).toBe(0);
     expect(JSON.parse(dry.stdout)).toMatchObject({ type: "batch_dry_run", items: expect.any(Array) });
     expect(JSON.parse(dry.stdout).items).toHaveLength(3);
-    const budget = await runCli([...batch, "--queue", redis.url, "--max-budget-usd", "1"], { cwd: dir });
+    const budget = await runProducer([...batch, "--queue", redis.url, "--max-budget-usd", "1"], { cwd: dir });
     expect(budget.code).toBe(2);
     expect(budget.stderr).toContain("--max-budget-usd needs a local batch");
     expect(budget.stderr).toContain("Drop --queue to cap the spend");
-    const html = await runCli([...batch, "--queue", redis.url, "--report"], { cwd: dir });
+    const html = await runProducer([...batch, "--queue", redis.url, "--report"], { cwd: dir });
     expect(html.code).toBe(2);
     expect(html.stderr).toContain("--report needs a local batch");
 
     startWorker(["--concurrency", "3", "--state-dir", "worker-state"]);
     const state = join(dir, "state");
-    const done = await runCli(
+    const done = await runProducer(
       [...batch, "--queue", redis.url, "--id", "qj", "--state-dir", state, "--output-format", "json"],
       { cwd: dir },
     );
@@ -326,23 +340,23 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
     const transcripts = await readdir(join(dir, "worker-state", "batches", "qj", "transcripts"));
     expect(transcripts.filter((name) => name.endsWith(".fltr"))).toHaveLength(3);
 
-    const list = await runCli(["batch", "list", "--state-dir", state], { cwd: dir });
+    const list = await runProducer(["batch", "list", "--state-dir", state], { cwd: dir });
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toMatch(/^qj .*3\/3 succeeded, 0 failed, 0 pending .*finished/m);
-    const status = await runCli(["batch", "status", "qj", "--state-dir", state], { cwd: dir });
+    const status = await runProducer(["batch", "status", "qj", "--state-dir", state], { cwd: dir });
     expect(status.stdout).toContain(`attach: forkloop batch --resume qj --queue ${redis.url}`);
     // No HTML page listing no items: the queued batch's report is refused, naming its results.
-    const page = await runCli(["report", "qj", "--state-dir", state], { cwd: dir });
+    const page = await runProducer(["report", "qj", "--state-dir", state], { cwd: dir });
     expect(page.code).toBe(2);
     expect(page.stderr).toContain(`batch qj ran on the queue ${redis.url}`);
     expect(page.stderr).toContain(join(state, "batches", "qj", "results.jsonl"));
-    const local = await runCli(["batch", "--resume", "qj", "--state-dir", state], { cwd: dir });
+    const local = await runProducer(["batch", "--resume", "qj", "--state-dir", state], { cwd: dir });
     expect(local.code).toBe(2);
     expect(local.stderr).toContain(
       `batch qj runs on the queue ${redis.url}; re-attach with \`forkloop batch --resume qj --queue ${redis.url}\``,
     );
     const out = join(dir, "elsewhere");
-    const attached = await runCli(
+    const attached = await runProducer(
       ["batch", "--resume", "qj", "--queue", redis.url, "--state-dir", state, "--output", out],
       { cwd: dir },
     );
@@ -360,7 +374,7 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
     const other = startWorker(["--concurrency", "2"], { FORKLOOP_SIM_FAULTS: "slow@1+:slow_ms=20" });
     for (const worker of [limited, other])
       await waitForOutput(worker.child, worker.stderr, (text) => text.includes("running items from"));
-    const producer = await runCli(
+    const producer = await runProducer(
       [
         "batch",
         "--items",
@@ -386,7 +400,7 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
   it("item 5: SIGTERM stops a worker gracefully — it takes no more items, finishes and records the running ones, exits 0; another worker does the rest", async () => {
     await writeItems(12);
     const first = startWorker(["--concurrency", "3"], { FORKLOOP_SIM_FAULTS: "slow@1+:slow_ms=80" });
-    const producer = startCli(
+    const producer = startProducer(
       [
         "batch",
         "--items",
@@ -423,7 +437,7 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
   it("item 5: a failed item is retried with backoff up to --attempts; on its last attempt the failure is its result (exit 6)", async () => {
     await writeItems(3);
     const run = (id: string, attempts: string) =>
-      runCli(
+      runProducer(
         [
           "batch",
           "--items",

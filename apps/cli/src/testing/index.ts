@@ -35,6 +35,7 @@ export {
   type StartedCli,
   startCli,
   startSimProcess,
+  startTracked,
   stopStarted,
   waitForOutput,
   withSimProcess,

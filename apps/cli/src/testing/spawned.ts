@@ -88,6 +88,21 @@ export async function stopStarted(started: StartedCli[]): Promise<void> {
   }
 }
 
+/**
+ * Starts the CLI and adds it to `started`, so the test's `stopStarted(started)` (an afterEach)
+ * ends it even when the test failed or timed out while it ran — a queue producer left waiting for
+ * workers would otherwise run on for as long as the machine does.
+ */
+export function startTracked(
+  started: StartedCli[],
+  args: readonly string[],
+  options: CliOptions,
+): StartedCli {
+  const cli = startCli(args, options);
+  started.push(cli);
+  return cli;
+}
+
 /** Runs the CLI to completion. */
 export function runCli(args: readonly string[], options: CliOptions): Promise<CliResult> {
   return startCli(args, options).exited;
