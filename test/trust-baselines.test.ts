@@ -1,5 +1,5 @@
 /**
- * Issue 24 "Done when": the safe baselines keep working after the round-three protections. One
+ * The safe baselines keep working after the trust protections (R-S7 … R-S12). One
  * row per baseline — its name (with the R-id whose protection it must survive), a setup on a real
  * temporary directory, and an assertion on what the real tools did there. Add rows, keep it a table.
  */
@@ -120,6 +120,23 @@ const BASELINES: readonly Baseline[] = [
       const run = await sandboxedBash(dir, `echo c > c.txt && git add c.txt && git ${GIT_ID} commit -q -m c`);
       expect(run.isError, run.text).toBe(false);
       expect(readFileSync(join(dir, "hook.txt"), "utf8")).toBe("hook ran\n");
+    },
+  },
+  {
+    name: "R-S9: with home inside the workspace, a sandboxed shell still sources ~/.bashrc and git commits with ~/.gitconfig's identity (read-only, not hidden)",
+    setup: (dir) => {
+      repository(dir);
+      mkdirSync(join(dir, "home"));
+      writeFileSync(join(dir, "home", ".bashrc"), "export GREETING=hello\n");
+      writeFileSync(join(dir, "home", ".gitconfig"), "[user]\n\tname = Home User\n\temail = h@example.com\n");
+    },
+    assertion: async (dir) => {
+      const run = await sandboxedBash(
+        dir,
+        'export HOME="$PWD/home"; . ~/.bashrc && echo "$GREETING" && echo d > d.txt && git add d.txt && git commit -q -m d && git log --format=%an -n 1',
+      );
+      expect(run.isError, run.text).toBe(false);
+      expect(run.text).toBe("hello\nHome User");
     },
   },
   {
@@ -304,7 +321,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-describe("issue 24: safe baselines keep working", () => {
+describe("R-S7…R-S12: safe baselines keep working", () => {
   for (const baseline of BASELINES) {
     it(baseline.name, async () => {
       await baseline.setup(dir);
