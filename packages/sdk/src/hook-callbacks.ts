@@ -3,8 +3,10 @@ import {
   lastAssistantText,
   type PostToolUseOutcome,
   type PreToolUseOutcome,
+  type SessionStartOutcome,
   type StopHookOutcome,
   type ToolUseContext,
+  type UserPromptSubmitOutcome,
 } from "@forkloop/loop-core";
 import { compileMatcher } from "@forkloop/tools";
 import type {
@@ -92,9 +94,10 @@ export function checkHookMatchers(hooks: Matchers): void {
 }
 
 /**
- * The Agent SDK's `hooks` option as forkloop runs it: PreToolUse, PostToolUse, Stop and
- * SubagentStop become loop hooks (so they also run for sub-agents' calls, in the parent);
- * UserPromptSubmit, SessionStart, SubagentStart and PreCompact are fired by `query()`.
+ * The Agent SDK's `hooks` option as forkloop runs it: PreToolUse, PostToolUse, Stop,
+ * SubagentStop, SessionStart, UserPromptSubmit and PreCompact become loop hooks, run by the agent
+ * runner as settings hooks are (so they also run for sub-agents and batch items, in the parent,
+ * and every answer is used the same way); SubagentStart is fired as the sub-agent starts.
  * Callbacks get the Agent SDK's arguments `(input, toolUseID, { signal })`; a callback that throws
  * or times out counts as "no opinion" and is reported once.
  */
@@ -227,6 +230,61 @@ export class HookCallbacks {
         },
       ];
     }
+    if (this.has("SessionStart")) {
+      hooks.sessionStart = [
+        async ({ source, model, context }): Promise<SessionStartOutcome> => {
+          const outputs = await this.fire(
+            "SessionStart",
+            source,
+            { ...this.base(context), hook_event_name: "SessionStart", source, model },
+            undefined,
+            context.abortController.signal,
+          );
+          return additionalContext(outputs);
+        },
+      ];
+    }
+    if (this.has("UserPromptSubmit")) {
+      hooks.userPromptSubmit = [
+        async ({ prompt, context }): Promise<UserPromptSubmitOutcome> => {
+          const outputs = await this.fire(
+            "UserPromptSubmit",
+            "",
+            { ...this.base(context), hook_event_name: "UserPromptSubmit", prompt },
+            undefined,
+            context.abortController.signal,
+          );
+          const block = outputs.find((output) => output.decision === "block");
+          return {
+            ...(block === undefined
+              ? {}
+              : { blockReason: block.reason ?? "a UserPromptSubmit hook blocked it" }),
+            ...stopFields(outputs),
+            ...additionalContext(outputs),
+          };
+        },
+      ];
+    }
+    if (this.has("PreCompact")) {
+      hooks.preCompact = [
+        async ({ trigger, customInstructions, context }) => {
+          await this.fire(
+            "PreCompact",
+            trigger,
+            {
+              ...this.base(context),
+              hook_event_name: "PreCompact",
+              trigger,
+              custom_instructions: customInstructions === "" ? null : customInstructions,
+            },
+            undefined,
+            context.abortController.signal,
+          );
+          // Claude Code gives PreCompact no control: an observer.
+          return {};
+        },
+      ];
+    }
     if (this.has("Stop") || this.has("SubagentStop")) {
       hooks.stop = [
         async ({ messages, stopHookActive, context }): Promise<StopHookOutcome> => {
@@ -329,4 +387,10 @@ function stopFields(outputs: readonly HookAnswer[]): { continue?: false; stopRea
     continue: false,
     ...(stopping.stopReason === undefined ? {} : { stopReason: stopping.stopReason }),
   };
+}
+
+/** What the callbacks added for the model (SessionStart, UserPromptSubmit). */
+function additionalContext(outputs: readonly HookAnswer[]): { additionalContext?: string[] } {
+  const context = outputs.flatMap((output) => output.hookSpecificOutput?.additionalContext ?? []);
+  return context.length === 0 ? {} : { additionalContext: context };
 }

@@ -625,15 +625,6 @@ class QueryRun implements Query {
         ),
         permissions.recordDenial,
       ),
-      onCompactionEvent: (event) => {
-        if (event.type !== "compact_started" || event.trigger === "manual") return;
-        void callbacks.fire(
-          "PreCompact",
-          "auto",
-          { ...callbacks.base(), hook_event_name: "PreCompact", trigger: "auto", custom_instructions: null },
-          undefined,
-        );
-      },
       ...(resolved.home === undefined ? {} : { home: resolved.home }),
       ...(resolved.systemPrompt === undefined ? {} : { systemPrompt: resolved.systemPrompt }),
       ...(resolved.appendSystemPrompt === undefined
@@ -664,49 +655,38 @@ class QueryRun implements Query {
     ];
     const agentNames = ["general-purpose", ...session.assembled.agentDefinitions.map((d) => d.name)];
     try {
-      await callbacks.fire(
-        "SessionStart",
-        resolved.start,
-        {
-          ...callbacks.base(),
-          hook_event_name: "SessionStart",
-          source: resolved.start,
-          model: resolved.model,
-        },
-        undefined,
-      );
       let prompt: string | undefined = first;
       while (prompt !== undefined) {
-        const submitted = await this.#submit(callbacks, prompt);
-        if (submitted !== undefined) {
-          const turnModel = this.#model ?? resolved.model;
+        const turnModel = this.#model ?? resolved.model;
+        const permissionMode = this.#permissionMode ?? resolved.permissionMode;
+        // The turn's init line follows its SessionStart and UserPromptSubmit hooks, as in the Agent SDK.
+        const init = () =>
           emit(
             writer.init({
               cwd: resolved.cwd,
               tools: toolNames,
               model: turnModel,
-              permissionMode: this.#permissionMode ?? resolved.permissionMode,
+              permissionMode,
               simulated: runtime.source.simulated,
               mcpServers: this.#mcpStatus(),
               agents: [...new Set(agentNames)],
               skills: session.assembled.skills.map((skill) => skill.name),
             }),
           );
-          const ended = await this.#turnOnce({
-            session,
-            writer,
-            tracker,
-            permissions,
-            callbacks,
-            prompt: submitted,
-            model: turnModel,
-            permissionMode: this.#permissionMode ?? resolved.permissionMode,
-            emit,
-            releaseHeld: () => order.flush(),
-            toolInputs,
-          });
-          if (ended) break;
-        }
+        const ended = await this.#turnOnce({
+          session,
+          writer,
+          tracker,
+          permissions,
+          prompt,
+          model: turnModel,
+          permissionMode,
+          init,
+          emit,
+          releaseHeld: () => order.flush(),
+          toolInputs,
+        });
+        if (ended) break;
         prompt = await this.#nextPrompt();
       }
     } finally {
@@ -717,36 +697,17 @@ class QueryRun implements Query {
     }
   }
 
-  /** UserPromptSubmit: a blocking answer drops the prompt; additionalContext is appended. */
-  async #submit(callbacks: HookCallbacks, prompt: string): Promise<string | undefined> {
-    if (!callbacks.has("UserPromptSubmit")) return prompt;
-    const outputs = await callbacks.fire(
-      "UserPromptSubmit",
-      "",
-      { ...callbacks.base(), hook_event_name: "UserPromptSubmit", prompt },
-      undefined,
-    );
-    if (outputs.some((output) => output.decision === "block" || output.continue === false)) {
-      const reason = outputs.find((output) => output.reason ?? output.stopReason);
-      this.#warn(
-        `forkloop: a UserPromptSubmit hook blocked the prompt${reason ? `: ${reason.reason ?? reason.stopReason}` : ""}`,
-      );
-      return undefined;
-    }
-    const extra = outputs.flatMap((output) => output.hookSpecificOutput?.additionalContext ?? []);
-    return extra.length === 0 ? prompt : `${prompt}\n\n${extra.join("\n")}`;
-  }
-
   /** One turn (or `/compact`); true when the query must end after it. */
   async #turnOnce(turn: {
     session: MainSession;
     writer: StreamJsonWriter;
     tracker: SubAgentTracker;
     permissions: ReturnType<typeof createHeadlessPermissions>;
-    callbacks: HookCallbacks;
     prompt: string;
     model: string;
     permissionMode: PermissionMode;
+    /** Emits the turn's `system/init` line. */
+    init: () => void;
     emit: (message: SDKMessage) => void;
     /** What ToolUseOrder still holds (a tool_use whose message never completed). */
     releaseHeld: () => void;
@@ -760,17 +721,7 @@ class QueryRun implements Query {
     try {
       const request = parseRunRequest(turn.prompt);
       if (request.kind === "compact") {
-        await turn.callbacks.fire(
-          "PreCompact",
-          "manual",
-          {
-            ...turn.callbacks.base(),
-            hook_event_name: "PreCompact",
-            trigger: "manual",
-            custom_instructions: request.instructions === "" ? null : request.instructions,
-          },
-          undefined,
-        );
+        turn.init();
         const outcome = await turn.session.compact(request.instructions, { signal: controller.signal });
         const text = outcome.ok
           ? `Compacted: ${outcome.preTokens} → ${outcome.postTokens} tokens`
@@ -794,6 +745,7 @@ class QueryRun implements Query {
         permissionMode: turn.permissionMode,
       });
       let step = await events.next();
+      turn.init();
       while (!step.done) {
         const event: LoopEvent = step.value;
         rememberToolInputs(event, turn.toolInputs);
