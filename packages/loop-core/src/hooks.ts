@@ -76,6 +76,20 @@ export interface UserPromptSubmitOutcome {
   readonly stopReason?: string;
 }
 
+/** SubagentStart: a sub-agent an Agent call started is about to send its first request. */
+export interface SubagentStartInput {
+  /** `general-purpose` or the agent definition's name. */
+  readonly agentType: string;
+  /** The Agent call that started it, when there is one. */
+  readonly toolUseId?: string;
+  readonly context: ToolUseContext;
+}
+
+export interface SubagentStartOutcome {
+  /** Text for the sub-agent's model, before its task. */
+  readonly additionalContext?: readonly string[];
+}
+
 /** PreCompact: a compaction is about to run (reactive compaction counts as `auto`). */
 export interface PreCompactInput {
   readonly trigger: "manual" | "auto";
@@ -103,4 +117,6 @@ export interface LoopHooks {
   readonly sessionStart?: readonly ((input: SessionStartInput) => Promise<SessionStartOutcome>)[];
   readonly userPromptSubmit?: readonly ((input: UserPromptSubmitInput) => Promise<UserPromptSubmitOutcome>)[];
   readonly preCompact?: readonly ((input: PreCompactInput) => Promise<PreCompactOutcome>)[];
+  /** Fired by the runner of a sub-agent an Agent call started, before its first request. */
+  readonly subagentStart?: readonly ((input: SubagentStartInput) => Promise<SubagentStartOutcome>)[];
 }

@@ -64,6 +64,8 @@ export type {
   SessionStartOutcome,
   StopHookInput,
   StopHookOutcome,
+  SubagentStartInput,
+  SubagentStartOutcome,
   UserPromptSubmitInput,
   UserPromptSubmitOutcome,
 } from "./hooks.js";

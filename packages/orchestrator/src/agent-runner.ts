@@ -14,7 +14,14 @@ import {
 } from "@forkloop/loop-core";
 import { type AgentSessionMemory, createAgentContextPipeline } from "./agent-context.js";
 import { type AgentProfile, profileLoopOptions } from "./agent-profile.js";
-import { compactionHooks, hookContextMessage, sessionStartContext, submitPrompt } from "./session-hooks.js";
+import {
+  compactionHooks,
+  hookContextMessage,
+  sessionStartContext,
+  subagentStartContext,
+  submitPrompt,
+} from "./session-hooks.js";
+import type { SubAgentTask } from "./sub-agent-types.js";
 import { TRANSCRIPT_FORMAT, type TranscriptRecord, type TranscriptWriter } from "./transcript.js";
 import { contextLimitsFor, TranscriptTiming } from "./transcript-timing.js";
 
@@ -91,14 +98,14 @@ export function promptBlocked(reason: string): { readonly type: "prompt_blocked"
 }
 
 /**
- * Opens a turn: SessionStart's context (when this turn starts the session), the prompt, then
+ * Opens a turn: SessionStart's or SubagentStart's context (when this turn opens the agent), the prompt, then
  * UserPromptSubmit's context after it; a blocking UserPromptSubmit runs no turn.
  */
 export async function openTurn(
   hooks: LoopHooks | undefined,
   turn: {
-    /** The session's SessionStart context when this turn opens it; undefined otherwise. */
-    readonly sessionStart: (() => Promise<readonly string[]>) | undefined;
+    /** What opens the conversation (SessionStart's, SubagentStart's context); undefined: nothing. */
+    readonly opening: (() => Promise<readonly string[]>) | undefined;
     readonly prompt: string;
     readonly context: ToolUseContext;
     readonly previous: Message | undefined;
@@ -107,7 +114,7 @@ export async function openTurn(
 ): Promise<
   { readonly ok: true; readonly messages: Message[] } | { readonly ok: false; readonly reason: string }
 > {
-  const started = (await turn.sessionStart?.()) ?? [];
+  const started = (await turn.opening?.()) ?? [];
   const verdict = await submitPrompt(hooks, { prompt: turn.prompt, context: turn.context });
   if (!verdict.ok) return verdict;
   const opening = hookContextMessage(started, turn.previous);
@@ -136,6 +143,28 @@ export function agentToolContext(
   permissionMode: PermissionMode,
 ): ToolUseContext {
   return { ...agent, abortController, options: { model, permissionMode } };
+}
+
+/**
+ * How a worker agent opens: a batch item as a session of its own (SessionStart `startup`, then
+ * UserPromptSubmit), any other fork with SubagentStart (its type: the agent's name for an Agent
+ * call, else its query source), a continuation with neither.
+ */
+export function workerAgentOpening(
+  task: Pick<SubAgentTask, "startsSession" | "continues" | "querySource" | "parent">,
+  hooks: LoopHooks | undefined,
+  context: ToolUseContext,
+): { readonly submits: boolean; readonly context: (() => Promise<readonly string[]>) | undefined } {
+  if (task.continues === true) return { submits: false, context: undefined };
+  if (task.startsSession === true)
+    return { submits: true, context: () => startContext(hooks, "startup", context) };
+  const toolUseId = task.parent?.toolUseId;
+  const agentType = task.querySource.startsWith("agent:") ? task.querySource.slice(6) : task.querySource;
+  return {
+    submits: false,
+    context: () =>
+      subagentStartContext(hooks, { agentType, ...(toolUseId === undefined ? {} : { toolUseId }), context }),
+  };
 }
 
 /** Aborts `controller` when `signal` does; the returned function unlinks them. */

@@ -94,6 +94,7 @@ const hooks: LoopHooks = {
   postToolUse: [recording("PostToolUse")],
   stop: [recording("Stop")],
   preCompact: [recording("PreCompact")],
+  subagentStart: [recording("SubagentStart")],
 };
 
 beforeAll(async () => {
@@ -137,14 +138,23 @@ describe("the one agent runner", () => {
     expect((await item.result).status).toBe("completed");
     await session.close();
 
-    const events = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "Stop"];
+    const events = [
+      "SessionStart",
+      "UserPromptSubmit",
+      "SubagentStart",
+      "PreToolUse",
+      "PostToolUse",
+      "PreCompact",
+      "Stop",
+    ];
     const firedBy = (event: string) =>
       [...new Set(seen.filter((s) => s.event === event).map((s) => s.kind))].sort();
-    // Where Claude Code fires each: a sub-agent opens no session and submits no prompt; SessionStart
-    // reaches it as `compact` after its own compaction.
+    // Where Claude Code fires each: a sub-agent opens with SubagentStart, not a session of its own
+    // and no prompt; SessionStart reaches it as `compact` after its own compaction.
     expect(Object.fromEntries(events.map((event) => [event, firedBy(event)]))).toEqual({
       SessionStart: ["batch item", "main", "sub-agent"],
       UserPromptSubmit: ["batch item", "main"],
+      SubagentStart: ["sub-agent"],
       PreToolUse: ["batch item", "main", "sub-agent"],
       PostToolUse: ["batch item", "main", "sub-agent"],
       PreCompact: ["batch item", "main", "sub-agent"],

@@ -200,7 +200,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     hookContext = contextFor(abortController, model, permissionMode);
     await continueInterruptedForks(permissionMode, abortController);
     const opened = await openTurn(options.hooks, {
-      sessionStart: startSession,
+      opening: startSession,
       prompt,
       context: hookContext,
       previous: history.at(-1),

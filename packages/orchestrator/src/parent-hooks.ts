@@ -9,6 +9,7 @@ import {
   type SessionStartInput,
   type SessionStartOutcome,
   type StopHookOutcome,
+  type SubagentStartOutcome,
   type ToolResult,
   type ToolUseContext,
   type UserPromptSubmitOutcome,
@@ -54,6 +55,12 @@ export type HookCall =
       readonly index: number;
       readonly trigger: PreCompactInput["trigger"];
       readonly customInstructions: string;
+    }
+  | {
+      readonly kind: "subagentStart";
+      readonly index: number;
+      readonly agentType: string;
+      readonly toolUseId?: string;
     };
 
 export type HookOutcome =
@@ -62,7 +69,8 @@ export type HookOutcome =
   | StopHookOutcome
   | SessionStartOutcome
   | UserPromptSubmitOutcome
-  | PreCompactOutcome;
+  | PreCompactOutcome
+  | SubagentStartOutcome;
 
 /** How many hooks of each kind the parent has (the worker builds one proxy per hook). */
 export interface HookCounts {
@@ -72,6 +80,7 @@ export interface HookCounts {
   readonly sessionStart: number;
   readonly userPromptSubmit: number;
   readonly preCompact: number;
+  readonly subagentStart: number;
 }
 
 export function countHooks(hooks: LoopHooks | undefined): HookCounts {
@@ -82,6 +91,7 @@ export function countHooks(hooks: LoopHooks | undefined): HookCounts {
     sessionStart: hooks?.sessionStart?.length ?? 0,
     userPromptSubmit: hooks?.userPromptSubmit?.length ?? 0,
     preCompact: hooks?.preCompact?.length ?? 0,
+    subagentStart: hooks?.subagentStart?.length ?? 0,
   };
 }
 
@@ -129,6 +139,11 @@ export async function runParentHook(
       return hook
         ? hook({ trigger: call.trigger, customInstructions: call.customInstructions, context })
         : {};
+    }
+    case "subagentStart": {
+      const { kind: _kind, index, ...input } = call;
+      const hook = hooks.subagentStart?.[index];
+      return hook ? hook({ ...input, context }) : {};
     }
   }
 }
@@ -188,6 +203,15 @@ export function proxyHooks(counts: HookCounts, call: (call: HookCall) => Promise
           trigger: input.trigger,
           customInstructions: input.customInstructions,
         }) as Promise<PreCompactOutcome>,
+    ),
+    subagentStart: range(counts.subagentStart).map(
+      (index) => (input) =>
+        call({
+          kind: "subagentStart",
+          index,
+          agentType: input.agentType,
+          ...(input.toolUseId === undefined ? {} : { toolUseId: input.toolUseId }),
+        }) as Promise<SubagentStartOutcome>,
     ),
   };
 }

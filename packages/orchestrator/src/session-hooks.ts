@@ -4,6 +4,7 @@ import {
   type Message,
   type PreCompactInput,
   type SessionStartInput,
+  type SubagentStartInput,
   type ToolUseContext,
   type UserMessage,
   type UserPromptSubmitInput,
@@ -34,6 +35,15 @@ export async function sessionStartContext(
   input: SessionStartInput,
 ): Promise<string[]> {
   const outcomes = await runAll(hooks?.sessionStart, input);
+  return outcomes.flatMap((outcome) => outcome.additionalContext ?? []);
+}
+
+/** SubagentStart: what the hooks add before a sub-agent's task. */
+export async function subagentStartContext(
+  hooks: LoopHooks | undefined,
+  input: SubagentStartInput,
+): Promise<string[]> {
+  const outcomes = await runAll(hooks?.subagentStart, input);
   return outcomes.flatMap((outcome) => outcome.additionalContext ?? []);
 }
 

@@ -22,7 +22,7 @@ import {
   openTurn,
   promptBlocked,
   recordAgentEnd,
-  startContext,
+  workerAgentOpening,
 } from "./agent-runner.js";
 import { toWireError } from "./errors.js";
 import { markPrefixBoundary, toForkHistory } from "./fork-messages.js";
@@ -96,11 +96,11 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
     profile.permissionMode,
   );
   const context = markPrefixBoundary(params.forkContextMessages);
-  // A batch item opens a session of its own; Agent/Skill forks and continuations fire no session hooks.
-  const opensSession = task.startsSession === true && task.continues !== true;
-  const hooks = opensSession ? io.hooks : undefined;
-  const opened = await openTurn(hooks, {
-    sessionStart: opensSession ? () => startContext(hooks, "startup", toolUseContext) : undefined,
+  // A batch item opens a session of its own (UserPromptSubmit is its own too); an Agent sub-agent
+  // opens with SubagentStart; skill, compact forks and continuations fire neither.
+  const opening = workerAgentOpening(task, io.hooks, toolUseContext);
+  const opened = await openTurn(opening.submits ? io.hooks : undefined, {
+    opening: opening.context,
     prompt: promptText(task.promptMessages),
     context: toolUseContext,
     previous: context.at(-1),

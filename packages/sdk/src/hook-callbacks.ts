@@ -5,6 +5,7 @@ import {
   type PreToolUseOutcome,
   type SessionStartOutcome,
   type StopHookOutcome,
+  type SubagentStartOutcome,
   type ToolUseContext,
   type UserPromptSubmitOutcome,
 } from "@forkloop/loop-core";
@@ -97,7 +98,7 @@ export function checkHookMatchers(hooks: Matchers): void {
  * The Agent SDK's `hooks` option as forkloop runs it: PreToolUse, PostToolUse, Stop,
  * SubagentStop, SessionStart, UserPromptSubmit and PreCompact become loop hooks, run by the agent
  * runner as settings hooks are (so they also run for sub-agents and batch items, in the parent,
- * and every answer is used the same way); SubagentStart is fired as the sub-agent starts.
+ * and every answer is used the same way); SubagentStart's context opens the sub-agent's conversation.
  * Callbacks get the Agent SDK's arguments `(input, toolUseID, { signal })`; a callback that throws
  * or times out counts as "no opinion" and is reported once.
  */
@@ -105,9 +106,33 @@ export class HookCallbacks {
   readonly #matchers: Matchers;
   readonly #session: HookSession;
 
+  readonly #subagentsStarted = new Map<string, { promise: Promise<void>; resolve: () => void }>();
+
   constructor(matchers: Matchers, session: HookSession) {
     this.#matchers = matchers;
     this.#session = session;
+  }
+
+  /**
+   * Resolves once the SubagentStart callbacks of `agentId` have answered (at once without any):
+   * the sub-agent's first message is yielded after them, as in the Agent SDK.
+   */
+  subagentStarted(agentId: string): Promise<void> {
+    if (!this.has("SubagentStart")) return Promise.resolve();
+    return this.#subagentStart(agentId).promise;
+  }
+
+  #subagentStart(agentId: string): { promise: Promise<void>; resolve: () => void } {
+    let entry = this.#subagentsStarted.get(agentId);
+    if (entry === undefined) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((done) => {
+        resolve = done;
+      });
+      entry = { promise, resolve };
+      this.#subagentsStarted.set(agentId, entry);
+    }
+    return entry;
   }
 
   /** Runs every callback of `event` whose matcher accepts `subject`, in parallel. */
@@ -282,6 +307,31 @@ export class HookCallbacks {
           );
           // Claude Code gives PreCompact no control: an observer.
           return {};
+        },
+      ];
+    }
+    if (this.has("SubagentStart")) {
+      hooks.subagentStart = [
+        async ({ agentType, toolUseId, context }): Promise<SubagentStartOutcome> => {
+          try {
+            // After the message holding the call that started it (and task_started), as in the Agent SDK.
+            if (toolUseId !== undefined) await this.#session.toolUseYielded?.(toolUseId);
+            const outputs = await this.fire(
+              "SubagentStart",
+              agentType,
+              {
+                ...this.base(),
+                hook_event_name: "SubagentStart",
+                agent_id: context.agentId,
+                agent_type: agentType,
+              },
+              toolUseId,
+              context.abortController.signal,
+            );
+            return additionalContext(outputs);
+          } finally {
+            this.#subagentStart(context.agentId).resolve();
+          }
         },
       ];
     }

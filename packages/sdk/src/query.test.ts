@@ -309,6 +309,43 @@ describe("query() through the simulator", () => {
     });
   });
 
+  it("R-L15: every hook callback's output is used, as a settings hook's is — SessionStart's and UserPromptSubmit's context reach the main agent's model, SubagentStart's the sub-agent's", async () => {
+    harness.sim.clearRequests();
+    const starts: HookInput[] = [];
+    const context = (hookEventName: "SessionStart" | "UserPromptSubmit" | "SubagentStart", text: string) => [
+      {
+        hooks: [
+          async (input: HookInput) => {
+            if (input.hook_event_name === "SubagentStart") starts.push(input);
+            return { hookSpecificOutput: { hookEventName, additionalContext: text } };
+          },
+        ],
+      },
+    ];
+    const messages = await runQuery(
+      "review twice",
+      harness.options({
+        agents: {
+          reviewer: { description: "Reviews one file", prompt: "You are a reviewer.", tools: ["Read"] },
+        },
+        hooks: {
+          SessionStart: context("SessionStart", "SESSION-NOTE-41"),
+          UserPromptSubmit: context("UserPromptSubmit", "PROMPT-NOTE-42"),
+          SubagentStart: context("SubagentStart", "SUBAGENT-NOTE-43"),
+        },
+      }),
+    );
+    expect(resultOf(messages).subtype).toBe("success");
+    const main = harness.sim.requests().filter((record) => record.querySource === "sdk");
+    expect(main[0]?.rawBody).toContain("SESSION-NOTE-41");
+    expect(main[0]?.rawBody).toContain("PROMPT-NOTE-42");
+    const subs = harness.sim.requests().filter((record) => record.querySource === "agent:reviewer");
+    expect(subs).toHaveLength(2);
+    for (const sub of subs) expect(sub.rawBody).toContain("SUBAGENT-NOTE-43");
+    expect(starts).toHaveLength(2);
+    expect(starts[0]).toMatchObject({ hook_event_name: "SubagentStart", agent_type: "reviewer" });
+  });
+
   it("issue-14 point 5: tool() + createSdkMcpServer(): the model sees mcp__calc__add and gets the handler's CallToolResult", async () => {
     const { createSdkMcpServer, tool } = await import("./sdk-mcp-server.js");
     const { z } = await import("zod");

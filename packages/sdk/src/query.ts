@@ -529,24 +529,15 @@ class QueryRun implements Query {
       toolInput: (toolUseId) => toolInputs.get(toolUseId),
       onStart: (start) => {
         agentTypes.set(start.agentId, start.agentType);
-        // After the assistant message holding the Agent call (and task_started), as in the Agent SDK.
+        // The sub-agent's first message follows its SubagentStart hooks: the callbacks (loop hooks,
+        // run by its runner) and the settings' (here, after the message holding the call).
         const yielded = start.toolUseId === undefined ? Promise.resolve() : order.yielded(start.toolUseId);
-        return yielded
-          .then(() =>
-            callbacks.fire(
-              "SubagentStart",
-              start.agentType,
-              {
-                ...callbacks.base(),
-                hook_event_name: "SubagentStart",
-                agent_id: start.agentId,
-                agent_type: start.agentType,
-              },
-              start.toolUseId,
-            ),
-          )
-          .then(() => sessionEvents.subagentStart?.({ agentId: start.agentId, agentType: start.agentType }))
-          .then(() => undefined);
+        return Promise.all([
+          callbacks.subagentStarted(start.agentId),
+          yielded.then(() =>
+            sessionEvents.subagentStart?.({ agentId: start.agentId, agentType: start.agentType }),
+          ),
+        ]).then(() => undefined);
       },
     });
     const transcriptPath = `${resolved.sessionsDir}/${sessionId}.fltr`;
