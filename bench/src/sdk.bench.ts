@@ -3,9 +3,10 @@
  * two sub-agents, side by side with 32 concurrent `forkloop run` processes doing the same — memory
  * per session (while every session has its two sub-agents in flight) and time to first request.
  * The simulator runs in a process of its own and holds every sub-agent's reply until the figures
- * are read.
+ * are read. First, the import of `@forkloop/sdk` side by side with the real Agent SDK's (R-V2: a
+ * one-shot program waits for it before its first message).
  */
-import { fork, spawn } from "node:child_process";
+import { execFileSync, fork, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +18,36 @@ import type { SimProcessMessage } from "./sdk-sim-process.js";
 const SESSIONS = 32;
 const CLI = fileURLToPath(new URL("../../apps/cli/dist/main.js", import.meta.url));
 const SIM_PROCESS = fileURLToPath(new URL("./sdk-sim-process.js", import.meta.url));
+const FORKLOOP_SDK = new URL("../../packages/sdk/dist/index.js", import.meta.url).href;
+/** The conformance harness's pinned Agent SDK (installed at test time, never committed). */
+const ENSURE_PEERS = fileURLToPath(
+  new URL("../../test/conformance/support/ensure-peers.mjs", import.meta.url),
+);
+const AGENT_SDK = new URL(
+  "../../test/conformance/peers/node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs",
+  import.meta.url,
+).href;
+const IMPORT_ROUNDS = 9;
+
+/** Milliseconds a fresh node process spends in `await import(url)` (its own clock, around the import). */
+function importMs(url: string): number {
+  const script = `const t = performance.now(); await import(${JSON.stringify(url)}); process.stdout.write(String(performance.now() - t));`;
+  return Number(execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" }));
+}
+
+/** Median import time of each SDK, measured in alternating fresh processes so load shifts hit both. */
+export function importTimes(rounds = IMPORT_ROUNDS): { forkloopMs: number; agentSdkMs: number } {
+  execFileSync(process.execPath, [ENSURE_PEERS], { stdio: "ignore" });
+  const forkloop: number[] = [];
+  const agentSdk: number[] = [];
+  importMs(FORKLOOP_SDK);
+  importMs(AGENT_SDK);
+  for (let round = 0; round < rounds; round++) {
+    forkloop.push(importMs(FORKLOOP_SDK));
+    agentSdk.push(importMs(AGENT_SDK));
+  }
+  return { forkloopMs: percentile(forkloop, 50), agentSdkMs: percentile(agentSdk, 50) };
+}
 
 function memAvailableKb(): number {
   return Number(/MemAvailable:\s+(\d+) kB/.exec(readFileSync("/proc/meminfo", "utf8"))?.[1] ?? Number.NaN);
@@ -107,6 +138,15 @@ async function round(
 }
 
 export async function run(): Promise<BenchResult[]> {
+  const imports = importTimes();
+  const importResult = compare(
+    "sdk: import time, @forkloop/sdk vs the Agent SDK 0.3.333 (lower is better)",
+    "await import() in a fresh process, median",
+    "ms",
+    { label: "@anthropic-ai/claude-agent-sdk", value: imports.agentSdkMs },
+    { label: "@forkloop/sdk", value: imports.forkloopMs },
+    `median of ${IMPORT_ROUNDS} alternating fresh processes each; goal ≤ 1.0×`,
+  );
   const dir = mkdtempSync(join(tmpdir(), "forkloop-bench-sdk-"));
   try {
     const inProcess = await round("query()", (index, env) => ({
@@ -134,6 +174,7 @@ export async function run(): Promise<BenchResult[]> {
     const median = (samples: number[]) => percentile(samples, 50);
     const notes = `${SESSIONS} sessions, each forking 2 sub-agents (held in flight while memory is read); simulator in a process of its own`;
     return [
+      importResult,
       compare(
         "sdk: memory per session, query() in one process vs a forkloop run process each (lower is better)",
         "MemAvailable drop per session",

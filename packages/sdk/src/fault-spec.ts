@@ -1,4 +1,5 @@
-import { type FaultSpec, parseFaultSpec } from "@forkloop/sim";
+// The fault syntax alone: the simulator itself loads only when it starts (R-V2).
+import { type FaultSpec, parseFaultSpec } from "@forkloop/sim/faults";
 import { OptionsError } from "./options-error.js";
 
 /** `--faults` / `FORKLOOP_SIM_FAULTS`: the simulator's fault syntax; a bad spec is exit 2 with an example. */

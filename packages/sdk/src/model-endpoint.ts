@@ -1,5 +1,5 @@
 import type { ModelInfo, RetryOptions } from "@forkloop/loop-core";
-import { type ModelSpec, startSimulator } from "@forkloop/sim";
+import type { ModelSpec } from "@forkloop/sim";
 import { z } from "zod";
 import { parseFaultsFlag } from "./fault-spec.js";
 import { retryOptionsFromEnv } from "./model-retry.js";
@@ -91,6 +91,8 @@ export async function resolveModelSource(
     vars.FORKLOOP_SIM_FAULTS === undefined
       ? undefined
       : parseFaultsFlag(vars.FORKLOOP_SIM_FAULTS, "FORKLOOP_SIM_FAULTS");
+  // R-V2: the simulator loads when it starts — a program with a key never loads it.
+  const { startSimulator } = await import("@forkloop/sim");
   const simulator = await startSimulator({
     latency: vars.FORKLOOP_SIM_LATENCY ?? "realistic",
     recordLimit: EMBEDDED_SIM_RECORD_LIMIT,

@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { ModelInfo } from "@forkloop/loop-core";
-import { type ModelSpec, resolveModel } from "@forkloop/sim";
+// The model registry alone: the simulator itself loads only when it starts (R-V2).
+import { type ModelSpec, resolveModel } from "@forkloop/sim/models";
 import { z } from "zod";
 import { OptionsError } from "./options-error.js";
 
