@@ -59,6 +59,8 @@ describe("R-R5 chaos: simultaneous resumes through the built CLI", () => {
     expect(ran, results.map((result) => result.stderr).join("\n---\n")).toHaveLength(1);
     expect(refused).toHaveLength(3);
     for (const result of refused) {
+      // Bad input: one line, naming the owner and the fix.
+      expect(result.stderr.trimEnd().split("\n"), result.stderr).toHaveLength(1);
       expect(result.stderr).toMatch(
         /^forkloop: batch race is in use by process \d+ on \S+ since \S+ \(forkloop batch --resume race\)\. Wait for it to finish, or stop it \(kill \d+\) and run the command again\.\n$/m,
       );
@@ -84,6 +86,7 @@ describe("R-R5 chaos: simultaneous resumes through the built CLI", () => {
     expect(ran, results.map((result) => result.stderr).join("\n---\n")).toHaveLength(1);
     expect(refused).toHaveLength(3);
     for (const result of refused) {
+      expect(result.stderr.trimEnd().split("\n"), result.stderr).toHaveLength(1);
       expect(result.stderr).toContain(`forkloop: session ${sessionId} is in use by process `);
       expect(result.stderr).toContain(`(forkloop run --resume ${sessionId} Summarize src/f1.ts)`);
     }

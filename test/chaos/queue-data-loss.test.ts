@@ -76,6 +76,8 @@ describe("R-R10 chaos: a queue that lost data says so (real redis-server)", () =
       for (const args of [batchArgs(redis.url, "evict"), ["worker", "--queue", redis.url]]) {
         const result = await runCliInProcess(args, { cwd: dir });
         expect(result.code, result.stderr).toBe(2);
+        // Bad input: one line, naming the problem and the fix.
+        expect(result.stderr.trimEnd().split("\n"), result.stderr).toHaveLength(1);
         expect(result.stderr).toContain(
           `Redis at ${redis.url} evicts keys when full (maxmemory-policy ${policy})`,
         );
