@@ -72,8 +72,8 @@ ${TIMEOUT_FLAGS_USAGE}
 
 State: <state dir>/batches/<id>/ (batch.json, journal.log). Exit codes: 0 every item
 succeeded, 6 some failed, 7 none succeeded, 10 stopped at --max-budget-usd (resume with a higher
-one), 130 interrupted, 143 SIGTERM, 129 SIGHUP and 131 SIGQUIT (resume it), 2 bad flags or input, or the first item showed
-the endpoint, key or model is wrong (fix, then resume).`;
+one), 130 interrupted, 143 SIGTERM, 129 SIGHUP and 131 SIGQUIT (resume it), 2 bad flags or
+input, or the first item showed the endpoint, key or model is wrong (fix, then resume).`;
 
 const count = (flag: string, example: number, max: number) =>
   z
