@@ -187,4 +187,39 @@ describe("R-X3: Claude Code's print-mode flags under forkloop -p", () => {
     expect(existsSync(join(dir, ".forkloop"))).toBe(false);
     expect(await readdir(home)).toContain("projects");
   });
+
+  it("R-X1: /name runs the project's custom command; its allowed-tools apply only in a trusted project (R-S5)", async () => {
+    const project = join(dir, "with-commands");
+    await mkdir(join(project, ".claude", "commands"), { recursive: true });
+    await writeFile(
+      join(project, ".claude", "commands", "greet.md"),
+      "---\nallowed-tools: Bash(echo:*)\n---\nWrite a one-line greeting for $ARGUMENTS.\n",
+    );
+    const inProject = (args: readonly string[]) =>
+      runCliInProcess(["-p", ...args], { cwd: project, env: env() });
+    const before = (await sim.requests()).length;
+    const untrusted = await inProject(["/greet Ada"]);
+    expect(untrusted.code, untrusted.stderr).toBe(0);
+    expect(untrusted.stderr).toContain(
+      "greet.md: ignored allowed-tools (Bash(echo:*)) — the project is not trusted",
+    );
+    const trusted = await inProject(["/greet Ada", "--trust-project"]);
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect(trusted.stderr).not.toContain("ignored allowed-tools");
+    const [first] = await mainBodies(before);
+    const sent = JSON.stringify(((first?.messages ?? []) as { content: unknown }[])[0]?.content);
+    expect(sent).toContain("<command-name>/greet</command-name>");
+    expect(sent).toContain("Write a one-line greeting for Ada.");
+    const unknown = await inProject(["/nope now"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain(
+      "unknown slash command /nope. Built in: /compact [instructions]; custom commands are read from .claude/commands/nope.md",
+    );
+    const disabled = await inProject(["/greet Ada", "--disable-slash-commands"]);
+    expect(disabled.code).toBe(2);
+    expect(disabled.stderr).toContain(
+      "--disable-slash-commands: forkloop still reads a prompt's leading /name",
+    );
+    expect((await sim.requests()).length).toBe(before + 2);
+  });
 });

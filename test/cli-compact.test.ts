@@ -168,7 +168,9 @@ describe('forkloop run "/compact [instructions]" (issue 5)', () => {
         env: sim.env,
       });
       expect(unknown.code).toBe(2);
-      expect(unknown.stderr).toContain("unknown slash command /clear. Known: /compact [instructions]");
+      expect(unknown.stderr).toContain(
+        "unknown slash command /clear. Built in: /compact [instructions]; custom commands are read from .claude/commands/clear.md",
+      );
       const fresh = await runCliInProcess(["run", "/compact"], { cwd: dir, env: sim.env });
       expect(fresh.code).toBe(2);
       expect(fresh.stderr).toContain("--resume <session>");

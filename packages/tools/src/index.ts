@@ -44,6 +44,12 @@ export {
 export type { PermissionRule, RuleSpecifier } from "./permissions/permission-rules.js";
 export { parsePermissionRule } from "./permissions/permission-rules.js";
 export { mcpServerPrefix, toolNameMatches } from "./permissions/tool-name-patterns.js";
+export {
+  type CustomCommand,
+  type CustomCommandLookup,
+  customCommandPrompt,
+  findCustomCommand,
+} from "./project-files/custom-commands.js";
 export type { ProjectFileRead, ProjectFileRules } from "./project-files/read-project-file.js";
 export {
   CONFIG_FILE_MAX_BYTES,

@@ -74,8 +74,10 @@ ${LOOP_FLAGS_USAGE}
                           without it the command that writes and opens it is printed
 ${TIMEOUT_FLAGS_USAGE}
 
-Slash commands (the prompt's first word): ${SLASH_COMMANDS.join(", ")} — with --resume,
-compacts the session now (one summary request, no model turn); instructions steer the summary.
+Slash commands (the prompt's first word): /name args runs a custom command,
+.claude/commands/name.md or .forkloop/commands/name.md (the project's, then ~/.claude/commands);
+${SLASH_COMMANDS.join(", ")} — with --resume, compacts the session now (one summary request, no
+model turn); instructions steer the summary.
 
 Exit codes: 0 completed, 3 max turns, 4 model error, 5 stopped by a hook, 8 context limit,
 9 /compact failed, 10 --max-budget-usd reached, 130 interrupted, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT,

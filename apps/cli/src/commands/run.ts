@@ -32,6 +32,7 @@ import { timeoutEnv } from "../model-timeouts.js";
 import { claudeCodeOptions, debugLog } from "../run-claude-options.js";
 import { printOutcome } from "../run-outcome.js";
 import { streamJsonPrompt, textPrompt } from "../run-prompt.js";
+import { type ExpandedCommand, expandSlashCommand, startsWithSlashCommand } from "../run-slash-command.js";
 import { reportHint, writeSessionHtml } from "./report.js";
 import { parseRunFlags, RUN_USAGE, type RunFlags } from "./run-flags.js";
 
@@ -53,18 +54,26 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       `--input-format stream-json reads the prompts from stdin, one JSON user message a line; drop the prompt argument ("${positionals.join(" ")}").`,
     );
   }
-  const prompt = streamInput?.messages ?? (await textPrompt(positionals, context.stdin));
+  const given = streamInput?.messages ?? (await textPrompt(positionals, context.stdin));
+  const cwd = await checkProjectDir(resolve(context.cwd, flags.cwd ?? "."));
+  // A custom slash command (.claude/commands/<name>.md) becomes its prompt; /compact stays ours.
+  const command =
+    typeof given === "string"
+      ? slashCommand(
+          given,
+          flags,
+          { cwd, projectRoot: projectState({ cwd, env: context.env }).projectRoot, home: context.env.HOME },
+          context,
+        )
+      : undefined;
+  const prompt = command?.prompt ?? given;
   // `/compact` without a session is refused here, with the CLI's wording, before anything starts.
-  const request =
-    typeof prompt === "string" && !flags["disable-slash-commands"]
-      ? parseRunRequest(prompt)
-      : { kind: "turns" as const };
+  const request = typeof prompt === "string" ? parseRunRequest(prompt) : { kind: "turns" as const };
   if (request.kind === "compact" && flags.resume === undefined) {
     throw new CliError(
       `run: /compact compacts a saved session: \`forkloop run --resume <session> "/compact [instructions]"\` (list them with \`forkloop sessions list\`).`,
     );
   }
-  const cwd = await checkProjectDir(resolve(context.cwd, flags.cwd ?? "."));
   // --no-session-persistence: the session lives in a directory removed when the run ends.
   const ephemeral = flags["no-session-persistence"]
     ? await mkdtemp(join(tmpdir(), "forkloop-session-"))
@@ -113,7 +122,11 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       // `--permission-mode bypassPermissions` on the command line is the explicit second switch.
       allowDangerouslySkipPermissions: true,
       includePartialMessages: flags["include-partial-messages"] ?? false,
-      ...(flags.model === undefined ? {} : { model: flags.model }),
+      ...(flags.model === undefined
+        ? command?.model === undefined
+          ? {}
+          : { model: command.model }
+        : { model: flags.model }),
       ...(flags["fallback-model"] === undefined ? {} : { fallbackModel: flags["fallback-model"] }),
       ...(flags["max-turns"] === undefined ? {} : { maxTurns: flags["max-turns"] }),
       ...(flags["dangerously-skip-permissions"]
@@ -123,7 +136,7 @@ export async function runCommand(argv: readonly string[], context: CommandContex
           : { permissionMode: flags["permission-mode"] }),
       ...(flags["max-budget-usd"] === undefined ? {} : { maxBudgetUsd: flags["max-budget-usd"] }),
       ...(addDirs.length === 0 ? {} : { additionalDirectories: addDirs }),
-      ...(flags["allowed-tools"] === undefined ? {} : { allowedTools: flags["allowed-tools"] }),
+      ...allowedToolsOption(flags["allowed-tools"], command?.allowedTools),
       ...(flags["disallowed-tools"] === undefined ? {} : { disallowedTools: flags["disallowed-tools"] }),
       ...systemPromptOption(flags, context.cwd),
       ...claudeCodeOptions(flags, context.cwd),
@@ -267,6 +280,37 @@ function systemPromptOption(flags: RunFlags, cwd: string): { systemPrompt?: Syst
   if (replacement !== undefined)
     return { systemPrompt: append === undefined ? replacement : `${replacement}\n\n${append}` };
   return append === undefined ? {} : { systemPrompt: { type: "preset", preset: "claude_code", append } };
+}
+
+/** `--allowed-tools` and a custom command's `allowed-tools` together. */
+function allowedToolsOption(
+  flag: readonly string[] | undefined,
+  command: readonly string[] | undefined,
+): { allowedTools?: string[] } {
+  const rules = [...(flag ?? []), ...(command ?? [])];
+  return flag === undefined && rules.length === 0 ? {} : { allowedTools: rules };
+}
+
+/**
+ * A prompt's leading `/name`: a custom command's prompt, or undefined (a plain prompt, /compact).
+ * With --disable-slash-commands nothing is expanded; a prompt that still reads as a command is
+ * refused, since query() would read it as one.
+ */
+function slashCommand(
+  prompt: string,
+  flags: RunFlags,
+  where: { cwd: string; projectRoot: string; home: string | undefined },
+  context: CommandContext,
+): ExpandedCommand | undefined {
+  if (flags["disable-slash-commands"]) {
+    if (!startsWithSlashCommand(prompt)) return undefined;
+    throw new CliError(
+      '--disable-slash-commands: forkloop still reads a prompt\'s leading /name as a command; put a word before it ("Run /greet Ada").',
+    );
+  }
+  return expandSlashCommand(prompt, { ...where, trustProject: flags["trust-project"] === true }, (line) =>
+    context.stderr.write(line),
+  );
 }
 
 /** `--continue`: the project's most recent session, or the fix when there is none. */
