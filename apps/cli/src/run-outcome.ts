@@ -120,6 +120,16 @@ function apiErrorFix(status: number | null): string {
  * previous result there (a json run has one result), which its stream-json keeps.
  */
 function jsonResult(result: SDKResultMessage): Omit<SDKResultMessage, "model_usage_since_last_result"> {
-  const { model_usage_since_last_result: _sinceLast, ...printed } = result;
+  const { model_usage_since_last_result: _sinceLast, ...printed } = withoutWrittenAt(result);
   return printed;
+}
+
+/**
+ * A message as Claude Code prints it: without `written_at`, which the Agent SDK (and forkloop's
+ * query()) adds to system and result messages as it hands them to the program.
+ */
+export function withoutWrittenAt<T extends object>(message: T): T {
+  if (!("written_at" in message)) return message;
+  const { written_at: _writtenAt, ...printed } = message;
+  return printed as T;
 }

@@ -71,6 +71,7 @@ import { withStructuredOutput } from "./structured-output.js";
 import { SubAgentTracker } from "./sub-agent-tracker.js";
 import { DEFAULT_MODEL, removedForkTools } from "./tool-selection.js";
 import { ToolUseOrder } from "./tool-use-order.js";
+import { withWrittenAt } from "./written-at.js";
 
 export type { McpServerStatus, ModelInfo, SlashCommand };
 
@@ -517,8 +518,9 @@ class QueryRun implements Query {
   ): Promise<void> {
     const order = new ToolUseOrder((message) => {
       if (this.#closed) return;
-      this.#lastError = errorAfter(message);
-      this.#out.push(message);
+      const stamped = withWrittenAt(message);
+      this.#lastError = errorAfter(stamped);
+      this.#out.push(stamped);
     });
     const emit = (message: SDKMessage) => order.emit(message);
     const agentTypes = new Map<string, string>();

@@ -30,7 +30,7 @@ import { loopChoicesFromFlags } from "../loop-flags.js";
 import { mcpConfigFlag } from "../mcp-config-args.js";
 import { timeoutEnv } from "../model-timeouts.js";
 import { claudeCodeOptions, debugLog } from "../run-claude-options.js";
-import { printOutcome } from "../run-outcome.js";
+import { printOutcome, withoutWrittenAt } from "../run-outcome.js";
 import { streamJsonPrompt, textPrompt } from "../run-prompt.js";
 import { type ExpandedCommand, expandSlashCommand, startsWithSlashCommand } from "../run-slash-command.js";
 import { reportHint, writeSessionHtml } from "./report.js";
@@ -160,7 +160,7 @@ export async function runCommand(argv: readonly string[], context: CommandContex
     for await (const message of run) {
       if (message.type === "result") result = message;
       if (message.type === "system" && message.subtype === "init") init = message;
-      if (format === "stream-json") context.stdout.write(`${JSON.stringify(message)}\n`);
+      if (format === "stream-json") context.stdout.write(`${JSON.stringify(withoutWrittenAt(message))}\n`);
       else if (format === "text" && flags.verbose) describeVerbose(message, context.stderr);
       if (debug) describeVerbose(message, debug.stream);
       if (format === "text" && isRateLimitPause(message)) describeRateLimitPause(message, context);
