@@ -32,6 +32,31 @@ function reply(content: unknown[], stop: "end_turn" | "tool_use") {
 }
 
 describe("stream-json writer (Claude Code–compatible headless lines)", () => {
+  it("R-X1: the lines of one message printed a block per line have their own uuids, the last the message's", () => {
+    const writer = new StreamJsonWriter({ sessionId: "s1" });
+    const message = reply(
+      [
+        { type: "text", text: "Reading both." },
+        { type: "tool_use", id: "toolu_1", name: "Read", input: { file_path: "/w/a.ts" } },
+        { type: "tool_use", id: "toolu_2", name: "Read", input: { file_path: "/w/b.ts" } },
+      ],
+      "tool_use",
+    );
+    const results = createUserMessage([
+      { type: "tool_result", tool_use_id: "toolu_1", content: "a" },
+      { type: "tool_result", tool_use_id: "toolu_2", content: "b" },
+    ]);
+    for (const [event, count] of [
+      [message, 3],
+      [results, 2],
+    ] as const) {
+      const uuids = writer.lines(event).map((line) => (line as { uuid: string }).uuid);
+      expect(uuids).toHaveLength(count);
+      expect(new Set(uuids).size).toBe(count);
+      expect(uuids.at(-1)).toBe(event.uuid);
+    }
+  });
+
   it("every line validates; one assistant line per content block; result carries usage, cost, turns", () => {
     let clock = 0;
     const writer = new StreamJsonWriter({ sessionId: "s1", now: () => clock });

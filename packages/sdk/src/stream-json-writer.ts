@@ -289,11 +289,12 @@ export class StreamJsonWriter {
         costUSD: costUsd(info, message.usage),
       });
     }
-    // One line per content block, like Claude Code; the blocks of one reply share message.id.
-    return message.content.map((block) => ({
+    // One line per content block, like Claude Code; the blocks of one reply share message.id,
+    // each line has its own uuid (consumers key on it), the last one the message's.
+    return message.content.map((block, index) => ({
       type: "assistant" as const,
       session_id: this.#sessionId,
-      uuid: event.uuid,
+      uuid: lineUuid(event.uuid, index, message.content.length),
       message: { ...structuredClone(message), content: [structuredClone(block)] } as never,
       parent_tool_use_id: null,
       ...(event.requestId === undefined ? {} : { request_id: event.requestId }),
@@ -476,10 +477,10 @@ export function userLines(
 ): SDKUserMessage[] {
   const content = event.message.content;
   const blocks = typeof content === "string" ? [{ type: "text" as const, text: content }] : content;
-  const line = (part: readonly unknown[], toolUseResult?: unknown): SDKUserMessage => ({
+  const line = (part: readonly unknown[], toolUseResult?: unknown, uuid = event.uuid): SDKUserMessage => ({
     type: "user",
     session_id: sessionId,
-    uuid: event.uuid,
+    uuid,
     message: { role: "user", content: structuredClone(part) as never },
     parent_tool_use_id: parentToolUseId,
     ...(toolUseResult === undefined ? {} : { tool_use_result: toolUseResult }),
@@ -487,9 +488,20 @@ export function userLines(
   });
   const results = blocks.filter((block) => block.type === "tool_result");
   if (results.length === 0) return [line(blocks)];
-  return blocks.map((block) =>
-    block.type === "tool_result" ? line([block], toolOutput(block.content)) : line([block]),
-  );
+  return blocks.map((block, index) => {
+    const uuid = lineUuid(event.uuid, index, blocks.length);
+    return block.type === "tool_result"
+      ? line([block], toolOutput(block.content), uuid)
+      : line([block], undefined, uuid);
+  });
+}
+
+/**
+ * The uuid of one line of a message printed a block per line: each its own, as Claude Code's
+ * (a consumer keys on it); the last line keeps the message's, the one its transcript records.
+ */
+function lineUuid(messageUuid: string, index: number, lines: number): string {
+  return index === lines - 1 ? messageUuid : randomUUID();
 }
 
 /** A tool_result's content as text: the string itself, or its text blocks joined. */

@@ -61,6 +61,7 @@ export function compareCliRuns(peer: CliRun, forkloop: CliRun, scenario: CliScen
     });
   }
   out.push(...compareStdout(peer, forkloop, a, b, outputFormat(peer.args)));
+  out.push(...compareUuidReuse(peer, forkloop));
   out.push(...lineDifferences("run.stderr", text(a, peer.stderr), text(b, forkloop.stderr)));
   out.push(...compareHooks(peer, forkloop, a, b));
   const script = scriptOf(scenario);
@@ -261,4 +262,25 @@ function unique(differences: Difference[]): Difference[] {
   const seen = new Map<string, Difference>();
   for (const difference of differences) if (!seen.has(difference.code)) seen.set(difference.code, difference);
   return [...seen.values()];
+}
+
+/**
+ * Lines that repeat an earlier line's uuid (the normaliser replaces uuids, so the field diff
+ * cannot see it): consumers key on a line's uuid, and Claude Code never repeats one.
+ */
+function compareUuidReuse(peer: CliRun, forkloop: CliRun): Difference[] {
+  const reused = (run: CliRun) => {
+    const seen = new Set<unknown>();
+    const out = new Set<string>();
+    for (const line of jsonLines(run.stdout)) {
+      if (line.uuid === undefined) continue;
+      if (seen.has(line.uuid)) out.add(messageSignature(line));
+      seen.add(line.uuid);
+    }
+    return out;
+  };
+  const before = reused(peer);
+  return [...reused(forkloop)]
+    .filter((sig) => !before.has(sig))
+    .map((sig) => ({ code: `line.uuid-reused ${sig}`, detail: "a line repeats an earlier line's uuid" }));
 }
