@@ -222,4 +222,26 @@ describe("R-X3: Claude Code's print-mode flags under forkloop -p", () => {
     );
     expect((await sim.requests()).length).toBe(before + 2);
   });
+
+  it("R-X1: ANTHROPIC_MODEL picks the model after --model and before the settings' model, as in Claude Code", async () => {
+    const project = join(dir, "model-env");
+    await mkdir(join(project, ".claude"), { recursive: true });
+    await writeFile(join(project, ".claude", "settings.json"), JSON.stringify({ model: "opus" }));
+    const before = (await sim.requests()).length;
+    const run = (args: readonly string[], extra: Record<string, string>) =>
+      runCliInProcess(["-p", "Say hello.", ...args], { cwd: project, env: { ...env(), ...extra } });
+    for (const [args, extra] of [
+      [[], {}],
+      [[], { ANTHROPIC_MODEL: "haiku" }],
+      [["--model", "sonnet"], { ANTHROPIC_MODEL: "haiku" }],
+    ] as const) {
+      const result = await run(args, extra);
+      expect(result.code, result.stderr).toBe(0);
+    }
+    expect((await mainBodies(before)).map((body) => body.model)).toEqual([
+      "claude-opus-5-5",
+      "claude-haiku-5-5",
+      "claude-sonnet-5-5",
+    ]);
+  });
 });

@@ -139,8 +139,11 @@ export async function resolveQueryOptions(
     sessionsDir: dir,
     sessionId,
     start,
-    // Claude Code's aliases (`opus`, `sonnet[1m]`) in options and settings files alike.
-    model: resolveModelAlias(options.model ?? settings.model ?? DEFAULT_MODEL),
+    // Claude Code's aliases (`opus`, `sonnet[1m]`) in options and settings files alike; as in
+    // Claude Code, ANTHROPIC_MODEL comes after the option (--model) and before the settings' model.
+    model: resolveModelAlias(
+      options.model ?? nonEmpty(env.ANTHROPIC_MODEL) ?? settings.model ?? DEFAULT_MODEL,
+    ),
     fallbackModels: (options.fallbackModel === undefined
       ? []
       : typeof options.fallbackModel === "string"
@@ -299,4 +302,8 @@ function givenSessionId(sessionId: string, state: ProjectState): string {
     );
   }
   return id;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value.trim();
 }
