@@ -1,7 +1,4 @@
 export {
-  isMaxOutputTokens,
-  isMediaError,
-  isPromptTooLong,
   type WithheldKind,
   withheldKind,
 } from "./api-error-kinds.js";
@@ -10,7 +7,6 @@ export {
   type BuildRequestInput,
   buildRequest,
   buildSystemBlocks,
-  MAX_CACHE_BREAKPOINTS,
   type MessageCreateParams,
   type ThinkingConfigParam,
   type ToolDefinition,
@@ -137,7 +133,7 @@ export type { CanUseTool, PermissionDecision, PermissionMode } from "./permissio
 export { type QueryParams, query, stripThinkingBlocks } from "./query.js";
 export { productionDeps, type QueryDeps } from "./query-deps.js";
 export { defaultMaxOutputTokens } from "./query-params.js";
-export { MAX_TOOL_CONCURRENCY, StreamingToolExecutor } from "./streaming-tool-executor.js";
+export { StreamingToolExecutor } from "./streaming-tool-executor.js";
 export type { ContinueReason, Terminal, TerminalReason, UsageTotals } from "./terminal.js";
 export { CONTINUE_REASONS, TERMINAL_REASONS } from "./terminal.js";
 export { type BudgetDecision, type BudgetTracker, checkTokenBudget } from "./token-budget.js";
@@ -145,5 +141,5 @@ export { estimateMessageTokens, estimateTextTokens, tokenCountWithEstimation } f
 export type { AgentState, TodoItem, Tool, ToolAnnotations, ToolResult, ToolUseContext } from "./tool.js";
 export { annotationTraits, createAgentState } from "./tool.js";
 export { runToolUse, type ToolRunOptions, type ToolRunOutcome, toolResultMessage } from "./tool-execution.js";
-export { TOOL_USE_SUMMARY_QUERY_SOURCE, type ToolUseSummaryEvent } from "./tool-use-summary.js";
+export type { ToolUseSummaryEvent } from "./tool-use-summary.js";
 export { sumUsage, usageTotalsOf, ZERO_USAGE_TOTALS } from "./usage-counter.js";

@@ -34,9 +34,9 @@ export {
   type WireError,
 } from "./errors.js";
 export { type ForkOptions, fork } from "./fork.js";
-export { buildForkDirective, FORK_PLACEHOLDER_RESULT, toForkHistory } from "./fork-messages.js";
+export { buildForkDirective, toForkHistory } from "./fork-messages.js";
 export { type ForkToolOptions, forkToolResult } from "./fork-tool-support.js";
-export { type GitSnapshot, type GitStatus, readGitSnapshot, readGitStatus } from "./git-status.js";
+export { type GitSnapshot, type GitStatus, readGitSnapshot } from "./git-status.js";
 export {
   createSession,
   type MainSession,
@@ -57,7 +57,7 @@ export { createPoolCompactRunner } from "./pool-compact-runner.js";
 export { type AssembledSession, type AssembleSessionOptions, assembleSession } from "./session-assembly.js";
 export { listSessions, type SessionSummary } from "./session-list.js";
 export { createSkillTool } from "./skill-tool.js";
-export { type LoadedSkills, loadSkills, loadSkillsDetailed, parseSkill, type Skill } from "./skills.js";
+export { type LoadedSkills, loadSkills, loadSkillsDetailed, type Skill } from "./skills.js";
 export { buildSubAgentTask, type SubAgentTaskSpec } from "./sub-agent-task.js";
 export { defaultSubAgentTools, selectSubAgentTools } from "./sub-agent-tool-selection.js";
 export type {

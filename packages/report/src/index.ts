@@ -1,6 +1,6 @@
 export { type BuiltAgentView, buildAgentView } from "./agent-view.js";
-export { type BatchItemInput, type BatchReportInput, loadBatchReport, mergePauses } from "./batch-report.js";
-export { embeddedJson, escapeHtml, type PageAssets, renderHtml } from "./html-document.js";
+export { type BatchItemInput, type BatchReportInput, loadBatchReport } from "./batch-report.js";
+export { embeddedJson, type PageAssets, renderHtml } from "./html-document.js";
 export { TextBudget, toMessageView } from "./message-view.js";
 export { loadPageAssets } from "./page-assets.js";
 export { renderBatchReport, renderSessionReport } from "./render-report.js";

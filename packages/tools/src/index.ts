@@ -15,7 +15,7 @@ export type {
   HookEventInput,
   HookEventOutcome,
 } from "./hooks/run-hook-event.js";
-export { HOOK_DEFAULT_TIMEOUT_SECONDS, runHookEvent } from "./hooks/run-hook-event.js";
+export { runHookEvent } from "./hooks/run-hook-event.js";
 export type { HookNotice, SessionEventHooks, SettingsHooksOptions } from "./hooks/settings-hooks.js";
 export {
   createSessionEventHooks,
@@ -60,13 +60,12 @@ export type { BubblewrapProbe, SandboxMode, SandboxPlan, SandboxPolicy } from ".
 export {
   findBubblewrap,
   probeBubblewrap,
-  SANDBOX_MODES,
   SANDBOX_PROCESS_LIMIT,
   sandboxArgs,
 } from "./sandbox/bubblewrap.js";
 export type { LoadSettingsOptions, LoadSettingsResult, SettingSource } from "./settings/load-settings.js";
 export { loadSettings, SETTING_SOURCES, settingsFilePaths } from "./settings/load-settings.js";
-export { isProjectTrusted, trustFilePath, trustProjectDirectory } from "./settings/project-trust.js";
+export { isProjectTrusted, trustProjectDirectory } from "./settings/project-trust.js";
 export type {
   HookCommandSetting,
   HookEvent,
@@ -77,7 +76,7 @@ export type {
 export { CLAUDE_CODE_HOOK_EVENTS, EMPTY_SETTINGS, HOOK_EVENTS } from "./settings/settings-schema.js";
 export { terminalStream, terminalText, unescapedStream } from "./terminal-text.js";
 export { looksBinary } from "./text-file.js";
-export { isModelCredential, toolEnvironment } from "./tool-environment.js";
+export { toolEnvironment } from "./tool-environment.js";
 export type { BashToolOptions } from "./tools/bash.js";
 export { bashTool, createBashTool } from "./tools/bash.js";
 export { editTool } from "./tools/edit.js";
