@@ -96,9 +96,11 @@ describe("R-S11: state shipped in a checkout is not the user's", () => {
     expect(byId.stderr).toMatch(
       /session ".*" at .*\.forkloop\/sessions\/.*\.fltr is inside the checkout and forkloop has no record/,
     );
-    const continued = await cli(["run", "-c", "go on"]);
-    expect(continued.code).toBe(2);
-    expect(continued.stderr).toMatch(/--continue: no session to continue/);
+    // -c does not continue the shipped session: with no session of the user's, it starts a new one.
+    const continued = await cli(["run", "-c", "go on", "--output-format", "json"]);
+    expect(continued.code, continued.stderr).toBe(0);
+    expect(JSON.parse(continued.stdout).session_id).not.toBe(shippedId);
+    expect(continued.stderr).toMatch(/--continue: no session to continue in .*; starting a new one/);
   }, 120_000);
 
   it("R-S11: the user's own batch in the checkout resumes as stored (control), but never with a stored bypassPermissions", async () => {

@@ -92,12 +92,15 @@ describe("issue 13 item 2: claude -p parity", () => {
     expect(JSON.parse(continued.stdout).session_id).toBe(latest);
   });
 
-  it("--continue with no session is exit 2 naming where it looked and the fix", async () => {
+  it("R-X1: --continue with no session starts a new one, as in Claude Code, saying where it looked", async () => {
     const empty = await mkdtemp(join(tmpdir(), "forkloop-parity-empty-"));
     try {
-      const result = await runCliInProcess(["run", "--continue", "hi"], { cwd: empty });
-      expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(/--continue: no session to continue in .+; start one with `forkloop run/);
+      const result = await runCliInProcess(["run", "--continue", "hi", "--output-format", "json"], {
+        cwd: empty,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout).num_turns).toBe(1);
+      expect(result.stderr).toMatch(/--continue: no session to continue in .+; starting a new one/);
     } finally {
       await rm(empty, { recursive: true, force: true });
     }

@@ -82,7 +82,7 @@ export async function runCommand(argv: readonly string[], context: CommandContex
   const stateDir = stateDirFlag === undefined ? {} : { stateDir: stateDirFlag };
   const state = projectState({ cwd, env: context.env, ...stateDir });
   // Checked before anything starts, so a typo costs nothing: the session, the extra directories.
-  const resume = flags.continue ? await latestSession(state) : flags.resume;
+  const resume = flags.continue ? await latestSession(state, context) : flags.resume;
   if (flags.repair && resume === undefined) {
     throw new CliError("--repair only applies to --resume SESSION (it repairs that session's transcript).");
   }
@@ -313,15 +313,18 @@ function slashCommand(
   );
 }
 
-/** `--continue`: the project's most recent session, or the fix when there is none. */
-async function latestSession(state: ProjectState): Promise<string> {
+/**
+ * `--continue`: the project's most recent session; with none, a new session starts, as in Claude
+ * Code (R-X1) — one stderr line says so and where it looked, in case --cwd or --state-dir is off.
+ */
+async function latestSession(state: ProjectState, context: CommandContext): Promise<string | undefined> {
   const [latest] = await listSessionsIn(state);
   if (latest === undefined) {
-    throw new CliError(
-      `--continue: no session to continue in ${sessionsDirs(state).join(" or ")}; start one with \`forkloop run "<prompt>"\` (or check --cwd, --state-dir).`,
+    context.stderr.write(
+      `forkloop run: --continue: no session to continue in ${sessionsDirs(state).join(" or ")}; starting a new one (check --cwd or --state-dir if you meant another project).\n`,
     );
   }
-  return latest.sessionId;
+  return latest?.sessionId;
 }
 
 /** `--settings FILE|JSON`, as Claude Code takes it: JSON text when it starts with `{`, else a file. */
