@@ -58,6 +58,8 @@ const init = z.strictObject({
   plugins: z.array(z.strictObject({ name: z.string(), path: z.string() })),
   /** Claude Code prints its version; forkloop its own release. */
   claude_code_version: z.string().regex(/^\d+\.\d+\.\d+/),
+  original_cwd: z.string(),
+  additional_directories: z.array(z.string()),
   ...EXTENSIONS.init,
 });
 

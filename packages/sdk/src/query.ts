@@ -576,6 +576,10 @@ class QueryRun implements Query {
           }),
     });
     const removed = removedForkTools(resolved.rules.deny);
+    const additionalDirectories = [
+      ...(resolved.settings.permissions.additionalDirectories ?? []),
+      ...(this.#options.additionalDirectories ?? []),
+    ];
     const session: MainSession = await createSession({
       endpoint: runtime.source.endpoint,
       client: runtime.client,
@@ -599,10 +603,7 @@ class QueryRun implements Query {
       removedTools: removed,
       canUseTool: permissions.canUseTool,
       agents: resolved.agents,
-      additionalDirectories: [
-        ...(resolved.settings.permissions.additionalDirectories ?? []),
-        ...(this.#options.additionalDirectories ?? []),
-      ],
+      additionalDirectories,
       hooks: recordingHookDenials(
         mergeHooks(
           settingsHooks(resolved.settings, {
@@ -664,6 +665,7 @@ class QueryRun implements Query {
               mcpServers: this.#mcpStatus(),
               agents: [...new Set(agentNames)],
               skills: session.assembled.skills.map((skill) => skill.name),
+              additionalDirectories,
             }),
           );
         const ended = await this.#turnOnce({

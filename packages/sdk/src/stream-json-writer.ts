@@ -182,6 +182,7 @@ export class StreamJsonWriter {
     agents?: readonly string[];
     slashCommands?: readonly string[];
     skills?: readonly string[];
+    additionalDirectories?: readonly string[];
   }): SDKSystemMessage {
     return {
       type: "system",
@@ -199,6 +200,8 @@ export class StreamJsonWriter {
       agents: [...(info.agents ?? [])],
       skills: [...(info.skills ?? [])],
       plugins: [],
+      original_cwd: info.cwd,
+      additional_directories: [...(info.additionalDirectories ?? [])],
       simulated: info.simulated,
     };
   }

@@ -67,6 +67,10 @@ export const systemInitLineSchema = z.object({
   skills: z.array(z.string()),
   /** forkloop loads no plugins: always empty. */
   plugins: z.array(z.object({ name: z.string(), path: z.string() })),
+  /** The directory the session started in (forkloop's sessions do not change it: `cwd`). */
+  original_cwd: z.string(),
+  /** Directories beside `cwd` the tools may use (settings' and the option's additionalDirectories). */
+  additional_directories: z.array(z.string()),
   /** forkloop: true when replies come from the simulator, not a real model. */
   simulated: z.boolean(),
 });
