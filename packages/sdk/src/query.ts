@@ -38,6 +38,7 @@ import type {
 } from "./agent-sdk-types/control-types.js";
 import { AsyncChannel } from "./async-channel.js";
 import { canUseToolOptions } from "./can-use-tool-options.js";
+import { warnCanUseToolShadowed } from "./can-use-tool-shadowed.js";
 import { contextUsage } from "./context-usage.js";
 import { type ErrorResultError, errorAfter } from "./error-result.js";
 import { withExtraArgs } from "./extra-args.js";
@@ -154,6 +155,7 @@ export function query(params: {
   /** forkloop: the runtime registry (tests use their own); default: the process's. */
   runtimes?: RuntimeRegistry;
 }): Query {
+  warnCanUseToolShadowed(params.options ?? {});
   return new QueryRun(params.prompt, params.options ?? {}, params.runtimes ?? processRuntimes);
 }
 
