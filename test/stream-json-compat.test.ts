@@ -109,6 +109,9 @@ const streamEvent = z.strictObject({
   ...common,
   event: z.looseObject({ type: z.string() }),
   parent_tool_use_id: z.string().nullable(),
+  // The API message the event belongs to; message_start's time to first token.
+  api_message_id: z.string().optional(),
+  ttft_ms: z.number().nonnegative().optional(),
 });
 
 const apiRetry = z.strictObject({

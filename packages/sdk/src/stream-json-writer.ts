@@ -148,6 +148,8 @@ export class StreamJsonWriter {
   #results = 0;
   /** With partial messages: the API message ids whose streams began since the previous result. */
   #begunMessageIds: string[] = [];
+  /** The API message being streamed (its message_start's id), for its stream events. */
+  #apiMessageId: string | undefined;
   #requestStartedAt: number | undefined;
   #apiMs = 0;
   #lastAssistant: AssistantMessage | undefined;
@@ -231,11 +233,23 @@ export class StreamJsonWriter {
       case "stream_event":
         if (this.#ttftMs === undefined && this.#turnStartedAt !== undefined)
           this.#ttftMs = this.#now() - this.#turnStartedAt;
-        if (this.#includePartial && event.event.type === "message_start")
+        if (!this.#includePartial) return [];
+        if (event.event.type === "message_start") {
+          this.#apiMessageId = event.event.message.id;
           this.#begunMessageIds.push(event.event.message.id);
-        return this.#includePartial
-          ? [{ type: "stream_event", ...this.#base(), event: event.event as never, parent_tool_use_id: null }]
-          : [];
+        }
+        return [
+          {
+            type: "stream_event",
+            ...this.#base(),
+            event: event.event as never,
+            parent_tool_use_id: null,
+            ...(this.#apiMessageId === undefined ? {} : { api_message_id: this.#apiMessageId }),
+            ...(event.event.type === "message_start" && this.#requestStartedAt !== undefined
+              ? { ttft_ms: this.#now() - this.#requestStartedAt }
+              : {}),
+          },
+        ];
       case "request_start":
         this.#requestStartedAt = this.#now();
         this.#turnStartedAt ??= this.#requestStartedAt;

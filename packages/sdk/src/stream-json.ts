@@ -226,6 +226,10 @@ export const streamEventLineSchema = z.object({
   ...base,
   event: contentBlockSchema,
   parent_tool_use_id: z.string().nullable(),
+  /** The id of the API message the event belongs to (its message_start's). */
+  api_message_id: z.string().optional(),
+  /** On message_start: the request's time to its first streamed event. */
+  ttft_ms: z.number().nonnegative().optional(),
 });
 
 export const resultSubtypeSchema = z.enum([
