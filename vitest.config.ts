@@ -1,12 +1,27 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Suites where the process, the clock or a real peer is the subject: chaos (kill -9, signals,
+ * races), the conformance harnesses (the real Agent SDK and Claude Code), the attack corpora
+ * and Redis. They run as a tier of their own after the rest, one file at a time, so their
+ * timing is not squeezed by neighbours on a 2-core machine.
+ */
+const HEAVY = [
+  "test/chaos/**/*.test.ts",
+  "test/conformance/**/*.test.ts",
+  "test/trust-corpus/**/*.test.ts",
+  "test/permissions-corpus.test.ts",
+  "test/pattern-bounds.test.ts",
+  "test/cli-batch-queue*.test.ts",
+  "test/queue-*.test.ts",
+];
+
 // Tests import workspace packages through their "source" export condition (STYLE.md §10),
 // so they run against src/*.ts without a build; worker-thread tests load the built dist/.
 export default defineConfig({
   resolve: { conditions: ["source"] },
   ssr: { resolve: { conditions: ["source"] } },
   test: {
-    include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
@@ -24,5 +39,29 @@ export default defineConfig({
         ],
       },
     },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "main",
+          include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts", "test/**/*.test.ts"],
+          exclude: ["**/node_modules/**", ...HEAVY],
+          // Most files wait on sockets, child processes and threads: two at a time on two cores
+          // (vitest's default is one fewer than the cores).
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "heavy",
+          include: HEAVY,
+          exclude: ["**/node_modules/**"],
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });
