@@ -198,7 +198,7 @@ export const MODEL_TABLE: readonly ModelRow[] = [
     line: "opus",
     releasedAt: "2026-07-24",
     minCacheableTokens: 512,
-    // Opus 5 refuses thinking disabled at xhigh and max (its model page, as issue 29 reads it;
+    // Opus 5 refuses thinking disabled at xhigh and max (its model page, R-D1;
     // the 400's wording is UNCONFIRMED).
     effortNeedsThinking: ["xhigh", "max"],
     docs: `${PAGE}/opus-5/overview`,
