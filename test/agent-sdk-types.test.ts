@@ -25,7 +25,7 @@ async function compile(config: string): Promise<{ code: number; output: string }
 // pages use (hook inputs, result variants, MCP server configs, AbortError) and sets options
 // forkloop only accepts (effort, outputFormat, …).
 const programs = [
-  { config: "agent-sdk.json", what: "the fields of issue 14, against the Agent SDK 0.3.328 itself" },
+  { config: "agent-sdk.json", what: "the fields of R-K1, against the Agent SDK 0.3.328 itself" },
   {
     config: "forkloop.json",
     what: "the same, unchanged against @forkloop/sdk (query, Options, Query, messages, callbacks, tool, session helpers)",
@@ -37,8 +37,8 @@ const programs = [
   },
 ];
 
-describe("issue-14: a program written against the Claude Agent SDK's types", () => {
-  it.each(programs)("issue-14 Done-when 1: compiles — $what", async ({ config }) => {
+describe("R-K1: a program written against the Claude Agent SDK's types", () => {
+  it.each(programs)("R-K1: compiles — $what", async ({ config }) => {
     const result = await compile(config);
     expect(result.output).toBe("");
     expect(result.code).toBe(0);

@@ -24,7 +24,7 @@ import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
- * Issue 16 item 1: enqueue idempotency and "interrupted on resume" are operations of the backend
+ * R-B1: enqueue idempotency and "interrupted on resume" are operations of the backend
  * interface (`BatchLedger`), and `enqueueOnce` runs on them alike for the local journal and for the
  * BullMQ backend on a real redis-server. The same cases run against both.
  */
@@ -174,7 +174,7 @@ const notice = () => {};
 describe.each([
   ["local journal", local],
   ["BullMQ on redis-server", bullmq],
-] as const)("issue 16 item 1: the %s as a BatchLedger", (name, backend) => {
+] as const)("R-B1: the %s as a BatchLedger", (name, backend) => {
   const id = (what: string) => `${what}-${name.split(" ")[0]!.toLowerCase()}`;
 
   it("a crash before the enqueue seal: the resume lists the items again and enqueues them all, once", async () => {

@@ -12,7 +12,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
- * Issue 16 item 4, `--rpm N` for a local batch: an in-process sliding window in front of every
+ * R-B1, `--rpm N` for a local batch: an in-process sliding window in front of every
  * model request (request-limiter.ts `memoryRequestLimiter`). The built CLI against one `forkloop
  * sim` process, whose request log counts what reached "the API"; the batch is stopped (Ctrl+C)
  * once N requests are in and the next is known to wait, so no test waits out a minute.
@@ -58,7 +58,7 @@ async function runUntilLimited(args: readonly string[], rpm: number, expectedSen
 const storedRpm = async () =>
   JSON.parse(await readFile(join(batchStateDir(dir, "local-rpm"), "batch.json"), "utf8")).rpm as number;
 
-describe("issue 16 item 4: --rpm N on a local batch (no --queue)", () => {
+describe("R-B1: --rpm N on a local batch (no --queue)", () => {
   it("lets exactly N requests through in the first minute while the next waits; batch.json keeps N; --resume keeps it, --resume --rpm M replaces and stores it", async () => {
     const first = await runUntilLimited(
       [

@@ -11,7 +11,7 @@ import {
 import { forkPrefixDifferences } from "@forkloop/orchestrator/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-// Every agent manages its own context (issue 12): batch items and Agent sub-agents compact, through
+// Every agent manages its own context: batch items and Agent sub-agents compact, through
 // the CLI against a `forkloop sim` whose request log shows what each one sent.
 
 /** Four files of ~3.5k tokens; each names itself on its first line (a cut result keeps its head). */
@@ -131,8 +131,8 @@ async function results(id: string) {
     );
 }
 
-describe("forkloop batch: each item's context (issue 12)", () => {
-  it("issue 12 item 1: the shared prefix takes max_tokens from the model's cap (a models file with a 4,000 cap: every item succeeds)", async () => {
+describe("forkloop batch: each item's context", () => {
+  it("R-F3: the shared prefix takes max_tokens from the model's cap (a models file with a 4,000 cap: every item succeeds)", async () => {
     // FORKLOOP_MODELS sets the client's model info and the embedded simulator's registry alike.
     const run = await runCliInProcess(
       ["batch", "--files", "src/*.ts", "--prompt", "Summarize {{file}}", "--id", "cap"],
@@ -145,7 +145,7 @@ describe("forkloop batch: each item's context (issue 12)", () => {
     ]);
   });
 
-  it("issue 12 item 3: 20 batch items in a 24k window each read four 3.5k-token files → every item completes with ≥ 2 compactions (in results.jsonl and the report), each compact request a cache read of that item's own prefix", async () => {
+  it("R-C4: 20 batch items in a 24k window each read four 3.5k-token files → every item completes with ≥ 2 compactions (in results.jsonl and the report), each compact request a cache read of that item's own prefix", async () => {
     const scenario = await writeScenario(
       join(dir, "batch-reader.json"),
       [
@@ -196,7 +196,7 @@ describe("forkloop batch: each item's context (issue 12)", () => {
     });
   });
 
-  it("issue 12 item 3: an Agent sub-agent of `forkloop run` in a 24k window compacts its own history (≥ 2 times), each compact request a cache read of the sub-agent's own prefix", async () => {
+  it("R-C4: an Agent sub-agent of `forkloop run` in a 24k window compacts its own history (≥ 2 times), each compact request a cache read of the sub-agent's own prefix", async () => {
     const scenario = await writeScenario(
       join(dir, "agent-reader.json"),
       [

@@ -67,7 +67,7 @@ afterAll(async () => {
 
 const flags = ["--output-format", "stream-json", "--allowed-tools", "Bash", "--sandbox", "off"];
 
-describe("issue 11: what an unsandboxed Bash call starts outside its process group ends with it (built CLI)", () => {
+describe("what an unsandboxed Bash call starts outside its process group ends with it (built CLI)", () => {
   it("forkloop run: when the call returns, none of its setsid / double-forked sleeps is alive", async () => {
     const run = await runCli(["run", "start sleepers and return", ...flags], { cwd: dir, env: sim.env });
     expect(run.code, run.stderr).toBe(0);

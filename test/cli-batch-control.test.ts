@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { runCliInProcess, type SimHandle, startSimInProcess } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-/** Issue 13 items 5 and 6 through the CLI: dry run, budget, JSON summary, list/status, the report. */
+/** Batch control and the report through the CLI: dry run, budget, JSON summary, list/status, the report. */
 let dir: string;
 let sim: SimHandle;
 beforeAll(async () => {
@@ -30,7 +30,7 @@ const exists = (path: string) =>
     () => false,
   );
 
-describe("issue 13: batch control and a report that holds the answers", () => {
+describe("batch control and a report that holds the answers", () => {
   it("--dry-run lists the items and estimates the first requests; nothing is sent or created", async () => {
     const result = await batch([
       "--files",

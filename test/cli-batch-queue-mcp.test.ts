@@ -27,7 +27,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { toolCall as call, resultText, toolResults } from "./support/sim-tool-results.js";
 
 /**
- * Issue 15 + 16: a queued batch's items use MCP servers that each `forkloop worker` starts from its
+ * R-M1, R-B1: a queued batch's items use MCP servers that each `forkloop worker` starts from its
  * own configuration. Everything is real and spawned: redis-server on a free port, the built CLI
  * as producer and worker, the simulator (scripted to call the `mcp__…` tools), the repo's MCP test
  * server and `@modelcontextprotocol/server-filesystem` over stdio.
@@ -153,8 +153,8 @@ async function storedSettings(batchId: string): Promise<Record<string, unknown>>
   }
 }
 
-describe("issue 16 + issue 15: MCP tools for queued batches (built CLI, real Redis, real MCP servers)", () => {
-  it("issue 16 + issue 15: the items call the MCP servers the worker starts from its own --mcp-config (one server process for every item, closed on SIGTERM); Redis holds the servers' names, no command line, path or env", async () => {
+describe("R-B1, R-M1: MCP tools for queued batches (built CLI, real Redis, real MCP servers)", () => {
+  it("R-B1, R-M1: the items call the MCP servers the worker starts from its own --mcp-config (one server process for every item, closed on SIGTERM); Redis holds the servers' names, no command line, path or env", async () => {
     await writeItems("items.jsonl", ["a", "b"]);
     const worker = startWorker(["--mcp-config", "servers.json"]);
     const run = await queuedBatch("mcp-q", "items.jsonl", [
@@ -200,7 +200,7 @@ describe("issue 16 + issue 15: MCP tools for queued batches (built CLI, real Red
     expect(existsSync(`/proc/${pids[0]}`)).toBe(false); // the worker closed its MCP server
   }, 30_000);
 
-  it("issue 16 + issue 15: a worker without the batch's MCP server fails its items for good, naming the server, the worker and the fix (logged once, shown by the producer), runs none of them, and goes on", async () => {
+  it("R-B1, R-M1: a worker without the batch's MCP server fails its items for good, naming the server, the worker and the fix (logged once, shown by the producer), runs none of them, and goes on", async () => {
     await writeItems("more.jsonl", ["x", "y", "z"]);
     const worker = startWorker(["--strict-mcp-config"]);
     await waitForOutput(worker.child, worker.stderr, (text) => text.includes("running items from"));

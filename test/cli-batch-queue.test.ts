@@ -16,7 +16,7 @@ import {
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
 /**
- * Issue 16: `forkloop batch --queue` and `forkloop worker` on a real redis-server (started here on
+ * R-B1: `forkloop batch --queue` and `forkloop worker` on a real redis-server (started here on
  * a free port in a temp dir), every process a spawned built CLI with its embedded simulator.
  */
 
@@ -90,7 +90,7 @@ async function stopWorkers(): Promise<void> {
   await Promise.all(workers.map((worker) => worker.exited));
 }
 
-describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
+describe("forkloop batch --queue (R-B1, BullMQ on real Redis)", () => {
   it("Done when 1 + items 3, 5: 200 items, 3 workers, one kill -9ed and one frozen past its lock, one started later: every item has exactly one result, re-executions and dropped duplicates counted, exit 0", async () => {
     await writeItems(200);
     // Paced replies (each SSE event 60 ms), so items are in flight when a worker dies.
@@ -299,7 +299,7 @@ describe("forkloop batch --queue (issue 16, BullMQ on real Redis)", () => {
     }
   }, 60_000);
 
-  it("issue 13 with --queue: --dry-run answers without Redis and --max-budget-usd is refused naming the fix; --state-dir, --output-format json, batch list / status and --resume --output work; a local --resume of it is refused", async () => {
+  it("with --queue: --dry-run answers without Redis and --max-budget-usd is refused naming the fix; --state-dir, --output-format json, batch list / status and --resume --output work; a local --resume of it is refused", async () => {
     await writeItems(3);
     const batch = ["batch", "--items", "items.jsonl", "--prompt", "Answer {{item}}"];
     const down = await startRedisServer();

@@ -7,7 +7,7 @@ import { startHostileServer } from "@forkloop/loop-core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
- * Issue 11 item 7 through the built CLI: an item killed (kill -9) while its Bash command runs is
+ * Through the built CLI: an item killed (kill -9) while its Bash command runs is
  * redone from scratch on resume — the command really runs twice — and the journal's side_effect
  * record makes the report list the item under "May have run twice".
  */
@@ -26,7 +26,7 @@ const exists = (path: string) =>
     () => false,
   );
 
-describe("issue 11 item 7: side effects repeat on resume, and the report says so", () => {
+describe("side effects repeat on resume, and the report says so", () => {
   it("an item killed while its Bash runs is redone on resume and listed as 'may have run twice' (report.md, results.jsonl, the totals line)", async () => {
     // Every item calls Bash once, then answers in text.
     const server = await startHostileServer({

@@ -122,7 +122,7 @@ describe("forkloop batch", () => {
       ]);
       expect(retried.stderr.match(/^ok /gm)).toHaveLength(1);
 
-      // Issue 13: --output on a resume writes the report there and batch.json remembers it.
+      // --output on a resume writes the report there and batch.json remembers it.
       const moved = await runCliInProcess(["batch", "--resume", "partial", "--output", "out2"], { cwd: dir });
       expect(moved.code, moved.stderr).toBe(0);
       expect((await results(join(dir, "out2"))).map((line) => line.status)).toEqual([
@@ -177,7 +177,7 @@ describe("forkloop batch", () => {
       expect((await results(batchStateDir(dir, "rl"))).every((line) => line.status === "succeeded")).toBe(
         true,
       );
-      // Issue 17: the item that met the 429 records the pause in its transcript (the report draws it).
+      // R-V1: the item that met the 429 records the pause in its transcript (the report draws it).
       const transcripts = join(batchStateDir(dir, "rl"), "transcripts");
       const pauses = (
         await Promise.all((await readdir(transcripts)).map((name) => loadTranscript(join(transcripts, name))))

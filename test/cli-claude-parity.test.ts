@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { CLI_PATH, cliEnv, runCliInProcess, type SimHandle, startSimInProcess } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-// Issue 13 item 2: `forkloop run` takes `claude -p`'s habits, through the BUILT binary.
+// R-X1: `forkloop run` takes `claude -p`'s habits, through the BUILT binary.
 const run = promisify(execFile);
 
 let dir: string;
@@ -31,7 +31,7 @@ async function mainRequests(from: number) {
 }
 const lastLine = (stdout: string) => JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}");
 
-describe("issue 13 item 2: claude -p parity", () => {
+describe("R-X1: claude -p parity", () => {
   it("stdin piped through a shell is appended to the prompt argument (cat log | forkloop run …)", async () => {
     const before = (await sim.requests()).length;
     const { stdout } = await run(

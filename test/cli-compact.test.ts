@@ -6,7 +6,7 @@ import { runCliInProcess, type SimHandle, streamJsonLines, withSim } from "@fork
 import { forkPrefixDifferences } from "@forkloop/orchestrator/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-// Manual compaction through the BUILT binary (issue 5): `forkloop run --resume <id> "/compact …"`
+// Manual compaction through the BUILT binary: `forkloop run --resume <id> "/compact …"`
 // against a `forkloop sim` process whose request log shows what each step sent.
 
 /** A word only big.md holds: a request that carries the old history carries it. */
@@ -38,7 +38,7 @@ async function mainRequests(sim: SimHandle, source: string) {
   );
 }
 
-describe('forkloop run "/compact [instructions]" (issue 5)', () => {
+describe('forkloop run "/compact [instructions]"', () => {
   it("R-C4/R-F3: /compact on a resumed session → a manual compact_boundary (post < pre), one cache-safe compact request with the instructions, and the next turn sends the summary, not the old history", async () => {
     await withSim(dir, [], async (sim) => {
       const sessionId = await newSession(sim);
@@ -89,7 +89,7 @@ describe('forkloop run "/compact [instructions]" (issue 5)', () => {
     });
   });
 
-  it("issue 12 item 1: run --resume over the auto-compact line of a small models-file window (30k) → the resumed turn opens with a cache-safe compact request, then sends the summary", async () => {
+  it("R-F3: run --resume over the auto-compact line of a small models-file window (30k) → the resumed turn opens with a cache-safe compact request, then sends the summary", async () => {
     // 30k window, 2k output cap → auto-compact line 15k (R-C7). The first turn (~12.4k tokens of
     // pasted text) stays under it; the resumed one (+3k) starts over it, with no tool call at all.
     await writeFile(

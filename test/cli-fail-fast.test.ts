@@ -12,7 +12,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
- * Issue 13 item 3: bad input and a wrong endpoint, key or model stop a batch before it spends
+ * R-R9: bad input and a wrong endpoint, key or model stop a batch before it spends
  * (or after the first item), through the CLI (in this process; the built binary where SIGTERM
  * stops it). Each test counts the requests the simulator received.
  */
@@ -40,7 +40,7 @@ const messageRequests = async (server: SimHandle) =>
 const batch = (args: string[], env: Record<string, string> = sim.env, cwd = dir) =>
   runCliInProcess(["batch", "--prompt", "Summarize {{file}}", ...args], { cwd, env });
 
-describe("issue 13: fail fast, before spending", () => {
+describe("fail fast, before spending", () => {
   it("--cwd must exist (batch and run): exit 2 naming it, and nothing is created there", async () => {
     const missing = join(dir, "no-such-project");
     const result = await batch(["--files", "*.ts", "--cwd", missing]);

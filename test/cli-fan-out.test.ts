@@ -5,7 +5,7 @@ import { runCliInProcess, startSimInProcess, withSim, writeScenario } from "@for
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
- * Issue 18 item 4 through the CLI: the simulator's built-in policy (what `npm start`'s demo
+ * Through the CLI: the simulator's built-in policy (what `npm start`'s demo
  * runs on) fans a glob out into one sub-agent per file, the forks read the parent's prefix from
  * the cache, and a rename prompt edits the file on disk.
  */
@@ -22,7 +22,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe("issue 18 item 4: the demo's fan-out and edits, through the CLI", () => {
+describe("the demo's fan-out and edits, through the CLI", () => {
   it("a glob prompt: Glob, then one Agent per file in one turn; every fork reads the parent's prefix; the parent summarises", async () => {
     const sim = await startSimInProcess(dir);
     try {
@@ -53,7 +53,7 @@ describe("issue 18 item 4: the demo's fan-out and edits, through the CLI", () =>
     }
   });
 
-  it("R-F4 (issue 12 item 5): three Agent calls of one turn on another model (an agent definition's) are warmed like a batch's first wave — one fork alone, the others once its response has started, reading what it wrote", async () => {
+  it("R-F4: three Agent calls of one turn on another model (an agent definition's) are warmed like a batch's first wave — one fork alone, the others once its response has started, reading what it wrote", async () => {
     const project = join(dir, "reviewers");
     await mkdir(join(project, ".forkloop", "agents"), { recursive: true });
     await writeFile(

@@ -11,7 +11,7 @@ import {
 } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-// Issue 12 item 4: every hook event fires where Claude Code fires it, for `run` and for a batch
+// R-X4: every hook event fires where Claude Code fires it, for `run` and for a batch
 // item, through the CLI. Each settings hook is a shell command that appends its stdin (the
 // event's JSON input) to hooks.jsonl; two of them also answer with text for the model.
 
@@ -95,7 +95,7 @@ const events = (log: readonly HookInput[]) => log.map((input) => input.hook_even
 const only = (log: readonly HookInput[], event: string) =>
   log.filter((input) => input.hook_event_name === event);
 
-describe("hook events through the CLI (issue 12 item 4)", () => {
+describe("hook events through the CLI (R-X4)", () => {
   it("run: SessionStart (startup, resume, compact), UserPromptSubmit (adds context, can block), PreToolUse/PostToolUse, PreCompact (auto, manual), SubagentStop and Stop, with Claude Code's input fields", async () => {
     const scenario = await writeScenario(
       join(dir, "run.json"),

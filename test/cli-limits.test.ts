@@ -30,7 +30,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe("forkloop run: context limits and fallback (issue-7 point 4)", () => {
+describe("forkloop run: context limits and fallback", () => {
   it("R-C7: FORKLOOP_MODELS with a 24k window → auto-compaction, a system/compact_boundary line, and the run completes", async () => {
     const result = await runCliInProcess(["run", "Summarize big.md", "--output-format", "stream-json"], {
       cwd: dir,

@@ -12,7 +12,7 @@ import {
 import { resolveModelAlias } from "@forkloop/loop-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-// Issue 12 item 5: what every agent's loop does, reachable from the command line — thinking
+// What every agent's loop does, reachable from the command line — thinking
 // (R-L17), the tool-use summary model (R-L18), API context editing for the microcompact stage
 // (R-C2) and removing the fork tools — asserted on what a `forkloop sim` process was sent.
 
@@ -66,7 +66,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe("issue 12 item 5: loop options from the CLI", () => {
+describe("loop options from the CLI", () => {
   it("run: --max-thinking-tokens, --summary-model (an alias), --context-editing and --disallowed-tools Agent reach every main-loop request", async () => {
     await withSim(dir, [], async (sim) => {
       const result = await runCliInProcess(

@@ -6,7 +6,7 @@ import { testServerConfig } from "@forkloop/mcp/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toolCall as call, resultText, toolResults } from "./support/sim-tool-results.js";
 
-// Issue 15 item 2 through the CLI: every place Claude Code reads MCP servers from, in a
+// R-M1 through the CLI: every place Claude Code reads MCP servers from, in a
 // home and a project of the test's own, and the precedence between them (local > project > user).
 
 let root: string;
@@ -47,8 +47,8 @@ async function writeScopes(home: string, dir: string): Promise<void> {
   });
 }
 
-describe("issue 15: MCP servers from Claude Code's scopes (CLI)", () => {
-  it("issue 15 item 2: ~/.claude.json (user, and local under projects[cwd]), settings' mcpServers (user, local) and the project's .mcp.json all start; a name in several scopes is the local one (local > project > user)", async () => {
+describe("R-M1: MCP servers from Claude Code's scopes (CLI)", () => {
+  it("R-M1: ~/.claude.json (user, and local under projects[cwd]), settings' mcpServers (user, local) and the project's .mcp.json all start; a name in several scopes is the local one (local > project > user)", async () => {
     const home = join(root, "home-all");
     const dir = join(root, "project-all");
     await writeScopes(home, dir);
@@ -84,7 +84,7 @@ describe("issue 15: MCP servers from Claude Code's scopes (CLI)", () => {
     });
   });
 
-  it("issue 15 item 2: --strict-mcp-config keeps only the --mcp-config servers, whatever the scopes hold; a relative --mcp-config file is where the command was typed, not under --cwd", async () => {
+  it("R-M1: --strict-mcp-config keeps only the --mcp-config servers, whatever the scopes hold; a relative --mcp-config file is where the command was typed, not under --cwd", async () => {
     const home = join(root, "home-strict");
     const dir = join(root, "project-strict");
     await writeScopes(home, dir);

@@ -8,7 +8,7 @@ import { TEST_SERVER_PATH } from "@forkloop/mcp/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toolCall as call, resultText, toolResults } from "./support/sim-tool-results.js";
 
-// Issue 15 item 1 "close them with the session", through the BUILT binary: a stdio server behind
+// R-M1 "close them with the session", through the BUILT binary: a stdio server behind
 // a wrapper (`sh -c`, as `npx` and `uvx` start servers) that keeps running once its stdin ends —
 // as servers holding a browser, a pool or a timer do. The SDK ends only the wrapper it spawned.
 
@@ -51,8 +51,8 @@ async function ended(pid: number): Promise<boolean> {
   return false;
 }
 
-describe("issue 15: no MCP server process outlives the session (built CLI)", () => {
-  it("issue 15 item 1: a run's end closes a wrapped stdio server that ignores the end of its stdin — the server process itself ends, not only its wrapper", async () => {
+describe("R-M1: no MCP server process outlives the session (built CLI)", () => {
+  it("R-M1: a run's end closes a wrapped stdio server that ignores the end of its stdin — the server process itself ends, not only its wrapper", async () => {
     const dir = await mkdtemp(join(root, "end-"));
     const scenario = await writeScenario(
       join(dir, "scenario.json"),
@@ -69,7 +69,7 @@ describe("issue 15: no MCP server process outlives the session (built CLI)", () 
     });
   });
 
-  it("issue 15 item 1: a second Ctrl+C (exit at once) in the middle of an MCP call still ends the wrapped server", async () => {
+  it("R-M1: a second Ctrl+C (exit at once) in the middle of an MCP call still ends the wrapped server", async () => {
     const dir = await mkdtemp(join(root, "sigint-"));
     const scenario = await writeScenario(
       join(dir, "scenario.json"),
@@ -104,7 +104,7 @@ describe("issue 15: no MCP server process outlives the session (built CLI)", () 
     });
   });
 
-  it("issue 15 item 3: SIGTERM while a server is still starting: the start gives up at once (not after MCP_TIMEOUT), no model request is made, exit 143, the server process ended", async () => {
+  it("R-M1: SIGTERM while a server is still starting: the start gives up at once (not after MCP_TIMEOUT), no model request is made, exit 143, the server process ended", async () => {
     const dir = await mkdtemp(join(root, "starting-"));
     const peers = await mkdtemp(join(root, "peers-"));
     // `--peers DIR:2` alone never answers initialize; its file in DIR names its pid.

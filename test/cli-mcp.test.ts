@@ -24,7 +24,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bodyOf, toolCall as call, resultText, toolResults } from "./support/sim-tool-results.js";
 
-// Issue 15 through the CLI: MCP servers the project did not write (server-memory,
+// R-M1 through the CLI: MCP servers the project did not write (server-memory,
 // server-filesystem, server-everything over Streamable HTTP, from npm) and the repo's own test
 // server, configured as Claude Code configures them, called by a scripted model in the main
 // agent, in an Agent sub-agent (a worker thread; the call runs in the parent), and in batch items.
@@ -75,8 +75,8 @@ async function writeMcpConfig(path: string, servers: Record<string, unknown>): P
   return path;
 }
 
-describe("issue 15: MCP servers in `forkloop run` and `forkloop batch` (CLI, real servers)", () => {
-  it("issue 15 items 1, 2, 3, 5: forkloop run — the model calls tools of server-memory (.mcp.json, trusted), server-filesystem and server-everything over Streamable HTTP, legacy SSE and stdio (--mcp-config) and gets their real results; servers that fail to start (the test server, server-filesystem without its directory) are `failed` in system/init with their reasons on stderr; a server killed mid-call gives is_error and is restarted once; results over MAX_MCP_OUTPUT_TOKENS (the test server's, server-filesystem's) are saved to the session's state", async () => {
+describe("R-M1: MCP servers in `forkloop run` and `forkloop batch` (CLI, real servers)", () => {
+  it("R-M1: forkloop run — the model calls tools of server-memory (.mcp.json, trusted), server-filesystem and server-everything over Streamable HTTP, legacy SSE and stdio (--mcp-config) and gets their real results; servers that fail to start (the test server, server-filesystem without its directory) are `failed` in system/init with their reasons on stderr; a server killed mid-call gives is_error and is restarted once; results over MAX_MCP_OUTPUT_TOKENS (the test server's, server-filesystem's) are saved to the session's state", async () => {
     const dir = await project("run");
     await writeFile(join(dir, "notes.txt"), "forkloop was here\n");
     await writeMcpConfig(join(dir, ".mcp.json"), { memory: memoryServerConfig(join(dir, "memory.jsonl")) });
@@ -197,7 +197,7 @@ describe("issue 15: MCP servers in `forkloop run` and `forkloop batch` (CLI, rea
     });
   });
 
-  it("issue 15 item 3: server-filesystem killed between two calls of a run is restarted once: the next call gets the file from the new process", async () => {
+  it("R-M1: server-filesystem killed between two calls of a run is restarted once: the next call gets the file from the new process", async () => {
     const dir = await project("killed");
     await writeFile(join(dir, "notes.txt"), "still readable\n");
     const read = (id: string) => call(id, "mcp__files__read_text_file", { path: join(dir, "notes.txt") });
@@ -242,7 +242,7 @@ describe("issue 15: MCP servers in `forkloop run` and `forkloop batch` (CLI, rea
     });
   });
 
-  it("issue 15 items 4, 5: an Agent sub-agent in a worker thread calls MCP tools through the parent — server-filesystem's real result, the test server's image whole; in default mode its non-read-only MCP call is denied; `--disallowed-tools mcp__memory` takes every memory tool away (never offered, a call refused, nothing written); an untrusted project's .mcp.json is not started", async () => {
+  it("R-M1: an Agent sub-agent in a worker thread calls MCP tools through the parent — server-filesystem's real result, the test server's image whole; in default mode its non-read-only MCP call is denied; `--disallowed-tools mcp__memory` takes every memory tool away (never offered, a call refused, nothing written); an untrusted project's .mcp.json is not started", async () => {
     const dir = await project("agent");
     await writeFile(join(dir, "notes.txt"), "read by a sub-agent\n");
     await writeMcpConfig(join(dir, ".mcp.json"), { proj: testServerConfig() });
@@ -320,7 +320,7 @@ describe("issue 15: MCP servers in `forkloop run` and `forkloop batch` (CLI, rea
     });
   });
 
-  it("issue 15 item 4: forkloop batch starts the servers once for all its items — every item's call reaches the same server process; each item gets server-filesystem's real result", async () => {
+  it("R-M1: forkloop batch starts the servers once for all its items — every item's call reaches the same server process; each item gets server-filesystem's real result", async () => {
     const dir = await project("batch");
     const ids = ["a", "b", "c"];
     await writeFile(join(dir, "items.jsonl"), ids.map((id) => JSON.stringify({ id })).join("\n"));
@@ -376,7 +376,7 @@ describe("issue 15: MCP servers in `forkloop run` and `forkloop batch` (CLI, rea
     });
   });
 
-  it("issue 15 item 2: --mcp-config takes several configs after one flag as Claude Code does (files and a JSON string), the prompt after them stays the prompt; keys of other clients are ignored with a line naming them", async () => {
+  it("R-M1: --mcp-config takes several configs after one flag as Claude Code does (files and a JSON string), the prompt after them stays the prompt; keys of other clients are ignored with a line naming them", async () => {
     const dir = await project("several");
     await writeMcpConfig(join(dir, "a.json"), { a: testServerConfig() });
     await writeMcpConfig(join(dir, "b.json"), {
@@ -407,7 +407,7 @@ describe("issue 15: MCP servers in `forkloop run` and `forkloop batch` (CLI, rea
     });
   });
 
-  it("issue 15 item 2: a bad MCP config or MCP rule is exit 2 naming the file, the server and the fix — before anything starts", async () => {
+  it("R-M1: a bad MCP config or MCP rule is exit 2 naming the file, the server and the fix — before anything starts", async () => {
     const dir = await project("bad");
     await writeMcpConfig(join(dir, "bad.json"), { db: { command: envRef("DB_SERVER") } });
     const missing = await runCliInProcess(["run", "hi", "--mcp-config", "bad.json"], { cwd: dir });

@@ -23,7 +23,7 @@ async function hostile(behaviour: (index: number) => HostileBehaviour): Promise<
   return { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url };
 }
 
-describe("issue 11: model deadlines through the built CLI (flags, env, settings)", () => {
+describe("R-R2: model deadlines through the built CLI (flags, env, settings)", () => {
   it("--idle-timeout: a stream that goes silent after its headers is retried (api_retry), the run succeeds", async () => {
     const env = await hostile((index) => (index === 1 ? { kind: "headers_then_silence" } : { kind: "ok" }));
     const result = await runCliInProcess(

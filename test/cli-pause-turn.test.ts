@@ -40,7 +40,7 @@ afterAll(async () => {
 const resultOf = (stdout: string) =>
   JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as Record<string, unknown>;
 
-describe("issue 11 (pause_turn) through the CLI", () => {
+describe("pause_turn through the CLI", () => {
   it("forkloop run continues a paused turn with the paused reply as-is and ends with the continuation's answer", async () => {
     const before = (await sim.requests()).length;
     const run = await runCliInProcess(["run", "search once", "--output-format", "json"], {

@@ -13,7 +13,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Browser, launchChromium, openReport, screenshot } from "./support/chromium.js";
 
-// Issue 17 "Done when": the report of a REAL 100-item batch (the CLI against a scripted
+// R-V1 "Done when": the report of a REAL 100-item batch (the CLI against a scripted
 // `forkloop sim`: a tenth of the items fail, a third read a file first, one request meets a 429
 // that pauses the pool) sorts, filters, opens an item's page, and its totals equal report.json.
 
@@ -100,8 +100,8 @@ function visibleRows(page: Page) {
   );
 }
 
-describe("forkloop report <batch> in headless Chromium (issue 17)", () => {
-  it("issue 17: the 100-item batch report's totals equal report.json; failures are grouped by error; the 429 pause is shown; no console error, no network", async () => {
+describe("forkloop report <batch> in headless Chromium (R-V1)", () => {
+  it("R-V1: the 100-item batch report's totals equal report.json; failures are grouped by error; the 429 pause is shown; no console error, no network", async () => {
     const { page, errors, network } = await openReport(browser, reportPath);
     const report = JSON.parse(await readFile(join(batchDir, "report.json"), "utf8")) as {
       totals: { usage: Record<string, number> } & Record<string, number>;
@@ -142,7 +142,7 @@ describe("forkloop report <batch> in headless Chromium (issue 17)", () => {
     await page.close();
   });
 
-  it("issue 17: the item table sorts by cost both ways, filters by status and text, and a row opens the item's session page with its own figures", async () => {
+  it("R-V1: the item table sorts by cost both ways, filters by status and text, and a row opens the item's session page with its own figures", async () => {
     const { page, errors } = await openReport(browser, reportPath);
     const lines = await results();
     const byCost = [...lines].sort((a, b) => b.costUsd - a.costUsd);
@@ -217,7 +217,7 @@ describe("forkloop report <batch> in headless Chromium (issue 17)", () => {
     await page.close();
   });
 
-  it("issue 17: each row's item cell is a link to the item's session page that works clicked and opened directly (a copied link, a reload); item cells leave out the shared directory; every column is in view at 1280 px", async () => {
+  it("R-V1: each row's item cell is a link to the item's session page that works clicked and opened directly (a copied link, a reload); item cells leave out the shared directory; every column is in view at 1280 px", async () => {
     const { page, errors } = await openReport(browser, reportPath);
     const lines = await results();
     const cells = await page.$$eval('.vt-spacer .vt-row [data-column="label"]', (nodes) =>
@@ -278,7 +278,7 @@ describe("forkloop report <batch> in headless Chromium (issue 17)", () => {
     await direct.page.close();
   });
 
-  it("issue 17: one damaged item transcript does not cost the batch's report — the item shows its intact part and says it is damaged", async () => {
+  it("R-V1: one damaged item transcript does not cost the batch's report — the item shows its intact part and says it is damaged", async () => {
     const [line] = (await results()).filter((candidate) => candidate.status === "succeeded");
     const transcript = join(batchDir, "transcripts", `${line?.id}-1.fltr`);
     const bytes = await readFile(transcript);

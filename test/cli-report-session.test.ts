@@ -14,7 +14,7 @@ import { type LoadedTranscript, loadTranscript } from "@forkloop/orchestrator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Browser, launchChromium, openReport, screenshot } from "./support/chromium.js";
 
-// Issue 17 "Done when": a REAL run through the CLI against a scripted `forkloop sim` —
+// R-V1 "Done when": a REAL run through the CLI against a scripted `forkloop sim` —
 // the main agent starts two sub-agents (with extended thinking on), reads a big file (whose
 // first line is hostile markup), a missing file (a failed tool) and a PNG (an image), and is
 // auto-compacted (a 24k window) — then `forkloop report` and headless Chromium look at the page.
@@ -154,8 +154,8 @@ type ChartsWindow = {
   __pwned?: number;
 };
 
-describe("forkloop report <session> in headless Chromium (issue 17)", () => {
-  it("issue 17: the session report of a run with two sub-agents and one compaction shows both children in the fork tree, context points equal to the transcript's, and the boundary marker; no console error, no network, a non-blank screenshot", async () => {
+describe("forkloop report <session> in headless Chromium (R-V1)", () => {
+  it("R-V1: the session report of a run with two sub-agents and one compaction shows both children in the fork tree, context points equal to the transcript's, and the boundary marker; no console error, no network, a non-blank screenshot", async () => {
     const { page, errors, network } = await openReport(browser, reportPath);
 
     // Fork tree: the main agent with both Agent children (labelled by their calls) and the compact fork.
@@ -219,7 +219,7 @@ describe("forkloop report <session> in headless Chromium (issue 17)", () => {
     await page.close();
   });
 
-  it("issue 17: thinking blocks, an image and a failed tool render with no console error; hostile tool output stays text and never runs", async () => {
+  it("R-V1: thinking blocks, an image and a failed tool render with no console error; hostile tool output stays text and never runs", async () => {
     const { page, errors } = await openReport(browser, reportPath);
     // Open every message: their blocks are built on first open.
     await page.$$eval(".messages details.message", (nodes) => {
@@ -278,7 +278,7 @@ describe("forkloop report <session> in headless Chromium (issue 17)", () => {
     await page.close();
   });
 
-  it("issue 17: `forkloop report <session-id> --open --out FILE` writes the page there and starts $BROWSER with it; an unknown id is exit 2 naming where it looked", async () => {
+  it("R-V1: `forkloop report <session-id> --open --out FILE` writes the page there and starts $BROWSER with it; an unknown id is exit 2 naming where it looked", async () => {
     const opened = join(dir, "opened.txt");
     const opener = join(dir, "opener.sh");
     await writeFile(opener, `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`, { mode: 0o755 });
@@ -305,7 +305,7 @@ describe("forkloop report <session> in headless Chromium (issue 17)", () => {
     );
   });
 
-  it("issue 17: a file that holds no session (garbage, empty) or a directory is exit 2 naming it; a damaged fork transcript is shown as damaged and the rest of the session's page is kept", async () => {
+  it("R-V1: a file that holds no session (garbage, empty) or a directory is exit 2 naming it; a damaged fork transcript is shown as damaged and the rest of the session's page is kept", async () => {
     await writeFile(
       join(dir, "garbage.fltr"),
       Buffer.from("not a transcript at all, just bytes\n".repeat(8)),

@@ -57,7 +57,7 @@ describe("forkloop run (headless) on the embedded simulator", () => {
       terminal_reason: "completed",
     });
     expect(last.result).toContain("Summary of notes.md");
-    // Issue 17: the end of a run names the command that writes and opens its HTML report.
+    // R-V1: the end of a run names the command that writes and opens its HTML report.
     expect(result.stderr).toContain(`report: forkloop report ${last.session_id} --open`);
     expect((last.usage as { cache_read_input_tokens: number }).cache_read_input_tokens).toBeGreaterThan(0);
     expect(last.total_cost_usd).toBeGreaterThan(0);

@@ -6,7 +6,7 @@ import { runCliInProcess, withSim, writeScenario } from "@forkloop/cli/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 // Settings files reaching every tool: deny rules inside directory searches, and the settings'
-// tool hooks inside batch sub-agents (issue-7 points 2 and 6).
+// tool hooks inside batch sub-agents.
 
 let dir: string;
 beforeEach(async () => {
@@ -59,7 +59,7 @@ describe("settings files in run and batch", () => {
     ).toBe(0);
   });
 
-  it("R-P1 (issue-7 point 2): a deny rule Read(./secrets.txt) also hides the file from Grep over the directory", async () => {
+  it("R-P1: a deny rule Read(./secrets.txt) also hides the file from Grep over the directory", async () => {
     await writeFile(join(dir, "secrets.txt"), "SECRET=hunter2\n");
     await writeFile(join(dir, "notes.md"), "The SECRET is kept elsewhere.\n");
     await writeSettings({ permissions: { deny: ["Read(./secrets.txt)"] } });
@@ -100,7 +100,7 @@ describe("settings files in run and batch", () => {
     expect(toolResults[0]).not.toContain("hunter2");
   });
 
-  it("R-F2 (issue-7 point 6): a blocking PreToolUse hook of the settings applies inside a batch item's sub-agent", async () => {
+  it("R-F2: a blocking PreToolUse hook of the settings applies inside a batch item's sub-agent", async () => {
     await writeFile(join(dir, "notes.md"), "# Notes\nthe forbidden content\n");
     await writeSettings({
       hooks: {
@@ -138,7 +138,7 @@ describe("settings files in run and batch", () => {
     expect(results.map((line) => (JSON.parse(line) as { turns: number }).turns)).toEqual([2]);
   });
 
-  it("issue-7 point 5: a one-turn item's progress line says '1 turn', not '1 turns'", async () => {
+  it("a one-turn item's progress line says '1 turn', not '1 turns'", async () => {
     await writeFile(join(dir, "tasks.jsonl"), '"say hello"\n');
     const result = await runCliInProcess(["batch", "--items", "tasks.jsonl", "--prompt", "Please {{item}}"], {
       cwd: dir,

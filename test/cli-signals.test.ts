@@ -23,7 +23,7 @@ const slowBatch = (id: string) =>
     { cwd: dir, env: { FORKLOOP_SIM_FAULTS: "slow@1+:slow_ms=40" } },
   );
 
-describe("issue 13: signals and pipes, through the built binary", () => {
+describe("R-R8: signals and pipes, through the built binary", () => {
   it("stdout closed by its reader (`| head -1`): the run stops quietly, exit 141, no EPIPE stack trace", async () => {
     const run = startCli(
       ["run", "Summarize notes.md", "--output-format", "stream-json", "--include-partial-messages"],

@@ -36,7 +36,7 @@ describe("forkloop sim (standalone simulator)", () => {
     expect((await sim.exited).code).toBe(0);
   });
 
-  it("issue-7 point 1: --record-limit N keeps only the newest N request records", async () => {
+  it("--record-limit N keeps only the newest N request records", async () => {
     const sim = await startSimInProcess(dir, ["--record-limit", "2"]);
     try {
       const headers = { "x-api-key": "test-key", "anthropic-version": "2023-06-01" };
@@ -55,7 +55,7 @@ describe("forkloop sim (standalone simulator)", () => {
     expect(bad.stderr).toContain("--record-limit: must be at least 1");
   });
 
-  it("issue 18 item 3: --rate-limits sets the limits; every response carries the headers; over the limit is a 429", async () => {
+  it("--rate-limits sets the limits; every response carries the headers; over the limit is a 429", async () => {
     const sim = await startSimInProcess(dir, ["--rate-limits", "rpm=2,itpm=50000,otpm=8000"]);
     try {
       const send = () =>

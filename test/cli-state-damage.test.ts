@@ -48,7 +48,7 @@ const completedIds = async () =>
   );
 const noStack = (stderr: string) => expect(stderr).not.toMatch(/unexpected error|\n\s+at /);
 
-describe("issue 11: a damaged or lost batch journal through the built CLI", () => {
+describe("R-R4: a damaged or lost batch journal through the built CLI", () => {
   it("one damaged middle record: resume stops (exit 2, file, offset, intact count, fix); --repair finishes, nothing twice", async () => {
     const bytes = await readFile(journal());
     const third = bytes.indexOf(0x0a, bytes.indexOf(0x0a) + 1) + 1;
@@ -163,7 +163,7 @@ describe("issue 11: a damaged or lost batch journal through the built CLI", () =
   });
 });
 
-describe("issue 11: a damaged session transcript through the built CLI", () => {
+describe("R-R4: a damaged session transcript through the built CLI", () => {
   it("one corrupted byte: resume refuses (exit 2) and keeps the file; replay shows the intact part; --repair continues", async () => {
     const first = await runCliInProcess(["run", "Summarize src/a.ts", "--output-format", "stream-json"], {
       cwd: dir,

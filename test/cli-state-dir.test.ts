@@ -8,7 +8,7 @@ import { projectKey } from "@forkloop/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
- * Issue 13 item 4: state lives outside the checkout, under the user's forkloop directory, keyed
+ * State lives outside the checkout, under the user's forkloop directory, keyed
  * by project (the git root); FORKLOOP_HOME and --state-dir move it; state left in
  * `<cwd>/.forkloop` is still found. Through the command line in-process.
  */
@@ -46,7 +46,7 @@ const cli = (args: string[], cwd = project, env: Record<string, string> = {}) =>
   runCliInProcess(args, { cwd, env: { HOME: home, ...env } });
 const sessionIdOf = (stdout: string) => String((JSON.parse(stdout) as { session_id: string }).session_id);
 
-describe("issue 13: state outside the checkout", () => {
+describe("state outside the checkout", () => {
   /** Runs `args` in the checkout made read-only; asserts nothing in it changed and git status is clean. */
   async function inReadOnlyCheckout(args: string[]) {
     const before = await filesUnder(project);

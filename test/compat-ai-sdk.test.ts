@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 
 /**
- * Issue 18 item 5: the Vercel AI SDK (`ai` + `@ai-sdk/anthropic`, a client nobody here wrote)
+ * R-D2: the Vercel AI SDK (`ai` + `@ai-sdk/anthropic`, a client nobody here wrote)
  * against the simulator's built-in policy over real HTTP. Each call succeeds, or fails, as the
  * AI SDK documents for the Anthropic API.
  */
@@ -33,7 +33,7 @@ const lookup = tool({
   execute: async ({ word }) => `${word}: a word`,
 });
 
-describe("issue 18 item 5: ai + @ai-sdk/anthropic", () => {
+describe("R-D2: ai + @ai-sdk/anthropic", () => {
   it("generateText with tools: the policy calls the tool, the SDK runs it, the next step summarises it", async () => {
     const result = await generateText({
       model: model(),

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 
 /**
- * Issue 18 item 5: LangChain's `@langchain/anthropic` (its own pinned @anthropic-ai/sdk 0.x)
+ * R-D2: LangChain's `@langchain/anthropic` (its own pinned @anthropic-ai/sdk 0.x)
  * against the simulator's built-in policy over real HTTP: invoke, bindTools,
  * withStructuredOutput (forced tool call and output_config.format) succeed; a bad request fails
  * with the API's status and error type.
@@ -35,7 +35,7 @@ const movie = z.object({
   sequel: z.boolean(),
 });
 
-describe("issue 18 item 5: @langchain/anthropic", () => {
+describe("R-D2: @langchain/anthropic", () => {
   it("invoke: an AIMessage with the simulator's text and usage", async () => {
     const message = await chat().invoke("Hello from LangChain");
     expect(String(message.content)).toContain("forkloop simulator");

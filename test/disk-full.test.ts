@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const run = promisify(execFile);
 
 /**
- * Issue 11 disk-full and read-only tests. Each mounts a small tmpfs of its own (root only); where
+ * R-R4 disk-full and read-only tests. Each mounts a small tmpfs of its own (root only); where
  * mounting is not allowed the same properties are checked in-process with an injected ENOSPC —
  * each test prints which of the two ran.
  */
@@ -107,7 +107,7 @@ async function writeSources(cwd: string, count: number): Promise<void> {
   }
 }
 
-describe("issue 11: a full disk never acknowledges what is not on disk", () => {
+describe("R-R4: a full disk never acknowledges what is not on disk", () => {
   it("the batch journal: ENOSPC mid-run stops the batch (exit 2, a message); after space returns, resume loses and repeats nothing", async () => {
     const disk = await smallDisk("journal", 8 * 1024);
     if (!disk) {

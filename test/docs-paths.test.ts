@@ -39,7 +39,7 @@ function exists(doc: string, path: string): boolean {
   );
 }
 
-describe("issue 13: docs name only files the repository contains", () => {
+describe("docs name only files the repository contains", () => {
   for (const doc of markdownFiles(root)) {
     it(relative(root, doc), () => {
       const missing = namedPaths(readFileSync(doc, "utf8")).filter((path) => !exists(doc, path));

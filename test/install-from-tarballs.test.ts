@@ -51,7 +51,7 @@ afterAll(async () => {
 const forkloop = (args: string[]) =>
   run(join(prefix, "bin/forkloop"), args, { cwd: project, env: cliEnv({}, project) });
 
-describe("issue 13: the packed tarballs install into an empty prefix and run outside the repository", () => {
+describe("R-K4: the packed tarballs install into an empty prefix and run outside the repository", () => {
   it("forkloop --version prints the release version", async () => {
     const { stdout } = await forkloop(["--version"]);
     expect(stdout).toBe(`${release} (forkloop)\n`);

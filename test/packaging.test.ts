@@ -29,10 +29,10 @@ const release = (JSON.parse(readFileSync(join(root, "apps/forkloop/package.json"
   .version;
 
 /**
- * Issue 13 (packaging): every package under packages/ and apps/ is published in lockstep with
+ * R-K4 (packaging): every package under packages/ and apps/ is published in lockstep with
  * `forkloop`. A new package copies these fields from its neighbours (see scripts/pack-release.mjs).
  */
-describe("issue 13: publishable workspace manifests", () => {
+describe("R-K4: publishable workspace manifests", () => {
   for (const { dir, manifest } of manifests()) {
     it(`${dir} (${manifest.name}) is publishable at the release version with pinned forkloop dependencies`, () => {
       expect(manifest.private, `${dir}: remove "private" — it is published`).toBeUndefined();

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell commands.
 /**
- * Issue 10's adversarial corpus through the BUILT CLI against the simulator: one `forkloop run` per
+ * The adversarial corpus (R-S1–R-S6) through the BUILT CLI against the simulator: one `forkloop run` per
  * permission mode whose scripted model turn asks for every hostile tool call at once, then checks
  * the file system (markers not created, victims not deleted, outside files and git state
  * unchanged) and what the model was sent (no secret in any recorded request).
@@ -27,7 +27,7 @@ import { type AttackCase, attackCases, type Mode, SECRETS } from "./permissions-
 
 const MODES: readonly Mode[] = ["default", "dontAsk", "plan", "acceptEdits", "bypassPermissions"];
 // `git status`/`git diff` allowed: the hostile nested repository's fsmonitor and diff.external
-// must still not run (an allow rule approves git, not the repository's config, issue 10 item 2).
+// must still not run (an allow rule approves git, not the repository's config, R-S2).
 const ALLOW = "Bash(npm test:*),Bash(echo:*),Bash(git status:*),Bash(git diff:*)";
 const DENY = "Bash(rm:*),Read(./.env)";
 
@@ -174,14 +174,14 @@ afterAll(async () => {
   rmSync(base, { recursive: true, force: true });
 });
 
-describe("issue 10: the attack corpus through the built CLI", () => {
-  it("issue 10: the corpus has at least 300 table-driven cases", () => {
+describe("R-S1–R-S6: the attack corpus through the built CLI", () => {
+  it("R-S1–R-S6: the corpus has at least 300 table-driven cases", () => {
     expect(attackCases().length).toBeGreaterThanOrEqual(300);
     expect(new Set(attackCases().map((attack) => attack.id)).size).toBe(attackCases().length);
   });
 
   it.each(MODES)(
-    "issue 10 / R-S1–R-S5: 0 of the cases get through in %s mode",
+    "R-S1–R-S5: 0 of the cases get through in %s mode",
     async (mode) => {
       const cases = attackCases().filter((attack) => attack.modes.includes(mode));
       const root = makeWorkspace(mode, cases);
@@ -215,7 +215,7 @@ describe("issue 10: the attack corpus through the built CLI", () => {
     240_000,
   );
 
-  it("issue 10: the markers can appear — the same payloads do get through when allowed (bypassPermissions, no rules)", async () => {
+  it("R-S1–R-S5: the markers can appear — the same payloads do get through when allowed (bypassPermissions, no rules)", async () => {
     const root = join(base, "control");
     mkdirSync(join(root, "m"), { recursive: true });
     mkdirSync(join(root, "victims"));
@@ -278,7 +278,7 @@ describe("issue 10: the attack corpus through the built CLI", () => {
     }
   }, 120_000);
 
-  it("issue 10 / R-S5: an untrusted project's settings cannot widen permissions; --trust-project can", async () => {
+  it("R-S5: an untrusted project's settings cannot widen permissions; --trust-project can", async () => {
     const root = join(base, "project-settings");
     mkdirSync(join(root, "m"), { recursive: true });
     mkdirSync(join(root, ".forkloop"));

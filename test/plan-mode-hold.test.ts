@@ -1,5 +1,5 @@
 /**
- * Issue 10 "plan mode: 0 mutations of files or git state through any tool, hook or sub-agent",
+ * R-P1 "plan mode: 0 mutations of files or git state through any tool, hook or sub-agent",
  * through the CLI: the main agent and an Agent sub-agent both ask for every kind of write and
  * exec, while a PreToolUse hook (the user's own settings) answers `allow` for every call. In plan
  * mode nothing may change; the same run in default mode is the control that shows every call does
@@ -133,8 +133,8 @@ async function runIn(
   }
 }
 
-describe("issue 10 plan mode: nothing changes through any tool, hook or sub-agent", () => {
-  it("issue 10 plan mode: a PreToolUse hook's allow gets no write or exec past plan mode, in the main agent or an Agent sub-agent; in default mode the same calls run", async () => {
+describe("R-P1 plan mode: nothing changes through any tool, hook or sub-agent", () => {
+  it("R-P1 plan mode: a PreToolUse hook's allow gets no write or exec past plan mode, in the main agent or an Agent sub-agent; in default mode the same calls run", async () => {
     const plan = await runIn("plan");
     expect(plan.found).toEqual([]);
     expect(plan.refsChanged, "git refs").toBe(false);

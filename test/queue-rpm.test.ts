@@ -16,7 +16,7 @@ import {
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
 /**
- * Issue 16 item 4, `--rpm N`: a request limiter shared by every `forkloop worker` through Redis
+ * R-B1, `--rpm N`: a request limiter shared by every `forkloop worker` through Redis
  * (request-limiter.ts). One real redis-server for the file; the workers are spawned built CLIs
  * talking to one `forkloop sim` (in this process), whose request log counts what reached "the API".
  */
@@ -63,7 +63,7 @@ const batchArgs = (id: string, extra: readonly string[] = []) => [
   ...extra,
 ];
 
-describe("issue 16 item 4: --rpm, a queue-wide request limiter", () => {
+describe("R-B1: --rpm, a queue-wide request limiter", () => {
   it("the sliding-log script on real Redis admits N requests per window, refuses the N+1st with the wait until the oldest leaves, and admits again after the window", async () => {
     const connection = await connectQueue(parseQueueUrl(redis.url));
     try {

@@ -1,5 +1,5 @@
 /**
- * Issue 10 item 7 / R-S6 through the BUILT CLI on a real bwrap: batch items and Agent sub-agents
+ * R-S6 through the BUILT CLI on a real bwrap: batch items and Agent sub-agents
  * run in worker threads that build their own Bash tool; it must run in bubblewrap as the main
  * agent's does (and get the settings' `env`, not the model credentials). Each sandboxed run has a
  * `--sandbox off` control that does write outside (and into the project's .forkloop/, R-S9), so
@@ -86,8 +86,8 @@ const bashCall = (command: string) => ({
   content: [{ type: "tool_use", name: "Bash", input: { command } }],
 });
 
-describe("issue 10 item 7 / R-S6: Bash in worker threads runs in the sandbox", () => {
-  it("issue 10 item 7: a batch item's allowed Bash cannot write outside the workspace (batch: auto sandboxes); --sandbox off can", async () => {
+describe("R-S6: Bash in worker threads runs in the sandbox", () => {
+  it("R-S6: a batch item's allowed Bash cannot write outside the workspace (batch: auto sandboxes); --sandbox off can", async () => {
     for (const sandbox of ["default", "off"] as const) {
       const { root, outside } = project(`batch-${sandbox}`);
       writeFileSync(join(root, "tasks.jsonl"), '"one"\n');
@@ -120,7 +120,7 @@ describe("issue 10 item 7 / R-S6: Bash in worker threads runs in the sandbox", (
     }
   }, 120_000);
 
-  it("issue 10 item 7: dontAsk's default sandbox (auto) without a working bwrap says so once on stderr, and the allowed Bash still runs", async () => {
+  it("R-S6: dontAsk's default sandbox (auto) without a working bwrap says so once on stderr, and the allowed Bash still runs", async () => {
     const { root } = project("auto-missing");
     // A PATH with bash but no bwrap: auto cannot sandbox and must say so, not fail and not stay silent.
     const bin = join(base, "auto-missing", "bin");
@@ -151,7 +151,7 @@ describe("issue 10 item 7 / R-S6: Bash in worker threads runs in the sandbox", (
     expect(existsSync(join(root, "one.txt")) && existsSync(join(root, "two.txt"))).toBe(true);
   }, 120_000);
 
-  it("issue 10 item 7: an Agent sub-agent's allowed Bash in `forkloop run --sandbox on` cannot write outside; --sandbox off can", async () => {
+  it("R-S6: an Agent sub-agent's allowed Bash in `forkloop run --sandbox on` cannot write outside; --sandbox off can", async () => {
     for (const sandbox of ["on", "off"] as const) {
       const { root, outside } = project(`agent-${sandbox}`);
       const result = await withScenario(

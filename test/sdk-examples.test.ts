@@ -25,7 +25,7 @@ async function example(name: string): Promise<{ stdout: string; stderr: string }
   });
 }
 
-describe("issue-14 point 7: the examples run against the embedded simulator", () => {
+describe("R-K1: the examples run against the embedded simulator", () => {
   it("one-shot query: reads the file and prints the answer and its cost", async () => {
     const { stdout, stderr } = await example("one-shot");
     expect(stderr).toContain("built-in simulator");

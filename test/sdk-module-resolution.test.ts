@@ -13,7 +13,7 @@ let typescript5: string;
 
 // A project that installed @forkloop/sdk (and forkloop), compiled by TypeScript 5 under each
 // moduleResolution a user may have: under "node" (node10) TypeScript reads only the top-level
-// "types" — without it the package had no types at all there (issue 27). Needs the packages built.
+// "types" — without it the package had no types at all there (R-K4). Needs the packages built.
 beforeAll(async () => {
   // TypeScript 5 (installed with the conformance peers): TypeScript 7 no longer has "node".
   typescript5 = ensurePeersInstalled().typescript5Tsc;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 
 /**
- * Issue 13: `forkloop run --output-format stream-json` lines against Claude Code's headless
+ * R-X1: `forkloop run --output-format stream-json` lines against Claude Code's headless
  * output, written from what Claude Code prints (shared/reference/claude-code-wire.md) and the
  * Agent SDK's declarations of those messages (SDKSystemMessage, SDKAssistantMessage,
  * SDKUserMessage, SDKResultMessage, SDKAPIRetryMessage, SDKTask*Message), not from forkloop's own
@@ -328,7 +328,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe("issue 13: stream-json lines are Claude Code's lines", () => {
+describe("R-X1: stream-json lines are Claude Code's lines", () => {
   it("every line of six runs (sub-agents with a retry and partial messages, max turns, an API error, a long read, /compact, Ctrl+C) validates strictly", () => {
     for (const [name, lines] of Object.entries(runs)) {
       for (const line of lines) {

@@ -31,7 +31,7 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
- * Issue 16 (trust): whoever can write to a worker's Redis chooses a batch's settings, so the
+ * R-B1 (trust): whoever can write to a worker's Redis chooses a batch's settings, so the
  * settings are written here as an attacker would — straight into the keys queue-store.ts reads
  * (`forkloop:batch:<id>:settings` / `:items`) — and served by spawned built `forkloop worker`
  * processes on one real redis-server: a cautious worker on DB 0 and one started with
@@ -217,8 +217,8 @@ async function toolResults(text: string): Promise<{ is_error?: boolean; content:
   return blocks.filter((block) => block.type === "tool_result");
 }
 
-describe("issue 16 (trust): forkloop worker treats a queued batch's settings as hostile input (built CLI, real Redis)", () => {
-  it("issue 16: a cautious worker fails the items of a bypass batch, an unknown mode, a huge maxTurns, a bad rule, a foreign or malformed settings key, and bad job data — recording why, never asking the model, never retried — and serves a well-formed batch after", async () => {
+describe("R-B1 (trust): forkloop worker treats a queued batch's settings as hostile input (built CLI, real Redis)", () => {
+  it("R-B1: a cautious worker fails the items of a bypass batch, an unknown mode, a huge maxTurns, a bad rule, a foreign or malformed settings key, and bad job data — recording why, never asking the model, never retried — and serves a well-formed batch after", async () => {
     const hostile: [id: string, text: string, named: string][] = [
       [
         "bypass",
@@ -289,7 +289,7 @@ describe("issue 16 (trust): forkloop worker treats a queued batch's settings as 
     expect(existsSync(join(project, "escaped-1.jsonl"))).toBe(false);
   }, 60_000);
 
-  it("issue 16: allow rules of a batch cannot widen what the host's project and user deny rules forbid; its own allow rules still apply", async () => {
+  it("R-B1: allow rules of a batch cannot widen what the host's project and user deny rules forbid; its own allow rules still apply", async () => {
     await enqueueRaw(
       cautiousDb,
       "widen",
@@ -310,7 +310,7 @@ describe("issue 16 (trust): forkloop worker treats a queued batch's settings as 
     expect(results.map((result) => result.is_error === true)).toEqual([true, true, false]);
   }, 30_000);
 
-  it("issue 16: forkloop batch refuses, before enqueueing, settings a worker would refuse (a model id with a space or a control character): exit 2 naming the field", async () => {
+  it("R-B1: forkloop batch refuses, before enqueueing, settings a worker would refuse (a model id with a space or a control character): exit 2 naming the field", async () => {
     const producerDir = join(root, "producer-bad");
     await mkdir(producerDir, { recursive: true });
     await writeFile(join(producerDir, "items.jsonl"), `${JSON.stringify("x")}\n`);
@@ -324,7 +324,7 @@ describe("issue 16 (trust): forkloop worker treats a queued batch's settings as 
     }
   }, 30_000);
 
-  it("issue 16: bypassPermissions: refused by a worker without the opt-in (the producer says workers must opt in); with it, the host's deny rules, its sandbox and its --cwd hold whatever the stored settings say", async () => {
+  it("R-B1: bypassPermissions: refused by a worker without the opt-in (the producer says workers must opt in); with it, the host's deny rules, its sandbox and its --cwd hold whatever the stored settings say", async () => {
     // The producer side, through the CLI: the notice, and the refusal in its results.
     const producerDir = join(root, "producer");
     await mkdir(producerDir, { recursive: true });

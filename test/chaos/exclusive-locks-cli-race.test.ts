@@ -17,7 +17,7 @@ import { type EndpointInFront, endpointInFront } from "../support/endpoint-in-fr
 import { type Racer, startRacers, stopRacers } from "./racers.js";
 
 /**
- * R-R5, issue 25's Done when, through the CLI's whole command path: 50 trials of 4 simultaneous
+ * R-R5 through the CLI's whole command path: 50 trials of 4 simultaneous
  * `forkloop batch --resume ID` and 50 of 4 simultaneous `forkloop run --resume S` — exactly one
  * runs each time, the other three exit 2 naming it, 0 items completed twice. The racers are 4
  * real processes (cli-racer.mjs) that run each command line through the built CLI's

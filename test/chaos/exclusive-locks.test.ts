@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Racer, startRacers, stopRacers } from "./racers.js";
 
 /**
- * R-R5, issue 25's Done when: 50 trials of 4 simultaneous resumes of one batch and of one session
+ * R-R5: 50 trials of 4 simultaneous resumes of one batch and of one session
  * — exactly one runs each time, 0 items completed twice. The racers are real processes (the
  * built packages, lock-racer.mjs), kept for all trials so a trial costs file operations, not
  * node start-ups; every trial starts them at one instant, on a lock in one of the states a user's

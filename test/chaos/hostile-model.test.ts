@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inParallel, seeded, spread } from "./seeded.js";
 
 /**
- * Issue 11 chaos, hostile half: sessions against a model server that misbehaves on purpose — each
+ * R-R1–R-R3 chaos, hostile half: sessions against a model server that misbehaves on purpose — each
  * request draws one behaviour (seeded) from the hostile server's list. In-process sessions run
  * loop-core's query() over real HTTP with the built-in tools in a temp dir; the others are
  * `forkloop run` and `forkloop batch` through the command line (in this process). Every session must end with a typed result line, within
@@ -139,7 +139,7 @@ async function session(index: number): Promise<Outcome> {
   }
 }
 
-describe("issue 11 chaos: a hostile model server", () => {
+describe("R-R1–R-R3 chaos: a hostile model server", () => {
   it(`${SESSIONS} seeded in-process sessions: no crash, no hang, a typed result each, the API's tool rules kept`, async () => {
     const outcomes = await inParallel(
       128,
@@ -172,7 +172,7 @@ describe("issue 11 chaos: a hostile model server", () => {
   }, 120_000);
 });
 
-describe("issue 11 chaos: each hostile behaviour against the CLI", () => {
+describe("R-R1–R-R3 chaos: each hostile behaviour against the CLI", () => {
   it.each(HOSTILE_KINDS.filter((kind) => kind !== "ok"))(
     "forkloop run: %s on the first request ends with a typed result line (no crash, no stack)",
     async (kind) => {
@@ -217,7 +217,7 @@ describe("issue 11 chaos: each hostile behaviour against the CLI", () => {
   );
 });
 
-describe("issue 11 chaos: batch items against the hostile server", () => {
+describe("R-R1–R-R3 chaos: batch items against the hostile server", () => {
   it("a 40-item batch through the CLI: every item settles typed (succeeded or failed with an error), no crash, the API's tool rules kept, requests per item bounded", async () => {
     const ITEMS = 40;
     const ITEM_TURNS = 4;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seeded } from "./seeded.js";
 
 /**
- * Issue 11: 20 `kill -9`s at seeded random moments of one batch — while enqueueing, claiming,
+ * R-R4: 20 `kill -9`s at seeded random moments of one batch — while enqueueing, claiming,
  * running, settling — each followed by `--resume`: no item lost, none completed twice.
  */
 const ITEMS = 24;
@@ -28,7 +28,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe("issue 11 chaos: kill -9 and resume", () => {
+describe("R-R4 chaos: kill -9 and resume", () => {
   it(`${KILLS} random kill -9s of a batch, each followed by --resume: 0 items lost, 0 completed twice`, async () => {
     const random = seeded(911);
     // Paced replies (about a second per item) so a kill lands while items are in flight.

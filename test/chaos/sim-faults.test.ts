@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inParallel, spread } from "./seeded.js";
 
 /**
- * Issue 11 chaos, simulator half: whole batches and `forkloop run`s through the CLI (in-process) against
+ * R-R1 chaos, simulator half: whole batches and `forkloop run`s through the CLI (in-process) against
  * a `forkloop sim` process with seeded random faults, so every request's record can be checked
  * afterwards (`/_sim/requests`): the simulator answers a request that breaks the API's rules
  * (an unanswered tool_use, a tool_result for nothing) with a 400, so there must be none.
@@ -33,7 +33,7 @@ async function results(batchDir: string): Promise<ResultRow[]> {
     .map((line) => JSON.parse(line) as ResultRow);
 }
 
-describe("issue 11 chaos: the simulator's faults", () => {
+describe("R-R1 chaos: the simulator's faults", () => {
   it("5 % of streams dropped mid-way: a 1,000-item batch at concurrency 256 completes every item, retries in the report", async () => {
     const cwd = join(dir, "drops");
     await mkdir(cwd, { recursive: true });

@@ -38,19 +38,19 @@ export async function createBatchExecutor(options: {
   /** Every item's Bash: this host's sandbox (R-S6) and its settings' env. */
   readonly bash: SubAgentBashOptions;
   readonly transcriptsDir: string;
-  /** The batch's MCP tools (issue 15), connected once in this process; items call them over comlink. */
+  /** The batch's MCP tools (R-M1), connected once in this process; items call them over comlink. */
   readonly mcpTools?: readonly Tool[];
-  /** Issue 11: records that an item ran a mutating tool (a resume says "may have run twice"). */
+  /** Records that an item ran a mutating tool (a resume says "may have run twice"). */
   readonly recordSideEffect?: (claim: Claim, tool: string) => Promise<void>;
-  /** True for a failure every item would repeat (issue 13): the warming item's wave is held back. */
+  /** True for a failure every item would repeat: the warming item's wave is held back. */
   readonly failsEveryItem?: (error: { readonly code: string; readonly message: string }) => boolean;
   readonly onNotice: (line: string) => void;
   readonly onEvent?: (claim: Claim, event: SubAgentEvent) => void;
-  /** `--rpm` (issue 16 item 4): the batch's request limiter, awaited before every model request. */
+  /** `--rpm` (R-B1): the batch's request limiter, awaited before every model request. */
   readonly requestSlot?: RequestGate;
 }): Promise<ItemExecutor> {
   const { spec, cwd, settings, source } = options;
-  // Issue 12 item 5: the batch's thinking, summary model and context editing, as batch.json keeps them.
+  // The batch's thinking, summary model and context editing, as batch.json keeps them.
   const loop = spec.loop ?? {};
   const rules = mergeRules(settings, { allow: spec.allowedTools, deny: spec.disallowedTools });
   // The batch's deny rules over this host's settings remove MCP tools too (a worker's servers
@@ -90,7 +90,7 @@ export async function createBatchExecutor(options: {
               record: options.recordSideEffect,
             },
           }),
-      // Every hook event runs for each item, which is a session of its own (issue 12 item 4).
+      // Every hook event runs for each item, which is a session of its own (R-X4).
       hooks: settingsHooks(settings, {
         cwd,
         sessionId: spec.id,
@@ -102,7 +102,7 @@ export async function createBatchExecutor(options: {
   );
 }
 
-/** Whether a call would change something: a known tool, valid input, not read-only (issue 11). */
+/** Whether a call would change something: a known tool, valid input, not read-only. */
 function isMutatingCall(tools: readonly Tool[], name: string, input: Record<string, unknown>): boolean {
   const tool = tools.find((candidate) => candidate.name === name || candidate.aliases?.includes(name));
   if (!tool) return false; // answered with "no such tool": runs nothing

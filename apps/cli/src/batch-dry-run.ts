@@ -8,7 +8,7 @@ import {
 } from "@forkloop/loop-core";
 
 /**
- * `forkloop batch --dry-run` (issue 13 item 5): what the batch would send first, from the prompt
+ * `forkloop batch --dry-run`: what the batch would send first, from the prompt
  * sizes alone. Every item's first request is the shared prefix plus the item's prompt; the
  * prefix is written to the cache once and read by every other item (R-F4), so that is how it is
  * priced. Later turns (tool results, answers) depend on the model and are not counted: the

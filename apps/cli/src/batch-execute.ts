@@ -30,7 +30,7 @@ export interface BatchExecution {
   readonly backend: JobBackend;
   readonly source: ModelSource;
   readonly settings: Settings;
-  /** The batch's MCP tools (issue 15), run in this process for every item. */
+  /** The batch's MCP tools (R-M1), run in this process for every item. */
   readonly mcpTools: readonly Tool[];
   /** How every item's Bash runs (the sandbox, the settings' env), as the parent's would. */
   readonly bash: SubAgentBashOptions;
@@ -60,7 +60,7 @@ export async function executeBatch(run: BatchExecution, context: CommandContext)
     let pausedUntil = 0;
     let retriesShown = 0;
     let stopFailure: EndpointFailure | undefined;
-    // Issue 16 item 4: `--rpm` (batch.json keeps it) gates every request of every item here.
+    // R-B1: `--rpm` (batch.json keeps it) gates every request of every item here.
     const { rpm } = spec;
     const requestSlot =
       rpm === undefined
@@ -79,7 +79,7 @@ export async function executeBatch(run: BatchExecution, context: CommandContext)
       bash: run.bash,
       mcpTools: run.mcpTools,
       transcriptsDir: join(run.dir, "transcripts"),
-      // Issue 11: which interrupted items may repeat a side effect on resume ("may have run twice").
+      // Which interrupted items may repeat a side effect on resume ("may have run twice").
       recordSideEffect: (claim, tool) => run.backend.recordSideEffect(claim, tool),
       failsEveryItem: (error) => describeEndpointFailure(error, endpoint) !== undefined,
       onNotice: (line) => display.log(line),

@@ -35,7 +35,7 @@ export async function batchPrefix(
     systemPrompt: session.systemPrompt,
     tools: [...tools],
     maxOutputTokens: defaultMaxOutputTokens(spec.model, modelOverrides),
-    // R-L17: the items' thinking (batch.json's, issue 12 item 5) is part of the prefix's cache key.
+    // R-L17: the items' thinking (batch.json's) is part of the prefix's cache key.
     ...(spec.loop?.thinking === undefined ? {} : { thinking: spec.loop.thinking }),
     messages: [],
   });

@@ -3,7 +3,7 @@ import { CliError } from "./cli-error.js";
 import { checkWritableDir, JOURNAL_BYTES_PER_ITEM, REPORT_BYTES_PER_ITEM } from "./state-checks.js";
 import { capitalize, errnoFix, errnoReason } from "./state-errors.js";
 
-/** Issue 11: a torn last record is dropped and said once; a repair says what it kept. */
+/** R-R4: a torn last record is dropped and said once; a repair says what it kept. */
 export function reportJournalRecovery(
   journal: OpenedJournal,
   path: string,
@@ -22,7 +22,7 @@ export function reportJournalRecovery(
   }
 }
 
-/** Issue 11: room for the journal and the report, checked before the first request. */
+/** Room for the journal and the report, checked before the first request. */
 export async function checkBatchDirs(spec: BatchSpec, dir: string, items: number): Promise<void> {
   await checkWritableDir(dir, {
     role: "batch state directory",
@@ -38,7 +38,7 @@ export async function checkBatchDirs(spec: BatchSpec, dir: string, items: number
   }
 }
 
-/** Issue 11: the journal refused a record (full disk …): what is safe, and how to go on. */
+/** R-R4: the journal refused a record (full disk …): what is safe, and how to go on. */
 export function journalWriteFailed(error: LogWriteError, id: string): CliError {
   return new CliError(
     `cannot write the batch journal ${error.path}: ${errnoReason(error.code)}. Every result recorded before this is safe; the items that were running were stopped and will run again. ${capitalize(errnoFix(error.code))}, then \`forkloop batch --resume ${id}\`.`,

@@ -113,7 +113,7 @@ function withoutLoosening(
 /**
  * Validates the flags and lists a new batch's items (a typo or a bad item costs nothing). `loop`
  * (thinking, the summary model, context editing: flags over settings) goes into a new batch's
- * batch.json, so a resume and every queue worker use the same (issue 12 item 5).
+ * batch.json, so a resume and every queue worker use the same.
  */
 export async function planBatch(
   flags: BatchFlags,
@@ -168,7 +168,7 @@ export async function planBatch(
     startFlags: startSettingsOf(invocation.given),
   };
   // Held to the checks every resume and every `forkloop worker` applies to stored settings
-  // (issue 16, trust), so a batch started here is one they can read: a model id with a space, say.
+  // (R-B1, trust), so a batch started here is one they can read: a model id with a space, say.
   const checked = batchSpecSchema.safeParse(spec);
   if (!checked.success)
     throw new CliError(`the batch's settings are not valid: ${describeIssues(checked.error)}.`);
@@ -261,7 +261,7 @@ export function checkResumeFlags(id: string, flags: BatchFlags): void {
 /**
  * Creates the planned batch's state and opens it with `open` (the journal, which locks the batch),
  * after checking that the state and output directories take a file — before the first request:
- * the report used to be lost after every item ran (issue 13). A resume's changed settings are
+ * the report used to be lost after every item ran. A resume's changed settings are
  * saved only once the batch is locked (R-R5: a second resume must not rewrite batch.json).
  */
 export async function openPlannedBatch<Opened extends { close(): Promise<void> }>(
@@ -292,7 +292,7 @@ export async function createPlannedBatch(
   state: ProjectState,
   outputGiven: boolean,
 ): Promise<{ spec: BatchSpec; dir: string; items: readonly JobItem[] }> {
-  // Issue 11's check (a directory, writable, with errno reasons), before anything is created.
+  // The state directory's check (a directory, writable, with errno reasons), before anything is created.
   await checkWritableDir(batchesDir(state), {
     role: "batch state directory",
     fix: "Batches keep their journal there; set FORKLOOP_HOME or --state-dir to a writable directory.",

@@ -12,7 +12,7 @@ export function finishedStatus(code: ExitCode): BatchStatus {
 
 /**
  * The summary on stdout of a local or a `--queue` batch: the totals and the report's paths, or
- * with `--output-format json` one `batch_result` object (the report's rows included, issue 13).
+ * with `--output-format json` one `batch_result` object (the report's rows included).
  */
 export function printBatchSummary(
   summary: {

@@ -3,7 +3,7 @@ import { describeEndpointFailure } from "./endpoint-failure.js";
 
 const at = { url: "http://127.0.0.1:9", model: "claude-sonnet-4-6" };
 
-describe("issue 13: endpoint failures stop a batch at its first item", () => {
+describe("R-R9: endpoint failures stop a batch at its first item", () => {
   it("a connection error (a closed port, once its retries are spent) names the URL and the fix, and the batch can resume", () => {
     expect(describeEndpointFailure({ code: "connection_error", message: "Connection error." }, at)).toEqual({
       sentence:

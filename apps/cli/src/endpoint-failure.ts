@@ -2,7 +2,7 @@ import { describeBody } from "@forkloop/loop-core";
 import type { ModelSource } from "@forkloop/sdk";
 
 /**
- * Failures that say the endpoint, the key or the model is wrong — not the item (issue 13 item 3,
+ * Failures that say the endpoint, the key or the model is wrong — not the item (R-R9,
  * R-R9): every other item would fail the same way, so a batch stops at the first one, whenever it
  * comes, instead of paying for a wave of identical failures (2 m 40 s of connection retries each,
  * a 401 per item once a key is revoked, a proxy's login page read as a dropped stream).

@@ -67,7 +67,7 @@ export function exitCodeForTerminal(reason: TerminalReason): ExitCode {
   }
 }
 
-/** `forkloop batch`: 0 only when every item succeeded (issue 7). */
+/** `forkloop batch`: 0 only when every item succeeded. */
 export function exitCodeForBatch(counts: { succeeded: number; failed: number; pending: number }): ExitCode {
   if (counts.failed === 0 && counts.pending === 0) return EXIT.ok;
   if (counts.succeeded === 0) return EXIT.batchFailed;

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { CliError } from "./cli-error.js";
 
 /**
- * The flags every agent's loop takes, for `run` and `batch` alike (issue 12 item 5): thinking
+ * The flags every agent's loop takes, for `run` and `batch` alike: thinking
  * (R-L17), the tool-use summary model (R-L18) and API context editing (R-C2). Each wins over its
  * settings key; the SDK resolves the rest (packages/sdk/src/loop-choices.ts).
  */

@@ -3,7 +3,7 @@ import { spreadMcpConfigArgs } from "./mcp-config-args.js";
 
 const json = '{"mcpServers":{}}';
 
-describe("issue 15 item 2: --mcp-config <configs...> as Claude Code takes it", () => {
+describe("R-M1: --mcp-config <configs...> as Claude Code takes it", () => {
   it.each([
     [
       ["--mcp-config", "a.json", "b.json"],

@@ -10,7 +10,7 @@ function isConfigValue(arg: string): boolean {
 /**
  * Claude Code's `--mcp-config <configs...>` takes several values after one flag
  * (`--mcp-config a.json b.json '{"mcpServers":…}'`); node's parseArgs takes one, and the rest
- * would silently become the prompt (issue 15 item 2). Each further argument that is a config — a
+ * would silently become the prompt (R-M1). Each further argument that is a config — a
  * JSON object or a `*.json` file — gets a `--mcp-config` of its own, so a prompt after the list
  * stays the prompt. Arguments after `--` are left alone.
  */

@@ -2,7 +2,7 @@ import { RETRY_ENV } from "@forkloop/sdk";
 import { z } from "zod";
 
 /**
- * Issue 11 + R-R11: the `--headers-timeout` / `--idle-timeout` / `--attempt-timeout` /
+ * R-R2 + R-R11: the `--headers-timeout` / `--idle-timeout` / `--attempt-timeout` /
  * `--retry-max-wait` flags. They set the variables the SDK's
  * model endpoint reads (`FORKLOOP_HEADERS_TIMEOUT_MS`, `FORKLOOP_STREAM_IDLE_TIMEOUT_MS`), which
  * win over the environment, which wins over the settings files' `env` map.

@@ -21,7 +21,7 @@ const SIGNALS = {
 
 /**
  * A repeat of the first signal this soon is the same request: `timeout -s INT` and a shell can
- * both deliver one a few milliseconds apart (issue 13: half such runs exited without a report).
+ * both deliver one a few milliseconds apart (half such runs exited without a report).
  * A person pressing Ctrl+C again to leave at once is slower than this.
  */
 export const REPEATED_SIGNAL_WINDOW_MS = 300;
@@ -36,7 +36,7 @@ export interface ProcessStop {
 }
 
 /**
- * Installs the process's stop handling (issue 13 item 5). The first SIGINT, SIGTERM, SIGHUP or SIGQUIT aborts
+ * Installs the process's stop handling. The first SIGINT, SIGTERM, SIGHUP or SIGQUIT aborts
  * `signal`, so transcripts and journals end consistently; a repeat within
  * REPEATED_SIGNAL_WINDOW_MS is ignored; a later one exits at once. A closed stdout or stderr
  * (`forkloop run … | head -1`) stops the work quietly — no EPIPE stack trace — and exits 141

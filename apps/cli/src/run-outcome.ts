@@ -56,7 +56,7 @@ export function printOutcome(
 
 /**
  * Claude Code's text-mode error sentences (`Error: Reached max turns (1)`), each followed by the
- * fix — never a bare reason code (issue 13).
+ * fix — never a bare reason code.
  */
 export function errorSentence(result: SDKResultMessage, options: RunOutcomeOptions): string {
   const resume = `\`${options.resumeCommand} "…"\``;

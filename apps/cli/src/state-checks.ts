@@ -12,7 +12,7 @@ export const REPORT_BYTES_PER_ITEM = 8 * 1024;
 const SLACK_BYTES = 1024 * 1024;
 
 /**
- * Issue 11: a directory forkloop must write to is checked before the first model request — it is
+ * A directory forkloop must write to is checked before the first model request — it is
  * a directory (not a file), writable (a probe file is written, fsync'd and removed) and has room
  * for what will go there — so a batch that cannot write its journal or report fails in the first
  * second, not after paying for every item.

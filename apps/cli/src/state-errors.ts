@@ -3,7 +3,7 @@ import { OrchestratorError, TRANSCRIPT_EXTENSION, type TranscriptDamageData } fr
 import { CliError } from "./cli-error.js";
 
 /**
- * Issue 11: every expected failure of forkloop's state — a damaged transcript or journal, a full
+ * Every expected failure of forkloop's state — a damaged transcript or journal, a full
  * or read-only disk, a path that is a file where a directory belongs — becomes a message that
  * names the path and the fix (exit 2), never `unexpected error` with a stack trace. `main`
  * passes every error it did not expect through here; what is left is a real bug.

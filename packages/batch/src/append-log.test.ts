@@ -67,7 +67,7 @@ describe("append log (batch journal framing)", () => {
     });
   });
 
-  it("issue 11: corruption in the middle is damage, reported with its offset, never truncated", async () => {
+  it("R-R4: corruption in the middle is damage, reported with its offset, never truncated", async () => {
     const path = join(dir, "log");
     const first = encodeRecord({ a: 1 });
     await writeFile(path, `${first}garbage\n`);
@@ -82,7 +82,7 @@ describe("append log (batch journal framing)", () => {
     expect(await readFile(path, "utf8")).toContain("garbage");
   });
 
-  it("issue 11: one flipped byte in a middle record is damage too (each line has its own checksum)", () => {
+  it("R-R4: one flipped byte in a middle record is damage too (each line has its own checksum)", () => {
     const lines = [encodeRecord({ a: 1 }), encodeRecord({ b: 2 }), encodeRecord({ c: 3 })];
     const bytes = Buffer.from(lines.join(""));
     const at = lines[0]!.length + 12;
@@ -90,7 +90,7 @@ describe("append log (batch journal framing)", () => {
     expect(parseLog(bytes).damage).toMatchObject({ intactRecords: 1, laterRecords: [{ c: 3 }] });
   });
 
-  it("issue 11: a short write then ENOSPC acknowledges nothing, cuts the partial record off, refuses later appends", async () => {
+  it("R-R4: a short write then ENOSPC acknowledges nothing, cuts the partial record off, refuses later appends", async () => {
     const path = join(dir, "log");
     const first = encodeRecord({ a: 1 });
     const log = await openLog(path, await readLog(path), fullDiskAfter(first.length + 10));

@@ -8,7 +8,7 @@ import { crc32 } from "node:zlib";
  * items do not cost 32 fsyncs. A torn tail (kill -9 mid-write, power loss) fails its checksum or
  * lacks its newline: `readLog` drops it and `openLog` truncates it away, so later appends never
  * follow garbage. A bad record with good records after it is damage: `readLog` reports it and
- * nothing is truncated (issue 11).
+ * nothing is truncated (R-R4).
  */
 export interface AppendLog {
   /** Resolves once durable; rejects with `LogWriteError` (and every later append too) if not. */
@@ -36,12 +36,12 @@ export interface LogContents {
   readonly tornTail: boolean;
   /** Bytes of the file (to say how big a torn tail was). */
   readonly fileBytes: number;
-  /** Issue 11: damage before the end of the file (never dropped silently). */
+  /** R-R4: damage before the end of the file (never dropped silently). */
   readonly damage?: LogDamage;
 }
 
 /**
- * Issue 11: a write or fsync of the log failed (ENOSPC, EIO, EROFS …). Nothing of the failed
+ * R-R4: a write or fsync of the log failed (ENOSPC, EIO, EROFS …). Nothing of the failed
  * group is acknowledged, the file is cut back to its last whole record, and the log refuses
  * every later append: a record written after a lost one would make the log lie.
  */

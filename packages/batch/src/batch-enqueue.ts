@@ -19,9 +19,9 @@ export interface ItemRelist {
 }
 
 /**
- * Enqueues the batch's items once, on any backend (issue 16 item 1): the ledger's seal is written
+ * Enqueues the batch's items once, on any backend (R-B1): the ledger's seal is written
  * only after every item is durably enqueued, so a crash during enqueueing is seen on resume (no
- * seal): the items are listed again and enqueued (idempotent by id), and none is lost. Issue 11:
+ * seal): the items are listed again and enqueued (idempotent by id), and none is lost. R-R4:
  * on resume the seal is checked against the ledger; a ledger that holds fewer items than the seal
  * says lost records (a journal truncated, emptied, deleted) — the resume stops (exit 2) unless
  * the repair lists the source again. `items` is undefined on resume.

@@ -40,7 +40,7 @@ describe("batch items", () => {
     ]);
   });
 
-  it("issue 13: a {{item.key}} that an item lacks is exit 2 before the run, naming the item and the key", async () => {
+  it("a {{item.key}} that an item lacks is exit 2 before the run, naming the item and the key", async () => {
     const path = join(dir, "items.jsonl");
     await writeFile(path, '{"name":"a"}\n"plain"\n{"other":1}\n');
     await expect(loadItems({ kind: "items", path }, "Do {{item.name}}")).rejects.toThrow(
@@ -48,7 +48,7 @@ describe("batch items", () => {
     );
   });
 
-  it("issue 13: binary and unreadable --files matches are skipped and listed", async () => {
+  it("binary and unreadable --files matches are skipped and listed", async () => {
     await writeFile(join(dir, "a.txt"), "text\n");
     await writeFile(join(dir, "b.txt"), Buffer.from([0x89, 0x50, 0x00, 0x01]));
     await symlink("/proc/self/mem", join(dir, "c.txt"));

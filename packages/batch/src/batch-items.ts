@@ -60,7 +60,7 @@ function itemId(label: string): string {
   return createHash("sha256").update(label).digest("hex").slice(0, 16);
 }
 
-/** A `--files` match left out at enqueue (issue 13): it would cost a request and answer nothing. */
+/** A `--files` match left out at enqueue: it would cost a request and answer nothing. */
 export type SkippedFile =
   | { readonly file: string; readonly why: "binary" }
   | { readonly file: string; readonly why: "unreadable"; readonly code: string };

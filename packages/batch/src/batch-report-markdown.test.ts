@@ -17,7 +17,7 @@ const state = (id: string, label: string, text: string): ItemState => ({
   result: { turns: 2, usage, costUsd: 0.0123, durationMs: 1500, text },
 });
 
-describe("issue 13: report.md holds the answers, escaped", () => {
+describe("report.md holds the answers, escaped", () => {
   it("one row per item with every metric, then each whole answer in a fence longer than its own", () => {
     const hostile = "Done.\n```\n| injected | row |\n```\n<img src=x onerror=alert(1)>";
     const report = buildReport(

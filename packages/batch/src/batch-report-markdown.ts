@@ -8,8 +8,8 @@ import {
 import { formatCount, formatDuration } from "./progress-display.js";
 
 /**
- * `report.md`: what the batch was for — every item's answer — next to its metrics (issue 13 item
- * 6). Labels (file names) and answers (model output) are hostile input: inline text is escaped
+ * `report.md`: what the batch was for — every item's answer — next to its metrics.
+ * Labels (file names) and answers (model output) are hostile input: inline text is escaped
  * so a `|` cannot break the table and markup cannot render, and each full answer sits in a code
  * fence longer than any backtick run inside it.
  */
@@ -48,7 +48,7 @@ export function formatReportMarkdown(report: BatchReport): string {
 }
 
 /**
- * Issue 11: items redone from scratch after an attempt was interrupted once a mutating tool had
+ * Items redone from scratch after an attempt was interrupted once a mutating tool had
  * begun — its edits or commands may have happened twice; listed so someone can check them.
  */
 function repeatedSideEffects(items: readonly ResultLine[]): string[] {

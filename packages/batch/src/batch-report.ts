@@ -15,15 +15,15 @@ export interface ResultLine {
   readonly usage: UsageTotals;
   readonly costUsd: number;
   readonly durationMs: number;
-  /** Issue 11: model requests retried for this item (dropped streams, 529s, deadlines). */
+  /** R-R1, R-R2: model requests retried for this item (dropped streams, 529s, deadlines). */
   readonly apiRetries: number;
   readonly terminal: string | null;
   /** The item's answer: the sub-agent's final text. */
   readonly text: string | null;
   readonly error: { code: string; message: string } | null;
-  /** The item's compactions in order (issue 12 item 3): trigger, tokens before and after. */
+  /** The item's compactions in order (R-C4): trigger, tokens before and after. */
   readonly compactions: readonly ItemCompaction[];
-  /** Issue 11: earlier attempts interrupted after a mutating tool began (side effects may repeat). */
+  /** Earlier attempts interrupted after a mutating tool began (side effects may repeat). */
   readonly mayHaveRunTwice: readonly RepeatedSideEffect[];
   /** The last attempt's transcript (`forkloop replay <it>`), when the item ran. */
   readonly transcript: string | null;
@@ -41,7 +41,7 @@ export interface BatchTotals {
   readonly cacheReadShare: number;
   /** Compactions over all items. */
   readonly compactions: number;
-  /** Issue 11: retried model requests over all items. */
+  /** R-R1: retried model requests over all items. */
   readonly apiRetries: number;
 }
 
@@ -52,7 +52,7 @@ export interface BatchReport {
   readonly simulated: boolean;
   readonly totals: BatchTotals;
   readonly items: readonly ResultLine[];
-  /** A BullMQ batch (issue 16 item 3): items run more than once, completions dropped as duplicates. */
+  /** A BullMQ batch (R-B1): items run more than once, completions dropped as duplicates. */
   readonly queue?: {
     readonly url: string;
     readonly reExecutedItems: number;

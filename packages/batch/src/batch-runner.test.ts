@@ -189,7 +189,7 @@ describe("batch runner", () => {
     expect(settled).toEqual([10]);
   });
 
-  it("issue 13 --max-budget-usd: no item starts once spent + (running + 1) × average cost would pass the limit", async () => {
+  it("--max-budget-usd: no item starts once spent + (running + 1) × average cost would pass the limit", async () => {
     const backend = await openLocalJournalBackend({ dir });
     await backend.enqueue(items);
     // Each item costs $0.001 (ok()); a limit of $0.0035 lets the 3rd start (0.002 + 1 × 0.001) but not a 4th.
@@ -205,7 +205,7 @@ describe("batch runner", () => {
     expect(summary.states.filter((state) => state.status === "succeeded")).toHaveLength(3);
   });
 
-  it("issue 13: a failure stopOnFailure names stops the batch before any more item starts; cancelled slots are not refilled", async () => {
+  it("R-R9: a failure stopOnFailure names stops the batch before any more item starts; cancelled slots are not refilled", async () => {
     const backend = await openLocalJournalBackend({ dir });
     await backend.enqueue(items);
     // As the pool does with a warm wave (runAll releaseAfterFailure): when i0 fails, the others

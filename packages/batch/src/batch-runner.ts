@@ -52,7 +52,7 @@ export interface BatchRunOptions {
   readonly now?: () => number;
   /**
    * Asked for each failure: a message says it is a failure of the whole batch — the endpoint, the
-   * key or the model is wrong, and every item would fail alike (issue 13 item 3, R-R9) — and stops
+   * key or the model is wrong, and every item would fail alike (R-R9) — and stops
    * the batch at once, whenever it comes (a key revoked mid-batch too). That item is not settled
    * and the in-flight ones are cancelled: all stay pending, so a plain resume finishes the work
    * once the cause is fixed.
@@ -171,7 +171,7 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
     options.onEvent?.({ type: "item_settled", claim, outcome, snapshot: snapshot() });
   };
 
-  // Issue 11: the backend could not record something (a full disk): nothing more is claimed, the
+  // R-R4: the backend could not record something (a full disk): nothing more is claimed, the
   // running items are cancelled (they stay unsettled, so a resume redoes them), and runBatch
   // rejects with the error once they have stopped — never a result that is not on disk.
   let backendFailure: { error: unknown } | undefined;

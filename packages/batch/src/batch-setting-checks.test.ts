@@ -28,7 +28,7 @@ function problemWith(change: Record<string, unknown>, top: Record<string, unknow
   return parsed.success ? undefined : describeIssues(parsed.error);
 }
 
-describe("issue 16 (trust): a queued batch's stored settings are checked as hostile input", () => {
+describe("R-B1 (trust): a queued batch's stored settings are checked as hostile input", () => {
   it("the settings forkloop batch stores pass", () => {
     expect(problemWith({})).toBeUndefined();
   });
@@ -89,7 +89,7 @@ describe("issue 16 (trust): a queued batch's stored settings are checked as host
   });
 });
 
-describe("issue 16 (trust): the worker's policy on bypassPermissions", () => {
+describe("R-B1 (trust): the worker's policy on bypassPermissions", () => {
   const bypass: QueuedBatch = { ...batch, spec: { ...spec, permissionMode: "bypassPermissions" } };
 
   it("refused without the operator's opt-in, naming the flag", () => {

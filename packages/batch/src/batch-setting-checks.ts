@@ -4,7 +4,7 @@ import { z } from "zod";
 
 /**
  * The field checks of a batch's stored settings. A queued batch's settings come from Redis, and
- * whoever can write there chooses what `forkloop worker` runs on every host (issue 16, trust):
+ * whoever can write there chooses what `forkloop worker` runs on every host (R-B1, trust):
  * they are hostile input, held to what `forkloop batch` itself would have accepted as flags —
  * not merely to the right JSON types. The same schema reads a local batch's batch.json.
  */

@@ -27,7 +27,7 @@ import { replaceAtomically, syncDirectory, writeDurably } from "./durable-file.j
 /**
  * What a batch was started with, kept in `batch.json` so `--resume <id>` needs no other flags,
  * and in Redis for a queued batch's workers: every setting that decides what an item may do is
- * held to what `forkloop batch` accepts as a flag (batch-setting-checks.ts, issue 16 trust).
+ * held to what `forkloop batch` accepts as a flag (batch-setting-checks.ts, R-B1 trust).
  */
 export const batchSpecSchema = z.object({
   id: safeIdSchema,
@@ -45,14 +45,14 @@ export const batchSpecSchema = z.object({
   permissionMode: permissionModeSchema,
   fallbackModels: z.array(modelIdSchema).max(16),
   appendSystemPrompt: z.string().optional(),
-  /** `--mcp-config` (absolute paths, or JSON) and `--strict-mcp-config` (issue 15). */
+  /** `--mcp-config` (absolute paths, or JSON) and `--strict-mcp-config` (R-M1). */
   mcpConfig: z.array(z.string()).optional(),
   strictMcpConfig: z.boolean().optional(),
   outputDir: z.string(),
-  /** A `--queue` batch (issue 16): the Redis it is on, so `batch list` / `status` say where its items run. */
+  /** A `--queue` batch (R-B1): the Redis it is on, so `batch list` / `status` say where its items run. */
   queue: z.string().optional(),
   /**
-   * `--rpm N` (issue 16 item 4): model requests per minute. A local batch's limit lives in its
+   * `--rpm N` (R-B1): model requests per minute. A local batch's limit lives in its
    * process; a resume keeps it, or saves the `--rpm` it is given.
    */
   rpm: z.number().int().min(1).max(1_000_000).optional(),
@@ -92,7 +92,7 @@ export function batchDir(state: ProjectState, id: string): string {
 
 /**
  * Creates the batch directory with its spec, atomically: the spec is written and fsync'd in a
- * staging directory that is then renamed into place. Issue 11: a kill at any moment leaves either
+ * staging directory that is then renamed into place. R-R4: a kill at any moment leaves either
  * no batch (start it again) or a batch with its batch.json (resume it) — never a directory that
  * can be neither started nor resumed.
  */
@@ -161,7 +161,7 @@ export async function loadBatch(state: ProjectState, id: string): Promise<{ spec
   }
   const path = join(dir, "batch.json");
   const text = await readFile(path, "utf8");
-  // Issue 11: a damaged spec names the file and the way out, never a JSON stack trace.
+  // R-R4: a damaged spec names the file and the way out, never a JSON stack trace.
   const damaged = (why: string) =>
     new OptionsError(
       `${path} is damaged (${why}); it holds the batch's settings (source, prompt, model), so the batch cannot resume without it. Restore it from a backup, or start a new batch with the same flags — the finished items' results stay in ${dir}.`,

@@ -26,7 +26,7 @@ export async function syncDirectory(dir: string): Promise<void> {
 }
 
 /**
- * Issue 11: replaces `path` atomically — temp file, fsync, rename, directory fsync — so a crash or
+ * R-R4: replaces `path` atomically — temp file, fsync, rename, directory fsync — so a crash or
  * a full disk leaves either the old file or the new one, never a half-written one.
  */
 export async function replaceAtomically(path: string, text: string | Buffer): Promise<void> {

@@ -4,7 +4,7 @@ import { replaceAtomically } from "./durable-file.js";
 import type { EnqueueSeal } from "./job-backend.js";
 
 /**
- * The enqueue seal (issue 16 item 1): how many items were enqueued and a digest of their ids,
+ * The enqueue seal (R-B1): how many items were enqueued and a digest of their ids,
  * order-free, so a resume can tell a complete item list from one that lost records.
  */
 export function sealOf(ids: readonly string[]): EnqueueSeal {
@@ -28,7 +28,7 @@ export function parseSeal(text: string): EnqueueSeal | "unverifiable" {
 
 /**
  * The local journal's seal lives in a file beside the journal, not in it: a journal that was
- * truncated, emptied or deleted must not take the evidence of its loss with it (issue 11).
+ * truncated, emptied or deleted must not take the evidence of its loss with it (R-R4).
  */
 export async function readSealFile(path: string): Promise<EnqueueSeal | "unverifiable" | undefined> {
   try {

@@ -1,5 +1,5 @@
 /**
- * The narrow interface `forkloop batch` runs through (issue 7, issue 16 item 1). Its producer half,
+ * The narrow interface `forkloop batch` runs through (R-B1). Its producer half,
  * `BatchLedger`, is what every backend keeps — the items, whether enqueueing finished, which items
  * an earlier run left unsettled, every item's state — and `enqueueOnce` (batch-enqueue.ts) runs on
  * it alike for the local journal and for the BullMQ backend. `JobBackend` adds the claiming half
@@ -20,7 +20,7 @@ export interface JobItem {
 /** What one finished attempt produced, successful or not (expected failures are data). */
 export interface ItemResult {
   readonly turns: number;
-  /** Its tokens and API calls: loop-core's one usage type (issue 12 item 6). */
+  /** Its tokens and API calls: loop-core's one usage type. */
   readonly usage: UsageTotals;
   readonly costUsd: number;
   readonly durationMs: number;
@@ -28,9 +28,9 @@ export interface ItemResult {
   readonly terminal?: string;
   /** The final assistant text (what the item produced). */
   readonly text: string;
-  /** Issue 11: model requests retried (a dropped stream, a 529, a deadline) on the way. */
+  /** R-R1, R-R2: model requests retried (a dropped stream, a 529, a deadline) on the way. */
   readonly apiRetries?: number;
-  /** The item's compactions in order, each with its tokens before and after (issue 12 item 3). */
+  /** The item's compactions in order, each with its tokens before and after (R-C4). */
   readonly compactions?: readonly ItemCompaction[];
 }
 
@@ -54,7 +54,7 @@ export interface Claim {
 
 export type ItemStatus = "pending" | "running" | "succeeded" | "failed";
 
-/** Issue 11: an earlier attempt was interrupted after it started a tool that changes things. */
+/** An earlier attempt was interrupted after it started a tool that changes things. */
 export interface RepeatedSideEffect {
   readonly attempt: number;
   /** The first such tool of that attempt (e.g. `Edit`, `Bash`). */
@@ -68,7 +68,7 @@ export interface ItemState {
   readonly result?: ItemResult;
   readonly error?: ItemError;
   /**
-   * Issue 11: attempts that were interrupted after a mutating tool call began. The item was (or
+   * Attempts that were interrupted after a mutating tool call began. The item was (or
    * will be) redone from scratch, so those side effects may have happened twice.
    */
   readonly mayHaveRunTwice?: readonly RepeatedSideEffect[];
@@ -76,7 +76,7 @@ export interface ItemState {
 
 export type SettleOutcome = { readonly ok: true } | { readonly ok: false; readonly reason: string };
 
-/** Issue 16 item 1: recorded once every item of a batch is enqueued (their count and ids' digest). */
+/** R-B1: recorded once every item of a batch is enqueued (their count and ids' digest). */
 export interface EnqueueSeal {
   readonly items: number;
   readonly digest: string;
@@ -109,7 +109,7 @@ export interface JobBackend extends BatchLedger {
   /** Says the claim is still alive (a distributed backend re-queues claims whose heartbeats stop). */
   heartbeat(claim: Claim): Promise<void>;
   /**
-   * Issue 11: the attempt is about to run a tool that changes things (Edit, Write, a mutating
+   * The attempt is about to run a tool that changes things (Edit, Write, a mutating
    * Bash). Durable before it resolves, so an interrupted attempt's side effects are known on
    * resume; recorded once per attempt.
    */

@@ -93,7 +93,7 @@ describe("local journal backend", () => {
     expect(replay.items[0]).toMatchObject({ status: "succeeded", result: { text: "first" } });
   });
 
-  it("issue 12 item 6: a settle record from before usage counted API calls still reads (apiCalls 0), so an older batch resumes", () => {
+  it("a settle record from before usage counted API calls still reads (apiCalls 0), so an older batch resumes", () => {
     const { apiCalls: _calls, ...olderUsage } = result.usage;
     const record = journalRecordSchema.parse({
       type: "completed",
@@ -153,7 +153,7 @@ describe("local journal backend", () => {
     ]);
   });
 
-  it("issue 11: a damaged journal is refused with the file, the offset, the intact records and the fix", async () => {
+  it("R-R4: a damaged journal is refused with the file, the offset, the intact records and the fix", async () => {
     const first = await openLocalJournalBackend({ dir });
     await first.enqueue(items);
     const a = await first.claim("w");
@@ -172,7 +172,7 @@ describe("local journal backend", () => {
     expect(await readFile(path)).toEqual(bytes);
   });
 
-  it("issue 11: --repair keeps every readable record, moves the damaged file aside, re-runs what is unknown", async () => {
+  it("R-R4: --repair keeps every readable record, moves the damaged file aside, re-runs what is unknown", async () => {
     const first = await openLocalJournalBackend({ dir });
     await first.enqueue(items);
     for (let index = 0; index < 3; index++) await first.complete((await first.claim("w"))!, result);
@@ -198,7 +198,7 @@ describe("local journal backend", () => {
     expect((await readdir(dir)).filter((name) => name.startsWith("journal.log.damaged-"))).toHaveLength(1);
   });
 
-  it("issue 11: an item interrupted after a mutating tool began is listed as 'may have run twice'", async () => {
+  it("an item interrupted after a mutating tool began is listed as 'may have run twice'", async () => {
     const first = await openLocalJournalBackend({ dir });
     await first.enqueue(items.slice(0, 2));
     const a = await first.claim("w");

@@ -39,7 +39,7 @@ export const usageTotalsSchema = z.object({
   outputTokens: z.number(),
   cacheCreationInputTokens: z.number(),
   cacheReadInputTokens: z.number(),
-  // Issue 12 item 6: loop-core's UsageTotals; a journal written before it counted no calls.
+  // Loop-core's UsageTotals; a journal written before it counted no calls.
   apiCalls: z.number().int().nonnegative().default(0),
 });
 const resultSchema = z.object({
@@ -182,7 +182,7 @@ export interface LocalJournalOptions {
   readonly now?: () => Date;
   /** Put items that failed back in the queue (a new attempt each); their `failed` record stays. */
   readonly retryFailed?: boolean;
-  /** Issue 11: a damaged journal keeps its readable records (rewritten) instead of stopping. */
+  /** R-R4: a damaged journal keeps its readable records (rewritten) instead of stopping. */
   readonly repair?: boolean;
   /** For the messages' fix (`forkloop batch --resume ID --repair`). */
   readonly batchId?: string;
@@ -296,7 +296,7 @@ export async function openLocalJournalBackend(
   }
 }
 
-/** Issue 11: where the journal is damaged, what is intact, and the fix. */
+/** R-R4: where the journal is damaged, what is intact, and the fix. */
 function journalDamageMessage(path: string, contents: LogContents, batchId: string | undefined): string {
   const damage = contents.damage!;
   const where =
@@ -366,7 +366,7 @@ class LocalJournalBackend implements JobBackend {
     const state = this.#states.get(id);
     if (!state) throw new Error(`journal: queued item ${id} has no state`);
     const attempt = state.attempts + 1;
-    // Issue 11: the state changes only once the record is durable.
+    // R-R4: the state changes only once the record is durable.
     await this.log.append({
       type: "claimed",
       at: this.#at(),
@@ -426,7 +426,7 @@ class LocalJournalBackend implements JobBackend {
     if (this.#settling.has(claim.item.id)) {
       return { ok: false, reason: `item ${claim.item.id} is being settled already` };
     }
-    // Issue 11: a completion counts only once it is on disk (a failed write leaves it running).
+    // R-R4: a completion counts only once it is on disk (a failed write leaves it running).
     this.#settling.add(claim.item.id);
     try {
       await this.log.append({ ...record, at: this.#at(), id: claim.item.id, attempt: claim.attempt });

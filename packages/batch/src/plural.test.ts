@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { plural } from "./plural.js";
 
 describe("plural", () => {
-  it("issue-7 point 5: one turn is singular, other counts plural", () => {
+  it("one turn is singular, other counts plural", () => {
     expect(plural(1, "turn")).toBe("1 turn");
     expect(plural(0, "turn")).toBe("0 turns");
     expect(plural(2, "message")).toBe("2 messages");

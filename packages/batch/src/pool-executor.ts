@@ -49,12 +49,12 @@ export interface BatchAgentSettings {
   /**
    * The settings files' hooks: the pool runs them in this process for every item (over comlink) —
    * SessionStart and UserPromptSubmit as the item starts, PreToolUse/PostToolUse for its tool
-   * calls, PreCompact before it compacts, Stop when it stops (issue 12 item 4). Build them with
+   * calls, PreCompact before it compacts, Stop when it stops (R-X4). Build them with
    * `sessionOf: batchItemSession(transcriptsDir)`: each item is a session of its own.
    */
   readonly hooks?: LoopHooks;
   /**
-   * Issue 11: called — and awaited, before the tool runs — when an item's sub-agent is about to
+   * Called — and awaited, before the tool runs — when an item's sub-agent is about to
    * run a tool that changes things, so the journal knows which interrupted items may repeat a
    * side effect on resume. `isMutating` says which calls count (a tool's `isReadOnly`).
    */
@@ -63,16 +63,16 @@ export interface BatchAgentSettings {
     record(claim: Claim, tool: string): Promise<void>;
   };
   /**
-   * The batch's MCP tools (issue 15): connected once in this process for every item; an item's
+   * The batch's MCP tools (R-M1): connected once in this process for every item; an item's
    * call comes back over comlink and runs here, and the worker's proxies keep their annotations.
    */
   readonly parentTools?: readonly Tool[];
   /**
    * True for a failure every item would repeat (a bad key, an unknown model): when the warming
-   * item fails so, the rest of its wave is held back unsent (issue 13) and left pending.
+   * item fails so, the rest of its wave is held back unsent and left pending.
    */
   readonly failsEveryItem?: (error: { readonly code: string; readonly message: string }) => boolean;
-  /** `--rpm` (issue 16 item 4): awaited before every model request of every item. */
+  /** `--rpm` (R-B1): awaited before every model request of every item. */
   readonly requestSlot?: RequestGate;
 }
 
@@ -130,7 +130,7 @@ export function createPoolExecutor(
           const claim = byTaskId.get(event.agentId);
           if (!claim) return;
           const sofar = live.get(event.agentId);
-          // Issue 11: retried requests (dropped streams, 529s …) are counted for the report.
+          // R-R1: retried requests (dropped streams, 529s …) are counted for the report.
           if (event.type === "api_retry") retries.set(event.agentId, (retries.get(event.agentId) ?? 0) + 1);
           if (event.type === "usage" && event.phase === "end" && sofar) {
             live.set(event.agentId, {

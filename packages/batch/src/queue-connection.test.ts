@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseQueueUrl } from "./queue-connection.js";
 
-describe("parseQueueUrl (issue 16: --queue redis://HOST:PORT[/DB])", () => {
+describe("parseQueueUrl (R-B1: --queue redis://HOST:PORT[/DB])", () => {
   it("reads host, port, database and credentials; the display form drops the password", () => {
     expect(parseQueueUrl("redis://127.0.0.1:6390/3")).toEqual({
       display: "redis://127.0.0.1:6390/3",

@@ -4,7 +4,7 @@ import { checkQueueHealth } from "./queue-health.js";
 import { describeRedisError, isRedisError } from "./redis-errors.js";
 
 /**
- * `--queue redis://HOST:PORT[/DB]` (issue 16 item 2): where the BullMQ backend's Redis is. A bad
+ * `--queue redis://HOST:PORT[/DB]` (R-B1): where the BullMQ backend's Redis is. A bad
  * URL is an options error (exit 2) that shows the expected shape; an unreachable Redis is an
  * error naming the URL, raised before anything is enqueued or run.
  */

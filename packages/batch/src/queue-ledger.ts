@@ -13,7 +13,7 @@ import {
 } from "./queue-store.js";
 
 /**
- * The BullMQ backend's ledger (issue 16 item 1): the same producer operations as the local
+ * The BullMQ backend's ledger (R-B1): the same producer operations as the local
  * journal's, on Redis. Enqueueing adds the batch as one flow — a parent job in the batch's own
  * queue and one child per item in the shared items queue, all with deterministic ids, so adding
  * it again is a no-op — and the seal says the add finished, so a producer that crashed between

@@ -19,7 +19,7 @@ import {
 import { redisOutageReporter } from "./redis-outage.js";
 
 /**
- * The producer side of the BullMQ backend (issue 16 item 2): once `forkloop batch --queue URL` has
+ * The producer side of the BullMQ backend (R-B1): once `forkloop batch --queue URL` has
  * added the batch's flow (queue-ledger.ts), this shows the whole batch's progress (whichever hosts
  * run it) and finishes when the parent job does. The parent runs here: BullMQ starts it once every
  * child has completed or failed, and it records a result for any item BullMQ failed without a
@@ -40,7 +40,7 @@ export interface QueuedRunOptions {
 export type QueuedRunEvent =
   | { readonly type: "item_settled"; readonly state: ItemState; readonly snapshot: ProgressSnapshot }
   | { readonly type: "progress"; readonly snapshot: ProgressSnapshot }
-  /** A worker got a 429: the whole queue waits out its retry-after (issue 16 item 4). */
+  /** A worker got a 429: the whole queue waits out its retry-after (R-B1). */
   | { readonly type: "queue_paused"; readonly forMs: number }
   | { readonly type: "redis_error"; readonly message: string }
   /**

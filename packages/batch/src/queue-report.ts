@@ -4,7 +4,7 @@ import { cacheReadShare } from "./progress-display.js";
 import type { QueuedRunSummary } from "./queue-producer.js";
 
 /**
- * A queued batch's report (issue 16 item 3, R-R10). The totals count what ran, not what Redis
+ * A queued batch's report (R-B1, R-R10). The totals count what ran, not what Redis
  * kept: every settled run the producer saw — a re-run after a stall, a completion dropped as a
  * duplicate, a failed attempt BullMQ retried, a run whose result a Redis rollback erased — is
  * in the tokens, API calls and cost. An item with no run record (a worker from before runs were

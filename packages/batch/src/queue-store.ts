@@ -14,7 +14,7 @@ import {
 } from "./local-journal-backend.js";
 
 /**
- * What the BullMQ backend keeps in Redis next to BullMQ's own keys (issue 16): the batch's
+ * What the BullMQ backend keeps in Redis next to BullMQ's own keys (R-B1): the batch's
  * settings (so a worker or a `--resume` on any host needs nothing else), its items in order, and
  * the exactly-once results. BullMQ delivers at least once — a worker that loses its lock has its
  * job run again — so a result is recorded with an atomic compare-and-set keyed by item (the job
@@ -60,7 +60,7 @@ export function requestLogKey(batchId: string): string {
 }
 
 /**
- * A server a queued batch's items may use, by name only (issue 15 + 16): a stdio server is a
+ * A server a queued batch's items may use, by name only (R-M1, R-B1): a stdio server is a
  * command line, and a worker never starts one it read from Redis (whoever can write to the queue
  * would run code on every worker host). Each worker starts the server of that name from its own
  * configuration; the transport only makes messages clearer.
@@ -83,7 +83,7 @@ export const queuedBatchSchema = z.object({
   attempts: z.number().int().min(1).max(100),
   /** First retry delay; doubles per attempt (BullMQ exponential backoff). */
   backoffMs: z.number().int().nonnegative(),
-  /** `--rpm`: model requests per minute across every worker of the batch (issue 16 item 4). */
+  /** `--rpm`: model requests per minute across every worker of the batch (R-B1). */
   rpm: z.number().int().min(1).max(1_000_000).optional(),
   /** The MCP servers its items may use, by name (never a command, URL or header). */
   mcpServers: z.array(queuedMcpServerSchema).max(100).optional(),
@@ -91,7 +91,7 @@ export const queuedBatchSchema = z.object({
 export type QueuedBatch = z.infer<typeof queuedBatchSchema>;
 
 /**
- * An item job's data, as hostile as the settings (issue 16, trust): the item id names the item's
+ * An item job's data, as hostile as the settings (R-B1, trust): the item id names the item's
  * transcript file on the worker's host, so it is an id, never a path.
  */
 export const itemJobDataSchema = z.object({
@@ -164,7 +164,7 @@ export async function registerBatch(
     : { kind: "conflict", differences };
 }
 
-/** A batch as a worker finds it in Redis: its settings are checked as hostile input (issue 16). */
+/** A batch as a worker finds it in Redis: its settings are checked as hostile input (R-B1). */
 export type StoredBatch =
   | { readonly kind: "missing" }
   /** `problem` says what is wrong, for the items' recorded failure: `spec.maxTurns: …`. */
@@ -215,7 +215,7 @@ export async function loadQueuedBatch(
   return { batch: stored.batch, items: stored.items };
 }
 
-/** The batch's enqueue seal (issue 16 item 1): written once its flow is added. */
+/** The batch's enqueue seal (R-B1): written once its flow is added. */
 export async function readEnqueueSeal(
   redis: Redis,
   batchId: string,
@@ -350,7 +350,7 @@ export async function batchKeysPresent(redis: Redis, batchId: string): Promise<b
 
 export interface QueuedBatchState {
   readonly states: readonly ItemState[];
-  /** Completions dropped because the item already had a result (issue 16 item 3). */
+  /** Completions dropped because the item already had a result (R-B1). */
   readonly duplicateExecutions: number;
 }
 

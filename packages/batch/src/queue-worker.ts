@@ -23,7 +23,7 @@ import { limitedRequestGate, redisRequestLimiter } from "./request-limiter.js";
 import { batchRefusal, CAUTIOUS_POLICY, type WorkerPolicy } from "./worker-policy.js";
 
 /**
- * `forkloop worker` as a library (issue 16 item 2): a BullMQ worker on the items queue that runs
+ * `forkloop worker` as a library (R-B1): a BullMQ worker on the items queue that runs
  * each item as a sub-agent in this process's worker pool. Any number of these, on any hosts,
  * share one Redis; each batch's settings come from Redis, and the first item of a batch on this
  * host warms the cache-safe prefix before its other items start (R-F4, per host).
@@ -33,7 +33,7 @@ import { batchRefusal, CAUTIOUS_POLICY, type WorkerPolicy } from "./worker-polic
  * (every `stalledIntervalMs`, on any worker) puts the job back to run elsewhere. Results are
  * recorded exactly once regardless (queue-store.ts `recordOutcome`).
  *
- * A batch's settings and job data are hostile input (issue 16, trust): a batch whose stored
+ * A batch's settings and job data are hostile input (R-B1, trust): a batch whose stored
  * settings are invalid, or that this worker's policy refuses, is never run — each of its items
  * is recorded as failed with the reason and fails with BullMQ's `UnrecoverableError` (no
  * retries), the worker says so once per batch and goes on serving the others.
@@ -120,7 +120,7 @@ export interface QueueWorker {
 
 /**
  * Thrown by `executorFor` when this worker cannot run any item of the batch — it names an MCP
- * server this worker does not have, or one that failed to start here (issue 15 + 16). BullMQ has
+ * server this worker does not have, or one that failed to start here (R-M1, R-B1). BullMQ has
  * no routing by what a worker can do: a job handed back would come straight back to this worker
  * (holding its slots) and, when no worker can run it, the batch would never end. So each item
  * fails for good (`UnrecoverableError`, no retries) with this message as its recorded error,
@@ -191,7 +191,7 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
         const onEvent = (claim: Claim, event: SubAgentEvent) => {
           if (responseStarted(event)) release();
           if (event.type === "rate_limited") {
-            // A 429 pauses the whole queue, on every host, not just this process (issue 16 item 4).
+            // A 429 pauses the whole queue, on every host, not just this process (R-B1).
             void queue.rateLimit(event.retryAfterMs).catch(() => {});
             options.onEvent?.({ type: "rate_limited", batchId, claim, retryAfterMs: event.retryAfterMs });
           }
@@ -219,7 +219,7 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
   };
 
   /**
-   * Issue 16 item 4: every request of the batch's items asks the shared Redis limiter first. The
+   * R-B1: every request of the batch's items asks the shared Redis limiter first. The
    * worker says so once when its requests start waiting, not once per request.
    */
   const limitedRequests = (batchId: string, rpm: number): RequestGate =>

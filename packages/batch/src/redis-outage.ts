@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import { describeRedisError, isRedisError } from "./redis-errors.js";
 
 /**
- * Redis errors as the user should see them (issue 16 item 5): one line when an outage starts and
+ * Redis errors as the user should see them (R-B1): one line when an outage starts and
  * one when the connection is back, not one per retry of every BullMQ connection (ioredis retries
  * each of them every few hundred ms) and never a raw stack (BullMQ prints errors that no listener
  * takes). Give the returned function to every BullMQ object's "error" event.

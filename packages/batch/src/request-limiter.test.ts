@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { admitRequest, limitedRequestGate, memoryRequestLimiter } from "./request-limiter.js";
 
-describe("issue 16 item 4: the in-memory request limiter (a local batch's --rpm)", () => {
+describe("R-B1: the in-memory request limiter (a local batch's --rpm)", () => {
   it("admits N requests in a window, then names the wait until the oldest leaves it (the Redis script's rule)", async () => {
     let clock = 1_000_000;
     const limiter = memoryRequestLimiter(3, 60_000, () => clock);

@@ -4,7 +4,7 @@ import type { RequestGate } from "@forkloop/orchestrator";
 import type { Redis } from "ioredis";
 
 /**
- * `--rpm N` (issue 16 item 4): at most N model requests in any window (a minute), a sliding log of
+ * `--rpm N` (R-B1): at most N model requests in any window (a minute), a sliding log of
  * admission times. One interface, two homes: Redis for a queued batch (every `forkloop worker` on
  * every host shares it), memory for a local batch (one process runs every item).
  */

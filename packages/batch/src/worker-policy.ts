@@ -2,7 +2,7 @@ import { permissionModeFacts } from "@forkloop/tools";
 import type { QueuedBatch } from "./queue-store.js";
 
 /**
- * What a worker's operator lets the batches on its queue do (issue 16, trust). A batch's settings
+ * What a worker's operator lets the batches on its queue do (R-B1, trust). A batch's settings
  * are whatever was written to Redis; the operator's choices are this host's, and a batch cannot
  * change them. Deny rules and the sandbox need no entry here: the worker applies its host's
  * settings on top of every batch's rules and its own `--sandbox`, whatever the batch says.

@@ -9,7 +9,7 @@ export interface WrittenReport {
   readonly json: string;
   readonly markdown: string;
   /**
-   * Issue 11: the `results.jsonl` already there held more finished items than this report (the
+   * R-R4: the `results.jsonl` already there held more finished items than this report (the
    * journal lost records): it was kept, and this report's results went to `results` instead.
    */
   readonly keptPrevious?: { readonly path: string; readonly finished: number };
@@ -18,7 +18,7 @@ export interface WrittenReport {
 /**
  * Writes `results.jsonl`, `report.json` (totals and every item's row) and `report.md` into `dir`,
  * each atomically (temp file, fsync, rename: a crash or a full disk leaves the old file or the
- * new one); returns their paths. Issue 11: never replaces a `results.jsonl` that lists more
+ * new one); returns their paths. R-R4: never replaces a `results.jsonl` that lists more
  * finished items than this report.
  */
 export async function writeReport(dir: string, report: BatchReport): Promise<WrittenReport> {

@@ -1,7 +1,7 @@
 import type { AttemptTimeout } from "./model-failure.js";
 
 /**
- * Issue 11 + R-R11: the deadlines of one model request attempt — response headers, then the gap
+ * R-R2 + R-R11: the deadlines of one model request attempt — response headers, then the gap
  * between stream events (one re-armable timer), and the attempt's overall deadline (armed once:
  * a server that drips one event inside the idle timeout would otherwise never end). When one
  * fires it aborts the attempt's controller and remembers which ran out, so the model client

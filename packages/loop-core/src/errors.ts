@@ -21,7 +21,7 @@ export class FallbackTriggeredError extends ForkloopError {
 }
 
 /**
- * Issue 11: the server broke the SSE protocol (an event before `message_start`). The model client
+ * R-R1: the server broke the SSE protocol (an event before `message_start`). The model client
  * treats it like a broken connection: the partial reply is discarded and the request retried.
  */
 export class MalformedStreamError extends ForkloopError {

@@ -112,7 +112,7 @@ export interface LoopHooks {
   /**
    * Session hooks: the loop does not fire these, the runner of a top-level agent does (the
    * orchestrator's main session, a batch item's runner), and PreCompact fires from each agent's
-   * context pipeline before it compacts (issue 12 item 4).
+   * context pipeline before it compacts (R-X4).
    */
   readonly sessionStart?: readonly ((input: SessionStartInput) => Promise<SessionStartOutcome>)[];
   readonly userPromptSubmit?: readonly ((input: UserPromptSubmitInput) => Promise<UserPromptSubmitOutcome>)[];

@@ -31,8 +31,8 @@ const fileSchema = {
   definitions: { range: { type: "object", properties: { from: { type: "integer" } }, required: ["from"] } },
 };
 
-describe("issue 15: tools whose input schema is JSON Schema (jsonSchemaInput)", () => {
-  it("issue 15: valid input passes unchanged; each violation is an issue at its JSON path", () => {
+describe("R-M1: tools whose input schema is JSON Schema (jsonSchemaInput)", () => {
+  it("R-M1: valid input passes unchanged; each violation is an issue at its JSON path", () => {
     const input = compile(fileSchema);
     expect(input.inputSchema.safeParse({ path: "a.txt", lines: [1, 2], range: { from: 3 } })).toEqual({
       success: true,
@@ -53,7 +53,7 @@ describe("issue 15: tools whose input schema is JSON Schema (jsonSchemaInput)", 
     expect(issues(input, { path: "", lines: ["x"] })).toHaveLength(2);
   });
 
-  it("issue 15: the draft is the schema's own — 2020-12 by default ($defs, prefixItems), draft-07 when declared", () => {
+  it("R-M1: the draft is the schema's own — 2020-12 by default ($defs, prefixItems), draft-07 when declared", () => {
     const tuple = {
       type: "object",
       properties: { pair: { type: "array", prefixItems: [{ type: "string" }] } },
@@ -72,7 +72,7 @@ describe("issue 15: tools whose input schema is JSON Schema (jsonSchemaInput)", 
     expect(issues(compile(withDefs), { n: 0 })).toEqual([{ path: ["n"], message: "must be > 0" }]);
   });
 
-  it("issue 15: a schema that cannot be compiled or is not an object schema is refused with the reason", () => {
+  it("R-M1: a schema that cannot be compiled or is not an object schema is refused with the reason", () => {
     const notCompilable = jsonSchemaInput({ type: "object", properties: { a: { type: "strin" } } });
     expect(notCompilable).toMatchObject({
       ok: false,
@@ -87,14 +87,14 @@ describe("issue 15: tools whose input schema is JSON Schema (jsonSchemaInput)", 
     expect(jsonSchemaInput(null)).toEqual({ ok: false, error: "the input schema is not a JSON object" });
   });
 
-  it("issue 15: two schemas with the same $id both compile and keep their own rules", () => {
+  it("R-M1: two schemas with the same $id both compile and keep their own rules", () => {
     const a = compile({ $id: "https://example.com/shared.json", type: "object", required: ["a"] });
     const b = compile({ $id: "https://example.com/shared.json", type: "object", required: ["b"] });
     expect(issues(a, { b: 1 })).toHaveLength(1);
     expect(issues(b, { b: 1 })).toEqual([]);
   });
 
-  it("issue 15: the API is sent the JSON Schema itself (minus $schema), not a zod rendering of the validator", () => {
+  it("R-M1: the API is sent the JSON Schema itself (minus $schema), not a zod rendering of the validator", () => {
     const input = compile(fileSchema);
     const tool: Tool = {
       name: "mcp__files__read",
@@ -110,7 +110,7 @@ describe("issue 15: tools whose input schema is JSON Schema (jsonSchemaInput)", 
     expect(JSON.stringify(toolDefinition(tool).input_schema)).toBe(JSON.stringify(expected));
   });
 
-  it("issue 15 / R-T1: invalid input never reaches call; the model gets the JSON path in the error", async () => {
+  it("R-M1 / R-T1: invalid input never reaches call; the model gets the JSON path in the error", async () => {
     const calls: unknown[] = [];
     const tool: Tool = {
       name: "mcp__files__read",

@@ -40,7 +40,7 @@ export interface LoopState {
   readonly stopHookActive: boolean;
   /** R-L15: the hooks that blocked last time; they are not re-run on that retry. */
   readonly blockedStopHooks: readonly number[];
-  /** Issue 11: `pause_turn` replies of this turn continued so far, at most MAX_PAUSE_TURN_CONTINUATIONS. */
+  /** `pause_turn` replies of this turn continued so far, at most MAX_PAUSE_TURN_CONTINUATIONS. */
   readonly pauseTurnContinuations: number;
   /** 1 on the first model call; compared with maxTurns (R-L19). */
   readonly turnCount: number;
@@ -119,7 +119,7 @@ export interface QueryConfig {
   readonly toolUseSummaryModel: string | undefined;
   readonly recordSnapshots: boolean;
   readonly retry: RetryOptions | undefined;
-  /** Issue 16 item 4 (optional so existing configs stay valid). */
+  /** R-B1 (optional so existing configs stay valid). */
   readonly beforeSend?: BeforeSend | undefined;
   /** R-C2 cached variant: API context editing (optional so existing configs stay valid). */
   readonly contextEditing?: ContextEditingConfig | undefined;
@@ -133,7 +133,7 @@ export const ESCALATED_MAX_OUTPUT_TOKENS = 64_000;
 export const MAX_OUTPUT_TOKENS_RECOVERY_LIMIT = 3;
 
 /**
- * Issue 11: `pause_turn` continuations of one turn before the loop gives up on a server that
+ * `pause_turn` continuations of one turn before the loop gives up on a server that
  * pauses forever (terminal `model_error`, error type `pause_turn_limit`).
  */
 export const MAX_PAUSE_TURN_CONTINUATIONS = 10;

@@ -147,7 +147,7 @@ const rows: readonly Row[] = [
     event: { type: "tools_done", hookStop: undefined },
     expected: "next_turn",
   },
-  // Issue 11: a pause_turn reply is continued, a bounded number of times.
+  // A pause_turn reply is continued, a bounded number of times.
   { name: "the server paused the turn", event: { type: "paused" }, expected: "pause_turn_continuation" },
   {
     name: "the server paused the turn again after 10 continuations",
@@ -172,7 +172,7 @@ describe("R-L13: step(state, event, config), the pure continue decision", () => 
     );
   });
 
-  it("R-L7: the table reaches every continue reason (R-L7's 7 and issue 11's pause_turn_continuation) and the 7 terminals decided after a reply", () => {
+  it("R-L7: the table reaches every continue reason (R-L7's 7 and the pause_turn_continuation) and the 7 terminals decided after a reply", () => {
     const reached = new Set(rows.map((row) => row.expected));
     for (const reason of CONTINUE_REASONS) expect(reached).toContain(reason);
     const terminals: TerminalReason[] = [
@@ -187,7 +187,7 @@ describe("R-L13: step(state, event, config), the pure continue decision", () => 
     for (const reason of terminals) expect(reached).toContain(reason);
   });
 
-  it("issue 12 item 6: the decision carries its payload — a blocking hook's feedback and index, the budget's nudge and tracker, a stopping hook's error", () => {
+  it("the decision carries its payload — a blocking hook's feedback and index, the budget's nudge and tracker, a stopping hook's error", () => {
     expect(step(fresh, { ...endTurn, stop: blocking, budget: underBudget }, config)).toEqual({
       type: "continue",
       reason: "stop_hook_blocking",

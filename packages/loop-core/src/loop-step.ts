@@ -23,7 +23,7 @@ export type StepEvent =
   | { readonly type: "end_turn"; readonly stop: StopHooksResult; readonly budget: BudgetDecision }
   /** Every tool call of the reply has its result; `hookStop`: a hook said continue:false. */
   | { readonly type: "tools_done"; readonly hookStop: { readonly reason: string } | undefined }
-  /** Issue 11: the reply stopped with `pause_turn` (and no client tool calls): not a finished turn. */
+  /** The reply stopped with `pause_turn` (and no client tool calls): not a finished turn. */
   | { readonly type: "paused" };
 
 /**
@@ -57,7 +57,7 @@ export type StepDecision =
   | {
       readonly type: "terminal";
       readonly reason: Exclude<TerminalReason, "stop_hook_prevented" | "hook_stopped">;
-      /** Issue 11: why a server's endless pauses ended the run (`pause_turn_limit`). */
+      /** Why a server's endless pauses ended the run (`pause_turn_limit`). */
       readonly error?: NonNullable<Terminal["error"]>;
     };
 
@@ -125,7 +125,7 @@ export function step(state: StepState, event: StepEvent, config: StepConfig): St
       if (overMaxTurns(state, config)) return terminal("max_turns");
       return proceed("next_turn");
     case "paused":
-      // Issue 11: the paused turn is sent back to continue it (no stop hooks: it has not ended),
+      // The paused turn is sent back to continue it (no stop hooks: it has not ended),
       // a bounded number of times, each a model call that maxTurns counts.
       if (state.pauseTurnContinuations >= MAX_PAUSE_TURN_CONTINUATIONS) {
         return {

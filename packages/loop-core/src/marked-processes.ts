@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
 /**
- * Issue 11: what a command starts carries two marks of its call, so that what escaped the call's
+ * What a command starts carries two marks of its call, so that what escaped the call's
  * process group (`setsid`, a double fork, `nohup … &`) can still be found in /proc and ended:
  * an environment variable, and an inherited descriptor on a file of its own. Every descendant
  * inherits both unless it scrubs its environment (`env -i`) AND closes the descriptor — what a

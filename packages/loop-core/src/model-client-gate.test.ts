@@ -12,7 +12,7 @@ const retries = (events: readonly LoopEvent[]) =>
 /** Loose enough for a loaded machine; every wait below is longer. */
 const HEADERS_DEADLINE_MS = 1_000;
 
-describe("issue 16 item 4: the pre-send gate (beforeSend) runs before the headers deadline starts", () => {
+describe("R-B1: the pre-send gate (beforeSend) runs before the headers deadline starts", () => {
   it("a gate that waits longer than headersTimeoutMs: the request is sent once, after the gate, and no retry is counted", async () => {
     const handle = await sims.start([{ content: [{ type: "text", text: "answered" }] }]);
     let openedAt = 0;

@@ -42,7 +42,7 @@ async function againstHostile(behaviour: (index: number) => HostileBehaviour, re
 const retries = (events: readonly LoopEvent[]) =>
   events.flatMap((event) => (event.type === "api_retry" ? [event] : []));
 
-describe("issue 11: interrupted streams are retried like a 529", () => {
+describe("R-R1: interrupted streams are retried like a 529", () => {
   it("a stream the simulator drops mid-way (latency off) is retried, api_retry visible", async () => {
     const handle = await sims.start([{ content: [{ type: "text", text: "word ".repeat(40) }] }], {
       faults: parseFaultSpec("drop@1"),
@@ -162,7 +162,7 @@ describe("R-R9: an error that is not the API's own says what it is", () => {
   });
 });
 
-describe("issue 11: deadlines for headers and for the gap between events", () => {
+describe("R-R2: deadlines for headers and for the gap between events", () => {
   it("no response headers: the attempt is aborted after headersTimeoutMs and retried", async () => {
     const { events, terminal, server } = await againstHostile(
       (index) => (index === 1 ? { kind: "silence" } : { kind: "ok" }),
@@ -206,7 +206,7 @@ describe("issue 11: deadlines for headers and for the gap between events", () =>
   });
 });
 
-describe("issue 11: which failures are retried", () => {
+describe("R-R1: which failures are retried", () => {
   const socketError = (code: string) => Object.assign(new Error("other side closed"), { code });
   it.each([
     [

@@ -35,10 +35,10 @@ export interface RetryOptions {
   readonly maxDelayMs?: number;
   /** Consecutive 529s before `FallbackTriggeredError` when a fallback exists (default 3). */
   readonly maxOverloadedRetries?: number;
-  /** Issue 11: an attempt with no response headers after this long is aborted and retried. */
+  /** R-R2: an attempt with no response headers after this long is aborted and retried. */
   readonly headersTimeoutMs?: number;
   /**
-   * Issue 11: a stream that sends no event (pings do not count) for this long is aborted and
+   * R-R2: a stream that sends no event (pings do not count) for this long is aborted and
    * retried — a server that sent headers and then nothing must not hang a run forever.
    */
   readonly streamIdleTimeoutMs?: number;
@@ -74,7 +74,7 @@ export const DEFAULT_ATTEMPT_TIMEOUT_MS = 600_000;
 export const DEFAULT_MAX_RATE_LIMIT_WAIT_MS = 6 * 60 * 60 * 1000;
 
 /**
- * Issue 16 item 4: awaited before each attempt's HTTP request is sent — a pool-wide 429 pause,
+ * R-B1: awaited before each attempt's HTTP request is sent — a pool-wide 429 pause,
  * a `--rpm` request slot. It resolves when the request may go, or early once `signal` aborts
  * (the attempt is then not sent). A rejection fails the attempt (retried like a broken
  * connection). The headers deadline is armed only after it: a wait on a limit is not a server
@@ -99,7 +99,7 @@ export interface ModelCallRequest extends BuildRequestInput {
   readonly uuid: () => string;
   /** R-C2 cached variant: send `context_management` edits through the beta endpoint. */
   readonly contextEditing?: ContextEditingConfig | undefined;
-  /** Issue 16 item 4: the gate each attempt passes before it is sent (`BeforeSend`). */
+  /** R-B1: the gate each attempt passes before it is sent (`BeforeSend`). */
   readonly beforeSend?: BeforeSend | undefined;
   /** R-R11: default the system clock. */
   readonly clock?: RetryClock | undefined;
@@ -132,7 +132,7 @@ export type ModelEvent =
  * The production model call: one streaming request through the official SDK, with our own retry
  * loop on top (the SDK's is off, `maxRetries: 0`) because the SDK never retries a stream that
  * fails after it started (api doc §4) and because each retry is reported as an `api_retry`
- * event. Issue 11: a stream cut mid-way (`terminated`, ECONNRESET, no `message_stop`), malformed,
+ * event. R-R1: a stream cut mid-way (`terminated`, ECONNRESET, no `message_stop`), malformed,
  * or silent past a deadline (`headersTimeoutMs`, `streamIdleTimeoutMs`) is retried like a 529.
  * Yields raw stream events as they arrive, then one assistant message; an API error that
  * survives the retries becomes an assistant message with `apiError` (expected failures are
@@ -273,7 +273,7 @@ async function* attemptStream(
   request: ModelCallRequest,
 ): AsyncGenerator<ModelEvent, FailedAttempt | "aborted" | undefined> {
   if (request.signal.aborted) return "aborted";
-  // Issue 16 item 4: the gate is passed once per attempt, before its deadline starts. The SDK's
+  // R-B1: the gate is passed once per attempt, before its deadline starts. The SDK's
   // own retries are off (`maxRetries: 0` below), so an attempt is exactly one HTTP request and
   // a retry (ours) passes the gate again; were the SDK to retry inside an attempt, those
   // re-sends would not be gated.
@@ -293,7 +293,7 @@ async function* attemptStream(
   deadline.armOverall(request.retry?.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);
   let iterator: AsyncIterator<RawMessageStreamEvent> | undefined;
   let ended = false;
-  // Issue 11: every tool_use is screened (duplicate ids, absurd nesting) before anyone sees it.
+  // R-R3: every tool_use is screened (duplicate ids, absurd nesting) before anyone sees it.
   const toolUses = new ToolUseScreen(request.messages);
   let requestId: string | undefined;
   try {
@@ -338,7 +338,7 @@ async function* attemptStream(
   } catch (error) {
     if (request.signal.aborted) return "aborted";
     if (deadline.fired) return attemptTimedOut(deadline.fired.timeout, deadline.fired.ms);
-    // Issue 11: a stream cut after it started (`terminated`, ECONNRESET) is retried like a 529;
+    // R-R1: a stream cut after it started (`terminated`, ECONNRESET) is retried like a 529;
     // what streamed so far is dropped (the loop discards tools started from it, R-L12).
     return classifyError(error);
   } finally {

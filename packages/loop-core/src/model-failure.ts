@@ -16,7 +16,7 @@ export interface FailedAttempt {
   readonly resetAtMs?: number;
 }
 
-/** Which deadline of an attempt ran out (each aborts the attempt and retries it, issue 11, R-R11). */
+/** Which deadline of an attempt ran out (each aborts the attempt and retries it, R-R1, R-R2, R-R11). */
 export type AttemptTimeout = "headers_timeout" | "stream_idle_timeout" | "attempt_timeout";
 
 /**
@@ -46,7 +46,7 @@ const CONNECTION_CODES = new Set([
 const CONNECTION_MESSAGES = /^terminated$|socket hang up|other side closed|ECONNRESET|premature close/i;
 
 /**
- * Issue 11: the connection broke after the request was sent (`terminated`, `ECONNRESET`, socket
+ * R-R1: the connection broke after the request was sent (`terminated`, `ECONNRESET`, socket
  * hang-up). The API lets a client retry these like a 529: nothing of the reply was kept.
  */
 export function isInterruptedConnection(error: unknown): boolean {
@@ -152,7 +152,7 @@ function clip(text: string): string {
   return text.length > 100 ? `${text.slice(0, 99)}…` : text;
 }
 
-/** Issue 16 item 4: the pre-send gate (a request limiter) failed; nothing was sent, retried. */
+/** R-B1: the pre-send gate (a request limiter) failed; nothing was sent, retried. */
 export function requestGateFailed(error: unknown): FailedAttempt {
   return {
     status: null,

@@ -4,7 +4,7 @@ import { step } from "./loop-step.js";
 import type { AssistantMessage, Message } from "./messages.js";
 
 /**
- * Issue 11: the reply stopped with `pause_turn` — the API paused a long-running server-tool turn
+ * The reply stopped with `pause_turn` — the API paused a long-running server-tool turn
  * (web search, code execution). The turn has not ended: no stop hooks run.
  */
 export function isPausedTurn(assistantMessages: readonly AssistantMessage[]): boolean {

@@ -14,7 +14,7 @@ export type PermissionDecision =
  * Decides whether one tool call may run. The tools package builds one from modes and rules;
  * an `ask` rule is forwarded to the caller's own CanUseTool. Must not throw: a denial is data.
  * It is asked even when a PreToolUse hook answered `allow` (`approvedByHook`): the hook answers
- * the question a person would be asked, but deny rules and plan mode still hold (issue 10).
+ * the question a person would be asked, but deny rules and plan mode still hold (R-P1).
  */
 export type CanUseTool = (
   toolName: string,

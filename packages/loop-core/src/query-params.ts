@@ -60,7 +60,7 @@ export interface QueryParams {
   /** Retry policy of the model client (tests shorten the waits). */
   readonly retry?: RetryOptions;
   /**
-   * Issue 16 item 4: awaited before every model request of this run (its turns and its tool
+   * R-B1: awaited before every model request of this run (its turns and its tool
    * summaries) is sent, before the request's headers deadline starts.
    */
   readonly beforeSend?: BeforeSend;

@@ -21,7 +21,7 @@ const MODEL = "claude-sonnet-4-6";
 const lastMessage = (rawBody: string) =>
   (JSON.parse(rawBody) as { messages: { role: string; content: unknown }[] }).messages.at(-1);
 
-describe("issue 11 (pause_turn): a paused server-tool turn is continued, not taken as finished", () => {
+describe("pause_turn: a paused server-tool turn is continued, not taken as finished", () => {
   it("the paused reply is sent back as-is, the continuation ends the turn, the stop hooks run once", async () => {
     const handle = await sims.start((request) =>
       request.body.messages.at(-1)?.role === "assistant"

@@ -15,7 +15,7 @@ export type TerminalReason =
 
 /**
  * Why the previous iteration continued: the 7 reasons of R-L7, and the API's `pause_turn`
- * (issue 11: the server paused a server-tool turn; the loop sends it back to continue it).
+ * (the server paused a server-tool turn; the loop sends it back to continue it).
  */
 export type ContinueReason =
   | "collapse_drain_retry"

@@ -75,7 +75,7 @@ describe("R-T1: the per-tool pipeline", () => {
     expect(String(deny.result.content)).toContain("secret file");
   });
 
-  it("R-T1 / issue 10: a PreToolUse allow reaches canUseTool as approvedByHook, which may still deny (plan mode)", async () => {
+  it("R-T1, R-P1: a PreToolUse allow reaches canUseTool as approvedByHook, which may still deny (plan mode)", async () => {
     const seen: (boolean | undefined)[] = [];
     const canUseTool: CanUseTool = async (_name, _input, options) => {
       seen.push(options.approvedByHook);

@@ -55,7 +55,7 @@ export async function runToolUse(
     message: toolResultMessage(block.id, result, parentUuid, options.uuid()),
     ...(stop ? { stop } : {}),
   });
-  // Issue 11: the model client refused this call (duplicate id, input nested too deep).
+  // R-R3: the model client refused this call (duplicate id, input nested too deep).
   const rejection = toolUseRejection(block);
   if (rejection !== undefined) return reply(errorResult(rejection));
   const tool = findTool(context.tools, block.name);
@@ -84,7 +84,7 @@ export async function runToolUse(
   if (pre.decision === "deny") {
     return reply(errorResult(`Denied by PreToolUse hook: ${pre.reason ?? "no reason given"}`));
   }
-  // A hook's allow is an answer to "may it run?", not a way past deny rules or plan mode (issue 10).
+  // A hook's allow is an answer to "may it run?", not a way past deny rules or plan mode (R-P1).
   const decision = await safePermission(options, tool.name, input, block.id, pre.decision === "allow");
   if (decision.behavior === "deny") {
     // "No, and stop": the caller wants the whole run interrupted (R-L16 path via the signal).

@@ -19,7 +19,7 @@ export interface ToolUseSummaryEvent {
 export async function generateToolUseSummary(input: {
   readonly callModel: typeof realCallModel;
   readonly client: Anthropic | undefined;
-  /** Issue 16 item 4: the run's pre-send gate; a summary request passes it too. */
+  /** R-B1: the run's pre-send gate; a summary request passes it too. */
   readonly beforeSend?: BeforeSend | undefined;
   readonly model: string;
   readonly assistants: readonly AssistantMessage[];

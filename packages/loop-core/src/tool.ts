@@ -60,7 +60,7 @@ export interface ToolAnnotations {
 }
 
 /**
- * The Tool contract's reading of annotations (issue 15): `readOnlyHint` makes a tool read-only and
+ * The Tool contract's reading of annotations (R-M1): `readOnlyHint` makes a tool read-only and
  * concurrency-safe; anything else (no hint, `false`, only other hints) makes it neither. A worker's
  * proxy of an annotated parent tool answers with the same functions, so both sides agree.
  */

@@ -22,7 +22,7 @@ const nested = (depth: number): Record<string, unknown> => {
 const block = (id: unknown, input: unknown): ToolUseBlock =>
   ({ type: "tool_use", id, name: "Probe", input }) as unknown as ToolUseBlock;
 
-describe("issue 11: tool_use blocks are screened before anything runs them", () => {
+describe("R-R3: tool_use blocks are screened before anything runs them", () => {
   it.each([
     ["a fresh id and a shallow input", "toolu_1", { path: "a" }, undefined],
     ["an id used earlier in the conversation", "toolu_seen", {}, /Duplicate tool_use id toolu_seen/],
@@ -56,7 +56,7 @@ describe("issue 11: tool_use blocks are screened before anything runs them", () 
   });
 });
 
-describe("issue 11: a hostile model's tool calls, through the loop", () => {
+describe("R-R1–R-R3: a hostile model's tool calls, through the loop", () => {
   const servers: HostileServer[] = [];
   afterEach(async () => {
     await Promise.all(servers.splice(0).map((server) => server.close()));

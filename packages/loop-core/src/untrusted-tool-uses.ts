@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { ContentBlock, Message, ToolUseBlock } from "./messages.js";
 
 /**
- * Issue 11: model output is untrusted input. A tool input deeper than this is refused before
+ * R-R3: model output is untrusted input. A tool input deeper than this is refused before
  * anything recurses over it (the transcript encoder, structured clone to a worker, the SDK's
  * JSON.stringify of the next request would overflow the stack at a few thousand levels). Real tool
  * schemas nest a handful of levels.

@@ -32,7 +32,7 @@ export interface AgentContextOptions {
 }
 
 /**
- * §4 for every agent (issue 12 item 3): the context pipeline of a session's main loop, of a
+ * §4 for every agent (R-C4): the context pipeline of a session's main loop, of a
  * sub-agent and of a batch item, built from the same options. Each agent gets its own, so the
  * R-C4 breaker, the R-C6 one-shot guard and the R-C7 hard limit hold per agent, and its compact
  * requests fork from that agent's own prefix, never its parent's.

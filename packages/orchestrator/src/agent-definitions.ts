@@ -13,7 +13,7 @@ export interface AgentDefinition {
   readonly prompt: string;
   /**
    * Tools it may use; undefined = the parent's whole list but Agent/Skill. Exact names and
-   * `mcp__server` / `mcp__server__*` for every tool of an MCP server (issue 15).
+   * `mcp__server` / `mcp__server__*` for every tool of an MCP server (R-M1).
    */
   readonly tools?: readonly string[];
   /** Tools it may not use (Claude Code's `disallowedTools`), in the same forms. */

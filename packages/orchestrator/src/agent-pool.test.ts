@@ -238,7 +238,7 @@ describe("agent pool (real worker threads, the simulator over HTTP)", () => {
     expect(record?.startedAt).toBeGreaterThanOrEqual(until);
   });
 
-  it("issue 16 item 4: the parent's request gate is awaited before every request of a sub-agent (each turn)", async () => {
+  it("R-B1: the parent's request gate is awaited before every request of a sub-agent (each turn)", async () => {
     const agentPool = newPool();
     let admitted = 0;
     const result = await agentPool.run(task("asker4"), {
@@ -254,7 +254,7 @@ describe("agent pool (real worker threads, the simulator over HTTP)", () => {
     expect(admitted).toBe(2);
   });
 
-  it("issue 16 item 4: a cancel stops a request waiting on the gate — nothing is sent, the gate's signal aborts, the thread lives", async () => {
+  it("R-B1: a cancel stops a request waiting on the gate — nothing is sent, the gate's signal aborts, the thread lives", async () => {
     const agentPool = newPool({ cancelGraceMs: 5_000 });
     let gateSignal: AbortSignal | undefined;
     const handle = agentPool.run(task("gated"), {
@@ -272,7 +272,7 @@ describe("agent pool (real worker threads, the simulator over HTTP)", () => {
   });
 
   /**
-   * Issue 16 item 4: a pool on a simulator of its own (`faults`: request numbers count from its
+   * R-B1: a pool on a simulator of its own (`faults`: request numbers count from its
    * start) whose requests get a 1 s headers deadline and one retry (counted as api_retry). The
    * waits below are longer than the deadline; the deadline itself is loose enough for a loaded
    * machine's first request.
@@ -297,7 +297,7 @@ describe("agent pool (real worker threads, the simulator over HTTP)", () => {
     await Promise.all(ownSims.map((own) => own.close()));
   });
 
-  it("issue 16 item 4: a wait on the request gate longer than the headers deadline is not a timeout — the request is sent once, no retry", async () => {
+  it("R-B1: a wait on the request gate longer than the headers deadline is not a timeout — the request is sent once, no retry", async () => {
     const { pool: agentPool, sim: own } = await tightDeadlinePool();
     const events: SubAgentEvent[] = [];
     const result = await agentPool.run(task("patient"), {
@@ -310,7 +310,7 @@ describe("agent pool (real worker threads, the simulator over HTTP)", () => {
     expect(own.requests().filter((entry) => entry.path === "/v1/messages")).toHaveLength(1);
   });
 
-  it("issue 16 item 4: a pool-wide 429 pause longer than the headers deadline is not a timeout for the requests waiting on it", async () => {
+  it("R-B1: a pool-wide 429 pause longer than the headers deadline is not a timeout for the requests waiting on it", async () => {
     // The first request gets a 429 with retry-after 2.5 s: the whole pool pauses.
     const { pool: agentPool, sim: own } = await tightDeadlinePool({
       schedule: [{ kind: "429", from: 1, to: 1, retryAfterSeconds: 2.5 }],
@@ -341,7 +341,7 @@ describe("agent pool (real worker threads, the simulator over HTTP)", () => {
     expect(waiterStarts[0]).toBeGreaterThanOrEqual(pausedUntil);
   });
 
-  it("issue 16 item 4: a cancel ends a wait on a pool-wide pause at once — nothing is sent, the pause is not sat out", async () => {
+  it("R-B1: a cancel ends a wait on a pool-wide pause at once — nothing is sent, the pause is not sat out", async () => {
     const agentPool = newPool({ cancelGraceMs: 5_000 });
     const until = Date.now() + 20_000;
     agentPool.pauseUntil(until);

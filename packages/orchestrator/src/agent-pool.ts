@@ -413,7 +413,7 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
     async close() {
       if (closed) return;
       closed = true;
-      // Issue 11: never terminate a thread that is still loading its module (a native abort).
+      // Never terminate a thread that is still loading its module (a native abort).
       await loading.settled();
       await piscina.destroy();
     },

@@ -1,7 +1,7 @@
 import type { CacheSafeParams } from "@forkloop/loop-core";
 
 /**
- * R-F4 for a fan-out (issue 12 item 5). Forks on the parent's model read the parent's own cache
+ * R-F4 for a fan-out. Forks on the parent's model read the parent's own cache
  * entry: its request wrote their whole shared prefix and its response has started, so they go at
  * once. Forks of one turn on *another* model (an agent definition's `model`) share a prefix no
  * request has written yet: like a batch's first wave, the first is sent alone and the others wait

@@ -55,13 +55,13 @@ export interface ForkToolOptions {
   readonly onForkStarted?: (task: SubAgentTask) => void;
   /**
    * Tools a sub-agent may use when its definition does not say (default: the parent's whole list
-   * but Agent/Skill). Exact names and `mcp__server` / `mcp__server__*` (issue 15).
+   * but Agent/Skill). Exact names and `mcp__server` / `mcp__server__*` (R-M1).
    */
   readonly defaultToolNames?: readonly string[];
   /**
    * The session's tools that run in this process (MCP tools, and any other that is not a worker
    * built-in): a sub-agent's call to one comes back over comlink and runs here, and their
-   * annotations go with the task so the worker's proxies keep their traits (issue 15).
+   * annotations go with the task so the worker's proxies keep their traits (R-M1).
    */
   readonly parentTools?: readonly Tool[];
   /** R-F4: a turn's forks on another model are warmed like a batch's first wave (one per session). */

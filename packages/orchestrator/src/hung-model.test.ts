@@ -32,7 +32,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe("issue 11: a hung model", () => {
+describe("R-R2: a hung model", () => {
   it("ends the sub-agent with an error result, not the parent", async () => {
     // The main loop keeps the default deadlines: only the sub-agent's model hangs.
     const session = await createSession(testSessionOptions({ baseURL: server.url, dir, pool }));

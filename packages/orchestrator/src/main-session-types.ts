@@ -35,7 +35,7 @@ export interface MainSessionOptions {
   /**
    * The main agent's own tools (default: every built-in tool); Agent and Skill are added. Tools
    * that are not worker built-ins (MCP tools from @forkloop/mcp) run in this process for
-   * sub-agents too: their calls come back over comlink (issue 15).
+   * sub-agents too: their calls come back over comlink (R-M1).
    */
   readonly tools?: readonly Tool[];
   /** Fork tools not to add (a bare deny rule `Agent` / `Skill` removes the tool, as for built-ins). */
@@ -101,7 +101,7 @@ export interface SessionRunOptions {
 export interface MainSession {
   readonly sessionId: string;
   readonly transcriptPath: string;
-  /** Issue 11: the resumed transcript ended in a torn record (an interrupted write); it was dropped. */
+  /** R-R4: the resumed transcript ended in a torn record (an interrupted write); it was dropped. */
   readonly droppedTornRecord: boolean;
   readonly assembled: AssembledSession;
   readonly pool: AgentPool;

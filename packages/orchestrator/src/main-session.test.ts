@@ -130,7 +130,7 @@ describe("main session with sub-agents", () => {
     expect(child.terminal?.reason).toBe("completed");
   });
 
-  it("issue 17: the transcripts time every request and tool call, and link every fork (Agent, session-memory) with the context lines", async () => {
+  it("R-V1: the transcripts time every request and tool call, and link every fork (Agent, session-memory) with the context lines", async () => {
     const sessionsDir = join(dir, "timed-sessions");
     const session = await createSession({
       ...testSessionOptions({ baseURL: sim.url, dir, pool }),

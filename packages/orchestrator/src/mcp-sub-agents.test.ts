@@ -99,8 +99,8 @@ async function runLines(
   return finalText(terminal.messages).split("\n---\n");
 }
 
-describe("issue 15: MCP tools in sub-agents (worker-side proxies over comlink)", () => {
-  it("issue 15: a sub-agent in a worker thread calls an MCP tool and gets its real result, the image included", async () => {
+describe("R-M1: MCP tools in sub-agents (worker-side proxies over comlink)", () => {
+  it("R-M1: a sub-agent in a worker thread calls an MCP tool and gets its real result, the image included", async () => {
     const [report] = await runLines(["general-purpose|call mcp__test__image {}"]);
     expect(report).toMatch(/^error=false image=true text=a 1x1 png:/);
     // The sub-agent's own request carried the server's image to the model, unchanged.
@@ -111,7 +111,7 @@ describe("issue 15: MCP tools in sub-agents (worker-side proxies over comlink)",
     expect(JSON.parse(forks[0]!.rawBody).tools).toEqual(JSON.parse(parent!.rawBody).tools);
   });
 
-  it("issue 15: the tools' annotations hold in the worker: in plan mode a sub-agent may call read-only echo, not add_note", async () => {
+  it("R-M1: the tools' annotations hold in the worker: in plan mode a sub-agent may call read-only echo, not add_note", async () => {
     const [echo, note] = await runLines(
       [
         'general-purpose|call mcp__test__echo {"text":"hi"}',
@@ -123,7 +123,7 @@ describe("issue 15: MCP tools in sub-agents (worker-side proxies over comlink)",
     expect(note).toMatch(/^error=true .*Plan mode allows only read-only tools/);
   });
 
-  it("issue 15: an agent definition's tools mcp__test and disallowedTools mcp__test__image choose the sub-agent's tools", async () => {
+  it("R-M1: an agent definition's tools mcp__test and disallowedTools mcp__test__image choose the sub-agent's tools", async () => {
     const [read, image, echo] = await runLines([
       'mcp-only|call Read {"file_path":"/etc/hostname"}',
       "mcp-only|call mcp__test__image {}",

@@ -31,7 +31,7 @@ function inputFor(definition: Anthropic.Messages.Tool): JsonSchemaInput {
  * A tool that runs in the parent. Its definition is the parent's JSON Schema as is, so the fork's
  * tools prefix stays byte-identical (R-F3); input is validated with that schema here and again by
  * the parent's own tool. With the real tool's annotations (MCP tools) it answers isReadOnly and
- * isConcurrencySafe as the real tool does (issue 15); without them it is concurrency-safe (Agent,
+ * isConcurrencySafe as the real tool does (R-M1); without them it is concurrency-safe (Agent,
  * Skill: each call is its own fork) and not read-only. Results come back whole, images included.
  */
 export function parentSideTool(

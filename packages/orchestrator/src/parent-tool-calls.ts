@@ -13,7 +13,7 @@ import type { ParentToolHandler } from "./sub-agent-types.js";
  * Tools that run in this process for sub-agents too (R-F2 `callbacks`): MCP tools, a nested
  * `Agent`, any tool of the session that is not a worker built-in. A sub-agent's call comes back
  * over comlink, is validated against the tool's own schema (the worker's proxy only had its JSON)
- * and runs here; the result crosses back as it is, images included (issue 15).
+ * and runs here; the result crosses back as it is, images included (R-M1).
  */
 export function parentToolHandler(
   tools: readonly Tool[],
@@ -38,7 +38,7 @@ export function parentToolHandler(
 }
 
 /**
- * The annotations of the parent-side tools a fork is sent (issue 15): the worker's proxies answer
+ * The annotations of the parent-side tools a fork is sent (R-M1): the worker's proxies answer
  * isReadOnly/isConcurrencySafe from them, as the real tools do, so an MCP tool's read-only hint
  * holds in a sub-agent's plan mode and its concurrency.
  */
@@ -54,7 +54,7 @@ export function parentToolAnnotations(
 }
 
 /**
- * Parent-side tools for sub-agents no session loop owns (a batch's items, issue 15): the tools
+ * Parent-side tools for sub-agents no session loop owns (a batch's items, R-M1): the tools
  * run in this process with a context of their own, rooted at `cwd`. `abort()` stops calls still
  * running (the batch is interrupted or ends).
  */

@@ -30,7 +30,7 @@ afterAll(async () => {
  */
 const SESSIONS = 200;
 
-describe("issue 11: no native crash when a pool closes while its thread is starting", () => {
+describe("no native crash when a pool closes while its thread is starting", () => {
   it(`${SESSIONS} short sessions back to back, each with its own pool: every one ends with a terminal`, async () => {
     const reasons: string[] = [];
     for (let index = 0; index < SESSIONS; index++) {

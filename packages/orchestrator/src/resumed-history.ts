@@ -9,7 +9,7 @@ import {
 import type { ReadTranscript } from "./transcript.js";
 
 /**
- * Issue 11: a transcript that ends mid-turn (a kill -9 while tools ran, or a `--repair` that kept
+ * R-R4: a transcript that ends mid-turn (a kill -9 while tools ran, or a `--repair` that kept
  * the intact part) holds tool_use blocks nobody answered; sent as is, every later request would
  * be rejected. The last assistant turn's open calls get an error result, as R-L12 does when the
  * loop gives up on a turn; the caller appends these to the transcript too.

@@ -49,7 +49,7 @@ function messageRequests(source: string): RequestRecord[] {
   return sim.requests().filter((record) => record.path === "/v1/messages" && record.querySource === source);
 }
 
-describe("session.compact (manual /compact, issue 5)", () => {
+describe("session.compact (manual /compact)", () => {
   it("R-C4/R-F3: manual compaction runs one cache-safe compact fork, writes a manual compact_boundary, and a resume continues from the summary", async () => {
     const options = testSessionOptions({ baseURL: sim.url, dir, pool });
     const session = await createSession(options);
@@ -79,7 +79,7 @@ describe("session.compact (manual /compact, issue 5)", () => {
     // The transcript restarts from the boundary; the resumed turn sends the summary, not the file.
     const loaded = await loadTranscript(session.transcriptPath);
     expect(loaded.messages[0]).toMatchObject({ type: "system", subtype: "compact_boundary" });
-    // Issue 17: the compact fork has its own transcript, linked from the session's (a report child).
+    // R-V1: the compact fork has its own transcript, linked from the session's (a report child).
     const link = loaded.records.find((record) => record.type === "sub_agent");
     expect(link?.querySource).toBe("compact");
     const fork = await loadTranscript(link?.transcriptPath ?? "");

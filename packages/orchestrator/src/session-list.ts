@@ -15,7 +15,7 @@ export interface SessionSummary {
   readonly firstPrompt: string | undefined;
   readonly terminalReason: TerminalReason | undefined;
   readonly torn: boolean;
-  /** Issue 11: where the transcript is damaged (the summary then covers the intact part). */
+  /** R-R4: where the transcript is damaged (the summary then covers the intact part). */
   readonly damage?: TranscriptDamageData;
 }
 

@@ -16,7 +16,7 @@ import {
 } from "./testing/index.js";
 import { loadTranscript } from "./transcript.js";
 
-// Issue 12 item 1: a turn that STARTS over the auto-compact line is compacted before its first
+// R-F3: a turn that STARTS over the auto-compact line is compacted before its first
 // request. Window 30k, output cap 2k → effective 28k, auto-compact line 15k (R-C7).
 const WINDOW: readonly ModelInfo[] = [
   { ...getModelInfo(TEST_MODEL), contextWindow: 30_000, maxOutputTokens: 2_000 },
@@ -69,7 +69,7 @@ function sessionOptions(): MainSessionOptions {
   };
 }
 
-describe("compaction at the start of a turn (issue 12 item 1)", () => {
+describe("compaction at the start of a turn (R-F3)", () => {
   it("R-C4/R-F3: two text-only turns over the auto-compact line → the second opens with a cache-safe compact request, then sends the compacted history", async () => {
     const session = await createSession(sessionOptions());
     const before = messageRequests().length;
@@ -92,7 +92,7 @@ describe("compaction at the start of a turn (issue 12 item 1)", () => {
     expect(compacted.status).toBe(200);
   });
 
-  it("issue 12 item 2: Ctrl+C on the first request after a compaction — the transcript already holds the compacted history, so a resume sends the summary", async () => {
+  it("Ctrl+C on the first request after a compaction — the transcript already holds the compacted history, so a resume sends the summary", async () => {
     const options = sessionOptions();
     const session = await createSession(options);
     expect((await runToEnd(session.run(FIRST_PROMPT))).reason).toBe("completed");

@@ -154,7 +154,7 @@ describe("sub-agents keep the session's guards", () => {
         hook_event_name: "SubagentStop",
         permission_mode: "bypassPermissions",
         stop_hook_active: false,
-        // Issue 12 item 4: Claude Code's SubagentStop also names the sub-agent and its last reply.
+        // R-X4: Claude Code's SubagentStop also names the sub-agent and its last reply.
         agent_id: expect.stringMatching(/^agent-/),
         agent_transcript_path: "",
         last_assistant_message: expect.any(String),

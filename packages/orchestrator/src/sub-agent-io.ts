@@ -15,7 +15,7 @@ export interface SubAgentIo {
   /** Retries and deadlines of every model request (the endpoint's `retry`). */
   readonly retry?: RetryOptions;
   /**
-   * Issue 16 item 4: awaited before every model request of the sub-agent (turns, tool summaries,
+   * R-B1: awaited before every model request of the sub-agent (turns, tool summaries,
    * compact forks) is sent — in a worker, the pool-wide 429 pause and the parent's request gate.
    */
   readonly beforeSend?: BeforeSend;

@@ -17,8 +17,8 @@ const params = {
   tools: names.map((name) => ({ name, description: name, input_schema: { type: "object" as const } })),
 };
 
-describe("issue 15: which tools a sub-agent gets (mcp__server, mcp__server__*, exact names)", () => {
-  it("issue 15: by default, everything but the forking tools, MCP tools included", () => {
+describe("R-M1: which tools a sub-agent gets (mcp__server, mcp__server__*, exact names)", () => {
+  it("R-M1: by default, everything but the forking tools, MCP tools included", () => {
     expect(defaultSubAgentTools(params)).toEqual(names.filter((name) => !["Agent", "Skill"].includes(name)));
   });
 
@@ -36,7 +36,7 @@ describe("issue 15: which tools a sub-agent gets (mcp__server, mcp__server__*, e
       ["mcp__db__query", "mcp__mem__read"],
     ],
     [{ tools: ["mcp__none"] }, []],
-  ])("issue 15: %j → %j", (lists, expected) => {
+  ])("R-M1: %j → %j", (lists, expected) => {
     expect(selectSubAgentTools(params, lists)).toEqual(expected);
   });
 });

@@ -14,7 +14,7 @@ export function defaultSubAgentTools(params: CacheSafeParams): string[] {
 }
 
 /**
- * The tools a sub-agent may use (issue 15): `tools` (an agent definition's list, or the session's
+ * The tools a sub-agent may use (R-M1): `tools` (an agent definition's list, or the session's
  * default) or else `defaultSubAgentTools`, minus `disallowedTools`. Both take exact names and
  * Claude Code's MCP server forms, `mcp__server` and `mcp__server__*`, which stand for every tool
  * of that server in the parent's list.

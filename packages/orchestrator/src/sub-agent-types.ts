@@ -25,7 +25,7 @@ export interface ModelEndpoint {
   /** SDK retries per request (default: the SDK's 2). */
   readonly maxRetries?: number;
   /**
-   * The model client's own retries and deadlines (issue 11: a hung or silent server aborts the
+   * The model client's own retries and deadlines (R-R1, R-R2: a hung or silent server aborts the
    * attempt after `headersTimeoutMs` / `streamIdleTimeoutMs` and retries it); loop-core defaults.
    */
   readonly retry?: RetryOptions;
@@ -60,7 +60,7 @@ export interface SubAgentTask {
   readonly permissionModeCell?: SharedArrayBuffer;
   /**
    * Annotations of parent-side tools that have them (MCP tools): the worker's proxy of each
-   * answers isReadOnly/isConcurrencySafe from them, as the real tool does (issue 15).
+   * answers isReadOnly/isConcurrencySafe from them, as the real tool does (R-M1).
    */
   readonly toolAnnotations?: Readonly<Record<string, ToolAnnotations>>;
   readonly transcriptPath?: string;
@@ -179,7 +179,7 @@ export interface SubAgentResult {
   /** Every API call of the sub-agent, its compact and session-memory requests included. */
   readonly usage: UsageTotals;
   readonly costUsd: number;
-  /** Its compactions in order (issue 12 item 3); absent when none ran. */
+  /** Its compactions in order (R-C4); absent when none ran. */
   readonly compactions?: readonly CompactionRecord[];
   readonly error?: { readonly code: string; readonly message: string };
   readonly durationMs: number;
@@ -223,7 +223,7 @@ export const subAgentResultSchema = z.object({
   durationMs: z.number(),
 });
 
-/** A parent-side tool's answer: text, or blocks (images cross as they are, issue 15). */
+/** A parent-side tool's answer: text, or blocks (images cross as they are, R-M1). */
 export interface ParentToolResult {
   readonly content: string | readonly ContentBlockParam[];
   readonly isError: boolean;
@@ -261,7 +261,7 @@ export interface ParentCallbacks {
   /** Parent-side tools for this sub-agent; takes precedence over the pool's `parentTools`. */
   callTool?: ParentToolHandler;
   /**
-   * A request gate (issue 16 item 4, `--rpm`): awaited in the parent before every HTTP request of
+   * A request gate (R-B1, `--rpm`): awaited in the parent before every HTTP request of
    * this sub-agent — its turns, SDK retries and compact forks alike — and resolves when the
    * request may go. `signal` aborts when the sub-agent is cancelled or finished; a gate then
    * returns without taking a slot.

@@ -11,7 +11,7 @@ const THREAD_LOAD_WAIT_MS = 15_000;
 const PISCINA_READY = "_WORKER_READY";
 
 /**
- * Issue 11: which of the pool's threads have finished loading the worker module. Terminating a
+ * Which of the pool's threads have finished loading the worker module. Terminating a
  * thread while Node loads an ES module through require(esm) aborts the whole process — "IsGraphAsync
  * … must be used on an instantiated module", or an assertion in CreateRequiredModuleFacade, exit
  * 134 — which short sessions hit by closing their pool right after its first thread started.

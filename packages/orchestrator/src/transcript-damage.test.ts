@@ -38,7 +38,7 @@ function write(count: number): { path: string; offsets: number[] } {
   return { path, offsets };
 }
 
-describe("issue 11: a damaged transcript is never truncated or read silently", () => {
+describe("R-R4: a damaged transcript is never truncated or read silently", () => {
   it("one corrupted byte in a middle record: load refuses with the offset and the intact count", async () => {
     const { path, offsets } = write(18);
     const bytes = readFileSync(path);
@@ -92,7 +92,7 @@ describe("issue 11: a damaged transcript is never truncated or read silently", (
   });
 });
 
-describe("issue 11: a history that stopped mid-turn is closed on resume", () => {
+describe("R-L12, R-R4: a history that stopped mid-turn is closed on resume", () => {
   const assistant = (uuid: string, ids: readonly string[]) =>
     createAssistantMessage(
       {

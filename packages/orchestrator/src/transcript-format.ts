@@ -37,7 +37,7 @@ export interface DecodedRecords {
   /** True when a torn last record (an interrupted write) follows `validLength`; it is dropped. */
   readonly torn: boolean;
   /**
-   * Issue 11: a damaged record with good records after it — not a torn write, which can only
+   * R-R4: a damaged record with good records after it — not a torn write, which can only
    * leave a prefix at the end. Nothing is dropped silently: readers refuse the file.
    */
   readonly damage?: TranscriptDamage;

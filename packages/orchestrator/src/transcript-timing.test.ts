@@ -41,8 +41,8 @@ function recorder() {
 
 const second = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
 
-describe("transcript timing records (issue 17)", () => {
-  it("issue 17: a request's start, first token, end, retries and cost; the first token of a retried stream is the new stream's", () => {
+describe("transcript timing records (R-V1)", () => {
+  it("R-V1: a request's start, first token, end, retries and cost; the first token of a retried stream is the new stream's", () => {
     const { timing, records } = recorder();
     timing.observe(start());
     timing.observe(delta); // 1: dropped by the retry
@@ -73,7 +73,7 @@ describe("transcript timing records (issue 17)", () => {
     ]);
   });
 
-  it("issue 17: withheld, fallback, api_error and aborted requests are told apart", () => {
+  it("R-V1: withheld, fallback, api_error and aborted requests are told apart", () => {
     const { timing, records } = recorder();
     timing.observe(start());
     timing.observe(start()); // the first one's reply was withheld
@@ -95,7 +95,7 @@ describe("transcript timing records (issue 17)", () => {
     expect(requests[2]).not.toHaveProperty("costUsd");
   });
 
-  it("issue 17: the PreToolUse stamp runs before the caller's hooks and has no opinion on the call", async () => {
+  it("R-V1: the PreToolUse stamp runs before the caller's hooks and has no opinion on the call", async () => {
     const { timing, records } = recorder();
     const order: string[] = [];
     const hooks = timing.withToolHook({

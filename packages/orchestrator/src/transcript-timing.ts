@@ -14,7 +14,7 @@ export interface TranscriptTimingOptions {
 
 /**
  * What a transcript records beside the messages so a report can draw a run's timeline
- * (issue 17): one `request` record per model request (start, first token, end, retries, how it
+ * (R-V1): one `request` record per model request (start, first token, end, retries, how it
  * ended) and a `tool_started` record per tool call (its end is the tool_result message's
  * timestamp). It only observes the loop's events: nothing here changes what the loop does.
  */

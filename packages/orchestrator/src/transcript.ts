@@ -77,7 +77,7 @@ export type TranscriptRecord =
       readonly messageCount: number;
     }
   /**
-   * One model request, for reports (issue 17; absent in older transcripts): when it started, its
+   * One model request, for reports (R-V1; absent in older transcripts): when it started, its
    * first token, its end, the retries inside it, and how it ended — `reply` (the assistant
    * message `messageUuid`), `api_error`, `withheld` (replaced by a recovery attempt), `fallback`
    * (abandoned for `fallbackTo`) or `aborted`.
@@ -170,7 +170,7 @@ export class TranscriptWriter {
 
   /**
    * Writes one record; returns only once every byte was written (a short write is continued).
-   * Issue 11: a failed write (ENOSPC, EIO, EROFS) is cut back off the file, so a later append or
+   * R-R4: a failed write (ENOSPC, EIO, EROFS) is cut back off the file, so a later append or
    * resume never follows a half record, and thrown as `transcript_write_failed` naming the path.
    */
   append(record: TranscriptRecord): void {
@@ -390,7 +390,7 @@ function startsWithHistory(messages: readonly Message[], fold: TranscriptFold): 
   return index === messages.length;
 }
 
-/** What `transcript_corrupt` errors carry (issue 11): enough for a message naming the fix. */
+/** What `transcript_corrupt` errors carry (R-R4): enough for a message naming the fix. */
 export interface TranscriptDamageData {
   readonly path: string;
   readonly offset: number;
@@ -427,7 +427,7 @@ export async function loadIntactTranscript(
 }
 
 /**
- * Issue 11 `--repair`: keeps the intact records before the damage (a valid conversation up to
+ * R-R4 `--repair`: keeps the intact records before the damage (a valid conversation up to
  * there), moves the damaged file aside to `<path>.damaged-<time>` (nothing is deleted) and
  * writes the kept records atomically (temp file, fsync, rename). Records after the damage stay
  * in the moved-aside file: their parents may be in the damaged stretch.

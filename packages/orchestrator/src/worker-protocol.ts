@@ -24,7 +24,7 @@ export interface WorkerTaskPayload {
   readonly pauseBuffer: SharedArrayBuffer;
   /** R-R11: the pool's clock when it is not the system clock (a test's skip-ahead clock). */
   readonly clock?: SharedClock;
-  /** Whether the parent gates each request (`ParentCallbacks.requestSlot`, issue 16 item 4). */
+  /** Whether the parent gates each request (`ParentCallbacks.requestSlot`, R-B1). */
   readonly requestGated: boolean;
   /** Whether the parent has a canUseTool to ask; without one, `ask` is a denial. */
   readonly parentCanAsk: boolean;

@@ -76,7 +76,7 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
   const rateLimitListeners: ((pause: RateLimitPause) => void)[] = [];
   emit({ type: "started", agentId: task.id, threadId, at: performance.timeOrigin + performance.now() });
 
-  // Issue 16 item 4: a cancel ends a wait for a slot at once, here and in the parent, and a
+  // R-B1: a cancel ends a wait for a slot at once, here and in the parent, and a
   // cancelled wait takes no slot.
   let requests = 0;
   const waitForSlot = async (stop: AbortSignal) => {
@@ -86,7 +86,7 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
     else if (!slot.ok) throw new Error(slot.message);
   };
 
-  // Issue 16 item 4: every model request of this sub-agent waits here — out a pool-wide 429
+  // R-B1: every model request of this sub-agent waits here — out a pool-wide 429
   // pause, then for the parent's request gate (`--rpm`) — before loop-core sends it and arms
   // its headers deadline, so neither wait counts as a server that does not answer.
   const beforeSend: BeforeSend = async (signal) => {

@@ -1,7 +1,7 @@
 /**
  * Options of the Claude Agent SDK that `query()` accepts but does not act on yet: a program
  * written against the Agent SDK that sets them compiles unchanged, and at run time they are
- * ignored with one warning naming them (issue 14 point 2; the README lists what each would do).
+ * ignored with one warning naming them (R-K1; the README lists what each would do).
  * The process options (`executable`, `pathToClaudeCodeExecutable`, `spawnClaudeCodeProcess`, …)
  * have no meaning here: there is no Claude Code process.
  */

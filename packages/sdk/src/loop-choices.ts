@@ -2,7 +2,7 @@ import type { ThinkingConfigParam } from "@forkloop/loop-core";
 import type { Settings } from "@forkloop/tools";
 import { OptionsError } from "./options-error.js";
 
-/** What the loop of every agent of a run or batch does beyond the defaults (issue 12 item 5). */
+/** What the loop of every agent of a run or batch does beyond the defaults. */
 export interface LoopChoices {
   /** R-L17. */
   readonly thinking?: ThinkingConfigParam;

@@ -43,8 +43,8 @@ function servers(entries: readonly McpServerEntry[], warnings: string[] = []) {
   });
 }
 
-describe("mcpServersOnDemand (issue 15 + 16: a worker's own MCP servers)", () => {
-  it("issue 16 + issue 15: starts a server only when a batch names it, once for every later batch (one process), and ends it on close", async () => {
+describe("mcpServersOnDemand (R-M1, R-B1: a worker's own MCP servers)", () => {
+  it("R-B1, R-M1: starts a server only when a batch names it, once for every later batch (one process), and ends it on close", async () => {
     const mcp = servers([entry("test"), entry("other", "--extra-tools", "37")]);
     expect(mcp.names).toEqual(["test", "other"]);
     const [first, second] = await Promise.all([mcp.serversFor(["test"]), mcp.serversFor(["test", "test"])]);
@@ -61,7 +61,7 @@ describe("mcpServersOnDemand (issue 15 + 16: a worker's own MCP servers)", () =>
     await expect(mcp.serversFor(["test"])).rejects.toThrow(/closed/);
   });
 
-  it("issue 16 + issue 15: a server not configured, or one that fails to start (tried again by the next batch), is unavailable with the reason", async () => {
+  it("R-B1, R-M1: a server not configured, or one that fails to start (tried again by the next batch), is unavailable with the reason", async () => {
     const warnings: string[] = [];
     const mcp = servers([entry("broken", "--fail-start"), entry("test")], warnings);
     try {

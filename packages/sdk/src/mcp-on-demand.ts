@@ -32,7 +32,7 @@ export interface McpServersOnDemand {
 }
 
 /**
- * `forkloop worker`'s MCP servers (issue 15 + 16): its own configuration, resolved at start
+ * `forkloop worker`'s MCP servers (R-M1, R-B1): its own configuration, resolved at start
  * (`resolveMcpServers`, a bad one is exit 2 then), but a server starts only when a batch that
  * names it is served — a worker serves many batches and most name few of its servers. Once
  * started, a server is shared by every item of every batch in the process until `close`. A

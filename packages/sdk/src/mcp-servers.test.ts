@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { namedMcpServers, type ResolvedMcpServers } from "./mcp-servers.js";
 
-describe("namedMcpServers (issue 15 + 16: what a queued batch stores of its MCP config)", () => {
+describe("namedMcpServers (R-M1, R-B1: what a queued batch stores of its MCP config)", () => {
   const resolved: ResolvedMcpServers = {
     entries: [
       { name: "db", config: { command: "db-server", args: ["--token", "t0ken"] }, source: { scope: "flag" } },
@@ -10,7 +10,7 @@ describe("namedMcpServers (issue 15 + 16: what a queued batch stores of its MCP 
     ],
   };
 
-  it("issue 16 + issue 15: names and transports only — no command, args, URL — and no server a bare deny rule removes whole", () => {
+  it("R-B1, R-M1: names and transports only — no command, args, URL — and no server a bare deny rule removes whole", () => {
     const named = namedMcpServers(resolved, ["mcp__files__*", "mcp__db__drop", "mcp__tracker_io(x)"]);
     expect(named).toEqual([
       { name: "db", transport: "stdio" },

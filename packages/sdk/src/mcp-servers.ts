@@ -32,7 +32,7 @@ import { mcpServerOf } from "./sdk-mcp-server.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** Where a session's MCP servers come from (issue 15 item 2). */
+/** Where a session's MCP servers come from (R-M1). */
 export interface McpServerSources {
   readonly cwd: string;
   readonly home?: string | undefined;
@@ -248,7 +248,7 @@ export function mcpServerEnvironment(env: Env): Env {
 }
 
 /**
- * Starts the session's servers in parallel (issue 15 item 3): a server that fails is reported on
+ * Starts the session's servers in parallel (R-M1): a server that fails is reported on
  * `warn` with its reason and its status is `failed`; the session goes on without it. Results too
  * large to show are saved under `resultsDir`. Tools a bare deny rule names (`mcp__memory`,
  * `mcp__memory__*`, an exact name) are not offered at all, as a bare built-in deny removes the tool.
@@ -305,7 +305,7 @@ export interface NamedMcpServer {
 }
 
 /**
- * The configured servers a queued batch's items may use (issue 15 + 16), by name only: a
+ * The configured servers a queued batch's items may use (R-M1, R-B1), by name only: a
  * server's config starts processes and carries URLs and headers, so it never goes to Redis; each
  * worker starts the server of that name from its own configuration. A server a bare deny rule
  * removes whole (`mcp__db`, `mcp__db__*`) is left out: no worker needs it.

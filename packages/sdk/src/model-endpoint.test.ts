@@ -8,7 +8,7 @@ afterEach(async () => {
 });
 
 describe("the embedded simulator", () => {
-  it("issue-7 point 1: keeps at most EMBEDDED_SIM_RECORD_LIMIT request records, so a long batch's memory stays bounded", async () => {
+  it("keeps at most EMBEDDED_SIM_RECORD_LIMIT request records, so a long batch's memory stays bounded", async () => {
     const notices: string[] = [];
     source = await resolveModelSource({ FORKLOOP_SIM_LATENCY: "none" }, (line) => notices.push(line));
     expect(source.simulated).toBe(true);

@@ -16,7 +16,7 @@ export const EMBEDDED_SIM_RECORD_LIMIT = 100;
 export interface ModelEndpoint {
   readonly apiKey: string;
   readonly baseURL?: string;
-  /** Issue 11: deadlines and retries of every model request (`FORKLOOP_*` variables). */
+  /** R-R1, R-R2: deadlines and retries of every model request (`FORKLOOP_*` variables). */
   readonly retry?: RetryOptions;
 }
 
@@ -46,7 +46,7 @@ export const SIMULATOR_NOTICE =
  * endpoint; otherwise the simulator starts in-process on a free port and ONE stderr line says the
  * replies are simulated. `FORKLOOP_SIM_LATENCY` (default realistic) and `FORKLOOP_SIM_FAULTS`
  * tune the embedded simulator; `FORKLOOP_HEADERS_TIMEOUT_MS`, `FORKLOOP_STREAM_IDLE_TIMEOUT_MS` and
- * `FORKLOOP_MAX_RETRIES` set the endpoint's `retry` (issue 11). `FORKLOOP_MODELS` (a models file) sets the client's model info
+ * `FORKLOOP_MAX_RETRIES` set the endpoint's `retry` (R-R1). `FORKLOOP_MODELS` (a models file) sets the client's model info
  * and, for the embedded simulator, its registry too, so both agree on the context window.
  */
 export async function resolveModelSource(

@@ -2,7 +2,7 @@ import type { RetryOptions } from "@forkloop/loop-core";
 import { OptionsError } from "./options-error.js";
 
 /**
- * Issue 11: the model client's deadlines and retry count, from the environment — the process's,
+ * R-R1, R-R2: the model client's deadlines and retry count, from the environment — the process's,
  * over the settings files' `env` map, so a project can set them once in `.forkloop/settings.json`
  * (`"env": {"FORKLOOP_STREAM_IDLE_TIMEOUT_MS": "30000"}`). The CLI's `--headers-timeout` and
  * `--idle-timeout` set the same variables.

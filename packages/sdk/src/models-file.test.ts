@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadModelsFile, modelsFileSchema, toModelOverrides } from "./models-file.js";
 
-describe("models file (issue-7 point 4)", () => {
+describe("models file", () => {
   it("an entry for a known model inherits what it leaves out; the client gets one ModelInfo per id and alias", () => {
     const specs = modelsFileSchema.parse([{ id: "claude-haiku-4-5-20251001", contextWindow: 100_000 }]);
     expect(specs[0]).toMatchObject({

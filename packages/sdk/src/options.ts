@@ -62,7 +62,7 @@ export interface AgentDefinition {
 }
 
 /**
- * The MCP server configurations (issue 15): stdio, Streamable HTTP, legacy SSE, and in-process
+ * The MCP server configurations (R-M1): stdio, Streamable HTTP, legacy SSE, and in-process
  * servers — `createSdkMcpServer()`'s, or any `McpServer` of `@modelcontextprotocol/sdk` as
  * `{ type: "sdk", name, instance }` (the Agent SDK's shape). `timeout` is per call, in ms.
  */

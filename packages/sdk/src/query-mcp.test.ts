@@ -57,7 +57,7 @@ function brain(request: BrainRequest) {
   };
 }
 
-describe("issue 15: query()'s mcpServers — every kind of server, for the main agent and its sub-agents", () => {
+describe("R-M1: query()'s mcpServers — every kind of server, for the main agent and its sub-agents", () => {
   let harness: Harness;
   beforeAll(async () => {
     harness = await startHarness(brain);
@@ -66,7 +66,7 @@ describe("issue 15: query()'s mcpServers — every kind of server, for the main 
     await harness?.close();
   });
 
-  it("issue 15 item 4: an Agent sub-agent in a worker thread calls a createSdkMcpServer tool, an McpServer instance and a stdio server through the parent; system/init and mcpServerStatus() list them; the stdio server is ended with the session", async () => {
+  it("R-M1: an Agent sub-agent in a worker thread calls a createSdkMcpServer tool, an McpServer instance and a stdio server through the parent; system/init and mcpServerStatus() list them; the stdio server is ended with the session", async () => {
     const received: unknown[] = [];
     const calc = createSdkMcpServer({
       name: "calc",

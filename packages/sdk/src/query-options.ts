@@ -44,7 +44,7 @@ export interface ResolvedQuery {
   readonly tools: readonly Tool[];
   /** The sandbox and settings `env` Bash was built with, for the sub-agents' Bash too (R-S6). */
   readonly bash: SubAgentBashOptions;
-  /** The MCP servers to start with the session (issue 15). */
+  /** The MCP servers to start with the session (R-M1). */
   readonly mcp: ResolvedMcpServers;
   readonly agents: readonly ForkloopAgentDefinition[];
   readonly systemPrompt?: string;
@@ -125,7 +125,7 @@ export async function resolveQueryOptions(
     ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
   });
   const { sessionId, start, dir } = await chooseSession(options, state);
-  // Before the first request: a transcript that cannot be written must not cost a turn (issue 13).
+  // Before the first request: a transcript that cannot be written must not cost a turn.
   await ensureWritableDir(
     dir,
     "the session transcript",
@@ -162,7 +162,7 @@ export async function resolveQueryOptions(
       : {}),
     settings,
     ...(home === undefined ? {} : { home }),
-    // Issue 11: the settings' FORKLOOP_* deadline variables apply beneath the environment.
+    // R-R2: the settings' FORKLOOP_* deadline variables apply beneath the environment.
     env: withSettingsRetryEnv(env, settings.env),
     loop: resolveLoopChoices(options, settings),
   };
@@ -229,7 +229,7 @@ function agentDefinitions(options: Options): ForkloopAgentDefinition[] {
       throw new OptionsError(`agents: "${name}" is not a valid agent name (letters, digits, "-" and "_").`);
     }
     // Both lists go through as written: exact names and MCP forms (mcp__server, mcp__server__*)
-    // are resolved against the session's whole tool list when the sub-agent starts (issue 15).
+    // are resolved against the session's whole tool list when the sub-agent starts (R-M1).
     return {
       name,
       description: definition.description,

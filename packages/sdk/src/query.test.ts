@@ -77,7 +77,7 @@ afterAll(async () => {
 const resultOf = (messages: readonly SDKMessage[]) => messages.at(-1) as SDKResultMessage;
 
 describe("query() through the simulator", () => {
-  it("issue-14 point 3: system/init first, assistant and user messages, result last; session_id and uuid on every message", async () => {
+  it("R-K1: system/init first, assistant and user messages, result last; session_id and uuid on every message", async () => {
     const messages = await runQuery("Summarize notes.md", harness.options());
     expect(messages[0]).toMatchObject({ type: "system", subtype: "init", apiKeySource: "ANTHROPIC_API_KEY" });
     expect(messages.map((message) => message.type)).toEqual([
@@ -99,14 +99,14 @@ describe("query() through the simulator", () => {
     expect(result.result).toBe("done after 1 results");
   });
 
-  it("issue-14 point 3: includePartialMessages adds stream_event messages with parent_tool_use_id null", async () => {
+  it("R-K1: includePartialMessages adds stream_event messages with parent_tool_use_id null", async () => {
     const messages = await runQuery("hello", harness.options({ includePartialMessages: true }));
     const events = messages.filter((message) => message.type === "stream_event");
     expect(events.length).toBeGreaterThan(0);
     expect(events[0]).toMatchObject({ parent_tool_use_id: null, event: { type: "message_start" } });
   });
 
-  it("issue-14 points 2-4, R-K2: agents definitions drive the Agent tool; task_* messages; sub-agent messages carry parent_tool_use_id (the task first, no message for the final report); subagentUsage sums to the totals", async () => {
+  it("R-K1, R-K2: agents definitions drive the Agent tool; task_* messages; sub-agent messages carry parent_tool_use_id (the task first, no message for the final report); subagentUsage sums to the totals", async () => {
     harness.sim.clearRequests();
     const messages = await runQuery(
       "review twice",
@@ -221,7 +221,7 @@ describe("query() through the simulator", () => {
     expect(result.subagentUsage.some((entry) => entry.cacheReadShare > 0)).toBe(true);
   });
 
-  it("issue-14 point 2: canUseTool is asked with the Agent SDK's arguments; a deny becomes an is_error tool_result and a permission_denials entry", async () => {
+  it("R-K1: canUseTool is asked with the Agent SDK's arguments; a deny becomes an is_error tool_result and a permission_denials entry", async () => {
     const calls: { toolName: string; input: Record<string, unknown>; options: Record<string, unknown> }[] =
       [];
     const messages = await runQuery(
@@ -246,7 +246,7 @@ describe("query() through the simulator", () => {
     expect(existsSync(join(harness.dir, "out.txt"))).toBe(false);
   });
 
-  it("issue-14 point 2: hook callbacks get the Agent SDK's (input, toolUseID, { signal }); a PreToolUse deny stops the call", async () => {
+  it("R-K1: hook callbacks get the Agent SDK's (input, toolUseID, { signal }); a PreToolUse deny stops the call", async () => {
     const seen: { event: string; input: HookInput; toolUseID: string | undefined; signal: boolean }[] = [];
     const record = (event: string) => [
       {
@@ -346,7 +346,7 @@ describe("query() through the simulator", () => {
     expect(starts[0]).toMatchObject({ hook_event_name: "SubagentStart", agent_type: "reviewer" });
   });
 
-  it("issue-14 point 5: tool() + createSdkMcpServer(): the model sees mcp__calc__add and gets the handler's CallToolResult", async () => {
+  it("R-K1: tool() + createSdkMcpServer(): the model sees mcp__calc__add and gets the handler's CallToolResult", async () => {
     const { createSdkMcpServer, tool } = await import("./sdk-mcp-server.js");
     const { z } = await import("zod");
     const received: unknown[] = [];
@@ -380,7 +380,7 @@ describe("query() through the simulator", () => {
     expect(calc.instance).toBeInstanceOf(McpServer);
   });
 
-  it("issue-14 point 5: one createSdkMcpServer serves concurrent queries (each connects its own copy over the in-memory transport)", async () => {
+  it("R-K1: one createSdkMcpServer serves concurrent queries (each connects its own copy over the in-memory transport)", async () => {
     const { createSdkMcpServer, tool } = await import("./sdk-mcp-server.js");
     const { z } = await import("zod");
     let calls = 0;
@@ -415,7 +415,7 @@ describe("query() through the simulator", () => {
       { env: { HOME: "/nonexistent" } },
     ],
   ])(
-    "issue-14 point 2: abortController aborting while forks start ends the query with its result, last (%s)",
+    "R-K1: abortController aborting while forks start ends the query with its result, last (%s)",
     async (_, prompt, extra) => {
       writeFileSync(join(harness.dir, "more.md"), "# More\n");
       for (const at of [1, 2]) {
@@ -444,7 +444,7 @@ describe("query() through the simulator", () => {
     },
   );
 
-  it("issue-14 point 2: outputFormat sends output_config.format (and effort) on the main loop's requests and parses the reply into result.structured_output", async () => {
+  it("R-K1: outputFormat sends output_config.format (and effort) on the main loop's requests and parses the reply into result.structured_output", async () => {
     harness.sim.clearRequests();
     const schema = {
       type: "object",
@@ -470,7 +470,7 @@ describe("query() through the simulator", () => {
     }
   });
 
-  it("issue-14 point 3: maxBudgetUsd ends with error_max_budget_usd; maxTurns with error_max_turns; each result is yielded, then thrown (the Agent SDK's ErrorResultError)", async () => {
+  it("R-K1: maxBudgetUsd ends with error_max_budget_usd; maxTurns with error_max_turns; each result is yielded, then thrown (the Agent SDK's ErrorResultError)", async () => {
     const broke = await runToThrow(
       query({ prompt: "loop forever", options: harness.options({ maxBudgetUsd: 0.000001 }) }),
     );
@@ -493,7 +493,7 @@ describe("query() through the simulator", () => {
     expect((await runToThrow(query({ prompt: "hello", options: harness.options() }))).thrown).toBeUndefined();
   });
 
-  it("issue-14 points 2, 6: resume continues a session; forkSession (option and helper) copies it to a new id and leaves the original", async () => {
+  it("R-K1: resume continues a session; forkSession (option and helper) copies it to a new id and leaves the original", async () => {
     const first = await runQuery("remember the word PELICAN", harness.options());
     const id = first[0]?.session_id ?? "";
     expect((await listSessions(harness.at)).map((session) => session.sessionId)).toContain(id);
@@ -551,7 +551,7 @@ describe("query() through the simulator", () => {
     expect(resultOf(after).subtype).toBe("success");
   });
 
-  it("issue-14 point 2: streaming input — two messages sent during a turn are queued into it (R-L2); interrupt() with nothing waiting is a hard interrupt (R-L16)", async () => {
+  it("R-K1: streaming input — two messages sent during a turn are queued into it (R-L2); interrupt() with nothing waiting is a hard interrupt (R-L16)", async () => {
     harness.sim.clearRequests();
     const input = promptStream();
     const run = query({ prompt: input.stream, options: harness.options({ allowedTools: ["Bash"] }) });
@@ -599,7 +599,7 @@ describe("query() through the simulator", () => {
     ).toHaveLength(2);
   });
 
-  it("issue-14 point 2: bypassPermissions needs allowDangerouslySkipPermissions; deny rules beat bypass; unknown options warn once", async () => {
+  it("R-K1: bypassPermissions needs allowDangerouslySkipPermissions; deny rules beat bypass; unknown options warn once", async () => {
     await expect(runQuery("hi", harness.options({ permissionMode: "bypassPermissions" }))).rejects.toThrow(
       /allowDangerouslySkipPermissions/,
     );
@@ -628,7 +628,7 @@ describe("query() through the simulator", () => {
     ]);
   });
 
-  it("issue-14 point 2: supportedModels, supportedCommands, setModel for the next turn", async () => {
+  it("R-K1: supportedModels, supportedCommands, setModel for the next turn", async () => {
     const input = promptStream();
     const run = query({ prompt: input.stream, options: harness.options() });
     expect((await run.supportedModels()).map((model) => model.value)).toContain("claude-sonnet-4-6");
@@ -645,7 +645,7 @@ describe("query() through the simulator", () => {
     expect(inits).toEqual(["claude-sonnet-4-6", "claude-haiku-4-5"]);
   });
 
-  it("issue-14 point 4: concurrent sessions share one runtime (one endpoint, worker pool and API client), released when the last ends", async () => {
+  it("R-K1: concurrent sessions share one runtime (one endpoint, worker pool and API client), released when the last ends", async () => {
     const runtimes = new RuntimeRegistry();
     const results = await Promise.all(
       Array.from({ length: 4 }, () =>
@@ -671,7 +671,7 @@ describe("query() through the simulator", () => {
     expect(runtimes.started).toBe(2);
   });
 
-  it("issue-14 point 4: the shared pool starts threads on the first fork — a query that never forks starts none", async () => {
+  it("R-K1: the shared pool starts threads on the first fork — a query that never forks starts none", async () => {
     const runtimes = new RuntimeRegistry();
     const held = await runtimes.acquire(harness.options().env ?? {}, () => {});
     try {
@@ -692,7 +692,7 @@ describe("query() through the simulator", () => {
     }
   });
 
-  it("issue-14 point 2: interrupt() while input waits is a submit-interrupt (R-L16): no interrupt notice, the waiting message runs next", async () => {
+  it("R-K1: interrupt() while input waits is a submit-interrupt (R-L16): no interrupt notice, the waiting message runs next", async () => {
     harness.sim.clearRequests();
     const input = promptStream();
     const run = query({ prompt: input.stream, options: harness.options({ allowedTools: ["Bash"] }) });
@@ -719,7 +719,7 @@ describe("query() through the simulator", () => {
     expect(harness.sim.requests().some((record) => record.rawBody.includes("next please"))).toBe(true);
   });
 
-  it("issue-14 point 2: settingSources picks the settings files: [] reads none, ['project'] reads the project's", async () => {
+  it("R-K1: settingSources picks the settings files: [] reads none, ['project'] reads the project's", async () => {
     const { mkdirSync, writeFileSync } = await import("node:fs");
     mkdirSync(join(harness.dir, ".claude"), { recursive: true });
     writeFileSync(

@@ -490,7 +490,7 @@ class QueryRun implements Query {
   async #driveLocked(resolved: ResolvedQuery, first: string, sessionId: string): Promise<void> {
     const runtime = await this.#runtimes.acquire(resolved.env, this.#warn, resolved.cwd);
     try {
-      // Issue 15: the servers start once per session (in parallel) and serve its sub-agents too;
+      // R-M1: the servers start once per session (in parallel) and serve its sub-agents too;
       // they are closed when it ends, however it ends.
       const mcp = await startSessionMcp(resolved.mcp, {
         cwd: resolved.cwd,
@@ -634,7 +634,7 @@ class QueryRun implements Query {
     // R-S8: project files the session did not read, each named once with the reason.
     for (const line of session.assembled.refused) this.#warn(line);
     if (session.droppedTornRecord) {
-      // Issue 11: said once; the record was cut by an interrupted write and is gone.
+      // R-R4: said once; the record was cut by an interrupted write and is gone.
       this.#warn(
         `forkloop: ${session.transcriptPath} ended in a torn record (an interrupted write); it was dropped and the session continues from the record before it`,
       );

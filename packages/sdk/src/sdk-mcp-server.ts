@@ -62,7 +62,7 @@ export function tool<Shape extends z.ZodRawShape>(
 
 /**
  * The Agent SDK's `createSdkMcpServer()`: an in-process MCP server whose tools the model sees as
- * `mcp__<server>__<tool>` (issue 14 item 5, on the MCP client of issue 15). A sub-agent's calls
+ * `mcp__<server>__<tool>` (R-K1, on the MCP client of R-M1). A sub-agent's calls
  * come back to the parent over comlink like every MCP tool's.
  */
 export function createSdkMcpServer(options: {

@@ -5,7 +5,7 @@ import { type ModelSource, resolveModelSource } from "./model-endpoint.js";
 import { RETRY_ENV_NAMES } from "./model-retry.js";
 
 /**
- * What every session of one process shares (issue 14 point 4): the endpoint (for the embedded
+ * What every session of one process shares (R-K1): the endpoint (for the embedded
  * simulator: one simulator), one worker pool for all their forks, and one API client for all
  * their main loops, hence one connection pool. Keyed by the environment that picks the endpoint;
  * reference-counted: the last session to finish closes it, so a program's process can exit.
@@ -29,7 +29,7 @@ const ENDPOINT_VARIABLES = [
   "FORKLOOP_MODELS",
   "FORKLOOP_SIM_LATENCY",
   "FORKLOOP_SIM_FAULTS",
-  // Issue 11: sessions with other deadlines get a pool of their own.
+  // R-R2: sessions with other deadlines get a pool of their own.
   ...RETRY_ENV_NAMES,
 ] as const;
 

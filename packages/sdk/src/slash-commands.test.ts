@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { OptionsError } from "./options-error.js";
 import { parseRunRequest } from "./slash-commands.js";
 
-describe("run's slash commands (issue 5)", () => {
+describe("run's slash commands", () => {
   it.each([
     ["/compact", ""],
     ["/compact keep the API names", "keep the API names"],

@@ -15,7 +15,7 @@ afterEach(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-describe("issue 13: a project's state outside its checkout", () => {
+describe("a project's state outside its checkout", () => {
   it("keyed by the git root above cwd (else cwd), under $HOME/.forkloop/projects; <cwd>/.forkloop still searched", () => {
     const nested = projectState({ cwd: join(root, "repo", "a", "b"), env: { HOME: join(root, "home") } });
     expect(nested.projectRoot).toBe(join(root, "repo"));

@@ -6,7 +6,7 @@ import { dirname, join, resolve } from "node:path";
 import { OptionsError } from "./options-error.js";
 
 /**
- * Where forkloop keeps one project's sessions and batches (issue 13 item 4): outside the
+ * Where forkloop keeps one project's sessions and batches: outside the
  * checkout, so a read-only checkout works, transcripts (file contents) never show up in
  * `git status`, and state belongs to the project rather than to the subdirectory a command ran in.
  */
@@ -89,7 +89,7 @@ export function batchesDirs(state: ProjectState): string[] {
 }
 
 /**
- * Creates `dir` if needed and proves it takes a file, before anything is spent (issue 13: an
+ * Creates `dir` if needed and proves it takes a file, before anything is spent (an
  * unwritable state or output directory used to be found after every item ran). The failure names
  * the directory, why, and the fix.
  */

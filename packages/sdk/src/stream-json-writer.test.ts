@@ -175,7 +175,7 @@ describe("stream-json writer (Claude Code–compatible headless lines)", () => {
     ]);
   });
 
-  it("issue 13: a reactive compaction prints as Claude Code's `auto` trigger (Claude Code has manual and auto only)", () => {
+  it("a reactive compaction prints as Claude Code's `auto` trigger (Claude Code has manual and auto only)", () => {
     const writer = new StreamJsonWriter({ sessionId: "s" });
     const reactive = {
       ...createSystemMessage("compacted", "compact_boundary"),

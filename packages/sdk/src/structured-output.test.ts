@@ -13,7 +13,7 @@ function success(text: string): SDKResultMessage {
   } as unknown as SDKResultMessage;
 }
 
-describe("issue-14 point 2: outputFormat's result", () => {
+describe("R-K1: outputFormat's result", () => {
   it("a JSON final reply becomes structured_output; without outputFormat the result is unchanged", () => {
     expect(withStructuredOutput(success('{"a":1}'), format)).toMatchObject({ structured_output: { a: 1 } });
     expect(withStructuredOutput(success('{"a":1}'), undefined)).not.toHaveProperty("structured_output");

@@ -13,7 +13,7 @@ const holder = (id: string) =>
 const subMessage = (id: string) =>
   ({ type: "assistant", parent_tool_use_id: id, message: { content: [] } }) as unknown as SDKMessage;
 
-describe("issue-14 point 3: a fork's messages follow the assistant message that started it", () => {
+describe("R-K1: a fork's messages follow the assistant message that started it", () => {
   it("task_started and the sub-agent's messages are held until their tool_use's message is out", () => {
     const out: SDKMessage[] = [];
     const order = new ToolUseOrder((message) => out.push(message));

@@ -21,7 +21,7 @@ export type ConfinedOpen =
     };
 
 /**
- * Opens `path` once and judges what was opened, never the name again (issue 10 items 5 and 8):
+ * Opens `path` once and judges what was opened, never the name again (R-S4):
  * the last component must not be a symlink (O_NOFOLLOW), and the opened file's real path — the
  * kernel's name for the descriptor, `/proc/self/fd/N` — must lie inside one of `realRoots`
  * (already resolved with realpath). A hostile process that swaps a symlink in after the

@@ -22,7 +22,7 @@ export type Replaced =
 
 /**
  * Pure: replaces `oldString` in `text`. The model writes "\n"; in a CRLF file the same text is
- * stored with "\r\n" (issue 4), so that form is tried first there, and second elsewhere. Everything outside the
+ * stored with "\r\n" (R-T3), so that form is tried first there, and second elsewhere. Everything outside the
  * replaced occurrences stays as it was, byte for byte (R-R6: mixed line endings included).
  */
 export function replaceInText(text: string, lineEnding: "\n" | "\r\n", request: Replacement): Replaced {

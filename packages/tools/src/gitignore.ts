@@ -7,7 +7,7 @@ import { isInside } from "./workspace-paths.js";
  * `.gitignore` rules as git applies them: every directory may hold a `.gitignore` whose patterns
  * are relative to it, deeper files override shallower ones (negations included), and nothing
  * below an ignored directory can be re-included. `.git` itself is always ignored. Used by Glob,
- * Grep's JavaScript backend and LS so all three hide the same files ripgrep would (issue 4).
+ * Grep's JavaScript backend and LS so all three hide the same files ripgrep would (R-T3).
  * The lines come from the repository: they run on the linear-time engine (R-S12), and a
  * `.gitignore` is read as a project file (R-S8) — a FIFO, a device, a link out of the workspace
  * or one over 1 MiB counts as absent instead of hanging the walk.

@@ -16,7 +16,7 @@ describe("HeadTailBuffer", () => {
     expect(capHeadTail("0123456789abcdefghij", 10)).toBe(buffer.toString());
   });
 
-  it("issue 11: a cut inside a surrogate pair leaves no lone half at either end", () => {
+  it("a cut inside a surrogate pair leaves no lone half at either end", () => {
     // "😀" is two UTF-16 units; a cap of 10 keeps 5 + 5, each cut splitting a pair.
     const text = `abcd😀${"x".repeat(20)}😀efgh`;
     const cut = capHeadTail(text, 10);

@@ -1,7 +1,7 @@
 /**
  * Keeps the first and last `maxChars / 2` characters of a stream and counts what fell in between,
  * so a command that prints megabytes costs bounded memory and the model still sees how it began
- * and how it ended (issue 4: "output capped with head and tail kept").
+ * and how it ended (R-T3: "output capped with head and tail kept").
  */
 export class HeadTailBuffer {
   private head = "";
@@ -37,7 +37,7 @@ export class HeadTailBuffer {
 
   toString(): string {
     if (this.omitted === 0) return this.head + this.tail;
-    // Issue 11: a cut inside a surrogate pair would leave a lone half (invalid UTF-16, sent to
+    // A cut inside a surrogate pair would leave a lone half (invalid UTF-16, sent to
     // the model as U+FFFD or refused); the half goes with the omitted middle.
     const head = isHighSurrogate(this.head.charCodeAt(this.head.length - 1))
       ? this.head.slice(0, -1)

@@ -49,9 +49,9 @@ const DRAIN_TIMEOUT_MS = 2_000;
  * Runs `bash -c command` as the leader of a new process group (`detached: true`), so that a
  * timeout, an abort or the end of the command can signal the WHOLE group with `kill(-pid)`:
  * children and grandchildren (`sleep 1000 &`, `npm test` spawning workers) die with it and no
- * orphan outlives the call (issue 4). Background jobs therefore end when the command ends. What
+ * orphan outlives the call (R-T3). Background jobs therefore end when the command ends. What
  * left the group (`setsid`, a double fork) is found by the call's marks and ended too, before the
- * call returns (issue 11, marked-processes.ts).
+ * call returns (marked-processes.ts).
  */
 export function runInProcessGroup(command: string, options: ProcessGroupOptions): Promise<ProcessGroupRun> {
   return new Promise((resolvePromise, rejectPromise) => {

@@ -1,7 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import { extname } from "node:path";
 
-/** How a text file is stored on disk; Edit and Write keep it (issue 4: "keeps line endings and encoding"). */
+/** How a text file is stored on disk; Edit and Write keep it (R-T3: "keeps line endings and encoding"). */
 export interface TextFormat {
   readonly encoding: "utf8" | "utf16le" | "utf16be";
   readonly bom: boolean;
@@ -47,7 +47,7 @@ export function looksBinary(bytes: Uint8Array): boolean {
   return false;
 }
 
-/** Decodes a text file, refusing binary content with a message that says why (issue 4: Read). */
+/** Decodes a text file, refusing binary content with a message that says why (R-T3: Read). */
 export function decodeTextFile(bytes: Uint8Array, path: string): DecodedText {
   if (looksBinary(bytes)) {
     const extension = extname(path).slice(1).toLowerCase();

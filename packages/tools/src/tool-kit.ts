@@ -33,7 +33,7 @@ export function recordRead(state: AgentState, path: string, stats: { mtimeMs: nu
 
 /**
  * Write and Edit may change an existing file only after this agent read it and while the file is
- * unchanged on disk since; otherwise the model would overwrite edits it never saw (issue 4).
+ * unchanged on disk since; otherwise the model would overwrite edits it never saw (R-T3).
  * Returns the refusal message, or undefined when the write may go ahead.
  */
 export function staleWriteRefusal(

@@ -22,7 +22,7 @@ const entrySchema = z.strictObject({
    */
   timing: z.literal(true).optional(),
 });
-/** The issue item (or requirement) a difference not fixed yet belongs to, e.g. "#27 item 3: hook denials". */
+/** What a difference not fixed yet belongs to (an issue item or a requirement), e.g. "R-K2: hook denials". */
 const notYetFixedSchema = entrySchema.extend({ issue: z.string().min(3) });
 
 export const allowlistSchema = z.strictObject({

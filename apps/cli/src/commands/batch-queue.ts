@@ -41,7 +41,7 @@ export interface QueueFlags {
   readonly "retry-delay"?: number | undefined;
   readonly output?: string | undefined;
   readonly "output-format"?: "text" | "json" | undefined;
-  /** Issue 16 item 4: model requests per minute across every worker, stored with the batch. */
+  /** R-B1: model requests per minute across every worker, stored with the batch. */
   readonly rpm?: number | undefined;
   /** Flags that belong to `forkloop worker` or the local journal, refused here. */
   readonly concurrency?: number | undefined;
@@ -55,17 +55,17 @@ export type QueueTarget =
   | {
       readonly kind: "new";
       readonly plan: Extract<BatchPlan, { kind: "new" }>;
-      /** The MCP servers its items may use, by name: each worker starts its own (issue 15). */
+      /** The MCP servers its items may use, by name: each worker starts its own (R-M1). */
       readonly mcpServers: readonly QueuedMcpServer[];
     }
   | { readonly kind: "attach"; readonly id: string };
 
 /**
- * `forkloop batch --queue URL` (issue 16): the batch goes to Redis as a BullMQ flow and
+ * `forkloop batch --queue URL` (R-B1): the batch goes to Redis as a BullMQ flow and
  * `forkloop worker` processes on any host run it; this process shows the whole batch's progress
  * and writes results.jsonl and the report (the same files as a local batch) when it completes.
  * `--resume ID --queue URL` re-attaches from any host. The batch's state directory is the
- * project's (issue 13: `--state-dir`, `$FORKLOOP_HOME`), its batch.json names the queue so
+ * project's (`--state-dir`, `$FORKLOOP_HOME`), its batch.json names the queue so
  * `forkloop batch list` and `status` know where the items are.
  */
 export async function queuedBatchCommand(
@@ -96,7 +96,7 @@ export async function queuedBatchCommand(
         ? await createQueued(flags, target, where.state, connection, address.display)
         : await attachQueued(flags, target.id, where, connection, address.display);
     const spec = batch.spec;
-    // Issue 16 item 1: the same enqueue-once as a local batch, on the queue's ledger. A re-attach
+    // R-B1: the same enqueue-once as a local batch, on the queue's ledger. A re-attach
     // adds the flow again only if the seal says its first add never finished.
     const ledger = openQueueLedger(connection, batch, address.display);
     await enqueueOnce(ledger, target.kind === "new" ? items : undefined, {
@@ -120,7 +120,7 @@ export async function queuedBatchCommand(
       `forkloop batch ${spec.id}: ${plural(items.length, "item")} on ${address.display}${attached}${limit}${servers} · run them with \`forkloop worker --queue ${address.display}\` · results in ${spec.outputDir}\n`,
     );
     if (permissionModeFacts(spec.permissionMode).dangerous) {
-      // Issue 16 (trust): a worker runs a bypass batch only if its operator opted in.
+      // R-B1 (trust): a worker runs a bypass batch only if its operator opted in.
       context.stderr.write(
         `forkloop batch ${spec.id}: bypassPermissions: only workers started with \`forkloop worker --allow-dangerously-skip-permissions\` run its items; any other worker fails them\n`,
       );

@@ -111,12 +111,12 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
       "--attempts and --retry-delay apply to --queue batches; a local batch retries with --resume ID --retry-failed.",
     );
   }
-  // Issue 11: deadlines from the flags, over the environment, over the settings' env map.
+  // R-R2: deadlines from the flags, over the environment, over the settings' env map.
   const endpointEnv = { ...withSettingsRetryEnv(context.env, settings.env), ...timeoutEnv(flags) };
   const mcpEnv = { ...context.env, ...settings.env };
   const mcpServers = (mcpConfig: readonly string[] | undefined, strict: boolean | undefined) =>
     batchMcpServers({ cwd, settings, trustProject: flags["trust-project"], mcpConfig, strict }, context);
-  // Issue 15: a bad MCP config, like bad settings, fails before a new batch's state exists.
+  // R-M1: a bad MCP config, like bad settings, fails before a new batch's state exists.
   const servers =
     flags.resume === undefined
       ? await mcpServers(flags["mcp-config"], flags["strict-mcp-config"])
@@ -176,7 +176,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     if (flags.resume !== undefined && states.every((item) => item.status !== "pending")) {
       return await finishedBatch(spec, dir, states, flags, context);
     }
-    // Issue 15: the MCP servers start once, in this process, for every item (calls come over comlink).
+    // R-M1: the MCP servers start once, in this process, for every item (calls come over comlink).
     mcp = await startSessionMcp(servers ?? (await mcpServers(spec.mcpConfig, spec.strictMcpConfig)), {
       cwd,
       env: mcpEnv,
@@ -264,7 +264,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
 }
 
 /**
- * `--queue URL` (issue 16): the items run in `forkloop worker` processes. The flags, the items
+ * `--queue URL` (R-B1): the items run in `forkloop worker` processes. The flags, the items
  * and a dry run are checked and answered here as for a local batch, before Redis is contacted;
  * what only a local batch can do is refused, naming the way that works.
  */
@@ -296,7 +296,7 @@ async function queuedBatch(
     checkResumeFlags(flags.resume, flags);
     return queuedBatchCommand(queueFlags, { kind: "attach", id: flags.resume }, where, context);
   }
-  // Issue 15 + 16: the MCP servers are resolved as for a local batch (a bad config is exit 2 now),
+  // R-M1, R-B1: the MCP servers are resolved as for a local batch (a bad config is exit 2 now),
   // but only their names go to Redis: each worker starts the servers of those names from its own
   // configuration, never a command line it read from the queue.
   const servers = await batchMcpServers(
@@ -375,7 +375,7 @@ function resumeCommand(spec: BatchSpec, flags: BatchFlags): string {
   return `forkloop batch --resume ${spec.id}${flags.cwd ? ` --cwd ${flags.cwd}` : ""}`;
 }
 
-/** Issue 15: the batch's MCP servers as a run resolves them (settings, `.mcp.json` if trusted, flags). */
+/** R-M1: the batch's MCP servers as a run resolves them (settings, `.mcp.json` if trusted, flags). */
 function batchMcpServers(
   options: {
     readonly cwd: string;
@@ -398,7 +398,7 @@ function batchMcpServers(
   });
 }
 
-/** Issue 13: the binary and unreadable matches that will not be items, said before anything runs. */
+/** The binary and unreadable matches that will not be items, said before anything runs. */
 function noteSkipped(plan: BatchPlan, context: CommandContext): void {
   if (plan.kind === "new" && plan.loaded.skipped.length > 0)
     context.stderr.write(`${describeSkipped(plan.loaded.skipped)}\n`);
@@ -438,7 +438,7 @@ function printDryRun(estimate: DryRunEstimate, flags: BatchFlags, context: Comma
   return EXIT.ok;
 }
 
-/** Issue 17: report.html's path with `--report`, else the command that writes and opens it. */
+/** R-V1: report.html's path with `--report`, else the command that writes and opens it. */
 async function htmlReportLine(spec: BatchSpec, dir: string, flags: BatchFlags): Promise<string> {
   if (!flags.report) return reportHint(spec.id, flags);
   try {
@@ -456,7 +456,7 @@ function projectStateFor(cwd: string, flags: BatchFlags, context: CommandContext
   });
 }
 
-/** Issue 12 item 5: thinking, the summary model and context editing — the flags, then the settings. */
+/** Thinking, the summary model and context editing — the flags, then the settings. */
 function loopChoices(flags: BatchFlags, settings: RunSettings, context: CommandContext): LoopChoices {
   return resolveLoopChoices(loopChoicesFromFlags(flags, context.env), settings);
 }

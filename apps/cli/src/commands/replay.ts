@@ -33,7 +33,7 @@ export async function replayCommand(argv: readonly string[], context: CommandCon
   const path = id.endsWith(TRANSCRIPT_EXTENSION)
     ? await existingTranscriptFile(resolve(context.cwd, flags.cwd ?? ".", id))
     : savedSession(await sessionFlagsState(flags, context), id).path;
-  // Issue 11: a damaged transcript replays its intact part, then says where the damage is (exit 2).
+  // R-R4: a damaged transcript replays its intact part, then says where the damage is (exit 2).
   const loaded = await loadIntactTranscript(path);
   const out = (line: string) => context.stdout.write(`${line}\n`);
   if (!flags.json) {
@@ -88,7 +88,7 @@ export async function replayCommand(argv: readonly string[], context: CommandCon
       case "cache_safe_params":
       case "request_prefix":
       case "fork_point":
-      // Timing records are for `forkloop report` (issue 17).
+      // Timing records are for `forkloop report` (R-V1).
       case "request":
       case "tool_started":
       case "rate_limited":

@@ -113,7 +113,7 @@ export async function runCommand(argv: readonly string[], context: CommandContex
     prompt,
     options: {
       cwd,
-      // The deadline flags travel as the variables the model endpoint reads (issue 11).
+      // The deadline flags travel as the variables the model endpoint reads (R-R2).
       env: { ...context.env, ...timeoutEnv(flags) },
       stderr: (line) => context.stderr.write(line),
       abortController,
@@ -215,7 +215,7 @@ export async function runCommand(argv: readonly string[], context: CommandContex
 }
 
 /**
- * Issue 17: the end of a run says how to see it — the report's path with `--report`, else the
+ * R-V1: the end of a run says how to see it — the report's path with `--report`, else the
  * command that writes and opens it. A report that cannot be written is a notice, not a failure.
  */
 async function announceReport(
@@ -348,7 +348,7 @@ async function nameSession(sessionId: string, name: string, state: ProjectState,
   }
 }
 
-/** Issue 11 `--repair`: keep the intact records of a damaged transcript, say what was done. */
+/** R-R4 `--repair`: keep the intact records of a damaged transcript, say what was done. */
 async function repairSession(path: string, context: CommandContext): Promise<void> {
   const repaired = await repairTranscript(path);
   context.stderr.write(

@@ -153,7 +153,7 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
     }),
     ...(settings.env === undefined ? {} : { env: settings.env }),
   };
-  // Issue 15 + 16: this host's own MCP configuration, resolved as a local run would (a bad one is
+  // R-M1, R-B1: this host's own MCP configuration, resolved as a local run would (a bad one is
   // exit 2 now); servers start only when a batch names them.
   const mcpEnv = { ...context.env, ...settings.env };
   const mcp = mcpServersOnDemand(
@@ -172,14 +172,14 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
     { cwd, env: mcpEnv, resultsDir: join(state.dir, "mcp-results", `worker-${process.pid}`), warn: log },
   );
   const self = `forkloop worker ${hostname()}:${process.pid}`;
-  // Issue 16 (trust): the operator's choices, which no batch on the queue can change.
+  // R-B1 (trust): the operator's choices, which no batch on the queue can change.
   const policy: WorkerPolicy = {
     allowBypassPermissions: flags["allow-dangerously-skip-permissions"] === true,
     bypassDisabledBySettings: settings.permissions.disableBypassPermissionsMode === "disable",
   };
   const connection = await openCheckedQueue(address, log);
   const concurrency = flags.concurrency ?? 8;
-  // Issue 11's retry and timeout settings apply to a worker's model requests as to a local batch's.
+  // The retry and timeout settings (R-R1, R-R2) apply to a worker's model requests as to a local batch's.
   const source = await resolveModelSource(withSettingsRetryEnv(context.env, settings.env), log, cwd);
   const pool = createBatchPool(source, concurrency, context.clock);
   const url = endpointUrl(source);
@@ -293,7 +293,7 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
 }
 
 /**
- * The MCP tools of the servers a batch names, started here on first use (issue 15 + 16). A server
+ * The MCP tools of the servers a batch names, started here on first use (R-M1, R-B1). A server
  * this worker does not have, or one that did not start, refuses the whole batch: its items would
  * all run without tools their prompt expects.
  */

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { freePort } from "@forkloop/loop-core/testing";
 
 /**
- * A real `redis-server` for a test or a benchmark (issue 16: no mock Redis): a free port, a temp
+ * A real `redis-server` for a test or a benchmark (R-B1: no mock Redis): a free port, a temp
  * dir, AOF on with `appendfsync always` and `maxmemory-policy noeviction` (the settings the
  * BullMQ backend's README asks for), stopped and deleted by `stop()`. `.ci/run` installs Debian's
  * redis-server when it is missing.

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { toolPairingViolations } from "./tool-pairing.js";
 
 /**
- * What the hostile server does with one `POST /v1/messages` (issue 11). Each is something a
+ * What the hostile server does with one `POST /v1/messages` (R-R1–R-R3). Each is something a
  * broken network, a broken proxy or a prompt-injected model can do to the model client:
  * - `ok`: a valid streamed reply: text, or — when the server has a `toolUse` and the last message
  *   is no tool_result — a call of that tool;

@@ -20,8 +20,8 @@ afterEach(() => outside.cleanup());
 
 const grep = createGrepTool({ backend: "js", maxFileBytes: 1024 });
 
-describe("issue 10 item 8: Grep opens each file once, inside the workspace, with a size cap", () => {
-  it("issue 10 item 8: a file over the cap is skipped and named; the rest of the search goes on", async () => {
+describe("R-S4: Grep opens each file once, inside the workspace, with a size cap", () => {
+  it("R-S4: a file over the cap is skipped and named; the rest of the search goes on", async () => {
     writeFileSync(join(ws.root, "big.txt"), `MARK ${"x".repeat(5000)}\n`);
     writeFileSync(join(ws.root, "small.txt"), "MARK\n");
     const text = resultText(await callTool(grep, { pattern: "MARK" }, ws.context()));
@@ -37,7 +37,7 @@ describe("issue 10 item 8: Grep opens each file once, inside the workspace, with
     expect(text).toMatch(/Skipped 1 file\(s\) with more than one hard link/);
   });
 
-  it("issue 10 item 8: 120 searches while a hostile process flips a symlink to an outside file leak nothing", async () => {
+  it("R-S4: 120 searches while a hostile process flips a symlink to an outside file leak nothing", async () => {
     writeFileSync(join(outside.root, "secret.txt"), "MARK RACE-SECRET\n");
     mkdirSync(join(ws.root, "race"));
     const flipper = spawn(

@@ -1,5 +1,5 @@
 /**
- * Parity of Grep's two backends with real ripgrep (issue 4: "same output format both ways").
+ * Parity of Grep's two backends with real ripgrep (R-T3: "same output format both ways").
  *
  * A small fixture tree is generated in a temp dir and Grep runs over a table of option
  * combinations. `grep-parity.golden.json` holds, for every case, what the ripgrep backend printed

@@ -13,7 +13,7 @@ import type { GrepOutcome } from "./search.js";
  */
 interface SearchThread {
   readonly worker: Worker;
-  /** Settles once the thread has loaded (or is gone): terminating a thread mid-load can abort the process (issue 11). */
+  /** Settles once the thread has loaded (or is gone): terminating a thread mid-load can abort the process. */
   readonly loaded: Promise<void>;
 }
 

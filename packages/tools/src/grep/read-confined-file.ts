@@ -1,7 +1,7 @@
 import { closeSync, readSync } from "node:fs";
 import { openConfined } from "../confined-open.js";
 
-/** Why a file a search walked over was not searched (reported in the Grep output, issue 10 item 8). */
+/** Why a file a search walked over was not searched (reported in the Grep output, R-S4). */
 export type SkipReason = "too-large" | "hard-linked" | "outside";
 
 export type ConfinedRead =

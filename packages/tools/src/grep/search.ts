@@ -35,7 +35,7 @@ export interface GrepFileResult {
   readonly lines: readonly GrepLine[];
 }
 
-/** Files a search left out, by reason (issue 10 item 8: said in the output). */
+/** Files a search left out, by reason (R-S4: said in the output). */
 export interface GrepSkipped {
   readonly tooLarge: readonly string[];
   /** Regular files with more than one hard link: one of the names may be outside the workspace (R-S4). */
@@ -53,5 +53,5 @@ export type GrepOutcome =
     }
   | { readonly ok: false; readonly error: string };
 
-/** A search implementation: ripgrep when installed, the JavaScript one otherwise (issue 4). */
+/** A search implementation: ripgrep when installed, the JavaScript one otherwise (R-T3). */
 export type GrepBackend = (search: GrepSearch) => Promise<GrepOutcome>;

@@ -270,7 +270,7 @@ describe("R-S3: deny rules hold after normalisation, in every mode", () => {
     }
   });
 
-  // Issue 10 audit: runners past the known wrappers, values programs run as commands, a copy of the
+  // R-S1 audit: runners past the known wrappers, values programs run as commands, a copy of the
   // program under another name (src/permissions/hidden-commands.ts).
   it.each([
     "strace -o /dev/null rm x",
@@ -299,7 +299,7 @@ describe("R-S3: deny rules hold after normalisation, in every mode", () => {
     "export BASH_ENV=<(echo rm x); bash -c :",
     "bash --rcfile <(echo rm x) -i -c :",
   ])(
-    "issue 10: Bash(rm:*) also holds when rm hides in arguments or values: %j in bypassPermissions",
+    "R-S3: Bash(rm:*) also holds when rm hides in arguments or values: %j in bypassPermissions",
     async (command) => {
       const decision = await decide("bypassPermissions", command, { deny: ["Bash(rm:*)"] });
       expect(decision.behavior, command).toBe("deny");
@@ -307,7 +307,7 @@ describe("R-S3: deny rules hold after normalisation, in every mode", () => {
     },
   );
 
-  it("issue 10: a deny rule still does not block rm as a word of a command that only reads or prints", async () => {
+  it("R-S3: a deny rule still does not block rm as a word of a command that only reads or prints", async () => {
     for (const command of [
       "grep -rn rm src",
       "echo 'rm x'",
@@ -335,7 +335,7 @@ describe("R-S3: deny rules hold after normalisation, in every mode", () => {
   });
 });
 
-describe("issue 10 audit: bash evaluates quoted text in these places, so they are not read-only", () => {
+describe("R-S1 audit: bash evaluates quoted text in these places, so they are not read-only", () => {
   it.each([
     "test -v 'a[$(touch x)]'",
     "[ -v 'a[$(touch x)]' ]",
@@ -345,7 +345,7 @@ describe("issue 10 audit: bash evaluates quoted text in these places, so they ar
     "a+=([1+$(touch x)]=1)",
     "echo hi; test -v 'a[$(touch x)]'",
     "jq -n 'import \"x\" as $x; $x'",
-  ])("issue 10: %j needs approval in default, dontAsk and plan", async (command) => {
+  ])("R-S1: %j needs approval in default, dontAsk and plan", async (command) => {
     for (const mode of ["default", "dontAsk", "plan"] as const) {
       expect((await decide(mode, command, { allow: ["Bash(echo:*)"] })).behavior, `${mode}: ${command}`).toBe(
         "deny",
@@ -353,7 +353,7 @@ describe("issue 10 audit: bash evaluates quoted text in these places, so they ar
     }
   });
 
-  it("issue 10: plain names and integer indexes stay read-only", async () => {
+  it("R-S2: plain names and integer indexes stay read-only", async () => {
     for (const command of ["test -v HOME", "[[ -v a[1] ]]", "a=([0]=x [1]=y)", "test -f README.md"]) {
       expect(await decide("default", command), command).toEqual({ behavior: "allow" });
     }
@@ -383,7 +383,7 @@ describe("R-S1: bad input", () => {
     );
   });
 
-  it("issue 10 item 5: a recursive read of contents below a hard link to an outside file needs approval; a listing does not", async () => {
+  it("R-S4: a recursive read of contents below a hard link to an outside file needs approval; a listing does not", async () => {
     for (const command of [
       "grep -r secret hl",
       "grep -rn outside .",
@@ -402,7 +402,7 @@ describe("R-S1: bad input", () => {
       expect(await decide("dontAsk", command), command).toEqual({ behavior: "allow" });
   });
 
-  it("issue 10 item 5: diff -r follows symlinks below (it would print the outside file); grep -r and diff --no-dereference do not", async () => {
+  it("R-S4: diff -r follows symlinks below (it would print the outside file); grep -r and diff --no-dereference do not", async () => {
     const decision = await decide("dontAsk", "diff -r sl plain");
     expect(decision.behavior === "deny" && decision.message).toMatch(
       /follows the symlink .*sl\/l out of the workspace/,
@@ -424,7 +424,7 @@ describe("R-S1: bad input", () => {
     ["git --git-dir=evil/.git log", "Bash(git:*)"],
     ["cd $D && git status", "Bash(git status:*)"],
   ])(
-    "issue 10 item 2 / R-S2: an allow rule approves git, not the hostile repository config it would run: %s",
+    "R-S2: an allow rule approves git, not the hostile repository config it would run: %s",
     async (command, rule) => {
       for (const mode of ["default", "dontAsk", "acceptEdits"] as const) {
         const decision = await decide(mode, command, { allow: [rule, "Bash(cd:*)", "Bash(timeout:*)"] });
@@ -436,7 +436,7 @@ describe("R-S1: bad input", () => {
     },
   );
 
-  it("issue 10 item 2: under Bash(git diff:*), --output FILE is a write, checked like > FILE", async () => {
+  it("R-S2: under Bash(git diff:*), --output FILE is a write, checked like > FILE", async () => {
     for (const command of ["git diff --output=out.txt", "git log --output out.txt", "git diff --output=$F"]) {
       const decision = await decide("dontAsk", command, { allow: ["Bash(git diff:*)", "Bash(git log:*)"] });
       expect(decision.behavior === "deny" && decision.message, command).toMatch(/it writes/);
@@ -446,7 +446,7 @@ describe("R-S1: bad input", () => {
     );
   });
 
-  it("issue 10 audit: under Bash(git diff:*), git diff of files outside the workspace (a plain diff, --no-index or implied) needs approval", async () => {
+  it("R-S1 audit: under Bash(git diff:*), git diff of files outside the workspace (a plain diff, --no-index or implied) needs approval", async () => {
     const allow = { allow: ["Bash(git diff:*)"] };
     for (const command of [
       `git diff /dev/null ${join(outside.root, "secret.txt")}`,
@@ -462,7 +462,7 @@ describe("R-S1: bad input", () => {
       expect(await decide("dontAsk", command, allow), command).toEqual({ behavior: "allow" });
   });
 
-  it("issue 10 item 2: a redirect into .git/ is not an edit acceptEdits or a bare Write rule approves", async () => {
+  it("R-S2: a redirect into .git/ is not an edit acceptEdits or a bare Write rule approves", async () => {
     for (const [mode, allow] of [
       ["acceptEdits", []],
       ["default", ["Write"]],
@@ -475,7 +475,7 @@ describe("R-S1: bad input", () => {
     expect(await decide("acceptEdits", "echo x > src/out.txt")).toEqual({ behavior: "allow" });
   });
 
-  it("issue 10 item 2: the same allow rules still approve git in a plain repository (the control)", async () => {
+  it("R-S2: the same allow rules still approve git in a plain repository (the control)", async () => {
     const cases: [string, string][] = [
       ["git status", "Bash(git status:*)"],
       ["git -C src status", "Bash(git:*)"],

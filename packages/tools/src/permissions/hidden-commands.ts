@@ -19,7 +19,7 @@ export interface HiddenCommand {
 }
 
 /**
- * A command a deny rule covers, hidden where the walk does not look (issue 10 item 1, R-S3). Past
+ * A command a deny rule covers, hidden where the walk does not look (R-S1, R-S3). Past
  * the wrappers it unwraps, many programs run their arguments (`strace rm x`, `chroot / rm x`,
  * `parallel rm ::: x`, `su -c 'rm x'`, `gdb -ex 'shell rm x'`) or run a variable's or an option's
  * value as a command (`GIT_EXTERNAL_DIFF='rm x' git diff`, `git -c alias.x='!rm x' x`,

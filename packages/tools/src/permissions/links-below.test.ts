@@ -7,20 +7,20 @@ import { outsideInodeBelow } from "./links-below.js";
 
 const ws = useTempWorkspace();
 
-describe("issue 10 item 5: what a recursive read of contents may reach below a directory", () => {
+describe("R-S4: what a recursive read of contents may reach below a directory", () => {
   const options = (throughSymlinks: boolean, maxEntries?: number) => ({
     throughSymlinks,
     inside: (real: string) => isInside(real, ws.root),
     ...(maxEntries === undefined ? {} : { maxEntries }),
   });
 
-  it("issue 10 item 5: a tree too large to check needs approval rather than being assumed clean", () => {
+  it("R-S4: a tree too large to check needs approval rather than being assumed clean", () => {
     for (let index = 0; index < 5; index++) writeFileSync(join(ws.root, `f${index}`), "x");
     expect(outsideInodeBelow(ws.root, options(false))).toBeUndefined();
     expect(outsideInodeBelow(ws.root, options(false, 3))).toMatch(/more than 3 entries below/);
   });
 
-  it("issue 10 item 5: through a symlinked directory inside the workspace, a hard link there is found (once per directory, no loop)", () => {
+  it("R-S4: through a symlinked directory inside the workspace, a hard link there is found (once per directory, no loop)", () => {
     const outside = createTempWorkspace("forkloop-links-outside-");
     try {
       writeFileSync(join(outside.root, "s"), "secret");

@@ -35,7 +35,7 @@ async function decide(mode: PermissionMode, toolName: string, rules: Partial<Per
   return decision.behavior === "allow" ? "allow" : decision.message;
 }
 
-describe("issue 15: tool-name patterns mcp__server, mcp__server__*, exact names", () => {
+describe("R-M1: tool-name patterns mcp__server, mcp__server__*, exact names", () => {
   it.each([
     ["mcp__memory", "mcp__memory__read_graph", true],
     ["mcp__memory__*", "mcp__memory__create_entities", true],
@@ -45,11 +45,11 @@ describe("issue 15: tool-name patterns mcp__server, mcp__server__*, exact names"
     ["mcp__memory__read*", "mcp__memory__read_graph", false], // no other wildcards
     ["Read", "Read", true],
     ["mcp__", "mcp__memory__read_graph", false],
-  ])("issue 15: %s covers %s: %s", (pattern, name, expected) => {
+  ])("R-M1: %s covers %s: %s", (pattern, name, expected) => {
     expect(toolNameMatches(pattern, name)).toBe(expected);
   });
 
-  it("issue 15: the server form has a prefix; an exact tool name has none", () => {
+  it("R-M1: the server form has a prefix; an exact tool name has none", () => {
     expect(mcpServerPrefix("mcp__db")).toBe("mcp__db__");
     expect(mcpServerPrefix("mcp__db__*")).toBe("mcp__db__");
     expect(mcpServerPrefix("mcp__db__query")).toBeUndefined();
@@ -58,8 +58,8 @@ describe("issue 15: tool-name patterns mcp__server, mcp__server__*, exact names"
   });
 });
 
-describe("issue 15: permission rules on MCP tools", () => {
-  it("issue 15: deny mcp__memory denies every memory tool, in every mode, and no other server's", async () => {
+describe("R-M1: permission rules on MCP tools", () => {
+  it("R-M1: deny mcp__memory denies every memory tool, in every mode, and no other server's", async () => {
     for (const rule of ["mcp__memory", "mcp__memory__*"]) {
       for (const mode of ["default", "bypassPermissions", "plan"] as const) {
         expect(await decide(mode, "mcp__memory__read_graph", { deny: [rule] })).toContain(`deny: ${rule}`);
@@ -68,7 +68,7 @@ describe("issue 15: permission rules on MCP tools", () => {
     }
   });
 
-  it("issue 15: MCP tools need permission unless allowed; read-only annotated ones follow the mode's read-only policy", async () => {
+  it("R-M1: MCP tools need permission unless allowed; read-only annotated ones follow the mode's read-only policy", async () => {
     // default: read-only (readOnlyHint) runs, the rest asks (no one to ask → denied with the fix).
     expect(await decide("default", "mcp__memory__read_graph")).toBe("allow");
     expect(await decide("default", "mcp__memory__create_entities")).toContain(
@@ -90,7 +90,7 @@ describe("issue 15: permission rules on MCP tools", () => {
     expect(await decide("acceptEdits", "mcp__files__write_file")).toContain("needs approval");
   });
 
-  it("issue 15: an ask rule on a server asks even for its read-only tools", async () => {
+  it("R-M1: an ask rule on a server asks even for its read-only tools", async () => {
     expect(await decide("default", "mcp__memory__read_graph", { ask: ["mcp__memory"] })).toContain(
       "rule ask: mcp__memory",
     );

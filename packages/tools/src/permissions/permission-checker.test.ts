@@ -184,7 +184,7 @@ describe("R-P1: rule precedence deny > ask > allow", () => {
   });
 });
 
-describe("issue 10 item 2: git's and forkloop's own files are not edits acceptEdits approves", () => {
+describe("R-S2: git's and forkloop's own files are not edits acceptEdits approves", () => {
   const check = (
     mode: PermissionMode,
     toolName: string,
@@ -203,7 +203,7 @@ describe("issue 10 item 2: git's and forkloop's own files are not edits acceptEd
     ["Write", { file_path: "/project/sub/.git/config", content: "[core]\nfsmonitor = x\n" }],
     ["Edit", { file_path: "/project/.forkloop/settings.json", old_string: "[]", new_string: '["Bash"]' }],
     ["Write", { file_path: "/project/.claude/settings.local.json", content: "{}" }],
-  ])("issue 10 item 2: %s %j asks in acceptEdits and under a bare rule", async (toolName, input) => {
+  ])("R-S2: %s %j asks in acceptEdits and under a bare rule", async (toolName, input) => {
     for (const [mode, allow] of [
       ["acceptEdits", []],
       ["default", ["Write", "Edit"]],
@@ -214,7 +214,7 @@ describe("issue 10 item 2: git's and forkloop's own files are not edits acceptEd
     }
   });
 
-  it("issue 10 item 2: a rule naming the path, or bypassPermissions, approves it; other files stay approved", async () => {
+  it("R-S2: a rule naming the path, or bypassPermissions, approves it; other files stay approved", async () => {
     expect(await check("default", "Write", hook, ["Edit(.git/hooks/**)"])).toEqual({ behavior: "allow" });
     expect(await check("bypassPermissions", "Write", hook)).toEqual({ behavior: "allow" });
     expect(await check("acceptEdits", "Write", { file_path: "/project/src/git.ts", content: "" })).toEqual({
@@ -223,8 +223,8 @@ describe("issue 10 item 2: git's and forkloop's own files are not edits acceptEd
   });
 });
 
-describe("issue 10: a PreToolUse hook's allow answers the ask, nothing more", () => {
-  it("issue 10 plan mode: approvedByHook does not get a write or exec past plan mode, nor past a deny rule", async () => {
+describe("R-P1: a PreToolUse hook's allow answers the ask, nothing more", () => {
+  it("R-P1 plan mode: approvedByHook does not get a write or exec past plan mode, nor past a deny rule", async () => {
     for (const call of ["edit", "write", "bash"] as const) {
       const { decision } = await decide("plan", call, { approvedByHook: true });
       expect(decision.behavior, call).toBe("deny");
@@ -239,7 +239,7 @@ describe("issue 10: a PreToolUse hook's allow answers the ask, nothing more", ()
     expect(denied.decision).toMatchObject({ behavior: "deny" });
   });
 
-  it("issue 10: approvedByHook allows what would ask, without asking anyone (also in dontAsk)", async () => {
+  it("R-P1: approvedByHook allows what would ask, without asking anyone (also in dontAsk)", async () => {
     let asked = 0;
     const askCaller: CanUseTool = async () => {
       asked++;

@@ -57,7 +57,7 @@ const DEFAULT_NO_APPROVAL_TOOLS = ["TodoWrite"];
  *    automatically, the rest asks (no classifier model decides for the user).
  * An ask goes to `askCaller`; under `dontAsk`, or with no caller, it is a denial whose message
  * says how to allow the call. A call a PreToolUse hook allowed is never asked about, but deny
- * rules and plan mode still refuse it (issue 10: no hook gets a change past plan mode). Every denial is reported through `onDenial`. Never throws.
+ * rules and plan mode still refuse it (R-P1: no hook gets a change past plan mode). Every denial is reported through `onDenial`. Never throws.
  * Bash is judged by its parsed commands (judgeBash, R-S1…R-S3) in the same order; a Read of a file
  * with several hard links asks (it may be a file outside the workspace, R-S4).
  */
@@ -105,7 +105,7 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
 
     const ask = async (why: string, rule?: string): Promise<PermissionDecision> => {
       // A PreToolUse hook already answered the question (it is the user's own); only the ask is
-      // skipped: deny rules and plan mode were decided before any ask (issue 10).
+      // skipped: deny rules and plan mode were decided before any ask (R-P1).
       if (callOptions.approvedByHook === true) return { behavior: "allow" };
       if (facts.deniesAsks) {
         return deny(

@@ -39,7 +39,7 @@ export function parsePermissionRule(rule: string): PermissionRule | { readonly e
   if (typeof rule !== "string" || rule.trim().length === 0)
     return { error: `Empty permission rule. ${SYNTAX_HELP}` };
   const raw = rule.trim();
-  // `mcp__server__*` is `mcp__server`: every tool of that MCP server (issue 15).
+  // `mcp__server__*` is `mcp__server`: every tool of that MCP server (R-M1).
   if (raw.endsWith("__*") && mcpServerPrefix(raw) !== undefined) return { raw, toolName: raw.slice(0, -3) };
   const match = RULE_SYNTAX.exec(raw);
   if (match === null) {

@@ -342,7 +342,7 @@ export class ShellPaths {
   }
 
   /**
-   * `compute()` once per simple command of this judgement (issue 10: a compound command judges each
+   * `compute()` once per simple command of this judgement (R-S1: a compound command judges each
    * distinct part once). The key is the part as written plus where relative paths resolve now, the
    * only state its judgement depends on; `npm test && npm test` is judged once.
    */

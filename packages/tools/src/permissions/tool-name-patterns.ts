@@ -1,5 +1,5 @@
 /**
- * Tool-name patterns of Claude Code's MCP forms (issue 15), used by permission rules and by
+ * Tool-name patterns of Claude Code's MCP forms (R-M1), used by permission rules and by
  * sub-agent tool lists alike: `mcp__server` and `mcp__server__*` stand for every tool of that
  * server, anything else for one exact name (`mcp__server__tool`, `Read`). Server names never
  * contain `__` (the MCP config refuses them), so the first `__` after `mcp__` ends the server name

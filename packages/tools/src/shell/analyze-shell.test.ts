@@ -36,7 +36,7 @@ describe("R-S1: the command walk finds every simple command", () => {
     ["a #'\nb\n#'", ["a", "b"]],
     ["a\\\nb", ["ab"]],
     ["command -v a; command a", ["command", "command", "a"]],
-    // Issue 10 audit: `--` ends eval's and trap's options; flock takes -c after the lock file.
+    // R-S1 audit: `--` ends eval's and trap's options; flock takes -c after the lock file.
     ["eval -- 'a'", ["eval", "a"]],
     ["trap -- 'a' EXIT", ["trap", "a"]],
     ["flock /tmp/l -c 'a'", ["flock", "a"]],
@@ -56,7 +56,7 @@ describe("R-S1: the command walk finds every simple command", () => {
     ["echo ${x@P}", /transforms/],
     ["ls\rrm", /control character U\+000D/],
     ["a $(b $(c $(d $(e $(f $(g $(h $(i $(j $(k))))))))))", /deeper than 8/],
-    // Issue 10 audit: bash evaluates these as code although the text is quoted or a file.
+    // R-S1 audit: bash evaluates these as code although the text is quoted or a file.
     ["let 'a[$(rm x)]'", /let evaluates/],
     ["declare -i n='a[$(rm x)]'", /declare -i makes bash evaluate/],
     ["declare -n r=x", /declare -n makes bash evaluate/],

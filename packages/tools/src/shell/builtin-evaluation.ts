@@ -16,7 +16,7 @@ const NAME_OPERANDS = new Set(["read", "mapfile", "readarray", "unset", "wait"])
 
 /**
  * Why a bash builtin would evaluate one of its (even quoted) arguments as code, or undefined
- * (issue 10 item 1: what the parser cannot see needs permission). Bash evaluates variable names
+ * (R-S1: what the parser cannot see needs permission). Bash evaluates variable names
  * with an index as arithmetic, so `printf -v 'a[$(rm x)]' 1`, `test -v 'a[$(rm x)]'`,
  * `declare 'a[$(rm x)]=1'` and `let 'a[$(rm x)]'` all run `rm x`; `alias` defines a command that
  * runs under another name (with `expand_aliases`, or in an interactive shell); `source` and `.`

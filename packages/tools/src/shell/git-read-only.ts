@@ -269,7 +269,7 @@ export function gitOutputFiles(args: readonly ShellWord[]): ShellWord[] {
  * implied when a path is outside the repository, it is a plain diff of any two paths —
  * `git diff /dev/null ~/.ssh/id_rsa`; `--no-index` follows symlinks below directories) and an
  * `-O`/`--orderfile` file. Under an allow rule such as `Bash(git diff:*)` they are checked like a
- * read-only command's reads (issue 10: an allow rule approves git, not reads outside the
+ * read-only command's reads (R-S2: an allow rule approves git, not reads outside the
  * workspace). A revision (`HEAD~1`) names no file and passes.
  */
 export function gitFilesRead(args: readonly ShellWord[]): PathRead[] {

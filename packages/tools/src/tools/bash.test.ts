@@ -34,7 +34,7 @@ afterEach(() => {
   for (const pid of usedTokens.splice(0).flatMap(livePidsWithArgument)) process.kill(pid, "SIGKILL");
 });
 
-/** Background sleeps that leave the call's process group, each its own way (issue 11). */
+/** Background sleeps that leave the call's process group, each its own way. */
 function escapingSleeps([a, b, c, d, e]: readonly string[]): string {
   return [
     `setsid sleep ${a} &`, // a new session
@@ -108,7 +108,7 @@ describe("Bash", () => {
     expect(await waitFor(() => pids.every((pid) => !isProcessAlive(pid)))).toBe(true);
   });
 
-  it("issue 11: processes that left the process group (setsid, a double fork, env -i) are ended before the call returns", async () => {
+  it("processes that left the process group (setsid, a double fork, env -i) are ended before the call returns", async () => {
     const tokens = uniqueTokens();
     const result = await callTool(
       bashTool,
@@ -119,7 +119,7 @@ describe("Bash", () => {
     expect(tokens.filter((token) => livePidsWithArgument(token).length > 0)).toEqual([]);
   });
 
-  it("issue 11: a timeout ends what left the process group too", async () => {
+  it("a timeout ends what left the process group too", async () => {
     const tokens = uniqueTokens();
     const result = await callTool(
       bashTool,
@@ -130,7 +130,7 @@ describe("Bash", () => {
     expect(tokens.filter((token) => livePidsWithArgument(token).length > 0)).toEqual([]);
   });
 
-  it("issue 11: an abort ends what left the process group too (alive until then)", async () => {
+  it("an abort ends what left the process group too (alive until then)", async () => {
     const tokens = uniqueTokens();
     const context = ws.context();
     const running = callTool(bashTool, { command: `${escapingSleeps(tokens)} sleep 30` }, context);
@@ -177,7 +177,7 @@ describe("Bash", () => {
     expect(resultText(result)).toBe("[][][][yes][given][0]");
   });
 
-  it("issue 10 item 2 / R-S2: git that Bash starts cannot be made to run the repository's fsmonitor, and command-scope config already given is kept", async () => {
+  it("R-S2: git that Bash starts cannot be made to run the repository's fsmonitor, and command-scope config already given is kept", async () => {
     const git = (...args: string[]) =>
       execFileSync("git", args, { cwd: ws.root, env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null" } });
     git("init", "-q");

@@ -13,7 +13,7 @@ import { resolveInWorkspace } from "../workspace-paths.js";
 export const GREP_MAX_LINE_CHARS = 500;
 /** Content mode stops collecting after this many lines; far more than the result cap can show. */
 export const GREP_MAX_CONTENT_LINES = 5_000;
-/** Files above this size are skipped and named in the output (issue 10 item 8). */
+/** Files above this size are skipped and named in the output (R-S4). */
 export const GREP_MAX_FILE_BYTES = 20 * 1024 * 1024;
 
 export interface GrepToolOptions extends DeniedPathsOption {

@@ -18,8 +18,8 @@ beforeEach(() => {
 });
 afterEach(() => outside.cleanup());
 
-describe("issue 10: Read opens once (no check-then-open race)", () => {
-  it("issue 10: Reads while a hostile process flips the file, and a directory on its real path, between plain and symlinks to outside leak nothing", async () => {
+describe("R-S4: Read opens once (no check-then-open race)", () => {
+  it("R-S4: Reads while a hostile process flips the file, and a directory on its real path, between plain and symlinks to outside leak nothing", async () => {
     writeFileSync(join(outside.root, "secret.txt"), "RACE-SECRET\n");
     mkdirSync(join(outside.root, "dir"));
     writeFileSync(join(outside.root, "dir/victim"), "RACE-SECRET in a directory\n");

@@ -53,7 +53,7 @@ export const readTool = defineTool({
     // Synchronous fs on one descriptor: stat and content come from the same open file, and it
     // measured ~2x faster than fs/promises (bench/src/tools.bench.ts). Opened once and judged by
     // what was opened (no symlink at the end, the descriptor's real path inside the workspace), so
-    // a symlink swapped in after the check above reads nothing (issue 10).
+    // a symlink swapped in after the check above reads nothing (R-S4).
     const opened = openConfined(path, realWorkspaceRoots(context.workspaceRoots));
     if (!opened.ok) {
       switch (opened.problem) {
