@@ -6,6 +6,7 @@ import {
   buildReport,
   finalSnapshot,
   formatDuration,
+  type ItemIsolator,
   type JobBackend,
   limitedRequestGate,
   memoryRequestLimiter,
@@ -37,6 +38,8 @@ export interface BatchExecution {
   readonly concurrency: number;
   readonly warm: boolean;
   readonly budget?: { readonly limitUsd: number; readonly perItemEstimateUsd: number };
+  /** R-B2, R-B3: each item in its own copy, its change applied once. */
+  readonly isolation?: ItemIsolator;
 }
 
 export interface BatchOutcome {
@@ -120,6 +123,7 @@ export async function executeBatch(run: BatchExecution, context: CommandContext)
         return stopFailure?.sentence;
       },
       ...(run.budget === undefined ? {} : { budget: run.budget }),
+      ...(run.isolation === undefined ? {} : { isolation: run.isolation }),
       onEvent: (event) => {
         if (event.type === "item_settled") {
           const outcome = event.outcome;

@@ -40,6 +40,7 @@ export function formatReportMarkdown(report: BatchReport): string {
       ]),
     ),
     ...repeatedSideEffects(report.items),
+    ...conflicts(report.items),
     "",
     "## Answers",
     ...report.items.flatMap((line, index) => answerSection(line, index + 1)),
@@ -65,6 +66,25 @@ function repeatedSideEffects(items: readonly ResultLine[]): string[] {
       (line) =>
         `- ${escapeInline(line.label)}: ${line.mayHaveRunTwice.map((repeat) => `attempt ${repeat.attempt} (${escapeInline(repeat.tool)})`).join(", ")}`,
     ),
+  ];
+}
+
+/** R-B4: items whose change could not be merged: the paths and why, and where the diff is kept. */
+function conflicts(items: readonly ResultLine[]): string[] {
+  const kept = items.filter((line) => line.error?.conflict !== undefined);
+  if (kept.length === 0) return [];
+  return [
+    "",
+    "## Conflicts",
+    "",
+    "These items succeeded in their own copy of the project, but their change could not be merged",
+    "into it; nothing of it was applied. Each diff is kept (`git apply --3way PATCH`).",
+    "",
+    ...kept.map((line) => {
+      const conflict = line.error!.conflict!;
+      const files = conflict.files.map((file) => `${escapeInline(file.path)} (${escapeInline(file.reason)})`);
+      return `- ${escapeInline(line.label)}: ${files.join(", ")} — diff: ${escapeInline(conflict.patch)}${conflict.workspace === undefined ? "" : `, copy: ${escapeInline(conflict.workspace)}`}`;
+    }),
   ];
 }
 

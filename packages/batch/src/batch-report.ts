@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { sumUsage, type UsageTotals, ZERO_USAGE_TOTALS } from "@forkloop/loop-core";
 import { TRANSCRIPT_EXTENSION } from "@forkloop/orchestrator";
-import type { ItemCompaction, ItemState, RepeatedSideEffect } from "./job-backend.js";
+import type { ItemCompaction, ItemError, ItemState, RepeatedSideEffect } from "./job-backend.js";
 import { plural } from "./plural.js";
 import { cacheReadShare, formatCount, formatDuration, type ProgressSnapshot } from "./progress-display.js";
 
@@ -20,7 +20,9 @@ export interface ResultLine {
   readonly terminal: string | null;
   /** The item's answer: the sub-agent's final text. */
   readonly text: string | null;
-  readonly error: { code: string; message: string } | null;
+  readonly error: ItemError | null;
+  /** R-B3: with isolation, the workspace paths the item's change wrote; null without isolation. */
+  readonly applied: readonly string[] | null;
   /** The item's compactions in order (R-C4): trigger, tokens before and after. */
   readonly compactions: readonly ItemCompaction[];
   /** Earlier attempts interrupted after a mutating tool began (side effects may repeat). */
@@ -86,6 +88,7 @@ export function toResultLine(state: ItemState, transcriptsDir?: string): ResultL
     terminal: state.result?.terminal ?? null,
     text: state.result?.text ?? null,
     error: state.error ?? null,
+    applied: state.result?.applied ?? null,
     compactions: state.result?.compactions ?? [],
     mayHaveRunTwice: state.mayHaveRunTwice ?? [],
     transcript:
@@ -145,8 +148,9 @@ export function compactionsCell(compactions: readonly ItemCompaction[]): string 
 export function formatTotals(report: BatchReport): string {
   const t = report.totals;
   const twice = report.items.filter((line) => line.mayHaveRunTwice.length > 0).length;
+  const conflicts = report.items.filter((line) => line.error?.code === "conflict").length;
   return [
-    `${plural(t.items, "item")}: ${t.succeeded} succeeded, ${t.failed} failed${t.pending > 0 ? `, ${t.pending} not finished` : ""}${twice > 0 ? ` · ${twice} may have run twice (see the report)` : ""}`,
+    `${plural(t.items, "item")}: ${t.succeeded} succeeded, ${t.failed} failed${conflicts > 0 ? ` (${plural(conflicts, "conflict")}: diffs kept, see the report)` : ""}${t.pending > 0 ? `, ${t.pending} not finished` : ""}${twice > 0 ? ` · ${twice} may have run twice (see the report)` : ""}`,
     `${plural(t.turns, "turn")} · tokens ${tokensCell(t.usage)} (in / out) · cache reads ${formatCount(t.usage.cacheReadInputTokens)} (${(t.cacheReadShare * 100).toFixed(1)}% of input) · cache writes ${formatCount(t.usage.cacheCreationInputTokens)}`,
     `cost $${t.costUsd.toFixed(4)}${report.simulated ? " (simulated)" : ""}${t.compactions > 0 ? ` · ${plural(t.compactions, "compaction")}` : ""} · wall time ${formatDuration(report.wallMs)}${t.apiRetries > 0 ? ` · ${plural(t.apiRetries, "API retry", "API retries")}` : ""}`,
   ].join("\n");

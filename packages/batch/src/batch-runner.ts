@@ -1,4 +1,5 @@
 import { sumUsage, ZERO_USAGE_TOTALS } from "@forkloop/loop-core";
+import type { ItemIsolator } from "./item-isolation.js";
 import type { Claim, ItemError, ItemResult, ItemState, JobBackend } from "./job-backend.js";
 import type { ProgressSnapshot } from "./progress-display.js";
 
@@ -64,6 +65,12 @@ export interface BatchRunOptions {
    * expected to cost the average of the settled ones, or `perItemEstimateUsd` before any settled.
    */
   readonly budget?: { readonly limitUsd: number; readonly perItemEstimateUsd: number };
+  /**
+   * R-B2, R-B3: each item in its own copy of the project (`claim.workspace`), a succeeded item's
+   * change applied to the workspace once before it is recorded as done (a conflict fails it with
+   * code `conflict`); applies a kill -9 cut are finished first (`isolateItems`).
+   */
+  readonly isolation?: ItemIsolator;
 }
 
 export interface BatchRunSummary {
@@ -142,18 +149,33 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
   tick.unref();
 
   const workerId = options.workerId ?? `pid-${process.pid}`;
-  const settle = async (claim: Claim, outcome: ItemOutcome): Promise<void> => {
+  const isolation = options.isolation;
+  const settle = async (claim: Claim, finished: ItemOutcome): Promise<void> => {
     counters.running--;
-    if (outcome.ok === "cancelled") return; // not settled: the journal shows it as interrupted
-    const wholeBatch = outcome.ok === false ? options.stopOnFailure?.(outcome.error) : undefined;
+    // A settle that throws (the journal could not be written) leaves the copy and any plan for
+    // the resume: it sweeps the one and finishes the other.
+    const outcome = await settleItem(claim, finished);
+    await isolation?.release(claim, outcome);
+  };
+  const settleItem = async (claim: Claim, finished: ItemOutcome): Promise<ItemOutcome> => {
+    if (finished.ok === "cancelled") return finished; // not settled: the journal shows it as interrupted
+    const wholeBatch = finished.ok === false ? options.stopOnFailure?.(finished.error) : undefined;
     if (wholeBatch !== undefined) {
       // R-R9: not the item's failure — left unsettled (pending on resume), and the batch stops.
       if (stopped === undefined) {
         stopped = wholeBatch;
         stopAll("stopped");
       }
-      return;
+      return { ok: "cancelled" };
     }
+    // R-B3: a success counts once its change is in the workspace (or it is a conflict).
+    const outcome =
+      isolation === undefined ? finished : await isolation.settle(claim, finished, options.backend);
+    if (outcome.ok === "cancelled") return outcome;
+    await record(claim, outcome);
+    return outcome;
+  };
+  const record = async (claim: Claim, outcome: Exclude<ItemOutcome, { ok: "cancelled" }>): Promise<void> => {
     if (outcome.result) {
       counters.usage = sumUsage(counters.usage, outcome.result.usage);
       counters.costUsd += outcome.result.costUsd;
@@ -196,13 +218,37 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
     return false;
   };
 
+  /**
+   * R-B3: items a kill -9 stopped while their change was being written are finished from their
+   * plans and settled first (never run again); an earlier run's item copies are removed.
+   */
+  const recoverApplies = async (): Promise<void> => {
+    const pending = (await options.backend.pendingApplies?.()) ?? [];
+    if (isolation === undefined) {
+      if (pending.length > 0)
+        throw new Error(
+          `${pending.length} items were being applied when the batch stopped; resume it with isolation`,
+        );
+      return;
+    }
+    await isolation.begin();
+    for (const apply of pending) {
+      const outcome = await isolation.recover(apply);
+      if (outcome.ok === "cancelled") continue;
+      await record(apply.claim, outcome);
+      await isolation.release(apply.claim, outcome);
+    }
+  };
+
   const claimUpTo = async (count: number): Promise<Claim[]> => {
     const claims: Claim[] = [];
     while (claims.length < count && !interrupted && stopped === undefined && budgetAllows(claims.length)) {
       try {
         const claim = await options.backend.claim(workerId);
         if (!claim) break;
-        claims.push(claim);
+        // R-B2: its own copy of the project before it starts (a failure here stops the batch;
+        // the item stays claimed, so a resume runs it).
+        claims.push(isolation === undefined ? claim : await isolation.prepare(claim));
       } catch (error) {
         stop(error);
       }
@@ -249,6 +295,7 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
   };
 
   try {
+    await recoverApplies();
     const firstWave = await claimUpTo(Math.max(1, options.concurrency));
     options.onEvent?.({ type: "progress", snapshot: snapshot() });
     await Promise.all(launch(firstWave, options.warm ?? true));

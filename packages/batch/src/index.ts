@@ -15,6 +15,13 @@ export { describeIssues, MAX_BATCH_TURNS } from "./batch-setting-checks.js";
 export * from "./batch-store.js";
 export * from "./durable-file.js";
 export * from "./enqueue-seal.js";
+export { type ItemIsolator, isolateItems } from "./item-isolation.js";
+export {
+  isolationRecorded,
+  openWorkspaceIsolation,
+  uncommittedChanges,
+  type WorkspaceIsolation,
+} from "./item-workspace.js";
 export type * from "./job-backend.js";
 export * from "./local-journal-backend.js";
 export * from "./plural.js";

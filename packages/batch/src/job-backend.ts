@@ -32,6 +32,8 @@ export interface ItemResult {
   readonly apiRetries?: number;
   /** The item's compactions in order, each with its tokens before and after (R-C4). */
   readonly compactions?: readonly ItemCompaction[];
+  /** R-B3: with isolation, the workspace paths this item's change wrote (merged) or deleted. */
+  readonly applied?: readonly string[];
 }
 
 export interface ItemCompaction {
@@ -43,6 +45,16 @@ export interface ItemCompaction {
 export interface ItemError {
   readonly code: string;
   readonly message: string;
+  /** R-B4: code `conflict` — what could not be merged, and where the item's diff is kept. */
+  readonly conflict?: ItemConflict;
+}
+
+export interface ItemConflict {
+  readonly files: readonly { readonly path: string; readonly reason: string }[];
+  /** The item's whole change as a patch (`git apply --3way PATCH` once the lines are sorted out). */
+  readonly patch: string;
+  /** The item's copy of the project, kept for a look. */
+  readonly workspace?: string;
 }
 
 /** A lease on one item: completing or failing needs the attempt that was claimed. */
@@ -50,6 +62,17 @@ export interface Claim {
   readonly item: JobItem;
   /** 1 for the first run, 2 after an interrupted one was reclaimed, … */
   readonly attempt: number;
+  /** R-B2: the item's own copy of the project, where it works (with isolation). */
+  readonly workspace?: string;
+}
+
+/** R-B3: an apply the journal recorded as started and never settled (kill -9 part-way). */
+export interface PendingApply {
+  readonly claim: Claim;
+  /** The plan's directory, relative to the batch directory. */
+  readonly plan: string;
+  /** The result the item settles with once the plan is carried out. */
+  readonly result: ItemResult;
 }
 
 export type ItemStatus = "pending" | "running" | "succeeded" | "failed";
@@ -114,6 +137,14 @@ export interface JobBackend extends BatchLedger {
    * resume; recorded once per attempt.
    */
   recordSideEffect(claim: Claim, tool: string): Promise<void>;
+  /**
+   * R-B3: the item's change is about to be written into the workspace from the plan in `plan`
+   * (durable already). Durable before it resolves: a resume finishes that plan and settles the
+   * item with `result` instead of running it again. Backends without isolation leave it out.
+   */
+  recordApplying?(claim: Claim, plan: string, result: ItemResult): Promise<void>;
+  /** R-B3: the applies an earlier run started and never settled; those items are held for them. */
+  pendingApplies?(): Promise<readonly PendingApply[]>;
   /** Records success durably before resolving; refuses an item that is already finished. */
   complete(claim: Claim, result: ItemResult): Promise<SettleOutcome>;
   /** Records failure durably before resolving; refuses an item that is already finished. */

@@ -22,6 +22,7 @@ import type {
   ItemState,
   JobBackend,
   JobItem,
+  PendingApply,
   SettleOutcome,
 } from "./job-backend.js";
 
@@ -54,8 +55,19 @@ const resultSchema = z.object({
     .readonly()
     .optional(),
   apiRetries: z.number().int().nonnegative().optional(),
+  applied: z.array(z.string()).readonly().optional(),
 });
-const errorSchema = z.object({ code: z.string(), message: z.string() });
+const errorSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  conflict: z
+    .object({
+      files: z.array(z.object({ path: z.string(), reason: z.string() })).readonly(),
+      patch: z.string(),
+      workspace: z.string().optional(),
+    })
+    .optional(),
+});
 
 export const journalRecordSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("enqueued"), at: z.string(), item: itemSchema }),
@@ -74,6 +86,15 @@ export const journalRecordSchema = z.discriminatedUnion("type", [
     id: z.string(),
     attempt: z.number().int(),
     tool: z.string(),
+  }),
+  // R-B3: the item's change is being written into the workspace from this plan (durable first).
+  z.object({
+    type: z.literal("applying"),
+    at: z.string(),
+    id: z.string(),
+    attempt: z.number().int(),
+    plan: z.string(),
+    result: resultSchema,
   }),
   z.object({
     type: z.literal("completed"),
@@ -98,6 +119,8 @@ export interface JournalReplay {
   readonly items: readonly ItemState[];
   /** Items that were running when the previous process stopped (they will be redone). */
   readonly interrupted: readonly string[];
+  /** R-B3: items stopped while their change was being applied: finished from the plan, not redone. */
+  readonly applying: readonly PendingApply[];
 }
 
 /**
@@ -106,7 +129,10 @@ export interface JournalReplay {
  * items are unknown and run again once the batch's source is listed again.
  */
 export function replayJournal(records: readonly JournalRecord[], lenient = false): JournalReplay {
-  type Replayed = { -readonly [K in keyof ItemState]: ItemState[K] } & { sideEffect?: string };
+  type Replayed = { -readonly [K in keyof ItemState]: ItemState[K] } & {
+    sideEffect?: string;
+    applying?: { plan: string; result: ItemResult };
+  };
   const states = new Map<string, Replayed>();
   const repeated = (state: Replayed, attempt: number, tool: string) => {
     state.mayHaveRunTwice = [...(state.mayHaveRunTwice ?? []), { attempt, tool }];
@@ -127,6 +153,7 @@ export function replayJournal(records: readonly JournalRecord[], lenient = false
         // The attempt before this one stopped while running, after a mutating tool had begun.
         if (state.status === "running" && state.sideEffect) repeated(state, state.attempts, state.sideEffect);
         delete state.sideEffect;
+        delete state.applying;
         // A new attempt (an interrupted or, with --retry-failed, a failed item): its own outcome counts.
         state.status = "running";
         state.attempts = record.attempt;
@@ -135,6 +162,10 @@ export function replayJournal(records: readonly JournalRecord[], lenient = false
         break;
       case "heartbeat":
         break;
+      case "applying":
+        if (state.status === "running" && state.attempts === record.attempt)
+          state.applying = { plan: record.plan, result: stripUndefined(record.result) };
+        break;
       case "side_effect":
         if (state.status === "running" && state.attempts === record.attempt) state.sideEffect ??= record.tool;
         break;
@@ -142,11 +173,13 @@ export function replayJournal(records: readonly JournalRecord[], lenient = false
         if (state.status === "succeeded" || state.status === "failed") break; // never twice (see settle)
         state.status = "succeeded";
         state.result = stripUndefined(record.result);
+        delete state.applying;
         break;
       case "failed":
         if (state.status === "succeeded" || state.status === "failed") break;
         state.status = "failed";
-        state.error = record.error;
+        state.error = stripUndefinedError(record.error);
+        delete state.applying;
         if (record.result) state.result = stripUndefined(record.result);
         break;
       default: {
@@ -156,24 +189,38 @@ export function replayJournal(records: readonly JournalRecord[], lenient = false
     }
   }
   const interrupted: string[] = [];
-  const items = [...states.values()].map(({ sideEffect, ...state }): ItemState => {
+  const applying: PendingApply[] = [];
+  const items = [...states.values()].map(({ sideEffect, applying: apply, ...state }): ItemState => {
     if (state.status !== "running") return state;
+    // Its change was being written: finished from the plan on open, never run again (R-B3).
+    if (apply) {
+      applying.push({ claim: { item: state.item, attempt: state.attempts }, ...apply });
+      return state;
+    }
     interrupted.push(state.item.id);
     // Interrupted now: it is redone on resume, so its side effects may happen twice.
     if (sideEffect) repeated(state, state.attempts, sideEffect);
     return { ...state, status: "pending" };
   });
-  return { items, interrupted };
+  return { items, interrupted, applying };
 }
 
 function stripUndefined(result: z.infer<typeof resultSchema>): ItemResult {
-  const { terminal, compactions, apiRetries, ...rest } = result;
+  const { terminal, compactions, apiRetries, applied, ...rest } = result;
   return {
     ...rest,
     ...(terminal === undefined ? {} : { terminal }),
     ...(compactions === undefined ? {} : { compactions }),
     ...(apiRetries === undefined ? {} : { apiRetries }),
+    ...(applied === undefined ? {} : { applied }),
   };
+}
+
+function stripUndefinedError(error: z.infer<typeof errorSchema>): ItemError {
+  const { conflict, ...rest } = error;
+  if (conflict === undefined) return rest;
+  const { workspace, ...fields } = conflict;
+  return { ...rest, conflict: { ...fields, ...(workspace === undefined ? {} : { workspace }) } };
 }
 
 export interface LocalJournalOptions {
@@ -327,6 +374,7 @@ class LocalJournalBackend implements JobBackend {
   /** `id#attempt` of the attempts whose side effect is recorded (once each). */
   readonly #sideEffects = new Set<string>();
   readonly #interrupted: readonly string[];
+  readonly #applying: readonly PendingApply[];
   readonly location: string;
 
   constructor(
@@ -338,6 +386,7 @@ class LocalJournalBackend implements JobBackend {
     retryFailed: boolean,
   ) {
     this.#interrupted = replay.interrupted;
+    this.#applying = replay.applying;
     this.location = join(dir, JOURNAL_FILE);
     for (const state of replay.items) {
       if (retryFailed && state.status === "failed") {
@@ -390,6 +439,26 @@ class LocalJournalBackend implements JobBackend {
       attempt: claim.attempt,
       tool,
     });
+  }
+
+  async recordApplying(claim: Claim, plan: string, result: ItemResult): Promise<void> {
+    const state = this.#states.get(claim.item.id);
+    if (state?.status !== "running" || state.attempts !== claim.attempt)
+      throw new Error(
+        `journal: item ${claim.item.id} attempt ${claim.attempt} is not running; its change is not applied`,
+      );
+    await this.log.append({
+      type: "applying",
+      at: this.#at(),
+      id: claim.item.id,
+      attempt: claim.attempt,
+      plan,
+      result,
+    });
+  }
+
+  async pendingApplies(): Promise<readonly PendingApply[]> {
+    return this.#applying.filter((apply) => this.#states.get(apply.claim.item.id)?.status === "running");
   }
 
   async heartbeat(claim: Claim): Promise<void> {
@@ -479,4 +548,5 @@ export {
   itemSchema as jobItemSchema,
   resultSchema as itemResultSchema,
   stripUndefined,
+  stripUndefinedError,
 };

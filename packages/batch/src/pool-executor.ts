@@ -22,6 +22,7 @@ import {
   TRANSCRIPT_EXTENSION,
 } from "@forkloop/orchestrator";
 import type { ItemExecution, ItemExecutor, ItemOutcome } from "./batch-runner.js";
+import { workspaceNote } from "./item-isolation.js";
 import type { Claim, ItemResult } from "./job-backend.js";
 
 /** An item attempt's transcript file name in the batch's `transcripts/` (replay and report read it). */
@@ -101,7 +102,9 @@ export function createPoolExecutor(
   const toTask = (claim: Claim): SubAgentTask =>
     buildSubAgentTask({
       id: `${ITEM_PREFIX}${claim.item.id}-${claim.attempt}`,
-      cwd: settings.cwd,
+      // R-B2: an isolated item works in its copy — its tools, permission rules and sandbox take
+      // that as the workspace, and so do its own sub-agents (they inherit the cwd).
+      cwd: claim.workspace ?? settings.cwd,
       // Like one `claude -p` per item: SessionStart, UserPromptSubmit and Stop are the item's own.
       startsSession: true,
       transcriptPath:
@@ -109,7 +112,16 @@ export function createPoolExecutor(
           ? undefined
           : join(settings.transcriptsDir, itemTranscriptName(claim.item.id, claim.attempt)),
       cacheSafeParams: settings.cacheSafeParams,
-      promptMessages: [{ role: "user", content: claim.item.prompt }],
+      // The shared prefix names the project; the item's first message names its copy.
+      promptMessages: [
+        {
+          role: "user",
+          content:
+            claim.workspace === undefined
+              ? claim.item.prompt
+              : `${workspaceNote(settings.cwd, claim.workspace)}${claim.item.prompt}`,
+        },
+      ],
       querySource: "batch",
       toolNames: [...settings.toolNames],
       profile,

@@ -10,6 +10,7 @@ import {
   itemResultSchema,
   jobItemSchema,
   stripUndefined,
+  stripUndefinedError,
   usageTotalsSchema,
 } from "./local-journal-backend.js";
 
@@ -374,7 +375,7 @@ export async function readBatchState(redis: Redis, batchId: string): Promise<Que
       status: record.status,
       attempts,
       ...(record.result === undefined ? {} : { result: stripUndefined(record.result) }),
-      ...(record.error === undefined ? {} : { error: record.error }),
+      ...(record.error === undefined ? {} : { error: stripUndefinedError(record.error) }),
     };
   });
   return { states, duplicateExecutions: Number(duplicates ?? 0) };

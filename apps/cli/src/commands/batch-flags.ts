@@ -57,6 +57,14 @@ ${LOOP_FLAGS_USAGE}
                         FORKLOOP_HOME defaulting to ~/.forkloop; batches in <cwd>/.forkloop are
                         used only when forkloop made them)
   --no-warm             start the whole first wave at once (no cache warming; for comparisons)
+  --isolate             each item works in its own copy of the project: a git worktree of the last
+                        commit (the tree must be clean), or a copy outside git; a succeeded item's
+                        change is merged into the tree once, under a lock, journaled (a kill -9
+                        mid-apply is finished on --resume); an overlapping change is a conflict
+                        (its diff kept, listed in the report). On by default when the permissions
+                        let items edit (acceptEdits, bypassPermissions, auto, or an Edit/Write/Bash
+                        allow rule), said once
+  --no-isolate          items edit the project in place
   --queue URL           distribute the batch over Redis (redis://HOST:PORT[/DB]): \`forkloop worker
                         --queue URL\` processes on any host run the items; this one shows progress
                         and writes the results (see the @forkloop/batch README for Redis settings);
@@ -108,6 +116,8 @@ const schema = z.object({
   cwd: z.string().min(1).optional(),
   "state-dir": z.string().min(1, "give a directory, e.g. --state-dir ~/forkloop-state").optional(),
   "no-warm": z.boolean().optional(),
+  isolate: z.boolean().optional(),
+  "no-isolate": z.boolean().optional(),
   "retry-failed": z.boolean().optional(),
   report: z.boolean().optional(),
   repair: z.boolean().optional(),
@@ -214,6 +224,8 @@ export function parseBatchFlags(argv: readonly string[]): ParsedCommand<BatchFla
         cwd: { type: "string" },
         "state-dir": { type: "string" },
         "no-warm": { type: "boolean" },
+        isolate: { type: "boolean" },
+        "no-isolate": { type: "boolean" },
         "retry-failed": { type: "boolean" },
         report: { type: "boolean" },
         repair: { type: "boolean" },

@@ -39,6 +39,7 @@ import {
 import { SETTING_SOURCES } from "@forkloop/tools";
 import { type DryRunEstimate, estimateDryRun, formatDryRun } from "../batch-dry-run.js";
 import { executeBatch } from "../batch-execute.js";
+import { isolationChoice, openBatchIsolation, refuseDirtyTree } from "../batch-isolation.js";
 import { batchPrefix } from "../batch-prefix.js";
 import {
   checkBatchDirs,
@@ -142,6 +143,10 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
   // The first requests' estimate: the dry run's answer, and the budget's guess before any item settled.
   const estimate = plan.kind === "new" ? await newBatchEstimate(plan, settings, bash, context) : undefined;
   if (flags["dry-run"] && estimate !== undefined) return printDryRun(estimate, flags, context);
+  // R-B2: a new batch decides isolation (a resume keeps what it started with); a dirty tree is
+  // refused before any state exists.
+  const isolating = plan.kind === "new" ? isolationChoice(flags, plan.spec) : undefined;
+  if (isolating?.isolate) await refuseDirtyTree(cwd, [state.dir, ...state.legacyDirs]);
 
   const {
     spec,
@@ -186,6 +191,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
       signal: context.signal,
     });
     await checkBatchDirs(spec, dir, (await backend.list()).length);
+    const isolation = await openBatchIsolation(spec, dir, isolating, notice);
     const interruptedBefore = (await backend.interrupted()).length;
     context.stderr.write(
       `forkloop batch ${spec.id}: ${plural((await backend.list()).length, "item")}${
@@ -206,6 +212,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
           bash,
           concurrency: flags.concurrency ?? 8,
           warm: !flags["no-warm"],
+          ...(isolation === undefined ? {} : { isolation }),
           ...(limitUsd === undefined
             ? {}
             : {
@@ -287,6 +294,11 @@ async function queuedBatch(
   if (flags.report) {
     throw new CliError(
       "--report needs a local batch: the HTML report reads the batch's journal and transcripts, which a queued batch keeps in Redis and on its workers' hosts. Drop --report (results.jsonl, report.json and report.md are still written).",
+    );
+  }
+  if (flags.isolate) {
+    throw new CliError(
+      "--isolate needs a local batch: queued items run on their workers' checkouts, which are not isolated yet. Drop --queue to isolate items, or drop --isolate.",
     );
   }
   parseQueueUrl(url); // a typo is exit 2 before anything else, the dry run included

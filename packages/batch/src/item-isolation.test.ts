@@ -1,0 +1,220 @@
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type ItemExecution, type ItemExecutor, type ItemOutcome, runBatch } from "./batch-runner.js";
+import { isolateItems } from "./item-isolation.js";
+import { openWorkspaceIsolation, uncommittedChanges } from "./item-workspace.js";
+import type { Claim, JobItem } from "./job-backend.js";
+import { openLocalJournalBackend, readJournal } from "./local-journal-backend.js";
+
+let root: string;
+let project: string;
+let state: string;
+beforeEach(async () => {
+  root = await realpath(await mkdtemp(join(tmpdir(), "forkloop-isolate-")));
+  project = join(root, "project");
+  state = join(root, "state");
+  await mkdir(join(project, "src"), { recursive: true });
+  await mkdir(state);
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const gitIn = (cwd: string, ...args: string[]) =>
+  execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd, encoding: "utf8" });
+
+/** The shared file: one slot per item, a separator line between slots so their edits merge. */
+const slots = (count: number) => Array.from({ length: count }, (_, n) => `slot ${n}: empty\n--\n`).join("");
+
+async function seed(count: number, repo = true): Promise<void> {
+  for (let n = 0; n < count; n++) await writeFile(join(project, "src", `f${n}.txt`), `file ${n}\n`);
+  await writeFile(join(project, "shared.txt"), slots(count));
+  if (repo) {
+    gitIn(project, "init", "-q");
+    gitIn(project, "add", "-A");
+    gitIn(project, "commit", "-qm", "base");
+  }
+}
+
+const items = (count: number): JobItem[] =>
+  Array.from({ length: count }, (_, n) => ({ id: `i${n}`, label: `f${n}`, prompt: `edit ${n}` }));
+
+const done = (text = "edited"): ItemOutcome => ({
+  ok: true,
+  result: {
+    turns: 1,
+    usage: {
+      inputTokens: 1,
+      outputTokens: 1,
+      cacheCreationInputTokens: 0,
+      cacheReadInputTokens: 0,
+      apiCalls: 1,
+    },
+    costUsd: 0,
+    durationMs: 1,
+    terminal: "completed",
+    text,
+  },
+});
+
+/** Runs `work` in each claim's workspace (real files), then ends with `outcome`. */
+function editingExecutor(
+  work: (claim: Claim, dir: string) => Promise<ItemOutcome | undefined>,
+  seen: string[] = [],
+): ItemExecutor {
+  return {
+    startAll(claims) {
+      return claims.map((claim): ItemExecution => {
+        const dir = claim.workspace ?? project;
+        seen.push(dir);
+        return { result: work(claim, dir).then((outcome) => outcome ?? done()), cancel() {} };
+      });
+    },
+  };
+}
+
+/** Item n writes its own file and its slot of the shared file. */
+async function editItem(claim: Claim, dir: string): Promise<undefined> {
+  const n = Number(claim.item.id.slice(1));
+  await writeFile(join(dir, "src", `f${n}.txt`), `file ${n} edited by attempt ${claim.attempt}\n`);
+  const shared = await readFile(join(dir, "shared.txt"), "utf8");
+  await writeFile(join(dir, "shared.txt"), shared.replace(`slot ${n}: empty`, `slot ${n}: item ${n}`));
+  return undefined;
+}
+
+async function runIsolated(count: number, executor: ItemExecutor, concurrency = 4) {
+  const batchDir = join(state, "b1");
+  await mkdir(batchDir, { recursive: true });
+  const backend = await openLocalJournalBackend({ dir: batchDir });
+  await backend.enqueue(items(count));
+  const isolation = await openWorkspaceIsolation({ cwd: project, batchDir });
+  try {
+    const summary = await runBatch({
+      backend,
+      executor,
+      concurrency,
+      warm: false,
+      isolation: isolateItems(isolation, batchDir),
+    });
+    return { summary, isolation, batchDir };
+  } finally {
+    await backend.close();
+  }
+}
+
+const expectedShared = (count: number, except: readonly number[] = []) =>
+  Array.from(
+    { length: count },
+    (_, n) => `slot ${n}: ${except.includes(n) ? "empty" : `item ${n}`}\n--\n`,
+  ).join("");
+
+describe("R-B2, R-B3: each item in its own worktree, its change applied once", () => {
+  it("R-B2: items work in worktrees at the base commit, never in the project; R-B3: every change is merged in, the worktrees are gone", async () => {
+    await seed(8);
+    const seen: string[] = [];
+    const { summary, isolation } = await runIsolated(8, editingExecutor(editItem, seen));
+    expect(isolation.mode).toBe("worktree");
+    expect(summary.states.map((item) => item.status)).toEqual(Array(8).fill("succeeded"));
+    expect(seen.every((dir) => dir.startsWith(join(state, "b1", "workspaces")))).toBe(true);
+    expect(new Set(seen).size).toBe(8);
+    // Each item's own file and its slot of the shared file: merged three ways, none lost.
+    expect(await readFile(join(project, "shared.txt"), "utf8")).toBe(expectedShared(8));
+    for (let n = 0; n < 8; n++)
+      expect(await readFile(join(project, "src", `f${n}.txt`), "utf8")).toBe(
+        `file ${n} edited by attempt 1\n`,
+      );
+    expect(summary.states[3]?.result?.applied).toEqual(["shared.txt", "src/f3.txt"]);
+    // No worktree leaks: git lists only the project, the workspaces directory is empty.
+    expect(gitIn(project, "worktree", "list").trim().split("\n")).toHaveLength(1);
+    expect(await readdir(join(state, "b1", "workspaces"))).toEqual([]);
+  });
+
+  it("R-B2: a project outside git is isolated with copies of a snapshot taken at the start", async () => {
+    await seed(4, false);
+    const { summary, isolation } = await runIsolated(4, editingExecutor(editItem));
+    expect(isolation.mode).toBe("copy");
+    expect(summary.states.map((item) => item.status)).toEqual(Array(4).fill("succeeded"));
+    expect(await readFile(join(project, "shared.txt"), "utf8")).toBe(expectedShared(4));
+    expect(await readdir(join(state, "b1", "workspaces"))).toEqual([]);
+  });
+
+  it("R-B3: a failed or interrupted item's half-edit never reaches the workspace (control: the same edit succeeding does)", async () => {
+    await seed(3);
+    const executor = editingExecutor(async (claim, dir) => {
+      await editItem(claim, dir);
+      if (claim.item.id === "i0") return { ok: false, error: { code: "max_turns", message: "ran out" } };
+      if (claim.item.id === "i1") return { ok: "cancelled" };
+      return undefined;
+    });
+    const { summary } = await runIsolated(3, executor);
+    // The cancelled one stays unsettled (running in this run, interrupted for a resume).
+    expect(summary.states.map((item) => item.status)).toEqual(["failed", "running", "succeeded"]);
+    expect(await readFile(join(project, "src", "f0.txt"), "utf8")).toBe("file 0\n");
+    expect(await readFile(join(project, "src", "f1.txt"), "utf8")).toBe("file 1\n");
+    expect(await readFile(join(project, "src", "f2.txt"), "utf8")).toBe("file 2 edited by attempt 1\n");
+    expect(await readFile(join(project, "shared.txt"), "utf8")).toBe(expectedShared(3, [0, 1]));
+  });
+
+  it("R-B4: two items changing the same line: one applies, the other is a conflict with its diff kept and nothing of it written", async () => {
+    await seed(2);
+    const executor = editingExecutor(async (claim, dir) => {
+      await editItem(claim, dir);
+      await writeFile(join(dir, "README"), `written by ${claim.item.id}\n`);
+      return undefined;
+    });
+    const { summary, batchDir } = await runIsolated(2, executor, 1);
+    const [first, second] = summary.states;
+    expect(first?.status).toBe("succeeded");
+    expect(second?.status).toBe("failed");
+    expect(second?.error?.code).toBe("conflict");
+    expect(second?.error?.conflict?.files).toEqual([
+      { path: "README", reason: "created both in the workspace and by the item" },
+    ]);
+    // Nothing of the conflicting item reached the tree: not even its own, mergeable file.
+    expect(await readFile(join(project, "README"), "utf8")).toBe("written by i0\n");
+    expect(await readFile(join(project, "src", "f1.txt"), "utf8")).toBe("file 1\n");
+    // Its diff applies to the base: the whole change is kept.
+    const patch = second!.error!.conflict!.patch;
+    expect(patch.startsWith(join(batchDir, "conflicts"))).toBe(true);
+    gitIn(project, "stash", "-u", "-q");
+    try {
+      gitIn(project, "apply", "--check", patch);
+    } finally {
+      gitIn(project, "stash", "pop", "-q");
+    }
+    // The conflicting item's worktree is kept for a look, and listed.
+    expect(second?.error?.conflict?.workspace).toBeDefined();
+    expect(gitIn(project, "worktree", "list")).toContain(join(batchDir, "workspaces"));
+    // The journal knows: one applying record (the first item's), then its completion.
+    const { records } = await readJournal(batchDir);
+    expect(records.filter((record) => record.type === "applying").map((record) => record.id)).toEqual(["i0"]);
+  });
+
+  it("R-B4: a base that moved (the user committed a change to the same line) is a conflict, never a silent overwrite", async () => {
+    await seed(1);
+    const executor = editingExecutor(async (claim, dir) => {
+      await editItem(claim, dir);
+      // The user edits the same line while the item runs.
+      await writeFile(join(project, "src", "f0.txt"), "the user's line\n");
+      return undefined;
+    });
+    const { summary } = await runIsolated(1, executor);
+    expect(summary.states[0]?.error?.code).toBe("conflict");
+    expect(await readFile(join(project, "src", "f0.txt"), "utf8")).toBe("the user's line\n");
+  });
+
+  it("a dirty tree is named file by file; the batch's own state inside the checkout is not", async () => {
+    await seed(1);
+    await writeFile(join(project, "src", "f0.txt"), "dirty\n");
+    await mkdir(join(project, ".forkloop", "batches"), { recursive: true });
+    await writeFile(join(project, ".forkloop", "batches", "x"), "state\n");
+    await writeFile(join(project, "new.txt"), "untracked\n");
+    expect(await uncommittedChanges(project, [join(project, ".forkloop")])).toEqual([
+      "src/f0.txt",
+      "new.txt",
+    ]);
+  });
+});

@@ -1,0 +1,155 @@
+import { createHash } from "node:crypto";
+import { mkdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  type Conflict,
+  changesPatch,
+  executePlan,
+  mergeChanges,
+  readPlan,
+  writePlan,
+} from "./apply-changes.js";
+import type { ItemOutcome } from "./batch-runner.js";
+import { writeDurably } from "./durable-file.js";
+import type { ItemWorkspace, WorkspaceIsolation } from "./item-workspace.js";
+import type { Claim, ItemResult, JobBackend, PendingApply } from "./job-backend.js";
+import { SerialLock } from "./serial-lock.js";
+
+/**
+ * What `runBatch` asks of isolation (R-B2, R-B3, R-B4): a copy of the project for each claim, a
+ * succeeded item's change applied to the real workspace once — merged under one lock, its plan
+ * durable and named in the journal before a file is written — or kept aside as a conflict, and
+ * the applies a kill -9 cut finished on resume from their plans.
+ */
+export interface ItemIsolator {
+  /** Removes the item copies an earlier run left (kill -9); how many. */
+  begin(): Promise<number>;
+  /** The claim with its own workspace. */
+  prepare(claim: Claim): Promise<Claim>;
+  /** A succeeded item's change applied (or its conflict); any other outcome as it is. */
+  settle(claim: Claim, outcome: ItemOutcome, journal: JobBackend): Promise<ItemOutcome>;
+  /** After the settle record (or none): the copy removed, kept for a conflict; the plan removed. */
+  release(claim: Claim, outcome: ItemOutcome): Promise<void>;
+  /** An apply the journal shows started and unsettled, finished from its plan: the outcome to settle. */
+  recover(apply: PendingApply): Promise<ItemOutcome>;
+}
+
+/** The item's first message says where it works: the prefix (system prompt) names the project. */
+export function workspaceNote(projectDir: string, workspace: string): string {
+  return `<workspace>This task works in its own copy of the project: ${workspace}. Every file of ${projectDir} is there at the same relative path, as it was when the batch started. Read and change files only in ${workspace} (relative paths and commands already resolve there); when the task succeeds, its changes are merged into ${projectDir}. Changes made anywhere else are not kept.</workspace>\n\n`;
+}
+
+function attemptName(claim: Claim): string {
+  return createHash("sha256").update(`${claim.item.id}\0${claim.attempt}`).digest("hex").slice(0, 16);
+}
+
+export function isolateItems(isolation: WorkspaceIsolation, batchDir: string): ItemIsolator {
+  const workspaces = new Map<string, ItemWorkspace>();
+  // R-B3: one apply at a time, from reading the workspace to the journal's record and the writes.
+  const applying = new SerialLock();
+  const planDir = (claim: Claim) => `applies/${attemptName(claim)}`;
+
+  const conflictOutcome = async (
+    claim: Claim,
+    conflicts: readonly Conflict[],
+    patch: Buffer,
+    result: ItemResult,
+    workspace: string | undefined,
+  ): Promise<ItemOutcome> => {
+    await mkdir(join(batchDir, "conflicts"), { recursive: true, mode: 0o700 });
+    const path = join(batchDir, "conflicts", `${attemptName(claim)}.patch`);
+    await writeDurably(path, patch);
+    const names = conflicts.map((conflict) => `${conflict.path} (${conflict.reason})`).join(", ");
+    return {
+      ok: false,
+      error: {
+        code: "conflict",
+        message: `its change was not applied: ${names}. Its diff is kept in ${path}; apply it by hand (git apply --3way ${path}) or run the item again on the new tree.`,
+        conflict: { files: conflicts, patch: path, ...(workspace === undefined ? {} : { workspace }) },
+      },
+      result,
+    };
+  };
+
+  return {
+    begin: () => isolation.sweep(),
+
+    async prepare(claim) {
+      const workspace = await isolation.create(`${claim.item.id}\0${claim.attempt}`);
+      workspaces.set(attemptName(claim), workspace);
+      return { ...claim, workspace: workspace.dir };
+    },
+
+    async settle(claim, outcome, journal) {
+      if (outcome.ok !== true) return outcome;
+      const workspace = workspaces.get(attemptName(claim));
+      if (workspace === undefined) throw new Error(`item ${claim.item.id} has no workspace to apply from`);
+      const changes = await workspace.changes();
+      return applying.run(async () => {
+        const merged = await mergeChanges(isolation.root, changes);
+        if (!merged.ok)
+          return conflictOutcome(
+            claim,
+            merged.conflicts,
+            await changesPatch(changes),
+            outcome.result,
+            workspace.dir,
+          );
+        const result: ItemResult = { ...outcome.result, applied: merged.plan.files.map((file) => file.path) };
+        if (merged.plan.files.length === 0) return { ok: true, result };
+        if (journal.recordApplying === undefined)
+          throw new Error("the batch's backend cannot journal an apply");
+        const dir = join(batchDir, planDir(claim));
+        await writePlan(dir, merged.plan, merged.contents);
+        await journal.recordApplying(claim, planDir(claim), result);
+        const done = await executePlan(isolation.root, dir, merged.plan, merged.contents);
+        if (done.diverged.length === 0) return { ok: true, result };
+        // Changed by someone else between the read and the write (the user, another batch).
+        return conflictOutcome(
+          claim,
+          done.diverged.map((path) => ({
+            path,
+            reason: "changed in the workspace while it was being applied",
+          })),
+          await changesPatch(changes),
+          { ...result, applied: done.written },
+          workspace.dir,
+        );
+      });
+    },
+
+    async release(claim, outcome) {
+      const name = attemptName(claim);
+      const workspace = workspaces.get(name);
+      workspaces.delete(name);
+      // A conflict keeps the item's copy and plan (named in the report); anything else is removed.
+      if (outcome.ok === false && outcome.error.code === "conflict") return;
+      await rm(join(batchDir, planDir(claim)), { recursive: true, force: true });
+      await workspace?.remove();
+    },
+
+    recover(apply) {
+      return applying.run(async () => {
+        const dir = join(batchDir, apply.plan);
+        const plan = await readPlan(dir);
+        const done = await executePlan(isolation.root, dir, plan);
+        if (done.diverged.length === 0) return { ok: true, result: apply.result };
+        return {
+          ok: false,
+          error: {
+            code: "conflict",
+            message: `its apply was cut short (the process stopped) and ${done.diverged.join(", ")} changed since; the rest of its change is applied. Its plan is kept in ${dir}.`,
+            conflict: {
+              files: done.diverged.map((path) => ({
+                path,
+                reason: "changed in the workspace since the apply began",
+              })),
+              patch: dir,
+            },
+          },
+          result: apply.result,
+        };
+      });
+    },
+  };
+}

@@ -1,0 +1,366 @@
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cp, lstat, mkdir, readdir, readFile, readlink, rm } from "node:fs/promises";
+import { join, relative, resolve, sep } from "node:path";
+import { OptionsError } from "@forkloop/sdk/errors";
+import { z } from "zod";
+import { replaceAtomically } from "./durable-file.js";
+import { git, gitOk, nulSeparated } from "./git-command.js";
+import { SerialLock } from "./serial-lock.js";
+
+/**
+ * R-B2: each batch item works in its own copy of the project, made from the batch's base (never
+ * from the live tree, which earlier items' edits change): a git worktree detached at the commit
+ * the batch started from when the project is a git repository, else a copy of a snapshot taken
+ * when the batch started (`cp -a --reflink=auto`: copy-on-write where the file system has it, a
+ * plain copy elsewhere — never hard links, which would let an item's in-place write reach the
+ * original). The item's directory has the same relative paths as the project, so tools,
+ * permission rules and the sandbox work unchanged with it as their workspace.
+ */
+
+export type IsolationMode = "worktree" | "copy";
+
+/** One changed path of an item, against the batch's base. */
+export interface FileChange {
+  /** Relative to the isolation root (the repository's top level, or the project). */
+  readonly path: string;
+  /** The base's content; null when the item created the file. */
+  readonly before: Buffer | null;
+  /** The item's content; null when the item deleted the file. */
+  readonly after: Buffer | null;
+  /** 0o755 for an executable file, else 0o644. */
+  readonly mode: number;
+  /** Why the path cannot be applied (a symlink, a submodule), when it cannot. */
+  readonly unsupported?: string;
+}
+
+export interface ItemWorkspace {
+  /** Where the item works: its copy of the project directory. */
+  readonly dir: string;
+  /** The copy's own root (the worktree or the copy), which `remove` deletes. */
+  readonly root: string;
+  /** What the item changed against the base. */
+  changes(): Promise<readonly FileChange[]>;
+  remove(): Promise<void>;
+}
+
+export interface WorkspaceIsolation {
+  readonly mode: IsolationMode;
+  /** The real workspace's root: the repository's top level, or the project directory. */
+  readonly root: string;
+  /** The commit items start from (worktree mode). */
+  readonly base?: string;
+  /** Where item copies live. */
+  readonly workspacesDir: string;
+  /** Makes an item's copy named `key` (an item id and attempt); a leftover of the same name is replaced. */
+  create(key: string): Promise<ItemWorkspace>;
+  /** Removes every item copy left by an earlier run (a kill -9 keeps them); returns how many. */
+  sweep(): Promise<number>;
+}
+
+const recordSchema = z.object({
+  mode: z.enum(["worktree", "copy"]),
+  root: z.string(),
+  prefix: z.string(),
+  base: z
+    .string()
+    .regex(/^[0-9a-f]{40,64}$/)
+    .optional(),
+});
+type IsolationRecord = z.infer<typeof recordSchema>;
+
+export const ISOLATION_FILE = "isolation.json";
+
+/** The git repository `cwd` is in (its top level), or undefined outside one. */
+export async function gitTopLevel(cwd: string): Promise<string | undefined> {
+  const run = await git(cwd, ["rev-parse", "--show-toplevel"]);
+  return run.code === 0 ? run.stdout.toString("utf8").trim() : undefined;
+}
+
+/**
+ * The uncommitted changes of the repository `cwd` is in (tracked edits and untracked files not
+ * ignored), as `git status --porcelain` names them; `exclude` (the batch's own state when it lives
+ * in the checkout) is left out. Empty outside a repository.
+ */
+export async function uncommittedChanges(cwd: string, exclude: readonly string[] = []): Promise<string[]> {
+  const top = await gitTopLevel(cwd);
+  if (top === undefined) return [];
+  const out = await gitOk(top, ["status", "--porcelain", "-z", "--untracked-files=all", "--no-renames"]);
+  const excluded = exclude.map((path) => relative(top, resolve(path)));
+  return nulSeparated(out)
+    .map((entry) => entry.slice(3))
+    .filter(
+      (path) =>
+        !excluded.some((prefix) => prefix !== "" && (path === prefix || path.startsWith(`${prefix}/`))),
+    );
+}
+
+/**
+ * Opens the isolation of the batch whose state is `batchDir`: the one recorded there (a resume
+ * keeps the base it started from), or a new one for `cwd` — `git` when `cwd` is in a repository
+ * with a commit, `copy` otherwise (the snapshot is taken now). `mode` forces one.
+ */
+export async function openWorkspaceIsolation(options: {
+  readonly cwd: string;
+  readonly batchDir: string;
+  readonly mode?: IsolationMode;
+}): Promise<WorkspaceIsolation & { readonly created: boolean }> {
+  const recordPath = join(options.batchDir, ISOLATION_FILE);
+  let record = await readRecord(recordPath);
+  const created = record === undefined;
+  if (record === undefined) {
+    record = await newRecord(options.cwd, options.batchDir, options.mode);
+    await replaceAtomically(recordPath, `${JSON.stringify(record, null, 2)}\n`);
+  }
+  const workspacesDir = join(options.batchDir, "workspaces");
+  await mkdir(workspacesDir, { recursive: true, mode: 0o700 });
+  const isolation =
+    record.mode === "worktree"
+      ? worktreeIsolation(record, workspacesDir)
+      : copyIsolation(record, options.batchDir, workspacesDir);
+  return Object.assign(isolation, { created });
+}
+
+/** Whether the batch in `batchDir` was started isolated (a resume keeps what it started with). */
+export async function isolationRecorded(batchDir: string): Promise<boolean> {
+  return (await readRecord(join(batchDir, ISOLATION_FILE))) !== undefined;
+}
+
+async function readRecord(path: string): Promise<IsolationRecord | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  const parsed = recordSchema.safeParse(JSON.parse(text));
+  if (!parsed.success) throw new OptionsError(`${path} is not an isolation record; start a new batch.`);
+  return parsed.data;
+}
+
+async function newRecord(
+  cwd: string,
+  batchDir: string,
+  mode: IsolationMode | undefined,
+): Promise<IsolationRecord> {
+  const top = mode === "copy" ? undefined : await gitTopLevel(cwd);
+  if (top !== undefined) {
+    const head = await git(top, ["rev-parse", "--verify", "HEAD^{commit}"]);
+    if (head.code !== 0) {
+      throw new OptionsError(
+        `${top} is a git repository without a commit, so there is no base for the items' worktrees; commit once (git commit --allow-empty -m base), or run without --isolate.`,
+      );
+    }
+    return {
+      mode: "worktree",
+      root: top,
+      prefix: relative(top, resolve(cwd)),
+      base: head.stdout.toString().trim(),
+    };
+  }
+  if (mode === "worktree")
+    throw new OptionsError(`${cwd} is not in a git repository; isolate with copies instead.`);
+  const root = resolve(cwd);
+  await snapshot(root, join(batchDir, "base"), batchDir);
+  return { mode: "copy", root, prefix: "" };
+}
+
+// Item copies: `cp -a --reflink=auto` measured 0.40 s for 5,000 files on ext4 against 1.36 s for
+// Node's fs.cp (bench/batch-isolation); Node's is the fallback where there is no `cp`.
+async function copyTree(from: string, to: string, skip: string | undefined): Promise<void> {
+  if (skip === undefined && (await cpAvailable())) {
+    await new Promise<void>((resolvePromise, reject) => {
+      execFile("cp", ["-a", "--reflink=auto", "--", from, to], (error) =>
+        error ? reject(new Error(`copying ${from} to ${to}: ${error.message}`)) : resolvePromise(),
+      );
+    });
+    return;
+  }
+  await cp(from, to, {
+    recursive: true,
+    preserveTimestamps: true,
+    verbatimSymlinks: true,
+    ...(skip === undefined ? {} : { filter: (source: string) => resolve(source) !== skip }),
+  });
+}
+
+let cpChecked: Promise<boolean> | undefined;
+function cpAvailable(): Promise<boolean> {
+  cpChecked ??= new Promise((resolvePromise) =>
+    execFile("cp", ["--reflink=auto", "--version"], (error) => resolvePromise(error === null)),
+  );
+  return cpChecked;
+}
+
+/** The copy-mode base: the project as it was when the batch started (the batch's own state left out). */
+async function snapshot(root: string, to: string, batchDir: string): Promise<void> {
+  await rm(to, { recursive: true, force: true });
+  const state = resolve(batchDir);
+  const inside = state.startsWith(`${root}${sep}`);
+  await copyTree(root, to, inside ? stateRootIn(root, state) : undefined);
+}
+
+/** The top directory of the batch's state inside the project (so no copy ever holds it). */
+function stateRootIn(root: string, state: string): string {
+  const first = relative(root, state).split(sep)[0]!;
+  return join(root, first);
+}
+
+function keyDir(workspacesDir: string, key: string): string {
+  return join(workspacesDir, createHash("sha256").update(key).digest("hex").slice(0, 16));
+}
+
+function worktreeIsolation(record: IsolationRecord, workspacesDir: string): WorkspaceIsolation {
+  const base = record.base!;
+  // `git worktree add` writes under .git/worktrees: one at a time within this process.
+  const adding = new SerialLock();
+  const remove = async (root: string) => {
+    const run = await git(record.root, ["worktree", "remove", "--force", "--force", root]);
+    if (run.code !== 0) {
+      await rm(root, { recursive: true, force: true });
+      await git(record.root, ["worktree", "prune"]);
+    }
+  };
+  return {
+    mode: "worktree",
+    root: record.root,
+    base,
+    workspacesDir,
+    async create(key) {
+      const root = keyDir(workspacesDir, key);
+      await adding.run(async () => {
+        await remove(root);
+        await gitOk(record.root, ["worktree", "add", "--detach", "--quiet", root, base]);
+      });
+      return {
+        dir: join(root, record.prefix),
+        root,
+        changes: () => worktreeChanges(root, base),
+        remove: () => remove(root),
+      };
+    },
+    async sweep() {
+      const left = await readdir(workspacesDir).catch(() => []);
+      for (const name of left) await remove(join(workspacesDir, name));
+      await git(record.root, ["worktree", "prune"]);
+      return left.length;
+    },
+  };
+}
+
+/**
+ * What the item changed in its worktree against the base commit — commits it made included: the
+ * worktree's index takes every file (`git add -A`, .gitignore respected), then `diff --raw`
+ * names each path with its base and new blob.
+ */
+async function worktreeChanges(root: string, base: string): Promise<FileChange[]> {
+  await gitOk(root, ["add", "-A"]);
+  const raw = nulSeparated(
+    await gitOk(root, ["diff", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev", base]),
+  );
+  const entries: { path: string; oldMode: string; newMode: string; oldId: string; newId: string }[] = [];
+  for (let index = 0; index + 1 < raw.length; index += 2) {
+    const [oldMode, newMode, oldId, newId] = raw[index]!.slice(1).split(" ");
+    entries.push({
+      path: raw[index + 1]!,
+      oldMode: oldMode!,
+      newMode: newMode!,
+      oldId: oldId!,
+      newId: newId!,
+    });
+  }
+  const blob = async (id: string, mode: string): Promise<Buffer | null> =>
+    /^0+$/.test(id) || mode === "160000" ? null : gitOk(root, ["cat-file", "blob", id]);
+  const changes: FileChange[] = [];
+  for (const entry of entries) {
+    const odd = [entry.oldMode, entry.newMode].find((mode) => mode === "120000" || mode === "160000");
+    changes.push({
+      path: entry.path,
+      before: await blob(entry.oldId, entry.oldMode),
+      after: await blob(entry.newId, entry.newMode),
+      mode: entry.newMode === "100755" ? 0o755 : 0o644,
+      ...(odd === undefined ? {} : { unsupported: odd === "120000" ? "a symlink" : "a submodule" }),
+    });
+  }
+  return changes;
+}
+
+function copyIsolation(record: IsolationRecord, batchDir: string, workspacesDir: string): WorkspaceIsolation {
+  const baseDir = join(batchDir, "base");
+  return {
+    mode: "copy",
+    root: record.root,
+    workspacesDir,
+    async create(key) {
+      const root = keyDir(workspacesDir, key);
+      await rm(root, { recursive: true, force: true });
+      await copyTree(baseDir, root, undefined);
+      return {
+        dir: root,
+        root,
+        changes: () => treeChanges(baseDir, root),
+        remove: () => rm(root, { recursive: true, force: true }),
+      };
+    },
+    async sweep() {
+      const left = await readdir(workspacesDir).catch(() => []);
+      for (const name of left) await rm(join(workspacesDir, name), { recursive: true, force: true });
+      return left.length;
+    },
+  };
+}
+
+type Entry = { kind: "file" | "link" | "other"; size: number; mtimeMs: number; mode: number };
+
+async function listTree(root: string): Promise<Map<string, Entry>> {
+  const entries = new Map<string, Entry>();
+  const walk = async (dir: string): Promise<void> => {
+    for (const dirent of await readdir(join(root, dir), { withFileTypes: true })) {
+      const path = dir === "" ? dirent.name : `${dir}/${dirent.name}`;
+      if (dirent.isDirectory()) {
+        await walk(path);
+        continue;
+      }
+      const stats = await lstat(join(root, path));
+      entries.set(path, {
+        kind: stats.isFile() ? "file" : stats.isSymbolicLink() ? "link" : "other",
+        size: stats.size,
+        mtimeMs: stats.mtimeMs,
+        mode: stats.mode,
+      });
+    }
+  };
+  await walk("");
+  return entries;
+}
+
+/**
+ * Copy mode: what differs between the base snapshot and the item's copy. A file whose size and
+ * mtime are the copy's (cp -a keeps them) is unchanged; any other is compared by content.
+ */
+async function treeChanges(baseDir: string, itemDir: string): Promise<FileChange[]> {
+  const [base, item] = await Promise.all([listTree(baseDir), listTree(itemDir)]);
+  const changes: FileChange[] = [];
+  const content = async (root: string, path: string, entry: Entry | undefined): Promise<Buffer | null> => {
+    if (entry === undefined) return null;
+    return entry.kind === "link" ? Buffer.from(await readlink(join(root, path))) : readFile(join(root, path));
+  };
+  for (const path of [...new Set([...base.keys(), ...item.keys()])].sort()) {
+    const was = base.get(path);
+    const now = item.get(path);
+    if (was && now && was.kind === now.kind && was.size === now.size && was.mtimeMs === now.mtimeMs) continue;
+    const before = await content(baseDir, path, was);
+    const after = await content(itemDir, path, now);
+    if (before !== null && after !== null && before.equals(after) && was?.mode === now?.mode) continue;
+    const odd = [was, now].find((entry) => entry !== undefined && entry.kind !== "file");
+    changes.push({
+      path,
+      before,
+      after,
+      mode: now !== undefined && (now.mode & 0o111) !== 0 ? 0o755 : 0o644,
+      ...(odd === undefined ? {} : { unsupported: odd.kind === "link" ? "a symlink" : "not a regular file" }),
+    });
+  }
+  return changes;
+}
