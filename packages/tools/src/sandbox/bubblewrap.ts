@@ -12,8 +12,8 @@ export interface SandboxPolicy {
   /** Resolved: `on` runs every Bash call in bubblewrap, `off` runs it directly. */
   readonly enabled: boolean;
   /**
-   * Network namespace shared with the host; off by default. On, unix sockets cannot be created
-   * inside at all (the abstract namespace would be the host's: unix-socket-filter.ts).
+   * Network namespace shared with the host; off by default. Either way unix sockets cannot be
+   * created inside (unix-socket-filter.ts).
    */
   readonly network?: boolean;
   /** The bwrap binary (default: found on PATH). */
@@ -72,7 +72,7 @@ export interface SandboxPlan {
   /** `/var/run` when it is a directory of its own rather than a link to /run. */
   readonly varRunDirectory?: boolean;
   readonly processLimit?: number;
-  /** The descriptor bwrap reads the seccomp program from (unix-socket-filter.ts), with `network`. */
+  /** The descriptor bwrap reads the seccomp program from (unix-socket-filter.ts). */
   readonly seccompFd?: number;
   /**
    * A descriptor the sandbox writes one byte to, and closes, just before it runs the command: its
@@ -90,8 +90,8 @@ export function startedMarker(fd: number): string {
  * bubblewrap's arguments for one Bash call, up to the command (R-S6, R-S9): the whole file system
  * read-only, fresh /dev, /proc, /tmp and /run (no host sockets there, nor X11's), the workspace
  * roots writable except their execution points, /dev/null over every other host socket file,
- * every namespace unshared (no network, and no abstract sockets of the host, unless `network`,
- * which adds the unix-socket filter instead), and the sandbox dies with the call:
+ * every namespace unshared (no network, and no abstract sockets of the host, unless `network`),
+ * the unix-socket filter (no unix socket can be made inside), and the sandbox dies with the call:
  * `--die-with-parent` plus a PID namespace, so killing bwrap (the call's process group leader)
  * ends every process inside, also those that left the group with setsid. bwrap has no rlimit
  * option, so a shell inside sets RLIMIT_NPROC and then runs the command (`exec "$@"`).

@@ -7,6 +7,7 @@ import { type ExecutionPoint, settingsExecutionPoints } from "./execution-points
 import { otherHardLinks } from "./hard-links.js";
 import { hostSocketPaths } from "./host-sockets.js";
 import { watchNewRepositories } from "./new-repositories.js";
+import { outsideLinks } from "./outside-links.js";
 import { unixSocketFilter } from "./unix-socket-filter.js";
 
 /** What runs one command in the sandbox, and what to check once the sandbox is gone. */
@@ -51,7 +52,8 @@ const FRESH_DIRS = ["/tmp", "/run", "/var/run", "/dev", "/proc"];
  * The sandbox for one Bash call (R-S6, R-S9): the plan bwrap gets, with the execution points
  * inside the writable roots made read-only (a missing directory is created empty first, so the
  * command cannot create it; a missing file is watched and moved aside afterwards), host sockets
- * hidden, and the unix-socket filter when the network is shared. A string is why it cannot run.
+ * hidden, hard links to files outside the workspace read-only (outside-links.ts), and the
+ * unix-socket filter. A string is why it cannot run.
  */
 export function prepareSandboxCall(
   bwrap: string,
@@ -73,22 +75,29 @@ export function prepareSandboxCall(
   if (links === undefined) {
     return `The sandbox cannot protect what runs later: a file of ${guard.readOnly.join(", ")} has other hard links, and the workspace is too large to find them all. Remove the extra links (find . -samefile FILE lists them) and run the command again. The command was not run.`;
   }
+  const pinned = git.dotGitDirs.map(real).filter((dir) => roots.some((root) => isInside(dir, root)));
+  // Names of files outside the workspace (pnpm's store, a local clone's source) are read-only.
+  const outside = outsideLinks(roots, [cwd, ...pinned]);
+  if (!outside.ok) return outside.reason;
   const newRepositories = watchNewRepositories([...new Set([cwd, ...roots])]);
   const network = policy.network === true;
-  const filter = network ? unixSocketFilter() : undefined;
-  if (network && filter === undefined) {
-    return `The sandbox cannot share the network on ${process.arch}: forkloop's unix-socket filter knows x64 and arm64 only, and without it the host's abstract unix sockets would be reachable. The command was not run.`;
+  // Always, not only with the network shared: a host socket file the kernel lists under no usable
+  // path (renamed after bind, bound by a relative name) cannot be covered by a bind, and socket
+  // files are reachable across network namespaces (R-S9, unix-socket-filter.ts).
+  const filter = unixSocketFilter();
+  if (filter === undefined) {
+    return `The sandbox cannot run commands on ${process.arch}: forkloop's unix-socket filter knows x64 and arm64 only, and without it host unix sockets (a docker daemon's, an ssh agent's) would be reachable. Run with --sandbox off to run commands unsandboxed. The command was not run.`;
   }
-  const startedFd = options.firstInputFd + (filter === undefined ? 0 : 1);
+  const startedFd = options.firstInputFd + 1;
   const plan: SandboxPlan = {
     roots,
     cwd,
     network,
     // `.git` itself is bound onto itself (writable): a mount point cannot be renamed or removed,
     // so a command cannot swap in a repository of its own with other hooks.
-    pinned: git.dotGitDirs.map(real).filter((dir) => roots.some((root) => isInside(dir, root))),
+    pinned,
     // A second name of a protected file's inode would write through to it.
-    readOnly: [...guard.readOnly, ...links],
+    readOnly: [...new Set([...guard.readOnly, ...links, ...outside.readOnly])],
     sockets: hostSocketPaths().filter(
       (socket) =>
         roots.some((root) => isInside(socket, root)) || !FRESH_DIRS.some((dir) => isInside(socket, dir)),
@@ -96,15 +105,22 @@ export function prepareSandboxCall(
     runFiles: runFiles(),
     varRunDirectory: isOwnDirectory("/var/run"),
     ...(policy.processLimit === undefined ? {} : { processLimit: policy.processLimit }),
-    ...(filter === undefined ? {} : { seccompFd: options.firstInputFd }),
+    seccompFd: options.firstInputFd,
     startedFd: startedFd,
   };
   const args = (options.sandboxArgs ?? sandboxArgs)(plan);
   return {
     launcher: [bwrap, ...args],
-    inputs: filter === undefined ? [] : [filter],
+    inputs: [filter],
     startedFd: args.some((arg) => arg.includes(startedMarker(startedFd))),
-    settle: () => [...settleWatched(guard.watched), ...newRepositories()],
+    settle: () => [
+      ...outside.widened.map(
+        ({ dir, linked, others }) =>
+          `${dir} was read-only in the sandbox: ${linked} of its files are hard links to files outside the workspace (a package store's), and the ${others} other files in it were held with them.`,
+      ),
+      ...settleWatched(guard.watched),
+      ...newRepositories(),
+    ],
   };
 }
 

@@ -2,14 +2,18 @@
  * A seccomp program (classic BPF, as bubblewrap's `--seccomp FD` takes it) that refuses
  * `socket(AF_UNIX, …)` and `io_uring_setup` with EPERM and allows every other system call (R-S9).
  *
- * Why: the abstract unix socket namespace (`@/tmp/.X11-unix/X0`, dbus, containerd shims) belongs to
- * the network namespace, so a sandbox that shares the host's network (`network: true`) reaches
- * every abstract socket on the host. seccomp cannot read the address `connect()` is given, but it
- * can refuse to create the socket at all; io_uring is refused too because its socket and connect
- * operations do not pass through the system-call filter. The price, only with `network: true`:
- * nothing inside the sandbox can use unix sockets (a test that starts a server on one fails);
- * `socketpair` still works. Calls of another ABI (32-bit `int 0x80`, x32) are refused outright,
- * since their numbers differ and `socketcall` would slip past.
+ * Why, in every sandbox: a host socket file is reachable across network namespaces, and the
+ * sandbox can cover with /dev/null only those whose path it can find; the kernel lists a socket
+ * renamed after bind under its old name and one bound by a relative name without its directory
+ * (/proc/net/unix), and a socket in another mount namespace (a container's) not at all. With the
+ * network shared (`network: true`) the host's whole abstract namespace (`@/tmp/.X11-unix/X0`,
+ * dbus, containerd shims) would be reachable too. seccomp cannot read the address `connect()` is
+ * given, but it can refuse to create the socket at all; io_uring is refused too because its socket
+ * and connect operations do not pass through the system-call filter. The price: nothing inside the
+ * sandbox can use unix sockets (a daemon that listens on one — nx's, a test's own server — fails
+ * with EPERM; Claude Code's Linux sandbox refuses them by default too); `socketpair` still works,
+ * so pipes to children, Node's IPC and worker pools do. Calls of another ABI (32-bit `int 0x80`,
+ * x32) are refused outright, since their numbers differ and `socketcall` would slip past.
  */
 
 /** `AUDIT_ARCH_*` and the numbers of the two calls, per Node architecture this filter knows. */

@@ -53,6 +53,11 @@ export const weakenedSandbox = {
     const { seccompFd: _, ...rest } = plan;
     return sandboxArgs({ ...rest, network: true });
   },
+  /** No unix-socket filter (bwrap is still given the program's descriptor, and ignores it). */
+  noUnixSocketFilter: (plan: SandboxPlan): string[] => {
+    const { seccompFd: _, ...rest } = plan;
+    return sandboxArgs(rest);
+  },
   /** The host's /run visible. */
   hostRun: (plan: SandboxPlan): string[] => withoutTmpfs(sandboxArgs(plan), "/run"),
   /** The host's /tmp visible. */
