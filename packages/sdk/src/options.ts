@@ -125,6 +125,12 @@ export interface Options extends AgentSdkOnlyOptions {
   /** forkloop: MCP config files (`{ "mcpServers": … }`, relative to `cwd`), as `--mcp-config`. */
   mcpConfig?: string[];
   resume?: string;
+  /**
+   * forkloop (R-R4, R-R5): with `resume`, first repair the session's damaged transcript (keep its
+   * intact records, the damaged file kept beside it), under the lock the session is run under —
+   * no other process can take the session between the repair and the run (`run --repair`).
+   */
+  repair?: boolean;
   continue?: boolean;
   forkSession?: boolean;
   /** The new session's id (a UUID, `claude --session-id`); not with resume or continue. */
@@ -191,6 +197,7 @@ export const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof Options>([
   "strictMcpConfig",
   "mcpConfig",
   "resume",
+  "repair",
   "continue",
   "forkSession",
   "sessionId",

@@ -13,6 +13,7 @@ import {
   agentProfile,
   createSession,
   type MainSession,
+  repairTranscript,
   subAgentTranscriptPath,
 } from "@forkloop/orchestrator";
 import { mergeHooks, terminalText } from "@forkloop/tools";
@@ -477,14 +478,31 @@ class QueryRun implements Query {
         : resolved.sessionId;
     // R-R5: one process per session, for its whole life — a second resume would answer the
     // first's open tool call and corrupt the transcript for every later resume.
+    if (this.#options.repair === true && resolved.start !== "resume")
+      throw new OptionsError("repair only applies with resume: it repairs that session's transcript.");
     const lock = await lockSession(resolved.sessionsDir, sessionId);
     if (lock.tookOver !== undefined) this.#warn(`forkloop: ${lock.tookOver}`);
-    if (resolved.start === "resume") await unarchiveOnResume(resolved.sessionsDir, sessionId);
     try {
+      // Under the lock the run holds: a repair's lock released before the run would let another
+      // process take the session in between (R-R5).
+      if (this.#options.repair === true) await this.#repair(join(resolved.sessionsDir, `${sessionId}.fltr`));
+      if (resolved.start === "resume") await unarchiveOnResume(resolved.sessionsDir, sessionId);
       await this.#driveLocked(resolved, first, sessionId);
     } finally {
       await lock.release();
     }
+  }
+
+  /** R-R4 `repair`: keep the intact records of a damaged transcript, say what was done. */
+  async #repair(path: string): Promise<void> {
+    const repaired = await repairTranscript(path);
+    const records =
+      repaired?.keptRecords === 1 ? "1 intact record" : `${repaired?.keptRecords} intact records`;
+    this.#warn(
+      repaired
+        ? `forkloop: repaired ${path}: kept its ${records}; the damaged file is ${repaired.backupPath}`
+        : `forkloop: ${path} is not damaged; nothing to repair`,
+    );
   }
 
   async #driveLocked(resolved: ResolvedQuery, first: string, sessionId: string): Promise<void> {

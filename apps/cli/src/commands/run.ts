@@ -1,15 +1,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { plural } from "@forkloop/batch";
 import { formatWait } from "@forkloop/loop-core";
-import { repairTranscript } from "@forkloop/orchestrator";
 import {
   AbortError,
   checkProjectDir,
   ErrorResultError,
   listSessionsIn,
-  lockSession,
   type ProjectState,
   parseRunRequest,
   projectState,
@@ -86,18 +83,9 @@ export async function runCommand(argv: readonly string[], context: CommandContex
   if (flags.repair && resume === undefined) {
     throw new CliError("--repair only applies to --resume SESSION (it repairs that session's transcript).");
   }
-  if (resume !== undefined) {
-    const { path, sessionsDir } = savedSession(state, resume);
-    if (flags.repair) {
-      // R-R5: never rewrite a transcript another process is writing; query() locks it again below.
-      const lock = await lockSession(sessionsDir, resume);
-      try {
-        await repairSession(path, context);
-      } finally {
-        await lock.release();
-      }
-    }
-  }
+  // A session that does not exist is named before anything starts; query() repairs it (--repair)
+  // under the lock it runs under, so no other process can take it in between (R-R5).
+  if (resume !== undefined) savedSession(state, resume);
   const addDirs = await Promise.all(
     (flags["add-dir"] ?? []).map((dir) => checkProjectDir(resolve(context.cwd, dir), "--add-dir")),
   );
@@ -142,7 +130,7 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       ...claudeCodeOptions(flags, context.cwd),
       ...(flags.budget === undefined ? {} : { tokenBudget: flags.budget }),
       ...loop,
-      ...(resume === undefined ? {} : { resume }),
+      ...(resume === undefined ? {} : { resume, ...(flags.repair ? { repair: true } : {}) }),
       ...(flags["trust-project"] === undefined ? {} : { trustProject: flags["trust-project"] }),
       ...(flags["mcp-config"] === undefined
         ? {}
@@ -346,14 +334,4 @@ async function nameSession(sessionId: string, name: string, state: ProjectState,
   } catch (error) {
     context.stderr.write(`forkloop run: the session could not be named: ${(error as Error).message}\n`);
   }
-}
-
-/** R-R4 `--repair`: keep the intact records of a damaged transcript, say what was done. */
-async function repairSession(path: string, context: CommandContext): Promise<void> {
-  const repaired = await repairTranscript(path);
-  context.stderr.write(
-    repaired
-      ? `forkloop: repaired ${path}: kept its ${plural(repaired.keptRecords, "intact record")}; the damaged file is ${repaired.backupPath}\n`
-      : `forkloop: ${path} is not damaged; nothing to repair\n`,
-  );
 }
