@@ -13,30 +13,66 @@ const TRACE_HOOKS = `data:text/javascript,${encodeURIComponent(
 )}`;
 const REGISTER = `import { register } from "node:module"; register(${JSON.stringify(TRACE_HOOKS)});`;
 
-/** The modules a fresh process loads for `await import(entry)` (the built package, as users load it). */
-async function modulesLoadedBy(entry: string): Promise<string[]> {
+/**
+ * The modules a fresh process loads for `await import(entry)` (the built package, as users load
+ * it): ES modules as the loader hook resolves them, then CommonJS files from the require cache
+ * (a `require` passes no ES loader hook). `then` runs after the import, in the same process.
+ */
+async function modulesLoadedBy(entry: string, then = ""): Promise<string[]> {
+  const script = `import { createRequire } from "node:module";
+const require = createRequire(${JSON.stringify(`${pathToFileURL(root).href}/`)});
+await import(${JSON.stringify(entry)});
+${then}
+for (const file of Object.keys(require.cache)) process.stderr.write(pathToUrl(file) + "\\n");
+function pathToUrl(file) { return "file://" + file; }`;
   const { stderr } = await run(
     process.execPath,
-    [
-      "--import",
-      `data:text/javascript,${encodeURIComponent(REGISTER)}`,
-      "--input-type=module",
-      "-e",
-      `await import(${JSON.stringify(entry)});`,
-    ],
+    ["--import", `data:text/javascript,${encodeURIComponent(REGISTER)}`, "--input-type=module", "-e", script],
     { cwd: root },
   );
   return [...new Set(stderr.split("\n").filter((line) => line.startsWith("file:")))];
 }
 
+/** The npm packages among the loaded modules (`@scope/name` or `name`), each once. */
+function packagesOf(urls: readonly string[]): string[] {
+  const names = urls.flatMap((url) => {
+    const match = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\/(?!.*\/node_modules\/)/.exec(url);
+    return match?.[1] === undefined ? [] : [match[1]];
+  });
+  return [...new Set(names)].sort();
+}
+
+const SDK_ENTRY = pathToFileURL(join(root, "packages/sdk/dist/index.js")).href;
+/** Loaded at first use (R-V2): a session's first request, MCP server, sub-agent, pattern, frontmatter, transcript. */
+const ON_FIRST_USE = [
+  "@anthropic-ai/sdk",
+  "@modelcontextprotocol/sdk",
+  "@opentelemetry/api",
+  "ajv",
+  "comlink",
+  "msgpackr",
+  "piscina",
+  "re2js",
+  "yaml",
+];
+
 describe("R-V2: importing @forkloop/sdk loads only what a session needs first", () => {
   it("R-V2: the simulator is not loaded by the import (only its fault syntax and model registry); it loads when it starts", async () => {
-    const loaded = await modulesLoadedBy(pathToFileURL(join(root, "packages/sdk/dist/index.js")).href);
+    const loaded = await modulesLoadedBy(SDK_ENTRY);
     // Control: the trace sees the SDK's own modules.
     expect(loaded.some((url) => url.endsWith("/packages/sdk/dist/query.js"))).toBe(true);
     const simulator = loaded
       .filter((url) => url.includes("/packages/sim/dist/"))
       .map((url) => url.slice(url.indexOf("/packages/sim/dist/") + "/packages/sim/dist/".length));
     expect(simulator.sort()).toEqual(["faults.js", "model-registry.js", "model-table.js"]);
+  });
+
+  it("R-V2: the Anthropic SDK, the MCP SDK, the thread pool, ajv, msgpackr, re2js and yaml load at first use, not at import", async () => {
+    const loaded = packagesOf(await modulesLoadedBy(SDK_ENTRY));
+    expect(loaded.filter((name) => ON_FIRST_USE.includes(name))).toEqual([]);
+    // Controls: the trace sees a package an ES import loads (zod) and one a require loads (yaml).
+    expect(loaded).toContain("zod");
+    const required = packagesOf(await modulesLoadedBy(SDK_ENTRY, 'require("yaml");'));
+    expect(required).toContain("yaml");
   });
 });

@@ -1,3 +1,4 @@
+export { loadAnthropicSdk } from "./anthropic-sdk.js";
 export {
   type WithheldKind,
   withheldKind,

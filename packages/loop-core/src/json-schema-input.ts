@@ -1,7 +1,11 @@
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from "ajv";
-import { Ajv2019 } from "ajv/dist/2019.js";
-import { Ajv2020 } from "ajv/dist/2020.js";
+import { createRequire } from "node:module";
+import type { Ajv, ErrorObject, Options, ValidateFunction } from "ajv";
 import { z } from "zod";
+
+// R-V2: ajv (CommonJS, a few hundred files with its drafts) is required synchronously when the
+// first JSON-Schema tool is compiled — an MCP server's or a parent's tool in a worker — never at
+// import: a session with neither never loads it.
+const requireOnUse = createRequire(import.meta.url);
 
 /** A tool's input schema as JSON Schema (the API's `input_schema`: an object schema). */
 export interface JsonSchemaObject {
@@ -43,12 +47,16 @@ const AJV_OPTIONS: Options = {
 function compiler(draft: Draft): Ajv {
   let ajv = compilers.get(draft);
   if (!ajv) {
+    // Constructors taken out first: a `new` over an asserted call loses its parentheses in emit.
+    const { Ajv2020 } = requireOnUse("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
+    const { Ajv2019 } = requireOnUse("ajv/dist/2019.js") as typeof import("ajv/dist/2019.js");
+    const { Ajv: Ajv07 } = requireOnUse("ajv") as typeof import("ajv");
     ajv =
       draft === "2020-12"
         ? new Ajv2020(AJV_OPTIONS)
         : draft === "2019-09"
           ? new Ajv2019(AJV_OPTIONS)
-          : new Ajv(AJV_OPTIONS);
+          : new Ajv07(AJV_OPTIONS);
     compilers.set(draft, ajv);
   }
   return ajv;

@@ -1,6 +1,6 @@
-import Anthropic from "@anthropic-ai/sdk";
 import { parseFaultSpec } from "@forkloop/sim";
 import { afterEach, describe, expect, it } from "vitest";
+import { loadAnthropicSdk } from "./anthropic-sdk.js";
 import { createUserMessage } from "./create-message.js";
 import type { LoopEvent } from "./loop-events.js";
 import { callModel, type RetryClock } from "./model-client.js";
@@ -8,6 +8,9 @@ import { classifyError } from "./model-failure.js";
 import { query } from "./query.js";
 import { simParams, useSimulator } from "./test-support/sim-harness.js";
 import { collect, type HostileServer, startHostileServer, testContext } from "./testing/index.js";
+
+// The SDK forkloop loads on first use (R-V2); classifyError knows its error classes once loaded.
+const Anthropic = await loadAnthropicSdk();
 
 /** R-R11: time limits that tell the truth — an overall deadline per attempt, far resets waited out. */
 

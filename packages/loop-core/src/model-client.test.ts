@@ -1,6 +1,6 @@
-import Anthropic from "@anthropic-ai/sdk";
 import { parseFaultSpec } from "@forkloop/sim";
 import { afterEach, describe, expect, it } from "vitest";
+import { loadAnthropicSdk } from "./anthropic-sdk.js";
 import { createUserMessage } from "./create-message.js";
 import type { LoopEvent } from "./loop-events.js";
 import { classifyError, isInterruptedConnection } from "./model-failure.js";
@@ -15,6 +15,9 @@ import {
   testTool,
   toolPairingViolations,
 } from "./testing/index.js";
+
+// The SDK forkloop loads on first use (R-V2); classifyError knows its error classes once loaded.
+const Anthropic = await loadAnthropicSdk();
 
 const sims = useSimulator();
 const hostile: HostileServer[] = [];

@@ -1,4 +1,5 @@
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
+import { loadAnthropicSdk } from "./anthropic-sdk.js";
 import { AttemptDeadline } from "./attempt-deadline.js";
 import { type BuildRequestInput, buildRequest, type MessageCreateParams } from "./build-request.js";
 import {
@@ -139,7 +140,9 @@ export type ModelEvent =
  * data). Throws `FallbackTriggeredError` when the model stays overloaded and a fallback exists.
  */
 export async function* callModel(request: ModelCallRequest): AsyncGenerator<ModelEvent, void> {
-  const client = request.client ?? new Anthropic();
+  // Loaded even with a client given: classifyError recognises the SDK's errors by its classes.
+  const sdk = await loadAnthropicSdk();
+  const client = request.client ?? new sdk();
   const clock = request.clock ?? SYSTEM_CLOCK;
   const body = buildModelRequestBody(request);
   const maxRetries = request.retry?.maxRetries ?? 10;

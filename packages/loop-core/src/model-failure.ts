@@ -1,4 +1,5 @@
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
+import { loadedAnthropicSdk } from "./anthropic-sdk.js";
 import { MalformedStreamError } from "./errors.js";
 
 /** Why one attempt of a model request failed, and whether another attempt may succeed. */
@@ -185,22 +186,24 @@ export function attemptTimedOut(timeout: AttemptTimeout, ms: number): FailedAtte
  * doc §4): connection failures, 408/409/429/5xx and mid-stream errors are retryable, unless the
  * server says `x-should-retry`; a malformed stream (bad JSON in an event, events out of order) is
  * a broken transport and retried too. Anything else is a bug: not retried, surfaced with its
- * message.
+ * message. The SDK's error classes are the loaded SDK's: `callModel` loads it before any attempt.
  */
 export function classifyError(error: unknown): FailedAttempt {
-  if (error instanceof Anthropic.APIConnectionError || isInterruptedConnection(error)) {
+  const sdk = loadedAnthropicSdk();
+  const connectionError = sdk !== undefined && error instanceof sdk.APIConnectionError;
+  if (connectionError || isInterruptedConnection(error)) {
     const cause = (error as { cause?: unknown }).cause;
     const detail = cause instanceof Error && cause.message !== "" ? ` (${cause.message})` : "";
     return {
       status: null,
-      type: error instanceof Anthropic.APIConnectionError ? "connection_error" : "stream_interrupted",
+      type: connectionError ? "connection_error" : "stream_interrupted",
       message: `${(error as Error).message}${detail}`,
       retryable: true,
       overloaded: false,
       retryAfterMs: undefined,
     };
   }
-  if (error instanceof Anthropic.APIError) {
+  if (sdk !== undefined && error instanceof sdk.APIError) {
     const status = error.status ?? null;
     // The API's errors are typed; an untyped one came from something else at that URL.
     const untyped = error.type === null && status !== null;

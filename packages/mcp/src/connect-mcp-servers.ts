@@ -3,7 +3,7 @@ import type { McpServerConfig, McpServerEntry } from "./mcp-config.js";
 import { DEFAULT_MCP_LIMITS, type McpLimits } from "./mcp-limits.js";
 import type { McpNotice } from "./mcp-notice.js";
 import { mcpTool } from "./mcp-tool.js";
-import { type McpServerStatus, ServerConnection } from "./server-connection.js";
+import type { McpServerStatus } from "./server-connection.js";
 
 export interface ConnectMcpOptions {
   /** Working directory of stdio servers (default: this process's). */
@@ -43,6 +43,10 @@ export async function connectMcpServers(
     ? servers
     : Object.entries(servers).map(([name, config]) => ({ name, config, source: { scope: "sdk" as const } }));
   const limits = options.limits ?? DEFAULT_MCP_LIMITS;
+  if (entries.length === 0) return { tools: [], status: () => [], close: async () => undefined };
+  // R-V2: the MCP SDK's client and transports (a few hundred modules with their zod and JSON
+  // Schema code) load when a session first connects a server, not when a package is imported.
+  const { ServerConnection } = await import("./server-connection.js");
   const connections = entries.map(
     (entry) =>
       new ServerConnection(entry, {

@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { MessageChannel, type ResourceLimits } from "node:worker_threads";
-import * as Comlink from "comlink";
-import { Piscina } from "piscina";
+import type * as ComlinkModule from "comlink";
+import type { Piscina } from "piscina";
 import { OrchestratorError, toWireError } from "./errors.js";
 import { countHooks, runParentHook } from "./parent-hooks.js";
 import type { SharedClock } from "./pool-clock.js";
@@ -26,6 +27,15 @@ import {
   type WorkerControlApi,
   type WorkerTaskPayload,
 } from "./worker-protocol.js";
+
+// R-V2: the thread pool and the port protocol are required when a pool is made (a query's first
+// session) and a sub-agent runs, not when the package is imported.
+const requireOnUse = createRequire(import.meta.url);
+let comlink: typeof ComlinkModule | undefined;
+const Comlink = (): typeof ComlinkModule => {
+  comlink ??= requireOnUse("comlink") as typeof ComlinkModule;
+  return comlink;
+};
 
 export type { ParentToolHandler } from "./sub-agent-types.js";
 
@@ -128,7 +138,8 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
   const maxThreads = Math.max(1, options.maxThreads ?? availableParallelism());
   const cancelGraceMs = options.cancelGraceMs ?? 5_000;
   const pauseBuffer = new SharedArrayBuffer(8);
-  const piscina = new Piscina<WorkerTaskPayload, unknown>({
+  const { Piscina: Pool } = requireOnUse("piscina") as typeof import("piscina");
+  const piscina: Piscina<WorkerTaskPayload, unknown> = new Pool<WorkerTaskPayload, unknown>({
     filename: String(options.workerFile ?? defaultWorkerFile()),
     minThreads: Math.min(maxThreads, options.minThreads ?? 1),
     maxThreads,
@@ -213,8 +224,8 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
         }
       },
     };
-    Comlink.expose(parentApi, portEndpoint(callbacks.port1));
-    const workerControl = Comlink.wrap<WorkerControlApi>(portEndpoint(control.port1));
+    Comlink().expose(parentApi, portEndpoint(callbacks.port1));
+    const workerControl = Comlink().wrap<WorkerControlApi>(portEndpoint(control.port1));
     let threadId: number | undefined;
     events.port1.on("message", (event: SubAgentEvent) => {
       if (event.type === "started") threadId = event.threadId;
@@ -304,7 +315,7 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
         // Let queued events (delivered before the result) reach the consumer before `done`.
         setImmediate(() => {
           hooks.onEvent?.({ type: "done", agentId: task.id, result: final });
-          workerControl[Comlink.releaseProxy]();
+          workerControl[Comlink().releaseProxy]();
           for (const port of [control.port1, callbacks.port1, events.port1]) port.close();
         });
         return final;

@@ -1,4 +1,9 @@
-import { parse as parseYaml } from "yaml";
+import { createRequire } from "node:module";
+
+// R-V2: the YAML parser is required when the first frontmatter is read (an agent or skill
+// file), not at import.
+const requireOnUse = createRequire(import.meta.url);
+const parseYaml = (text: string): unknown => (requireOnUse("yaml") as typeof import("yaml")).parse(text);
 
 export type FrontmatterResult =
   | { readonly ok: true; readonly data: Record<string, unknown>; readonly body: string }

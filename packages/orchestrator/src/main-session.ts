@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { join, resolve } from "node:path";
-import Anthropic from "@anthropic-ai/sdk";
 import {
   buildCacheSafeParams,
   type CacheSafeParams,
@@ -9,6 +8,7 @@ import {
   defaultMaxOutputTokens,
   getModelInfo,
   type LoopEvent,
+  loadAnthropicSdk,
   type PermissionMode,
   type Terminal,
   ZERO_USAGE_TOTALS,
@@ -162,7 +162,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
   });
   const client =
     options.client ??
-    new Anthropic({
+    new (await loadAnthropicSdk())({
       apiKey: options.endpoint.apiKey,
       ...(options.endpoint.baseURL === undefined ? {} : { baseURL: options.endpoint.baseURL }),
     });

@@ -1,6 +1,7 @@
 import type { FileHandle } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { crc32 } from "node:zlib";
-import { Packr } from "msgpackr";
+import type { Packr } from "msgpackr";
 
 /**
  * On-disk framing of a transcript: a sequence of records, each
@@ -17,12 +18,20 @@ export const RECORD_HEADER_BYTES = 8;
 const MAX_RECORD_BYTES = 256 * 1024 * 1024;
 
 // Records are decoded one by one after a crash, so no shared structure table (useRecords: false).
-const packr = new Packr({ useRecords: false });
+// R-V2: msgpackr is required when the first record is written or read, not at import.
+let packer: Packr | undefined;
+const packr = (): Packr => {
+  if (packer === undefined) {
+    const { Packr: Packer } = createRequire(import.meta.url)("msgpackr") as typeof import("msgpackr");
+    packer = new Packer({ useRecords: false });
+  }
+  return packer;
+};
 
 /** Encodes one record into a fresh buffer (header + payload). */
 export function encodeRecord(value: unknown): Buffer {
   // Packr.pack returns a view into a buffer it reuses on the next call: copy before keeping it.
-  const payload = packr.pack(value);
+  const payload = packr().pack(value);
   const frame = Buffer.allocUnsafe(RECORD_HEADER_BYTES + payload.length);
   frame.writeUInt32LE(payload.length, 0);
   frame.writeUInt32LE(crc32(payload), 4);
@@ -95,7 +104,7 @@ function readFrame(bytes: Buffer, offset: number): Frame {
   const payload = bytes.subarray(offset + RECORD_HEADER_BYTES, end);
   if (crc32(payload) !== checksum) return { ok: false, end };
   try {
-    return { ok: true, record: packr.unpack(payload), end };
+    return { ok: true, record: packr().unpack(payload), end };
   } catch {
     return { ok: false, end };
   }
@@ -154,7 +163,7 @@ export async function readFrameAt(
   await handle.read(payload, 0, length, offset + RECORD_HEADER_BYTES);
   if (crc32(payload) !== checksum) return undefined;
   try {
-    return { record: packr.unpack(payload), end };
+    return { record: packr().unpack(payload), end };
   } catch {
     return undefined;
   }

@@ -123,7 +123,8 @@ export async function resolveMcpServers(sources: McpServerSources): Promise<Reso
   for (const [name, config] of Object.entries(sources.servers ?? {})) {
     if (config.type === "sdk" && "tools" in config) {
       // createSdkMcpServer's: this query connects a copy (an McpServer serves one connection).
-      const instance = mcpServerOf({ ...config, name });
+      // Not `...config`: reading createSdkMcpServer's `instance` would load the MCP server twice.
+      const instance = await mcpServerOf({ name, version: config.version, tools: config.tools });
       option.push({ name, config: { type: "sdk", instance }, source: { scope: "sdk" } });
     } else if (config.type === "sdk") {
       option.push({ name, config, source: { scope: "sdk" } });

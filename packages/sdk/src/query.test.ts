@@ -1,4 +1,5 @@
 import { existsSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { BrainRequest } from "@forkloop/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -375,9 +376,11 @@ describe("query() through the simulator", () => {
     const second = harness.sim.requests().filter((record) => record.querySource === "sdk")[1];
     expect(second?.rawBody ?? "").toContain('"tool_use_id"');
     expect(second?.rawBody ?? "").toMatch(/"content":("5"|\[\{"type":"text","text":"5"\}\])/);
-    // A real McpServer of @modelcontextprotocol/sdk holds the tools (the Agent SDK's `instance`).
-    const { McpServer } = await import("@modelcontextprotocol/sdk/server/mcp.js");
+    // A real McpServer of @modelcontextprotocol/sdk holds the tools (the Agent SDK's `instance`),
+    // loaded on first read from the MCP SDK's CommonJS build (R-V2: not at import).
+    const { McpServer } = createRequire(import.meta.url)("@modelcontextprotocol/sdk/server/mcp.js");
     expect(calc.instance).toBeInstanceOf(McpServer);
+    expect(calc.instance).toBe(calc.instance);
   });
 
   it("R-K1: one createSdkMcpServer serves concurrent queries (each connects its own copy over the in-memory transport)", async () => {

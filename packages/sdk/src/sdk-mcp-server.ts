@@ -1,4 +1,5 @@
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { createRequire } from "node:module";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { z } from "zod";
 
 /** MCP's CallToolResult, the part a tool handler fills in. */
@@ -75,12 +76,40 @@ export function createSdkMcpServer(options: {
     throw new TypeError(`createSdkMcpServer: name "${options.name}" must be letters, digits, "_" or "-"`);
   }
   const definition = { name: options.name, version: options.version ?? "1.0.0", tools: options.tools ?? [] };
-  return { type: "sdk", ...definition, instance: mcpServerOf(definition) };
+  let instance: McpServer | undefined;
+  return {
+    type: "sdk",
+    ...definition,
+    // R-V2: the MCP server code loads when a program reads `instance` (queries connect copies of
+    // their own, `mcpServerOf`), not at import or at this call. Read, it is loaded synchronously
+    // from the MCP SDK's CommonJS build — a real McpServer, as the Agent SDK's (bundled) one is.
+    get instance(): McpServer {
+      instance ??= serverWith(definition, requireMcpServer());
+      return instance;
+    },
+  };
+}
+
+function requireMcpServer(): typeof McpServer {
+  const loaded = createRequire(import.meta.url)("@modelcontextprotocol/sdk/server/mcp.js") as {
+    McpServer: typeof McpServer;
+  };
+  return loaded.McpServer;
 }
 
 /** A fresh `McpServer` serving the definitions' tools (one per connection). */
-export function mcpServerOf(server: Pick<SdkMcpServer, "name" | "version" | "tools">): McpServer {
-  const instance = new McpServer({ name: server.name, version: server.version });
+export async function mcpServerOf(
+  server: Pick<SdkMcpServer, "name" | "version" | "tools">,
+): Promise<McpServer> {
+  const { McpServer: Server } = await import("@modelcontextprotocol/sdk/server/mcp.js");
+  return serverWith(server, Server);
+}
+
+function serverWith(
+  server: Pick<SdkMcpServer, "name" | "version" | "tools">,
+  Server: typeof McpServer,
+): McpServer {
+  const instance = new Server({ name: server.name, version: server.version });
   for (const definition of server.tools) {
     instance.registerTool(
       definition.name,

@@ -1,4 +1,5 @@
-import { RE2JS, RE2Set } from "re2js";
+import type { RE2Set } from "re2js";
+import { re2 } from "./re2.js";
 
 /**
  * `.gitignore` patterns compiled to RE2 and matched in linear time (R-S12). The `ignore` package
@@ -101,10 +102,10 @@ export class LinearIgnore {
   }
 
   private compileSets(): { first: number; set: RE2Set }[] {
-    const flags = this.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0;
+    const flags = this.ignoreCase ? re2().RE2JS.CASE_INSENSITIVE : 0;
     const sets: { first: number; set: RE2Set }[] = [];
     for (let first = 0; first < this.lines.length; first += LINES_PER_SET) {
-      const set = new RE2Set(RE2Set.UNANCHORED, flags);
+      const set = new (re2().RE2Set)(re2().RE2Set.UNANCHORED, flags);
       for (const line of this.lines.slice(first, first + LINES_PER_SET)) set.add(line.source);
       set.compile();
       sets.push({ first, set });

@@ -1,4 +1,5 @@
-import { RE2JS } from "re2js";
+import type { RE2JS } from "re2js";
+import { re2 } from "./re2.js";
 
 /**
  * Globs from the model (Glob, Grep's `glob`, LS's `ignore`, the words of a Bash command) compiled
@@ -59,7 +60,7 @@ export function compileGlob(glob: string, options: GlobOptions = {}): GlobCompil
   }
   let regex: RE2JS;
   try {
-    regex = RE2JS.compile(`^(?:${source})$`, RE2JS.DOTALL);
+    regex = re2().RE2JS.compile(`^(?:${source})$`, re2().RE2JS.DOTALL);
   } catch (error) {
     return {
       ok: false,

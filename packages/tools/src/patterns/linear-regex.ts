@@ -1,4 +1,5 @@
-import { RE2JS } from "re2js";
+import type { RE2JS } from "re2js";
+import { re2 } from "./re2.js";
 
 /**
  * Model-supplied regular expressions run on re2js, a pure-JavaScript port of RE2: matching time
@@ -127,13 +128,13 @@ export const linearRegexEngine: RegexEngine = (source, options) => {
     };
   }
   const flags =
-    RE2JS.LOOKBEHINDS |
-    (options.caseInsensitive === true ? RE2JS.CASE_INSENSITIVE : 0) |
-    (options.multiLine === true ? RE2JS.MULTILINE : 0) |
-    (options.dotAll === true ? RE2JS.DOTALL : 0);
+    re2().RE2JS.LOOKBEHINDS |
+    (options.caseInsensitive === true ? re2().RE2JS.CASE_INSENSITIVE : 0) |
+    (options.multiLine === true ? re2().RE2JS.MULTILINE : 0) |
+    (options.dotAll === true ? re2().RE2JS.DOTALL : 0);
   let compiled: RE2JS;
   try {
-    compiled = RE2JS.compile(translated.source, flags);
+    compiled = re2().RE2JS.compile(translated.source, flags);
   } catch (error) {
     const reason = (error as Error).message.replace(/^error parsing regexp: /, "");
     return { ok: false, error: `Invalid regular expression ${JSON.stringify(source)}: ${reason}.` };

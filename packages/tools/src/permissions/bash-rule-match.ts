@@ -1,4 +1,4 @@
-import { RE2JS } from "re2js";
+import { re2 } from "../patterns/re2.js";
 import { analyzeShell, type ShellCommand } from "../shell/analyze-shell.js";
 import { denyName, programName } from "../shell/program-name.js";
 import { displayWord, literalValue, type ShellWord } from "../shell/shell-word.js";
@@ -81,9 +81,9 @@ export function commandMatchesRule(
     case "command-wildcard": {
       // RE2, not RegExp: `Bash(*a*a*a*a*a*a*b)` (a project may ship deny rules) over a long model
       // command would backtrack for ever (R-S12).
-      const source = specifier.pattern.split("*").map(RE2JS.quote).join(".*");
+      const source = specifier.pattern.split("*").map(re2().RE2JS.quote).join(".*");
       const text = [name, ...command.words.slice(1).map(displayWord)].join(" ");
-      return RE2JS.compile(`^${source}$`, RE2JS.DOTALL).test(text);
+      return re2().RE2JS.compile(`^${source}$`, re2().RE2JS.DOTALL).test(text);
     }
     default: {
       const unreachable: never = specifier;
