@@ -14,6 +14,7 @@ import type {
   Tool,
   UsageTotals,
 } from "@forkloop/loop-core";
+import type { BackgroundShells } from "@forkloop/tools";
 import type { AgentDefinition } from "./agent-definitions.js";
 import type { AgentPool } from "./agent-pool.js";
 import type { AgentProfile } from "./agent-profile.js";
@@ -124,6 +125,12 @@ export interface MainSession {
    * messages) and the transcript records it, so a resume continues from the summary.
    */
   compact(instructions?: string, options?: { readonly signal?: AbortSignal }): Promise<SessionCompactResult>;
+  /**
+   * R-T4: the main agent's background shells (Bash `run_in_background`). A shell that ends during
+   * a turn is told to the model between its tool turns; one that ends later waits in
+   * `takeNotices()` for the caller's next turn. `close()` stops every one still running.
+   */
+  readonly backgroundShells: BackgroundShells;
   close(): Promise<void>;
 }
 

@@ -13,7 +13,12 @@ import {
   type Terminal,
   ZERO_USAGE_TOTALS,
 } from "@forkloop/loop-core";
-import { createBuiltinTools } from "@forkloop/tools";
+import {
+  backgroundShellsFor,
+  createBuiltinTools,
+  forwardTaskNotices,
+  runningShellsNote,
+} from "@forkloop/tools";
 import { createAgentPool } from "./agent-pool.js";
 import { profileOutputConfig, withProfile } from "./agent-profile.js";
 import {
@@ -128,6 +133,8 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
   const tools = withForkTools(baseTools, pool, assembled, forkOptions, options.removedTools);
 
   const agentState = createAgentState();
+  // R-T4: the main agent's background shells; their notices join its turns, the session's end stops them.
+  const backgroundShells = backgroundShellsFor(agentState);
   const workspaceRoots = [cwd, ...(options.additionalDirectories ?? [])];
   const contextFor = (abortController: AbortController, model: string, permissionMode: PermissionMode) =>
     agentToolContext(
@@ -226,6 +233,10 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       messages: [...history, ...turnMessages],
     });
     const recorder = new AgentRecorder(transcript, profile, model);
+    // R-T4: a background command that ends while the turn works is told between its tool turns
+    // (R-L2); one that ends after the last is left in the queue for the caller's next turn.
+    const queuedCommands = runOptions.queuedCommands ?? [];
+    const stopForwarding = forwardTaskNotices(backgroundShells, queuedCommands);
     const events = recorder.drive({
       messages: [...history, ...turnMessages],
       systemPrompt: assembled.systemPrompt,
@@ -234,7 +245,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
       // Only the main loop's hooks get the timing stamp; sub-agents stamp their own transcripts.
       ...recorder.hooks(options.hooks),
-      ...(runOptions.queuedCommands === undefined ? {} : { queuedCommands: runOptions.queuedCommands }),
+      queuedCommands,
       contextPipeline: pipeline,
       client,
       ...(options.endpoint.retry === undefined ? {} : { retry: options.endpoint.retry }),
@@ -254,6 +265,13 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
         // A fork started later in this iteration (an Agent call) shares the replaced history.
         if (event.type === "history_replaced" && latest)
           latest = { ...latest, forkContextMessages: event.messages };
+        // R-T4: a compaction summarises away the calls that started background commands; the
+        // model is told again what still runs (ids, commands, output files).
+        if (event.type === "system" && event.compactMetadata) {
+          const note = runningShellsNote(backgroundShells);
+          if (note !== "")
+            queuedCommands.push({ uuid: randomUUID(), content: note, kind: "task_notification" });
+        }
         yield event;
         step = await events.next();
       }
@@ -262,6 +280,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       recordAgentEnd(transcript, terminal, cost);
       return terminal;
     } finally {
+      stopForwarding();
       recorder.timing?.finish();
       unlink();
     }
@@ -331,7 +350,10 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     run,
     setPermissionMode: (mode) => writePermissionMode(permissionModeCell, mode),
     compact,
+    backgroundShells,
     async close() {
+      // R-T4: nothing the agent started in the background outlives its session.
+      await backgroundShells.close();
       transcript.close();
       if (ownsPool) await pool.close();
     },

@@ -13,6 +13,7 @@ import {
   toolDefinitions,
   usageTotalsOf,
 } from "@forkloop/loop-core";
+import { backgroundShellsFor, forwardTaskNotices } from "@forkloop/tools";
 import { meteredCompactRunner } from "./agent-context.js";
 import {
   AgentRecorder,
@@ -83,13 +84,19 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
   const abortController = new AbortController();
   const unlink = linkAbort(io.signal, abortController);
   // One agent state for the whole sub-agent: a steered continuation keeps what it has read.
+  const agentState = createAgentState();
+  // R-T4: its background shells' ends reach it as steering (between tool turns, or as one more
+  // turn after its last); when it ends — a sub-agent or a batch item — every one still running
+  // is stopped, its whole process tree.
+  const backgroundShells = backgroundShellsFor(agentState);
+  const stopForwarding = forwardTaskNotices(backgroundShells, io.steeringQueue);
   const toolUseContext = agentToolContext(
     {
       cwd: task.cwd,
       workspaceRoots: task.workspaceRoots,
       tools,
       agentId: task.id,
-      agentState: createAgentState(),
+      agentState,
     },
     abortController,
     params.model,
@@ -108,6 +115,8 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
   });
   if (!opened.ok) {
     unlink();
+    stopForwarding();
+    await backgroundShells.close();
     transcript?.close();
     const { type: code, message } = promptBlocked(opened.reason);
     return result("failed", { terminal: "hook_stopped", error: { code, message } });
@@ -197,6 +206,8 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
     });
   } finally {
     unlink();
+    stopForwarding();
+    await backgroundShells.close();
   }
   recordAgentEnd(transcript, { reason: terminal.reason, turnCount: turns, usage }, cost);
   transcript?.close();

@@ -14,6 +14,7 @@ export const BUILTIN_TOOL_NAMES = [
   "LS",
   "Read",
   "Skill",
+  "TaskStop",
   "TodoWrite",
   "Write",
 ] as const;

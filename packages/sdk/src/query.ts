@@ -16,7 +16,7 @@ import {
   repairTranscript,
   subAgentTranscriptPath,
 } from "@forkloop/orchestrator";
-import { mergeHooks, terminalText } from "@forkloop/tools";
+import { type BackgroundShells, mergeHooks, taskNotificationText, terminalText } from "@forkloop/tools";
 import { AbortError } from "./abort-error.js";
 import type {
   AccountInfo,
@@ -222,9 +222,15 @@ class QueryRun implements Query {
     } else {
       void this.#pump(prompt, true);
     }
-    given.abortController?.signal.addEventListener("abort", () => this.#abortTurn(HARD_INTERRUPT), {
-      once: true,
-    });
+    given.abortController?.signal.addEventListener(
+      "abort",
+      () => {
+        this.#abortTurn(HARD_INTERRUPT);
+        // A driver waiting for background commands (R-T4) ends instead of waiting on.
+        this.#wake();
+      },
+      { once: true },
+    );
   }
 
   [Symbol.asyncIterator](): this {
@@ -304,11 +310,16 @@ class QueryRun implements Query {
   }
 
   async stopTask(taskId: string): Promise<void> {
-    if (this.#session?.tracker.stop(taskId) !== true) {
-      throw new OptionsError(
-        `stopTask: no sub-agent "${taskId}" is running (task ids come from system/task_started).`,
-      );
+    if (this.#session?.tracker.stop(taskId) === true) return;
+    // R-T4: a background command's id (the one Bash returned) stops it, its whole process tree.
+    const shells = this.#session?.session.backgroundShells;
+    if (shells?.get(taskId)?.status === "running") {
+      await shells.stop(taskId);
+      return;
     }
+    throw new OptionsError(
+      `stopTask: no sub-agent or background command "${taskId}" is running (task ids come from system/task_started or Bash's run_in_background result).`,
+    );
   }
 
   async backgroundTasks(): Promise<boolean> {
@@ -452,15 +463,25 @@ class QueryRun implements Query {
     }
   }
 
-  async #nextPrompt(): Promise<string | undefined> {
+  /**
+   * The next turn's prompt: the caller's input, else — R-T4, as Claude Code's `-p` does — the
+   * notices of background commands that ended after the last turn, waiting for the ones still
+   * running before the query may end. undefined: nothing more to do.
+   */
+  async #nextPrompt(shells?: BackgroundShells): Promise<string | undefined> {
     while (true) {
       if (this.#closed || this.#options.abortController?.signal.aborted) return undefined;
       const next = this.#pending.shift();
       if (next !== undefined) return next;
-      if (this.#inputEnded) return undefined;
+      const notices = shells?.takeNotices() ?? [];
+      if (notices.length > 0) return notices.map(taskNotificationText).join("\n\n");
+      if (this.#inputEnded && shells?.hasRunning() !== true) return undefined;
+      let stopListening: (() => void) | undefined;
       await new Promise<void>((resolve) => {
         this.#wakeDriver = resolve;
+        stopListening = shells?.onEnded(resolve);
       });
+      stopListening?.();
     }
   }
 
@@ -702,7 +723,7 @@ class QueryRun implements Query {
           toolInputs,
         });
         if (ended) break;
-        prompt = await this.#nextPrompt();
+        prompt = await this.#nextPrompt(session.backgroundShells);
       }
     } finally {
       this.#setMode = undefined;

@@ -20,6 +20,7 @@ describe("createBuiltinTools", () => {
       "LS",
       "Bash",
       "TodoWrite",
+      "TaskStop",
     ]);
   });
 

@@ -6,6 +6,7 @@ import { createGlobTool } from "./tools/glob.js";
 import { createGrepTool, type GrepToolOptions } from "./tools/grep.js";
 import { createLsTool } from "./tools/ls.js";
 import { readTool } from "./tools/read.js";
+import { taskStopTool } from "./tools/task-stop.js";
 import { todoWriteTool } from "./tools/todo-write.js";
 import { writeTool } from "./tools/write.js";
 
@@ -46,5 +47,6 @@ export function createBuiltinTools(options: BuiltinToolsOptions = {}): Tool[] {
     createLsTool(denied),
     createBashTool(bashOptions),
     todoWriteTool,
+    taskStopTool,
   ];
 }

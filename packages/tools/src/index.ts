@@ -1,3 +1,15 @@
+export type {
+  BackgroundShellInfo,
+  BackgroundShellStatus,
+  BackgroundTaskNotice,
+} from "./background/background-shells.js";
+export {
+  BackgroundShells,
+  backgroundShellsFor,
+  forwardTaskNotices,
+  runningShellsNote,
+  taskNotificationText,
+} from "./background/background-shells.js";
 export type { BuiltinToolsOptions } from "./builtin-tools.js";
 export { createBuiltinTools } from "./builtin-tools.js";
 export type { GitHead, GitRepository } from "./git/git-repository.js";
@@ -85,6 +97,7 @@ export type { GrepToolOptions } from "./tools/grep.js";
 export { createGrepTool, grepTool } from "./tools/grep.js";
 export { createLsTool, lsTool } from "./tools/ls.js";
 export { readTool } from "./tools/read.js";
+export { taskStopTool } from "./tools/task-stop.js";
 export { todoWriteTool } from "./tools/todo-write.js";
 export { writeTool } from "./tools/write.js";
 export type { ResolvedPath, WorkspaceLocation } from "./workspace-paths.js";

@@ -35,6 +35,8 @@ export interface ProcessGroupOptions {
    * writes to just before it runs the command (`started` in the result).
    */
   readonly startedFd?: boolean;
+  /** Every chunk as it arrives, in arrival order across both streams (a background shell's output file). */
+  readonly onOutput?: (chunk: string, stream: "stdout" | "stderr") => void;
 }
 
 /** Descriptor 3 carries the process mark (marked-processes.ts); the launcher's inputs follow it. */
@@ -101,8 +103,15 @@ export function runInProcessGroup(command: string, options: ProcessGroupOptions)
     }
     const stdout = new HeadTailBuffer(options.maxOutputChars);
     const stderr = new HeadTailBuffer(options.maxOutputChars);
-    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => stdout.append(chunk));
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => stderr.append(chunk));
+    const onOutput = options.onOutput;
+    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout.append(chunk);
+      onOutput?.(chunk, "stdout");
+    });
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr.append(chunk);
+      onOutput?.(chunk, "stderr");
+    });
     if (options.stdin !== undefined && child.stdin) {
       // A hook that exits without reading its stdin makes the write fail with EPIPE: not an error.
       child.stdin.on("error", () => {});

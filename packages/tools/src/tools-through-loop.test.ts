@@ -91,6 +91,7 @@ describe("tools through the loop and the simulator", () => {
       "Grep",
       "LS",
       "Read",
+      "TaskStop",
       "TodoWrite",
       "Write",
     ]);

@@ -143,10 +143,12 @@ describe("Bash", () => {
     expect(anyAlive(tokens)).toBe(false);
   });
 
-  it("R-T1: timeout above the 600000 ms maximum is rejected by the schema", async () => {
+  it("R-T1: timeout above the 600000 ms maximum is refused in the foreground; the schema's limit is the background's 7200000", async () => {
     const result = await callTool(bashTool, { command: "true", timeout: 600_001 }, ws.context());
     expect(result.isError).toBe(true);
-    expect(resultText(result)).toMatch(/InputValidationError/);
+    expect(resultText(result)).toMatch(/over the 600000 ms a foreground command may take/);
+    const overAll = await callTool(bashTool, { command: "true", timeout: 7_200_001 }, ws.context());
+    expect(resultText(overAll)).toMatch(/InputValidationError/);
   });
 
   it("R-T2: only known read-only commands are concurrency-safe and read-only", () => {

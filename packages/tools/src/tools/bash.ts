@@ -1,4 +1,9 @@
 import { z } from "zod";
+import {
+  BACKGROUND_DEFAULT_TIMEOUT_MS,
+  BACKGROUND_MAX_TIMEOUT_MS,
+  startInBackground,
+} from "../background/start-background.js";
 import { gitSafeEnvironment } from "../git-safe-environment.js";
 import { FIRST_INPUT_FD, type ProcessGroupRun, runInProcessGroup } from "../process-group.js";
 import { findBubblewrap, type SandboxPlan, type SandboxPolicy } from "../sandbox/bubblewrap.js";
@@ -45,53 +50,110 @@ export function createBashTool(options: BashToolOptions = {}) {
       `and a non-zero exit code. Timeout in milliseconds (default ${defaultTimeoutMs}, max ${BASH_MAX_TIMEOUT_MS}); ` +
       "on timeout or interrupt the whole process group is killed, and background jobs end when the command ends. " +
       `Output beyond ${maxOutputChars} characters per stream keeps its beginning and end. Prefer Read, Grep, ` +
-      "Glob and Edit over cat, grep, find and sed.",
+      "Glob and Edit over cat, grep, find and sed. `run_in_background` starts the command detached and returns " +
+      "its task id and output file at once: Read that file for its output so far, TaskStop ends it (its whole " +
+      "process tree), and you are notified when it exits.",
     inputSchema: z.object({
       command: z.string().min(1).describe("The command to run"),
       timeout: z
         .number()
         .int()
         .min(1)
-        .max(BASH_MAX_TIMEOUT_MS)
+        .max(BACKGROUND_MAX_TIMEOUT_MS)
         .optional()
-        .describe("Timeout in milliseconds"),
+        .describe(`Timeout in milliseconds (max ${BASH_MAX_TIMEOUT_MS} for a foreground command)`),
       description: z.string().optional().describe("What the command does, in 5-10 words"),
+      run_in_background: z
+        .boolean()
+        .optional()
+        .describe(
+          "Set to true to run this command in the background. With it, `timeout` limits how long the " +
+            `command may run in the background before it is stopped (default ${BACKGROUND_DEFAULT_TIMEOUT_MS} ms, ` +
+            `max ${BACKGROUND_MAX_TIMEOUT_MS} ms).`,
+        ),
     }),
     isConcurrencySafe: (input) => isReadOnlyShellCommand(input.command),
     isReadOnly: (input) => isReadOnlyShellCommand(input.command),
     maxResultSizeChars: 100_000,
     async call(input, context) {
-      const timeoutMs = input.timeout ?? defaultTimeoutMs;
-      for (let attempt = 1; ; attempt++) {
-        const sandbox = sandboxFor(options, context);
-        if (typeof sandbox === "string") return toolError(sandbox);
-        let run: Awaited<ReturnType<typeof runInProcessGroup>>;
-        let blocked: string[] = [];
-        try {
-          run = await runInProcessGroup(input.command, {
-            cwd: context.cwd,
-            env: bashEnvironment(options),
-            ...(sandbox === undefined
-              ? {}
-              : { launcher: sandbox.launcher, inputs: sandbox.inputs, startedFd: sandbox.startedFd }),
-            timeoutMs,
-            signal: context.abortController.signal,
+      if (input.run_in_background === true) {
+        return startInBackground(input, context, async (limits) => {
+          const outcome = await runBashCommand(input.command, options, context, {
+            ...limits,
             maxOutputChars,
           });
-        } catch (error) {
-          return toolError(`Could not start bash: ${(error as Error).message}`);
-        } finally {
-          blocked = sandbox?.settle() ?? [];
-        }
-        // bwrap failed while setting up, before the command could run — most often a host socket
-        // it was to cover closed after it was listed (R-S9): prepared afresh, the call is safe to
-        // run again.
-        const unstarted = run.started === false && !run.timedOut && !run.aborted;
-        if (unstarted && attempt < SANDBOX_SETUP_ATTEMPTS) continue;
-        return callResult(run, blocked, timeoutMs);
+          if ("error" in outcome)
+            return { exitCode: null, signal: null, timedOut: false, aborted: false, ...outcome };
+          return { ...outcome.run, notes: outcome.blocked };
+        });
       }
+      if (input.timeout !== undefined && input.timeout > BASH_MAX_TIMEOUT_MS) {
+        return toolError(
+          `timeout ${input.timeout} ms is over the ${BASH_MAX_TIMEOUT_MS} ms a foreground command may take; ` +
+            "set run_in_background to run it longer.",
+        );
+      }
+      const timeoutMs = input.timeout ?? defaultTimeoutMs;
+      const outcome = await runBashCommand(input.command, options, context, {
+        timeoutMs,
+        signal: context.abortController.signal,
+        maxOutputChars,
+      });
+      if ("error" in outcome) return toolError(outcome.error);
+      return callResult(outcome.run, outcome.blocked, timeoutMs);
     },
   });
+}
+
+/** How one run of a command is bounded, and where its output goes as it comes. */
+export interface BashRunLimits {
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal;
+  readonly maxOutputChars: number;
+  readonly onOutput?: (chunk: string, stream: "stdout" | "stderr") => void;
+}
+
+/**
+ * One command run as every Bash call runs it — a process group of its own, the call's marks, the
+ * credentials removed, the sandbox when it is on (R-S6) — for the foreground call and for a
+ * background shell alike, so neither is a way around the other's confinement. `blocked` lists
+ * what the sandbox moved aside; `error` says why the command could not run.
+ */
+export async function runBashCommand(
+  command: string,
+  options: BashToolOptions,
+  context: { readonly cwd: string; readonly workspaceRoots: readonly string[] },
+  limits: BashRunLimits,
+): Promise<{ run: ProcessGroupRun; blocked: string[] } | { error: string }> {
+  for (let attempt = 1; ; attempt++) {
+    const sandbox = sandboxFor(options, context);
+    if (typeof sandbox === "string") return { error: sandbox };
+    let run: ProcessGroupRun;
+    let blocked: string[] = [];
+    try {
+      run = await runInProcessGroup(command, {
+        cwd: context.cwd,
+        env: bashEnvironment(options),
+        ...(sandbox === undefined
+          ? {}
+          : { launcher: sandbox.launcher, inputs: sandbox.inputs, startedFd: sandbox.startedFd }),
+        timeoutMs: limits.timeoutMs,
+        signal: limits.signal,
+        maxOutputChars: limits.maxOutputChars,
+        ...(limits.onOutput === undefined ? {} : { onOutput: limits.onOutput }),
+      });
+    } catch (error) {
+      return { error: `Could not start bash: ${(error as Error).message}` };
+    } finally {
+      blocked = sandbox?.settle() ?? [];
+    }
+    // bwrap failed while setting up, before the command could run — most often a host socket
+    // it was to cover closed after it was listed (R-S9): prepared afresh, the call is safe to
+    // run again.
+    const unstarted = run.started === false && !run.timedOut && !run.aborted;
+    if (unstarted && attempt < SANDBOX_SETUP_ATTEMPTS) continue;
+    return { run, blocked };
+  }
 }
 
 /** Setting up the sandbox is tried this many times (a fresh plan each) before its error is the result. */

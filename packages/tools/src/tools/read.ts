@@ -1,5 +1,7 @@
 import { closeSync, readFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { z } from "zod";
+import { existingBackgroundShells } from "../background/background-shells.js";
 import { openConfined } from "../confined-open.js";
 import { detectImage, MAX_IMAGE_BYTES } from "../image-file.js";
 import { decodeTextFile } from "../text-file.js";
@@ -46,7 +48,12 @@ export const readTool = defineTool({
   maxResultSizeChars: Number.POSITIVE_INFINITY,
   backfillInput: (input, context) => ({ ...input, file_path: absolutePath(input.file_path, context.cwd) }),
   async call(input, context) {
-    const resolved = resolveInWorkspace(input.file_path, context);
+    // A background command's output file (R-T4) lies outside the workspace, in this agent's own
+    // private directory: Read reads exactly those files there, judged as any other by what opens.
+    const ownOutput = existingBackgroundShells(context.agentState)?.byOutputFile(input.file_path);
+    const resolved = ownOutput
+      ? { ok: true as const, path: ownOutput.outputFile }
+      : resolveInWorkspace(input.file_path, context);
     if (!resolved.ok) return toolError(resolved.error);
     const path = resolved.path;
 
@@ -54,7 +61,10 @@ export const readTool = defineTool({
     // measured ~2x faster than fs/promises (bench/src/tools.bench.ts). Opened once and judged by
     // what was opened (no symlink at the end, the descriptor's real path inside the workspace), so
     // a symlink swapped in after the check above reads nothing (R-S4).
-    const opened = openConfined(path, realWorkspaceRoots(context.workspaceRoots));
+    const opened = openConfined(
+      path,
+      ownOutput ? [dirname(path)] : realWorkspaceRoots(context.workspaceRoots),
+    );
     if (!opened.ok) {
       switch (opened.problem) {
         case "missing":
