@@ -6,6 +6,7 @@ import {
   type AgentPool,
   agentProfile,
   createAgentPool,
+  type ModelTransport,
   type RequestGate,
   type SharedClock,
   type SubAgentBashOptions,
@@ -48,6 +49,8 @@ export async function createBatchExecutor(options: {
   readonly onEvent?: (claim: Claim, event: SubAgentEvent) => void;
   /** `--rpm` (R-B1): the batch's request limiter, awaited before every model request. */
   readonly requestSlot?: RequestGate;
+  /** R-B8 (`--api batches`): every item's model requests as Message Batch entries. */
+  readonly modelTransport?: ModelTransport;
 }): Promise<ItemExecutor> {
   const { spec, cwd, settings, source } = options;
   // The batch's thinking, summary model and context editing, as batch.json keeps them.
@@ -79,6 +82,7 @@ export async function createBatchExecutor(options: {
       }),
       ...(mcpTools.length === 0 ? {} : { parentTools: mcpTools }),
       ...(options.requestSlot === undefined ? {} : { requestSlot: options.requestSlot }),
+      ...(options.modelTransport === undefined ? {} : { modelTransport: options.modelTransport }),
       transcriptsDir: options.transcriptsDir,
       ...(options.failsEveryItem === undefined ? {} : { failsEveryItem: options.failsEveryItem }),
       ...(options.recordSideEffect === undefined

@@ -19,6 +19,7 @@ import { poolClock, type SubAgentBashOptions } from "@forkloop/orchestrator";
 import type { ModelSource } from "@forkloop/sdk";
 import type { Settings } from "@forkloop/tools";
 import { createBatchExecutor, createBatchPool } from "./batch-agents.js";
+import { type BatchApiRun, batchApiEndpoint, openBatchApi } from "./batch-api.js";
 import type { CommandContext } from "./command-context.js";
 import { describeEndpointFailure, type EndpointFailure, endpointUrl } from "./endpoint-failure.js";
 
@@ -40,6 +41,8 @@ export interface BatchExecution {
   readonly budget?: { readonly limitUsd: number; readonly perItemEstimateUsd: number };
   /** R-B2, R-B3: each item in its own copy, its change applied once. */
   readonly isolation?: ItemIsolator;
+  /** R-B8: `--api batches` — the model requests go as Message Batch rounds. */
+  readonly api?: "messages" | "batches";
 }
 
 export interface BatchOutcome {
@@ -56,7 +59,16 @@ export interface BatchOutcome {
 export async function executeBatch(run: BatchExecution, context: CommandContext): Promise<BatchOutcome> {
   const { spec, source } = run;
   const display = new ProgressDisplay(context.stderr);
-  const pool = createBatchPool(source, run.concurrency, context.clock);
+  // R-B8: opened (and the endpoint checked) before the pool starts any item.
+  const batchApi: BatchApiRun | undefined =
+    run.api === "batches"
+      ? await openBatchApi(source, run.dir, context.env, (line) => display.log(line))
+      : undefined;
+  const pool = createBatchPool(
+    batchApi === undefined ? source : { ...source, endpoint: batchApiEndpoint(source.endpoint) },
+    run.concurrency,
+    context.clock,
+  );
   const clock = poolClock(context.clock);
   try {
     const endpoint = { url: endpointUrl(source), model: spec.model };
@@ -73,7 +85,7 @@ export async function executeBatch(run: BatchExecution, context: CommandContext)
               `at the --rpm limit of ${rpm} requests/min: requests wait, the next in ${formatDuration(waitMs)}`,
             ),
           );
-    const executor = await createBatchExecutor({
+    const created = await createBatchExecutor({
       spec,
       cwd: spec.cwd,
       settings: run.settings,
@@ -87,6 +99,7 @@ export async function executeBatch(run: BatchExecution, context: CommandContext)
       failsEveryItem: (error) => describeEndpointFailure(error, endpoint) !== undefined,
       onNotice: (line) => display.log(line),
       ...(requestSlot === undefined ? {} : { requestSlot }),
+      ...(batchApi === undefined ? {} : { modelTransport: batchApi.rounds.transport }),
       onEvent: (claim, event) => {
         // R-R11: a far rate-limit reset is the pool's one pause line below, not an attempt.
         if (event.type === "api_retry" && event.resumesAt === undefined && event.attempt > retriesShown) {
@@ -111,6 +124,8 @@ export async function executeBatch(run: BatchExecution, context: CommandContext)
         }
       },
     });
+    // R-B8: the rounds wait for every running item, so they must know which ones run.
+    const executor = batchApi === undefined ? created : batchApi.rounds.track(created);
     const summary = await runBatch({
       backend: run.backend,
       executor,
@@ -149,5 +164,6 @@ export async function executeBatch(run: BatchExecution, context: CommandContext)
     return { summary, report, ...(stopFailure === undefined ? {} : { stopFailure }) };
   } finally {
     await pool.close();
+    await batchApi?.close();
   }
 }

@@ -33,7 +33,7 @@ export function formatReportMarkdown(report: BatchReport): string {
         formatCount(line.usage.cacheReadInputTokens),
         formatCount(line.usage.cacheCreationInputTokens),
         compactionsCell(line.compactions),
-        `$${line.costUsd.toFixed(4)}`,
+        `$${line.costUsd.toFixed(4)}${line.onlineCostUsd === undefined ? "" : ` (online $${line.onlineCostUsd.toFixed(4)})`}`,
         formatDuration(line.durationMs),
         String(line.apiRetries),
         firstLines(answerOf(line)),

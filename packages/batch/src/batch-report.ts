@@ -14,6 +14,8 @@ export interface ResultLine {
   readonly turns: number;
   readonly usage: UsageTotals;
   readonly costUsd: number;
+  /** R-B8: sent through the Message Batches API: the online price of the same tokens. */
+  readonly onlineCostUsd?: number;
   readonly durationMs: number;
   /** R-R1, R-R2: model requests retried for this item (dropped streams, 529s, deadlines). */
   readonly apiRetries: number;
@@ -40,6 +42,8 @@ export interface BatchTotals {
   readonly turns: number;
   readonly usage: UsageTotals;
   readonly costUsd: number;
+  /** R-B8: the online price of the tokens of the items sent as Message Batches (absent otherwise). */
+  readonly onlineCostUsd?: number;
   readonly cacheReadShare: number;
   /** Compactions over all items. */
   readonly compactions: number;
@@ -83,6 +87,7 @@ export function toResultLine(state: ItemState, transcriptsDir?: string): ResultL
     turns: state.result?.turns ?? 0,
     usage: state.result?.usage ?? ZERO_USAGE_TOTALS,
     costUsd: state.result?.costUsd ?? 0,
+    ...(state.result?.onlineCostUsd === undefined ? {} : { onlineCostUsd: state.result.onlineCostUsd }),
     durationMs: state.result?.durationMs ?? 0,
     apiRetries: state.result?.apiRetries ?? 0,
     terminal: state.result?.terminal ?? null,
@@ -107,6 +112,7 @@ export function buildReport(
 ): BatchReport {
   const items = states.map((state) => toResultLine(state, options.transcriptsDir));
   const usage = items.reduce((sum, line) => sumUsage(sum, line.usage), ZERO_USAGE_TOTALS);
+  const viaBatches = items.some((line) => line.onlineCostUsd !== undefined);
   const totals: BatchTotals = {
     items: items.length,
     succeeded: items.filter((line) => line.status === "succeeded").length,
@@ -115,6 +121,10 @@ export function buildReport(
     turns: items.reduce((sum, line) => sum + line.turns, 0),
     usage,
     costUsd: items.reduce((sum, line) => sum + line.costUsd, 0),
+    // An item that ran online before a resume (or did not run) costs the same either way.
+    ...(viaBatches
+      ? { onlineCostUsd: items.reduce((sum, line) => sum + (line.onlineCostUsd ?? line.costUsd), 0) }
+      : {}),
     cacheReadShare: cacheReadShare(usage),
     compactions: items.reduce((sum, line) => sum + line.compactions.length, 0),
     apiRetries: items.reduce((sum, line) => sum + line.apiRetries, 0),
@@ -152,8 +162,17 @@ export function formatTotals(report: BatchReport): string {
   return [
     `${plural(t.items, "item")}: ${t.succeeded} succeeded, ${t.failed} failed${conflicts > 0 ? ` (${plural(conflicts, "conflict")}: diffs kept, see the report)` : ""}${t.pending > 0 ? `, ${t.pending} not finished` : ""}${twice > 0 ? ` · ${twice} may have run twice (see the report)` : ""}`,
     `${plural(t.turns, "turn")} · tokens ${tokensCell(t.usage)} (in / out) · cache reads ${formatCount(t.usage.cacheReadInputTokens)} (${(t.cacheReadShare * 100).toFixed(1)}% of input) · cache writes ${formatCount(t.usage.cacheCreationInputTokens)}`,
-    `cost $${t.costUsd.toFixed(4)}${report.simulated ? " (simulated)" : ""}${t.compactions > 0 ? ` · ${plural(t.compactions, "compaction")}` : ""} · wall time ${formatDuration(report.wallMs)}${t.apiRetries > 0 ? ` · ${plural(t.apiRetries, "API retry", "API retries")}` : ""}`,
+    `cost $${t.costUsd.toFixed(4)}${report.simulated ? " (simulated)" : ""}${savingNote(t)}${t.compactions > 0 ? ` · ${plural(t.compactions, "compaction")}` : ""} · wall time ${formatDuration(report.wallMs)}${t.apiRetries > 0 ? ` · ${plural(t.apiRetries, "API retry", "API retries")}` : ""}`,
   ].join("\n");
+}
+
+/** R-B8: ` at Message Batches prices — online $X, saved $Y (Z%)`, when the batch used them. */
+function savingNote(totals: Pick<BatchTotals, "costUsd" | "onlineCostUsd">): string {
+  const online = totals.onlineCostUsd;
+  if (online === undefined) return "";
+  const saved = online - totals.costUsd;
+  const share = online > 0 ? ` (${((saved / online) * 100).toFixed(0)}%)` : "";
+  return ` at Message Batches prices — online $${online.toFixed(4)}, saved $${saved.toFixed(4)}${share}`;
 }
 
 /** Prompt tokens (uncached + cache writes + cache reads) / output tokens, e.g. `3.2k / 120`. */

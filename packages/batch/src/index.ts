@@ -24,6 +24,16 @@ export {
 } from "./item-workspace.js";
 export type * from "./job-backend.js";
 export * from "./local-journal-backend.js";
+export {
+  MESSAGE_BATCHES_LOG,
+  type MessageBatchJournal,
+  openMessageBatchJournal,
+} from "./message-batch-journal.js";
+export {
+  type MessageBatchesClient,
+  MessageBatchRounds,
+  type RoundEvent,
+} from "./message-batch-rounds.js";
 export * from "./plural.js";
 export * from "./pool-executor.js";
 export * from "./progress-display.js";

@@ -23,6 +23,8 @@ export interface ItemResult {
   /** Its tokens and API calls: loop-core's one usage type. */
   readonly usage: UsageTotals;
   readonly costUsd: number;
+  /** R-B8: with `--api batches`, what the same tokens would have cost online (`costUsd` is at batch prices). */
+  readonly onlineCostUsd?: number;
   readonly durationMs: number;
   /** The loop's terminal reason, when the loop ran to an end. */
   readonly terminal?: string;

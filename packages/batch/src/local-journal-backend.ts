@@ -47,6 +47,7 @@ const resultSchema = z.object({
   turns: z.number(),
   usage: usageTotalsSchema,
   costUsd: z.number(),
+  onlineCostUsd: z.number().optional(),
   durationMs: z.number(),
   terminal: z.string().optional(),
   text: z.string(),
@@ -206,9 +207,10 @@ export function replayJournal(records: readonly JournalRecord[], lenient = false
 }
 
 function stripUndefined(result: z.infer<typeof resultSchema>): ItemResult {
-  const { terminal, compactions, apiRetries, applied, ...rest } = result;
+  const { terminal, compactions, apiRetries, applied, onlineCostUsd, ...rest } = result;
   return {
     ...rest,
+    ...(onlineCostUsd === undefined ? {} : { onlineCostUsd }),
     ...(terminal === undefined ? {} : { terminal }),
     ...(compactions === undefined ? {} : { compactions }),
     ...(apiRetries === undefined ? {} : { apiRetries }),

@@ -14,6 +14,7 @@ import {
   type AgentProfile,
   buildSubAgentTask,
   detachedParentTools,
+  type ModelTransport,
   parentToolAnnotations,
   type RequestGate,
   type SubAgentEvent,
@@ -75,6 +76,8 @@ export interface BatchAgentSettings {
   readonly failsEveryItem?: (error: { readonly code: string; readonly message: string }) => boolean;
   /** `--rpm` (R-B1): awaited before every model request of every item. */
   readonly requestSlot?: RequestGate;
+  /** R-B8 (`--api batches`): carries every item's model requests as Message Batch entries. */
+  readonly modelTransport?: ModelTransport;
 }
 
 /**
@@ -138,6 +141,7 @@ export function createPoolExecutor(
         ...(hooks === undefined ? {} : { hooks }),
         ...(parentCalls === undefined ? {} : { callTool: parentCalls.callTool }),
         ...(settings.requestSlot === undefined ? {} : { requestSlot: settings.requestSlot }),
+        ...(settings.modelTransport === undefined ? {} : { modelTransport: settings.modelTransport }),
         onEvent: (event: SubAgentEvent) => {
           const claim = byTaskId.get(event.agentId);
           if (!claim) return;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { effortForModel, getModelInfo, listModels, resolveModelAlias } from "./model-catalog.js";
+import { costUsd, effortForModel, getModelInfo, listModels, resolveModelAlias } from "./model-catalog.js";
 import { buildModelRequestBody } from "./model-client.js";
 
 describe("R-D1: the catalog is the model table less retired models", () => {
@@ -53,5 +53,26 @@ describe("R-D2: effort reaches a model only at a level it takes", () => {
       output_config?: unknown;
     };
     expect(opus46.output_config).toEqual({ effort: "high" });
+  });
+});
+
+// Batch processing page (https://platform.claude.com/docs/en/build-with-claude/batch-processing):
+// "All usage is charged at 50% of the standard API prices"; pricing page: a 1-hour cache write
+// costs 2× the input price, a 5-minute one 1.25×, a read 0.1×.
+describe("R-B9: a Message Batches answer costs half; cache writes by their TTL", () => {
+  it("R-B9: service_tier batch halves input, cache writes of both TTLs, reads and output", () => {
+    const info = getModelInfo("claude-sonnet-4-6");
+    const usage = {
+      input_tokens: 1_000,
+      output_tokens: 500,
+      cache_creation_input_tokens: 3_000,
+      cache_read_input_tokens: 10_000,
+      cache_creation: { ephemeral_5m_input_tokens: 1_000, ephemeral_1h_input_tokens: 2_000 },
+    };
+    const units = 1_000 + 1_000 * 1.25 + 2_000 * 2 + 10_000 * 0.1;
+    const standard = (units * info.inputPricePerMTok + 500 * info.outputPricePerMTok) / 1_000_000;
+    expect(costUsd(info, usage)).toBeCloseTo(standard, 12);
+    expect(costUsd(info, { ...usage, service_tier: "standard" })).toBeCloseTo(standard, 12);
+    expect(costUsd(info, { ...usage, service_tier: "batch" })).toBeCloseTo(standard / 2, 12);
   });
 });

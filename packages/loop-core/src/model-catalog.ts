@@ -1,4 +1,4 @@
-import { type EffortLevel, MODEL_TABLE } from "./model-table.js";
+import { BATCH_DISCOUNT, type EffortLevel, MODEL_TABLE } from "./model-table.js";
 
 /**
  * What the client knows about each model: window, output cap and prices (the model table). The loop
@@ -70,7 +70,11 @@ export function getModelInfo(model: string, overrides: readonly ModelInfo[] = []
   return { id: model, ...UNKNOWN_MODEL };
 }
 
-/** Cost in USD of one usage record: writes 5m ×1.25, 1h ×2, reads ×0.1 of the input price. */
+/**
+ * Cost in USD of one usage record: writes 5m ×1.25, 1h ×2, reads ×0.1 of the input price. A
+ * Message Batches answer (`service_tier: "batch"`) costs half of all of it (R-B9; batch processing
+ * page: "All usage is charged at 50% of the standard API prices").
+ */
 export function costUsd(
   info: ModelInfo,
   usage: {
@@ -79,13 +83,15 @@ export function costUsd(
     readonly cache_creation_input_tokens?: number | null;
     readonly cache_read_input_tokens?: number | null;
     readonly cache_creation?: { readonly ephemeral_1h_input_tokens?: number } | null;
+    readonly service_tier?: string | null;
   },
 ): number {
   const write = usage.cache_creation_input_tokens ?? 0;
   const write1h = usage.cache_creation?.ephemeral_1h_input_tokens ?? 0;
   const inputUnits =
     usage.input_tokens + (write - write1h) * 1.25 + write1h * 2 + (usage.cache_read_input_tokens ?? 0) * 0.1;
-  return (inputUnits * info.inputPricePerMTok + usage.output_tokens * info.outputPricePerMTok) / M;
+  const standard = (inputUnits * info.inputPricePerMTok + usage.output_tokens * info.outputPricePerMTok) / M;
+  return usage.service_tier === "batch" ? standard * BATCH_DISCOUNT : standard;
 }
 
 const EFFORT_ORDER: readonly EffortLevel[] = ["low", "medium", "high", "xhigh", "max"];

@@ -18,6 +18,7 @@ import {
   type SubAgentResult,
   type SubAgentTask,
   subAgentResultSchema,
+  type TransportedResponse,
 } from "./sub-agent-types.js";
 import { ThreadLoading } from "./thread-loading.js";
 import {
@@ -112,6 +113,15 @@ function failedResult(
 }
 
 /** Events that mean "the response has started", so a warmed cache entry is readable (R-F4). */
+/** A transport that cannot answer is a 500 to the SDK: retried like any server error (R-B8). */
+function transportFailure(message: string): TransportedResponse {
+  return {
+    status: 500,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ type: "error", error: { type: "api_error", message } }),
+  };
+}
+
 export function responseStarted(event: SubAgentEvent): boolean {
   return (event.type === "usage" && event.phase === "start") || event.type === "text";
 }
@@ -173,6 +183,7 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
     // Aborted on cancel and when the sub-agent ends: a request waiting on the gate stops waiting.
     const slots = new AbortController();
     const waits = new Map<number, AbortController>();
+    const transported = new Map<number, AbortController>();
     // Every answer crosses the thread as data: a callback that throws becomes a denial, "no
     // opinion" or an error result, never a rejected comlink call (STYLE.md §5).
     const parentApi: ParentApi = {
@@ -210,6 +221,25 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
       },
       dropSlot(requestId) {
         waits.get(requestId)?.abort();
+      },
+      async sendModelRequest(requestId, body, headers) {
+        const transport = hooks.modelTransport;
+        if (!transport) return transportFailure("this pool carries no model requests");
+        const wait = new AbortController();
+        transported.set(requestId, wait);
+        try {
+          return await transport(
+            { agentId: task.id, body, headers },
+            AbortSignal.any([slots.signal, wait.signal]),
+          );
+        } catch (error) {
+          return transportFailure(`the parent's model transport failed: ${toWireError(error).message}`);
+        } finally {
+          transported.delete(requestId);
+        }
+      },
+      dropModelRequest(requestId) {
+        transported.get(requestId)?.abort();
       },
       async callTool(toolName, input, callOptions) {
         const handler = hooks.callTool ?? options.parentTools;
@@ -260,6 +290,7 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
       pauseBuffer,
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       requestGated: hooks.requestSlot !== undefined,
+      modelTransported: hooks.modelTransport !== undefined,
       parentCanAsk: hooks.canUseTool !== undefined,
       parentHooks: countHooks(hooks.hooks),
     };

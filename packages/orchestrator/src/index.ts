@@ -63,6 +63,7 @@ export { defaultSubAgentTools, selectSubAgentTools } from "./sub-agent-tool-sele
 export type {
   CompactionRecord,
   ModelEndpoint,
+  ModelTransport,
   ParentCallbacks,
   PermissionRules,
   RequestGate,
@@ -73,6 +74,8 @@ export type {
   SubAgentStatus,
   SubAgentTask,
   TokenUsage,
+  TransportedRequest,
+  TransportedResponse,
 } from "./sub-agent-types.js";
 export {
   type ContextLimits,

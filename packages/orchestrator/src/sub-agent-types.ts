@@ -267,10 +267,36 @@ export interface ParentCallbacks {
    * returns without taking a slot.
    */
   requestSlot?: RequestGate;
+  /**
+   * R-B8: carries this sub-agent's model requests (`POST …/v1/messages`) instead of HTTP — the
+   * Message Batches rounds of `forkloop batch --api batches`. The worker hands the body over and
+   * builds the response from the answer; `signal` aborts when the request is abandoned.
+   */
+  modelTransport?: ModelTransport;
 }
 
 /** Resolves once a request may be sent (or `signal` aborted); rejects when it cannot tell. */
 export type RequestGate = (signal: AbortSignal) => Promise<void>;
+
+/** One model request carried by the parent (R-B8): the HTTP request as the SDK made it. */
+export interface TransportedRequest {
+  /** The sub-agent (a batch item's id) the request is from. */
+  readonly agentId: string;
+  readonly body: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** The HTTP response the worker gives the SDK in its place. */
+export interface TransportedResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+export type ModelTransport = (
+  request: TransportedRequest,
+  signal: AbortSignal,
+) => Promise<TransportedResponse>;
 
 export interface SubAgentHandle {
   readonly id: string;

@@ -3,7 +3,13 @@ import type { PermissionDecision } from "@forkloop/loop-core";
 import type { Endpoint } from "comlink";
 import type { HookCall, HookCounts, HookOutcome } from "./parent-hooks.js";
 import type { SharedClock } from "./pool-clock.js";
-import type { ModelEndpoint, ParentToolResult, SubAgentEvent, SubAgentTask } from "./sub-agent-types.js";
+import type {
+  ModelEndpoint,
+  ParentToolResult,
+  SubAgentEvent,
+  SubAgentTask,
+  TransportedResponse,
+} from "./sub-agent-types.js";
 
 /**
  * Parent ↔ worker protocol of one sub-agent (R-F2). Three transferred MessagePorts per task:
@@ -26,6 +32,8 @@ export interface WorkerTaskPayload {
   readonly clock?: SharedClock;
   /** Whether the parent gates each request (`ParentCallbacks.requestSlot`, R-B1). */
   readonly requestGated: boolean;
+  /** Whether the parent carries the model requests (`ParentApi.sendModelRequest`, R-B8). */
+  readonly modelTransported?: boolean;
   /** Whether the parent has a canUseTool to ask; without one, `ask` is a denial. */
   readonly parentCanAsk: boolean;
   /** The parent's loop hooks, by kind (each runs in the parent over `callbacks`). */
@@ -56,6 +64,16 @@ export interface ParentApi {
    */
   requestSlot(requestId: number): Promise<RequestSlotAnswer>;
   dropSlot(requestId: number): void;
+  /**
+   * R-B8: the parent sends model request `requestId` its own way (a Message Batch entry) and
+   * answers with the HTTP response; `dropModelRequest` abandons it (the attempt was aborted).
+   */
+  sendModelRequest(
+    requestId: number,
+    body: string,
+    headers: Record<string, string>,
+  ): Promise<TransportedResponse>;
+  dropModelRequest(requestId: number): void;
 }
 
 export type RequestSlotAnswer = { readonly ok: true } | { readonly ok: false; readonly message: string };

@@ -98,6 +98,31 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
     if (payload.requestGated && !stop.aborted) await waitForSlot(stop);
   };
 
+  // R-B8: with a parent transport (Message Batches rounds), a model request is handed to the
+  // parent and its answer becomes the response; an abort drops it there too.
+  let transportedIds = 0;
+  const transportsModelRequest = (input: Parameters<typeof fetch>[0], init: RequestInit | undefined) =>
+    payload.modelTransported === true &&
+    (init?.method ?? "GET").toUpperCase() === "POST" &&
+    new URL(input instanceof Request ? input.url : String(input)).pathname.endsWith("/v1/messages");
+  const viaParent = async (body: string, init: RequestInit | undefined): Promise<Response> => {
+    const requestId = transportedIds++;
+    const signal = init?.signal ?? undefined;
+    const headers: Record<string, string> = {};
+    new Headers(init?.headers).forEach((value, key) => {
+      if (key !== "x-api-key" && key !== "authorization") headers[key] = value;
+    });
+    const answer = await untilAborted(
+      parent.sendModelRequest(requestId, body, headers),
+      signal ?? controller.signal,
+    );
+    if (answer === undefined) {
+      parent.dropModelRequest(requestId).catch(() => {});
+      throw signal?.reason ?? new Error("aborted");
+    }
+    return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  };
+
   // Every HTTP request of this sub-agent passes here as it goes out: it reports its start (fork
   // latency is measured to this point) and turns a 429 into a pool-wide pause.
   const reportingFetch: typeof fetch = async (input, init) => {
@@ -114,7 +139,9 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
       firstRequest = false;
       injectTestFault(task.testFault);
     }
-    const response = await fetch(input, init);
+    const response = transportsModelRequest(input, init)
+      ? await viaParent(String(init?.body ?? ""), init)
+      : await fetch(input, init);
     if (response.status === 429) {
       const retryAfter = retryAfterMs(response);
       const at = clock.now();

@@ -142,4 +142,52 @@ describe("R-D4: the Message Batches API through the official SDK", () => {
       Anthropic.NotFoundError,
     );
   });
+
+  it("R-D4, R-B8: a scripted batch expires or is canceled part way and fails chosen entries", async () => {
+    const clock = clockAt(10_000);
+    sim = await startSimulator({
+      clock: () => clock.now,
+      batches: { processingMs: 500, script: "expire@1:after=1,cancel@2:after=2,529@3.2,500@3.3" },
+    });
+    const client = new Anthropic({ apiKey: "k", baseURL: sim.url, maxRetries: 0 });
+    const three = () => [request(1), request(2), request(3)];
+    const created = [];
+    for (let i = 0; i < 3; i++) created.push(await client.messages.batches.create({ requests: three() }));
+    clock.tick(500);
+    const types = async (id: string) => {
+      const out: string[] = [];
+      for await (const line of await client.messages.batches.results(id)) out.push(line.result.type);
+      return out;
+    };
+    expect(await types(created[0]!.id)).toEqual(["succeeded", "expired", "expired"]);
+    const canceled = await client.messages.batches.retrieve(created[1]!.id);
+    expect(canceled).toMatchObject({
+      processing_status: "ended",
+      request_counts: { succeeded: 2, canceled: 1 },
+    });
+    expect(canceled.cancel_initiated_at).not.toBeNull();
+    expect(await types(created[1]!.id)).toEqual(["succeeded", "succeeded", "canceled"]);
+    const errored = new Map<string, unknown>();
+    for await (const line of await client.messages.batches.results(created[2]!.id))
+      errored.set(line.custom_id, line.result);
+    expect(errored.get("item-2")).toMatchObject({
+      type: "errored",
+      error: { type: "error", error: { type: "overloaded_error" } },
+    });
+    expect(errored.get("item-3")).toMatchObject({ type: "errored", error: { error: { type: "api_error" } } });
+    expect(errored.get("item-1")).toMatchObject({ type: "succeeded" });
+    // Only entries that ran are billed: the expired and canceled ones have no usage.
+    const billed = sim.requests().filter((r) => r.path.includes("#") && r.usage !== null);
+    expect(billed).toHaveLength(1 + 2 + 1);
+  });
+
+  it("R-D4: a batch over the size limit is a 413 (the API's limit is 256 MB; a simulator may set less)", async () => {
+    sim = await startSimulator({ batches: { maxBytes: 2_000 } });
+    const client = new Anthropic({ apiKey: "k", baseURL: sim.url, maxRetries: 0 });
+    const many = Array.from({ length: 40 }, (_, i) => request(i));
+    await expect(client.messages.batches.create({ requests: many })).rejects.toMatchObject({ status: 413 });
+    expect((await client.messages.batches.create({ requests: many.slice(0, 2) })).processing_status).toBe(
+      "in_progress",
+    );
+  });
 });

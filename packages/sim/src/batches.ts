@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import { type ApiError, apiError, errorObject, invalidRequest } from "./api-error.js";
+import { type BatchScript, parseBatchScript, scriptFor } from "./batch-script.js";
 import { type BrainTurn, brainTurn } from "./brain-turn.js";
 import { buildReply } from "./build-reply.js";
 import { costUsd, messageBody } from "./handle-messages.js";
@@ -26,6 +27,13 @@ export interface BatchOptions {
   processingMs?: number;
   /** Clock time after which unfinished requests expire (default 24 h, as the API). */
   expiresAfterMs?: number;
+  /**
+   * What happens to some batches (`batch-script.ts`): `"expire@2:after=1,cancel@3,529@1.2"` or
+   * parsed items — expire or cancel batch N part way, fail entry E of batch N.
+   */
+  script?: BatchScript | string;
+  /** Largest create request body in bytes (default the API's 256 MB; a 413 above it). */
+  maxBytes?: number;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -50,6 +58,8 @@ type Result =
 
 interface Batch {
   id: string;
+  /** 1 for the simulator's first batch (the script counts batches so). */
+  ordinal: number;
   apiKey: string;
   version: string;
   betas: readonly string[];
@@ -66,11 +76,16 @@ export class BatchStore {
   readonly #batches = new Map<string, Batch>();
   readonly #processingMs: number;
   readonly #expiresAfterMs: number;
+  readonly #script: BatchScript;
+  readonly maxBytes: number;
   #counter = 0;
 
   constructor(options: BatchOptions = {}) {
     this.#processingMs = options.processingMs ?? 1000;
     this.#expiresAfterMs = options.expiresAfterMs ?? DAY_MS;
+    this.#script =
+      typeof options.script === "string" ? parseBatchScript(options.script) : (options.script ?? []);
+    this.maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
   }
 
   /** `POST /v1/messages/batches`. */
@@ -98,6 +113,7 @@ export class BatchStore {
     this.#counter++;
     const batch: Batch = {
       id: `msgbatch_sim_${this.#counter.toString(36)}${randomBytes(8).toString("hex")}`,
+      ordinal: this.#counter,
       ...context,
       createdAt: state.clock(),
       cancelAt: null,
@@ -194,10 +210,30 @@ export class BatchStore {
   }
 
   async #process(state: SimState, batch: Batch, endedAt: number): Promise<void> {
+    const { end, errors } = scriptFor(this.#script, batch.ordinal);
     const results: { custom_id: string; result: Result }[] = [];
-    for (const request of batch.requests) {
-      results.push({ custom_id: request.custom_id, result: await runOne(state, batch, request) });
+    for (const [index, request] of batch.requests.entries()) {
+      const { custom_id } = request;
+      if (end !== undefined && index >= end.after) {
+        // Scripted: the batch expired or was canceled before this request ran.
+        results.push({ custom_id, result: { type: end.kind === "expire" ? "expired" : "canceled" } });
+        continue;
+      }
+      const status = errors.get(index + 1);
+      if (status !== undefined) {
+        const error = apiError(status, `scripted error for entry ${index + 1} of batch ${batch.ordinal}`);
+        const record = batchRecord(state, batch, custom_id, JSON.stringify(request.params));
+        record.status = status;
+        record.error = { type: error.type, message: error.message };
+        results.push({
+          custom_id,
+          result: { type: "errored", error: { type: "error", error: errorObject(error) } },
+        });
+        continue;
+      }
+      results.push({ custom_id, result: await runOne(state, batch, request) });
     }
+    if (end?.kind === "cancel") batch.cancelAt = endedAt;
     batch.results = results;
     batch.endedAt = endedAt;
   }

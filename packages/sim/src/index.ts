@@ -1,4 +1,6 @@
 export type { ApiError, ApiErrorType } from "./api-error.js";
+export { type BatchScript, parseBatchScript } from "./batch-script.js";
+export type { BatchOptions } from "./batches.js";
 export { builtinPolicyBrain } from "./brains/builtin-policy.js";
 export { NoMatchingRuleError, scriptedBrain } from "./brains/scripted.js";
 export type { FaultKind, FaultSpec, RandomFaults, ScheduledFault } from "./faults.js";

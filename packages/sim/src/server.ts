@@ -118,7 +118,12 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
   const fail = (error: ApiError): void => sendError(res, record, state.clock(), requestId, error);
   // A file upload may be as large as a file (Files guide: 500 MB); it is not kept as text.
   const upload = method === "POST" && path === "/v1/files";
-  const read = await readBody(req, upload ? MAX_FILE_BYTES + UPLOAD_FORM_OVERHEAD : undefined);
+  // A Message Batch may be 256 MB (batch processing page), past the Messages API's 32 MB.
+  const batchCreate = method === "POST" && path === "/v1/messages/batches";
+  const read = await readBody(
+    req,
+    upload ? MAX_FILE_BYTES + UPLOAD_FORM_OVERHEAD : batchCreate ? state.batches.maxBytes : undefined,
+  );
   if (!read.ok) return fail(apiError(413));
   const text = upload ? "" : read.bytes.toString("utf8");
   record.rawBody = text;

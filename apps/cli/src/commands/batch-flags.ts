@@ -74,6 +74,12 @@ ${LOOP_FLAGS_USAGE}
   --rpm N               at most N model requests per minute (each turn, retry and compaction is a
                         request); with --queue across every worker on every host. Kept with the
                         batch; a local batch's --resume ID --rpm M replaces it
+  --api API             messages (default): each model request online | batches: each round of
+                        requests (every running item's next one) as a Message Batch, at half the
+                        price and up to 24 hours a round; tools run here between rounds; a resume
+                        polls the batches a stopped run sent (FORKLOOP_BATCH_POLL_MS, default
+                        30000; FORKLOOP_BATCH_ROUND_WAIT_MS, the longest a round waits for items
+                        still running tools, default 10000). Kept with the batch
   --report              also write the HTML report (report.html) and print its path; without it
                         the command that writes and opens it is printed
 ${TIMEOUT_FLAGS_USAGE}
@@ -129,6 +135,9 @@ const schema = z.object({
     .transform(Number)
     .optional(),
   rpm: count("rpm", 60, 1_000_000).optional(),
+  api: z
+    .enum(["messages", "batches"], { message: "must be messages or batches, e.g. --api batches" })
+    .optional(),
   ...TIMEOUT_FLAG_SCHEMAS,
   ...loopFlagsSchema,
 });
@@ -233,6 +242,7 @@ export function parseBatchFlags(argv: readonly string[]): ParsedCommand<BatchFla
         attempts: { type: "string" },
         "retry-delay": { type: "string" },
         rpm: { type: "string" },
+        api: { type: "string" },
         ...TIMEOUT_FLAG_OPTIONS,
         ...LOOP_FLAG_OPTIONS,
       },

@@ -105,6 +105,11 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     trustProject: flags["trust-project"] === true,
     onIgnored: (line) => context.stderr.write(`forkloop: ${line}\n`),
   });
+  if (flags.queue !== undefined && flags.api === "batches") {
+    throw new CliError(
+      "--api batches needs a local batch: its rounds are formed and polled by this process, while with --queue the workers send each request. Drop --queue, or drop --api batches.",
+    );
+  }
   if (flags.queue !== undefined)
     return queuedBatch(flags, flags.queue, { cwd, state, settings, given }, context);
   if (flags.attempts !== undefined || flags["retry-delay"] !== undefined) {
@@ -210,7 +215,11 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
           settings,
           mcpTools: mcp.tools,
           bash,
-          concurrency: flags.concurrency ?? 8,
+          // R-B8: every item is in each round (they wait on batches, not on this host), so a
+          // batch's items all run at once unless --concurrency says otherwise.
+          concurrency:
+            flags.concurrency ?? (flags.api === "batches" ? Math.max(1, (await backend.list()).length) : 8),
+          ...(flags.api === undefined ? {} : { api: flags.api }),
           warm: !flags["no-warm"],
           ...(isolation === undefined ? {} : { isolation }),
           ...(limitUsd === undefined

@@ -3,6 +3,7 @@ import { loadModelsFile, MODELS_FILE_EXAMPLE, parseFaultsFlag } from "@forkloop/
 import {
   DEFAULT_RATE_LIMITS,
   loadScenario,
+  parseBatchScript,
   parseRateLimitSpec,
   type Scenario,
   startSimulator,
@@ -18,6 +19,7 @@ export const DEFAULT_RECORD_LIMIT = 10_000;
 
 export const SIM_USAGE = `Usage: forkloop sim [--port N] [--scenario FILE] [--faults SPEC] [--latency none|realistic] [--seed N]
                     [--models FILE] [--record-limit N] [--rate-limits SPEC]
+                    [--batch-processing-ms N] [--batch-script SPEC]
 
 Runs the forkloop simulator (an Anthropic-Messages-compatible server; its replies are simulated,
 not from a real model) until Ctrl+C. Point any client at it with
@@ -35,7 +37,13 @@ ANTHROPIC_BASE_URL=<printed url> ANTHROPIC_API_KEY=<anything>.
   --rate-limits SPEC  per API key per minute, e.g. rpm=50,itpm=30000,otpm=8000 (requests, input
                       tokens, output tokens; defaults ${DEFAULT_RATE_LIMITS.requestsPerMinute} / ${DEFAULT_RATE_LIMITS.inputTokensPerMinute} / ${DEFAULT_RATE_LIMITS.outputTokensPerMinute});
                       every response carries the anthropic-ratelimit-* headers, a refusal is a 429
-                      with retry-after`;
+                      with retry-after
+  --batch-processing-ms N
+                      how long a Message Batch takes to process (default 1000; the API takes up
+                      to 24 hours)
+  --batch-script SPEC what happens to some Message Batches, counted from 1 in creation order:
+                      expire@N[:after=K], cancel@N[:after=K] (K entries ran first), STATUS@N.E
+                      (entry E of batch N errors, e.g. 529@1.2)`;
 
 const simSchema = z.object({
   help: z.boolean().optional(),
@@ -67,6 +75,22 @@ const simSchema = z.object({
       return z.NEVER;
     })
     .optional(),
+  "batch-processing-ms": z
+    .string()
+    .regex(/^\d+$/, "must be a whole number of milliseconds, e.g. --batch-processing-ms 500")
+    .transform(Number)
+    .optional(),
+  "batch-script": z
+    .string()
+    .transform((spec, ctx) => {
+      try {
+        return parseBatchScript(spec);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    })
+    .optional(),
 });
 
 export async function simCommand(argv: readonly string[], context: CommandContext): Promise<ExitCode> {
@@ -85,6 +109,8 @@ export async function simCommand(argv: readonly string[], context: CommandContex
         models: { type: "string" },
         "record-limit": { type: "string" },
         "rate-limits": { type: "string" },
+        "batch-processing-ms": { type: "string" },
+        "batch-script": { type: "string" },
       },
     },
     argv,
@@ -110,6 +136,10 @@ export async function simCommand(argv: readonly string[], context: CommandContex
     ...(models.length === 0 ? {} : { models }),
     ...(faults === undefined ? {} : { faults }),
     ...(scenario === undefined ? {} : { scenario }),
+    batches: {
+      ...(flags["batch-processing-ms"] === undefined ? {} : { processingMs: flags["batch-processing-ms"] }),
+      ...(flags["batch-script"] === undefined ? {} : { script: flags["batch-script"] }),
+    },
   });
   // The first stdout line is the URL, so scripts (and the e2e tests) can read where it listens.
   context.stdout.write(`${simulator.url}\n`);

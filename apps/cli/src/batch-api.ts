@@ -1,0 +1,137 @@
+import { join } from "node:path";
+import Anthropic from "@anthropic-ai/sdk";
+import {
+  MESSAGE_BATCHES_LOG,
+  type MessageBatchesClient,
+  type MessageBatchJournal,
+  MessageBatchRounds,
+  openMessageBatchJournal,
+  type RoundEvent,
+} from "@forkloop/batch";
+import type { ModelEndpoint } from "@forkloop/orchestrator";
+import type { ModelSource } from "@forkloop/sdk";
+import { CliError } from "./cli-error.js";
+import { endpointUrl } from "./endpoint-failure.js";
+
+/**
+ * R-B8: `forkloop batch --api batches` — the Message Batches rounds for one run of a batch: the
+ * journal of its batches (`message-batches.log` in the batch's directory, so a resume polls what
+ * a killed run sent) and the rounds over the official SDK's `messages.batches`.
+ */
+export interface BatchApiRun {
+  readonly rounds: MessageBatchRounds;
+  close(): Promise<void>;
+}
+
+/** A round's batch is polled every `FORKLOOP_BATCH_POLL_MS` (default 30 s). */
+const DEFAULT_POLL_MS = 30_000;
+/** A round waits at most `FORKLOOP_BATCH_ROUND_WAIT_MS` for items still running tools (default 10 s). */
+const DEFAULT_ROUND_WAIT_MS = 10_000;
+
+export async function openBatchApi(
+  source: ModelSource,
+  dir: string,
+  env: Readonly<Record<string, string | undefined>>,
+  log: (line: string) => void,
+): Promise<BatchApiRun> {
+  const client = batchesClient(source.endpoint);
+  await checkBatchesApi(client, endpointUrl(source));
+  const journal: MessageBatchJournal = await openMessageBatchJournal(join(dir, MESSAGE_BATCHES_LOG));
+  const open = journal.sent.filter((batch) => !journal.ended.has(batch.batchId));
+  if (open.length > 0) {
+    log(
+      `message batches: ${open.length} sent by an earlier run and not yet read (${open.map((b) => b.batchId).join(", ")}): polled, not sent again`,
+    );
+  }
+  const rounds = new MessageBatchRounds({
+    client: adapt(client),
+    journal,
+    pollMs: msFromEnv(env.FORKLOOP_BATCH_POLL_MS, "FORKLOOP_BATCH_POLL_MS", DEFAULT_POLL_MS),
+    roundWaitMs: msFromEnv(
+      env.FORKLOOP_BATCH_ROUND_WAIT_MS,
+      "FORKLOOP_BATCH_ROUND_WAIT_MS",
+      DEFAULT_ROUND_WAIT_MS,
+    ),
+    modelOverrides: source.modelOverrides,
+    onEvent: (event) => log(describeRoundEvent(event)),
+  });
+  return {
+    rounds,
+    async close() {
+      rounds.close();
+      await journal.close();
+    },
+  };
+}
+
+/**
+ * Each item's model request waits for its round's batch to end (minutes, up to the API's 24
+ * hours), so the response deadlines that catch a silent server online would abort every round:
+ * they are raised past the batch's expiry (24 h) for this run.
+ */
+export function batchApiEndpoint(endpoint: ModelEndpoint): ModelEndpoint {
+  const day = 25 * 60 * 60 * 1000;
+  return { ...endpoint, retry: { ...endpoint.retry, headersTimeoutMs: day, attemptTimeoutMs: day } };
+}
+
+/** The SDK's `messages.batches`, typed as the rounds take it (params are the loop's own bodies). */
+function adapt(client: Anthropic): MessageBatchesClient {
+  const batches = client.messages.batches;
+  return {
+    create: (body, options) =>
+      batches.create(body as unknown as Anthropic.Messages.BatchCreateParams, options),
+    retrieve: (id) => batches.retrieve(id),
+    results: (id) => batches.results(id),
+    cancel: (id) => batches.cancel(id),
+  };
+}
+
+function batchesClient(endpoint: ModelEndpoint): Anthropic {
+  return new Anthropic({
+    apiKey: endpoint.apiKey,
+    ...(endpoint.baseURL === undefined ? {} : { baseURL: endpoint.baseURL }),
+    maxRetries: endpoint.maxRetries ?? 2,
+  });
+}
+
+/** Exit 2 before anything is sent when the endpoint has no Message Batches API. */
+async function checkBatchesApi(client: Anthropic, url: string): Promise<void> {
+  try {
+    const page = await client.messages.batches.list({ limit: 1 });
+    if (!Array.isArray(page.data)) throw new Error("the answer was not a list of batches");
+  } catch (error) {
+    const status = (error as { status?: number }).status;
+    if (status === 401 || status === 403) return; // the key's problem: the first round says it (R-R9)
+    throw new CliError(
+      `--api batches: ${url} has no Message Batches API (GET /v1/messages/batches: ${status === undefined ? (error as Error).message : `HTTP ${status}`}). Point ANTHROPIC_BASE_URL at an endpoint that has it (https://api.anthropic.com, or forkloop sim), or drop --api batches to send each request online.`,
+    );
+  }
+}
+
+function msFromEnv(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined || value === "") return fallback;
+  if (!/^\d+$/.test(value))
+    throw new CliError(
+      `${name} must be a whole number of milliseconds (got "${value}"), e.g. ${name}=${fallback}`,
+    );
+  return Number(value);
+}
+
+/** One progress line per round event (the display's log). */
+export function describeRoundEvent(event: RoundEvent): string {
+  switch (event.type) {
+    case "round_sent":
+      return `round ${event.round}: message batch ${event.batchId} sent (${event.entries} ${event.entries === 1 ? "entry" : "entries"}), processing`;
+    case "round_resumed":
+      return `message batch ${event.batchId} (sent by an earlier run): polled for its answers, not sent again`;
+    case "round_ended": {
+      const counts = Object.entries(event.counts)
+        .filter(([, n]) => n > 0)
+        .map(([kind, n]) => `${n} ${kind}`)
+        .join(", ");
+      return `message batch ${event.batchId} ended: ${counts || "no entries"}`;
+    }
+    case "round_split":
+      return `a round of ${event.entries} entries was too large for one message batch (${event.reason}): sent as two`;
+  }
+}
