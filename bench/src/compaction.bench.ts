@@ -139,12 +139,12 @@ async function compactionCost(): Promise<BenchResult[]> {
         task: "Port every module under /src to the structured logger.",
         systemPrompt: `You are a coding agent working in a TypeScript monorepo. ${"Follow the repository conventions, keep exports stable, run the tests after each change. ".repeat(30)}`,
       }),
-      onCacheSafeParams: (latest) => {
-        params = latest;
-      },
     });
     let next = await run.next();
-    while (!next.done) next = await run.next();
+    while (!next.done) {
+      if (next.value.type === "request_start") params = next.value.prefix;
+      next = await run.next();
+    }
     const history = next.value.messages;
     if (!params) throw new Error("the parent run saved no cache-safe parameters");
     const before = sim.requests().length;

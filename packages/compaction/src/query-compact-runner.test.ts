@@ -31,12 +31,12 @@ describe("createQueryCompactRunner", () => {
         task: "Port the modules to the structured logger.",
         systemPrompt: `You are a coding agent. ${"Keep exports stable. ".repeat(200)}`,
       }),
-      onCacheSafeParams: (latest) => {
-        params = latest;
-      },
     });
     let next = await parent.next();
-    while (!next.done) next = await parent.next();
+    while (!next.done) {
+      if (next.value.type === "request_start") params = next.value.prefix;
+      next = await parent.next();
+    }
     const history = next.value.messages;
     const parentRequest = sim.requests().at(-1)!;
 

@@ -12,7 +12,7 @@ import { defaultMessageFactory, type MessageFactory, makeUserMessage } from "./m
 
 export interface QueryCompactRunnerOptions {
   readonly client: NonNullable<QueryParams["client"]>;
-  /** The parent's tools, the very same list: their definitions are part of the cache key (R-F3). */
+  /** The parent's tools (their definitions are sent from the prefix as they are, R-F3). */
   readonly tools: readonly Tool[];
   /** Working directory of the fork's (unused, every call is denied) tool context. */
   readonly cwd?: string;
@@ -43,7 +43,9 @@ export function createQueryCompactRunner(options: QueryCompactRunnerOptions): Co
     try {
       const run = query({
         messages: [...history, prompt],
+        // R-F3: the parent's system blocks and tool definitions, sent as the parent sent them.
         systemPrompt: cacheSafeParams.systemPrompt,
+        toolDefinitions: cacheSafeParams.tools,
         toolUseContext: {
           cwd,
           workspaceRoots: [cwd],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { toApiMessages } from "./api-messages.js";
-import { buildRequest } from "./build-request.js";
+import { buildRequest, toolDefinitions } from "./build-request.js";
 import {
   createAssistantMessage,
   createSystemMessage,
@@ -68,7 +68,7 @@ describe("buildRequest: cache breakpoints and stable tools", () => {
         { type: "text", text: "one" },
         { type: "text", text: "two" },
       ],
-      tools,
+      tools: toolDefinitions(tools),
       messages: [
         createUserMessage("q"),
         assistant([
@@ -137,7 +137,7 @@ describe("buildRequest: cache breakpoints and stable tools", () => {
     const request = buildRequest({
       model: "m",
       systemPrompt: "s",
-      tools,
+      tools: toolDefinitions(tools),
       messages: [
         createUserMessage("q0"),
         older,
@@ -156,12 +156,12 @@ describe("buildRequest: cache breakpoints and stable tools", () => {
     const input = {
       model: "m",
       systemPrompt: "s",
-      tools,
+      tools: toolDefinitions(tools),
       messages: [createUserMessage("q")],
       maxOutputTokens: 100,
     };
     expect(JSON.stringify(buildRequest(input))).toBe(
-      JSON.stringify(buildRequest({ ...input, tools: [...tools].reverse() })),
+      JSON.stringify(buildRequest({ ...input, tools: toolDefinitions([...tools].reverse()) })),
     );
   });
 });

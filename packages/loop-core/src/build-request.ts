@@ -6,6 +6,8 @@ import type { Tool } from "./tool.js";
 
 export type ThinkingConfigParam = Anthropic.Messages.ThinkingConfigParam;
 export type ToolDefinition = Anthropic.Messages.Tool;
+/** A tool definition as the API takes it (a custom tool's or a server tool's). */
+export type ToolUnion = Anthropic.Messages.ToolUnion;
 export type MessageCreateParams = Anthropic.Messages.MessageCreateParamsStreaming;
 
 /** The API allows at most 4 cache breakpoints per request (api doc §5). */
@@ -14,15 +16,16 @@ export const MAX_CACHE_BREAKPOINTS = 4;
 export interface BuildRequestInput {
   readonly model: string;
   readonly systemPrompt: string | readonly TextBlockParam[];
-  readonly tools: readonly Tool[];
+  /** Tool definitions as sent: a request prefix's (R-F3), or `toolDefinitions(tools)`. */
+  readonly tools: readonly ToolUnion[];
   readonly messages: readonly Message[];
   readonly maxOutputTokens: number;
   readonly thinking?: ThinkingConfigParam | undefined;
 }
 
 /**
- * The exact request body the loop sends. Deterministic: the same input gives the same bytes, so
- * the orchestrator can rebuild a parent's prefix for a fork (R-F3). Cache breakpoints: the last
+ * The exact request body the loop sends. Deterministic: the same input gives the same bytes; the
+ * tool definitions are sent as given (the request prefix's, R-F3). Cache breakpoints: the last
  * system block (tools + system stay one cached prefix) and the last cacheable block of the last
  * message (moves forward every turn, so each turn reads the previous turn's write).
  */
@@ -47,8 +50,7 @@ export function buildRequest(input: BuildRequestInput): MessageCreateParams {
     messages,
     stream: true,
   };
-  const tools = toolDefinitions(input.tools);
-  if (tools.length > 0) request.tools = tools;
+  if (input.tools.length > 0) request.tools = [...input.tools];
   if (thinking) request.thinking = fitThinking(thinking, input.maxOutputTokens);
   return request;
 }

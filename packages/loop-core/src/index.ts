@@ -14,7 +14,12 @@ export {
   toolDefinition,
   toolDefinitions,
 } from "./build-request.js";
-export { buildCacheSafeParams, type CacheSafeParams, type CacheSafeRequest } from "./cache-safe-params.js";
+export {
+  buildCacheSafeParams,
+  type CacheSafeParams,
+  type CacheSafeRequest,
+  type RequestPrefix,
+} from "./cache-safe-params.js";
 export { closestName } from "./closest-name.js";
 export {
   type AppliedEdit,
@@ -72,7 +77,12 @@ export {
   type JsonSchemaObject,
   jsonSchemaInput,
 } from "./json-schema-input.js";
-export type { HistoryReplacedEvent, LoopEvent, StateSnapshotEvent } from "./loop-events.js";
+export type {
+  HistoryReplacedEvent,
+  LoopEvent,
+  RequestStartEvent,
+  StateSnapshotEvent,
+} from "./loop-events.js";
 export { lastAssistantText } from "./loop-messages.js";
 export {
   DEFAULT_MAX_OUTPUT_TOKENS,

@@ -1,3 +1,4 @@
+import type { CacheSafeParams } from "./cache-safe-params.js";
 import type { ReactiveCompactGuards } from "./loop-state.js";
 import type { Message, RawMessageStreamEvent } from "./messages.js";
 import type { ApiRetryEvent } from "./model-client.js";
@@ -31,11 +32,27 @@ export interface HistoryReplacedEvent {
   readonly messages: readonly Message[];
 }
 
+/**
+ * A model request is about to be sent (once per attempt: a fallback's attempt is a request of its
+ * own; the client's retries of one attempt are not).
+ */
+export interface RequestStartEvent {
+  readonly type: "request_start";
+  readonly model: string;
+  readonly querySource: string;
+  /**
+   * R-F3: the request's exact prefix — system blocks and tool definitions as sent, its model,
+   * thinking and output cap — with the messages it sends. The one place a request prefix is
+   * announced: a session keeps the last one it saw, and its forks start from those bytes.
+   */
+  readonly prefix: CacheSafeParams;
+}
+
 /** Everything `query()` yields. Messages are the transcript; the rest are events for UIs. */
 export type LoopEvent =
   | Message
   | { readonly type: "stream_event"; readonly event: RawMessageStreamEvent }
-  | { readonly type: "request_start"; readonly model: string; readonly querySource: string }
+  | RequestStartEvent
   | ApiRetryEvent
   /** R-L8: remove this already-yielded message (its attempt was abandoned). */
   | { readonly type: "tombstone"; readonly uuid: string }

@@ -26,7 +26,7 @@ export interface LoopRun {
   /** R-L2: the one live input, commands queued while the loop runs; `consumed` collects them. */
   readonly queuedCommands: QueuedCommand[] | undefined;
   readonly consumed: QueuedCommand[];
-  readonly onCacheSafeParams: QueryParams["onCacheSafeParams"];
+  readonly toolDefinitions: QueryParams["toolDefinitions"];
   readonly usage: UsageCounter;
   /** R-L18: summary requests are paid for too; the totals include them once they have settled. */
   readonly summaryUsage: UsageCounter;
@@ -46,7 +46,7 @@ export function startRun(params: QueryParams, consumed: QueuedCommand[]): LoopRu
     systemPrompt: params.systemPrompt,
     queuedCommands: params.queuedCommands,
     consumed,
-    onCacheSafeParams: params.onCacheSafeParams,
+    toolDefinitions: params.toolDefinitions,
     usage: new UsageCounter(),
     summaryUsage: new UsageCounter(),
   };
@@ -71,8 +71,9 @@ export function initialState(params: QueryParams, run: LoopRun): LoopState {
 }
 
 /**
- * R-F3: the exact prefix of the request an iteration sends (or sent, after a fallback changed
- * its model), through the one CacheSafeParams builder.
+ * R-F3: the prefix of the requests an iteration sends, built once at its top through the one
+ * CacheSafeParams builder: its compaction forks from it, and each attempt sends these bytes
+ * (with its own model and messages) and announces them on `request_start`.
  */
 export function requestPrefix(
   run: LoopRun,
@@ -83,7 +84,12 @@ export function requestPrefix(
     readonly messages: readonly Message[];
   },
 ): CacheSafeParams {
-  return buildCacheSafeParams({ ...request, systemPrompt: run.systemPrompt, thinking: run.config.thinking });
+  return buildCacheSafeParams({
+    ...request,
+    systemPrompt: run.systemPrompt,
+    toolDefinitions: run.toolDefinitions,
+    thinking: run.config.thinking,
+  });
 }
 
 /** How an iteration's phase ended: the state of the next iteration, or the loop's end. */

@@ -1,4 +1,5 @@
 import { type WithheldKind, withheldKind } from "./api-error-kinds.js";
+import type { CacheSafeParams, RequestPrefix } from "./cache-safe-params.js";
 import { apiMicrocompactBoundary } from "./context-editing.js";
 import { contextTokens } from "./context-management.js";
 import { createApiErrorMessage } from "./create-message.js";
@@ -15,9 +16,10 @@ import type { ToolUseContext } from "./tool.js";
 export interface ModelAttemptInput {
   readonly run: LoopRun;
   readonly toolUseContext: ToolUseContext;
+  /** R-F3: the iteration's request prefix: each attempt sends its bytes. */
+  readonly prefix: RequestPrefix;
   /** The history after context management: what this attempt sends. */
   readonly messages: readonly Message[];
-  readonly maxOutputTokens: number;
 }
 
 /** A reply the model gave (or the withheld error it ended with), with the tools it started. */
@@ -85,17 +87,19 @@ export async function* attemptModel(
     : undefined;
   try {
     for (;;) {
-      yield { type: "request_start", model, querySource: config.querySource };
+      // R-F3: what this attempt sends, announced as it goes; the request is built from these bytes.
+      const prefix: CacheSafeParams = { ...input.prefix, model, forkContextMessages: messagesForQuery };
+      yield { type: "request_start", model, querySource: config.querySource, prefix };
       const assistantUuid = deps.uuid();
       try {
         for await (const event of deps.callModel({
           client: config.client,
           model,
-          systemPrompt: run.systemPrompt,
-          tools: toolUseContext.tools,
+          systemPrompt: prefix.systemPrompt,
+          tools: prefix.tools,
           messages: messagesForQuery,
-          maxOutputTokens: input.maxOutputTokens,
-          thinking: config.thinking,
+          maxOutputTokens: prefix.maxOutputTokens,
+          thinking: prefix.thinking,
           querySource: config.querySource,
           signal: toolUseContext.abortController.signal,
           taskBudget,

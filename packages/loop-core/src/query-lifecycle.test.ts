@@ -220,19 +220,21 @@ describe("R-L17/R-L18/R-F3", () => {
     });
   });
 
-  it("R-F3: cache-safe params after every turn match the request prefix byte for byte", async () => {
+  it("R-F3: each request_start carries its request's prefix byte for byte, with the messages it sends", async () => {
     const handle = await sims.start(toolThenText);
-    const saved: CacheSafeParams[] = [];
-    await collect(
-      query(
-        simParams(handle, { tools: [testTool({ name: "Probe" })], onCacheSafeParams: (p) => saved.push(p) }),
-      ),
+    const { events } = await collect(query(simParams(handle, { tools: [testTool({ name: "Probe" })] })));
+    const announced: CacheSafeParams[] = events.flatMap((event) =>
+      event.type === "request_start" ? [event.prefix] : [],
     );
-    expect(saved).toHaveLength(2);
-    const body = JSON.parse(handle.messageRequests()[1]?.rawBody ?? "{}");
-    expect(body.system).toEqual(saved[0]?.systemPrompt);
-    expect(body.tools).toEqual(saved[0]?.tools);
-    expect(body.model).toBe(saved[0]?.model);
-    expect(saved[0]?.forkContextMessages).toHaveLength(3);
+    expect(announced).toHaveLength(2);
+    announced.forEach((prefix, index) => {
+      const body = JSON.parse(handle.messageRequests()[index]?.rawBody ?? "{}");
+      expect(body.system).toEqual(prefix.systemPrompt);
+      expect(body.tools).toEqual(prefix.tools);
+      expect(body.model).toBe(prefix.model);
+      expect(body.max_tokens).toBe(prefix.maxOutputTokens);
+      expect(body.messages).toHaveLength(prefix.forkContextMessages.length);
+    });
+    expect(announced[1]?.forkContextMessages).toHaveLength(3);
   });
 });

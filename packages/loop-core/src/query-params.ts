@@ -1,6 +1,5 @@
 import type Anthropic from "@anthropic-ai/sdk";
-import type { ThinkingConfigParam } from "./build-request.js";
-import type { CacheSafeParams } from "./cache-safe-params.js";
+import type { ThinkingConfigParam, ToolUnion } from "./build-request.js";
 import type { ContextEditingConfig } from "./context-editing.js";
 import type { ContextPipeline } from "./context-pipeline.js";
 import type { LoopHooks } from "./hooks.js";
@@ -22,6 +21,11 @@ export interface QueryParams {
   readonly messages: readonly Message[];
   readonly systemPrompt: string | readonly TextBlockParam[];
   readonly toolUseContext: ToolUseContext;
+  /**
+   * R-F3: the definitions a parent sent for `toolUseContext.tools`, sent as they are (a fork's
+   * prefix travels as bytes); default: built from the tools.
+   */
+  readonly toolDefinitions?: readonly ToolUnion[];
   /** 'sdk' | 'repl_main_thread' | 'agent:<name>' | 'compact' | 'session_memory' | … (R-L3). */
   readonly querySource: string;
   /** Default: allow everything. */
@@ -51,8 +55,6 @@ export interface QueryParams {
   readonly autoCompactEnabled?: boolean;
   /** R-L2: drained between tool turns; the array is consumed (spliced) by the loop. */
   readonly queuedCommands?: QueuedCommand[];
-  /** R-F3: called after every turn with the exact cache-safe request prefix. */
-  readonly onCacheSafeParams?: (params: CacheSafeParams) => void;
   /** R-L5: yield a `state_snapshot` event at the start of every iteration. */
   readonly recordSnapshots?: boolean;
   /** R-L13: replace any of callModel, autocompact, microcompact, uuid. */

@@ -60,8 +60,9 @@ async function* queryLoop(
     const signal = toolUseContext.abortController.signal;
     const model = toolUseContext.options.model;
     const maxOutputTokens = state.maxOutputTokensOverride ?? config.defaultMaxOutputTokens;
-    // R-F3: the prefix of the request this iteration sends; a compaction that runs now (the first
-    // iteration of a turn included) forks from it, so its request reads this prefix from the cache.
+    // R-F3: the prefix of the requests this iteration sends (the one place it is built); a
+    // compaction that runs now (the first iteration of a turn included) forks from it, so its
+    // request reads this prefix from the cache.
     const cacheSafeParams = requestPrefix(run, {
       model,
       tools: toolUseContext.tools,
@@ -98,7 +99,12 @@ async function* queryLoop(
     }
 
     // Phase 4 — call the model (R-L8: inside a fallback loop).
-    const reply = yield* attemptModel({ run, toolUseContext, messages: managed.messages, maxOutputTokens });
+    const reply = yield* attemptModel({
+      run,
+      toolUseContext,
+      prefix: cacheSafeParams,
+      messages: managed.messages,
+    });
     if (reply.type === "failed")
       return await end({ reason: "model_error", messages: reply.messages, error: reply.error });
     if (signal.aborted) {
@@ -146,18 +152,10 @@ async function* queryLoop(
       outcome = continuePausedTurn({ run, state: current, messages });
     } else if (noToolCalls) {
       reply.executor.discard();
-      run.onCacheSafeParams?.(
-        requestPrefix(run, {
-          model: reply.toolUseContext.options.model,
-          tools: toolUseContext.tools,
-          maxOutputTokens,
-          messages,
-        }),
-      );
       outcome = yield* endTurn({ run, state: current, messages });
     } else {
       // Phase 5 — tools.
-      outcome = yield* runToolTurn({ run, state: current, reply, messages, maxOutputTokens });
+      outcome = yield* runToolTurn({ run, state: current, reply, messages });
     }
     if (!("next" in outcome)) return await end(outcome);
     state = outcome.next;

@@ -1,7 +1,7 @@
 import { createUserMessage } from "./create-message.js";
 import { abortedDuringTools } from "./interrupts.js";
 import type { LoopEvent } from "./loop-events.js";
-import { type LoopRun, type PhaseOutcome, requestPrefix } from "./loop-run.js";
+import type { LoopRun, PhaseOutcome } from "./loop-run.js";
 import { freshTurnState, type LoopState } from "./loop-state.js";
 import { step } from "./loop-step.js";
 import type { AssistantMessage, Message, ToolUseBlock, UserMessage } from "./messages.js";
@@ -29,7 +29,6 @@ export async function* runToolTurn(input: {
   readonly reply: ModelReply;
   /** The history so far: what was sent, then the replies. */
   readonly messages: readonly Message[];
-  readonly maxOutputTokens: number;
 }): AsyncGenerator<LoopEvent, PhaseOutcome> {
   const { run, state, reply, messages } = input;
   const { executor, assistantMessages } = reply;
@@ -60,14 +59,6 @@ export async function* runToolTurn(input: {
 
   const queued = yield* drainQueuedCommands(run);
   const nextMessages: Message[] = [...messages, ...toolResults, ...queued];
-  run.onCacheSafeParams?.(
-    requestPrefix(run, {
-      model: state.toolUseContext.options.model,
-      tools: state.toolUseContext.tools,
-      maxOutputTokens: input.maxOutputTokens,
-      messages: nextMessages,
-    }),
-  );
   const turnCount = state.turnCount + 1;
   // R-L19: no summary is started for a batch nobody will see.
   if (decision.reason === "max_turns") return { reason: "max_turns", messages: nextMessages, turnCount };

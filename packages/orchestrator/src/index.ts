@@ -83,7 +83,6 @@ export {
   loadIntactTranscript,
   loadTranscript,
   type ReadTranscript,
-  type RequestPrefix,
   readTranscript,
   repairTranscript,
   sessionTranscriptPath,

@@ -1,11 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { join, resolve } from "node:path";
 import {
-  buildCacheSafeParams,
   type CacheSafeParams,
   createAgentState,
   createUserMessage,
-  defaultMaxOutputTokens,
   getModelInfo,
   type LoopEvent,
   loadAnthropicSdk,
@@ -62,8 +60,8 @@ export type {
  * The main agent of `forkloop run`, on the in-process host of the agent runner: assembles the
  * session once (prefetch in parallel, §1.2), runs loop-core's query() in-process with the tools +
  * `Agent` + `Skill`, compaction whose compact and session-memory requests are forks in the pool
- * (R-C4, R-C5, R-F1), saves CacheSafeParams after every turn (R-F3) and appends the transcript as
- * it goes.
+ * (R-C4, R-C5, R-F1), keeps the prefix of the last request the loop announced (R-F3: forks start
+ * from it) and appends the transcript as it goes.
  */
 export async function createSession(options: MainSessionOptions): Promise<MainSession> {
   const cwd = resolve(options.cwd);
@@ -79,6 +77,8 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
   const resumedFile = start.file;
   const resumed = resumedFile !== undefined;
   let { history, interruptedForks } = start;
+  // R-F3: the last request prefix the loop announced (or the resumed transcript's): written only
+  // where a request_start passes below, so forks start from the bytes the parent last sent.
   let latest: CacheSafeParams | undefined = start.cacheSafeParams;
 
   // The session's own pool starts its first thread when the first fork needs it, so a short
@@ -222,16 +222,6 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     }
     const turnMessages = opened.messages;
     transcript.appendMessages(turnMessages);
-    // Until the loop saves its own after the first turn, a fork (an Agent call in turn 1) uses
-    // the prefix of the request in flight, built the way the loop builds it (R-F3).
-    latest = buildCacheSafeParams({
-      model,
-      systemPrompt: assembled.systemPrompt,
-      tools,
-      thinking: profile.thinking,
-      maxOutputTokens: defaultMaxOutputTokens(model, profile.modelOverrides),
-      messages: [...history, ...turnMessages],
-    });
     const recorder = new AgentRecorder(transcript, profile, model);
     // R-T4: a background command that ends while the turn works is told between its tool turns
     // (R-L2); one that ends after the last is left in the queue for the caller's next turn.
@@ -253,18 +243,15 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       ...recorder.loopOptions(),
       ...(profile.thinking === undefined ? {} : { thinking: profile.thinking }),
       ...(outputConfig === undefined ? {} : { outputConfig }),
-      onCacheSafeParams: (params) => {
-        latest = params;
-        transcript.appendCacheSafeParams(params);
-      },
     });
     try {
       let step = await events.next();
       while (!step.done) {
         const event = step.value;
-        // A fork started later in this iteration (an Agent call) shares the replaced history.
-        if (event.type === "history_replaced" && latest)
-          latest = { ...latest, forkContextMessages: event.messages };
+        if (event.type === "request_start") {
+          latest = event.prefix;
+          transcript.appendCacheSafeParams(event.prefix);
+        }
         // R-T4: a compaction summarises away the calls that started background commands; the
         // model is told again what still runs (ids, commands, output files).
         if (event.type === "system" && event.compactMetadata) {
@@ -334,7 +321,6 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       signal: compactOptions.signal,
     });
     if (done.history) history = done.history;
-    if (done.params) latest = done.params;
     return done.result;
   }
 

@@ -28,9 +28,9 @@ export function compactFailure(
 
 /**
  * Manual compaction (`/compact [instructions]`) through the pipeline's own manual path: the
- * latest turn's exact prefix + one instruction (R-F3). On success the transcript records the
- * boundary and the whole new history, so a resume restarts from it, and the prefix's fork context
- * is the new history.
+ * latest request's exact prefix + one instruction (R-F3). On success the transcript records the
+ * boundary and the whole new history, so a resume restarts from it; the next request announces
+ * the prefix that follows.
  */
 export async function manualCompact(input: {
   readonly pipeline: CompactionPipeline;
@@ -43,7 +43,7 @@ export async function manualCompact(input: {
   readonly modelOverrides: Parameters<typeof getModelInfo>[1];
   readonly instructions: string | undefined;
   readonly signal: AbortSignal | undefined;
-}): Promise<{ result: SessionCompactResult; history?: Message[]; params?: CacheSafeParams }> {
+}): Promise<{ result: SessionCompactResult; history?: Message[] }> {
   const { params, transcript } = input;
   const modelInfo = getModelInfo(input.model, input.modelOverrides);
   const text = input.instructions?.trim() ?? "";
@@ -61,11 +61,8 @@ export async function manualCompact(input: {
   const history = [...outcome.messages];
   transcript.append({ type: "message", message: outcome.boundary });
   transcript.append({ type: "history", messages: history });
-  const next = params === undefined ? undefined : { ...params, forkContextMessages: history };
-  if (next) transcript.appendCacheSafeParams(next);
   return {
     history,
-    ...(next === undefined ? {} : { params: next }),
     result: {
       ok: true,
       boundary: outcome.boundary,

@@ -1,5 +1,5 @@
+import type { RequestPrefix } from "@forkloop/loop-core";
 import type { SubAgentTask } from "./sub-agent-types.js";
-import type { RequestPrefix } from "./transcript.js";
 
 /**
  * R-R13: the cache-key part of a sub-agent's own requests — its parent's prefix as the fork

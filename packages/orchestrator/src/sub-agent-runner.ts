@@ -10,7 +10,6 @@ import {
   type RetryClock,
   sumUsage,
   type Terminal,
-  toolDefinitions,
   usageTotalsOf,
 } from "@forkloop/loop-core";
 import { backgroundShellsFor, forwardTaskNotices } from "@forkloop/tools";
@@ -62,14 +61,6 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
     durationMs: performance.now() - started,
   });
   const tools = buildForkTools(task, io);
-  if (JSON.stringify(params.tools) !== JSON.stringify(toolDefinitions(tools))) {
-    io.emit({
-      type: "cache_break",
-      agentId: task.id,
-      part: "tools",
-      detail: "the worker's tool definitions differ from the parent's; the whole prefix is a cache miss",
-    });
-  }
   let canUseTool: CanUseTool;
   try {
     canUseTool = forkPermissions(task, tools, io);
@@ -156,7 +147,9 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
     for (;;) {
       const events = recorder.drive({
         messages: history,
+        // R-F3: the parent's system blocks and tool definitions are sent as the parent sent them.
         systemPrompt: params.systemPrompt,
+        toolDefinitions: params.tools,
         toolUseContext,
         querySource: task.querySource,
         canUseTool,

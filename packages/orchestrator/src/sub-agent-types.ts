@@ -151,13 +151,6 @@ export type SubAgentEvent =
       readonly preTokens: number;
       readonly postTokens: number;
     }
-  | {
-      readonly type: "cache_break";
-      readonly agentId: string;
-      /** Which part of the prefix differs from the parent's (R-F3: documented and measured). */
-      readonly part: "model" | "tools" | "system" | "thinking" | "max_tokens";
-      readonly detail: string;
-    }
   | { readonly type: "done"; readonly agentId: string; readonly result: SubAgentResult };
 
 export type SubAgentStatus = "completed" | "failed" | "cancelled";

@@ -1,6 +1,6 @@
-import type { CacheSafeParams, Message } from "@forkloop/loop-core";
+import type { CacheSafeParams, Message, RequestPrefix } from "@forkloop/loop-core";
 import { OrchestratorError } from "./errors.js";
-import type { RequestPrefix, TranscriptRecord } from "./transcript.js";
+import type { TranscriptRecord } from "./transcript.js";
 
 /**
  * R-R12: what a transcript says once its records are read in order — the conversation to resume

@@ -25,7 +25,12 @@ function reply(uuid: string, apiError = false): AssistantMessage {
 }
 
 const delta = { type: "stream_event", event: { type: "content_block_delta" } } as unknown as LoopEvent;
-const start = (model = "m1"): LoopEvent => ({ type: "request_start", model, querySource: "sdk" });
+const start = (model = "m1"): LoopEvent => ({
+  type: "request_start",
+  model,
+  querySource: "sdk",
+  prefix: { model, systemPrompt: [], tools: [], maxOutputTokens: 100, forkContextMessages: [] },
+});
 
 /** A recorder whose clock advances one second per reading. */
 function recorder() {

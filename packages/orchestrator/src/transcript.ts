@@ -1,7 +1,14 @@
 import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { open, readFile, rename } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { CacheSafeParams, LoopEvent, Message, TerminalReason, UsageTotals } from "@forkloop/loop-core";
+import type {
+  CacheSafeParams,
+  LoopEvent,
+  Message,
+  RequestPrefix,
+  TerminalReason,
+  UsageTotals,
+} from "@forkloop/loop-core";
 import { OrchestratorError } from "./errors.js";
 import { TranscriptFold } from "./transcript-fold.js";
 import {
@@ -28,9 +35,6 @@ export const TRANSCRIPT_EXTENSION = ".fltr";
  * both (transcript-fold.ts); a transcript whose `session_start.format` is newer is refused.
  */
 export const TRANSCRIPT_FORMAT = 2;
-
-/** The cache-key part of a request prefix (R-F3): CacheSafeParams without the messages. */
-export type RequestPrefix = Omit<CacheSafeParams, "forkContextMessages">;
 
 /** One record of a transcript. Messages link to their parent by `parentUuid`; sessions by `parent`. */
 export type TranscriptRecord =

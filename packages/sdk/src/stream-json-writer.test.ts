@@ -68,7 +68,18 @@ describe("stream-json writer (Claude Code–compatible headless lines)", () => {
         permissionMode: "default",
         simulated: true,
       }),
-      ...writer.lines({ type: "request_start", model: "claude-sonnet-4-6", querySource: "sdk" }),
+      ...writer.lines({
+        type: "request_start",
+        model: "claude-sonnet-4-6",
+        querySource: "sdk",
+        prefix: {
+          model: "claude-sonnet-4-6",
+          systemPrompt: [],
+          tools: [],
+          maxOutputTokens: 8_000,
+          forkContextMessages: [],
+        },
+      }),
     ];
     clock = 40;
     lines.push(

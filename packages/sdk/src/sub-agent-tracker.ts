@@ -377,7 +377,6 @@ export class SubAgentTracker {
       case "api_retry":
       case "rate_limited":
       case "compact_boundary":
-      case "cache_break":
       case "done":
         return;
       default: {

@@ -125,8 +125,9 @@ export function toolResultTexts(messages: readonly Message[]): string[] {
 }
 
 /**
- * Runs one in-process parent turn with query() and returns the CacheSafeParams it saved (R-F3),
- * so a test can fork from a real parent request.
+ * Runs one in-process parent turn with query() and returns its last request's prefix (R-F3, as
+ * `request_start` announced it) continued by the whole turn's history, so a test can fork from a
+ * real parent request.
  */
 export async function runParentTurn(options: {
   client: Anthropic;
@@ -152,14 +153,14 @@ export async function runParentTurn(options: {
     },
     querySource: "repl_main_thread",
     client: options.client,
-    onCacheSafeParams: (params) => {
-      saved = params;
-    },
   });
   let step = await generator.next();
-  while (!step.done) step = await generator.next();
-  if (!saved) throw new Error("the parent turn saved no CacheSafeParams");
-  return { cacheSafeParams: saved, terminal: step.value };
+  while (!step.done) {
+    if (step.value.type === "request_start") saved = step.value.prefix;
+    step = await generator.next();
+  }
+  if (!saved) throw new Error("the parent turn sent no request");
+  return { cacheSafeParams: { ...saved, forkContextMessages: step.value.messages }, terminal: step.value };
 }
 
 /** The parts of a request that make up the prompt-cache key besides the messages (R-F3). */

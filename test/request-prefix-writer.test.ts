@@ -1,0 +1,68 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = join(import.meta.dirname, "..");
+
+/** Production sources: no tests, no test doubles (`testing/`, `test-support/`). */
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory())
+      return name === "testing" || name === "test-support" || name === "node_modules" || name === "dist"
+        ? []
+        : sourceFiles(path);
+    return path.endsWith(".ts") && !path.endsWith(".test.ts") ? [path] : [];
+  });
+}
+
+const sources = ["packages", "apps"].flatMap((top) =>
+  readdirSync(join(root, top)).flatMap((pkg) => {
+    const src = join(root, top, pkg, "src");
+    return statSync(src, { throwIfNoEntry: false })?.isDirectory() ? sourceFiles(src) : [];
+  }),
+);
+
+/** Files (relative to the root) whose code matches `pattern`, comments left out. */
+function filesMatching(pattern: RegExp): string[] {
+  return sources
+    .filter((file) => {
+      const code = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "");
+      return pattern.test(code);
+    })
+    .map((file) => relative(root, file))
+    .sort();
+}
+
+describe("R-F3: the request prefix has one writer", () => {
+  it("only loop-core builds system blocks and tool definitions, and a batch its root prefix", () => {
+    expect(
+      filesMatching(/\b(buildCacheSafeParams|toolDefinitions|toolDefinition|buildSystemBlocks)\(/),
+    ).toEqual([
+      // A batch's shared prefix: a root no request precedes, built through the loop's builder.
+      "apps/cli/src/batch-prefix.ts",
+      "packages/loop-core/src/build-request.ts",
+      "packages/loop-core/src/cache-safe-params.ts",
+      "packages/loop-core/src/loop-run.ts",
+    ]);
+  });
+
+  it("the loop builds it once per iteration and announces it on request_start, nowhere else", () => {
+    const loopCore = join(root, "packages/loop-core/src");
+    const calls = sourceFiles(loopCore).flatMap((file) =>
+      [...readFileSync(file, "utf8").matchAll(/(?<!function )\brequestPrefix\(/g)].map(() =>
+        relative(loopCore, file),
+      ),
+    );
+    expect(calls).toEqual(["query.ts"]);
+    expect(filesMatching(/type: "request_start",[^}]*\bprefix\b/)).toEqual([
+      "packages/loop-core/src/model-attempt.ts",
+    ]);
+  });
+
+  it("a session keeps the prefix a request_start carried and writes it nowhere else", () => {
+    const session = readFileSync(join(root, "packages/orchestrator/src/main-session.ts"), "utf8");
+    const writes = [...session.matchAll(/\blatest\s*=(?!=)\s*([^;]+);/g)].map((match) => match[1]);
+    expect(writes).toEqual(["event.prefix"]);
+  });
+});
