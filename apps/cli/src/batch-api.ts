@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import {
   MESSAGE_BATCHES_LOG,
   type MessageBatchesClient,
@@ -8,6 +8,7 @@ import {
   openMessageBatchJournal,
   type RoundEvent,
 } from "@forkloop/batch";
+import { loadAnthropicSdk } from "@forkloop/loop-core";
 import type { ModelEndpoint } from "@forkloop/orchestrator";
 import type { ModelSource } from "@forkloop/sdk";
 import { CliError } from "./cli-error.js";
@@ -34,7 +35,7 @@ export async function openBatchApi(
   env: Readonly<Record<string, string | undefined>>,
   log: (line: string) => void,
 ): Promise<BatchApiRun> {
-  const client = batchesClient(source.endpoint);
+  const client = await batchesClient(source.endpoint);
   await checkBatchesApi(client, endpointUrl(source));
   const journal: MessageBatchJournal = await openMessageBatchJournal(join(dir, MESSAGE_BATCHES_LOG));
   const open = journal.sent.filter((batch) => !journal.ended.has(batch.batchId));
@@ -86,8 +87,10 @@ function adapt(client: Anthropic): MessageBatchesClient {
   };
 }
 
-function batchesClient(endpoint: ModelEndpoint): Anthropic {
-  return new Anthropic({
+/** The SDK loads only when a batch uses the Batches API (R-V2: nothing is loaded before its use). */
+async function batchesClient(endpoint: ModelEndpoint): Promise<Anthropic> {
+  const Sdk = await loadAnthropicSdk();
+  return new Sdk({
     apiKey: endpoint.apiKey,
     ...(endpoint.baseURL === undefined ? {} : { baseURL: endpoint.baseURL }),
     maxRetries: endpoint.maxRetries ?? 2,
