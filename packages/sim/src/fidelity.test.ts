@@ -5,6 +5,7 @@ import type { Case, Expect, ResponseBody } from "./test-support/fidelity/case.js
 import { DOCUMENT_AND_TOOL_CASES } from "./test-support/fidelity/document-and-tool-cases.js";
 import { MODEL_RULE_CASES } from "./test-support/fidelity/model-rule-cases.js";
 import { REQUEST_RULE_CASES } from "./test-support/fidelity/request-rule-cases.js";
+import { TOOL_SET_CASES } from "./test-support/fidelity/tool-set-cases.js";
 import type { Simulator } from "./types.js";
 
 /**
@@ -12,7 +13,12 @@ import type { Simulator } from "./types.js";
  * answers, with the documentation page that says so (test-support/fidelity/), sent twice —
  * through the official SDK (`client.post`) and as raw HTTP.
  */
-const CASES: readonly Case[] = [...MODEL_RULE_CASES, ...REQUEST_RULE_CASES, ...DOCUMENT_AND_TOOL_CASES];
+const CASES: readonly Case[] = [
+  ...MODEL_RULE_CASES,
+  ...REQUEST_RULE_CASES,
+  ...DOCUMENT_AND_TOOL_CASES,
+  ...TOOL_SET_CASES,
+];
 
 let sim: Simulator;
 let client: Anthropic;

@@ -27,6 +27,7 @@ import {
   thinkingOn,
 } from "./validate-thinking.js";
 import { checkToolDefinitions } from "./validate-tool-definitions.js";
+import { checkToolSets } from "./validate-tool-sets.js";
 import { checkToolPairing, checkTools } from "./validate-tool-use.js";
 
 export type { MessagesRequest } from "./request-schema.js";
@@ -101,6 +102,7 @@ function validateCommon<B extends CountTokensRequest>(
     checkToolDefinitions(body, raw) ??
     checkBetaFields(body, ctx.betas) ??
     checkTools(body) ??
+    checkToolSets(body) ??
     checkContent(body, {
       version: ctx.version,
       systemMessages: model.supportsSystemMessages !== false,

@@ -5,6 +5,8 @@ import type { CountTokensRequest } from "./request-schema.js";
 export function checkTools(body: CountTokensRequest): ApiError | null {
   const names = new Set<string>();
   for (const tool of body.tools ?? []) {
+    // An mcp_toolset has no name of its own (its server's name is checked in validate-tool-sets).
+    if (typeof (tool as { name?: unknown }).name !== "string") continue;
     if (names.has(tool.name)) return invalidRequest("tools: Tool names must be unique.");
     names.add(tool.name);
   }
