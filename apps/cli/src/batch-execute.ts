@@ -127,6 +127,7 @@ export async function executeBatch(run: BatchExecution, context: CommandContext)
     // R-B8: the rounds wait for every running item, so they must know which ones run.
     const executor = batchApi === undefined ? created : batchApi.rounds.track(created);
     const summary = await runBatch({
+      batchId: run.spec.id,
       backend: run.backend,
       executor,
       concurrency: run.concurrency,

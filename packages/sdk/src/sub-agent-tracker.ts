@@ -378,6 +378,8 @@ export class SubAgentTracker {
       case "rate_limited":
       case "compact_boundary":
       case "done":
+      // The pool keeps telemetry events for the exporter (R-V5); none reaches a caller.
+      case "telemetry":
         return;
       default: {
         const unreachable: never = event;
