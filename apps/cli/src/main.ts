@@ -34,6 +34,7 @@ async function runFromProcess(): Promise<void> {
     env: process.env,
     cwd: process.cwd(),
     signal: stop.signal,
+    beforeForcedExit: (handler) => stop.beforeForcedExit(handler),
   };
   if (!(await startProcessTelemetry())) process.exit(EXIT.usage);
   const code = await runCommandLine(process.argv.slice(2), context);
