@@ -1,4 +1,5 @@
 import type {
+  ApiMessage,
   CacheSafeParams,
   CanUseTool,
   ContentBlockParam,
@@ -120,6 +121,17 @@ export type SubAgentEvent =
       readonly toolUseId: string;
       readonly name: string;
       readonly input: unknown;
+    }
+  | {
+      /**
+       * A complete model reply (not an API error), as the API sent it, with its response's
+       * request id: the parent yields its blocks as the sub-agent's assistant messages (R-K2).
+       * Sent after the reply's `tool_use` events and before its `usage` end.
+       */
+      readonly type: "assistant_message";
+      readonly agentId: string;
+      readonly message: ApiMessage;
+      readonly requestId?: string;
     }
   | {
       readonly type: "tool_result";
