@@ -27,6 +27,7 @@ import {
   thinkingOn,
 } from "./validate-thinking.js";
 import { checkToolDefinitions } from "./validate-tool-definitions.js";
+import { checkOutputSchemas } from "./validate-output-schema.js";
 import { checkToolSets } from "./validate-tool-sets.js";
 import { checkToolPairing, checkTools } from "./validate-tool-use.js";
 
@@ -112,7 +113,8 @@ function validateCommon<B extends CountTokensRequest>(
     checkToolPairing(body) ??
     checkThinkingBlocks(body) ??
     checkContextManagement(body, ctx.betas) ??
-    checkCitations(body);
+    checkCitations(body) ??
+    checkOutputSchemas(body);
   if (error) return { ok: false, error };
   // From here on the prompt is the request with its file_id sources read (R-D4).
   const resolved = ctx.files ? resolveFileSources(body, ctx.files) : { ok: true as const, body };
