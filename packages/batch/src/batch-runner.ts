@@ -171,12 +171,12 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
       }
       return { ok: "cancelled" };
     }
-    // R-B3: a success counts once its change is in the workspace (or it is a conflict).
-    const outcome =
-      isolation === undefined ? finished : await isolation.settle(claim, finished, options.backend);
-    if (outcome.ok === "cancelled") return outcome;
-    await record(claim, outcome);
-    return outcome;
+    // R-B3: with isolation, a success counts once its change is in the workspace (or it is a
+    // conflict); the isolator records the outcome under its apply lock.
+    if (isolation !== undefined)
+      return isolation.settle(claim, finished, options.backend, (outcome) => record(claim, outcome));
+    await record(claim, finished);
+    return finished;
   };
   const record = async (claim: Claim, outcome: Exclude<ItemOutcome, { ok: "cancelled" }>): Promise<void> => {
     if (outcome.result) {
@@ -234,11 +234,9 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
         );
       return;
     }
-    await isolation.begin();
+    await isolation.begin(pending);
     for (const apply of pending) {
-      const outcome = await isolation.recover(apply);
-      if (outcome.ok === "cancelled") continue;
-      await record(apply.claim, outcome);
+      const outcome = await isolation.recover(apply, (settled) => record(apply.claim, settled));
       await isolation.release(apply.claim, outcome);
     }
   };
