@@ -19,6 +19,7 @@ import { describeIssue } from "./schema-issues.js";
 import { checkContent } from "./validate-content.js";
 import { type ContextEditing, checkContextManagement } from "./validate-context-management.js";
 import { checkModelRules, checkSystemMessages } from "./validate-model-rules.js";
+import { checkOutputSchemas } from "./validate-output-schema.js";
 import {
   checkIssuedThinking,
   checkThinkingBlocks,
@@ -27,7 +28,6 @@ import {
   thinkingOn,
 } from "./validate-thinking.js";
 import { checkToolDefinitions } from "./validate-tool-definitions.js";
-import { checkOutputSchemas } from "./validate-output-schema.js";
 import { checkToolSets } from "./validate-tool-sets.js";
 import { checkToolPairing, checkTools } from "./validate-tool-use.js";
 
