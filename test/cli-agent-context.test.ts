@@ -229,7 +229,15 @@ describe("forkloop batch: each item's context", () => {
     );
     await withSim(dir, ["--models", "window-24k.json", "--scenario", scenario], async (sim) => {
       const run = await runCliInProcess(
-        ["run", "Have a sub-agent audit the parts.", "--output-format", "stream-json"],
+        // The 24k window is sized for Sonnet 4.6 (its tokenizer), not run's default Opus (R-X2).
+        [
+          "run",
+          "--model",
+          "claude-sonnet-4-6",
+          "Have a sub-agent audit the parts.",
+          "--output-format",
+          "stream-json",
+        ],
         {
           cwd: dir,
           env: { ...sim.env, FORKLOOP_MODELS: "window-24k.json" },

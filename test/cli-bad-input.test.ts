@@ -139,7 +139,7 @@ const cases: {
     name: "base URL without key",
     args: ["run", "hi"],
     env: { ANTHROPIC_BASE_URL: "http://127.0.0.1:1" },
-    message: /ANTHROPIC_BASE_URL is set but ANTHROPIC_API_KEY is not/,
+    message: /ANTHROPIC_BASE_URL is set but neither ANTHROPIC_API_KEY nor ANTHROPIC_AUTH_TOKEN is/,
   },
 ];
 

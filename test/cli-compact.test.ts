@@ -6,6 +6,10 @@ import { runCliInProcess, type SimHandle, streamJsonLines, withSim } from "@fork
 import { forkPrefixDifferences } from "@forkloop/orchestrator/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
+// The models file and the windows below are sized for Sonnet 4.6 (its tokenizer), not for run's
+// default model (Claude Code's newest Opus, R-X2), so every run names it.
+const SONNET = ["--model", "claude-sonnet-4-6"];
+
 // Manual compaction through the BUILT binary: `forkloop run --resume <id> "/compact …"`
 // against a `forkloop sim` process whose request log shows what each step sent.
 
@@ -22,10 +26,13 @@ afterAll(async () => {
 });
 
 async function newSession(sim: SimHandle): Promise<string> {
-  const first = await runCliInProcess(["run", "Summarize big.md", "--output-format", "stream-json"], {
-    cwd: dir,
-    env: sim.env,
-  });
+  const first = await runCliInProcess(
+    ["run", ...SONNET, "Summarize big.md", "--output-format", "stream-json"],
+    {
+      cwd: dir,
+      env: sim.env,
+    },
+  );
   expect(first.code, first.stderr).toBe(0);
   const init = streamJsonLines(first.stdout)[0];
   if (init?.type !== "system" || init.subtype !== "init") throw new Error("expected the init line");
@@ -47,7 +54,15 @@ describe('forkloop run "/compact [instructions]"', () => {
       expect(parent.rawBody).toContain(MARKER);
 
       const compact = await runCliInProcess(
-        ["run", "--resume", sessionId, "/compact keep the API names", "--output-format", "stream-json"],
+        [
+          "run",
+          ...SONNET,
+          "--resume",
+          sessionId,
+          "/compact keep the API names",
+          "--output-format",
+          "stream-json",
+        ],
         { cwd: dir, env: sim.env },
       );
       expect(compact.code, compact.stderr).toBe(0);
@@ -73,7 +88,7 @@ describe('forkloop run "/compact [instructions]"', () => {
       expect(request.usage?.cache_read_input_tokens).toBeGreaterThan(0);
 
       // The next resumed turn starts from the summary: big.md's contents are no longer sent.
-      const next = await runCliInProcess(["run", "--resume", sessionId, "What is left to do?"], {
+      const next = await runCliInProcess(["run", ...SONNET, "--resume", sessionId, "What is left to do?"], {
         cwd: dir,
         env: sim.env,
       });
@@ -99,7 +114,7 @@ describe('forkloop run "/compact [instructions]"', () => {
     await withSim(dir, ["--models", "window-30k.json"], async (sim) => {
       const env = { ...sim.env, FORKLOOP_MODELS: "window-30k.json" };
       const pasted = Array.from({ length: 1030 }, (_, i) => `${MARKER} note ${i} alpha beta gamma delta`);
-      const first = await runCliInProcess(["run", "--output-format", "stream-json"], {
+      const first = await runCliInProcess(["run", ...SONNET, "--output-format", "stream-json"], {
         cwd: dir,
         env,
         stdin: `Review these release notes:\n${pasted.join("\n")}\n`,
@@ -113,7 +128,7 @@ describe('forkloop run "/compact [instructions]"', () => {
       const parent = firstRun[0]!;
 
       const resumed = await runCliInProcess(
-        ["run", "--resume", init.session_id, "--output-format", "stream-json"],
+        ["run", ...SONNET, "--resume", init.session_id, "--output-format", "stream-json"],
         {
           cwd: dir,
           env,
@@ -145,7 +160,7 @@ describe('forkloop run "/compact [instructions]"', () => {
   it("R-C4 (manual): text output is one line with pre → post tokens; nothing left to compact is exit 9; without --resume or with an unknown command, exit 2 naming the known ones", async () => {
     await withSim(dir, [], async (sim) => {
       const sessionId = await newSession(sim);
-      const compact = await runCliInProcess(["run", "--resume", sessionId, "/compact"], {
+      const compact = await runCliInProcess(["run", ...SONNET, "--resume", sessionId, "/compact"], {
         cwd: dir,
         env: sim.env,
       });
@@ -155,7 +170,7 @@ describe('forkloop run "/compact [instructions]"', () => {
       expect(Number(post)).toBeLessThan(Number(pre));
 
       // Right after a compaction nothing is left to replace: a failure, exit 9, the session unchanged.
-      const again = await runCliInProcess(["run", "--resume", sessionId, "/compact again"], {
+      const again = await runCliInProcess(["run", ...SONNET, "--resume", sessionId, "/compact again"], {
         cwd: dir,
         env: sim.env,
       });
@@ -163,7 +178,7 @@ describe('forkloop run "/compact [instructions]"', () => {
       expect(again.stdout).toBe("");
       expect(again.stderr).toContain("forkloop run: /compact failed: nothing to compact");
 
-      const unknown = await runCliInProcess(["run", "--resume", sessionId, "/clear"], {
+      const unknown = await runCliInProcess(["run", ...SONNET, "--resume", sessionId, "/clear"], {
         cwd: dir,
         env: sim.env,
       });
@@ -171,7 +186,7 @@ describe('forkloop run "/compact [instructions]"', () => {
       expect(unknown.stderr).toContain(
         "unknown slash command /clear. Built in: /compact [instructions]; custom commands are read from .claude/commands/clear.md",
       );
-      const fresh = await runCliInProcess(["run", "/compact"], { cwd: dir, env: sim.env });
+      const fresh = await runCliInProcess(["run", ...SONNET, "/compact"], { cwd: dir, env: sim.env });
       expect(fresh.code).toBe(2);
       expect(fresh.stderr).toContain("--resume <session>");
       // None of the three reached the simulator: the first run's two requests and one compact request.

@@ -11,6 +11,10 @@ import {
 } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
+// The models file and the windows below are sized for Sonnet 4.6 (its tokenizer), not for run's
+// default model (Claude Code's newest Opus, R-X2), so every run names it.
+const SONNET = ["--model", "claude-sonnet-4-6"];
+
 // R-X4: every hook event fires where Claude Code fires it, for `run` and for a batch
 // item, through the CLI. Each settings hook is a shell command that appends its stdin (the
 // event's JSON input) to hooks.jsonl; two of them also answer with text for the model.
@@ -117,7 +121,13 @@ describe("hook events through the CLI (R-X4)", () => {
       const env = { ...sim.env, FORKLOOP_MODELS: "window-24k.json" };
       await takeLog();
       const first = await runCliInProcess(
-        ["run", "Audit item 1: read every part file in parts/ and report", "--output-format", "stream-json"],
+        [
+          "run",
+          ...SONNET,
+          "Audit item 1: read every part file in parts/ and report",
+          "--output-format",
+          "stream-json",
+        ],
         { cwd: dir, env },
       );
       expect(first.code, first.stderr).toBe(0);
@@ -192,10 +202,13 @@ describe("hook events through the CLI (R-X4)", () => {
       expect(sent[0]?.rawBody).toContain("Remember the code word tulip.");
 
       // A resume starts with SessionStart resume; /compact fires PreCompact manual with the text.
-      const compact = await runCliInProcess(["run", "--resume", sessionId, "/compact keep the part names"], {
-        cwd: dir,
-        env,
-      });
+      const compact = await runCliInProcess(
+        ["run", ...SONNET, "--resume", sessionId, "/compact keep the part names"],
+        {
+          cwd: dir,
+          env,
+        },
+      );
       expect(compact.code, compact.stderr).toBe(0);
       const resumed = await takeLog();
       expect(resumed[0]).toMatchObject({
@@ -214,7 +227,7 @@ describe("hook events through the CLI (R-X4)", () => {
 
       // A blocking UserPromptSubmit drops the prompt: no model request, exit 5 (stopped by a hook).
       const before = (await sim.requests()).length;
-      const blocked = await runCliInProcess(["run", "do the forbidden thing"], { cwd: dir, env });
+      const blocked = await runCliInProcess(["run", ...SONNET, "do the forbidden thing"], { cwd: dir, env });
       expect(blocked.code).toBe(5);
       expect(blocked.stderr).toContain("forbidden prompts are refused");
       expect((await sim.requests()).length).toBe(before);

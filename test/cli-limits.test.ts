@@ -4,6 +4,10 @@ import { join } from "node:path";
 import { runCliInProcess, streamJsonLines, withSim, writeScenario } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
+// The models file and the windows below are sized for Sonnet 4.6 (its tokenizer), not for run's
+// default model (Claude Code's newest Opus, R-X2), so every run names it.
+const SONNET = ["--model", "claude-sonnet-4-6"];
+
 // Context limits and model fallback through the BUILT binary: a models file shrinks the context
 // window (both sides, or the simulator's only) so compaction and the limit need no megabytes.
 
@@ -32,10 +36,13 @@ afterAll(async () => {
 
 describe("forkloop run: context limits and fallback", () => {
   it("R-C7: FORKLOOP_MODELS with a 24k window → auto-compaction, a system/compact_boundary line, and the run completes", async () => {
-    const result = await runCliInProcess(["run", "Summarize big.md", "--output-format", "stream-json"], {
-      cwd: dir,
-      env: { FORKLOOP_MODELS: "small-window.json" },
-    });
+    const result = await runCliInProcess(
+      ["run", ...SONNET, "Summarize big.md", "--output-format", "stream-json"],
+      {
+        cwd: dir,
+        env: { FORKLOOP_MODELS: "small-window.json" },
+      },
+    );
     expect(result.code, result.stderr).toBe(0);
     const lines = streamJsonLines(result.stdout);
     const boundary = lines.find((line) => line.type === "system" && line.subtype === "compact_boundary");
@@ -53,19 +60,25 @@ describe("forkloop run: context limits and fallback", () => {
       modelUsage: { "claude-sonnet-4-6": { contextWindow: 24_000 } },
     });
     // Without the file the same run has a 1M window and never compacts.
-    const unbounded = await runCliInProcess(["run", "Summarize big.md", "--output-format", "stream-json"], {
-      cwd: dir,
-    });
+    const unbounded = await runCliInProcess(
+      ["run", ...SONNET, "Summarize big.md", "--output-format", "stream-json"],
+      {
+        cwd: dir,
+      },
+    );
     expect(unbounded.code, unbounded.stderr).toBe(0);
     expect(unbounded.stdout).not.toContain("compact_boundary");
   });
 
   it("R-L6: a prompt the model's window cannot hold (forkloop sim --models, 3k window) → prompt_too_long, exit code 8", async () => {
     await withSim(dir, ["--models", "tiny-window.json"], async (sim) => {
-      const result = await runCliInProcess(["run", "Hello there", "--output-format", "stream-json"], {
-        cwd: dir,
-        env: sim.env,
-      });
+      const result = await runCliInProcess(
+        ["run", ...SONNET, "Hello there", "--output-format", "stream-json"],
+        {
+          cwd: dir,
+          env: sim.env,
+        },
+      );
       expect(result.code, result.stderr).toBe(8);
       expect(streamJsonLines(result.stdout).at(-1)).toMatchObject({
         type: "result",
@@ -84,7 +97,15 @@ describe("forkloop run: context limits and fallback", () => {
     );
     await withSim(dir, ["--scenario", scenario], async (sim) => {
       const result = await runCliInProcess(
-        ["run", "Hello there", "--fallback-model", "claude-haiku-4-5", "--output-format", "stream-json"],
+        [
+          "run",
+          ...SONNET,
+          "Hello there",
+          "--fallback-model",
+          "claude-haiku-4-5",
+          "--output-format",
+          "stream-json",
+        ],
         { cwd: dir, env: sim.env },
       );
       expect(result.code, result.stderr).toBe(0);
@@ -118,7 +139,7 @@ describe("forkloop run: context limits and fallback", () => {
       join(dir, "bad-models.json"),
       JSON.stringify([{ id: "my-tiny-model", contextWindow: 1000 }]),
     );
-    const result = await runCliInProcess(["run", "hi"], {
+    const result = await runCliInProcess(["run", ...SONNET, "hi"], {
       cwd: dir,
       env: { FORKLOOP_MODELS: "bad-models.json" },
     });

@@ -73,6 +73,9 @@ describe("loop options from the CLI", () => {
         [
           "run",
           "Summarize notes.md",
+          // A model that takes a thinking budget (Opus 5.5, run's default, takes only adaptive thinking).
+          "--model",
+          "claude-sonnet-4-6",
           "--max-thinking-tokens",
           "2048",
           "--summary-model",

@@ -14,6 +14,10 @@ import { type LoadedTranscript, loadTranscript } from "@forkloop/orchestrator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Browser, launchChromium, openReport, screenshot } from "./support/chromium.js";
 
+// The models file and the windows below are sized for Sonnet 4.6 (its tokenizer), not for run's
+// default model (Claude Code's newest Opus, R-X2), so every run names it.
+const SONNET = ["--model", "claude-sonnet-4-6"];
+
 // R-V1 "Done when": a REAL run through the CLI against a scripted `forkloop sim` —
 // the main agent starts two sub-agents (with extended thinking on), reads a big file (whose
 // first line is hostile markup), a missing file (a failed tool) and a PNG (an image), and is
@@ -118,7 +122,7 @@ beforeAll(async () => {
   );
   sim = await startSimInProcess(dir, ["--scenario", scenario]);
   browser = await launchChromium();
-  const run = await runCliInProcess(["run", "Start the review", "--report"], {
+  const run = await runCliInProcess(["run", ...SONNET, "Start the review", "--report"], {
     cwd: dir,
     env: { ...sim.env, FORKLOOP_MODELS: "small-window.json", MAX_THINKING_TOKENS: "1024" },
   });

@@ -40,11 +40,14 @@ describe("forkloop run (headless) on the embedded simulator", () => {
       simulated: true,
       apiKeySource: "none",
     });
+    // R-X2: Claude Code's default adaptive thinking puts a thinking block (its own line) before each reply.
     expect(lines.map((line) => line.type)).toEqual([
       "system",
       "assistant",
       "assistant",
+      "assistant",
       "user",
+      "assistant",
       "assistant",
       "result",
     ]);

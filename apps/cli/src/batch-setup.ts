@@ -14,9 +14,10 @@ import {
   saveBatchSpec,
 } from "@forkloop/batch";
 import { resolveModelAlias } from "@forkloop/loop-core";
-import { batchesDir, DEFAULT_MODEL, isInCheckout, type LoopChoices, type ProjectState } from "@forkloop/sdk";
+import { batchesDir, isInCheckout, type LoopChoices, type ProjectState } from "@forkloop/sdk";
 import { CliError } from "./cli-error.js";
 import {
+  BATCH_DEFAULT_MODEL,
   BATCH_IDENTITY_FLAGS,
   BATCH_USAGE,
   type BatchFlags,
@@ -155,7 +156,7 @@ export async function planBatch(
         ? { kind: "files", pattern: source.pattern }
         : { kind: "items", path: source.path },
     prompt: flags.prompt,
-    model: resolveModelAlias(DEFAULT_MODEL),
+    model: resolveModelAlias(BATCH_DEFAULT_MODEL),
     maxTurns: 8,
     allowedTools: [],
     disallowedTools: [],

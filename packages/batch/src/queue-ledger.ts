@@ -20,13 +20,7 @@ import {
  * registering the batch and adding its flow is seen on re-attach. The batch's settings and items
  * are registered before (queue-store.ts `registerBatch`); claiming is BullMQ's Worker's.
  */
-export function openQueueLedger(
-  redis: Redis,
-  batch: QueuedBatch,
-  url: string,
-  /** R-V5: the batch span's trace context, carried in every item's job data to the workers. */
-  traceparent?: string,
-): BatchLedger {
+export function openQueueLedger(redis: Redis, batch: QueuedBatch, url: string): BatchLedger {
   const id = batch.spec.id;
   return {
     location: `batch ${id} on ${url}`,
@@ -42,7 +36,7 @@ export function openQueueLedger(
           children: items.map((item) => ({
             name: "item",
             queueName: ITEMS_QUEUE,
-            data: { batchId: id, item, ...(traceparent === undefined ? {} : { traceparent }) },
+            data: { batchId: id, item },
             opts: {
               jobId: itemJobId(id, item.id),
               attempts: batch.attempts,

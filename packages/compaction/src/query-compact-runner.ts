@@ -65,6 +65,8 @@ export function createQueryCompactRunner(options: QueryCompactRunnerOptions): Co
         maxOutputTokens: cacheSafeParams.maxOutputTokens,
         streamingToolExecution: false,
         ...(cacheSafeParams.thinking === undefined ? {} : { thinking: cacheSafeParams.thinking }),
+        // The prefix's effort too: an effort change invalidates the messages cache (R-D3).
+        ...(cacheSafeParams.effort === undefined ? {} : { outputConfig: { effort: cacheSafeParams.effort } }),
         ...(options.retry === undefined ? {} : { retry: options.retry }),
         ...(options.beforeSend === undefined ? {} : { beforeSend: options.beforeSend }),
         ...(options.modelOverrides === undefined ? {} : { modelOverrides: options.modelOverrides }),

@@ -2,6 +2,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { z } from "zod";
 import { toApiMessages } from "./api-messages.js";
 import type { ContentBlockParam, Message, MessageParam, TextBlockParam } from "./messages.js";
+import { thinkingForModel } from "./model-catalog.js";
 import type { Tool } from "./tool.js";
 
 export type ThinkingConfigParam = Anthropic.Messages.ThinkingConfigParam;
@@ -31,7 +32,7 @@ export interface BuildRequestInput {
  */
 export function buildRequest(input: BuildRequestInput): MessageCreateParams {
   const system = buildSystemBlocks(input.systemPrompt);
-  let thinking = input.thinking;
+  let thinking = thinkingForModel(input.model, input.thinking, input.maxOutputTokens);
   let apiMessages = toApiMessages(input.messages, { thinkingEnabled: isThinkingOn(thinking) });
   if (thinking?.type === "enabled" && openToolTurnLacksThinking(apiMessages)) {
     // API rule (api doc §8): with thinking enabled, the assistant turn answered by the trailing

@@ -6,6 +6,7 @@ import {
   toolDefinitions,
 } from "./build-request.js";
 import type { Message, TextBlockParam } from "./messages.js";
+import type { EffortLevel } from "./model-table.js";
 import type { Tool } from "./tool.js";
 
 /**
@@ -22,6 +23,8 @@ export interface RequestPrefix {
   readonly tools: readonly ToolUnion[];
   readonly toolChoice?: Anthropic.Messages.ToolChoice;
   readonly thinking?: Anthropic.Messages.ThinkingConfigParam;
+  /** `output_config.effort`: a top-level effort change invalidates the messages cache (R-D3, R-X2). */
+  readonly effort?: EffortLevel;
   readonly maxOutputTokens: number;
 }
 
@@ -46,6 +49,7 @@ export interface CacheSafeRequest {
    */
   readonly toolDefinitions?: readonly ToolUnion[] | undefined;
   readonly thinking?: ThinkingConfigParam | undefined;
+  readonly effort?: EffortLevel | undefined;
   readonly maxOutputTokens: number;
   readonly messages: readonly Message[];
 }
@@ -62,6 +66,7 @@ export function buildCacheSafeParams(request: CacheSafeRequest): CacheSafeParams
     systemPrompt: buildSystemBlocks(request.systemPrompt),
     tools: request.toolDefinitions ?? toolDefinitions(request.tools),
     ...(request.thinking === undefined ? {} : { thinking: request.thinking }),
+    ...(request.effort === undefined ? {} : { effort: request.effort }),
     maxOutputTokens: request.maxOutputTokens,
     forkContextMessages: request.messages,
   };

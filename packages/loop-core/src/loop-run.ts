@@ -89,6 +89,7 @@ export function requestPrefix(
     systemPrompt: run.systemPrompt,
     toolDefinitions: run.toolDefinitions,
     thinking: run.config.thinking,
+    effort: run.config.outputConfig?.effort ?? undefined,
   });
 }
 

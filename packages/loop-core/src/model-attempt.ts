@@ -9,6 +9,7 @@ import { lastUuid, stripThinkingBlocks } from "./loop-messages.js";
 import type { LoopRun } from "./loop-run.js";
 import type { AssistantMessage, Message, SystemMessage } from "./messages.js";
 import { yieldMissingToolResultBlocks } from "./missing-tool-results.js";
+import { getModelInfo } from "./model-catalog.js";
 import { StreamingToolExecutor } from "./streaming-tool-executor.js";
 import type { Terminal } from "./terminal.js";
 import type { ToolUseContext } from "./tool.js";
@@ -88,7 +89,16 @@ export async function* attemptModel(
   try {
     for (;;) {
       // R-F3: what this attempt sends, announced as it goes; the request is built from these bytes.
-      const prefix: CacheSafeParams = { ...input.prefix, model, forkContextMessages: messagesForQuery };
+      const prefix: CacheSafeParams = {
+        ...input.prefix,
+        model,
+        // A fallback model may have a smaller output cap than the session's (R-L8, R-X2).
+        maxOutputTokens: Math.min(
+          input.prefix.maxOutputTokens,
+          getModelInfo(model, config.modelOverrides).maxOutputTokens,
+        ),
+        forkContextMessages: messagesForQuery,
+      };
       yield { type: "request_start", model, querySource: config.querySource, prefix };
       const assistantUuid = deps.uuid();
       try {

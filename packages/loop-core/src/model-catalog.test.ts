@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { costUsd, effortForModel, getModelInfo, listModels, resolveModelAlias } from "./model-catalog.js";
+import {
+  costUsd,
+  effortForModel,
+  getModelInfo,
+  listModels,
+  resolveModelAlias,
+  thinkingForModel,
+} from "./model-catalog.js";
 import { buildModelRequestBody } from "./model-client.js";
 
 describe("R-D1: the catalog is the model table less retired models", () => {
@@ -74,5 +81,21 @@ describe("R-B9: a Message Batches answer costs half; cache writes by their TTL",
     expect(costUsd(info, usage)).toBeCloseTo(standard, 12);
     expect(costUsd(info, { ...usage, service_tier: "standard" })).toBeCloseTo(standard, 12);
     expect(costUsd(info, { ...usage, service_tier: "batch" })).toBeCloseTo(standard / 2, 12);
+  });
+});
+
+describe("R-L17, R-X2: thinking follows the session onto another model as that model takes it", () => {
+  it("adaptive becomes a budget on Haiku 4.5, a budget becomes adaptive on Opus 5.5, the display kept", () => {
+    expect(thinkingForModel("claude-haiku-4-5", { type: "adaptive", display: "omitted" }, 64_000)).toEqual({
+      type: "enabled",
+      budget_tokens: 63_999,
+      display: "omitted",
+    });
+    expect(thinkingForModel("claude-opus-5-5", { type: "enabled", budget_tokens: 4000 }, 128_000)).toEqual({
+      type: "adaptive",
+    });
+    expect(thinkingForModel("claude-sonnet-4-6", { type: "adaptive" }, 8000)).toEqual({ type: "adaptive" });
+    expect(thinkingForModel("claude-haiku-4-5", { type: "adaptive" }, 1000)).toBeUndefined();
+    expect(thinkingForModel("some-gateway-model", { type: "adaptive" }, 8000)).toEqual({ type: "adaptive" });
   });
 });

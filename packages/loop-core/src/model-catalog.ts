@@ -1,4 +1,5 @@
-import { BATCH_DISCOUNT, type EffortLevel, MODEL_TABLE } from "./model-table.js";
+import type { ThinkingConfigParam } from "./build-request.js";
+import { BATCH_DISCOUNT, type EffortLevel, MODEL_TABLE, type ModelRow } from "./model-table.js";
 
 /**
  * What the client knows about each model: window, output cap and prices (the model table). The loop
@@ -94,6 +95,40 @@ export function costUsd(
   return usage.service_tier === "batch" ? standard * BATCH_DISCOUNT : standard;
 }
 
+/**
+ * R-L17, R-X2: thinking as `model` takes it. A session's thinking follows it onto a fallback
+ * model or one `setModel` picks, which may take another kind (model table: adaptive thinking from
+ * the 4.6 generation on, only adaptive from Opus 4.7, Haiku 4.5 only a budget): adaptive becomes
+ * a budget of the output cap but one, a budget becomes adaptive, and a model that takes neither
+ * gets none. Unknown ids get it as asked.
+ */
+export function thinkingForModel(
+  model: string,
+  thinking: ThinkingConfigParam | undefined,
+  maxTokens: number,
+): ThinkingConfigParam | undefined {
+  if (thinking === undefined || thinking.type === "disabled") return thinking;
+  const row = tableRow(model);
+  if (row === undefined) return thinking;
+  const display = "display" in thinking && thinking.display != null ? { display: thinking.display } : {};
+  if (thinking.type === "adaptive" && !row.thinking.adaptive) {
+    if (!row.thinking.enabled || maxTokens - 1 < MIN_THINKING_BUDGET) return undefined;
+    return { type: "enabled", budget_tokens: maxTokens - 1, ...display };
+  }
+  if (thinking.type === "enabled" && !row.thinking.enabled) {
+    return row.thinking.adaptive ? { type: "adaptive", ...display } : undefined;
+  }
+  return thinking;
+}
+
+/** The API's smallest thinking budget. */
+const MIN_THINKING_BUDGET = 1024;
+
+function tableRow(model: string): ModelRow | undefined {
+  const name = model.endsWith("[1m]") ? model.slice(0, -"[1m]".length) : model;
+  return MODEL_TABLE.find((r) => r.id === name || r.aliases.includes(name));
+}
+
 const EFFORT_ORDER: readonly EffortLevel[] = ["low", "medium", "high", "xhigh", "max"];
 
 /**
@@ -108,8 +143,7 @@ export function effortForModel(
   effort: EffortLevel,
   thinkingOff = false,
 ): EffortLevel | undefined {
-  const name = model.endsWith("[1m]") ? model.slice(0, -"[1m]".length) : model;
-  const row = MODEL_TABLE.find((r) => r.id === name || r.aliases.includes(name));
+  const row = tableRow(model);
   if (row === undefined) return effort;
   const allowed = (level: EffortLevel) =>
     row.effort.includes(level) && !(thinkingOff && row.effortNeedsThinking.includes(level));

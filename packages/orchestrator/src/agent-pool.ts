@@ -20,8 +20,6 @@ import {
   subAgentResultSchema,
   type TransportedResponse,
 } from "./sub-agent-types.js";
-import { forkSpan } from "./telemetry/fork-span.js";
-import { livePools } from "./telemetry/state.js";
 import { ThreadLoading } from "./thread-loading.js";
 import {
   extendPause,
@@ -171,15 +169,12 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
   let completed = 0;
   let closed = false;
 
-  function run(requested: SubAgentTask, hooks: ParentCallbacks = {}): SubAgentHandle {
+  function run(task: SubAgentTask, hooks: ParentCallbacks = {}): SubAgentHandle {
     const started = performance.now();
-    // R-V5: the fork's span, and its trace context in the task, when telemetry is on.
-    const fork = forkSpan(requested);
-    const task = fork === undefined ? requested : { ...requested, traceparent: fork.span.traceparent };
     if (closed) {
-      const failed = failedResult(task.id, started, "pool_closed", "the agent pool is closed");
-      fork?.end(failed);
-      const result = Promise.resolve(failed);
+      const result = Promise.resolve(
+        failedResult(task.id, started, "pool_closed", "the agent pool is closed"),
+      );
       return { id: task.id, result, cancel() {}, steer() {} };
     }
     const control = new MessageChannel();
@@ -263,14 +258,7 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
     const workerControl = Comlink().wrap<WorkerControlApi>(portEndpoint(control.port1));
     let threadId: number | undefined;
     events.port1.on("message", (event: SubAgentEvent) => {
-      if (event.type === "telemetry") {
-        fork?.ingest(event);
-        return;
-      }
-      if (event.type === "started") {
-        threadId = event.threadId;
-        fork?.span.set({ "thread.id": event.threadId });
-      }
+      if (event.type === "started") threadId = event.threadId;
       if (event.type === "rate_limited") extendPause(pauseBuffer, event.until);
       hooks.onEvent?.(event);
     });
@@ -353,7 +341,6 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
       .then((final) => {
         running--;
         completed++;
-        fork?.end(final);
         slots.abort();
         if (graceTimer) clearTimeout(graceTimer);
         // Let queued events (delivered before the result) reach the consumer before `done`.
@@ -451,11 +438,6 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
     };
   }
 
-  const occupancy = {
-    stats: () => ({ threads: piscina.threads.length, running, queued: piscina.queueSize }),
-  };
-  livePools.add(occupancy);
-
   return {
     run,
     runAll,
@@ -473,7 +455,6 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
     async close() {
       if (closed) return;
       closed = true;
-      livePools.delete(occupancy);
       // Never terminate a thread that is still loading its module (a native abort).
       await loading.settled();
       await piscina.destroy();

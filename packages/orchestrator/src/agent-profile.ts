@@ -106,20 +106,29 @@ export function profileLoopOptions(
   model: string,
 ): Pick<
   QueryParams,
-  "fallbackModels" | "modelOverrides" | "maxTurns" | "tokenBudget" | "toolUseSummaryModel" | "contextEditing"
+  | "fallbackModels"
+  | "modelOverrides"
+  | "maxTurns"
+  | "tokenBudget"
+  | "toolUseSummaryModel"
+  | "contextEditing"
+  | "maxOutputTokens"
 > {
   const { limits } = profile;
+  const info = getModelInfo(model, profile.modelOverrides);
   return {
     fallbackModels: profile.fallbackModels,
     modelOverrides: profile.modelOverrides,
+    // Never above the model's own cap: a fork or a switch to a smaller model keeps the choice.
+    ...(limits.maxOutputTokens === undefined
+      ? {}
+      : { maxOutputTokens: Math.min(limits.maxOutputTokens, info.maxOutputTokens) }),
     ...(limits.maxTurns === undefined ? {} : { maxTurns: limits.maxTurns }),
     ...(limits.tokenBudget === undefined ? {} : { tokenBudget: limits.tokenBudget }),
     ...(profile.toolUseSummaryModel === undefined
       ? {}
       : { toolUseSummaryModel: profile.toolUseSummaryModel }),
-    ...(profile.contextEditing
-      ? { contextEditing: apiMicrocompactEdits(getModelInfo(model, profile.modelOverrides)) }
-      : {}),
+    ...(profile.contextEditing ? { contextEditing: apiMicrocompactEdits(info) } : {}),
   };
 }
 

@@ -51,6 +51,7 @@ export {
   readMemoryFiles,
   readMemoryFilesDetailed,
 } from "./memory-files.js";
+export { modelClientOptions } from "./model-client-options.js";
 export { detachedParentTools, parentToolAnnotations, parentToolHandler } from "./parent-tool-calls.js";
 export { poolClock, type SharedClock, skipAheadClock, skippedMs } from "./pool-clock.js";
 export { createPoolCompactRunner } from "./pool-compact-runner.js";

@@ -38,12 +38,6 @@ import {
   type SubAgentResult,
   type SubAgentTask,
 } from "./sub-agent-types.js";
-import { parseTraceparent } from "./telemetry/spans.js";
-
-/** The agent's name in its spans: an Agent call's definition name, else what the fork is for. */
-function agentName(querySource: string): string {
-  return querySource.startsWith("agent:") ? querySource.slice("agent:".length) : querySource;
-}
 
 /**
  * Runs one sub-agent on the worker-thread host of the agent runner: the parent's exact prefix
@@ -77,23 +71,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
   }
 
   const transcript = openForkTranscript(task, io);
-  const parentSpan = io.telemetry === undefined ? undefined : parseTraceparent(task.traceparent);
-  const recorder = new AgentRecorder(
-    transcript,
-    profile,
-    params.model,
-    io.telemetry === undefined
-      ? undefined
-      : {
-          sink: io.telemetry,
-          parent: parentSpan,
-          agent: {
-            name: agentName(task.querySource),
-            id: task.id,
-            ...(task.parent === undefined ? {} : { sessionId: task.parent.sessionId }),
-          },
-        },
-  );
+  const recorder = new AgentRecorder(transcript, profile, params.model);
   const abortController = new AbortController();
   const unlink = linkAbort(io.signal, abortController);
   // One agent state for the whole sub-agent: a steered continuation keeps what it has read.
@@ -185,6 +163,9 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
         // The prefix decides what is cached (R-F3): its thinking and output cap, not the profile's.
         maxOutputTokens: profile.limits.maxOutputTokens ?? params.maxOutputTokens,
         ...(params.thinking === undefined ? {} : { thinking: params.thinking }),
+        // R-X2: the prefix's effort, as Claude Code's sub-agents send the session's (an effort
+        // change would invalidate the shared messages cache, R-D3).
+        ...(params.effort === undefined ? {} : { outputConfig: { effort: params.effort } }),
         ...(maxTurns === undefined ? {} : { maxTurns: maxTurns - turns }),
         queuedCommands: io.steeringQueue,
         recordSnapshots: transcript !== undefined,

@@ -7,6 +7,7 @@ import { threadId } from "node:worker_threads";
 import Anthropic from "@anthropic-ai/sdk";
 import type { BeforeSend, CanUseTool, QueuedCommand } from "@forkloop/loop-core";
 import * as Comlink from "comlink";
+import { modelClientOptions } from "./model-client-options.js";
 import { proxyHooks } from "./parent-hooks.js";
 import { poolClock } from "./pool-clock.js";
 import type { RateLimitPause } from "./sub-agent-io.js";
@@ -17,7 +18,6 @@ import {
   type SubAgentEvent,
   type SubAgentResult,
 } from "./sub-agent-types.js";
-import { portSink } from "./telemetry/port-sink.js";
 import {
   extendPause,
   type ParentApi,
@@ -74,8 +74,6 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
   Comlink.expose(control, portEndpoint(payload.control));
   const parent = Comlink.wrap<ParentApi>(portEndpoint(payload.callbacks));
   const emit = (event: SubAgentEvent) => payload.events.postMessage(event);
-  // R-V5: a task carries a trace context only when the parent exports telemetry.
-  const telemetry = task.traceparent === undefined ? undefined : portSink(task.id, emit);
   const rateLimitListeners: ((pause: RateLimitPause) => void)[] = [];
   emit({ type: "started", agentId: task.id, threadId, at: performance.timeOrigin + performance.now() });
 
@@ -156,8 +154,7 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
     return response;
   };
   const client = new Anthropic({
-    apiKey: payload.endpoint.apiKey,
-    ...(payload.endpoint.baseURL === undefined ? {} : { baseURL: payload.endpoint.baseURL }),
+    ...modelClientOptions(payload.endpoint),
     maxRetries: payload.endpoint.maxRetries ?? 2,
     fetch: reportingFetch,
   });
@@ -187,10 +184,8 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
       steeringQueue,
       cancelled: () => cancelRequested,
       onRateLimited: (listener) => rateLimitListeners.push(listener),
-      ...(telemetry === undefined ? {} : { telemetry }),
     });
   } finally {
-    telemetry?.flush();
     parent[Comlink.releaseProxy]();
     for (const port of [payload.control, payload.callbacks, payload.events]) port.close();
   }

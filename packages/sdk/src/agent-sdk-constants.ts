@@ -16,7 +16,6 @@ export const BUILTIN_TOOL_NAMES = [
   "Skill",
   "TaskStop",
   "TodoWrite",
-  "WebFetch",
   "Write",
 ] as const;
 

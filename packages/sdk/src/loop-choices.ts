@@ -12,6 +12,17 @@ export interface LoopChoices {
   readonly contextEditing?: boolean;
 }
 
+/**
+ * R-X2: whether the options or settings turned thinking off (`thinking: {type: "disabled"}`,
+ * `maxThinkingTokens: 0`, `alwaysThinkingEnabled: false`), so query()'s default thinking stays off.
+ */
+export function thinkingTurnedOff(given: GivenLoopChoices, settings: Settings): boolean {
+  if (given.thinking !== undefined) return given.thinking.type === "disabled";
+  if (given.maxThinkingTokens !== undefined) return given.maxThinkingTokens === 0;
+  if (settings.maxThinkingTokens !== undefined) return settings.maxThinkingTokens === 0;
+  return settings.alwaysThinkingEnabled === false;
+}
+
 /** The same choices as options or flags give them; each wins over its settings key. */
 export interface GivenLoopChoices {
   readonly thinking?: ThinkingConfigParam;

@@ -14,7 +14,10 @@ export const EMBEDDED_SIM_RECORD_LIMIT = 100;
 
 /** Where model requests go; workers get only this plain data and build their own SDK client. */
 export interface ModelEndpoint {
+  /** The API key, or with `auth: "bearer"` the bearer token. */
   readonly apiKey: string;
+  /** R-X2: sent as `x-api-key` (default) or, for `ANTHROPIC_AUTH_TOKEN`, `Authorization: Bearer`. */
+  readonly auth?: "x-api-key" | "bearer";
   readonly baseURL?: string;
   /** R-R1, R-R2: deadlines and retries of every model request (`FORKLOOP_*` variables). */
   readonly retry?: RetryOptions;
@@ -31,6 +34,7 @@ export interface ModelSource {
 
 const envSchema = z.object({
   ANTHROPIC_API_KEY: z.string().optional(),
+  ANTHROPIC_AUTH_TOKEN: z.string().optional(),
   ANTHROPIC_BASE_URL: z.url({ message: "must be a URL such as https://api.anthropic.com" }).optional(),
   FORKLOOP_SIM_LATENCY: z.enum(["none", "realistic"], { message: "must be none or realistic" }).optional(),
   FORKLOOP_SIM_FAULTS: z.string().optional(),
@@ -42,8 +46,8 @@ export const SIMULATOR_NOTICE =
   "Set ANTHROPIC_API_KEY (and optionally ANTHROPIC_BASE_URL) to use a real endpoint.";
 
 /**
- * Model selection (SPEC §5): `ANTHROPIC_API_KEY` (+ optional `ANTHROPIC_BASE_URL`) → that
- * endpoint; otherwise the simulator starts in-process on a free port and ONE stderr line says the
+ * Model selection (SPEC §5): `ANTHROPIC_API_KEY`, else `ANTHROPIC_AUTH_TOKEN` (+ optional
+ * `ANTHROPIC_BASE_URL`) → that endpoint; otherwise the simulator starts in-process on a free port and ONE stderr line says the
  * replies are simulated. `FORKLOOP_SIM_LATENCY` (default realistic) and `FORKLOOP_SIM_FAULTS`
  * tune the embedded simulator; `FORKLOOP_HEADERS_TIMEOUT_MS`, `FORKLOOP_STREAM_IDLE_TIMEOUT_MS` and
  * `FORKLOOP_MAX_RETRIES` set the endpoint's `retry` (R-R1). `FORKLOOP_MODELS` (a models file) sets the client's model info
@@ -70,10 +74,18 @@ export async function resolveModelSource(
       ? []
       : await loadModelsFile(vars.FORKLOOP_MODELS, "FORKLOOP_MODELS", dir);
   const modelOverrides = toModelOverrides(models);
-  if (vars.ANTHROPIC_API_KEY !== undefined) {
+  // R-X2: as in Claude Code, an API key (sent as x-api-key) wins over ANTHROPIC_AUTH_TOKEN, a
+  // gateway's bearer token; either alone is an endpoint of its own.
+  const credential =
+    vars.ANTHROPIC_API_KEY !== undefined
+      ? { apiKey: vars.ANTHROPIC_API_KEY }
+      : vars.ANTHROPIC_AUTH_TOKEN !== undefined
+        ? { apiKey: vars.ANTHROPIC_AUTH_TOKEN, auth: "bearer" as const }
+        : undefined;
+  if (credential !== undefined) {
     return {
       endpoint: {
-        apiKey: vars.ANTHROPIC_API_KEY,
+        ...credential,
         ...(vars.ANTHROPIC_BASE_URL === undefined ? {} : { baseURL: vars.ANTHROPIC_BASE_URL }),
         ...withRetry,
       },
@@ -84,7 +96,7 @@ export async function resolveModelSource(
   }
   if (vars.ANTHROPIC_BASE_URL !== undefined) {
     throw new OptionsError(
-      "ANTHROPIC_BASE_URL is set but ANTHROPIC_API_KEY is not. Set ANTHROPIC_API_KEY too (any value for a local server), or unset ANTHROPIC_BASE_URL to use the built-in simulator.",
+      "ANTHROPIC_BASE_URL is set but neither ANTHROPIC_API_KEY nor ANTHROPIC_AUTH_TOKEN is. Set ANTHROPIC_API_KEY (any value for a local server) or a gateway's ANTHROPIC_AUTH_TOKEN, or unset ANTHROPIC_BASE_URL to use the built-in simulator.",
     );
   }
   const faults =

@@ -5,6 +5,7 @@ import { OptionsError } from "./options-error.js";
 import { query } from "./query.js";
 import { REFUSED_CONTROLS } from "./query-control.js";
 import { promptStream, startHarness } from "./test-support/sdk-harness.js";
+import { DEFAULT_MODEL } from "./tool-selection.js";
 
 type Harness = Awaited<ReturnType<typeof startHarness>>;
 
@@ -56,7 +57,7 @@ describe("R-K1: the Agent SDK's Query control methods, answered in-process or re
     for await (const message of run) if (message.type === "result") break;
 
     const usage = await run.getContextUsage();
-    expect(usage.model).toBe("claude-sonnet-4-6");
+    expect(usage.model).toBe(DEFAULT_MODEL);
     expect(usage.totalTokens).toBeGreaterThan(0);
     expect(usage.apiUsage?.output_tokens).toBeGreaterThan(0);
     const byId = Object.fromEntries(usage.categories.map((category) => [category.id, category.tokens]));

@@ -13,7 +13,7 @@ import {
   type Settings,
 } from "@forkloop/tools";
 import { checkHookMatchers } from "./hook-callbacks.js";
-import { type LoopChoices, resolveLoopChoices } from "./loop-choices.js";
+import { type LoopChoices, resolveLoopChoices, thinkingTurnedOff } from "./loop-choices.js";
 import { type ResolvedMcpServers, resolveMcpServers } from "./mcp-servers.js";
 import { withSettingsRetryEnv } from "./model-retry.js";
 import { FIRED_HOOK_EVENTS, KNOWN_OPTIONS, type Options } from "./options.js";
@@ -54,6 +54,8 @@ export interface ResolvedQuery {
   readonly env: Record<string, string | undefined>;
   /** Thinking, the tool-use summary model and context editing: options, then settings. */
   readonly loop: LoopChoices;
+  /** R-X2: the options or settings turned thinking off (no default thinking). */
+  readonly thinkingOff: boolean;
 }
 
 /**
@@ -165,6 +167,7 @@ export async function resolveQueryOptions(
     // R-R2: the settings' FORKLOOP_* deadline variables apply beneath the environment.
     env: withSettingsRetryEnv(env, settings.env),
     loop: resolveLoopChoices(options, settings),
+    thinkingOff: thinkingTurnedOff(options, settings),
   };
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import {
+  type ModelInfo as CatalogModelInfo,
   type CanUseTool as LoopCanUseTool,
   type LoopEvent,
   type PermissionMode,
@@ -10,6 +11,7 @@ import {
   type Tool,
 } from "@forkloop/loop-core";
 import {
+  type AgentProfileFields,
   agentProfile,
   createSession,
   type MainSession,
@@ -63,6 +65,7 @@ import {
   type ResolvedQuery,
   resolveQueryOptions,
 } from "./query-options.js";
+import { claudeCodeRequestDefaults } from "./request-defaults.js";
 import { forkSessionIn, lockSession } from "./session-helpers.js";
 import { unarchiveOnResume } from "./session-management.js";
 import { sessionEventHooks, settingsHooks } from "./settings.js";
@@ -635,9 +638,12 @@ class QueryRun implements Query {
         permissionMode: resolved.permissionMode,
         permissionRules: resolved.rules,
         bash: resolved.bash,
-        limits: { maxTurns: this.#options.maxTurns, tokenBudget: this.#options.tokenBudget },
-        effort: this.#options.effort,
         ...resolved.loop,
+        ...withRequestDefaults(resolved, runtime.source.modelOverrides, {
+          maxTurns: this.#options.maxTurns,
+          tokenBudget: this.#options.tokenBudget,
+          effort: this.#options.effort,
+        }),
       }),
       ...(this.#options.outputFormat === undefined ? {} : { outputFormat: this.#options.outputFormat }),
       tools,
@@ -852,5 +858,33 @@ function askCaller(
     return answer.interrupt === true
       ? { behavior: "deny", message: answer.message, interrupt: true }
       : { behavior: "deny", message: answer.message };
+  };
+}
+
+/**
+ * R-X2: the profile fields Claude Code's request defaults decide — the output cap, thinking
+ * (unless the options or settings chose or turned it off) and effort (unless given).
+ */
+function withRequestDefaults(
+  resolved: ResolvedQuery,
+  modelOverrides: readonly CatalogModelInfo[],
+  given: { maxTurns: number | undefined; tokenBudget: number | undefined; effort: Options["effort"] },
+): Pick<AgentProfileFields, "limits" | "thinking" | "effort"> {
+  const defaults = claudeCodeRequestDefaults({
+    model: resolved.model,
+    modelOverrides,
+    // Settings' env beneath the process's, as for every variable Claude Code reads.
+    env: { ...resolved.settings.env, ...resolved.env },
+    thinking: resolved.thinkingOff ? "off" : resolved.loop.thinking,
+    effort: given.effort,
+  });
+  return {
+    limits: {
+      maxTurns: given.maxTurns,
+      tokenBudget: given.tokenBudget,
+      maxOutputTokens: defaults.maxOutputTokens,
+    },
+    ...(defaults.thinking === undefined ? {} : { thinking: defaults.thinking }),
+    ...(defaults.effort === undefined ? {} : { effort: defaults.effort }),
   };
 }

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { loadAnthropicSdk } from "@forkloop/loop-core";
-import { type AgentPool, createAgentPool } from "@forkloop/orchestrator";
+import { type AgentPool, createAgentPool, modelClientOptions } from "@forkloop/orchestrator";
 import { type ModelSource, resolveModelSource } from "./model-endpoint.js";
 import { RETRY_ENV_NAMES } from "./model-retry.js";
 
@@ -108,10 +108,7 @@ async function start(env: Record<string, string | undefined>, notice: (line: str
     // starting together do not share their cores with thread start-up before their first request.
     minThreads: 0,
   });
-  const client = new (await loadAnthropicSdk())({
-    apiKey: source.endpoint.apiKey,
-    ...(source.endpoint.baseURL === undefined ? {} : { baseURL: source.endpoint.baseURL }),
-  });
+  const client = new (await loadAnthropicSdk())(modelClientOptions(source.endpoint));
   return { source, pool, client };
 }
 

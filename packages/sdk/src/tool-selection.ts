@@ -1,8 +1,11 @@
 import type { Tool } from "@forkloop/loop-core";
 import { type BuiltinToolsOptions, createBuiltinTools } from "@forkloop/tools";
 
-/** The model used when none is given (the simulator knows it too). */
-export const DEFAULT_MODEL = "claude-sonnet-4-6";
+/**
+ * R-X2: the model query() and `forkloop run` use when none is given — Claude Code's, its newest
+ * Opus (what `opus` names). `forkloop batch` keeps its own cheaper default (BATCH_DEFAULT_MODEL).
+ */
+export const DEFAULT_MODEL = "claude-opus-5-5";
 
 /** Claude Code's rules: `allowedTools` are allow rules, `disallowedTools` deny rules. */
 export interface PermissionRules {

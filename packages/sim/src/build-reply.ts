@@ -2,14 +2,7 @@ import { createHash } from "node:crypto";
 import type { MessagesRequest } from "./request-schema.js";
 import { signThinking } from "./thinking-signature.js";
 import { countTokens, truncateToTokens } from "./tokenizer.js";
-import type {
-  BrainReply,
-  Citation,
-  RefusalStopDetails,
-  ReplyBlock,
-  ServerToolResultType,
-  StopReason,
-} from "./types.js";
+import type { BrainReply, Citation, RefusalStopDetails, ReplyBlock, StopReason } from "./types.js";
 
 /** A response content block as the API returns it (api doc §2). */
 export type ResponseBlock =
@@ -25,7 +18,7 @@ export type ResponseBlock =
     }
   | { type: "server_tool_use"; id: string; name: string; input: Record<string, unknown> }
   | {
-      type: ServerToolResultType;
+      type: "web_search_tool_result" | "web_fetch_tool_result";
       tool_use_id: string;
       content: unknown;
       caller: { type: "direct" };
@@ -184,9 +177,6 @@ function toResponseBlock(
         : { type: "text", text: block.text };
     case "web_search_tool_result":
     case "web_fetch_tool_result":
-    case "code_execution_tool_result":
-    case "bash_code_execution_tool_result":
-    case "text_editor_code_execution_tool_result":
       return {
         type: block.type,
         tool_use_id: block.tool_use_id,
@@ -228,9 +218,6 @@ function blockOutputTokens(block: ResponseBlock, source: ReplyBlock | undefined)
       return countTokens(block.name) + countTokens(JSON.stringify(block.input));
     case "web_search_tool_result":
     case "web_fetch_tool_result":
-    case "code_execution_tool_result":
-    case "bash_code_execution_tool_result":
-    case "text_editor_code_execution_tool_result":
       // The server tool's result is the server's, not the model's output.
       return 0;
   }

@@ -19,7 +19,6 @@ import { describeIssue } from "./schema-issues.js";
 import { checkContent } from "./validate-content.js";
 import { type ContextEditing, checkContextManagement } from "./validate-context-management.js";
 import { checkModelRules, checkSystemMessages } from "./validate-model-rules.js";
-import { checkOutputSchemas } from "./validate-output-schema.js";
 import {
   checkIssuedThinking,
   checkThinkingBlocks,
@@ -113,8 +112,7 @@ function validateCommon<B extends CountTokensRequest>(
     checkToolPairing(body) ??
     checkThinkingBlocks(body) ??
     checkContextManagement(body, ctx.betas) ??
-    checkCitations(body) ??
-    checkOutputSchemas(body);
+    checkCitations(body);
   if (error) return { ok: false, error };
   // From here on the prompt is the request with its file_id sources read (R-D4).
   const resolved = ctx.files ? resolveFileSources(body, ctx.files) : { ok: true as const, body };

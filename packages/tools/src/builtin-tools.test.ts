@@ -21,7 +21,6 @@ describe("createBuiltinTools", () => {
       "Bash",
       "TodoWrite",
       "TaskStop",
-      "WebFetch",
     ]);
   });
 

@@ -93,7 +93,6 @@ describe("tools through the loop and the simulator", () => {
       "Read",
       "TaskStop",
       "TodoWrite",
-      "WebFetch",
       "Write",
     ]);
   });

@@ -8,7 +8,7 @@ import { timeline } from "./timeline.js";
 /** Each side's default model (what it sends when the program names none). */
 export const DEFAULT_MODELS: Readonly<Record<Side, readonly string[]>> = {
   "agent-sdk": ["claude-opus-5-5"],
-  forkloop: ["claude-sonnet-4-6"],
+  forkloop: ["claude-opus-5-5"],
 };
 
 function normaliserFor(run: ProgramRun): Normaliser {

@@ -8,7 +8,7 @@ import { type CliScenario, scriptOf } from "./scenario.js";
 /** Each side's default model (what it sends when nothing names one). */
 export const DEFAULT_MODELS: Readonly<Record<Side, readonly string[]>> = {
   claude: ["claude-opus-5-5"],
-  forkloop: ["claude-sonnet-4-6"],
+  forkloop: ["claude-opus-5-5"],
 };
 
 /** Request headers compared on the first main request: how it authenticates and which API it asks for. */

@@ -1,5 +1,4 @@
 import { MAX_BATCH_TURNS } from "@forkloop/batch";
-import { DEFAULT_MODEL } from "@forkloop/sdk";
 import { z } from "zod";
 import { budgetUsdSchema, modeSchema, toolListSchema } from "../agent-options.js";
 import { checkFlagValues, type GivenFlags, type ParsedCommand, parseCommand } from "../flags.js";
@@ -7,6 +6,13 @@ import { LOOP_FLAG_OPTIONS, LOOP_FLAGS_USAGE, loopFlagsSchema } from "../loop-fl
 import { spreadMcpConfigArgs } from "../mcp-config-args.js";
 import { TIMEOUT_FLAG_OPTIONS, TIMEOUT_FLAG_SCHEMAS, TIMEOUT_FLAGS_USAGE } from "../model-timeouts.js";
 import { sandboxFlagSchema } from "../sandbox-flag.js";
+
+/**
+ * R-X2: a batch's model when none is given. Not `forkloop run`'s (Claude Code's newest Opus): a
+ * batch runs many items billed together, so it keeps the cheaper Sonnet 4.6 and loop-core's
+ * 8,000-token output cap without default thinking; --model and the settings choose otherwise.
+ */
+export const BATCH_DEFAULT_MODEL = "claude-sonnet-4-6";
 
 export const BATCH_USAGE = `Usage: forkloop batch (--files GLOB | --items FILE.jsonl) --prompt TEMPLATE [flags]
        forkloop batch --resume ID [--retry-failed] [--repair] [any setting flag: --concurrency N, --max-budget-usd N …]
@@ -34,7 +40,7 @@ directory and a summary to stdout.
   --repair              with --resume: a damaged journal keeps every readable record (the damaged
                         file is moved aside); items it no longer knows are listed again and run
   --id ID               name a new batch (default: b-<date>-<random>)
-  --model NAME          model id or alias (default ${DEFAULT_MODEL})
+  --model NAME          model id or alias (default ${BATCH_DEFAULT_MODEL})
   --fallback-model NAME model to switch to when the primary stays overloaded (repeatable)
   --max-turns N         turns per item (default 8)
   --allowed-tools LIST  allow rules, comma-separated: Edit, Bash(npm test:*), Write(src/**) …
