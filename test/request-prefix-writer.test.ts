@@ -40,7 +40,7 @@ describe("R-F3: the request prefix has one writer", () => {
       filesMatching(/\b(buildCacheSafeParams|toolDefinitions|toolDefinition|buildSystemBlocks)\(/),
     ).toEqual([
       // A batch's shared prefix: a root no request precedes, built through the loop's builder.
-      "apps/cli/src/batch-prefix.ts",
+      "packages/batch/src/batch-prefix.ts",
       "packages/loop-core/src/build-request.ts",
       "packages/loop-core/src/cache-safe-params.ts",
       "packages/loop-core/src/loop-run.ts",

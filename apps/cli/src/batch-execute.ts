@@ -4,6 +4,8 @@ import {
   type BatchRunSummary,
   type BatchSpec,
   buildReport,
+  createBatchExecutor,
+  createBatchPool,
   finalSnapshot,
   formatDuration,
   type ItemIsolator,
@@ -18,7 +20,6 @@ import type { Tool } from "@forkloop/loop-core";
 import { poolClock, type SubAgentBashOptions } from "@forkloop/orchestrator";
 import type { ModelSource } from "@forkloop/sdk";
 import type { Settings } from "@forkloop/tools";
-import { createBatchExecutor, createBatchPool } from "./batch-agents.js";
 import { type BatchApiRun, batchApiEndpoint, openBatchApi } from "./batch-api.js";
 import type { CommandContext } from "./command-context.js";
 import { describeEndpointFailure, type EndpointFailure, endpointUrl } from "./endpoint-failure.js";

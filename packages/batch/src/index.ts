@@ -6,8 +6,11 @@
  */
 
 export * from "./append-log.js";
+export { type DryRunEstimate, estimateDryRun, formatDryRun } from "./batch-dry-run.js";
 export * from "./batch-enqueue.js";
+export { createBatchExecutor, createBatchPool } from "./batch-executor.js";
 export * from "./batch-items.js";
+export { batchPrefix } from "./batch-prefix.js";
 export * from "./batch-report.js";
 export * from "./batch-report-markdown.js";
 export * from "./batch-runner.js";

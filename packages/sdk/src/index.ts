@@ -44,7 +44,6 @@ export {
   namedMcpServers,
   offeredMcpTools,
   type ResolvedMcpServers,
-  resolveMcpServers,
   type SessionMcp,
   startSessionMcp,
 } from "./mcp-servers.js";
@@ -97,7 +96,7 @@ export {
 } from "./owned-state.js";
 export { type Query, query } from "./query.js";
 export { bashToolOptions, refuseDisabledBypass } from "./query-options.js";
-export { resolveSandbox } from "./sandbox.js";
+export { type RunEnvironment, resolveRunEnvironment } from "./run-environment.js";
 export {
   type CallToolResult,
   createSdkMcpServer,
@@ -148,7 +147,7 @@ export {
   type SessionStoreFlush,
   type SessionSummaryEntry,
 } from "./session-store.js";
-export { loadRunSettings, mergeRules, settingsHooks, toolHooks } from "./settings.js";
+export { mergeRules, settingsHooks, toolHooks } from "./settings.js";
 export {
   type DeniedModelsMatch,
   filterEscalatingDefaultMode,

@@ -14,14 +14,13 @@ import {
 } from "@forkloop/tools";
 import { checkHookMatchers } from "./hook-callbacks.js";
 import { type LoopChoices, resolveLoopChoices, thinkingTurnedOff } from "./loop-choices.js";
-import { type ResolvedMcpServers, resolveMcpServers } from "./mcp-servers.js";
-import { withSettingsRetryEnv } from "./model-retry.js";
+import type { ResolvedMcpServers } from "./mcp-servers.js";
 import { FIRED_HOOK_EVENTS, KNOWN_OPTIONS, type Options } from "./options.js";
 import { OptionsError } from "./options-error.js";
 import { recordOwnState } from "./owned-state.js";
-import { resolveSandbox } from "./sandbox.js";
+import { resolveRunEnvironment } from "./run-environment.js";
 import { listSessionsIn, newSessionId, savedSession } from "./session-helpers.js";
-import { loadRunSettings, mergeRules } from "./settings.js";
+import { mergeRules } from "./settings.js";
 import { ensureWritableDir, type ProjectState, projectState, sessionsDir } from "./state-dirs.js";
 import { customSystemPrompt } from "./system-prompt-option.js";
 import { DEFAULT_MODEL, FORK_TOOL_NAMES, type PermissionRules, selectTools } from "./tool-selection.js";
@@ -82,13 +81,16 @@ export async function resolveQueryOptions(
   checkHookMatchers(options.hooks ?? {});
   const env = options.env ?? process.env;
   const cwd = resolve(options.cwd ?? process.cwd());
-  const home = env.HOME;
   const flagSettings = await settingsOption(options.settings, cwd);
-  const settings = await loadRunSettings(cwd, home, options.settingSources ?? [], {
-    ...(options.trustProject === undefined ? {} : { trustProject: options.trustProject }),
-    ...(flagSettings === undefined ? {} : { flagSettings }),
-    onIgnored: (line) => warn(`forkloop: ${line}`),
+  const run = await resolveRunEnvironment({
+    cwd,
+    env,
+    settingSources: options.settingSources ?? [],
+    trustProject: options.trustProject,
+    flagSettings,
+    warn,
   });
+  const { settings, home } = run;
   const permissionMode = options.permissionMode ?? settings.permissions.defaultMode ?? "default";
   if (!isPermissionMode(permissionMode)) {
     throw new OptionsError(`permissionMode "${permissionMode}": use one of ${PERMISSION_MODES.join(", ")}.`);
@@ -96,30 +98,13 @@ export async function resolveQueryOptions(
   checkBypass(permissionMode, options, settings);
   const rules = mergeRules(settings, { allow: options.allowedTools, deny: options.disallowedTools });
 
-  const sandbox = resolveSandbox(options.sandbox ?? settings.sandbox, {
-    mode: permissionMode,
-    unattended: false,
-    path: env.PATH,
-    notice: warn,
-    home,
-  });
-  const bash: SubAgentBashOptions = {
-    sandbox,
-    ...(settings.env === undefined ? {} : { env: settings.env }),
-  };
-  const builtins = baseTools(options.tools, rules.deny, bashToolOptions(bash));
-  const mcp = await resolveMcpServers({
-    cwd,
-    home,
-    env: { ...env, ...settings.env },
-    settingSources: options.settingSources ?? [],
-    trustProject: options.trustProject,
+  const bash = run.bash(permissionMode, options.sandbox, false);
+  const tools = baseTools(options.tools, rules.deny, bashToolOptions(bash));
+  const mcp = await run.mcpServers({
     configFiles: options.mcpConfig,
     servers: options.mcpServers,
     strict: options.strictMcpConfig,
-    onIgnored: (line) => warn(`forkloop: ${line}`),
   });
-  const tools = builtins;
 
   const state = projectState({
     cwd,
@@ -165,7 +150,7 @@ export async function resolveQueryOptions(
     settings,
     ...(home === undefined ? {} : { home }),
     // R-R2: the settings' FORKLOOP_* deadline variables apply beneath the environment.
-    env: withSettingsRetryEnv(env, settings.env),
+    env: run.endpointEnv,
     loop: resolveLoopChoices(options, settings),
     thinkingOff: thinkingTurnedOff(options, settings),
   };

@@ -2,9 +2,13 @@ import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import {
   type BatchSpec,
+  batchPrefix,
   buildReport,
+  type DryRunEstimate,
   describeSkipped,
   enqueueOnce,
+  estimateDryRun,
+  formatDryRun,
   type ItemState,
   JOURNAL_FILE,
   LogWriteError,
@@ -20,27 +24,22 @@ import {
   checkProjectDir,
   type LoopChoices,
   loadModelsFile,
-  loadRunSettings,
   mergeRules,
   namedMcpServers,
   type ProjectState,
   projectState,
+  type RunEnvironment,
   refuseDisabledBypass,
   resolveLoopChoices,
-  resolveMcpServers,
-  resolveModelSource,
-  resolveSandbox,
+  resolveRunEnvironment,
   type SessionMcp,
   selectTools,
   startSessionMcp,
   toModelOverrides,
-  withSettingsRetryEnv,
 } from "@forkloop/sdk";
 import { SETTING_SOURCES } from "@forkloop/tools";
-import { type DryRunEstimate, estimateDryRun, formatDryRun } from "../batch-dry-run.js";
 import { executeBatch } from "../batch-execute.js";
 import { isolationChoice, openBatchIsolation, refuseDirtyTree } from "../batch-isolation.js";
-import { batchPrefix } from "../batch-prefix.js";
 import {
   checkBatchDirs,
   journalWriteFailed,
@@ -68,7 +67,7 @@ import { reportHint, writeBatchHtml } from "./report.js";
 
 export { BATCH_USAGE };
 
-type RunSettings = Awaited<ReturnType<typeof loadRunSettings>>;
+type RunSettings = RunEnvironment["settings"];
 
 export async function batchCommand(argv: readonly string[], context: CommandContext): Promise<ExitCode> {
   const { flags: typed, positionals, given } = parseBatchFlags(argv);
@@ -101,27 +100,28 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     );
   }
   // Settings first: a bad settings file must fail (exit 2) before any state or server exists.
-  const settings = await loadRunSettings(cwd, context.env.HOME, SETTING_SOURCES, {
+  const run = await resolveRunEnvironment({
+    cwd,
+    env: context.env,
+    settingSources: SETTING_SOURCES,
     trustProject: flags["trust-project"] === true,
-    onIgnored: (line) => context.stderr.write(`forkloop: ${line}\n`),
+    warn: (line) => context.stderr.write(`${line}\n`),
   });
+  const { settings } = run;
   if (flags.queue !== undefined && flags.api === "batches") {
     throw new CliError(
       "--api batches needs a local batch: its rounds are formed and polled by this process, while with --queue the workers send each request. Drop --queue, or drop --api batches.",
     );
   }
-  if (flags.queue !== undefined)
-    return queuedBatch(flags, flags.queue, { cwd, state, settings, given }, context);
+  if (flags.queue !== undefined) return queuedBatch(flags, flags.queue, { cwd, state, run, given }, context);
   if (flags.attempts !== undefined || flags["retry-delay"] !== undefined) {
     throw new CliError(
       "--attempts and --retry-delay apply to --queue batches; a local batch retries with --resume ID --retry-failed.",
     );
   }
-  // R-R2: deadlines from the flags, over the environment, over the settings' env map.
-  const endpointEnv = { ...withSettingsRetryEnv(context.env, settings.env), ...timeoutEnv(flags) };
   const mcpEnv = { ...context.env, ...settings.env };
-  const mcpServers = (mcpConfig: readonly string[] | undefined, strict: boolean | undefined) =>
-    batchMcpServers({ cwd, settings, trustProject: flags["trust-project"], mcpConfig, strict }, context);
+  const mcpServers = (configFiles: readonly string[] | undefined, strict: boolean | undefined) =>
+    run.mcpServers({ configFiles, strict });
   // R-M1: a bad MCP config, like bad settings, fails before a new batch's state exists.
   const servers =
     flags.resume === undefined
@@ -134,16 +134,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
   refuseDisabledBypass(plan.spec.permissionMode, settings);
   // R-S6: a batch runs unattended, so `auto` (the default) sandboxes every item's Bash when it
   // can; `on` without bubblewrap fails here, before any state exists.
-  const bash: SubAgentBashOptions = {
-    sandbox: resolveSandbox(flags.sandbox ?? settings.sandbox, {
-      mode: plan.spec.permissionMode,
-      unattended: true,
-      path: context.env.PATH,
-      notice: (line) => context.stderr.write(`${line}\n`),
-      home: context.env.HOME,
-    }),
-    ...(settings.env === undefined ? {} : { env: settings.env }),
-  };
+  const bash = run.bash(plan.spec.permissionMode, flags.sandbox, true);
   noteSkipped(plan, context);
   // The first requests' estimate: the dry run's answer, and the budget's guess before any item settled.
   const estimate = plan.kind === "new" ? await newBatchEstimate(plan, settings, bash, context) : undefined;
@@ -203,7 +194,8 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
         flags.resume ? ` (resuming; ${plural(interruptedBefore, "interrupted item")} will be redone)` : ""
       }${spec.rpm === undefined ? "" : ` · at most ${spec.rpm} requests/min`} · state in ${dir}\n`,
     );
-    const source = await resolveModelSource(endpointEnv, notice, spec.cwd);
+    // R-R2: deadlines from the flags, over the environment, over the settings' env map.
+    const source = await run.endpoint(timeoutEnv(flags), spec.cwd);
     try {
       const limitUsd = flags["max-budget-usd"];
       const { summary, report, stopFailure } = await executeBatch(
@@ -290,7 +282,7 @@ async function queuedBatch(
   where: {
     readonly cwd: string;
     readonly state: ProjectState;
-    readonly settings: RunSettings;
+    readonly run: RunEnvironment;
     readonly given: GivenFlags;
   },
   context: CommandContext,
@@ -320,37 +312,26 @@ async function queuedBatch(
   // R-M1, R-B1: the MCP servers are resolved as for a local batch (a bad config is exit 2 now),
   // but only their names go to Redis: each worker starts the servers of those names from its own
   // configuration, never a command line it read from the queue.
-  const servers = await batchMcpServers(
-    {
-      cwd: where.cwd,
-      settings: where.settings,
-      trustProject: flags["trust-project"],
-      mcpConfig: flags["mcp-config"],
-      strict: flags["strict-mcp-config"],
-    },
-    context,
-  );
-  const planned = await planBatch(
-    flags,
-    where.cwd,
-    where.state,
-    loopChoices(flags, where.settings, context),
-    {
-      given: where.given,
-    },
-  );
-  refuseDisabledBypass(planned.spec.permissionMode, where.settings);
+  const servers = await where.run.mcpServers({
+    configFiles: flags["mcp-config"],
+    strict: flags["strict-mcp-config"],
+  });
+  const { settings } = where.run;
+  const planned = await planBatch(flags, where.cwd, where.state, loopChoices(flags, settings, context), {
+    given: where.given,
+  });
+  refuseDisabledBypass(planned.spec.permissionMode, settings);
   if (planned.kind !== "new") throw new Error("planBatch: a batch without --resume is new");
   noteSkipped(planned, context);
   // Workers read a queued batch's settings from Redis: the flags as typed here are this host's.
   const { mcpConfig: _files, strictMcpConfig: _strict, startFlags: _flags, ...spec } = planned.spec;
   const plan = { ...planned, spec };
-  const rules = mergeRules(where.settings, { allow: spec.allowedTools, deny: spec.disallowedTools });
+  const rules = mergeRules(settings, { allow: spec.allowedTools, deny: spec.disallowedTools });
   const mcp = namedMcpServers(servers, rules.deny);
   if (flags["dry-run"]) {
     // The workers' sandbox is theirs; the prefix's tools are the same either way.
-    const bash = where.settings.env === undefined ? {} : { env: where.settings.env };
-    return printDryRun(await newBatchEstimate(plan, where.settings, bash, context), flags, context);
+    const bash = settings.env === undefined ? {} : { env: settings.env };
+    return printDryRun(await newBatchEstimate(plan, settings, bash, context), flags, context);
   }
   return queuedBatchCommand(queueFlags, { kind: "new", plan, mcpServers: mcp }, where, context);
 }
@@ -394,29 +375,6 @@ async function finishedBatch(
 /** The command that resumes this batch, as typed where this one was. */
 function resumeCommand(spec: BatchSpec, flags: BatchFlags): string {
   return `forkloop batch --resume ${spec.id}${flags.cwd ? ` --cwd ${flags.cwd}` : ""}`;
-}
-
-/** R-M1: the batch's MCP servers as a run resolves them (settings, `.mcp.json` if trusted, flags). */
-function batchMcpServers(
-  options: {
-    readonly cwd: string;
-    readonly settings: RunSettings;
-    readonly trustProject: boolean | undefined;
-    readonly mcpConfig: readonly string[] | undefined;
-    readonly strict: boolean | undefined;
-  },
-  context: CommandContext,
-) {
-  return resolveMcpServers({
-    cwd: options.cwd,
-    home: context.env.HOME,
-    env: { ...context.env, ...options.settings.env },
-    settingSources: SETTING_SOURCES,
-    trustProject: options.trustProject,
-    configFiles: options.mcpConfig,
-    strict: options.strict,
-    onIgnored: (line) => context.stderr.write(`forkloop: ${line}\n`),
-  });
 }
 
 /** The binary and unreadable matches that will not be items, said before anything runs. */

@@ -4,27 +4,23 @@ import { join, resolve } from "node:path";
 import {
   BatchRefusedError,
   batchDir,
+  createBatchExecutor,
+  createBatchPool,
   parseQueueUrl,
   plural,
   type QueuedBatch,
   startQueueWorker,
   type WorkerPolicy,
 } from "@forkloop/batch";
-import type { SubAgentBashOptions } from "@forkloop/orchestrator";
 import {
   checkProjectDir,
-  loadRunSettings,
   type McpServersOnDemand,
   mcpServersOnDemand,
   projectState,
-  resolveMcpServers,
-  resolveModelSource,
-  resolveSandbox,
-  withSettingsRetryEnv,
+  resolveRunEnvironment,
 } from "@forkloop/sdk";
 import { SETTING_SOURCES } from "@forkloop/tools";
 import { z } from "zod";
-import { createBatchExecutor, createBatchPool } from "../batch-agents.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { describeHostFailure, endpointUrl } from "../endpoint-failure.js";
@@ -137,39 +133,32 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
     ...(flags["state-dir"] === undefined ? {} : { stateDir: flags["state-dir"] }),
   });
   const log = (line: string) => context.stderr.write(`${line}\n`);
-  const settings = await loadRunSettings(cwd, context.env.HOME, SETTING_SOURCES, {
+  const run = await resolveRunEnvironment({
+    cwd,
+    env: context.env,
+    settingSources: SETTING_SOURCES,
     trustProject: flags["trust-project"] === true,
-    onIgnored: (line) => log(`forkloop: ${line}`),
+    warn: log,
   });
+  const { settings } = run;
   // R-S6: workers run unattended, so `auto` sandboxes every item's Bash when bubblewrap works here;
   // `on` without it fails now, before the worker takes an item.
-  const bash: SubAgentBashOptions = {
-    sandbox: resolveSandbox(flags.sandbox ?? settings.sandbox, {
-      mode: "dontAsk",
-      unattended: true,
-      path: context.env.PATH,
-      notice: log,
-      home: context.env.HOME,
-    }),
-    ...(settings.env === undefined ? {} : { env: settings.env }),
-  };
+  const bash = run.bash("dontAsk", flags.sandbox, true);
   // R-M1, R-B1: this host's own MCP configuration, resolved as a local run would (a bad one is
   // exit 2 now); servers start only when a batch names them.
-  const mcpEnv = { ...context.env, ...settings.env };
   const mcp = mcpServersOnDemand(
     (
-      await resolveMcpServers({
-        cwd,
-        home: context.env.HOME,
-        env: mcpEnv,
-        settingSources: SETTING_SOURCES,
-        trustProject: flags["trust-project"],
+      await run.mcpServers({
         configFiles: flags["mcp-config"]?.map((value) => mcpConfigFlag(value, context.cwd)),
         strict: flags["strict-mcp-config"],
-        onIgnored: (line) => log(`forkloop: ${line}`),
       })
     ).entries,
-    { cwd, env: mcpEnv, resultsDir: join(state.dir, "mcp-results", `worker-${process.pid}`), warn: log },
+    {
+      cwd,
+      env: { ...context.env, ...settings.env },
+      resultsDir: join(state.dir, "mcp-results", `worker-${process.pid}`),
+      warn: log,
+    },
   );
   const self = `forkloop worker ${hostname()}:${process.pid}`;
   // R-B1 (trust): the operator's choices, which no batch on the queue can change.
@@ -180,7 +169,7 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
   const connection = await openCheckedQueue(address, log);
   const concurrency = flags.concurrency ?? 8;
   // The retry and timeout settings (R-R1, R-R2) apply to a worker's model requests as to a local batch's.
-  const source = await resolveModelSource(withSettingsRetryEnv(context.env, settings.env), log, cwd);
+  const source = await run.endpoint();
   const pool = createBatchPool(source, concurrency, context.clock);
   const url = endpointUrl(source);
   // R-R9: set when this host's key or endpoint fails every item; the worker then stops.

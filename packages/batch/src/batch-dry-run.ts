@@ -1,4 +1,3 @@
-import { describeSkipped, formatCount, type LoadedItems } from "@forkloop/batch";
 import {
   type CacheSafeParams,
   costUsd,
@@ -6,6 +5,8 @@ import {
   getModelInfo,
   type ModelInfo,
 } from "@forkloop/loop-core";
+import { describeSkipped, type LoadedItems } from "./batch-items.js";
+import { formatCount } from "./progress-display.js";
 
 /**
  * `forkloop batch --dry-run`: what the batch would send first, from the prompt

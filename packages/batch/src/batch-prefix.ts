@@ -1,4 +1,3 @@
-import type { BatchSpec } from "@forkloop/batch";
 import {
   buildCacheSafeParams,
   type CacheSafeParams,
@@ -7,6 +6,7 @@ import {
   type Tool,
 } from "@forkloop/loop-core";
 import { assembleSession } from "@forkloop/orchestrator";
+import type { BatchSpec } from "./batch-store.js";
 
 /**
  * R-F3: the one prefix (tools → system) every item of a batch starts with, so each item's first

@@ -1,6 +1,4 @@
 import { availableParallelism } from "node:os";
-import type { BatchSpec, Claim, ItemExecutor } from "@forkloop/batch";
-import { batchItemSession, createPoolExecutor } from "@forkloop/batch";
 import type { Tool } from "@forkloop/loop-core";
 import {
   type AgentPool,
@@ -14,16 +12,20 @@ import {
 } from "@forkloop/orchestrator";
 import {
   bashToolOptions,
-  type loadRunSettings,
   type ModelSource,
   mergeRules,
   offeredMcpTools,
+  type RunEnvironment,
   selectTools,
   settingsHooks,
 } from "@forkloop/sdk";
 import { batchPrefix } from "./batch-prefix.js";
+import type { ItemExecutor } from "./batch-runner.js";
+import type { BatchSpec } from "./batch-store.js";
+import type { Claim } from "./job-backend.js";
+import { batchItemSession, createPoolExecutor } from "./pool-executor.js";
 
-type Settings = Awaited<ReturnType<typeof loadRunSettings>>;
+type Settings = RunEnvironment["settings"];
 
 /**
  * The sub-agents of one batch on this host: its spec's tools and rules merged with this host's
