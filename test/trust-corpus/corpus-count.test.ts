@@ -11,6 +11,7 @@ import { groups as patterns } from "./patterns.cases.js";
 import { PENDING } from "./pending.js";
 import { groups as files } from "./project-files.cases.js";
 import { groups as protectedPaths } from "./protected-paths.cases.js";
+import { groups as races } from "./races.cases.js";
 import { groups as sandbox } from "./sandbox.cases.js";
 import { groups as secrets } from "./secrets-and-modes.cases.js";
 import { groups as settings } from "./settings.cases.js";
@@ -28,6 +29,7 @@ const CLASSES: Readonly<Record<string, readonly CaseGroup[]>> = {
   "patterns in bounded time, signals (R-S12)": patterns,
   "modes changed during a turn (R-S14)": modes,
   "terminal escaping (R-S14)": terminal,
+  "symlink races between check and write (R-S4, R-S10)": races,
 };
 
 /** The Done when: at least this many cases over its classes. */
