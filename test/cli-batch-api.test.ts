@@ -76,6 +76,7 @@ async function resultLines(id: string) {
           costUsd: number;
           onlineCostUsd?: number;
           turns: number;
+          usage: { apiCalls: number };
         },
     );
 }
