@@ -23,18 +23,21 @@ const sources = ["packages", "apps"].flatMap((top) =>
   }),
 );
 
-/** Files (relative to the root) whose code matches `pattern`, comments left out. */
-function filesMatching(pattern: RegExp): string[] {
+/**
+ * Files (relative to the root) whose code matches `pattern`, comments left out, and "strings" too
+ * unless the pattern is about one (a message may name a function without calling it).
+ */
+function filesMatching(pattern: RegExp, keepStrings = false): string[] {
   return sources
     .filter((file) => {
       const code = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "");
-      return pattern.test(code);
+      return pattern.test(keepStrings ? code : code.replace(/"(?:[^"\\\n]|\\.)*"/g, '""'));
     })
     .map((file) => relative(root, file))
     .sort();
 }
 
-describe("R-F3: the request prefix has one writer", () => {
+describe("R-A2/R-F3: the request prefix has one writer", () => {
   it("only loop-core builds system blocks and tool definitions, and a batch its root prefix", () => {
     expect(
       filesMatching(/\b(buildCacheSafeParams|toolDefinitions|toolDefinition|buildSystemBlocks)\(/),
@@ -55,7 +58,7 @@ describe("R-F3: the request prefix has one writer", () => {
       ),
     );
     expect(calls).toEqual(["query.ts"]);
-    expect(filesMatching(/type: "request_start",[^}]*\bprefix\b/)).toEqual([
+    expect(filesMatching(/type: "request_start",[^}]*\bprefix\b/, true)).toEqual([
       "packages/loop-core/src/model-attempt.ts",
     ]);
   });
@@ -64,5 +67,19 @@ describe("R-F3: the request prefix has one writer", () => {
     const session = readFileSync(join(root, "packages/orchestrator/src/main-session.ts"), "utf8");
     const writes = [...session.matchAll(/\blatest\s*=(?!=)\s*([^;]+);/g)].map((match) => match[1]);
     expect(writes).toEqual(["event.prefix"]);
+  });
+});
+
+describe("R-A4: one run-environment resolver", () => {
+  it("query(), forkloop batch and forkloop worker load settings, sandbox, MCP servers and deadlines only through it", () => {
+    // Their definitions aside, the resolver is their only caller.
+    const loaders =
+      /(?<!function )\b(loadRunSettings|resolveSandbox|resolveMcpServers|withSettingsRetryEnv)\(/;
+    expect(filesMatching(loaders)).toEqual(["packages/sdk/src/run-environment.ts"]);
+    expect(filesMatching(/(?<!function )\bresolveRunEnvironment\(/)).toEqual([
+      "apps/cli/src/commands/batch.ts",
+      "apps/cli/src/commands/worker.ts",
+      "packages/sdk/src/query-options.ts",
+    ]);
   });
 });

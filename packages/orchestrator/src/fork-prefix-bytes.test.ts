@@ -53,7 +53,7 @@ afterAll(async () => {
 });
 
 describe("the request prefix travels as bytes", () => {
-  it("R-F3: an Agent fork's first request is its parent's last request byte for byte up to its own messages, read from the cache, though the worker's own tool would be described otherwise", async () => {
+  it("R-A2/R-F3: an Agent fork's first request is its parent's last request byte for byte up to its own messages, read from the cache, though the worker's own tool would be described otherwise", async () => {
     // The parent's Read says something the worker's Read (built in its thread) does not: a worker
     // that built the definitions again would send other bytes, and miss the whole prefix.
     const tools: Tool[] = createBuiltinTools().map((tool) =>

@@ -26,7 +26,7 @@ export interface ResolveSettingsOptions {
 
 export async function resolveSettings(_options: ResolveSettingsOptions = {}): Promise<ResolvedSettings> {
   throw new OptionsError(
-    "resolveSettings() is not supported: forkloop has no managed settings tiers to report. Read the settings a query would use with loadRunSettings(cwd, home, sources) from @forkloop/sdk.",
+    "resolveSettings() is not supported: forkloop has no managed settings tiers to report. Read the settings a query would use with (await resolveRunEnvironment({ cwd, env: process.env, settingSources, warn })).settings from @forkloop/sdk.",
   );
 }
 
