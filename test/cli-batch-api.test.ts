@@ -167,6 +167,47 @@ describe("R-B8: forkloop batch --api batches", { timeout: 180_000 }, () => {
     expect(run.stderr).toMatch(/retrying .*scripted error for entry 1 of batch 2/);
   });
 
+  it("R-B8: --max-turns and --max-budget-usd hold with --api batches (budgets at batch prices)", async () => {
+    sim = await startSimProcess(dir, ["--batch-processing-ms", "100"]);
+    const env = { ...sim.env, ...FAST };
+    const oneTurn = await runCli([...args("one-turn"), "--max-turns", "1"], { cwd: dir, env });
+    const lines = await resultLines("one-turn");
+    // Each item stops after its one turn: one model call each, no second round for anyone.
+    expect(
+      lines.every((l) => l.usage.apiCalls === 1 && l.status === "failed"),
+      oneTurn.stderr,
+    ).toBe(true);
+    expect(oneTurn.stderr).toContain("max_turns");
+    expect(entriesOf(await sim.requests())).toHaveLength(FILES.length);
+
+    const budget = await runCli([...args("budget"), "--max-budget-usd", "0.000001"], { cwd: dir, env });
+    expect(budget.code, budget.stderr).toBe(10);
+    expect(budget.stderr).toContain("--max-budget-usd 0.000001 reached");
+    const budgetLines = await resultLines("budget");
+    expect(budgetLines.filter((l) => l.status === "pending").length).toBeGreaterThan(0);
+  });
+
+  it("R-B10: Ctrl+C leaves the open batch recorded for --resume; a second Ctrl+C cancels it and says which", async () => {
+    sim = await startSimProcess(dir, ["--batch-processing-ms", "60000"]);
+    const env = { ...sim.env, ...FAST };
+    const first = startCli(args("ctrl-c"), { cwd: dir, env });
+    await waitForOutput(first.child, first.stderr, (text) => /^round 1: message batch/m.test(text));
+    const [, open] = /^round 1: message batch (\S+) sent/m.exec(first.stderr())!;
+    first.child.kill("SIGINT");
+    await waitForOutput(first.child, first.stderr, (text) => text.includes("Ctrl+C again within"));
+    expect(first.stderr()).toContain(`${open} still processing: recorded, so --resume polls it`);
+    // A repeat within 300 ms is the same key press (process-stop.ts); this one is a second press.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    first.child.kill("SIGINT");
+    const exited = await first.exited;
+    expect(exited.code).toBe(130);
+    expect(exited.stderr).toContain(`cancelled the open message batch (a second Ctrl+C): ${open}`);
+    const records = await sim.requests();
+    expect(records.some((r) => r.path === `/v1/messages/batches/${open}/cancel` && r.status === 200)).toBe(
+      true,
+    );
+  });
+
   it("R-B8: bad input — an endpoint without the Batches API is exit 2 naming it and the fix; --api with --queue or an unknown value is exit 2", async () => {
     const server: Server = createServer((_req, res) => {
       res.writeHead(404, { "content-type": "application/json" });

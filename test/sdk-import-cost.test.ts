@@ -43,7 +43,7 @@ function packagesOf(urls: readonly string[]): string[] {
 }
 
 const SDK_ENTRY = pathToFileURL(join(root, "packages/sdk/dist/index.js")).href;
-/** Loaded at first use (R-V2): a session's first request, MCP server, sub-agent, pattern, frontmatter, transcript. */
+/** Loaded at first use (R-V2): a session's first request, MCP server, sub-agent, pattern, shell command, frontmatter, transcript. */
 const ON_FIRST_USE = [
   "@anthropic-ai/sdk",
   "@modelcontextprotocol/sdk",
@@ -53,6 +53,7 @@ const ON_FIRST_USE = [
   "msgpackr",
   "piscina",
   "re2js",
+  "unbash",
   "yaml",
 ];
 
@@ -67,7 +68,7 @@ describe("R-V2: importing @forkloop/sdk loads only what a session needs first", 
     expect(simulator.sort()).toEqual(["faults.js", "model-registry.js", "model-table.js"]);
   });
 
-  it("R-V2: the Anthropic SDK, the MCP SDK, the thread pool, ajv, msgpackr, re2js and yaml load at first use, not at import", async () => {
+  it("R-V2: the Anthropic SDK, the MCP SDK, the thread pool, ajv, msgpackr, re2js, the shell parser and yaml load at first use, not at import", async () => {
     const loaded = packagesOf(await modulesLoadedBy(SDK_ENTRY));
     expect(loaded.filter((name) => ON_FIRST_USE.includes(name))).toEqual([]);
     // Controls: the trace sees a package an ES import loads (zod) and one a require loads (yaml).

@@ -75,7 +75,7 @@ const assistant = z.strictObject({
   ...common,
   message: apiMessage,
   parent_tool_use_id: z.string().nullable(),
-  /** The response's request-id; a sub-agent's lines (rebuilt from its events) have none. */
+  /** The response's request-id (a synthetic API-error reply has none). */
   request_id: z.string().min(1).optional(),
   timestamp: z.iso.datetime(),
   ...subAgentFields,
@@ -154,6 +154,7 @@ const taskUsage = z.strictObject({
 const task = {
   ...common,
   task_id: z.string(),
+  run_id: z.string().min(1),
   tool_use_id: z.string().optional(),
   subagent_type: z.string().optional(),
 };
@@ -162,7 +163,21 @@ const taskStarted = z.strictObject({
   subtype: z.literal("task_started"),
   ...task,
   description: z.string(),
+  is_backgrounded: z.boolean(),
+  spawn_depth: z.number().int().positive(),
+  prompt: z.string().optional(),
   ...EXTENSIONS.taskStarted,
+});
+const taskUpdated = z.strictObject({
+  type: z.literal("system"),
+  subtype: z.literal("task_updated"),
+  ...common,
+  task_id: z.string(),
+  run_id: z.string().min(1),
+  patch: z.strictObject({
+    status: z.enum(["pending", "running", "completed", "failed", "killed", "paused"]).optional(),
+    end_time: z.number().int().positive().optional(),
+  }),
 });
 const taskProgress = z.strictObject({
   type: z.literal("system"),
@@ -266,6 +281,7 @@ const LINES: Record<string, z.ZodType> = {
   "system/compact_boundary": compactBoundary,
   "system/task_started": taskStarted,
   "system/task_progress": taskProgress,
+  "system/task_updated": taskUpdated,
   "system/task_notification": taskNotification,
   result,
 };
@@ -367,7 +383,7 @@ describe("R-X1: stream-json lines are Claude Code's lines", () => {
     expect(new Set(lines.map((line) => line.session_id)).size).toBe(1);
   });
 
-  it("tool results carry tool_use_result; the interrupt notice is a content array; errors carry api_error_status", () => {
+  it("the main loop's tool results carry tool_use_result, a sub-agent's do not (as Claude Code's); the interrupt notice is a content array; errors carry api_error_status", () => {
     const toolResults = (runs.forks ?? []).filter(
       (line) =>
         line.type === "user" &&
@@ -375,8 +391,12 @@ describe("R-X1: stream-json lines are Claude Code's lines", () => {
           (block) => block.type === "tool_result",
         ),
     );
-    expect(toolResults.length).toBeGreaterThan(0);
-    for (const line of toolResults) expect(line.tool_use_result).toBeDefined();
+    const mainLoop = toolResults.filter((line) => line.parent_tool_use_id === null);
+    const subAgents = toolResults.filter((line) => line.parent_tool_use_id !== null);
+    expect(mainLoop.length).toBeGreaterThan(0);
+    expect(subAgents.length).toBeGreaterThan(0);
+    for (const line of mainLoop) expect(line.tool_use_result).toBeDefined();
+    for (const line of subAgents) expect(line).not.toHaveProperty("tool_use_result");
     const notice = (runs.interrupted ?? []).find(
       (line) => line.type === "user" && JSON.stringify(line.message).includes("interrupted"),
     );
@@ -387,10 +407,13 @@ describe("R-X1: stream-json lines are Claude Code's lines", () => {
 
   it("replies carry the response's request_id, retries their status and kind, results the time to first token", () => {
     const lines = runs.forks ?? [];
-    const replies = lines.filter((line) => line.type === "assistant" && line.parent_tool_use_id === null);
-    expect(replies.length).toBeGreaterThan(0);
+    // A sub-agent's replies too (R-K2): its blocks are the API message as the worker received it.
+    const replies = lines.filter((line) => line.type === "assistant");
+    expect(replies.some((line) => line.parent_tool_use_id !== null)).toBe(true);
     // The simulator's request-id header, as the API's: every reply names the request it answered.
     for (const line of replies) expect(line.request_id).toMatch(/^req_/);
+    // …and the message id the API gave it (the simulator's), not one made up from the task.
+    for (const line of replies) expect((line.message as { id: string }).id).toMatch(/^msg_sim_/);
     expect(lines.find((line) => line.subtype === "api_retry")).toMatchObject({
       error_status: 529,
       error: "overloaded",

@@ -17,37 +17,15 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
 import * as loopCore from "@forkloop/loop-core";
-import { createAssistantMessage, createUserMessage, type Message, query } from "@forkloop/loop-core";
+import { createUserMessage, type Message, query } from "@forkloop/loop-core";
 import * as loopCoreTesting from "@forkloop/loop-core/testing";
 import { testContext, testTool } from "@forkloop/loop-core/testing";
 import { startSimulator } from "@forkloop/sim";
 import { type BenchResult, compare, cpuRuns, percentile, timeRuns } from "./harness.js";
+import { history } from "./loop-history.js";
 
 const ITERATIONS_PER_RUN = 10;
 const PATHS = ["src/a.ts", "src/b.ts", "src/c.ts"];
-
-function history(size: number): Message[] {
-  const messages: Message[] = [];
-  for (let index = 0; index < size; index++) {
-    const text = `message ${index}: ${"lorem ipsum dolor sit amet ".repeat(8)}`;
-    messages.push(
-      index % 2 === 0
-        ? createUserMessage(text)
-        : createAssistantMessage({
-            id: `msg_${index}`,
-            type: "message",
-            role: "assistant",
-            model: "claude-sonnet-4-6",
-            content: [{ type: "text", text, citations: null }],
-            stop_reason: "end_turn",
-            stop_sequence: null,
-            usage: { input_tokens: 100, output_tokens: 50 },
-          } as never),
-    );
-  }
-  messages.push(createUserMessage("Go on."));
-  return messages;
-}
 
 /** The parts of a loop-core build the CPU bench drives: this tree's, or a baseline's. */
 interface LoopBuild {

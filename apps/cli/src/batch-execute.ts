@@ -71,6 +71,18 @@ export async function executeBatch(run: BatchExecution, context: CommandContext)
     context.clock,
   );
   const clock = poolClock(context.clock);
+  // R-B10: a Ctrl+C leaves the open batches recorded for --resume; a second one cancels them.
+  const dropForcedExit =
+    batchApi === undefined
+      ? undefined
+      : context.beforeForcedExit?.(async () => {
+          const ids = await batchApi.rounds.cancelOpen();
+          if (ids.length > 0) {
+            context.stderr.write(
+              `forkloop batch ${spec.id}: cancelled ${ids.length === 1 ? "the open message batch" : `${ids.length} open message batches`} (a second Ctrl+C): ${ids.join(", ")}; --resume sends their unanswered requests again\n`,
+            );
+          }
+        });
   try {
     const endpoint = { url: endpointUrl(source), model: spec.model };
     let pausedUntil = 0;
@@ -128,6 +140,7 @@ export async function executeBatch(run: BatchExecution, context: CommandContext)
     // R-B8: the rounds wait for every running item, so they must know which ones run.
     const executor = batchApi === undefined ? created : batchApi.rounds.track(created);
     const summary = await runBatch({
+      batchId: run.spec.id,
       backend: run.backend,
       executor,
       concurrency: run.concurrency,
@@ -157,6 +170,13 @@ export async function executeBatch(run: BatchExecution, context: CommandContext)
         }
       },
     });
+    const open = batchApi?.rounds.openBatches() ?? [];
+    if (summary.interrupted && open.length > 0) {
+      display.log(
+        `${open.length === 1 ? "message batch" : `${open.length} message batches`} ${open.join(", ")} still processing: recorded, so --resume polls ${open.length === 1 ? "it" : "them"}; Ctrl+C again within ${CANCEL_WINDOW_MS / 1000} s cancels ${open.length === 1 ? "it" : "them"}`,
+      );
+      if (context.beforeForcedExit !== undefined) await sleepMs(CANCEL_WINDOW_MS);
+    }
     const report = buildReport(spec.id, summary.states, summary.wallMs, {
       simulated: source.simulated,
       transcriptsDir: join(run.dir, "transcripts"),
@@ -164,7 +184,15 @@ export async function executeBatch(run: BatchExecution, context: CommandContext)
     display.finish(finalSnapshot(report));
     return { summary, report, ...(stopFailure === undefined ? {} : { stopFailure }) };
   } finally {
+    dropForcedExit?.();
     await pool.close();
     await batchApi?.close();
   }
+}
+
+/** After an interrupt with open Message Batches: the time a second Ctrl+C has to cancel them. */
+const CANCEL_WINDOW_MS = 3_000;
+
+function sleepMs(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -30,6 +30,9 @@ server; without it the built-in simulator answers (simulated replies, not a real
 Environment: MAX_THINKING_TOKENS=N (run, batch: extended thinking with that budget),
 FORKLOOP_MODELS=FILE (model specs, e.g. a small context window, for the client and
 the embedded simulator), FORKLOOP_SIM_LATENCY=none|realistic, FORKLOOP_SIM_FAULTS=SPEC.
+Telemetry (off by default): CLAUDE_CODE_ENABLE_TELEMETRY=1 with OTEL_TRACES_EXPORTER=otlp and/or
+OTEL_METRICS_EXPORTER=otlp exports spans and metrics over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT
+(OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf|http/json, OTEL_METRIC_EXPORT_INTERVAL=ms).
 Run \`forkloop <command> --help\` for a command's flags; \`forkloop --version\` prints the version.`;
 
 type Command = (argv: readonly string[], context: CommandContext) => Promise<ExitCode>;

@@ -9,6 +9,8 @@ export interface CommandContext {
   readonly cwd: string;
   /** Aborted on the first Ctrl+C (SIGINT), SIGTERM or closed stdout (process-stop.ts); a later Ctrl+C exits at once. */
   readonly signal: AbortSignal;
+  /** Runs a handler before a later Ctrl+C exits at once (process-stop.ts); absent in tests run in-process. */
+  readonly beforeForcedExit?: (handler: () => Promise<void>) => () => void;
   /**
    * R-R11: the clock a batch's model requests wait on (a far rate-limit reset, the pool's 429
    * pause, backoff); the system clock when absent. Tests give a skip-ahead one.

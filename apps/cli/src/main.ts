@@ -4,9 +4,26 @@
  * and session inspection. Exit codes: see exit-codes.ts and apps/cli/README.md. This file is the
  * process around the command line (cli.ts): the process's streams, signals and exit.
  */
+import { shutdownTelemetry, startTelemetry, TelemetryConfigError } from "@forkloop/orchestrator/telemetry";
 import { runCommandLine } from "./cli.js";
 import type { CommandContext } from "./command-context.js";
+import { EXIT } from "./exit-codes.js";
 import { installProcessStop } from "./process-stop.js";
+
+/**
+ * R-V5: OpenTelemetry export when the environment asks (CLAUDE_CODE_ENABLE_TELEMETRY=1 and an
+ * OTEL_*_EXPORTER=otlp); off, this loads nothing. A variable forkloop cannot follow is exit 2.
+ */
+async function startProcessTelemetry(): Promise<boolean> {
+  try {
+    await startTelemetry(process.env);
+    return true;
+  } catch (error) {
+    if (!(error instanceof TelemetryConfigError)) throw error;
+    process.stderr.write(`forkloop: ${error.message}\n`);
+    return false;
+  }
+}
 
 async function runFromProcess(): Promise<void> {
   const stop = installProcessStop();
@@ -17,8 +34,12 @@ async function runFromProcess(): Promise<void> {
     env: process.env,
     cwd: process.cwd(),
     signal: stop.signal,
+    beforeForcedExit: (handler) => stop.beforeForcedExit(handler),
   };
+  if (!(await startProcessTelemetry())) process.exit(EXIT.usage);
   const code = await runCommandLine(process.argv.slice(2), context);
+  // What the run recorded is exported before the process goes (bounded by the exporters' timeouts).
+  await shutdownTelemetry();
   // Let stdout drain (a pipe may be slow), then exit: worker threads or sockets must not keep us alive.
   const exitCode = stop.exitCode(code);
   if (stop.stdoutOpen()) process.stdout.write("", () => process.exit(exitCode));

@@ -33,7 +33,16 @@ export interface ProcessStop {
   exitCode(returned: ExitCode): number;
   /** False once stdout's reader has gone: nothing more can be written there. */
   stdoutOpen(): boolean;
+  /**
+   * Runs `handler` (for at most FORCED_EXIT_GRACE_MS) when a later signal exits at once — the
+   * last thing done before leaving, e.g. cancelling open Message Batches (R-B10). Returns the
+   * function that removes it.
+   */
+  beforeForcedExit(handler: () => Promise<void>): () => void;
 }
+
+/** How long the handlers of a forced exit may take before the process leaves anyway. */
+export const FORCED_EXIT_GRACE_MS = 5_000;
 
 /**
  * Installs the process's stop handling. The first SIGINT, SIGTERM, SIGHUP or SIGQUIT aborts
@@ -51,6 +60,8 @@ export function installProcessStop(
   let firstSignalAt = 0;
   let stdoutClosed = false;
   let stderrClosed = false;
+  const forcedExitHandlers = new Set<() => Promise<void>>();
+  let forcing = false;
 
   const stop = (next: StopCause) => {
     if (cause !== undefined) return;
@@ -68,7 +79,14 @@ export function installProcessStop(
       return;
     }
     if (now() - firstSignalAt < REPEATED_SIGNAL_WINDOW_MS) return;
-    proc.exit(SIGNALS[signal].code);
+    if (forcedExitHandlers.size === 0 || forcing) {
+      proc.exit(SIGNALS[signal].code);
+      return;
+    }
+    forcing = true;
+    const grace = new Promise<void>((resolve) => setTimeout(resolve, FORCED_EXIT_GRACE_MS).unref());
+    const handlers = Promise.allSettled([...forcedExitHandlers].map((handler) => handler()));
+    void Promise.race([handlers, grace]).then(() => proc.exit(SIGNALS[signal].code));
   };
   for (const signal of Object.keys(SIGNALS) as (keyof typeof SIGNALS)[]) proc.on(signal, onSignal);
 
@@ -92,5 +110,9 @@ export function installProcessStop(
       return returned;
     },
     stdoutOpen: () => !stdoutClosed,
+    beforeForcedExit(handler) {
+      forcedExitHandlers.add(handler);
+      return () => forcedExitHandlers.delete(handler);
+    },
   };
 }

@@ -169,8 +169,14 @@ export async function executePlan(
   const diverged: string[] = [];
   for (const file of plan.files) {
     const target = join(root, checkedPath(file.path));
+    // One name per path, not per process: a run cut between writing it and the rename leaves it,
+    // and the resume that carries out the same plan writes over it or removes it.
+    const temporary = `${target}.forkloop-apply`;
     const now = contentHash(await readOrNull(target));
-    if (now === file.after) continue;
+    if (now === file.after) {
+      await rm(temporary, { force: true });
+      continue;
+    }
     if (now !== file.before) {
       diverged.push(file.path);
       continue;
@@ -181,7 +187,6 @@ export async function executePlan(
     } else {
       const content = contents?.get(file.path) ?? (await readFile(join(planDir, `${file.after}.blob`)));
       await mkdir(dirname(target), { recursive: true });
-      const temporary = `${target}.forkloop-apply-${process.pid}`;
       await writeDurably(temporary, content);
       await chmod(temporary, file.before === null ? file.mode : await modeOf(target, file.mode));
       await rename(temporary, target);

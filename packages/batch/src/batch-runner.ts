@@ -1,4 +1,5 @@
 import { sumUsage, ZERO_USAGE_TOTALS } from "@forkloop/loop-core";
+import { startBatchSpan, withTraceContext } from "./batch-telemetry.js";
 import type { ItemIsolator } from "./item-isolation.js";
 import type { Claim, ItemError, ItemResult, ItemState, JobBackend } from "./job-backend.js";
 import type { ProgressSnapshot } from "./progress-display.js";
@@ -50,6 +51,8 @@ export interface BatchRunOptions {
   /** Milliseconds the pool is paused for (a 429's retry-after), shown by the progress display. */
   readonly pausedForMs?: () => number;
   readonly workerId?: string;
+  /** Names the batch's span (R-V5, when telemetry is on). */
+  readonly batchId?: string;
   readonly now?: () => number;
   /**
    * Asked for each failure: a message says it is a failure of the whole batch — the endpoint, the
@@ -168,12 +171,12 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
       }
       return { ok: "cancelled" };
     }
-    // R-B3: a success counts once its change is in the workspace (or it is a conflict).
-    const outcome =
-      isolation === undefined ? finished : await isolation.settle(claim, finished, options.backend);
-    if (outcome.ok === "cancelled") return outcome;
-    await record(claim, outcome);
-    return outcome;
+    // R-B3: with isolation, a success counts once its change is in the workspace (or it is a
+    // conflict); the isolator records the outcome under its apply lock.
+    if (isolation !== undefined)
+      return isolation.settle(claim, finished, options.backend, (outcome) => record(claim, outcome));
+    await record(claim, finished);
+    return finished;
   };
   const record = async (claim: Claim, outcome: Exclude<ItemOutcome, { ok: "cancelled" }>): Promise<void> => {
     if (outcome.result) {
@@ -231,11 +234,9 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
         );
       return;
     }
-    await isolation.begin();
+    await isolation.begin(pending);
     for (const apply of pending) {
-      const outcome = await isolation.recover(apply);
-      if (outcome.ok === "cancelled") continue;
-      await record(apply.claim, outcome);
+      const outcome = await isolation.recover(apply, (settled) => record(apply.claim, settled));
       await isolation.release(apply.claim, outcome);
     }
   };
@@ -258,7 +259,10 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
 
   const launch = (claims: readonly Claim[], warm: boolean): Promise<void>[] => {
     if (claims.length === 0) return [];
-    const executions = options.executor.startAll(claims, warm);
+    const executions = options.executor.startAll(
+      claims.map((claim) => withTraceContext(claim, batchSpan)),
+      warm,
+    );
     return claims.map((claim, index) => {
       const execution = executions[index];
       if (!execution)
@@ -294,6 +298,7 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
     });
   };
 
+  const batchSpan = startBatchSpan(options.batchId ?? "local", "local");
   try {
     await recoverApplies();
     const firstWave = await claimUpTo(Math.max(1, options.concurrency));
@@ -303,6 +308,12 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
     clearInterval(heartbeat);
     clearInterval(tick);
     options.signal?.removeEventListener("abort", onAbort);
+    batchSpan?.end(backendFailure === undefined ? "ok" : { error: "the journal could not be written" }, {
+      "forkloop.batch.items.succeeded": counters.succeeded,
+      "forkloop.batch.items.failed": counters.failed,
+      "forkloop.batch.items.skipped": counters.skipped,
+      "forkloop.cost_usd": counters.costUsd,
+    });
   }
   if (backendFailure) throw backendFailure.error;
   return {

@@ -16,6 +16,7 @@ export * from "./batch-report-markdown.js";
 export * from "./batch-runner.js";
 export { describeIssues, MAX_BATCH_TURNS } from "./batch-setting-checks.js";
 export * from "./batch-store.js";
+export { startBatchSpan } from "./batch-telemetry.js";
 export * from "./durable-file.js";
 export * from "./enqueue-seal.js";
 export { type ItemIsolator, isolateItems } from "./item-isolation.js";

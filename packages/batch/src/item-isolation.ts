@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import {
   type Conflict,
@@ -11,7 +11,7 @@ import {
 } from "./apply-changes.js";
 import type { ItemOutcome } from "./batch-runner.js";
 import { writeDurably } from "./durable-file.js";
-import type { ItemWorkspace, WorkspaceIsolation } from "./item-workspace.js";
+import type { FileChange, ItemWorkspace, WorkspaceIsolation } from "./item-workspace.js";
 import type { Claim, ItemResult, JobBackend, PendingApply } from "./job-backend.js";
 import { SerialLock } from "./serial-lock.js";
 
@@ -22,17 +22,29 @@ import { SerialLock } from "./serial-lock.js";
  * the applies a kill -9 cut finished on resume from their plans.
  */
 export interface ItemIsolator {
-  /** Removes the item copies an earlier run left (kill -9); how many. */
-  begin(): Promise<number>;
+  /**
+   * Removes what an earlier run left (kill -9): item copies, and plans the journal never named
+   * (written, then killed before the record); `pending` are the plans a resume still carries out.
+   */
+  begin(pending: readonly PendingApply[]): Promise<void>;
   /** The claim with its own workspace. */
   prepare(claim: Claim): Promise<Claim>;
-  /** A succeeded item's change applied (or its conflict); any other outcome as it is. */
-  settle(claim: Claim, outcome: ItemOutcome, journal: JobBackend): Promise<ItemOutcome>;
+  /**
+   * A succeeded item's change applied (or its conflict), then `record` called with the outcome —
+   * under the apply lock, so no other change is applied between an item's apply and its settle
+   * record: at most one apply is ever cut by a kill, and its plan meets the tree it left. Any
+   * other outcome is recorded as it is.
+   */
+  settle(claim: Claim, outcome: ItemOutcome, journal: JobBackend, record: Recorder): Promise<ItemOutcome>;
   /** After the settle record (or none): the copy removed, kept for a conflict; the plan removed. */
   release(claim: Claim, outcome: ItemOutcome): Promise<void>;
-  /** An apply the journal shows started and unsettled, finished from its plan: the outcome to settle. */
-  recover(apply: PendingApply): Promise<ItemOutcome>;
+  /** An apply the journal shows started and unsettled, finished from its plan and recorded. */
+  recover(apply: PendingApply, record: Recorder): Promise<Settled>;
 }
+
+type Settled = Exclude<ItemOutcome, { ok: "cancelled" }>;
+/** Writes an item's settle record (the journal's `completed` or `failed`). */
+export type Recorder = (outcome: Settled) => Promise<void>;
 
 /** The item's first message says where it works: the prefix (system prompt) names the project. */
 export function workspaceNote(projectDir: string, workspace: string): string {
@@ -55,7 +67,7 @@ export function isolateItems(isolation: WorkspaceIsolation, batchDir: string): I
     patch: Buffer,
     result: ItemResult,
     workspace: string | undefined,
-  ): Promise<ItemOutcome> => {
+  ): Promise<Settled> => {
     await mkdir(join(batchDir, "conflicts"), { recursive: true, mode: 0o700 });
     const path = join(batchDir, "conflicts", `${attemptName(claim)}.patch`);
     await writeDurably(path, patch);
@@ -71,8 +83,44 @@ export function isolateItems(isolation: WorkspaceIsolation, batchDir: string): I
     };
   };
 
+  /** Merges the item's change over the tree and writes it (the caller holds the apply lock). */
+  const apply = async (
+    claim: Claim,
+    itemResult: ItemResult,
+    changes: readonly FileChange[],
+    workspaceDir: string,
+    journal: JobBackend,
+  ): Promise<Settled> => {
+    const merged = await mergeChanges(isolation.root, changes);
+    if (!merged.ok)
+      return conflictOutcome(claim, merged.conflicts, await changesPatch(changes), itemResult, workspaceDir);
+    const result: ItemResult = { ...itemResult, applied: merged.plan.files.map((file) => file.path) };
+    if (merged.plan.files.length === 0) return { ok: true, result };
+    if (journal.recordApplying === undefined) throw new Error("the batch's backend cannot journal an apply");
+    const dir = join(batchDir, planDir(claim));
+    await writePlan(dir, merged.plan, merged.contents);
+    await journal.recordApplying(claim, planDir(claim), result);
+    const done = await executePlan(isolation.root, dir, merged.plan, merged.contents);
+    if (done.diverged.length === 0) return { ok: true, result };
+    // Changed by someone else between the read and the write (the user, another batch).
+    return conflictOutcome(
+      claim,
+      done.diverged.map((path) => ({ path, reason: "changed in the workspace while it was being applied" })),
+      await changesPatch(changes),
+      { ...result, applied: done.written },
+      workspaceDir,
+    );
+  };
+
   return {
-    begin: () => isolation.sweep(),
+    async begin(pending) {
+      await isolation.sweep();
+      const named = new Set(pending.map((apply) => apply.plan));
+      const plans = await readdir(join(batchDir, "applies")).catch(() => []);
+      for (const name of plans)
+        if (!named.has(`applies/${name}`))
+          await rm(join(batchDir, "applies", name), { recursive: true, force: true });
+    },
 
     async prepare(claim) {
       const workspace = await isolation.create(`${claim.item.id}\0${claim.attempt}`);
@@ -80,41 +128,19 @@ export function isolateItems(isolation: WorkspaceIsolation, batchDir: string): I
       return { ...claim, workspace: workspace.dir };
     },
 
-    async settle(claim, outcome, journal) {
-      if (outcome.ok !== true) return outcome;
+    async settle(claim, outcome, journal, record) {
+      if (outcome.ok === "cancelled") return outcome;
+      if (outcome.ok === false) {
+        await record(outcome);
+        return outcome;
+      }
       const workspace = workspaces.get(attemptName(claim));
       if (workspace === undefined) throw new Error(`item ${claim.item.id} has no workspace to apply from`);
       const changes = await workspace.changes();
       return applying.run(async () => {
-        const merged = await mergeChanges(isolation.root, changes);
-        if (!merged.ok)
-          return conflictOutcome(
-            claim,
-            merged.conflicts,
-            await changesPatch(changes),
-            outcome.result,
-            workspace.dir,
-          );
-        const result: ItemResult = { ...outcome.result, applied: merged.plan.files.map((file) => file.path) };
-        if (merged.plan.files.length === 0) return { ok: true, result };
-        if (journal.recordApplying === undefined)
-          throw new Error("the batch's backend cannot journal an apply");
-        const dir = join(batchDir, planDir(claim));
-        await writePlan(dir, merged.plan, merged.contents);
-        await journal.recordApplying(claim, planDir(claim), result);
-        const done = await executePlan(isolation.root, dir, merged.plan, merged.contents);
-        if (done.diverged.length === 0) return { ok: true, result };
-        // Changed by someone else between the read and the write (the user, another batch).
-        return conflictOutcome(
-          claim,
-          done.diverged.map((path) => ({
-            path,
-            reason: "changed in the workspace while it was being applied",
-          })),
-          await changesPatch(changes),
-          { ...result, applied: done.written },
-          workspace.dir,
-        );
+        const settled = await apply(claim, outcome.result, changes, workspace.dir, journal);
+        await record(settled);
+        return settled;
       });
     },
 
@@ -128,27 +154,31 @@ export function isolateItems(isolation: WorkspaceIsolation, batchDir: string): I
       await workspace?.remove();
     },
 
-    recover(apply) {
+    recover(pending, record) {
       return applying.run(async () => {
-        const dir = join(batchDir, apply.plan);
+        const dir = join(batchDir, pending.plan);
         const plan = await readPlan(dir);
         const done = await executePlan(isolation.root, dir, plan);
-        if (done.diverged.length === 0) return { ok: true, result: apply.result };
-        return {
-          ok: false,
-          error: {
-            code: "conflict",
-            message: `its apply was cut short (the process stopped) and ${done.diverged.join(", ")} changed since; the rest of its change is applied. Its plan is kept in ${dir}.`,
-            conflict: {
-              files: done.diverged.map((path) => ({
-                path,
-                reason: "changed in the workspace since the apply began",
-              })),
-              patch: dir,
-            },
-          },
-          result: apply.result,
-        };
+        const settled: Settled =
+          done.diverged.length === 0
+            ? { ok: true, result: pending.result }
+            : {
+                ok: false,
+                error: {
+                  code: "conflict",
+                  message: `its apply was cut short (the process stopped) and ${done.diverged.join(", ")} changed since; the rest of its change is applied. Its plan is kept in ${dir}.`,
+                  conflict: {
+                    files: done.diverged.map((path) => ({
+                      path,
+                      reason: "changed in the workspace since the apply began",
+                    })),
+                    patch: dir,
+                  },
+                },
+                result: pending.result,
+              };
+        await record(settled);
+        return settled;
       });
     },
   };

@@ -66,6 +66,8 @@ export interface Claim {
   readonly attempt: number;
   /** R-B2: the item's own copy of the project, where it works (with isolation). */
   readonly workspace?: string;
+  /** R-V5: the W3C trace context the item's span hangs from (the batch's span, maybe on another host). */
+  readonly traceparent?: string;
 }
 
 /** R-B3: an apply the journal recorded as started and never settled (kill -9 part-way). */

@@ -23,6 +23,7 @@ import {
   TRANSCRIPT_EXTENSION,
 } from "@forkloop/orchestrator";
 import type { ItemExecution, ItemExecutor, ItemOutcome } from "./batch-runner.js";
+import { startItemSpan } from "./batch-telemetry.js";
 import { workspaceNote } from "./item-isolation.js";
 import type { Claim, ItemResult } from "./job-backend.js";
 
@@ -132,7 +133,13 @@ export function createPoolExecutor(
     });
   return {
     startAll(claims, warm): ItemExecution[] {
-      const tasks = claims.map(toTask);
+      // R-V5: each item's span; its trace context goes with the task, so the fork hangs from it.
+      const spans = claims.map(startItemSpan);
+      const tasks = claims.map((claim, index) => {
+        const task = toTask(claim);
+        const traceparent = spans[index]?.traceparent;
+        return traceparent === undefined ? task : { ...task, traceparent };
+      });
       const byTaskId = new Map(tasks.map((task, index) => [task.id, claims[index]!]));
       const live = new Map(tasks.map((task) => [task.id, { usage: ZERO_USAGE_TOTALS, costUsd: 0 }]));
       const retries = new Map<string, number>();
@@ -170,9 +177,15 @@ export function createPoolExecutor(
       return handles.map((handle, index) => {
         let cancelledByUs = false;
         return {
-          result: handle.result.then((result) =>
-            toOutcome(result, cancelledByUs || (index > 0 && heldBack), retries.get(handle.id) ?? 0),
-          ),
+          result: handle.result.then((result) => {
+            const outcome = toOutcome(
+              result,
+              cancelledByUs || (index > 0 && heldBack),
+              retries.get(handle.id) ?? 0,
+            );
+            spans[index]?.end(outcome);
+            return outcome;
+          }),
           cancel(reason: string) {
             cancelledByUs = true;
             handle.cancel(reason);

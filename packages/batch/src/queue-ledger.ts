@@ -20,7 +20,13 @@ import {
  * registering the batch and adding its flow is seen on re-attach. The batch's settings and items
  * are registered before (queue-store.ts `registerBatch`); claiming is BullMQ's Worker's.
  */
-export function openQueueLedger(redis: Redis, batch: QueuedBatch, url: string): BatchLedger {
+export function openQueueLedger(
+  redis: Redis,
+  batch: QueuedBatch,
+  url: string,
+  /** R-V5: the batch span's trace context, carried in every item's job data to the workers. */
+  traceparent?: string,
+): BatchLedger {
   const id = batch.spec.id;
   return {
     location: `batch ${id} on ${url}`,
@@ -36,7 +42,7 @@ export function openQueueLedger(redis: Redis, batch: QueuedBatch, url: string): 
           children: items.map((item) => ({
             name: "item",
             queueName: ITEMS_QUEUE,
-            data: { batchId: id, item },
+            data: { batchId: id, item, ...(traceparent === undefined ? {} : { traceparent }) },
             opts: {
               jobId: itemJobId(id, item.id),
               attempts: batch.attempts,

@@ -98,6 +98,8 @@ export type QueuedBatch = z.infer<typeof queuedBatchSchema>;
 export const itemJobDataSchema = z.object({
   batchId: safeIdSchema,
   item: jobItemSchema.extend({ id: safeIdSchema }),
+  /** R-V5: the producer's batch span (W3C Trace Context); a malformed one is ignored, not refused. */
+  traceparent: z.string().max(128).optional(),
 });
 export type ItemJobData = z.infer<typeof itemJobDataSchema>;
 

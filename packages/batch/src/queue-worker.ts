@@ -243,11 +243,15 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
       options.onEvent?.({ type: "job_refused", jobId: String(job.id), reason });
       throw new UnrecoverableError(reason);
     }
-    const { batchId, item } = data.data;
+    const { batchId, item, traceparent } = data.data;
     // A re-run of an item whose earlier run was recorded (it stalled after recording): done.
     if (await hasResult(redis, batchId, item.id)) return { recorded: false };
     const batch = await batchFor(batchId);
-    const claim: Claim = { item, attempt: await beginExecution(redis, batchId, item.id) };
+    const claim: Claim = {
+      item,
+      attempt: await beginExecution(redis, batchId, item.id),
+      ...(traceparent === undefined ? {} : { traceparent }),
+    };
     // R-R10: names this execution in the batch's runs stream, so a re-run's cost is counted too.
     const run = randomUUID();
     if (batch.kind === "refused") {

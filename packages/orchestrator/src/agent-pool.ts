@@ -20,6 +20,8 @@ import {
   subAgentResultSchema,
   type TransportedResponse,
 } from "./sub-agent-types.js";
+import { forkSpan } from "./telemetry/fork-span.js";
+import { livePools } from "./telemetry/state.js";
 import { ThreadLoading } from "./thread-loading.js";
 import {
   extendPause,
@@ -169,12 +171,15 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
   let completed = 0;
   let closed = false;
 
-  function run(task: SubAgentTask, hooks: ParentCallbacks = {}): SubAgentHandle {
+  function run(requested: SubAgentTask, hooks: ParentCallbacks = {}): SubAgentHandle {
     const started = performance.now();
+    // R-V5: the fork's span, and its trace context in the task, when telemetry is on.
+    const fork = forkSpan(requested);
+    const task = fork === undefined ? requested : { ...requested, traceparent: fork.span.traceparent };
     if (closed) {
-      const result = Promise.resolve(
-        failedResult(task.id, started, "pool_closed", "the agent pool is closed"),
-      );
+      const failed = failedResult(task.id, started, "pool_closed", "the agent pool is closed");
+      fork?.end(failed);
+      const result = Promise.resolve(failed);
       return { id: task.id, result, cancel() {}, steer() {} };
     }
     const control = new MessageChannel();
@@ -258,7 +263,14 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
     const workerControl = Comlink().wrap<WorkerControlApi>(portEndpoint(control.port1));
     let threadId: number | undefined;
     events.port1.on("message", (event: SubAgentEvent) => {
-      if (event.type === "started") threadId = event.threadId;
+      if (event.type === "telemetry") {
+        fork?.ingest(event);
+        return;
+      }
+      if (event.type === "started") {
+        threadId = event.threadId;
+        fork?.span.set({ "thread.id": event.threadId });
+      }
       if (event.type === "rate_limited") extendPause(pauseBuffer, event.until);
       hooks.onEvent?.(event);
     });
@@ -341,6 +353,7 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
       .then((final) => {
         running--;
         completed++;
+        fork?.end(final);
         slots.abort();
         if (graceTimer) clearTimeout(graceTimer);
         // Let queued events (delivered before the result) reach the consumer before `done`.
@@ -438,6 +451,11 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
     };
   }
 
+  const occupancy = {
+    stats: () => ({ threads: piscina.threads.length, running, queued: piscina.queueSize }),
+  };
+  livePools.add(occupancy);
+
   return {
     run,
     runAll,
@@ -455,6 +473,7 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
     async close() {
       if (closed) return;
       closed = true;
+      livePools.delete(occupancy);
       // Never terminate a thread that is still loading its module (a native abort).
       await loading.settled();
       await piscina.destroy();

@@ -22,6 +22,8 @@ import {
   submitPrompt,
 } from "./session-hooks.js";
 import type { SubAgentTask } from "./sub-agent-types.js";
+import { type AgentIdentity, AgentTelemetry } from "./telemetry/agent-telemetry.js";
+import type { SpanRef, TelemetrySink } from "./telemetry/spans.js";
 import { TRANSCRIPT_FORMAT, type TranscriptRecord, type TranscriptWriter } from "./transcript.js";
 import { contextLimitsFor, TranscriptTiming } from "./transcript-timing.js";
 
@@ -175,17 +177,34 @@ export function linkAbort(signal: AbortSignal | undefined, controller: AbortCont
   return () => signal?.removeEventListener("abort", onAbort);
 }
 
-/** One agent's transcript, timing and price of what its loop spent. */
+/** Where an agent's spans go and what they hang from (R-V5); absent when telemetry is off. */
+export interface AgentTelemetryTarget {
+  readonly sink: TelemetrySink;
+  readonly parent: SpanRef | undefined;
+  readonly agent: AgentIdentity;
+}
+
+/** One agent's transcript, timing, telemetry and price of what its loop spent. */
 export class AgentRecorder {
   readonly transcript: TranscriptWriter | undefined;
   readonly timing: TranscriptTiming | undefined;
+  readonly telemetry: AgentTelemetry | undefined;
   readonly #profile: AgentProfile;
   readonly #model: string;
 
-  constructor(transcript: TranscriptWriter | undefined, profile: AgentProfile, model: string) {
+  constructor(
+    transcript: TranscriptWriter | undefined,
+    profile: AgentProfile,
+    model: string,
+    telemetry?: AgentTelemetryTarget,
+  ) {
     this.transcript = transcript;
     this.#profile = profile;
     this.#model = model;
+    this.telemetry =
+      telemetry === undefined
+        ? undefined
+        : new AgentTelemetry({ ...telemetry, costOf: (message) => this.priceOf(message) });
     this.timing =
       transcript === undefined
         ? undefined
@@ -203,10 +222,16 @@ export class AgentRecorder {
     );
   }
 
-  /** The agent's hooks with the timing stamp on its tool calls (none without a transcript). */
+  /**
+   * The agent's hooks with the timing stamp (with a transcript) and the tool span's start (with
+   * telemetry) on its tool calls; neither has an opinion on the call.
+   */
   hooks(hooks: LoopHooks | undefined): Pick<QueryParams, "hooks"> {
-    if (this.timing !== undefined) return { hooks: this.timing.withToolHook(hooks) };
-    return hooks === undefined ? {} : { hooks };
+    let wrapped = hooks;
+    if (this.telemetry !== undefined)
+      wrapped = { ...wrapped, preToolUse: [this.telemetry.toolHook(), ...(wrapped?.preToolUse ?? [])] };
+    if (this.timing !== undefined) wrapped = this.timing.withToolHook(wrapped);
+    return wrapped === undefined ? {} : { hooks: wrapped };
   }
 
   /** The loop options the agent's profile decides for a request on the recorder's model. */
@@ -220,16 +245,30 @@ export class AgentRecorder {
    */
   async *drive(params: QueryParams): AsyncGenerator<LoopEvent, { terminal: Terminal; costUsd: number }> {
     let cost = 0;
-    const generator = query(params);
-    let step = await generator.next();
-    while (!step.done) {
-      const event = step.value;
-      this.transcript?.appendLoopEvent(event);
-      this.timing?.observe(event);
-      if (event.type === "assistant" && !event.apiError) cost += this.priceOf(event);
-      yield event;
-      step = await generator.next();
+    const telemetry = this.telemetry;
+    telemetry?.beginTurn(params.toolUseContext.options.model);
+    let ended: { terminal: Terminal; costUsd: number } | { error: unknown } = {
+      error: "the turn was abandoned before it ended",
+    };
+    try {
+      const generator = query(params);
+      let step = await generator.next();
+      while (!step.done) {
+        const event = step.value;
+        this.transcript?.appendLoopEvent(event);
+        this.timing?.observe(event);
+        telemetry?.observe(event);
+        if (event.type === "assistant" && !event.apiError) cost += this.priceOf(event);
+        yield event;
+        step = await generator.next();
+      }
+      ended = { terminal: step.value, costUsd: cost };
+      return ended;
+    } catch (error) {
+      ended = { error };
+      throw error;
+    } finally {
+      telemetry?.endTurn(ended);
     }
-    return { terminal: step.value, costUsd: cost };
   }
 }

@@ -48,6 +48,7 @@ import { hookContextMessage } from "./session-hooks.js";
 import { sessionStartPoint } from "./session-resume.js";
 import { continueForks } from "./sub-agent-continuation.js";
 import type { SubAgentTask } from "./sub-agent-types.js";
+import { sessionSpan } from "./telemetry/session-span.js";
 import { sessionTranscriptPath, subAgentTranscriptPath, TranscriptWriter } from "./transcript.js";
 
 export type {
@@ -81,6 +82,8 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
   // R-F3: the last request prefix the loop announced (or the resumed transcript's): written only
   // where a request_start passes below, so forks start from the bytes the parent last sent.
   let latest: CacheSafeParams | undefined = start.cacheSafeParams;
+  // R-V5: the session's span (when telemetry is on); each turn's agent span is its child.
+  const telemetry = await sessionSpan({ sessionId, resumed: start.file !== undefined });
 
   // The session's own pool starts its first thread when the first fork needs it, so a short
   // session that forks nothing never waits on (or tears down) a thread still loading.
@@ -218,7 +221,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     }
     const turnMessages = opened.messages;
     transcript.appendMessages(turnMessages);
-    const recorder = new AgentRecorder(transcript, profile, model);
+    const recorder = new AgentRecorder(transcript, profile, model, telemetry?.agent("main", "main"));
     // R-T4: a background command that ends while the turn works is told between its tool turns
     // (R-L2); one that ends after the last is left in the queue for the caller's next turn.
     const queuedCommands = runOptions.queuedCommands ?? [];
@@ -338,6 +341,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       await backgroundShells.close();
       transcript.close();
       if (ownsPool) await pool.close();
+      telemetry?.end();
     },
   };
 }

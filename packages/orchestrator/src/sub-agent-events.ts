@@ -44,6 +44,12 @@ export function forwardEvent(agentId: string, event: LoopEvent, io: Pick<SubAgen
           io.emit({ type: "tool_use", agentId, toolUseId: block.id, name: block.name, input: block.input });
         }
       }
+      io.emit({
+        type: "assistant_message",
+        agentId,
+        message: message.message,
+        ...(message.requestId === undefined ? {} : { requestId: message.requestId }),
+      });
       io.emit({ type: "usage", agentId, phase: "end", usage: tokenUsage(message.message.usage) });
       return;
     }

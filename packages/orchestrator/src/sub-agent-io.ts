@@ -8,6 +8,7 @@ import type {
   RetryOptions,
 } from "@forkloop/loop-core";
 import type { ParentToolResult, SubAgentEvent } from "./sub-agent-types.js";
+import type { TelemetrySink } from "./telemetry/spans.js";
 
 /** What the runner needs from its host (a worker thread, or the parent process in tests). */
 export interface SubAgentIo {
@@ -40,6 +41,8 @@ export interface SubAgentIo {
   readonly steeringQueue: QueuedCommand[];
   /** True when the parent asked to cancel (the signal is aborted too). */
   cancelled(): boolean;
+  /** R-V5: where the sub-agent's spans and metrics go; undefined when telemetry is off. */
+  readonly telemetry?: TelemetrySink;
   /** Subscribes to the host's 429 pauses (the worker's fetch sees them), for the transcript. */
   onRateLimited?(listener: (pause: RateLimitPause) => void): void;
 }

@@ -38,6 +38,12 @@ import {
   type SubAgentResult,
   type SubAgentTask,
 } from "./sub-agent-types.js";
+import { parseTraceparent } from "./telemetry/spans.js";
+
+/** The agent's name in its spans: an Agent call's definition name, else what the fork is for. */
+function agentName(querySource: string): string {
+  return querySource.startsWith("agent:") ? querySource.slice("agent:".length) : querySource;
+}
 
 /**
  * Runs one sub-agent on the worker-thread host of the agent runner: the parent's exact prefix
@@ -71,7 +77,23 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
   }
 
   const transcript = openForkTranscript(task, io);
-  const recorder = new AgentRecorder(transcript, profile, params.model);
+  const parentSpan = io.telemetry === undefined ? undefined : parseTraceparent(task.traceparent);
+  const recorder = new AgentRecorder(
+    transcript,
+    profile,
+    params.model,
+    io.telemetry === undefined
+      ? undefined
+      : {
+          sink: io.telemetry,
+          parent: parentSpan,
+          agent: {
+            name: agentName(task.querySource),
+            id: task.id,
+            ...(task.parent === undefined ? {} : { sessionId: task.parent.sessionId }),
+          },
+        },
+  );
   const abortController = new AbortController();
   const unlink = linkAbort(io.signal, abortController);
   // One agent state for the whole sub-agent: a steered continuation keeps what it has read.

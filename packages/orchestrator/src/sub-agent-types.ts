@@ -1,4 +1,5 @@
 import type {
+  ApiMessage,
   CacheSafeParams,
   CanUseTool,
   ContentBlockParam,
@@ -15,6 +16,7 @@ import { z } from "zod";
 import type { AgentSessionMemory } from "./agent-context.js";
 import type { AgentProfile } from "./agent-profile.js";
 import { wireErrorSchema } from "./errors.js";
+import type { MetricPoint, SpanRecord } from "./telemetry/spans.js";
 
 export type { PermissionRules, SubAgentBashOptions } from "./agent-profile.js";
 
@@ -81,6 +83,12 @@ export interface SubAgentTask {
    * open tool calls; it appends to that transcript and fires no session hooks.
    */
   readonly continues?: boolean;
+  /**
+   * R-V5: the W3C trace context of the span this sub-agent's spans hang from (the pool's fork
+   * span once sent; before, what the caller wants the fork to be a child of: a batch item).
+   * Set only when telemetry is on: a worker records spans only for a task that carries one.
+   */
+  readonly traceparent?: string;
   /** Links the sub-agent's transcript to the session that forked it. */
   readonly parent?: { readonly sessionId: string; readonly agentId: string; readonly toolUseId?: string };
   /**
@@ -116,6 +124,17 @@ export type SubAgentEvent =
       readonly toolUseId: string;
       readonly name: string;
       readonly input: unknown;
+    }
+  | {
+      /**
+       * A complete model reply (not an API error), as the API sent it, with its response's
+       * request id: the parent yields its blocks as the sub-agent's assistant messages (R-K2).
+       * Sent after the reply's `tool_use` events and before its `usage` end.
+       */
+      readonly type: "assistant_message";
+      readonly agentId: string;
+      readonly message: ApiMessage;
+      readonly requestId?: string;
     }
   | {
       readonly type: "tool_result";
@@ -154,7 +173,14 @@ export type SubAgentEvent =
       readonly preTokens: number;
       readonly postTokens: number;
     }
-  | { readonly type: "done"; readonly agentId: string; readonly result: SubAgentResult };
+  | { readonly type: "done"; readonly agentId: string; readonly result: SubAgentResult }
+  /** R-V5: finished spans and metric points for the parent's exporter (the pool keeps these). */
+  | {
+      readonly type: "telemetry";
+      readonly agentId: string;
+      readonly spans: readonly SpanRecord[];
+      readonly metrics: readonly MetricPoint[];
+    };
 
 export type SubAgentStatus = "completed" | "failed" | "cancelled";
 

@@ -18,6 +18,7 @@ import {
   type SubAgentEvent,
   type SubAgentResult,
 } from "./sub-agent-types.js";
+import { portSink } from "./telemetry/port-sink.js";
 import {
   extendPause,
   type ParentApi,
@@ -74,6 +75,8 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
   Comlink.expose(control, portEndpoint(payload.control));
   const parent = Comlink.wrap<ParentApi>(portEndpoint(payload.callbacks));
   const emit = (event: SubAgentEvent) => payload.events.postMessage(event);
+  // R-V5: a task carries a trace context only when the parent exports telemetry.
+  const telemetry = task.traceparent === undefined ? undefined : portSink(task.id, emit);
   const rateLimitListeners: ((pause: RateLimitPause) => void)[] = [];
   emit({ type: "started", agentId: task.id, threadId, at: performance.timeOrigin + performance.now() });
 
@@ -184,8 +187,10 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
       steeringQueue,
       cancelled: () => cancelRequested,
       onRateLimited: (listener) => rateLimitListeners.push(listener),
+      ...(telemetry === undefined ? {} : { telemetry }),
     });
   } finally {
+    telemetry?.flush();
     parent[Comlink.releaseProxy]();
     for (const port of [payload.control, payload.callbacks, payload.events]) port.close();
   }

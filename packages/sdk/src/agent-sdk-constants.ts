@@ -16,6 +16,7 @@ export const BUILTIN_TOOL_NAMES = [
   "Skill",
   "TaskStop",
   "TodoWrite",
+  "WebFetch",
   "Write",
 ] as const;
 

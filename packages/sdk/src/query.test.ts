@@ -139,7 +139,16 @@ describe("query() through the simulator", () => {
     expect(started.map((message) => "tool_use_id" in message && message.tool_use_id).sort()).toEqual(
       [...toolUseIds].sort(),
     );
-    expect(started[0]).toMatchObject({ subagent_type: "reviewer", task_type: "agent:reviewer" });
+    expect(started[0]).toMatchObject({
+      subagent_type: "reviewer",
+      task_type: "local_agent",
+      is_backgrounded: false,
+      spawn_depth: 1,
+    });
+    expect(started.map((message) => "prompt" in message && message.prompt).sort()).toEqual([
+      "Review a.",
+      "Review b.",
+    ]);
     // The Agent SDK's order: the assistant message holding a tool_use, then its fork's messages.
     for (const toolUseId of toolUseIds) {
       const holder = messages.findIndex(
@@ -164,6 +173,13 @@ describe("query() through the simulator", () => {
     );
     expect(notifications).toHaveLength(2);
     expect(notifications[0]).toMatchObject({ status: "completed" });
+    // Each task's record ends (task_updated) just before it reports, under the run id it started with.
+    for (const notification of notifications) {
+      const at = messages.indexOf(notification);
+      const updated = messages[at - 1] as { subtype?: string; run_id?: string; patch?: unknown };
+      expect(updated).toMatchObject({ subtype: "task_updated", patch: { status: "completed" } });
+      expect(started.some((message) => "run_id" in message && message.run_id === updated.run_id)).toBe(true);
+    }
     const progress = messages.filter(
       (message) => message.type === "system" && message.subtype === "task_progress",
     );

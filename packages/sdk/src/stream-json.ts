@@ -136,6 +136,8 @@ const taskBase = {
   task_id: z.string(),
   /** The Agent/Skill tool_use that started it (absent for compaction and session-memory forks). */
   tool_use_id: z.string().optional(),
+  /** This run of the task (a fresh id each start), as the Agent SDK's. */
+  run_id: z.string().optional(),
 };
 
 /** A sub-agent (fork) started. */
@@ -145,8 +147,14 @@ export const taskStartedLineSchema = z.object({
   ...taskBase,
   description: z.string(),
   subagent_type: z.string().optional(),
-  /** forkloop: the fork's querySource (`agent:<type>`, `skill:<name>`, `compact`, `session_memory`). */
+  /** Always false: forkloop runs every sub-agent in the foreground. */
+  is_backgrounded: z.boolean().optional(),
+  /** 1 for the main agent's sub-agents, 2 for theirs, … */
+  spawn_depth: z.number().int().positive().optional(),
+  /** `local_agent` for an Agent tool's sub-agent (the Agent SDK's); else the fork's querySource (`skill:<name>`, …). */
   task_type: z.string(),
+  /** The task as the Agent tool was given it. */
+  prompt: z.string().optional(),
 });
 
 /** A sub-agent's reply finished: its running totals. */
@@ -158,6 +166,20 @@ export const taskProgressLineSchema = z.object({
   subagent_type: z.string().optional(),
   usage: taskUsageSchema,
   last_tool_name: z.string().optional(),
+});
+
+/** A sub-agent's task record changed: it ended (sent just before its task_notification). */
+export const taskUpdatedLineSchema = z.object({
+  type: z.literal("system"),
+  subtype: z.literal("task_updated"),
+  ...base,
+  task_id: z.string(),
+  run_id: z.string().optional(),
+  patch: z.object({
+    status: z.enum(["pending", "running", "completed", "failed", "killed", "paused"]).optional(),
+    /** Epoch ms. */
+    end_time: z.number().optional(),
+  }),
 });
 
 /** A sub-agent ended. */
@@ -352,6 +374,7 @@ export const streamJsonLineSchema = z.union([
   streamEventLineSchema,
   taskStartedLineSchema,
   taskProgressLineSchema,
+  taskUpdatedLineSchema,
   taskNotificationLineSchema,
   resultLineSchema,
 ]);

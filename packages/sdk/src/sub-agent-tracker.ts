@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { ApiMessage } from "@forkloop/loop-core";
 import type {
   AgentPool,
   ParentCallbacks,
@@ -9,7 +10,7 @@ import type {
 } from "@forkloop/orchestrator";
 import type { SDKMessage } from "./messages.js";
 import type { SubagentStats, SubagentUsage } from "./stream-json.js";
-import { cacheReadShare, toolOutput } from "./stream-json-writer.js";
+import { cacheReadShare } from "./stream-json-writer.js";
 
 /** What the tracker tells the query about a fork as it starts (SubagentStart hooks). */
 export interface ForkStart {
@@ -25,12 +26,11 @@ interface Tracked {
   toolUses: number;
   tokens: number;
   lastToolName: string | undefined;
-  /** The API response being streamed: its number, and the text deltas of its open text block. */
-  turn: number;
-  pendingText: string;
-  /** The response being streamed called a tool (its text is a step, not the final report). */
-  turnCalledTool: boolean;
   model: string;
+  /** Its run's id (task_* messages' run_id): one per start, as the Agent SDK's. */
+  readonly runId: string;
+  /** How deep it runs: 1 for the main agent's own sub-agents (task_started's spawn_depth). */
+  readonly depth: number;
 }
 
 /** `agent:explorer` → `explorer`; `skill:x`, `compact`, `session_memory` stay as they are. */
@@ -178,10 +178,6 @@ export class SubAgentTracker {
       refused: { depth_limit: 0, concurrency_limit: 0, budget: 0 },
       by_type: {},
     };
-    const depth = (tracked: Tracked): number => {
-      const parent = this.#tracked.get(tracked.task.parent?.agentId ?? "");
-      return parent === undefined ? 1 : depth(parent) + 1;
-    };
     for (const tracked of this.#tracked.values()) {
       const { task, entry } = tracked;
       const toolUseId = task.parent?.toolUseId;
@@ -191,7 +187,7 @@ export class SubAgentTracker {
       if (background === true) stats.requested.background++;
       else if (background === false) stats.requested.foreground++;
       else stats.requested.unset++;
-      const level = depth(tracked);
+      const level = tracked.depth;
       stats.max_depth = Math.max(stats.max_depth, level);
       if (level > 1) stats.spawned_by_subagents++;
       if (entry.status === "completed") stats.completed++;
@@ -216,16 +212,18 @@ export class SubAgentTracker {
   #begin(task: SubAgentTask): void {
     const agentType = agentTypeOf(task.querySource);
     const toolUseId = task.parent?.toolUseId;
+    const parent = this.#tracked.get(task.parent?.agentId ?? "");
+    const depth = parent === undefined ? 1 : parent.depth + 1;
+    const runId = randomUUID();
     this.#tracked.set(task.id, {
       task,
       started: Date.now(),
       toolUses: 0,
       tokens: 0,
       lastToolName: undefined,
-      turn: 1,
-      pendingText: "",
-      turnCalledTool: false,
       model: task.cacheSafeParams.model,
+      runId,
+      depth,
       entry: {
         agentId: task.id,
         agentType,
@@ -248,19 +246,26 @@ export class SubAgentTracker {
       this.#onStart({ agentId: task.id, agentType, toolUseId });
       return;
     }
+    const asked = this.#toolInput(toolUseId)?.prompt;
+    const prompt = typeof asked === "string" ? asked : task.prompt;
+    const agent = task.querySource.startsWith("agent:");
     this.#emit({
       type: "system",
       subtype: "task_started",
       ...this.#base(),
       task_id: task.id,
+      run_id: runId,
       tool_use_id: toolUseId,
       description: this.#description(task),
-      ...(task.querySource.startsWith("agent:") ? { subagent_type: agentType } : {}),
-      task_type: task.querySource,
+      ...(agent ? { subagent_type: agentType } : {}),
+      // forkloop runs every sub-agent in the foreground, in this process (the Agent SDK's local_agent).
+      is_backgrounded: false,
+      spawn_depth: depth,
+      task_type: agent ? "local_agent" : task.querySource,
+      ...(prompt === undefined ? {} : { prompt }),
     });
     const started = this.#onStart({ agentId: task.id, agentType, toolUseId });
     // The task as the sub-agent's first user message, after SubagentStart, as the Agent SDK yields it.
-    const prompt = task.prompt;
     if (prompt === undefined) return;
     void Promise.resolve(started).then(() =>
       this.#emit({
@@ -302,25 +307,21 @@ export class SubAgentTracker {
         if (event.model !== "") tracked.model = event.model;
         return;
       case "text":
-        // Text streams as deltas; the Agent SDK emits one assistant message per finished block.
-        tracked.pendingText += event.text;
         return;
       case "tool_use":
         tracked.toolUses++;
         tracked.lastToolName = event.name;
-        tracked.turnCalledTool = true;
-        if (toolUseId !== undefined) {
-          this.#flushText(tracked, toolUseId);
-          this.#assistant(tracked, toolUseId, {
-            type: "tool_use",
-            id: event.toolUseId,
-            name: event.name,
-            input: event.input,
-          });
-        }
+        return;
+      case "assistant_message":
+        // A reply that calls no tool is the sub-agent's final report: it reaches the parent as
+        // the Agent tool's result, and the Agent SDK yields no assistant message for it.
+        if (toolUseId === undefined || !event.message.content.some((block) => block.type === "tool_use"))
+          return;
+        this.#assistant(tracked, toolUseId, event.message, event.requestId);
         return;
       case "tool_result":
         if (toolUseId !== undefined) {
+          // The Agent SDK's sub-agent tool results carry no tool_use_result (the main loop's do).
           this.#emit({
             type: "user",
             ...this.#base(),
@@ -337,19 +338,12 @@ export class SubAgentTracker {
             },
             parent_tool_use_id: toolUseId,
             ...this.#subAgentFields(tracked.task),
-            tool_use_result: toolOutput(event.content),
             timestamp: new Date().toISOString(),
           });
         }
         return;
       case "usage":
         if (event.phase !== "end" || toolUseId === undefined) return;
-        // A response without a tool call is the sub-agent's final report: it reaches the parent
-        // as the Agent tool's result, and the Agent SDK yields no assistant message for it.
-        if (tracked.turnCalledTool) this.#flushText(tracked, toolUseId);
-        else tracked.pendingText = "";
-        tracked.turnCalledTool = false;
-        tracked.turn++;
         tracked.tokens +=
           event.usage.input_tokens +
           event.usage.output_tokens +
@@ -360,6 +354,7 @@ export class SubAgentTracker {
           subtype: "task_progress",
           ...this.#base(),
           task_id: event.agentId,
+          run_id: tracked.runId,
           ...(toolUseId === undefined ? {} : { tool_use_id: toolUseId }),
           description: this.#description(tracked.task),
           ...(tracked.task.querySource.startsWith("agent:")
@@ -378,6 +373,8 @@ export class SubAgentTracker {
       case "rate_limited":
       case "compact_boundary":
       case "done":
+      // The pool keeps telemetry events for the exporter (R-V5); none reaches a caller.
+      case "telemetry":
         return;
       default: {
         const unreachable: never = event;
@@ -386,32 +383,28 @@ export class SubAgentTracker {
     }
   }
 
-  #flushText(tracked: Tracked, parentToolUseId: string): void {
-    if (tracked.pendingText === "") return;
-    const text = tracked.pendingText;
-    tracked.pendingText = "";
-    this.#assistant(tracked, parentToolUseId, { type: "text", text });
-  }
-
-  /** One message per content block; the blocks of one API response share its message id. */
-  #assistant(tracked: Tracked, parentToolUseId: string, block: Record<string, unknown>): void {
-    this.#emit({
-      type: "assistant",
-      ...this.#base(),
-      message: {
-        id: `msg_${tracked.task.id}_${tracked.turn}`,
-        type: "message",
-        role: "assistant",
-        model: tracked.model,
-        content: [block],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: { input_tokens: 0, output_tokens: 0 },
-      } as never,
-      parent_tool_use_id: parentToolUseId,
-      ...this.#subAgentFields(tracked.task),
-      timestamp: new Date().toISOString(),
-    });
+  /**
+   * One message per content block, as the main loop's: the API message's own fields (its id,
+   * usage, each block's caller) and its response's request id; the blocks share the message id.
+   */
+  #assistant(
+    tracked: Tracked,
+    parentToolUseId: string,
+    message: ApiMessage,
+    requestId: string | undefined,
+  ): void {
+    tracked.model = message.model;
+    for (const block of message.content) {
+      this.#emit({
+        type: "assistant",
+        ...this.#base(),
+        message: { ...message, content: [block] } as never,
+        parent_tool_use_id: parentToolUseId,
+        ...this.#subAgentFields(tracked.task),
+        ...(requestId === undefined ? {} : { request_id: requestId }),
+        timestamp: new Date().toISOString(),
+      });
+    }
   }
 
   #finish(agentId: string, result: SubAgentResult): void {
@@ -433,15 +426,25 @@ export class SubAgentTracker {
     };
     const toolUseId = tracked.task.parent?.toolUseId;
     if (toolUseId === undefined) return;
-    // Text still pending is the final report's (its response's end was not seen): not yielded.
-    tracked.pendingText = "";
+    const status =
+      result.status === "completed" ? "completed" : result.status === "failed" ? "failed" : "stopped";
+    // The task's record changes before it reports, as the Agent SDK's task_updated says.
+    this.#emit({
+      type: "system",
+      subtype: "task_updated",
+      ...this.#base(),
+      task_id: agentId,
+      run_id: tracked.runId,
+      patch: { status: status === "stopped" ? "killed" : status, end_time: Date.now() },
+    });
     this.#emit({
       type: "system",
       subtype: "task_notification",
       ...this.#base(),
       task_id: agentId,
+      run_id: tracked.runId,
       ...(toolUseId === undefined ? {} : { tool_use_id: toolUseId }),
-      status: result.status === "completed" ? "completed" : result.status === "failed" ? "failed" : "stopped",
+      status,
       output_file: tracked.task.transcriptPath ?? "",
       summary: result.status === "completed" ? result.text : (result.error?.message ?? result.status),
       usage: {

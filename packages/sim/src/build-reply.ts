@@ -2,7 +2,14 @@ import { createHash } from "node:crypto";
 import type { MessagesRequest } from "./request-schema.js";
 import { signThinking } from "./thinking-signature.js";
 import { countTokens, truncateToTokens } from "./tokenizer.js";
-import type { BrainReply, Citation, RefusalStopDetails, ReplyBlock, StopReason } from "./types.js";
+import type {
+  BrainReply,
+  Citation,
+  RefusalStopDetails,
+  ReplyBlock,
+  ServerToolResultType,
+  StopReason,
+} from "./types.js";
 
 /** A response content block as the API returns it (api doc §2). */
 export type ResponseBlock =
@@ -18,7 +25,7 @@ export type ResponseBlock =
     }
   | { type: "server_tool_use"; id: string; name: string; input: Record<string, unknown> }
   | {
-      type: "web_search_tool_result" | "web_fetch_tool_result";
+      type: ServerToolResultType;
       tool_use_id: string;
       content: unknown;
       caller: { type: "direct" };
@@ -177,6 +184,9 @@ function toResponseBlock(
         : { type: "text", text: block.text };
     case "web_search_tool_result":
     case "web_fetch_tool_result":
+    case "code_execution_tool_result":
+    case "bash_code_execution_tool_result":
+    case "text_editor_code_execution_tool_result":
       return {
         type: block.type,
         tool_use_id: block.tool_use_id,
@@ -218,6 +228,9 @@ function blockOutputTokens(block: ResponseBlock, source: ReplyBlock | undefined)
       return countTokens(block.name) + countTokens(JSON.stringify(block.input));
     case "web_search_tool_result":
     case "web_fetch_tool_result":
+    case "code_execution_tool_result":
+    case "bash_code_execution_tool_result":
+    case "text_editor_code_execution_tool_result":
       // The server tool's result is the server's, not the model's output.
       return 0;
   }

@@ -4,6 +4,7 @@ import { startSimulator } from "./server.js";
 import type { Case, Expect, ResponseBody } from "./test-support/fidelity/case.js";
 import { DOCUMENT_AND_TOOL_CASES } from "./test-support/fidelity/document-and-tool-cases.js";
 import { MODEL_RULE_CASES } from "./test-support/fidelity/model-rule-cases.js";
+import { OUTPUT_SCHEMA_CASES } from "./test-support/fidelity/output-schema-cases.js";
 import { REQUEST_RULE_CASES } from "./test-support/fidelity/request-rule-cases.js";
 import { TOOL_SET_CASES } from "./test-support/fidelity/tool-set-cases.js";
 import type { Simulator } from "./types.js";
@@ -18,6 +19,7 @@ const CASES: readonly Case[] = [
   ...REQUEST_RULE_CASES,
   ...DOCUMENT_AND_TOOL_CASES,
   ...TOOL_SET_CASES,
+  ...OUTPUT_SCHEMA_CASES,
 ];
 
 let sim: Simulator;

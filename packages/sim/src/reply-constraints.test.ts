@@ -99,9 +99,22 @@ describe("R-D2: tool_choice in every brain", () => {
 
   it("a strict tool's input always validates; a non-strict tool keeps the brain's (invalid) input", async () => {
     reply = { content: [{ type: "tool_use", name: "get_weather", input: { city: 3 } }] };
-    const strict = await create({ tools: [{ ...weather, strict: true }] });
+    // A strict tool's schema keeps to the structured-outputs subset (no length or range limits).
+    const strictWeather = {
+      ...weather,
+      strict: true,
+      input_schema: {
+        ...weather.input_schema,
+        properties: {
+          ...(weather.input_schema.properties as Record<string, unknown>),
+          city: { type: "string" },
+          days: { type: "integer" },
+        },
+      },
+    };
+    const strict = await create({ tools: [strictWeather] });
     const strictInput = (strict.content[0] as Anthropic.ToolUseBlock).input;
-    expect(checker.conforms(weather.input_schema, strictInput)).toBe(true);
+    expect(checker.conforms(strictWeather.input_schema, strictInput)).toBe(true);
     const loose = await create({});
     expect((loose.content[0] as Anthropic.ToolUseBlock).input).toEqual({ city: 3 });
   });
@@ -157,9 +170,19 @@ describe("R-D2: structured outputs", () => {
     $defs: { role: { type: "string", enum: ["admin", "user"] } },
   };
 
+  // What a request may carry: the structured-outputs subset (no range, length or minItems > 1).
+  const sendablePerson = {
+    ...person,
+    properties: {
+      ...person.properties,
+      age: { type: "integer" },
+      tags: { type: "array", items: { type: "string" }, minItems: 1 },
+    },
+  };
+
   it("output_config.format: a brain's prose becomes JSON valid for the schema; JSON that fits is kept", async () => {
     reply = { content: [{ type: "text", text: "Here is a person, sort of." }] };
-    const format = { type: "json_schema" as const, schema: person };
+    const format = { type: "json_schema" as const, schema: sendablePerson };
     const generated = await client.messages.create({
       model: "claude-sonnet-4-6",
       max_tokens: 1000,
@@ -167,7 +190,7 @@ describe("R-D2: structured outputs", () => {
       output_config: { format },
     } as Anthropic.MessageCreateParamsNonStreaming);
     const text = (generated.content[0] as Anthropic.TextBlock).text;
-    expect(checker.conforms(person, JSON.parse(text))).toBe(true);
+    expect(checker.conforms(sendablePerson, JSON.parse(text))).toBe(true);
 
     const own = { name: "Ada", age: 36, tags: ["math", "engines"], role: "admin" };
     reply = { content: [{ type: "text", text: JSON.stringify(own) }] };
@@ -186,7 +209,7 @@ describe("R-D2: structured outputs", () => {
         model: "claude-sonnet-4-6",
         max_tokens: 0,
         messages: [{ role: "user", content: "x" }],
-        output_config: { format: { type: "json_schema", schema: person } },
+        output_config: { format: { type: "json_schema", schema: sendablePerson } },
       } as Anthropic.MessageCreateParamsNonStreaming),
     ).rejects.toThrow(/max_tokens: 0/);
   });

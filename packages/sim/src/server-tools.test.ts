@@ -241,3 +241,59 @@ describe("R-D4: web fetch from fixtures", () => {
     expect(JSON.stringify(message.content.at(-1))).toContain("Prompt caching");
   });
 });
+
+// Code execution tool page: https://platform.claude.com/docs/en/agents-and-tools/tool-use/code-execution-tool
+describe("R-D4: code execution is answered as unavailable, never with invented output", () => {
+  it("R-D4: a bash_code_execution call of code_execution_20250825 gets its error result (unavailable) in the same response, streamed whole; the brain then answers", async () => {
+    let calls = 0;
+    const client = await start(() => {
+      calls++;
+      return calls === 1
+        ? { content: [{ type: "server_tool_use", name: "bash_code_execution", input: { command: "ls" } }] }
+        : { content: [{ type: "text", text: "The sandbox is unavailable." }] };
+    });
+    const body = {
+      model: MODEL,
+      max_tokens: 500,
+      tools: [{ type: "code_execution_20250825", name: "code_execution" }],
+      messages: [{ role: "user" as const, content: "list the files" }],
+    };
+    const message = (await client.messages.create(body as never)) as unknown as {
+      content: Record<string, unknown>[];
+      stop_reason: string;
+    };
+    expect(message.content.map((b) => b.type)).toEqual([
+      "server_tool_use",
+      "bash_code_execution_tool_result",
+      "text",
+    ]);
+    const call = message.content[0]!;
+    expect(message.content[1]).toMatchObject({
+      tool_use_id: call.id,
+      content: { type: "bash_code_execution_tool_result_error", error_code: "unavailable" },
+    });
+    expect(message.stop_reason).toBe("end_turn");
+    calls = 0;
+    const streamed = await client.messages.stream(body as never).finalMessage();
+    expect(streamed.content[1]).toMatchObject({ type: "bash_code_execution_tool_result" });
+  });
+
+  it("R-D4: code_execution_20250522's call (code_execution) gets code_execution_tool_result unavailable", async () => {
+    let calls = 0;
+    const client = await start(() =>
+      ++calls === 1
+        ? { content: [{ type: "server_tool_use", name: "code_execution", input: { code: "print(1)" } }] }
+        : { content: [{ type: "text", text: "ok" }] },
+    );
+    const message = (await client.messages.create({
+      model: MODEL,
+      max_tokens: 500,
+      tools: [{ type: "code_execution_20250522", name: "code_execution" }],
+      messages: [{ role: "user", content: "run it" }],
+    } as never)) as unknown as { content: Record<string, unknown>[] };
+    expect(message.content[1]).toMatchObject({
+      type: "code_execution_tool_result",
+      content: { type: "code_execution_tool_result_error", error_code: "unavailable" },
+    });
+  });
+});

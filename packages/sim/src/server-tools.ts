@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { MessagesRequest } from "./request-schema.js";
-import type { ReplyBlock } from "./types.js";
+import type { ReplyBlock, ServerToolResultType } from "./types.js";
 
 /**
  * Web search and web fetch, the server tools the API runs inside one response (R-D4): web search
@@ -32,18 +32,49 @@ export interface ServerToolCounts {
 export const WEB_SEARCH_PRICE_USD = 0.01;
 
 interface WebTool {
-  name: "web_search" | "web_fetch";
+  name: "web_search" | "web_fetch" | CodeExecutionCall;
   maxUses: number;
   allowedDomains: readonly string[] | null;
   blockedDomains: readonly string[] | null;
 }
 
-/** The web tools a request declares (by their versioned types), by name. */
+/**
+ * Code execution (code execution tool page,
+ * https://platform.claude.com/docs/en/agents-and-tools/tool-use/code-execution-tool): the
+ * simulator runs no code, so a call of a declared code execution tool gets the page's error
+ * result `unavailable` ("the tool is temporarily unavailable") — a documented answer a client
+ * must handle, never an invented output. `code_execution_20250522` calls `code_execution`
+ * (`code_execution_tool_result`); later versions call `bash_code_execution` and
+ * `text_editor_code_execution`, each with its own result type.
+ */
+type CodeExecutionCall = "code_execution" | "bash_code_execution" | "text_editor_code_execution";
+const CODE_EXECUTION_RESULT: Readonly<Record<CodeExecutionCall, ServerToolResultType>> = {
+  code_execution: "code_execution_tool_result",
+  bash_code_execution: "bash_code_execution_tool_result",
+  text_editor_code_execution: "text_editor_code_execution_tool_result",
+};
+
+/** The web and code execution tools a request declares (by their versioned types), by the names their calls use. */
 export function declaredWebTools(body: MessagesRequest): Map<string, WebTool> {
   const tools = new Map<string, WebTool>();
   for (const tool of body.tools ?? []) {
     const type = (tool as { type?: unknown }).type;
     if (typeof type !== "string") continue;
+    if (type.startsWith("code_execution_")) {
+      const calls: CodeExecutionCall[] =
+        type === "code_execution_20250522"
+          ? ["code_execution"]
+          : ["bash_code_execution", "text_editor_code_execution"];
+      for (const name of calls) {
+        tools.set(name, {
+          name,
+          maxUses: Number.POSITIVE_INFINITY,
+          allowedDomains: null,
+          blockedDomains: null,
+        });
+      }
+      continue;
+    }
     const name = type.startsWith("web_search_")
       ? "web_search"
       : type.startsWith("web_fetch_")
@@ -97,7 +128,14 @@ export function runWebTools(
     out.push(call);
     used.calls[tool.name] = (used.calls[tool.name] ?? 0) + 1;
     const overLimit = (used.calls[tool.name] ?? 0) > tool.maxUses;
-    if (tool.name === "web_search") {
+    if (tool.name in CODE_EXECUTION_RESULT) {
+      const type = CODE_EXECUTION_RESULT[tool.name as CodeExecutionCall];
+      out.push({
+        type,
+        tool_use_id: call.id,
+        content: { type: `${type}_error`, error_code: "unavailable" },
+      });
+    } else if (tool.name === "web_search") {
       const content = overLimit ? searchError("max_uses_exceeded") : search(call.input, tool, fixtures);
       if (Array.isArray(content)) {
         used.web_search_requests++;

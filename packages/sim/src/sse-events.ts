@@ -114,6 +114,9 @@ function blockEvents(block: ResponseBlock, index: number): SseEvent[] {
     }
     case "web_search_tool_result":
     case "web_fetch_tool_result":
+    case "code_execution_tool_result":
+    case "bash_code_execution_tool_result":
+    case "text_editor_code_execution_tool_result":
       // A server tool's result arrives whole in its content_block_start (web search page).
       return [ev("content_block_start", { index, content_block: block }), stop];
     case "tool_use":

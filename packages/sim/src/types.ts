@@ -176,7 +176,15 @@ export type ReplyBlock =
    */
   | { type: "server_tool_use"; name: string; input: Record<string, unknown>; id?: string | undefined }
   /** A server tool's result, made by the simulator from the web fixtures (server-tools.ts). */
-  | { type: "web_search_tool_result" | "web_fetch_tool_result"; tool_use_id: string; content: unknown };
+  | { type: ServerToolResultType; tool_use_id: string; content: unknown };
 
 /** A citation on a response text block (citations page; web search page). */
 export type Citation = { type: string; cited_text: string } & Record<string, unknown>;
+
+/** The result blocks of the server tools the simulator answers (web search, web fetch, code execution). */
+export type ServerToolResultType =
+  | "web_search_tool_result"
+  | "web_fetch_tool_result"
+  | "code_execution_tool_result"
+  | "bash_code_execution_tool_result"
+  | "text_editor_code_execution_tool_result";

@@ -19,6 +19,7 @@ import { describeIssue } from "./schema-issues.js";
 import { checkContent } from "./validate-content.js";
 import { type ContextEditing, checkContextManagement } from "./validate-context-management.js";
 import { checkModelRules, checkSystemMessages } from "./validate-model-rules.js";
+import { checkOutputSchemas } from "./validate-output-schema.js";
 import {
   checkIssuedThinking,
   checkThinkingBlocks,
@@ -112,7 +113,8 @@ function validateCommon<B extends CountTokensRequest>(
     checkToolPairing(body) ??
     checkThinkingBlocks(body) ??
     checkContextManagement(body, ctx.betas) ??
-    checkCitations(body);
+    checkCitations(body) ??
+    checkOutputSchemas(body);
   if (error) return { ok: false, error };
   // From here on the prompt is the request with its file_id sources read (R-D4).
   const resolved = ctx.files ? resolveFileSources(body, ctx.files) : { ok: true as const, body };

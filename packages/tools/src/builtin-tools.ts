@@ -8,6 +8,7 @@ import { createLsTool } from "./tools/ls.js";
 import { readTool } from "./tools/read.js";
 import { taskStopTool } from "./tools/task-stop.js";
 import { todoWriteTool } from "./tools/todo-write.js";
+import { createWebFetchTool } from "./tools/web-fetch.js";
 import { writeTool } from "./tools/write.js";
 
 export interface BuiltinToolsOptions {
@@ -22,6 +23,20 @@ export interface BuiltinToolsOptions {
    * them (e.g. `Read(./.env)`), which the permission checker cannot see inside a directory search.
    */
   readonly denyRules?: readonly string[];
+  /**
+   * R-T6: hosts WebFetch may reach at a private or loopback address (default: the
+   * comma-separated FORKLOOP_WEBFETCH_ALLOW_PRIVATE_HOSTS of the environment — the user's, never
+   * a project file's). Every other private address is refused.
+   */
+  readonly webFetchAllowPrivateHosts?: readonly string[];
+}
+
+/** The environment's list of hosts WebFetch may reach at private addresses. */
+function privateHostsFromEnvironment(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (env.FORKLOOP_WEBFETCH_ALLOW_PRIVATE_HOSTS ?? "")
+    .split(",")
+    .map((host) => host.trim().toLowerCase())
+    .filter((host) => host.length > 0);
 }
 
 /**
@@ -48,5 +63,9 @@ export function createBuiltinTools(options: BuiltinToolsOptions = {}): Tool[] {
     createBashTool(bashOptions),
     todoWriteTool,
     taskStopTool,
+    createWebFetchTool({
+      allowPrivateHosts: options.webFetchAllowPrivateHosts ?? privateHostsFromEnvironment(),
+      networkOff: options.bashSandbox?.enabled === true && options.bashSandbox.network !== true,
+    }),
   ];
 }

@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import type { AgentState, Tool, ToolResult } from "@forkloop/loop-core";
@@ -29,6 +30,19 @@ export function absolutePath(path: string, cwd: string): string {
 /** Remembers what this agent saw of a file so Write/Edit can refuse stale overwrites. */
 export function recordRead(state: AgentState, path: string, stats: { mtimeMs: number; size: number }): void {
   state.readFiles.set(path, { mtimeMs: stats.mtimeMs, size: stats.size });
+}
+
+/**
+ * Records what this agent just wrote as read, when the name still leads to a file: another
+ * process may have moved it (or a directory on its way) since, and then the next Edit must read
+ * it again, not fail this one.
+ */
+export function recordWritten(state: AgentState, path: string): void {
+  try {
+    recordRead(state, path, statSync(path));
+  } catch {
+    state.readFiles.delete(path);
+  }
 }
 
 /**

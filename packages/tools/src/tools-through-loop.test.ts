@@ -93,6 +93,7 @@ describe("tools through the loop and the simulator", () => {
       "Read",
       "TaskStop",
       "TodoWrite",
+      "WebFetch",
       "Write",
     ]);
   });

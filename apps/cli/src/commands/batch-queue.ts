@@ -21,6 +21,7 @@ import {
   registerBatch,
   runQueuedBatch,
   saveBatchSpec,
+  startBatchSpan,
   writeReport,
 } from "@forkloop/batch";
 import { batchesDir, type ProjectState } from "@forkloop/sdk";
@@ -98,7 +99,9 @@ export async function queuedBatchCommand(
     const spec = batch.spec;
     // R-B1: the same enqueue-once as a local batch, on the queue's ledger. A re-attach
     // adds the flow again only if the seal says its first add never finished.
-    const ledger = openQueueLedger(connection, batch, address.display);
+    // R-V5: the batch's span; its trace context goes to the workers in each item's job data.
+    const batchSpan = startBatchSpan(spec.id, "queue");
+    const ledger = openQueueLedger(connection, batch, address.display, batchSpan?.traceparent);
     await enqueueOnce(ledger, target.kind === "new" ? items : undefined, {
       relist: { description: "the items stored with the batch", list: async () => items },
       repair: false,
@@ -153,6 +156,10 @@ export async function queuedBatchCommand(
           );
         }
       },
+    });
+    batchSpan?.end(summary.lost ? { error: "the batch is gone from Redis" } : "ok", {
+      "forkloop.batch.items.succeeded": summary.states.filter((state) => state.status === "succeeded").length,
+      "forkloop.batch.items.failed": summary.states.filter((state) => state.status === "failed").length,
     });
     // Transcripts stay on the host whose worker ran the item: the report names none.
     const report = queuedBatchReport(spec.id, summary, address.display);

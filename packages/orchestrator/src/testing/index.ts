@@ -195,3 +195,6 @@ export function forkPrefixDifferences(parentRawBody: string, forkRawBody: string
   });
   return differences;
 }
+
+/** The agent runner's recorder, for benchmarks of what it adds to the loop (R-V5: telemetry off is free). */
+export { AgentRecorder } from "../agent-runner.js";

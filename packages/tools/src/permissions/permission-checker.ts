@@ -44,6 +44,8 @@ export interface PermissionCheckerOptions {
 /** Claude Code's file-editing tools: acceptEdits approves them (they confine themselves, R-P1). */
 const FILE_EDIT_TOOLS = new Set(["Write", "Edit", "MultiEdit", "NotebookEdit"]);
 const DEFAULT_NO_APPROVAL_TOOLS = ["TodoWrite"];
+/** Tools that reach the network: never approved for being read-only, only by a rule or an answer. */
+const NETWORK_TOOLS = new Set(["WebFetch", "WebSearch"]);
 
 /**
  * Builds the loop's CanUseTool from a mode and rules (R-P1). Order, as in Claude Code:
@@ -200,6 +202,9 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
       return ask(protectedWriteReason(target, guarded));
     }
     if (firstMatch(rules.allow, "allow") !== undefined) return { behavior: "allow" };
+    // R-T6: what a network tool sends out is the user's to approve: read-only (plan mode may use
+    // it), but asked about unless a rule allows it (WebFetch(domain:…)), as in Claude Code.
+    if (NETWORK_TOOLS.has(toolName)) return ask(`${toolName} needs approval in ${mode} mode`);
     if (readOnly || noApproval.has(toolName)) return { behavior: "allow" };
     if (facts.approvesEdits && FILE_EDIT_TOOLS.has(toolName)) return { behavior: "allow" };
     return ask(`${toolName} needs approval in ${mode} mode`);
@@ -236,6 +241,8 @@ function howToAllow(
     rule = `Bash(${words}:*)`;
   } else if (typeof input.file_path === "string") {
     rule = `${toolName}(${relative(cwd, input.file_path) || "."})`;
+  } else if (toolName === "WebFetch" && typeof input.url === "string" && URL.canParse(input.url)) {
+    rule = `WebFetch(domain:${new URL(input.url).hostname})`;
   }
   return `To allow it, add "${rule}" to permissions.allow in .forkloop/settings.json, or choose a more permissive mode (e.g. acceptEdits for file edits).`;
 }

@@ -151,7 +151,20 @@ describe("R-P1: path rules", () => {
     );
   });
 
-  it("R-P1: WebFetch(domain:…) rules parse but never match a built-in tool", () => {
-    expect(matches("WebFetch(domain:example.com)", "WebFetch", { url: "https://example.com" })).toBe(false);
+  it("R-T6: WebFetch(domain:…) matches the URL's host exactly; *. also its subdomains", () => {
+    expect(matches("WebFetch(domain:example.com)", "WebFetch", { url: "https://example.com/a" })).toBe(true);
+    expect(matches("WebFetch(domain:example.com)", "WebFetch", { url: "https://evil-example.com" })).toBe(
+      false,
+    );
+    expect(matches("WebFetch(domain:example.com)", "WebFetch", { url: "https://example.com.evil.io" })).toBe(
+      false,
+    );
+    expect(matches("WebFetch(domain:*.example.com)", "WebFetch", { url: "https://a.b.example.com" })).toBe(
+      true,
+    );
+    expect(matches("WebFetch(domain:*.example.com)", "WebFetch", { url: "https://badexample.com" })).toBe(
+      false,
+    );
+    expect(matches("WebFetch(domain:example.com)", "Read", { url: "https://example.com" })).toBe(false);
   });
 });

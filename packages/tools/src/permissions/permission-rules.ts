@@ -115,14 +115,32 @@ export function ruleMatches(
       return purpose === "deny" ? candidates.some(test) : candidates.every(test);
     }
     case "domain":
+      return domainMatches(specifier.domain, input.url, purpose);
     case "other":
-      // No built-in tool takes a URL or another specifier kind: such rules parse but never match here.
+      // No built-in tool takes another specifier kind: such rules parse but never match here.
       return false;
     default: {
       const unreachable: never = specifier;
       throw new Error(`unknown rule specifier ${JSON.stringify(unreachable)}`);
     }
   }
+}
+
+/**
+ * `WebFetch(domain:example.com)` (R-T6): the URL's host is that domain; `domain:*.example.com`
+ * also covers its subdomains. A URL that does not parse matches a deny rule (it is refused
+ * anyway) and no allow rule.
+ */
+function domainMatches(domain: string, url: unknown, purpose: "allow" | "deny"): boolean {
+  let host: string;
+  try {
+    host = new URL(String(url)).hostname.toLowerCase().replace(/^\[|\]$/g, "");
+  } catch {
+    return purpose === "deny";
+  }
+  const wanted = domain.trim().toLowerCase();
+  if (wanted.startsWith("*.")) return host === wanted.slice(2) || host.endsWith(wanted.slice(1));
+  return host === wanted;
 }
 
 /** The file a call touches: file_path for Read/Write/Edit, path (default cwd) for Glob/Grep/LS. */

@@ -94,6 +94,37 @@ interface Node {
   readonly children: Node[];
   linked: number;
   others: number;
+  /** Counted by an earlier call (a directory that call bound whole). */
+  counted?: true;
+}
+
+/**
+ * Directories an earlier call bound whole, with their identity: inside the sandbox nothing could
+ * change them, and whatever a process outside added there is held by the same bind again, so they
+ * are not walked again while they are the same directory (pnpm's node_modules: one lstat).
+ */
+const boundWhole = new Map<string, { readonly id: string; readonly node: Node }>();
+
+function directoryId(dir: string): string | undefined {
+  try {
+    const stats = lstatSync(dir);
+    return stats.isDirectory() ? `${stats.dev}:${stats.ino}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Remembers the directories this call binds whole (under `roots`), forgetting earlier ones there. */
+function rememberBound(roots: readonly string[], trees: readonly Node[], readOnly: readonly string[]): void {
+  for (const path of [...boundWhole.keys()])
+    if (roots.some((root) => isInside(path, root))) boundWhole.delete(path);
+  const whole = new Set(readOnly);
+  const visit = (node: Node) => {
+    const id = whole.has(node.path) ? directoryId(node.path) : undefined;
+    if (id !== undefined) boundWhole.set(node.path, { id, node: { ...node, counted: true } });
+    else for (const child of node.children) visit(child);
+  };
+  for (const tree of trees) visit(tree);
 }
 
 /** The outside links in `roots` and the binds that hold them; `keepWritable` are never bound whole. */
@@ -119,17 +150,28 @@ export function outsideLinks(
   const outside = new Set<string>();
   for (const { nlink, paths } of names.values())
     if (nlink > paths.length) for (const path of paths) outside.add(path);
-  if (outside.size === 0) return { ok: true, readOnly: [], widened: [], linked: 0 };
   for (const tree of trees) count(tree, outside);
+  const linked = trees.reduce((sum, tree) => sum + tree.linked, 0);
+  if (linked === 0) {
+    rememberBound(roots, trees, []);
+    return { ok: true, readOnly: [], widened: [], linked: 0 };
+  }
   const exact = trees.flatMap((tree) => cover(tree, keepWritable, 0, true));
-  if (exact.length <= MOUNT_BUDGET) return { ok: true, readOnly: exact, widened: [], linked: outside.size };
+  if (exact.length <= MOUNT_BUDGET) {
+    rememberBound(roots, trees, exact);
+    return { ok: true, readOnly: exact, widened: [], linked };
+  }
   const widened: { dir: string; linked: number; others: number }[] = [];
   const wide = trees.flatMap((tree) => cover(tree, keepWritable, TOLERATED_SHARE, true, widened));
-  if (wide.length <= MOUNT_BUDGET) return { ok: true, readOnly: wide, widened, linked: outside.size };
+  if (wide.length <= MOUNT_BUDGET) {
+    rememberBound(roots, trees, wide);
+    return { ok: true, readOnly: wide, widened, linked };
+  }
+  rememberBound(roots, trees, []);
   const examples = [...outside].slice(0, 3).join(", ");
   return {
     ok: false,
-    reason: `The sandbox cannot hold ${outside.size} files in the workspace read-only: they are hard links to files outside it (${examples} …), spread over more than ${MOUNT_BUDGET} directories, and a write through one would change the file outside. Replace them with copies (pnpm: package-import-method=copy) or run with --sandbox off. The command was not run.`,
+    reason: `The sandbox cannot hold ${linked} files in the workspace read-only: they are hard links to files outside it (${examples} …), spread over more than ${MOUNT_BUDGET} directories, and a write through one would change the file outside. Replace them with copies (pnpm: package-import-method=copy) or run with --sandbox off. The command was not run.`,
   };
 }
 
@@ -141,6 +183,8 @@ function walkTree(
 ): Node | undefined | "limit" {
   if (seen.has(dir)) return undefined;
   seen.add(dir);
+  const bound = boundWhole.get(dir);
+  if (bound !== undefined && bound.id === directoryId(dir)) return bound.node;
   const entry = readDir(dir, budget);
   if (budget.left < 0) return "limit";
   const node: Node = { path: dir, linkedFiles: [], children: [], linked: 0, others: 0 };
@@ -163,6 +207,7 @@ function walkTree(
 
 /** Counts, per directory, the names linked outside and the other regular files below it. */
 function count(node: Node, outside: ReadonlySet<string>): void {
+  if (node.counted === true) return;
   const files = node.linkedFiles.splice(0);
   for (const file of files) {
     if (outside.has(file)) node.linkedFiles.push(file);

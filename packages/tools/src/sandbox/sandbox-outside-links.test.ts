@@ -75,7 +75,7 @@ describe("R-S9: hard links to files outside the workspace are read-only in the s
     expect(readFileSync(victim, "utf8")).toBe("store\nATK\n");
   });
 
-  it(`R-S9: a package store's tree (pnpm's node_modules/.pnpm, ${MOUNT_BUDGET * 4} packages) is one read-only bind, said once in the result; the rest of the workspace stays writable; without the binds the store changes (control)`, async () => {
+  it(`R-S9: a package store's tree (pnpm's node_modules/.pnpm, ${MOUNT_BUDGET * 4} packages) is one read-only bind, said in the result, not walked again by the next call, which still sees a new link elsewhere; the rest of the workspace stays writable; without the binds the store changes (control)`, async () => {
     const victims: string[] = [];
     for (let index = 0; index < MOUNT_BUDGET * 4; index++)
       victims.push(
@@ -89,6 +89,13 @@ describe("R-S9: hard links to files outside the workspace are read-only in the s
     expect(output).toMatch(/node_modules was read-only in the sandbox: 256 of its files are hard links/);
     expect(readFileSync(victims[7] as string, "utf8")).toBe("7\n");
     expect(readFileSync(join(ws.root, "src/main.js"), "utf8")).toBe("main\nATK\n");
+    // The next call: node_modules is not walked again, and a link made since in a changed directory is seen.
+    const vendored = linkedOut("src/vendored.js");
+    expect(await run(sandboxed, `${append(target)}; ${append("src/vendored.js")}`)).toMatch(
+      /^EROFS\nEROFS\n/,
+    );
+    expect(readFileSync(vendored, "utf8")).toBe("store\n");
+    expect(readFileSync(victims[7] as string, "utf8")).toBe("7\n");
     await run(unguarded, append(target));
     expect(readFileSync(victims[7] as string, "utf8")).toBe("7\nATK\n");
   });

@@ -1,19 +1,35 @@
-import {
-  type ArithmeticExpression,
-  type CommandNode,
-  type Command as CommandSyntax,
-  type CompoundList,
-  type ParsedScript,
-  parse,
-  type Redirection,
-  type Statement,
-  type TestExpression,
-  type Word,
-  type WordPart,
+import { createRequire } from "node:module";
+import type {
+  ArithmeticExpression,
+  CommandNode,
+  Command as CommandSyntax,
+  CompoundList,
+  ParsedScript,
+  Redirection,
+  Statement,
+  TestExpression,
+  Word,
+  WordPart,
 } from "unbash";
 import { builtinEvaluation, isPlainVariableName } from "./builtin-evaluation.js";
 import { unwrapCommand } from "./command-wrappers.js";
 import { literalValue, type ShellWord, shellWord } from "./shell-word.js";
+
+type Unbash = typeof import("unbash");
+
+/**
+ * R-V2: the shell parser loads when the first command is analysed, not at import. It is an ES
+ * module: Node versions that can require one (20.19+, 22.12+) require it synchronously then;
+ * older ones import it with this module.
+ */
+let unbash: Unbash | undefined = (process.features as { require_module?: boolean }).require_module
+  ? undefined
+  : await import("unbash");
+
+function parse(source: string): ParsedScript {
+  unbash ??= createRequire(import.meta.url)("unbash") as Unbash;
+  return unbash.parse(source);
+}
 
 /** A file a redirection opens: `> f` writes it, `< f` reads it. */
 export interface ShellRedirect {

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { callTool, resultText, useTempWorkspace } from "../testing/index.js";
@@ -76,6 +76,37 @@ describe("Edit", () => {
   it("R-T3: dollar patterns in new_string stay literal", async () => {
     const { path } = await readThenEdit("a.ts", "price\n", { old_string: "price", new_string: "$& $1 $$" });
     expect(readFileSync(path, "utf8")).toBe("$& $1 $$\n");
+  });
+
+  it("R-T3: refuses to edit a file changed on disk since it was read, as Write does (another agent's or the user's change is kept)", async () => {
+    const path = join(ws.root, "shared.ts");
+    writeFileSync(path, "export const a = 1;\nexport const b = 2;\n");
+    const context = ws.context();
+    await callTool(readTool, { file_path: "shared.ts" }, context);
+    // Another writer (a second agent in the same tree, a linter) changes the file after the Read.
+    writeFileSync(path, "export const a = 1;\nexport const b = 2;\nexport const c = 3;\n");
+    utimesSync(path, new Date(), new Date(Date.now() + 5000));
+    const stale = await callTool(
+      editTool,
+      { file_path: "shared.ts", old_string: "export const b = 2;", new_string: "export const b = 20;" },
+      context,
+    );
+    expect(stale.isError).toBe(true);
+    expect(resultText(stale)).toMatch(/modified since it was read.*Read it again/);
+    expect(readFileSync(path, "utf8")).toBe(
+      "export const a = 1;\nexport const b = 2;\nexport const c = 3;\n",
+    );
+    // Control: once read again, the same edit applies over the other writer's change.
+    await callTool(readTool, { file_path: "shared.ts" }, context);
+    const fresh = await callTool(
+      editTool,
+      { file_path: "shared.ts", old_string: "export const b = 2;", new_string: "export const b = 20;" },
+      context,
+    );
+    expect(fresh.isError).toBeFalsy();
+    expect(readFileSync(path, "utf8")).toBe(
+      "export const a = 1;\nexport const b = 20;\nexport const c = 3;\n",
+    );
   });
 
   it("R-T3: refuses to edit a file that was not read", async () => {

@@ -1,5 +1,4 @@
-import { mkdirSync, readFileSync, type Stats, statSync } from "node:fs";
-import { dirname } from "node:path";
+import { readFileSync, type Stats, statSync } from "node:fs";
 import { z } from "zod";
 import { writeFileAtomicSync } from "../atomic-write.js";
 import { replaceInBytes } from "../byte-edit.js";
@@ -10,11 +9,11 @@ import {
   defineTool,
   fsErrorCode,
   numberLines,
-  recordRead,
+  recordWritten,
   staleWriteRefusal,
   toolError,
 } from "../tool-kit.js";
-import { resolveInWorkspace } from "../workspace-paths.js";
+import { realWorkspaceRoots, resolveInWorkspace } from "../workspace-paths.js";
 
 /** Lines of context shown around an edit so the model sees the result without another Read. */
 const SNIPPET_CONTEXT_LINES = 4;
@@ -59,9 +58,15 @@ export const editTool = defineTool({
         return toolError(`Cannot edit ${path}: ${fsErrorCode(error)}`);
       }
       if (input.old_string !== "") return toolError(`File does not exist: ${path}`);
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileAtomicSync(path, encodeTextFile(input.new_string, NEW_FILE_FORMAT));
-      recordRead(context.agentState, path, statSync(path));
+      try {
+        writeFileAtomicSync(path, encodeTextFile(input.new_string, NEW_FILE_FORMAT), {
+          beneath: realWorkspaceRoots(context.workspaceRoots),
+          createParents: true,
+        });
+      } catch (error) {
+        return toolError(`Cannot write ${path}: ${fsErrorCode(error)}`);
+      }
+      recordWritten(context.agentState, path);
       return { content: `File created successfully at: ${path}` };
     }
     if (stats.isDirectory()) return toolError(`${path} is a directory; give a file path.`);
@@ -113,12 +118,13 @@ export const editTool = defineTool({
     }
 
     try {
-      // Atomic, and never the inode a hard link may share with an outside file (R-S4).
-      writeFileAtomicSync(path, written);
+      // Atomic, never the inode a hard link may share with an outside file, and in the directory
+      // as opened from the workspace root, never through a symlink swapped in since (R-S4, R-S10).
+      writeFileAtomicSync(path, written, { beneath: realWorkspaceRoots(context.workspaceRoots) });
     } catch (error) {
       return toolError(`Cannot write ${path}: ${fsErrorCode(error)}`);
     }
-    recordRead(context.agentState, path, statSync(path));
+    recordWritten(context.agentState, path);
     const summary =
       change.count > 1
         ? `The file ${path} has been updated. All ${change.count} occurrences were replaced.`

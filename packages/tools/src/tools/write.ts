@@ -1,5 +1,4 @@
-import { mkdir, readFile, stat } from "node:fs/promises";
-import { dirname } from "node:path";
+import { readFile, stat } from "node:fs/promises";
 import { z } from "zod";
 import { writeFileAtomicSync } from "../atomic-write.js";
 import { isAscii } from "../byte-edit.js";
@@ -14,11 +13,11 @@ import {
   absolutePath,
   defineTool,
   fsErrorCode,
-  recordRead,
+  recordWritten,
   staleWriteRefusal,
   toolError,
 } from "../tool-kit.js";
-import { resolveInWorkspace } from "../workspace-paths.js";
+import { realWorkspaceRoots, resolveInWorkspace } from "../workspace-paths.js";
 
 const writeInput = z.object({
   file_path: z
@@ -75,14 +74,18 @@ export const writeTool = defineTool({
     // An overwritten CRLF file stays CRLF: the model writes "\n" and would otherwise flip every line.
     const text = existed ? withLineEnding(input.content, format.lineEnding) : input.content;
     try {
-      await mkdir(dirname(path), { recursive: true });
-      // A new file renamed over the target: never the inode a hard link may share with an outside file (R-S4).
-      writeFileAtomicSync(path, encodeTextFile(text, format));
+      // A new file renamed over the target: never the inode a hard link may share with an outside
+      // file; in its directory as opened from the workspace root, never through a symlink swapped
+      // in since the check (R-S4, R-S10).
+      writeFileAtomicSync(path, encodeTextFile(text, format), {
+        beneath: realWorkspaceRoots(context.workspaceRoots),
+        createParents: true,
+      });
     } catch (error) {
       return toolError(`Cannot write ${path}: ${fsErrorCode(error)}`);
     }
     // What this agent just wrote is what it has seen: a following Edit needs no extra Read.
-    recordRead(context.agentState, path, await stat(path));
+    recordWritten(context.agentState, path);
     return {
       content: existed ? `The file ${path} has been updated.` : `File created successfully at: ${path}`,
     };

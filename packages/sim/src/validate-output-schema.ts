@@ -1,0 +1,116 @@
+import { type ApiError, invalidRequest } from "./api-error.js";
+import type { CountTokensRequest } from "./request-schema.js";
+
+/**
+ * The JSON Schema subset structured outputs take (R-D2; structured outputs page,
+ * https://platform.claude.com/docs/en/build-with-claude/structured-outputs, "JSON Schema
+ * limitations"): no numerical constraints (`minimum`, `maximum`, `exclusiveMinimum`,
+ * `exclusiveMaximum`, `multipleOf`), no string length constraints (`minLength`, `maxLength`), no
+ * array constraints beyond `minItems` 0 or 1, `additionalProperties` only `false`, no recursive
+ * schemas and no external `$ref`. The SDKs' helpers move such constraints into descriptions
+ * before they send a schema; a schema sent as it is gets a 400. Checked for
+ * `output_config.format` (and the beta `output_format`) and for `strict: true` tools; a tool that
+ * is not strict may use all of JSON Schema. Wordings UNCONFIRMED.
+ */
+const UNSUPPORTED = [
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+  "minLength",
+  "maxLength",
+  "maxItems",
+] as const;
+
+type Node = Record<string, unknown>;
+
+export function checkOutputSchemas(body: CountTokensRequest): ApiError | null {
+  const raw = body as unknown as {
+    output_config?: { format?: { schema?: unknown } | null } | null;
+    output_format?: { schema?: unknown } | null;
+    tools?: readonly Node[] | null;
+  };
+  const problem =
+    schemaProblem(raw.output_config?.format?.schema, "output_config.format.schema") ??
+    schemaProblem(raw.output_format?.schema, "output_format.schema") ??
+    (raw.tools ?? [])
+      .map((tool, index) =>
+        tool.strict === true ? schemaProblem(tool.input_schema, `tools.${index}.custom.input_schema`) : null,
+      )
+      .find((found) => found !== null) ??
+    null;
+  return problem === null ? null : invalidRequest(problem);
+}
+
+/** The first unsupported part of `schema` as the 400's message, or null. */
+function schemaProblem(schema: unknown, at: string): string | null {
+  if (!isNode(schema)) return null;
+  const root = schema;
+  const walk = (node: unknown, path: string, refs: readonly string[]): string | null => {
+    if (!isNode(node)) return null;
+    const ref = node.$ref;
+    if (typeof ref === "string") {
+      if (!ref.startsWith("#"))
+        return `${path}: external $ref '${ref}' is not supported in structured outputs`;
+      if (refs.includes(ref))
+        return `${path}: recursive schemas are not supported in structured outputs ($ref '${ref}')`;
+      const target = resolvePointer(root, ref);
+      if (target !== undefined) {
+        const inner = walk(target, path, [...refs, ref]);
+        if (inner !== null) return inner;
+      }
+    }
+    for (const keyword of UNSUPPORTED) {
+      if (keyword in node) return `${path}: '${keyword}' is not supported in structured outputs`;
+    }
+    if (typeof node.minItems === "number" && node.minItems > 1) {
+      return `${path}: 'minItems' ${node.minItems} is not supported in structured outputs (only 0 or 1)`;
+    }
+    if ("additionalProperties" in node && node.additionalProperties !== false) {
+      return `${path}: 'additionalProperties' must be false in structured outputs`;
+    }
+    for (const [key, child] of children(node)) {
+      const found = walk(child, `${path}.${key}`, refs);
+      if (found !== null) return found;
+    }
+    return null;
+  };
+  return walk(schema, at, []);
+}
+
+/** Subschemas of a node, with the path step that names each. */
+function children(node: Node): [string, unknown][] {
+  const out: [string, unknown][] = [];
+  for (const key of ["properties", "$defs", "definitions", "patternProperties"]) {
+    const map = node[key];
+    if (isNode(map)) for (const [name, child] of Object.entries(map)) out.push([`${key}.${name}`, child]);
+  }
+  for (const key of ["anyOf", "allOf", "oneOf", "prefixItems"]) {
+    const list = node[key];
+    if (Array.isArray(list)) list.forEach((child, index) => out.push([`${key}.${index}`, child]));
+  }
+  if (Array.isArray(node.items)) node.items.forEach((child, index) => out.push([`items.${index}`, child]));
+  else if (node.items !== undefined) out.push(["items", node.items]);
+  if (node.not !== undefined) out.push(["not", node.not]);
+  return out;
+}
+
+/** `#/$defs/a` (JSON pointer within the schema); undefined when it points nowhere. */
+function resolvePointer(root: Node, ref: string): unknown {
+  if (ref === "#") return root;
+  const steps = ref
+    .replace(/^#\/?/, "")
+    .split("/")
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  let at: unknown = root;
+  for (const step of steps) {
+    if (!isNode(at) && !Array.isArray(at)) return undefined;
+    at = (at as Record<string, unknown>)[step];
+  }
+  return at;
+}
+
+function isNode(value: unknown): value is Node {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
