@@ -12,9 +12,11 @@ import {
   loadItems,
   newBatchId,
   saveBatchSpec,
+  structuredOutputCheck,
 } from "@forkloop/batch";
 import { resolveModelAlias } from "@forkloop/loop-core";
 import { batchesDir, isInCheckout, type LoopChoices, type ProjectState } from "@forkloop/sdk";
+import { jsonSchemaFlag } from "./claude-flag-values.js";
 import { CliError } from "./cli-error.js";
 import {
   BATCH_DEFAULT_MODEL,
@@ -194,7 +196,23 @@ function settingsFromFlags(flags: BatchFlags, cwd: string): Partial<BatchSpec> {
     // --output on a resume moves the report (e.g. the first directory turned out unwritable).
     outputDir: flags.output === undefined ? undefined : resolve(cwd, flags.output),
     rpm: flags.rpm,
+    outputSchema:
+      flags["json-schema"] === undefined ? undefined : outputSchemaFlag(flags["json-schema"], cwd),
   });
+}
+
+/**
+ * R-B6: `--json-schema FILE|JSON`, read and compiled before anything runs: a file that cannot be
+ * read, text that is not JSON, or a schema that does not compile is exit 2 naming the fix.
+ */
+function outputSchemaFlag(value: string, cwd: string): Record<string, unknown> {
+  const schema = jsonSchemaFlag(value, cwd);
+  const compiled = structuredOutputCheck(schema);
+  if (!compiled.ok)
+    throw new CliError(
+      `--json-schema: ${compiled.error}; give a JSON Schema whose type is "object", e.g. --json-schema '{"type":"object","properties":{"summary":{"type":"string"}},"required":["summary"]}'.`,
+    );
+  return schema;
 }
 
 function definedOnly<T extends object>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {

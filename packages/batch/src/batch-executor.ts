@@ -84,6 +84,7 @@ export async function createBatchExecutor(options: {
       }),
       ...(mcpTools.length === 0 ? {} : { parentTools: mcpTools }),
       ...(options.requestSlot === undefined ? {} : { requestSlot: options.requestSlot }),
+      ...(spec.outputSchema === undefined ? {} : { outputSchema: spec.outputSchema }),
       ...(options.modelTransport === undefined ? {} : { modelTransport: options.modelTransport }),
       transcriptsDir: options.transcriptsDir,
       ...(options.failsEveryItem === undefined ? {} : { failsEveryItem: options.failsEveryItem }),

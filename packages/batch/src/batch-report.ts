@@ -23,6 +23,8 @@ export interface ResultLine {
   /** The item's answer: the sub-agent's final text. */
   readonly text: string | null;
   readonly error: ItemError | null;
+  /** R-B6: with `--json-schema`, the item's answer as the validated object; null without. */
+  readonly structured_output: unknown;
   /** R-B3: with isolation, the workspace paths the item's change wrote; null without isolation. */
   readonly applied: readonly string[] | null;
   /** The item's compactions in order (R-C4): trigger, tokens before and after. */
@@ -93,6 +95,7 @@ export function toResultLine(state: ItemState, transcriptsDir?: string): ResultL
     terminal: state.result?.terminal ?? null,
     text: state.result?.text ?? null,
     error: state.error ?? null,
+    structured_output: state.result?.structuredOutput ?? null,
     applied: state.result?.applied ?? null,
     compactions: state.result?.compactions ?? [],
     mayHaveRunTwice: state.mayHaveRunTwice ?? [],

@@ -50,5 +50,6 @@ export * from "./queue-store.js";
 export * from "./queue-worker.js";
 export * from "./redis-errors.js";
 export * from "./request-limiter.js";
+export { structuredOutputCheck } from "./structured-output.js";
 export * from "./worker-policy.js";
 export * from "./write-batch-report.js";

@@ -34,6 +34,8 @@ export interface ItemResult {
   readonly apiRetries?: number;
   /** The item's compactions in order, each with its tokens before and after (R-C4). */
   readonly compactions?: readonly ItemCompaction[];
+  /** R-B6: with `--json-schema`, the final answer parsed and validated against the schema. */
+  readonly structuredOutput?: unknown;
   /** R-B3: with isolation, the workspace paths this item's change wrote (merged) or deleted. */
   readonly applied?: readonly string[];
 }

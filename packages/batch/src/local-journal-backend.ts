@@ -57,6 +57,7 @@ const resultSchema = z.object({
     .optional(),
   apiRetries: z.number().int().nonnegative().optional(),
   applied: z.array(z.string()).readonly().optional(),
+  structuredOutput: z.unknown().optional(),
 });
 const errorSchema = z.object({
   code: z.string(),
@@ -207,7 +208,7 @@ export function replayJournal(records: readonly JournalRecord[], lenient = false
 }
 
 function stripUndefined(result: z.infer<typeof resultSchema>): ItemResult {
-  const { terminal, compactions, apiRetries, applied, onlineCostUsd, ...rest } = result;
+  const { terminal, compactions, apiRetries, applied, onlineCostUsd, structuredOutput, ...rest } = result;
   return {
     ...rest,
     ...(onlineCostUsd === undefined ? {} : { onlineCostUsd }),
@@ -215,6 +216,7 @@ function stripUndefined(result: z.infer<typeof resultSchema>): ItemResult {
     ...(compactions === undefined ? {} : { compactions }),
     ...(apiRetries === undefined ? {} : { apiRetries }),
     ...(applied === undefined ? {} : { applied }),
+    ...(structuredOutput === undefined ? {} : { structuredOutput }),
   };
 }
 

@@ -26,6 +26,7 @@ import type { ItemExecution, ItemExecutor, ItemOutcome } from "./batch-runner.js
 import { startItemSpan } from "./batch-telemetry.js";
 import { workspaceNote } from "./item-isolation.js";
 import type { Claim, ItemResult } from "./job-backend.js";
+import { type StructuredCheck, structuredOutputCheck } from "./structured-output.js";
 
 /** An item attempt's transcript file name in the batch's `transcripts/` (replay and report read it). */
 export function itemTranscriptName(itemId: string, attempt: number): string {
@@ -79,6 +80,11 @@ export interface BatchAgentSettings {
   readonly requestSlot?: RequestGate;
   /** R-B8 (`--api batches`): carries every item's model requests as Message Batch entries. */
   readonly modelTransport?: ModelTransport;
+  /**
+   * R-B6 `--json-schema`: every item's requests carry it as `output_config.format`, and its final
+   * answer must parse and match it (`structuredOutput`), else the item fails with the reason.
+   */
+  readonly outputSchema?: Record<string, unknown>;
 }
 
 /**
@@ -103,6 +109,10 @@ export function createPoolExecutor(
           model: settings.cacheSafeParams.model,
           permissionMode: profile.permissionMode,
         });
+  const structured =
+    settings.outputSchema === undefined ? undefined : structuredOutputCheck(settings.outputSchema);
+  if (structured !== undefined && !structured.ok) throw new Error(`--json-schema: ${structured.error}`);
+  const checkAnswer = structured?.ok ? structured.check : undefined;
   const toTask = (claim: Claim): SubAgentTask =>
     buildSubAgentTask({
       id: `${ITEM_PREFIX}${claim.item.id}-${claim.attempt}`,
@@ -127,6 +137,9 @@ export function createPoolExecutor(
         },
       ],
       querySource: "batch",
+      ...(settings.outputSchema === undefined
+        ? {}
+        : { outputFormat: { type: "json_schema" as const, schema: settings.outputSchema } }),
       toolNames: [...settings.toolNames],
       profile,
       toolAnnotations,
@@ -178,10 +191,9 @@ export function createPoolExecutor(
         let cancelledByUs = false;
         return {
           result: handle.result.then((result) => {
-            const outcome = toOutcome(
-              result,
-              cancelledByUs || (index > 0 && heldBack),
-              retries.get(handle.id) ?? 0,
+            const outcome = withStructuredOutput(
+              toOutcome(result, cancelledByUs || (index > 0 && heldBack), retries.get(handle.id) ?? 0),
+              checkAnswer,
             );
             spans[index]?.end(outcome);
             return outcome;
@@ -238,6 +250,17 @@ export function toOutcome(result: SubAgentResult, cancelledByUs: boolean, apiRet
     message: `the sub-agent ended with ${result.terminal ?? result.status}`,
   };
   return { ok: false, error: { code: error.code, message: error.message }, result: itemResult };
+}
+
+/** R-B6: a succeeded item's answer checked against `--json-schema`; one that does not match fails. */
+function withStructuredOutput(
+  outcome: ItemOutcome,
+  check: ((text: string) => StructuredCheck) | undefined,
+): ItemOutcome {
+  if (check === undefined || outcome.ok !== true) return outcome;
+  const checked = check(outcome.result.text);
+  if (checked.ok) return { ok: true, result: { ...outcome.result, structuredOutput: checked.value } };
+  return { ok: false, error: { code: "structured_output", message: checked.reason }, result: outcome.result };
 }
 
 /**

@@ -191,6 +191,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
         ...(maxTurns === undefined ? {} : { maxTurns: maxTurns - turns }),
         queuedCommands: io.steeringQueue,
         recordSnapshots: transcript !== undefined,
+        ...(task.outputFormat === undefined ? {} : { outputConfig: { format: task.outputFormat } }),
       });
       let step = await events.next();
       while (!step.done) {

@@ -6,6 +6,7 @@ import type {
   LoopHooks,
   Message,
   MessageParam,
+  OutputConfig,
   RetryOptions,
   TerminalReason,
   ToolAnnotations,
@@ -75,6 +76,11 @@ export interface SubAgentTask {
    * blocked prompt ends it at once. Agent/Skill sub-agents leave it unset.
    */
   readonly startsSession?: boolean;
+  /**
+   * R-B6: structured outputs — every request carries `output_config.format`, so the sub-agent's
+   * final reply is JSON for the schema (a batch's `--json-schema`). Not part of the cached prefix.
+   */
+  readonly outputFormat?: OutputConfig["format"];
   /** R-C5 session memory of this sub-agent (its own notes file); off when undefined. */
   readonly sessionMemory?: AgentSessionMemory;
   /**

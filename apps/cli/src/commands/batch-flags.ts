@@ -71,6 +71,10 @@ ${LOOP_FLAGS_USAGE}
                         let items edit (acceptEdits, bypassPermissions, auto, or an Edit/Write/Bash
                         allow rule), said once
   --no-isolate          items edit the project in place
+  --json-schema SCHEMA  a JSON Schema (a file or the JSON itself; type "object"): every item's final
+                        answer is JSON for it (structured outputs), validated, and stored parsed as
+                        structured_output in results.jsonl; an answer that does not match fails
+                        the item with the reason
   --queue URL           distribute the batch over Redis (redis://HOST:PORT[/DB]): \`forkloop worker
                         --queue URL\` processes on any host run the items; this one shows progress
                         and writes the results (see the @forkloop/batch README for Redis settings);
@@ -130,6 +134,7 @@ const schema = z.object({
   "no-warm": z.boolean().optional(),
   isolate: z.boolean().optional(),
   "no-isolate": z.boolean().optional(),
+  "json-schema": z.string().min(1, 'give a JSON Schema, e.g. --json-schema \'{"type":"object"}\'').optional(),
   "retry-failed": z.boolean().optional(),
   report: z.boolean().optional(),
   repair: z.boolean().optional(),
@@ -241,6 +246,7 @@ export function parseBatchFlags(argv: readonly string[]): ParsedCommand<BatchFla
         "no-warm": { type: "boolean" },
         isolate: { type: "boolean" },
         "no-isolate": { type: "boolean" },
+        "json-schema": { type: "string" },
         "retry-failed": { type: "boolean" },
         report: { type: "boolean" },
         repair: { type: "boolean" },

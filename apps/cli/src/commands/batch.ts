@@ -297,6 +297,11 @@ async function queuedBatch(
       "--report needs a local batch: the HTML report reads the batch's journal and transcripts, which a queued batch keeps in Redis and on its workers' hosts. Drop --report (results.jsonl, report.json and report.md are still written).",
     );
   }
+  if (flags["json-schema"] !== undefined) {
+    throw new CliError(
+      "--json-schema needs a local batch for now: queued workers do not check structured output yet. Drop --queue, or drop --json-schema.",
+    );
+  }
   if (flags.isolate) {
     throw new CliError(
       "--isolate needs a local batch: queued items run on their workers' checkouts, which are not isolated yet. Drop --queue to isolate items, or drop --isolate.",
