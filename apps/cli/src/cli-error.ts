@@ -1,3 +1,4 @@
+import { ForkloopError } from "@forkloop/loop-core/errors";
 import { EXIT, type ExitCode } from "./exit-codes.js";
 
 /**
@@ -5,12 +6,12 @@ import { EXIT, type ExitCode } from "./exit-codes.js";
  * and exits with `exitCode` (2 by default) and no stack trace: the message must name the problem
  * and the fix.
  */
-export class CliError extends Error {
+export class CliError extends ForkloopError {
   override readonly name = "CliError";
   readonly exitCode: ExitCode;
 
   constructor(message: string, exitCode: ExitCode = EXIT.usage) {
-    super(message);
+    super(message, { code: "usage" });
     this.exitCode = exitCode;
   }
 }

@@ -1,9 +1,26 @@
 /**
- * The loop's error family. Expected failures travel as data (terminal reasons, is_error
- * tool_results); these classes are for the few conditions that must unwind a call stack.
+ * R-A7: forkloop's error family. Expected failures travel as data (terminal reasons, is_error
+ * tool_results); these classes are for the conditions that must unwind a call stack. Every one
+ * carries a `code` (a stable word a program can branch on) and optional `data`; each package's
+ * own errors extend this base. `@forkloop/loop-core/errors` loads this file alone.
  */
+export interface ForkloopErrorOptions {
+  readonly code?: string;
+  readonly data?: Record<string, unknown> | undefined;
+  readonly cause?: unknown;
+}
+
 export class ForkloopError extends Error {
   override readonly name: string = "ForkloopError";
+  /** What went wrong, e.g. `invalid_options`, `transcript_corrupt`; `internal` when not said. */
+  readonly code: string;
+  readonly data: Record<string, unknown> | undefined;
+
+  constructor(message: string, options: ForkloopErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = options.code ?? "internal";
+    this.data = options.data;
+  }
 }
 
 /**
@@ -16,7 +33,10 @@ export class FallbackTriggeredError extends ForkloopError {
     readonly originalModel: string,
     readonly attempts: number,
   ) {
-    super(`Model ${originalModel} stayed overloaded after ${attempts} attempts`);
+    super(`Model ${originalModel} stayed overloaded after ${attempts} attempts`, {
+      code: "fallback_triggered",
+      data: { originalModel, attempts },
+    });
   }
 }
 
@@ -26,4 +46,7 @@ export class FallbackTriggeredError extends ForkloopError {
  */
 export class MalformedStreamError extends ForkloopError {
   override readonly name = "MalformedStreamError";
+  constructor(message: string) {
+    super(message, { code: "malformed_stream" });
+  }
 }

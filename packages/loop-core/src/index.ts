@@ -53,7 +53,12 @@ export {
   INTERRUPT_MESSAGE,
   INTERRUPT_MESSAGE_FOR_TOOL_USE,
 } from "./create-message.js";
-export { FallbackTriggeredError, ForkloopError, MalformedStreamError } from "./errors.js";
+export {
+  FallbackTriggeredError,
+  ForkloopError,
+  type ForkloopErrorOptions,
+  MalformedStreamError,
+} from "./errors.js";
 export type {
   LoopHooks,
   PostToolUseInput,

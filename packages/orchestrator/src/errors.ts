@@ -1,3 +1,4 @@
+import { ForkloopError } from "@forkloop/loop-core";
 import { z } from "zod";
 
 /**
@@ -33,16 +34,13 @@ export const wireErrorSchema = z.object({
 
 export type WireError = z.infer<typeof wireErrorSchema>;
 
-/** The orchestrator's one error class for faults that must throw. */
-export class OrchestratorError extends Error {
-  readonly code: OrchestratorErrorCode;
-  readonly data: Record<string, unknown> | undefined;
+/** The orchestrator's one error class for faults that must throw (R-A7: of the ForkloopError family). */
+export class OrchestratorError extends ForkloopError {
+  override readonly name = "OrchestratorError";
+  declare readonly code: OrchestratorErrorCode;
 
   constructor(code: OrchestratorErrorCode, message: string, data?: Record<string, unknown>) {
-    super(message);
-    this.name = "OrchestratorError";
-    this.code = code;
-    this.data = data;
+    super(message, { code, data });
   }
 
   toWire(): WireError {
