@@ -12,6 +12,7 @@ export const BUILTIN_TOOL_NAMES = [
   "Glob",
   "Grep",
   "LS",
+  "NotebookEdit",
   "Read",
   "Skill",
   "TaskStop",

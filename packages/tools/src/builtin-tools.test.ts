@@ -21,6 +21,7 @@ describe("createBuiltinTools", () => {
       "Bash",
       "TodoWrite",
       "TaskStop",
+      "NotebookEdit",
       "WebFetch",
     ]);
   });

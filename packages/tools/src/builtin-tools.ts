@@ -5,6 +5,7 @@ import { editTool } from "./tools/edit.js";
 import { createGlobTool } from "./tools/glob.js";
 import { createGrepTool, type GrepToolOptions } from "./tools/grep.js";
 import { createLsTool } from "./tools/ls.js";
+import { notebookEditTool } from "./tools/notebook-edit.js";
 import { readTool } from "./tools/read.js";
 import { taskStopTool } from "./tools/task-stop.js";
 import { todoWriteTool } from "./tools/todo-write.js";
@@ -63,6 +64,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions = {}): Tool[] {
     createBashTool(bashOptions),
     todoWriteTool,
     taskStopTool,
+    notebookEditTool,
     createWebFetchTool({
       allowPrivateHosts: options.webFetchAllowPrivateHosts ?? privateHostsFromEnvironment(),
       networkOff: options.bashSandbox?.enabled === true && options.bashSandbox.network !== true,

@@ -90,6 +90,7 @@ describe("tools through the loop and the simulator", () => {
       "Glob",
       "Grep",
       "LS",
+      "NotebookEdit",
       "Read",
       "TaskStop",
       "TodoWrite",

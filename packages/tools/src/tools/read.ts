@@ -7,6 +7,7 @@ import { detectImage, MAX_IMAGE_BYTES } from "../image-file.js";
 import { decodeTextFile } from "../text-file.js";
 import { absolutePath, defineTool, numberLines, recordRead, toolError } from "../tool-kit.js";
 import { realWorkspaceRoots, resolveInWorkspace } from "../workspace-paths.js";
+import { parseNotebook, renderNotebook } from "./notebook-edit.js";
 
 export const READ_DEFAULT_LINE_LIMIT = 2000;
 export const READ_MAX_LINE_CHARS = 2000;
@@ -118,6 +119,11 @@ export const readTool = defineTool({
         return {
           content: `<system-reminder>Warning: ${path} exists but its contents are empty.</system-reminder>`,
         };
+      }
+      // A Jupyter notebook is shown as its cells, with the ids NotebookEdit takes (R-T7).
+      if (path.endsWith(".ipynb")) {
+        const notebook = parseNotebook(decoded.text, path);
+        if (typeof notebook !== "string") return { content: renderNotebook(notebook) };
       }
       const lines = decoded.text.split("\n");
       if (lines.at(-1) === "") lines.pop();
