@@ -57,14 +57,11 @@ process.stdout.write(`${JSON.stringify({ recovered: (await backend.pendingApplie
 const slowed = new Proxy(backend, {
   get(target, property) {
     const value = target[property];
-    // Says when an apply is journaled, so the parent can aim a kill between it and the record.
-    if (property === "recordApplying")
-      return async (...args) => {
-        await value.apply(target, args);
-        process.stdout.write("applying\n");
-      };
+    // Says when an item's completion record is about to be written — after its change is in the
+    // tree — so the parent can aim a kill between the two (whatever the journal recorded before).
     if (property === "complete")
       return async (...args) => {
+        process.stdout.write("settling\n");
         await sleep(150);
         return value.apply(target, args);
       };

@@ -76,7 +76,7 @@ function start(
   child.stdout!.on("data", (chunk) => {
     out += chunk;
     if (out.includes("\n")) began();
-    if (out.includes("applying\n")) journaled();
+    if (out.includes("settling\n")) journaled();
   });
   child.stderr!.on("data", (chunk) => (err += chunk));
   const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
@@ -117,8 +117,8 @@ describe("R-B3 chaos: kill -9 during isolated applies, then resume", () => {
     let recovered = 0;
     for (let cycle = 0; killed < KILLS && cycle < 3 * KILLS; cycle++) {
       const run = start(chaos.project, chaos.state);
-      // Every other kill is aimed: just after an apply is journaled (inside its apply, or between
-      // it and the item's completion record); the rest land anywhere in the run's work.
+      // Every other kill is aimed: just after an item's change is in the tree, before its
+      // completion record (a slow disk); the rest land anywhere in the run's work.
       const aimed = cycle % 2 === 1;
       const delayMs = aimed ? random() * 120 : 1_000 + random() * 5_000;
       const outcome = await Promise.race([
@@ -204,10 +204,12 @@ describe("R-B3 chaos: kill -9 during isolated applies, then resume", () => {
     ]);
     // Nothing left behind: no plan, only the conflict's worktree (kept and listed).
     expect(await readdir(join(chaos.state, "applies")).catch(() => [])).toEqual([]);
-    expect(await readdir(join(chaos.state, "workspaces"))).toHaveLength(1);
-    expect(git(chaos.project, "worktree", "list").trim().split("\n")).toHaveLength(2);
+    // The conflict's worktree is kept until a later resume sweeps it (it stays listed in results).
+    const kept = await readdir(join(chaos.state, "workspaces"));
+    expect(kept.length).toBeLessThanOrEqual(1);
+    expect(git(chaos.project, "worktree", "list").trim().split("\n")).toHaveLength(1 + kept.length);
     // Said for the record: how many applies a kill cut and a resume finished from their plans.
     console.info(`apply chaos: ${killed} kills, ${recovered} applies finished from their plans on resume`);
     expect(recovered).toBeGreaterThan(0);
-  }, 400_000);
+  }, 600_000);
 });
