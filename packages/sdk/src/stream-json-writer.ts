@@ -143,6 +143,8 @@ export class StreamJsonWriter {
   readonly #now: () => number;
   readonly #modelOverrides: readonly ModelInfo[];
   readonly #modelUsage: Record<string, ModelUsage> = {};
+  /** The model the main loop's latest request named. */
+  #requestModel: string | undefined;
   /** `modelUsage` as the previous result gave it, and how many results came before. */
   #modelUsageAtLastResult: Record<string, ModelUsage> = {};
   #results = 0;
@@ -252,6 +254,7 @@ export class StreamJsonWriter {
         ];
       case "request_start":
         this.#requestStartedAt = this.#now();
+        this.#requestModel = event.model;
         this.#turnStartedAt ??= this.#requestStartedAt;
         return [];
       case "api_retry":
@@ -295,9 +298,12 @@ export class StreamJsonWriter {
     this.#apiErrorStatus = event.apiError ? event.apiError.status : null;
     if (!event.apiError) {
       this.#lastAssistant = event;
-      const info = getModelInfo(message.model, this.#modelOverrides);
-      const usage = this.#modelUsage[message.model] ?? emptyModelUsage(message.model, info);
-      this.#modelUsage[message.model] = usage;
+      // R-X2: keyed by the model the request named, as Claude Code keys it (the reply names the
+      // dated id of an alias such as claude-haiku-4-5).
+      const model = this.#requestModel ?? message.model;
+      const info = getModelInfo(model, this.#modelOverrides);
+      const usage = this.#modelUsage[model] ?? emptyModelUsage(model, info);
+      this.#modelUsage[model] = usage;
       addUsage(usage, {
         inputTokens: message.usage.input_tokens,
         outputTokens: message.usage.output_tokens,
