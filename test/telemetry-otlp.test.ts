@@ -11,6 +11,8 @@ import {
   startCli,
   startRedisServer,
   waitForOutput,
+  withSim,
+  writeScenario,
   writeTaskItems,
 } from "@forkloop/cli/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -121,7 +123,61 @@ describe("R-V5: OpenTelemetry export over OTLP", () => {
     expect(otlp.points.some((point) => point.metric === "forkloop.cache.read_share")).toBe(true);
     // Pool occupancy, observed at each collection (every 100 ms here): a thread was started.
     expect(sum("forkloop.pool.threads")).toBeGreaterThanOrEqual(1);
-  });
+  }, 120_000);
+
+  it("R-V5: a sub-agent's own Agent call (run in the parent for the worker) starts a fork that hangs from that call's span in the worker thread", async () => {
+    const project = join(dir, "nested");
+    await mkdir(join(project, ".forkloop", "agents"), { recursive: true });
+    for (const name of ["outer", "inner"]) {
+      await writeFile(
+        join(project, ".forkloop", "agents", `${name}.md`),
+        `---\nname: ${name}\ndescription: The ${name} agent.\n---\nDo what you are asked.\n`,
+      );
+    }
+    const call = (type: string) => ({
+      content: [
+        {
+          type: "tool_use",
+          name: "Agent",
+          input: { description: `Ask ${type}`, prompt: "Go on.", subagent_type: type },
+        },
+      ],
+    });
+    const scenario = await writeScenario(
+      join(project, "nested.json"),
+      [
+        {
+          match: { querySource: "sdk", lastToolResult: "[Agent " },
+          reply: { content: [{ type: "text", text: "All done." }] },
+        },
+        { match: { querySource: "sdk" }, reply: call("outer") },
+        {
+          match: { querySource: "agent:outer", lastToolResult: "[Agent " },
+          reply: { content: [{ type: "text", text: "Outer done." }] },
+        },
+        { match: { querySource: "agent:outer" }, reply: call("inner") },
+        {
+          match: { querySource: "agent:inner" },
+          reply: { content: [{ type: "text", text: "Inner done." }] },
+        },
+      ],
+      "(unscripted)",
+    );
+    const otlp = await receiver();
+    await withSim(project, ["--scenario", scenario, "--latency", "none"], async (sim) => {
+      const result = await runCli(["run", "Delegate."], { cwd: project, env: { ...sim.env, ...otlp.env() } });
+      expect(result.code, result.stderr).toBe(0);
+    });
+    const { parentOf, named } = tree(otlp.spans);
+    expect(new Set(otlp.spans.map((span) => span.traceId)).size).toBe(1);
+    const [innerFork] = named("fork agent:inner");
+    const call_ = parentOf(innerFork!);
+    expect(call_?.name).toBe("execute_tool Agent");
+    // That call is the outer sub-agent's (recorded in its worker thread), under its fork.
+    expect(parentOf(call_!)?.name).toBe("invoke_agent outer");
+    expect(parentOf(parentOf(call_!)!)?.name).toBe("fork agent:outer");
+    expect(parentOf(named("invoke_agent inner")[0]!)).toBe(innerFork);
+  }, 120_000);
 
   it("R-V5: a queued batch's trace crosses processes — each item span on the worker host is the child of the producer's batch span (the trace context rides in the job data), with the fork and the item's turn below it; item statuses are counted", async () => {
     redis = await startRedisServer();
@@ -164,7 +220,7 @@ describe("R-V5: OpenTelemetry export over OTLP", () => {
       (point) => point.metric === "forkloop.batch.items" && point.attributes.status === "succeeded",
     );
     expect(Math.max(...succeeded.map((point) => point.value))).toBe(3);
-  });
+  }, 120_000);
 
   it("R-V5: a local `forkloop batch` hangs every item, its fork and its turn from the batch span", async () => {
     await writeTaskItems(dir, 2);

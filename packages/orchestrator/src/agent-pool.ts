@@ -21,7 +21,8 @@ import {
   type TransportedResponse,
 } from "./sub-agent-types.js";
 import { forkSpan } from "./telemetry/fork-span.js";
-import { livePools } from "./telemetry/state.js";
+import { parseTraceparent } from "./telemetry/spans.js";
+import { activeSink, livePools, registerToolSpan } from "./telemetry/state.js";
 import { ThreadLoading } from "./thread-loading.js";
 import {
   extendPause,
@@ -246,9 +247,13 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
       dropModelRequest(requestId) {
         transported.get(requestId)?.abort();
       },
-      async callTool(toolName, input, callOptions) {
+      async callTool(toolName, input, { traceparent, ...callOptions }) {
         const handler = hooks.callTool ?? options.parentTools;
         if (!handler) return { content: `${toolName} is not available in a sub-agent`, isError: true };
+        // R-V5: the worker's span of this call stands in the registry while it runs here, so a
+        // nested Agent call's fork hangs from it.
+        const span = activeSink() === undefined ? undefined : parseTraceparent(traceparent);
+        if (span !== undefined) registerToolSpan(callOptions.toolUseId, span);
         try {
           return await handler(toolName, input, callOptions);
         } catch (error) {
@@ -256,6 +261,8 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
             content: `${toolName} failed in the parent: ${toWireError(error).message}`,
             isError: true,
           };
+        } finally {
+          if (span !== undefined) registerToolSpan(callOptions.toolUseId, undefined);
         }
       },
     };

@@ -55,7 +55,8 @@ export interface ParentApi {
   callTool(
     toolName: string,
     input: Record<string, unknown>,
-    options: { toolUseId: string; agentId: string },
+    /** `traceparent`: the call's span in the worker (R-V5), so a fork it starts in the parent hangs from it. */
+    options: { toolUseId: string; agentId: string; traceparent?: string },
   ): Promise<ParentToolResult>;
   /**
    * Resolves when request `requestId` (numbered by the worker) may go; a failed gate is data, and

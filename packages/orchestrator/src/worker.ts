@@ -19,6 +19,8 @@ import {
   type SubAgentResult,
 } from "./sub-agent-types.js";
 import { portSink } from "./telemetry/port-sink.js";
+import { formatTraceparent } from "./telemetry/spans.js";
+import { toolSpan } from "./telemetry/state.js";
 import {
   extendPause,
   type ParentApi,
@@ -177,7 +179,9 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
       ...(askParent === undefined ? {} : { askParent }),
       hooks: proxyHooks(payload.parentHooks, (call) => parent.runHook(call)),
       callParentTool: async (toolName, input, options) => {
-        const answer = parentToolResultSchema.safeParse(await parent.callTool(toolName, input, options));
+        const span = telemetry === undefined ? undefined : toolSpan(options.toolUseId);
+        const traced = span === undefined ? options : { ...options, traceparent: formatTraceparent(span) };
+        const answer = parentToolResultSchema.safeParse(await parent.callTool(toolName, input, traced));
         if (answer.success) return answer.data as ParentToolResult;
         return {
           content: `${toolName}: the parent's answer was malformed (${answer.error.message})`,
