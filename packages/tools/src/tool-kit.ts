@@ -3,6 +3,7 @@ import { stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import type { AgentState, Tool, ToolResult } from "@forkloop/loop-core";
 import type { z } from "zod";
+import { protectedWriteTarget } from "./permissions/protected-paths.js";
 
 /** Identity helper that lets TypeScript infer a tool's input type from its schema. */
 export function defineTool<Schema extends z.ZodType<Record<string, unknown>>>(
@@ -87,4 +88,29 @@ export async function sortNewestFirst(paths: readonly string[]): Promise<string[
 /** True when `path` exists and is a directory. */
 export async function isDirectory(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined))?.isDirectory() === true;
+}
+
+/**
+ * Why a Write or Edit is refused when its name as given leads, through a symlink, into a
+ * protected directory (R-S10): the permission check and the tool resolve the name apart, so a
+ * directory flipped to a symlink into `.git/hooks` between the two would be approved under its own
+ * name and written at the hooks path. The name must then be given as the real path, which the check
+ * judges as such. bypassPermissions approves protected writes anyway. Undefined: go on.
+ */
+export function symlinkIntoProtected(
+  given: string,
+  real: string,
+  context: {
+    readonly cwd: string;
+    readonly workspaceRoots: readonly string[];
+    readonly options: { readonly permissionMode: string };
+  },
+): string | undefined {
+  if (context.options.permissionMode === "bypassPermissions") return undefined;
+  const absolute = absolutePath(given, context.cwd);
+  if (absolute === real) return undefined;
+  const what = protectedWriteTarget(real, { cwd: context.cwd, workspaceRoots: context.workspaceRoots });
+  // A name that itself names a protected directory was judged as one by the check.
+  if (what === undefined || /(^|\/)\.(git|forkloop|claude)(\/|$)/.test(absolute)) return undefined;
+  return `${given} leads through a symlink to ${real}, inside ${what}, whose files can make git or forkloop run programs: give the real path, so the permission check judges it.`;
 }

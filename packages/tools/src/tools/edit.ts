@@ -11,6 +11,7 @@ import {
   numberLines,
   recordWritten,
   staleWriteRefusal,
+  symlinkIntoProtected,
   toolError,
 } from "../tool-kit.js";
 import { realWorkspaceRoots, resolveInWorkspace } from "../workspace-paths.js";
@@ -48,6 +49,8 @@ export const editTool = defineTool({
     const resolved = resolveInWorkspace(input.file_path, context);
     if (!resolved.ok) return toolError(resolved.error);
     const path = resolved.path;
+    const detour = symlinkIntoProtected(input.file_path, path, context);
+    if (detour !== undefined) return toolError(detour);
 
     // Synchronous fs: one small file, and measured ~3x faster than fs/promises per edit (bench).
     let stats: Stats;

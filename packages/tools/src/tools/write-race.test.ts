@@ -46,6 +46,33 @@ describe("R-S4, R-S10: writes through a directory swapped for a symlink after th
     expect(readdirSync(outside.root)).toEqual(["a.txt"]);
   });
 
+  it("R-S10: a name that leads through a symlink into .git/hooks is refused by Write and Edit outside bypassPermissions (the check judged the name); by its real path the check decides; in bypassPermissions it is written (control)", async () => {
+    mkdirSync(join(ws.root, ".git", "hooks"), { recursive: true });
+    writeFileSync(join(ws.root, ".git", "hooks", "pre-commit"), "old\n");
+    symlinkSync(join(ws.root, ".git", "hooks"), join(ws.root, "cfg"));
+    const accept = createToolTestContext({ cwd: ws.root, permissionMode: "acceptEdits" });
+    const write = await callTool(
+      writeTool,
+      { file_path: join(ws.root, "cfg", "post-commit"), content: "x" },
+      accept,
+    );
+    expect(write.isError).toBe(true);
+    expect(String(write.content)).toMatch(
+      /leads through a symlink to .*\.git\/hooks\/post-commit.*give the real path/,
+    );
+    await callTool(readTool, { file_path: join(ws.root, "cfg", "pre-commit") }, accept);
+    const edit = await callTool(
+      editTool,
+      { file_path: join(ws.root, "cfg", "pre-commit"), old_string: "old", new_string: "new" },
+      accept,
+    );
+    expect(edit.isError).toBe(true);
+    expect(readdirSync(join(ws.root, ".git", "hooks")).sort()).toEqual(["pre-commit"]);
+    const bypass = createToolTestContext({ cwd: ws.root, permissionMode: "bypassPermissions" });
+    await callTool(writeTool, { file_path: join(ws.root, "cfg", "post-commit"), content: "x" }, bypass);
+    expect(readdirSync(join(ws.root, ".git", "hooks")).sort()).toEqual(["post-commit", "pre-commit"]);
+  });
+
   it("R-S4: 300 Writes and Edits while another process swaps src/ for a symlink out and back: nothing outside, and every write that went through is in the workspace", async () => {
     mkdirSync(join(ws.root, "src"));
     for (let index = 0; index < 150; index++) writeFileSync(join(ws.root, "src", `e${index}.txt`), "old\n");

@@ -15,6 +15,7 @@ import {
   fsErrorCode,
   recordWritten,
   staleWriteRefusal,
+  symlinkIntoProtected,
   toolError,
 } from "../tool-kit.js";
 import { realWorkspaceRoots, resolveInWorkspace } from "../workspace-paths.js";
@@ -42,6 +43,8 @@ export const writeTool = defineTool({
     const resolved = resolveInWorkspace(input.file_path, context);
     if (!resolved.ok) return toolError(resolved.error);
     const path = resolved.path;
+    const detour = symlinkIntoProtected(input.file_path, path, context);
+    if (detour !== undefined) return toolError(detour);
 
     let format: TextFormat = NEW_FILE_FORMAT;
     let existed = false;
