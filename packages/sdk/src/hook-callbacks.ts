@@ -95,7 +95,8 @@ export function checkHookMatchers(hooks: Matchers): void {
 }
 
 /**
- * The Agent SDK's `hooks` option as forkloop runs it: PreToolUse, PostToolUse, Stop,
+ * The Agent SDK's `hooks` option as forkloop runs it: PreToolUse, PostToolUse (PostToolUseFailure
+ * for a failed call), Stop,
  * SubagentStop, SessionStart, UserPromptSubmit and PreCompact become loop hooks, run by the agent
  * runner as settings hooks are (so they also run for sub-agents and batch items, in the parent,
  * and every answer is used the same way); SubagentStart's context opens the sub-agent's conversation.
@@ -225,23 +226,42 @@ export class HookCallbacks {
         },
       ];
     }
-    if (this.has("PostToolUse")) {
+    if (this.has("PostToolUse") || this.has("PostToolUseFailure")) {
       hooks.postToolUse = [
         async ({ toolName, toolInput, toolUseId, context, result }): Promise<PostToolUseOutcome> => {
-          const outputs = await this.fire(
-            "PostToolUse",
-            toolName,
-            {
-              ...this.base(context),
-              hook_event_name: "PostToolUse",
-              tool_name: toolName,
-              tool_input: toolInput,
-              tool_response: { content: result.content, is_error: result.isError === true },
-              tool_use_id: toolUseId,
-            },
-            toolUseId,
-            context.abortController.signal,
-          );
+          const call = {
+            ...this.base(context),
+            tool_name: toolName,
+            tool_input: toolInput,
+            tool_use_id: toolUseId,
+          };
+          const signal = context.abortController.signal;
+          // A failed call is a PostToolUseFailure with its error text, not a PostToolUse, as in the Agent SDK.
+          const outputs =
+            result.isError === true
+              ? await this.fire(
+                  "PostToolUseFailure",
+                  toolName,
+                  {
+                    ...call,
+                    hook_event_name: "PostToolUseFailure",
+                    error: errorText(result.content),
+                    is_interrupt: signal.aborted,
+                  },
+                  toolUseId,
+                  signal,
+                )
+              : await this.fire(
+                  "PostToolUse",
+                  toolName,
+                  {
+                    ...call,
+                    hook_event_name: "PostToolUse",
+                    tool_response: { content: result.content, is_error: false },
+                  },
+                  toolUseId,
+                  signal,
+                );
           const context_ = outputs.flatMap((output) => [
             ...(output.hookSpecificOutput?.additionalContext === undefined
               ? []
@@ -443,4 +463,10 @@ function stopFields(outputs: readonly HookAnswer[]): { continue?: false; stopRea
 function additionalContext(outputs: readonly HookAnswer[]): { additionalContext?: string[] } {
   const context = outputs.flatMap((output) => output.hookSpecificOutput?.additionalContext ?? []);
   return context.length === 0 ? {} : { additionalContext: context };
+}
+
+/** A failed tool result's text (its text blocks), as PostToolUseFailure's `error`. */
+function errorText(content: string | readonly { type: string; text?: string }[]): string {
+  if (typeof content === "string") return content;
+  return content.flatMap((block) => (block.type === "text" && block.text ? [block.text] : [])).join("\n");
 }

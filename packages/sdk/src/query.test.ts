@@ -267,7 +267,7 @@ describe("query() through the simulator", () => {
     expect(existsSync(join(harness.dir, "out.txt"))).toBe(false);
   });
 
-  it("R-K1: hook callbacks get the Agent SDK's (input, toolUseID, { signal }); a PreToolUse deny stops the call", async () => {
+  it("R-K1: hook callbacks get the Agent SDK's (input, toolUseID, { signal }); a PreToolUse deny stops the call; a failed call fires PostToolUseFailure, not PostToolUse", async () => {
     const seen: { event: string; input: HookInput; toolUseID: string | undefined; signal: boolean }[] = [];
     const record = (event: string) => [
       {
@@ -328,6 +328,22 @@ describe("query() through the simulator", () => {
       tool_name: "Read",
       tool_response: { is_error: false },
     });
+    // A failed call is a PostToolUseFailure with the error's text, and no PostToolUse.
+    seen.length = 0;
+    await runQuery(
+      "Summarize missing.md",
+      harness.options({
+        hooks: { PostToolUse: record("PostToolUse"), PostToolUseFailure: record("PostToolUseFailure") },
+      }),
+    );
+    expect(seen.map((entry) => entry.event)).toEqual(["PostToolUseFailure"]);
+    expect(seen[0]?.input).toMatchObject({
+      hook_event_name: "PostToolUseFailure",
+      tool_name: "Read",
+      error: expect.stringContaining("missing.md"),
+      is_interrupt: false,
+    });
+    expect(seen[0]?.toolUseID).toMatch(/^toolu_/);
   });
 
   it("R-L15: every hook callback's output is used, as a settings hook's is — SessionStart's and UserPromptSubmit's context reach the main agent's model, SubagentStart's the sub-agent's", async () => {

@@ -17,6 +17,7 @@ export type HookEvent = (typeof HOOK_EVENTS)[number];
 export const FIRED_HOOK_EVENTS = [
   "PreToolUse",
   "PostToolUse",
+  "PostToolUseFailure",
   "UserPromptSubmit",
   "SessionStart",
   "Stop",
