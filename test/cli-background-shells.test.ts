@@ -159,6 +159,8 @@ describe("background shells through the built CLI (R-T4)", () => {
     );
   });
 
+  // Through the whole CLI the process's exit sweep of marked processes would also end it; the
+  // session's own close is proven in-process by packages/sdk/src/query-background-shells.test.ts.
   it("R-T4: the session's end stops what still runs (Ctrl+C while run waits for it)", async () => {
     const cli = startCli(["run", "start one that never ends", ...flags], { cwd: dir, env: env() });
     expect(await waitFor(() => alive(lateSleeper), 500), cli.stderr()).toBe(true);
