@@ -88,10 +88,14 @@ function children(node: Node): [string, unknown][] {
   }
   for (const key of ["anyOf", "allOf", "oneOf", "prefixItems"]) {
     const list = node[key];
-    if (Array.isArray(list)) list.forEach((child, index) => out.push([`${key}.${index}`, child]));
+    if (!Array.isArray(list)) continue;
+    for (const [index, child] of list.entries()) out.push([`${key}.${index}`, child]);
   }
-  if (Array.isArray(node.items)) node.items.forEach((child, index) => out.push([`items.${index}`, child]));
-  else if (node.items !== undefined) out.push(["items", node.items]);
+  if (Array.isArray(node.items)) {
+    for (const [index, child] of node.items.entries()) out.push([`items.${index}`, child]);
+  } else if (node.items !== undefined) {
+    out.push(["items", node.items]);
+  }
   if (node.not !== undefined) out.push(["not", node.not]);
   return out;
 }
