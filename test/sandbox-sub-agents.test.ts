@@ -104,6 +104,8 @@ describe("R-S6: Bash in worker threads runs in the sandbox", () => {
               "Do {{item}}",
               "--allowed-tools",
               "Bash",
+              // The sandbox is the subject: the item works in the project itself, not in a copy (R-B2).
+              "--no-isolate",
               ...(sandbox === "off" ? ["--sandbox", "off"] : []),
             ],
             { cwd: root, env },

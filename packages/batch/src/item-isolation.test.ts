@@ -141,6 +141,17 @@ describe("R-B2, R-B3: each item in its own worktree, its change applied once", (
     expect(await readdir(join(state, "b1", "workspaces"))).toEqual([]);
   });
 
+  it("R-B2: a copy-mode snapshot leaves out the batch's state when that state lies inside the project", async () => {
+    await seed(2, false);
+    const inside = join(project, ".forkloop", "batches", "b1");
+    await mkdir(inside, { recursive: true });
+    const isolation = await openWorkspaceIsolation({ cwd: project, batchDir: inside, mode: "copy" });
+    expect(isolation.mode).toBe("copy");
+    const snapshot = (await readdir(join(inside, "base"))).sort();
+    expect(snapshot).toEqual(["shared.txt", "src"]);
+    expect(await readFile(join(inside, "base", "src", "f1.txt"), "utf8")).toBe("file 1\n");
+  });
+
   it("R-B3: a failed or interrupted item's half-edit never reaches the workspace (control: the same edit succeeding does)", async () => {
     await seed(3);
     const executor = editingExecutor(async (claim, dir) => {
