@@ -75,10 +75,11 @@ beforeAll(async () => {
   );
   await writeFile(join(dir, "big.md"), `${HOSTILE}\n# Big notes\n${lines.join("\n")}\n`);
   await writeFile(join(dir, "pixel.png"), png());
-  // Effective window 20k: auto-compact at 7k, blocking at 17k; big.md (~12k tokens) crosses the first.
+  // Effective window 26k: auto-compact at 13k, blocking at 23k; the tool definitions with big.md
+  // (~12k tokens) cross the first.
   await writeFile(
     join(dir, "small-window.json"),
-    JSON.stringify([{ id: "claude-sonnet-4-6", contextWindow: 24_000, maxOutputTokens: 4_000 }]),
+    JSON.stringify([{ id: "claude-sonnet-4-6", contextWindow: 30_000, maxOutputTokens: 4_000 }]),
   );
   const scenario = await writeScenario(
     join(dir, "scenario.json"),
@@ -285,7 +286,14 @@ describe("forkloop report <session> in headless Chromium (R-V1)", () => {
   it("R-V1: `forkloop report <session-id> --open --out FILE` writes the page there and starts $BROWSER with it; an unknown id is exit 2 naming where it looked", async () => {
     const opened = join(dir, "opened.txt");
     const opener = join(dir, "opener.sh");
-    await writeFile(opener, `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`, { mode: 0o755 });
+    // Written aside and renamed: the file appears whole (the shell's `>` creates it empty first).
+    await writeFile(
+      opener,
+      `#!/bin/sh\nprintf '%s' "$1" > '${opened}.part' && mv '${opened}.part' '${opened}'\n`,
+      {
+        mode: 0o755,
+      },
+    );
     const result = await runCliInProcess(
       ["report", transcript.start?.sessionId ?? "", "--open", "--out", "copy.html"],
       {
