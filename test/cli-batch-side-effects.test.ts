@@ -46,6 +46,9 @@ describe("side effects repeat on resume, and the report says so", () => {
           "bypassPermissions",
           "--sandbox",
           "off",
+          // In place: an isolated item's redo starts from a clean copy (R-B3, tested apart); the
+          // subject here is a side effect in the shared tree that a redo repeats.
+          "--no-isolate",
           "--id",
           "twice",
         ],
