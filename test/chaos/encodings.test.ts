@@ -112,6 +112,8 @@ describe("R-R6 chaos: a batch edits files in other encodings and keeps every byt
         "Change {{item.file}}",
         "--permission-mode",
         "acceptEdits",
+        // The scripted calls name the project's own paths: the items edit in place (R-B2 apart).
+        "--no-isolate",
       ],
       { cwd: dir, env: { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: sim.url } },
     );

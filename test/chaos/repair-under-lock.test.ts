@@ -61,8 +61,17 @@ describe("R-R5: --repair and the run are one hold of the session's lock", () => 
     await run.waitFor(run.stderr, (text) => text.includes("forkloop: repaired"));
     const stop = { done: false };
     const raced = racer(sessionsDir, id, stop);
+    // The racer stops at the run's result line: the lock is released after it, and a racer in this
+    // same process could take it before `exited` resolves, which proves nothing.
+    const ended = run
+      .waitFor(run.stdout, (text) => text.includes('"type":"result"'))
+      .catch(() => undefined)
+      .then(() => {
+        stop.done = true;
+      });
     const result = await run.exited;
     stop.done = true;
+    await ended;
     const got = await raced;
     await got?.release();
     expect(got, "the racer took the session between the repair and the run").toBeUndefined();

@@ -215,7 +215,9 @@ export function batchArgs(itemsDir: string, items: number, flags: readonly strin
     file,
     `${Array.from({ length: items }, (_, index) => JSON.stringify(`item ${index + 1}`)).join("\n")}\n`,
   );
-  return ["batch", "--items", file, "--prompt", "Do {{item}}", "--id", "corpus", ...flags];
+  // In place (--no-isolate): the attacks aim at the project itself, the surface an isolated item
+  // only reaches through its apply (R-B2, R-B4 tested apart).
+  return ["batch", "--items", file, "--prompt", "Do {{item}}", "--id", "corpus", "--no-isolate", ...flags];
 }
 
 /**
