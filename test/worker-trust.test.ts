@@ -258,10 +258,20 @@ describe("R-B1 (trust): forkloop worker treats a queued batch's settings as host
       expect(state.error?.message, id).toContain(`batch ${id} is not run by this worker`);
       expect(state.error?.message, id).toContain(named);
       // UnrecoverableError: failed outright, not waiting out the 60 s retry delay.
-      expect(await jobState(cautiousDb, id, item?.id ?? ""), id).toBe("failed");
+      // The item's state is recorded before BullMQ moves the job on: wait while it is still active.
+      let job = await jobState(cautiousDb, id, item?.id ?? "");
+      for (let tries = 0; tries < 200 && job === "active"; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        job = await jobState(cautiousDb, id, item?.id ?? "");
+      }
+      expect(job, id).toBe("failed");
     }
     // One line per refused batch in the worker's log, and the worker still running.
     for (const [id] of hostile) {
+      // The worker records the refusal in Redis before its log line crosses the pipe.
+      await waitForOutput(worker.child, worker.stderr, (text) =>
+        text.includes(`batch ${id}: not served here`),
+      );
       const lines = worker
         .stderr()
         .split("\n")
