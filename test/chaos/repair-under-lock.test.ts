@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCliInProcess, sessionsStateDir, startCliInProcess, streamJsonLines } from "@forkloop/cli/testing";
@@ -11,7 +11,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
  * end of the run. A racer tries to take the lock the moment the repair is reported, and keeps
  * trying until the run ends: with the repair under a lock of its own (released before query()
  * takes the session again) the racer gets the session in between and the run exits 2; under the
- * run's one lock it never does.
+ * run's one lock it never does. The run releases the lock when its work ends, which may come before
+ * the CLI has written the result line, so a racer that gets the lock must find the transcript as
+ * the run leaves it.
  */
 let dir: string;
 beforeEach(async () => {
@@ -23,15 +25,19 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Takes the session's lock as soon as it is free, until `stop` is set; the lock when it got one. */
+/**
+ * Takes the session's lock as soon as it is free, until `stop` is set; the lock when it got one,
+ * with the transcript's size at that moment.
+ */
 async function racer(
   sessionsDir: string,
   id: string,
   stop: { done: boolean },
-): Promise<HeldLock | undefined> {
+): Promise<{ lock: HeldLock; transcriptBytes: number } | undefined> {
   while (!stop.done) {
     try {
-      return await lockSession(sessionsDir, id);
+      const lock = await lockSession(sessionsDir, id);
+      return { lock, transcriptBytes: (await stat(join(sessionsDir, `${id}.fltr`))).size };
     } catch (error) {
       if (!(error instanceof LockHeldError)) throw error;
     }
@@ -61,8 +67,8 @@ describe("R-R5: --repair and the run are one hold of the session's lock", () => 
     await run.waitFor(run.stderr, (text) => text.includes("forkloop: repaired"));
     const stop = { done: false };
     const raced = racer(sessionsDir, id, stop);
-    // The racer stops at the run's result line: the lock is released after it, and a racer in this
-    // same process could take it before `exited` resolves, which proves nothing.
+    // The racer stops at the run's result line: a racer that took the lock after it proves nothing.
+    // One that holds the lock before the run takes it again makes the run exit 2.
     const ended = run
       .waitFor(run.stdout, (text) => text.includes('"type":"result"'))
       .catch(() => undefined)
@@ -73,8 +79,13 @@ describe("R-R5: --repair and the run are one hold of the session's lock", () => 
     stop.done = true;
     await ended;
     const got = await raced;
-    await got?.release();
-    expect(got, "the racer took the session between the repair and the run").toBeUndefined();
+    await got?.lock.release();
+    // A racer that got the session got it after the run had written all of its records.
+    const finalBytes = (await stat(path)).size;
+    expect(
+      got?.transcriptBytes ?? finalBytes,
+      "the racer took the session between the repair and the run",
+    ).toBe(finalBytes);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(
       /repaired .*: kept its \d+ intact records; the damaged file is .*\.damaged-/,
