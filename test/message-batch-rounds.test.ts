@@ -3,14 +3,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import {
+  type BatchJournalRecord,
   MESSAGE_BATCHES_LOG,
   type MessageBatchesClient,
+  type MessageBatchJournal,
   MessageBatchRounds,
   openMessageBatchJournal,
   type RoundEvent,
 } from "@forkloop/batch";
 import { startSimulator } from "@forkloop/sim";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 
 /**
  * R-B8: the Message Batches rounds on their own — the pool's model transport fed request bodies
@@ -44,19 +46,24 @@ async function setup(batches: { maxBytes?: number; processingMs?: number } = {})
   cleanup.push(() => sim.close());
   const dir = await mkdtemp(join(tmpdir(), "forkloop-rounds-"));
   cleanup.push(() => rm(dir, { recursive: true, force: true }));
+  return { sim, dir, ...(await roundsIn(dir, sim.url, 50)) };
+}
+
+/** Rounds over the journal in `dir` (a new run of the batch), against the simulator at `simUrl`. */
+async function roundsIn(dir: string, simUrl: string, roundWaitMs: number) {
   const journal = await openMessageBatchJournal(join(dir, MESSAGE_BATCHES_LOG));
   cleanup.push(() => journal.close());
-  const client = new Anthropic({ apiKey: "k", baseURL: sim.url, maxRetries: 0 });
+  const client = new Anthropic({ apiKey: "k", baseURL: simUrl, maxRetries: 0 });
   const events: RoundEvent[] = [];
   const rounds = new MessageBatchRounds({
     client: client.messages.batches as unknown as MessageBatchesClient,
     journal,
     pollMs: 5,
-    roundWaitMs: 50,
+    roundWaitMs,
     onEvent: (event) => events.push(event),
   });
   cleanup.push(async () => rounds.close());
-  return { sim, rounds, events, journal, dir };
+  return { rounds, events, journal, client };
 }
 
 describe("R-B8: Message Batches rounds", () => {
@@ -139,5 +146,84 @@ describe("R-B8: Message Batches rounds", () => {
     expect(second.body).toBe(first.body);
     expect(events.map((e) => e.type)).toEqual(["round_resumed", "round_ended"]);
     expect(sim.requests().filter((r) => r.path.includes("#"))).toHaveLength(1);
+  });
+
+  /** A run killed at `at`: the journal's record of that kind, or the create, never returns. */
+  function killedAt(
+    at: "sent" | "create",
+    journal: MessageBatchJournal,
+    client: MessageBatchesClient,
+  ): { journal: MessageBatchJournal; client: MessageBatchesClient } {
+    const never = new Promise<never>(() => {});
+    return {
+      journal: {
+        ...journal,
+        unconfirmed: () => journal.unconfirmed(),
+        record: (record: BatchJournalRecord) => (record.kind === at ? never : journal.record(record)),
+      },
+      client: { ...client, create: (...args) => (at === "create" ? never : client.create(...args)) },
+    };
+  }
+
+  async function killedRun(at: "sent" | "create") {
+    const { sim, dir, journal } = await setup({ processingMs: 50 });
+    const sdk = new Anthropic({ apiKey: "k", baseURL: sim.url, maxRetries: 0 });
+    const killed = killedAt(at, journal, sdk.messages.batches as unknown as MessageBatchesClient);
+    const run = new MessageBatchRounds({ ...killed, pollMs: 5, roundWaitMs: 10 });
+    void run.transport({ agentId: "item-k1-1", body: body(1), headers: {} }, new AbortController().signal);
+    await vi.waitFor(() => expect(journal.unconfirmed()).toHaveLength(1));
+    if (at === "sent") {
+      await vi.waitFor(async () => expect((await sdk.messages.batches.list()).data).toHaveLength(1));
+    }
+    run.close();
+    await journal.close();
+    return { sim, dir };
+  }
+
+  it("R-B10: a run killed between creating a round's batch and journaling its id: the resume finds that batch at the endpoint and polls it; nothing is sent twice", async () => {
+    const { sim, dir } = await killedRun("sent");
+    const { rounds, events } = await roundsIn(dir, sim.url, 10);
+    const answer = await rounds.transport(
+      { agentId: "item-k1-2", body: body(1), headers: {} },
+      new AbortController().signal,
+    );
+    expect(answer.status, answer.body).toBe(200);
+    expect(events[0]).toMatchObject({ type: "round_unconfirmed", entries: 1, batchId: expect.any(String) });
+    expect(events.some((e) => e.type === "round_sent")).toBe(false);
+    expect(sim.requests().filter((r) => r.path.includes("#"))).toHaveLength(1);
+  });
+
+  it("R-B10: a run killed before its round's create reached the endpoint: the resume finds no batch of it and sends the round once", async () => {
+    const { sim, dir } = await killedRun("create");
+    const { rounds, events } = await roundsIn(dir, sim.url, 10);
+    const answer = await rounds.transport(
+      { agentId: "item-k1-2", body: body(1), headers: {} },
+      new AbortController().signal,
+    );
+    expect(answer.status, answer.body).toBe(200);
+    expect(events.map((e) => e.type)).toEqual(["round_unconfirmed", "round_sent", "round_ended"]);
+    expect(events[0]).toMatchObject({ batchId: undefined });
+    expect(sim.requests().filter((r) => r.path.includes("#"))).toHaveLength(1);
+  });
+
+  it("R-B10: a batch of someone else's taken for a killed round answers none of its entries (their custom ids are the run's own), so they are sent again", async () => {
+    const { sim, dir } = await killedRun("create");
+    const { rounds, events, client } = await roundsIn(dir, sim.url, 10);
+    const foreign = await client.messages.batches.create({
+      requests: [
+        {
+          custom_id: "someone-else",
+          params: { model: MODEL, max_tokens: 10, messages: [{ role: "user", content: "hi" }] },
+        },
+      ],
+    });
+    const signal = new AbortController().signal;
+    const first = await rounds.transport({ agentId: "item-k1-2", body: body(1), headers: {} }, signal);
+    expect(events[0]).toMatchObject({ type: "round_unconfirmed", batchId: foreign.id });
+    expect(first.status).toBe(500);
+    expect(first.body).toMatch(/has no result/);
+    const retried = await rounds.transport({ agentId: "item-k1-2", body: body(1), headers: {} }, signal);
+    expect(retried.status, retried.body).toBe(200);
+    expect(events.filter((e) => e.type === "round_sent")).toHaveLength(1);
   });
 });

@@ -84,6 +84,7 @@ function adapt(client: Anthropic): MessageBatchesClient {
     retrieve: (id) => batches.retrieve(id),
     results: (id) => batches.results(id),
     cancel: (id) => batches.cancel(id),
+    list: (query) => batches.list(query),
   };
 }
 
@@ -134,6 +135,10 @@ export function describeRoundEvent(event: RoundEvent): string {
         .join(", ");
       return `message batch ${event.batchId} ended: ${counts || "no entries"}`;
     }
+    case "round_unconfirmed":
+      return event.batchId === undefined
+        ? `round ${event.round} (${event.entries} entries) was being sent when an earlier run stopped; the endpoint has no batch of it: sent again`
+        : `round ${event.round} (${event.entries} entries) was being sent when an earlier run stopped: message batch ${event.batchId} is taken for it and polled, not sent again`;
     case "round_split":
       return `a round of ${event.entries} entries was too large for one message batch (${event.reason}): sent as two`;
   }

@@ -29,6 +29,7 @@ export {
 export type * from "./job-backend.js";
 export * from "./local-journal-backend.js";
 export {
+  type BatchJournalRecord,
   MESSAGE_BATCHES_LOG,
   type MessageBatchJournal,
   openMessageBatchJournal,

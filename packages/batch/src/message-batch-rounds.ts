@@ -1,8 +1,8 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { costUsd, getModelInfo, type ModelInfo } from "@forkloop/loop-core";
 import type { ModelTransport, TransportedRequest, TransportedResponse } from "@forkloop/orchestrator";
 import type { ItemExecution, ItemExecutor, ItemOutcome } from "./batch-runner.js";
-import type { JournaledEntry, MessageBatchJournal } from "./message-batch-journal.js";
+import type { JournaledEntry, MessageBatchJournal, SendingBatch } from "./message-batch-journal.js";
 import { messageAsEventStream } from "./message-stream-events.js";
 
 /**
@@ -28,11 +28,14 @@ export interface MessageBatchesClient {
   retrieve(id: string): PromiseLike<BatchView>;
   results(id: string): PromiseLike<AsyncIterable<EntryResultLine>>;
   cancel(id: string): PromiseLike<BatchView>;
+  /** The endpoint's batches, newest first (a page of the list endpoint). */
+  list(query: { limit: number }): PromiseLike<{ data: BatchView[] }>;
 }
 
 export interface BatchView {
   readonly id: string;
   readonly processing_status: string;
+  readonly created_at?: string;
   readonly request_counts: {
     readonly processing: number;
     readonly succeeded: number;
@@ -64,7 +67,14 @@ export type RoundEvent =
       readonly batchId: string;
       readonly counts: BatchView["request_counts"];
     }
-  | { readonly type: "round_split"; readonly entries: number; readonly reason: string };
+  | { readonly type: "round_split"; readonly entries: number; readonly reason: string }
+  | {
+      readonly type: "round_unconfirmed";
+      readonly round: number;
+      readonly entries: number;
+      /** The endpoint's batch taken for it, or none (the create never reached the API). */
+      readonly batchId: string | undefined;
+    };
 
 export interface MessageBatchRoundsOptions {
   readonly client: MessageBatchesClient;
@@ -118,18 +128,63 @@ export class MessageBatchRounds {
   #round: number;
   #timer: NodeJS.Timeout | undefined;
   #entrySeq = 0;
+  /** Makes this run's custom ids its own, so a batch found after a crash is known by its entries. */
+  readonly #runTag = randomBytes(4).toString("hex");
+  #recovered: Promise<void> | undefined;
   #closed = false;
 
   constructor(options: MessageBatchRoundsOptions) {
     this.#options = options;
     this.#round = options.journal.sent.reduce((max, batch) => Math.max(max, batch.round), 0);
-    for (const batch of options.journal.sent) {
-      for (const entry of batch.entries) {
-        const key = reuseKey(entry.item, entry.digest);
-        const list = this.#reusable.get(key) ?? [];
-        list.push({ batchId: batch.batchId, customId: entry.customId });
-        this.#reusable.set(key, list);
+    for (const batch of options.journal.sent) this.#reuse(batch.batchId, batch.entries);
+  }
+
+  #reuse(batchId: string, entries: readonly JournaledEntry[]): void {
+    for (const entry of entries) {
+      const key = reuseKey(entry.item, entry.digest);
+      const list = this.#reusable.get(key) ?? [];
+      list.push({ batchId, customId: entry.customId });
+      this.#reusable.set(key, list);
+    }
+  }
+
+  /**
+   * R-B10: a round recorded as sending with no batch id is a run killed between creating the
+   * batch and journaling it. The endpoint's batch created after the record with as many entries
+   * is taken for it (journaled, then polled like any sent batch); its results name our custom
+   * ids, so a wrong guess answers no entry and each is sent again in a later round. None found:
+   * the create never reached the API, and the requests go in a round of their own.
+   */
+  async #recoverUnconfirmed(): Promise<void> {
+    const { journal, client } = this.#options;
+    const unconfirmed = journal.unconfirmed();
+    if (unconfirmed.length === 0) return;
+    let listed: BatchView[] = [];
+    try {
+      listed = (await client.list({ limit: 100 })).data;
+    } catch {
+      // Not listable now: sending again costs one round twice, never a result used twice.
+    }
+    const known = new Set(journal.sent.map((batch) => batch.batchId));
+    for (const round of unconfirmed) {
+      const found = candidateFor(round, listed, known);
+      if (found !== undefined) {
+        known.add(found);
+        await journal.record({
+          kind: "sent",
+          batchId: found,
+          round: round.round,
+          at: round.at,
+          entries: round.entries,
+        });
+        this.#reuse(found, round.entries);
       }
+      this.#options.onEvent?.({
+        type: "round_unconfirmed",
+        round: round.round,
+        entries: round.entries.length,
+        batchId: found,
+      });
     }
   }
 
@@ -196,6 +251,8 @@ export class MessageBatchRounds {
     }
     const { stream: _stream, ...rest } = body;
     const params = withLongPrefixTtl(rest);
+    this.#recovered ??= this.#recoverUnconfirmed();
+    await this.#recovered;
     const item = itemOf(request.agentId);
     const digest = digestOf(params);
     const reused = this.#reusable.get(reuseKey(item, digest))?.shift();
@@ -277,6 +334,23 @@ export class MessageBatchRounds {
     };
     const requests = entries.map((w) => ({ custom_id: this.#customId(w.item), params: w.params }));
     const betas = [...new Set(entries.flatMap((w) => w.betas))];
+    const journaled: JournaledEntry[] = entries.map((w, i) => ({
+      customId: requests[i]!.custom_id,
+      item: w.item,
+      digest: w.digest,
+    }));
+    try {
+      await this.#options.journal.record({
+        kind: "sending",
+        round,
+        at: new Date().toISOString(),
+        entries: journaled,
+      });
+    } catch (error) {
+      // Nothing sent yet: each item's loop sees the error, as it would a failed request.
+      for (const w of entries) done(w, journalFailure(error));
+      return;
+    }
     let batchId: string;
     try {
       const created = await this.#options.client.create(
@@ -306,15 +380,15 @@ export class MessageBatchRounds {
         return;
       }
       // The create failed: each item's loop sees the API's error and retries it as it would online.
+      // An answered refusal created no batch, so a resume has none to look for.
+      if (status !== undefined)
+        await this.#options.journal
+          .record({ kind: "unsent", customId: journaled[0]!.customId })
+          .catch(() => {});
       const response = createFailure(error);
       for (const w of entries) done(w, response);
       return;
     }
-    const journaled: JournaledEntry[] = entries.map((w, i) => ({
-      customId: requests[i]!.custom_id,
-      item: w.item,
-      digest: w.digest,
-    }));
     try {
       await this.#options.journal.record({
         kind: "sent",
@@ -326,12 +400,7 @@ export class MessageBatchRounds {
     } catch (error) {
       // Not journaled, not polled: a resume could not find it, so stop before using it twice.
       await Promise.resolve(this.#options.client.cancel(batchId)).catch(() => undefined);
-      const response = errorResponse(
-        500,
-        "api_error",
-        `the batch journal failed: ${(error as Error).message}`,
-      );
-      for (const w of entries) done(w, response);
+      for (const w of entries) done(w, journalFailure(error));
       return;
     }
     this.#options.onEvent?.({ type: "round_sent", round, batchId, entries: entries.length });
@@ -419,9 +488,9 @@ export class MessageBatchRounds {
 
   #customId(item: string): string {
     this.#entrySeq++;
-    // `^[a-zA-Z0-9_-]{1,64}$`; unique within the batch by the sequence number.
-    const safe = item.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 48);
-    return `${safe}-${this.#entrySeq.toString(36)}`;
+    // `^[a-zA-Z0-9_-]{1,64}$`; unique within the run by the sequence number, and across runs by its tag.
+    const safe = item.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 40);
+    return `${safe}-${this.#runTag}-${this.#entrySeq.toString(36)}`;
   }
 
   #addSaving(item: string, model: string, usage: Record<string, unknown> | undefined): void {
@@ -441,6 +510,23 @@ export class MessageBatchRounds {
 /** A batch item's agent id is `item-<item id>-<attempt>`: the item survives a resume, the attempt not. */
 function itemOf(agentId: string): string {
   return /^item-(.*)-\d+$/.exec(agentId)?.[1] ?? agentId;
+}
+
+/** Clocks of the endpoint and this machine may differ by this much. */
+const CLOCK_SKEW_MS = 5 * 60 * 1000;
+
+/** The oldest batch not journaled, created after the round was recorded, with as many entries. */
+function candidateFor(
+  round: SendingBatch,
+  listed: readonly BatchView[],
+  known: ReadonlySet<string>,
+): string | undefined {
+  const after = Date.parse(round.at) - CLOCK_SKEW_MS;
+  const size = (view: BatchView) => Object.values(view.request_counts).reduce((sum, n) => sum + n, 0);
+  return listed
+    .filter((view) => !known.has(view.id) && size(view) === round.entries.length)
+    .filter((view) => view.created_at === undefined || Date.parse(view.created_at) >= after)
+    .at(-1)?.id;
 }
 
 function reuseKey(item: string, digest: string): string {
@@ -502,6 +588,10 @@ function erroredResponse(error: unknown, where: string): TransportedResponse {
   const inner = (error as { error?: { type?: string; message?: string } } | undefined)?.error;
   const type = inner?.type ?? "api_error";
   return errorResponse(STATUS_OF_TYPE[type] ?? 500, type, `${inner?.message ?? "errored"} (${where})`);
+}
+
+function journalFailure(error: unknown): TransportedResponse {
+  return errorResponse(500, "api_error", `the batch journal failed: ${(error as Error).message}`);
 }
 
 function createFailure(error: unknown): TransportedResponse {
