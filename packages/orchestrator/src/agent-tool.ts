@@ -2,6 +2,7 @@ import type { Tool } from "@forkloop/loop-core";
 import { z } from "zod";
 import { type AgentDefinition, GENERAL_PURPOSE_AGENT } from "./agent-definitions.js";
 import type { AgentPool } from "./agent-pool.js";
+import { startAgentInBackground } from "./background-agent.js";
 import { OrchestratorError } from "./errors.js";
 import { type ForkToolOptions, runForkForTool } from "./fork-tool-support.js";
 
@@ -9,6 +10,12 @@ const agentInputSchema = z.object({
   description: z.string().describe("A short (3-5 word) description of the task"),
   prompt: z.string().describe("The task for the sub-agent to perform"),
   subagent_type: z.string().optional().describe("The type of agent to use (default: general-purpose)"),
+  run_in_background: z
+    .boolean()
+    .optional()
+    .describe(
+      "Set to true to run this agent in the background. The call returns at once; you will be notified when it completes.",
+    ),
 });
 
 function describeAgents(definitions: readonly AgentDefinition[]): string {
@@ -21,6 +28,8 @@ function describeAgents(definitions: readonly AgentDefinition[]): string {
     "call this tool several times in one turn for independent tasks. A general-purpose sub-agent starts",
     "from this conversation; any other agent type starts fresh, with your prompt as its whole task, so",
     "give it everything it needs. Each has its own token budget and history and cannot see your later messages.",
+    "With run_in_background the call returns at once and you are notified (with its report) when it ends;",
+    "keep working meanwhile, and stop it with TaskStop if it is no longer needed.",
     "",
     "Available agent types:",
     ...lines,
@@ -79,7 +88,7 @@ function agentToolAt(
           content: `Unknown agent type "${type}". Available: ${[...byName.keys()].join(", ")}`,
         };
       }
-      return runForkForTool(pool, options, context, {
+      const spec = {
         name: "Agent",
         querySource: `agent:${definition.name}`,
         description: input.description,
@@ -94,7 +103,14 @@ function agentToolAt(
         ...(definition.model === undefined ? {} : { model: definition.model }),
         ...(definition.maxTurns === undefined ? {} : { maxTurns: definition.maxTurns }),
         ...(nestedAgentTool === undefined ? {} : { nestedAgentTool }),
-      });
+      };
+      // R-T5: only the main agent's own calls go to the background. A nested call runs in this
+      // process for a sub-agent, whose background tasks are not the main agent's: it runs in the
+      // foreground, its report the call's result, as before.
+      if (input.run_in_background === true && depth === 1) {
+        return startAgentInBackground(pool, options, context, spec);
+      }
+      return runForkForTool(pool, options, context, spec);
     },
   };
 }

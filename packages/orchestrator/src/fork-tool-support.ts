@@ -96,6 +96,10 @@ export async function runForkForTool(
     readonly maxTurns?: number;
     /** The `Agent` tool this sub-agent may call in turn (below the depth limit); runs in the parent. */
     readonly nestedAgentTool?: Tool;
+    /** R-T5: the sub-agent's id, when the caller names it (a background task's id is its agent id). */
+    readonly agentId?: string;
+    /** R-T5: it runs in the background (the call that starts it has already returned). */
+    readonly background?: boolean;
   },
 ): Promise<ToolResult> {
   const parentParams = options.getCacheSafeParams();
@@ -110,7 +114,7 @@ export async function runForkForTool(
     fork.model === undefined || fork.model === parentParams.model
       ? parentParams
       : { ...parentParams, model: fork.model };
-  const agentId = `agent-${randomUUID().slice(0, 8)}`;
+  const agentId = fork.agentId ?? newAgentId();
   const nested = fork.nestedAgentTool;
   const toolNames = selectSubAgentTools(cacheSafeParams, {
     tools: fork.toolNames ?? options.defaultToolNames,
@@ -141,6 +145,7 @@ export async function runForkForTool(
       ? { directive: fork.directive }
       : { promptMessages: ownConversationPrompt(fork.prompt ?? fork.directive) }),
     querySource: fork.querySource,
+    ...(fork.background === true ? { background: true } : {}),
     ...(fork.description === undefined ? {} : { description: fork.description }),
     ...(fork.prompt === undefined ? {} : { prompt: fork.prompt }),
     toolNames,
@@ -203,6 +208,11 @@ export async function runForkForTool(
     signal.removeEventListener("abort", onAbort);
     nestedAbort.abort("the sub-agent that started it has ended");
   }
+}
+
+/** A sub-agent's id: its transcript's name, task_started's task_id, a background task's id. */
+export function newAgentId(): string {
+  return `agent-${randomUUID().slice(0, 8)}`;
 }
 
 function hasTool(params: CacheSafeParams, name: string): boolean {

@@ -95,6 +95,11 @@ export interface SubAgentTask {
    * Set only when telemetry is on: a worker records spans only for a task that carries one.
    */
   readonly traceparent?: string;
+  /**
+   * R-T5: started by an Agent call with `run_in_background` — the call returned at once and the
+   * parent is told when it ends (a task notification), so a turn's end does not wait for it.
+   */
+  readonly background?: boolean;
   /** Links the sub-agent's transcript to the session that forked it. */
   readonly parent?: { readonly sessionId: string; readonly agentId: string; readonly toolUseId?: string };
   /**

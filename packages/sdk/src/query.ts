@@ -107,7 +107,10 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
   getContextUsage(options?: { detail?: "summary" | "full" }): Promise<SDKControlGetContextUsageResponse>;
   /** Stops a running sub-agent by its task id (task_started's `task_id`); its Agent call ends as cancelled. */
   stopTask(taskId: string): Promise<void>;
-  /** forkloop runs no sub-agent in the background: always false (nothing was moved there). */
+  /**
+   * Moving a running foreground sub-agent to the background is not supported (a sub-agent runs
+   * in the background when its Agent call says `run_in_background`): always false.
+   */
   backgroundTasks(toolUseId?: string): Promise<boolean>;
   /** forkloop keeps no file checkpoints: `canRewind` false, with the reason. */
   rewindFiles(userMessageId: string, options?: { dryRun?: boolean }): Promise<RewindFilesResult>;
@@ -313,13 +316,14 @@ class QueryRun implements Query {
   }
 
   async stopTask(taskId: string): Promise<void> {
-    if (this.#session?.tracker.stop(taskId) === true) return;
-    // R-T4: a background command's id (the one Bash returned) stops it, its whole process tree.
+    // R-T4, R-T5: a background task's id (Bash's or a background Agent call's) stops it quietly —
+    // a shell's whole process tree, a sub-agent's run; the model is not notified of its own stop.
     const shells = this.#session?.session.backgroundShells;
     if (shells?.get(taskId)?.status === "running") {
       await shells.stop(taskId);
       return;
     }
+    if (this.#session?.tracker.stop(taskId) === true) return;
     throw new OptionsError(
       `stopTask: no sub-agent or background command "${taskId}" is running (task ids come from system/task_started or Bash's run_in_background result).`,
     );

@@ -86,8 +86,9 @@ export class SubAgentTracker {
     const settle = (task: SubAgentTask, result: Promise<SubAgentResult>) => {
       const settled = result.then((value) => this.#finish(task.id, value)).catch(() => {});
       // Only a tool's fork reports (task_notification); compaction and session-memory forks run
-      // in the background and the turn does not wait for them.
-      if (task.parent?.toolUseId === undefined) return;
+      // in the background and the turn does not wait for them, nor for a sub-agent the model
+      // started in the background (R-T5: the query waits for it after the turn, as for a shell).
+      if (task.parent?.toolUseId === undefined || task.background === true) return;
       this.#inFlight.add(settled);
       void settled.finally(() => this.#inFlight.delete(settled));
     };
@@ -190,6 +191,7 @@ export class SubAgentTracker {
       const level = tracked.depth;
       stats.max_depth = Math.max(stats.max_depth, level);
       if (level > 1) stats.spawned_by_subagents++;
+      if (task.background === true) stats.started_in_background++;
       if (entry.status === "completed") stats.completed++;
       else if (entry.status === "failed") stats.failed++;
       else if (entry.status === "cancelled") stats.killed[this.#stopped.has(task.id) ? "user" : "parent"]++;

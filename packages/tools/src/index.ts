@@ -1,6 +1,7 @@
 export type {
   BackgroundShellInfo,
   BackgroundShellStatus,
+  BackgroundTaskKind,
   BackgroundTaskNotice,
 } from "./background/background-shells.js";
 export {

@@ -13,9 +13,19 @@ const ENDED_SHELLS_KEPT = 32;
 
 export type BackgroundShellStatus = "running" | "completed" | "failed" | "stopped";
 
+/**
+ * What runs: a Bash command, or a sub-agent started with the Agent tool's `run_in_background`
+ * (R-T5). Claude Code's task types; TaskStop answers with it.
+ */
+export type BackgroundTaskKind = "local_bash" | "local_agent";
+
+/** Characters of a sub-agent's report a notice carries; the whole report is in its output file. */
+export const NOTICE_RESULT_MAX_CHARS = 100_000;
+
 /** What the session and the model know of one background shell. */
 export interface BackgroundShellInfo {
   readonly id: string;
+  readonly kind: BackgroundTaskKind;
   readonly command: string;
   readonly description: string;
   /** The Bash call that started it. */
@@ -36,6 +46,8 @@ export interface BackgroundTaskNotice {
   readonly outputFile: string;
   readonly status: Exclude<BackgroundShellStatus, "running">;
   readonly summary: string;
+  /** A sub-agent's report (its final answer), as Claude Code's notice carries it. */
+  readonly result?: string | undefined;
 }
 
 /** How the run ended, as the launcher reports it (bash.ts's runBashCommand). */
@@ -48,9 +60,15 @@ export interface BackgroundRunEnd {
   readonly error?: string;
   /** Lines the sandbox added (execution points moved aside). */
   readonly notes?: readonly string[];
+  /** A sub-agent's report, for its notice (its output file has it too). */
+  readonly result?: string;
 }
 
 export interface BackgroundShellStart {
+  /** Default local_bash. */
+  readonly kind?: BackgroundTaskKind;
+  /** The task's id (a sub-agent's is its agent id, so stopTask and TaskStop name it alike); default: made here. */
+  readonly id?: string;
   readonly command: string;
   readonly description?: string | undefined;
   readonly toolUseId: string;
@@ -103,7 +121,11 @@ export class BackgroundShells {
         `(${running.map((shell) => shell.id).join(", ")}). Stop one with TaskStop, or wait for one to end.`
       );
     }
-    const id = `b${randomBytes(6).toString("base64url").replace(/[-_]/g, "x").toLowerCase().slice(0, 8)}`;
+    const id =
+      spec.id ?? `b${randomBytes(6).toString("base64url").replace(/[-_]/g, "x").toLowerCase().slice(0, 8)}`;
+    if (!/^[\w-]{1,64}$/.test(id) || this.#entries.has(id))
+      return `A background task id must be new and plain: ${id}`;
+    const kind = spec.kind ?? "local_bash";
     const outputFile = join(this.#directory(), `${id}.output`);
     // O_EXCL in a directory only this user can enter: the file is the one we made.
     const fd = openSync(outputFile, "wx", 0o600);
@@ -126,6 +148,7 @@ export class BackgroundShells {
     const entry: Entry = {
       info: {
         id,
+        kind,
         command: spec.command,
         description: spec.description ?? spec.command,
         toolUseId: spec.toolUseId,
@@ -160,7 +183,7 @@ export class BackgroundShells {
             dropped > 0
               ? `[${dropped} bytes of output not kept: the file keeps the first ${this.#maxOutputBytes}]`
               : "",
-            endLine(end, spec.timeoutMs),
+            endLine(kind, end, spec.timeoutMs),
           ].filter((line) => line.length > 0);
           // The trailer is written past the cap: the model must always learn how the run ended.
           writeSync(fd, `\n${trailer.join("\n")}\n`);
@@ -178,7 +201,8 @@ export class BackgroundShells {
               toolUseId: spec.toolUseId,
               outputFile,
               status,
-              summary: noticeSummary(entry.info.description, status, end, spec.timeoutMs),
+              summary: noticeSummary(kind, entry.info.description, status, end, spec.timeoutMs),
+              ...(end.result === undefined ? {} : { result: end.result }),
             });
           }
           this.#forgetOldest();
@@ -284,7 +308,13 @@ export class BackgroundShells {
   }
 }
 
-function endLine(end: BackgroundRunEnd, timeoutMs: number): string {
+function endLine(kind: BackgroundTaskKind, end: BackgroundRunEnd, timeoutMs: number): string {
+  if (kind === "local_agent") {
+    if (end.aborted) return "[stopped: the sub-agent was cancelled]";
+    return end.error === undefined
+      ? "[the sub-agent completed]"
+      : `[the sub-agent did not complete: ${end.error}]`;
+  }
   if (end.error !== undefined) return `[could not run: ${end.error}]`;
   if (end.aborted) return "[stopped: its whole process tree was killed]";
   if (end.timedOut) return `[timed out after ${timeoutMs} ms: its whole process tree was killed]`;
@@ -293,11 +323,18 @@ function endLine(end: BackgroundRunEnd, timeoutMs: number): string {
 }
 
 function noticeSummary(
+  kind: BackgroundTaskKind,
   description: string,
   status: BackgroundShellStatus,
   end: BackgroundRunEnd,
   timeoutMs: number,
 ): string {
+  if (kind === "local_agent") {
+    const agent = `Agent "${description}"`;
+    if (status === "completed") return `${agent} completed`;
+    if (status === "stopped") return `${agent} was stopped`;
+    return `${agent} failed: ${end.error ?? "it did not complete"}`;
+  }
   const name = `Background command "${description}"`;
   if (status === "completed") return `${name} completed (exit code 0)`;
   if (status === "stopped") return `${name} was stopped`;
@@ -337,6 +374,7 @@ export function taskNotificationText(notice: BackgroundTaskNotice): string {
     `<output-file>${escapeXml(notice.outputFile)}</output-file>`,
     `<status>${notice.status}</status>`,
     `<summary>${escapeXml(notice.summary)}</summary>`,
+    ...(notice.result === undefined ? [] : [`<result>${escapeXml(cappedResult(notice))}</result>`]),
     "</task-notification>",
   ].join("\n");
 }
@@ -349,11 +387,20 @@ export function runningShellsNote(shells: BackgroundShells | undefined): string 
   const running = shells?.list().filter((shell) => shell.status === "running") ?? [];
   if (running.length === 0) return "";
   return [
-    "Background commands still running (started before this summary; Read the output file, stop with TaskStop):",
-    ...running.map(
-      (shell) => `- ${shell.id}: ${shell.description} — \`${shell.command}\` → ${shell.outputFile}`,
+    "Background tasks still running (started before this summary; Read the output file, stop with TaskStop):",
+    ...running.map((shell) =>
+      shell.kind === "local_agent"
+        ? `- ${shell.id}: sub-agent "${shell.description}" → ${shell.outputFile}`
+        : `- ${shell.id}: ${shell.description} — \`${shell.command}\` → ${shell.outputFile}`,
     ),
   ].join("\n");
+}
+
+/** A long report is cut in the notice; the output file keeps it whole. */
+function cappedResult(notice: BackgroundTaskNotice): string {
+  const result = notice.result ?? "";
+  if (result.length <= NOTICE_RESULT_MAX_CHARS) return result;
+  return `${result.slice(0, NOTICE_RESULT_MAX_CHARS)}\n[report cut at ${NOTICE_RESULT_MAX_CHARS} characters: Read ${notice.outputFile} for the rest]`;
 }
 
 /** The model's command and description reach the notification: `<` cannot open a tag there. */

@@ -37,7 +37,7 @@ export const taskStopTool = defineTool({
       content: JSON.stringify({
         message: `Successfully stopped task: ${id} (${shell.command})`,
         task_id: id,
-        task_type: "local_bash",
+        task_type: shell.kind,
         command: shell.command,
       }),
     };
