@@ -14,7 +14,10 @@ import {
   memoryRequestLimiter,
   ProgressDisplay,
   plural,
+  type ReduceOutcome,
+  readReduce,
   runBatch,
+  runReduce,
 } from "@forkloop/batch";
 import type { Tool } from "@forkloop/loop-core";
 import { poolClock, type SubAgentBashOptions } from "@forkloop/orchestrator";
@@ -51,6 +54,8 @@ export interface BatchOutcome {
   readonly report: BatchReport;
   /** Why a failure of the whole batch stopped it, and how it resumes once fixed (R-R9). */
   readonly stopFailure?: EndpointFailure;
+  /** R-B7: the reduce, when the batch has one and its map is finished. */
+  readonly reduce?: ReduceOutcome;
 }
 
 /**
@@ -177,12 +182,61 @@ export async function executeBatch(run: BatchExecution, context: CommandContext)
       );
       if (context.beforeForcedExit !== undefined) await sleepMs(CANCEL_WINDOW_MS);
     }
+    // R-B7: once every item is settled, the reduce (journaled: a kill here resumes into it alone).
+    const mapDone =
+      !summary.interrupted &&
+      summary.stopped === undefined &&
+      summary.states.every((state) => state.status === "succeeded" || state.status === "failed");
+    let reduce: ReduceOutcome | undefined;
+    if (spec.reduce !== undefined && mapDone) {
+      // Its own executor on the map's prefix: no --json-schema (it answers in prose), no item journal.
+      const { outputSchema: _items, ...reduceSpec } = spec;
+      // R-B8: the map's pool sends Message Batch entries; the one reduce request goes online.
+      const reducePool = batchApi === undefined ? pool : createBatchPool(source, 1, context.clock);
+      const reducer = await createBatchExecutor({
+        spec: reduceSpec,
+        cwd: spec.cwd,
+        settings: run.settings,
+        source,
+        pool: reducePool,
+        bash: run.bash,
+        mcpTools: run.mcpTools,
+        transcriptsDir: join(run.dir, "transcripts"),
+        onNotice: (line) => display.log(line),
+      });
+      display.log(`reduce: running over the results of ${plural(summary.states.length, "item")}`);
+      reduce = await runReduce({
+        dir: run.dir,
+        prompt: spec.reduce,
+        states: summary.states,
+        executor: reducer,
+        signal: context.signal,
+      }).finally(() => (reducePool === pool ? undefined : reducePool.close()));
+      const record = reduce.record;
+      display.log(
+        reduce.kind === "kept"
+          ? "reduce: its answer over these results is kept from an earlier run"
+          : reduce.kind === "interrupted"
+            ? "reduce: interrupted (a resume runs it again, and nothing else)"
+            : record.status === "succeeded"
+              ? `ok     reduce (${plural(record.result?.turns ?? 0, "turn")}, $${(record.result?.costUsd ?? 0).toFixed(4)})`
+              : `FAILED reduce ${record.error?.code}: ${record.error?.message}`,
+      );
+    }
+    const reduceRecord =
+      reduce?.record ?? (spec.reduce === undefined ? undefined : await readReduce(run.dir));
     const report = buildReport(spec.id, summary.states, summary.wallMs, {
       simulated: source.simulated,
       transcriptsDir: join(run.dir, "transcripts"),
+      ...(reduceRecord === undefined ? {} : { reduce: reduceRecord }),
     });
     display.finish(finalSnapshot(report));
-    return { summary, report, ...(stopFailure === undefined ? {} : { stopFailure }) };
+    return {
+      summary,
+      report,
+      ...(stopFailure === undefined ? {} : { stopFailure }),
+      ...(reduce === undefined ? {} : { reduce }),
+    };
   } finally {
     dropForcedExit?.();
     await pool.close();

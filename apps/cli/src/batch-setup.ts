@@ -198,6 +198,7 @@ function settingsFromFlags(flags: BatchFlags, cwd: string): Partial<BatchSpec> {
     rpm: flags.rpm,
     outputSchema:
       flags["json-schema"] === undefined ? undefined : outputSchemaFlag(flags["json-schema"], cwd),
+    reduce: flags.reduce,
   });
 }
 

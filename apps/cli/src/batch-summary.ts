@@ -38,7 +38,7 @@ export function printBatchSummary(
     : "";
   const failed = summary.resume === undefined ? "" : failedItemsLine(report, summary.resume);
   context.stdout.write(
-    `${formatTotals(report)}\n${queue}${failed}results: ${paths.results}\nreport:  ${paths.markdown}\n${html === undefined ? "" : `html:    ${html}\n`}`,
+    `${reduceAnswer(report)}${formatTotals(report)}\n${queue}${failed}results: ${paths.results}\nreport:  ${paths.markdown}\n${html === undefined ? "" : `html:    ${html}\n`}`,
   );
 }
 
@@ -49,4 +49,17 @@ export function failedItemsLine(report: BatchReport, resume: string): string {
   const shown = failed.slice(0, 5).join(", ");
   const more = failed.length > 5 ? ` and ${failed.length - 5} more` : "";
   return `failed: ${shown}${more} — \`${resume} --retry-failed\` runs ${failed.length === 1 ? "it" : "them"} again\n`;
+}
+
+/**
+ * R-B7: the reduce's answer first — it is the batch's result — with what it read and cost ("" for
+ * a batch without one).
+ */
+export function reduceAnswer(report: BatchReport): string {
+  const reduce = report.reduce;
+  if (reduce === undefined) return "";
+  const head = `result (reduce over ${plural(reduce.items, "item")}, $${reduce.costUsd.toFixed(4)}):`;
+  if (reduce.status === "succeeded") return `${head}\n${reduce.text ?? ""}\n\n`;
+  const why = reduce.error === null ? "not finished" : `${reduce.error.code}: ${reduce.error.message}`;
+  return `result: the reduce ${reduce.status === "failed" ? "failed" : "did not finish"} (${why})\n\n`;
 }

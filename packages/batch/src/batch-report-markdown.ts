@@ -20,6 +20,7 @@ export function formatReportMarkdown(report: BatchReport): string {
     ...formatTotals(report)
       .split("\n")
       .map((line) => `${escapeInline(line)}  `),
+    ...reduceSection(report),
     "",
     "| # | item | status | turns | tokens in / out | cache reads | cache writes | compactions | cost | duration | retries | answer |",
     "|---|---|---|---|---|---|---|---|---|---|---|---|",
@@ -67,6 +68,28 @@ function repeatedSideEffects(items: readonly ResultLine[]): string[] {
         `- ${escapeInline(line.label)}: ${line.mayHaveRunTwice.map((repeat) => `attempt ${repeat.attempt} (${escapeInline(repeat.tool)})`).join(", ")}`,
     ),
   ];
+}
+
+/** R-B7: the reduce's answer, the batch's result, before the items it was made from. */
+function reduceSection(report: BatchReport): string[] {
+  const reduce = report.reduce;
+  if (reduce === undefined) return [];
+  const section = [
+    "",
+    `## Result (reduce: ${reduce.status}, over ${reduce.items} item${reduce.items === 1 ? "" : "s"})`,
+    "",
+    `Prompt: ${escapeInline(reduce.prompt)}`,
+    "",
+  ];
+  if (reduce.error !== null)
+    section.push(`Error: ${escapeInline(`${reduce.error.code}: ${reduce.error.message}`)}`, "");
+  if (reduce.text !== null && reduce.text !== "") section.push(...fenced(reduce.text), "");
+  else if (reduce.error === null) section.push("_(not finished: `--resume` runs it)_", "");
+  section.push(
+    `${reduce.turns} turn${reduce.turns === 1 ? "" : "s"} · tokens ${tokensCell(reduce.usage)} · cache reads ${formatCount(reduce.usage.cacheReadInputTokens)} · cost $${reduce.costUsd.toFixed(4)}`,
+  );
+  if (reduce.transcript !== null) section.push(`Transcript: ${escapeInline(reduce.transcript)}`);
+  return section;
 }
 
 /** R-B4: items whose change could not be merged: the paths and why, and where the diff is kept. */

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { sumUsage, type UsageTotals, ZERO_USAGE_TOTALS } from "@forkloop/loop-core";
 import { TRANSCRIPT_EXTENSION } from "@forkloop/orchestrator";
+import { REDUCE_ID, type ReduceRecord } from "./batch-reduce.js";
 import type { ItemCompaction, ItemError, ItemState, RepeatedSideEffect } from "./job-backend.js";
 import { plural } from "./plural.js";
 import { cacheReadShare, formatCount, formatDuration, type ProgressSnapshot } from "./progress-display.js";
@@ -60,6 +61,8 @@ export interface BatchReport {
   readonly simulated: boolean;
   readonly totals: BatchTotals;
   readonly items: readonly ResultLine[];
+  /** R-B7: the reduce step's answer over the items' results: the batch's result (with `--reduce`). */
+  readonly reduce?: ReduceLine;
   /** A BullMQ batch (R-B1): items run more than once, completions dropped as duplicates. */
   readonly queue?: {
     readonly url: string;
@@ -74,10 +77,48 @@ export interface BatchReport {
   };
 }
 
+/** R-B7: the reduce as report.json, the summary and `batch status` show it. */
+export interface ReduceLine {
+  readonly prompt: string;
+  /** `running`: started and not finished (interrupted); a resume runs it. */
+  readonly status: ReduceRecord["status"];
+  readonly attempts: number;
+  /** How many items' results it read. */
+  readonly items: number;
+  readonly text: string | null;
+  readonly error: ItemError | null;
+  readonly turns: number;
+  readonly usage: UsageTotals;
+  readonly costUsd: number;
+  readonly durationMs: number;
+  readonly transcript: string | null;
+}
+
 export interface ReportOptions {
   readonly simulated?: boolean;
   /** Where item transcripts are (`<item-id>-<attempt>.fltr`). */
   readonly transcriptsDir?: string;
+  /** R-B7: the batch's reduce record (reduce.json), when it has one. */
+  readonly reduce?: ReduceRecord;
+}
+
+function toReduceLine(record: ReduceRecord, transcriptsDir: string | undefined): ReduceLine {
+  return {
+    prompt: record.prompt,
+    status: record.status,
+    attempts: record.attempt,
+    items: record.items,
+    text: record.result?.text ?? null,
+    error: record.error ?? null,
+    turns: record.result?.turns ?? 0,
+    usage: record.result?.usage ?? ZERO_USAGE_TOTALS,
+    costUsd: record.result?.costUsd ?? 0,
+    durationMs: record.result?.durationMs ?? 0,
+    transcript:
+      transcriptsDir === undefined
+        ? null
+        : join(transcriptsDir, `${REDUCE_ID}-${record.attempt}${TRANSCRIPT_EXTENSION}`),
+  };
 }
 
 export function toResultLine(state: ItemState, transcriptsDir?: string): ResultLine {
@@ -132,7 +173,14 @@ export function buildReport(
     compactions: items.reduce((sum, line) => sum + line.compactions.length, 0),
     apiRetries: items.reduce((sum, line) => sum + line.apiRetries, 0),
   };
-  return { batchId, wallMs, simulated: options.simulated ?? false, totals, items };
+  return {
+    batchId,
+    wallMs,
+    simulated: options.simulated ?? false,
+    totals,
+    items,
+    ...(options.reduce === undefined ? {} : { reduce: toReduceLine(options.reduce, options.transcriptsDir) }),
+  };
 }
 
 /** The progress line's last state: the report's totals, nothing running. */

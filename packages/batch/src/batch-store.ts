@@ -58,6 +58,8 @@ export const batchSpecSchema = z.object({
   rpm: z.number().int().min(1).max(1_000_000).optional(),
   /** R-B6 `--json-schema`: every item's final answer is JSON for this schema (structured outputs). */
   outputSchema: z.record(z.string(), z.unknown()).optional(),
+  /** R-B7 `--reduce`: after the map, one agent runs this prompt over the items' results. */
+  reduce: z.string().min(1).optional(),
   /**
    * R-R7: every start setting as given (the flags of `forkloop batch` that are neither about this
    * invocation nor the batch's items): a resume re-applies them, a resume's own replace them. The

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { replaceAtomically } from "./durable-file.js";
 import type { EnqueueSeal } from "./job-backend.js";
+import { readIfPresent } from "./read-if-present.js";
 
 /**
  * The enqueue seal (R-B1): how many items were enqueued and a digest of their ids,
@@ -31,12 +31,8 @@ export function parseSeal(text: string): EnqueueSeal | "unverifiable" {
  * truncated, emptied or deleted must not take the evidence of its loss with it (R-R4).
  */
 export async function readSealFile(path: string): Promise<EnqueueSeal | "unverifiable" | undefined> {
-  try {
-    return parseSeal(await readFile(path, "utf8"));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
+  const text = await readIfPresent(path);
+  return text === undefined ? undefined : parseSeal(text);
 }
 
 export function writeSealFile(path: string, seal: EnqueueSeal): Promise<void> {

@@ -11,6 +11,13 @@ export * from "./batch-enqueue.js";
 export { createBatchExecutor, createBatchPool } from "./batch-executor.js";
 export * from "./batch-items.js";
 export { batchPrefix } from "./batch-prefix.js";
+export {
+  type ReduceOutcome,
+  type ReduceRecord,
+  readReduce,
+  reduceDue,
+  runReduce,
+} from "./batch-reduce.js";
 export * from "./batch-report.js";
 export * from "./batch-report-markdown.js";
 export * from "./batch-runner.js";

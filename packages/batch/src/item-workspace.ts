@@ -6,6 +6,7 @@ import { OptionsError } from "@forkloop/sdk/errors";
 import { z } from "zod";
 import { replaceAtomically } from "./durable-file.js";
 import { git, gitOk, nulSeparated } from "./git-command.js";
+import { readIfPresent } from "./read-if-present.js";
 import { SerialLock } from "./serial-lock.js";
 
 /**
@@ -127,13 +128,8 @@ export async function isolationRecorded(batchDir: string): Promise<boolean> {
 }
 
 async function readRecord(path: string): Promise<IsolationRecord | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
+  const text = await readIfPresent(path);
+  if (text === undefined) return undefined;
   const parsed = recordSchema.safeParse(JSON.parse(text));
   if (!parsed.success) throw new OptionsError(`${path} is not an isolation record; start a new batch.`);
   return parsed.data;

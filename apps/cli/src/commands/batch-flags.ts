@@ -75,6 +75,12 @@ ${LOOP_FLAGS_USAGE}
                         answer is JSON for it (structured outputs), validated, and stored parsed as
                         structured_output in results.jsonl; an answer that does not match fails
                         the item with the reason
+  --reduce PROMPT       after the map, one agent runs PROMPT over the succeeded items' results
+                        (their structured_output with --json-schema) and its answer is the batch's
+                        result: printed, in report.json / report.md and \`batch status\`. It reuses
+                        the items' cached prefix; journaled (reduce.json), so a resume after the
+                        map runs the reduce alone; kept with the batch, and run again when a resume
+                        changes its input (--retry-failed, another --reduce)
   --queue URL           distribute the batch over Redis (redis://HOST:PORT[/DB]): \`forkloop worker
                         --queue URL\` processes on any host run the items; this one shows progress
                         and writes the results (see the @forkloop/batch README for Redis settings);
@@ -135,6 +141,10 @@ const schema = z.object({
   isolate: z.boolean().optional(),
   "no-isolate": z.boolean().optional(),
   "json-schema": z.string().min(1, 'give a JSON Schema, e.g. --json-schema \'{"type":"object"}\'').optional(),
+  reduce: z
+    .string()
+    .refine((value) => value.trim() !== "", 'give a prompt, e.g. --reduce "Summarise the findings"')
+    .optional(),
   "retry-failed": z.boolean().optional(),
   report: z.boolean().optional(),
   repair: z.boolean().optional(),
@@ -247,6 +257,7 @@ export function parseBatchFlags(argv: readonly string[]): ParsedCommand<BatchFla
         isolate: { type: "boolean" },
         "no-isolate": { type: "boolean" },
         "json-schema": { type: "string" },
+        reduce: { type: "string" },
         "retry-failed": { type: "boolean" },
         report: { type: "boolean" },
         repair: { type: "boolean" },

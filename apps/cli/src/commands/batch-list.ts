@@ -8,6 +8,7 @@ import {
   LOCK_FILE,
   loadBatch,
   readJournal,
+  readReduce,
   replayJournal,
 } from "@forkloop/batch";
 import { batchesDirs, checkId, type ProjectState } from "@forkloop/sdk";
@@ -33,7 +34,11 @@ async function viewBatch(state: ProjectState, id: string): Promise<BatchView> {
   if (spec.queue !== undefined) return viewQueuedBatch(spec, dir);
   const { records } = await readJournal(dir);
   const { items } = replayJournal(records);
-  const report = buildReport(spec.id, items, 0, { transcriptsDir: join(dir, "transcripts") });
+  const reduce = await readReduce(dir);
+  const report = buildReport(spec.id, items, 0, {
+    transcriptsDir: join(dir, "transcripts"),
+    ...(reduce === undefined ? {} : { reduce }),
+  });
   return { spec, dir, report, runningBy: await runningOwner(join(dir, LOCK_FILE)) };
 }
 
@@ -88,12 +93,14 @@ export async function batchListCommand(
       throw new CliError("forkloop batch status needs a batch id: `forkloop batch status ID`.");
     const view = await viewBatch(options.state, checkId("batch", id));
     if (options.json) {
-      out(JSON.stringify({ ...summaryOf(view), items: view.report.items }));
+      const reduce = view.report.reduce;
+      out(JSON.stringify({ ...summaryOf(view), items: view.report.items, ...(reduce ? { reduce } : {}) }));
       return EXIT.ok;
     }
     out(`batch ${view.spec.id} · ${state(view)} · created ${view.spec.createdAt} · model ${view.spec.model}`);
     out(`source: ${sourceOf(view.spec)} · prompt: ${JSON.stringify(view.spec.prompt)}`);
     out(formatTotals(view.report).split("\n").slice(0, 2).join("\n"));
+    if (view.spec.reduce !== undefined) out(reduceStatus(view.spec.reduce, view.report.reduce));
     out(`state:  ${view.dir}`);
     out(`report: ${join(view.spec.outputDir, "report.md")}`);
     if (view.spec.queue !== undefined)
@@ -140,6 +147,16 @@ export async function batchListCommand(
     );
   }
   return EXIT.ok;
+}
+
+/** R-B7: the reduce's state and its answer (the batch's result), or that it has not run yet. */
+function reduceStatus(prompt: string, reduce: BatchReport["reduce"]): string {
+  if (reduce === undefined)
+    return `reduce: not run yet (${JSON.stringify(prompt)}): it runs once the items are settled`;
+  const head = `reduce: ${reduce.status} over ${reduce.items} item${reduce.items === 1 ? "" : "s"} · $${reduce.costUsd.toFixed(4)}`;
+  if (reduce.status === "succeeded") return `${head}\nresult:\n${reduce.text ?? ""}`;
+  if (reduce.error !== null) return `${head} · ${reduce.error.code}: ${reduce.error.message}`;
+  return `${head} (interrupted: a resume runs it)`;
 }
 
 function sourceOf(spec: BatchSpec): string {

@@ -15,6 +15,8 @@ import {
   openLocalJournalBackend,
   parseQueueUrl,
   plural,
+  readReduce,
+  reduceDue,
   relistFromSource,
   writeReport,
 } from "@forkloop/batch";
@@ -174,7 +176,9 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     });
     // R-R7: a finished batch's resume runs nothing; it says so, and writes the report again.
     const states = await backend.list();
-    if (flags.resume !== undefined && states.every((item) => item.status !== "pending")) {
+    // R-B7: a finished map whose reduce has not finished (a kill after the map) goes on into it.
+    const reducing = spec.reduce !== undefined && (await reduceDue(dir, spec.reduce, states));
+    if (flags.resume !== undefined && states.every((item) => item.status !== "pending") && !reducing) {
       return await finishedBatch(spec, dir, states, flags, context);
     }
     // R-M1: the MCP servers start once, in this process, for every item (calls come over comlink).
@@ -198,7 +202,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     const source = await run.endpoint(timeoutEnv(flags), spec.cwd);
     try {
       const limitUsd = flags["max-budget-usd"];
-      const { summary, report, stopFailure } = await executeBatch(
+      const { summary, report, stopFailure, reduce } = await executeBatch(
         {
           spec,
           dir,
@@ -244,9 +248,15 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
           `forkloop batch ${spec.id}: stopped: ${summary.stopped}; ${plural(report.totals.pending, "item")} left pending — fix it, then \`${resume}${stopFailure?.resumeWith ?? ""}\` finishes them.\n`,
         );
         [code, status] = [EXIT.usage, "stopped"];
-      } else if (summary.interrupted) {
+      } else if (summary.interrupted || reduce?.kind === "interrupted") {
         context.stderr.write(`interrupted: resume with \`${resume}\`\n`);
         [code, status] = [EXIT.interrupted, "interrupted"];
+      } else if (reduce?.record.status === "failed") {
+        // R-B7: the items' results stand; the reduce runs again on a resume.
+        context.stderr.write(
+          `forkloop batch ${spec.id}: the reduce failed (${reduce.record.error?.code}: ${reduce.record.error?.message}); the items' results are kept — \`${resume}\` runs the reduce again, and nothing else.\n`,
+        );
+        if (code === EXIT.ok) [code, status] = [EXIT.batchPartial, "partial"];
       } else if (summary.budgetReached && report.totals.pending > 0) {
         context.stderr.write(
           `forkloop batch: --max-budget-usd ${limitUsd} reached: ${plural(report.totals.pending, "item")} not started; resume with a higher budget: \`${resume} --max-budget-usd N\`\n`,
@@ -300,6 +310,11 @@ async function queuedBatch(
   if (flags["json-schema"] !== undefined) {
     throw new CliError(
       "--json-schema needs a local batch for now: queued workers do not check structured output yet. Drop --queue, or drop --json-schema.",
+    );
+  }
+  if (flags.reduce !== undefined) {
+    throw new CliError(
+      "--reduce needs a local batch for now: a queued batch's results are gathered by whichever process attaches, and the reduce is not journaled on the queue yet. Drop --queue, or drop --reduce (and reduce results.jsonl with a local batch or `forkloop run`).",
     );
   }
   if (flags.isolate) {
@@ -357,9 +372,11 @@ async function finishedBatch(
     (text) => (JSON.parse(text) as { simulated?: unknown }).simulated === true,
     () => context.env.ANTHROPIC_API_KEY === undefined,
   );
+  const reduce = spec.reduce === undefined ? undefined : await readReduce(dir);
   const report = buildReport(spec.id, states, 0, {
     simulated: previous,
     transcriptsDir: join(dir, "transcripts"),
+    ...(reduce === undefined ? {} : { reduce }),
   });
   const paths = await writeReport(spec.outputDir, report).catch((error: unknown) => {
     throw reportWriteFailed(error, spec);

@@ -1,0 +1,184 @@
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { z } from "zod";
+import type { ItemExecutor, ItemOutcome } from "./batch-runner.js";
+import { replaceAtomically } from "./durable-file.js";
+import type { Claim, ItemError, ItemResult, ItemState } from "./job-backend.js";
+import { usageTotalsSchema } from "./local-journal-backend.js";
+import { readIfPresent } from "./read-if-present.js";
+
+/**
+ * R-B7: the reduce step. Once every item of the map is settled, one agent reads the succeeded
+ * items' results (their `structured_output` with `--json-schema`) under the reduce prompt; its
+ * answer is the batch's result. It runs as a fork of the map: the same cache-safe prefix (tools
+ * → system), so its first request reads what the items wrote to the cache.
+ *
+ * Journaled in `reduce.json` beside the journal, replaced atomically: `running` is durable before
+ * the request goes out, the answer before the batch reports it. A kill during the reduce leaves
+ * `running`, and the resume runs the reduce alone (every item is settled, none runs again). A
+ * finished reduce is kept while its input is the same (the prompt and every result it read, by
+ * digest); a resume that changed them (`--retry-failed`, another `--reduce`) runs it again.
+ */
+
+const REDUCE_FILE = "reduce.json";
+/** The reduce's agent id is `item-reduce-<attempt>`; item ids are hashes, so it never meets one. */
+export const REDUCE_ID = "reduce";
+
+/** What the report reads of a result and an error; the rest is kept as it was written. */
+const resultShape = z.looseObject({
+  turns: z.number(),
+  usage: usageTotalsSchema,
+  costUsd: z.number(),
+  durationMs: z.number(),
+  text: z.string(),
+});
+const errorShape = z.looseObject({ code: z.string(), message: z.string() });
+
+const reduceRecordSchema = z.object({
+  prompt: z.string(),
+  digest: z.string(),
+  attempt: z.number().int().positive(),
+  status: z.enum(["running", "succeeded", "failed"]),
+  at: z.string(),
+  /** How many items' results it read. */
+  items: z.number().int().nonnegative(),
+  result: resultShape.optional(),
+  error: errorShape.optional(),
+});
+
+export interface ReduceRecord {
+  readonly prompt: string;
+  readonly digest: string;
+  readonly attempt: number;
+  readonly status: "running" | "succeeded" | "failed";
+  readonly at: string;
+  readonly items: number;
+  readonly result?: ItemResult;
+  readonly error?: ItemError;
+}
+
+/** The reduce's input: every succeeded item's answer (or structured output), then the prompt. */
+function reduceInput(prompt: string, states: readonly ItemState[]): { text: string; items: number } {
+  const succeeded = states.filter((state) => state.status === "succeeded" && state.result !== undefined);
+  const failed = states.filter((state) => state.status === "failed");
+  const results = succeeded.map((state) => {
+    const result = state.result!;
+    const answer =
+      result.structuredOutput === undefined ? result.text : JSON.stringify(result.structuredOutput);
+    return `<result item=${JSON.stringify(state.item.label)}>\n${answer}\n</result>`;
+  });
+  const missing =
+    failed.length === 0
+      ? ""
+      : `\n${failed.length} more item${failed.length === 1 ? "" : "s"} failed and ${failed.length === 1 ? "is" : "are"} not included: ${failed
+          .slice(0, 20)
+          .map((state) => state.item.label)
+          .join(", ")}${failed.length > 20 ? ", …" : ""}.`;
+  const text = `The batch's items have finished. Their results (${succeeded.length} of ${states.length} items):\n\n<results>\n${results.join("\n")}\n</results>${missing}\n\n${prompt}`;
+  return { text, items: succeeded.length };
+}
+
+function digestOf(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/** The batch's reduce record, or undefined before any reduce started. */
+export async function readReduce(dir: string): Promise<ReduceRecord | undefined> {
+  const text = await readIfPresent(join(dir, REDUCE_FILE));
+  if (text === undefined) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const parsed = reduceRecordSchema.safeParse(json);
+  // A damaged record costs one reduce again, never the items: it is read as "not run".
+  if (!parsed.success) return undefined;
+  const { result, error, ...rest } = parsed.data;
+  return {
+    ...rest,
+    ...(result === undefined ? {} : { result: result as ItemResult }),
+    ...(error === undefined ? {} : { error: error as ItemError }),
+  };
+}
+
+function writeReduce(dir: string, record: ReduceRecord): Promise<void> {
+  return replaceAtomically(join(dir, REDUCE_FILE), `${JSON.stringify(record, null, 2)}\n`);
+}
+
+/** Whether the reduce `prompt` still has to run over these states (no finished answer for this input). */
+export async function reduceDue(dir: string, prompt: string, states: readonly ItemState[]): Promise<boolean> {
+  const previous = await readReduce(dir);
+  return !(
+    previous?.status === "succeeded" && previous.digest === digestOf(reduceInput(prompt, states).text)
+  );
+}
+
+export type ReduceOutcome =
+  /** A finished reduce of the same input: its answer stands, nothing was sent. */
+  | { readonly kind: "kept"; readonly record: ReduceRecord }
+  | { readonly kind: "ran"; readonly record: ReduceRecord }
+  /** Stopped by an interrupt: `running` stays in reduce.json, so a resume runs it again. */
+  | { readonly kind: "interrupted"; readonly record: ReduceRecord };
+
+/**
+ * Runs the reduce `prompt` over the settled `states` with `executor` (one built on the map's
+ * prefix, without `--json-schema`: the reduce answers in prose), journaled in `dir`.
+ */
+export async function runReduce(options: {
+  readonly dir: string;
+  readonly prompt: string;
+  readonly states: readonly ItemState[];
+  readonly executor: ItemExecutor;
+  readonly signal?: AbortSignal;
+  readonly now?: () => Date;
+}): Promise<ReduceOutcome> {
+  const now = options.now ?? (() => new Date());
+  const input = reduceInput(options.prompt, options.states);
+  const digest = digestOf(input.text);
+  const previous = await readReduce(options.dir);
+  if (previous?.status === "succeeded" && previous.digest === digest)
+    return { kind: "kept", record: previous };
+  const started: ReduceRecord = {
+    prompt: options.prompt,
+    digest,
+    attempt: (previous?.attempt ?? 0) + 1,
+    status: "running",
+    at: now().toISOString(),
+    items: input.items,
+  };
+  await writeReduce(options.dir, started);
+  const claim: Claim = {
+    item: { id: REDUCE_ID, label: "reduce", prompt: input.text },
+    attempt: started.attempt,
+  };
+  const [execution] = options.executor.startAll([claim], false);
+  if (execution === undefined) throw new Error("the executor started no reduce");
+  const cancel = () => execution.cancel("interrupted");
+  if (options.signal?.aborted) cancel();
+  options.signal?.addEventListener("abort", cancel, { once: true });
+  try {
+    const outcome = await execution.result.catch(
+      (error: unknown): ItemOutcome => ({
+        ok: false,
+        error: { code: "executor_error", message: error instanceof Error ? error.message : String(error) },
+      }),
+    );
+    if (outcome.ok === "cancelled") return { kind: "interrupted", record: started };
+    const record: ReduceRecord =
+      outcome.ok === true
+        ? { ...started, status: "succeeded", at: now().toISOString(), result: outcome.result }
+        : {
+            ...started,
+            status: "failed",
+            at: now().toISOString(),
+            error: outcome.error,
+            ...(outcome.result === undefined ? {} : { result: outcome.result }),
+          };
+    await writeReduce(options.dir, record);
+    return { kind: "ran", record };
+  } finally {
+    options.signal?.removeEventListener("abort", cancel);
+  }
+}
