@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
@@ -165,6 +166,80 @@ describe("R-B8: forkloop batch --api batches", { timeout: 180_000 }, () => {
     expect(run.stderr).toMatch(/ended: .*expired/);
     expect(run.stderr).toMatch(/ended: .*canceled/);
     expect(run.stderr).toMatch(/retrying .*scripted error for entry 1 of batch 2/);
+  });
+
+  it("R-B8, R-B2, R-B6: --api batches with isolated items and --json-schema: each item edits its own copy under the user's forkloop state, every change reaches the project once, every answer is structured", async () => {
+    sim = await startSimProcess(dir, ["--batch-processing-ms", "100"]);
+    // The user's home outside the project: items' copies live in ~/.forkloop, forkloop's own directory.
+    const home = await mkdtemp(join(tmpdir(), "forkloop-batch-api-home-"));
+    try {
+      for (const name of FILES)
+        await writeFile(join(dir, "src", `${name}.ts`), "export const oldName = 1;\nuse(oldName);\n");
+      const git = (...args: string[]) =>
+        execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd: dir });
+      git("init", "-q");
+      git("add", "-A");
+      git("commit", "-qm", "base");
+      const schema = join(home, "schema.json");
+      await writeFile(
+        schema,
+        JSON.stringify({
+          type: "object",
+          properties: { summary: { type: "string" } },
+          required: ["summary"],
+          additionalProperties: false,
+        }),
+      );
+      const run = await runCli(
+        [
+          "batch",
+          "--files",
+          "src/*.ts",
+          "--prompt",
+          "Please rename oldName to newName in {{file}}",
+          "--api",
+          "batches",
+          "--isolate",
+          "--json-schema",
+          schema,
+          "--permission-mode",
+          "acceptEdits",
+          "--id",
+          "iso",
+        ],
+        { cwd: dir, env: { ...sim.env, ...FAST, HOME: home } },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain("items are isolated");
+      for (const name of FILES)
+        expect(await readFile(join(dir, "src", `${name}.ts`), "utf8"), name).toBe(
+          "export const newName = 1;\nuse(newName);\n",
+        );
+      const text = await readFile(join(batchStateDir(dir, "iso", home), "results.jsonl"), "utf8");
+      const lines = text
+        .trim()
+        .split("\n")
+        .map(
+          (line) =>
+            JSON.parse(line) as {
+              label: string;
+              status: string;
+              applied: string[];
+              structured_output: unknown;
+            },
+        );
+      for (const line of lines) {
+        expect(line.status).toBe("succeeded");
+        expect(line.applied, line.label).toEqual([line.label]);
+        expect(line.structured_output).toEqual({ summary: expect.any(String) });
+      }
+      const records = await sim.requests();
+      expect(records.filter((r) => r.path === "/v1/messages")).toHaveLength(0);
+      for (const entry of entriesOf(records))
+        expect(JSON.parse(entry.rawBody).output_config?.format?.type).toBe("json_schema");
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
   });
 
   it("R-B8: --max-turns and --max-budget-usd hold with --api batches (budgets at batch prices)", async () => {

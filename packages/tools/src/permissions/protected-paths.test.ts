@@ -161,3 +161,52 @@ describe("R-S10: protected directories by real path", () => {
     expect(decision).toEqual({ behavior: "allow" });
   });
 });
+
+describe("R-S10, R-B2: a workspace root below forkloop's state directory", () => {
+  /** A batch item's copy of the project, where forkloop keeps it: ~/.forkloop/…/workspaces/ID. */
+  function itemWorkspace(): string {
+    const workspace = join(home(), ".forkloop/projects/p/batches/b/workspaces/w1");
+    mkdirSync(join(workspace, "src"), { recursive: true });
+    mkdirSync(join(home(), ".forkloop/projects/p/batches/b/workspaces/w2"), { recursive: true });
+    writeFileSync(join(workspace, "src/a.ts"), "a\n");
+    return workspace;
+  }
+
+  it("R-B2: the item's own files are the project's: an edit there is not a write into forkloop's settings", async () => {
+    const cwd = itemWorkspace();
+    expect(protectedWriteTarget(join(cwd, "src/a.ts"), { cwd, home: home() })).toBeUndefined();
+    const checker = createPermissionChecker({
+      mode: "acceptEdits",
+      rules: { allow: [], ask: [], deny: [] },
+      tools,
+      cwd,
+      home: home(),
+    });
+    const decision = await checker(
+      "Edit",
+      { file_path: join(cwd, "src/a.ts"), old_string: "a", new_string: "b" },
+      { signal: new AbortController().signal, toolUseId: "t", agentId: "main" },
+    );
+    expect(decision).toEqual({ behavior: "allow" });
+  });
+
+  it("R-S10: outside the item's root the state directory stays protected, and inside it the project's own settings and git directory do", () => {
+    const cwd = itemWorkspace();
+    const state = join(home(), ".forkloop");
+    for (const path of [
+      join(state, "settings.json"),
+      join(state, "projects/p/batches/b/journal.log"),
+      join(state, "projects/p/batches/b/workspaces/w2/src/a.ts"),
+      join(cwd, "../w2/x.ts"),
+    ])
+      expect(protectedWriteTarget(path, { cwd, home: home() }), path).toContain(".forkloop");
+    for (const name of [".forkloop/settings.json", ".claude/settings.json", ".git/hooks/pre-commit"])
+      expect(protectedWriteTarget(join(cwd, name), { cwd, home: home() }), name).toBeDefined();
+  });
+
+  it("R-S10: a project whose directory is forkloop's state directory itself gets no such exception", () => {
+    const cwd = join(home(), ".forkloop");
+    mkdirSync(cwd, { recursive: true });
+    expect(protectedWriteTarget(join(cwd, "settings.json"), { cwd, home: home() })).toBeDefined();
+  });
+});

@@ -54,10 +54,24 @@ export function protectedWriteTarget(path: string, context: ProtectionContext): 
   const points = [...git.points, ...settingsExecutionPoints({ cwd: context.cwd, roots: dirs, home })];
   for (const point of points) {
     const target = realOf(point.path);
-    if (real === target || (point.kind === "directory" && isInside(real, target)))
+    if (
+      real === target ||
+      (point.kind === "directory" && isInside(real, target) && !withinRootBelow(real, target, dirs))
+    )
       return `${point.path} (${point.what})`;
   }
   return undefined;
+}
+
+/**
+ * Whether `path` lies in a workspace root that is itself below the protected directory `point`:
+ * a batch item's own copy of the project lives in forkloop's state directory, and its files are
+ * the project's, not forkloop's settings. What lies outside that root (the batch's journal, other
+ * items' copies, the settings files) stays protected, and the root's own `.git`, `.forkloop` and
+ * `.claude` are judged above like any project's.
+ */
+function withinRootBelow(path: string, point: string, roots: readonly string[]): boolean {
+  return roots.some((root) => root !== point && isInside(root, point) && isInside(path, root));
 }
 
 /** Why acceptEdits and bare rules do not approve this write, for the message. */
