@@ -25,7 +25,8 @@ function builtinsFor(denyRules: readonly string[], bash: SubAgentBashOptions): M
       ...(bash.sandbox === undefined ? {} : { bashSandbox: bash.sandbox }),
       ...(bash.env === undefined ? {} : { bashEnv: bash.env }),
     });
-    builtins = new Map(tools.map((tool) => [tool.name, tool]));
+    // R-T6: a worker has no searcher; a sub-agent's WebSearch runs in the parent (its proxy).
+    builtins = new Map(tools.filter((tool) => tool.name !== "WebSearch").map((tool) => [tool.name, tool]));
     threadBuiltins.set(key, builtins);
   }
   return builtins;

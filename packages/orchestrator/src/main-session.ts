@@ -50,6 +50,7 @@ import { continueForks } from "./sub-agent-continuation.js";
 import type { SubAgentTask } from "./sub-agent-types.js";
 import { sessionSpan } from "./telemetry/session-span.js";
 import { sessionTranscriptPath, subAgentTranscriptPath, TranscriptWriter } from "./transcript.js";
+import { apiWebSearcher, withWebSearcher } from "./web-searcher.js";
 
 export type {
   MainSession,
@@ -90,7 +91,14 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
   const pool = options.pool ?? createAgentPool({ endpoint: options.endpoint, minThreads: 0 });
   const ownsPool = options.pool === undefined;
   // Grep/Glob/LS leave out what the deny rules hide (a `.env` is not printed by `Grep SECRET .`).
-  const baseTools = options.tools ?? createBuiltinTools({ denyRules: profile.permissionRules.deny });
+  // R-T6: WebSearch runs here, through the session's client (made below); sub-agents call it over
+  // their parent-side proxy, since a worker has no searcher.
+  const webSearch = apiWebSearcher(() => client);
+  const baseTools = withWebSearcher(
+    options.tools ?? createBuiltinTools({ denyRules: profile.permissionRules.deny }),
+    webSearch,
+    profile.bash.sandbox,
+  );
   const assembled = await assembleSession({
     cwd,
     model: profile.model,

@@ -18,6 +18,7 @@ export const BUILTIN_TOOL_NAMES = [
   "TaskStop",
   "TodoWrite",
   "WebFetch",
+  "WebSearch",
   "Write",
 ] as const;
 

@@ -23,6 +23,7 @@ describe("createBuiltinTools", () => {
       "TaskStop",
       "NotebookEdit",
       "WebFetch",
+      "WebSearch",
     ]);
   });
 

@@ -10,6 +10,7 @@ import { readTool } from "./tools/read.js";
 import { taskStopTool } from "./tools/task-stop.js";
 import { todoWriteTool } from "./tools/todo-write.js";
 import { createWebFetchTool } from "./tools/web-fetch.js";
+import { createWebSearchTool, type WebSearcher } from "./tools/web-search.js";
 import { writeTool } from "./tools/write.js";
 
 export interface BuiltinToolsOptions {
@@ -30,6 +31,12 @@ export interface BuiltinToolsOptions {
    * a project file's). Every other private address is refused.
    */
   readonly webFetchAllowPrivateHosts?: readonly string[];
+  /**
+   * R-T6: how WebSearch reaches the API's web search (the session's model client). Without it
+   * WebSearch is still offered (the tool list is the same everywhere, R-F3) and a call runs
+   * where one is given: a worker's sub-agent calls the session's over its parent-side proxy.
+   */
+  readonly webSearch?: WebSearcher;
 }
 
 /** The environment's list of hosts WebFetch may reach at private addresses. */
@@ -54,6 +61,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions = {}): Tool[] {
   const denied = options.denyRules === undefined ? {} : { denyRules: options.denyRules };
   const grepOptions =
     options.grepBackend === undefined ? denied : { ...denied, backend: options.grepBackend };
+  const networkOff = options.bashSandbox?.enabled === true && options.bashSandbox.network !== true;
   return [
     readTool,
     writeTool,
@@ -67,7 +75,11 @@ export function createBuiltinTools(options: BuiltinToolsOptions = {}): Tool[] {
     notebookEditTool,
     createWebFetchTool({
       allowPrivateHosts: options.webFetchAllowPrivateHosts ?? privateHostsFromEnvironment(),
-      networkOff: options.bashSandbox?.enabled === true && options.bashSandbox.network !== true,
+      networkOff,
+    }),
+    createWebSearchTool({
+      networkOff,
+      ...(options.webSearch === undefined ? {} : { search: options.webSearch }),
     }),
   ];
 }

@@ -100,6 +100,8 @@ export { createLsTool, lsTool } from "./tools/ls.js";
 export { readTool } from "./tools/read.js";
 export { taskStopTool } from "./tools/task-stop.js";
 export { todoWriteTool } from "./tools/todo-write.js";
+export type { WebSearcher, WebSearchRequest } from "./tools/web-search.js";
+export { createWebSearchTool } from "./tools/web-search.js";
 export { writeTool } from "./tools/write.js";
 export type { ResolvedPath, WorkspaceLocation } from "./workspace-paths.js";
 export { isInside, realpathAllowingMissing, resolveInWorkspace } from "./workspace-paths.js";

@@ -95,6 +95,7 @@ describe("tools through the loop and the simulator", () => {
       "TaskStop",
       "TodoWrite",
       "WebFetch",
+      "WebSearch",
       "Write",
     ]);
   });
