@@ -3,6 +3,7 @@ import {
   type BatchSpec,
   batchDir,
   batchSpecSchema,
+  checkWritableDir,
   createBatch,
   describeIssues,
   type ItemSource,
@@ -30,7 +31,6 @@ import {
 import type { GivenFlags } from "./flags.js";
 import { LOOP_FLAG_OPTIONS } from "./loop-flags.js";
 import { mcpConfigFlag } from "./mcp-config-args.js";
-import { checkWritableDir } from "./state-checks.js";
 
 /** What the flags ask for, decided before anything is written: a new batch (items listed) or a resume. */
 export type BatchPlan =

@@ -1,8 +1,7 @@
-import { plural } from "@forkloop/batch";
+import { describeEndpointFailure, type EndpointContext, type EndpointFailure, plural } from "@forkloop/batch";
 import { isWrongEndpointMessage, type TerminalReason } from "@forkloop/loop-core";
 import type { SDKResultMessage } from "@forkloop/sdk";
 import type { CommandContext } from "./command-context.js";
-import { describeEndpointFailure, type EndpointContext, type EndpointFailure } from "./endpoint-failure.js";
 import { EXIT, type ExitCode, exitCodeForTerminal } from "./exit-codes.js";
 
 export interface RunOutcomeOptions {

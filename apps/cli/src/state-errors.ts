@@ -1,5 +1,6 @@
 import { basename } from "node:path";
 import { OrchestratorError, TRANSCRIPT_EXTENSION, type TranscriptDamageData } from "@forkloop/orchestrator";
+import { capitalize, errnoFix, errnoReason, isKnownErrno } from "@forkloop/sdk/errors";
 import { CliError } from "./cli-error.js";
 
 /**
@@ -21,7 +22,7 @@ export function asStateError(error: unknown): CliError | undefined {
     return undefined;
   }
   const errno = error as NodeJS.ErrnoException;
-  if (typeof errno?.code === "string" && ERRNO_REASONS[errno.code] !== undefined) {
+  if (typeof errno?.code === "string" && isKnownErrno(errno.code)) {
     const where = errno.path === undefined ? "" : ` ${errno.path}`;
     return new CliError(
       `cannot ${errno.syscall ?? "access"}${where}: ${errnoReason(errno.code)}. ${capitalize(errnoFix(errno.code))}, then run the command again.`,
@@ -43,47 +44,4 @@ export function damageNotice(damage: TranscriptDamageData): string {
 function sessionIdOf(path: string): string {
   const name = basename(path);
   return name.endsWith(TRANSCRIPT_EXTENSION) ? name.slice(0, -TRANSCRIPT_EXTENSION.length) : name;
-}
-
-const ERRNO_REASONS: Record<string, string> = {
-  ENOSPC: "no space left on the device (ENOSPC)",
-  EDQUOT: "the disk quota is used up (EDQUOT)",
-  EROFS: "the file system is read-only (EROFS)",
-  EACCES: "permission denied (EACCES)",
-  EPERM: "operation not permitted (EPERM)",
-  EIO: "an input/output error of the device (EIO)",
-  ENOTDIR: "a file stands where a directory should be (ENOTDIR)",
-  EISDIR: "a directory stands where a file should be (EISDIR)",
-  EEXIST: "a file of that name already exists (EEXIST)",
-  EMFILE: "too many open files (EMFILE)",
-  ENAMETOOLONG: "the path is too long (ENAMETOOLONG)",
-};
-
-export function errnoReason(code: string): string {
-  return ERRNO_REASONS[code] ?? `the write failed (${code || "unknown error"})`;
-}
-
-export function errnoFix(code: string): string {
-  switch (code) {
-    case "ENOSPC":
-    case "EDQUOT":
-      return "free some space";
-    case "EROFS":
-      return "remount it writable or point --cwd / --output elsewhere";
-    case "EACCES":
-    case "EPERM":
-      return "make it writable for this user or point --cwd / --output elsewhere";
-    case "ENOTDIR":
-    case "EISDIR":
-    case "EEXIST":
-      return "move the file that is in the way";
-    case "EMFILE":
-      return "raise the open-file limit (ulimit -n)";
-    default:
-      return "check the device";
-  }
-}
-
-export function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -8,7 +8,9 @@
 export * from "./append-log.js";
 export { type DryRunEstimate, estimateDryRun, formatDryRun } from "./batch-dry-run.js";
 export * from "./batch-enqueue.js";
+export { BATCH_ERROR_CODES, BatchError, type BatchErrorCode } from "./batch-error.js";
 export { createBatchExecutor, createBatchPool } from "./batch-executor.js";
+export { isolationChoice, openBatchIsolation, refuseDirtyTree } from "./batch-isolation.js";
 export * from "./batch-items.js";
 export { batchPrefix } from "./batch-prefix.js";
 export {
@@ -24,16 +26,29 @@ export * from "./batch-runner.js";
 export { describeIssues, MAX_BATCH_TURNS } from "./batch-setting-checks.js";
 export * from "./batch-store.js";
 export { startBatchSpan } from "./batch-telemetry.js";
-export * from "./durable-file.js";
-export * from "./enqueue-seal.js";
-export { type ItemIsolator, isolateItems } from "./item-isolation.js";
 export {
-  isolationRecorded,
-  openWorkspaceIsolation,
-  uncommittedChanges,
-  type WorkspaceIsolation,
-} from "./item-workspace.js";
+  describeEndpointFailure,
+  describeHostFailure,
+  type EndpointContext,
+  type EndpointFailure,
+  endpointUrl,
+} from "./endpoint-failure.js";
+export * from "./enqueue-seal.js";
+export {
+  type BatchExecution,
+  type BatchHost,
+  type BatchOutcome,
+  executeBatch,
+} from "./execute-local-batch.js";
+export { type ItemIsolator, isolateItems } from "./item-isolation.js";
+export { openWorkspaceIsolation, type WorkspaceIsolation } from "./item-workspace.js";
 export type * from "./job-backend.js";
+export {
+  checkBatchDirs,
+  journalWriteFailed,
+  reportJournalRecovery,
+  reportWriteFailed,
+} from "./journal-safety.js";
 export * from "./local-journal-backend.js";
 export {
   type BatchJournalRecord,
@@ -57,7 +72,8 @@ export * from "./queue-report.js";
 export * from "./queue-store.js";
 export * from "./queue-worker.js";
 export * from "./redis-errors.js";
-export * from "./request-limiter.js";
+export { type RequestLimit, type RequestLimiter, tryAdmitRequest } from "./request-limiter.js";
 export { structuredOutputCheck } from "./structured-output.js";
 export * from "./worker-policy.js";
+export { checkWritableDir } from "./writable-dir.js";
 export * from "./write-batch-report.js";

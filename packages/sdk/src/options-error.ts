@@ -6,7 +6,7 @@ import { ForkloopError, type ForkloopErrorOptions } from "@forkloop/loop-core/er
  * and exits 2.
  */
 export class OptionsError extends ForkloopError {
-  override readonly name = "OptionsError";
+  override readonly name: string = "OptionsError";
   constructor(message: string, options: ForkloopErrorOptions = {}) {
     super(message, { code: "invalid_options", ...options });
   }

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import {
   type BatchSpec,
   batchDir,
+  checkWritableDir,
   type connectQueue,
   describeRedisError,
   enqueueOnce,
@@ -19,6 +20,7 @@ import {
   type QueuedMcpServer,
   queuedBatchReport,
   registerBatch,
+  reportWriteFailed,
   runQueuedBatch,
   saveBatchSpec,
   startBatchSpan,
@@ -26,14 +28,12 @@ import {
 } from "@forkloop/batch";
 import { batchesDir, type ProjectState } from "@forkloop/sdk";
 import { permissionModeFacts } from "@forkloop/tools";
-import { reportWriteFailed } from "../batch-safety.js";
 import { type BatchPlan, createPlannedBatch } from "../batch-setup.js";
 import { finishedStatus, printBatchSummary } from "../batch-summary.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode, exitCodeForBatch } from "../exit-codes.js";
 import { openCheckedQueue } from "../queue-open.js";
-import { checkWritableDir } from "../state-checks.js";
 
 /** The flags `forkloop batch --queue` reads beyond the batch's own settings. */
 export interface QueueFlags {

@@ -4,20 +4,28 @@ import {
   type BatchSpec,
   batchPrefix,
   buildReport,
+  checkBatchDirs,
   type DryRunEstimate,
   describeSkipped,
   enqueueOnce,
   estimateDryRun,
+  executeBatch,
   formatDryRun,
   type ItemState,
+  isolationChoice,
   JOURNAL_FILE,
+  journalWriteFailed,
   LogWriteError,
+  openBatchIsolation,
   openLocalJournalBackend,
   parseQueueUrl,
   plural,
   readReduce,
   reduceDue,
+  refuseDirtyTree,
   relistFromSource,
+  reportJournalRecovery,
+  reportWriteFailed,
   writeReport,
 } from "@forkloop/batch";
 import type { SubAgentBashOptions } from "@forkloop/orchestrator";
@@ -40,14 +48,6 @@ import {
   toModelOverrides,
 } from "@forkloop/sdk";
 import { SETTING_SOURCES } from "@forkloop/tools";
-import { executeBatch } from "../batch-execute.js";
-import { isolationChoice, openBatchIsolation, refuseDirtyTree } from "../batch-isolation.js";
-import {
-  checkBatchDirs,
-  journalWriteFailed,
-  reportJournalRecovery,
-  reportWriteFailed,
-} from "../batch-safety.js";
 import {
   type BatchPlan,
   checkResumeFlags,

@@ -6,6 +6,8 @@ import {
   batchDir,
   createBatchExecutor,
   createBatchPool,
+  describeHostFailure,
+  endpointUrl,
   parseQueueUrl,
   plural,
   type QueuedBatch,
@@ -23,7 +25,6 @@ import { SETTING_SOURCES } from "@forkloop/tools";
 import { z } from "zod";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
-import { describeHostFailure, endpointUrl } from "../endpoint-failure.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { parseCommand } from "../flags.js";
 import { mcpConfigFlag, spreadMcpConfigArgs } from "../mcp-config-args.js";

@@ -1,18 +1,16 @@
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
-import {
-  MESSAGE_BATCHES_LOG,
-  type MessageBatchesClient,
-  type MessageBatchJournal,
-  MessageBatchRounds,
-  openMessageBatchJournal,
-  type RoundEvent,
-} from "@forkloop/batch";
 import { loadAnthropicSdk } from "@forkloop/loop-core";
 import type { ModelEndpoint } from "@forkloop/orchestrator";
 import type { ModelSource } from "@forkloop/sdk";
-import { CliError } from "./cli-error.js";
+import { BatchError } from "./batch-error.js";
 import { endpointUrl } from "./endpoint-failure.js";
+import {
+  MESSAGE_BATCHES_LOG,
+  type MessageBatchJournal,
+  openMessageBatchJournal,
+} from "./message-batch-journal.js";
+import { type MessageBatchesClient, MessageBatchRounds, type RoundEvent } from "./message-batch-rounds.js";
 
 /**
  * R-B8: `forkloop batch --api batches` — the Message Batches rounds for one run of a batch: the
@@ -106,7 +104,8 @@ async function checkBatchesApi(client: Anthropic, url: string): Promise<void> {
   } catch (error) {
     const status = (error as { status?: number }).status;
     if (status === 401 || status === 403) return; // the key's problem: the first round says it (R-R9)
-    throw new CliError(
+    throw new BatchError(
+      "batches_api_unavailable",
       `--api batches: ${url} has no Message Batches API (GET /v1/messages/batches: ${status === undefined ? (error as Error).message : `HTTP ${status}`}). Point ANTHROPIC_BASE_URL at an endpoint that has it (https://api.anthropic.com, or forkloop sim), or drop --api batches to send each request online.`,
     );
   }
@@ -115,7 +114,8 @@ async function checkBatchesApi(client: Anthropic, url: string): Promise<void> {
 function msFromEnv(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined || value === "") return fallback;
   if (!/^\d+$/.test(value))
-    throw new CliError(
+    throw new BatchError(
+      "invalid_batch",
       `${name} must be a whole number of milliseconds (got "${value}"), e.g. ${name}=${fallback}`,
     );
   return Number(value);

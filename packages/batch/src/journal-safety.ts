@@ -1,7 +1,10 @@
-import { type BatchSpec, type LogWriteError, type OpenedJournal, plural } from "@forkloop/batch";
-import { CliError } from "./cli-error.js";
-import { checkWritableDir, JOURNAL_BYTES_PER_ITEM, REPORT_BYTES_PER_ITEM } from "./state-checks.js";
-import { capitalize, errnoFix, errnoReason } from "./state-errors.js";
+import { capitalize, errnoFix, errnoReason } from "@forkloop/sdk/errors";
+import type { LogWriteError } from "./append-log.js";
+import { BatchError } from "./batch-error.js";
+import type { BatchSpec } from "./batch-store.js";
+import type { OpenedJournal } from "./local-journal-backend.js";
+import { plural } from "./plural.js";
+import { checkWritableDir, JOURNAL_BYTES_PER_ITEM, REPORT_BYTES_PER_ITEM } from "./writable-dir.js";
 
 /** R-R4: a torn last record is dropped and said once; a repair says what it kept. */
 export function reportJournalRecovery(
@@ -39,15 +42,17 @@ export async function checkBatchDirs(spec: BatchSpec, dir: string, items: number
 }
 
 /** R-R4: the journal refused a record (full disk …): what is safe, and how to go on. */
-export function journalWriteFailed(error: LogWriteError, id: string): CliError {
-  return new CliError(
+export function journalWriteFailed(error: LogWriteError, id: string): BatchError {
+  return new BatchError(
+    "journal_write_failed",
     `cannot write the batch journal ${error.path}: ${errnoReason(error.code)}. Every result recorded before this is safe; the items that were running were stopped and will run again. ${capitalize(errnoFix(error.code))}, then \`forkloop batch --resume ${id}\`.`,
   );
 }
 
-export function reportWriteFailed(error: unknown, spec: BatchSpec): CliError {
+export function reportWriteFailed(error: unknown, spec: BatchSpec): BatchError {
   const code = (error as NodeJS.ErrnoException).code ?? "";
-  return new CliError(
+  return new BatchError(
+    "report_write_failed",
     `cannot write the report to ${spec.outputDir}: ${errnoReason(code)}. Every item's result is in the journal; ${errnoFix(code)}, then \`forkloop batch --resume ${spec.id}\` writes the report (finished items do not run again).`,
   );
 }

@@ -1,9 +1,9 @@
 import { constants } from "node:fs";
 import { access, mkdir, rm, stat, statfs } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { writeDurably } from "@forkloop/batch";
-import { CliError } from "./cli-error.js";
-import { capitalize, errnoFix, errnoReason } from "./state-errors.js";
+import { capitalize, errnoFix, errnoReason } from "@forkloop/sdk/errors";
+import { BatchError } from "./batch-error.js";
+import { writeDurably } from "./durable-file.js";
 
 /** Journal bytes an item needs: enqueue, claim and settle records with the item's final text. */
 export const JOURNAL_BYTES_PER_ITEM = 8 * 1024;
@@ -29,12 +29,16 @@ export async function checkWritableDir(
   const info = await stat(dir).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return undefined;
     const code = error.code ?? "";
-    throw new CliError(
+    throw new BatchError(
+      "batch_dir_unwritable",
       `cannot write the ${options.role} ${dir}: ${errnoReason(code)}. ${capitalize(errnoFix(code))}. ${options.fix}`,
     );
   });
   if (info && !info.isDirectory()) {
-    throw new CliError(`${options.role} ${dir} is a file, not a directory. ${options.fix}`);
+    throw new BatchError(
+      "batch_dir_unwritable",
+      `${options.role} ${dir} is a file, not a directory. ${options.fix}`,
+    );
   }
   const probe = join(dir, `.forkloop-probe-${process.pid}`);
   try {
@@ -43,7 +47,8 @@ export async function checkWritableDir(
     else await writeDurably(probe, Buffer.alloc(4096));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "";
-    throw new CliError(
+    throw new BatchError(
+      "batch_dir_unwritable",
       `cannot write the ${options.role} ${dir}: ${errnoReason(code)}. ${capitalize(errnoFix(code))}. ${options.fix}`,
     );
   } finally {
@@ -54,7 +59,8 @@ export async function checkWritableDir(
   const free = space.bavail * space.bsize;
   const needed = options.neededBytes + SLACK_BYTES;
   if (free < needed) {
-    throw new CliError(
+    throw new BatchError(
+      "batch_dir_unwritable",
       `the ${options.role} ${dir} has ${formatBytes(free)} free, and about ${formatBytes(needed)} will be written there. Free some space. ${options.fix}`,
     );
   }

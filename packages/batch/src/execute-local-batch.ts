@@ -1,31 +1,20 @@
 import { join } from "node:path";
-import {
-  type BatchReport,
-  type BatchRunSummary,
-  type BatchSpec,
-  buildReport,
-  createBatchExecutor,
-  createBatchPool,
-  finalSnapshot,
-  formatDuration,
-  type ItemIsolator,
-  type JobBackend,
-  limitedRequestGate,
-  memoryRequestLimiter,
-  ProgressDisplay,
-  plural,
-  type ReduceOutcome,
-  readReduce,
-  runBatch,
-  runReduce,
-} from "@forkloop/batch";
 import type { Tool } from "@forkloop/loop-core";
-import { poolClock, type SubAgentBashOptions } from "@forkloop/orchestrator";
+import { poolClock, type SharedClock, type SubAgentBashOptions } from "@forkloop/orchestrator";
 import type { ModelSource } from "@forkloop/sdk";
 import type { Settings } from "@forkloop/tools";
-import { type BatchApiRun, batchApiEndpoint, openBatchApi } from "./batch-api.js";
-import type { CommandContext } from "./command-context.js";
+import { createBatchExecutor, createBatchPool } from "./batch-executor.js";
+import { type ReduceOutcome, readReduce, runReduce } from "./batch-reduce.js";
+import { type BatchReport, buildReport, finalSnapshot } from "./batch-report.js";
+import { type BatchRunSummary, runBatch } from "./batch-runner.js";
+import type { BatchSpec } from "./batch-store.js";
 import { describeEndpointFailure, type EndpointFailure, endpointUrl } from "./endpoint-failure.js";
+import type { ItemIsolator } from "./item-isolation.js";
+import type { JobBackend } from "./job-backend.js";
+import { type BatchApiRun, batchApiEndpoint, openBatchApi } from "./message-batches-api.js";
+import { plural } from "./plural.js";
+import { formatDuration, ProgressDisplay, type ProgressStream } from "./progress-display.js";
+import { limitedRequestGate, memoryRequestLimiter } from "./request-limiter.js";
 
 /** A 429 that moves the pool's pause on by less than this is the pause already said. */
 const SAME_PAUSE_MS = 5_000;
@@ -49,6 +38,22 @@ export interface BatchExecution {
   readonly api?: "messages" | "batches";
 }
 
+/**
+ * What a local batch's run takes from its host (the CLI's command context): where progress goes,
+ * the environment, the interrupt and the clock.
+ */
+export interface BatchHost {
+  /** The live progress display and its notices. */
+  readonly stderr: ProgressStream;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Aborted on the first interrupt: running items stop, their state is kept for --resume. */
+  readonly signal: AbortSignal;
+  /** Runs a handler before a later interrupt exits at once; absent in-process. */
+  readonly beforeForcedExit?: (handler: () => Promise<void>) => () => void;
+  /** R-R11: the clock model requests wait on; the system clock when absent. */
+  readonly clock?: SharedClock;
+}
+
 export interface BatchOutcome {
   readonly summary: BatchRunSummary;
   readonly report: BatchReport;
@@ -62,7 +67,7 @@ export interface BatchOutcome {
  * Runs the batch's pending items as sub-agents in the orchestrator's worker pool with the live
  * progress display on stderr, and builds the report. The caller writes and prints it.
  */
-export async function executeBatch(run: BatchExecution, context: CommandContext): Promise<BatchOutcome> {
+export async function executeBatch(run: BatchExecution, context: BatchHost): Promise<BatchOutcome> {
   const { spec, source } = run;
   const display = new ProgressDisplay(context.stderr);
   // R-B8: opened (and the endpoint checked) before the pool starts any item.

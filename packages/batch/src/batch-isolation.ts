@@ -1,13 +1,8 @@
-import {
-  type BatchSpec,
-  type ItemIsolator,
-  isolateItems,
-  isolationRecorded,
-  openWorkspaceIsolation,
-  plural,
-  uncommittedChanges,
-} from "@forkloop/batch";
-import { CliError } from "./cli-error.js";
+import { BatchError } from "./batch-error.js";
+import type { BatchSpec } from "./batch-store.js";
+import { type ItemIsolator, isolateItems } from "./item-isolation.js";
+import { isolationRecorded, openWorkspaceIsolation, uncommittedChanges } from "./item-workspace.js";
+import { plural } from "./plural.js";
 
 /** Tools whose rules let an item change files. */
 const EDITING_RULE = /^(Edit|Write|MultiEdit|NotebookEdit|Bash)(\(|$)/;
@@ -22,7 +17,8 @@ export function isolationChoice(
   spec: BatchSpec,
 ): { readonly isolate: boolean; readonly reason: string } {
   if (flags.isolate && flags["no-isolate"])
-    throw new CliError(
+    throw new BatchError(
+      "invalid_batch",
       "give one of --isolate and --no-isolate (isolation is on by default when items may edit).",
     );
   if (flags["no-isolate"]) return { isolate: false, reason: "--no-isolate" };
@@ -44,7 +40,8 @@ export async function refuseDirtyTree(cwd: string, stateDirs: readonly string[])
   if (dirty.length === 0) return;
   const shown = dirty.slice(0, 5).join(", ");
   const more = dirty.length > 5 ? ` and ${dirty.length - 5} more` : "";
-  throw new CliError(
+  throw new BatchError(
+    "dirty_worktree",
     `the working tree has uncommitted changes (${plural(dirty.length, "path")}: ${shown}${more}); an isolated batch runs every item in a worktree of the last commit and merges their changes into this tree, so those changes would be in no item's copy. Commit them first (git add -A && git commit), or run the batch with --no-isolate to let items edit the tree in place.`,
   );
 }
