@@ -1,22 +1,20 @@
 import { isAbsolute, resolve } from "node:path";
 import {
+  type BatchPlan,
   type BatchSpec,
   batchDir,
   batchSpecSchema,
-  checkWritableDir,
-  createBatch,
+  changedSettings,
   describeIssues,
   type ItemSource,
-  type JobItem,
-  type LoadedItems,
   loadBatch,
   loadItems,
   newBatchId,
-  saveBatchSpec,
+  resumableStartSettings,
   structuredOutputCheck,
 } from "@forkloop/batch";
 import { resolveModelAlias } from "@forkloop/loop-core";
-import { batchesDir, isInCheckout, type LoopChoices, type ProjectState } from "@forkloop/sdk";
+import { isInCheckout, type LoopChoices, type ProjectState } from "@forkloop/sdk";
 import { jsonSchemaFlag } from "./claude-flag-values.js";
 import { CliError } from "./cli-error.js";
 import {
@@ -31,21 +29,6 @@ import {
 import type { GivenFlags } from "./flags.js";
 import { LOOP_FLAG_OPTIONS } from "./loop-flags.js";
 import { mcpConfigFlag } from "./mcp-config-args.js";
-
-/** What the flags ask for, decided before anything is written: a new batch (items listed) or a resume. */
-export type BatchPlan =
-  | { readonly kind: "new"; readonly spec: BatchSpec; readonly loaded: LoadedItems }
-  /**
-   * `respecified`: the resume's flags changed batch.json; it is saved once the batch is locked,
-   * and `changes` (`--concurrency 16 (was 8)`) are said once (R-R7).
-   */
-  | {
-      readonly kind: "resume";
-      readonly spec: BatchSpec;
-      readonly dir: string;
-      readonly respecified: boolean;
-      readonly changes: readonly string[];
-    };
 
 /** A batch to resume, as batch.json holds it. */
 export interface StoredBatch {
@@ -83,34 +66,12 @@ export async function loadResumable(
       `batch ${stored.spec.id} runs on the queue ${stored.spec.queue}; re-attach with \`forkloop batch --resume ${stored.spec.id} --queue ${stored.spec.queue}\`.`,
     );
   }
-  const { kept, unused } = isInCheckout(state, stored.dir)
-    ? withoutLoosening(stored.spec.startFlags ?? {}, given)
-    : { kept: stored.spec.startFlags ?? {}, unused: [] };
+  const { kept, unused } = resumableStartSettings(
+    stored.spec.startFlags ?? {},
+    given,
+    isInCheckout(state, stored.dir),
+  );
   return { stored, flags: checkBatchFlagValues({ ...kept, ...given }), unused };
-}
-
-/**
- * Stored start settings that widen what items may do. R-S11: batch.json in the checkout can be
- * rewritten (a `git pull`), so there they are used only when the resume gives them again.
- */
-const LOOSENING: Readonly<Record<string, (value: GivenFlags[string]) => boolean>> = {
-  sandbox: (value) => value === "off",
-  "trust-project": (value) => value === true,
-  "permission-mode": (value) => value === "bypassPermissions",
-};
-
-function withoutLoosening(
-  stored: GivenFlags,
-  given: GivenFlags,
-): { kept: GivenFlags; unused: readonly string[] } {
-  const unused = Object.entries(stored)
-    .filter(([flag, value]) => !(flag in given) && LOOSENING[flag]?.(value) === true)
-    .map(([flag]) => flag);
-  const kept = Object.fromEntries(Object.entries(stored).filter(([flag]) => !unused.includes(flag)));
-  return {
-    kept,
-    unused: unused.map((flag) => `--${flag}${stored[flag] === true ? "" : ` ${String(stored[flag])}`}`),
-  };
 }
 
 /**
@@ -241,12 +202,7 @@ function resumePlan(stored: StoredBatch, given: GivenFlags, cwd: string, loop: L
   const checked = batchSpecSchema.safeParse(spec);
   if (!checked.success)
     throw new CliError(`the batch's settings are not valid: ${describeIssues(checked.error)}.`);
-  const changes = Object.entries(settings)
-    .filter(([flag, value]) => JSON.stringify(before?.[flag]) !== JSON.stringify(value))
-    .map(([flag, value]) => {
-      const was = before === undefined ? "" : ` (was ${valueText(before[flag])})`;
-      return `${value === true ? `--${flag}` : `--${flag} ${valueText(value)}`}${was}`;
-    });
+  const changes = changedSettings(before, settings);
   return {
     kind: "resume",
     spec,
@@ -254,13 +210,6 @@ function resumePlan(stored: StoredBatch, given: GivenFlags, cwd: string, loop: L
     respecified: JSON.stringify(spec) !== JSON.stringify(stored.spec),
     changes,
   };
-}
-
-/** A flag's value as typed (`16`, `a b` for a list), or what it was when not a value. */
-function valueText(value: GivenFlags[string] | undefined): string {
-  if (value === undefined) return "not given";
-  if (value === true) return "given";
-  return Array.isArray(value) ? value.join(" ") : String(value);
 }
 
 /** A `--queue` batch's re-attach keeps the settings stored in Redis. */
@@ -276,55 +225,4 @@ export function checkResumeFlags(id: string, flags: BatchFlags): void {
       `--dry-run lists a new batch's items; \`forkloop batch status ${id}\` shows this one's progress.`,
     );
   }
-}
-
-/**
- * Creates the planned batch's state and opens it with `open` (the journal, which locks the batch),
- * after checking that the state and output directories take a file — before the first request:
- * the report used to be lost after every item ran. A resume's changed settings are
- * saved only once the batch is locked (R-R5: a second resume must not rewrite batch.json).
- */
-export async function openPlannedBatch<Opened extends { close(): Promise<void> }>(
-  plan: BatchPlan,
-  state: ProjectState,
-  outputGiven: boolean,
-  open: (dir: string) => Promise<Opened>,
-): Promise<{ spec: BatchSpec; dir: string; items?: readonly JobItem[]; opened: Opened }> {
-  const { spec } = plan;
-  if (plan.kind === "resume") {
-    const opened = await open(plan.dir);
-    try {
-      await ensureWritableOutput(spec.outputDir);
-      if (plan.respecified) await saveBatchSpec(plan.dir, spec);
-    } catch (error) {
-      await opened.close();
-      throw error;
-    }
-    return { spec, dir: plan.dir, opened };
-  }
-  const created = await createPlannedBatch(plan, state, outputGiven);
-  return { ...created, opened: await open(created.dir) };
-}
-
-/** A new batch's state: its directory and batch.json, made once the directories are checked. */
-export async function createPlannedBatch(
-  plan: Extract<BatchPlan, { kind: "new" }>,
-  state: ProjectState,
-  outputGiven: boolean,
-): Promise<{ spec: BatchSpec; dir: string; items: readonly JobItem[] }> {
-  // The state directory's check (a directory, writable, with errno reasons), before anything is created.
-  await checkWritableDir(batchesDir(state), {
-    role: "batch state directory",
-    fix: "Batches keep their journal there; set FORKLOOP_HOME or --state-dir to a writable directory.",
-  });
-  // The default output is the batch directory, which createBatch makes.
-  if (outputGiven) await ensureWritableOutput(plan.spec.outputDir);
-  return { spec: plan.spec, dir: await createBatch(state, plan.spec), items: plan.loaded.items };
-}
-
-function ensureWritableOutput(dir: string): Promise<void> {
-  return checkWritableDir(dir, {
-    role: "output directory",
-    fix: "results.jsonl and the report go there: give a writable --output DIR.",
-  });
 }

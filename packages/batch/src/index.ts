@@ -12,13 +12,13 @@ export { BATCH_ERROR_CODES, BatchError, type BatchErrorCode } from "./batch-erro
 export { createBatchExecutor, createBatchPool } from "./batch-executor.js";
 export { isolationChoice, openBatchIsolation, refuseDirtyTree } from "./batch-isolation.js";
 export * from "./batch-items.js";
+export { type BatchPlan, createPlannedBatch, openPlannedBatch } from "./batch-plan.js";
 export { batchPrefix } from "./batch-prefix.js";
 export {
   type ReduceOutcome,
   type ReduceRecord,
   readReduce,
   reduceDue,
-  runReduce,
 } from "./batch-reduce.js";
 export * from "./batch-report.js";
 export * from "./batch-report-markdown.js";
@@ -73,6 +73,7 @@ export * from "./queue-store.js";
 export * from "./queue-worker.js";
 export * from "./redis-errors.js";
 export { type RequestLimit, type RequestLimiter, tryAdmitRequest } from "./request-limiter.js";
+export { changedSettings, resumableStartSettings, type StartSettings } from "./resume-settings.js";
 export { structuredOutputCheck } from "./structured-output.js";
 export * from "./worker-policy.js";
 export { checkWritableDir } from "./writable-dir.js";

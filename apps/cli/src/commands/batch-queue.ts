@@ -1,10 +1,12 @@
 import { mkdir, rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import {
+  type BatchPlan,
   type BatchSpec,
   batchDir,
   checkWritableDir,
   type connectQueue,
+  createPlannedBatch,
   describeRedisError,
   enqueueOnce,
   finalSnapshot,
@@ -28,7 +30,6 @@ import {
 } from "@forkloop/batch";
 import { batchesDir, type ProjectState } from "@forkloop/sdk";
 import { permissionModeFacts } from "@forkloop/tools";
-import { type BatchPlan, createPlannedBatch } from "../batch-setup.js";
 import { finishedStatus, printBatchSummary } from "../batch-summary.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import {
+  type BatchPlan,
   type BatchSpec,
   batchPrefix,
   buildReport,
@@ -18,6 +19,7 @@ import {
   LogWriteError,
   openBatchIsolation,
   openLocalJournalBackend,
+  openPlannedBatch,
   parseQueueUrl,
   plural,
   readReduce,
@@ -48,13 +50,7 @@ import {
   toModelOverrides,
 } from "@forkloop/sdk";
 import { SETTING_SOURCES } from "@forkloop/tools";
-import {
-  type BatchPlan,
-  checkResumeFlags,
-  loadResumable,
-  openPlannedBatch,
-  planBatch,
-} from "../batch-setup.js";
+import { checkResumeFlags, loadResumable, planBatch } from "../batch-setup.js";
 import { finishedStatus, printBatchSummary } from "../batch-summary.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
