@@ -131,7 +131,10 @@ describe("hook events through the CLI (R-X4)", () => {
         { cwd: dir, env },
       );
       expect(first.code, first.stderr).toBe(0);
-      const init = streamJsonLines(first.stdout)[0];
+      // SessionStart's hook runs come first (system/hook_*, as in Claude Code), then the init line.
+      const init = streamJsonLines(first.stdout).find(
+        (line) => line.type === "system" && line.subtype === "init",
+      );
       if (init?.type !== "system" || init.subtype !== "init") throw new Error("expected the init line");
       const sessionId = init.session_id;
       const transcript = join(sessionsStateDir(dir), `${sessionId}.fltr`);

@@ -40,10 +40,6 @@ export const REFUSED_CLAUDE_FLAGS: readonly RefusedClaudeFlag[] = [
   { spellings: ["--from-pr"], why: "forkloop does not link sessions to pull requests; use --resume SESSION" },
   { spellings: ["--ide"], why: INTERACTIVE },
   {
-    spellings: ["--include-hook-events"],
-    why: "forkloop's stream-json output has no hook lifecycle messages yet; hooks still run, and their inputs are what settings' command hooks receive",
-  },
-  {
     spellings: ["--permission-prompt-tool"],
     why: "forkloop has no MCP permission-prompt tool; decide with allow/deny rules (--allowed-tools, --disallowed-tools) or --permission-mode",
   },
@@ -79,10 +75,6 @@ export const REFUSED_CLAUDE_FLAGS: readonly RefusedClaudeFlag[] = [
   {
     spellings: ["--forward-subagent-text"],
     why: "forkloop's stream-json forwards a sub-agent's tool calls and results (parent_tool_use_id set), not yet its text",
-  },
-  {
-    spellings: ["--replay-user-messages"],
-    why: "forkloop does not echo stdin's user messages back yet; each input turn's answer follows in order",
   },
   {
     spellings: ["--agent"],

@@ -88,6 +88,8 @@ export function streamJsonPrompt(stdin: Stdin): {
         type: "user",
         message: parsed.data.message as SDKUserMessage["message"],
         parent_tool_use_id: null,
+        // The host's own id, so what --replay-user-messages prints back names the message it sent.
+        ...(parsed.data.uuid === undefined ? {} : { uuid: parsed.data.uuid }),
       };
     }
   }

@@ -92,6 +92,8 @@ const FLAGS: Readonly<Record<string, Flag>> = {
     additionalDirectories: [...(options.additionalDirectories ?? []), required("add-dir", value)],
   }),
   "include-partial-messages": (_value, options) => ({ ...options, includePartialMessages: true }),
+  "replay-user-messages": (_value, options) => ({ ...options, replayUserMessages: true }),
+  "include-hook-events": (_value, options) => ({ ...options, includeHookEvents: true }),
   effort: (value, options) => ({
     ...options,
     effort: required("effort", value) as NonNullable<Options["effort"]>,

@@ -136,6 +136,16 @@ export interface Options extends AgentSdkOnlyOptions {
   /** The new session's id (a UUID, `claude --session-id`); not with resume or continue. */
   sessionId?: string;
   includePartialMessages?: boolean;
+  /**
+   * Each settings hook command's run as `system/hook_started` and `system/hook_response` messages
+   * (its output, exit code and outcome), as Claude Code's `--include-hook-events`.
+   */
+  includeHookEvents?: boolean;
+  /**
+   * forkloop (R-X3, `claude --replay-user-messages`): each user message of a streaming `prompt` is
+   * yielded back as sent (`isReplay: true`) when a turn takes it.
+   */
+  replayUserMessages?: boolean;
   /** Which settings files to read; default `[]` (none), as the Agent SDK. */
   settingSources?: SettingSource[];
   /**
@@ -202,6 +212,8 @@ export const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof Options>([
   "forkSession",
   "sessionId",
   "includePartialMessages",
+  "includeHookEvents",
+  "replayUserMessages",
   "settingSources",
   "tokenBudget",
   "trustProject",

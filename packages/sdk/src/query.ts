@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import {
   type ModelInfo as CatalogModelInfo,
@@ -47,6 +46,7 @@ import { type ErrorResultError, errorAfter } from "./error-result.js";
 import { withExtraArgs } from "./extra-args.js";
 import { createHeadlessPermissions } from "./headless-permissions.js";
 import { HookCallbacks, recordingHookDenials } from "./hook-callbacks.js";
+import { hookRunMessages } from "./hook-run-messages.js";
 import { startSessionMcp } from "./mcp-servers.js";
 import type { SDKMessage, SDKResultMessage, SDKUserMessageInput } from "./messages.js";
 import type { CanUseTool, McpServerConfig, Options } from "./options.js";
@@ -76,6 +76,7 @@ import { withStructuredOutput } from "./structured-output.js";
 import { SubAgentTracker } from "./sub-agent-tracker.js";
 import { DEFAULT_MODEL, removedForkTools } from "./tool-selection.js";
 import { ToolUseOrder } from "./tool-use-order.js";
+import { type PendingPrompt, UserMessageReplay } from "./user-message-replay.js";
 import { withWrittenAt } from "./written-at.js";
 
 export type { McpServerStatus, ModelInfo, SlashCommand };
@@ -181,11 +182,13 @@ class QueryRun implements Query {
   readonly #out = new AsyncChannel<SDKMessage>();
   readonly #warn: (line: string) => void;
   /** Prompts waiting for a turn. */
-  readonly #pending: string[] = [];
+  readonly #pending: PendingPrompt[] = [];
   /** R-L2: the running loop's queue; what it has not drained when the turn ends runs next. */
   readonly #queued: QueuedCommand[] = [];
   /** The queued prompts' uuids: the loop's user message for one is not yielded (the Agent SDK echoes no input). */
   readonly #queuedUuids = new Set<string>();
+  /** R-X3: the input messages to echo back (replayUserMessages). */
+  readonly #replay: UserMessageReplay;
   #inputEnded = false;
   #wakeDriver: (() => void) | undefined;
   #started = false;
@@ -219,11 +222,12 @@ class QueryRun implements Query {
     }
     this.#options = given;
     this.#runtimes = runtimes;
+    this.#replay = new UserMessageReplay(given.replayUserMessages === true);
     // Its notices name files and paths of the project: shown on a terminal escaped (R-S14).
     const stderr = given.stderr ?? ((line: string) => process.stderr.write(terminalText(line)));
     this.#warn = (line) => stderr(`${line}\n`);
     if (typeof prompt === "string") {
-      this.#pending.push(prompt);
+      this.#pending.push({ text: prompt });
       this.#inputEnded = true;
     } else {
       void this.#pump(prompt, true);
@@ -448,13 +452,12 @@ class QueryRun implements Query {
     try {
       for await (const message of stream) {
         if (this.#closed) break;
-        const text = promptText(message);
+        const pending = this.#replay.received(message, promptText(message));
         if (this.#turn !== undefined) {
-          const uuid = message.uuid ?? randomUUID();
-          this.#queuedUuids.add(uuid);
-          this.#queued.push({ uuid, content: text, kind: "prompt" });
+          this.#queuedUuids.add(pending.uuid);
+          this.#queued.push({ uuid: pending.uuid, content: pending.text, kind: "prompt" });
         } else {
-          this.#pending.push(text);
+          this.#pending.push(pending);
         }
         this.#wake();
       }
@@ -475,13 +478,13 @@ class QueryRun implements Query {
    * notices of background commands that ended after the last turn, waiting for the ones still
    * running before the query may end. undefined: nothing more to do.
    */
-  async #nextPrompt(shells?: BackgroundShells): Promise<string | undefined> {
+  async #nextPrompt(shells?: BackgroundShells): Promise<PendingPrompt | undefined> {
     while (true) {
       if (this.#closed || this.#options.abortController?.signal.aborted) return undefined;
       const next = this.#pending.shift();
       if (next !== undefined) return next;
       const notices = shells?.takeNotices() ?? [];
-      if (notices.length > 0) return notices.map(taskNotificationText).join("\n\n");
+      if (notices.length > 0) return { text: notices.map(taskNotificationText).join("\n\n") };
       if (this.#inputEnded && shells?.hasRunning() !== true) return undefined;
       let stopListening: (() => void) | undefined;
       await new Promise<void>((resolve) => {
@@ -497,7 +500,7 @@ class QueryRun implements Query {
     const first = await this.#nextPrompt();
     if (first === undefined) return;
     // A bad slash command is refused before anything starts.
-    parseRunRequest(first);
+    parseRunRequest(first.text);
     const resolved = await resolveQueryOptions(this.#options, this.#warn);
     this.#bypassSettings = resolved.settings;
     const sessionId =
@@ -533,7 +536,7 @@ class QueryRun implements Query {
     );
   }
 
-  async #driveLocked(resolved: ResolvedQuery, first: string, sessionId: string): Promise<void> {
+  async #driveLocked(resolved: ResolvedQuery, first: PendingPrompt, sessionId: string): Promise<void> {
     const runtime = await this.#runtimes.acquire(resolved.env, this.#warn, resolved.cwd);
     try {
       // R-M1: the servers start once per session (in parallel) and serve its sub-agents too;
@@ -560,7 +563,7 @@ class QueryRun implements Query {
   async #runSession(
     resolved: ResolvedQuery,
     runtime: SharedRuntime,
-    first: string,
+    first: PendingPrompt,
     sessionId: string,
     tools: readonly Tool[],
   ): Promise<void> {
@@ -591,12 +594,19 @@ class QueryRun implements Query {
       },
     });
     const transcriptPath = `${resolved.sessionsDir}/${sessionId}.fltr`;
+    const onHookRun = hookRunMessages(
+      this.#options.includeHookEvents === true,
+      sessionId,
+      emit,
+      (toolUseId) => order.yielded(toolUseId),
+    );
     // The settings' SubagentStart and SessionEnd hooks (the loop's hooks are the others).
     const sessionEvents = sessionEventHooks(resolved.settings, {
       cwd: resolved.cwd,
       sessionId,
       transcriptPath,
       onNotice: this.#warn,
+      onHookRun,
     });
     const callbacks = new HookCallbacks(this.#options.hooks ?? {}, {
       sessionId,
@@ -665,6 +675,7 @@ class QueryRun implements Query {
               subAgentTranscriptPath(resolved.sessionsDir, sessionId, agentId),
             agentType: (agentId) => agentTypes.get(agentId),
             onNotice: this.#warn,
+            onHookRun,
           }),
           callbacks.loopHooks(),
         ),
@@ -700,7 +711,7 @@ class QueryRun implements Query {
     ];
     const agentNames = ["general-purpose", ...session.assembled.agentDefinitions.map((d) => d.name)];
     try {
-      let prompt: string | undefined = first;
+      let prompt: PendingPrompt | undefined = first;
       while (prompt !== undefined) {
         const turnModel = this.#model ?? resolved.model;
         const permissionMode = this.#permissionMode ?? resolved.permissionMode;
@@ -749,7 +760,7 @@ class QueryRun implements Query {
     writer: StreamJsonWriter;
     tracker: SubAgentTracker;
     permissions: ReturnType<typeof createHeadlessPermissions>;
-    prompt: string;
+    prompt: PendingPrompt;
     model: string;
     permissionMode: PermissionMode;
     /** Emits the turn's `system/init` line. */
@@ -765,9 +776,15 @@ class QueryRun implements Query {
     // A stop that came before the turn (while the MCP servers started) interrupts it at once.
     if (this.#options.abortController?.signal.aborted) controller.abort(HARD_INTERRUPT);
     try {
-      const request = parseRunRequest(turn.prompt);
-      if (request.kind === "compact") {
+      const request = parseRunRequest(turn.prompt.text);
+      const sessionId = turn.session.sessionId;
+      const startTurn = () => {
         turn.init();
+        const replay = this.#replay.take(turn.prompt.uuid, sessionId);
+        if (replay !== undefined) turn.emit(replay);
+      };
+      if (request.kind === "compact") {
+        startTurn();
         const outcome = await turn.session.compact(request.instructions, { signal: controller.signal });
         const text = outcome.ok
           ? `Compacted: ${outcome.preTokens} → ${outcome.postTokens} tokens`
@@ -784,19 +801,22 @@ class QueryRun implements Query {
       const budget = this.#options.maxBudgetUsd;
       const overBudget = () =>
         budget !== undefined && turn.writer.totalCostUsd() + turn.tracker.costUsd() >= budget;
-      const events = turn.session.run(turn.prompt, {
+      const events = turn.session.run(turn.prompt.text, {
         signal: controller.signal,
         queuedCommands: this.#queued,
         model: turn.model,
         permissionMode: turn.permissionMode,
       });
       let step = await events.next();
-      turn.init();
+      startTurn();
       while (!step.done) {
         const event: LoopEvent = step.value;
         rememberToolInputs(event, turn.toolInputs);
-        const echo = event.type === "user" && this.#queuedUuids.delete(event.uuid);
-        for (const line of turn.writer.lines(event)) if (!echo) turn.emit(line);
+        // A message that joined the turn is the host's own: not printed, unless replayed as sent.
+        const joined = event.type === "user" && this.#queuedUuids.delete(event.uuid);
+        const replay = joined ? this.#replay.take(event.uuid, sessionId) : undefined;
+        if (replay !== undefined) turn.emit(replay);
+        for (const line of turn.writer.lines(event)) if (!joined) turn.emit(line);
         if (event.type === "assistant" && overBudget()) controller.abort(OVER_BUDGET);
         step = await events.next();
       }
@@ -804,7 +824,9 @@ class QueryRun implements Query {
       await turn.tracker.settled(FORK_SETTLE_MS);
       turn.releaseHeld();
       // Input that arrived too late for this turn's requests starts the next turn.
-      this.#pending.unshift(...this.#queued.splice(0).map((command) => command.content));
+      this.#pending.unshift(
+        ...this.#queued.splice(0).map((command) => ({ text: command.content, uuid: command.uuid })),
+      );
       const result: SDKResultMessage = withStructuredOutput(
         turn.writer.result(terminal, {
           durationMs: Date.now() - started,

@@ -3,6 +3,7 @@ import {
   createSessionEventHooks,
   createSettingsHooks,
   EMPTY_SETTINGS,
+  type HookRunObserver,
   loadSettings,
   SETTING_SOURCES,
   type SessionEventHooks,
@@ -70,6 +71,8 @@ export function settingsHooks(
     readonly agentType?: SettingsHooksOptions["agentType"];
     /** Agents with a session of their own (a batch's items). */
     readonly sessionOf?: SettingsHooksOptions["sessionOf"];
+    /** Each hook command's run (`includeHookEvents`). */
+    readonly onHookRun?: HookRunObserver | undefined;
   },
 ): LoopHooks {
   return createSettingsHooks(settings, {
@@ -81,6 +84,7 @@ export function settingsHooks(
       : { agentTranscriptPath: options.agentTranscriptPath }),
     ...(options.sessionOf === undefined ? {} : { sessionOf: options.sessionOf }),
     ...(options.agentType === undefined ? {} : { agentType: options.agentType }),
+    ...(options.onHookRun === undefined ? {} : { onHookRun: options.onHookRun }),
     onNotice: (notice) => options.onNotice?.(`hook ${notice.event} ${notice.kind}: ${notice.message}`),
   });
 }
@@ -93,12 +97,14 @@ export function sessionEventHooks(
     readonly sessionId: string;
     readonly transcriptPath: string;
     readonly onNotice: (line: string) => void;
+    readonly onHookRun?: HookRunObserver | undefined;
   },
 ): SessionEventHooks {
   return createSessionEventHooks(settings, {
     cwd: options.cwd,
     sessionId: options.sessionId,
     transcriptPath: options.transcriptPath,
+    ...(options.onHookRun === undefined ? {} : { onHookRun: options.onHookRun }),
     onNotice: (notice) => options.onNotice(`hook ${notice.event} ${notice.kind}: ${notice.message}`),
   });
 }

@@ -121,6 +121,8 @@ export const userLineSchema = z.object({
   tool_use_result: z.unknown().optional(),
   /** ISO-8601 time the message was created. */
   timestamp: z.string().optional(),
+  /** `--replay-user-messages`: an input message printed back as it was sent. */
+  isReplay: z.literal(true).optional(),
   ...subAgentFields,
 });
 
@@ -192,6 +194,34 @@ export const taskNotificationLineSchema = z.object({
   output_file: z.string(),
   summary: z.string(),
   usage: taskUsageSchema,
+});
+
+/** `--include-hook-events`: one settings hook command's run, by `hook_id`. */
+const hookRun = {
+  ...base,
+  hook_id: z.string(),
+  /** The event, and what its matcher was matched against: `PreToolUse:Read`, `SessionStart:startup`, `Stop`. */
+  hook_name: z.string(),
+  hook_event: z.string(),
+};
+
+const hookStartedLineSchema = z.object({
+  type: z.literal("system"),
+  subtype: z.literal("hook_started"),
+  ...hookRun,
+});
+
+const hookResponseLineSchema = z.object({
+  type: z.literal("system"),
+  subtype: z.literal("hook_response"),
+  ...hookRun,
+  /** stdout then stderr, as one text. */
+  output: z.string(),
+  stdout: z.string(),
+  stderr: z.string(),
+  /** Absent when the command never exited (killed at its timeout). */
+  exit_code: z.number().int().optional(),
+  outcome: z.enum(["success", "error", "cancelled"]),
 });
 
 export const compactBoundaryLineSchema = z.object({
@@ -376,6 +406,8 @@ export const streamJsonLineSchema = z.union([
   taskProgressLineSchema,
   taskUpdatedLineSchema,
   taskNotificationLineSchema,
+  hookStartedLineSchema,
+  hookResponseLineSchema,
   resultLineSchema,
 ]);
 

@@ -27,6 +27,8 @@ export type {
   HookCommandResult,
   HookEventInput,
   HookEventOutcome,
+  HookRunObserver,
+  HookRunReport,
 } from "./hooks/run-hook-event.js";
 export { runHookEvent } from "./hooks/run-hook-event.js";
 export type { HookNotice, SessionEventHooks, SettingsHooksOptions } from "./hooks/settings-hooks.js";

@@ -24,6 +24,10 @@ $FORKLOOP_HOME/projects/<project>/sessions/ (FORKLOOP_HOME defaults to ~/.forklo
   --input-format F        text (default) | stream-json: user messages as JSON lines on stdin
                           ({"type":"user","message":{"role":"user","content":…}}), one turn each
   --include-partial-messages  with --output-format stream-json: also the raw stream events
+  --include-hook-events   with --output-format stream-json: also each hook command's run
+                          (system/hook_started, system/hook_response)
+  --replay-user-messages  with both formats stream-json: each stdin user message is printed back
+                          (isReplay: true) when its turn takes it
   --verbose               with text output: tool calls and retries on stderr
   --model NAME            model id or alias: opus, sonnet, haiku (the newest of each), a
                           [1m] suffix is accepted (default ${DEFAULT_MODEL})
@@ -92,6 +96,8 @@ const schema = z.object({
     .optional(),
   "input-format": z.enum(["text", "stream-json"], { message: "must be text or stream-json" }).optional(),
   "include-partial-messages": z.boolean().optional(),
+  "include-hook-events": z.boolean().optional(),
+  "replay-user-messages": z.boolean().optional(),
   model: z.string().min(1, "give a model id or alias, e.g. --model sonnet").optional(),
   // Repeated, or comma-separated as Claude Code takes it.
   "fallback-model": z
@@ -207,6 +213,8 @@ export function parseRunFlags(argv: readonly string[]): ParsedCommand<RunFlags> 
         "output-format": { type: "string" },
         "input-format": { type: "string" },
         "include-partial-messages": { type: "boolean" },
+        "include-hook-events": { type: "boolean" },
+        "replay-user-messages": { type: "boolean" },
         model: { type: "string" },
         "fallback-model": { type: "string", multiple: true },
         "max-turns": { type: "string" },
@@ -273,6 +281,14 @@ function checkCombinations(flags: RunFlags): void {
   if (flags["include-partial-messages"] && flags["output-format"] !== "stream-json") {
     throw new CliError(
       "--include-partial-messages only applies to --output-format stream-json (the raw stream events are stream-json lines); add --output-format stream-json or drop it.",
+    );
+  }
+  if (
+    flags["replay-user-messages"] &&
+    (flags["input-format"] !== "stream-json" || flags["output-format"] !== "stream-json")
+  ) {
+    throw new CliError(
+      "--replay-user-messages requires both --input-format stream-json and --output-format stream-json (it echoes stdin's JSON user messages as stream-json lines); add them or drop it.",
     );
   }
   if (flags["input-format"] === "stream-json" && flags["output-format"] !== "stream-json") {

@@ -110,6 +110,9 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       // `--permission-mode bypassPermissions` on the command line is the explicit second switch.
       allowDangerouslySkipPermissions: true,
       includePartialMessages: flags["include-partial-messages"] ?? false,
+      ...(flags["replay-user-messages"] ? { replayUserMessages: true } : {}),
+      // Hook runs are stream-json lines; other formats ignore the flag, as Claude Code does.
+      ...(flags["include-hook-events"] && format === "stream-json" ? { includeHookEvents: true } : {}),
       ...(flags.model === undefined
         ? command?.model === undefined
           ? {}

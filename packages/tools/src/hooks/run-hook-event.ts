@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { PermissionMode } from "@forkloop/loop-core";
 import { runInProcessGroup } from "../process-group.js";
 import type { HookCommandSetting, HookEvent, Settings } from "../settings/settings-schema.js";
@@ -46,7 +47,35 @@ export interface HookEventInput {
   /** SessionEnd: why the session ended (Claude Code's `other` for a finished headless run). */
   readonly reason?: "clear" | "logout" | "prompt_input_exit" | "other";
   readonly signal?: AbortSignal;
+  /** Told as each hook command starts and ends (Claude Code's `--include-hook-events`). */
+  readonly onRun?: HookRunObserver;
 }
+
+/**
+ * One hook command's run as it starts and as it ends, by `id`. `name` is the event and what its
+ * matcher saw, as Claude Code names it: `PreToolUse:Read`, `SessionStart:startup`, `Stop`.
+ */
+export type HookRunReport = HookRun &
+  (
+    | { readonly phase: "started" }
+    | {
+        readonly phase: "ended";
+        readonly result: HookCommandResult;
+        /** The run's stop (Ctrl+C) ended it, not the command. */
+        readonly cancelled: boolean;
+      }
+  );
+
+interface HookRun {
+  readonly id: string;
+  readonly name: string;
+  readonly event: HookEvent;
+  /** The tool call a tool event is about, and the sub-agent that made it (absent: the main agent). */
+  readonly toolUseId?: string;
+  readonly agentId?: string;
+}
+
+export type HookRunObserver = (report: HookRunReport) => void;
 
 /** One hook command's run. */
 export interface HookCommandResult {
@@ -111,7 +140,20 @@ export async function runHookEvent(
     .filter((group) => !usesMatcher || compileMatcher(group.matcher)(matchValue))
     .flatMap((group) => group.hooks);
   const stdin = JSON.stringify(hookPayload(event, input));
-  const results = await Promise.all(commands.map((hook) => runHookCommand(hook, stdin, input, settings.env)));
+  const name = usesMatcher && matchValue !== undefined ? `${event}:${matchValue}` : event;
+  const about = {
+    ...(input.toolUseId === undefined ? {} : { toolUseId: input.toolUseId }),
+    ...(input.agentId === undefined ? {} : { agentId: input.agentId }),
+  };
+  const results = await Promise.all(
+    commands.map(async (hook) => {
+      const run = { id: randomUUID(), name, event, ...about };
+      input.onRun?.({ phase: "started", ...run });
+      const result = await runHookCommand(hook, stdin, input, settings.env);
+      input.onRun?.({ phase: "ended", ...run, result, cancelled: input.signal?.aborted === true });
+      return result;
+    }),
+  );
   return combine(event, results);
 }
 

@@ -17,7 +17,12 @@ import {
 } from "@forkloop/loop-core";
 import type { HookEvent, Settings } from "../settings/settings-schema.js";
 import { compileMatcher } from "./hook-matcher.js";
-import { type HookEventOutcome, runHookEvent } from "./run-hook-event.js";
+import {
+  type HookEventInput,
+  type HookEventOutcome,
+  type HookRunObserver,
+  runHookEvent as runEvent,
+} from "./run-hook-event.js";
 
 /** Something hooks said that is for the user or the log, not for the model. */
 export interface HookNotice {
@@ -32,6 +37,8 @@ export interface SettingsHooksOptions {
   readonly transcriptPath?: string;
   /** Non-blocking hook errors and `systemMessage`s; without it they are dropped. */
   readonly onNotice?: (notice: HookNotice) => void;
+  /** Each hook command as it starts and ends (Claude Code's `--include-hook-events`). */
+  readonly onHookRun?: HookRunObserver;
   /** A sub-agent's own transcript (SubagentStop's `agent_transcript_path`). */
   readonly agentTranscriptPath?: (agentId: string) => string | undefined;
   /** A sub-agent's type (`general-purpose`, a definition's name): `agent_type` of its events. */
@@ -55,6 +62,7 @@ export interface SettingsHooksOptions {
  * the SubagentStop hooks instead of Stop.
  */
 export function createSettingsHooks(settings: Settings, options: SettingsHooksOptions): LoopHooks {
+  const runHookEvent = observed(options.onHookRun);
   const base = (context: ToolUseContext) => {
     const own = options.sessionOf?.(context.agentId);
     const transcriptPath = own === undefined ? options.transcriptPath : own.transcriptPath;
@@ -182,6 +190,12 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
   };
 }
 
+/** runHookEvent, telling `onRun` of each command's run. */
+function observed(onRun: HookRunObserver | undefined): typeof runEvent {
+  if (onRun === undefined) return runEvent;
+  return (event, settings, input: HookEventInput) => runEvent(event, settings, { ...input, onRun });
+}
+
 /** Hooks' non-blocking errors and system messages, as notices. */
 function reporter(onNotice: SettingsHooksOptions["onNotice"]): (outcome: HookEventOutcome) => void {
   return (outcome) => {
@@ -219,8 +233,9 @@ export interface SessionEventHooks {
  */
 export function createSessionEventHooks(
   settings: Settings,
-  options: Pick<SettingsHooksOptions, "cwd" | "sessionId" | "transcriptPath" | "onNotice">,
+  options: Pick<SettingsHooksOptions, "cwd" | "sessionId" | "transcriptPath" | "onNotice" | "onHookRun">,
 ): SessionEventHooks {
+  const runHookEvent = observed(options.onHookRun);
   const base = {
     cwd: options.cwd,
     sessionId: options.sessionId,
