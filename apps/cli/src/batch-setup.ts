@@ -90,6 +90,11 @@ export async function planBatch(
   if (flags["retry-failed"] && flags.resume === undefined) {
     throw new CliError("--retry-failed only applies to --resume ID (it re-runs that batch's failed items).");
   }
+  if (flags["retry-conflicts"] && flags.resume === undefined) {
+    throw new CliError(
+      "--retry-conflicts only applies to --resume ID (it re-runs that batch's conflicted items on the tree as it is now).",
+    );
+  }
   if (flags.repair && flags.resume === undefined) {
     throw new CliError("--repair only applies to --resume ID (it repairs that batch's journal).");
   }

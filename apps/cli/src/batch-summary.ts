@@ -48,7 +48,13 @@ export function failedItemsLine(report: BatchReport, resume: string): string {
   if (failed.length === 0) return "";
   const shown = failed.slice(0, 5).join(", ");
   const more = failed.length > 5 ? ` and ${failed.length - 5} more` : "";
-  return `failed: ${shown}${more} — \`${resume} --retry-failed\` runs ${failed.length === 1 ? "it" : "them"} again\n`;
+  const conflicts = report.items.filter((item) => item.error?.code === "conflict").length;
+  // R-B4: a conflict is re-run on the tree as it is now, which --retry-failed does not do.
+  const retryConflicts =
+    conflicts === 0
+      ? ""
+      : `; \`${resume} --retry-conflicts\` runs ${conflicts === 1 ? "the conflict" : `the ${conflicts} conflicts`} alone again, on the tree as it is now`;
+  return `failed: ${shown}${more} — \`${resume} --retry-failed\` runs ${failed.length === 1 ? "it" : "them"} again${retryConflicts}\n`;
 }
 
 /**

@@ -48,16 +48,26 @@ export async function refuseDirtyTree(cwd: string, stateDirs: readonly string[])
 
 /**
  * Opens the batch's isolation when it has one (new and isolated, or a resume of one), saying once
- * how items are isolated. Undefined: items work in the project itself.
+ * how items are isolated. Undefined: items work in the project itself. `retriedConflicts`
+ * (`--retry-conflicts`, R-B4): that many finished items run again, so the base moves to the
+ * tree as it is now — their new change is made against what it is merged into.
  */
 export async function openBatchIsolation(
   spec: BatchSpec,
   dir: string,
   start: { readonly isolate: boolean; readonly reason: string } | undefined,
   notice: (line: string) => void,
+  retriedConflicts = 0,
 ): Promise<ItemIsolator | undefined> {
   if (start === undefined ? !(await isolationRecorded(dir)) : !start.isolate) return undefined;
-  const isolation = await openWorkspaceIsolation({ cwd: spec.cwd, batchDir: dir });
+  let isolation = await openWorkspaceIsolation({ cwd: spec.cwd, batchDir: dir });
+  if (retriedConflicts > 0) {
+    isolation = Object.assign(await isolation.rebase(), { created: false });
+    const base = isolation.mode === "worktree" ? `commit ${isolation.base!.slice(0, 12)}` : "a new snapshot";
+    notice(
+      `forkloop batch ${spec.id}: retrying ${plural(retriedConflicts, "item")} (--retry-conflicts) on ${isolation.root} as it is now (${base}, the changes applied since included); the other items are left as they are.`,
+    );
+  }
   if (isolation.created) {
     const how =
       isolation.mode === "worktree"

@@ -12,7 +12,12 @@ export interface GitRun {
  * input). The user's and the system's git configuration are left out of what decides the result
  * — no pager, no hooks run by these plumbing commands, no prompts for credentials.
  */
-export function git(cwd: string, args: readonly string[], input?: Buffer): Promise<GitRun> {
+export function git(
+  cwd: string,
+  args: readonly string[],
+  input?: Buffer,
+  env: Readonly<Record<string, string>> = {},
+): Promise<GitRun> {
   return new Promise((resolvePromise, reject) => {
     const child = execFile(
       "git",
@@ -21,7 +26,7 @@ export function git(cwd: string, args: readonly string[], input?: Buffer): Promi
         cwd,
         encoding: "buffer",
         maxBuffer: 256 * 1024 * 1024,
-        env: { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C" },
+        env: { ...process.env, ...env, GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C" },
       },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
@@ -38,8 +43,13 @@ export function git(cwd: string, args: readonly string[], input?: Buffer): Promi
 }
 
 /** `git` that must succeed: its stdout, or an error naming the command and git's own message. */
-export async function gitOk(cwd: string, args: readonly string[], input?: Buffer): Promise<Buffer> {
-  const run = await git(cwd, args, input);
+export async function gitOk(
+  cwd: string,
+  args: readonly string[],
+  input?: Buffer,
+  env?: Readonly<Record<string, string>>,
+): Promise<Buffer> {
+  const run = await git(cwd, args, input, env);
   if (run.code !== 0) throw new Error(`git ${args.join(" ")} failed in ${cwd}: ${run.stderr.trim()}`);
   return run.stdout;
 }

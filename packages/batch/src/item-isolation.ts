@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { mkdir, readdir, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import {
   type Conflict,
   changesPatch,
@@ -76,7 +76,7 @@ export function isolateItems(isolation: WorkspaceIsolation, batchDir: string): I
       ok: false,
       error: {
         code: "conflict",
-        message: `its change was not applied: ${names}. Its diff is kept in ${path}; apply it by hand (git apply --3way ${path}) or run the item again on the new tree.`,
+        message: `its change was not applied: ${names}. Its diff is kept in ${path}; apply it by hand (git apply --3way ${path}) or run it again on the tree as it is now (forkloop batch --resume ${basename(batchDir)} --retry-conflicts).`,
         conflict: { files: conflicts, patch: path, ...(workspace === undefined ? {} : { workspace }) },
       },
       result,

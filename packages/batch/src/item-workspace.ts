@@ -8,6 +8,7 @@ import { replaceAtomically } from "./durable-file.js";
 import { git, gitOk, nulSeparated } from "./git-command.js";
 import { readIfPresent } from "./read-if-present.js";
 import { SerialLock } from "./serial-lock.js";
+import { workingTreeCommit } from "./workspace-rebase.js";
 
 /**
  * R-B2: each batch item works in its own copy of the project, made from the batch's base (never
@@ -57,6 +58,12 @@ export interface WorkspaceIsolation {
   create(key: string): Promise<ItemWorkspace>;
   /** Removes every item copy left by an earlier run (a kill -9 keeps them); returns how many. */
   sweep(): Promise<number>;
+  /**
+   * R-B4 `--retry-conflicts`: the same isolation with its base moved to the workspace as it is
+   * now (the batch's applied changes included), recorded before it is returned, so copies made
+   * from then on — by this run and by later resumes — start from it.
+   */
+  rebase(): Promise<WorkspaceIsolation>;
 }
 
 const recordSchema = z.object({
@@ -66,6 +73,11 @@ const recordSchema = z.object({
   base: z
     .string()
     .regex(/^[0-9a-f]{40,64}$/)
+    .optional(),
+  /** Copy mode: the snapshot's directory in the batch's state (`base` until a rebase). */
+  snapshot: z
+    .string()
+    .regex(/^base(-\d+)?$/)
     .optional(),
 });
 type IsolationRecord = z.infer<typeof recordSchema>;
@@ -115,11 +127,30 @@ export async function openWorkspaceIsolation(options: {
   }
   const workspacesDir = join(options.batchDir, "workspaces");
   await mkdir(workspacesDir, { recursive: true, mode: 0o700 });
+  return Object.assign(isolationOf(record, options.batchDir), { created });
+}
+
+function isolationOf(record: IsolationRecord, batchDir: string): WorkspaceIsolation {
+  const workspacesDir = join(batchDir, "workspaces");
   const isolation =
     record.mode === "worktree"
       ? worktreeIsolation(record, workspacesDir)
-      : copyIsolation(record, options.batchDir, workspacesDir);
-  return Object.assign(isolation, { created });
+      : copyIsolation(record, batchDir, workspacesDir);
+  return {
+    ...isolation,
+    async rebase() {
+      const moved: IsolationRecord =
+        record.mode === "worktree"
+          ? { ...record, base: await workingTreeCommit(record.root, batchDir) }
+          : { ...record, snapshot: `base-${Date.now()}` };
+      if (record.mode === "copy") await snapshot(record.root, join(batchDir, moved.snapshot!), batchDir);
+      // The switch: a kill before it keeps the old base, after it the new one.
+      await replaceAtomically(join(batchDir, ISOLATION_FILE), `${JSON.stringify(moved, null, 2)}\n`);
+      if (record.mode === "copy")
+        await rm(join(batchDir, record.snapshot ?? "base"), { recursive: true, force: true });
+      return isolationOf(moved, batchDir);
+    },
+  };
 }
 
 /** Whether the batch in `batchDir` was started isolated (a resume keeps what it started with). */
@@ -213,7 +244,10 @@ function keyDir(workspacesDir: string, key: string): string {
   return join(workspacesDir, createHash("sha256").update(key).digest("hex").slice(0, 16));
 }
 
-function worktreeIsolation(record: IsolationRecord, workspacesDir: string): WorkspaceIsolation {
+function worktreeIsolation(
+  record: IsolationRecord,
+  workspacesDir: string,
+): Omit<WorkspaceIsolation, "rebase"> {
   const base = record.base!;
   // `git worktree add` writes under .git/worktrees: one at a time within this process.
   const adding = new SerialLock();
@@ -288,8 +322,12 @@ async function worktreeChanges(root: string, base: string): Promise<FileChange[]
   return changes;
 }
 
-function copyIsolation(record: IsolationRecord, batchDir: string, workspacesDir: string): WorkspaceIsolation {
-  const baseDir = join(batchDir, "base");
+function copyIsolation(
+  record: IsolationRecord,
+  batchDir: string,
+  workspacesDir: string,
+): Omit<WorkspaceIsolation, "rebase"> {
+  const baseDir = join(batchDir, record.snapshot ?? "base");
   return {
     mode: "copy",
     root: record.root,

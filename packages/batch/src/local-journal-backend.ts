@@ -233,6 +233,8 @@ export interface LocalJournalOptions {
   readonly now?: () => Date;
   /** Put items that failed back in the queue (a new attempt each); their `failed` record stays. */
   readonly retryFailed?: boolean;
+  /** R-B4 `--retry-conflicts`: put only the items whose change was a conflict back in the queue. */
+  readonly retryConflicts?: boolean;
   /** R-R4: a damaged journal keeps its readable records (rewritten) instead of stopping. */
   readonly repair?: boolean;
   /** For the messages' fix (`forkloop batch --resume ID --repair`). */
@@ -291,6 +293,8 @@ export interface OpenedJournal {
   readonly tornBytes: number;
   /** The lock of an owner proven dead (kill -9, a reboot, a reused pid) was taken over: said once. */
   readonly tookOverLock?: string;
+  /** Finished items put back in the queue (`retryFailed`, `retryConflicts`), by id. */
+  readonly retried: readonly string[];
   /** `--repair` rewrote a damaged journal: what it kept and where the damaged file went. */
   readonly repaired?: {
     readonly keptRecords: number;
@@ -326,21 +330,23 @@ export async function openLocalJournalBackend(
     }
     const replay = replayJournal(records, repaired !== undefined);
     const log = await openLog(path, contents, options.openFile);
-    return Object.assign(
-      new LocalJournalBackend(
-        options.dir,
-        log,
-        replay,
-        releaseLock,
-        options.now ?? (() => new Date()),
-        options.retryFailed ?? false,
-      ),
-      {
-        tornBytes: contents.tornTail ? contents.fileBytes - contents.validBytes : 0,
-        ...(repaired === undefined ? {} : { repaired }),
-        ...(lock.tookOver === undefined ? {} : { tookOverLock: lock.tookOver }),
-      },
+    const retry = (state: ItemState): boolean =>
+      state.status === "failed" &&
+      (options.retryFailed === true || (options.retryConflicts === true && state.error?.code === "conflict"));
+    const backend = new LocalJournalBackend(
+      options.dir,
+      log,
+      replay,
+      releaseLock,
+      options.now ?? (() => new Date()),
+      retry,
     );
+    return Object.assign(backend, {
+      retried: replay.items.filter(retry).map((state) => state.item.id),
+      tornBytes: contents.tornTail ? contents.fileBytes - contents.validBytes : 0,
+      ...(repaired === undefined ? {} : { repaired }),
+      ...(lock.tookOver === undefined ? {} : { tookOverLock: lock.tookOver }),
+    });
   } catch (error) {
     await releaseLock();
     throw error;
@@ -387,13 +393,13 @@ class LocalJournalBackend implements JobBackend {
     replay: JournalReplay,
     private readonly releaseLock: () => Promise<void>,
     private readonly now: () => Date,
-    retryFailed: boolean,
+    retry: (state: ItemState) => boolean,
   ) {
     this.#interrupted = replay.interrupted;
     this.#applying = replay.applying;
     this.location = join(dir, JOURNAL_FILE);
     for (const state of replay.items) {
-      if (retryFailed && state.status === "failed") {
+      if (retry(state)) {
         // Back to pending; a later `completed` record supersedes the `failed` one on replay.
         this.#states.set(state.item.id, { item: state.item, status: "pending", attempts: state.attempts });
         this.#queue.push(state.item.id);

@@ -15,7 +15,7 @@ import { sandboxFlagSchema } from "../sandbox-flag.js";
 export const BATCH_DEFAULT_MODEL = "claude-sonnet-4-6";
 
 export const BATCH_USAGE = `Usage: forkloop batch (--files GLOB | --items FILE.jsonl) --prompt TEMPLATE [flags]
-       forkloop batch --resume ID [--retry-failed] [--repair] [any setting flag: --concurrency N, --max-budget-usd N …]
+       forkloop batch --resume ID [--retry-failed | --retry-conflicts] [--repair] [any setting flag: --concurrency N, --max-budget-usd N …]
        forkloop batch (--files GLOB | --items FILE.jsonl) --prompt TEMPLATE --queue URL [--attempts N]
        forkloop batch --resume ID --queue URL [--output DIR]
        forkloop batch list | status ID      the batches of this project; one batch's progress
@@ -37,6 +37,9 @@ directory and a summary to stdout.
                         batch.json; a setting flag given here replaces it, said once): finished
                         items are skipped, interrupted ones redone; a finished batch runs nothing
   --retry-failed        with --resume: run the failed items again too
+  --retry-conflicts     with --resume: run the items whose change was a conflict again, on the tree
+                        as it is now (the changes applied since included), and merge them; other
+                        items are left as they are
   --repair              with --resume: a damaged journal keeps every readable record (the damaged
                         file is moved aside); items it no longer knows are listed again and run
   --id ID               name a new batch (default: b-<date>-<random>)
@@ -146,6 +149,7 @@ const schema = z.object({
     .refine((value) => value.trim() !== "", 'give a prompt, e.g. --reduce "Summarise the findings"')
     .optional(),
   "retry-failed": z.boolean().optional(),
+  "retry-conflicts": z.boolean().optional(),
   report: z.boolean().optional(),
   repair: z.boolean().optional(),
   queue: z.string().min(1, "give a Redis URL, e.g. --queue redis://127.0.0.1:6379").optional(),
@@ -174,6 +178,7 @@ export const INVOCATION_FLAGS = [
   "help",
   "resume",
   "retry-failed",
+  "retry-conflicts",
   "repair",
   "dry-run",
   "cwd",
@@ -259,6 +264,7 @@ export function parseBatchFlags(argv: readonly string[]): ParsedCommand<BatchFla
         "json-schema": { type: "string" },
         reduce: { type: "string" },
         "retry-failed": { type: "boolean" },
+        "retry-conflicts": { type: "boolean" },
         report: { type: "boolean" },
         repair: { type: "boolean" },
         queue: { type: "string" },

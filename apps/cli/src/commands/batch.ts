@@ -151,6 +151,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     openLocalJournalBackend({
       dir: at,
       retryFailed: flags["retry-failed"] ?? false,
+      retryConflicts: flags["retry-conflicts"] ?? false,
       repair: flags.repair ?? false,
       batchId: plan.spec.id,
     }),
@@ -187,7 +188,9 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
       signal: context.signal,
     });
     await checkBatchDirs(spec, dir, (await backend.list()).length);
-    const isolation = await openBatchIsolation(spec, dir, isolating, notice);
+    // R-B4: conflicts put back in the queue run on the tree as it is now, not the batch's first base.
+    const retriedConflicts = flags["retry-conflicts"] ? backend.retried.length : 0;
+    const isolation = await openBatchIsolation(spec, dir, isolating, notice, retriedConflicts);
     const interruptedBefore = (await backend.interrupted()).length;
     context.stderr.write(
       `forkloop batch ${spec.id}: ${plural((await backend.list()).length, "item")}${
@@ -306,6 +309,11 @@ async function queuedBatch(
   if (flags["json-schema"] !== undefined) {
     throw new CliError(
       "--json-schema needs a local batch for now: queued workers do not check structured output yet. Drop --queue, or drop --json-schema.",
+    );
+  }
+  if (flags["retry-conflicts"]) {
+    throw new CliError(
+      "--retry-conflicts needs a local batch: queued items are not isolated, so they have no conflicts. Drop --retry-conflicts.",
     );
   }
   if (flags.reduce !== undefined) {
