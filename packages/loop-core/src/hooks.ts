@@ -22,6 +22,8 @@ export interface PreToolUseOutcome {
 
 export interface PostToolUseInput extends PreToolUseInput {
   readonly result: ToolResult;
+  /** How long the tool's call took, in milliseconds (the Agent SDK's `duration_ms`). */
+  readonly durationMs?: number;
 }
 
 export interface PostToolUseOutcome {

@@ -13,6 +13,8 @@ export async function* abortedWhileStreaming(
   reply: ModelReply,
   signal: AbortSignal,
   uuid: () => string,
+  /** The reply had ended with its tool calls: the notice says the stop came during tool use. */
+  toolUse = false,
 ): AsyncGenerator<LoopEvent, Message[]> {
   const kept = new Set(reply.assistantMessages.map((message) => message.uuid));
   const results: UserMessage[] = [];
@@ -28,7 +30,7 @@ export async function* abortedWhileStreaming(
   return yield* withNotice(
     [...reply.messagesForQuery, ...reply.replies, ...results, ...orphans],
     signal,
-    false,
+    toolUse,
     uuid,
   );
 }

@@ -264,6 +264,28 @@ describe("R-L6: every terminal reason, against the simulator", () => {
     await assertHistoryAccepted(handle, terminal.messages);
   });
 
+  it("R-L16 aborted_tools: a stop that comes as the finished tool-use reply is handed out is a stop during tool use, as Claude Code's interrupt()", async () => {
+    const handle = await sims.start([toolTurn("Slow")]);
+    const context = testContext();
+    const slow = testTool({
+      name: "Slow",
+      safe: false,
+      call: () => new Promise(() => {}),
+    });
+    const generator = query({ ...simParams(handle), toolUseContext: { ...context, tools: [slow] } });
+    let next = await generator.next();
+    while (!next.done) {
+      // The program sees the tool call and interrupts (the Agent SDK's interrupt() on an assistant message).
+      if (next.value.type === "assistant") context.abortController.abort();
+      next = await generator.next();
+    }
+    const terminal = next.value;
+    expect(terminal.reason).toBe("aborted_tools");
+    const notice = terminal.messages.at(-1) as UserMessage;
+    expect(notice.interrupt).toEqual({ toolUse: true });
+    await assertHistoryAccepted(handle, terminal.messages);
+  });
+
   it("R-L16: a submit-interrupt (reason 'interrupt') adds no interrupt notice", async () => {
     const handle = await sims.start([toolTurn("Stop")]);
     const context = testContext();

@@ -108,8 +108,11 @@ async function* queryLoop(
     if (reply.type === "failed")
       return await end({ reason: "model_error", messages: reply.messages, error: reply.error });
     if (signal.aborted) {
-      const messages = yield* abortedWhileStreaming(reply, signal, deps.uuid);
-      return await end({ reason: "aborted_streaming", messages });
+      // A reply that finished with tool calls was stopped while its tools ran (the abort came as
+      // its message was handed out): Claude Code's aborted_tools and its tool-use notice (R-L16).
+      const toolsRan = reply.assistantMessages.at(-1)?.message.stop_reason === "tool_use";
+      const messages = yield* abortedWhileStreaming(reply, signal, deps.uuid, toolsRan);
+      return await end({ reason: toolsRan ? "aborted_tools" : "aborted_streaming", messages });
     }
     // R-L18: the previous iteration's summary has had this whole stream to finish.
     if (state.pendingToolUseSummary) {

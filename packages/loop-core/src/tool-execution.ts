@@ -99,6 +99,7 @@ export async function runToolUse(
   }
 
   let result: ToolResult;
+  const startedAt = Date.now();
   try {
     result = await tool.call(input, { ...context, toolUseId: block.id });
   } catch (error) {
@@ -110,7 +111,14 @@ export async function runToolUse(
   let stop: { reason: string } | undefined;
   for (const hook of options.hooks?.postToolUse ?? []) {
     const outcome = await safeHook(() =>
-      hook({ toolName: tool.name, toolInput: input, toolUseId: block.id, context, result }),
+      hook({
+        toolName: tool.name,
+        toolInput: input,
+        toolUseId: block.id,
+        context,
+        result,
+        durationMs: Date.now() - startedAt,
+      }),
     );
     if (outcome?.updatedResult) result = outcome.updatedResult;
     if (outcome?.additionalContext) result = appendText(result, outcome.additionalContext);

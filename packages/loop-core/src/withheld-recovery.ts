@@ -26,9 +26,10 @@ export interface WithheldInput {
   readonly uuid: () => string;
 }
 
+/** Claude Code's words (2.1.333), so a model tuned on them resumes the same way (R-L10). */
 export const MAX_OUTPUT_RECOVERY_PROMPT =
-  "Output token limit hit. Resume directly where you stopped — no apology, no recap. " +
-  "Break the remaining work into smaller pieces.";
+  "Output token limit hit. Resume directly — no apology, no recap of what you were doing. " +
+  "Pick up mid-thought if that is where the cut happened. Break remaining work into smaller pieces.";
 
 /**
  * R-L10: the escalation ladder for a withheld reply. `step` picks the rung; this runs it. A rung

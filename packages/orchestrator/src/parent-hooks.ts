@@ -36,6 +36,7 @@ export type HookCall =
       readonly toolInput: Record<string, unknown>;
       readonly toolUseId: string;
       readonly result: ToolResult;
+      readonly durationMs?: number;
     }
   | {
       readonly kind: "stop";
@@ -171,6 +172,7 @@ export function proxyHooks(counts: HookCounts, call: (call: HookCall) => Promise
           toolInput: input.toolInput,
           toolUseId: input.toolUseId,
           result: input.result,
+          ...(input.durationMs === undefined ? {} : { durationMs: input.durationMs }),
         }) as Promise<PostToolUseOutcome>,
     ),
     stop: range(counts.stop).map(

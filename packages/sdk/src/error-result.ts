@@ -5,13 +5,14 @@ import type { SDKMessage } from "./messages.js";
  * result, then throws — an `Error` whose message carries the result's text (a program's
  * `for await` exits through its `catch`, a one-shot script exits 1). The error keeps the result.
  * forkloop's CLI catches it: it reports the result itself (`forkloop run`'s exit codes).
+ * The message is the Agent SDK's word for word: programs written for it match on it (R-K2).
  */
 export class ErrorResultError extends Error {
   constructor(
     readonly resultText: string,
     readonly result: Extract<SDKMessage, { type: "result" }>,
   ) {
-    super(`the query ended with an error result: ${resultText}`);
+    super(`Claude Code returned an error result: ${resultText}`);
   }
 }
 

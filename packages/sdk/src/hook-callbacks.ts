@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import {
   type LoopHooks,
   lastAssistantText,
@@ -9,7 +10,7 @@ import {
   type ToolUseContext,
   type UserPromptSubmitOutcome,
 } from "@forkloop/loop-core";
-import { compileMatcher } from "@forkloop/tools";
+import { backgroundShellsFor, compileMatcher } from "@forkloop/tools";
 import type {
   BaseHookInput,
   FiredHookEvent,
@@ -39,6 +40,8 @@ export interface HookSession {
    * Default: at once.
    */
   readonly toolUseYielded?: (toolUseId: string) => Promise<void>;
+  /** The effort the session's requests ask for (none for a model without effort levels). */
+  readonly effort?: () => string | undefined;
 }
 
 type Matchers = Partial<Record<HookEvent, HookCallbackMatcher[]>>;
@@ -108,10 +111,17 @@ export class HookCallbacks {
   readonly #session: HookSession;
 
   readonly #subagentsStarted = new Map<string, { promise: Promise<void>; resolve: () => void }>();
+  /** The current user prompt's id (`prompt_id`): absent until the first prompt, as in the Agent SDK. */
+  #promptId: string | undefined;
 
   constructor(matchers: Matchers, session: HookSession) {
     this.#matchers = matchers;
     this.#session = session;
+  }
+
+  /** A new user prompt starts: every hook until the next one carries its `prompt_id`. */
+  beginPrompt(): void {
+    this.#promptId = randomUUID();
   }
 
   /**
@@ -194,10 +204,20 @@ export class HookCallbacks {
       session_id: this.#session.sessionId,
       transcript_path: this.#session.transcriptPath,
       cwd: context?.cwd ?? this.#session.cwd,
+      ...(this.#promptId === undefined ? {} : { prompt_id: this.#promptId }),
       ...(context === undefined ? {} : { permission_mode: context.options.permissionMode }),
       ...(agentId === undefined || agentId === "main" ? {} : { agent_id: agentId }),
       ...(agentType === undefined ? {} : { agent_type: agentType }),
     };
+  }
+
+  /**
+   * The fields the Agent SDK adds to the inputs of hooks that run within a model turn (the tool
+   * hooks, Stop and SubagentStop): the effort its requests ask for.
+   */
+  #turnFields(): { effort?: { level: string } } {
+    const level = this.#session.effort?.();
+    return level === undefined ? {} : { effort: { level } };
   }
 
   /** The loop's view: PreToolUse / PostToolUse / Stop (SubagentStop for a sub-agent). */
@@ -214,6 +234,7 @@ export class HookCallbacks {
             toolName,
             {
               ...this.base(context),
+              ...this.#turnFields(),
               hook_event_name: "PreToolUse",
               tool_name: toolName,
               tool_input: toolInput,
@@ -228,12 +249,21 @@ export class HookCallbacks {
     }
     if (this.has("PostToolUse") || this.has("PostToolUseFailure")) {
       hooks.postToolUse = [
-        async ({ toolName, toolInput, toolUseId, context, result }): Promise<PostToolUseOutcome> => {
+        async ({
+          toolName,
+          toolInput,
+          toolUseId,
+          context,
+          result,
+          durationMs,
+        }): Promise<PostToolUseOutcome> => {
           const call = {
             ...this.base(context),
+            ...this.#turnFields(),
             tool_name: toolName,
             tool_input: toolInput,
             tool_use_id: toolUseId,
+            ...(durationMs === undefined ? {} : { duration_ms: durationMs }),
           };
           const signal = context.abortController.signal;
           // A failed call is a PostToolUseFailure with its error text, not a PostToolUse, as in the Agent SDK.
@@ -282,7 +312,7 @@ export class HookCallbacks {
             "SessionStart",
             source,
             { ...this.base(context), hook_event_name: "SessionStart", source, model },
-            undefined,
+            callbackId(),
             context.abortController.signal,
           );
           return additionalContext(outputs);
@@ -296,7 +326,7 @@ export class HookCallbacks {
             "UserPromptSubmit",
             "",
             { ...this.base(context), hook_event_name: "UserPromptSubmit", prompt },
-            undefined,
+            callbackId(),
             context.abortController.signal,
           );
           const block = outputs.find((output) => output.decision === "block");
@@ -322,7 +352,7 @@ export class HookCallbacks {
               trigger,
               custom_instructions: customInstructions === "" ? null : customInstructions,
             },
-            undefined,
+            callbackId(),
             context.abortController.signal,
           );
           // Claude Code gives PreCompact no control: an observer.
@@ -345,7 +375,7 @@ export class HookCallbacks {
                 agent_id: context.agentId,
                 agent_type: agentType,
               },
-              toolUseId,
+              callbackId(),
               context.abortController.signal,
             );
             return additionalContext(outputs);
@@ -361,17 +391,34 @@ export class HookCallbacks {
           const last = lastAssistantText(messages);
           const main = context.agentId === "main";
           const agentType = this.#session.agentType(context.agentId) ?? "general-purpose";
+          // What still runs in the background (the Agent SDK's background_tasks); forkloop
+          // schedules no crons (session_crons).
+          const waiting = {
+            background_tasks: backgroundShellsFor(context.agentState)
+              .list()
+              .filter((shell) => shell.status === "running")
+              .map((shell) => ({
+                id: shell.id,
+                type: "shell",
+                status: shell.status,
+                description: shell.description,
+                command: shell.command,
+              })),
+            session_crons: [],
+          };
           const outputs = main
             ? await this.fire(
                 "Stop",
                 "",
                 {
                   ...this.base(context),
+                  ...this.#turnFields(),
                   hook_event_name: "Stop",
                   stop_hook_active: stopHookActive,
                   ...(last === undefined ? {} : { last_assistant_message: last }),
+                  ...waiting,
                 },
-                undefined,
+                callbackId(),
                 context.abortController.signal,
               )
             : await this.fire(
@@ -379,14 +426,16 @@ export class HookCallbacks {
                 agentType,
                 {
                   ...this.base(context),
+                  ...this.#turnFields(),
                   hook_event_name: "SubagentStop",
                   stop_hook_active: stopHookActive,
                   agent_id: context.agentId,
                   agent_transcript_path: this.#session.subAgentTranscript(context.agentId),
                   agent_type: agentType,
                   ...(last === undefined ? {} : { last_assistant_message: last }),
+                  ...waiting,
                 },
-                undefined,
+                callbackId(),
                 context.abortController.signal,
               );
           const blocking = outputs.flatMap((output) =>
@@ -469,4 +518,12 @@ function additionalContext(outputs: readonly HookAnswer[]): { additionalContext?
 function errorText(content: string | readonly { type: string; text?: string }[]): string {
   if (typeof content === "string") return content;
   return content.flatMap((block) => (block.type === "text" && block.text ? [block.text] : [])).join("\n");
+}
+
+/**
+ * The second argument of a callback for an event without a tool call: the Agent SDK passes an id
+ * of its own for each call there (never null).
+ */
+function callbackId(): string {
+  return randomUUID();
 }

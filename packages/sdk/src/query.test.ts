@@ -346,6 +346,55 @@ describe("query() through the simulator", () => {
     expect(seen[0]?.toolUseID).toMatch(/^toolu_/);
   });
 
+  it("R-K2: hook inputs carry the Agent SDK's fields — the prompt's prompt_id in every event, the requests' effort in the turn's hooks, duration_ms after a call, background_tasks and session_crons for Stop; a hook without a tool gets a callback id of its own", async () => {
+    const seen: { event: string; input: Record<string, unknown>; toolUseID: string | undefined }[] = [];
+    const record = (event: string) => [
+      {
+        hooks: [
+          async (input: HookInput, toolUseID: string | undefined) => {
+            seen.push({ event, input: input as unknown as Record<string, unknown>, toolUseID });
+            return {};
+          },
+        ],
+      },
+    ];
+    await runQuery(
+      "Summarize notes.md",
+      harness.options({
+        hooks: {
+          UserPromptSubmit: record("UserPromptSubmit"),
+          PreToolUse: record("PreToolUse"),
+          PostToolUse: record("PostToolUse"),
+          Stop: record("Stop"),
+        },
+      }),
+    );
+    expect(seen.map((entry) => entry.event)).toEqual([
+      "UserPromptSubmit",
+      "PreToolUse",
+      "PostToolUse",
+      "Stop",
+    ]);
+    const promptId = seen[0]?.input.prompt_id;
+    expect(promptId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(seen.every((entry) => entry.input.prompt_id === promptId)).toBe(true);
+    const byEvent = (event: string) => seen.find((entry) => entry.event === event);
+    // The effort the requests ask for (Claude Code's default, medium), in the turn's hooks only.
+    for (const event of ["PreToolUse", "PostToolUse", "Stop"])
+      expect(byEvent(event)?.input.effort).toEqual({ level: "medium" });
+    expect(byEvent("UserPromptSubmit")?.input).not.toHaveProperty("effort");
+    expect(byEvent("PostToolUse")?.input.duration_ms).toEqual(expect.any(Number));
+    expect(byEvent("Stop")?.input).toMatchObject({ background_tasks: [], session_crons: [] });
+    expect(byEvent("PostToolUse")?.toolUseID).toMatch(/^toolu_/);
+    for (const event of ["UserPromptSubmit", "Stop"])
+      expect(byEvent(event)?.toolUseID).toMatch(/^[0-9a-f-]{36}$/);
+    // The next query's prompt is another prompt.
+    seen.length = 0;
+    await runQuery("hello", harness.options({ hooks: { UserPromptSubmit: record("UserPromptSubmit") } }));
+    expect(seen[0]?.input.prompt_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(seen[0]?.input.prompt_id).not.toBe(promptId);
+  });
+
   it("R-L15: every hook callback's output is used, as a settings hook's is — SessionStart's and UserPromptSubmit's context reach the main agent's model, SubagentStart's the sub-agent's", async () => {
     harness.sim.clearRequests();
     const starts: HookInput[] = [];
@@ -509,15 +558,25 @@ describe("query() through the simulator", () => {
     }
   });
 
-  it("R-K1: maxBudgetUsd ends with error_max_budget_usd; maxTurns with error_max_turns; each result is yielded, then thrown (the Agent SDK's ErrorResultError)", async () => {
+  it("R-K1, R-K2: maxBudgetUsd ends with error_max_budget_usd; maxTurns with error_max_turns; each result is yielded, then thrown (the Agent SDK's ErrorResultError), worded as the Agent SDK's", async () => {
     const broke = await runToThrow(
       query({ prompt: "loop forever", options: harness.options({ maxBudgetUsd: 0.000001 }) }),
     );
-    expect(resultOf(broke.messages)).toMatchObject({ subtype: "error_max_budget_usd", is_error: true });
-    expect(resultOf(broke.messages)).toMatchObject({ errors: [expect.stringContaining("maxBudgetUsd")] });
+    expect(resultOf(broke.messages)).toMatchObject({
+      subtype: "error_max_budget_usd",
+      is_error: true,
+      errors: ["Reached maximum budget ($0.000001)"],
+      terminal_reason: "budget_exhausted",
+      stop_reason: null,
+    });
+    // The turn ends at the reply that reached the budget: nothing the loop recorded after it
+    // (interrupted tool results, the interrupt notice) is yielded.
+    expect(broke.messages.at(-2)?.type).toBe("assistant");
     expect(broke.messages.at(-1)?.type).toBe("result");
     expect(broke.thrown).toBeInstanceOf(ErrorResultError);
-    expect((broke.thrown as ErrorResultError).message).toContain("maxBudgetUsd");
+    expect((broke.thrown as ErrorResultError).message).toBe(
+      "Claude Code returned an error result: Reached maximum budget ($0.000001)",
+    );
     expect((broke.thrown as ErrorResultError).result).toBe(broke.messages.at(-1));
     const capped = await runToThrow(
       query({ prompt: "loop forever", options: harness.options({ maxTurns: 1 }) }),
@@ -526,8 +585,12 @@ describe("query() through the simulator", () => {
       subtype: "error_max_turns",
       is_error: true,
       terminal_reason: "max_turns",
+      errors: ["Reached maximum number of turns (1)"],
     });
     expect(capped.thrown).toBeInstanceOf(ErrorResultError);
+    expect((capped.thrown as ErrorResultError).message).toBe(
+      "Claude Code returned an error result: Reached maximum number of turns (1)",
+    );
     // A successful query ends without throwing.
     expect((await runToThrow(query({ prompt: "hello", options: harness.options() }))).thrown).toBeUndefined();
   });
@@ -628,7 +691,13 @@ describe("query() through the simulator", () => {
     // R-K2: as in the Agent SDK, the program's own input is not echoed back as user messages.
     expect(JSON.stringify(messages.filter((message) => message.type === "user"))).not.toContain("queued one");
     expect(results[1]?.subtype).toBe("error_during_execution");
-    expect(["aborted_streaming", "aborted_tools"]).toContain(results[1]?.terminal_reason);
+    // R-K2: interrupted as its tool call was handed out, the turn ended during tool use, and the
+    // result says so as the Agent SDK's does: the prompt, the tool result and the notice counted.
+    expect(results[1]).toMatchObject({
+      terminal_reason: "aborted_tools",
+      num_turns: 3,
+      errors: ["[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=tool_use"],
+    });
     // The hard path leaves the interrupt notice (a submit-interrupt would not, R-L16).
     expect(JSON.stringify(messages.filter((message) => message.type === "user"))).toContain(
       "interrupted by user",

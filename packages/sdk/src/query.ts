@@ -421,7 +421,8 @@ class QueryRun implements Query {
   #end(): void {
     if (this.#closed) return;
     if (this.#options.abortController?.signal.aborted) {
-      this.#out.fail(new AbortError("the query was aborted (its abortController)"));
+      // The Agent SDK's words: programs match on them (R-K2).
+      this.#out.fail(new AbortError("Claude Code process aborted by user"));
     } else if (this.#lastError !== undefined) {
       this.#out.fail(this.#lastError);
     } else {
@@ -608,6 +609,11 @@ class QueryRun implements Query {
       onNotice: this.#warn,
       onHookRun,
     });
+    const requestDefaults = withRequestDefaults(resolved, runtime.source.modelOverrides, {
+      maxTurns: this.#options.maxTurns,
+      tokenBudget: this.#options.tokenBudget,
+      effort: this.#options.effort,
+    });
     const callbacks = new HookCallbacks(this.#options.hooks ?? {}, {
       sessionId,
       transcriptPath,
@@ -616,6 +622,7 @@ class QueryRun implements Query {
       agentType: (agentId) => agentTypes.get(agentId),
       onError: this.#warn,
       toolUseYielded: (toolUseId) => order.yielded(toolUseId),
+      effort: () => requestDefaults.effort,
     });
     // R-S14: the main agent's checks read the session's live mode, as its sub-agents do.
     let liveMode = (): PermissionMode => resolved.permissionMode;
@@ -653,11 +660,7 @@ class QueryRun implements Query {
         permissionRules: resolved.rules,
         bash: resolved.bash,
         ...resolved.loop,
-        ...withRequestDefaults(resolved, runtime.source.modelOverrides, {
-          maxTurns: this.#options.maxTurns,
-          tokenBudget: this.#options.tokenBudget,
-          effort: this.#options.effort,
-        }),
+        ...requestDefaults,
       }),
       ...(this.#options.outputFormat === undefined ? {} : { outputFormat: this.#options.outputFormat }),
       tools,
@@ -730,6 +733,7 @@ class QueryRun implements Query {
               additionalDirectories,
             }),
           );
+        callbacks.beginPrompt();
         const ended = await this.#turnOnce({
           session,
           writer,
@@ -814,9 +818,12 @@ class QueryRun implements Query {
         rememberToolInputs(event, turn.toolInputs);
         // A message that joined the turn is the host's own: not printed, unless replayed as sent.
         const joined = event.type === "user" && this.#queuedUuids.delete(event.uuid);
+        // A budget stop ends the turn at the reply that reached it: as Claude Code, what the
+        // loop then records (the interrupted tools' results, the notice) is not yielded.
+        const stopped = controller.signal.reason === OVER_BUDGET;
         const replay = joined ? this.#replay.take(event.uuid, sessionId) : undefined;
-        if (replay !== undefined) turn.emit(replay);
-        for (const line of turn.writer.lines(event)) if (!joined) turn.emit(line);
+        if (replay !== undefined && !stopped) turn.emit(replay);
+        for (const line of turn.writer.lines(event)) if (!joined && !stopped) turn.emit(line);
         if (event.type === "assistant" && overBudget()) controller.abort(OVER_BUDGET);
         step = await events.next();
       }
@@ -835,6 +842,8 @@ class QueryRun implements Query {
           subagentStats: turn.tracker.stats(),
           overBudget:
             controller.signal.reason === OVER_BUDGET || (terminal.reason === "completed" && overBudget()),
+          ...(this.#options.maxTurns === undefined ? {} : { maxTurns: this.#options.maxTurns }),
+          ...(budget === undefined ? {} : { maxBudgetUsd: budget }),
         }),
         this.#options.outputFormat,
       );

@@ -214,10 +214,17 @@ describe("stream-json writer (Claude Code–compatible headless lines)", () => {
     writer.lines(reply([{ type: "text", text: "One." }], "end_turn"));
     const first = writer.result(terminal("completed"), { durationMs: 1, permissionDenials: [] });
     writer.lines(reply([{ type: "text", text: "Two." }], "end_turn"));
-    const second = writer.result(terminal("max_turns"), { durationMs: 1, permissionDenials: [] });
+    const second = writer.result(terminal("max_turns"), {
+      durationMs: 1,
+      permissionDenials: [],
+      maxTurns: 1,
+    });
     for (const line of [first, second]) expect(streamJsonLineSchema.safeParse(line).success).toBe(true);
     expect(first).not.toHaveProperty("errors");
-    expect(second).toMatchObject({ subtype: "error_max_turns", errors: ["max_turns"] });
+    expect(second).toMatchObject({
+      subtype: "error_max_turns",
+      errors: ["Reached maximum number of turns (1)"],
+    });
     expect([first.result_index, second.result_index]).toEqual([0, 1]);
     const model = "claude-sonnet-4-6";
     expect(second.modelUsage[model]).toMatchObject({
@@ -227,5 +234,42 @@ describe("stream-json writer (Claude Code–compatible headless lines)", () => {
     });
     expect(second.model_usage_since_last_result[model]).toMatchObject({ inputTokens: 100, outputTokens: 20 });
     expect(second.usage).toMatchObject({ output_tokens_details: { thinking_tokens: 0 }, speed: "standard" });
+  });
+
+  it("R-K2: a stopped turn's error result is the Agent SDK's — its diagnostic names the last message, num_turns counts the turn's user messages; a loop-written message is isSynthetic", () => {
+    const writer = new StreamJsonWriter({ sessionId: "s1" });
+    writer.lines(reply([{ type: "tool_use", id: "toolu_1", name: "Bash", input: {} }], "tool_use"));
+    writer.lines(
+      createUserMessage([
+        { type: "tool_result", tool_use_id: "toolu_1", content: "Interrupted by user" },
+      ] as never),
+    );
+    writer.lines(createUserMessage("[Request interrupted by user for tool use]"));
+    const stopped = writer.result(
+      {
+        reason: "aborted_tools",
+        turnCount: 1,
+        messages: [],
+        usage: {
+          inputTokens: 0,
+          outputTokens: 0,
+          cacheCreationInputTokens: 0,
+          cacheReadInputTokens: 0,
+          apiCalls: 1,
+        },
+      },
+      { durationMs: 1, permissionDenials: [] },
+    );
+    expect(stopped).toMatchObject({
+      subtype: "error_during_execution",
+      terminal_reason: "aborted_tools",
+      // The prompt, the tool result and the notice.
+      num_turns: 3,
+      errors: ["[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=tool_use"],
+    });
+    const [resume] = writer.lines(createUserMessage("Output token limit hit.", { isMeta: true }));
+    expect(resume).toMatchObject({ type: "user", isSynthetic: true });
+    const [prompt] = writer.lines(createUserMessage("hello"));
+    expect(prompt).not.toHaveProperty("isSynthetic");
   });
 });

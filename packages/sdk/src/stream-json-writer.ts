@@ -159,6 +159,9 @@ export class StreamJsonWriter {
   #turnStartedAt: number | undefined;
   #ttftMs: number | undefined;
   #apiErrorStatus: number | null = null;
+  /** This turn's user lines, and its last user or assistant line (what an aborted turn's result describes). */
+  #turnUserLines = 0;
+  #turnLastMessage: SDKMessage | undefined;
 
   constructor(options: {
     sessionId: string;
@@ -214,9 +217,9 @@ export class StreamJsonWriter {
   lines(event: LoopEvent): SDKMessage[] {
     switch (event.type) {
       case "assistant":
-        return this.#assistant(event);
+        return this.#counted(this.#assistant(event));
       case "user":
-        return userLines(event, this.#sessionId, null);
+        return this.#counted(userLines(event, this.#sessionId, null));
       case "system":
         if (event.subtype !== "compact_boundary" || !event.compactMetadata) return [];
         return [
@@ -289,6 +292,12 @@ export class StreamJsonWriter {
     }
   }
 
+  #counted(lines: SDKMessage[]): SDKMessage[] {
+    for (const line of lines) if (line.type === "user") this.#turnUserLines++;
+    this.#turnLastMessage = lines.at(-1) ?? this.#turnLastMessage;
+    return lines;
+  }
+
   #assistant(event: AssistantMessage): SDKMessage[] {
     if (this.#requestStartedAt !== undefined) {
       this.#apiMs += this.#now() - this.#requestStartedAt;
@@ -323,6 +332,10 @@ export class StreamJsonWriter {
       ...(event.requestId === undefined ? {} : { request_id: event.requestId }),
       timestamp: event.timestamp,
     }));
+  }
+
+  #diagnostic(): string {
+    return diagnosticOf(this.#turnLastMessage, this.#lastAssistant?.message.stop_reason ?? null);
   }
 
   /** Final assistant text of the run (what `--output-format text` prints). */
@@ -397,6 +410,9 @@ export class StreamJsonWriter {
       subagentStats?: SubagentStats;
       /** The turn was stopped because the session's cost reached `maxBudgetUsd`. */
       overBudget?: boolean;
+      /** The query's `maxTurns` and `maxBudgetUsd`, which their error results name. */
+      maxTurns?: number;
+      maxBudgetUsd?: number;
     },
   ): SDKResultMessage {
     // A hook's `continue: false` is a requested stop, not a failure: the Agent SDK (Claude Code)
@@ -414,12 +430,14 @@ export class StreamJsonWriter {
           ? "error_max_turns"
           : "error_during_execution";
     const resultText = info.overBudget
-      ? "the session's cost reached maxBudgetUsd"
+      ? `Reached maximum budget ($${info.maxBudgetUsd ?? "?"})`
       : hookStopped
         ? ""
         : terminal.reason === "completed"
           ? this.finalText()
-          : (terminal.error?.message ?? terminal.reason);
+          : terminal.reason === "max_turns"
+            ? `Reached maximum number of turns (${info.maxTurns ?? terminal.turnCount - 1})`
+            : (terminal.error?.message ?? this.#diagnostic());
     const subagents = info.subagents ?? [];
     const modelUsage = structuredClone(this.#modelUsage);
     for (const entry of subagents) {
@@ -435,6 +453,13 @@ export class StreamJsonWriter {
     const apiErrorStatus = terminal.reason === "model_error" ? this.#apiErrorStatus : null;
     this.#turnStartedAt = undefined;
     this.#ttftMs = undefined;
+    // Claude Code counts an ended turn's user messages (the prompt, each tool result, the
+    // interrupt notice); forkloop's turnCount counts requests, the same for a turn that completes.
+    const userMessages = 1 + this.#turnUserLines;
+    this.#turnUserLines = 0;
+    this.#turnLastMessage = undefined;
+    // A budget stop comes as the reply is handed out, before its end (Claude Code: null).
+    const stopReason = info.overBudget ? null : (this.#lastAssistant?.message.stop_reason ?? null);
     return resultOf(subtype, resultText, {
       type: "result",
       ...this.#base(),
@@ -442,9 +467,10 @@ export class StreamJsonWriter {
       duration_ms: info.durationMs,
       duration_api_ms: this.#apiMs,
       // Claude Code counts the turn a hook's continue:false stopped (its tool results were in).
-      num_turns: terminal.turnCount + (hookStopped ? 1 : 0),
+      num_turns:
+        isAborted(terminal) && !info.overBudget ? userMessages : terminal.turnCount + (hookStopped ? 1 : 0),
       result: resultText,
-      stop_reason: this.#lastAssistant?.message.stop_reason ?? null,
+      stop_reason: stopReason,
       total_cost_usd: Object.values(modelUsage).reduce((sum, usage) => sum + usage.costUSD, 0),
       usage: resultUsage(terminal.usage),
       modelUsage,
@@ -455,11 +481,25 @@ export class StreamJsonWriter {
       api_error_status: apiErrorStatus,
       ...turnTiming,
       permission_denials: [...info.permissionDenials],
-      terminal_reason: info.overBudget ? "max_budget_usd" : terminal.reason,
+      terminal_reason: info.overBudget ? "budget_exhausted" : terminal.reason,
       subagentUsage: subagents.map((entry) => ({ ...entry })),
       cacheReadShare: cacheReadShare(Object.values(modelUsage)),
     });
   }
+}
+
+/**
+ * What Claude Code says of a turn that ended in error without an error of its own (a stop): the
+ * kind of its last message, that message's last block kind, and the reply's stop reason.
+ */
+function diagnosticOf(last: SDKMessage | undefined, stopReason: string | null): string {
+  const lastContentType =
+    last?.type === "assistant" ? ((last.message.content.at(-1) as { type?: string })?.type ?? "none") : "n/a";
+  return `[ede_diagnostic] result_type=${last?.type ?? "undefined"} last_content_type=${lastContentType} stop_reason=${stopReason}`;
+}
+
+function isAborted(terminal: Terminal): boolean {
+  return terminal.reason === "aborted_streaming" || terminal.reason === "aborted_tools";
 }
 
 /** A result of `subtype`: an error result says what went wrong in `errors`; a success has none, as in the Agent SDK. */
@@ -506,6 +546,8 @@ export function userLines(
     uuid,
     message: { role: "user", content: structuredClone(part) as never },
     parent_tool_use_id: parentToolUseId,
+    // A message the loop wrote, not the user (the resume request after a reply cut at max_tokens).
+    ...(event.isMeta === true ? { isSynthetic: true } : {}),
     ...(toolUseResult === undefined ? {} : { tool_use_result: toolUseResult }),
     timestamp: event.timestamp,
   });
