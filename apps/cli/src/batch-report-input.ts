@@ -4,7 +4,9 @@ import {
   itemTranscriptName,
   type JournalRecord,
   readJournal,
+  readReduce,
   replayJournal,
+  toReduceLine,
   toResultLine,
 } from "@forkloop/batch";
 import type { BatchReportInput } from "@forkloop/report";
@@ -29,12 +31,13 @@ export function attemptRuns(records: readonly JournalRecord[]): Map<string, Run[
 
 /**
  * What `forkloop report <batch-id>` hands the report package: the journal's replay (the same
- * lines as results.jsonl), each attempt's times, and each item's last transcript.
+ * lines as results.jsonl), each attempt's times, each item's last transcript, and the reduce (R-B7).
  */
 export async function batchReportInput(spec: BatchSpec, dir: string): Promise<BatchReportInput> {
   const { records } = await readJournal(dir);
   const { items } = replayJournal(records);
   const runs = attemptRuns(records);
+  const reduce = await readReduce(dir);
   return {
     batchId: spec.id,
     model: spec.model,
@@ -50,5 +53,6 @@ export async function batchReportInput(spec: BatchSpec, dir: string): Promise<Ba
           : { transcriptPath: join(dir, "transcripts", itemTranscriptName(state.item.id, state.attempts)) }),
       };
     }),
+    ...(reduce === undefined ? {} : { reduce: toReduceLine(reduce, undefined) }),
   };
 }

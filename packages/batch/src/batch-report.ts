@@ -102,7 +102,7 @@ export interface ReportOptions {
   readonly reduce?: ReduceRecord;
 }
 
-function toReduceLine(record: ReduceRecord, transcriptsDir: string | undefined): ReduceLine {
+export function toReduceLine(record: ReduceRecord, transcriptsDir: string | undefined): ReduceLine {
   return {
     prompt: record.prompt,
     status: record.status,

@@ -2,7 +2,7 @@ import { access } from "node:fs/promises";
 import { buildAgentView } from "./agent-view.js";
 import { TextBudget } from "./message-view.js";
 import { readShownTranscript } from "./read-transcript.js";
-import type { BatchItemRow, BatchReportData } from "./report-data.js";
+import type { BatchItemRow, BatchReduceView, BatchReportData } from "./report-data.js";
 
 /**
  * What a batch report is made from, handed over by whoever owns the batch's journal (the CLI
@@ -14,7 +14,12 @@ export interface BatchReportInput {
   readonly model?: string;
   readonly prompt?: string;
   readonly items: readonly BatchItemInput[];
+  /** R-B7: the reduce step (results.jsonl's sibling reduce.json, as report.json has it). */
+  readonly reduce?: BatchReduceInput;
 }
+
+/** The reduce as report.json has it: the view's fields, with its usage as loop-core counts it. */
+export type BatchReduceInput = Omit<BatchReduceView, "tokens"> & { readonly usage: BatchItemInput["usage"] };
 
 export interface BatchItemInput {
   readonly id: string;
@@ -98,6 +103,21 @@ export async function loadBatchReport(input: BatchReportInput): Promise<BatchRep
     wallMs: runs.length === 0 ? 0 : last - first,
     items,
     pauses: mergePauses(items.flatMap((item) => item.session?.rateLimits ?? [])),
+    reduce: input.reduce === undefined ? null : reduceView(input.reduce),
+  };
+}
+
+function reduceView(reduce: BatchReduceInput): BatchReduceView {
+  const { prompt, status, items, text, error, turns, costUsd } = reduce;
+  return { prompt, status, items, text, error, turns, tokens: tokensOf(reduce.usage), costUsd };
+}
+
+function tokensOf(usage: BatchItemInput["usage"]): BatchItemRow["tokens"] {
+  return {
+    input: usage.inputTokens,
+    cacheWrite: usage.cacheCreationInputTokens,
+    cacheRead: usage.cacheReadInputTokens,
+    output: usage.outputTokens,
   };
 }
 
@@ -119,12 +139,7 @@ async function itemRow(item: BatchItemInput, textBudget: number): Promise<BatchI
     status: item.status,
     attempts: item.attempts,
     turns: item.turns,
-    tokens: {
-      input: item.usage.inputTokens,
-      cacheWrite: item.usage.cacheCreationInputTokens,
-      cacheRead: item.usage.cacheReadInputTokens,
-      output: item.usage.outputTokens,
-    },
+    tokens: tokensOf(item.usage),
     costUsd: item.costUsd,
     durationMs: item.durationMs,
     compactions:

@@ -151,6 +151,20 @@ export interface BatchItemRow {
   readonly session: AgentView | null;
 }
 
+/** R-B7: the batch's reduce step — its answer is the batch's result. */
+export interface BatchReduceView {
+  readonly prompt: string;
+  /** `running`: started and not finished (a resume runs it). */
+  readonly status: "running" | "succeeded" | "failed";
+  /** How many items' results it read. */
+  readonly items: number;
+  readonly text: string | null;
+  readonly error: { readonly code: string; readonly message: string } | null;
+  readonly turns: number;
+  readonly tokens: TokenCounts;
+  readonly costUsd: number;
+}
+
 export interface BatchReportData {
   readonly kind: "batch";
   readonly generatedAt: string;
@@ -161,6 +175,8 @@ export interface BatchReportData {
   readonly items: readonly BatchItemRow[];
   /** Pool-wide 429 pauses, merged where they overlap. */
   readonly pauses: readonly { readonly at: number; readonly until: number }[];
+  /** R-B7: the reduce, when the batch has one. */
+  readonly reduce: BatchReduceView | null;
 }
 
 export type ReportData = SessionReportData | BatchReportData;

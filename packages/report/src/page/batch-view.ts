@@ -294,6 +294,28 @@ function itemPage(root: HTMLElement, item: BatchItemRow): void {
   );
 }
 
+/** R-B7: the reduce's answer (the batch's result) as text, with what it read and cost. */
+function reduceResult(reduce: NonNullable<BatchReportData["reduce"]>): HTMLElement {
+  const answer =
+    reduce.text !== null && reduce.text !== ""
+      ? h("pre", { class: "reduce-answer" }, reduce.text)
+      : h("p", {}, reduce.error === null ? "not finished: a resume runs it" : "");
+  return h(
+    "div",
+    { class: "reduce", data: { reduceStatus: reduce.status } },
+    h(
+      "p",
+      { class: "muted" },
+      `${reduce.status} · over ${reduce.items} item${reduce.items === 1 ? "" : "s"} · ${format.count(reduce.turns)} turn${reduce.turns === 1 ? "" : "s"} · ${format.count(reduce.tokens.cacheRead)} read from the cache · ${format.cost(reduce.costUsd)}`,
+    ),
+    reduce.error === null
+      ? null
+      : h("p", { class: "error" }, `${reduce.error.code}: ${reduce.error.message}`),
+    answer,
+    h("details", {}, h("summary", {}, "reduce prompt"), h("pre", {}, reduce.prompt)),
+  );
+}
+
 export function renderBatch(root: HTMLElement, data: BatchReportData): void {
   const byId = new Map(data.items.map((item) => [item.id, item]));
   const batchPage = h("div", { class: "batch" });
@@ -363,6 +385,7 @@ export function renderBatch(root: HTMLElement, data: BatchReportData): void {
       h("p", { class: "muted" }, `${data.model ?? "model ?"} · report generated ${data.generatedAt}`),
       data.prompt ? h("details", {}, h("summary", {}, "prompt"), h("pre", {}, data.prompt)) : null,
     ),
+    data.reduce === null ? null : section("Result (reduce)", reduceResult(data.reduce)),
     section("Totals", totalsFigures(data.items, data.wallMs)),
     section("Cost and cache reads per item", costChart(data.items)),
     section(
