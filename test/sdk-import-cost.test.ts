@@ -51,6 +51,7 @@ const ON_FIRST_USE = [
   "ajv",
   "comlink",
   "msgpackr",
+  "pdf-lib",
   "piscina",
   "re2js",
   "unbash",

@@ -155,3 +155,27 @@ describe("tokenCountWithEstimation after a compaction", () => {
     expect(tokenCountWithEstimation(messages)).toBe(5 + 10 + 100 + 1_000 + estimateMessageTokens(synthetic));
   });
 });
+
+describe("estimateMessageTokens of a PDF document", () => {
+  it("R-T7: a base64 PDF in a tool result counts by its pages, not by its base64 text", () => {
+    const pdf = `%PDF-1.7\n${[1, 2, 3].map((n) => `${n} 0 obj << /Type /Page /Parent 9 0 R >> endobj\n`).join("")}/Type /Pages\n${"x".repeat(400_000)}`;
+    const data = Buffer.from(pdf, "latin1").toString("base64");
+    const message = {
+      type: "user",
+      uuid: "u1",
+      message: {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: "t1",
+            content: [{ type: "document", source: { type: "base64", media_type: "application/pdf", data } }],
+          },
+        ],
+      },
+    } as unknown as UserMessage;
+    // 3 pages × 3 000 (the /Pages tree node is not a page); the base64 alone would be > 100 000.
+    expect(estimateMessageTokens(message)).toBe(4 + 9_000);
+    expect(estimateTextTokens(data)).toBeGreaterThan(100_000);
+  });
+});

@@ -37,6 +37,34 @@ export function estimateTextTokens(text: string): number {
   return Math.ceil(tokens * ESTIMATE_MARGIN);
 }
 
+/** Tokens the API counts per PDF page, at most (its text plus the page as an image). */
+const PDF_PAGE_TOKENS = 3_000;
+const documentEstimates = new WeakMap<object, number>();
+
+/**
+ * A base64 PDF is counted by its pages, not its base64 (R-T7: a 20-page document is ~60 000
+ * tokens, its base64 text would count as millions and trigger a compaction); text documents by
+ * their text. Cached per block: the estimate runs every turn.
+ */
+function estimateDocumentTokens(block: ContentBlockParam & { type: "document" }): number {
+  const known = documentEstimates.get(block);
+  if (known !== undefined) return known;
+  const source = block.source;
+  let tokens: number;
+  if (source.type === "base64") {
+    const pages = Buffer.from(source.data, "base64")
+      .toString("latin1")
+      .match(/\/Type\s*\/Page(?![s\w])/g);
+    tokens = Math.max(1, pages?.length ?? 1) * PDF_PAGE_TOKENS;
+  } else if (source.type === "text") {
+    tokens = estimateTextTokens(source.data);
+  } else {
+    tokens = estimateTextTokens(JSON.stringify(block));
+  }
+  documentEstimates.set(block, tokens);
+  return tokens;
+}
+
 function estimateBlockTokens(block: ContentBlockParam | string): number {
   if (typeof block === "string") return estimateTextTokens(block);
   switch (block.type) {
@@ -52,6 +80,8 @@ function estimateBlockTokens(block: ContentBlockParam | string): number {
       return estimateTextTokens(block.thinking);
     case "image":
       return 1_600;
+    case "document":
+      return estimateDocumentTokens(block);
     default:
       return estimateTextTokens(JSON.stringify(block));
   }

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { existingBackgroundShells } from "../background/background-shells.js";
 import { openConfined } from "../confined-open.js";
 import { detectImage, MAX_IMAGE_BYTES } from "../image-file.js";
+import { isPdf, PDF_MAX_PAGES_PER_READ, PDF_WHOLE_MAX_PAGES, pdfForRead } from "../pdf/pdf-pages.js";
 import { decodeTextFile } from "../text-file.js";
 import { absolutePath, defineTool, numberLines, recordRead, toolError } from "../tool-kit.js";
 import { realWorkspaceRoots, resolveInWorkspace } from "../workspace-paths.js";
@@ -32,6 +33,13 @@ const readInput = z.object({
     .min(1)
     .optional()
     .describe(`The number of lines to read (default ${READ_DEFAULT_LINE_LIMIT})`),
+  pages: z
+    .string()
+    .max(32)
+    .optional()
+    .describe(
+      `Page range for PDF files (e.g., "1-5", "3", "10-20"). Only applicable to PDF files. Maximum ${PDF_MAX_PAGES_PER_READ} pages per request.`,
+    ),
 });
 
 export const readTool = defineTool({
@@ -40,7 +48,8 @@ export const readTool = defineTool({
     "Reads a text file from the workspace. Output is numbered like `cat -n` (line number, tab, text). " +
     `By default up to ${READ_DEFAULT_LINE_LIMIT} lines from the start; use offset and limit for long files. ` +
     `Lines longer than ${READ_MAX_LINE_CHARS} characters are truncated. Images (PNG, JPEG, GIF, WebP) are ` +
-    "shown as images; other binary files are refused. " +
+    `shown as images; PDFs go to you as documents (up to ${PDF_WHOLE_MAX_PAGES} pages whole, else give pages, ` +
+    `at most ${PDF_MAX_PAGES_PER_READ} a call); other binary files are refused. ` +
     "Read a file before editing or overwriting it.",
   inputSchema: readInput,
   isConcurrencySafe: () => true,
@@ -90,6 +99,29 @@ export const readTool = defineTool({
         );
       }
       const bytes = readFileSync(fd);
+      // R-T7: a PDF goes to the model as a document block (the pages asked, or the whole short file).
+      if (isPdf(bytes)) {
+        const pdf = await pdfForRead(bytes, path, input.pages);
+        if (!pdf.ok) return toolError(pdf.error);
+        recordRead(context.agentState, path, stats);
+        return {
+          content: [
+            {
+              type: "text",
+              text: `PDF ${path}: pages ${pdf.first}-${pdf.last} of ${pdf.total} (${pdf.data.length} bytes sent).`,
+            },
+            {
+              type: "document",
+              source: { type: "base64", media_type: "application/pdf", data: pdf.data.toString("base64") },
+            },
+          ],
+        };
+      }
+      if (input.pages !== undefined) {
+        return toolError(
+          `pages applies to PDF files only; ${path} is not a PDF. Use offset and limit for lines.`,
+        );
+      }
       // Images go to the model as image blocks, as Claude Code's Read does (PNG, JPEG, GIF, WebP).
       const mediaType = detectImage(bytes);
       if (mediaType !== undefined) {
