@@ -1,19 +1,15 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { runCliInProcess, type SimHandle, startSimInProcess } from "@forkloop/cli/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCliInProcess } from "@forkloop/cli/testing";
+import { describe, expect, it } from "vitest";
+import { useSimProject } from "./support/cli-sim-project.js";
 
 // R-X3: the stream-json flags of `claude -p` that add lines — --replay-user-messages (stdin's user
 // messages printed back) and --include-hook-events (each hook command's run) — against the
 // simulator over HTTP, with real hook processes.
-let dir: string;
-let home: string;
-let sim: SimHandle;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "forkloop-stream-flags-"));
-  home = await mkdtemp(join(tmpdir(), "forkloop-stream-flags-home-"));
-  // A hook per event the simulator's plain answer fires; UserPromptSubmit's fails (exit 1).
+
+// A hook per event the simulator's plain answer fires; UserPromptSubmit's fails (exit 1).
+const project = useSimProject("stream-flags", async (_dir, home) => {
   const hook = (command: string) => [{ hooks: [{ type: "command", command }] }];
   await mkdir(join(home, ".claude"));
   await writeFile(
@@ -26,17 +22,14 @@ beforeAll(async () => {
       },
     }),
   );
-  sim = await startSimInProcess(dir);
-}, 60_000);
-afterAll(async () => {
-  await sim?.stop();
-  await rm(dir, { recursive: true, force: true });
-  await rm(home, { recursive: true, force: true });
 });
 
-const env = () => ({ ...sim.env, FORKLOOP_HOME: home, HOME: home });
 const run = (args: readonly string[], stdin?: string) =>
-  runCliInProcess(["-p", ...args], { cwd: dir, env: env(), ...(stdin === undefined ? {} : { stdin }) });
+  runCliInProcess(["-p", ...args], {
+    cwd: project.dir,
+    env: project.env(),
+    ...(stdin === undefined ? {} : { stdin }),
+  });
 type Line = Record<string, unknown>;
 const linesOf = (stdout: string): Line[] =>
   stdout
@@ -87,13 +80,13 @@ describe("R-X3: stream-json lines of --replay-user-messages and --include-hook-e
   });
 
   it("R-X3: --replay-user-messages without stream-json input and output is exit 2 naming the fix, before any request", async () => {
-    const before = (await sim.requests()).length;
+    const before = (await project.sim.requests()).length;
     const result = await run(["Say hello.", ...STREAM, "--replay-user-messages"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
       "--replay-user-messages requires both --input-format stream-json and --output-format stream-json",
     );
-    expect((await sim.requests()).length).toBe(before);
+    expect((await project.sim.requests()).length).toBe(before);
   });
 
   it("R-X3: --include-hook-events prints each hook command's start and end (output, exit code, outcome); without it only SessionStart's", async () => {

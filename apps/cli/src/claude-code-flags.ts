@@ -57,10 +57,6 @@ export const REFUSED_CLAUDE_FLAGS: readonly RefusedClaudeFlag[] = [
     why: "forkloop cannot turn off CLAUDE.md, skills and agents for one run; use --setting-sources to leave settings files out",
   },
   {
-    spellings: ["--bare"],
-    why: "forkloop always reads CLAUDE.md and the settings' hooks; use --setting-sources to leave settings files out",
-  },
-  {
     spellings: ["--system-prompt-snapshot"],
     why: "forkloop builds the system prompt once per run (byte-identical for the session, R-F3) and does not record it across resumes",
   },

@@ -12,8 +12,10 @@ import { closestFlag } from "./flags.js";
  * custom agents, structured output, effort, the session's id and forking.
  */
 export function claudeCodeOptions(flags: RunFlags, cwd: string): Partial<Options> {
+  const tools = flags.tools ?? (flags.bare ? BARE_TOOLS : undefined);
   return {
-    ...(flags.tools === undefined ? {} : toolsFlag(flags.tools, flags["disallowed-tools"] ?? [])),
+    ...(tools === undefined ? {} : toolsFlag(tools, flags["disallowed-tools"] ?? [])),
+    ...(flags.bare ? { bare: true } : {}),
     ...(flags.agents === undefined ? {} : { agents: agentsFlag(flags.agents, cwd) }),
     ...(flags["json-schema"] === undefined
       ? {}
@@ -25,6 +27,9 @@ export function claudeCodeOptions(flags: RunFlags, cwd: string): Partial<Options
     ...(flags["fork-session"] ? { forkSession: true } : {}),
   };
 }
+
+/** `--bare`'s tool set unless --tools names one: Claude Code's minimal mode offers these three. */
+const BARE_TOOLS = "Bash,Edit,Read";
 
 /**
  * `--tools "Read,Grep"` (or spaces), `""` for none, `default` for every built-in tool. As in

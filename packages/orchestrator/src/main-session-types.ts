@@ -49,6 +49,8 @@ export interface MainSessionOptions {
   /** Replaces forkloop's identity and working rules in the system prompt (the Agent SDK's string `systemPrompt`). */
   readonly systemPrompt?: string;
   readonly home?: string;
+  /** False: the system prompt holds no memory files (CLAUDE.md …), as Claude Code's `--bare`. */
+  readonly memoryFiles?: boolean;
   readonly agents?: readonly AgentDefinition[];
   /**
    * `output_config.format` of the main loop's requests (structured outputs); with the profile's

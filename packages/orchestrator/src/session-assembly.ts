@@ -16,6 +16,8 @@ export interface AssembleSessionOptions {
   readonly systemPrompt?: string;
   /** The user's home directory for user-level memory and skills; default `os.homedir()`. */
   readonly home?: string;
+  /** False: no memory files (CLAUDE.md …) are looked for, as Claude Code's `--bare`. Default true. */
+  readonly memoryFiles?: boolean;
   readonly tools: readonly Tool[];
   /** Agent definitions given in code (added to the ones found on disk). */
   readonly agents?: readonly AgentDefinition[];
@@ -95,7 +97,9 @@ export async function assembleSession(options: AssembleSessionOptions): Promise<
   const [skills, agents, memoryRead] = await Promise.all([
     loadSkillsDetailed(cwd, { home, projectDirs }),
     loadAgentDefinitionsDetailed(cwd, options.agents ?? [], { projectDirs }),
-    readMemoryFilesDetailed({ cwd, repoRoot, home }),
+    options.memoryFiles === false
+      ? { files: [], refused: [] }
+      : readMemoryFilesDetailed({ cwd, repoRoot, home }),
   ]);
   const memoryFiles = memoryRead.files;
   const prefetchMs = performance.now() - started;

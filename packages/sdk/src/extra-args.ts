@@ -94,6 +94,7 @@ const FLAGS: Readonly<Record<string, Flag>> = {
   "include-partial-messages": (_value, options) => ({ ...options, includePartialMessages: true }),
   "replay-user-messages": (_value, options) => ({ ...options, replayUserMessages: true }),
   "include-hook-events": (_value, options) => ({ ...options, includeHookEvents: true }),
+  bare: (_value, options) => ({ ...options, bare: true }),
   effort: (value, options) => ({
     ...options,
     effort: required("effort", value) as NonNullable<Options["effort"]>,

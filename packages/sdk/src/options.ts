@@ -153,6 +153,12 @@ export interface Options extends AgentSdkOnlyOptions {
    * every settings file (it wins) and trusted as the user's own (`claude --settings`).
    */
   settings?: string | Record<string, unknown>;
+  /**
+   * forkloop (R-X3, `claude --bare`): a minimal session — no memory files (CLAUDE.md, AGENTS.md …)
+   * in the system prompt and no settings hooks; the settings' permissions, env and model still
+   * apply, and so do the program's own `hooks` callbacks.
+   */
+  bare?: boolean;
   /** forkloop: a token target for each turn, e.g. 500_000 (R-L14). */
   tokenBudget?: number;
   /** forkloop (R-S5): take the project's own settings files as they are (else they only narrow). */
@@ -216,6 +222,7 @@ export const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof Options>([
   "replayUserMessages",
   "settingSources",
   "tokenBudget",
+  "bare",
   "trustProject",
   "sandbox",
   "settings",

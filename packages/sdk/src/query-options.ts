@@ -48,8 +48,11 @@ export interface ResolvedQuery {
   readonly agents: readonly ForkloopAgentDefinition[];
   readonly systemPrompt?: string;
   readonly appendSystemPrompt?: string;
+  /** With `bare`: without their hooks. */
   readonly settings: Settings;
   readonly home?: string;
+  /** False with `bare`: no memory files in the system prompt. */
+  readonly memoryFiles: boolean;
   readonly env: Record<string, string | undefined>;
   /** Thinking, the tool-use summary model and context editing: options, then settings. */
   readonly loop: LoopChoices;
@@ -90,7 +93,9 @@ export async function resolveQueryOptions(
     flagSettings,
     warn,
   });
-  const { settings, home } = run;
+  const home = run.home;
+  // R-X3 `bare` (Claude Code's --bare): the settings files' hooks do not run; the rest of them applies.
+  const settings = options.bare === true ? { ...run.settings, hooks: {} } : run.settings;
   const permissionMode = options.permissionMode ?? settings.permissions.defaultMode ?? "default";
   if (!isPermissionMode(permissionMode)) {
     throw new OptionsError(`permissionMode "${permissionMode}": use one of ${PERMISSION_MODES.join(", ")}.`);
@@ -149,6 +154,7 @@ export async function resolveQueryOptions(
       : {}),
     settings,
     ...(home === undefined ? {} : { home }),
+    memoryFiles: options.bare !== true,
     // R-R2: the settings' FORKLOOP_* deadline variables apply beneath the environment.
     env: run.endpointEnv,
     loop: resolveLoopChoices(options, settings),

@@ -685,6 +685,7 @@ class QueryRun implements Query {
         permissions.recordDenial,
       ),
       ...(resolved.home === undefined ? {} : { home: resolved.home }),
+      ...(resolved.memoryFiles ? {} : { memoryFiles: false }),
       ...(resolved.systemPrompt === undefined ? {} : { systemPrompt: resolved.systemPrompt }),
       ...(resolved.appendSystemPrompt === undefined
         ? {}

@@ -42,6 +42,8 @@ $FORKLOOP_HOME/projects/<project>/sessions/ (FORKLOOP_HOME defaults to ~/.forklo
   --json-schema SCHEMA    the final answer is JSON matching this JSON Schema (structured_output
                           in the json result)
   --effort LEVEL          low | medium | high | xhigh | max: the requests' effort
+  --bare                  minimal: no CLAUDE.md/AGENTS.md in the system prompt, no settings hooks,
+                          the tools Bash, Edit and Read (unless --tools); settings still apply
   --setting-sources LIST  which settings files to read: user,project,local (default all; "" none)
   --session-id UUID       the new session's id (with --resume/--continue only with --fork-session)
   --fork-session          with --resume/--continue: continue in a new session, the old one kept
@@ -97,6 +99,7 @@ const schema = z.object({
   "input-format": z.enum(["text", "stream-json"], { message: "must be text or stream-json" }).optional(),
   "include-partial-messages": z.boolean().optional(),
   "include-hook-events": z.boolean().optional(),
+  bare: z.boolean().optional(),
   "replay-user-messages": z.boolean().optional(),
   model: z.string().min(1, "give a model id or alias, e.g. --model sonnet").optional(),
   // Repeated, or comma-separated as Claude Code takes it.
@@ -214,6 +217,7 @@ export function parseRunFlags(argv: readonly string[]): ParsedCommand<RunFlags> 
         "input-format": { type: "string" },
         "include-partial-messages": { type: "boolean" },
         "include-hook-events": { type: "boolean" },
+        bare: { type: "boolean" },
         "replay-user-messages": { type: "boolean" },
         model: { type: "string" },
         "fallback-model": { type: "string", multiple: true },
