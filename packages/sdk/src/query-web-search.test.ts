@@ -24,8 +24,26 @@ function brain(request: BrainRequest): BrainReply | undefined {
       adaptiveThinking: false,
     } as BrainReply;
   }
+  if (request.querySource?.startsWith("agent:")) {
+    // A sub-agent in a worker thread searches too: its WebSearch runs in the parent (the proxy).
+    if (request.lastToolResults.length > 0) {
+      return { content: [{ type: "text", text: `sub-agent saw: ${request.lastToolResults[0]?.content}` }] };
+    }
+    return { content: [{ type: "tool_use", name: "WebSearch", input: { query: "release 9" } }] };
+  }
   if (request.querySource !== "sdk") return undefined;
   if (request.lastToolResults.length > 0) return { content: [{ type: "text", text: "searched" }] };
+  if ((request.lastUserText ?? "").includes("delegate")) {
+    return {
+      content: [
+        {
+          type: "tool_use",
+          name: "Agent",
+          input: { description: "search", prompt: "Search for release 9.", subagent_type: "general-purpose" },
+        },
+      ],
+    };
+  }
   const input = (request.lastUserText ?? "").includes("both lists")
     ? { query: "release 9", allowed_domains: ["example.org"], blocked_domains: ["example.com"] }
     : { query: "release 9", allowed_domains: ["example.org"] };
@@ -73,6 +91,21 @@ describe("R-T6: WebSearch through the API's server-side web search tool", () => 
     expect(result.content).toContain("REMINDER: You MUST include the sources above");
     // The main agent's own requests offer WebSearch as a client tool, not the server tool.
     expect(main[0]?.rawBody).not.toContain("web_search_20250305");
+  });
+
+  it("R-T6: a sub-agent in a worker thread calls WebSearch; the search runs through the session's client and its result reaches the sub-agent", async () => {
+    harness.sim.clearRequests();
+    await collectMessages(
+      query({
+        prompt: "delegate the search",
+        options: harness.options({ allowedTools: ["Agent", "WebSearch"] }),
+      }),
+    );
+    expect(requests("web_search")).toHaveLength(1);
+    const fork = requests("agent:general-purpose");
+    expect(fork.at(-1)?.rawBody).toContain('Web search results for query: \\"release 9\\"');
+    // The parent's Agent result carries the sub-agent's report of it.
+    expect(requests("sdk").at(-1)?.rawBody).toContain("sub-agent saw: Web search results");
   });
 
   it("R-T6: both domain lists at once is a tool error naming the fix, and no search is sent", async () => {
