@@ -1,17 +1,20 @@
-import { ForkloopError } from "@forkloop/loop-core/errors";
-import { EXIT, type ExitCode } from "./exit-codes.js";
+import { OptionsError } from "@forkloop/sdk/errors";
+import { type ExitCode, exitCodeForError } from "./exit-codes.js";
 
 /**
- * An error the user can fix (bad flag, bad setting, unknown batch id). `main` prints the message
- * and exits with `exitCode` (2 by default) and no stack trace: the message must name the problem
- * and the fix.
+ * An error the user can fix (bad flag, bad setting, unknown batch id), code `usage`. `main`
+ * prints the message and exits 2 with no stack trace: the message must name the problem and the
+ * fix.
  */
-export class CliError extends ForkloopError {
+export class CliError extends OptionsError {
   override readonly name = "CliError";
-  readonly exitCode: ExitCode;
 
-  constructor(message: string, exitCode: ExitCode = EXIT.usage) {
+  constructor(message: string) {
     super(message, { code: "usage" });
-    this.exitCode = exitCode;
+  }
+
+  /** The exit code, from the one table (EXIT_FOR_ERROR_CODE). */
+  get exitCode(): ExitCode {
+    return exitCodeForError(this.code);
   }
 }

@@ -5,12 +5,11 @@
  * with the process's own; tests call it in-process (`@forkloop/cli/testing`), so nothing here may
  * read or change process-wide state.
  */
-import { OptionsError } from "@forkloop/sdk/errors";
 import { FORKLOOP_VERSION } from "@forkloop/sdk/version";
 import { terminalStream } from "@forkloop/tools";
 import { CliError } from "./cli-error.js";
 import type { CommandContext } from "./command-context.js";
-import { EXIT, type ExitCode } from "./exit-codes.js";
+import { EXIT, type ExitCode, exitCodeForError } from "./exit-codes.js";
 import { closestFlag } from "./flags.js";
 
 export const MAIN_USAGE = `Usage: forkloop <command> [flags]
@@ -110,22 +109,11 @@ export async function runCommandLine(
   try {
     return await main(argv, context);
   } catch (error) {
-    // Damaged state, a full or read-only disk … are messages; only bugs keep a stack (R-R4).
-    // Loaded here, not at start: it needs the orchestrator, which `--version` and `sim` do not.
-    const { asStateError } = await import("./state-errors.js");
-    const state = asStateError(error);
-    if (error instanceof CliError || error instanceof OptionsError) {
-      // A bad settings file, environment variable or models file from the SDK is exit 2 too.
-      context.stderr.write(`forkloop: ${error.message}\n`);
-      return error instanceof CliError ? error.exitCode : EXIT.usage;
-    }
-    if (state) {
-      context.stderr.write(`forkloop: ${state.message}\n`);
-      return state.exitCode;
-    }
-    context.stderr.write(
-      `forkloop: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
-    return EXIT.internal;
+    // Damaged state, a full or read-only disk … are messages; only bugs keep a stack (R-R4, R-A7).
+    // Loaded here, not at start: it needs the SDK, which `--version` and `sim` do not.
+    const { describeError } = await import("@forkloop/sdk");
+    const described = describeError(error);
+    context.stderr.write(`forkloop: ${described.message}\n`);
+    return exitCodeForError(described.code);
   }
 }

@@ -73,3 +73,34 @@ export function exitCodeForBatch(counts: { succeeded: number; failed: number; pe
   if (counts.succeeded === 0) return EXIT.batchFailed;
   return EXIT.batchPartial;
 }
+
+/**
+ * R-A7: the exit code of a failure, by its code (`describeError(error).code`) — the one table the
+ * CLI exits by. Every failure the user fixes (bad input, a directory or disk, damaged state, an
+ * unreachable or unsafe queue) is 2, naming the problem and the fix; a code not listed is a bug (1).
+ */
+export const EXIT_FOR_ERROR_CODE: Readonly<Record<string, ExitCode>> = {
+  /** A bad flag or argument (CliError). */
+  usage: EXIT.usage,
+  /** A bad settings file, environment variable, models file, option or held lock (OptionsError). */
+  invalid_options: EXIT.usage,
+  /** A disk that is full or read-only, a permission, a file where a directory belongs. */
+  file_system: EXIT.usage,
+  /** A damaged transcript, or one that could not be written: the message names the repair. */
+  transcript_corrupt: EXIT.usage,
+  transcript_write_failed: EXIT.usage,
+  // @forkloop/batch's BatchError codes (BATCH_ERROR_CODES).
+  invalid_batch: EXIT.usage,
+  batch_dir_unwritable: EXIT.usage,
+  journal_write_failed: EXIT.usage,
+  report_write_failed: EXIT.usage,
+  batches_api_unavailable: EXIT.usage,
+  dirty_worktree: EXIT.usage,
+  queue_unreachable: EXIT.usage,
+  queue_unsafe: EXIT.usage,
+};
+
+/** The exit code for a failure's code (R-A7); unknown codes are bugs. */
+export function exitCodeForError(code: string): ExitCode {
+  return Object.hasOwn(EXIT_FOR_ERROR_CODE, code) ? (EXIT_FOR_ERROR_CODE[code] as ExitCode) : EXIT.internal;
+}

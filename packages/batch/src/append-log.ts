@@ -1,5 +1,6 @@
 import { type FileHandle, open, readFile, truncate } from "node:fs/promises";
 import { crc32 } from "node:zlib";
+import { ForkloopError } from "@forkloop/loop-core/errors";
 
 /**
  * An append-only, crash-safe log of JSON records, one per line: `<crc32 hex8> <json>\n`.
@@ -45,14 +46,22 @@ export interface LogContents {
  * group is acknowledged, the file is cut back to its last whole record, and the log refuses
  * every later append: a record written after a lost one would make the log lie.
  */
-export class LogWriteError extends Error {
+export class LogWriteError extends ForkloopError {
   override readonly name = "LogWriteError";
+  /**
+   * `code` is the errno (ENOSPC, EIO …), so the error reads as the file-system failure it is
+   * (describeError names its fix; R-A7).
+   */
   constructor(
     readonly path: string,
-    readonly code: string,
+    code: string,
     cause: unknown,
   ) {
-    super(`cannot write ${path}: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    super(`cannot write ${path}: ${(cause as Error)?.message ?? String(cause)}`, {
+      code,
+      data: { path },
+      cause,
+    });
   }
 }
 

@@ -18,12 +18,16 @@ export const BATCH_ERROR_CODES = [
   "batches_api_unavailable",
   /** An isolated batch over a working tree with uncommitted changes. */
   "dirty_worktree",
+  /** `--queue`: Redis is down or refuses us (start it, fix the URL). */
+  "queue_unreachable",
+  /** `--queue`: a Redis that would lose or duplicate work (an evicting policy, a replica), R-R10. */
+  "queue_unsafe",
 ] as const;
 
 export type BatchErrorCode = (typeof BATCH_ERROR_CODES)[number];
 
 export class BatchError extends OptionsError {
-  override readonly name = "BatchError";
+  override readonly name: string = "BatchError";
   declare readonly code: BatchErrorCode;
 
   constructor(code: BatchErrorCode, message: string, data?: Record<string, unknown>) {

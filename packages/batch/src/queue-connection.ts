@@ -1,5 +1,6 @@
 import { OptionsError } from "@forkloop/sdk/errors";
 import { Redis, type RedisOptions } from "ioredis";
+import { BatchError } from "./batch-error.js";
 import { checkQueueHealth } from "./queue-health.js";
 import { describeRedisError, isRedisError } from "./redis-errors.js";
 
@@ -57,8 +58,11 @@ export function parseQueueUrl(text: string): QueueAddress {
 }
 
 /** Redis is down or refuses us: not a flag error, but one the user fixes (start it, fix the URL). */
-export class QueueUnreachableError extends Error {
+export class QueueUnreachableError extends BatchError {
   override readonly name = "QueueUnreachableError";
+  constructor(message: string) {
+    super("queue_unreachable", message);
+  }
 }
 
 /**

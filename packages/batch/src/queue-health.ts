@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { BatchError } from "./batch-error.js";
 
 /**
  * R-R10: what the producer and every `forkloop worker` check about their Redis before anything
@@ -9,8 +10,11 @@ import type { Redis } from "ioredis";
  * noeviction is refused. A replica refuses writes (READONLY). Persistence is a warning: without
  * it a restart loses the batch's queue and the results not yet written by the producer.
  */
-export class QueueUnsafeError extends Error {
+export class QueueUnsafeError extends BatchError {
   override readonly name = "QueueUnsafeError";
+  constructor(message: string) {
+    super("queue_unsafe", message);
+  }
 }
 
 export interface QueueHealth {

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { ForkloopError } from "@forkloop/loop-core/errors";
 import type { RequestGate, SubAgentEvent } from "@forkloop/orchestrator";
 import { type Job, Queue, UnrecoverableError, WaitingError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
@@ -127,13 +128,10 @@ export interface QueueWorker {
  * which the producer shows as the item's failure; the worker says it once per batch and goes on
  * serving other batches. Workers of one queue are meant to be configured alike.
  */
-export class BatchRefusedError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = "BatchRefusedError";
+export class BatchRefusedError extends ForkloopError {
+  override readonly name = "BatchRefusedError";
+  constructor(code: string, message: string) {
+    super(message, { code });
   }
 }
 

@@ -1,5 +1,6 @@
 import { access } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
+import { ForkloopError } from "@forkloop/loop-core/errors";
 import { loadTranscript, TRANSCRIPT_EXTENSION, type TranscriptRecord } from "@forkloop/orchestrator";
 import { buildAgentView } from "./agent-view.js";
 import { TextBudget } from "./message-view.js";
@@ -11,12 +12,13 @@ const SESSION_TEXT_BUDGET = 50_000_000;
 const SESSION_BLOCK_LIMIT = 200_000;
 
 /** The file given is not a forkloop transcript (no session in it): the CLI says so, exit 2. */
-export class NotATranscriptError extends Error {
+export class NotATranscriptError extends ForkloopError {
+  override readonly name = "NotATranscriptError";
   constructor(readonly path: string) {
     super(
       `${path} holds no forkloop session (no session_start record): it is empty or not a transcript. Give a session id, a batch id or a transcript from \`forkloop sessions list\`.`,
+      { code: "not_a_transcript", data: { path } },
     );
-    this.name = "NotATranscriptError";
   }
 }
 

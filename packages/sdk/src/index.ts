@@ -23,6 +23,7 @@ export type * from "./agent-sdk-types/control-types.js";
 export type * from "./agent-sdk-types/hook-types.js";
 export type * from "./agent-sdk-types/option-types.js";
 export type * from "./agent-sdk-types/other-messages.js";
+export { damageNotice, describeError, type ErrorDescription } from "./describe-error.js";
 export { ErrorResultError } from "./error-result.js";
 export { createHeadlessPermissions } from "./headless-permissions.js";
 export {

@@ -14,6 +14,7 @@ import {
   isRedisError,
   type JobItem,
   loadQueuedBatch,
+  openQueue,
   openQueueLedger,
   ProgressDisplay,
   parseQueueUrl,
@@ -34,7 +35,6 @@ import { finishedStatus, printBatchSummary } from "../batch-summary.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode, exitCodeForBatch } from "../exit-codes.js";
-import { openCheckedQueue } from "../queue-open.js";
 
 /** The flags `forkloop batch --queue` reads beyond the batch's own settings. */
 export interface QueueFlags {
@@ -91,7 +91,7 @@ export async function queuedBatchCommand(
   }
   // The URL and Redis are checked before any state exists, so a typo leaves nothing behind.
   const address = parseQueueUrl(flags.queue);
-  const connection = await openCheckedQueue(address, (line) => context.stderr.write(`${line}\n`));
+  const connection = await openQueue(address, (line) => context.stderr.write(`${line}\n`));
   try {
     const { batch, items } =
       target.kind === "new"

@@ -2,12 +2,11 @@ import { access } from "node:fs/promises";
 import { resolve } from "node:path";
 import { plural } from "@forkloop/batch";
 import { loadIntactTranscript, TRANSCRIPT_EXTENSION } from "@forkloop/orchestrator";
-import { savedSession } from "@forkloop/sdk";
+import { damageNotice, savedSession } from "@forkloop/sdk";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { parseSessionFlags, sessionFlagsState } from "../session-flags.js";
-import { damageNotice } from "../state-errors.js";
 import { describeMessage } from "../transcript-text.js";
 
 export const REPLAY_USAGE = `Usage: forkloop replay <session-id | FILE.fltr> [--cwd DIR] [--state-dir DIR] [--json]

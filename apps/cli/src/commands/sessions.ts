@@ -1,11 +1,10 @@
 import { plural } from "@forkloop/batch";
 import { loadIntactTranscript } from "@forkloop/orchestrator";
-import { listSessionsIn, savedSession, sessionsDirs } from "@forkloop/sdk";
+import { damageNotice, listSessionsIn, savedSession, sessionsDirs } from "@forkloop/sdk";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { parseSessionFlags, sessionFlagsState } from "../session-flags.js";
-import { damageNotice } from "../state-errors.js";
 import { describeMessage } from "../transcript-text.js";
 
 export const SESSIONS_USAGE = `Usage: forkloop sessions list [--cwd DIR] [--state-dir DIR] [--json]

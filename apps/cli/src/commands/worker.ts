@@ -8,6 +8,7 @@ import {
   createBatchPool,
   describeHostFailure,
   endpointUrl,
+  openQueue,
   parseQueueUrl,
   plural,
   type QueuedBatch,
@@ -28,7 +29,6 @@ import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { parseCommand } from "../flags.js";
 import { mcpConfigFlag, spreadMcpConfigArgs } from "../mcp-config-args.js";
-import { openCheckedQueue } from "../queue-open.js";
 import { sandboxFlagSchema } from "../sandbox-flag.js";
 
 export const WORKER_USAGE = `Usage: forkloop worker --queue redis://HOST:PORT[/DB] [--concurrency N] [flags]
@@ -167,7 +167,7 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
     allowBypassPermissions: flags["allow-dangerously-skip-permissions"] === true,
     bypassDisabledBySettings: settings.permissions.disableBypassPermissionsMode === "disable",
   };
-  const connection = await openCheckedQueue(address, log);
+  const connection = await openQueue(address, log);
   const concurrency = flags.concurrency ?? 8;
   // The retry and timeout settings (R-R1, R-R2) apply to a worker's model requests as to a local batch's.
   const source = await run.endpoint();
