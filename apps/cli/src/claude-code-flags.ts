@@ -49,10 +49,6 @@ export const REFUSED_CLAUDE_FLAGS: readonly RefusedClaudeFlag[] = [
   },
   { spellings: ["--remote-control", "--remote-control-session-name-prefix"], why: INTERACTIVE },
   {
-    spellings: ["--restricted"],
-    why: "forkloop has no restricted mode; remove tools with --tools or --disallowed-tools and keep the project untrusted",
-  },
-  {
     spellings: ["--safe-mode"],
     why: "forkloop cannot turn off CLAUDE.md, skills and agents for one run; use --setting-sources to leave settings files out",
   },

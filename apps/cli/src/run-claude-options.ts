@@ -13,9 +13,17 @@ import { closestFlag } from "./flags.js";
  */
 export function claudeCodeOptions(flags: RunFlags, cwd: string): Partial<Options> {
   const tools = flags.tools ?? (flags.bare ? BARE_TOOLS : undefined);
+  const given = flags["disallowed-tools"] ?? [];
+  const selected = tools === undefined ? {} : toolsFlag(tools, given);
+  // --restricted takes out what --tools does not name, beside what the tool set took out.
+  const restrictedOut = flags.restricted && flags.tools === undefined ? RESTRICTED_OUT : [];
+  const disallowed = [...(selected.disallowedTools ?? given), ...restrictedOut];
   return {
-    ...(tools === undefined ? {} : toolsFlag(tools, flags["disallowed-tools"] ?? [])),
+    ...selected,
+    ...(disallowed.length === given.length ? {} : { disallowedTools: disallowed }),
     ...(flags.bare ? { bare: true } : {}),
+    // --restricted, as Claude Code's: no settings files (--settings still applies), no memory files.
+    ...(flags.restricted ? { settingSources: [], memoryFiles: false } : {}),
     ...(flags.agents === undefined ? {} : { agents: agentsFlag(flags.agents, cwd) }),
     ...(flags["json-schema"] === undefined
       ? {}
@@ -27,6 +35,12 @@ export function claudeCodeOptions(flags: RunFlags, cwd: string): Partial<Options
     ...(flags["fork-session"] ? { forkSession: true } : {}),
   };
 }
+
+/**
+ * `--restricted` takes out the tools that run code (Bash) or reach the network (WebFetch), as
+ * Claude Code's does, unless --tools names them; bypassPermissions is refused (run-flags.ts).
+ */
+const RESTRICTED_OUT = ["Bash", "WebFetch"];
 
 /** `--bare`'s tool set unless --tools names one: Claude Code's minimal mode offers these three. */
 const BARE_TOOLS = "Bash,Edit,Read";

@@ -159,6 +159,8 @@ export interface Options extends AgentSdkOnlyOptions {
    * apply, and so do the program's own `hooks` callbacks.
    */
   bare?: boolean;
+  /** forkloop: false leaves memory files (CLAUDE.md, AGENTS.md …) out of the system prompt (`claude --restricted`). */
+  memoryFiles?: boolean;
   /** forkloop: a token target for each turn, e.g. 500_000 (R-L14). */
   tokenBudget?: number;
   /** forkloop (R-S5): take the project's own settings files as they are (else they only narrow). */
@@ -223,6 +225,7 @@ export const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof Options>([
   "settingSources",
   "tokenBudget",
   "bare",
+  "memoryFiles",
   "trustProject",
   "sandbox",
   "settings",

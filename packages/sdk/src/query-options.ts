@@ -51,7 +51,7 @@ export interface ResolvedQuery {
   /** With `bare`: without their hooks. */
   readonly settings: Settings;
   readonly home?: string;
-  /** False with `bare`: no memory files in the system prompt. */
+  /** False with `bare` or `memoryFiles: false`: no memory files in the system prompt. */
   readonly memoryFiles: boolean;
   readonly env: Record<string, string | undefined>;
   /** Thinking, the tool-use summary model and context editing: options, then settings. */
@@ -154,7 +154,7 @@ export async function resolveQueryOptions(
       : {}),
     settings,
     ...(home === undefined ? {} : { home }),
-    memoryFiles: options.bare !== true,
+    memoryFiles: options.bare !== true && options.memoryFiles !== false,
     // R-R2: the settings' FORKLOOP_* deadline variables apply beneath the environment.
     env: run.endpointEnv,
     loop: resolveLoopChoices(options, settings),

@@ -44,6 +44,8 @@ $FORKLOOP_HOME/projects/<project>/sessions/ (FORKLOOP_HOME defaults to ~/.forklo
   --effort LEVEL          low | medium | high | xhigh | max: the requests' effort
   --bare                  minimal: no CLAUDE.md/AGENTS.md in the system prompt, no settings hooks,
                           the tools Bash, Edit and Read (unless --tools); settings still apply
+  --restricted            no Bash or WebFetch (unless --tools names them), no settings files but
+                          --settings, no CLAUDE.md; bypassPermissions is refused
   --setting-sources LIST  which settings files to read: user,project,local (default all; "" none)
   --session-id UUID       the new session's id (with --resume/--continue only with --fork-session)
   --fork-session          with --resume/--continue: continue in a new session, the old one kept
@@ -100,6 +102,7 @@ const schema = z.object({
   "include-partial-messages": z.boolean().optional(),
   "include-hook-events": z.boolean().optional(),
   bare: z.boolean().optional(),
+  restricted: z.boolean().optional(),
   "replay-user-messages": z.boolean().optional(),
   model: z.string().min(1, "give a model id or alias, e.g. --model sonnet").optional(),
   // Repeated, or comma-separated as Claude Code takes it.
@@ -218,6 +221,7 @@ export function parseRunFlags(argv: readonly string[]): ParsedCommand<RunFlags> 
         "include-partial-messages": { type: "boolean" },
         "include-hook-events": { type: "boolean" },
         bare: { type: "boolean" },
+        restricted: { type: "boolean" },
         "replay-user-messages": { type: "boolean" },
         model: { type: "string" },
         "fallback-model": { type: "string", multiple: true },
@@ -298,6 +302,14 @@ function checkCombinations(flags: RunFlags): void {
   if (flags["input-format"] === "stream-json" && flags["output-format"] !== "stream-json") {
     throw new CliError(
       "--input-format stream-json needs --output-format stream-json (each input turn answers as stream-json lines); add --output-format stream-json.",
+    );
+  }
+  if (
+    flags.restricted &&
+    (flags["dangerously-skip-permissions"] || flags["permission-mode"] === "bypassPermissions")
+  ) {
+    throw new CliError(
+      "--restricted: bypassPermissions is not supported in restricted mode (as in Claude Code); pick another --permission-mode, e.g. acceptEdits, or dontAsk with --allowed-tools rules.",
     );
   }
   if (flags.resume !== undefined && flags.continue) {
