@@ -133,7 +133,8 @@ describe("R-B7: forkloop batch --reduce", () => {
       attempt: 2,
       prompt: "List the findings.",
     });
-  });
+    // Five CLI runs: about 4 s on an idle machine; the limit is for a shared, loaded one.
+  }, 60_000);
 
   it("R-B7, R-B6: with --json-schema the reduce reads the items' structured outputs and answers in prose (no output format of its own)", async () => {
     const before = (await messagesSince(0)).length;

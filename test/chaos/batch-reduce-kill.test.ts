@@ -71,6 +71,11 @@ describe("R-B7: a batch killed during its reduce", () => {
       status: "running",
       attempt: 1,
     });
+    // `batch status` says the reduce is what is left, and how to run it.
+    const status = await runCli(["batch", "status", "k"], { cwd: dir, env: env() });
+    expect(status.stdout).toContain("stopped before its reduce (resume it)");
+    expect(status.stdout).toContain("reduce: running over 3 items");
+    expect(status.stdout).toContain("resume: forkloop batch --resume k");
     const itemsBefore = sent.filter((request) => !request.reduce).length;
     expect(itemsBefore).toBe(3);
 

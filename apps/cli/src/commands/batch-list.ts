@@ -9,6 +9,7 @@ import {
   loadBatch,
   readJournal,
   readReduce,
+  reduceDue,
   replayJournal,
 } from "@forkloop/batch";
 import { batchesDirs, checkId, type ProjectState } from "@forkloop/sdk";
@@ -25,6 +26,8 @@ interface BatchView {
   readonly report: ReturnType<typeof buildReport>;
   /** The batch's lock owner when it still runs (R-R5): "pid N on HOST since …", else null. */
   readonly runningBy: string | null;
+  /** R-B7: every item is settled but the reduce has not answered for these results (a resume runs it). */
+  readonly reduceDue?: boolean;
   /** A `--queue` batch: whether its producer wrote report.json (its items all settled). */
   readonly queueReport?: boolean;
 }
@@ -39,7 +42,9 @@ async function viewBatch(state: ProjectState, id: string): Promise<BatchView> {
     transcriptsDir: join(dir, "transcripts"),
     ...(reduce === undefined ? {} : { reduce }),
   });
-  return { spec, dir, report, runningBy: await runningOwner(join(dir, LOCK_FILE)) };
+  const reducing =
+    spec.reduce !== undefined && report.totals.pending === 0 && (await reduceDue(dir, spec.reduce, items));
+  return { spec, dir, report, runningBy: await runningOwner(join(dir, LOCK_FILE)), reduceDue: reducing };
 }
 
 /**
@@ -77,6 +82,10 @@ function state(view: BatchView): string {
   if (view.spec.queue !== undefined && !view.queueReport) return `on the queue ${view.spec.queue}`;
   if (view.runningBy !== null) return `running (${view.runningBy})`;
   if (t.pending > 0) return "stopped (resume it)";
+  if (view.reduceDue)
+    return view.report.reduce?.status === "failed"
+      ? "its reduce failed (resume it)"
+      : "stopped before its reduce (resume it)";
   return t.failed > 0 ? "finished with failures" : "finished";
 }
 
@@ -105,7 +114,7 @@ export async function batchListCommand(
     out(`report: ${join(view.spec.outputDir, "report.md")}`);
     if (view.spec.queue !== undefined)
       out(`attach: forkloop batch --resume ${view.spec.id} --queue ${view.spec.queue}`);
-    else if (view.runningBy === null && view.report.totals.pending > 0)
+    else if (view.runningBy === null && (view.report.totals.pending > 0 || view.reduceDue))
       out(`resume: forkloop batch --resume ${view.spec.id}`);
     if (view.spec.queue === undefined) {
       const failed = failedItemsLine(view.report, `forkloop batch --resume ${view.spec.id}`);
