@@ -117,7 +117,8 @@ describe("R-B4: forkloop batch --resume ID --retry-conflicts", () => {
     expect(git(dir, "log", "--oneline").trim().split("\n")).toHaveLength(1);
     expect(git(dir, "status", "--porcelain")).toBe(" M shared.txt\n");
     expect(git(dir, "worktree", "list").trim().split("\n")).toHaveLength(1);
-  });
+    // Two CLI runs with worktrees: a few seconds idle; the limit is for a shared, loaded machine.
+  }, 60_000);
 
   it("R-B4 control: a resume without --retry-conflicts runs nothing and leaves the conflict as it is", async () => {
     const dir = await conflictedBatch("control");
@@ -128,7 +129,7 @@ describe("R-B4: forkloop batch --resume ID --retry-conflicts", () => {
     expect(await messages()).toBe(before);
     expect(await readFile(join(dir, "shared.txt"), "utf8")).toBe("base\none\n");
     expect((await rows(dir, "control"))[1]).toMatchObject({ status: "failed", error: { code: "conflict" } });
-  });
+  }, 60_000);
 
   it("bad input: --retry-conflicts without --resume, or with --queue, is exit 2 naming the fix", async () => {
     const dir = await project("flags");
