@@ -15,7 +15,7 @@ import { streamJsonLineSchema } from "../stream-json.js";
 
 /** A project directory and a simulator whose brain the test scripts (other requests: the built-in policy). */
 export async function startHarness(
-  brain: (request: BrainRequest) => BrainReply | undefined,
+  brain: (request: BrainRequest) => BrainReply | Promise<BrainReply> | undefined,
   simOptions: Parameters<typeof startSimulator>[0] = {},
 ): Promise<{
   sim: Simulator;
