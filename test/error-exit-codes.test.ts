@@ -13,6 +13,7 @@ import {
 } from "@forkloop/batch";
 import { ForkloopError } from "@forkloop/loop-core/errors";
 import { OrchestratorError } from "@forkloop/orchestrator";
+import { TelemetryConfigError } from "@forkloop/orchestrator/telemetry";
 import { NotATranscriptError } from "@forkloop/report";
 import { describeError } from "@forkloop/sdk";
 import { OptionsError } from "@forkloop/sdk/errors";
@@ -50,6 +51,12 @@ const CASES: readonly (readonly [string, number, unknown])[] = [
   ],
   ["LogWriteError (a full disk under the journal)", 2, new LogWriteError("/b/journal.log", "ENOSPC", enospc)],
   ["a file-system errno", 2, enospc],
+  ["NotATranscriptError", 2, new NotATranscriptError("/tmp/notes.txt")],
+  [
+    "TelemetryConfigError (an OTEL_* variable forkloop cannot follow)",
+    2,
+    new TelemetryConfigError("bad OTEL"),
+  ],
   ["a worker that crashed (a bug or a fault)", 1, new OrchestratorError("worker_crashed", "worker exited")],
   ["BatchRefusedError escaping its worker", 1, new BatchRefusedError("mcp_server_unavailable", "x")],
   ["a plain Error (a bug)", 1, new Error("boom")],
@@ -101,6 +108,10 @@ describe("R-A7: describeError gives the problem and the fix, and a stack only fo
     expect(describeError(new OrchestratorError("transcript_corrupt", "x", { ...damage })).message).toBe(
       '/s/abc.fltr is damaged at byte 10 of 40: the 2 records before it are intact (1 readable records follow it); the file was not changed. Continue from the intact part with `forkloop run --resume abc --repair "…"` (the damaged file is kept beside it as abc.fltr.damaged-<time>).',
     );
+    expect(describeError(new TelemetryConfigError("OTEL_TRACES_EXPORTER=zipkin: use otlp"))).toEqual({
+      code: "invalid_telemetry_config",
+      message: "OTEL_TRACES_EXPORTER=zipkin: use otlp",
+    });
     expect(describeError(enospc)).toEqual({
       code: "file_system",
       message:

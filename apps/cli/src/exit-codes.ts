@@ -84,6 +84,10 @@ export const EXIT_FOR_ERROR_CODE: Readonly<Record<string, ExitCode>> = {
   usage: EXIT.usage,
   /** A bad settings file, environment variable, models file, option or held lock (OptionsError). */
   invalid_options: EXIT.usage,
+  /** A file given as a transcript that holds no session (@forkloop/report). */
+  not_a_transcript: EXIT.usage,
+  /** An OTEL_* variable forkloop cannot follow (R-V5). */
+  invalid_telemetry_config: EXIT.usage,
   /** A disk that is full or read-only, a permission, a file where a directory belongs. */
   file_system: EXIT.usage,
   /** A damaged transcript, or one that could not be written: the message names the repair. */

@@ -7,21 +7,22 @@
 import { shutdownTelemetry, startTelemetry, TelemetryConfigError } from "@forkloop/orchestrator/telemetry";
 import { runCommandLine } from "./cli.js";
 import type { CommandContext } from "./command-context.js";
-import { EXIT } from "./exit-codes.js";
+import { type ExitCode, exitCodeForError } from "./exit-codes.js";
 import { installProcessStop } from "./process-stop.js";
 
 /**
  * R-V5: OpenTelemetry export when the environment asks (CLAUDE_CODE_ENABLE_TELEMETRY=1 and an
- * OTEL_*_EXPORTER=otlp); off, this loads nothing. A variable forkloop cannot follow is exit 2.
+ * OTEL_*_EXPORTER=otlp); off, this loads nothing. A variable forkloop cannot follow is its exit
+ * code from the one table (2); undefined when telemetry started or is off.
  */
-async function startProcessTelemetry(): Promise<boolean> {
+async function startProcessTelemetry(): Promise<ExitCode | undefined> {
   try {
     await startTelemetry(process.env);
-    return true;
+    return undefined;
   } catch (error) {
     if (!(error instanceof TelemetryConfigError)) throw error;
     process.stderr.write(`forkloop: ${error.message}\n`);
-    return false;
+    return exitCodeForError(error.code);
   }
 }
 
@@ -36,7 +37,8 @@ async function runFromProcess(): Promise<void> {
     signal: stop.signal,
     beforeForcedExit: (handler) => stop.beforeForcedExit(handler),
   };
-  if (!(await startProcessTelemetry())) process.exit(EXIT.usage);
+  const telemetryFailed = await startProcessTelemetry();
+  if (telemetryFailed !== undefined) process.exit(telemetryFailed);
   const code = await runCommandLine(process.argv.slice(2), context);
   // What the run recorded is exported before the process goes (bounded by the exporters' timeouts).
   await shutdownTelemetry();

@@ -15,12 +15,19 @@ export interface ErrorDescription {
 }
 
 /**
+ * Codes of errors from packages below the SDK (which cannot use `OptionsError`) that the caller
+ * fixes: an OTEL_* variable forkloop cannot follow (R-V5), a file that is not a transcript.
+ */
+const FIXABLE_CODES: ReadonlySet<string> = new Set(["invalid_telemetry_config", "not_a_transcript"]);
+
+/**
  * Every expected failure — a problem the caller can fix (an `OptionsError` of any package), a
  * damaged transcript, a full or read-only disk, a file where a directory belongs — becomes its
  * problem and fix (R-R4: never `unexpected error` with a stack). What is left is a real bug.
  */
 export function describeError(error: unknown): ErrorDescription {
-  if (error instanceof OptionsError) return { code: error.code, message: error.message };
+  if (error instanceof OptionsError || (error instanceof ForkloopError && FIXABLE_CODES.has(error.code)))
+    return { code: error.code, message: error.message };
   if (error instanceof ForkloopError && error.code === "transcript_corrupt")
     return { code: error.code, message: damageNotice(error.data as unknown as TranscriptDamageData) };
   if (error instanceof ForkloopError && error.code === "transcript_write_failed") {

@@ -1,3 +1,4 @@
+import { ForkloopError } from "@forkloop/loop-core/errors";
 import { type TelemetryConfig, telemetryChoice } from "./config.js";
 import type { SpanRef, TelemetrySink } from "./spans.js";
 
@@ -20,8 +21,11 @@ export function activeSink(): TelemetrySink | undefined {
 }
 
 /** Thrown for OTEL_* variables forkloop cannot follow: the message names the variable and the fix. */
-export class TelemetryConfigError extends Error {
+export class TelemetryConfigError extends ForkloopError {
   override readonly name = "TelemetryConfigError";
+  constructor(message: string) {
+    super(message, { code: "invalid_telemetry_config" });
+  }
 }
 
 /**
