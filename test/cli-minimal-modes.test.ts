@@ -4,12 +4,25 @@ import { runCliInProcess } from "@forkloop/cli/testing";
 import { describe, expect, it } from "vitest";
 import { useSimProject } from "./support/cli-sim-project.js";
 
-// R-X3: `forkloop -p --bare` and `--restricted` as Claude Code's — --bare: no memory files in
+// R-X3: `forkloop -p --bare`, `--restricted` and `--safe-mode` as Claude Code's — --bare: no memory files in
 // the system prompt, no settings hooks, the tools Bash, Edit and Read; --restricted: no settings
-// files but --settings, no memory files, no Bash or WebFetch unless named, no bypass — against
+// files but --settings, no memory files, no Bash or WebFetch unless named, no bypass; --safe-mode:
+// no customization (memory, hooks, skills, agent and command files) — against
 // the simulator over HTTP, with a real hook process as the control.
 const project = useSimProject("bare", async (dir, home) => {
   await writeFile(join(dir, "CLAUDE.md"), "The codename is GREY-OWL-3.\n");
+  await mkdir(join(dir, ".claude", "agents"), { recursive: true });
+  await writeFile(
+    join(dir, ".claude", "agents", "reviewer.md"),
+    "---\nname: reviewer\ndescription: Reviews code\n---\nYou review code.\n",
+  );
+  await mkdir(join(dir, ".claude", "skills", "greet"), { recursive: true });
+  await writeFile(
+    join(dir, ".claude", "skills", "greet", "SKILL.md"),
+    "---\nname: greet\ndescription: Greets\n---\nSay hello.\n",
+  );
+  await mkdir(join(dir, ".claude", "commands"));
+  await writeFile(join(dir, ".claude", "commands", "hello.md"), "Say hello to $ARGUMENTS.\n");
   await mkdir(join(home, ".claude"));
   await mkdir(join(home, "hook-runs"));
   await writeFile(join(home, ".claude", "settings.json"), hookedSettings(home));
@@ -41,7 +54,7 @@ async function run(args: readonly string[]) {
   };
 }
 
-describe("R-X3: forkloop -p --bare and --restricted", () => {
+describe("R-X3: forkloop -p --bare, --restricted and --safe-mode", () => {
   it("R-X3: --bare leaves CLAUDE.md out of the system prompt, runs no settings hook and offers Bash, Edit and Read", async () => {
     const bare = await run(["--bare"]);
     expect(bare.result.code, bare.result.stderr).toBe(0);
@@ -88,5 +101,30 @@ describe("R-X3: forkloop -p --bare and --restricted", () => {
       expect(result.result.stderr).toContain("bypassPermissions is not supported in restricted mode");
     }
     expect((await project.sim.requests()).length).toBe(before);
+  });
+
+  it("R-X3: --safe-mode turns every customization off — CLAUDE.md, settings hooks, skills, agent and command files — and keeps the tools", async () => {
+    const init = (stdout: string) => JSON.parse(stdout.split("\n")[0] ?? "{}") as Record<string, unknown>;
+    const stream = ["--output-format", "stream-json", "--verbose"];
+    const safe = await run(["--safe-mode", ...stream]);
+    expect(safe.result.code, safe.result.stderr).toBe(0);
+    expect(safe.system).not.toContain("GREY-OWL-3");
+    expect(safe.hookRan).toBe(false);
+    expect(safe.tools).toContain("Bash");
+    expect(init(safe.result.stdout)).toMatchObject({ agents: ["general-purpose"], skills: [] });
+    // The control: the project's agent and skill are there without it.
+    const full = await run(stream);
+    expect(init(full.result.stdout)).toMatchObject({
+      agents: ["general-purpose", "reviewer"],
+      skills: ["greet"],
+    });
+    const command = await runCliInProcess(["-p", "/hello Ada", "--safe-mode"], {
+      cwd: project.dir,
+      env: project.env(),
+    });
+    expect(command.code).toBe(2);
+    expect(command.stderr).toContain(
+      "--safe-mode: custom commands (.claude/commands, .forkloop/commands) are off",
+    );
   });
 });

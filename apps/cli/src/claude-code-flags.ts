@@ -49,10 +49,6 @@ export const REFUSED_CLAUDE_FLAGS: readonly RefusedClaudeFlag[] = [
   },
   { spellings: ["--remote-control", "--remote-control-session-name-prefix"], why: INTERACTIVE },
   {
-    spellings: ["--safe-mode"],
-    why: "forkloop cannot turn off CLAUDE.md, skills and agents for one run; use --setting-sources to leave settings files out",
-  },
-  {
     spellings: ["--system-prompt-snapshot"],
     why: "forkloop builds the system prompt once per run (byte-identical for the session, R-F3) and does not record it across resumes",
   },

@@ -22,6 +22,7 @@ export function claudeCodeOptions(flags: RunFlags, cwd: string): Partial<Options
     ...selected,
     ...(disallowed.length === given.length ? {} : { disallowedTools: disallowed }),
     ...(flags.bare ? { bare: true } : {}),
+    ...(flags["safe-mode"] ? { safeMode: true } : {}),
     // --restricted, as Claude Code's: no settings files (--settings still applies), no memory files.
     ...(flags.restricted ? { settingSources: [], memoryFiles: false } : {}),
     ...(flags.agents === undefined ? {} : { agents: agentsFlag(flags.agents, cwd) }),

@@ -51,6 +51,8 @@ export interface MainSessionOptions {
   readonly home?: string;
   /** False: the system prompt holds no memory files (CLAUDE.md …), as Claude Code's `--bare`. */
   readonly memoryFiles?: boolean;
+  /** False: no skills and no agent definitions from disk, as Claude Code's `--safe-mode`. */
+  readonly skillAndAgentFiles?: boolean;
   readonly agents?: readonly AgentDefinition[];
   /**
    * `output_config.format` of the main loop's requests (structured outputs); with the profile's

@@ -108,6 +108,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }),
     ...(options.home === undefined ? {} : { home: options.home }),
     ...(options.memoryFiles === undefined ? {} : { memoryFiles: options.memoryFiles }),
+    ...(options.skillAndAgentFiles === undefined ? {} : { skillAndAgentFiles: options.skillAndAgentFiles }),
     ...(options.agents === undefined ? {} : { agents: options.agents }),
   });
   // Sub-agents read the mode at each call (R-S14); each turn writes its own, setPermissionMode a switch.

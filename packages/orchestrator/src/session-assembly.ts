@@ -18,6 +18,8 @@ export interface AssembleSessionOptions {
   readonly home?: string;
   /** False: no memory files (CLAUDE.md …) are looked for, as Claude Code's `--bare`. Default true. */
   readonly memoryFiles?: boolean;
+  /** False: no skills and no agent definitions from disk (code-given agents stay), as Claude Code's `--safe-mode`. */
+  readonly skillAndAgentFiles?: boolean;
   readonly tools: readonly Tool[];
   /** Agent definitions given in code (added to the ones found on disk). */
   readonly agents?: readonly AgentDefinition[];
@@ -94,9 +96,10 @@ export async function assembleSession(options: AssembleSessionOptions): Promise<
   // it and cwd. The rest of the prefetch runs in parallel.
   const { repoRoot, status: gitStatus } = await readGitSnapshot(cwd);
   const projectDirs = directoryChain(cwd, repoRoot);
+  const files = options.skillAndAgentFiles !== false;
   const [skills, agents, memoryRead] = await Promise.all([
-    loadSkillsDetailed(cwd, { home, projectDirs }),
-    loadAgentDefinitionsDetailed(cwd, options.agents ?? [], { projectDirs }),
+    files ? loadSkillsDetailed(cwd, { home, projectDirs }) : { skills: [], errors: [], refused: [] },
+    loadAgentDefinitionsDetailed(cwd, options.agents ?? [], { projectDirs: files ? projectDirs : [] }),
     options.memoryFiles === false
       ? { files: [], refused: [] }
       : readMemoryFilesDetailed({ cwd, repoRoot, home }),

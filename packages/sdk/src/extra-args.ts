@@ -95,6 +95,7 @@ const FLAGS: Readonly<Record<string, Flag>> = {
   "replay-user-messages": (_value, options) => ({ ...options, replayUserMessages: true }),
   "include-hook-events": (_value, options) => ({ ...options, includeHookEvents: true }),
   bare: (_value, options) => ({ ...options, bare: true }),
+  "safe-mode": (_value, options) => ({ ...options, safeMode: true }),
   effort: (value, options) => ({
     ...options,
     effort: required("effort", value) as NonNullable<Options["effort"]>,

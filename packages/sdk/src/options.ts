@@ -159,6 +159,12 @@ export interface Options extends AgentSdkOnlyOptions {
    * apply, and so do the program's own `hooks` callbacks.
    */
   bare?: boolean;
+  /**
+   * forkloop (R-X3, `claude --safe-mode`): every customization off — `bare`'s (no memory files, no
+   * settings hooks), and no skills, agent definitions or MCP servers from files or settings (the
+   * program's own `agents`, `mcpServers` and `mcpConfig` stay); permissions and the model apply.
+   */
+  safeMode?: boolean;
   /** forkloop: false leaves memory files (CLAUDE.md, AGENTS.md …) out of the system prompt (`claude --restricted`). */
   memoryFiles?: boolean;
   /** forkloop: a token target for each turn, e.g. 500_000 (R-L14). */
@@ -226,6 +232,7 @@ export const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof Options>([
   "tokenBudget",
   "bare",
   "memoryFiles",
+  "safeMode",
   "trustProject",
   "sandbox",
   "settings",

@@ -51,8 +51,10 @@ export interface ResolvedQuery {
   /** With `bare`: without their hooks. */
   readonly settings: Settings;
   readonly home?: string;
-  /** False with `bare` or `memoryFiles: false`: no memory files in the system prompt. */
+  /** False with `bare`, `safeMode` or `memoryFiles: false`: no memory files in the system prompt. */
   readonly memoryFiles: boolean;
+  /** False with `safeMode`: no skills or agent definitions from disk. */
+  readonly skillAndAgentFiles: boolean;
   readonly env: Record<string, string | undefined>;
   /** Thinking, the tool-use summary model and context editing: options, then settings. */
   readonly loop: LoopChoices;
@@ -95,7 +97,8 @@ export async function resolveQueryOptions(
   });
   const home = run.home;
   // R-X3 `bare` (Claude Code's --bare): the settings files' hooks do not run; the rest of them applies.
-  const settings = options.bare === true ? { ...run.settings, hooks: {} } : run.settings;
+  const minimal = options.bare === true || options.safeMode === true;
+  const settings = minimal ? { ...run.settings, hooks: {} } : run.settings;
   const permissionMode = options.permissionMode ?? settings.permissions.defaultMode ?? "default";
   if (!isPermissionMode(permissionMode)) {
     throw new OptionsError(`permissionMode "${permissionMode}": use one of ${PERMISSION_MODES.join(", ")}.`);
@@ -108,7 +111,8 @@ export async function resolveQueryOptions(
   const mcp = await run.mcpServers({
     configFiles: options.mcpConfig,
     servers: options.mcpServers,
-    strict: options.strictMcpConfig,
+    // safeMode: only the servers the program gives, none from settings, ~/.claude.json or .mcp.json.
+    strict: options.strictMcpConfig === true || options.safeMode === true,
   });
 
   const state = projectState({
@@ -154,7 +158,8 @@ export async function resolveQueryOptions(
       : {}),
     settings,
     ...(home === undefined ? {} : { home }),
-    memoryFiles: options.bare !== true && options.memoryFiles !== false,
+    memoryFiles: !minimal && options.memoryFiles !== false,
+    skillAndAgentFiles: options.safeMode !== true,
     // R-R2: the settings' FORKLOOP_* deadline variables apply beneath the environment.
     env: run.endpointEnv,
     loop: resolveLoopChoices(options, settings),

@@ -686,6 +686,7 @@ class QueryRun implements Query {
       ),
       ...(resolved.home === undefined ? {} : { home: resolved.home }),
       ...(resolved.memoryFiles ? {} : { memoryFiles: false }),
+      ...(resolved.skillAndAgentFiles ? {} : { skillAndAgentFiles: false }),
       ...(resolved.systemPrompt === undefined ? {} : { systemPrompt: resolved.systemPrompt }),
       ...(resolved.appendSystemPrompt === undefined
         ? {}

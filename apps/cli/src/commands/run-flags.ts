@@ -44,6 +44,8 @@ $FORKLOOP_HOME/projects/<project>/sessions/ (FORKLOOP_HOME defaults to ~/.forklo
   --effort LEVEL          low | medium | high | xhigh | max: the requests' effort
   --bare                  minimal: no CLAUDE.md/AGENTS.md in the system prompt, no settings hooks,
                           the tools Bash, Edit and Read (unless --tools); settings still apply
+  --safe-mode             every customization off: no CLAUDE.md, settings hooks, skills, agent or
+                          command files, discovered MCP servers; tools and permissions as usual
   --restricted            no Bash or WebFetch (unless --tools names them), no settings files but
                           --settings, no CLAUDE.md; bypassPermissions is refused
   --setting-sources LIST  which settings files to read: user,project,local (default all; "" none)
@@ -103,6 +105,7 @@ const schema = z.object({
   "include-hook-events": z.boolean().optional(),
   bare: z.boolean().optional(),
   restricted: z.boolean().optional(),
+  "safe-mode": z.boolean().optional(),
   "replay-user-messages": z.boolean().optional(),
   model: z.string().min(1, "give a model id or alias, e.g. --model sonnet").optional(),
   // Repeated, or comma-separated as Claude Code takes it.
@@ -222,6 +225,7 @@ export function parseRunFlags(argv: readonly string[]): ParsedCommand<RunFlags> 
         "include-hook-events": { type: "boolean" },
         bare: { type: "boolean" },
         restricted: { type: "boolean" },
+        "safe-mode": { type: "boolean" },
         "replay-user-messages": { type: "boolean" },
         model: { type: "string" },
         "fallback-model": { type: "string", multiple: true },

@@ -299,6 +299,14 @@ function slashCommand(
       '--disable-slash-commands: forkloop still reads a prompt\'s leading /name as a command; put a word before it ("Run /greet Ada").',
     );
   }
+  // --safe-mode: command files are customizations, as in Claude Code; /compact stays.
+  if (flags["safe-mode"]) {
+    const builtIn = prompt.trim().split(/\s/)[0] === "/compact";
+    if (!startsWithSlashCommand(prompt) || builtIn) return undefined;
+    throw new CliError(
+      "--safe-mode: custom commands (.claude/commands, .forkloop/commands) are off; drop --safe-mode to run one, or put a word before the /name.",
+    );
+  }
   return expandSlashCommand(prompt, { ...where, trustProject: flags["trust-project"] === true }, (line) =>
     context.stderr.write(line),
   );
