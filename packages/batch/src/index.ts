@@ -6,14 +6,13 @@
  */
 
 export * from "./append-log.js";
-export { type DryRunEstimate, estimateDryRun, formatDryRun } from "./batch-dry-run.js";
+export { type DryRunEstimate, formatDryRun } from "./batch-dry-run.js";
 export * from "./batch-enqueue.js";
 export { BATCH_ERROR_CODES, BatchError, type BatchErrorCode } from "./batch-error.js";
 export { createBatchExecutor, createBatchPool } from "./batch-executor.js";
 export { isolationChoice, openBatchIsolation, refuseDirtyTree } from "./batch-isolation.js";
 export * from "./batch-items.js";
 export { type BatchPlan, createPlannedBatch, openPlannedBatch } from "./batch-plan.js";
-export { batchPrefix } from "./batch-prefix.js";
 export {
   type ReduceOutcome,
   type ReduceRecord,
@@ -40,6 +39,7 @@ export {
   type BatchOutcome,
   executeBatch,
 } from "./execute-local-batch.js";
+export { rewriteFinishedReport } from "./finished-batch-report.js";
 export { type ItemIsolator, isolateItems } from "./item-isolation.js";
 export { openWorkspaceIsolation, type WorkspaceIsolation } from "./item-workspace.js";
 export type * from "./job-backend.js";
@@ -61,6 +61,7 @@ export {
   MessageBatchRounds,
   type RoundEvent,
 } from "./message-batch-rounds.js";
+export { estimateNewBatch } from "./new-batch-estimate.js";
 export * from "./plural.js";
 export * from "./pool-executor.js";
 export * from "./progress-display.js";

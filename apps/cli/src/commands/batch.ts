@@ -1,15 +1,12 @@
-import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import {
   type BatchPlan,
   type BatchSpec,
-  batchPrefix,
-  buildReport,
   checkBatchDirs,
   type DryRunEstimate,
   describeSkipped,
   enqueueOnce,
-  estimateDryRun,
+  estimateNewBatch,
   executeBatch,
   formatDryRun,
   type ItemState,
@@ -22,20 +19,17 @@ import {
   openPlannedBatch,
   parseQueueUrl,
   plural,
-  readReduce,
   reduceDue,
   refuseDirtyTree,
   relistFromSource,
   reportJournalRecovery,
   reportWriteFailed,
+  rewriteFinishedReport,
   writeReport,
 } from "@forkloop/batch";
-import type { SubAgentBashOptions } from "@forkloop/orchestrator";
 import {
-  bashToolOptions,
   checkProjectDir,
   type LoopChoices,
-  loadModelsFile,
   mergeRules,
   namedMcpServers,
   type ProjectState,
@@ -45,9 +39,7 @@ import {
   resolveLoopChoices,
   resolveRunEnvironment,
   type SessionMcp,
-  selectTools,
   startSessionMcp,
-  toModelOverrides,
 } from "@forkloop/sdk";
 import { SETTING_SOURCES } from "@forkloop/tools";
 import { checkResumeFlags, loadResumable, planBatch } from "../batch-setup.js";
@@ -135,7 +127,8 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
   const bash = run.bash(plan.spec.permissionMode, flags.sandbox, true);
   noteSkipped(plan, context);
   // The first requests' estimate: the dry run's answer, and the budget's guess before any item settled.
-  const estimate = plan.kind === "new" ? await newBatchEstimate(plan, settings, bash, context) : undefined;
+  const estimate =
+    plan.kind === "new" ? await estimateNewBatch(plan, settings, bash, batchHost(context)) : undefined;
   if (flags["dry-run"] && estimate !== undefined) return printDryRun(estimate, flags, context);
   // R-B2: a new batch decides isolation (a resume keeps what it started with); a dirty tree is
   // refused before any state exists.
@@ -355,7 +348,7 @@ async function queuedBatch(
   if (flags["dry-run"]) {
     // The workers' sandbox is theirs; the prefix's tools are the same either way.
     const bash = settings.env === undefined ? {} : { env: settings.env };
-    return printDryRun(await newBatchEstimate(plan, settings, bash, context), flags, context);
+    return printDryRun(await estimateNewBatch(plan, settings, bash, batchHost(context)), flags, context);
   }
   return queuedBatchCommand(queueFlags, { kind: "new", plan, mcpServers: mcp }, where, context);
 }
@@ -372,19 +365,7 @@ async function finishedBatch(
   flags: BatchFlags,
   context: CommandContext,
 ): Promise<ExitCode> {
-  const previous = await readFile(join(spec.outputDir, "report.json"), "utf8").then(
-    (text) => (JSON.parse(text) as { simulated?: unknown }).simulated === true,
-    () => context.env.ANTHROPIC_API_KEY === undefined,
-  );
-  const reduce = spec.reduce === undefined ? undefined : await readReduce(dir);
-  const report = buildReport(spec.id, states, 0, {
-    simulated: previous,
-    transcriptsDir: join(dir, "transcripts"),
-    ...(reduce === undefined ? {} : { reduce }),
-  });
-  const paths = await writeReport(spec.outputDir, report).catch((error: unknown) => {
-    throw reportWriteFailed(error, spec);
-  });
+  const { report, paths } = await rewriteFinishedReport(spec, dir, states, context.env);
   const { succeeded, failed } = report.totals;
   context.stderr.write(
     `forkloop batch ${spec.id} is finished (${plural(succeeded, "item")} succeeded, ${failed} failed): nothing to run.\n`,
@@ -407,31 +388,6 @@ function resumeCommand(spec: BatchSpec, flags: BatchFlags): string {
 function noteSkipped(plan: BatchPlan, context: CommandContext): void {
   if (plan.kind === "new" && plan.loaded.skipped.length > 0)
     context.stderr.write(`${describeSkipped(plan.loaded.skipped)}\n`);
-}
-
-/**
- * Estimates a new batch's first requests from the shared prefix of
- * the built-in tools (MCP servers start only for a real run) and the items' prompts.
- */
-async function newBatchEstimate(
-  plan: Extract<BatchPlan, { kind: "new" }>,
-  settings: RunSettings,
-  bash: SubAgentBashOptions,
-  context: CommandContext,
-): Promise<DryRunEstimate> {
-  const rules = mergeRules(settings, { allow: plan.spec.allowedTools, deny: plan.spec.disallowedTools });
-  const models = context.env.FORKLOOP_MODELS;
-  const modelOverrides = toModelOverrides(
-    models ? await loadModelsFile(models, "FORKLOOP_MODELS", plan.spec.cwd) : [],
-  );
-  const prefix = await batchPrefix(
-    plan.spec,
-    selectTools(rules.deny, bashToolOptions(bash)),
-    modelOverrides,
-    plan.spec.cwd,
-    (line) => context.stderr.write(`${line}\n`),
-  );
-  return estimateDryRun(plan.loaded, prefix, modelOverrides);
 }
 
 function printDryRun(estimate: DryRunEstimate, flags: BatchFlags, context: CommandContext): ExitCode {
@@ -464,4 +420,9 @@ function projectStateFor(cwd: string, flags: BatchFlags, context: CommandContext
 /** Thinking, the summary model and context editing — the flags, then the settings. */
 function loopChoices(flags: BatchFlags, settings: RunSettings, context: CommandContext): LoopChoices {
   return resolveLoopChoices(loopChoicesFromFlags(flags, context.env), settings);
+}
+
+/** What the batch library says goes to stderr, a line each. */
+function batchHost(context: CommandContext) {
+  return { env: context.env, warn: (line: string) => context.stderr.write(`${line}\n`) };
 }
