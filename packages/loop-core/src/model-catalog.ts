@@ -16,6 +16,8 @@ export interface ModelInfo {
 }
 
 const M = 1_000_000;
+/** R-T6: web search is billed per search, $10 per 1 000 (pricing page), on top of the tokens. */
+const WEB_SEARCH_PRICE_USD = 0.01;
 const K = 1_000;
 
 /**
@@ -85,6 +87,7 @@ export function costUsd(
     readonly cache_read_input_tokens?: number | null;
     readonly cache_creation?: { readonly ephemeral_1h_input_tokens?: number } | null;
     readonly service_tier?: string | null;
+    readonly server_tool_use?: { readonly web_search_requests?: number | null } | null;
   },
 ): number {
   const write = usage.cache_creation_input_tokens ?? 0;
@@ -92,7 +95,8 @@ export function costUsd(
   const inputUnits =
     usage.input_tokens + (write - write1h) * 1.25 + write1h * 2 + (usage.cache_read_input_tokens ?? 0) * 0.1;
   const standard = (inputUnits * info.inputPricePerMTok + usage.output_tokens * info.outputPricePerMTok) / M;
-  return usage.service_tier === "batch" ? standard * BATCH_DISCOUNT : standard;
+  const tokens = usage.service_tier === "batch" ? standard * BATCH_DISCOUNT : standard;
+  return tokens + (usage.server_tool_use?.web_search_requests ?? 0) * WEB_SEARCH_PRICE_USD;
 }
 
 /**

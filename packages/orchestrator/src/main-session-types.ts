@@ -86,6 +86,11 @@ export interface MainSessionOptions {
    * its connections; default: a client of its own for `endpoint`.
    */
   readonly client?: Anthropic;
+  /**
+   * R-T6: the usage of requests the session's tools send on their own (WebSearch's), with the
+   * model each named, for the caller's cost ledger.
+   */
+  readonly onSideUsage?: (model: string, usage: Anthropic.Messages.Usage) => void;
   /** The context pipeline's events (e.g. `compact_started`, for a PreCompact callback). */
   readonly onCompactionEvent?: (event: CompactionEvent) => void;
 }

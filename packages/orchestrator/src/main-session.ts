@@ -93,7 +93,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
   // Grep/Glob/LS leave out what the deny rules hide (a `.env` is not printed by `Grep SECRET .`).
   // R-T6: WebSearch runs here, through the session's client (made below); sub-agents call it over
   // their parent-side proxy, since a worker has no searcher.
-  const webSearch = apiWebSearcher(() => client);
+  const webSearch = apiWebSearcher(() => client, options.onSideUsage);
   const baseTools = withWebSearcher(
     options.tools ?? createBuiltinTools({ denyRules: profile.permissionRules.deny }),
     webSearch,

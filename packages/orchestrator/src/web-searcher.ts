@@ -18,7 +18,10 @@ const MAX_CONTINUATIONS = 3;
  * searches; the content blocks come back for the tool to word. Sent with the query source
  * `web_search`, so a simulator or a log tells it from the agent's own requests.
  */
-export function apiWebSearcher(client: () => Anthropic): WebSearcher {
+export function apiWebSearcher(
+  client: () => Anthropic,
+  onUsage?: (model: string, usage: Anthropic.Messages.Usage) => void,
+): WebSearcher {
   return async (request) => {
     const tool = {
       type: WEB_SEARCH_TOOL_TYPE,
@@ -42,6 +45,8 @@ export function apiWebSearcher(client: () => Anthropic): WebSearcher {
         },
         { signal: request.signal, headers: { [QUERY_SOURCE_HEADER]: "web_search" } },
       );
+      // R-T6: the search's tokens and searches are the session's cost too.
+      onUsage?.(request.model, response.usage);
       blocks.push(...response.content);
       if (response.stop_reason !== "pause_turn") break;
       messages.push({ role: "assistant", content: response.content });

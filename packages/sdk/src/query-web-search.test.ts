@@ -91,6 +91,15 @@ describe("R-T6: WebSearch through the API's server-side web search tool", () => 
     expect(result.content).toContain("REMINDER: You MUST include the sources above");
     // The main agent's own requests offer WebSearch as a client tool, not the server tool.
     expect(main[0]?.rawBody).not.toContain("web_search_20250305");
+    // The search's tokens and its $0.01 count in the result's cost, as the simulator bills them
+    // (control: the main loop's requests alone cost less).
+    const ended = messages.filter((message) => message.type === "result").at(-1) as {
+      total_cost_usd: number;
+    };
+    const billed = [...main, search].reduce((sum, record) => sum + (record?.costUsd ?? 0), 0);
+    const mainOnly = main.reduce((sum, record) => sum + record.costUsd, 0);
+    expect(ended.total_cost_usd).toBeCloseTo(billed, 9);
+    expect(ended.total_cost_usd - mainOnly).toBeGreaterThanOrEqual(0.01);
   });
 
   it("R-T6: a sub-agent in a worker thread calls WebSearch; the search runs through the session's client and its result reaches the sub-agent", async () => {

@@ -645,7 +645,10 @@ class QueryRun implements Query {
       ...(resolved.settings.permissions.additionalDirectories ?? []),
       ...(this.#options.additionalDirectories ?? []),
     ];
+    // R-T6: WebSearch's own requests cost too; they run in turns, after the writer below exists.
+    let sideUsage: StreamJsonWriter | undefined;
     const session: MainSession = await createSession({
+      onSideUsage: (model, usage) => sideUsage?.addSideUsage(model, usage),
       endpoint: runtime.source.endpoint,
       client: runtime.client,
       pool: tracker.wrap(runtime.pool),
@@ -709,6 +712,7 @@ class QueryRun implements Query {
       includePartialMessages: this.#options.includePartialMessages ?? false,
       modelOverrides: runtime.source.modelOverrides,
     });
+    sideUsage = writer;
     const toolNames = [
       ...tools.map((tool) => tool.name),
       ...(removed.includes("Agent") ? [] : ["Agent"]),

@@ -347,6 +347,23 @@ export class StreamJsonWriter {
       .trim();
   }
 
+  /**
+   * R-T6: a request a tool sent on its own (WebSearch's search): its tokens, searches and cost
+   * count in modelUsage and the total, as Claude Code counts them; not in `usage` (the main loop's).
+   */
+  addSideUsage(model: string, usage: Parameters<typeof costUsd>[1]): void {
+    const info = getModelInfo(model, this.#modelOverrides);
+    const entry = this.#modelUsage[model] ?? emptyModelUsage(model, info);
+    this.#modelUsage[model] = entry;
+    addUsage(entry, {
+      inputTokens: usage.input_tokens,
+      outputTokens: usage.output_tokens,
+      cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
+      cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
+      costUSD: costUsd(info, usage),
+    });
+  }
+
   totalCostUsd(): number {
     return Object.values(this.#modelUsage).reduce((sum, usage) => sum + usage.costUSD, 0);
   }
