@@ -87,6 +87,24 @@ function newPool(options: { maxThreads?: number; cancelGraceMs?: number } = {}):
 const task = (id: string, extra: Partial<SubAgentTask> = {}) => namedTask(dir, id, extra);
 
 describe("agent pool (real worker threads, the simulator over HTTP)", () => {
+  it("R-V2: prewarm starts one thread once (a second call starts no other), a fork after it runs on that thread, and the pool closes cleanly after it", async () => {
+    pool = createAgentPool({
+      endpoint: { apiKey: "test-key", baseURL: sim.url },
+      maxThreads: 2,
+      minThreads: 0,
+    });
+    expect(pool.stats().threads).toBe(0);
+    const warmed = pool.prewarm();
+    expect(pool.prewarm()).toBe(warmed);
+    expect(pool.stats().threads).toBe(1);
+    await warmed;
+    const result = await pool.run(task("warmed")).result;
+    expect(result.text).toBe("warmed done");
+    expect(pool.stats().threads).toBe(1);
+    await pool.close();
+    expect(pool.stats().threads).toBe(0);
+  });
+
   it("R-F2: parallel sub-agents on one warm thread overlap in time", async () => {
     const agentPool = newPool({ maxThreads: 1 });
     const threads = new Set<number>();

@@ -81,6 +81,12 @@ export interface AgentPool {
   /** Pool-wide pause: every worker's next request waits until then (a 429's retry-after). */
   pauseUntil(epochMs: number): void;
   stats(): { threads: number; running: number; queued: number; completed: number };
+  /**
+   * R-V2: starts a thread now if the pool has none, so a fork that comes later does not wait for
+   * a cold one (a session calls it once its first request is out, the thread loading meanwhile).
+   * Resolves once the thread has loaded (a fork before that may start a second thread).
+   */
+  prewarm(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -171,6 +177,7 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
   let running = 0;
   let completed = 0;
   let closed = false;
+  let warmed: Promise<void> | undefined;
 
   function run(requested: SubAgentTask, hooks: ParentCallbacks = {}): SubAgentHandle {
     const started = performance.now();
@@ -468,6 +475,15 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
     runAll,
     pauseUntil(epochMs: number) {
       extendPause(pauseBuffer, epochMs);
+    },
+    prewarm() {
+      if (closed || piscina.threads.length > 0) return warmed ?? Promise.resolve();
+      // The worker's `warm` export does nothing: running it makes piscina start and load a thread.
+      warmed ??= piscina.run(undefined as unknown as WorkerTaskPayload, { name: "warm" }).then(
+        () => {},
+        () => {},
+      );
+      return warmed;
     },
     stats() {
       return {

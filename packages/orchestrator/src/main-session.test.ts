@@ -285,3 +285,36 @@ describe("main session with sub-agents", () => {
     }
   });
 });
+
+describe("R-V2: the pool's first thread warms while the first request is out", () => {
+  async function answerOnce(options: { removedTools?: ("Agent" | "Skill")[] }) {
+    const cold = createAgentPool({
+      endpoint: { apiKey: "test-key", baseURL: sim.url },
+      maxThreads: 1,
+      minThreads: 0,
+    });
+    try {
+      const session = await createSession({
+        ...testSessionOptions({ baseURL: sim.url, dir, pool: cold }),
+        sessionsDir: join(dir, "sessions-prewarm"),
+        ...(options.removedTools === undefined ? {} : { removedTools: options.removedTools }),
+      });
+      expect(cold.stats().threads).toBe(0);
+      await runToEnd(session.run("Just answer, please."));
+      await session.close();
+      // A session that forks nothing has no fork to wait for; its thread was started meanwhile.
+      expect(bySource("agent:")).toHaveLength(0);
+      return cold.stats().threads;
+    } finally {
+      await cold.close();
+    }
+  }
+
+  it("R-V2: a session that can fork starts a thread with its first request, before any fork", async () => {
+    expect(await answerOnce({})).toBe(1);
+  });
+
+  it("R-V2 control: a session without Agent and Skill starts none", async () => {
+    expect(await answerOnce({ removedTools: ["Agent", "Skill"] })).toBe(0);
+  });
+});

@@ -52,6 +52,9 @@ import { sessionSpan } from "./telemetry/session-span.js";
 import { sessionTranscriptPath, subAgentTranscriptPath, TranscriptWriter } from "./transcript.js";
 import { apiWebSearcher, withWebSearcher } from "./web-searcher.js";
 
+/** The tools whose calls fork: a session that has one warms the pool's first thread early (R-V2). */
+const FORK_TOOL_NAMES: ReadonlySet<string> = new Set(["Agent", "Skill"]);
+
 export type {
   MainSession,
   MainSessionOptions,
@@ -145,6 +148,9 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     });
   };
   const tools = withForkTools(baseTools, pool, assembled, forkOptions, options.removedTools);
+  // Only a pool that outlives the session: closing a session's own pool waits for a loading
+  // thread, which a session that forks nothing would then pay for.
+  const prewarm = !ownsPool && tools.some((tool) => FORK_TOOL_NAMES.has(tool.name));
 
   const agentState = createAgentState();
   // R-T4: the main agent's background shells; their notices join its turns, the session's end stops them.
@@ -260,6 +266,8 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
         if (event.type === "request_start") {
           latest = event.prefix;
           transcript.appendCacheSafeParams(event.prefix);
+          // R-V2: the first fork should not wait for a cold thread; it loads while the request is out.
+          if (prewarm) void pool.prewarm();
         }
         // R-T4: a compaction summarises away the calls that started background commands; the
         // model is told again what still runs (ids, commands, output files).

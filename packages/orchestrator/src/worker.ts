@@ -55,6 +55,11 @@ function retryAfterMs(response: Response): number {
   return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1_000;
 }
 
+/** The pool's `prewarm()`: a task that only makes piscina start (and load) this thread. */
+export function warm(): boolean {
+  return true;
+}
+
 export default async function runTask(payload: WorkerTaskPayload): Promise<SubAgentResult> {
   const { task } = payload;
   // R-R11: the pool's clock (the system clock unless a test gave a skip-ahead one).

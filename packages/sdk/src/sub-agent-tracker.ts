@@ -122,6 +122,7 @@ export class SubAgentTracker {
         return handles;
       },
       pauseUntil: (epochMs) => pool.pauseUntil(epochMs),
+      prewarm: () => pool.prewarm(),
       stats: () => pool.stats(),
       close: async () => {},
     };

@@ -1,0 +1,202 @@
+/**
+ * `npm run bench -- startup` (R-V2): a one-shot `forkloop run` beside a one-shot `claude -p` (the
+ * real Claude Code CLI, pinned and installed at bench time into the conformance peers' ignored
+ * directory), the same task against the same simulator: from the process's spawn to its first
+ * model request, to its first sub-agent's first request, to its exit, and the peak memory of its
+ * process tree. Runs alternate between the sides so load shifts hit both; each run has a home of
+ * its own (no settings, no session history) and the variables that keep Claude Code offline.
+ */
+import { execFileSync, fork, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type BenchResult, compare, percentile } from "./harness.js";
+import type { StartupSimMessage } from "./startup-sim-process.js";
+
+const ROUNDS = 7;
+const CLI = fileURLToPath(new URL("../../apps/forkloop/bin/forkloop.js", import.meta.url));
+const SIM_PROCESS = fileURLToPath(new URL("./startup-sim-process.js", import.meta.url));
+const ENSURE_PEERS = fileURLToPath(
+  new URL("../../test/conformance/support/ensure-peers.mjs", import.meta.url),
+);
+const CLAUDE = fileURLToPath(
+  new URL(
+    `../../test/conformance/peers/node_modules/@anthropic-ai/claude-code-${process.platform}-${process.arch}/claude`,
+    import.meta.url,
+  ),
+);
+
+type Side = "claude -p" | "forkloop run";
+
+interface RunFigures {
+  readonly firstRequestMs: number;
+  readonly subAgentMs: number;
+  readonly exitMs: number;
+  readonly peakKb: number;
+}
+
+/** PSS of a process and its descendants (kB), from /proc. */
+function treePssKb(root: number): number {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const ppid = Number(/^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${name}/status`, "utf8"))?.[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  let total = 0;
+  for (const queue = [root]; queue.length > 0; ) {
+    const pid = queue.pop()!;
+    try {
+      total += Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))?.[1] ?? 0);
+    } catch {
+      // Exited.
+    }
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return total;
+}
+
+async function startSim() {
+  const child = fork(SIM_PROCESS, [], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const arrivals = new Map<string, number>();
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`the simulator process exited (${code})`)));
+    child.on("message", (message: StartupSimMessage) => {
+      if (message.type === "listening") resolve(message.url);
+      else if (!arrivals.has(`${message.type}:${message.run}`))
+        arrivals.set(`${message.type}:${message.run}`, message.at);
+    });
+  });
+  return {
+    url,
+    arrivals,
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.once("exit", () => resolve());
+        child.send("close");
+      }),
+  };
+}
+
+function environment(home: string, url: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    LANG: "C.UTF-8",
+    HOME: home,
+    TMPDIR: join(home, "tmp"),
+    CLAUDE_CONFIG_DIR: join(home, ".claude"),
+    FORKLOOP_HOME: join(home, ".forkloop"),
+    ANTHROPIC_BASE_URL: url,
+    ANTHROPIC_API_KEY: "sk-bench-startup",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    DISABLE_TELEMETRY: "1",
+    DISABLE_ERROR_REPORTING: "1",
+    DISABLE_AUTOUPDATER: "1",
+    NO_COLOR: "1",
+    FORKLOOP_SIM_LATENCY: "none",
+  };
+}
+
+async function oneRun(
+  side: Side,
+  run: number,
+  sim: Awaited<ReturnType<typeof startSim>>,
+  root: string,
+): Promise<RunFigures> {
+  const home = join(root, `${side === "claude -p" ? "claude" : "forkloop"}-${run}`);
+  const work = join(home, "work");
+  mkdirSync(join(home, "tmp"), { recursive: true });
+  mkdirSync(work, { recursive: true });
+  writeFileSync(join(work, "part-one.txt"), "part one\n");
+  const prompt = `startup run ${run}: check part one with a sub-agent.`;
+  const [command, args] =
+    side === "claude -p" ? [CLAUDE, ["-p", prompt]] : [process.execPath, [CLI, "run", prompt]];
+  const spawnedAt = performance.timeOrigin + performance.now();
+  const child = spawn(command, args, { cwd: work, env: environment(home, sim.url), stdio: "ignore" });
+  let peakKb = 0;
+  const sampler = setInterval(() => {
+    if (child.pid !== undefined) peakKb = Math.max(peakKb, treePssKb(child.pid));
+  }, 25);
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const exitMs = performance.timeOrigin + performance.now() - spawnedAt;
+  clearInterval(sampler);
+  const first = sim.arrivals.get(`first_request:${run}`);
+  const subAgent = sim.arrivals.get(`sub_agent_request:${run}`);
+  if (code !== 0 || first === undefined || subAgent === undefined)
+    throw new Error(
+      `${side} run ${run}: exit ${code}, first request ${first}, sub-agent request ${subAgent}`,
+    );
+  return { firstRequestMs: first - spawnedAt, subAgentMs: subAgent - spawnedAt, exitMs, peakKb };
+}
+
+export async function run(): Promise<BenchResult[]> {
+  execFileSync(process.execPath, [ENSURE_PEERS], { stdio: "ignore" });
+  const root = mkdtempSync(join(tmpdir(), "forkloop-bench-startup-"));
+  const sim = await startSim();
+  const figures: Record<Side, RunFigures[]> = { "claude -p": [], "forkloop run": [] };
+  try {
+    // One warm-up run each (file system caches), then alternating measured runs.
+    let next = 0;
+    for (const side of ["claude -p", "forkloop run"] as const) await oneRun(side, next++, sim, root);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const side of ["claude -p", "forkloop run"] as const)
+        figures[side].push(await oneRun(side, next++, sim, root));
+    }
+  } finally {
+    await sim.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+  const median = (side: Side, pick: (f: RunFigures) => number) => percentile(figures[side].map(pick), 50);
+  const side = (pick: (f: RunFigures) => number, scale = 1) => ({
+    baseline: { label: "claude -p 2.1.332", value: median("claude -p", pick) * scale },
+    candidate: { label: "forkloop run", value: median("forkloop run", pick) * scale },
+  });
+  const notes = `median of ${ROUNDS} alternating one-shot runs each, one sub-agent call, the simulator in its own process`;
+  const row = (
+    name: string,
+    metric: string,
+    unit: string,
+    pick: (f: RunFigures) => number,
+    goal: string,
+    scale = 1,
+  ) => {
+    const { baseline, candidate } = side(pick, scale);
+    return compare(name, metric, unit, baseline, candidate, `${notes}; goal ${goal}`);
+  };
+  return [
+    row(
+      "startup: forkloop run vs claude -p, spawn to first model request (lower is better)",
+      "median",
+      "ms",
+      (f) => f.firstRequestMs,
+      "≤ 1.0×",
+    ),
+    row(
+      "startup: forkloop run vs claude -p, spawn to the first sub-agent's first request (lower is better)",
+      "median",
+      "ms",
+      (f) => f.subAgentMs,
+      "≤ 1.0×",
+    ),
+    row(
+      "startup: forkloop run vs claude -p, spawn to exit (lower is better)",
+      "median",
+      "ms",
+      (f) => f.exitMs,
+      "—",
+    ),
+    row(
+      "startup: forkloop run vs claude -p, peak memory of the process tree (lower is better)",
+      "PSS sampled every 25 ms, median of the runs' peaks",
+      "MiB",
+      (f) => f.peakKb,
+      "≤ 0.8×",
+      1 / 1024,
+    ),
+  ];
+}
