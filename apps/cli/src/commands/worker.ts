@@ -1,27 +1,17 @@
-import { mkdir } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import {
-  BatchRefusedError,
-  batchDir,
-  createBatchExecutor,
   createBatchPool,
   describeHostFailure,
   endpointUrl,
   openQueue,
   parseQueueUrl,
   plural,
-  type QueuedBatch,
+  queuedBatchExecutor,
   startQueueWorker,
   type WorkerPolicy,
 } from "@forkloop/batch";
-import {
-  checkProjectDir,
-  type McpServersOnDemand,
-  mcpServersOnDemand,
-  projectState,
-  resolveRunEnvironment,
-} from "@forkloop/sdk";
+import { checkProjectDir, mcpServersOnDemand, projectState, resolveRunEnvironment } from "@forkloop/sdk";
 import { SETTING_SOURCES } from "@forkloop/tools";
 import { z } from "zod";
 import { CliError } from "../cli-error.js";
@@ -184,26 +174,8 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
       ...(flags["lock-duration"] === undefined ? {} : { lockDurationMs: flags["lock-duration"] }),
       ...(flags["stalled-interval"] === undefined ? {} : { stalledIntervalMs: flags["stalled-interval"] }),
       stopOnFailure: (error, batch) => describeHostFailure(error, { url, model: batch.spec.model })?.sentence,
-      async executorFor(batch, { onEvent, requestSlot }) {
-        const mcpTools = await batchMcpTools(batch, mcp, self);
-        const transcriptsDir = join(batchDir(state, batch.spec.id), "transcripts");
-        await mkdir(transcriptsDir, { recursive: true, mode: 0o700 });
-        const limit = batch.rpm === undefined ? "" : `, at most ${batch.rpm} requests/min on every host`;
-        log(`batch ${batch.spec.id}: serving its items (model ${batch.spec.model}${limit})`);
-        return createBatchExecutor({
-          mcpTools,
-          spec: batch.spec,
-          cwd,
-          settings,
-          source,
-          pool,
-          bash,
-          transcriptsDir,
-          onNotice: log,
-          onEvent,
-          ...(requestSlot === undefined ? {} : { requestSlot }),
-        });
-      },
+      executorFor: (batch, wiring) =>
+        queuedBatchExecutor(batch, wiring, { state, cwd, settings, source, pool, bash, mcp, self, log }),
       onEvent(event) {
         switch (event.type) {
           case "item_settled": {
@@ -280,26 +252,4 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
     await source.close();
     connection.disconnect();
   }
-}
-
-/**
- * The MCP tools of the servers a batch names, started here on first use (R-M1, R-B1). A server
- * this worker does not have, or one that did not start, refuses the whole batch: its items would
- * all run without tools their prompt expects.
- */
-async function batchMcpTools(batch: QueuedBatch, mcp: McpServersOnDemand, self: string) {
-  const named = batch.mcpServers ?? [];
-  if (named.length === 0) return [];
-  const { tools, unavailable } = await mcp.serversFor(named.map((server) => server.name));
-  if (unavailable.length === 0) return tools;
-  const have = mcp.names.length === 0 ? "none" : mcp.names.join(", ");
-  const problems = unavailable.map((server) =>
-    server.reason === "failed"
-      ? `"${server.name}" failed to start here (${server.error})`
-      : `"${server.name}" (${named.find((one) => one.name === server.name)?.transport}) is not in its configuration`,
-  );
-  throw new BatchRefusedError(
-    "mcp_server_unavailable",
-    `batch ${batch.spec.id} uses MCP servers that ${self} cannot start: ${problems.join("; ")} (it has: ${have}). Fix: configure each under that name for this worker — its --cwd project's .mcp.json (trusted), settings' mcpServers, or --mcp-config FILE — restart the worker, and run the batch again.`,
-  );
 }
