@@ -61,7 +61,12 @@ export async function createBatchExecutor(options: {
   // The batch's deny rules over this host's settings remove MCP tools too (a worker's servers
   // are shared by every batch it serves, each with its own rules).
   const mcpTools = offeredMcpTools(options.mcpTools ?? [], rules.deny);
-  const tools = [...selectTools(rules.deny, bashToolOptions(options.bash)), ...mcpTools];
+  // R-T6: WebSearch runs through a session's model client and counts in its cost; a batch has
+  // neither for its items' tools, so its items are not offered it (rather than a call that fails).
+  const builtins = selectTools(rules.deny, bashToolOptions(options.bash)).filter(
+    (tool) => tool.name !== "WebSearch",
+  );
+  const tools = [...builtins, ...mcpTools];
   // R-F3: one prefix (tools → system) for every item, so each item's first request reads it.
   const cacheSafeParams = await batchPrefix(spec, tools, source.modelOverrides, cwd, options.onNotice);
   return createPoolExecutor(
