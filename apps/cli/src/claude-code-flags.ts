@@ -61,10 +61,6 @@ export const REFUSED_CLAUDE_FLAGS: readonly RefusedClaudeFlag[] = [
     why: "forkloop does not create git worktrees; run it in the worktree you made (--cwd DIR)",
   },
   {
-    spellings: ["--forward-subagent-text"],
-    why: "forkloop's stream-json forwards a sub-agent's tool calls and results (parent_tool_use_id set), not yet its text",
-  },
-  {
     spellings: ["--agent"],
     why: "forkloop's main session runs as itself; an agent type runs as a sub-agent (the model's Agent call, --agents to define one)",
   },

@@ -96,6 +96,7 @@ const FLAGS: Readonly<Record<string, Flag>> = {
   "include-hook-events": (_value, options) => ({ ...options, includeHookEvents: true }),
   bare: (_value, options) => ({ ...options, bare: true }),
   "safe-mode": (_value, options) => ({ ...options, safeMode: true }),
+  "forward-subagent-text": (_value, options) => ({ ...options, forwardSubagentText: true }),
   effort: (value, options) => ({
     ...options,
     effort: required("effort", value) as NonNullable<Options["effort"]>,

@@ -142,6 +142,11 @@ export interface Options extends AgentSdkOnlyOptions {
    */
   includeHookEvents?: boolean;
   /**
+   * A sub-agent's text and thinking blocks too (its final reply included), as assistant messages
+   * with `parent_tool_use_id`; by default only its tool calls and results, as Claude Code's.
+   */
+  forwardSubagentText?: boolean;
+  /**
    * forkloop (R-X3, `claude --replay-user-messages`): each user message of a streaming `prompt` is
    * yielded back as sent (`isReplay: true`) when a turn takes it.
    */
@@ -227,6 +232,7 @@ export const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof Options>([
   "sessionId",
   "includePartialMessages",
   "includeHookEvents",
+  "forwardSubagentText",
   "replayUserMessages",
   "settingSources",
   "tokenBudget",

@@ -580,6 +580,7 @@ class QueryRun implements Query {
     const tracker = new SubAgentTracker({
       sessionId,
       emit,
+      forwardText: this.#options.forwardSubagentText === true,
       toolInput: (toolUseId) => toolInputs.get(toolUseId),
       onStart: (start) => {
         agentTypes.set(start.agentId, start.agentType);

@@ -56,6 +56,7 @@ export class SubAgentTracker {
   readonly #inFlight = new Set<Promise<void>>();
   /** Forks stopTask() cancelled (killed by the user, in subagent_stats). */
   readonly #stopped = new Set<string>();
+  readonly #forwardText: boolean;
 
   constructor(options: {
     sessionId: string;
@@ -64,8 +65,11 @@ export class SubAgentTracker {
     onStart?: (start: ForkStart) => Promise<void> | void;
     /** The input of the tool_use that started a fork (the Agent tool's description, run_in_background). */
     toolInput?: (toolUseId: string) => Record<string, unknown> | undefined;
+    /** `forwardSubagentText`: a sub-agent's text and thinking blocks too, its final reply included. */
+    forwardText?: boolean;
   }) {
     this.#sessionId = options.sessionId;
+    this.#forwardText = options.forwardText === true;
     this.#emit = options.emit;
     this.#onStart = options.onStart ?? (() => {});
     this.#toolInput = options.toolInput ?? (() => undefined);
@@ -315,13 +319,18 @@ export class SubAgentTracker {
         tracked.toolUses++;
         tracked.lastToolName = event.name;
         return;
-      case "assistant_message":
-        // A reply that calls no tool is the sub-agent's final report: it reaches the parent as
-        // the Agent tool's result, and the Agent SDK yields no assistant message for it.
-        if (toolUseId === undefined || !event.message.content.some((block) => block.type === "tool_use"))
-          return;
-        this.#assistant(tracked, toolUseId, event.message, event.requestId);
+      case "assistant_message": {
+        if (toolUseId === undefined) return;
+        // As Claude Code: only the tool calls (a heartbeat of what the sub-agent does) — its final
+        // report reaches the parent as the Agent tool's result — unless text is forwarded, then
+        // every block of every reply (R-X3, --forward-subagent-text).
+        const blocks = this.#forwardText
+          ? event.message.content
+          : event.message.content.filter((block) => block.type === "tool_use");
+        if (blocks.length === 0) return;
+        this.#assistant(tracked, toolUseId, { ...event.message, content: blocks }, event.requestId);
         return;
+      }
       case "tool_result":
         if (toolUseId !== undefined) {
           // The Agent SDK's sub-agent tool results carry no tool_use_result (the main loop's do).

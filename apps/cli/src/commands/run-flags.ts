@@ -26,6 +26,8 @@ $FORKLOOP_HOME/projects/<project>/sessions/ (FORKLOOP_HOME defaults to ~/.forklo
   --include-partial-messages  with --output-format stream-json: also the raw stream events
   --include-hook-events   with --output-format stream-json: also each hook command's run
                           (system/hook_started, system/hook_response)
+  --forward-subagent-text with stream-json: a sub-agent's text and thinking too (by default only
+                          its tool calls and results), parent_tool_use_id set
   --replay-user-messages  with both formats stream-json: each stdin user message is printed back
                           (isReplay: true) when its turn takes it
   --verbose               with text output: tool calls and retries on stderr
@@ -107,6 +109,7 @@ const schema = z.object({
   restricted: z.boolean().optional(),
   "safe-mode": z.boolean().optional(),
   "replay-user-messages": z.boolean().optional(),
+  "forward-subagent-text": z.boolean().optional(),
   model: z.string().min(1, "give a model id or alias, e.g. --model sonnet").optional(),
   // Repeated, or comma-separated as Claude Code takes it.
   "fallback-model": z
@@ -227,6 +230,7 @@ export function parseRunFlags(argv: readonly string[]): ParsedCommand<RunFlags> 
         restricted: { type: "boolean" },
         "safe-mode": { type: "boolean" },
         "replay-user-messages": { type: "boolean" },
+        "forward-subagent-text": { type: "boolean" },
         model: { type: "string" },
         "fallback-model": { type: "string", multiple: true },
         "max-turns": { type: "string" },

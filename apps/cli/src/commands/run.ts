@@ -111,6 +111,7 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       allowDangerouslySkipPermissions: true,
       includePartialMessages: flags["include-partial-messages"] ?? false,
       ...(flags["replay-user-messages"] ? { replayUserMessages: true } : {}),
+      ...(flags["forward-subagent-text"] ? { forwardSubagentText: true } : {}),
       // Hook runs are stream-json lines; other formats ignore the flag, as Claude Code does.
       ...(flags["include-hook-events"] && format === "stream-json" ? { includeHookEvents: true } : {}),
       ...(flags.model === undefined
