@@ -50,7 +50,7 @@ async function setup(batches: { maxBytes?: number; processingMs?: number } = {})
 }
 
 /** Rounds over the journal in `dir` (a new run of the batch), against the simulator at `simUrl`. */
-async function roundsIn(dir: string, simUrl: string, roundWaitMs: number) {
+async function roundsIn(dir: string, simUrl: string, roundWaitMs: number, progressEveryMs?: number) {
   const journal = await openMessageBatchJournal(join(dir, MESSAGE_BATCHES_LOG));
   cleanup.push(() => journal.close());
   const client = new Anthropic({ apiKey: "k", baseURL: simUrl, maxRetries: 0 });
@@ -60,6 +60,7 @@ async function roundsIn(dir: string, simUrl: string, roundWaitMs: number) {
     journal,
     pollMs: 5,
     roundWaitMs,
+    ...(progressEveryMs === undefined ? {} : { progressEveryMs }),
     onEvent: (event) => events.push(event),
   });
   cleanup.push(async () => rounds.close());
@@ -225,5 +226,30 @@ describe("R-B8: Message Batches rounds", () => {
     const retried = await rounds.transport({ agentId: "item-k1-2", body: body(1), headers: {} }, signal);
     expect(retried.status, retried.body).toBe(200);
     expect(events.filter((e) => e.type === "round_sent")).toHaveLength(1);
+  });
+
+  it("R-B8: a processing batch is reported now and then — how long it has processed, its expiry, and from the second round on an ETA from the earlier rounds (the API's counts do not move until a batch ends)", async () => {
+    const sim = await startSimulator({ batches: { processingMs: 700 } });
+    cleanup.push(() => sim.close());
+    const dir = await mkdtemp(join(tmpdir(), "forkloop-rounds-"));
+    cleanup.push(() => rm(dir, { recursive: true, force: true }));
+    const { rounds, events } = await roundsIn(dir, sim.url, 10, 200);
+    const signal = new AbortController().signal;
+    for (const i of [1, 2]) {
+      const answer = await rounds.transport({ agentId: `item-w${i}-1`, body: body(i), headers: {} }, signal);
+      expect(answer.status).toBe(200);
+    }
+    const waiting = events.filter((e) => e.type === "round_waiting");
+    const [first, second] = [...new Set(waiting.map((e) => e.batchId))];
+    const ofBatch = (id: string | undefined) => waiting.filter((e) => e.batchId === id);
+    expect(ofBatch(first).length).toBeGreaterThan(0);
+    for (const event of ofBatch(first)) {
+      expect(event).toMatchObject({ entries: 1, etaMs: undefined, expiresAt: expect.any(String) });
+      expect(event.elapsedMs).toBeGreaterThanOrEqual(200);
+    }
+    // The first round took about 700 ms: the second's ETA is what is left of that.
+    const eta = ofBatch(second)[0];
+    expect(eta?.etaMs).toBeGreaterThanOrEqual(0);
+    expect(eta?.etaMs).toBeLessThan(2_000);
   });
 });

@@ -36,6 +36,7 @@ export interface BatchView {
   readonly id: string;
   readonly processing_status: string;
   readonly created_at?: string;
+  readonly expires_at?: string;
   readonly request_counts: {
     readonly processing: number;
     readonly succeeded: number;
@@ -69,6 +70,16 @@ export type RoundEvent =
     }
   | { readonly type: "round_split"; readonly entries: number; readonly reason: string }
   | {
+      /** Now and then while a batch processes: how long it has, and when it may end. */
+      readonly type: "round_waiting";
+      readonly batchId: string;
+      readonly entries: number;
+      readonly elapsedMs: number;
+      /** What is left by this run's earlier rounds' processing times, or undefined before one ended. */
+      readonly etaMs: number | undefined;
+      readonly expiresAt: string | undefined;
+    }
+  | {
       readonly type: "round_unconfirmed";
       readonly round: number;
       readonly entries: number;
@@ -86,6 +97,8 @@ export interface MessageBatchRoundsOptions {
   /** Limits of one batch (default the API's: 100,000 entries, 256 MB). */
   readonly maxEntries?: number;
   readonly maxBytes?: number;
+  /** How often a processing batch is reported (`round_waiting`; default 60 s). */
+  readonly progressEveryMs?: number;
   /** Prices of the models (a models file's overrides), for the saving. */
   readonly modelOverrides?: readonly ModelInfo[];
   readonly onEvent?: (event: RoundEvent) => void;
@@ -131,6 +144,8 @@ export class MessageBatchRounds {
   /** Makes this run's custom ids its own, so a batch found after a crash is known by its entries. */
   readonly #runTag = randomBytes(4).toString("hex");
   #recovered: Promise<void> | undefined;
+  /** How long each batch of this run took from its first poll to its end: the next rounds' ETA. */
+  readonly #roundMs: number[] = [];
   #closed = false;
 
   constructor(options: MessageBatchRoundsOptions) {
@@ -450,6 +465,9 @@ export class MessageBatchRounds {
     const { client } = this.#options;
     const sleep = this.#options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
     const pollMs = this.#options.pollMs ?? 30_000;
+    const progressEveryMs = this.#options.progressEveryMs ?? 60_000;
+    const started = Date.now();
+    let reported = started;
     this.#open.add(batchId);
     try {
       for (let failures = 0; ; ) {
@@ -471,13 +489,37 @@ export class MessageBatchRounds {
             .record({ kind: "ended", batchId, at: new Date().toISOString() })
             .catch(() => {});
           this.#options.onEvent?.({ type: "round_ended", batchId, counts: view.request_counts });
+          this.#roundMs.push(Date.now() - started);
           return results;
+        }
+        if (Date.now() - reported >= progressEveryMs) {
+          reported = Date.now();
+          this.#options.onEvent?.(this.#waiting(view, reported - started));
         }
         await sleep(pollMs);
       }
     } finally {
       this.#open.delete(batchId);
     }
+  }
+
+  /**
+   * The API's counts stay at `processing` until the whole batch ends (Message Batches reference:
+   * request_counts), so the ETA comes from this run's earlier rounds, not from the counts.
+   */
+  #waiting(view: BatchView, elapsedMs: number): RoundEvent {
+    const typical =
+      this.#roundMs.length === 0
+        ? undefined
+        : this.#roundMs.reduce((sum, ms) => sum + ms, 0) / this.#roundMs.length;
+    return {
+      type: "round_waiting",
+      batchId: view.id,
+      entries: Object.values(view.request_counts).reduce((sum, n) => sum + n, 0),
+      elapsedMs,
+      etaMs: typical === undefined ? undefined : Math.max(0, typical - elapsedMs),
+      expiresAt: view.expires_at,
+    };
   }
 
   #leave(item: string): void {

@@ -11,6 +11,7 @@ import {
   openMessageBatchJournal,
 } from "./message-batch-journal.js";
 import { type MessageBatchesClient, MessageBatchRounds, type RoundEvent } from "./message-batch-rounds.js";
+import { formatDuration } from "./progress-display.js";
 
 /**
  * R-B8: `forkloop batch --api batches` — the Message Batches rounds for one run of a batch: the
@@ -26,6 +27,8 @@ export interface BatchApiRun {
 const DEFAULT_POLL_MS = 30_000;
 /** A round waits at most `FORKLOOP_BATCH_ROUND_WAIT_MS` for items still running tools (default 10 s). */
 const DEFAULT_ROUND_WAIT_MS = 10_000;
+/** A processing batch is reported every `FORKLOOP_BATCH_PROGRESS_MS` (default 60 s). */
+const DEFAULT_PROGRESS_MS = 60_000;
 
 export async function openBatchApi(
   source: ModelSource,
@@ -50,6 +53,11 @@ export async function openBatchApi(
       env.FORKLOOP_BATCH_ROUND_WAIT_MS,
       "FORKLOOP_BATCH_ROUND_WAIT_MS",
       DEFAULT_ROUND_WAIT_MS,
+    ),
+    progressEveryMs: msFromEnv(
+      env.FORKLOOP_BATCH_PROGRESS_MS,
+      "FORKLOOP_BATCH_PROGRESS_MS",
+      DEFAULT_PROGRESS_MS,
     ),
     modelOverrides: source.modelOverrides,
     onEvent: (event) => log(describeRoundEvent(event)),
@@ -141,5 +149,16 @@ export function describeRoundEvent(event: RoundEvent): string {
         : `round ${event.round} (${event.entries} entries) was being sent when an earlier run stopped: message batch ${event.batchId} is taken for it and polled, not sent again`;
     case "round_split":
       return `a round of ${event.entries} entries was too large for one message batch (${event.reason}): sent as two`;
+    case "round_waiting": {
+      // The API says most batches end within an hour; they expire 24 h after creation.
+      const eta =
+        event.etaMs === undefined
+          ? "most batches end within an hour"
+          : event.etaMs === 0
+            ? "longer than this run's earlier rounds took: any moment now"
+            : `about ${formatDuration(event.etaMs)} left, as this run's earlier rounds took`;
+      const expires = event.expiresAt === undefined ? "" : `; it expires at ${event.expiresAt}`;
+      return `message batch ${event.batchId} (${event.entries} ${event.entries === 1 ? "entry" : "entries"}): processing for ${formatDuration(event.elapsedMs)}, ${eta}${expires}`;
+    }
   }
 }
