@@ -77,6 +77,9 @@ const assistant = z.strictObject({
   parent_tool_use_id: z.string().nullable(),
   /** The response's request-id (a synthetic API-error reply has none). */
   request_id: z.string().min(1).optional(),
+  /** A synthetic API-error reply says so, with the status (null: no response came). */
+  is_api_error_message: z.literal(true).optional(),
+  api_error_status: z.number().int().nullable().optional(),
   timestamp: z.iso.datetime(),
   ...subAgentFields,
 });
@@ -214,62 +217,75 @@ const modelUsage = z.strictObject({
   costBasis: z.string(),
 });
 
-const result = z.strictObject({
-  type: z.literal("result"),
-  subtype: z.enum(["success", "error_max_turns", "error_during_execution", "error_max_budget_usd"]),
-  ...common,
-  is_error: z.boolean(),
-  duration_ms: z.number().nonnegative(),
-  duration_api_ms: z.number().nonnegative(),
-  num_turns: count,
-  result: z.string(),
-  stop_reason: z.string().nullable(),
-  total_cost_usd: z.number().nonnegative(),
-  usage: z.strictObject({
-    input_tokens: count,
-    output_tokens: count,
-    cache_creation_input_tokens: count,
-    cache_read_input_tokens: count,
-    service_tier: z.string(),
-    cache_creation: z.strictObject({ ephemeral_5m_input_tokens: count, ephemeral_1h_input_tokens: count }),
-    server_tool_use: z.strictObject({ web_search_requests: count, web_fetch_requests: count }),
-    output_tokens_details: z.strictObject({ thinking_tokens: count }),
-    inference_geo: z.string(),
-    iterations: z.array(z.unknown()),
-    speed: z.string(),
-    fallback_credit: z.unknown().nullable(),
-  }),
-  modelUsage: z.record(z.string(), modelUsage),
-  model_usage_since_last_result: z.record(z.string(), modelUsage),
-  result_index: count,
-  begun_message_ids: z.array(z.string()).optional(),
-  subagent_stats: z
-    .strictObject({
-      spawned: count,
-      requested: z.strictObject({ background: count, foreground: count, unset: count }),
-      started_in_background: count,
-      max_depth: count,
-      spawned_by_subagents: count,
-      completed: count,
-      failed: count,
-      killed: z.strictObject({ parent: count, user: count, system: count }),
-      refused: z.strictObject({ depth_limit: count, concurrency_limit: count, budget: count }),
-      by_type: z.record(z.string(), count),
-    })
-    .optional(),
-  permission_denials: z.array(
-    z.strictObject({
-      tool_name: z.string(),
-      tool_use_id: z.string(),
-      tool_input: z.record(z.string(), z.unknown()),
+const result = z
+  .strictObject({
+    type: z.literal("result"),
+    subtype: z.enum(["success", "error_max_turns", "error_during_execution", "error_max_budget_usd"]),
+    ...common,
+    is_error: z.boolean(),
+    duration_ms: z.number().nonnegative(),
+    duration_api_ms: z.number().nonnegative(),
+    num_turns: count,
+    // A success's text; an error result has none (its errors say what went wrong), as Claude Code's.
+    result: z.string().optional(),
+    stop_reason: z.string().nullable(),
+    total_cost_usd: z.number().nonnegative(),
+    usage: z.strictObject({
+      input_tokens: count,
+      output_tokens: count,
+      cache_creation_input_tokens: count,
+      cache_read_input_tokens: count,
+      service_tier: z.string(),
+      cache_creation: z.strictObject({ ephemeral_5m_input_tokens: count, ephemeral_1h_input_tokens: count }),
+      server_tool_use: z.strictObject({ web_search_requests: count, web_fetch_requests: count }),
+      output_tokens_details: z.strictObject({ thinking_tokens: count }),
+      inference_geo: z.string(),
+      iterations: z.array(z.unknown()),
+      speed: z.string(),
+      fallback_credit: z.unknown().nullable(),
     }),
-  ),
-  // Only error results say what went wrong.
-  errors: z.array(z.string()).optional(),
-  api_error_status: z.number().int().nullable(),
-  ttft_ms: z.number().nonnegative().optional(),
-  ...EXTENSIONS.result,
-});
+    modelUsage: z.record(z.string(), modelUsage),
+    model_usage_since_last_result: z.record(z.string(), modelUsage),
+    result_index: count,
+    begun_message_ids: z.array(z.string()).optional(),
+    subagent_stats: z
+      .strictObject({
+        spawned: count,
+        requested: z.strictObject({ background: count, foreground: count, unset: count }),
+        started_in_background: count,
+        max_depth: count,
+        spawned_by_subagents: count,
+        completed: count,
+        failed: count,
+        killed: z.strictObject({ parent: count, user: count, system: count }),
+        refused: z.strictObject({ depth_limit: count, concurrency_limit: count, budget: count }),
+        by_type: z.record(z.string(), count),
+      })
+      .optional(),
+    permission_denials: z.array(
+      z.strictObject({
+        tool_name: z.string(),
+        tool_use_id: z.string(),
+        tool_input: z.record(z.string(), z.unknown()),
+      }),
+    ),
+    // Only error results say what went wrong.
+    errors: z.array(z.string()).optional(),
+    api_error_status: z.number().int().nullable().optional(),
+    ttft_ms: z.number().nonnegative().optional(),
+    ...EXTENSIONS.result,
+  })
+  .superRefine((line, context) => {
+    // Claude Code's success carries result and api_error_status; its error results neither, nor ttft_ms.
+    const success = line.subtype === "success";
+    for (const key of ["result", "api_error_status"] as const)
+      if ((line[key] !== undefined) !== success)
+        context.addIssue({ code: "custom", message: `${key} on ${line.subtype}` });
+    if (!success && line.ttft_ms !== undefined)
+      context.addIssue({ code: "custom", message: "ttft_ms on an error result" });
+    if ((line.errors !== undefined) === success)
+      context.addIssue({ code: "custom", message: `errors on ${line.subtype}` });
+  });
 
 /** Claude Code's line kinds (`type`, or `type/subtype` for system lines) and their schemas. */
 const LINES: Record<string, z.ZodType> = {
@@ -383,7 +399,7 @@ describe("R-X1: stream-json lines are Claude Code's lines", () => {
     expect(new Set(lines.map((line) => line.session_id)).size).toBe(1);
   });
 
-  it("the main loop's tool results carry tool_use_result, a sub-agent's do not (as Claude Code's); the interrupt notice is a content array; errors carry api_error_status", () => {
+  it("the main loop's tool results carry tool_use_result, a sub-agent's do not (as Claude Code's); the interrupt notice is a content array; an API error's status is on its message, error results carry none", () => {
     const toolResults = (runs.forks ?? []).filter(
       (line) =>
         line.type === "user" &&
@@ -401,8 +417,16 @@ describe("R-X1: stream-json lines are Claude Code's lines", () => {
       (line) => line.type === "user" && JSON.stringify(line.message).includes("interrupted"),
     );
     expect(notice).toBeDefined();
-    expect(runs.limited?.at(-1)).toMatchObject({ subtype: "error_max_turns", api_error_status: null });
-    expect(runs.refused?.at(-1)).toMatchObject({ is_error: true, api_error_status: 400 });
+    expect(runs.limited?.at(-1)).toMatchObject({
+      subtype: "error_max_turns",
+      errors: ["Reached maximum number of turns (1)"],
+    });
+    for (const run of [runs.limited, runs.refused]) {
+      expect(run?.at(-1)).not.toHaveProperty("result");
+      expect(run?.at(-1)).not.toHaveProperty("api_error_status");
+    }
+    const refusal = runs.refused?.findLast((line) => line.type === "assistant");
+    expect(refusal).toMatchObject({ is_api_error_message: true, api_error_status: 400 });
   });
 
   it("replies carry the response's request_id, retries their status and kind, results the time to first token", () => {

@@ -33,5 +33,6 @@ const answers = await Promise.all(
 const ok = answers.filter((answer) => answer.subtype === "success").length;
 const cost = answers.reduce((sum, answer) => sum + answer.total_cost_usd, 0);
 console.log(`${ok}/32 succeeded in ${Date.now() - started} ms, $${cost.toFixed(4)} in all`);
-console.log(answers[0]?.result);
+const first = answers[0];
+console.log(first?.subtype === "success" ? first.result : first?.errors.join("; "));
 process.exitCode = ok === 32 ? 0 : 1;

@@ -15,6 +15,16 @@ export interface RunOutcomeOptions {
   readonly resumeCommand: string;
   /** Where the requests went and for which model (what an endpoint failure's message names). */
   readonly endpoint: EndpointContext;
+  /**
+   * The HTTP status of the API error the run ended on (its API-error message says it; null: no
+   * response), undefined when it did not end on one.
+   */
+  readonly apiErrorStatus?: number | null;
+}
+
+/** What a result says: a success's text, an error result's errors (as the Agent SDK's, it has no `result`). */
+function resultText(result: SDKResultMessage): string {
+  return result.subtype === "success" ? result.result : result.errors.join("; ");
 }
 
 /** The result as the chosen format prints it, and the exit code its terminal reason maps to. */
@@ -26,19 +36,19 @@ export function printOutcome(
   if (options.format === "json") context.stdout.write(`${JSON.stringify(jsonResult(result))}\n`);
   if (options.compact) {
     if (options.format === "text") {
-      if (!result.is_error) context.stdout.write(`${result.result}\n`);
-      else context.stderr.write(`forkloop run: ${result.result}\n`);
+      if (!result.is_error) context.stdout.write(`${resultText(result)}\n`);
+      else context.stderr.write(`forkloop run: ${resultText(result)}\n`);
     }
     return result.is_error ? EXIT.compactFailed : EXIT.ok;
   }
   // R-R9: a wrong key, URL or model is bad input (exit 2): one line with the fix, whatever the format.
-  const endpointFailure = runEndpointFailure(result, options.endpoint);
+  const endpointFailure = runEndpointFailure(result, options.endpoint, options.apiErrorStatus ?? null);
   if (endpointFailure !== undefined) {
     context.stderr.write(
       `API Error: ${endpointFailure.sentence}; then continue the session with \`${options.resumeCommand} "…"${endpointFailure.resumeWith}\`.\n`,
     );
   } else if (options.format === "text") {
-    if (!result.is_error) context.stdout.write(`${result.result}\n`);
+    if (!result.is_error) context.stdout.write(`${resultText(result)}\n`);
     else context.stderr.write(`${errorSentence(result, options)}\n`);
   }
   if (options.format === "text") {
@@ -59,6 +69,7 @@ export function printOutcome(
  */
 export function errorSentence(result: SDKResultMessage, options: RunOutcomeOptions): string {
   const resume = `\`${options.resumeCommand} "…"\``;
+  const text = resultText(result);
   if (result.subtype === "error_max_budget_usd") {
     return `Error: Exceeded USD budget (${options.maxBudgetUsd ?? "?"}). The session is saved: continue it with ${resume} and a higher --max-budget-usd.`;
   }
@@ -68,21 +79,21 @@ export function errorSentence(result: SDKResultMessage, options: RunOutcomeOptio
       return `Error: Reached max turns (${options.maxTurns ?? result.num_turns}). The session is saved: continue it with ${resume}, or raise --max-turns.`;
     case "model_error":
     case "image_error":
-      return `API Error: ${result.result}${apiErrorFix(result.api_error_status)}`;
+      return `API Error: ${text}${apiErrorFix(options.apiErrorStatus ?? null)}`;
     case "hook_stopped":
     case "stop_hook_prevented":
-      return `Error: A hook stopped the run: ${result.result}. Check the hooks in your settings files (.claude/settings.json, ~/.claude/settings.json).`;
+      return `Error: A hook stopped the run: ${text}. Check the hooks in your settings files (.claude/settings.json, ~/.claude/settings.json).`;
     case "prompt_too_long":
     case "blocking_limit":
-      return `Error: Prompt is too long for the model's context window (${result.result}). Compact the session with \`${options.resumeCommand} "/compact"\`, or choose a model with a larger window (--model).`;
+      return `Error: Prompt is too long for the model's context window (${text}). Compact the session with \`${options.resumeCommand} "/compact"\`, or choose a model with a larger window (--model).`;
     case "aborted_streaming":
     case "aborted_tools":
       return `Interrupted. The session is saved: continue it with ${resume}.`;
     case "completed":
-      return result.result;
+      return text;
     default: {
       const unreachable: never = reason;
-      return `Error: ${String(unreachable)}: ${result.result}`;
+      return `Error: ${String(unreachable)}: ${text}`;
     }
   }
 }
@@ -95,15 +106,16 @@ export function errorSentence(result: SDKResultMessage, options: RunOutcomeOptio
 export function runEndpointFailure(
   result: SDKResultMessage,
   at: EndpointContext,
+  status: number | null,
 ): EndpointFailure | undefined {
   if (result.terminal_reason !== "model_error") return undefined;
-  const status = result.api_error_status;
-  const code = isWrongEndpointMessage(result.result)
+  const text = resultText(result);
+  const code = isWrongEndpointMessage(text)
     ? "wrong_endpoint"
     : status === 401 || status === 403 || status === 404
       ? `http_${status}`
       : undefined;
-  return code === undefined ? undefined : describeEndpointFailure({ code, message: result.result }, at);
+  return code === undefined ? undefined : describeEndpointFailure({ code, message: text }, at);
 }
 
 /** What to fix for a failed API call that is not bad input, by its HTTP status. */

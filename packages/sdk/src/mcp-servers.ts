@@ -240,6 +240,16 @@ export interface SessionMcp {
 }
 
 /**
+ * Where a server came from, as the Agent SDK's `mcp_servers[].source` says it: `sdk` for an
+ * in-process server the program serves, `dynamic` for one the program or `--mcp-config` names,
+ * else the settings scope (`user`, `project`, `local`).
+ */
+export function mcpServerSource(entry: McpServerEntry): string {
+  if (entry.config.type === "sdk") return "sdk";
+  return entry.source.scope === "sdk" || entry.source.scope === "flag" ? "dynamic" : entry.source.scope;
+}
+
+/**
  * What a stdio server starts with (R-S13): the environment Bash gets — no model credentials
  * (`ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN` …, tools' list) — then the server's own config
  * `env`, which may name one on purpose (`"env": { "ANTHROPIC_API_KEY": "${ANTHROPIC_API_KEY}" }`).

@@ -127,8 +127,13 @@ type ResultExtras = {
   startup_failure_reason?: SDKStartupFailureReason;
 };
 /** The result variants, named as the Agent SDK names them; `subtype` tells them apart. */
-export type SDKResultSuccess = Omit<ResultLine, "subtype" | "errors"> & ResultExtras & { subtype: "success" };
-export type SDKResultError = Omit<ResultLine, "subtype" | "errors"> &
+export type SDKResultSuccess = Omit<ResultLine, "subtype" | "errors" | "result" | "api_error_status"> &
+  ResultExtras & { subtype: "success"; result: string; api_error_status: number | null };
+/** An error result: as the Agent SDK's, no `result`, `api_error_status` or `ttft_ms` — `errors` says what went wrong. */
+export type SDKResultError = Omit<
+  ResultLine,
+  "subtype" | "errors" | "result" | "api_error_status" | "ttft_ms"
+> &
   ResultExtras & {
     subtype: Exclude<ResultLine["subtype"], "success">;
     /** What went wrong (only error results carry it, as in the Agent SDK). */

@@ -66,7 +66,7 @@ describe("R-M1: query()'s mcpServers — every kind of server, for the main agen
     await harness?.close();
   });
 
-  it("R-M1: an Agent sub-agent in a worker thread calls a createSdkMcpServer tool, an McpServer instance and a stdio server through the parent; system/init and mcpServerStatus() list them; the stdio server is ended with the session", async () => {
+  it("R-M1, R-K2: an Agent sub-agent in a worker thread calls a createSdkMcpServer tool, an McpServer instance and a stdio server through the parent; system/init and mcpServerStatus() list them with their source; the stdio server is ended with the session", async () => {
     const received: unknown[] = [];
     const calc = createSdkMcpServer({
       name: "calc",
@@ -102,18 +102,15 @@ describe("R-M1: query()'s mcpServers — every kind of server, for the main agen
       if (message.type === "system" && message.subtype === "init") statusDuring = await run.mcpServerStatus();
     }
     const init = messages.find((message) => message.type === "system" && message.subtype === "init");
-    expect(init).toMatchObject({
-      mcp_servers: [
-        { name: "calc", status: "connected" },
-        { name: "shout", status: "connected" },
-        { name: "test", status: "connected" },
-      ],
-    });
-    expect(statusDuring).toEqual([
-      { name: "calc", status: "connected" },
-      { name: "shout", status: "connected" },
-      { name: "test", status: "connected" },
-    ]);
+    // R-K2: each server's source as the Agent SDK names it: `sdk` for the program's in-process
+    // servers, `dynamic` for a process server the program configures.
+    const servers = [
+      { name: "calc", status: "connected", source: "sdk" },
+      { name: "shout", status: "connected", source: "sdk" },
+      { name: "test", status: "connected", source: "dynamic" },
+    ];
+    expect(init).toMatchObject({ mcp_servers: servers });
+    expect(statusDuring).toEqual(servers);
     expect(messages.at(-1)).toMatchObject({ type: "result", result: "done" });
     expect(received).toEqual([{ a: 2, b: 3 }]);
 
@@ -126,10 +123,6 @@ describe("R-M1: query()'s mcpServers — every kind of server, for the main agen
     expect(pid).toBeGreaterThan(0);
     // The session closed its servers: the stdio server's process is gone.
     expect(() => process.kill(pid, 0)).toThrow();
-    expect(await run.mcpServerStatus()).toEqual([
-      { name: "calc", status: "closed" },
-      { name: "shout", status: "closed" },
-      { name: "test", status: "closed" },
-    ]);
+    expect(await run.mcpServerStatus()).toEqual(servers.map((server) => ({ ...server, status: "closed" })));
   });
 });

@@ -47,7 +47,7 @@ import { withExtraArgs } from "./extra-args.js";
 import { createHeadlessPermissions } from "./headless-permissions.js";
 import { HookCallbacks, recordingHookDenials } from "./hook-callbacks.js";
 import { hookRunMessages } from "./hook-run-messages.js";
-import { startSessionMcp } from "./mcp-servers.js";
+import { mcpServerSource, startSessionMcp } from "./mcp-servers.js";
 import type { SDKMessage, SDKResultMessage, SDKUserMessageInput } from "./messages.js";
 import type { CanUseTool, McpServerConfig, Options } from "./options.js";
 import { OptionsError } from "./options-error.js";
@@ -550,7 +550,12 @@ class QueryRun implements Query {
         warn: this.#warn,
         signal: this.#options.abortController?.signal,
       });
-      this.#mcpStatus = () => mcp.status();
+      const sources = new Map(resolved.mcp.entries.map((entry) => [entry.name, mcpServerSource(entry)]));
+      this.#mcpStatus = () =>
+        mcp.status().map((server) => {
+          const source = sources.get(server.name);
+          return source === undefined ? server : { ...server, source };
+        });
       try {
         await this.#runSession(resolved, runtime, first, sessionId, [...resolved.tools, ...mcp.tools]);
       } finally {

@@ -330,6 +330,8 @@ export class StreamJsonWriter {
       message: { ...structuredClone(message), content: [structuredClone(block)] } as never,
       parent_tool_use_id: null,
       ...(event.requestId === undefined ? {} : { request_id: event.requestId }),
+      // An API error's message says so, with its status, as Claude Code's (the result does not).
+      ...(event.apiError ? { is_api_error_message: true, api_error_status: event.apiError.status } : {}),
       timestamp: event.timestamp,
     }));
   }
@@ -519,13 +521,19 @@ function isAborted(terminal: Terminal): boolean {
   return terminal.reason === "aborted_streaming" || terminal.reason === "aborted_tools";
 }
 
-/** A result of `subtype`: an error result says what went wrong in `errors`; a success has none, as in the Agent SDK. */
+/**
+ * A result of `subtype`, as the Agent SDK's: a success carries its `result` text, the API error
+ * status and the time to the first token; an error result carries none of them and says what went
+ * wrong in `errors`.
+ */
 function resultOf(
   subtype: SDKResultMessage["subtype"],
   errorText: string,
   fields: Omit<SDKResultSuccess, "subtype">,
 ): SDKResultMessage {
-  return subtype === "success" ? { ...fields, subtype } : { ...fields, subtype, errors: [errorText] };
+  if (subtype === "success") return { ...fields, subtype };
+  const { result: _result, api_error_status: _status, ttft_ms: _ttft, ...common } = fields;
+  return { ...common, subtype, errors: [errorText] };
 }
 
 /** Cache reads / (input + cache reads + cache writes) over some usage; 0 without input. */

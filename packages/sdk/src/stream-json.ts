@@ -58,7 +58,8 @@ export const systemInitLineSchema = z.object({
   apiKeySource: z.enum(["ANTHROPIC_API_KEY", "none"]),
   /** Claude Code prints its own version here; forkloop prints the forkloop release (`forkloop --version`). */
   claude_code_version: z.string(),
-  mcp_servers: z.array(z.object({ name: z.string(), status: z.string() })),
+  /** `source`: where the server came from (`sdk`, `dynamic`, or a settings scope), as Claude Code says it. */
+  mcp_servers: z.array(z.object({ name: z.string(), status: z.string(), source: z.string().optional() })),
   slash_commands: z.array(z.string()),
   output_style: z.string(),
   /** The sub-agent types the Agent tool can start. */
@@ -101,6 +102,9 @@ export const assistantLineSchema = z.object({
   parent_tool_use_id: z.string().nullable(),
   /** The API response's `request-id` (absent when no response came, e.g. an API error message). */
   request_id: z.string().optional(),
+  /** The message stands for an API error (the loop wrote it): its HTTP status, null without a response. */
+  is_api_error_message: z.boolean().optional(),
+  api_error_status: z.number().int().nullable().optional(),
   ...subAgentFields,
   /** ISO-8601 time the message was created. */
   timestamp: z.string().optional(),
@@ -357,7 +361,8 @@ export const resultLineSchema = z.object({
   duration_ms: z.number().nonnegative(),
   duration_api_ms: z.number().nonnegative(),
   num_turns: z.number().int().nonnegative(),
-  result: z.string(),
+  /** A success's final text (an error result has `errors` instead, as in the Agent SDK). */
+  result: z.string().optional(),
   stop_reason: z.string().nullable(),
   total_cost_usd: z.number().nonnegative(),
   usage: usageSchema,
@@ -370,8 +375,8 @@ export const resultLineSchema = z.object({
   begun_message_ids: z.array(z.string()).optional(),
   /** The session's sub-agents so far, counted as Claude Code counts them. */
   subagent_stats: subagentStatsSchema.optional(),
-  /** The HTTP status of the API error the turn ended on; null when it did not end on one. */
-  api_error_status: z.number().int().nullable(),
+  /** A success's: the HTTP status of the API error the turn ended on; null when it did not end on one. */
+  api_error_status: z.number().int().nullable().optional(),
   /** Time from the turn's first request to its first streamed event (absent when nothing streamed). */
   ttft_ms: z.number().nonnegative().optional(),
   permission_denials: z.array(

@@ -147,11 +147,15 @@ export async function runCommand(argv: readonly string[], context: CommandContex
   });
   let result: SDKResultMessage | undefined;
   let init: InitMessage | undefined;
+  let apiErrorStatus: number | null | undefined;
   const debug = debugLog(flags, context);
   try {
     for await (const message of run) {
       if (message.type === "result") result = message;
       if (message.type === "system" && message.subtype === "init") init = message;
+      // The API error the run ended on is told by its message (an error result has no status).
+      if (message.type === "assistant")
+        apiErrorStatus = message.is_api_error_message ? (message.api_error_status ?? null) : undefined;
       if (format === "stream-json") context.stdout.write(`${JSON.stringify(withoutWrittenAt(message))}\n`);
       else if (format === "text" && flags.verbose) describeVerbose(message, context.stderr);
       if (debug) describeVerbose(message, debug.stream);
@@ -187,6 +191,7 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       compact: request.kind === "compact",
       maxTurns: flags["max-turns"],
       maxBudgetUsd: flags["max-budget-usd"],
+      ...(apiErrorStatus === undefined ? {} : { apiErrorStatus }),
       resumeCommand: `forkloop run --resume ${result.session_id}${flags.cwd ? ` --cwd ${flags.cwd}` : ""}`,
       endpoint: {
         url: init?.simulated
