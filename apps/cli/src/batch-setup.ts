@@ -3,13 +3,13 @@ import {
   type BatchPlan,
   type BatchSpec,
   batchDir,
-  batchSpecSchema,
   changedSettings,
-  describeIssues,
+  checkBatchSpec,
   type ItemSource,
   loadBatch,
   loadItems,
   newBatchId,
+  newBatchSpec,
   resumableStartSettings,
   structuredOutputCheck,
 } from "@forkloop/batch";
@@ -18,7 +18,6 @@ import { isInCheckout, type LoopChoices, type ProjectState } from "@forkloop/sdk
 import { jsonSchemaFlag } from "./claude-flag-values.js";
 import { CliError } from "./cli-error.js";
 import {
-  BATCH_DEFAULT_MODEL,
   BATCH_IDENTITY_FLAGS,
   BATCH_USAGE,
   type BatchFlags,
@@ -115,32 +114,16 @@ export async function planBatch(
       : { kind: "items", path: isAbsolute(flags.items!) ? flags.items! : resolve(cwd, flags.items!) };
   const loaded = await loadItems(source, flags.prompt);
   const id = flags.id ?? newBatchId();
-  const spec: BatchSpec = {
+  const spec = newBatchSpec({
     id,
-    createdAt: new Date().toISOString(),
     cwd,
-    source:
-      source.kind === "files"
-        ? { kind: "files", pattern: source.pattern }
-        : { kind: "items", path: source.path },
+    source,
     prompt: flags.prompt,
-    model: resolveModelAlias(BATCH_DEFAULT_MODEL),
-    maxTurns: 8,
-    allowedTools: [],
-    disallowedTools: [],
-    permissionMode: "dontAsk",
-    fallbackModels: [],
-    outputDir: batchDir(state, id),
-    ...settingsFromFlags(flags, cwd),
-    ...(Object.keys(loop).length === 0 ? {} : { loop: loop as BatchSpec["loop"] }),
-    // R-R7: every start setting as given, for every resume.
+    dir: batchDir(state, id),
+    settings: settingsFromFlags(flags, cwd),
+    loop: loop as NonNullable<BatchSpec["loop"]>,
     startFlags: startSettingsOf(invocation.given),
-  };
-  // Held to the checks every resume and every `forkloop worker` applies to stored settings
-  // (R-B1, trust), so a batch started here is one they can read: a model id with a space, say.
-  const checked = batchSpecSchema.safeParse(spec);
-  if (!checked.success)
-    throw new CliError(`the batch's settings are not valid: ${describeIssues(checked.error)}.`);
+  });
   return { kind: "new", spec, loaded };
 }
 
@@ -204,9 +187,7 @@ function resumePlan(stored: StoredBatch, given: GivenFlags, cwd: string, loop: L
     ...(loopGiven ? { loop: loop as BatchSpec["loop"] } : {}),
     startFlags: { ...before, ...settings },
   };
-  const checked = batchSpecSchema.safeParse(spec);
-  if (!checked.success)
-    throw new CliError(`the batch's settings are not valid: ${describeIssues(checked.error)}.`);
+  checkBatchSpec(spec);
   const changes = changedSettings(before, settings);
   return {
     kind: "resume",

@@ -22,7 +22,7 @@ export {
 export * from "./batch-report.js";
 export * from "./batch-report-markdown.js";
 export * from "./batch-runner.js";
-export { describeIssues, MAX_BATCH_TURNS } from "./batch-setting-checks.js";
+export { MAX_BATCH_TURNS } from "./batch-setting-checks.js";
 export * from "./batch-store.js";
 export { startBatchSpan } from "./batch-telemetry.js";
 export {
@@ -62,6 +62,7 @@ export {
   type RoundEvent,
 } from "./message-batch-rounds.js";
 export { estimateNewBatch } from "./new-batch-estimate.js";
+export { BATCH_DEFAULT_MODEL, checkBatchSpec, newBatchSpec } from "./new-batch-spec.js";
 export * from "./plural.js";
 export * from "./pool-executor.js";
 export * from "./progress-display.js";

@@ -1,4 +1,4 @@
-import { MAX_BATCH_TURNS } from "@forkloop/batch";
+import { BATCH_DEFAULT_MODEL, MAX_BATCH_TURNS } from "@forkloop/batch";
 import { z } from "zod";
 import { budgetUsdSchema, modeSchema, toolListSchema } from "../agent-options.js";
 import { checkFlagValues, type GivenFlags, type ParsedCommand, parseCommand } from "../flags.js";
@@ -6,13 +6,6 @@ import { LOOP_FLAG_OPTIONS, LOOP_FLAGS_USAGE, loopFlagsSchema } from "../loop-fl
 import { spreadMcpConfigArgs } from "../mcp-config-args.js";
 import { TIMEOUT_FLAG_OPTIONS, TIMEOUT_FLAG_SCHEMAS, TIMEOUT_FLAGS_USAGE } from "../model-timeouts.js";
 import { sandboxFlagSchema } from "../sandbox-flag.js";
-
-/**
- * R-X2: a batch's model when none is given. Not `forkloop run`'s (Claude Code's newest Opus): a
- * batch runs many items billed together, so it keeps the cheaper Sonnet 4.6 and loop-core's
- * 8,000-token output cap without default thinking; --model and the settings choose otherwise.
- */
-export const BATCH_DEFAULT_MODEL = "claude-sonnet-4-6";
 
 export const BATCH_USAGE = `Usage: forkloop batch (--files GLOB | --items FILE.jsonl) --prompt TEMPLATE [flags]
        forkloop batch --resume ID [--retry-failed | --retry-conflicts] [--repair] [any setting flag: --concurrency N, --max-budget-usd N …]
