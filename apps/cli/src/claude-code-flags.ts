@@ -60,10 +60,6 @@ export const REFUSED_CLAUDE_FLAGS: readonly RefusedClaudeFlag[] = [
     spellings: ["--tmux", "-w", "--worktree"],
     why: "forkloop does not create git worktrees; run it in the worktree you made (--cwd DIR)",
   },
-  {
-    spellings: ["--agent"],
-    why: "forkloop's main session runs as itself; an agent type runs as a sub-agent (the model's Agent call, --agents to define one)",
-  },
 ];
 
 const BY_SPELLING = new Map(REFUSED_CLAUDE_FLAGS.flatMap((flag) => flag.spellings.map((s) => [s, flag])));

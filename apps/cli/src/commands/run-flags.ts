@@ -39,6 +39,8 @@ $FORKLOOP_HOME/projects/<project>/sessions/ (FORKLOOP_HOME defaults to ~/.forklo
   --system-prompt TEXT    replace the system prompt (--system-prompt-file FILE: from a file)
   --append-system-prompt TEXT  appended to the system prompt (--append-system-prompt-file FILE)
   --tools LIST            the built-in tools offered: "Read,Grep", "" for none, "default" for all
+  --agent NAME            the main session runs as this agent type (from --agents or
+                          .claude/agents): its prompt, its tools, its model
   --agents JSON|FILE      custom agent types the model may call ({"name":{"description","prompt",
                           "tools","model"}}), beside .claude/agents/*.md
   --json-schema SCHEMA    the final answer is JSON matching this JSON Schema (structured_output
@@ -132,6 +134,7 @@ const schema = z.object({
     .optional(),
   tools: z.string().optional(),
   agents: z.string().min(1, `give JSON or a file, e.g. --agents '{"reviewer":{…}}'`).optional(),
+  agent: z.string().min(1, "give an agent type, e.g. --agent reviewer").optional(),
   "json-schema": z.string().min(1, 'give a JSON Schema, e.g. --json-schema \'{"type":"object"}\'').optional(),
   effort: z
     .enum(["low", "medium", "high", "xhigh", "max"], { message: "must be low, medium, high, xhigh or max" })
@@ -241,6 +244,7 @@ export function parseRunFlags(argv: readonly string[]): ParsedCommand<RunFlags> 
         "append-system-prompt-file": { type: "string" },
         tools: { type: "string" },
         agents: { type: "string" },
+        agent: { type: "string" },
         "json-schema": { type: "string" },
         effort: { type: "string" },
         "setting-sources": { type: "string" },

@@ -19,7 +19,8 @@ import {
   sessionsDirs,
 } from "@forkloop/sdk";
 import { FORKLOOP_VERSION } from "@forkloop/sdk/version";
-import { textFileFlag } from "../claude-flag-values.js";
+import { type MainAgent, mainAgent } from "../agent-flag.js";
+import { agentsFlag, textFileFlag } from "../claude-flag-values.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
@@ -90,6 +91,25 @@ export async function runCommand(argv: readonly string[], context: CommandContex
     (flags["add-dir"] ?? []).map((dir) => checkProjectDir(resolve(context.cwd, dir), "--add-dir")),
   );
   const format = flags["output-format"] ?? "text";
+  const agent =
+    flags.agent === undefined
+      ? undefined
+      : await mainAgent(
+          flags.agent,
+          flags.agents === undefined ? undefined : agentsFlag(flags.agents, context.cwd),
+          cwd,
+        );
+  // --agent's tool set and deny rules, where the flags name none.
+  const toolFlags: RunFlags =
+    agent === undefined
+      ? flags
+      : {
+          ...flags,
+          ...(flags.tools === undefined && agent.tools !== undefined ? { tools: agent.tools } : {}),
+          ...(agent.disallowedTools === undefined
+            ? {}
+            : { "disallowed-tools": [...(flags["disallowed-tools"] ?? []), ...agent.disallowedTools] }),
+        };
   const loop = loopChoicesFromFlags(flags, context.env);
   const abortController = new AbortController();
   const onInterrupt = () => abortController.abort(context.signal.reason);
@@ -114,11 +134,7 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       ...(flags["forward-subagent-text"] ? { forwardSubagentText: true } : {}),
       // Hook runs are stream-json lines; other formats ignore the flag, as Claude Code does.
       ...(flags["include-hook-events"] && format === "stream-json" ? { includeHookEvents: true } : {}),
-      ...(flags.model === undefined
-        ? command?.model === undefined
-          ? {}
-          : { model: command.model }
-        : { model: flags.model }),
+      ...modelOption(flags.model ?? command?.model ?? agent?.model),
       ...(flags["fallback-model"] === undefined ? {} : { fallbackModel: flags["fallback-model"] }),
       ...(flags["max-turns"] === undefined ? {} : { maxTurns: flags["max-turns"] }),
       ...(flags["dangerously-skip-permissions"]
@@ -129,9 +145,11 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       ...(flags["max-budget-usd"] === undefined ? {} : { maxBudgetUsd: flags["max-budget-usd"] }),
       ...(addDirs.length === 0 ? {} : { additionalDirectories: addDirs }),
       ...allowedToolsOption(flags["allowed-tools"], command?.allowedTools),
-      ...(flags["disallowed-tools"] === undefined ? {} : { disallowedTools: flags["disallowed-tools"] }),
-      ...systemPromptOption(flags, context.cwd),
-      ...claudeCodeOptions(flags, context.cwd),
+      ...(toolFlags["disallowed-tools"] === undefined
+        ? {}
+        : { disallowedTools: toolFlags["disallowed-tools"] }),
+      ...systemPromptOption(flags, context.cwd, agent),
+      ...claudeCodeOptions(toolFlags, context.cwd),
       ...(flags.budget === undefined ? {} : { tokenBudget: flags.budget }),
       ...loop,
       ...(resume === undefined ? {} : { resume, ...(flags.repair ? { repair: true } : {}) }),
@@ -262,8 +280,15 @@ function describeVerbose(line: SDKMessage, stderr: CommandContext["stderr"]): vo
   }
 }
 
-/** `--system-prompt` replaces the prompt, `--append-system-prompt` adds to it; both: the replacement, then the addition. */
-function systemPromptOption(flags: RunFlags, cwd: string): { systemPrompt?: SystemPromptOption } {
+/**
+ * `--system-prompt` replaces the prompt, `--append-system-prompt` adds to it; both: the
+ * replacement, then the addition. `--agent`'s prompt is the replacement unless one is given.
+ */
+function systemPromptOption(
+  flags: RunFlags,
+  cwd: string,
+  agent: MainAgent | undefined,
+): { systemPrompt?: SystemPromptOption } {
   const appendFile = flags["append-system-prompt-file"];
   const replacementFile = flags["system-prompt-file"];
   const append =
@@ -271,12 +296,17 @@ function systemPromptOption(flags: RunFlags, cwd: string): { systemPrompt?: Syst
       ? flags["append-system-prompt"]
       : textFileFlag("--append-system-prompt-file", appendFile, cwd);
   const replacement =
-    replacementFile === undefined
+    (replacementFile === undefined
       ? flags["system-prompt"]
-      : textFileFlag("--system-prompt-file", replacementFile, cwd);
+      : textFileFlag("--system-prompt-file", replacementFile, cwd)) ?? agent?.prompt;
   if (replacement !== undefined)
     return { systemPrompt: append === undefined ? replacement : `${replacement}\n\n${append}` };
   return append === undefined ? {} : { systemPrompt: { type: "preset", preset: "claude_code", append } };
+}
+
+/** The model: --model, else a custom command's, else --agent's (else the default). */
+function modelOption(model: string | undefined): { model?: string } {
+  return model === undefined ? {} : { model };
 }
 
 /** `--allowed-tools` and a custom command's `allowed-tools` together. */
