@@ -39,6 +39,8 @@ const apiMessage = z.object({
   stop_reason: z.string().nullable(),
   stop_sequence: z.string().nullable(),
   usage: z.looseObject({ input_tokens: count, output_tokens: count }),
+  // Always there, as in Claude Code's lines: the API's, or null.
+  context_management: z.looseObject({}).nullable(),
 });
 
 const init = z.strictObject({

@@ -272,4 +272,15 @@ describe("stream-json writer (Claude Code–compatible headless lines)", () => {
     const [prompt] = writer.lines(createUserMessage("hello"));
     expect(prompt).not.toHaveProperty("isSynthetic");
   });
+
+  it("R-K2: an assistant line's message carries the API message's context_management, null when the API sent none, as Claude Code's lines do", () => {
+    const writer = new StreamJsonWriter({ sessionId: "s1" });
+    const [line] = writer.lines(reply([{ type: "text", text: "Hi." }], "end_turn"));
+    expect(line).toMatchObject({ type: "assistant", message: { context_management: null } });
+    const edited = reply([{ type: "text", text: "Hi." }], "end_turn");
+    const applied = { applied_edits: [{ type: "clear_tool_uses_20250919", cleared_tool_uses: 2 }] };
+    (edited.message as { context_management?: unknown }).context_management = applied;
+    const [kept] = writer.lines(edited);
+    expect(kept).toMatchObject({ message: { context_management: applied } });
+  });
 });

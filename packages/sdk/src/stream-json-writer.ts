@@ -327,7 +327,7 @@ export class StreamJsonWriter {
       type: "assistant" as const,
       session_id: this.#sessionId,
       uuid: lineUuid(event.uuid, index, message.content.length),
-      message: { ...structuredClone(message), content: [structuredClone(block)] } as never,
+      message: oneBlockMessage(structuredClone(message), structuredClone(block)),
       parent_tool_use_id: null,
       ...(event.requestId === undefined ? {} : { request_id: event.requestId }),
       // An API error's message says so, with its status, as Claude Code's (the result does not).
@@ -584,6 +584,15 @@ export function userLines(
       ? line([block], toolOutput(block.content), uuid)
       : line([block], undefined, uuid);
   });
+}
+
+/**
+ * An assistant line's message: the API message with one of its blocks, and its
+ * `context_management` (null when the API sent none), as Claude Code's lines carry it.
+ */
+export function oneBlockMessage(message: object, block: unknown): never {
+  const { context_management } = message as { context_management?: unknown };
+  return { ...message, content: [block], context_management: context_management ?? null } as never;
 }
 
 /**

@@ -10,7 +10,7 @@ import type {
 } from "@forkloop/orchestrator";
 import type { SDKMessage } from "./messages.js";
 import type { SubagentStats, SubagentUsage } from "./stream-json.js";
-import { cacheReadShare } from "./stream-json-writer.js";
+import { cacheReadShare, oneBlockMessage } from "./stream-json-writer.js";
 
 /** What the tracker tells the query about a fork as it starts (SubagentStart hooks). */
 export interface ForkStart {
@@ -410,7 +410,7 @@ export class SubAgentTracker {
       this.#emit({
         type: "assistant",
         ...this.#base(),
-        message: { ...message, content: [block] } as never,
+        message: oneBlockMessage(message, block),
         parent_tool_use_id: parentToolUseId,
         ...this.#subAgentFields(tracked.task),
         ...(requestId === undefined ? {} : { request_id: requestId }),
