@@ -41,7 +41,7 @@ export const REFUSED_CLAUDE_FLAGS: readonly RefusedClaudeFlag[] = [
   { spellings: ["--ide"], why: INTERACTIVE },
   {
     spellings: ["--permission-prompt-tool"],
-    why: "forkloop has no MCP permission-prompt tool; decide with allow/deny rules (--allowed-tools, --disallowed-tools) or --permission-mode",
+    why: "forkloop does not ask an MCP tool for permission; decide with allow/deny rules (--allowed-tools, --disallowed-tools) or --permission-mode, or from a program with the SDK's query() and its canUseTool callback",
   },
   {
     spellings: ["--plugin-dir", "--plugin-url"],
