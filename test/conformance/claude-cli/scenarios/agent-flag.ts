@@ -2,7 +2,11 @@ import { text } from "../../support/script.js";
 import type { CliScenario } from "../scenario.js";
 
 const AGENTS = JSON.stringify({
-  reviewer: { description: "Reviews code", prompt: "You review code. CODEWORD-NINE.", tools: ["Read", "Grep"] },
+  reviewer: {
+    description: "Reviews code",
+    prompt: "You review code. CODEWORD-NINE.",
+    tools: ["Read", "Grep"],
+  },
 });
 
 export default {
