@@ -104,15 +104,16 @@ describe('forkloop run "/compact [instructions]"', () => {
     });
   });
 
-  it("R-F3: run --resume over the auto-compact line of a small models-file window (30k) → the resumed turn opens with a cache-safe compact request, then sends the summary", async () => {
-    // 30k window, 2k output cap → auto-compact line 15k (R-C7). The first turn (~12.4k tokens of
-    // pasted text) stays under it; the resumed one (+3k) starts over it, with no tool call at all.
+  it("R-F3: run --resume over the auto-compact line of a small models-file window (34k) → the resumed turn opens with a cache-safe compact request, then sends the summary", async () => {
+    // 34k window, 2k output cap → auto-compact line 19k (R-C7). The first turn (~12.4k tokens of
+    // pasted text, ~17.4k with today's tool definitions) stays under it; the resumed one (+3k)
+    // starts over it, with no tool call at all, and the summary brings it well under.
     await writeFile(
-      join(dir, "window-30k.json"),
-      JSON.stringify([{ id: "claude-sonnet-4-6", contextWindow: 30_000, maxOutputTokens: 2_000 }]),
+      join(dir, "window-34k.json"),
+      JSON.stringify([{ id: "claude-sonnet-4-6", contextWindow: 34_000, maxOutputTokens: 2_000 }]),
     );
-    await withSim(dir, ["--models", "window-30k.json"], async (sim) => {
-      const env = { ...sim.env, FORKLOOP_MODELS: "window-30k.json" };
+    await withSim(dir, ["--models", "window-34k.json"], async (sim) => {
+      const env = { ...sim.env, FORKLOOP_MODELS: "window-34k.json" };
       const pasted = Array.from({ length: 1030 }, (_, i) => `${MARKER} note ${i} alpha beta gamma delta`);
       const first = await runCliInProcess(["run", ...SONNET, "--output-format", "stream-json"], {
         cwd: dir,

@@ -20,7 +20,9 @@ const SONNET = ["--model", "claude-sonnet-4-6"];
 // event's JSON input) to hooks.jsonl; two of them also answer with text for the model.
 
 const PARTS = 3;
-const WINDOW_24K = [{ id: "claude-sonnet-4-6", contextWindow: 24_000, maxOutputTokens: 2_000 }];
+// Sized for the tool definitions every request carries (WebSearch included): a compaction must
+// bring the history under the auto-compact line, or it counts as failed and SessionStart does not fire.
+const WINDOW_28K = [{ id: "claude-sonnet-4-6", contextWindow: 28_000, maxOutputTokens: 2_000 }];
 const SUMMARY =
   "<summary>## Goal and constraints\nAudit item: read every part file in parts/ and report.</summary>";
 
@@ -36,7 +38,7 @@ beforeAll(async () => {
     const lines = Array.from({ length: 250 }, (_, i) => `line ${i} of part ${part}: alpha beta gamma delta`);
     await writeFile(join(dir, "parts", `part${part}.md`), `PART-${part} begins here\n${lines.join("\n")}\n`);
   }
-  await writeFile(join(dir, "window-24k.json"), JSON.stringify(WINDOW_24K));
+  await writeFile(join(dir, "window-28k.json"), JSON.stringify(WINDOW_28K));
   await writeFile(join(dir, "items.jsonl"), `${JSON.stringify({ n: 1 })}\n`);
   await mkdir(join(dir, ".forkloop"), { recursive: true });
   await writeFile(
@@ -117,8 +119,8 @@ describe("hook events through the CLI (R-X4)", () => {
       ],
       "hello from the sub-agent (scripted by the simulator)",
     );
-    await withSim(dir, ["--models", "window-24k.json", "--scenario", scenario], async (sim) => {
-      const env = { ...sim.env, FORKLOOP_MODELS: "window-24k.json" };
+    await withSim(dir, ["--models", "window-28k.json", "--scenario", scenario], async (sim) => {
+      const env = { ...sim.env, FORKLOOP_MODELS: "window-28k.json" };
       await takeLog();
       const first = await runCliInProcess(
         [
@@ -247,7 +249,7 @@ describe("hook events through the CLI (R-X4)", () => {
       ],
       "(unscripted)",
     );
-    await withSim(dir, ["--models", "window-24k.json", "--scenario", scenario], async (sim) => {
+    await withSim(dir, ["--models", "window-28k.json", "--scenario", scenario], async (sim) => {
       await takeLog();
       const run = await runCliInProcess(
         [
@@ -259,7 +261,7 @@ describe("hook events through the CLI (R-X4)", () => {
           "--id",
           "hooked",
         ],
-        { cwd: dir, env: { ...sim.env, FORKLOOP_MODELS: "window-24k.json" } },
+        { cwd: dir, env: { ...sim.env, FORKLOOP_MODELS: "window-28k.json" } },
       );
       expect(run.code, run.stderr).toBe(0);
       const log = await takeLog();

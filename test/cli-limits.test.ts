@@ -23,7 +23,7 @@ beforeAll(async () => {
   await writeFile(join(dir, "big.md"), `# Big notes\n${lines.join("\n")}\n`);
   await writeFile(
     join(dir, "small-window.json"),
-    JSON.stringify([{ id: "claude-sonnet-4-6", contextWindow: 24_000, maxOutputTokens: 2_000 }]),
+    JSON.stringify([{ id: "claude-sonnet-4-6", contextWindow: 28_000, maxOutputTokens: 2_000 }]),
   );
   await writeFile(
     join(dir, "tiny-window.json"),
@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 describe("forkloop run: context limits and fallback", () => {
-  it("R-C7: FORKLOOP_MODELS with a 24k window → auto-compaction, a system/compact_boundary line, and the run completes", async () => {
+  it("R-C7: FORKLOOP_MODELS with a 28k window → auto-compaction, a system/compact_boundary line, and the run completes", async () => {
     const result = await runCliInProcess(
       ["run", ...SONNET, "Summarize big.md", "--output-format", "stream-json"],
       {
@@ -47,17 +47,17 @@ describe("forkloop run: context limits and fallback", () => {
     const lines = streamJsonLines(result.stdout);
     const boundary = lines.find((line) => line.type === "system" && line.subtype === "compact_boundary");
     expect(boundary).toMatchObject({ compact_metadata: { trigger: "auto" } });
-    // R-C4: a compaction shrinks the context below the auto-compact line (24k − 2k − 13k = 9k).
+    // R-C4: a compaction shrinks the context below the auto-compact line (28k − 2k − 13k = 13k).
     const { pre_tokens, post_tokens } = (
       boundary as { compact_metadata: { pre_tokens: number; post_tokens: number } }
     ).compact_metadata;
     expect(post_tokens).toBeLessThan(pre_tokens);
-    expect(post_tokens).toBeLessThan(9_000);
+    expect(post_tokens).toBeLessThan(13_000);
     expect(lines.at(-1)).toMatchObject({
       type: "result",
       terminal_reason: "completed",
       // The client's model info is the file's too: the reported window is the small one.
-      modelUsage: { "claude-sonnet-4-6": { contextWindow: 24_000 } },
+      modelUsage: { "claude-sonnet-4-6": { contextWindow: 28_000 } },
     });
     // Without the file the same run has a 1M window and never compacts.
     const unbounded = await runCliInProcess(

@@ -105,6 +105,6 @@ describe("R-M1: MCP servers from Claude Code's scopes (CLI)", () => {
       { cwd: root, env: { HOME: home } },
     );
     expect(run.code, run.stderr).toBe(0);
-    expect(mcpServersOf(run.stdout)).toEqual([{ name: "only", status: "connected" }]);
+    expect(mcpServersOf(run.stdout)).toEqual([{ name: "only", status: "connected", source: "dynamic" }]);
   });
 });

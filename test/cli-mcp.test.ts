@@ -144,14 +144,15 @@ describe("R-M1: MCP servers in `forkloop run` and `forkloop batch` (CLI, real se
       const lines = streamJsonLines(run.stdout);
       const init = lines.find((line) => line.type === "system" && line.subtype === "init");
       expect(init && "mcp_servers" in init ? init.mcp_servers : undefined).toEqual([
-        { name: "memory", status: "connected" },
-        { name: "files", status: "connected" },
-        { name: "everything", status: "connected" },
-        { name: "legacy", status: "connected" },
-        { name: "everything-stdio", status: "connected" },
-        { name: "test", status: "connected" },
-        { name: "broken", status: "failed" },
-        { name: "nodir", status: "failed" },
+        // The Agent SDK's source: the project's .mcp.json scope, or --mcp-config's (dynamic).
+        { name: "memory", status: "connected", source: "project" },
+        { name: "files", status: "connected", source: "dynamic" },
+        { name: "everything", status: "connected", source: "dynamic" },
+        { name: "legacy", status: "connected", source: "dynamic" },
+        { name: "everything-stdio", status: "connected", source: "dynamic" },
+        { name: "test", status: "connected", source: "dynamic" },
+        { name: "broken", status: "failed", source: "dynamic" },
+        { name: "nodir", status: "failed", source: "dynamic" },
       ]);
       expect(run.stderr).toContain('MCP server "broken" failed');
       expect(run.stderr).toContain("refusing to start (--fail-start)");
@@ -393,9 +394,9 @@ describe("R-M1: MCP servers in `forkloop run` and `forkloop batch` (CLI, real se
         (line) => line.type === "system" && line.subtype === "init",
       );
       expect(init && "mcp_servers" in init ? init.mcp_servers : undefined).toEqual([
-        { name: "a", status: "connected" },
-        { name: "b", status: "connected" },
-        { name: "c", status: "connected" },
+        { name: "a", status: "connected", source: "dynamic" },
+        { name: "b", status: "connected", source: "dynamic" },
+        { name: "c", status: "connected", source: "dynamic" },
       ]);
       expect(run.stderr).toContain(
         `${join(dir, "b.json")}: MCP server "b": ignored unknown keys "disabled", "autoApprove"`,

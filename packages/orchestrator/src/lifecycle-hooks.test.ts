@@ -13,9 +13,10 @@ import { namedTask, runToEnd, testProfile, testSessionOptions } from "./testing/
 // caller's hooks with the same input fields, whichever agent fired it.
 
 const MODEL = "claude-sonnet-4-6";
-// A 24k window puts the auto-compact line under three part files, so every agent compacts.
+// A 28k window (sized for the tool definitions every request carries, WebSearch included) puts
+// the auto-compact line under three part files, so every agent compacts.
 const WINDOW: ModelInfo[] = [
-  { id: MODEL, contextWindow: 24_000, maxOutputTokens: 2_000, inputPricePerMTok: 3, outputPricePerMTok: 15 },
+  { id: MODEL, contextWindow: 28_000, maxOutputTokens: 2_000, inputPricePerMTok: 3, outputPricePerMTok: 15 },
 ];
 const PARTS = 3;
 const SUMMARY = "<summary>## Goal\nRead every part file in parts/ and report.</summary>";
