@@ -514,14 +514,15 @@ class QueryRun implements Query {
       throw new OptionsError("repair only applies with resume: it repairs that session's transcript.");
     const lock = await lockSession(resolved.sessionsDir, sessionId);
     if (lock.tookOver !== undefined) this.#warn(`forkloop: ${lock.tookOver}`);
+    const releaseLock = once(() => lock.release());
     try {
       // Under the lock the run holds: a repair's lock released before the run would let another
       // process take the session in between (R-R5).
       if (this.#options.repair === true) await this.#repair(join(resolved.sessionsDir, `${sessionId}.fltr`));
       if (resolved.start === "resume") await unarchiveOnResume(resolved.sessionsDir, sessionId);
-      await this.#driveLocked(resolved, first, sessionId);
+      await this.#driveLocked(resolved, first, sessionId, releaseLock);
     } finally {
-      await lock.release();
+      await releaseLock();
     }
   }
 
@@ -537,7 +538,12 @@ class QueryRun implements Query {
     );
   }
 
-  async #driveLocked(resolved: ResolvedQuery, first: PendingPrompt, sessionId: string): Promise<void> {
+  async #driveLocked(
+    resolved: ResolvedQuery,
+    first: PendingPrompt,
+    sessionId: string,
+    releaseLock: () => Promise<void>,
+  ): Promise<void> {
     const runtime = await this.#runtimes.acquire(resolved.env, this.#warn, resolved.cwd);
     try {
       // R-M1: the servers start once per session (in parallel) and serve its sub-agents too;
@@ -562,6 +568,9 @@ class QueryRun implements Query {
         await mcp.close();
       }
     } finally {
+      // The session is free to resume once its run has ended: releasing the shared runtime may
+      // wait for a pool thread still loading (R-R5, R-V2).
+      await releaseLock();
       await runtime.release();
     }
   }
@@ -933,5 +942,14 @@ function withRequestDefaults(
     },
     ...(defaults.thinking === undefined ? {} : { thinking: defaults.thinking }),
     ...(defaults.effort === undefined ? {} : { effort: defaults.effort }),
+  };
+}
+
+/** `fn` run at most once; later calls get the first call's promise. */
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let called: Promise<void> | undefined;
+  return () => {
+    called ??= fn();
+    return called;
   };
 }
