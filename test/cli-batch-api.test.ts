@@ -64,8 +64,9 @@ const digestOf = (record: SimRequestRecord) => {
   return createHash("sha256").update(JSON.stringify(params)).digest("hex");
 };
 
-async function resultLines(id: string) {
-  const text = await readFile(join(batchStateDir(dir, id), "results.jsonl"), "utf8");
+/** The batch's results.jsonl, one object an item (the state under `home`, the project by default). */
+async function resultLines(id: string, home = dir) {
+  const text = await readFile(join(batchStateDir(dir, id, home), "results.jsonl"), "utf8");
   return text
     .trim()
     .split("\n")
@@ -78,6 +79,9 @@ async function resultLines(id: string) {
           onlineCostUsd?: number;
           turns: number;
           usage: { apiCalls: number };
+          label: string;
+          applied: string[];
+          structured_output: unknown;
         },
     );
 }
@@ -215,19 +219,7 @@ describe("R-B8: forkloop batch --api batches", { timeout: 180_000 }, () => {
         expect(await readFile(join(dir, "src", `${name}.ts`), "utf8"), name).toBe(
           "export const newName = 1;\nuse(newName);\n",
         );
-      const text = await readFile(join(batchStateDir(dir, "iso", home), "results.jsonl"), "utf8");
-      const lines = text
-        .trim()
-        .split("\n")
-        .map(
-          (line) =>
-            JSON.parse(line) as {
-              label: string;
-              status: string;
-              applied: string[];
-              structured_output: unknown;
-            },
-        );
+      const lines = await resultLines("iso", home);
       for (const line of lines) {
         expect(line.status).toBe("succeeded");
         expect(line.applied, line.label).toEqual([line.label]);
