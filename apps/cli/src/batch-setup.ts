@@ -13,7 +13,7 @@ import {
   resumableStartSettings,
   structuredOutputCheck,
 } from "@forkloop/batch";
-import { resolveModelAlias } from "@forkloop/loop-core";
+import { apiOutputSchema, resolveModelAlias } from "@forkloop/loop-core";
 import { isInCheckout, type LoopChoices, type ProjectState } from "@forkloop/sdk";
 import { jsonSchemaFlag } from "./claude-flag-values.js";
 import { CliError } from "./cli-error.js";
@@ -158,11 +158,22 @@ function settingsFromFlags(flags: BatchFlags, cwd: string): Partial<BatchSpec> {
 function outputSchemaFlag(value: string, cwd: string): Record<string, unknown> {
   const schema = jsonSchemaFlag(value, cwd);
   const compiled = structuredOutputCheck(schema);
-  if (!compiled.ok)
+  const sendable = compiled.ok ? sendableOutputSchema(schema) : undefined;
+  if (!compiled.ok || sendable !== undefined)
     throw new CliError(
-      `--json-schema: ${compiled.error}; give a JSON Schema whose type is "object", e.g. --json-schema '{"type":"object","properties":{"summary":{"type":"string"}},"required":["summary"]}'.`,
+      `--json-schema: ${compiled.ok ? sendable : compiled.error}; give a JSON Schema whose type is "object", e.g. --json-schema '{"type":"object","properties":{"summary":{"type":"string"}},"required":["summary"]}'.`,
     );
   return schema;
+}
+
+/** Why the schema cannot go in a request (apiOutputSchema refuses it), or undefined when it can. */
+function sendableOutputSchema(schema: Record<string, unknown>): string | undefined {
+  try {
+    apiOutputSchema(schema);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }
 
 function definedOnly<T extends object>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {

@@ -1,5 +1,6 @@
 import { createWriteStream } from "node:fs";
 import { resolve } from "node:path";
+import { apiOutputSchema } from "@forkloop/loop-core";
 import { builtinToolNames, FORK_TOOL_NAMES, type Options } from "@forkloop/sdk";
 import { agentsFlag, jsonSchemaFlag } from "./claude-flag-values.js";
 import { CliError } from "./cli-error.js";
@@ -29,12 +30,28 @@ export function claudeCodeOptions(flags: RunFlags, cwd: string): Partial<Options
     ...(flags["json-schema"] === undefined
       ? {}
       : {
-          outputFormat: { type: "json_schema" as const, schema: jsonSchemaFlag(flags["json-schema"], cwd) },
+          outputFormat: { type: "json_schema" as const, schema: runOutputSchema(flags["json-schema"], cwd) },
         }),
     ...(flags.effort === undefined ? {} : { effort: flags.effort }),
     ...(flags["session-id"] === undefined ? {} : { sessionId: flags["session-id"].toLowerCase() }),
     ...(flags["fork-session"] ? { forkSession: true } : {}),
   };
+}
+
+/**
+ * `--json-schema`: the request carries the schema with the constraints structured outputs do not
+ * support moved into descriptions, as the official SDK's helpers send it (apiOutputSchema); a
+ * schema that cannot be sent is exit 2 naming the fix.
+ */
+function runOutputSchema(value: string, cwd: string): Record<string, unknown> {
+  const schema = jsonSchemaFlag(value, cwd);
+  try {
+    return apiOutputSchema(schema);
+  } catch (error) {
+    throw new CliError(
+      `--json-schema: ${error instanceof Error ? error.message : String(error)}; give a JSON Schema whose type is "object" and whose properties each have a type, e.g. --json-schema '{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}'.`,
+    );
+  }
 }
 
 /**

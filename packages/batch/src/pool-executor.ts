@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import {
+  apiOutputSchema,
   type CacheSafeParams,
   costUsd,
   getModelInfo,
@@ -113,6 +114,11 @@ export function createPoolExecutor(
     settings.outputSchema === undefined ? undefined : structuredOutputCheck(settings.outputSchema);
   if (structured !== undefined && !structured.ok) throw new Error(`--json-schema: ${structured.error}`);
   const checkAnswer = structured?.ok ? structured.check : undefined;
+  // The request carries the API's form of the schema; the answer is checked against the user's.
+  const outputFormat =
+    settings.outputSchema === undefined
+      ? undefined
+      : { type: "json_schema" as const, schema: apiOutputSchema(settings.outputSchema) };
   const toTask = (claim: Claim): SubAgentTask =>
     buildSubAgentTask({
       id: `${ITEM_PREFIX}${claim.item.id}-${claim.attempt}`,
@@ -137,9 +143,7 @@ export function createPoolExecutor(
         },
       ],
       querySource: "batch",
-      ...(settings.outputSchema === undefined
-        ? {}
-        : { outputFormat: { type: "json_schema" as const, schema: settings.outputSchema } }),
+      ...(outputFormat === undefined ? {} : { outputFormat }),
       toolNames: [...settings.toolNames],
       profile,
       toolAnnotations,

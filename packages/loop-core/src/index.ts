@@ -4,6 +4,7 @@ export {
   withheldKind,
 } from "./api-error-kinds.js";
 export { type ToApiMessagesOptions, toApiMessages } from "./api-messages.js";
+export { apiOutputSchema } from "./api-output-schema.js";
 export {
   type BuildRequestInput,
   buildRequest,
