@@ -286,8 +286,9 @@ describe("main session with sub-agents", () => {
   });
 });
 
-describe("R-V2: the pool's first thread warms while the first request is out", () => {
-  async function answerOnce(options: { removedTools?: ("Agent" | "Skill")[] }) {
+describe("R-V2: the pool's first thread warms while the reply that forks is still streaming", () => {
+  /** Threads the pool had when the reply's first block started, and when the run ended. */
+  async function threadsSeen(prompt: string) {
     const cold = createAgentPool({
       endpoint: { apiKey: "test-key", baseURL: sim.url },
       maxThreads: 1,
@@ -297,24 +298,28 @@ describe("R-V2: the pool's first thread warms while the first request is out", (
       const session = await createSession({
         ...testSessionOptions({ baseURL: sim.url, dir, pool: cold }),
         sessionsDir: join(dir, "sessions-prewarm"),
-        ...(options.removedTools === undefined ? {} : { removedTools: options.removedTools }),
       });
       expect(cold.stats().threads).toBe(0);
-      await runToEnd(session.run("Just answer, please."));
+      let atFirstBlock: number | undefined;
+      for await (const event of session.run(prompt)) {
+        const blockStarted = event.type === "stream_event" && event.event.type === "content_block_start";
+        if (blockStarted && atFirstBlock === undefined) atFirstBlock = cold.stats().threads;
+      }
       await session.close();
-      // A session that forks nothing has no fork to wait for; its thread was started meanwhile.
-      expect(bySource("agent:")).toHaveLength(0);
-      return cold.stats().threads;
+      return { atFirstBlock, atEnd: cold.stats().threads };
     } finally {
       await cold.close();
     }
   }
 
-  it("R-V2: a session that can fork starts a thread with its first request, before any fork", async () => {
-    expect(await answerOnce({})).toBe(1);
+  it("R-V2: a reply that starts an Agent call starts the thread at once, before its input has streamed and the fork runs", async () => {
+    const seen = await threadsSeen("Look at the repository.");
+    expect(seen.atFirstBlock).toBe(1);
+    expect(bySource("agent:").length).toBeGreaterThan(0);
   });
 
-  it("R-V2 control: a session without Agent and Skill starts none", async () => {
-    expect(await answerOnce({ removedTools: ["Agent", "Skill"] })).toBe(0);
+  it("R-V2 control: a session that can fork but never does starts no thread (nor waits for one at close)", async () => {
+    expect(await threadsSeen("Just answer, please.")).toEqual({ atFirstBlock: 0, atEnd: 0 });
+    expect(bySource("agent:")).toHaveLength(0);
   });
 });

@@ -55,6 +55,13 @@ import { apiWebSearcher, withWebSearcher } from "./web-searcher.js";
 /** The tools whose calls fork: a session that has one warms the pool's first thread early (R-V2). */
 const FORK_TOOL_NAMES: ReadonlySet<string> = new Set(["Agent", "Skill"]);
 
+/** The reply has begun a call of a fork tool: its input is still streaming. */
+function startsForkCall(event: LoopEvent): boolean {
+  if (event.type !== "stream_event" || event.event.type !== "content_block_start") return false;
+  const block = event.event.content_block;
+  return block.type === "tool_use" && FORK_TOOL_NAMES.has(block.name);
+}
+
 export type {
   MainSession,
   MainSessionOptions,
@@ -266,9 +273,11 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
         if (event.type === "request_start") {
           latest = event.prefix;
           transcript.appendCacheSafeParams(event.prefix);
-          // R-V2: the first fork should not wait for a cold thread; it loads while the request is out.
-          if (prewarm) void pool.prewarm();
         }
+        // R-V2: the first fork should not wait for a cold thread. It loads from the moment the
+        // reply starts a fork call, while the call's input streams: a session that never forks
+        // starts no thread (and its close waits for none).
+        if (prewarm && startsForkCall(event)) void pool.prewarm();
         // R-T4: a compaction summarises away the calls that started background commands; the
         // model is told again what still runs (ids, commands, output files).
         if (event.type === "system" && event.compactMetadata) {

@@ -780,13 +780,13 @@ describe("query() through the simulator", () => {
     expect(runtimes.started).toBe(2);
   });
 
-  it("R-K1, R-V2: the shared pool warms one thread once a query's first request is out (not before it, not at the first fork); forks use it", async () => {
+  it("R-K1, R-V2: the shared pool starts no thread for a query that never forks; a query that forks starts it as its reply begins the call, and its forks use it", async () => {
     const runtimes = new RuntimeRegistry();
     const held = await runtimes.acquire(harness.options().env ?? {}, () => {});
     try {
       expect(held.pool.stats().threads).toBe(0);
       await collectMessages(query({ prompt: "hello", options: harness.options(), runtimes }));
-      expect(held.pool.stats().threads).toBe(1);
+      expect(held.pool.stats().threads).toBe(0);
       const forked = await collectMessages(
         query({
           prompt: "review twice",
