@@ -9,6 +9,8 @@ export interface ApiError {
    * conversation whole). Errors page: https://platform.claude.com/docs/en/api/errors
    */
   errorCode?: string;
+  /** Fields `error.details` carries beside `error_code` (`paths`, `max_side_length_pixels`, …). */
+  details?: Readonly<Record<string, unknown>>;
 }
 
 export type ApiErrorType =
@@ -68,8 +70,18 @@ export function apiError(status: number, message?: string): ApiError {
   return { status, type, message: message ?? DEFAULT_MESSAGE[type] };
 }
 
-export function invalidRequest(message: string, errorCode?: string): ApiError {
-  return { status: 400, type: "invalid_request_error", message, ...(errorCode ? { errorCode } : {}) };
+export function invalidRequest(
+  message: string,
+  errorCode?: string,
+  details?: Readonly<Record<string, unknown>>,
+): ApiError {
+  return {
+    status: 400,
+    type: "invalid_request_error",
+    message,
+    ...(errorCode ? { errorCode } : {}),
+    ...(details ? { details } : {}),
+  };
 }
 
 /** The `error` object: `{type, message, details?: {error_code}}`. */
@@ -77,7 +89,7 @@ export function errorObject(error: ApiError): object {
   return {
     type: error.type,
     message: error.message,
-    ...(error.errorCode ? { details: { error_code: error.errorCode } } : {}),
+    ...(error.errorCode ? { details: { error_code: error.errorCode, ...error.details } } : {}),
   };
 }
 

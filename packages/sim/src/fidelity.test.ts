@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator } from "./server.js";
 import type { Case, Expect, ResponseBody } from "./test-support/fidelity/case.js";
 import { DOCUMENT_AND_TOOL_CASES } from "./test-support/fidelity/document-and-tool-cases.js";
+import { IMAGE_AND_REFERENCE_CASES } from "./test-support/fidelity/image-and-reference-cases.js";
 import { MODEL_RULE_CASES } from "./test-support/fidelity/model-rule-cases.js";
 import { OUTPUT_SCHEMA_CASES } from "./test-support/fidelity/output-schema-cases.js";
 import { REQUEST_RULE_CASES } from "./test-support/fidelity/request-rule-cases.js";
@@ -20,6 +21,7 @@ const CASES: readonly Case[] = [
   ...DOCUMENT_AND_TOOL_CASES,
   ...TOOL_SET_CASES,
   ...OUTPUT_SCHEMA_CASES,
+  ...IMAGE_AND_REFERENCE_CASES,
 ];
 
 let sim: Simulator;
@@ -83,6 +85,7 @@ function check(answer: Answer, expected: Expect): void {
   if (typeof expected.message === "string") expect(error.message).toBe(expected.message);
   else if (expected.message) expect(error.message).toMatch(expected.message);
   expect(error.details?.error_code).toBe(expected.errorCode);
+  if (expected.details) expect(error.details).toMatchObject(expected.details);
 }
 
 describe("R-D2 fidelity: requests and what the API answers, each case citing its page", () => {

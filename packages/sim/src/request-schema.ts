@@ -44,7 +44,9 @@ const image = z.strictObject({
   type: z.literal("image"),
   source: imageSource,
   cache_control: cacheControl.nullish(),
-  transformations: z.looseObject({}).nullish(),
+  // Vision page / the SDK's ImageTransformationsParam: what the server does with an image over
+  // the size limit, `"downsize"` (the default) or `"error"` (validate-image-dimensions.ts).
+  transformations: z.strictObject({ oversized_image: z.enum(["downsize", "error"]).optional() }).nullish(),
 });
 
 const documentSource = z.discriminatedUnion("type", [
@@ -89,11 +91,21 @@ const toolUse = z.strictObject({
   toolset_name: z.string().nullish(),
 });
 
+/** A custom tool search's answer: the deferred tool it loads (tool search tool page). */
+const toolReference = z.strictObject({
+  type: z.literal("tool_reference"),
+  tool_name: z.string(),
+  cache_control: cacheControl.nullish(),
+});
+
 const toolResult = z.strictObject({
   type: z.literal("tool_result"),
   tool_use_id: z.string().regex(TOOL_USE_ID_PATTERN),
   content: z
-    .union([z.string(), z.array(z.discriminatedUnion("type", [text, image, document, searchResult]))])
+    .union([
+      z.string(),
+      z.array(z.discriminatedUnion("type", [text, image, document, searchResult, toolReference])),
+    ])
     .optional(),
   is_error: z.boolean().optional(),
   cache_control: cacheControl.nullish(),
@@ -133,6 +145,8 @@ export const contentBlockSchema = z.discriminatedUnion("type", [
   image,
   document,
   searchResult,
+  // Only inside a tool_result; as a message's own block it is refused as an unknown tag (validate-content).
+  toolReference,
   toolUse,
   toolResult,
   thinking,

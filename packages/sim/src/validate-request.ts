@@ -18,6 +18,7 @@ import { resolveFileSources } from "./resolve-file-sources.js";
 import { describeIssue } from "./schema-issues.js";
 import { checkContent } from "./validate-content.js";
 import { type ContextEditing, checkContextManagement } from "./validate-context-management.js";
+import { checkImageDimensions } from "./validate-image-dimensions.js";
 import { checkModelRules, checkSystemMessages } from "./validate-model-rules.js";
 import { checkOutputSchemas } from "./validate-output-schema.js";
 import {
@@ -28,6 +29,7 @@ import {
   thinkingOn,
 } from "./validate-thinking.js";
 import { checkToolDefinitions } from "./validate-tool-definitions.js";
+import { checkToolReferences } from "./validate-tool-references.js";
 import { checkToolSets } from "./validate-tool-sets.js";
 import { checkToolPairing, checkTools } from "./validate-tool-use.js";
 
@@ -110,7 +112,9 @@ function validateCommon<B extends CountTokensRequest>(
       perMessageEffort: model.effort === undefined || model.effort.length > 0,
     }) ??
     checkSystemMessages(body, model, ctx.betas) ??
+    checkImageDimensions(body) ??
     checkToolPairing(body) ??
+    checkToolReferences(body) ??
     checkThinkingBlocks(body) ??
     checkContextManagement(body, ctx.betas) ??
     checkCitations(body) ??

@@ -39,7 +39,14 @@ export type Expect =
       /** More checks of a 200's body (citations, server tool blocks, usage). */
       body?: (body: ResponseBody) => void;
     }
-  | { status: number; type: string; message?: string | RegExp; errorCode?: string };
+  | {
+      status: number;
+      type: string;
+      message?: string | RegExp;
+      errorCode?: string;
+      /** Fields of `error.details` beside `error_code` (`paths`, `max_side_length_pixels`). */
+      details?: Record<string, unknown>;
+    };
 
 export interface Case {
   page: string;
