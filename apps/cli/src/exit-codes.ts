@@ -102,6 +102,7 @@ export const EXIT_FOR_ERROR_CODE: Readonly<Record<string, ExitCode>> = {
   dirty_worktree: EXIT.usage,
   queue_unreachable: EXIT.usage,
   queue_unsafe: EXIT.usage,
+  queue_redis_error: EXIT.usage,
 };
 
 /** The exit code for a failure's code (R-A7); unknown codes are bugs. */

@@ -22,6 +22,8 @@ export const BATCH_ERROR_CODES = [
   "queue_unreachable",
   /** `--queue`: a Redis that would lose or duplicate work (an evicting policy, a replica), R-R10. */
   "queue_unsafe",
+  /** `--queue`: Redis refused the batch mid-run (OOM, READONLY, NOAUTH …); the message names the fix. */
+  "queue_redis_error",
 ] as const;
 
 export type BatchErrorCode = (typeof BATCH_ERROR_CODES)[number];

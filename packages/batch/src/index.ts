@@ -12,19 +12,28 @@ export { BATCH_ERROR_CODES, BatchError, type BatchErrorCode } from "./batch-erro
 export { createBatchPool } from "./batch-executor.js";
 export { isolationChoice, openBatchIsolation, refuseDirtyTree } from "./batch-isolation.js";
 export * from "./batch-items.js";
-export { type BatchPlan, createPlannedBatch, openPlannedBatch } from "./batch-plan.js";
+export { type BatchPlan, openPlannedBatch } from "./batch-plan.js";
 export {
   type ReduceOutcome,
   type ReduceRecord,
   readReduce,
   reduceDue,
 } from "./batch-reduce.js";
-export * from "./batch-report.js";
+export {
+  type BatchReport,
+  type BatchTotals,
+  buildReport,
+  formatTotals,
+  type ReduceLine,
+  type ReportOptions,
+  type ResultLine,
+  toReduceLine,
+  toResultLine,
+} from "./batch-report.js";
 export * from "./batch-report-markdown.js";
 export * from "./batch-runner.js";
 export { MAX_BATCH_TURNS } from "./batch-setting-checks.js";
-export * from "./batch-store.js";
-export { startBatchSpan } from "./batch-telemetry.js";
+export { type BatchSpec, batchDir, createBatch, loadBatch, newBatchId } from "./batch-store.js";
 export {
   describeEndpointFailure,
   describeHostFailure,
@@ -65,19 +74,38 @@ export { estimateNewBatch } from "./new-batch-estimate.js";
 export { BATCH_DEFAULT_MODEL, checkBatchSpec, newBatchSpec } from "./new-batch-spec.js";
 export * from "./plural.js";
 export * from "./pool-executor.js";
-export * from "./progress-display.js";
+export type { ProgressSnapshot, ProgressStream } from "./progress-display.js";
 export * from "./queue-connection.js";
 export * from "./queue-health.js";
 export * from "./queue-ledger.js";
-export * from "./queue-producer.js";
-export * from "./queue-report.js";
-export * from "./queue-store.js";
+export type { QueuedRunEvent, QueuedRunOptions, QueuedRunSummary } from "./queue-producer.js";
+export {
+  beginExecution,
+  ITEMS_QUEUE,
+  type ItemJobData,
+  itemJobId,
+  QUEUE_PREFIX,
+  type QueuedBatch,
+  type QueuedBatchState,
+  type QueuedMcpServer,
+  type RegisterOutcome,
+  type RunRecord,
+  readBatchState,
+  recordOutcome,
+  registerBatch,
+  type StoredBatch,
+} from "./queue-store.js";
 export * from "./queue-worker.js";
 export { queuedBatchExecutor, type WorkerHost } from "./queued-batch-executor.js";
-export * from "./redis-errors.js";
+export {
+  executeQueuedBatch,
+  type QueuedBatchHost,
+  type QueuedBatchOutcome,
+  type QueuedBatchRun,
+  type QueueTarget,
+} from "./queued-batch-run.js";
 export { type RequestLimit, type RequestLimiter, tryAdmitRequest } from "./request-limiter.js";
 export { changedSettings, resumableStartSettings, type StartSettings } from "./resume-settings.js";
 export { structuredOutputCheck } from "./structured-output.js";
 export * from "./worker-policy.js";
-export { checkWritableDir } from "./writable-dir.js";
 export * from "./write-batch-report.js";

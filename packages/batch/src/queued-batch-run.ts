@@ -1,0 +1,241 @@
+import { mkdir, rm } from "node:fs/promises";
+import { resolve } from "node:path";
+import { batchesDir, type ProjectState } from "@forkloop/sdk";
+import { permissionModeFacts } from "@forkloop/tools";
+import { enqueueOnce } from "./batch-enqueue.js";
+import { BatchError } from "./batch-error.js";
+import type { BatchPlan } from "./batch-plan.js";
+import { createPlannedBatch } from "./batch-plan.js";
+import { type BatchReport, finalSnapshot } from "./batch-report.js";
+import { type BatchSpec, batchDir, saveBatchSpec } from "./batch-store.js";
+import { startBatchSpan } from "./batch-telemetry.js";
+import type { JobItem } from "./job-backend.js";
+import { reportWriteFailed } from "./journal-safety.js";
+import { plural } from "./plural.js";
+import { formatDuration, ProgressDisplay, type ProgressStream } from "./progress-display.js";
+import { type connectQueue, openQueue, parseQueueUrl } from "./queue-connection.js";
+import { openQueueLedger } from "./queue-ledger.js";
+import { type QueuedRunSummary, runQueuedBatch } from "./queue-producer.js";
+import { queuedBatchReport } from "./queue-report.js";
+import { loadQueuedBatch, type QueuedBatch, type QueuedMcpServer, registerBatch } from "./queue-store.js";
+import { describeRedisError, isRedisError } from "./redis-errors.js";
+import { checkWritableDir } from "./writable-dir.js";
+import { type WrittenReport, writeReport } from "./write-batch-report.js";
+
+/** A new batch (its items listed, nothing written yet), or one already on the queue. */
+export type QueueTarget =
+  | {
+      readonly kind: "new";
+      readonly plan: Extract<BatchPlan, { kind: "new" }>;
+      /** The MCP servers its items may use, by name: each worker starts its own (R-M1). */
+      readonly mcpServers: readonly QueuedMcpServer[];
+    }
+  | { readonly kind: "attach"; readonly id: string };
+
+/** A `--queue` batch's producer: the queue, the batch, and this host's project and output. */
+export interface QueuedBatchRun {
+  /** The URL as given: its password reaches Redis; messages and batch.json use it without one. */
+  readonly url: string;
+  readonly target: QueueTarget;
+  readonly cwd: string;
+  readonly state: ProjectState;
+  /** Where results.jsonl and the report go (`--output DIR`), relative to `cwd`. */
+  readonly output?: string | undefined;
+  /** Runs per item before it counts as failed (default 3). */
+  readonly attempts?: number | undefined;
+  /** The first retry's delay, doubled per attempt (default 1 000 ms). */
+  readonly retryDelayMs?: number | undefined;
+  /** R-B1: model requests per minute across every worker, stored with the batch. */
+  readonly rpm?: number | undefined;
+}
+
+/** Where the producer's progress and notices go, and its interrupt. */
+export interface QueuedBatchHost {
+  readonly stderr: ProgressStream;
+  readonly signal: AbortSignal;
+}
+
+export interface QueuedBatchOutcome {
+  readonly spec: BatchSpec;
+  readonly summary: QueuedRunSummary;
+  readonly report: BatchReport;
+  readonly paths: WrittenReport;
+  /** The queue's URL without its password, for the caller's messages. */
+  readonly queue: string;
+}
+
+/**
+ * `forkloop batch --queue URL` (R-B1): the batch goes to Redis as a BullMQ flow and
+ * `forkloop worker` processes on any host run it; this shows the whole batch's progress and
+ * writes results.jsonl and the report (the same files as a local batch) when it completes. An
+ * `attach` re-attaches from any host. The batch's state directory is the project's, its
+ * batch.json names the queue so `forkloop batch list` and `status` know where the items are.
+ * Redis refusing mid-run (OOM, READONLY, NOAUTH …) is a BatchError `queue_redis_error` naming the fix.
+ */
+export async function executeQueuedBatch(
+  run: QueuedBatchRun,
+  host: QueuedBatchHost,
+): Promise<QueuedBatchOutcome> {
+  const { target } = run;
+  const line = (text: string) => host.stderr.write(`${text}\n`);
+  // The URL and Redis are checked before any state exists, so a typo leaves nothing behind.
+  const address = parseQueueUrl(run.url);
+  const connection = await openQueue(address, line);
+  try {
+    const { batch, items } =
+      target.kind === "new"
+        ? await createQueued(run, target, connection, address.display)
+        : await attachQueued(run, target.id, connection, address.display);
+    const spec = batch.spec;
+    // R-B1: the same enqueue-once as a local batch, on the queue's ledger. A re-attach
+    // adds the flow again only if the seal says its first add never finished.
+    // R-V5: the batch's span; its trace context goes to the workers in each item's job data.
+    const batchSpan = startBatchSpan(spec.id, "queue");
+    const ledger = openQueueLedger(connection, batch, address.display, batchSpan?.traceparent);
+    await enqueueOnce(ledger, target.kind === "new" ? items : undefined, {
+      relist: { description: "the items stored with the batch", list: async () => items },
+      repair: false,
+      notice: line,
+    });
+    const started = target.kind === "attach" ? (await ledger.interrupted()).length : 0;
+    const display = new ProgressDisplay(host.stderr);
+    const limit = batch.rpm === undefined ? "" : ` · at most ${batch.rpm} requests/min`;
+    const attached =
+      target.kind === "new"
+        ? ""
+        : ` (re-attached${started > 0 ? `; ${plural(started, "item")} started without a result: running, or re-run once its lock expires` : ""})`;
+    const mcp = (batch.mcpServers ?? []).map((server) => server.name);
+    const servers =
+      mcp.length === 0
+        ? ""
+        : ` · MCP servers ${mcp.join(", ")} (each worker starts its own, from its config)`;
+    line(
+      `forkloop batch ${spec.id}: ${plural(items.length, "item")} on ${address.display}${attached}${limit}${servers} · run them with \`forkloop worker --queue ${address.display}\` · results in ${spec.outputDir}`,
+    );
+    if (permissionModeFacts(spec.permissionMode).dangerous) {
+      // R-B1 (trust): a worker runs a bypass batch only if its operator opted in.
+      line(
+        `forkloop batch ${spec.id}: bypassPermissions: only workers started with \`forkloop worker --allow-dangerously-skip-permissions\` run its items; any other worker fails them`,
+      );
+    }
+    const summary = await runQueuedBatch({
+      connection,
+      batch,
+      signal: host.signal,
+      onEvent(event) {
+        if (event.type === "progress") display.update(event.snapshot);
+        else if (event.type === "redis_error") display.log(`redis ${address.display}: ${event.message}`);
+        else if (event.type === "batch_lost")
+          display.log(
+            `batch ${spec.id} is gone from Redis at ${address.display} (it restarted without persistence, or its keys were deleted or evicted): stopping; the results received so far are written`,
+          );
+        else if (event.type === "rolled_back")
+          display.log(
+            `Redis at ${address.display} lost ${plural(event.items, "recorded result")} (it restarted from an older snapshot): those items run again; the report counts every run`,
+          );
+        else if (event.type === "queue_paused")
+          display.log(
+            `rate limited (a worker got a 429): the queue is paused for ${formatDuration(event.forMs)} on every host`,
+          );
+        else {
+          const { state } = event;
+          const detail = state.error ? ` ${state.error.code}: ${state.error.message}` : "";
+          display.log(
+            `${state.status === "succeeded" ? "ok    " : "FAILED"} ${state.item.label} (${plural(state.result?.turns ?? 0, "turn")}, $${(state.result?.costUsd ?? 0).toFixed(4)})${detail}`,
+            event.snapshot,
+          );
+        }
+      },
+    });
+    batchSpan?.end(summary.lost ? { error: "the batch is gone from Redis" } : "ok", {
+      "forkloop.batch.items.succeeded": summary.states.filter((state) => state.status === "succeeded").length,
+      "forkloop.batch.items.failed": summary.states.filter((state) => state.status === "failed").length,
+    });
+    // Transcripts stay on the host whose worker ran the item: the report names none.
+    const report = queuedBatchReport(spec.id, summary, address.display);
+    display.finish(finalSnapshot(report));
+    const paths = await writeReport(spec.outputDir, report).catch((error: unknown) => {
+      throw reportWriteFailed(error, spec);
+    });
+    return { spec, summary, report, paths, queue: address.display };
+  } catch (error) {
+    // R-R10: OOM, READONLY, NOAUTH… mid-run are one line naming the fix, not a stack trace.
+    if (isRedisError(error))
+      throw new BatchError("queue_redis_error", describeRedisError(error, address.display));
+    throw error;
+  } finally {
+    connection.disconnect();
+  }
+}
+
+type Redis = Awaited<ReturnType<typeof connectQueue>>;
+
+async function createQueued(
+  run: QueuedBatchRun,
+  { plan, mcpServers }: Extract<QueueTarget, { kind: "new" }>,
+  connection: Redis,
+  url: string,
+): Promise<{ batch: QueuedBatch; items: readonly JobItem[] }> {
+  const { spec, dir, items } = await createPlannedBatch(
+    { ...plan, spec: { ...plan.spec, queue: url } },
+    run.state,
+    run.output !== undefined,
+  );
+  const batch: QueuedBatch = {
+    spec,
+    attempts: run.attempts ?? 3,
+    backoffMs: run.retryDelayMs ?? 1_000,
+    ...(run.rpm === undefined ? {} : { rpm: run.rpm }),
+    ...(mcpServers.length === 0 ? {} : { mcpServers: [...mcpServers] }),
+  };
+  // Just created by createPlannedBatch: nothing of it ran, so a refusal leaves nothing behind.
+  const registered = await registerBatch(connection, batch, items).catch(async (error: unknown) => {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  });
+  if (registered.kind === "conflict") {
+    await rm(dir, { recursive: true, force: true });
+    throw new BatchError(
+      "invalid_batch",
+      `batch ${spec.id} already exists on ${url} with other settings (${registered.differences.join(", ")} differ). Re-attach with \`forkloop batch --resume ${spec.id} --queue ${url}\`, or pick another --id.`,
+    );
+  }
+  return { batch: registered.kind === "same" ? { ...registered.existing, spec } : batch, items };
+}
+
+/**
+ * Any host: the batch's settings and items come from Redis; results go to this host's batch
+ * directory in the project's state (or `--output DIR`), checked writable first.
+ */
+async function attachQueued(
+  run: QueuedBatchRun,
+  id: string,
+  connection: Redis,
+  url: string,
+): Promise<{ batch: QueuedBatch; items: readonly JobItem[] }> {
+  const stored = await loadQueuedBatch(connection, id);
+  if (!stored) {
+    throw new BatchError(
+      "invalid_batch",
+      `no batch "${id}" on ${url}. Check the id and the URL; batch ids are printed when a batch starts.`,
+    );
+  }
+  const dir = batchDir(run.state, id);
+  const sameHost = stored.batch.spec.cwd === run.cwd;
+  const outputDir =
+    run.output !== undefined ? resolve(run.cwd, run.output) : sameHost ? stored.batch.spec.outputDir : dir;
+  const spec: BatchSpec = { ...stored.batch.spec, cwd: run.cwd, outputDir, queue: url };
+  await checkWritableDir(batchesDir(run.state), {
+    role: "batch state directory",
+    fix: "Batches keep their state there; set FORKLOOP_HOME or --state-dir to a writable directory.",
+  });
+  if (outputDir !== dir) {
+    await checkWritableDir(outputDir, {
+      role: "output directory",
+      fix: "results.jsonl and the report go there: give a writable --output DIR.",
+    });
+  }
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await saveBatchSpec(dir, spec);
+  return { batch: { ...stored.batch, spec }, items: stored.items };
+}
