@@ -1,7 +1,7 @@
+import { isolationRecorded, openWorkspaceIsolation, uncommittedChanges } from "@forkloop/tools/workspace";
 import { BatchError } from "./batch-error.js";
 import type { BatchSpec } from "./batch-store.js";
 import { type ItemIsolator, isolateItems } from "./item-isolation.js";
-import { isolationRecorded, openWorkspaceIsolation, uncommittedChanges } from "./item-workspace.js";
 import { plural } from "./plural.js";
 
 /** Tools whose rules let an item change files. */

@@ -1,11 +1,10 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
+import { readIfPresent, replaceAtomically } from "@forkloop/tools/workspace";
 import { z } from "zod";
 import type { ItemExecutor, ItemOutcome } from "./batch-runner.js";
-import { replaceAtomically } from "./durable-file.js";
 import type { Claim, ItemError, ItemResult, ItemState } from "./job-backend.js";
 import { usageTotalsSchema } from "./local-journal-backend.js";
-import { readIfPresent } from "./read-if-present.js";
 
 /**
  * R-B7: the reduce step. Once every item of the map is settled, one agent reads the succeeded

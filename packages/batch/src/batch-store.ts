@@ -14,6 +14,7 @@ import {
 } from "@forkloop/sdk";
 import { OptionsError } from "@forkloop/sdk/errors";
 import { permissionModeFacts } from "@forkloop/tools";
+import { replaceAtomically, syncDirectory, writeDurably } from "@forkloop/tools/workspace";
 import { z } from "zod";
 import {
   MAX_BATCH_TURNS,
@@ -22,7 +23,6 @@ import {
   ruleListSchema,
   safeIdSchema,
 } from "./batch-setting-checks.js";
-import { replaceAtomically, syncDirectory, writeDurably } from "./durable-file.js";
 
 /**
  * What a batch was started with, kept in `batch.json` so `--resume <id>` needs no other flags,

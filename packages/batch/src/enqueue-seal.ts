@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
-import { replaceAtomically } from "./durable-file.js";
+import { readIfPresent, replaceAtomically } from "@forkloop/tools/workspace";
 import type { EnqueueSeal } from "./job-backend.js";
-import { readIfPresent } from "./read-if-present.js";
 
 /**
  * The enqueue seal (R-B1): how many items were enqueued and a digest of their ids,

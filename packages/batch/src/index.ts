@@ -5,6 +5,7 @@
  * and prints what they report.
  */
 
+export { openWorkspaceIsolation, type WorkspaceIsolation } from "@forkloop/tools/workspace";
 export * from "./append-log.js";
 export { type DryRunEstimate, formatDryRun } from "./batch-dry-run.js";
 export * from "./batch-enqueue.js";
@@ -50,7 +51,6 @@ export {
 } from "./execute-local-batch.js";
 export { rewriteFinishedReport } from "./finished-batch-report.js";
 export { type ItemIsolator, isolateItems } from "./item-isolation.js";
-export { openWorkspaceIsolation, type WorkspaceIsolation } from "./item-workspace.js";
 export type * from "./job-backend.js";
 export {
   checkBatchDirs,

@@ -2,10 +2,10 @@ import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { openWorkspaceIsolation, uncommittedChanges } from "@forkloop/tools/workspace";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ItemExecution, type ItemExecutor, type ItemOutcome, runBatch } from "./batch-runner.js";
 import { isolateItems } from "./item-isolation.js";
-import { openWorkspaceIsolation, uncommittedChanges } from "./item-workspace.js";
 import type { Claim, JobItem } from "./job-backend.js";
 import { openLocalJournalBackend, readJournal } from "./local-journal-backend.js";
 

@@ -1,19 +1,19 @@
 import { createHash } from "node:crypto";
 import { mkdir, readdir, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
+import type { FileChange, ItemWorkspace, WorkspaceIsolation } from "@forkloop/tools/workspace";
 import {
   type Conflict,
   changesPatch,
   executePlan,
   mergeChanges,
   readPlan,
+  SerialLock,
+  writeDurably,
   writePlan,
-} from "./apply-changes.js";
+} from "@forkloop/tools/workspace";
 import type { ItemOutcome } from "./batch-runner.js";
-import { writeDurably } from "./durable-file.js";
-import type { FileChange, ItemWorkspace, WorkspaceIsolation } from "./item-workspace.js";
 import type { Claim, ItemResult, JobBackend, PendingApply } from "./job-backend.js";
-import { SerialLock } from "./serial-lock.js";
 
 /**
  * What `runBatch` asks of isolation (R-B2, R-B3, R-B4): a copy of the project for each claim, a

@@ -2,6 +2,7 @@ import { rename } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { OptionsError } from "@forkloop/sdk/errors";
 import { acquireOwnerLock } from "@forkloop/sdk/owner-lock";
+import { syncDirectory, writeDurably } from "@forkloop/tools/workspace";
 import { z } from "zod";
 import {
   type AppendLog,
@@ -12,7 +13,6 @@ import {
   openLog,
   readLog,
 } from "./append-log.js";
-import { syncDirectory, writeDurably } from "./durable-file.js";
 import { readSealFile, writeSealFile } from "./enqueue-seal.js";
 import type {
   Claim,

@@ -2,8 +2,8 @@ import { constants } from "node:fs";
 import { access, mkdir, rm, stat, statfs } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { capitalize, errnoFix, errnoReason } from "@forkloop/sdk/errors";
+import { writeDurably } from "@forkloop/tools/workspace";
 import { BatchError } from "./batch-error.js";
-import { writeDurably } from "./durable-file.js";
 
 /** Journal bytes an item needs: enqueue, claim and settle records with the item's final text. */
 export const JOURNAL_BYTES_PER_ITEM = 8 * 1024;

@@ -1,8 +1,8 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { replaceAtomically } from "@forkloop/tools/workspace";
 import type { BatchReport } from "./batch-report.js";
 import { formatReportMarkdown } from "./batch-report-markdown.js";
-import { replaceAtomically } from "./durable-file.js";
 
 export interface WrittenReport {
   readonly results: string;

@@ -2,13 +2,13 @@ import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cp, lstat, mkdir, readdir, readFile, readlink, rm } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
-import { OptionsError } from "@forkloop/sdk/errors";
 import { z } from "zod";
 import { replaceAtomically } from "./durable-file.js";
 import { git, gitOk, nulSeparated } from "./git-command.js";
 import { readIfPresent } from "./read-if-present.js";
 import { SerialLock } from "./serial-lock.js";
-import { workingTreeCommit } from "./workspace-rebase.js";
+import { workingTreeCommit } from "./working-tree-commit.js";
+import { WorkspaceError } from "./workspace-error.js";
 
 /**
  * R-B2: each batch item works in its own copy of the project, made from the batch's base (never
@@ -162,7 +162,7 @@ async function readRecord(path: string): Promise<IsolationRecord | undefined> {
   const text = await readIfPresent(path);
   if (text === undefined) return undefined;
   const parsed = recordSchema.safeParse(JSON.parse(text));
-  if (!parsed.success) throw new OptionsError(`${path} is not an isolation record; start a new batch.`);
+  if (!parsed.success) throw new WorkspaceError(`${path} is not an isolation record; start a new batch.`);
   return parsed.data;
 }
 
@@ -175,7 +175,7 @@ async function newRecord(
   if (top !== undefined) {
     const head = await git(top, ["rev-parse", "--verify", "HEAD^{commit}"]);
     if (head.code !== 0) {
-      throw new OptionsError(
+      throw new WorkspaceError(
         `${top} is a git repository without a commit, so there is no base for the items' worktrees; commit once (git commit --allow-empty -m base), or run without --isolate.`,
       );
     }
@@ -187,7 +187,7 @@ async function newRecord(
     };
   }
   if (mode === "worktree")
-    throw new OptionsError(`${cwd} is not in a git repository; isolate with copies instead.`);
+    throw new WorkspaceError(`${cwd} is not in a git repository; isolate with copies instead.`);
   const root = resolve(cwd);
   await snapshot(root, join(batchDir, "base"), batchDir);
   return { mode: "copy", root, prefix: "" };

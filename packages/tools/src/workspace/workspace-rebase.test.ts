@@ -3,7 +3,7 @@ import { access, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openWorkspaceIsolation } from "./item-workspace.js";
+import { openWorkspaceIsolation } from "./isolated-workspace.js";
 
 let root: string;
 let project: string;

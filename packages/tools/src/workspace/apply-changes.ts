@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { replaceAtomically, syncDirectory, writeDurably } from "./durable-file.js";
 import { git } from "./git-command.js";
-import type { FileChange } from "./item-workspace.js";
+import type { FileChange } from "./isolated-workspace.js";
 
 /**
  * R-B3, R-B4: an item's change (its files against the batch's base) laid over the real workspace.
