@@ -102,6 +102,27 @@ describe("R-T6: WebSearch through the API's server-side web search tool", () => 
     expect(ended.total_cost_usd - mainOnly).toBeGreaterThanOrEqual(0.01);
   });
 
+  it("R-T6: each search counts in the result's usage.server_tool_use.web_search_requests and its model's webSearchRequests, as Claude Code reports them", async () => {
+    harness.sim.clearRequests();
+    const options = harness.options({ allowedTools: ["WebSearch"] });
+    const messages = await collectMessages(query({ prompt: "when does release 9 ship?", options }));
+    const searched = requests("web_search").reduce(
+      (sum, record) => sum + (record.usage?.server_tool_use?.web_search_requests ?? 0),
+      0,
+    );
+    expect(searched).toBe(1);
+    const result = messages.filter((message) => message.type === "result").at(-1) as {
+      usage: { server_tool_use: { web_search_requests: number } };
+      modelUsage: Record<string, { webSearchRequests: number }>;
+    };
+    expect(result.usage.server_tool_use.web_search_requests).toBe(searched);
+    const perModel = Object.values(result.modelUsage).reduce(
+      (sum, usage) => sum + usage.webSearchRequests,
+      0,
+    );
+    expect(perModel).toBe(searched);
+  });
+
   it("R-T6: a sub-agent in a worker thread calls WebSearch; the search runs through the session's client and its result reaches the sub-agent", async () => {
     harness.sim.clearRequests();
     await collectMessages(

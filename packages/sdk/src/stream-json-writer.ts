@@ -93,13 +93,19 @@ function usageSince(
   return since;
 }
 
-/** A result's `usage` as Claude Code prints it, from the four token counts. */
-function resultUsage(usage: {
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-  readonly cacheCreationInputTokens: number;
-  readonly cacheReadInputTokens: number;
-}): SDKResultMessage["usage"] {
+/**
+ * A result's `usage` as Claude Code prints it, from the four token counts and the web searches
+ * the run paid for (R-T6: WebSearch's own requests, `server_tool_use.web_search_requests`).
+ */
+function resultUsage(
+  usage: {
+    readonly inputTokens: number;
+    readonly outputTokens: number;
+    readonly cacheCreationInputTokens: number;
+    readonly cacheReadInputTokens: number;
+  },
+  webSearchRequests: number,
+): SDKResultMessage["usage"] {
   return {
     input_tokens: usage.inputTokens,
     output_tokens: usage.outputTokens,
@@ -110,7 +116,7 @@ function resultUsage(usage: {
       ephemeral_5m_input_tokens: usage.cacheCreationInputTokens,
       ephemeral_1h_input_tokens: 0,
     },
-    server_tool_use: { web_search_requests: 0, web_fetch_requests: 0 },
+    server_tool_use: { web_search_requests: webSearchRequests, web_fetch_requests: 0 },
     service_tier: "standard",
     output_tokens_details: { thinking_tokens: 0 },
     inference_geo: "",
@@ -364,6 +370,7 @@ export class StreamJsonWriter {
       cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
       costUSD: costUsd(info, usage),
     });
+    entry.webSearchRequests += usage.server_tool_use?.web_search_requests ?? 0;
   }
 
   totalCostUsd(): number {
@@ -401,7 +408,7 @@ export class StreamJsonWriter {
       result: outcome.text,
       stop_reason: null,
       total_cost_usd: outcome.costUsd,
-      usage: resultUsage(usage),
+      usage: resultUsage(usage, 0),
       modelUsage,
       model_usage_since_last_result: structuredClone(modelUsage),
       result_index: resultIndex,
@@ -491,7 +498,10 @@ export class StreamJsonWriter {
       result: resultText,
       stop_reason: stopReason,
       total_cost_usd: Object.values(modelUsage).reduce((sum, usage) => sum + usage.costUSD, 0),
-      usage: resultUsage(terminal.usage),
+      usage: resultUsage(
+        terminal.usage,
+        Object.values(sinceLastResult).reduce((sum, usage) => sum + usage.webSearchRequests, 0),
+      ),
       modelUsage,
       model_usage_since_last_result: sinceLastResult,
       result_index: this.#results++,
