@@ -40,10 +40,6 @@ export const REFUSED_CLAUDE_FLAGS: readonly RefusedClaudeFlag[] = [
   { spellings: ["--from-pr"], why: "forkloop does not link sessions to pull requests; use --resume SESSION" },
   { spellings: ["--ide"], why: INTERACTIVE },
   {
-    spellings: ["--permission-prompt-tool"],
-    why: "forkloop does not ask an MCP tool for permission; decide with allow/deny rules (--allowed-tools, --disallowed-tools) or --permission-mode, or from a program with the SDK's query() and its canUseTool callback",
-  },
-  {
     spellings: ["--plugin-dir", "--plugin-url"],
     why: "forkloop has no plugins; give skills, agents and commands as project files",
   },

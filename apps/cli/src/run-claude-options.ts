@@ -10,7 +10,7 @@ import { closestFlag } from "./flags.js";
 
 /**
  * The query() options of Claude Code's print-mode flags forkloop run reads (R-X3): the tool set,
- * custom agents, structured output, effort, the session's id and forking.
+ * custom agents, structured output, effort, the session's id and forking, the permission-prompt tool.
  */
 export function claudeCodeOptions(flags: RunFlags, cwd: string): Partial<Options> {
   const tools = flags.tools ?? (flags.bare ? BARE_TOOLS : undefined);
@@ -35,6 +35,9 @@ export function claudeCodeOptions(flags: RunFlags, cwd: string): Partial<Options
     ...(flags.effort === undefined ? {} : { effort: flags.effort }),
     ...(flags["session-id"] === undefined ? {} : { sessionId: flags["session-id"].toLowerCase() }),
     ...(flags["fork-session"] ? { forkSession: true } : {}),
+    ...(flags["permission-prompt-tool"] === undefined
+      ? {}
+      : { permissionPromptToolName: flags["permission-prompt-tool"] }),
   };
 }
 

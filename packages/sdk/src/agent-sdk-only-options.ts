@@ -14,7 +14,6 @@ export interface AgentSdkOnlyOptions {
   executable?: "bun" | "deno" | "node";
   executableArgs?: string[];
   pathToClaudeCodeExecutable?: string;
-  permissionPromptToolName?: string;
   persistSession?: boolean;
   plugins?: { type: "local"; path: string }[];
   resumeSessionAt?: string;

@@ -102,6 +102,10 @@ const FLAGS: Readonly<Record<string, Flag>> = {
     effort: required("effort", value) as NonNullable<Options["effort"]>,
   }),
   "fork-session": (_value, options) => ({ ...options, forkSession: true }),
+  "permission-prompt-tool": (value, options) => ({
+    ...options,
+    permissionPromptToolName: required("permission-prompt-tool", value),
+  }),
   resume: (value, options) => ({ ...options, resume: required("resume", value) }),
   continue: (_value, options) => ({ ...options, continue: true }),
   // The output flags the Agent SDK itself passes: a query's messages are always these.

@@ -116,6 +116,13 @@ export interface Options extends AgentSdkOnlyOptions {
   permissionMode?: PermissionMode;
   allowDangerouslySkipPermissions?: boolean;
   canUseTool?: CanUseTool;
+  /**
+   * An MCP tool (`mcp__<server>__<tool>`) that answers each permission prompt the rules and the
+   * mode leave open (`claude -p --permission-prompt-tool`): called with `{tool_name, input,
+   * tool_use_id}`, it answers `{"behavior": "allow", "updatedInput": …}` or `{"behavior": "deny",
+   * "message": …}` as JSON text. Not offered to the model; not with `canUseTool`.
+   */
+  permissionPromptToolName?: string;
   /** Callbacks per event; events forkloop does not fire (not in FIRED_HOOK_EVENTS) are named once on `stderr`. */
   hooks?: Partial<Record<HookEvent, HookCallbackMatcher[]>>;
   agents?: Record<string, AgentDefinition>;
@@ -220,6 +227,7 @@ export const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof Options>([
   "permissionMode",
   "allowDangerouslySkipPermissions",
   "canUseTool",
+  "permissionPromptToolName",
   "hooks",
   "agents",
   "mcpServers",

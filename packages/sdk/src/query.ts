@@ -51,6 +51,7 @@ import { mcpServerSource, startSessionMcp } from "./mcp-servers.js";
 import type { SDKMessage, SDKResultMessage, SDKUserMessageInput } from "./messages.js";
 import type { CanUseTool, McpServerConfig, Options } from "./options.js";
 import { OptionsError } from "./options-error.js";
+import { permissionPromptTool, promptToolAsk } from "./permission-prompt-tool.js";
 import {
   accountInfo,
   initializeResponse,
@@ -498,6 +499,12 @@ class QueryRun implements Query {
 
   async #drive(): Promise<void> {
     if (this.#optionsError !== undefined) throw this.#optionsError;
+    if (this.#options.permissionPromptToolName !== undefined && this.#options.canUseTool !== undefined) {
+      // The Agent SDK's words.
+      throw new OptionsError(
+        "canUseTool callback cannot be used with permissionPromptToolName. Please use one or the other.",
+      );
+    }
     const first = await this.#nextPrompt();
     if (first === undefined) return;
     // A bad slash command is refused before anything starts.
@@ -563,7 +570,19 @@ class QueryRun implements Query {
           return source === undefined ? server : { ...server, source };
         });
       try {
-        await this.#runSession(resolved, runtime, first, sessionId, [...resolved.tools, ...mcp.tools]);
+        // Checked once the servers are up, before any request: a name no server offers is bad input.
+        const promptToolName = this.#options.permissionPromptToolName;
+        const promptTool =
+          promptToolName === undefined ? undefined : permissionPromptTool(promptToolName, mcp.tools);
+        const offered = mcp.tools.filter((tool) => tool !== promptTool);
+        await this.#runSession(
+          resolved,
+          runtime,
+          first,
+          sessionId,
+          [...resolved.tools, ...offered],
+          promptTool,
+        );
       } finally {
         await mcp.close();
       }
@@ -581,6 +600,7 @@ class QueryRun implements Query {
     first: PendingPrompt,
     sessionId: string,
     tools: readonly Tool[],
+    promptTool: Tool | undefined,
   ): Promise<void> {
     const order = new ToolUseOrder((message) => {
       if (this.#closed) return;
@@ -646,14 +666,16 @@ class QueryRun implements Query {
       rules: resolved.rules,
       tools,
       cwd: resolved.cwd,
-      ...(this.#options.canUseTool === undefined
-        ? {}
-        : {
+      ...(this.#options.canUseTool !== undefined
+        ? {
             ask: askCaller(this.#options.canUseTool, {
               mode: () => this.#permissionMode ?? resolved.permissionMode,
               cwd: resolved.cwd,
             }),
-          }),
+          }
+        : promptTool !== undefined
+          ? { ask: promptToolAsk(promptTool, resolved.cwd) }
+          : {}),
     });
     const removed = removedForkTools(resolved.rules.deny);
     const additionalDirectories = [

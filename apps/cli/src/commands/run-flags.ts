@@ -62,6 +62,9 @@ $FORKLOOP_HOME/projects/<project>/sessions/ (FORKLOOP_HOME defaults to ~/.forklo
   --permission-mode M     default | acceptEdits | plan | bypassPermissions | dontAsk | auto
                           (default: default — reads run; writes and commands need an allow rule)
   --dangerously-skip-permissions  the same as --permission-mode bypassPermissions
+  --permission-prompt-tool NAME  an MCP tool (mcp__server__tool, from --mcp-config) answers what
+                          the rules and the mode leave open: {tool_name, input, tool_use_id} in,
+                          {"behavior":"allow","updatedInput":…} or {"behavior":"deny","message":…}
   --allowed-tools LIST    allow rules, comma-separated: Edit, Bash(npm test:*), Write(src/**),
                           mcp__server (every tool of an MCP server), mcp__server__tool …
   --disallowed-tools LIST deny rules; a bare tool name also removes the tool (e.g. Bash, mcp__db,
@@ -154,6 +157,10 @@ const schema = z.object({
     .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, "must be a valid UUID")
     .optional(),
   "fork-session": z.boolean().optional(),
+  "permission-prompt-tool": z
+    .string()
+    .min(1, "give an MCP tool, e.g. --permission-prompt-tool mcp__approver__approve")
+    .optional(),
   name: z.string().trim().min(1, 'give a name, e.g. --name "nightly review"').optional(),
   "no-session-persistence": z.boolean().optional(),
   debug: z.string().optional(),
@@ -250,6 +257,7 @@ export function parseRunFlags(argv: readonly string[]): ParsedCommand<RunFlags> 
         "setting-sources": { type: "string" },
         "session-id": { type: "string" },
         "fork-session": { type: "boolean" },
+        "permission-prompt-tool": { type: "string" },
         name: { type: "string", short: "n" },
         "no-session-persistence": { type: "boolean" },
         debug: { type: "string" },

@@ -13,6 +13,7 @@
  *                     N servers so started all connect only if they are started together
  *   --linger          keeps running after its stdin ends, until a signal ends it (as servers
  *                     with open handles do: a browser, a database pool, a timer)
+ *   --approver JSON   adds `approve`, a permission-prompt tool answering as JSON says (approver-tool.ts)
  */
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -27,6 +28,7 @@ import {
   type ToolAnnotations,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { APPROVER_SHAPE, type ApproverConfig, approverReply } from "./approver-tool.js";
 import { TEST_PNG_BASE64 } from "./test-png.js";
 
 interface ToolSpec {
@@ -50,6 +52,7 @@ const { values: flags } = parseArgs({
     "hang-start": { type: "boolean" },
     linger: { type: "boolean" },
     peers: { type: "string" },
+    approver: { type: "string" },
   },
 });
 
@@ -137,6 +140,15 @@ for (let index = 0; index < Number(flags["extra-tools"] ?? 0); index++) {
     shape: {},
     annotations: { readOnlyHint: true },
     run: async () => text(`extra ${index}`),
+  });
+}
+if (flags.approver !== undefined) {
+  const config = JSON.parse(flags.approver) as ApproverConfig;
+  specs.push({
+    name: "approve",
+    description: "Answers a permission prompt: allow (with the input to run) or deny (with a message).",
+    shape: APPROVER_SHAPE,
+    run: async (args) => approverReply(config, args),
   });
 }
 if (flags["long-name"]) {
