@@ -2,14 +2,10 @@ import { isAbsolute, resolve } from "node:path";
 import {
   type BatchPlan,
   type BatchSpec,
-  batchDir,
-  changedSettings,
-  checkBatchSpec,
   type ItemSource,
   loadBatch,
-  loadItems,
-  newBatchId,
-  newBatchSpec,
+  planNewBatch,
+  planResume,
   resumableStartSettings,
   structuredOutputCheck,
 } from "@forkloop/batch";
@@ -112,19 +108,16 @@ export async function planBatch(
     flags.files !== undefined
       ? { kind: "files", pattern: flags.files, cwd }
       : { kind: "items", path: isAbsolute(flags.items!) ? flags.items! : resolve(cwd, flags.items!) };
-  const loaded = await loadItems(source, flags.prompt);
-  const id = flags.id ?? newBatchId();
-  const spec = newBatchSpec({
-    id,
+  return planNewBatch({
+    id: flags.id,
     cwd,
     source,
     prompt: flags.prompt,
-    dir: batchDir(state, id),
+    state,
     settings: settingsFromFlags(flags, cwd),
     loop: loop as NonNullable<BatchSpec["loop"]>,
     startFlags: startSettingsOf(invocation.given),
   });
-  return { kind: "new", spec, loaded };
 }
 
 /**
@@ -183,30 +176,18 @@ function definedOnly<T extends object>(value: T): { [K in keyof T]?: Exclude<T[K
 }
 
 /**
- * R-R7: a resume runs with everything the batch started with; a setting it is given replaces the
- * stored one, is stored, and is said once (`changes`). Thinking, the summary model and context
- * editing are resolved again (flags over settings) only when one of their flags is given.
+ * R-R7: a resume's given start settings as batch.json fields (`planResume` lays them over the
+ * stored ones). Thinking, the summary model and context editing are resolved again (flags over
+ * settings) only when one of their flags is given.
  */
 function resumePlan(stored: StoredBatch, given: GivenFlags, cwd: string, loop: LoopChoices): BatchPlan {
   const settings = startSettingsOf(given);
-  const givenFlags = checkBatchFlagValues(settings);
   const loopGiven = Object.keys(LOOP_FLAG_OPTIONS).some((flag) => flag in settings);
-  const before = stored.spec.startFlags;
-  const spec: BatchSpec = {
-    ...stored.spec,
-    ...settingsFromFlags(givenFlags, cwd),
+  return planResume(stored, {
+    settings: settingsFromFlags(checkBatchFlagValues(settings), cwd),
     ...(loopGiven ? { loop: loop as BatchSpec["loop"] } : {}),
-    startFlags: { ...before, ...settings },
-  };
-  checkBatchSpec(spec);
-  const changes = changedSettings(before, settings);
-  return {
-    kind: "resume",
-    spec,
-    dir: stored.dir,
-    respecified: JSON.stringify(spec) !== JSON.stringify(stored.spec),
-    changes,
-  };
+    startFlags: settings,
+  });
 }
 
 /** A `--queue` batch's re-attach keeps the settings stored in Redis. */

@@ -1,7 +1,9 @@
 import { batchesDir, type ProjectState } from "@forkloop/sdk";
-import type { LoadedItems } from "./batch-items.js";
-import { type BatchSpec, createBatch, saveBatchSpec } from "./batch-store.js";
+import { type ItemSource, type LoadedItems, loadItems } from "./batch-items.js";
+import { type BatchSpec, batchDir, createBatch, newBatchId, saveBatchSpec } from "./batch-store.js";
 import type { JobItem } from "./job-backend.js";
+import { checkBatchSpec, newBatchSpec } from "./new-batch-spec.js";
+import { changedSettings, type StartSettings } from "./resume-settings.js";
 import { checkWritableDir } from "./writable-dir.js";
 
 /** What the flags ask for, decided before anything is written: a new batch (items listed) or a resume. */
@@ -18,6 +20,71 @@ export type BatchPlan =
       readonly respecified: boolean;
       readonly changes: readonly string[];
     };
+
+/**
+ * A new batch's plan (R-A4): its items listed — a typo or a bad item costs nothing — and its
+ * batch.json, the defaults under the given `settings`, with the loop choices (thinking, the
+ * summary model, context editing) and the start settings kept for every resume and queue worker.
+ */
+export async function planNewBatch(input: {
+  /** Default: a new `b-<date>-<random>`. */
+  readonly id?: string | undefined;
+  readonly cwd: string;
+  readonly source: ItemSource;
+  readonly prompt: string;
+  readonly state: ProjectState;
+  /** The batch.json fields the caller sets (the flags given). */
+  readonly settings: Partial<BatchSpec>;
+  readonly loop: NonNullable<BatchSpec["loop"]>;
+  /** R-R7: every start setting as given. */
+  readonly startFlags: StartSettings;
+}): Promise<BatchPlan> {
+  const loaded = await loadItems(input.source, input.prompt);
+  const id = input.id ?? newBatchId();
+  const spec = newBatchSpec({
+    id,
+    cwd: input.cwd,
+    source: input.source,
+    prompt: input.prompt,
+    dir: batchDir(input.state, id),
+    settings: input.settings,
+    loop: input.loop,
+    startFlags: input.startFlags,
+  });
+  return { kind: "new", spec, loaded };
+}
+
+/**
+ * R-R7: a resume runs with everything the batch started with; a setting it is given replaces the
+ * stored one, is stored (held to the checks every resume applies), and is said once (`changes`).
+ * `loop` only when one of its settings is given: else the stored choices stay.
+ */
+export function planResume(
+  stored: { readonly spec: BatchSpec; readonly dir: string },
+  given: {
+    /** The batch.json fields the given settings set. */
+    readonly settings: Partial<BatchSpec>;
+    readonly loop?: BatchSpec["loop"];
+    /** The start settings as given, laid over the stored ones. */
+    readonly startFlags: StartSettings;
+  },
+): BatchPlan {
+  const before = stored.spec.startFlags;
+  const spec: BatchSpec = {
+    ...stored.spec,
+    ...given.settings,
+    ...(given.loop === undefined ? {} : { loop: given.loop }),
+    startFlags: { ...before, ...given.startFlags },
+  };
+  checkBatchSpec(spec);
+  return {
+    kind: "resume",
+    spec,
+    dir: stored.dir,
+    respecified: JSON.stringify(spec) !== JSON.stringify(stored.spec),
+    changes: changedSettings(before, given.startFlags),
+  };
+}
 
 /**
  * Creates the planned batch's state and opens it with `open` (the journal, which locks the batch),

@@ -12,8 +12,14 @@ export * from "./batch-enqueue.js";
 export { BATCH_ERROR_CODES, BatchError, type BatchErrorCode } from "./batch-error.js";
 export { createBatchPool } from "./batch-executor.js";
 export { isolationChoice, openBatchIsolation, refuseDirtyTree } from "./batch-isolation.js";
-export * from "./batch-items.js";
-export { type BatchPlan, openPlannedBatch } from "./batch-plan.js";
+export {
+  describeSkipped,
+  globFiles,
+  type ItemSource,
+  type LoadedItems,
+  type SkippedFile,
+} from "./batch-items.js";
+export { type BatchPlan, openPlannedBatch, planNewBatch, planResume } from "./batch-plan.js";
 export {
   type ReduceOutcome,
   type ReduceRecord,
@@ -34,7 +40,7 @@ export {
 export * from "./batch-report-markdown.js";
 export * from "./batch-runner.js";
 export { MAX_BATCH_TURNS } from "./batch-setting-checks.js";
-export { type BatchSpec, batchDir, createBatch, loadBatch, newBatchId } from "./batch-store.js";
+export { type BatchSpec, createBatch, loadBatch } from "./batch-store.js";
 export {
   describeEndpointFailure,
   describeHostFailure,
@@ -71,7 +77,7 @@ export {
   type RoundEvent,
 } from "./message-batch-rounds.js";
 export { estimateNewBatch } from "./new-batch-estimate.js";
-export { BATCH_DEFAULT_MODEL, checkBatchSpec, newBatchSpec } from "./new-batch-spec.js";
+export { BATCH_DEFAULT_MODEL } from "./new-batch-spec.js";
 export * from "./plural.js";
 export * from "./pool-executor.js";
 export type { ProgressSnapshot, ProgressStream } from "./progress-display.js";
@@ -105,7 +111,7 @@ export {
   type QueueTarget,
 } from "./queued-batch-run.js";
 export { type RequestLimit, type RequestLimiter, tryAdmitRequest } from "./request-limiter.js";
-export { changedSettings, resumableStartSettings, type StartSettings } from "./resume-settings.js";
+export { resumableStartSettings, type StartSettings } from "./resume-settings.js";
 export { structuredOutputCheck } from "./structured-output.js";
 export * from "./worker-policy.js";
 export * from "./write-batch-report.js";
