@@ -55,7 +55,7 @@ describe("R-R2: model deadlines through the built CLI (flags, env, settings)", (
     });
     expect(result.code).toBe(4);
     const last = streamJsonLines(result.stdout).at(-1);
-    expect(last).toMatchObject({ type: "result", is_error: true, terminal_reason: "model_error" });
+    expect(last).toMatchObject({ type: "result", is_error: true, terminal_reason: "api_error" });
     expect(server?.requests()).toHaveLength(2);
   });
 

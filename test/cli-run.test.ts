@@ -122,15 +122,17 @@ describe("forkloop run (headless) on the embedded simulator", () => {
     });
   });
 
-  it("a model that keeps failing → model_error and exit code 4", async () => {
+  it("R-L6, R-K2: a model that keeps failing → Claude Code's api_error result (success with is_error) and exit code 4", async () => {
     const result = await runCli(["run", "hello", "--output-format", "json"], {
       cwd: dir,
       env: { FORKLOOP_SIM_FAULTS: "400@1+" },
     });
     expect(result.code, result.stderr).toBe(4);
     expect(parseLines(result.stdout)[0]).toMatchObject({
-      subtype: "error_during_execution",
-      terminal_reason: "model_error",
+      subtype: "success",
+      is_error: true,
+      api_error_status: 400,
+      terminal_reason: "api_error",
     });
   });
 

@@ -79,9 +79,16 @@ const assistant = z.strictObject({
   parent_tool_use_id: z.string().nullable(),
   /** The response's request-id (a synthetic API-error reply has none). */
   request_id: z.string().min(1).optional(),
-  /** A synthetic API-error reply says so, with the status (null: no response came). */
+  /**
+   * A synthetic API-error reply says so, with its kind, and the status and the API's error type
+   * when a response came; a reply over the output cap names Claude Code's api_error and its cut.
+   */
   is_api_error_message: z.literal(true).optional(),
+  error: z.enum(["authentication_failed", "rate_limit", "max_output_tokens", "unknown"]).optional(),
   api_error_status: z.number().int().nullable().optional(),
+  api_error_type: z.string().optional(),
+  api_error: z.literal("max_output_tokens").optional(),
+  api_error_params: z.strictObject({ cut: z.literal("output_limit") }).optional(),
   timestamp: z.iso.datetime(),
   ...subAgentFields,
 });
@@ -274,6 +281,10 @@ const result = z
     // Only error results say what went wrong.
     errors: z.array(z.string()).optional(),
     api_error_status: z.number().int().nullable().optional(),
+    // A success that ended on an API error (is_error): the API's error type, or Claude Code's
+    // name for a reply over the output cap.
+    api_error_type: z.string().optional(),
+    api_error: z.literal("max_output_tokens").optional(),
     ttft_ms: z.number().nonnegative().optional(),
     ...EXTENSIONS.result,
   })
@@ -401,7 +412,7 @@ describe("R-X1: stream-json lines are Claude Code's lines", () => {
     expect(new Set(lines.map((line) => line.session_id)).size).toBe(1);
   });
 
-  it("the main loop's tool results carry tool_use_result, a sub-agent's do not (as Claude Code's); the interrupt notice is a content array; an API error's status is on its message, error results carry none", () => {
+  it("R-K2: the main loop's tool results carry tool_use_result, a sub-agent's do not (as Claude Code's); the interrupt notice is a content array; error results carry no result or status; a turn that ended on an API error is a success with is_error, its status on the result and its synthetic message", () => {
     const toolResults = (runs.forks ?? []).filter(
       (line) =>
         line.type === "user" &&
@@ -423,12 +434,22 @@ describe("R-X1: stream-json lines are Claude Code's lines", () => {
       subtype: "error_max_turns",
       errors: ["Reached maximum number of turns (1)"],
     });
-    for (const run of [runs.limited, runs.refused]) {
-      expect(run?.at(-1)).not.toHaveProperty("result");
-      expect(run?.at(-1)).not.toHaveProperty("api_error_status");
-    }
+    expect(runs.limited?.at(-1)).not.toHaveProperty("result");
+    expect(runs.limited?.at(-1)).not.toHaveProperty("api_error_status");
     const refusal = runs.refused?.findLast((line) => line.type === "assistant");
-    expect(refusal).toMatchObject({ is_api_error_message: true, api_error_status: 400 });
+    expect(refusal).toMatchObject({
+      is_api_error_message: true,
+      api_error_status: 400,
+      error: "unknown",
+      message: { model: "<synthetic>", stop_reason: "stop_sequence", stop_sequence: "" },
+    });
+    expect(runs.refused?.at(-1)).toMatchObject({
+      subtype: "success",
+      is_error: true,
+      result: expect.stringMatching(/^API Error: 400 /),
+      api_error_status: 400,
+      terminal_reason: "api_error",
+    });
   });
 
   it("replies carry the response's request_id, retries their status and kind, results the time to first token", () => {

@@ -22,9 +22,25 @@ export interface RunOutcomeOptions {
   readonly apiErrorStatus?: number | null;
 }
 
-/** What a result says: a success's text, an error result's errors (as the Agent SDK's, it has no `result`). */
+/**
+ * What a result says: a success's text, an error result's errors (as the Agent SDK's, it has no
+ * `result`). A turn that ended on an API error is a success with is_error whose text is Claude
+ * Code's (`API Error: 400 Invalid request`): the error's own words are kept, as the CLI's
+ * sentences say "API Error" and the status their own way.
+ */
 function resultText(result: SDKResultMessage): string {
-  return result.subtype === "success" ? result.result : result.errors.join("; ");
+  if (result.subtype !== "success") return result.errors.join("; ");
+  if (result.terminal_reason !== "api_error") return result.result;
+  const status = result.api_error_status;
+  return result.result.replace(/^API Error: /, "").replace(status == null ? "" : `${status} `, "");
+}
+
+/**
+ * The loop's terminal reason a result ended on (R-L6), which the exit code follows: the result
+ * names a turn that ended on an API error `api_error`, as Claude Code does; the loop's is `model_error`.
+ */
+function loopReason(result: SDKResultMessage): TerminalReason {
+  return result.terminal_reason === "api_error" ? "model_error" : (result.terminal_reason as TerminalReason);
 }
 
 /** The result as the chosen format prints it, and the exit code its terminal reason maps to. */
@@ -60,7 +76,7 @@ export function printOutcome(
   }
   if (result.subtype === "error_max_budget_usd") return EXIT.budgetReached;
   if (endpointFailure !== undefined) return EXIT.usage;
-  return exitCodeForTerminal(result.terminal_reason as TerminalReason);
+  return exitCodeForTerminal(loopReason(result));
 }
 
 /**
@@ -73,7 +89,7 @@ export function errorSentence(result: SDKResultMessage, options: RunOutcomeOptio
   if (result.subtype === "error_max_budget_usd") {
     return `Error: Exceeded USD budget (${options.maxBudgetUsd ?? "?"}). The session is saved: continue it with ${resume} and a higher --max-budget-usd.`;
   }
-  const reason = result.terminal_reason as TerminalReason;
+  const reason = loopReason(result);
   switch (reason) {
     case "max_turns":
       return `Error: Reached max turns (${options.maxTurns ?? result.num_turns}). The session is saved: continue it with ${resume}, or raise --max-turns.`;
@@ -108,7 +124,7 @@ export function runEndpointFailure(
   at: EndpointContext,
   status: number | null,
 ): EndpointFailure | undefined {
-  if (result.terminal_reason !== "model_error") return undefined;
+  if (loopReason(result) !== "model_error") return undefined;
   const text = resultText(result);
   const code = isWrongEndpointMessage(text)
     ? "wrong_endpoint"

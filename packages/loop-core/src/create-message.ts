@@ -51,13 +51,23 @@ export function createAssistantMessage(
 export function createApiErrorMessage(
   error: { readonly status: number | null; readonly type: string; readonly message: string },
   model: string,
-  options: { readonly uuid?: string; readonly parentUuid?: string | null } = {},
+  options: { readonly uuid?: string; readonly parentUuid?: string | null; readonly requestId?: string } = {},
 ): AssistantMessage {
-  const content: ContentBlock[] = [{ type: "text", text: `API Error: ${error.message}`, citations: null }];
+  const content: ContentBlock[] = [{ type: "text", text: apiErrorText(error), citations: null }];
   return {
     ...createAssistantMessage(syntheticApiMessage(model, content, null), options),
-    apiError: error,
+    apiError: { status: error.status, type: error.type, message: error.message },
   };
+}
+
+/**
+ * An API error in Claude Code's words (R-K2): `API Error: ` and, when a response came, its HTTP
+ * status before the API's message (`API Error: 400 Invalid request`).
+ */
+export function apiErrorText(error: { readonly status: number | null; readonly message: string }): string {
+  const status =
+    error.status === null || error.message.startsWith(`${error.status} `) ? "" : `${error.status} `;
+  return `API Error: ${status}${error.message}`;
 }
 
 /** A response-shaped message that no API call produced (errors, synthetic notices). */

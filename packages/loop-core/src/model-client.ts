@@ -191,7 +191,11 @@ export async function* callModel(request: ModelCallRequest): AsyncGenerator<Mode
       yield createApiErrorMessage(
         { status: failure.status, type: failure.type, message: failure.message },
         request.model,
-        { uuid: request.assistantUuid ?? request.uuid(), parentUuid: request.parentUuid },
+        {
+          uuid: request.assistantUuid ?? request.uuid(),
+          parentUuid: request.parentUuid,
+          ...(failure.requestId === undefined ? {} : { requestId: failure.requestId }),
+        },
       );
       return;
     }

@@ -15,6 +15,8 @@ export interface FailedAttempt {
    * of a 429/529 without `retry-after`; the latest of them.
    */
   readonly resetAtMs?: number;
+  /** The failed response's `request-id` header (an API error's message carries it, as Claude Code's). */
+  readonly requestId?: string;
 }
 
 /** Which deadline of an attempt ran out (each aborts the attempt and retries it, R-R1, R-R2, R-R11). */
@@ -227,6 +229,7 @@ export function classifyError(error: unknown): FailedAttempt {
       overloaded,
       retryAfterMs: retryAfterMs(error.headers),
       ...resetAt(error.headers, status),
+      ...(error.requestID ? { requestId: error.requestID } : {}),
     };
   }
   if (error instanceof SyntaxError || error instanceof MalformedStreamError) {

@@ -144,6 +144,21 @@ describe("R-L11: death-spiral guards, proven by counting the simulator's API cal
     expect(handle.messageRequests()).toHaveLength(5);
   });
 
+  it("R-L10, R-K2: after the last recovery the cut reply is followed by an API-error message in Claude Code's words, which the turn ends on", async () => {
+    const handle = await sims.start(() => textTurn("An answer that is always cut short by the simulator."));
+    handle.sim.setFaults({ schedule: [{ kind: "max_tokens", from: 1, to: Number.POSITIVE_INFINITY }] });
+    const { terminal, events } = await collect(query(simParams(handle)));
+    const [cut, notice] = events.filter((event) => event.type === "assistant").slice(-2);
+    expect(cut?.type === "assistant" && cut.message.stop_reason).toBe("max_tokens");
+    const message = `Claude's response exceeded the ${64_000} output token maximum. To configure this behavior, set the CLAUDE_CODE_MAX_OUTPUT_TOKENS environment variable.`;
+    expect(notice).toMatchObject({
+      apiError: { status: null, type: "max_output_tokens", message },
+      message: { content: [{ type: "text", text: `API Error: ${message}` }] },
+    });
+    expect(terminal.error).toEqual({ status: null, type: "max_output_tokens", message });
+    expect(terminal.messages.at(-1)).toBe(notice);
+  });
+
   it("R-L11: a reactive compact that does not help runs once, then prompt_too_long", async () => {
     const handle = await sims.start(() => textTurn("never"));
     const pipeline = recordingPipeline({

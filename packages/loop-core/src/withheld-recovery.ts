@@ -1,11 +1,11 @@
 import type { WithheldKind } from "./api-error-kinds.js";
 import { historyReplaced } from "./context-management.js";
 import type { ContextPipeline, ContextStageInput } from "./context-pipeline.js";
-import { createUserMessage } from "./create-message.js";
+import { createApiErrorMessage, createUserMessage } from "./create-message.js";
 import type { LoopEvent } from "./loop-events.js";
 import { keepableCutReply } from "./loop-messages.js";
 import type { PhaseOutcome } from "./loop-run.js";
-import { type LoopState, MAX_OUTPUT_TOKENS_RECOVERY_LIMIT } from "./loop-state.js";
+import type { LoopState } from "./loop-state.js";
 import { type StepConfig, step } from "./loop-step.js";
 import type { AssistantMessage, Message } from "./messages.js";
 import type { ContinueReason, TerminalReason } from "./terminal.js";
@@ -44,7 +44,14 @@ export async function* recoverWithheld(input: WithheldInput): AsyncGenerator<Loo
     const decision = step(state, { type: "withheld", kind, failed }, input.config);
     if (decision.type === "terminal") {
       yield withheld;
-      return surface(input, decision.reason);
+      if (kind !== "max_output_tokens") return surface(input, decision.reason);
+      const notice = cutReplyNotice(input);
+      yield notice;
+      return {
+        reason: decision.reason,
+        messages: [...messagesForQuery, ...input.assistantMessages, withheld, notice],
+        error: notice.apiError,
+      };
     }
     switch (decision.reason) {
       case "collapse_drain_retry": {
@@ -117,15 +124,22 @@ async function* continueCutReply(input: WithheldInput): AsyncGenerator<LoopEvent
 
 function surface(input: WithheldInput, reason: TerminalReason): PhaseOutcome {
   const { withheld, messagesForQuery } = input;
-  if (input.kind !== "max_output_tokens") {
-    return { reason, messages: [...messagesForQuery, withheld], error: withheld.apiError };
-  }
-  return {
-    reason,
-    messages: [...messagesForQuery, ...input.assistantMessages, withheld],
-    error: {
+  return { reason, messages: [...messagesForQuery, withheld], error: withheld.apiError };
+}
+
+/**
+ * R-L10, R-K2: after the last recovery the turn ends on an API-error message that says the reply
+ * stayed over the cap, in Claude Code's words (a program reads them as the result's text), after
+ * the cut reply itself.
+ */
+function cutReplyNotice(input: WithheldInput): AssistantMessage {
+  return createApiErrorMessage(
+    {
+      status: null,
       type: "max_output_tokens",
-      message: `The reply hit the output cap (${input.maxOutputTokens} tokens) after ${MAX_OUTPUT_TOKENS_RECOVERY_LIMIT} recovery attempts`,
+      message: `Claude's response exceeded the ${input.maxOutputTokens} output token maximum. To configure this behavior, set the CLAUDE_CODE_MAX_OUTPUT_TOKENS environment variable.`,
     },
-  };
+    input.withheld.message.model,
+    { uuid: input.uuid(), parentUuid: input.withheld.uuid },
+  );
 }

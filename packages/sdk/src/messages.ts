@@ -70,7 +70,7 @@ export type SDKSystemMessage = z.infer<typeof systemInitLineSchema> & {
  * An assistant message. Beside forkloop's fields, the Agent SDK's optional ones are typed (a
  * program may read them): `error` names why an API error message stands in for a reply.
  */
-export type SDKAssistantMessage = Omit<z.infer<typeof assistantLineSchema>, "message"> & {
+export type SDKAssistantMessage = Omit<z.infer<typeof assistantLineSchema>, "message" | "error"> & {
   readonly message: ApiMessage;
   error?: SDKAssistantMessageError;
   user_message_uuid?: string;

@@ -1,4 +1,5 @@
 import {
+  createApiErrorMessage,
   createAssistantMessage,
   createSystemMessage,
   createUserMessage,
@@ -282,5 +283,97 @@ describe("stream-json writer (Claude Code–compatible headless lines)", () => {
     (edited.message as { context_management?: unknown }).context_management = applied;
     const [kept] = writer.lines(edited);
     expect(kept).toMatchObject({ message: { context_management: applied } });
+  });
+  it("R-K2: a turn that ended on an API error is the Agent SDK's success with is_error — the synthetic message's kind, status and type, the result's text, stop_reason and api_error terminal", () => {
+    const writer = new StreamJsonWriter({ sessionId: "s1" });
+    const error = { status: 400, type: "invalid_request_error", message: "Invalid request" };
+    const failed = createApiErrorMessage(error, "claude-sonnet-4-6", { requestId: "req_1" });
+    const [line] = writer.lines(failed);
+    expect(streamJsonLineSchema.safeParse(line).success).toBe(true);
+    expect(line).toMatchObject({
+      type: "assistant",
+      error: "unknown",
+      request_id: "req_1",
+      is_api_error_message: true,
+      api_error_status: 400,
+      api_error_type: "invalid_request_error",
+      message: {
+        model: "<synthetic>",
+        stop_reason: "stop_sequence",
+        stop_sequence: "",
+        content: [{ type: "text", text: "API Error: 400 Invalid request" }],
+      },
+    });
+    expect((line as { message: { content: object[] } }).message.content[0]).not.toHaveProperty("citations");
+    const ended: Terminal = {
+      reason: "model_error",
+      turnCount: 1,
+      messages: [],
+      usage: {
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheCreationInputTokens: 0,
+        cacheReadInputTokens: 0,
+        apiCalls: 1,
+      },
+      error,
+    };
+    const result = writer.result(ended, { durationMs: 1, permissionDenials: [] });
+    expect(streamJsonLineSchema.safeParse(result).success).toBe(true);
+    expect(result).toMatchObject({
+      subtype: "success",
+      is_error: true,
+      result: "API Error: 400 Invalid request",
+      stop_reason: "stop_sequence",
+      api_error_status: 400,
+      api_error_type: "invalid_request_error",
+      terminal_reason: "api_error",
+      num_turns: 1,
+    });
+    expect(result).not.toHaveProperty("errors");
+    expect(result).not.toHaveProperty("ttft_ms");
+
+    // A reply that stayed over the output cap: each resume prompt counts as a turn, as Claude Code's.
+    for (let resume = 0; resume < 3; resume++) {
+      writer.lines(reply([{ type: "text", text: "The essay" }], "end_turn"));
+      writer.lines(createUserMessage("Output token limit hit.", { isMeta: true }));
+    }
+    const cut = {
+      status: null,
+      type: "max_output_tokens",
+      message: "Claude's response exceeded the 8 output token maximum.",
+    };
+    const [notice] = writer.lines(createApiErrorMessage(cut, "claude-sonnet-4-6"));
+    expect(notice).toMatchObject({
+      error: "max_output_tokens",
+      api_error: "max_output_tokens",
+      api_error_params: { cut: "output_limit" },
+    });
+    expect(notice).not.toHaveProperty("api_error_status");
+    writer.lines({ type: "request_start", model: "claude-sonnet-4-6" } as never);
+    writer.lines({ type: "stream_event", event: { type: "message_start" } } as never);
+    const over = writer.result({ ...ended, error: cut }, { durationMs: 1, permissionDenials: [] });
+    expect(over).not.toHaveProperty("ttft_ms");
+    expect(over).toMatchObject({
+      subtype: "success",
+      is_error: true,
+      result: "API Error: Claude's response exceeded the 8 output token maximum.",
+      api_error_status: null,
+      api_error: "max_output_tokens",
+      terminal_reason: "api_error",
+      num_turns: 4,
+    });
+
+    // A model_error that did not end on an API error (a server pausing forever) stays an error result.
+    writer.lines(reply([{ type: "text", text: "Paused." }], "end_turn"));
+    const paused = writer.result(
+      { ...ended, error: { type: "pause_turn_limit", message: "paused" } },
+      { durationMs: 1, permissionDenials: [] },
+    );
+    expect(paused).toMatchObject({
+      subtype: "error_during_execution",
+      terminal_reason: "model_error",
+      errors: ["paused"],
+    });
   });
 });

@@ -9,6 +9,12 @@ import type {
 } from "@forkloop/loop-core";
 import { costUsd, getModelInfo } from "@forkloop/loop-core";
 import type { z } from "zod";
+import {
+  apiErrorLineFields,
+  apiErrorResultFields,
+  type EndingApiError,
+  syntheticErrorMessage,
+} from "./api-error-line.js";
 import type {
   SDKMessage,
   SDKResultMessage,
@@ -161,10 +167,10 @@ export class StreamJsonWriter {
   #requestStartedAt: number | undefined;
   #apiMs = 0;
   #lastAssistant: AssistantMessage | undefined;
-  /** This turn's time to first token, and the status of the API error it ended on. */
+  /** This turn's time to first token, and the API error it ended on (with its message's text). */
   #turnStartedAt: number | undefined;
   #ttftMs: number | undefined;
-  #apiErrorStatus: number | null = null;
+  #endingApiError: { readonly error: EndingApiError; readonly text: string } | undefined;
   /** This turn's user lines, and its last user or assistant line (what an aborted turn's result describes). */
   #turnUserLines = 0;
   #turnLastMessage: SDKMessage | undefined;
@@ -310,23 +316,22 @@ export class StreamJsonWriter {
       this.#requestStartedAt = undefined;
     }
     const message = event.message;
-    this.#apiErrorStatus = event.apiError ? event.apiError.status : null;
-    if (!event.apiError) {
-      this.#lastAssistant = event;
-      // R-X2: keyed by the model the request named, as Claude Code keys it (the reply names the
-      // dated id of an alias such as claude-haiku-4-5).
-      const model = this.#requestModel ?? message.model;
-      const info = getModelInfo(model, this.#modelOverrides);
-      const usage = this.#modelUsage[model] ?? emptyModelUsage(model, info);
-      this.#modelUsage[model] = usage;
-      addUsage(usage, {
-        inputTokens: message.usage.input_tokens,
-        outputTokens: message.usage.output_tokens,
-        cacheReadInputTokens: message.usage.cache_read_input_tokens ?? 0,
-        cacheCreationInputTokens: message.usage.cache_creation_input_tokens ?? 0,
-        costUSD: costUsd(info, message.usage),
-      });
-    }
+    if (event.apiError) return [this.#apiErrorLine(event, event.apiError)];
+    this.#endingApiError = undefined;
+    this.#lastAssistant = event;
+    // R-X2: keyed by the model the request named, as Claude Code keys it (the reply names the
+    // dated id of an alias such as claude-haiku-4-5).
+    const model = this.#requestModel ?? message.model;
+    const info = getModelInfo(model, this.#modelOverrides);
+    const usage = this.#modelUsage[model] ?? emptyModelUsage(model, info);
+    this.#modelUsage[model] = usage;
+    addUsage(usage, {
+      inputTokens: message.usage.input_tokens,
+      outputTokens: message.usage.output_tokens,
+      cacheReadInputTokens: message.usage.cache_read_input_tokens ?? 0,
+      cacheCreationInputTokens: message.usage.cache_creation_input_tokens ?? 0,
+      costUSD: costUsd(info, message.usage),
+    });
     // One line per content block, like Claude Code; the blocks of one reply share message.id,
     // each line has its own uuid (consumers key on it), the last one the message's.
     return message.content.map((block, index) => ({
@@ -336,10 +341,28 @@ export class StreamJsonWriter {
       message: oneBlockMessage(structuredClone(message), structuredClone(block)),
       parent_tool_use_id: null,
       ...(event.requestId === undefined ? {} : { request_id: event.requestId }),
-      // An API error's message says so, with its status, as Claude Code's (the result does not).
-      ...(event.apiError ? { is_api_error_message: true, api_error_status: event.apiError.status } : {}),
       timestamp: event.timestamp,
     }));
+  }
+
+  /**
+   * R-K2: an API error's message as Claude Code's: a synthetic message holding the error's text,
+   * and fields that say it is one, its kind, status and type (what `forkloop run` reads the
+   * status from, as an error's result ends the turn).
+   */
+  #apiErrorLine(event: AssistantMessage, error: EndingApiError): SDKMessage {
+    const text = event.message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+    this.#endingApiError = { error, text };
+    return {
+      type: "assistant",
+      session_id: this.#sessionId,
+      uuid: event.uuid,
+      message: syntheticErrorMessage(text),
+      parent_tool_use_id: null,
+      ...(event.requestId === undefined ? {} : { request_id: event.requestId }),
+      ...apiErrorLineFields(error),
+      timestamp: event.timestamp,
+    };
   }
 
   #diagnostic(): string {
@@ -475,8 +498,12 @@ export class StreamJsonWriter {
     }
     const sinceLastResult = usageSince(modelUsage, this.#modelUsageAtLastResult);
     this.#modelUsageAtLastResult = structuredClone(modelUsage);
-    const turnTiming = this.#ttftMs === undefined ? {} : { ttft_ms: this.#ttftMs };
-    const apiErrorStatus = terminal.reason === "model_error" ? this.#apiErrorStatus : null;
+    // R-K2: a turn that ended on an API error (a reply over the output cap too) is, as Claude
+    // Code reports it, a success with is_error whose result is the error message's text, and
+    // without a time to first token.
+    const apiError = terminal.reason === "model_error" && !info.overBudget ? this.#endingApiError : undefined;
+    const turnTiming = this.#ttftMs === undefined || apiError ? {} : { ttft_ms: this.#ttftMs };
+    this.#endingApiError = undefined;
     this.#turnStartedAt = undefined;
     this.#ttftMs = undefined;
     // Claude Code counts an ended turn's user messages (the prompt, each tool result, the
@@ -485,17 +512,24 @@ export class StreamJsonWriter {
     this.#turnUserLines = 0;
     this.#turnLastMessage = undefined;
     // A budget stop comes as the reply is handed out, before its end (Claude Code: null).
-    const stopReason = info.overBudget ? null : (this.#lastAssistant?.message.stop_reason ?? null);
-    return resultOf(subtype, resultText, {
+    const stopReason = info.overBudget
+      ? null
+      : apiError
+        ? "stop_sequence"
+        : (this.#lastAssistant?.message.stop_reason ?? null);
+    return resultOf(apiError ? "success" : subtype, apiError?.text ?? resultText, {
       type: "result",
       ...this.#base(),
       is_error: !ok,
       duration_ms: info.durationMs,
       duration_api_ms: this.#apiMs,
-      // Claude Code counts the turn a hook's continue:false stopped (its tool results were in).
+      // Claude Code counts the turn a hook's continue:false stopped (its tool results were in),
+      // and an aborted or failed turn's user messages (a reply cut at max_tokens: each resume).
       num_turns:
-        isAborted(terminal) && !info.overBudget ? userMessages : terminal.turnCount + (hookStopped ? 1 : 0),
-      result: resultText,
+        (isAborted(terminal) && !info.overBudget) || apiError
+          ? userMessages
+          : terminal.turnCount + (hookStopped ? 1 : 0),
+      result: apiError?.text ?? resultText,
       stop_reason: stopReason,
       total_cost_usd: Object.values(modelUsage).reduce((sum, usage) => sum + usage.costUSD, 0),
       usage: resultUsage(
@@ -507,10 +541,11 @@ export class StreamJsonWriter {
       result_index: this.#results++,
       ...(this.#includePartial ? { begun_message_ids: this.#begunMessageIds.splice(0) } : {}),
       ...(info.subagentStats === undefined ? {} : { subagent_stats: structuredClone(info.subagentStats) }),
-      api_error_status: apiErrorStatus,
+      api_error_status: null,
+      ...(apiError ? apiErrorResultFields(apiError.error) : {}),
       ...turnTiming,
       permission_denials: [...info.permissionDenials],
-      terminal_reason: info.overBudget ? "budget_exhausted" : terminal.reason,
+      terminal_reason: info.overBudget ? "budget_exhausted" : apiError ? "api_error" : terminal.reason,
       subagentUsage: subagents.map((entry) => ({ ...entry })),
       cacheReadShare: cacheReadShare(Object.values(modelUsage)),
     });

@@ -102,9 +102,17 @@ export const assistantLineSchema = z.object({
   parent_tool_use_id: z.string().nullable(),
   /** The API response's `request-id` (absent when no response came, e.g. an API error message). */
   request_id: z.string().optional(),
-  /** The message stands for an API error (the loop wrote it): its HTTP status, null without a response. */
+  /**
+   * The message stands for an API error (the loop wrote it, model `<synthetic>`): its kind, its
+   * HTTP status and the API's error type when a response came; for a reply that stayed over the
+   * output cap, Claude Code's `api_error` name and what cut it.
+   */
   is_api_error_message: z.boolean().optional(),
+  error: z.enum(["authentication_failed", "rate_limit", "max_output_tokens", "unknown"]).optional(),
   api_error_status: z.number().int().nullable().optional(),
+  api_error_type: z.string().optional(),
+  api_error: z.literal("max_output_tokens").optional(),
+  api_error_params: z.object({ cut: z.literal("output_limit") }).optional(),
   ...subAgentFields,
   /** ISO-8601 time the message was created. */
   timestamp: z.string().optional(),
@@ -377,6 +385,10 @@ export const resultLineSchema = z.object({
   subagent_stats: subagentStatsSchema.optional(),
   /** A success's: the HTTP status of the API error the turn ended on; null when it did not end on one. */
   api_error_status: z.number().int().nullable().optional(),
+  /** A success that ended on an API error (is_error): the API's error type, when a response came. */
+  api_error_type: z.string().optional(),
+  /** A success that ended on a reply over the output cap: Claude Code's name for it. */
+  api_error: z.literal("max_output_tokens").optional(),
   /** Time from the turn's first request to its first streamed event (absent when nothing streamed). */
   ttft_ms: z.number().nonnegative().optional(),
   permission_denials: z.array(
@@ -386,7 +398,11 @@ export const resultLineSchema = z.object({
       tool_input: z.record(z.string(), z.unknown()),
     }),
   ),
-  /** forkloop: the loop's terminal reason (R-L6), which the exit code follows; `compact_failed` for a failed `/compact`. */
+  /**
+   * forkloop: the loop's terminal reason (R-L6), which the exit code follows; `api_error` for a
+   * turn that ended on an API error (the loop's `model_error`, as Claude Code names it),
+   * `budget_exhausted` at `maxBudgetUsd`, `compact_failed` for a failed `/compact`.
+   */
   terminal_reason: z.string(),
   /** With `outputFormat`: the final reply, parsed (it is JSON for the schema). */
   structured_output: z.unknown().optional(),
