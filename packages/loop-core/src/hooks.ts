@@ -100,6 +100,24 @@ export interface PreCompactInput {
   readonly context: ToolUseContext;
 }
 
+/** One call of a PostToolBatch: what it was asked and what the model is sent back. */
+export interface PostToolBatchCall {
+  readonly toolName: string;
+  readonly toolInput: Record<string, unknown>;
+  readonly toolUseId: string;
+  /** The tool_result's content as the model gets it (text, or blocks). */
+  readonly toolResponse: unknown;
+}
+
+/** PostToolBatch: every tool call of one reply has its result, before the next request. */
+export interface PostToolBatchInput {
+  readonly calls: readonly PostToolBatchCall[];
+  readonly context: ToolUseContext;
+}
+
+/** PostToolBatch observes (logs, audits a reply's calls as a whole); its answer is not used. */
+export type PostToolBatchOutcome = Record<string, never>;
+
 /** PreCompact has no control in Claude Code: it can only observe (and log, back up, …). */
 export type PreCompactOutcome = Record<string, never>;
 
@@ -110,6 +128,8 @@ export type PreCompactOutcome = Record<string, never>;
 export interface LoopHooks {
   readonly preToolUse?: readonly ((input: PreToolUseInput) => Promise<PreToolUseOutcome>)[];
   readonly postToolUse?: readonly ((input: PostToolUseInput) => Promise<PostToolUseOutcome>)[];
+  /** After a reply's tool calls all have results (after their PostToolUse), before the next request. */
+  readonly postToolBatch?: readonly ((input: PostToolBatchInput) => Promise<PostToolBatchOutcome>)[];
   readonly stop?: readonly ((input: StopHookInput) => Promise<StopHookOutcome>)[];
   /**
    * Session hooks: the loop does not fire these, the runner of a top-level agent does (the

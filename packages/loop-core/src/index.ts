@@ -62,6 +62,9 @@ export {
 } from "./errors.js";
 export type {
   LoopHooks,
+  PostToolBatchCall,
+  PostToolBatchInput,
+  PostToolBatchOutcome,
   PostToolUseInput,
   PostToolUseOutcome,
   PreCompactInput,

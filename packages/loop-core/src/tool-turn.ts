@@ -6,6 +6,7 @@ import { freshTurnState, type LoopState } from "./loop-state.js";
 import { step } from "./loop-step.js";
 import type { AssistantMessage, Message, ToolUseBlock, UserMessage } from "./messages.js";
 import type { ModelReply } from "./model-attempt.js";
+import { firePostToolBatch } from "./post-tool-batch.js";
 import { generateToolUseSummary } from "./tool-use-summary.js";
 
 /** The tool calls of a reply, in order, each with the message that made it. */
@@ -52,6 +53,12 @@ export async function* runToolTurn(input: {
     );
     return { reason: "aborted_tools", messages: history };
   }
+  await firePostToolBatch(
+    run.hooks,
+    toolUsesOf(assistantMessages).map(({ block }) => block),
+    toolResults,
+    state.toolUseContext,
+  );
   const decision = step(state, { type: "tools_done", hookStop }, run.config);
   if (decision.type === "terminal" && decision.reason === "hook_stopped") {
     return { reason: "hook_stopped", messages: [...messages, ...toolResults], error: decision.error };

@@ -2,6 +2,8 @@ import {
   createAgentState,
   type LoopHooks,
   type Message,
+  type PostToolBatchCall,
+  type PostToolBatchOutcome,
   type PostToolUseOutcome,
   type PreCompactInput,
   type PreCompactOutcome,
@@ -38,6 +40,7 @@ export type HookCall =
       readonly result: ToolResult;
       readonly durationMs?: number;
     }
+  | { readonly kind: "postToolBatch"; readonly index: number; readonly calls: readonly PostToolBatchCall[] }
   | {
       readonly kind: "stop";
       readonly index: number;
@@ -67,6 +70,7 @@ export type HookCall =
 export type HookOutcome =
   | PreToolUseOutcome
   | PostToolUseOutcome
+  | PostToolBatchOutcome
   | StopHookOutcome
   | SessionStartOutcome
   | UserPromptSubmitOutcome
@@ -77,6 +81,7 @@ export type HookOutcome =
 export interface HookCounts {
   readonly preToolUse: number;
   readonly postToolUse: number;
+  readonly postToolBatch: number;
   readonly stop: number;
   readonly sessionStart: number;
   readonly userPromptSubmit: number;
@@ -88,6 +93,7 @@ export function countHooks(hooks: LoopHooks | undefined): HookCounts {
   return {
     preToolUse: hooks?.preToolUse?.length ?? 0,
     postToolUse: hooks?.postToolUse?.length ?? 0,
+    postToolBatch: hooks?.postToolBatch?.length ?? 0,
     stop: hooks?.stop?.length ?? 0,
     sessionStart: hooks?.sessionStart?.length ?? 0,
     userPromptSubmit: hooks?.userPromptSubmit?.length ?? 0,
@@ -122,6 +128,10 @@ export async function runParentHook(
       const { kind: _kind, index, ...input } = call;
       const hook = hooks.postToolUse?.[index];
       return hook ? hook({ ...input, context }) : {};
+    }
+    case "postToolBatch": {
+      const hook = hooks.postToolBatch?.[call.index];
+      return hook ? hook({ calls: call.calls, context }) : {};
     }
     case "stop": {
       const hook = hooks.stop?.[call.index];
@@ -174,6 +184,10 @@ export function proxyHooks(counts: HookCounts, call: (call: HookCall) => Promise
           result: input.result,
           ...(input.durationMs === undefined ? {} : { durationMs: input.durationMs }),
         }) as Promise<PostToolUseOutcome>,
+    ),
+    postToolBatch: range(counts.postToolBatch).map(
+      (index) => (input) =>
+        call({ kind: "postToolBatch", index, calls: input.calls }) as Promise<PostToolBatchOutcome>,
     ),
     stop: range(counts.stop).map(
       (index) => (input) =>

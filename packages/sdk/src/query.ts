@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import {
   type ModelInfo as CatalogModelInfo,
@@ -17,7 +18,13 @@ import {
   repairTranscript,
   subAgentTranscriptPath,
 } from "@forkloop/orchestrator";
-import { type BackgroundShells, mergeHooks, taskNotificationText, terminalText } from "@forkloop/tools";
+import {
+  type BackgroundShells,
+  mergeHooks,
+  type SessionEventHooks,
+  taskNotificationText,
+  terminalText,
+} from "@forkloop/tools";
 import { AbortError } from "./abort-error.js";
 import type {
   AccountInfo,
@@ -789,6 +796,7 @@ class QueryRun implements Query {
           emit,
           releaseHeld: () => order.flush(),
           toolInputs,
+          displayed: sessionEvents.messageDisplay,
         });
         if (ended) break;
         prompt = await this.#nextPrompt(session.backgroundShells);
@@ -816,6 +824,8 @@ class QueryRun implements Query {
     /** What ToolUseOrder still holds (a tool_use whose message never completed). */
     releaseHeld: () => void;
     toolInputs: Map<string, Record<string, unknown>>;
+    /** The settings' MessageDisplay hooks, for each reply of the main agent with text. */
+    displayed: SessionEventHooks["messageDisplay"];
   }): Promise<boolean> {
     const started = Date.now();
     const controller = new AbortController();
@@ -854,6 +864,7 @@ class QueryRun implements Query {
         model: turn.model,
         permissionMode: turn.permissionMode,
       });
+      const turnId = randomUUID();
       let step = await events.next();
       startTurn();
       while (!step.done) {
@@ -868,6 +879,9 @@ class QueryRun implements Query {
         if (replay !== undefined && !stopped) turn.emit(replay);
         for (const line of turn.writer.lines(event)) if (!joined && !stopped) turn.emit(line);
         if (event.type === "assistant" && overBudget()) controller.abort(OVER_BUDGET);
+        // Before the loop goes on (its Stop hooks), as Claude Code shows a reply before it stops.
+        if (event.type === "assistant" && turn.displayed !== undefined && !stopped)
+          await displayReply(event, turnId, turn.displayed);
         step = await events.next();
       }
       const terminal: Terminal = step.value;
@@ -900,6 +914,16 @@ class QueryRun implements Query {
       this.#turn = undefined;
     }
   }
+}
+
+/** MessageDisplay for a reply of the main agent that has text. */
+async function displayReply(
+  event: Extract<LoopEvent, { type: "assistant" }>,
+  turnId: string,
+  displayed: NonNullable<SessionEventHooks["messageDisplay"]>,
+): Promise<void> {
+  const text = event.message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
+  if (text !== "") await displayed({ turnId, messageId: event.uuid, text });
 }
 
 /** The tool calls' inputs (the Agent tool's description and run_in_background), for the forks they start. */

@@ -24,6 +24,17 @@ export interface HookEventInput {
   /** PostToolUseFailure: the failed call's error text, and whether a stop (Ctrl+C) ended it. */
   readonly error?: string;
   readonly isInterrupt?: boolean;
+  /** PostToolBatch: the reply's calls, each with what the model is sent back. */
+  readonly toolCalls?: readonly {
+    readonly tool_name: string;
+    readonly tool_input: Record<string, unknown>;
+    readonly tool_use_id: string;
+    readonly tool_response: unknown;
+  }[];
+  /** MessageDisplay: the turn, the reply and its text (shown whole: one final delta). */
+  readonly turnId?: string;
+  readonly messageId?: string;
+  readonly text?: string;
   /** Stop / SubagentStop: true when this stop follows a stop-hook retry (R-L15). */
   readonly stopHookActive?: boolean;
   /** UserPromptSubmit. */
@@ -164,7 +175,12 @@ function hookPayload(event: HookEvent, input: HookEventInput): Record<string, un
     cwd: input.cwd,
     hook_event_name: event,
   };
-  if (input.permissionMode !== undefined && event !== "SubagentStart" && event !== "SessionEnd")
+  if (
+    input.permissionMode !== undefined &&
+    event !== "SubagentStart" &&
+    event !== "SessionEnd" &&
+    event !== "MessageDisplay"
+  )
     payload.permission_mode = input.permissionMode;
   // A sub-agent's events say which sub-agent, as Claude Code's do (a Stop is the main agent's).
   if (input.agentId !== undefined && event !== "Stop") {
@@ -184,6 +200,9 @@ function hookPayload(event: HookEvent, input: HookEventInput): Record<string, un
         payload.is_interrupt = input.isInterrupt === true;
       }
       break;
+    case "PostToolBatch":
+      payload.tool_calls = input.toolCalls ?? [];
+      break;
     case "Stop":
     case "SubagentStop":
       payload.stop_hook_active = input.stopHookActive === true;
@@ -196,6 +215,13 @@ function hookPayload(event: HookEvent, input: HookEventInput): Record<string, un
       break;
     case "SessionEnd":
       payload.reason = input.reason ?? "other";
+      break;
+    case "MessageDisplay":
+      payload.turn_id = input.turnId ?? "";
+      payload.message_id = input.messageId ?? "";
+      payload.index = 0;
+      payload.final = true;
+      payload.delta = input.text ?? "";
       break;
     case "UserPromptSubmit":
       payload.prompt = input.prompt ?? "";

@@ -342,4 +342,57 @@ describe("R-X1: the events Claude Code fires headless, with its input fields", (
     // Nothing is set up for events without hooks.
     expect(createSessionEventHooks(settingsWith({}), { cwd: ws.root, sessionId: "s" })).toEqual({});
   });
+
+  it("R-X1: PostToolBatch gets a reply's calls with what the model is sent back; MessageDisplay the main agent's reply text, as Claude Code's", async () => {
+    const [batch] = hooksFor({ PostToolBatch: group("cat > batch.json") }).postToolBatch ?? [];
+    if (batch === undefined) throw new Error("no postToolBatch hook");
+    await batch({
+      calls: [
+        { toolName: "Read", toolInput: { file_path: "a.txt" }, toolUseId: "toolu_1", toolResponse: "1\thi" },
+        {
+          toolName: "Agent",
+          toolInput: { prompt: "p" },
+          toolUseId: "toolu_2",
+          toolResponse: [{ type: "text", text: "ok" }],
+        },
+      ],
+      context: { ...ws.context(), agentId: "agent-3" },
+    });
+    expect(read("batch.json")).toMatchObject({
+      hook_event_name: "PostToolBatch",
+      permission_mode: "default",
+      agent_id: "agent-3",
+      tool_calls: [
+        {
+          tool_name: "Read",
+          tool_input: { file_path: "a.txt" },
+          tool_use_id: "toolu_1",
+          tool_response: "1\thi",
+        },
+        {
+          tool_name: "Agent",
+          tool_input: { prompt: "p" },
+          tool_use_id: "toolu_2",
+          tool_response: [{ type: "text", text: "ok" }],
+        },
+      ],
+    });
+    const events = createSessionEventHooks(settingsWith({ MessageDisplay: group("cat > shown.json") }), {
+      cwd: ws.root,
+      sessionId: "session-1",
+      transcriptPath: "/tmp/t.fltr",
+    });
+    await events.messageDisplay?.({ turnId: "turn-1", messageId: "msg-1", text: "Done." });
+    expect(read("shown.json")).toEqual({
+      session_id: "session-1",
+      transcript_path: "/tmp/t.fltr",
+      cwd: ws.root,
+      hook_event_name: "MessageDisplay",
+      turn_id: "turn-1",
+      message_id: "msg-1",
+      index: 0,
+      final: true,
+      delta: "Done.",
+    });
+  });
 });

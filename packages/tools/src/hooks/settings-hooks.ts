@@ -1,6 +1,8 @@
 import {
   type LoopHooks,
   lastAssistantText,
+  type PostToolBatchInput,
+  type PostToolBatchOutcome,
   type PostToolUseInput,
   type PostToolUseOutcome,
   type PreCompactInput,
@@ -57,7 +59,8 @@ export interface SettingsHooksOptions {
  * Adapts the shell hooks of settings (Claude Code's protocol, see runHookEvent) to the loop's
  * LoopHooks: PreToolUse can deny (exit 2 / `deny`), ask, allow, rewrite the input or stop the loop
  * (`continue: false` → terminal `hook_stopped`); PostToolUse feedback (exit 2 stderr, `block`
- * reason, additionalContext) is appended to the tool_result; a blocking Stop hook keeps the loop
+ * reason, additionalContext) is appended to the tool_result; PostToolBatch observes each reply's
+ * calls once they all have results; a blocking Stop hook keeps the loop
  * going with its reason (R-L15), `continue: false` prevents continuation. A sub-agent's stop runs
  * the SubagentStop hooks instead of Stop.
  */
@@ -124,6 +127,20 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
     return { ...(feedback === "" ? {} : { additionalContext: feedback }), ...stopFields(outcome) };
   };
 
+  const postToolBatch = async (input: PostToolBatchInput): Promise<PostToolBatchOutcome> => {
+    const outcome = await runHookEvent("PostToolBatch", settings, {
+      ...base(input.context),
+      toolCalls: input.calls.map((call) => ({
+        tool_name: call.toolName,
+        tool_input: call.toolInput,
+        tool_use_id: call.toolUseId,
+        tool_response: call.toolResponse,
+      })),
+    });
+    report(outcome);
+    return {};
+  };
+
   const stop = async (input: StopHookInput): Promise<StopHookOutcome> => {
     const { agentId } = input.context;
     const event = topLevel(agentId) ? "Stop" : "SubagentStop";
@@ -183,6 +200,7 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
   return {
     ...(has("PreToolUse") ? { preToolUse: [preToolUse] } : {}),
     ...(has("PostToolUse") || has("PostToolUseFailure") ? { postToolUse: [postToolUse] } : {}),
+    ...(has("PostToolBatch") ? { postToolBatch: [postToolBatch] } : {}),
     ...(has("Stop") || has("SubagentStop") ? { stop: [stop] } : {}),
     ...(has("SessionStart") ? { sessionStart: [sessionStart] } : {}),
     ...(has("UserPromptSubmit") ? { userPromptSubmit: [userPromptSubmit] } : {}),
@@ -222,13 +240,18 @@ export interface SessionEventHooks {
     agentType: string;
     signal?: AbortSignal;
   }) => Promise<void>;
+  /**
+   * The main agent's reply with text is shown (Claude Code's MessageDisplay: a headless run shows
+   * each reply whole, so one call with `index` 0 and `final` true carries all its text).
+   */
+  readonly messageDisplay?: (message: { turnId: string; messageId: string; text: string }) => Promise<void>;
   /** The session ends (its last turn finished, failed or was stopped). */
   readonly sessionEnd?: (reason: "other" | "prompt_input_exit") => Promise<void>;
 }
 
 /**
- * SubagentStart and SessionEnd from the settings' shell hooks (Claude Code's inputs: agent_id and
- * agent_type; reason). They only observe: their answers are reported, never acted on (Claude
+ * SubagentStart, MessageDisplay and SessionEnd from the settings' shell hooks (Claude Code's
+ * inputs: agent_id and agent_type; turn_id, message_id and the text; reason). They only observe: their answers are reported, never acted on (Claude
  * Code's SubagentStart additionalContext aside).
  */
 export function createSessionEventHooks(
@@ -255,6 +278,12 @@ export function createSessionEventHooks(
                 ...(signal === undefined ? {} : { signal }),
               }),
             ),
+        }
+      : {}),
+    ...(has("MessageDisplay")
+      ? {
+          messageDisplay: async ({ turnId, messageId, text }) =>
+            report(await runHookEvent("MessageDisplay", settings, { ...base, turnId, messageId, text })),
         }
       : {}),
     ...(has("SessionEnd")

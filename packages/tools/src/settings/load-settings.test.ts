@@ -101,7 +101,7 @@ describe("loadSettings", () => {
     put(join(home(), ".claude/settings.json"), { hooks: Object.fromEntries(events.map((e) => [e, hook])) });
     const result = await load();
     if (!result.ok) throw new Error(result.error);
-    expect(FOREIGN_HOOK_EVENTS).toContain("PostToolBatch");
+    expect(FOREIGN_HOOK_EVENTS).toContain("Notification");
     expect(Object.keys(result.settings.hooks).sort()).toEqual([...HOOK_EVENTS].sort());
     expect(result.ignored).toEqual([
       expect.stringMatching(

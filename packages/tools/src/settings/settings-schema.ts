@@ -9,6 +9,7 @@ export const HOOK_EVENTS = [
   "PreToolUse",
   "PostToolUse",
   "PostToolUseFailure",
+  "PostToolBatch",
   "Stop",
   "SubagentStart",
   "SubagentStop",
@@ -16,6 +17,7 @@ export const HOOK_EVENTS = [
   "SessionStart",
   "SessionEnd",
   "UserPromptSubmit",
+  "MessageDisplay",
 ] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 /**
@@ -61,7 +63,7 @@ export const CLAUDE_CODE_HOOK_EVENTS = [
 /**
  * Claude Code's other hook events: accepted in settings, so a file written for Claude Code loads,
  * but never fired — they belong to its terminal, teammates, worktrees, plugins, elicitation,
- * model switching, or a batch of tool calls forkloop does not report as one.
+ * model switching.
  */
 export const FOREIGN_HOOK_EVENTS: readonly string[] = CLAUDE_CODE_HOOK_EVENTS.filter(
   (event) => !(HOOK_EVENTS as readonly string[]).includes(event),
