@@ -2,6 +2,7 @@ import type { ToolResult, ToolUseContext } from "@forkloop/loop-core";
 import { backgroundShellsFor } from "@forkloop/tools";
 import type { AgentPool } from "./agent-pool.js";
 import { type ForkToolOptions, newAgentId, runForkForTool } from "./fork-tool-support.js";
+import type { SubAgentHandle } from "./sub-agent-types.js";
 
 type ForkSpec = Parameters<typeof runForkForTool>[3];
 
@@ -10,7 +11,8 @@ type ForkSpec = Parameters<typeof runForkForTool>[3];
  * the pool exactly as a foreground one would (the parent's prefix, so its cache is shared, R-F3)
  * and the call returns at once with its id and output file. It is one of the agent's background
  * tasks, beside its background shells: its end is a task notification carrying its report, the
- * report is written to the output file (Read may read it), TaskStop and query().stopTask() cancel
+ * report is written to the output file (Read may read it), SendMessage's messages reach it before
+ * its next request (steering, send-message-tool.ts), TaskStop and query().stopTask() cancel
  * it by its id, and the session's end stops it. The turn's interrupt does not reach it: it was
  * started to outlive the call.
  */
@@ -21,6 +23,9 @@ export function startAgentInBackground(
   fork: ForkSpec,
 ): ToolResult {
   const agentId = newAgentId();
+  // SendMessage's messages: steered into the running sub-agent, or held until the pool has it.
+  let handle: SubAgentHandle | undefined;
+  const held: string[] = [];
   const started = backgroundShellsFor(context.agentState).start({
     kind: "local_agent",
     id: agentId,
@@ -29,6 +34,10 @@ export function startAgentInBackground(
     toolUseId: context.toolUseId,
     // A sub-agent's limits are its turns and budget, not a clock.
     timeoutMs: 0,
+    send: (message) => {
+      if (handle === undefined) held.push(message);
+      else handle.steer(message);
+    },
     run: async ({ signal, onOutput }) => {
       const abortController = new AbortController();
       const stop = () => abortController.abort(signal.reason ?? "stopped");
@@ -39,7 +48,15 @@ export function startAgentInBackground(
           pool,
           options,
           { ...context, abortController },
-          { ...fork, agentId, background: true },
+          {
+            ...fork,
+            agentId,
+            background: true,
+            onHandle: (running) => {
+              handle = running;
+              for (const message of held.splice(0)) running.steer(message);
+            },
+          },
         );
         const report = resultText(result);
         onOutput(report);
@@ -60,7 +77,7 @@ export function startAgentInBackground(
   return {
     content: [
       "Async agent launched successfully.",
-      `agentId: ${started.id} (use it with TaskStop to stop the agent)`,
+      `agentId: ${started.id} (use it with SendMessage to message the agent while it runs, TaskStop to stop it)`,
       "The agent is working in the background. You will be notified automatically when it completes.",
       "Continue with other tasks that do not overlap its work, or end your response.",
       `output_file: ${started.outputFile} (its report is written there when it ends)`,

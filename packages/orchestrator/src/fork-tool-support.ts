@@ -17,7 +17,7 @@ import { parentToolAnnotations, parentToolHandler } from "./parent-tool-calls.js
 import type { PermissionModeCell } from "./permission-mode-cell.js";
 import { buildSubAgentTask } from "./sub-agent-task.js";
 import { selectSubAgentTools } from "./sub-agent-tool-selection.js";
-import type { SubAgentEvent, SubAgentResult, SubAgentTask } from "./sub-agent-types.js";
+import type { SubAgentEvent, SubAgentHandle, SubAgentResult, SubAgentTask } from "./sub-agent-types.js";
 import { subAgentTranscriptPath } from "./transcript.js";
 
 /** What a parent-side tool that forks (Agent, Skill) needs from the session that owns it. */
@@ -100,6 +100,8 @@ export async function runForkForTool(
     readonly agentId?: string;
     /** R-T5: it runs in the background (the call that starts it has already returned). */
     readonly background?: boolean;
+    /** R-T5: told the running sub-agent's handle (SendMessage steers a background one through it). */
+    readonly onHandle?: (handle: SubAgentHandle) => void;
   },
 ): Promise<ToolResult> {
   const parentParams = options.getCacheSafeParams();
@@ -189,6 +191,7 @@ export async function runForkForTool(
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
     ...(parentTools.length === 0 ? {} : { callTool: parentToolHandler(parentTools, context, nestedAbort) }),
   });
+  fork.onHandle?.(handle);
   handle.result.finally(() => warm?.started());
   const onAbort = () => {
     const reason = String(signal.reason ?? "the parent was interrupted");

@@ -2,11 +2,13 @@ import type { Tool } from "@forkloop/loop-core";
 import type { AgentPool } from "./agent-pool.js";
 import { createAgentTool } from "./agent-tool.js";
 import type { ForkToolOptions } from "./fork-tool-support.js";
+import { createSendMessageTool } from "./send-message-tool.js";
 import type { AssembledSession } from "./session-assembly.js";
 import { createSkillTool } from "./skill-tool.js";
 
 /**
- * The main agent's tools: its own, then `Agent` and (with skills) `Skill`, which fork sub-agents
+ * The main agent's tools: its own, then `Agent` (with `SendMessage` for its background sub-agents)
+ * and (with skills) `Skill`, which fork sub-agents
  * into the pool — unless a bare deny rule removed them, as for built-ins.
  */
 export function withForkTools(
@@ -18,8 +20,11 @@ export function withForkTools(
 ): Tool[] {
   const removed = new Set(removedTools);
   const all: Tool[] = [...tools];
-  if (!removed.has("Agent"))
+  if (!removed.has("Agent")) {
     all.push(createAgentTool(pool, assembled.agentDefinitions, options) as unknown as Tool);
+    // R-T5: messages to the background sub-agents Agent starts, beside it as in Claude Code.
+    all.push(createSendMessageTool() as unknown as Tool);
+  }
   if (assembled.skills.length > 0 && !removed.has("Skill"))
     all.push(createSkillTool(pool, assembled.skills, options) as unknown as Tool);
   return all;

@@ -1,8 +1,11 @@
 import type { CacheSafeParams } from "@forkloop/loop-core";
 import { mcpServerPrefix, toolNameMatches } from "@forkloop/tools";
 
-/** Tools that fork sub-agents are parent-side: a sub-agent may not fork again by default. */
-const FORKING_TOOLS = new Set(["Agent", "Task", "Skill"]);
+/**
+ * Tools that fork sub-agents are parent-side: a sub-agent may not fork again by default; nor
+ * message the parent's background sub-agents (SendMessage, R-T5), which are not its own.
+ */
+const FORKING_TOOLS = new Set(["Agent", "Task", "Skill", "SendMessage"]);
 
 function offeredNames(params: CacheSafeParams): string[] {
   return params.tools.flatMap((tool) => ("name" in tool ? [tool.name] : []));

@@ -3,8 +3,11 @@ import { createPermissionChecker } from "@forkloop/tools";
 import type { PermissionDenialRecord } from "./stream-json-writer.js";
 import type { PermissionRules } from "./tool-selection.js";
 
-/** Tools that fork a sub-agent (added by the orchestrator's session, not built-ins). */
-const FORK_TOOLS = new Set(["Agent", "Task", "Skill"]);
+/**
+ * Tools the orchestrator's session adds (not built-ins): those that fork a sub-agent, and
+ * SendMessage, which messages a background one (R-T5).
+ */
+const FORK_TOOLS = new Set(["Agent", "Task", "Skill", "SendMessage"]);
 
 /**
  * Permissions of a headless run (R-P1), from @forkloop/tools' checker (modes + Claude Code rule

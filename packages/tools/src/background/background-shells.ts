@@ -73,6 +73,11 @@ export interface BackgroundShellStart {
   readonly description?: string | undefined;
   readonly toolUseId: string;
   readonly timeoutMs: number;
+  /**
+   * R-T5: delivers a message to the running task (a background sub-agent reads it before its
+   * next request, as SendMessage's); absent for a shell, which takes no messages.
+   */
+  readonly send?: (message: string) => void;
   /** Runs the command; resolves once it and every process it started have ended. */
   readonly run: (limits: {
     readonly timeoutMs: number;
@@ -83,6 +88,7 @@ export interface BackgroundShellStart {
 
 interface Entry {
   info: BackgroundShellInfo;
+  readonly send: ((message: string) => void) | undefined;
   readonly abort: AbortController;
   readonly done: Promise<void>;
   /** Stopped by TaskStop or the owner: no notice (the stopper already knows). */
@@ -159,6 +165,7 @@ export class BackgroundShells {
         endedAt: undefined,
         droppedBytes: 0,
       },
+      send: spec.send,
       abort,
       quiet: false,
       done: spec
@@ -242,6 +249,27 @@ export class BackgroundShells {
     await Promise.all([...this.#entries.values()].map((entry) => entry.done));
     if (this.#dir !== undefined) rmSync(this.#dir, { recursive: true, force: true });
     return running.map((entry) => entry.info);
+  }
+
+  /**
+   * R-T5: delivers `message` to running task `id` (SendMessage); a string is why it cannot be
+   * delivered — no such task, it has ended (its report is in its output file), or it is a shell.
+   */
+  send(id: string, message: string): string | undefined {
+    const entry = this.#entries.get(id);
+    if (entry === undefined) {
+      const agents = this.list().filter((task) => task.kind === "local_agent" && task.status === "running");
+      const known =
+        agents.length === 0 ? "none is running" : `running: ${agents.map((task) => task.id).join(", ")}`;
+      return `No background agent with ID: ${id} (${known})`;
+    }
+    if (entry.send === undefined)
+      return `Task ${id} is a background command, not an agent; it takes no messages`;
+    if (entry.info.status !== "running") {
+      return `Agent ${id} has ended (${entry.info.status}); its report is in ${entry.info.outputFile}`;
+    }
+    entry.send(message);
+    return undefined;
   }
 
   /** True while one of the shells runs. */
