@@ -21,6 +21,8 @@ export interface AgentDefinition {
   /** A different model breaks the shared prompt cache (R-F3): the fork pays its prefix uncached. */
   readonly model?: string;
   readonly maxTurns?: number;
+  /** R-B2 `isolation: worktree`: it works in its own worktree, its change merged back when it ends. */
+  readonly isolation?: "worktree";
   /** Where it was defined: a file path, or "code". */
   readonly source: string;
 }
@@ -38,6 +40,7 @@ export const agentFrontmatterSchema = z.object({
   // Claude Code's files say `model: inherit` for "same as the parent".
   model: z.string().optional(),
   maxTurns: z.number().int().positive().optional(),
+  isolation: z.enum(["worktree"], { message: 'the one isolation forkloop has is "worktree"' }).optional(),
 });
 
 /** Built-in general-purpose agent, available even without any definition file. */
@@ -67,7 +70,7 @@ export function parseAgentDefinition(path: string, text: string): AgentDefinitio
       error: `frontmatter key "${issue?.path.join(".") ?? ""}": ${issue?.message ?? "invalid"} (needs name and description)`,
     };
   }
-  const { name, description, tools, disallowedTools, model, maxTurns } = result.data;
+  const { name, description, tools, disallowedTools, model, maxTurns, isolation } = result.data;
   return {
     ok: true,
     definition: {
@@ -79,6 +82,7 @@ export function parseAgentDefinition(path: string, text: string): AgentDefinitio
       // `model: opus` as Claude Code's agent files say it: the catalog's id.
       ...(model === undefined || model === "inherit" ? {} : { model: resolveModelAlias(model) }),
       ...(maxTurns === undefined ? {} : { maxTurns }),
+      ...(isolation === undefined ? {} : { isolation }),
       source: path,
     },
   };

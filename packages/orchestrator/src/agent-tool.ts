@@ -16,6 +16,12 @@ const agentInputSchema = z.object({
     .describe(
       "Set to true to run this agent in the background. The call returns at once; you will be notified when it completes.",
     ),
+  isolation: z
+    .enum(["worktree"])
+    .optional()
+    .describe(
+      'Set to "worktree" to run the agent in its own git worktree of this repository; its changes are merged into this tree when it ends (an overlapping change is reported, not applied).',
+    ),
 });
 
 function describeAgents(definitions: readonly AgentDefinition[]): string {
@@ -103,6 +109,10 @@ function agentToolAt(
         ...(definition.model === undefined ? {} : { model: definition.model }),
         ...(definition.maxTurns === undefined ? {} : { maxTurns: definition.maxTurns }),
         ...(nestedAgentTool === undefined ? {} : { nestedAgentTool }),
+        // R-B2: as Claude Code names it, in the call or in the agent's definition.
+        ...((input.isolation ?? definition.isolation) === "worktree"
+          ? { isolation: "worktree" as const }
+          : {}),
       };
       // R-T5: only the main agent's own calls go to the background. A nested call runs in this
       // process for a sub-agent, whose background tasks are not the main agent's: it runs in the

@@ -12,6 +12,7 @@ import { toolNameMatches } from "@forkloop/tools";
 import { type AgentPool, responseStarted } from "./agent-pool.js";
 import { type AgentProfile, withProfile } from "./agent-profile.js";
 import type { FanOutWarmer } from "./fan-out-warmer.js";
+import { type IsolatedSubAgent, isolateSubAgent, isolationStateDir } from "./isolated-sub-agent.js";
 import { ownConversationParams, ownConversationPrompt } from "./own-conversation.js";
 import { parentToolAnnotations, parentToolHandler } from "./parent-tool-calls.js";
 import type { PermissionModeCell } from "./permission-mode-cell.js";
@@ -102,6 +103,8 @@ export async function runForkForTool(
     readonly background?: boolean;
     /** R-T5: told the running sub-agent's handle (SendMessage steers a background one through it). */
     readonly onHandle?: (handle: SubAgentHandle) => void;
+    /** R-B2: it works in its own worktree, its change merged into the tree when it ends. */
+    readonly isolation?: "worktree";
   },
 ): Promise<ToolResult> {
   const parentParams = options.getCacheSafeParams();
@@ -129,6 +132,23 @@ export async function runForkForTool(
     hasTool(cacheSafeParams, nested.name) &&
     !(fork.disallowedTools ?? []).some((pattern) => toolNameMatches(pattern, nested.name));
   if (nestedAllowed) toolNames.push(nested.name);
+  let isolated: IsolatedSubAgent | undefined;
+  if (fork.isolation === "worktree") {
+    try {
+      isolated = await isolateSubAgent({
+        cwd: context.cwd,
+        workspaceRoots: context.workspaceRoots,
+        stateDir: await isolationStateDir(options.transcripts, agentId),
+        agentId,
+      });
+    } catch (error) {
+      return {
+        isError: true,
+        content: `${fork.name} could not give the sub-agent its own worktree: ${(error as Error).message}`,
+      };
+    }
+  }
+  const note = isolated?.note ?? "";
   const own = fork.ownConversation;
   const taskParams =
     own === undefined
@@ -140,12 +160,12 @@ export async function runForkForTool(
   const transcripts = options.transcripts;
   const task = buildSubAgentTask({
     id: agentId,
-    cwd: context.cwd,
-    workspaceRoots: context.workspaceRoots,
+    cwd: isolated?.cwd ?? context.cwd,
+    workspaceRoots: isolated?.workspaceRoots ?? context.workspaceRoots,
     cacheSafeParams: taskParams,
     ...(own === undefined
-      ? { directive: fork.directive }
-      : { promptMessages: ownConversationPrompt(fork.prompt ?? fork.directive) }),
+      ? { directive: `${note}${fork.directive}` }
+      : { promptMessages: ownConversationPrompt(`${note}${fork.prompt ?? fork.directive}`) }),
     querySource: fork.querySource,
     ...(fork.background === true ? { background: true } : {}),
     ...(fork.description === undefined ? {} : { description: fork.description }),
@@ -206,7 +226,14 @@ export async function runForkForTool(
     signal.addEventListener("abort", onAbort, { once: true });
   }
   try {
-    return forkToolResult(fork.name, await handle.result);
+    const result = await handle.result;
+    const toolResult = forkToolResult(fork.name, result);
+    if (isolated === undefined) return toolResult;
+    const outcome = await isolated.finish(result);
+    return {
+      ...(toolResult.isError === true || outcome.conflict ? { isError: true } : {}),
+      content: `${toolResult.content as string}\n${outcome.report}`,
+    };
   } finally {
     signal.removeEventListener("abort", onAbort);
     nestedAbort.abort("the sub-agent that started it has ended");

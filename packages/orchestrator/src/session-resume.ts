@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import type { CacheSafeParams, Message, UserMessage } from "@forkloop/loop-core";
+import { sweepIsolatedAgents } from "./isolated-sub-agent.js";
 import { answerOpenToolUses, resumedState } from "./resumed-history.js";
 import { findInterruptedForks, type InterruptedFork } from "./sub-agent-continuation.js";
 import { type ReadTranscript, readTranscript } from "./transcript.js";
@@ -23,6 +24,9 @@ export async function sessionStartPoint(
 ): Promise<SessionStartPoint> {
   const file =
     resume !== undefined && existsSync(transcriptPath) ? await readTranscript(transcriptPath) : undefined;
+  // R-B2: worktrees an isolated sub-agent left (its conflict, its failure, a kill) do not outlive
+  // the next run of its session.
+  if (resume !== undefined) await sweepIsolatedAgents(resume.sessionsDir, resume.sessionId);
   if (resume === undefined || file === undefined)
     return { file, history: [], cacheSafeParams: undefined, interruptedForks: [], closedToolUses: [] };
   const resumed = resumedState(file);

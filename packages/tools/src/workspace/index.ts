@@ -14,6 +14,7 @@ export {
   writePlan,
 } from "./apply-changes.js";
 export { replaceAtomically, syncDirectory, writeDurably } from "./durable-file.js";
+export { git } from "./git-command.js";
 export {
   type FileChange,
   type IsolationMode,

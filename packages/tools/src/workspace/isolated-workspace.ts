@@ -111,18 +111,23 @@ export async function uncommittedChanges(cwd: string, exclude: readonly string[]
 /**
  * Opens the isolation of the batch whose state is `batchDir`: the one recorded there (a resume
  * keeps the base it started from), or a new one for `cwd` — `git` when `cwd` is in a repository
- * with a commit, `copy` otherwise (the snapshot is taken now). `mode` forces one.
+ * with a commit, `copy` otherwise (the snapshot is taken now). `mode` forces one. `base` (git):
+ * `head`, the last commit (default), or `working-tree`, HEAD plus the uncommitted changes as a
+ * commit of their own (`workingTreeCommit`, held by `ref`), so copies hold what the tree holds.
  */
 export async function openWorkspaceIsolation(options: {
   readonly cwd: string;
   readonly batchDir: string;
   readonly mode?: IsolationMode;
+  readonly base?: "head" | "working-tree";
+  readonly ref?: string;
 }): Promise<WorkspaceIsolation & { readonly created: boolean }> {
   const recordPath = join(options.batchDir, ISOLATION_FILE);
   let record = await readRecord(recordPath);
   const created = record === undefined;
   if (record === undefined) {
-    record = await newRecord(options.cwd, options.batchDir, options.mode);
+    await mkdir(options.batchDir, { recursive: true, mode: 0o700 });
+    record = await newRecord(options);
     await replaceAtomically(recordPath, `${JSON.stringify(record, null, 2)}\n`);
   }
   const workspacesDir = join(options.batchDir, "workspaces");
@@ -166,24 +171,24 @@ async function readRecord(path: string): Promise<IsolationRecord | undefined> {
   return parsed.data;
 }
 
-async function newRecord(
-  cwd: string,
-  batchDir: string,
-  mode: IsolationMode | undefined,
-): Promise<IsolationRecord> {
+async function newRecord(options: Parameters<typeof openWorkspaceIsolation>[0]): Promise<IsolationRecord> {
+  const { cwd, batchDir, mode } = options;
   const top = mode === "copy" ? undefined : await gitTopLevel(cwd);
   if (top !== undefined) {
     const head = await git(top, ["rev-parse", "--verify", "HEAD^{commit}"]);
     if (head.code !== 0) {
       throw new WorkspaceError(
-        `${top} is a git repository without a commit, so there is no base for the items' worktrees; commit once (git commit --allow-empty -m base), or run without --isolate.`,
+        `${top} is a git repository without a commit, so there is no base for isolated worktrees; commit once (git commit --allow-empty -m base), or do not isolate (forkloop batch --no-isolate; an Agent call without isolation).`,
       );
     }
     return {
       mode: "worktree",
       root: top,
       prefix: relative(top, resolve(cwd)),
-      base: head.stdout.toString().trim(),
+      base:
+        options.base === "working-tree"
+          ? await workingTreeCommit(top, batchDir, options.ref)
+          : head.stdout.toString().trim(),
     };
   }
   if (mode === "worktree")

@@ -8,9 +8,15 @@ import { gitOk } from "./git-command.js";
  * against what it will be merged into. In a git repository that tree becomes a commit of its own,
  * written through a scratch index (the user's index, HEAD and branches are never touched) and held
  * by a ref under refs/forkloop/ so `git gc` keeps it while worktrees are made from it. Files
- * .gitignore leaves out are left out, as they are of the first base.
+ * .gitignore leaves out are left out, as they are of the first base. R-B2: the same commit is
+ * the base of a batch started over uncommitted changes and of an isolated sub-agent, so their
+ * copies hold what the tree holds (HEAD plus the uncommitted changes).
  */
-export async function workingTreeCommit(root: string, batchDir: string): Promise<string> {
+export async function workingTreeCommit(
+  root: string,
+  batchDir: string,
+  ref = `refs/forkloop/batch-bases/${basename(batchDir)}`,
+): Promise<string> {
   const index = join(batchDir, "rebase.index");
   const env = {
     GIT_INDEX_FILE: index,
@@ -32,14 +38,21 @@ export async function workingTreeCommit(root: string, batchDir: string): Promise
     const commit = (
       await gitOk(
         root,
-        ["commit-tree", tree, "-p", "HEAD", "-m", "forkloop batch: the tree its conflicts are retried on"],
+        [
+          "commit-tree",
+          tree,
+          "-p",
+          "HEAD",
+          "-m",
+          "forkloop: the working tree, as isolated copies start from it",
+        ],
         undefined,
         env,
       )
     )
       .toString("utf8")
       .trim();
-    await gitOk(root, ["update-ref", `refs/forkloop/batch-bases/${basename(batchDir)}`, commit]);
+    await gitOk(root, ["update-ref", ref, commit]);
     return commit;
   } finally {
     await rm(index, { force: true });
