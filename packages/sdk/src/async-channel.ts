@@ -25,6 +25,11 @@ export class AsyncChannel<T> {
     this.end();
   }
 
+  /** The items pushed and not yet read, taken out of the queue. */
+  takeQueued(): T[] {
+    return this.#items.splice(0);
+  }
+
   get ended(): boolean {
     return this.#ended;
   }

@@ -503,7 +503,7 @@ describe("query() through the simulator", () => {
       { env: { HOME: "/nonexistent" } },
     ],
   ])(
-    "R-K1: abortController aborting while forks start ends the query with its result, last (%s)",
+    "R-K1, R-K2: abortController aborting while forks start yields nothing more and throws AbortError with the turn's result, last (%s)",
     async (_, prompt, extra) => {
       writeFileSync(join(harness.dir, "more.md"), "# More\n");
       for (const at of [1, 2]) {
@@ -524,10 +524,17 @@ describe("query() through the simulator", () => {
             }
           },
         );
-        // The turn's result is still yielded, last; then the query throws AbortError, as the Agent SDK's does.
-        expect(messages.at(-1)).toMatchObject({ type: "result", subtype: "error_during_execution" });
-        expect(messages.filter((message) => message.type === "result")).toHaveLength(1);
+        // R-K2: as the Agent SDK's, nothing is yielded after the abort (the message the program
+        // aborted at is the last) and the query throws AbortError, which keeps what followed:
+        // the turn's result, last (what forkloop run reports a Ctrl+C with).
+        expect(messages.at(-1)).toMatchObject({ type: "system", subtype: "task_started" });
+        expect(
+          messages.filter((message) => message.type === "system" && message.subtype === "task_started"),
+        ).toHaveLength(at);
         expect(thrown).toBeInstanceOf(AbortError);
+        const after = (thrown as AbortError).messagesAfterAbort;
+        expect(after.at(-1)).toMatchObject({ type: "result", subtype: "error_during_execution" });
+        expect(after.filter((message) => message.type === "result")).toHaveLength(1);
       }
     },
   );

@@ -210,6 +210,8 @@ class QueryRun implements Query {
   #mcpStatus: () => McpServerStatus[] = () => [];
   /** The error the query ends with if nothing follows the last result (an error result's). */
   #lastError: ErrorResultError | undefined;
+  /** R-K2: what the query had to say after its abortController aborted (the Agent SDK yields none of it). */
+  readonly #afterAbort: SDKMessage[] = [];
   /** The running session and its forks' tracker, for the control methods (undefined before it starts). */
   #session:
     | { session: MainSession; tracker: SubAgentTracker; runtime: SharedRuntime; model: string }
@@ -243,6 +245,8 @@ class QueryRun implements Query {
     given.abortController?.signal.addEventListener(
       "abort",
       () => {
+        // Not yet handed out: held back with what follows, as the Agent SDK yields nothing more.
+        this.#afterAbort.push(...this.#out.takeQueued());
         this.#abortTurn(HARD_INTERRUPT);
         // A driver waiting for background commands (R-T4) ends instead of waiting on.
         this.#wake();
@@ -430,7 +434,9 @@ class QueryRun implements Query {
     if (this.#closed) return;
     if (this.#options.abortController?.signal.aborted) {
       // The Agent SDK's words: programs match on them (R-K2).
-      this.#out.fail(new AbortError("Claude Code process aborted by user"));
+      const error = new AbortError("Claude Code process aborted by user");
+      error.messagesAfterAbort = this.#afterAbort.splice(0);
+      this.#out.fail(error);
     } else if (this.#lastError !== undefined) {
       this.#out.fail(this.#lastError);
     } else {
@@ -613,7 +619,8 @@ class QueryRun implements Query {
       if (this.#closed) return;
       const stamped = withWrittenAt(message);
       this.#lastError = errorAfter(stamped);
-      this.#out.push(stamped);
+      if (this.#options.abortController?.signal.aborted) this.#afterAbort.push(stamped);
+      else this.#out.push(stamped);
     });
     const emit = (message: SDKMessage) => order.emit(message);
     const agentTypes = new Map<string, string>();

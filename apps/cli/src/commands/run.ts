@@ -167,23 +167,26 @@ export async function runCommand(argv: readonly string[], context: CommandContex
   let init: InitMessage | undefined;
   let apiErrorStatus: number | null | undefined;
   const debug = debugLog(flags, context);
+  const take = (message: SDKMessage) => {
+    if (message.type === "result") result = message;
+    if (message.type === "system" && message.subtype === "init") init = message;
+    // The API error the run ended on is told by its message (its result's status is the same).
+    if (message.type === "assistant")
+      apiErrorStatus = message.is_api_error_message ? (message.api_error_status ?? null) : undefined;
+    if (format === "stream-json") context.stdout.write(`${JSON.stringify(withoutWrittenAt(message))}\n`);
+    else if (format === "text" && flags.verbose) describeVerbose(message, context.stderr);
+    if (debug) describeVerbose(message, debug.stream);
+    if (format === "text" && isRateLimitPause(message)) describeRateLimitPause(message, context);
+  };
   try {
-    for await (const message of run) {
-      if (message.type === "result") result = message;
-      if (message.type === "system" && message.subtype === "init") init = message;
-      // The API error the run ended on is told by its message (an error result has no status).
-      if (message.type === "assistant")
-        apiErrorStatus = message.is_api_error_message ? (message.api_error_status ?? null) : undefined;
-      if (format === "stream-json") context.stdout.write(`${JSON.stringify(withoutWrittenAt(message))}\n`);
-      else if (format === "text" && flags.verbose) describeVerbose(message, context.stderr);
-      if (debug) describeVerbose(message, debug.stream);
-      if (format === "text" && isRateLimitPause(message)) describeRateLimitPause(message, context);
-    }
+    for await (const message of run) take(message);
   } catch (error) {
-    // query() ends a failed or aborted run by throwing, as the Agent SDK does, after its result:
-    // the command reports that result itself (its exit code says how the run ended).
-    const reported = error instanceof ErrorResultError && result !== undefined;
+    // query() ends a failed or aborted run by throwing, as the Agent SDK does: a failed one after
+    // its result, an aborted one (Ctrl+C) with what it did not yield after the abort — the turn's
+    // tool results, notice and result, printed and reported as any run's (R-L16, R-K2).
     const interrupted = error instanceof AbortError && abortController.signal.aborted;
+    if (interrupted) for (const message of error.messagesAfterAbort) take(message);
+    const reported = error instanceof ErrorResultError && result !== undefined;
     if (!reported && !interrupted) throw error;
   } finally {
     context.signal.removeEventListener("abort", onInterrupt);
