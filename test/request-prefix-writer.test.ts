@@ -82,4 +82,20 @@ describe("R-A4: one run-environment resolver", () => {
       "packages/sdk/src/query-options.ts",
     ]);
   });
+
+  it("their MCP servers start only through it, and each closes the environment, not its parts", () => {
+    expect(filesMatching(/(?<!function )\b(startSessionMcp|mcpServersOnDemand)\(/)).toEqual([
+      "packages/sdk/src/run-environment.ts",
+    ]);
+    // Each caller closes the environment; a part closed by hand beside it is the double
+    // bookkeeping close() replaces.
+    const callers = [
+      "apps/cli/src/commands/batch.ts",
+      "apps/cli/src/commands/worker.ts",
+      "packages/sdk/src/query.ts",
+    ];
+    const closing = filesMatching(/\b(run|environment)\.close\(\)/);
+    const byHand = filesMatching(/\b(mcp|source)\??\.close\(\)/);
+    expect(callers.filter((file) => closing.includes(file) && !byHand.includes(file))).toEqual(callers);
+  });
 });

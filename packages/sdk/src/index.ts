@@ -36,7 +36,6 @@ export {
 export {
   type McpServersFor,
   type McpServersOnDemand,
-  mcpServersOnDemand,
   type UnavailableMcpServer,
 } from "./mcp-on-demand.js";
 export {
@@ -46,7 +45,6 @@ export {
   offeredMcpTools,
   type ResolvedMcpServers,
   type SessionMcp,
-  startSessionMcp,
 } from "./mcp-servers.js";
 export type {
   ForkloopMessage,

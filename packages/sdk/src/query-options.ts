@@ -18,9 +18,8 @@ import type { ResolvedMcpServers } from "./mcp-servers.js";
 import { FIRED_HOOK_EVENTS, KNOWN_OPTIONS, type Options } from "./options.js";
 import { OptionsError } from "./options-error.js";
 import { recordOwnState } from "./owned-state.js";
-import { resolveRunEnvironment } from "./run-environment.js";
+import { type RunEnvironment, resolveRunEnvironment } from "./run-environment.js";
 import { listSessionsIn, newSessionId, savedSession } from "./session-helpers.js";
-import { mergeRules } from "./settings.js";
 import { ensureWritableDir, type ProjectState, projectState, sessionsDir } from "./state-dirs.js";
 import { customSystemPrompt } from "./system-prompt-option.js";
 import { DEFAULT_MODEL, FORK_TOOL_NAMES, type PermissionRules, selectTools } from "./tool-selection.js";
@@ -45,6 +44,8 @@ export interface ResolvedQuery {
   readonly bash: SubAgentBashOptions;
   /** The MCP servers to start with the session (R-M1). */
   readonly mcp: ResolvedMcpServers;
+  /** What the run's environment starts (the session's MCP servers) and `close()` stops. */
+  readonly environment: Pick<RunEnvironment, "startMcp" | "close">;
   readonly agents: readonly ForkloopAgentDefinition[];
   readonly systemPrompt?: string;
   readonly appendSystemPrompt?: string;
@@ -104,7 +105,7 @@ export async function resolveQueryOptions(
     throw new OptionsError(`permissionMode "${permissionMode}": use one of ${PERMISSION_MODES.join(", ")}.`);
   }
   checkBypass(permissionMode, options, settings);
-  const rules = mergeRules(settings, { allow: options.allowedTools, deny: options.disallowedTools });
+  const rules = run.rules({ allow: options.allowedTools, deny: options.disallowedTools });
 
   const bash = run.bash(permissionMode, options.sandbox, false);
   const tools = baseTools(options.tools, rules.deny, bashToolOptions(bash));
@@ -151,6 +152,7 @@ export async function resolveQueryOptions(
     tools,
     bash,
     mcp,
+    environment: run,
     agents: agentDefinitions(options),
     ...(custom === undefined ? {} : { systemPrompt: custom }),
     ...(typeof systemPrompt === "object" && !Array.isArray(systemPrompt) && systemPrompt.append !== undefined

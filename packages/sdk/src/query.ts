@@ -54,7 +54,7 @@ import { withExtraArgs } from "./extra-args.js";
 import { createHeadlessPermissions } from "./headless-permissions.js";
 import { HookCallbacks, recordingHookDenials } from "./hook-callbacks.js";
 import { hookRunMessages } from "./hook-run-messages.js";
-import { mcpServerSource, startSessionMcp } from "./mcp-servers.js";
+import { mcpServerSource } from "./mcp-servers.js";
 import type { SDKMessage, SDKResultMessage, SDKUserMessageInput } from "./messages.js";
 import type { CanUseTool, McpServerConfig, Options } from "./options.js";
 import { OptionsError } from "./options-error.js";
@@ -568,12 +568,9 @@ class QueryRun implements Query {
     try {
       // R-M1: the servers start once per session (in parallel) and serve its sub-agents too;
       // they are closed when it ends, however it ends.
-      const mcp = await startSessionMcp(resolved.mcp, {
-        cwd: resolved.cwd,
-        env: { ...resolved.env, ...resolved.settings.env },
+      const mcp = await resolved.environment.startMcp(resolved.mcp, {
         resultsDir: join(resolved.sessionsDir, sessionId, "mcp-results"),
         deny: resolved.rules.deny,
-        warn: this.#warn,
         signal: this.#options.abortController?.signal,
       });
       const sources = new Map(resolved.mcp.entries.map((entry) => [entry.name, mcpServerSource(entry)]));
@@ -597,7 +594,7 @@ class QueryRun implements Query {
           promptTool,
         );
       } finally {
-        await mcp.close();
+        await resolved.environment.close();
       }
     } finally {
       // The session is free to resume once its run has ended: releasing the shared runtime may

@@ -1,11 +1,19 @@
 import type { PermissionMode } from "@forkloop/loop-core";
 import type { SubAgentBashOptions } from "@forkloop/orchestrator";
 import type { SandboxMode, SettingSource, Settings } from "@forkloop/tools";
-import { type McpServerSources, type ResolvedMcpServers, resolveMcpServers } from "./mcp-servers.js";
+import { type McpServersOnDemand, mcpServersOnDemand } from "./mcp-on-demand.js";
+import {
+  type McpServerSources,
+  type ResolvedMcpServers,
+  resolveMcpServers,
+  type SessionMcp,
+  startSessionMcp,
+} from "./mcp-servers.js";
 import { type ModelSource, resolveModelSource } from "./model-endpoint.js";
 import { withSettingsRetryEnv } from "./model-retry.js";
 import { resolveSandbox } from "./sandbox.js";
-import { loadRunSettings } from "./settings.js";
+import { loadRunSettings, mergeRules } from "./settings.js";
+import type { PermissionRules } from "./tool-selection.js";
 
 /** Where a run is resolved: the project, the environment, which settings files, and trust. */
 export interface RunEnvironmentInput {
@@ -24,7 +32,9 @@ export interface RunEnvironmentInput {
 /**
  * What `query()`, `forkloop batch` and `forkloop worker` resolve alike around their own options:
  * the settings files, then — each when its caller is ready for it, so a bad settings file still
- * fails before any state exists — Bash's sandbox and env, the MCP servers, and the model endpoint.
+ * fails before any state exists — the permission rules, Bash's sandbox and env, the MCP servers,
+ * and the model endpoint. What it starts (MCP servers, endpoints) `close()` stops: callers close
+ * the environment, not each part.
  */
 export interface RunEnvironment {
   readonly cwd: string;
@@ -38,6 +48,11 @@ export interface RunEnvironment {
    * settings' `env`. A sandbox that must be on and cannot is an OptionsError now.
    */
   bash(mode: PermissionMode, requested: SandboxMode | undefined, unattended: boolean): SubAgentBashOptions;
+  /** R-P1: the settings' allow, ask and deny rules with the caller's own allow and deny after them. */
+  rules(own: {
+    readonly allow?: readonly string[] | undefined;
+    readonly deny?: readonly string[] | undefined;
+  }): PermissionRules;
   /** R-M1: the MCP servers of the settings scopes and the caller's own (files, servers, strict). */
   mcpServers(own: Pick<McpServerSources, "configFiles" | "servers" | "strict">): Promise<ResolvedMcpServers>;
   /**
@@ -45,6 +60,22 @@ export interface RunEnvironment {
    * `FORKLOOP_MODELS` is read from `dir` (default: the run's cwd).
    */
   endpoint(extraEnv?: Record<string, string | undefined>, dir?: string): Promise<ModelSource>;
+  /**
+   * R-M1: starts `servers` now, in parallel, for every agent of the run (a session and its
+   * sub-agents, a batch's items); tools a bare deny rule names are not offered.
+   */
+  startMcp(
+    servers: ResolvedMcpServers,
+    options: {
+      readonly resultsDir: string;
+      readonly deny: readonly string[];
+      readonly signal?: AbortSignal | undefined;
+    },
+  ): Promise<SessionMcp>;
+  /** R-M1, R-B1 (`forkloop worker`): `servers`, each started the first time a batch names it. */
+  mcpOnDemand(servers: ResolvedMcpServers, options: { readonly resultsDir: string }): McpServersOnDemand;
+  /** Stops what this environment started — MCP servers, endpoints — the last started first. */
+  close(): Promise<void>;
 }
 
 /** Loads the settings files and returns the resolver of everything that depends on them. */
@@ -57,6 +88,13 @@ export async function resolveRunEnvironment(input: RunEnvironmentInput): Promise
     onIgnored: (line) => warn(`forkloop: ${line}`),
   });
   const endpointEnv = withSettingsRetryEnv(env, settings.env);
+  // MCP servers see the settings' `env` over the run's.
+  const mcpEnv = { ...env, ...settings.env };
+  const opened: { close(): Promise<void> }[] = [];
+  const started = <T extends { close(): Promise<void> }>(value: T): T => {
+    opened.push(value);
+    return value;
+  };
   return {
     cwd,
     home,
@@ -72,11 +110,12 @@ export async function resolveRunEnvironment(input: RunEnvironmentInput): Promise
       }),
       ...(settings.env === undefined ? {} : { env: settings.env }),
     }),
+    rules: (own) => mergeRules(settings, own),
     mcpServers: (own) =>
       resolveMcpServers({
         cwd,
         home,
-        env: { ...env, ...settings.env },
+        env: mcpEnv,
         settingSources: input.settingSources,
         trustProject: input.trustProject,
         configFiles: own.configFiles,
@@ -84,6 +123,25 @@ export async function resolveRunEnvironment(input: RunEnvironmentInput): Promise
         strict: own.strict,
         onIgnored: (line) => warn(`forkloop: ${line}`),
       }),
-    endpoint: (extraEnv = {}, dir = cwd) => resolveModelSource({ ...endpointEnv, ...extraEnv }, warn, dir),
+    endpoint: async (extraEnv = {}, dir = cwd) =>
+      started(await resolveModelSource({ ...endpointEnv, ...extraEnv }, warn, dir)),
+    startMcp: async (servers, options) =>
+      started(
+        await startSessionMcp(servers, {
+          cwd,
+          env: mcpEnv,
+          resultsDir: options.resultsDir,
+          deny: options.deny,
+          warn,
+          signal: options.signal,
+        }),
+      ),
+    mcpOnDemand: (servers, options) =>
+      started(
+        mcpServersOnDemand(servers.entries, { cwd, env: mcpEnv, resultsDir: options.resultsDir, warn }),
+      ),
+    close: async () => {
+      for (const part of opened.splice(0).reverse()) await part.close();
+    },
   };
 }

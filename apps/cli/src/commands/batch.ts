@@ -30,7 +30,6 @@ import {
 import {
   checkProjectDir,
   type LoopChoices,
-  mergeRules,
   namedMcpServers,
   type ProjectState,
   projectState,
@@ -38,8 +37,6 @@ import {
   refuseDisabledBypass,
   resolveLoopChoices,
   resolveRunEnvironment,
-  type SessionMcp,
-  startSessionMcp,
 } from "@forkloop/sdk";
 import { SETTING_SOURCES } from "@forkloop/tools";
 import { checkResumeFlags, loadResumable, planBatch } from "../batch-setup.js";
@@ -109,7 +106,6 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
       "--attempts and --retry-delay apply to --queue batches; a local batch retries with --resume ID --retry-failed.",
     );
   }
-  const mcpEnv = { ...context.env, ...settings.env };
   const mcpServers = (configFiles: readonly string[] | undefined, strict: boolean | undefined) =>
     run.mcpServers({ configFiles, strict });
   // R-M1: a bad MCP config, like bad settings, fails before a new batch's state exists.
@@ -149,14 +145,13 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
       batchId: plan.spec.id,
     }),
   );
-  const rules = mergeRules(settings, { allow: spec.allowedTools, deny: spec.disallowedTools });
+  const rules = run.rules({ allow: spec.allowedTools, deny: spec.disallowedTools });
   const notice = (line: string) => context.stderr.write(`${line}\n`);
   if (plan.kind === "resume" && plan.changes.length > 0) {
     notice(
       `forkloop batch ${spec.id}: ${plan.changes.join(", ")} ${plan.changes.length === 1 ? "replaces the setting" : "replace the settings"} it started with; batch.json keeps ${plan.changes.length === 1 ? "it" : "them"} for later resumes`,
     );
   }
-  let mcp: SessionMcp | undefined;
   try {
     reportJournalRecovery(backend, join(dir, JOURNAL_FILE), notice);
     await enqueueOnce(backend, items, {
@@ -172,12 +167,9 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
       return await finishedBatch(spec, dir, states, flags, context);
     }
     // R-M1: the MCP servers start once, in this process, for every item (calls come over comlink).
-    mcp = await startSessionMcp(servers ?? (await mcpServers(spec.mcpConfig, spec.strictMcpConfig)), {
-      cwd,
-      env: mcpEnv,
+    const mcp = await run.startMcp(servers ?? (await mcpServers(spec.mcpConfig, spec.strictMcpConfig)), {
       resultsDir: join(dir, "mcp-results"),
       deny: rules.deny,
-      warn: notice,
       signal: context.signal,
     });
     await checkBatchDirs(spec, dir, (await backend.list()).length);
@@ -192,84 +184,81 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     );
     // R-R2: deadlines from the flags, over the environment, over the settings' env map.
     const source = await run.endpoint(timeoutEnv(flags), spec.cwd);
-    try {
-      const limitUsd = flags["max-budget-usd"];
-      const { summary, report, stopFailure, reduce } = await executeBatch(
-        {
-          spec,
-          dir,
-          backend,
-          source,
-          settings,
-          mcpTools: mcp.tools,
-          bash,
-          // R-B8: every item is in each round (they wait on batches, not on this host), so a
-          // batch's items all run at once unless --concurrency says otherwise.
-          concurrency:
-            flags.concurrency ?? (flags.api === "batches" ? Math.max(1, (await backend.list()).length) : 8),
-          ...(flags.api === undefined ? {} : { api: flags.api }),
-          warm: !flags["no-warm"],
-          ...(isolation === undefined ? {} : { isolation }),
-          ...(limitUsd === undefined
-            ? {}
-            : {
-                budget: {
-                  limitUsd,
-                  perItemEstimateUsd: estimate
-                    ? estimate.firstRequestsCostUsd / Math.max(1, estimate.items.length)
-                    : 0,
-                },
-              }),
-        },
-        context,
+    const limitUsd = flags["max-budget-usd"];
+    const { summary, report, stopFailure, reduce } = await executeBatch(
+      {
+        spec,
+        dir,
+        backend,
+        source,
+        settings,
+        mcpTools: mcp.tools,
+        bash,
+        // R-B8: every item is in each round (they wait on batches, not on this host), so a
+        // batch's items all run at once unless --concurrency says otherwise.
+        concurrency:
+          flags.concurrency ?? (flags.api === "batches" ? Math.max(1, (await backend.list()).length) : 8),
+        ...(flags.api === undefined ? {} : { api: flags.api }),
+        warm: !flags["no-warm"],
+        ...(isolation === undefined ? {} : { isolation }),
+        ...(limitUsd === undefined
+          ? {}
+          : {
+              budget: {
+                limitUsd,
+                perItemEstimateUsd: estimate
+                  ? estimate.firstRequestsCostUsd / Math.max(1, estimate.items.length)
+                  : 0,
+              },
+            }),
+      },
+      context,
+    );
+    const paths = await writeReport(spec.outputDir, report).catch((error: unknown) => {
+      throw reportWriteFailed(error, spec);
+    });
+    if (paths.keptPrevious) {
+      notice(
+        `forkloop: ${paths.keptPrevious.path} lists ${plural(paths.keptPrevious.finished, "finished item")}, more than the journal now holds (${report.totals.succeeded + report.totals.failed}); it was kept, and this run's results are in ${paths.results}`,
       );
-      const paths = await writeReport(spec.outputDir, report).catch((error: unknown) => {
-        throw reportWriteFailed(error, spec);
-      });
-      if (paths.keptPrevious) {
-        notice(
-          `forkloop: ${paths.keptPrevious.path} lists ${plural(paths.keptPrevious.finished, "finished item")}, more than the journal now holds (${report.totals.succeeded + report.totals.failed}); it was kept, and this run's results are in ${paths.results}`,
-        );
-      }
-      const resume = resumeCommand(spec, flags);
-      let code = exitCodeForBatch(report.totals);
-      let status = finishedStatus(code);
-      if (summary.stopped !== undefined) {
-        // R-R9: a failure of the whole batch; nothing is lost, the rest is pending.
-        context.stderr.write(
-          `forkloop batch ${spec.id}: stopped: ${summary.stopped}; ${plural(report.totals.pending, "item")} left pending — fix it, then \`${resume}${stopFailure?.resumeWith ?? ""}\` finishes them.\n`,
-        );
-        [code, status] = [EXIT.usage, "stopped"];
-      } else if (summary.interrupted || reduce?.kind === "interrupted") {
-        context.stderr.write(`interrupted: resume with \`${resume}\`\n`);
-        [code, status] = [EXIT.interrupted, "interrupted"];
-      } else if (reduce?.record.status === "failed") {
-        // R-B7: the items' results stand; the reduce runs again on a resume.
-        context.stderr.write(
-          `forkloop batch ${spec.id}: the reduce failed (${reduce.record.error?.code}: ${reduce.record.error?.message}); the items' results are kept — \`${resume}\` runs the reduce again, and nothing else.\n`,
-        );
-        if (code === EXIT.ok) [code, status] = [EXIT.batchPartial, "partial"];
-      } else if (summary.budgetReached && report.totals.pending > 0) {
-        context.stderr.write(
-          `forkloop batch: --max-budget-usd ${limitUsd} reached: ${plural(report.totals.pending, "item")} not started; resume with a higher budget: \`${resume} --max-budget-usd N\`\n`,
-        );
-        [code, status] = [EXIT.budgetReached, "budget_reached"];
-      }
-      const html = await htmlReportLine(spec, dir, flags);
-      printBatchSummary(
-        { report, paths, html, status, json: flags["output-format"] === "json", resume },
-        context,
-      );
-      return code;
-    } finally {
-      await source.close();
     }
+    const resume = resumeCommand(spec, flags);
+    let code = exitCodeForBatch(report.totals);
+    let status = finishedStatus(code);
+    if (summary.stopped !== undefined) {
+      // R-R9: a failure of the whole batch; nothing is lost, the rest is pending.
+      context.stderr.write(
+        `forkloop batch ${spec.id}: stopped: ${summary.stopped}; ${plural(report.totals.pending, "item")} left pending — fix it, then \`${resume}${stopFailure?.resumeWith ?? ""}\` finishes them.\n`,
+      );
+      [code, status] = [EXIT.usage, "stopped"];
+    } else if (summary.interrupted || reduce?.kind === "interrupted") {
+      context.stderr.write(`interrupted: resume with \`${resume}\`\n`);
+      [code, status] = [EXIT.interrupted, "interrupted"];
+    } else if (reduce?.record.status === "failed") {
+      // R-B7: the items' results stand; the reduce runs again on a resume.
+      context.stderr.write(
+        `forkloop batch ${spec.id}: the reduce failed (${reduce.record.error?.code}: ${reduce.record.error?.message}); the items' results are kept — \`${resume}\` runs the reduce again, and nothing else.\n`,
+      );
+      if (code === EXIT.ok) [code, status] = [EXIT.batchPartial, "partial"];
+    } else if (summary.budgetReached && report.totals.pending > 0) {
+      context.stderr.write(
+        `forkloop batch: --max-budget-usd ${limitUsd} reached: ${plural(report.totals.pending, "item")} not started; resume with a higher budget: \`${resume} --max-budget-usd N\`\n`,
+      );
+      [code, status] = [EXIT.budgetReached, "budget_reached"];
+    }
+    const html = await htmlReportLine(spec, dir, flags);
+    printBatchSummary(
+      { report, paths, html, status, json: flags["output-format"] === "json", resume },
+      context,
+    );
+    return code;
   } catch (error) {
     if (error instanceof LogWriteError) throw journalWriteFailed(error, spec.id);
     throw error;
   } finally {
     await backend.close().catch(() => {});
-    await mcp?.close();
+    // The MCP servers and the endpoint it started.
+    await run.close();
   }
 }
 
@@ -343,7 +332,7 @@ async function queuedBatch(
   // Workers read a queued batch's settings from Redis: the flags as typed here are this host's.
   const { mcpConfig: _files, strictMcpConfig: _strict, startFlags: _flags, ...spec } = planned.spec;
   const plan = { ...planned, spec };
-  const rules = mergeRules(settings, { allow: spec.allowedTools, deny: spec.disallowedTools });
+  const rules = where.run.rules({ allow: spec.allowedTools, deny: spec.disallowedTools });
   const mcp = namedMcpServers(servers, rules.deny);
   if (flags["dry-run"]) {
     // The workers' sandbox is theirs; the prefix's tools are the same either way.

@@ -11,7 +11,7 @@ import {
   startQueueWorker,
   type WorkerPolicy,
 } from "@forkloop/batch";
-import { checkProjectDir, mcpServersOnDemand, projectState, resolveRunEnvironment } from "@forkloop/sdk";
+import { checkProjectDir, projectState, resolveRunEnvironment } from "@forkloop/sdk";
 import { SETTING_SOURCES } from "@forkloop/tools";
 import { z } from "zod";
 import { CliError } from "../cli-error.js";
@@ -137,19 +137,12 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
   const bash = run.bash("dontAsk", flags.sandbox, true);
   // R-M1, R-B1: this host's own MCP configuration, resolved as a local run would (a bad one is
   // exit 2 now); servers start only when a batch names them.
-  const mcp = mcpServersOnDemand(
-    (
-      await run.mcpServers({
-        configFiles: flags["mcp-config"]?.map((value) => mcpConfigFlag(value, context.cwd)),
-        strict: flags["strict-mcp-config"],
-      })
-    ).entries,
-    {
-      cwd,
-      env: { ...context.env, ...settings.env },
-      resultsDir: join(state.dir, "mcp-results", `worker-${process.pid}`),
-      warn: log,
-    },
+  const mcp = run.mcpOnDemand(
+    await run.mcpServers({
+      configFiles: flags["mcp-config"]?.map((value) => mcpConfigFlag(value, context.cwd)),
+      strict: flags["strict-mcp-config"],
+    }),
+    { resultsDir: join(state.dir, "mcp-results", `worker-${process.pid}`) },
   );
   const self = `forkloop worker ${hostname()}:${process.pid}`;
   // R-B1 (trust): the operator's choices, which no batch on the queue can change.
@@ -248,8 +241,8 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
     return EXIT.ok;
   } finally {
     await pool.close();
-    await mcp.close();
-    await source.close();
+    // The MCP servers and the endpoint it started.
+    await run.close();
     connection.disconnect();
   }
 }
