@@ -51,6 +51,8 @@ export interface MainSessionOptions {
   readonly home?: string;
   /** False: the system prompt holds no memory files (CLAUDE.md …), as Claude Code's `--bare`. */
   readonly memoryFiles?: boolean;
+  /** Directories besides the project whose memory files are read too (`--add-dir` under CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD=1). */
+  readonly memoryDirectories?: readonly string[];
   /** False: no skills and no agent definitions from disk, as Claude Code's `--safe-mode`. */
   readonly skillAndAgentFiles?: boolean;
   readonly agents?: readonly AgentDefinition[];

@@ -118,6 +118,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }),
     ...(options.home === undefined ? {} : { home: options.home }),
     ...(options.memoryFiles === undefined ? {} : { memoryFiles: options.memoryFiles }),
+    ...(options.memoryDirectories === undefined ? {} : { memoryDirectories: options.memoryDirectories }),
     ...(options.skillAndAgentFiles === undefined ? {} : { skillAndAgentFiles: options.skillAndAgentFiles }),
     ...(options.agents === undefined ? {} : { agents: options.agents }),
   });

@@ -59,27 +59,47 @@ export async function readMemoryFilesDetailed(options: {
   cwd: string;
   repoRoot: string | null;
   home?: string;
+  /** False: not the user's nor the project's own (the additional directories' only). Default true. */
+  ownFiles?: boolean;
+  /**
+   * Directories given besides the project (`--add-dir`) whose memory files are read too, after
+   * the project's, each confined to its own directory (Claude Code reads them under
+   * CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD=1).
+   */
+  additionalDirectories?: readonly string[];
 }): Promise<MemoryFilesRead> {
-  const candidates: { path: string; scope: MemoryFile["scope"] }[] = [];
-  if (options.home !== undefined) {
-    candidates.push({ path: join(options.home, ".claude", "CLAUDE.md"), scope: "user" });
+  type Candidate = { path: string; scope: MemoryFile["scope"]; roots: readonly string[] };
+  const candidates: Candidate[] = [];
+  if (options.ownFiles !== false) {
+    if (options.home !== undefined) {
+      const roots = [options.home];
+      candidates.push({ path: join(options.home, ".claude", "CLAUDE.md"), scope: "user", roots });
+      for (const name of MEMORY_FILE_NAMES)
+        candidates.push({ path: join(options.home, ".forkloop", name), scope: "user", roots });
+    }
+    const roots = [options.repoRoot ?? resolve(options.cwd)];
+    for (const dir of directoryChain(options.cwd, options.repoRoot)) {
+      for (const name of MEMORY_FILE_NAMES)
+        candidates.push({ path: join(dir, name), scope: "project", roots });
+    }
+  }
+  for (const dir of options.additionalDirectories ?? []) {
+    const roots = [resolve(options.cwd, dir)];
     for (const name of MEMORY_FILE_NAMES)
-      candidates.push({ path: join(options.home, ".forkloop", name), scope: "user" });
+      candidates.push({ path: join(resolve(options.cwd, dir), name), scope: "project", roots });
   }
-  for (const dir of directoryChain(options.cwd, options.repoRoot)) {
-    for (const name of MEMORY_FILE_NAMES) candidates.push({ path: join(dir, name), scope: "project" });
-  }
-  const roots = {
-    user: options.home === undefined ? [] : [options.home],
-    project: [options.repoRoot ?? resolve(options.cwd)],
-  };
   const files: MemoryFile[] = [];
   const refused: string[] = [];
   // Real paths already in: a file imported twice, or a memory file another imports, is read once.
   const seen = new Set<string>();
-  const visit = (path: string, scope: MemoryFile["scope"], depth: number, importedBy?: string): void => {
+  const visit = (
+    path: string,
+    { scope, roots }: Omit<Candidate, "path">,
+    depth: number,
+    importedBy?: string,
+  ): void => {
     const read = readProjectFile(path, {
-      roots: roots[scope],
+      roots,
       maxBytes: INSTRUCTION_FILE_MAX_BYTES,
       what: importedBy === undefined ? "memory file" : `memory import (from ${importedBy})`,
     });
@@ -91,8 +111,8 @@ export async function readMemoryFilesDetailed(options: {
     }
     if (depth >= MAX_IMPORT_DEPTH) return;
     for (const imported of memoryImports(read.text, path, options.home))
-      visit(imported, scope, depth + 1, path);
+      visit(imported, { scope, roots }, depth + 1, path);
   };
-  for (const candidate of candidates) visit(candidate.path, candidate.scope, 0);
+  for (const candidate of candidates) visit(candidate.path, candidate, 0);
   return { files, refused: [...new Set(refused)] };
 }

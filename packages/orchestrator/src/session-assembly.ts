@@ -18,6 +18,8 @@ export interface AssembleSessionOptions {
   readonly home?: string;
   /** False: no memory files (CLAUDE.md …) are looked for, as Claude Code's `--bare`. Default true. */
   readonly memoryFiles?: boolean;
+  /** Directories besides the project whose memory files are read too, even without `memoryFiles` (`--restricted`). */
+  readonly memoryDirectories?: readonly string[];
   /** False: no skills and no agent definitions from disk (code-given agents stay), as Claude Code's `--safe-mode`. */
   readonly skillAndAgentFiles?: boolean;
   readonly tools: readonly Tool[];
@@ -100,9 +102,15 @@ export async function assembleSession(options: AssembleSessionOptions): Promise<
   const [skills, agents, memoryRead] = await Promise.all([
     files ? loadSkillsDetailed(cwd, { home, projectDirs }) : { skills: [], errors: [], refused: [] },
     loadAgentDefinitionsDetailed(cwd, options.agents ?? [], { projectDirs: files ? projectDirs : [] }),
-    options.memoryFiles === false
+    options.memoryFiles === false && (options.memoryDirectories ?? []).length === 0
       ? { files: [], refused: [] }
-      : readMemoryFilesDetailed({ cwd, repoRoot, home }),
+      : readMemoryFilesDetailed({
+          cwd,
+          repoRoot,
+          home,
+          ownFiles: options.memoryFiles !== false,
+          additionalDirectories: options.memoryDirectories ?? [],
+        }),
   ]);
   const memoryFiles = memoryRead.files;
   const prefetchMs = performance.now() - started;

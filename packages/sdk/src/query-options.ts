@@ -54,6 +54,11 @@ export interface ResolvedQuery {
   readonly home?: string;
   /** False with `bare`, `safeMode` or `memoryFiles: false`: no memory files in the system prompt. */
   readonly memoryFiles: boolean;
+  /**
+   * The additional directories' memory files are read (CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD
+   * set, as Claude Code reads them; not with `bare` or `safeMode`, even under `memoryFiles: false`).
+   */
+  readonly additionalDirectoryMemory: boolean;
   /** False with `safeMode`: no skills or agent definitions from disk. */
   readonly skillAndAgentFiles: boolean;
   readonly env: Record<string, string | undefined>;
@@ -161,6 +166,8 @@ export async function resolveQueryOptions(
     settings,
     ...(home === undefined ? {} : { home }),
     memoryFiles: !minimal && options.memoryFiles !== false,
+    additionalDirectoryMemory:
+      !minimal && envFlag({ ...settings.env, ...env }.CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD),
     skillAndAgentFiles: options.safeMode !== true,
     // R-R2: the settings' FORKLOOP_* deadline variables apply beneath the environment.
     env: run.endpointEnv,
@@ -307,4 +314,9 @@ function givenSessionId(sessionId: string, state: ProjectState): string {
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === "" ? undefined : value.trim();
+}
+
+/** A variable set to turn something on, as Claude Code reads them (`1`, `true`, `yes`, `on`). */
+function envFlag(value: string | undefined): boolean {
+  return value !== undefined && ["1", "true", "yes", "on"].includes(value.trim().toLowerCase());
 }

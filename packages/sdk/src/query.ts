@@ -737,6 +737,9 @@ class QueryRun implements Query {
       ),
       ...(resolved.home === undefined ? {} : { home: resolved.home }),
       ...(resolved.memoryFiles ? {} : { memoryFiles: false }),
+      ...(resolved.additionalDirectoryMemory && additionalDirectories.length > 0
+        ? { memoryDirectories: additionalDirectories }
+        : {}),
       ...(resolved.skillAndAgentFiles ? {} : { skillAndAgentFiles: false }),
       ...(resolved.systemPrompt === undefined ? {} : { systemPrompt: resolved.systemPrompt }),
       ...(resolved.appendSystemPrompt === undefined
