@@ -1,6 +1,7 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Brain, BrainRequest, FaultSpec, Simulator } from "@forkloop/sim";
 import { startSimulator } from "@forkloop/sim";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -52,6 +53,9 @@ const brain: Brain = async (request) => {
   return { content: [{ type: "text", text: `${agent} done` }] };
 };
 
+/** testing/faulty-worker.ts as built: workers need JavaScript. */
+const FAULTY_WORKER = fileURLToPath(new URL("../dist/testing/faulty-worker.js", import.meta.url));
+
 let sim: Simulator;
 let pool: AgentPool | undefined;
 let dir: string;
@@ -80,6 +84,8 @@ function newPool(options: { maxThreads?: number; cancelGraceMs?: number } = {}):
     maxThreads: options.maxThreads ?? 1,
     concurrentTasksPerWorker: 8,
     cancelGraceMs: options.cancelGraceMs ?? 5_000,
+    // The real worker, with the faults the crash and cancel tests ask for by task id.
+    workerFile: FAULTY_WORKER,
   });
   return pool;
 }
@@ -219,7 +225,7 @@ describe("agent pool (real worker threads, the simulator over HTTP)", () => {
 
   it("R-F2: a worker that ignores cancel is killed after the grace period", async () => {
     const agentPool = newPool({ cancelGraceMs: 200 });
-    const handle = agentPool.run(task("slowpoke", { testFault: "ignore_cancel" }), {
+    const handle = agentPool.run(task("slowpoke-fault-ignore_cancel"), {
       onEvent: (event) => {
         if (event.type === "request_start") setTimeout(() => handle.cancel(), 50);
       },
@@ -405,7 +411,7 @@ describe("agent pool (real worker threads, the simulator over HTTP)", () => {
         if (event.type === "started") threads.push(event.threadId);
       };
       const bystander = agentPool.run(task("bystander"), { onEvent });
-      const crasher = agentPool.run(task("crasher", { testFault: fault }), { onEvent });
+      const crasher = agentPool.run(task(`crasher-fault-${fault}`), { onEvent });
       const [bystanderResult, crasherResult] = await Promise.all([bystander.result, crasher.result]);
       for (const result of [bystanderResult, crasherResult]) {
         expect(result.status).toBe("failed");

@@ -102,12 +102,6 @@ export interface SubAgentTask {
   readonly background?: boolean;
   /** Links the sub-agent's transcript to the session that forked it. */
   readonly parent?: { readonly sessionId: string; readonly agentId: string; readonly toolUseId?: string };
-  /**
-   * Test-only fault injection: `exit` calls process.exit in the worker, `throw` throws an
-   * uncaught error there, `ignore_cancel` makes the worker deaf to cooperative cancel (to prove
-   * the hard kill). Each fires after the sub-agent's first request has started.
-   */
-  readonly testFault?: "exit" | "throw" | "ignore_cancel";
 }
 
 export interface TokenUsage {

@@ -67,11 +67,9 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
   const controller = new AbortController();
   const steeringQueue: QueuedCommand[] = [];
   let cancelRequested = false;
-  let firstRequest = true;
 
   const control: WorkerControlApi = {
     cancel(reason) {
-      if (task.testFault === "ignore_cancel") return;
       cancelRequested = true;
       controller.abort(reason);
     },
@@ -146,10 +144,6 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
       querySource: headerOf(init, QUERY_SOURCE_HEADER) ?? task.querySource,
       at: performance.timeOrigin + performance.now(),
     });
-    if (firstRequest) {
-      firstRequest = false;
-      injectTestFault(task.testFault);
-    }
     const response = transportsModelRequest(input, init)
       ? await viaParent(String(init?.body ?? ""), init)
       : await fetch(input, init);
@@ -202,22 +196,5 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
     telemetry?.flush();
     parent[Comlink.releaseProxy]();
     for (const port of [payload.control, payload.callbacks, payload.events]) port.close();
-  }
-}
-
-function injectTestFault(fault: WorkerTaskPayload["task"]["testFault"]): void {
-  switch (fault) {
-    case "exit":
-      // process.exit in a worker ends this thread only: every sub-agent on it dies with it.
-      process.exit(1);
-      break;
-    case "throw":
-      setImmediate(() => {
-        throw new Error("test fault: uncaught error in the worker");
-      });
-      break;
-    case "ignore_cancel":
-    case undefined:
-      break;
   }
 }
