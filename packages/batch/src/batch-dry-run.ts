@@ -25,12 +25,18 @@ export interface DryRunEstimate {
   readonly promptTokens: number;
   /** The first requests of every item: one prefix write, n − 1 prefix reads, the prompts. */
   readonly firstRequestsCostUsd: number;
+  /**
+   * R-B7 `--reduce`: its first request after the items — the prefix read from the cache and the
+   * reduce prompt (the items' answers it also reads are not known yet, so not counted).
+   */
+  readonly reduce?: { readonly promptTokens: number; readonly firstRequestCostUsd: number };
 }
 
 export function estimateDryRun(
   loaded: LoadedItems,
   prefix: CacheSafeParams,
   modelOverrides: readonly ModelInfo[],
+  reducePrompt?: string,
 ): DryRunEstimate {
   const prefixTokens = estimateTextTokens(
     JSON.stringify({ system: prefix.systemPrompt, tools: prefix.tools }),
@@ -43,6 +49,19 @@ export function estimateDryRun(
     cache_creation_input_tokens: prefixTokens,
     cache_read_input_tokens: prefixTokens * Math.max(0, count - 1),
   });
+  const reducePromptTokens = reducePrompt === undefined ? 0 : estimateTextTokens(reducePrompt);
+  const reduce =
+    reducePrompt === undefined
+      ? undefined
+      : {
+          promptTokens: reducePromptTokens,
+          firstRequestCostUsd: costUsd(getModelInfo(prefix.model, modelOverrides), {
+            input_tokens: reducePromptTokens,
+            output_tokens: 0,
+            cache_creation_input_tokens: 0,
+            cache_read_input_tokens: prefixTokens,
+          }),
+        };
   return {
     model: prefix.model,
     items: loaded.items.map((item) => item.label),
@@ -50,6 +69,7 @@ export function estimateDryRun(
     prefixTokens,
     promptTokens,
     firstRequestsCostUsd,
+    ...(reduce === undefined ? {} : { reduce }),
   };
 }
 
@@ -63,7 +83,12 @@ export function formatDryRun(estimate: DryRunEstimate): string {
     ...listed,
     ...(count > LISTED ? [`  … and ${count - LISTED} more`] : []),
     `first requests: a ${formatCount(estimate.prefixTokens)}-token shared prefix (written once, read by the other ${Math.max(0, count - 1)}) + ${formatCount(estimate.promptTokens)} prompt tokens`,
-    `estimated cost of the first requests: at least $${estimate.firstRequestsCostUsd.toFixed(4)} at ${estimate.model}'s prices; later turns and output are not counted`,
+    ...(estimate.reduce === undefined
+      ? []
+      : [
+          `then the reduce: one request reading the prefix + ${formatCount(estimate.reduce.promptTokens)} prompt tokens + the items' answers (not known yet), at least $${estimate.reduce.firstRequestCostUsd.toFixed(4)}`,
+        ]),
+    `estimated cost of the first requests: at least $${(estimate.firstRequestsCostUsd + (estimate.reduce?.firstRequestCostUsd ?? 0)).toFixed(4)} at ${estimate.model}'s prices; later turns and output are not counted`,
     "nothing was sent; run it without --dry-run",
   ].join("\n");
 }

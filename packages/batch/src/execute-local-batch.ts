@@ -4,13 +4,13 @@ import { poolClock, type SharedClock, type SubAgentBashOptions } from "@forkloop
 import type { ModelSource } from "@forkloop/sdk";
 import type { Settings } from "@forkloop/tools";
 import { createBatchExecutor, createBatchPool } from "./batch-executor.js";
-import { type ReduceOutcome, readReduce, runReduce } from "./batch-reduce.js";
+import { type ReduceOutcome, readReduce, reduceDue, runReduce } from "./batch-reduce.js";
 import { type BatchReport, buildReport, finalSnapshot } from "./batch-report.js";
 import { type BatchRunSummary, runBatch } from "./batch-runner.js";
 import type { BatchSpec } from "./batch-store.js";
 import { describeEndpointFailure, type EndpointFailure, endpointUrl } from "./endpoint-failure.js";
 import type { ItemIsolator } from "./item-isolation.js";
-import type { JobBackend } from "./job-backend.js";
+import type { ItemState, JobBackend } from "./job-backend.js";
 import { type BatchApiRun, batchApiEndpoint, openBatchApi } from "./message-batches-api.js";
 import { plural } from "./plural.js";
 import { formatDuration, ProgressDisplay, type ProgressStream } from "./progress-display.js";
@@ -61,6 +61,11 @@ export interface BatchOutcome {
   readonly stopFailure?: EndpointFailure;
   /** R-B7: the reduce, when the batch has one and its map is finished. */
   readonly reduce?: ReduceOutcome;
+  /**
+   * R-B7: `--max-budget-usd` left no room for the reduce (the items' spend plus its estimate, an
+   * item's average, is over the limit): it did not start, and a resume with a higher budget runs it.
+   */
+  readonly reduceOverBudget?: { readonly spentUsd: number; readonly estimateUsd: number };
 }
 
 /**
@@ -193,7 +198,16 @@ export async function executeBatch(run: BatchExecution, context: BatchHost): Pro
       summary.stopped === undefined &&
       summary.states.every((state) => state.status === "succeeded" || state.status === "failed");
     let reduce: ReduceOutcome | undefined;
-    if (spec.reduce !== undefined && mapDone) {
+    const reduceOverBudget =
+      spec.reduce !== undefined && mapDone && run.budget !== undefined
+        ? await reduceBudgetCheck(run.dir, spec.reduce, summary.states, run.budget)
+        : undefined;
+    if (reduceOverBudget !== undefined) {
+      display.log(
+        `reduce: not started — --max-budget-usd ${run.budget?.limitUsd}: the items spent $${reduceOverBudget.spentUsd.toFixed(4)} and the reduce is estimated at $${reduceOverBudget.estimateUsd.toFixed(4)} (an item's average)`,
+      );
+    }
+    if (spec.reduce !== undefined && mapDone && reduceOverBudget === undefined) {
       // Its own executor on the map's prefix: no --json-schema (it answers in prose), no item journal.
       const { outputSchema: _items, ...reduceSpec } = spec;
       // R-B8: the map's pool sends Message Batch entries; the one reduce request goes online.
@@ -241,6 +255,7 @@ export async function executeBatch(run: BatchExecution, context: BatchHost): Pro
       report,
       ...(stopFailure === undefined ? {} : { stopFailure }),
       ...(reduce === undefined ? {} : { reduce }),
+      ...(reduceOverBudget === undefined ? {} : { reduceOverBudget }),
     };
   } finally {
     dropForcedExit?.();
@@ -254,4 +269,22 @@ const CANCEL_WINDOW_MS = 3_000;
 
 function sleepMs(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * R-B7: whether `--max-budget-usd` has room for the reduce — undefined when it has (or a finished
+ * reduce of these results is kept, which costs nothing), else the spend and the estimate. The
+ * estimate is an item's average cost: the reduce is one agent on the items' prefix, reading more.
+ */
+async function reduceBudgetCheck(
+  dir: string,
+  prompt: string,
+  states: readonly ItemState[],
+  budget: { readonly limitUsd: number; readonly perItemEstimateUsd: number },
+): Promise<{ readonly spentUsd: number; readonly estimateUsd: number } | undefined> {
+  if (!(await reduceDue(dir, prompt, states))) return undefined;
+  const costs = states.flatMap((state) => (state.result === undefined ? [] : [state.result.costUsd]));
+  const spentUsd = costs.reduce((sum, cost) => sum + cost, 0);
+  const estimateUsd = costs.length > 0 ? spentUsd / costs.length : budget.perItemEstimateUsd;
+  return spentUsd + estimateUsd <= budget.limitUsd ? undefined : { spentUsd, estimateUsd };
 }

@@ -37,5 +37,5 @@ export async function estimateNewBatch(
     plan.spec.cwd,
     host.warn,
   );
-  return estimateDryRun(plan.loaded, prefix, modelOverrides);
+  return estimateDryRun(plan.loaded, prefix, modelOverrides, plan.spec.reduce);
 }

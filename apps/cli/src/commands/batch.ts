@@ -185,7 +185,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     // R-R2: deadlines from the flags, over the environment, over the settings' env map.
     const source = await run.endpoint(timeoutEnv(flags), spec.cwd);
     const limitUsd = flags["max-budget-usd"];
-    const { summary, report, stopFailure, reduce } = await executeBatch(
+    const { summary, report, stopFailure, reduce, reduceOverBudget } = await executeBatch(
       {
         spec,
         dir,
@@ -240,6 +240,12 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
         `forkloop batch ${spec.id}: the reduce failed (${reduce.record.error?.code}: ${reduce.record.error?.message}); the items' results are kept — \`${resume}\` runs the reduce again, and nothing else.\n`,
       );
       if (code === EXIT.ok) [code, status] = [EXIT.batchPartial, "partial"];
+    } else if (reduceOverBudget !== undefined) {
+      // R-B7: the reduce counts against the budget; the items' results stand.
+      context.stderr.write(
+        `forkloop batch: --max-budget-usd ${limitUsd} reached: the items spent $${reduceOverBudget.spentUsd.toFixed(4)}, so the reduce (about $${reduceOverBudget.estimateUsd.toFixed(4)}) was not started; resume with a higher budget to run it, and nothing else: \`${resume} --max-budget-usd N\`\n`,
+      );
+      [code, status] = [EXIT.budgetReached, "budget_reached"];
     } else if (summary.budgetReached && report.totals.pending > 0) {
       context.stderr.write(
         `forkloop batch: --max-budget-usd ${limitUsd} reached: ${plural(report.totals.pending, "item")} not started; resume with a higher budget: \`${resume} --max-budget-usd N\`\n`,
