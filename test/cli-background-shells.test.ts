@@ -139,8 +139,8 @@ describe("background shells through the built CLI (R-T4)", () => {
     expect(startedText).toMatch(
       /^Command running in background with ID: b\w+\. Output is being written to: /,
     );
-    expect(firstRead).toBe("     1\tone");
-    expect(secondRead).toBe("     1\tone\n     2\ttwo");
+    expect(firstRead).toBe("1\tone\n2\t");
+    expect(secondRead).toBe("1\tone\n2\ttwo\n3\t");
     expect(JSON.parse(stopped ?? "{}")).toMatchObject({ task_type: "local_bash" });
     // Control: it ran until TaskStop, so the check below can fail.
     expect(aliveBeforeStop).toBe(true);

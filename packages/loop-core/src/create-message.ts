@@ -13,6 +13,7 @@ export interface CreateMessageOptions {
   readonly parentUuid?: string | null;
   readonly isMeta?: boolean;
   readonly interrupt?: { readonly toolUse: boolean };
+  readonly toolUseResult?: unknown;
 }
 
 export function createUserMessage(
@@ -27,6 +28,7 @@ export function createUserMessage(
     message: { role: "user", content },
     ...(options.isMeta === undefined ? {} : { isMeta: options.isMeta }),
     ...(options.interrupt === undefined ? {} : { interrupt: options.interrupt }),
+    ...(options.toolUseResult === undefined ? {} : { toolUseResult: options.toolUseResult }),
   };
 }
 

@@ -159,7 +159,7 @@ export { CONTINUE_REASONS, TERMINAL_REASONS } from "./terminal.js";
 export { type BudgetDecision, type BudgetTracker, checkTokenBudget } from "./token-budget.js";
 export { estimateMessageTokens, estimateTextTokens, tokenCountWithEstimation } from "./token-estimation.js";
 export type { AgentState, TodoItem, Tool, ToolAnnotations, ToolResult, ToolUseContext } from "./tool.js";
-export { annotationTraits, createAgentState } from "./tool.js";
+export { annotationTraits, createAgentState, toolUseResultOf } from "./tool.js";
 export { runToolUse, type ToolRunOptions, type ToolRunOutcome, toolResultMessage } from "./tool-execution.js";
 export type { ToolUseSummaryEvent } from "./tool-use-summary.js";
 export { sumUsage, usageTotalsOf, ZERO_USAGE_TOTALS } from "./usage-counter.js";

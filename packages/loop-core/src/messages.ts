@@ -27,6 +27,11 @@ export interface UserMessage extends MessageBase {
   readonly isMeta?: boolean;
   /** Set on the user message that interrupted a run (R-L16); `toolUse` when tools were running. */
   readonly interrupt?: { readonly toolUse: boolean };
+  /**
+   * On a tool result's message: the call's `toolUseResult` (`toolUseResultOf`, the tool's structured
+   * output), which stream-json and the SDK print as `tool_use_result` (R-K2, R-X1). Never sent to the API.
+   */
+  readonly toolUseResult?: unknown;
 }
 
 export interface AssistantMessage extends MessageBase {

@@ -3,7 +3,7 @@ import { createUserMessage } from "./create-message.js";
 import type { LoopHooks, PreToolUseOutcome } from "./hooks.js";
 import type { ContentBlockParam, ToolUseBlock, UserMessage } from "./messages.js";
 import type { CanUseTool } from "./permissions.js";
-import type { Tool, ToolResult, ToolUseContext } from "./tool.js";
+import { type Tool, type ToolResult, type ToolUseContext, toolUseResultOf } from "./tool.js";
 import { toolUseRejection } from "./untrusted-tool-uses.js";
 
 export interface ToolRunOptions {
@@ -229,9 +229,10 @@ export function toolResultMessage(
         type: "tool_result",
         tool_use_id: toolUseId,
         content: content as string,
-        ...(result.isError ? { is_error: true } : {}),
+        // A tool that says it did not fail says so to the model, as Claude Code's Bash does (R-X1).
+        ...(result.isError === undefined ? {} : { is_error: result.isError }),
       },
     ],
-    { uuid, parentUuid },
+    { uuid, parentUuid, toolUseResult: toolUseResultOf(result) },
   );
 }

@@ -45,6 +45,38 @@ export interface ToolUseContext {
 export interface ToolResult {
   readonly content: string | readonly ContentBlockParam[];
   readonly isError?: boolean;
+  /**
+   * The tool's own structured output (Claude Code's `toolUseResult`, e.g. Read's `{type, file}`,
+   * Bash's `{stdout, stderr, …}`): never sent to the model; the user message carries it to
+   * stream-json's `tool_use_result`, the SDK's user messages and PostToolUse hooks' `tool_response`
+   * (R-K2, R-X1). Without it they get the result's text (`toolUseResultOf`).
+   */
+  readonly output?: unknown;
+}
+
+/**
+ * A call's `tool_use_result` / `tool_response`, one answer for every surface (R-K2, R-X1): the
+ * tool's structured output, else the result's text (blocks other than text named by their type),
+ * a failed call's as Claude Code gives it.
+ */
+export function toolUseResultOf(result: ToolResult): unknown {
+  if (result.output !== undefined) return result.output;
+  const text = resultText(result.content);
+  if (result.isError !== true) return text;
+  // A failed call's is its error, as Claude Code words it: `Error: ` and the message, untagged.
+  const untagged = /^<tool_use_error>([\s\S]*)<\/tool_use_error>$/.exec(text)?.[1] ?? text;
+  return `Error: ${untagged}`;
+}
+
+/** A tool_result's content as text: blocks other than text are named by their type (`[image]`). */
+function resultText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((block: { type?: string; text?: string }) =>
+      block.type === "text" ? (block.text ?? "") : `[${block.type}]`,
+    )
+    .join("\n");
 }
 
 /**

@@ -53,7 +53,14 @@ export function mcpTool(
       async call(args, context) {
         const outcome = await server.call(info.name, args, context.abortController.signal);
         if (!outcome.ok) return { content: outcome.error, isError: true };
-        const limited = await limitOutput(toResultBlocks(outcome.result), outcome.result.isError === true, {
+        // A successful result's structuredContent is what the model gets, as JSON text, as Claude
+        // Code gives it (R-M1, R-X1): it is the server's data, its content a rendering of it.
+        const { structuredContent, isError } = outcome.result;
+        const structured = isError !== true && structuredContent !== undefined;
+        const blocks = structured
+          ? [{ type: "text" as const, text: JSON.stringify(structuredContent) }]
+          : toResultBlocks(outcome.result);
+        const limited = await limitOutput(blocks, isError === true, {
           toolName: name,
           maxOutputTokens: options.maxOutputTokens,
           resultsDir: options.resultsDir,
@@ -61,7 +68,10 @@ export function mcpTool(
         if (limited.warningTokens !== undefined) {
           options.onNotice?.({ type: "output_warning", tool: name, tokens: limited.warningTokens });
         }
-        return limited.result;
+        // Shown as it is: the structured output is Claude Code's `{content, structuredContent}` (R-K2).
+        return structured && limited.result.output !== undefined
+          ? { ...limited.result, output: { content: limited.result.content, structuredContent } }
+          : limited.result;
       },
     },
   };

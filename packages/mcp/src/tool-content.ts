@@ -11,8 +11,8 @@ type ResultBlock = Extract<ContentBlockParam, { type: "text" } | { type: "image"
 /**
  * An MCP tool result as tool_result content: text stays text, images become image blocks (what
  * the model can see), everything else a text line that says what it was. Empty text blocks are
- * dropped (the API refuses them). `structuredContent` is shown only when there is no content,
- * since servers that send both put the same data in `content` (the spec asks them to).
+ * dropped (the API refuses them). `structuredContent` stands in when there is no content (a
+ * successful result's is shown instead of its content: mcp-tool.ts).
  */
 export function toResultBlocks(result: CallToolResult): ResultBlock[] {
   const blocks = result.content.flatMap(toBlocks);

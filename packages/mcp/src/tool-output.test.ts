@@ -14,7 +14,7 @@ const image = {
 const tempDir = () => mkdtemp(join(tmpdir(), "forkloop-mcp-out-"));
 
 describe("R-M1: MCP output limits (MAX_MCP_OUTPUT_TOKENS, 50,000 characters, warning at 10,000 tokens)", () => {
-  it("R-M1: a small result is shown as it is, text joined to one string", async () => {
+  it("R-M1, R-K2: a small result is shown as it is, text joined to one string; its blocks are the structured output", async () => {
     const out = await limitOutput(
       [
         { type: "text", text: "a" },
@@ -23,7 +23,15 @@ describe("R-M1: MCP output limits (MAX_MCP_OUTPUT_TOKENS, 50,000 characters, war
       false,
       { toolName: tool, maxOutputTokens: 25_000 },
     );
-    expect(out).toEqual({ result: { content: "a\nb" } });
+    expect(out).toEqual({
+      result: {
+        content: "a\nb",
+        output: [
+          { type: "text", text: "a" },
+          { type: "text", text: "b" },
+        ],
+      },
+    });
   });
 
   it("R-M1: over 50,000 characters → saved to a file in the results dir, the model gets the path and a preview", async () => {

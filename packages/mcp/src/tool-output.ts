@@ -55,7 +55,8 @@ export async function limitOutput(
   }
   const content = images === 0 ? allText : [...blocks];
   return {
-    result: { content, ...(isError ? { isError: true } : {}) },
+    // The server's content blocks are the call's structured output, as Claude Code's (R-K2, R-M1).
+    result: { content, ...(isError ? { isError: true } : { output: [...blocks] }) },
     ...(tokens > OUTPUT_WARNING_TOKENS ? { warningTokens: tokens } : {}),
   };
 }

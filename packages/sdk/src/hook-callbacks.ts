@@ -8,6 +8,7 @@ import {
   type StopHookOutcome,
   type SubagentStartOutcome,
   type ToolUseContext,
+  toolUseResultOf,
   type UserPromptSubmitOutcome,
 } from "@forkloop/loop-core";
 import { backgroundShellsFor, compileMatcher } from "@forkloop/tools";
@@ -287,7 +288,7 @@ export class HookCallbacks {
                   {
                     ...call,
                     hook_event_name: "PostToolUse",
-                    tool_response: { content: result.content, is_error: false },
+                    tool_response: toolUseResultOf(result),
                   },
                   toolUseId,
                   signal,

@@ -326,7 +326,8 @@ describe("query() through the simulator", () => {
     expect(seen[0]?.input).toMatchObject({
       hook_event_name: "PostToolUse",
       tool_name: "Read",
-      tool_response: { is_error: false },
+      // Read's structured output, as the Agent SDK gives it (R-K2).
+      tool_response: { type: "text", file: { startLine: 1 } },
     });
     // A failed call is a PostToolUseFailure with the error's text, and no PostToolUse.
     seen.length = 0;

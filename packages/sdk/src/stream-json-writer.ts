@@ -7,7 +7,7 @@ import type {
   UsageTotals,
   UserMessage,
 } from "@forkloop/loop-core";
-import { costUsd, getModelInfo } from "@forkloop/loop-core";
+import { costUsd, getModelInfo, toolUseResultOf } from "@forkloop/loop-core";
 import type { z } from "zod";
 import {
   apiErrorLineFields,
@@ -623,10 +623,16 @@ export function userLines(
   });
   const results = blocks.filter((block) => block.type === "tool_result");
   if (results.length === 0) return [line(blocks)];
+  // The message's own toolUseResult belongs to its one tool result; a message holding several
+  // (answers the loop wrote for unanswered calls) gives each its text.
+  const toolUseResult = (content: unknown): unknown =>
+    results.length === 1 && event.toolUseResult !== undefined
+      ? event.toolUseResult
+      : toolUseResultOf({ content: content as string });
   return blocks.map((block, index) => {
     const uuid = lineUuid(event.uuid, index, blocks.length);
     return block.type === "tool_result"
-      ? line([block], toolOutput(block.content), uuid)
+      ? line([block], toolUseResult(block.content), uuid)
       : line([block], undefined, uuid);
   });
 }
@@ -646,15 +652,4 @@ export function oneBlockMessage(message: object, block: unknown): never {
  */
 function lineUuid(messageUuid: string, index: number, lines: number): string {
   return index === lines - 1 ? messageUuid : randomUUID();
-}
-
-/** A tool_result's content as text: the string itself, or its text blocks joined. */
-export function toolOutput(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((block: { type?: string; text?: string }) =>
-      block.type === "text" ? (block.text ?? "") : `[${block.type}]`,
-    )
-    .join("\n");
 }

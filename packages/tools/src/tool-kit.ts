@@ -69,11 +69,9 @@ export function staleWriteRefusal(
   return undefined;
 }
 
-/** Formats lines like `cat -n`: the number right-aligned in 6 columns, a tab, the text. */
+/** Numbers lines as Claude Code's Read does (R-X1): the number, a tab, the text. */
 export function numberLines(lines: readonly string[], firstLineNumber: number): string {
-  return lines
-    .map((line, index) => `${String(firstLineNumber + index).padStart(6, " ")}\t${line}`)
-    .join("\n");
+  return lines.map((line, index) => `${firstLineNumber + index}\t${line}`).join("\n");
 }
 
 /** Newest modification first, name order among equals: Claude Code's order for Glob and Grep results. */

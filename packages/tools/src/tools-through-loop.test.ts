@@ -81,7 +81,7 @@ describe("tools through the loop and the simulator", () => {
     expect(terminal.reason).toBe("completed");
     expect(readFileSync(join(ws.root, "app.ts"), "utf8")).toBe("const answer = 42;\n");
     expect(seen[1]?.lastToolResults).toEqual([
-      { tool_use_id: "toolu_read", content: "     1\tconst answer = 41;", is_error: false },
+      { tool_use_id: "toolu_read", content: "1\tconst answer = 41;\n2\t", is_error: false },
     ]);
     expect(seen[2]?.lastToolResults[0]?.content).toMatch(/has been updated/);
     expect([...(seen[0]?.toolNames ?? [])].sort()).toEqual([

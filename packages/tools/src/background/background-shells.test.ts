@@ -74,7 +74,7 @@ describe("background shells", () => {
     expect(shells?.get(id)?.status).toBe("running");
     expect(await waitFor(() => readFileSync(file, "utf8").includes("first"))).toBe(true);
     const firstRead = resultText(await callTool(readTool, { file_path: file }, ctx));
-    expect(firstRead).toBe("     1\tfirst");
+    expect(firstRead).toBe("1\tfirst\n2\t");
     writeFileSync(join(ws.root, "go"), "");
     await shells?.nextEvent();
     const notices = shells?.takeNotices() ?? [];
@@ -88,7 +88,7 @@ describe("background shells", () => {
       },
     ]);
     const secondRead = resultText(await callTool(readTool, { file_path: file }, ctx));
-    expect(secondRead).toContain("     2\tsecond");
+    expect(secondRead).toContain("2\tsecond");
     expect(secondRead).toContain("[exited with code 3]");
     const text = taskNotificationText(notices[0] as NonNullable<(typeof notices)[0]>);
     expect(text).toContain(

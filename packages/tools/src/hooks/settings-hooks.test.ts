@@ -160,7 +160,8 @@ describe("PostToolUse and Stop shell hooks", () => {
     });
     expect(outcome).toEqual({ additionalContext: "lint: 2 errors" });
     const stdin = JSON.parse(readFileSync(join(ws.root, "post.json"), "utf8"));
-    expect(stdin.tool_response).toEqual({ content: "updated", is_error: false });
+    // A result without structured output is its text (R-X1, as the call's tool_use_result).
+    expect(stdin.tool_response).toBe("updated");
     expect(stdin.hook_event_name).toBe("PostToolUse");
   });
 
@@ -315,7 +316,7 @@ describe("R-X1: the events Claude Code fires headless, with its input fields", (
     // The control: a successful call of the main agent is a PostToolUse without agent fields.
     await post({ ...call, result: { content: "hello" }, context: ws.context() });
     const success = read("post.json");
-    expect(success).toMatchObject({ hook_event_name: "PostToolUse", tool_response: { content: "hello" } });
+    expect(success).toMatchObject({ hook_event_name: "PostToolUse", tool_response: "hello" });
     expect(success.agent_id).toBeUndefined();
   });
 

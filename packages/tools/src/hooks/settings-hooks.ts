@@ -14,6 +14,7 @@ import {
   type StopHookInput,
   type StopHookOutcome,
   type ToolUseContext,
+  toolUseResultOf,
   type UserPromptSubmitInput,
   type UserPromptSubmitOutcome,
 } from "@forkloop/loop-core";
@@ -120,7 +121,7 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
           })
         : await runHookEvent("PostToolUse", settings, {
             ...call,
-            toolResponse: { content: input.result.content, is_error: false },
+            toolResponse: toolUseResultOf(input.result),
           });
     report(outcome);
     const feedback = [...outcome.blockReasons, ...outcome.additionalContext].join("\n\n");

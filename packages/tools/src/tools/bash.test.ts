@@ -53,10 +53,17 @@ function readPids(): number[] {
 }
 
 describe("Bash", () => {
-  it("R-T3: runs in the working directory and returns stdout then stderr", async () => {
+  it("R-T3, R-X1: runs in the working directory and returns stdout then stderr; both apart as its structured output", async () => {
     const result = await callTool(bashTool, { command: "pwd; echo oops >&2" }, ws.context());
-    expect(result.isError).toBeUndefined();
+    expect(result.isError).toBe(false);
     expect(resultText(result)).toBe(`${ws.root}\noops`);
+    expect(result.output).toEqual({
+      stdout: ws.root,
+      stderr: "oops",
+      interrupted: false,
+      isImage: false,
+      noOutputExpected: false,
+    });
   });
 
   it("R-T3: reports a non-zero exit code as an error", async () => {

@@ -175,7 +175,20 @@ function callResult(run: ProcessGroupRun, blocked: readonly string[], timeoutMs:
       run.exitCode === null ? `Killed by signal ${run.signal ?? "unknown"}` : `Exit code ${run.exitCode}`,
     );
   }
-  return { content: output.length > 0 ? output : "(no output)" };
+  return {
+    content: output.length > 0 ? output : "(no output)",
+    // Said outright, as Claude Code's Bash results do (R-X1).
+    isError: false,
+    // Claude Code's structured output (R-K2, R-X1); forkloop does not guess which commands are
+    // silent by nature, so noOutputExpected stays false.
+    output: {
+      stdout: run.stdout.trimEnd(),
+      stderr: run.stderr.trimEnd(),
+      interrupted: false,
+      isImage: false,
+      noOutputExpected: false,
+    },
+  };
 }
 
 /** Without the model credentials, with the settings' `env`, and git made safe against the repository's config (R-S4, R-S2). */

@@ -24,7 +24,7 @@ describe("Edit", () => {
     });
     expect(result.isError).toBeUndefined();
     expect(readFileSync(path, "utf8")).toBe("const a = 1;\nconst b = 3;\n");
-    expect(text).toContain("     2\tconst b = 3;");
+    expect(text).toContain("2\tconst b = 3;");
   });
 
   it("R-T3: not found is an error", async () => {

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { writeFileAtomicSync } from "../atomic-write.js";
 import { replaceInBytes } from "../byte-edit.js";
 import { replaceInText } from "../edit-replace.js";
+import { patchHunks } from "../file-patch.js";
 import { decodeTextFile, encodeTextFile, NEW_FILE_FORMAT, withLineEnding } from "../text-file.js";
 import {
   absolutePath,
@@ -134,6 +135,16 @@ export const editTool = defineTool({
         : `The file ${path} has been updated.`;
     return {
       content: `${summary} Here is a snippet of the edited file:\n${snippet(shown, change.firstChangeAt, change.replacement)}`,
+      // Claude Code's structured output (R-K2, R-X1): the edit asked for and the file's change.
+      output: {
+        filePath: path,
+        oldString: input.old_string,
+        newString: input.new_string,
+        originalFile: text,
+        structuredPatch: patchHunks(text, shown),
+        userModified: false,
+        replaceAll: request.replaceAll,
+      },
     };
   },
 });

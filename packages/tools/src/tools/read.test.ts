@@ -7,12 +7,22 @@ import { readTool } from "./read.js";
 const ws = useTempWorkspace();
 
 describe("Read", () => {
-  it("R-T3: numbers lines like cat -n, six columns right-aligned, and records the read", async () => {
+  it("R-T3, R-X1: numbers lines as Claude Code's Read (a file's final newline ends in an empty line), and records the read", async () => {
     writeFileSync(join(ws.root, "a.txt"), "alpha\nbeta\n");
     const context = ws.context();
     const result = await callTool(readTool, { file_path: "a.txt" }, context);
     expect(result.isError).toBeUndefined();
-    expect(resultText(result)).toBe("     1\talpha\n     2\tbeta");
+    expect(resultText(result)).toBe("1\talpha\n2\tbeta\n3\t");
+    expect(result.output).toEqual({
+      type: "text",
+      file: {
+        filePath: join(ws.root, "a.txt"),
+        content: "alpha\nbeta\n",
+        numLines: 3,
+        startLine: 1,
+        totalLines: 3,
+      },
+    });
     expect(context.agentState.readFiles.has(join(ws.root, "a.txt"))).toBe(true);
   });
 
@@ -20,15 +30,17 @@ describe("Read", () => {
     writeFileSync(join(ws.root, "n.txt"), Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n"));
     const context = ws.context();
     const text = resultText(await callTool(readTool, { file_path: "n.txt", offset: 3, limit: 2 }, context));
-    expect(text).toBe(
-      "     3\tline 3\n     4\tline 4\n\n(Showing lines 3-4 of 10. Use offset=5 to read more.)",
-    );
+    expect(text).toBe("3\tline 3\n4\tline 4\n\n(Showing lines 3-4 of 10. Use offset=5 to read more.)");
+    const paged = await callTool(readTool, { file_path: "n.txt", offset: 3, limit: 2 }, context);
+    expect(paged.output).toMatchObject({
+      file: { content: "line 3\nline 4", numLines: 2, startLine: 3, totalLines: 10 },
+    });
   });
 
   it("R-T3: reads at most 2000 lines by default", async () => {
     writeFileSync(join(ws.root, "big.txt"), Array.from({ length: 2500 }, (_, i) => `l${i + 1}`).join("\n"));
     const text = resultText(await callTool(readTool, { file_path: "big.txt" }, ws.context()));
-    expect(text).toContain("  2000\tl2000");
+    expect(text).toContain("\n2000\tl2000");
     expect(text).not.toContain("l2001");
     expect(text).toContain("Showing lines 1-2000 of 2500. Use offset=2001 to read more.");
   });
@@ -36,7 +48,7 @@ describe("Read", () => {
   it("R-T3: truncates lines longer than 2000 characters with a note", async () => {
     writeFileSync(join(ws.root, "long.txt"), `${"x".repeat(2500)}\nshort\n`);
     const text = resultText(await callTool(readTool, { file_path: "long.txt" }, ws.context()));
-    expect(text).toContain(`     1\t${"x".repeat(2000)}… [line truncated, 500 more characters]`);
+    expect(text).toContain(`1\t${"x".repeat(2000)}… [line truncated, 500 more characters]`);
     expect(text).toContain("1 line(s) longer than 2000 characters were truncated.");
   });
 
@@ -68,7 +80,7 @@ describe("Read", () => {
       /contents are empty/,
     );
     expect(resultText(await callTool(readTool, { file_path: "two.txt", offset: 9 }, context))).toMatch(
-      /shorter than the provided offset \(9\)\. The file has 2 lines/,
+      /shorter than the provided offset \(9\)\. The file has 3 lines/,
     );
   });
 
@@ -80,16 +92,16 @@ describe("Read", () => {
     );
     const context = ws.context();
     expect(resultText(await callTool(readTool, { file_path: "crlf.txt" }, context))).toBe(
-      "     1\tone\n     2\ttwo",
+      "1\tone\n2\ttwo\n3\t",
     );
-    expect(resultText(await callTool(readTool, { file_path: "u16.txt" }, context))).toBe("     1\théllo");
+    expect(resultText(await callTool(readTool, { file_path: "u16.txt" }, context))).toBe("1\théllo\n2\t");
   });
 
   it("R-T3: missing files, directories and paths outside the workspace are errors", async () => {
     mkdirSync(join(ws.root, "dir"));
     const context = ws.context();
     expect(resultText(await callTool(readTool, { file_path: "nope.txt" }, context))).toMatch(
-      /File does not exist/,
+      `File does not exist. Note: your current working directory is ${ws.root}.`,
     );
     expect(resultText(await callTool(readTool, { file_path: "dir" }, context))).toMatch(
       /is a directory; use the LS/,

@@ -45,7 +45,7 @@ const readInput = z.object({
 export const readTool = defineTool({
   name: "Read",
   description:
-    "Reads a text file from the workspace. Output is numbered like `cat -n` (line number, tab, text). " +
+    "Reads a text file from the workspace. Each line is numbered (line number, tab, text). " +
     `By default up to ${READ_DEFAULT_LINE_LIMIT} lines from the start; use offset and limit for long files. ` +
     `Lines longer than ${READ_MAX_LINE_CHARS} characters are truncated. Images (PNG, JPEG, GIF, WebP) are ` +
     `shown as images; PDFs go to you as documents (up to ${PDF_WHOLE_MAX_PAGES} pages whole, else give pages, ` +
@@ -78,7 +78,8 @@ export const readTool = defineTool({
     if (!opened.ok) {
       switch (opened.problem) {
         case "missing":
-          return toolError(`File does not exist: ${path}`);
+          // Claude Code's words (R-X1): the model named the path; the working directory is what it may have missed.
+          return toolError(`File does not exist. Note: your current working directory is ${context.cwd}.`);
         case "symlink":
         case "outside":
           return toolError(
@@ -157,8 +158,8 @@ export const readTool = defineTool({
         const notebook = parseNotebook(decoded.text, path);
         if (typeof notebook !== "string") return { content: renderNotebook(notebook) };
       }
+      // Lines as Claude Code counts them (R-X1): a file ending in a newline has an empty last line.
       const lines = decoded.text.split("\n");
-      if (lines.at(-1) === "") lines.pop();
       const start = Math.max(1, input.offset ?? 1);
       const limit = input.limit ?? READ_DEFAULT_LINE_LIMIT;
       if (start > lines.length) {
@@ -192,9 +193,30 @@ export const readTool = defineTool({
         );
       }
       const body = numberLines(shown, start);
-      return { content: notes.length === 0 ? body : `${body}\n\n(${notes.join(" ")})` };
+      return {
+        content: notes.length === 0 ? body : `${body}\n\n(${notes.join(" ")})`,
+        output: readOutput(path, lines, start, end),
+      };
     } finally {
       closeSync(fd);
     }
   },
 });
+
+/**
+ * Read's structured output as Claude Code gives it (`tool_use_result`, PostToolUse's
+ * `tool_response`; R-K2, R-X1): lines `startLine`..`endLine` as they are in the file.
+ */
+function readOutput(filePath: string, lines: readonly string[], startLine: number, endLine: number) {
+  const slice = lines.slice(startLine - 1, endLine);
+  return {
+    type: "text",
+    file: {
+      filePath,
+      content: slice.join("\n"),
+      numLines: slice.length,
+      startLine,
+      totalLines: lines.length,
+    },
+  } as const;
+}

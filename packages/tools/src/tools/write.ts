@@ -2,6 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import { z } from "zod";
 import { writeFileAtomicSync } from "../atomic-write.js";
 import { isAscii } from "../byte-edit.js";
+import { patchHunks } from "../file-patch.js";
 import {
   decodeTextFile,
   encodeTextFile,
@@ -48,6 +49,7 @@ export const writeTool = defineTool({
 
     let format: TextFormat = NEW_FILE_FORMAT;
     let existed = false;
+    let original: string | null = null;
     try {
       const stats = await stat(path);
       if (stats.isDirectory()) return toolError(`${path} is a directory; give a file path.`);
@@ -55,7 +57,10 @@ export const writeTool = defineTool({
       const refusal = staleWriteRefusal(context.agentState, path, stats);
       if (refusal !== undefined) return toolError(refusal);
       const decoded = decodeTextFile(await readFile(path), path);
-      if (decoded.ok) format = decoded.format;
+      if (decoded.ok) {
+        format = decoded.format;
+        original = decoded.text;
+      }
       // R-R6: the file's legacy encoding is unknown, so non-ASCII text cannot be written in it;
       // as UTF-8 it would silently change the file's encoding.
       if (
@@ -91,6 +96,15 @@ export const writeTool = defineTool({
     recordWritten(context.agentState, path);
     return {
       content: existed ? `The file ${path} has been updated.` : `File created successfully at: ${path}`,
+      // Claude Code's structured output (R-K2, R-X1): what was written and how it changed the file.
+      output: {
+        type: existed ? "update" : "create",
+        filePath: path,
+        content: input.content,
+        structuredPatch: original === null ? [] : patchHunks(original, input.content),
+        originalFile: original,
+        userModified: false,
+      },
     };
   },
 });
