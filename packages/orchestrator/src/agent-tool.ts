@@ -5,6 +5,7 @@ import type { AgentPool } from "./agent-pool.js";
 import { startAgentInBackground } from "./background-agent.js";
 import { OrchestratorError } from "./errors.js";
 import { type ForkToolOptions, runForkForTool } from "./fork-tool-support.js";
+import { runMovableFork } from "./movable-fork.js";
 
 const agentInputSchema = z.object({
   description: z.string().describe("A short (3-5 word) description of the task"),
@@ -120,6 +121,8 @@ function agentToolAt(
       if (input.run_in_background === true && depth === 1) {
         return startAgentInBackground(pool, options, context, spec);
       }
+      // The main agent's foreground call may be moved to the background while it runs (R-T5).
+      if (depth === 1) return runMovableFork(pool, options, context, spec);
       return runForkForTool(pool, options, context, spec);
     },
   };

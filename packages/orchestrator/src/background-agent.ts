@@ -1,5 +1,10 @@
 import type { ToolResult, ToolUseContext } from "@forkloop/loop-core";
-import { backgroundShellsFor } from "@forkloop/tools";
+import {
+  type BackgroundRunEnd,
+  type BackgroundShellStart,
+  type BackgroundShells,
+  backgroundShellsFor,
+} from "@forkloop/tools";
 import type { AgentPool } from "./agent-pool.js";
 import { type ForkToolOptions, newAgentId, runForkForTool } from "./fork-tool-support.js";
 import type { SubAgentHandle } from "./sub-agent-types.js";
@@ -26,62 +31,111 @@ export function startAgentInBackground(
   // SendMessage's messages: steered into the running sub-agent, or held until the pool has it.
   let handle: SubAgentHandle | undefined;
   const held: string[] = [];
-  const started = backgroundShellsFor(context.agentState).start({
-    kind: "local_agent",
-    id: agentId,
-    command: fork.prompt ?? fork.directive,
-    description: fork.description,
-    toolUseId: context.toolUseId,
-    // A sub-agent's limits are its turns and budget, not a clock.
-    timeoutMs: 0,
+  const abortController = new AbortController();
+  const started = startAgentTask(context, {
+    agentId,
+    fork,
+    abortController,
     send: (message) => {
       if (handle === undefined) held.push(message);
       else handle.steer(message);
     },
-    run: async ({ signal, onOutput }) => {
-      const abortController = new AbortController();
-      const stop = () => abortController.abort(signal.reason ?? "stopped");
-      if (signal.aborted) stop();
-      else signal.addEventListener("abort", stop, { once: true });
-      try {
-        const result = await runForkForTool(
-          pool,
-          options,
-          { ...context, abortController },
-          {
-            ...fork,
-            agentId,
-            background: true,
-            onHandle: (running) => {
-              handle = running;
-              for (const message of held.splice(0)) running.steer(message);
-            },
+    result: () =>
+      runForkForTool(
+        pool,
+        options,
+        { ...context, abortController },
+        {
+          ...fork,
+          agentId,
+          background: true,
+          onHandle: (running) => {
+            handle = running;
+            for (const message of held.splice(0)) running.steer(message);
           },
-        );
-        const report = resultText(result);
-        onOutput(report);
-        return {
-          exitCode: result.isError === true ? 1 : 0,
-          signal: null,
-          timedOut: false,
-          aborted: signal.aborted,
-          ...(result.isError === true ? { error: report.split("\n", 1)[0] ?? "it failed" } : {}),
-          result: report,
-        };
-      } finally {
-        signal.removeEventListener("abort", stop);
-      }
-    },
+        },
+      ),
   });
   if (typeof started === "string") return { isError: true, content: started };
+  return launchedResult(started.id, started.outputFile);
+}
+
+/** The call's answer once its sub-agent runs in the background: its id and output file. */
+export function launchedResult(agentId: string, outputFile: string): ToolResult {
   return {
     content: [
       "Async agent launched successfully.",
-      `agentId: ${started.id} (use it with SendMessage to message the agent while it runs, TaskStop to stop it)`,
+      `agentId: ${agentId} (use it with SendMessage to message the agent while it runs, TaskStop to stop it)`,
       "The agent is working in the background. You will be notified automatically when it completes.",
       "Continue with other tasks that do not overlap its work, or end your response.",
-      `output_file: ${started.outputFile} (its report is written there when it ends)`,
+      `output_file: ${outputFile} (its report is written there when it ends)`,
     ].join("\n"),
+  };
+}
+
+/**
+ * Registers sub-agent `agentId` as one of the agent's background tasks (`local_agent`): `result`
+ * is its run, `send` takes SendMessage's messages, its stop aborts `abortController`. A string is
+ * why it could not start.
+ */
+export function startAgentTask(
+  context: ToolUseContext & { readonly toolUseId: string },
+  task: {
+    readonly agentId: string;
+    readonly fork: ForkSpec;
+    readonly abortController: AbortController;
+    readonly send: (message: string) => void;
+    readonly result: () => Promise<ToolResult>;
+  },
+): ReturnType<BackgroundShells["start"]> {
+  return backgroundShellsFor(context.agentState).start({
+    kind: "local_agent",
+    id: task.agentId,
+    command: task.fork.prompt ?? task.fork.directive,
+    description: task.fork.description,
+    toolUseId: context.toolUseId,
+    // A sub-agent's limits are its turns and budget, not a clock.
+    timeoutMs: 0,
+    send: task.send,
+    run: agentTaskRunner(task.abortController, task.result),
+  });
+}
+
+/**
+ * A background sub-agent task's `run`: the task's stop (TaskStop, stopTask(), the session's end)
+ * aborts `abortController`, which the sub-agent's run listens on; its end is its report.
+ */
+function agentTaskRunner(
+  abortController: AbortController,
+  result: () => Promise<ToolResult>,
+): BackgroundShellStart["run"] {
+  return async ({ signal, onOutput }) => {
+    const stop = () => abortController.abort(signal.reason ?? "stopped");
+    if (signal.aborted) stop();
+    else signal.addEventListener("abort", stop, { once: true });
+    try {
+      return agentTaskEnd(await result(), signal, onOutput);
+    } finally {
+      signal.removeEventListener("abort", stop);
+    }
+  };
+}
+
+/** A background sub-agent's end as its task records it: the report, its output and notice. */
+function agentTaskEnd(
+  result: ToolResult,
+  signal: AbortSignal,
+  onOutput: (chunk: string) => void,
+): BackgroundRunEnd {
+  const report = resultText(result);
+  onOutput(report);
+  return {
+    exitCode: result.isError === true ? 1 : 0,
+    signal: null,
+    timedOut: false,
+    aborted: signal.aborted,
+    ...(result.isError === true ? { error: report.split("\n", 1)[0] ?? "it failed" } : {}),
+    result: report,
   };
 }
 

@@ -117,8 +117,9 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
   /** Stops a running sub-agent by its task id (task_started's `task_id`); its Agent call ends as cancelled. */
   stopTask(taskId: string): Promise<void>;
   /**
-   * Moving a running foreground sub-agent to the background is not supported (a sub-agent runs
-   * in the background when its Agent call says `run_in_background`): always false.
+   * Moves the main agent's running foreground Agent calls (the one `toolUseId` started, or every
+   * one) to the background: each call answers at once, its sub-agent goes on and is reported by a
+   * task notification. True when one moved.
    */
   backgroundTasks(toolUseId?: string): Promise<boolean>;
   /** forkloop keeps no file checkpoints: `canRewind` false, with the reason. */
@@ -345,8 +346,10 @@ class QueryRun implements Query {
     );
   }
 
-  async backgroundTasks(): Promise<boolean> {
-    return false;
+  async backgroundTasks(toolUseId?: string): Promise<boolean> {
+    // R-T5: the main agent's running foreground Agent calls answer at once; their sub-agents go on
+    // as background tasks (a task notification when each ends). False when none matched.
+    return this.#session?.session.backgroundShells.moveToBackground(toolUseId) ?? false;
   }
 
   async rewindFiles(): Promise<RewindFilesResult> {

@@ -1,5 +1,7 @@
 export type {
+  BackgroundRunEnd,
   BackgroundShellInfo,
+  BackgroundShellStart,
   BackgroundShellStatus,
   BackgroundTaskKind,
   BackgroundTaskNotice,

@@ -107,6 +107,8 @@ export class BackgroundShells {
   readonly #entries = new Map<string, Entry>();
   readonly #notices: BackgroundTaskNotice[] = [];
   readonly #listeners = new Set<() => void>();
+  /** Foreground calls that can move here (query().backgroundTasks()), by tool_use id. */
+  readonly #movable = new Map<string, () => boolean>();
   readonly #maxRunning: number;
   readonly #maxOutputBytes: number;
   #dir: string | undefined;
@@ -270,6 +272,34 @@ export class BackgroundShells {
     }
     entry.send(message);
     return undefined;
+  }
+
+  /**
+   * R-T5: a foreground call (`toolUseId`) that `move` can turn into a background task — it starts
+   * one here and answers its call at once, true when it did. The returned function unregisters it
+   * (the call ended on its own).
+   */
+  movable(toolUseId: string, move: () => boolean): () => void {
+    this.#movable.set(toolUseId, move);
+    return () => {
+      if (this.#movable.get(toolUseId) === move) this.#movable.delete(toolUseId);
+    };
+  }
+
+  /**
+   * R-T5: moves the foreground call `toolUseId` (every one, without it) to the background, as the
+   * Agent SDK's backgroundTasks() and Claude Code's Ctrl+B do; true when one moved.
+   */
+  moveToBackground(toolUseId?: string): boolean {
+    const targets = toolUseId === undefined ? [...this.#movable.keys()] : [toolUseId];
+    let moved = false;
+    for (const id of targets) {
+      const move = this.#movable.get(id);
+      if (move === undefined) continue;
+      this.#movable.delete(id);
+      moved = move() || moved;
+    }
+    return moved;
   }
 
   /** True while one of the shells runs. */
