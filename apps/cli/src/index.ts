@@ -7,7 +7,6 @@
  */
 
 export {
-  buildReport,
   type Claim,
   encodeRecord,
   type ItemError,

@@ -29,7 +29,6 @@ export {
 export {
   type BatchReport,
   type BatchTotals,
-  buildReport,
   formatTotals,
   type ReduceLine,
   type ReportOptions,
@@ -41,6 +40,7 @@ export * from "./batch-report-markdown.js";
 export * from "./batch-runner.js";
 export { MAX_BATCH_TURNS } from "./batch-setting-checks.js";
 export { type BatchSpec, createBatch, loadBatch } from "./batch-store.js";
+export { type BatchView, viewBatch, viewBatches } from "./batch-view.js";
 export {
   describeEndpointFailure,
   describeHostFailure,

@@ -1,81 +1,17 @@
-import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
   type BatchReport,
   type BatchSpec,
-  buildReport,
+  type BatchView,
   formatTotals,
-  LOCK_FILE,
-  loadBatch,
-  readJournal,
-  readReduce,
-  reduceDue,
-  replayJournal,
+  viewBatch,
+  viewBatches,
 } from "@forkloop/batch";
 import { batchesDirs, checkId, type ProjectState } from "@forkloop/sdk";
-import { judgeOwner, readLockFile } from "@forkloop/sdk/owner-lock";
 import { failedItemsLine } from "../batch-summary.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
-
-/** A batch as `batch list` / `batch status` read it: its spec, its items' states, and who runs it. */
-interface BatchView {
-  readonly spec: BatchSpec;
-  readonly dir: string;
-  readonly report: ReturnType<typeof buildReport>;
-  /** The batch's lock owner when it still runs (R-R5): "pid N on HOST since …", else null. */
-  readonly runningBy: string | null;
-  /** R-B7: every item is settled but the reduce has not answered for these results (a resume runs it). */
-  readonly reduceDue?: boolean;
-  /** A `--queue` batch: whether its producer wrote report.json (its items all settled). */
-  readonly queueReport?: boolean;
-}
-
-async function viewBatch(state: ProjectState, id: string): Promise<BatchView> {
-  const { spec, dir } = await loadBatch(state, id);
-  if (spec.queue !== undefined) return viewQueuedBatch(spec, dir);
-  const { records } = await readJournal(dir);
-  const { items } = replayJournal(records);
-  const reduce = await readReduce(dir);
-  const report = buildReport(spec.id, items, 0, {
-    transcriptsDir: join(dir, "transcripts"),
-    ...(reduce === undefined ? {} : { reduce }),
-  });
-  const reducing =
-    spec.reduce !== undefined && report.totals.pending === 0 && (await reduceDue(dir, spec.reduce, items));
-  return { spec, dir, report, runningBy: await runningOwner(join(dir, LOCK_FILE)), reduceDue: reducing };
-}
-
-/**
- * A `--queue` batch keeps no journal here (its items' states are on Redis): its report.json once
- * the producer wrote it, else nothing finished that this host knows of.
- */
-async function viewQueuedBatch(spec: BatchSpec, dir: string): Promise<BatchView> {
-  const text = await readFile(join(spec.outputDir, "report.json"), "utf8").catch(() => undefined);
-  const written = text === undefined ? undefined : parseReport(text);
-  const report = written ?? buildReport(spec.id, [], 0);
-  return { spec, dir, report, runningBy: null, queueReport: written !== undefined };
-}
-
-/** report.json as writeReport wrote it; undefined when it is not one (damaged, or older). */
-function parseReport(text: string): BatchReport | undefined {
-  try {
-    const json = JSON.parse(text) as Partial<BatchReport>;
-    return typeof json.totals === "object" && json.totals !== null && Array.isArray(json.items)
-      ? (json as BatchReport)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Who holds the batch's lock, when it is not an owner proven dead (R-R5: pid, host, since when). */
-async function runningOwner(lockFile: string): Promise<string | null> {
-  const lock = await readLockFile(lockFile).catch(() => undefined);
-  if (lock === undefined || judgeOwner(lock.owner).state === "dead") return null;
-  return `pid ${lock.owner.pid} on ${lock.owner.host} since ${lock.owner.since}`;
-}
 
 function state(view: BatchView): string {
   const t = view.report.totals;
@@ -122,23 +58,11 @@ export async function batchListCommand(
     }
     return EXIT.ok;
   }
-  const names = new Set(
-    (
-      await Promise.all(batchesDirs(options.state).map((dir) => readdir(dir).catch(() => [] as string[])))
-    ).flat(),
+  const views = await viewBatches(options.state, (name, error) =>
+    context.stderr.write(
+      `forkloop batch list: ${name}: ${error instanceof Error ? error.message : String(error)}\n`,
+    ),
   );
-  const views: BatchView[] = [];
-  for (const name of names) {
-    try {
-      views.push(await viewBatch(options.state, name));
-    } catch (error) {
-      // One damaged batch must not hide the others.
-      context.stderr.write(
-        `forkloop batch list: ${name}: ${error instanceof Error ? error.message : String(error)}\n`,
-      );
-    }
-  }
-  views.sort((a, b) => b.spec.createdAt.localeCompare(a.spec.createdAt));
   if (options.json) {
     for (const view of views) out(JSON.stringify(summaryOf(view)));
     return EXIT.ok;
