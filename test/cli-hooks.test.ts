@@ -159,6 +159,8 @@ describe("hook events through the CLI (R-X4)", () => {
       expect(log[1]).toEqual({
         ...common,
         hook_event_name: "UserPromptSubmit",
+        // Claude Code 2.1.332's: the prompt the hooks of a turn belong to (not SessionStart's).
+        prompt_id: expect.any(String),
         prompt: "Audit item 1: read every part file in parts/ and report",
       });
       expect(only(log, "PreToolUse")[0]).toMatchObject({
@@ -178,6 +180,7 @@ describe("hook events through the CLI (R-X4)", () => {
         hook_event_name: "PreCompact",
         trigger: "auto",
         custom_instructions: "",
+        prompt_id: expect.any(String),
       });
       expect(only(log, "SessionStart").map((input) => input.source)).toEqual([
         "startup",
@@ -199,6 +202,10 @@ describe("hook events through the CLI (R-X4)", () => {
           hook_event_name: "Stop",
           stop_hook_active: false,
           last_assistant_message: "Audit complete.",
+          prompt_id: expect.any(String),
+          effort: { level: expect.any(String) },
+          background_tasks: [],
+          session_crons: [],
         },
       ]);
       // What SessionStart and UserPromptSubmit printed reached the model with the prompt.
@@ -227,6 +234,7 @@ describe("hook events through the CLI (R-X4)", () => {
           hook_event_name: "PreCompact",
           trigger: "manual",
           custom_instructions: "keep the part names",
+          prompt_id: expect.any(String),
         },
       ]);
 
@@ -305,6 +313,8 @@ describe("hook events through the CLI (R-X4)", () => {
           hook_event_name: "Stop",
           stop_hook_active: false,
           last_assistant_message: "Item audited.",
+          background_tasks: [],
+          session_crons: [],
         },
       ]);
       expect(new Set(log.map((input) => input.session_id)).size).toBe(1);

@@ -158,6 +158,9 @@ describe("sub-agents keep the session's guards", () => {
         agent_id: expect.stringMatching(/^agent-/),
         agent_transcript_path: "",
         last_assistant_message: expect.any(String),
+        // Claude Code 2.1.332's: what still runs in the background; forkloop schedules no crons.
+        background_tasks: [],
+        session_crons: [],
       },
     ]);
     // The main agent's own stop is a Stop event, once.

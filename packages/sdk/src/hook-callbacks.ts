@@ -125,6 +125,11 @@ export class HookCallbacks {
     this.#promptId = randomUUID();
   }
 
+  /** The current prompt's id, for the settings' hooks (the same `prompt_id`). */
+  promptId(): string | undefined {
+    return this.#promptId;
+  }
+
   /**
    * Resolves once the SubagentStart callbacks of `agentId` have answered (at once without any):
    * the sub-agent's first message is yielded after them, as in the Agent SDK.

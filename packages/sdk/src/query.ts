@@ -657,6 +657,7 @@ class QueryRun implements Query {
       transcriptPath,
       onNotice: this.#warn,
       onHookRun,
+      promptId: () => callbacks.promptId(),
     });
     const requestDefaults = withRequestDefaults(resolved, runtime.source.modelOverrides, {
       maxTurns: this.#options.maxTurns,
@@ -733,6 +734,8 @@ class QueryRun implements Query {
             agentType: (agentId) => agentTypes.get(agentId),
             onNotice: this.#warn,
             onHookRun,
+            promptId: () => callbacks.promptId(),
+            effort: () => requestDefaults.effort,
           }),
           callbacks.loopHooks(),
         ),

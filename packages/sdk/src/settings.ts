@@ -73,6 +73,9 @@ export function settingsHooks(
     readonly sessionOf?: SettingsHooksOptions["sessionOf"];
     /** Each hook command's run (`includeHookEvents`). */
     readonly onHookRun?: HookRunObserver | undefined;
+    /** The current prompt's id and the requests' effort, read as each hook fires. */
+    readonly promptId?: SettingsHooksOptions["promptId"];
+    readonly effort?: SettingsHooksOptions["effort"];
   },
 ): LoopHooks {
   return createSettingsHooks(settings, {
@@ -85,6 +88,8 @@ export function settingsHooks(
     ...(options.sessionOf === undefined ? {} : { sessionOf: options.sessionOf }),
     ...(options.agentType === undefined ? {} : { agentType: options.agentType }),
     ...(options.onHookRun === undefined ? {} : { onHookRun: options.onHookRun }),
+    ...(options.promptId === undefined ? {} : { promptId: options.promptId }),
+    ...(options.effort === undefined ? {} : { effort: options.effort }),
     onNotice: (notice) => options.onNotice?.(`hook ${notice.event} ${notice.kind}: ${notice.message}`),
   });
 }
@@ -98,12 +103,14 @@ export function sessionEventHooks(
     readonly transcriptPath: string;
     readonly onNotice: (line: string) => void;
     readonly onHookRun?: HookRunObserver | undefined;
+    readonly promptId?: SettingsHooksOptions["promptId"];
   },
 ): SessionEventHooks {
   return createSessionEventHooks(settings, {
     cwd: options.cwd,
     sessionId: options.sessionId,
     transcriptPath: options.transcriptPath,
+    ...(options.promptId === undefined ? {} : { promptId: options.promptId }),
     ...(options.onHookRun === undefined ? {} : { onHookRun: options.onHookRun }),
     onNotice: (notice) => options.onNotice(`hook ${notice.event} ${notice.kind}: ${notice.message}`),
   });

@@ -16,6 +16,14 @@ export interface HookEventInput {
   readonly sessionId: string;
   readonly transcriptPath?: string;
   readonly permissionMode?: PermissionMode;
+  /** The user prompt the event belongs to (`prompt_id`; every event but SessionStart). */
+  readonly promptId?: string;
+  /** The effort the session's requests ask for (`effort.level` of the events within a model turn). */
+  readonly effort?: string;
+  /** PostToolUse / PostToolUseFailure: how long the call took. */
+  readonly durationMs?: number;
+  /** Stop / SubagentStop: what the agent still runs in the background. */
+  readonly backgroundTasks?: readonly Record<string, unknown>[];
   readonly toolName?: string;
   readonly toolInput?: Record<string, unknown>;
   readonly toolUseId?: string;
@@ -168,6 +176,16 @@ export async function runHookEvent(
   return combine(event, results);
 }
 
+/** The events that run within a model turn: Claude Code gives them the turn's effort. */
+const TURN_EVENTS: ReadonlySet<HookEvent> = new Set([
+  "PreToolUse",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "PostToolBatch",
+  "Stop",
+  "SubagentStop",
+]);
+
 function hookPayload(event: HookEvent, input: HookEventInput): Record<string, unknown> {
   const payload: Record<string, unknown> = {
     session_id: input.sessionId,
@@ -175,6 +193,7 @@ function hookPayload(event: HookEvent, input: HookEventInput): Record<string, un
     cwd: input.cwd,
     hook_event_name: event,
   };
+  if (input.promptId !== undefined && event !== "SessionStart") payload.prompt_id = input.promptId;
   if (
     input.permissionMode !== undefined &&
     event !== "SubagentStart" &&
@@ -187,6 +206,7 @@ function hookPayload(event: HookEvent, input: HookEventInput): Record<string, un
     payload.agent_id = input.agentId;
     if (input.agentType !== undefined) payload.agent_type = input.agentType;
   }
+  if (input.effort !== undefined && TURN_EVENTS.has(event)) payload.effort = { level: input.effort };
   switch (event) {
     case "PreToolUse":
     case "PostToolUse":
@@ -199,6 +219,7 @@ function hookPayload(event: HookEvent, input: HookEventInput): Record<string, un
         payload.error = input.error ?? "";
         payload.is_interrupt = input.isInterrupt === true;
       }
+      if (event !== "PreToolUse" && input.durationMs !== undefined) payload.duration_ms = input.durationMs;
       break;
     case "PostToolBatch":
       payload.tool_calls = input.toolCalls ?? [];
@@ -210,6 +231,9 @@ function hookPayload(event: HookEvent, input: HookEventInput): Record<string, un
         payload.last_assistant_message = input.lastAssistantMessage;
       if (event === "SubagentStop" && input.agentId !== undefined)
         payload.agent_transcript_path = input.agentTranscriptPath ?? "";
+      // forkloop schedules no crons.
+      payload.background_tasks = input.backgroundTasks ?? [];
+      payload.session_crons = [];
       break;
     case "SubagentStart":
       break;

@@ -396,4 +396,45 @@ describe("R-X1: the events Claude Code fires headless, with its input fields", (
       delta: "Done.",
     });
   });
+
+  it("R-X1: the hooks of a prompt carry its prompt_id (not SessionStart); those within a model turn the effort; PostToolUse the call's duration_ms; Stop background_tasks and session_crons", async () => {
+    const hooks = createSettingsHooks(
+      settingsWith({
+        PostToolUse: group("cat > post.json"),
+        Stop: group("cat > stop.json"),
+        SessionStart: group("cat > start.json"),
+      }),
+      {
+        cwd: ws.root,
+        sessionId: "session-1",
+        promptId: () => "prompt-1",
+        effort: () => "medium",
+      },
+    );
+    const context = ws.context();
+    await hooks.postToolUse?.[0]?.({
+      toolName: "Read",
+      toolInput: { file_path: "a.txt" },
+      toolUseId: "toolu_1",
+      result: { content: "hi" },
+      durationMs: 12,
+      context,
+    });
+    expect(read("post.json")).toMatchObject({
+      prompt_id: "prompt-1",
+      effort: { level: "medium" },
+      duration_ms: 12,
+    });
+    await hooks.stop?.[0]?.({ messages: [], stopHookActive: false, context });
+    expect(read("stop.json")).toMatchObject({
+      prompt_id: "prompt-1",
+      effort: { level: "medium" },
+      background_tasks: [],
+      session_crons: [],
+    });
+    await hooks.sessionStart?.[0]?.({ source: "startup", model: "m", context });
+    const start = read("start.json");
+    expect(start.prompt_id).toBeUndefined();
+    expect(start.effort).toBeUndefined();
+  });
 });

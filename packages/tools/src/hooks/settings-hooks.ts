@@ -18,6 +18,7 @@ import {
   type UserPromptSubmitInput,
   type UserPromptSubmitOutcome,
 } from "@forkloop/loop-core";
+import { existingBackgroundShells } from "../background/background-shells.js";
 import type { HookEvent, Settings } from "../settings/settings-schema.js";
 import { compileMatcher } from "./hook-matcher.js";
 import {
@@ -42,6 +43,10 @@ export interface SettingsHooksOptions {
   readonly onNotice?: (notice: HookNotice) => void;
   /** Each hook command as it starts and ends (Claude Code's `--include-hook-events`). */
   readonly onHookRun?: HookRunObserver;
+  /** The current user prompt's id (`prompt_id`), absent before the first. */
+  readonly promptId?: () => string | undefined;
+  /** The effort the session's requests ask for (`effort.level` within a model turn). */
+  readonly effort?: () => string | undefined;
   /** A sub-agent's own transcript (SubagentStop's `agent_transcript_path`). */
   readonly agentTranscriptPath?: (agentId: string) => string | undefined;
   /** A sub-agent's type (`general-purpose`, a definition's name): `agent_type` of its events. */
@@ -71,6 +76,7 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
     const own = options.sessionOf?.(context.agentId);
     const transcriptPath = own === undefined ? options.transcriptPath : own.transcriptPath;
     return {
+      ...promptFields(options),
       cwd: context.cwd,
       sessionId: own?.sessionId ?? options.sessionId,
       permissionMode: context.options.permissionMode,
@@ -111,6 +117,7 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
       toolName: input.toolName,
       toolInput: input.toolInput,
       toolUseId: input.toolUseId,
+      ...(input.durationMs === undefined ? {} : { durationMs: input.durationMs }),
     };
     const outcome =
       input.result.isError === true
@@ -150,6 +157,7 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
     const outcome = await runHookEvent(event, settings, {
       ...base(input.context),
       stopHookActive: input.stopHookActive,
+      backgroundTasks: runningInBackground(input.context),
       ...(last === undefined ? {} : { lastAssistantMessage: last }),
       ...(event === "SubagentStop" && agentTranscriptPath !== undefined ? { agentTranscriptPath } : {}),
     });
@@ -209,6 +217,32 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
   };
 }
 
+/** `prompt_id` and the effort, as the getters say when the event fires. */
+function promptFields(options: Partial<Pick<SettingsHooksOptions, "promptId" | "effort">>): {
+  promptId?: string;
+  effort?: string;
+} {
+  const promptId = options.promptId?.();
+  const effort = options.effort?.();
+  return {
+    ...(promptId === undefined ? {} : { promptId }),
+    ...(effort === undefined ? {} : { effort }),
+  };
+}
+
+/** Stop's `background_tasks`: the agent's shells and background sub-agents still running, as Claude Code lists them. */
+function runningInBackground(context: ToolUseContext): Record<string, unknown>[] {
+  return (existingBackgroundShells(context.agentState)?.list() ?? [])
+    .filter((shell) => shell.status === "running")
+    .map((shell) => ({
+      id: shell.id,
+      type: "shell",
+      status: shell.status,
+      description: shell.description,
+      command: shell.command,
+    }));
+}
+
 /** runHookEvent, telling `onRun` of each command's run. */
 function observed(onRun: HookRunObserver | undefined): typeof runEvent {
   if (onRun === undefined) return runEvent;
@@ -257,14 +291,19 @@ export interface SessionEventHooks {
  */
 export function createSessionEventHooks(
   settings: Settings,
-  options: Pick<SettingsHooksOptions, "cwd" | "sessionId" | "transcriptPath" | "onNotice" | "onHookRun">,
+  options: Pick<
+    SettingsHooksOptions,
+    "cwd" | "sessionId" | "transcriptPath" | "onNotice" | "onHookRun" | "promptId"
+  >,
 ): SessionEventHooks {
   const runHookEvent = observed(options.onHookRun);
-  const base = {
+  const fixed = {
     cwd: options.cwd,
     sessionId: options.sessionId,
     ...(options.transcriptPath === undefined ? {} : { transcriptPath: options.transcriptPath }),
   };
+  // The prompt id is read when the event fires.
+  const base = () => ({ ...fixed, ...promptFields(options) });
   const report = reporter(options.onNotice);
   const has = (event: HookEvent): boolean => (settings.hooks[event]?.length ?? 0) > 0;
   return {
@@ -273,7 +312,7 @@ export function createSessionEventHooks(
           subagentStart: async ({ agentId, agentType, signal }) =>
             report(
               await runHookEvent("SubagentStart", settings, {
-                ...base,
+                ...base(),
                 agentId,
                 agentType,
                 ...(signal === undefined ? {} : { signal }),
@@ -284,13 +323,13 @@ export function createSessionEventHooks(
     ...(has("MessageDisplay")
       ? {
           messageDisplay: async ({ turnId, messageId, text }) =>
-            report(await runHookEvent("MessageDisplay", settings, { ...base, turnId, messageId, text })),
+            report(await runHookEvent("MessageDisplay", settings, { ...base(), turnId, messageId, text })),
         }
       : {}),
     ...(has("SessionEnd")
       ? {
           sessionEnd: async (reason) =>
-            report(await runHookEvent("SessionEnd", settings, { ...base, reason })),
+            report(await runHookEvent("SessionEnd", settings, { ...base(), reason })),
         }
       : {}),
   };
