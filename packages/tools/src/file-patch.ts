@@ -9,6 +9,9 @@ export interface PatchHunk {
   readonly lines: readonly string[];
 }
 
+/** Claude Code's note after a write (R-X1): what was written is what the model has in context. */
+export const FILE_STATE_CURRENT = " (file state is current in your context — no need to Read it back)";
+
 /** Lines of context around each change: Claude Code's, so the hunks are the same as its (R-X1). */
 const CONTEXT_LINES = 3;
 

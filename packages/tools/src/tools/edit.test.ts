@@ -17,14 +17,16 @@ async function readThenEdit(name: string, content: string | Buffer, input: Recor
 }
 
 describe("Edit", () => {
-  it("R-T3: replaces a unique exact string and shows a numbered snippet", async () => {
+  it("R-T3, R-X1: replaces a unique exact string, confirmed in Claude Code's words", async () => {
     const { path, result, text } = await readThenEdit("a.ts", "const a = 1;\nconst b = 2;\n", {
       old_string: "b = 2",
       new_string: "b = 3",
     });
     expect(result.isError).toBeUndefined();
     expect(readFileSync(path, "utf8")).toBe("const a = 1;\nconst b = 3;\n");
-    expect(text).toContain("2\tconst b = 3;");
+    expect(text).toBe(
+      `The file ${path} has been updated successfully. (file state is current in your context — no need to Read it back)`,
+    );
   });
 
   it("R-T3: not found is an error", async () => {

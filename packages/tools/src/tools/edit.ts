@@ -3,13 +3,12 @@ import { z } from "zod";
 import { writeFileAtomicSync } from "../atomic-write.js";
 import { replaceInBytes } from "../byte-edit.js";
 import { replaceInText } from "../edit-replace.js";
-import { patchHunks } from "../file-patch.js";
+import { FILE_STATE_CURRENT, patchHunks } from "../file-patch.js";
 import { decodeTextFile, encodeTextFile, NEW_FILE_FORMAT, withLineEnding } from "../text-file.js";
 import {
   absolutePath,
   defineTool,
   fsErrorCode,
-  numberLines,
   recordWritten,
   staleWriteRefusal,
   symlinkIntoProtected,
@@ -18,7 +17,6 @@ import {
 import { realWorkspaceRoots, resolveInWorkspace } from "../workspace-paths.js";
 
 /** Lines of context shown around an edit so the model sees the result without another Read. */
-const SNIPPET_CONTEXT_LINES = 4;
 
 const editInput = z.object({
   file_path: z
@@ -71,7 +69,7 @@ export const editTool = defineTool({
         return toolError(`Cannot write ${path}: ${fsErrorCode(error)}`);
       }
       recordWritten(context.agentState, path);
-      return { content: `File created successfully at: ${path}` };
+      return { content: `File created successfully at: ${path}${FILE_STATE_CURRENT}` };
     }
     if (stats.isDirectory()) return toolError(`${path} is a directory; give a file path.`);
     const refusal = staleWriteRefusal(context.agentState, path, stats);
@@ -88,7 +86,7 @@ export const editTool = defineTool({
 
     let written: Buffer;
     let shown: string;
-    let change: { firstChangeAt: number; replacement: string; count: number };
+    let count: number;
     if (input.old_string === "") {
       if (text.length > 0) {
         return toolError(
@@ -97,7 +95,7 @@ export const editTool = defineTool({
       }
       shown = withLineEnding(input.new_string, format.lineEnding);
       written = encodeTextFile(shown, format);
-      change = { firstChangeAt: 0, replacement: shown, count: 1 };
+      count = 1;
     } else if (undecodable !== undefined) {
       // R-R6: never rewrite bytes the edit did not touch; a broken UTF-16 file has no byte view.
       if (format.encoding !== "utf8") {
@@ -111,14 +109,13 @@ export const editTool = defineTool({
       written = edited.bytes;
       // Shown as Read shows it (bytes that are not UTF-8 as U+FFFD); lines are the same in both views.
       shown = new TextDecoder("utf-8").decode(written);
-      const before = edited.replaced.updated.slice(0, edited.replaced.firstChangeAt).split("\n").length - 1;
-      change = { ...edited.replaced, firstChangeAt: lineStart(shown, before) };
+      count = edited.replaced.count;
     } else {
       const replaced = replaceInText(text, format.lineEnding, request);
       if (!replaced.ok) return toolError(notReplaced(replaced, input, path));
       shown = replaced.updated;
       written = encodeTextFile(shown, format);
-      change = replaced;
+      count = replaced.count;
     }
 
     try {
@@ -129,12 +126,10 @@ export const editTool = defineTool({
       return toolError(`Cannot write ${path}: ${fsErrorCode(error)}`);
     }
     recordWritten(context.agentState, path);
-    const summary =
-      change.count > 1
-        ? `The file ${path} has been updated. All ${change.count} occurrences were replaced.`
-        : `The file ${path} has been updated.`;
+    // Claude Code's words (R-X1): the model has the change in context, so no snippet follows.
+    const occurrences = count > 1 ? ` All ${count} occurrences were replaced.` : "";
     return {
-      content: `${summary} Here is a snippet of the edited file:\n${snippet(shown, change.firstChangeAt, change.replacement)}`,
+      content: `The file ${path} has been updated successfully.${occurrences}${FILE_STATE_CURRENT}`,
       // Claude Code's structured output (R-K2, R-X1): the edit asked for and the file's change.
       output: {
         filePath: path,
@@ -161,24 +156,4 @@ function notReplaced(
     "set replace_all to true. To replace only one occurrence, provide more context to uniquely identify " +
     `the instance.\nString: ${input.old_string}`
   );
-}
-
-/** The offset where line `index` (0-based) of `text` starts. */
-function lineStart(text: string, index: number): number {
-  let at = 0;
-  for (let line = 0; line < index; line++) {
-    const next = text.indexOf("\n", at);
-    if (next === -1) break;
-    at = next + 1;
-  }
-  return at;
-}
-
-function snippet(text: string, changeAt: number, replacement: string): string {
-  const lines = text.split("\n").map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
-  const firstLine = text.slice(0, changeAt).split("\n").length;
-  const lastLine = firstLine + replacement.split("\n").length - 1;
-  const from = Math.max(1, firstLine - SNIPPET_CONTEXT_LINES);
-  const to = Math.min(lines.length, lastLine + SNIPPET_CONTEXT_LINES);
-  return numberLines(lines.slice(from - 1, to), from);
 }

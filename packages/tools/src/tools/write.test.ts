@@ -8,10 +8,12 @@ import { writeTool } from "./write.js";
 const ws = useTempWorkspace();
 
 describe("Write", () => {
-  it("R-T3: creates a new file and its parent directories", async () => {
+  it("R-T3, R-X1: creates a new file and its parent directories, confirmed in Claude Code's words", async () => {
     const context = ws.context();
     const result = await callTool(writeTool, { file_path: "a/b/c.txt", content: "hi\n" }, context);
-    expect(resultText(result)).toBe(`File created successfully at: ${join(ws.root, "a/b/c.txt")}`);
+    expect(resultText(result)).toBe(
+      `File created successfully at: ${join(ws.root, "a/b/c.txt")} (file state is current in your context — no need to Read it back)`,
+    );
     expect(readFileSync(join(ws.root, "a/b/c.txt"), "utf8")).toBe("hi\n");
   });
 

@@ -2,7 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import { z } from "zod";
 import { writeFileAtomicSync } from "../atomic-write.js";
 import { isAscii } from "../byte-edit.js";
-import { patchHunks } from "../file-patch.js";
+import { FILE_STATE_CURRENT, patchHunks } from "../file-patch.js";
 import {
   decodeTextFile,
   encodeTextFile,
@@ -95,7 +95,10 @@ export const writeTool = defineTool({
     // What this agent just wrote is what it has seen: a following Edit needs no extra Read.
     recordWritten(context.agentState, path);
     return {
-      content: existed ? `The file ${path} has been updated.` : `File created successfully at: ${path}`,
+      // Claude Code's words (R-X1): what was written is what the model has in context.
+      content: existed
+        ? `The file ${path} has been updated successfully.${FILE_STATE_CURRENT}`
+        : `File created successfully at: ${path}${FILE_STATE_CURRENT}`,
       // Claude Code's structured output (R-K2, R-X1): what was written and how it changed the file.
       output: {
         type: existed ? "update" : "create",
