@@ -119,14 +119,17 @@ describe("R-X1: claude -p parity", () => {
       cwd: dir,
     });
     expect(text.code).toBe(10);
-    expect(text.stderr).toMatch(/^Error: Exceeded USD budget \(0\.000001\)\. .*higher --max-budget-usd/m);
+    // Claude Code's line on stdout, where it prints it; how to continue on stderr.
+    expect(text.stdout).toMatch(/^Error: Exceeded USD budget \(0\.000001\)$/m);
+    expect(text.stderr).toMatch(/^The session is saved: .*higher --max-budget-usd/m);
   });
 
   it("text-mode errors are Claude Code's sentences with the fix: max turns (exit 3); a 401 is bad input (R-R9: exit 2, forkloop's documented code where Claude Code exits 1)", async () => {
     const turns = await runCliInProcess(["run", "Summarize notes.md", "--max-turns", "1"], { cwd: dir });
     expect(turns.code).toBe(3);
+    expect(turns.stdout).toBe("Error: Reached max turns (1)\n");
     expect(turns.stderr).toMatch(
-      /^Error: Reached max turns \(1\)\. The session is saved: continue it with `forkloop run --resume [0-9a-f-]{36} "…"`, or raise --max-turns\.$/m,
+      /^The session is saved: continue it with `forkloop run --resume [0-9a-f-]{36} "…"`, or raise --max-turns\.$/m,
     );
     const denied = await runCliInProcess(["run", "Summarize notes.md"], {
       cwd: dir,

@@ -64,8 +64,13 @@ export function printOutcome(
       `API Error: ${endpointFailure.sentence}; then continue the session with \`${options.resumeCommand} "…"${endpointFailure.resumeWith}\`.\n`,
     );
   } else if (options.format === "text") {
+    const stop = limitStop(result, options);
     if (!result.is_error) context.stdout.write(`${resultText(result)}\n`);
-    else context.stderr.write(`${errorSentence(result, options)}\n`);
+    else if (stop !== undefined) {
+      // Claude Code's line on stdout, where scripts read it; how to continue on stderr.
+      context.stdout.write(`${stop.said}\n`);
+      context.stderr.write(`${stop.fix}\n`);
+    } else context.stderr.write(`${errorSentence(result, options)}\n`);
   }
   if (options.format === "text") {
     if (options.verbose) {
@@ -80,19 +85,40 @@ export function printOutcome(
 }
 
 /**
+ * A run stopped at its --max-turns or --max-budget-usd: Claude Code's text-mode line, which it
+ * prints on stdout (`Error: Reached max turns (1)`), and how to continue the saved session.
+ */
+function limitStop(
+  result: SDKResultMessage,
+  options: RunOutcomeOptions,
+): { said: string; fix: string } | undefined {
+  const resume = `\`${options.resumeCommand} "…"\``;
+  if (result.subtype === "error_max_budget_usd") {
+    return {
+      said: `Error: Exceeded USD budget (${options.maxBudgetUsd ?? "?"})`,
+      fix: `The session is saved: continue it with ${resume} and a higher --max-budget-usd.`,
+    };
+  }
+  if (loopReason(result) !== "max_turns") return undefined;
+  return {
+    said: `Error: Reached max turns (${options.maxTurns ?? result.num_turns})`,
+    fix: `The session is saved: continue it with ${resume}, or raise --max-turns.`,
+  };
+}
+
+/**
  * Claude Code's text-mode error sentences (`Error: Reached max turns (1)`), each followed by the
  * fix — never a bare reason code.
  */
 export function errorSentence(result: SDKResultMessage, options: RunOutcomeOptions): string {
   const resume = `\`${options.resumeCommand} "…"\``;
   const text = resultText(result);
-  if (result.subtype === "error_max_budget_usd") {
-    return `Error: Exceeded USD budget (${options.maxBudgetUsd ?? "?"}). The session is saved: continue it with ${resume} and a higher --max-budget-usd.`;
-  }
+  const stop = limitStop(result, options);
+  if (stop !== undefined) return `${stop.said}. ${stop.fix}`;
   const reason = loopReason(result);
   switch (reason) {
     case "max_turns":
-      return `Error: Reached max turns (${options.maxTurns ?? result.num_turns}). The session is saved: continue it with ${resume}, or raise --max-turns.`;
+      return `Error: Reached max turns (${options.maxTurns ?? result.num_turns})`;
     case "model_error":
     case "image_error":
       return `API Error: ${text}${apiErrorFix(options.apiErrorStatus ?? null)}`;
