@@ -25,6 +25,9 @@ type Harness = Awaited<ReturnType<typeof startHarness>>;
 /** The main agent's scripted moves, by the last user text; sub-agents answer with their task. */
 function brain(request: BrainRequest) {
   const text = request.lastUserText ?? "";
+  if (request.querySource === "agent:reader" && request.lastToolResults.length === 0) {
+    return { content: [{ type: "tool_use" as const, name: "Read", input: { file_path: "notes.md" } }] };
+  }
   if (request.querySource?.startsWith("agent:")) {
     return { content: [{ type: "text" as const, text: `sub-agent ${request.querySource} done` }] };
   }
@@ -32,6 +35,17 @@ function brain(request: BrainRequest) {
   if (request.lastToolResults.length > 0) {
     return {
       content: [{ type: "text" as const, text: `done after ${request.lastToolResults.length} results` }],
+    };
+  }
+  if (text.includes("read it with a reader")) {
+    return {
+      content: [
+        {
+          type: "tool_use" as const,
+          name: "Agent",
+          input: { description: "read notes", prompt: "Read notes.md.", subagent_type: "reader" },
+        },
+      ],
     };
   }
   if (text.includes("review twice")) {
@@ -183,8 +197,8 @@ describe("query() through the simulator", () => {
     const progress = messages.filter(
       (message) => message.type === "system" && message.subtype === "task_progress",
     );
-    expect(progress.length).toBeGreaterThanOrEqual(2);
-    expect(progress[0]).toMatchObject({ subagent_type: "reviewer", usage: { tool_uses: 0 } });
+    // R-K2: a reviewer only writes its report: no tool call to announce, its notification follows.
+    expect(progress).toHaveLength(0);
     const subMessages = messages.filter(
       (message) =>
         (message.type === "assistant" || message.type === "user") && message.parent_tool_use_id !== null,
@@ -539,6 +553,39 @@ describe("query() through the simulator", () => {
       }
     },
   );
+
+  it("R-K2: a sub-agent's tool call is announced by task_progress as it starts — before the message holding it — in Claude Code's words for the activity", async () => {
+    const messages = await runQuery(
+      "read it with a reader",
+      harness.options({
+        agents: { reader: { description: "Reads a file", prompt: "You read.", tools: ["Read"] } },
+      }),
+    );
+    const reads = messages.filter(
+      (message) =>
+        message.type === "assistant" &&
+        message.parent_tool_use_id !== null &&
+        message.message.content.some((block) => block.type === "tool_use" && block.name === "Read"),
+    );
+    expect(reads).toHaveLength(1);
+    for (const read of reads) {
+      const at = messages.indexOf(read);
+      const parent = "parent_tool_use_id" in read ? read.parent_tool_use_id : undefined;
+      const before = messages
+        .slice(0, at)
+        .filter(
+          (message) =>
+            message.type === "system" &&
+            message.subtype === "task_progress" &&
+            message.tool_use_id === parent,
+        )
+        .at(-1);
+      expect(before).toMatchObject({
+        last_tool_name: "Read",
+        description: "Reading notes.md",
+      });
+    }
+  });
 
   it("R-K1: outputFormat sends output_config.format (and effort) on the main loop's requests and parses the reply into result.structured_output", async () => {
     harness.sim.clearRequests();

@@ -627,6 +627,7 @@ class QueryRun implements Query {
     const toolInputs = new Map<string, Record<string, unknown>>();
     const tracker = new SubAgentTracker({
       sessionId,
+      cwd: resolved.cwd,
       emit,
       forwardText: this.#options.forwardSubagentText === true,
       toolInput: (toolUseId) => toolInputs.get(toolUseId),

@@ -11,6 +11,7 @@ import type {
 import type { SDKMessage } from "./messages.js";
 import type { SubagentStats, SubagentUsage } from "./stream-json.js";
 import { cacheReadShare, oneBlockMessage } from "./stream-json-writer.js";
+import { toolActivity } from "./tool-activity.js";
 
 /** What the tracker tells the query about a fork as it starts (SubagentStart hooks). */
 export interface ForkStart {
@@ -57,6 +58,7 @@ export class SubAgentTracker {
   /** Forks stopTask() cancelled (killed by the user, in subagent_stats). */
   readonly #stopped = new Set<string>();
   readonly #forwardText: boolean;
+  readonly #cwd: string;
 
   constructor(options: {
     sessionId: string;
@@ -67,8 +69,11 @@ export class SubAgentTracker {
     toolInput?: (toolUseId: string) => Record<string, unknown> | undefined;
     /** `forwardSubagentText`: a sub-agent's text and thinking blocks too, its final reply included. */
     forwardText?: boolean;
+    /** The session's working directory (a task_progress names a file relative to it). */
+    cwd?: string;
   }) {
     this.#sessionId = options.sessionId;
+    this.#cwd = options.cwd ?? process.cwd();
     this.#forwardText = options.forwardText === true;
     this.#emit = options.emit;
     this.#onStart = options.onStart ?? (() => {});
@@ -305,6 +310,28 @@ export class SubAgentTracker {
     return task.description ?? (typeof described === "string" ? described : undefined) ?? task.querySource;
   }
 
+  /** A task_progress message: the sub-agent's activity (else its task's description) and its counts so far. */
+  #progress(tracked: Tracked, activity: string | undefined): void {
+    const toolUseId = tracked.task.parent?.toolUseId;
+    if (toolUseId === undefined) return;
+    this.#emit({
+      type: "system",
+      subtype: "task_progress",
+      ...this.#base(),
+      task_id: tracked.task.id,
+      run_id: tracked.runId,
+      tool_use_id: toolUseId,
+      description: activity ?? this.#description(tracked.task),
+      ...(tracked.task.querySource.startsWith("agent:") ? { subagent_type: tracked.entry.agentType } : {}),
+      usage: {
+        total_tokens: tracked.tokens,
+        tool_uses: tracked.toolUses,
+        duration_ms: Date.now() - tracked.started,
+      },
+      ...(tracked.lastToolName === undefined ? {} : { last_tool_name: tracked.lastToolName }),
+    });
+  }
+
   #onEvent(event: SubAgentEvent): void {
     const tracked = this.#tracked.get(event.agentId);
     if (tracked === undefined) return;
@@ -355,30 +382,12 @@ export class SubAgentTracker {
         }
         return;
       case "usage":
-        if (event.phase !== "end" || toolUseId === undefined) return;
+        if (event.phase !== "end") return;
         tracked.tokens +=
           event.usage.input_tokens +
           event.usage.output_tokens +
           event.usage.cache_read_input_tokens +
           event.usage.cache_creation_input_tokens;
-        this.#emit({
-          type: "system",
-          subtype: "task_progress",
-          ...this.#base(),
-          task_id: event.agentId,
-          run_id: tracked.runId,
-          ...(toolUseId === undefined ? {} : { tool_use_id: toolUseId }),
-          description: this.#description(tracked.task),
-          ...(tracked.task.querySource.startsWith("agent:")
-            ? { subagent_type: tracked.entry.agentType }
-            : {}),
-          usage: {
-            total_tokens: tracked.tokens,
-            tool_uses: tracked.toolUses,
-            duration_ms: Date.now() - tracked.started,
-          },
-          ...(tracked.lastToolName === undefined ? {} : { last_tool_name: tracked.lastToolName }),
-        });
         return;
       case "started":
       case "api_retry":
@@ -407,6 +416,13 @@ export class SubAgentTracker {
   ): void {
     tracked.model = message.model;
     for (const block of message.content) {
+      // R-K2: as Claude Code, a tool call is announced as it starts — after the blocks before it,
+      // before its own — in the words of what the sub-agent is doing ("Reading notes.txt"). A
+      // reply without tool calls is the sub-agent's last: its task_notification follows instead.
+      if (block.type === "tool_use") {
+        tracked.lastToolName = block.name;
+        this.#progress(tracked, toolActivity(block.name, block.input, this.#cwd));
+      }
       this.#emit({
         type: "assistant",
         ...this.#base(),
