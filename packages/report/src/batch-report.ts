@@ -39,6 +39,8 @@ export interface BatchItemInput {
   readonly durationMs: number;
   readonly terminal: string | null;
   readonly text: string | null;
+  /** R-B6: the item's validated structured output (results.jsonl's), null or absent without one. */
+  readonly structured_output?: unknown;
   readonly error: { readonly code: string; readonly message: string } | null;
   /** Every attempt: claimed at, settled (or last heard of) at, epoch ms. */
   readonly runs: readonly { readonly startedAt: number; readonly endedAt: number | null }[];
@@ -54,6 +56,10 @@ export interface BatchItemInput {
 const BATCH_TEXT_BUDGET = 4_000_000;
 const MIN_ITEM_TEXT = 600;
 const ANSWER_PREVIEW = 240;
+
+function preview(text: string): string {
+  return text.length > ANSWER_PREVIEW ? `${text.slice(0, ANSWER_PREVIEW)}…` : text;
+}
 
 async function exists(path: string): Promise<boolean> {
   return access(path).then(
@@ -149,7 +155,11 @@ async function itemRow(item: BatchItemInput, textBudget: number): Promise<BatchI
     apiCalls: item.usage.apiCalls ?? 0,
     apiRetries: item.apiRetries ?? 0,
     terminal: item.terminal,
-    answer: text.length > ANSWER_PREVIEW ? `${text.slice(0, ANSWER_PREVIEW)}…` : text,
+    answer: preview(text),
+    structuredOutput:
+      item.structured_output === undefined || item.structured_output === null
+        ? null
+        : preview(JSON.stringify(item.structured_output)),
     error: item.error,
     runs: item.runs,
     session,

@@ -144,6 +144,8 @@ export interface BatchItemRow {
   readonly terminal: string | null;
   /** The start of the answer (the whole answer is in the item's messages). */
   readonly answer: string;
+  /** R-B6 `--json-schema`: the item's structured output as JSON text (its start), null without one. */
+  readonly structuredOutput: string | null;
   readonly error: { readonly code: string; readonly message: string } | null;
   /** Every attempt's claim → settle (or last heartbeat) time, for the concurrency chart. */
   readonly runs: readonly { readonly startedAt: number; readonly endedAt: number | null }[];

@@ -244,7 +244,7 @@ function numeric(
 }
 
 /** The item table's columns; narrower than their sum (≈ 76rem), the table scrolls sideways. */
-function itemColumns(labelPrefix: string): readonly Column<BatchItemRow>[] {
+function itemColumns(labelPrefix: string, structured: boolean): readonly Column<BatchItemRow>[] {
   return [
     {
       key: "label",
@@ -261,6 +261,17 @@ function itemColumns(labelPrefix: string): readonly Column<BatchItemRow>[] {
       value: (row) => (row.error ? `${row.error.code}: ${row.error.message}` : row.answer),
       width: "minmax(10rem, 3fr)",
     },
+    // R-B6: a --json-schema batch's items answer in JSON; the column shows it as the journal has it.
+    ...(structured
+      ? [
+          {
+            key: "structuredOutput",
+            title: "structured output",
+            value: (row: BatchItemRow) => row.structuredOutput ?? "",
+            width: "minmax(10rem, 3fr)",
+          },
+        ]
+      : []),
     { key: "turns", title: "turns", value: (row) => row.turns, numeric: true, width: "4rem" },
     numeric("input", "input", "5rem", (row) => format.promptTokens(row.tokens)),
     numeric("output", "output", "4.5rem", (row) => row.tokens.output),
@@ -340,7 +351,8 @@ export function renderBatch(root: HTMLElement, data: BatchReportData): void {
   );
   const shown = h("div", { class: "shown" });
   const labelPrefix = sharedDirectory(data.items.map((item) => item.label));
-  const table = new VirtualTable<BatchItemRow>(itemColumns(labelPrefix), {
+  const structured = data.items.some((item) => item.structuredOutput !== null);
+  const table = new VirtualTable<BatchItemRow>(itemColumns(labelPrefix, structured), {
     minWidth: "76rem",
     rowKey: (row) => row.id,
     onRowClick: (row) => {
