@@ -11,6 +11,7 @@ export { type DryRunEstimate, formatDryRun } from "./batch-dry-run.js";
 export * from "./batch-enqueue.js";
 export { BATCH_ERROR_CODES, BatchError, type BatchErrorCode } from "./batch-error.js";
 export { createBatchPool } from "./batch-executor.js";
+export { type AttemptRun, type BatchHistory, batchHistory, type ItemHistory } from "./batch-history.js";
 export { isolationChoice, openBatchIsolation, refuseDirtyTree } from "./batch-isolation.js";
 export {
   describeSkipped,
@@ -23,7 +24,6 @@ export { type BatchPlan, openPlannedBatch, planNewBatch, planResume } from "./ba
 export {
   type ReduceOutcome,
   type ReduceRecord,
-  readReduce,
   reduceDue,
 } from "./batch-reduce.js";
 export {
@@ -33,8 +33,6 @@ export {
   type ReduceLine,
   type ReportOptions,
   type ResultLine,
-  toReduceLine,
-  toResultLine,
 } from "./batch-report.js";
 export * from "./batch-report-markdown.js";
 export * from "./batch-runner.js";
@@ -79,7 +77,7 @@ export {
 export { estimateNewBatch } from "./new-batch-estimate.js";
 export { BATCH_DEFAULT_MODEL } from "./new-batch-spec.js";
 export * from "./plural.js";
-export * from "./pool-executor.js";
+export type { BatchAgentSettings } from "./pool-executor.js";
 export type { ProgressSnapshot, ProgressStream } from "./progress-display.js";
 export * from "./queue-connection.js";
 export * from "./queue-health.js";

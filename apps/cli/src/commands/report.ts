@@ -1,6 +1,6 @@
 import { access, mkdir, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { type BatchSpec, loadBatch } from "@forkloop/batch";
+import { type BatchSpec, batchHistory, loadBatch } from "@forkloop/batch";
 import { TRANSCRIPT_EXTENSION } from "@forkloop/orchestrator";
 import { NotATranscriptError, renderBatchReport, renderSessionReport } from "@forkloop/report";
 import {
@@ -14,7 +14,7 @@ import {
   sessionsDirs,
 } from "@forkloop/sdk";
 import { z } from "zod";
-import { batchReportInput } from "../batch-report-input.js";
+
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
@@ -107,7 +107,7 @@ export async function writeSessionHtml(
 export async function writeBatchHtml(spec: BatchSpec, dir: string, out?: string): Promise<string> {
   return writeHtml(
     out ?? join(spec.outputDir, "report.html"),
-    await renderBatchReport(await batchReportInput(spec, dir)),
+    await renderBatchReport(await batchHistory(spec, dir)),
   );
 }
 
