@@ -89,7 +89,8 @@ export async function runToolUse(
   if (decision.behavior === "deny") {
     // "No, and stop": the caller wants the whole run interrupted (R-L16 path via the signal).
     if (decision.interrupt) context.abortController.abort("permission_denied");
-    return reply(errorResult(decision.message));
+    // The asker's words as they are, untagged, as Claude Code gives a denial to the model (R-X1).
+    return reply({ content: decision.message, isError: true });
   }
   if (decision.updatedInput) {
     const reparsed = tool.inputSchema.safeParse(decision.updatedInput);
