@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-// The `forkloop` command: @forkloop/cli's entry parses argv, runs the command and exits.
-import "@forkloop/cli/main";
+// The `forkloop` command: the bundled CLI (scripts/bundle.mjs) parses argv, runs the command and exits.
+import "../dist/cli.js";

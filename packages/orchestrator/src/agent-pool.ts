@@ -83,7 +83,8 @@ export interface AgentPool {
   stats(): { threads: number; running: number; queued: number; completed: number };
   /**
    * R-V2: starts a thread now if the pool has none, so a fork that comes later does not wait for
-   * a cold one (a session calls it once its first request is out, the thread loading meanwhile).
+   * a cold one (a session calls it when its reply begins an Agent or Skill call, the thread loading
+   * while the call's input streams).
    * Resolves once the thread has loaded (a fork before that may start a second thread).
    */
   prewarm(): Promise<void>;

@@ -1,0 +1,76 @@
+/**
+ * The installed `forkloop` package as a few files (R-V2): the CLI, the SDK and the two worker
+ * threads' entries bundled from the workspace packages' built JavaScript, so a one-shot run does
+ * not resolve and load hundreds of modules. Everything lands flat in dist/: code finds the worker
+ * entries and the report page beside itself (`new URL("./worker.js", import.meta.url)`), and the
+ * SDK's version in `../package.json`. Packages loaded with a runtime `require` on first use
+ * (piscina, ajv, msgpackr, yaml, …) stay outside and resolve from the installed dependencies.
+ */
+import { cpSync, existsSync, readdirSync, readFileSync } from "node:fs";
+import { createRequire, isBuiltin } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "rolldown";
+
+/** Required inside a try, with a fallback: optional native speed-ups. */
+const OPTIONAL = new Set(["msgpackr-extract"]);
+
+const app = fileURLToPath(new URL("..", import.meta.url));
+const dist = join(app, "dist");
+const require = createRequire(join(app, "package.json"));
+/** A file of a workspace package as built (its JavaScript in dist/, not its TypeScript source). */
+function built(name, file) {
+  let dir = dirname(require.resolve(name));
+  while (!existsSync(join(dir, "package.json"))) dir = dirname(dir);
+  return join(dir, file);
+}
+
+await build({
+  input: {
+    index: built("@forkloop/sdk", "dist/index.js"),
+    cli: built("@forkloop/cli", "dist/main.js"),
+    worker: built("@forkloop/orchestrator", "dist/worker.js"),
+    "grep-thread.worker": built("@forkloop/tools", "dist/grep/grep-thread.worker.js"),
+  },
+  platform: "node",
+  logLevel: "warn",
+  output: {
+    dir: dist,
+    format: "esm",
+    entryFileNames: "[name].js",
+    chunkFileNames: "chunk-[name]-[hash].js",
+    sourcemap: false,
+  },
+});
+cpSync(built("@forkloop/report", "dist/page"), join(dist, "page"), { recursive: true });
+
+// A package the bundle requires at run time must be this package's own dependency: under an
+// isolated install (pnpm, npm's linked strategy) nothing else makes it resolvable from here.
+const manifest = JSON.parse(readFileSync(join(app, "package.json"), "utf8"));
+const missing = [...runtimeRequires(dist)].filter((name) => manifest.dependencies?.[name] === undefined);
+if (missing.length > 0) {
+  console.error(
+    `bundle: dist/ requires ${missing.join(", ")} at run time, which apps/forkloop/package.json does not list: add each to its dependencies at the version the workspace pins`,
+  );
+  process.exit(1);
+}
+
+/**
+ * Package names of the bundle's run-time `require("name")` calls (node: built-ins aside; not the
+ * ones in generated-code templates, which follow a backtick).
+ */
+function runtimeRequires(dir) {
+  const call =
+    /(?<!`)\b(?:require|requireOnUse\$?\d*|__require|createRequire\(import\.meta\.url\))\("([^".][^"]*)"\)/g;
+  const names = new Set();
+  for (const file of readdirSync(dir).filter((name) => name.endsWith(".js"))) {
+    for (const [, specifier] of readFileSync(join(dir, file), "utf8").matchAll(call)) {
+      const name = specifier
+        .split("/")
+        .slice(0, specifier.startsWith("@") ? 2 : 1)
+        .join("/");
+      if (!isBuiltin(name) && !OPTIONAL.has(name)) names.add(name);
+    }
+  }
+  return names;
+}

@@ -1,0 +1,82 @@
+/**
+ * R-V2: the installed `forkloop` runs from its bundle (apps/forkloop/scripts/bundle.mjs), not from
+ * the workspace packages. The bundle is copied beside a node_modules that holds only the
+ * third-party packages forkloop declares — no @forkloop package — so a module it still loads from
+ * a workspace package, a worker entry or page asset it cannot find beside itself, or a package it
+ * requires at run time without declaring it, fails here.
+ */
+import { execFile } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { promisify } from "node:util";
+import { cliEnv } from "@forkloop/cli/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, "..");
+const app = join(root, "apps/forkloop");
+const manifest = JSON.parse(readFileSync(join(app, "package.json"), "utf8")) as {
+  dependencies: Record<string, string>;
+};
+
+let work: string;
+let command: string;
+let project: string;
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), "forkloop-bundle-"));
+  const installed = join(work, "forkloop");
+  for (const part of ["bin", "dist", "package.json"])
+    cpSync(join(app, part), join(installed, part), { recursive: true });
+  for (const name of Object.keys(manifest.dependencies).filter((name) => !name.startsWith("@forkloop/"))) {
+    mkdirSync(dirname(join(installed, "node_modules", name)), { recursive: true });
+    symlinkSync(join(root, "node_modules", name), join(installed, "node_modules", name));
+  }
+  command = join(installed, "bin/forkloop.js");
+  project = join(work, "project");
+  mkdirSync(project);
+  writeFileSync(join(project, "a.txt"), "alpha alpha beta\n");
+  writeFileSync(join(project, "b.txt"), "gamma delta\n");
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const forkloop = (args: string[]) =>
+  run(process.execPath, [command, ...args], { cwd: project, env: cliEnv({}, project) });
+
+describe("R-V2: the installed command runs from its bundle", () => {
+  it("R-V2: every file the bundle finds beside itself (worker entries, the report page) is there", () => {
+    const dist = join(app, "dist");
+    const beside = new Set<string>();
+    for (const file of readdirSync(dist).filter((name) => name.endsWith(".js"))) {
+      for (const [, path] of readFileSync(join(dist, file), "utf8").matchAll(
+        /new URL\("(\.\/[^"]+)", import\.meta\.url\)/g,
+      ))
+        beside.add(path);
+    }
+    expect([...beside].sort()).toEqual(["./grep-thread.worker.js", "./page/", "./worker.js"]);
+    for (const path of beside) expect(existsSync(join(dist, path)), path).toBe(true);
+  });
+
+  it("R-V2: a one-shot run whose reply forks a sub-agent per file finishes (the pool's thread loads the bundle's worker), and its report page is written", async () => {
+    const { stdout } = await forkloop(["run", "Summarize a.txt and b.txt", "--output-format", "json"]);
+    const result = JSON.parse(stdout) as { subtype: string; session_id: string; result: string };
+    expect(result.subtype).toBe("success");
+    expect(result.result).toContain("2 sub-agents finished");
+    expect(result.result).toContain("Most frequent words: alpha");
+
+    const page = join(work, "report.html");
+    await forkloop(["report", result.session_id, "--out", page]);
+    expect(readFileSync(page, "utf8")).toMatch(/<script>[\s\S]{1000,}<\/script>/);
+  });
+});
