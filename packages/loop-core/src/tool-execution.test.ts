@@ -99,6 +99,14 @@ describe("R-T1: the per-tool pipeline", () => {
     expect(seen).toEqual([true, undefined]);
   });
 
+  it("R-X1, R-K2: a denial reaches the model in the asker's words, untagged; its tool_use_result says it is an error", async () => {
+    const { outcome, result } = await run([readTool], block("Read", { path: "a" }), {
+      canUseTool: async () => ({ behavior: "deny", message: "Writing is not allowed" }),
+    });
+    expect(result).toMatchObject({ content: "Writing is not allowed", is_error: true });
+    expect(outcome.message.toolUseResult).toBe("Error: Writing is not allowed");
+  });
+
   it("R-T1: a denial with interrupt aborts the run", async () => {
     const { context } = await run([readTool], block("Read", { path: "a" }), {
       canUseTool: async () => ({ behavior: "deny", message: "no", interrupt: true }),
