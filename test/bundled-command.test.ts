@@ -59,10 +59,9 @@ describe("R-V2: the installed command runs from its bundle", () => {
     const dist = join(app, "dist");
     const beside = new Set<string>();
     for (const file of readdirSync(dist).filter((name) => name.endsWith(".js"))) {
-      for (const [, path] of readFileSync(join(dist, file), "utf8").matchAll(
-        /new URL\("(\.\/[^"]+)", import\.meta\.url\)/g,
-      ))
-        beside.add(path);
+      const code = readFileSync(join(dist, file), "utf8");
+      for (const match of code.matchAll(/new URL\("(\.\/[^"]+)", import\.meta\.url\)/g))
+        beside.add(String(match[1]));
     }
     expect([...beside].sort()).toEqual(["./grep-thread.worker.js", "./page/", "./worker.js"]);
     for (const path of beside) expect(existsSync(join(dist, path)), path).toBe(true);
