@@ -11,7 +11,7 @@ import {
   toolUseResultOf,
   type UserPromptSubmitOutcome,
 } from "@forkloop/loop-core";
-import { backgroundShellsFor, compileMatcher } from "@forkloop/tools";
+import { compileMatcher, runningBackgroundTasks } from "@forkloop/tools";
 import type {
   BaseHookInput,
   FiredHookEvent,
@@ -400,16 +400,7 @@ export class HookCallbacks {
           // What still runs in the background (the Agent SDK's background_tasks); forkloop
           // schedules no crons (session_crons).
           const waiting = {
-            background_tasks: backgroundShellsFor(context.agentState)
-              .list()
-              .filter((shell) => shell.status === "running")
-              .map((shell) => ({
-                id: shell.id,
-                type: "shell",
-                status: shell.status,
-                description: shell.description,
-                command: shell.command,
-              })),
+            background_tasks: runningBackgroundTasks(context.agentState),
             session_crons: [],
           };
           const outputs = main

@@ -10,6 +10,7 @@ export {
   BackgroundShells,
   backgroundShellsFor,
   forwardTaskNotices,
+  runningBackgroundTasks,
   runningShellsNote,
   taskNotificationText,
 } from "./background/background-shells.js";

@@ -419,6 +419,21 @@ export function existingBackgroundShells(state: AgentState): BackgroundShells | 
   return registries.get(state);
 }
 
+/** Hook inputs' `background_tasks` (Stop, SubagentStop): the agent's shells still running, as Claude Code lists them. */
+export function runningBackgroundTasks(
+  state: AgentState,
+): { id: string; type: "shell"; status: string; description: string; command: string }[] {
+  return (existingBackgroundShells(state)?.list() ?? [])
+    .filter((shell) => shell.status === "running")
+    .map((shell) => ({
+      id: shell.id,
+      type: "shell" as const,
+      status: shell.status,
+      description: shell.description,
+      command: shell.command,
+    }));
+}
+
 /** Claude Code's task notification, as the user-turn text the agent gets when a shell ends. */
 export function taskNotificationText(notice: BackgroundTaskNotice): string {
   return [

@@ -18,7 +18,7 @@ import {
   type UserPromptSubmitInput,
   type UserPromptSubmitOutcome,
 } from "@forkloop/loop-core";
-import { existingBackgroundShells } from "../background/background-shells.js";
+import { runningBackgroundTasks } from "../background/background-shells.js";
 import type { HookEvent, Settings } from "../settings/settings-schema.js";
 import { compileMatcher } from "./hook-matcher.js";
 import {
@@ -157,7 +157,7 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
     const outcome = await runHookEvent(event, settings, {
       ...base(input.context),
       stopHookActive: input.stopHookActive,
-      backgroundTasks: runningInBackground(input.context),
+      backgroundTasks: runningBackgroundTasks(input.context.agentState),
       ...(last === undefined ? {} : { lastAssistantMessage: last }),
       ...(event === "SubagentStop" && agentTranscriptPath !== undefined ? { agentTranscriptPath } : {}),
     });
@@ -228,19 +228,6 @@ function promptFields(options: Partial<Pick<SettingsHooksOptions, "promptId" | "
     ...(promptId === undefined ? {} : { promptId }),
     ...(effort === undefined ? {} : { effort }),
   };
-}
-
-/** Stop's `background_tasks`: the agent's shells and background sub-agents still running, as Claude Code lists them. */
-function runningInBackground(context: ToolUseContext): Record<string, unknown>[] {
-  return (existingBackgroundShells(context.agentState)?.list() ?? [])
-    .filter((shell) => shell.status === "running")
-    .map((shell) => ({
-      id: shell.id,
-      type: "shell",
-      status: shell.status,
-      description: shell.description,
-      command: shell.command,
-    }));
 }
 
 /** runHookEvent, telling `onRun` of each command's run. */
