@@ -24,7 +24,7 @@ import {
   testServerConfig,
 } from "@forkloop/mcp/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { toolCall as call, resultText, toolResults } from "./support/sim-tool-results.js";
+import { toolCall as call, filesystemReadText, resultText, toolResults } from "./support/sim-tool-results.js";
 
 /**
  * R-M1, R-B1: a queued batch's items use MCP servers that each `forkloop worker` starts from its
@@ -174,7 +174,9 @@ describe("R-B1, R-M1: MCP tools for queued batches (built CLI, real Redis, real 
     }
     const calls = toolResults((await sim.requests()).filter((record) => record.querySource === "batch"));
     for (const id of ["a", "b"]) {
-      expect(resultText(calls.get(`toolu_read_${id}`))).toBe("notes on the worker host\n");
+      expect(resultText(calls.get(`toolu_read_${id}`))).toBe(
+        filesystemReadText("notes on the worker host\n"),
+      );
       expect(calls.get(`toolu_write_${id}`)?.is_error ?? false).toBe(false);
     }
     const pids = ["a", "b"].map((id) => resultText(calls.get(`toolu_pid_${id}`)));

@@ -114,7 +114,8 @@ describe("R-X3: Claude Code's print-mode flags under forkloop -p", () => {
     expect(JSON.parse(structured.stdout).structured_output).toMatchObject({ verdict: expect.any(String) });
     const [readGrep, readAgent, noTools, prompted, schemaRequest] = await mainBodies(before);
     expect(toolNames(readGrep ?? {}).sort()).toEqual(["Grep", "Read"]);
-    expect(toolNames(readAgent ?? {}).sort()).toEqual(["Agent", "Read"]);
+    // SendMessage comes with Agent: it messages the background sub-agents Agent starts (R-T5).
+    expect(toolNames(readAgent ?? {}).sort()).toEqual(["Agent", "Read", "SendMessage"]);
     expect(noTools?.tools ?? []).toEqual([]);
     expect(systemText(prompted ?? {})).toContain("You are the FLAG-FILE reviewer.");
     expect(prompted?.output_config).toMatchObject({ effort: "high" });

@@ -22,7 +22,13 @@ import {
   testServerConfig,
 } from "@forkloop/mcp/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bodyOf, toolCall as call, resultText, toolResults } from "./support/sim-tool-results.js";
+import {
+  bodyOf,
+  toolCall as call,
+  filesystemReadText,
+  resultText,
+  toolResults,
+} from "./support/sim-tool-results.js";
 
 // R-M1 through the CLI: MCP servers the project did not write (server-memory,
 // server-filesystem, server-everything over Streamable HTTP, from npm) and the repo's own test
@@ -170,7 +176,7 @@ describe("R-M1: MCP servers in `forkloop run` and `forkloop batch` (CLI, real se
       expect(results.get("toolu_create")?.is_error).not.toBe(true);
       expect(resultText(results.get("toolu_create"))).toContain("speaks MCP");
       expect(await readFile(join(dir, "memory.jsonl"), "utf8")).toContain('"name":"forkloop"');
-      expect(resultText(results.get("toolu_read"))).toBe("forkloop was here\n");
+      expect(resultText(results.get("toolu_read"))).toBe(filesystemReadText("forkloop was here\n"));
       expect(resultText(results.get("toolu_echo"))).toBe("Echo: over http");
       expect(resultText(results.get("toolu_sse"))).toBe("Echo: over sse");
       expect(resultText(results.get("toolu_sum"))).toContain("42");
@@ -189,7 +195,9 @@ describe("R-M1: MCP servers in `forkloop run` and `forkloop batch` (CLI, real se
       expect(results.get("toolu_big_file")?.is_error).not.toBe(true);
       expect(bigFile).toContain(savedFile("mcp__files__read_text_file"));
       expect(bigFile.length).toBeLessThan(5_000);
-      expect(await readFile(savedFile("mcp__files__read_text_file"), "utf8")).toBe("forkloop ".repeat(2_500));
+      expect(await readFile(savedFile("mcp__files__read_text_file"), "utf8")).toBe(
+        filesystemReadText("forkloop ".repeat(2_500)),
+      );
       // Killed in the middle of the call: an is_error result, then the restarted server answers.
       expect(results.get("toolu_crash")?.is_error).toBe(true);
       expect(run.stderr).toContain('MCP server "test" stopped');
@@ -237,8 +245,8 @@ describe("R-M1: MCP servers in `forkloop run` and `forkloop batch` (CLI, real se
       expect(result.stderr).toContain('MCP server "files" stopped');
       expect(result.stderr).toContain('MCP server "files" restarted');
       const results = toolResults((await sim.requests()).filter((record) => record.path === "/v1/messages"));
-      expect(resultText(results.get("toolu_before"))).toBe("still readable\n");
-      expect(resultText(results.get("toolu_after"))).toBe("still readable\n");
+      expect(resultText(results.get("toolu_before"))).toBe(filesystemReadText("still readable\n"));
+      expect(resultText(results.get("toolu_after"))).toBe(filesystemReadText("still readable\n"));
       expect(serverPid(dir)).toBeUndefined(); // the restarted one was closed with the session
     });
   });
@@ -310,7 +318,7 @@ describe("R-M1: MCP servers in `forkloop run` and `forkloop batch` (CLI, real se
         expect(bodyOf(record).tools.some((tool) => tool.name.startsWith("mcp__memory"))).toBe(false);
       }
       const results = toolResults(subAgent);
-      expect(resultText(results.get("toolu_sub_read"))).toBe("read by a sub-agent\n");
+      expect(resultText(results.get("toolu_sub_read"))).toBe(filesystemReadText("read by a sub-agent\n"));
       const image = results.get("toolu_sub_image")?.content;
       const blocks = Array.isArray(image) ? image : [];
       expect(blocks.find((block) => block.type === "image")?.source?.data).toBe(TEST_PNG_BASE64);
@@ -373,7 +381,8 @@ describe("R-M1: MCP servers in `forkloop run` and `forkloop batch` (CLI, real se
       const pids = ids.map((id) => resultText(calls.get(`toolu_pid_${id}`)));
       expect(pids[0]).toMatch(/^\d+$/);
       expect(new Set(pids).size).toBe(1);
-      for (const id of ids) expect(resultText(calls.get(`toolu_read_${id}`))).toBe(`notes of item ${id}\n`);
+      for (const id of ids)
+        expect(resultText(calls.get(`toolu_read_${id}`))).toBe(filesystemReadText(`notes of item ${id}\n`));
     });
   });
 

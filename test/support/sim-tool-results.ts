@@ -44,6 +44,12 @@ export function resultText(block: Block | undefined): string {
   return (block.content ?? []).map((part) => part.text ?? "").join("");
 }
 
+/**
+ * What the model is sent for server-filesystem's read_text_file: the server answers with
+ * structuredContent `{ content }`, which goes to the model as JSON, as Claude Code sends it (R-M1).
+ */
+export const filesystemReadText = (content: string): string => JSON.stringify({ content });
+
 /** A scripted `tool_use` block. */
 export const toolCall = (id: string, name: string, input: Record<string, unknown> = {}) => ({
   type: "tool_use",

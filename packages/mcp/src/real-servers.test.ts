@@ -56,7 +56,8 @@ describe("R-M1: real MCP servers from npm", () => {
 
   it("R-M1: server-filesystem reads a real file; its annotations make reads read-only and writes not", async () => {
     const read = await callTool(mcp.tools, "mcp__files__read_text_file", { path: join(dir, "notes.txt") });
-    expect(read).toMatchObject({ isError: false, text: "forkloop was here\n" });
+    // Its structuredContent goes to the model as JSON, as Claude Code sends it (R-M1).
+    expect(read).toMatchObject({ isError: false, text: JSON.stringify({ content: "forkloop was here\n" }) });
     const tool = (name: string) => mcp.tools.find((each) => each.name === `mcp__files__${name}`)!;
     expect(tool("read_text_file").isReadOnly({})).toBe(true);
     expect(tool("write_file").isReadOnly({})).toBe(false);

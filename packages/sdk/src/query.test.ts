@@ -355,7 +355,7 @@ describe("query() through the simulator", () => {
     expect(seen[0]?.input).toMatchObject({
       hook_event_name: "PostToolUseFailure",
       tool_name: "Read",
-      error: expect.stringContaining("missing.md"),
+      error: expect.stringContaining("File does not exist."),
       is_interrupt: false,
     });
     expect(seen[0]?.toolUseID).toMatch(/^toolu_/);
