@@ -6,6 +6,7 @@ import { DOCUMENT_AND_TOOL_CASES } from "./test-support/fidelity/document-and-to
 import { IMAGE_AND_REFERENCE_CASES } from "./test-support/fidelity/image-and-reference-cases.js";
 import { MODEL_RULE_CASES } from "./test-support/fidelity/model-rule-cases.js";
 import { OUTPUT_SCHEMA_CASES } from "./test-support/fidelity/output-schema-cases.js";
+import { QUOTED_WORDING_CASES } from "./test-support/fidelity/quoted-wording-cases.js";
 import { REQUEST_RULE_CASES } from "./test-support/fidelity/request-rule-cases.js";
 import { TOOL_SET_CASES } from "./test-support/fidelity/tool-set-cases.js";
 import type { Simulator } from "./types.js";
@@ -22,6 +23,7 @@ const CASES: readonly Case[] = [
   ...TOOL_SET_CASES,
   ...OUTPUT_SCHEMA_CASES,
   ...IMAGE_AND_REFERENCE_CASES,
+  ...QUOTED_WORDING_CASES,
 ];
 
 let sim: Simulator;
@@ -92,8 +94,9 @@ describe("R-D2 fidelity: requests and what the API answers, each case citing its
   it("has at least 80 cases, each citing a documentation page", () => {
     expect(CASES.length).toBeGreaterThanOrEqual(80);
     for (const c of CASES) expect(c.page).toMatch(/^https:\/\/platform\.claude\.com\/docs\/en\//);
+    for (const c of CASES) if (c.source !== undefined) expect(c.source).toMatch(/^https:\/\/github\.com\//);
   });
-  describe.each(CASES.map((c) => [`${c.title} (${c.page})`, c] as const))("%s", (_title, c) => {
+  describe.each(CASES.map((c) => [`${c.title} (${c.source ?? c.page})`, c] as const))("%s", (_title, c) => {
     it("R-D2: through the official SDK", async () => check(await viaSdk(c), c.expect));
     it("R-D2: as raw HTTP", async () => check(await viaHttp(c), c.expect));
   });

@@ -88,7 +88,7 @@ const REFUSED: readonly [string, Body, string, string?][] = [
   [
     "image bytes that are not the declared type",
     userBlocks(image("image/png", JPEG)),
-    "messages.0.content.0.image.source.base64.data: The image was specified using the image/png media type, but the image appears to be a image/jpeg image",
+    "messages.0.content.0.image.source.base64: The image was specified using the image/png media type, but the image appears to be a image/jpeg image",
   ],
   [
     "bad base64",
@@ -276,7 +276,7 @@ const REFUSED: readonly [string, Body, string, string?][] = [
   [
     "tool_choice any without tools",
     body({ tool_choice: { type: "any" } }),
-    "tool_choice: tool_choice `any` may only be specified while providing tools",
+    "tool_choice.any may only be specified while providing tools",
   ],
   // The project spec's 2026-10-21 rules (wording UNCONFIRMED).
   [

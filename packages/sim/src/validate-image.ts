@@ -26,8 +26,12 @@ export function imageMediaTypeOf(head: Buffer): string | undefined {
 /**
  * A base64 image must decode, be at most 5 MB and start with the magic bytes of its declared
  * media type; also inside tool results. `path` is the block's tagged path
- * (`messages.0.content.1.image`). The size wording is the API's; the base64 and mismatch wordings
- * are UNCONFIRMED.
+ * (`messages.0.content.1.image`). The size wording is the API's (gptme/gptme#185 quotes
+ * `messages.58.content.2.image.source.base64: image exceeds 5 MB maximum: …`); so is the mismatch
+ * wording, at `…image.source.base64` (vybestack/llxprt-code#2130 quotes
+ * `messages.83.content.0.tool_result.content.1.image.source.base64: The image was specified using
+ * the image/jpeg media type, but the image appears to be a image/png image`). The base64 and
+ * undetectable-bytes wordings are UNCONFIRMED.
  */
 export function checkImage(block: ContentBlockParam, path: string): ApiError | null {
   if (block.type === "tool_result" && Array.isArray(block.content)) {
@@ -53,7 +57,7 @@ export function checkImage(block: ContentBlockParam, path: string): ApiError | n
   const actual = imageMediaTypeOf(head);
   return invalidRequest(
     actual
-      ? `${at}.data: The image was specified using the ${declared} media type, but the image appears to be a ${actual} image`
+      ? `${at}: The image was specified using the ${declared} media type, but the image appears to be a ${actual} image`
       : `${at}.data: Could not process image`,
   );
 }

@@ -396,7 +396,7 @@ describe("R-D2: more API rules", () => {
     await expect400(base({ tools: [tool, tool] }), "tools: Tool names must be unique.");
     await expect400(
       base({ tools: [tool], tool_choice: { type: "tool", name: "Write" } }),
-      "tool_choice: Tool 'Write' not found in tools",
+      "Tool 'Write' not found in provided tools",
     );
     await expect400(
       base({

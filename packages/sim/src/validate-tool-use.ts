@@ -11,12 +11,14 @@ export function checkTools(body: CountTokensRequest): ApiError | null {
     names.add(tool.name);
   }
   const choice = body.tool_choice;
-  // A forced choice with nothing to call cannot be honoured (wording UNCONFIRMED).
+  // A forced choice with nothing to call cannot be honoured. Both wordings are the API's, as a
+  // live probe recorded them (2026-09-29, requests without tools and with an undeclared name):
+  // https://github.com/aakshintala/fiber/blob/b06675c402a3286e528740b4b807d846ecf3cd86/research/anthropic-messages-probe/README.md
   if (choice?.type === "any" && names.size === 0) {
-    return invalidRequest("tool_choice: tool_choice `any` may only be specified while providing tools");
+    return invalidRequest("tool_choice.any may only be specified while providing tools");
   }
   if (choice?.type === "tool" && !names.has(choice.name)) {
-    return invalidRequest(`tool_choice: Tool '${choice.name}' not found in tools`);
+    return invalidRequest(`Tool '${choice.name}' not found in provided tools`);
   }
   return null;
 }

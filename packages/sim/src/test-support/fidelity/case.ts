@@ -50,6 +50,11 @@ export type Expect =
 
 export interface Case {
   page: string;
+  /**
+   * Where the expected message comes from when no page states it: a real API error body quoted
+   * in public (a client's issue, a live probe's record), by URL.
+   */
+  source?: string;
   title: string;
   body: Record<string, unknown>;
   betas?: readonly string[];

@@ -1,0 +1,88 @@
+import { bad, base, type Case, PAGE, user } from "./case.js";
+
+/**
+ * Refusals whose exact wording no page states but a real API error body quoted in public does
+ * (R-D2): each case names its page for the rule and its `source` for the words.
+ */
+const PROBE =
+  "https://github.com/aakshintala/fiber/blob/b06675c402a3286e528740b4b807d846ecf3cd86/research/anthropic-messages-probe/README.md";
+const MISMATCH_REPORT = "https://github.com/vybestack/llxprt-code/issues/2130";
+
+/** A 1×1 PNG: its bytes say PNG whatever the block declares. */
+const PNG_1X1 =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+const weather = { name: "get_weather", input_schema: { type: "object", properties: {} } };
+
+export const QUOTED_WORDING_CASES: Case[] = [
+  {
+    page: PAGE.errors,
+    source: PROBE,
+    title: "tool_choice any with no tools → the API's sentence",
+    body: base("claude-sonnet-5-5", { tool_choice: { type: "any" } }),
+    expect: bad("tool_choice.any may only be specified while providing tools"),
+  },
+  {
+    page: PAGE.errors,
+    source: PROBE,
+    title: "tool_choice naming a tool that is not declared → the API's sentence",
+    body: base("claude-sonnet-5-5", {
+      tools: [weather],
+      tool_choice: { type: "tool", name: "never_declared" },
+    }),
+    expect: bad("Tool 'never_declared' not found in provided tools"),
+  },
+  {
+    page: PAGE.errors,
+    source: PROBE,
+    title: "tool_choice naming a tool with no tools at all → the same sentence",
+    body: base("claude-sonnet-5-5", { tool_choice: { type: "tool", name: "get_weather" } }),
+    expect: bad("Tool 'get_weather' not found in provided tools"),
+  },
+  {
+    page: PAGE.vision,
+    source: MISMATCH_REPORT,
+    title: "PNG bytes declared as image/jpeg → refused at the block's source.base64",
+    body: base("claude-sonnet-5-5", {
+      messages: [
+        {
+          role: "user",
+          content: [{ type: "image", source: { type: "base64", media_type: "image/jpeg", data: PNG_1X1 } }],
+        },
+      ],
+    }),
+    expect: bad(
+      "messages.0.content.0.image.source.base64: The image was specified using the image/jpeg media type, but the image appears to be a image/png image",
+    ),
+  },
+  {
+    page: PAGE.vision,
+    source: MISMATCH_REPORT,
+    title: "the mismatch inside a tool_result names the nested image's path",
+    body: base("claude-sonnet-5-5", {
+      tools: [weather],
+      messages: [
+        user("q"),
+        {
+          role: "assistant",
+          content: [{ type: "tool_use", id: "toolu_1", name: "get_weather", input: {} }],
+        },
+        {
+          role: "user",
+          content: [
+            {
+              type: "tool_result",
+              tool_use_id: "toolu_1",
+              content: [
+                { type: "text", text: "shot" },
+                { type: "image", source: { type: "base64", media_type: "image/jpeg", data: PNG_1X1 } },
+              ],
+            },
+          ],
+        },
+      ],
+    }),
+    expect: bad(
+      "messages.2.content.0.tool_result.content.1.image.source.base64: The image was specified using the image/jpeg media type, but the image appears to be a image/png image",
+    ),
+  },
+];
