@@ -7,6 +7,9 @@ import { bad, base, type Case, PAGE, user } from "./case.js";
 const PROBE =
   "https://github.com/aakshintala/fiber/blob/b06675c402a3286e528740b4b807d846ecf3cd86/research/anthropic-messages-probe/README.md";
 const MISMATCH_REPORT = "https://github.com/vybestack/llxprt-code/issues/2130";
+/** Live measurement of sampling parameters on the models that dropped them (§2). */
+const SAMPLING =
+  "https://github.com/kangwoo/aimon-core/blob/320fbbc0aacaf6c0928439969418d97ac9ea6bf4/docs/design/llm/anthropic-sampling-capabilities.md";
 
 /** A 1×1 PNG: its bytes say PNG whatever the block declares. */
 const PNG_1X1 =
@@ -84,5 +87,30 @@ export const QUOTED_WORDING_CASES: Case[] = [
     expect: bad(
       "messages.2.content.0.tool_result.content.1.image.source.base64: The image was specified using the image/jpeg media type, but the image appears to be a image/png image",
     ),
+  },
+  // Sampling on models after Opus 4.6 (2023-06-01: the SDK's own version refuses sampling outright).
+  {
+    page: PAGE.opus5,
+    source: SAMPLING,
+    title: "temperature 0.5 on Opus 4.7 → the API's sentence",
+    version: "2023-06-01",
+    body: base("claude-opus-4-7", { temperature: 0.5 }),
+    expect: bad("`temperature` is deprecated for this model."),
+  },
+  {
+    page: PAGE.opus5,
+    source: SAMPLING,
+    title: "top_p 0.9 on Opus 5 → the API's sentence",
+    version: "2023-06-01",
+    body: base("claude-opus-5", { top_p: 0.9 }),
+    expect: bad("`top_p` is deprecated for this model."),
+  },
+  {
+    page: PAGE.opus5,
+    source: SAMPLING,
+    title: "top_k on Sonnet 5 → the API's sentence",
+    version: "2023-06-01",
+    body: base("claude-sonnet-5", { top_k: 5 }),
+    expect: bad("`top_k` is deprecated for this model."),
   },
 ];
