@@ -8,12 +8,18 @@
  */
 import { cpSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire, isBuiltin } from "node:module";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
 
 /** Required inside a try, with a fallback: optional native speed-ups. */
-const OPTIONAL = new Set(["msgpackr-extract"]);
+const OPTIONAL = new Set([
+  "msgpackr-extract",
+  // debug's colours, and the queue backends bullmq supports beside Redis (forkloop uses Redis).
+  "supports-color",
+  "@valkey/valkey-glide",
+  "pg",
+]);
 
 const app = fileURLToPath(new URL("..", import.meta.url));
 const dist = join(app, "dist");
@@ -25,6 +31,12 @@ function built(name, file) {
   return join(dir, file);
 }
 
+const workspaceRoot = join(app, "..", "..");
+/** A module of a workspace package's built JavaScript (packages/NAME/dist or apps/cli/dist). */
+function isWorkspaceModule(id) {
+  return /^(?:packages\/[^/]+|apps\/cli)\/dist\//.test(relative(workspaceRoot, id).replaceAll("\\", "/"));
+}
+
 await build({
   input: {
     index: built("@forkloop/sdk", "dist/index.js"),
@@ -34,6 +46,10 @@ await build({
   },
   platform: "node",
   logLevel: "warn",
+  // The workspace packages' modules do nothing when imported but declare (their entries aside):
+  // so a name taken from a package index brings only what it needs — `forkloop run` does not load
+  // the queue backend (bullmq, ioredis) because it formats one message with @forkloop/batch.
+  treeshake: { moduleSideEffects: (id) => !isWorkspaceModule(id) },
   output: {
     dir: dist,
     format: "esm",
