@@ -36,14 +36,17 @@ function importMs(url: string): number {
 }
 
 /** Median import time of each SDK, measured in alternating fresh processes so load shifts hit both. */
-export function importTimes(rounds = IMPORT_ROUNDS): { forkloopMs: number; agentSdkMs: number } {
+export function importTimes(
+  rounds = IMPORT_ROUNDS,
+  forkloopUrl = FORKLOOP_SDK,
+): { forkloopMs: number; agentSdkMs: number } {
   execFileSync(process.execPath, [ENSURE_PEERS], { stdio: "ignore" });
   const forkloop: number[] = [];
   const agentSdk: number[] = [];
-  importMs(FORKLOOP_SDK);
+  importMs(forkloopUrl);
   importMs(AGENT_SDK);
   for (let round = 0; round < rounds; round++) {
-    forkloop.push(importMs(FORKLOOP_SDK));
+    forkloop.push(importMs(forkloopUrl));
     agentSdk.push(importMs(AGENT_SDK));
   }
   return { forkloopMs: percentile(forkloop, 50), agentSdkMs: percentile(agentSdk, 50) };

@@ -1,17 +1,20 @@
 /**
- * `npm run bench -- startup` (R-V2): a one-shot `forkloop run` beside a one-shot `claude -p` (the
- * real Claude Code CLI, pinned and installed at bench time into the conformance peers' ignored
- * directory), the same task against the same simulator: from the process's spawn to its first
- * model request, to its first sub-agent's first request, to its exit, and the peak memory of its
- * process tree. Runs alternate between the sides so load shifts hit both; each run has a home of
- * its own (no settings, no session history) and the variables that keep Claude Code offline.
+ * `npm run bench -- startup` (R-V2): one-shot runs side by side, the same task against the same
+ * simulator — `forkloop run` beside `claude -p` (the real Claude Code CLI), and a one-shot program
+ * calling `query()` from the installed `forkloop` package (its bundle) beside the same program on
+ * the real Agent SDK; both peers pinned and installed at bench time into the conformance peers'
+ * ignored directory. Measured from the process's spawn: its first model request, its first
+ * sub-agent's first request, its exit, and the peak memory of its process tree. Runs alternate
+ * between the sides so load shifts hit all; each run has a home of its own (no settings, no
+ * session history) and the variables that keep Claude Code offline.
  */
 import { execFileSync, fork, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { type BenchResult, compare, percentile } from "./harness.js";
+import { importTimes } from "./sdk.bench.js";
 import type { StartupSimMessage } from "./startup-sim-process.js";
 
 const ROUNDS = 7;
@@ -20,6 +23,19 @@ const SIM_PROCESS = fileURLToPath(new URL("./startup-sim-process.js", import.met
 const ENSURE_PEERS = fileURLToPath(
   new URL("../../test/conformance/support/ensure-peers.mjs", import.meta.url),
 );
+const FORKLOOP_BUNDLE = fileURLToPath(new URL("../../apps/forkloop/dist/index.js", import.meta.url));
+const AGENT_SDK = fileURLToPath(
+  new URL(
+    "../../test/conformance/peers/node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs",
+    import.meta.url,
+  ),
+);
+/** A one-shot program: the SDK named by its first argument, the prompt by its second. */
+const ONE_SHOT_PROGRAM = `const { query } = await import(process.argv[2]);
+for await (const message of query({ prompt: process.argv[3], options: { cwd: process.cwd() } })) {
+  if (message.type === "result" && message.is_error) process.exit(1);
+}
+`;
 const CLAUDE = fileURLToPath(
   new URL(
     `../../test/conformance/peers/node_modules/@anthropic-ai/claude-code-${process.platform}-${process.arch}/claude`,
@@ -27,7 +43,21 @@ const CLAUDE = fileURLToPath(
   ),
 );
 
-type Side = "claude -p" | "forkloop run";
+const SIDES = ["claude -p", "forkloop run", "Agent SDK query()", "forkloop query()"] as const;
+type Side = (typeof SIDES)[number];
+
+function commandOf(side: Side, prompt: string, program: string): [string, string[]] {
+  switch (side) {
+    case "claude -p":
+      return [CLAUDE, ["-p", prompt]];
+    case "forkloop run":
+      return [process.execPath, [CLI, "run", prompt]];
+    case "Agent SDK query()":
+      return [process.execPath, [program, AGENT_SDK, prompt]];
+    case "forkloop query()":
+      return [process.execPath, [program, FORKLOOP_BUNDLE, prompt]];
+  }
+}
 
 interface RunFigures {
   readonly firstRequestMs: number;
@@ -108,14 +138,13 @@ async function oneRun(
   sim: Awaited<ReturnType<typeof startSim>>,
   root: string,
 ): Promise<RunFigures> {
-  const home = join(root, `${side === "claude -p" ? "claude" : "forkloop"}-${run}`);
+  const home = join(root, `run-${run}`);
   const work = join(home, "work");
   mkdirSync(join(home, "tmp"), { recursive: true });
   mkdirSync(work, { recursive: true });
   writeFileSync(join(work, "part-one.txt"), "part one\n");
   const prompt = `startup run ${run}: check part one with a sub-agent.`;
-  const [command, args] =
-    side === "claude -p" ? [CLAUDE, ["-p", prompt]] : [process.execPath, [CLI, "run", prompt]];
+  const [command, args] = commandOf(side, prompt, join(root, "one-shot.mjs"));
   const spawnedAt = performance.timeOrigin + performance.now();
   const child = spawn(command, args, { cwd: work, env: environment(home, sim.url), stdio: "ignore" });
   let peakKb = 0;
@@ -137,66 +166,80 @@ async function oneRun(
 export async function run(): Promise<BenchResult[]> {
   execFileSync(process.execPath, [ENSURE_PEERS], { stdio: "ignore" });
   const root = mkdtempSync(join(tmpdir(), "forkloop-bench-startup-"));
+  writeFileSync(join(root, "one-shot.mjs"), ONE_SHOT_PROGRAM);
   const sim = await startSim();
-  const figures: Record<Side, RunFigures[]> = { "claude -p": [], "forkloop run": [] };
+  const figures = Object.fromEntries(SIDES.map((side) => [side, [] as RunFigures[]])) as Record<
+    Side,
+    RunFigures[]
+  >;
   try {
     // One warm-up run each (file system caches), then alternating measured runs.
     let next = 0;
-    for (const side of ["claude -p", "forkloop run"] as const) await oneRun(side, next++, sim, root);
+    for (const side of SIDES) await oneRun(side, next++, sim, root);
     for (let round = 0; round < ROUNDS; round++) {
-      for (const side of ["claude -p", "forkloop run"] as const)
-        figures[side].push(await oneRun(side, next++, sim, root));
+      for (const side of SIDES) figures[side].push(await oneRun(side, next++, sim, root));
     }
   } finally {
     await sim.close();
     rmSync(root, { recursive: true, force: true });
   }
   const median = (side: Side, pick: (f: RunFigures) => number) => percentile(figures[side].map(pick), 50);
-  const side = (pick: (f: RunFigures) => number, scale = 1) => ({
-    baseline: { label: "claude -p 2.1.332", value: median("claude -p", pick) * scale },
-    candidate: { label: "forkloop run", value: median("forkloop run", pick) * scale },
-  });
   const notes = `median of ${ROUNDS} alternating one-shot runs each, one sub-agent call, the simulator in its own process`;
-  const row = (
-    name: string,
-    metric: string,
-    unit: string,
-    pick: (f: RunFigures) => number,
-    goal: string,
-    scale = 1,
-  ) => {
-    const { baseline, candidate } = side(pick, scale);
-    return compare(name, metric, unit, baseline, candidate, `${notes}; goal ${goal}`);
+  const rows = (baseline: Side, candidate: Side, baselineLabel: string, goals: readonly string[]) => {
+    const what = `${candidate} vs ${baseline}`;
+    const row = (
+      name: string,
+      metric: string,
+      unit: string,
+      pick: (f: RunFigures) => number,
+      goal: string,
+      scale = 1,
+    ) =>
+      compare(
+        `startup: ${what}, ${name}`,
+        metric,
+        unit,
+        { label: baselineLabel, value: median(baseline, pick) * scale },
+        { label: candidate, value: median(candidate, pick) * scale },
+        `${notes}; goal ${goal}`,
+      );
+    return [
+      row(
+        "spawn to first model request (lower is better)",
+        "median",
+        "ms",
+        (f) => f.firstRequestMs,
+        goals[0] ?? "—",
+      ),
+      row(
+        "spawn to the first sub-agent's first request (lower is better)",
+        "median",
+        "ms",
+        (f) => f.subAgentMs,
+        goals[1] ?? "—",
+      ),
+      row("spawn to exit (lower is better)", "median", "ms", (f) => f.exitMs, "—"),
+      row(
+        "peak memory of the process tree (lower is better)",
+        "PSS sampled every 25 ms, median of the runs' peaks",
+        "MiB",
+        (f) => f.peakKb,
+        goals[2] ?? "—",
+        1 / 1024,
+      ),
+    ];
   };
+  const imports = importTimes(ROUNDS, pathToFileURL(FORKLOOP_BUNDLE).href);
   return [
-    row(
-      "startup: forkloop run vs claude -p, spawn to first model request (lower is better)",
-      "median",
+    compare(
+      "startup: import time, the installed forkloop package (bundled) vs the Agent SDK 0.3.333 (lower is better)",
+      "await import() in a fresh process, median",
       "ms",
-      (f) => f.firstRequestMs,
-      "≤ 1.0×",
+      { label: "@anthropic-ai/claude-agent-sdk", value: imports.agentSdkMs },
+      { label: "forkloop (dist/index.js)", value: imports.forkloopMs },
+      `median of ${ROUNDS} alternating fresh processes each; goal ≤ 1.0×`,
     ),
-    row(
-      "startup: forkloop run vs claude -p, spawn to the first sub-agent's first request (lower is better)",
-      "median",
-      "ms",
-      (f) => f.subAgentMs,
-      "≤ 1.0×",
-    ),
-    row(
-      "startup: forkloop run vs claude -p, spawn to exit (lower is better)",
-      "median",
-      "ms",
-      (f) => f.exitMs,
-      "—",
-    ),
-    row(
-      "startup: forkloop run vs claude -p, peak memory of the process tree (lower is better)",
-      "PSS sampled every 25 ms, median of the runs' peaks",
-      "MiB",
-      (f) => f.peakKb,
-      "≤ 0.8×",
-      1 / 1024,
-    ),
+    ...rows("claude -p", "forkloop run", "claude -p 2.1.332", ["≤ 1.0×", "≤ 1.0×", "≤ 0.8×"]),
+    ...rows("Agent SDK query()", "forkloop query()", "Agent SDK 0.3.333 query()", ["≤ 0.5×", "—", "—"]),
   ];
 }
