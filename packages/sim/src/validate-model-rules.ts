@@ -25,8 +25,22 @@ import type { CountTokensRequest, MessagesRequest } from "./request-schema.js";
  * - extended thinking: thinking is incompatible with `top_k` and with `top_p` below 0.95
  *   (https://platform.claude.com/docs/en/build-with-claude/extended-thinking#feature-compatibility)
  * The pages give the rules, not the 400s' wording: every message here is UNCONFIRMED wording in
- * the API's style (`<path>: <reason>`).
+ * the API's style (`<path>: <reason>`), except the system-message placement sentences
+ * (SYSTEM_PLACEMENT_SOURCE below).
  */
+/*
+ * SYSTEM_PLACEMENT_SOURCE: the API's placement sentences, as a direct-API parity suite recorded
+ * them (measured 2026-08-31 on claude-sonnet-5):
+ * https://github.com/kangminlee-maker/local-OAuth-CLI-API-adapter/blob/87ac1c5ed83001bee363ff8b17051fa4beaf3cc3/test/anthropic-messages-validation-parity.test.mjs
+ * (the "precede" sentence, without the suffix, also in anthropics/claude-code#73821). That suite
+ * saw runs of system messages accepted where only the run's end is placed; the simulator keeps
+ * the page's "never two in a row".
+ */
+const SYSTEM_FIRST = "use the top-level 'system' parameter for the initial system prompt";
+const SYSTEM_PRECEDES = "role 'system' must precede an 'assistant' message or end the array";
+const DIRECTIVE_ANYWHERE =
+  "; the directive-only form (content: [] with output_config) is accepted at any position";
+
 export const PER_MESSAGE_EFFORT_BETA = "mid-conversation-output-config-2026-07-01";
 /** Claude Code's name for the same per-turn effort (its `per_message_effort` beta). */
 export const PER_TURN_CONTROL_BETA = "per-turn-control-2026-07-01";
@@ -72,15 +86,16 @@ export function checkSystemMessages(
     if (message.role !== "system" || isEffortOnly(message)) continue;
     const before = messages[m - 1];
     const after = messages[m + 1];
-    if (before === undefined || !(before.role === "user" || endsInServerToolUse(before))) {
+    // The first and third sentences are the API's, observed directly (SYSTEM_PLACEMENT_SOURCE);
+    // the second (after an assistant turn) is UNCONFIRMED.
+    if (before === undefined) return invalidRequest(`messages.${m}: ${SYSTEM_FIRST}${DIRECTIVE_ANYWHERE}`);
+    if (!(before.role === "user" || endsInServerToolUse(before))) {
       return invalidRequest(
         `messages.${m}: a system message must immediately follow a user turn or an assistant turn that ends in server tool use`,
       );
     }
     if (after !== undefined && after.role !== "assistant" && !isEffortOnly(after)) {
-      return invalidRequest(
-        `messages.${m}: a system message must be followed by an assistant turn or end the messages`,
-      );
+      return invalidRequest(`messages.${m}: ${SYSTEM_PRECEDES}${DIRECTIVE_ANYWHERE}`);
     }
   }
   return null;

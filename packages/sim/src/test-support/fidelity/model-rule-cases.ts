@@ -170,7 +170,9 @@ export const MODEL_RULE_CASES: Case[] = [
     page: PAGE.systemMessages,
     title: "a system message first → refused",
     body: base("claude-opus-4-8", { messages: [system("x"), user("q")] }),
-    expect: bad(/must immediately follow a user turn/),
+    expect: bad(
+      "messages.0: use the top-level 'system' parameter for the initial system prompt; the directive-only form (content: [] with output_config) is accepted at any position",
+    ),
   },
   {
     page: PAGE.systemMessages,
@@ -182,7 +184,7 @@ export const MODEL_RULE_CASES: Case[] = [
     page: PAGE.systemMessages,
     title: "two system messages in a row → refused",
     body: base("claude-opus-4-8", { messages: [user("q"), system("x"), system("y")] }),
-    expect: bad(/followed by an assistant turn/),
+    expect: bad(/^messages\.1: role 'system' must precede an 'assistant' message or end the array/),
   },
   {
     page: PAGE.systemMessages,

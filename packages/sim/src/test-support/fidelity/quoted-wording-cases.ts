@@ -1,4 +1,4 @@
-import { bad, base, type Case, PAGE, user } from "./case.js";
+import { assistant, bad, base, type Case, PAGE, system, user } from "./case.js";
 
 /**
  * Refusals whose exact wording no page states but a real API error body quoted in public does
@@ -10,6 +10,11 @@ const MISMATCH_REPORT = "https://github.com/vybestack/llxprt-code/issues/2130";
 /** Live measurement of sampling parameters on the models that dropped them (§2). */
 const SAMPLING =
   "https://github.com/kangwoo/aimon-core/blob/320fbbc0aacaf6c0928439969418d97ac9ea6bf4/docs/design/llm/anthropic-sampling-capabilities.md";
+
+/** A parity suite's direct-API observations (system-message placement, 2026-08-31). */
+const PARITY =
+  "https://github.com/kangminlee-maker/local-OAuth-CLI-API-adapter/blob/87ac1c5ed83001bee363ff8b17051fa4beaf3cc3/test/anthropic-messages-validation-parity.test.mjs";
+const DIRECTIVE = "; the directive-only form (content: [] with output_config) is accepted at any position";
 
 /** A 1×1 PNG: its bytes say PNG whatever the block declares. */
 const PNG_1X1 =
@@ -112,5 +117,29 @@ export const QUOTED_WORDING_CASES: Case[] = [
     version: "2023-06-01",
     body: base("claude-sonnet-5", { top_k: 5 }),
     expect: bad("`top_k` is deprecated for this model."),
+  },
+  // Mid-conversation system messages (Opus 4.8 and later).
+  {
+    page: PAGE.systemMessages,
+    source: PARITY,
+    title: "a system message followed by a user turn → the API's placement sentence",
+    body: base("claude-opus-4-8", { messages: [user("a"), system("sys"), user("b")] }),
+    expect: bad(`messages.1: role 'system' must precede an 'assistant' message or end the array${DIRECTIVE}`),
+  },
+  {
+    page: PAGE.systemMessages,
+    source: PARITY,
+    title: "a system message first → the API's pointer to the top-level system parameter",
+    body: base("claude-opus-4-8", { messages: [system("sys"), user("a")] }),
+    expect: bad(`messages.0: use the top-level 'system' parameter for the initial system prompt${DIRECTIVE}`),
+  },
+  {
+    page: PAGE.systemMessages,
+    source: PARITY,
+    title: "a system message before an assistant turn → accepted",
+    body: base("claude-opus-4-8", {
+      messages: [user("a"), system("sys"), assistant("ok"), user("b")],
+    }),
+    expect: { status: 200 },
   },
 ];
