@@ -114,8 +114,10 @@ describe("R-X3: Claude Code's print-mode flags under forkloop -p", () => {
     expect(JSON.parse(structured.stdout).structured_output).toMatchObject({ verdict: expect.any(String) });
     const [readGrep, readAgent, noTools, prompted, schemaRequest] = await mainBodies(before);
     expect(toolNames(readGrep ?? {}).sort()).toEqual(["Grep", "Read"]);
-    // SendMessage comes with Agent: it messages the background sub-agents Agent starts (R-T5).
-    expect(toolNames(readAgent ?? {}).sort()).toEqual(["Agent", "Read", "SendMessage"]);
+    // As in Claude Code 2.1.332, SendMessage is offered only when named, even beside Agent.
+    expect(toolNames(readAgent ?? {}).sort()).toEqual(["Agent", "Read"]);
+    // The default set keeps SendMessage beside Agent (R-T5).
+    expect(toolNames(prompted ?? {})).toEqual(expect.arrayContaining(["Agent", "SendMessage"]));
     expect(noTools?.tools ?? []).toEqual([]);
     expect(systemText(prompted ?? {})).toContain("You are the FLAG-FILE reviewer.");
     expect(prompted?.output_config).toMatchObject({ effort: "high" });

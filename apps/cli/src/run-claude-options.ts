@@ -68,7 +68,8 @@ const BARE_TOOLS = "Bash,Edit,Read";
 
 /**
  * `--tools "Read,Grep"` (or spaces), `""` for none, `default` for every built-in tool. As in
- * Claude Code the list is the whole set: Agent (or Task) is offered only when it is named.
+ * Claude Code the list is the whole set: Agent (or Task) is offered only when it is named, and
+ * SendMessage too (`--tools Read,Agent` offers Agent and Read alone).
  */
 function toolsFlag(value: string, disallowed: readonly string[]): Pick<Options, "tools" | "disallowedTools"> {
   const names = value.split(/[\s,]+/).filter((name) => name !== "");

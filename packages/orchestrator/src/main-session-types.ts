@@ -40,7 +40,7 @@ export interface MainSessionOptions {
    */
   readonly tools?: readonly Tool[];
   /** Fork tools not to add (a bare deny rule `Agent` / `Skill` removes the tool, as for built-ins). */
-  readonly removedTools?: readonly ("Agent" | "Skill")[];
+  readonly removedTools?: readonly ("Agent" | "SendMessage" | "Skill")[];
   /** Permission decisions of the main agent and of its sub-agents' asks. Default: allow. */
   readonly canUseTool?: CanUseTool;
   /** Share a pool (e.g. with a batch); otherwise the session creates one and closes it. */

@@ -16,14 +16,15 @@ export function withForkTools(
   pool: AgentPool,
   assembled: Pick<AssembledSession, "agentDefinitions" | "skills">,
   options: ForkToolOptions,
-  removedTools: readonly ("Agent" | "Skill")[] = [],
+  removedTools: readonly ("Agent" | "SendMessage" | "Skill")[] = [],
 ): Tool[] {
   const removed = new Set(removedTools);
   const all: Tool[] = [...tools];
   if (!removed.has("Agent")) {
     all.push(createAgentTool(pool, assembled.agentDefinitions, options) as unknown as Tool);
-    // R-T5: messages to the background sub-agents Agent starts, beside it as in Claude Code.
-    all.push(createSendMessageTool() as unknown as Tool);
+    // R-T5: messages to the background sub-agents Agent starts, beside it as in Claude Code,
+    // unless removed on its own (R-X3: `--tools Read,Agent` offers Agent alone).
+    if (!removed.has("SendMessage")) all.push(createSendMessageTool() as unknown as Tool);
   }
   if (assembled.skills.length > 0 && !removed.has("Skill"))
     all.push(createSkillTool(pool, assembled.skills, options) as unknown as Tool);

@@ -773,7 +773,8 @@ class QueryRun implements Query {
     sideUsage = writer;
     const toolNames = [
       ...tools.map((tool) => tool.name),
-      ...(removed.includes("Agent") ? [] : ["Agent", "SendMessage"]),
+      ...(removed.includes("Agent") ? [] : ["Agent"]),
+      ...(removed.includes("SendMessage") ? [] : ["SendMessage"]),
       ...(session.assembled.skills.length > 0 && !removed.includes("Skill") ? ["Skill"] : []),
     ];
     const agentNames = ["general-purpose", ...session.assembled.agentDefinitions.map((d) => d.name)];

@@ -15,16 +15,26 @@ export interface PermissionRules {
 }
 
 /**
- * The tools the session adds to the built-in ones: they start forks. `Task` is Claude Code's
- * former name of `Agent`; a bare deny rule naming one removes it (`--disallowed-tools Agent`).
+ * The tools the session adds to the built-in ones: they start forks or message them. `Task` is
+ * Claude Code's former name of `Agent`; a bare deny rule naming one removes it
+ * (`--disallowed-tools Agent`). `SendMessage` is removable on its own: Claude Code's `--tools
+ * Read,Agent` offers Agent without it (R-X3).
  */
-export const FORK_TOOL_NAMES: readonly string[] = ["Agent", "Task", "Skill"];
+export const FORK_TOOL_NAMES: readonly string[] = ["Agent", "Task", "SendMessage", "Skill"];
 
-/** The fork tools a list of deny rules removes: `Agent` (also by `Task`) and `Skill`. */
-export function removedForkTools(deny: readonly string[]): ("Agent" | "Skill")[] {
+/** A fork tool the session can leave out. */
+export type RemovableForkTool = "Agent" | "SendMessage" | "Skill";
+
+/**
+ * The fork tools a list of deny rules removes: `Agent` (also by `Task`), `SendMessage` (also with
+ * Agent: it only messages the sub-agents Agent starts) and `Skill`.
+ */
+export function removedForkTools(deny: readonly string[]): RemovableForkTool[] {
   const bare = new Set(deny.filter((rule) => !rule.includes("(")));
+  const agent = bare.has("Agent") || bare.has("Task");
   return [
-    ...(bare.has("Agent") || bare.has("Task") ? (["Agent"] as const) : []),
+    ...(agent ? (["Agent"] as const) : []),
+    ...(agent || bare.has("SendMessage") ? (["SendMessage"] as const) : []),
     ...(bare.has("Skill") ? (["Skill"] as const) : []),
   ];
 }
