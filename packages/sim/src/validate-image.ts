@@ -30,8 +30,9 @@ export function imageMediaTypeOf(head: Buffer): string | undefined {
  * `messages.58.content.2.image.source.base64: image exceeds 5 MB maximum: …`); so is the mismatch
  * wording, at `…image.source.base64` (vybestack/llxprt-code#2130 quotes
  * `messages.83.content.0.tool_result.content.1.image.source.base64: The image was specified using
- * the image/jpeg media type, but the image appears to be a image/png image`). The base64 and
- * undetectable-bytes wordings are UNCONFIRMED.
+ * the image/jpeg media type, but the image appears to be a image/png image`). Bytes of no known
+ * type get the API's bare `Could not process image`, without a path (anthropics/claude-code#56511
+ * and its duplicates quote that body). The base64 wording is UNCONFIRMED.
  */
 export function checkImage(block: ContentBlockParam, path: string): ApiError | null {
   if (block.type === "tool_result" && Array.isArray(block.content)) {
@@ -58,6 +59,6 @@ export function checkImage(block: ContentBlockParam, path: string): ApiError | n
   return invalidRequest(
     actual
       ? `${at}: The image was specified using the ${declared} media type, but the image appears to be a ${actual} image`
-      : `${at}.data: Could not process image`,
+      : "Could not process image",
   );
 }

@@ -123,6 +123,10 @@ function checkEffort(
   if (level === undefined) return null;
   const accepted = model.effort;
   if (accepted !== undefined && accepted.length === 0) {
+    // The API's sentence for top-level effort on a model without it (griffinmartin/opencode-claude-auth#125
+    // quotes it for Haiku 4.5; anthropics/claude-code#30760 too); per-message effort's is UNCONFIRMED.
+    if (path === "output_config.effort")
+      return invalidRequest("This model does not support the effort parameter.");
     return invalidRequest(`${path}: effort is not supported on this model`);
   }
   if (accepted !== undefined && !(accepted as readonly string[]).includes(level)) {

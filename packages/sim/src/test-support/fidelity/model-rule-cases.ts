@@ -37,7 +37,11 @@ export const MODEL_RULE_CASES: Case[] = [
         page: PAGE.effort,
         title: `${model} effort ${level} → ${levels.includes(level) ? "accepted" : "refused"}`,
         body: base(model, { output_config: { effort: level } }),
-        expect: levels.includes(level) ? ok : bad(/output_config\.effort/),
+        expect: levels.includes(level)
+          ? ok
+          : levels.length === 0
+            ? bad("This model does not support the effort parameter.")
+            : bad(/output_config\.effort/),
       }),
     ),
   ),

@@ -16,6 +16,9 @@ const PARITY =
   "https://github.com/kangminlee-maker/local-OAuth-CLI-API-adapter/blob/87ac1c5ed83001bee363ff8b17051fa4beaf3cc3/test/anthropic-messages-validation-parity.test.mjs";
 const DIRECTIVE = "; the directive-only form (content: [] with output_config) is accepted at any position";
 
+const EFFORT_REPORT = "https://github.com/griffinmartin/opencode-claude-auth/issues/125";
+const UNREADABLE_IMAGE_REPORT = "https://github.com/anthropics/claude-code/issues/56511";
+
 /** A 1×1 PNG: its bytes say PNG whatever the block declares. */
 const PNG_1X1 =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
@@ -141,5 +144,28 @@ export const QUOTED_WORDING_CASES: Case[] = [
       messages: [user("a"), system("sys"), assistant("ok"), user("b")],
     }),
     expect: { status: 200 },
+  },
+  {
+    page: PAGE.effort,
+    source: EFFORT_REPORT,
+    title: "effort on Haiku 4.5 → the API's sentence, without a path",
+    body: base("claude-haiku-4-5", { output_config: { effort: "high" } }),
+    expect: bad("This model does not support the effort parameter."),
+  },
+  {
+    page: PAGE.vision,
+    source: UNREADABLE_IMAGE_REPORT,
+    title: "image bytes of no known type → the API's bare sentence",
+    body: base("claude-sonnet-5-5", {
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "image", source: { type: "base64", media_type: "image/png", data: "AAAAAAAAAAAA" } },
+          ],
+        },
+      ],
+    }),
+    expect: bad("Could not process image"),
   },
 ];
