@@ -8,11 +8,10 @@
 export { openWorkspaceIsolation, type WorkspaceIsolation } from "@forkloop/tools/workspace";
 export * from "./append-log.js";
 export { type DryRunEstimate, formatDryRun } from "./batch-dry-run.js";
-export * from "./batch-enqueue.js";
+export { enqueueOnce, type ItemRelist } from "./batch-enqueue.js";
 export { BATCH_ERROR_CODES, BatchError, type BatchErrorCode } from "./batch-error.js";
 export { createBatchPool } from "./batch-executor.js";
 export { type AttemptRun, type BatchHistory, batchHistory, type ItemHistory } from "./batch-history.js";
-export { isolationChoice, openBatchIsolation, refuseDirtyTree } from "./batch-isolation.js";
 export {
   describeSkipped,
   globFiles,
@@ -20,12 +19,8 @@ export {
   type LoadedItems,
   type SkippedFile,
 } from "./batch-items.js";
-export { type BatchPlan, openPlannedBatch, planNewBatch, planResume } from "./batch-plan.js";
-export {
-  type ReduceOutcome,
-  type ReduceRecord,
-  reduceDue,
-} from "./batch-reduce.js";
+export { type BatchPlan, planNewBatch, planResume } from "./batch-plan.js";
+export type { ReduceOutcome, ReduceRecord } from "./batch-reduce.js";
 export {
   type BatchReport,
   type BatchTotals,
@@ -47,21 +42,10 @@ export {
   endpointUrl,
 } from "./endpoint-failure.js";
 export * from "./enqueue-seal.js";
-export {
-  type BatchExecution,
-  type BatchHost,
-  type BatchOutcome,
-  executeBatch,
-} from "./execute-local-batch.js";
-export { rewriteFinishedReport } from "./finished-batch-report.js";
+export type { BatchExecution, BatchHost, BatchOutcome } from "./execute-local-batch.js";
 export { type ItemIsolator, isolateItems } from "./item-isolation.js";
 export type * from "./job-backend.js";
-export {
-  checkBatchDirs,
-  journalWriteFailed,
-  reportJournalRecovery,
-  reportWriteFailed,
-} from "./journal-safety.js";
+export { type LocalBatchOutcome, type LocalBatchRun, runLocalBatch } from "./local-batch-run.js";
 export * from "./local-journal-backend.js";
 export {
   type BatchJournalRecord,
@@ -112,4 +96,4 @@ export { type RequestLimit, type RequestLimiter, tryAdmitRequest } from "./reque
 export { resumableStartSettings, type StartSettings } from "./resume-settings.js";
 export { structuredOutputCheck } from "./structured-output.js";
 export * from "./worker-policy.js";
-export * from "./write-batch-report.js";
+export type { WrittenReport } from "./write-batch-report.js";

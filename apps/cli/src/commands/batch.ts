@@ -1,31 +1,15 @@
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import {
   type BatchPlan,
   type BatchSpec,
-  checkBatchDirs,
   type DryRunEstimate,
   describeSkipped,
-  enqueueOnce,
   estimateNewBatch,
-  executeBatch,
   formatDryRun,
-  type ItemState,
-  isolationChoice,
-  JOURNAL_FILE,
-  journalWriteFailed,
-  LogWriteError,
-  openBatchIsolation,
-  openLocalJournalBackend,
-  openPlannedBatch,
+  type LocalBatchOutcome,
   parseQueueUrl,
   plural,
-  reduceDue,
-  refuseDirtyTree,
-  relistFromSource,
-  reportJournalRecovery,
-  reportWriteFailed,
-  rewriteFinishedReport,
-  writeReport,
+  runLocalBatch,
 } from "@forkloop/batch";
 import {
   checkProjectDir,
@@ -106,12 +90,10 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
       "--attempts and --retry-delay apply to --queue batches; a local batch retries with --resume ID --retry-failed.",
     );
   }
-  const mcpServers = (configFiles: readonly string[] | undefined, strict: boolean | undefined) =>
-    run.mcpServers({ configFiles, strict });
   // R-M1: a bad MCP config, like bad settings, fails before a new batch's state exists.
   const servers =
     flags.resume === undefined
-      ? await mcpServers(flags["mcp-config"], flags["strict-mcp-config"])
+      ? await run.mcpServers({ configFiles: flags["mcp-config"], strict: flags["strict-mcp-config"] })
       : undefined;
   const plan = await planBatch(flags, cwd, state, loopChoices(flags, settings, context), {
     given,
@@ -126,146 +108,93 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
   const estimate =
     plan.kind === "new" ? await estimateNewBatch(plan, settings, bash, batchHost(context)) : undefined;
   if (flags["dry-run"] && estimate !== undefined) return printDryRun(estimate, flags, context);
-  // R-B2: a new batch decides isolation (a resume keeps what it started with); a dirty tree is
-  // refused before any state exists.
-  const isolating = plan.kind === "new" ? isolationChoice(flags, plan.spec) : undefined;
-  if (isolating?.isolate) await refuseDirtyTree(cwd, [state.dir, ...state.legacyDirs]);
-
-  const {
-    spec,
-    dir,
-    items,
-    opened: backend,
-  } = await openPlannedBatch(plan, state, flags.output !== undefined, (at) =>
-    openLocalJournalBackend({
-      dir: at,
-      retryFailed: flags["retry-failed"] ?? false,
-      retryConflicts: flags["retry-conflicts"] ?? false,
-      repair: flags.repair ?? false,
-      batchId: plan.spec.id,
-    }),
-  );
-  const rules = run.rules({ allow: spec.allowedTools, deny: spec.disallowedTools });
-  const notice = (line: string) => context.stderr.write(`${line}\n`);
-  if (plan.kind === "resume" && plan.changes.length > 0) {
-    notice(
-      `forkloop batch ${spec.id}: ${plan.changes.join(", ")} ${plan.changes.length === 1 ? "replaces the setting" : "replace the settings"} it started with; batch.json keeps ${plan.changes.length === 1 ? "it" : "them"} for later resumes`,
-    );
-  }
   try {
-    reportJournalRecovery(backend, join(dir, JOURNAL_FILE), notice);
-    await enqueueOnce(backend, items, {
-      relist: relistFromSource(spec),
-      repair: flags.repair ?? false,
-      notice,
-    });
-    // R-R7: a finished batch's resume runs nothing; it says so, and writes the report again.
-    const states = await backend.list();
-    // R-B7: a finished map whose reduce has not finished (a kill after the map) goes on into it.
-    const reducing = spec.reduce !== undefined && (await reduceDue(dir, spec.reduce, states));
-    if (flags.resume !== undefined && states.every((item) => item.status !== "pending") && !reducing) {
-      return await finishedBatch(spec, dir, states, flags, context);
-    }
-    // R-M1: the MCP servers start once, in this process, for every item (calls come over comlink).
-    const mcp = await run.startMcp(servers ?? (await mcpServers(spec.mcpConfig, spec.strictMcpConfig)), {
-      resultsDir: join(dir, "mcp-results"),
-      deny: rules.deny,
-      signal: context.signal,
-    });
-    await checkBatchDirs(spec, dir, (await backend.list()).length);
-    // R-B4: conflicts put back in the queue run on the tree as it is now, not the batch's first base.
-    const retriedConflicts = flags["retry-conflicts"] ? backend.retried.length : 0;
-    const isolation = await openBatchIsolation(spec, dir, isolating, notice, retriedConflicts);
-    const interruptedBefore = (await backend.interrupted()).length;
-    context.stderr.write(
-      `forkloop batch ${spec.id}: ${plural((await backend.list()).length, "item")}${
-        flags.resume ? ` (resuming; ${plural(interruptedBefore, "interrupted item")} will be redone)` : ""
-      }${spec.rpm === undefined ? "" : ` · at most ${spec.rpm} requests/min`} · state in ${dir}\n`,
-    );
-    // R-R2: deadlines from the flags, over the environment, over the settings' env map.
-    const source = await run.endpoint(timeoutEnv(flags), spec.cwd);
-    const limitUsd = flags["max-budget-usd"];
-    const { summary, report, stopFailure, reduce, reduceOverBudget } = await executeBatch(
+    const outcome = await runLocalBatch(
       {
-        spec,
-        dir,
-        backend,
-        source,
-        settings,
-        mcpTools: mcp.tools,
+        plan,
+        state,
+        environment: run,
         bash,
-        // R-B8: every item is in each round (they wait on batches, not on this host), so a
-        // batch's items all run at once unless --concurrency says otherwise.
-        concurrency:
-          flags.concurrency ?? (flags.api === "batches" ? Math.max(1, (await backend.list()).length) : 8),
-        ...(flags.api === undefined ? {} : { api: flags.api }),
+        servers,
+        outputGiven: flags.output !== undefined,
+        isolate: flags.isolate,
+        noIsolate: flags["no-isolate"],
+        retryFailed: flags["retry-failed"],
+        retryConflicts: flags["retry-conflicts"],
+        repair: flags.repair,
+        concurrency: flags.concurrency,
+        api: flags.api,
         warm: !flags["no-warm"],
-        ...(isolation === undefined ? {} : { isolation }),
-        ...(limitUsd === undefined
-          ? {}
-          : {
-              budget: {
-                limitUsd,
-                perItemEstimateUsd: estimate
-                  ? estimate.firstRequestsCostUsd / Math.max(1, estimate.items.length)
-                  : 0,
-              },
-            }),
+        limitUsd: flags["max-budget-usd"],
+        firstRequestsEstimate: estimate && {
+          costUsd: estimate.firstRequestsCostUsd,
+          items: estimate.items.length,
+        },
+        // R-R2: deadlines from the flags, over the environment, over the settings' env map.
+        endpointEnv: timeoutEnv(flags),
       },
       context,
     );
-    const paths = await writeReport(spec.outputDir, report).catch((error: unknown) => {
-      throw reportWriteFailed(error, spec);
-    });
-    if (paths.keptPrevious) {
-      notice(
-        `forkloop: ${paths.keptPrevious.path} lists ${plural(paths.keptPrevious.finished, "finished item")}, more than the journal now holds (${report.totals.succeeded + report.totals.failed}); it was kept, and this run's results are in ${paths.results}`,
-      );
-    }
-    const resume = resumeCommand(spec, flags);
-    let code = exitCodeForBatch(report.totals);
-    let status = finishedStatus(code);
-    if (summary.stopped !== undefined) {
-      // R-R9: a failure of the whole batch; nothing is lost, the rest is pending.
-      context.stderr.write(
-        `forkloop batch ${spec.id}: stopped: ${summary.stopped}; ${plural(report.totals.pending, "item")} left pending — fix it, then \`${resume}${stopFailure?.resumeWith ?? ""}\` finishes them.\n`,
-      );
-      [code, status] = [EXIT.usage, "stopped"];
-    } else if (summary.interrupted || reduce?.kind === "interrupted") {
-      context.stderr.write(`interrupted: resume with \`${resume}\`\n`);
-      [code, status] = [EXIT.interrupted, "interrupted"];
-    } else if (reduce?.record.status === "failed") {
-      // R-B7: the items' results stand; the reduce runs again on a resume.
-      context.stderr.write(
-        `forkloop batch ${spec.id}: the reduce failed (${reduce.record.error?.code}: ${reduce.record.error?.message}); the items' results are kept — \`${resume}\` runs the reduce again, and nothing else.\n`,
-      );
-      if (code === EXIT.ok) [code, status] = [EXIT.batchPartial, "partial"];
-    } else if (reduceOverBudget !== undefined) {
-      // R-B7: the reduce counts against the budget; the items' results stand.
-      context.stderr.write(
-        `forkloop batch: --max-budget-usd ${limitUsd} reached: the items spent $${reduceOverBudget.spentUsd.toFixed(4)}, so the reduce (about $${reduceOverBudget.estimateUsd.toFixed(4)}) was not started; resume with a higher budget to run it, and nothing else: \`${resume} --max-budget-usd N\`\n`,
-      );
-      [code, status] = [EXIT.budgetReached, "budget_reached"];
-    } else if (summary.budgetReached && report.totals.pending > 0) {
-      context.stderr.write(
-        `forkloop batch: --max-budget-usd ${limitUsd} reached: ${plural(report.totals.pending, "item")} not started; resume with a higher budget: \`${resume} --max-budget-usd N\`\n`,
-      );
-      [code, status] = [EXIT.budgetReached, "budget_reached"];
-    }
-    const html = await htmlReportLine(spec, dir, flags);
-    printBatchSummary(
-      { report, paths, html, status, json: flags["output-format"] === "json", resume },
-      context,
-    );
-    return code;
-  } catch (error) {
-    if (error instanceof LogWriteError) throw journalWriteFailed(error, spec.id);
-    throw error;
+    return await printOutcome(outcome, flags, context);
   } finally {
-    await backend.close().catch(() => {});
     // The MCP servers and the endpoint it started.
     await run.close();
   }
+}
+
+/** How a local batch ended, on stderr, then its summary; the exit code says the same (R-R9, R-B7). */
+async function printOutcome(
+  outcome: LocalBatchOutcome,
+  flags: BatchFlags,
+  context: CommandContext,
+): Promise<ExitCode> {
+  const { spec, dir, report, paths } = outcome;
+  const resume = resumeCommand(spec, flags);
+  const json = flags["output-format"] === "json";
+  if (outcome.kind === "finished") {
+    // R-R7: nothing ran; how to re-run failed items is in the summary.
+    const { succeeded, failed } = report.totals;
+    context.stderr.write(
+      `forkloop batch ${spec.id} is finished (${plural(succeeded, "item")} succeeded, ${failed} failed): nothing to run.\n`,
+    );
+    const html = await htmlReportLine(spec, dir, flags);
+    printBatchSummary({ report, paths, html, status: "succeeded", json, resume }, context);
+    return EXIT.ok;
+  }
+  const { summary, stopFailure, reduce, reduceOverBudget } = outcome;
+  const limitUsd = flags["max-budget-usd"];
+  let code = exitCodeForBatch(report.totals);
+  let status = finishedStatus(code);
+  if (summary.stopped !== undefined) {
+    // R-R9: a failure of the whole batch; nothing is lost, the rest is pending.
+    context.stderr.write(
+      `forkloop batch ${spec.id}: stopped: ${summary.stopped}; ${plural(report.totals.pending, "item")} left pending — fix it, then \`${resume}${stopFailure?.resumeWith ?? ""}\` finishes them.\n`,
+    );
+    [code, status] = [EXIT.usage, "stopped"];
+  } else if (summary.interrupted || reduce?.kind === "interrupted") {
+    context.stderr.write(`interrupted: resume with \`${resume}\`\n`);
+    [code, status] = [EXIT.interrupted, "interrupted"];
+  } else if (reduce?.record.status === "failed") {
+    // R-B7: the items' results stand; the reduce runs again on a resume.
+    context.stderr.write(
+      `forkloop batch ${spec.id}: the reduce failed (${reduce.record.error?.code}: ${reduce.record.error?.message}); the items' results are kept — \`${resume}\` runs the reduce again, and nothing else.\n`,
+    );
+    if (code === EXIT.ok) [code, status] = [EXIT.batchPartial, "partial"];
+  } else if (reduceOverBudget !== undefined) {
+    // R-B7: the reduce counts against the budget; the items' results stand.
+    context.stderr.write(
+      `forkloop batch: --max-budget-usd ${limitUsd} reached: the items spent $${reduceOverBudget.spentUsd.toFixed(4)}, so the reduce (about $${reduceOverBudget.estimateUsd.toFixed(4)}) was not started; resume with a higher budget to run it, and nothing else: \`${resume} --max-budget-usd N\`\n`,
+    );
+    [code, status] = [EXIT.budgetReached, "budget_reached"];
+  } else if (summary.budgetReached && report.totals.pending > 0) {
+    context.stderr.write(
+      `forkloop batch: --max-budget-usd ${limitUsd} reached: ${plural(report.totals.pending, "item")} not started; resume with a higher budget: \`${resume} --max-budget-usd N\`\n`,
+    );
+    [code, status] = [EXIT.budgetReached, "budget_reached"];
+  }
+  const html = await htmlReportLine(spec, dir, flags);
+  printBatchSummary({ report, paths, html, status, json, resume }, context);
+  return code;
 }
 
 /**
@@ -346,32 +275,6 @@ async function queuedBatch(
     return printDryRun(await estimateNewBatch(plan, settings, bash, batchHost(context)), flags, context);
   }
   return queuedBatchCommand(queueFlags, { kind: "new", plan, mcpServers: mcp }, where, context);
-}
-
-/**
- * R-R7: `--resume` of a batch with nothing pending runs nothing: it says the batch is finished
- * (and how to re-run failed items), writes the report again (a report that could not be written
- * before is written now), prints the summary and exits 0.
- */
-async function finishedBatch(
-  spec: BatchSpec,
-  dir: string,
-  states: readonly ItemState[],
-  flags: BatchFlags,
-  context: CommandContext,
-): Promise<ExitCode> {
-  const { report, paths } = await rewriteFinishedReport(spec, dir, states, context.env);
-  const { succeeded, failed } = report.totals;
-  context.stderr.write(
-    `forkloop batch ${spec.id} is finished (${plural(succeeded, "item")} succeeded, ${failed} failed): nothing to run.\n`,
-  );
-  const html = await htmlReportLine(spec, dir, flags);
-  const json = flags["output-format"] === "json";
-  printBatchSummary(
-    { report, paths, html, status: "succeeded", json, resume: resumeCommand(spec, flags) },
-    context,
-  );
-  return EXIT.ok;
 }
 
 /** The command that resumes this batch, as typed where this one was. */
