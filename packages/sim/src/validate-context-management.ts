@@ -11,7 +11,8 @@ export interface ContextEditing {
 
 /**
  * `context_management` is a beta-only field (api doc §1 "beta only"): without the
- * `context-management-2025-06-27` beta it is rejected as an extra input (wording UNCONFIRMED).
+ * `context-management-2025-06-27` beta it is rejected as an extra input, in the API's words
+ * (`context_management: Extra inputs are not permitted`, the body anthropics/claude-code#14135 quotes).
  * `clear_thinking_20251015` must come first when edits are combined (the API's context-editing
  * docs; wording of this error UNCONFIRMED).
  */

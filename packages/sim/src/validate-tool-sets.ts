@@ -9,7 +9,8 @@ import type { CountTokensRequest } from "./request-schema.js";
  *   deferred (a 400; wording UNCONFIRMED).
  * - MCP connector page (https://platform.claude.com/docs/en/agents-and-tools/mcp-connector):
  *   every server in `mcp_servers` is referenced by exactly one `mcp_toolset` in `tools`, and a
- *   toolset names a server of `mcp_servers` (400s; wordings UNCONFIRMED).
+ *   toolset names a server of `mcp_servers` (400s). An unreferenced server gets the API's sentence
+ *   (below); the wordings for two toolsets on one server and for an unknown server are UNCONFIRMED.
  */
 export function checkToolSets(body: CountTokensRequest): ApiError | null {
   const tools = (body.tools ?? []) as readonly Record<string, unknown>[];
@@ -40,6 +41,12 @@ export function checkToolSets(body: CountTokensRequest): ApiError | null {
   }
   for (const name of servers) {
     const refs = toolsets.filter(({ tool }) => tool.mcp_server_name === name).length;
+    if (refs === 0) {
+      // The API's sentence, as anthropics/anthropic-sdk-csharp#255 reported it (quoted in #267).
+      return invalidRequest(
+        `MCP server '${String(name)}' is defined but not referenced by any mcp_toolset in tools.`,
+      );
+    }
     if (refs !== 1) {
       return invalidRequest(
         `mcp_servers: server '${String(name)}' must be referenced by exactly one mcp_toolset in tools (found ${refs})`,

@@ -19,6 +19,9 @@ const DIRECTIVE = "; the directive-only form (content: [] with output_config) is
 const EFFORT_REPORT = "https://github.com/griffinmartin/opencode-claude-auth/issues/125";
 const UNREADABLE_IMAGE_REPORT = "https://github.com/anthropics/claude-code/issues/56511";
 
+const MCP_REPORT = "https://github.com/anthropics/anthropic-sdk-csharp/pull/267";
+const CONTEXT_MANAGEMENT_REPORT = "https://github.com/anthropics/claude-code/issues/14135";
+
 /** A 1×1 PNG: its bytes say PNG whatever the block declares. */
 const PNG_1X1 =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
@@ -167,5 +170,24 @@ export const QUOTED_WORDING_CASES: Case[] = [
       ],
     }),
     expect: bad("Could not process image"),
+  },
+  {
+    page: PAGE.mcpConnector,
+    source: MCP_REPORT,
+    title: "an MCP server no mcp_toolset references → the API's sentence",
+    betas: ["mcp-client-2025-11-20"],
+    body: base("claude-sonnet-5-5", {
+      mcp_servers: [{ type: "url", url: "https://mcp.example/mcp", name: "mcp" }],
+    }),
+    expect: bad("MCP server 'mcp' is defined but not referenced by any mcp_toolset in tools."),
+  },
+  {
+    page: PAGE.errors,
+    source: CONTEXT_MANAGEMENT_REPORT,
+    title: "context_management without its beta → an extra input",
+    body: base("claude-sonnet-5-5", {
+      context_management: { edits: [{ type: "clear_tool_uses_20250919" }] },
+    }),
+    expect: bad("context_management: Extra inputs are not permitted"),
   },
 ];

@@ -38,7 +38,7 @@ export const TOOL_SET_CASES: Case[] = [
     title: "an MCP server without an mcp_toolset → 400",
     betas: MCP_BETA,
     body: base("claude-sonnet-4-6", { mcp_servers: [server("docs")] }),
-    expect: bad(/server 'docs' must be referenced by exactly one mcp_toolset/),
+    expect: bad("MCP server 'docs' is defined but not referenced by any mcp_toolset in tools."),
   },
   {
     page: PAGE.mcpConnector,
