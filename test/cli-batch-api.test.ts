@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   batchStateDir,
-  runCli,
+  runCliInProcess,
   type SimProcess,
   type SimRequestRecord,
   startCli,
@@ -17,10 +17,12 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 /**
- * R-B8–R-B10: `forkloop batch --api batches` — the built CLI against a `forkloop sim` process, whose
- * Message Batches endpoints take simulated time, bill at batch prices and, scripted
- * (`--batch-script`), error, expire or cancel. Everything goes through the official SDK over HTTP;
- * the simulator's request log is the evidence (each batch entry is recorded with its body).
+ * R-B8–R-B10: `forkloop batch --api batches` against a `forkloop sim` process, whose Message
+ * Batches endpoints take simulated time, bill at batch prices and, scripted (`--batch-script`),
+ * error, expire or cancel. The CLI runs in this process (`runCliInProcess`) except where the
+ * process is the subject: the built binary is spawned to be killed with -9 and sent Ctrl+C.
+ * Everything goes through the official SDK over HTTP; the simulator's request log is the
+ * evidence (each batch entry is recorded with its body).
  * Batch processing page: https://platform.claude.com/docs/en/build-with-claude/batch-processing
  */
 
@@ -86,11 +88,11 @@ async function resultLines(id: string, home = dir) {
     );
 }
 
-// Spawned CLIs on a shared 2-core machine: minutes, not the default 30 s.
+// A simulator process and CLIs (two spawned) on a shared 2-core machine: minutes, not 30 s.
 describe("R-B8: forkloop batch --api batches", { timeout: 180_000 }, () => {
   it("R-B8, R-B9: each round is one Message Batch; no request goes online; every entry once; the prefix cached for 1 hour; batch prices with the online price beside them", async () => {
     sim = await startSimProcess(dir, ["--batch-processing-ms", "200"]);
-    const run = await runCli(args("rounds"), { cwd: dir, env: { ...sim.env, ...FAST } });
+    const run = await runCliInProcess(args("rounds"), { cwd: dir, env: { ...sim.env, ...FAST } });
     expect(run.code, run.stderr).toBe(0);
     const records = await sim.requests();
     expect(records.filter((r) => r.path === "/v1/messages")).toHaveLength(0);
@@ -128,7 +130,7 @@ describe("R-B8: forkloop batch --api batches", { timeout: 180_000 }, () => {
     await first.exited;
     const [, open, sent] = /^round 2: message batch (\S+) sent \((\d+) entr/m.exec(first.stderr())!;
 
-    const resumed = await runCli(["batch", "--resume", "killed"], { cwd: dir, env });
+    const resumed = await runCliInProcess(["batch", "--resume", "killed"], { cwd: dir, env });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain(
       `${open} (sent by an earlier run): polled for its answers, not sent again`,
@@ -154,7 +156,7 @@ describe("R-B8: forkloop batch --api batches", { timeout: 180_000 }, () => {
       "--batch-script",
       "529@2.1,expire@3:after=1,cancel@4",
     ]);
-    const run = await runCli(args("recovered"), { cwd: dir, env: { ...sim.env, ...FAST } });
+    const run = await runCliInProcess(args("recovered"), { cwd: dir, env: { ...sim.env, ...FAST } });
     expect(run.code, run.stderr).toBe(0);
     const lines = await resultLines("recovered");
     expect(lines.every((l) => l.status === "succeeded")).toBe(true);
@@ -194,7 +196,7 @@ describe("R-B8: forkloop batch --api batches", { timeout: 180_000 }, () => {
           additionalProperties: false,
         }),
       );
-      const run = await runCli(
+      const run = await runCliInProcess(
         [
           "batch",
           "--files",
@@ -237,7 +239,7 @@ describe("R-B8: forkloop batch --api batches", { timeout: 180_000 }, () => {
   it("R-B8: --max-turns and --max-budget-usd hold with --api batches (budgets at batch prices)", async () => {
     sim = await startSimProcess(dir, ["--batch-processing-ms", "100"]);
     const env = { ...sim.env, ...FAST };
-    const oneTurn = await runCli([...args("one-turn"), "--max-turns", "1"], { cwd: dir, env });
+    const oneTurn = await runCliInProcess([...args("one-turn"), "--max-turns", "1"], { cwd: dir, env });
     const lines = await resultLines("one-turn");
     // Each item stops after its one turn: one model call each, no second round for anyone.
     expect(
@@ -247,7 +249,10 @@ describe("R-B8: forkloop batch --api batches", { timeout: 180_000 }, () => {
     expect(oneTurn.stderr).toContain("max_turns");
     expect(entriesOf(await sim.requests())).toHaveLength(FILES.length);
 
-    const budget = await runCli([...args("budget"), "--max-budget-usd", "0.000001"], { cwd: dir, env });
+    const budget = await runCliInProcess([...args("budget"), "--max-budget-usd", "0.000001"], {
+      cwd: dir,
+      env,
+    });
     expect(budget.code, budget.stderr).toBe(10);
     expect(budget.stderr).toContain("--max-budget-usd 0.000001 reached");
     const budgetLines = await resultLines("budget");
@@ -283,7 +288,7 @@ describe("R-B8: forkloop batch --api batches", { timeout: 180_000 }, () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      const run = await runCli(args("no-api"), {
+      const run = await runCliInProcess(args("no-api"), {
         cwd: dir,
         env: { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: url, ...FAST },
       });
@@ -293,10 +298,10 @@ describe("R-B8: forkloop batch --api batches", { timeout: 180_000 }, () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
-    const unknown = await runCli([...args("bad"), "--api", "nope"], { cwd: dir });
+    const unknown = await runCliInProcess([...args("bad"), "--api", "nope"], { cwd: dir });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("must be messages or batches");
-    const queued = await runCli([...args("queued"), "--queue", "redis://127.0.0.1:1"], { cwd: dir });
+    const queued = await runCliInProcess([...args("queued"), "--queue", "redis://127.0.0.1:1"], { cwd: dir });
     expect(queued.code).toBe(2);
     expect(queued.stderr).toContain("--api batches needs a local batch");
   });
