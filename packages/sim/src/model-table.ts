@@ -16,8 +16,10 @@
  * - mid-conversation system messages: https://platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages
  * - message threads (supported models): https://platform.claude.com/docs/en/build-with-claude/message-threads
  * A value marked UNCONFIRMED is the table's choice where no page states it; the comment says why.
- * Release dates order the Models API's list (newest first); those of Fable 5.2, Fable 5 and
- * Haiku 5.5 are approximate (UNCONFIRMED).
+ * Release dates order the Models API's list (newest first). Fable 5's (June 9, 2026) and Haiku
+ * 5.5's (October 7, 2026) are their overview pages'; Fable 5.2's is UNCONFIRMED (no Anthropic page
+ * for it in reach; third-party listings, e.g. https://runware.ai/docs/models/anthropic-claude-fable-5-2,
+ * give November 9, 2026).
  */
 
 export type EffortLevel = "low" | "medium" | "high" | "xhigh" | "max";
@@ -149,8 +151,10 @@ export const MODEL_TABLE: readonly ModelRow[] = [
     aliases: [],
     displayName: "Claude Fable 5.2",
     line: "fable",
-    releasedAt: "2026-11-18",
-    // Price UNCONFIRMED (api doc §7 gives 8/40); display "updates" as on Fable 5.1.
+    releasedAt: "2026-11-09",
+    // Price UNCONFIRMED (api doc §7 gives 8/40, and a reseller lists $8 / $40 as Anthropic's list
+    // price: https://docs.laozhang.ai/en/announcements/claude-fable-5-2-2026-11); display
+    // "updates" as on Fable 5.1.
     inputPricePerMTok: 8,
     outputPricePerMTok: 40,
     displayUpdates: true,
@@ -321,12 +325,13 @@ export const MODEL_TABLE: readonly ModelRow[] = [
     aliases: [],
     displayName: "Claude Haiku 5.5",
     line: "haiku",
-    releasedAt: "2026-10-08",
-    // "From $0.10 / $0.50": the floor price. UNCONFIRMED: the classic tokenizer and 1024 minimum
-    // (no page puts Haiku 5.5 on the newer tokenizer), no "updates" display.
+    releasedAt: "2026-10-07",
+    // Its overview page: "From $0.10 / $0.50" (the price up to 100,000 prompt tokens; $0.50 /
+    // $2.50 above, which the table does not model) and "the same newer tokenizer as Claude 4.7 and
+    // later models". UNCONFIRMED: the 1024 minimum, no "updates" display.
     inputPricePerMTok: 0.1,
     outputPricePerMTok: 0.5,
-    tokenizer: "classic",
+    tokenizer: "2026",
     minCacheableTokens: 1024,
     displayUpdates: false,
     refusesForcedToolWithThinking: false,
