@@ -98,6 +98,7 @@ function agentToolAt(
       const spec = {
         name: "Agent",
         querySource: `agent:${definition.name}`,
+        agentType: definition.name,
         description: input.description,
         prompt: input.prompt,
         directive: `${definition.prompt}\n\nYour task (${input.description}):\n${input.prompt}`,

@@ -11,6 +11,7 @@ import type {
 import { toolNameMatches } from "@forkloop/tools";
 import { type AgentPool, responseStarted } from "./agent-pool.js";
 import { type AgentProfile, withProfile } from "./agent-profile.js";
+import { SubAgentActivity } from "./agent-tool-output.js";
 import type { FanOutWarmer } from "./fan-out-warmer.js";
 import { type IsolatedSubAgent, isolateSubAgent, isolationStateDir } from "./isolated-sub-agent.js";
 import { ownConversationParams, ownConversationPrompt } from "./own-conversation.js";
@@ -105,6 +106,11 @@ export async function runForkForTool(
     readonly onHandle?: (handle: SubAgentHandle) => void;
     /** R-B2: it works in its own worktree, its change merged into the tree when it ends. */
     readonly isolation?: "worktree";
+    /**
+     * The Agent tool's subagent_type: set, a completed call carries Claude Code's structured
+     * output (agent-tool-output.ts) for tool_use_result and PostToolUse (R-K2, R-X1).
+     */
+    readonly agentType?: string;
   },
 ): Promise<ToolResult> {
   const parentParams = options.getCacheSafeParams();
@@ -202,10 +208,12 @@ export async function runForkForTool(
           signal,
         );
   options.onForkStarted?.(task);
+  const activity = new SubAgentActivity(agentId);
   const handle = pool.run(task, {
     ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
     onEvent: (event) => {
       if (responseStarted(event)) warm?.started();
+      activity.observe(event);
       options.onEvent?.(event);
     },
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
@@ -227,7 +235,18 @@ export async function runForkForTool(
   }
   try {
     const result = await handle.result;
-    const toolResult = forkToolResult(fork.name, result);
+    const output =
+      fork.agentType === undefined
+        ? undefined
+        : activity.output(result, {
+            prompt: fork.prompt ?? fork.directive,
+            agentType: fork.agentType,
+            model: taskParams.model,
+          });
+    const toolResult = {
+      ...forkToolResult(fork.name, result),
+      ...(output === undefined ? {} : { output }),
+    };
     if (isolated === undefined) return toolResult;
     const outcome = await isolated.finish(result);
     return {

@@ -25,6 +25,8 @@ const TIME_FIELDS = new Set([
 ]);
 /** Objects whose numbers are token counts (they differ with each side's prompts). */
 const COUNT_OBJECTS = new Set(["usage", "modelUsage", "model_usage_since_last_result", "context_management"]);
+/** Token counts outside those objects (the Agent tool's output: its last request's tokens). */
+const COUNT_FIELDS = new Set(["totalTokens"]);
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const TOOL_USE_ID = /\b(?:toolu|srvtoolu)_[A-Za-z0-9]+/g;
@@ -115,7 +117,7 @@ export class Normaliser {
     if (TIME_FIELDS.has(key)) return "<time>";
     if (/(^|_)ms$|Ms$|^duration/i.test(key)) return "<ms>";
     if (/cost/i.test(key)) return "<usd>";
-    if (inCounts) return "<n>";
+    if (inCounts || COUNT_FIELDS.has(key)) return "<n>";
     return value;
   }
 
