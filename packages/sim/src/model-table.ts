@@ -202,8 +202,8 @@ export const MODEL_TABLE: readonly ModelRow[] = [
     line: "opus",
     releasedAt: "2026-07-24",
     minCacheableTokens: 512,
-    // Opus 5 refuses thinking disabled at xhigh and max (its model page, R-D1;
-    // the 400's wording is UNCONFIRMED).
+    // Opus 5 refuses thinking disabled at xhigh and max (its model page, R-D1; the 400's
+    // wording is the API's, quoted in anthropics/claude-code#81084: validate-model-rules.ts).
     effortNeedsThinking: ["xhigh", "max"],
     docs: `${PAGE}/opus-5/overview`,
   },

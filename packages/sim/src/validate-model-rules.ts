@@ -138,7 +138,11 @@ function checkEffort(
     body.thinking?.type === "disabled" &&
     (model.effortNeedsThinking as readonly string[] | undefined)?.includes(level)
   ) {
-    return invalidRequest(`${path}: "${level}" requires thinking; it cannot be used with thinking disabled`);
+    // The API's sentence for Opus 5 (anthropics/claude-code#81084 quotes the body); for a
+    // per-message effort the same sentence is assumed at that path (UNCONFIRMED).
+    return invalidRequest(
+      `${path} '${level}' is not supported when thinking is disabled on this model. Use effort 'high' or below, or enable thinking.`,
+    );
   }
   return null;
 }

@@ -51,7 +51,9 @@ export const MODEL_RULE_CASES: Case[] = [
       page: PAGE.opus5,
       title: `Opus 5 thinking disabled at ${level} → refused`,
       body: base("claude-opus-5", { thinking: { type: "disabled" }, output_config: { effort: level } }),
-      expect: bad(/requires thinking/),
+      expect: bad(
+        `output_config.effort '${level}' is not supported when thinking is disabled on this model. Use effort 'high' or below, or enable thinking.`,
+      ),
     }),
   ),
   {

@@ -22,6 +22,8 @@ const UNREADABLE_IMAGE_REPORT = "https://github.com/anthropics/claude-code/issue
 const MCP_REPORT = "https://github.com/anthropics/anthropic-sdk-csharp/pull/267";
 const CONTEXT_MANAGEMENT_REPORT = "https://github.com/anthropics/claude-code/issues/14135";
 
+const EFFORT_WITHOUT_THINKING_REPORT = "https://github.com/anthropics/claude-code/issues/81084";
+
 /** A 1×1 PNG: its bytes say PNG whatever the block declares. */
 const PNG_1X1 =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
@@ -189,5 +191,14 @@ export const QUOTED_WORDING_CASES: Case[] = [
       context_management: { edits: [{ type: "clear_tool_uses_20250919" }] },
     }),
     expect: bad("context_management: Extra inputs are not permitted"),
+  },
+  {
+    page: PAGE.opus5,
+    source: EFFORT_WITHOUT_THINKING_REPORT,
+    title: "Opus 5 with thinking disabled at effort xhigh → the API's sentence",
+    body: base("claude-opus-5", { thinking: { type: "disabled" }, output_config: { effort: "xhigh" } }),
+    expect: bad(
+      "output_config.effort 'xhigh' is not supported when thinking is disabled on this model. Use effort 'high' or below, or enable thinking.",
+    ),
   },
 ];
