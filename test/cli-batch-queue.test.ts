@@ -5,6 +5,7 @@ import {
   batchStateDir,
   type CliOptions,
   type RedisServer,
+  runCliInProcess,
   type StartedCli,
   startCli,
   startRedisServer,
@@ -17,7 +18,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 
 /**
  * R-B1: `forkloop batch --queue` and `forkloop worker` on a real redis-server (started here on
- * a free port in a temp dir), every process a spawned built CLI with its embedded simulator.
+ * a free port in a temp dir). Workers and producers are spawned built CLIs with their embedded
+ * simulator (they are killed, frozen and stopped); the one-shot commands that are refused before
+ * they reach Redis, and batch list / status / report, run in this process (`runCliInProcess`).
  */
 
 let redis: RedisServer;
@@ -245,10 +248,10 @@ describe("forkloop batch --queue (R-B1, BullMQ on real Redis)", () => {
   it("Done when 4: a bad --queue URL and an unreachable Redis are clear errors (exit 2) that leave no state behind", async () => {
     await writeItems(2);
     const batch = ["batch", "--items", "items.jsonl", "--prompt", "Answer {{item}}"];
-    const notRedis = await runProducer([...batch, "--queue", "http://127.0.0.1:6379"], { cwd: dir });
+    const notRedis = await runCliInProcess([...batch, "--queue", "http://127.0.0.1:6379"], { cwd: dir });
     expect(notRedis.code).toBe(2);
     expect(notRedis.stderr).toContain("is not a Redis URL (http:); give redis://HOST:PORT[/DB]");
-    const badDb = await runProducer([...batch, "--queue", "redis://127.0.0.1:6379/jobs"], { cwd: dir });
+    const badDb = await runCliInProcess([...batch, "--queue", "redis://127.0.0.1:6379/jobs"], { cwd: dir });
     expect(badDb.code).toBe(2);
     expect(badDb.stderr).toContain('the database "jobs" is not a number');
     const down = await startRedisServer();
@@ -262,10 +265,12 @@ describe("forkloop batch --queue (R-B1, BullMQ on real Redis)", () => {
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr).toContain(`cannot reach Redis at ${downUrl}`);
     }
-    const noQueue = await runProducer(["worker"], { cwd: dir });
+    const noQueue = await runCliInProcess(["worker"], { cwd: dir });
     expect(noQueue.code).toBe(2);
     expect(noQueue.stderr).toContain("--queue is required");
-    const misplaced = await runProducer([...batch, "--queue", redis.url, "--concurrency", "4"], { cwd: dir });
+    const misplaced = await runCliInProcess([...batch, "--queue", redis.url, "--concurrency", "4"], {
+      cwd: dir,
+    });
     expect(misplaced.code).toBe(2);
     expect(misplaced.stderr).toContain("give a worker --concurrency N instead");
     // Nothing was created for any of them.
@@ -305,17 +310,22 @@ describe("forkloop batch --queue (R-B1, BullMQ on real Redis)", () => {
     const down = await startRedisServer();
     const downUrl = down.url;
     await down.stop();
-    const dry = await runProducer([...batch, "--queue", downUrl, "--dry-run", "--output-format", "json"], {
-      cwd: dir,
-    });
+    const dry = await runCliInProcess(
+      [...batch, "--queue", downUrl, "--dry-run", "--output-format", "json"],
+      {
+        cwd: dir,
+      },
+    );
     expect(dry.code, dry.stderr).toBe(0);
     expect(JSON.parse(dry.stdout)).toMatchObject({ type: "batch_dry_run", items: expect.any(Array) });
     expect(JSON.parse(dry.stdout).items).toHaveLength(3);
-    const budget = await runProducer([...batch, "--queue", redis.url, "--max-budget-usd", "1"], { cwd: dir });
+    const budget = await runCliInProcess([...batch, "--queue", redis.url, "--max-budget-usd", "1"], {
+      cwd: dir,
+    });
     expect(budget.code).toBe(2);
     expect(budget.stderr).toContain("--max-budget-usd needs a local batch");
     expect(budget.stderr).toContain("Drop --queue to cap the spend");
-    const html = await runProducer([...batch, "--queue", redis.url, "--report"], { cwd: dir });
+    const html = await runCliInProcess([...batch, "--queue", redis.url, "--report"], { cwd: dir });
     expect(html.code).toBe(2);
     expect(html.stderr).toContain("--report needs a local batch");
 
@@ -340,17 +350,17 @@ describe("forkloop batch --queue (R-B1, BullMQ on real Redis)", () => {
     const transcripts = await readdir(join(dir, "worker-state", "batches", "qj", "transcripts"));
     expect(transcripts.filter((name) => name.endsWith(".fltr"))).toHaveLength(3);
 
-    const list = await runProducer(["batch", "list", "--state-dir", state], { cwd: dir });
+    const list = await runCliInProcess(["batch", "list", "--state-dir", state], { cwd: dir });
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toMatch(/^qj .*3\/3 succeeded, 0 failed, 0 pending .*finished/m);
-    const status = await runProducer(["batch", "status", "qj", "--state-dir", state], { cwd: dir });
+    const status = await runCliInProcess(["batch", "status", "qj", "--state-dir", state], { cwd: dir });
     expect(status.stdout).toContain(`attach: forkloop batch --resume qj --queue ${redis.url}`);
     // No HTML page listing no items: the queued batch's report is refused, naming its results.
-    const page = await runProducer(["report", "qj", "--state-dir", state], { cwd: dir });
+    const page = await runCliInProcess(["report", "qj", "--state-dir", state], { cwd: dir });
     expect(page.code).toBe(2);
     expect(page.stderr).toContain(`batch qj ran on the queue ${redis.url}`);
     expect(page.stderr).toContain(join(state, "batches", "qj", "results.jsonl"));
-    const local = await runProducer(["batch", "--resume", "qj", "--state-dir", state], { cwd: dir });
+    const local = await runCliInProcess(["batch", "--resume", "qj", "--state-dir", state], { cwd: dir });
     expect(local.code).toBe(2);
     expect(local.stderr).toContain(
       `batch qj runs on the queue ${redis.url}; re-attach with \`forkloop batch --resume qj --queue ${redis.url}\``,
