@@ -347,8 +347,9 @@ class QueryRun implements Query {
   }
 
   async backgroundTasks(toolUseId?: string): Promise<boolean> {
-    // R-T5: the main agent's running foreground Agent calls answer at once; their sub-agents go on
-    // as background tasks (a task notification when each ends). False when none matched.
+    // R-T5: the main agent's running foreground Agent and Bash calls answer at once; their
+    // sub-agents and commands go on as background tasks (a task notification when each ends).
+    // False when none matched.
     return this.#session?.session.backgroundShells.moveToBackground(toolUseId) ?? false;
   }
 

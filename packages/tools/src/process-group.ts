@@ -37,6 +37,11 @@ export interface ProcessGroupOptions {
   readonly startedFd?: boolean;
   /** Every chunk as it arrives, in arrival order across both streams (a background shell's output file). */
   readonly onOutput?: (chunk: string, stream: "stdout" | "stderr") => void;
+  /**
+   * Handed, once the command started, a function that restarts its timeout with a new length from
+   * now: a foreground call moved to the background takes the background's limit (R-T5).
+   */
+  readonly onTimer?: (retime: (timeoutMs: number) => void) => void;
 }
 
 /** Descriptor 3 carries the process mark (marked-processes.ts); the launcher's inputs follow it. */
@@ -124,10 +129,13 @@ export function runInProcessGroup(command: string, options: ProcessGroupOptions)
       signalGroup(child.pid, "SIGTERM");
       setTimeout(() => signalGroup(child.pid, "SIGKILL"), KILL_GRACE_MS).unref();
     };
-    const timer = setTimeout(() => {
+    const onTimeout = (): void => {
       timedOut = true;
       killGroup();
-    }, options.timeoutMs);
+    };
+    let timer = setTimeout(onTimeout, options.timeoutMs);
+    /** Set once the shell exited or could not start: no timer runs any more. */
+    let over = false;
     const onAbort = (): void => {
       aborted = true;
       killGroup();
@@ -135,6 +143,7 @@ export function runInProcessGroup(command: string, options: ProcessGroupOptions)
     options.signal?.addEventListener("abort", onAbort, { once: true });
 
     child.once("error", (error) => {
+      over = true;
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
       void endMarked(mark).then(() => rejectPromise(error));
@@ -161,6 +170,7 @@ export function runInProcessGroup(command: string, options: ProcessGroupOptions)
     };
     child.once("exit", (code, signal) => {
       exit = { code, signal };
+      over = true;
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
       // Whatever the command left running in its group (background jobs) ends with it, and so
@@ -175,6 +185,11 @@ export function runInProcessGroup(command: string, options: ProcessGroupOptions)
         }, DRAIN_TIMEOUT_MS).unref();
         finish();
       });
+    });
+    options.onTimer?.((timeoutMs) => {
+      if (over) return;
+      clearTimeout(timer);
+      timer = setTimeout(onTimeout, timeoutMs);
     });
     // "close" comes after "exit" once both pipes are drained.
     child.once("close", () => {

@@ -78,6 +78,8 @@ export interface BackgroundShellStart {
    * next request, as SendMessage's); absent for a shell, which takes no messages.
    */
   readonly send?: (message: string) => void;
+  /** Output bytes not kept before the task came here (a foreground call moved while it ran, R-T5). */
+  readonly droppedBytes?: number;
   /** Runs the command; resolves once it and every process it started have ended. */
   readonly run: (limits: {
     readonly timeoutMs: number;
@@ -138,7 +140,7 @@ export class BackgroundShells {
     // O_EXCL in a directory only this user can enter: the file is the one we made.
     const fd = openSync(outputFile, "wx", 0o600);
     let written = 0;
-    let dropped = 0;
+    let dropped = spec.droppedBytes ?? 0;
     const write = (text: string): void => {
       const bytes = Buffer.from(text);
       const room = this.#maxOutputBytes - written;

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import type { BackgroundRunEnd } from "../background/background-shells.js";
+import { runMovableCommand } from "../background/movable-command.js";
 import {
   BACKGROUND_DEFAULT_TIMEOUT_MS,
   BACKGROUND_MAX_TIMEOUT_MS,
@@ -77,15 +79,9 @@ export function createBashTool(options: BashToolOptions = {}) {
     maxResultSizeChars: 100_000,
     async call(input, context) {
       if (input.run_in_background === true) {
-        return startInBackground(input, context, async (limits) => {
-          const outcome = await runBashCommand(input.command, options, context, {
-            ...limits,
-            maxOutputChars,
-          });
-          if ("error" in outcome)
-            return { exitCode: null, signal: null, timedOut: false, aborted: false, ...outcome };
-          return { ...outcome.run, notes: outcome.blocked };
-        });
+        return startInBackground(input, context, async (limits) =>
+          backgroundEnd(await runBashCommand(input.command, options, context, { ...limits, maxOutputChars })),
+        );
       }
       if (input.timeout !== undefined && input.timeout > BASH_MAX_TIMEOUT_MS) {
         return toolError(
@@ -94,13 +90,14 @@ export function createBashTool(options: BashToolOptions = {}) {
         );
       }
       const timeoutMs = input.timeout ?? defaultTimeoutMs;
-      const outcome = await runBashCommand(input.command, options, context, {
+      // Movable to the background while it runs (query().backgroundTasks(), R-T5).
+      return runMovableCommand(input, context, {
         timeoutMs,
-        signal: context.abortController.signal,
-        maxOutputChars,
+        run: (limits) => runBashCommand(input.command, options, context, { ...limits, maxOutputChars }),
+        result: (outcome) =>
+          "error" in outcome ? toolError(outcome.error) : callResult(outcome.run, outcome.blocked, timeoutMs),
+        end: backgroundEnd,
       });
-      if ("error" in outcome) return toolError(outcome.error);
-      return callResult(outcome.run, outcome.blocked, timeoutMs);
     },
   });
 }
@@ -111,6 +108,8 @@ export interface BashRunLimits {
   readonly signal: AbortSignal;
   readonly maxOutputChars: number;
   readonly onOutput?: (chunk: string, stream: "stdout" | "stderr") => void;
+  /** Restarts the timeout with a new length (a call moved to the background, R-T5). */
+  readonly onTimer?: (retime: (timeoutMs: number) => void) => void;
 }
 
 /**
@@ -141,6 +140,7 @@ export async function runBashCommand(
         signal: limits.signal,
         maxOutputChars: limits.maxOutputChars,
         ...(limits.onOutput === undefined ? {} : { onOutput: limits.onOutput }),
+        ...(limits.onTimer === undefined ? {} : { onTimer: limits.onTimer }),
       });
     } catch (error) {
       return { error: `Could not start bash: ${(error as Error).message}` };
@@ -154,6 +154,15 @@ export async function runBashCommand(
     if (unstarted && attempt < SANDBOX_SETUP_ATTEMPTS) continue;
     return { run, blocked };
   }
+}
+
+/** How a command run ended, for a background shell's notice and trailer. */
+function backgroundEnd(
+  outcome: { run: ProcessGroupRun; blocked: string[] } | { error: string },
+): BackgroundRunEnd {
+  if ("error" in outcome)
+    return { exitCode: null, signal: null, timedOut: false, aborted: false, ...outcome };
+  return { ...outcome.run, notes: outcome.blocked };
 }
 
 /** Setting up the sandbox is tried this many times (a fresh plan each) before its error is the result. */
