@@ -10,7 +10,16 @@ import type { CountTokensRequest } from "./request-schema.js";
  * schemas and no external `$ref`. The SDKs' helpers move such constraints into descriptions
  * before they send a schema; a schema sent as it is gets a 400. Checked for
  * `output_config.format` (and the beta `output_format`) and for `strict: true` tools; a tool that
- * is not strict may use all of JSON Schema. Wordings UNCONFIRMED.
+ * is not strict may use all of JSON Schema.
+ * The keyword and additionalProperties 400s are the API's: they name the schema's place
+ * (`output_config.format.schema`, `output_format.schema`, `tools.N.custom`) and the node's type,
+ * not the node's path — `For 'integer' type, property 'minimum' is not supported`
+ * (agentjido/req_llm#302), `For 'integer' type, properties maximum, minimum are not supported`
+ * for several (CherryHQ/cherry-studio#18037), `For 'object' type, 'additionalProperties' must be
+ * explicitly set to false` (a direct-API parity suite, SYSTEM_PLACEMENT_SOURCE in
+ * validate-model-rules.ts). The API also refuses an object with no additionalProperties at all;
+ * the simulator, following the page, refuses only a value other than false. The minItems and
+ * $ref wordings are UNCONFIRMED.
  */
 const UNSUPPORTED = [
   "minimum",
@@ -36,11 +45,19 @@ export function checkOutputSchemas(body: CountTokensRequest): ApiError | null {
     schemaProblem(raw.output_format?.schema, "output_format.schema") ??
     (raw.tools ?? [])
       .map((tool, index) =>
-        tool.strict === true ? schemaProblem(tool.input_schema, `tools.${index}.custom.input_schema`) : null,
+        tool.strict === true ? schemaProblem(tool.input_schema, `tools.${index}.custom`) : null,
       )
       .find((found) => found !== null) ??
     null;
   return problem === null ? null : invalidRequest(problem);
+}
+
+/** A node's `type` as the API names it in a 400 (the first non-null one of a type list). */
+function typeName(node: Node): string {
+  const type = node.type;
+  if (typeof type === "string") return type;
+  if (Array.isArray(type)) return String(type.find((t) => t !== "null") ?? type[0]);
+  return "object";
 }
 
 /** The first unsupported part of `schema` as the 400's message, or null. */
@@ -61,14 +78,18 @@ function schemaProblem(schema: unknown, at: string): string | null {
         if (inner !== null) return inner;
       }
     }
-    for (const keyword of UNSUPPORTED) {
-      if (keyword in node) return `${path}: '${keyword}' is not supported in structured outputs`;
+    const unsupported = UNSUPPORTED.filter((keyword) => keyword in node).sort();
+    if (unsupported.length === 1) {
+      return `${at}: For '${typeName(node)}' type, property '${unsupported[0]}' is not supported`;
+    }
+    if (unsupported.length > 1) {
+      return `${at}: For '${typeName(node)}' type, properties ${unsupported.join(", ")} are not supported`;
     }
     if (typeof node.minItems === "number" && node.minItems > 1) {
       return `${path}: 'minItems' ${node.minItems} is not supported in structured outputs (only 0 or 1)`;
     }
     if ("additionalProperties" in node && node.additionalProperties !== false) {
-      return `${path}: 'additionalProperties' must be false in structured outputs`;
+      return `${at}: For 'object' type, 'additionalProperties' must be explicitly set to false`;
     }
     for (const [key, child] of children(node)) {
       const found = walk(child, `${path}.${key}`, refs);

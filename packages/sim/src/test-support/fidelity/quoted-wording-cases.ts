@@ -24,6 +24,9 @@ const CONTEXT_MANAGEMENT_REPORT = "https://github.com/anthropics/claude-code/iss
 
 const EFFORT_WITHOUT_THINKING_REPORT = "https://github.com/anthropics/claude-code/issues/81084";
 
+const SCHEMA_KEYWORD_REPORT = "https://github.com/agentjido/req_llm/issues/302";
+const SCHEMA_KEYWORDS_REPORT = "https://github.com/CherryHQ/cherry-studio/issues/18037";
+
 /** A 1×1 PNG: its bytes say PNG whatever the block declares. */
 const PNG_1X1 =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
@@ -200,5 +203,59 @@ export const QUOTED_WORDING_CASES: Case[] = [
     expect: bad(
       "output_config.effort 'xhigh' is not supported when thinking is disabled on this model. Use effort 'high' or below, or enable thinking.",
     ),
+  },
+  {
+    page: PAGE.structuredOutputs,
+    source: SCHEMA_KEYWORD_REPORT,
+    title: "an integer with minimum in output_format → the API's sentence at the schema's place",
+    betas: ["structured-outputs-2025-11-13"],
+    body: base("claude-sonnet-4-6", {
+      output_format: {
+        type: "json_schema",
+        schema: {
+          type: "object",
+          properties: { age: { type: "integer", minimum: 0 } },
+          required: ["age"],
+          additionalProperties: false,
+        },
+      },
+    }),
+    expect: bad("output_format.schema: For 'integer' type, property 'minimum' is not supported"),
+  },
+  {
+    page: PAGE.structuredOutputs,
+    source: SCHEMA_KEYWORDS_REPORT,
+    title: "a strict tool's integer with minimum and maximum → both named, sorted",
+    body: base("claude-sonnet-4-6", {
+      tools: [
+        { name: "noop", input_schema: { type: "object", properties: {} } },
+        {
+          name: "rate",
+          strict: true,
+          input_schema: {
+            type: "object",
+            properties: { stars: { type: "integer", minimum: 1, maximum: 5 } },
+            required: ["stars"],
+            additionalProperties: false,
+          },
+        },
+      ],
+    }),
+    expect: bad("tools.1.custom: For 'integer' type, properties maximum, minimum are not supported"),
+  },
+  {
+    page: PAGE.structuredOutputs,
+    source: PARITY,
+    title: "a strict tool with additionalProperties true → the API's sentence",
+    body: base("claude-sonnet-4-6", {
+      tools: [
+        {
+          name: "f",
+          strict: true,
+          input_schema: { type: "object", properties: {}, additionalProperties: true },
+        },
+      ],
+    }),
+    expect: bad("tools.0.custom: For 'object' type, 'additionalProperties' must be explicitly set to false"),
   },
 ];
