@@ -7,8 +7,11 @@ import { UNION_TAGS } from "./request-schema.js";
  * `messages.0.content.0.image.source.base64.media_type: Input should be 'image/jpeg', …`,
  * `max_tokens: Input should be a valid integer`, `temperature: Input should be less than or
  * equal to 1`, `metadata.foo: Extra inputs are not permitted`. zod's own texts never leak.
- * The tags follow pydantic's discriminated unions; which unions the API tags beyond
- * `tools.N.custom` is UNCONFIRMED (the same rule is applied to blocks, sources and configs).
+ * The tags follow pydantic's discriminated unions. Tools (`tools.0.custom.name`, a direct-API
+ * parity suite: SYSTEM_PLACEMENT_SOURCE in validate-model-rules.ts), content blocks and their
+ * sources (`messages.7.content.2.image.source.base64.data`, anthropics/claude-code#5147;
+ * `messages.65.content.1.tool_use.text`, anthropics/claude-code#4378) are tagged in the API's
+ * own 400s; that configs are tagged the same way is UNCONFIRMED.
  */
 export type Issue = z.core.$ZodIssue;
 type Path = readonly PropertyKey[];
