@@ -74,8 +74,7 @@ const VARIANTS = {
   before: (messages: readonly Message[]) => drain(passThrough(messages)),
   off: (messages: readonly Message[]) => {
     const recorder = new AgentRecorder(undefined, profile, TEST_MODEL);
-    const p = params(messages);
-    return drain(recorder.drive({ ...p, ...recorder.hooks(p.hooks) }));
+    return drain(recorder.drive(params(messages)));
   },
   on: (messages: readonly Message[]) => {
     const recorder = new AgentRecorder(undefined, profile, TEST_MODEL, {
@@ -83,8 +82,7 @@ const VARIANTS = {
       parent: undefined,
       agent: { name: "main", id: "main", sessionId: "bench" },
     });
-    const p = params(messages);
-    return drain(recorder.drive({ ...p, ...recorder.hooks(p.hooks) }));
+    return drain(recorder.drive(params(messages)));
   },
 } as const;
 

@@ -8,8 +8,8 @@ import type { Piscina } from "piscina";
 import { OrchestratorError, toWireError } from "./errors.js";
 import { countHooks, runParentHook } from "./parent-hooks.js";
 import type { SharedClock } from "./pool-clock.js";
+import { subAgentResult } from "./sub-agent-outcome.js";
 import {
-  EMPTY_USAGE,
   type ModelEndpoint,
   type ParentCallbacks,
   type ParentToolHandler,
@@ -110,16 +110,7 @@ function failedResult(
   message: string,
   status: SubAgentResult["status"] = "failed",
 ): SubAgentResult {
-  return {
-    agentId,
-    status,
-    text: "",
-    turns: 0,
-    usage: EMPTY_USAGE,
-    costUsd: 0,
-    error: { code, message },
-    durationMs: performance.now() - started,
-  };
+  return subAgentResult(agentId, started, status, { error: { code, message } });
 }
 
 /** Events that mean "the response has started", so a warmed cache entry is readable (R-F4). */

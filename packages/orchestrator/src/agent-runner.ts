@@ -240,10 +240,15 @@ export class AgentRecorder {
   }
 
   /**
-   * Drives query(): every event is recorded, timed and priced before the host sees it; returns
-   * the terminal and the cost of the replies.
+   * Drives query() with the profile's loop options under `params` and the agent's hooks stamped
+   * (see `hooks`): every event is recorded, timed and priced before the host sees it; returns the
+   * terminal and the cost of the replies.
    */
-  async *drive(params: QueryParams): AsyncGenerator<LoopEvent, { terminal: Terminal; costUsd: number }> {
+  async *drive(
+    loop: Omit<QueryParams, "hooks"> & { readonly hooks?: LoopHooks | undefined },
+  ): AsyncGenerator<LoopEvent, { terminal: Terminal; costUsd: number }> {
+    const { hooks, ...own } = loop;
+    const params: QueryParams = { ...this.loopOptions(), ...own, ...this.hooks(hooks) };
     let cost = 0;
     const telemetry = this.telemetry;
     telemetry?.beginTurn(params.toolUseContext.options.model);

@@ -43,7 +43,7 @@ import { parentToolHandler } from "./parent-tool-calls.js";
 import { createPermissionModeCell, readPermissionMode, writePermissionMode } from "./permission-mode-cell.js";
 import { createPoolCompactRunner, type StartedFork } from "./pool-compact-runner.js";
 import { assembleSession } from "./session-assembly.js";
-import { withForkTools } from "./session-fork-tools.js";
+import { FORK_TOOL_NAMES, startsForkCall, withForkTools } from "./session-fork-tools.js";
 import { hookContextMessage } from "./session-hooks.js";
 import { sessionStartPoint } from "./session-resume.js";
 import { continueForks } from "./sub-agent-continuation.js";
@@ -51,16 +51,6 @@ import type { SubAgentTask } from "./sub-agent-types.js";
 import { sessionSpan } from "./telemetry/session-span.js";
 import { sessionTranscriptPath, subAgentTranscriptPath, TranscriptWriter } from "./transcript.js";
 import { apiWebSearcher, withWebSearcher } from "./web-searcher.js";
-
-/** The tools whose calls fork: a session that has one warms the pool's first thread early (R-V2). */
-const FORK_TOOL_NAMES: ReadonlySet<string> = new Set(["Agent", "Skill"]);
-
-/** The reply has begun a call of a fork tool: its input is still streaming. */
-function startsForkCall(event: LoopEvent): boolean {
-  if (event.type !== "stream_event" || event.event.type !== "content_block_start") return false;
-  const block = event.event.content_block;
-  return block.type === "tool_use" && FORK_TOOL_NAMES.has(block.name);
-}
 
 export type {
   MainSession,
@@ -257,13 +247,12 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       querySource: "sdk",
       ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
       // Only the main loop's hooks get the timing stamp; sub-agents stamp their own transcripts.
-      ...recorder.hooks(options.hooks),
+      hooks: options.hooks,
       queuedCommands,
       contextPipeline: pipeline,
       client,
       ...(options.endpoint.retry === undefined ? {} : { retry: options.endpoint.retry }),
       recordSnapshots: true,
-      ...recorder.loopOptions(),
       ...(profile.thinking === undefined ? {} : { thinking: profile.thinking }),
       ...(outputConfig === undefined ? {} : { outputConfig }),
     });

@@ -1,5 +1,43 @@
-import type { Message, TerminalReason } from "@forkloop/loop-core";
-import type { SubAgentResult, SubAgentTask } from "./sub-agent-types.js";
+import type { Message, Terminal, TerminalReason } from "@forkloop/loop-core";
+import { EMPTY_USAGE, type SubAgentResult, type SubAgentTask } from "./sub-agent-types.js";
+
+/** A sub-agent's result: nothing spent unless `fields` says so, timed from `started`. */
+export function subAgentResult(
+  agentId: string,
+  started: number,
+  status: SubAgentResult["status"],
+  fields: Partial<SubAgentResult>,
+): SubAgentResult {
+  return {
+    agentId,
+    status,
+    text: "",
+    turns: 0,
+    usage: EMPTY_USAGE,
+    costUsd: 0,
+    ...fields,
+    durationMs: performance.now() - started,
+  };
+}
+
+/** How a run that reached its terminal ended: status, final text and the error (a cancel's reason). */
+export function terminalOutcome(
+  terminal: Terminal,
+  cancelled: boolean,
+  signal: AbortSignal,
+): Pick<SubAgentResult, "status" | "terminal" | "text" | "error"> {
+  const status = statusOf(terminal.reason, cancelled);
+  return {
+    status,
+    terminal: terminal.reason,
+    text: finalText(terminal.messages),
+    ...(terminal.error === undefined
+      ? status === "cancelled"
+        ? { error: { code: "cancelled", message: String(signal.reason ?? "cancelled") } }
+        : {}
+      : { error: { code: terminal.error.type, message: terminal.error.message } }),
+  };
+}
 
 /** The text of a task's prompt (what UserPromptSubmit sees). */
 export function promptText(messages: SubAgentTask["promptMessages"]): string {

@@ -31,7 +31,7 @@ import { buildForkTools } from "./fork-tools.js";
 import { openForkTranscript } from "./fork-transcript.js";
 import { forwardEvent } from "./sub-agent-events.js";
 import type { SubAgentIo } from "./sub-agent-io.js";
-import { finalText, promptText, statusOf } from "./sub-agent-outcome.js";
+import { finalText, promptText, subAgentResult, terminalOutcome } from "./sub-agent-outcome.js";
 import {
   type CompactionRecord,
   EMPTY_USAGE,
@@ -56,16 +56,8 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
   const params = task.cacheSafeParams;
   const { profile } = task;
   const maxTurns = profile.limits.maxTurns;
-  const result = (status: SubAgentResult["status"], fields: Partial<SubAgentResult>): SubAgentResult => ({
-    agentId: task.id,
-    status,
-    text: "",
-    turns: 0,
-    usage: EMPTY_USAGE,
-    costUsd: 0,
-    ...fields,
-    durationMs: performance.now() - started,
-  });
+  const result = (status: SubAgentResult["status"], fields: Partial<SubAgentResult>) =>
+    subAgentResult(task.id, started, status, fields);
   const tools = buildForkTools(task, io);
   let canUseTool: CanUseTool;
   try {
@@ -103,6 +95,11 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
   // is stopped, its whole process tree.
   const backgroundShells = backgroundShellsFor(agentState);
   const stopForwarding = forwardTaskNotices(backgroundShells, io.steeringQueue);
+  const release = async () => {
+    unlink();
+    stopForwarding();
+    await backgroundShells.close();
+  };
   const toolUseContext = agentToolContext(
     {
       cwd: task.cwd,
@@ -127,9 +124,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
     promptMessages: (parentUuid) => toForkHistory(task.promptMessages, parentUuid),
   });
   if (!opened.ok) {
-    unlink();
-    stopForwarding();
-    await backgroundShells.close();
+    await release();
     transcript?.close();
     const { type: code, message } = promptBlocked(opened.reason);
     return result("failed", { terminal: "hook_stopped", error: { code, message } });
@@ -175,13 +170,12 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
         toolUseContext,
         querySource: task.querySource,
         canUseTool,
-        ...recorder.hooks(io.hooks),
+        hooks: io.hooks,
         client: io.client,
         contextPipeline,
         ...(io.retry === undefined ? {} : { retry: io.retry }),
         ...(io.beforeSend === undefined ? {} : { beforeSend: io.beforeSend }),
         ...(io.clock === undefined ? {} : { deps: { callModel: clockedCallModel(io.clock) } }),
-        ...recorder.loopOptions(),
         // The prefix decides what is cached (R-F3): its thinking and output cap, not the profile's.
         maxOutputTokens: profile.limits.maxOutputTokens ?? params.maxOutputTokens,
         ...(params.thinking === undefined ? {} : { thinking: params.thinking }),
@@ -224,23 +218,12 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
       error: { code: wire.code, message: wire.message },
     });
   } finally {
-    unlink();
-    stopForwarding();
-    await backgroundShells.close();
+    await release();
   }
   recordAgentEnd(transcript, { reason: terminal.reason, turnCount: turns, usage }, cost);
   transcript?.close();
-  const status = statusOf(terminal.reason, io.cancelled());
-  return result(status, {
-    terminal: terminal.reason,
-    text: finalText(terminal.messages),
-    ...spent(),
-    ...(terminal.error === undefined
-      ? status === "cancelled"
-        ? { error: { code: "cancelled", message: String(io.signal.reason ?? "cancelled") } }
-        : {}
-      : { error: { code: terminal.error.type, message: terminal.error.message } }),
-  });
+  const { status, ...ended } = terminalOutcome(terminal, io.cancelled(), io.signal);
+  return result(status, { ...ended, ...spent() });
 }
 
 /** The model client waiting on `clock` (R-R11: a pool's shared clock). */
