@@ -62,6 +62,8 @@ const init = z.strictObject({
   claude_code_version: z.string().regex(/^\d+\.\d+\.\d+/),
   original_cwd: z.string(),
   additional_directories: z.array(z.string()),
+  /** Whether Bash runs in the sandbox, as Claude Code's says of its shell commands. */
+  sandbox_enabled: z.boolean(),
   ...EXTENSIONS.init,
 });
 

@@ -797,6 +797,7 @@ class QueryRun implements Query {
               agents: [...new Set(agentNames)],
               skills: session.assembled.skills.map((skill) => skill.name),
               additionalDirectories,
+              sandboxEnabled: resolved.bash.sandbox?.enabled === true,
             }),
           );
         callbacks.beginPrompt();

@@ -202,6 +202,8 @@ export class StreamJsonWriter {
     slashCommands?: readonly string[];
     skills?: readonly string[];
     additionalDirectories?: readonly string[];
+    /** Whether Bash runs in the sandbox (R-S6). */
+    sandboxEnabled?: boolean;
   }): SDKSystemMessage {
     return {
       type: "system",
@@ -221,6 +223,7 @@ export class StreamJsonWriter {
       plugins: [],
       original_cwd: info.cwd,
       additional_directories: [...(info.additionalDirectories ?? [])],
+      sandbox_enabled: info.sandboxEnabled ?? false,
       simulated: info.simulated,
     };
   }

@@ -72,6 +72,11 @@ export const systemInitLineSchema = z.object({
   original_cwd: z.string(),
   /** Directories beside `cwd` the tools may use (settings' and the option's additionalDirectories). */
   additional_directories: z.array(z.string()),
+  /**
+   * Whether this run's Bash runs in forkloop's sandbox (R-S6), as Claude Code says whether its
+   * shell commands run in its own. There is no `memory_paths`: forkloop keeps no auto-memory store.
+   */
+  sandbox_enabled: z.boolean(),
   /** forkloop: true when replies come from the simulator, not a real model. */
   simulated: z.boolean(),
 });
