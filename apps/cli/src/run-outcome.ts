@@ -151,7 +151,11 @@ export function runEndpointFailure(
   status: number | null,
 ): EndpointFailure | undefined {
   if (loopReason(result) !== "model_error") return undefined;
-  const text = resultText(result);
+  // A 404's result is Claude Code's sentence about the model; the R-R9 line names the API's error type.
+  const text =
+    status === 404 && result.subtype === "success" && result.api_error_type !== undefined
+      ? result.api_error_type
+      : resultText(result);
   const code = isWrongEndpointMessage(text)
     ? "wrong_endpoint"
     : status === 401 || status === 403 || status === 404

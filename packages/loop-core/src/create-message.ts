@@ -7,6 +7,7 @@ import type {
   SystemMessage,
   UserMessage,
 } from "./messages.js";
+import { isWrongEndpointMessage } from "./model-failure.js";
 
 export interface CreateMessageOptions {
   readonly uuid?: string;
@@ -55,7 +56,7 @@ export function createApiErrorMessage(
   model: string,
   options: { readonly uuid?: string; readonly parentUuid?: string | null; readonly requestId?: string } = {},
 ): AssistantMessage {
-  const content: ContentBlock[] = [{ type: "text", text: apiErrorText(error), citations: null }];
+  const content: ContentBlock[] = [{ type: "text", text: apiErrorText(error, model), citations: null }];
   return {
     ...createAssistantMessage(syntheticApiMessage(model, content, null), options),
     apiError: { status: error.status, type: error.type, message: error.message },
@@ -64,9 +65,17 @@ export function createApiErrorMessage(
 
 /**
  * An API error in Claude Code's words (R-K2): `API Error: ` and, when a response came, its HTTP
- * status before the API's message (`API Error: 400 Invalid request`).
+ * status before the API's message (`API Error: 400 Invalid request`); the API's 404 is Claude
+ * Code's sentence naming the requested model (its own words, not the API's). A 404 from a server
+ * that is not the Messages API keeps forkloop's wrong-endpoint words (R-R9 reads them).
  */
-export function apiErrorText(error: { readonly status: number | null; readonly message: string }): string {
+export function apiErrorText(
+  error: { readonly status: number | null; readonly message: string },
+  model?: string,
+): string {
+  if (error.status === 404 && model !== undefined && !isWrongEndpointMessage(error.message)) {
+    return `There's an issue with the selected model (${model}). It may not exist or you may not have access to it. Run --model to pick a different model.`;
+  }
   const status =
     error.status === null || error.message.startsWith(`${error.status} `) ? "" : `${error.status} `;
   return `API Error: ${status}${error.message}`;

@@ -284,6 +284,34 @@ describe("stream-json writer (Claude Code–compatible headless lines)", () => {
     const [kept] = writer.lines(edited);
     expect(kept).toMatchObject({ message: { context_management: applied } });
   });
+  it("R-K2: a model the API does not serve (404) ends in Claude Code's words — model_not_found and its sentence naming the model, in the message and the result", () => {
+    const writer = new StreamJsonWriter({ sessionId: "s1" });
+    const error = { status: 404, type: "not_found_error", message: "model: claude-nope-9" };
+    const [line] = writer.lines(createApiErrorMessage(error, "claude-nope-9"));
+    const sentence =
+      "There's an issue with the selected model (claude-nope-9). It may not exist or you may not have access to it. Run --model to pick a different model.";
+    expect(streamJsonLineSchema.safeParse(line).success).toBe(true);
+    expect(line).toMatchObject({
+      error: "model_not_found",
+      api_error_status: 404,
+      api_error_type: "not_found_error",
+      message: { content: [{ type: "text", text: sentence }] },
+    });
+    const usage = {
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheCreationInputTokens: 0,
+      cacheReadInputTokens: 0,
+      apiCalls: 1,
+    };
+    const ended: Terminal = { reason: "model_error", turnCount: 1, messages: [], usage, error };
+    expect(writer.result(ended, { durationMs: 1, permissionDenials: [] })).toMatchObject({
+      is_error: true,
+      result: sentence,
+      api_error_status: 404,
+      terminal_reason: "api_error",
+    });
+  });
   it("R-K2: a turn that ended on an API error is the Agent SDK's success with is_error — the synthetic message's kind, status and type, the result's text, stop_reason and api_error terminal", () => {
     const writer = new StreamJsonWriter({ sessionId: "s1" });
     const error = { status: 400, type: "invalid_request_error", message: "Invalid request" };

@@ -113,7 +113,9 @@ export const assistantLineSchema = z.object({
    * output cap, Claude Code's `api_error` name and what cut it.
    */
   is_api_error_message: z.boolean().optional(),
-  error: z.enum(["authentication_failed", "rate_limit", "max_output_tokens", "unknown"]).optional(),
+  error: z
+    .enum(["authentication_failed", "rate_limit", "model_not_found", "max_output_tokens", "unknown"])
+    .optional(),
   api_error_status: z.number().int().nullable().optional(),
   api_error_type: z.string().optional(),
   api_error: z.literal("max_output_tokens").optional(),
