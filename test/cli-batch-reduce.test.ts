@@ -107,12 +107,26 @@ describe("R-B7: forkloop batch --reduce", () => {
       text: "SUMMARY: one, two and three were reviewed.",
     });
     expect(report.reduce.usage.cacheReadInputTokens).toBeGreaterThan(0);
+    // The reduce's spend counts in the batch's totals beside the items' (R-B7).
+    const itemsCost = report.items.reduce((sum: number, line: { costUsd: number }) => sum + line.costUsd, 0);
+    expect(report.reduce.costUsd).toBeGreaterThan(0);
+    expect(report.totals.costUsd).toBeCloseTo(itemsCost + report.reduce.costUsd, 10);
+    expect(report.totals.turns).toBe(3 + report.reduce.turns);
     expect(await readFile(join(state, "report.md"), "utf8")).toContain(
       "## Result (reduce: succeeded, over 3 items)",
     );
     const status = await runCliInProcess(["batch", "status", "r"], { cwd: dir, env: sim.env });
     expect(status.stdout).toContain("reduce: succeeded over 3 items");
     expect(status.stdout).toContain("SUMMARY: one, two and three were reviewed.");
+    // `batch status` and `batch list` count it too: its turns beside the items', the whole cost.
+    expect(status.stdout).toContain(`${report.totals.turns} turns ·`);
+    const statusJson = await runCliInProcess(["batch", "status", "r", "--output-format", "json"], {
+      cwd: dir,
+      env: sim.env,
+    });
+    expect(JSON.parse(statusJson.stdout).totals.costUsd).toBe(report.totals.costUsd);
+    const list = await runCliInProcess(["batch", "list"], { cwd: dir, env: sim.env });
+    expect(list.stdout).toContain(`$${report.totals.costUsd.toFixed(4)}`);
 
     // A resume of the finished batch keeps the answer (the setting is kept, nothing is sent) …
     const count = (await messagesSince(0)).length;

@@ -1,7 +1,7 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCliInProcess, type SimHandle, startSimInProcess } from "@forkloop/cli/testing";
+import { batchStateDir, runCliInProcess, type SimHandle, startSimInProcess } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Browser, launchChromium, openReport } from "./support/chromium.js";
 
@@ -56,6 +56,14 @@ describe("R-B7: the reduce in the HTML report (R-V1)", () => {
     expect(await page.textContent(".reduce-answer")).toBe("RESULT <b>two</b> findings");
     expect(await page.$$eval(".reduce b", (nodes) => nodes.length)).toBe(0);
     expect(await page.textContent(".reduce .muted")).toContain("over 2 items");
+    // The totals count the reduce's cost beside the items' (R-B7), as report.json's do.
+    const json = JSON.parse(await readFile(join(batchStateDir(dir, "with"), "report.json"), "utf8"));
+    const itemsCost = json.items.reduce((sum: number, item: { costUsd: number }) => sum + item.costUsd, 0);
+    expect(json.reduce.costUsd).toBeGreaterThan(0);
+    expect(Number(await page.getAttribute('[data-figure="costUsd"]', "data-value"))).toBeCloseTo(
+      itemsCost + json.reduce.costUsd,
+      10,
+    );
     expect(errors).toEqual([]);
     expect(network).toEqual([]);
     await page.close();

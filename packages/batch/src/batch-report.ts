@@ -42,6 +42,7 @@ export interface BatchTotals {
   readonly failed: number;
   /** Not finished (the batch was interrupted); a resume runs them. */
   readonly pending: number;
+  /** Turns, usage and cost: the items' and the reduce's (R-B7), all the batch spent. */
   readonly turns: number;
   readonly usage: UsageTotals;
   readonly costUsd: number;
@@ -155,19 +156,30 @@ export function buildReport(
   options: ReportOptions = {},
 ): BatchReport {
   const items = states.map((state) => toResultLine(state, options.transcriptsDir));
-  const usage = items.reduce((sum, line) => sumUsage(sum, line.usage), ZERO_USAGE_TOTALS);
+  const reduce =
+    options.reduce === undefined ? undefined : toReduceLine(options.reduce, options.transcriptsDir);
+  // The reduce is part of what the batch spent (R-B7): its turns, tokens and cost count in the
+  // totals beside the items' (it runs online, so its online price is its price).
+  const spent = [...items, ...(reduce === undefined ? [] : [reduce])];
+  const usage = spent.reduce((sum, line) => sumUsage(sum, line.usage), ZERO_USAGE_TOTALS);
   const viaBatches = items.some((line) => line.onlineCostUsd !== undefined);
   const totals: BatchTotals = {
     items: items.length,
     succeeded: items.filter((line) => line.status === "succeeded").length,
     failed: items.filter((line) => line.status === "failed").length,
     pending: items.filter((line) => line.status === "pending").length,
-    turns: items.reduce((sum, line) => sum + line.turns, 0),
+    turns: spent.reduce((sum, line) => sum + line.turns, 0),
     usage,
-    costUsd: items.reduce((sum, line) => sum + line.costUsd, 0),
+    costUsd: spent.reduce((sum, line) => sum + line.costUsd, 0),
     // An item that ran online before a resume (or did not run) costs the same either way.
     ...(viaBatches
-      ? { onlineCostUsd: items.reduce((sum, line) => sum + (line.onlineCostUsd ?? line.costUsd), 0) }
+      ? {
+          onlineCostUsd: spent.reduce(
+            (sum, line) =>
+              sum + ("onlineCostUsd" in line ? (line.onlineCostUsd ?? line.costUsd) : line.costUsd),
+            0,
+          ),
+        }
       : {}),
     cacheReadShare: cacheReadShare(usage),
     compactions: items.reduce((sum, line) => sum + line.compactions.length, 0),
@@ -179,7 +191,7 @@ export function buildReport(
     simulated: options.simulated ?? false,
     totals,
     items,
-    ...(options.reduce === undefined ? {} : { reduce: toReduceLine(options.reduce, options.transcriptsDir) }),
+    ...(reduce === undefined ? {} : { reduce }),
   };
 }
 

@@ -26,8 +26,16 @@ export function totalsOf(items: readonly BatchItemRow[]) {
   };
 }
 
-function totalsFigures(items: readonly BatchItemRow[], wallMs: number | null): HTMLElement {
-  const t = totalsOf(items);
+/**
+ * The batch's totals: the items' and the reduce's turns, tokens and cost (R-B7), as report.json's
+ * totals count them; the filter line below the table counts the shown items only.
+ */
+function totalsFigures(
+  items: readonly BatchItemRow[],
+  reduce: BatchReportData["reduce"],
+  wallMs: number | null,
+): HTMLElement {
+  const t = withReduce(totalsOf(items), reduce);
   return h(
     "div",
     { class: "figures" },
@@ -305,6 +313,32 @@ function itemPage(root: HTMLElement, item: BatchItemRow): void {
   );
 }
 
+function withReduce(
+  t: ReturnType<typeof totalsOf>,
+  reduce: BatchReportData["reduce"],
+): ReturnType<typeof totalsOf> {
+  if (reduce === null) return t;
+  const tokens = format.addTokens(
+    {
+      input: t.inputTokens,
+      output: t.outputTokens,
+      cacheWrite: t.cacheCreationInputTokens,
+      cacheRead: t.cacheReadInputTokens,
+    },
+    reduce.tokens,
+  );
+  return {
+    ...t,
+    turns: t.turns + reduce.turns,
+    inputTokens: tokens.input,
+    outputTokens: tokens.output,
+    cacheCreationInputTokens: tokens.cacheWrite,
+    cacheReadInputTokens: tokens.cacheRead,
+    costUsd: t.costUsd + reduce.costUsd,
+    cacheReadShare: format.cacheReadShare(tokens),
+  };
+}
+
 /** R-B7: the reduce's answer (the batch's result) as text, with what it read and cost. */
 function reduceResult(reduce: NonNullable<BatchReportData["reduce"]>): HTMLElement {
   const answer =
@@ -398,7 +432,7 @@ export function renderBatch(root: HTMLElement, data: BatchReportData): void {
       data.prompt ? h("details", {}, h("summary", {}, "prompt"), h("pre", {}, data.prompt)) : null,
     ),
     data.reduce === null ? null : section("Result (reduce)", reduceResult(data.reduce)),
-    section("Totals", totalsFigures(data.items, data.wallMs)),
+    section("Totals", totalsFigures(data.items, data.reduce, data.wallMs)),
     section("Cost and cache reads per item", costChart(data.items)),
     section(
       "Concurrency over time",
