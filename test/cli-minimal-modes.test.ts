@@ -111,11 +111,14 @@ describe("R-X3: forkloop -p --bare, --restricted and --safe-mode", () => {
     expect(safe.system).not.toContain("GREY-OWL-3");
     expect(safe.hookRan).toBe(false);
     expect(safe.tools).toContain("Bash");
-    expect(init(safe.result.stdout)).toMatchObject({ agents: ["general-purpose"], skills: [] });
+    expect(init(safe.result.stdout)).toMatchObject({
+      agents: ["general-purpose", "Explore", "Plan"],
+      skills: [],
+    });
     // The control: the project's agent and skill are there without it.
     const full = await run(stream);
     expect(init(full.result.stdout)).toMatchObject({
-      agents: ["general-purpose", "reviewer"],
+      agents: ["general-purpose", "Explore", "Plan", "reviewer"],
       skills: ["greet"],
     });
     const command = await runCliInProcess(["-p", "/hello Ada", "--safe-mode"], {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { resolveModelAlias } from "@forkloop/loop-core";
 import { INSTRUCTION_FILE_MAX_BYTES, readProjectFile } from "@forkloop/tools";
 import { z } from "zod";
+import { EXPLORE_AGENT, PLAN_AGENT } from "./builtin-agent-types.js";
 import { parseFrontmatter } from "./frontmatter.js";
 
 /** A sub-agent type the model can start with the `Agent` tool (R-F1). */
@@ -52,6 +53,9 @@ export const GENERAL_PURPOSE_AGENT: AgentDefinition = {
     "then answer with a concise report: what you found or changed, and anything the parent must know.",
   source: "builtin",
 };
+
+/** The agent types there are without any definition file, as in Claude Code (R-F1). */
+export const BUILTIN_AGENTS: readonly AgentDefinition[] = [GENERAL_PURPOSE_AGENT, EXPLORE_AGENT, PLAN_AGENT];
 
 export type AgentDefinitionFileResult =
   | { readonly ok: true; readonly definition: AgentDefinition }
@@ -112,14 +116,15 @@ export interface LoadedAgentDefinitions {
  * Loads agent definitions from `.forkloop/agents/*.md` and `.claude/agents/*.md` under `cwd` (or
  * each of `projectDirs`, outer to inner), plus `extra` ones from code. On a name clash inner
  * directories win over outer ones, `.forkloop` over `.claude`, code over files.
- * The built-in `general-purpose` agent is always present unless a definition replaces it.
+ * The built-in types (general-purpose, Explore, Plan) are always present unless a definition
+ * of the same name replaces one.
  */
 export async function loadAgentDefinitionsDetailed(
   cwd: string,
   extra: readonly AgentDefinition[] = [],
   options: { projectDirs?: readonly string[] } = {},
 ): Promise<LoadedAgentDefinitions> {
-  const byName = new Map<string, AgentDefinition>([[GENERAL_PURPOSE_AGENT.name, GENERAL_PURPOSE_AGENT]]);
+  const byName = new Map<string, AgentDefinition>(BUILTIN_AGENTS.map((agent) => [agent.name, agent]));
   const errors: { path: string; error: string }[] = [];
   const refused: string[] = [];
   const projectDirs = options.projectDirs ?? [cwd];

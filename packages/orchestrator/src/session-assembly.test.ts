@@ -83,6 +83,8 @@ describe("session assembly (§1.2 prefetch)", () => {
     expect(session.repoRoot).toBe(repo);
     expect(session.skills.map((skill) => skill.name).sort()).toEqual(["lint", "release"]);
     expect(session.agentDefinitions.map((definition) => definition.name).sort()).toEqual([
+      "Explore",
+      "Plan",
       "general-purpose",
       "reviewer",
     ]);
