@@ -140,7 +140,10 @@ describe("query() through the simulator", () => {
         },
       }),
     );
-    expect(messages[0]).toMatchObject({ subtype: "init", agents: ["general-purpose", "reviewer"] });
+    expect(messages[0]).toMatchObject({
+      subtype: "init",
+      agents: ["general-purpose", "Explore", "Plan", "reviewer"],
+    });
     const toolUseIds = messages.flatMap((message) =>
       message.type === "assistant" && message.parent_tool_use_id === null
         ? message.message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : []))
