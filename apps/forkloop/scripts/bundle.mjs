@@ -5,10 +5,13 @@
  * entries and the report page beside itself (`new URL("./worker.js", import.meta.url)`), and the
  * SDK's version in `../package.json`. Packages loaded with a runtime `require` on first use
  * (piscina, ajv, msgpackr, yaml, …) stay outside and resolve from the installed dependencies.
+ * Each workspace package declares its modules free of import-time effects (`sideEffects` in its
+ * package.json; worker entries aside), so a name taken from a package index brings only what it
+ * needs: `forkloop run` does not load the queue backend for one formatter of @forkloop/batch.
  */
 import { cpSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire, isBuiltin } from "node:module";
-import { dirname, join, relative } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
 
@@ -31,12 +34,6 @@ function built(name, file) {
   return join(dir, file);
 }
 
-const workspaceRoot = join(app, "..", "..");
-/** A module of a workspace package's built JavaScript (packages/NAME/dist or apps/cli/dist). */
-function isWorkspaceModule(id) {
-  return /^(?:packages\/[^/]+|apps\/cli)\/dist\//.test(relative(workspaceRoot, id).replaceAll("\\", "/"));
-}
-
 await build({
   input: {
     index: built("@forkloop/sdk", "dist/index.js"),
@@ -46,10 +43,6 @@ await build({
   },
   platform: "node",
   logLevel: "warn",
-  // The workspace packages' modules do nothing when imported but declare (their entries aside):
-  // so a name taken from a package index brings only what it needs — `forkloop run` does not load
-  // the queue backend (bullmq, ioredis) because it formats one message with @forkloop/batch.
-  treeshake: { moduleSideEffects: (id) => !isWorkspaceModule(id) },
   output: {
     dir: dist,
     format: "esm",
