@@ -295,6 +295,7 @@ describe("R-D2: validation as strict as the API", () => {
     expect((await post({ ...opus47, temperature: 1 })).status).toBe(200);
     expect((await post({ ...opus47, temperature: 0.5 })).status).toBe(400);
     expect((await post({ ...opus47, top_p: 0.5 })).status).toBe(400);
+    expect((await post({ ...opus47, top_p: 0.99 })).status).toBe(400);
     expect((await post({ ...opus47, top_k: 5 })).status).toBe(400);
   });
 

@@ -199,16 +199,17 @@ function checkSampling(body: MessagesRequest, model: ModelSpec, ctx: RequestCont
       "`temperature` may only be set to 1 when thinking is enabled. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#feature-compatibility",
     );
   }
-  // Models after Opus 4.6 accept only temperature 1.0, top_p ≥ 0.99 and no top_k (api doc §0).
-  // The three sentences are the API's, measured live on Opus 4.7/5, Sonnet 5 and Fable 5
+  // Models after Opus 4.6 refuse any non-default sampling value (migration guide, "Migrating to
+  // Claude Opus 4.7"): temperature passes only at its default 1.0; top_p has no default to match,
+  // so any top_p is refused, 1.0 included, and so is any top_k. Measured live on Opus 4.7/5,
+  // Sonnet 5 and Fable 5, with the three sentences below
   // (https://github.com/kangwoo/aimon-core/blob/320fbbc0aacaf6c0928439969418d97ac9ea6bf4/docs/design/llm/anthropic-sampling-capabilities.md
-  // §2; the temperature body also in Mixpeal/anthropic-sdk#11). That measurement refused top_p
-  // at any value, 1.0 included; the ≥ 0.99 allowance here follows the api doc.
+  // §2.1-2.2: temperature 1.0 → 200, top_p 1.0 → 400; the temperature body also in Mixpeal/anthropic-sdk#11).
   if (!model.thinking.enabled) {
     if (temperature !== undefined && temperature !== 1) {
       return invalidRequest("`temperature` is deprecated for this model.");
     }
-    if (top_p !== undefined && top_p < 0.99) return invalidRequest("`top_p` is deprecated for this model.");
+    if (top_p !== undefined) return invalidRequest("`top_p` is deprecated for this model.");
     if (top_k !== undefined) return invalidRequest("`top_k` is deprecated for this model.");
   }
   return null;

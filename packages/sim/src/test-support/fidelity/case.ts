@@ -8,6 +8,7 @@
 const DOCS = "https://platform.claude.com/docs/en";
 export const PAGE = {
   deprecations: `${DOCS}/about-claude/model-deprecations`,
+  migration: `${DOCS}/about-claude/models/migration-guide`,
   effort: `${DOCS}/build-with-claude/effort`,
   perMessageEffort: `${DOCS}/build-with-claude/effort-per-message`,
   systemMessages: `${DOCS}/build-with-claude/mid-conversation-system-messages`,

@@ -1,4 +1,4 @@
-import { assistant, bad, base, type Case, PAGE, system, user } from "./case.js";
+import { assistant, bad, base, type Case, ok, PAGE, system, user } from "./case.js";
 
 /**
  * Refusals whose exact wording no page states but a real API error body quoted in public does
@@ -120,6 +120,22 @@ export const QUOTED_WORDING_CASES: Case[] = [
     version: "2023-06-01",
     body: base("claude-opus-5", { top_p: 0.9 }),
     expect: bad("`top_p` is deprecated for this model."),
+  },
+  {
+    page: PAGE.migration,
+    source: SAMPLING,
+    title: "top_p 1.0 on Opus 5 → refused too (no default to match; measured by presence)",
+    version: "2023-06-01",
+    body: base("claude-opus-5", { top_p: 1 }),
+    expect: bad("`top_p` is deprecated for this model."),
+  },
+  {
+    page: PAGE.migration,
+    source: SAMPLING,
+    title: "temperature at its default 1.0 on Opus 4.7 → accepted",
+    version: "2023-06-01",
+    body: base("claude-opus-4-7", { temperature: 1 }),
+    expect: ok,
   },
   {
     page: PAGE.opus5,
