@@ -238,9 +238,7 @@ const commonFields = {
   messages: z.array(messageSchema),
   system: z.union([z.string(), z.array(text)]).optional(),
   // Each definition is checked by its tag in validate-tools.ts (a missing `type` means custom).
-  tools: z
-    .array(z.custom<ToolDefinition>(isRecord, { message: "Input should be a valid dictionary" }))
-    .optional(),
+  tools: z.array(z.custom<ToolDefinition>(isRecord, { message: "Input should be an object" })).optional(),
   tool_choice: toolChoice.optional(),
   thinking: thinkingConfig.optional(),
   cache_control: cacheControl.nullish(),

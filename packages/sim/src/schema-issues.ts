@@ -5,8 +5,8 @@ import { UNION_TAGS } from "./request-schema.js";
  * Zod issues in the API's (pydantic's) words, with its union-tagged paths (R-D2):
  * `tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`,
  * `messages.0.content.0.image.source.base64.media_type: Input should be 'image/jpeg', …`,
- * `max_tokens: Input should be a valid integer`, `temperature: Input should be less than or
- * equal to 1`, `metadata.foo: Extra inputs are not permitted`. zod's own texts never leak.
+ * `max_tokens: Input should be a valid integer`, `temperature: range: 0..1`,
+ * `metadata.foo: Extra inputs are not permitted`. zod's own texts never leak.
  * The tags follow pydantic's discriminated unions. Tools (`tools.0.custom.name`, a direct-API
  * parity suite: SYSTEM_PLACEMENT_SOURCE in validate-model-rules.ts), content blocks and their
  * sources (`messages.7.content.2.image.source.base64.data`, anthropics/claude-code#5147;
@@ -78,8 +78,35 @@ export function describeIssue(issue: Issue, raw: unknown, prefix: Path = []): st
     return `${taggedPath(raw, [...path, issue.keys[0] ?? ""])}: Extra inputs are not permitted`;
   }
   const where = taggedPath(raw, path);
-  const message = pydanticMessage(issue, valueAt(raw, path));
+  const message =
+    measuredMessage(issue, path, valueAt(raw, path)) ?? pydanticMessage(issue, valueAt(raw, path));
   return where === "" ? message : `${where}: ${message}`;
+}
+
+/*
+ * Where today's API words a fault apart from pydantic's defaults, as a direct-API parity suite
+ * measured it on claude-sonnet-5 (2026-08-31):
+ * https://github.com/kangminlee-maker/local-OAuth-CLI-API-adapter/blob/87ac1c5ed83001bee363ff8b17051fa4beaf3cc3/test/anthropic-messages-validation-parity.test.mjs
+ * — `temperature: range: 0..1`, `max_tokens: must be greater than or equal to 0`, and
+ * `system.0` / `metadata` / `output_config` that are not objects `Input does not match the
+ * expected shape.` (where `thinking`, `tool_choice`, `cache_control` and blocks say `Input should
+ * be an object`; arrays say `a valid array`, TYPE_WORDS below).
+ */
+const BOUND_WORDS: Readonly<Record<string, string>> = {
+  temperature: "range: 0..1",
+  top_p: "range: 0..1",
+  max_tokens: "must be greater than or equal to 0",
+};
+const SHAPE_PLACES: ReadonlySet<string> = new Set(["system.*", "metadata", "output_config"]);
+
+function measuredMessage(issue: Issue, path: Path, input: unknown): string | null {
+  const place = patternOf(path);
+  if (issue.code === "too_big" || issue.code === "too_small") return BOUND_WORDS[place] ?? null;
+  const notAnObject = issue.code === "invalid_type" || issue.code === "invalid_union";
+  if (notAnObject && input !== undefined && SHAPE_PLACES.has(place)) {
+    return "Input does not match the expected shape.";
+  }
+  return null;
 }
 
 const TYPE_WORDS: Readonly<Record<string, string>> = {
@@ -87,9 +114,9 @@ const TYPE_WORDS: Readonly<Record<string, string>> = {
   number: "a valid number",
   int: "a valid integer",
   boolean: "a valid boolean",
-  array: "a valid list",
-  object: "a valid dictionary",
-  record: "a valid dictionary",
+  array: "a valid array",
+  object: "an object",
+  record: "an object",
   null: "None",
 };
 
@@ -108,7 +135,7 @@ function pydanticMessage(issue: Issue, input: unknown): string {
       // A missing enum or literal field is missing, not a wrong value (pydantic's wording).
       return input === undefined ? "Field required" : `Input should be ${quotedList(issue.values)}`;
     case "invalid_union":
-      return "Input should be a valid dictionary";
+      return "Input should be an object";
     case "too_small":
       return bound(issue.origin, "at least", issue.minimum, issue.inclusive === true, input);
     case "too_big":
@@ -125,7 +152,7 @@ function pydanticMessage(issue: Issue, input: unknown): string {
 }
 
 function tagMessage(node: unknown, discriminator: string, union: Path, raw: unknown): string {
-  if (!isRecord(node)) return "Input should be a valid dictionary";
+  if (!isRecord(node)) return "Input should be an object";
   const tag = node[discriminator];
   if (tag === undefined) return `Unable to extract tag using discriminator '${discriminator}'`;
   const expected =

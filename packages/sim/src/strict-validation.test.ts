@@ -101,8 +101,8 @@ const REFUSED: readonly [string, Body, string, string?][] = [
     "messages.0.content.0.image.source.base64.data: Field required",
   ],
   // Sampling.
-  ["temperature above 1", body({ temperature: 1.5 }), "temperature: Input should be less than or equal to 1"],
-  ["top_p below 0", body({ top_p: -0.1 }), "top_p: Input should be greater than or equal to 0"],
+  ["temperature above 1", body({ temperature: 1.5 }), "temperature: range: 0..1"],
+  ["top_p below 0", body({ top_p: -0.1 }), "top_p: range: 0..1"],
   [
     "temperature and top_p together",
     body({ temperature: 0.5, top_p: 0.9, model: "claude-haiku-4-5" }),
@@ -175,13 +175,13 @@ const REFUSED: readonly [string, Body, string, string?][] = [
     body({ max_tokens: 10.5 }),
     "max_tokens: Input should be a valid integer, got a number with a fractional part",
   ],
-  ["max_tokens below 0", body({ max_tokens: -1 }), "max_tokens: Input should be greater than or equal to 0"],
-  ["messages not a list", body({ messages: { role: "user" } }), "messages: Input should be a valid list"],
+  ["max_tokens below 0", body({ max_tokens: -1 }), "max_tokens: must be greater than or equal to 0"],
+  ["messages not a list", body({ messages: { role: "user" } }), "messages: Input should be a valid array"],
   ["stream not a boolean", body({ stream: "yes" }), "stream: Input should be a valid boolean"],
   [
     "content neither string nor list",
     body({ messages: [{ role: "user", content: 5 }] }),
-    "messages.0.content: Input should be a valid list",
+    "messages.0.content: Input should be a valid array",
   ],
   [
     "a block without a type",

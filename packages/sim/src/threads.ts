@@ -46,7 +46,7 @@ export class ThreadStore {
     if (!isObject(json) || !("thread" in json)) return { ok: true, body: json, thread: null };
     if (!betas.includes(THREADS_BETA)) return fail("thread: Extra inputs are not permitted");
     const { thread, ...rest } = json;
-    if (!isObject(thread)) return fail("thread: Input should be a valid dictionary");
+    if (!isObject(thread)) return fail("thread: Input should be an object");
     const markers = countMarkers(rest);
     if (markers > MAX_MARKERS_WITH_THREAD) {
       return {
