@@ -90,7 +90,7 @@ function toolsFlag(value: string, disallowed: readonly string[]): Pick<Options, 
     ((tool === "Agent" || tool === "Task") && (names.includes("Agent") || names.includes("Task")));
   const removed = FORK_TOOL_NAMES.filter((tool) => !named(tool));
   return {
-    tools: names.filter((name) => !FORK_TOOL_NAMES.includes(name)),
+    tools: names,
     ...(removed.length === 0 ? {} : { disallowedTools: [...disallowed, ...removed] }),
   };
 }

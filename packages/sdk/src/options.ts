@@ -109,7 +109,10 @@ export interface Options extends AgentSdkOnlyOptions {
   maxTurns?: number;
   maxBudgetUsd?: number;
   systemPrompt?: SystemPromptOption;
-  /** The base set of built-in tools: names, or the `claude_code` preset (all). */
+  /**
+   * The tool set: names (the whole set — Agent, SendMessage and Skill only when named, as the
+   * Agent SDK's), or the `claude_code` preset (all).
+   */
   tools?: string[] | { type: "preset"; preset: "claude_code" };
   allowedTools?: string[];
   disallowedTools?: string[];

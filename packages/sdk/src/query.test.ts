@@ -887,6 +887,23 @@ describe("query() through the simulator", () => {
     expect(harness.sim.requests().some((record) => record.rawBody.includes("next please"))).toBe(true);
   });
 
+  it("R-K2, R-X3: the tools option as a list is the whole tool set: Agent, SendMessage and Skill only when named, as the Agent SDK's", async () => {
+    const offered = async (tools: string[]) => {
+      const before = harness.sim.requests().length;
+      const messages = await runQuery("hello", harness.options({ tools }));
+      const request = harness.sim.requests()[before];
+      const sent = (JSON.parse(request?.rawBody ?? "{}").tools ?? []) as { name: string }[];
+      const init = (messages[0] as { tools: string[] }).tools;
+      return { init: [...init].sort(), sent: sent.map((tool) => tool.name).sort() };
+    };
+    const readOnly = await offered(["Read", "Grep"]);
+    expect(readOnly.init).toEqual(["Grep", "Read"]);
+    expect(readOnly.sent).toEqual(["Grep", "Read"]);
+    // Naming Agent offers it, without SendMessage unless that is named too (Claude Code's --tools).
+    expect((await offered(["Read", "Agent"])).sent).toEqual(["Agent", "Read"]);
+    expect((await offered(["Read", "Task", "SendMessage"])).sent).toEqual(["Agent", "Read", "SendMessage"]);
+  });
+
   it("R-K1: settingSources picks the settings files: [] reads none, ['project'] reads the project's", async () => {
     const { mkdirSync, writeFileSync } = await import("node:fs");
     mkdirSync(join(harness.dir, ".claude"), { recursive: true });

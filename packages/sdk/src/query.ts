@@ -694,7 +694,9 @@ class QueryRun implements Query {
           ? { ask: promptToolAsk(promptTool, resolved.cwd) }
           : {}),
     });
-    const removed = removedForkTools(resolved.rules.deny);
+    // The tools option as a list is the whole set, fork tools included (Claude Code's --tools).
+    const selection = this.#options.tools;
+    const removed = removedForkTools(resolved.rules.deny, Array.isArray(selection) ? selection : undefined);
     const additionalDirectories = [
       ...(resolved.settings.permissions.additionalDirectories ?? []),
       ...(this.#options.additionalDirectories ?? []),

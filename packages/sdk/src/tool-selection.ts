@@ -26,16 +26,24 @@ export const FORK_TOOL_NAMES: readonly string[] = ["Agent", "Task", "SendMessage
 export type RemovableForkTool = "Agent" | "SendMessage" | "Skill";
 
 /**
- * The fork tools a list of deny rules removes: `Agent` (also by `Task`), `SendMessage` (also with
- * Agent: it only messages the sub-agents Agent starts) and `Skill`.
+ * The fork tools a session leaves out: those a list of deny rules removes — `Agent` (also by
+ * `Task`), `SendMessage` (also with Agent: it only messages the sub-agents Agent starts) and
+ * `Skill` — and, when the program names its tool set (the `tools` option as a list), those it
+ * does not name. The Agent SDK passes that list as Claude Code's `--tools`, where the list is the
+ * whole set: `tools: ["Read"]` offers Read alone, no Agent or SendMessage (R-X3, R-K2).
  */
-export function removedForkTools(deny: readonly string[]): RemovableForkTool[] {
+export function removedForkTools(
+  deny: readonly string[],
+  selection?: readonly string[],
+): RemovableForkTool[] {
   const bare = new Set(deny.filter((rule) => !rule.includes("(")));
-  const agent = bare.has("Agent") || bare.has("Task");
+  const unnamed = (...names: string[]) =>
+    selection !== undefined && !names.some((name) => selection.includes(name));
+  const agent = bare.has("Agent") || bare.has("Task") || unnamed("Agent", "Task");
   return [
     ...(agent ? (["Agent"] as const) : []),
-    ...(agent || bare.has("SendMessage") ? (["SendMessage"] as const) : []),
-    ...(bare.has("Skill") ? (["Skill"] as const) : []),
+    ...(agent || bare.has("SendMessage") || unnamed("SendMessage") ? (["SendMessage"] as const) : []),
+    ...(bare.has("Skill") || unnamed("Skill") ? (["Skill"] as const) : []),
   ];
 }
 
