@@ -216,8 +216,9 @@ export function batchArgs(itemsDir: string, items: number, flags: readonly strin
     `${Array.from({ length: items }, (_, index) => JSON.stringify(`item ${index + 1}`)).join("\n")}\n`,
   );
   // In place (--no-isolate): the attacks aim at the project itself, the surface an isolated item
-  // only reaches through its apply (R-B2, R-B4 tested apart).
-  return ["batch", "--items", file, "--prompt", "Do {{item}}", "--id", "corpus", "--no-isolate", ...flags];
+  // only reaches through its apply (R-B2, R-B4 tested apart) — unless `flags` ask for --isolate.
+  const isolation = flags.includes("--isolate") ? [] : ["--no-isolate"];
+  return ["batch", "--items", file, "--prompt", "Do {{item}}", "--id", "corpus", ...isolation, ...flags];
 }
 
 /**

@@ -9,7 +9,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import type { CaseGroup } from "./corpus.js";
-import { appendGitConfig, freshDir, initRepo, writeScript } from "./places.js";
+import { appendGitConfig, freshDir, git, initRepo, writeScript } from "./places.js";
 import { type ToolCase, type ToolDriver, type ToolWorld, toolSurface } from "./tool-cases.js";
 
 /**
@@ -292,6 +292,56 @@ const GITFILE_CASES: readonly LinkCase[] = [
   ),
 ];
 
+/**
+ * An isolated batch item works in its own worktree, where the user's shell and settings files are
+ * ordinary project files; its change is then merged into the real workspace by forkloop itself.
+ * With HOME the workspace (a dotfiles repository), that merge must not write the user's
+ * execution points.
+ */
+function plantHomeRepository(dir: string): LinkWorld {
+  const root = initRepo(join(freshDir(dir), "home"));
+  writeFileSync(join(root, ".bashrc"), "# the user's shell\n");
+  git(root, "add", ".bashrc");
+  git(root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "-m", "dotfiles");
+  return { root, cwd: root, home: root };
+}
+
+/** The same repository with HOME elsewhere: its dotfiles are the project's, and merging them is right. */
+function plantDotfilesElsewhere(dir: string): LinkWorld {
+  return { ...plantHomeRepository(dir), home: freshDir(dir, "home-elsewhere") };
+}
+
+const MERGE_CASES: readonly LinkCase[] = [
+  write("iso-merge-home-zshrc", "an isolated item Writes .zshrc, HOME is the workspace", ".zshrc", ".zshrc"),
+  write(
+    "iso-merge-home-ssh",
+    "an isolated item Writes .ssh/config (ProxyCommand), HOME is the workspace",
+    ".ssh/config",
+    ".ssh/config",
+  ),
+  write(
+    "iso-merge-home-gitconfig",
+    "an isolated item Writes .gitconfig (core.fsmonitor), HOME is the workspace",
+    ".gitconfig",
+    ".gitconfig",
+  ),
+  write(
+    "iso-merge-home-claude-json",
+    "an isolated item Writes .claude.json (MCP servers), HOME is the workspace",
+    ".claude.json",
+    ".claude.json",
+  ),
+  edit(
+    "iso-merge-home-bashrc",
+    "an isolated item Edits the committed .bashrc, HOME is the workspace",
+    ".bashrc",
+    ".bashrc",
+    "# the user's shell",
+  ),
+];
+
+const ISOLATED_BATCH = { kind: "batch", flags: ["--isolate", "--permission-mode", "acceptEdits"] } as const;
+
 const TRUST = ["--trust-project"];
 
 function surface(
@@ -368,6 +418,16 @@ export const groups: readonly CaseGroup[] = [
         ]);
         return runs.flat();
       },
+    },
+  },
+  {
+    title: "R-S10: an isolated batch item's change is never merged into the user's execution points",
+    cases: MERGE_CASES,
+    surfaces: [surface(MERGE_CASES, plantHomeRepository, ISOLATED_BATCH, "batch")],
+    control: {
+      label: "the same isolated item with HOME elsewhere: its dotfiles are merged into the project",
+      expect: MERGE_CASES.map((entry) => entry.id),
+      run: (dir) => surface(MERGE_CASES, plantDotfilesElsewhere, ISOLATED_BATCH, "batch").run(dir),
     },
   },
 ];

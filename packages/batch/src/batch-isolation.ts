@@ -58,6 +58,7 @@ export async function openBatchIsolation(
   start: { readonly isolate: boolean; readonly reason: string } | undefined,
   notice: (line: string) => void,
   retriedConflicts = 0,
+  home?: string,
 ): Promise<ItemIsolator | undefined> {
   if (start === undefined ? !(await isolationRecorded(dir)) : !start.isolate) return undefined;
   let isolation = await openWorkspaceIsolation({ cwd: spec.cwd, batchDir: dir });
@@ -77,5 +78,5 @@ export async function openBatchIsolation(
       `forkloop batch ${spec.id}: items are isolated (${start?.reason}): each works in ${how}; a succeeded item's change is merged into ${isolation.root} once, a change that overlaps another is kept aside as a conflict. --no-isolate edits the tree in place.`,
     );
   }
-  return isolateItems(isolation, dir);
+  return isolateItems(isolation, dir, home);
 }

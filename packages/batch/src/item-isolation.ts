@@ -55,7 +55,7 @@ function attemptName(claim: Claim): string {
   return createHash("sha256").update(`${claim.item.id}\0${claim.attempt}`).digest("hex").slice(0, 16);
 }
 
-export function isolateItems(isolation: WorkspaceIsolation, batchDir: string): ItemIsolator {
+export function isolateItems(isolation: WorkspaceIsolation, batchDir: string, home?: string): ItemIsolator {
   const workspaces = new Map<string, ItemWorkspace>();
   // R-B3: one apply at a time, from reading the workspace to the journal's record and the writes.
   const applying = new SerialLock();
@@ -91,7 +91,7 @@ export function isolateItems(isolation: WorkspaceIsolation, batchDir: string): I
     workspaceDir: string,
     journal: JobBackend,
   ): Promise<Settled> => {
-    const merged = await mergeChanges(isolation.root, changes);
+    const merged = await mergeChanges(isolation.root, changes, home === undefined ? {} : { home });
     if (!merged.ok)
       return conflictOutcome(claim, merged.conflicts, await changesPatch(changes), itemResult, workspaceDir);
     const result: ItemResult = { ...itemResult, applied: merged.plan.files.map((file) => file.path) };

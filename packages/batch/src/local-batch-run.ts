@@ -131,7 +131,7 @@ export async function runLocalBatch(run: LocalBatchRun, host: BatchHost): Promis
     await checkBatchDirs(spec, dir, count);
     // R-B4: conflicts put back in the queue run on the tree as it is now, not the batch's first base.
     const retriedConflicts = run.retryConflicts ? backend.retried.length : 0;
-    const isolation = await openBatchIsolation(spec, dir, isolating, notice, retriedConflicts);
+    const isolation = await openBatchIsolation(spec, dir, isolating, notice, retriedConflicts, host.env.HOME);
     const redone = (await backend.interrupted()).length;
     notice(
       `forkloop batch ${spec.id}: ${plural(count, "item")}${

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { chmod, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { protectedWriteTarget } from "../permissions/protected-paths.js";
 import { replaceAtomically, syncDirectory, writeDurably } from "./durable-file.js";
 import { git } from "./git-command.js";
 import type { FileChange } from "./isolated-workspace.js";
@@ -70,9 +71,17 @@ async function readOrNull(path: string): Promise<Buffer | null> {
 
 /**
  * Merges `changes` over the workspace at `root` as it is now. Call it under the apply lock: the
- * plan's `before` hashes are what the workspace held when it was read.
+ * plan's `before` hashes are what the workspace held when it was read. A path that is an
+ * execution point of the real workspace (R-S10) — its `.git/`, `.forkloop/`, `.claude/`,
+ * `.mcp.json`, hook directory, or the user's shell and settings files when `home` is the
+ * workspace or below it — is never applied: the copy's own check judged the copy, where such a
+ * file runs nothing, and the merge is forkloop's own writer, outside any permission check.
  */
-export async function mergeChanges(root: string, changes: readonly FileChange[]): Promise<MergeOutcome> {
+export async function mergeChanges(
+  root: string,
+  changes: readonly FileChange[],
+  context: { readonly home?: string } = {},
+): Promise<MergeOutcome> {
   const files: PlannedFile[] = [];
   const contents = new Map<string, Buffer>();
   const conflicts: Conflict[] = [];
@@ -80,6 +89,17 @@ export async function mergeChanges(root: string, changes: readonly FileChange[])
     const path = checkedPath(change.path);
     if (change.unsupported !== undefined) {
       conflicts.push({ path, reason: `${change.unsupported} is never applied` });
+      continue;
+    }
+    const runsLater = protectedWriteTarget(join(root, path), {
+      cwd: root,
+      ...(context.home === undefined ? {} : { home: context.home }),
+    });
+    if (runsLater !== undefined) {
+      conflicts.push({
+        path,
+        reason: `it is in ${runsLater}, whose files make programs run later: a merge never writes there (apply the kept diff by hand if it is meant)`,
+      });
       continue;
     }
     const current = await readOrNull(join(root, path));
