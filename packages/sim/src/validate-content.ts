@@ -39,7 +39,17 @@ export function checkContent(body: CountTokensRequest, rules: ContentRules): Api
       return invalidRequest(`messages.${m}.role: Input should be 'user' or 'assistant'`);
     }
     if (effortOnly) continue;
+    if (message.role === "system") {
+      const refusal = checkSystemMessage(message.content, m);
+      if (refusal) return refusal;
+      continue;
+    }
     const prefill = m === lastIndex && message.role === "assistant";
+    if (message.role === "user" && message.content.length === 0) {
+      // A user run is one turn: an empty item passes when another item of the run has content.
+      if (userRunHasContent(body.messages, m)) continue;
+      return invalidRequest(`messages.${m}: user messages must have non-empty content`);
+    }
     // Empty string and empty block list alike.
     if (message.content.length === 0 && !prefill) {
       return invalidRequest(
@@ -97,6 +107,37 @@ export function checkContent(body: CountTokensRequest, rules: ContentRules): Api
     }
   }
   return null;
+}
+
+/*
+ * The sentences for a mid-conversation system message's content and an empty user turn are the
+ * API's as a direct-API parity suite measured them on claude-sonnet-5 (2026-08-31):
+ * https://github.com/kangminlee-maker/local-OAuth-CLI-API-adapter/blob/87ac1c5ed83001bee363ff8b17051fa4beaf3cc3/test/anthropic-messages-validation-parity.test.mjs
+ * (which also saw an empty user item accepted inside a user run that has content elsewhere).
+ */
+function checkSystemMessage(content: MessageParam["content"], m: number): ApiError | null {
+  if (content.length === 0)
+    return invalidRequest(`messages.${m}: system content must contain at least one block`);
+  const blocks = typeof content === "string" ? [{ type: "text" as const, text: content }] : content;
+  if (blocks.some((block) => !SYSTEM_BLOCKS.includes(block.type))) {
+    return invalidRequest(
+      `messages.${m}: role 'system' supports text, tool_addition, and tool_removal blocks only`,
+    );
+  }
+  if (blocks.some((block) => block.type === "text" && block.text.trim() === "")) {
+    return invalidRequest(`messages.${m}: system text blocks must contain non-whitespace text`);
+  }
+  return null;
+}
+
+const SYSTEM_BLOCKS: readonly string[] = ["text", "tool_addition", "tool_removal"];
+
+function userRunHasContent(messages: readonly MessageParam[], m: number): boolean {
+  let start = m;
+  while (start > 0 && messages[start - 1]?.role === "user") start--;
+  let end = m;
+  while (end < messages.length - 1 && messages[end + 1]?.role === "user") end++;
+  return messages.slice(start, end + 1).some((message) => message.content.length > 0);
 }
 
 function whitespaceOnly(): ApiError {

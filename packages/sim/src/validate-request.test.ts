@@ -302,7 +302,7 @@ describe("R-D2: validation as strict as the API", () => {
   it("empty content", async () => {
     await expect400(
       base({ messages: [{ role: "user", content: "" }] }),
-      "messages.0: all messages must have non-empty content except for the optional final assistant message",
+      "messages.0: user messages must have non-empty content",
     );
     await expect400(
       base({ messages: [{ role: "user", content: [{ type: "text", text: "" }] }] }),

@@ -223,6 +223,52 @@ export const QUOTED_WORDING_CASES: Case[] = [
     body: base("claude-sonnet-5", { output_config: "x" }),
     expect: bad("output_config: Input does not match the expected shape."),
   },
+  // Message shapes in the words a direct-API parity suite measured (claude-sonnet-5).
+  {
+    page: PAGE.systemMessages,
+    source: PARITY,
+    title: "a system message with no blocks → the API's sentence",
+    body: base("claude-sonnet-5", { messages: [user("a"), { role: "system", content: [] }] }),
+    expect: bad("messages.1: system content must contain at least one block"),
+  },
+  {
+    page: PAGE.systemMessages,
+    source: PARITY,
+    title: "a whitespace-only system message → the API's sentence",
+    body: base("claude-sonnet-5", { messages: [user("a"), system("  ")] }),
+    expect: bad("messages.1: system text blocks must contain non-whitespace text"),
+  },
+  {
+    page: PAGE.systemMessages,
+    source: PARITY,
+    title: "an image in a system message → the API's sentence",
+    body: base("claude-sonnet-5", {
+      messages: [
+        user("a"),
+        {
+          role: "system",
+          content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: PNG_1X1 } }],
+        },
+      ],
+    }),
+    expect: bad("messages.1: role 'system' supports text, tool_addition, and tool_removal blocks only"),
+  },
+  {
+    page: PAGE.systemMessages,
+    source: PARITY,
+    title: "an empty user turn → the API's sentence",
+    body: base("claude-sonnet-5", { messages: [user("a"), assistant("ok"), { role: "user", content: [] }] }),
+    expect: bad("messages.2: user messages must have non-empty content"),
+  },
+  {
+    page: PAGE.systemMessages,
+    source: PARITY,
+    title: "an empty user item in a user run that has content → accepted",
+    body: base("claude-sonnet-5", {
+      messages: [user("a"), assistant("ok"), { role: "user", content: [] }, user("b")],
+    }),
+    expect: ok,
+  },
   // Mid-conversation system messages (Opus 4.8 and later).
   {
     page: PAGE.systemMessages,
