@@ -8,8 +8,11 @@ import {
   isolationRecorded,
   mergeChanges,
   openWorkspaceIsolation,
+  readIfPresent,
+  readPlan,
   SerialLock,
   writeDurably,
+  writePlan,
 } from "@forkloop/tools/workspace";
 import type { SubAgentResult } from "./sub-agent-types.js";
 
@@ -21,7 +24,9 @@ import type { SubAgentResult } from "./sub-agent-types.js";
  * lock per tree (so two isolated sub-agents never interleave their applies); a change that
  * overlaps the tree's is not applied and the parent's tool result says so, with the kept
  * worktree and the diff. Worktrees do not leak: removed once the change is applied (or there is
- * none), kept and named on a conflict or a failure, and swept when the session is resumed.
+ * none), kept and named on a conflict or a failure, and swept when the session is resumed. The
+ * apply's plan is durable before the first path is written, so an apply a kill -9 cut short is
+ * finished by that sweep (never left half-applied, never applied twice).
  */
 export interface IsolatedSubAgent {
   /** The sub-agent's working directory: the parent's cwd at the same relative path in the copy. */
@@ -40,6 +45,9 @@ export interface IsolationOutcome {
   /** The change was not applied (a conflict): the call is an error for the parent. */
   readonly conflict: boolean;
 }
+
+/** Where an isolated sub-agent's apply plan lives in its state dir while the apply runs. */
+const APPLY_DIR = "apply";
 
 /** One apply at a time per tree within this process. */
 const applyLocks = new Map<string, SerialLock>();
@@ -123,8 +131,13 @@ export async function isolateSubAgent(options: {
             conflict: true,
           };
         }
-        const done = await executePlan(isolation.root, options.stateDir, merged.plan, merged.contents);
+        // R-B3: durable before the first write, so a kill -9 part-way is finished on resume.
+        const planDir = join(options.stateDir, APPLY_DIR);
+        await writePlan(planDir, merged.plan, merged.contents);
+        const done = await executePlan(isolation.root, planDir, merged.plan, merged.contents);
         if (done.diverged.length > 0) {
+          // Reported now, so a resume's sweep has nothing to finish: the worktree and diff stay.
+          await rm(planDir, { recursive: true, force: true });
           const patch = join(options.stateDir, "change.patch");
           await writeDurably(patch, await changesPatch(changes));
           return {
@@ -144,7 +157,9 @@ export async function isolateSubAgent(options: {
 
 /**
  * R-B2: the worktrees and copies an earlier run of the session left (a conflict's, a failure's,
- * or a kill's) — removed when the session is resumed; returns how many.
+ * or a kill's) — removed when the session is resumed; returns how many. R-B3: an apply a kill cut
+ * short (its plan still there) is finished first, from its plan: the paths already written are
+ * left, the rest written; when a path changed since, its state is kept instead of swept.
  */
 export async function sweepIsolatedAgents(sessionsDir: string, sessionId: string): Promise<number> {
   const dir = isolatedAgentsDir(sessionsDir, sessionId);
@@ -157,6 +172,7 @@ export async function sweepIsolatedAgents(sessionsDir: string, sessionId: string
       ? await openWorkspaceIsolation({ cwd: stateDir, batchDir: stateDir })
       : undefined;
     if (isolation !== undefined) {
+      if (!(await finishCutApply(isolation.root, join(stateDir, APPLY_DIR)))) continue;
       await isolation.sweep();
       if (isolation.mode === "worktree")
         await git(isolation.root, ["update-ref", "-d", `refs/forkloop/agent-bases/${agentId}`]);
@@ -164,4 +180,15 @@ export async function sweepIsolatedAgents(sessionsDir: string, sessionId: string
     await rm(stateDir, { recursive: true, force: true });
   }
   return left.length;
+}
+
+/**
+ * Finishes the apply whose plan is in `planDir`, if any. False when a path changed since: those
+ * paths are not written over, and the worktree (listed by `git worktree list`) and the plan (every
+ * path with its content) are kept, never lost.
+ */
+async function finishCutApply(root: string, planDir: string): Promise<boolean> {
+  if ((await readIfPresent(join(planDir, "plan.json"))) === undefined) return true;
+  const done = await executePlan(root, planDir, await readPlan(planDir));
+  return done.diverged.length === 0;
 }
