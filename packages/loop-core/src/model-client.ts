@@ -1,7 +1,12 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { loadAnthropicSdk } from "./anthropic-sdk.js";
 import { AttemptDeadline } from "./attempt-deadline.js";
-import { type BuildRequestInput, buildRequest, type MessageCreateParams } from "./build-request.js";
+import {
+  type BuildRequestInput,
+  buildRequest,
+  type MessageCreateParams,
+  type ToolUnion,
+} from "./build-request.js";
 import {
   CONTEXT_MANAGEMENT_BETA,
   type ContextEditingConfig,
@@ -20,7 +25,8 @@ import {
   notAnEventStream,
   requestGateFailed,
 } from "./model-failure.js";
-import { screenToolUse, toolUseIdsOf } from "./untrusted-tool-uses.js";
+import { fillSchemaDefaults } from "./schema-defaults.js";
+import { screenToolUse, toolUseIdsOf, toolUseRejection } from "./untrusted-tool-uses.js";
 
 type BetaStreamingParams = Anthropic.Beta.Messages.MessageCreateParamsStreaming;
 
@@ -301,7 +307,7 @@ async function* attemptStream(
   let iterator: AsyncIterator<RawMessageStreamEvent> | undefined;
   let ended = false;
   // R-R3: every tool_use is screened (duplicate ids, absurd nesting) before anyone sees it.
-  const toolUses = new ToolUseScreen(request.messages);
+  const toolUses = new ToolUseScreen(request.messages, request.tools);
   let requestId: string | undefined;
   try {
     const options = {
@@ -381,19 +387,25 @@ async function passGate(
   return signal.aborted ? "aborted" : undefined;
 }
 
-/** Screens each tool_use block of one attempt once, against the conversation's ids so far. */
+/**
+ * Screens each tool_use block of one attempt once, against the conversation's ids so far, and
+ * fills its schema's defaults (R-X1).
+ */
 class ToolUseScreen {
   readonly #seen: Set<string>;
   readonly #done = new Set<ContentBlock>();
+  readonly #tools: readonly ToolUnion[];
 
-  constructor(history: readonly Message[]) {
+  constructor(history: readonly Message[], tools: readonly ToolUnion[]) {
     this.#seen = toolUseIdsOf(history);
+    this.#tools = tools;
   }
 
   screen(block: ContentBlock): ContentBlock {
     if (block.type === "tool_use" && !this.#done.has(block)) {
       this.#done.add(block);
       screenToolUse(block, this.#seen);
+      if (toolUseRejection(block) === undefined) fillSchemaDefaults(block, this.#tools);
     }
     return block;
   }

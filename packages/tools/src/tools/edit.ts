@@ -26,7 +26,7 @@ const editInput = z.object({
     .string()
     .describe("The exact text to replace (must be unique in the file unless replace_all)"),
   new_string: z.string().describe("The text to replace it with (must differ from old_string)"),
-  replace_all: z.boolean().optional().describe("Replace every occurrence of old_string (default false)"),
+  replace_all: z.boolean().default(false).describe("Replace every occurrence of old_string (default false)"),
 });
 
 export const editTool = defineTool({
