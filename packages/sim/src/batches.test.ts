@@ -138,6 +138,13 @@ describe("R-D4: the Message Batches API through the official SDK", () => {
         Anthropic.BadRequestError,
       );
     }
+    // The API's words for an over-long id (anthropics/anthropic-sdk-python#1220).
+    const tooLong = await client.messages.batches
+      .create({ requests: [{ ...request(1), custom_id: "x".repeat(65) }] } as never)
+      .catch((error: unknown) => error);
+    expect((tooLong as InstanceType<typeof Anthropic.BadRequestError>).message).toContain(
+      "requests.0.custom_id: String should have at most 64 characters",
+    );
     await expect(client.messages.batches.retrieve("msgbatch_nope")).rejects.toBeInstanceOf(
       Anthropic.NotFoundError,
     );

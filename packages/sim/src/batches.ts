@@ -42,7 +42,13 @@ const createSchema = z.strictObject({
   requests: z
     .array(
       z.strictObject({
-        custom_id: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/),
+        // Length first: a 65-character id is `requests.0.custom_id: String should have at most 64
+        // characters`, the API's 400 as quoted in anthropics/anthropic-sdk-python#1220.
+        custom_id: z
+          .string()
+          .min(1)
+          .max(64)
+          .regex(/^[a-zA-Z0-9_-]+$/),
         params: z.record(z.string(), z.unknown()),
       }),
     )
