@@ -77,9 +77,13 @@ export function describeIssue(issue: Issue, raw: unknown, prefix: Path = []): st
   if (issue.code === "unrecognized_keys") {
     return `${taggedPath(raw, [...path, issue.keys[0] ?? ""])}: Extra inputs are not permitted`;
   }
+  const input = valueAt(raw, path);
+  if (patternOf(path) === "messages.*.role" && issue.code === "invalid_value" && typeof input === "string") {
+    // An unknown role is reported at `messages`, naming it (the parity suite: "bogus", "developer").
+    return `${taggedPath(raw, path.slice(0, -2))}: Unexpected role "${input}". Allowed roles are "user" or "assistant"`;
+  }
   const where = taggedPath(raw, path);
-  const message =
-    measuredMessage(issue, path, valueAt(raw, path)) ?? pydanticMessage(issue, valueAt(raw, path));
+  const message = measuredMessage(issue, path, input) ?? pydanticMessage(issue, input);
   return where === "" ? message : `${where}: ${message}`;
 }
 

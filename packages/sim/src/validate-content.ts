@@ -18,6 +18,9 @@ const BLOCKS_BY_ROLE: Readonly<Record<"user" | "assistant" | "system", readonly 
   system: ["text"],
 };
 
+const UNEXPECTED_SYSTEM_ROLE =
+  'messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, not "system" as an input message role.';
+
 export interface ContentRules {
   /** The `anthropic-version` header: 2026-10-21 refuses documents from the assistant and citations on user text. */
   version: string;
@@ -36,7 +39,10 @@ export function checkContent(body: CountTokensRequest, rules: ContentRules): Api
     const effortOnly =
       message.role === "system" && message.content.length === 0 && message.output_config !== undefined;
     if (message.role === "system" && !rules.systemMessages && !(effortOnly && rules.perMessageEffort)) {
-      return invalidRequest(`messages.${m}.role: Input should be 'user' or 'assistant'`);
+      // The API's words on a model without mid-conversation system messages, as clients quote
+      // them (https://github.com/Maol-1997/cursor-claude-connector/issues/3 on Sonnet 4,
+      // https://github.com/ianarawjo/ChainForge/issues/271 on Haiku 3).
+      return invalidRequest(UNEXPECTED_SYSTEM_ROLE);
     }
     if (effortOnly) continue;
     if (message.role === "system") {

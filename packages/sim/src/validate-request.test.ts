@@ -86,7 +86,7 @@ describe("R-D2: validation as strict as the API", () => {
   it("bad enum values and unknown block types", async () => {
     await expect400(
       base({ messages: [{ role: "bot", content: "x" }] } as never),
-      "messages.0.role: Input should be 'user', 'assistant' or 'system'",
+      'messages: Unexpected role "bot". Allowed roles are "user" or "assistant"',
     );
     await expect400(
       base({ messages: [{ role: "user", content: [{ type: "foo" }] }] } as never),
@@ -340,7 +340,10 @@ describe("R-D2: accepts what the API accepts", () => {
     expect(record?.path).toBe("/v1/messages");
     expect(record?.headers["anthropic-beta"]).toBe("context-management-2025-06-27");
     // Models released before Opus 4.8 refuse them (mid-conversation system messages page).
-    await expect400(base({ messages } as never), "messages.3.role: Input should be 'user' or 'assistant'");
+    await expect400(
+      base({ messages } as never),
+      'messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, not "system" as an input message role.',
+    );
   });
 
   it("a prefill on a model that supports it", async () => {

@@ -161,7 +161,9 @@ export const MODEL_RULE_CASES: Case[] = [
       page: PAGE.systemMessages,
       title: `${model} refuses a system message`,
       body: base(model, { messages: [user("q"), system("be brief")] }),
-      expect: bad("messages.1.role: Input should be 'user' or 'assistant'"),
+      expect: bad(
+        'messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, not "system" as an input message role.',
+      ),
     }),
   ),
   ...["claude-opus-4-8", "claude-opus-5", "claude-opus-5-5", "claude-sonnet-5-5", "claude-fable-5-1"].map(

@@ -269,6 +269,22 @@ export const QUOTED_WORDING_CASES: Case[] = [
     }),
     expect: ok,
   },
+  {
+    page: PAGE.errors,
+    source: PARITY,
+    title: "an unknown role → reported at messages, naming it",
+    body: base("claude-sonnet-5", { messages: [{ role: "developer", content: "x" }, user("ping")] }),
+    expect: bad('messages: Unexpected role "developer". Allowed roles are "user" or "assistant"'),
+  },
+  {
+    page: PAGE.systemMessages,
+    source: "https://github.com/Maol-1997/cursor-claude-connector/issues/3",
+    title: "a system message on a model without mid-conversation system messages → the API's sentence",
+    body: base("claude-haiku-4-5", { messages: [user("q"), system("be brief")] }),
+    expect: bad(
+      'messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, not "system" as an input message role.',
+    ),
+  },
   // Mid-conversation system messages (Opus 4.8 and later).
   {
     page: PAGE.systemMessages,

@@ -54,7 +54,9 @@ export const REQUEST_RULE_CASES: Case[] = [
     title: "a system message with content and output_config on Opus 4.7 (no system messages) → refused",
     body: base("claude-opus-4-7", { messages: [user("q"), environment({ effort: "high" })] }),
     betas: PER_TURN,
-    expect: bad("messages.1.role: Input should be 'user' or 'assistant'"),
+    expect: bad(
+      'messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, not "system" as an input message role.',
+    ),
   },
   {
     page: PAGE.systemMessages,
