@@ -1,15 +1,17 @@
 // One run of test/chaos/batch-apply-kill.test.ts (R-B3): an isolated batch over the project in
 // argv[2], state in argv[3], from the BUILT packages, with an executor that really edits each
 // item's worktree. The parent kill -9s it at random moments and runs it again until it finishes.
+// argv[5] "slow": the run's completion records wait (a slow disk), so a kill aimed just after an
+// item's apply lands before its record; other runs settle at full speed.
 // Item n appends "edited by item n, attempt k" to src/f<n>.txt and fills its slot of shared.txt;
 // items 0 and 1 also claim the same line of overlap.txt (one of them is a conflict); every item
 // with n % 10 == 7 edits and then fails (its edits must never reach the tree). Settling is slowed
-// (a slow disk), so kills land between an item's apply and its completion record.
+// in a "slow" run (a slow disk), so kills land between an item's apply and its completion record.
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { isolateItems, openLocalJournalBackend, openWorkspaceIsolation, runBatch } from "@forkloop/batch";
 
-const [project, batchDir, countText] = process.argv.slice(2);
+const [project, batchDir, countText, pace] = process.argv.slice(2);
 const count = Number(countText);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -62,7 +64,7 @@ const slowed = new Proxy(backend, {
     if (property === "complete")
       return async (...args) => {
         process.stdout.write("settling\n");
-        await sleep(150);
+        if (pace === "slow") await sleep(150);
         return value.apply(target, args);
       };
     return typeof value === "function" ? value.bind(target) : value;

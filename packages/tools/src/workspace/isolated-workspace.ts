@@ -245,6 +245,13 @@ function stateRootIn(root: string, state: string): string {
   return join(root, first);
 }
 
+async function exists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
 function keyDir(workspacesDir: string, key: string): string {
   return join(workspacesDir, createHash("sha256").update(key).digest("hex").slice(0, 16));
 }
@@ -271,8 +278,14 @@ function worktreeIsolation(
     async create(key) {
       const root = keyDir(workspacesDir, key);
       await adding.run(async () => {
+        // A leftover of a killed attempt is removed first; the check spares every other item two
+        // git runs inside this lock. An add that still fails (git's record of a worktree whose
+        // directory is gone) is retried once after the removal.
+        const add = ["worktree", "add", "--detach", "--quiet", root, base];
+        if (await exists(root)) await remove(root);
+        if ((await git(record.root, add)).code === 0) return;
         await remove(root);
-        await gitOk(record.root, ["worktree", "add", "--detach", "--quiet", root, base]);
+        await gitOk(record.root, add);
       });
       return {
         dir: join(root, record.prefix),
@@ -311,20 +324,49 @@ async function worktreeChanges(root: string, base: string): Promise<FileChange[]
       newId: newId!,
     });
   }
-  const blob = async (id: string, mode: string): Promise<Buffer | null> =>
-    /^0+$/.test(id) || mode === "160000" ? null : gitOk(root, ["cat-file", "blob", id]);
+  const wanted = (id: string, mode: string) => !/^0+$/.test(id) && mode !== "160000";
+  const blobs = await readBlobs(
+    root,
+    entries.flatMap((entry) => [
+      ...(wanted(entry.oldId, entry.oldMode) ? [entry.oldId] : []),
+      ...(wanted(entry.newId, entry.newMode) ? [entry.newId] : []),
+    ]),
+  );
+  const blob = (id: string, mode: string): Buffer | null => (wanted(id, mode) ? blobs.get(id)! : null);
   const changes: FileChange[] = [];
   for (const entry of entries) {
     const odd = [entry.oldMode, entry.newMode].find((mode) => mode === "120000" || mode === "160000");
     changes.push({
       path: entry.path,
-      before: await blob(entry.oldId, entry.oldMode),
-      after: await blob(entry.newId, entry.newMode),
+      before: blob(entry.oldId, entry.oldMode),
+      after: blob(entry.newId, entry.newMode),
       mode: entry.newMode === "100755" ? 0o755 : 0o644,
       ...(odd === undefined ? {} : { unsupported: odd === "120000" ? "a symlink" : "a submodule" }),
     });
   }
   return changes;
+}
+
+/**
+ * The contents of the blobs `ids`, read by one `git cat-file --batch` (one git run per item, not
+ * two per changed path). Its answer per id: `<id> blob <size>\n<content>\n`.
+ */
+async function readBlobs(root: string, ids: readonly string[]): Promise<Map<string, Buffer>> {
+  const unique = [...new Set(ids)];
+  const blobs = new Map<string, Buffer>();
+  if (unique.length === 0) return blobs;
+  const out = await gitOk(root, ["cat-file", "--batch"], Buffer.from(`${unique.join("\n")}\n`));
+  let at = 0;
+  for (const id of unique) {
+    const end = out.indexOf(10, at);
+    const header = out.subarray(at, end).toString("utf8").split(" ");
+    if (header[0] !== id || header[1] !== "blob")
+      throw new WorkspaceError(`git cat-file could not read ${id} in ${root}: ${header.join(" ")}`);
+    const size = Number(header[2]);
+    blobs.set(id, Buffer.from(out.subarray(end + 1, end + 1 + size)));
+    at = end + 1 + size + 1;
+  }
+  return blobs;
 }
 
 function copyIsolation(
