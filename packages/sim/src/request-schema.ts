@@ -234,7 +234,7 @@ const outputConfig = z.strictObject({
 });
 
 const commonFields = {
-  model: z.string(),
+  model: z.string().min(1),
   messages: z.array(messageSchema),
   system: z.union([z.string(), z.array(text)]).optional(),
   // Each definition is checked by its tag in validate-tools.ts (a missing `type` means custom).
@@ -266,7 +266,7 @@ export const messagesRequestSchema = z.strictObject({
   top_p: unitInterval.optional(),
   top_k: integer().nonnegative().optional(),
   service_tier: z.enum(["auto", "standard_only"]).optional(),
-  inference_geo: z.string().nullish(),
+  inference_geo: z.enum(["global", "us"]).nullish(),
   container: z.union([z.string(), z.looseObject({})]).nullish(),
   diagnostics: z.strictObject({ previous_message_id: z.string().nullish() }).nullish(),
 });

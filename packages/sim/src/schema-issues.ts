@@ -91,7 +91,8 @@ export function describeIssue(issue: Issue, raw: unknown, prefix: Path = []): st
  * Where today's API words a fault apart from pydantic's defaults, as a direct-API parity suite
  * measured it on claude-sonnet-5 (2026-08-31):
  * https://github.com/kangminlee-maker/local-OAuth-CLI-API-adapter/blob/87ac1c5ed83001bee363ff8b17051fa4beaf3cc3/test/anthropic-messages-validation-parity.test.mjs
- * — `temperature: range: 0..1`, `max_tokens: must be greater than or equal to 0`, and
+ * — `temperature: range: 0..1`, `max_tokens: must be greater than or equal to 0`,
+ * `inference_geo: must be one of ['global', 'us']`, and
  * `system.0` / `metadata` / `output_config` that are not objects `Input does not match the
  * expected shape.` (where `thinking`, `tool_choice`, `cache_control` and blocks say `Input should
  * be an object`; arrays say `a valid array`, TYPE_WORDS below).
@@ -105,6 +106,9 @@ const SHAPE_PLACES: ReadonlySet<string> = new Set(["system.*", "metadata", "outp
 
 function measuredMessage(issue: Issue, path: Path, input: unknown): string | null {
   const place = patternOf(path);
+  if (place === "inference_geo" && issue.code === "invalid_value") {
+    return typeof input === "string" ? "must be one of ['global', 'us']" : "Input should be a valid string";
+  }
   if (issue.code === "too_big" || issue.code === "too_small") return BOUND_WORDS[place] ?? null;
   const notAnObject = issue.code === "invalid_type" || issue.code === "invalid_union";
   if (notAnObject && input !== undefined && SHAPE_PLACES.has(place)) {

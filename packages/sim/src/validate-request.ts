@@ -118,7 +118,8 @@ function validateCommon<B extends CountTokensRequest>(
     checkThinkingBlocks(body) ??
     checkContextManagement(body, ctx.betas) ??
     checkCitations(body) ??
-    checkOutputSchemas(body);
+    checkOutputSchemas(body) ??
+    checkContainer(body);
   if (error) return { ok: false, error };
   // From here on the prompt is the request with its file_id sources read (R-D4).
   const resolved = ctx.files ? resolveFileSources(body, ctx.files) : { ok: true as const, body };
@@ -277,4 +278,21 @@ function checkBetaFields(body: CountTokensRequest, betas: readonly string[]): Ap
 
 function fail(message: string): { ok: false; error: ApiError } {
   return { ok: false, error: invalidRequest(message) };
+}
+
+/**
+ * A container named by id only makes sense beside the code execution tool; the sentence is the
+ * API's as a direct-API parity suite measured it (claude-sonnet-5, 2026-08-31):
+ * https://github.com/kangminlee-maker/local-OAuth-CLI-API-adapter/blob/87ac1c5ed83001bee363ff8b17051fa4beaf3cc3/test/anthropic-messages-validation-parity.test.mjs
+ */
+function checkContainer(body: CountTokensRequest): ApiError | null {
+  // count_tokens takes no container: only a Messages body carries one.
+  if (!("container" in body) || typeof body.container !== "string") return null;
+  const codeExecution = (body.tools ?? []).some(
+    (tool) => typeof tool.type === "string" && tool.type.startsWith("code_execution_"),
+  );
+  if (codeExecution) return null;
+  return invalidRequest(
+    "container: Container identifier can only be provided when using the code execution tool",
+  );
 }

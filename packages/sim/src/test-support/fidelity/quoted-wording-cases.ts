@@ -285,6 +285,27 @@ export const QUOTED_WORDING_CASES: Case[] = [
       'messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, not "system" as an input message role.',
     ),
   },
+  {
+    page: PAGE.errors,
+    source: PARITY,
+    title: "an empty model → a length refusal, not an unknown model",
+    body: base("claude-sonnet-5", { model: "" }),
+    expect: bad("model: String should have at least 1 character"),
+  },
+  {
+    page: PAGE.errors,
+    source: PARITY,
+    title: "an unknown inference_geo → the API's enum sentence",
+    body: base("claude-sonnet-5", { inference_geo: "bogus-geo" }),
+    expect: bad("inference_geo: must be one of ['global', 'us']"),
+  },
+  {
+    page: PAGE.errors,
+    source: PARITY,
+    title: "a container id without the code execution tool → the API's sentence",
+    body: base("claude-sonnet-5", { container: "container_x" }),
+    expect: bad("container: Container identifier can only be provided when using the code execution tool"),
+  },
   // Mid-conversation system messages (Opus 4.8 and later).
   {
     page: PAGE.systemMessages,
