@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { livePidsWithArgument } from "@forkloop/tools/testing";
 import type { CaseGroup, Surface, Through } from "./corpus.js";
@@ -14,8 +15,18 @@ import {
   TEXT_ONLY,
 } from "./drive.js";
 import { commitPlanted, GIT_POINTS, type GitPoint, makeStale, plainGit } from "./git-points.js";
-import { freshDir, initRepo, SECRETS } from "./places.js";
+import {
+  appendGitConfig,
+  CREDENTIAL_ENV,
+  freshDir,
+  git,
+  initRepo,
+  SECRETS,
+  touchPayload,
+  writeScript,
+} from "./places.js";
 import { inBatches } from "./run-units.js";
+import { type ToolCase, type ToolWorld, toolSurface } from "./tool-cases.js";
 
 /**
  * R-S7: forkloop's own git calls (the session prefetch in `forkloop run`,
@@ -140,6 +151,106 @@ export function gitGroup(title: string, points: readonly GitPoint[]): CaseGroup 
   };
 }
 
+/**
+ * The git forkloop runs to isolate a batch item (`worktree add`, `add -A`, `diff`, `update-ref`,
+ * `worktree remove`): the hooks those commands run and the fsmonitor never start, and the one
+ * program a repository's config can still name there (a filter driver `.gitattributes` selects)
+ * never gets the model credentials.
+ */
+interface IsolationWorld extends ToolWorld {
+  readonly markers: string;
+}
+
+const ISOLATION_POINTS = [
+  ["iso-git-post-checkout", "the post-checkout hook (git worktree add)"],
+  ["iso-git-post-index-change", "the post-index-change hook (git add -A in the item's worktree)"],
+  ["iso-git-reference-transaction", "the reference-transaction hook (refs the isolation writes)"],
+  ["iso-git-fsmonitor", "core.fsmonitor (every index refresh of the item's worktree)"],
+] as const;
+
+const ISOLATION_CASES: readonly ToolCase<IsolationWorld>[] = [
+  ...ISOLATION_POINTS.map(([id, what]) => ({
+    id,
+    area: "trust-git-files" as const,
+    what: `forkloop batch --isolate runs ${what}`,
+    call: () => ({ name: "Write", input: { file_path: `${id}.txt`, content: "an item's change\n" } }),
+    through: (world: IsolationWorld) =>
+      existsSync(join(world.markers, id)) ? "it ran, outside any sandbox" : undefined,
+  })),
+  {
+    id: "iso-git-filter-credentials",
+    area: "trust-git-files",
+    what: "a clean filter .gitattributes selects (git add -A of the item's worktree) gets the model credentials",
+    call: () => ({ name: "Write", input: { file_path: "filtered.txt", content: "filtered\n" } }),
+    through: (world) => {
+      const marker = join(world.markers, "iso-git-filter-credentials");
+      return existsSync(marker) && readFileSync(marker, "utf8").includes(SECRETS.apiKey)
+        ? "the filter's environment held ANTHROPIC_API_KEY"
+        : undefined;
+    },
+  },
+];
+
+function plantIsolationPoints(dir: string): IsolationWorld {
+  const root = initRepo(join(freshDir(dir), "project"));
+  const markers = freshDir(dir, "markers");
+  const program = (id: string) => {
+    const path = join(dir, "programs", id);
+    writeScript(path, `${touchPayload(join(markers, id))}\ncat`);
+    return path;
+  };
+  for (const [id] of ISOLATION_POINTS.slice(0, 3))
+    writeScript(
+      join(root, ".git", "hooks", id.slice("iso-git-".length)),
+      `${touchPayload(join(markers, id))}`,
+    );
+  writeFileSync(join(root, ".gitattributes"), "filtered.txt filter=planted\n");
+  git(root, "add", ".gitattributes");
+  git(root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "-m", "attributes");
+  appendGitConfig(
+    root,
+    `[core]\n\tfsmonitor = ${program("iso-git-fsmonitor")}\n[filter "planted"]\n\tclean = ${program("iso-git-filter-credentials")}`,
+  );
+  return { cwd: root, home: freshDir(dir, "home"), markers };
+}
+
+/** The control: the same git steps with the credentials in the environment, unhardened. */
+function plainIsolationGit(world: IsolationWorld): void {
+  const env = { ...process.env, ...CREDENTIAL_ENV };
+  const run = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, env, stdio: "ignore" });
+  const worktree = join(world.markers, "..", "worktree");
+  run(world.cwd, "worktree", "add", "--detach", "--quiet", worktree, "HEAD");
+  for (const [id] of ISOLATION_POINTS) writeFileSync(join(worktree, `${id}.txt`), "an item's change\n");
+  writeFileSync(join(worktree, "filtered.txt"), "filtered\n");
+  run(worktree, "add", "-A");
+  run(world.cwd, "update-ref", "refs/forkloop/control", "HEAD");
+}
+
 export const groups: readonly CaseGroup[] = [
   gitGroup("R-S7: forkloop's own git runs no program the repository names", GIT_POINTS),
+  {
+    title:
+      "R-S7: the git that isolates batch items runs no hook or fsmonitor, and nothing it starts gets the credentials",
+    cases: ISOLATION_CASES,
+    surfaces: [
+      toolSurface<IsolationWorld>({
+        cases: ISOLATION_CASES,
+        plant: plantIsolationPoints,
+        driver: { kind: "batch", flags: ["--isolate", "--permission-mode", "acceptEdits"] },
+        agent: "batch",
+      }),
+    ],
+    control: {
+      label: "plain git worktree add, add -A and update-ref run them, the credentials in their environment",
+      expect: ISOLATION_CASES.map((entry) => entry.id),
+      async run(dir) {
+        const world = plantIsolationPoints(dir);
+        plainIsolationGit(world);
+        return ISOLATION_CASES.flatMap((entry) => {
+          const effect = entry.through(world, {} as never);
+          return effect === undefined ? [] : [{ id: entry.id, effect }];
+        });
+      },
+    },
+  },
 ];

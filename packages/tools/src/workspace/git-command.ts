@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { toolEnvironment } from "../tool-environment.js";
 
 /** What one `git` run returned; a non-zero exit is data (status, stderr), not an exception. */
 export interface GitRun {
@@ -8,9 +9,27 @@ export interface GitRun {
 }
 
 /**
+ * What the repository's config may not start from forkloop's own isolation git (R-S7): hooks
+ * (`post-checkout` on `worktree add`, `post-index-change` on `add -A`, `reference-transaction` on
+ * `update-ref`), the fsmonitor (every index refresh), a pager or editor. Command-line scope, above
+ * the repository's config and `core.hooksPath`.
+ */
+const NO_PROGRAMS: readonly string[] = [
+  "-c",
+  "core.hooksPath=/dev/null",
+  "-c",
+  "core.fsmonitor=false",
+  "-c",
+  "core.pager=cat",
+  "-c",
+  "core.editor=:",
+];
+
+/**
  * Runs `git` with `args` in `cwd`, never through a shell (paths come from the project: hostile
- * input). The user's and the system's git configuration are left out of what decides the result
- * — no pager, no hooks run by these plumbing commands, no prompts for credentials.
+ * input): no hook, fsmonitor, pager or editor the repository names, no prompts for credentials, and
+ * an environment without the model credentials (what git does start — a filter driver a
+ * repository's own config and `.gitattributes` select — never sees them).
  */
 export function git(
   cwd: string,
@@ -21,12 +40,16 @@ export function git(
   return new Promise((resolvePromise, reject) => {
     const child = execFile(
       "git",
-      ["-c", "core.quotepath=off", "-c", "core.autocrlf=false", ...args],
+      ["-c", "core.quotepath=off", "-c", "core.autocrlf=false", ...NO_PROGRAMS, ...args],
       {
         cwd,
         encoding: "buffer",
         maxBuffer: 256 * 1024 * 1024,
-        env: { ...process.env, ...env, GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C" },
+        env: toolEnvironment(process.env, env, {
+          GIT_TERMINAL_PROMPT: "0",
+          GIT_OPTIONAL_LOCKS: "0",
+          LC_ALL: "C",
+        }),
       },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
