@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import {
   type LoopHooks,
   lastAssistantText,
+  type PermissionDecision,
   type PostToolUseOutcome,
   type PreToolUseOutcome,
   type SessionStartOutcome,
@@ -64,6 +65,10 @@ export interface HookAnswer {
     permissionDecisionReason?: string;
     updatedInput?: Record<string, unknown>;
     additionalContext?: string;
+    /** PermissionRequest's answer. */
+    decision?:
+      | { behavior: "allow"; updatedInput?: Record<string, unknown> }
+      | { behavior: "deny"; message?: string; interrupt?: boolean };
   };
 }
 
@@ -159,11 +164,13 @@ export class HookCallbacks {
     input: HookInput,
     toolUseId: string | undefined,
     signal?: AbortSignal,
+    beside?: "beside canUseTool",
   ): Promise<HookAnswer[]> {
     if (!this.has(event)) return [];
     // The messages yielded before this hook reach a program waiting in next() first (in
-    // microtasks): the program sees them before the hook, as in the Agent SDK.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    // microtasks): the program sees them before the hook, as in the Agent SDK. PermissionRequest
+    // is called at once, beside canUseTool: that call has already waited for them.
+    if (beside === undefined) await new Promise<void>((resolve) => setImmediate(resolve));
     const runs: Promise<HookJSONOutput | undefined>[] = [];
     for (const matcher of this.#matchers[event] ?? []) {
       if (!matches(matcher.matcher, subject)) continue;
@@ -196,6 +203,48 @@ export class HookCallbacks {
     }
     const outputs = await Promise.all(runs);
     return outputs.flatMap(answerOf);
+  }
+
+  /**
+   * Runs the PermissionRequest callbacks for a call that needs an answer: a deny among their
+   * decisions wins, else an allow; undefined when none decided (canUseTool's answer counts).
+   */
+  async permissionRequest(
+    toolName: string,
+    toolInput: Record<string, unknown>,
+    asked: { suggestions: unknown[]; mode: string; toolUseId: string; signal: AbortSignal },
+  ): Promise<PermissionDecision | undefined> {
+    const outputs = await this.fire(
+      "PermissionRequest",
+      toolName,
+      {
+        ...this.base(),
+        permission_mode: asked.mode,
+        ...this.#turnFields(),
+        hook_event_name: "PermissionRequest",
+        tool_name: toolName,
+        tool_input: toolInput,
+        permission_suggestions: asked.suggestions,
+      } as HookInput,
+      asked.toolUseId,
+      asked.signal,
+      "beside canUseTool",
+    );
+    const decisions = outputs.flatMap((output) => {
+      const decision = output.hookSpecificOutput?.decision;
+      return output.hookSpecificOutput?.hookEventName === "PermissionRequest" && decision ? [decision] : [];
+    });
+    const decision = decisions.find((one) => one.behavior === "deny") ?? decisions[0];
+    if (decision === undefined) return undefined;
+    if (decision.behavior === "allow") {
+      return decision.updatedInput === undefined
+        ? { behavior: "allow" }
+        : { behavior: "allow", updatedInput: decision.updatedInput };
+    }
+    const message = decision.message ?? `${toolName} was denied by a PermissionRequest hook`;
+    return decision.interrupt === true
+      ? { behavior: "deny", message, interrupt: true }
+      : { behavior: "deny", message };
   }
 
   has(event: HookEvent): boolean {

@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { BrainRequest } from "@forkloop/sim";
@@ -282,6 +282,74 @@ describe("query() through the simulator", () => {
     expect(JSON.stringify(toolResult)).toContain('"is_error":true');
     expect(resultOf(messages).permission_denials).toMatchObject([{ tool_name: "Write" }]);
     expect(existsSync(join(harness.dir, "out.txt"))).toBe(false);
+  });
+
+  it("R-K2: PermissionRequest callbacks are asked beside canUseTool and the first decision wins; without a decision canUseTool's counts", async () => {
+    const run = async (decision: "allow" | "deny" | undefined) => {
+      const asked: string[] = [];
+      let canUseToolSignal: AbortSignal | undefined;
+      const messages = await runQuery(
+        "write the file",
+        harness.options({
+          // Slower than the callbacks, and of the other opinion when they give one.
+          canUseTool: async (_toolName, input, options) => {
+            asked.push("canUseTool");
+            canUseToolSignal = options.signal;
+            await new Promise((resolve) => setTimeout(resolve, decision === undefined ? 0 : 1000));
+            return decision === "deny"
+              ? { behavior: "allow", updatedInput: input }
+              : { behavior: "deny", message: "canUseTool says no" };
+          },
+          hooks: {
+            PermissionRequest: [
+              {
+                hooks: [
+                  async (input) => {
+                    asked.push(`${input.hook_event_name} ${"tool_name" in input ? input.tool_name : ""}`);
+                    expect(input).toMatchObject({
+                      permission_mode: "default",
+                      tool_input: { content: "x" },
+                      permission_suggestions: [{ type: "setMode", mode: "acceptEdits" }],
+                    });
+                    if (decision === undefined) return {};
+                    return {
+                      hookSpecificOutput: {
+                        hookEventName: "PermissionRequest" as const,
+                        decision:
+                          decision === "allow"
+                            ? { behavior: "allow" as const }
+                            : { behavior: "deny" as const, message: "the hook says no" },
+                      },
+                    };
+                  },
+                ],
+              },
+            ],
+          },
+        }),
+      );
+      const toolResult = JSON.stringify(messages.find((message) => message.type === "user"));
+      return {
+        asked,
+        toolResult,
+        denials: resultOf(messages).permission_denials,
+        aborted: canUseToolSignal?.aborted,
+      };
+    };
+    const outFile = join(harness.dir, "out.txt");
+    const allowed = await run("allow");
+    expect(allowed.asked).toEqual(["canUseTool", "PermissionRequest Write"]);
+    expect(allowed.denials).toEqual([]);
+    expect(allowed.aborted).toBe(true);
+    expect(existsSync(outFile)).toBe(true);
+    rmSync(outFile);
+    const denied = await run("deny");
+    expect(denied.toolResult).toContain("the hook says no");
+    expect(denied.denials).toMatchObject([{ tool_name: "Write" }]);
+    expect(existsSync(outFile)).toBe(false);
+    const open = await run(undefined);
+    expect(open.toolResult).toContain("canUseTool says no");
+    expect(open.asked).toEqual(["canUseTool", "PermissionRequest Write"]);
   });
 
   it("R-K1: hook callbacks get the Agent SDK's (input, toolUseID, { signal }); a PreToolUse deny stops the call; a failed call fires PostToolUseFailure, not PostToolUse", async () => {

@@ -59,6 +59,7 @@ import type { SDKMessage, SDKResultMessage, SDKUserMessageInput } from "./messag
 import type { CanUseTool, McpServerConfig, Options } from "./options.js";
 import { OptionsError } from "./options-error.js";
 import { permissionPromptTool, promptToolAsk } from "./permission-prompt-tool.js";
+import { withPermissionRequest } from "./permission-request-hook.js";
 import {
   accountInfo,
   initializeResponse,
@@ -678,21 +679,20 @@ class QueryRun implements Query {
     });
     // R-S14: the main agent's checks read the session's live mode, as its sub-agents do.
     let liveMode = (): PermissionMode => resolved.permissionMode;
+    const askContext = { mode: () => this.#permissionMode ?? resolved.permissionMode, cwd: resolved.cwd };
+    const programAsk =
+      this.#options.canUseTool !== undefined
+        ? askCaller(this.#options.canUseTool, askContext)
+        : promptTool !== undefined
+          ? promptToolAsk(promptTool, resolved.cwd)
+          : undefined;
+    const ask = withPermissionRequest(programAsk, callbacks, askContext);
     const permissions = createHeadlessPermissions({
       mode: () => liveMode(),
       rules: resolved.rules,
       tools,
       cwd: resolved.cwd,
-      ...(this.#options.canUseTool !== undefined
-        ? {
-            ask: askCaller(this.#options.canUseTool, {
-              mode: () => this.#permissionMode ?? resolved.permissionMode,
-              cwd: resolved.cwd,
-            }),
-          }
-        : promptTool !== undefined
-          ? { ask: promptToolAsk(promptTool, resolved.cwd) }
-          : {}),
+      ...(ask === undefined ? {} : { ask }),
     });
     // The tools option as a list is the whole set, fork tools included (Claude Code's --tools).
     const selection = this.#options.tools;

@@ -24,6 +24,7 @@ export const FIRED_HOOK_EVENTS = [
   "SubagentStart",
   "SubagentStop",
   "PreCompact",
+  "PermissionRequest",
 ] as const satisfies readonly HookEvent[];
 export type FiredHookEvent = (typeof FIRED_HOOK_EVENTS)[number];
 
