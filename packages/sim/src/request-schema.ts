@@ -176,7 +176,8 @@ const messageSchema = z.strictObject({
 /** A custom tool (`type` absent or "custom"); versioned tools are checked in validate-tools.ts. */
 export const customToolSchema = z.strictObject({
   type: z.literal("custom").nullish(),
-  name: z.string().regex(TOOL_NAME_PATTERN),
+  // An empty name is a length fault first (the parity suite: `String should have at least 1 character`).
+  name: z.string().min(1).regex(TOOL_NAME_PATTERN),
   description: z.string().optional(),
   input_schema: z.looseObject({
     type: z.literal("object"),

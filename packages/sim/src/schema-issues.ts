@@ -72,6 +72,11 @@ export function describeIssue(issue: Issue, raw: unknown, prefix: Path = []): st
     // zod points at the discriminator key; pydantic at the union, untagged (the tag is the fault).
     const union = path.slice(0, -1);
     const where = taggedPath(raw, union, false);
+    const node = valueAt(raw, union);
+    if (patternOf(union) === "messages.*.content.*" && isRecord(node) && node.type === undefined) {
+      // A content block without a type: the parity suite's `messages.0.content.0.type: Field required`.
+      return `${where}.type: Field required`;
+    }
     return `${where === "" ? "" : `${where}: `}${tagMessage(valueAt(raw, union), String(issue.discriminator), union, raw)}`;
   }
   if (issue.code === "unrecognized_keys") {

@@ -183,11 +183,7 @@ const REFUSED: readonly [string, Body, string, string?][] = [
     body({ messages: [{ role: "user", content: 5 }] }),
     "messages.0.content: Input should be a valid array",
   ],
-  [
-    "a block without a type",
-    userBlocks({ text: "hi" }),
-    "messages.0.content.0: Unable to extract tag using discriminator 'type'",
-  ],
+  ["a block without a type", userBlocks({ text: "hi" }), "messages.0.content.0.type: Field required"],
   [
     "a tool_choice with an unknown type",
     body({ tools: [READ], tool_choice: { type: "required" } }),

@@ -306,6 +306,22 @@ export const QUOTED_WORDING_CASES: Case[] = [
     body: base("claude-sonnet-5", { container: "container_x" }),
     expect: bad("container: Container identifier can only be provided when using the code execution tool"),
   },
+  {
+    page: PAGE.errors,
+    source: PARITY,
+    title: "a content block without a type → its type is a missing field",
+    body: base("claude-sonnet-5", { messages: [{ role: "user", content: [{}] }] }),
+    expect: bad("messages.0.content.0.type: Field required"),
+  },
+  {
+    page: PAGE.errors,
+    source: PARITY,
+    title: "a tool with an empty name → a length fault, not the pattern",
+    body: base("claude-sonnet-5", {
+      tools: [{ name: "", input_schema: { type: "object", properties: {} } }],
+    }),
+    expect: bad("tools.0.custom.name: String should have at least 1 character"),
+  },
   // Mid-conversation system messages (Opus 4.8 and later).
   {
     page: PAGE.systemMessages,
