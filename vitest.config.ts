@@ -15,6 +15,19 @@ const HEAVY = [
 ];
 
 /**
+ * Chaos files whose verdict is the end state alone — every item once, the clean run's tree, a
+ * typed ending — not a clock: random kill -9 loops and fault mixes, each on its own temp dirs, its
+ * own simulator and its own Redis on a free port. They run two at a time in a tier before the
+ * serial one (alone they were about 130 s of it).
+ */
+const CHAOS_PAIRED = [
+  "test/chaos/kill-resume.test.ts",
+  "test/chaos/batch-apply-kill.test.ts",
+  "test/chaos/whole-batch-failures.test.ts",
+  "test/chaos/sim-faults.test.ts",
+];
+
+/**
  * The attack corpora: long (30–40 s a file) but the clock is not what they judge — their
  * deadlines are hang watchdogs of 30 s to 4 min around cases that end in under a second, and
  * their controls prove an old engine is *still* running after a few seconds, which load only
@@ -131,11 +144,21 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: "chaos-paired",
+          include: CHAOS_PAIRED,
+          exclude: ["**/node_modules/**"],
+          maxWorkers: 2,
+          sequence: { groupOrder: 3 },
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: "heavy",
           include: HEAVY,
-          exclude: ["**/node_modules/**"],
+          exclude: ["**/node_modules/**", ...CHAOS_PAIRED],
           maxWorkers: 1,
-          sequence: { groupOrder: 3 },
+          sequence: { groupOrder: 4 },
         },
       },
     ],
