@@ -1,6 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildReport } from "./batch-report.js";
 import { type ItemExecution, type ItemExecutor, type ItemOutcome, runBatch } from "./batch-runner.js";
@@ -263,5 +265,42 @@ describe("batch runner", () => {
     const resumed = await openLocalJournalBackend({ dir });
     expect((await resumed.list()).filter((state) => state.status === "pending")).toHaveLength(7);
     await resumed.close();
+  });
+
+  it("R-V3: a settled item's execution is let go while the batch goes on (slots refill in a loop, not a chain of promises)", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const many: JobItem[] = Array.from({ length: 300 }, (_, index) => ({
+      id: `m${index}`,
+      label: `m${index}`,
+      prompt: `item ${index}`,
+    }));
+    const backend = await openLocalJournalBackend({ dir });
+    await backend.enqueue(many);
+    const started: WeakRef<ItemExecution>[] = [];
+    let keptMidway: number | undefined;
+    const executor: ItemExecutor = {
+      startAll(claims) {
+        return claims.map(() => {
+          const execution: ItemExecution = {
+            result: new Promise<void>((resolve) => setImmediate(resolve)).then(() => ok(1)),
+            cancel() {},
+          };
+          started.push(new WeakRef(execution));
+          // Midway, with the first 200 items long settled: how many executions are still reachable?
+          if (started.length === 250)
+            setImmediate(() => {
+              gc();
+              keptMidway = started.slice(0, 200).filter((ref) => ref.deref() !== undefined).length;
+            });
+          return execution;
+        });
+      },
+    };
+    const summary = await runBatch({ backend, executor, concurrency: 4 });
+    await backend.close();
+    expect(summary.states.filter((state) => state.status === "succeeded")).toHaveLength(300);
+    // Chained refills kept every one of them (200) until the batch's end.
+    expect(keptMidway).toBeLessThan(10);
   });
 });

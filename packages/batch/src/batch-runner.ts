@@ -257,45 +257,57 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
     return claims;
   };
 
+  /** Starts claims together (the first wave warms the cache, R-F4); each then runs in a slot of its own. */
   const launch = (claims: readonly Claim[], warm: boolean): Promise<void>[] => {
     if (claims.length === 0) return [];
     const executions = options.executor.startAll(
       claims.map((claim) => withTraceContext(claim, batchSpan)),
       warm,
     );
-    return claims.map((claim, index) => {
-      const execution = executions[index];
-      if (!execution)
-        throw new Error(`executor returned ${executions.length} executions for ${claims.length} claims`);
+    if (executions.length !== claims.length)
+      throw new Error(`executor returned ${executions.length} executions for ${claims.length} claims`);
+    return claims.map((claim, index) => runSlot(claim, executions[index]!));
+  };
+
+  /**
+   * A slot runs its item, then refills itself with the next claim, one at a time (the cache is warm
+   * by then), in a loop: a refill awaited inside the previous item's continuation would chain every
+   * item's promise, and keep its execution, until the batch ends — memory growing with the items
+   * (R-V3).
+   */
+  const runSlot = async (first: Claim, firstExecution: ItemExecution): Promise<void> => {
+    let claim = first;
+    let execution = firstExecution;
+    for (;;) {
       counters.running++;
       inFlight.set(claim.item.id, { claim, execution });
       // An interrupt may arrive while the executor is starting this item: cancel it too.
       if (interrupted || stopped !== undefined) execution.cancel(interrupted ? "interrupted" : "stopped");
-      return execution.result
-        .catch(
-          (error: unknown): ItemOutcome => ({
-            ok: false,
-            error: {
-              code: "executor_error",
-              message: error instanceof Error ? error.message : String(error),
-            },
-          }),
-        )
-        .then(async (outcome) => {
-          inFlight.delete(claim.item.id);
-          try {
-            await settle(claim, outcome);
-          } catch (error) {
-            stop(error);
-            return;
-          }
-          // A cancelled item was stopped on purpose (an interrupt, or the batch stopping): no refill.
-          if (outcome.ok === "cancelled") return;
-          // The slot is free: refill it (one at a time; the cache is warm by now).
-          const next = await claimUpTo(1);
-          await Promise.all(launch(next, false));
-        });
-    });
+      const outcome = await execution.result.catch(
+        (error: unknown): ItemOutcome => ({
+          ok: false,
+          error: {
+            code: "executor_error",
+            message: error instanceof Error ? error.message : String(error),
+          },
+        }),
+      );
+      inFlight.delete(claim.item.id);
+      try {
+        await settle(claim, outcome);
+      } catch (error) {
+        stop(error);
+        return;
+      }
+      // A cancelled item was stopped on purpose (an interrupt, or the batch stopping): no refill.
+      if (outcome.ok === "cancelled") return;
+      const [next] = await claimUpTo(1);
+      if (next === undefined) return;
+      claim = next;
+      const [nextExecution] = options.executor.startAll([withTraceContext(next, batchSpan)], false);
+      if (nextExecution === undefined) throw new Error("executor returned no execution for 1 claim");
+      execution = nextExecution;
+    }
   };
 
   const batchSpan = startBatchSpan(options.batchId ?? "local", "local");

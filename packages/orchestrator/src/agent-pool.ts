@@ -114,6 +114,8 @@ function failedResult(
 }
 
 /** Events that mean "the response has started", so a warmed cache entry is readable (R-F4). */
+const SLOTS_RELEASED = "the sub-agent ended or was cancelled";
+
 /** A transport that cannot answer is a 500 to the SDK: retried like any server error (R-B8). */
 function transportFailure(message: string): TransportedResponse {
   return {
@@ -186,6 +188,8 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
     const callbacks = new MessageChannel();
     const events = new MessageChannel();
     // Aborted on cancel and when the sub-agent ends: a request waiting on the gate stops waiting.
+    // Always with a string reason: abort() without one makes a DOMException whose unformatted
+    // stack keeps the aborting closures (and what they hold) alive as long as the signal (R-V3).
     const slots = new AbortController();
     const waits = new Map<number, AbortController>();
     const transported = new Map<number, AbortController>();
@@ -360,7 +364,7 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
         running--;
         completed++;
         fork?.end(final);
-        slots.abort();
+        slots.abort(SLOTS_RELEASED);
         if (graceTimer) clearTimeout(graceTimer);
         // Let queued events (delivered before the result) reach the consumer before `done`.
         setImmediate(() => {
@@ -377,7 +381,7 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
       cancel(reason = "cancelled by the parent") {
         if (cancelReason !== undefined) return;
         cancelReason = reason;
-        slots.abort();
+        slots.abort(SLOTS_RELEASED);
         // Cooperative first (R-F2): aborting the piscina task kills the thread and every other
         // sub-agent on it, with no `finally` run — so only after the grace period.
         workerControl.cancel(reason).catch(() => {});
