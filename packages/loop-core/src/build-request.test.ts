@@ -192,3 +192,13 @@ describe("prompt cache on the simulator", () => {
     expect(second?.headers["x-forkloop-query-source"]).toBe("sdk");
   });
 });
+
+describe("toolDefinitions", () => {
+  it("R-V3: tools that share a schema object share its one JSON Schema conversion (one per process, not per session)", () => {
+    const schema = z.object({ path: z.string() });
+    const [first] = toolDefinitions([testTool({ name: "A", schema })]);
+    const [second] = toolDefinitions([testTool({ name: "A", schema })]);
+    expect(second?.input_schema).toEqual(first?.input_schema);
+    expect(second?.input_schema.properties).toBe(first?.input_schema.properties);
+  });
+});

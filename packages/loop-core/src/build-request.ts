@@ -85,6 +85,17 @@ export function buildSystemBlocks(systemPrompt: string | readonly TextBlockParam
 }
 
 const definitionCache = new WeakMap<Tool, ToolDefinition>();
+/** One conversion per schema: every session's Read shares one schema object (R-V3, 1,000 live sessions). */
+const jsonSchemaCache = new WeakMap<object, Record<string, unknown>>();
+
+function inputJSONSchema(tool: Tool): Record<string, unknown> {
+  if (tool.inputJSONSchema !== undefined) return tool.inputJSONSchema as Record<string, unknown>;
+  const cached = jsonSchemaCache.get(tool.inputSchema);
+  if (cached) return cached;
+  const converted = z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<string, unknown>;
+  jsonSchemaCache.set(tool.inputSchema, converted);
+  return converted;
+}
 
 /**
  * Tool definitions in a stable order (by name, duplicates dropped): any change in the tools
@@ -99,8 +110,7 @@ export function toolDefinitions(tools: readonly Tool[]): ToolDefinition[] {
 export function toolDefinition(tool: Tool): ToolDefinition {
   const cached = definitionCache.get(tool);
   if (cached) return cached;
-  const { $schema: _ignored, ...schema } = (tool.inputJSONSchema ??
-    z.toJSONSchema(tool.inputSchema, { io: "input" })) as Record<string, unknown>;
+  const { $schema: _ignored, ...schema } = inputJSONSchema(tool);
   const definition: ToolDefinition = {
     name: tool.name,
     description: tool.description,

@@ -27,6 +27,12 @@ describe("createBuiltinTools", () => {
     ]);
   });
 
+  it("R-V3: every session's tools share one input schema per tool, whatever their options, so it is converted once", () => {
+    const other = createBuiltinTools({ bashDefaultTimeoutMs: 5_000, denyRules: ["Read(./.env)"] });
+    expect(other.map((tool) => tool.inputSchema)).toEqual(tools.map((tool) => tool.inputSchema));
+    for (const [index, tool] of other.entries()) expect(tool.inputSchema).toBe(tools[index]?.inputSchema);
+  });
+
   it("R-T2: read tools are concurrency-safe and read-only; writers and Bash are not", () => {
     for (const name of ["Read", "Glob", "Grep", "LS"]) {
       expect(byName.get(name)?.isConcurrencySafe({})).toBe(true);

@@ -42,6 +42,26 @@ export interface BashToolOptions {
   readonly home?: string;
 }
 
+const bashInput = z.object({
+  command: z.string().min(1).describe("The command to run"),
+  timeout: z
+    .number()
+    .int()
+    .min(1)
+    .max(BACKGROUND_MAX_TIMEOUT_MS)
+    .optional()
+    .describe(`Timeout in milliseconds (max ${BASH_MAX_TIMEOUT_MS} for a foreground command)`),
+  description: z.string().optional().describe("What the command does, in 5-10 words"),
+  run_in_background: z
+    .boolean()
+    .optional()
+    .describe(
+      "Set to true to run this command in the background. With it, `timeout` limits how long the " +
+        `command may run in the background before it is stopped (default ${BACKGROUND_DEFAULT_TIMEOUT_MS} ms, ` +
+        `max ${BACKGROUND_MAX_TIMEOUT_MS} ms).`,
+    ),
+});
+
 export function createBashTool(options: BashToolOptions = {}) {
   const defaultTimeoutMs = options.defaultTimeoutMs ?? BASH_DEFAULT_TIMEOUT_MS;
   const maxOutputChars = options.maxOutputChars ?? BASH_MAX_OUTPUT_CHARS;
@@ -55,25 +75,7 @@ export function createBashTool(options: BashToolOptions = {}) {
       "Glob and Edit over cat, grep, find and sed. `run_in_background` starts the command detached and returns " +
       "its task id and output file at once: Read that file for its output so far, TaskStop ends it (its whole " +
       "process tree), and you are notified when it exits.",
-    inputSchema: z.object({
-      command: z.string().min(1).describe("The command to run"),
-      timeout: z
-        .number()
-        .int()
-        .min(1)
-        .max(BACKGROUND_MAX_TIMEOUT_MS)
-        .optional()
-        .describe(`Timeout in milliseconds (max ${BASH_MAX_TIMEOUT_MS} for a foreground command)`),
-      description: z.string().optional().describe("What the command does, in 5-10 words"),
-      run_in_background: z
-        .boolean()
-        .optional()
-        .describe(
-          "Set to true to run this command in the background. With it, `timeout` limits how long the " +
-            `command may run in the background before it is stopped (default ${BACKGROUND_DEFAULT_TIMEOUT_MS} ms, ` +
-            `max ${BACKGROUND_MAX_TIMEOUT_MS} ms).`,
-        ),
-    }),
+    inputSchema: bashInput,
     isConcurrencySafe: (input) => isReadOnlyShellCommand(input.command),
     isReadOnly: (input) => isReadOnlyShellCommand(input.command),
     maxResultSizeChars: 100_000,

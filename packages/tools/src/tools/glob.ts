@@ -10,6 +10,11 @@ import { isInside, resolveInWorkspace } from "../workspace-paths.js";
 
 export const GLOB_MAX_RESULTS = 100;
 
+const globInput = z.object({
+  pattern: z.string().min(1).describe("The glob pattern to match files against"),
+  path: z.string().optional().describe("The directory to search in (default: the working directory)"),
+});
+
 export function createGlobTool(options: DeniedPathsOption = {}) {
   const deniedFor = deniedPathFilters("Glob", options);
   return defineTool({
@@ -17,10 +22,7 @@ export function createGlobTool(options: DeniedPathsOption = {}) {
     description:
       'Finds files by glob pattern (e.g. "**/*.ts", "src/**/*.{js,jsx}") under a directory of the workspace. ' +
       `Respects .gitignore. Returns absolute paths, most recently modified first, at most ${GLOB_MAX_RESULTS}.`,
-    inputSchema: z.object({
-      pattern: z.string().min(1).describe("The glob pattern to match files against"),
-      path: z.string().optional().describe("The directory to search in (default: the working directory)"),
-    }),
+    inputSchema: globInput,
     isConcurrencySafe: () => true,
     isReadOnly: () => true,
     maxResultSizeChars: 100_000,

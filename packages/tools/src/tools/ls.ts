@@ -9,6 +9,11 @@ import { resolveInWorkspace } from "../workspace-paths.js";
 
 export const LS_MAX_ENTRIES = 1000;
 
+const lsInput = z.object({
+  path: z.string().describe("The directory to list (absolute, or relative to the working directory)"),
+  ignore: z.array(z.string()).optional().describe('Glob patterns to skip, e.g. ["*.log", "dist"]'),
+});
+
 export function createLsTool(options: DeniedPathsOption = {}) {
   const deniedFor = deniedPathFilters("LS", options);
   return defineTool({
@@ -16,10 +21,7 @@ export function createLsTool(options: DeniedPathsOption = {}) {
     description:
       "Lists a directory of the workspace as a tree (recursively, directories marked with a trailing /). Skips " +
       `hidden and gitignored entries, and entries matching the optional ignore globs. At most ${LS_MAX_ENTRIES} entries.`,
-    inputSchema: z.object({
-      path: z.string().describe("The directory to list (absolute, or relative to the working directory)"),
-      ignore: z.array(z.string()).optional().describe('Glob patterns to skip, e.g. ["*.log", "dist"]'),
-    }),
+    inputSchema: lsInput,
     isConcurrencySafe: () => true,
     isReadOnly: () => true,
     maxResultSizeChars: 100_000,

@@ -37,6 +37,22 @@ interface CachedPage {
  * agent's own model answers the prompt. The permission checker asks for it unless a
  * `WebFetch(domain:…)` rule allows the host.
  */
+const webFetchInput = z
+  .object({
+    url: z.string().url().describe("The URL to fetch content from"),
+    prompt: z.string().describe("The prompt to run on the fetched content"),
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .max(Number.MAX_SAFE_INTEGER)
+      .optional()
+      .describe(
+        "Character position in the page text to start reading from. Use it to read on through a page too long for one call, with the value the previous result gave.",
+      ),
+  })
+  .strict();
+
 export function createWebFetchTool(options: WebFetchToolOptions = {}) {
   const cache = new Map<string, CachedPage>();
   return defineTool({
@@ -47,21 +63,7 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}) {
       "- Fails on localhost and other hostnames without a dot; for a local server, use curl via Bash.\n" +
       "- HTTP is upgraded to HTTPS. Cross-host redirects are returned to you rather than followed; call again with the redirect URL.\n" +
       "- Responses are cached for 15 minutes per URL.",
-    inputSchema: z
-      .object({
-        url: z.string().url().describe("The URL to fetch content from"),
-        prompt: z.string().describe("The prompt to run on the fetched content"),
-        offset: z
-          .number()
-          .int()
-          .min(0)
-          .max(Number.MAX_SAFE_INTEGER)
-          .optional()
-          .describe(
-            "Character position in the page text to start reading from. Use it to read on through a page too long for one call, with the value the previous result gave.",
-          ),
-      })
-      .strict(),
+    inputSchema: webFetchInput,
     isConcurrencySafe: () => true,
     // It changes nothing here; what it may send out is the permission checker's question.
     isReadOnly: () => true,

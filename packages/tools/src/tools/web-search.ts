@@ -37,6 +37,14 @@ const domainList = z.array(z.string().min(1).max(253)).max(100);
  * search's links as JSON, errors by code — with its reminder to cite the sources. Read-only for
  * plan mode, but the permission checker asks for it unless a rule allows it (a network tool).
  */
+const webSearchInput = z
+  .object({
+    query: z.string().min(2).max(2_000).describe("The search query to use"),
+    allowed_domains: domainList.optional().describe("Only include search results from these domains"),
+    blocked_domains: domainList.optional().describe("Never include search results from these domains"),
+  })
+  .strict();
+
 export function createWebSearchTool(options: WebSearchToolOptions = {}) {
   return defineTool({
     name: "WebSearch",
@@ -46,13 +54,7 @@ export function createWebSearchTool(options: WebSearchToolOptions = {}) {
       "- Returns search result information formatted as search result blocks, including links as markdown hyperlinks\n" +
       "- Domain filtering is supported to include or block specific websites\n\n" +
       "After answering, you MUST include a Sources section listing the relevant URLs as markdown hyperlinks.",
-    inputSchema: z
-      .object({
-        query: z.string().min(2).max(2_000).describe("The search query to use"),
-        allowed_domains: domainList.optional().describe("Only include search results from these domains"),
-        blocked_domains: domainList.optional().describe("Never include search results from these domains"),
-      })
-      .strict(),
+    inputSchema: webSearchInput,
     isConcurrencySafe: () => true,
     isReadOnly: () => true,
     maxResultSizeChars: RESULT_MAX_CHARS + 2_000,
