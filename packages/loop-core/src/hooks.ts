@@ -115,8 +115,11 @@ export interface PostToolBatchInput {
   readonly context: ToolUseContext;
 }
 
-/** PostToolBatch observes (logs, audits a reply's calls as a whole); its answer is not used. */
-export type PostToolBatchOutcome = Record<string, never>;
+/** PostToolBatch audits a reply's calls as a whole; what it says goes to the model with their results. */
+export interface PostToolBatchOutcome {
+  /** Text for the model, after the batch's results (Claude Code: hookSpecificOutput.additionalContext). */
+  readonly additionalContext?: readonly string[];
+}
 
 /** PreCompact has no control in Claude Code: it can only observe (and log, back up, …). */
 export type PreCompactOutcome = Record<string, never>;

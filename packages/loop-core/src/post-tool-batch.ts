@@ -2,19 +2,23 @@ import type { LoopHooks, PostToolBatchCall } from "./hooks.js";
 import type { ToolUseBlock, UserMessage } from "./messages.js";
 import type { ToolUseContext } from "./tool.js";
 
+/** Claude Code 2.1.332's words before a PostToolBatch hook's context, as its model reads them. */
+export const POST_TOOL_BATCH_CONTEXT_PREFIX = "PostToolBatch hook additional context: ";
+
 /**
  * PostToolBatch (Claude Code's event, R-X1): once every tool call of one reply has its result —
  * after their PostToolUse hooks, before the next request — each hook sees the calls with what the
- * model is sent back. The hooks only observe; one that throws is skipped (hooks.ts).
+ * model is sent back. What the hooks answer as additionalContext is returned, in hook order, for
+ * the model's next request; one that throws is skipped (hooks.ts).
  */
 export async function firePostToolBatch(
   hooks: LoopHooks | undefined,
   calls: readonly ToolUseBlock[],
   results: readonly UserMessage[],
   context: ToolUseContext,
-): Promise<void> {
+): Promise<readonly string[]> {
   const list = hooks?.postToolBatch ?? [];
-  if (list.length === 0 || calls.length === 0) return;
+  if (list.length === 0 || calls.length === 0) return [];
   const responses = new Map<string, unknown>();
   for (const result of results) {
     const content = result.message.content;
@@ -29,11 +33,35 @@ export async function firePostToolBatch(
     toolUseId: call.id,
     toolResponse: responses.get(call.id) ?? null,
   }));
+  const additionalContext: string[] = [];
   for (const hook of list) {
     try {
-      await hook({ calls: batch, context });
+      const outcome = await hook({ calls: batch, context });
+      for (const text of outcome.additionalContext ?? []) if (text !== "") additionalContext.push(text);
     } catch {
       // no opinion (hooks.ts)
     }
   }
+  return additionalContext;
+}
+
+/**
+ * The batch's results with the hooks' context after them, for the model (R-X1): Claude Code sends
+ * each as its own text after the results, in the same words. The last result message gets them as
+ * text blocks after its tool_result blocks — a copy: the printed message stays the tool's results,
+ * as Claude Code prints none of this.
+ */
+export function withBatchContext(
+  results: readonly UserMessage[],
+  contexts: readonly string[],
+): UserMessage[] {
+  const last = results.at(-1);
+  if (last === undefined || contexts.length === 0) return [...results];
+  const content = last.message.content;
+  const blocks = typeof content === "string" ? [{ type: "text" as const, text: content }] : content;
+  const texts = contexts.map((text) => ({
+    type: "text" as const,
+    text: `${POST_TOOL_BATCH_CONTEXT_PREFIX}${text}`,
+  }));
+  return [...results.slice(0, -1), { ...last, message: { ...last.message, content: [...blocks, ...texts] } }];
 }

@@ -6,7 +6,7 @@ import { freshTurnState, type LoopState } from "./loop-state.js";
 import { step } from "./loop-step.js";
 import type { AssistantMessage, Message, ToolUseBlock, UserMessage } from "./messages.js";
 import type { ModelReply } from "./model-attempt.js";
-import { firePostToolBatch } from "./post-tool-batch.js";
+import { firePostToolBatch, withBatchContext } from "./post-tool-batch.js";
 import { generateToolUseSummary } from "./tool-use-summary.js";
 
 /** The tool calls of a reply, in order, each with the message that made it. */
@@ -53,19 +53,20 @@ export async function* runToolTurn(input: {
     );
     return { reason: "aborted_tools", messages: history };
   }
-  await firePostToolBatch(
+  const batchContext = await firePostToolBatch(
     run.hooks,
     toolUsesOf(assistantMessages).map(({ block }) => block),
     toolResults,
     state.toolUseContext,
   );
+  const answered = withBatchContext(toolResults, batchContext);
   const decision = step(state, { type: "tools_done", hookStop }, run.config);
   if (decision.type === "terminal" && decision.reason === "hook_stopped") {
-    return { reason: "hook_stopped", messages: [...messages, ...toolResults], error: decision.error };
+    return { reason: "hook_stopped", messages: [...messages, ...answered], error: decision.error };
   }
 
   const queued = yield* drainQueuedCommands(run);
-  const nextMessages: Message[] = [...messages, ...toolResults, ...queued];
+  const nextMessages: Message[] = [...messages, ...answered, ...queued];
   const turnCount = state.turnCount + 1;
   // R-L19: no summary is started for a batch nobody will see.
   if (decision.reason === "max_turns") return { reason: "max_turns", messages: nextMessages, turnCount };

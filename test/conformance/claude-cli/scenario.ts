@@ -34,6 +34,12 @@ export interface CliScenario {
    * message, a reminder): whether each side's holds each is compared.
    */
   requestTexts?: readonly string[];
+  /**
+   * Texts that must reach the model by the last main request (a hook's context after a tool
+   * batch): where each side's holds each — system prompt, a system message, a user message — is
+   * compared.
+   */
+  lastRequestTexts?: readonly string[];
   /** Spawn the built forkloop instead of running it in-process: the process itself is the subject. */
   spawn?: boolean;
   /** Default 120 s. */

@@ -65,8 +65,8 @@ export interface SettingsHooksOptions {
  * Adapts the shell hooks of settings (Claude Code's protocol, see runHookEvent) to the loop's
  * LoopHooks: PreToolUse can deny (exit 2 / `deny`), ask, allow, rewrite the input or stop the loop
  * (`continue: false` → terminal `hook_stopped`); PostToolUse feedback (exit 2 stderr, `block`
- * reason, additionalContext) is appended to the tool_result; PostToolBatch observes each reply's
- * calls once they all have results; a blocking Stop hook keeps the loop
+ * reason, additionalContext) is appended to the tool_result; PostToolBatch sees each reply's
+ * calls once they all have results, and its additionalContext follows them; a blocking Stop hook keeps the loop
  * going with its reason (R-L15), `continue: false` prevents continuation. A sub-agent's stop runs
  * the SubagentStop hooks instead of Stop.
  */
@@ -146,7 +146,7 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
       })),
     });
     report(outcome);
-    return {};
+    return outcome.additionalContext.length === 0 ? {} : { additionalContext: outcome.additionalContext };
   };
 
   const stop = async (input: StopHookInput): Promise<StopHookOutcome> => {
