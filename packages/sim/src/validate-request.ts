@@ -256,8 +256,45 @@ function lastNonSystem(body: CountTokensRequest): CountTokensRequest["messages"]
   return undefined;
 }
 
-function describeZod(issues: readonly Parameters<typeof describeIssue>[0][], raw: unknown): string {
-  const first = issues[0];
+type Issue = Parameters<typeof describeIssue>[0];
+
+/**
+ * Which top-level field's fault the API reports first when several are wrong: known fields in
+ * this order, then fields not listed, then unknown keys — as a direct-API parity suite derived it
+ * pair by pair (claude-sonnet-5, 2026-08-31; source in schema-issues.ts).
+ */
+const REPORT_ORDER: readonly string[] = [
+  "model",
+  "tool_choice",
+  "tools",
+  "messages",
+  "system",
+  "thinking",
+  "output_config",
+  "cache_control",
+  "max_tokens",
+  "metadata",
+  "stop_sequences",
+  "temperature",
+  "service_tier",
+  "top_k",
+  "top_p",
+  "stream",
+  "container",
+  "inference_geo",
+];
+
+function reportRank(issue: Issue): number {
+  if (issue.code === "unrecognized_keys" && issue.path.length === 0) return REPORT_ORDER.length + 1;
+  const at = REPORT_ORDER.indexOf(String(issue.path[0]));
+  return at === -1 ? REPORT_ORDER.length : at;
+}
+
+function describeZod(issues: readonly Issue[], raw: unknown): string {
+  const first = issues.reduce<Issue | undefined>(
+    (best, issue) => (best === undefined || reportRank(issue) < reportRank(best) ? issue : best),
+    undefined,
+  );
   return first ? describeIssue(first, raw) : "Invalid request body";
 }
 

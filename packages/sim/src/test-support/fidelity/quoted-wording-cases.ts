@@ -322,6 +322,27 @@ export const QUOTED_WORDING_CASES: Case[] = [
     }),
     expect: bad("tools.0.custom.name: String should have at least 1 character"),
   },
+  {
+    page: PAGE.errors,
+    source: PARITY,
+    title: "two bad fields → tools reported before messages, whatever the key order",
+    body: base("claude-sonnet-5", { messages: "x", tools: "x" }),
+    expect: bad("tools: Input should be a valid array"),
+  },
+  {
+    page: PAGE.errors,
+    source: PARITY,
+    title: "two bad fields → service_tier reported before top_k",
+    body: base("claude-sonnet-5", { top_k: "x", service_tier: 7 }),
+    expect: bad("service_tier: Input should be 'auto' or 'standard_only'"),
+  },
+  {
+    page: PAGE.errors,
+    source: PARITY,
+    title: "a bad known field beats an unknown key",
+    body: base("claude-sonnet-5", { zzz_unknown: 1, inference_geo: 7 }),
+    expect: bad("inference_geo: Input should be a valid string"),
+  },
   // Mid-conversation system messages (Opus 4.8 and later).
   {
     page: PAGE.systemMessages,
