@@ -24,8 +24,8 @@ export interface AgentToolOutput {
   readonly usage: Readonly<Record<string, unknown>>;
   readonly toolStats?: ToolStats;
   /**
-   * False: a finished sub-agent is not resumed here (SendMessage reaches running background ones
-   * only), where Claude Code resumes it.
+   * True when a SendMessage to it resumes it from its saved transcript (R-T5, resume-agent.ts):
+   * the session's transcripts are kept and it did not work in a worktree of its own.
    */
   readonly canContinueAgent: boolean;
 }
@@ -58,7 +58,12 @@ export class SubAgentActivity {
   /** The finished sub-agent's output, or undefined when it did not complete (its error is the result). */
   output(
     result: SubAgentResult,
-    call: { readonly prompt: string; readonly agentType: string; readonly model: string },
+    call: {
+      readonly prompt: string;
+      readonly agentType: string;
+      readonly model: string;
+      readonly canContinue: boolean;
+    },
   ): AgentToolOutput | undefined {
     if (result.status !== "completed") return undefined;
     const usage = this.lastReply?.usage;
@@ -81,7 +86,7 @@ export class SubAgentActivity {
       totalToolUseCount: this.calls.length,
       usage: claudeCodeUsage(usage),
       ...(this.calls.length === 0 ? {} : { toolStats: toolStatsOf(this.calls) }),
-      canContinueAgent: false,
+      canContinueAgent: call.canContinue,
     };
   }
 }

@@ -4,8 +4,9 @@ import { type AgentDefinition, GENERAL_PURPOSE_AGENT } from "./agent-definitions
 import type { AgentPool } from "./agent-pool.js";
 import { startAgentInBackground } from "./background-agent.js";
 import { OrchestratorError } from "./errors.js";
-import { type ForkToolOptions, runForkForTool } from "./fork-tool-support.js";
+import { type ForkToolOptions, newAgentId, runForkForTool } from "./fork-tool-support.js";
 import { runMovableFork } from "./movable-fork.js";
+import { canResume, registerResume } from "./resume-agent.js";
 
 const agentInputSchema = z.object({
   description: z.string().describe("A short (3-5 word) description of the task"),
@@ -119,12 +120,16 @@ function agentToolAt(
       // R-T5: only the main agent's own calls go to the background. A nested call runs in this
       // process for a sub-agent, whose background tasks are not the main agent's: it runs in the
       // foreground, its report the call's result, as before.
-      if (input.run_in_background === true && depth === 1) {
-        return startAgentInBackground(pool, options, context, spec);
-      }
-      // The main agent's foreground call may be moved to the background while it runs (R-T5).
-      if (depth === 1) return runMovableFork(pool, options, context, spec);
-      return runForkForTool(pool, options, context, spec);
+      if (depth > 1) return runForkForTool(pool, options, context, spec);
+      // R-T5: once finished, the main agent's sub-agent is resumed by a SendMessage to it.
+      const resumable = canResume(options, spec);
+      const call = { ...spec, agentId: newAgentId(), ...(resumable ? { resumable } : {}) };
+      const result = await (input.run_in_background === true
+        ? startAgentInBackground(pool, options, context, call)
+        : // The main agent's foreground call may be moved to the background while it runs.
+          runMovableFork(pool, options, context, call));
+      if (resumable && result.isError !== true) registerResume(pool, options, context, call.agentId, call);
+      return result;
     },
   };
 }

@@ -27,19 +27,14 @@ export function startAgentInBackground(
   context: ToolUseContext & { readonly toolUseId: string },
   fork: ForkSpec,
 ): ToolResult {
-  const agentId = newAgentId();
-  // SendMessage's messages: steered into the running sub-agent, or held until the pool has it.
-  let handle: SubAgentHandle | undefined;
-  const held: string[] = [];
+  const agentId = fork.agentId ?? newAgentId();
+  const messages = steering();
   const abortController = new AbortController();
   const started = startAgentTask(context, {
     agentId,
     fork,
     abortController,
-    send: (message) => {
-      if (handle === undefined) held.push(message);
-      else handle.steer(message);
-    },
+    send: messages.send,
     result: () =>
       runForkForTool(
         pool,
@@ -49,15 +44,34 @@ export function startAgentInBackground(
           ...fork,
           agentId,
           background: true,
-          onHandle: (running) => {
-            handle = running;
-            for (const message of held.splice(0)) running.steer(message);
-          },
+          onHandle: messages.attach,
         },
       ),
   });
   if (typeof started === "string") return { isError: true, content: started };
   return launchedResult(started.id, started.outputFile);
+}
+
+/**
+ * SendMessage's way into a background sub-agent: `send` steers the running sub-agent, or holds
+ * the message until `attach` gives its handle (the pool has not started it yet).
+ */
+export function steering(): {
+  readonly send: (message: string) => void;
+  readonly attach: (handle: SubAgentHandle) => void;
+} {
+  let handle: SubAgentHandle | undefined;
+  const held: string[] = [];
+  return {
+    send: (message) => {
+      if (handle === undefined) held.push(message);
+      else handle.steer(message);
+    },
+    attach: (running) => {
+      handle = running;
+      for (const message of held.splice(0)) running.steer(message);
+    },
+  };
 }
 
 /** The call's answer once its sub-agent runs in the background: its id and output file. */

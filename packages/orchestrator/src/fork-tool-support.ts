@@ -100,6 +100,8 @@ export async function runForkForTool(
     readonly nestedAgentTool?: Tool;
     /** R-T5: the sub-agent's id, when the caller names it (a background task's id is its agent id). */
     readonly agentId?: string;
+    /** R-T5: once finished, a message resumes it (resume-agent.ts): its output says canContinueAgent. */
+    readonly resumable?: boolean;
     /** R-T5: it runs in the background (the call that starts it has already returned). */
     readonly background?: boolean;
     /** R-T5: told the running sub-agent's handle (SendMessage steers a background one through it). */
@@ -242,6 +244,7 @@ export async function runForkForTool(
             prompt: fork.prompt ?? fork.directive,
             agentType: fork.agentType,
             model: taskParams.model,
+            canContinue: fork.resumable === true,
           });
     const toolResult = {
       ...forkToolResult(fork.name, result),

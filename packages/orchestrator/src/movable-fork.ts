@@ -21,7 +21,7 @@ export function runMovableFork(
   context: ToolUseContext & { readonly toolUseId: string },
   fork: ForkSpec,
 ): Promise<ToolResult> {
-  const agentId = newAgentId();
+  const agentId = fork.agentId ?? newAgentId();
   let handle: SubAgentHandle | undefined;
   // The turn's interrupt reaches the fork only while it is the turn's (unlinked when it moves).
   const abortController = new AbortController();

@@ -15,17 +15,19 @@ const sendMessageInputSchema = z
  * agentId the Agent call returned, `message` reaches the running sub-agent as a user message
  * before its next request (the pool's steering, between its tool turns or as one more turn), so
  * the parent can redirect or add to work in flight. Claude Code 2.1.332 offers it beside Agent
- * with this input (`to`, `message`, `summary`); a finished agent is not resumed here (Claude Code
- * resumes it): the error names its output file. Waiting for one needs no tool, as in Claude Code:
+ * with this input (`to`, `message`, `summary`). A finished sub-agent (foreground or background)
+ * is resumed from its saved transcript with the message, as Claude Code does (resume-agent.ts):
+ * it runs again in the background under the same id. Waiting for one needs no tool, as in Claude Code:
  * its completion arrives as a task notification, and query() waits for it after the last turn.
  */
 export function createSendMessageTool(): Tool<typeof sendMessageInputSchema> {
   return {
     name: "SendMessage",
     description:
-      "Send a message to one of your running background agents (the agentId its Agent call returned). " +
-      "It reads the message before its next step; use it to redirect or add to the agent's work. " +
-      "You are notified when the agent completes, as before.",
+      "Send a message to one of your agents (the agentId its Agent call returned). " +
+      "A running agent reads it before its next step; use it to redirect or add to the agent's work. " +
+      "An agent that has finished is resumed from its saved transcript with your message and runs in " +
+      "the background. You are notified when the agent completes.",
     inputSchema: sendMessageInputSchema,
     isConcurrencySafe: () => true,
     // It writes nothing itself; the agent it messages works under its own permission checks.
@@ -35,12 +37,15 @@ export function createSendMessageTool(): Tool<typeof sendMessageInputSchema> {
       if (input.message.trim().length === 0) {
         return { isError: true, content: "message is empty: give the text the agent should read" };
       }
-      const problem = backgroundShellsFor(context.agentState).send(input.to, input.message);
-      if (problem !== undefined) return { isError: true, content: problem };
+      const sent = backgroundShellsFor(context.agentState).send(input.to, input.message);
+      if (typeof sent === "string") return { isError: true, content: sent };
       return {
         content: JSON.stringify({
           success: true,
-          message: `Message sent to ${input.to}; it reads it before its next step.`,
+          message: sent.resumed
+            ? `Agent ${input.to} had finished; it was resumed from its saved transcript with your message ` +
+              "and runs in the background. You will be notified when it completes."
+            : `Message sent to ${input.to}; it reads it before its next step.`,
         }),
       };
     },

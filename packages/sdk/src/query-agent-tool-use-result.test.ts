@@ -100,7 +100,8 @@ describe("R-K2, R-X1: the Agent tool's structured output", () => {
         linesRemoved: 1,
         otherToolCount: 0,
       },
-      canContinueAgent: false,
+      // Its transcript is saved: a SendMessage to it resumes it (R-T5).
+      canContinueAgent: true,
     });
     // The last reply's tokens, all kinds.
     const usage = output.usage;

@@ -109,6 +109,8 @@ export class BackgroundShells {
   readonly #entries = new Map<string, Entry>();
   readonly #notices: BackgroundTaskNotice[] = [];
   readonly #listeners = new Set<() => void>();
+  /** Finished sub-agents a message resumes (SendMessage), by agent id: each starts its task again. */
+  readonly #resumable = new Map<string, (message: string) => BackgroundShellInfo | string>();
   /** Foreground calls that can move here (query().backgroundTasks()), by tool_use id. */
   readonly #movable = new Map<string, () => boolean>();
   readonly #maxRunning: number;
@@ -133,8 +135,15 @@ export class BackgroundShells {
     }
     const id =
       spec.id ?? `b${randomBytes(6).toString("base64url").replace(/[-_]/g, "x").toLowerCase().slice(0, 8)}`;
-    if (!/^[\w-]{1,64}$/.test(id) || this.#entries.has(id))
+    const previous = this.#entries.get(id);
+    // A resumed sub-agent (R-T5) runs again under its id: its ended run's entry and file give way.
+    const replaces = previous?.info.kind === "local_agent" && previous.info.status !== "running";
+    if (!/^[\w-]{1,64}$/.test(id) || (previous !== undefined && !replaces))
       return `A background task id must be new and plain: ${id}`;
+    if (previous !== undefined) {
+      this.#entries.delete(id);
+      rmSync(previous.info.outputFile, { force: true });
+    }
     const kind = spec.kind ?? "local_bash";
     const outputFile = join(this.#directory(), `${id}.output`);
     // O_EXCL in a directory only this user can enter: the file is the one we made.
@@ -245,6 +254,7 @@ export class BackgroundShells {
    */
   async close(): Promise<BackgroundShellInfo[]> {
     this.#closed = true;
+    this.#resumable.clear();
     const running = [...this.#entries.values()].filter((entry) => entry.info.status === "running");
     for (const entry of running) {
       entry.quiet = true;
@@ -256,11 +266,26 @@ export class BackgroundShells {
   }
 
   /**
-   * R-T5: delivers `message` to running task `id` (SendMessage); a string is why it cannot be
-   * delivered — no such task, it has ended (its report is in its output file), or it is a shell.
+   * R-T5: delivers `message` to task `id` (SendMessage): a running sub-agent reads it before its
+   * next request; a finished one registered with `resumable` is started again with it ("resumed").
+   * A string is why it cannot be delivered — no such agent, it has ended and cannot be resumed
+   * (its report is in its output file), or it is a shell.
    */
-  send(id: string, message: string): string | undefined {
+  send(id: string, message: string): { readonly resumed: boolean } | string {
     const entry = this.#entries.get(id);
+    if (entry?.info.status === "running") {
+      if (entry.send === undefined)
+        return `Task ${id} is a background command, not an agent; it takes no messages`;
+      entry.send(message);
+      return { resumed: false };
+    }
+    const resume = this.#resumable.get(id);
+    if (resume !== undefined) {
+      const started = resume(message);
+      return typeof started === "string"
+        ? `Agent ${id} was not resumed, and your message was not delivered: ${started}`
+        : { resumed: true };
+    }
     if (entry === undefined) {
       const agents = this.list().filter((task) => task.kind === "local_agent" && task.status === "running");
       const known =
@@ -269,11 +294,15 @@ export class BackgroundShells {
     }
     if (entry.send === undefined)
       return `Task ${id} is a background command, not an agent; it takes no messages`;
-    if (entry.info.status !== "running") {
-      return `Agent ${id} has ended (${entry.info.status}); its report is in ${entry.info.outputFile}`;
-    }
-    entry.send(message);
-    return undefined;
+    return `Agent ${id} has ended (${entry.info.status}); its report is in ${entry.info.outputFile}`;
+  }
+
+  /**
+   * R-T5: sub-agent `id`, once it is not running, can be resumed by a message: `resume` starts
+   * its task again (here, under the same id) with the message, or says why it cannot.
+   */
+  resumable(id: string, resume: (message: string) => BackgroundShellInfo | string): void {
+    this.#resumable.set(id, resume);
   }
 
   /**
