@@ -16,7 +16,7 @@ import {
 } from "./request-schema.js";
 import { resolveFileSources } from "./resolve-file-sources.js";
 import { describeIssue } from "./schema-issues.js";
-import { checkContent } from "./validate-content.js";
+import { checkContent, checkSystemMessageText } from "./validate-content.js";
 import { type ContextEditing, checkContextManagement } from "./validate-context-management.js";
 import { checkImageDimensions } from "./validate-image-dimensions.js";
 import { checkModelRules, checkSystemMessages } from "./validate-model-rules.js";
@@ -112,6 +112,7 @@ function validateCommon<B extends CountTokensRequest>(
       perMessageEffort: model.effort === undefined || model.effort.length > 0,
     }) ??
     checkSystemMessages(body, model, ctx.betas) ??
+    checkSystemMessageText(body) ??
     checkImageDimensions(body) ??
     checkToolPairing(body) ??
     checkToolReferences(body) ??

@@ -343,6 +343,13 @@ export const QUOTED_WORDING_CASES: Case[] = [
     body: base("claude-sonnet-5", { zzz_unknown: 1, inference_geo: 7 }),
     expect: bad("inference_geo: Input should be a valid string"),
   },
+  {
+    page: PAGE.systemMessages,
+    source: PARITY,
+    title: "a misplaced whitespace-only system message → its placement is reported first",
+    body: base("claude-sonnet-5", { messages: [user("a"), system("  "), user("b")] }),
+    expect: bad(`messages.1: role 'system' must precede an 'assistant' message or end the array${DIRECTIVE}`),
+  },
   // Mid-conversation system messages (Opus 4.8 and later).
   {
     page: PAGE.systemMessages,
