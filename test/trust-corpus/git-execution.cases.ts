@@ -153,9 +153,8 @@ export function gitGroup(title: string, points: readonly GitPoint[]): CaseGroup 
 
 /**
  * The git forkloop runs to isolate a batch item (`worktree add`, `add -A`, `diff`, `update-ref`,
- * `worktree remove`): the hooks those commands run and the fsmonitor never start, and the one
- * program a repository's config can still name there (a filter driver `.gitattributes` selects)
- * never gets the model credentials.
+ * `worktree remove`): the hooks those commands run, the fsmonitor and the filter drivers
+ * `.gitattributes` selects never start.
  */
 interface IsolationWorld extends ToolWorld {
   readonly markers: string;
@@ -178,15 +177,17 @@ const ISOLATION_CASES: readonly ToolCase<IsolationWorld>[] = [
       existsSync(join(world.markers, id)) ? "it ran, outside any sandbox" : undefined,
   })),
   {
-    id: "iso-git-filter-credentials",
+    id: "iso-git-filter-clean",
     area: "trust-git-files",
-    what: "a clean filter .gitattributes selects (git add -A of the item's worktree) gets the model credentials",
+    what: "a clean filter the repository's config defines and .gitattributes selects (git add -A of the item's worktree)",
     call: () => ({ name: "Write", input: { file_path: "filtered.txt", content: "filtered\n" } }),
     through: (world) => {
-      const marker = join(world.markers, "iso-git-filter-credentials");
-      return existsSync(marker) && readFileSync(marker, "utf8").includes(SECRETS.apiKey)
-        ? "the filter's environment held ANTHROPIC_API_KEY"
-        : undefined;
+      const marker = join(world.markers, "iso-git-filter-clean");
+      if (!existsSync(marker)) return undefined;
+      const credentials = readFileSync(marker, "utf8").includes(SECRETS.apiKey)
+        ? ", ANTHROPIC_API_KEY in its environment"
+        : "";
+      return `it ran, outside any sandbox${credentials}`;
     },
   },
 ];
@@ -209,7 +210,7 @@ function plantIsolationPoints(dir: string): IsolationWorld {
   git(root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "-m", "attributes");
   appendGitConfig(
     root,
-    `[core]\n\tfsmonitor = ${program("iso-git-fsmonitor")}\n[filter "planted"]\n\tclean = ${program("iso-git-filter-credentials")}`,
+    `[core]\n\tfsmonitor = ${program("iso-git-fsmonitor")}\n[filter "planted"]\n\tclean = ${program("iso-git-filter-clean")}`,
   );
   return { cwd: root, home: freshDir(dir, "home"), markers };
 }
@@ -229,8 +230,7 @@ function plainIsolationGit(world: IsolationWorld): void {
 export const groups: readonly CaseGroup[] = [
   gitGroup("R-S7: forkloop's own git runs no program the repository names", GIT_POINTS),
   {
-    title:
-      "R-S7: the git that isolates batch items runs no hook or fsmonitor, and nothing it starts gets the credentials",
+    title: "R-S7: the git that isolates batch items runs no hook, fsmonitor or filter driver",
     cases: ISOLATION_CASES,
     surfaces: [
       toolSurface<IsolationWorld>({

@@ -31,11 +31,47 @@ const NO_PROGRAMS: readonly string[] = [
  * an environment without the model credentials (what git does start — a filter driver a
  * repository's own config and `.gitattributes` select — never sees them).
  */
-export function git(
+export async function git(
   cwd: string,
   args: readonly string[],
   input?: Buffer,
   env: Readonly<Record<string, string>> = {},
+): Promise<GitRun> {
+  return run(cwd, [...(await noFilterDrivers(cwd, env)), ...args], input, env);
+}
+
+/**
+ * Every filter driver the config names (the repository's, included files', the user's), switched
+ * off on the command line: `.gitattributes` selects a driver by name, and its `clean`, `smudge` or
+ * `process` program would run on `worktree add` and `add -A`. An empty command runs nothing, and
+ * `required=false` lets git go on without it: forkloop's copies hold the files as committed.
+ */
+async function noFilterDrivers(cwd: string, env: Readonly<Record<string, string>>): Promise<string[]> {
+  const listed = await run(
+    cwd,
+    ["config", "-z", "--name-only", "--get-regexp", "^filter\\."],
+    undefined,
+    env,
+  );
+  if (listed.code !== 0) return [];
+  const drivers = new Set<string>();
+  for (const name of listed.stdout.toString("utf8").split("\0")) {
+    const driver = /^filter\.(.+)\.[^.]+$/s.exec(name)?.[1];
+    if (driver !== undefined) drivers.add(driver);
+  }
+  return [...drivers].flatMap((driver) =>
+    ["clean=", "smudge=", "process=", "required=false"].flatMap((setting) => [
+      "-c",
+      `filter.${driver}.${setting}`,
+    ]),
+  );
+}
+
+function run(
+  cwd: string,
+  args: readonly string[],
+  input: Buffer | undefined,
+  env: Readonly<Record<string, string>>,
 ): Promise<GitRun> {
   return new Promise((resolvePromise, reject) => {
     const child = execFile(
