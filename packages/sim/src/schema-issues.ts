@@ -58,6 +58,10 @@ function patternOf(path: Path): string {
 /** The first issue as the API words it: `<tagged path>: <pydantic message>`. */
 export function describeIssue(issue: Issue, raw: unknown, prefix: Path = []): string {
   const path = [...prefix, ...issue.path];
+  if (patternOf(path) === "container" && issue.code === "invalid_union") {
+    // Neither an id nor an object: named after the object branch (the parity suite).
+    return "container.ContainerParams: Input does not match the expected shape.";
+  }
   if (issue.code === "invalid_union" && issue.errors.length > 0 && !("discriminator" in issue)) {
     // A plain union (string or blocks): report the branch that got furthest.
     const branches = issue.errors.flat();

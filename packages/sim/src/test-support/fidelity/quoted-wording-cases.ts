@@ -350,6 +350,13 @@ export const QUOTED_WORDING_CASES: Case[] = [
     body: base("claude-sonnet-5", { messages: [user("a"), system("  "), user("b")] }),
     expect: bad(`messages.1: role 'system' must precede an 'assistant' message or end the array${DIRECTIVE}`),
   },
+  {
+    page: PAGE.errors,
+    source: PARITY,
+    title: "a container that is neither an id nor an object → named after the object branch",
+    body: base("claude-sonnet-5", { container: 7 }),
+    expect: bad("container.ContainerParams: Input does not match the expected shape."),
+  },
   // Mid-conversation system messages (Opus 4.8 and later).
   {
     page: PAGE.systemMessages,
