@@ -1,4 +1,10 @@
-import { createUserMessage, type Message, type ToolResult, type ToolUseContext } from "@forkloop/loop-core";
+import {
+  createUserMessage,
+  type Message,
+  type Tool,
+  type ToolResult,
+  type ToolUseContext,
+} from "@forkloop/loop-core";
 import { backgroundShellsFor } from "@forkloop/tools";
 import type { AgentPool } from "./agent-pool.js";
 import { withProfile } from "./agent-profile.js";
@@ -27,7 +33,7 @@ export function canResume(options: ForkToolOptions, fork: Pick<ForkSpec, "isolat
  * continuation is (sub-agent-continuation.ts, so its request reads its own cache), with the
  * message as its next user turn and its transcript appended to. Its end is a task notification
  * with its new report, like any background sub-agent's; it can be messaged, stopped and resumed
- * again. A sub-agent it had started in turn is not offered to it again (its Agent calls fail).
+ * again, and its own Agent calls start nested sub-agents as in its first run.
  */
 export function registerResume(
   pool: AgentPool,
@@ -39,6 +45,11 @@ export function registerResume(
   const transcripts = options.transcripts;
   if (transcripts === undefined) return;
   const transcriptPath = subAgentTranscriptPath(transcripts.sessionsDir, transcripts.sessionId, agentId);
+  // Its own Agent calls (a nested sub-agent) and MCP tools run here, as in its first run.
+  const parentTools: Tool[] = [
+    ...(fork.nestedAgentTool === undefined ? [] : [fork.nestedAgentTool]),
+    ...(options.parentTools ?? []),
+  ];
   backgroundShellsFor(context.agentState).resumable(agentId, (message) => {
     const messages = steering();
     const abortController = new AbortController();
@@ -48,15 +59,15 @@ export function registerResume(
       abortController,
       send: messages.send,
       result: async (): Promise<ToolResult> => {
-        const task = await resumedTask(transcriptPath, agentId, message, options, context);
+        const task = await resumedTask(transcriptPath, { agentId, message, parentTools }, options, context);
         if (typeof task === "string") return { isError: true, content: task };
         const handle = pool.run(task, {
           ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
           ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
           ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
-          ...(options.parentTools === undefined
+          ...(parentTools.length === 0
             ? {}
-            : { callTool: parentToolHandler(options.parentTools, context, abortController) }),
+            : { callTool: parentToolHandler(parentTools, context, abortController) }),
         });
         messages.attach(handle);
         const cancel = () => handle.cancel(String(abortController.signal.reason ?? "stopped"));
@@ -71,11 +82,11 @@ export function registerResume(
 /** The resumed sub-agent's task from its transcript, or why it cannot be rebuilt. */
 async function resumedTask(
   transcriptPath: string,
-  agentId: string,
-  message: string,
+  resume: { readonly agentId: string; readonly message: string; readonly parentTools: readonly Tool[] },
   options: ForkToolOptions,
   context: ToolUseContext,
 ): Promise<SubAgentTask | string> {
+  const { agentId, message } = resume;
   const transcript = await readTranscript(transcriptPath).catch((error: unknown) => error as Error);
   if (transcript instanceof Error)
     return `Agent ${agentId} could not be resumed: its transcript could not be read (${transcript.message})`;
@@ -89,7 +100,7 @@ async function resumedTask(
   );
   if (task === undefined)
     return `Agent ${agentId} could not be resumed: its transcript has no request prefix to go on from`;
-  const annotations = parentToolAnnotations(options.parentTools ?? [], task.cacheSafeParams);
+  const annotations = parentToolAnnotations(resume.parentTools, task.cacheSafeParams);
   return {
     ...task,
     // What closes its last turn (results for calls a stop cut off), then the message.

@@ -5,6 +5,7 @@ import { collectMessages, startHarness } from "./test-support/sdk-harness.js";
 
 const FIRST = "ALSO-CHECK-THE-CHANGELOG-8";
 const SECOND = "AND-THE-LICENSE-9";
+const NESTED = "READ-THE-LICENSE-10";
 
 const text = (value: string): BrainReply => ({ content: [{ type: "text", text: value }] });
 const call = (name: string, input: Record<string, unknown>): BrainReply => ({
@@ -19,7 +20,14 @@ let agentId = "";
 
 function subAgent(request: BrainRequest): BrainReply {
   const body = JSON.stringify(request.body.messages);
-  if (body.includes(SECOND)) return text(`report three: the license too (${SECOND})`);
+  const last = JSON.stringify(request.body.messages.at(-1));
+  if (last.includes(NESTED)) return text("nested: the license is MIT");
+  const nested = request.lastToolResults.map((result) => result.content).join("\n");
+  if (body.includes(SECOND) && nested.length > 0)
+    return text(`report three: the license too (${SECOND}); ${nested.split("\n", 1)[0]}`);
+  // The resumed sub-agent starts a nested one of its own, as it could in its first run.
+  if (body.includes(SECOND))
+    return call("Agent", { description: "check license", prompt: NESTED, subagent_type: "general-purpose" });
   if (body.includes(FIRST)) return text(`report two: the changelog too (${FIRST})`);
   return text("report one: notes only");
 }
@@ -62,7 +70,7 @@ describe("R-T5: SendMessage resumes a finished sub-agent from its saved transcri
       .requests()
       .filter((record) => record.path === "/v1/messages" && record.querySource === source);
 
-  it("R-T5: a message to a finished foreground sub-agent runs it again under its id with its own history and prefix; its new report is a task notification, and it can be resumed again", async () => {
+  it("R-T5: a message to a finished foreground sub-agent runs it again under its id with its own history and prefix; its new report is a task notification, and it can be resumed again, its nested Agent calls served", async () => {
     const messages = await collectMessages(
       query({
         prompt: "review the notes",
@@ -77,15 +85,18 @@ describe("R-T5: SendMessage resumes a finished sub-agent from its saved transcri
     );
     expect(output[0]?.canContinueAgent).toBe(true);
 
-    const runs = requests("agent:general-purpose").map(
-      (record) =>
-        JSON.parse(record.rawBody) as {
-          system: unknown;
-          tools: unknown;
-          messages: { role: string; content: unknown }[];
-        },
-    );
-    expect(runs).toHaveLength(3);
+    const runs = requests("agent:general-purpose")
+      // The nested sub-agent's own request (its task is its last message) is not the resumed one's.
+      .filter((record) => !JSON.stringify(JSON.parse(record.rawBody).messages.at(-1)).includes(NESTED))
+      .map(
+        (record) =>
+          JSON.parse(record.rawBody) as {
+            system: unknown;
+            tools: unknown;
+            messages: { role: string; content: unknown }[];
+          },
+      );
+    expect(runs).toHaveLength(4);
     const [first, second, third] = runs as [(typeof runs)[0], (typeof runs)[0], (typeof runs)[0]];
     // Each run goes on from the one before: its prefix (system, tools) unchanged, so the request
     // reads its own cache, and its history the earlier request's plus the reply and the message.
@@ -110,7 +121,11 @@ describe("R-T5: SendMessage resumes a finished sub-agent from its saved transcri
       .map((record) => record.rawBody)
       .filter((body) => body.includes("<task-notification>"));
     expect(notices.some((body) => body.includes(`report two: the changelog too (${FIRST})`))).toBe(true);
-    expect(notices.some((body) => body.includes(`report three: the license too (${SECOND})`))).toBe(true);
+    expect(
+      notices.some((body) =>
+        body.includes(`report three: the license too (${SECOND}); nested: the license is MIT`),
+      ),
+    ).toBe(true);
     expect(notices.at(-1)).toContain(`<task-id>${agentId}</task-id>`);
     expect(messages.filter((message) => message.type === "result").at(-1)).toMatchObject({
       subtype: "success",
