@@ -10,7 +10,14 @@ import { type Brain, type LatencyModel, startSimulator } from "@forkloop/sim";
 
 export type ScaleSimMessage =
   | { readonly type: "listening"; readonly url: string }
-  | { readonly type: "stats"; readonly arrived: number; readonly answered: number }
+  | {
+      readonly type: "stats";
+      readonly arrived: number;
+      readonly answered: number;
+      /** Epoch ms of the first request and of the end of the latest response recorded. */
+      readonly firstArrivalAt: number;
+      readonly lastEndedAt: number;
+    }
   | { readonly type: "first_requests"; readonly at: Readonly<Record<number, number>> };
 
 const latency = JSON.parse(process.argv[2] ?? '"none"') as LatencyModel | "none";
@@ -25,11 +32,13 @@ const gate = hold
     })
   : Promise.resolve();
 let arrived = 0;
+let firstArrivalAt = Number.NaN;
 let answered = 0;
 const firstRequestAt: Record<number, number> = {};
 
 const brain: Brain = async (request) => {
   arrived++;
+  if (arrived === 1) firstArrivalAt = epochMs();
   const session = /session (\d+)/.exec(request.lastUserText ?? "")?.[1];
   if (session !== undefined) firstRequestAt[Number(session)] ??= epochMs();
   await gate;
@@ -37,11 +46,15 @@ const brain: Brain = async (request) => {
   return { content: [{ type: "text", text: "ok" }] };
 };
 
-// No request records kept: 10,000 bodies would make the simulator's memory the bench's subject.
-const sim = await startSimulator({ brain, latency, recordLimit: 0 });
+// Only the latest records kept (their end times): 10,000 bodies would make the simulator's memory
+// the bench's subject.
+const sim = await startSimulator({ brain, latency, recordLimit: 256 });
+const lastEndedAt = () =>
+  Math.max(...sim.requests().flatMap((record) => (record.endedAt === null ? [] : [record.endedAt])));
 process.on("message", (message) => {
   if (message === "release") release?.();
-  if (message === "stats") send({ type: "stats", arrived, answered });
+  if (message === "stats")
+    send({ type: "stats", arrived, answered, firstArrivalAt, lastEndedAt: lastEndedAt() });
   if (message === "first_requests") send({ type: "first_requests", at: firstRequestAt });
   if (message === "close") {
     release?.();
