@@ -70,8 +70,17 @@ function blockedV6(address: string): string | undefined {
   if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) {
     return blockedV4(embeddedV4());
   }
+  // Local-use NAT64 (64:ff9b:1::/48, RFC 8215) translates into the operator's own networks, with
+  // the IPv4 address at a place the operator chooses: the whole prefix is local.
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 1) return "local-use NAT64";
   // 6to4 (2002::/16) embeds an IPv4 address in groups 1-2.
   if (g0 === 0x2002) return blockedV4(`${g1 >> 8}.${g1 & 0xff}.${g2 >> 8}.${g2 & 0xff}`);
+  // Teredo (2001::/32, RFC 4380) tunnels to an IPv4 client hidden (inverted) in the last groups,
+  // and through a relay the host chooses: refused whole, as the client's address cannot be trusted.
+  if (g0 === 0x2001 && g1 === 0) return "Teredo tunnel";
+  if (g0 === 0x2001 && g1 === 2 && g2 === 0) return "benchmarking";
+  if (g0 === 0x100 && g1 === 0 && g2 === 0 && g3 === 0) return "discard-only";
+  if ((g0 & 0xfff0) === 0x3ff0) return "documentation";
   if ((g0 & 0xfe00) === 0xfc00) return "unique local (private)";
   if ((g0 & 0xffc0) === 0xfe80) return "link-local";
   if ((g0 & 0xffc0) === 0xfec0) return "site-local";

@@ -226,6 +226,13 @@ describe("private address ranges", () => {
       "::ffff:169.254.169.254",
       "64:ff9b::a9fe:a9fe",
       "2002:7f00:1::",
+      "64:ff9b:1::a9fe:a9fe",
+      "64:ff9b:1:abcd::1",
+      "2001:0:4136:e378:8000:63bf:80ff:fffe",
+      "2001::1",
+      "2001:2::1",
+      "100::1",
+      "3fff::1",
       "fe80::1",
       "fc00::1",
       "fd12:3456::1",
@@ -233,7 +240,15 @@ describe("private address ranges", () => {
     ]) {
       expect(privateAddressReason(address), address).toBeDefined();
     }
-    for (const address of ["8.8.8.8", "1.1.1.1", "172.32.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"]) {
+    for (const address of [
+      "8.8.8.8",
+      "1.1.1.1",
+      "172.32.0.1",
+      "2606:4700:4700::1111",
+      "::ffff:8.8.8.8",
+      "64:ff9b::808:808",
+      "2001:4860:4860::8888",
+    ]) {
       expect(privateAddressReason(address), address).toBeUndefined();
     }
   });
