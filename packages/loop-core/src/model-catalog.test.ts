@@ -84,6 +84,26 @@ describe("R-B9: a Message Batches answer costs half; cache writes by their TTL",
   });
 });
 
+// Haiku 5.5's overview page (https://platform.claude.com/docs/en/models/haiku-5-5/overview): input
+// $0.10 / $0.50 per MTok and output $0.50 / $2.50 for prompts up to / over 100,000 tokens.
+describe("R-D1: a model priced by prompt length costs its prompt's band", () => {
+  it("R-D1: Haiku 5.5 over 100,000 prompt tokens (cache writes and reads counted) pays $0.50 / $2.50", () => {
+    const info = getModelInfo("claude-haiku-5-5");
+    const at = (input: number, read: number) =>
+      costUsd(info, { input_tokens: input, output_tokens: 1_000, cache_read_input_tokens: read });
+    expect(at(100_000, 0)).toBeCloseTo((100_000 * 0.1 + 1_000 * 0.5) / 1_000_000, 12);
+    expect(at(100_001, 0)).toBeCloseTo((100_001 * 0.5 + 1_000 * 2.5) / 1_000_000, 12);
+    expect(at(1_000, 99_001)).toBeCloseTo((1_000 * 0.5 + 99_001 * 0.05 + 1_000 * 2.5) / 1_000_000, 12);
+    expect(costUsd(info, { input_tokens: 200_000, output_tokens: 0, service_tier: "batch" })).toBeCloseTo(
+      0.05,
+      12,
+    );
+    expect(
+      costUsd(getModelInfo("claude-sonnet-4-6"), { input_tokens: 200_000, output_tokens: 0 }),
+    ).toBeCloseTo(0.6, 12);
+  });
+});
+
 describe("R-L17, R-X2: thinking follows the session onto another model as that model takes it", () => {
   it("adaptive becomes a budget on Haiku 4.5, a budget becomes adaptive on Opus 5.5, the display kept", () => {
     expect(thinkingForModel("claude-haiku-4-5", { type: "adaptive", display: "omitted" }, 64_000)).toEqual({

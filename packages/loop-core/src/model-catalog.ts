@@ -1,5 +1,12 @@
 import type { ThinkingConfigParam } from "./build-request.js";
-import { BATCH_DISCOUNT, type EffortLevel, MODEL_TABLE, type ModelRow } from "./model-table.js";
+import {
+  BATCH_DISCOUNT,
+  type EffortLevel,
+  MODEL_TABLE,
+  type ModelRow,
+  type PriceTier,
+  pricesForPrompt,
+} from "./model-table.js";
 
 /**
  * What the client knows about each model: window, output cap and prices (the model table). The loop
@@ -13,6 +20,8 @@ export interface ModelInfo {
   /** USD per million input / output tokens. */
   readonly inputPricePerMTok: number;
   readonly outputPricePerMTok: number;
+  /** Prompt-length price bands above those prices (Haiku 5.5); absent = one price at any length. */
+  readonly priceTiers?: readonly PriceTier[];
 }
 
 const M = 1_000_000;
@@ -33,6 +42,7 @@ const CATALOG: readonly (ModelInfo & { readonly aliases?: readonly string[] })[]
   maxOutputTokens: row.maxOutputTokens,
   inputPricePerMTok: row.inputPricePerMTok,
   outputPricePerMTok: row.outputPricePerMTok,
+  ...(row.priceTiers ? { priceTiers: row.priceTiers } : {}),
 }));
 
 /** Used for ids the catalog does not know: the smallest window, so limits stay safe. */
@@ -76,7 +86,8 @@ export function getModelInfo(model: string, overrides: readonly ModelInfo[] = []
 /**
  * Cost in USD of one usage record: writes 5m ×1.25, 1h ×2, reads ×0.1 of the input price. A
  * Message Batches answer (`service_tier: "batch"`) costs half of all of it (R-B9; batch processing
- * page: "All usage is charged at 50% of the standard API prices").
+ * page: "All usage is charged at 50% of the standard API prices"). A model priced by prompt length
+ * (Haiku 5.5) takes the band of this request's prompt: input, cache writes and reads together.
  */
 export function costUsd(
   info: ModelInfo,
@@ -92,9 +103,11 @@ export function costUsd(
 ): number {
   const write = usage.cache_creation_input_tokens ?? 0;
   const write1h = usage.cache_creation?.ephemeral_1h_input_tokens ?? 0;
-  const inputUnits =
-    usage.input_tokens + (write - write1h) * 1.25 + write1h * 2 + (usage.cache_read_input_tokens ?? 0) * 0.1;
-  const standard = (inputUnits * info.inputPricePerMTok + usage.output_tokens * info.outputPricePerMTok) / M;
+  const read = usage.cache_read_input_tokens ?? 0;
+  const prices = pricesForPrompt(info, usage.input_tokens + write + read);
+  const inputUnits = usage.input_tokens + (write - write1h) * 1.25 + write1h * 2 + read * 0.1;
+  const standard =
+    (inputUnits * prices.inputPricePerMTok + usage.output_tokens * prices.outputPricePerMTok) / M;
   const tokens = usage.service_tier === "batch" ? standard * BATCH_DISCOUNT : standard;
   return tokens + (usage.server_tool_use?.web_search_requests ?? 0) * WEB_SEARCH_PRICE_USD;
 }

@@ -7,6 +7,7 @@ import { type FaultDecision, faultOfKind, faultRecordName, pickFault } from "./f
 import { sendError, sendJson } from "./http-io.js";
 import { firstTokenDelayMs, type ModelTiming, outputDelayMs, timingFor } from "./latency.js";
 import { effectiveContextWindow, type ModelSpec } from "./model-registry.js";
+import { pricesForPrompt } from "./model-table.js";
 import type { CacheUsage } from "./prompt-cache.js";
 import { constrainReply } from "./reply-constraints.js";
 import type { MessagesRequest } from "./request-schema.js";
@@ -339,19 +340,23 @@ function flushed(res: ServerResponse, text: string): Promise<void> {
 
 /**
  * Cost by the model's prices: input ×1, 5m write ×1.25, 1h write ×2, read ×0.1, output
- * ×1), plus web searches at $10 per 1,000 (pricing page; fetches cost only their tokens).
+ * ×1), plus web searches at $10 per 1,000 (pricing page; fetches cost only their tokens). A model
+ * priced by prompt length (Haiku 5.5) takes the band of this request's prompt — input, cache
+ * writes and reads together (its overview page).
  */
 export function costUsd(
   model: ModelSpec,
   usage: CacheUsage & { output_tokens: number; server_tool_use?: ServerToolCounts },
 ): number {
-  const input = model.inputPricePerMTok / 1_000_000;
+  const prompt = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
+  const prices = pricesForPrompt(model, prompt);
+  const input = prices.inputPricePerMTok / 1_000_000;
   return (
     (usage.server_tool_use?.web_search_requests ?? 0) * WEB_SEARCH_PRICE_USD +
     usage.input_tokens * input +
     usage.cache_creation.ephemeral_5m_input_tokens * input * 1.25 +
     usage.cache_creation.ephemeral_1h_input_tokens * input * 2 +
     usage.cache_read_input_tokens * input * 0.1 +
-    usage.output_tokens * (model.outputPricePerMTok / 1_000_000)
+    usage.output_tokens * (prices.outputPricePerMTok / 1_000_000)
   );
 }

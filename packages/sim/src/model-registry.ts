@@ -1,4 +1,10 @@
-import { type EffortLevel, MODEL_TABLE, type ModelRow, TOKENIZER_FACTOR } from "./model-table.js";
+import {
+  type EffortLevel,
+  MODEL_TABLE,
+  type ModelRow,
+  type PriceTier,
+  TOKENIZER_FACTOR,
+} from "./model-table.js";
 
 export type { EffortLevel, ModelRow } from "./model-table.js";
 
@@ -14,6 +20,8 @@ export interface ModelSpec {
   maxOutputTokens: number;
   inputPricePerMTok: number;
   outputPricePerMTok: number;
+  /** Prompt-length price bands above the base prices (default none: one price at any length). */
+  priceTiers?: readonly PriceTier[];
   /** Below this many prefix tokens nothing is cached (prompt caching page). */
   minCacheableTokens: number;
   /** Which `thinking.type` values the model accepts. */
@@ -51,6 +59,7 @@ export function specOfRow(row: ModelRow): ModelSpec {
     maxOutputTokens: row.maxOutputTokens,
     inputPricePerMTok: row.inputPricePerMTok,
     outputPricePerMTok: row.outputPricePerMTok,
+    ...(row.priceTiers ? { priceTiers: row.priceTiers } : {}),
     minCacheableTokens: row.minCacheableTokens,
     thinking: row.thinking,
     supportsPrefill: row.prefill,

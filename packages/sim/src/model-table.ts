@@ -26,6 +26,20 @@ export type EffortLevel = "low" | "medium" | "high" | "xhigh" | "max";
 export type ModelLine = "haiku" | "sonnet" | "opus" | "fable";
 export type Lifecycle = "active" | "legacy" | "deprecated" | "retired";
 
+/**
+ * A prompt-length price band: a request whose prompt (input, cache writes and cache reads) is over
+ * `abovePromptTokens` pays these prices on every token, output included; cache writes and reads keep
+ * their multipliers of the input price. Haiku 5.5's overview page
+ * (https://platform.claude.com/docs/en/models/haiku-5-5/overview): input "$0.10 / MTok for prompts
+ * up to 100,000 tokens, $0.50 / MTok for prompts over 100,000 tokens", output $0.50 / $2.50, 5m
+ * cache write $0.125 / $0.625, 1h $0.20 / $1.00.
+ */
+export interface PriceTier {
+  readonly abovePromptTokens: number;
+  readonly inputPricePerMTok: number;
+  readonly outputPricePerMTok: number;
+}
+
 export interface ModelRow {
   readonly id: string;
   /** Other names that resolve to this row (the dated models' undated aliases). */
@@ -41,9 +55,11 @@ export interface ModelRow {
   readonly retiresAt: string | null;
   readonly contextWindow: number;
   readonly maxOutputTokens: number;
-  /** USD per million input / output tokens (pricing page). */
+  /** USD per million input / output tokens (pricing page); for a tiered model, its lowest band. */
   readonly inputPricePerMTok: number;
   readonly outputPricePerMTok: number;
+  /** Prompt-length price bands above the base prices (Haiku 5.5); absent = one price at any length. */
+  readonly priceTiers?: readonly PriceTier[];
   /**
    * `classic`: the tokenizer of Claude 3 to Opus 4.6; `2026`: the newer one of Opus 4.7 and later
    * Opus models, Fable 5, Sonnet 5 — "approximately 30 percent more tokens" (token counting page).
@@ -326,11 +342,12 @@ export const MODEL_TABLE: readonly ModelRow[] = [
     displayName: "Claude Haiku 5.5",
     line: "haiku",
     releasedAt: "2026-10-07",
-    // Its overview page: "From $0.10 / $0.50" (the price up to 100,000 prompt tokens; $0.50 /
-    // $2.50 above, which the table does not model) and "the same newer tokenizer as Claude 4.7 and
-    // later models". UNCONFIRMED: the 1024 minimum, no "updates" display.
+    // Its overview page: $0.10 / $0.50 for prompts up to 100,000 tokens, $0.50 / $2.50 over, and
+    // "the same newer tokenizer as Claude 4.7 and later models". UNCONFIRMED: the 1024 minimum, no
+    // "updates" display.
     inputPricePerMTok: 0.1,
     outputPricePerMTok: 0.5,
+    priceTiers: [{ abovePromptTokens: 100 * K, inputPricePerMTok: 0.5, outputPricePerMTok: 2.5 }],
     tokenizer: "2026",
     minCacheableTokens: 1024,
     displayUpdates: false,
@@ -356,6 +373,25 @@ export const TOKENIZER_FACTOR: Readonly<Record<ModelRow["tokenizer"], number>> =
   classic: 1,
   "2026": 1.3,
 };
+
+/**
+ * The input and output prices of one request whose prompt is `promptTokens` long: the highest band
+ * the prompt is over, else the base prices ("up to 100,000 tokens" is the base band).
+ */
+export function pricesForPrompt(
+  prices: Pick<ModelRow, "inputPricePerMTok" | "outputPricePerMTok" | "priceTiers">,
+  promptTokens: number,
+): { readonly inputPricePerMTok: number; readonly outputPricePerMTok: number } {
+  let chosen: { readonly inputPricePerMTok: number; readonly outputPricePerMTok: number } = prices;
+  let floor = -1;
+  for (const tier of prices.priceTiers ?? []) {
+    if (promptTokens > tier.abovePromptTokens && tier.abovePromptTokens > floor) {
+      chosen = tier;
+      floor = tier.abovePromptTokens;
+    }
+  }
+  return { inputPricePerMTok: chosen.inputPricePerMTok, outputPricePerMTok: chosen.outputPricePerMTok };
+}
 
 /** Batch requests cost half the standard price, input and output (pricing page). */
 export const BATCH_DISCOUNT = 0.5;

@@ -192,6 +192,45 @@ describe("R-D3: thinking from earlier turns", () => {
 });
 
 describe("observability: the simulator's request records", () => {
+  // Haiku 5.5's overview page (https://platform.claude.com/docs/en/models/haiku-5-5/overview):
+  // $0.10 / $0.50 per MTok for prompts up to 100,000 tokens, $0.50 / $2.50 over; the prompt counts
+  // its cache writes and reads, and the band prices every token of the request.
+  it("R-D1: Haiku 5.5 is priced by its prompt's band, cached tokens counted in the prompt", async () => {
+    sim = await startSimulator({ brain: () => ({ content: [{ type: "text", text: "done" }] }) });
+    const c = client(sim);
+    const haiku = "claude-haiku-5-5";
+    await c.messages.create({
+      model: haiku,
+      max_tokens: 20,
+      messages: [{ role: "user", content: "one two" }],
+    });
+    const long = { ...cachedSystemBody(80_000), model: haiku, max_tokens: 20 };
+    const written = await c.messages.create(long);
+    const read = await c.messages.create(long);
+    const [short, write, hit] = sim.requests();
+    const su = short?.usage;
+    expect(short?.costUsd).toBeCloseTo(
+      ((su?.input_tokens ?? 0) * 0.1 + (su?.output_tokens ?? 0) * 0.5) / 1e6,
+      12,
+    );
+    // The uncached part alone is short: only counting the cache write puts the prompt over the band.
+    expect(written.usage.input_tokens).toBeLessThan(100_000);
+    expect(written.usage.cache_creation_input_tokens).toBeGreaterThan(100_000);
+    const over = (input: number, writes: number, reads: number, output: number) =>
+      (input * 0.5 + writes * 0.5 * 1.25 + reads * 0.5 * 0.1 + output * 2.5) / 1e6;
+    const w = written.usage;
+    expect(write?.costUsd).toBeCloseTo(
+      over(w.input_tokens, w.cache_creation_input_tokens ?? 0, 0, w.output_tokens),
+      12,
+    );
+    const r = read.usage;
+    expect(r.cache_read_input_tokens).toBe(w.cache_creation_input_tokens);
+    expect(hit?.costUsd).toBeCloseTo(
+      over(r.input_tokens, 0, r.cache_read_input_tokens ?? 0, r.output_tokens),
+      12,
+    );
+  });
+
   it("records usage, cost by the model's prices, and serves them at GET /_sim/requests", async () => {
     sim = await startSimulator({ brain: () => ({ content: [{ type: "text", text: "done" }] }) });
     const c = client(sim);
