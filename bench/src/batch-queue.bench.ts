@@ -9,6 +9,9 @@
  *   2. the fixed start: the producer's spawn to the first model request, queue vs local journal;
  *   3. the queue's overhead per item (wall time beyond the ideal, per item) vs the local journal's
  *      (`forkloop batch` without --queue at concurrency 8), both on one process.
+ *   4. the same throughput with 4 workers on 4 network hosts (R-V3): Linux network namespaces
+ *      cabled to one switch, Redis and the producer on a fifth host, the simulator on the machine
+ *      (network-hosts.ts; only where namespaces can be made, i.e. as root).
  * Workers are started (and idle) before the producer, so the wall time is the producer's: enqueue
  * to the last result written. Every reply comes from the simulator, not a real model.
  */
@@ -17,7 +20,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startRedisServer } from "@forkloop/cli/testing";
+import { canMakeHosts, type NetworkHosts, startNetworkHosts, startRedisServer } from "@forkloop/cli/testing";
 import { type LatencyModel, startSimulator } from "@forkloop/sim";
 import { type BenchResult, compare } from "./harness.js";
 
@@ -27,21 +30,34 @@ const ITEMS = 1_000;
 // simulator; at 32 per worker, 4 workers are CPU-bound here and the ratio measures the cores.
 const CONCURRENCY = 8;
 const WORKER_COUNTS = [1, 2, 4] as const;
+/** The worker hosts of the network run (R-V3), one worker each. */
+const HOSTS = ["w1", "w2", "w3", "w4"] as const;
 const TTFT_MS = 1_000;
 const OUTPUT_TOKENS_PER_SECOND = 200;
 const LATENCY: LatencyModel = {
   default: { ttftMs: TTFT_MS, prefillTokensPerSecond: 1e12, outputTokensPerSecond: OUTPUT_TOKENS_PER_SECOND },
 };
 
+/** The CLI, run under `launcher` (a network host's `ip netns exec …`) when one is given. */
+function spawnCli(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, launcher: readonly string[]) {
+  const [command, ...prefix] = [...launcher, process.execPath];
+  return spawn(command as string, [...prefix, CLI, ...args], {
+    cwd,
+    env,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+}
+
 /** Runs the CLI to exit 0; resolves with its spawn and exit times (epoch ms, the simulator's clock). */
 function runToEnd(
   args: readonly string[],
   cwd: string,
   env: NodeJS.ProcessEnv,
+  launcher: readonly string[] = [],
 ): Promise<{ startedAt: number; endedAt: number }> {
   const startedAt = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawnCli(args, cwd, env, launcher);
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
       stderr = (stderr + chunk).slice(-4_000);
@@ -55,15 +71,17 @@ function runToEnd(
 }
 
 /** Starts a worker and resolves once it says it is taking items. */
-function startWorker(cwd: string, env: NodeJS.ProcessEnv, url: string): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    [CLI, "worker", "--queue", url, "--concurrency", String(CONCURRENCY), "--state-dir", ".forkloop"],
-    {
-      cwd,
-      env,
-      stdio: ["ignore", "ignore", "pipe"],
-    },
+function startWorker(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  url: string,
+  launcher: readonly string[] = [],
+): Promise<ChildProcess> {
+  const child = spawnCli(
+    ["worker", "--queue", url, "--concurrency", String(CONCURRENCY), "--state-dir", ".forkloop"],
+    cwd,
+    env,
+    launcher,
   );
   return new Promise((resolve, reject) => {
     let stderr = "";
@@ -85,7 +103,16 @@ function stop(child: ChildProcess): Promise<void> {
 
 export async function run(): Promise<BenchResult[]> {
   const dir = await mkdtemp(join(tmpdir(), "forkloop-queue-bench-"));
-  const sim = await startSimulator({ latency: LATENCY });
+  const possible = await canMakeHosts();
+  if (!possible.ok) console.warn(`batch-queue: the network-hosts run is left out: ${possible.reason}`);
+  const network: NetworkHosts | undefined = possible.ok
+    ? await startNetworkHosts({ hosts: ["r", ...HOSTS], withMachine: true })
+    : undefined;
+  // On the machine's network address when there are hosts, so their workers reach it too.
+  const sim = await startSimulator({
+    latency: LATENCY,
+    ...(network?.machineAddress ? { host: network.machineAddress } : {}),
+  });
   const redis = await startRedisServer();
   try {
     const lines = Array.from({ length: ITEMS }, (_, index) => JSON.stringify(`task ${index + 1}`));
@@ -143,7 +170,8 @@ export async function run(): Promise<BenchResult[]> {
     const local = await measure("local", CONCURRENCY, () =>
       runToEnd([...batch, "--concurrency", String(CONCURRENCY), "--id", "local"], dir, env),
     );
-    const queued: ({ workers: number } & Awaited<ReturnType<typeof measure>>)[] = [];
+    type Run = { label: string; workers: number } & Awaited<ReturnType<typeof measure>>;
+    const queued: Run[] = [];
     for (const workers of WORKER_COUNTS) {
       const processes = await Promise.all(
         Array.from({ length: workers }, () => startWorker(dir, env, redis.url)),
@@ -151,6 +179,7 @@ export async function run(): Promise<BenchResult[]> {
       try {
         const id = `queued-${workers}`;
         queued.push({
+          label: `${workers} worker process${workers === 1 ? "" : "es"}`,
           workers,
           ...(await measure(id, CONCURRENCY * workers, () =>
             runToEnd([...batch, "--queue", redis.url, "--id", id], dir, env),
@@ -160,12 +189,13 @@ export async function run(): Promise<BenchResult[]> {
         await Promise.all(processes.map(stop));
       }
     }
+    if (network) queued.push(await acrossHosts(network, dir, env, batch, measure));
 
     const perSecond = (ms: number) => ITEMS / (ms / 1000);
     const setup = `${ITEMS} items, simulator TTFT ${TTFT_MS} ms + ${OUTPUT_TOKENS_PER_SECOND} tok/s, one redis-server (AOF, fsync always); all processes on this machine's cores`;
     const results = queued.flatMap((run) => {
-      const workers = `${run.workers} worker process${run.workers === 1 ? "" : "es"}`;
-      const candidate = `forkloop worker × ${run.workers}`;
+      const workers = run.label;
+      const candidate = `forkloop worker × ${run.workers}${run.label.includes("hosts") ? " (hosts)" : ""}`;
       const ideal = { label: "ideal", value: perSecond(run.idealMs) };
       return [
         compare(
@@ -209,6 +239,33 @@ export async function run(): Promise<BenchResult[]> {
   } finally {
     await redis.stop();
     await sim.close();
+    await network?.remove();
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The 4-worker run again with each worker on its own network host and Redis and the producer on
+ * another (R-V3): every queue message crosses a veth cable and the switch.
+ */
+async function acrossHosts<T>(
+  network: NetworkHosts,
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  batch: readonly string[],
+  measure: (id: string, inFlight: number, go: () => ReturnType<typeof runToEnd>) => Promise<T>,
+): Promise<{ label: string; workers: number } & T> {
+  const redis = await startRedisServer({ launcher: network.launcher("r"), bind: network.address("r") });
+  const processes = await Promise.all(
+    HOSTS.map((host) => startWorker(dir, env, redis.url, network.launcher(host))),
+  );
+  try {
+    const result = await measure("hosts-4", CONCURRENCY * HOSTS.length, () =>
+      runToEnd([...batch, "--queue", redis.url, "--id", "hosts-4"], dir, env, network.launcher("r")),
+    );
+    return { label: `${HOSTS.length} worker hosts on a network`, workers: HOSTS.length, ...result };
+  } finally {
+    await Promise.all(processes.map(stop));
+    await redis.stop();
   }
 }

@@ -29,7 +29,7 @@ const UPLOAD_FORM_OVERHEAD = 64 * 1024;
 /** Both API versions clients send today (api doc §0). */
 const SUPPORTED_VERSIONS = new Set(["2023-06-01", "2026-10-21"]);
 
-/** Starts the simulator on 127.0.0.1. Close it with `close()`. */
+/** Starts the simulator on 127.0.0.1 (or `options.host`). Close it with `close()`. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   if (options.brain && options.scenario)
     throw new TypeError("startSimulator: pass either brain or scenario, not both");
@@ -63,7 +63,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => {
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
       server.off("error", reject);
       resolve();
     });
@@ -71,7 +71,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const port = (server.address() as AddressInfo).port;
   let closed: Promise<void> | null = null;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${options.host ?? "127.0.0.1"}:${port}`,
     port,
     requests: () => state.records,
     clearRequests: () => {

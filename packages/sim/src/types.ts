@@ -11,8 +11,10 @@ import type { WebFixtures } from "./server-tools.js";
 
 /** Options of {@link startSimulator}. Every field has a test-friendly default. */
 export interface SimulatorOptions {
-  /** Default 0 = a random free port; the host is always 127.0.0.1. */
+  /** Default 0 = a random free port. */
   port?: number;
+  /** The address it listens on: 127.0.0.1 unless a test's network hosts must reach it. */
+  host?: string;
   /** Default: the built-in policy brain. */
   brain?: Brain;
   /** Alternative to `brain`: a parsed scenario (see `loadScenario`). */

@@ -23,6 +23,12 @@ export {
   startSimInProcess,
   withSim,
 } from "./in-process.js";
+export {
+  canMakeHosts,
+  type NetworkHosts,
+  type NetworkHostsOptions,
+  startNetworkHosts,
+} from "./network-hosts.js";
 export { type RedisServer, type RedisServerOptions, startRedisServer } from "./redis-server.js";
 export { type SimHandle, type SimRequestRecord, simRequests } from "./sim-handle.js";
 export {

@@ -30,6 +30,9 @@ const REDIS_SERVER = process.env.REDIS_SERVER ?? "redis-server";
 export interface RedisServerOptions {
   readonly persistence?: "aof" | "none";
   readonly args?: readonly string[];
+  /** A command prefix it runs under and the address it listens on (network-hosts.ts); 127.0.0.1 by default. */
+  readonly launcher?: readonly string[];
+  readonly bind?: string;
 }
 
 function launch(port: number, dir: string, options: RedisServerOptions): Promise<ChildProcess> {
@@ -37,13 +40,15 @@ function launch(port: number, dir: string, options: RedisServerOptions): Promise
     options.persistence === "none"
       ? ["--appendonly", "no"]
       : ["--appendonly", "yes", "--appendfsync", "always"];
+  const [command, ...prefix] = [...(options.launcher ?? []), REDIS_SERVER];
   const child = spawn(
-    REDIS_SERVER,
+    command as string,
     [
+      ...prefix,
       "--port",
       String(port),
       "--bind",
-      "127.0.0.1",
+      options.bind ?? "127.0.0.1",
       "--dir",
       dir,
       "--save",
@@ -51,6 +56,8 @@ function launch(port: number, dir: string, options: RedisServerOptions): Promise
       ...persistence,
       "--maxmemory-policy",
       "noeviction",
+      // Protected mode answers every client from another address DENIED unless a password is set.
+      ...(options.bind === undefined ? [] : ["--protected-mode", "no"]),
       ...(options.args ?? []),
     ],
     { stdio: ["ignore", "pipe", "pipe"] },
@@ -95,7 +102,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     try {
       let child = await launch(port, dir, options);
       return {
-        url: `redis://127.0.0.1:${port}`,
+        url: `redis://${options.bind ?? "127.0.0.1"}:${port}`,
         port,
         dir,
         async restart(restart = {}) {

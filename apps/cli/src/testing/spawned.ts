@@ -23,6 +23,8 @@ export interface CliOptions {
   /** Added to a clean environment: no ANTHROPIC_* from the caller, simulator latency off. */
   readonly env?: Record<string, string>;
   readonly stdin?: string;
+  /** A command prefix the CLI runs under, e.g. `ip netns exec HOST` (network-hosts.ts). */
+  readonly launcher?: readonly string[];
 }
 
 /** The environment a test run gets: the caller's PATH/HOME, never a real API key. */
@@ -50,7 +52,8 @@ export function startCli(
   stderr: () => string;
 } {
   assertBuilt();
-  const child = spawn(process.execPath, [CLI_PATH, ...args], {
+  const [command, ...prefix] = [...(options.launcher ?? []), process.execPath];
+  const child = spawn(command as string, [...prefix, CLI_PATH, ...args], {
     cwd: options.cwd,
     env: cliEnv(options.env, options.cwd),
     stdio: ["pipe", "pipe", "pipe"],
