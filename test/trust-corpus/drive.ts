@@ -66,9 +66,14 @@ const AGENT_CALL = {
  * A scenario in which `agent`'s first turn asks for every call at once (the `first` calls a turn
  * before). For a sub-agent the main agent's first turn starts one `Agent`; for a batch item each
  * item's first request gets them. Rules with `times` run out in order, so a sub-agent's or item's
- * turns follow one another.
+ * turns follow one another. `agentInput` adds to the sub-agent's `Agent` call (`isolation` …).
  */
-export function scenarioFor(agent: Agent, calls: readonly ToolCall[], items = 1): Scenario {
+export function scenarioFor(
+  agent: Agent,
+  calls: readonly ToolCall[],
+  items = 1,
+  agentInput: Record<string, unknown> = {},
+): Scenario {
   const reply = (list: readonly ToolCall[]) => ({
     content: list.map(({ first: _first, ...call }) => ({ type: "tool_use" as const, ...call })),
   });
@@ -81,7 +86,10 @@ export function scenarioFor(agent: Agent, calls: readonly ToolCall[], items = 1)
       ? turns.map((turn, index) => ({ match: { turn: index, querySource: source }, reply: turn }))
       : turns.map((turn) => ({ match: { querySource: source }, reply: turn, times: items }));
   if (agent === "sub")
-    rules.push({ match: { turn: 0, querySource: "sdk" }, reply: { content: [AGENT_CALL] } });
+    rules.push({
+      match: { turn: 0, querySource: "sdk" },
+      reply: { content: [{ ...AGENT_CALL, input: { ...AGENT_CALL.input, ...agentInput } }] },
+    });
   return { rules, fallback: { content: [{ type: "text", text: DONE }] } };
 }
 

@@ -10,7 +10,7 @@ import {
 import { join } from "node:path";
 import type { CaseGroup } from "./corpus.js";
 import { appendGitConfig, freshDir, git, initRepo, writeScript } from "./places.js";
-import { type ToolCase, type ToolDriver, type ToolWorld, toolSurface } from "./tool-cases.js";
+import { driverLabel, type ToolCase, type ToolDriver, type ToolWorld, toolSurface } from "./tool-cases.js";
 
 /**
  * R-S10: `.git/`, `.forkloop/`, `.claude/`, the hooks directory and a gitfile's
@@ -349,9 +349,32 @@ function surface(
   plant: (dir: string) => LinkWorld,
   driver: ToolDriver,
   agent: "main" | "sub" | "batch",
+  agentInput?: Record<string, unknown>,
 ) {
-  return toolSurface<LinkWorld>({ cases, plant, driver, agent });
+  return toolSurface<LinkWorld>({
+    cases,
+    plant,
+    driver,
+    agent,
+    ...(agentInput === undefined
+      ? {}
+      : { agentInput, label: `${driverLabel(driver, agent)} in its own worktree` }),
+  });
 }
+
+/**
+ * `query()` with `env.HOME` the workspace, this process's own HOME elsewhere: the main agent's
+ * check and an isolated sub-agent's merge judge the user's files by the run's HOME.
+ */
+const QUERY_HOME_IS_WORKSPACE = { kind: "query", mode: "acceptEdits" } as const;
+const ISOLATED = { isolation: "worktree" };
+
+/** The same change reaches the user's files with the protection off (HOME elsewhere). */
+const homeSurfaces = (plant: (dir: string) => LinkWorld) => [
+  surface(MERGE_CASES, plant, ISOLATED_BATCH, "batch"),
+  surface(MERGE_CASES, plant, QUERY_HOME_IS_WORKSPACE, "main"),
+  surface(MERGE_CASES, plant, QUERY_HOME_IS_WORKSPACE, "sub", ISOLATED),
+];
 
 export const groups: readonly CaseGroup[] = [
   {
@@ -421,13 +444,24 @@ export const groups: readonly CaseGroup[] = [
     },
   },
   {
-    title: "R-S10: an isolated batch item's change is never merged into the user's execution points",
+    title:
+      "R-S10: an isolated item's or sub-agent's change is never merged into the user's execution points, judged by the run's HOME",
     cases: MERGE_CASES,
-    surfaces: [surface(MERGE_CASES, plantHomeRepository, ISOLATED_BATCH, "batch")],
+    surfaces: homeSurfaces(plantHomeRepository),
     control: {
-      label: "the same isolated item with HOME elsewhere: its dotfiles are merged into the project",
-      expect: MERGE_CASES.map((entry) => entry.id),
-      run: (dir) => surface(MERGE_CASES, plantDotfilesElsewhere, ISOLATED_BATCH, "batch").run(dir),
+      label: "the same changes with HOME elsewhere: the dotfiles are the project's, written and merged",
+      // Each surface must see every effect: a case is expected once per surface.
+      expect: homeSurfaces(plantDotfilesElsewhere).flatMap((_, index) =>
+        MERGE_CASES.map((entry) => `${entry.id}@${index}`),
+      ),
+      async run(dir) {
+        const runs = await Promise.all(
+          homeSurfaces(plantDotfilesElsewhere).map((entry, index) => entry.run(join(dir, `${index}`))),
+        );
+        return runs.flatMap((through, index) =>
+          through.map((entry) => ({ ...entry, id: `${entry.id}@${index}` })),
+        );
+      },
     },
   },
 ];

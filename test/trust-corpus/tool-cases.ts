@@ -85,11 +85,12 @@ export function runCalls(
   calls: readonly ToolCall[],
   itemsDir: string,
   watchdogMs?: number,
+  agentInput?: Record<string, unknown>,
 ): Promise<Seen> {
   const options = {
     cwd: world.cwd,
     home: world.home,
-    scenario: scenarioFor(agent, calls),
+    scenario: scenarioFor(agent, calls, 1, agentInput),
     ...(world.env === undefined ? {} : { env: world.env }),
     ...(watchdogMs === undefined ? {} : { watchdogMs }),
   };
@@ -142,6 +143,8 @@ export function toolSurface<World extends ToolWorld>(options: {
    * settings it cannot honour is the fail-fast policy, not a skipped call.
    */
   readonly refusalHolds?: boolean;
+  /** Added to a sub-agent's `Agent` call (`{ isolation: "worktree" }`). */
+  readonly agentInput?: Record<string, unknown>;
 }): Surface {
   return {
     label: options.label ?? driverLabel(options.driver, options.agent),
@@ -159,6 +162,7 @@ export function toolSurface<World extends ToolWorld>(options: {
           calls,
           join(dir, "items"),
           options.watchdogMs,
+          options.agentInput,
         );
         const refused =
           options.refusalHolds === true && seen.code !== 0 && !seen.hung && seen.requestCount === 0;

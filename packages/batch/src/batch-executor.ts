@@ -40,6 +40,8 @@ export async function createBatchExecutor(options: {
   readonly pool: AgentPool;
   /** Every item's Bash: this host's sandbox (R-S6) and its settings' env. */
   readonly bash: SubAgentBashOptions;
+  /** The run's HOME: the items' permission checks judge the user's own files by it (R-S10). */
+  readonly home?: string | undefined;
   readonly transcriptsDir: string;
   /** The batch's MCP tools (R-M1), connected once in this process; items call them over comlink. */
   readonly mcpTools?: readonly Tool[];
@@ -86,6 +88,7 @@ export async function createBatchExecutor(options: {
         permissionMode: spec.permissionMode,
         permissionRules: rules,
         bash: options.bash,
+        home: options.home,
       }),
       ...(mcpTools.length === 0 ? {} : { parentTools: mcpTools }),
       ...(options.requestSlot === undefined ? {} : { requestSlot: options.requestSlot }),

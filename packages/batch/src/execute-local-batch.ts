@@ -120,6 +120,7 @@ export async function executeBatch(run: BatchExecution, context: BatchHost): Pro
       source,
       pool,
       bash: run.bash,
+      home: context.env.HOME,
       mcpTools: run.mcpTools,
       transcriptsDir: join(run.dir, "transcripts"),
       // Which interrupted items may repeat a side effect on resume ("may have run twice").

@@ -66,6 +66,12 @@ export interface AgentProfile {
   readonly permissionRules: PermissionRules;
   /** How Bash runs: the sandbox and the settings' `env` (R-S6, R-S4). */
   readonly bash: SubAgentBashOptions;
+  /**
+   * The user's home as the run sees it (`query()`'s `env.HOME`, the CLI's HOME); default
+   * `os.homedir()`. Permission checks and the merge of an isolated agent's change judge the
+   * user's own files by it (R-S10): a library caller's HOME need not be this process's.
+   */
+  readonly home?: string;
 }
 
 /** What a caller says; everything but the model has a default. */

@@ -26,6 +26,7 @@ export function forkPermissions(
     rules: profile.permissionRules,
     cwd: task.cwd,
     workspaceRoots: task.workspaceRoots,
+    ...(profile.home === undefined ? {} : { home: profile.home }),
     tools,
     ...(io.askParent === undefined ? {} : { askCaller: io.askParent }),
   });

@@ -148,6 +148,7 @@ export async function runForkForTool(
         workspaceRoots: context.workspaceRoots,
         stateDir: await isolationStateDir(options.transcripts, agentId),
         agentId,
+        ...(options.profile.home === undefined ? {} : { home: options.profile.home }),
       });
     } catch (error) {
       return {

@@ -79,6 +79,8 @@ export async function isolateSubAgent(options: {
   readonly workspaceRoots: readonly string[];
   readonly stateDir: string;
   readonly agentId: string;
+  /** The user's home, whose shell and settings files a merge never writes (R-S10). */
+  readonly home?: string;
 }): Promise<IsolatedSubAgent> {
   const ref = `refs/forkloop/agent-bases/${options.agentId}`;
   const isolation = await openWorkspaceIsolation({
@@ -114,7 +116,11 @@ export async function isolateSubAgent(options: {
         return { report: "[isolation: no change to apply; its worktree is removed]", conflict: false };
       }
       return applyLock(isolation.root).run(async () => {
-        const merged = await mergeChanges(isolation.root, changes);
+        const merged = await mergeChanges(
+          isolation.root,
+          changes,
+          options.home === undefined ? {} : { home: options.home },
+        );
         const paths = changes.map((change) => change.path).join(", ");
         if (!merged.ok || merged.plan.files.length === 0) {
           if (merged.ok) {

@@ -22,6 +22,8 @@ export function createHeadlessPermissions(options: {
   rules: PermissionRules;
   tools: readonly Tool[];
   cwd: string;
+  /** The run's HOME (the user's own files are judged by it, R-S10); default `os.homedir()`. */
+  home?: string | undefined;
   /**
    * Who answers what would ask (a library's `canUseTool`); without one it is denied. Asked only
    * after hooks, deny rules, the mode and allow rules have not decided (the Agent SDK's order).
@@ -41,6 +43,7 @@ export function createHeadlessPermissions(options: {
     rules: options.rules,
     tools: options.tools,
     cwd: options.cwd,
+    ...(options.home === undefined ? {} : { home: options.home }),
     ...(options.ask === undefined ? {} : { askCaller: options.ask }),
     onDenial: (denial) => record(denial.toolName, denial.toolUseId, denial.input),
   });

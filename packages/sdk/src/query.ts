@@ -692,6 +692,7 @@ class QueryRun implements Query {
       rules: resolved.rules,
       tools,
       cwd: resolved.cwd,
+      home: resolved.home,
       ...(ask === undefined ? {} : { ask }),
     });
     // The tools option as a list is the whole set, fork tools included (Claude Code's --tools).
@@ -718,6 +719,7 @@ class QueryRun implements Query {
         permissionMode: resolved.permissionMode,
         permissionRules: resolved.rules,
         bash: resolved.bash,
+        home: resolved.home,
         ...resolved.loop,
         ...requestDefaults,
       }),
