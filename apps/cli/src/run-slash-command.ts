@@ -37,7 +37,9 @@ export function expandSlashCommand(
     projectDirs: directoriesFrom(options.projectRoot, options.cwd),
     ...(options.home === undefined ? {} : { home: options.home }),
   });
-  if (lookup.status === "refused") throw new CliError(`run: /${name}: ${lookup.message}`);
+  // The reader's line starts with its own "forkloop: ", and CliError adds the program's name again.
+  if (lookup.status === "refused")
+    throw new CliError(`run: /${name}: ${lookup.message.replace(/^forkloop: /, "")}`);
   if (lookup.status === "missing") {
     throw new CliError(
       `run: unknown slash command /${name}. Built in: ${SLASH_COMMANDS.join(", ")}; custom commands are read from .claude/commands/${name.replaceAll(":", "/")}.md or .forkloop/commands/ (the project's or ~/). To send a prompt that starts with a slash, put a word before it.`,
