@@ -287,6 +287,7 @@ async function runOne(
     betas: batch.betas,
     issuedThinking: state.issuedThinking,
     files: state.files.lookup(batch.apiKey, state.clock()),
+    images: state.web.images,
   });
   if (!valid.ok) return errored(valid.error);
   const { body, model } = valid.value;

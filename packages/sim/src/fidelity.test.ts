@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator } from "./server.js";
 import type { Case, Expect, ResponseBody } from "./test-support/fidelity/case.js";
 import { DOCUMENT_AND_TOOL_CASES } from "./test-support/fidelity/document-and-tool-cases.js";
-import { IMAGE_AND_REFERENCE_CASES } from "./test-support/fidelity/image-and-reference-cases.js";
+import { IMAGE_AND_REFERENCE_CASES, URL_IMAGES } from "./test-support/fidelity/image-and-reference-cases.js";
 import { MODEL_RULE_CASES } from "./test-support/fidelity/model-rule-cases.js";
 import { OUTPUT_SCHEMA_CASES } from "./test-support/fidelity/output-schema-cases.js";
 import { QUOTED_WORDING_CASES } from "./test-support/fidelity/quoted-wording-cases.js";
@@ -29,7 +29,7 @@ const CASES: readonly Case[] = [
 let sim: Simulator;
 let client: Anthropic;
 beforeAll(async () => {
-  sim = await startSimulator();
+  sim = await startSimulator({ web: { images: URL_IMAGES } });
   client = new Anthropic({ apiKey: "k", baseURL: sim.url, maxRetries: 0 });
 });
 afterAll(async () => {

@@ -79,6 +79,14 @@ describe("scenario files", () => {
     ],
     ["bad fault", JSON.stringify({ rules: [{ fault: "explode" }] }), /bad\.json: rules\.0\.fault/],
     [
+      "image bytes not base64",
+      JSON.stringify({
+        rules: [{ reply: { content: [] } }],
+        web: { images: { "https://x.example/a.png": "%%" } },
+      }),
+      /bad\.json: web\.images\.https:\/\/x\.example\/a\.png/,
+    ],
+    [
       "bad regex",
       JSON.stringify({ rules: [{ match: { lastUserText: "/(/" }, reply: { content: [] } }] }),
       /bad\.json: rules\.0\.match\.lastUserText: invalid regular expression/,
@@ -89,6 +97,50 @@ describe("scenario files", () => {
     const error = await loadScenario(path).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ScenarioError);
     expect((error as Error).message).toMatch(message);
+  });
+
+  // Vision page (https://platform.claude.com/docs/en/build-with-claude/vision): an image is
+  // over the limit past 8000 px on a side, a URL image as an inline one; the simulator reads a
+  // URL image's bytes from the scenario's web.images.
+  it("R-D2: a scenario's web.images supplies URL images' bytes, measured as inline images are", async () => {
+    const wide = Buffer.concat([
+      Buffer.from("89504e470d0a1a0a0000000d49484452", "hex"),
+      Buffer.from([0, 0, 0x23, 0x28, 0, 0, 0, 10, 8, 6, 0, 0, 0]),
+      Buffer.alloc(4),
+    ]).toString("base64"); // a PNG header of 9000×10
+    const url = "https://images.example/wide.png";
+    const scenario = {
+      rules: [{ reply: { content: [{ type: "text", text: "seen" }] } }],
+      web: { images: { [url]: wide } },
+    };
+    const sim = await startSimulator({ scenario: parseScenario(JSON.stringify(scenario)) });
+    try {
+      const client = new Anthropic({ apiKey: "test-key", baseURL: sim.url, maxRetries: 0 });
+      const ask = (source: Anthropic.URLImageSource) =>
+        client.messages.create({
+          model: "claude-sonnet-4-6",
+          max_tokens: 100,
+          messages: [
+            {
+              role: "user",
+              content: [
+                { type: "image", source, transformations: { oversized_image: "error" } },
+                { type: "text", text: "What is it?" },
+              ],
+            },
+          ],
+        });
+      const error = await ask({ type: "url", url }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+      expect((error as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({
+        error: { details: { error_code: "image_dimensions_too_large", paths: ["messages.0.content.0"] } },
+      });
+      // A URL the fixtures do not hold is not measured.
+      const other = await ask({ type: "url", url: "https://images.example/other.png" });
+      expect(other.content).toEqual([{ type: "text", text: "seen" }]);
+    } finally {
+      await sim.close();
+    }
   });
 
   it("a missing file is a clear error", async () => {

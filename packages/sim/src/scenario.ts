@@ -110,6 +110,7 @@ export const scenarioSchema = z.strictObject({
     .strictObject({
       search: z.array(z.strictObject({ query: textMatcher, results: z.array(webPage) })).optional(),
       pages: z.record(z.string(), webPage.omit({ url: true })).optional(),
+      images: z.record(z.string(), z.base64()).optional(),
     })
     .optional(),
 });

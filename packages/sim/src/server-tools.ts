@@ -13,6 +13,12 @@ export interface WebFixtures {
   search?: readonly { query: string; results: readonly WebPage[] }[] | undefined;
   /** Pages web fetch can reach, by URL. */
   pages?: Readonly<Record<string, Omit<WebPage, "url">>> | undefined;
+  /**
+   * Images a `{"type": "url"}` image source can name: URL → the image's bytes, base64. The API
+   * downloads such an image and applies the same limits as to one sent inline; the simulator
+   * measures these bytes instead (validate-image-dimensions.ts). A URL not listed is not measured.
+   */
+  images?: Readonly<Record<string, string>> | undefined;
 }
 
 export interface WebPage {

@@ -192,6 +192,7 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
     betas: betasOf(req),
     issuedThinking: state.issuedThinking,
     files: state.files.lookup(apiKey, state.clock()),
+    images: state.web.images,
   };
 
   if (route === "count_tokens") {

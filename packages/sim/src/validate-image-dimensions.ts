@@ -1,11 +1,15 @@
 import { type ApiError, invalidRequest } from "./api-error.js";
 import { imageSize } from "./image-dimensions.js";
 import type { ContentBlockParam, CountTokensRequest } from "./request-schema.js";
+import { imageMediaTypeOf } from "./validate-image.js";
 
 /** Vision page: an image over 8000 px on a side is over the limit; 2000 px with more than 20 images. */
 const MAX_SIDE = 8000;
 const MAX_SIDE_MANY = 2000;
 const MANY_IMAGES = 20;
+
+/** Enough of an image's base64 for its header (a JPEG's size marker may follow its metadata). */
+const HEADER_BASE64_CHARS = 64 * 1024;
 
 interface Placed {
   readonly block: Extract<ContentBlockParam, { type: "image" }>;
@@ -22,17 +26,20 @@ interface Placed {
  * `ImageDimensionsTooLargeError`; also the Ruby SDK's reference,
  * https://rubydoc.info/github/anthropics/anthropic-sdk-ruby/Anthropic/Models/ImageDimensionsTooLargeErrorDetails),
  * the limits from the vision page (https://platform.claude.com/docs/en/build-with-claude/vision).
- * Only base64 images are measured here (a URL is not fetched). The message's wording is UNCONFIRMED.
+ * The default (`"downsize"`) is the SDK's doc comment's: "`"downsize"` (the default) scales the
+ * image down to fit". A URL source is measured by its bytes in `urlImages` (the simulator reaches
+ * no network: a scenario's `web.images` supplies them); a URL not there is not measured. The
+ * message's wording is UNCONFIRMED.
  */
-export function checkImageDimensions(body: CountTokensRequest): ApiError | null {
+export function checkImageDimensions(
+  body: CountTokensRequest,
+  urlImages: Readonly<Record<string, string>> = {},
+): ApiError | null {
   const images = placedImages(body);
   const limit = images.length > MANY_IMAGES ? MAX_SIDE_MANY : MAX_SIDE;
   const over = images.filter(({ block }) => {
-    if (block.transformations?.oversized_image !== "error" || block.source.type !== "base64") return false;
-    const size = imageSize(
-      Buffer.from(block.source.data.slice(0, 64 * 1024), "base64"),
-      block.source.media_type,
-    );
+    if (block.transformations?.oversized_image !== "error") return false;
+    const size = sizeOf(block.source, urlImages);
     return size !== undefined && Math.max(size.width, size.height) > limit;
   });
   if (over.length === 0) return null;
@@ -42,6 +49,19 @@ export function checkImageDimensions(body: CountTokensRequest): ApiError | null 
     "image_dimensions_too_large",
     { max_side_length_pixels: limit, paths },
   );
+}
+
+/** The pixel size of an inline image, or of a URL image whose bytes the fixtures hold. */
+function sizeOf(source: Placed["block"]["source"], urlImages: Readonly<Record<string, string>>) {
+  if (source.type === "base64") {
+    return imageSize(Buffer.from(source.data.slice(0, HEADER_BASE64_CHARS), "base64"), source.media_type);
+  }
+  if (source.type !== "url") return undefined;
+  const data = Object.hasOwn(urlImages, source.url) ? urlImages[source.url] : undefined;
+  if (data === undefined) return undefined;
+  const head = Buffer.from(data.slice(0, HEADER_BASE64_CHARS), "base64");
+  const mediaType = imageMediaTypeOf(head);
+  return mediaType === undefined ? undefined : imageSize(head, mediaType);
 }
 
 /** Every image of the messages in order, with its position (`messages.0.content.1.content.0`). */

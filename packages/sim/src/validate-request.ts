@@ -16,6 +16,7 @@ import {
 } from "./request-schema.js";
 import { resolveFileSources } from "./resolve-file-sources.js";
 import { describeIssue } from "./schema-issues.js";
+import type { WebFixtures } from "./server-tools.js";
 import { checkContent, checkSystemMessageText } from "./validate-content.js";
 import { type ContextEditing, checkContextManagement } from "./validate-context-management.js";
 import { checkImageDimensions } from "./validate-image-dimensions.js";
@@ -45,6 +46,8 @@ export interface RequestContext {
   issuedThinking?: IssuedThinking;
   /** The Files API's files this request's key can read (`file_id` sources, R-D4). */
   files?: FileLookup;
+  /** The bytes (base64) of the images URL sources may name (the `web` fixtures' `images`). */
+  images?: WebFixtures["images"];
 }
 
 export interface ValidRequest<B> {
@@ -113,7 +116,7 @@ function validateCommon<B extends CountTokensRequest>(
     }) ??
     checkSystemMessages(body, model, ctx.betas) ??
     checkSystemMessageText(body) ??
-    checkImageDimensions(body) ??
+    checkImageDimensions(body, ctx.images) ??
     checkToolPairing(body) ??
     checkToolReferences(body) ??
     checkThinkingBlocks(body) ??

@@ -23,6 +23,17 @@ const image = (width: number, height: number, transformations?: unknown) => ({
   source: { type: "base64", media_type: "image/png", data: png(width, height) },
   ...(transformations === undefined ? {} : { transformations }),
 });
+/** Images URL sources name, as a scenario's `web.images` supplies them (the simulator fetches nothing). */
+export const URL_IMAGES: Readonly<Record<string, string>> = {
+  "https://images.example/wide.png": png(9000, 100),
+  "https://images.example/photo.png": png(4000, 3000),
+  "https://images.example/2100.png": png(2100, 50),
+};
+const urlImage = (url: string, transformations?: unknown) => ({
+  type: "image",
+  source: { type: "url", url },
+  ...(transformations === undefined ? {} : { transformations }),
+});
 const withImages = (...blocks: unknown[]) =>
   base("claude-sonnet-4-6", {
     messages: [{ role: "user", content: [...blocks, { type: "text", text: "Describe." }] }],
@@ -103,6 +114,41 @@ export const IMAGE_AND_REFERENCE_CASES: Case[] = [
     page: PAGE.vision,
     title: "more than 20 images: the limit is 2000 px, and only the images asking for an error are named",
     body: withImages(...Array.from({ length: 20 }, () => image(2100, 50)), image(2100, 50, ERROR)),
+    expect: {
+      ...bad(/max allowed size: 2000 pixels/, "image_dimensions_too_large"),
+      details: { max_side_length_pixels: 2000, paths: ["messages.0.content.20"] },
+    },
+  },
+  {
+    page: PAGE.vision,
+    title:
+      "oversized_image error on a URL image over 8000 px → 400 image_dimensions_too_large, measured as if inline",
+    body: withImages(image(100, 100), urlImage("https://images.example/wide.png", ERROR)),
+    expect: {
+      ...bad(/max allowed size: 8000 pixels/, "image_dimensions_too_large"),
+      details: { max_side_length_pixels: 8000, paths: ["messages.0.content.1"] },
+    },
+  },
+  {
+    page: PAGE.vision,
+    title: "a URL image over 8000 px without transformations → accepted (downsize is the default)",
+    body: withImages(urlImage("https://images.example/wide.png")),
+    expect: ok,
+  },
+  {
+    page: PAGE.vision,
+    title: "oversized_image error on a URL image within the limit → accepted",
+    body: withImages(urlImage("https://images.example/photo.png", ERROR)),
+    expect: ok,
+  },
+  {
+    page: PAGE.vision,
+    title:
+      "more than 20 images, one a URL image over 2000 px asking for an error → the 2000 px limit names it",
+    body: withImages(
+      ...Array.from({ length: 20 }, () => image(100, 100)),
+      urlImage("https://images.example/2100.png", ERROR),
+    ),
     expect: {
       ...bad(/max allowed size: 2000 pixels/, "image_dimensions_too_large"),
       details: { max_side_length_pixels: 2000, paths: ["messages.0.content.20"] },
