@@ -4,11 +4,13 @@ import {
   type AgentPool,
   agentProfile,
   createAgentPool,
+  endpointWebSearcher,
   type ModelTransport,
   type RequestGate,
   type SharedClock,
   type SubAgentBashOptions,
   type SubAgentEvent,
+  withWebSearcher,
 } from "@forkloop/orchestrator";
 import {
   bashToolOptions,
@@ -22,6 +24,7 @@ import {
 import { batchPrefix } from "./batch-prefix.js";
 import type { ItemExecutor } from "./batch-runner.js";
 import type { BatchSpec } from "./batch-store.js";
+import { itemSideUsage } from "./item-side-usage.js";
 import type { Claim } from "./job-backend.js";
 import { batchItemSession, createPoolExecutor } from "./pool-executor.js";
 
@@ -63,12 +66,19 @@ export async function createBatchExecutor(options: {
   // The batch's deny rules over this host's settings remove MCP tools too (a worker's servers
   // are shared by every batch it serves, each with its own rules).
   const mcpTools = offeredMcpTools(options.mcpTools ?? [], rules.deny);
-  // R-T6: WebSearch runs through a session's model client and counts in its cost; a batch has
-  // neither for its items' tools, so its items are not offered it (rather than a call that fails).
-  const builtins = selectTools(rules.deny, bashToolOptions(options.bash)).filter(
-    (tool) => tool.name !== "WebSearch",
-  );
+  const builtins = selectTools(rules.deny, bashToolOptions(options.bash));
   const tools = [...builtins, ...mcpTools];
+  // R-T6: an item's WebSearch runs here (a worker has no searcher), through the batch's endpoint;
+  // its request counts in the calling item's usage and cost. Left out when a deny rule removed it.
+  const sideUsage = itemSideUsage(source.modelOverrides);
+  const search = builtins.some((tool) => tool.name === "WebSearch")
+    ? withWebSearcher(
+        builtins.filter((tool) => tool.name === "WebSearch"),
+        endpointWebSearcher(source.endpoint, (model, usage, agentId) => sideUsage.add(agentId, model, usage)),
+        options.bash.sandbox,
+      )
+    : [];
+  const parentTools = [...search, ...mcpTools];
   // R-F3: one prefix (tools → system) for every item, so each item's first request reads it.
   const cacheSafeParams = await batchPrefix(spec, tools, source.modelOverrides, cwd, options.onNotice);
   return createPoolExecutor(
@@ -90,7 +100,7 @@ export async function createBatchExecutor(options: {
         bash: options.bash,
         home: options.home,
       }),
-      ...(mcpTools.length === 0 ? {} : { parentTools: mcpTools }),
+      ...(parentTools.length === 0 ? {} : { parentTools, sideUsage }),
       ...(options.requestSlot === undefined ? {} : { requestSlot: options.requestSlot }),
       ...(spec.outputSchema === undefined ? {} : { outputSchema: spec.outputSchema }),
       ...(options.modelTransport === undefined ? {} : { modelTransport: options.modelTransport }),

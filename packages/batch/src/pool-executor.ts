@@ -26,6 +26,7 @@ import {
 import type { ItemExecution, ItemExecutor, ItemOutcome } from "./batch-runner.js";
 import { startItemSpan } from "./batch-telemetry.js";
 import { workspaceNote } from "./item-isolation.js";
+import type { ItemSideUsage } from "./item-side-usage.js";
 import type { Claim, ItemResult } from "./job-backend.js";
 import { type StructuredCheck, structuredOutputCheck } from "./structured-output.js";
 
@@ -72,6 +73,11 @@ export interface BatchAgentSettings {
    * call comes back over comlink and runs here, and the worker's proxies keep their annotations.
    */
   readonly parentTools?: readonly Tool[];
+  /**
+   * R-T6: the requests those parent tools send for an item (its WebSearch), by its agent id;
+   * they count in the item's usage and cost, live and in its result.
+   */
+  readonly sideUsage?: ItemSideUsage;
   /**
    * True for a failure every item would repeat (a bad key, an unknown model): when the warming
    * item fails so, the rest of its wave is held back unsent and left pending.
@@ -193,8 +199,11 @@ export function createPoolExecutor(
       });
       return handles.map((handle, index) => {
         let cancelledByUs = false;
+        const side = settings.sideUsage;
         return {
-          result: handle.result.then((result) => {
+          result: handle.result.then((settled) => {
+            const result = side === undefined ? settled : { ...settled, ...side.with(handle.id, settled) };
+            side?.drop(handle.id);
             const outcome = withStructuredOutput(
               toOutcome(result, cancelledByUs || (index > 0 && heldBack), retries.get(handle.id) ?? 0),
               checkAnswer,
@@ -206,7 +215,10 @@ export function createPoolExecutor(
             cancelledByUs = true;
             handle.cancel(reason);
           },
-          usageSoFar: () => live.get(handle.id) ?? { usage: ZERO_USAGE_TOTALS, costUsd: 0 },
+          usageSoFar: () => {
+            const sofar = live.get(handle.id) ?? { usage: ZERO_USAGE_TOTALS, costUsd: 0 };
+            return side === undefined ? sofar : side.with(handle.id, sofar);
+          },
         };
       });
     },

@@ -97,3 +97,4 @@ export {
 } from "./transcript.js";
 export { TranscriptFold } from "./transcript-fold.js";
 export { contextLimitsFor, TranscriptTiming, type TranscriptTimingOptions } from "./transcript-timing.js";
+export { endpointWebSearcher, withWebSearcher } from "./web-searcher.js";

@@ -1,8 +1,10 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Tool } from "@forkloop/loop-core";
-import { QUERY_SOURCE_HEADER } from "@forkloop/loop-core";
+import { loadAnthropicSdk, QUERY_SOURCE_HEADER } from "@forkloop/loop-core";
 import { createWebSearchTool, type WebSearcher } from "@forkloop/tools";
 import type { SubAgentBashOptions } from "./agent-profile.js";
+import { modelClientOptions } from "./model-client-options.js";
+import type { ModelEndpoint } from "./sub-agent-types.js";
 
 /** The server tool's version Claude Code sends (R-T6); every model with web search takes it. */
 export const WEB_SEARCH_TOOL_TYPE = "web_search_20250305";
@@ -20,7 +22,7 @@ const MAX_CONTINUATIONS = 3;
  */
 export function apiWebSearcher(
   client: () => Anthropic,
-  onUsage?: (model: string, usage: Anthropic.Messages.Usage) => void,
+  onUsage?: (model: string, usage: Anthropic.Messages.Usage, agentId: string) => void,
 ): WebSearcher {
   return async (request) => {
     const tool = {
@@ -46,12 +48,31 @@ export function apiWebSearcher(
         { signal: request.signal, headers: { [QUERY_SOURCE_HEADER]: "web_search" } },
       );
       // R-T6: the search's tokens and searches are the session's cost too.
-      onUsage?.(request.model, response.usage);
+      onUsage?.(request.model, response.usage, request.agentId);
       blocks.push(...response.content);
       if (response.stop_reason !== "pause_turn") break;
       messages.push({ role: "assistant", content: response.content });
     }
     return blocks;
+  };
+}
+
+/**
+ * `apiWebSearcher` for callers with an endpoint and no client of their own (a batch's items): the
+ * client is made at the first search, so a run that never searches never loads the SDK here.
+ */
+export function endpointWebSearcher(
+  endpoint: ModelEndpoint,
+  onUsage: (model: string, usage: Anthropic.Messages.Usage, agentId: string) => void,
+): WebSearcher {
+  let client: Anthropic | undefined;
+  const search = apiWebSearcher(() => client as Anthropic, onUsage);
+  return async (request) => {
+    client ??= new (await loadAnthropicSdk())({
+      ...modelClientOptions(endpoint),
+      maxRetries: endpoint.maxRetries ?? 2,
+    });
+    return search(request);
   };
 }
 

@@ -8,6 +8,8 @@ export interface WebSearchRequest {
   readonly blockedDomains?: readonly string[] | undefined;
   /** The calling agent's model (the search request runs on it). */
   readonly model: string;
+  /** The calling agent's id: whose cost the search's request counts in (a batch item's, say). */
+  readonly agentId: string;
   readonly signal: AbortSignal;
 }
 
@@ -79,6 +81,7 @@ export function createWebSearchTool(options: WebSearchToolOptions = {}) {
           allowedDomains: input.allowed_domains,
           blockedDomains: input.blocked_domains,
           model: context.options.model,
+          agentId: context.agentId,
           signal: context.abortController.signal,
         });
       } catch (error) {
