@@ -254,4 +254,37 @@ describe("R-X3: Claude Code's print-mode flags under forkloop -p", () => {
       "claude-sonnet-5-5",
     ]);
   });
+
+  it("R-X3: --betas reaches every request's anthropic-beta, beside context editing's own and ANTHROPIC_BETAS; a beta Claude Code does not take is a warning", async () => {
+    const betasOf = async (from: number) =>
+      (await sim.requests())
+        .slice(from)
+        .filter((record) => record.querySource === "sdk")
+        .map((record) => (record.headers["anthropic-beta"] ?? "").split(",").sort());
+    let before = (await sim.requests()).length;
+    // Several after one flag, the prompt after them still the prompt (it is no dated beta name).
+    const flagged = await run(["--betas", "context-1m-2025-08-07", "files-api-2025-04-14", "Say hello."]);
+    expect(flagged.code, flagged.stderr).toBe(0);
+    expect(flagged.stderr).toContain(
+      "Warning: Beta header 'files-api-2025-04-14' is not allowed. Only the following betas are supported: context-1m-2025-08-07\n",
+    );
+    expect(await betasOf(before)).toEqual([["context-1m-2025-08-07"]]);
+    // The control: without the flag no beta is asked for.
+    before = (await sim.requests()).length;
+    expect((await run(["Say hello."])).code).toBe(0);
+    expect(await betasOf(before)).toEqual([[""]]);
+    // Context editing goes through the beta endpoint, which sets the header itself: merged, not replaced.
+    before = (await sim.requests()).length;
+    const merged = await runCliInProcess(
+      ["-p", "Say hello.", "--betas", "context-1m-2025-08-07", "--settings", '{"contextEditing":true}'],
+      { cwd: dir, env: { ...env(), ANTHROPIC_BETAS: "files-api-2025-04-14" } },
+    );
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(await betasOf(before)).toEqual([
+      ["context-1m-2025-08-07", "context-management-2025-06-27", "files-api-2025-04-14"],
+    ]);
+    expect((await run(["Say hello.", "--betas", "no spaces"])).stderr).toContain(
+      "give beta names, e.g. --betas context-1m-2025-08-07",
+    );
+  });
 });

@@ -20,10 +20,6 @@ export const REFUSED_CLAUDE_FLAGS: readonly RefusedClaudeFlag[] = [
     spellings: ["--bg", "--background"],
     why: "forkloop has no background sessions to attach to; run it under your shell's job control (`&`) or use `forkloop batch`",
   },
-  {
-    spellings: ["--betas"],
-    why: "forkloop asks for an API beta only together with the feature that needs it, so a beta given alone would change nothing it sends",
-  },
   { spellings: ["--brief"], why: "forkloop has no SendUserMessage tool; the answer is the run's output" },
   { spellings: ["--chrome"], why: "forkloop has no browser integration (Claude in Chrome)" },
   { spellings: ["--cloud"], why: "forkloop runs on this machine only; it has no cloud sessions" },

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { spreadVariadicArgs } from "./variadic-args.js";
 
 const FLAG = "--mcp-config";
 
@@ -8,32 +9,11 @@ function isConfigValue(arg: string): boolean {
 }
 
 /**
- * Claude Code's `--mcp-config <configs...>` takes several values after one flag
- * (`--mcp-config a.json b.json '{"mcpServers":…}'`); node's parseArgs takes one, and the rest
- * would silently become the prompt (R-M1). Each further argument that is a config — a
- * JSON object or a `*.json` file — gets a `--mcp-config` of its own, so a prompt after the list
- * stays the prompt. Arguments after `--` are left alone.
+ * `--mcp-config a.json b.json '{"mcpServers":…}'` as Claude Code takes it (R-M1): a further
+ * value is a JSON object or a file named `*.json`.
  */
 export function spreadMcpConfigArgs(argv: readonly string[]): string[] {
-  const out: string[] = [];
-  let inList = false;
-  for (let index = 0; index < argv.length; index++) {
-    const arg = argv[index]!;
-    if (arg === "--") return [...out, ...argv.slice(index)];
-    if (inList && !arg.startsWith("-") && isConfigValue(arg)) {
-      out.push(FLAG, arg);
-      continue;
-    }
-    inList = false;
-    out.push(arg);
-    if (arg === FLAG && index + 1 < argv.length) {
-      out.push(argv[++index]!); // the flag's own value, whatever it is
-      inList = true;
-    } else if (arg.startsWith(`${FLAG}=`)) {
-      inList = true;
-    }
-  }
-  return out;
+  return spreadVariadicArgs(argv, FLAG, isConfigValue);
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { ClientOptions } from "@anthropic-ai/sdk";
+import type { ClientOptions, Middleware } from "@anthropic-ai/sdk";
 import type { ModelEndpoint } from "./sub-agent-types.js";
 
 /**
@@ -7,11 +7,32 @@ import type { ModelEndpoint } from "./sub-agent-types.js";
  * send it as `Authorization: Bearer`, so the header is set here and the bearer one removed. A
  * bearer token (`ANTHROPIC_AUTH_TOKEN`, a gateway's) goes as `Authorization: Bearer`. Every
  * client of a run — the main loop's, each worker's — is built from this, so all send the same.
+ * R-X3: the endpoint's `betas` join every request's `anthropic-beta`.
  */
 export function modelClientOptions(endpoint: ModelEndpoint): ClientOptions {
   const auth: ClientOptions =
     endpoint.auth === "bearer"
       ? { authToken: endpoint.apiKey }
       : { apiKey: endpoint.apiKey, defaultHeaders: { "X-Api-Key": endpoint.apiKey, Authorization: null } };
-  return { ...auth, ...(endpoint.baseURL === undefined ? {} : { baseURL: endpoint.baseURL }) };
+  const betas = endpoint.betas ?? [];
+  return {
+    ...auth,
+    ...(endpoint.baseURL === undefined ? {} : { baseURL: endpoint.baseURL }),
+    ...(betas.length === 0 ? {} : { middleware: [withBetas(betas)] }),
+  };
+}
+
+/**
+ * Adds `betas` to a request's `anthropic-beta`. A default header would not do: a request on the
+ * beta endpoint (context editing) sets the header itself, and a request's header replaces the
+ * client's — so the user's betas are merged in last, just before the request is sent.
+ */
+function withBetas(betas: readonly string[]): Middleware {
+  return (request, next) => {
+    const given = request.headers.get("anthropic-beta");
+    const all = given === null ? [] : given.split(",").map((beta) => beta.trim());
+    for (const beta of betas) if (!all.includes(beta)) all.push(beta);
+    request.headers.set("anthropic-beta", all.join(","));
+    return next(request);
+  };
 }

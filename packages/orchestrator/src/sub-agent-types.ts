@@ -28,6 +28,11 @@ export interface ModelEndpoint {
   /** R-X2: `x-api-key` (default, an API key) or `Authorization: Bearer` (`ANTHROPIC_AUTH_TOKEN`). */
   readonly auth?: "x-api-key" | "bearer";
   readonly baseURL?: string;
+  /**
+   * R-X3: API betas the user asked for (`--betas`, `ANTHROPIC_BETAS`), sent in `anthropic-beta` on
+   * every request beside the betas forkloop's own features add.
+   */
+  readonly betas?: readonly string[];
   /** SDK retries per request (default: the SDK's 2). */
   readonly maxRetries?: number;
   /**

@@ -7,7 +7,6 @@
  */
 export interface AgentSdkOnlyOptions {
   agent?: string;
-  betas?: string[];
   debug?: boolean;
   debugFile?: string;
   enableFileCheckpointing?: boolean;

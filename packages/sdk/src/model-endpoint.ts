@@ -19,6 +19,8 @@ export interface ModelEndpoint {
   /** R-X2: sent as `x-api-key` (default) or, for `ANTHROPIC_AUTH_TOKEN`, `Authorization: Bearer`. */
   readonly auth?: "x-api-key" | "bearer";
   readonly baseURL?: string;
+  /** R-X3: betas every request asks for (`ANTHROPIC_BETAS`, `--betas`) beside forkloop's own. */
+  readonly betas?: readonly string[];
   /** R-R1, R-R2: deadlines and retries of every model request (`FORKLOOP_*` variables). */
   readonly retry?: RetryOptions;
 }
@@ -35,6 +37,7 @@ export interface ModelSource {
 const envSchema = z.object({
   ANTHROPIC_API_KEY: z.string().optional(),
   ANTHROPIC_AUTH_TOKEN: z.string().optional(),
+  ANTHROPIC_BETAS: z.string().optional(),
   ANTHROPIC_BASE_URL: z.url({ message: "must be a URL such as https://api.anthropic.com" }).optional(),
   FORKLOOP_SIM_LATENCY: z.enum(["none", "realistic"], { message: "must be none or realistic" }).optional(),
   FORKLOOP_SIM_FAULTS: z.string().optional(),
@@ -69,6 +72,9 @@ export async function resolveModelSource(
   const vars = parsed.data;
   const retry = retryOptionsFromEnv(env);
   const withRetry = Object.keys(retry).length === 0 ? {} : { retry };
+  // R-X3: as Claude Code reads it, a comma-separated list added to the betas of each request.
+  const betas = splitBetas(vars.ANTHROPIC_BETAS);
+  const withBetas = betas.length === 0 ? {} : { betas };
   const models: ModelSpec[] =
     vars.FORKLOOP_MODELS === undefined
       ? []
@@ -87,6 +93,7 @@ export async function resolveModelSource(
       endpoint: {
         ...credential,
         ...(vars.ANTHROPIC_BASE_URL === undefined ? {} : { baseURL: vars.ANTHROPIC_BASE_URL }),
+        ...withBetas,
         ...withRetry,
       },
       simulated: false,
@@ -113,11 +120,48 @@ export async function resolveModelSource(
   });
   notice(SIMULATOR_NOTICE);
   return {
-    endpoint: { apiKey: "forkloop-simulator", baseURL: simulator.url, ...withRetry },
+    endpoint: { apiKey: "forkloop-simulator", baseURL: simulator.url, ...withBetas, ...withRetry },
     simulated: true,
     modelOverrides,
     close: () => simulator.close(),
   };
+}
+
+/**
+ * R-X3: the betas Claude Code 2.1.332 takes from `--betas` (the Agent SDK's `SdkBeta`); it warns
+ * about any other and leaves it out, and so does forkloop. `ANTHROPIC_BETAS` is not filtered.
+ */
+const USER_BETAS: readonly string[] = ["context-1m-2025-08-07"];
+
+/** `betas` as Claude Code takes them: the ones it supports; each other one is a warning (its words). */
+export function supportedBetas(betas: readonly string[] | undefined, warn: (line: string) => void): string[] {
+  const kept: string[] = [];
+  for (const beta of betas ?? []) {
+    if (USER_BETAS.includes(beta)) kept.push(beta);
+    else
+      warn(
+        `Warning: Beta header '${beta}' is not allowed. Only the following betas are supported: ${USER_BETAS.join(", ")}`,
+      );
+  }
+  return kept;
+}
+
+/**
+ * R-X3: `query()`'s `betas` (the CLI's `--betas`) join `ANTHROPIC_BETAS`, the variable the
+ * endpoint reads, so sessions asking for other betas get an endpoint (and pool) of their own.
+ */
+export function withBetasEnv(
+  env: Record<string, string | undefined>,
+  betas: readonly string[] | undefined,
+): Record<string, string | undefined> {
+  if (betas === undefined || betas.length === 0) return env;
+  return { ...env, ANTHROPIC_BETAS: splitBetas([env.ANTHROPIC_BETAS ?? "", ...betas].join(",")).join(",") };
+}
+
+/** `a,b` (or `a, b`) → the betas, without blanks or repeats. */
+function splitBetas(list: string | undefined): string[] {
+  const betas = (list ?? "").split(",").map((beta) => beta.trim());
+  return [...new Set(betas.filter((beta) => beta !== ""))];
 }
 
 function emptyToUndefined(env: NodeJS.ProcessEnv): Record<string, string | undefined> {

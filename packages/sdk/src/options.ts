@@ -188,6 +188,11 @@ export interface Options extends AgentSdkOnlyOptions {
   trustProject?: boolean;
   /** forkloop (R-S6): Bash in bubblewrap; default the settings' `sandbox`, else `auto` in dontAsk, `off` otherwise. */
   sandbox?: "auto" | "on" | "off";
+  /**
+   * R-X3: API betas sent in every request's `anthropic-beta` (e.g. `context-1m-2025-08-07`),
+   * beside `ANTHROPIC_BETAS` and the betas forkloop's own features add.
+   */
+  betas?: string[];
   /** `output_config.effort` of the session's requests (the models that take it). */
   effort?: "low" | "medium" | "high" | "xhigh" | "max";
   /** Structured outputs: the final reply is JSON for `schema`, parsed into `result.structured_output`. */
@@ -255,6 +260,7 @@ export const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof Options>([
   "settings",
   "thinking",
   "effort",
+  "betas",
   "outputFormat",
   "stateDir",
   "maxThinkingTokens",

@@ -15,6 +15,7 @@ import {
 import { checkHookMatchers } from "./hook-callbacks.js";
 import { type LoopChoices, resolveLoopChoices, thinkingTurnedOff } from "./loop-choices.js";
 import type { ResolvedMcpServers } from "./mcp-servers.js";
+import { supportedBetas, withBetasEnv } from "./model-endpoint.js";
 import { FIRED_HOOK_EVENTS, KNOWN_OPTIONS, type Options } from "./options.js";
 import { OptionsError } from "./options-error.js";
 import { recordOwnState } from "./owned-state.js";
@@ -90,7 +91,7 @@ export async function resolveQueryOptions(
     );
   }
   checkHookMatchers(options.hooks ?? {});
-  const env = options.env ?? process.env;
+  const env = withBetasEnv(options.env ?? process.env, supportedBetas(options.betas, warn));
   const cwd = resolve(options.cwd ?? process.cwd());
   const flagSettings = await settingsOption(options.settings, cwd);
   const run = await resolveRunEnvironment({

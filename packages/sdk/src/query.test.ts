@@ -853,7 +853,7 @@ describe("query() through the simulator", () => {
     expect(resultOf(messages).permission_denials).toMatchObject([{ tool_name: "Write" }]);
     expect(existsSync(join(harness.dir, "out.txt"))).toBe(false);
     expect(warnings.filter((line) => line.includes("ignoring options"))).toEqual([
-      "forkloop: ignoring options it does not support yet: persistSession, betas\n",
+      "forkloop: ignoring options it does not support yet: persistSession\n",
     ]);
     expect(warnings.filter((line) => line.includes("ignoring hooks"))).toEqual([
       expect.stringMatching(

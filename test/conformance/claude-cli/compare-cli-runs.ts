@@ -75,6 +75,7 @@ export function compareCliRuns(peer: CliRun, forkloop: CliRun, scenario: CliScen
     ),
   );
   out.push(...compareHeaders(peer, forkloop));
+  out.push(...compareBetas(peer, forkloop, scenario.betas ?? []));
   out.push(...compareRequestTexts(peer, forkloop, scenario.requestTexts ?? []));
   out.push(
     ...compareLastRequestTexts(
@@ -223,6 +224,23 @@ function compareHeaders(peer: CliRun, forkloop: CliRun): Difference[] {
       out.push({ code: `request.header ${name}`, detail: `peer: ${show(p)}\nforkloop: ${show(f)}` });
   }
   return out;
+}
+
+/**
+ * Whether the first main request's `anthropic-beta` holds each beta the command line asked for
+ * (the header as a whole differs: each side adds the betas of its own features).
+ */
+function compareBetas(peer: CliRun, forkloop: CliRun, betas: readonly string[]): Difference[] {
+  const holds = (run: CliRun, beta: string) => {
+    const header = run.requests.find((record) => record.path === "/v1/messages")?.headers["anthropic-beta"];
+    return (header ?? "").split(",").some((given) => given.trim() === beta);
+  };
+  return betas
+    .filter((beta) => holds(peer, beta) !== holds(forkloop, beta))
+    .map((beta) => ({
+      code: `request.beta ${beta}`,
+      detail: `peer: ${holds(peer, beta) ? "sent" : "not sent"}\nforkloop: ${holds(forkloop, beta) ? "sent" : "not sent"}`,
+    }));
 }
 
 /**

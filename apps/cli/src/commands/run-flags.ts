@@ -10,6 +10,7 @@ import { spreadMcpConfigArgs } from "../mcp-config-args.js";
 import { TIMEOUT_FLAG_OPTIONS, TIMEOUT_FLAG_SCHEMAS, TIMEOUT_FLAGS_USAGE } from "../model-timeouts.js";
 import { sandboxFlagSchema } from "../sandbox-flag.js";
 import { parseTokenBudget } from "../token-budget-flag.js";
+import { spreadVariadicArgs } from "../variadic-args.js";
 
 export const RUN_USAGE = `Usage: forkloop run ["<prompt>"] [flags]      (also: forkloop -p "<prompt>" [flags])
 
@@ -46,6 +47,9 @@ $FORKLOOP_HOME/projects/<project>/sessions/ (FORKLOOP_HOME defaults to ~/.forklo
   --json-schema SCHEMA    the final answer is JSON matching this JSON Schema (structured_output
                           in the json result)
   --effort LEVEL          low | medium | high | xhigh | max: the requests' effort
+  --betas BETA…           API betas in every request's anthropic-beta header: as in Claude Code
+                          context-1m-2025-08-07 (another is a warning and left out;
+                          ANTHROPIC_BETAS adds any beta)
   --bare                  minimal: no CLAUDE.md/AGENTS.md in the system prompt, no settings hooks,
                           the tools Bash, Edit and Read (unless --tools); settings still apply
   --safe-mode             every customization off: no CLAUDE.md, settings hooks, skills, agent or
@@ -101,6 +105,17 @@ Exit codes: 0 completed, 3 max turns, 4 model error, 5 stopped by a hook, 8 cont
 2 bad flags or a refused key, unknown model or wrong endpoint (fix, then resume).
 Ctrl+C once interrupts cleanly (transcript stays consistent), twice exits at once.`;
 
+/** An API beta's name: `context-1m-2025-08-07`, `interleaved-thinking-2025-05-14`. */
+const BETA_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/**
+ * A further value of `--betas <betas...>`: dated beta names (`name-YYYY-MM-DD`, comma-separated
+ * or not), so a prompt after the list stays the prompt.
+ */
+function isBetaList(arg: string): boolean {
+  return arg.split(",").every((beta) => /^[a-z0-9][a-z0-9-]*-\d{4}-\d{2}-\d{2}$/i.test(beta.trim()));
+}
+
 const schema = z.object({
   help: z.boolean().optional(),
   print: z.boolean().optional(),
@@ -141,6 +156,15 @@ const schema = z.object({
   "json-schema": z.string().min(1, 'give a JSON Schema, e.g. --json-schema \'{"type":"object"}\'').optional(),
   effort: z
     .enum(["low", "medium", "high", "xhigh", "max"], { message: "must be low, medium, high, xhigh or max" })
+    .optional(),
+  betas: z
+    .array(z.string())
+    .transform((lists) => lists.flatMap((list) => list.split(",").map((beta) => beta.trim())))
+    .pipe(
+      z
+        .array(z.string().regex(BETA_NAME, "give beta names, e.g. --betas context-1m-2025-08-07"))
+        .min(1, "give beta names, e.g. --betas context-1m-2025-08-07"),
+    )
     .optional(),
   "setting-sources": z
     .string()
@@ -254,6 +278,7 @@ export function parseRunFlags(argv: readonly string[]): ParsedCommand<RunFlags> 
         agent: { type: "string" },
         "json-schema": { type: "string" },
         effort: { type: "string" },
+        betas: { type: "string", multiple: true },
         "setting-sources": { type: "string" },
         "session-id": { type: "string" },
         "fork-session": { type: "boolean" },
@@ -292,7 +317,13 @@ export function parseRunFlags(argv: readonly string[]): ParsedCommand<RunFlags> 
         ...LOOP_FLAG_OPTIONS,
       },
     },
-    joinOptionalValues(spreadMcpConfigArgs(argv.map((arg) => CLAUDE_SPELLINGS[arg] ?? arg))),
+    joinOptionalValues(
+      spreadVariadicArgs(
+        spreadMcpConfigArgs(argv.map((arg) => CLAUDE_SPELLINGS[arg] ?? arg)),
+        "--betas",
+        isBetaList,
+      ),
+    ),
   );
   checkCombinations(parsed.flags);
   return parsed;

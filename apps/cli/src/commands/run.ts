@@ -136,6 +136,7 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       ...(flags["include-hook-events"] && format === "stream-json" ? { includeHookEvents: true } : {}),
       ...modelOption(flags.model ?? command?.model ?? agent?.model),
       ...(flags["fallback-model"] === undefined ? {} : { fallbackModel: flags["fallback-model"] }),
+      ...(flags.betas === undefined ? {} : { betas: flags.betas }),
       ...(flags["max-turns"] === undefined ? {} : { maxTurns: flags["max-turns"] }),
       ...(flags["dangerously-skip-permissions"]
         ? { permissionMode: "bypassPermissions" as const }
