@@ -245,7 +245,21 @@ export async function changesPatch(changes: readonly FileChange[]): Promise<Buff
     await mkdir(join(dir, "a"), { recursive: true });
     await mkdir(join(dir, "b"), { recursive: true });
     // The trees are named a and b, so `--no-prefix` prints a/<path> and b/<path>, as git does.
-    const run = await git(dir, ["diff", "--no-index", "--binary", "--no-color", "--no-prefix", "a", "b"]);
+    // No external diff and no textconv (R-S7): porcelain `diff` would start the program the global
+    // config names (`diff.external`, a `textconv` its `core.attributesFile` selects) — with HOME the
+    // workspace, a file a background command may have just written — and the patch would be
+    // that program's output instead of one `git apply` reads.
+    const run = await git(dir, [
+      "diff",
+      "--no-index",
+      "--no-ext-diff",
+      "--no-textconv",
+      "--binary",
+      "--no-color",
+      "--no-prefix",
+      "a",
+      "b",
+    ]);
     // `--no-index` exits 1 when the trees differ.
     if (run.code > 1) throw new Error(`git diff --no-index: ${run.stderr.trim()}`);
     return run.stdout;
