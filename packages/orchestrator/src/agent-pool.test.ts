@@ -111,6 +111,25 @@ describe("agent pool (real worker threads, the simulator over HTTP)", () => {
     expect(pool.stats().threads).toBe(0);
   });
 
+  it("R-V2: a fork asked for while the prewarmed thread still loads runs on that thread; no second thread starts beside it", async () => {
+    pool = createAgentPool({
+      endpoint: { apiKey: "test-key", baseURL: sim.url },
+      maxThreads: 2,
+      minThreads: 0,
+    });
+    void pool.prewarm();
+    const threads = new Set<number>();
+    const handle = pool.run(task("early"), {
+      onEvent: (event) => {
+        if (event.type === "started") threads.add(event.threadId);
+      },
+    });
+    expect((await handle.result).text).toBe("early done");
+    expect(pool.stats().threads).toBe(1);
+    expect(threads.size).toBe(1);
+    await pool.close();
+  });
+
   it("R-F2: parallel sub-agents on one warm thread overlap in time", async () => {
     const agentPool = newPool({ maxThreads: 1 });
     const threads = new Set<number>();

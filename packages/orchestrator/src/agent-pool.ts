@@ -317,8 +317,11 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
       parentHooks: countHooks(hooks.hooks),
     };
     running++;
-    const result = piscina
-      .run(payload, { transferList: [control.port2, callbacks.port2, events.port2] })
+    // R-V2: a fork that comes while the prewarmed thread still loads waits for it. Asked at once,
+    // piscina sees no ready thread and starts a second, and the two load side by side on the
+    // same cores — the fork then runs on the later one, as if nothing had been warmed.
+    const result = (warmed ?? Promise.resolve())
+      .then(() => piscina.run(payload, { transferList: [control.port2, callbacks.port2, events.port2] }))
       .then((value): SubAgentResult => {
         const parsed = subAgentResultSchema.safeParse(value);
         if (!parsed.success) {
