@@ -147,7 +147,12 @@ async function withSim<T>(scenario: Scenario, body: (sim: Simulator) => Promise<
 let dumps = 0;
 
 function bodies(sim: Simulator): { requests: string; requestCount: number } {
-  const records = sim.requests().filter((record) => record.path === "/v1/messages");
+  // A Message Batch entry (`--api batches`) is recorded as `/v1/messages/batches/{id}#{custom_id}`.
+  const records = sim
+    .requests()
+    .filter(
+      (record) => record.path === "/v1/messages" || /^\/v1\/messages\/batches\/[^/]+#/.test(record.path),
+    );
   const requests = records.map((record) => record.rawBody).join("\n");
   // `TRUST_CORPUS_DUMP=DIR` keeps every run's request bodies, for writing up a hole.
   const dump = process.env.TRUST_CORPUS_DUMP;

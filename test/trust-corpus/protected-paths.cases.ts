@@ -344,6 +344,10 @@ const ISOLATED_BATCH = { kind: "batch", flags: ["--isolate", "--permission-mode"
 
 const TRUST = ["--trust-project"];
 
+/** `--api batches`: each item's requests are Message Batch entries; the simulator's batches end in ms. */
+const MESSAGE_BATCHES = { FORKLOOP_BATCH_POLL_MS: "40", FORKLOOP_BATCH_ROUND_WAIT_MS: "1500" };
+const plantLinksForBatches = (dir: string): LinkWorld => ({ ...plantLinks(dir), env: MESSAGE_BATCHES });
+
 function surface(
   cases: readonly LinkCase[],
   plant: (dir: string) => LinkWorld,
@@ -387,6 +391,12 @@ export const groups: readonly CaseGroup[] = [
         ACCEPT_EDITS_CASES,
         plantLinks,
         { kind: "batch", flags: ["--permission-mode", "acceptEdits", ...TRUST] },
+        "batch",
+      ),
+      surface(
+        ACCEPT_EDITS_CASES,
+        plantLinksForBatches,
+        { kind: "batch", flags: ["--api", "batches", "--permission-mode", "acceptEdits", ...TRUST] },
         "batch",
       ),
       surface(

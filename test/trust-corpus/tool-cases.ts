@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { Options } from "@forkloop/sdk";
+import type { Scenario } from "@forkloop/sim";
 import type { CorpusCase, Surface, Through } from "./corpus.js";
 import {
   type Agent,
@@ -77,6 +78,21 @@ export function driverLabel(driver: ToolDriver, agent: Agent): string {
   }
 }
 
+/**
+ * A Message Batch entry (`batch --api batches`) carries no query-source header, so its rules match
+ * any request: a batch item's requests are the only ones the run makes.
+ */
+function messageBatchEntries(driver: ToolDriver, scenario: Scenario): Scenario {
+  if (driver.kind !== "batch" || !driver.flags?.includes("--api")) return scenario;
+  return {
+    ...scenario,
+    rules: scenario.rules.map(({ match: { querySource: _source, ...match }, ...rule }) => ({
+      ...rule,
+      match,
+    })),
+  };
+}
+
 /** Runs `calls` as `agent` through `driver` in `world`. */
 export function runCalls(
   driver: ToolDriver,
@@ -90,7 +106,7 @@ export function runCalls(
   const options = {
     cwd: world.cwd,
     home: world.home,
-    scenario: scenarioFor(agent, calls, 1, agentInput),
+    scenario: messageBatchEntries(driver, scenarioFor(agent, calls, 1, agentInput)),
     ...(world.env === undefined ? {} : { env: world.env }),
     ...(watchdogMs === undefined ? {} : { watchdogMs }),
   };
