@@ -3,6 +3,7 @@ import {
   type LoopHooks,
   lastAssistantText,
   type PermissionDecision,
+  type PostToolBatchOutcome,
   type PostToolUseOutcome,
   type PreToolUseOutcome,
   type SessionStartOutcome,
@@ -105,7 +106,7 @@ export function checkHookMatchers(hooks: Matchers): void {
 
 /**
  * The Agent SDK's `hooks` option as forkloop runs it: PreToolUse, PostToolUse (PostToolUseFailure
- * for a failed call), Stop,
+ * for a failed call), PostToolBatch (after a reply's calls all have results), Stop,
  * SubagentStop, SessionStart, UserPromptSubmit and PreCompact become loop hooks, run by the agent
  * runner as settings hooks are (so they also run for sub-agents and batch items, in the parent,
  * and every answer is used the same way); SubagentStart's context opens the sub-agent's conversation.
@@ -360,6 +361,31 @@ export class HookCallbacks {
         },
       ];
     }
+    if (this.has("PostToolBatch")) {
+      hooks.postToolBatch = [
+        async ({ calls, context }): Promise<PostToolBatchOutcome> => {
+          const outputs = await this.fire(
+            "PostToolBatch",
+            "",
+            {
+              ...this.base(context),
+              ...this.#turnFields(),
+              hook_event_name: "PostToolBatch",
+              tool_calls: calls.map((call) => ({
+                tool_name: call.toolName,
+                tool_input: call.toolInput,
+                tool_use_id: call.toolUseId,
+                tool_response: call.toolResponse,
+              })),
+            },
+            // The Agent SDK's id for a batch's callback names no one call.
+            `hook-${randomUUID()}`,
+            context.abortController.signal,
+          );
+          return additionalContext(outputs);
+        },
+      ];
+    }
     if (this.has("SessionStart")) {
       hooks.sessionStart = [
         async ({ source, model, context }): Promise<SessionStartOutcome> => {
@@ -554,7 +580,7 @@ function stopFields(outputs: readonly HookAnswer[]): { continue?: false; stopRea
   };
 }
 
-/** What the callbacks added for the model (SessionStart, UserPromptSubmit). */
+/** What the callbacks added for the model (SessionStart, UserPromptSubmit, PostToolBatch). */
 function additionalContext(outputs: readonly HookAnswer[]): { additionalContext?: string[] } {
   const context = outputs.flatMap((output) => output.hookSpecificOutput?.additionalContext ?? []);
   return context.length === 0 ? {} : { additionalContext: context };

@@ -18,6 +18,7 @@ export const FIRED_HOOK_EVENTS = [
   "PreToolUse",
   "PostToolUse",
   "PostToolUseFailure",
+  "PostToolBatch",
   "UserPromptSubmit",
   "SessionStart",
   "Stop",
