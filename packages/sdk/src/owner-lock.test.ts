@@ -67,6 +67,25 @@ describe("R-R5: acquireOwnerLock on real files", () => {
     expect(existsSync(path)).toBe(false);
   });
 
+  it("R-R5, R-V3: temporaries of processes killed mid-way are removed at the directory's first lock (a live owner's, a claim and other files stay), and the directory is listed once per process", async () => {
+    const uuid = (n: number) => `0000000${n}-0000-4000-8000-000000000000`;
+    const dead = owner({ instance: "dead", pid: deadPid() });
+    writeFileSync(join(dir, `other.lock.${uuid(1)}.tmp`), JSON.stringify(dead));
+    writeFileSync(join(dir, `other.lock.${uuid(2)}.tmp`), JSON.stringify(owner({ instance: "live" })));
+    writeFileSync(join(dir, `other.lock.takeover-x.${uuid(3)}.tmp`), JSON.stringify(dead));
+    writeFileSync(join(dir, "journal.tmp"), JSON.stringify(dead));
+    const first = await acquireOwnerLock(join(dir, "lock"), options);
+    expect(readdirSync(dir).sort()).toEqual(
+      ["journal.tmp", "lock", `other.lock.${uuid(2)}.tmp`, `other.lock.takeover-x.${uuid(3)}.tmp`].sort(),
+    );
+    // Swept once: a leftover that appears later waits for the next process.
+    writeFileSync(join(dir, `lock-2.${uuid(4)}.tmp`), JSON.stringify(dead));
+    const second = await acquireOwnerLock(join(dir, "lock-2"), options);
+    expect(readdirSync(dir)).toContain(`lock-2.${uuid(4)}.tmp`);
+    await first.release();
+    await second.release();
+  });
+
   it("a live owner is refused with its pid, host, start and command, and the fix", async () => {
     const path = join(dir, "lock");
     const lock = await acquireOwnerLock(path, options);

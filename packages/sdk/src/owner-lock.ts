@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { link, open, readdir, rename, rm } from "node:fs/promises";
 import { hostname } from "node:os";
-import { basename, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import { judgeOwner, type LockOwner, lockOwnerSchema, type ProcessProbe, procProbe } from "./lock-owner.js";
 import { OptionsError } from "./options-error.js";
 
@@ -248,17 +248,27 @@ async function writeSynced(path: string, text: string): Promise<void> {
   }
 }
 
+/** A lock's temporary: `<lock>.<uuid>.tmp` (acquireOwnerLock, replaceInstance). */
+const TEMPORARY = /\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp$/;
+
+/** Directories this process has swept for dead temporaries (see removeDeadTemporaries). */
+const swept = new Set<string>();
+
 /**
  * Temporary files (`<lock>.<uuid>.tmp`) left by processes killed mid-way: removed once their owner
  * is dead, best effort (a leftover is a few bytes, never a lock). Claims are not: removing one
- * while another taker replaces it would let two takers hold it.
+ * while another taker replaces it would let two takers hold it. Once per directory and process,
+ * for every lock in it: a sessions directory holds a lock and a transcript per session, and
+ * listing it at each of 1,000 concurrent sessions' starts made their start quadratic (R-V3).
  */
 async function removeDeadTemporaries(path: string, probe: ProcessProbe): Promise<void> {
-  const prefix = `${basename(path)}.`;
+  const dir = dirname(path);
+  if (swept.has(dir)) return;
+  swept.add(dir);
   try {
-    for (const name of await readdir(dirname(path))) {
-      if (!name.startsWith(prefix) || !name.endsWith(".tmp") || name.includes(".takeover-")) continue;
-      const leftover = join(dirname(path), name);
+    for (const name of await readdir(dir)) {
+      if (!TEMPORARY.test(name) || name.includes(".takeover-")) continue;
+      const leftover = join(dir, name);
       const contents = await readLockFile(leftover);
       if (contents !== undefined && !contents.legacy && judgeOwner(contents.owner, probe).state === "dead") {
         await rm(leftover, { force: true });
