@@ -128,16 +128,16 @@ describe("R-B2: forkloop batch isolates editing items", () => {
     expect(await exists(batchStateDir(dir, "dirty", home))).toBe(false);
   });
 
-  it("bad input: --isolate with --no-isolate, and --isolate with --queue, are exit 2 naming the fix", async () => {
+  it("bad input: --isolate with --no-isolate (local or --queue) is exit 2 naming the fix", async () => {
     const dir = await project("flags");
     const both = await runCli(batch("both", "--isolate", "--no-isolate"), { cwd: dir, env: env() });
     expect(both.code).toBe(2);
     expect(both.stderr).toContain("give one of --isolate and --no-isolate");
-    const queued = await runCli(batch("queued", "--isolate", "--queue", "redis://127.0.0.1:1"), {
-      cwd: dir,
-      env: env(),
-    });
+    const queued = await runCli(
+      batch("queued", "--isolate", "--no-isolate", "--queue", "redis://127.0.0.1:1"),
+      { cwd: dir, env: env() },
+    );
     expect(queued.code).toBe(2);
-    expect(queued.stderr).toContain("--isolate needs a local batch");
+    expect(queued.stderr).toContain("give one of --isolate and --no-isolate");
   });
 });

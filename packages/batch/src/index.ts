@@ -84,7 +84,7 @@ export {
   type StoredBatch,
 } from "./queue-store.js";
 export * from "./queue-worker.js";
-export { queuedBatchExecutor, type WorkerHost } from "./queued-batch-executor.js";
+export { queuedBatchExecutor, queuedItemIsolation, type WorkerHost } from "./queued-batch-executor.js";
 export {
   executeQueuedBatch,
   type QueuedBatchHost,

@@ -35,7 +35,19 @@ export interface ItemIsolator {
    * record: at most one apply is ever cut by a kill, and its plan meets the tree it left. Any
    * other outcome is recorded as it is.
    */
-  settle(claim: Claim, outcome: ItemOutcome, journal: JobBackend, record: Recorder): Promise<ItemOutcome>;
+  settle(claim: Claim, outcome: ItemOutcome, journal: ApplyJournal, record: Recorder): Promise<ItemOutcome>;
+  /**
+   * R-B1, R-B3: a change made elsewhere (a queued item's, on its worker) applied as `settle`
+   * applies a local one — merged under the same lock, its plan named in `journal` before a file
+   * is written — then `record` called with the outcome.
+   */
+  applyReturned(
+    claim: Claim,
+    result: ItemResult,
+    changes: readonly FileChange[],
+    journal: ApplyJournal,
+    record: Recorder,
+  ): Promise<Settled>;
   /** After the settle record (or none): the copy removed, kept for a conflict; the plan removed. */
   release(claim: Claim, outcome: ItemOutcome): Promise<void>;
   /** An apply the journal shows started and unsettled, finished from its plan and recorded. */
@@ -43,6 +55,8 @@ export interface ItemIsolator {
 }
 
 type Settled = Exclude<ItemOutcome, { ok: "cancelled" }>;
+/** Where an apply's plan is named before its first write (the batch's journal). */
+export type ApplyJournal = Pick<JobBackend, "recordApplying">;
 /** Writes an item's settle record (the journal's `completed` or `failed`). */
 export type Recorder = (outcome: Settled) => Promise<void>;
 
@@ -55,7 +69,16 @@ function attemptName(claim: Claim): string {
   return createHash("sha256").update(`${claim.item.id}\0${claim.attempt}`).digest("hex").slice(0, 16);
 }
 
-export function isolateItems(isolation: WorkspaceIsolation, batchDir: string, home?: string): ItemIsolator {
+/**
+ * `retry`: how a conflict says to run the item again on the new base; null (a queued batch, which
+ * cannot) leaves only the apply by hand.
+ */
+export function isolateItems(
+  isolation: WorkspaceIsolation,
+  batchDir: string,
+  home?: string,
+  retry: string | null = `forkloop batch --resume ${basename(batchDir)} --retry-conflicts`,
+): ItemIsolator {
   const workspaces = new Map<string, ItemWorkspace>();
   // R-B3: one apply at a time, from reading the workspace to the journal's record and the writes.
   const applying = new SerialLock();
@@ -76,7 +99,7 @@ export function isolateItems(isolation: WorkspaceIsolation, batchDir: string, ho
       ok: false,
       error: {
         code: "conflict",
-        message: `its change was not applied: ${names}. Its diff is kept in ${path}; apply it by hand (git apply --3way ${path}) or run it again on the tree as it is now (forkloop batch --resume ${basename(batchDir)} --retry-conflicts).`,
+        message: `its change was not applied: ${names}. Its diff is kept in ${path}; apply it by hand (git apply --3way ${path})${retry === null ? "" : ` or run it again on the tree as it is now (${retry})`}.`,
         conflict: { files: conflicts, patch: path, ...(workspace === undefined ? {} : { workspace }) },
       },
       result,
@@ -88,8 +111,8 @@ export function isolateItems(isolation: WorkspaceIsolation, batchDir: string, ho
     claim: Claim,
     itemResult: ItemResult,
     changes: readonly FileChange[],
-    workspaceDir: string,
-    journal: JobBackend,
+    workspaceDir: string | undefined,
+    journal: ApplyJournal,
   ): Promise<Settled> => {
     const merged = await mergeChanges(isolation.root, changes, home === undefined ? {} : { home });
     if (!merged.ok)
@@ -139,6 +162,14 @@ export function isolateItems(isolation: WorkspaceIsolation, batchDir: string, ho
       const changes = await workspace.changes();
       return applying.run(async () => {
         const settled = await apply(claim, outcome.result, changes, workspace.dir, journal);
+        await record(settled);
+        return settled;
+      });
+    },
+
+    applyReturned(claim, result, changes, journal, record) {
+      return applying.run(async () => {
+        const settled = await apply(claim, result, changes, undefined, journal);
         await record(settled);
         return settled;
       });

@@ -16,6 +16,7 @@ import {
   readRuns,
   recordOutcome,
 } from "./queue-store.js";
+import type { QueuedApplier } from "./queued-applies.js";
 import { redisOutageReporter } from "./redis-outage.js";
 
 /**
@@ -35,6 +36,11 @@ export interface QueuedRunOptions {
   readonly progressMs?: number;
   readonly onEvent?: (event: QueuedRunEvent) => void;
   readonly now?: () => number;
+  /**
+   * R-B2: an isolated batch's applier — each succeeded item's change is applied to this host's
+   * tree before the item is shown settled, and the summary's states are the applied ones.
+   */
+  readonly applier?: QueuedApplier;
 }
 
 export type QueuedRunEvent =
@@ -135,8 +141,9 @@ export async function runQueuedBatch(options: QueuedRunOptions): Promise<QueuedR
     const snapshot = snapshotOf(states);
     for (const state of states) {
       if (state.status === "pending" || seen.has(state.item.id)) continue;
+      const settled = options.applier === undefined ? state : await options.applier.settle(state);
       seen.add(state.item.id);
-      options.onEvent?.({ type: "item_settled", state, snapshot });
+      options.onEvent?.({ type: "item_settled", state: settled, snapshot });
     }
     options.onEvent?.({ type: "progress", snapshot });
   };
@@ -197,15 +204,30 @@ export async function runQueuedBatch(options: QueuedRunOptions): Promise<QueuedR
     memory.addRuns(read.runs);
   }
   const final = lost ? undefined : await readBatchState(redis, id);
+  const merged = memory.merged(final?.states ?? []);
+  const { applier } = options;
+  // Every result is applied here once, those that settled before this producer started included.
+  const states =
+    applier === undefined
+      ? merged
+      : lost
+        ? merged.map((state) => applier.known(state))
+        : await serially(merged, (state) => applier.settle(state));
   return {
     interrupted: interrupted && !lost,
     lost,
-    states: memory.merged(final?.states ?? []),
+    states,
     duplicateExecutions: final?.duplicateExecutions ?? 0,
     runs: memory.runs(),
     rolledBackItems: memory.rolledBack,
     wallMs: now() - started,
   };
+}
+
+async function serially<T, R>(values: readonly T[], map: (value: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (const value of values) out.push(await map(value));
+  return out;
 }
 
 /**

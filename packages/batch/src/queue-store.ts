@@ -52,6 +52,7 @@ function keys(batchId: string) {
     stats: `${base}:stats`,
     requests: `${base}:requests`,
     runs: `${base}:runs`,
+    changes: `${base}:changes`,
   };
 }
 
@@ -88,6 +89,15 @@ export const queuedBatchSchema = z.object({
   rpm: z.number().int().min(1).max(1_000_000).optional(),
   /** The MCP servers its items may use, by name (never a command, URL or header). */
   mcpServers: z.array(queuedMcpServerSchema).max(100).optional(),
+  /**
+   * R-B2: items are isolated — each worker runs an item in a worktree of `base` (the commit the
+   * batch was created at) and returns its change with the result; the producer applies it.
+   */
+  isolation: z
+    .object({
+      base: z.string().regex(/^[0-9a-f]{40,64}$/),
+    })
+    .optional(),
 });
 export type QueuedBatch = z.infer<typeof queuedBatchSchema>;
 
@@ -130,6 +140,7 @@ function identity(batch: QueuedBatch, items: readonly JobItem[]) {
     backoffMs: batch.backoffMs,
     rpm: batch.rpm ?? "unlimited",
     mcpServers: (batch.mcpServers ?? []).map((server) => server.name),
+    isolation: batch.isolation?.base ?? "none",
     items: items.map((i) => i.id),
   };
 }
@@ -249,7 +260,10 @@ local kept = redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
 if ARGV[3] ~= '' then
   redis.call('XADD', KEYS[3], '*', 'item', ARGV[1], 'run', ARGV[3], 'kept', tostring(kept), 'usage', ARGV[4])
 end
-if kept == 1 then return 1 end
+if kept == 1 then
+  if ARGV[5] ~= '' then redis.call('HSET', KEYS[4], ARGV[1], ARGV[5]) end
+  return 1
+end
 redis.call('HINCRBY', KEYS[2], 'duplicate_executions', 1)
 return 0`;
 
@@ -267,7 +281,8 @@ const runUsageSchema = z.object({ usage: usageTotalsSchema, costUsd: z.number() 
 
 /**
  * Records an item's final outcome exactly once; false when it already had one (a duplicate).
- * `run` names this execution: the run and its usage go to the runs stream either way.
+ * `run` names this execution: the run and its usage go to the runs stream either way. `change`
+ * (an isolated item's, `encodeChanges`) is kept with the result it belongs to, and only with it.
  */
 export async function recordOutcome(
   redis: Redis,
@@ -277,6 +292,7 @@ export async function recordOutcome(
     | { status: "succeeded"; result: ItemResult }
     | { status: "failed"; error: ItemError; result?: ItemResult },
   run?: string,
+  change?: string,
 ): Promise<boolean> {
   const k = keys(batchId);
   const spent = JSON.stringify({
@@ -285,16 +301,23 @@ export async function recordOutcome(
   });
   const recorded = await redis.eval(
     RECORD_ONCE,
-    3,
+    4,
     k.results,
     k.stats,
     k.runs,
+    k.changes,
     itemId,
     JSON.stringify(outcome),
     run ?? "",
     spent,
+    change ?? "",
   );
   return recorded === 1;
+}
+
+/** R-B2: the change an isolated item's recorded result carries (`encodeChanges`), if any. */
+export function readChange(redis: Redis, batchId: string, itemId: string): Promise<string | null> {
+  return redis.hget(keys(batchId).changes, itemId);
 }
 
 /** A run that settled nothing (a failed attempt BullMQ retries): its spend, for the report. */

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ForkloopError } from "@forkloop/loop-core/errors";
 import type { RequestGate, SubAgentEvent } from "@forkloop/orchestrator";
+import type { ItemWorkspace, WorkspaceIsolation } from "@forkloop/tools/workspace";
 import { type Job, Queue, UnrecoverableError, WaitingError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { ItemExecutor, ItemOutcome } from "./batch-runner.js";
@@ -19,6 +20,7 @@ import {
   recordRun,
   requestLogKey,
 } from "./queue-store.js";
+import { encodeChanges } from "./queued-change.js";
 import { redisOutageReporter } from "./redis-outage.js";
 import { limitedRequestGate, redisRequestLimiter } from "./request-limiter.js";
 import { batchRefusal, CAUTIOUS_POLICY, type WorkerPolicy } from "./worker-policy.js";
@@ -60,6 +62,11 @@ export interface QueueWorkerOptions {
   readonly stopOnFailure?: (error: ItemError, batch: QueuedBatch) => string | undefined;
   /** The executor for a batch this process has not seen yet, built with `wiring`. */
   executorFor(batch: QueuedBatch, wiring: ExecutorWiring): Promise<ItemExecutor>;
+  /**
+   * R-B2: where an isolated batch's items get their worktrees on this host (at the batch's base
+   * commit). Without it, isolated batches are refused. May throw `BatchRefusedError`.
+   */
+  isolationFor?(batch: QueuedBatch): Promise<WorkspaceIsolation>;
   readonly onEvent?: (event: QueueWorkerEvent) => void;
 }
 
@@ -145,6 +152,8 @@ interface ReadyBatch {
   readonly warmed: Promise<void>;
   release(): void;
   started: boolean;
+  /** R-B2: each item's worktree comes from here when the batch is isolated. */
+  readonly isolation?: WorkspaceIsolation;
 }
 
 /** Same rule as the pool's own warming: the response has started, so the cache entry is readable. */
@@ -197,7 +206,16 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
         const { rpm } = stored.batch;
         const requestSlot = rpm === undefined ? undefined : limitedRequests(batchId, rpm);
         let executor: ItemExecutor;
+        let isolation: WorkspaceIsolation | undefined;
         try {
+          if (stored.batch.isolation !== undefined) {
+            if (options.isolationFor === undefined)
+              throw new BatchRefusedError(
+                "isolation_unavailable",
+                `batch ${batchId} isolates its items, and this worker cannot make worktrees; run it with \`forkloop worker\` in a checkout of the batch's repository.`,
+              );
+            isolation = await options.isolationFor(stored.batch);
+          }
           executor = await options.executorFor(stored.batch, {
             onEvent,
             ...(requestSlot === undefined ? {} : { requestSlot }),
@@ -208,7 +226,15 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
           options.onEvent?.({ type: "batch_refused", batchId, error: refused });
           return { kind: "refused", error: refused };
         }
-        return { kind: "ready", batch: stored.batch, executor, warmed, release, started: false };
+        return {
+          kind: "ready",
+          batch: stored.batch,
+          executor,
+          warmed,
+          release,
+          started: false,
+          ...(isolation === undefined ? {} : { isolation }),
+        };
       })();
       entry.catch(() => batches.delete(batchId));
       batches.set(batchId, entry);
@@ -267,15 +293,55 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
     if (batch.started) await batch.warmed;
     const first = !batch.started;
     batch.started = true;
+    // R-B2: an isolated item runs in a worktree of the batch's base, made per execution (a re-run
+    // starts clean) and removed whatever the outcome: its change travels with its result.
+    let workspace: ItemWorkspace | undefined;
+    try {
+      workspace = await batch.isolation?.create(`${item.id}\0${claim.attempt}`);
+    } catch (error) {
+      if (first) batch.release(); // the items waiting on this one's warm-up must not wait for ever
+      throw error;
+    }
+    try {
+      const isolated = workspace === undefined ? claim : { ...claim, workspace: workspace.dir };
+      return await runClaimed({ job, batch, claim: isolated, run, first, workspace }, token);
+    } finally {
+      await workspace?.remove();
+    }
+  };
+
+  const runClaimed = async (
+    taken: {
+      readonly job: Job<ItemJobData>;
+      readonly batch: ReadyBatch;
+      readonly claim: Claim;
+      readonly run: string;
+      readonly first: boolean;
+      readonly workspace: ItemWorkspace | undefined;
+    },
+    token?: string,
+  ): Promise<{ recorded: boolean }> => {
+    const { job, batch, claim, run, first, workspace } = taken;
+    const batchId = batch.batch.spec.id;
+    const { item } = claim;
     const [execution] = batch.executor.startAll([claim], false);
     if (!execution) throw new Error("the executor started no execution");
     if (first) void execution.result.finally(batch.release);
-    const outcome = await execution.result.catch(
+    let outcome = await execution.result.catch(
       (error: unknown): ItemOutcome => ({
         ok: false,
         error: { code: "executor_error", message: error instanceof Error ? error.message : String(error) },
       }),
     );
+    let change: string | undefined;
+    if (outcome.ok === true && workspace !== undefined) {
+      try {
+        change = encodeChanges(await workspace.changes());
+      } catch (error) {
+        const message = `its change could not be read from ${workspace.root}: ${error instanceof Error ? error.message : String(error)}`;
+        outcome = { ok: false, error: { code: "isolation_failed", message }, result: outcome.result };
+      }
+    }
     const hostFailure =
       outcome.ok === false ? options.stopOnFailure?.(outcome.error, batch.batch) : undefined;
     if (hostFailure !== undefined && !stopped) {
@@ -296,6 +362,7 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
         item.id,
         { status: "succeeded", result: outcome.result },
         run,
+        change,
       );
       options.onEvent?.({ type: "item_settled", batchId, claim, outcome, recorded });
       return { recorded };

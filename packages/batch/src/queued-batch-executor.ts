@@ -1,8 +1,10 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { ForkloopError } from "@forkloop/loop-core/errors";
 import type { AgentPool, SubAgentBashOptions } from "@forkloop/orchestrator";
 import type { McpServersOnDemand, ModelSource, ProjectState } from "@forkloop/sdk";
 import type { Settings } from "@forkloop/tools";
+import { openWorkspaceIsolation, type WorkspaceIsolation } from "@forkloop/tools/workspace";
 import { createBatchExecutor } from "./batch-executor.js";
 import type { ItemExecutor } from "./batch-runner.js";
 import { batchDir } from "./batch-store.js";
@@ -73,4 +75,48 @@ async function batchMcpTools(batch: QueuedBatch, mcp: McpServersOnDemand, self: 
     "mcp_server_unavailable",
     `batch ${batch.spec.id} uses MCP servers that ${self} cannot start: ${problems.join("; ")} (it has: ${have}). Fix: configure each under that name for this worker — its --cwd project's .mcp.json (trusted), settings' mcpServers, or --mcp-config FILE — restart the worker, and run the batch again.`,
   );
+}
+
+/**
+ * R-B2: where this worker makes an isolated queued batch's worktrees — its checkout (`--cwd`) at
+ * the batch's base commit, under this process's own directory of the batch's state (two workers
+ * on one host never sweep each other's). A worker killed earlier left its worktrees there: those
+ * of processes no longer alive are removed first. A checkout without the commit refuses the batch.
+ */
+export async function queuedItemIsolation(batch: QueuedBatch, host: WorkerHost): Promise<WorkspaceIsolation> {
+  const base = batch.isolation?.base;
+  if (base === undefined) throw new Error(`batch ${batch.spec.id} is not isolated`);
+  const workers = join(batchDir(host.state, batch.spec.id), "workers");
+  const open = (pid: string) =>
+    openWorkspaceIsolation({ cwd: host.cwd, batchDir: join(workers, pid), commit: base });
+  try {
+    for (const pid of await readdir(workers).catch(() => [])) {
+      if (pid === String(process.pid) || alive(Number(pid))) continue;
+      await (await open(pid)).sweep();
+      await rm(join(workers, pid), { recursive: true, force: true });
+    }
+    const isolation = await open(String(process.pid));
+    await isolation.sweep();
+    host.log(
+      `batch ${batch.spec.id}: items are isolated: each runs in a git worktree of ${base.slice(0, 12)}`,
+    );
+    return isolation;
+  } catch (error) {
+    // A checkout that cannot give the base (not a repository, the commit not fetched): the batch's fix.
+    if (!(error instanceof ForkloopError && error.code === "invalid_options")) throw error;
+    throw new BatchRefusedError(
+      "isolation_unavailable",
+      `batch ${batch.spec.id} isolates its items and ${host.self} cannot: ${error.message}`,
+    );
+  }
+}
+
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }

@@ -2,8 +2,10 @@ import { mkdir, rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import { batchesDir, type ProjectState } from "@forkloop/sdk";
 import { permissionModeFacts } from "@forkloop/tools";
+import { git, openWorkspaceIsolation } from "@forkloop/tools/workspace";
 import { enqueueOnce } from "./batch-enqueue.js";
 import { BatchError } from "./batch-error.js";
+import { refuseDirtyTree } from "./batch-isolation.js";
 import type { BatchPlan } from "./batch-plan.js";
 import { createPlannedBatch } from "./batch-plan.js";
 import { type BatchReport, finalSnapshot } from "./batch-report.js";
@@ -17,7 +19,14 @@ import { type connectQueue, openQueue, parseQueueUrl } from "./queue-connection.
 import { openQueueLedger } from "./queue-ledger.js";
 import { type QueuedRunSummary, runQueuedBatch } from "./queue-producer.js";
 import { queuedBatchReport } from "./queue-report.js";
-import { loadQueuedBatch, type QueuedBatch, type QueuedMcpServer, registerBatch } from "./queue-store.js";
+import {
+  loadQueuedBatch,
+  type QueuedBatch,
+  type QueuedMcpServer,
+  readChange,
+  registerBatch,
+} from "./queue-store.js";
+import { openQueuedApplier, type QueuedApplier } from "./queued-applies.js";
 import { describeRedisError, isRedisError } from "./redis-errors.js";
 import { checkWritableDir } from "./writable-dir.js";
 import { type WrittenReport, writeReport } from "./write-batch-report.js";
@@ -47,6 +56,13 @@ export interface QueuedBatchRun {
   readonly retryDelayMs?: number | undefined;
   /** R-B1: model requests per minute across every worker, stored with the batch. */
   readonly rpm?: number | undefined;
+  /**
+   * R-B2 `--isolate` (a new batch): each item runs in a worktree of this checkout's last commit on
+   * its worker, and its change is applied here once. A re-attach keeps what the batch started with.
+   */
+  readonly isolate?: boolean | undefined;
+  /** The user's home, whose shell and settings files no applied change may write (R-S10). */
+  readonly home?: string | undefined;
 }
 
 /** Where the producer's progress and notices go, and its interrupt. */
@@ -118,10 +134,12 @@ export async function executeQueuedBatch(
         `forkloop batch ${spec.id}: bypassPermissions: only workers started with \`forkloop worker --allow-dangerously-skip-permissions\` run its items; any other worker fails them`,
       );
     }
+    const applier = await openApplier(run, batch, connection, line);
     const summary = await runQueuedBatch({
       connection,
       batch,
       signal: host.signal,
+      ...(applier === undefined ? {} : { applier }),
       onEvent(event) {
         if (event.type === "progress") display.update(event.snapshot);
         else if (event.type === "redis_error") display.log(`redis ${address.display}: ${event.message}`);
@@ -146,7 +164,7 @@ export async function executeQueuedBatch(
           );
         }
       },
-    });
+    }).finally(() => applier?.close());
     batchSpan?.end(summary.lost ? { error: "the batch is gone from Redis" } : "ok", {
       "forkloop.batch.items.succeeded": summary.states.filter((state) => state.status === "succeeded").length,
       "forkloop.batch.items.failed": summary.states.filter((state) => state.status === "failed").length,
@@ -170,12 +188,58 @@ export async function executeQueuedBatch(
 
 type Redis = Awaited<ReturnType<typeof connectQueue>>;
 
+/**
+ * R-B2: an isolated batch's applier on this host (its journal in the batch's directory, pending
+ * applies of a killed producer finished first), said once; undefined when items are not isolated.
+ */
+async function openApplier(
+  run: QueuedBatchRun,
+  batch: QueuedBatch,
+  connection: Redis,
+  line: (text: string) => void,
+): Promise<QueuedApplier | undefined> {
+  const base = batch.isolation?.base;
+  if (base === undefined) return undefined;
+  const { spec } = batch;
+  const dir = batchDir(run.state, spec.id);
+  const isolation = await openWorkspaceIsolation({ cwd: spec.cwd, batchDir: dir, commit: base });
+  line(
+    `forkloop batch ${spec.id}: items are isolated (--isolate): each runs on its worker in a git worktree of ${base.slice(0, 12)}; a succeeded item's change is merged into ${isolation.root} here once, a change that overlaps another is kept aside as a conflict.`,
+  );
+  return openQueuedApplier({
+    dir,
+    isolation,
+    readChange: (itemId) => readChange(connection, spec.id, itemId),
+    ...(run.home === undefined ? {} : { home: run.home }),
+  });
+}
+
+/**
+ * R-B2: the commit a new isolated queued batch's items start from — the checkout's last commit,
+ * which every worker's checkout must have. Refused (exit 2, naming the fix) outside git, without
+ * a commit, or with uncommitted changes (they would be in no item's worktree).
+ */
+async function isolationBase(cwd: string, stateDirs: readonly string[]): Promise<string> {
+  const head = await git(cwd, ["rev-parse", "--verify", "HEAD^{commit}"]);
+  if (head.code !== 0)
+    throw new BatchError(
+      "invalid_batch",
+      `--isolate with --queue needs a git repository with a commit: each worker runs an item in a worktree of that commit in its own checkout, and ${cwd} has none. Commit the project (git init && git add -A && git commit -m base), or drop --isolate.`,
+    );
+  await refuseDirtyTree(cwd, stateDirs);
+  return head.stdout.toString("utf8").trim();
+}
+
 async function createQueued(
   run: QueuedBatchRun,
   { plan, mcpServers }: Extract<QueueTarget, { kind: "new" }>,
   connection: Redis,
   url: string,
 ): Promise<{ batch: QueuedBatch; items: readonly JobItem[] }> {
+  // Before any state exists: a refused --isolate leaves nothing behind.
+  const base = run.isolate
+    ? await isolationBase(plan.spec.cwd, [run.state.dir, ...run.state.legacyDirs])
+    : undefined;
   const { spec, dir, items } = await createPlannedBatch(
     { ...plan, spec: { ...plan.spec, queue: url } },
     run.state,
@@ -187,6 +251,7 @@ async function createQueued(
     backoffMs: run.retryDelayMs ?? 1_000,
     ...(run.rpm === undefined ? {} : { rpm: run.rpm }),
     ...(mcpServers.length === 0 ? {} : { mcpServers: [...mcpServers] }),
+    ...(base === undefined ? {} : { isolation: { base } }),
   };
   // Just created by createPlannedBatch: nothing of it ran, so a refusal leaves nothing behind.
   const registered = await registerBatch(connection, batch, items).catch(async (error: unknown) => {

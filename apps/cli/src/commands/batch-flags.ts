@@ -65,7 +65,8 @@ ${LOOP_FLAGS_USAGE}
                         mid-apply is finished on --resume); an overlapping change is a conflict
                         (its diff kept, listed in the report). On by default when the permissions
                         let items edit (acceptEdits, bypassPermissions, auto, or an Edit/Write/Bash
-                        allow rule), said once
+                        allow rule), said once; with --queue only when given (workers isolate
+                        items at the producer's last commit, the producer applies each change)
   --no-isolate          items edit the project in place
   --json-schema SCHEMA  a JSON Schema (a file or the JSON itself; type "object"): every item's final
                         answer is JSON for it (structured outputs), validated, and stored parsed as

@@ -14,6 +14,8 @@ export interface QueueFlags {
   readonly "output-format"?: "text" | "json" | undefined;
   /** R-B1: model requests per minute across every worker, stored with the batch. */
   readonly rpm?: number | undefined;
+  /** R-B2: items run in worktrees on their workers; their changes are applied here once. */
+  readonly isolate?: boolean | undefined;
   /** Flags that belong to `forkloop worker` or the local journal, refused here. */
   readonly concurrency?: number | undefined;
   readonly "no-warm"?: boolean | undefined;
@@ -55,6 +57,8 @@ export async function queuedBatchCommand(
       attempts: flags.attempts,
       retryDelayMs: flags["retry-delay"],
       rpm: flags.rpm,
+      isolate: flags.isolate,
+      home: context.env.HOME,
     },
     context,
   );

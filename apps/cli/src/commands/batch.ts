@@ -230,7 +230,7 @@ async function queuedBatch(
   }
   if (flags["retry-conflicts"]) {
     throw new CliError(
-      "--retry-conflicts needs a local batch: queued items are not isolated, so they have no conflicts. Drop --retry-conflicts.",
+      "--retry-conflicts needs a local batch: a queued batch's conflicts keep their diffs (see the report) to apply by hand (git apply --3way FILE). Drop --retry-conflicts.",
     );
   }
   if (flags.reduce !== undefined) {
@@ -238,11 +238,14 @@ async function queuedBatch(
       "--reduce needs a local batch for now: a queued batch's results are gathered by whichever process attaches, and the reduce is not journaled on the queue yet. Drop --queue, or drop --reduce (and reduce results.jsonl with a local batch or `forkloop run`).",
     );
   }
-  if (flags.isolate) {
+  if (flags.isolate && flags["no-isolate"])
     throw new CliError(
-      "--isolate needs a local batch: queued items run on their workers' checkouts, which are not isolated yet. Drop --queue to isolate items, or drop --isolate.",
+      "give one of --isolate and --no-isolate (with --queue, items are isolated only with --isolate).",
     );
-  }
+  if (flags.resume !== undefined && (flags.isolate || flags["no-isolate"]))
+    throw new CliError(
+      `--resume ${flags.resume} keeps the isolation the batch started with; drop ${flags.isolate ? "--isolate" : "--no-isolate"}.`,
+    );
   parseQueueUrl(url); // a typo is exit 2 before anything else, the dry run included
   // The URL as given: its password reaches Redis; messages and batch.json use it without one.
   const queueFlags = { ...flags, queue: url };

@@ -8,6 +8,7 @@ import {
   parseQueueUrl,
   plural,
   queuedBatchExecutor,
+  queuedItemIsolation,
   startQueueWorker,
   type WorkerPolicy,
 } from "@forkloop/batch";
@@ -169,6 +170,8 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
       stopOnFailure: (error, batch) => describeHostFailure(error, { url, model: batch.spec.model })?.sentence,
       executorFor: (batch, wiring) =>
         queuedBatchExecutor(batch, wiring, { state, cwd, settings, source, pool, bash, mcp, self, log }),
+      isolationFor: (batch) =>
+        queuedItemIsolation(batch, { state, cwd, settings, source, pool, bash, mcp, self, log }),
       onEvent(event) {
         switch (event.type) {
           case "item_settled": {

@@ -114,6 +114,8 @@ export async function uncommittedChanges(cwd: string, exclude: readonly string[]
  * with a commit, `copy` otherwise (the snapshot is taken now). `mode` forces one. `base` (git):
  * `head`, the last commit (default), or `working-tree`, HEAD plus the uncommitted changes as a
  * commit of their own (`workingTreeCommit`, held by `ref`), so copies hold what the tree holds.
+ * `commit` (git): that commit, which the repository must have — a queued batch's workers and
+ * producers all start from the commit the batch was created at (R-B1, R-B2).
  */
 export async function openWorkspaceIsolation(options: {
   readonly cwd: string;
@@ -121,6 +123,7 @@ export async function openWorkspaceIsolation(options: {
   readonly mode?: IsolationMode;
   readonly base?: "head" | "working-tree";
   readonly ref?: string;
+  readonly commit?: string;
 }): Promise<WorkspaceIsolation & { readonly created: boolean }> {
   const recordPath = join(options.batchDir, ISOLATION_FILE);
   let record = await readRecord(recordPath);
@@ -181,6 +184,14 @@ async function newRecord(options: Parameters<typeof openWorkspaceIsolation>[0]):
         `${top} is a git repository without a commit, so there is no base for isolated worktrees; commit once (git commit --allow-empty -m base), or do not isolate (forkloop batch --no-isolate; an Agent call without isolation).`,
       );
     }
+    if (options.commit !== undefined) {
+      const found = await git(top, ["rev-parse", "--verify", "--quiet", `${options.commit}^{commit}`]);
+      if (found.code !== 0)
+        throw new WorkspaceError(
+          `${top} does not have commit ${options.commit}, the base its items start from; fetch it (git fetch, or push it from the producer's checkout), then start again.`,
+        );
+      return { mode: "worktree", root: top, prefix: relative(top, resolve(cwd)), base: options.commit };
+    }
     return {
       mode: "worktree",
       root: top,
@@ -191,6 +202,10 @@ async function newRecord(options: Parameters<typeof openWorkspaceIsolation>[0]):
           : head.stdout.toString().trim(),
     };
   }
+  if (options.commit !== undefined)
+    throw new WorkspaceError(
+      `${cwd} is not in a git repository; isolated items start from commit ${options.commit}, so they need a checkout of the repository that has it.`,
+    );
   if (mode === "worktree")
     throw new WorkspaceError(`${cwd} is not in a git repository; isolate with copies instead.`);
   const root = resolve(cwd);

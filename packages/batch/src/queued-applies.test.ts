@@ -1,0 +1,126 @@
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type FileChange, openWorkspaceIsolation } from "@forkloop/tools/workspace";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { readLog } from "./append-log.js";
+import type { ItemState } from "./job-backend.js";
+import { APPLIES_LOG, openQueuedApplier } from "./queued-applies.js";
+import { encodeChanges } from "./queued-change.js";
+
+/**
+ * R-B1, R-B3: an isolated queued batch's producer applies each change a worker returned once,
+ * in a real git repository: a producer cut between writing the change and recording it finishes
+ * the plan when it re-attaches and never applies it again; an overlapping change is a conflict.
+ */
+let root: string;
+let repo: string;
+let batchDir: string;
+const git = (...args: string[]) =>
+  execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", ...args], {
+    cwd: repo,
+    encoding: "utf8",
+  });
+
+beforeEach(async () => {
+  root = await realpath(await mkdtemp(join(tmpdir(), "forkloop-queued-applies-")));
+  repo = join(root, "repo");
+  batchDir = join(root, "batch");
+  await mkdir(repo);
+  await writeFile(join(repo, "a.txt"), "a\n");
+  await writeFile(join(repo, "b.txt"), "b\n");
+  git("init", "-q");
+  git("add", "-A");
+  git("commit", "-qm", "base");
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const result = {
+  turns: 1,
+  usage: {
+    inputTokens: 1,
+    outputTokens: 1,
+    cacheCreationInputTokens: 0,
+    cacheReadInputTokens: 0,
+    apiCalls: 1,
+  },
+  costUsd: 0,
+  durationMs: 1,
+  text: "done",
+};
+const succeeded = (id: string): ItemState => ({
+  item: { id, label: id, prompt: "edit" },
+  status: "succeeded",
+  attempts: 1,
+  result,
+});
+const change = (path: string, before: string, after: string): FileChange => ({
+  path,
+  before: Buffer.from(before),
+  after: Buffer.from(after),
+  mode: 0o644,
+});
+
+async function applier(changes: Record<string, readonly FileChange[]>) {
+  const isolation = await openWorkspaceIsolation({
+    cwd: repo,
+    batchDir,
+    commit: git("rev-parse", "HEAD").trim(),
+  });
+  return openQueuedApplier({
+    dir: batchDir,
+    isolation,
+    readChange: async (id) => (changes[id] === undefined ? null : encodeChanges(changes[id]!)),
+  });
+}
+
+describe("R-B3: a queued batch's returned changes are applied once by the producer", () => {
+  it("R-B3: a producer cut between the apply and its record finishes the plan on re-attach, and applies nothing twice", async () => {
+    const changes = { i1: [change("a.txt", "a\n", "a by i1\n"), change("b.txt", "b\n", "b by i1\n")] };
+    const first = await applier(changes);
+    // The cut: b.txt's temporary name is taken by a directory, so the apply throws after a.txt —
+    // as a kill -9 would stop it, its plan named in the journal and no settle record.
+    await mkdir(join(repo, "b.txt.forkloop-apply"));
+    await expect(first.settle(succeeded("i1"))).rejects.toThrow();
+    await first.close();
+    expect(await readFile(join(repo, "a.txt"), "utf8")).toBe("a by i1\n");
+    expect(await readFile(join(repo, "b.txt"), "utf8")).toBe("b\n");
+    await rm(join(repo, "b.txt.forkloop-apply"), { recursive: true });
+
+    // Re-attached: the plan is finished before anything else, and the item settles from it.
+    const second = await applier(changes);
+    expect(await readFile(join(repo, "b.txt"), "utf8")).toBe("b by i1\n");
+    const settled = await second.settle(succeeded("i1"));
+    expect(settled.status).toBe("succeeded");
+    expect(settled.result?.applied).toEqual(["a.txt", "b.txt"]);
+    await second.close();
+    const records = (await readLog(join(batchDir, APPLIES_LOG))).records as { type: string }[];
+    expect(records.map((record) => record.type)).toEqual(["applying", "settled"]);
+
+    // Once more (a third attach): nothing is applied again, even over a user's later edit.
+    await writeFile(join(repo, "a.txt"), "the user's\n");
+    const third = await applier(changes);
+    expect((await third.settle(succeeded("i1"))).status).toBe("succeeded");
+    await third.close();
+    expect(await readFile(join(repo, "a.txt"), "utf8")).toBe("the user's\n");
+    expect((await readLog(join(batchDir, APPLIES_LOG))).records).toHaveLength(2);
+  });
+
+  it("R-B4: a returned change that overlaps one applied before is a conflict, its diff kept, the tree untouched", async () => {
+    const open = await applier({
+      i1: [change("a.txt", "a\n", "a by i1\n")],
+      i2: [change("a.txt", "a\n", "a by i2\n")],
+    });
+    expect((await open.settle(succeeded("i1"))).status).toBe("succeeded");
+    const conflict = await open.settle(succeeded("i2"));
+    await open.close();
+    expect(conflict.status).toBe("failed");
+    expect(conflict.error?.code).toBe("conflict");
+    expect(conflict.error?.message).not.toContain("--retry-conflicts");
+    expect(await readFile(conflict.error!.conflict!.patch, "utf8")).toContain("+a by i2");
+    expect(await readFile(join(repo, "a.txt"), "utf8")).toBe("a by i1\n");
+  });
+});

@@ -1,0 +1,178 @@
+import { execFileSync } from "node:child_process";
+import { access, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  batchStateDir,
+  type RedisServer,
+  runCliInProcess,
+  startCliInProcess,
+  startRedisServer,
+} from "@forkloop/cli/testing";
+import { type HostileServer, startHostileServer } from "@forkloop/loop-core/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+/**
+ * R-B1, R-B2, R-B3, R-B4: `forkloop batch --isolate --queue` on a real redis-server, producer and
+ * `forkloop worker` in this process, the model a scripted server over real HTTP. Every item runs
+ * one Bash command, `pwd > where.txt`: on its worker, in a worktree of the batch's base commit;
+ * its change returns with its result and the producer merges it into the tree once — the first
+ * applied wins, the others created the same file with other content: conflicts, diffs kept.
+ */
+let root: string;
+let home: string;
+let redis: RedisServer;
+let server: HostileServer;
+beforeAll(async () => {
+  root = await realpath(await mkdtemp(join(tmpdir(), "forkloop-queue-isolate-")));
+  home = join(root, "home");
+  await mkdir(home);
+  redis = await startRedisServer();
+  server = await startHostileServer({
+    behaviour: () => ({ kind: "ok", text: "done" }),
+    toolUse: { name: "Bash", input: { command: "pwd > where.txt" } },
+  });
+});
+afterAll(async () => {
+  await server?.close();
+  await redis?.stop();
+  await rm(root, { recursive: true, force: true });
+});
+
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd, encoding: "utf8" });
+
+async function project(name: string, repo = true): Promise<string> {
+  const dir = join(root, name);
+  await mkdir(dir);
+  await writeFile(join(dir, "items.jsonl"), '{"n":1}\n{"n":2}\n{"n":3}\n');
+  if (repo) {
+    git(dir, "init", "-q");
+    git(dir, "add", "-A");
+    git(dir, "commit", "-qm", "base");
+  }
+  return dir;
+}
+
+const env = () => ({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url, HOME: home });
+const batch = (id: string, ...extra: string[]) => [
+  "batch",
+  "--items",
+  "items.jsonl",
+  "--prompt",
+  "Record where you work ({{item.n}}).",
+  "--permission-mode",
+  "acceptEdits",
+  "--allowed-tools",
+  "Bash",
+  "--queue",
+  redis.url,
+  "--id",
+  id,
+  ...extra,
+];
+const startWorker = (cwd: string) =>
+  startCliInProcess(
+    ["worker", "--queue", redis.url, "--concurrency", "3", "--sandbox", "off", "--lock-duration", "2000"],
+    { cwd, env: env() },
+  );
+
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
+interface Row {
+  readonly status: string;
+  readonly applied?: readonly string[];
+  readonly error?: {
+    readonly code: string;
+    readonly message: string;
+    readonly conflict?: { readonly files: unknown; readonly patch: string };
+  };
+}
+
+async function rows(dir: string, id: string): Promise<Row[]> {
+  const text = await readFile(join(batchStateDir(dir, id, home), "results.jsonl"), "utf8");
+  return text
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Row);
+}
+
+describe("R-B2: forkloop batch --isolate --queue isolates items on their workers", {
+  timeout: 120_000,
+}, () => {
+  it("R-B2, R-B3, R-B4: each item runs in a worktree on its worker; its change is applied by the producer once, overlapping ones kept as conflicts; no worktree left; a re-attach applies nothing again", async () => {
+    const dir = await project("queued");
+    const worker = startWorker(dir);
+    const result = await runCliInProcess(batch("qiso", "--isolate"), { cwd: dir, env: env() }).finally(() =>
+      worker.stop(),
+    );
+    expect(result.code, `${result.stderr}\nworker:\n${worker.stderr()}`).toBe(6); // some failed: the conflicts
+    expect(result.stderr.match(/items are isolated/g)).toHaveLength(1);
+    expect(worker.stderr()).toContain("items are isolated: each runs in a git worktree of");
+    const batchDir = batchStateDir(dir, "qiso", home);
+    // The command ran in a worktree of the worker's, and only the producer wrote the project.
+    const where = (await readFile(join(dir, "where.txt"), "utf8")).trim();
+    expect(where.startsWith(join(batchDir, "workers", String(process.pid), "workspaces"))).toBe(true);
+    const first = await rows(dir, "qiso");
+    expect(first.filter((row) => row.status === "succeeded").map((row) => row.applied)).toEqual([
+      ["where.txt"],
+    ]);
+    const conflicts = first.filter((row) => row.error?.code === "conflict");
+    expect(conflicts).toHaveLength(2);
+    for (const row of conflicts) {
+      expect(row.error?.conflict?.files).toEqual([
+        { path: "where.txt", reason: "created both in the workspace and by the item" },
+      ]);
+      expect(await readFile(row.error!.conflict!.patch, "utf8")).toContain("+++ b/where.txt");
+      expect(row.error?.message).not.toContain("--retry-conflicts");
+    }
+    // Every worktree is gone: the worker removes each after its item, the producer makes none.
+    expect(git(dir, "worktree", "list").trim().split("\n")).toHaveLength(1);
+
+    // Re-attached: the results stand and nothing is applied a second time.
+    const log = await readFile(join(batchDir, "applies.log"), "utf8");
+    const again = await runCliInProcess(["batch", "--resume", "qiso", "--queue", redis.url], {
+      cwd: dir,
+      env: env(),
+    });
+    expect(again.code, again.stderr).toBe(6);
+    expect(await readFile(join(batchDir, "applies.log"), "utf8")).toBe(log);
+    expect((await readFile(join(dir, "where.txt"), "utf8")).trim()).toBe(where);
+    expect((await rows(dir, "qiso")).map((row) => row.error?.code ?? row.status).sort()).toEqual([
+      "conflict",
+      "conflict",
+      "succeeded",
+    ]);
+  });
+
+  it("R-B2 control: without --isolate, queued items run in the worker's checkout itself", async () => {
+    const dir = await project("in-place");
+    const worker = startWorker(dir);
+    const result = await runCliInProcess(batch("qplain"), { cwd: dir, env: env() }).finally(() =>
+      worker.stop(),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).not.toContain("items are isolated");
+    expect((await readFile(join(dir, "where.txt"), "utf8")).trim()).toBe(dir);
+  });
+
+  it("bad input: --isolate --queue outside git, or with uncommitted changes, is exit 2 naming the fix, before any state exists", async () => {
+    const plain = await project("plain", false);
+    const outside = await runCliInProcess(batch("qplainrepo", "--isolate"), { cwd: plain, env: env() });
+    expect(outside.code).toBe(2);
+    expect(outside.stderr).toContain("needs a git repository with a commit");
+    expect(outside.stderr).toContain("drop --isolate");
+    expect(await exists(batchStateDir(plain, "qplainrepo", home))).toBe(false);
+    const dirty = await project("dirty");
+    await writeFile(join(dirty, "draft.txt"), "not committed\n");
+    const refused = await runCliInProcess(batch("qdirty", "--isolate"), { cwd: dirty, env: env() });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("draft.txt");
+    expect(refused.stderr).toContain("git add -A && git commit");
+    expect(await exists(batchStateDir(dirty, "qdirty", home))).toBe(false);
+  });
+});
