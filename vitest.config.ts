@@ -78,6 +78,7 @@ const UNIT_ISOLATED = [
   "packages/mcp/src/connect-mcp-servers.test.ts",
   "packages/tools/src/tools/bash.test.ts",
   "packages/tools/src/tools/write-race.test.ts",
+  "packages/tools/src/tools/read-pdf.test.ts",
   "packages/tools/src/sandbox/sandbox-sockets.test.ts",
   "packages/tools/src/sandbox/sandbox-outside-links.test.ts",
   "packages/loop-core/src/model-client-time-limits.test.ts",

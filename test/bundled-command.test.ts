@@ -63,7 +63,12 @@ describe("R-V2: the installed command runs from its bundle", () => {
       for (const match of code.matchAll(/new URL\("(\.\/[^"]+)", import\.meta\.url\)/g))
         beside.add(String(match[1]));
     }
-    expect([...beside].sort()).toEqual(["./grep-thread.worker.js", "./page/", "./worker.js"]);
+    expect([...beside].sort()).toEqual([
+      "./grep-thread.worker.js",
+      "./page/",
+      "./pdf-thread.worker.js",
+      "./worker.js",
+    ]);
     for (const path of beside) expect(existsSync(join(dist, path)), path).toBe(true);
   });
 

@@ -40,6 +40,7 @@ await build({
     cli: built("@forkloop/cli", "dist/main.js"),
     worker: built("@forkloop/orchestrator", "dist/worker.js"),
     "grep-thread.worker": built("@forkloop/tools", "dist/grep/grep-thread.worker.js"),
+    "pdf-thread.worker": built("@forkloop/tools", "dist/pdf/pdf-thread.worker.js"),
   },
   platform: "node",
   logLevel: "warn",

@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { deflateSync } from "node:zlib";
 import Anthropic from "@anthropic-ai/sdk";
 import { createUserMessage, query } from "@forkloop/loop-core";
 import { collect } from "@forkloop/loop-core/testing";
@@ -8,6 +9,7 @@ import { sequenceBrain } from "@forkloop/sim/testing";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { describe, expect, it } from "vitest";
 import { PDF_MAX_SEND_BYTES } from "../pdf/pdf-pages.js";
+import { pdfForReadOffThread } from "../pdf/pdf-thread.js";
 import { callTool, resultText, useTempWorkspace } from "../testing/index.js";
 import { readTool } from "./read.js";
 
@@ -152,5 +154,82 @@ describe("Read of PDFs (R-T7)", () => {
     } finally {
       await sim.close();
     }
+  });
+});
+
+/**
+ * A PDF whose one compressed object stream inflates to `inflated` bytes of spaces: a file of a few
+ * hundred KiB that pdf-lib inflates whole, synchronously, when it loads the file.
+ */
+function inflatingPdf(inflated: number): Buffer {
+  const stream = deflateSync(Buffer.alloc(inflated, 0x20), { level: 9 });
+  const parts: Buffer[] = [Buffer.from("%PDF-1.5\n", "latin1")];
+  const offsets: number[] = [];
+  let length = parts[0]?.length ?? 0;
+  const add = (part: Buffer) => {
+    offsets.push(length);
+    parts.push(part);
+    length += part.length;
+  };
+  add(Buffer.from("1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n", "latin1"));
+  add(Buffer.from("2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n", "latin1"));
+  add(Buffer.from("3 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 10 10] >>\nendobj\n", "latin1"));
+  add(
+    Buffer.concat([
+      Buffer.from(
+        `4 0 obj\n<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length ${stream.length} >>\nstream\n`,
+        "latin1",
+      ),
+      stream,
+      Buffer.from("\nendstream\nendobj\n", "latin1"),
+    ]),
+  );
+  const table = offsets.map((offset) => `${String(offset).padStart(10, "0")} 00000 n \n`).join("");
+  parts.push(
+    Buffer.from(
+      `xref\n0 5\n0000000000 65535 f \n${table}trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`,
+      "latin1",
+    ),
+  );
+  return Buffer.concat(parts);
+}
+
+/** 256 MiB inflated from a file of about 250 KiB: seconds of pdf-lib's work, made once. */
+let bombFile: Buffer | undefined;
+const bomb = () => {
+  bombFile ??= inflatingPdf(256 * 1024 * 1024);
+  return bombFile;
+};
+
+describe("Read of a hostile PDF (R-T7, R-S12)", () => {
+  it("R-S12: a PDF whose object stream inflates to 256 MiB is parsed off the caller's thread: the deadline ends it, and the caller's timers ran meanwhile", async () => {
+    expect(bomb().length).toBeLessThan(1024 * 1024);
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 20);
+    try {
+      const result = await pdfForReadOffThread(bomb(), "bomb.pdf", undefined, { deadlineMs: 200 });
+      expect(result.ok).toBe(false);
+      expect(result.ok ? "" : result.error).toContain("did not parse within 0.2 s");
+      // The caller's thread was free while the parse ran: its timer fired.
+      expect(ticks).toBeGreaterThan(0);
+    } finally {
+      clearInterval(ticker);
+    }
+  });
+
+  it("R-S12: a stopped Read ends its PDF parse at once", async () => {
+    const stop = new AbortController();
+    const pending = pdfForReadOffThread(bomb(), "bomb.pdf", undefined, {
+      signal: stop.signal,
+    });
+    setTimeout(() => stop.abort(), 200);
+    await expect(pending).rejects.toThrow("Read was stopped");
+  });
+
+  it("control: an ordinary PDF parses on the thread as before", async () => {
+    await makePdf("plain.pdf", 3);
+    const result = await callTool(readTool, { file_path: "plain.pdf" }, ws.context());
+    expect(result.isError).toBeUndefined();
+    expect(blocksOf(result)[0]?.text).toContain("pages 1-3 of 3");
   });
 });

@@ -4,7 +4,8 @@ import { z } from "zod";
 import { existingBackgroundShells } from "../background/background-shells.js";
 import { openConfined } from "../confined-open.js";
 import { detectImage, MAX_IMAGE_BYTES } from "../image-file.js";
-import { isPdf, PDF_MAX_PAGES_PER_READ, PDF_WHOLE_MAX_PAGES, pdfForRead } from "../pdf/pdf-pages.js";
+import { isPdf, PDF_MAX_PAGES_PER_READ, PDF_WHOLE_MAX_PAGES } from "../pdf/pdf-pages.js";
+import { pdfForReadOffThread } from "../pdf/pdf-thread.js";
 import { decodeTextFile } from "../text-file.js";
 import { absolutePath, defineTool, numberLines, recordRead, toolError } from "../tool-kit.js";
 import { realWorkspaceRoots, resolveInWorkspace } from "../workspace-paths.js";
@@ -102,7 +103,10 @@ export const readTool = defineTool({
       const bytes = readFileSync(fd);
       // R-T7: a PDF goes to the model as a document block (the pages asked, or the whole short file).
       if (isPdf(bytes)) {
-        const pdf = await pdfForRead(bytes, path, input.pages);
+        // Off this thread, with a deadline: a hostile PDF cannot stop the run (R-S12).
+        const pdf = await pdfForReadOffThread(bytes, path, input.pages, {
+          signal: context.abortController.signal,
+        });
         if (!pdf.ok) return toolError(pdf.error);
         recordRead(context.agentState, path, stats);
         return {
