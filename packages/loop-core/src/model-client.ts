@@ -7,6 +7,7 @@ import {
   type MessageCreateParams,
   type ToolUnion,
 } from "./build-request.js";
+import { closedObjectSchema } from "./closed-object-schema.js";
 import {
   CONTEXT_MANAGEMENT_BETA,
   type ContextEditingConfig,
@@ -249,6 +250,11 @@ export function formatWait(ms: number): string {
 export function buildModelRequestBody(request: ModelCallRequest): MessageCreateParams {
   const body = buildRequest(request);
   const outputConfig: Record<string, unknown> = { ...request.outputConfig };
+  if (request.outputConfig?.format !== undefined) {
+    // R-X3: structured outputs take only closed objects; the user's schema need not say so.
+    const { format } = request.outputConfig;
+    outputConfig.format = { ...format, schema: closedObjectSchema(format.schema) };
+  }
   if (request.outputConfig?.effort !== undefined) {
     // R-D2: only a level the model takes (the model table); a fork or a fallback model may take
     // fewer levels than the session's model.

@@ -684,6 +684,32 @@ describe("query() through the simulator", () => {
     }
   });
 
+  // Structured outputs page (https://platform.claude.com/docs/en/build-with-claude/structured-outputs):
+  // an object must set additionalProperties to false; the API refuses one that leaves it out.
+  it("R-X3, R-D2: an outputFormat schema with open objects is sent closed (additionalProperties: false on each) and answered", async () => {
+    harness.sim.clearRequests();
+    const schema = {
+      type: "object",
+      properties: { file: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } },
+      required: ["file"],
+    };
+    const messages = await runQuery(
+      "describe notes.md as JSON",
+      harness.options({ outputFormat: { type: "json_schema", schema } }),
+    );
+    expect(resultOf(messages)).toMatchObject({ subtype: "success", is_error: false });
+    const sent = harness.sim.requests().filter((record) => record.querySource === "sdk");
+    expect(sent.length).toBeGreaterThan(0);
+    for (const record of sent) {
+      expect(JSON.parse(record.rawBody).output_config.format.schema).toEqual({
+        ...schema,
+        additionalProperties: false,
+        properties: { file: { ...schema.properties.file, additionalProperties: false } },
+      });
+    }
+    expect(schema).not.toHaveProperty("additionalProperties");
+  });
+
   it("R-K1, R-K2: maxBudgetUsd ends with error_max_budget_usd; maxTurns with error_max_turns; each result is yielded, then thrown (the Agent SDK's ErrorResultError), worded as the Agent SDK's", async () => {
     const broke = await runToThrow(
       query({ prompt: "loop forever", options: harness.options({ maxBudgetUsd: 0.000001 }) }),

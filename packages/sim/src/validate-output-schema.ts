@@ -17,9 +17,9 @@ import type { CountTokensRequest } from "./request-schema.js";
  * (agentjido/req_llm#302), `For 'integer' type, properties maximum, minimum are not supported`
  * for several (CherryHQ/cherry-studio#18037), `For 'object' type, 'additionalProperties' must be
  * explicitly set to false` (a direct-API parity suite, SYSTEM_PLACEMENT_SOURCE in
- * validate-model-rules.ts). The API also refuses an object with no additionalProperties at all;
- * the simulator, following the page, refuses only a value other than false. The minItems and
- * $ref wordings are UNCONFIRMED.
+ * validate-model-rules.ts) — also for an object node that leaves additionalProperties out, as
+ * that suite measured ("explicitly"): an object is `type: "object"` (alone or in a list) or
+ * `properties` without a type. The minItems and $ref wordings are UNCONFIRMED.
  */
 const UNSUPPORTED = [
   "minimum",
@@ -88,7 +88,7 @@ function schemaProblem(schema: unknown, at: string): string | null {
     if (typeof node.minItems === "number" && node.minItems > 1) {
       return `${path}: 'minItems' ${node.minItems} is not supported in structured outputs (only 0 or 1)`;
     }
-    if ("additionalProperties" in node && node.additionalProperties !== false) {
+    if (isObjectNode(node) && node.additionalProperties !== false) {
       return `${at}: For 'object' type, 'additionalProperties' must be explicitly set to false`;
     }
     for (const [key, child] of children(node)) {
@@ -98,6 +98,14 @@ function schemaProblem(schema: unknown, at: string): string | null {
     return null;
   };
   return walk(schema, at, []);
+}
+
+/** An object node: `type` "object" (alone or in a type list), or `properties` without a type. */
+function isObjectNode(node: Node): boolean {
+  const type = node.type;
+  if (type === "object") return true;
+  if (Array.isArray(type)) return type.includes("object");
+  return type === undefined && "properties" in node;
 }
 
 /** Subschemas of a node, with the path step that names each. */

@@ -486,4 +486,49 @@ export const QUOTED_WORDING_CASES: Case[] = [
     }),
     expect: bad("tools.0.custom: For 'object' type, 'additionalProperties' must be explicitly set to false"),
   },
+  {
+    page: PAGE.structuredOutputs,
+    source: PARITY,
+    title: "a strict tool whose object schema is not closed (no additionalProperties) → the same sentence",
+    body: base("claude-sonnet-4-6", {
+      tools: [
+        {
+          name: "f",
+          strict: true,
+          input_schema: { type: "object", properties: { a: { type: "string" } }, required: ["a"] },
+        },
+      ],
+    }),
+    expect: bad("tools.0.custom: For 'object' type, 'additionalProperties' must be explicitly set to false"),
+  },
+  {
+    page: PAGE.structuredOutputs,
+    source: PARITY,
+    title: "output_config.format whose nested object is not closed → the same sentence",
+    body: base("claude-sonnet-4-6", {
+      output_config: {
+        format: {
+          type: "json_schema",
+          schema: {
+            type: "object",
+            properties: { who: { type: "object", properties: { name: { type: "string" } } } },
+            required: ["who"],
+            additionalProperties: false,
+          },
+        },
+      },
+    }),
+    expect: bad(
+      "output_config.format.schema: For 'object' type, 'additionalProperties' must be explicitly set to false",
+    ),
+  },
+  {
+    page: PAGE.structuredOutputs,
+    source: PARITY,
+    title: "a tool that is not strict may leave its object schema open → accepted",
+    body: base("claude-sonnet-4-6", {
+      tools: [{ name: "f", input_schema: { type: "object", properties: { a: { type: "string" } } } }],
+    }),
+    expect: ok,
+  },
 ];
