@@ -248,7 +248,7 @@ export async function runForkForTool(
             canContinue: fork.resumable === true,
           });
     const toolResult = {
-      ...forkToolResult(fork.name, result),
+      ...forkToolResult(fork.name, result, { resumable: fork.resumable === true }),
       ...(output === undefined ? {} : { output }),
     };
     if (isolated === undefined) return toolResult;
@@ -272,8 +272,15 @@ function hasTool(params: CacheSafeParams, name: string): boolean {
   return params.tools.some((tool) => "name" in tool && tool.name === name);
 }
 
-/** The one tool_result the parent sees: the sub-agent's report plus its usage. */
-export function forkToolResult(name: string, result: SubAgentResult): ToolResult {
+/**
+ * The one tool_result the parent sees: the sub-agent's report plus its usage. A finished sub-agent
+ * that a SendMessage resumes (R-T5) gets Claude Code's line after its report, naming the call.
+ */
+export function forkToolResult(
+  name: string,
+  result: SubAgentResult,
+  options: { readonly resumable?: boolean } = {},
+): ToolResult {
   const usage = result.usage;
   const footer =
     `[${name} ${result.agentId}: ${result.status}${result.terminal ? ` (${result.terminal})` : ""}, ` +
@@ -286,5 +293,9 @@ export function forkToolResult(name: string, result: SubAgentResult): ToolResult
       content: `${name} did not complete (${reason}).\n${result.text}\n${footer}`.trim(),
     };
   }
-  return { content: `${result.text || "(no text)"}\n\n${footer}` };
+  const hint =
+    options.resumable === true
+      ? `\nagentId: ${result.agentId} (use SendMessage with to: '${result.agentId}', summary: '<5-10 word recap>' to continue this agent)`
+      : "";
+  return { content: `${result.text || "(no text)"}${hint}\n\n${footer}` };
 }

@@ -15,7 +15,7 @@ const call = (name: string, input: Record<string, unknown>): BrainReply => ({
 const withoutBreakpoints = (value: unknown): unknown =>
   JSON.parse(JSON.stringify(value, (key, field: unknown) => (key === "cache_control" ? undefined : field)));
 
-/** The finished sub-agent's id, from its foreground call's footer. */
+/** The finished sub-agent's id, from its foreground result's line in Claude Code's words. */
 let agentId = "";
 
 function subAgent(request: BrainRequest): BrainReply {
@@ -34,7 +34,10 @@ function subAgent(request: BrainRequest): BrainReply {
 
 function parent(request: BrainRequest): BrainReply {
   const results = request.lastToolResults.map((result) => result.content).join("\n");
-  const finished = /\[Agent (agent-\w+): completed/.exec(results);
+  const finished =
+    /\nagentId: (agent-\w+) \(use SendMessage with to: '\1', summary: '<5-10 word recap>' to continue this agent\)\n/.exec(
+      results,
+    );
   if (finished?.[1] !== undefined) {
     agentId = finished[1];
     return call("SendMessage", { to: agentId, message: FIRST, summary: "check the changelog" });
