@@ -249,6 +249,60 @@ describe("background shells", () => {
   });
 });
 
+describe("messages to a sub-agent task that is being stopped", () => {
+  /** A sub-agent task whose run takes a moment to end after its stop (its last request winds down). */
+  function stoppingAgent(shells: BackgroundShells, id: string, steered: string[]) {
+    return shells.start({
+      kind: "local_agent",
+      id,
+      command: "review",
+      toolUseId: `toolu_${id}`,
+      timeoutMs: 0,
+      send: (message) => steered.push(message),
+      run: ({ signal }) =>
+        new Promise((resolve) =>
+          signal.addEventListener("abort", () =>
+            setTimeout(() => resolve({ exitCode: null, signal: null, timedOut: false, aborted: true }), 50),
+          ),
+        ),
+    });
+  }
+
+  it("R-T5: a message sent while TaskStop stops a resumable sub-agent resumes it once the run has ended, never steered into the ending run; control: one not being stopped is steered", async () => {
+    const shells = new BackgroundShells();
+    opened.push(shells);
+    const steered: string[] = [];
+    const resumed: string[] = [];
+    stoppingAgent(shells, "agent-stopping", steered);
+    shells.resumable("agent-stopping", (message) => {
+      resumed.push(message);
+      return "not started in this test";
+    });
+    // Control: while it runs, the message is steered into the run.
+    expect(shells.send("agent-stopping", "first")).toEqual({ resumed: false });
+    expect(steered).toEqual(["first"]);
+    const stopping = shells.stop("agent-stopping");
+    expect(shells.send("agent-stopping", "second")).toEqual({ resumed: true });
+    expect(steered).toEqual(["first"]);
+    // Not before the stopped run has ended: the resume starts a new run under the same id.
+    expect(resumed).toEqual([]);
+    await stopping;
+    await waitFor(() => resumed.length > 0);
+    expect(resumed).toEqual(["second"]);
+  });
+
+  it("R-T5: a message to a sub-agent being stopped that cannot be resumed is a refusal saying it was not delivered", async () => {
+    const shells = new BackgroundShells();
+    opened.push(shells);
+    const steered: string[] = [];
+    stoppingAgent(shells, "agent-final", steered);
+    const stopping = shells.stop("agent-final");
+    expect(shells.send("agent-final", "late")).toMatch(/being stopped, and your message was not delivered/);
+    expect(steered).toEqual([]);
+    await stopping;
+  });
+});
+
 describe("background shells in the sandbox", () => {
   it("R-T4: a background command is sandboxed as a foreground one; control: the weakened sandbox lets it write", async () => {
     const outside = createOutsideDir("forkloop-bg-outside-");

@@ -273,13 +273,23 @@ export class BackgroundShells {
    */
   send(id: string, message: string): { readonly resumed: boolean } | string {
     const entry = this.#entries.get(id);
+    const resume = this.#resumable.get(id);
     if (entry?.info.status === "running") {
       if (entry.send === undefined)
         return `Task ${id} is a background command, not an agent; it takes no messages`;
+      // Being stopped (TaskStop, stopTask()): a steered message would reach a run that takes no
+      // more steps. A resumable one is started again with it once that run has ended.
+      if (entry.abort.signal.aborted) {
+        if (resume === undefined)
+          return `Agent ${id} is being stopped, and your message was not delivered; it cannot be resumed`;
+        void entry.done.then(() => {
+          if (!this.#closed) resume(message);
+        });
+        return { resumed: true };
+      }
       entry.send(message);
       return { resumed: false };
     }
-    const resume = this.#resumable.get(id);
     if (resume !== undefined) {
       const started = resume(message);
       return typeof started === "string"
