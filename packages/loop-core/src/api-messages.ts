@@ -6,6 +6,13 @@ export interface ToApiMessagesOptions {
    * dropped from every assistant turn. Default true (keep them unmodified).
    */
   readonly thinkingEnabled?: boolean;
+  /**
+   * R-X1: the model takes mid-conversation `role: "system"` messages (model table): a
+   * `model_context` marker is sent as one, as Claude Code sends it. Otherwise — and wherever a
+   * system message may not stand (the API wants it right after a user turn and before an
+   * assistant turn) — its text joins the user turn before it. Default false.
+   */
+  readonly systemMessages?: boolean;
 }
 
 /**
@@ -19,9 +26,16 @@ export function toApiMessages(
   options: ToApiMessagesOptions = {},
 ): MessageParam[] {
   const thinkingEnabled = options.thinkingEnabled ?? true;
-  const result: { role: "user" | "assistant"; content: ContentBlockParam[] }[] = [];
+  const result: { role: "user" | "assistant" | "system"; content: ContentBlockParam[] }[] = [];
   for (const message of messages) {
-    if (message.type === "system") continue;
+    if (message.type === "system") {
+      if (message.subtype !== "model_context" || message.content === "") continue;
+      const text: ContentBlockParam = { type: "text", text: message.content };
+      const previous = result.at(-1);
+      if (previous?.role === "system") previous.content.push(text);
+      else result.push({ role: previous?.role === "user" ? "system" : "user", content: [text] });
+      continue;
+    }
     let blocks: ContentBlockParam[];
     if (message.type === "user") {
       const content = message.message.content;
@@ -39,6 +53,16 @@ export function toApiMessages(
     if (previous && previous.role === role) previous.content.push(...blocks);
     else result.push({ role, content: blocks });
   }
+  // A system message stands only after a user turn and before an assistant turn (or last);
+  // elsewhere, or for a model without them, its text joins the user turn before it.
+  for (let index = result.length - 1; index >= 0; index--) {
+    const turn = result[index]!;
+    if (turn.role !== "system") continue;
+    const next = result[index + 1];
+    if (options.systemMessages === true && (next === undefined || next.role === "assistant")) continue;
+    result[index - 1]?.content.push(...turn.content);
+    result.splice(index, 1);
+  }
   const apiMessages: MessageParam[] = [];
   for (const turn of result) {
     if (turn.role === "assistant") {
@@ -52,7 +76,7 @@ export function toApiMessages(
     if (previous && previous.role === turn.role && Array.isArray(previous.content)) {
       (previous.content as ContentBlockParam[]).push(...turn.content);
     } else {
-      apiMessages.push({ role: turn.role, content: turn.content });
+      apiMessages.push({ role: turn.role, content: turn.content } as MessageParam);
     }
   }
   return apiMessages;

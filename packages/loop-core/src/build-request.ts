@@ -2,7 +2,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { z } from "zod";
 import { toApiMessages } from "./api-messages.js";
 import type { ContentBlockParam, Message, MessageParam, TextBlockParam } from "./messages.js";
-import { thinkingForModel } from "./model-catalog.js";
+import { takesSystemMessages, thinkingForModel } from "./model-catalog.js";
 import type { Tool } from "./tool.js";
 
 export type ThinkingConfigParam = Anthropic.Messages.ThinkingConfigParam;
@@ -33,14 +33,18 @@ export interface BuildRequestInput {
 export function buildRequest(input: BuildRequestInput): MessageCreateParams {
   const system = buildSystemBlocks(input.systemPrompt);
   let thinking = thinkingForModel(input.model, input.thinking, input.maxOutputTokens);
-  let apiMessages = toApiMessages(input.messages, { thinkingEnabled: isThinkingOn(thinking) });
+  const systemMessages = takesSystemMessages(input.model);
+  let apiMessages = toApiMessages(input.messages, {
+    thinkingEnabled: isThinkingOn(thinking),
+    systemMessages,
+  });
   if (thinking?.type === "enabled" && openToolTurnLacksThinking(apiMessages)) {
     // API rule (api doc §8): with thinking enabled, the assistant turn answered by the trailing
     // tool results must start with its thinking block. After a model fallback stripped the
     // model-bound thinking (R-L8) it cannot; the API's own advice is to disable thinking for the
     // request, and then no thinking block may be sent at all (R-L17).
     thinking = undefined;
-    apiMessages = toApiMessages(input.messages, { thinkingEnabled: false });
+    apiMessages = toApiMessages(input.messages, { thinkingEnabled: false, systemMessages });
   }
   const messages = withMessageBreakpoint(apiMessages);
   trimBreakpoints(system, messages);
@@ -61,8 +65,11 @@ function isThinkingOn(thinking: ThinkingConfigParam | undefined): boolean {
 }
 
 function openToolTurnLacksThinking(messages: readonly MessageParam[]): boolean {
-  const last = messages.at(-1);
-  const assistant = messages.at(-2);
+  // A trailing system message (a hook's context after the results) is not the turn.
+  const turns =
+    messages.at(-1)?.role === ("system" as MessageParam["role"]) ? messages.slice(0, -1) : messages;
+  const last = turns.at(-1);
+  const assistant = turns.at(-2);
   if (last?.role !== "user" || assistant?.role !== "assistant") return false;
   if (typeof last.content === "string" || last.content[0]?.type !== "tool_result") return false;
   if (typeof assistant.content === "string") return true;

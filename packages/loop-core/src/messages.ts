@@ -47,7 +47,17 @@ export interface AssistantMessage extends MessageBase {
 /** A marker in the history that is never sent to the API as-is (compaction boundaries, notices). */
 export interface SystemMessage extends MessageBase {
   readonly type: "system";
-  readonly subtype: "compact_boundary" | "snip_boundary" | "microcompact_boundary" | "informational";
+  /**
+   * `model_context`: text for the model that no one typed (a PostToolBatch hook's context, R-X1),
+   * sent as a mid-conversation system message where the model takes one (else as text of the
+   * user turn before it) — kept in the transcript, so a resumed session sends it again.
+   */
+  readonly subtype:
+    | "compact_boundary"
+    | "snip_boundary"
+    | "microcompact_boundary"
+    | "informational"
+    | "model_context";
   readonly content: string;
   readonly compactMetadata?: {
     readonly trigger: "auto" | "manual" | "reactive";

@@ -138,6 +138,14 @@ export function thinkingForModel(
   return thinking;
 }
 
+/**
+ * Whether `model` takes mid-conversation `role: "system"` messages (model table: from the 4.8
+ * generation on). Unknown ids are sent none: a user turn's text works everywhere.
+ */
+export function takesSystemMessages(model: string): boolean {
+  return tableRow(model)?.systemMessages === true;
+}
+
 /** The API's smallest thinking budget. */
 const MIN_THINKING_BUDGET = 1024;
 

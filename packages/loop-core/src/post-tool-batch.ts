@@ -1,5 +1,6 @@
+import { createSystemMessage } from "./create-message.js";
 import type { LoopHooks, PostToolBatchCall } from "./hooks.js";
-import type { ToolUseBlock, UserMessage } from "./messages.js";
+import type { SystemMessage, ToolUseBlock, UserMessage } from "./messages.js";
 import type { ToolUseContext } from "./tool.js";
 
 /** Claude Code 2.1.332's words before a PostToolBatch hook's context, as its model reads them. */
@@ -46,22 +47,15 @@ export async function firePostToolBatch(
 }
 
 /**
- * The batch's results with the hooks' context after them, for the model (R-X1): Claude Code sends
- * each as its own text after the results, in the same words. The last result message gets them as
- * text blocks after its tool_result blocks — a copy: the printed message stays the tool's results,
- * as Claude Code prints none of this.
+ * The hooks' context for the model (R-X1), in Claude Code's words, one `model_context` marker
+ * each: sent as a system message after the batch's results where the model takes one (as Claude
+ * Code sends it), else as text of their user turn (api-messages.ts).
  */
-export function withBatchContext(
-  results: readonly UserMessage[],
+export function batchContextMessages(
   contexts: readonly string[],
-): UserMessage[] {
-  const last = results.at(-1);
-  if (last === undefined || contexts.length === 0) return [...results];
-  const content = last.message.content;
-  const blocks = typeof content === "string" ? [{ type: "text" as const, text: content }] : content;
-  const texts = contexts.map((text) => ({
-    type: "text" as const,
-    text: `${POST_TOOL_BATCH_CONTEXT_PREFIX}${text}`,
-  }));
-  return [...results.slice(0, -1), { ...last, message: { ...last.message, content: [...blocks, ...texts] } }];
+  parentUuid: string | null,
+): SystemMessage[] {
+  return contexts.map((text) =>
+    createSystemMessage(`${POST_TOOL_BATCH_CONTEXT_PREFIX}${text}`, "model_context", { parentUuid }),
+  );
 }

@@ -6,7 +6,7 @@ import { freshTurnState, type LoopState } from "./loop-state.js";
 import { step } from "./loop-step.js";
 import type { AssistantMessage, Message, ToolUseBlock, UserMessage } from "./messages.js";
 import type { ModelReply } from "./model-attempt.js";
-import { firePostToolBatch, withBatchContext } from "./post-tool-batch.js";
+import { batchContextMessages, firePostToolBatch } from "./post-tool-batch.js";
 import { generateToolUseSummary } from "./tool-use-summary.js";
 
 /** The tool calls of a reply, in order, each with the message that made it. */
@@ -59,7 +59,11 @@ export async function* runToolTurn(input: {
     toolResults,
     state.toolUseContext,
   );
-  const answered = withBatchContext(toolResults, batchContext);
+  // R-X1: the hooks' context goes after the results as markers of its own, kept in the
+  // transcript (a resumed session sends it again); never printed, as Claude Code prints none.
+  const contextMessages = batchContextMessages(batchContext, toolResults.at(-1)?.uuid ?? null);
+  for (const message of contextMessages) yield message;
+  const answered = [...toolResults, ...contextMessages];
   const decision = step(state, { type: "tools_done", hookStop }, run.config);
   if (decision.type === "terminal" && decision.reason === "hook_stopped") {
     return { reason: "hook_stopped", messages: [...messages, ...answered], error: decision.error };
