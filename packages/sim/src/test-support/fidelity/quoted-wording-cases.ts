@@ -223,6 +223,13 @@ export const QUOTED_WORDING_CASES: Case[] = [
     body: base("claude-sonnet-5", { output_config: "x" }),
     expect: bad("output_config: Input does not match the expected shape."),
   },
+  {
+    page: PAGE.errors,
+    source: PARITY,
+    title: "output_config null → does not match the expected shape (null is not leaving it out)",
+    body: base("claude-sonnet-5", { output_config: null }),
+    expect: bad("output_config: Input does not match the expected shape."),
+  },
   // Message shapes in the words a direct-API parity suite measured (claude-sonnet-5).
   {
     page: PAGE.systemMessages,
