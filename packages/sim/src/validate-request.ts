@@ -222,7 +222,10 @@ function checkSampling(body: MessagesRequest, model: ModelSpec, ctx: RequestCont
 
 function checkPrefill(body: MessagesRequest, model: ModelSpec): ApiError | null {
   const last = lastNonSystem(body);
-  if (last?.role === "assistant" && !model.supportsPrefill && !continuesPausedTurn(body)) {
+  // An empty trailing assistant turn prefills nothing: the API accepts it on a model without
+  // prefill, as a direct-API parity suite measured on claude-sonnet-5 (`content: []`).
+  const prefills = last?.role === "assistant" && !(Array.isArray(last.content) && last.content.length === 0);
+  if (prefills && !model.supportsPrefill && !continuesPausedTurn(body)) {
     return invalidRequest(
       "This model does not support assistant message prefill. The conversation must end with a user message.",
     );

@@ -230,6 +230,13 @@ export const QUOTED_WORDING_CASES: Case[] = [
     body: base("claude-sonnet-5", { output_config: null }),
     expect: bad("output_config: Input does not match the expected shape."),
   },
+  {
+    page: PAGE.errors,
+    source: PARITY,
+    title: "an empty final assistant turn on a model without prefill → accepted (it prefills nothing)",
+    body: base("claude-sonnet-5", { messages: [user("a"), { role: "assistant", content: [] }] }),
+    expect: ok,
+  },
   // Message shapes in the words a direct-API parity suite measured (claude-sonnet-5).
   {
     page: PAGE.systemMessages,
