@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -125,6 +126,18 @@ describe("R-X3: Claude Code's print-mode flags under forkloop -p", () => {
     const missing = await run(["Say hello.", "--system-prompt-file", "nope.txt"]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("--system-prompt-file: cannot read nope.txt (ENOENT)");
+    // Bad input: a FIFO would block the process for good and /dev/zero fill its memory; each is
+    // refused at once, named, exit 2 — for the prompt files and --agents' file alike.
+    execFileSync("mkfifo", [join(dir, "prompt.fifo")]);
+    for (const [flag, path] of [
+      ["--system-prompt-file", "prompt.fifo"],
+      ["--append-system-prompt-file", "/dev/zero"],
+      ["--agents", "/dev/zero"],
+    ] as const) {
+      const refused = await run(["Say hello.", flag, path]);
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toContain(`${flag}: cannot read ${path} (not a regular file)`);
+    }
     const unknownTool = await run(["Say hello.", "--tools", "Reed"]);
     expect(unknownTool.stderr).toContain('--tools: unknown tool "Reed" (did you mean Read?)');
   });

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { AgentDefinition } from "@forkloop/sdk";
 import { z } from "zod";
@@ -38,6 +38,31 @@ export function joinOptionalValues(argv: readonly string[]): string[] {
   return out;
 }
 
+/** More than any prompt or definitions file: a flag's file is read whole into memory. */
+const FLAG_FILE_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A file a flag names, opened once and judged by what was opened: a regular file of at most
+ * FLAG_FILE_MAX_BYTES. A FIFO would block the process for good (no signal is handled while a
+ * read blocks it) and /dev/zero would fill the memory until the process aborts; both are bad input,
+ * refused with a code the callers name (exit 2).
+ */
+function readFlagFile(path: string): string {
+  // Non-blocking: opening a FIFO with no writer must not wait for one.
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw Object.assign(new Error("not a regular file"), { code: "not a regular file" });
+    if (stats.size > FLAG_FILE_MAX_BYTES)
+      throw Object.assign(new Error("too large"), {
+        code: `${stats.size} bytes, more than ${FLAG_FILE_MAX_BYTES}`,
+      });
+    return readFileSync(fd, "utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** A flag's JSON object, given inline (`{…}`) or as a file (relative to cwd) holding one. */
 export function jsonObjectFlag(
   flag: string,
@@ -49,7 +74,7 @@ export function jsonObjectFlag(
   let text = value;
   if (!inline) {
     try {
-      text = readFileSync(resolve(cwd, value), "utf8");
+      text = readFlagFile(resolve(cwd, value));
     } catch (error) {
       throw new CliError(
         `${flag}: cannot read ${value} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give a JSON file or the JSON itself, e.g. ${flag} '${example}'.`,
@@ -73,7 +98,7 @@ export function jsonObjectFlag(
 /** A text file a flag names (`--system-prompt-file`), relative to cwd. */
 export function textFileFlag(flag: string, path: string, cwd: string): string {
   try {
-    return readFileSync(resolve(cwd, path), "utf8");
+    return readFlagFile(resolve(cwd, path));
   } catch (error) {
     throw new CliError(
       `${flag}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give a readable text file.`,
