@@ -13,7 +13,10 @@ import { type ApiError, apiError, invalidRequest } from "./api-error.js";
  *   `tools`; the stored conversation is rebuilt in front of them before anything is validated,
  *   counted or cached, so caching works as on a full request.
  * - A thread expires 5 minutes after its last request: continuing an expired or unknown one is a
- *   404 (`error_code: "thread_not_found"`, wording UNCONFIRMED), and the client replays in full.
+ *   404 with `error_code: "thread_not_found"` (the SDK's typed ThreadNotFoundError extends its
+ *   NotFoundError; its doc: "No usable Thread state was found for `previous_message_id`. Replay the
+ *   full conversation with `thread: {"type": "create"}`"), and the client replays in full. The
+ *   message's wording is UNCONFIRMED (the SDK documents the meaning, not the sentence).
  * - More than 3 `cache_control` blocks with a thread: the 400 clients have reported, with
  *   `error_code: "thread_unsupported_request"` (the fourth slot is the server's).
  */
