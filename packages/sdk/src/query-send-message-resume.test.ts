@@ -134,4 +134,29 @@ describe("R-T5: SendMessage resumes a finished sub-agent from its saved transcri
       subtype: "success",
     });
   });
+
+  it("R-T5: with the Agent SDK's persistSession: false (not supported yet: warned, and transcripts are still kept), a finished sub-agent is still resumed by SendMessage", async () => {
+    harness.sim.clearRequests();
+    const warnings: string[] = [];
+    const messages = await collectMessages(
+      query({
+        prompt: "review the notes",
+        options: harness.options({
+          allowedTools: ["Agent", "Read", "SendMessage"],
+          persistSession: false,
+          stderr: (line) => warnings.push(line),
+        }),
+      }),
+    );
+    expect(warnings.filter((line) => line.includes("ignoring options"))).toEqual([
+      "forkloop: ignoring options it does not support yet: persistSession\n",
+    ]);
+    const notices = requests("sdk")
+      .map((record) => record.rawBody)
+      .filter((body) => body.includes("<task-notification>"));
+    expect(notices.some((body) => body.includes(`report two: the changelog too (${FIRST})`))).toBe(true);
+    expect(messages.filter((message) => message.type === "result").at(-1)).toMatchObject({
+      subtype: "success",
+    });
+  });
 });
