@@ -161,12 +161,17 @@ export function workerAgentOpening(
   if (task.startsSession === true)
     return { submits: true, context: () => startContext(hooks, "startup", context) };
   const toolUseId = task.parent?.toolUseId;
-  const agentType = task.querySource.startsWith("agent:") ? task.querySource.slice(6) : task.querySource;
+  const agentType = agentTypeOf(task.querySource);
   return {
     submits: false,
     context: () =>
       subagentStartContext(hooks, { agentType, ...(toolUseId === undefined ? {} : { toolUseId }), context }),
   };
+}
+
+/** A worker agent's type (its hooks' `agent_type`, its spans' name): an Agent call's definition name, else what the fork is for. */
+export function agentTypeOf(querySource: string): string {
+  return querySource.startsWith("agent:") ? querySource.slice("agent:".length) : querySource;
 }
 
 /** Aborts `controller` when `signal` does; the returned function unlinks them. */
@@ -275,5 +280,39 @@ export class AgentRecorder {
     } finally {
       telemetry?.endTurn(ended);
     }
+  }
+}
+
+/** What one drive of an agent's loop is given: query()'s parameters, hooks unstamped. */
+export type AgentLoop = Parameters<AgentRecorder["drive"]>[0];
+
+/**
+ * One turn of any agent, on either host: query() driven through the recorder (every event
+ * recorded, timed and priced), `onEvent` seeing each event before the host does, and the turn's
+ * timing closed however it ends. The in-process host yields the events on; the worker host
+ * forwards them from `onEvent` and only needs the end (`finishTurn`).
+ */
+export async function* runTurn(
+  recorder: AgentRecorder,
+  loop: AgentLoop,
+  onEvent: (event: LoopEvent) => void,
+): AsyncGenerator<LoopEvent, { terminal: Terminal; costUsd: number }> {
+  try {
+    const events = recorder.drive(loop);
+    for (let step = await events.next(); ; step = await events.next()) {
+      if (step.done) return step.value;
+      onEvent(step.value);
+      yield step.value;
+    }
+  } finally {
+    recorder.timing?.finish();
+  }
+}
+
+/** Runs a turn to its end for a host that forwards its events rather than yielding them. */
+export async function finishTurn<T>(turn: AsyncGenerator<unknown, T>): Promise<T> {
+  for (;;) {
+    const step = await turn.next();
+    if (step.done) return step.value;
   }
 }

@@ -41,7 +41,6 @@ export {
   createSession,
   type MainSession,
   type MainSessionOptions,
-  runMainSession,
   type SessionCompactResult,
   type SessionRunOptions,
 } from "./main-session.js";
@@ -55,6 +54,7 @@ export { modelClientOptions } from "./model-client-options.js";
 export { detachedParentTools, parentToolAnnotations, parentToolHandler } from "./parent-tool-calls.js";
 export { poolClock, type SharedClock, skipAheadClock, skippedMs } from "./pool-clock.js";
 export { createPoolCompactRunner } from "./pool-compact-runner.js";
+export { runMainSession } from "./run-main-session.js";
 export { type AssembledSession, type AssembleSessionOptions, assembleSession } from "./session-assembly.js";
 export { listSessions, type SessionSummary } from "./session-list.js";
 export { createSkillTool } from "./skill-tool.js";

@@ -28,6 +28,7 @@ import {
   promptBlocked,
   recordAgentEnd,
   recordAgentStart,
+  runTurn,
   startContext,
 } from "./agent-runner.js";
 import { createFanOutWarmer } from "./fan-out-warmer.js";
@@ -99,18 +100,14 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     webSearch,
     profile.bash.sandbox,
   );
+  // The prompt's options (system prompt and its append, home, memory, skill and agent files,
+  // agents given in code) are the session's, by the same names.
   const assembled = await assembleSession({
+    ...options,
     cwd,
     model: profile.model,
     permissionMode: profile.permissionMode,
     tools: baseTools,
-    ...(options.appendSystemPrompt === undefined ? {} : { appendSystemPrompt: options.appendSystemPrompt }),
-    ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }),
-    ...(options.home === undefined ? {} : { home: options.home }),
-    ...(options.memoryFiles === undefined ? {} : { memoryFiles: options.memoryFiles }),
-    ...(options.memoryDirectories === undefined ? {} : { memoryDirectories: options.memoryDirectories }),
-    ...(options.skillAndAgentFiles === undefined ? {} : { skillAndAgentFiles: options.skillAndAgentFiles }),
-    ...(options.agents === undefined ? {} : { agents: options.agents }),
   });
   // Sub-agents read the mode at each call (R-S14); each turn writes its own, setPermissionMode a switch.
   const permissionModeCell = createPermissionModeCell(profile.permissionMode);
@@ -133,17 +130,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     maxDepth: options.maxAgentDepth ?? 2,
     transcripts: { sessionsDir: options.sessionsDir, sessionId },
     warmer: createFanOutWarmer(),
-    onForkStarted: (task: SubAgentTask) => linkSubAgent(task),
-  };
-  /** The session's transcript names each sub-agent's, so a report can draw the fork tree. */
-  const linkSubAgent = (task: StartedFork) => {
-    if (task.transcriptPath === undefined) return;
-    transcript.append({
-      type: "sub_agent",
-      agentId: task.id,
-      transcriptPath: task.transcriptPath,
-      querySource: task.querySource,
-    });
+    onForkStarted: (task: SubAgentTask) => transcript.linkSubAgent(task),
   };
   const tools = withForkTools(baseTools, pool, assembled, forkOptions, options.removedTools);
   // Only a pool that outlives the session: closing a session's own pool waits for a loading
@@ -172,7 +159,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       cwd,
       transcriptPath: (agentId) => subAgentTranscriptPath(options.sessionsDir, sessionId, agentId),
       parent: { sessionId, agentId: "main" },
-      onForkStarted: linkSubAgent,
+      onForkStarted: (fork: StartedFork) => transcript.linkSubAgent(fork),
     }),
     sessionMemory:
       options.sessionMemory === false
@@ -240,51 +227,49 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     // (R-L2); one that ends after the last is left in the queue for the caller's next turn.
     const queuedCommands = runOptions.queuedCommands ?? [];
     const stopForwarding = forwardTaskNotices(backgroundShells, queuedCommands);
-    const events = recorder.drive({
-      messages: [...history, ...turnMessages],
-      systemPrompt: assembled.systemPrompt,
-      toolUseContext: hookContext,
-      querySource: "sdk",
-      ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
-      // Only the main loop's hooks get the timing stamp; sub-agents stamp their own transcripts.
-      hooks: options.hooks,
-      queuedCommands,
-      contextPipeline: pipeline,
-      client,
-      ...(options.endpoint.retry === undefined ? {} : { retry: options.endpoint.retry }),
-      recordSnapshots: true,
-      ...(profile.thinking === undefined ? {} : { thinking: profile.thinking }),
-      ...(outputConfig === undefined ? {} : { outputConfig }),
-    });
-    try {
-      let step = await events.next();
-      while (!step.done) {
-        const event = step.value;
-        if (event.type === "request_start") {
-          latest = event.prefix;
-          transcript.appendCacheSafeParams(event.prefix);
-        }
-        // R-V2: the first fork should not wait for a cold thread. It loads from the moment the
-        // reply starts a fork call, while the call's input streams: a session that never forks
-        // starts no thread (and its close waits for none).
-        if (prewarm && startsForkCall(event)) void pool.prewarm();
-        // R-T4: a compaction summarises away the calls that started background commands; the
-        // model is told again what still runs (ids, commands, output files).
-        if (event.type === "system" && event.compactMetadata) {
-          const note = runningShellsNote(backgroundShells);
-          if (note !== "")
-            queuedCommands.push({ uuid: randomUUID(), content: note, kind: "task_notification" });
-        }
-        yield event;
-        step = await events.next();
+    const onEvent = (event: LoopEvent) => {
+      if (event.type === "request_start") {
+        latest = event.prefix;
+        transcript.appendCacheSafeParams(event.prefix);
       }
-      const { terminal, costUsd: cost } = step.value;
+      // R-V2: the first fork should not wait for a cold thread. It loads from the moment the
+      // reply starts a fork call, while the call's input streams: a session that never forks
+      // starts no thread (and its close waits for none).
+      if (prewarm && startsForkCall(event)) void pool.prewarm();
+      // R-T4: a compaction summarises away the calls that started background commands; the
+      // model is told again what still runs (ids, commands, output files).
+      if (event.type === "system" && event.compactMetadata) {
+        const note = runningShellsNote(backgroundShells);
+        if (note !== "")
+          queuedCommands.push({ uuid: randomUUID(), content: note, kind: "task_notification" });
+      }
+    };
+    try {
+      const { terminal, costUsd: cost } = yield* runTurn(
+        recorder,
+        {
+          messages: [...history, ...turnMessages],
+          systemPrompt: assembled.systemPrompt,
+          toolUseContext: hookContext,
+          querySource: "sdk",
+          ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
+          // Only the main loop's hooks get the timing stamp; sub-agents stamp their own transcripts.
+          hooks: options.hooks,
+          queuedCommands,
+          contextPipeline: pipeline,
+          client,
+          ...(options.endpoint.retry === undefined ? {} : { retry: options.endpoint.retry }),
+          recordSnapshots: true,
+          ...(profile.thinking === undefined ? {} : { thinking: profile.thinking }),
+          ...(outputConfig === undefined ? {} : { outputConfig }),
+        },
+        onEvent,
+      );
       history = [...terminal.messages];
       recordAgentEnd(transcript, terminal, cost);
       return terminal;
     } finally {
       stopForwarding();
-      recorder.timing?.finish();
       unlink();
     }
   }
@@ -361,20 +346,4 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       telemetry?.end();
     },
   };
-}
-
-/** One-shot: create a session, run one prompt, close. Yields the loop's events. */
-export async function* runMainSession(
-  options: MainSessionOptions & { readonly prompt: string; readonly signal?: AbortSignal },
-): AsyncGenerator<LoopEvent, Terminal & { readonly sessionId: string }> {
-  const session = await createSession(options);
-  try {
-    const terminal = yield* session.run(
-      options.prompt,
-      options.signal === undefined ? {} : { signal: options.signal },
-    );
-    return { ...terminal, sessionId: session.sessionId };
-  } finally {
-    await session.close();
-  }
 }

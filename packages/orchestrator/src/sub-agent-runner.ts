@@ -1,27 +1,25 @@
-import { createQueryCompactRunner } from "@forkloop/compaction";
 import {
   type CanUseTool,
-  callModel,
   costUsd,
   createAgentState,
   createUserMessage,
   getModelInfo,
+  type LoopEvent,
   type Message,
-  type RetryClock,
   sumUsage,
   type Terminal,
   usageTotalsOf,
 } from "@forkloop/loop-core";
 import { backgroundShellsFor, forwardTaskNotices } from "@forkloop/tools";
-import { meteredCompactRunner } from "./agent-context.js";
 import {
   AgentRecorder,
-  agentPipeline,
   agentToolContext,
+  finishTurn,
   linkAbort,
   openTurn,
   promptBlocked,
   recordAgentEnd,
+  runTurn,
   workerAgentOpening,
 } from "./agent-runner.js";
 import { toWireError } from "./errors.js";
@@ -38,12 +36,7 @@ import {
   type SubAgentResult,
   type SubAgentTask,
 } from "./sub-agent-types.js";
-import { parseTraceparent } from "./telemetry/spans.js";
-
-/** The agent's name in its spans: an Agent call's definition name, else what the fork is for. */
-function agentName(querySource: string): string {
-  return querySource.startsWith("agent:") ? querySource.slice("agent:".length) : querySource;
-}
+import { clockedCallModel, workerPipeline, workerTelemetry } from "./worker-agent-setup.js";
 
 /**
  * Runs one sub-agent on the worker-thread host of the agent runner: the parent's exact prefix
@@ -69,23 +62,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
   }
 
   const transcript = openForkTranscript(task, io);
-  const parentSpan = io.telemetry === undefined ? undefined : parseTraceparent(task.traceparent);
-  const recorder = new AgentRecorder(
-    transcript,
-    profile,
-    params.model,
-    io.telemetry === undefined
-      ? undefined
-      : {
-          sink: io.telemetry,
-          parent: parentSpan,
-          agent: {
-            name: agentName(task.querySource),
-            id: task.id,
-            ...(task.parent === undefined ? {} : { sessionId: task.parent.sessionId }),
-          },
-        },
-  );
+  const recorder = new AgentRecorder(transcript, profile, params.model, workerTelemetry(task, io));
   const abortController = new AbortController();
   const unlink = linkAbort(io.signal, abortController);
   // One agent state for the whole sub-agent: a steered continuation keeps what it has read.
@@ -101,13 +78,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
     await backgroundShells.close();
   };
   const toolUseContext = agentToolContext(
-    {
-      cwd: task.cwd,
-      workspaceRoots: task.workspaceRoots,
-      tools,
-      agentId: task.id,
-      agentState,
-    },
+    { cwd: task.cwd, workspaceRoots: task.workspaceRoots, tools, agentId: task.id, agentState },
     abortController,
     params.model,
     profile.permissionMode,
@@ -139,64 +110,48 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
   const compactions: CompactionRecord[] = [];
   // What the sub-agent spent so far: its turns, usage and cost (compactions included).
   const spent = () => ({ turns, usage, costUsd: cost, ...(compactions.length === 0 ? {} : { compactions }) });
-  // §4 for this sub-agent: its compact and session-memory requests are forks of its own prefix,
-  // sent from this worker with the same tools (their definitions are in the key).
-  const contextPipeline = agentPipeline({
-    profile,
-    hooks: io.hooks,
-    context: () => toolUseContext,
-    runCompact: meteredCompactRunner(
-      createQueryCompactRunner({
-        client: io.client,
-        ...(io.beforeSend === undefined ? {} : { beforeSend: io.beforeSend }),
-        tools,
-        cwd: task.cwd,
-        modelOverrides: profile.modelOverrides,
-      }),
-      (spent) => {
-        usage = sumUsage(usage, usageTotalsOf([spent]));
-        cost += costUsd(getModelInfo(params.model, profile.modelOverrides), spent);
-      },
-    ),
-    sessionMemory: task.sessionMemory,
+  const contextPipeline = workerPipeline(task, io, tools, toolUseContext, (spent) => {
+    usage = sumUsage(usage, usageTotalsOf([spent]));
+    cost += costUsd(getModelInfo(params.model, profile.modelOverrides), spent);
   });
+  const onEvent = (event: LoopEvent) => {
+    forwardEvent(task.id, event, io);
+    if (event.type === "system" && event.compactMetadata) compactions.push({ ...event.compactMetadata });
+  };
   try {
     for (;;) {
-      const events = recorder.drive({
-        messages: history,
-        // R-F3: the parent's system blocks and tool definitions are sent as the parent sent them.
-        systemPrompt: params.systemPrompt,
-        toolDefinitions: params.tools,
-        toolUseContext,
-        querySource: task.querySource,
-        canUseTool,
-        hooks: io.hooks,
-        client: io.client,
-        contextPipeline,
-        ...(io.retry === undefined ? {} : { retry: io.retry }),
-        ...(io.beforeSend === undefined ? {} : { beforeSend: io.beforeSend }),
-        ...(io.clock === undefined ? {} : { deps: { callModel: clockedCallModel(io.clock) } }),
-        // The prefix decides what is cached (R-F3): its thinking and output cap, not the profile's.
-        maxOutputTokens: profile.limits.maxOutputTokens ?? params.maxOutputTokens,
-        ...(params.thinking === undefined ? {} : { thinking: params.thinking }),
-        // R-X2: the prefix's effort, as Claude Code's sub-agents send the session's (an effort
-        // change would invalidate the shared messages cache, R-D3).
-        ...(params.effort === undefined ? {} : { outputConfig: { effort: params.effort } }),
-        ...(maxTurns === undefined ? {} : { maxTurns: maxTurns - turns }),
-        queuedCommands: io.steeringQueue,
-        recordSnapshots: transcript !== undefined,
-        ...(task.outputFormat === undefined ? {} : { outputConfig: { format: task.outputFormat } }),
-      });
-      let step = await events.next();
-      while (!step.done) {
-        const event = step.value;
-        forwardEvent(task.id, event, io);
-        if (event.type === "system" && event.compactMetadata) compactions.push({ ...event.compactMetadata });
-        step = await events.next();
-      }
-      recorder.timing?.finish();
-      terminal = step.value.terminal;
-      cost += step.value.costUsd;
+      const turn = runTurn(
+        recorder,
+        {
+          messages: history,
+          // R-F3: the parent's system blocks and tool definitions are sent as the parent sent them.
+          systemPrompt: params.systemPrompt,
+          toolDefinitions: params.tools,
+          toolUseContext,
+          querySource: task.querySource,
+          canUseTool,
+          hooks: io.hooks,
+          client: io.client,
+          contextPipeline,
+          ...(io.retry === undefined ? {} : { retry: io.retry }),
+          ...(io.beforeSend === undefined ? {} : { beforeSend: io.beforeSend }),
+          ...(io.clock === undefined ? {} : { deps: { callModel: clockedCallModel(io.clock) } }),
+          // The prefix decides what is cached (R-F3): its thinking and output cap, not the profile's.
+          maxOutputTokens: profile.limits.maxOutputTokens ?? params.maxOutputTokens,
+          ...(params.thinking === undefined ? {} : { thinking: params.thinking }),
+          // R-X2: the prefix's effort, as Claude Code's sub-agents send the session's (an effort
+          // change would invalidate the shared messages cache, R-D3).
+          ...(params.effort === undefined ? {} : { outputConfig: { effort: params.effort } }),
+          ...(maxTurns === undefined ? {} : { maxTurns: maxTurns - turns }),
+          queuedCommands: io.steeringQueue,
+          recordSnapshots: transcript !== undefined,
+          ...(task.outputFormat === undefined ? {} : { outputConfig: { format: task.outputFormat } }),
+        },
+        onEvent,
+      );
+      const ended = await finishTurn(turn);
+      terminal = ended.terminal;
+      cost += ended.costUsd;
       turns += terminal.turnCount;
       usage = sumUsage(usage, terminal.usage);
       history = [...terminal.messages];
@@ -210,7 +165,6 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
     }
   } catch (error) {
     const wire = toWireError(error, "query_failed");
-    recorder.timing?.finish();
     transcript?.close();
     return result(io.cancelled() ? "cancelled" : "failed", {
       text: finalText(history),
@@ -224,9 +178,4 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
   transcript?.close();
   const { status, ...ended } = terminalOutcome(terminal, io.cancelled(), io.signal);
   return result(status, { ...ended, ...spent() });
-}
-
-/** The model client waiting on `clock` (R-R11: a pool's shared clock). */
-function clockedCallModel(clock: RetryClock): typeof callModel {
-  return (request) => callModel({ ...request, clock });
 }

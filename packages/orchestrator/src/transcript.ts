@@ -10,6 +10,7 @@ import type {
   UsageTotals,
 } from "@forkloop/loop-core";
 import { OrchestratorError } from "./errors.js";
+import type { StartedFork } from "./pool-compact-runner.js";
 import { TranscriptFold } from "./transcript-fold.js";
 import {
   decodeRecords,
@@ -200,6 +201,17 @@ export class TranscriptWriter {
     this.#length += frame.length;
     this.#records++;
     this.#fold.add(record);
+  }
+
+  /** Names a sub-agent's transcript (a fork of this agent), so a report can draw the fork tree. */
+  linkSubAgent(fork: StartedFork): void {
+    if (fork.transcriptPath === undefined) return;
+    this.append({
+      type: "sub_agent",
+      agentId: fork.id,
+      transcriptPath: fork.transcriptPath,
+      querySource: fork.querySource,
+    });
   }
 
   /**

@@ -1,0 +1,61 @@
+import { createQueryCompactRunner } from "@forkloop/compaction";
+import { callModel, type RetryClock, type Tool, type ToolUseContext, type Usage } from "@forkloop/loop-core";
+import { meteredCompactRunner } from "./agent-context.js";
+import { type AgentTelemetryTarget, agentPipeline, agentTypeOf } from "./agent-runner.js";
+import type { SubAgentIo } from "./sub-agent-io.js";
+import type { SubAgentTask } from "./sub-agent-types.js";
+import { parseTraceparent } from "./telemetry/spans.js";
+
+/*
+ * What a worker-hosted agent (a sub-agent, a batch item) is built from beside the shared runner:
+ * where its spans go, its context pipeline and its model client's clock.
+ */
+
+/** Its spans (R-V5) hang from the parent's span named in the task; absent when telemetry is off. */
+export function workerTelemetry(task: SubAgentTask, io: SubAgentIo): AgentTelemetryTarget | undefined {
+  if (io.telemetry === undefined) return undefined;
+  const { parent } = task;
+  return {
+    sink: io.telemetry,
+    parent: parseTraceparent(task.traceparent),
+    agent: {
+      name: agentTypeOf(task.querySource),
+      id: task.id,
+      ...(parent === undefined ? {} : { sessionId: parent.sessionId }),
+    },
+  };
+}
+
+/**
+ * §4 for a worker agent: its compact and session-memory requests are forks of its own prefix,
+ * sent from the worker with the same tools (their definitions are in the key); `onSpent` counts
+ * what each successful one cost.
+ */
+export function workerPipeline(
+  task: SubAgentTask,
+  io: SubAgentIo,
+  tools: readonly Tool[],
+  context: ToolUseContext,
+  onSpent: (usage: Usage) => void,
+) {
+  const { profile } = task;
+  const runner = createQueryCompactRunner({
+    client: io.client,
+    ...(io.beforeSend === undefined ? {} : { beforeSend: io.beforeSend }),
+    tools,
+    cwd: task.cwd,
+    modelOverrides: profile.modelOverrides,
+  });
+  return agentPipeline({
+    profile,
+    hooks: io.hooks,
+    context: () => context,
+    runCompact: meteredCompactRunner(runner, onSpent),
+    sessionMemory: task.sessionMemory,
+  });
+}
+
+/** The model client waiting on `clock` (R-R11: a pool's shared clock). */
+export function clockedCallModel(clock: RetryClock): typeof callModel {
+  return (request) => callModel({ ...request, clock });
+}
