@@ -1,4 +1,6 @@
 import { execFile } from "node:child_process";
+import { stat } from "node:fs/promises";
+import { join } from "node:path";
 import { toolEnvironment } from "../tool-environment.js";
 
 /** What one `git` run returned; a non-zero exit is data (status, stderr), not an exception. */
@@ -37,7 +39,33 @@ export async function git(
   input?: Buffer,
   env: Readonly<Record<string, string>> = {},
 ): Promise<GitRun> {
-  return run(cwd, [...(await noFilterDrivers(cwd, env)), ...args], input, env);
+  const pinned = { ...env, ...(await globalConfigPin(env)) };
+  return run(cwd, [...(await noFilterDrivers(cwd, pinned)), ...args], input, pinned);
+}
+
+/**
+ * The user's global git config, fixed for both of a call's runs (R-S7): the filter drivers are
+ * listed in one run and switched off in the next, and a global config that did not exist at the
+ * listing could be written in between — by a sandboxed background command when home is the
+ * workspace (only existing execution points are read-only in the sandbox) — naming a driver the
+ * listing never saw. With no global config the two runs read none (`/dev/null`); with one, that
+ * file; with both (`~/.gitconfig` and the XDG one) or one the caller names, git's own choice.
+ */
+export async function globalConfigPin(
+  env: Readonly<Record<string, string>>,
+): Promise<Record<string, string>> {
+  const merged = { ...process.env, ...env };
+  if (merged.GIT_CONFIG_GLOBAL !== undefined) return {};
+  const home = merged.HOME;
+  const xdg = merged.XDG_CONFIG_HOME || (home ? join(home, ".config") : undefined);
+  const candidates = [home && join(home, ".gitconfig"), xdg && join(xdg, "git", "config")];
+  const existing: string[] = [];
+  for (const path of candidates) {
+    if (path && (await stat(path).catch(() => undefined)) !== undefined) existing.push(path);
+  }
+  if (existing.length === 0) return { GIT_CONFIG_GLOBAL: "/dev/null" };
+  if (existing.length === 1) return { GIT_CONFIG_GLOBAL: existing[0] as string };
+  return {};
 }
 
 /**
