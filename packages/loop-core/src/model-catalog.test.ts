@@ -104,6 +104,19 @@ describe("R-D1: a model priced by prompt length costs its prompt's band", () => 
   });
 });
 
+// Opus 5.5's overview page: cache read $0.20 / MTok on $4 input; Fable 5.1's: cache reads cut to a
+// quarter of Fable 5's $1.00 ($0.25 on $10); other models read at 0.1× (pricing page).
+describe("R-D1: a cache read costs the model's own share of the input price", () => {
+  it("R-D1: Opus 5.5 reads at 0.05×, Fable 5.1 at 0.025×, Fable 5 and Sonnet 4.6 at 0.1×", () => {
+    const read = (model: string) =>
+      costUsd(getModelInfo(model), { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 1_000_000 });
+    expect(read("claude-opus-5-5")).toBeCloseTo(0.2, 12);
+    expect(read("claude-fable-5-1")).toBeCloseTo(0.25, 12);
+    expect(read("claude-fable-5")).toBeCloseTo(1, 12);
+    expect(read("claude-sonnet-4-6")).toBeCloseTo(0.3, 12);
+  });
+});
+
 describe("R-L17, R-X2: thinking follows the session onto another model as that model takes it", () => {
   it("adaptive becomes a budget on Haiku 4.5, a budget becomes adaptive on Opus 5.5, the display kept", () => {
     expect(thinkingForModel("claude-haiku-4-5", { type: "adaptive", display: "omitted" }, 64_000)).toEqual({

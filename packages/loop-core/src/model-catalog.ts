@@ -1,6 +1,7 @@
 import type { ThinkingConfigParam } from "./build-request.js";
 import {
   BATCH_DISCOUNT,
+  CACHE_READ_MULTIPLIER,
   type EffortLevel,
   MODEL_TABLE,
   type ModelRow,
@@ -22,6 +23,8 @@ export interface ModelInfo {
   readonly outputPricePerMTok: number;
   /** Prompt-length price bands above those prices (Haiku 5.5); absent = one price at any length. */
   readonly priceTiers?: readonly PriceTier[];
+  /** A cache read's share of the input price (default 0.1; Opus 5.5 0.05, Fable 5.1 0.025). */
+  readonly cacheReadMultiplier?: number;
 }
 
 const M = 1_000_000;
@@ -43,6 +46,7 @@ const CATALOG: readonly (ModelInfo & { readonly aliases?: readonly string[] })[]
   inputPricePerMTok: row.inputPricePerMTok,
   outputPricePerMTok: row.outputPricePerMTok,
   ...(row.priceTiers ? { priceTiers: row.priceTiers } : {}),
+  ...(row.cacheReadMultiplier === undefined ? {} : { cacheReadMultiplier: row.cacheReadMultiplier }),
 }));
 
 /** Used for ids the catalog does not know: the smallest window, so limits stay safe. */
@@ -84,7 +88,8 @@ export function getModelInfo(model: string, overrides: readonly ModelInfo[] = []
 }
 
 /**
- * Cost in USD of one usage record: writes 5m ×1.25, 1h ×2, reads ×0.1 of the input price. A
+ * Cost in USD of one usage record: writes 5m ×1.25, 1h ×2, reads ×0.1 of the input price (the
+ * model's own share where the table names one: Opus 5.5 0.05, Fable 5.1 0.025). A
  * Message Batches answer (`service_tier: "batch"`) costs half of all of it (R-B9; batch processing
  * page: "All usage is charged at 50% of the standard API prices"). A model priced by prompt length
  * (Haiku 5.5) takes the band of this request's prompt: input, cache writes and reads together.
@@ -105,7 +110,8 @@ export function costUsd(
   const write1h = usage.cache_creation?.ephemeral_1h_input_tokens ?? 0;
   const read = usage.cache_read_input_tokens ?? 0;
   const prices = pricesForPrompt(info, usage.input_tokens + write + read);
-  const inputUnits = usage.input_tokens + (write - write1h) * 1.25 + write1h * 2 + read * 0.1;
+  const readShare = info.cacheReadMultiplier ?? CACHE_READ_MULTIPLIER;
+  const inputUnits = usage.input_tokens + (write - write1h) * 1.25 + write1h * 2 + read * readShare;
   const standard =
     (inputUnits * prices.inputPricePerMTok + usage.output_tokens * prices.outputPricePerMTok) / M;
   const tokens = usage.service_tier === "batch" ? standard * BATCH_DISCOUNT : standard;

@@ -7,7 +7,7 @@ import { type FaultDecision, faultOfKind, faultRecordName, pickFault } from "./f
 import { sendError, sendJson } from "./http-io.js";
 import { firstTokenDelayMs, type ModelTiming, outputDelayMs, timingFor } from "./latency.js";
 import { effectiveContextWindow, type ModelSpec } from "./model-registry.js";
-import { pricesForPrompt } from "./model-table.js";
+import { CACHE_READ_MULTIPLIER, pricesForPrompt } from "./model-table.js";
 import type { CacheUsage } from "./prompt-cache.js";
 import { constrainReply } from "./reply-constraints.js";
 import type { MessagesRequest } from "./request-schema.js";
@@ -339,7 +339,7 @@ function flushed(res: ServerResponse, text: string): Promise<void> {
 }
 
 /**
- * Cost by the model's prices: input ×1, 5m write ×1.25, 1h write ×2, read ×0.1, output
+ * Cost by the model's prices: input ×1, 5m write ×1.25, 1h write ×2, read ×0.1 (or the row's), output
  * ×1), plus web searches at $10 per 1,000 (pricing page; fetches cost only their tokens). A model
  * priced by prompt length (Haiku 5.5) takes the band of this request's prompt — input, cache
  * writes and reads together (its overview page).
@@ -356,7 +356,7 @@ export function costUsd(
     usage.input_tokens * input +
     usage.cache_creation.ephemeral_5m_input_tokens * input * 1.25 +
     usage.cache_creation.ephemeral_1h_input_tokens * input * 2 +
-    usage.cache_read_input_tokens * input * 0.1 +
+    usage.cache_read_input_tokens * input * (model.cacheReadMultiplier ?? CACHE_READ_MULTIPLIER) +
     usage.output_tokens * (prices.outputPricePerMTok / 1_000_000)
   );
 }

@@ -22,6 +22,8 @@ export interface ModelSpec {
   outputPricePerMTok: number;
   /** Prompt-length price bands above the base prices (default none: one price at any length). */
   priceTiers?: readonly PriceTier[];
+  /** A cache read's share of the input price (default 0.1). */
+  cacheReadMultiplier?: number;
   /** Below this many prefix tokens nothing is cached (prompt caching page). */
   minCacheableTokens: number;
   /** Which `thinking.type` values the model accepts. */
@@ -60,6 +62,7 @@ export function specOfRow(row: ModelRow): ModelSpec {
     inputPricePerMTok: row.inputPricePerMTok,
     outputPricePerMTok: row.outputPricePerMTok,
     ...(row.priceTiers ? { priceTiers: row.priceTiers } : {}),
+    ...(row.cacheReadMultiplier === undefined ? {} : { cacheReadMultiplier: row.cacheReadMultiplier }),
     minCacheableTokens: row.minCacheableTokens,
     thinking: row.thinking,
     supportsPrefill: row.prefill,

@@ -60,6 +60,8 @@ export interface ModelRow {
   readonly outputPricePerMTok: number;
   /** Prompt-length price bands above the base prices (Haiku 5.5); absent = one price at any length. */
   readonly priceTiers?: readonly PriceTier[];
+  /** A cache read's price as a share of the input price (pricing page: 0.1 unless a row says). */
+  readonly cacheReadMultiplier?: number;
   /**
    * `classic`: the tokenizer of Claude 3 to Opus 4.6; `2026`: the newer one of Opus 4.7 and later
    * Opus models, Fable 5, Sonnet 5 — "approximately 30 percent more tokens" (token counting page).
@@ -183,7 +185,10 @@ export const MODEL_TABLE: readonly ModelRow[] = [
     aliases: [],
     displayName: "Claude Fable 5.1",
     line: "fable",
-    releasedAt: "2026-09-24",
+    // Its overview page: "Released September 1, 2026"; cache reads "cut to a quarter" of Fable
+    // 5's ($0.25 / MTok on $10 input).
+    releasedAt: "2026-09-01",
+    cacheReadMultiplier: 0.025,
     displayUpdates: true,
     refusesForcedToolWithThinking: true,
     docs: `${PAGE}/fable-5-1/overview`,
@@ -206,6 +211,8 @@ export const MODEL_TABLE: readonly ModelRow[] = [
     releasedAt: "2026-09-24",
     inputPricePerMTok: 4,
     outputPricePerMTok: 20,
+    // Its overview page: cache read $0.20 / MTok on $4 input.
+    cacheReadMultiplier: 0.05,
     // UNCONFIRMED: the caching page names Opus 5 at 512; Opus 5.5 is taken to keep it.
     minCacheableTokens: 512,
     docs: `${PAGE}/opus-5-5/overview`,
@@ -373,6 +380,9 @@ export const TOKENIZER_FACTOR: Readonly<Record<ModelRow["tokenizer"], number>> =
   classic: 1,
   "2026": 1.3,
 };
+
+/** A cache read's share of the input price where the row names none (pricing page). */
+export const CACHE_READ_MULTIPLIER = 0.1;
 
 /**
  * The input and output prices of one request whose prompt is `promptTokens` long: the highest band

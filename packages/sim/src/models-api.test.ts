@@ -16,7 +16,9 @@ describe("R-D4: the Models API pages and says what each model can do", () => {
     sim = await startSimulator();
     const client = new Anthropic({ apiKey: "k", baseURL: sim.url, maxRetries: 0 });
     const first = await client.models.list({ limit: 3 });
-    expect(first.data.map((m) => m.id)).toEqual(["claude-fable-5-2", "claude-haiku-5-5", "claude-fable-5-1"]);
+    // Release dates from the model pages: Fable 5.2 (Nov 9), Haiku 5.5 (Oct 7), Opus 5.5 (Sep 24);
+    // Fable 5.1 (Sep 1) comes after them.
+    expect(first.data.map((m) => m.id)).toEqual(["claude-fable-5-2", "claude-haiku-5-5", "claude-opus-5-5"]);
     expect(first.has_more).toBe(true);
     const all: string[] = [];
     for await (const model of client.models.list({ limit: 5 })) all.push(model.id);

@@ -231,6 +231,21 @@ describe("observability: the simulator's request records", () => {
     );
   });
 
+  // Opus 5.5's overview page: cache read $0.20 / MTok on $4 input (0.05×, not the usual 0.1×).
+  it("R-D1: a cache read is priced at the model's own share (Opus 5.5: $0.20 per MTok)", async () => {
+    sim = await startSimulator({ brain: () => ({ content: [{ type: "text", text: "done" }] }) });
+    const c = client(sim);
+    const body = { ...cachedSystemBody(1500), model: "claude-opus-5-5", max_tokens: 20 };
+    await c.messages.create(body);
+    const second = await c.messages.create(body);
+    const u = second.usage;
+    expect(u.cache_read_input_tokens).toBeGreaterThan(0);
+    expect(sim.requests()[1]?.costUsd).toBeCloseTo(
+      (u.input_tokens * 4 + (u.cache_read_input_tokens ?? 0) * 0.2 + u.output_tokens * 20) / 1e6,
+      12,
+    );
+  });
+
   it("records usage, cost by the model's prices, and serves them at GET /_sim/requests", async () => {
     sim = await startSimulator({ brain: () => ({ content: [{ type: "text", text: "done" }] }) });
     const c = client(sim);
