@@ -114,6 +114,23 @@ const user = z.strictObject({
   parent_tool_use_id: z.string().nullable(),
   isSynthetic: z.boolean().optional(),
   tool_use_result: z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
+  // What decided each call (R-K2), as Claude Code 2.1.332 prints it beside a tool result.
+  tool_result_meta: z
+    .array(
+      z.strictObject({
+        id: z.string(),
+        non_execution_kind: z.enum(["permission-rule", "user-rejected"]).optional(),
+        input_changed: z.literal(true).optional(),
+        permission_decision: z
+          .strictObject({
+            decision: z.enum(["accept", "reject"]),
+            source: z.enum(["config", "hook", "user_temporary", "user_permanent", "user_reject"]),
+            reason_type: z.enum(["rule", "mode", "subcommandResults", "hook", "other"]).optional(),
+          })
+          .optional(),
+      }),
+    )
+    .optional(),
   timestamp: z.iso.datetime(),
   ...subAgentFields,
 });

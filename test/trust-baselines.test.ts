@@ -173,7 +173,7 @@ const BASELINES: readonly Baseline[] = [
         toolUseId: "t",
         agentId: "main",
       });
-      expect(decision).toEqual({ behavior: "allow" });
+      expect(decision).toEqual({ behavior: "allow", decidedBy: { source: "config", reasonType: "mode" } });
       const tool = (name: string) => {
         const found = tools.find((candidate) => candidate.name === name);
         if (found === undefined) throw new Error(`no ${name} tool`);

@@ -5,6 +5,7 @@ import type {
   ContentBlock,
   ContentBlockParam,
   SystemMessage,
+  ToolResultMeta,
   UserMessage,
 } from "./messages.js";
 import { isWrongEndpointMessage } from "./model-failure.js";
@@ -15,6 +16,7 @@ export interface CreateMessageOptions {
   readonly isMeta?: boolean;
   readonly interrupt?: { readonly toolUse: boolean };
   readonly toolUseResult?: unknown;
+  readonly toolResultMeta?: ToolResultMeta;
 }
 
 export function createUserMessage(
@@ -30,6 +32,7 @@ export function createUserMessage(
     ...(options.isMeta === undefined ? {} : { isMeta: options.isMeta }),
     ...(options.interrupt === undefined ? {} : { interrupt: options.interrupt }),
     ...(options.toolUseResult === undefined ? {} : { toolUseResult: options.toolUseResult }),
+    ...(options.toolResultMeta === undefined ? {} : { toolResultMeta: options.toolResultMeta }),
   };
 }
 

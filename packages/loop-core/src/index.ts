@@ -121,6 +121,7 @@ export type {
   SystemMessage,
   TextBlockParam,
   ToolResultBlockParam,
+  ToolResultMeta,
   ToolUseBlock,
   Usage,
   UserMessage,
@@ -149,7 +150,7 @@ export {
 export { describeBody, isWrongEndpointMessage } from "./model-failure.js";
 export type { EffortLevel, Lifecycle, ModelLine, ModelRow } from "./model-table.js";
 export { BATCH_DISCOUNT, MODEL_TABLE, TOKENIZER_FACTOR } from "./model-table.js";
-export type { CanUseTool, PermissionDecision, PermissionMode } from "./permissions.js";
+export type { CanUseTool, PermissionDecision, PermissionMode, PermissionProvenance } from "./permissions.js";
 export { type QueryParams, query, stripThinkingBlocks } from "./query.js";
 export { productionDeps, type QueryDeps } from "./query-deps.js";
 export { defaultMaxOutputTokens } from "./query-params.js";

@@ -1,4 +1,5 @@
 import type Anthropic from "@anthropic-ai/sdk";
+import type { PermissionProvenance } from "./permissions.js";
 
 /** Wire types of the Messages API, re-exported so sibling packages need not import the SDK. */
 export type ContentBlockParam = Anthropic.Messages.ContentBlockParam;
@@ -32,6 +33,24 @@ export interface UserMessage extends MessageBase {
    * output), which stream-json and the SDK print as `tool_use_result` (R-K2, R-X1). Never sent to the API.
    */
   readonly toolUseResult?: unknown;
+  /** On a tool result's message: how the call's permission check ended (R-K2, `tool_result_meta`). */
+  readonly toolResultMeta?: ToolResultMeta;
+}
+
+/**
+ * How a tool call's permission check ended, as Claude Code reports it beside the result
+ * (`tool_result_meta`): the decision and who made it, why a refused call did not run (a rule, a
+ * hook or the program refused it: `permission-rule`; nobody could answer, or the user cut it:
+ * `user-rejected`), and whether a hook or the program changed the input. Never sent to the API.
+ */
+export interface ToolResultMeta {
+  readonly permission?: {
+    readonly decision: "accept" | "reject";
+    readonly source: PermissionProvenance["source"];
+    readonly reasonType?: PermissionProvenance["reasonType"];
+  };
+  readonly notRun?: "permission-rule" | "user-rejected";
+  readonly inputChanged?: true;
 }
 
 export interface AssistantMessage extends MessageBase {

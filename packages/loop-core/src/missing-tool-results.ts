@@ -1,5 +1,7 @@
 import type { AssistantMessage, Message, ToolUseBlock, UserMessage } from "./messages.js";
-import { errorResult, toolResultMessage } from "./tool-execution.js";
+import { errorResult, INTERRUPTED_META, toolResultMessage } from "./tool-execution.js";
+
+const INTERRUPTED = "Interrupted by user";
 
 /** tool_use blocks of `assistants` that no message in `answered` has a tool_result for. */
 export function unansweredToolUses(
@@ -34,6 +36,8 @@ export function* yieldMissingToolResultBlocks(
   uuid: () => string,
 ): Generator<UserMessage, void> {
   for (const { block, assistant } of unansweredToolUses(assistants, answered)) {
-    yield toolResultMessage(block.id, errorResult(reason), assistant.uuid, uuid());
+    // A call the user's interrupt left unanswered is reported as rejected by the user (R-K2).
+    const meta = reason === INTERRUPTED ? INTERRUPTED_META : undefined;
+    yield toolResultMessage(block.id, errorResult(reason), assistant.uuid, uuid(), meta);
   }
 }

@@ -1,6 +1,7 @@
 import type { ToolUseBlock } from "./messages.js";
 import {
   errorResult,
+  INTERRUPTED_META,
   isConcurrencySafeCall,
   runToolUse,
   type ToolRunOptions,
@@ -121,6 +122,7 @@ export class StreamingToolExecutor {
         errorResult("Interrupted by user"),
         tool.parentUuid,
         this.options.uuid(),
+        INTERRUPTED_META,
       ),
     };
   }

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { createUserMessage } from "./create-message.js";
 import type { LoopHooks, PreToolUseOutcome } from "./hooks.js";
-import type { ContentBlockParam, ToolUseBlock, UserMessage } from "./messages.js";
-import type { CanUseTool } from "./permissions.js";
+import type { ContentBlockParam, ToolResultMeta, ToolUseBlock, UserMessage } from "./messages.js";
+import type { CanUseTool, PermissionDecision } from "./permissions.js";
 import { type Tool, type ToolResult, type ToolUseContext, toolUseResultOf } from "./tool.js";
 import { toolUseRejection } from "./untrusted-tool-uses.js";
 
@@ -51,8 +51,10 @@ export async function runToolUse(
   options: ToolRunOptions,
 ): Promise<ToolRunOutcome> {
   const { context } = options;
+  // Set once the call reaches its permission check (R-K2): what decided it travels with the result.
+  let meta: ToolResultMeta | undefined;
   const reply = (result: ToolResult, stop?: { reason: string }): ToolRunOutcome => ({
-    message: toolResultMessage(block.id, result, parentUuid, options.uuid()),
+    message: toolResultMessage(block.id, result, parentUuid, options.uuid(), meta),
     ...(stop ? { stop } : {}),
   });
   // R-R3: the model client refused this call (duplicate id, input nested too deep).
@@ -66,6 +68,7 @@ export async function runToolUse(
     return reply(errorResult(`InputValidationError: ${z.prettifyError(parsed.error)}`));
   }
   let input = tool.backfillInput ? tool.backfillInput(parsed.data, context) : parsed.data;
+  const given = input;
 
   const pre = await runPreToolUseHooks(block, input, options);
   if (pre.updatedInput) {
@@ -82,10 +85,13 @@ export async function runToolUse(
     return reply(errorResult(`Execution stopped by PreToolUse hook: ${reason}`), { reason });
   }
   if (pre.decision === "deny") {
+    meta = { permission: { decision: "reject", ...BY_HOOK }, notRun: "permission-rule" };
     return reply(errorResult(`Denied by PreToolUse hook: ${pre.reason ?? "no reason given"}`));
   }
   // A hook's allow is an answer to "may it run?", not a way past deny rules or plan mode (R-P1).
   const decision = await safePermission(options, tool.name, input, block.id, pre.decision === "allow");
+  const hookChanged = JSON.stringify(given) !== JSON.stringify(input);
+  meta = permissionMeta(decision, pre.decision === "allow", hookChanged);
   if (decision.behavior === "deny") {
     // "No, and stop": the caller wants the whole run interrupted (R-L16 path via the signal).
     if (decision.interrupt) context.abortController.abort("permission_denied");
@@ -104,9 +110,10 @@ export async function runToolUse(
   try {
     result = await tool.call(input, { ...context, toolUseId: block.id });
   } catch (error) {
-    result = errorResult(
-      context.abortController.signal.aborted ? "Interrupted by user" : `Error: ${errorMessage(error)}`,
-    );
+    const interrupted = context.abortController.signal.aborted;
+    // Cut by the user's interrupt: reported as the executor reports a call the stop cancelled.
+    if (interrupted) meta = INTERRUPTED_META;
+    result = errorResult(interrupted ? "Interrupted by user" : `Error: ${errorMessage(error)}`);
   }
 
   let stop: { reason: string } | undefined;
@@ -175,7 +182,7 @@ async function safePermission(
   input: Record<string, unknown>,
   toolUseId: string,
   approvedByHook: boolean,
-) {
+): Promise<PermissionDecision> {
   try {
     return await options.canUseTool(toolName, input, {
       signal: options.context.abortController.signal,
@@ -216,11 +223,43 @@ export function capResult(result: ToolResult, maxChars: number): ToolResult {
   return { ...result, content: `${result.content.slice(0, maxChars)}\n… [${omitted} characters truncated]` };
 }
 
+/** What a hook's decision reports as its source (Claude Code's `source: hook`, `reason_type: hook`). */
+const BY_HOOK = { source: "hook", reasonType: "hook" } as const;
+
+/** A call the user's interrupt cut before it finished: no permission outcome, rejected by the user. */
+export const INTERRUPTED_META: ToolResultMeta = { notRun: "user-rejected" };
+
+/**
+ * R-K2: a checked call's `tool_result_meta`. A hook's allow that the checker did not overrule is
+ * the hook's decision; a decision without provenance (a plain CanUseTool) is the configuration's.
+ * A refusal says why the call did not run. An input a PreToolUse hook changed is marked (Claude
+ * Code marks a hook's change, not a permission answer's: measured with --permission-prompt-tool).
+ */
+function permissionMeta(
+  decision: PermissionDecision,
+  approvedByHook: boolean,
+  hookChanged: boolean,
+): ToolResultMeta {
+  const allowed = decision.behavior === "allow";
+  const by = allowed && approvedByHook ? BY_HOOK : (decision.decidedBy ?? { source: "config" as const });
+  const permission = {
+    decision: allowed ? ("accept" as const) : ("reject" as const),
+    source: by.source,
+    ...(by.reasonType === undefined ? {} : { reasonType: by.reasonType }),
+  };
+  if (!allowed) {
+    const unanswered = decision.decidedBy?.unanswered === true;
+    return { permission, notRun: unanswered ? "user-rejected" : "permission-rule" };
+  }
+  return hookChanged ? { permission, inputChanged: true } : { permission };
+}
+
 export function toolResultMessage(
   toolUseId: string,
   result: ToolResult,
   parentUuid: string | null,
   uuid: string,
+  toolResultMeta?: ToolResultMeta,
 ): UserMessage {
   const content =
     typeof result.content === "string" ? result.content : (result.content as ContentBlockParam[]);
@@ -234,6 +273,11 @@ export function toolResultMessage(
         ...(result.isError === undefined ? {} : { is_error: result.isError }),
       },
     ],
-    { uuid, parentUuid, toolUseResult: toolUseResultOf(result) },
+    {
+      uuid,
+      parentUuid,
+      toolUseResult: toolUseResultOf(result),
+      ...(toolResultMeta === undefined ? {} : { toolResultMeta }),
+    },
   );
 }

@@ -54,8 +54,11 @@ export function forwardEvent(agentId: string, event: LoopEvent, io: Pick<SubAgen
       return;
     }
     case "user": {
-      const content = (event as Message & { type: "user" }).message.content;
+      const message = event as Message & { type: "user" };
+      const content = message.message.content;
       if (typeof content === "string") return;
+      // A message holds one call's result and its meta (toolResultMessage); several are the loop's own.
+      const meta = content.length === 1 ? message.toolResultMeta : undefined;
       for (const block of content) {
         if (block.type === "tool_result") {
           io.emit({
@@ -64,6 +67,7 @@ export function forwardEvent(agentId: string, event: LoopEvent, io: Pick<SubAgen
             toolUseId: block.tool_use_id,
             isError: block.is_error === true,
             content: toolResultText(block.content).slice(0, 2_000),
+            ...(meta === undefined ? {} : { meta }),
           });
         }
       }

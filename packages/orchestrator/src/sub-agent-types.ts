@@ -10,6 +10,7 @@ import type {
   RetryOptions,
   TerminalReason,
   ToolAnnotations,
+  ToolResultMeta,
   UsageTotals,
 } from "@forkloop/loop-core";
 import { TERMINAL_REASONS } from "@forkloop/loop-core";
@@ -152,6 +153,8 @@ export type SubAgentEvent =
       readonly toolUseId: string;
       readonly isError: boolean;
       readonly content: string;
+      /** How the call's permission check ended, decided in the worker (R-K2, `tool_result_meta`). */
+      readonly meta?: ToolResultMeta;
     }
   | {
       readonly type: "usage";

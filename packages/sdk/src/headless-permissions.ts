@@ -29,6 +29,11 @@ export function createHeadlessPermissions(options: {
    * after hooks, deny rules, the mode and allow rules have not decided (the Agent SDK's order).
    */
   ask?: CanUseTool;
+  /**
+   * A call refused because nobody could answer its question (no canUseTool, dontAsk): the Agent
+   * SDK announces it with a `system/permission_denied` message before the call's result (R-K2).
+   */
+  onUnanswered?: (denial: { toolName: string; toolUseId: string; agentId: string; message: string }) => void;
 }): {
   canUseTool: CanUseTool;
   denials(): PermissionDenialRecord[];
@@ -48,15 +53,28 @@ export function createHeadlessPermissions(options: {
     onDenial: (denial) => record(denial.toolName, denial.toolUseId, denial.input),
   });
   const canUseTool: CanUseTool = async (toolName, input, callOptions) => {
-    if (!FORK_TOOLS.has(toolName)) return checker(toolName, input, callOptions);
+    if (!FORK_TOOLS.has(toolName)) {
+      const decision = await checker(toolName, input, callOptions);
+      if (decision.behavior === "deny" && decision.decidedBy?.unanswered === true) {
+        const { toolUseId, agentId } = callOptions;
+        options.onUnanswered?.({ toolName, toolUseId, agentId, message: decision.message });
+      }
+      return decision;
+    }
     if (options.rules.deny.includes(toolName)) {
       record(toolName, callOptions.toolUseId, input);
       return {
         behavior: "deny",
         message: `${toolName} is denied by a deny rule (--disallowed-tools or settings)`,
+        decidedBy: { source: "config", reasonType: "rule" },
       };
     }
-    return { behavior: "allow" };
+    // R-K2: allowed by a rule when one names it; else the tool allows itself (no reason given).
+    const ruled = options.rules.allow.includes(toolName);
+    return {
+      behavior: "allow",
+      decidedBy: ruled ? { source: "config", reasonType: "rule" } : { source: "config" },
+    };
   };
   return {
     canUseTool,

@@ -213,13 +213,15 @@ export class HookCallbacks {
   async permissionRequest(
     toolName: string,
     toolInput: Record<string, unknown>,
-    asked: { suggestions: unknown[]; mode: string; toolUseId: string; signal: AbortSignal },
+    asked: { suggestions: unknown[]; mode: string; toolUseId: string; agentId: string; signal: AbortSignal },
   ): Promise<PermissionDecision | undefined> {
     const outputs = await this.fire(
       "PermissionRequest",
       toolName,
       {
         ...this.base(),
+        // A sub-agent's call (asked in the parent for its worker) says whose it is, as the tool hooks do.
+        ...this.#agentFields(asked.agentId),
         permission_mode: asked.mode,
         ...this.#turnFields(),
         hook_event_name: "PermissionRequest",
@@ -237,15 +239,17 @@ export class HookCallbacks {
     });
     const decision = decisions.find((one) => one.behavior === "deny") ?? decisions[0];
     if (decision === undefined) return undefined;
+    // The hook decided, as the Agent SDK reports it (tool_result_meta: source and reason hook).
+    const decidedBy = { source: "hook", reasonType: "hook" } as const;
     if (decision.behavior === "allow") {
       return decision.updatedInput === undefined
-        ? { behavior: "allow" }
-        : { behavior: "allow", updatedInput: decision.updatedInput };
+        ? { behavior: "allow", decidedBy }
+        : { behavior: "allow", updatedInput: decision.updatedInput, decidedBy };
     }
     const message = decision.message ?? `${toolName} was denied by a PermissionRequest hook`;
     return decision.interrupt === true
-      ? { behavior: "deny", message, interrupt: true }
-      : { behavior: "deny", message };
+      ? { behavior: "deny", message, interrupt: true, decidedBy }
+      : { behavior: "deny", message, decidedBy };
   }
 
   has(event: HookEvent): boolean {
@@ -253,18 +257,21 @@ export class HookCallbacks {
   }
 
   base(context?: ToolUseContext): BaseHookInput {
-    const agentId = context?.agentId;
-    const agentType =
-      agentId === undefined || agentId === "main" ? undefined : this.#session.agentType(agentId);
     return {
       session_id: this.#session.sessionId,
       transcript_path: this.#session.transcriptPath,
       cwd: context?.cwd ?? this.#session.cwd,
       ...(this.#promptId === undefined ? {} : { prompt_id: this.#promptId }),
       ...(context === undefined ? {} : { permission_mode: context.options.permissionMode }),
-      ...(agentId === undefined || agentId === "main" ? {} : { agent_id: agentId }),
-      ...(agentType === undefined ? {} : { agent_type: agentType }),
+      ...this.#agentFields(context?.agentId),
     };
+  }
+
+  /** A sub-agent's `agent_id` and `agent_type` (none for the main agent's own events). */
+  #agentFields(agentId: string | undefined): { agent_id?: string; agent_type?: string } {
+    if (agentId === undefined || agentId === "main") return {};
+    const agentType = this.#session.agentType(agentId);
+    return { agent_id: agentId, ...(agentType === undefined ? {} : { agent_type: agentType }) };
   }
 
   /**

@@ -7,7 +7,11 @@ import type {
 } from "@forkloop/mcp";
 import type { SettingSource } from "@forkloop/tools";
 import type { AgentSdkOnlyOptions } from "./agent-sdk-only-options.js";
-import type { HookCallbackMatcher, HookEvent } from "./agent-sdk-types/hook-types.js";
+import type {
+  HookCallbackMatcher,
+  HookEvent,
+  PermissionDecisionClassification,
+} from "./agent-sdk-types/hook-types.js";
 import type { CanUseToolOptions } from "./can-use-tool-options.js";
 import type { SdkMcpServer } from "./sdk-mcp-server.js";
 
@@ -15,8 +19,21 @@ export type { PermissionMode, SettingSource };
 
 /** The Agent SDK's permission answer (`canUseTool`). */
 export type PermissionResult =
-  | { behavior: "allow"; updatedInput?: Record<string, unknown>; updatedPermissions?: unknown[] }
-  | { behavior: "deny"; message: string; interrupt?: boolean };
+  | {
+      behavior: "allow";
+      updatedInput?: Record<string, unknown>;
+      updatedPermissions?: unknown[];
+      toolUseID?: string;
+      /** How the answer is reported (tool_result_meta): a lasting allow is `user_permanent`. */
+      decisionClassification?: PermissionDecisionClassification;
+    }
+  | {
+      behavior: "deny";
+      message: string;
+      interrupt?: boolean;
+      toolUseID?: string;
+      decisionClassification?: PermissionDecisionClassification;
+    };
 
 /**
  * The Agent SDK's `canUseTool`: asked for a call no rule or mode decided (reads in default mode

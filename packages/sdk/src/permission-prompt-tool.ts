@@ -74,22 +74,32 @@ export function promptToolAsk(tool: Tool, cwd: string): LoopCanUseTool {
   };
 }
 
+/**
+ * A reply that is not a permission result: refused by the check itself, not by the user (R-K2,
+ * Claude Code's tool_result_meta: source config, reason other).
+ */
+const INVALID: PermissionDecision = {
+  behavior: "deny",
+  message: INVALID_PERMISSION_RESULT,
+  decidedBy: { source: "config", reasonType: "other" },
+};
+
 /** The tool's reply as a decision: one text block of JSON, else Claude Code's invalid-result denial. */
 export function decisionOf(result: ToolResult): PermissionDecision {
   const blocks =
     typeof result.content === "string" ? [{ type: "text", text: result.content }] : result.content;
   const first = blocks[0];
   if (result.isError === true || first?.type !== "text") {
-    return { behavior: "deny", message: INVALID_PERMISSION_RESULT };
+    return INVALID;
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(first.text);
   } catch {
-    return { behavior: "deny", message: INVALID_PERMISSION_RESULT };
+    return INVALID;
   }
   const reply = permissionResult.safeParse(parsed);
-  if (!reply.success) return { behavior: "deny", message: INVALID_PERMISSION_RESULT };
+  if (!reply.success) return INVALID;
   if (reply.data.behavior === "deny") {
     return reply.data.interrupt === true
       ? { behavior: "deny", message: reply.data.message, interrupt: true }

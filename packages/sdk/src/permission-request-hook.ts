@@ -30,6 +30,7 @@ export function withPermissionRequest(
         suggestions: suggestions ?? [],
         mode,
         toolUseId: options.toolUseId,
+        agentId: options.agentId,
         signal: controller.signal,
       });
       const fromHooks = hooked.then((decision) => decision ?? asked ?? undecided(toolName));
@@ -46,5 +47,7 @@ function undecided(toolName: string): PermissionDecision {
   return {
     behavior: "deny",
     message: `${toolName} needs approval and no PermissionRequest hook decided; give canUseTool, or allow it with allowedTools`,
+    // Nobody answered the question (R-K2: reported as a call the user rejected, not a rule's refusal).
+    decidedBy: { source: "config", unanswered: true },
   };
 }

@@ -28,6 +28,11 @@ function brain(request: BrainRequest) {
   if (request.querySource === "agent:reader" && request.lastToolResults.length === 0) {
     return { content: [{ type: "tool_use" as const, name: "Read", input: { file_path: "notes.md" } }] };
   }
+  if (request.querySource === "agent:writer" && request.lastToolResults.length === 0) {
+    return {
+      content: [{ type: "tool_use" as const, name: "Write", input: { file_path: "out.txt", content: "x" } }],
+    };
+  }
   if (request.querySource?.startsWith("agent:")) {
     return { content: [{ type: "text" as const, text: `sub-agent ${request.querySource} done` }] };
   }
@@ -44,6 +49,17 @@ function brain(request: BrainRequest) {
           type: "tool_use" as const,
           name: "Agent",
           input: { description: "read notes", prompt: "Read notes.md.", subagent_type: "reader" },
+        },
+      ],
+    };
+  }
+  if (text.includes("write with a writer")) {
+    return {
+      content: [
+        {
+          type: "tool_use" as const,
+          name: "Agent",
+          input: { description: "write out", prompt: "Write out.txt.", subagent_type: "writer" },
         },
       ],
     };
@@ -350,6 +366,180 @@ describe("query() through the simulator", () => {
     const open = await run(undefined);
     expect(open.toolResult).toContain("canUseTool says no");
     expect(open.asked).toEqual(["canUseTool", "PermissionRequest Write"]);
+  });
+
+  it("R-K2: a sub-agent's call asked about in the parent gives its PermissionRequest callbacks agent_id and agent_type, as its tool hooks get them", async () => {
+    const inputs: HookInput[] = [];
+    const messages = await runQuery(
+      "write with a writer",
+      harness.options({
+        agents: { writer: { description: "Writes a file", prompt: "You write.", tools: ["Write"] } },
+        canUseTool: async () => ({ behavior: "deny", message: "not today" }),
+        hooks: {
+          PermissionRequest: [
+            {
+              hooks: [
+                async (input) => {
+                  inputs.push(input);
+                  return {};
+                },
+              ],
+            },
+          ],
+        },
+      }),
+    );
+    const started = messages.find(
+      (message) => message.type === "system" && message.subtype === "task_started",
+    );
+    expect(inputs).toHaveLength(1);
+    expect(inputs[0]).toMatchObject({
+      hook_event_name: "PermissionRequest",
+      tool_name: "Write",
+      agent_id: started !== undefined && "task_id" in started ? started.task_id : "(no task)",
+      agent_type: "writer",
+    });
+    expect(existsSync(join(harness.dir, "out.txt"))).toBe(false);
+  });
+
+  it("R-K2: each tool result carries tool_result_meta (what decided the call, a sub-agent's too); a call refused with nobody to ask is announced by system/permission_denied between its call and its result", async () => {
+    const resultLine = (messages: readonly SDKMessage[]) =>
+      messages.find(
+        (message) =>
+          message.type === "user" &&
+          Array.isArray(message.message.content) &&
+          message.message.content.some((block) => block.type === "tool_result"),
+      );
+    const callOf = (messages: readonly SDKMessage[]) =>
+      messages.find(
+        (message) =>
+          message.type === "assistant" && message.message.content.some((block) => block.type === "tool_use"),
+      );
+    const toolUseIdOf = (message: SDKMessage | undefined) =>
+      message?.type === "assistant"
+        ? message.message.content.find((block) => block.type === "tool_use")?.id
+        : undefined;
+
+    // Nobody to ask: refused, announced, and reported as a question the user did not answer.
+    const refused = await runQuery("write the file", harness.options({}));
+    const refusedId = toolUseIdOf(callOf(refused));
+    const announced = refused.findIndex(
+      (message) => message.type === "system" && message.subtype === "permission_denied",
+    );
+    expect(refused[announced]).toMatchObject({
+      tool_name: "Write",
+      tool_use_id: refusedId,
+      decision_reason_type: "other",
+      message: expect.stringContaining("no one is attached to approve it"),
+    });
+    expect(announced).toBeGreaterThan(refused.indexOf(callOf(refused) as SDKMessage));
+    expect(announced).toBeLessThan(refused.indexOf(resultLine(refused) as SDKMessage));
+    expect(resultLine(refused)).toMatchObject({
+      tool_result_meta: [
+        {
+          id: refusedId,
+          non_execution_kind: "user-rejected",
+          permission_decision: { decision: "reject", source: "config" },
+        },
+      ],
+    });
+
+    // canUseTool's allow that saves a rule: the user's lasting decision (a changed input is marked
+    // only when a hook changed it, as Claude Code marks it).
+    const saved = await runQuery(
+      "write the file",
+      harness.options({
+        canUseTool: async (_toolName, input) => ({
+          behavior: "allow",
+          updatedInput: { ...input, content: "y" },
+          updatedPermissions: [
+            {
+              type: "addRules",
+              rules: [{ toolName: "Write" }],
+              behavior: "allow",
+              destination: "localSettings",
+            },
+          ],
+        }),
+      }),
+    );
+    rmSync(join(harness.dir, "out.txt"), { force: true });
+    expect(
+      saved.some((message) => message.type === "system" && message.subtype === "permission_denied"),
+    ).toBe(false);
+    expect((resultLine(saved) as { tool_result_meta?: unknown }).tool_result_meta).toEqual([
+      {
+        id: toolUseIdOf(callOf(saved)),
+        permission_decision: { decision: "accept", source: "user_permanent" },
+      },
+    ]);
+
+    // canUseTool's refusal: the program's rule, not the user's unanswered question.
+    const denied = await runQuery(
+      "write the file",
+      harness.options({ canUseTool: async () => ({ behavior: "deny", message: "not today" }) }),
+    );
+    expect((resultLine(denied) as { tool_result_meta?: unknown }).tool_result_meta).toEqual([
+      {
+        id: toolUseIdOf(callOf(denied)),
+        non_execution_kind: "permission-rule",
+        permission_decision: { decision: "reject", source: "user_reject" },
+      },
+    ]);
+
+    // A PreToolUse hook's allow with a changed input: the hook decided, and the input is marked.
+    const hooked = await runQuery(
+      "write the file",
+      harness.options({
+        hooks: {
+          PreToolUse: [
+            {
+              hooks: [
+                async (input) => ({
+                  hookSpecificOutput: {
+                    hookEventName: "PreToolUse" as const,
+                    permissionDecision: "allow" as const,
+                    updatedInput: {
+                      ...("tool_input" in input ? (input.tool_input as object) : {}),
+                      content: "z",
+                    },
+                  },
+                }),
+              ],
+            },
+          ],
+        },
+      }),
+    );
+    rmSync(join(harness.dir, "out.txt"), { force: true });
+    expect((resultLine(hooked) as { tool_result_meta?: unknown }).tool_result_meta).toEqual([
+      {
+        id: toolUseIdOf(callOf(hooked)),
+        input_changed: true,
+        permission_decision: { decision: "accept", source: "hook", reason_type: "hook" },
+      },
+    ]);
+
+    // A sub-agent's Read, decided in its worker by the mode's read-only set.
+    const delegated = await runQuery(
+      "read it with a reader",
+      harness.options({
+        agents: { reader: { description: "Reads a file", prompt: "You read.", tools: ["Read"] } },
+      }),
+    );
+    const subResult = delegated.find(
+      (message) =>
+        message.type === "user" && message.parent_tool_use_id !== null && "tool_result_meta" in message,
+    );
+    const subCall = delegated.find(
+      (message) => message.type === "assistant" && message.parent_tool_use_id !== null,
+    );
+    expect((subResult as { tool_result_meta?: unknown } | undefined)?.tool_result_meta).toEqual([
+      {
+        id: toolUseIdOf(subCall),
+        permission_decision: { decision: "accept", source: "config", reason_type: "mode" },
+      },
+    ]);
   });
 
   it("R-K1: hook callbacks get the Agent SDK's (input, toolUseID, { signal }); a PreToolUse deny stops the call; a failed call fires PostToolUseFailure, not PostToolUse", async () => {

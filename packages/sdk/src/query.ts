@@ -56,7 +56,7 @@ import { HookCallbacks, recordingHookDenials } from "./hook-callbacks.js";
 import { hookRunMessages } from "./hook-run-messages.js";
 import { mcpServerSource } from "./mcp-servers.js";
 import type { SDKMessage, SDKResultMessage, SDKUserMessageInput } from "./messages.js";
-import type { CanUseTool, McpServerConfig, Options } from "./options.js";
+import type { CanUseTool, McpServerConfig, Options, PermissionResult } from "./options.js";
 import { OptionsError } from "./options-error.js";
 import { permissionPromptTool, promptToolAsk } from "./permission-prompt-tool.js";
 import { withPermissionRequest } from "./permission-request-hook.js";
@@ -694,6 +694,9 @@ class QueryRun implements Query {
       cwd: resolved.cwd,
       home: resolved.home,
       ...(ask === undefined ? {} : { ask }),
+      // Held by ToolUseOrder until the message holding the call is yielded, so it comes between
+      // that message and the call's result, as in the Agent SDK.
+      onUnanswered: (denial) => emit(permissionDeniedMessage(denial, sessionId)),
     });
     // The tools option as a list is the whole set, fork tools included (Claude Code's --tools).
     const selection = this.#options.tools;
@@ -954,6 +957,28 @@ function rememberToolInputs(event: LoopEvent, inputs: Map<string, Record<string,
     if (block.type === "tool_use") inputs.set(block.id, block.input as Record<string, unknown>);
 }
 
+/**
+ * R-K2: the Agent SDK's announcement of a call refused without asking anyone (its reason type
+ * `other`: a question turned into a refusal), with the refusal's words as forkloop's.
+ */
+function permissionDeniedMessage(
+  denial: { toolName: string; toolUseId: string; agentId: string; message: string },
+  sessionId: string,
+): SDKMessage {
+  return {
+    type: "system",
+    subtype: "permission_denied",
+    tool_name: denial.toolName,
+    tool_use_id: denial.toolUseId,
+    ...(denial.agentId === "main" ? {} : { agent_id: denial.agentId }),
+    decision_reason_type: "other",
+    decision_reason: denial.message,
+    message: denial.message,
+    uuid: randomUUID(),
+    session_id: sessionId,
+  };
+}
+
 /** The Agent SDK's `canUseTool` as the permission checker's ask caller. */
 function askCaller(
   canUseTool: CanUseTool,
@@ -974,14 +999,31 @@ function askCaller(
       }),
     );
     if (answer.behavior === "allow") {
+      const decidedBy = { source: savesRule(answer) ? "user_permanent" : "user_temporary" } as const;
       return answer.updatedInput === undefined
-        ? { behavior: "allow" }
-        : { behavior: "allow", updatedInput: answer.updatedInput };
+        ? { behavior: "allow", decidedBy }
+        : { behavior: "allow", updatedInput: answer.updatedInput, decidedBy };
     }
+    const decidedBy = { source: "user_reject" } as const;
     return answer.interrupt === true
-      ? { behavior: "deny", message: answer.message, interrupt: true }
-      : { behavior: "deny", message: answer.message };
+      ? { behavior: "deny", message: answer.message, interrupt: true, decidedBy }
+      : { behavior: "deny", message: answer.message, decidedBy };
   };
+}
+
+/** Settings files an answer's updatedPermissions can save a rule to (beyond this session). */
+const SAVED_DESTINATIONS = new Set(["userSettings", "projectSettings", "localSettings"]);
+
+/**
+ * Whether canUseTool's allow is a lasting one (R-K2, tool_result_meta's `user_permanent`): it says
+ * so (`decisionClassification`), or it saves a permission update to a settings file.
+ */
+function savesRule(answer: Extract<PermissionResult, { behavior: "allow" }>): boolean {
+  if (answer.decisionClassification !== undefined) return answer.decisionClassification === "user_permanent";
+  return (answer.updatedPermissions ?? []).some((update) => {
+    const destination = (update as { destination?: unknown } | null)?.destination;
+    return typeof destination === "string" && SAVED_DESTINATIONS.has(destination);
+  });
 }
 
 /**

@@ -23,6 +23,7 @@ import type {
   SDKUserMessage,
 } from "./messages.js";
 import type { apiErrorKindSchema, SubagentStats, SubagentUsage } from "./stream-json.js";
+import { toolResultMetaEntry } from "./tool-result-meta.js";
 import { FORKLOOP_VERSION } from "./version.js";
 
 export interface PermissionDenialRecord {
@@ -613,18 +614,27 @@ export function userLines(
 ): SDKUserMessage[] {
   const content = event.message.content;
   const blocks = typeof content === "string" ? [{ type: "text" as const, text: content }] : content;
-  const line = (part: readonly unknown[], toolUseResult?: unknown, uuid = event.uuid): SDKUserMessage => ({
-    type: "user",
-    session_id: sessionId,
-    uuid,
-    message: { role: "user", content: structuredClone(part) as never },
-    parent_tool_use_id: parentToolUseId,
-    // A message the loop wrote, not the user (the resume request after a reply cut at max_tokens).
-    ...(event.isMeta === true ? { isSynthetic: true } : {}),
-    ...(toolUseResult === undefined ? {} : { tool_use_result: toolUseResult }),
-    timestamp: event.timestamp,
-  });
   const results = blocks.filter((block) => block.type === "tool_result");
+  const line = (part: readonly unknown[], toolUseResult?: unknown, uuid = event.uuid): SDKUserMessage => {
+    const [result] = part as { type: string; tool_use_id?: string }[];
+    // How the call's permission check ended (R-K2), on its own result's line.
+    const meta =
+      results.length === 1 && result?.type === "tool_result" && event.toolResultMeta !== undefined
+        ? [toolResultMetaEntry(result.tool_use_id ?? "", event.toolResultMeta)]
+        : undefined;
+    return {
+      type: "user",
+      session_id: sessionId,
+      uuid,
+      message: { role: "user", content: structuredClone(part) as never },
+      parent_tool_use_id: parentToolUseId,
+      // A message the loop wrote, not the user (the resume request after a reply cut at max_tokens).
+      ...(event.isMeta === true ? { isSynthetic: true } : {}),
+      ...(toolUseResult === undefined ? {} : { tool_use_result: toolUseResult }),
+      ...(meta === undefined ? {} : { tool_result_meta: meta }),
+      timestamp: event.timestamp,
+    };
+  };
   if (results.length === 0) return [line(blocks)];
   // The message's own toolUseResult belongs to its one tool result; a message holding several
   // (answers the loop wrote for unanswered calls) gives each its text.

@@ -125,6 +125,24 @@ export const assistantLineSchema = z.object({
   timestamp: z.string().optional(),
 });
 
+/**
+ * How a tool call's permission check ended, beside its result (R-K2: Claude Code's
+ * `tool_result_meta`, one entry per tool_result): the decision and who made it, why a refused
+ * call did not run, and whether its input was changed before it ran.
+ */
+const toolResultMetaSchema = z.object({
+  id: z.string(),
+  non_execution_kind: z.enum(["permission-rule", "user-rejected"]).optional(),
+  input_changed: z.literal(true).optional(),
+  permission_decision: z
+    .object({
+      decision: z.enum(["accept", "reject"]),
+      source: z.enum(["config", "hook", "user_temporary", "user_permanent", "user_reject"]),
+      reason_type: z.enum(["rule", "mode", "subcommandResults", "hook", "other"]).optional(),
+    })
+    .optional(),
+});
+
 export const userLineSchema = z.object({
   type: z.literal("user"),
   ...base,
@@ -138,6 +156,7 @@ export const userLineSchema = z.object({
   isSynthetic: z.boolean().optional(),
   /** The tool's output on a tool_result line: its text (forkloop tools have no separate structured output). */
   tool_use_result: z.unknown().optional(),
+  tool_result_meta: z.array(toolResultMetaSchema).optional(),
   /** ISO-8601 time the message was created. */
   timestamp: z.string().optional(),
   /** `--replay-user-messages`: an input message printed back as it was sent. */
@@ -291,6 +310,22 @@ export const tombstoneLineSchema = z.object({
   removed_uuid: z.string(),
 });
 
+/**
+ * A call refused because nobody could answer its question, announced before its result (the
+ * Agent SDK's `permission_denied`; `agent_id` on a sub-agent's call).
+ */
+const permissionDeniedLineSchema = z.object({
+  type: z.literal("system"),
+  subtype: z.literal("permission_denied"),
+  ...base,
+  tool_name: z.string(),
+  tool_use_id: z.string(),
+  agent_id: z.string().optional(),
+  decision_reason_type: z.string().optional(),
+  decision_reason: z.string().optional(),
+  message: z.string(),
+});
+
 /** Raw SSE events, only with `--include-partial-messages`. */
 export const streamEventLineSchema = z.object({
   type: z.literal("stream_event"),
@@ -436,6 +471,7 @@ export const streamJsonLineSchema = z.union([
   taskNotificationLineSchema,
   hookStartedLineSchema,
   hookResponseLineSchema,
+  permissionDeniedLineSchema,
   resultLineSchema,
 ]);
 

@@ -12,6 +12,7 @@ import type { SDKMessage } from "./messages.js";
 import type { SubagentStats, SubagentUsage } from "./stream-json.js";
 import { cacheReadShare, oneBlockMessage } from "./stream-json-writer.js";
 import { toolActivity } from "./tool-activity.js";
+import { toolResultMetaEntry } from "./tool-result-meta.js";
 
 /** What the tracker tells the query about a fork as it starts (SubagentStart hooks). */
 export interface ForkStart {
@@ -377,6 +378,9 @@ export class SubAgentTracker {
             },
             parent_tool_use_id: toolUseId,
             ...this.#subAgentFields(tracked.task),
+            ...(event.meta === undefined
+              ? {}
+              : { tool_result_meta: [toolResultMetaEntry(event.toolUseId, event.meta)] }),
             timestamp: new Date().toISOString(),
           });
         }

@@ -47,11 +47,13 @@ async function decide(mode: PermissionMode, command: string, rules: Partial<Perm
     cwd: ws.root,
     home: outside.root,
   });
-  return checker(
+  // What decided the call (R-K2) is the provenance test's subject, not these.
+  const { decidedBy: _, ...decision } = await checker(
     "Bash",
     { command },
     { signal: new AbortController().signal, toolUseId: "t", agentId: "main" },
   );
+  return decision;
 }
 
 const SAFE_READS = [

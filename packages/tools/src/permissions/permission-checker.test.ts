@@ -27,6 +27,17 @@ async function decide(
   call: CallName,
   options: { rules?: Partial<PermissionRules>; askCaller?: CanUseTool; approvedByHook?: true } = {},
 ) {
+  const { decision: decided, denials } = await decideWithProvenance(mode, call, options);
+  // What decided the call is the provenance tests' subject (below), not these.
+  const { decidedBy: _, ...decision } = decided;
+  return { decision, denials };
+}
+
+async function decideWithProvenance(
+  mode: PermissionMode,
+  call: CallName,
+  options: { rules?: Partial<PermissionRules>; askCaller?: CanUseTool; approvedByHook?: true } = {},
+) {
   const denials: PermissionDenial[] = [];
   const checker = createPermissionChecker({
     mode,
@@ -215,10 +226,17 @@ describe("R-S2: git's and forkloop's own files are not edits acceptEdits approve
   });
 
   it("R-S2: a rule naming the path, or bypassPermissions, approves it; other files stay approved", async () => {
-    expect(await check("default", "Write", hook, ["Edit(.git/hooks/**)"])).toEqual({ behavior: "allow" });
-    expect(await check("bypassPermissions", "Write", hook)).toEqual({ behavior: "allow" });
+    expect(await check("default", "Write", hook, ["Edit(.git/hooks/**)"])).toEqual({
+      behavior: "allow",
+      decidedBy: { source: "config", reasonType: "rule" },
+    });
+    expect(await check("bypassPermissions", "Write", hook)).toEqual({
+      behavior: "allow",
+      decidedBy: { source: "config", reasonType: "mode" },
+    });
     expect(await check("acceptEdits", "Write", { file_path: "/project/src/git.ts", content: "" })).toEqual({
       behavior: "allow",
+      decidedBy: { source: "config", reasonType: "mode" },
     });
   });
 });
@@ -250,5 +268,54 @@ describe("R-P1: a PreToolUse hook's allow answers the ask, nothing more", () => 
       expect(decision.behavior, mode).toBe("allow");
     }
     expect(asked).toBe(0);
+  });
+});
+
+describe("R-K2: each decision says what decided it (the Agent SDK's tool_result_meta.permission_decision)", () => {
+  const rule = { source: "config", reasonType: "rule" };
+  const mode = { source: "config", reasonType: "mode" };
+  // A Bash command approved part by part (each read-only or allowed by its rule).
+  const parts = { source: "config", reasonType: "subcommandResults" };
+  it.each([
+    [
+      "an allow rule, before the read-only set",
+      "default",
+      "read",
+      { rules: { allow: ["Read"] } },
+      "allow",
+      rule,
+    ],
+    ["a plain Bash rule", "default", "bashReadOnly", { rules: { allow: ["Bash"] } }, "allow", rule],
+    ["a command rule", "default", "bash", { rules: { allow: ["Bash(npm install:*)"] } }, "allow", parts],
+    ["a deny rule", "default", "write", { rules: { deny: ["Write"] } }, "deny", rule],
+    ["the read-only set", "default", "read", {}, "allow", mode],
+    ["a read-only command", "default", "bashReadOnly", {}, "allow", parts],
+    ["acceptEdits", "acceptEdits", "edit", {}, "allow", mode],
+    ["bypassPermissions", "bypassPermissions", "bash", {}, "allow", mode],
+    ["plan mode's refusal", "plan", "write", {}, "deny", mode],
+    ["a tool that needs no approval (no reason)", "default", "todo", {}, "allow", { source: "config" }],
+    ["a question nobody can answer", "default", "write", {}, "deny", { source: "config", unanswered: true }],
+    ["dontAsk", "dontAsk", "bash", { askCaller: approve }, "deny", { source: "config", unanswered: true }],
+    ["the asker's allow", "default", "write", { askCaller: approve }, "allow", { source: "user_temporary" }],
+    ["the asker's refusal", "default", "write", { askCaller: refuse }, "deny", { source: "user_reject" }],
+    [
+      "a hook's allow",
+      "default",
+      "bash",
+      { approvedByHook: true },
+      "allow",
+      { source: "hook", reasonType: "hook" },
+    ],
+  ] as const)("R-K2: %s", async (_name, modeName, call, options, behavior, decidedBy) => {
+    const { decision } = await decideWithProvenance(modeName, call, options);
+    expect(decision.behavior).toBe(behavior);
+    expect(decision.decidedBy).toEqual(decidedBy);
+  });
+
+  it("R-K2: an asker that says who decided (a PermissionRequest hook) is reported as it says", async () => {
+    const byHook = { source: "hook", reasonType: "hook" } as const;
+    const hookAsker: CanUseTool = async () => ({ behavior: "deny", message: "no", decidedBy: byHook });
+    const { decision } = await decideWithProvenance("default", "write", { askCaller: hookAsker });
+    expect(decision).toMatchObject({ behavior: "deny", message: "no", decidedBy: byHook });
   });
 });

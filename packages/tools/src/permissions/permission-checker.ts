@@ -1,6 +1,12 @@
 import { homedir } from "node:os";
 import { relative } from "node:path";
-import type { CanUseTool, PermissionDecision, PermissionMode, Tool } from "@forkloop/loop-core";
+import type {
+  CanUseTool,
+  PermissionDecision,
+  PermissionMode,
+  PermissionProvenance,
+  Tool,
+} from "@forkloop/loop-core";
 import { judgeBash } from "./bash-judgement.js";
 import { permissionModeFacts } from "./permission-modes.js";
 import { type PermissionRule, parsePermissionRule, ruleMatches } from "./permission-rules.js";
@@ -86,11 +92,15 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
   return async (toolName, input, callOptions) => {
     const mode = modeOf();
     const facts = permissionModeFacts(mode);
-    const deny = (reason: string, interrupt?: boolean): PermissionDecision => {
+    const deny = (
+      reason: string,
+      decidedBy: PermissionProvenance,
+      interrupt?: boolean,
+    ): PermissionDecision => {
       options.onDenial?.({ toolName, toolUseId: callOptions.toolUseId, input, reason });
       return interrupt === true
-        ? { behavior: "deny", message: reason, interrupt }
-        : { behavior: "deny", message: reason };
+        ? { behavior: "deny", message: reason, interrupt, decidedBy }
+        : { behavior: "deny", message: reason, decidedBy };
     };
     const firstMatch = (
       list: readonly PermissionRule[],
@@ -101,22 +111,25 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
     const isBash = toolName === "Bash" && typeof input.command === "string";
     const denyRule = isBash ? undefined : firstMatch(rules.deny, "deny");
     if (denyRule !== undefined)
-      return deny(`Permission to use ${toolName} was denied by the rule deny: ${denyRule.raw}.`);
+      return deny(`Permission to use ${toolName} was denied by the rule deny: ${denyRule.raw}.`, BY_RULE);
     const tool = findTool(toolName);
-    if (tool === undefined) return deny(`Unknown tool ${toolName}; no permission can be granted for it.`);
+    if (tool === undefined)
+      return deny(`Unknown tool ${toolName}; no permission can be granted for it.`, BY_OTHER);
 
     const ask = async (why: string, rule?: string): Promise<PermissionDecision> => {
       // A PreToolUse hook already answered the question (it is the user's own); only the ask is
       // skipped: deny rules and plan mode were decided before any ask (R-P1).
-      if (callOptions.approvedByHook === true) return { behavior: "allow" };
+      if (callOptions.approvedByHook === true) return { behavior: "allow", decidedBy: BY_HOOK };
       if (facts.deniesAsks) {
         return deny(
           `${why}, and dontAsk mode denies anything that is not pre-approved. ${howToAllow(toolName, input, matchContext.cwd, rule)}`,
+          UNANSWERED,
         );
       }
       if (options.askCaller === undefined) {
         return deny(
           `${why}, and no one is attached to approve it. ${howToAllow(toolName, input, matchContext.cwd, rule)}`,
+          UNANSWERED,
         );
       }
       let decision: PermissionDecision;
@@ -127,10 +140,12 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
           ...(rule === undefined ? {} : { suggestedRule: rule }),
         });
       } catch (error) {
-        return deny(`The permission prompt failed: ${(error as Error).message}`);
+        return deny(`The permission prompt failed: ${(error as Error).message}`, UNANSWERED);
       }
-      if (decision.behavior === "deny") return deny(decision.message, decision.interrupt);
-      return decision;
+      // The asker's answer is the user's own unless it says who decided (a PermissionRequest hook).
+      if (decision.behavior === "deny")
+        return deny(decision.message, decision.decidedBy ?? BY_USER_REJECT, decision.interrupt);
+      return decision.decidedBy === undefined ? { ...decision, decidedBy: BY_USER } : decision;
     };
 
     async function decideBash(command: string): Promise<PermissionDecision> {
@@ -145,11 +160,12 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
       } catch (error) {
         return deny(
           `The Bash command could not be checked (${(error as Error).message}), so it was not run.`,
+          BY_OTHER,
         );
       }
       const suggestion = judgement.suggestion;
       if (judgement.denied !== undefined) {
-        return deny(`Permission to use Bash was denied by the rule deny: ${judgement.denied}.`);
+        return deny(`Permission to use Bash was denied by the rule deny: ${judgement.denied}.`, BY_RULE);
       }
       if (judgement.askAlways !== undefined)
         return ask(`Bash needs approval: ${judgement.askAlways}`, suggestion);
@@ -157,9 +173,16 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
         return deny(
           `Plan mode allows only read-only tools, and this Bash call would change things (${judgement.notReadOnly}). ` +
             "Finish the plan and ask the user to approve it before making changes.",
+          BY_MODE,
         );
       }
-      if (facts.approvesEverything || judgement.needsApproval === undefined) return { behavior: "allow" };
+      if (facts.approvesEverything) return { behavior: "allow", decidedBy: BY_MODE };
+      // Approved without a question: by a rule naming Bash itself, else part by part (each part
+      // read-only or allowed by its rule), which Claude Code reports as its subcommands' results.
+      if (judgement.needsApproval === undefined) {
+        const wholeTool = rules.allow.some((rule) => rule.raw === "Bash");
+        return { behavior: "allow", decidedBy: wholeTool ? BY_RULE : BY_PARTS };
+      }
       return ask(`This Bash command needs approval in ${mode} mode: ${judgement.needsApproval}`, suggestion);
     }
 
@@ -172,9 +195,10 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
       return deny(
         `Plan mode allows only read-only tools, and this ${toolName} call would change things. ` +
           "Finish the plan and ask the user to approve it before making changes.",
+        BY_MODE,
       );
     }
-    if (facts.approvesEverything) return { behavior: "allow" };
+    if (facts.approvesEverything) return { behavior: "allow", decidedBy: BY_MODE };
     if (readOnly && typeof input.file_path === "string") {
       const links = hardLinkCount(input.file_path);
       if (links > 1) {
@@ -198,18 +222,36 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
         (rule) =>
           rule.specifier?.type === "path" && ruleMatches(rule, toolName, input, "allow", matchContext),
       );
-      if (named) return { behavior: "allow" };
+      if (named) return { behavior: "allow", decidedBy: BY_RULE };
       return ask(protectedWriteReason(target, guarded));
     }
-    if (firstMatch(rules.allow, "allow") !== undefined) return { behavior: "allow" };
+    if (firstMatch(rules.allow, "allow") !== undefined) return { behavior: "allow", decidedBy: BY_RULE };
     // R-T6: what a network tool sends out is the user's to approve: read-only (plan mode may use
     // it), but asked about unless a rule allows it (WebFetch(domain:…)), as in Claude Code.
     if (NETWORK_TOOLS.has(toolName)) return ask(`${toolName} needs approval in ${mode} mode`);
-    if (readOnly || noApproval.has(toolName)) return { behavior: "allow" };
-    if (facts.approvesEdits && FILE_EDIT_TOOLS.has(toolName)) return { behavior: "allow" };
+    // A tool that needs no approval allows itself: Claude Code gives no reason for it.
+    if (noApproval.has(toolName)) return { behavior: "allow", decidedBy: BY_CONFIG };
+    if (readOnly) return { behavior: "allow", decidedBy: BY_MODE };
+    if (facts.approvesEdits && FILE_EDIT_TOOLS.has(toolName))
+      return { behavior: "allow", decidedBy: BY_MODE };
     return ask(`${toolName} needs approval in ${mode} mode`);
   };
 }
+
+/**
+ * Who decided each call (R-K2: Claude Code's `tool_result_meta.permission_decision`): a rule,
+ * the mode, a tool that allows itself, a PreToolUse hook, the asker's answer, or nobody (a
+ * question no one could answer).
+ */
+const BY_RULE: PermissionProvenance = { source: "config", reasonType: "rule" };
+const BY_MODE: PermissionProvenance = { source: "config", reasonType: "mode" };
+const BY_OTHER: PermissionProvenance = { source: "config", reasonType: "other" };
+const BY_PARTS: PermissionProvenance = { source: "config", reasonType: "subcommandResults" };
+const BY_CONFIG: PermissionProvenance = { source: "config" };
+const BY_HOOK: PermissionProvenance = { source: "hook", reasonType: "hook" };
+const BY_USER: PermissionProvenance = { source: "user_temporary" };
+const BY_USER_REJECT: PermissionProvenance = { source: "user_reject" };
+const UNANSWERED: PermissionProvenance = { source: "config", unanswered: true };
 
 /** The file an edit tool writes: `file_path`, or NotebookEdit's `notebook_path`. */
 function editTarget(input: Record<string, unknown>): string | undefined {

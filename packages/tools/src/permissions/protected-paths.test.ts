@@ -109,11 +109,13 @@ async function decide(mode: PermissionMode, toolName: string, input: Record<stri
   const absolute = { ...input };
   for (const key of ["file_path", "notebook_path"])
     if (typeof absolute[key] === "string") absolute[key] = join(ws.root, absolute[key] as string);
-  return checker(toolName, absolute, {
+  // What decided the call (R-K2) is the provenance test's subject, not these.
+  const { decidedBy: _, ...decision } = await checker(toolName, absolute, {
     signal: new AbortController().signal,
     toolUseId: "t",
     agentId: "main",
   });
+  return decision;
 }
 
 describe("R-S10: protected directories by real path", () => {
@@ -158,7 +160,7 @@ describe("R-S10: protected directories by real path", () => {
       { file_path: join(ws.root, "tools/hooks/pre-commit"), content: "" },
       { signal: new AbortController().signal, toolUseId: "t", agentId: "main" },
     );
-    expect(decision).toEqual({ behavior: "allow" });
+    expect(decision).toEqual({ behavior: "allow", decidedBy: { source: "config", reasonType: "rule" } });
   });
 });
 
@@ -187,7 +189,7 @@ describe("R-S10, R-B2: a workspace root below forkloop's state directory", () =>
       { file_path: join(cwd, "src/a.ts"), old_string: "a", new_string: "b" },
       { signal: new AbortController().signal, toolUseId: "t", agentId: "main" },
     );
-    expect(decision).toEqual({ behavior: "allow" });
+    expect(decision).toEqual({ behavior: "allow", decidedBy: { source: "config", reasonType: "mode" } });
   });
 
   it("R-S10: outside the item's root the state directory stays protected, and inside it the project's own settings and git directory do", () => {

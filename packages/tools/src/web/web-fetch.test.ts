@@ -194,15 +194,16 @@ describe("WebFetch", () => {
     const asked = await check({});
     expect(asked).toMatchObject({ behavior: "deny" });
     expect((asked as { message: string }).message).toMatch(/WebFetch\(domain:docs\.site\.test\)/);
-    expect(await check({ allow: ["WebFetch(domain:docs.site.test)"] })).toEqual({ behavior: "allow" });
-    expect(await check({ allow: ["WebFetch(domain:*.site.test)"] })).toEqual({ behavior: "allow" });
+    const byRule = { behavior: "allow", decidedBy: { source: "config", reasonType: "rule" } };
+    expect(await check({ allow: ["WebFetch(domain:docs.site.test)"] })).toEqual(byRule);
+    expect(await check({ allow: ["WebFetch(domain:*.site.test)"] })).toEqual(byRule);
     expect((await check({ allow: ["WebFetch(domain:site.test)"] })).behavior).toBe("deny");
     expect(
       (await check({ allow: ["WebFetch(domain:docs.site.test)"], deny: ["WebFetch(domain:*.site.test)"] }))
         .behavior,
     ).toBe("deny");
     const plan = await check({ allow: ["WebFetch(domain:docs.site.test)"] }, "plan");
-    expect(plan).toEqual({ behavior: "allow" });
+    expect(plan).toEqual(byRule);
   });
 });
 
