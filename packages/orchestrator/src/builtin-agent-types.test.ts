@@ -1,12 +1,9 @@
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { type Brain, type Simulator, startSimulator } from "@forkloop/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AgentPool, createAgentPool } from "./agent-pool.js";
+import type { AgentPool } from "./agent-pool.js";
 import { EXPLORE_AGENT, PLAN_AGENT } from "./builtin-agent-types.js";
 import { createSession } from "./main-session.js";
-import { runToEnd, testSessionOptions } from "./testing/index.js";
+import { runToEnd, type SessionRig, startSessionRig, testSessionOptions } from "./testing/index.js";
 
 // R-F1: Claude Code's built-in Explore and Plan types, which a model calls by name with no
 // definition file: each is a conversation of its own with its role as system prompt and no tool
@@ -31,16 +28,12 @@ let sim: Simulator;
 let pool: AgentPool;
 let dir: string;
 
+let rig: SessionRig<Simulator>;
 beforeAll(async () => {
-  sim = await startSimulator({ brain });
-  pool = createAgentPool({ endpoint: { apiKey: "test-key", baseURL: sim.url }, maxThreads: 1 });
-  dir = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-builtin-agents-")));
+  rig = await startSessionRig(startSimulator({ brain }), "builtin-agents");
+  ({ sim, pool, dir } = rig);
 });
-afterAll(async () => {
-  await pool.close();
-  await sim.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => rig.close());
 
 describe("R-F1: the built-in agent types Explore and Plan", () => {
   it("R-F1: Agent with subagent_type Explore or Plan runs (no unknown type): its role as system prompt, the task alone, read-only tools", async () => {

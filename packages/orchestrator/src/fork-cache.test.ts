@@ -1,16 +1,15 @@
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import { createUserMessage } from "@forkloop/loop-core";
 import type { RequestRecord, Simulator } from "@forkloop/sim";
 import { startSimulator } from "@forkloop/sim";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type AgentPool, createAgentPool } from "./agent-pool.js";
+import type { AgentPool } from "./agent-pool.js";
 import { fork } from "./fork.js";
 import {
   forkPrefixDifferences,
   runParentTurn,
+  type SessionRig,
+  startSessionRig,
   testCacheSafeParams,
   testProfile,
   testTask,
@@ -20,22 +19,21 @@ let sim: Simulator;
 let pool: AgentPool;
 let dir: string;
 
+let rig: SessionRig<Simulator>;
 beforeAll(async () => {
-  sim = await startSimulator({
-    brain: (request) => ({
-      content: [{ type: "text", text: `reply to: ${request.lastUserText?.slice(0, 40)}` }],
+  rig = await startSessionRig(
+    startSimulator({
+      brain: (request) => ({
+        content: [{ type: "text", text: `reply to: ${request.lastUserText?.slice(0, 40)}` }],
+      }),
+      // Entries become readable when the writing response starts (after the time to first token).
+      latency: { default: { ttftMs: 250, prefillTokensPerSecond: 1e9, outputTokensPerSecond: 1e6 } },
     }),
-    // Entries become readable when the writing response starts (after the time to first token).
-    latency: { default: { ttftMs: 250, prefillTokensPerSecond: 1e9, outputTokensPerSecond: 1e6 } },
-  });
-  pool = createAgentPool({ endpoint: { apiKey: "test-key", baseURL: sim.url }, maxThreads: 1 });
-  dir = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-fork-")));
+    "fork",
+  );
+  ({ sim, pool, dir } = rig);
 });
-afterAll(async () => {
-  await pool.close();
-  await sim.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => rig.close());
 afterEach(() => sim.clearRequests());
 
 function messagesRequests(): RequestRecord[] {

@@ -1,14 +1,13 @@
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Tool } from "@forkloop/loop-core";
 import type { Brain, Simulator } from "@forkloop/sim";
 import { startSimulator } from "@forkloop/sim";
 import { createBuiltinTools } from "@forkloop/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AgentPool, createAgentPool } from "./agent-pool.js";
+import type { AgentPool } from "./agent-pool.js";
 import { createSession } from "./main-session.js";
-import { testSessionOptions } from "./testing/index.js";
+import { type SessionRig, startSessionRig, testSessionOptions } from "./testing/index.js";
 
 /** The parent reads a file, then forks (so its last request before the fork has a history), then ends. */
 const brain: Brain = (request) => {
@@ -40,17 +39,13 @@ let sim: Simulator;
 let pool: AgentPool;
 let dir: string;
 
+let rig: SessionRig<Simulator>;
 beforeAll(async () => {
-  sim = await startSimulator({ brain });
-  pool = createAgentPool({ endpoint: { apiKey: "test-key", baseURL: sim.url }, maxThreads: 1 });
-  dir = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-fork-prefix-")));
+  rig = await startSessionRig(startSimulator({ brain }), "fork-prefix");
+  ({ sim, pool, dir } = rig);
   writeFileSync(join(dir, "notes.txt"), "the notes\n");
 });
-afterAll(async () => {
-  await pool.close();
-  await sim.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => rig.close());
 
 describe("the request prefix travels as bytes", () => {
   it("R-A2/R-F3: an Agent fork's first request is its parent's last request byte for byte up to its own messages, read from the cache, though the worker's own tool would be described otherwise", async () => {

@@ -1,12 +1,18 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { LoopHooks, ModelInfo, ToolUseContext } from "@forkloop/loop-core";
 import { type Brain, type Simulator, startSimulator } from "@forkloop/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AgentPool, createAgentPool } from "./agent-pool.js";
+import type { AgentPool } from "./agent-pool.js";
 import { createSession } from "./main-session.js";
-import { namedTask, runToEnd, testProfile, testSessionOptions } from "./testing/index.js";
+import {
+  namedTask,
+  runToEnd,
+  type SessionRig,
+  startSessionRig,
+  testProfile,
+  testSessionOptions,
+} from "./testing/index.js";
 
 // Every agent runs on the one agent runner: the main session in-process, a sub-agent and a batch
 // item in a worker thread (their hooks run in the parent). Each lifecycle hook must reach the
@@ -98,21 +104,17 @@ const hooks: LoopHooks = {
   subagentStart: [recording("SubagentStart")],
 };
 
+let rig: SessionRig<Simulator>;
 beforeAll(async () => {
-  sim = await startSimulator({ brain });
-  pool = createAgentPool({ endpoint: { apiKey: "test-key", baseURL: sim.url }, maxThreads: 1 });
-  dir = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-lifecycle-")));
+  rig = await startSessionRig(startSimulator({ brain }), "lifecycle");
+  ({ sim, pool, dir } = rig);
   mkdirSync(join(dir, "parts"));
   for (let part = 1; part <= PARTS; part++) {
     const lines = Array.from({ length: 250 }, (_, i) => `line ${i} of part ${part}: alpha beta gamma delta`);
     writeFileSync(join(dir, "parts", `part${part}.md`), `PART-${part} begins here\n${lines.join("\n")}\n`);
   }
 });
-afterAll(async () => {
-  await pool.close();
-  await sim.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => rig.close());
 
 describe("the one agent runner", () => {
   it("R-L15/R-F1: each lifecycle hook fires with the same input fields in a main session, a sub-agent and a batch item", async () => {

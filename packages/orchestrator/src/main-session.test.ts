@@ -1,14 +1,4 @@
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import type { Tool } from "@forkloop/loop-core";
@@ -24,6 +14,8 @@ import {
   forkPrefixDifferences,
   runParentTurn,
   runToEnd,
+  type SessionRig,
+  startSessionRig,
   testProfile,
   testSessionOptions,
   toolResultTexts,
@@ -61,24 +53,23 @@ let sim: Simulator;
 let pool: AgentPool;
 let dir: string;
 
+let rig: SessionRig<Simulator>;
 beforeAll(async () => {
-  sim = await startSimulator({
-    brain,
-    latency: { default: { ttftMs: 100, prefillTokensPerSecond: 1e9, outputTokensPerSecond: 1e6 } },
-  });
-  pool = createAgentPool({ endpoint: { apiKey: "test-key", baseURL: sim.url }, maxThreads: 1 });
-  dir = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-session-")));
+  rig = await startSessionRig(
+    startSimulator({
+      brain,
+      latency: { default: { ttftMs: 100, prefillTokensPerSecond: 1e9, outputTokensPerSecond: 1e6 } },
+    }),
+    "session",
+  );
+  ({ sim, pool, dir } = rig);
   mkdirSync(join(dir, ".forkloop", "skills", "greet"), { recursive: true });
   writeFileSync(
     join(dir, ".forkloop", "skills", "greet", "SKILL.md"),
     "---\ndescription: Greets\n---\nSay hello.",
   );
 });
-afterAll(async () => {
-  await pool.close();
-  await sim.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => rig.close());
 afterEach(() => sim.clearRequests());
 
 function bySource(prefix: string): RequestRecord[] {

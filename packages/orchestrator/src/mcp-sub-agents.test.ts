@@ -1,6 +1,3 @@
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { PermissionMode } from "@forkloop/loop-core";
 import { connectMcpServers, type McpConnections } from "@forkloop/mcp";
 import { TEST_PNG_BASE64, testServerConfig } from "@forkloop/mcp/testing";
@@ -8,9 +5,16 @@ import { type Brain, type Simulator, startSimulator } from "@forkloop/sim";
 import { createBuiltinTools } from "@forkloop/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentDefinition } from "./agent-definitions.js";
-import { type AgentPool, createAgentPool } from "./agent-pool.js";
+import type { AgentPool } from "./agent-pool.js";
 import { createSession } from "./main-session.js";
-import { finalText, runToEnd, testProfile, testSessionOptions } from "./testing/index.js";
+import {
+  finalText,
+  runToEnd,
+  type SessionRig,
+  startSessionRig,
+  testProfile,
+  testSessionOptions,
+} from "./testing/index.js";
 
 /**
  * The main agent starts one sub-agent per line of its prompt (`type|call NAME JSON`); each
@@ -69,17 +73,15 @@ let pool: AgentPool;
 let mcp: McpConnections;
 let dir: string;
 
+let rig: SessionRig<Simulator>;
 beforeAll(async () => {
-  sim = await startSimulator({ brain });
-  pool = createAgentPool({ endpoint: { apiKey: "test-key", baseURL: sim.url }, maxThreads: 1 });
-  dir = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-mcp-agents-")));
+  rig = await startSessionRig(startSimulator({ brain }), "mcp-agents");
+  ({ sim, pool, dir } = rig);
   mcp = await connectMcpServers({ test: testServerConfig() });
 });
 afterAll(async () => {
   await mcp.close();
-  await pool.close();
-  await sim.close();
-  rmSync(dir, { recursive: true, force: true });
+  await rig.close();
 });
 
 async function runLines(

@@ -1,12 +1,15 @@
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Brain, Simulator } from "@forkloop/sim";
 import { startSimulator } from "@forkloop/sim";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type AgentPool, createAgentPool } from "./agent-pool.js";
+import type { AgentPool } from "./agent-pool.js";
 import { createSession } from "./main-session.js";
-import { finalText, runToEnd, testSessionOptions } from "./testing/index.js";
+import {
+  finalText,
+  runToEnd,
+  type SessionRig,
+  startSessionRig,
+  testSessionOptions,
+} from "./testing/index.js";
 
 /**
  * The main agent starts an "outer" sub-agent; every sub-agent tries to start one more level
@@ -35,16 +38,12 @@ let sim: Simulator;
 let pool: AgentPool;
 let dir: string;
 
+let rig: SessionRig<Simulator>;
 beforeAll(async () => {
-  sim = await startSimulator({ brain });
-  pool = createAgentPool({ endpoint: { apiKey: "test-key", baseURL: sim.url }, maxThreads: 1 });
-  dir = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-nested-")));
+  rig = await startSessionRig(startSimulator({ brain }), "nested");
+  ({ sim, pool, dir } = rig);
 });
-afterAll(async () => {
-  await pool.close();
-  await sim.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => rig.close());
 afterEach(() => sim.clearRequests());
 
 async function runSession(maxAgentDepth?: number): Promise<string> {

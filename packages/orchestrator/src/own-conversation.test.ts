@@ -1,12 +1,9 @@
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { type Brain, type Simulator, startSimulator } from "@forkloop/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentDefinition } from "./agent-definitions.js";
-import { type AgentPool, createAgentPool } from "./agent-pool.js";
+import type { AgentPool } from "./agent-pool.js";
 import { createSession } from "./main-session.js";
-import { runToEnd, testSessionOptions } from "./testing/index.js";
+import { runToEnd, type SessionRig, startSessionRig, testSessionOptions } from "./testing/index.js";
 
 /** An agent prompt long enough to pass every model's minimum cacheable length. */
 const REVIEWER_PROMPT = `You are a code reviewer. ${Array.from({ length: 2_500 }, (_, i) => `check${i % 89}`).join(" ")}`;
@@ -51,16 +48,12 @@ let sim: Simulator;
 let pool: AgentPool;
 let dir: string;
 
+let rig: SessionRig<Simulator>;
 beforeAll(async () => {
-  sim = await startSimulator({ brain });
-  pool = createAgentPool({ endpoint: { apiKey: "test-key", baseURL: sim.url }, maxThreads: 1 });
-  dir = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-own-conversation-")));
+  rig = await startSessionRig(startSimulator({ brain }), "own-conversation");
+  ({ sim, pool, dir } = rig);
 });
-afterAll(async () => {
-  await pool.close();
-  await sim.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => rig.close());
 
 describe("R-K3: custom agents are their own conversations", () => {
   it("R-K3: a custom agent gets its prompt as system, only its tools and its task alone; its instances share one cached prefix; general-purpose still forks", async () => {

@@ -1,12 +1,17 @@
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Brain, RequestRecord, Simulator } from "@forkloop/sim";
 import { startSimulator } from "@forkloop/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AgentPool, createAgentPool } from "./agent-pool.js";
+import type { AgentPool } from "./agent-pool.js";
 import { createSession } from "./main-session.js";
-import { forkPrefixDifferences, runToEnd, testSessionOptions } from "./testing/index.js";
+import {
+  forkPrefixDifferences,
+  runToEnd,
+  type SessionRig,
+  startSessionRig,
+  testSessionOptions,
+} from "./testing/index.js";
 import { loadTranscript } from "./transcript.js";
 
 const TASK = "Summarize notes.md for the release";
@@ -29,21 +34,17 @@ let sim: Simulator;
 let pool: AgentPool;
 let dir: string;
 
+let rig: SessionRig<Simulator>;
 beforeAll(async () => {
-  sim = await startSimulator({ brain, latency: "none" });
-  pool = createAgentPool({ endpoint: { apiKey: "test-key", baseURL: sim.url }, maxThreads: 1 });
-  dir = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-session-compact-")));
+  rig = await startSessionRig(startSimulator({ brain, latency: "none" }), "session-compact");
+  ({ sim, pool, dir } = rig);
   const lines = Array.from(
     { length: 300 },
     (_, i) => `line ${i}: ${MARKER} ${"alpha beta gamma ".repeat(6)}`,
   );
   writeFileSync(join(dir, "notes.md"), `${lines.join("\n")}\n`);
 });
-afterAll(async () => {
-  await pool.close();
-  await sim.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => rig.close());
 
 function messageRequests(source: string): RequestRecord[] {
   return sim.requests().filter((record) => record.path === "/v1/messages" && record.querySource === source);

@@ -1,15 +1,14 @@
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { getModelInfo, type ModelInfo } from "@forkloop/loop-core";
 import type { Brain, RequestRecord, Simulator } from "@forkloop/sim";
 import { startSimulator } from "@forkloop/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AgentPool, createAgentPool } from "./agent-pool.js";
+import type { AgentPool } from "./agent-pool.js";
 import { createSession, type MainSessionOptions } from "./main-session.js";
 import {
   forkPrefixDifferences,
   runToEnd,
+  type SessionRig,
+  startSessionRig,
   TEST_MODEL,
   testProfile,
   testSessionOptions,
@@ -48,16 +47,12 @@ let sim: Simulator;
 let pool: AgentPool;
 let dir: string;
 
+let rig: SessionRig<Simulator>;
 beforeAll(async () => {
-  sim = await startSimulator({ brain, latency: "none" });
-  pool = createAgentPool({ endpoint: { apiKey: "test-key", baseURL: sim.url }, maxThreads: 1 });
-  dir = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-turn-compact-")));
+  rig = await startSessionRig(startSimulator({ brain, latency: "none" }), "turn-compact");
+  ({ sim, pool, dir } = rig);
 });
-afterAll(async () => {
-  await pool.close();
-  await sim.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => rig.close());
 
 function messageRequests(): RequestRecord[] {
   return sim.requests().filter((record) => record.path === "/v1/messages");

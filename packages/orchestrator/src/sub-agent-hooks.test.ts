@@ -1,14 +1,21 @@
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Brain, Simulator } from "@forkloop/sim";
 import { startSimulator } from "@forkloop/sim";
 import { createSettingsHooks, EMPTY_SETTINGS, type HookSettings, type Settings } from "@forkloop/tools";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type AgentPool, createAgentPool } from "./agent-pool.js";
+import type { AgentPool } from "./agent-pool.js";
 import { createSession } from "./main-session.js";
 import type { SubAgentEvent, SubAgentTask } from "./sub-agent-types.js";
-import { namedTask, runToEnd, testProfile, testSessionOptions, toolResultTexts } from "./testing/index.js";
+import {
+  namedTask,
+  runToEnd,
+  type SessionRig,
+  startSessionRig,
+  testProfile,
+  testSessionOptions,
+  toolResultTexts,
+} from "./testing/index.js";
 
 /** The fork's own instruction names the sub-agent: `Sub-agent <id>: …`. */
 function agentOf(text: string | null): string {
@@ -51,18 +58,14 @@ let sim: Simulator;
 let pool: AgentPool;
 let dir: string;
 
+let rig: SessionRig<Simulator>;
 beforeAll(async () => {
-  sim = await startSimulator({ brain });
-  pool = createAgentPool({ endpoint: { apiKey: "test-key", baseURL: sim.url }, maxThreads: 1 });
-  dir = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-guards-")));
+  rig = await startSessionRig(startSimulator({ brain }), "guards");
+  ({ sim, pool, dir } = rig);
   writeFileSync(join(dir, ".env"), "SECRET=hunter2\n");
   writeFileSync(join(dir, "notes.txt"), "SECRET is read from .env\n");
 });
-afterAll(async () => {
-  await pool.close();
-  await sim.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => rig.close());
 afterEach(() => sim.clearRequests());
 
 function settingsWith(hooks: HookSettings): Settings {

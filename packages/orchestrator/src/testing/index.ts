@@ -1,5 +1,6 @@
-import { realpathSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import {
   buildSystemBlocks,
@@ -14,7 +15,7 @@ import {
   toolDefinitions,
 } from "@forkloop/loop-core";
 import { createBuiltinTools } from "@forkloop/tools";
-import type { AgentPool } from "../agent-pool.js";
+import { type AgentPool, createAgentPool } from "../agent-pool.js";
 import { type AgentProfile, type AgentProfileFields, agentProfile } from "../agent-profile.js";
 import type { MainSessionOptions } from "../main-session.js";
 import type { SubAgentTask } from "../sub-agent-types.js";
@@ -99,10 +100,40 @@ export function testSessionOptions(options: {
 }
 
 /** Drains a loop's generator and returns what it returned (the Terminal). */
-export async function runToEnd<Event, Result>(generator: AsyncGenerator<Event, Result>): Promise<Result> {
-  let step = await generator.next();
-  while (!step.done) step = await generator.next();
-  return step.value;
+export { finishTurn as runToEnd } from "../agent-runner.js";
+
+/** What an orchestrator test drives sessions with: its simulator, a one-thread pool on it, a temp dir. */
+export interface SessionRig<Sim> {
+  readonly sim: Sim;
+  readonly pool: AgentPool;
+  /** A fresh directory (its real path: workers see the same one), removed by close(). */
+  readonly dir: string;
+  /** Closes the pool, then the simulator, then removes the directory. */
+  close(): Promise<void>;
+}
+
+/**
+ * The setup the session tests share: the simulator `sim` resolves to (any server with a `url`;
+ * the caller starts it, so this subpath needs no simulator of its own), a pool of one worker
+ * thread on it, and a temp directory named after `prefix`.
+ */
+export async function startSessionRig<Sim extends { readonly url: string; close(): Promise<void> }>(
+  sim: Sim | Promise<Sim>,
+  prefix: string,
+): Promise<SessionRig<Sim>> {
+  const started = await sim;
+  const pool = createAgentPool({ endpoint: { apiKey: "test-key", baseURL: started.url }, maxThreads: 1 });
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), `forkloop-${prefix}-`)));
+  return {
+    sim: started,
+    pool,
+    dir,
+    async close() {
+      await pool.close();
+      await started.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** The text of the last assistant message of a history. */
