@@ -12,6 +12,10 @@ const project = useSimProject("agent-flag", async (dir) => {
     join(dir, ".claude", "agents", "auditor.md"),
     "---\nname: auditor\ndescription: Audits\ntools: Read, Glob\n---\nYou audit. FILE-AGENT-PROMPT.\n",
   );
+  await writeFile(
+    join(dir, ".claude", "agents", "editor.md"),
+    "---\nname: editor\ndescription: Edits\nisolation: worktree\n---\nYou edit. EDITOR-PROMPT.\n",
+  );
 });
 
 async function run(args: readonly string[]) {
@@ -76,5 +80,17 @@ describe("R-X3: forkloop -p --agent", () => {
     expect(unknown.result.stderr).toContain('--agent: no agent type "nobody"');
     expect(unknown.result.stderr).toContain("auditor");
     expect(unknown.requested).toBe(false);
+  });
+
+  it("R-B2, R-X3: --agent with a definition that asks isolation: worktree runs the main session in the project, and says once that the isolation is a sub-agent's (control: an unisolated type says nothing)", async () => {
+    const isolated = await run(["--agent", "editor"]);
+    expect(isolated.result.code, isolated.result.stderr).toBe(0);
+    expect(isolated.system).toContain("EDITOR-PROMPT");
+    expect(
+      isolated.result.stderr.match(/isolation: "worktree" applies when it runs as a sub-agent/g),
+    ).toHaveLength(1);
+    expect(isolated.result.stderr).toContain("git worktree add DIR, then --cwd DIR");
+    const plain = await run(["--agent", "auditor"]);
+    expect(plain.result.stderr).not.toContain("isolation");
   });
 });

@@ -10,6 +10,11 @@ export interface MainAgent {
   readonly tools?: string;
   readonly disallowedTools?: readonly string[];
   readonly model?: string;
+  /**
+   * R-B2: the definition asks for `isolation: "worktree"`, which isolates a sub-agent (an Agent
+   * call of that type) and is not applied to the main session: the line that says so once.
+   */
+  readonly isolationNotice?: string;
 }
 
 /**
@@ -48,5 +53,10 @@ export async function mainAgent(
     ...(tools === undefined ? {} : { tools: tools.join(",") }),
     ...(definition.disallowedTools === undefined ? {} : { disallowedTools: definition.disallowedTools }),
     ...(definition.model === undefined || definition.model === "inherit" ? {} : { model: definition.model }),
+    ...("isolation" in definition && definition.isolation === "worktree"
+      ? {
+          isolationNotice: `forkloop: --agent ${name}: its definition's isolation: "worktree" applies when it runs as a sub-agent (an Agent call of type ${name}); as the main session it works in ${cwd} itself, as Claude Code isolates a session only with its own --worktree. To isolate the session, run it in a worktree you made (git worktree add DIR, then --cwd DIR).`,
+        }
+      : {}),
   };
 }

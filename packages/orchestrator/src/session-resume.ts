@@ -1,6 +1,8 @@
+import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import type { CacheSafeParams, Message, UserMessage } from "@forkloop/loop-core";
-import { sweepIsolatedAgents } from "./isolated-sub-agent.js";
+import { readdir } from "node:fs/promises";
+import { type CacheSafeParams, type Message, toolResultMessage, type UserMessage } from "@forkloop/loop-core";
+import { isolatedAgentsDir, sweepIsolatedAgents } from "./isolated-sub-agent.js";
 import { answerOpenToolUses, resumedState } from "./resumed-history.js";
 import { findInterruptedForks, type InterruptedFork } from "./sub-agent-continuation.js";
 import { type ReadTranscript, readTranscript } from "./transcript.js";
@@ -25,16 +27,36 @@ export async function sessionStartPoint(
   const file =
     resume !== undefined && existsSync(transcriptPath) ? await readTranscript(transcriptPath) : undefined;
   // R-B2: worktrees an isolated sub-agent left (its conflict, its failure, a kill) do not outlive
-  // the next run of its session.
+  // the next run of its session. Which sub-agents were isolated is read first: the sweep removes it.
+  const isolated =
+    resume === undefined
+      ? new Set<string>()
+      : new Set(await readdir(isolatedAgentsDir(resume.sessionsDir, resume.sessionId)).catch(() => []));
   if (resume !== undefined) await sweepIsolatedAgents(resume.sessionsDir, resume.sessionId);
   if (resume === undefined || file === undefined)
     return { file, history: [], cacheSafeParams: undefined, interruptedForks: [], closedToolUses: [] };
   const resumed = resumedState(file);
-  const interruptedForks = await findInterruptedForks(resume.sessionsDir, resume.sessionId, resumed.messages);
-  const closedToolUses = answerOpenToolUses(
-    resumed.messages,
-    new Set(interruptedForks.map((fork) => fork.toolUseId)),
+  const found = await findInterruptedForks(resume.sessionsDir, resume.sessionId, resumed.messages);
+  // R-R13, R-B2: an isolated sub-agent's edits were in its worktree, which the sweep removed (a
+  // finished apply aside): continued, it would edit the tree itself, believing its own edits are
+  // there. It is not continued; its call's result says so, and the parent can call it again.
+  const wasIsolated = (fork: InterruptedFork) => fork.isolated === true || isolated.has(fork.agentId);
+  const interruptedForks = found.filter((fork) => !wasIsolated(fork));
+  const notContinued = found.filter(wasIsolated).map((fork) =>
+    toolResultMessage(
+      fork.toolUseId,
+      {
+        content: `The session stopped while this sub-agent worked in its own worktree (isolation: "worktree"); its worktree and the edits in it were removed when the session resumed, so it is not continued. Call it again to redo its task.`,
+        isError: true,
+      },
+      fork.assistantUuid,
+      randomUUID(),
+    ),
   );
+  const closedToolUses = [
+    ...answerOpenToolUses(resumed.messages, new Set(found.map((fork) => fork.toolUseId))),
+    ...notContinued,
+  ];
   return {
     file,
     history: [...resumed.messages, ...closedToolUses],

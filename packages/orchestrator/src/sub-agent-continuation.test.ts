@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,7 +22,7 @@ import { readTranscript } from "./transcript.js";
 const FILES = ["alpha.txt", "beta.txt", "gamma.txt"];
 
 /** Main: three Agent calls, then a summary. Each sub-agent: Read its file, then report (gated). */
-function brainWith(gate: { open: boolean; waiting: number }): Brain {
+function brainWith(gate: { open: boolean; waiting: number }, isolated = false): Brain {
   return async (request) => {
     const source = request.querySource ?? "";
     if (source.startsWith("agent:")) {
@@ -44,7 +45,11 @@ function brainWith(gate: { open: boolean; waiting: number }): Brain {
       content: FILES.map((file) => ({
         type: "tool_use" as const,
         name: "Agent",
-        input: { description: `read ${file}`, prompt: `read ${file} and summarise it` },
+        input: {
+          description: `read ${file}`,
+          prompt: `read ${file} and summarise it`,
+          ...(isolated ? { isolation: "worktree" } : {}),
+        },
       })),
     };
   };
@@ -55,12 +60,20 @@ afterEach(async () => {
   for (const item of open.splice(0).reverse()) await item.close();
 });
 
-async function setup(gate: { open: boolean; waiting: number }) {
-  const sim: Simulator = await startSimulator({ brain: brainWith(gate) });
+async function setup(gate: { open: boolean; waiting: number }, isolated = false) {
+  const sim: Simulator = await startSimulator({ brain: brainWith(gate, isolated) });
   open.push(sim);
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-continue-")));
   open.push({ close: async () => rmSync(dir, { recursive: true, force: true }) });
   for (const file of FILES) writeFileSync(join(dir, file), `${file}: ${"line of text\n".repeat(30)}`);
+  if (isolated) {
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd: dir });
+    writeFileSync(join(dir, ".gitignore"), "sessions/\ncrashed/\n");
+    git("init", "-q");
+    git("add", "-A");
+    git("commit", "-qm", "base");
+  }
   return { sim, dir };
 }
 
@@ -148,5 +161,45 @@ describe("R-R13: an Agent call cut off by a crash continues on resume", () => {
       `R-R13 tokens (cost-weighted): uninterrupted ${uninterrupted}, crashed + resumed ${interrupted}`,
     );
     expect(interrupted / uninterrupted).toBeLessThanOrEqual(1.1);
+  }, 120_000);
+  it("R-R13, R-B2: a sub-agent cut off while isolated in a worktree is not continued in the tree on resume: its call's result says its worktree was removed (control: the test above continues unisolated ones)", async () => {
+    const gate = { open: false, waiting: 0 };
+    const { sim, dir } = await setup(gate, true);
+    const pool = createAgentPool({ endpoint: { apiKey: "test-key", baseURL: sim.url } });
+    open.push(pool);
+    const options = testSessionOptions({ baseURL: sim.url, dir, pool });
+    const first = await createSession(options);
+    const stop = new AbortController();
+    const running = runToEnd(first.run("Summarise the three files.", { signal: stop.signal })).catch(
+      () => undefined,
+    );
+    const deadline = Date.now() + 60_000;
+    while (gate.waiting < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    // The state directory lies in the checkout and is ignored (as a user's .forkloop/ would be).
+    expect(gate.waiting).toBeGreaterThan(0);
+    const crashed = join(dir, "crashed");
+    cpSync(options.sessionsDir, crashed, { recursive: true });
+    stop.abort("the process died");
+    await running;
+    await first.close();
+    const cut = readdirSync(join(crashed, first.sessionId, "isolated-agents")).length;
+    expect(cut).toBeGreaterThan(0);
+
+    gate.open = true;
+    const requestsBefore = sim.requests().length;
+    const resumed = await createSession({
+      ...options,
+      sessionsDir: crashed,
+      resumeSessionId: first.sessionId,
+    });
+    const terminal = await runToEnd(resumed.run("Go on."));
+    await resumed.close();
+    expect(terminal.reason).toBe("completed");
+    // None of them ran again, in the tree or anywhere.
+    expect(agentRequests(sim.requests().slice(requestsBefore))).toHaveLength(0);
+    const reports = toolResultTexts(resumed.history());
+    expect(
+      reports.filter((text) => text.includes("its worktree and the edits in it were removed")),
+    ).toHaveLength(3);
   }, 120_000);
 });

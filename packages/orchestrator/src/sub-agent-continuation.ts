@@ -31,6 +31,8 @@ export interface InterruptedFork {
   readonly agentId: string;
   readonly transcriptPath: string;
   readonly transcript: ReadTranscript;
+  /** The call asked for a worktree (`isolation: "worktree"` in its input). */
+  readonly isolated?: boolean;
 }
 
 /**
@@ -58,12 +60,17 @@ export async function findInterruptedForks(
     const call = calls.get(toolUseId);
     if (call === undefined || transcript.fold.terminal !== undefined || transcript.fold.prefix === undefined)
       continue;
+    const block = call.message.content.find(
+      (entry): entry is ToolUseBlock => entry.type === "tool_use" && entry.id === toolUseId,
+    );
+    const input = block?.input as { isolation?: unknown } | undefined;
     found.push({
       toolUseId,
       assistantUuid: call.uuid,
       agentId: start?.agentId ?? name,
       transcriptPath,
       transcript,
+      isolated: input?.isolation === "worktree",
     });
   }
   return found;

@@ -99,6 +99,7 @@ export async function runCommand(argv: readonly string[], context: CommandContex
           flags.agents === undefined ? undefined : agentsFlag(flags.agents, context.cwd),
           cwd,
         );
+  if (agent?.isolationNotice !== undefined) context.stderr.write(`${agent.isolationNotice}\n`);
   // --agent's tool set and deny rules, where the flags name none.
   const toolFlags: RunFlags =
     agent === undefined

@@ -1,6 +1,6 @@
 import { rm } from "node:fs/promises";
 import { basename, join, relative, resolve, sep } from "node:path";
-import { gitOk } from "./git-command.js";
+import { git, gitOk } from "./git-command.js";
 
 /**
  * R-B4 `--retry-conflicts`: the base a conflicted item is re-run on is the workspace as it is now —
@@ -32,7 +32,11 @@ export async function workingTreeCommit(
     // The batch's own state, when it lives in the checkout, is in no item's copy.
     const state = resolve(batchDir);
     const inside = state.startsWith(`${root}${sep}`) ? relative(root, state).split(sep)[0] : undefined;
-    const pathspec = inside === undefined ? ["."] : [".", `:(exclude)${inside}`];
+    // An ignored state directory is left out by `add -A` already, and naming it (even to exclude
+    // it) makes git refuse the whole add ("paths are ignored by one of your .gitignore files").
+    const ignored =
+      inside !== undefined && (await git(root, ["check-ignore", "-q", "--", inside])).code === 0;
+    const pathspec = inside === undefined || ignored ? ["."] : [".", `:(exclude)${inside}`];
     await gitOk(root, ["add", "-A", "--", ...pathspec], undefined, env);
     const tree = (await gitOk(root, ["write-tree"], undefined, env)).toString("utf8").trim();
     const commit = (
