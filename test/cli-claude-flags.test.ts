@@ -281,11 +281,12 @@ describe("R-X3: Claude Code's print-mode flags under forkloop -p", () => {
     expect(flagged.stderr).toContain(
       "Warning: Beta header 'files-api-2025-04-14' is not allowed. Only the following betas are supported: context-1m-2025-08-07\n",
     );
-    expect(await betasOf(before)).toEqual([["context-1m-2025-08-07"]]);
-    // The control: without the flag no beta is asked for.
+    // Thinking is on by default, so context management's beta is there too (R-X2).
+    expect(await betasOf(before)).toEqual([["context-1m-2025-08-07", "context-management-2025-06-27"]]);
+    // The control: without the flag only that one is asked for.
     before = (await sim.requests()).length;
     expect((await run(["Say hello."])).code).toBe(0);
-    expect(await betasOf(before)).toEqual([[""]]);
+    expect(await betasOf(before)).toEqual([["context-management-2025-06-27"]]);
     // Context editing goes through the beta endpoint, which sets the header itself: merged, not replaced.
     before = (await sim.requests()).length;
     const merged = await runCliInProcess(

@@ -49,7 +49,11 @@ function expectItemsCarryLoop(records: readonly SimRecord[]): void {
   expect(items.length).toBeGreaterThanOrEqual(4);
   for (const body of items) {
     expect(body.thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
-    expect(body.context_management?.edits[0]?.type).toBe("clear_tool_uses_20250919");
+    // With thinking on, keeping all thinking goes first (R-X2), then the tool clearing.
+    expect(body.context_management?.edits.map((edit) => edit.type)).toEqual([
+      "clear_thinking_20251015",
+      "clear_tool_uses_20250919",
+    ]);
   }
   const summaries = bodies(records, "tool_use_summary");
   expect(summaries.length).toBeGreaterThanOrEqual(2);
@@ -95,6 +99,7 @@ describe("loop options from the CLI", () => {
         expect(body.thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
         // R-C2 by the API, at the client stage's lines: the newest 5 results kept.
         expect(body.context_management?.edits).toEqual([
+          { type: "clear_thinking_20251015", keep: "all" },
           expect.objectContaining({
             type: "clear_tool_uses_20250919",
             keep: { type: "tool_uses", value: 5 },
@@ -131,7 +136,10 @@ describe("loop options from the CLI", () => {
       expect(main.length).toBeGreaterThanOrEqual(2);
       for (const body of main) {
         expect(body.thinking).toEqual({ type: "adaptive" });
-        expect(body.context_management).toBeUndefined();
+        // No context editing: only Claude Code's keep-all-thinking edit (R-X2).
+        expect(body.context_management).toEqual({
+          edits: [{ type: "clear_thinking_20251015", keep: "all" }],
+        });
         expect(body.tools?.map((tool) => tool.name)).toContain("Agent");
       }
       expect(bodies(first, "tool_use_summary").length).toBeGreaterThanOrEqual(1);

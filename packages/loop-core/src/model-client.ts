@@ -277,11 +277,17 @@ export function buildModelRequestBody(request: ModelCallRequest): MessageCreateP
   if (Object.keys(outputConfig).length > 0) {
     (body as unknown as Record<string, unknown>).output_config = outputConfig;
   }
-  if (request.contextEditing) {
-    // R-C2 (cached variant): the API applies these edits before counting and caching.
-    (body as unknown as Record<string, unknown>).context_management = contextManagementParam(
-      request.contextEditing,
-    );
+  // R-X2: with thinking on, Claude Code asks the API to keep every thinking block (clear_thinking,
+  // keep "all"), so earlier turns' thinking is not cleared at the API's default of one turn;
+  // R-C2 (cached variant): the contextEditing edits go beside it, clear_thinking first.
+  const thinkingOn = body.thinking !== undefined && body.thinking.type !== "disabled";
+  const editing: ContextEditingConfig | undefined =
+    thinkingOn && request.contextEditing?.clearThinking === undefined
+      ? { ...request.contextEditing, clearThinking: { keep: "all" } }
+      : request.contextEditing;
+  if (editing) {
+    // The API applies these edits before counting and caching.
+    (body as unknown as Record<string, unknown>).context_management = contextManagementParam(editing);
   }
   return body;
 }
@@ -324,7 +330,7 @@ async function* attemptStream(
     deadline.arm("headers_timeout", headersMs);
     // Context editing is a beta: its body field needs the beta endpoint and header (api doc §9).
     // withResponse: the response's `request-id` goes on the assistant message (stream-json prints it).
-    const { data, request_id, response } = request.contextEditing
+    const { data, request_id, response } = usesContextManagement(body)
       ? await client.beta.messages
           .create({ ...(body as BetaStreamingParams), betas: [CONTEXT_MANAGEMENT_BETA] }, options)
           .withResponse()
@@ -378,6 +384,11 @@ async function* attemptStream(
     ...(requestId === undefined ? {} : { requestId }),
   });
   return undefined;
+}
+
+/** Context management is a beta: a body that asks for it goes through the beta endpoint. */
+function usesContextManagement(body: MessageCreateParams): boolean {
+  return (body as unknown as Record<string, unknown>).context_management !== undefined;
 }
 
 async function passGate(

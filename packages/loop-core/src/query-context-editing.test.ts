@@ -146,6 +146,37 @@ describe("R-C2: microcompact, cached variant (API context editing)", () => {
     }
   });
 
+  it("R-X2: with thinking on, every request asks to keep all thinking (clear_thinking keep all, its beta), as Claude Code does; with tool clearing it goes first", async () => {
+    const handle = await sims.start(readEachTurn);
+    const { terminal } = await collect(
+      query(simParams(handle, { tools: [read(50)], thinking: { type: "adaptive" } })),
+    );
+    expect(terminal.reason).toBe("completed");
+    for (const record of handle.messageRequests()) {
+      expect(JSON.parse(record.rawBody).context_management).toEqual({
+        edits: [{ type: "clear_thinking_20251015", keep: "all" }],
+      });
+      expect(record.headers["anthropic-beta"]).toBe(CONTEXT_MANAGEMENT_BETA);
+      expect(record.error).toBeNull();
+    }
+    const combined = await sims.start(readEachTurn);
+    await collect(
+      query(
+        simParams(combined, {
+          tools: [read(50)],
+          thinking: { type: "adaptive" },
+          contextEditing: CLEAR_AFTER_3_KEEP_2,
+        }),
+      ),
+    );
+    const first = JSON.parse(combined.messageRequests()[0]?.rawBody ?? "{}");
+    expect(first.context_management.edits.map((edit: { type: string }) => edit.type)).toEqual([
+      "clear_thinking_20251015",
+      "clear_tool_uses_20250919",
+    ]);
+    expect(first.context_management.edits[0]).toEqual({ type: "clear_thinking_20251015", keep: "all" });
+  });
+
   it("R-C2/R-C8: with context editing the hard limit counts the response's usage, not the client's view of cleared results", async () => {
     // The loop believes the window is 30,000 tokens: hard limit 19,000.
     // A pipeline counting every message as the client holds it: cleared results still count.

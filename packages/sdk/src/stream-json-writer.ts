@@ -652,11 +652,17 @@ export function userLines(
 
 /**
  * An assistant line's message: the API message with one of its blocks, and its
- * `context_management` (null when the API sent none), as Claude Code's lines carry it.
+ * `context_management` — null when the API sent none or its edits cleared nothing (every request
+ * with thinking asks for edits that keep all thinking, R-X2), as Claude Code's lines carry it.
  */
 export function oneBlockMessage(message: object, block: unknown): never {
-  const { context_management } = message as { context_management?: unknown };
-  return { ...message, content: [block], context_management: context_management ?? null } as never;
+  const { context_management } = message as { context_management?: { applied_edits?: unknown[] } | null };
+  const applied = context_management?.applied_edits?.length ?? 0;
+  return {
+    ...message,
+    content: [block],
+    context_management: applied > 0 ? context_management : null,
+  } as never;
 }
 
 /**
