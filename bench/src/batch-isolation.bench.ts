@@ -3,7 +3,7 @@
  *   1. One item's copy — made, its changes read, removed — as a git worktree (a repository), as
  *      `cp -a --reflink=auto` (outside git; a plain copy on ext4, copy-on-write on btrfs/xfs) and as
  *      Node's fs.cp (the copy forkloop did not choose): median of 5 each; disk used by one copy.
- *   2. An editing batch of 100 items (each waits 1 s, as a model turn would, then edits its own file
+ *   2. An editing batch of 500 items (each waits 1 s, as a model turn would, then edits its own file
  *      and its slot of a shared file) at concurrency 16, in place vs isolated in worktrees: wall
  *      time side by side, and the apply step's time per item (merge, plan, journal, write).
  */
@@ -24,7 +24,7 @@ import {
 import { type BenchResult, compare, percentile } from "./harness.js";
 
 const FILES = 5_000;
-const ITEMS = 100;
+const ITEMS = 500;
 const CONCURRENCY = 16;
 const TURN_MS = 1_000;
 
@@ -76,7 +76,8 @@ function editingExecutor(project: string): ItemExecutor {
     await new Promise((resolve) => setTimeout(resolve, TURN_MS));
     const n = Number(claim.item.id.slice(1));
     const dir = claim.workspace ?? project;
-    const file = join(dir, "src", `d${n % 50}`, `f${n}.ts`);
+    // Its own file: 50 directories of 100 files hold 5,000 distinct (directory, file) pairs.
+    const file = join(dir, "src", `d${n % 50}`, `f${Math.floor(n / 50)}.ts`);
     await writeFile(file, `${await readFile(file, "utf8")}// edited by item ${n}\n`);
     const shared = join(dir, "shared.txt");
     // In place, items share one file: read-modify-write races are the unsafety isolation removes.
@@ -193,7 +194,7 @@ export async function run(): Promise<BenchResult[]> {
         unit: "KiB",
       },
       compare(
-        "batch isolation: 100-item editing batch wall time — isolated (worktrees) vs in place",
+        "batch isolation: 500-item editing batch wall time — isolated (worktrees) vs in place",
         "wall ms (lower is better; goal ≤ 1.2×)",
         "ms",
         { label: "in place", value: inPlace.wallMs },
