@@ -252,6 +252,19 @@ export class HookCallbacks {
       : { behavior: "deny", message, decidedBy };
   }
 
+  /**
+   * SessionEnd callbacks, once the session's last turn has ended (R-K2: as the Agent SDK documents
+   * them; its 0.3.333 never calls a program's, like SessionStart's). Their output is not used.
+   */
+  async sessionEnd(reason: "other" | "clear" | "logout" | "prompt_input_exit"): Promise<void> {
+    await this.fire(
+      "SessionEnd",
+      reason,
+      { ...this.base(), hook_event_name: "SessionEnd", reason } as HookInput,
+      undefined,
+    );
+  }
+
   has(event: HookEvent): boolean {
     return (this.#matchers[event] ?? []).some((matcher) => matcher.hooks.length > 0);
   }

@@ -572,16 +572,19 @@ describe("query() through the simulator", () => {
           PreToolUse: [{ matcher: "Write|Edit", hooks: record("PreToolUse")[0]?.hooks ?? [] }],
           PostToolUse: record("PostToolUse"),
           Stop: record("Stop"),
+          SessionEnd: record("SessionEnd"),
         },
       }),
     );
-    // The denied call never ran, so no PostToolUse for it.
+    // The denied call never ran, so no PostToolUse for it; SessionEnd once the session is over (R-K2).
     expect(seen.map((entry) => entry.event)).toEqual([
       "SessionStart",
       "UserPromptSubmit",
       "PreToolUse",
       "Stop",
+      "SessionEnd",
     ]);
+    expect(seen.at(-1)?.input).toMatchObject({ hook_event_name: "SessionEnd", reason: "other" });
     const pre = seen.find((entry) => entry.event === "PreToolUse");
     expect(pre?.input).toMatchObject({
       hook_event_name: "PreToolUse",
@@ -1063,7 +1066,7 @@ describe("query() through the simulator", () => {
         stderr: (line) => warnings.push(line),
         persistSession: true,
         betas: [],
-        hooks: { SessionEnd: [{ hooks: [async () => ({})] }] },
+        hooks: { Notification: [{ hooks: [async () => ({})] }] },
       }),
     );
     expect(resultOf(messages).permission_denials).toMatchObject([{ tool_name: "Write" }]);
@@ -1073,7 +1076,7 @@ describe("query() through the simulator", () => {
     ]);
     expect(warnings.filter((line) => line.includes("ignoring hooks"))).toEqual([
       expect.stringMatching(
-        /^forkloop: ignoring hooks for events it does not fire: SessionEnd \(it fires PreToolUse, /,
+        /^forkloop: ignoring hooks for events it does not fire: Notification \(it fires PreToolUse, /,
       ),
     ]);
   });

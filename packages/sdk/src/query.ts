@@ -829,6 +829,7 @@ class QueryRun implements Query {
       this.#setMode = undefined;
       this.#session = undefined;
       await sessionEvents.sessionEnd?.("other");
+      await callbacks.sessionEnd("other");
       await session.close();
     }
   }

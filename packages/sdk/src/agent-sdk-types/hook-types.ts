@@ -21,6 +21,7 @@ export const FIRED_HOOK_EVENTS = [
   "PostToolBatch",
   "UserPromptSubmit",
   "SessionStart",
+  "SessionEnd",
   "Stop",
   "SubagentStart",
   "SubagentStop",
