@@ -130,6 +130,27 @@ describe("agent pool (real worker threads, the simulator over HTTP)", () => {
     await pool.close();
   });
 
+  it("R-F2: every event a sub-agent sent reaches the parent before its result, however slowly the parent takes them", async () => {
+    const agentPool = newPool({ maxThreads: 1 });
+    const ids = Array.from({ length: 6 }, (_, index) => `ordered-${index}`);
+    const late: string[] = [];
+    const settled = new Set<string>();
+    const handles = ids.map((id) =>
+      agentPool.run(task(id), {
+        onEvent: (event) => {
+          // A parent busy with each event (printing, a slow consumer): the result's channel
+          // fills while this one is still being read.
+          const until = performance.now() + 3;
+          while (performance.now() < until) {}
+          if (event.type !== "done" && settled.has(id)) late.push(`${id}: ${event.type}`);
+        },
+      }),
+    );
+    await Promise.all(handles.map((handle, index) => handle.result.then(() => settled.add(ids[index] as string))));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(late).toEqual([]);
+  });
+
   it("R-F2: parallel sub-agents on one warm thread overlap in time", async () => {
     const agentPool = newPool({ maxThreads: 1 });
     const threads = new Set<number>();

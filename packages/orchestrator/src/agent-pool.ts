@@ -115,6 +115,8 @@ function failedResult(
 
 /** Events that mean "the response has started", so a warmed cache entry is readable (R-F4). */
 const SLOTS_RELEASED = "the sub-agent ended or was cancelled";
+/** Longest a result waits for its sub-agent's last events (see run). */
+const EVENTS_DRAIN_LIMIT_MS = 2_000;
 
 /** A transport that cannot answer is a 500 to the SDK: retried like any server error (R-B8). */
 function transportFailure(message: string): TransportedResponse {
@@ -272,6 +274,7 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
     Comlink().expose(parentApi, portEndpoint(callbacks.port1));
     const workerControl = Comlink().wrap<WorkerControlApi>(portEndpoint(control.port1));
     let threadId: number | undefined;
+    const eventsClosed = new Promise<void>((resolve) => events.port1.once("close", () => resolve()));
     events.port1.on("message", (event: SubAgentEvent) => {
       if (event.type === "telemetry") {
         fork?.ingest(event);
@@ -362,6 +365,20 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
           "worker_crashed",
           `the worker thread running this sub-agent died: ${message}`,
         );
+      })
+      .then(async (final) => {
+        // The result and the events come over different channels, which keep no order between
+        // them: under load the result overtook the sub-agent's last events (its final text
+        // printed after the parent's tool result). The worker closes its events port once it
+        // has sent them all, and 'close' comes after every message sent before it (R-F2).
+        // Bounded: a port left open (a bug) delays the result, never holds it.
+        let timer: NodeJS.Timeout | undefined;
+        const limit = new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, EVENTS_DRAIN_LIMIT_MS);
+        });
+        await Promise.race([eventsClosed, limit]);
+        clearTimeout(timer);
+        return final;
       })
       .then((final) => {
         running--;
