@@ -66,6 +66,10 @@ function blockedV6(address: string): string | undefined {
   if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && (g5 === 0xffff || g5 === 0)) {
     return blockedV4(embeddedV4());
   }
+  // ::ffff:0:a.b.c.d (IPv4-translated, ::ffff:0:0/96, RFC 2765) is a SIIT translator's form of it.
+  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0xffff && g5 === 0) {
+    return blockedV4(embeddedV4());
+  }
   // NAT64 (64:ff9b::/96) reaches the embedded IPv4 address through the gateway.
   if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) {
     return blockedV4(embeddedV4());
