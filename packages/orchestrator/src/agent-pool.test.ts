@@ -146,7 +146,9 @@ describe("agent pool (real worker threads, the simulator over HTTP)", () => {
         },
       }),
     );
-    await Promise.all(handles.map((handle, index) => handle.result.then(() => settled.add(ids[index] as string))));
+    await Promise.all(
+      handles.map((handle, index) => handle.result.then(() => settled.add(ids[index] as string))),
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(late).toEqual([]);
   });
