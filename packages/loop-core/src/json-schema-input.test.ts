@@ -87,6 +87,22 @@ describe("R-M1: tools whose input schema is JSON Schema (jsonSchemaInput)", () =
     expect(jsonSchemaInput(null)).toEqual({ ok: false, error: "the input schema is not a JSON object" });
   });
 
+  it("R-V2: compileOnFirstUse compiles at the first validation, and a schema that fails then fails each validation", () => {
+    const bad = { type: "object", properties: { a: { type: "strin" } } };
+    const deferred = jsonSchemaInput(bad, { compileOnFirstUse: true });
+    if (!deferred.ok) throw new Error(`refused before any use: ${deferred.error}`);
+    expect(deferred.inputJSONSchema).toEqual(bad);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      expect(issues(deferred, { a: "x" })).toEqual([
+        { path: [], message: expect.stringContaining("not valid JSON Schema") },
+      ]);
+    }
+    const good = jsonSchemaInput(fileSchema, { compileOnFirstUse: true });
+    if (!good.ok) throw new Error(good.error);
+    expect(issues(good, { path: "a.txt" })).toEqual([]);
+    expect(issues(good, { path: "" })).toHaveLength(1);
+  });
+
   it("R-M1: two schemas with the same $id both compile and keep their own rules", () => {
     const a = compile({ $id: "https://example.com/shared.json", type: "object", required: ["a"] });
     const b = compile({ $id: "https://example.com/shared.json", type: "object", required: ["b"] });

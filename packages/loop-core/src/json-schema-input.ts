@@ -47,16 +47,18 @@ const AJV_OPTIONS: Options = {
 function compiler(draft: Draft): Ajv {
   let ajv = compilers.get(draft);
   if (!ajv) {
+    // Only the draft's own entry: each pulls in its meta-schemas and vocabularies (R-V2).
     // Constructors taken out first: a `new` over an asserted call loses its parentheses in emit.
-    const { Ajv2020 } = requireOnUse("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
-    const { Ajv2019 } = requireOnUse("ajv/dist/2019.js") as typeof import("ajv/dist/2019.js");
-    const { Ajv: Ajv07 } = requireOnUse("ajv") as typeof import("ajv");
-    ajv =
-      draft === "2020-12"
-        ? new Ajv2020(AJV_OPTIONS)
-        : draft === "2019-09"
-          ? new Ajv2019(AJV_OPTIONS)
-          : new Ajv07(AJV_OPTIONS);
+    if (draft === "2020-12") {
+      const { Ajv2020 } = requireOnUse("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
+      ajv = new Ajv2020(AJV_OPTIONS);
+    } else if (draft === "2019-09") {
+      const { Ajv2019 } = requireOnUse("ajv/dist/2019.js") as typeof import("ajv/dist/2019.js");
+      ajv = new Ajv2019(AJV_OPTIONS);
+    } else {
+      const { Ajv: Ajv07 } = requireOnUse("ajv") as typeof import("ajv");
+      ajv = new Ajv07(AJV_OPTIONS);
+    }
     compilers.set(draft, ajv);
   }
   return ajv;
@@ -80,7 +82,18 @@ function draftOf(schema: Record<string, unknown>): Draft {
  * expected failure (a server may send anything); it is refused here rather than sent, because an
  * invalid `input_schema` makes the API reject every request of the session.
  */
-export function jsonSchemaInput(schema: unknown): JsonSchemaInputResult {
+export function jsonSchemaInput(
+  schema: unknown,
+  options: {
+    /**
+     * Compile at the first validation instead of now: for a schema already accepted elsewhere (a
+     * parent's tool in a worker), so a fork that never calls the tool never loads ajv, whose load
+     * and meta-schema compile were most of a cold thread's time to its first request (R-V2). A
+     * schema that then fails to compile fails each validation, naming why.
+     */
+    readonly compileOnFirstUse?: boolean;
+  } = {},
+): JsonSchemaInputResult {
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
     return { ok: false, error: "the input schema is not a JSON object" };
   }
@@ -88,27 +101,43 @@ export function jsonSchemaInput(schema: unknown): JsonSchemaInputResult {
   if (record.type !== "object") {
     return { ok: false, error: `the input schema's type is ${JSON.stringify(record.type)}, not "object"` };
   }
-  const draft = draftOf(record);
   const { $schema: _draft, ...sent } = record;
-  const ajv = compiler(draft);
-  // Unknown drafts are compiled as draft-07 without their `$schema` (ajv would look it up).
-  const compiled = draft === "draft-07" ? sent : record;
-  let validate: ValidateFunction;
-  try {
-    validate = ajv.compile(compiled);
-  } catch (error) {
-    return { ok: false, error: `the input schema is not valid JSON Schema (${(error as Error).message})` };
-  } finally {
-    ajv.removeSchema(compiled);
+  let compiled: ValidateFunction | { readonly error: string } | undefined;
+  if (options.compileOnFirstUse !== true) {
+    compiled = compile(record, sent);
+    if (typeof compiled !== "function") return { ok: false, ...compiled };
   }
   const inputSchema = z.record(z.string(), z.unknown()).superRefine((value, context) => {
-    if (validate(value)) return;
-    for (const issue of validate.errors ?? []) {
+    compiled ??= compile(record, sent);
+    if (typeof compiled !== "function") {
+      context.addIssue({ code: "custom", path: [], message: compiled.error });
+      return;
+    }
+    if (compiled(value)) return;
+    for (const issue of compiled.errors ?? []) {
       const { path, message } = describeIssue(issue);
       context.addIssue({ code: "custom", path, message });
     }
   });
   return { ok: true, inputSchema, inputJSONSchema: sent as JsonSchemaObject };
+}
+
+/** The schema's validator, or why it does not compile. */
+function compile(
+  record: Record<string, unknown>,
+  sent: Record<string, unknown>,
+): ValidateFunction | { readonly error: string } {
+  const draft = draftOf(record);
+  const ajv = compiler(draft);
+  // Unknown drafts are compiled as draft-07 without their `$schema` (ajv would look it up).
+  const compiled = draft === "draft-07" ? sent : record;
+  try {
+    return ajv.compile(compiled);
+  } catch (error) {
+    return { error: `the input schema is not valid JSON Schema (${(error as Error).message})` };
+  } finally {
+    ajv.removeSchema(compiled);
+  }
 }
 
 /** ajv's error as a zod issue: the instance path as a zod path, the property named where ajv has it. */

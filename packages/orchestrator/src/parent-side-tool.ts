@@ -9,8 +9,10 @@ import {
 import type { SubAgentIo } from "./sub-agent-io.js";
 
 /**
- * Compiled input schemas of parent-side tools, per thread, by their JSON: every fork of a session
- * carries the same parent tools, and compiling a schema costs milliseconds a fork start should not.
+ * Input schemas of parent-side tools, per thread, by their JSON: every fork of a session carries
+ * the same parent tools, and compiling a schema costs milliseconds a fork start should not. Each
+ * compiles when a fork first calls its tool (R-V2): most forks never call Agent or Skill, and
+ * ajv's load and meta-schema compile were most of a cold thread's time to its first request.
  */
 const threadSchemas = new Map<string, JsonSchemaInput>();
 
@@ -18,7 +20,7 @@ function inputFor(definition: Anthropic.Messages.Tool): JsonSchemaInput {
   const key = JSON.stringify(definition.input_schema);
   let input = threadSchemas.get(key);
   if (!input) {
-    const compiled = jsonSchemaInput(definition.input_schema);
+    const compiled = jsonSchemaInput(definition.input_schema, { compileOnFirstUse: true });
     // The schema is the parent's own tool definition, already accepted there: failing is a bug.
     if (!compiled.ok) throw new Error(`parent tool ${definition.name}: ${compiled.error}`);
     input = compiled;
