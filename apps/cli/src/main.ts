@@ -36,6 +36,7 @@ async function runFromProcess(): Promise<void> {
     cwd: process.cwd(),
     signal: stop.signal,
     beforeForcedExit: (handler) => stop.beforeForcedExit(handler),
+    oneShotProcess: true,
   };
   const telemetryFailed = await startProcessTelemetry();
   if (telemetryFailed !== undefined) process.exit(telemetryFailed);

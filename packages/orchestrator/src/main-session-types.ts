@@ -45,6 +45,13 @@ export interface MainSessionOptions {
   readonly canUseTool?: CanUseTool;
   /** Share a pool (e.g. with a batch); otherwise the session creates one and closes it. */
   readonly pool?: AgentPool;
+  /**
+   * R-V2: with a shared `pool` and the Agent or Skill tool, start loading the pool's first thread
+   * as the session starts, not when a reply first calls one: for a process that runs this one
+   * session (`forkloop run`), whose first fork would otherwise wait for a cold thread. Off by
+   * default: a program running many short sessions would load threads they never use.
+   */
+  readonly warmPoolAtStart?: boolean;
   readonly appendSystemPrompt?: string;
   /** Replaces forkloop's identity and working rules in the system prompt (the Agent SDK's string `systemPrompt`). */
   readonly systemPrompt?: string;

@@ -279,7 +279,7 @@ describe("main session with sub-agents", () => {
 
 describe("R-V2: the pool's first thread warms while the reply that forks is still streaming", () => {
   /** Threads the pool had when the reply's first block started, and when the run ended. */
-  async function threadsSeen(prompt: string) {
+  async function threadsSeen(prompt: string, warmPoolAtStart = false) {
     const cold = createAgentPool({
       endpoint: { apiKey: "test-key", baseURL: sim.url },
       maxThreads: 1,
@@ -289,15 +289,16 @@ describe("R-V2: the pool's first thread warms while the reply that forks is stil
       const session = await createSession({
         ...testSessionOptions({ baseURL: sim.url, dir, pool: cold }),
         sessionsDir: join(dir, "sessions-prewarm"),
+        ...(warmPoolAtStart ? { warmPoolAtStart } : {}),
       });
-      expect(cold.stats().threads).toBe(0);
+      const atStart = cold.stats().threads;
       let atFirstBlock: number | undefined;
       for await (const event of session.run(prompt)) {
         const blockStarted = event.type === "stream_event" && event.event.type === "content_block_start";
         if (blockStarted && atFirstBlock === undefined) atFirstBlock = cold.stats().threads;
       }
       await session.close();
-      return { atFirstBlock, atEnd: cold.stats().threads };
+      return { atStart, atFirstBlock, atEnd: cold.stats().threads };
     } finally {
       await cold.close();
     }
@@ -305,12 +306,19 @@ describe("R-V2: the pool's first thread warms while the reply that forks is stil
 
   it("R-V2: a reply that starts an Agent call starts the thread at once, before its input has streamed and the fork runs", async () => {
     const seen = await threadsSeen("Look at the repository.");
+    expect(seen.atStart).toBe(0);
     expect(seen.atFirstBlock).toBe(1);
     expect(bySource("agent:").length).toBeGreaterThan(0);
   });
 
   it("R-V2 control: a session that can fork but never does starts no thread (nor waits for one at close)", async () => {
-    expect(await threadsSeen("Just answer, please.")).toEqual({ atFirstBlock: 0, atEnd: 0 });
+    expect(await threadsSeen("Just answer, please.")).toEqual({ atStart: 0, atFirstBlock: 0, atEnd: 0 });
+    expect(bySource("agent:")).toHaveLength(0);
+  });
+
+  it("R-V2: a one-shot session (warmPoolAtStart) starts the thread as it starts, before its first request", async () => {
+    const seen = await threadsSeen("Just answer, please.", true);
+    expect(seen.atStart).toBe(1);
     expect(bySource("agent:")).toHaveLength(0);
   });
 });

@@ -136,6 +136,8 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
   // Only a pool that outlives the session: closing a session's own pool waits for a loading
   // thread, which a session that forks nothing would then pay for.
   const prewarm = !ownsPool && tools.some((tool) => FORK_TOOL_NAMES.has(tool.name));
+  // R-V2: a one-shot process's thread loads on the other core while the first request is made.
+  if (prewarm && options.warmPoolAtStart === true) void pool.prewarm();
 
   const agentState = createAgentState();
   // R-T4: the main agent's background shells; their notices join its turns, the session's end stops them.

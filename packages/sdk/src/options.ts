@@ -199,6 +199,13 @@ export interface Options extends AgentSdkOnlyOptions {
   safeMode?: boolean;
   /** forkloop: false leaves memory files (CLAUDE.md, AGENTS.md …) out of the system prompt (`claude --restricted`). */
   memoryFiles?: boolean;
+  /**
+   * forkloop (R-V2): start the worker thread forks run on as the session starts, not at its first
+   * Agent or Skill call. `forkloop run` sets it: a one-shot process's first fork would otherwise
+   * wait for a cold thread. Off by default: a program running many short sessions that never fork
+   * would load a thread for each.
+   */
+  warmForkThread?: boolean;
   /** forkloop: a token target for each turn, e.g. 500_000 (R-L14). */
   tokenBudget?: number;
   /** forkloop (R-S5): take the project's own settings files as they are (else they only narrow). */
@@ -269,6 +276,7 @@ export const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof Options>([
   "replayUserMessages",
   "settingSources",
   "tokenBudget",
+  "warmForkThread",
   "bare",
   "memoryFiles",
   "safeMode",

@@ -1147,6 +1147,19 @@ describe("query() through the simulator", () => {
     }
   });
 
+  it("R-V2: warmForkThread starts the shared pool's thread as the session starts, though the query never forks", async () => {
+    const runtimes = new RuntimeRegistry();
+    const held = await runtimes.acquire(harness.options().env ?? {}, () => {});
+    try {
+      await collectMessages(
+        query({ prompt: "hello", options: harness.options({ warmForkThread: true }), runtimes }),
+      );
+      expect(held.pool.stats().threads).toBe(1);
+    } finally {
+      await held.release();
+    }
+  });
+
   it("R-K1: interrupt() while input waits is a submit-interrupt (R-L16): no interrupt notice, the waiting message runs next", async () => {
     harness.sim.clearRequests();
     const input = promptStream();

@@ -712,6 +712,7 @@ class QueryRun implements Query {
       endpoint: runtime.source.endpoint,
       client: runtime.client,
       pool: tracker.wrap(runtime.pool),
+      ...(this.#options.warmForkThread === true ? { warmPoolAtStart: true } : {}),
       cwd: resolved.cwd,
       sessionsDir: resolved.sessionsDir,
       resumeSessionId: sessionId,

@@ -153,6 +153,8 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       ...systemPromptOption(flags, context.cwd, agent),
       ...claudeCodeOptions(toolFlags, context.cwd),
       ...(flags.budget === undefined ? {} : { tokenBudget: flags.budget }),
+      // R-V2: the first sub-agent's thread loads while the first request is made, not after it.
+      ...(context.oneShotProcess === true ? { warmForkThread: true } : {}),
       ...loop,
       ...(resume === undefined ? {} : { resume, ...(flags.repair ? { repair: true } : {}) }),
       ...(flags["trust-project"] === undefined ? {} : { trustProject: flags["trust-project"] }),
