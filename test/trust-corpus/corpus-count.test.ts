@@ -13,6 +13,7 @@ import { groups as files } from "./project-files.cases.js";
 import { groups as protectedPaths } from "./protected-paths.cases.js";
 import { groups as races } from "./races.cases.js";
 import { groups as sandbox } from "./sandbox.cases.js";
+import { groups as secondSession } from "./second-session.cases.js";
 import { groups as secrets } from "./secrets-and-modes.cases.js";
 import { groups as settings } from "./settings.cases.js";
 import { groups as state } from "./shipped-state.cases.js";
@@ -30,6 +31,7 @@ const CLASSES: Readonly<Record<string, readonly CaseGroup[]>> = {
   "modes changed during a turn (R-S14)": modes,
   "terminal escaping (R-S14)": terminal,
   "symlink races between check and write (R-S4, R-S10)": races,
+  "a second session while a sandboxed command runs (R-S9)": secondSession,
 };
 
 /** The Done when: at least this many cases over its classes. */

@@ -18,6 +18,7 @@ import {
 } from "@forkloop/mcp";
 import {
   CONFIG_FILE_MAX_BYTES,
+  type HeldPoints,
   isProjectTrusted,
   mcpServerPrefix,
   readProjectFile,
@@ -48,6 +49,8 @@ export interface McpServerSources {
   readonly servers?: Readonly<Record<string, McpServerConfig>> | undefined;
   /** `--strict-mcp-config`: only the config files and the `mcpServers` option, no settings scopes. */
   readonly strict?: boolean | undefined;
+  /** Files running sandboxed commands may still create (R-S9): skipped, said once. */
+  readonly held?: HeldPoints | undefined;
   readonly onIgnored?: ((line: string) => void) | undefined;
 }
 
@@ -80,6 +83,7 @@ export async function resolveMcpServers(sources: McpServerSources): Promise<Reso
         sources.home ?? sources.cwd,
         sources.cwd,
         sources.env,
+        sources.held,
       );
       if (servers.length === 0) continue;
       if (scope === "local" && !trusted) ignored.push(describeIgnored(file, servers));
@@ -89,7 +93,7 @@ export async function resolveMcpServers(sources: McpServerSources): Promise<Reso
   const claudeJson = sources.home === undefined ? undefined : join(sources.home, ".claude.json");
   if (!strict && claudeJson !== undefined && sources.settingSources.includes("user")) {
     // `claude mcp add --scope user` writes ~/.claude.json; forkloop's settings files may say it too.
-    lists.push(await claudeJsonServers(claudeJson, "user", sources.cwd, sources.env));
+    lists.push(await claudeJsonServers(claudeJson, "user", sources, ignored));
     await scoped("user", settingsFilePaths(sources.cwd, sources.home!, ["user"]));
   }
   if (!strict && sources.settingSources.includes("project")) {
@@ -99,6 +103,7 @@ export async function resolveMcpServers(sources: McpServerSources): Promise<Reso
       roots: [sources.cwd],
       maxBytes: CONFIG_FILE_MAX_BYTES,
       what: "MCP config",
+      ...(sources.held === undefined ? {} : { held: sources.held }),
     });
     if (read.status === "refused") ignored.push(read.message.replace(/^forkloop: /, ""));
     const text = read.status === "read" ? read.text : '{"mcpServers":{}}';
@@ -113,8 +118,7 @@ export async function resolveMcpServers(sources: McpServerSources): Promise<Reso
       settingsFilePaths(sources.cwd, sources.home, ["local"]).filter((file) => !userFiles.has(file)),
     );
     // `claude mcp add` (local scope) keeps the project's servers in the user's own ~/.claude.json.
-    if (claudeJson !== undefined)
-      lists.push(await claudeJsonServers(claudeJson, "local", sources.cwd, sources.env));
+    if (claudeJson !== undefined) lists.push(await claudeJsonServers(claudeJson, "local", sources, ignored));
   }
   for (const file of sources.configFiles ?? []) {
     lists.push(checked(await flagConfig(file, sources.cwd, sources.env)));
@@ -165,12 +169,19 @@ function describeIgnoredKeys(entry: McpServerEntry): string {
 async function claudeJsonServers(
   file: string,
   scope: "user" | "local",
-  cwd: string,
-  env: Env,
+  sources: McpServerSources,
+  ignored: string[],
 ): Promise<McpServerEntry[]> {
+  const { cwd, env } = sources;
   let json: { mcpServers?: unknown; projects?: Record<string, { mcpServers?: unknown }> };
-  const read = readUserOwnJson(file, cwd, scope);
+  const read = readUserOwnJson(file, cwd, scope, sources.held);
   if (read.status === "missing") return [];
+  if (read.status === "refused" && read.heldBy !== undefined) {
+    // Said once, for the user scope (the local scope reads the same file).
+    if (scope === "user" || !sources.settingSources.includes("user"))
+      ignored.push(read.message.replace(/^forkloop: /, ""));
+    return [];
+  }
   if (read.status === "refused") {
     throw new OptionsError(`bad MCP config: ${file}: cannot be used: ${read.reason}. Fix: ${read.fix}.`);
   }
@@ -190,12 +201,13 @@ async function claudeJsonServers(
 }
 
 /** `~/.claude.json`: the user's own, inside their home; Claude Code keeps history in it, so it may be large. */
-function readUserOwnJson(file: string, cwd: string, scope: "user" | "local") {
+function readUserOwnJson(file: string, cwd: string, scope: "user" | "local", held: HeldPoints | undefined) {
   const home = dirname(file);
   return readProjectFile(file, {
     roots: [home],
     maxBytes: 64 * CONFIG_FILE_MAX_BYTES,
     what: scope === "user" ? "user MCP config" : `MCP config of ${cwd}`,
+    ...(held === undefined ? {} : { held }),
   });
 }
 
@@ -214,15 +226,17 @@ async function settingsServers(
   home: string,
   cwd: string,
   env: Env,
+  held: HeldPoints | undefined,
 ): Promise<McpServerEntry[]> {
   let json: unknown;
   const read = readProjectFile(file, {
     roots: [scope === "user" ? home : cwd],
     maxBytes: CONFIG_FILE_MAX_BYTES,
     what: "settings file",
+    ...(held === undefined ? {} : { held }),
   });
   try {
-    if (read.status !== "read") return []; // missing, or already refused by the settings loader
+    if (read.status !== "read") return []; // missing, held, or already refused by the settings loader
     json = JSON.parse(read.text);
   } catch {
     return []; // already reported by the settings loader

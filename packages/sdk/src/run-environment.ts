@@ -1,6 +1,12 @@
 import type { PermissionMode } from "@forkloop/loop-core";
 import type { SubAgentBashOptions } from "@forkloop/orchestrator";
-import type { SandboxMode, SettingSource, Settings } from "@forkloop/tools";
+import {
+  forkloopUserDir,
+  heldPoints,
+  type SandboxMode,
+  type SettingSource,
+  type Settings,
+} from "@forkloop/tools";
 import { type McpServersOnDemand, mcpServersOnDemand } from "./mcp-on-demand.js";
 import {
   type McpServerSources,
@@ -82,7 +88,12 @@ export interface RunEnvironment {
 export async function resolveRunEnvironment(input: RunEnvironmentInput): Promise<RunEnvironment> {
   const { cwd, env, warn } = input;
   const home = env.HOME;
+  // R-S9: what a sandboxed command still running (in this session's workspace, from any session)
+  // may have just created is not read at start; each such file is named once.
+  const userDir = forkloopUserDir(env);
+  const held = heldPoints([userDir]);
   const settings = await loadRunSettings(cwd, home, input.settingSources, {
+    held,
     ...(input.trustProject === undefined ? {} : { trustProject: input.trustProject }),
     ...(input.flagSettings === undefined ? {} : { flagSettings: input.flagSettings }),
     onIgnored: (line) => warn(`forkloop: ${line}`),
@@ -107,6 +118,7 @@ export async function resolveRunEnvironment(input: RunEnvironmentInput): Promise
         path: env.PATH,
         notice: warn,
         home,
+        userDir,
       }),
       ...(settings.env === undefined ? {} : { env: settings.env }),
     }),
@@ -121,6 +133,7 @@ export async function resolveRunEnvironment(input: RunEnvironmentInput): Promise
         configFiles: own.configFiles,
         servers: own.servers,
         strict: own.strict,
+        held,
         onIgnored: (line) => warn(`forkloop: ${line}`),
       }),
     endpoint: async (extraEnv = {}, dir = cwd) =>

@@ -17,13 +17,21 @@ export function resolveSandbox(
     readonly notice: (line: string) => void;
     /** The session's HOME: the sandbox keeps the user's own files there read-only (R-S9). */
     readonly home?: string | undefined;
+    /** The session's forkloop directory: what a running command may still create is recorded there. */
+    readonly userDir?: string | undefined;
   },
 ): SandboxPolicy {
   const mode =
     requested ?? (context.unattended || permissionModeFacts(context.mode).unattended ? "auto" : "off");
   if (mode === "off") return { enabled: false };
   const probe = probeBubblewrap(context.path ?? "");
-  if (probe.ok) return { enabled: true, bwrap: probe.bwrap, ...(context.home ? { home: context.home } : {}) };
+  if (probe.ok)
+    return {
+      enabled: true,
+      bwrap: probe.bwrap,
+      ...(context.home ? { home: context.home } : {}),
+      ...(context.userDir ? { userDir: context.userDir } : {}),
+    };
   if (mode === "on") {
     throw new OptionsError(
       `sandbox "on" (--sandbox on): ${probe.reason}. Fix: install bubblewrap (apt-get install bubblewrap), or set sandbox to "off".`,

@@ -3,6 +3,7 @@ import {
   createSessionEventHooks,
   createSettingsHooks,
   EMPTY_SETTINGS,
+  type HeldPoints,
   type HookRunObserver,
   loadSettings,
   SETTING_SOURCES,
@@ -27,6 +28,8 @@ export async function loadRunSettings(
     readonly onIgnored?: (line: string) => void;
     /** Claude Code's `--settings`: one more file, or JSON text, read last and trusted (settings-flag.ts). */
     readonly flagSettings?: { readonly label: string; readonly text: string };
+    /** Files running sandboxed commands may still create: skipped, said once (R-S9). */
+    readonly held?: HeldPoints;
   } = {},
 ): Promise<Settings> {
   if (sources.length === 0 && options.flagSettings === undefined) return EMPTY_SETTINGS;
@@ -35,6 +38,7 @@ export async function loadRunSettings(
     ...(home === undefined ? {} : { home }),
     ...(options.trustProject === undefined ? {} : { trustProject: options.trustProject }),
     ...(options.flagSettings === undefined ? {} : { flagSettings: options.flagSettings }),
+    ...(options.held === undefined ? {} : { held: options.held }),
   });
   if (!loaded.ok) throw new OptionsError(`bad settings: ${loaded.error}`);
   // R-S5: what an untrusted project's files asked for and did not get, said once.

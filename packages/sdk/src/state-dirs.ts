@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { existsSync, realpathSync } from "node:fs";
 import { mkdir, rm, stat, writeFile } from "node:fs/promises";
-import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { forkloopUserDir } from "@forkloop/tools";
 import { OptionsError } from "./options-error.js";
 
 /**
@@ -38,7 +38,7 @@ export function projectState(options: ProjectStateOptions): ProjectState {
   const cwd = resolve(options.cwd);
   const real = existsSync(cwd) ? realpathSync(cwd) : cwd;
   const projectRoot = gitRoot(real);
-  const userDir = resolve(options.env.FORKLOOP_HOME || join(options.env.HOME || homedir(), ".forkloop"));
+  const userDir = forkloopUserDir(options.env);
   if (options.stateDir !== undefined) {
     return { projectRoot, dir: resolve(cwd, options.stateDir), legacyDirs: [], userDir };
   }

@@ -81,6 +81,8 @@ export {
   SANDBOX_PROCESS_LIMIT,
   sandboxArgs,
 } from "./sandbox/bubblewrap.js";
+export type { HeldPoint, HeldPoints } from "./sandbox/held-points.js";
+export { forkloopUserDir, heldPoints } from "./sandbox/held-points.js";
 export type { LoadSettingsOptions, LoadSettingsResult, SettingSource } from "./settings/load-settings.js";
 export { loadSettings, SETTING_SOURCES, settingsFilePaths } from "./settings/load-settings.js";
 export { isProjectTrusted, trustProjectDirectory } from "./settings/project-trust.js";

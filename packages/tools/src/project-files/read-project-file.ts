@@ -8,6 +8,7 @@ import {
   type Stats,
   statSync,
 } from "node:fs";
+import { type HeldPoint, type HeldPoints, heldReason } from "../sandbox/held-points.js";
 import { isInside, realWorkspaceRoots } from "../workspace-paths.js";
 
 /**
@@ -33,6 +34,11 @@ export interface ProjectFileRules {
   readonly what: string;
   /** How to allow what was refused, when the default advice does not fit. */
   readonly fix?: string;
+  /**
+   * What running sandboxed commands (another session's too) may still create (held-points.ts,
+   * R-S9): such a file is refused, present or not, until the command has ended.
+   */
+  readonly held?: HeldPoints;
 }
 
 export type ProjectFileRead =
@@ -47,6 +53,8 @@ export type ProjectFileRead =
       readonly reason: string;
       /** How to allow it, e.g. `replace it with a regular file`. */
       readonly fix: string;
+      /** Set when a running sandboxed command holds it: the caller skips it, whatever it does with other refusals. */
+      readonly heldBy?: HeldPoint;
     };
 
 /**
@@ -62,6 +70,16 @@ export type ProjectFileRead =
  * one link, under the cap), the kernel's name for it (`/proc/self/fd/N`, inside the roots).
  */
 export function readProjectFile(path: string, rules: ProjectFileRules): ProjectFileRead {
+  const heldBy = rules.held?.find(path);
+  if (heldBy !== undefined) {
+    const refused = refuse(
+      path,
+      rules,
+      heldReason(heldBy),
+      "start the session again once that command has ended",
+    );
+    return { ...refused, heldBy };
+  }
   const named = statOrMissing(path);
   if (named === "missing") return { status: "missing" };
   if (named !== undefined && !named.isFile()) return refuse(path, rules, `it is ${kindOf(named)}`);
@@ -159,7 +177,12 @@ function tooLarge(path: string, rules: ProjectFileRules, size: number): ProjectF
   );
 }
 
-function refuse(path: string, rules: ProjectFileRules, reason: string, fix?: string): ProjectFileRead {
+function refuse(
+  path: string,
+  rules: ProjectFileRules,
+  reason: string,
+  fix?: string,
+): Extract<ProjectFileRead, { status: "refused" }> {
   const how = fix ?? rules.fix ?? "replace it with a regular file";
   return {
     status: "refused",

@@ -26,6 +26,11 @@ export interface SandboxPolicy {
    * lies in the workspace (R-S9). Default `os.homedir()`.
    */
   readonly home?: string;
+  /**
+   * The session's forkloop directory (its `FORKLOOP_HOME`, else `HOME/.forkloop`): a running call
+   * records there what it may still create, so another session skips it (held-points.ts).
+   */
+  readonly userDir?: string;
 }
 
 export type BubblewrapProbe =

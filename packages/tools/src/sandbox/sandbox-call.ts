@@ -5,6 +5,7 @@ import { isInside, realpathAllowingMissing } from "../workspace-paths.js";
 import { type SandboxPlan, type SandboxPolicy, sandboxArgs, startedMarker } from "./bubblewrap.js";
 import { type ExecutionPoint, settingsExecutionPoints } from "./execution-points.js";
 import { otherHardLinks } from "./hard-links.js";
+import { forkloopUserDir, recordHeldPoints } from "./held-points.js";
 import { hostSocketPaths } from "./host-sockets.js";
 import { watchNewRepositories } from "./new-repositories.js";
 import { outsideLinks } from "./outside-links.js";
@@ -25,7 +26,8 @@ export interface SandboxCall {
    * Call after bwrap has exited (its PID namespace is gone, so nothing inside still runs): an
    * execution point the mounts could not hold — a file that did not exist, a symlinked name — that
    * the command created or replaced is moved aside (`NAME.forkloop-blocked-TIME`, nothing is
-   * lost); one line each for the result.
+   * lost); one line each for the result. Then the points stop being held for other sessions
+   * (held-points.ts).
    */
   settle(): string[];
 }
@@ -33,6 +35,11 @@ export interface SandboxCall {
 export interface SandboxCallOptions {
   readonly home?: string;
   readonly forkloopHome?: string | undefined;
+  /**
+   * The user's forkloop directory, where a running call records the points it is watched for
+   * (held-points.ts). Default `forkloopHome`, else `home/.forkloop`.
+   */
+  readonly userDir?: string | undefined;
   /** The descriptor number of the first input in the launched process (process-group.ts). */
   readonly firstInputFd: number;
   /** Test seam (code only; no setting or variable reaches it): how a plan becomes bwrap's arguments. */
@@ -109,18 +116,32 @@ export function prepareSandboxCall(
     startedFd: startedFd,
   };
   const args = (options.sandboxArgs ?? sandboxArgs)(plan);
+  // Until `settle`, another session in this workspace must not read what the command may create.
+  const release = recordHeldPoints(
+    options.userDir ?? forkloopUserDir({ FORKLOOP_HOME: options.forkloopHome, HOME: home }),
+    guard.watched.flatMap((point) => [
+      { path: point.path, what: point.what },
+      ...(point.targetIdentity === undefined && point.target !== point.path
+        ? [{ path: point.target, what: point.what }]
+        : []),
+    ]),
+  );
   return {
     launcher: [bwrap, ...args],
     inputs: [filter],
     startedFd: args.some((arg) => arg.includes(startedMarker(startedFd))),
-    settle: () => [
-      ...outside.widened.map(
-        ({ dir, linked, others }) =>
-          `${dir} was read-only in the sandbox: ${linked} of its files are hard links to files outside the workspace (a package store's), and the ${others} other files in it were held with them.`,
-      ),
-      ...settleWatched(guard.watched),
-      ...newRepositories(),
-    ],
+    settle: () => {
+      const lines = [
+        ...outside.widened.map(
+          ({ dir, linked, others }) =>
+            `${dir} was read-only in the sandbox: ${linked} of its files are hard links to files outside the workspace (a package store's), and the ${others} other files in it were held with them.`,
+        ),
+        ...settleWatched(guard.watched),
+        ...newRepositories(),
+      ];
+      release();
+      return lines;
+    },
   };
 }
 

@@ -2,6 +2,7 @@ import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import type { z } from "zod";
 import { CONFIG_FILE_MAX_BYTES, readProjectFile } from "../project-files/read-project-file.js";
+import type { HeldPoints } from "../sandbox/held-points.js";
 import { isProjectTrusted } from "./project-trust.js";
 import {
   EMPTY_SETTINGS,
@@ -47,6 +48,8 @@ export interface LoadSettingsOptions {
    * trusted as the user's own files are — the user typed it. `label` names it in errors.
    */
   readonly flagSettings?: { readonly label: string; readonly text: string };
+  /** What running sandboxed commands may still create (held-points.ts): such a file is skipped, said once. */
+  readonly held?: HeldPoints;
 }
 
 /**
@@ -84,6 +87,7 @@ export async function loadSettings(
   const files: { path: string; settings: SettingsFile }[] = [];
   // The user's own files; with cwd = home the project's are the user's (the set keeps them once).
   const userFiles = new Set(settingsFilePaths(cwd, home, ["user"]));
+  const ignored: string[] = [];
   for (const path of settingsFilePaths(cwd, home, options.sources)) {
     // R-S8: read as Read reads a file, inside the directory it belongs to. Refused is an error,
     // not a skip: leaving out a file could drop the deny rules it holds.
@@ -91,8 +95,14 @@ export async function loadSettings(
       roots: [userFiles.has(path) ? home : cwd],
       maxBytes: CONFIG_FILE_MAX_BYTES,
       what: "settings file",
+      ...(options.held === undefined ? {} : { held: options.held }),
     });
     if (read.status === "missing") continue;
+    // What a running command may have just written there is not the file's owner's: skipped.
+    if (read.status === "refused" && read.heldBy !== undefined) {
+      ignored.push(read.message.replace(/^forkloop: /, ""));
+      continue;
+    }
     if (read.status === "refused")
       return { ok: false, error: `${path}: cannot use the settings file: ${read.reason}. Fix: ${read.fix}.` };
     const parsed = parseSettingsText(path, read.text);
@@ -106,14 +116,16 @@ export async function loadSettings(
     files.push({ path: label, settings: parsed.settings });
     userFiles.add(label);
   }
-  const ignored: string[] = files.flatMap((file) => {
-    const unknown = unknownHookEvents(file.settings.hooks);
-    return unknown.length === 0
-      ? []
-      : [
-          `${file.path}: ignored hooks for ${unknown.join(", ")} — not a hook event forkloop or Claude Code knows; the events are ${[...HOOK_EVENTS, ...FOREIGN_HOOK_EVENTS].join(", ")}.`,
-        ];
-  });
+  ignored.push(
+    ...files.flatMap((file) => {
+      const unknown = unknownHookEvents(file.settings.hooks);
+      return unknown.length === 0
+        ? []
+        : [
+            `${file.path}: ignored hooks for ${unknown.join(", ")} — not a hook event forkloop or Claude Code knows; the events are ${[...HOOK_EVENTS, ...FOREIGN_HOOK_EVENTS].join(", ")}.`,
+          ];
+    }),
+  );
   // R-S5: the project's own files (a checked-out repository) may narrow permissions, never widen
   // them, unless the user trusts the project; the user's files and flags are trusted as they are.
   const trusted = options.trustProject === true || isProjectTrusted(cwd, home);

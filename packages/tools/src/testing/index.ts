@@ -186,4 +186,5 @@ export async function waitFor(condition: () => boolean, attempts = 250): Promise
   }
   return condition();
 }
+export { recordHeldPoints } from "../sandbox/held-points.js";
 export { backtrackingRegexEngine } from "./backtracking-regex-engine.js";

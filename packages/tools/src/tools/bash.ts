@@ -228,6 +228,7 @@ function sandboxFor(
         ? {}
         : { home: sandbox.home }
       : { home: options.home }),
+    ...(sandbox.userDir === undefined ? {} : { userDir: sandbox.userDir }),
     ...(options.sandboxArgs === undefined ? {} : { sandboxArgs: options.sandboxArgs }),
   });
 }
