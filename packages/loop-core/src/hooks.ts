@@ -13,6 +13,12 @@ export interface PreToolUseOutcome {
   /** `allow` skips the permission prompt, `deny` blocks the call, `ask` forces one. */
   readonly decision?: "allow" | "deny" | "ask";
   readonly reason?: string;
+  /**
+   * A deny's blocking error as the hook runner words it (a settings hook that exits 2: Claude
+   * Code's `[<command>]: <stderr>`); without it the reason stands in. The model gets Claude Code's
+   * `PreToolUse:<tool> hook error: <blocking error>` (R-X1).
+   */
+  readonly blockingError?: string;
   /** Replaces the tool input (validated again against the tool's schema). */
   readonly updatedInput?: Record<string, unknown>;
   /** `false` stops the whole loop after this tool: terminal `hook_stopped` (R-L6). */

@@ -86,7 +86,9 @@ export async function runToolUse(
   }
   if (pre.decision === "deny") {
     meta = { permission: { decision: "reject", ...BY_HOOK }, notRun: "permission-rule" };
-    return reply(errorResult(`Denied by PreToolUse hook: ${pre.reason ?? "no reason given"}`));
+    // Claude Code's words, untagged (R-X1).
+    const blockingError = pre.blockingError ?? pre.reason ?? "Blocked by hook";
+    return reply({ content: `PreToolUse:${block.name} hook error: ${blockingError}`, isError: true });
   }
   // A hook's allow is an answer to "may it run?", not a way past deny rules or plan mode (R-P1).
   const decision = await safePermission(options, tool.name, input, block.id, pre.decision === "allow");
@@ -98,17 +100,23 @@ export async function runToolUse(
     // The asker's words as they are, untagged, as Claude Code gives a denial to the model (R-X1).
     return reply({ content: decision.message, isError: true });
   }
+  let userModified = false;
   if (decision.updatedInput) {
     const reparsed = tool.inputSchema.safeParse(decision.updatedInput);
     if (!reparsed.success)
       return reply(errorResult(`InputValidationError: ${z.prettifyError(reparsed.error)}`));
+    userModified = JSON.stringify(reparsed.data) !== JSON.stringify(input);
     input = reparsed.data;
   }
 
   let result: ToolResult;
   const startedAt = Date.now();
   try {
-    result = await tool.call(input, { ...context, toolUseId: block.id });
+    result = await tool.call(input, {
+      ...context,
+      toolUseId: block.id,
+      ...(userModified ? { userModified } : {}),
+    });
   } catch (error) {
     const interrupted = context.abortController.signal.aborted;
     // Cut by the user's interrupt: reported as the executor reports a call the stop cancelled.

@@ -132,5 +132,12 @@ export interface Tool<
   readonly maxResultSizeChars: number;
   /** Fills in derived input (e.g. relative → absolute path) after validation (R-T1). */
   backfillInput?(input: z.infer<Schema>, context: ToolUseContext): z.infer<Schema>;
-  call(input: z.infer<Schema>, context: ToolUseContext & { readonly toolUseId: string }): Promise<ToolResult>;
+  /**
+   * `userModified`: the permission asker (a prompt tool, `canUseTool`) allowed the call with an
+   * input other than the model's; a file tool says so in its result, as Claude Code does (R-X1).
+   */
+  call(
+    input: z.infer<Schema>,
+    context: ToolUseContext & { readonly toolUseId: string; readonly userModified?: boolean },
+  ): Promise<ToolResult>;
 }

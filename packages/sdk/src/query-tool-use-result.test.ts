@@ -16,10 +16,20 @@ const CALLS = [
   { name: "Read", input: { file_path: "missing.md" } },
 ];
 
+/** The prompt whose calls the permission asker changes before allowing them. */
+const CHANGED = "write and edit, changed on approval";
+const CHANGED_CALLS = [
+  { name: "Write", input: { file_path: "asked.txt", content: "proposed\n" } },
+  { name: "Edit", input: { file_path: "asked.txt", old_string: "approved", new_string: "proposed" } },
+];
+
 function brain(request: BrainRequest): BrainReply | undefined {
   if (request.querySource !== "sdk") return undefined;
+  const calls = JSON.stringify(request.body.messages[0]?.content ?? "").includes(CHANGED)
+    ? CHANGED_CALLS
+    : CALLS;
   // One call per turn, in order: the turn's index is the next call's.
-  const call = CALLS[request.turnIndex];
+  const call = calls[request.turnIndex];
   if (call === undefined) return { content: [{ type: "text", text: "done" }] };
   return { content: [{ type: "tool_use", name: call.name, input: call.input }] };
 }
@@ -99,5 +109,35 @@ describe("R-K2, R-X1: structured tool results", () => {
     ]);
     // The failed Read is a PostToolUseFailure; every other call's tool_response is its tool_use_result.
     expect(responses).toEqual(results.slice(0, 4));
+  });
+
+  it("R-X1: a call the permission asker changed before allowing it is userModified, and its result says so in Claude Code's words", async () => {
+    const messages: SDKMessage[] = await collectMessages(
+      query({
+        prompt: CHANGED,
+        options: harness.options({
+          canUseTool: async (name, input) => ({
+            behavior: "allow",
+            updatedInput:
+              name === "Write"
+                ? { ...input, content: "approved\n" }
+                : { ...input, new_string: "approved, edited" },
+          }),
+        }),
+      }),
+    );
+    const results = messages.flatMap((message) =>
+      message.type === "user" && message.tool_use_result !== undefined ? [message] : [],
+    );
+    const path = `${harness.dir}/asked.txt`;
+    expect(
+      results.map((message) => (message.tool_use_result as { userModified?: boolean }).userModified),
+    ).toEqual([true, true]);
+    expect(
+      results.map((message) => (message.message.content as { content?: unknown }[])[0]?.content),
+    ).toEqual([
+      `File created successfully at: ${path} The user modified your proposed content before accepting it.`,
+      `The file ${path} has been updated successfully.  The user modified your proposed changes before accepting them. .`,
+    ]);
   });
 });

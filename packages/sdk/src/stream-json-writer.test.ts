@@ -143,6 +143,43 @@ describe("stream-json writer (Claude Code–compatible headless lines)", () => {
     );
   });
 
+  it("R-X1: num_turns counts each parallel call's result as Claude Code does — two calls in one reply and the answer are 3 turns", () => {
+    const writer = new StreamJsonWriter({ sessionId: "s1" });
+    writer.lines(
+      reply(
+        [
+          { type: "tool_use", id: "toolu_1", name: "Read", input: { file_path: "/w/a.ts" } },
+          { type: "tool_use", id: "toolu_2", name: "Read", input: { file_path: "/w/b.ts" } },
+        ],
+        "tool_use",
+      ),
+    );
+    // The loop hands each parallel call's result out as it ends, one message each.
+    writer.lines(createUserMessage([{ type: "tool_result", tool_use_id: "toolu_2", content: "b" }]));
+    writer.lines(createUserMessage([{ type: "tool_result", tool_use_id: "toolu_1", content: "a" }]));
+    writer.lines(reply([{ type: "text", text: "a and b." }], "end_turn"));
+    const terminal: Terminal = {
+      reason: "completed",
+      turnCount: 2,
+      messages: [],
+      usage: {
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheCreationInputTokens: 0,
+        cacheReadInputTokens: 0,
+        apiCalls: 2,
+      },
+    };
+    expect(writer.result(terminal, { durationMs: 1, permissionDenials: [] })).toMatchObject({ num_turns: 3 });
+    // The count is the turn's own: the next turn's single call counts as one.
+    writer.lines(
+      reply([{ type: "tool_use", id: "toolu_3", name: "Read", input: { file_path: "/w/c.ts" } }], "tool_use"),
+    );
+    writer.lines(createUserMessage([{ type: "tool_result", tool_use_id: "toolu_3", content: "c" }]));
+    writer.lines(reply([{ type: "text", text: "c." }], "end_turn"));
+    expect(writer.result(terminal, { durationMs: 1, permissionDenials: [] })).toMatchObject({ num_turns: 2 });
+  });
+
   it("a max_turns terminal is error_max_turns with is_error", () => {
     const writer = new StreamJsonWriter({ sessionId: "s1" });
     const line = writer.result(

@@ -174,6 +174,13 @@ export class StreamJsonWriter {
   #endingApiError: { readonly error: EndingApiError; readonly text: string } | undefined;
   /** This turn's user lines, and its last user or assistant line (what an aborted turn's result describes). */
   #turnUserLines = 0;
+  /**
+   * This turn's tool results beyond the first of each reply's: Claude Code counts a user message
+   * per tool result (parallel calls' results are separate messages, merged only in the request),
+   * so a reply answered by N results counts N turns in num_turns. Results since the last reply.
+   */
+  #turnParallelResults = 0;
+  #resultsSinceReply = 0;
   #turnLastMessage: SDKMessage | undefined;
 
   constructor(options: {
@@ -233,9 +240,16 @@ export class StreamJsonWriter {
   lines(event: LoopEvent): SDKMessage[] {
     switch (event.type) {
       case "assistant":
+        this.#countParallelResults();
         return this.#counted(this.#assistant(event));
-      case "user":
-        return this.#counted(userLines(event, this.#sessionId, null));
+      case "user": {
+        const lines = userLines(event, this.#sessionId, null);
+        this.#resultsSinceReply += lines.filter((line) => {
+          const content = line.message.content;
+          return typeof content !== "string" && content[0]?.type === "tool_result";
+        }).length;
+        return this.#counted(lines);
+      }
       case "system":
         if (event.subtype !== "compact_boundary" || !event.compactMetadata) return [];
         return [
@@ -306,6 +320,11 @@ export class StreamJsonWriter {
         throw new Error(`unknown loop event ${JSON.stringify(unreachable)}`);
       }
     }
+  }
+
+  #countParallelResults(): void {
+    this.#turnParallelResults += Math.max(0, this.#resultsSinceReply - 1);
+    this.#resultsSinceReply = 0;
   }
 
   #counted(lines: SDKMessage[]): SDKMessage[] {
@@ -513,7 +532,10 @@ export class StreamJsonWriter {
     // Claude Code counts an ended turn's user messages (the prompt, each tool result, the
     // interrupt notice); forkloop's turnCount counts requests, the same for a turn that completes.
     const userMessages = 1 + this.#turnUserLines;
+    this.#countParallelResults();
+    const parallelResults = this.#turnParallelResults;
     this.#turnUserLines = 0;
+    this.#turnParallelResults = 0;
     this.#turnLastMessage = undefined;
     // A budget stop comes as the reply is handed out, before its end (Claude Code: null).
     const stopReason = info.overBudget
@@ -528,11 +550,11 @@ export class StreamJsonWriter {
       duration_ms: info.durationMs,
       duration_api_ms: this.#apiMs,
       // Claude Code counts the turn a hook's continue:false stopped (its tool results were in),
-      // and an aborted or failed turn's user messages (a reply cut at max_tokens: each resume).
+      // each parallel call's result as a turn of its own, and an aborted or failed turn's user messages (a reply cut at max_tokens: each resume).
       num_turns:
         (isAborted(terminal) && !info.overBudget) || apiError
           ? userMessages
-          : terminal.turnCount + (hookStopped ? 1 : 0),
+          : terminal.turnCount + parallelResults + (hookStopped ? 1 : 0),
       result: apiError?.text ?? resultText,
       stop_reason: stopReason,
       total_cost_usd: Object.values(modelUsage).reduce((sum, usage) => sum + usage.costUSD, 0),

@@ -12,6 +12,14 @@ export interface PatchHunk {
 /** Claude Code's note after a write (R-X1): what was written is what the model has in context. */
 export const FILE_STATE_CURRENT = " (file state is current in your context — no need to Read it back)";
 
+/**
+ * Claude Code's notes when the permission asker changed the input before allowing it (R-X1), in
+ * place of FILE_STATE_CURRENT: the model's context does not hold what was written. Write's
+ * follows its sentence; Edit's comes before the sentence's period, as Claude Code 2.1.332 words it.
+ */
+export const USER_MODIFIED_WRITE = " The user modified your proposed content before accepting it.";
+export const USER_MODIFIED_EDIT = ".  The user modified your proposed changes before accepting them. ";
+
 /** Lines of context around each change: Claude Code's, so the hunks are the same as its (R-X1). */
 const CONTEXT_LINES = 3;
 

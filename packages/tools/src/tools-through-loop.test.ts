@@ -127,7 +127,7 @@ describe("tools through the loop and the simulator", () => {
     expect(seen[1]?.lastToolResults[0]?.content).toMatch(/no one is attached to approve it/);
   });
 
-  it("R-T1: a PreToolUse shell hook (exit 2) blocks Bash before it runs, with its reason", async () => {
+  it("R-T1, R-X1: a PreToolUse shell hook (exit 2) blocks Bash before it runs, its stderr in Claude Code's words", async () => {
     const settings: Settings = {
       permissions: { allow: [], ask: [], deny: [] },
       hooks: {
@@ -143,6 +143,8 @@ describe("tools through the loop and the simulator", () => {
     });
     expect(existsSync(join(ws.root, "ran.txt"))).toBe(false);
     expect(seen[1]?.lastToolResults[0]).toMatchObject({ tool_use_id: "toolu_bash", is_error: true });
-    expect(seen[1]?.lastToolResults[0]?.content).toMatch(/rm is not allowed/);
+    expect(seen[1]?.lastToolResults[0]?.content).toBe(
+      "PreToolUse:Bash hook error: [echo 'rm is not allowed' >&2; exit 2]: rm is not allowed\n",
+    );
   });
 });

@@ -116,6 +116,11 @@ export interface HookEventOutcome {
   /** PreToolUse: the most restrictive answer (deny > ask > allow). */
   readonly permissionDecision?: "allow" | "deny" | "ask";
   readonly permissionDecisionReason?: string;
+  /**
+   * The first exit-2 hook's blocking error as Claude Code words it, `[<command>]: <stderr>` (its
+   * stderr as written), which a PreToolUse denial gives the model after `PreToolUse:<tool> hook error: `.
+   */
+  readonly blockingError?: string;
   /** PreToolUse: replacement tool input (the last hook that gave one wins). */
   readonly updatedInput?: Record<string, unknown>;
   /** False when a hook answered `continue: false`: the loop stops. */
@@ -332,6 +337,7 @@ function combine(event: HookEvent, results: readonly HookCommandResult[]): HookE
   let permissionDecision: "allow" | "deny" | "ask" | undefined;
   let permissionDecisionReason: string | undefined;
   let updatedInput: Record<string, unknown> | undefined;
+  let blockingError: string | undefined;
 
   const decide = (decision: "allow" | "deny" | "ask", reason: string | undefined): void => {
     if (permissionDecision === undefined || DECISION_RANK[decision] >= DECISION_RANK[permissionDecision]) {
@@ -352,6 +358,7 @@ function combine(event: HookEvent, results: readonly HookCommandResult[]): HookE
       continue;
     }
     if (result.exitCode === 2) {
+      blockingError ??= `[${result.command}]: ${result.stderr}`;
       block(result.stderr.trim() || `${name} blocked this (exit code 2) without saying why`);
       continue;
     }
@@ -396,6 +403,7 @@ function combine(event: HookEvent, results: readonly HookCommandResult[]): HookE
     blockReasons,
     ...(permissionDecision === undefined ? {} : { permissionDecision }),
     ...(permissionDecisionReason === undefined ? {} : { permissionDecisionReason }),
+    ...(blockingError === undefined ? {} : { blockingError }),
     ...(updatedInput === undefined ? {} : { updatedInput }),
     continue: keepGoing,
     ...(stopReason === undefined ? {} : { stopReason }),

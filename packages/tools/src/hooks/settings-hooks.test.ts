@@ -72,9 +72,13 @@ describe("PreToolUse shell hooks (Claude Code protocol)", () => {
     expect(readFileSync(join(ws.root, "dir.txt"), "utf8").trim()).toBe(ws.root);
   });
 
-  it("R-T1: exit code 2 blocks the call with stderr as the reason", async () => {
+  it("R-T1, R-X1: exit code 2 blocks the call with stderr as the reason, and Claude Code's blocking error (command, stderr as written)", async () => {
     const outcome = await preToolUse({ PreToolUse: group("echo 'no deleting builds' >&2; exit 2") });
-    expect(outcome).toEqual({ decision: "deny", reason: "no deleting builds" });
+    expect(outcome).toEqual({
+      decision: "deny",
+      reason: "no deleting builds",
+      blockingError: "[echo 'no deleting builds' >&2; exit 2]: no deleting builds\n",
+    });
   });
 
   it("R-T1: JSON permissionDecision allow / ask and updatedInput modify the call", async () => {

@@ -102,9 +102,12 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
     });
     report(outcome);
     const reason = outcome.permissionDecisionReason ?? (outcome.blockReasons.join("\n") || undefined);
+    // A hook that exits 2 denies in Claude Code's words (R-X1): its command and its stderr.
+    const denied = outcome.permissionDecision === "deny" && outcome.blockingError !== undefined;
     return {
       ...(outcome.permissionDecision === undefined ? {} : { decision: outcome.permissionDecision }),
       ...(reason === undefined ? {} : { reason }),
+      ...(denied ? { blockingError: outcome.blockingError } : {}),
       ...(outcome.updatedInput === undefined ? {} : { updatedInput: outcome.updatedInput }),
       ...stopFields(outcome),
     };

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { writeFileAtomicSync } from "../atomic-write.js";
 import { replaceInBytes } from "../byte-edit.js";
 import { replaceInText } from "../edit-replace.js";
-import { FILE_STATE_CURRENT, patchHunks } from "../file-patch.js";
+import { FILE_STATE_CURRENT, patchHunks, USER_MODIFIED_EDIT } from "../file-patch.js";
 import { decodeTextFile, encodeTextFile, NEW_FILE_FORMAT, withLineEnding } from "../text-file.js";
 import {
   absolutePath,
@@ -128,8 +128,11 @@ export const editTool = defineTool({
     recordWritten(context.agentState, path);
     // Claude Code's words (R-X1): the model has the change in context, so no snippet follows.
     const occurrences = count > 1 ? ` All ${count} occurrences were replaced.` : "";
+    const userModified = context.userModified === true;
     return {
-      content: `The file ${path} has been updated successfully.${occurrences}${FILE_STATE_CURRENT}`,
+      content: userModified
+        ? `The file ${path} has been updated successfully${USER_MODIFIED_EDIT}.${occurrences}`
+        : `The file ${path} has been updated successfully.${occurrences}${FILE_STATE_CURRENT}`,
       // Claude Code's structured output (R-K2, R-X1): the edit asked for and the file's change.
       output: {
         filePath: path,
@@ -137,7 +140,7 @@ export const editTool = defineTool({
         newString: input.new_string,
         originalFile: text,
         structuredPatch: patchHunks(text, shown),
-        userModified: false,
+        userModified,
         replaceAll: request.replaceAll,
       },
     };

@@ -2,7 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import { z } from "zod";
 import { writeFileAtomicSync } from "../atomic-write.js";
 import { isAscii } from "../byte-edit.js";
-import { FILE_STATE_CURRENT, patchHunks } from "../file-patch.js";
+import { FILE_STATE_CURRENT, patchHunks, USER_MODIFIED_WRITE } from "../file-patch.js";
 import {
   decodeTextFile,
   encodeTextFile,
@@ -94,11 +94,14 @@ export const writeTool = defineTool({
     }
     // What this agent just wrote is what it has seen: a following Edit needs no extra Read.
     recordWritten(context.agentState, path);
+    const userModified = context.userModified === true;
+    const note = userModified ? USER_MODIFIED_WRITE : FILE_STATE_CURRENT;
     return {
-      // Claude Code's words (R-X1): what was written is what the model has in context.
+      // Claude Code's words (R-X1): what was written is what the model has in context, unless
+      // the permission asker changed it.
       content: existed
-        ? `The file ${path} has been updated successfully.${FILE_STATE_CURRENT}`
-        : `File created successfully at: ${path}${FILE_STATE_CURRENT}`,
+        ? `The file ${path} has been updated successfully.${note}`
+        : `File created successfully at: ${path}${note}`,
       // Claude Code's structured output (R-K2, R-X1): what was written and how it changed the file.
       output: {
         type: existed ? "update" : "create",
@@ -106,7 +109,7 @@ export const writeTool = defineTool({
         content: input.content,
         structuredPatch: original === null ? [] : patchHunks(original, input.content),
         originalFile: original,
-        userModified: false,
+        userModified,
       },
     };
   },
