@@ -15,9 +15,22 @@
  * Prints one JSON object: { version, libraries: [tarball…], command: tarball }.
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join, posix, relative, resolve, sep } from "node:path";
+import { join, posix, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "..");
 const COMMAND_WORKSPACE = "apps/forkloop";
@@ -81,6 +94,53 @@ function entryAt(key) {
   return entry.link ? { path: entry.resolved, entry: lockPackages[entry.resolved] } : { path: key, entry };
 }
 
+/**
+ * What a bundled third-party package does not need at run time, by its path inside the package:
+ * source maps (nothing loads them, and they are a third of the files), its documentation apart
+ * from licence texts, and the test suites some packages publish (domino's alone is 959 files).
+ * Type declarations stay: the SDK's types name its dependencies' types. Every file left out is
+ * one less for the archive and for every install to walk.
+ */
+const TEST_DIRECTORIES = new Set(["test", "tests", "__tests__"]);
+const leftOut = (/** @type {string[]} */ segments) => {
+  const name = segments.at(-1) ?? "";
+  return (
+    segments.includes("node_modules") ||
+    name.endsWith(".map") ||
+    (/\.(md|markdown)$/i.test(name) && !/^(licen[cs]e|notice|copying)/i.test(name)) ||
+    TEST_DIRECTORIES.has(segments[0] ?? "")
+  );
+};
+
+/**
+ * Places a third-party package's files in the staged tree as hard links to the installed ones
+ * (a copy where the two directories are on different file systems): the archive reads them once
+ * either way, and linking is one system call a file where copying is several and writes the bytes
+ * again. Nothing writes to a linked file: the staged tree is only read by tar, then removed.
+ * Nested node_modules are placed by their own visit (optional native add-ons never are).
+ */
+function linkTree(source, target, segments) {
+  for (const entry of readdirSync(source, { withFileTypes: true })) {
+    const path = [...segments, entry.name];
+    if (leftOut(path)) continue;
+    const from = join(source, entry.name);
+    const to = join(target, entry.name);
+    if (entry.isDirectory()) {
+      mkdirSync(to);
+      linkTree(from, to, path);
+    } else if (entry.isSymbolicLink()) {
+      symlinkSync(readlinkSync(from), to);
+    } else {
+      try {
+        linkSync(from, to);
+      } catch (error) {
+        if (/** @type {NodeJS.ErrnoException} */ (error).code !== "EXDEV") throw error;
+        copyFileSync(from, to);
+      }
+    }
+  }
+}
+
 const stage = mkdtempSync(join(tmpdir(), "forkloop-pack-"));
 try {
   const [commandTarball] = pack([join(root, COMMAND_WORKSPACE)], stage);
@@ -130,14 +190,7 @@ try {
         // Bundle exactly what was published for the library, not the working tree.
         execFileSync("tar", ["-xzf", tarballOf.get(name), "-C", target, "--strip-components=1"]);
       } else {
-        // Nested node_modules are placed by their own visit (optional native add-ons never are);
-        // source maps are left out — nothing loads them at run time, and they are a third of the files.
-        cpSync(join(root, path), target, {
-          recursive: true,
-          filter: (source) =>
-            !source.endsWith(".map") &&
-            !relative(join(root, path), source).split(sep).includes("node_modules"),
-        });
+        linkTree(join(root, path), target, []);
       }
       visit(path);
     }
@@ -151,7 +204,24 @@ try {
   delete manifest.scripts;
   writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
   cpSync(join(root, "LICENSE"), join(packageDir, "LICENSE"));
-  const [command] = pack([packageDir], out);
+  // The archive is written by tar, not `npm pack`: npm walks and gzips the thousands of bundled
+  // files in JavaScript (about 10× tar's CPU time, minutes of a loaded CI machine). The staged
+  // directory holds exactly the published files; they go under npm's `package/` prefix, sorted,
+  // with the owner and timestamp npm gives every entry.
+  const command = join(out, `${manifest.name}-${manifest.version}.tgz`);
+  execFileSync("tar", [
+    "-czf",
+    command,
+    "-C",
+    stage,
+    "--sort=name",
+    "--owner=0",
+    "--group=0",
+    "--numeric-owner",
+    "--mtime=1985-10-26T08:15:00Z",
+    "--hard-dereference",
+    "package",
+  ]);
   process.stdout.write(
     `${JSON.stringify({ version: manifest.version, libraries: libraryTarballs, command }, null, 2)}\n`,
   );

@@ -9,7 +9,7 @@
  * package.json; worker entries aside), so a name taken from a package index brings only what it
  * needs: `forkloop run` does not load the queue backend for one formatter of @forkloop/batch.
  */
-import { cpSync, existsSync, readdirSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire, isBuiltin } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,6 +32,13 @@ function built(name, file) {
   let dir = dirname(require.resolve(name));
   while (!existsSync(join(dir, "package.json"))) dir = dirname(dir);
   return join(dir, file);
+}
+
+// Chunk names carry a content hash, so a rebuild writes new chunks beside the old ones; a dist/
+// that is never cleared (turbo restores it whole from its cache) grew past 500 stale chunks, all
+// of them published and installed. The last build's chunks are the only ones loaded.
+for (const name of existsSync(dist) ? readdirSync(dist) : []) {
+  if (name.startsWith("chunk-") && name.endsWith(".js")) rmSync(join(dist, name));
 }
 
 await build({
