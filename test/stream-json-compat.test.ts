@@ -143,6 +143,17 @@ const streamEvent = z.strictObject({
   // The API message the event belongs to; message_start's time to first token.
   api_message_id: z.string().optional(),
   ttft_ms: z.number().nonnegative().optional(),
+  // message_start's: the thinking display the request asked for.
+  thinking_display: z.string().optional(),
+});
+
+// With partial messages, each request is announced before its stream (the Agent SDK's status).
+const status = z.strictObject({
+  type: z.literal("system"),
+  subtype: z.literal("status"),
+  ...common,
+  status: z.enum(["requesting", "compacting"]).nullable(),
+  permissionMode: z.string().optional(),
 });
 
 const apiRetry = z.strictObject({
@@ -325,6 +336,7 @@ const LINES: Record<string, z.ZodType> = {
   assistant,
   user,
   stream_event: streamEvent,
+  "system/status": status,
   "system/api_retry": apiRetry,
   "system/compact_boundary": compactBoundary,
   "system/task_started": taskStarted,

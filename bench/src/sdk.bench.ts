@@ -212,6 +212,7 @@ export async function run(): Promise<BenchResult[]> {
       ),
     ];
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    // A session's last writes (its transcript's close) may still land while the tree is removed.
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   }
 }

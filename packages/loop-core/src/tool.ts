@@ -103,6 +103,16 @@ export function annotationTraits(
   return { isReadOnly: () => readOnly, isConcurrencySafe: () => readOnly };
 }
 
+/** Where an MCP tool comes from, as a client shows its calls. */
+export interface McpToolOrigin {
+  /** The name the server reports for itself, else its key in the configuration. */
+  readonly serverName: string;
+  /** The tool's own name on the server (without the `mcp__<server>__` prefix). */
+  readonly toolName: string;
+  /** The title the server gives the tool (`title`, else `annotations.title`), if any. */
+  readonly title?: string;
+}
+
 /**
  * A tool the model can call. Input is validated with `inputSchema` before `call` runs (R-T1);
  * invalid input never reaches `call`. `call` should return `{ isError: true }` for expected
@@ -124,6 +134,8 @@ export interface Tool<
   readonly inputJSONSchema?: JsonSchemaObject;
   /** Static hints (MCP tools); `isReadOnly`/`isConcurrencySafe` then follow `annotationTraits`. */
   readonly annotations?: ToolAnnotations;
+  /** An MCP tool's origin, for display (the Agent SDK's `tool_use_meta`, R-K2). */
+  readonly mcpOrigin?: McpToolOrigin;
   /** True when this call may run in parallel with other safe calls (R-T2). */
   isConcurrencySafe(input: z.infer<Schema>): boolean;
   /** True when this call changes nothing (plan mode allows only these, R-P1). */

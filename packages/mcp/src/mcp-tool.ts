@@ -31,7 +31,8 @@ export function mcpTool(
   if (nameProblem !== undefined) return { ok: false, reason: nameProblem };
   const input = jsonSchemaInput(info.inputSchema);
   if (!input.ok) return { ok: false, reason: input.error };
-  const description = info.description ?? info.title ?? info.annotations?.title ?? "";
+  const title = info.title ?? info.annotations?.title;
+  const description = info.description ?? title ?? "";
   // Only the hints that are set: the SDK's type has explicit undefineds.
   const annotations: ToolAnnotations = Object.fromEntries(
     Object.entries(info.annotations ?? {}).filter(([, value]) => value !== undefined),
@@ -47,6 +48,11 @@ export function mcpTool(
       inputSchema: input.inputSchema,
       inputJSONSchema: input.inputJSONSchema,
       annotations,
+      mcpOrigin: {
+        serverName: server.reportedName ?? server.name,
+        toolName: info.name,
+        ...(title === undefined ? {} : { title }),
+      },
       ...annotationTraits(annotations),
       // The MCP output limits below replace loop-core's per-tool cut (R-C0).
       maxResultSizeChars: Number.POSITIVE_INFINITY,

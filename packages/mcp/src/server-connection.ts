@@ -71,6 +71,11 @@ export class ServerConnection {
     return this.entry.name;
   }
 
+  /** The name the server reported for itself when it connected (undefined before). */
+  get reportedName(): string | undefined {
+    return this.live?.client.getServerVersion()?.name;
+  }
+
   /** Per-call timeout: the server's own `timeout`, else MCP_TOOL_TIMEOUT. */
   get toolTimeoutMs(): number {
     return this.entry.config.timeout ?? this.options.limits.toolTimeoutMs;

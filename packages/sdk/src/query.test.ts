@@ -134,11 +134,21 @@ describe("query() through the simulator", () => {
     expect(result.subtype === "success" && result.result).toBe("done after 1 results");
   });
 
-  it("R-K1: includePartialMessages adds stream_event messages with parent_tool_use_id null", async () => {
+  it("R-K1, R-K2: includePartialMessages adds stream_event messages with parent_tool_use_id null, each request announced by a requesting status", async () => {
     const messages = await runQuery("hello", harness.options({ includePartialMessages: true }));
     const events = messages.filter((message) => message.type === "stream_event");
     expect(events.length).toBeGreaterThan(0);
-    expect(events[0]).toMatchObject({ parent_tool_use_id: null, event: { type: "message_start" } });
+    expect(events[0]).toMatchObject({
+      parent_tool_use_id: null,
+      event: { type: "message_start" },
+      thinking_display: "omitted",
+    });
+    // As the Agent SDK: the status comes right before the request's first stream event.
+    const status = messages.findIndex((message) => message.type === "system" && message.subtype === "status");
+    expect(messages[status]).toMatchObject({ status: "requesting" });
+    expect(messages[status + 1]).toBe(events[0]);
+    const plain = await runQuery("hello", harness.options());
+    expect(plain.filter((message) => message.type === "system" && message.subtype === "status")).toEqual([]);
   });
 
   it("R-K1, R-K2: agents definitions drive the Agent tool; task_* messages; sub-agent messages carry parent_tool_use_id (the task first, no message for the final report); subagentUsage sums to the totals", async () => {
@@ -1081,22 +1091,45 @@ describe("query() through the simulator", () => {
     ]);
   });
 
-  it("R-K1: supportedModels, supportedCommands, setModel for the next turn", async () => {
+  it("R-K1, R-K2: supportedModels, supportedCommands, setModel (checked with the API, echoed) for the next turn; setPermissionMode's status", async () => {
     const input = promptStream();
     const run = query({ prompt: input.stream, options: harness.options() });
     expect((await run.supportedModels()).map((model) => model.value)).toContain("claude-sonnet-4-6");
     expect((await run.supportedCommands()).map((command) => command.name)).toEqual(["compact"]);
     input.push("hello");
     const inits: string[] = [];
+    const echoes: unknown[] = [];
+    const requestsBefore = harness.sim.requests().length;
     for await (const message of run) {
       if (message.type === "system" && message.subtype === "init") inits.push(message.model);
+      if (message.type === "system" && message.subtype === "status") echoes.push(message.permissionMode);
+      if (message.type === "user" && "isReplay" in message) echoes.push(message.message.content);
       if (message.type === "result" && inits.length === 1) {
+        // A model the API does not serve is refused by name and the session keeps its model.
+        await expect(run.setModel("claude-no-such-model")).rejects.toThrow(
+          /setModel\("claude-no-such-model"\) refused: .*HTTP 404/,
+        );
+        await run.setPermissionMode("acceptEdits");
         await run.setModel("claude-haiku-4-5");
         input.push("again");
       } else if (message.type === "result") input.end();
     }
     // R-X2: Claude Code's default model; the session's adaptive thinking follows onto Haiku 4.5 as a budget.
     expect(inits).toEqual([DEFAULT_MODEL, "claude-haiku-4-5"]);
+    // As the Agent SDK yields them: the new mode as a status, the switch as /model's echoed output.
+    expect(echoes).toEqual([
+      "acceptEdits",
+      "<local-command-stdout>Set model to `claude-haiku-4-5`</local-command-stdout>",
+    ]);
+    // Each switch asked the API once: one token, no tools, the model named.
+    const probes = harness.sim
+      .requests()
+      .slice(requestsBefore)
+      .map(
+        (request) => JSON.parse(request.rawBody) as { model: string; max_tokens: number; tools?: unknown[] },
+      )
+      .filter((body) => body.max_tokens === 1 && (body.tools ?? []).length === 0);
+    expect(probes.map((body) => body.model)).toEqual(["claude-no-such-model", "claude-haiku-4-5"]);
   });
 
   it("R-K1: concurrent sessions share one runtime (one endpoint, worker pool and API client), released when the last ends", async () => {

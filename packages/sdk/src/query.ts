@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
+import type Anthropic from "@anthropic-ai/sdk";
 import {
   type ModelInfo as CatalogModelInfo,
   type CanUseTool as LoopCanUseTool,
@@ -49,6 +50,7 @@ import { AsyncChannel } from "./async-channel.js";
 import { canUseToolOptions } from "./can-use-tool-options.js";
 import { warnCanUseToolShadowed } from "./can-use-tool-shadowed.js";
 import { contextUsage } from "./context-usage.js";
+import { modelSwitchEcho, permissionModeStatus, probeModel } from "./control-echoes.js";
 import { type ErrorResultError, errorAfter } from "./error-result.js";
 import { withExtraArgs } from "./extra-args.js";
 import { createHeadlessPermissions } from "./headless-permissions.js";
@@ -218,6 +220,8 @@ class QueryRun implements Query {
   #session:
     | { session: MainSession; tracker: SubAgentTracker; runtime: SharedRuntime; model: string }
     | undefined;
+  /** Where the control methods' echoes go once the session runs (its id, the ordered output). */
+  #live: { sessionId: string; emit: (message: SDKMessage) => void; client: Anthropic } | undefined;
   /** A bad `extraArgs`, thrown by the first `next()` (the Agent SDK fails when Claude Code starts). */
   readonly #optionsError: unknown;
 
@@ -293,11 +297,17 @@ class QueryRun implements Query {
     checkBypass(mode, this.#options, this.#bypassSettings);
     this.#permissionMode = mode;
     this.#setMode?.(mode);
+    const live = this.#live;
+    if (live !== undefined) live.emit(permissionModeStatus(mode, live.sessionId));
     return { mode };
   }
 
   async setModel(model?: string): Promise<void> {
+    const live = this.#live;
+    // Checked with the API first, as the Agent SDK does (a model it does not serve is refused here).
+    if (model !== undefined && live !== undefined) await probeModel(live.client, model);
     this.#model = model;
+    if (model !== undefined && live !== undefined) live.emit(modelSwitchEcho(model, live.sessionId));
   }
 
   async supportedCommands() {
@@ -763,6 +773,7 @@ class QueryRun implements Query {
         : { appendSystemPrompt: resolved.appendSystemPrompt }),
     });
     this.#session = { session, tracker, runtime, model: resolved.model };
+    this.#live = { sessionId, emit, client: runtime.client };
     liveMode = () => session.permissionMode();
     // R-S14: one store, the session's mode cell: the main agent's checks and every sub-agent read it.
     this.#setMode = (mode) => session.setPermissionMode(mode);
@@ -778,6 +789,7 @@ class QueryRun implements Query {
       sessionId,
       includePartialMessages: this.#options.includePartialMessages ?? false,
       modelOverrides: runtime.source.modelOverrides,
+      toolOrigin: (name) => tools.find((tool) => tool.name === name)?.mcpOrigin,
     });
     sideUsage = writer;
     const toolNames = [

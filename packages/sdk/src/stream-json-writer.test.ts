@@ -58,6 +58,53 @@ describe("stream-json writer (Claude Code–compatible headless lines)", () => {
     }
   });
 
+  it("R-K2: an MCP tool call's line carries tool_use_meta (title, server, own name); a built-in call's none", () => {
+    const writer = new StreamJsonWriter({
+      sessionId: "s1",
+      toolOrigin: (name) =>
+        name === "mcp__files__list_directory"
+          ? { serverName: "secure-filesystem-server", toolName: "list_directory", title: "Listing" }
+          : name === "mcp__weather__get_temperature"
+            ? { serverName: "weather", toolName: "get_temperature" }
+            : undefined,
+    });
+    const lines = writer.lines(
+      reply(
+        [
+          { type: "tool_use", id: "toolu_1", name: "Read", input: { file_path: "/w/a.ts" } },
+          { type: "tool_use", id: "toolu_2", name: "mcp__files__list_directory", input: { path: "/w" } },
+          {
+            type: "tool_use",
+            id: "toolu_3",
+            name: "mcp__weather__get_temperature",
+            input: { city: "Lisbon" },
+          },
+        ],
+        "tool_use",
+      ),
+    );
+    for (const line of lines) expect(streamJsonLineSchema.safeParse(line).success).toBe(true);
+    expect(lines.map((line) => (line as { tool_use_meta?: unknown }).tool_use_meta)).toEqual([
+      undefined,
+      [
+        {
+          id: "toolu_2",
+          display_name: "Listing",
+          server_display_name: "secure-filesystem-server",
+          tool_name: "list_directory",
+        },
+      ],
+      [
+        {
+          id: "toolu_3",
+          display_name: "Get Temperature",
+          server_display_name: "weather",
+          tool_name: "get_temperature",
+        },
+      ],
+    ]);
+  });
+
   it("every line validates; one assistant line per content block; result carries usage, cost, turns", () => {
     let clock = 0;
     const writer = new StreamJsonWriter({ sessionId: "s1", now: () => clock });

@@ -4,6 +4,7 @@ import type {
   LoopEvent,
   ModelInfo,
   Terminal,
+  Tool,
   UsageTotals,
   UserMessage,
 } from "@forkloop/loop-core";
@@ -24,6 +25,7 @@ import type {
 } from "./messages.js";
 import type { apiErrorKindSchema, SubagentStats, SubagentUsage } from "./stream-json.js";
 import { toolResultMetaEntry } from "./tool-result-meta.js";
+import { toolUseMeta } from "./tool-use-meta.js";
 import { FORKLOOP_VERSION } from "./version.js";
 
 export interface PermissionDenialRecord {
@@ -155,6 +157,7 @@ export class StreamJsonWriter {
   readonly #includePartial: boolean;
   readonly #now: () => number;
   readonly #modelOverrides: readonly ModelInfo[];
+  readonly #toolOrigin: (toolName: string) => Tool["mcpOrigin"];
   readonly #modelUsage: Record<string, ModelUsage> = {};
   /** The model the main loop's latest request named. */
   #requestModel: string | undefined;
@@ -166,6 +169,8 @@ export class StreamJsonWriter {
   /** The API message being streamed (its message_start's id), for its stream events. */
   #apiMessageId: string | undefined;
   #requestStartedAt: number | undefined;
+  /** The thinking display the latest request asked for (`summarized`, `omitted`, …), if any. */
+  #thinkingDisplay: string | undefined;
   #apiMs = 0;
   #lastAssistant: AssistantMessage | undefined;
   /** This turn's time to first token, and the API error it ended on (with its message's text). */
@@ -188,11 +193,14 @@ export class StreamJsonWriter {
     includePartialMessages?: boolean;
     now?: () => number;
     modelOverrides?: readonly ModelInfo[];
+    /** An MCP tool's origin by the tool's name (its calls' `tool_use_meta`). */
+    toolOrigin?: (toolName: string) => Tool["mcpOrigin"];
   }) {
     this.#sessionId = options.sessionId;
     this.#includePartial = options.includePartialMessages ?? false;
     this.#now = options.now ?? Date.now;
     this.#modelOverrides = options.modelOverrides ?? [];
+    this.#toolOrigin = options.toolOrigin ?? (() => undefined);
   }
 
   #base() {
@@ -283,13 +291,21 @@ export class StreamJsonWriter {
             ...(event.event.type === "message_start" && this.#requestStartedAt !== undefined
               ? { ttft_ms: this.#now() - this.#requestStartedAt }
               : {}),
+            // The thinking display the request asked for, as Claude Code's message_start carries it.
+            ...(event.event.type === "message_start" && this.#thinkingDisplay !== undefined
+              ? { thinking_display: this.#thinkingDisplay }
+              : {}),
           },
         ];
       case "request_start":
         this.#requestStartedAt = this.#now();
         this.#requestModel = event.model;
         this.#turnStartedAt ??= this.#requestStartedAt;
-        return [];
+        this.#thinkingDisplay = (event.prefix.thinking as { display?: string } | undefined)?.display;
+        // With partial messages, each request is announced before its stream, as the Agent SDK does.
+        return this.#includePartial
+          ? [{ type: "system", subtype: "status", status: "requesting", ...this.#base() }]
+          : [];
       case "api_retry":
         return [
           {
@@ -357,15 +373,19 @@ export class StreamJsonWriter {
     });
     // One line per content block, like Claude Code; the blocks of one reply share message.id,
     // each line has its own uuid (consumers key on it), the last one the message's.
-    return message.content.map((block, index) => ({
-      type: "assistant" as const,
-      session_id: this.#sessionId,
-      uuid: lineUuid(event.uuid, index, message.content.length),
-      message: oneBlockMessage(structuredClone(message), structuredClone(block)),
-      parent_tool_use_id: null,
-      ...(event.requestId === undefined ? {} : { request_id: event.requestId }),
-      timestamp: event.timestamp,
-    }));
+    return message.content.map((block, index) => {
+      const meta = toolUseMeta([block], this.#toolOrigin);
+      return {
+        type: "assistant" as const,
+        session_id: this.#sessionId,
+        uuid: lineUuid(event.uuid, index, message.content.length),
+        message: oneBlockMessage(structuredClone(message), structuredClone(block)),
+        parent_tool_use_id: null,
+        ...(event.requestId === undefined ? {} : { request_id: event.requestId }),
+        ...(meta === undefined ? {} : { tool_use_meta: meta }),
+        timestamp: event.timestamp,
+      };
+    });
   }
 
   /**

@@ -121,6 +121,17 @@ export const assistantLineSchema = z.object({
   api_error: z.literal("max_output_tokens").optional(),
   api_error_params: z.object({ cut: z.literal("output_limit") }).optional(),
   ...subAgentFields,
+  /** How a client shows the line's tool calls (an MCP tool's title and server), R-K2. */
+  tool_use_meta: z
+    .array(
+      z.object({
+        id: z.string(),
+        display_name: z.string(),
+        server_display_name: z.string().optional(),
+        tool_name: z.string().optional(),
+      }),
+    )
+    .optional(),
   /** ISO-8601 time the message was created. */
   timestamp: z.string().optional(),
 });
@@ -336,6 +347,20 @@ export const streamEventLineSchema = z.object({
   api_message_id: z.string().optional(),
   /** On message_start: the request's time to its first streamed event. */
   ttft_ms: z.number().nonnegative().optional(),
+  /** On message_start: the thinking display the request asked for. */
+  thinking_display: z.string().optional(),
+});
+
+/**
+ * The session's state: with partial messages, `requesting` before each request's stream (R-K2:
+ * the Agent SDK's `status`); `null` with `permissionMode` when the permission mode changed.
+ */
+const statusLineSchema = z.object({
+  type: z.literal("system"),
+  subtype: z.literal("status"),
+  ...base,
+  status: z.enum(["requesting", "compacting"]).nullable(),
+  permissionMode: z.string().optional(),
 });
 
 export const resultSubtypeSchema = z.enum([
@@ -465,6 +490,7 @@ export const streamJsonLineSchema = z.union([
   modelFallbackLineSchema,
   tombstoneLineSchema,
   streamEventLineSchema,
+  statusLineSchema,
   taskStartedLineSchema,
   taskProgressLineSchema,
   taskUpdatedLineSchema,

@@ -205,6 +205,8 @@ export type SDKUserMessageReplay = Envelope & {
   timestamp?: string;
   client_composed?: true;
   isReplay: true;
+  /** The local command whose output this echoes (e.g. `setModel()` as `/model`). */
+  local_command_run?: { command: string; args: string };
   file_attachments?: unknown[];
 };
 
