@@ -12,6 +12,7 @@ import { PENDING } from "./pending.js";
 import { groups as files } from "./project-files.cases.js";
 import { groups as protectedPaths } from "./protected-paths.cases.js";
 import { groups as races } from "./races.cases.js";
+import { groups as resumedMode } from "./resumed-mode.cases.js";
 import { groups as sandbox } from "./sandbox.cases.js";
 import { groups as secondSession } from "./second-session.cases.js";
 import { groups as secrets } from "./secrets-and-modes.cases.js";
@@ -29,6 +30,7 @@ const CLASSES: Readonly<Record<string, readonly CaseGroup[]>> = {
   "settings a repository ships (R-S11)": settings,
   "patterns in bounded time, signals (R-S12)": patterns,
   "modes changed during a turn (R-S14)": modes,
+  "modes changed before a sub-agent is resumed (R-S14)": resumedMode,
   "terminal escaping (R-S14)": terminal,
   "symlink races between check and write (R-S4, R-S10)": races,
   "a second session while a sandboxed command runs (R-S9)": secondSession,
