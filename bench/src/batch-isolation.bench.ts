@@ -3,9 +3,13 @@
  *   1. One item's copy — made, its changes read, removed — as a git worktree (a repository), as
  *      `cp -a --reflink=auto` (outside git; a plain copy on ext4, copy-on-write on btrfs/xfs) and as
  *      Node's fs.cp (the copy forkloop did not choose): median of 5 each; disk used by one copy.
+ *      And a used worktree put back to the base (the pool a batch run reuses its copies from):
+ *      median of 5 item-sized edits read and reset.
  *   2. An editing batch of 500 items (each waits 1 s, as a model turn would, then edits its own file
  *      and its slot of a shared file) at concurrency 16, in place vs isolated in worktrees: wall
  *      time side by side, and the apply step's time per item (merge, plan, journal, write).
+ *      FORKLOOP_BENCH_ISOLATION_ITEMS sets a smaller batch for a check on a busy machine (its
+ *      figures are not the goal's).
  */
 import { execFileSync } from "node:child_process";
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -24,7 +28,7 @@ import {
 import { type BenchResult, compare, percentile } from "./harness.js";
 
 const FILES = 5_000;
-const ITEMS = 500;
+const ITEMS = Number(process.env.FORKLOOP_BENCH_ISOLATION_ITEMS ?? 500);
 const CONCURRENCY = 16;
 const TURN_MS = 1_000;
 
@@ -163,6 +167,20 @@ export async function run(): Promise<BenchResult[]> {
         }),
       );
     }
+    const resetMs: number[] = [];
+    const reused = await worktrees.create("reused");
+    for (let index = 0; index < 5; index++) {
+      const file = join(reused.dir, "src", `d${index}`, "f1.ts");
+      await writeFile(file, `${await readFile(file, "utf8")}// edited\n`);
+      await writeFile(join(reused.dir, `new-${index}.ts`), "new\n");
+      resetMs.push(
+        await timeIt(async () => {
+          await reused.changes();
+          await reused.reset();
+        }),
+      );
+    }
+    await reused.remove();
     const live = await worktrees.create("disk");
     const kib = Number(execFileSync("du", ["-sk", live.root], { encoding: "utf8" }).split("\t")[0]);
     await live.remove();
@@ -180,6 +198,14 @@ export async function run(): Promise<BenchResult[]> {
         "copy mode is what a project outside git gets; a repository gets worktrees",
       ),
       compare(
+        "batch isolation: a copy for the next item, 5,000 files — a used worktree reset vs a new one",
+        "median ms (lower is better)",
+        "ms",
+        { label: "new git worktree", value: median(worktreeMs) },
+        { label: "reset worktree", value: median(resetMs) },
+        "both read the item's changes; the new one's figure includes removing it, the reset's is git checkout --force + git clean -ffdx",
+      ),
+      compare(
         "batch isolation: copying 5,000 files — Node fs.cp vs cp -a --reflink=auto (the choice for copy mode)",
         "median ms (lower is better)",
         "ms",
@@ -194,7 +220,7 @@ export async function run(): Promise<BenchResult[]> {
         unit: "KiB",
       },
       compare(
-        "batch isolation: 500-item editing batch wall time — isolated (worktrees) vs in place",
+        `batch isolation: ${ITEMS}-item editing batch wall time — isolated (a pool of worktrees) vs in place`,
         "wall ms (lower is better; goal ≤ 1.2×)",
         "ms",
         { label: "in place", value: inPlace.wallMs },

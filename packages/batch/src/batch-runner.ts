@@ -247,14 +247,20 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
       try {
         const claim = await options.backend.claim(workerId);
         if (!claim) break;
-        // R-B2: its own copy of the project before it starts (a failure here stops the batch;
-        // the item stays claimed, so a resume runs it).
-        claims.push(isolation === undefined ? claim : await isolation.prepare(claim));
+        claims.push(claim);
       } catch (error) {
         stop(error);
       }
     }
-    return claims;
+    if (isolation === undefined) return claims;
+    // R-B2: each its own copy of the project before it starts, the first wave's made side by
+    // side (a failure here stops the batch; the item stays claimed, so a resume runs it).
+    const prepared = await Promise.allSettled(claims.map((claim) => isolation.prepare(claim)));
+    return prepared.flatMap((settled) => {
+      if (settled.status === "fulfilled") return [settled.value];
+      stop(settled.reason);
+      return [];
+    });
   };
 
   /** Starts claims together (the first wave warms the cache, R-F4); each then runs in a slot of its own. */
@@ -319,6 +325,7 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
   } finally {
     clearInterval(heartbeat);
     clearInterval(tick);
+    await isolation?.finish().catch(() => {}); // a copy it could not remove is swept on resume
     options.signal?.removeEventListener("abort", onAbort);
     batchSpan?.end(backendFailure === undefined ? "ok" : { error: "the journal could not be written" }, {
       "forkloop.batch.items.succeeded": counters.succeeded,

@@ -119,7 +119,8 @@ describe("R-B2, R-B3: each item in its own worktree, its change applied once", (
     expect(isolation.mode).toBe("worktree");
     expect(summary.states.map((item) => item.status)).toEqual(Array(8).fill("succeeded"));
     expect(seen.every((dir) => dir.startsWith(join(state, "b1", "workspaces")))).toBe(true);
-    expect(new Set(seen).size).toBe(8);
+    // One copy per slot, reused: 8 items at concurrency 4 never need more than 4.
+    expect(new Set(seen).size).toBeLessThanOrEqual(4);
     // Each item's own file and its slot of the shared file: merged three ways, none lost.
     expect(await readFile(join(project, "shared.txt"), "utf8")).toBe(expectedShared(8));
     for (let n = 0; n < 8; n++)
@@ -227,5 +228,87 @@ describe("R-B2, R-B3: each item in its own worktree, its change applied once", (
       "src/f0.txt",
       "new.txt",
     ]);
+  });
+});
+
+describe("R-B2: a run's copies are a pool, each put back to the base between items", () => {
+  /** What an item finds in its copy before it touches anything. */
+  const look = (dir: string) => ({
+    dir,
+    head: gitIn(dir, "rev-parse", "HEAD").trim(),
+    status: gitIn(dir, "status", "--porcelain", "--ignored", "--untracked-files=all"),
+  });
+
+  /** Leaves everything a careless item can: an edit, a deletion, untracked and ignored files, a commit. */
+  async function mess(claim: Claim, dir: string): Promise<void> {
+    await editItem(claim, dir);
+    await rm(join(dir, "src", "f2.txt"));
+    await writeFile(join(dir, `left-by-${claim.item.id}.txt`), "untracked\n");
+    await mkdir(join(dir, "build"), { recursive: true });
+    await writeFile(join(dir, "build", "out.js"), "ignored\n");
+    gitIn(dir, "add", "-A");
+    gitIn(dir, "commit", "-qm", `committed by ${claim.item.id}`);
+    await writeFile(join(dir, "src", "f0.txt"), "uncommitted after the commit\n");
+  }
+
+  it("R-B2: a copy is reused after a success and after a failure, and holds no file of the previous item (control: the first item's copy is the base)", async () => {
+    await seed(3);
+    await writeFile(join(project, ".gitignore"), "build/\n");
+    gitIn(project, "add", "-A");
+    gitIn(project, "commit", "-qm", "ignore build");
+    const base = gitIn(project, "rev-parse", "HEAD").trim();
+    const seen: ReturnType<typeof look>[] = [];
+    const executor = editingExecutor(async (claim, dir) => {
+      seen.push(look(dir));
+      await mess(claim, dir);
+      // i0 fails after its mess; i1 succeeds after its own; i2 only looks.
+      if (claim.item.id === "i0") return { ok: false, error: { code: "max_turns", message: "ran out" } };
+      return undefined;
+    });
+    const { summary } = await runIsolated(3, executor, 1);
+    expect(summary.states.map((item) => item.status)).toEqual(["failed", "succeeded", "succeeded"]);
+    // One copy for the three items, at the base with nothing in it each time.
+    expect(new Set(seen.map((view) => view.dir)).size).toBe(1);
+    for (const view of seen) expect(view).toEqual({ dir: seen[0]!.dir, head: base, status: "" });
+    expect(await readdir(join(state, "b1", "workspaces"))).toEqual([]);
+    expect(gitIn(project, "worktree", "list").trim().split("\n")).toHaveLength(1);
+  });
+
+  it("R-B2: a copy that cannot be put back is removed, never handed to the next item", async () => {
+    await seed(2);
+    const seen: string[] = [];
+    const executor = editingExecutor(async (claim, dir) => {
+      seen.push(dir);
+      await editItem(claim, dir);
+      // The worktree's link to its repository is gone: git can no longer reset it.
+      if (claim.item.id === "i0") await rm(join(dir, ".git"));
+      return claim.item.id === "i0"
+        ? { ok: false, error: { code: "max_turns", message: "ran out" } }
+        : undefined;
+    });
+    const { summary } = await runIsolated(2, executor, 1);
+    expect(summary.states.map((item) => item.status)).toEqual(["failed", "succeeded"]);
+    expect(seen[1]).not.toBe(seen[0]);
+    expect(await readFile(join(project, "src", "f1.txt"), "utf8")).toBe("file 1 edited by attempt 1\n");
+    expect(await readdir(join(state, "b1", "workspaces"))).toEqual([]);
+  });
+
+  it("R-B2: the copies a killed run left are swept when the batch is opened again", async () => {
+    await seed(2);
+    const batchDir = join(state, "b1");
+    const isolation = await openWorkspaceIsolation({ cwd: project, batchDir });
+    // A run that stopped without finishing: its copies are still there, one of them dirty.
+    const killed = isolateItems(isolation, batchDir);
+    const claim = (id: string): Claim => ({ item: { id, label: id, prompt: "p" }, attempt: 1 });
+    const first = await killed.prepare(claim("i0"));
+    const second = await killed.prepare(claim("i1"));
+    await writeFile(join(first.workspace!, "left.txt"), "x\n");
+    // Killed while git was adding it: git keeps it locked, and a prune alone never forgets it.
+    gitIn(project, "worktree", "lock", second.workspace!);
+    expect(await readdir(join(batchDir, "workspaces"))).toHaveLength(2);
+    expect(gitIn(project, "worktree", "list").trim().split("\n")).toHaveLength(3);
+    await isolateItems(await openWorkspaceIsolation({ cwd: project, batchDir }), batchDir).begin([]);
+    expect(await readdir(join(batchDir, "workspaces"))).toEqual([]);
+    expect(gitIn(project, "worktree", "list").trim().split("\n")).toHaveLength(1);
   });
 });

@@ -14,6 +14,7 @@ import {
 } from "@forkloop/tools/workspace";
 import type { ItemOutcome } from "./batch-runner.js";
 import type { Claim, ItemResult, JobBackend, PendingApply } from "./job-backend.js";
+import { workspacePool } from "./workspace-pool.js";
 
 /**
  * What `runBatch` asks of isolation (R-B2, R-B3, R-B4): a copy of the project for each claim, a
@@ -48,8 +49,13 @@ export interface ItemIsolator {
     journal: ApplyJournal,
     record: Recorder,
   ): Promise<Settled>;
-  /** After the settle record (or none): the copy removed, kept for a conflict; the plan removed. */
+  /**
+   * After the settle record (or none): the copy kept for a conflict, else put back to the base
+   * for the next item (a pool, `workspacePool`); the plan removed.
+   */
   release(claim: Claim, outcome: ItemOutcome): Promise<void>;
+  /** The run is over: the idle copies removed (none is left behind by a run that ends). */
+  finish(): Promise<void>;
   /** An apply the journal shows started and unsettled, finished from its plan and recorded. */
   recover(apply: PendingApply, record: Recorder): Promise<Settled>;
 }
@@ -80,6 +86,7 @@ export function isolateItems(
   retry: string | null = `forkloop batch --resume ${basename(batchDir)} --retry-conflicts`,
 ): ItemIsolator {
   const workspaces = new Map<string, ItemWorkspace>();
+  const pool = workspacePool(isolation);
   // R-B3: one apply at a time, from reading the workspace to the journal's record and the writes.
   const applying = new SerialLock();
   const planDir = (claim: Claim) => `applies/${attemptName(claim)}`;
@@ -146,7 +153,7 @@ export function isolateItems(
     },
 
     async prepare(claim) {
-      const workspace = await isolation.create(`${claim.item.id}\0${claim.attempt}`);
+      const workspace = await pool.acquire();
       workspaces.set(attemptName(claim), workspace);
       return { ...claim, workspace: workspace.dir };
     },
@@ -182,8 +189,10 @@ export function isolateItems(
       // A conflict keeps the item's copy and plan (named in the report); anything else is removed.
       if (outcome.ok === false && outcome.error.code === "conflict") return;
       await rm(join(batchDir, planDir(claim)), { recursive: true, force: true });
-      await workspace?.remove();
+      if (workspace !== undefined) await pool.giveBack(workspace);
     },
+
+    finish: () => pool.drain(),
 
     recover(pending, record) {
       return applying.run(async () => {

@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cp, lstat, mkdir, readdir, readFile, readlink, rm } from "node:fs/promises";
+import { cp, lstat, mkdir, readdir, readFile, readlink, realpath, rm } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import { join, relative, resolve, sep } from "node:path";
 import { z } from "zod";
 import { replaceAtomically } from "./durable-file.js";
@@ -43,6 +44,12 @@ export interface ItemWorkspace {
   readonly root: string;
   /** What the item changed against the base. */
   changes(): Promise<readonly FileChange[]>;
+  /**
+   * The copy made the base again for another item, in place (R-B2): every file the item wrote,
+   * created or deleted — ignored ones and commits included — put back as the base has it.
+   * Rejects when it cannot; the copy is then only fit for `remove`.
+   */
+  reset(): Promise<void>;
   remove(): Promise<void>;
 }
 
@@ -276,8 +283,12 @@ function worktreeIsolation(
   workspacesDir: string,
 ): Omit<WorkspaceIsolation, "rebase"> {
   const base = record.base!;
-  // `git worktree add` writes under .git/worktrees: one at a time within this process.
-  const adding = new SerialLock();
+  // `git worktree add` claims its .git/worktrees/<name> by an atomic mkdir and marks it locked
+  // until its checkout is done, so adds of distinct directories run side by side: as many as
+  // there are cores (the checkout is CPU-bound), so a batch's first wave does not wait in a line.
+  const lanes = Array.from({ length: Math.min(4, availableParallelism()) }, () => new SerialLock());
+  let lane = 0;
+  const adding = { run: <T>(task: () => Promise<T>) => lanes[lane++ % lanes.length]!.run(task) };
   const remove = async (root: string) => {
     const run = await git(record.root, ["worktree", "remove", "--force", "--force", root]);
     if (run.code !== 0) {
@@ -306,16 +317,38 @@ function worktreeIsolation(
         dir: join(root, record.prefix),
         root,
         changes: () => worktreeChanges(root, base),
+        // Far cheaper than a new worktree (bench/batch-isolation: the checkout of every file
+        // dominates): only what differs from the base is rewritten; -ff -x also removes ignored
+        // files and repositories the item cloned inside.
+        reset: async () => {
+          await gitOk(root, ["checkout", "--quiet", "--detach", "--force", base]);
+          await gitOk(root, ["clean", "--quiet", "-ffdx"]);
+        },
         remove: () => remove(root),
       };
     },
     async sweep() {
+      // The directories deleted, then one `git worktree prune` forgets them all (a `worktree
+      // remove` each cost a git run per copy, the bulk of a resume after a kill); a worktree git
+      // still lists (locked: killed while being added) is removed on its own.
       const left = await readdir(workspacesDir).catch(() => []);
-      for (const name of left) await remove(join(workspacesDir, name));
+      await Promise.all(left.map((name) => rm(join(workspacesDir, name), { recursive: true, force: true })));
       await git(record.root, ["worktree", "prune"]);
+      const under = [workspacesDir, await realpath(workspacesDir).catch(() => workspacesDir)];
+      for (const root of await listedWorktrees(record.root))
+        if (under.some((dir) => root.startsWith(`${dir}${sep}`))) await remove(root);
       return left.length;
     },
   };
+}
+
+/** The worktrees git lists for the repository at `root` (their directories). */
+async function listedWorktrees(root: string): Promise<string[]> {
+  const run = await git(root, ["worktree", "list", "--porcelain", "-z"]);
+  if (run.code !== 0) return [];
+  return nulSeparated(run.stdout)
+    .filter((line) => line.startsWith("worktree "))
+    .map((line) => line.slice("worktree ".length));
 }
 
 /**
@@ -402,6 +435,10 @@ function copyIsolation(
         dir: root,
         root,
         changes: () => treeChanges(baseDir, root),
+        reset: async () => {
+          await rm(root, { recursive: true, force: true });
+          await copyTree(baseDir, root, undefined);
+        },
         remove: () => rm(root, { recursive: true, force: true }),
       };
     },
