@@ -72,6 +72,38 @@ describe("R-V2: the installed command runs from its bundle", () => {
     for (const path of beside) expect(existsSync(join(dist, path)), path).toBe(true);
   });
 
+  it("R-V2: a sub-agent thread compiles the API client's Messages resources only, not the client the CLI uses (every resource)", () => {
+    const dist = join(app, "dist");
+    /** The bundle's sources (rolldown heads each with a `// <path>` line) a thread loads before it runs. */
+    const loadedBy = (entry: string, seen = new Set<string>()): Set<string> => {
+      if (seen.has(entry)) return seen;
+      seen.add(entry);
+      const code = readFileSync(join(dist, entry), "utf8");
+      for (const match of code.matchAll(/^(?:import|export)[^;]*? from "\.\/([^"]+)";/gm))
+        loadedBy(String(match[1]), seen);
+      return seen;
+    };
+    const sources = (entries: Set<string>) =>
+      [...entries].flatMap((entry) =>
+        [...readFileSync(join(dist, entry), "utf8").matchAll(/^\/\/ .*@anthropic-ai\/sdk\/(\S+)$/gm)].map(
+          (match) => String(match[1]),
+        ),
+      );
+    const worker = sources(loadedBy("worker.js"));
+    expect(worker).toContain("resources/messages/messages.mjs");
+    // Control for each: the full client is in the bundle, where the CLI's main thread loads it.
+    const all = sources(new Set(readdirSync(dist).filter((name) => name.endsWith(".js"))));
+    for (const resource of [
+      "models",
+      "skills/skills",
+      "organization/organization",
+      "user-profiles/user-profiles",
+    ]) {
+      expect(worker).not.toContain(`resources/${resource}.mjs`);
+      expect(all).toContain(`resources/${resource}.mjs`);
+    }
+  });
+
   it("R-V2: a one-shot run whose reply forks a sub-agent per file finishes (the pool's thread loads the bundle's worker), and its report page is written", async () => {
     const { stdout } = await forkloop(["run", "Summarize a.txt and b.txt", "--output-format", "json"]);
     const result = JSON.parse(stdout) as { subtype: string; session_id: string; result: string };

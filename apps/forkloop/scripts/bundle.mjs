@@ -38,27 +38,41 @@ function built(name, file) {
 // that is never cleared (turbo restores it whole from its cache) grew past 500 stale chunks, all
 // of them published and installed. The last build's chunks are the only ones loaded.
 for (const name of existsSync(dist) ? readdirSync(dist) : []) {
-  if (name.startsWith("chunk-") && name.endsWith(".js")) rmSync(join(dist, name));
+  if (/^(?:worker-)?chunk-.*\.js$/.test(name)) rmSync(join(dist, name));
 }
 
-await build({
-  input: {
+/** One bundle of `input`; its shared chunks named with `prefix`. */
+const bundle = (input, prefix, external = []) =>
+  build({
+    input,
+    external,
+    platform: "node",
+    logLevel: "warn",
+    output: {
+      dir: dist,
+      format: "esm",
+      entryFileNames: "[name].js",
+      chunkFileNames: `${prefix}-[name]-[hash].js`,
+      sourcemap: false,
+    },
+  });
+await bundle(
+  {
     index: built("@forkloop/sdk", "dist/index.js"),
     cli: built("@forkloop/cli", "dist/main.js"),
-    worker: built("@forkloop/orchestrator", "dist/worker.js"),
     "grep-thread.worker": built("@forkloop/tools", "dist/grep/grep-thread.worker.js"),
     "pdf-thread.worker": built("@forkloop/tools", "dist/pdf/pdf-thread.worker.js"),
   },
-  platform: "node",
-  logLevel: "warn",
-  output: {
-    dir: dist,
-    format: "esm",
-    entryFileNames: "[name].js",
-    chunkFileNames: "chunk-[name]-[hash].js",
-    sourcemap: false,
-  },
-});
+  "chunk",
+);
+// The sub-agent thread's entry on its own: sharing chunks with the CLI made a cold thread
+// compile what only the main thread uses — the whole API client (1.1 MB, every resource) where
+// the worker's client needs Messages alone — before its first fork could start (R-V2). The full
+// client stays outside: only the loop's default for a call given no client (never in a worker)
+// imports it, and bundled it would pull every resource back in beside the worker's own.
+await bundle({ worker: built("@forkloop/orchestrator", "dist/worker.js") }, "worker-chunk", [
+  /^@anthropic-ai\/sdk$/,
+]);
 cpSync(built("@forkloop/report", "dist/page"), join(dist, "page"), { recursive: true });
 
 // A package the bundle requires at run time must be this package's own dependency: under an

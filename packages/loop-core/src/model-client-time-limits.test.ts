@@ -1,6 +1,6 @@
 import { parseFaultSpec } from "@forkloop/sim";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadAnthropicSdk } from "./anthropic-sdk.js";
+import { loadAnthropicErrors, loadAnthropicSdk } from "./anthropic-sdk.js";
 import { createUserMessage } from "./create-message.js";
 import type { LoopEvent } from "./loop-events.js";
 import { callModel, type RetryClock } from "./model-client.js";
@@ -11,6 +11,7 @@ import { collect, type HostileServer, startHostileServer, testContext } from "./
 
 // The SDK forkloop loads on first use (R-V2); classifyError knows its error classes once loaded.
 const Anthropic = await loadAnthropicSdk();
+await loadAnthropicErrors();
 
 /** R-R11: time limits that tell the truth — an overall deadline per attempt, far resets waited out. */
 

@@ -1,6 +1,6 @@
 import { parseFaultSpec } from "@forkloop/sim";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadAnthropicSdk } from "./anthropic-sdk.js";
+import { loadAnthropicErrors, loadAnthropicSdk } from "./anthropic-sdk.js";
 import { createUserMessage } from "./create-message.js";
 import type { LoopEvent } from "./loop-events.js";
 import { classifyError, isInterruptedConnection } from "./model-failure.js";
@@ -18,6 +18,7 @@ import {
 
 // The SDK forkloop loads on first use (R-V2); classifyError knows its error classes once loaded.
 const Anthropic = await loadAnthropicSdk();
+await loadAnthropicErrors();
 
 const sims = useSimulator();
 const hostile: HostileServer[] = [];

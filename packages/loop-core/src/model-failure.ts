@@ -1,5 +1,5 @@
 import type Anthropic from "@anthropic-ai/sdk";
-import { loadedAnthropicSdk } from "./anthropic-sdk.js";
+import { loadedAnthropicErrors } from "./anthropic-sdk.js";
 import { MalformedStreamError } from "./errors.js";
 
 /** Why one attempt of a model request failed, and whether another attempt may succeed. */
@@ -188,10 +188,10 @@ export function attemptTimedOut(timeout: AttemptTimeout, ms: number): FailedAtte
  * doc §4): connection failures, 408/409/429/5xx and mid-stream errors are retryable, unless the
  * server says `x-should-retry`; a malformed stream (bad JSON in an event, events out of order) is
  * a broken transport and retried too. Anything else is a bug: not retried, surfaced with its
- * message. The SDK's error classes are the loaded SDK's: `callModel` loads it before any attempt.
+ * message. The SDK's error classes are loaded by `callModel` before any attempt.
  */
 export function classifyError(error: unknown): FailedAttempt {
-  const sdk = loadedAnthropicSdk();
+  const sdk = loadedAnthropicErrors();
   const connectionError = sdk !== undefined && error instanceof sdk.APIConnectionError;
   if (connectionError || isInterruptedConnection(error)) {
     const cause = (error as { cause?: unknown }).cause;

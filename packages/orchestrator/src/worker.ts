@@ -4,7 +4,6 @@
  */
 import { randomUUID } from "node:crypto";
 import { threadId } from "node:worker_threads";
-import Anthropic from "@anthropic-ai/sdk";
 import type { BeforeSend, CanUseTool, QueuedCommand } from "@forkloop/loop-core";
 import * as Comlink from "comlink";
 import { modelClientOptions } from "./model-client-options.js";
@@ -21,6 +20,7 @@ import {
 import { portSink } from "./telemetry/port-sink.js";
 import { formatTraceparent } from "./telemetry/spans.js";
 import { toolSpan } from "./telemetry/state.js";
+import { createWorkerClient } from "./worker-client.js";
 import {
   extendPause,
   type ParentApi,
@@ -157,7 +157,7 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
     }
     return response;
   };
-  const client = new Anthropic({
+  const client = createWorkerClient({
     ...modelClientOptions(payload.endpoint),
     maxRetries: payload.endpoint.maxRetries ?? 2,
     fetch: reportingFetch,
