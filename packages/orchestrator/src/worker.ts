@@ -20,6 +20,7 @@ import {
 import { portSink } from "./telemetry/port-sink.js";
 import { formatTraceparent } from "./telemetry/spans.js";
 import { toolSpan } from "./telemetry/state.js";
+import { encodeRecord } from "./transcript-format.js";
 import { createWorkerClient } from "./worker-client.js";
 import {
   extendPause,
@@ -55,8 +56,14 @@ function retryAfterMs(response: Response): number {
   return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1_000;
 }
 
-/** The pool's `prewarm()`: a task that only makes piscina start (and load) this thread. */
+/**
+ * The pool's `prewarm()`: a task that makes piscina start (and load) this thread. It also loads
+ * what a fork would load on its way to its first request (R-V2) — Node's fetch (undici, behind
+ * the `Headers` global) and the transcript's encoder — while the thread is ahead of the fork.
+ */
 export function warm(): boolean {
+  new Headers();
+  encodeRecord(null);
   return true;
 }
 
