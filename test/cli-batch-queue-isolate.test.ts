@@ -1,11 +1,12 @@
 import { execFileSync } from "node:child_process";
-import { access, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { access, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   batchStateDir,
   type RedisServer,
   runCliInProcess,
+  startCli,
   startCliInProcess,
   startRedisServer,
 } from "@forkloop/cli/testing";
@@ -18,11 +19,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
  * one Bash command, `pwd > where.txt`: on its worker, in a worktree of the batch's base commit;
  * its change returns with its result and the producer merges it into the tree once — the first
  * applied wins, the others created the same file with other content: conflicts, diffs kept.
+ * One case spawns the producer (the built CLI) to kill -9 it mid-apply: the process is the subject.
  */
 let root: string;
 let home: string;
 let redis: RedisServer;
 let server: HostileServer;
+/** Its items each write FILES files into a directory of their own: an apply long enough to cut. */
+let manyFiles: HostileServer;
+const FILES = 300;
 beforeAll(async () => {
   root = await realpath(await mkdtemp(join(tmpdir(), "forkloop-queue-isolate-")));
   home = join(root, "home");
@@ -32,8 +37,18 @@ beforeAll(async () => {
     behaviour: () => ({ kind: "ok", text: "done" }),
     toolUse: { name: "Bash", input: { command: "pwd > where.txt" } },
   });
+  manyFiles = await startHostileServer({
+    behaviour: () => ({ kind: "ok", text: "done" }),
+    toolUse: {
+      name: "Bash",
+      input: {
+        command: `d="out/$(basename "$PWD")"; mkdir -p "$d"; for i in $(seq 1 ${FILES}); do echo "$i" > "$d/$i.txt"; done`,
+      },
+    },
+  });
 });
 afterAll(async () => {
+  await manyFiles?.close();
   await server?.close();
   await redis?.stop();
   await rm(root, { recursive: true, force: true });
@@ -71,10 +86,21 @@ const batch = (id: string, ...extra: string[]) => [
   id,
   ...extra,
 ];
-const startWorker = (cwd: string) =>
+const startWorker = (cwd: string, environment = env(), ...extra: string[]) =>
   startCliInProcess(
-    ["worker", "--queue", redis.url, "--concurrency", "3", "--sandbox", "off", "--lock-duration", "2000"],
-    { cwd, env: env() },
+    [
+      "worker",
+      "--queue",
+      redis.url,
+      "--concurrency",
+      "3",
+      "--sandbox",
+      "off",
+      "--lock-duration",
+      "2000",
+      ...extra,
+    ],
+    { cwd, env: environment },
   );
 
 const exists = (path: string) =>
@@ -147,6 +173,80 @@ describe("R-B2: forkloop batch --isolate --queue isolates items on their workers
       "conflict",
       "succeeded",
     ]);
+  });
+
+  it("R-B3: a producer process kill -9'd between an item's apply and its record finishes that apply when re-attached — nothing applied twice, nothing lost", async () => {
+    const dir = await project("killed-producer");
+    const environment = { ...env(), ANTHROPIC_BASE_URL: manyFiles.url };
+    const worker = startWorker(dir, environment, "--allow-dangerously-skip-permissions");
+    try {
+      // Its paths are only known at run time ($d, $i): the mode lets the command write them.
+      const args = batch("qkill", "--isolate").map((arg) =>
+        arg === "acceptEdits" ? "bypassPermissions" : arg,
+      );
+      const producer = startCli(args, { cwd: dir, env: environment });
+      const log = join(batchStateDir(dir, "qkill", home), "applies.log");
+      const records = async () =>
+        (await readFile(log, "utf8").catch(() => ""))
+          .split("\n")
+          .filter((line) => line.endsWith("}"))
+          .map(
+            (line) =>
+              JSON.parse(line.slice(line.indexOf(" ") + 1)) as {
+                type: string;
+                id?: string;
+                item?: { id: string };
+              },
+          );
+      // Killed as soon as the log names an apply that has no settled record yet: its plan's
+      // writes (FILES files, each fsync'd) are under way.
+      let cut: string | undefined;
+      while (cut === undefined && producer.child.exitCode === null) {
+        const seen = await records();
+        const settled = new Set(seen.filter((r) => r.type === "settled").map((r) => r.id));
+        cut = seen.find((r) => r.type === "applying" && !settled.has(r.item?.id))?.item?.id;
+        if (cut === undefined) await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      producer.child.kill("SIGKILL");
+      const killed = await producer.exited;
+      expect(
+        cut,
+        `the producer exited before an apply could be cut: ${JSON.stringify(await records())} ${killed.code} ${killed.signal}\n${killed.stdout}\n${killed.stderr}\nworker:\n${worker.stderr()}`,
+      ).toBeDefined();
+      expect(killed.signal).toBe("SIGKILL");
+      const before = await records();
+      expect(before.some((r) => r.type === "settled" && r.id === cut)).toBe(false);
+
+      const again = await runCliInProcess(["batch", "--resume", "qkill", "--queue", redis.url], {
+        cwd: dir,
+        env: environment,
+      });
+      expect(again.code, again.stderr).toBe(0);
+      // Each item's change applied once: one applying and one settled record each, the cut one's
+      // applying record the killed producer's (the re-attach finished its plan, never a new one).
+      const after = await records();
+      const count = (type: string, id: string) =>
+        after.filter((r) => r.type === type && (r.id ?? r.item?.id) === id).length;
+      const itemIds = [...new Set(after.map((r) => r.id ?? r.item?.id))].sort();
+      expect(itemIds).toHaveLength(3);
+      for (const id of itemIds) expect([count("applying", id), count("settled", id)]).toEqual([1, 1]);
+      expect(after.slice(0, before.length)).toEqual(before);
+      expect(after.slice(before.length).filter((r) => r.type === "applying" && r.item?.id === cut)).toEqual(
+        [],
+      );
+      // Nothing lost: every item's FILES files are in the tree, whole.
+      expect((await rows(dir, "qkill")).map((row) => row.status)).toEqual(Array(3).fill("succeeded"));
+      const out = await readdir(join(dir, "out"));
+      expect(out).toHaveLength(3);
+      for (const name of out) {
+        const files = await readdir(join(dir, "out", name));
+        expect(files).toHaveLength(FILES);
+        for (const file of files)
+          expect(await readFile(join(dir, "out", name, file), "utf8")).toBe(`${file.replace(".txt", "")}\n`);
+      }
+    } finally {
+      await worker.stop();
+    }
   });
 
   it("R-B2 control: without --isolate, queued items run in the worker's checkout itself", async () => {
