@@ -225,7 +225,7 @@ describe("R-B2: forkloop batch --isolate --queue isolates items on their workers
       // Each item's change applied once: one applying and one settled record each, the cut one's
       // applying record the killed producer's (the re-attach finished its plan, never a new one).
       const after = await records();
-      const count = (type: string, id: string) =>
+      const count = (type: string, id: string | undefined) =>
         after.filter((r) => r.type === type && (r.id ?? r.item?.id) === id).length;
       const itemIds = [...new Set(after.map((r) => r.id ?? r.item?.id))].sort();
       expect(itemIds).toHaveLength(3);
