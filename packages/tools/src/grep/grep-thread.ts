@@ -1,8 +1,11 @@
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import { startToolThread, type ToolThread } from "../tool-thread.js";
 import type { FileMatchRequest } from "./grep-text.js";
 import type { GrepOutcome } from "./search.js";
+
+type ThreadMessage = "ready" | { readonly outcome: GrepOutcome } | { readonly failure: string };
+
+/** One loaded thread kept between searches, so a Grep does not pay a thread start each time. */
+let idle: ToolThread | undefined;
 
 /**
  * The JavaScript Grep backend's matching, on a thread of its own (R-S12). re2js is linear in the
@@ -11,17 +14,6 @@ import type { GrepOutcome } from "./search.js";
  * it: the signal handlers, the other sub-agents' messages, the abort. Here the caller's thread only
  * waits; a stopped search answers at once and its thread is terminated.
  */
-interface SearchThread {
-  readonly worker: Worker;
-  /** Settles once the thread has loaded (or is gone): terminating a thread mid-load can abort the process. */
-  readonly loaded: Promise<void>;
-}
-
-type ThreadMessage = "ready" | { readonly outcome: GrepOutcome } | { readonly failure: string };
-
-/** One loaded thread kept between searches, so a Grep does not pay a thread start each time. */
-let idle: SearchThread | undefined;
-
 export async function matchFilesOffThread(
   files: readonly string[],
   request: FileMatchRequest,
@@ -40,7 +32,7 @@ export async function matchFilesOffThread(
       if (keep && idle === undefined) {
         thread.worker.unref();
         idle = thread;
-      } else void thread.loaded.then(() => thread.worker.terminate());
+      } else thread.end();
     };
     const onMessage = (message: ThreadMessage) => {
       if (message === "ready") return;
@@ -70,35 +62,18 @@ function stopped(): DOMException {
   return new DOMException("Grep was stopped", "AbortError");
 }
 
-function startThread(): SearchThread {
-  // No inherited flags: a test runner's `--conditions source` would have the thread load .ts files.
-  const worker = new Worker(workerFile(), { execArgv: [] });
-  const loaded = new Promise<void>((resolve) => {
-    const done = () => {
-      worker.off("message", onReady);
-      resolve();
-    };
-    const onReady = (message: ThreadMessage) => {
-      if (message === "ready") done();
-    };
-    worker.on("message", onReady);
-    worker.once("exit", done);
-  });
-  // A thread that fails while idle is simply not reused (a search in flight hears of it itself).
-  worker.on("error", () => {});
-  worker.once("exit", () => {
-    if (idle?.worker === worker) idle = undefined;
-  });
-  return { worker, loaded };
-}
-
-/** The built worker script: beside this file in dist/, or dist/ seen from src/ (tests run the sources). */
-function workerFile(): string {
-  const beside = fileURLToPath(new URL("./grep-thread.worker.js", import.meta.url));
-  if (existsSync(beside)) return beside;
-  const built = fileURLToPath(new URL("../../dist/grep/grep-thread.worker.js", import.meta.url));
-  if (existsSync(built)) return built;
-  throw new Error(
-    `Grep's search thread is missing (${beside}, ${built}): run \`npx turbo run build --filter=@forkloop/tools\``,
+function startThread(): ToolThread {
+  const thread = startToolThread(
+    [
+      new URL("./grep-thread.worker.js", import.meta.url),
+      new URL("../../dist/grep/grep-thread.worker.js", import.meta.url),
+    ],
+    "Grep's search thread",
   );
+  // A thread that fails while idle is simply not reused (a search in flight hears of it itself).
+  thread.worker.on("error", () => {});
+  thread.worker.once("exit", () => {
+    if (idle === thread) idle = undefined;
+  });
+  return thread;
 }

@@ -1,6 +1,4 @@
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import { startToolThread } from "../tool-thread.js";
 import type { PdfForRead } from "./pdf-pages.js";
 
 /**
@@ -26,9 +24,14 @@ export function pdfForReadOffThread(
   options: { readonly signal?: AbortSignal; readonly deadlineMs?: number } = {},
 ): Promise<PdfForRead> {
   const deadlineMs = options.deadlineMs ?? PDF_PARSE_DEADLINE_MS;
-  // No inherited flags: a test runner's `--conditions source` would have the thread load .ts files.
-  const worker = new Worker(workerFile(), { execArgv: [] });
-  let ready = false;
+  const thread = startToolThread(
+    [
+      new URL("./pdf-thread.worker.js", import.meta.url),
+      new URL("../../dist/pdf/pdf-thread.worker.js", import.meta.url),
+    ],
+    "The PDF thread",
+  );
+  const { worker } = thread;
   return new Promise<PdfForRead>((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
     const finish = (outcome: () => void) => {
@@ -37,14 +40,11 @@ export function pdfForReadOffThread(
       worker.off("error", onError);
       worker.off("exit", onExit);
       options.signal?.removeEventListener("abort", onAbort);
-      // Terminating a thread while it loads its modules can abort the process: wait for it.
-      if (ready) void worker.terminate();
-      else worker.once("message", () => void worker.terminate());
+      thread.end();
       outcome();
     };
     const onMessage = (message: ThreadMessage) => {
       if (message === "ready") {
-        ready = true;
         const copy = Uint8Array.from(bytes);
         worker.postMessage({ bytes: copy, path, ...(pages === undefined ? {} : { pages }) }, [copy.buffer]);
         return;
@@ -55,10 +55,7 @@ export function pdfForReadOffThread(
       } else finish(() => reject(new Error(`the PDF thread failed: ${message.failure}`)));
     };
     const onError = (error: Error) => finish(() => reject(error));
-    const onExit = (code: number) => {
-      ready = true;
-      onError(new Error(`the PDF thread exited (code ${code})`));
-    };
+    const onExit = (code: number) => onError(new Error(`the PDF thread exited (code ${code})`));
     const onAbort = () => finish(() => reject(new DOMException("Read was stopped", "AbortError")));
     worker.on("message", onMessage);
     worker.on("error", onError);
@@ -76,15 +73,4 @@ export function pdfForReadOffThread(
       deadlineMs,
     );
   });
-}
-
-/** The built worker script: beside this file in dist/, or dist/ seen from src/ (tests run the sources). */
-function workerFile(): string {
-  const beside = fileURLToPath(new URL("./pdf-thread.worker.js", import.meta.url));
-  if (existsSync(beside)) return beside;
-  const built = fileURLToPath(new URL("../../dist/pdf/pdf-thread.worker.js", import.meta.url));
-  if (existsSync(built)) return built;
-  throw new Error(
-    `The PDF thread is missing (${beside}, ${built}): run \`npx turbo run build --filter=@forkloop/tools\``,
-  );
 }
