@@ -19,6 +19,7 @@ import {
   registerBatch,
   sealOf,
 } from "@forkloop/batch";
+import { itemResult } from "@forkloop/batch/testing";
 import { type RedisServer, startRedisServer } from "@forkloop/cli/testing";
 import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -155,19 +156,7 @@ const bullmq: Backend = {
   },
 };
 
-const resultOk = {
-  turns: 1,
-  usage: {
-    inputTokens: 1,
-    outputTokens: 1,
-    cacheCreationInputTokens: 0,
-    cacheReadInputTokens: 0,
-    apiCalls: 1,
-  },
-  costUsd: 0,
-  durationMs: 1,
-  text: "ok",
-};
+const resultOk = itemResult("ok");
 
 const notice = () => {};
 

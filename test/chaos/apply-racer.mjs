@@ -10,25 +10,11 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { isolateItems, openLocalJournalBackend, openWorkspaceIsolation, runBatch } from "@forkloop/batch";
+import { itemResult } from "@forkloop/batch/testing";
 
 const [project, batchDir, countText, pace] = process.argv.slice(2);
 const count = Number(countText);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const result = (text) => ({
-  turns: 1,
-  usage: {
-    inputTokens: 1,
-    outputTokens: 1,
-    cacheCreationInputTokens: 0,
-    cacheReadInputTokens: 0,
-    apiCalls: 1,
-  },
-  costUsd: 0,
-  durationMs: 1,
-  terminal: "completed",
-  text,
-});
 
 async function edit(claim) {
   const n = Number(claim.item.id.slice(1));
@@ -44,8 +30,8 @@ async function edit(claim) {
   if (n < 2) await writeFile(join(dir, "overlap.txt"), `owner: item ${n}\n`);
   await sleep(Math.random() * 30);
   if (n % 10 === 7)
-    return { ok: false, error: { code: "max_turns", message: "gave up" }, result: result("no") };
-  return { ok: true, result: result(`item ${n} done`) };
+    return { ok: false, error: { code: "max_turns", message: "gave up" }, result: itemResult("no") };
+  return { ok: true, result: itemResult(`item ${n} done`) };
 }
 
 const executor = {

@@ -8,22 +8,11 @@
 // and one JSON line answers each open: {"trial":N,"outcome":"held"|"refused"|"error",...}.
 import { createInterface } from "node:readline";
 import { openLocalJournalBackend } from "@forkloop/batch";
+import { itemResult } from "@forkloop/batch/testing";
 import { lockSession } from "@forkloop/sdk";
 import { LockHeldError } from "@forkloop/sdk/owner-lock";
 
-const result = {
-  turns: 1,
-  usage: {
-    inputTokens: 1,
-    outputTokens: 1,
-    cacheCreationInputTokens: 0,
-    cacheReadInputTokens: 0,
-    apiCalls: 1,
-  },
-  costUsd: 0,
-  durationMs: 1,
-  text: "done",
-};
+const result = itemResult();
 const say = (line) => process.stdout.write(`${JSON.stringify(line)}\n`);
 let holding;
 

@@ -8,6 +8,7 @@ import { readLog } from "./append-log.js";
 import type { ItemState } from "./job-backend.js";
 import { APPLIES_LOG, openQueuedApplier } from "./queued-applies.js";
 import { encodeChanges } from "./queued-change.js";
+import { itemResult } from "./testing/index.js";
 
 /**
  * R-B1, R-B3: an isolated queued batch's producer applies each change a worker returned once,
@@ -38,24 +39,11 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const result = {
-  turns: 1,
-  usage: {
-    inputTokens: 1,
-    outputTokens: 1,
-    cacheCreationInputTokens: 0,
-    cacheReadInputTokens: 0,
-    apiCalls: 1,
-  },
-  costUsd: 0,
-  durationMs: 1,
-  text: "done",
-};
 const succeeded = (id: string): ItemState => ({
   item: { id, label: id, prompt: "edit" },
   status: "succeeded",
   attempts: 1,
-  result,
+  result: itemResult(),
 });
 const change = (path: string, before: string, after: string): FileChange => ({
   path,
