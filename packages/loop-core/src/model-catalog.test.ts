@@ -18,6 +18,7 @@ describe("R-D1: the catalog is the model table less retired models", () => {
     expect(resolveModelAlias("opus")).toBe("claude-opus-5-5");
     expect(resolveModelAlias("sonnet")).toBe("claude-sonnet-5-5");
     expect(resolveModelAlias("haiku[1m]")).toBe("claude-haiku-5-5");
+    expect(resolveModelAlias("fable")).toBe("claude-fable-5-2");
     expect(getModelInfo("claude-haiku-4-5")).toMatchObject({
       contextWindow: 200_000,
       maxOutputTokens: 64_000,

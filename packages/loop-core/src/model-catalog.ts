@@ -63,10 +63,10 @@ export function listModels(): (ModelInfo & { readonly aliases?: readonly string[
 }
 
 /** Claude Code's family aliases: each names the newest model of its family in the catalog. */
-const FAMILY_ALIASES = ["opus", "sonnet", "haiku"] as const;
+const FAMILY_ALIASES = ["opus", "sonnet", "haiku", "fable"] as const;
 
 /**
- * The model id to send for what a user typed: Claude Code's aliases (`opus`, `sonnet`, `haiku`,
+ * The model id to send for what a user typed: Claude Code's aliases (`opus`, `sonnet`, `haiku`, `fable`,
  * the newest of each family — the table lists each family newest first) and its `[1m]` suffix
  * (the 1M-token window, which the catalog's window for the model already says) resolve through
  * the catalog; any other name is sent as it is.

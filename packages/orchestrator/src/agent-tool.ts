@@ -1,4 +1,4 @@
-import type { Tool } from "@forkloop/loop-core";
+import { resolveModelAlias, type Tool } from "@forkloop/loop-core";
 import { z } from "zod";
 import { type AgentDefinition, GENERAL_PURPOSE_AGENT } from "./agent-definitions.js";
 import type { AgentPool } from "./agent-pool.js";
@@ -12,6 +12,22 @@ const agentInputSchema = z.object({
   description: z.string().describe("A short (3-5 word) description of the task"),
   prompt: z.string().describe("The task for the sub-agent to perform"),
   subagent_type: z.string().optional().describe("The type of agent to use (default: general-purpose)"),
+  // Claude Code's two overrides (R-F1, R-X1); either one makes the sub-agent's requests a cache
+  // key of their own, so its prefix is paid uncached (R-F3).
+  model: z
+    .enum(["sonnet", "opus", "haiku", "fable"])
+    .optional()
+    .describe(
+      "Optional model for this agent (the newest of that family), over the agent type's own model. " +
+        "If omitted, the agent type's model, else yours. A model other than yours starts without your prompt cache.",
+    ),
+  effort: z
+    .enum(["low", "medium", "high", "xhigh", "max"])
+    .optional()
+    .describe(
+      "Reasoning effort for this agent. Set it ONLY when the user or your instructions ask that this work run at a " +
+        "specific effort; otherwise omit it and the agent runs at your effort.",
+    ),
   run_in_background: z
     .boolean()
     .optional()
@@ -109,7 +125,12 @@ function agentToolAt(
           : { ownConversation: { agentPrompt: definition.prompt } }),
         ...(definition.tools === undefined ? {} : { toolNames: definition.tools }),
         ...(definition.disallowedTools === undefined ? {} : { disallowedTools: definition.disallowedTools }),
-        ...(definition.model === undefined ? {} : { model: definition.model }),
+        ...(input.model !== undefined
+          ? { model: resolveModelAlias(input.model) }
+          : definition.model === undefined
+            ? {}
+            : { model: definition.model }),
+        ...(input.effort === undefined ? {} : { effort: input.effort }),
         ...(definition.maxTurns === undefined ? {} : { maxTurns: definition.maxTurns }),
         ...(nestedAgentTool === undefined ? {} : { nestedAgentTool }),
         // R-B2: as Claude Code names it, in the call or in the agent's definition.

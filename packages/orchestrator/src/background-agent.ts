@@ -49,7 +49,7 @@ export function startAgentInBackground(
       ),
   });
   if (typeof started === "string") return { isError: true, content: started };
-  return launchedResult(started.id, started.outputFile);
+  return launchedResult(started.id, started.outputFile, fork, options);
 }
 
 /**
@@ -74,9 +74,29 @@ export function steering(): {
   };
 }
 
-/** The call's answer once its sub-agent runs in the background: its id and output file. */
-export function launchedResult(agentId: string, outputFile: string): ToolResult {
+/**
+ * The call's answer once its sub-agent runs in the background: its id and output file, and
+ * Claude Code's structured output for it (`tool_use_result`, PostToolUse's `tool_response`; R-X1).
+ */
+export function launchedResult(
+  agentId: string,
+  outputFile: string,
+  fork: ForkSpec,
+  options: ForkToolOptions,
+): ToolResult {
+  const resolvedModel = fork.model ?? options.getCacheSafeParams()?.model;
   return {
+    output: {
+      isAsync: true,
+      status: "async_launched",
+      agentId,
+      description: fork.description,
+      ...(resolvedModel === undefined ? {} : { resolvedModel }),
+      prompt: fork.prompt ?? fork.directive,
+      outputFile,
+      canReadOutputFile: true,
+      canContinueAgent: fork.resumable === true,
+    },
     content: [
       "Async agent launched successfully.",
       `agentId: ${agentId} (use it with SendMessage to message the agent while it runs, TaskStop to stop it)`,

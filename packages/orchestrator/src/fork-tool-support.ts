@@ -3,6 +3,7 @@ import { getMaxListeners, setMaxListeners } from "node:events";
 import type {
   CacheSafeParams,
   CanUseTool,
+  EffortLevel,
   LoopHooks,
   Tool,
   ToolResult,
@@ -95,6 +96,8 @@ export async function runForkForTool(
     readonly toolNames?: readonly string[];
     readonly disallowedTools?: readonly string[];
     readonly model?: string;
+    /** `output_config.effort` of its requests (the Agent call's `effort`); default the parent's. */
+    readonly effort?: EffortLevel;
     readonly maxTurns?: number;
     /** The `Agent` tool this sub-agent may call in turn (below the depth limit); runs in the parent. */
     readonly nestedAgentTool?: Tool;
@@ -122,11 +125,18 @@ export async function runForkForTool(
       content: `${fork.name} cannot start yet: the session has no saved request prefix.`,
     };
   }
-  // A different model is a different cache key: the fork pays its whole prefix (README, R-F3).
+  // A different model is a different cache key: the fork pays its whole prefix (README, R-F3);
+  // so is a different effort (R-D3).
+  const sameModel = fork.model === undefined || fork.model === parentParams.model;
+  const sameEffort = fork.effort === undefined || fork.effort === parentParams.effort;
   const cacheSafeParams =
-    fork.model === undefined || fork.model === parentParams.model
+    sameModel && sameEffort
       ? parentParams
-      : { ...parentParams, model: fork.model };
+      : {
+          ...parentParams,
+          ...(sameModel ? {} : { model: fork.model }),
+          ...(sameEffort ? {} : { effort: fork.effort }),
+        };
   const agentId = fork.agentId ?? newAgentId();
   const nested = fork.nestedAgentTool;
   const toolNames = selectSubAgentTools(cacheSafeParams, {
@@ -162,7 +172,7 @@ export async function runForkForTool(
   const taskParams =
     own === undefined
       ? cacheSafeParams
-      : ownConversationParams(parentParams, { prompt: own.agentPrompt, model: fork.model }, toolNames);
+      : ownConversationParams(cacheSafeParams, { prompt: own.agentPrompt }, toolNames);
   // Nested sub-agents end with the sub-agent that started them (or with the parent's interrupt).
   const nestedAbort = new AbortController();
   const parentTools = [...(nested === undefined ? [] : [nested]), ...(options.parentTools ?? [])];
@@ -200,14 +210,14 @@ export async function runForkForTool(
         }),
   });
   const signal = context.abortController.signal;
-  // Only a prefix the parent's request did not write needs warming: a fork on another model, or
-  // an agent's own conversation (one wave per agent type and model, R-K3).
+  // Only a prefix the parent's request did not write needs warming: a fork on another model or
+  // effort, or an agent's own conversation (one wave per agent type, model and effort, R-K3).
   const warm =
     taskParams === parentParams
       ? undefined
       : await options.warmer?.enter(
           parentParams,
-          own === undefined ? taskParams.model : `${fork.querySource} ${taskParams.model}`,
+          `${own === undefined ? "" : `${fork.querySource} `}${taskParams.model}${sameEffort ? "" : ` effort ${fork.effort}`}`,
           signal,
         );
   options.onForkStarted?.(task);

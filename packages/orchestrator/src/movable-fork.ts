@@ -50,7 +50,7 @@ export function runMovableFork(
       });
       if (typeof started === "string") return false;
       unlink();
-      resolve(launchedResult(started.id, started.outputFile));
+      resolve(launchedResult(started.id, started.outputFile, fork, options));
       return true;
     });
     void running.then((result) => {

@@ -7,6 +7,11 @@ const sendMessageInputSchema = z
     to: z.string().describe("Recipient: a background agent's agentId"),
     message: z.string().describe("The message to send"),
     summary: z.string().optional().describe("A 5-10 word summary shown as a one-line preview"),
+    // Claude Code's input; here every background agent already sends one notice when it ends.
+    notify_when_idle: z
+      .boolean()
+      .optional()
+      .describe("Accepted for Claude Code's input: you are always notified once when the agent completes"),
   })
   .strict();
 
@@ -15,10 +20,12 @@ const sendMessageInputSchema = z
  * agentId the Agent call returned, `message` reaches the running sub-agent as a user message
  * before its next request (the pool's steering, between its tool turns or as one more turn), so
  * the parent can redirect or add to work in flight. Claude Code 2.1.332 offers it beside Agent
- * with this input (`to`, `message`, `summary`). A finished sub-agent (foreground or background)
- * is resumed from its saved transcript with the message, as Claude Code does (resume-agent.ts):
- * it runs again in the background under the same id. Waiting for one needs no tool, as in Claude Code:
- * its completion arrives as a task notification, and query() waits for it after the last turn.
+ * with this input (`to`, `message`, `summary`, `notify_when_idle`). A finished sub-agent
+ * (foreground or background) is resumed from its saved transcript with the message, as Claude
+ * Code does (resume-agent.ts): it runs again in the background under the same id. Waiting for one
+ * needs no tool, as in Claude Code: its completion arrives as a task notification, and query()
+ * waits for it after the last turn — so `notify_when_idle` (one notice when it next goes idle) is
+ * met by construction.
  */
 export function createSendMessageTool(): Tool<typeof sendMessageInputSchema> {
   return {

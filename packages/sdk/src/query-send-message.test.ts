@@ -38,7 +38,12 @@ function parent(request: BrainRequest): BrainReply {
   const results = request.lastToolResults.map((result) => result.content).join("\n");
   const launch = /agentId: (\S+)/.exec(results);
   if (launch?.[1] !== undefined) {
-    return call("SendMessage", { to: target === "launched" ? launch[1] : "agent-nothere", message: MARKER });
+    // notify_when_idle as Claude Code's model may send it: accepted, and the completion notice is that notice.
+    return call("SendMessage", {
+      to: target === "launched" ? launch[1] : "agent-nothere",
+      message: MARKER,
+      notify_when_idle: true,
+    });
   }
   if (results.includes("Message sent to") || results.includes("No background agent")) {
     sent.release();

@@ -514,7 +514,8 @@ class QueryRun implements Query {
       const next = this.#pending.shift();
       if (next !== undefined) return next;
       const notices = shells?.takeNotices() ?? [];
-      if (notices.length > 0) return { text: notices.map(taskNotificationText).join("\n\n") };
+      if (notices.length > 0)
+        return { text: notices.map(taskNotificationText).join("\n\n"), taskNotification: true };
       if (this.#inputEnded && shells?.hasRunning() !== true) return undefined;
       let stopListening: (() => void) | undefined;
       await new Promise<void>((resolve) => {
@@ -935,6 +936,7 @@ class QueryRun implements Query {
           permissionDenials: turn.permissions.denials(),
           subagents: turn.tracker.entries(),
           subagentStats: turn.tracker.stats(),
+          ...(turn.prompt.taskNotification === true ? { fromTaskNotification: true } : {}),
           overBudget:
             controller.signal.reason === OVER_BUDGET || (terminal.reason === "completed" && overBudget()),
           ...(this.#options.maxTurns === undefined ? {} : { maxTurns: this.#options.maxTurns }),

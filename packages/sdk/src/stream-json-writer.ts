@@ -500,6 +500,8 @@ export class StreamJsonWriter {
       subagents?: readonly SubagentUsage[];
       /** The session's Agent-tool sub-agents so far, counted (`subagent_stats`). */
       subagentStats?: SubagentStats;
+      /** R-T5: background tasks' notices started the turn (not the caller's input). */
+      fromTaskNotification?: boolean;
       /** The turn was stopped because the session's cost reached `maxBudgetUsd`. */
       overBudget?: boolean;
       /** The query's `maxTurns` and `maxBudgetUsd`, which their error results name. */
@@ -587,6 +589,10 @@ export class StreamJsonWriter {
       result_index: this.#results++,
       ...(this.#includePartial ? { begun_message_ids: this.#begunMessageIds.splice(0) } : {}),
       ...(info.subagentStats === undefined ? {} : { subagent_stats: structuredClone(info.subagentStats) }),
+      // As Claude Code's: what started a turn that no input started.
+      ...(info.fromTaskNotification === true
+        ? { origin: { kind: "task-notification", producer: "session-task", runId: randomUUID() } }
+        : {}),
       api_error_status: null,
       ...(apiError ? apiErrorResultFields(apiError.error) : {}),
       ...turnTiming,

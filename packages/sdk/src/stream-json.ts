@@ -198,10 +198,12 @@ export const taskStartedLineSchema = z.object({
   ...taskBase,
   description: z.string(),
   subagent_type: z.string().optional(),
-  /** Always false: forkloop runs every sub-agent in the foreground. */
+  /** True for a sub-agent the model started with run_in_background (R-T5); forkloop's default is the foreground. */
   is_backgrounded: z.boolean().optional(),
   /** 1 for the main agent's sub-agents, 2 for theirs, … */
   spawn_depth: z.number().int().positive().optional(),
+  /** A sub-agent's own sub-agent: the task_id of the sub-agent that started it. */
+  parent_task_id: z.string().optional(),
   /** `local_agent` for an Agent tool's sub-agent (the Agent SDK's); else the fork's querySource (`skill:<name>`, …). */
   task_type: z.string(),
   /** The task as the Agent tool was given it. */
@@ -242,6 +244,8 @@ export const taskNotificationLineSchema = z.object({
   /** The sub-agent's transcript file ("" when it keeps none). */
   output_file: z.string(),
   summary: z.string(),
+  /** Set (true) when the summary is a background sub-agent's report: the notice is how it reaches the parent. */
+  summary_is_report: z.boolean().optional(),
   usage: taskUsageSchema,
 });
 
@@ -450,6 +454,10 @@ export const resultLineSchema = z.object({
   begun_message_ids: z.array(z.string()).optional(),
   /** The session's sub-agents so far, counted as Claude Code counts them. */
   subagent_stats: subagentStatsSchema.optional(),
+  /** R-T5: set on the result of a turn that background tasks' notices started, as Claude Code's. */
+  origin: z
+    .object({ kind: z.literal("task-notification"), producer: z.string(), runId: z.string() })
+    .optional(),
   /** A success's: the HTTP status of the API error the turn ended on; null when it did not end on one. */
   api_error_status: z.number().int().nullable().optional(),
   /** A success that ended on an API error (is_error): the API's error type, when a response came. */

@@ -8,6 +8,7 @@ import type {
   SubAgentResult,
   SubAgentTask,
 } from "@forkloop/orchestrator";
+import type { SDKBackgroundTasksChangedMessage } from "./agent-sdk-types/other-messages.js";
 import type { SDKMessage } from "./messages.js";
 import type { SubagentStats, SubagentUsage } from "./stream-json.js";
 import { cacheReadShare, oneBlockMessage } from "./stream-json-writer.js";
@@ -52,6 +53,10 @@ export class SubAgentTracker {
   readonly #emit: (message: SDKMessage) => void;
   readonly #onStart: (start: ForkStart) => Promise<void> | void;
   readonly #toolInput: (toolUseId: string) => Record<string, unknown> | undefined;
+  /** The sub-agents' own tool calls' inputs (a nested Agent call's run_in_background and description). */
+  readonly #subAgentToolInputs = new Map<string, Record<string, unknown>>();
+  /** The background sub-agents running (background_tasks_changed's list), in start order. */
+  readonly #background = new Map<string, SDKBackgroundTasksChangedMessage["tasks"][number]>();
   readonly #tracked = new Map<string, Tracked>();
   /** Running forks by id (task_started's task_id), for `stop()`. */
   readonly #handles = new Map<string, SubAgentHandle>();
@@ -78,7 +83,8 @@ export class SubAgentTracker {
     this.#forwardText = options.forwardText === true;
     this.#emit = options.emit;
     this.#onStart = options.onStart ?? (() => {});
-    this.#toolInput = options.toolInput ?? (() => undefined);
+    const mainInput = options.toolInput ?? (() => undefined);
+    this.#toolInput = (toolUseId) => mainInput(toolUseId) ?? this.#subAgentToolInputs.get(toolUseId);
   }
 
   /** The session's view of a shared pool: same threads, every run tracked; closing it is a no-op. */
@@ -262,6 +268,17 @@ export class SubAgentTracker {
     const asked = this.#toolInput(toolUseId)?.prompt;
     const prompt = typeof asked === "string" ? asked : task.prompt;
     const agent = task.querySource.startsWith("agent:");
+    if (task.background === true) {
+      this.#background.set(task.id, {
+        task_id: task.id,
+        run_id: runId,
+        task_type: agent ? "local_agent" : task.querySource,
+        ...(agent ? { subagent_type: agentType } : {}),
+        description: this.#description(task),
+        ...(parent === undefined ? {} : { parent_task_id: parent.task.id }),
+      });
+      this.#backgroundChanged();
+    }
     this.#emit({
       type: "system",
       subtype: "task_started",
@@ -271,15 +288,18 @@ export class SubAgentTracker {
       tool_use_id: toolUseId,
       description: this.#description(task),
       ...(agent ? { subagent_type: agentType } : {}),
-      // forkloop runs every sub-agent in the foreground, in this process (the Agent SDK's local_agent).
-      is_backgrounded: false,
+      // In this process (the Agent SDK's local_agent); in the background only when the model asked (R-T5).
+      is_backgrounded: task.background === true,
       spawn_depth: depth,
+      // A sub-agent's own sub-agent names the task that started it, as Claude Code's does.
+      ...(parent === undefined ? {} : { parent_task_id: parent.task.id }),
       task_type: agent ? "local_agent" : task.querySource,
       ...(prompt === undefined ? {} : { prompt }),
     });
     const started = this.#onStart({ agentId: task.id, agentType, toolUseId });
-    // The task as the sub-agent's first user message, after SubagentStart, as the Agent SDK yields it.
-    if (prompt === undefined) return;
+    // The task as the sub-agent's first user message, after SubagentStart, as the Agent SDK yields
+    // it — for a foreground sub-agent; Claude Code yields none for a background one (R-T5).
+    if (prompt === undefined || task.background === true) return;
     void Promise.resolve(started).then(() =>
       this.#emit({
         type: "user",
@@ -346,15 +366,22 @@ export class SubAgentTracker {
       case "tool_use":
         tracked.toolUses++;
         tracked.lastToolName = event.name;
+        if (event.input !== null && typeof event.input === "object")
+          this.#subAgentToolInputs.set(event.toolUseId, event.input as Record<string, unknown>);
         return;
       case "assistant_message": {
         if (toolUseId === undefined) return;
         // As Claude Code: only the tool calls (a heartbeat of what the sub-agent does) — its final
         // report reaches the parent as the Agent tool's result — unless text is forwarded, then
         // every block of every reply (R-X3, --forward-subagent-text).
+        // A background sub-agent's text is yielded too (its final reply): as Claude Code's, whose
+        // parent reads the report in the task notification, not in a tool result (R-T5).
+        const background = tracked.task.background === true;
         const blocks = this.#forwardText
           ? event.message.content
-          : event.message.content.filter((block) => block.type === "tool_use");
+          : event.message.content.filter(
+              (block) => block.type === "tool_use" || (background && block.type === "text"),
+            );
         if (blocks.length === 0) return;
         this.#assistant(tracked, toolUseId, { ...event.message, content: blocks }, event.requestId);
         return;
@@ -479,6 +506,10 @@ export class SubAgentTracker {
       status,
       output_file: tracked.task.transcriptPath ?? "",
       summary: result.status === "completed" ? result.text : (result.error?.message ?? result.status),
+      // A background agent's notice is how its report reaches the parent, as Claude Code says.
+      ...(tracked.task.background === true && result.status === "completed"
+        ? { summary_is_report: true }
+        : {}),
       usage: {
         total_tokens:
           usage.inputTokens +
@@ -488,6 +519,17 @@ export class SubAgentTracker {
         tool_uses: tracked.toolUses,
         duration_ms: result.durationMs,
       },
+    });
+    if (this.#background.delete(agentId)) this.#backgroundChanged();
+  }
+
+  /** Claude Code's list of the session's running background sub-agents, sent whenever it changes (R-T5). */
+  #backgroundChanged(): void {
+    this.#emit({
+      type: "system",
+      subtype: "background_tasks_changed",
+      tasks: [...this.#background.values()].map((entry) => ({ ...entry })),
+      ...this.#base(),
     });
   }
 }

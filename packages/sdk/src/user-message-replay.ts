@@ -7,6 +7,8 @@ export interface PendingPrompt {
   readonly text: string;
   /** The input message's uuid (given, or one made up for it); absent for a string prompt or a notice. */
   readonly uuid?: string;
+  /** R-T5: the notices of background tasks that ended (the turn they start says so in its result's `origin`). */
+  readonly taskNotification?: true;
 }
 
 /**

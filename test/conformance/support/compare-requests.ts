@@ -1,4 +1,5 @@
 import type { RequestRecord } from "@forkloop/sim";
+import { compareToolSchemas } from "./compare-tool-schemas.js";
 import { type RequestBody, systemText, userText } from "./conversation-text.js";
 import { type Difference, deepEqual, show } from "./differences.js";
 import { roleName, roleOf } from "./request-roles.js";
@@ -14,9 +15,10 @@ export interface RequestSide {
 
 /**
  * The requests of two runs, matched by role (main, each sub-agent task, side calls), never by
- * position. For each role: whether both sides sent it, how many requests, and the first
+ * position. For each role: whether both sides sent it, how many requests, the first
  * request's parameters (as sent), tool names (built-in and MCP apart), first user message (its
- * own text) and which of the program's own texts its system prompt holds. A request the
+ * own text) and which of the program's own texts its system prompt holds, and the input schema of
+ * each tool both sides sent in any of its requests (compare-tool-schemas.ts). A request the
  * simulator refused without being asked to (a validation error) is reported as refused.
  */
 export function compareRequests(
@@ -40,6 +42,7 @@ export function compareRequests(
     if (a.length !== b.length)
       out.push({ code: `request.count ${role}`, detail: `peer: ${a.length}, forkloop: ${b.length}` });
     compareFirst(role, a[0] as RequestBody, b[0] as RequestBody, peer, forkloop, options.systemTexts, out);
+    compareToolSchemas(role, a, b, out);
   }
   return out;
 }

@@ -14,7 +14,15 @@ const NUMBERED_ID_FIELDS: Readonly<Record<string, string>> = {
   agentId: "agent",
   agentID: "agent",
 };
-const PLAIN_ID_FIELDS = new Set(["uuid", "prompt_id", "run_id", "request_id", "requestId", "id_token"]);
+const PLAIN_ID_FIELDS = new Set([
+  "uuid",
+  "prompt_id",
+  "run_id",
+  "runId",
+  "request_id",
+  "requestId",
+  "id_token",
+]);
 const TIME_FIELDS = new Set([
   "timestamp",
   "written_at",

@@ -129,6 +129,28 @@ describe("R-S6: Bash in bubblewrap (real bwrap)", () => {
     }
   });
 
+  it("R-S6, R-X1: dangerouslyDisableSandbox (Claude Code's input) is refused while the sandbox is on — the command does not run at all; without it, it runs sandboxed (control); with the sandbox off, it changes nothing", async () => {
+    const target = join(outside.root, "unsandboxed.txt");
+    const command = `echo ran > ran.txt; echo outside > '${target}'`;
+    const refused = await callTool(sandboxed, { command, dangerouslyDisableSandbox: true }, ws.context());
+    expect(refused.isError).toBe(true);
+    expect(resultText(refused)).toMatch(/dangerouslyDisableSandbox is refused: the sandbox is on .*not run/);
+    expect(existsSync(join(ws.root, "ran.txt"))).toBe(false);
+    expect(existsSync(target)).toBe(false);
+    // Control: the same call without it runs, inside the sandbox (the outside write fails).
+    await callTool(sandboxed, { command }, ws.context());
+    expect(existsSync(join(ws.root, "ran.txt"))).toBe(true);
+    expect(existsSync(target)).toBe(false);
+    rmSync(join(ws.root, "ran.txt"));
+    const unsandboxed = await callTool(
+      createBashTool(),
+      { command, dangerouslyDisableSandbox: true },
+      ws.context(),
+    );
+    expect(unsandboxed.isError).toBe(false);
+    expect(existsSync(join(ws.root, "ran.txt"))).toBe(true);
+  });
+
   it("R-S6: on, with bwrap unavailable, is a reported error and the command does not run; off, it runs (control)", async () => {
     const tool = createBashTool({
       sandbox: { enabled: true },

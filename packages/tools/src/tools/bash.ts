@@ -44,9 +44,9 @@ export interface BashToolOptions {
 
 const bashInput = z.object({
   command: z.string().min(1).describe("The command to run"),
+  // A number, as Claude Code's schema says (a fractional millisecond is no reason to refuse a call).
   timeout: z
     .number()
-    .int()
     .min(1)
     .max(BACKGROUND_MAX_TIMEOUT_MS)
     .optional()
@@ -59,6 +59,13 @@ const bashInput = z.object({
       "Set to true to run this command in the background. With it, `timeout` limits how long the " +
         `command may run in the background before it is stopped (default ${BACKGROUND_DEFAULT_TIMEOUT_MS} ms, ` +
         `max ${BACKGROUND_MAX_TIMEOUT_MS} ms).`,
+    ),
+  dangerouslyDisableSandbox: z
+    .boolean()
+    .optional()
+    .describe(
+      "Claude Code's request to run the command outside the sandbox. forkloop never does: with the sandbox on, " +
+        "a call that sets this is refused (only the user turns the sandbox off); with it off, it changes nothing.",
     ),
 });
 
@@ -80,6 +87,13 @@ export function createBashTool(options: BashToolOptions = {}) {
     isReadOnly: (input) => isReadOnlyShellCommand(input.command),
     maxResultSizeChars: 100_000,
     async call(input, context) {
+      // R-S6: the sandbox is the user's choice, never the model's — no call runs outside it.
+      if (input.dangerouslyDisableSandbox === true && options.sandbox?.enabled === true) {
+        return toolError(
+          "dangerouslyDisableSandbox is refused: the sandbox is on for this session and only the user can turn it off " +
+            "(the sandbox setting). The command was not run; run it inside the sandbox, or ask the user.",
+        );
+      }
       if (input.run_in_background === true) {
         return startInBackground(input, context, async (limits) =>
           backgroundEnd(await runBashCommand(input.command, options, context, { ...limits, maxOutputChars })),

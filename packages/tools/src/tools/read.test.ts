@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { callTool, resultText, useTempWorkspace } from "../testing/index.js";
-import { readTool } from "./read.js";
+import { READ_ALLOW_LARGE_MAX_CHARS, readTool } from "./read.js";
 
 const ws = useTempWorkspace();
 
@@ -50,6 +50,33 @@ describe("Read", () => {
     const text = resultText(await callTool(readTool, { file_path: "long.txt" }, ws.context()));
     expect(text).toContain(`1\t${"x".repeat(2000)}… [line truncated, 500 more characters]`);
     expect(text).toContain("1 line(s) longer than 2000 characters were truncated.");
+  });
+
+  it("R-T3, R-X1: allow_large (Claude Code's input) lifts the line limit and the line truncation, up to a character cap", async () => {
+    writeFileSync(
+      join(ws.root, "large.txt"),
+      [...Array.from({ length: 2500 }, (_, i) => `l${i + 1}`), "y".repeat(2500)].join("\n"),
+    );
+    const text = resultText(
+      await callTool(readTool, { file_path: "large.txt", allow_large: true }, ws.context()),
+    );
+    expect(text).toContain("\n2500\tl2500\n");
+    expect(text).toContain(`2501\t${"y".repeat(2500)}`);
+    expect(text).not.toContain("truncated");
+    expect(text).not.toContain("Showing lines");
+    // A limit still pages; over the cap the call is refused with the way to read in parts.
+    const paged = resultText(
+      await callTool(
+        readTool,
+        { file_path: "large.txt", allow_large: true, offset: 2, limit: 1 },
+        ws.context(),
+      ),
+    );
+    expect(paged).toBe("2\tl2\n\n(Showing lines 2-2 of 2501. Use offset=3 to read more.)");
+    writeFileSync(join(ws.root, "huge.txt"), `${"z".repeat(READ_ALLOW_LARGE_MAX_CHARS)}\n`);
+    const huge = await callTool(readTool, { file_path: "huge.txt", allow_large: true }, ws.context());
+    expect(huge.isError).toBe(true);
+    expect(resultText(huge)).toContain("Read it in parts with offset and limit");
   });
 
   it("R-T3: returns an image as an image block (magic bytes, not the name)", async () => {

@@ -15,6 +15,12 @@ export const READ_DEFAULT_LINE_LIMIT = 2000;
 export const READ_MAX_LINE_CHARS = 2000;
 /** Files larger than this are refused whole; the model should page with offset/limit or use Bash. */
 export const READ_MAX_FILE_BYTES = 64 * 1024 * 1024;
+/**
+ * With `allow_large` (Claude Code's input): no default line limit and no line truncation, up to
+ * this many characters shown (≈100k tokens, half the smallest context window), so the result
+ * still fits in the conversation; over it, the call is refused with the way to read in parts.
+ */
+export const READ_ALLOW_LARGE_MAX_CHARS = 400_000;
 
 const readInput = z.object({
   file_path: z
@@ -40,6 +46,14 @@ const readInput = z.object({
     .optional()
     .describe(
       `Page range for PDF files (e.g., "1-5", "3", "10-20"). Only applicable to PDF files. Maximum ${PDF_MAX_PAGES_PER_READ} pages per request.`,
+    ),
+  allow_large: z
+    .boolean()
+    .optional()
+    .describe(
+      `Set to true to read a text file, or a line range of one, that is over the usual limits (${READ_DEFAULT_LINE_LIMIT} lines, ` +
+        `${READ_MAX_LINE_CHARS} characters a line), up to ${READ_ALLOW_LARGE_MAX_CHARS} characters. Only use this when you ` +
+        "genuinely need all of it or the user asked for the whole file; otherwise read it in parts with offset and limit, or search it.",
     ),
 });
 
@@ -165,7 +179,8 @@ export const readTool = defineTool({
       // Lines as Claude Code counts them (R-X1): a file ending in a newline has an empty last line.
       const lines = decoded.text.split("\n");
       const start = Math.max(1, input.offset ?? 1);
-      const limit = input.limit ?? READ_DEFAULT_LINE_LIMIT;
+      const large = input.allow_large === true;
+      const limit = input.limit ?? (large ? Number.POSITIVE_INFINITY : READ_DEFAULT_LINE_LIMIT);
       if (start > lines.length) {
         return {
           content:
@@ -177,7 +192,7 @@ export const readTool = defineTool({
       let truncatedLines = 0;
       const shown = lines.slice(start - 1, end).map((raw) => {
         const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-        if (line.length <= READ_MAX_LINE_CHARS) return line;
+        if (large || line.length <= READ_MAX_LINE_CHARS) return line;
         truncatedLines++;
         return `${line.slice(0, READ_MAX_LINE_CHARS)}… [line truncated, ${line.length - READ_MAX_LINE_CHARS} more characters]`;
       });
@@ -197,6 +212,12 @@ export const readTool = defineTool({
         );
       }
       const body = numberLines(shown, start);
+      if (large && body.length > READ_ALLOW_LARGE_MAX_CHARS) {
+        return toolError(
+          `Lines ${start}-${end} of ${path} are ${body.length} characters, over the ${READ_ALLOW_LARGE_MAX_CHARS} ` +
+            "characters allow_large may show. Read it in parts with offset and limit, or search it with Grep.",
+        );
+      }
       return {
         content: notes.length === 0 ? body : `${body}\n\n(${notes.join(" ")})`,
         output: readOutput(path, lines, start, end),
