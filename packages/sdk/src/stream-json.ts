@@ -210,6 +210,24 @@ export const taskStartedLineSchema = z.object({
   prompt: z.string().optional(),
 });
 
+/** R-T5: the session's running background sub-agents, sent whenever the list changes (as Claude Code's). */
+const backgroundTasksChangedLineSchema = z.object({
+  type: z.literal("system"),
+  subtype: z.literal("background_tasks_changed"),
+  tasks: z.array(
+    z.object({
+      task_id: z.string(),
+      run_id: z.string().optional(),
+      task_type: z.string(),
+      subagent_type: z.string().optional(),
+      description: z.string(),
+      parent_task_id: z.string().optional(),
+    }),
+  ),
+  session_id: z.string(),
+  uuid: z.string(),
+});
+
 /** A sub-agent's reply finished: its running totals. */
 export const taskProgressLineSchema = z.object({
   type: z.literal("system"),
@@ -503,6 +521,7 @@ export const streamJsonLineSchema = z.union([
   taskProgressLineSchema,
   taskUpdatedLineSchema,
   taskNotificationLineSchema,
+  backgroundTasksChangedLineSchema,
   hookStartedLineSchema,
   hookResponseLineSchema,
   permissionDeniedLineSchema,
