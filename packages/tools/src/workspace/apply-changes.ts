@@ -3,6 +3,7 @@ import { chmod, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from "no
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { protectedWriteTarget } from "../permissions/protected-paths.js";
+import { isInside, realpathAllowingMissing, realWorkspaceRoots } from "../workspace-paths.js";
 import { replaceAtomically, syncDirectory, writeDurably } from "./durable-file.js";
 import { git } from "./git-command.js";
 import type { FileChange } from "./isolated-workspace.js";
@@ -59,6 +60,20 @@ export function checkedPath(path: string): string {
   return path;
 }
 
+/**
+ * Why `path` below `root` is not a place a merge may write, if it is not (R-S4, R-B4): a name on
+ * its way is a symlink out of the workspace. The item's copy can hold a directory where the
+ * workspace has a link (its command replaced the link in its copy), and a queued change comes from
+ * Redis as hostile input: either would otherwise write through the link, outside the workspace.
+ */
+function resolvesOutside(root: string, path: string): string | undefined {
+  const [realRoot] = realWorkspaceRoots([root]);
+  const resolved = realpathAllowingMissing(join(root, path));
+  if (resolved.ok && realRoot !== undefined && isInside(resolved.path, realRoot)) return undefined;
+  const where = resolved.ok ? resolved.path : resolved.error;
+  return `it resolves to ${where}, outside the workspace (a symlink on its way): a merge never writes outside (apply the kept diff by hand if it is meant)`;
+}
+
 async function readOrNull(path: string): Promise<Buffer | null> {
   try {
     return await readFile(path);
@@ -89,6 +104,11 @@ export async function mergeChanges(
     const path = checkedPath(change.path);
     if (change.unsupported !== undefined) {
       conflicts.push({ path, reason: `${change.unsupported} is never applied` });
+      continue;
+    }
+    const outside = resolvesOutside(root, path);
+    if (outside !== undefined) {
+      conflicts.push({ path, reason: outside });
       continue;
     }
     const runsLater = protectedWriteTarget(join(root, path), {
@@ -189,6 +209,11 @@ export async function executePlan(
   const diverged: string[] = [];
   for (const file of plan.files) {
     const target = join(root, checkedPath(file.path));
+    // Judged again when carried out: a plan finished on resume meets the workspace as it is then.
+    if (resolvesOutside(root, file.path) !== undefined) {
+      diverged.push(file.path);
+      continue;
+    }
     // One name per path, not per process: a run cut between writing it and the rename leaves it,
     // and the resume that carries out the same plan writes over it or removes it.
     const temporary = `${target}.forkloop-apply`;
