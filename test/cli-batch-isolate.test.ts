@@ -1,10 +1,10 @@
-import { execFileSync } from "node:child_process";
 import { access, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { batchStateDir, runCli } from "@forkloop/cli/testing";
 import { type HostileServer, startHostileServer } from "@forkloop/loop-core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { git, gitProject } from "./support/git-project.js";
 
 /**
  * R-B2, R-B3, R-B4 through the built CLI and the worker pool's real threads: every item runs one
@@ -29,20 +29,8 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd, encoding: "utf8" });
-
-async function project(name: string, repo = true): Promise<string> {
-  const dir = join(root, name);
-  await mkdir(dir);
-  await writeFile(join(dir, "items.jsonl"), '{"n":1}\n{"n":2}\n{"n":3}\n');
-  if (repo) {
-    git(dir, "init", "-q");
-    git(dir, "add", "-A");
-    git(dir, "commit", "-qm", "base");
-  }
-  return dir;
-}
+const project = (name: string, repo = true) =>
+  gitProject(join(root, name), { "items.jsonl": '{"n":1}\n{"n":2}\n{"n":3}\n' }, repo);
 
 const batch = (id: string, ...extra: string[]) => [
   "batch",
