@@ -1,6 +1,6 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { createUserMessage } from "@forkloop/loop-core";
-import type { RequestRecord, Simulator } from "@forkloop/sim";
+import type { BrainRequest, RequestRecord, Simulator } from "@forkloop/sim";
 import { startSimulator } from "@forkloop/sim";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AgentPool } from "./agent-pool.js";
@@ -20,12 +20,32 @@ let pool: AgentPool;
 let dir: string;
 
 let rig: SessionRig<Simulator>;
+/**
+ * Holds each cold fan-out request until all four have arrived (or 10 s passed), so "launched at
+ * once" does not depend on the machine's load: a pool that held the others back would leave the
+ * first waiting, and the rest would arrive after its response started and read its write.
+ */
+const coldArrivals = (() => {
+  let release: () => void = () => {};
+  const allArrived = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let seen = 0;
+  return (request: BrainRequest): Promise<void> | undefined => {
+    if (!JSON.stringify(request.body.system ?? "").includes("Fan-out cold.")) return undefined;
+    seen += 1;
+    if (seen === 4) release();
+    return Promise.race([allArrived, new Promise<void>((resolve) => setTimeout(resolve, 10_000))]);
+  };
+})();
+
 beforeAll(async () => {
   rig = await startSessionRig(
     startSimulator({
-      brain: (request) => ({
-        content: [{ type: "text", text: `reply to: ${request.lastUserText?.slice(0, 40)}` }],
-      }),
+      brain: async (request) => {
+        await coldArrivals(request);
+        return { content: [{ type: "text", text: `reply to: ${request.lastUserText?.slice(0, 40)}` }] };
+      },
       // Entries become readable when the writing response starts (after the time to first token).
       latency: { default: { ttftMs: 250, prefillTokensPerSecond: 1e9, outputTokensPerSecond: 1e6 } },
     }),
