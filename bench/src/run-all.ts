@@ -1,10 +1,12 @@
 /**
  * `npm run bench`: runs every `*.bench.js` beside this file (or those named on the command line,
- * e.g. `npm run bench -- sim loop`), prints a Markdown table and writes
- * `bench/results/latest.json` and `bench/results/latest.md`, and each bench's own figures to
- * `bench/results/<bench>.json` and `.md` (a partial run updates only the benches it ran).
+ * e.g. `npm run bench -- sim loop`), prints a Markdown table and writes each bench's own figures
+ * to `bench/results/<bench>.json` and `.md`. Only a full run (no names) writes
+ * `bench/results/latest.json` and `latest.md`: they are the figures of one run side by side, and
+ * a partial run that rewrote them left a table of three rows named as the last full run.
  */
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { type BenchResult, toMarkdown } from "./harness.js";
@@ -52,17 +54,17 @@ for (const file of files) {
 }
 
 const table = toMarkdown(results);
-mkdirSync(resultsDir, { recursive: true });
-const meta = {
-  date: new Date().toISOString(),
-  node: process.version,
-  cpus: (await import("node:os")).cpus().length,
-};
-writeFileSync(
-  join(resultsDir, "latest.json"),
-  `${JSON.stringify({ ...meta, results, failures }, null, 2)}\n`,
-);
-writeFileSync(join(resultsDir, "latest.md"), `${table}\n`);
 console.log(table);
 for (const failure of failures) console.error(`\n${failure.bench} failed:\n${failure.error}`);
 process.exitCode = failures.length > 0 ? 1 : 0;
+if (only.length === 0) writeFullRun();
+
+function writeFullRun(): void {
+  mkdirSync(resultsDir, { recursive: true });
+  const meta = { date: new Date().toISOString(), node: process.version, cpus: cpus().length };
+  writeFileSync(
+    join(resultsDir, "latest.json"),
+    `${JSON.stringify({ ...meta, results, failures }, null, 2)}\n`,
+  );
+  writeFileSync(join(resultsDir, "latest.md"), `${table}\n`);
+}
