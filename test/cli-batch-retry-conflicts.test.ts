@@ -1,9 +1,9 @@
-import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { batchStateDir, runCliInProcess, type SimHandle, startSimInProcess } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { git, gitProject } from "./support/git-project.js";
 
 /**
  * R-B4 `--retry-conflicts` through the CLI, the worker pool, real git worktrees and the simulator:
@@ -43,19 +43,8 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd, encoding: "utf8" });
-
-async function project(name: string): Promise<string> {
-  const dir = join(root, name);
-  await mkdir(dir);
-  await writeFile(join(dir, "items.jsonl"), '{"n":1}\n{"n":2}\n');
-  await writeFile(join(dir, "shared.txt"), "base\n");
-  git(dir, "init", "-q");
-  git(dir, "add", "-A");
-  git(dir, "commit", "-qm", "base");
-  return dir;
-}
+const project = (name: string) =>
+  gitProject(join(root, name), { "items.jsonl": '{"n":1}\n{"n":2}\n', "shared.txt": "base\n" });
 
 const env = () => ({ ...sim.env, HOME: home });
 const cli = (dir: string, args: string[]) => runCliInProcess(args, { cwd: dir, env: env() });
