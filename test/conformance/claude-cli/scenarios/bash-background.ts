@@ -1,0 +1,28 @@
+import { byTurn, text, toolCall } from "../../support/script.js";
+import type { CliScenario } from "../scenario.js";
+
+export default {
+  what: "a Bash call with run_in_background: true: the call's answer, the task messages, and the turn the shell's notification starts",
+  args: [
+    "-p",
+    "Run the slow greeting in the background.",
+    "--allowedTools",
+    "Bash",
+    "--output-format",
+    "stream-json",
+    "--verbose",
+  ],
+  script: {
+    main: (request) =>
+      request.lastUserText?.includes("task-notification")
+        ? text("The greeting finished.")
+        : byTurn(request, [
+            toolCall("Bash", {
+              command: "sleep 1; echo hello",
+              description: "Print a greeting",
+              run_in_background: true,
+            }),
+            text("It runs in the background."),
+          ]),
+  },
+} satisfies CliScenario;
