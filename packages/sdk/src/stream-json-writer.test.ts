@@ -462,7 +462,7 @@ describe("stream-json writer (Claude Code–compatible headless lines)", () => {
       api_error_params: { cut: "output_limit" },
     });
     expect(notice).not.toHaveProperty("api_error_status");
-    writer.lines({ type: "request_start", model: "claude-sonnet-4-6" } as never);
+    writer.lines({ type: "request_start", model: "claude-sonnet-4-6", prefix: {} } as never);
     writer.lines({ type: "stream_event", event: { type: "message_start" } } as never);
     const over = writer.result({ ...ended, error: cut }, { durationMs: 1, permissionDenials: [] });
     expect(over).not.toHaveProperty("ttft_ms");
