@@ -62,7 +62,7 @@ describe("R-M1: connectMcpServers against the repo's McpServer test server (stdi
     const { mcp } = await connect({ test: testServerConfig() });
     expect(await callTool(mcp.tools, "mcp__test__echo", { text: "hello" })).toEqual({
       isError: false,
-      content: "hello",
+      content: [{ type: "text", text: "hello" }],
       text: "hello",
     });
     const image = await callTool(mcp.tools, "mcp__test__image", {});

@@ -70,6 +70,7 @@ export function mcpTool(
           toolName: name,
           maxOutputTokens: options.maxOutputTokens,
           resultsDir: options.resultsDir,
+          joinText: structured || isError === true,
         });
         if (limited.warningTokens !== undefined) {
           options.onNotice?.({ type: "output_warning", tool: name, tokens: limited.warningTokens });

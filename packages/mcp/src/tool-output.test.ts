@@ -14,24 +14,19 @@ const image = {
 const tempDir = () => mkdtemp(join(tmpdir(), "forkloop-mcp-out-"));
 
 describe("R-M1: MCP output limits (MAX_MCP_OUTPUT_TOKENS, 50,000 characters, warning at 10,000 tokens)", () => {
-  it("R-M1, R-K2: a small result is shown as it is, text joined to one string; its blocks are the structured output", async () => {
-    const out = await limitOutput(
-      [
-        { type: "text", text: "a" },
-        { type: "text", text: "b" },
-      ],
-      false,
-      { toolName: tool, maxOutputTokens: 25_000 },
-    );
-    expect(out).toEqual({
-      result: {
-        content: "a\nb",
-        output: [
-          { type: "text", text: "a" },
-          { type: "text", text: "b" },
-        ],
-      },
+  it("R-M1, R-K2: a small result is shown as the server's blocks (as Claude Code gives it), one string with joinText (a structured result's JSON); its blocks are the structured output", async () => {
+    const blocks = [
+      { type: "text" as const, text: "a" },
+      { type: "text" as const, text: "b" },
+    ];
+    const out = await limitOutput(blocks, false, { toolName: tool, maxOutputTokens: 25_000 });
+    expect(out).toEqual({ result: { content: blocks, output: blocks } });
+    const joined = await limitOutput(blocks, false, {
+      toolName: tool,
+      maxOutputTokens: 25_000,
+      joinText: true,
     });
+    expect(joined).toEqual({ result: { content: "a\nb", output: blocks } });
   });
 
   it("R-M1: over 50,000 characters → saved to a file in the results dir, the model gets the path and a preview", async () => {
@@ -103,7 +98,7 @@ describe("R-M1: MCP output limits (MAX_MCP_OUTPUT_TOKENS, 50,000 characters, war
       toolName: tool,
       maxOutputTokens: 25_000,
     });
-    expect(out.result.content).toBe(text);
+    expect(out.result.content).toEqual([{ type: "text", text }]);
     expect(out.warningTokens).toBeGreaterThan(10_000);
   });
 

@@ -13,6 +13,8 @@ export interface OutputLimitOptions {
   readonly maxOutputTokens: number;
   /** Where results too large to show are saved; without it they are refused instead. */
   readonly resultsDir?: string | undefined;
+  /** Give the model the text blocks joined into one string (a structured result's JSON text). */
+  readonly joinText?: boolean;
 }
 
 export interface LimitedOutput {
@@ -53,7 +55,9 @@ export async function limitOutput(
       },
     };
   }
-  const content = images === 0 ? allText : [...blocks];
+  // The server's blocks as they came, as Claude Code gives an MCP result to the model (R-K2);
+  // one text block made of structured content stays a string, as Claude Code's JSON text.
+  const content = options.joinText === true ? allText : [...blocks];
   return {
     // The server's content blocks are the call's structured output, as Claude Code's (R-K2, R-M1).
     result: { content, ...(isError ? { isError: true } : { output: [...blocks] }) },
