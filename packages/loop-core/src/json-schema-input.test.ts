@@ -166,3 +166,24 @@ describe("R-M1: tools whose input schema is JSON Schema (jsonSchemaInput)", () =
     expect(calls).toEqual([{ path: "a" }]);
   });
 });
+
+describe("R-S12: a schema's patterns run in bounded time against the model's strings", () => {
+  it("R-S12: pattern ^(a+)+$ against 5,000 a's and a b ends (V8's backtracking engine would not in hours); each pattern of a schema is its own; a pattern RE2 cannot read (lookahead) is still enforced", () => {
+    const input = jsonSchemaInput({
+      type: "object",
+      properties: {
+        nested: { type: "string", pattern: "^(a+)+$" },
+        plain: { type: "string", pattern: "^[a-z]+-\\d{2}$" },
+        lookahead: { type: "string", pattern: "^(?=x)x+$" },
+      },
+    });
+    if (!input.ok) throw new Error(input.error);
+    const valid = (value: Record<string, unknown>) => input.inputSchema.safeParse(value).success;
+    expect(valid({ nested: `${"a".repeat(5_000)}b` })).toBe(false);
+    expect(valid({ nested: "aaaa" })).toBe(true);
+    expect(valid({ plain: "abc-12" })).toBe(true);
+    expect(valid({ plain: "abc-1x" })).toBe(false);
+    expect(valid({ lookahead: "xx" })).toBe(true);
+    expect(valid({ lookahead: "yx" })).toBe(false);
+  });
+});

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type { Ajv, ErrorObject, Options, ValidateFunction } from "ajv";
+import type { RegExpEngine } from "ajv/dist/types/index.js";
 import { z } from "zod";
 
 // R-V2: ajv (CommonJS, a few hundred files with its drafts) is required synchronously when the
@@ -34,7 +35,30 @@ type Draft = "2020-12" | "2019-09" | "draft-07";
  */
 const compilers = new Map<Draft, Ajv>();
 
+/**
+ * `pattern` and `patternProperties` in linear time (R-S12): the schema is the user's or an MCP
+ * server's, but the string matched is the model's, and V8's backtracking engine takes hours on
+ * `^(a+)+$` against forty characters — the thread validating an item's structured output or a tool
+ * call stops with it. re2js (required on first use, as ajv) matches what it can read; a pattern it
+ * cannot (lookaround, backreferences, `\u` escapes) keeps JavaScript's engine, as before.
+ */
+const linearPatterns: RegExpEngine = Object.assign(
+  (pattern: string, flags: string) => {
+    let compiled: import("re2js").RE2JS;
+    try {
+      const { RE2JS } = requireOnUse("re2js") as typeof import("re2js");
+      compiled = RE2JS.compile(pattern);
+    } catch {
+      return new RegExp(pattern, flags);
+    }
+    // ajv keeps one compiled pattern per `toString()`: it must tell patterns apart, as RegExp's does.
+    return { test: (text: string) => compiled.matcher(text).find(), toString: () => `/${pattern}/${flags}` };
+  },
+  { code: 'require("re2js")' },
+);
+
 const AJV_OPTIONS: Options = {
+  code: { regExp: linearPatterns },
   strict: false, // servers use keywords ajv does not know (e.g. `title` variants, vendor keys)
   allErrors: true,
   // JSON Schema 2020-12 makes `format` an annotation; enforcing ajv's formats would refuse inputs
