@@ -14,6 +14,7 @@ import { groups as protectedPaths } from "./protected-paths.cases.js";
 import { groups as races } from "./races.cases.js";
 import { groups as resumedMode } from "./resumed-mode.cases.js";
 import { groups as sandbox } from "./sandbox.cases.js";
+import { groups as schemaPatterns } from "./schema-patterns.cases.js";
 import { groups as secondSession } from "./second-session.cases.js";
 import { groups as secrets } from "./secrets-and-modes.cases.js";
 import { groups as settings } from "./settings.cases.js";
@@ -29,6 +30,7 @@ const CLASSES: Readonly<Record<string, readonly CaseGroup[]>> = {
   "protected directories by real path (R-S10)": protectedPaths,
   "settings a repository ships (R-S11)": settings,
   "patterns in bounded time, signals (R-S12)": patterns,
+  "JSON Schema patterns against the model's answers (R-S12)": schemaPatterns,
   "modes changed during a turn (R-S14)": modes,
   "modes changed before a sub-agent is resumed (R-S14)": resumedMode,
   "terminal escaping (R-S14)": terminal,

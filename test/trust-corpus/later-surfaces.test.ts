@@ -6,6 +6,7 @@
  */
 import { describeCorpus } from "./corpus-suite.js";
 import { groups as resumedMode } from "./resumed-mode.cases.js";
+import { groups as schemaPatterns } from "./schema-patterns.cases.js";
 import { groups as secondSession } from "./second-session.cases.js";
 
-describeCorpus([...secondSession, ...resumedMode]);
+describeCorpus([...secondSession, ...resumedMode, ...schemaPatterns]);
