@@ -205,7 +205,7 @@ describe("forkloop batch: each item's context", () => {
           reply: { content: [{ type: "text", text: SUB_AGENT_SUMMARY }] },
         },
         {
-          match: { querySource: "sdk", lastToolResult: "[Agent " },
+          match: { querySource: "sdk", lastToolResult: "[Subagent hand-back]" },
           reply: { content: [{ type: "text", text: "The sub-agent audited every part." }] },
         },
         {

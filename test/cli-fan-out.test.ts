@@ -31,10 +31,14 @@ describe("the demo's fan-out and edits, through the CLI", () => {
         env: sim.env,
       });
       expect(result.code, result.stderr).toBe(0);
-      const answer = JSON.parse(result.stdout) as { result: string };
+      const answer = JSON.parse(result.stdout) as {
+        result: string;
+        subagentUsage: { cacheReadInputTokens: number }[];
+      };
       expect(answer.result).toContain("3 sub-agents finished:");
       for (const name of ["alpha", "beta", "gamma"]) expect(answer.result).toContain(`Summarize ${name}.ts`);
-      expect(answer.result).toMatch(/cache read [1-9]\d*/);
+      expect(answer.subagentUsage).toHaveLength(3);
+      for (const fork of answer.subagentUsage) expect(fork.cacheReadInputTokens).toBeGreaterThan(0);
 
       const requests = (await sim.requests()).filter((r) => r.path === "/v1/messages");
       const parent = requests.filter((r) => r.querySource === "sdk");
@@ -69,7 +73,7 @@ describe("the demo's fan-out and edits, through the CLI", () => {
       join(project, "reviewers.json"),
       [
         {
-          match: { querySource: "sdk", lastToolResult: "[Agent " },
+          match: { querySource: "sdk", lastToolResult: "[Subagent hand-back]" },
           reply: { content: [{ type: "text", text: "All three reviewed." }] },
         },
         { match: { querySource: "sdk" }, reply: { content: ["alpha", "beta", "gamma"].map(review) } },

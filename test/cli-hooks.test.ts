@@ -108,7 +108,7 @@ describe("hook events through the CLI (R-X4)", () => {
       [
         { match: { querySource: "compact" }, reply: { content: [{ type: "text", text: SUMMARY }] } },
         {
-          match: { querySource: "sdk", lastToolResult: "[Agent " },
+          match: { querySource: "sdk", lastToolResult: "[Subagent hand-back]" },
           reply: { content: [{ type: "text", text: "Audit complete." }] },
         },
         ...readingRules("sdk", {

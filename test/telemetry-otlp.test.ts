@@ -147,12 +147,12 @@ describe("R-V5: OpenTelemetry export over OTLP", () => {
       join(project, "nested.json"),
       [
         {
-          match: { querySource: "sdk", lastToolResult: "[Agent " },
+          match: { querySource: "sdk", lastToolResult: "[Subagent hand-back]" },
           reply: { content: [{ type: "text", text: "All done." }] },
         },
         { match: { querySource: "sdk" }, reply: call("outer") },
         {
-          match: { querySource: "agent:outer", lastToolResult: "[Agent " },
+          match: { querySource: "agent:outer", lastToolResult: "[Subagent hand-back]" },
           reply: { content: [{ type: "text", text: "Outer done." }] },
         },
         { match: { querySource: "agent:outer" }, reply: call("inner") },

@@ -1,10 +1,11 @@
 import type { ApiMessage } from "@forkloop/loop-core";
+import { toolsUsedNote } from "./agent-hand-back.js";
 import type { SubAgentEvent, SubAgentResult } from "./sub-agent-types.js";
 
 /**
  * The Agent tool's structured output (R-K2, R-X1): what Claude Code 2.1.332 gives as a finished
  * foreground sub-agent's `tool_use_result` and PostToolUse `tool_response` — never sent to the
- * model, whose tool_result stays the report text. Claude Code's harness bookkeeping
+ * model, whose tool_result is the report in Claude Code's frame (agent-hand-back.ts). Claude Code's harness bookkeeping
  * (harnessNoteCount, harnessTailCount, harnessSectionHash) has no counterpart here and is left out.
  */
 export interface AgentToolOutput {
@@ -72,8 +73,14 @@ export class SubAgentActivity {
       prompt: call.prompt,
       agentId: result.agentId,
       agentType: call.agentType,
-      ...(this.calls.length === 0 ? {} : { toolsUsed: [...new Set(this.calls.map((c) => c.name))] }),
-      content: [{ type: "text", text: result.text }],
+      ...(this.calls.length === 0 ? {} : { toolsUsed: toolsUsed(this.calls) }),
+      // After a tool call Claude Code's content starts with its note of the tools used.
+      content: [
+        ...(this.calls.length === 0
+          ? []
+          : [{ type: "text" as const, text: toolsUsedNote(toolsUsed(this.calls)) }]),
+        { type: "text", text: result.text },
+      ],
       resolvedModel: this.lastReply?.model ?? call.model,
       totalDurationMs: result.durationMs,
       totalTokens:
@@ -115,6 +122,10 @@ function claudeCodeUsage(usage: ApiMessage["usage"] | undefined): Readonly<Recor
     speed: "standard",
     fallback_credit: null,
   };
+}
+
+function toolsUsed(calls: readonly { readonly name: string }[]): string[] {
+  return [...new Set(calls.map((call) => call.name))];
 }
 
 const SEARCH_TOOLS = new Set(["Grep", "Glob"]);

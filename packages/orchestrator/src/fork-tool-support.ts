@@ -10,6 +10,7 @@ import type {
   ToolUseContext,
 } from "@forkloop/loop-core";
 import { toolNameMatches } from "@forkloop/tools";
+import { handBackText, ONE_SHOT_AGENT_TYPES } from "./agent-hand-back.js";
 import { type AgentPool, responseStarted } from "./agent-pool.js";
 import { type AgentProfile, withProfile } from "./agent-profile.js";
 import { SubAgentActivity } from "./agent-tool-output.js";
@@ -257,15 +258,24 @@ export async function runForkForTool(
             model: taskParams.model,
             canContinue: fork.resumable === true,
           });
-    const toolResult = {
-      ...forkToolResult(fork.name, result, { resumable: fork.resumable === true }),
-      ...(output === undefined ? {} : { output }),
-    };
-    if (isolated === undefined) return toolResult;
+    // A completed Agent call hands its report back in Claude Code's frame (R-X1); other forks,
+    // and a call that failed, end with forkloop's usage line.
+    const toolResult: ToolResult =
+      output === undefined
+        ? forkToolResult(fork.name, result, { resumable: fork.resumable === true })
+        : {
+            content: handBackText(output, result.text, {
+              oneShot: ONE_SHOT_AGENT_TYPES.has(output.agentType),
+            }),
+            output,
+          };
+    const text = (content: string) =>
+      output === undefined ? content : [{ type: "text" as const, text: content }];
+    if (isolated === undefined) return { ...toolResult, content: text(toolResult.content as string) };
     const outcome = await isolated.finish(result);
     return {
       ...(toolResult.isError === true || outcome.conflict ? { isError: true } : {}),
-      content: `${toolResult.content as string}\n${outcome.report}`,
+      content: text(`${toolResult.content as string}\n${outcome.report}`),
     };
   } finally {
     signal.removeEventListener("abort", onAbort);

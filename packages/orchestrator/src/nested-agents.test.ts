@@ -61,7 +61,8 @@ describe("nested sub-agents (R-F1, R-F2 parent-side tools)", () => {
   it("R-F1: a sub-agent's Agent call starts a nested sub-agent in the pool; the depth limit (2) stops the third level", async () => {
     const text = await runSession();
     // main → outer → inner; inner's own Agent call is refused at the limit.
-    expect(text).toContain("parent got: outer got: inner got:");
+    // Each level's report reaches its parent inside Claude Code's hand-back frame (R-X1).
+    expect(text).toMatch(/^parent got: [\s\S]*\[Subagent hand-back\][\s\S]*outer got: [\s\S]*inner got:/);
     expect(text).toContain("Agent is not available to this sub-agent");
     const forks = sim.requests().filter((record) => record.querySource === "agent:general-purpose");
     // outer: 2 requests (call, report); inner: 2 requests (refused call, report); no "deeper".
@@ -74,7 +75,7 @@ describe("nested sub-agents (R-F1, R-F2 parent-side tools)", () => {
 
   it("R-F1: maxAgentDepth 1: sub-agents cannot start sub-agents", async () => {
     const text = await runSession(1);
-    expect(text).toContain("parent got: outer got:");
+    expect(text).toMatch(/^parent got: [\s\S]*\[Subagent hand-back\][\s\S]*outer got:/);
     expect(text).toContain("Agent is not available to this sub-agent");
     const forks = sim.requests().filter((record) => record.querySource === "agent:general-purpose");
     expect(forks.some((record) => record.rawBody.includes("Your task (inner)"))).toBe(false);

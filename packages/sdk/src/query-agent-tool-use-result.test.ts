@@ -79,7 +79,10 @@ describe("R-K2, R-X1: the Agent tool's structured output", () => {
       agentId: expect.any(String),
       agentType: "bumper",
       toolsUsed: ["Read", "Edit"],
-      content: [{ type: "text", text: "Bumped to 4." }],
+      content: [
+        { type: "text", text: "<tools-used-before-summary>Read, Edit</tools-used-before-summary>\n" },
+        { type: "text", text: "Bumped to 4." },
+      ],
       resolvedModel: expect.any(String),
       totalDurationMs: expect.any(Number),
       totalTokens: expect.any(Number),
@@ -119,6 +122,8 @@ describe("R-K2, R-X1: the Agent tool's structured output", () => {
       .filter((record) => record.querySource === "sdk")
       .at(-1);
     expect(finalRequest?.rawBody).toContain("Bumped to 4.");
+    // In Claude Code's hand-back frame (R-X1): the report is the sub-agent's words, not the user's.
+    expect(finalRequest?.rawBody).toContain("[Subagent hand-back] The text below is the final report");
     expect(finalRequest?.rawBody).not.toContain("toolStats");
   });
 });

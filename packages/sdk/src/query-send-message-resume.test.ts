@@ -23,8 +23,10 @@ function subAgent(request: BrainRequest): BrainReply {
   const last = JSON.stringify(request.body.messages.at(-1));
   if (last.includes(NESTED)) return text("nested: the license is MIT");
   const nested = request.lastToolResults.map((result) => result.content).join("\n");
-  if (body.includes(SECOND) && nested.length > 0)
-    return text(`report three: the license too (${SECOND}); ${nested.split("\n", 1)[0]}`);
+  // The nested call's report, the first line inside Claude Code's hand-back frame.
+  const report = /The report follows:\n {2}([^\n]*)/.exec(nested)?.[1];
+  if (body.includes(SECOND) && report !== undefined)
+    return text(`report three: the license too (${SECOND}); ${report}`);
   // The resumed sub-agent starts a nested one of its own, as it could in its first run.
   if (body.includes(SECOND))
     return call("Agent", { description: "check license", prompt: NESTED, subagent_type: "general-purpose" });

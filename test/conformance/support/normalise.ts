@@ -42,6 +42,9 @@ const TOOL_USE_ID = /\b(?:toolu|srvtoolu)_[A-Za-z0-9]+/g;
 const MESSAGE_ID = /\bmsg_(?:sim_)?[A-Za-z0-9]{12,}\b/g;
 const REQUEST_ID = /\breq_(?:sim_)?[A-Za-z0-9]{12,}\b/g;
 const ISO_TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z\b/g;
+/** The token count and duration in an Agent call's hand-back (`<usage>subagent_tokens: N …</usage>`). */
+const HAND_BACK_TOKENS = /\bsubagent_tokens: \d+/g;
+const HAND_BACK_DURATION = /\bduration_ms: \d+(?=<\/usage>)/g;
 
 export interface NormaliseContext {
   /** The run's directories, replaced by their names (`<work>`, `<home>`, …); longest first wins. */
@@ -118,7 +121,10 @@ export class Normaliser {
     for (const [id, placeholder] of this.numbered)
       if (out.includes(id)) out = out.split(id).join(placeholder);
     out = out.replace(MESSAGE_ID, "<msg>").replace(REQUEST_ID, "<req>");
-    return out.replace(ISO_TIME, "<time>");
+    return out
+      .replace(ISO_TIME, "<time>")
+      .replace(HAND_BACK_TOKENS, "subagent_tokens: <n>")
+      .replace(HAND_BACK_DURATION, "duration_ms: <ms>");
   }
 
   private number_(value: number, key: string, inCounts: boolean): number | string {

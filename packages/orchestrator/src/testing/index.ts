@@ -149,7 +149,13 @@ export function toolResultTexts(messages: readonly Message[]): string[] {
   return messages.flatMap((message) =>
     message.type === "user" && typeof message.message.content !== "string"
       ? message.message.content.flatMap((block) =>
-          block.type === "tool_result" ? [typeof block.content === "string" ? block.content : ""] : [],
+          block.type === "tool_result"
+            ? [
+                typeof block.content === "string"
+                  ? block.content
+                  : (block.content ?? []).map((part) => (part.type === "text" ? part.text : "")).join(""),
+              ]
+            : [],
         )
       : [],
   );

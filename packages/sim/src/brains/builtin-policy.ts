@@ -160,7 +160,7 @@ function summariseReports(answered: readonly Answered[]): BrainReply {
     // A sub-agent's result may end with its usage line (`[Agent …: … cache read N …]`): keep it,
     // it shows what the fork read from the parent's cache.
     const usage = /^\[[^\n]*\bcache read\b[^\n]*\]$/m.exec(a.result.content)?.[0];
-    return `- ${what} (${status}): ${firstLine(a.result.content)}${usage ? `\n  ${usage}` : ""}`;
+    return `- ${what} (${status}): ${firstLine(reportOf(a.result.content))}${usage ? `\n  ${usage}` : ""}`;
   });
   return say(`${answered.length} sub-agents finished:\n${lines.join("\n")}`);
 }
@@ -211,6 +211,23 @@ function say(text: string): BrainReply {
 function calls(text: string, uses: ReplyBlock[]): BrainReply {
   return { content: [{ type: "text", text: `(${SIGNATURE}) ${text}` }, ...uses] };
 }
+
+/**
+ * The report inside Claude Code's hand-back frame (an Agent call's result: notes, the frame, the
+ * report with every line indented, then the agent's id and usage lines); other text as it is.
+ */
+function reportOf(text: string): string {
+  const start = text.indexOf(HAND_BACK_REPORT);
+  if (start < 0) return text;
+  const lines: string[] = [];
+  for (const line of text.slice(start + HAND_BACK_REPORT.length).split("\n")) {
+    if (!line.startsWith("  ")) break;
+    lines.push(line.slice(2));
+  }
+  return lines.join("\n");
+}
+
+const HAND_BACK_REPORT = "The report follows:\n";
 
 function firstLine(text: string): string {
   return truncate(text.split("\n").find((line) => line.trim() !== "") ?? "", 200);
