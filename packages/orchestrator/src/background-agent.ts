@@ -6,6 +6,7 @@ import {
   backgroundShellsFor,
 } from "@forkloop/tools";
 import type { AgentPool } from "./agent-pool.js";
+import type { AgentToolOutput } from "./agent-tool-output.js";
 import { type ForkToolOptions, newAgentId, runForkForTool } from "./fork-tool-support.js";
 import type { SubAgentHandle } from "./sub-agent-types.js";
 
@@ -173,7 +174,15 @@ function agentTaskEnd(
   };
 }
 
+/**
+ * The report a background sub-agent's notice and output file carry: its own words. The hand-back
+ * frame (agent-hand-back.ts) is a foreground call's tool_result; inside a notice's <result> it
+ * would be escaped and nested (R-T5, R-X1).
+ */
 function resultText(result: ToolResult): string {
+  const output = result.output as Partial<AgentToolOutput> | undefined;
+  const report = output?.status === "completed" ? output.content?.at(-1)?.text : undefined;
+  if (report !== undefined) return report;
   if (typeof result.content === "string") return result.content;
   return result.content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("\n");
 }

@@ -20,12 +20,24 @@ import {
  * The main agent starts one sub-agent per line of its prompt (`type|call NAME JSON`); each
  * sub-agent makes that one call and reports what came back (is_error, text, whether an image did).
  */
+/** The sub-agent's report inside its Agent call's hand-back frame (agent-hand-back.ts), unindented. */
+function handBackReport(toolResult: string): string {
+  const start = toolResult.indexOf("The report follows:\n");
+  if (start < 0) return toolResult;
+  const lines = toolResult.slice(start + "The report follows:\n".length).split("\n");
+  const end = lines.findIndex((line) => !line.startsWith("  "));
+  return (end < 0 ? lines : lines.slice(0, end)).map((line) => line.slice(2)).join("\n");
+}
+
 const brain: Brain = (request) => {
   if (request.querySource === "sdk") {
     if (request.lastToolResults.length > 0) {
       return {
         content: [
-          { type: "text", text: request.lastToolResults.map((result) => result.content).join("\n---\n") },
+          {
+            type: "text",
+            text: request.lastToolResults.map((result) => handBackReport(result.content)).join("\n---\n"),
+          },
         ],
       };
     }
