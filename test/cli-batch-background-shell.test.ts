@@ -18,7 +18,19 @@ const alive = (item: number) => livePidsWithArgument(sleepOf(item)).length > 0;
 /** What the brain saw in /proc: each item's command while the item ran, the first one's at the second item's start. */
 const seen = { whileRunning: new Map<number, boolean>(), firstAtSecondStart: true };
 
-function brain(request: BrainRequest): BrainReply {
+/**
+ * Whether the item's command shows in /proc, waiting up to 5 s: the call answers as soon as its
+ * shell is spawned, and on a loaded machine `sleep` may not have replaced the shell yet.
+ */
+async function appears(item: number): Promise<boolean> {
+  for (const deadline = Date.now() + 5_000; Date.now() < deadline; ) {
+    if (alive(item)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return alive(item);
+}
+
+async function brain(request: BrainRequest): Promise<BrainReply> {
   const item = Number(/\((\d)\)/.exec(JSON.stringify(request.body.messages[0]))?.[1] ?? 0);
   if (request.lastToolResults.length === 0) {
     if (item === 2) seen.firstAtSecondStart = alive(1);
@@ -32,7 +44,7 @@ function brain(request: BrainRequest): BrainReply {
       ],
     };
   }
-  seen.whileRunning.set(item, alive(item));
+  seen.whileRunning.set(item, await appears(item));
   return { content: [{ type: "text", text: "started the build; done here" }] };
 }
 
