@@ -8,6 +8,7 @@ import { type ItemExecution, type ItemExecutor, type ItemOutcome, runBatch } fro
 import { isolateItems } from "./item-isolation.js";
 import type { Claim, JobItem } from "./job-backend.js";
 import { openLocalJournalBackend, readJournal } from "./local-journal-backend.js";
+import { itemResult } from "./testing/index.js";
 
 let root: string;
 let project: string;
@@ -42,23 +43,7 @@ async function seed(count: number, repo = true): Promise<void> {
 const items = (count: number): JobItem[] =>
   Array.from({ length: count }, (_, n) => ({ id: `i${n}`, label: `f${n}`, prompt: `edit ${n}` }));
 
-const done = (text = "edited"): ItemOutcome => ({
-  ok: true,
-  result: {
-    turns: 1,
-    usage: {
-      inputTokens: 1,
-      outputTokens: 1,
-      cacheCreationInputTokens: 0,
-      cacheReadInputTokens: 0,
-      apiCalls: 1,
-    },
-    costUsd: 0,
-    durationMs: 1,
-    terminal: "completed",
-    text,
-  },
-});
+const done = (text = "edited"): ItemOutcome => ({ ok: true, result: itemResult(text) });
 
 /** Runs `work` in each claim's workspace (real files), then ends with `outcome`. */
 function editingExecutor(
