@@ -25,6 +25,7 @@ import {
   openWorkspaceIsolation,
   runBatch,
 } from "@forkloop/batch";
+import { itemResult } from "@forkloop/batch/testing";
 import { type BenchResult, compare, percentile } from "./harness.js";
 
 const FILES = 5_000;
@@ -60,21 +61,6 @@ async function timeIt(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - started;
 }
 
-const result = (): Extract<ItemOutcome, { ok: true }>["result"] => ({
-  turns: 1,
-  usage: {
-    inputTokens: 1,
-    outputTokens: 1,
-    cacheCreationInputTokens: 0,
-    cacheReadInputTokens: 0,
-    apiCalls: 1,
-  },
-  costUsd: 0,
-  durationMs: TURN_MS,
-  terminal: "completed",
-  text: "done",
-});
-
 function editingExecutor(project: string): ItemExecutor {
   const edit = async (claim: Claim): Promise<ItemOutcome> => {
     await new Promise((resolve) => setTimeout(resolve, TURN_MS));
@@ -89,7 +75,7 @@ function editingExecutor(project: string): ItemExecutor {
       shared,
       (await readFile(shared, "utf8")).replace(`slot ${n}: empty`, `slot ${n}: item ${n}`),
     );
-    return { ok: true, result: result() };
+    return { ok: true, result: { ...itemResult(), durationMs: TURN_MS } };
   };
   return { startAll: (claims) => claims.map((claim) => ({ result: edit(claim), cancel() {} })) };
 }
