@@ -20,6 +20,7 @@ export type FileMatchRequest = Pick<
   | "mode"
   | "contextBefore"
   | "contextAfter"
+  | "onlyMatching"
   | "maxLines"
   | "maxFileBytes"
 > & {
@@ -138,8 +139,20 @@ function searchText(
   }
   const output: GrepLine[] = [...shown]
     .sort((left, right) => left - right)
-    .map((index) => ({ lineNumber: index + 1, text: clean[index] ?? "", isMatch: matched.has(index) }));
+    .map((index) => {
+      const line: GrepLine = { lineNumber: index + 1, text: clean[index] ?? "", isMatch: matched.has(index) };
+      return search.onlyMatching === true && line.isMatch
+        ? { ...line, parts: partsOf(line.text, pattern.line) }
+        : line;
+    });
   return { path, matchingLines: matched.size, lines: output };
+}
+
+/** The non-empty matched parts of one line (ripgrep's --only-matching skips empty matches). */
+function partsOf(text: string, regex: LinearRegex): string[] {
+  const parts: string[] = [];
+  for (const [start, end] of regex.matches(text)) if (end > start) parts.push(text.slice(start, end));
+  return parts;
 }
 
 function singleLineMatches(lines: readonly string[], regex: LinearRegex): Set<number> {

@@ -37,6 +37,7 @@ async function searchFiles(search: GrepSearch, engine: RegexEngine | undefined):
     mode: search.mode,
     contextBefore: search.contextBefore,
     contextAfter: search.contextAfter,
+    onlyMatching: search.onlyMatching === true,
     maxLines: search.maxLines,
     maxFileBytes: search.maxFileBytes,
     realRoots: realWorkspaceRoots(search.workspaceRoots),

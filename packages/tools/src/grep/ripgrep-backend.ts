@@ -45,6 +45,8 @@ interface RgEvent {
     readonly line_number?: number | null;
     /** On "end": where a NUL byte was found, null for a text file. */
     readonly binary_offset?: number | null;
+    /** On "match": each match's text and byte offsets into `lines`. */
+    readonly submatches?: readonly { readonly match?: RgText; readonly start?: number }[];
   };
 }
 
@@ -54,7 +56,11 @@ interface RgEvent {
  * walk but still reports the matches before the NUL, and searches a binary file named
  * explicitly; Grep skips binary files in both cases (as the JS backend does).
  */
-export function parseRipgrepJson(output: string, mode: GrepSearch["mode"]): GrepFileResult[] {
+export function parseRipgrepJson(
+  output: string,
+  mode: GrepSearch["mode"],
+  onlyMatching = false,
+): GrepFileResult[] {
   const byPath = new Map<string, { matchingLines: number; lines: GrepLine[] }>();
   for (const raw of output.split("\n")) {
     if (raw.trim().length === 0) continue;
@@ -63,16 +69,18 @@ export function parseRipgrepJson(output: string, mode: GrepSearch["mode"]): Grep
     if (event.type === "end" && typeof event.data?.binary_offset === "number") byPath.delete(path);
     if (event.type !== "match" && event.type !== "context") continue;
     const firstLine = event.data?.line_number ?? 0;
-    const lines = decode(event.data?.lines)
-      .replace(/\r?\n$/, "")
-      .split("\n");
+    const block = decode(event.data?.lines);
+    const lines = block.replace(/\r?\n$/, "").split("\n");
+    const parts =
+      onlyMatching && event.type === "match" ? partsByLine(block, event.data?.submatches ?? []) : undefined;
     const entry = byPath.get(path) ?? { matchingLines: 0, lines: [] };
     byPath.set(path, entry);
     lines.forEach((text, offset) => {
       const isMatch = event.type === "match";
       if (isMatch) entry.matchingLines++;
       if (mode === "content") {
-        entry.lines.push({ lineNumber: firstLine + offset, text: text.replace(/\r$/, ""), isMatch });
+        const line: GrepLine = { lineNumber: firstLine + offset, text: text.replace(/\r$/, ""), isMatch };
+        entry.lines.push(parts === undefined ? line : { ...line, parts: parts[offset] ?? [] });
       }
     });
   }
@@ -81,6 +89,26 @@ export function parseRipgrepJson(output: string, mode: GrepSearch["mode"]): Grep
     matchingLines: entry.matchingLines,
     lines: entry.lines,
   }));
+}
+
+/** Each line's non-empty matched parts (a match belongs to the line it starts on; offsets are bytes). */
+function partsByLine(
+  block: string,
+  submatches: readonly { readonly match?: RgText; readonly start?: number }[],
+): string[][] {
+  const bytes = Buffer.from(block, "utf8");
+  const byLine: string[][] = [];
+  for (const submatch of submatches) {
+    const text = decode(submatch.match);
+    if (text.length === 0) continue;
+    const line =
+      bytes
+        .subarray(0, submatch.start ?? 0)
+        .toString("utf8")
+        .split("\n").length - 1;
+    byLine[line] = [...(byLine[line] ?? []), text];
+  }
+  return byLine;
 }
 
 function decode(value: RgText | undefined): string {
@@ -120,7 +148,11 @@ export function createRipgrepBackend(executable: string): GrepBackend {
           resolve({ ok: false, error: `ripgrep: ${stderr.trim()}` });
           return;
         }
-        const found = parseRipgrepJson(Buffer.concat(stdout).toString("utf8"), search.mode);
+        const found = parseRipgrepJson(
+          Buffer.concat(stdout).toString("utf8"),
+          search.mode,
+          search.onlyMatching === true,
+        );
         // ripgrep has no link-count filter: matches in hard-linked files are dropped here (R-S4).
         const hardLinked = found.filter((file) => linkCount(file.path) > 1).map((file) => file.path);
         const files = found.filter((file) => !hardLinked.includes(file.path));

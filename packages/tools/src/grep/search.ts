@@ -13,6 +13,8 @@ export interface GrepSearch {
   readonly mode: "content" | "files_with_matches" | "count";
   readonly contextBefore: number;
   readonly contextAfter: number;
+  /** Content mode: each matching line's matched parts are collected (Grep's `-o`, rg --only-matching). */
+  readonly onlyMatching?: boolean;
   /** Content mode stops collecting after this many output lines (memory bound). */
   readonly maxLines: number;
   /** Files larger than this are skipped (and counted), so one huge file cannot exhaust memory. */
@@ -25,6 +27,8 @@ export interface GrepLine {
   readonly text: string;
   /** false for a context line (-A/-B/-C). */
   readonly isMatch: boolean;
+  /** With `onlyMatching`: a matching line's non-empty matched parts, left to right. */
+  readonly parts?: readonly string[];
 }
 
 export interface GrepFileResult {

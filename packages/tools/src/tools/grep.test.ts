@@ -100,6 +100,42 @@ describe("Grep (JavaScript backend)", () => {
     );
   });
 
+  it("R-X1: Claude Code's -o, context, offset and head_limit 0; the numbers must be whole", async () => {
+    const c = `${ws.root}/src/deep/c.ts`;
+    expect(
+      await run({
+        pattern: "line\\d",
+        output_mode: "content",
+        path: "src/deep/c.ts",
+        "-o": true,
+        head_limit: 2,
+      }),
+    ).toBe(`${c}:1:line1\n${c}:2:line2\n\n(Showing the first 2 lines; head_limit cut the rest.)`);
+    expect(await run({ pattern: "o+", output_mode: "content", path: "src/a.ts", "-o": true })).toBe(
+      [
+        `${ws.root}/src/a.ts:1:o`,
+        `${ws.root}/src/a.ts:1:oo`,
+        `${ws.root}/src/a.ts:2:o`,
+        `${ws.root}/src/a.ts:3:oo`,
+      ].join("\n"),
+    );
+    // context (alias -C) wins over -B/-A when non-zero, as Claude Code reads them.
+    expect(
+      await run({ pattern: "line2", output_mode: "content", path: "src/deep/c.ts", context: 1, "-A": 3 }),
+    ).toBe([`${c}-1-line1`, `${c}:2:line2 foo`, `${c}-3-line3`].join("\n"));
+    expect(await run({ pattern: "line", output_mode: "content", path: "src/deep/c.ts", offset: 5 })).toBe(
+      [`${c}:6:line6 foo`, `${c}:7:line7`].join("\n"),
+    );
+    expect(await run({ pattern: "foo", offset: 1, head_limit: 2 })).toBe(
+      `Found 4 files (showing 2 from entry 2)\n${ws.root}/src/a.ts\n${ws.root}/.hidden/h.ts`,
+    );
+    expect(await run({ pattern: "foo", head_limit: 0 })).toMatch(/^Found 4 files\n/);
+    expect(await run({ pattern: "foo", head_limit: 1.5 })).toMatch(/head_limit must be a whole number/);
+    expect(await run({ pattern: "foo", output_mode: "content", "-C": 0.5 })).toMatch(
+      /-C must be a whole number/,
+    );
+  });
+
   it("R-T3: multiline patterns span lines", async () => {
     expect(await run({ pattern: "foo = 1;.const bar", output_mode: "content", multiline: true })).toBe(
       `${ws.root}/src/a.ts:1:const foo = 1;\n${ws.root}/src/a.ts:2:const bar = 2;`,
@@ -211,6 +247,16 @@ describe("Grep ripgrep backend: arguments and parsing (end to end in grep-parity
         ],
       },
       { path: "/ws/b.ts", matchingLines: 1, lines: [{ lineNumber: 9, text: "foo", isMatch: true }] },
+    ]);
+  });
+
+  it("R-X1: with -o, a match event's submatches become each line's parts (byte offsets, multiline blocks)", () => {
+    const output = [
+      '{"type":"match","data":{"path":{"text":"/ws/a.ts"},"lines":{"text":"é foo fo\\nfoo\\n"},"line_number":4,"submatches":[{"match":{"text":"foo"},"start":3,"end":6},{"match":{"text":"fo\\nfoo"},"start":7,"end":13}]}}',
+    ].join("\n");
+    expect(parseRipgrepJson(output, "content", true)[0]?.lines).toEqual([
+      { lineNumber: 4, text: "é foo fo", isMatch: true, parts: ["foo", "fo\nfoo"] },
+      { lineNumber: 5, text: "foo", isMatch: true, parts: [] },
     ]);
   });
 });

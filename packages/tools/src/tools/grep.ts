@@ -39,20 +39,26 @@ const grepInput = z.object({
     ),
   "-i": z.boolean().optional().describe("Case insensitive search"),
   "-n": z.boolean().optional().describe("Show line numbers (content mode; default true)"),
-  "-A": z.number().int().min(0).optional().describe("Lines to show after each match (content mode)"),
-  "-B": z.number().int().min(0).optional().describe("Lines to show before each match (content mode)"),
-  "-C": z
-    .number()
-    .int()
-    .min(0)
+  "-o": z
+    .boolean()
     .optional()
-    .describe("Lines to show before and after each match (content mode)"),
+    .describe(
+      "Print only the matched (non-empty) parts of each matching line, one per output line (content mode)",
+    ),
+  "-A": z.number().min(0).optional().describe("Lines to show after each match (content mode)"),
+  "-B": z.number().min(0).optional().describe("Lines to show before each match (content mode)"),
+  "-C": z.number().min(0).optional().describe("Alias for context."),
+  context: z.number().min(0).optional().describe("Lines to show before and after each match (content mode)"),
   head_limit: z
     .number()
-    .int()
-    .min(1)
+    .min(0)
     .optional()
-    .describe("Show only the first N lines / files / count entries"),
+    .describe("Show only the first N lines / files / count entries; 0 for no limit"),
+  offset: z
+    .number()
+    .min(0)
+    .optional()
+    .describe("Skip the first N lines / files / count entries before applying head_limit (default 0)"),
   multiline: z
     .boolean()
     .optional()
@@ -71,8 +77,8 @@ export function createGrepTool(options: GrepToolOptions = {}) {
     name: "Grep",
     description:
       "Searches file contents with a regular expression (ripgrep syntax), respecting .gitignore and skipping " +
-      "binary files. Filter with glob or type; output_mode content (with -A/-B/-C context and -n line numbers), " +
-      "files_with_matches (default, newest first) or count; head_limit keeps the first N entries. Use multiline " +
+      "binary files. Filter with glob or type; output_mode content (with -A/-B/-C or context lines, -n line numbers, -o for only the matched parts), " +
+      "files_with_matches (default, newest first) or count; offset skips the first N entries and head_limit keeps the next N (0: all). Use multiline " +
       "for patterns that span lines.",
     inputSchema: grepInput,
     isConcurrencySafe: () => true,
@@ -81,11 +87,22 @@ export function createGrepTool(options: GrepToolOptions = {}) {
     backfillInput: (input, context) =>
       input.path === undefined ? input : { ...input, path: absolutePath(input.path, context.cwd) },
     async call(input, context) {
+      const notWhole = WHOLE_NUMBER_FIELDS.find(
+        (field) => input[field] !== undefined && !Number.isInteger(input[field]),
+      );
+      if (notWhole !== undefined)
+        return toolError(`${notWhole} must be a whole number of 0 or more, got ${input[notWhole]}.`);
       const resolved = resolveInWorkspace(input.path ?? context.cwd, context);
       if (!resolved.ok) return toolError(resolved.error);
       const types = input.type === undefined ? [] : typeGlobs(input.type);
       if ("error" in types) return toolError(types.error);
       const mode = input.output_mode ?? "files_with_matches";
+      // Claude Code's reading: `context` (or its alias -C) when non-zero, else -B and -A.
+      const around = input.context || (input["-C"] ?? input.context) || 0;
+      const offset = input.offset ?? 0;
+      // head_limit 0 means no limit, as in Claude Code.
+      const headLimit = input.head_limit === 0 ? undefined : input.head_limit;
+      const window = { offset, headLimit };
       const search: GrepSearch = {
         pattern: input.pattern,
         root: resolved.path,
@@ -95,9 +112,10 @@ export function createGrepTool(options: GrepToolOptions = {}) {
         caseInsensitive: input["-i"] === true,
         multiline: input.multiline === true,
         mode,
-        contextBefore: input["-B"] ?? input["-C"] ?? 0,
-        contextAfter: input["-A"] ?? input["-C"] ?? 0,
-        maxLines: Math.min(GREP_MAX_CONTENT_LINES, input.head_limit ?? GREP_MAX_CONTENT_LINES),
+        contextBefore: around || (input["-B"] ?? 0),
+        contextAfter: around || (input["-A"] ?? 0),
+        onlyMatching: input["-o"] === true,
+        maxLines: Math.min(GREP_MAX_CONTENT_LINES, offset + (headLimit ?? GREP_MAX_CONTENT_LINES)),
         maxFileBytes: options.maxFileBytes ?? GREP_MAX_FILE_BYTES,
         signal: context.abortController.signal,
       };
@@ -112,16 +130,17 @@ export function createGrepTool(options: GrepToolOptions = {}) {
       const note = skippedNote(outcome.skipped, search.maxFileBytes, denied);
       switch (mode) {
         case "files_with_matches":
-          return { content: (await formatFiles(files, input.head_limit)) + note };
+          return { content: (await formatFiles(files, window)) + note };
         case "count":
-          return { content: formatCounts(files, input.head_limit) + note };
+          return { content: formatCounts(files, window) + note };
         case "content":
           return {
             content:
               formatContent(files, {
                 lineNumbers: input["-n"] !== false,
                 separators: search.contextBefore > 0 || search.contextAfter > 0,
-                headLimit: input.head_limit,
+                onlyMatching: search.onlyMatching === true,
+                ...window,
               }) + note,
           };
         default: {
@@ -135,18 +154,36 @@ export function createGrepTool(options: GrepToolOptions = {}) {
 
 export const grepTool = createGrepTool();
 
-async function formatFiles(files: readonly GrepFileResult[], headLimit: number | undefined): Promise<string> {
-  if (files.length === 0) return "No files found";
-  const sorted = await sortNewestFirst(files.map((file) => file.path));
-  const shown = sorted.slice(0, headLimit ?? sorted.length);
-  const header = `Found ${files.length} file${files.length === 1 ? "" : "s"}`;
-  const limited = shown.length < files.length ? ` (showing the first ${shown.length})` : "";
-  return `${header}${limited}\n${shown.join("\n")}`;
+/** Typed as number (as Claude Code types them) and checked whole here, naming the field. */
+const WHOLE_NUMBER_FIELDS = ["-A", "-B", "-C", "context", "head_limit", "offset"] as const;
+
+/** Which entries to show: `offset` skipped, then at most `headLimit` (none = all). */
+interface EntryWindow {
+  readonly offset: number;
+  readonly headLimit: number | undefined;
 }
 
-function formatCounts(files: readonly GrepFileResult[], headLimit: number | undefined): string {
+function windowOf<T>(entries: readonly T[], window: EntryWindow): T[] {
+  const end = window.headLimit === undefined ? entries.length : window.offset + window.headLimit;
+  return entries.slice(window.offset, end);
+}
+
+function shownNote(shown: number, total: number, window: EntryWindow): string {
+  if (window.offset > 0) return ` (showing ${shown} from entry ${window.offset + 1})`;
+  return shown < total ? ` (showing the first ${shown})` : "";
+}
+
+async function formatFiles(files: readonly GrepFileResult[], window: EntryWindow): Promise<string> {
+  if (files.length === 0) return "No files found";
+  const sorted = await sortNewestFirst(files.map((file) => file.path));
+  const shown = windowOf(sorted, window);
+  const header = `Found ${files.length} file${files.length === 1 ? "" : "s"}`;
+  return `${header}${shownNote(shown.length, files.length, window)}\n${shown.join("\n")}`;
+}
+
+function formatCounts(files: readonly GrepFileResult[], window: EntryWindow): string {
   if (files.length === 0) return "No matches found";
-  const shown = files.slice(0, headLimit ?? files.length);
+  const shown = windowOf(files, window);
   const total = files.reduce((sum, file) => sum + file.matchingLines, 0);
   const lines = shown.map((file) => `${file.path}:${file.matchingLines}`);
   return `${lines.join("\n")}\n\nFound ${total} total matching line${total === 1 ? "" : "s"} across ${files.length} file${files.length === 1 ? "" : "s"}.`;
@@ -155,10 +192,10 @@ function formatCounts(files: readonly GrepFileResult[], headLimit: number | unde
 /** ripgrep's format: `path:N:text` for matches, `path-N-text` for context, `--` between groups. */
 function formatContent(
   files: readonly GrepFileResult[],
-  options: {
+  options: EntryWindow & {
     lineNumbers: boolean;
     separators: boolean;
-    headLimit: number | undefined;
+    onlyMatching: boolean;
   },
 ): string {
   const out: string[] = [];
@@ -170,16 +207,18 @@ function formatContent(
       previous = line.lineNumber;
       const separator = line.isMatch ? ":" : "-";
       const number = options.lineNumbers ? `${line.lineNumber}${separator}` : "";
-      out.push(`${file.path}${separator}${number}${clip(line.text)}`);
+      const texts = options.onlyMatching && line.isMatch ? (line.parts ?? []) : [line.text];
+      for (const text of texts) out.push(`${file.path}${separator}${number}${clip(text)}`);
     }
   }
-  if (out.length === 0) return "No matches found";
+  const windowed = options.offset > 0 ? out.slice(options.offset) : out;
+  if (windowed.length === 0) return "No matches found";
   // Cut here, not in the backends, so that the JS backend (which stops reading once it has more
   // lines than this) and ripgrep (which reports everything) print the same thing.
   const byHeadLimit = options.headLimit !== undefined && options.headLimit <= GREP_MAX_CONTENT_LINES;
   const limit = byHeadLimit ? (options.headLimit as number) : GREP_MAX_CONTENT_LINES;
-  if (out.length <= limit) return out.join("\n");
-  const shown = out.slice(0, limit).join("\n");
+  if (windowed.length <= limit) return windowed.join("\n");
+  const shown = windowed.slice(0, limit).join("\n");
   return byHeadLimit
     ? `${shown}\n\n(Showing the first ${limit} lines; head_limit cut the rest.)`
     : `${shown}\n\n(The search stopped after ${GREP_MAX_CONTENT_LINES} lines; narrow it.)`;
