@@ -70,6 +70,8 @@ const SAFE_READS = [
   "find . -name '*.ts' -type f",
   "pwd",
   "echo hello; echo $HOME",
+  "sleep 1; echo hello",
+  "sleep 0.5 && ls",
   "sort -u README.md",
   "uniq README.md",
   "xxd README.md",

@@ -264,6 +264,8 @@ export const READ_ONLY_COMMANDS: Readonly<Record<string, ReadOnlyPolicy>> = {
   // Not -v (assigns a shell variable).
   printf: { flags: flags(""), operands: text },
   true: { flags: flags(""), operands: text, noOptions: true, anyArgumentIsSafe: true },
+  // Waits and exits: no effect but time (the call's timeout bounds it). Claude Code's check accepts it too.
+  sleep: { flags: flags(""), operands: text },
   false: { flags: flags(""), operands: text, noOptions: true, anyArgumentIsSafe: true },
   test: { flags: flags(""), operands: text, noOptions: true, anyArgumentIsSafe: true },
   "[": { flags: flags(""), operands: text, noOptions: true, anyArgumentIsSafe: true },
