@@ -104,7 +104,7 @@ async function midSearch(prompt: string, bytes: number): Promise<StartedCli> {
   return run;
 }
 
-/** SIGTERM now; then: exit 143, the call answered "Interrupted by user", and a resume that sees both. */
+/** SIGTERM now; then: exit 143, the call answered as stopped while running, and a resume that sees both. */
 async function stopsAndResumes(run: StartedCli): Promise<void> {
   run.child.kill("SIGTERM");
   const stopped = await run.exited;
@@ -117,7 +117,9 @@ async function stopsAndResumes(run: StartedCli): Promise<void> {
   const toolUseId = String(call?.id);
   expect(toolUseId).toMatch(/^toolu_/);
   // The call's answer is the interruption, not the search's result: the process did not wait for it.
-  expect(stopped.stdout).toMatch(new RegExp(`"tool_use_id":"${toolUseId}"[^\\n]*Interrupted by user`));
+  expect(stopped.stdout).toMatch(
+    new RegExp(`"tool_use_id":"${toolUseId}"[^\\n]*stopped while running[^\\n]*User rejected tool use`),
+  );
   const sessionId = lines.at(-1)?.session_id ?? "";
   const before = (await sim.requests()).length;
   const resumed = await runCli(["run", "--resume", sessionId, "what happened?"], { cwd: dir, env: sim.env });
@@ -125,7 +127,7 @@ async function stopsAndResumes(run: StartedCli): Promise<void> {
   const [request] = (await sim.requests()).slice(before);
   // Nothing lost: the resumed conversation carries the call and its interrupted result.
   expect(request?.rawBody).toContain(toolUseId);
-  expect(request?.rawBody).toContain("Interrupted by user");
+  expect(request?.rawBody).toContain("this call was stopped while running");
 }
 
 describe("R-S12: a signal always ends the run promptly (built CLI)", () => {

@@ -259,8 +259,11 @@ describe("R-L6: every terminal reason, against the simulator", () => {
     expect(terminal.reason).toBe("aborted_tools");
     const notice = terminal.messages.at(-1) as UserMessage;
     expect(notice.interrupt).toEqual({ toolUse: true });
+    // Claude Code's words: both calls rejected by the user, the started one said to have run in part (R-K2).
     const results = JSON.stringify(terminal.messages);
-    expect(results.match(/Interrupted by user/g)?.length).toBeGreaterThanOrEqual(2);
+    expect(results.match(/The user doesn't want to proceed with this tool use/g)?.length).toBe(2);
+    expect(results.match(/this call was stopped while running/g)?.length).toBe(1);
+    expect(results.match(/User rejected tool use/g)?.length).toBe(2);
     await assertHistoryAccepted(handle, terminal.messages);
   });
 

@@ -1,6 +1,6 @@
+import { interruptedResult } from "./interrupted-result.js";
 import type { ToolUseBlock } from "./messages.js";
 import {
-  errorResult,
   INTERRUPTED_META,
   isConcurrencySafeCall,
   runToolUse,
@@ -119,7 +119,8 @@ export class StreamingToolExecutor {
     return {
       message: toolResultMessage(
         tool.block.id,
-        errorResult("Interrupted by user"),
+        // A call that had started may have done part of its work: Claude Code says so (R-K2).
+        interruptedResult(tool.status === "running"),
         tool.parentUuid,
         this.options.uuid(),
         INTERRUPTED_META,

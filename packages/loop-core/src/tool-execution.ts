@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { createUserMessage } from "./create-message.js";
 import type { LoopHooks, PreToolUseOutcome } from "./hooks.js";
+import { interruptedResult } from "./interrupted-result.js";
 import type { ContentBlockParam, ToolResultMeta, ToolUseBlock, UserMessage } from "./messages.js";
 import type { CanUseTool, PermissionDecision } from "./permissions.js";
 import { type Tool, type ToolResult, type ToolUseContext, toolUseResultOf } from "./tool.js";
@@ -121,7 +122,7 @@ export async function runToolUse(
     const interrupted = context.abortController.signal.aborted;
     // Cut by the user's interrupt: reported as the executor reports a call the stop cancelled.
     if (interrupted) meta = INTERRUPTED_META;
-    result = errorResult(interrupted ? "Interrupted by user" : `Error: ${errorMessage(error)}`);
+    result = interrupted ? interruptedResult(true) : errorResult(`Error: ${errorMessage(error)}`);
   }
 
   let stop: { reason: string } | undefined;

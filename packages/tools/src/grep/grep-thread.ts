@@ -57,7 +57,7 @@ export async function matchFilesOffThread(
   });
 }
 
-/** What a stopped search rejects with (the tool call is answered "Interrupted by user"). */
+/** What a stopped search rejects with (the loop answers the call as stopped by the user). */
 function stopped(): DOMException {
   return new DOMException("Grep was stopped", "AbortError");
 }
