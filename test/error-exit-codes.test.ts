@@ -15,12 +15,14 @@ import { ForkloopError } from "@forkloop/loop-core/errors";
 import { OrchestratorError } from "@forkloop/orchestrator";
 import { TelemetryConfigError } from "@forkloop/orchestrator/telemetry";
 import { NotATranscriptError } from "@forkloop/report";
-import { describeError } from "@forkloop/sdk";
+import { AbortError, describeError, ErrorResultError } from "@forkloop/sdk";
 import { OptionsError } from "@forkloop/sdk/errors";
 import { LockHeldError } from "@forkloop/sdk/owner-lock";
+import { FaultSpecError, NoMatchingRuleError, ScenarioError } from "@forkloop/sim";
 import { describe, expect, it } from "vitest";
 import { CliError } from "../apps/cli/src/cli-error.js";
 import { EXIT, EXIT_FOR_ERROR_CODE, exitCodeForError } from "../apps/cli/src/exit-codes.js";
+import { BatchScriptError } from "../packages/sim/src/batch-script.js";
 
 const damage = { path: "/s/abc.fltr", offset: 10, intactRecords: 2, laterRecords: 1, fileBytes: 40 };
 const enospc = Object.assign(new Error("ENOSPC: no space left on device, write"), {
@@ -56,6 +58,27 @@ const CASES: readonly (readonly [string, number, unknown])[] = [
     "TelemetryConfigError (an OTEL_* variable forkloop cannot follow)",
     2,
     new TelemetryConfigError("bad OTEL"),
+  ],
+  ["FaultSpecError (a bad --faults)", 2, new FaultSpecError('fault "9@1": status must be 400-599')],
+  [
+    "BatchScriptError (a bad --batch-script)",
+    2,
+    new BatchScriptError("expire@0: batches and entries count from 1"),
+  ],
+  ["ScenarioError (a bad scenario file)", 2, new ScenarioError("/s.json: rules.0: invalid")],
+  [
+    "NoMatchingRuleError (a scenario with no rule for a request)",
+    2,
+    new NoMatchingRuleError("no rule matched"),
+  ],
+  ["AbortError (a query aborted)", 130, new AbortError("Claude Code process aborted by user")],
+  [
+    "ErrorResultError (a query that ended with an error result, exit 1 as the Agent SDK's script)",
+    1,
+    new ErrorResultError("Reached maximum number of turns (1)", {
+      type: "result",
+      subtype: "error_max_turns",
+    } as never),
   ],
   ["a worker that crashed (a bug or a fault)", 1, new OrchestratorError("worker_crashed", "worker exited")],
   ["BatchRefusedError escaping its worker", 1, new BatchRefusedError("mcp_server_unavailable", "x")],
@@ -116,6 +139,29 @@ describe("R-A7: describeError gives the problem and the fix, and a stack only fo
       code: "file_system",
       message:
         "cannot write /state/x: no space left on the device (ENOSPC). Free some space, then run the command again.",
+    });
+  });
+
+  it("the simulator's errors, an abort and an error result are their own message, never an unexpected error with a stack", () => {
+    expect(describeError(new ScenarioError("/s.json: rules.0.reply: Required"))).toEqual({
+      code: "invalid_scenario",
+      message: "/s.json: rules.0.reply: Required",
+    });
+    expect(describeError(new FaultSpecError("random faults: p429 must be within 0..1"))).toEqual({
+      code: "invalid_fault_spec",
+      message: "random faults: p429 must be within 0..1",
+    });
+    expect(describeError(new AbortError("Claude Code process aborted by user"))).toEqual({
+      code: "aborted",
+      message: "interrupted: Claude Code process aborted by user",
+    });
+    const ended = new ErrorResultError("Reached maximum number of turns (1)", {
+      type: "result",
+      subtype: "error_max_turns",
+    } as never);
+    expect(describeError(ended)).toEqual({
+      code: "error_result",
+      message: "Claude Code returned an error result: Reached maximum number of turns (1)",
     });
   });
 

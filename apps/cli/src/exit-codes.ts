@@ -86,6 +86,13 @@ export const EXIT_FOR_ERROR_CODE: Readonly<Record<string, ExitCode>> = {
   invalid_options: EXIT.usage,
   /** A file given as a transcript that holds no session (@forkloop/report). */
   not_a_transcript: EXIT.usage,
+  /** The simulator's `--faults`, `--batch-script` or scenario file is not valid, or no rule matched (@forkloop/sim). */
+  invalid_fault_spec: EXIT.usage,
+  invalid_batch_script: EXIT.usage,
+  invalid_scenario: EXIT.usage,
+  no_matching_rule: EXIT.usage,
+  /** A query aborted (the SDK's AbortError) escaping a command: reported as an interrupt. */
+  aborted: EXIT.interrupted,
   /** An OTEL_* variable forkloop cannot follow (R-V5). */
   invalid_telemetry_config: EXIT.usage,
   /** A disk that is full or read-only, a permission, a file where a directory belongs. */

@@ -10,7 +10,23 @@ export interface ForkloopErrorOptions {
   readonly cause?: unknown;
 }
 
+/**
+ * The family's brand, a registered symbol: `instanceof ForkloopError` reads it, so an error is of the
+ * family wherever its class was defined — in the simulator, which imports no sibling (SPEC §0) and
+ * so cannot extend this class, or in a second copy of this module (a bundle beside an installed
+ * `@forkloop/loop-core`). A subclass's own `instanceof` stays the prototype check.
+ */
+const FORKLOOP_ERROR_BRAND: unique symbol = Symbol.for("forkloop.error");
+
 export class ForkloopError extends Error {
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class `instanceof` asked about — a subclass keeps the prototype check
+    if (this !== ForkloopError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return (
+      value instanceof Error && (value as { [FORKLOOP_ERROR_BRAND]?: unknown })[FORKLOOP_ERROR_BRAND] === true
+    );
+  }
+
   override readonly name: string = "ForkloopError";
   /** What went wrong, e.g. `invalid_options`, `transcript_corrupt`; `internal` when not said. */
   readonly code: string;
@@ -20,6 +36,10 @@ export class ForkloopError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = options.code ?? "internal";
     this.data = options.data;
+  }
+
+  get [FORKLOOP_ERROR_BRAND](): true {
+    return true;
   }
 }
 

@@ -16,9 +16,23 @@ export interface ErrorDescription {
 
 /**
  * Codes of errors from packages below the SDK (which cannot use `OptionsError`) that the caller
- * fixes: an OTEL_* variable forkloop cannot follow (R-V5), a file that is not a transcript.
+ * fixes: an OTEL_* variable forkloop cannot follow (R-V5), a file that is not a transcript, the
+ * simulator's fault and batch scripts and scenario files, a scenario with no rule for a request.
  */
-const FIXABLE_CODES: ReadonlySet<string> = new Set(["invalid_telemetry_config", "not_a_transcript"]);
+const FIXABLE_CODES: ReadonlySet<string> = new Set([
+  "invalid_telemetry_config",
+  "not_a_transcript",
+  "invalid_fault_spec",
+  "invalid_batch_script",
+  "invalid_scenario",
+  "no_matching_rule",
+]);
+
+/**
+ * Codes of errors that end a query as the user or the run decided, not by a bug: an abort, and an
+ * error result (its message carries the result's text, as the Agent SDK's does) — no stack.
+ */
+const ENDING_CODES: ReadonlySet<string> = new Set(["aborted", "error_result"]);
 
 /**
  * Every expected failure — a problem the caller can fix (an `OptionsError` of any package), a
@@ -28,6 +42,11 @@ const FIXABLE_CODES: ReadonlySet<string> = new Set(["invalid_telemetry_config", 
 export function describeError(error: unknown): ErrorDescription {
   if (error instanceof OptionsError || (error instanceof ForkloopError && FIXABLE_CODES.has(error.code)))
     return { code: error.code, message: error.message };
+  if (error instanceof ForkloopError && ENDING_CODES.has(error.code))
+    return {
+      code: error.code,
+      message: error.code === "aborted" ? `interrupted: ${error.message}` : error.message,
+    };
   if (error instanceof ForkloopError && error.code === "transcript_corrupt")
     return { code: error.code, message: damageNotice(error.data as unknown as TranscriptDamageData) };
   if (error instanceof ForkloopError && error.code === "transcript_write_failed") {

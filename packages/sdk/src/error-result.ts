@@ -1,3 +1,4 @@
+import { ForkloopError } from "@forkloop/loop-core/errors";
 import type { SDKMessage } from "./messages.js";
 
 /**
@@ -6,13 +7,19 @@ import type { SDKMessage } from "./messages.js";
  * `for await` exits through its `catch`, a one-shot script exits 1). The error keeps the result.
  * forkloop's CLI catches it: it reports the result itself (`forkloop run`'s exit codes).
  * The message is the Agent SDK's word for word: programs written for it match on it (R-K2).
+ * In forkloop's family (R-A7) its code is `error_result`, with the result's subtype as data.
  */
-export class ErrorResultError extends Error {
+export class ErrorResultError extends ForkloopError {
+  /** The Agent SDK throws a plain `Error`: programs that print `error.name` see "Error" from both. */
+  override readonly name = "Error";
   constructor(
     readonly resultText: string,
     readonly result: Extract<SDKMessage, { type: "result" }>,
   ) {
-    super(`Claude Code returned an error result: ${resultText}`);
+    super(`Claude Code returned an error result: ${resultText}`, {
+      code: "error_result",
+      data: { subtype: result.subtype },
+    });
   }
 }
 

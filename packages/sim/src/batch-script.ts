@@ -1,3 +1,5 @@
+import { SimError } from "./sim-error.js";
+
 /**
  * A scripted control of the Message Batches a simulator processes (R-D4, R-B8): what the API
  * does to a batch now and then — expire it before every request ran, cancel it (as another
@@ -17,7 +19,13 @@ export type BatchScriptItem =
 
 export type BatchScript = readonly BatchScriptItem[];
 
-export class BatchScriptError extends Error {}
+/** A `--batch-script` the simulator cannot follow: the message names the item and the fix. */
+export class BatchScriptError extends SimError {
+  override readonly name = "BatchScriptError";
+  constructor(message: string) {
+    super("invalid_batch_script", message);
+  }
+}
 
 export function parseBatchScript(spec: string): BatchScript {
   const items: BatchScriptItem[] = [];

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { SimError } from "./sim-error.js";
 
 /**
  * A fault the simulator can inject:
@@ -103,8 +104,12 @@ export function faultRecordName(kind: FaultKind): string {
   return kind === "max_tokens" ? "max_tokens_cut" : kind;
 }
 
-export class FaultSpecError extends Error {
+/** A `--faults` text the simulator cannot follow: the message names the item and the fix. */
+export class FaultSpecError extends SimError {
   override readonly name = "FaultSpecError";
+  constructor(message: string) {
+    super("invalid_fault_spec", message);
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { NAMED_FAULTS } from "./faults.js";
+import { SimError } from "./sim-error.js";
 
 /**
  * A rule's text condition: `/regex/flags` is a regular expression, anything else a substring
@@ -118,8 +119,12 @@ export const scenarioSchema = z.strictObject({
 export type Scenario = z.infer<typeof scenarioSchema>;
 export type ScenarioRule = Scenario["rules"][number];
 
-export class ScenarioError extends Error {
+/** A scenario file that cannot be read or is not valid: the message names the file and the JSON path. */
+export class ScenarioError extends SimError {
   override readonly name = "ScenarioError";
+  constructor(message: string) {
+    super("invalid_scenario", message);
+  }
 }
 
 /** Reads and validates a scenario file; errors name the file and the JSON path. */

@@ -1,10 +1,14 @@
 import type { FaultKind } from "../faults.js";
 import { type Scenario, type ScenarioRule, textConditionRegex } from "../scenario.js";
+import { SimError } from "../sim-error.js";
 import type { Brain, BrainReply, BrainRequest } from "../types.js";
 
 /** Raised when no rule matches and the scenario has no fallback. */
-export class NoMatchingRuleError extends Error {
+export class NoMatchingRuleError extends SimError {
   override readonly name = "NoMatchingRuleError";
+  constructor(message: string) {
+    super("no_matching_rule", message);
+  }
 }
 
 /**
