@@ -125,7 +125,7 @@ export type SubAgentEvent =
       readonly agentId: string;
       readonly model: string;
       readonly querySource: string;
-      /** Epoch ms (sub-ms precision) when the worker sent the HTTP request. */
+      /** Epoch ms, on the pool's clock (the one `rate_limited.until` is on), when the worker sent the HTTP request. */
       readonly at: number;
     }
   | { readonly type: "text"; readonly agentId: string; readonly text: string }

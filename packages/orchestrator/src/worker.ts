@@ -90,7 +90,11 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
   // R-V5: a task carries a trace context only when the parent exports telemetry.
   const telemetry = task.traceparent === undefined ? undefined : portSink(task.id, emit);
   const rateLimitListeners: ((pause: RateLimitPause) => void)[] = [];
-  emit({ type: "started", agentId: task.id, threadId, at: performance.timeOrigin + performance.now() });
+  // Event times are on the pool's clock, the one a 429 pause's `until` is on, so a request sent as
+  // a pause ends is stamped at or after its end. `performance.timeOrigin + performance.now()` is
+  // not: the monotonic clock drifts from the wall clock (0.5 % on a slewed VM clock), a thread's
+  // origin more the longer it lives.
+  emit({ type: "started", agentId: task.id, threadId, at: clock.now() });
 
   // R-B1: a cancel ends a wait for a slot at once, here and in the parent, and a
   // cancelled wait takes no slot.
@@ -149,7 +153,7 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
       agentId: task.id,
       model,
       querySource: headerOf(init, QUERY_SOURCE_HEADER) ?? task.querySource,
-      at: performance.timeOrigin + performance.now(),
+      at: clock.now(),
     });
     const response = transportsModelRequest(input, init)
       ? await viaParent(String(init?.body ?? ""), init)
