@@ -9,7 +9,8 @@ import { type Brain, startSimulator } from "@forkloop/sim";
 export type SimProcessMessage =
   | { readonly type: "listening"; readonly url: string }
   | { readonly type: "first_request"; readonly session: number; readonly at: number }
-  | { readonly type: "sub_agent_waiting" };
+  | { readonly type: "sub_agent_waiting" }
+  | { readonly type: "held"; readonly session: number };
 
 const send = (message: SimProcessMessage) => process.send?.(message);
 
@@ -18,6 +19,7 @@ const gate = new Promise<void>((resolve) => {
   release = resolve;
 });
 const seen = new Set<number>();
+const held = new Set<number>();
 
 const brain: Brain = async (request) => {
   if (request.querySource?.startsWith("agent:")) {
@@ -26,6 +28,18 @@ const brain: Brain = async (request) => {
     return { content: [{ type: "text", text: "sub-agent done" }] };
   }
   if (request.lastToolResults.length > 0) return { content: [{ type: "text", text: "both reported" }] };
+  // "hold N: …": a session of the side-by-side memory round (the real Agent SDK's Claude Code
+  // asks no sub-agent of ours), held at its first request, once per session, until the release.
+  const hold = /\bhold (\d+):/.exec(request.lastUserText ?? "");
+  if (hold) {
+    const session = Number(hold[1]);
+    if (!held.has(session)) {
+      held.add(session);
+      send({ type: "held", session });
+    }
+    await gate;
+    return { content: [{ type: "text", text: "held and done" }] };
+  }
   const session = Number(/session (\d+)/.exec(request.lastUserText ?? "")?.[1]);
   if (!seen.has(session)) {
     seen.add(session);

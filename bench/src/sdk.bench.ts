@@ -3,11 +3,12 @@
  * two sub-agents, side by side with 32 concurrent `forkloop run` processes doing the same — memory
  * per session (while every session has its two sub-agents in flight) and time to first request.
  * The simulator runs in a process of its own and holds every sub-agent's reply until the figures
- * are read. First, the import of `@forkloop/sdk` side by side with the real Agent SDK's (R-V2: a
- * one-shot program waits for it before its first message).
+ * are read. Then 16 concurrent `query()` sessions beside the real Agent SDK's, each held at its
+ * first request (PSS per session). First, the import of `@forkloop/sdk` side by side with the real
+ * Agent SDK's (R-V2: a one-shot program waits for it before its first message).
  */
 import { execFileSync, fork, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,6 +29,8 @@ const AGENT_SDK = new URL(
   import.meta.url,
 ).href;
 const IMPORT_ROUNDS = 9;
+/** Concurrent sessions of the side-by-side memory figure (the issue's goal: ≤ 0.05× the Agent SDK's at 16). */
+const MEMORY_SESSIONS = 16;
 
 /** Milliseconds a fresh node process spends in `await import(url)` (its own clock, around the import). */
 function importMs(url: string): number {
@@ -79,18 +82,22 @@ async function startSimProcess() {
   const child = fork(SIM_PROCESS, [], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
   const firstRequestAt = new Map<number, number>();
   let subAgentsWaiting = 0;
+  const held = new Set<number>();
   const url = await new Promise<string>((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`the simulator process exited (${code})`)));
     child.on("message", (message: SimProcessMessage) => {
       if (message.type === "listening") resolve(message.url);
       if (message.type === "first_request") firstRequestAt.set(message.session, message.at);
       if (message.type === "sub_agent_waiting") subAgentsWaiting++;
+      if (message.type === "held") held.add(message.session);
     });
   });
   return {
     url,
+    pid: child.pid,
     firstRequestAt,
     subAgentsWaiting: () => subAgentsWaiting,
+    held: () => held.size,
     release: () => child.send("release"),
     close: () =>
       new Promise<void>((resolve) => {
@@ -140,6 +147,126 @@ async function round(
   }
 }
 
+/** Every process below `pid` (its children, theirs, …), from /proc's children lists. */
+function descendants(pid: number): number[] {
+  const found: number[] = [];
+  let tasks: string[] = [];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return found; // gone meanwhile
+  }
+  for (const task of tasks) {
+    let children = "";
+    try {
+      children = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8");
+    } catch {
+      continue;
+    }
+    for (const child of children.split(/\s+/).filter(Boolean).map(Number)) {
+      found.push(child, ...descendants(child));
+    }
+  }
+  return found;
+}
+
+/**
+ * PSS per session with `sessions` sessions held at their first model request: this process's
+ * growth plus every process the sessions started (the Agent SDK runs a Claude Code process per
+ * session; forkloop's `query()` runs in this one). The simulator's process is not counted.
+ */
+async function heldSessionsPssMiB(
+  label: string,
+  sessions: number,
+  start: (index: number, url: string) => Promise<void>,
+): Promise<number> {
+  const sim = await startSimProcess();
+  try {
+    await settle();
+    const notSessions = new Set([sim.pid, ...(sim.pid === undefined ? [] : descendants(sim.pid))]);
+    const before = pssKb("self");
+    const runs = Array.from({ length: sessions }, (_, index) => start(index, sim.url));
+    await until(() => sim.held() >= sessions, `${label}: ${sessions} sessions held at their first request`);
+    await settle();
+    const started = descendants(process.pid).filter((pid) => !notSessions.has(pid));
+    const pss = pssKb("self") - before + started.reduce((sum, pid) => sum + pssKb(pid), 0);
+    sim.release();
+    await Promise.all(runs);
+    return pss / sessions / 1024;
+  } finally {
+    await sim.close();
+  }
+}
+
+type AgentSdkQuery = (args: {
+  prompt: string;
+  options: Record<string, unknown>;
+}) => AsyncIterable<{ type: string; is_error?: boolean }>;
+
+/**
+ * Memory of `sessions` concurrent sessions, forkloop's `query()` beside the real Agent SDK's
+ * (the conformance harness's pinned 0.3.333) on the same simulator: each session holds at its
+ * first request. Exported so that a reduced size can be tried without the whole bench.
+ */
+export async function memoryBesideAgentSdk(
+  sessions = MEMORY_SESSIONS,
+): Promise<{ forkloopMiB: number; agentSdkMiB: number }> {
+  execFileSync(process.execPath, [ENSURE_PEERS], { stdio: "ignore" });
+  const agentSdkQuery = ((await import(AGENT_SDK)) as { query: AgentSdkQuery }).query;
+  const dir = mkdtempSync(join(tmpdir(), "forkloop-bench-sdk-memory-"));
+  const drain = async (messages: AsyncIterable<{ type: string; is_error?: boolean }>) => {
+    for await (const message of messages) {
+      if (message.type === "result" && message.is_error)
+        throw new Error(`a session failed: ${JSON.stringify(message)}`);
+    }
+  };
+  try {
+    const forkloopMiB = await heldSessionsPssMiB("query()", sessions, (index, url) =>
+      drain(
+        query({
+          prompt: `hold ${index}: say hello`,
+          options: {
+            cwd: dir,
+            env: {
+              ANTHROPIC_API_KEY: "bench-key",
+              ANTHROPIC_BASE_URL: url,
+              FORKLOOP_SIM_LATENCY: "none",
+              HOME: dir,
+            },
+            stderr: () => {},
+          },
+        }),
+      ),
+    );
+    const agentSdkMiB = await heldSessionsPssMiB("Agent SDK query()", sessions, (index, url) =>
+      drain(
+        agentSdkQuery({
+          prompt: `hold ${index}: say hello`,
+          options: {
+            cwd: dir,
+            // Claude Code offline and quiet, as in the conformance harness (support/isolated-run.ts).
+            env: {
+              PATH: process.env.PATH ?? "/usr/bin:/bin",
+              HOME: dir,
+              CLAUDE_CONFIG_DIR: join(dir, ".claude"),
+              ANTHROPIC_API_KEY: "bench-key",
+              ANTHROPIC_BASE_URL: url,
+              CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+              DISABLE_TELEMETRY: "1",
+              DISABLE_ERROR_REPORTING: "1",
+              DISABLE_AUTOUPDATER: "1",
+            },
+            stderr: () => {},
+          },
+        }),
+      ),
+    );
+    return { forkloopMiB, agentSdkMiB };
+  } finally {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  }
+}
+
 export async function run(): Promise<BenchResult[]> {
   const imports = importTimes();
   const importResult = compare(
@@ -174,6 +301,7 @@ export async function run(): Promise<BenchResult[]> {
         done: new Promise<void>((resolve) => child.on("exit", () => resolve())),
       };
     });
+    const beside = await memoryBesideAgentSdk();
     const median = (samples: number[]) => percentile(samples, 50);
     const notes = `${SESSIONS} sessions, each forking 2 sub-agents (held in flight while memory is read); simulator in a process of its own`;
     return [
@@ -193,6 +321,14 @@ export async function run(): Promise<BenchResult[]> {
         { label: "32 forkloop run processes", value: processes.pssMiB },
         { label: "32 query() sessions", value: inProcess.pssMiB },
         notes,
+      ),
+      compare(
+        `sdk: PSS per session, ${MEMORY_SESSIONS} concurrent query() sessions, @forkloop/sdk vs the Agent SDK 0.3.333 (lower is better)`,
+        "PSS per session (the process and every process its sessions started)",
+        "MiB",
+        { label: "@anthropic-ai/claude-agent-sdk", value: beside.agentSdkMiB },
+        { label: "@forkloop/sdk", value: beside.forkloopMiB },
+        `${MEMORY_SESSIONS} sessions each held at its first request on one simulator (a process of its own, not counted); the Agent SDK runs a Claude Code process per session; goal ≤ 0.05×`,
       ),
       compare(
         "sdk: time to first request, median of 32 concurrent (lower is better)",
