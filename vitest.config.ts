@@ -1,4 +1,28 @@
+import { readFileSync } from "node:fs";
+import { relative } from "node:path";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
+
+/**
+ * Each file's seconds in a recent clean-clone CI (.ci/file-seconds.json, written from its log by
+ * .ci/file-seconds.mjs). Files start longest first within a group of tiers (a groupOrder), across
+ * its projects: vitest's own order in a clean clone — no results cache — is the projects one after
+ * the other, larger files first, so an 82 s file of few lines started last and a tier waited on it
+ * with a worker idle. A file not in the table (under 3 s) keeps vitest's order after the listed ones.
+ */
+const FILE_SECONDS: Record<string, number> = JSON.parse(
+  readFileSync(new URL("./.ci/file-seconds.json", import.meta.url), "utf8"),
+);
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const seconds = (spec: TestSpecification) =>
+      FILE_SECONDS[relative(spec.project.config.root, spec.moduleId)] ?? 0;
+    const group = (spec: TestSpecification) => spec.project.config.sequence.groupOrder;
+    // Array.prototype.sort is stable: unlisted files keep vitest's order among themselves.
+    return (await super.sort(files)).sort((a, b) => group(a) - group(b) || seconds(b) - seconds(a));
+  }
+}
 
 /**
  * Suites where the process, the clock or a real peer is the subject: chaos (kill -9, signals,
@@ -35,6 +59,8 @@ const PAIRED = [
   "test/chaos/signal-during-search.test.ts",
   "test/chaos/encodings.test.ts",
   "test/chaos/usage-limit-reset.test.ts",
+  // R-R1–R-R3: any typed ending is a pass; its per-session hang watchdog is 43 s around 2 s deadlines.
+  "test/chaos/hostile-model.test.ts",
   // The simulator holds the request the kill lands in: the moment is a state, not a time.
   "test/chaos/batch-reduce-kill.test.ts",
   "test/chaos/sub-agents-kill-resume.test.ts",
@@ -110,6 +136,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    sequence: { sequencer: LongestFirst },
     // vitest runs node with `--conditions source`, so a dependency that publishes a "source"
     // condition (eventsource and eventsource-parser, under the AI SDK of the compatibility suite
     // and under @modelcontextprotocol/sdk) would load as .ts: vite transforms it, and the packages
