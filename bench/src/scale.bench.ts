@@ -9,7 +9,8 @@
  *      simulator answering after a 2 s time to first token. The batch process's RSS is sampled every
  *      second beside the count of items answered; the growth from 20 % of the items to the end shows
  *      whether anything is held per item. Throughput is compared with the latency-bound ideal: 128
- *      items always in flight, each taking exactly the simulator's 2 s.
+ *      items always in flight, each taking exactly the simulator's 2 s. FORKLOOP_BENCH_SCALE_ITEMS sets
+ *      a smaller batch for a check on a busy machine (its figures are not the goal's).
  * Every reply comes from the simulator, not a real model.
  */
 import { type ChildProcess, fork, spawn } from "node:child_process";
@@ -28,7 +29,7 @@ const SESSIONS_PROCESS = fileURLToPath(new URL("./scale-sessions-process.js", im
 
 const LIVE_AGENTS = 1_000;
 const FEW_AGENTS = 10;
-const ITEMS = 10_000;
+const ITEMS = Number(process.env.FORKLOOP_BENCH_SCALE_ITEMS ?? 10_000);
 const CONCURRENCY = 128;
 const TTFT_MS = 2_000;
 // Prefill and output effectively instant, so every request takes exactly TTFT_MS of model time.

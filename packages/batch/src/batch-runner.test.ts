@@ -85,6 +85,31 @@ describe("batch runner", () => {
     expect(report.totals.cacheReadShare).toBeCloseTo(0.9);
   });
 
+  it("R-V3: the first wave's claims are asked for together, so their journal records share one durable write", async () => {
+    const backend = await openLocalJournalBackend({ dir });
+    await backend.enqueue(items);
+    const fake = fakeExecutor(async () => ok(1));
+    // Claims pending at once before the first wave starts (later, the slots refill side by side anyway).
+    let pending = 0;
+    let peakPending = 0;
+    const claim = backend.claim.bind(backend);
+    backend.claim = async (workerId) => {
+      pending++;
+      if (fake.calls.length === 0) peakPending = Math.max(peakPending, pending);
+      try {
+        return await claim(workerId);
+      } finally {
+        pending--;
+      }
+    };
+    const summary = await runBatch({ backend, executor: fake.executor, concurrency: 8 });
+    await backend.close();
+    // One at a time, a wave of 128 waited for 128 fsyncs in a row before its first request.
+    expect(peakPending).toBe(8);
+    expect(fake.calls[0]).toEqual({ ids: ["i0", "i1", "i2", "i3", "i4", "i5", "i6", "i7"], warm: true });
+    expect(summary.states.filter((state) => state.status === "succeeded")).toHaveLength(12);
+  });
+
   it("failures are data: journaled, reported, and the batch goes on", async () => {
     const backend = await openLocalJournalBackend({ dir });
     await backend.enqueue(items);

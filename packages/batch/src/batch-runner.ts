@@ -216,9 +216,7 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
     const settled = earlier.length + counters.succeeded + counters.failed;
     const spent = spentEarlier + counters.costUsd;
     const perItem = settled > 0 ? spent / settled : budget.perItemEstimateUsd;
-    if (spent + (counters.running + starting + 1) * perItem <= budget.limitUsd) return true;
-    budgetReached = true;
-    return false;
+    return spent + (counters.running + starting + 1) * perItem <= budget.limitUsd;
   };
 
   /**
@@ -242,16 +240,21 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
   };
 
   const claimUpTo = async (count: number): Promise<Claim[]> => {
+    if (interrupted || stopped !== undefined) return [];
+    let allowed = 0;
+    while (allowed < count && budgetAllows(allowed)) allowed++;
+    // R-V3: the claims are asked for together, so the journal writes their records in one group
+    // commit: a first wave of 128 waits for one fsync, not 128 in a row, before its first request.
+    const claimed = await Promise.allSettled(
+      Array.from({ length: allowed }, () => options.backend.claim(workerId)),
+    );
     const claims: Claim[] = [];
-    while (claims.length < count && !interrupted && stopped === undefined && budgetAllows(claims.length)) {
-      try {
-        const claim = await options.backend.claim(workerId);
-        if (!claim) break;
-        claims.push(claim);
-      } catch (error) {
-        stop(error);
-      }
+    for (const settled of claimed) {
+      if (settled.status === "rejected") stop(settled.reason);
+      else if (settled.value !== null) claims.push(settled.value);
     }
+    // The budget held items back only if every claim it allowed found one (the queue went on).
+    if (allowed < count && claims.length === allowed && backendFailure === undefined) budgetReached = true;
     if (isolation === undefined) return claims;
     // R-B2: each its own copy of the project before it starts, the first wave's made side by
     // side (a failure here stops the batch; the item stays claimed, so a resume runs it).
