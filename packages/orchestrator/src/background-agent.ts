@@ -6,11 +6,10 @@ import {
   backgroundShellsFor,
 } from "@forkloop/tools";
 import type { AgentPool } from "./agent-pool.js";
-import type { AgentToolOutput } from "./agent-tool-output.js";
-import { type ForkToolOptions, newAgentId, runForkForTool } from "./fork-tool-support.js";
+import { type ForkOutcome, type ForkToolOptions, newAgentId, runFork } from "./fork-tool-support.js";
 import type { SubAgentHandle } from "./sub-agent-types.js";
 
-type ForkSpec = Parameters<typeof runForkForTool>[3];
+type ForkSpec = Parameters<typeof runFork>[3];
 
 /**
  * An Agent call with `run_in_background` (R-T5), as Claude Code runs it: the sub-agent starts in
@@ -37,7 +36,7 @@ export function startAgentInBackground(
     abortController,
     send: messages.send,
     result: () =>
-      runForkForTool(
+      runFork(
         pool,
         options,
         { ...context, abortController },
@@ -110,7 +109,7 @@ export function launchedResult(
 
 /**
  * Registers sub-agent `agentId` as one of the agent's background tasks (`local_agent`): `result`
- * is its run, `send` takes SendMessage's messages, its stop aborts `abortController`. A string is
+ * is its run (its tool_result and its report), `send` takes SendMessage's messages, its stop aborts `abortController`. A string is
  * why it could not start.
  */
 export function startAgentTask(
@@ -120,7 +119,7 @@ export function startAgentTask(
     readonly fork: ForkSpec;
     readonly abortController: AbortController;
     readonly send: (message: string) => void;
-    readonly result: () => Promise<ToolResult>;
+    readonly result: () => Promise<ForkOutcome>;
   },
 ): ReturnType<BackgroundShells["start"]> {
   return backgroundShellsFor(context.agentState).start({
@@ -142,7 +141,7 @@ export function startAgentTask(
  */
 function agentTaskRunner(
   abortController: AbortController,
-  result: () => Promise<ToolResult>,
+  result: () => Promise<ForkOutcome>,
 ): BackgroundShellStart["run"] {
   return async ({ signal, onOutput }) => {
     const stop = () => abortController.abort(signal.reason ?? "stopped");
@@ -156,33 +155,22 @@ function agentTaskRunner(
   };
 }
 
-/** A background sub-agent's end as its task records it: the report, its output and notice. */
+/**
+ * A background sub-agent's end as its task records it: the report — the sub-agent's own words as
+ * its run passed them (ForkOutcome), not read back out of the tool_result — as its output and notice.
+ */
 function agentTaskEnd(
-  result: ToolResult,
+  { toolResult, report }: ForkOutcome,
   signal: AbortSignal,
   onOutput: (chunk: string) => void,
 ): BackgroundRunEnd {
-  const report = resultText(result);
   onOutput(report);
   return {
-    exitCode: result.isError === true ? 1 : 0,
+    exitCode: toolResult.isError === true ? 1 : 0,
     signal: null,
     timedOut: false,
     aborted: signal.aborted,
-    ...(result.isError === true ? { error: report.split("\n", 1)[0] ?? "it failed" } : {}),
+    ...(toolResult.isError === true ? { error: report.split("\n", 1)[0] ?? "it failed" } : {}),
     result: report,
   };
-}
-
-/**
- * The report a background sub-agent's notice and output file carry: its own words. The hand-back
- * frame (agent-hand-back.ts) is a foreground call's tool_result; inside a notice's <result> it
- * would be escaped and nested (R-T5, R-X1).
- */
-function resultText(result: ToolResult): string {
-  const output = result.output as Partial<AgentToolOutput> | undefined;
-  const report = output?.status === "completed" ? output.content?.at(-1)?.text : undefined;
-  if (report !== undefined) return report;
-  if (typeof result.content === "string") return result.content;
-  return result.content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("\n");
 }

@@ -80,6 +80,27 @@ export async function runForkForTool(
   pool: AgentPool,
   options: ForkToolOptions,
   context: ToolUseContext & { readonly toolUseId: string },
+  fork: Parameters<typeof runFork>[3],
+): Promise<ToolResult> {
+  return (await runFork(pool, options, context, fork)).toolResult;
+}
+
+/**
+ * A finished fork: the parent's tool_result, and the report a background task's notice and output
+ * file carry (R-T5, background-agent.ts) — the sub-agent's own final text when it completed (with
+ * an isolated one's merge outcome), never the hand-back frame a foreground call's tool_result wears
+ * (R-X1); when it did not complete, the call's answer (why, with forkloop's usage line).
+ */
+export interface ForkOutcome {
+  readonly toolResult: ToolResult;
+  readonly report: string;
+}
+
+/** runForkForTool with the sub-agent's report beside the tool_result (ForkOutcome). */
+export async function runFork(
+  pool: AgentPool,
+  options: ForkToolOptions,
+  context: ToolUseContext & { readonly toolUseId: string },
   fork: {
     readonly name: string;
     readonly querySource: string;
@@ -118,13 +139,13 @@ export async function runForkForTool(
      */
     readonly agentType?: string;
   },
-): Promise<ToolResult> {
+): Promise<ForkOutcome> {
   const parentParams = options.getCacheSafeParams();
   if (!parentParams) {
-    return {
+    return asOutcome({
       isError: true,
       content: `${fork.name} cannot start yet: the session has no saved request prefix.`,
-    };
+    });
   }
   // A different model is a different cache key: the fork pays its whole prefix (README, R-F3);
   // so is a different effort (R-D3).
@@ -162,10 +183,10 @@ export async function runForkForTool(
         ...(options.profile.home === undefined ? {} : { home: options.profile.home }),
       });
     } catch (error) {
-      return {
+      return asOutcome({
         isError: true,
         content: `${fork.name} could not give the sub-agent its own worktree: ${(error as Error).message}`,
-      };
+      });
     }
   }
   const note = isolated?.note ?? "";
@@ -271,16 +292,27 @@ export async function runForkForTool(
           };
     const text = (content: string) =>
       output === undefined ? content : [{ type: "text" as const, text: content }];
-    if (isolated === undefined) return { ...toolResult, content: text(toolResult.content as string) };
+    // Its own words when it completed as an Agent call; else the call's answer (R-T5).
+    const report = output === undefined ? (toolResult.content as string) : result.text;
+    if (isolated === undefined)
+      return { toolResult: { ...toolResult, content: text(toolResult.content as string) }, report };
     const outcome = await isolated.finish(result);
     return {
-      ...(toolResult.isError === true || outcome.conflict ? { isError: true } : {}),
-      content: text(`${toolResult.content as string}\n${outcome.report}`),
+      toolResult: {
+        ...(toolResult.isError === true || outcome.conflict ? { isError: true } : {}),
+        content: text(`${toolResult.content as string}\n${outcome.report}`),
+      },
+      report: `${report}\n${outcome.report}`,
     };
   } finally {
     signal.removeEventListener("abort", onAbort);
     nestedAbort.abort("the sub-agent that started it has ended");
   }
+}
+
+/** A fork's outcome whose report is the call's answer (it ended before its sub-agent ran). */
+export function asOutcome(toolResult: ToolResult & { readonly content: string }): ForkOutcome {
+  return { toolResult, report: toolResult.content };
 }
 
 /** A sub-agent's id: its transcript's name, task_started's task_id, a background task's id. */
@@ -300,7 +332,7 @@ export function forkToolResult(
   name: string,
   result: SubAgentResult,
   options: { readonly resumable?: boolean } = {},
-): ToolResult {
+): ToolResult & { readonly content: string } {
   const usage = result.usage;
   const footer =
     `[${name} ${result.agentId}: ${result.status}${result.terminal ? ` (${result.terminal})` : ""}, ` +

@@ -3,10 +3,10 @@ import { backgroundShellsFor } from "@forkloop/tools";
 import type { AgentPool } from "./agent-pool.js";
 import { linkAbort } from "./agent-runner.js";
 import { launchedResult, startAgentTask } from "./background-agent.js";
-import { type ForkToolOptions, newAgentId, runForkForTool } from "./fork-tool-support.js";
+import { type ForkToolOptions, newAgentId, runFork } from "./fork-tool-support.js";
 import type { SubAgentHandle } from "./sub-agent-types.js";
 
-type ForkSpec = Parameters<typeof runForkForTool>[3];
+type ForkSpec = Parameters<typeof runFork>[3];
 
 /**
  * The main agent's foreground Agent call, movable to the background while it runs (R-T5): the
@@ -26,7 +26,7 @@ export function runMovableFork(
   // The turn's interrupt reaches the fork only while it is the turn's (unlinked when it moves).
   const abortController = new AbortController();
   const unlink = linkAbort(context.abortController.signal, abortController);
-  const running = runForkForTool(
+  const running = runFork(
     pool,
     options,
     { ...context, abortController },
@@ -53,10 +53,10 @@ export function runMovableFork(
       resolve(launchedResult(started.id, started.outputFile, fork, options));
       return true;
     });
-    void running.then((result) => {
+    void running.then(({ toolResult }) => {
       unregister();
       unlink();
-      resolve(result);
+      resolve(toolResult);
     });
   });
 }

@@ -1,21 +1,21 @@
-import {
-  createUserMessage,
-  type Message,
-  type Tool,
-  type ToolResult,
-  type ToolUseContext,
-} from "@forkloop/loop-core";
+import { createUserMessage, type Message, type Tool, type ToolUseContext } from "@forkloop/loop-core";
 import { backgroundShellsFor } from "@forkloop/tools";
 import type { AgentPool } from "./agent-pool.js";
 import { withProfile } from "./agent-profile.js";
 import { startAgentTask, steering } from "./background-agent.js";
-import { type ForkToolOptions, forkToolResult, type runForkForTool } from "./fork-tool-support.js";
+import {
+  asOutcome,
+  type ForkOutcome,
+  type ForkToolOptions,
+  forkToolResult,
+  type runFork,
+} from "./fork-tool-support.js";
 import { parentToolAnnotations, parentToolHandler } from "./parent-tool-calls.js";
 import { continuationTask } from "./sub-agent-continuation.js";
 import type { SubAgentTask } from "./sub-agent-types.js";
 import { readTranscript, subAgentTranscriptPath } from "./transcript.js";
 
-type ForkSpec = Parameters<typeof runForkForTool>[3];
+type ForkSpec = Parameters<typeof runFork>[3];
 
 /**
  * True when the main agent's Agent call can be resumed by a message once its sub-agent has
@@ -58,9 +58,9 @@ export function registerResume(
       fork: { ...fork, prompt: message },
       abortController,
       send: messages.send,
-      result: async (): Promise<ToolResult> => {
+      result: async (): Promise<ForkOutcome> => {
         const task = await resumedTask(transcriptPath, { agentId, message, parentTools }, options, context);
-        if (typeof task === "string") return { isError: true, content: task };
+        if (typeof task === "string") return asOutcome({ isError: true, content: task });
         const handle = pool.run(task, {
           ...(options.canUseTool === undefined ? {} : { canUseTool: options.canUseTool }),
           ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
@@ -73,7 +73,8 @@ export function registerResume(
         const cancel = () => handle.cancel(String(abortController.signal.reason ?? "stopped"));
         if (abortController.signal.aborted) cancel();
         else abortController.signal.addEventListener("abort", cancel, { once: true });
-        return forkToolResult(fork.name, await handle.result);
+        // A resumed run's report is its answer as forkloop's usage line closes it (R-T5).
+        return asOutcome(forkToolResult(fork.name, await handle.result));
       },
     });
   });

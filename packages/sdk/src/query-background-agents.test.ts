@@ -39,6 +39,8 @@ async function subAgent(request: BrainRequest): Promise<BrainReply> {
   if ((request.lastUserText ?? "").includes("Stall")) {
     return request.lastToolResults.length > 0 ? text("slept") : call("Bash", { command: `sleep ${sleeper}` });
   }
+  // It reads a file first: its Agent output then holds a note of the tools used before its text.
+  if (request.lastToolResults.length === 0) return call("Read", { file_path: "notes.md" });
   setTimeout(() => gate.release("fallback"), GATE_FALLBACK_MS).unref();
   await gate.releasedBy;
   return text(REPORT);
@@ -123,12 +125,14 @@ describe("R-T5: background sub-agents (Agent run_in_background) over worker thre
       result: "report read",
     });
     const main = requests("sdk");
-    // The notice the parent got carries the report, as Claude Code's does.
+    // The notice the parent got carries the report, as Claude Code's does: the sub-agent's own
+    // final text, passed through from its run — not the hand-back frame of a foreground call.
     const noticed = main.find(
       (record) =>
         record.rawBody.includes("&lt;task-notification") || record.rawBody.includes("<task-notification>"),
     );
     expect(noticed?.rawBody).toContain(`<result>${REPORT}`);
+    expect(noticed?.rawBody).toContain(`<result>${REPORT}</result>`);
     // The output file Read returned holds the report.
     expect(main.at(-1)?.rawBody).toContain(REPORT);
     expect(main.at(-1)?.rawBody).toContain("the sub-agent completed");
