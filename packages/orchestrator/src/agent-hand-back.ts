@@ -1,3 +1,4 @@
+import type { Message } from "@forkloop/loop-core";
 import type { AgentToolOutput } from "./agent-tool-output.js";
 
 /**
@@ -21,6 +22,35 @@ export function toolsUsedNote(toolsUsed: readonly string[]): string {
   return `<tools-used-before-summary>${toolsUsed.join(", ")}</tools-used-before-summary>\n`;
 }
 
+const NOTE = /<tools-used-before-summary>([^<\n]*)<\/tools-used-before-summary>/g;
+
+/**
+ * The tool names a conversation has already named (R-X1): those of its tool_use blocks and of the
+ * tools-used notes in its tool results. Claude Code's note lists only the tools a sub-agent called
+ * that the parent's conversation had not yet named, and is left out when none is left.
+ */
+export function toolsNamedIn(messages: readonly Message[]): Set<string> {
+  const named = new Set<string>();
+  const scanText = (text: string) => {
+    for (const match of text.matchAll(NOTE))
+      for (const name of (match[1] ?? "").split(",")) if (name.trim() !== "") named.add(name.trim());
+  };
+  for (const message of messages) {
+    if (message.type === "system") continue;
+    const content: unknown = message.message.content;
+    if (!Array.isArray(content)) continue;
+    for (const block of content as { type?: string; name?: unknown; content?: unknown }[]) {
+      if (block.type === "tool_use" && typeof block.name === "string") named.add(block.name);
+      if (block.type !== "tool_result") continue;
+      if (typeof block.content === "string") scanText(block.content);
+      else if (Array.isArray(block.content))
+        for (const part of block.content as { type?: string; text?: unknown }[])
+          if (part.type === "text" && typeof part.text === "string") scanText(part.text);
+    }
+  }
+  return named;
+}
+
 function indented(text: string): string {
   return text
     .split("\n")
@@ -38,9 +68,14 @@ export const ONE_SHOT_AGENT_TYPES: ReadonlySet<string> = new Set(["Explore", "Pl
 export function handBackText(
   output: AgentToolOutput,
   report: string,
-  options: { readonly oneShot: boolean },
+  options: {
+    readonly oneShot: boolean;
+    /** Tools the parent's conversation already named (toolsNamedIn): left out of the note. */
+    readonly alreadyNamed?: ReadonlySet<string>;
+  },
 ): string {
-  const notes = output.toolsUsed === undefined ? "" : `${indented(toolsUsedNote(output.toolsUsed))}\n`;
+  const unnamed = output.toolsUsed?.filter((name) => !options.alreadyNamed?.has(name)) ?? [];
+  const notes = unnamed.length === 0 ? "" : `${indented(toolsUsedNote(unnamed))}\n`;
   if (options.oneShot) return `${notes}${FRAME}${indented(report)}`;
   const resume = output.canContinueAgent
     ? `agentId: ${output.agentId} (use SendMessage with to: '${output.agentId}', summary: '<5-10 word recap>' to continue this agent)\n`

@@ -64,21 +64,23 @@ export class SubAgentActivity {
       readonly agentType: string;
       readonly model: string;
       readonly canContinue: boolean;
+      /** Tools the parent's conversation already named: left out of the content's note (R-X1). */
+      readonly alreadyNamed?: ReadonlySet<string>;
     },
   ): AgentToolOutput | undefined {
     if (result.status !== "completed") return undefined;
     const usage = this.lastReply?.usage;
+    const unnamed = toolsUsed(this.calls).filter((name) => !call.alreadyNamed?.has(name));
     return {
       status: "completed",
       prompt: call.prompt,
       agentId: result.agentId,
       agentType: call.agentType,
       ...(this.calls.length === 0 ? {} : { toolsUsed: toolsUsed(this.calls) }),
-      // After a tool call Claude Code's content starts with its note of the tools used.
+      // After a tool call Claude Code's content starts with its note of the tools used that the
+      // parent's conversation had not named yet.
       content: [
-        ...(this.calls.length === 0
-          ? []
-          : [{ type: "text" as const, text: toolsUsedNote(toolsUsed(this.calls)) }]),
+        ...(unnamed.length === 0 ? [] : [{ type: "text" as const, text: toolsUsedNote(unnamed) }]),
         { type: "text", text: result.text },
       ],
       resolvedModel: this.lastReply?.model ?? call.model,

@@ -10,7 +10,7 @@ import type {
   ToolUseContext,
 } from "@forkloop/loop-core";
 import { toolNameMatches } from "@forkloop/tools";
-import { handBackText, ONE_SHOT_AGENT_TYPES } from "./agent-hand-back.js";
+import { handBackText, ONE_SHOT_AGENT_TYPES, toolsNamedIn } from "./agent-hand-back.js";
 import { type AgentPool, responseStarted } from "./agent-pool.js";
 import { type AgentProfile, withProfile } from "./agent-profile.js";
 import { SubAgentActivity } from "./agent-tool-output.js";
@@ -270,6 +270,7 @@ export async function runFork(
   }
   try {
     const result = await handle.result;
+    const alreadyNamed = toolsNamedIn(parentParams.forkContextMessages);
     const output =
       fork.agentType === undefined
         ? undefined
@@ -278,6 +279,7 @@ export async function runFork(
             agentType: fork.agentType,
             model: taskParams.model,
             canContinue: fork.resumable === true,
+            alreadyNamed,
           });
     // A completed Agent call hands its report back in Claude Code's frame (R-X1); other forks,
     // and a call that failed, end with forkloop's usage line.
@@ -287,6 +289,7 @@ export async function runFork(
         : {
             content: handBackText(output, result.text, {
               oneShot: ONE_SHOT_AGENT_TYPES.has(output.agentType),
+              alreadyNamed,
             }),
             output,
           };
