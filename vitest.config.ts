@@ -4,8 +4,8 @@ import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
- * Each file's seconds in a recent clean-clone CI (.ci/file-seconds.json, written from its log by
- * .ci/file-seconds.mjs). Files start longest first within a group of tiers (a groupOrder), across
+ * Each file's seconds in a recent clean-clone CI (.ci/file-seconds.json: the file-seconds.json
+ * .ci/run writes beside its report, or .ci/file-seconds.mjs's from a CI log). Files start longest first within a group of tiers (a groupOrder), across
  * its projects: vitest's own order in a clean clone — no results cache — is the projects one after
  * the other, larger files first, so an 82 s file of few lines started last and a tier waited on it
  * with a worker idle. A file not in the table (under 3 s) keeps vitest's order after the listed ones.
