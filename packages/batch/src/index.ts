@@ -19,7 +19,7 @@ export {
   type LoadedItems,
   type SkippedFile,
 } from "./batch-items.js";
-export { type BatchPlan, planNewBatch, planResume } from "./batch-plan.js";
+export type { BatchPlan } from "./batch-plan.js";
 export type { ReduceOutcome, ReduceRecord } from "./batch-reduce.js";
 export {
   type BatchReport,
@@ -34,6 +34,15 @@ export * from "./batch-runner.js";
 export { MAX_BATCH_TURNS } from "./batch-setting-checks.js";
 export { type BatchSpec, createBatch, loadBatch } from "./batch-store.js";
 export { type BatchView, viewBatch, viewBatches } from "./batch-view.js";
+export {
+  type BatchComposition,
+  type BatchCompositionFlags,
+  type BatchFlagReader,
+  composeBatch,
+  queueReattachRefusal,
+  type ResumableBatch,
+  resumableBatch,
+} from "./compose-batch.js";
 export {
   describeEndpointFailure,
   describeHostFailure,
@@ -93,7 +102,6 @@ export {
   type QueueTarget,
 } from "./queued-batch-run.js";
 export { type RequestLimit, type RequestLimiter, tryAdmitRequest } from "./request-limiter.js";
-export { resumableStartSettings, type StartSettings } from "./resume-settings.js";
-export { structuredOutputCheck } from "./structured-output.js";
+export type { StartSettings } from "./resume-settings.js";
 export * from "./worker-policy.js";
 export type { WrittenReport } from "./write-batch-report.js";

@@ -1,9 +1,10 @@
-import { BATCH_DEFAULT_MODEL, MAX_BATCH_TURNS } from "@forkloop/batch";
+import { BATCH_DEFAULT_MODEL, type BatchFlagReader, MAX_BATCH_TURNS } from "@forkloop/batch";
 import { z } from "zod";
 import { budgetUsdSchema, modeSchema, toolListSchema } from "../agent-options.js";
+import { jsonSchemaFlag } from "../claude-flag-values.js";
 import { checkFlagValues, type GivenFlags, type ParsedCommand, parseCommand } from "../flags.js";
 import { LOOP_FLAG_OPTIONS, LOOP_FLAGS_USAGE, loopFlagsSchema } from "../loop-flags.js";
-import { spreadMcpConfigArgs } from "../mcp-config-args.js";
+import { mcpConfigFlag, spreadMcpConfigArgs } from "../mcp-config-args.js";
 import { TIMEOUT_FLAG_OPTIONS, TIMEOUT_FLAG_SCHEMAS, TIMEOUT_FLAGS_USAGE } from "../model-timeouts.js";
 import { sandboxFlagSchema } from "../sandbox-flag.js";
 
@@ -162,64 +163,18 @@ const schema = z.object({
 });
 export type BatchFlags = z.infer<typeof schema>;
 
-/**
- * R-R7: the flags about this invocation, not the batch — where to find it, what to do now, how to
- * print. Every flag of `schema` not listed here or in BATCH_IDENTITY_FLAGS is a start setting:
- * stored in batch.json as given and used by every resume, so a flag added later is kept by
- * construction.
- */
-export const INVOCATION_FLAGS = [
-  "help",
-  "resume",
-  "retry-failed",
-  "retry-conflicts",
-  "repair",
-  "dry-run",
-  "cwd",
-  "state-dir",
-  "output-format",
-  "queue",
-] as const satisfies readonly (keyof BatchFlags)[];
-
-/** What a batch is — its items and its name: fixed once it exists, refused with --resume. */
-export const BATCH_IDENTITY_FLAGS = [
-  "files",
-  "items",
-  "prompt",
-  "id",
-] as const satisfies readonly (keyof BatchFlags)[];
-
-/** The start settings among the given flags (R-R7). */
-export function startSettingsOf(given: GivenFlags): GivenFlags {
-  const notSettings = new Set<string>([...INVOCATION_FLAGS, ...BATCH_IDENTITY_FLAGS]);
-  return Object.fromEntries(Object.entries(given).filter(([flag]) => !notSettings.has(flag)));
-}
-
 /** Flag values (stored settings with the resume's own flags over them) checked as `forkloop batch` checks its argv. */
 export function checkBatchFlagValues(values: GivenFlags): BatchFlags {
   return checkFlagValues({ command: "batch", schema }, values);
 }
 
-/** The flags a `--queue` batch keeps in Redis: its re-attach refuses them. */
-export const SETTINGS_FLAGS = [
-  "files",
-  "items",
-  "prompt",
-  "id",
-  "model",
-  "fallback-model",
-  "max-turns",
-  "allowed-tools",
-  "disallowed-tools",
-  "permission-mode",
-  "append-system-prompt",
-  "mcp-config",
-  "strict-mcp-config",
-  "thinking",
-  "max-thinking-tokens",
-  "summary-model",
-  "context-editing",
-] as const satisfies readonly (keyof BatchFlags)[];
+/** How a batch composition reads this command's flags again (a resume's stored start settings, R-R7). */
+export const BATCH_FLAG_READER: BatchFlagReader<BatchFlags> = {
+  check: checkBatchFlagValues,
+  jsonSchema: jsonSchemaFlag,
+  mcpConfig: mcpConfigFlag,
+  loopFlags: Object.keys(LOOP_FLAG_OPTIONS),
+};
 
 export function parseBatchFlags(argv: readonly string[]): ParsedCommand<BatchFlags> {
   return parseCommand(

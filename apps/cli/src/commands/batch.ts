@@ -1,7 +1,9 @@
 import { resolve } from "node:path";
 import {
+  type BatchComposition,
   type BatchPlan,
   type BatchSpec,
+  composeBatch,
   type DryRunEstimate,
   describeSkipped,
   estimateNewBatch,
@@ -9,6 +11,8 @@ import {
   type LocalBatchOutcome,
   parseQueueUrl,
   plural,
+  queueReattachRefusal,
+  resumableBatch,
   runLocalBatch,
 } from "@forkloop/batch";
 import {
@@ -23,7 +27,6 @@ import {
   resolveRunEnvironment,
 } from "@forkloop/sdk";
 import { SETTING_SOURCES } from "@forkloop/tools";
-import { checkResumeFlags, loadResumable, planBatch } from "../batch-setup.js";
 import { finishedStatus, printBatchSummary } from "../batch-summary.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
@@ -31,7 +34,7 @@ import { EXIT, type ExitCode, exitCodeForBatch } from "../exit-codes.js";
 import type { GivenFlags } from "../flags.js";
 import { loopChoicesFromFlags } from "../loop-flags.js";
 import { timeoutEnv } from "../model-timeouts.js";
-import { BATCH_USAGE, type BatchFlags, parseBatchFlags } from "./batch-flags.js";
+import { BATCH_FLAG_READER, BATCH_USAGE, type BatchFlags, parseBatchFlags } from "./batch-flags.js";
 import { batchListCommand } from "./batch-list.js";
 import { queuedBatchCommand } from "./batch-queue.js";
 import { reportHint, writeBatchHtml } from "./report.js";
@@ -62,7 +65,7 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
   // R-R7: a local resume runs with every setting the batch started with (batch.json), its own over them.
   const resume =
     typed.resume !== undefined && typed.queue === undefined
-      ? await loadResumable(state, typed, given)
+      ? composed(await resumableBatch({ state, flags: typed, given, reader: BATCH_FLAG_READER }))
       : undefined;
   const flags = resume?.flags ?? typed;
   if (resume !== undefined && resume.unused.length > 0) {
@@ -95,10 +98,17 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     flags.resume === undefined
       ? await run.mcpServers({ configFiles: flags["mcp-config"], strict: flags["strict-mcp-config"] })
       : undefined;
-  const plan = await planBatch(flags, cwd, state, loopChoices(flags, settings, context), {
-    given,
-    ...(resume === undefined ? {} : { stored: resume.stored }),
-  });
+  const plan = composed(
+    await composeBatch({
+      flags,
+      cwd,
+      state,
+      loop: loopChoices(flags, settings, context),
+      given,
+      stored: resume?.stored,
+      reader: BATCH_FLAG_READER,
+    }),
+  );
   refuseDisabledBypass(plan.spec.permissionMode, settings);
   // R-S6: a batch runs unattended, so `auto` (the default) sandboxes every item's Bash when it
   // can; `on` without bubblewrap fails here, before any state exists.
@@ -250,7 +260,8 @@ async function queuedBatch(
   // The URL as given: its password reaches Redis; messages and batch.json use it without one.
   const queueFlags = { ...flags, queue: url };
   if (flags.resume !== undefined) {
-    checkResumeFlags(flags.resume, flags);
+    const refusal = queueReattachRefusal(flags.resume, flags);
+    if (refusal !== undefined) throw new CliError(refusal.message);
     return queuedBatchCommand(queueFlags, { kind: "attach", id: flags.resume }, where, context);
   }
   // R-M1, R-B1: the MCP servers are resolved as for a local batch (a bad config is exit 2 now),
@@ -261,11 +272,18 @@ async function queuedBatch(
     strict: flags["strict-mcp-config"],
   });
   const { settings } = where.run;
-  const planned = await planBatch(flags, where.cwd, where.state, loopChoices(flags, settings, context), {
-    given: where.given,
-  });
+  const planned = composed(
+    await composeBatch({
+      flags,
+      cwd: where.cwd,
+      state: where.state,
+      loop: loopChoices(flags, settings, context),
+      given: where.given,
+      reader: BATCH_FLAG_READER,
+    }),
+  );
   refuseDisabledBypass(planned.spec.permissionMode, settings);
-  if (planned.kind !== "new") throw new Error("planBatch: a batch without --resume is new");
+  if (planned.kind !== "new") throw new Error("composeBatch: a batch without --resume is new");
   noteSkipped(planned, context);
   // Workers read a queued batch's settings from Redis: the flags as typed here are this host's.
   const { mcpConfig: _files, strictMcpConfig: _strict, startFlags: _flags, ...spec } = planned.spec;
@@ -278,6 +296,13 @@ async function queuedBatch(
     return printDryRun(await estimateNewBatch(plan, settings, bash, batchHost(context)), flags, context);
   }
   return queuedBatchCommand(queueFlags, { kind: "new", plan, mcpServers: mcp }, where, context);
+}
+
+/** A composition the flags do not make is exit 2, in the library's words (the usage after them when it says so). */
+function composed<T>(composition: BatchComposition<T>): T {
+  if (composition.ok) return composition.value;
+  const { message, data } = composition.error;
+  throw new CliError(data?.usage === true ? `${message}\n\n${BATCH_USAGE}` : message);
 }
 
 /** The command that resumes this batch, as typed where this one was. */
