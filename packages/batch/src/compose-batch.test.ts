@@ -7,6 +7,7 @@ import { createBatch } from "./batch-store.js";
 import {
   type BatchCompositionFlags,
   type BatchFlagReader,
+  batchModeRefusal,
   composeBatch,
   queueReattachRefusal,
   resumableBatch,
@@ -143,5 +144,36 @@ describe("composing a batch from its flags (R-A4: batch composition is the libra
     );
     expect(queueReattachRefusal("b-q", { "dry-run": true })?.code).toBe("invalid_batch");
     expect(queueReattachRefusal("b-q", {})).toBeUndefined();
+  });
+});
+
+describe("R-B1: what only a local or only a queued batch can do", () => {
+  it("R-B1: each local-only flag with --queue, and each queue-only flag without it, is refused naming the way that works", () => {
+    const queue = "redis://127.0.0.1:6379";
+    const cases: [BatchCompositionFlags, string][] = [
+      [{ attempts: 3 }, "--attempts and --retry-delay apply to --queue batches"],
+      [{ "retry-delay": 10 }, "--attempts and --retry-delay apply to --queue batches"],
+      [{ queue, api: "batches" }, "--api batches needs a local batch"],
+      [{ queue, "max-budget-usd": 1 }, "--max-budget-usd needs a local batch"],
+      [{ queue, report: true }, "--report needs a local batch"],
+      [{ queue, "json-schema": "{}" }, "--json-schema needs a local batch for now"],
+      [{ queue, "retry-conflicts": true }, "--retry-conflicts needs a local batch"],
+      [{ queue, reduce: "sum up" }, "--reduce needs a local batch for now"],
+      [{ queue, isolate: true, "no-isolate": true }, "give one of --isolate and --no-isolate"],
+      [
+        { queue, resume: "b-1", "no-isolate": true },
+        "--resume b-1 keeps the isolation the batch started with; drop --no-isolate.",
+      ],
+    ];
+    for (const [flags, message] of cases) {
+      const refusal = batchModeRefusal(flags);
+      expect(refusal?.code, message).toBe("invalid_batch");
+      expect(refusal?.message).toContain(message);
+    }
+    // Controls: what each mode can do goes through.
+    expect(batchModeRefusal({ queue, attempts: 3, "retry-delay": 10, isolate: true })).toBeUndefined();
+    expect(
+      batchModeRefusal({ api: "batches", "max-budget-usd": 1, report: true, reduce: "r" }),
+    ).toBeUndefined();
   });
 });

@@ -36,6 +36,14 @@ export interface BatchCompositionFlags {
   readonly rpm?: number | undefined;
   readonly "json-schema"?: string | undefined;
   readonly reduce?: string | undefined;
+  readonly queue?: string | undefined;
+  readonly api?: "messages" | "batches" | undefined;
+  readonly attempts?: number | undefined;
+  readonly "retry-delay"?: number | undefined;
+  readonly "max-budget-usd"?: number | undefined;
+  readonly report?: boolean | undefined;
+  readonly isolate?: boolean | undefined;
+  readonly "no-isolate"?: boolean | undefined;
 }
 
 /**
@@ -264,6 +272,41 @@ function resumePlan<F extends BatchCompositionFlags>(
     ...(loopGiven ? { loop: input.loop as BatchSpec["loop"] } : {}),
     startFlags: settings,
   });
+}
+
+/**
+ * R-B1: what only a local batch, or only a `--queue` batch, can do, refused naming the way that
+ * works (undefined when the flags go together). Checked before Redis is contacted.
+ */
+export function batchModeRefusal(flags: BatchCompositionFlags): BatchError | undefined {
+  const message = flags.queue === undefined ? localOnlyRefusal(flags) : queueRefusal(flags);
+  return message === undefined ? undefined : refusal(message);
+}
+
+function localOnlyRefusal(flags: BatchCompositionFlags): string | undefined {
+  if (flags.attempts !== undefined || flags["retry-delay"] !== undefined)
+    return "--attempts and --retry-delay apply to --queue batches; a local batch retries with --resume ID --retry-failed.";
+  return undefined;
+}
+
+function queueRefusal(flags: BatchCompositionFlags): string | undefined {
+  if (flags.api === "batches")
+    return "--api batches needs a local batch: its rounds are formed and polled by this process, while with --queue the workers send each request. Drop --queue, or drop --api batches.";
+  if (flags["max-budget-usd"] !== undefined)
+    return "--max-budget-usd needs a local batch: with --queue the workers start the items, and this process cannot hold them back. Drop --queue to cap the spend, or drop --max-budget-usd.";
+  if (flags.report)
+    return "--report needs a local batch: the HTML report reads the batch's journal and transcripts, which a queued batch keeps in Redis and on its workers' hosts. Drop --report (results.jsonl, report.json and report.md are still written).";
+  if (flags["json-schema"] !== undefined)
+    return "--json-schema needs a local batch for now: queued workers do not check structured output yet. Drop --queue, or drop --json-schema.";
+  if (flags["retry-conflicts"])
+    return "--retry-conflicts needs a local batch: a queued batch's conflicts keep their diffs (see the report) to apply by hand (git apply --3way FILE). Drop --retry-conflicts.";
+  if (flags.reduce !== undefined)
+    return "--reduce needs a local batch for now: a queued batch's results are gathered by whichever process attaches, and the reduce is not journaled on the queue yet. Drop --queue, or drop --reduce (and reduce results.jsonl with a local batch or `forkloop run`).";
+  if (flags.isolate && flags["no-isolate"])
+    return "give one of --isolate and --no-isolate (with --queue, items are isolated only with --isolate).";
+  if (flags.resume !== undefined && (flags.isolate || flags["no-isolate"]))
+    return `--resume ${flags.resume} keeps the isolation the batch started with; drop ${flags.isolate ? "--isolate" : "--no-isolate"}.`;
+  return undefined;
 }
 
 /**

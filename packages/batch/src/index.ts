@@ -10,7 +10,6 @@ export * from "./append-log.js";
 export { type DryRunEstimate, formatDryRun } from "./batch-dry-run.js";
 export { enqueueOnce, type ItemRelist } from "./batch-enqueue.js";
 export { BATCH_ERROR_CODES, BatchError, type BatchErrorCode } from "./batch-error.js";
-export { createBatchPool } from "./batch-executor.js";
 export { type AttemptRun, type BatchHistory, batchHistory, type ItemHistory } from "./batch-history.js";
 export {
   describeSkipped,
@@ -38,6 +37,7 @@ export {
   type BatchComposition,
   type BatchCompositionFlags,
   type BatchFlagReader,
+  batchModeRefusal,
   composeBatch,
   queueReattachRefusal,
   type ResumableBatch,
@@ -45,10 +45,8 @@ export {
 } from "./compose-batch.js";
 export {
   describeEndpointFailure,
-  describeHostFailure,
   type EndpointContext,
   type EndpointFailure,
-  endpointUrl,
 } from "./endpoint-failure.js";
 export * from "./enqueue-seal.js";
 export type { BatchExecution, BatchHost, BatchOutcome } from "./execute-local-batch.js";
@@ -72,10 +70,16 @@ export { BATCH_DEFAULT_MODEL } from "./new-batch-spec.js";
 export * from "./plural.js";
 export type { BatchAgentSettings } from "./pool-executor.js";
 export type { ProgressSnapshot, ProgressStream } from "./progress-display.js";
-export * from "./queue-connection.js";
+export {
+  connectQueue,
+  parseQueueUrl,
+  type QueueAddress,
+  QueueUnreachableError,
+} from "./queue-connection.js";
 export * from "./queue-health.js";
 export * from "./queue-ledger.js";
 export type { QueuedRunEvent, QueuedRunOptions, QueuedRunSummary } from "./queue-producer.js";
+export { type QueueService, type QueueServiceOptions, startQueueService } from "./queue-service.js";
 export {
   beginExecution,
   ITEMS_QUEUE,
@@ -92,8 +96,13 @@ export {
   registerBatch,
   type StoredBatch,
 } from "./queue-store.js";
-export * from "./queue-worker.js";
-export { queuedBatchExecutor, queuedItemIsolation, type WorkerHost } from "./queued-batch-executor.js";
+export {
+  BatchRefusedError,
+  type ExecutorWiring,
+  type QueueWorker,
+  type QueueWorkerEvent,
+  type QueueWorkerOptions,
+} from "./queue-worker.js";
 export {
   executeQueuedBatch,
   type QueuedBatchHost,

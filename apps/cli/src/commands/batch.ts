@@ -3,6 +3,7 @@ import {
   type BatchComposition,
   type BatchPlan,
   type BatchSpec,
+  batchModeRefusal,
   composeBatch,
   type DryRunEstimate,
   describeSkipped,
@@ -82,17 +83,10 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     warn: (line) => context.stderr.write(`${line}\n`),
   });
   const { settings } = run;
-  if (flags.queue !== undefined && flags.api === "batches") {
-    throw new CliError(
-      "--api batches needs a local batch: its rounds are formed and polled by this process, while with --queue the workers send each request. Drop --queue, or drop --api batches.",
-    );
-  }
+  // R-B1: what only a local or only a queued batch can do, before Redis is contacted.
+  const mode = batchModeRefusal(flags);
+  if (mode !== undefined) throw new CliError(mode.message);
   if (flags.queue !== undefined) return queuedBatch(flags, flags.queue, { cwd, state, run, given }, context);
-  if (flags.attempts !== undefined || flags["retry-delay"] !== undefined) {
-    throw new CliError(
-      "--attempts and --retry-delay apply to --queue batches; a local batch retries with --resume ID --retry-failed.",
-    );
-  }
   // R-M1: a bad MCP config, like bad settings, fails before a new batch's state exists.
   const servers =
     flags.resume === undefined
@@ -209,8 +203,8 @@ async function printOutcome(
 
 /**
  * `--queue URL` (R-B1): the items run in `forkloop worker` processes. The flags, the items
- * and a dry run are checked and answered here as for a local batch, before Redis is contacted;
- * what only a local batch can do is refused, naming the way that works.
+ * and a dry run are checked and answered here as for a local batch, before Redis is contacted
+ * (what only a local batch can do was refused by `batchModeRefusal`).
  */
 async function queuedBatch(
   flags: BatchFlags,
@@ -223,39 +217,6 @@ async function queuedBatch(
   },
   context: CommandContext,
 ): Promise<ExitCode> {
-  if (flags["max-budget-usd"] !== undefined) {
-    throw new CliError(
-      "--max-budget-usd needs a local batch: with --queue the workers start the items, and this process cannot hold them back. Drop --queue to cap the spend, or drop --max-budget-usd.",
-    );
-  }
-  if (flags.report) {
-    throw new CliError(
-      "--report needs a local batch: the HTML report reads the batch's journal and transcripts, which a queued batch keeps in Redis and on its workers' hosts. Drop --report (results.jsonl, report.json and report.md are still written).",
-    );
-  }
-  if (flags["json-schema"] !== undefined) {
-    throw new CliError(
-      "--json-schema needs a local batch for now: queued workers do not check structured output yet. Drop --queue, or drop --json-schema.",
-    );
-  }
-  if (flags["retry-conflicts"]) {
-    throw new CliError(
-      "--retry-conflicts needs a local batch: a queued batch's conflicts keep their diffs (see the report) to apply by hand (git apply --3way FILE). Drop --retry-conflicts.",
-    );
-  }
-  if (flags.reduce !== undefined) {
-    throw new CliError(
-      "--reduce needs a local batch for now: a queued batch's results are gathered by whichever process attaches, and the reduce is not journaled on the queue yet. Drop --queue, or drop --reduce (and reduce results.jsonl with a local batch or `forkloop run`).",
-    );
-  }
-  if (flags.isolate && flags["no-isolate"])
-    throw new CliError(
-      "give one of --isolate and --no-isolate (with --queue, items are isolated only with --isolate).",
-    );
-  if (flags.resume !== undefined && (flags.isolate || flags["no-isolate"]))
-    throw new CliError(
-      `--resume ${flags.resume} keeps the isolation the batch started with; drop ${flags.isolate ? "--isolate" : "--no-isolate"}.`,
-    );
   parseQueueUrl(url); // a typo is exit 2 before anything else, the dry run included
   // The URL as given: its password reaches Redis; messages and batch.json use it without one.
   const queueFlags = { ...flags, queue: url };

@@ -1,19 +1,6 @@
-import { hostname } from "node:os";
-import { join, resolve } from "node:path";
-import {
-  createBatchPool,
-  describeHostFailure,
-  endpointUrl,
-  openQueue,
-  parseQueueUrl,
-  plural,
-  queuedBatchExecutor,
-  queuedItemIsolation,
-  startQueueWorker,
-  type WorkerPolicy,
-} from "@forkloop/batch";
-import { checkProjectDir, projectState, resolveRunEnvironment } from "@forkloop/sdk";
-import { SETTING_SOURCES } from "@forkloop/tools";
+import { resolve } from "node:path";
+import { parseQueueUrl, plural, startQueueService } from "@forkloop/batch";
+import { checkProjectDir, projectState } from "@forkloop/sdk";
 import { z } from "zod";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
@@ -125,97 +112,70 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
     ...(flags["state-dir"] === undefined ? {} : { stateDir: flags["state-dir"] }),
   });
   const log = (line: string) => context.stderr.write(`${line}\n`);
-  const run = await resolveRunEnvironment({
-    cwd,
-    env: context.env,
-    settingSources: SETTING_SOURCES,
-    trustProject: flags["trust-project"] === true,
-    warn: log,
-  });
-  const { settings } = run;
-  // R-S6: workers run unattended, so `auto` sandboxes every item's Bash when bubblewrap works here;
-  // `on` without it fails now, before the worker takes an item.
-  const bash = run.bash("dontAsk", flags.sandbox, true);
-  // R-M1, R-B1: this host's own MCP configuration, resolved as a local run would (a bad one is
-  // exit 2 now); servers start only when a batch names them.
-  const mcp = run.mcpOnDemand(
-    await run.mcpServers({
-      configFiles: flags["mcp-config"]?.map((value) => mcpConfigFlag(value, context.cwd)),
-      strict: flags["strict-mcp-config"],
-    }),
-    { resultsDir: join(state.dir, "mcp-results", `worker-${process.pid}`) },
-  );
-  const self = `forkloop worker ${hostname()}:${process.pid}`;
-  // R-B1 (trust): the operator's choices, which no batch on the queue can change.
-  const policy: WorkerPolicy = {
-    allowBypassPermissions: flags["allow-dangerously-skip-permissions"] === true,
-    bypassDisabledBySettings: settings.permissions.disableBypassPermissionsMode === "disable",
-  };
-  const connection = await openQueue(address, log);
-  const concurrency = flags.concurrency ?? 8;
-  // The retry and timeout settings (R-R1, R-R2) apply to a worker's model requests as to a local batch's.
-  const source = await run.endpoint();
-  const pool = createBatchPool(source, concurrency, context.clock);
-  const url = endpointUrl(source);
   // R-R9: set when this host's key or endpoint fails every item; the worker then stops.
   let hostFailure: string | undefined;
   const stop = new AbortController();
-  try {
-    const worker = startQueueWorker({
-      connection,
-      concurrency,
-      policy,
-      ...(flags["lock-duration"] === undefined ? {} : { lockDurationMs: flags["lock-duration"] }),
-      ...(flags["stalled-interval"] === undefined ? {} : { stalledIntervalMs: flags["stalled-interval"] }),
-      stopOnFailure: (error, batch) => describeHostFailure(error, { url, model: batch.spec.model })?.sentence,
-      executorFor: (batch, wiring) =>
-        queuedBatchExecutor(batch, wiring, { state, cwd, settings, source, pool, bash, mcp, self, log }),
-      isolationFor: (batch) =>
-        queuedItemIsolation(batch, { state, cwd, settings, source, pool, bash, mcp, self, log }),
-      onEvent(event) {
-        switch (event.type) {
-          case "item_settled": {
-            const status = event.outcome.ok ? "ok    " : "FAILED";
-            const detail = event.outcome.ok
-              ? ""
-              : ` ${event.outcome.error.code}: ${event.outcome.error.message}`;
-            const duplicate = event.recorded ? "" : " (already recorded by another run: dropped)";
-            log(
-              `${status} ${event.batchId} ${event.claim.item.label} (attempt ${event.claim.attempt})${detail}${duplicate}`,
-            );
-            break;
-          }
-          case "item_retry":
-            log(
-              `retry  ${event.batchId} ${event.claim.item.label}: ${event.error.code}: ${event.error.message}`,
-            );
-            break;
-          case "rate_limited":
-            log(
-              `rate limited (429 on ${event.claim.item.label}): pausing the queue for ${event.retryAfterMs} ms on every host`,
-            );
-            break;
-          case "request_limited":
-            log(
-              `batch ${event.batchId}: at its limit of ${event.rpm} requests/min (all hosts together): requests wait, the next in ${Math.ceil(event.waitMs / 1000)} s`,
-            );
-            break;
-          case "batch_refused":
-            log(`batch ${event.batchId}: not served here, its items fail: ${event.error.message}`);
-            break;
-          case "job_refused":
-            log(`${event.reason}; it fails`);
-            break;
-          case "error":
-            log(`redis ${address.display}: ${event.message}`);
-            break;
-          case "host_failure":
-            hostFailure = event.reason;
-            stop.abort();
-            break;
+  const concurrency = flags.concurrency ?? 8;
+  const { worker, policy, self, close } = await startQueueService({
+    address,
+    cwd,
+    state,
+    env: context.env,
+    trustProject: flags["trust-project"] === true,
+    sandbox: flags.sandbox,
+    mcpConfig: flags["mcp-config"]?.map((value) => mcpConfigFlag(value, context.cwd)),
+    strictMcpConfig: flags["strict-mcp-config"],
+    concurrency,
+    allowBypassPermissions: flags["allow-dangerously-skip-permissions"] === true,
+    lockDurationMs: flags["lock-duration"],
+    stalledIntervalMs: flags["stalled-interval"],
+    clock: context.clock,
+    log,
+    onEvent(event) {
+      switch (event.type) {
+        case "item_settled": {
+          const status = event.outcome.ok ? "ok    " : "FAILED";
+          const detail = event.outcome.ok
+            ? ""
+            : ` ${event.outcome.error.code}: ${event.outcome.error.message}`;
+          const duplicate = event.recorded ? "" : " (already recorded by another run: dropped)";
+          log(
+            `${status} ${event.batchId} ${event.claim.item.label} (attempt ${event.claim.attempt})${detail}${duplicate}`,
+          );
+          break;
         }
-      },
-    });
+        case "item_retry":
+          log(
+            `retry  ${event.batchId} ${event.claim.item.label}: ${event.error.code}: ${event.error.message}`,
+          );
+          break;
+        case "rate_limited":
+          log(
+            `rate limited (429 on ${event.claim.item.label}): pausing the queue for ${event.retryAfterMs} ms on every host`,
+          );
+          break;
+        case "request_limited":
+          log(
+            `batch ${event.batchId}: at its limit of ${event.rpm} requests/min (all hosts together): requests wait, the next in ${Math.ceil(event.waitMs / 1000)} s`,
+          );
+          break;
+        case "batch_refused":
+          log(`batch ${event.batchId}: not served here, its items fail: ${event.error.message}`);
+          break;
+        case "job_refused":
+          log(`${event.reason}; it fails`);
+          break;
+        case "error":
+          log(`redis ${address.display}: ${event.message}`);
+          break;
+        case "host_failure":
+          hostFailure = event.reason;
+          stop.abort();
+          break;
+      }
+    },
+  });
+  try {
     log(`forkloop worker ${process.pid}: running items from ${address.display} (concurrency ${concurrency})`);
     if (policy.allowBypassPermissions) {
       log(
@@ -243,9 +203,6 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
     log("stopped: every item this worker started is finished and recorded");
     return EXIT.ok;
   } finally {
-    await pool.close();
-    // The MCP servers and the endpoint it started.
-    await run.close();
-    connection.disconnect();
+    await close();
   }
 }
