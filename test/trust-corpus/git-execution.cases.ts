@@ -143,7 +143,17 @@ export function gitGroup(title: string, points: readonly GitPoint[]): CaseGroup 
       async run(dir) {
         const results = await inBatches(sets, 4, async (set) => {
           const planted = plant(join(dir, set), pointsOf(set));
-          return judge(pointsOf(set), planted, plainGit(planted.cwd));
+          const git = plainGit(planted.cwd);
+          const through = judge(pointsOf(set), planted, git.output);
+          const missed = pointsOf(set).filter(
+            (point) => point.plainGitRuns && !through.some((entry) => entry.id === point.id),
+          );
+          // Why a program git should have run did not: the assertion names the case, git's stderr the cause.
+          if (missed.length > 0)
+            console.error(
+              `control, set ${set}: ${missed.map((point) => point.id).join(", ")} did not run\n${git.stderr}`,
+            );
+          return through;
         });
         return results.flat();
       },

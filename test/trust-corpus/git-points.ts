@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   cpSync,
@@ -627,25 +627,30 @@ export function makeStale(dir: string): void {
   }
 }
 
-/** Runs git as forkloop's prefetch does, unhardened: the positive control. Output joined. */
-export function plainGit(cwd: string): string {
+/**
+ * Runs git as forkloop's prefetch does, unhardened: the positive control. Output joined, and what
+ * git said on stderr (a program it could not run is reported there, with exit 0), for the control
+ * to show when a point it expects did not run.
+ */
+export function plainGit(cwd: string): { output: string; stderr: string } {
   let output = "";
+  let stderr = "";
   for (const args of [
     ["rev-parse", "--show-toplevel"],
     ["rev-parse", "--abbrev-ref", "HEAD"],
     ["status", "--short"],
     ["log", "--oneline", "-n", "5"],
   ]) {
-    try {
-      output += execFileSync("git", args, {
-        cwd,
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "ignore"],
-        env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
-      });
-    } catch {
-      // A payload may make git fail; its marker is what the control looks at.
-    }
+    // A payload may make git fail; its marker is what the control looks at.
+    const run = spawnSync("git", args, {
+      cwd,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+    });
+    if (run.status === 0) output += run.stdout;
+    if (run.stderr || run.status !== 0)
+      stderr += `git ${args.join(" ")} (exit ${run.status ?? run.signal ?? run.error?.message}): ${run.stderr ?? ""}\n`;
   }
-  return output;
+  return { output, stderr };
 }
