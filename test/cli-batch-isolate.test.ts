@@ -2,7 +2,8 @@ import { access, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { batchStateDir, runCli } from "@forkloop/cli/testing";
-import { type HostileServer, startHostileServer } from "@forkloop/loop-core/testing";
+import { type Simulator, startSimulator } from "@forkloop/sim";
+import { toolThenTextBrain } from "@forkloop/sim/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { git, gitProject } from "./support/git-project.js";
 
@@ -14,14 +15,13 @@ import { git, gitProject } from "./support/git-project.js";
  */
 let root: string;
 let home: string;
-let server: HostileServer;
+let server: Simulator;
 beforeAll(async () => {
   root = await realpath(await mkdtemp(join(tmpdir(), "forkloop-cli-isolate-")));
   home = join(root, "home");
   await mkdir(home);
-  server = await startHostileServer({
-    behaviour: () => ({ kind: "ok", text: "done" }),
-    toolUse: { name: "Bash", input: { command: "pwd > where.txt" } },
+  server = await startSimulator({
+    brain: toolThenTextBrain({ name: "Bash", input: { command: "pwd > where.txt" } }, "done"),
   });
 });
 afterAll(async () => {

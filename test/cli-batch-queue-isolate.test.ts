@@ -9,7 +9,8 @@ import {
   startCliInProcess,
   startRedisServer,
 } from "@forkloop/cli/testing";
-import { type HostileServer, startHostileServer } from "@forkloop/loop-core/testing";
+import { type Simulator, startSimulator } from "@forkloop/sim";
+import { toolThenTextBrain } from "@forkloop/sim/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { git, gitProject } from "./support/git-project.js";
 
@@ -24,27 +25,28 @@ import { git, gitProject } from "./support/git-project.js";
 let root: string;
 let home: string;
 let redis: RedisServer;
-let server: HostileServer;
+let server: Simulator;
 /** Its items each write FILES files into a directory of their own: an apply long enough to cut. */
-let manyFiles: HostileServer;
+let manyFiles: Simulator;
 const FILES = 300;
 beforeAll(async () => {
   root = await realpath(await mkdtemp(join(tmpdir(), "forkloop-queue-isolate-")));
   home = join(root, "home");
   await mkdir(home);
   redis = await startRedisServer();
-  server = await startHostileServer({
-    behaviour: () => ({ kind: "ok", text: "done" }),
-    toolUse: { name: "Bash", input: { command: "pwd > where.txt" } },
+  server = await startSimulator({
+    brain: toolThenTextBrain({ name: "Bash", input: { command: "pwd > where.txt" } }, "done"),
   });
-  manyFiles = await startHostileServer({
-    behaviour: () => ({ kind: "ok", text: "done" }),
-    toolUse: {
-      name: "Bash",
-      input: {
-        command: `d="out/$(basename "$PWD")"; mkdir -p "$d"; for i in $(seq 1 ${FILES}); do echo "$i" > "$d/$i.txt"; done`,
+  manyFiles = await startSimulator({
+    brain: toolThenTextBrain(
+      {
+        name: "Bash",
+        input: {
+          command: `d="out/$(basename "$PWD")"; mkdir -p "$d"; for i in $(seq 1 ${FILES}); do echo "$i" > "$d/$i.txt"; done`,
+        },
       },
-    },
+      "done",
+    ),
   });
 });
 afterAll(async () => {

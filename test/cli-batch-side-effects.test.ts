@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readJournal } from "@forkloop/batch";
 import { batchStateDir, runCliInProcess, startCli, waitForOutput } from "@forkloop/cli/testing";
-import { startHostileServer } from "@forkloop/loop-core/testing";
+import { startSimulator } from "@forkloop/sim";
+import { toolThenTextBrain } from "@forkloop/sim/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
@@ -29,9 +30,11 @@ const exists = (path: string) =>
 describe("side effects repeat on resume, and the report says so", () => {
   it("an item killed while its Bash runs is redone on resume and listed as 'may have run twice' (report.md, results.jsonl, the totals line)", async () => {
     // Every item calls Bash once, then answers in text.
-    const server = await startHostileServer({
-      behaviour: () => ({ kind: "ok", text: "appended" }),
-      toolUse: { name: "Bash", input: { command: "echo ran >> ran.log; sleep 2" } },
+    const server = await startSimulator({
+      brain: toolThenTextBrain(
+        { name: "Bash", input: { command: "echo ran >> ran.log; sleep 2" } },
+        "appended",
+      ),
     });
     const env = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url };
     try {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { readJournal } from "@forkloop/batch";
 import { batchStateDir, runCliInProcess, sessionsStateDir, streamJsonLines } from "@forkloop/cli/testing";
-import { startHostileServer } from "@forkloop/loop-core/testing";
+import { startSimulator } from "@forkloop/sim";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
 let template: string;
@@ -146,7 +146,7 @@ describe("R-R4: a damaged or lost batch journal through the built CLI", () => {
   });
 
   it("an output path that is a file fails in the first second: exit 2, no model request", async () => {
-    const server = await startHostileServer({ behaviour: () => ({ kind: "ok" }) });
+    const server = await startSimulator();
     try {
       await writeFile(join(dir, "report"), "in the way");
       const result = await runCliInProcess(

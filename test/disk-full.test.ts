@@ -12,8 +12,8 @@ import {
   startCliInProcess,
   streamJsonLines,
 } from "@forkloop/cli/testing";
-import { startHostileServer } from "@forkloop/loop-core/testing";
 import { loadTranscript, TranscriptWriter } from "@forkloop/orchestrator";
+import { startSimulator } from "@forkloop/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
@@ -258,7 +258,7 @@ describe("R-R4: a full disk never acknowledges what is not on disk", () => {
 
   it("the report and state directories: no room or read-only fails before the first request", async () => {
     const disk = await smallDisk("report", 1024);
-    const server = await startHostileServer({ behaviour: () => ({ kind: "ok" }) });
+    const server = await startSimulator();
     const env = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url };
     try {
       const cwd = await mkdtemp(join(tmpdir(), "forkloop-report-"));

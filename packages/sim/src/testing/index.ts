@@ -7,6 +7,20 @@ export function textBrain(text: string): Brain {
 }
 
 /**
+ * A brain that calls one tool, then answers: a request whose last message holds no tool_result
+ * gets the call, the request that brings its result gets `text` (an item that runs one command).
+ */
+export function toolThenTextBrain(
+  tool: { readonly name: string; readonly input: Record<string, unknown> },
+  text: string,
+): Brain {
+  return (request) =>
+    request.lastToolResults.length > 0
+      ? { content: [{ type: "text", text }] }
+      : { content: [{ type: "tool_use", name: tool.name, input: tool.input }] };
+}
+
+/**
  * A brain that answers the n-th request it sees with `replies[n]` (the last one repeats), and
  * records the requests it saw. Blocks may be given directly for brevity.
  */
