@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { protectedWriteTarget } from "../permissions/protected-paths.js";
 import { isInside, realpathAllowingMissing, realWorkspaceRoots } from "../workspace-paths.js";
 import { replaceAtomically, syncDirectory, writeDurably } from "./durable-file.js";
-import { git } from "./git-command.js";
+import { git, gitWithoutFilters } from "./git-command.js";
 import type { FileChange } from "./isolated-workspace.js";
 
 /**
@@ -160,7 +160,7 @@ async function mergeFile(current: Buffer, base: Buffer, item: Buffer): Promise<B
       writeFile(join(dir, "base"), base),
       writeFile(join(dir, "item"), item),
     ]);
-    const run = await git(dir, ["merge-file", "-p", "--quiet", "current", "base", "item"]);
+    const run = await gitWithoutFilters(dir, ["merge-file", "-p", "--quiet", "current", "base", "item"]);
     // 0: clean; a positive count of conflicts, or an error (binary files): not merged.
     return run.code === 0 ? run.stdout : undefined;
   } finally {

@@ -44,6 +44,17 @@ export async function git(
 }
 
 /**
+ * `git` for a command that never runs a filter driver — it reads the object database, the index's
+ * entries or the directory tree, never a worktree file's content through `.gitattributes`:
+ * `cat-file --batch` (without `--filters`), `diff --cached --raw`, `clean`, `merge-file` outside a
+ * repository. It skips `git`'s listing of the drivers, a second process per call (R-S7 holds: none
+ * of these starts a driver; hooks, fsmonitor, pager and editor stay off).
+ */
+export function gitWithoutFilters(cwd: string, args: readonly string[], input?: Buffer): Promise<GitRun> {
+  return run(cwd, args, input, {});
+}
+
+/**
  * The user's global git config, fixed for both of a call's runs (R-S7): the filter drivers are
  * listed in one run and switched off in the next, and a global config that did not exist at the
  * listing could be written in between — by a sandboxed background command when home is the
@@ -136,7 +147,19 @@ export async function gitOk(
   input?: Buffer,
   env?: Readonly<Record<string, string>>,
 ): Promise<Buffer> {
-  const run = await git(cwd, args, input, env);
+  return succeeded(cwd, args, await git(cwd, args, input, env));
+}
+
+/** `gitWithoutFilters` that must succeed, as `gitOk`. */
+export async function gitWithoutFiltersOk(
+  cwd: string,
+  args: readonly string[],
+  input?: Buffer,
+): Promise<Buffer> {
+  return succeeded(cwd, args, await gitWithoutFilters(cwd, args, input));
+}
+
+function succeeded(cwd: string, args: readonly string[], run: GitRun): Buffer {
   if (run.code !== 0) throw new Error(`git ${args.join(" ")} failed in ${cwd}: ${run.stderr.trim()}`);
   return run.stdout;
 }

@@ -5,11 +5,12 @@ import { availableParallelism } from "node:os";
 import { join, relative, resolve, sep } from "node:path";
 import { z } from "zod";
 import { replaceAtomically } from "./durable-file.js";
-import { git, gitOk, nulSeparated } from "./git-command.js";
+import { git, gitOk, gitWithoutFiltersOk, nulSeparated } from "./git-command.js";
 import { readIfPresent } from "./read-if-present.js";
 import { SerialLock } from "./serial-lock.js";
 import { workingTreeCommit } from "./working-tree-commit.js";
 import { WorkspaceError } from "./workspace-error.js";
+import { worktreeChanges } from "./worktree-changes.js";
 
 /**
  * R-B2: each batch item works in its own copy of the project, made from the batch's base (never
@@ -322,7 +323,7 @@ function worktreeIsolation(
         // files and repositories the item cloned inside.
         reset: async () => {
           await gitOk(root, ["checkout", "--quiet", "--detach", "--force", base]);
-          await gitOk(root, ["clean", "--quiet", "-ffdx"]);
+          await gitWithoutFiltersOk(root, ["clean", "--quiet", "-ffdx"]);
         },
         remove: () => remove(root),
       };
@@ -349,72 +350,6 @@ async function listedWorktrees(root: string): Promise<string[]> {
   return nulSeparated(run.stdout)
     .filter((line) => line.startsWith("worktree "))
     .map((line) => line.slice("worktree ".length));
-}
-
-/**
- * What the item changed in its worktree against the base commit — commits it made included: the
- * worktree's index takes every file (`git add -A`, .gitignore respected), then `diff --raw`
- * names each path with its base and new blob.
- */
-async function worktreeChanges(root: string, base: string): Promise<FileChange[]> {
-  await gitOk(root, ["add", "-A"]);
-  const raw = nulSeparated(
-    await gitOk(root, ["diff", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev", base]),
-  );
-  const entries: { path: string; oldMode: string; newMode: string; oldId: string; newId: string }[] = [];
-  for (let index = 0; index + 1 < raw.length; index += 2) {
-    const [oldMode, newMode, oldId, newId] = raw[index]!.slice(1).split(" ");
-    entries.push({
-      path: raw[index + 1]!,
-      oldMode: oldMode!,
-      newMode: newMode!,
-      oldId: oldId!,
-      newId: newId!,
-    });
-  }
-  const wanted = (id: string, mode: string) => !/^0+$/.test(id) && mode !== "160000";
-  const blobs = await readBlobs(
-    root,
-    entries.flatMap((entry) => [
-      ...(wanted(entry.oldId, entry.oldMode) ? [entry.oldId] : []),
-      ...(wanted(entry.newId, entry.newMode) ? [entry.newId] : []),
-    ]),
-  );
-  const blob = (id: string, mode: string): Buffer | null => (wanted(id, mode) ? blobs.get(id)! : null);
-  const changes: FileChange[] = [];
-  for (const entry of entries) {
-    const odd = [entry.oldMode, entry.newMode].find((mode) => mode === "120000" || mode === "160000");
-    changes.push({
-      path: entry.path,
-      before: blob(entry.oldId, entry.oldMode),
-      after: blob(entry.newId, entry.newMode),
-      mode: entry.newMode === "100755" ? 0o755 : 0o644,
-      ...(odd === undefined ? {} : { unsupported: odd === "120000" ? "a symlink" : "a submodule" }),
-    });
-  }
-  return changes;
-}
-
-/**
- * The contents of the blobs `ids`, read by one `git cat-file --batch` (one git run per item, not
- * two per changed path). Its answer per id: `<id> blob <size>\n<content>\n`.
- */
-async function readBlobs(root: string, ids: readonly string[]): Promise<Map<string, Buffer>> {
-  const unique = [...new Set(ids)];
-  const blobs = new Map<string, Buffer>();
-  if (unique.length === 0) return blobs;
-  const out = await gitOk(root, ["cat-file", "--batch"], Buffer.from(`${unique.join("\n")}\n`));
-  let at = 0;
-  for (const id of unique) {
-    const end = out.indexOf(10, at);
-    const header = out.subarray(at, end).toString("utf8").split(" ");
-    if (header[0] !== id || header[1] !== "blob")
-      throw new WorkspaceError(`git cat-file could not read ${id} in ${root}: ${header.join(" ")}`);
-    const size = Number(header[2]);
-    blobs.set(id, Buffer.from(out.subarray(end + 1, end + 1 + size)));
-    at = end + 1 + size + 1;
-  }
-  return blobs;
 }
 
 function copyIsolation(
