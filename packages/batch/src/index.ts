@@ -12,7 +12,6 @@ export { enqueueOnce, type ItemRelist } from "./batch-enqueue.js";
 export { BATCH_ERROR_CODES, BatchError, type BatchErrorCode } from "./batch-error.js";
 export { type AttemptRun, type BatchHistory, batchHistory, type ItemHistory } from "./batch-history.js";
 export {
-  describeSkipped,
   globFiles,
   type ItemSource,
   type LoadedItems,
@@ -38,7 +37,6 @@ export {
   type BatchCompositionFlags,
   type BatchFlagReader,
   batchModeRefusal,
-  composeBatch,
   queueReattachRefusal,
   type ResumableBatch,
   resumableBatch,
@@ -65,10 +63,17 @@ export {
   MessageBatchRounds,
   type RoundEvent,
 } from "./message-batch-rounds.js";
-export { estimateNewBatch } from "./new-batch-estimate.js";
 export { BATCH_DEFAULT_MODEL } from "./new-batch-spec.js";
 export * from "./plural.js";
 export type { BatchAgentSettings } from "./pool-executor.js";
+export {
+  type BatchHostFlags,
+  type BatchPreparation,
+  type PreparedLocalBatch,
+  type PreparedQueuedBatch,
+  prepareLocalBatch,
+  prepareQueuedBatch,
+} from "./prepare-batch.js";
 export type { ProgressSnapshot, ProgressStream } from "./progress-display.js";
 export {
   connectQueue,

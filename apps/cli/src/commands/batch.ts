@@ -1,17 +1,15 @@
 import { resolve } from "node:path";
 import {
   type BatchComposition,
-  type BatchPlan,
   type BatchSpec,
   batchModeRefusal,
-  composeBatch,
   type DryRunEstimate,
-  describeSkipped,
-  estimateNewBatch,
   formatDryRun,
   type LocalBatchOutcome,
   parseQueueUrl,
   plural,
+  prepareLocalBatch,
+  prepareQueuedBatch,
   queueReattachRefusal,
   resumableBatch,
   runLocalBatch,
@@ -19,11 +17,9 @@ import {
 import {
   checkProjectDir,
   type LoopChoices,
-  namedMcpServers,
   type ProjectState,
   projectState,
   type RunEnvironment,
-  refuseDisabledBypass,
   resolveLoopChoices,
   resolveRunEnvironment,
 } from "@forkloop/sdk";
@@ -43,6 +39,14 @@ import { reportHint, writeBatchHtml } from "./report.js";
 export { BATCH_USAGE };
 
 type RunSettings = RunEnvironment["settings"];
+
+/** Where a batch runs: the project, its state, its run environment and the flags as given. */
+interface BatchWhere {
+  readonly cwd: string;
+  readonly state: ProjectState;
+  readonly run: RunEnvironment;
+  readonly given: GivenFlags;
+}
 
 export async function batchCommand(argv: readonly string[], context: CommandContext): Promise<ExitCode> {
   const { flags: typed, positionals, given } = parseBatchFlags(argv);
@@ -82,35 +86,17 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
     trustProject: flags["trust-project"] === true,
     warn: (line) => context.stderr.write(`${line}\n`),
   });
-  const { settings } = run;
   // R-B1: what only a local or only a queued batch can do, before Redis is contacted.
   const mode = batchModeRefusal(flags);
   if (mode !== undefined) throw new CliError(mode.message);
   if (flags.queue !== undefined) return queuedBatch(flags, flags.queue, { cwd, state, run, given }, context);
   // R-M1: a bad MCP config, like bad settings, fails before a new batch's state exists.
-  const servers =
-    flags.resume === undefined
-      ? await run.mcpServers({ configFiles: flags["mcp-config"], strict: flags["strict-mcp-config"] })
-      : undefined;
-  const plan = composed(
-    await composeBatch({
-      flags,
-      cwd,
-      state,
-      loop: loopChoices(flags, settings, context),
-      given,
+  const { plan, servers, bash, estimate } = composed(
+    await prepareLocalBatch({
+      ...preparation(flags, { cwd, state, run, given }, context),
       stored: resume?.stored,
-      reader: BATCH_FLAG_READER,
     }),
   );
-  refuseDisabledBypass(plan.spec.permissionMode, settings);
-  // R-S6: a batch runs unattended, so `auto` (the default) sandboxes every item's Bash when it
-  // can; `on` without bubblewrap fails here, before any state exists.
-  const bash = run.bash(plan.spec.permissionMode, flags.sandbox, true);
-  noteSkipped(plan, context);
-  // The first requests' estimate: the dry run's answer, and the budget's guess before any item settled.
-  const estimate =
-    plan.kind === "new" ? await estimateNewBatch(plan, settings, bash, batchHost(context)) : undefined;
   if (flags["dry-run"] && estimate !== undefined) return printDryRun(estimate, flags, context);
   try {
     const outcome = await runLocalBatch(
@@ -209,12 +195,7 @@ async function printOutcome(
 async function queuedBatch(
   flags: BatchFlags,
   url: string,
-  where: {
-    readonly cwd: string;
-    readonly state: ProjectState;
-    readonly run: RunEnvironment;
-    readonly given: GivenFlags;
-  },
+  where: BatchWhere,
   context: CommandContext,
 ): Promise<ExitCode> {
   parseQueueUrl(url); // a typo is exit 2 before anything else, the dry run included
@@ -225,38 +206,12 @@ async function queuedBatch(
     if (refusal !== undefined) throw new CliError(refusal.message);
     return queuedBatchCommand(queueFlags, { kind: "attach", id: flags.resume }, where, context);
   }
-  // R-M1, R-B1: the MCP servers are resolved as for a local batch (a bad config is exit 2 now),
-  // but only their names go to Redis: each worker starts the servers of those names from its own
-  // configuration, never a command line it read from the queue.
-  const servers = await where.run.mcpServers({
-    configFiles: flags["mcp-config"],
-    strict: flags["strict-mcp-config"],
-  });
-  const { settings } = where.run;
-  const planned = composed(
-    await composeBatch({
-      flags,
-      cwd: where.cwd,
-      state: where.state,
-      loop: loopChoices(flags, settings, context),
-      given: where.given,
-      reader: BATCH_FLAG_READER,
-    }),
+  // R-M1, R-B1: a bad MCP config is exit 2 now; only the servers' names go to Redis.
+  const { plan, mcpServers, estimate } = composed(
+    await prepareQueuedBatch({ ...preparation(flags, where, context), dryRun: flags["dry-run"] === true }),
   );
-  refuseDisabledBypass(planned.spec.permissionMode, settings);
-  if (planned.kind !== "new") throw new Error("composeBatch: a batch without --resume is new");
-  noteSkipped(planned, context);
-  // Workers read a queued batch's settings from Redis: the flags as typed here are this host's.
-  const { mcpConfig: _files, strictMcpConfig: _strict, startFlags: _flags, ...spec } = planned.spec;
-  const plan = { ...planned, spec };
-  const rules = where.run.rules({ allow: spec.allowedTools, deny: spec.disallowedTools });
-  const mcp = namedMcpServers(servers, rules.deny);
-  if (flags["dry-run"]) {
-    // The workers' sandbox is theirs; the prefix's tools are the same either way.
-    const bash = settings.env === undefined ? {} : { env: settings.env };
-    return printDryRun(await estimateNewBatch(plan, settings, bash, batchHost(context)), flags, context);
-  }
-  return queuedBatchCommand(queueFlags, { kind: "new", plan, mcpServers: mcp }, where, context);
+  if (estimate !== undefined) return printDryRun(estimate, flags, context);
+  return queuedBatchCommand(queueFlags, { kind: "new", plan, mcpServers }, where, context);
 }
 
 /** A composition the flags do not make is exit 2, in the library's words (the usage after them when it says so). */
@@ -269,12 +224,6 @@ function composed<T>(composition: BatchComposition<T>): T {
 /** The command that resumes this batch, as typed where this one was. */
 function resumeCommand(spec: BatchSpec, flags: BatchFlags): string {
   return `forkloop batch --resume ${spec.id}${flags.cwd ? ` --cwd ${flags.cwd}` : ""}`;
-}
-
-/** The binary and unreadable matches that will not be items, said before anything runs. */
-function noteSkipped(plan: BatchPlan, context: CommandContext): void {
-  if (plan.kind === "new" && plan.loaded.skipped.length > 0)
-    context.stderr.write(`${describeSkipped(plan.loaded.skipped)}\n`);
 }
 
 function printDryRun(estimate: DryRunEstimate, flags: BatchFlags, context: CommandContext): ExitCode {
@@ -309,7 +258,16 @@ function loopChoices(flags: BatchFlags, settings: RunSettings, context: CommandC
   return resolveLoopChoices(loopChoicesFromFlags(flags, context.env), settings);
 }
 
-/** What the batch library says goes to stderr, a line each. */
-function batchHost(context: CommandContext) {
-  return { env: context.env, warn: (line: string) => context.stderr.write(`${line}\n`) };
+/** What a batch is prepared from (@forkloop/batch): the flags, the project, its run environment; notices to stderr. */
+function preparation(flags: BatchFlags, where: BatchWhere, context: CommandContext) {
+  return {
+    flags,
+    cwd: where.cwd,
+    state: where.state,
+    environment: where.run,
+    loop: () => loopChoices(flags, where.run.settings, context),
+    given: where.given,
+    reader: BATCH_FLAG_READER,
+    host: { env: context.env, warn: (line: string) => context.stderr.write(`${line}\n`) },
+  };
 }
