@@ -95,7 +95,7 @@ beforeAll(async () => {
         reply: { content: [{ type: "text", text: "# Notes\nreviewing" }] },
       },
       {
-        match: { querySource: "agent:general-purpose" },
+        match: { querySource: "agent:fork" },
         reply: { content: [{ type: "text", text: "sub-agent report: all clear (scripted)" }] },
       },
       {
@@ -113,8 +113,16 @@ beforeAll(async () => {
         reply: {
           content: [
             { type: "thinking", thinking: "Two scans in parallel, then read the notes." },
-            { type: "tool_use", name: "Agent", input: { description: "scan src", prompt: "Scan src/." } },
-            { type: "tool_use", name: "Agent", input: { description: "scan test", prompt: "Scan test/." } },
+            {
+              type: "tool_use",
+              name: "Agent",
+              input: { description: "scan src", prompt: "Scan src/.", subagent_type: "fork" },
+            },
+            {
+              type: "tool_use",
+              name: "Agent",
+              input: { description: "scan test", prompt: "Scan test/.", subagent_type: "fork" },
+            },
           ],
         },
       },
@@ -170,7 +178,7 @@ describe("forkloop report <session> in headless Chromium (R-V1)", () => {
         label: node.querySelector(".tree-label")?.textContent,
       })),
     );
-    const agents = children.filter((child) => child.source === "agent:general-purpose");
+    const agents = children.filter((child) => child.source === "agent:fork");
     expect(agents.map((child) => child.label).sort()).toEqual(["Agent: scan src", "Agent: scan test"]);
     expect(children.map((child) => child.source)).toContain("compact");
 
@@ -272,7 +280,7 @@ describe("forkloop report <session> in headless Chromium (R-V1)", () => {
     ).toBe(0);
 
     // A child's page: its own figures, and most of its first request read from the parent's cache.
-    await page.click('.fork-tree li[data-query-source="agent:general-purpose"] > .tree-node');
+    await page.click('.fork-tree li[data-query-source="agent:fork"] > .tree-node');
     const share = await page.$eval('.agent-detail [data-figure="firstRequestCacheShare"]', (node) =>
       Number(node.getAttribute("data-value")),
     );

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { resolveModelAlias } from "@forkloop/loop-core";
 import { INSTRUCTION_FILE_MAX_BYTES, readProjectFile } from "@forkloop/tools";
 import { z } from "zod";
-import { EXPLORE_AGENT, PLAN_AGENT } from "./builtin-agent-types.js";
+import { EXPLORE_AGENT, FORK_AGENT, PLAN_AGENT } from "./builtin-agent-types.js";
 import { parseFrontmatter } from "./frontmatter.js";
 
 /** A sub-agent type the model can start with the `Agent` tool (R-F1). */
@@ -44,18 +44,31 @@ export const agentFrontmatterSchema = z.object({
   isolation: z.enum(["worktree"], { message: 'the one isolation forkloop has is "worktree"' }).optional(),
 });
 
-/** Built-in general-purpose agent, available even without any definition file. */
+/**
+ * Built-in general-purpose agent, available even without any definition file, and the type of an
+ * Agent call that names none. As in Claude Code it is a conversation of its own (R-K3): this
+ * prompt as its system prompt, the task as its only message; its instances share one warmed
+ * prefix. The `fork` type is the one that continues the parent's conversation (R-F3).
+ */
 export const GENERAL_PURPOSE_AGENT: AgentDefinition = {
   name: "general-purpose",
-  description: "General agent for researching questions and carrying out multi-step tasks in parallel.",
+  description:
+    "General agent for researching questions and carrying out multi-step tasks in parallel. Starts fresh: give it everything it needs in the prompt.",
   prompt:
-    "You are a sub-agent working on one task for a parent agent. Do the task with the tools you have, " +
-    "then answer with a concise report: what you found or changed, and anything the parent must know.",
+    "You are an agent working on one task for a parent agent, who gives it to you as the user's message. " +
+    "Do the task completely with the tools you have: search broadly when you do not know where something is, " +
+    "read before you change, and do not guess. Then answer with a concise report: what you found or changed " +
+    "(with absolute file paths), and anything the parent must know.",
   source: "builtin",
 };
 
-/** The agent types there are without any definition file, as in Claude Code (R-F1). */
-export const BUILTIN_AGENTS: readonly AgentDefinition[] = [GENERAL_PURPOSE_AGENT, EXPLORE_AGENT, PLAN_AGENT];
+/** The agent types there are without any definition file, as in Claude Code (R-F1), and `fork`. */
+export const BUILTIN_AGENTS: readonly AgentDefinition[] = [
+  GENERAL_PURPOSE_AGENT,
+  EXPLORE_AGENT,
+  PLAN_AGENT,
+  FORK_AGENT,
+];
 
 export type AgentDefinitionFileResult =
   | { readonly ok: true; readonly definition: AgentDefinition }
@@ -116,7 +129,7 @@ export interface LoadedAgentDefinitions {
  * Loads agent definitions from `.forkloop/agents/*.md` and `.claude/agents/*.md` under `cwd` (or
  * each of `projectDirs`, outer to inner), plus `extra` ones from code. On a name clash inner
  * directories win over outer ones, `.forkloop` over `.claude`, code over files.
- * The built-in types (general-purpose, Explore, Plan) are always present unless a definition
+ * The built-in types (general-purpose, Explore, Plan, fork) are always present unless a definition
  * of the same name replaces one.
  */
 export async function loadAgentDefinitionsDetailed(

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { type AgentDefinition, GENERAL_PURPOSE_AGENT } from "./agent-definitions.js";
 import type { AgentPool } from "./agent-pool.js";
 import { startAgentInBackground } from "./background-agent.js";
+import { FORK_AGENT } from "./builtin-agent-types.js";
 import { OrchestratorError } from "./errors.js";
 import { type ForkToolOptions, newAgentId, runForkForTool } from "./fork-tool-support.js";
 import { runMovableFork } from "./movable-fork.js";
@@ -49,9 +50,10 @@ function describeAgents(definitions: readonly AgentDefinition[]): string {
   );
   return [
     "Launch a sub-agent that works on a task on its own and reports back once. Sub-agents run in parallel:",
-    "call this tool several times in one turn for independent tasks. A general-purpose sub-agent starts",
-    "from this conversation; any other agent type starts fresh, with your prompt as its whole task, so",
-    "give it everything it needs. Each has its own token budget and history and cannot see your later messages.",
+    "call this tool several times in one turn for independent tasks. A fork sub-agent starts from this",
+    "conversation; every other agent type (general-purpose, the default, too) starts fresh, with your prompt as",
+    "its whole task, so give it everything it needs. Each has its own token budget and history and cannot see",
+    "your later messages.",
     "With run_in_background the call returns at once and you are notified (with its report) when it ends;",
     "keep working meanwhile, and stop it with TaskStop if it is no longer needed.",
     "",
@@ -62,8 +64,9 @@ function describeAgents(definitions: readonly AgentDefinition[]): string {
 
 /**
  * The `Agent` tool (alias `Task`, R-F1): each call starts one sub-agent in the pool and returns
- * its report as one tool_result — general-purpose as a fork of the parent's exact prefix (R-F3), a
- * custom agent type as a conversation of its own (R-K3, own-conversation.ts). Concurrency-safe, so
+ * its report as one tool_result — `fork` as a fork of the parent's exact prefix (R-F3), every other
+ * type (general-purpose, the default, the built-in ones and custom agents) as a conversation of its
+ * own (R-K3, own-conversation.ts), as Claude Code runs them. Concurrency-safe, so
  * several calls in one turn run in parallel (R-T2). Read-only as far as the parent's permission
  * mode goes: the sub-agent's own tool calls are checked under the same mode and rules.
  */
@@ -77,7 +80,8 @@ export function createAgentTool(
     throw new OrchestratorError("invalid_task", `maxDepth must be an integer of at least 1, got ${maxDepth}`);
   }
   const byName = new Map(definitions.map((definition) => [definition.name, definition]));
-  if (!byName.has(GENERAL_PURPOSE_AGENT.name)) byName.set(GENERAL_PURPOSE_AGENT.name, GENERAL_PURPOSE_AGENT);
+  for (const builtin of [GENERAL_PURPOSE_AGENT, FORK_AGENT])
+    if (!byName.has(builtin.name)) byName.set(builtin.name, builtin);
   return agentToolAt(1, maxDepth, pool, byName, options);
 }
 
@@ -119,10 +123,8 @@ function agentToolAt(
         description: input.description,
         prompt: input.prompt,
         directive: `${definition.prompt}\n\nYour task (${input.description}):\n${input.prompt}`,
-        // R-K3: general-purpose forks this conversation; a custom agent is a conversation of its own.
-        ...(definition === GENERAL_PURPOSE_AGENT
-          ? {}
-          : { ownConversation: { agentPrompt: definition.prompt } }),
+        // R-F3: `fork` continues this conversation; every other type is a conversation of its own (R-K3).
+        ...(definition === FORK_AGENT ? {} : { ownConversation: { agentPrompt: definition.prompt } }),
         ...(definition.tools === undefined ? {} : { toolNames: definition.tools }),
         ...(definition.disallowedTools === undefined ? {} : { disallowedTools: definition.disallowedTools }),
         ...(input.model !== undefined

@@ -38,3 +38,19 @@ export const PLAN_AGENT: AgentDefinition = {
   disallowedTools: READ_ONLY_DISALLOWED,
   source: "builtin",
 };
+
+/**
+ * R-F3: Claude Code's `fork` type — the one agent that continues this conversation instead of
+ * starting fresh: the parent's system prompt, tools and history byte for byte, then this prompt
+ * and the task as a directive, so it reads the parent's whole prefix from the cache. Never the
+ * default (an Agent call without subagent_type is general-purpose, as in Claude Code).
+ */
+export const FORK_AGENT: AgentDefinition = {
+  name: "fork",
+  description:
+    "A fork of you: inherits this whole conversation (and reads its prompt cache), so a short prompt is enough. Use it for work that needs what you already know.",
+  prompt:
+    "You are a sub-agent working on one task for a parent agent. Do the task with the tools you have, " +
+    "then answer with a concise report: what you found or changed, and anything the parent must know.",
+  source: "builtin",
+};

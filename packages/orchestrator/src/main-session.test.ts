@@ -43,8 +43,16 @@ const brain: Brain = (request) => {
   }
   return {
     content: [
-      { type: "tool_use", name: "Agent", input: { description: "scan src", prompt: "Scan src/." } },
-      { type: "tool_use", name: "Agent", input: { description: "scan test", prompt: "Scan test/." } },
+      {
+        type: "tool_use",
+        name: "Agent",
+        input: { description: "scan src", prompt: "Scan src/.", subagent_type: "fork" },
+      },
+      {
+        type: "tool_use",
+        name: "Agent",
+        input: { description: "scan test", prompt: "Scan test/.", subagent_type: "fork" },
+      },
     ],
   };
 };
@@ -113,7 +121,7 @@ describe("main session with sub-agents", () => {
     expect(loaded.cacheSafeParams?.model).toBe("claude-sonnet-5");
     // Parent links both ways: the session lists its sub-agents' transcripts, each names its parent.
     const links = loaded.records.filter((record) => record.type === "sub_agent");
-    expect(links.map((link) => link.querySource)).toEqual(["agent:general-purpose", "agent:general-purpose"]);
+    expect(links.map((link) => link.querySource)).toEqual(["agent:fork", "agent:fork"]);
     const agents = readdirSync(join(sessionsDir, session.sessionId, "agents"));
     expect(agents).toHaveLength(2);
     const child = await loadTranscript(join(sessionsDir, session.sessionId, "agents", agents[0] ?? ""));
@@ -157,7 +165,7 @@ describe("main session with sub-agents", () => {
     const links = loaded.records.filter((record) => record.type === "sub_agent");
     // Both Agent forks, and the session-memory fork (it may run after every turn at this interval).
     const sources = links.map((link) => link.querySource);
-    expect(sources.filter((source) => source === "agent:general-purpose")).toHaveLength(2);
+    expect(sources.filter((source) => source === "agent:fork")).toHaveLength(2);
     expect(sources).toContain("session_memory");
     for (const link of links) {
       // The session-memory fork runs in the background: wait for its end.

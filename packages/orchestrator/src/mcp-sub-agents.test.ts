@@ -61,7 +61,7 @@ const brain: Brain = (request) => {
       content: [{ type: "text", text: `error=${result.is_error} image=${image} text=${result.content}` }],
     };
   }
-  // A general-purpose fork's text also holds the parent's prompt (every line): read the
+  // A fork's text also holds the parent's prompt (every line): read the
   // directive's own task; a custom agent's only message is its task (R-K3).
   const text = request.lastUserText ?? "";
   const call = /Your task \(probe\):\ncall (\S+) (\{.*\})/.exec(text) ?? /^call (\S+) (\{.*\})$/.exec(text);
@@ -115,10 +115,10 @@ async function runLines(
 
 describe("R-M1: MCP tools in sub-agents (worker-side proxies over comlink)", () => {
   it("R-M1: a sub-agent in a worker thread calls an MCP tool and gets its real result, the image included", async () => {
-    const [report] = await runLines(["general-purpose|call mcp__test__image {}"]);
+    const [report] = await runLines(["fork|call mcp__test__image {}"]);
     expect(report).toMatch(/^error=false image=true text=a 1x1 png:/);
     // The sub-agent's own request carried the server's image to the model, unchanged.
-    const forks = sim.requests().filter((record) => record.querySource === "agent:general-purpose");
+    const forks = sim.requests().filter((record) => record.querySource === "agent:fork");
     expect(forks.some((record) => record.rawBody.includes(TEST_PNG_BASE64))).toBe(true);
     // The worker sent the parent's exact tool list, MCP tools included (R-F3).
     const parent = sim.requests().find((record) => record.querySource === "sdk");
@@ -127,10 +127,7 @@ describe("R-M1: MCP tools in sub-agents (worker-side proxies over comlink)", () 
 
   it("R-M1: the tools' annotations hold in the worker: in plan mode a sub-agent may call read-only echo, not add_note", async () => {
     const [echo, note] = await runLines(
-      [
-        'general-purpose|call mcp__test__echo {"text":"hi"}',
-        'general-purpose|call mcp__test__add_note {"note":"x"}',
-      ],
+      ['fork|call mcp__test__echo {"text":"hi"}', 'fork|call mcp__test__add_note {"note":"x"}'],
       "plan",
     );
     expect(echo).toMatch(/^error=false image=false text=hi/);

@@ -20,7 +20,13 @@ const brain: Brain = (request) => {
     if (request.lastToolResults.length > 0)
       return { content: [{ type: "text", text: `parent got: ${request.lastToolResults[0]?.content}` }] };
     return {
-      content: [{ type: "tool_use", name: "Agent", input: { description: "outer", prompt: "Go deep." } }],
+      content: [
+        {
+          type: "tool_use",
+          name: "Agent",
+          input: { description: "outer", prompt: "Go deep.", subagent_type: "fork" },
+        },
+      ],
     };
   }
   const messages = JSON.stringify(request.body.messages);
@@ -30,7 +36,13 @@ const brain: Brain = (request) => {
   }
   const next = level === "outer" ? "inner" : "deeper";
   return {
-    content: [{ type: "tool_use", name: "Agent", input: { description: next, prompt: "Go deeper." } }],
+    content: [
+      {
+        type: "tool_use",
+        name: "Agent",
+        input: { description: next, prompt: "Go deeper.", subagent_type: "fork" },
+      },
+    ],
   };
 };
 
@@ -64,7 +76,7 @@ describe("nested sub-agents (R-F1, R-F2 parent-side tools)", () => {
     // Each level's report reaches its parent inside Claude Code's hand-back frame (R-X1).
     expect(text).toMatch(/^parent got: [\s\S]*\[Subagent hand-back\][\s\S]*outer got: [\s\S]*inner got:/);
     expect(text).toContain("Agent is not available to this sub-agent");
-    const forks = sim.requests().filter((record) => record.querySource === "agent:general-purpose");
+    const forks = sim.requests().filter((record) => record.querySource === "agent:fork");
     // outer: 2 requests (call, report); inner: 2 requests (refused call, report); no "deeper".
     expect(forks).toHaveLength(4);
     expect(forks.some((record) => record.rawBody.includes("Your task (deeper)"))).toBe(false);
@@ -77,7 +89,7 @@ describe("nested sub-agents (R-F1, R-F2 parent-side tools)", () => {
     const text = await runSession(1);
     expect(text).toMatch(/^parent got: [\s\S]*\[Subagent hand-back\][\s\S]*outer got:/);
     expect(text).toContain("Agent is not available to this sub-agent");
-    const forks = sim.requests().filter((record) => record.querySource === "agent:general-purpose");
+    const forks = sim.requests().filter((record) => record.querySource === "agent:fork");
     expect(forks.some((record) => record.rawBody.includes("Your task (inner)"))).toBe(false);
   });
 });

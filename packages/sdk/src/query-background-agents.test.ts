@@ -74,7 +74,7 @@ async function parent(request: BrainRequest): Promise<BrainReply> {
   return call("Agent", {
     description: stall ? "stall" : "review notes",
     prompt: stall ? "Stall for a long time." : "Review notes.md.",
-    subagent_type: "general-purpose",
+    subagent_type: "fork",
     ...(background ? { run_in_background: true } : {}),
   });
 }
@@ -139,7 +139,7 @@ describe("R-T5: background sub-agents (Agent run_in_background) over worker thre
 
     // R-F3: the background fork starts from the parent's exact prefix and reads it from the cache.
     const [first] = main;
-    const [fork] = requests("agent:general-purpose");
+    const [fork] = requests("agent:fork");
     if (first === undefined || fork === undefined) throw new Error("expected a parent and a fork request");
     // The fork's directive joins the parent's last user message (forkPrefixDifferences counts that
     // as a change of message 0): what must match is the system, the tools and that message's blocks.

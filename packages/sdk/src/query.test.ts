@@ -168,7 +168,7 @@ describe("query() through the simulator", () => {
     );
     expect(messages[0]).toMatchObject({
       subtype: "init",
-      agents: ["general-purpose", "Explore", "Plan", "reviewer"],
+      agents: ["general-purpose", "Explore", "Plan", "fork", "reviewer"],
     });
     const toolUseIds = messages.flatMap((message) =>
       message.type === "assistant" && message.parent_tool_use_id === null
