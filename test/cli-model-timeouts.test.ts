@@ -2,11 +2,11 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCliInProcess, streamJsonLines } from "@forkloop/cli/testing";
-import { type HostileBehaviour, type HostileServer, startHostileServer } from "@forkloop/loop-core/testing";
+import { type ScheduledFault, type Simulator, startSimulator } from "@forkloop/sim";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
 let dir: string;
-let server: HostileServer | undefined;
+let server: Simulator | undefined;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "forkloop-cli-timeouts-"));
 });
@@ -18,14 +18,15 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function hostile(behaviour: (index: number) => HostileBehaviour): Promise<Record<string, string>> {
-  server = await startHostileServer({ behaviour: ({ index }) => behaviour(index) });
+/** The simulator with these faults scheduled (none: it answers). */
+async function hostile(...schedule: ScheduledFault[]): Promise<Record<string, string>> {
+  server = await startSimulator({ faults: { schedule } });
   return { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url };
 }
 
 describe("R-R2: model deadlines through the built CLI (flags, env, settings)", () => {
   it("--idle-timeout: a stream that goes silent after its headers is retried (api_retry), the run succeeds", async () => {
-    const env = await hostile((index) => (index === 1 ? { kind: "headers_then_silence" } : { kind: "ok" }));
+    const env = await hostile({ kind: "headers_then_silence", from: 1, to: 1 });
     const result = await runCliInProcess(
       ["run", "hi", "--output-format", "stream-json", "--idle-timeout", "0.3"],
       {
@@ -48,7 +49,7 @@ describe("R-R2: model deadlines through the built CLI (flags, env, settings)", (
       join(project, ".forkloop", "settings.json"),
       JSON.stringify({ env: { FORKLOOP_STREAM_IDLE_TIMEOUT_MS: "200", FORKLOOP_MAX_RETRIES: "1" } }),
     );
-    const env = await hostile(() => ({ kind: "ping_only", intervalMs: 20 }));
+    const env = await hostile({ kind: "ping_only", from: 1, to: Number.POSITIVE_INFINITY, slowMs: 20 });
     const result = await runCliInProcess(["run", "hi", "--output-format", "stream-json"], {
       cwd: project,
       env,
@@ -60,7 +61,7 @@ describe("R-R2: model deadlines through the built CLI (flags, env, settings)", (
   });
 
   it("a bad value names the variable and the fix (exit 2, before any request)", async () => {
-    const env = await hostile(() => ({ kind: "ok" }));
+    const env = await hostile();
     const result = await runCliInProcess(["run", "hi"], {
       cwd: dir,
       env: { ...env, FORKLOOP_HEADERS_TIMEOUT_MS: "soon" },

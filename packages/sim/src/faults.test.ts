@@ -256,6 +256,53 @@ describe("fault injection: faults over HTTP with the SDK", () => {
     await expect(client(s).messages.create(params)).rejects.toBeInstanceOf(Anthropic.InternalServerError);
   });
 
+  it("R-R1, R-R11: the stall faults — silence sends nothing, headers_then_silence only headers, ping_only pings every slow_ms; the client's deadline ends each", async () => {
+    expect(parseFaultSpec("silence@1,headers_then_silence@2,ping_only@3+:slow_ms=5").schedule).toEqual([
+      { kind: "silence", from: 1, to: 1 },
+      { kind: "headers_then_silence", from: 2, to: 2 },
+      { kind: "ping_only", from: 3, to: Number.POSITIVE_INFINITY, slowMs: 5 },
+    ]);
+    const s = await start({
+      faults: parseFaultSpec("silence@1,headers_then_silence@2,ping_only@3+:slow_ms=5"),
+    });
+    // The SDK's own timeout is the deadline that ends a silent server (R-R2).
+    const silent = client(s).messages.create({ ...params, stream: true }, { timeout: 300 });
+    await expect(silent).rejects.toBeInstanceOf(Anthropic.APIConnectionTimeoutError);
+    const body = JSON.stringify({ ...params, stream: true });
+    const post = () =>
+      fetch(`${s.url}/v1/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": "k", "anthropic-version": "2023-06-01" },
+        body,
+      });
+    const headersOnly = await post();
+    expect([headersOnly.status, headersOnly.headers.get("content-type")]).toEqual([
+      200,
+      "text/event-stream; charset=utf-8",
+    ]);
+    const pinging = await post();
+    const reader = pinging.body?.getReader();
+    let text = "";
+    while (!text.includes("event: ping\n", text.indexOf("event: ping") + 1)) {
+      const chunk = await reader?.read();
+      if (chunk?.done !== false) break;
+      text += new TextDecoder().decode(chunk.value);
+    }
+    expect(
+      text
+        .split("\n\n")
+        .filter(Boolean)
+        .every((event) => event.startsWith("event: ping")),
+    ).toBe(true);
+    expect(s.requests().map((record) => record.fault)).toEqual([
+      "silence",
+      "headers_then_silence",
+      "ping_only",
+    ]);
+    await reader?.cancel();
+    await headersOnly.body?.cancel();
+  });
+
   it("aborting mid-stream: the SDK raises APIUserAbortError and the simulator stops writing", async () => {
     const s = await start({ faults: parseFaultSpec("slow@1:slow_ms=20") });
     const stream = client(s).messages.stream(params);

@@ -10,9 +10,20 @@ import { SimError } from "./sim-error.js";
  *   broke (undici's `TypeError: terminated`, which R-R1 retries); a non-streaming request is cut
  *   before any byte;
  * - "max_tokens": the reply is cut to about half its tokens, stop_reason "max_tokens";
- * - "slow": the stream is paced slowly (`slowMs` per event, default 25).
+ * - "slow": the stream is paced slowly (`slowMs` per event, default 25);
+ * - "silence": no response at all, not even headers; "headers_then_silence": 200 and SSE headers,
+ *   then nothing; "ping_only": `ping` events every `slowMs`, forever (stalled-reply.ts) — only the
+ *   client's deadlines end them (R-R1, R-R11).
  */
-export type FaultKind = `${number}` | "mid_stream_error" | "drop" | "max_tokens" | "slow";
+export type FaultKind =
+  | `${number}`
+  | "mid_stream_error"
+  | "drop"
+  | "max_tokens"
+  | "slow"
+  | "silence"
+  | "headers_then_silence"
+  | "ping_only";
 
 export interface ScheduledFault {
   kind: FaultKind;
@@ -54,7 +65,15 @@ export interface FaultDecision {
 const DEFAULT_SLOW_MS = 25;
 const DEFAULT_429_RETRY_AFTER = 1;
 /** The fault kinds that are not an HTTP status (scenario files accept the same names). */
-export const NAMED_FAULTS = ["mid_stream_error", "drop", "max_tokens", "slow"] as const;
+export const NAMED_FAULTS = [
+  "mid_stream_error",
+  "drop",
+  "max_tokens",
+  "slow",
+  "silence",
+  "headers_then_silence",
+  "ping_only",
+] as const;
 const NAMED: readonly string[] = NAMED_FAULTS;
 
 /** Picks the fault for the n-th (1-based) messages request: the schedule first, then the dice. */

@@ -14,6 +14,7 @@ import type { MessagesRequest } from "./request-schema.js";
 import { type ServerToolCounts, WEB_SEARCH_PRICE_USD } from "./server-tools.js";
 import type { SimState } from "./sim-state.js";
 import { formatEvent, type MessageHeader, replyEvents } from "./sse-events.js";
+import { isStallFault, sendStall } from "./stalled-reply.js";
 import type { ThreadState } from "./threads.js";
 import type { BrainReply, RequestRecord, SimUsage } from "./types.js";
 import type { ValidRequest } from "./validate-request.js";
@@ -69,6 +70,11 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
     sendStatusFault(call, fault, rateHeaders);
     return;
   }
+  if (fault && isStallFault(fault)) {
+    record.fault = faultRecordName(fault.kind);
+    sendStall(res, record, fault, state.clock(), rateHeaders);
+    return;
+  }
 
   let reply: BrainReply;
   let serverToolUse: ServerToolCounts | null = null;
@@ -109,6 +115,10 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
     return;
   }
   if (fault) record.fault = faultRecordName(fault.kind);
+  if (fault && isStallFault(fault)) {
+    sendStall(res, record, fault, state.clock(), rateHeaders);
+    return;
+  }
   if (body.max_tokens > 0) {
     // Whatever the brain said, the reply keeps the API's guarantees (tool_choice, strict tools,
     // structured outputs).
