@@ -78,3 +78,13 @@ describe("R-V2: importing @forkloop/sdk loads only what a session needs first", 
     expect(required).toContain("yaml");
   });
 });
+
+describe("R-V2: importing @forkloop/batch leaves the queue backend unloaded", () => {
+  it("R-V2: BullMQ and ioredis load when a queued batch or queue worker starts, not at import (a local batch never uses them)", async () => {
+    const entry = pathToFileURL(join(root, "packages/batch/dist/index.js")).href;
+    const modules = await modulesLoadedBy(entry);
+    // Control: the trace sees the queue modules themselves, which the package index exports.
+    expect(modules.some((url) => url.endsWith("/packages/batch/dist/queue-worker.js"))).toBe(true);
+    expect(packagesOf(modules).filter((name) => name === "bullmq" || name === "ioredis")).toEqual([]);
+  });
+});

@@ -1,5 +1,5 @@
 import { OptionsError } from "@forkloop/sdk/errors";
-import { Redis, type RedisOptions } from "ioredis";
+import type { Redis, RedisOptions } from "ioredis";
 import { BatchError } from "./batch-error.js";
 import { checkQueueHealth } from "./queue-health.js";
 import { describeRedisError, isRedisError } from "./redis-errors.js";
@@ -79,7 +79,9 @@ export async function connectQueue(address: QueueAddress, timeoutMs = 3_000): Pr
     retryStrategy: () => null,
     enableOfflineQueue: false,
   };
-  const probe = new Redis(probeOptions);
+  // R-V2: ioredis loads when a queued batch connects, not with the package (a local batch never does).
+  const { Redis: RedisClient } = await import("ioredis");
+  const probe = new RedisClient(probeOptions);
   // Reported through connect()'s rejection below; ioredis's ready check can fail with the real
   // reason (NOAUTH) as an "error" event and then reject with only "Connection is closed".
   let reason: unknown;
@@ -103,7 +105,7 @@ export async function connectQueue(address: QueueAddress, timeoutMs = 3_000): Pr
   }
   probe.disconnect();
   const options: LegacyOptions = { ...address.options, maxRetriesPerRequest: null };
-  const connection = new Redis(options);
+  const connection = new RedisClient(options);
   connection.on("error", () => {}); // ioredis reconnects by itself; callers watch their commands
   return connection;
 }

@@ -1,4 +1,3 @@
-import { FlowProducer } from "bullmq";
 import type { Redis } from "ioredis";
 import type { BatchLedger, EnqueueSeal, ItemState, JobItem } from "./job-backend.js";
 import {
@@ -31,6 +30,8 @@ export function openQueueLedger(
   return {
     location: `batch ${id} on ${url}`,
     async enqueue(items: readonly JobItem[]) {
+      // R-V2: BullMQ loads when a queued batch first needs it, not with the package.
+      const { FlowProducer } = await import("bullmq");
       const flows = new FlowProducer({ connection: redis, prefix: QUEUE_PREFIX });
       flows.on("error", () => {}); // the add below rejects with it
       try {

@@ -1,5 +1,5 @@
 import { sumUsage, ZERO_USAGE_TOTALS } from "@forkloop/loop-core";
-import { type Job, Queue, Worker } from "bullmq";
+import type { Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { ItemState } from "./job-backend.js";
 import type { ProgressSnapshot } from "./progress-display.js";
@@ -71,6 +71,8 @@ export interface QueuedRunSummary {
 }
 
 export async function runQueuedBatch(options: QueuedRunOptions): Promise<QueuedRunSummary> {
+  // R-V2: BullMQ loads when a queued batch runs, not with the package (a local batch never does).
+  const { Queue, Worker } = await import("bullmq");
   const now = options.now ?? Date.now;
   const started = now();
   const redis = options.connection;

@@ -91,7 +91,7 @@ export async function startQueueService(options: QueueServiceOptions): Promise<Q
     connection.disconnect();
   };
   try {
-    const worker = startQueueWorker({
+    const worker = await startQueueWorker({
       connection,
       concurrency: options.concurrency,
       policy,

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ForkloopError } from "@forkloop/loop-core/errors";
 import type { RequestGate, SubAgentEvent } from "@forkloop/orchestrator";
 import type { ItemWorkspace, WorkspaceIsolation } from "@forkloop/tools/workspace";
-import { type Job, Queue, UnrecoverableError, WaitingError, Worker } from "bullmq";
+import type { Job } from "bullmq";
 import type { Redis } from "ioredis";
 import type { ItemExecutor, ItemOutcome } from "./batch-runner.js";
 import { describeIssues } from "./batch-setting-checks.js";
@@ -163,7 +163,9 @@ function responseStarted(event: SubAgentEvent): boolean {
   );
 }
 
-export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
+export async function startQueueWorker(options: QueueWorkerOptions): Promise<QueueWorker> {
+  // R-V2: BullMQ loads when a queue worker starts, not with the package (a local batch never does).
+  const { Queue, UnrecoverableError, WaitingError, Worker } = await import("bullmq");
   const redis = options.connection;
   const onRedisError = redisOutageReporter(redis, (message) => options.onEvent?.({ type: "error", message }));
   const queue = new Queue(ITEMS_QUEUE, { connection: redis, prefix: QUEUE_PREFIX });
