@@ -2,7 +2,7 @@ import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { batchStateDir, runCli, startCli } from "@forkloop/cli/testing";
-import { type HostileServer, startHostileServer } from "@forkloop/loop-core/testing";
+import { type Simulator, startSimulator } from "@forkloop/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
@@ -14,20 +14,21 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const REDUCE_MARK = "The batch's items have finished";
 
 let dir: string;
-let server: HostileServer;
+let server: Simulator;
 let holdReduce = true;
 const sent: { reduce: boolean }[] = [];
 beforeAll(async () => {
   dir = await realpath(await mkdtemp(join(tmpdir(), "forkloop-reduce-kill-")));
   await writeFile(join(dir, "items.jsonl"), '{"n":1}\n{"n":2}\n{"n":3}\n');
-  server = await startHostileServer({
-    behaviour: (request) => {
+  const answer = (text: string) => ({ content: [{ type: "text" as const, text }] });
+  server = await startSimulator({
+    brain: (request) => {
       const text = JSON.stringify(request.body.messages ?? []);
       const reduce = text.includes(REDUCE_MARK);
       sent.push({ reduce });
-      if (reduce && holdReduce) return { kind: "headers_then_silence" };
-      if (reduce) return { kind: "ok", text: "REDUCED: three items" };
-      return { kind: "ok", text: `finding ${/\(item (\d)\)/.exec(text)?.[1] ?? "?"}` };
+      if (reduce && holdReduce) return { content: [], fault: "headers_then_silence" };
+      if (reduce) return answer("REDUCED: three items");
+      return answer(`finding ${/\(item (\d)\)/.exec(text)?.[1] ?? "?"}`);
     },
   });
 });
