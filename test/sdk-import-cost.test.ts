@@ -59,14 +59,14 @@ const ON_FIRST_USE = [
 ];
 
 describe("R-V2: importing @forkloop/sdk loads only what a session needs first", () => {
-  it("R-V2: the simulator is not loaded by the import (only its fault syntax and model registry); it loads when it starts", async () => {
+  it("R-V2: the simulator is not loaded by the import (only its fault syntax, its error class and model registry); it loads when it starts", async () => {
     const loaded = await modulesLoadedBy(SDK_ENTRY);
     // Control: the trace sees the SDK's own modules.
     expect(loaded.some((url) => url.endsWith("/packages/sdk/dist/query.js"))).toBe(true);
     const simulator = loaded
       .filter((url) => url.includes("/packages/sim/dist/"))
       .map((url) => url.slice(url.indexOf("/packages/sim/dist/") + "/packages/sim/dist/".length));
-    expect(simulator.sort()).toEqual(["faults.js", "model-registry.js", "model-table.js"]);
+    expect(simulator.sort()).toEqual(["faults.js", "model-registry.js", "model-table.js", "sim-error.js"]);
   });
 
   it("R-V2: the Anthropic SDK, the MCP SDK, the thread pool, ajv, msgpackr, re2js, the shell parser and yaml load at first use, not at import", async () => {
