@@ -51,7 +51,12 @@ export interface RequestStartEvent {
 /** Everything `query()` yields. Messages are the transcript; the rest are events for UIs. */
 export type LoopEvent =
   | Message
-  | { readonly type: "stream_event"; readonly event: RawMessageStreamEvent }
+  | {
+      readonly type: "stream_event";
+      readonly event: RawMessageStreamEvent;
+      /** The response's `request-id`, as the finished message's `requestId` (R-K2). */
+      readonly requestId?: string;
+    }
   | RequestStartEvent
   | ApiRetryEvent
   /** R-L8: remove this already-yielded message (its attempt was abandoned). */

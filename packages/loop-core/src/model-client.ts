@@ -130,7 +130,12 @@ export interface ApiRetryEvent {
 }
 
 export type ModelEvent =
-  | { readonly type: "stream_event"; readonly event: RawMessageStreamEvent }
+  | {
+      readonly type: "stream_event";
+      readonly event: RawMessageStreamEvent;
+      /** The response's `request-id` (what the finished message carries as `requestId`). */
+      readonly requestId?: string;
+    }
   | ApiRetryEvent
   /** A content block finished streaming (before message_stop): feeds the streaming executor. */
   | { readonly type: "content_block_complete"; readonly block: ContentBlock }
@@ -355,7 +360,7 @@ async function* attemptStream(
       deadline.disarm();
       if (next.done) break;
       const event = next.value;
-      yield { type: "stream_event", event };
+      yield { type: "stream_event", event, ...(requestId === undefined ? {} : { requestId }) };
       const completed = accumulator.push(event);
       if (completed) yield { type: "content_block_complete", block: toolUses.screen(completed) };
     }

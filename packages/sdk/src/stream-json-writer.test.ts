@@ -33,6 +33,77 @@ function reply(content: unknown[], stop: "end_turn" | "tool_use") {
 }
 
 describe("stream-json writer (Claude Code–compatible headless lines)", () => {
+  it("R-K2: with partial messages each block's line comes just before its content_block_stop, the last one's uuid the message's", () => {
+    const writer = new StreamJsonWriter({ sessionId: "s1", includePartialMessages: true });
+    const message = {
+      ...reply(
+        [
+          { type: "text", text: "Reading." },
+          { type: "tool_use", id: "toolu_1", name: "Read", input: { file_path: "/w/a.ts" } },
+        ],
+        "tool_use",
+      ),
+      requestId: "req_1",
+    };
+    const start = {
+      ...message.message,
+      content: [],
+      stop_reason: null,
+      usage: { ...(usage as object), output_tokens: 1 },
+    };
+    const events = [
+      { type: "message_start", message: start },
+      { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+      { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Reading." } },
+      { type: "content_block_stop", index: 0 },
+      { type: "content_block_start", index: 1, content_block: { ...message.message.content[1], input: {} } },
+      {
+        type: "content_block_delta",
+        index: 1,
+        delta: { type: "input_json_delta", partial_json: '{"file_path":"/w/a.ts"}' },
+      },
+      { type: "content_block_stop", index: 1 },
+      { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage },
+      { type: "message_stop" },
+    ];
+    const lines = [
+      ...events.flatMap((event) =>
+        writer.lines({ type: "stream_event", event, requestId: "req_1" } as never),
+      ),
+      ...writer.lines(message),
+    ];
+    const kinds = lines.map((line) =>
+      line.type === "assistant"
+        ? `assistant[${(line.message.content[0] as { type: string }).type}]`
+        : (line as { event: { type: string } }).event.type,
+    );
+    expect(kinds).toEqual([
+      "message_start",
+      "content_block_start",
+      "content_block_delta",
+      "assistant[text]",
+      "content_block_stop",
+      "content_block_start",
+      "content_block_delta",
+      "assistant[tool_use]",
+      "content_block_stop",
+      "message_delta",
+      "message_stop",
+    ]);
+    const assistants = lines.filter((line) => line.type === "assistant");
+    // The last line is the transcript's message; each line as the block stood at its stop.
+    expect(assistants.map((line) => line.uuid)).toEqual([
+      expect.not.stringMatching(message.uuid),
+      message.uuid,
+    ]);
+    expect(assistants.map((line) => [line.message.stop_reason, line.request_id])).toEqual([
+      [null, "req_1"],
+      [null, "req_1"],
+    ]);
+    expect(assistants[1]?.message.content).toEqual([message.message.content[1]]);
+    for (const line of lines) expect(streamJsonLineSchema.safeParse(line).success).toBe(true);
+  });
+
   it("R-X1: the lines of one message printed a block per line have their own uuids, the last the message's", () => {
     const writer = new StreamJsonWriter({ sessionId: "s1" });
     const message = reply(

@@ -23,6 +23,7 @@ import type {
   SDKSystemMessage,
   SDKUserMessage,
 } from "./messages.js";
+import { PartialBlockLines } from "./partial-block-lines.js";
 import type { apiErrorKindSchema, SubagentStats, SubagentUsage } from "./stream-json.js";
 import { toolResultMetaEntry } from "./tool-result-meta.js";
 import { toolUseMeta } from "./tool-use-meta.js";
@@ -168,6 +169,10 @@ export class StreamJsonWriter {
   #begunMessageIds: string[] = [];
   /** The API message being streamed (its message_start's id), for its stream events. */
   #apiMessageId: string | undefined;
+  /** With partial messages: each block's line goes just before its content_block_stop (R-K2). */
+  readonly #blockLines = new PartialBlockLines((block, uuid, envelope, requestId) =>
+    this.#blockLine(envelope, block, uuid, { requestId }),
+  );
   #requestStartedAt: number | undefined;
   /** The thinking display the latest request asked for (`summarized`, `omitted`, …), if any. */
   #thinkingDisplay: string | undefined;
@@ -247,9 +252,15 @@ export class StreamJsonWriter {
   /** The lines one loop event becomes (often none: request_start, snapshots, summaries). */
   lines(event: LoopEvent): SDKMessage[] {
     switch (event.type) {
-      case "assistant":
+      case "assistant": {
         this.#countParallelResults();
-        return this.#counted(this.#assistant(event));
+        const lines = this.#assistant(event);
+        return this.#counted(
+          this.#includePartial && !event.apiError
+            ? this.#blockLines.finished(event.message.id, lines)
+            : [...this.#heldBack(), ...lines],
+        );
+      }
       case "user": {
         const lines = userLines(event, this.#sessionId, null);
         this.#resultsSinceReply += lines.filter((line) => {
@@ -281,22 +292,26 @@ export class StreamJsonWriter {
           this.#apiMessageId = event.event.message.id;
           this.#begunMessageIds.push(event.event.message.id);
         }
-        return [
-          {
-            type: "stream_event",
-            ...this.#base(),
-            event: event.event as never,
-            parent_tool_use_id: null,
-            ...(this.#apiMessageId === undefined ? {} : { api_message_id: this.#apiMessageId }),
-            ...(event.event.type === "message_start" && this.#requestStartedAt !== undefined
-              ? { ttft_ms: this.#now() - this.#requestStartedAt }
-              : {}),
-            // The thinking display the request asked for, as Claude Code's message_start carries it.
-            ...(event.event.type === "message_start" && this.#thinkingDisplay !== undefined
-              ? { thinking_display: this.#thinkingDisplay }
-              : {}),
-          },
-        ];
+        return this.#counted(
+          this.#blockLines.stream(
+            event.event,
+            {
+              type: "stream_event",
+              ...this.#base(),
+              event: event.event as never,
+              parent_tool_use_id: null,
+              ...(this.#apiMessageId === undefined ? {} : { api_message_id: this.#apiMessageId }),
+              ...(event.event.type === "message_start" && this.#requestStartedAt !== undefined
+                ? { ttft_ms: this.#now() - this.#requestStartedAt }
+                : {}),
+              // The thinking display the request asked for, as Claude Code's message_start carries it.
+              ...(event.event.type === "message_start" && this.#thinkingDisplay !== undefined
+                ? { thinking_display: this.#thinkingDisplay }
+                : {}),
+            },
+            event.requestId,
+          ),
+        );
       case "request_start":
         this.#requestStartedAt = this.#now();
         this.#requestModel = event.model;
@@ -345,7 +360,9 @@ export class StreamJsonWriter {
 
   #counted(lines: SDKMessage[]): SDKMessage[] {
     for (const line of lines) if (line.type === "user") this.#turnUserLines++;
-    this.#turnLastMessage = lines.at(-1) ?? this.#turnLastMessage;
+    // A stream event is never the turn's last message (the diagnostic names a message's kind).
+    this.#turnLastMessage =
+      lines.filter((line) => line.type !== "stream_event").at(-1) ?? this.#turnLastMessage;
     return lines;
   }
 
@@ -373,19 +390,34 @@ export class StreamJsonWriter {
     });
     // One line per content block, like Claude Code; the blocks of one reply share message.id,
     // each line has its own uuid (consumers key on it), the last one the message's.
-    return message.content.map((block, index) => {
-      const meta = toolUseMeta([block], this.#toolOrigin);
-      return {
-        type: "assistant" as const,
-        session_id: this.#sessionId,
-        uuid: lineUuid(event.uuid, index, message.content.length),
-        message: oneBlockMessage(structuredClone(message), structuredClone(block)),
-        parent_tool_use_id: null,
-        ...(event.requestId === undefined ? {} : { request_id: event.requestId }),
-        ...(meta === undefined ? {} : { tool_use_meta: meta }),
-        timestamp: event.timestamp,
-      };
-    });
+    return message.content.map((block, index) =>
+      this.#blockLine(message, block, lineUuid(event.uuid, index, message.content.length), event),
+    );
+  }
+
+  /** One content block's assistant line; `event` has no timestamp for a block given as it streamed. */
+  #blockLine(
+    message: object,
+    block: unknown,
+    uuid: string,
+    event: { readonly requestId?: string | undefined; readonly timestamp?: string },
+  ): SDKMessage {
+    const meta = toolUseMeta([block as never], this.#toolOrigin);
+    return {
+      type: "assistant" as const,
+      session_id: this.#sessionId,
+      uuid,
+      message: oneBlockMessage(structuredClone(message), structuredClone(block)),
+      parent_tool_use_id: null,
+      ...(event.requestId === undefined ? {} : { request_id: event.requestId }),
+      ...(meta === undefined ? {} : { tool_use_meta: meta }),
+      timestamp: event.timestamp ?? new Date(this.#now()).toISOString(),
+    };
+  }
+
+  /** A block held for its line, given before anything that is not its own message (R-K2). */
+  #heldBack(): SDKMessage[] {
+    return this.#includePartial ? this.#blockLines.flush() : [];
   }
 
   /**
