@@ -82,8 +82,7 @@ const startWorker = (cwd: string, environment = env(), ...extra: string[]) =>
       "worker",
       "--queue",
       redis.url,
-      "--concurrency",
-      "3",
+      ...(extra.includes("--concurrency") ? [] : ["--concurrency", "3"]),
       "--sandbox",
       "off",
       "--lock-duration",
@@ -146,7 +145,7 @@ describe("R-B2: forkloop batch --isolate --queue isolates items on their workers
       expect(await readFile(row.error!.conflict!.patch, "utf8")).toContain("+++ b/where.txt");
       expect(row.error?.message).not.toContain("--retry-conflicts");
     }
-    // Every worktree is gone: the worker removes each after its item, the producer makes none.
+    // Every worktree is gone: the worker removes its copies when it stops, the producer makes none.
     expect(git(dir, "worktree", "list").trim().split("\n")).toHaveLength(1);
 
     // Re-attached: the results stand and nothing is applied a second time.
@@ -237,6 +236,24 @@ describe("R-B2: forkloop batch --isolate --queue isolates items on their workers
     } finally {
       await worker.stop();
     }
+  });
+
+  it("R-B2: a worker reuses its copies — one item at a time, every item runs in the same worktree, put back to the base between items, removed when the worker stops", async () => {
+    const dir = await project("reused");
+    const worker = startWorker(dir, env(), "--concurrency", "1");
+    const result = await runCliInProcess(batch("qreuse", "--isolate"), { cwd: dir, env: env() }).finally(() =>
+      worker.stop(),
+    );
+    // Each item wrote the same path (its copy's) into where.txt: the first change is applied, the
+    // next two are already there. A copy per item would make them conflicts (exit 6).
+    expect(result.code, `${result.stderr}\nworker:\n${worker.stderr()}`).toBe(0);
+    const where = (await readFile(join(dir, "where.txt"), "utf8")).trim();
+    expect(where.startsWith(join(batchStateDir(dir, "qreuse", home), "workers", String(process.pid)))).toBe(
+      true,
+    );
+    const applied = (await rows(dir, "qreuse")).map((row) => row.applied?.join(",") ?? row.status).sort();
+    expect(applied).toEqual(["", "", "where.txt"]);
+    expect(git(dir, "worktree", "list").trim().split("\n")).toHaveLength(1);
   });
 
   it("R-B2 control: without --isolate, queued items run in the worker's checkout itself", async () => {

@@ -24,6 +24,7 @@ import { encodeChanges } from "./queued-change.js";
 import { redisOutageReporter } from "./redis-outage.js";
 import { limitedRequestGate, redisRequestLimiter } from "./request-limiter.js";
 import { batchRefusal, CAUTIOUS_POLICY, type WorkerPolicy } from "./worker-policy.js";
+import { type WorkspacePool, workspacePool } from "./workspace-pool.js";
 
 /**
  * `forkloop worker` as a library (R-B1): a BullMQ worker on the items queue that runs
@@ -152,8 +153,11 @@ interface ReadyBatch {
   readonly warmed: Promise<void>;
   release(): void;
   started: boolean;
-  /** R-B2: each item's worktree comes from here when the batch is isolated. */
-  readonly isolation?: WorkspaceIsolation;
+  /**
+   * R-B2: each item's worktree comes from here when the batch is isolated: this worker's copies of
+   * the batch, reused (reset to the base) from one item to the next, as a local batch's are.
+   */
+  readonly copies?: WorkspacePool;
 }
 
 /** Same rule as the pool's own warming: the response has started, so the cache entry is readable. */
@@ -171,6 +175,12 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   const queue = new Queue(ITEMS_QUEUE, { connection: redis, prefix: QUEUE_PREFIX });
   queue.on("error", onRedisError);
   const batches = new Map<string, Promise<BatchEntry>>();
+  // R-B2: the copies of every isolated batch this worker served, removed when it stops.
+  const pools = new Set<WorkspacePool>();
+  const pooled = (pool: WorkspacePool) => {
+    pools.add(pool);
+    return pool;
+  };
   let taken = 0;
   let stopped = false;
 
@@ -235,7 +245,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
           warmed,
           release,
           started: false,
-          ...(isolation === undefined ? {} : { isolation }),
+          ...(isolation === undefined ? {} : { copies: pooled(workspacePool(isolation)) }),
         };
       })();
       entry.catch(() => batches.delete(batchId));
@@ -295,11 +305,12 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
     if (batch.started) await batch.warmed;
     const first = !batch.started;
     batch.started = true;
-    // R-B2: an isolated item runs in a worktree of the batch's base, made per execution (a re-run
-    // starts clean) and removed whatever the outcome: its change travels with its result.
+    // R-B2: an isolated item runs in a worktree of the batch's base — a copy of this worker's pool,
+    // at the base whatever ran in it before (a re-run starts clean) and put back to it after the
+    // item whatever the outcome: its change travels with its result.
     let workspace: ItemWorkspace | undefined;
     try {
-      workspace = await batch.isolation?.create(`${item.id}\0${claim.attempt}`);
+      workspace = await batch.copies?.acquire();
     } catch (error) {
       if (first) batch.release(); // the items waiting on this one's warm-up must not wait for ever
       throw error;
@@ -308,7 +319,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
       const isolated = workspace === undefined ? claim : { ...claim, workspace: workspace.dir };
       return await runClaimed({ job, batch, claim: isolated, run, first, workspace }, token);
     } finally {
-      await workspace?.remove();
+      if (workspace !== undefined) await batch.copies?.giveBack(workspace);
     }
   };
 
@@ -407,6 +418,8 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
     async close() {
       await worker.close();
       await queue.close();
+      // Every item has ended: the pools' idle copies are all there are.
+      for (const pool of pools) await pool.drain();
     },
   };
 }
