@@ -17,7 +17,13 @@ const brain: Brain = (request) => {
     return { content: [{ type: "tool_use", name: "Read", input: { file_path: `${dir}/notes.txt` } }] };
   if (request.turnIndex === 1)
     return {
-      content: [{ type: "tool_use", name: "Agent", input: { description: "look", prompt: "Look around." } }],
+      content: [
+        {
+          type: "tool_use",
+          name: "Agent",
+          input: { description: "look", prompt: "Look around.", subagent_type: "fork" },
+        },
+      ],
     };
   return { content: [{ type: "text", text: "done" }] };
 };
