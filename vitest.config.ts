@@ -98,6 +98,7 @@ const UNIT = ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts"];
  */
 const UNIT_ISOLATED = [
   "packages/orchestrator/src/agent-pool.test.ts",
+  "packages/batch/src/batch-executor.test.ts",
   "packages/orchestrator/src/pool-shutdown.test.ts",
   "packages/orchestrator/src/main-session.test.ts",
   "packages/orchestrator/src/fork-cache.test.ts",

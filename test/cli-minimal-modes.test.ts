@@ -112,13 +112,13 @@ describe("R-X3: forkloop -p --bare, --restricted and --safe-mode", () => {
     expect(safe.hookRan).toBe(false);
     expect(safe.tools).toContain("Bash");
     expect(init(safe.result.stdout)).toMatchObject({
-      agents: ["general-purpose", "Explore", "Plan"],
+      agents: ["general-purpose", "Explore", "Plan", "fork"],
       skills: [],
     });
     // The control: the project's agent and skill are there without it.
     const full = await run(stream);
     expect(init(full.result.stdout)).toMatchObject({
-      agents: ["general-purpose", "Explore", "Plan", "reviewer"],
+      agents: ["general-purpose", "Explore", "Plan", "fork", "reviewer"],
       skills: ["greet"],
     });
     const command = await runCliInProcess(["-p", "/hello Ada", "--safe-mode"], {

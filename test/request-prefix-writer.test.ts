@@ -76,9 +76,10 @@ describe("R-A4: one run-environment resolver", () => {
     const loaders =
       /(?<!function )\b(loadRunSettings|resolveSandbox|resolveMcpServers|withSettingsRetryEnv)\(/;
     expect(filesMatching(loaders)).toEqual(["packages/sdk/src/run-environment.ts"]);
+    // forkloop worker's environment is resolved by the queue service it starts.
     expect(filesMatching(/(?<!function )\bresolveRunEnvironment\(/)).toEqual([
       "apps/cli/src/commands/batch.ts",
-      "apps/cli/src/commands/worker.ts",
+      "packages/batch/src/queue-service.ts",
       "packages/sdk/src/query-options.ts",
     ]);
   });
@@ -91,7 +92,7 @@ describe("R-A4: one run-environment resolver", () => {
     // bookkeeping close() replaces.
     const callers = [
       "apps/cli/src/commands/batch.ts",
-      "apps/cli/src/commands/worker.ts",
+      "packages/batch/src/queue-service.ts",
       "packages/sdk/src/query.ts",
     ];
     const closing = filesMatching(/\b(run|environment)\.close\(\)/);

@@ -85,6 +85,7 @@ describe("session assembly (§1.2 prefetch)", () => {
     expect(session.agentDefinitions.map((definition) => definition.name).sort()).toEqual([
       "Explore",
       "Plan",
+      "fork",
       "general-purpose",
       "reviewer",
     ]);
