@@ -18,7 +18,8 @@ export interface ToApiMessagesOptions {
 /**
  * History → API `messages`. Drops system markers and API-error stand-ins (never model output),
  * merges consecutive same-role turns (parallel tool results arrive as separate user messages;
- * the API wants one turn), keeps thinking blocks byte-for-byte (the API rejects a modified
+ * the API wants one turn) with the tool results in the order of the calls they answer (they are
+ * kept as each call ends, R-T2; a live and a resumed request are the same bytes), keeps thinking blocks byte-for-byte (the API rejects a modified
  * thinking block in the latest assistant turn, R-L17) but never as the last block of a turn.
  */
 export function toApiMessages(
@@ -64,7 +65,9 @@ export function toApiMessages(
     result.splice(index, 1);
   }
   const apiMessages: MessageParam[] = [];
-  for (const turn of result) {
+  for (const [index, turn] of result.entries()) {
+    const before = result[index - 1];
+    if (turn.role === "user" && before?.role === "assistant") inCallOrder(turn.content, before.content);
     if (turn.role === "assistant") {
       // R-L17: a thinking block is never the last block of an assistant turn (a reply cut at
       // max_tokens mid-thought would otherwise end in one and the API rejects it).
@@ -80,6 +83,19 @@ export function toApiMessages(
     }
   }
   return apiMessages;
+}
+
+/** Puts a user turn's tool_result blocks, in their own places, in the order of the calls before. */
+function inCallOrder(blocks: ContentBlockParam[], calls: readonly ContentBlockParam[]): void {
+  const callIndex = new Map<string, number>();
+  for (const call of calls) if (call.type === "tool_use") callIndex.set(call.id, callIndex.size);
+  const places: number[] = [];
+  for (const [index, block] of blocks.entries()) if (block.type === "tool_result") places.push(index);
+  if (places.length < 2) return;
+  const rank = (block: ContentBlockParam): number =>
+    block.type === "tool_result" ? (callIndex.get(block.tool_use_id) ?? callIndex.size) : callIndex.size;
+  const sorted = places.map((place) => blocks[place]!).sort((a, b) => rank(a) - rank(b));
+  for (const [index, place] of places.entries()) blocks[place] = sorted[index]!;
 }
 
 function isThinking(block: ContentBlockParam | undefined): boolean {

@@ -24,9 +24,11 @@ interface TrackedTool {
  * R-T2 executor. Tools are added in call order; a concurrency-safe tool starts as soon as it is
  * added — while the model is still streaming, before `message_stop` — if everything running is
  * safe too; an unsafe tool waits for the end of the message and for the tools before it, and
- * runs alone. Results come out in call order. On abort, tools not yet started get a synthetic
- * "interrupted" result at once and running ones are answered without waiting (R-L16), so no
- * tool_use is ever left unanswered (R-L12).
+ * runs alone. Results come out as the calls end, as Claude Code yields and prints them (R-K2): two
+ * safe calls running together come out in whichever order they finish; an unsafe call, which
+ * runs alone, keeps its place. The request puts them back in call order (api-messages.ts). On
+ * abort, tools not yet started get a synthetic "interrupted" result at once and running ones are
+ * answered without waiting (R-L16), so no tool_use is ever left unanswered (R-L12).
  */
 export class StreamingToolExecutor {
   private readonly tools: TrackedTool[] = [];
@@ -66,18 +68,27 @@ export class StreamingToolExecutor {
     this.discarded = true;
   }
 
-  /** Every result in call order; waits for running tools. */
+  /** Every result as its call ends (ties in call order); waits for running tools. */
   async *results(): AsyncGenerator<ToolRunOutcome> {
     this.finishStream();
-    for (const tool of this.tools) {
+    const pending = [...this.tools];
+    while (pending.length > 0) {
       if (this.discarded) return;
-      if (tool.status === "queued") this.processQueue();
-      if (!tool.outcome) {
-        // Only reachable when aborted before the tool could start.
-        yield this.interrupted(tool);
-        continue;
+      this.processQueue();
+      const started = pending.filter((tool) => tool.outcome !== undefined);
+      if (started.length === 0) {
+        // Only reachable when aborted before these tools could start.
+        for (const tool of pending.splice(0)) yield this.interrupted(tool);
+        return;
       }
-      yield await tool.outcome;
+      const ended = await Promise.race(
+        started.map((tool) =>
+          (tool.outcome as Promise<ToolRunOutcome>).then((outcome) => ({ tool, outcome })),
+        ),
+      );
+      pending.splice(pending.indexOf(ended.tool), 1);
+      if (this.discarded) return;
+      yield ended.outcome;
     }
   }
 

@@ -6,7 +6,7 @@ import type { CanUseTool } from "./permissions.js";
 import { query } from "./query.js";
 import { StreamingToolExecutor } from "./streaming-tool-executor.js";
 import { simParams, useSimulator } from "./test-support/sim-harness.js";
-import { testContext, testTool } from "./testing/index.js";
+import { collect, testContext, testTool } from "./testing/index.js";
 import type { Tool } from "./tool.js";
 import { runToolUse } from "./tool-execution.js";
 
@@ -209,12 +209,12 @@ describe("R-T2: concurrency", () => {
     return results;
   }
 
-  it("R-T2: consecutive safe calls run in parallel, results in call order", async () => {
+  it("R-T2, R-K2: consecutive safe calls run in parallel, each result out as its call ends (as Claude Code yields them)", async () => {
     const { tools, finished, maxRunning } = barrierTools(3, true);
     const results = await runAll(tools);
     expect(maxRunning()).toBe(3);
-    expect(results).toEqual(["result 0", "result 1", "result 2"]);
     expect(finished).toEqual(["T2", "T1", "T0"]);
+    expect(results).toEqual(["result 2", "result 1", "result 0"]);
   });
 
   it("R-T2: unsafe calls run alone, in order", async () => {
@@ -223,6 +223,59 @@ describe("R-T2: concurrency", () => {
     expect(maxRunning()).toBe(1);
     expect(started).toEqual(["T0", "T1", "T2"]);
     expect(results).toEqual(["result 0", "result 1", "result 2"]);
+  });
+});
+
+describe("R-T2, R-K2: parallel results printed as they end, sent in call order", () => {
+  const sims = useSimulator();
+
+  it("R-T2, R-K2: two safe calls — the later-called one ends first and is yielded first; the next request holds both results in call order", async () => {
+    const handle = await sims.start([
+      {
+        content: [
+          { type: "tool_use", name: "Slow", input: {} },
+          { type: "tool_use", name: "Fast", input: {} },
+        ],
+      },
+      { content: [{ type: "text", text: "done" }] },
+    ]);
+    let fastEnded!: () => void;
+    const fastDone = new Promise<void>((resolve) => {
+      fastEnded = resolve;
+    });
+    const slow = testTool({
+      name: "Slow",
+      call: async () => {
+        await fastDone;
+        return { content: "slow result" };
+      },
+    });
+    const fast = testTool({
+      name: "Fast",
+      call: async () => {
+        setImmediate(fastEnded);
+        return { content: "fast result" };
+      },
+    });
+    const { events } = await collect(query(simParams(handle, { tools: [slow, fast] })));
+    const printed = events.flatMap((event) =>
+      event.type === "user" &&
+      typeof event.message.content !== "string" &&
+      event.message.content[0]?.type === "tool_result"
+        ? [String(resultOf(event).content)]
+        : [],
+    );
+    expect(printed).toEqual(["fast result", "slow result"]);
+    const [, second] = handle.messageRequests();
+    const sent = JSON.parse(second?.rawBody ?? "{}") as {
+      messages: { role: string; content: { type: string; tool_use_id?: string; content?: unknown }[] }[];
+    };
+    const answers = sent.messages.at(-1)?.content ?? [];
+    const calls = sent.messages.at(-2)?.content.filter((block) => block.type === "tool_use") ?? [];
+    expect(answers.map((block) => block.content)).toEqual(["slow result", "fast result"]);
+    expect(answers.map((block) => block.tool_use_id)).toEqual(
+      calls.map((call) => (call as { id?: string }).id),
+    );
   });
 });
 

@@ -19,7 +19,7 @@ export function toolUsesOf(
 }
 
 /**
- * Phase 5 (§3) and the decision after it: every tool call answered in call order (R-T1/R-T2),
+ * Phase 5 (§3) and the decision after it: every tool call answered, each as it ends (R-T1/R-T2),
  * the R-L16 abort path, a hook's `continue: false` (R-L6 `hook_stopped`), commands queued during
  * the turn (R-L2), R-L19 `maxTurns`, then the next turn with its tool-use summary started (R-L18).
  */
