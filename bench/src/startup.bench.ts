@@ -36,7 +36,8 @@ for await (const message of query({ prompt: process.argv[3], options: { cwd: pro
   if (message.type === "result" && message.is_error) process.exit(1);
 }
 `;
-const CLAUDE = fileURLToPath(
+/** The real Claude Code CLI's binary, as the conformance peers install it. */
+export const CLAUDE = fileURLToPath(
   new URL(
     `../../test/conformance/peers/node_modules/@anthropic-ai/claude-code-${process.platform}-${process.arch}/claude`,
     import.meta.url,
@@ -113,7 +114,8 @@ async function startSim() {
   };
 }
 
-function environment(home: string, url: string): NodeJS.ProcessEnv {
+/** A one-shot run's environment: a home of its own, the simulator as endpoint, Claude Code offline. */
+export function environment(home: string, url: string): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     LANG: "C.UTF-8",
