@@ -230,6 +230,42 @@ describe("agent pool (real worker threads, the simulator over HTTP)", () => {
     expect(last?.rawBody).toContain("blocked by the parent's hook");
   });
 
+  it("R-K2, R-F2: a sub-agent's tool call reaches the parent (tool_use_ready) before its PreToolUse hook and its permission ask run there, though they come over another port", async () => {
+    const agentPool = newPool();
+    const seen: string[] = [];
+    for (let round = 0; round < 5; round++) {
+      const result = await agentPool.run(
+        task(`asker-announce${round}`, {
+          profile: testProfile({
+            permissionMode: "default",
+            permissionRules: { allow: [], ask: ["Bash"], deny: [] },
+          }),
+        }),
+        {
+          onEvent: (event) => {
+            if (event.type === "tool_use_ready") seen.push(`${round} ready:${event.name}`);
+          },
+          hooks: {
+            preToolUse: [
+              async (input) => {
+                seen.push(`${round} pre:${input.toolName}`);
+                return {};
+              },
+            ],
+          },
+          canUseTool: async (toolName) => {
+            seen.push(`${round} ask:${toolName}`);
+            return { behavior: "allow" };
+          },
+        },
+      ).result;
+      expect(result.status).toBe("completed");
+    }
+    expect(seen).toEqual(
+      [0, 1, 2, 3, 4].flatMap((round) => [`${round} ready:Bash`, `${round} pre:Bash`, `${round} ask:Bash`]),
+    );
+  });
+
   it("R-F2: a denial from the parent reaches the model as an error tool_result", async () => {
     const agentPool = newPool();
     const result = await agentPool.run(

@@ -25,6 +25,7 @@ import { parseTraceparent } from "./telemetry/spans.js";
 import { activeSink, livePools, registerToolSpan } from "./telemetry/state.js";
 import { ThreadLoading } from "./thread-loading.js";
 import {
+  EventsReceived,
   extendPause,
   type ParentApi,
   portEndpoint,
@@ -197,11 +198,13 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
     const transported = new Map<number, AbortController>();
     // Every answer crosses the thread as data: a callback that throws becomes a denial, "no
     // opinion" or an error result, never a rejected comlink call (STYLE.md §5).
+    const received = new EventsReceived();
     const parentApi: ParentApi = {
-      async canUseTool(toolName, input, callOptions) {
+      async canUseTool(toolName, input, { eventsSent, ...callOptions }) {
         if (!hooks.canUseTool) {
           return { behavior: "deny", message: `${toolName} needs permission and no one can grant it` };
         }
+        await received.reach(eventsSent, EVENTS_DRAIN_LIMIT_MS);
         try {
           return await hooks.canUseTool(toolName, input, {
             ...callOptions,
@@ -211,7 +214,8 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
           return { behavior: "deny", message: `the permission check failed: ${toWireError(error).message}` };
         }
       },
-      async runHook(call) {
+      async runHook(call, eventsSent) {
+        await received.reach(eventsSent, EVENTS_DRAIN_LIMIT_MS);
         try {
           return hooks.hooks ? await runParentHook(hooks.hooks, call, task) : {};
         } catch {
@@ -276,6 +280,7 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
     let threadId: number | undefined;
     const eventsClosed = new Promise<void>((resolve) => events.port1.once("close", () => resolve()));
     events.port1.on("message", (event: SubAgentEvent) => {
+      received.add();
       if (event.type === "telemetry") {
         fork?.ingest(event);
         return;

@@ -1,4 +1,11 @@
-import type { ApiRetryEvent, AssistantMessage, LoopEvent, Message, Usage } from "@forkloop/loop-core";
+import {
+  type ApiRetryEvent,
+  type AssistantMessage,
+  type LoopEvent,
+  type Message,
+  MessageAccumulator,
+  type Usage,
+} from "@forkloop/loop-core";
 import type { SubAgentIo } from "./sub-agent-io.js";
 import type { TokenUsage } from "./sub-agent-types.js";
 
@@ -22,10 +29,35 @@ function tokenUsage(usage: Usage): TokenUsage {
 }
 
 /**
- * A sub-agent's loop events as the pool's progress events for the parent (text, tool calls and
- * results, usage, compactions, retries), each tagged with the sub-agent's id.
+ * One sub-agent's loop events as the pool's progress events for the parent (text, tool calls and
+ * results, usage, compactions, retries), each tagged with the sub-agent's id. Returns the
+ * function the loop's events go through, in order.
  */
-export function forwardEvent(agentId: string, event: LoopEvent, io: Pick<SubAgentIo, "emit">): void {
+export function eventForwarder(agentId: string, io: Pick<SubAgentIo, "emit">): (event: LoopEvent) => void {
+  // The reply being streamed, block by block: a tool call is announced the moment its block is
+  // complete (R-K2: Claude Code's task_progress comes then, before the call's PreToolUse hook).
+  // A new one per attempt: a retried stream starts again at message_start.
+  let reply: MessageAccumulator | undefined;
+  return (event) => {
+    if (event.type === "stream_event") {
+      const raw = event.event;
+      if (raw.type === "message_start") reply = new MessageAccumulator();
+      const completed = reply?.push(raw);
+      if (completed?.type === "tool_use") {
+        io.emit({
+          type: "tool_use_ready",
+          agentId,
+          toolUseId: completed.id,
+          name: completed.name,
+          input: completed.input,
+        });
+      }
+    }
+    forwardEvent(agentId, event, io);
+  };
+}
+
+function forwardEvent(agentId: string, event: LoopEvent, io: Pick<SubAgentIo, "emit">): void {
   switch (event.type) {
     case "stream_event": {
       const raw = event.event;

@@ -27,7 +27,7 @@ import { markPrefixBoundary, toForkHistory } from "./fork-messages.js";
 import { forkPermissions } from "./fork-permissions.js";
 import { buildForkTools } from "./fork-tools.js";
 import { openForkTranscript } from "./fork-transcript.js";
-import { forwardEvent } from "./sub-agent-events.js";
+import { eventForwarder } from "./sub-agent-events.js";
 import type { SubAgentIo } from "./sub-agent-io.js";
 import { finalText, promptText, subAgentResult, terminalOutcome } from "./sub-agent-outcome.js";
 import {
@@ -114,8 +114,9 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
     usage = sumUsage(usage, usageTotalsOf([spent]));
     cost += costUsd(getModelInfo(params.model, profile.modelOverrides), spent);
   });
+  const forwardEvent = eventForwarder(task.id, io);
   const onEvent = (event: LoopEvent) => {
-    forwardEvent(task.id, event, io);
+    forwardEvent(event);
     if (event.type === "system" && event.compactMetadata) compactions.push({ ...event.compactMetadata });
   };
   try {

@@ -130,6 +130,19 @@ export type SubAgentEvent =
     }
   | { readonly type: "text"; readonly agentId: string; readonly text: string }
   | {
+      /**
+       * A tool call's block is complete in the streamed reply (its content_block_stop): sent
+       * before the reply ends and before the call's PreToolUse hook runs, once per block of an
+       * attempt (a retried stream sends its blocks again). The parent announces the call then
+       * (R-K2: the Agent SDK's task_progress).
+       */
+      readonly type: "tool_use_ready";
+      readonly agentId: string;
+      readonly toolUseId: string;
+      readonly name: string;
+      readonly input: unknown;
+    }
+  | {
       readonly type: "tool_use";
       readonly agentId: string;
       readonly toolUseId: string;

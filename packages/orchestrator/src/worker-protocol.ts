@@ -45,13 +45,19 @@ export interface WorkerControlApi {
   steer(text: string): void;
 }
 
+/**
+ * A permission ask and a hook call say how many events the worker sent before them
+ * (`eventsSent`): they come over `callbacks`, the events over `events`, and two ports keep no
+ * order between them, so the parent runs the call only once those events arrived — a sub-agent's
+ * tool call is announced before its PreToolUse hook, as it was sent (R-K2).
+ */
 export interface ParentApi {
   canUseTool(
     toolName: string,
     input: Record<string, unknown>,
-    options: { toolUseId: string; agentId: string },
+    options: { toolUseId: string; agentId: string; eventsSent: number },
   ): Promise<PermissionDecision>;
-  runHook(call: HookCall): Promise<HookOutcome>;
+  runHook(call: HookCall, eventsSent: number): Promise<HookOutcome>;
   callTool(
     toolName: string,
     input: Record<string, unknown>,
@@ -127,5 +133,34 @@ export function raiseTo(view: BigInt64Array, value: number): void {
     const current = Atomics.load(view, 0);
     if (current >= target) return;
     if (Atomics.compareExchange(view, 0, current, target) === current) return;
+  }
+}
+
+/** How many of one worker's events the parent has received, and waits for a count (see `ParentApi`). */
+export class EventsReceived {
+  #count = 0;
+  #waiting: { readonly count: number; readonly resolve: () => void }[] = [];
+
+  /** One more event arrived (counted before it is handled; a waiter resumes after the handler). */
+  add(): void {
+    this.#count++;
+    const ready = this.#waiting.filter((wait) => wait.count <= this.#count);
+    if (ready.length === 0) return;
+    this.#waiting = this.#waiting.filter((wait) => wait.count > this.#count);
+    for (const wait of ready) wait.resolve();
+  }
+
+  /** Resolves once `count` events arrived, or after `limitMs`: a lost event delays a call, never holds it. */
+  reach(count: number, limitMs: number): Promise<void> {
+    if (count <= this.#count) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, limitMs);
+      const wait = { count, resolve: done };
+      this.#waiting.push(wait);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
   }
 }

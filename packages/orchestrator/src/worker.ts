@@ -86,7 +86,13 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
   };
   Comlink.expose(control, portEndpoint(payload.control));
   const parent = Comlink.wrap<ParentApi>(portEndpoint(payload.callbacks));
-  const emit = (event: SubAgentEvent) => payload.events.postMessage(event);
+  // How many events went out so far: a call to the parent says how many came before it, and the
+  // parent runs it only after they arrived (two ports keep no order between them).
+  let eventsSent = 0;
+  const emit = (event: SubAgentEvent) => {
+    eventsSent++;
+    payload.events.postMessage(event);
+  };
   // R-V5: a task carries a trace context only when the parent exports telemetry.
   const telemetry = task.traceparent === undefined ? undefined : portSink(task.id, emit);
   const rateLimitListeners: ((pause: RateLimitPause) => void)[] = [];
@@ -175,7 +181,11 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
   });
   const askParent: CanUseTool | undefined = payload.parentCanAsk
     ? (toolName, input, options) =>
-        parent.canUseTool(toolName, input, { toolUseId: options.toolUseId, agentId: options.agentId })
+        parent.canUseTool(toolName, input, {
+          toolUseId: options.toolUseId,
+          agentId: options.agentId,
+          eventsSent,
+        })
     : undefined;
 
   try {
@@ -187,7 +197,7 @@ export default async function runTask(payload: WorkerTaskPayload): Promise<SubAg
       signal: controller.signal,
       emit,
       ...(askParent === undefined ? {} : { askParent }),
-      hooks: proxyHooks(payload.parentHooks, (call) => parent.runHook(call)),
+      hooks: proxyHooks(payload.parentHooks, (call) => parent.runHook(call, eventsSent)),
       callParentTool: async (toolName, input, options) => {
         const span = telemetry === undefined ? undefined : toolSpan(options.toolUseId);
         const traced = span === undefined ? options : { ...options, traceparent: formatTraceparent(span) };

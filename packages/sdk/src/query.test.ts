@@ -861,6 +861,45 @@ describe("query() through the simulator", () => {
     }
   });
 
+  it("R-K2: a sub-agent's tool call is announced by task_progress once, as its block completes — before the call's PreToolUse hook, as Claude Code sends it", async () => {
+    // Messages and hook calls on one line, in the order the program sees them.
+    const seen: string[] = [];
+    const messages: SDKMessage[] = [];
+    for await (const message of query({
+      prompt: "read it with a reader",
+      options: harness.options({
+        agents: { reader: { description: "Reads a file", prompt: "You read.", tools: ["Read"] } },
+        hooks: {
+          PreToolUse: [
+            {
+              hooks: [
+                async (input) => {
+                  if ("tool_name" in input) seen.push(`hook PreToolUse(${input.tool_name})`);
+                  return {};
+                },
+              ],
+            },
+          ],
+        },
+      }),
+    })) {
+      messages.push(message);
+      if (message.type === "system" && message.subtype === "task_progress")
+        seen.push(`task_progress ${message.description}`);
+      else if (message.type === "assistant" && message.parent_tool_use_id !== null)
+        seen.push(`sub-agent ${message.message.content.map((block) => block.type).join(",")}`);
+    }
+    expect(seen).toEqual([
+      "hook PreToolUse(Agent)",
+      "task_progress Reading notes.md",
+      "hook PreToolUse(Read)",
+      "sub-agent tool_use",
+    ]);
+    const notification = messages.find(
+      (message) => message.type === "system" && message.subtype === "task_notification",
+    );
+    expect(notification).toMatchObject({ status: "completed", usage: { tool_uses: 1 } });
+  });
   it("R-K1: outputFormat sends output_config.format (and effort) on the main loop's requests and parses the reply into result.structured_output", async () => {
     harness.sim.clearRequests();
     const schema = {

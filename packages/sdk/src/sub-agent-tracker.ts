@@ -27,7 +27,11 @@ interface Tracked {
   entry: SubagentUsage;
   readonly started: number;
   toolUses: number;
+  /** Its tool calls announced so far (task_progress), by id: one announcement per call. */
+  readonly announced: Set<string>;
   tokens: number;
+  /** The reply being streamed: its tokens at message_start, counted until it ends. */
+  replyTokens: number;
   lastToolName: string | undefined;
   model: string;
   /** Its run's id (task_* messages' run_id): one per start, as the Agent SDK's. */
@@ -238,7 +242,9 @@ export class SubAgentTracker {
       task,
       started: Date.now(),
       toolUses: 0,
+      announced: new Set(),
       tokens: 0,
+      replyTokens: 0,
       lastToolName: undefined,
       model: task.cacheSafeParams.model,
       runId,
@@ -345,7 +351,7 @@ export class SubAgentTracker {
       description: activity ?? this.#description(tracked.task),
       ...(tracked.task.querySource.startsWith("agent:") ? { subagent_type: tracked.entry.agentType } : {}),
       usage: {
-        total_tokens: tracked.tokens,
+        total_tokens: tracked.tokens + tracked.replyTokens,
         tool_uses: tracked.toolUses,
         duration_ms: Date.now() - tracked.started,
       },
@@ -363,9 +369,18 @@ export class SubAgentTracker {
         return;
       case "text":
         return;
-      case "tool_use":
+      case "tool_use_ready":
+        // R-K2: as Claude Code, a tool call is announced as soon as its block is complete — before
+        // its PreToolUse hook and before the reply holding it ends — in the words of what the
+        // sub-agent is doing ("Reading notes.txt"). Once per call: a retried stream that sends
+        // the same block again announces nothing more.
+        if (tracked.announced.has(event.toolUseId)) return;
+        tracked.announced.add(event.toolUseId);
         tracked.toolUses++;
         tracked.lastToolName = event.name;
+        this.#progress(tracked, toolActivity(event.name, event.input, this.#cwd));
+        return;
+      case "tool_use":
         if (event.input !== null && typeof event.input === "object")
           this.#subAgentToolInputs.set(event.toolUseId, event.input as Record<string, unknown>);
         return;
@@ -412,14 +427,20 @@ export class SubAgentTracker {
           });
         }
         return;
-      case "usage":
-        if (event.phase !== "end") return;
-        tracked.tokens +=
+      case "usage": {
+        const total =
           event.usage.input_tokens +
           event.usage.output_tokens +
           event.usage.cache_read_input_tokens +
           event.usage.cache_creation_input_tokens;
+        if (event.phase === "start") {
+          tracked.replyTokens = total;
+          return;
+        }
+        tracked.tokens += total;
+        tracked.replyTokens = 0;
         return;
+      }
       case "started":
       case "api_retry":
       case "rate_limited":
@@ -446,14 +467,8 @@ export class SubAgentTracker {
     requestId: string | undefined,
   ): void {
     tracked.model = message.model;
+    // Its tool calls were announced as their blocks completed (tool_use_ready).
     for (const block of message.content) {
-      // R-K2: as Claude Code, a tool call is announced as it starts — after the blocks before it,
-      // before its own — in the words of what the sub-agent is doing ("Reading notes.txt"). A
-      // reply without tool calls is the sub-agent's last: its task_notification follows instead.
-      if (block.type === "tool_use") {
-        tracked.lastToolName = block.name;
-        this.#progress(tracked, toolActivity(block.name, block.input, this.#cwd));
-      }
       this.#emit({
         type: "assistant",
         ...this.#base(),
