@@ -12,6 +12,7 @@ import {
 import { type Simulator, startSimulator } from "@forkloop/sim";
 import { toolThenTextBrain } from "@forkloop/sim/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appliesRecords } from "./support/applies-log.js";
 import { git, gitProject } from "./support/git-project.js";
 
 /**
@@ -143,7 +144,9 @@ describe("R-B2: forkloop batch --isolate --queue isolates items on their workers
         { path: "where.txt", reason: "created both in the workspace and by the item" },
       ]);
       expect(await readFile(row.error!.conflict!.patch, "utf8")).toContain("+++ b/where.txt");
-      expect(row.error?.message).not.toContain("--retry-conflicts");
+      expect(row.error?.message).toContain(
+        `forkloop batch --resume qiso --queue ${redis.url} --retry-conflicts`,
+      );
     }
     // Every worktree is gone: the worker removes its copies when it stops, the producer makes none.
     expect(git(dir, "worktree", "list").trim().split("\n")).toHaveLength(1);
@@ -175,18 +178,7 @@ describe("R-B2: forkloop batch --isolate --queue isolates items on their workers
       );
       const producer = startCli(args, { cwd: dir, env: environment });
       const log = join(batchStateDir(dir, "qkill", home), "applies.log");
-      const records = async () =>
-        (await readFile(log, "utf8").catch(() => ""))
-          .split("\n")
-          .filter((line) => line.endsWith("}"))
-          .map(
-            (line) =>
-              JSON.parse(line.slice(line.indexOf(" ") + 1)) as {
-                type: string;
-                id?: string;
-                item?: { id: string };
-              },
-          );
+      const records = () => appliesRecords(log);
       // Killed as soon as the log names an apply that has no settled record yet: its plan's
       // writes (FILES files, each fsync'd) are under way.
       let cut: string | undefined;

@@ -1,8 +1,9 @@
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { batchStateDir, runCliInProcess, type SimHandle, startSimInProcess } from "@forkloop/cli/testing";
+import { batchStateDir, runCliInProcess, type SimHandle } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAppendSim } from "./support/append-scenario.js";
 import { git, gitProject } from "./support/git-project.js";
 
 /**
@@ -20,23 +21,7 @@ beforeAll(async () => {
   root = await realpath(await mkdtemp(join(tmpdir(), "forkloop-retry-conflicts-")));
   home = join(root, "home");
   await mkdir(home);
-  const append = (n: string, word: string) => ({
-    match: { lastUserText: `(item ${n})` },
-    reply: {
-      content: [{ type: "tool_use", name: "Bash", input: { command: `echo ${word} >> shared.txt` } }],
-    },
-  });
-  await writeFile(
-    join(root, "scenario.json"),
-    JSON.stringify({
-      rules: [
-        { match: { turn: { min: 1 } }, reply: { content: [{ type: "text", text: "appended" }] } },
-        append("1", "one"),
-        append("2", "two"),
-      ],
-    }),
-  );
-  sim = await startSimInProcess(root, ["--scenario", "scenario.json"]);
+  sim = await startAppendSim(root);
 });
 afterAll(async () => {
   await sim.stop();
@@ -120,7 +105,7 @@ describe("R-B4: forkloop batch --resume ID --retry-conflicts", () => {
     expect((await rows(dir, "control"))[1]).toMatchObject({ status: "failed", error: { code: "conflict" } });
   }, 60_000);
 
-  it("bad input: --retry-conflicts without --resume, or with --queue, is exit 2 naming the fix", async () => {
+  it("bad input: --retry-conflicts without --resume is exit 2 naming the fix", async () => {
     const dir = await project("flags");
     const alone = await cli(dir, [
       "batch",
@@ -132,15 +117,5 @@ describe("R-B4: forkloop batch --resume ID --retry-conflicts", () => {
     ]);
     expect(alone.code).toBe(2);
     expect(alone.stderr).toContain("--retry-conflicts only applies to --resume ID");
-    const queued = await cli(dir, [
-      "batch",
-      "--resume",
-      "nope",
-      "--retry-conflicts",
-      "--queue",
-      "redis://127.0.0.1:1",
-    ]);
-    expect(queued.code).toBe(2);
-    expect(queued.stderr).toContain("--retry-conflicts needs a local batch");
   });
 });

@@ -157,7 +157,6 @@ describe("R-B1: what only a local or only a queued batch can do", () => {
       [{ queue, "max-budget-usd": 1 }, "--max-budget-usd needs a local batch"],
       [{ queue, report: true }, "--report needs a local batch"],
       [{ queue, "json-schema": "{}" }, "--json-schema needs a local batch for now"],
-      [{ queue, "retry-conflicts": true }, "--retry-conflicts needs a local batch"],
       [{ queue, reduce: "sum up" }, "--reduce needs a local batch for now"],
       [{ queue, isolate: true, "no-isolate": true }, "give one of --isolate and --no-isolate"],
       [

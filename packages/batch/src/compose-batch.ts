@@ -298,8 +298,6 @@ function queueRefusal(flags: BatchCompositionFlags): string | undefined {
     return "--report needs a local batch: the HTML report reads the batch's journal and transcripts, which a queued batch keeps in Redis and on its workers' hosts. Drop --report (results.jsonl, report.json and report.md are still written).";
   if (flags["json-schema"] !== undefined)
     return "--json-schema needs a local batch for now: queued workers do not check structured output yet. Drop --queue, or drop --json-schema.";
-  if (flags["retry-conflicts"])
-    return "--retry-conflicts needs a local batch: a queued batch's conflicts keep their diffs (see the report) to apply by hand (git apply --3way FILE). Drop --retry-conflicts.";
   if (flags.reduce !== undefined)
     return "--reduce needs a local batch for now: a queued batch's results are gathered by whichever process attaches, and the reduce is not journaled on the queue yet. Drop --queue, or drop --reduce (and reduce results.jsonl with a local batch or `forkloop run`).";
   if (flags.isolate && flags["no-isolate"])

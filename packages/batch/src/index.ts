@@ -82,7 +82,7 @@ export {
   QueueUnreachableError,
 } from "./queue-connection.js";
 export * from "./queue-health.js";
-export * from "./queue-ledger.js";
+export { openQueueLedger } from "./queue-ledger.js";
 export type { QueuedRunEvent, QueuedRunOptions, QueuedRunSummary } from "./queue-producer.js";
 export { type QueueService, type QueueServiceOptions, startQueueService } from "./queue-service.js";
 export {

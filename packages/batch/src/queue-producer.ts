@@ -13,8 +13,10 @@ import {
   type QueuedBatch,
   type RunRecord,
   readBatchState,
+  readRetryRounds,
   readRuns,
   recordOutcome,
+  roundParentId,
 } from "./queue-store.js";
 import type { QueuedApplier } from "./queued-applies.js";
 import { redisOutageReporter } from "./redis-outage.js";
@@ -156,6 +158,14 @@ export async function runQueuedBatch(options: QueuedRunOptions): Promise<QueuedR
   });
   const parents = new Queue(batchQueueName(id), { connection: redis, prefix: QUEUE_PREFIX });
   parents.on("error", onRedisError);
+  // R-B4: each retry round has a parent of its own; the batch is done when every round's is.
+  const { round } = await readRetryRounds(redis, id);
+  const parentIds = Array.from({ length: round + 1 }, (_, n) => roundParentId(id, n));
+  const roundsCompleted = async (except?: string) => {
+    for (const parentId of parentIds)
+      if (parentId !== except && (await parents.getJobState(parentId)) !== "completed") return false;
+    return true;
+  };
   const parentWorker = new Worker(
     batchQueueName(id),
     async (job: Job) => {
@@ -168,14 +178,15 @@ export async function runQueuedBatch(options: QueuedRunOptions): Promise<QueuedR
           error: { code: "queue_failed", message: reason },
         });
       }
-      finish();
+      // This job is still active while it runs: the others decide.
+      if (await roundsCompleted(job.id)) finish();
       return { done: true };
     },
     { connection: redis, prefix: QUEUE_PREFIX, concurrency: 1 },
   );
   parentWorker.on("error", onRedisError);
   // The parent may have completed already (a producer that stopped just after it): nothing to wait for.
-  if ((await parents.getJobState(id)) === "completed") finish();
+  if (await roundsCompleted()) finish();
 
   const aborted = new Promise<void>((resolve) => {
     if (options.signal?.aborted) resolve();

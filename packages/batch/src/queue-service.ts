@@ -99,7 +99,7 @@ export async function startQueueService(options: QueueServiceOptions): Promise<Q
       ...(options.stalledIntervalMs === undefined ? {} : { stalledIntervalMs: options.stalledIntervalMs }),
       stopOnFailure: (error, batch) => describeHostFailure(error, { url, model: batch.spec.model })?.sentence,
       executorFor: (batch, wiring) => queuedBatchExecutor(batch, wiring, host),
-      isolationFor: (batch) => queuedItemIsolation(batch, host),
+      isolationFor: (batch, base) => queuedItemIsolation(batch, host, base),
       onEvent: options.onEvent,
     });
     return { worker, policy, self, close };

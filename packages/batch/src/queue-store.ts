@@ -38,7 +38,22 @@ export function itemJobId(batchId: string, itemId: string): string {
 }
 
 export function itemIdOfJob(batchId: string, jobId: string): string | undefined {
-  return jobId.startsWith(`${batchId}.`) ? jobId.slice(batchId.length + 1) : undefined;
+  if (!jobId.startsWith(`${batchId}.`)) return undefined;
+  // A retry round's job (`retryJobId`): "~" is in no id, so the suffix is never part of one.
+  return jobId.slice(batchId.length + 1).replace(/~r\d+$/, "");
+}
+
+/**
+ * R-B4 `--retry-conflicts`: round `round`'s job of an item put back on the queue — an id of its
+ * own, since the item's first job (completed) keeps its id in BullMQ.
+ */
+export function retryJobId(batchId: string, itemId: string, round: number): string {
+  return `${itemJobId(batchId, itemId)}~r${round}`;
+}
+
+/** The parent job of a batch's round: the batch id for its first, then one per retry round. */
+export function roundParentId(batchId: string, round: number): string {
+  return round === 0 ? batchId : `${batchId}~r${round}`;
 }
 
 function keys(batchId: string) {
@@ -53,6 +68,7 @@ function keys(batchId: string) {
     requests: `${base}:requests`,
     runs: `${base}:runs`,
     changes: `${base}:changes`,
+    retries: `${base}:retries`,
   };
 }
 
@@ -110,6 +126,14 @@ export const itemJobDataSchema = z.object({
   item: jobItemSchema.extend({ id: safeIdSchema }),
   /** R-V5: the producer's batch span (W3C Trace Context); a malformed one is ignored, not refused. */
   traceparent: z.string().max(128).optional(),
+  /**
+   * R-B4: the commit an isolated item starts from when it is not the batch's base — a conflict
+   * put back on the queue by `--retry-conflicts` runs on the producer's tree as it was then.
+   */
+  base: z
+    .string()
+    .regex(/^[0-9a-f]{40,64}$/)
+    .optional(),
 });
 export type ItemJobData = z.infer<typeof itemJobDataSchema>;
 
@@ -313,6 +337,48 @@ export async function recordOutcome(
     change ?? "",
   );
   return recorded === 1;
+}
+
+// R-B4: a retry round takes back the results of its items (and their changes) once: the round
+// number moves forward in the same script, so the producer that finishes a round another began
+// (killed after its journal named the round) takes back nothing that was recorded since.
+const BEGIN_ROUND = `
+local current = tonumber(redis.call('HGET', KEYS[3], 'round') or '0')
+local round = tonumber(ARGV[1])
+if current >= round then return 0 end
+for i = 2, #ARGV do
+  redis.call('HDEL', KEYS[1], ARGV[i])
+  redis.call('HDEL', KEYS[2], ARGV[i])
+end
+redis.call('HSET', KEYS[3], 'round', ARGV[1])
+return 1`;
+
+/**
+ * R-B4: begins retry round `round` for `itemIds` (their results and changes removed, so workers
+ * run them again and record their new outcome once); false when Redis is at that round already.
+ */
+export async function beginRetryRound(
+  redis: Redis,
+  batchId: string,
+  round: number,
+  itemIds: readonly string[],
+): Promise<boolean> {
+  const k = keys(batchId);
+  const begun = await redis.eval(BEGIN_ROUND, 3, k.results, k.changes, k.retries, String(round), ...itemIds);
+  return begun === 1;
+}
+
+/** R-B4: the retry rounds the batch has had (0: none), and the last one whose jobs were all added. */
+export async function readRetryRounds(
+  redis: Redis,
+  batchId: string,
+): Promise<{ readonly round: number; readonly enqueued: number }> {
+  const [round, enqueued] = await redis.hmget(keys(batchId).retries, "round", "enqueued");
+  return { round: Number(round ?? 0), enqueued: Number(enqueued ?? 0) };
+}
+
+export async function sealRetryRound(redis: Redis, batchId: string, round: number): Promise<void> {
+  await redis.hset(keys(batchId).retries, "enqueued", String(round));
 }
 
 /** R-B2: the change an isolated item's recorded result carries (`encodeChanges`), if any. */

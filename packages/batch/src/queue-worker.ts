@@ -65,9 +65,10 @@ export interface QueueWorkerOptions {
   executorFor(batch: QueuedBatch, wiring: ExecutorWiring): Promise<ItemExecutor>;
   /**
    * R-B2: where an isolated batch's items get their worktrees on this host (at the batch's base
-   * commit). Without it, isolated batches are refused. May throw `BatchRefusedError`.
+   * commit, or at `base`: R-B4, a retry round's). Without it, isolated batches are refused. May
+   * throw `BatchRefusedError`.
    */
-  isolationFor?(batch: QueuedBatch): Promise<WorkspaceIsolation>;
+  isolationFor?(batch: QueuedBatch, base?: string): Promise<WorkspaceIsolation>;
   readonly onEvent?: (event: QueueWorkerEvent) => void;
 }
 
@@ -158,6 +159,8 @@ interface ReadyBatch {
    * the batch, reused (reset to the base) from one item to the next, as a local batch's are.
    */
   readonly copies?: WorkspacePool;
+  /** R-B4: the copies of retry rounds' items, by the round's base (made when the first one comes). */
+  readonly rebased: Map<string, Promise<WorkspacePool>>;
 }
 
 /** Same rule as the pool's own warming: the response has started, so the cache entry is readable. */
@@ -245,6 +248,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
           warmed,
           release,
           started: false,
+          rebased: new Map(),
           ...(isolation === undefined ? {} : { copies: pooled(workspacePool(isolation)) }),
         };
       })();
@@ -279,7 +283,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
       options.onEvent?.({ type: "job_refused", jobId: String(job.id), reason });
       throw new UnrecoverableError(reason);
     }
-    const { batchId, item, traceparent } = data.data;
+    const { batchId, item, traceparent, base } = data.data;
     // A re-run of an item whose earlier run was recorded (it stalled after recording): done.
     if (await hasResult(redis, batchId, item.id)) return { recorded: false };
     const batch = await batchFor(batchId);
@@ -310,7 +314,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
     // item whatever the outcome: its change travels with its result.
     let workspace: ItemWorkspace | undefined;
     try {
-      workspace = await batch.copies?.acquire();
+      workspace = await (await copiesFor(batch, base))?.acquire();
     } catch (error) {
       if (first) batch.release(); // the items waiting on this one's warm-up must not wait for ever
       throw error;
@@ -319,8 +323,25 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
       const isolated = workspace === undefined ? claim : { ...claim, workspace: workspace.dir };
       return await runClaimed({ job, batch, claim: isolated, run, first, workspace }, token);
     } finally {
-      if (workspace !== undefined) await batch.copies?.giveBack(workspace);
+      if (workspace !== undefined) await (await copiesFor(batch, base))?.giveBack(workspace);
     }
+  };
+
+  /**
+   * R-B4: where an item's copy comes from — the batch's pool, or for an item of a retry round
+   * (its job names another base) a pool at that base. A batch that is not isolated has none.
+   */
+  const copiesFor = (batch: ReadyBatch, base: string | undefined): Promise<WorkspacePool | undefined> => {
+    const { copies } = batch;
+    if (copies === undefined || base === undefined || base === batch.batch.isolation?.base)
+      return Promise.resolve(copies);
+    let pool = batch.rebased.get(base);
+    if (pool === undefined) {
+      pool = options.isolationFor!(batch.batch, base).then((isolation) => pooled(workspacePool(isolation)));
+      pool.catch(() => batch.rebased.delete(base));
+      batch.rebased.set(base, pool);
+    }
+    return pool;
   };
 
   const runClaimed = async (

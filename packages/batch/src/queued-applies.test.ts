@@ -111,4 +111,41 @@ describe("R-B3: a queued batch's returned changes are applied once by the produc
     expect(await readFile(conflict.error!.conflict!.patch, "utf8")).toContain("+a by i2");
     expect(await readFile(join(repo, "a.txt"), "utf8")).toBe("a by i1\n");
   });
+
+  it("R-B4: --retry-conflicts journals a round that supersedes the conflicts once; re-opened (a producer killed before the round's results came), the round stands and the item's new change is applied", async () => {
+    const changes: Record<string, readonly FileChange[]> = {
+      i1: [change("a.txt", "a\n", "a by i1\n")],
+      i2: [change("a.txt", "a\n", "a by i2\n")],
+    };
+    const open = await applier(changes);
+    expect((await open.settle(succeeded("i1"))).status).toBe("succeeded");
+    expect((await open.settle(succeeded("i2"))).error?.code).toBe("conflict");
+    const round = await open.retryConflicts();
+    expect(round).toMatchObject({ round: 1, ids: ["i2"] });
+    // The round's base is the tree as it is now: i1's change in it.
+    expect(git("show", `${round!.base}:a.txt`)).toBe("a by i1\n");
+    // Superseded once: the conflict is no conflict any more, so it is not taken again.
+    expect(await open.retryConflicts()).toBeUndefined();
+    await open.close();
+
+    // i2 ran again from the round's base; its new change is applied once the producer is back.
+    changes.i2 = [change("a.txt", "a by i1\n", "a by i1\nand by i2\n")];
+    const again = await applier(changes);
+    expect(again.lastRetry()).toEqual(round);
+    const retried = await again.settle({ ...succeeded("i2"), attempts: 2 });
+    expect(retried.status).toBe("succeeded");
+    expect(retried.result?.applied).toEqual(["a.txt"]);
+    expect(await readFile(join(repo, "a.txt"), "utf8")).toBe("a by i1\nand by i2\n");
+    expect(await again.retryConflicts()).toBeUndefined();
+    await again.close();
+    const records = (await readLog(join(batchDir, APPLIES_LOG))).records as { type: string }[];
+    expect(records.map((record) => record.type)).toEqual([
+      "applying",
+      "settled",
+      "settled",
+      "retry",
+      "applying",
+      "settled",
+    ]);
+  });
 });

@@ -28,12 +28,29 @@ type Settled = Exclude<ItemOutcome, { ok: "cancelled" }>;
 export interface QueuedApplier {
   /** The item's state once its change is in the tree (or kept aside as a conflict); once per item. */
   settle(state: ItemState): Promise<ItemState>;
+  /**
+   * R-B4 `--retry-conflicts`: the items whose change was a conflict begin a retry round on the
+   * tree as it is now (a commit of it, the base their new runs start from); the journal names the
+   * round before anything else happens, and that record supersedes their conflict — once: the
+   * round's items are no conflict any more, so a second call does not take them again. Undefined
+   * when there is no conflict to retry.
+   */
+  retryConflicts(): Promise<JournaledRetry | undefined>;
+  /** R-B4: the last retry round the journal names (a re-attach finishes putting it on the queue). */
+  lastRetry(): JournaledRetry | undefined;
   /** What `settle` made of the item so far, without applying anything (Redis lost the batch). */
   known(state: ItemState): ItemState;
   close(): Promise<void>;
 }
 
 export const APPLIES_LOG = "applies.log";
+
+/** R-B4: a retry round as the journal names it: its number, its base, its items by id. */
+export interface JournaledRetry {
+  readonly round: number;
+  readonly base: string;
+  readonly ids: readonly string[];
+}
 
 const settledSchema = z.union([
   z.object({ ok: z.literal(true), result: itemResultSchema }),
@@ -48,6 +65,12 @@ const recordSchema = z.discriminatedUnion("type", [
     result: itemResultSchema,
   }),
   z.object({ type: z.literal("settled"), id: z.string(), outcome: settledSchema }),
+  z.object({
+    type: z.literal("retry"),
+    round: z.number().int().min(1),
+    base: z.string().regex(/^[0-9a-f]{40,64}$/),
+    ids: z.array(z.string()).min(1),
+  }),
 ]);
 
 function settledOf(outcome: z.infer<typeof settledSchema>): Settled {
@@ -57,6 +80,10 @@ function settledOf(outcome: z.infer<typeof settledSchema>): Settled {
     error: stripUndefinedError(outcome.error),
     ...(outcome.result === undefined ? {} : { result: stripUndefined(outcome.result) }),
   };
+}
+
+function isConflict(outcome: Settled): boolean {
+  return outcome.ok === false && outcome.error.code === "conflict";
 }
 
 function stateOf(state: ItemState, outcome: Settled): ItemState {
@@ -80,14 +107,21 @@ export async function openQueuedApplier(options: {
   readonly isolation: WorkspaceIsolation;
   readonly readChange: (itemId: string) => Promise<string | null>;
   readonly home?: string;
+  /** How a conflict says to run the item again (`isolateItems`' `retry`); null: by hand only. */
+  readonly retry?: string | null;
 }): Promise<QueuedApplier> {
   const path = join(options.dir, APPLIES_LOG);
   const contents = await readLog(path);
   const settled = new Map<string, Settled>();
   const applying = new Map<string, PendingApply>();
+  let lastRetry: JournaledRetry | undefined;
   for (const raw of contents.records) {
     const record = recordSchema.parse(raw);
-    if (record.type === "settled") {
+    if (record.type === "retry") {
+      // Superseded: the round's items are settled again by their new results.
+      for (const id of record.ids) settled.delete(id);
+      lastRetry = { round: record.round, base: record.base, ids: record.ids };
+    } else if (record.type === "settled") {
       settled.set(record.id, settledOf(record.outcome));
       applying.delete(record.id);
     } else
@@ -98,7 +132,7 @@ export async function openQueuedApplier(options: {
       });
   }
   const log = await openLog(path, contents);
-  const isolator = isolateItems(options.isolation, options.dir, options.home, null);
+  const isolator = isolateItems(options.isolation, options.dir, options.home, options.retry ?? null);
   const journal: ApplyJournal = {
     recordApplying: (claim, plan, result) =>
       log.append({ type: "applying", item: claim.item, attempt: claim.attempt, plan, result }),
@@ -159,6 +193,18 @@ export async function openQueuedApplier(options: {
       }
       return running;
     },
+    async retryConflicts() {
+      const ids = [...settled].filter(([, outcome]) => isConflict(outcome)).map(([id]) => id);
+      if (ids.length === 0) return undefined;
+      const { base } = await options.isolation.rebase();
+      if (base === undefined) throw new Error("a queued batch's isolation has no base commit");
+      const round: JournaledRetry = { round: (lastRetry?.round ?? 0) + 1, base, ids };
+      await log.append({ type: "retry", ...round });
+      for (const id of ids) settled.delete(id);
+      lastRetry = round;
+      return round;
+    },
+    lastRetry: () => lastRetry,
     known(state) {
       const done = settled.get(state.item.id);
       return state.status === "succeeded" && done !== undefined ? stateOf(state, done) : state;

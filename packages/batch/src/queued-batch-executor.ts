@@ -83,19 +83,27 @@ async function batchMcpTools(batch: QueuedBatch, mcp: McpServersOnDemand, self: 
  * on one host never sweep each other's). A worker killed earlier left its worktrees there: those
  * of processes no longer alive are removed first. A checkout without the commit refuses the batch.
  */
-export async function queuedItemIsolation(batch: QueuedBatch, host: WorkerHost): Promise<WorkspaceIsolation> {
-  const base = batch.isolation?.base;
-  if (base === undefined) throw new Error(`batch ${batch.spec.id} is not isolated`);
+export async function queuedItemIsolation(
+  batch: QueuedBatch,
+  host: WorkerHost,
+  at?: string,
+): Promise<WorkspaceIsolation> {
+  const first = batch.isolation?.base;
+  if (first === undefined) throw new Error(`batch ${batch.spec.id} is not isolated`);
+  const base = at ?? first;
   const workers = join(batchDir(host.state, batch.spec.id), "workers");
-  const open = (pid: string) =>
-    openWorkspaceIsolation({ cwd: host.cwd, batchDir: join(workers, pid), commit: base });
+  // R-B4: a retry round's base (`at`) has its own directory beside the batch's: `<pid>.<base>`.
+  const own = base === first ? String(process.pid) : `${process.pid}.${base.slice(0, 12)}`;
+  const open = (name: string) =>
+    openWorkspaceIsolation({ cwd: host.cwd, batchDir: join(workers, name), commit: base });
   try {
-    for (const pid of await readdir(workers).catch(() => [])) {
+    for (const name of await readdir(workers).catch(() => [])) {
+      const pid = name.split(".")[0]!;
       if (pid === String(process.pid) || alive(Number(pid))) continue;
-      await (await open(pid)).sweep();
-      await rm(join(workers, pid), { recursive: true, force: true });
+      await (await open(name)).sweep();
+      await rm(join(workers, name), { recursive: true, force: true });
     }
-    const isolation = await open(String(process.pid));
+    const isolation = await open(own);
     await isolation.sweep();
     host.log(
       `batch ${batch.spec.id}: items are isolated: each runs in a git worktree of ${base.slice(0, 12)}`,

@@ -16,7 +16,7 @@ import { reportWriteFailed } from "./journal-safety.js";
 import { plural } from "./plural.js";
 import { formatDuration, ProgressDisplay, type ProgressStream } from "./progress-display.js";
 import { type connectQueue, openQueue, parseQueueUrl } from "./queue-connection.js";
-import { openQueueLedger } from "./queue-ledger.js";
+import { enqueueRetryRound, openQueueLedger } from "./queue-ledger.js";
 import { type QueuedRunSummary, runQueuedBatch } from "./queue-producer.js";
 import { queuedBatchReport } from "./queue-report.js";
 import {
@@ -63,6 +63,11 @@ export interface QueuedBatchRun {
   readonly isolate?: boolean | undefined;
   /** The user's home, whose shell and settings files no applied change may write (R-S10). */
   readonly home?: string | undefined;
+  /**
+   * R-B4 `--retry-conflicts` (a re-attach): the items whose change was a conflict run again on
+   * their workers, from this tree as it is now, and their new change is applied here once.
+   */
+  readonly retryConflicts?: boolean | undefined;
 }
 
 /** Where the producer's progress and notices go, and its interrupt. */
@@ -135,6 +140,12 @@ export async function executeQueuedBatch(
       );
     }
     const applier = await openApplier(run, batch, connection, line);
+    await retryConflicts(
+      run,
+      { batch, items, connection, traceparent: batchSpan?.traceparent },
+      applier,
+      line,
+    );
     const summary = await runQueuedBatch({
       connection,
       batch,
@@ -189,6 +200,50 @@ export async function executeQueuedBatch(
 type Redis = Awaited<ReturnType<typeof connectQueue>>;
 
 /**
+ * R-B4: `--retry-conflicts` begins a retry round (journaled here first: it supersedes the items'
+ * conflicts once), and the journal's last round is put on the queue unless Redis has it already —
+ * a producer killed between the two is finished by the next re-attach, with or without the flag.
+ */
+async function retryConflicts(
+  run: QueuedBatchRun,
+  queued: {
+    readonly batch: QueuedBatch;
+    readonly items: readonly JobItem[];
+    readonly connection: Redis;
+    readonly traceparent: string | undefined;
+  },
+  applier: QueuedApplier | undefined,
+  line: (text: string) => void,
+): Promise<void> {
+  const { spec } = queued.batch;
+  if (run.retryConflicts && applier === undefined) {
+    line(
+      `forkloop batch ${spec.id}: --retry-conflicts: its items are not isolated, so none has a conflict to retry.`,
+    );
+    return;
+  }
+  if (applier === undefined) return;
+  const begun = run.retryConflicts ? await applier.retryConflicts() : undefined;
+  if (run.retryConflicts && begun === undefined)
+    line(`forkloop batch ${spec.id}: --retry-conflicts: no item has a conflict to retry.`);
+  const round = begun ?? applier.lastRetry();
+  if (round === undefined) return;
+  if (begun !== undefined) {
+    line(
+      `forkloop batch ${spec.id}: retrying ${plural(begun.ids.length, "item")} (--retry-conflicts) on its workers from ${spec.cwd} as it is now (commit ${begun.base.slice(0, 12)}, the changes applied since included; a worker in another checkout fetches it: git fetch <this checkout> refs/forkloop/batch-bases/${spec.id}); the other items are left as they are.`,
+    );
+  }
+  const byId = new Map(queued.items.map((item) => [item.id, item]));
+  const items = round.ids.flatMap((id) => byId.get(id) ?? []);
+  await enqueueRetryRound(
+    queued.connection,
+    queued.batch,
+    { round: round.round, base: round.base, items },
+    queued.traceparent,
+  );
+}
+
+/**
  * R-B2: an isolated batch's applier on this host (its journal in the batch's directory, pending
  * applies of a killed producer finished first), said once; undefined when items are not isolated.
  */
@@ -209,6 +264,7 @@ async function openApplier(
   return openQueuedApplier({
     dir,
     isolation,
+    retry: `forkloop batch --resume ${spec.id} --queue ${spec.queue} --retry-conflicts`,
     readChange: (itemId) => readChange(connection, spec.id, itemId),
     ...(run.home === undefined ? {} : { home: run.home }),
   });

@@ -33,7 +33,7 @@ directory and a summary to stdout.
   --retry-failed        with --resume: run the failed items again too
   --retry-conflicts     with --resume: run the items whose change was a conflict again, on the tree
                         as it is now (the changes applied since included), and merge them; other
-                        items are left as they are
+                        items are left as they are (with --queue: on the workers, merged here)
   --repair              with --resume: a damaged journal keeps every readable record (the damaged
                         file is moved aside); items it no longer knows are listed again and run
   --id ID               name a new batch (default: b-<date>-<random>)

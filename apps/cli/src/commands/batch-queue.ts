@@ -16,6 +16,8 @@ export interface QueueFlags {
   readonly rpm?: number | undefined;
   /** R-B2: items run in worktrees on their workers; their changes are applied here once. */
   readonly isolate?: boolean | undefined;
+  /** R-B4 (a re-attach): conflicted items run again on their workers from this tree as it is now. */
+  readonly "retry-conflicts"?: boolean | undefined;
   /** Flags that belong to `forkloop worker` or the local journal, refused here. */
   readonly concurrency?: number | undefined;
   readonly "no-warm"?: boolean | undefined;
@@ -59,6 +61,7 @@ export async function queuedBatchCommand(
       rpm: flags.rpm,
       isolate: flags.isolate,
       home: context.env.HOME,
+      retryConflicts: flags["retry-conflicts"],
     },
     context,
   );
