@@ -127,6 +127,30 @@ describe("Agent isolation: worktree (R-B2, R-B3, R-B4)", { timeout: 90_000 }, ()
     expect(git("diff", "--cached", "--name-only")).toBe("");
   });
 
+  it("R-B2, R-F3: a fork (subagent_type fork) with isolation: worktree continues the parent's conversation in its own worktree; its change is merged and `git worktree list` shows no worktree after it succeeds", async () => {
+    const path = await scenario(
+      [agentCall("fork append", { subagent_type: "fork", isolation: "worktree" })],
+      {
+        "fork append": "echo fork >> b.txt && pwd",
+      },
+    );
+    const before = await readFile(join(dir, "b.txt"), "utf8").catch(() => "");
+    const { requests } = await run(path);
+    const forkRequests = requests.filter((r) => r.querySource?.startsWith("agent:"));
+    expect(forkRequests.length).toBeGreaterThan(0);
+    // A fork: its conversation starts with the parent's prompt, not a conversation of its own.
+    const firstMessage = (JSON.parse(forkRequests[0]!.rawBody) as { messages: { content: unknown }[] })
+      .messages[0];
+    expect(JSON.stringify(firstMessage?.content)).toContain("Do the work.");
+    expect(JSON.stringify(forkRequests.map((r) => r.rawBody))).toMatch(
+      /isolated-agents\/agent-[0-9a-f]+\/workspaces\//,
+    );
+    expect(await readFile(join(dir, "b.txt"), "utf8")).toBe(`${before}fork\n`);
+    expect(agentResults(requests)[0]?.startsWith("ERROR")).toBe(false);
+    expect(git("worktree", "list").trim().split("\n")).toHaveLength(1);
+    expect(agentRefs()).toBe("");
+  });
+
   it("R-B2: without isolation (the control) the same sub-agent edits the project itself", async () => {
     const path = await scenario([agentCall("append two")], { "append two": "echo two >> a.txt && pwd" });
     const { requests } = await run(path);

@@ -100,6 +100,8 @@ describe("R-B2: forkloop batch isolates editing items", () => {
     const result = await runCli(batch("copies", "--isolate"), { cwd: dir, env: env() });
     expect(result.code, result.stderr).toBe(6);
     expect(result.stderr).toContain("not a git repository: a snapshot taken now");
+    // Said once for the batch, not per item (it has three).
+    expect(result.stderr.match(/not a git repository/g)).toHaveLength(1);
     const where = (await readFile(join(dir, "where.txt"), "utf8")).trim();
     expect(where.startsWith(join(batchStateDir(dir, "copies", home), "workspaces"))).toBe(true);
   });
