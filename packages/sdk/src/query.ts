@@ -635,7 +635,7 @@ class QueryRun implements Query {
       if (this.#options.abortController?.signal.aborted) this.#afterAbort.push(stamped);
       else this.#out.push(stamped);
     });
-    const emit = (message: SDKMessage) => order.emit(message);
+    const emit = (message: SDKMessage, after?: string) => order.emit(message, after);
     const agentTypes = new Map<string, string>();
     const toolInputs = new Map<string, Record<string, unknown>>();
     const tracker = new SubAgentTracker({
@@ -774,6 +774,8 @@ class QueryRun implements Query {
         : { appendSystemPrompt: resolved.appendSystemPrompt }),
     });
     this.#session = { session, tracker, runtime, model: resolved.model };
+    // R-T4: the main agent's background commands are tasks in the message stream, as Claude Code's.
+    const untrackShells = tracker.trackShells(session.backgroundShells);
     this.#live = { sessionId, emit, client: runtime.client };
     liveMode = () => session.permissionMode();
     // R-S14: one store, the session's mode cell: the main agent's checks and every sub-agent read it.
@@ -842,6 +844,8 @@ class QueryRun implements Query {
     } finally {
       this.#setMode = undefined;
       this.#session = undefined;
+      // The session's close stops what still runs: no task messages after the query's end.
+      untrackShells();
       await sessionEvents.sessionEnd?.("other");
       await callbacks.sessionEnd("other");
       await session.close();

@@ -191,7 +191,7 @@ const taskBase = {
   run_id: z.string().optional(),
 };
 
-/** A sub-agent (fork) started. */
+/** A sub-agent (fork) or a background command (R-T4, task_type `local_bash`) started. */
 export const taskStartedLineSchema = z.object({
   type: z.literal("system"),
   subtype: z.literal("task_started"),
@@ -204,13 +204,16 @@ export const taskStartedLineSchema = z.object({
   spawn_depth: z.number().int().positive().optional(),
   /** A sub-agent's own sub-agent: the task_id of the sub-agent that started it. */
   parent_task_id: z.string().optional(),
-  /** `local_agent` for an Agent tool's sub-agent (the Agent SDK's); else the fork's querySource (`skill:<name>`, …). */
+  /**
+   * `local_agent` for an Agent tool's sub-agent, `local_bash` for a background command (the Agent
+   * SDK's); else the fork's querySource (`skill:<name>`, …).
+   */
   task_type: z.string(),
   /** The task as the Agent tool was given it. */
   prompt: z.string().optional(),
 });
 
-/** R-T5: the session's running background sub-agents, sent whenever the list changes (as Claude Code's). */
+/** R-T4, R-T5: the session's running background sub-agents and commands, sent whenever the list changes (as Claude Code's). */
 const backgroundTasksChangedLineSchema = z.object({
   type: z.literal("system"),
   subtype: z.literal("background_tasks_changed"),
@@ -239,7 +242,7 @@ export const taskProgressLineSchema = z.object({
   last_tool_name: z.string().optional(),
 });
 
-/** A sub-agent's task record changed: it ended (sent just before its task_notification). */
+/** A task's record changed (a sub-agent or background command): it ended (sent just before its task_notification). */
 export const taskUpdatedLineSchema = z.object({
   type: z.literal("system"),
   subtype: z.literal("task_updated"),
@@ -253,18 +256,19 @@ export const taskUpdatedLineSchema = z.object({
   }),
 });
 
-/** A sub-agent ended. */
+/** A sub-agent or a background command (R-T4) ended. */
 export const taskNotificationLineSchema = z.object({
   type: z.literal("system"),
   subtype: z.literal("task_notification"),
   ...taskBase,
   status: z.enum(["completed", "failed", "stopped"]),
-  /** The sub-agent's transcript file ("" when it keeps none). */
+  /** The sub-agent's transcript file ("" when it keeps none); a background command's output file. */
   output_file: z.string(),
   summary: z.string(),
   /** Set (true) when the summary is a background sub-agent's report: the notice is how it reaches the parent. */
   summary_is_report: z.boolean().optional(),
-  usage: taskUsageSchema,
+  /** A sub-agent's totals; a background command (local_bash) has none, as in Claude Code. */
+  usage: taskUsageSchema.optional(),
 });
 
 /** `--include-hook-events`: one settings hook command's run, by `hook_id`. */

@@ -8,6 +8,7 @@ import type {
   SubAgentResult,
   SubAgentTask,
 } from "@forkloop/orchestrator";
+import type { BackgroundShells } from "@forkloop/tools";
 import type { SDKBackgroundTasksChangedMessage } from "./agent-sdk-types/other-messages.js";
 import type { SDKMessage } from "./messages.js";
 import type { SubagentStats, SubagentUsage } from "./stream-json.js";
@@ -54,12 +55,12 @@ function agentTypeOf(querySource: string): string {
  */
 export class SubAgentTracker {
   readonly #sessionId: string;
-  readonly #emit: (message: SDKMessage) => void;
+  readonly #emit: (message: SDKMessage, after?: string) => void;
   readonly #onStart: (start: ForkStart) => Promise<void> | void;
   readonly #toolInput: (toolUseId: string) => Record<string, unknown> | undefined;
   /** The sub-agents' own tool calls' inputs (a nested Agent call's run_in_background and description). */
   readonly #subAgentToolInputs = new Map<string, Record<string, unknown>>();
-  /** The background sub-agents running (background_tasks_changed's list), in start order. */
+  /** The background sub-agents and commands running (background_tasks_changed's list), in start order. */
   readonly #background = new Map<string, SDKBackgroundTasksChangedMessage["tasks"][number]>();
   readonly #tracked = new Map<string, Tracked>();
   /** Running forks by id (task_started's task_id), for `stop()`. */
@@ -72,7 +73,8 @@ export class SubAgentTracker {
 
   constructor(options: {
     sessionId: string;
-    emit: (message: SDKMessage) => void;
+    /** `after`: the tool_use a message belongs to that names none itself (it follows that call's message). */
+    emit: (message: SDKMessage, after?: string) => void;
     /** A fork started (SubagentStart hooks); its first message waits for what this returns. */
     onStart?: (start: ForkStart) => Promise<void> | void;
     /** The input of the tool_use that started a fork (the Agent tool's description, run_in_background). */
@@ -283,7 +285,7 @@ export class SubAgentTracker {
         description: this.#description(task),
         ...(parent === undefined ? {} : { parent_task_id: parent.task.id }),
       });
-      this.#backgroundChanged();
+      this.#backgroundChanged(toolUseId);
     }
     this.#emit({
       type: "system",
@@ -538,13 +540,72 @@ export class SubAgentTracker {
     if (this.#background.delete(agentId)) this.#backgroundChanged();
   }
 
-  /** Claude Code's list of the session's running background sub-agents, sent whenever it changes (R-T5). */
-  #backgroundChanged(): void {
-    this.#emit({
-      type: "system",
-      subtype: "background_tasks_changed",
-      tasks: [...this.#background.values()].map((entry) => ({ ...entry })),
-      ...this.#base(),
+  /**
+   * Claude Code's list of the session's running background tasks, sent whenever it changes (R-T4,
+   * R-T5); one a call started follows that call's message.
+   */
+  #backgroundChanged(after?: string): void {
+    this.#emit(
+      {
+        type: "system",
+        subtype: "background_tasks_changed",
+        tasks: [...this.#background.values()].map((entry) => ({ ...entry })),
+        ...this.#base(),
+      },
+      after,
+    );
+  }
+
+  /**
+   * R-T4, R-K2: the main agent's background commands (Bash run_in_background, or a call moved to
+   * the background) as Claude Code's local_bash tasks: as one starts, before its call is answered,
+   * the task list and task_started; as it ends, task_updated, task_notification and the list.
+   * Background sub-agents are forks, reported by wrap(). Returns the unsubscribe function.
+   */
+  trackShells(shells: BackgroundShells): () => void {
+    const runIds = new Map<string, string>();
+    return shells.onTask((event) => {
+      const { task } = event;
+      if (task.kind !== "local_bash") return;
+      const ids = { task_id: task.id, run_id: runIds.get(task.id) ?? randomUUID() };
+      if (event.type === "started") {
+        runIds.set(task.id, ids.run_id);
+        this.#background.set(task.id, { ...ids, task_type: "local_bash", description: task.description });
+        this.#backgroundChanged(task.toolUseId);
+        this.#emit({
+          type: "system",
+          subtype: "task_started",
+          ...this.#base(),
+          ...ids,
+          tool_use_id: task.toolUseId,
+          description: task.description,
+          is_backgrounded: true,
+          task_type: "local_bash",
+        });
+        return;
+      }
+      runIds.delete(task.id);
+      this.#emit({
+        type: "system",
+        subtype: "task_updated",
+        ...this.#base(),
+        ...ids,
+        patch: {
+          status: task.status === "stopped" ? "killed" : task.status === "failed" ? "failed" : "completed",
+          end_time: task.endedAt ?? Date.now(),
+        },
+      });
+      this.#emit({
+        type: "system",
+        subtype: "task_notification",
+        ...this.#base(),
+        ...ids,
+        tool_use_id: task.toolUseId,
+        status: task.status === "stopped" ? "stopped" : task.status === "failed" ? "failed" : "completed",
+        output_file: task.outputFile,
+        summary: event.summary,
+      });
+      if (this.#background.delete(task.id)) this.#backgroundChanged();
     });
   }
 }

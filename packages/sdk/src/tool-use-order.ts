@@ -28,8 +28,9 @@ export class ToolUseOrder {
     this.#push = push;
   }
 
-  emit(message: SDKMessage): void {
-    const toolUseId = toolUseOf(message);
+  /** `after`: the tool_use a message without a tool_use_id of its own belongs to (a task list's change). */
+  emit(message: SDKMessage, after?: string): void {
+    const toolUseId = after ?? toolUseOf(message);
     if (toolUseId !== undefined && !this.#seen.has(toolUseId)) {
       const held = this.#held.get(toolUseId) ?? [];
       held.push(message);

@@ -3,6 +3,7 @@ export type {
   BackgroundShellInfo,
   BackgroundShellStart,
   BackgroundShellStatus,
+  BackgroundTaskEvent,
   BackgroundTaskKind,
   BackgroundTaskNotice,
 } from "./background/background-shells.js";

@@ -16,6 +16,7 @@ import { readTool } from "../tools/read.js";
 import { taskStopTool } from "../tools/task-stop.js";
 import {
   BackgroundShells,
+  type BackgroundTaskEvent,
   backgroundShellsFor,
   existingBackgroundShells,
   runningShellsNote,
@@ -55,6 +56,8 @@ function startedId(text: string): { id: string; file: string } {
 describe("background shells", () => {
   it("R-T4: run_in_background returns at once with an id; Read shows the output as it grows; the end is a notice", async () => {
     const ctx = context();
+    const events: BackgroundTaskEvent[] = [];
+    backgroundShellsFor(ctx.agentState).onTask((event) => events.push(event));
     const started = await callTool(
       bash,
       {
@@ -64,8 +67,17 @@ describe("background shells", () => {
       },
       ctx,
     );
-    expect(started.isError).toBeUndefined();
     const { id, file } = startedId(resultText(started));
+    // Said outright, with Bash's structured output naming the task, as Claude Code's (R-K2, R-X1).
+    expect(started.isError).toBe(false);
+    expect(started.output).toEqual({
+      stdout: "",
+      stderr: "",
+      interrupted: false,
+      isImage: false,
+      noOutputExpected: false,
+      backgroundTaskId: id,
+    });
     expect(resultText(started)).toBe(
       `Command running in background with ID: ${id}. Output is being written to: ${file}. ` +
         "You will be notified when it completes. To check interim output, use Read on that file path.",
@@ -95,6 +107,12 @@ describe("background shells", () => {
       `<task-notification>\n<task-id>${id}</task-id>\n<tool-use-id>toolu_test</tool-use-id>`,
     );
     expect(text).toContain("<status>failed</status>");
+    // R-K2: the start (before the call's answer) and the end, for a host's task messages.
+    expect(events.map((event) => [event.type, event.task.id, event.task.status])).toEqual([
+      ["started", id, "running"],
+      ["ended", id, "failed"],
+    ]);
+    expect(events[1]).toMatchObject({ summary: notices[0]?.summary, notified: true });
   });
 
   it("R-T4: TaskStop ends the whole process tree, escaped processes too, before it returns; no notice follows", async () => {
@@ -106,6 +124,8 @@ describe("background shells", () => {
       `( setsid sh -c 'sleep ${doubleFork} &' & );`,
       "echo up; wait",
     ].join(" ");
+    const events: BackgroundTaskEvent[] = [];
+    backgroundShellsFor(ctx.agentState).onTask((event) => events.push(event));
     const { id, file } = startedId(
       resultText(await callTool(bash, { command, run_in_background: true }, ctx)),
     );
@@ -123,6 +143,12 @@ describe("background shells", () => {
     const shells = existingBackgroundShells(ctx.agentState);
     expect(shells?.get(id)?.status).toBe("stopped");
     expect(shells?.takeNotices()).toEqual([]);
+    // Its end is still an event (a host's task ends), one the agent is not told of.
+    expect(events.at(-1)).toMatchObject({
+      type: "ended",
+      summary: `Background command "${command}" was stopped`,
+      notified: false,
+    });
   });
 
   it("R-T4: the shell's deprecated shell_id is accepted; an id that does not exist is a tool error", async () => {

@@ -50,6 +50,21 @@ export interface BackgroundTaskNotice {
   readonly result?: string | undefined;
 }
 
+/**
+ * A task's start or end, as it happens (R-T4, R-K2): what a host prints as Claude Code's task
+ * messages (task_started, task_updated, task_notification, background_tasks_changed). An end
+ * comes whether or not the agent is told (`notified`: false after TaskStop or the owner's stop).
+ */
+export type BackgroundTaskEvent =
+  | { readonly type: "started"; readonly task: BackgroundShellInfo }
+  | {
+      readonly type: "ended";
+      readonly task: BackgroundShellInfo;
+      /** The notice's summary ("Background command "…" completed (exit code 0)"). */
+      readonly summary: string;
+      readonly notified: boolean;
+    };
+
 /** How the run ended, as the launcher reports it (bash.ts's runBashCommand). */
 export interface BackgroundRunEnd {
   readonly exitCode: number | null;
@@ -109,6 +124,7 @@ export class BackgroundShells {
   readonly #entries = new Map<string, Entry>();
   readonly #notices: BackgroundTaskNotice[] = [];
   readonly #listeners = new Set<() => void>();
+  readonly #taskListeners = new Set<(event: BackgroundTaskEvent) => void>();
   /** Finished sub-agents a message resumes (SendMessage), by agent id: each starts its task again. */
   readonly #resumable = new Map<string, (message: string) => BackgroundShellInfo | string>();
   /** Foreground calls that can move here (query().backgroundTasks()), by tool_use id. */
@@ -215,22 +231,38 @@ export class BackgroundShells {
             endedAt: Date.now(),
             droppedBytes: dropped,
           };
+          const summary = noticeSummary(kind, entry.info.description, status, end, spec.timeoutMs);
           if (!entry.quiet) {
             this.#notices.push({
               taskId: id,
               toolUseId: spec.toolUseId,
               outputFile,
               status,
-              summary: noticeSummary(kind, entry.info.description, status, end, spec.timeoutMs),
+              summary,
               ...(end.result === undefined ? {} : { result: end.result }),
             });
           }
+          this.#tell({ type: "ended", task: entry.info, summary, notified: !entry.quiet });
           this.#forgetOldest();
           for (const listener of this.#listeners) listener();
         }),
     };
     this.#entries.set(id, entry);
+    this.#tell({ type: "started", task: entry.info });
     return entry.info;
+  }
+
+  /**
+   * Called as each task starts (before the call that started it is answered) and as it ends
+   * (before the agent's notice is handed on). Returns the unsubscribe function.
+   */
+  onTask(listener: (event: BackgroundTaskEvent) => void): () => void {
+    this.#taskListeners.add(listener);
+    return () => this.#taskListeners.delete(listener);
+  }
+
+  #tell(event: BackgroundTaskEvent): void {
+    for (const listener of this.#taskListeners) listener(event);
   }
 
   /**

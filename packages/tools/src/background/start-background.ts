@@ -40,5 +40,15 @@ export function startInBackground(
     content:
       `Command running in background with ID: ${started.id}. Output is being written to: ${started.outputFile}. ` +
       "You will be notified when it completes. To check interim output, use Read on that file path.",
+    // Said outright, with Bash's structured output naming the task, as Claude Code's (R-K2, R-X1).
+    isError: false,
+    output: {
+      stdout: "",
+      stderr: "",
+      interrupted: false,
+      isImage: false,
+      noOutputExpected: false,
+      backgroundTaskId: started.id,
+    },
   };
 }

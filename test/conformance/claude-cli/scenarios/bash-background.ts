@@ -18,7 +18,9 @@ export default {
         ? text("The greeting finished.")
         : byTurn(request, [
             toolCall("Bash", {
-              command: "sleep 1; echo hello",
+              // Long enough that on a loaded machine the shell still ends after the turn on both
+              // sides: its task_updated/task_notification lines then follow the turn's result.
+              command: "sleep 3; echo hello",
               description: "Print a greeting",
               run_in_background: true,
             }),
