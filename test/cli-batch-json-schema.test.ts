@@ -2,15 +2,16 @@ import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { batchStateDir, runCli } from "@forkloop/cli/testing";
-import { type HostileServer, startHostileServer } from "@forkloop/loop-core/testing";
+import { type Simulator, startSimulator } from "@forkloop/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
  * R-B6 through the built CLI and the worker pool: `forkloop batch --json-schema` sends the schema
  * as every item request's `output_config.format` (the Messages API's structured outputs), checks
  * each final answer against it, and stores the parsed object as `structured_output`; an answer
- * that is not JSON for the schema fails its item with the reason (the model server here answers
- * item 1 in JSON, item 2 in JSON of the wrong shape, item 3 in prose).
+ * that is not JSON for the schema fails its item with the reason (the simulator here answers
+ * item 1 in JSON, item 2 in JSON of the wrong shape, item 3 in prose — its off_schema fault, an
+ * endpoint that does not honour the schema).
  */
 const SCHEMA = {
   type: "object",
@@ -20,22 +21,22 @@ const SCHEMA = {
 };
 
 let dir: string;
-let server: HostileServer;
+let server: Simulator;
 const formats: unknown[] = [];
 beforeAll(async () => {
   dir = await realpath(await mkdtemp(join(tmpdir(), "forkloop-batch-schema-")));
   await writeFile(join(dir, "items.jsonl"), '{"n":1}\n{"n":2}\n{"n":3}\n');
   await writeFile(join(dir, "schema.json"), JSON.stringify(SCHEMA));
-  server = await startHostileServer({
-    behaviour: (request) => {
-      formats.push((request.body.output_config as { format?: unknown } | undefined)?.format);
-      const prompt = JSON.stringify(request.body.messages ?? []);
+  server = await startSimulator({
+    brain: (request) => {
+      formats.push(request.body.output_config?.format);
+      const prompt = JSON.stringify(request.body.messages);
       const text = prompt.includes("(item 1)")
         ? '{"summary":"one","lines":1}'
         : prompt.includes("(item 2)")
           ? '{"summary":"two"}'
           : "Here is the summary: it is fine.";
-      return { kind: "ok", text };
+      return { content: [{ type: "text", text }], fault: "off_schema" };
     },
   });
 });

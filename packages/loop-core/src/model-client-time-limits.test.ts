@@ -1,13 +1,12 @@
 import { parseFaultSpec } from "@forkloop/sim";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadAnthropicErrors, loadAnthropicSdk } from "./anthropic-sdk.js";
-import { createUserMessage } from "./create-message.js";
 import type { LoopEvent } from "./loop-events.js";
 import { callModel, type RetryClock } from "./model-client.js";
 import { classifyError } from "./model-failure.js";
 import { query } from "./query.js";
 import { simParams, useSimulator } from "./test-support/sim-harness.js";
-import { collect, type HostileServer, startHostileServer, testContext } from "./testing/index.js";
+import { collect } from "./testing/index.js";
 
 // The SDK forkloop loads on first use (R-V2); classifyError knows its error classes once loaded.
 const Anthropic = await loadAnthropicSdk();
@@ -16,10 +15,6 @@ await loadAnthropicErrors();
 /** R-R11: time limits that tell the truth — an overall deadline per attempt, far resets waited out. */
 
 const sims = useSimulator();
-const hostile: HostileServer[] = [];
-afterEach(async () => {
-  await Promise.all(hostile.splice(0).map((server) => server.close()));
-});
 
 /** A clock whose sleeps return at once, moving its time on by what they slept. */
 function simulatedClock(start = Date.UTC(2026, 0, 1, 12)): RetryClock & { slept: number[] } {
@@ -42,28 +37,22 @@ const retries = (events: readonly LoopEvent[]) =>
 
 describe("R-R11: an overall deadline per model attempt", () => {
   it("R-R11: a server that drips one event well inside the idle timeout, for ever, still ends: the attempt's overall deadline aborts it and the retry answers", async () => {
-    const server = await startHostileServer({
-      behaviour: ({ index }) =>
-        index === 1 ? { kind: "drip", intervalMs: 20 } : { kind: "ok", text: "done" },
+    const handle = await sims.start([{ content: [{ type: "text", text: "done" }] }], {
+      faults: parseFaultSpec("drip@1:slow_ms=20"),
     });
-    hostile.push(server);
-    const client = new Anthropic({ apiKey: "test-key", baseURL: server.url, maxRetries: 0 });
     const { events, terminal } = await collect(
-      query({
-        messages: [createUserMessage("Do the task.")],
-        systemPrompt: "You are a test agent.",
-        toolUseContext: testContext({ tools: [] }),
-        querySource: "sdk",
-        client,
-        retry: { baseDelayMs: 1, maxDelayMs: 5, streamIdleTimeoutMs: 5_000, attemptTimeoutMs: 3_000 },
-      }),
+      query(
+        simParams(handle, {
+          retry: { baseDelayMs: 1, maxDelayMs: 5, streamIdleTimeoutMs: 5_000, attemptTimeoutMs: 3_000 },
+        }),
+      ),
     );
     expect(terminal.reason).toBe("completed");
     const [retry] = retries(events);
     expect(retries(events)).toHaveLength(1);
     expect(retry?.error).toBe("the attempt did not finish within its overall deadline of 3000 ms");
     // The drip did stream before the deadline: the idle timer alone would never have fired.
-    expect(server.requests().map((record) => record.kind)).toEqual(["drip", "ok"]);
+    expect(handle.messageRequests().map((record) => record.fault)).toEqual(["drip", null]);
   });
 });
 

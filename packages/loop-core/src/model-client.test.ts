@@ -1,46 +1,25 @@
 import { parseFaultSpec } from "@forkloop/sim";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadAnthropicErrors, loadAnthropicSdk } from "./anthropic-sdk.js";
-import { createUserMessage } from "./create-message.js";
 import type { LoopEvent } from "./loop-events.js";
 import { classifyError, isInterruptedConnection } from "./model-failure.js";
 import { query } from "./query.js";
 import { FAST_RETRY, simParams, useSimulator } from "./test-support/sim-harness.js";
-import {
-  collect,
-  type HostileBehaviour,
-  type HostileServer,
-  startHostileServer,
-  testContext,
-  testTool,
-  toolPairingViolations,
-} from "./testing/index.js";
+import { collect, testTool, toolPairingViolations } from "./testing/index.js";
 
 // The SDK forkloop loads on first use (R-V2); classifyError knows its error classes once loaded.
 const Anthropic = await loadAnthropicSdk();
 await loadAnthropicErrors();
 
 const sims = useSimulator();
-const hostile: HostileServer[] = [];
-afterEach(async () => {
-  await Promise.all(hostile.splice(0).map((server) => server.close()));
-});
 
-async function againstHostile(behaviour: (index: number) => HostileBehaviour, retry = {}) {
-  const server = await startHostileServer({ behaviour: ({ index }) => behaviour(index) });
-  hostile.push(server);
-  const client = new Anthropic({ apiKey: "test-key", baseURL: server.url, maxRetries: 0 });
-  const run = await collect(
-    query({
-      messages: [createUserMessage("Do the task.")],
-      systemPrompt: "You are a test agent.",
-      toolUseContext: testContext({ tools: [] }),
-      querySource: "sdk",
-      client,
-      retry: { ...FAST_RETRY, ...retry },
-    }),
-  );
-  return { ...run, server };
+/** A run against the simulator with `faults` (its --faults syntax); unfaulted requests answer "recovered". */
+async function againstFaults(faults: string, retry = {}) {
+  const handle = await sims.start([{ content: [{ type: "text", text: "recovered" }] }], {
+    faults: parseFaultSpec(faults),
+  });
+  const run = await collect(query(simParams(handle, { retry: { ...FAST_RETRY, ...retry } })));
+  return { ...run, faults: () => handle.messageRequests().map((record) => record.fault) };
 }
 
 const retries = (events: readonly LoopEvent[]) =>
@@ -101,15 +80,13 @@ describe("R-R1: interrupted streams are retried like a 529", () => {
   });
 
   it.each([
-    ["drop_after", { kind: "drop_after", events: 3 }, "stream_interrupted"],
-    ["malformed SSE", { kind: "malformed_sse" }, "malformed"],
-    ["truncated JSON", { kind: "truncated_json" }, "malformed"],
-  ] as const)("a hostile server's %s is retried, then the good reply wins", async (_name, bad, expected) => {
-    const { events, terminal, server } = await againstHostile((index) =>
-      index === 1 ? bad : { kind: "ok", text: "recovered" },
-    );
+    ["a drop after 3 events", "drop@1:after_events=3", "stream_interrupted"],
+    ["malformed SSE", "malformed_sse@1", "malformed"],
+    ["truncated JSON", "truncated_json@1", "malformed"],
+  ] as const)("the simulator's %s is retried, then the good reply wins", async (_name, bad, expected) => {
+    const { events, terminal, faults } = await againstFaults(bad);
     expect(terminal.reason).toBe("completed");
-    expect(server.requests().map((record) => record.kind)).toEqual([bad.kind, "ok"]);
+    expect(faults()).toEqual([bad.slice(0, bad.indexOf("@")), null]);
     expect(retries(events)).toHaveLength(1);
     expect(retries(events)[0]?.error).toMatch(
       expected === "stream_interrupted" ? /terminated|other side closed/ : new RegExp(expected),
@@ -119,8 +96,8 @@ describe("R-R1: interrupted streams are retried like a 529", () => {
 
 describe("R-R9: a wrong endpoint is said at once", () => {
   it("a 200 that is no event stream (a captive portal's HTML page) is not retried: model_error naming what came back", async () => {
-    const { events, terminal, server } = await againstHostile(() => ({ kind: "html_200" }));
-    expect(server.requests()).toHaveLength(1);
+    const { events, terminal, faults } = await againstFaults("html_200@1+");
+    expect(faults()).toEqual(["html_200"]);
     expect(retries(events)).toEqual([]);
     expect(terminal.reason).toBe("model_error");
     expect(terminal.error).toMatchObject({
@@ -168,32 +145,26 @@ describe("R-R9: an error that is not the API's own says what it is", () => {
 
 describe("R-R2: deadlines for headers and for the gap between events", () => {
   it("no response headers: the attempt is aborted after headersTimeoutMs and retried", async () => {
-    const { events, terminal, server } = await againstHostile(
-      (index) => (index === 1 ? { kind: "silence" } : { kind: "ok" }),
-      { headersTimeoutMs: 200 },
-    );
+    const { events, terminal, faults } = await againstFaults("silence@1", { headersTimeoutMs: 200 });
     expect(terminal.reason).toBe("completed");
-    expect(server.requests()[0]?.kind).toBe("silence");
+    expect(faults()).toEqual(["silence", null]);
     expect(retries(events)[0]?.error).toBe("no response headers within 200 ms");
   });
 
   it("headers then silence: the idle timeout aborts the attempt and retries it", async () => {
-    const { events, terminal } = await againstHostile(
-      (index) => (index === 1 ? { kind: "headers_then_silence" } : { kind: "ok" }),
-      { streamIdleTimeoutMs: 200 },
-    );
+    const { events, terminal } = await againstFaults("headers_then_silence@1", { streamIdleTimeoutMs: 200 });
     expect(terminal.reason).toBe("completed");
     expect(retries(events)[0]?.error).toBe("the stream sent no event (pings aside) for 200 ms");
   });
 
   it("ping-only streams do not count as activity: retries run out, the run ends as model_error", async () => {
-    const { events, terminal, server } = await againstHostile(() => ({ kind: "ping_only", intervalMs: 20 }), {
+    const { events, terminal, faults } = await againstFaults("ping_only@1+:slow_ms=20", {
       streamIdleTimeoutMs: 150,
       maxRetries: 2,
     });
     expect(terminal.reason).toBe("model_error");
     expect(terminal.error?.message).toMatch(/no event \(pings aside\) for 150 ms/);
-    expect(server.requests()).toHaveLength(3);
+    expect(faults()).toEqual(["ping_only", "ping_only", "ping_only"]);
     expect(retries(events)).toHaveLength(2);
   });
 

@@ -1,17 +1,9 @@
-import Anthropic from "@anthropic-ai/sdk";
-import { afterEach, describe, expect, it } from "vitest";
-import { createUserMessage } from "./create-message.js";
+import { parseFaultSpec } from "@forkloop/sim";
+import { describe, expect, it } from "vitest";
 import type { ToolUseBlock } from "./messages.js";
 import { query } from "./query.js";
-import { FAST_RETRY } from "./test-support/sim-harness.js";
-import {
-  collect,
-  type HostileBehaviour,
-  type HostileServer,
-  startHostileServer,
-  testContext,
-  testTool,
-} from "./testing/index.js";
+import { simParams, useSimulator } from "./test-support/sim-harness.js";
+import { collect, testTool, toolPairingViolations } from "./testing/index.js";
 import { MAX_TOOL_INPUT_DEPTH, screenToolUse, toolUseRejection } from "./untrusted-tool-uses.js";
 
 const nested = (depth: number): Record<string, unknown> => {
@@ -57,12 +49,10 @@ describe("R-R3: tool_use blocks are screened before anything runs them", () => {
 });
 
 describe("R-R1–R-R3: a hostile model's tool calls, through the loop", () => {
-  const servers: HostileServer[] = [];
-  afterEach(async () => {
-    await Promise.all(servers.splice(0).map((server) => server.close()));
-  });
+  const sims = useSimulator();
 
-  async function run(first: HostileBehaviour) {
+  /** `attack`: the simulator's fault on request 2 (its --faults syntax). */
+  async function run(attack: string) {
     let calls = 0;
     const probe = testTool({
       name: "Probe",
@@ -71,33 +61,33 @@ describe("R-R1–R-R3: a hostile model's tool calls, through the loop", () => {
         return { content: "probed" };
       },
     });
-    // Turn 1: a valid Probe call (its id is what the hostile reply reuses); turn 2: the attack.
-    const server = await startHostileServer({
-      behaviour: ({ index }) => (index === 2 ? first : { kind: "ok" }),
-      toolUse: { name: "Probe", input: {} },
-    });
-    servers.push(server);
+    // Turn 1: a valid Probe call (its id is what the hostile reply reuses); turn 2: the attack on
+    // the same call; turn 3 answers.
+    const handle = await sims.start(
+      (request) =>
+        request.turnIndex >= 2
+          ? { content: [{ type: "text", text: "done" }] }
+          : { content: [{ type: "tool_use", name: "Probe", input: {} }] },
+      { faults: parseFaultSpec(attack) },
+    );
     const { terminal } = await collect(
-      query({
-        messages: [createUserMessage("Probe twice.")],
-        systemPrompt: "You are a test agent.",
-        toolUseContext: testContext({ tools: [probe] }),
-        querySource: "sdk",
-        client: new Anthropic({ apiKey: "test-key", baseURL: server.url, maxRetries: 0 }),
-        retry: FAST_RETRY,
-        maxTurns: 3,
-      }),
+      query({ ...simParams(handle, { prompt: "Probe twice.", tools: [probe] }), maxTurns: 3 }),
     );
     const results = terminal.messages.flatMap((message) =>
       message.type === "user" && Array.isArray(message.message.content)
         ? message.message.content.flatMap((part) => (part.type === "tool_result" ? [part] : []))
         : [],
     );
-    return { terminal, server, calls: () => calls, results };
+    // What the loop sent: the API's tool rules kept (the simulator would have answered a breach
+    // with a 400, too), and the attack did reach it.
+    const records = handle.messageRequests();
+    const violations = () =>
+      records.flatMap((record) => toolPairingViolations(JSON.parse(record.rawBody).messages));
+    return { terminal, records, violations, calls: () => calls, results };
   }
 
   it("duplicate ids: the first call runs once, the duplicates get is_error results, the API rules hold", async () => {
-    const { terminal, server, calls, results } = await run({ kind: "duplicate_ids" });
+    const { terminal, records, violations, calls, results } = await run("duplicate_ids@2");
     expect(terminal.reason).toBe("completed");
     // Turn 1's call, then of [dup, dup, reused-id] only the first runs.
     expect(calls()).toBe(2);
@@ -106,15 +96,25 @@ describe("R-R1–R-R3: a hostile model's tool calls, through the loop", () => {
       2,
     );
     expect(new Set(results.map((result) => result.tool_use_id)).size).toBe(results.length);
-    for (const record of server.requests()) expect(record.violations).toEqual([]);
+    expect(violations()).toEqual([]);
+    expect(records.map((record) => [record.fault, record.error])).toEqual([
+      [null, null],
+      ["duplicate_ids", null],
+      [null, null],
+    ]);
   });
 
   it("an input nested 5,000 levels deep is rejected as invalid input: no crash, nothing runs", async () => {
-    const { terminal, server, calls, results } = await run({ kind: "deep_input", depth: 5_000 });
+    const { terminal, records, violations, calls, results } = await run("deep_input@2:depth=5000");
     expect(terminal.reason).toBe("completed");
     expect(calls()).toBe(1);
     expect(results.at(-1)).toMatchObject({ is_error: true });
     expect(JSON.stringify(results.at(-1))).toContain("nested deeper than 64 levels");
-    for (const record of server.requests()) expect(record.violations).toEqual([]);
+    expect(violations()).toEqual([]);
+    expect(records.map((record) => [record.fault, record.error])).toEqual([
+      [null, null],
+      ["deep_input", null],
+      [null, null],
+    ]);
   });
 });

@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import { SimError } from "./sim-error.js";
 
 /**
- * A fault the simulator can inject:
+ * A fault the simulator can inject (R-R1–R-R3, R-R9, R-R11: what a broken network, a broken proxy
+ * or a prompt-injected model can do to a client):
  * - an HTTP status 400–599 (e.g. "429" with retry-after, "529" overloaded, "500" api_error);
  * - "mid_stream_error": the stream sends `event: error` (overloaded_error) after some content;
  * - "drop": the connection is destroyed — when streaming, after `afterEvents` SSE events have reached
@@ -11,9 +12,19 @@ import { SimError } from "./sim-error.js";
  *   before any byte;
  * - "max_tokens": the reply is cut to about half its tokens, stop_reason "max_tokens";
  * - "slow": the stream is paced slowly (`slowMs` per event, default 25);
- * - "silence": no response at all, not even headers; "headers_then_silence": 200 and SSE headers,
- *   then nothing; "ping_only": `ping` events every `slowMs`, forever (stalled-reply.ts) — only the
- *   client's deadlines end them (R-R1, R-R11).
+ * - the stalls only a client's deadline ends (stalled-reply.ts): "silence" (no response at all,
+ *   not even headers), "headers_then_silence" (200 and SSE headers, then nothing), "ping_only"
+ *   (`ping` events every `slowMs`, forever), "drip" (a text reply whose deltas never stop, one every
+ *   `slowMs`: inside any idle timeout, so only an overall deadline per attempt ends it);
+ * - bodies that are no reply (garbled-reply.ts): "malformed_sse" (lines that are no SSE, then an
+ *   event whose data is not JSON), "truncated_json" (a `message_start` whose JSON is cut off, then
+ *   the end), "html_200" (a 200 with an HTML page: a captive portal or a misrouted proxy);
+ * - replies a hostile model could send (hostile-reply.ts): "duplicate_ids" (the reply's tool call
+ *   twice under one id, plus once under the id of the history's last tool_use), "deep_input" (the
+ *   tool call's input nested `depth` levels deep, default 5,000), "unknown_stop_reason" (a
+ *   stop_reason no API version has), "huge_block" (one text block of `bytes`, default 5 MB, in
+ *   64 KiB deltas), "off_schema" (the brain's text as is, whatever `output_config.format` asks:
+ *   an endpoint that does not honour structured outputs).
  */
 export type FaultKind =
   | `${number}`
@@ -23,7 +34,16 @@ export type FaultKind =
   | "slow"
   | "silence"
   | "headers_then_silence"
-  | "ping_only";
+  | "ping_only"
+  | "drip"
+  | "malformed_sse"
+  | "truncated_json"
+  | "html_200"
+  | "duplicate_ids"
+  | "deep_input"
+  | "unknown_stop_reason"
+  | "huge_block"
+  | "off_schema";
 
 export interface ScheduledFault {
   kind: FaultKind;
@@ -37,7 +57,15 @@ export interface ScheduledFault {
   slowMs?: number;
   /** For "drop": SSE events sent before the cut (at least 1; default half of the reply). */
   afterEvents?: number;
+  /** For "deep_input": how deep the tool input is nested (default 5,000). */
+  depth?: number;
+  /** For "huge_block": the text block's size in bytes (default 5 MB). */
+  bytes?: number;
 }
+
+/** A fault with its parameters, as a brain's reply may ask for it (`BrainReply.fault`). */
+export type FaultRequest = { kind: FaultKind } & FaultOptions;
+type FaultOptions = Pick<ScheduledFault, "retryAfterSeconds" | "slowMs" | "afterEvents" | "depth" | "bytes">;
 
 export interface RandomFaults {
   seed: number;
@@ -46,6 +74,8 @@ export interface RandomFaults {
   retryAfterSeconds?: number;
   slowMs?: number;
   afterEvents?: number;
+  depth?: number;
+  bytes?: number;
 }
 
 export interface FaultSpec {
@@ -60,10 +90,14 @@ export interface FaultDecision {
   slowMs: number;
   /** For "drop": events sent before the cut; null = half of the reply. */
   afterEvents: number | null;
+  depth: number;
+  bytes: number;
 }
 
 const DEFAULT_SLOW_MS = 25;
 const DEFAULT_429_RETRY_AFTER = 1;
+const DEFAULT_DEPTH = 5_000;
+const DEFAULT_BYTES = 5 * 1024 * 1024;
 /** The fault kinds that are not an HTTP status (scenario files accept the same names). */
 export const NAMED_FAULTS = [
   "mid_stream_error",
@@ -73,6 +107,15 @@ export const NAMED_FAULTS = [
   "silence",
   "headers_then_silence",
   "ping_only",
+  "drip",
+  "malformed_sse",
+  "truncated_json",
+  "html_200",
+  "duplicate_ids",
+  "deep_input",
+  "unknown_stop_reason",
+  "huge_block",
+  "off_schema",
 ] as const;
 const NAMED: readonly string[] = NAMED_FAULTS;
 
@@ -95,20 +138,22 @@ export function pickFault(spec: FaultSpec | undefined, requestIndex: number): Fa
   return null;
 }
 
-/** The decision for a fault asked for by kind (a brain's or scenario rule's `fault`), with defaults. */
-export function faultOfKind(kind: FaultKind): FaultDecision {
-  return decision(kind, {});
+/**
+ * The decision for a fault asked for by kind (a scenario rule's `fault`) or with its parameters
+ * (a brain's), with defaults.
+ */
+export function faultOfKind(fault: FaultKind | FaultRequest): FaultDecision {
+  return typeof fault === "string" ? decision(fault, {}) : decision(fault.kind, fault);
 }
 
-function decision(
-  kind: FaultKind,
-  options: { retryAfterSeconds?: number; slowMs?: number; afterEvents?: number },
-): FaultDecision {
+function decision(kind: FaultKind, options: FaultOptions): FaultDecision {
   return {
     kind,
     retryAfterSeconds: options.retryAfterSeconds ?? (kind === "429" ? DEFAULT_429_RETRY_AFTER : null),
     slowMs: options.slowMs ?? DEFAULT_SLOW_MS,
     afterEvents: options.afterEvents ?? null,
+    depth: options.depth ?? DEFAULT_DEPTH,
+    bytes: options.bytes ?? DEFAULT_BYTES,
   };
 }
 
@@ -134,10 +179,11 @@ export class FaultSpecError extends SimError {
 /**
  * Parses the CLI's `--faults` text. Two forms, joined by `;` when both are wanted:
  * - a schedule: `KIND@RANGE[:key=value…]` items separated by commas, RANGE = `N`, `N-M` or `N+`,
- *   keys `retry_after` (seconds), `slow_ms` and `after_events` (drop):
+ *   keys `retry_after` (seconds), `slow_ms` (slow, ping_only, drip), `after_events` (drop),
+ *   `depth` (deep_input) and `bytes` (huge_block):
  *   `429@1,529@2-3,mid_stream_error@4,drop@5:after_events=3,max_tokens@6,slow@7:slow_ms=50,429@8:retry_after=0.2`
  * - seeded random: `random:seed=7,p429=0.1,p529=0.05[,p500=…,pmid_stream_error=…,pdrop=…,
- *   pmax_tokens=…,pslow=…,retry_after=…,slow_ms=…,after_events=…]`.
+ *   pmax_tokens=…,pslow=…,pKIND=…,retry_after=…,slow_ms=…,after_events=…,depth=…,bytes=…]`.
  */
 export function parseFaultSpec(text: string): FaultSpec {
   const schedule: ScheduledFault[] = [];
@@ -164,10 +210,10 @@ export function parseFaultSpec(text: string): FaultSpec {
 }
 
 function parseScheduled(item: string): ScheduledFault {
-  const match = /^([a-z_]+|\d{3})@(\d+)(?:-(\d+)|(\+))?((?::[a-z_]+=[\d.]+)*)$/.exec(item);
+  const match = /^([a-z][a-z0-9_]*|\d{3})@(\d+)(?:-(\d+)|(\+))?((?::[a-z_]+=[\d.]+)*)$/.exec(item);
   if (!match) {
     throw new FaultSpecError(
-      `fault "${item}": expected KIND@N, KIND@N-M or KIND@N+ (KIND = a status 400-599, ${NAMED.join(", ")}), optionally :retry_after=S, :slow_ms=MS or :after_events=N`,
+      `fault "${item}": expected KIND@N, KIND@N-M or KIND@N+ (KIND = a status 400-599, ${NAMED.join(", ")}), optionally :retry_after=S, :slow_ms=MS, :after_events=N, :depth=N or :bytes=N`,
     );
   }
   const [, kindText = "", fromText = "", toText, plus, options = ""] = match;
@@ -199,12 +245,14 @@ function parseRandom(body: string): RandomFaults {
     else if (key === "retry_after") random.retryAfterSeconds = value;
     else if (key === "slow_ms") random.slowMs = value;
     else if (key === "after_events") random.afterEvents = afterEvents(value, pair);
+    else if (key === "depth") random.depth = wholeNumber(value, pair, key);
+    else if (key === "bytes") random.bytes = wholeNumber(value, pair, key);
     else if (key.startsWith("p")) {
       if (value < 0 || value > 1) throw new FaultSpecError(`random faults: ${key} must be within 0..1`);
       random.probabilities[parseKind(key.slice(1), pair)] = value;
     } else {
       throw new FaultSpecError(
-        `random faults: unknown key "${key}" (seed, pKIND, retry_after, slow_ms, after_events)`,
+        `random faults: unknown key "${key}" (seed, pKIND, retry_after, slow_ms, after_events, depth, bytes)`,
       );
     }
   }
@@ -231,13 +279,21 @@ function applyOption(fault: ScheduledFault, key: string, value: number, item: st
   if (key === "retry_after") fault.retryAfterSeconds = value;
   else if (key === "slow_ms") fault.slowMs = value;
   else if (key === "after_events") fault.afterEvents = afterEvents(value, item);
+  else if (key === "depth") fault.depth = wholeNumber(value, item, key);
+  else if (key === "bytes") fault.bytes = wholeNumber(value, item, key);
   else
-    throw new FaultSpecError(`fault "${item}": unknown option "${key}" (retry_after, slow_ms, after_events)`);
+    throw new FaultSpecError(
+      `fault "${item}": unknown option "${key}" (retry_after, slow_ms, after_events, depth, bytes)`,
+    );
 }
 
 function afterEvents(value: number, context: string): number {
+  return wholeNumber(value, context, "after_events");
+}
+
+function wholeNumber(value: number, context: string, key: string): number {
   if (!Number.isInteger(value) || value < 1) {
-    throw new FaultSpecError(`fault "${context}": after_events must be a whole number of at least 1`);
+    throw new FaultSpecError(`fault "${context}": ${key} must be a whole number of at least 1`);
   }
   return value;
 }

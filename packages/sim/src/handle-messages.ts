@@ -4,6 +4,8 @@ import { type ApiError, apiError } from "./api-error.js";
 import { brainTurn } from "./brain-turn.js";
 import { type BuiltReply, buildReply } from "./build-reply.js";
 import { type FaultDecision, faultOfKind, faultRecordName, pickFault } from "./faults.js";
+import { isGarbledFault, sendGarbled } from "./garbled-reply.js";
+import { expandDeepInputs, hostileReply, isHostileReplyFault } from "./hostile-reply.js";
 import { sendError, sendJson } from "./http-io.js";
 import { firstTokenDelayMs, type ModelTiming, outputDelayMs, timingFor } from "./latency.js";
 import { effectiveContextWindow, type ModelSpec } from "./model-registry.js";
@@ -66,15 +68,7 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
     return;
   }
   const rateHeaders = decision.headers;
-  if (fault && isStatusFault(fault)) {
-    sendStatusFault(call, fault, rateHeaders);
-    return;
-  }
-  if (fault && isStallFault(fault)) {
-    record.fault = faultRecordName(fault.kind);
-    sendStall(res, record, fault, state.clock(), rateHeaders);
-    return;
-  }
+  if (fault && sentWithoutReply(call, fault, rateHeaders)) return;
 
   let reply: BrainReply;
   let serverToolUse: ServerToolCounts | null = null;
@@ -110,16 +104,11 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
   }
   // A scheduled or random fault wins over one the brain asks for.
   if (!fault && reply.fault) fault = faultOfKind(reply.fault);
-  if (fault && isStatusFault(fault)) {
-    sendStatusFault(call, fault, rateHeaders);
-    return;
-  }
+  if (fault && sentWithoutReply(call, fault, rateHeaders)) return;
   if (fault) record.fault = faultRecordName(fault.kind);
-  if (fault && isStallFault(fault)) {
-    sendStall(res, record, fault, state.clock(), rateHeaders);
-    return;
-  }
-  if (body.max_tokens > 0) {
+  // off_schema: the brain's reply as it is, what an endpoint that ignores the request's
+  // constraints sends.
+  if (body.max_tokens > 0 && fault?.kind !== "off_schema") {
     // Whatever the brain said, the reply keeps the API's guarantees (tool_choice, strict tools,
     // structured outputs).
     const constrained = constrainReply(reply, body, state.schemaChecker);
@@ -127,7 +116,7 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
     forcedToolUse = constrained.forcedToolUse;
   }
 
-  const built =
+  const asBuilt =
     body.max_tokens === 0
       ? { content: [], stopReason: "max_tokens" as const, stopSequence: null, outputTokens: 0 }
       : buildReply(reply, {
@@ -140,6 +129,7 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
           forcedToolUse,
           displayDefault: model.displayDefault ?? "summarized",
         });
+  const built = isHostileReplyFault(fault) ? hostileReply(asBuilt, fault, body, requestDigest) : asBuilt;
   state.issuedThinking.remember(
     built.content.flatMap((b) => (b.type === "tool_use" ? [b.id] : [])),
     built.content.flatMap((b) => (b.type === "thinking" ? [b.signature] : [])),
@@ -216,7 +206,15 @@ export async function handleMessages(call: MessagesCall): Promise<void> {
   }
   if (timing) await state.sleeper.sleep(outputDelayMs(timing, built.outputTokens));
   if (fault?.kind === "slow") await state.sleeper.sleep(fault.slowMs * built.content.length * 4);
-  sendJson(res, record, state.clock(), 200, JSON.stringify(messageBody(header, built, usage)), rateHeaders);
+  const text = JSON.stringify(messageBody(header, built, usage));
+  sendJson(
+    res,
+    record,
+    state.clock(),
+    200,
+    isHostileReplyFault(fault) ? expandDeepInputs(text) : text,
+    rateHeaders,
+  );
 }
 
 /** A request that writes the cache and read nothing of it: what a parallel twin would read. */
@@ -226,6 +224,24 @@ function coldWrite(usage: CacheUsage): boolean {
 
 function isStatusFault(fault: FaultDecision): boolean {
   return /^\d{3}$/.test(fault.kind);
+}
+
+/** Answers with the fault alone when it needs no reply (a status, a stall, a garbled body). */
+function sentWithoutReply(
+  call: MessagesCall,
+  fault: FaultDecision,
+  headers: Record<string, string>,
+): boolean {
+  const { state, res, record } = call;
+  if (isStatusFault(fault)) {
+    sendStatusFault(call, fault, headers);
+    return true;
+  }
+  if (!isStallFault(fault) && !isGarbledFault(fault)) return false;
+  record.fault = faultRecordName(fault.kind);
+  if (isStallFault(fault)) sendStall(res, record, fault, state.clock(), headers);
+  else sendGarbled(res, record, fault, state.clock(), headers);
+  return true;
 }
 
 function sendStatusFault(call: MessagesCall, fault: FaultDecision, headers: Record<string, string>): void {

@@ -3,7 +3,7 @@ export { type BatchScript, parseBatchScript } from "./batch-script.js";
 export type { BatchOptions } from "./batches.js";
 export { builtinPolicyBrain } from "./brains/builtin-policy.js";
 export { NoMatchingRuleError, scriptedBrain } from "./brains/scripted.js";
-export type { FaultKind, FaultSpec, RandomFaults, ScheduledFault } from "./faults.js";
+export type { FaultKind, FaultRequest, FaultSpec, RandomFaults, ScheduledFault } from "./faults.js";
 export { FaultSpecError, parseFaultSpec } from "./faults.js";
 export type { FileOptions } from "./files.js";
 export type { LatencyModel, ModelTiming } from "./latency.js";

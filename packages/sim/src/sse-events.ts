@@ -1,6 +1,7 @@
 import type { BuiltReply, ResponseBlock } from "./build-reply.js";
 import type { Diagnostics } from "./cache-diagnostics.js";
 import type { AppliedEdit } from "./context-edits-schema.js";
+import { inputJson } from "./hostile-reply.js";
 import { countTokens, splitByTokens } from "./tokenizer.js";
 import type { SimUsage } from "./types.js";
 
@@ -22,6 +23,12 @@ export interface MessageHeader {
 
 /** Tokens per text/thinking delta: small enough to look like a stream, large enough to be cheap. */
 const TOKENS_PER_DELTA = 8;
+/**
+ * A text block longer than this (the huge_block fault's megabytes) streams in deltas of this many
+ * characters, paced at about 4 characters a token: splitting and counting megabytes by tokens
+ * would hold the simulator's thread for seconds.
+ */
+const BULK_DELTA_CHARS = 64 * 1024;
 
 /**
  * The event sequence of a streamed reply (api doc §3): message_start, ping, per block
@@ -85,8 +92,8 @@ function blockEvents(block: ResponseBlock, index: number): SseEvent[] {
         ...(block.citations ?? []).map((citation) =>
           ev("content_block_delta", { index, delta: { type: "citations_delta", citation } }),
         ),
-        ...splitByTokens(block.text, TOKENS_PER_DELTA).map((text) =>
-          ev("content_block_delta", { index, delta: { type: "text_delta", text } }, countTokens(text)),
+        ...textDeltas(block.text).map(([text, tokens]) =>
+          ev("content_block_delta", { index, delta: { type: "text_delta", text } }, tokens),
         ),
         stop,
       ];
@@ -124,7 +131,7 @@ function blockEvents(block: ResponseBlock, index: number): SseEvent[] {
       // Both start with input {} and stream the input as JSON text (api doc §3).
       return [
         ev("content_block_start", { index, content_block: { ...block, input: {} } }),
-        ...jsonFragments(JSON.stringify(block.input)).map((partial_json) =>
+        ...jsonFragments(inputJson(block.input)).map((partial_json) =>
           ev(
             "content_block_delta",
             { index, delta: { type: "input_json_delta", partial_json } },
@@ -134,6 +141,19 @@ function blockEvents(block: ResponseBlock, index: number): SseEvent[] {
         stop,
       ];
   }
+}
+
+/** A text block's deltas with their tokens: about TOKENS_PER_DELTA tokens each, or bulk pieces. */
+function textDeltas(text: string): [text: string, tokens: number][] {
+  if (text.length <= BULK_DELTA_CHARS) {
+    return splitByTokens(text, TOKENS_PER_DELTA).map((piece) => [piece, countTokens(piece)]);
+  }
+  const pieces: [string, number][] = [];
+  for (let at = 0; at < text.length; at += BULK_DELTA_CHARS) {
+    const piece = text.slice(at, at + BULK_DELTA_CHARS);
+    pieces.push([piece, Math.ceil(piece.length / 4)]);
+  }
+  return pieces;
 }
 
 /** Splits tool input JSON into at least two fragments, as the API streams it. */

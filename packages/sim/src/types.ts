@@ -1,6 +1,6 @@
 import type { BatchOptions } from "./batches.js";
 import type { AppliedEdit } from "./context-edits-schema.js";
-import type { FaultKind, FaultSpec } from "./faults.js";
+import type { FaultKind, FaultRequest, FaultSpec } from "./faults.js";
 import type { FileOptions } from "./files.js";
 import type { LatencyModel } from "./latency.js";
 import type { ModelSpec } from "./model-registry.js";
@@ -94,7 +94,7 @@ export interface RequestRecord {
   /** By the model's prices: 5m write ×1.25, 1h write ×2, read ×0.1 of the input price. */
   costUsd: number;
   latencyMs: number;
-  /** The fault fired: "429", "529", "500", "mid_stream_error", "drop", "max_tokens_cut", "slow". */
+  /** The fault fired: its kind ("429", "drop", "drip", "html_200", …), "max_tokens_cut" for max_tokens. */
   fault: string | null;
   /** The validation or other error returned. */
   error: { type: string; message: string } | null;
@@ -138,8 +138,11 @@ export interface BrainReply {
   content: readonly ReplyBlock[];
   /** Default: tool_use if any tool_use block, else end_turn. */
   stop_reason?: StopReason | undefined;
-  /** Ask the simulator to inject this fault into the reply (scenario rules use it). */
-  fault?: FaultKind;
+  /**
+   * Ask the simulator to inject this fault into the reply (scenario rules use it), by kind or with
+   * its parameters (`{ kind: "drop", afterEvents: 3 }`): a brain can draw a fault per request.
+   */
+  fault?: FaultKind | FaultRequest;
   /**
    * Under adaptive thinking the model decides whether to think: `false` answers without the
    * thinking block the simulator adds when the reply has none (enabled thinking always thinks).
