@@ -1,3 +1,4 @@
+import { type BatchStatus, finishedBatchStatus } from "@forkloop/batch/internal";
 import type { TerminalReason } from "@forkloop/loop-core";
 
 /**
@@ -69,10 +70,18 @@ export function exitCodeForTerminal(reason: TerminalReason): ExitCode {
 
 /** `forkloop batch`: 0 only when every item succeeded. */
 export function exitCodeForBatch(counts: { succeeded: number; failed: number; pending: number }): ExitCode {
-  if (counts.failed === 0 && counts.pending === 0) return EXIT.ok;
-  if (counts.succeeded === 0) return EXIT.batchFailed;
-  return EXIT.batchPartial;
+  return EXIT_FOR_BATCH_STATUS[finishedBatchStatus(counts)];
 }
+
+/** `forkloop batch`'s exit code by how the batch ended (`describeLocalOutcome`, `describeQueuedOutcome`). */
+export const EXIT_FOR_BATCH_STATUS: Readonly<Record<BatchStatus, ExitCode>> = {
+  succeeded: EXIT.ok,
+  partial: EXIT.batchPartial,
+  failed: EXIT.batchFailed,
+  stopped: EXIT.usage,
+  interrupted: EXIT.interrupted,
+  budget_reached: EXIT.budgetReached,
+};
 
 /**
  * R-A7: the exit code of a failure, by its code (`describeError(error).code`) — the one table the

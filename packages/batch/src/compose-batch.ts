@@ -325,6 +325,30 @@ export function queueReattachRefusal(
   return undefined;
 }
 
+/**
+ * R-B1: with --queue the items run in `forkloop worker` processes, so the flags only a local batch
+ * or a worker takes are refused, and a re-attach keeps the `--rpm` stored with the batch.
+ */
+export function queuedRunRefusal(
+  flags: Readonly<Partial<Record<"concurrency" | "no-warm" | "retry-failed" | "repair" | "rpm", unknown>>>,
+  attachTo: string | undefined,
+): BatchError | undefined {
+  const misplaced = (["concurrency", "no-warm", "retry-failed", "repair"] as const).filter(
+    (flag) => flags[flag] !== undefined,
+  );
+  if (misplaced.length > 0) {
+    return refusal(
+      `with --queue the items run in \`forkloop worker\` processes: drop ${misplaced.map((flag) => `--${flag}`).join(", ")} (give a worker --concurrency N instead).`,
+    );
+  }
+  if (attachTo !== undefined && flags.rpm !== undefined) {
+    return refusal(
+      `--rpm is kept with the batch when it is enqueued; drop it to re-attach with --resume ${attachTo}.`,
+    );
+  }
+  return undefined;
+}
+
 /** The answer of a composition the options refuse. */
 function refused(
   message: string,

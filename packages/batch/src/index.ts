@@ -22,7 +22,6 @@ export type { ReduceOutcome, ReduceRecord } from "./batch-reduce.js";
 export {
   type BatchReport,
   type BatchTotals,
-  formatTotals,
   type ReduceLine,
   type ReportOptions,
   type ResultLine,

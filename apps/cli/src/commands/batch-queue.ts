@@ -1,9 +1,9 @@
-import { executeQueuedBatch, plural, type QueueTarget } from "@forkloop/batch";
+import { executeQueuedBatch, type QueueTarget } from "@forkloop/batch";
+import { describeQueuedOutcome, formatBatchSummary, queuedRunRefusal } from "@forkloop/batch/internal";
 import type { ProjectState } from "@forkloop/sdk";
-import { finishedStatus, printBatchSummary } from "../batch-summary.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
-import { EXIT, type ExitCode, exitCodeForBatch } from "../exit-codes.js";
+import { EXIT_FOR_BATCH_STATUS, type ExitCode } from "../exit-codes.js";
 
 /** The flags `forkloop batch --queue` reads beyond the batch's own settings. */
 export interface QueueFlags {
@@ -36,20 +36,9 @@ export async function queuedBatchCommand(
   where: { readonly cwd: string; readonly state: ProjectState },
   context: CommandContext,
 ): Promise<ExitCode> {
-  const misplaced = (["concurrency", "no-warm", "retry-failed", "repair"] as const).filter(
-    (f) => flags[f] !== undefined,
-  );
-  if (misplaced.length > 0) {
-    throw new CliError(
-      `with --queue the items run in \`forkloop worker\` processes: drop ${misplaced.map((f) => `--${f}`).join(", ")} (give a worker --concurrency N instead).`,
-    );
-  }
-  if (target.kind === "attach" && flags.rpm !== undefined) {
-    throw new CliError(
-      `--rpm is kept with the batch when it is enqueued; drop it to re-attach with --resume ${target.id}.`,
-    );
-  }
-  const { spec, summary, report, paths, queue } = await executeQueuedBatch(
+  const refusal = queuedRunRefusal(flags, target.kind === "attach" ? target.id : undefined);
+  if (refusal !== undefined) throw new CliError(refusal.message);
+  const outcome = await executeQueuedBatch(
     {
       url: flags.queue,
       target,
@@ -65,19 +54,11 @@ export async function queuedBatchCommand(
     },
     context,
   );
-  let code = exitCodeForBatch(report.totals);
-  const status = summary.interrupted ? "interrupted" : finishedStatus(code);
-  if (summary.lost) {
-    context.stderr.write(
-      `batch ${spec.id} was lost from Redis at ${queue} with ${plural(report.totals.pending, "item")} unfinished; the ${plural(report.totals.succeeded + report.totals.failed, "result")} received are in ${paths.results}. Make Redis keep its data (appendonly yes), then run the unfinished items as a new batch.\n`,
-    );
-  }
-  if (summary.interrupted) {
-    context.stderr.write(
-      `interrupted: the workers go on; re-attach with \`forkloop batch --resume ${spec.id} --queue ${queue}\`\n`,
-    );
-    code = EXIT.interrupted;
-  }
-  printBatchSummary({ report, paths, status, json: flags["output-format"] === "json" }, context);
-  return code;
+  const { status, notices } = describeQueuedOutcome(outcome);
+  for (const notice of notices) context.stderr.write(`${notice}\n`);
+  const { report, paths } = outcome;
+  context.stdout.write(
+    formatBatchSummary({ report, paths, status, json: flags["output-format"] === "json" }),
+  );
+  return EXIT_FOR_BATCH_STATUS[status];
 }

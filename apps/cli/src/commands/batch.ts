@@ -7,13 +7,13 @@ import {
   formatDryRun,
   type LocalBatchOutcome,
   parseQueueUrl,
-  plural,
   prepareLocalBatch,
   prepareQueuedBatch,
   queueReattachRefusal,
   resumableBatch,
   runLocalBatch,
 } from "@forkloop/batch";
+import { describeLocalOutcome, formatBatchSummary } from "@forkloop/batch/internal";
 import {
   checkProjectDir,
   type LoopChoices,
@@ -24,10 +24,9 @@ import {
   resolveRunEnvironment,
 } from "@forkloop/sdk";
 import { SETTING_SOURCES } from "@forkloop/tools";
-import { finishedStatus, printBatchSummary } from "../batch-summary.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
-import { EXIT, type ExitCode, exitCodeForBatch } from "../exit-codes.js";
+import { EXIT, EXIT_FOR_BATCH_STATUS, type ExitCode } from "../exit-codes.js";
 import type { GivenFlags } from "../flags.js";
 import { loopChoicesFromFlags } from "../loop-flags.js";
 import { timeoutEnv } from "../model-timeouts.js";
@@ -140,51 +139,12 @@ async function printOutcome(
 ): Promise<ExitCode> {
   const { spec, dir, report, paths } = outcome;
   const resume = resumeCommand(spec, flags);
-  const json = flags["output-format"] === "json";
-  if (outcome.kind === "finished") {
-    // R-R7: nothing ran; how to re-run failed items is in the summary.
-    const { succeeded, failed } = report.totals;
-    context.stderr.write(
-      `forkloop batch ${spec.id} is finished (${plural(succeeded, "item")} succeeded, ${failed} failed): nothing to run.\n`,
-    );
-    const html = await htmlReportLine(spec, dir, flags);
-    printBatchSummary({ report, paths, html, status: "succeeded", json, resume }, context);
-    return EXIT.ok;
-  }
-  const { summary, stopFailure, reduce, reduceOverBudget } = outcome;
-  const limitUsd = flags["max-budget-usd"];
-  let code = exitCodeForBatch(report.totals);
-  let status = finishedStatus(code);
-  if (summary.stopped !== undefined) {
-    // R-R9: a failure of the whole batch; nothing is lost, the rest is pending.
-    context.stderr.write(
-      `forkloop batch ${spec.id}: stopped: ${summary.stopped}; ${plural(report.totals.pending, "item")} left pending — fix it, then \`${resume}${stopFailure?.resumeWith ?? ""}\` finishes them.\n`,
-    );
-    [code, status] = [EXIT.usage, "stopped"];
-  } else if (summary.interrupted || reduce?.kind === "interrupted") {
-    context.stderr.write(`interrupted: resume with \`${resume}\`\n`);
-    [code, status] = [EXIT.interrupted, "interrupted"];
-  } else if (reduce?.record.status === "failed") {
-    // R-B7: the items' results stand; the reduce runs again on a resume.
-    context.stderr.write(
-      `forkloop batch ${spec.id}: the reduce failed (${reduce.record.error?.code}: ${reduce.record.error?.message}); the items' results are kept — \`${resume}\` runs the reduce again, and nothing else.\n`,
-    );
-    if (code === EXIT.ok) [code, status] = [EXIT.batchPartial, "partial"];
-  } else if (reduceOverBudget !== undefined) {
-    // R-B7: the reduce counts against the budget; the items' results stand.
-    context.stderr.write(
-      `forkloop batch: --max-budget-usd ${limitUsd} reached: the items spent $${reduceOverBudget.spentUsd.toFixed(4)}, so the reduce (about $${reduceOverBudget.estimateUsd.toFixed(4)}) was not started; resume with a higher budget to run it, and nothing else: \`${resume} --max-budget-usd N\`\n`,
-    );
-    [code, status] = [EXIT.budgetReached, "budget_reached"];
-  } else if (summary.budgetReached && report.totals.pending > 0) {
-    context.stderr.write(
-      `forkloop batch: --max-budget-usd ${limitUsd} reached: ${plural(report.totals.pending, "item")} not started; resume with a higher budget: \`${resume} --max-budget-usd N\`\n`,
-    );
-    [code, status] = [EXIT.budgetReached, "budget_reached"];
-  }
+  const { status, notices } = describeLocalOutcome(outcome, { resume, limitUsd: flags["max-budget-usd"] });
+  for (const notice of notices) context.stderr.write(`${notice}\n`);
   const html = await htmlReportLine(spec, dir, flags);
-  printBatchSummary({ report, paths, html, status, json, resume }, context);
-  return code;
+  const json = flags["output-format"] === "json";
+  context.stdout.write(formatBatchSummary({ report, paths, html, status, json, resume }));
+  return EXIT_FOR_BATCH_STATUS[status];
 }
 
 /**

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { parseQueueUrl, plural, startQueueService } from "@forkloop/batch";
+import { describeWorkerEvent, workerPolicyNotice } from "@forkloop/batch/internal";
 import { checkProjectDir, projectState } from "@forkloop/sdk";
 import { z } from "zod";
 import { CliError } from "../cli-error.js";
@@ -132,58 +133,18 @@ export async function workerCommand(argv: readonly string[], context: CommandCon
     clock: context.clock,
     log,
     onEvent(event) {
-      switch (event.type) {
-        case "item_settled": {
-          const status = event.outcome.ok ? "ok    " : "FAILED";
-          const detail = event.outcome.ok
-            ? ""
-            : ` ${event.outcome.error.code}: ${event.outcome.error.message}`;
-          const duplicate = event.recorded ? "" : " (already recorded by another run: dropped)";
-          log(
-            `${status} ${event.batchId} ${event.claim.item.label} (attempt ${event.claim.attempt})${detail}${duplicate}`,
-          );
-          break;
-        }
-        case "item_retry":
-          log(
-            `retry  ${event.batchId} ${event.claim.item.label}: ${event.error.code}: ${event.error.message}`,
-          );
-          break;
-        case "rate_limited":
-          log(
-            `rate limited (429 on ${event.claim.item.label}): pausing the queue for ${event.retryAfterMs} ms on every host`,
-          );
-          break;
-        case "request_limited":
-          log(
-            `batch ${event.batchId}: at its limit of ${event.rpm} requests/min (all hosts together): requests wait, the next in ${Math.ceil(event.waitMs / 1000)} s`,
-          );
-          break;
-        case "batch_refused":
-          log(`batch ${event.batchId}: not served here, its items fail: ${event.error.message}`);
-          break;
-        case "job_refused":
-          log(`${event.reason}; it fails`);
-          break;
-        case "error":
-          log(`redis ${address.display}: ${event.message}`);
-          break;
-        case "host_failure":
-          hostFailure = event.reason;
-          stop.abort();
-          break;
+      if (event.type === "host_failure") {
+        hostFailure = event.reason;
+        stop.abort();
       }
+      const line = describeWorkerEvent(event, address.display);
+      if (line !== undefined) log(line);
     },
   });
   try {
     log(`forkloop worker ${process.pid}: running items from ${address.display} (concurrency ${concurrency})`);
-    if (policy.allowBypassPermissions) {
-      log(
-        policy.bypassDisabledBySettings
-          ? "--allow-dangerously-skip-permissions has no effect: this host's settings disable bypassPermissions"
-          : "bypassPermissions batches run here: their tool calls run unasked (this host's deny rules and sandbox still hold)",
-      );
-    }
+    const notice = workerPolicyNotice(policy);
+    if (notice !== undefined) log(notice);
     const stopping = AbortSignal.any([context.signal, stop.signal]);
     await new Promise<void>((resolveStop) => {
       if (stopping.aborted) resolveStop();

@@ -14,6 +14,16 @@ import {
   streamJsonLineSchema,
 } from "@forkloop/sdk";
 
+// A real Redis and hosts on a network are the queue backend's fixtures (@forkloop/batch/testing).
+export {
+  canMakeHosts,
+  type NetworkHosts,
+  type NetworkHostsOptions,
+  type RedisServer,
+  type RedisServerOptions,
+  startNetworkHosts,
+  startRedisServer,
+} from "@forkloop/batch/testing";
 export { REFUSED_CLAUDE_FLAGS, type RefusedClaudeFlag } from "../claude-code-flags.js";
 export {
   type InProcessCli,
@@ -23,13 +33,6 @@ export {
   startSimInProcess,
   withSim,
 } from "./in-process.js";
-export {
-  canMakeHosts,
-  type NetworkHosts,
-  type NetworkHostsOptions,
-  startNetworkHosts,
-} from "./network-hosts.js";
-export { type RedisServer, type RedisServerOptions, startRedisServer } from "./redis-server.js";
 export { type SimHandle, type SimRequestRecord, simRequests } from "./sim-handle.js";
 export {
   CLI_PATH,
