@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, readFile, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { connectQueue, parseQueueUrl } from "@forkloop/batch";
 import {
   batchStateDir,
   type RedisServer,
@@ -151,6 +152,38 @@ describe("R-B4: forkloop batch --resume ID --queue URL --retry-conflicts", { tim
     expect(git(dir, "log", "--oneline").trim().split("\n")).toHaveLength(1);
     expect(git(dir, "status", "--porcelain")).toBe(" M shared.txt\n");
     expect(git(dir, "worktree", "list").trim().split("\n")).toHaveLength(1);
+  });
+
+  it("R-B4: a producer stopped after its journal named the round and before Redis had it (Redis out of memory) — the next re-attach, without the flag, puts the round on the queue and applies the item; the round named once", async () => {
+    const dir = await project("cut");
+    const running = worker(dir);
+    const admin = await connectQueue(parseQueueUrl(redis.url));
+    try {
+      const { conflict } = await conflictedBatch(dir, "qcut");
+      // Every write refused from here: the journal (on this host's disk) takes the round, Redis does not.
+      await admin.config("SET", "maxmemory", "1");
+      const cut = await retry(dir, "qcut");
+      expect(cut.code, cut.stderr).not.toBe(0);
+      expect(cut.stderr).toContain("out of memory");
+      await admin.config("SET", "maxmemory", "0");
+      expect((await rows(dir, "qcut")).find((row) => row.id === conflict.id)?.error?.code).toBe("conflict");
+      const rounds = async () => (await applies(dir, "qcut")).filter((record) => record.type === "retry");
+      expect((await rounds()).map((record) => record.ids)).toEqual([[conflict.id]]);
+
+      const again = await cli(dir, ["batch", "--resume", "qcut", "--queue", redis.url]);
+      expect(again.code, `${again.stderr}\nworker:\n${running.stderr()}`).toBe(0);
+      expect((await readFile(join(dir, "shared.txt"), "utf8")).split("\n")).toHaveLength(4);
+      expect((await rows(dir, "qcut")).find((row) => row.id === conflict.id)).toMatchObject({
+        status: "succeeded",
+        attempts: 2,
+        applied: ["shared.txt"],
+      });
+      expect((await rounds()).map((record) => record.ids)).toEqual([[conflict.id]]);
+    } finally {
+      await admin.config("SET", "maxmemory", "0");
+      admin.disconnect();
+      await running.stop();
+    }
   });
 
   it("R-B4 control: a re-attach without --retry-conflicts runs nothing and keeps the conflict", async () => {

@@ -341,16 +341,18 @@ export async function recordOutcome(
 
 // R-B4: a retry round takes back the results of its items (and their changes) once: the round
 // number moves forward in the same script, so the producer that finishes a round another began
-// (killed after its journal named the round) takes back nothing that was recorded since.
+// (killed after its journal named the round) takes back nothing that was recorded since. The
+// round is written first: a Redis that refuses writes (out of memory) refuses it before any
+// result is taken back (a script's writes before a failed one stay).
 const BEGIN_ROUND = `
 local current = tonumber(redis.call('HGET', KEYS[3], 'round') or '0')
 local round = tonumber(ARGV[1])
 if current >= round then return 0 end
+redis.call('HSET', KEYS[3], 'round', ARGV[1])
 for i = 2, #ARGV do
   redis.call('HDEL', KEYS[1], ARGV[i])
   redis.call('HDEL', KEYS[2], ARGV[i])
 end
-redis.call('HSET', KEYS[3], 'round', ARGV[1])
 return 1`;
 
 /**
