@@ -38,7 +38,8 @@ export function workspacePool(isolation: WorkspaceIsolation): WorkspacePool {
       idle.push(workspace);
     },
     async drain() {
-      for (const workspace of idle.splice(0)) await workspace.remove();
+      // Side by side: a worktree's removals share one `git worktree prune` (R-B2).
+      await Promise.all(idle.splice(0).map((workspace) => workspace.remove()));
     },
   };
 }

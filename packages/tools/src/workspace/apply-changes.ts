@@ -66,7 +66,7 @@ export function checkedPath(path: string): string {
  * workspace has a link (its command replaced the link in its copy), and a queued change comes from
  * Redis as hostile input: either would otherwise write through the link, outside the workspace.
  */
-function resolvesOutside(root: string, path: string): string | undefined {
+export function resolvesOutside(root: string, path: string): string | undefined {
   const [realRoot] = realWorkspaceRoots([root]);
   const resolved = realpathAllowingMissing(join(root, path));
   if (resolved.ok && realRoot !== undefined && isInside(resolved.path, realRoot)) return undefined;

@@ -10,7 +10,7 @@ import { readIfPresent } from "./read-if-present.js";
 import { SerialLock } from "./serial-lock.js";
 import { workingTreeCommit } from "./working-tree-commit.js";
 import { WorkspaceError } from "./workspace-error.js";
-import { worktreeChanges } from "./worktree-changes.js";
+import { restoreChanged, worktreeChanges } from "./worktree-changes.js";
 
 /**
  * R-B2: each batch item works in its own copy of the project, made from the batch's base (never
@@ -290,12 +290,27 @@ function worktreeIsolation(
   const lanes = Array.from({ length: Math.min(4, availableParallelism()) }, () => new SerialLock());
   let lane = 0;
   const adding = { run: <T>(task: () => Promise<T>) => lanes[lane++ % lanes.length]!.run(task) };
-  const remove = async (root: string) => {
-    const run = await git(record.root, ["worktree", "remove", "--force", "--force", root]);
-    if (run.code !== 0) {
-      await rm(root, { recursive: true, force: true });
+  // A copy is removed by deleting its directory, then `git worktree prune` forgets it. Removals
+  // side by side (a run's idle copies at its end) share one prune: one started after their
+  // deletions covers them all (bench/batch-isolation: a `git worktree remove` each, one after
+  // another, was most of an isolated batch's tail).
+  const pruning = new SerialLock();
+  let nextPrune: Promise<void> | undefined;
+  const prune = () => {
+    nextPrune ??= pruning.run(async () => {
+      nextPrune = undefined;
       await git(record.root, ["worktree", "prune"]);
-    }
+    });
+    return nextPrune;
+  };
+  const remove = async (root: string) => {
+    await rm(root, { recursive: true, force: true });
+    await prune();
+  };
+  // A leftover git may hold locked (killed while it was being added), which a prune never forgets.
+  const removeLeftover = async (root: string) => {
+    const run = await git(record.root, ["worktree", "remove", "--force", "--force", root]);
+    if (run.code !== 0) await remove(root);
   };
   return {
     mode: "worktree",
@@ -309,19 +324,28 @@ function worktreeIsolation(
         // git runs inside this lock. An add that still fails (git's record of a worktree whose
         // directory is gone) is retried once after the removal.
         const add = ["worktree", "add", "--detach", "--quiet", root, base];
-        if (await exists(root)) await remove(root);
+        if (await exists(root)) await removeLeftover(root);
         if ((await git(record.root, add)).code === 0) return;
-        await remove(root);
+        await removeLeftover(root);
         await gitOk(record.root, add);
       });
+      // What the item's change was read as: a reset puts back just those paths when it can.
+      let read: readonly FileChange[] | undefined;
       return {
         dir: join(root, record.prefix),
         root,
-        changes: () => worktreeChanges(root, base),
+        changes: async () => {
+          read = await worktreeChanges(root, base);
+          return read;
+        },
         // Far cheaper than a new worktree (bench/batch-isolation: the checkout of every file
-        // dominates): only what differs from the base is rewritten; -ff -x also removes ignored
-        // files and repositories the item cloned inside.
+        // dominates): the paths the item's change named are put back from it and one status
+        // confirms the copy is the base; else git rewrites what differs from the base, and
+        // -ff -x also removes ignored files and repositories the item cloned inside.
         reset: async () => {
+          const changed = read;
+          read = undefined;
+          if (changed !== undefined && (await restoreChanged(root, base, changed))) return;
           await gitOk(root, ["checkout", "--quiet", "--detach", "--force", base]);
           await gitWithoutFiltersOk(root, ["clean", "--quiet", "-ffdx"]);
         },
@@ -337,7 +361,7 @@ function worktreeIsolation(
       await git(record.root, ["worktree", "prune"]);
       const under = [workspacesDir, await realpath(workspacesDir).catch(() => workspacesDir)];
       for (const root of await listedWorktrees(record.root))
-        if (under.some((dir) => root.startsWith(`${dir}${sep}`))) await remove(root);
+        if (under.some((dir) => root.startsWith(`${dir}${sep}`))) await removeLeftover(root);
       return left.length;
     },
   };

@@ -1,5 +1,6 @@
-import { lstat, readFile, readlink } from "node:fs/promises";
-import { join } from "node:path";
+import { lstat, mkdir, readFile, readlink, rm, rmdir, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { checkedPath, resolvesOutside } from "./apply-changes.js";
 import { gitOk, gitWithoutFiltersOk, nulSeparated } from "./git-command.js";
 import type { FileChange } from "./isolated-workspace.js";
 import { WorkspaceError } from "./workspace-error.js";
@@ -165,4 +166,57 @@ async function readBlobs(root: string, ids: readonly string[]): Promise<Map<stri
     at = end + 1 + size + 1;
   }
   return blobs;
+}
+
+/**
+ * R-B2: a used worktree put back to the base from the change its item was read as — each changed
+ * or deleted path written back with the base's content, each created one removed (and the
+ * directories that leaves empty) — then one `git status` (ignored files and the index included)
+ * confirms the copy is the base. False when it cannot say so: a path it cannot put back (a
+ * symlink, a submodule), a path that resolves outside the copy (a directory the item, or a command
+ * it left running, replaced with a link: writing through it would change files outside the copy,
+ * R-S4), the item's commit or staged change, or anything the read did not name (an ignored file);
+ * the caller then resets with git.
+ */
+export async function restoreChanged(
+  root: string,
+  base: string,
+  changes: readonly FileChange[],
+): Promise<boolean> {
+  if (changes.some((change) => change.unsupported !== undefined)) return false;
+  try {
+    for (const change of changes) {
+      const path = checkedPath(change.path);
+      if (resolvesOutside(root, path) !== undefined) return false;
+      const target = join(root, path);
+      if (change.before === null) {
+        await rm(target);
+        for (let dir = dirname(path); dir !== "."; dir = dirname(dir))
+          if (
+            !(await rmdir(join(root, dir)).then(
+              () => true,
+              () => false,
+            ))
+          )
+            break;
+      } else {
+        await mkdir(dirname(target), { recursive: true });
+        await writeFile(target, change.before);
+      }
+    }
+  } catch {
+    return false;
+  }
+  const status = await gitOk(root, [
+    "status",
+    "--porcelain=v2",
+    "-z",
+    "--branch",
+    "--untracked-files=all",
+    "--ignored=traditional",
+  ]).catch(() => undefined);
+  if (status === undefined) return false;
+  const entries = nulSeparated(status);
+  const head = entries.find((entry) => entry.startsWith("# branch.oid "))?.slice("# branch.oid ".length);
+  return head === base && entries.every((entry) => entry.startsWith("# "));
 }
