@@ -79,7 +79,8 @@ async function readOrNull(path: string): Promise<Buffer | null> {
     return await readFile(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    // A directory where a file was (a file replaced by a directory) holds no file content.
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR") return null;
     throw error;
   }
 }
@@ -176,10 +177,13 @@ export async function writePlan(
 ): Promise<void> {
   await rm(planDir, { recursive: true, force: true });
   await mkdir(planDir, { recursive: true, mode: 0o700 });
-  for (const file of plan.files) {
-    if (file.after === null) continue;
-    await writeDurably(join(planDir, `${file.after}.blob`), contents.get(file.path)!);
-  }
+  // Side by side: their fsyncs overlap (the apply step runs under the batch's lock, one item at a
+  // time: bench/batch-isolation). The plan names them only once each is durable.
+  const blobs = new Map<string, Buffer>();
+  for (const file of plan.files) if (file.after !== null) blobs.set(file.after, contents.get(file.path)!);
+  await allSettledFirst(
+    [...blobs].map(([hash, content]) => writeDurably(join(planDir, `${hash}.blob`), content)),
+  );
   await replaceAtomically(join(planDir, PLAN_FILE), JSON.stringify(plan));
 }
 
@@ -205,27 +209,19 @@ export async function executePlan(
   plan: ApplyPlan,
   contents?: ReadonlyMap<string, Buffer>,
 ): Promise<Execution> {
-  const written: string[] = [];
-  const diverged: string[] = [];
-  for (const file of plan.files) {
-    const target = join(root, checkedPath(file.path));
+  const carryOut = async (file: PlannedFile): Promise<"written" | "diverged" | "there"> => {
+    const target = join(root, file.path);
     // Judged again when carried out: a plan finished on resume meets the workspace as it is then.
-    if (resolvesOutside(root, file.path) !== undefined) {
-      diverged.push(file.path);
-      continue;
-    }
+    if (resolvesOutside(root, file.path) !== undefined) return "diverged";
     // One name per path, not per process: a run cut between writing it and the rename leaves it,
     // and the resume that carries out the same plan writes over it or removes it.
     const temporary = `${target}.forkloop-apply`;
     const now = contentHash(await readOrNull(target));
     if (now === file.after) {
       await rm(temporary, { force: true });
-      continue;
+      return "there";
     }
-    if (now !== file.before) {
-      diverged.push(file.path);
-      continue;
-    }
+    if (now !== file.before) return "diverged";
     if (file.after === null) {
       await rm(target, { force: true });
       await syncDirectory(dirname(target)).catch(() => {});
@@ -237,9 +233,30 @@ export async function executePlan(
       await rename(temporary, target);
       await syncDirectory(dirname(target));
     }
-    written.push(file.path);
-  }
-  return { written, diverged };
+    return "written";
+  };
+  // Paths carried out side by side, their fsyncs overlapping (the apply step runs under the batch's
+  // lock, one item at a time: bench/batch-isolation) — one by one when a path lies inside another
+  // (a file replaced by a directory: the deletion comes first).
+  const planned = new Set(plan.files.map((file) => checkedPath(file.path)));
+  const nested = plan.files.some((file) => {
+    for (let dir = dirname(file.path); dir !== "."; dir = dirname(dir)) if (planned.has(dir)) return true;
+    return false;
+  });
+  const done: Awaited<ReturnType<typeof carryOut>>[] = [];
+  if (nested) for (const file of plan.files) done.push(await carryOut(file));
+  else done.push(...(await allSettledFirst(plan.files.map(carryOut))));
+  const paths = (kind: string) =>
+    plan.files.filter((_, index) => done[index] === kind).map((file) => file.path);
+  return { written: paths("written"), diverged: paths("diverged") };
+}
+
+/** Every one settled before the first failure is passed on: no write is still going when it is. */
+async function allSettledFirst<T>(writes: readonly Promise<T>[]): Promise<T[]> {
+  const settled = await Promise.allSettled(writes);
+  const failed = settled.find((outcome) => outcome.status === "rejected");
+  if (failed !== undefined) throw failed.reason;
+  return settled.map((outcome) => (outcome as PromiseFulfilledResult<T>).value);
 }
 
 async function modeOf(path: string, fallback: number): Promise<number> {
