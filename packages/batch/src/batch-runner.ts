@@ -239,7 +239,9 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
     }
   };
 
-  const claimUpTo = async (count: number): Promise<Claim[]> => {
+  const claimUpTo = async (count: number): Promise<Claim[]> => prepareAll(await claimOnly(count));
+
+  const claimOnly = async (count: number): Promise<Claim[]> => {
     if (interrupted || stopped !== undefined) return [];
     let allowed = 0;
     while (allowed < count && budgetAllows(allowed)) allowed++;
@@ -255,6 +257,10 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
     }
     // The budget held items back only if every claim it allowed found one (the queue went on).
     if (allowed < count && claims.length === allowed && backendFailure === undefined) budgetReached = true;
+    return claims;
+  };
+
+  const prepareAll = async (claims: Claim[]): Promise<Claim[]> => {
     if (isolation === undefined) return claims;
     // R-B2: each its own copy of the project before it starts, the first wave's made side by
     // side (a failure here stops the batch; the item stays claimed, so a resume runs it).
@@ -322,9 +328,24 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
   const batchSpan = startBatchSpan(options.batchId ?? "local", "local");
   try {
     await recoverApplies();
-    const firstWave = await claimUpTo(Math.max(1, options.concurrency));
-    options.onEvent?.({ type: "progress", snapshot: snapshot() });
-    await Promise.all(launch(firstWave, options.warm ?? true));
+    const warm = options.warm ?? true;
+    if (isolation === undefined || warm) {
+      const firstWave = await claimUpTo(Math.max(1, options.concurrency));
+      options.onEvent?.({ type: "progress", snapshot: snapshot() });
+      await Promise.all(launch(firstWave, warm));
+    } else {
+      // R-B2: without a warm-up to start them together, each item of the first wave starts as soon
+      // as its own copy is made, not when the last of the wave's is (copies are made a few at a
+      // time: bench/batch-isolation).
+      const firstWave = await claimOnly(Math.max(1, options.concurrency));
+      options.onEvent?.({ type: "progress", snapshot: snapshot() });
+      await Promise.all(
+        firstWave.map(async (claim) => {
+          const [prepared] = await prepareAll([claim]);
+          if (prepared !== undefined) await Promise.all(launch([prepared], false));
+        }),
+      );
+    }
   } finally {
     clearInterval(heartbeat);
     clearInterval(tick);

@@ -259,6 +259,55 @@ describe("R-B2: a run's copies are a pool, each put back to the base between ite
     expect(gitIn(project, "worktree", "list").trim().split("\n")).toHaveLength(1);
   });
 
+  it("R-B2: each item of the first wave starts once its own copy is made, not when the wave's last copy is", async () => {
+    await seed(2);
+    const batchDir = join(state, "b1");
+    await mkdir(batchDir, { recursive: true });
+    const backend = await openLocalJournalBackend({ dir: batchDir });
+    await backend.enqueue(items(2));
+    const isolation = await openWorkspaceIsolation({ cwd: project, batchDir });
+    const events: string[] = [];
+    let firstStarted: () => void = () => {};
+    const started = new Promise<void>((resolve) => {
+      firstStarted = resolve;
+    });
+    let made = 0;
+    // The second copy is made only after an item has started; a runner that waited for the whole
+    // wave would wait here until the fallback (no deadlock), and start its items after it.
+    const slowSecond = {
+      ...isolation,
+      async create(key: string) {
+        const copy = await isolation.create(key);
+        if (made++ === 1) {
+          await Promise.race([started, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+          events.push("second copy made");
+        }
+        return copy;
+      },
+    };
+    const executor = editingExecutor(async (claim, dir) => {
+      events.push(`${claim.item.id} started`);
+      firstStarted();
+      return editItem(claim, dir);
+    });
+    try {
+      const summary = await runBatch({
+        backend,
+        executor,
+        concurrency: 2,
+        warm: false,
+        isolation: isolateItems(slowSecond, batchDir),
+      });
+      expect(summary.states.map((item) => item.status)).toEqual(["succeeded", "succeeded"]);
+    } finally {
+      await backend.close();
+    }
+    expect(events).toHaveLength(3);
+    expect(events[0]).toMatch(/^i[01] started$/);
+    expect(events[1]).toBe("second copy made");
+    expect(await readFile(join(project, "shared.txt"), "utf8")).toBe(expectedShared(2));
+  });
+
   it("R-B2: a copy that cannot be put back is removed, never handed to the next item", async () => {
     await seed(2);
     const seen: string[] = [];
