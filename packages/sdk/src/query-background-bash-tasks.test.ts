@@ -161,7 +161,7 @@ describe("R-T4, R-K2: a background Bash command's task messages", () => {
       { task_id: taskId, patch: { status: "killed" } },
     ]);
     expect(system(messages, "task_notification")).toMatchObject([
-      { task_id: taskId, status: "stopped", summary: 'Background command "Wait forever" was stopped' },
+      { task_id: taskId, status: "stopped", summary: "Wait forever" },
     ]);
     expect(system(messages, "background_tasks_changed").at(-1)).toMatchObject({ tasks: [] });
     // Stopped quietly: no notification turn.

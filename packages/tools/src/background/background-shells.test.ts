@@ -132,6 +132,8 @@ describe("background shells", () => {
     // Control: while it runs, every one of them is alive (the check below can fail).
     expect(await waitFor(() => [inGroup, setsid, doubleFork].every(alive))).toBe(true);
     const stopped = await callTool(taskStopTool, { task_id: id }, ctx);
+    // The call's structured output is the same object (R-K2).
+    expect(stopped.output).toEqual(JSON.parse(resultText(stopped)));
     expect(JSON.parse(resultText(stopped))).toEqual({
       message: `Successfully stopped task: ${id} (${command})`,
       task_id: id,
@@ -146,7 +148,7 @@ describe("background shells", () => {
     // Its end is still an event (a host's task ends), one the agent is not told of.
     expect(events.at(-1)).toMatchObject({
       type: "ended",
-      summary: `Background command "${command}" was stopped`,
+      summary: command,
       notified: false,
     });
   });

@@ -468,7 +468,9 @@ function noticeSummary(
   }
   const name = `Background command "${description}"`;
   if (status === "completed") return `${name} completed (exit code 0)`;
-  if (status === "stopped") return `${name} was stopped`;
+  // Claude Code's summary of a stopped command is its description alone (only its task says so:
+  // a stop is never told to the model).
+  if (status === "stopped") return description;
   if (end.error !== undefined) return `${name} could not run: ${end.error}`;
   if (end.timedOut) return `${name} timed out after ${timeoutMs} ms and was stopped`;
   if (end.exitCode === null) return `${name} was killed by signal ${end.signal ?? "unknown"}`;

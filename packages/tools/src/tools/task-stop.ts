@@ -33,13 +33,13 @@ export const taskStopTool = defineTool({
       return toolError(`Task ${id} is not running (status: ${shell.status})`);
     }
     await shells.stop(id);
-    return {
-      content: JSON.stringify({
-        message: `Successfully stopped task: ${id} (${shell.command})`,
-        task_id: id,
-        task_type: shell.kind,
-        command: shell.command,
-      }),
+    const stopped = {
+      message: `Successfully stopped task: ${id} (${shell.command})`,
+      task_id: id,
+      task_type: shell.kind,
+      command: shell.command,
     };
+    // The same object as the call's structured output (tool_use_result), as Claude Code's (R-K2, R-X1).
+    return { content: JSON.stringify(stopped), output: stopped };
   },
 });
