@@ -66,4 +66,22 @@ describe("R-X3: forwardSubagentText", () => {
     );
     expect(forwarded).toEqual({ texts: [SAY, REPORT], toolCall: true });
   });
+
+  it("R-X3, R-K2: with forwardSubagentText a sub-agent's text line comes before the task_progress announcing its tool call, and that before the call's line (Claude Code's order)", async () => {
+    const messages = await collectMessages(
+      query({ prompt: "go", options: harness.options({ forwardSubagentText: true }) }),
+    );
+    const order = messages.flatMap((message) => {
+      if (message.type === "system" && message.subtype === "task_progress") return ["progress"];
+      if (message.type !== "assistant" || message.parent_tool_use_id === null) return [];
+      return message.message.content.flatMap((block) =>
+        block.type === "text" && block.text === SAY
+          ? ["text"]
+          : block.type === "tool_use" && block.name === "Read"
+            ? ["tool_use"]
+            : [],
+      );
+    });
+    expect(order).toEqual(["text", "progress", "tool_use"]);
+  });
 });

@@ -374,13 +374,11 @@ export class SubAgentTracker {
       case "tool_use_ready":
         // R-K2: as Claude Code, a tool call is announced as soon as its block is complete — before
         // its PreToolUse hook and before the reply holding it ends — in the words of what the
-        // sub-agent is doing ("Reading notes.txt"). Once per call: a retried stream that sends
-        // the same block again announces nothing more.
-        if (tracked.announced.has(event.toolUseId)) return;
-        tracked.announced.add(event.toolUseId);
-        tracked.toolUses++;
-        tracked.lastToolName = event.name;
-        this.#progress(tracked, toolActivity(event.name, event.input, this.#cwd));
+        // sub-agent is doing ("Reading notes.txt").
+        // With forwarded text the blocks before the call are lines of their own, which Claude Code
+        // prints before the announcement: the call is announced as its line is (#assistant).
+        if (this.#forwardText) return;
+        this.#announce(tracked, event.toolUseId, event.name, event.input);
         return;
       case "tool_use":
         if (event.input !== null && typeof event.input === "object")
@@ -458,6 +456,15 @@ export class SubAgentTracker {
     }
   }
 
+  /** A tool call's task_progress ("Reading notes.txt"), once per call: a retried stream that sends the block again announces nothing more. */
+  #announce(tracked: Tracked, toolUseId: string, name: string, input: unknown): void {
+    if (tracked.announced.has(toolUseId)) return;
+    tracked.announced.add(toolUseId);
+    tracked.toolUses++;
+    tracked.lastToolName = name;
+    this.#progress(tracked, toolActivity(name, input, this.#cwd));
+  }
+
   /**
    * One message per content block, as the main loop's: the API message's own fields (its id,
    * usage, each block's caller) and its response's request id; the blocks share the message id.
@@ -469,8 +476,11 @@ export class SubAgentTracker {
     requestId: string | undefined,
   ): void {
     tracked.model = message.model;
-    // Its tool calls were announced as their blocks completed (tool_use_ready).
+    // Its tool calls were announced as their blocks completed (tool_use_ready), or, with forwarded
+    // text, here: after the lines of the blocks before each, before its own — Claude Code's order
+    // (text, task_progress, tool_use).
     for (const block of message.content) {
+      if (block.type === "tool_use") this.#announce(tracked, block.id, block.name, block.input);
       this.#emit({
         type: "assistant",
         ...this.#base(),
