@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { cliEnv } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { releaseTarballs } from "./support/release-tarballs.js";
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, "..");
@@ -30,29 +31,17 @@ let project: string;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), "forkloop-published-"));
-  const tarballs = join(work, "tarballs");
   app = join(work, "app");
   project = join(work, "project");
-  await Promise.all([tarballs, app, join(project, "src")].map((dir) => mkdir(dir, { recursive: true })));
+  await Promise.all([app, join(project, "src")].map((dir) => mkdir(dir, { recursive: true })));
   await writeFile(join(project, "src/a.txt"), "alpha beta\n");
   await writeFile(join(app, "package.json"), '{ "name": "app", "private": true, "type": "module" }\n');
   // Each workspace exactly as `npm publish` would upload it: `forkloop` too, unbundled, so its
-  // dependencies come from the library tarballs and the registry, as for `npm i forkloop`.
-  const { stdout } = await run(
-    "npm",
-    [
-      "pack",
-      ...workspaces.flatMap(({ dir }) => ["--workspace", dir]),
-      "--pack-destination",
-      tarballs,
-      "--ignore-scripts",
-      "--json",
-    ],
-    { cwd: root, maxBuffer: 64 * 1024 * 1024 },
-  );
-  const packed = (JSON.parse(stdout) as { filename: string }[]).map((entry) =>
-    join(tarballs, entry.filename),
-  );
+  // dependencies come from the library tarballs and the registry, as for `npm i forkloop`. The
+  // pack is shared with install-from-tarballs (test/support/release-tarballs.ts).
+  const release = await releaseTarballs();
+  const packed = [...release.libraries, release.unbundledCommand];
+  expect(packed).toHaveLength(workspaces.length);
   // Linked (isolated) layout: each package sees only what its own manifest declares, so an import
   // of an undeclared package fails here as it would for a user whose tree hoists differently —
   // npm's default hoisting would hide it behind a sibling that declares the same package.

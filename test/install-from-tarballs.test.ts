@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { cliEnv } from "@forkloop/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ReleaseTarballs, releaseTarballs } from "./support/release-tarballs.js";
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, "..");
@@ -16,7 +17,7 @@ const release = (
 let work: string;
 let prefix: string;
 let project: string;
-let packed: { version: string; libraries: string[]; command: string };
+let packed: ReleaseTarballs;
 /** npm without the update notice, and a cache of its own: the install must need nothing from it. */
 let npmEnv: NodeJS.ProcessEnv;
 
@@ -30,14 +31,8 @@ beforeAll(async () => {
   npmEnv = {
     ...cliEnv({ npm_config_update_notifier: "false", npm_config_cache: join(work, "npm-cache") }, project),
   };
-  const { stdout } = await run(
-    process.execPath,
-    [join(root, "scripts/pack-release.mjs"), join(work, "release")],
-    {
-      cwd: root,
-    },
-  );
-  packed = JSON.parse(stdout);
+  // Shared with install-as-published: one pack per build (test/support/release-tarballs.ts).
+  packed = await releaseTarballs();
   // Offline, from an empty cache: everything `forkloop` needs is inside its tarball.
   await run("npm", ["i", "-g", "--prefix", prefix, "--offline", "--no-audit", "--no-fund", packed.command], {
     cwd: work,
