@@ -55,6 +55,11 @@ const PAIRED = [
   "test/chaos/sim-faults.test.ts",
   // Judged by its end state (every item once); a worker starved past its 2 s lock only re-runs items.
   "test/cli-batch-queue-hosts.test.ts",
+  // R-B1's queue cases judged by their end state: results, refusals, the state left, retries to
+  // --attempts. Its cases on a clock (kills, a frozen worker, Redis restarts) stay serial.
+  "test/cli-batch-queue-end-state.test.ts",
+  // R-B1, R-M1: judged by what the items' results and Redis hold and one MCP server pid per worker.
+  "test/cli-batch-queue-mcp.test.ts",
   // R-S12: "mid-search" is read from /proc rchar; the assertion is never a duration.
   "test/chaos/signal-during-search.test.ts",
   "test/chaos/encodings.test.ts",
