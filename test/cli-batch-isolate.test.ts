@@ -106,7 +106,7 @@ describe("R-B2: forkloop batch isolates editing items", () => {
     expect(where.startsWith(join(batchStateDir(dir, "copies", home), "workspaces"))).toBe(true);
   });
 
-  it("bad input: a dirty tree with --isolate is exit 2 naming the files and the fix, before any state exists", async () => {
+  it("bad input: a dirty tree with --isolate, or with isolation on by default, is exit 2 naming the files and the fix, before any state exists", async () => {
     const dir = await project("dirty");
     await writeFile(join(dir, "items.jsonl"), '{"n":1}\n{"n":9}\n');
     const result = await runCli(batch("dirty", "--isolate"), { cwd: dir, env: env() });
@@ -116,6 +116,11 @@ describe("R-B2: forkloop batch isolates editing items", () => {
     expect(result.stderr).toContain("--no-isolate");
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
     expect(await exists(batchStateDir(dir, "dirty", home))).toBe(false);
+    // Isolation on by default (an editing mode, no --isolate): the same refusal, nothing made.
+    const byDefault = await runCli(batch("dirty-default"), { cwd: dir, env: env() });
+    expect(byDefault.code).toBe(2);
+    expect(byDefault.stderr).toContain("uncommitted changes (1 path: items.jsonl)");
+    expect(await exists(batchStateDir(dir, "dirty-default", home))).toBe(false);
   });
 
   it("bad input: --isolate with --no-isolate (local or --queue) is exit 2 naming the fix", async () => {
