@@ -96,9 +96,20 @@ export function hiddenFlagAccepted(binary: string, env: Record<string, string>, 
 }
 
 /**
+ * A flag forkloop did not take: refused as R-X3 asks (exit 2, bad input, the message naming the
+ * flag — its reason follows), unknown, or failed some other way (another exit code, a message
+ * that does not name it), which no allowlist entry should cover.
+ */
+function flagVerdict(flag: ClaudeFlag, code: number, message: string): string {
+  if (/unknown flag/.test(message)) return "flag.unknown";
+  const named = flag.spellings.some((spelling) => message.includes(spelling));
+  return code === 2 && named ? "flag.refused" : "flag.failed";
+}
+
+/**
  * How `forkloop -p <flag> [value] --help` takes each Claude Code flag: parsed (exit 0 — the
- * help is printed after the flags are read), refused with a reason (exit 2: `flag.refused`), or
- * unknown (`flag.unknown`, never right for a Claude Code flag).
+ * help is printed after the flags are read), refused with a reason (exit 2 naming the flag: `flag.refused`),
+ * unknown (`flag.unknown`, never right for a Claude Code flag) or failed otherwise (`flag.failed`).
  */
 export async function flagDifferences(flags: readonly ClaudeFlag[], cwd: string): Promise<Difference[]> {
   const out: Difference[] = [];
@@ -111,7 +122,7 @@ export async function flagDifferences(flags: readonly ClaudeFlag[], cwd: string)
     if (result.code === 0) continue;
     const message = result.stderr.split("\n")[0] ?? "";
     out.push({
-      code: `${/unknown flag/.test(message) ? "flag.unknown" : "flag.refused"} ${flag.name}`,
+      code: `${flagVerdict(flag, result.code, message)} ${flag.name}`,
       detail: `exit ${result.code}: ${message}`,
     });
   }
