@@ -1,5 +1,3 @@
-import { structuredPatch } from "diff";
-
 /** One hunk of a change, as Claude Code's Edit and Write report it (`structuredPatch`). */
 export interface PatchHunk {
   readonly oldStart: number;
@@ -25,9 +23,11 @@ const CONTEXT_LINES = 3;
 
 /**
  * The hunks that turn `before` into `after` (jsdiff's structured patch, as Claude Code computes it),
- * for Edit's and Write's structured output (R-K2, R-X1).
+ * for Edit's and Write's structured output (R-K2, R-X1). jsdiff (19 modules) loads at the first
+ * edit, not with the package: importing the SDK loads only what a session needs first (R-V2).
  */
-export function patchHunks(before: string, after: string): PatchHunk[] {
+export async function patchHunks(before: string, after: string): Promise<PatchHunk[]> {
+  const { structuredPatch } = await import("diff");
   return structuredPatch("", "", before, after, undefined, undefined, { context: CONTEXT_LINES }).hunks.map(
     ({ oldStart, oldLines, newStart, newLines, lines }) => ({
       oldStart,

@@ -139,7 +139,7 @@ export const editTool = defineTool({
         oldString: input.old_string,
         newString: input.new_string,
         originalFile: text,
-        structuredPatch: patchHunks(text, shown),
+        structuredPatch: await patchHunks(text, shown),
         userModified,
         replaceAll: request.replaceAll,
       },

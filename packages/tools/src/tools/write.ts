@@ -107,7 +107,7 @@ export const writeTool = defineTool({
         type: existed ? "update" : "create",
         filePath: path,
         content: input.content,
-        structuredPatch: original === null ? [] : patchHunks(original, input.content),
+        structuredPatch: original === null ? [] : await patchHunks(original, input.content),
         originalFile: original,
         userModified,
       },
