@@ -45,7 +45,9 @@ export const CLAUDE = fileURLToPath(
 );
 
 const SIDES = ["claude -p", "forkloop run", "Agent SDK query()", "forkloop query()"] as const;
-type Side = (typeof SIDES)[number];
+/** `@forkloop/sdk query()`: the one-shot program on the workspace package (sdk.bench.ts's side). */
+export type Side = (typeof SIDES)[number] | "@forkloop/sdk query()";
+const FORKLOOP_SDK = fileURLToPath(new URL("../../packages/sdk/dist/index.js", import.meta.url));
 
 function commandOf(side: Side, prompt: string, program: string): [string, string[]] {
   switch (side) {
@@ -57,10 +59,12 @@ function commandOf(side: Side, prompt: string, program: string): [string, string
       return [process.execPath, [program, AGENT_SDK, prompt]];
     case "forkloop query()":
       return [process.execPath, [program, FORKLOOP_BUNDLE, prompt]];
+    case "@forkloop/sdk query()":
+      return [process.execPath, [program, FORKLOOP_SDK, prompt]];
   }
 }
 
-interface RunFigures {
+export interface RunFigures {
   readonly firstRequestMs: number;
   readonly subAgentMs: number;
   readonly exitMs: number;
@@ -165,29 +169,46 @@ async function oneRun(
   return { firstRequestMs: first - spawnedAt, subAgentMs: subAgent - spawnedAt, exitMs, peakKb };
 }
 
-export async function run(): Promise<BenchResult[]> {
+/**
+ * `rounds` one-shot runs of each side, alternating between them on one simulator after a warm-up
+ * run each (file system caches). Exported for sdk.bench.ts's one-shot figure.
+ */
+export async function oneShotRuns<S extends Side>(
+  sides: readonly S[],
+  rounds = ROUNDS,
+): Promise<Record<S, RunFigures[]>> {
   execFileSync(process.execPath, [ENSURE_PEERS], { stdio: "ignore" });
   const root = mkdtempSync(join(tmpdir(), "forkloop-bench-startup-"));
   writeFileSync(join(root, "one-shot.mjs"), ONE_SHOT_PROGRAM);
   const sim = await startSim();
-  const figures = Object.fromEntries(SIDES.map((side) => [side, [] as RunFigures[]])) as Record<
-    Side,
+  const figures = Object.fromEntries(sides.map((side) => [side, [] as RunFigures[]])) as Record<
+    S,
     RunFigures[]
   >;
   try {
-    // One warm-up run each (file system caches), then alternating measured runs.
     let next = 0;
-    for (const side of SIDES) await oneRun(side, next++, sim, root);
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const side of SIDES) figures[side].push(await oneRun(side, next++, sim, root));
+    for (const side of sides) await oneRun(side, next++, sim, root);
+    for (let round = 0; round < rounds; round++) {
+      for (const side of sides) figures[side].push(await oneRun(side, next++, sim, root));
     }
   } finally {
     await sim.close();
     rmSync(root, { recursive: true, force: true });
   }
-  const median = (side: Side, pick: (f: RunFigures) => number) => percentile(figures[side].map(pick), 50);
+  return figures;
+}
+
+export async function run(): Promise<BenchResult[]> {
+  const figures = await oneShotRuns(SIDES);
+  const median = (side: (typeof SIDES)[number], pick: (f: RunFigures) => number) =>
+    percentile(figures[side].map(pick), 50);
   const notes = `median of ${ROUNDS} alternating one-shot runs each, one sub-agent call, the simulator in its own process`;
-  const rows = (baseline: Side, candidate: Side, baselineLabel: string, goals: readonly string[]) => {
+  const rows = (
+    baseline: (typeof SIDES)[number],
+    candidate: (typeof SIDES)[number],
+    baselineLabel: string,
+    goals: readonly string[],
+  ) => {
     const what = `${candidate} vs ${baseline}`;
     const row = (
       name: string,
