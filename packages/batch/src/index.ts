@@ -19,12 +19,12 @@ export {
 } from "./batch-items.js";
 export type { BatchPlan } from "./batch-plan.js";
 export type { ReduceOutcome, ReduceRecord } from "./batch-reduce.js";
-export {
-  type BatchReport,
-  type BatchTotals,
-  type ReduceLine,
-  type ReportOptions,
-  type ResultLine,
+export type {
+  BatchReport,
+  BatchTotals,
+  ReduceLine,
+  ReportOptions,
+  ResultLine,
 } from "./batch-report.js";
 export * from "./batch-report-markdown.js";
 export * from "./batch-runner.js";
@@ -40,11 +40,6 @@ export {
   type ResumableBatch,
   resumableBatch,
 } from "./compose-batch.js";
-export {
-  describeEndpointFailure,
-  type EndpointContext,
-  type EndpointFailure,
-} from "./endpoint-failure.js";
 export * from "./enqueue-seal.js";
 export type { BatchExecution, BatchHost, BatchOutcome } from "./execute-local-batch.js";
 export { type ItemIsolator, isolateItems } from "./item-isolation.js";

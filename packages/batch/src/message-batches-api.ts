@@ -3,8 +3,8 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { loadAnthropicSdk } from "@forkloop/loop-core";
 import type { ModelEndpoint } from "@forkloop/orchestrator";
 import type { ModelSource } from "@forkloop/sdk";
+import { endpointUrl } from "@forkloop/sdk/internal";
 import { BatchError } from "./batch-error.js";
-import { endpointUrl } from "./endpoint-failure.js";
 import {
   MESSAGE_BATCHES_LOG,
   type MessageBatchJournal,

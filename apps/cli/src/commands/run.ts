@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { formatWait } from "@forkloop/loop-core";
 import {
   AbortError,
   checkProjectDir,
@@ -18,6 +17,12 @@ import {
   savedSession,
   sessionsDirs,
 } from "@forkloop/sdk";
+import {
+  expandSlashCommand,
+  rateLimitPauseLine,
+  verboseLine,
+  withoutWrittenAt,
+} from "@forkloop/sdk/internal";
 import { FORKLOOP_VERSION } from "@forkloop/sdk/version";
 import { type MainAgent, mainAgent } from "../agent-flag.js";
 import { agentsFlag, textFileFlag } from "../claude-flag-values.js";
@@ -28,9 +33,8 @@ import { loopChoicesFromFlags } from "../loop-flags.js";
 import { mcpConfigFlag } from "../mcp-config-args.js";
 import { timeoutEnv } from "../model-timeouts.js";
 import { claudeCodeOptions, debugLog } from "../run-claude-options.js";
-import { printOutcome, withoutWrittenAt } from "../run-outcome.js";
+import { printOutcome } from "../run-outcome.js";
 import { streamJsonPrompt, textPrompt } from "../run-prompt.js";
-import { type ExpandedCommand, expandSlashCommand, startsWithSlashCommand } from "../run-slash-command.js";
 import { reportHint, writeSessionHtml } from "./report.js";
 import { parseRunFlags, RUN_USAGE, type RunFlags } from "./run-flags.js";
 
@@ -57,11 +61,17 @@ export async function runCommand(argv: readonly string[], context: CommandContex
   // A custom slash command (.claude/commands/<name>.md) becomes its prompt; /compact stays ours.
   const command =
     typeof given === "string"
-      ? slashCommand(
+      ? expandSlashCommand(
           given,
-          flags,
-          { cwd, projectRoot: projectState({ cwd, env: context.env }).projectRoot, home: context.env.HOME },
-          context,
+          {
+            cwd,
+            projectRoot: projectState({ cwd, env: context.env }).projectRoot,
+            home: context.env.HOME,
+            trustProject: flags["trust-project"] === true,
+            disabled: flags["disable-slash-commands"],
+            safeMode: flags["safe-mode"],
+          },
+          (line) => context.stderr.write(line),
         )
       : undefined;
   const prompt = command?.prompt ?? given;
@@ -178,9 +188,9 @@ export async function runCommand(argv: readonly string[], context: CommandContex
     if (message.type === "assistant")
       apiErrorStatus = message.is_api_error_message ? (message.api_error_status ?? null) : undefined;
     if (format === "stream-json") context.stdout.write(`${JSON.stringify(withoutWrittenAt(message))}\n`);
-    else if (format === "text" && flags.verbose) describeVerbose(message, context.stderr);
-    if (debug) describeVerbose(message, debug.stream);
-    if (format === "text" && isRateLimitPause(message)) describeRateLimitPause(message, context);
+    else if (format === "text" && flags.verbose) writeLine(context.stderr, verboseLine(message));
+    if (debug) writeLine(debug.stream, verboseLine(message));
+    if (format === "text") writeLine(context.stderr, rateLimitPauseLine(message));
   };
   try {
     for await (const message of run) take(message);
@@ -259,32 +269,8 @@ async function announceReport(
 
 type InitMessage = Extract<SDKMessage, { subtype: "init" }>;
 
-type RateLimitPause = Extract<SDKMessage, { subtype: "api_retry" }> & { resumes_at: string };
-
-function isRateLimitPause(line: SDKMessage): line is RateLimitPause {
-  return line.type === "system" && line.subtype === "api_retry" && line.resumes_at !== undefined;
-}
-
-/** R-R11: one line per far rate-limit reset, verbose or not: what it is and when the run goes on. */
-function describeRateLimitPause(line: RateLimitPause, context: CommandContext): void {
-  context.stderr.write(
-    `rate limited (${line.error_status ?? "error"}: ${line.error_message}): waiting until ${line.resumes_at} (${formatWait(line.retry_delay_ms)}), then the run goes on; --retry-max-wait caps such waits\n`,
-  );
-}
-
-function describeVerbose(line: SDKMessage, stderr: CommandContext["stderr"]): void {
-  if (line.type === "assistant" && line.parent_tool_use_id === null) {
-    const block = line.message.content[0];
-    if (block?.type === "tool_use") stderr.write(`→ ${block.name} ${JSON.stringify(block.input)}\n`);
-  } else if (line.type === "system" && line.subtype === "api_retry" && line.resumes_at === undefined) {
-    stderr.write(
-      `retrying (attempt ${line.attempt}/${line.max_retries}) after ${line.retry_delay_ms} ms: ${line.error_message}\n`,
-    );
-  } else if (line.type === "system" && line.subtype === "compact_boundary") {
-    stderr.write(
-      `compacted: ${line.compact_metadata.pre_tokens} → ${line.compact_metadata.post_tokens} tokens\n`,
-    );
-  }
+function writeLine(stream: CommandContext["stderr"], line: string | undefined): void {
+  if (line !== undefined) stream.write(`${line}\n`);
 }
 
 /**
@@ -323,36 +309,6 @@ function allowedToolsOption(
 ): { allowedTools?: string[] } {
   const rules = [...(flag ?? []), ...(command ?? [])];
   return flag === undefined && rules.length === 0 ? {} : { allowedTools: rules };
-}
-
-/**
- * A prompt's leading `/name`: a custom command's prompt, or undefined (a plain prompt, /compact).
- * With --disable-slash-commands nothing is expanded; a prompt that still reads as a command is
- * refused, since query() would read it as one.
- */
-function slashCommand(
-  prompt: string,
-  flags: RunFlags,
-  where: { cwd: string; projectRoot: string; home: string | undefined },
-  context: CommandContext,
-): ExpandedCommand | undefined {
-  if (flags["disable-slash-commands"]) {
-    if (!startsWithSlashCommand(prompt)) return undefined;
-    throw new CliError(
-      '--disable-slash-commands: forkloop still reads a prompt\'s leading /name as a command; put a word before it ("Run /greet Ada").',
-    );
-  }
-  // --safe-mode: command files are customizations, as in Claude Code; /compact stays.
-  if (flags["safe-mode"]) {
-    const builtIn = prompt.trim().split(/\s/)[0] === "/compact";
-    if (!startsWithSlashCommand(prompt) || builtIn) return undefined;
-    throw new CliError(
-      "--safe-mode: custom commands (.claude/commands, .forkloop/commands) are off; drop --safe-mode to run one, or put a word before the /name.",
-    );
-  }
-  return expandSlashCommand(prompt, { ...where, trustProject: flags["trust-project"] === true }, (line) =>
-    context.stderr.write(line),
-  );
 }
 
 /**

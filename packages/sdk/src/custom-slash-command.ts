@@ -1,7 +1,7 @@
 import { dirname, resolve } from "node:path";
-import { SLASH_COMMANDS } from "@forkloop/sdk";
 import { customCommandPrompt, findCustomCommand, isProjectTrusted } from "@forkloop/tools";
-import { CliError } from "./cli-error.js";
+import { OptionsError } from "./options-error.js";
+import { SLASH_COMMANDS } from "./slash-commands.js";
 
 /** What a custom slash command turns the run into: its prompt, and what its frontmatter adds. */
 export interface ExpandedCommand {
@@ -13,7 +13,7 @@ export interface ExpandedCommand {
 const SLASH = /^\/([A-Za-z0-9][\w:-]*)(?=\s|$)\s*([\s\S]*)$/;
 
 /** Whether a prompt's first word reads as a slash command (a path like `/tmp/a.txt` does not). */
-export function startsWithSlashCommand(prompt: string): boolean {
+function startsWithSlashCommand(prompt: string): boolean {
   const match = SLASH.exec(prompt.trim());
   return match !== null && !(match[1] ?? "").includes("/");
 }
@@ -23,12 +23,35 @@ export function startsWithSlashCommand(prompt: string): boolean {
  * `.forkloop/commands/`, the project's or the user's) as Claude Code does. `/compact` stays
  * forkloop's own; a name no command has is exit 2 naming where commands are read from. A project
  * command's `allowed-tools` widen permissions, so they apply only in a trusted project (R-S5).
+ * With `disabled` (--disable-slash-commands) nothing is expanded, and with `safeMode` no command
+ * file is read; a prompt that still reads as a command is refused, since query() would read it as one.
  */
 export function expandSlashCommand(
   prompt: string,
-  options: { cwd: string; projectRoot: string; home: string | undefined; trustProject: boolean },
+  options: {
+    cwd: string;
+    projectRoot: string;
+    home: string | undefined;
+    trustProject: boolean;
+    disabled?: boolean | undefined;
+    safeMode?: boolean | undefined;
+  },
   notice: (line: string) => void,
 ): ExpandedCommand | undefined {
+  if (options.disabled) {
+    if (!startsWithSlashCommand(prompt)) return undefined;
+    throw new OptionsError(
+      '--disable-slash-commands: forkloop still reads a prompt\'s leading /name as a command; put a word before it ("Run /greet Ada").',
+    );
+  }
+  // --safe-mode: command files are customizations, as in Claude Code; /compact stays.
+  if (options.safeMode) {
+    const builtIn = prompt.trim().split(/\s/)[0] === "/compact";
+    if (!startsWithSlashCommand(prompt) || builtIn) return undefined;
+    throw new OptionsError(
+      "--safe-mode: custom commands (.claude/commands, .forkloop/commands) are off; drop --safe-mode to run one, or put a word before the /name.",
+    );
+  }
   const match = SLASH.exec(prompt.trim());
   if (!match) return undefined;
   const [, name = "", args = ""] = match;
@@ -37,11 +60,11 @@ export function expandSlashCommand(
     projectDirs: directoriesFrom(options.projectRoot, options.cwd),
     ...(options.home === undefined ? {} : { home: options.home }),
   });
-  // The reader's line starts with its own "forkloop: ", and CliError adds the program's name again.
+  // The reader's line starts with its own "forkloop: ", and the CLI adds the program's name again.
   if (lookup.status === "refused")
-    throw new CliError(`run: /${name}: ${lookup.message.replace(/^forkloop: /, "")}`);
+    throw new OptionsError(`run: /${name}: ${lookup.message.replace(/^forkloop: /, "")}`);
   if (lookup.status === "missing") {
-    throw new CliError(
+    throw new OptionsError(
       `run: unknown slash command /${name}. Built in: ${SLASH_COMMANDS.join(", ")}; custom commands are read from .claude/commands/${name.replaceAll(":", "/")}.md or .forkloop/commands/ (the project's or ~/). To send a prompt that starts with a slash, put a word before it.`,
     );
   }

@@ -1,5 +1,5 @@
 import { describeBody } from "@forkloop/loop-core";
-import type { ModelSource } from "@forkloop/sdk";
+import type { ModelSource } from "./model-endpoint.js";
 
 /**
  * Failures that say the endpoint, the key or the model is wrong — not the item (R-R9,
