@@ -189,7 +189,7 @@ export async function run(): Promise<BenchResult[]> {
         "ms",
         { label: "new git worktree", value: median(worktreeMs) },
         { label: "reset worktree", value: median(resetMs) },
-        "both read the item's changes; the new one's figure includes removing it, the reset's is git checkout --force + git clean -ffdx",
+        "both read the item's changes; the new one's figure includes removing it, the reset's puts back the paths the item changed and confirms with one git status (git checkout --force + git clean -ffdx when it cannot)",
       ),
       compare(
         "batch isolation: copying 5,000 files — Node fs.cp vs cp -a --reflink=auto (the choice for copy mode)",
