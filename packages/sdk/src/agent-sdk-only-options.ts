@@ -1,23 +1,102 @@
+import { OptionsError } from "./options-error.js";
+
 /**
- * Options of the Claude Agent SDK that `query()` accepts but does not act on yet: a program
- * written against the Agent SDK that sets them compiles unchanged, and at run time they are
- * ignored with one warning naming them (R-K1; the README lists what each would do).
- * The process options (`executable`, `pathToClaudeCodeExecutable`, `spawnClaudeCodeProcess`, …)
- * have no meaning here: there is no Claude Code process.
+ * Options of the Claude Agent SDK that forkloop reads only to say what they do here (R-K1): a
+ * program written against the Agent SDK compiles unchanged, and none of them changes behaviour
+ * silently — each is acted on (`persistSession`, `title`), has no effect by nature (the process
+ * options: there is no Claude Code process to choose), or is refused at the `query()` call by an
+ * OptionsError naming it and what to do instead (`checkAgentSdkOnlyOptions`).
  */
 export interface AgentSdkOnlyOptions {
+  /** Refused: give the agent's prompt, tools and model as `systemPrompt`, `tools` and `model`. */
   agent?: string;
+  /** Named once on `stderr`: there is no Claude Code process whose debug log to write. */
   debug?: boolean;
+  /** Named once on `stderr`, as `debug`. */
   debugFile?: string;
+  /** Accepted; `rewindFiles()` answers `canRewind: false` with the reason (no checkpoints). */
   enableFileCheckpointing?: boolean;
+  /** No effect: there is no Claude Code process to run. */
   executable?: "bun" | "deno" | "node";
+  /** No effect: there is no Claude Code process to run. */
   executableArgs?: string[];
+  /** No effect: there is no Claude Code process to run. */
   pathToClaudeCodeExecutable?: string;
+  /** false: nothing kept on disk, the session cannot be resumed (`--no-session-persistence`). */
   persistSession?: boolean;
+  /** Refused unless empty: forkloop has no plugins. */
   plugins?: { type: "local"; path: string }[];
+  /** Refused: forkloop resumes a session whole. */
   resumeSessionAt?: string;
+  /** `"all"` is forkloop's default; a list is refused. */
   skills?: string[] | "all";
+  /** No effect: there is no Claude Code process to spawn. */
   spawnClaudeCodeProcess?: (options: never) => unknown;
+  /** Refused: forkloop does not send `output_config.task_budget`. */
   taskBudget?: { total: number };
+  /** A new (or forked) session's title, as `renameSession` sets it; a resumed session keeps its own. */
   title?: string;
+}
+
+/** The options that choose the Claude Code process: accepted, no effect in-process. */
+export const PROCESS_OPTIONS: readonly (keyof AgentSdkOnlyOptions)[] = [
+  "executable",
+  "executableArgs",
+  "pathToClaudeCodeExecutable",
+  "spawnClaudeCodeProcess",
+];
+
+/** Options forkloop cannot honour: why, and what to do instead; undefined when the value is harmless. */
+const REFUSED: {
+  readonly [K in keyof AgentSdkOnlyOptions]?: (
+    value: NonNullable<AgentSdkOnlyOptions[K]>,
+  ) => string | undefined;
+} = {
+  agent: (name) =>
+    `agent "${name}": forkloop does not run query()'s main session as an agent type; give the agent's prompt as systemPrompt, its tools as tools and its model as model (forkloop run --agent ${name} does this).`,
+  plugins: (plugins) =>
+    plugins.length === 0
+      ? undefined
+      : "plugins: forkloop has no plugins; give their skills, agents and commands as project files (.claude/skills, .claude/agents, .claude/commands) or their MCP servers as mcpServers.",
+  resumeSessionAt: (uuid) =>
+    `resumeSessionAt "${uuid}": forkloop resumes a session whole, never from a message in it; resume it (resume), or start a new session with the part you need in the prompt.`,
+  skills: (skills) =>
+    skills === "all"
+      ? undefined
+      : `skills ${JSON.stringify(skills)}: forkloop offers every skill the project defines and cannot load only some; leave skills out (or "all"), or take the Skill tool away with disallowedTools: ["Skill"].`,
+  taskBudget: () =>
+    "taskBudget: forkloop does not send the API's task budget (output_config.task_budget); limit the query with maxBudgetUsd (USD) or forkloop's tokenBudget (tokens per turn).",
+};
+
+/** What `debug` / `debugFile` mean here: one line for `stderr`, or undefined when neither is set. */
+function debugNotice(options: AgentSdkOnlyOptions): string | undefined {
+  const given = (["debug", "debugFile"] as const).filter(
+    (key) => options[key] !== undefined && options[key] !== false,
+  );
+  if (given.length === 0) return undefined;
+  return `forkloop: ${given.join(", ")}: no debug log is written (there is no Claude Code process); forkloop's notices go to the stderr option, and the messages say what the session did.`;
+}
+
+/**
+ * R-K1: refuses, by an OptionsError naming them and what to do instead, the Agent SDK options
+ * forkloop cannot honour (never a silent change of behaviour); names `debug` once on `stderr`.
+ */
+export function checkAgentSdkOnlyOptions(
+  options: AgentSdkOnlyOptions & { resume?: string; continue?: boolean },
+  warn: (line: string) => void,
+): void {
+  const problems = (Object.keys(REFUSED) as (keyof AgentSdkOnlyOptions)[]).flatMap((key) => {
+    const value = options[key];
+    if (value === undefined) return [];
+    const problem = (REFUSED[key] as (value: unknown) => string | undefined)(value);
+    return problem === undefined ? [] : [problem];
+  });
+  if (options.persistSession === false && (options.resume !== undefined || options.continue === true)) {
+    problems.push(
+      "persistSession: false with resume or continue: forkloop writes a resumed session's new turns to its transcript; drop persistSession: false or start a new session.",
+    );
+  }
+  if (problems.length > 0) throw new OptionsError(problems.join("\n"));
+  const notice = debugNotice(options);
+  if (notice !== undefined) warn(notice);
 }

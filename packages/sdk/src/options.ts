@@ -109,8 +109,9 @@ export type SystemPromptOption =
   | { type: "preset"; preset: "claude_code"; append?: string };
 
 /**
- * `query()`'s options: the Agent SDK's names and shapes. Options the Agent SDK has and forkloop
- * does not are ignored with one warning (on `stderr`), as the Agent SDK tolerates newer fields.
+ * `query()`'s options: the Agent SDK's names and shapes. The Agent SDK's options forkloop cannot
+ * honour are refused at the call (`agent-sdk-only-options.ts`); names it does not know at all are
+ * ignored with one warning (on `stderr`), as the Agent SDK tolerates newer fields.
  */
 export interface Options extends AgentSdkOnlyOptions {
   abortController?: AbortController;
@@ -292,4 +293,20 @@ export const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof Options>([
   "toolUseSummaryModel",
   "contextEditing",
   "extraArgs",
+  // R-K1: the Agent SDK's options forkloop acts on, refuses or takes as having no effect
+  // (agent-sdk-only-options.ts) — none of them is ignored without a word.
+  "agent",
+  "debug",
+  "debugFile",
+  "enableFileCheckpointing",
+  "executable",
+  "executableArgs",
+  "pathToClaudeCodeExecutable",
+  "persistSession",
+  "plugins",
+  "resumeSessionAt",
+  "skills",
+  "spawnClaudeCodeProcess",
+  "taskBudget",
+  "title",
 ]);

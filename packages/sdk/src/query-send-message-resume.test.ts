@@ -137,7 +137,7 @@ describe("R-T5: SendMessage resumes a finished sub-agent from its saved transcri
     });
   });
 
-  it("R-T5: with the Agent SDK's persistSession: false (not supported yet: warned, and transcripts are still kept), a finished sub-agent is still resumed by SendMessage", async () => {
+  it("R-T5: with the Agent SDK's persistSession: false (R-K1: transcripts kept only while the query runs, no warning), a finished sub-agent is still resumed by SendMessage", async () => {
     harness.sim.clearRequests();
     const warnings: string[] = [];
     const messages = await collectMessages(
@@ -150,9 +150,7 @@ describe("R-T5: SendMessage resumes a finished sub-agent from its saved transcri
         }),
       }),
     );
-    expect(warnings.filter((line) => line.includes("ignoring options"))).toEqual([
-      "forkloop: ignoring options it does not support yet: persistSession\n",
-    ]);
+    expect(warnings.filter((line) => line.includes("ignoring options"))).toEqual([]);
     const notices = requests("sdk")
       .map((record) => record.rawBody)
       .filter((body) => body.includes("<task-notification>"));

@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import {
@@ -27,6 +29,7 @@ import {
   terminalText,
 } from "@forkloop/tools";
 import { AbortError } from "./abort-error.js";
+import { checkAgentSdkOnlyOptions } from "./agent-sdk-only-options.js";
 import type {
   AccountInfo,
   AgentInfo,
@@ -79,6 +82,7 @@ import {
 import { claudeCodeRequestDefaults } from "./request-defaults.js";
 import { forkSessionIn, lockSession } from "./session-helpers.js";
 import { unarchiveOnResume } from "./session-management.js";
+import { readSessionMetadata, writeSessionMetadata } from "./session-metadata.js";
 import { sessionEventHooks, settingsHooks } from "./settings.js";
 import { processRuntimes, type RuntimeRegistry, type SharedRuntime } from "./shared-runtime.js";
 import { parseRunRequest } from "./slash-commands.js";
@@ -242,6 +246,8 @@ class QueryRun implements Query {
     // Its notices name files and paths of the project: shown on a terminal escaped (R-S14).
     const stderr = given.stderr ?? ((line: string) => process.stderr.write(terminalText(line)));
     this.#warn = (line) => stderr(`${line}\n`);
+    // R-K1: an Agent SDK option forkloop cannot honour is an error here, at the query() call.
+    checkAgentSdkOnlyOptions(given, this.#warn);
     if (typeof prompt === "string") {
       this.#pending.push({ text: prompt });
       this.#inputEnded = true;
@@ -538,7 +544,22 @@ class QueryRun implements Query {
     if (first === undefined) return;
     // A bad slash command is refused before anything starts.
     parseRunRequest(first.text);
-    const resolved = await resolveQueryOptions(this.#options, this.#warn);
+    // persistSession: false (`--no-session-persistence`): the session lives in a directory
+    // removed when the query ends, so nothing is kept and it cannot be resumed.
+    const ephemeral =
+      this.#options.persistSession === false ? await mkdtemp(join(tmpdir(), "forkloop-session-")) : undefined;
+    try {
+      await this.#driveFrom(
+        first,
+        ephemeral === undefined ? this.#options : { ...this.#options, stateDir: ephemeral },
+      );
+    } finally {
+      if (ephemeral !== undefined) await rm(ephemeral, { recursive: true, force: true });
+    }
+  }
+
+  async #driveFrom(first: PendingPrompt, options: Options): Promise<void> {
+    const resolved = await resolveQueryOptions(options, this.#warn);
     this.#bypassSettings = resolved.settings;
     const sessionId =
       resolved.start === "fork"
@@ -556,6 +577,12 @@ class QueryRun implements Query {
       // process take the session in between (R-R5).
       if (this.#options.repair === true) await this.#repair(join(resolved.sessionsDir, `${sessionId}.fltr`));
       if (resolved.start === "resume") await unarchiveOnResume(resolved.sessionsDir, sessionId);
+      // `title`: a new or forked session's, as renameSession gives it; a resumed one keeps its own.
+      if (options.title !== undefined && resolved.start !== "resume")
+        await writeSessionMetadata(resolved.sessionsDir, sessionId, {
+          ...(await readSessionMetadata(resolved.sessionsDir, sessionId)),
+          customTitle: options.title,
+        });
       await this.#driveLocked(resolved, first, sessionId, releaseLock);
     } finally {
       await releaseLock();

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OptionsError } from "./options-error.js";
+import { query } from "./query.js";
+import { listSessions } from "./session-helpers.js";
+import { getSessionInfo } from "./session-management.js";
+import { runQuery, startHarness } from "./test-support/sdk-harness.js";
+
+type Harness = Awaited<ReturnType<typeof startHarness>>;
+
+describe("R-K1: the Agent SDK's options forkloop acts on, takes as having no effect, or refuses at the call", () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness(() => ({ content: [{ type: "text" as const, text: "noted" }] }));
+  });
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  it("R-K1: agent, plugins, resumeSessionAt, a skills list and taskBudget are refused at the query() call, each named with what to do instead", () => {
+    const refused: [Parameters<typeof query>[0]["options"], RegExp][] = [
+      [{ agent: "reviewer" }, /^agent "reviewer": .*systemPrompt.*forkloop run --agent reviewer/],
+      [{ plugins: [{ type: "local", path: "./p" }] }, /^plugins: forkloop has no plugins/],
+      [{ resume: "s", resumeSessionAt: "u-1" }, /^resumeSessionAt "u-1": forkloop resumes a session whole/],
+      [{ skills: ["pdf"] }, /^skills \["pdf"\]: .*disallowedTools: \["Skill"\]/],
+      [{ taskBudget: { total: 9000 } }, /^taskBudget: .*maxBudgetUsd/],
+      [{ persistSession: false, continue: true }, /^persistSession: false with resume or continue/],
+    ];
+    for (const [options, message] of refused) {
+      let thrown: unknown;
+      try {
+        query({ prompt: "hi", options: harness.options(options) });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(OptionsError);
+      expect((thrown as Error).message).toMatch(message);
+    }
+    // Every problem at once, one line each.
+    expect(() =>
+      query({ prompt: "hi", options: harness.options({ agent: "a", taskBudget: { total: 1 } }) }),
+    ).toThrow(/^agent "a": .*\ntaskBudget: /);
+  });
+
+  it("R-K1: the process options have no effect and no word; skills 'all' and no plugins are the default; debug is named once", async () => {
+    const warnings: string[] = [];
+    const messages = await runQuery(
+      "hello",
+      harness.options({
+        stderr: (line) => warnings.push(line),
+        executable: "bun",
+        executableArgs: ["--smol"],
+        pathToClaudeCodeExecutable: "/nowhere/claude",
+        spawnClaudeCodeProcess: () => {
+          throw new Error("no process is spawned");
+        },
+        skills: "all",
+        plugins: [],
+        debug: true,
+      }),
+    );
+    expect(messages.at(-1)).toMatchObject({ type: "result", subtype: "success", result: "noted" });
+    expect(warnings).toEqual([
+      "forkloop: debug: no debug log is written (there is no Claude Code process); forkloop's notices go to the stderr option, and the messages say what the session did.\n",
+    ]);
+  });
+
+  it("R-K1: persistSession: false keeps nothing on disk (the session is not listed); title names a new session, and a resumed one keeps its own", async () => {
+    const gone = await runQuery("forget me", harness.options({ persistSession: false }));
+    expect(gone.at(-1)).toMatchObject({ type: "result", subtype: "success" });
+    const goneId = gone[0]?.session_id ?? "";
+    expect(await getSessionInfo(goneId, harness.at)).toBeUndefined();
+    expect((await listSessions(harness.at)).map((session) => session.sessionId)).not.toContain(goneId);
+
+    const kept = await runQuery("keep me", harness.options({ title: "Groceries" }));
+    const id = kept[0]?.session_id ?? "";
+    expect(await getSessionInfo(id, harness.at)).toMatchObject({
+      customTitle: "Groceries",
+      summary: "Groceries",
+    });
+    await runQuery("more", harness.options({ resume: id, title: "Other" }));
+    expect((await getSessionInfo(id, harness.at))?.customTitle).toBe("Groceries");
+  });
+});
