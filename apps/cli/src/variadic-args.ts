@@ -9,22 +9,49 @@ export function spreadVariadicArgs(
   flag: string,
   isValue: (arg: string) => boolean,
 ): string[] {
+  return variadicArgs(argv, flag, isValue, (out, _at, arg) => out.push(flag, arg));
+}
+
+/**
+ * Claude Code's variadic list flags (`--allowedTools <tools...>`, `--disallowedTools <tools...>`)
+ * where forkloop's one value is already a comma list: each further argument `isValue` recognises
+ * joins the flag's value, so `--allowedTools Bash TaskStop "Fix it"` allows both tools and keeps
+ * the prompt. Arguments after `--` are left alone.
+ */
+export function joinVariadicArgs(
+  argv: readonly string[],
+  flag: string,
+  isValue: (arg: string) => boolean,
+): string[] {
+  return variadicArgs(argv, flag, isValue, (out, at, arg) => {
+    out[at] = `${out[at]},${arg}`;
+  });
+}
+
+/** `argv` with each further value of `flag` handed to `add` (`at`: where the flag's value is in `out`). */
+function variadicArgs(
+  argv: readonly string[],
+  flag: string,
+  isValue: (arg: string) => boolean,
+  add: (out: string[], at: number, arg: string) => void,
+): string[] {
   const out: string[] = [];
-  let inList = false;
+  /** Where in `out` the list's first value is (-1: not in a list). */
+  let at = -1;
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index]!;
     if (arg === "--") return [...out, ...argv.slice(index)];
-    if (inList && !arg.startsWith("-") && isValue(arg)) {
-      out.push(flag, arg);
+    if (at >= 0 && !arg.startsWith("-") && isValue(arg)) {
+      add(out, at, arg);
       continue;
     }
-    inList = false;
+    at = -1;
     out.push(arg);
     if (arg === flag && index + 1 < argv.length) {
       out.push(argv[++index]!); // the flag's own value, whatever it is
-      inList = true;
+      at = out.length - 1;
     } else if (arg.startsWith(`${flag}=`)) {
-      inList = true;
+      at = out.length - 1;
     }
   }
   return out;

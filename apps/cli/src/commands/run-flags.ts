@@ -10,7 +10,7 @@ import { spreadMcpConfigArgs } from "../mcp-config-args.js";
 import { TIMEOUT_FLAG_OPTIONS, TIMEOUT_FLAG_SCHEMAS, TIMEOUT_FLAGS_USAGE } from "../model-timeouts.js";
 import { sandboxFlagSchema } from "../sandbox-flag.js";
 import { parseTokenBudget } from "../token-budget-flag.js";
-import { spreadVariadicArgs } from "../variadic-args.js";
+import { joinVariadicArgs, spreadVariadicArgs } from "../variadic-args.js";
 
 export const RUN_USAGE = `Usage: forkloop run ["<prompt>"] [flags]      (also: forkloop -p "<prompt>" [flags])
 
@@ -69,8 +69,9 @@ $FORKLOOP_HOME/projects/<project>/sessions/ (FORKLOOP_HOME defaults to ~/.forklo
   --permission-prompt-tool NAME  an MCP tool (mcp__server__tool, from --mcp-config) answers what
                           the rules and the mode leave open: {tool_name, input, tool_use_id} in,
                           {"behavior":"allow","updatedInput":…} or {"behavior":"deny","message":…}
-  --allowed-tools LIST    allow rules, comma-separated: Edit, Bash(npm test:*), Write(src/**),
-                          mcp__server (every tool of an MCP server), mcp__server__tool …
+  --allowed-tools LIST    allow rules, comma-separated or several after one flag (as in Claude Code):
+                          Edit, Bash(npm test:*), Write(src/**), mcp__server (every tool of an
+                          MCP server), mcp__server__tool …
   --disallowed-tools LIST deny rules; a bare tool name also removes the tool (e.g. Bash, mcp__db,
                           or Agent / Task / Skill: no sub-agents)
   --mcp-config FILE…      MCP servers from files (or JSON strings) {"mcpServers": {…}}: several after
@@ -114,6 +115,15 @@ const BETA_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
  */
 function isBetaList(arg: string): boolean {
   return arg.split(",").every((beta) => /^[a-z0-9][a-z0-9-]*-\d{4}-\d{2}-\d{2}$/i.test(beta.trim()));
+}
+
+/**
+ * A further value of `--allowedTools <tools...>` / `--disallowedTools <tools...>`: rules (a tool's
+ * capitalised name or an MCP rule, each with an optional `(specifier)`), comma-separated or not,
+ * so a prompt after the list stays the prompt.
+ */
+function isRuleList(arg: string): boolean {
+  return arg.split(",").every((rule) => /^(?:[A-Z][\w-]*|mcp__[\w-]+)(?:\(.*\))?$/s.test(rule.trim()));
 }
 
 const schema = z.object({
@@ -319,7 +329,12 @@ export function parseRunFlags(argv: readonly string[]): ParsedCommand<RunFlags> 
     },
     joinOptionalValues(
       spreadVariadicArgs(
-        spreadMcpConfigArgs(argv.map((arg) => CLAUDE_SPELLINGS[arg] ?? arg)),
+        spreadMcpConfigArgs(
+          ["--allowed-tools", "--disallowed-tools"].reduce(
+            (args, flag) => joinVariadicArgs(args, flag, isRuleList),
+            argv.map((arg) => CLAUDE_SPELLINGS[arg] ?? arg),
+          ),
+        ),
         "--betas",
         isBetaList,
       ),

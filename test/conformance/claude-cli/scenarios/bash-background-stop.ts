@@ -6,8 +6,10 @@ export default {
   args: [
     "-p",
     "Start the long wait in the background, then stop it.",
+    // Two values after one flag, as Claude Code's --allowedTools <tools...> takes them (R-X3).
     "--allowedTools",
-    "Bash,TaskStop",
+    "Bash",
+    "TaskStop",
     "--output-format",
     "stream-json",
     "--verbose",
