@@ -43,13 +43,14 @@ function packagesOf(urls: readonly string[]): string[] {
 }
 
 const SDK_ENTRY = pathToFileURL(join(root, "packages/sdk/dist/index.js")).href;
-/** Loaded at first use (R-V2): a session's first request, MCP server, sub-agent, pattern, shell command, frontmatter, transcript. */
+/** Loaded at first use (R-V2): a session's first request, MCP server, sub-agent, pattern, shell command, frontmatter, transcript, Edit or Write. */
 const ON_FIRST_USE = [
   "@anthropic-ai/sdk",
   "@modelcontextprotocol/sdk",
   "@opentelemetry/api",
   "ajv",
   "comlink",
+  "diff",
   "msgpackr",
   "pdf-lib",
   "piscina",
@@ -69,7 +70,7 @@ describe("R-V2: importing @forkloop/sdk loads only what a session needs first", 
     expect(simulator.sort()).toEqual(["faults.js", "model-registry.js", "model-table.js", "sim-error.js"]);
   });
 
-  it("R-V2: the Anthropic SDK, the MCP SDK, the thread pool, ajv, msgpackr, re2js, the shell parser and yaml load at first use, not at import", async () => {
+  it("R-V2: the Anthropic SDK, the MCP SDK, the thread pool, ajv, jsdiff, msgpackr, re2js, the shell parser and yaml load at first use, not at import", async () => {
     const loaded = packagesOf(await modulesLoadedBy(SDK_ENTRY));
     expect(loaded.filter((name) => ON_FIRST_USE.includes(name))).toEqual([]);
     // Controls: the trace sees a package an ES import loads (zod) and one a require loads (yaml).
