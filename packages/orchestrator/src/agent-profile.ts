@@ -34,6 +34,8 @@ export interface AgentLimits {
   readonly maxTurns?: number | undefined;
   /** R-L14: the user's token target ("+500k"). */
   readonly tokenBudget?: number | undefined;
+  /** R-L3: the API's task budget in tokens (`output_config.task_budget`, the Agent SDK's `taskBudget`). */
+  readonly taskBudget?: { readonly total: number } | undefined;
   /** Changing it can change the thinking budget, which breaks the message cache (R-F3). */
   readonly maxOutputTokens?: number | undefined;
 }
@@ -116,6 +118,7 @@ export function profileLoopOptions(
   | "modelOverrides"
   | "maxTurns"
   | "tokenBudget"
+  | "taskBudget"
   | "toolUseSummaryModel"
   | "contextEditing"
   | "maxOutputTokens"
@@ -131,6 +134,7 @@ export function profileLoopOptions(
       : { maxOutputTokens: Math.min(limits.maxOutputTokens, info.maxOutputTokens) }),
     ...(limits.maxTurns === undefined ? {} : { maxTurns: limits.maxTurns }),
     ...(limits.tokenBudget === undefined ? {} : { tokenBudget: limits.tokenBudget }),
+    ...(limits.taskBudget === undefined ? {} : { taskBudget: limits.taskBudget }),
     ...(profile.toolUseSummaryModel === undefined
       ? {}
       : { toolUseSummaryModel: profile.toolUseSummaryModel }),

@@ -16,13 +16,13 @@ describe("R-K1: the Agent SDK's options forkloop acts on, takes as having no eff
     await harness.close();
   });
 
-  it("R-K1: agent, plugins, resumeSessionAt, a skills list and taskBudget are refused at the query() call, each named with what to do instead", () => {
+  it("R-K1: agent, plugins, resumeSessionAt and a skills list are refused at the query() call, each named with what to do instead", () => {
     const refused: [Parameters<typeof query>[0]["options"], RegExp][] = [
       [{ agent: "reviewer" }, /^agent "reviewer": .*systemPrompt.*forkloop run --agent reviewer/],
       [{ plugins: [{ type: "local", path: "./p" }] }, /^plugins: forkloop has no plugins/],
       [{ resume: "s", resumeSessionAt: "u-1" }, /^resumeSessionAt "u-1": forkloop resumes a session whole/],
       [{ skills: ["pdf"] }, /^skills \["pdf"\]: .*disallowedTools: \["Skill"\]/],
-      [{ taskBudget: { total: 9000 } }, /^taskBudget: .*maxBudgetUsd/],
+      [{ taskBudget: { total: 0 } }, /^taskBudget \{"total":0\}: give total as a positive whole number/],
       [{ persistSession: false, continue: true }, /^persistSession: false with resume or continue/],
     ];
     for (const [options, message] of refused) {
@@ -37,8 +37,8 @@ describe("R-K1: the Agent SDK's options forkloop acts on, takes as having no eff
     }
     // Every problem at once, one line each.
     expect(() =>
-      query({ prompt: "hi", options: harness.options({ agent: "a", taskBudget: { total: 1 } }) }),
-    ).toThrow(/^agent "a": .*\ntaskBudget: /);
+      query({ prompt: "hi", options: harness.options({ agent: "a", resumeSessionAt: "u" }) }),
+    ).toThrow(/^agent "a": .*\nresumeSessionAt "u": /);
   });
 
   it("R-K1: the process options have no effect and no word; skills 'all' and no plugins are the default; debug is named once", async () => {
@@ -79,5 +79,21 @@ describe("R-K1: the Agent SDK's options forkloop acts on, takes as having no eff
     });
     await runQuery("more", harness.options({ resume: id, title: "Other" }));
     expect((await getSessionInfo(id, harness.at))?.customTitle).toBe("Groceries");
+  });
+
+  it("R-L3: taskBudget is sent as output_config.task_budget under its beta, the remaining tokens counted down", async () => {
+    harness.sim.clearRequests();
+    const messages = await runQuery("hello", harness.options({ taskBudget: { total: 9000 } }));
+    expect(messages.at(-1)).toMatchObject({ type: "result", subtype: "success" });
+    const sent = harness.sim
+      .requests()
+      .filter((record) => record.path === "/v1/messages" && record.querySource === "sdk");
+    expect(sent.length).toBeGreaterThan(0);
+    for (const record of sent) {
+      const budget = JSON.parse(record.rawBody).output_config?.task_budget;
+      expect(budget).toMatchObject({ type: "tokens", total: 9000 });
+      expect(budget.remaining).toBeLessThan(9000);
+      expect(record.headers["anthropic-beta"]).toContain("task-budgets-2026-03-13");
+    }
   });
 });

@@ -3,7 +3,7 @@ import { OptionsError } from "./options-error.js";
 /**
  * Options of the Claude Agent SDK that forkloop reads only to say what they do here (R-K1): a
  * program written against the Agent SDK compiles unchanged, and none of them changes behaviour
- * silently — each is acted on (`persistSession`, `title`), has no effect by nature (the process
+ * silently — each is acted on (`persistSession`, `title`, `taskBudget`), has no effect by nature (the process
  * options: there is no Claude Code process to choose), or is refused at the `query()` call by an
  * OptionsError naming it and what to do instead (`checkAgentSdkOnlyOptions`).
  */
@@ -32,7 +32,7 @@ export interface AgentSdkOnlyOptions {
   skills?: string[] | "all";
   /** No effect: there is no Claude Code process to spawn. */
   spawnClaudeCodeProcess?: (options: never) => unknown;
-  /** Refused: forkloop does not send `output_config.task_budget`. */
+  /** R-L3: sent as `output_config.task_budget` (its beta too) by the main agent and every sub-agent. */
   taskBudget?: { total: number };
   /** A new (or forked) session's title, as `renameSession` sets it; a resumed session keeps its own. */
   title?: string;
@@ -64,8 +64,10 @@ const REFUSED: {
     skills === "all"
       ? undefined
       : `skills ${JSON.stringify(skills)}: forkloop offers every skill the project defines and cannot load only some; leave skills out (or "all"), or take the Skill tool away with disallowedTools: ["Skill"].`,
-  taskBudget: () =>
-    "taskBudget: forkloop does not send the API's task budget (output_config.task_budget); limit the query with maxBudgetUsd (USD) or forkloop's tokenBudget (tokens per turn).",
+  taskBudget: (budget) =>
+    Number.isInteger(budget.total) && budget.total > 0
+      ? undefined
+      : `taskBudget ${JSON.stringify(budget)}: give total as a positive whole number of tokens.`,
 };
 
 /** What `debug` / `debugFile` mean here: one line for `stderr`, or undefined when neither is set. */

@@ -134,6 +134,9 @@ export async function resolveModelSource(
 const USER_BETAS: readonly string[] = ["context-1m-2025-08-07"];
 
 /** `betas` as Claude Code takes them: the ones it supports; each other one is a warning (its words). */
+/** The beta the API's task budget (`output_config.task_budget`, `taskBudget`) is sent under. */
+export const TASK_BUDGET_BETA = "task-budgets-2026-03-13";
+
 export function supportedBetas(betas: readonly string[] | undefined, warn: (line: string) => void): string[] {
   const kept: string[] = [];
   for (const beta of betas ?? []) {

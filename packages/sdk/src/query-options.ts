@@ -15,7 +15,7 @@ import {
 import { checkHookMatchers } from "./hook-callbacks.js";
 import { type LoopChoices, resolveLoopChoices, thinkingTurnedOff } from "./loop-choices.js";
 import type { ResolvedMcpServers } from "./mcp-servers.js";
-import { supportedBetas, withBetasEnv } from "./model-endpoint.js";
+import { supportedBetas, TASK_BUDGET_BETA, withBetasEnv } from "./model-endpoint.js";
 import { FIRED_HOOK_EVENTS, KNOWN_OPTIONS, type Options } from "./options.js";
 import { OptionsError } from "./options-error.js";
 import { recordOwnState } from "./owned-state.js";
@@ -91,7 +91,11 @@ export async function resolveQueryOptions(
     );
   }
   checkHookMatchers(options.hooks ?? {});
-  const env = withBetasEnv(options.env ?? process.env, supportedBetas(options.betas, warn));
+  // R-L3 `taskBudget`: the API takes output_config.task_budget under its beta, as the Agent SDK sends it.
+  const env = withBetasEnv(options.env ?? process.env, [
+    ...supportedBetas(options.betas, warn),
+    ...(options.taskBudget === undefined ? [] : [TASK_BUDGET_BETA]),
+  ]);
   const cwd = resolve(options.cwd ?? process.cwd());
   const flagSettings = await settingsOption(options.settings, cwd);
   const run = await resolveRunEnvironment({

@@ -703,6 +703,7 @@ class QueryRun implements Query {
     const requestDefaults = withRequestDefaults(resolved, runtime.source.modelOverrides, {
       maxTurns: this.#options.maxTurns,
       tokenBudget: this.#options.tokenBudget,
+      taskBudget: this.#options.taskBudget,
       effort: this.#options.effort,
     });
     const callbacks = new HookCallbacks(this.#options.hooks ?? {}, {
@@ -1080,7 +1081,12 @@ function savesRule(answer: Extract<PermissionResult, { behavior: "allow" }>): bo
 function withRequestDefaults(
   resolved: ResolvedQuery,
   modelOverrides: readonly CatalogModelInfo[],
-  given: { maxTurns: number | undefined; tokenBudget: number | undefined; effort: Options["effort"] },
+  given: {
+    maxTurns: number | undefined;
+    tokenBudget: number | undefined;
+    taskBudget: Options["taskBudget"];
+    effort: Options["effort"];
+  },
 ): Pick<AgentProfileFields, "limits" | "thinking" | "effort"> {
   const defaults = claudeCodeRequestDefaults({
     model: resolved.model,
@@ -1094,6 +1100,7 @@ function withRequestDefaults(
     limits: {
       maxTurns: given.maxTurns,
       tokenBudget: given.tokenBudget,
+      ...(given.taskBudget === undefined ? {} : { taskBudget: { total: given.taskBudget.total } }),
       maxOutputTokens: defaults.maxOutputTokens,
     },
     ...(defaults.thinking === undefined ? {} : { thinking: defaults.thinking }),
