@@ -3,7 +3,7 @@ import { OptionsError } from "./options-error.js";
 import { query } from "./query.js";
 import { listSessions } from "./session-helpers.js";
 import { getSessionInfo } from "./session-management.js";
-import { runQuery, startHarness } from "./test-support/sdk-harness.js";
+import { runQuery, runToThrow, startHarness } from "./test-support/sdk-harness.js";
 
 type Harness = Awaited<ReturnType<typeof startHarness>>;
 
@@ -16,9 +16,8 @@ describe("R-K1: the Agent SDK's options forkloop acts on, takes as having no eff
     await harness.close();
   });
 
-  it("R-K1: agent, plugins, resumeSessionAt and a skills list are refused at the query() call, each named with what to do instead", () => {
+  it("R-K1: plugins, resumeSessionAt and a skills list are refused at the query() call, each named with what to do instead", () => {
     const refused: [Parameters<typeof query>[0]["options"], RegExp][] = [
-      [{ agent: "reviewer" }, /^agent "reviewer": .*systemPrompt.*forkloop run --agent reviewer/],
       [{ plugins: [{ type: "local", path: "./p" }] }, /^plugins: forkloop has no plugins/],
       [{ resume: "s", resumeSessionAt: "u-1" }, /^resumeSessionAt "u-1": forkloop resumes a session whole/],
       [{ skills: ["pdf"] }, /^skills \["pdf"\]: .*disallowedTools: \["Skill"\]/],
@@ -37,8 +36,11 @@ describe("R-K1: the Agent SDK's options forkloop acts on, takes as having no eff
     }
     // Every problem at once, one line each.
     expect(() =>
-      query({ prompt: "hi", options: harness.options({ agent: "a", resumeSessionAt: "u" }) }),
-    ).toThrow(/^agent "a": .*\nresumeSessionAt "u": /);
+      query({
+        prompt: "hi",
+        options: harness.options({ plugins: [{ type: "local", path: "p" }], resumeSessionAt: "u" }),
+      }),
+    ).toThrow(/^plugins: .*\nresumeSessionAt "u": /);
   });
 
   it("R-K1: the process options have no effect and no word; skills 'all' and no plugins are the default; debug is named once", async () => {
@@ -95,5 +97,33 @@ describe("R-K1: the Agent SDK's options forkloop acts on, takes as having no eff
       expect(budget.remaining).toBeLessThan(9000);
       expect(record.headers["anthropic-beta"]).toContain("task-budgets-2026-03-13");
     }
+  });
+
+  it("R-X3: agent runs the main session as that agent type — its prompt as the system prompt, only its tools; a type no definition has is an OptionsError naming it", async () => {
+    harness.sim.clearRequests();
+    const messages = await runQuery(
+      "hello",
+      harness.options({
+        agents: {
+          reviewer: { description: "Reviews", prompt: "You review code, tersely.", tools: ["Read"] },
+        },
+        agent: "reviewer",
+      }),
+    );
+    expect(messages.at(-1)).toMatchObject({ type: "result", subtype: "success" });
+    const sent = harness.sim
+      .requests()
+      .find((record) => record.path === "/v1/messages" && record.querySource === "sdk");
+    const body = JSON.parse(sent?.rawBody ?? "{}");
+    expect(JSON.stringify(body.system)).toContain("You review code, tersely.");
+    expect(body.tools.map((tool: { name: string }) => tool.name)).toEqual(["Read"]);
+
+    const { thrown } = await runToThrow(
+      query({ prompt: "hi", options: harness.options({ agent: "nobody" }) }),
+    );
+    expect(thrown).toBeInstanceOf(OptionsError);
+    expect((thrown as Error).message).toMatch(
+      /^agent: no agent type "nobody"; define it with the agents option or in \.claude\/agents\/nobody\.md/,
+    );
   });
 });

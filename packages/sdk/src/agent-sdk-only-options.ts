@@ -3,12 +3,12 @@ import { OptionsError } from "./options-error.js";
 /**
  * Options of the Claude Agent SDK that forkloop reads only to say what they do here (R-K1): a
  * program written against the Agent SDK compiles unchanged, and none of them changes behaviour
- * silently — each is acted on (`persistSession`, `title`, `taskBudget`), has no effect by nature (the process
+ * silently — each is acted on (`agent`, `persistSession`, `title`, `taskBudget`), has no effect by nature (the process
  * options: there is no Claude Code process to choose), or is refused at the `query()` call by an
  * OptionsError naming it and what to do instead (`checkAgentSdkOnlyOptions`).
  */
 export interface AgentSdkOnlyOptions {
-  /** Refused: give the agent's prompt, tools and model as `systemPrompt`, `tools` and `model`. */
+  /** The main session runs as this agent type (its prompt, tools and model), as `forkloop run --agent` (`main-agent.ts`). */
   agent?: string;
   /** Named once on `stderr`: there is no Claude Code process whose debug log to write. */
   debug?: boolean;
@@ -52,8 +52,6 @@ const REFUSED: {
     value: NonNullable<AgentSdkOnlyOptions[K]>,
   ) => string | undefined;
 } = {
-  agent: (name) =>
-    `agent "${name}": forkloop does not run query()'s main session as an agent type; give the agent's prompt as systemPrompt, its tools as tools and its model as model (forkloop run --agent ${name} does this).`,
   plugins: (plugins) =>
     plugins.length === 0
       ? undefined

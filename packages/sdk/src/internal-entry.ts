@@ -11,6 +11,7 @@ export {
   type EndpointFailure,
   endpointUrl,
 } from "./endpoint-failure.js";
+export { type MainAgent, mainAgent } from "./main-agent.js";
 export {
   errorSentence,
   jsonResult,

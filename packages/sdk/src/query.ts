@@ -59,6 +59,7 @@ import { withExtraArgs } from "./extra-args.js";
 import { createHeadlessPermissions } from "./headless-permissions.js";
 import { HookCallbacks, recordingHookDenials } from "./hook-callbacks.js";
 import { hookRunMessages } from "./hook-run-messages.js";
+import { withMainAgent } from "./main-agent.js";
 import { mcpServerSource } from "./mcp-servers.js";
 import type { SDKMessage, SDKResultMessage, SDKUserMessageInput } from "./messages.js";
 import type { CanUseTool, McpServerConfig, Options, PermissionResult } from "./options.js";
@@ -544,15 +545,13 @@ class QueryRun implements Query {
     if (first === undefined) return;
     // A bad slash command is refused before anything starts.
     parseRunRequest(first.text);
+    const options = await withMainAgent(this.#options, this.#warn);
     // persistSession: false (`--no-session-persistence`): the session lives in a directory
     // removed when the query ends, so nothing is kept and it cannot be resumed.
     const ephemeral =
       this.#options.persistSession === false ? await mkdtemp(join(tmpdir(), "forkloop-session-")) : undefined;
     try {
-      await this.#driveFrom(
-        first,
-        ephemeral === undefined ? this.#options : { ...this.#options, stateDir: ephemeral },
-      );
+      await this.#driveFrom(first, ephemeral === undefined ? options : { ...options, stateDir: ephemeral });
     } finally {
       if (ephemeral !== undefined) await rm(ephemeral, { recursive: true, force: true });
     }

@@ -19,12 +19,13 @@ import {
 } from "@forkloop/sdk";
 import {
   expandSlashCommand,
+  type MainAgent,
+  mainAgent,
   rateLimitPauseLine,
   verboseLine,
   withoutWrittenAt,
 } from "@forkloop/sdk/internal";
 import { FORKLOOP_VERSION } from "@forkloop/sdk/version";
-import { type MainAgent, mainAgent } from "../agent-flag.js";
 import { agentsFlag, textFileFlag } from "../claude-flag-values.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
