@@ -36,4 +36,11 @@ describe("R-K2: extraArgs read as Claude Code's CLI flags", () => {
     expect(() => withExtraArgs({ extraArgs: { "json-schema": "[1]" } })).toThrow(/not a JSON object/);
     expect(withExtraArgs({ model: "m" })).toEqual({ model: "m" });
   });
+
+  it("R-K2: --agent and --no-session-persistence become the agent and persistSession options", () => {
+    expect(withExtraArgs({ extraArgs: { agent: "reviewer", "--no-session-persistence": null } })).toEqual({
+      agent: "reviewer",
+      persistSession: false,
+    });
+  });
 });

@@ -108,6 +108,8 @@ const FLAGS: Readonly<Record<string, Flag>> = {
   }),
   resume: (value, options) => ({ ...options, resume: required("resume", value) }),
   continue: (_value, options) => ({ ...options, continue: true }),
+  agent: (value, options) => ({ ...options, agent: required("agent", value) }),
+  "no-session-persistence": (_value, options) => ({ ...options, persistSession: false }),
   // The output flags the Agent SDK itself passes: a query's messages are always these.
   verbose: (_value, options) => options,
 };
