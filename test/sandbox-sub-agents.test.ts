@@ -1,9 +1,9 @@
 /**
- * R-S6 through the BUILT CLI on a real bwrap: batch items and Agent sub-agents
- * run in worker threads that build their own Bash tool; it must run in bubblewrap as the main
- * agent's does (and get the settings' `env`, not the model credentials). Each sandboxed run has a
- * `--sandbox off` control that does write outside (and into the project's .forkloop/, R-S9), so
- * the tests can fail.
+ * R-S6 through the CLI and a simulator in this process (`runCliInProcess`; the process is not the
+ * subject) on a real bwrap: batch items and Agent sub-agents run in worker threads that build
+ * their own Bash tool; it must run in bubblewrap as the main agent's does (and get the settings'
+ * `env`, not the model credentials). Each sandboxed run has a `--sandbox off` control that does
+ * write outside (and into the project's .forkloop/, R-S9), so the tests can fail.
  */
 import {
   existsSync,
@@ -17,7 +17,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli, startSimProcess } from "@forkloop/cli/testing";
+import { runCliInProcess, startSimInProcess } from "@forkloop/cli/testing";
 import { createOutsideDir, type TempWorkspace } from "@forkloop/tools/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -74,7 +74,7 @@ async function withScenario<T>(
     scenario,
     JSON.stringify({ rules, fallback: { content: [{ type: "text", text: "done (scripted)" }] } }),
   );
-  const sim = await startSimProcess(dir, ["--scenario", scenario]);
+  const sim = await startSimInProcess(dir, ["--scenario", scenario]);
   try {
     return await body({ ...sim.env, ANTHROPIC_API_KEY: API_KEY });
   } finally {
@@ -95,7 +95,7 @@ describe("R-S6: Bash in worker threads runs in the sandbox", () => {
         join(base, `batch-${sandbox}`),
         [{ match: { querySource: "batch" }, reply: bashCall(payload(outside)), times: 1 }],
         (env) =>
-          runCli(
+          runCliInProcess(
             [
               "batch",
               "--items",
@@ -142,7 +142,7 @@ describe("R-S6: Bash in worker threads runs in the sandbox", () => {
         },
       ],
       (env) =>
-        runCli(["run", "write", "--permission-mode", "dontAsk", "--allowed-tools", "Bash"], {
+        runCliInProcess(["run", "write", "--permission-mode", "dontAsk", "--allowed-tools", "Bash"], {
           cwd: root,
           env: { ...env, PATH: bin },
         }),
@@ -174,7 +174,10 @@ describe("R-S6: Bash in worker threads runs in the sandbox", () => {
           },
         ],
         (env) =>
-          runCli(["run", "delegate", "--allowed-tools", "Bash", "--sandbox", sandbox], { cwd: root, env }),
+          runCliInProcess(["run", "delegate", "--allowed-tools", "Bash", "--sandbox", sandbox], {
+            cwd: root,
+            env,
+          }),
       );
       expect(result.code, result.stderr).toBe(0);
       expect(existsSync(join(root, "inside.txt"))).toBe(true);
