@@ -8,16 +8,16 @@ import { join } from "node:path";
 import {
   batchStateDir,
   runCliInProcess,
-  type SimProcess,
+  type SimHandle,
   type SimRequestRecord,
   startCli,
-  startSimProcess,
+  startSimInProcess,
   waitForOutput,
 } from "@forkloop/cli/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 /**
- * R-B8–R-B10: `forkloop batch --api batches` against a `forkloop sim` process, whose Message
+ * R-B8–R-B10: `forkloop batch --api batches` against `forkloop sim` in this process, whose Message
  * Batches endpoints take simulated time, bill at batch prices and, scripted (`--batch-script`),
  * error, expire or cancel. The CLI runs in this process (`runCliInProcess`) except where the
  * process is the subject: the built binary is spawned to be killed with -9 and sent Ctrl+C.
@@ -27,7 +27,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
  */
 
 let dir: string;
-let sim: SimProcess | undefined;
+let sim: SimHandle | undefined;
 const FILES = ["a", "b", "c", "d", "e"];
 
 beforeEach(async () => {
@@ -91,7 +91,7 @@ async function resultLines(id: string, home = dir) {
 // A simulator process and CLIs (two spawned) on a shared 2-core machine: minutes, not 30 s.
 describe("R-B8: forkloop batch --api batches", { timeout: 180_000 }, () => {
   it("R-B8, R-B9: each round is one Message Batch; no request goes online; every entry once; the prefix cached for 1 hour; batch prices with the online price beside them", async () => {
-    sim = await startSimProcess(dir, ["--batch-processing-ms", "200"]);
+    sim = await startSimInProcess(dir, ["--batch-processing-ms", "200"]);
     const run = await runCliInProcess(args("rounds"), { cwd: dir, env: { ...sim.env, ...FAST } });
     expect(run.code, run.stderr).toBe(0);
     const records = await sim.requests();
@@ -122,7 +122,7 @@ describe("R-B8: forkloop batch --api batches", { timeout: 180_000 }, () => {
   });
 
   it("R-B10: kill -9 while a round is processing, then --resume: the open batch is polled, no entry is sent twice, no item settles twice", async () => {
-    sim = await startSimProcess(dir, ["--batch-processing-ms", "2500"]);
+    sim = await startSimInProcess(dir, ["--batch-processing-ms", "2500"]);
     const env = { ...sim.env, ...FAST };
     const first = startCli(args("killed"), { cwd: dir, env });
     await waitForOutput(first.child, first.stderr, (text) => /^round 2: message batch/m.test(text));
@@ -150,7 +150,7 @@ describe("R-B8: forkloop batch --api batches", { timeout: 180_000 }, () => {
   it("R-B8, R-B10: an entry that errors, a batch that expires and a batch canceled part way are recovered: only their unanswered entries go again", async () => {
     // Batch 1 is the warming item alone; then entry 1 of batch 2 is overloaded, batch 3 expires
     // after its first entry ran and batch 4 is canceled before any ran.
-    sim = await startSimProcess(dir, [
+    sim = await startSimInProcess(dir, [
       "--batch-processing-ms",
       "150",
       "--batch-script",
@@ -175,7 +175,7 @@ describe("R-B8: forkloop batch --api batches", { timeout: 180_000 }, () => {
   });
 
   it("R-B8, R-B2, R-B6: --api batches with isolated items and --json-schema: each item edits its own copy under the user's forkloop state, every change reaches the project once, every answer is structured", async () => {
-    sim = await startSimProcess(dir, ["--batch-processing-ms", "100"]);
+    sim = await startSimInProcess(dir, ["--batch-processing-ms", "100"]);
     // The user's home outside the project: items' copies live in ~/.forkloop, forkloop's own directory.
     const home = await mkdtemp(join(tmpdir(), "forkloop-batch-api-home-"));
     try {
@@ -237,7 +237,7 @@ describe("R-B8: forkloop batch --api batches", { timeout: 180_000 }, () => {
   });
 
   it("R-B8: --max-turns and --max-budget-usd hold with --api batches (budgets at batch prices)", async () => {
-    sim = await startSimProcess(dir, ["--batch-processing-ms", "100"]);
+    sim = await startSimInProcess(dir, ["--batch-processing-ms", "100"]);
     const env = { ...sim.env, ...FAST };
     const oneTurn = await runCliInProcess([...args("one-turn"), "--max-turns", "1"], { cwd: dir, env });
     const lines = await resultLines("one-turn");
@@ -260,7 +260,7 @@ describe("R-B8: forkloop batch --api batches", { timeout: 180_000 }, () => {
   });
 
   it("R-B10: Ctrl+C leaves the open batch recorded for --resume; a second Ctrl+C cancels it and says which", async () => {
-    sim = await startSimProcess(dir, ["--batch-processing-ms", "60000"]);
+    sim = await startSimInProcess(dir, ["--batch-processing-ms", "60000"]);
     const env = { ...sim.env, ...FAST };
     const first = startCli(args("ctrl-c"), { cwd: dir, env });
     await waitForOutput(first.child, first.stderr, (text) => /^round 1: message batch/m.test(text));
