@@ -17,12 +17,23 @@ interface BenchModule {
 
 const here = dirname(fileURLToPath(import.meta.url));
 const resultsDir = join(here, "..", "results");
-const only = process.argv.slice(2);
+/** Names the benches are also known by (the name the CLI start-up comparison was asked for). */
+const ALIASES: Readonly<Record<string, string>> = { "cli-startup": "startup" };
+const only = process.argv.slice(2).map((name) => ALIASES[name] ?? name);
 
-const files = readdirSync(here)
+const known = readdirSync(here)
   .filter((name) => name.endsWith(".bench.js"))
-  .filter((name) => only.length === 0 || only.includes(name.replace(/\.bench\.js$/, "")))
+  .map((name) => name.replace(/\.bench\.js$/, ""))
   .sort();
+const unknown = only.filter((name) => !known.includes(name));
+if (unknown.length > 0) {
+  // A misspelt name ran nothing and printed an empty table with exit 0.
+  console.error(`npm run bench: no bench named ${unknown.join(", ")}; the benches are: ${known.join(", ")}`);
+  process.exit(2);
+}
+const files = known
+  .filter((name) => only.length === 0 || only.includes(name))
+  .map((name) => `${name}.bench.js`);
 
 /** One bench's figures in a file of its own, so each can be read (and committed) alone. */
 function writeBenchResult(bench: string, own: readonly BenchResult[]): void {
