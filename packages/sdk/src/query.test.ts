@@ -1113,6 +1113,8 @@ describe("query() through the simulator", () => {
         allowDangerouslySkipPermissions: true,
         disallowedTools: ["Write(out.txt)"],
         stderr: (line) => warnings.push(line),
+        // A newer Agent SDK's option (R-K1: the ones forkloop knows are acted on or refused).
+        ...({ newerAgentSdkOption: true } as object),
         persistSession: true,
         betas: [],
         hooks: { Notification: [{ hooks: [async () => ({})] }] },
@@ -1121,7 +1123,7 @@ describe("query() through the simulator", () => {
     expect(resultOf(messages).permission_denials).toMatchObject([{ tool_name: "Write" }]);
     expect(existsSync(join(harness.dir, "out.txt"))).toBe(false);
     expect(warnings.filter((line) => line.includes("ignoring options"))).toEqual([
-      "forkloop: ignoring options it does not support yet: persistSession\n",
+      "forkloop: ignoring options it does not support yet: newerAgentSdkOption\n",
     ]);
     expect(warnings.filter((line) => line.includes("ignoring hooks"))).toEqual([
       expect.stringMatching(
