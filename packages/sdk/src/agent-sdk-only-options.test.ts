@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OptionsError } from "./options-error.js";
 import { query } from "./query.js";
-import { listSessions } from "./session-helpers.js";
+import { getSessionMessages, listSessions } from "./session-helpers.js";
 import { getSessionInfo } from "./session-management.js";
 import { runQuery, runToThrow, startHarness } from "./test-support/sdk-harness.js";
 
@@ -16,10 +16,10 @@ describe("R-K1: the Agent SDK's options forkloop acts on, takes as having no eff
     await harness.close();
   });
 
-  it("R-K1: plugins, resumeSessionAt and a skills list are refused at the query() call, each named with what to do instead", () => {
+  it("R-K1: plugins, resumeSessionAt without a fork and a skills list are refused at the query() call, each named with what to do instead", () => {
     const refused: [Parameters<typeof query>[0]["options"], RegExp][] = [
       [{ plugins: [{ type: "local", path: "./p" }] }, /^plugins: forkloop has no plugins/],
-      [{ resume: "s", resumeSessionAt: "u-1" }, /^resumeSessionAt "u-1": forkloop resumes a session whole/],
+      [{ resume: "s", resumeSessionAt: "u-1" }, /^resumeSessionAt "u-1": .*add forkSession: true/],
       [{ skills: ["pdf"] }, /^skills \["pdf"\]: .*disallowedTools: \["Skill"\]/],
       [{ taskBudget: { total: 0 } }, /^taskBudget \{"total":0\}: give total as a positive whole number/],
       [{ persistSession: false, continue: true }, /^persistSession: false with resume or continue/],
@@ -125,5 +125,26 @@ describe("R-K1: the Agent SDK's options forkloop acts on, takes as having no eff
     expect((thrown as Error).message).toMatch(
       /^agent: no agent type "nobody"; define it with the agents option or in \.claude\/agents\/nobody\.md/,
     );
+  });
+
+  it("R-K1: resumeSessionAt with resume and forkSession continues from that message in a new session; the original is kept whole", async () => {
+    const first = await runQuery("remember the colour blue", harness.options());
+    const id = first[0]?.session_id ?? "";
+    // A message of the saved session (getSessionMessages' uuid: a yielded message's is not yet the transcript's).
+    const cut =
+      (await getSessionMessages(id, harness.at)).find((message) => message.type === "assistant")?.uuid ?? "";
+    await runQuery("now remember green", harness.options({ resume: id }));
+    const forked = await runQuery(
+      "what colour?",
+      harness.options({ resume: id, forkSession: true, resumeSessionAt: cut }),
+    );
+    const forkId = forked[0]?.session_id ?? "";
+    expect(forkId).not.toBe(id);
+    const texts = (messages: { message: unknown }[]) => JSON.stringify(messages.map((m) => m.message));
+    const forkHistory = texts(await getSessionMessages(forkId, harness.at));
+    expect(forkHistory).toContain("remember the colour blue");
+    expect(forkHistory).not.toContain("now remember green");
+    expect(forkHistory).toContain("what colour?");
+    expect(texts(await getSessionMessages(id, harness.at))).toContain("now remember green");
   });
 });

@@ -26,7 +26,7 @@ export interface AgentSdkOnlyOptions {
   persistSession?: boolean;
   /** Refused unless empty: forkloop has no plugins. */
   plugins?: { type: "local"; path: string }[];
-  /** Refused: forkloop resumes a session whole. */
+  /** With `resume` and `forkSession`: the fork keeps the history up to this message; otherwise refused. */
   resumeSessionAt?: string;
   /** `"all"` is forkloop's default; a list is refused. */
   skills?: string[] | "all";
@@ -56,8 +56,6 @@ const REFUSED: {
     plugins.length === 0
       ? undefined
       : "plugins: forkloop has no plugins; give their skills, agents and commands as project files (.claude/skills, .claude/agents, .claude/commands) or their MCP servers as mcpServers.",
-  resumeSessionAt: (uuid) =>
-    `resumeSessionAt "${uuid}": forkloop resumes a session whole, never from a message in it; resume it (resume), or start a new session with the part you need in the prompt.`,
   skills: (skills) =>
     skills === "all"
       ? undefined
@@ -82,7 +80,7 @@ function debugNotice(options: AgentSdkOnlyOptions): string | undefined {
  * forkloop cannot honour (never a silent change of behaviour); names `debug` once on `stderr`.
  */
 export function checkAgentSdkOnlyOptions(
-  options: AgentSdkOnlyOptions & { resume?: string; continue?: boolean },
+  options: AgentSdkOnlyOptions & { resume?: string; continue?: boolean; forkSession?: boolean },
   warn: (line: string) => void,
 ): void {
   const problems = (Object.keys(REFUSED) as (keyof AgentSdkOnlyOptions)[]).flatMap((key) => {
@@ -91,6 +89,14 @@ export function checkAgentSdkOnlyOptions(
     const problem = (REFUSED[key] as (value: unknown) => string | undefined)(value);
     return problem === undefined ? [] : [problem];
   });
+  if (
+    options.resumeSessionAt !== undefined &&
+    (options.resume === undefined || options.forkSession !== true)
+  ) {
+    problems.push(
+      `resumeSessionAt "${options.resumeSessionAt}": forkloop never cuts a saved transcript; with resume, add forkSession: true to continue from that message in a new session (the original kept whole).`,
+    );
+  }
   if (options.persistSession === false && (options.resume !== undefined || options.continue === true)) {
     problems.push(
       "persistSession: false with resume or continue: forkloop writes a resumed session's new turns to its transcript; drop persistSession: false or start a new session.",

@@ -562,7 +562,8 @@ class QueryRun implements Query {
     this.#bypassSettings = resolved.settings;
     const sessionId =
       resolved.start === "fork"
-        ? (await forkSessionIn(resolved.state, resolved.cwd, resolved.sessionId)).sessionId
+        ? (await forkSessionIn(resolved.state, resolved.cwd, resolved.sessionId, options.resumeSessionAt))
+            .sessionId
         : resolved.sessionId;
     // R-R5: one process per session, for its whole life — a second resume would answer the
     // first's open tool call and corrupt the transcript for every later resume.
