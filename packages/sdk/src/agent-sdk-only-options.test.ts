@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OptionsError } from "./options-error.js";
 import { query } from "./query.js";
@@ -10,7 +12,11 @@ type Harness = Awaited<ReturnType<typeof startHarness>>;
 describe("R-K1: the Agent SDK's options forkloop acts on, takes as having no effect, or refuses at the call", () => {
   let harness: Harness;
   beforeAll(async () => {
-    harness = await startHarness(() => ({ content: [{ type: "text" as const, text: "noted" }] }));
+    harness = await startHarness((request) =>
+      (request.lastUserText ?? "").includes("read the notes") && request.lastToolResults.length === 0
+        ? { content: [{ type: "tool_use" as const, name: "Read", input: { file_path: "notes.md" } }] }
+        : { content: [{ type: "text" as const, text: "noted" }] },
+    );
   });
   afterAll(async () => {
     await harness.close();
@@ -43,7 +49,7 @@ describe("R-K1: the Agent SDK's options forkloop acts on, takes as having no eff
     ).toThrow(/^plugins: .*\nresumeSessionAt "u": /);
   });
 
-  it("R-K1: the process options have no effect and no word; skills 'all' and no plugins are the default; debug is named once", async () => {
+  it("R-K1: the process options have no effect and no word; skills 'all' and no plugins are the default", async () => {
     const warnings: string[] = [];
     const messages = await runQuery(
       "hello",
@@ -57,13 +63,18 @@ describe("R-K1: the Agent SDK's options forkloop acts on, takes as having no eff
         },
         skills: "all",
         plugins: [],
-        debug: true,
       }),
     );
     expect(messages.at(-1)).toMatchObject({ type: "result", subtype: "success", result: "noted" });
-    expect(warnings).toEqual([
-      "forkloop: debug: no debug log is written (there is no Claude Code process); forkloop's notices go to the stderr option, and the messages say what the session did.\n",
-    ]);
+    expect(warnings).toEqual([]);
+  });
+
+  it("R-K1: debug writes forkloop run --debug's lines (the main agent's tool calls) on stderr; debugFile appends them to the file", async () => {
+    const warnings: string[] = [];
+    await runQuery("read the notes", harness.options({ stderr: (line) => warnings.push(line), debug: true }));
+    expect(warnings).toEqual(['→ Read {"file_path":"notes.md"}\n']);
+    await runQuery("read the notes", harness.options({ debugFile: "debug.log" }));
+    expect(readFileSync(join(harness.dir, "debug.log"), "utf8")).toBe('→ Read {"file_path":"notes.md"}\n');
   });
 
   it("R-K1: persistSession: false keeps nothing on disk (the session is not listed); title names a new session, and a resumed one keeps its own", async () => {

@@ -3,16 +3,16 @@ import { OptionsError } from "./options-error.js";
 /**
  * Options of the Claude Agent SDK that forkloop reads only to say what they do here (R-K1): a
  * program written against the Agent SDK compiles unchanged, and none of them changes behaviour
- * silently — each is acted on (`agent`, `persistSession`, `title`, `taskBudget`), has no effect by nature (the process
+ * silently — each is acted on (`agent`, `debug`, `persistSession`, `title`, `taskBudget`), has no effect by nature (the process
  * options: there is no Claude Code process to choose), or is refused at the `query()` call by an
  * OptionsError naming it and what to do instead (`checkAgentSdkOnlyOptions`).
  */
 export interface AgentSdkOnlyOptions {
   /** The main session runs as this agent type (its prompt, tools and model), as `forkloop run --agent` (`main-agent.ts`). */
   agent?: string;
-  /** Named once on `stderr`: there is no Claude Code process whose debug log to write. */
+  /** `forkloop run --debug`'s lines (tool calls, retries, compactions) on `stderr` (`debug-log.ts`). */
   debug?: boolean;
-  /** Named once on `stderr`, as `debug`. */
+  /** The same lines appended to this file (relative to `cwd`), as `--debug-file`. */
   debugFile?: string;
   /** Accepted; `rewindFiles()` answers `canRewind: false` with the reason (no checkpoints). */
   enableFileCheckpointing?: boolean;
@@ -66,22 +66,12 @@ const REFUSED: {
       : `taskBudget ${JSON.stringify(budget)}: give total as a positive whole number of tokens.`,
 };
 
-/** What `debug` / `debugFile` mean here: one line for `stderr`, or undefined when neither is set. */
-function debugNotice(options: AgentSdkOnlyOptions): string | undefined {
-  const given = (["debug", "debugFile"] as const).filter(
-    (key) => options[key] !== undefined && options[key] !== false,
-  );
-  if (given.length === 0) return undefined;
-  return `forkloop: ${given.join(", ")}: no debug log is written (there is no Claude Code process); forkloop's notices go to the stderr option, and the messages say what the session did.`;
-}
-
 /**
  * R-K1: refuses, by an OptionsError naming them and what to do instead, the Agent SDK options
- * forkloop cannot honour (never a silent change of behaviour); names `debug` once on `stderr`.
+ * forkloop cannot honour (never a silent change of behaviour).
  */
 export function checkAgentSdkOnlyOptions(
   options: AgentSdkOnlyOptions & { resume?: string; continue?: boolean; forkSession?: boolean },
-  warn: (line: string) => void,
 ): void {
   const problems = (Object.keys(REFUSED) as (keyof AgentSdkOnlyOptions)[]).flatMap((key) => {
     const value = options[key];
@@ -103,6 +93,4 @@ export function checkAgentSdkOnlyOptions(
     );
   }
   if (problems.length > 0) throw new OptionsError(problems.join("\n"));
-  const notice = debugNotice(options);
-  if (notice !== undefined) warn(notice);
 }

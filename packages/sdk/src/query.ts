@@ -54,6 +54,7 @@ import { canUseToolOptions } from "./can-use-tool-options.js";
 import { warnCanUseToolShadowed } from "./can-use-tool-shadowed.js";
 import { contextUsage } from "./context-usage.js";
 import { modelSwitchEcho, permissionModeStatus, probeModel } from "./control-echoes.js";
+import { debugLog } from "./debug-log.js";
 import { type ErrorResultError, errorAfter } from "./error-result.js";
 import { withExtraArgs } from "./extra-args.js";
 import { createHeadlessPermissions } from "./headless-permissions.js";
@@ -198,6 +199,8 @@ class QueryRun implements Query {
   readonly #runtimes: RuntimeRegistry;
   readonly #out = new AsyncChannel<SDKMessage>();
   readonly #warn: (line: string) => void;
+  /** `debug` / `debugFile`: each yielded message's debug line. */
+  readonly #debug: ((message: SDKMessage) => void) | undefined;
   /** Prompts waiting for a turn. */
   readonly #pending: PendingPrompt[] = [];
   /** R-L2: the running loop's queue; what it has not drained when the turn ends runs next. */
@@ -247,8 +250,9 @@ class QueryRun implements Query {
     // Its notices name files and paths of the project: shown on a terminal escaped (R-S14).
     const stderr = given.stderr ?? ((line: string) => process.stderr.write(terminalText(line)));
     this.#warn = (line) => stderr(`${line}\n`);
+    this.#debug = debugLog(given, stderr);
     // R-K1: an Agent SDK option forkloop cannot honour is an error here, at the query() call.
-    checkAgentSdkOnlyOptions(given, this.#warn);
+    checkAgentSdkOnlyOptions(given);
     if (typeof prompt === "string") {
       this.#pending.push({ text: prompt });
       this.#inputEnded = true;
@@ -280,7 +284,9 @@ class QueryRun implements Query {
         (error: unknown) => this.#out.fail(error),
       );
     }
-    return this.#out.next();
+    const result = await this.#out.next();
+    if (result.done !== true) this.#debug?.(result.value);
+    return result;
   }
 
   async return(): Promise<IteratorResult<SDKMessage, void>> {
