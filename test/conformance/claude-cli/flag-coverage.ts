@@ -100,7 +100,7 @@ export function hiddenFlagAccepted(binary: string, env: Record<string, string>, 
  * flag — its reason follows), unknown, or failed some other way (another exit code, a message
  * that does not name it), which no allowlist entry should cover.
  */
-function flagVerdict(flag: ClaudeFlag, code: number, message: string): string {
+function flagVerdict(flag: ClaudeFlag, code: number | null, message: string): string {
   if (/unknown flag/.test(message)) return "flag.unknown";
   const named = flag.spellings.some((spelling) => message.includes(spelling));
   return code === 2 && named ? "flag.refused" : "flag.failed";
