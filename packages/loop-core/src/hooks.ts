@@ -84,6 +84,43 @@ export interface UserPromptSubmitOutcome {
   readonly stopReason?: string;
 }
 
+/**
+ * What a typed prompt expanded into (Claude Code's UserPromptExpansion): `/name args` run as the
+ * custom command `name`. The prompt the model gets is the expansion; the hooks see it as typed.
+ */
+export interface PromptExpansion {
+  readonly expansionType: "slash_command";
+  /** The prompt as typed (`/review notes.txt`). */
+  readonly typedPrompt: string;
+  readonly commandName: string;
+  readonly commandArgs: string;
+  /** Where the command was read from: `projectSettings` or `userSettings`. */
+  readonly commandSource?: string;
+}
+
+/** UserPromptExpansion: a typed prompt was expanded (after its UserPromptSubmit). */
+export interface UserPromptExpansionInput {
+  readonly expansion: PromptExpansion;
+  readonly context: ToolUseContext;
+}
+
+/** UserPromptExpansion answers as UserPromptSubmit does: block the prompt, or add context after it. */
+export type UserPromptExpansionOutcome = UserPromptSubmitOutcome;
+
+/** InstructionsLoaded: a memory file joined the session's instructions (in load order). */
+export interface InstructionsLoadedInput {
+  readonly filePath: string;
+  readonly memoryType: "User" | "Project" | "Local" | "Managed";
+  /** `session_start` for a memory file, `include` for a file an `@path` import brought in. */
+  readonly loadReason: "session_start" | "include";
+  /** The memory file whose import brought this one in. */
+  readonly parentFilePath?: string;
+  readonly context: ToolUseContext;
+}
+
+/** InstructionsLoaded has no control in Claude Code: it only observes. */
+export type InstructionsLoadedOutcome = Record<string, never>;
+
 /** SubagentStart: a sub-agent an Agent call started is about to send its first request. */
 export interface SubagentStartInput {
   /** `general-purpose` or the agent definition's name. */
@@ -148,6 +185,14 @@ export interface LoopHooks {
   readonly sessionStart?: readonly ((input: SessionStartInput) => Promise<SessionStartOutcome>)[];
   readonly userPromptSubmit?: readonly ((input: UserPromptSubmitInput) => Promise<UserPromptSubmitOutcome>)[];
   readonly preCompact?: readonly ((input: PreCompactInput) => Promise<PreCompactOutcome>)[];
+  /** After UserPromptSubmit, when the prompt was a command the host expanded. */
+  readonly userPromptExpansion?: readonly ((
+    input: UserPromptExpansionInput,
+  ) => Promise<UserPromptExpansionOutcome>)[];
+  /** Once per memory file as the main session starts, after SessionStart. */
+  readonly instructionsLoaded?: readonly ((
+    input: InstructionsLoadedInput,
+  ) => Promise<InstructionsLoadedOutcome>)[];
   /** Fired by the runner of a sub-agent an Agent call started, before its first request. */
   readonly subagentStart?: readonly ((input: SubagentStartInput) => Promise<SubagentStartOutcome>)[];
 }

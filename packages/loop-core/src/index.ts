@@ -61,6 +61,8 @@ export {
   MalformedStreamError,
 } from "./errors.js";
 export type {
+  InstructionsLoadedInput,
+  InstructionsLoadedOutcome,
   LoopHooks,
   PostToolBatchCall,
   PostToolBatchInput,
@@ -71,12 +73,15 @@ export type {
   PreCompactOutcome,
   PreToolUseInput,
   PreToolUseOutcome,
+  PromptExpansion,
   SessionStartInput,
   SessionStartOutcome,
   StopHookInput,
   StopHookOutcome,
   SubagentStartInput,
   SubagentStartOutcome,
+  UserPromptExpansionInput,
+  UserPromptExpansionOutcome,
   UserPromptSubmitInput,
   UserPromptSubmitOutcome,
 } from "./hooks.js";

@@ -7,6 +7,7 @@ import {
   type LoopHooks,
   type Message,
   type PermissionMode,
+  type PromptExpansion,
   type QueryParams,
   query,
   type Terminal,
@@ -94,14 +95,18 @@ export function agentPipeline(options: {
   });
 }
 
-/** What a UserPromptSubmit block ends with (R-L6 `hook_stopped`), the same for every agent. */
-export function promptBlocked(reason: string): { readonly type: "prompt_blocked"; readonly message: string } {
-  return { type: "prompt_blocked", message: `a UserPromptSubmit hook blocked the prompt: ${reason}` };
+/** What a UserPromptSubmit (or UserPromptExpansion) block ends with (R-L6 `hook_stopped`), the same for every agent. */
+export function promptBlocked(
+  reason: string,
+  event: "UserPromptSubmit" | "UserPromptExpansion" = "UserPromptSubmit",
+): { readonly type: "prompt_blocked"; readonly message: string } {
+  return { type: "prompt_blocked", message: `a ${event} hook blocked the prompt: ${reason}` };
 }
 
 /**
  * Opens a turn: SessionStart's or SubagentStart's context (when this turn opens the agent), the prompt, then
- * UserPromptSubmit's context after it; a blocking UserPromptSubmit runs no turn.
+ * UserPromptSubmit's (and UserPromptExpansion's, for an expanded command) context after it; a
+ * blocking one runs no turn.
  */
 export async function openTurn(
   hooks: LoopHooks | undefined,
@@ -109,15 +114,26 @@ export async function openTurn(
     /** What opens the conversation (SessionStart's, SubagentStart's context); undefined: nothing. */
     readonly opening: (() => Promise<readonly string[]>) | undefined;
     readonly prompt: string;
+    /** The command the prompt was typed as (UserPromptSubmit sees it, UserPromptExpansion fires). */
+    readonly expansion?: PromptExpansion | undefined;
     readonly context: ToolUseContext;
     readonly previous: Message | undefined;
     readonly promptMessages: (parentUuid: string | null) => Message[];
   },
 ): Promise<
-  { readonly ok: true; readonly messages: Message[] } | { readonly ok: false; readonly reason: string }
+  | { readonly ok: true; readonly messages: Message[] }
+  | {
+      readonly ok: false;
+      readonly reason: string;
+      readonly event: "UserPromptSubmit" | "UserPromptExpansion";
+    }
 > {
   const started = (await turn.opening?.()) ?? [];
-  const verdict = await submitPrompt(hooks, { prompt: turn.prompt, context: turn.context });
+  const verdict = await submitPrompt(hooks, {
+    prompt: turn.prompt,
+    expansion: turn.expansion,
+    context: turn.context,
+  });
   if (!verdict.ok) return verdict;
   const opening = hookContextMessage(started, turn.previous);
   const prompt = turn.promptMessages((opening.at(-1) ?? turn.previous)?.uuid ?? null);

@@ -8,6 +8,7 @@ import type {
   Message,
   OutputConfig,
   PermissionMode,
+  PromptExpansion,
   QueuedCommand,
   SystemMessage,
   Terminal,
@@ -115,6 +116,8 @@ export interface SessionRunOptions {
    */
   readonly model?: string;
   readonly permissionMode?: PermissionMode;
+  /** The command `prompt` expanded from, as typed: the prompt hooks see it (R-X1). */
+  readonly expansion?: PromptExpansion;
 }
 
 export interface MainSession {

@@ -39,13 +39,14 @@ import type {
   SessionRunOptions,
 } from "./main-session-types.js";
 import { compactFailure, manualCompact } from "./manual-compact.js";
+import { instructionsOf } from "./memory-files.js";
 import { modelClientOptions } from "./model-client-options.js";
 import { parentToolHandler } from "./parent-tool-calls.js";
 import { createPermissionModeCell, readPermissionMode, writePermissionMode } from "./permission-mode-cell.js";
 import { createPoolCompactRunner, type StartedFork } from "./pool-compact-runner.js";
 import { assembleSession } from "./session-assembly.js";
 import { FORK_TOOL_NAMES, startsForkCall, withForkTools } from "./session-fork-tools.js";
-import { hookContextMessage } from "./session-hooks.js";
+import { announceInstructions, hookContextMessage } from "./session-hooks.js";
 import { sessionStartPoint } from "./session-resume.js";
 import { continueForks } from "./sub-agent-continuation.js";
 import type { SubAgentTask } from "./sub-agent-types.js";
@@ -194,7 +195,15 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
   const startSession = async (): Promise<readonly string[]> => {
     if (sessionStarted) return [];
     sessionStarted = true;
-    return startContext(options.hooks, resumed ? "resume" : "startup", hookContext, profile.model);
+    const context = await startContext(
+      options.hooks,
+      resumed ? "resume" : "startup",
+      hookContext,
+      profile.model,
+    );
+    // Claude Code tells of each memory file it loaded after SessionStart, in load order.
+    await announceInstructions(options.hooks, instructionsOf(assembled.memoryFiles), hookContext);
+    return context;
   };
 
   async function* run(
@@ -211,6 +220,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     const opened = await openTurn(options.hooks, {
       opening: startSession,
       prompt,
+      expansion: runOptions.expansion,
       context: hookContext,
       previous: history.at(-1),
       promptMessages: (parentUuid) => [createUserMessage(prompt, { parentUuid })],
@@ -220,7 +230,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       unlink();
       const ended = { reason: "hook_stopped" as const, turnCount: 0, usage: ZERO_USAGE_TOTALS };
       recordAgentEnd(transcript, ended, 0);
-      return { ...ended, messages: history, error: promptBlocked(opened.reason) };
+      return { ...ended, messages: history, error: promptBlocked(opened.reason, opened.event) };
     }
     const turnMessages = opened.messages;
     transcript.appendMessages(turnMessages);

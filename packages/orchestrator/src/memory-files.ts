@@ -1,4 +1,5 @@
 import { dirname, join, resolve } from "node:path";
+import type { InstructionsLoadedInput } from "@forkloop/loop-core";
 import { INSTRUCTION_FILE_MAX_BYTES, readProjectFile } from "@forkloop/tools";
 import { MAX_IMPORT_DEPTH, memoryImports } from "./memory-imports.js";
 
@@ -115,4 +116,19 @@ export async function readMemoryFilesDetailed(options: {
   };
   for (const candidate of candidates) visit(candidate.path, candidate, 0);
   return { files, refused: [...new Set(refused)] };
+}
+
+/**
+ * The InstructionsLoaded inputs of the memory files read, in load order (R-X1): a memory file is
+ * loaded at `session_start`, an import as an `include` of the file that names it; Claude Code's
+ * memory types — the user's own files `User`, the rest `Project`.
+ */
+export function instructionsOf(files: readonly MemoryFile[]): Omit<InstructionsLoadedInput, "context">[] {
+  return files.map((file) => ({
+    filePath: file.path,
+    memoryType: file.scope === "user" ? "User" : "Project",
+    ...(file.importedBy === undefined
+      ? { loadReason: "session_start" as const }
+      : { loadReason: "include" as const, parentFilePath: file.importedBy }),
+  }));
 }

@@ -1,13 +1,16 @@
 import {
   createUserMessage,
+  type InstructionsLoadedInput,
   type LoopHooks,
   type Message,
   type PreCompactInput,
+  type PromptExpansion,
   type SessionStartInput,
   type SubagentStartInput,
   type ToolUseContext,
   type UserMessage,
   type UserPromptSubmitInput,
+  type UserPromptSubmitOutcome,
 } from "@forkloop/loop-core";
 
 /**
@@ -50,22 +53,55 @@ export async function subagentStartContext(
 /** What UserPromptSubmit decided about a prompt. */
 export type PromptVerdict =
   | { readonly ok: true; readonly context: readonly string[] }
-  | { readonly ok: false; readonly reason: string };
+  | {
+      readonly ok: false;
+      readonly reason: string;
+      readonly event: "UserPromptSubmit" | "UserPromptExpansion";
+    };
 
-/** UserPromptSubmit: a block (or `continue: false`) drops the prompt; context joins it. */
+/**
+ * UserPromptSubmit, then — for a prompt the host expanded (a custom command) — UserPromptExpansion,
+ * as Claude Code fires them: both see the prompt as typed. A block (or `continue: false`) of
+ * either drops the prompt; their context joins it, in that order.
+ */
 export async function submitPrompt(
   hooks: LoopHooks | undefined,
-  input: UserPromptSubmitInput,
+  input: UserPromptSubmitInput & { readonly expansion?: PromptExpansion | undefined },
 ): Promise<PromptVerdict> {
-  const outcomes = await runAll(hooks?.userPromptSubmit, input);
+  const { expansion, ...submitted } = input;
+  const prompt = expansion?.typedPrompt ?? submitted.prompt;
+  const submits = await runAll(hooks?.userPromptSubmit, { ...submitted, prompt });
+  const blockedSubmit = verdictOf(submits, "UserPromptSubmit");
+  if (!blockedSubmit.ok || expansion === undefined) return blockedSubmit;
+  const expands = await runAll(hooks?.userPromptExpansion, { expansion, context: input.context });
+  const expanded = verdictOf(expands, "UserPromptExpansion");
+  if (!expanded.ok) return expanded;
+  return { ok: true, context: [...blockedSubmit.context, ...expanded.context] };
+}
+
+function verdictOf(
+  outcomes: readonly UserPromptSubmitOutcome[],
+  event: "UserPromptSubmit" | "UserPromptExpansion",
+): PromptVerdict {
   const blocked = outcomes.find((outcome) => outcome.blockReason !== undefined || outcome.continue === false);
   if (blocked) {
     return {
       ok: false,
-      reason: blocked.blockReason ?? blocked.stopReason ?? "a UserPromptSubmit hook stopped the prompt",
+      reason: blocked.blockReason ?? blocked.stopReason ?? `a ${event} hook stopped the prompt`,
+      event,
     };
   }
   return { ok: true, context: outcomes.flatMap((outcome) => outcome.additionalContext ?? []) };
+}
+
+/** InstructionsLoaded: observers only, once per memory file, in load order. */
+export async function announceInstructions(
+  hooks: LoopHooks | undefined,
+  files: readonly Omit<InstructionsLoadedInput, "context">[],
+  context: ToolUseContext,
+): Promise<void> {
+  if (hooks?.instructionsLoaded === undefined) return;
+  for (const file of files) await runAll(hooks.instructionsLoaded, { ...file, context });
 }
 
 /** PreCompact: observers only (Claude Code gives them no control). */

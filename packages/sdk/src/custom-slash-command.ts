@@ -1,4 +1,5 @@
 import { dirname, resolve } from "node:path";
+import type { PromptExpansion } from "@forkloop/loop-core";
 import { customCommandPrompt, findCustomCommand, isProjectTrusted } from "@forkloop/tools";
 import { OptionsError } from "./options-error.js";
 import { SLASH_COMMANDS } from "./slash-commands.js";
@@ -6,6 +7,8 @@ import { SLASH_COMMANDS } from "./slash-commands.js";
 /** What a custom slash command turns the run into: its prompt, and what its frontmatter adds. */
 export interface ExpandedCommand {
   readonly prompt: string;
+  /** The command as typed, for the prompt hooks (query's `promptExpansion`). */
+  readonly expansion: PromptExpansion;
   readonly allowedTools: readonly string[];
   readonly model?: string;
 }
@@ -80,6 +83,14 @@ export function expandSlashCommand(
   }
   return {
     prompt: customCommandPrompt(command, args),
+    expansion: {
+      expansionType: "slash_command",
+      typedPrompt: prompt,
+      commandName: name,
+      commandArgs: args,
+      // Claude Code's names for where a command was read from.
+      commandSource: command.scope === "user" ? "userSettings" : "projectSettings",
+    },
     allowedTools: trusted ? command.allowedTools : [],
     ...(command.model === undefined ? {} : { model: command.model }),
   };

@@ -11,6 +11,7 @@ import {
   type SubagentStartOutcome,
   type ToolUseContext,
   toolUseResultOf,
+  type UserPromptExpansionOutcome,
   type UserPromptSubmitOutcome,
 } from "@forkloop/loop-core";
 import { compileMatcher, runningBackgroundTasks } from "@forkloop/tools";
@@ -107,7 +108,7 @@ export function checkHookMatchers(hooks: Matchers): void {
 /**
  * The Agent SDK's `hooks` option as forkloop runs it: PreToolUse, PostToolUse (PostToolUseFailure
  * for a failed call), PostToolBatch (after a reply's calls all have results), Stop,
- * SubagentStop, SessionStart, UserPromptSubmit and PreCompact become loop hooks, run by the agent
+ * SubagentStop, SessionStart, UserPromptSubmit, UserPromptExpansion, InstructionsLoaded and PreCompact become loop hooks, run by the agent
  * runner as settings hooks are (so they also run for sub-agents and batch items, in the parent,
  * and every answer is used the same way); SubagentStart's context opens the sub-agent's conversation.
  * Callbacks get the Agent SDK's arguments `(input, toolUseID, { signal })`; a callback that throws
@@ -430,14 +431,54 @@ export class HookCallbacks {
             callbackId(),
             context.abortController.signal,
           );
-          const block = outputs.find((output) => output.decision === "block");
-          return {
-            ...(block === undefined
-              ? {}
-              : { blockReason: block.reason ?? "a UserPromptSubmit hook blocked it" }),
-            ...stopFields(outputs),
-            ...additionalContext(outputs),
-          };
+          return promptOutcome(outputs, "UserPromptSubmit");
+        },
+      ];
+    }
+    if (this.has("UserPromptExpansion")) {
+      hooks.userPromptExpansion = [
+        async ({ expansion, context }): Promise<UserPromptExpansionOutcome> => {
+          const outputs = await this.fire(
+            "UserPromptExpansion",
+            expansion.commandName,
+            {
+              ...this.base(context),
+              hook_event_name: "UserPromptExpansion",
+              expansion_type: expansion.expansionType,
+              command_name: expansion.commandName,
+              command_args: expansion.commandArgs,
+              ...(expansion.commandSource === undefined ? {} : { command_source: expansion.commandSource }),
+              prompt: expansion.typedPrompt,
+            },
+            callbackId(),
+            context.abortController.signal,
+          );
+          return promptOutcome(outputs, "UserPromptExpansion");
+        },
+      ];
+    }
+    if (this.has("InstructionsLoaded")) {
+      hooks.instructionsLoaded = [
+        async ({ filePath, memoryType, loadReason, parentFilePath, context }) => {
+          // Before the session's first prompt: no prompt_id, as in Claude Code.
+          const { prompt_id: _before, ...common } = this.base();
+          await this.fire(
+            "InstructionsLoaded",
+            loadReason,
+            {
+              ...common,
+              cwd: context.cwd,
+              hook_event_name: "InstructionsLoaded",
+              file_path: filePath,
+              memory_type: memoryType,
+              load_reason: loadReason,
+              ...(parentFilePath === undefined ? {} : { parent_file_path: parentFilePath }),
+            },
+            callbackId(),
+            context.abortController.signal,
+          );
+          // Claude Code gives InstructionsLoaded no control: an observer.
+          return {};
         },
       ];
     }
@@ -588,6 +629,16 @@ export function preToolUseOutcome(outputs: readonly HookAnswer[]): PreToolUseOut
     ...(reason === undefined ? {} : { reason }),
     ...(updatedInput === undefined || decision === "deny" ? {} : { updatedInput }),
     ...stopFields(outputs),
+  };
+}
+
+/** What a prompt's callbacks decided (UserPromptSubmit, UserPromptExpansion): a block drops it, context joins it. */
+function promptOutcome(outputs: readonly HookAnswer[], event: string): UserPromptSubmitOutcome {
+  const block = outputs.find((output) => output.decision === "block");
+  return {
+    ...(block === undefined ? {} : { blockReason: block.reason ?? `a ${event} hook blocked it` }),
+    ...stopFields(outputs),
+    ...additionalContext(outputs),
   };
 }
 

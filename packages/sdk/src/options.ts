@@ -1,4 +1,4 @@
-import type { PermissionMode, ThinkingConfigParam } from "@forkloop/loop-core";
+import type { PermissionMode, PromptExpansion, ThinkingConfigParam } from "@forkloop/loop-core";
 import type {
   McpHttpServerConfig,
   McpSdkServerConfig,
@@ -211,6 +211,12 @@ export interface Options extends AgentSdkOnlyOptions {
   tokenBudget?: number;
   /** forkloop (R-S5): take the project's own settings files as they are (else they only narrow). */
   trustProject?: boolean;
+  /**
+   * forkloop (R-X1): a string prompt is the expansion of a command typed as
+   * `promptExpansion.typedPrompt` (`forkloop run "/review notes.txt"`): the model gets the prompt,
+   * UserPromptSubmit and UserPromptExpansion hooks see it as typed, as Claude Code's do.
+   */
+  promptExpansion?: PromptExpansion;
   /** forkloop (R-S6): Bash in bubblewrap; default the settings' `sandbox`, else `auto` in dontAsk, `off` otherwise. */
   sandbox?: "auto" | "on" | "off";
   /**
@@ -282,6 +288,7 @@ export const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof Options>([
   "memoryFiles",
   "safeMode",
   "trustProject",
+  "promptExpansion",
   "sandbox",
   "settings",
   "thinking",

@@ -254,7 +254,8 @@ class QueryRun implements Query {
     // R-K1: an Agent SDK option forkloop cannot honour is an error here, at the query() call.
     checkAgentSdkOnlyOptions(given);
     if (typeof prompt === "string") {
-      this.#pending.push({ text: prompt });
+      const expansion = given.promptExpansion;
+      this.#pending.push({ text: prompt, ...(expansion === undefined ? {} : { expansion }) });
       this.#inputEnded = true;
     } else {
       void this.#pump(prompt, true);
@@ -940,6 +941,7 @@ class QueryRun implements Query {
         queuedCommands: this.#queued,
         model: turn.model,
         permissionMode: turn.permissionMode,
+        ...(turn.prompt.expansion === undefined ? {} : { expansion: turn.prompt.expansion }),
       });
       const turnId = randomUUID();
       let step = await events.next();

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { PromptExpansion } from "@forkloop/loop-core";
 import type { SDKUserMessageReplay } from "./agent-sdk-types/other-messages.js";
 import type { SDKUserMessageInput } from "./messages.js";
 
@@ -9,6 +10,8 @@ export interface PendingPrompt {
   readonly uuid?: string;
   /** R-T5: the notices of background tasks that ended (the turn they start says so in its result's `origin`). */
   readonly taskNotification?: true;
+  /** R-X1: the command `text` expanded from, as typed (the prompt hooks see it). */
+  readonly expansion?: PromptExpansion;
 }
 
 /**

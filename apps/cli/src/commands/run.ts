@@ -169,6 +169,8 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       ...loop,
       ...(resume === undefined ? {} : { resume, ...(flags.repair ? { repair: true } : {}) }),
       ...(flags["trust-project"] === undefined ? {} : { trustProject: flags["trust-project"] }),
+      // The hooks see the command as typed (UserPromptSubmit, UserPromptExpansion), the model its prompt.
+      ...(command === undefined ? {} : { promptExpansion: command.expansion }),
       ...(flags["mcp-config"] === undefined
         ? {}
         : { mcpConfig: flags["mcp-config"].map((value) => mcpConfigFlag(value, context.cwd)) }),

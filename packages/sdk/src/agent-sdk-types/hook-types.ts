@@ -20,6 +20,8 @@ export const FIRED_HOOK_EVENTS = [
   "PostToolUseFailure",
   "PostToolBatch",
   "UserPromptSubmit",
+  "UserPromptExpansion",
+  "InstructionsLoaded",
   "SessionStart",
   "SessionEnd",
   "Stop",

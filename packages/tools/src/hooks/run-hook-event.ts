@@ -50,6 +50,20 @@ export interface HookEventInput {
   /** PreCompact (also what its matcher sees). */
   readonly trigger?: "manual" | "auto";
   readonly customInstructions?: string;
+  /** UserPromptExpansion: the command the typed prompt (`prompt`) ran (its matcher sees the name). */
+  readonly expansion?: {
+    readonly expansionType: "slash_command";
+    readonly commandName: string;
+    readonly commandArgs: string;
+    readonly commandSource?: string;
+  };
+  /** InstructionsLoaded: the memory file (its matcher sees `loadReason`). */
+  readonly instructions?: {
+    readonly filePath: string;
+    readonly memoryType: string;
+    readonly loadReason: string;
+    readonly parentFilePath?: string;
+  };
   /** SessionStart (also what its matcher sees). */
   readonly source?: "startup" | "resume" | "clear" | "compact";
   /** SessionStart: the session's model. */
@@ -152,8 +166,14 @@ export async function runHookEvent(
         ? input.source
         : event === "SubagentStart"
           ? input.agentType
-          : input.toolName;
+          : event === "InstructionsLoaded"
+            ? input.instructions?.loadReason
+            : event === "UserPromptExpansion"
+              ? input.expansion?.commandName
+              : input.toolName;
   const usesMatcher =
+    event === "InstructionsLoaded" ||
+    event === "UserPromptExpansion" ||
     event === "PreToolUse" ||
     event === "PostToolUse" ||
     event === "PostToolUseFailure" ||
@@ -198,10 +218,13 @@ function hookPayload(event: HookEvent, input: HookEventInput): Record<string, un
     cwd: input.cwd,
     hook_event_name: event,
   };
-  if (input.promptId !== undefined && event !== "SessionStart") payload.prompt_id = input.promptId;
+  // SessionStart and InstructionsLoaded come before the session's first prompt.
+  if (input.promptId !== undefined && event !== "SessionStart" && event !== "InstructionsLoaded")
+    payload.prompt_id = input.promptId;
   if (
     input.permissionMode !== undefined &&
     event !== "SubagentStart" &&
+    event !== "InstructionsLoaded" &&
     event !== "SessionEnd" &&
     event !== "MessageDisplay"
   )
@@ -254,6 +277,21 @@ function hookPayload(event: HookEvent, input: HookEventInput): Record<string, un
       break;
     case "UserPromptSubmit":
       payload.prompt = input.prompt ?? "";
+      break;
+    case "UserPromptExpansion":
+      payload.expansion_type = input.expansion?.expansionType ?? "slash_command";
+      payload.command_name = input.expansion?.commandName ?? "";
+      payload.command_args = input.expansion?.commandArgs ?? "";
+      if (input.expansion?.commandSource !== undefined)
+        payload.command_source = input.expansion.commandSource;
+      payload.prompt = input.prompt ?? "";
+      break;
+    case "InstructionsLoaded":
+      payload.file_path = input.instructions?.filePath ?? "";
+      payload.memory_type = input.instructions?.memoryType ?? "Project";
+      payload.load_reason = input.instructions?.loadReason ?? "session_start";
+      if (input.instructions?.parentFilePath !== undefined)
+        payload.parent_file_path = input.instructions.parentFilePath;
       break;
     case "PreCompact":
       payload.trigger = input.trigger ?? "auto";

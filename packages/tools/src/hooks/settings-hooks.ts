@@ -1,4 +1,6 @@
 import {
+  type InstructionsLoadedInput,
+  type InstructionsLoadedOutcome,
   type LoopHooks,
   lastAssistantText,
   type PostToolBatchInput,
@@ -15,6 +17,8 @@ import {
   type StopHookOutcome,
   type ToolUseContext,
   toolUseResultOf,
+  type UserPromptExpansionInput,
+  type UserPromptExpansionOutcome,
   type UserPromptSubmitInput,
   type UserPromptSubmitOutcome,
 } from "@forkloop/loop-core";
@@ -182,19 +186,40 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
     return outcome.additionalContext.length === 0 ? {} : { additionalContext: outcome.additionalContext };
   };
 
-  const userPromptSubmit = async (input: UserPromptSubmitInput): Promise<UserPromptSubmitOutcome> => {
-    const outcome = await runHookEvent("UserPromptSubmit", settings, {
-      ...base(input.context),
-      prompt: input.prompt,
-    });
+  // A prompt's hooks: a block drops it, their context follows it.
+  const promptVerdict = (outcome: HookEventOutcome): UserPromptSubmitOutcome => {
     report(outcome);
     return {
       ...(outcome.blocked
-        ? { blockReason: outcome.blockReasons.join("\n") || "a UserPromptSubmit hook blocked the prompt" }
+        ? { blockReason: outcome.blockReasons.join("\n") || `a ${outcome.event} hook blocked the prompt` }
         : {}),
       ...(outcome.additionalContext.length === 0 ? {} : { additionalContext: outcome.additionalContext }),
       ...stopFields(outcome),
     };
+  };
+
+  const userPromptSubmit = async (input: UserPromptSubmitInput): Promise<UserPromptSubmitOutcome> =>
+    promptVerdict(
+      await runHookEvent("UserPromptSubmit", settings, { ...base(input.context), prompt: input.prompt }),
+    );
+
+  const userPromptExpansion = async (
+    input: UserPromptExpansionInput,
+  ): Promise<UserPromptExpansionOutcome> => {
+    const { typedPrompt, ...expansion } = input.expansion;
+    return promptVerdict(
+      await runHookEvent("UserPromptExpansion", settings, {
+        ...base(input.context),
+        prompt: typedPrompt,
+        expansion,
+      }),
+    );
+  };
+
+  const instructionsLoaded = async (input: InstructionsLoadedInput): Promise<InstructionsLoadedOutcome> => {
+    const { context, ...instructions } = input;
+    report(await runHookEvent("InstructionsLoaded", settings, { ...base(context), instructions }));
+    return {};
   };
 
   const preCompact = async (input: PreCompactInput): Promise<PreCompactOutcome> => {
@@ -216,6 +241,8 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
     ...(has("Stop") || has("SubagentStop") ? { stop: [stop] } : {}),
     ...(has("SessionStart") ? { sessionStart: [sessionStart] } : {}),
     ...(has("UserPromptSubmit") ? { userPromptSubmit: [userPromptSubmit] } : {}),
+    ...(has("UserPromptExpansion") ? { userPromptExpansion: [userPromptExpansion] } : {}),
+    ...(has("InstructionsLoaded") ? { instructionsLoaded: [instructionsLoaded] } : {}),
     ...(has("PreCompact") ? { preCompact: [preCompact] } : {}),
   };
 }

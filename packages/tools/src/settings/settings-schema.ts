@@ -17,6 +17,8 @@ export const HOOK_EVENTS = [
   "SessionStart",
   "SessionEnd",
   "UserPromptSubmit",
+  "UserPromptExpansion",
+  "InstructionsLoaded",
   "MessageDisplay",
 ] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
