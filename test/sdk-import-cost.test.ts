@@ -80,6 +80,61 @@ describe("R-V2: importing @forkloop/sdk loads only what a session needs first", 
   });
 });
 
+/**
+ * Workspace modules only a tool's or an Agent call's execution needs, loaded there at first use
+ * (R-V2), by the directory-relative path under `packages/`: each group with the use that loads it.
+ */
+const WORKSPACE_ON_FIRST_USE: Readonly<Record<string, readonly string[]>> = {
+  "a sub-agent's own worktree (isolation, its sweep on resume)": [
+    "orchestrator/dist/isolated-sub-agent.js",
+    "tools/dist/workspace/",
+  ],
+  "a background, moved or resumed sub-agent (the main agent's Agent call)": [
+    "orchestrator/dist/background-agent.js",
+    "orchestrator/dist/movable-fork.js",
+    "orchestrator/dist/resume-agent.js",
+  ],
+  "a sandboxed Bash call's setup": [
+    "tools/dist/sandbox/sandbox-call.js",
+    "tools/dist/sandbox/hard-links.js",
+    "tools/dist/sandbox/host-sockets.js",
+    "tools/dist/sandbox/new-repositories.js",
+    "tools/dist/sandbox/outside-links.js",
+    "tools/dist/sandbox/unix-socket-filter.js",
+  ],
+  "WebFetch's fetch and page text": ["tools/dist/web/"],
+  "an MCP server's tools (its first connection)": [
+    "mcp/dist/mcp-tool.js",
+    "mcp/dist/tool-content.js",
+    "mcp/dist/tool-output.js",
+  ],
+  "the PDF and search threads (Read of a PDF, Grep)": [
+    "tools/dist/pdf/pdf-thread.js",
+    "tools/dist/grep/grep-thread.js",
+    "tools/dist/tool-thread.js",
+  ],
+};
+
+describe("R-V2: importing @forkloop/sdk leaves the execution-only workspace modules unloaded", () => {
+  it("R-V2: worktree isolation, background and resumed sub-agents, the Bash sandbox's setup, WebFetch's fetching, MCP tools and the PDF and search threads load at first use", async () => {
+    const loaded = (await modulesLoadedBy(SDK_ENTRY))
+      .filter((url) => url.includes("/packages/"))
+      .map((url) => url.slice(url.lastIndexOf("/packages/") + "/packages/".length));
+    // Controls: the trace sees the tools, the Agent tool and the MCP connector whose execution loads them.
+    for (const module of [
+      "tools/dist/tools/bash.js",
+      "tools/dist/tools/web-fetch.js",
+      "orchestrator/dist/agent-tool.js",
+      "mcp/dist/connect-mcp-servers.js",
+    ])
+      expect(loaded).toContain(module);
+    const early = Object.entries(WORKSPACE_ON_FIRST_USE).flatMap(([use, modules]) =>
+      loaded.filter((url) => modules.some((module) => url.startsWith(module))).map((url) => `${use}: ${url}`),
+    );
+    expect(early).toEqual([]);
+  });
+});
+
 describe("R-V2: importing @forkloop/batch leaves the queue backend unloaded", () => {
   it("R-V2: BullMQ and ioredis load when a queued batch or queue worker starts, not at import (a local batch never uses them)", async () => {
     const entry = pathToFileURL(join(root, "packages/batch/dist/index.js")).href;

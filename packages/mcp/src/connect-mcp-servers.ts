@@ -2,7 +2,6 @@ import type { Tool } from "@forkloop/loop-core";
 import type { McpServerConfig, McpServerEntry } from "./mcp-config.js";
 import { DEFAULT_MCP_LIMITS, type McpLimits } from "./mcp-limits.js";
 import type { McpNotice } from "./mcp-notice.js";
-import { mcpTool } from "./mcp-tool.js";
 import type { McpServerStatus } from "./server-connection.js";
 
 export interface ConnectMcpOptions {
@@ -45,8 +44,12 @@ export async function connectMcpServers(
   const limits = options.limits ?? DEFAULT_MCP_LIMITS;
   if (entries.length === 0) return { tools: [], status: () => [], close: async () => undefined };
   // R-V2: the MCP SDK's client and transports (a few hundred modules with their zod and JSON
-  // Schema code) load when a session first connects a server, not when a package is imported.
-  const { ServerConnection } = await import("./server-connection.js");
+  // Schema code) load when a session first connects a server, not when a package is imported;
+  // so do the modules that make its tools.
+  const [{ ServerConnection }, { mcpTool }] = await Promise.all([
+    import("./server-connection.js"),
+    import("./mcp-tool.js"),
+  ]);
   const connections = entries.map(
     (entry) =>
       new ServerConnection(entry, {

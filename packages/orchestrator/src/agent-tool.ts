@@ -2,12 +2,33 @@ import { resolveModelAlias, type Tool } from "@forkloop/loop-core";
 import { z } from "zod";
 import { type AgentDefinition, GENERAL_PURPOSE_AGENT } from "./agent-definitions.js";
 import type { AgentPool } from "./agent-pool.js";
-import { startAgentInBackground } from "./background-agent.js";
 import { FORK_AGENT } from "./builtin-agent-types.js";
 import { OrchestratorError } from "./errors.js";
 import { type ForkToolOptions, newAgentId, runForkForTool } from "./fork-tool-support.js";
-import { runMovableFork } from "./movable-fork.js";
-import { canResume, registerResume } from "./resume-agent.js";
+
+let loadingMainAgentCallPaths:
+  | Promise<
+      [
+        typeof import("./background-agent.js"),
+        typeof import("./movable-fork.js"),
+        typeof import("./resume-agent.js"),
+      ]
+    >
+  | undefined;
+
+/**
+ * The background, move-to-background and resume paths of the main agent's Agent call, loaded at
+ * its first call (R-V2: not with the SDK). One promise for every call, so calls made in one turn
+ * go on in the order they were made, as they did when these paths were loaded with the module.
+ */
+function mainAgentCallPaths() {
+  loadingMainAgentCallPaths ??= Promise.all([
+    import("./background-agent.js"),
+    import("./movable-fork.js"),
+    import("./resume-agent.js"),
+  ]);
+  return loadingMainAgentCallPaths;
+}
 
 const agentInputSchema = z.object({
   description: z.string().describe("A short (3-5 word) description of the task"),
@@ -144,6 +165,8 @@ function agentToolAt(
       // process for a sub-agent, whose background tasks are not the main agent's: it runs in the
       // foreground, its report the call's result, as before.
       if (depth > 1) return runForkForTool(pool, options, context, spec);
+      const [{ startAgentInBackground }, { runMovableFork }, { canResume, registerResume }] =
+        await mainAgentCallPaths();
       // R-T5: once finished, the main agent's sub-agent is resumed by a SendMessage to it.
       const resumable = canResume(options, spec);
       const call = { ...spec, agentId: newAgentId(), ...(resumable ? { resumable } : {}) };

@@ -15,7 +15,7 @@ import { type AgentPool, responseStarted } from "./agent-pool.js";
 import { type AgentProfile, withProfile } from "./agent-profile.js";
 import { SubAgentActivity } from "./agent-tool-output.js";
 import type { FanOutWarmer } from "./fan-out-warmer.js";
-import { type IsolatedSubAgent, isolateSubAgent, isolationStateDir } from "./isolated-sub-agent.js";
+import type { IsolatedSubAgent } from "./isolated-sub-agent.js";
 import { ownConversationParams, ownConversationPrompt } from "./own-conversation.js";
 import { parentToolAnnotations, parentToolHandler } from "./parent-tool-calls.js";
 import type { PermissionModeCell } from "./permission-mode-cell.js";
@@ -175,6 +175,8 @@ export async function runFork(
   let isolated: IsolatedSubAgent | undefined;
   if (fork.isolation === "worktree") {
     try {
+      // The worktree machinery loads at the first isolated call (R-V2: not with the SDK).
+      const { isolateSubAgent, isolationStateDir } = await import("./isolated-sub-agent.js");
       isolated = await isolateSubAgent({
         cwd: context.cwd,
         workspaceRoots: context.workspaceRoots,

@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { type CacheSafeParams, type Message, toolResultMessage, type UserMessage } from "@forkloop/loop-core";
-import { isolatedAgentsDir, sweepIsolatedAgents } from "./isolated-sub-agent.js";
 import { answerOpenToolUses, resumedState } from "./resumed-history.js";
 import { findInterruptedForks, type InterruptedFork } from "./sub-agent-continuation.js";
 import { type ReadTranscript, readTranscript } from "./transcript.js";
@@ -28,11 +27,15 @@ export async function sessionStartPoint(
     resume !== undefined && existsSync(transcriptPath) ? await readTranscript(transcriptPath) : undefined;
   // R-B2: worktrees an isolated sub-agent left (its conflict, its failure, a kill) do not outlive
   // the next run of its session. Which sub-agents were isolated is read first: the sweep removes it.
-  const isolated =
-    resume === undefined
-      ? new Set<string>()
-      : new Set(await readdir(isolatedAgentsDir(resume.sessionsDir, resume.sessionId)).catch(() => []));
-  if (resume !== undefined) await sweepIsolatedAgents(resume.sessionsDir, resume.sessionId);
+  let isolated = new Set<string>();
+  if (resume !== undefined) {
+    // The sweep's worktree machinery loads when a session resumes (R-V2: not with the SDK).
+    const { isolatedAgentsDir, sweepIsolatedAgents } = await import("./isolated-sub-agent.js");
+    isolated = new Set(
+      await readdir(isolatedAgentsDir(resume.sessionsDir, resume.sessionId)).catch(() => []),
+    );
+    await sweepIsolatedAgents(resume.sessionsDir, resume.sessionId);
+  }
   if (resume === undefined || file === undefined)
     return { file, history: [], cacheSafeParams: undefined, interruptedForks: [], closedToolUses: [] };
   const resumed = resumedState(file);

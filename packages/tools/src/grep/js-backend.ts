@@ -5,7 +5,6 @@ import { GitignoreFilter } from "../gitignore.js";
 import { linearRegexEngine, type RegexEngine } from "../patterns/linear-regex.js";
 import { realWorkspaceRoots } from "../workspace-paths.js";
 import { compilePattern, type FileMatchRequest, matchFiles } from "./grep-text.js";
-import { matchFilesOffThread } from "./grep-thread.js";
 import { createGlobOverrides, createTypeFilter, globListError } from "./path-filter.js";
 import type { GrepBackend, GrepOutcome, GrepSearch } from "./search.js";
 
@@ -66,5 +65,7 @@ async function searchFiles(search: GrepSearch, engine: RegexEngine | undefined):
     files = (await walkFiles(search.root, { filter, signal: search.signal, decide })).files;
   }
   if (engine !== undefined) return matchFiles(files, request, engine, () => search.signal.aborted);
+  // The search thread's module loads at the first search (R-V2: not with the SDK).
+  const { matchFilesOffThread } = await import("./grep-thread.js");
   return matchFilesOffThread(files, request, search.signal);
 }

@@ -9,7 +9,7 @@ import {
 import { gitSafeEnvironment } from "../git-safe-environment.js";
 import { FIRST_INPUT_FD, type ProcessGroupRun, runInProcessGroup } from "../process-group.js";
 import { findBubblewrap, type SandboxPlan, type SandboxPolicy } from "../sandbox/bubblewrap.js";
-import { prepareSandboxCall, type SandboxCall } from "../sandbox/sandbox-call.js";
+import type { SandboxCall } from "../sandbox/sandbox-call.js";
 import { isReadOnlyShellCommand } from "../shell/read-only-shell.js";
 import { toolEnvironment } from "../tool-environment.js";
 import { defineTool, toolError } from "../tool-kit.js";
@@ -141,7 +141,7 @@ export async function runBashCommand(
   limits: BashRunLimits,
 ): Promise<{ run: ProcessGroupRun; blocked: string[] } | { error: string }> {
   for (let attempt = 1; ; attempt++) {
-    const sandbox = sandboxFor(options, context);
+    const sandbox = await sandboxFor(options, context);
     if (typeof sandbox === "string") return { error: sandbox };
     let run: ProcessGroupRun;
     let blocked: string[] = [];
@@ -222,11 +222,14 @@ function bashEnvironment(options: BashToolOptions): NodeJS.ProcessEnv {
   return { ...env, ...gitSafeEnvironment(env) };
 }
 
-/** The sandbox for this call, undefined without one, or why the required sandbox cannot run. */
-function sandboxFor(
+/**
+ * The sandbox for this call, undefined without one, or why the required sandbox cannot run. Its
+ * setup modules load at the first sandboxed call (R-V2: importing the SDK does not load them).
+ */
+async function sandboxFor(
   options: BashToolOptions,
   context: { readonly cwd: string; readonly workspaceRoots: readonly string[] },
-): SandboxCall | string | undefined {
+): Promise<SandboxCall | string | undefined> {
   const sandbox = options.sandbox;
   if (sandbox?.enabled !== true) return undefined;
   const bwrap = sandbox.bwrap ?? findBubblewrap();
@@ -234,6 +237,7 @@ function sandboxFor(
     return 'The sandbox is on (sandbox: "on") but bubblewrap (bwrap) is not on PATH, so the command was not run. Install bubblewrap, or set sandbox to "off".';
   }
   const env = options.baseEnv ?? process.env;
+  const { prepareSandboxCall } = await import("../sandbox/sandbox-call.js");
   return prepareSandboxCall(bwrap, sandbox, context, {
     firstInputFd: FIRST_INPUT_FD,
     forkloopHome: env.FORKLOOP_HOME,

@@ -5,7 +5,6 @@ import { existingBackgroundShells } from "../background/background-shells.js";
 import { openConfined } from "../confined-open.js";
 import { detectImage, MAX_IMAGE_BYTES } from "../image-file.js";
 import { isPdf, PDF_MAX_PAGES_PER_READ, PDF_WHOLE_MAX_PAGES } from "../pdf/pdf-pages.js";
-import { pdfForReadOffThread } from "../pdf/pdf-thread.js";
 import { decodeTextFile } from "../text-file.js";
 import { absolutePath, defineTool, numberLines, recordRead, toolError } from "../tool-kit.js";
 import { realWorkspaceRoots, resolveInWorkspace } from "../workspace-paths.js";
@@ -118,6 +117,8 @@ export const readTool = defineTool({
       // R-T7: a PDF goes to the model as a document block (the pages asked, or the whole short file).
       if (isPdf(bytes)) {
         // Off this thread, with a deadline: a hostile PDF cannot stop the run (R-S12).
+        // Its thread's module loads at the first PDF read (R-V2: not with the SDK).
+        const { pdfForReadOffThread } = await import("../pdf/pdf-thread.js");
         const pdf = await pdfForReadOffThread(bytes, path, input.pages, {
           signal: context.abortController.signal,
         });

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { defineTool, toolError } from "../tool-kit.js";
-import { pageText } from "../web/page-text.js";
-import { type SafeFetchOptions, safeFetch } from "../web/safe-fetch.js";
+import type { SafeFetchOptions } from "../web/safe-fetch.js";
 
 /** Characters of page text one result shows; `offset` reads on (Claude Code's paging). */
 export const WEB_FETCH_PAGE_CHARS = 100_000;
@@ -77,6 +76,11 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}) {
       const now = Date.now();
       let page = cache.get(input.url);
       if (page === undefined || now - page.at > CACHE_MS) {
+        // The fetching and page-to-text modules load at the first fetch (R-V2: not with the SDK).
+        const [{ safeFetch }, { pageText }] = await Promise.all([
+          import("../web/safe-fetch.js"),
+          import("../web/page-text.js"),
+        ]);
         const fetched = await safeFetch(input.url, {
           signal: context.abortController.signal,
           ...(options.allowPrivateHosts === undefined
