@@ -114,6 +114,33 @@ export function checkHookMatchers(hooks: Matchers): void {
  * Callbacks get the Agent SDK's arguments `(input, toolUseID, { signal })`; a callback that throws
  * or times out counts as "no opinion" and is reported once.
  */
+/**
+ * A PermissionRequest hook's decision (a program's callback or a settings command) as the
+ * permission checker takes it: decided by the hook, as the Agent SDK reports it (tool_result_meta:
+ * source and reason hook).
+ */
+export function hookPermissionDecision(
+  toolName: string,
+  decision:
+    | { readonly behavior: "allow"; readonly updatedInput?: Record<string, unknown> | undefined }
+    | {
+        readonly behavior: "deny";
+        readonly message?: string | undefined;
+        readonly interrupt?: boolean | undefined;
+      },
+): PermissionDecision {
+  const decidedBy = { source: "hook", reasonType: "hook" } as const;
+  if (decision.behavior === "allow") {
+    return decision.updatedInput === undefined
+      ? { behavior: "allow", decidedBy }
+      : { behavior: "allow", updatedInput: decision.updatedInput, decidedBy };
+  }
+  const message = decision.message ?? `${toolName} was denied by a PermissionRequest hook`;
+  return decision.interrupt === true
+    ? { behavior: "deny", message, interrupt: true, decidedBy }
+    : { behavior: "deny", message, decidedBy };
+}
+
 export class HookCallbacks {
   readonly #matchers: Matchers;
   readonly #session: HookSession;
@@ -239,18 +266,7 @@ export class HookCallbacks {
       return output.hookSpecificOutput?.hookEventName === "PermissionRequest" && decision ? [decision] : [];
     });
     const decision = decisions.find((one) => one.behavior === "deny") ?? decisions[0];
-    if (decision === undefined) return undefined;
-    // The hook decided, as the Agent SDK reports it (tool_result_meta: source and reason hook).
-    const decidedBy = { source: "hook", reasonType: "hook" } as const;
-    if (decision.behavior === "allow") {
-      return decision.updatedInput === undefined
-        ? { behavior: "allow", decidedBy }
-        : { behavior: "allow", updatedInput: decision.updatedInput, decidedBy };
-    }
-    const message = decision.message ?? `${toolName} was denied by a PermissionRequest hook`;
-    return decision.interrupt === true
-      ? { behavior: "deny", message, interrupt: true, decidedBy }
-      : { behavior: "deny", message, decidedBy };
+    return decision === undefined ? undefined : hookPermissionDecision(toolName, decision);
   }
 
   /**

@@ -440,7 +440,7 @@ describe("query() through the simulator", () => {
       tool_name: "Write",
       tool_use_id: refusedId,
       decision_reason_type: "other",
-      message: expect.stringContaining("no one is attached to approve it"),
+      message: expect.stringContaining("but you haven't granted it yet"),
     });
     expect(announced).toBeGreaterThan(refused.indexOf(callOf(refused) as SDKMessage));
     expect(announced).toBeLessThan(refused.indexOf(resultLine(refused) as SDKMessage));

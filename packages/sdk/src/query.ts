@@ -706,6 +706,7 @@ class QueryRun implements Query {
       onNotice: this.#warn,
       onHookRun,
       promptId: () => callbacks.promptId(),
+      agentType: (agentId) => agentTypes.get(agentId),
     });
     const requestDefaults = withRequestDefaults(resolved, runtime.source.modelOverrides, {
       maxTurns: this.#options.maxTurns,
@@ -732,7 +733,11 @@ class QueryRun implements Query {
         : promptTool !== undefined
           ? promptToolAsk(promptTool, resolved.cwd)
           : undefined;
-    const ask = withPermissionRequest(programAsk, callbacks, askContext);
+    const ask = withPermissionRequest(
+      programAsk,
+      { callbacks, settings: sessionEvents.permissionRequest },
+      askContext,
+    );
     const permissions = createHeadlessPermissions({
       mode: () => liveMode(),
       rules: resolved.rules,

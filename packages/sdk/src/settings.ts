@@ -108,6 +108,8 @@ export function sessionEventHooks(
     readonly onNotice: (line: string) => void;
     readonly onHookRun?: HookRunObserver | undefined;
     readonly promptId?: SettingsHooksOptions["promptId"];
+    /** A sub-agent's type: `agent_type` of its PermissionRequest. */
+    readonly agentType?: SettingsHooksOptions["agentType"];
   },
 ): SessionEventHooks {
   return createSessionEventHooks(settings, {
@@ -115,6 +117,7 @@ export function sessionEventHooks(
     sessionId: options.sessionId,
     transcriptPath: options.transcriptPath,
     ...(options.promptId === undefined ? {} : { promptId: options.promptId }),
+    ...(options.agentType === undefined ? {} : { agentType: options.agentType }),
     ...(options.onHookRun === undefined ? {} : { onHookRun: options.onHookRun }),
     onNotice: (notice) => options.onNotice(`hook ${notice.event} ${notice.kind}: ${notice.message}`),
   });

@@ -33,6 +33,7 @@ export type {
   HookEventOutcome,
   HookRunObserver,
   HookRunReport,
+  PermissionRequestHookDecision,
 } from "./hooks/run-hook-event.js";
 export { runHookEvent } from "./hooks/run-hook-event.js";
 export type { HookNotice, SessionEventHooks, SettingsHooksOptions } from "./hooks/settings-hooks.js";
@@ -52,7 +53,7 @@ export type {
   PermissionDenial,
   PermissionRules,
 } from "./permissions/permission-checker.js";
-export { createPermissionChecker } from "./permissions/permission-checker.js";
+export { createPermissionChecker, unapprovedCallMessage } from "./permissions/permission-checker.js";
 export type { PermissionModeFacts } from "./permissions/permission-modes.js";
 export {
   isPermissionMode,

@@ -124,7 +124,9 @@ describe("tools through the loop and the simulator", () => {
     expect(existsSync(join(ws.root, "new.txt"))).toBe(false);
     expect(denials.map((denial) => denial.toolName)).toEqual(["Write"]);
     expect(seen[1]?.lastToolResults[0]).toMatchObject({ tool_use_id: "toolu_write", is_error: true });
-    expect(seen[1]?.lastToolResults[0]?.content).toMatch(/no one is attached to approve it/);
+    expect(seen[1]?.lastToolResults[0]?.content).toBe(
+      `Claude requested permissions to write to ${join(ws.root, "new.txt")}, but you haven't granted it yet.`,
+    );
   });
 
   it("R-T1, R-X1: a PreToolUse shell hook (exit 2) blocks Bash before it runs, its stderr in Claude Code's words", async () => {

@@ -39,6 +39,8 @@ export interface HookEventInput {
     readonly tool_use_id: string;
     readonly tool_response: unknown;
   }[];
+  /** PermissionRequest: the changes that would let such calls run without asking. */
+  readonly permissionSuggestions?: readonly unknown[];
   /** MessageDisplay: the turn, the reply and its text (shown whole: one final delta). */
   readonly turnId?: string;
   readonly messageId?: string;
@@ -137,6 +139,8 @@ export interface HookEventOutcome {
   readonly blockingError?: string;
   /** PreToolUse: replacement tool input (the last hook that gave one wins). */
   readonly updatedInput?: Record<string, unknown>;
+  /** PermissionRequest: the hooks' answer (`hookSpecificOutput.decision`; a deny among them wins). */
+  readonly permissionRequestDecision?: PermissionRequestHookDecision;
   /** False when a hook answered `continue: false`: the loop stops. */
   readonly continue: boolean;
   readonly stopReason?: string;
@@ -147,6 +151,11 @@ export interface HookEventOutcome {
   /** Non-blocking failures (other exit codes, timeouts, bad JSON): logged, the run goes on. */
   readonly errors: readonly string[];
 }
+
+/** A PermissionRequest hook's `hookSpecificOutput.decision`, as Claude Code reads it. */
+export type PermissionRequestHookDecision =
+  | { readonly behavior: "allow"; readonly updatedInput?: Record<string, unknown> }
+  | { readonly behavior: "deny"; readonly message?: string; readonly interrupt?: boolean };
 
 /**
  * Runs the settings' shell hooks for one event with Claude Code's protocol: the event as JSON on
@@ -175,6 +184,7 @@ export async function runHookEvent(
     event === "InstructionsLoaded" ||
     event === "UserPromptExpansion" ||
     event === "PreToolUse" ||
+    event === "PermissionRequest" ||
     event === "PostToolUse" ||
     event === "PostToolUseFailure" ||
     event === "PreCompact" ||
@@ -248,6 +258,11 @@ function hookPayload(event: HookEvent, input: HookEventInput): Record<string, un
         payload.is_interrupt = input.isInterrupt === true;
       }
       if (event !== "PreToolUse" && input.durationMs !== undefined) payload.duration_ms = input.durationMs;
+      break;
+    case "PermissionRequest":
+      payload.tool_name = input.toolName;
+      payload.tool_input = input.toolInput ?? {};
+      payload.permission_suggestions = input.permissionSuggestions ?? [];
       break;
     case "PostToolBatch":
       payload.tool_calls = input.toolCalls ?? [];
@@ -359,6 +374,7 @@ interface HookJsonOutput {
     readonly permissionDecisionReason?: unknown;
     readonly updatedInput?: unknown;
     readonly additionalContext?: unknown;
+    readonly decision?: unknown;
   };
 }
 
@@ -376,6 +392,7 @@ function combine(event: HookEvent, results: readonly HookCommandResult[]): HookE
   let permissionDecisionReason: string | undefined;
   let updatedInput: Record<string, unknown> | undefined;
   let blockingError: string | undefined;
+  let permissionRequestDecision: PermissionRequestHookDecision | undefined;
 
   const decide = (decision: "allow" | "deny" | "ask", reason: string | undefined): void => {
     if (permissionDecision === undefined || DECISION_RANK[decision] >= DECISION_RANK[permissionDecision]) {
@@ -432,6 +449,9 @@ function combine(event: HookEvent, results: readonly HookCommandResult[]): HookE
     const replacement = specific?.updatedInput ?? json.updatedInput;
     if (event === "PreToolUse" && isRecord(replacement)) updatedInput = replacement;
     if (typeof specific?.additionalContext === "string") additionalContext.push(specific.additionalContext);
+    const answer = event === "PermissionRequest" ? permissionRequestAnswer(specific?.decision) : undefined;
+    if (answer !== undefined && permissionRequestDecision?.behavior !== "deny")
+      permissionRequestDecision = answer;
   }
 
   return {
@@ -443,11 +463,28 @@ function combine(event: HookEvent, results: readonly HookCommandResult[]): HookE
     ...(permissionDecisionReason === undefined ? {} : { permissionDecisionReason }),
     ...(blockingError === undefined ? {} : { blockingError }),
     ...(updatedInput === undefined ? {} : { updatedInput }),
+    ...(permissionRequestDecision === undefined ? {} : { permissionRequestDecision }),
     continue: keepGoing,
     ...(stopReason === undefined ? {} : { stopReason }),
     additionalContext,
     systemMessages,
     errors,
+  };
+}
+
+/** `{behavior: "allow", updatedInput?}` or `{behavior: "deny", message?, interrupt?}`; anything else is no answer. */
+function permissionRequestAnswer(decision: unknown): PermissionRequestHookDecision | undefined {
+  if (!isRecord(decision)) return undefined;
+  if (decision.behavior === "allow") {
+    return isRecord(decision.updatedInput)
+      ? { behavior: "allow", updatedInput: decision.updatedInput }
+      : { behavior: "allow" };
+  }
+  if (decision.behavior !== "deny") return undefined;
+  return {
+    behavior: "deny",
+    ...(typeof decision.message === "string" ? { message: decision.message } : {}),
+    ...(decision.interrupt === true ? { interrupt: true } : {}),
   };
 }
 

@@ -348,6 +348,51 @@ describe("R-X1: the events Claude Code fires headless, with its input fields", (
     expect(createSessionEventHooks(settingsWith({}), { cwd: ws.root, sessionId: "s" })).toEqual({});
   });
 
+  it("R-X1: PermissionRequest runs the commands its matcher (the tool name) accepts with tool_name, tool_input and permission_suggestions; a deny among their decisions wins, else an allow; a sub-agent's call names the sub-agent", async () => {
+    const allow = `'{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":{"content":"ok"}}}}'`;
+    const deny = `'{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"no","interrupt":true}}}'`;
+    const events = (hooks: ReturnType<typeof group>) =>
+      createSessionEventHooks(settingsWith({ PermissionRequest: hooks }), {
+        cwd: ws.root,
+        sessionId: "session-1",
+        transcriptPath: "/tmp/t.fltr",
+        agentType: (agentId) => (agentId === "agent-2" ? "writer" : undefined),
+      });
+    const request = {
+      toolName: "Write",
+      toolInput: { file_path: join(ws.root, "out.txt"), content: "hi" },
+      suggestions: [{ type: "setMode", mode: "acceptEdits", destination: "session" }],
+      mode: "default" as const,
+      toolUseId: "toolu_1",
+      agentId: "main",
+    };
+    const silent = events([...group("cat > asked.json", "Write"), ...group("cat > bash.json", "Bash")]);
+    expect(await silent.permissionRequest?.(request)).toBeUndefined();
+    expect(existsSync(join(ws.root, "bash.json"))).toBe(false);
+    expect(read("asked.json")).toEqual({
+      session_id: "session-1",
+      transcript_path: "/tmp/t.fltr",
+      cwd: ws.root,
+      hook_event_name: "PermissionRequest",
+      permission_mode: "default",
+      tool_name: "Write",
+      tool_input: request.toolInput,
+      permission_suggestions: request.suggestions,
+    });
+    expect(await events(group(`printf '%s' ${allow}`)).permissionRequest?.(request)).toEqual({
+      behavior: "allow",
+      updatedInput: { content: "ok" },
+    });
+    const both = events([...group(`printf '%s' ${deny}`), ...group(`printf '%s' ${allow}`)]);
+    expect(await both.permissionRequest?.(request)).toEqual({
+      behavior: "deny",
+      message: "no",
+      interrupt: true,
+    });
+    await silent.permissionRequest?.({ ...request, agentId: "agent-2" });
+    expect(read("asked.json")).toMatchObject({ agent_id: "agent-2", agent_type: "writer" });
+  });
+
   it("R-X1: PostToolBatch gets a reply's calls with what the model is sent back; MessageDisplay the main agent's reply text, as Claude Code's", async () => {
     const [batch] = hooksFor({ PostToolBatch: group("cat > batch.json") }).postToolBatch ?? [];
     if (batch === undefined) throw new Error("no postToolBatch hook");

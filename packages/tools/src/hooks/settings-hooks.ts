@@ -3,6 +3,7 @@ import {
   type InstructionsLoadedOutcome,
   type LoopHooks,
   lastAssistantText,
+  type PermissionMode,
   type PostToolBatchInput,
   type PostToolBatchOutcome,
   type PostToolUseInput,
@@ -29,6 +30,7 @@ import {
   type HookEventInput,
   type HookEventOutcome,
   type HookRunObserver,
+  type PermissionRequestHookDecision,
   runHookEvent as runEvent,
 } from "./run-hook-event.js";
 
@@ -297,20 +299,35 @@ export interface SessionEventHooks {
    * each reply whole, so one call with `index` 0 and `final` true carries all its text).
    */
   readonly messageDisplay?: (message: { turnId: string; messageId: string; text: string }) => Promise<void>;
+  /**
+   * A call needs an answer (a prompt would be shown, or nobody can answer it): Claude Code's
+   * PermissionRequest, fired before the question is put or the call denied; its matcher sees the
+   * tool name. Undefined when no hook decided.
+   */
+  readonly permissionRequest?: (request: {
+    toolName: string;
+    toolInput: Record<string, unknown>;
+    suggestions: readonly unknown[];
+    mode: PermissionMode;
+    toolUseId: string;
+    agentId: string;
+    signal?: AbortSignal;
+  }) => Promise<PermissionRequestHookDecision | undefined>;
   /** The session ends (its last turn finished, failed or was stopped). */
   readonly sessionEnd?: (reason: "other" | "prompt_input_exit") => Promise<void>;
 }
 
 /**
- * SubagentStart, MessageDisplay and SessionEnd from the settings' shell hooks (Claude Code's
- * inputs: agent_id and agent_type; turn_id, message_id and the text; reason). They only observe: their answers are reported, never acted on (Claude
- * Code's SubagentStart additionalContext aside).
+ * SubagentStart, MessageDisplay, PermissionRequest and SessionEnd from the settings' shell hooks
+ * (Claude Code's inputs: agent_id and agent_type; turn_id, message_id and the text; tool_name,
+ * tool_input and permission_suggestions; reason). Only PermissionRequest's answer is acted on
+ * (its decision); the others only observe (Claude Code's SubagentStart additionalContext aside).
  */
 export function createSessionEventHooks(
   settings: Settings,
   options: Pick<
     SettingsHooksOptions,
-    "cwd" | "sessionId" | "transcriptPath" | "onNotice" | "onHookRun" | "promptId"
+    "cwd" | "sessionId" | "transcriptPath" | "onNotice" | "onHookRun" | "promptId" | "agentType"
   >,
 ): SessionEventHooks {
   const runHookEvent = observed(options.onHookRun);
@@ -341,6 +358,33 @@ export function createSessionEventHooks(
       ? {
           messageDisplay: async ({ turnId, messageId, text }) =>
             report(await runHookEvent("MessageDisplay", settings, { ...base(), turnId, messageId, text })),
+        }
+      : {}),
+    ...(has("PermissionRequest")
+      ? {
+          permissionRequest: async ({
+            toolName,
+            toolInput,
+            suggestions,
+            mode,
+            toolUseId,
+            agentId,
+            signal,
+          }) => {
+            const agentType = agentId === "main" ? undefined : options.agentType?.(agentId);
+            const outcome = await runHookEvent("PermissionRequest", settings, {
+              ...base(),
+              permissionMode: mode,
+              toolName,
+              toolInput,
+              toolUseId,
+              permissionSuggestions: suggestions,
+              ...(agentId === "main" ? {} : { agentId, ...(agentType === undefined ? {} : { agentType }) }),
+              ...(signal === undefined ? {} : { signal }),
+            });
+            report(outcome);
+            return outcome.permissionRequestDecision;
+          },
         }
       : {}),
     ...(has("SessionEnd")

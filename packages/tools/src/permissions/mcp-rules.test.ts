@@ -69,17 +69,17 @@ describe("R-M1: permission rules on MCP tools", () => {
   });
 
   it("R-M1: MCP tools need permission unless allowed; read-only annotated ones follow the mode's read-only policy", async () => {
-    // default: read-only (readOnlyHint) runs, the rest asks (no one to ask → denied with the fix).
+    // default: read-only (readOnlyHint) runs, the rest asks (no one to ask → denied in Claude Code's words).
     expect(await decide("default", "mcp__memory__read_graph")).toBe("allow");
-    expect(await decide("default", "mcp__memory__create_entities")).toContain(
-      "needs approval in default mode, and no one is attached to approve it",
+    expect(await decide("default", "mcp__memory__create_entities")).toBe(
+      "Claude requested permissions to use mcp__memory__create_entities, but you haven't granted it yet.",
     );
     expect(await decide("default", "mcp__memory__create_entities", { allow: ["mcp__memory"] })).toBe("allow");
     expect(
       await decide("default", "mcp__memory__create_entities", { allow: ["mcp__memory__create_entities"] }),
     ).toBe("allow");
     expect(await decide("default", "mcp__files__write_file", { allow: ["mcp__memory__*"] })).toContain(
-      "needs approval",
+      "you haven't granted it yet",
     );
     // plan: only read-only tools, even with an allow rule; dontAsk: only what is allowed or read-only.
     expect(await decide("plan", "mcp__memory__read_graph")).toBe("allow");
@@ -87,12 +87,12 @@ describe("R-M1: permission rules on MCP tools", () => {
       "Plan mode",
     );
     expect(await decide("dontAsk", "mcp__files__write_file")).toContain("dontAsk mode denies");
-    expect(await decide("acceptEdits", "mcp__files__write_file")).toContain("needs approval");
+    expect(await decide("acceptEdits", "mcp__files__write_file")).toContain("you haven't granted it yet");
   });
 
   it("R-M1: an ask rule on a server asks even for its read-only tools", async () => {
-    expect(await decide("default", "mcp__memory__read_graph", { ask: ["mcp__memory"] })).toContain(
-      "rule ask: mcp__memory",
+    expect(await decide("default", "mcp__memory__read_graph", { ask: ["mcp__memory"] })).toBe(
+      "Claude requested permissions to use mcp__memory__read_graph, but you haven't granted it yet.",
     );
   });
 });

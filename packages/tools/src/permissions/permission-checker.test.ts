@@ -102,7 +102,12 @@ describe("R-P1: permission modes", () => {
     expect(decision.behavior).toBe("deny");
     expect(denials).toHaveLength(1);
     if (expected === "ask") {
-      expect(denials[0]?.reason).toMatch(/no one is attached to approve it\. To allow it, add "/);
+      // Nobody to ask: Claude Code's words, Bash aside (R-X1; the wording has its own test below).
+      expect(denials[0]?.reason).toMatch(
+        call === "bash"
+          ? /no one is attached to approve it\. To allow it, add "/
+          : /^Claude requested permissions to write to \/project\/\S+, but you haven't granted it yet\.$/,
+      );
       const approved = await decide(mode, call, { askCaller: approve });
       expect(approved.decision).toEqual({ behavior: "allow" });
     } else {
@@ -122,6 +127,46 @@ describe("R-P1: permission modes", () => {
     expect(asked).toBe(0);
     expect(decision.behavior === "deny" && decision.message).toMatch(
       /dontAsk mode.*"Bash\(npm install:\*\)"/,
+    );
+  });
+});
+
+describe("R-X1: a call nobody can approve is denied in Claude Code's words", () => {
+  it("R-X1: write to <absolute file> for an edit, read from <file> for a read that asks, use <tool> otherwise; Bash and dontAsk keep forkloop's (why, and the rule that would allow it)", async () => {
+    const reason = async (
+      toolName: string,
+      input: Record<string, unknown>,
+      mode: PermissionMode = "default",
+    ) => {
+      const checker = createPermissionChecker({
+        mode,
+        rules: { ...noRules, ask: ["Read(secret.txt)", "WebFetch"] },
+        tools,
+        cwd: CWD,
+      });
+      const options = { signal: new AbortController().signal, toolUseId: "t1", agentId: "main" };
+      const decision = await checker(toolName, input, options);
+      return decision.behavior === "deny" ? decision.message : "allowed";
+    };
+    const unapproved = (what: string) =>
+      `Claude requested permissions to ${what}, but you haven't granted it yet.`;
+    expect(await reason("Write", { file_path: "out.txt", content: "x" })).toBe(
+      unapproved("write to /project/out.txt"),
+    );
+    expect(await reason("Edit", { file_path: "/project/a.ts", old_string: "a", new_string: "b" })).toBe(
+      unapproved("write to /project/a.ts"),
+    );
+    expect(await reason("Read", { file_path: "/project/secret.txt" })).toBe(
+      unapproved("read from /project/secret.txt"),
+    );
+    expect(await reason("WebFetch", { url: "https://example.com", prompt: "p" })).toBe(
+      unapproved("use WebFetch"),
+    );
+    expect(await reason("Bash", { command: "npm install" })).toMatch(
+      /needs approval in default mode.*no one is attached to approve it\. To allow it, add "Bash\(npm install:\*\)"/,
+    );
+    expect(await reason("Write", { file_path: "out.txt", content: "x" }, "dontAsk")).toMatch(
+      /dontAsk mode denies/,
     );
   });
 });

@@ -1,5 +1,5 @@
 import { homedir } from "node:os";
-import { relative } from "node:path";
+import { relative, resolve } from "node:path";
 import type {
   CanUseTool,
   PermissionDecision,
@@ -116,7 +116,9 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
     if (tool === undefined)
       return deny(`Unknown tool ${toolName}; no permission can be granted for it.`, BY_OTHER);
 
-    const ask = async (why: string, rule?: string): Promise<PermissionDecision> => {
+    // `explained`: the reason is what the user must know before allowing it (a protected path, a
+    // hard-linked read), so it is kept when nobody can answer; other asks get Claude Code's words.
+    const ask = async (why: string, rule?: string, explained?: "explained"): Promise<PermissionDecision> => {
       // A PreToolUse hook already answered the question (it is the user's own); only the ask is
       // skipped: deny rules and plan mode were decided before any ask (R-P1).
       if (callOptions.approvedByHook === true) return { behavior: "allow", decidedBy: BY_HOOK };
@@ -128,7 +130,8 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
       }
       if (options.askCaller === undefined) {
         return deny(
-          `${why}, and no one is attached to approve it. ${howToAllow(toolName, input, matchContext.cwd, rule)}`,
+          (explained === undefined ? unapprovedCallMessage(toolName, input, matchContext.cwd) : undefined) ??
+            `${why}, and no one is attached to approve it. ${howToAllow(toolName, input, matchContext.cwd, rule)}`,
           UNANSWERED,
         );
       }
@@ -204,6 +207,8 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
       if (links > 1) {
         return ask(
           `${input.file_path} has ${links} hard links, so it may be a file outside the workspace; reading it needs approval`,
+          undefined,
+          "explained",
         );
       }
     }
@@ -223,7 +228,7 @@ export function createPermissionChecker(options: PermissionCheckerOptions): CanU
           rule.specifier?.type === "path" && ruleMatches(rule, toolName, input, "allow", matchContext),
       );
       if (named) return { behavior: "allow", decidedBy: BY_RULE };
-      return ask(protectedWriteReason(target, guarded));
+      return ask(protectedWriteReason(target, guarded), undefined, "explained");
     }
     if (firstMatch(rules.allow, "allow") !== undefined) return { behavior: "allow", decidedBy: BY_RULE };
     // R-T6: what a network tool sends out is the user's to approve: read-only (plan mode may use
@@ -269,6 +274,31 @@ function safely(predicate: () => boolean): boolean {
 }
 
 /** The message part that tells the user which rule would allow such a call next time. */
+/**
+ * R-X1: what Claude Code tells the model about a call that needed approval nobody could give
+ * (headless, no one to ask, no PermissionRequest hook deciding): "Claude requested permissions to
+ * write to <file>, but you haven't granted it yet." for a file edit, "read from <file>" for a read,
+ * "use <tool>" for any other tool. Undefined for Bash, which keeps forkloop's words (why it needs
+ * approval and the rule that would allow it; Claude Code says only "This command requires approval").
+ */
+export function unapprovedCallMessage(
+  toolName: string,
+  input: Record<string, unknown>,
+  cwd: string,
+): string | undefined {
+  if (toolName === "Bash") return undefined;
+  const given = editTarget(input);
+  // The file as Claude Code names it: its absolute path.
+  const target = given === undefined ? undefined : resolve(cwd, given);
+  const what =
+    target === undefined
+      ? `use ${toolName}`
+      : FILE_EDIT_TOOLS.has(toolName)
+        ? `write to ${target}`
+        : `read from ${target}`;
+  return `Claude requested permissions to ${what}, but you haven't granted it yet.`;
+}
+
 function howToAllow(
   toolName: string,
   input: Record<string, unknown>,

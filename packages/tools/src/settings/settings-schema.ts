@@ -10,6 +10,7 @@ export const HOOK_EVENTS = [
   "PostToolUse",
   "PostToolUseFailure",
   "PostToolBatch",
+  "PermissionRequest",
   "Stop",
   "SubagentStart",
   "SubagentStop",
