@@ -706,6 +706,7 @@ class QueryRun implements Query {
       onNotice: this.#warn,
       onHookRun,
       promptId: () => callbacks.promptId(),
+      effort: () => requestDefaults.effort,
       agentType: (agentId) => agentTypes.get(agentId),
     });
     const requestDefaults = withRequestDefaults(resolved, runtime.source.modelOverrides, {

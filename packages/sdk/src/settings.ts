@@ -108,7 +108,8 @@ export function sessionEventHooks(
     readonly onNotice: (line: string) => void;
     readonly onHookRun?: HookRunObserver | undefined;
     readonly promptId?: SettingsHooksOptions["promptId"];
-    /** A sub-agent's type: `agent_type` of its PermissionRequest. */
+    /** PermissionRequest's `effort.level` and a sub-agent's type (`agent_type`). */
+    readonly effort?: SettingsHooksOptions["effort"];
     readonly agentType?: SettingsHooksOptions["agentType"];
   },
 ): SessionEventHooks {
@@ -117,6 +118,7 @@ export function sessionEventHooks(
     sessionId: options.sessionId,
     transcriptPath: options.transcriptPath,
     ...(options.promptId === undefined ? {} : { promptId: options.promptId }),
+    ...(options.effort === undefined ? {} : { effort: options.effort }),
     ...(options.agentType === undefined ? {} : { agentType: options.agentType }),
     ...(options.onHookRun === undefined ? {} : { onHookRun: options.onHookRun }),
     onNotice: (notice) => options.onNotice(`hook ${notice.event} ${notice.kind}: ${notice.message}`),

@@ -214,6 +214,7 @@ export async function runHookEvent(
 /** The events that run within a model turn: Claude Code gives them the turn's effort. */
 const TURN_EVENTS: ReadonlySet<HookEvent> = new Set([
   "PreToolUse",
+  "PermissionRequest",
   "PostToolUse",
   "PostToolUseFailure",
   "PostToolBatch",

@@ -348,7 +348,7 @@ describe("R-X1: the events Claude Code fires headless, with its input fields", (
     expect(createSessionEventHooks(settingsWith({}), { cwd: ws.root, sessionId: "s" })).toEqual({});
   });
 
-  it("R-X1: PermissionRequest runs the commands its matcher (the tool name) accepts with tool_name, tool_input and permission_suggestions; a deny among their decisions wins, else an allow; a sub-agent's call names the sub-agent", async () => {
+  it("R-X1: PermissionRequest runs the commands its matcher (the tool name) accepts with tool_name, tool_input, permission_suggestions and the effort; a deny among their decisions wins, else an allow; a sub-agent's call names the sub-agent", async () => {
     const allow = `'{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":{"content":"ok"}}}}'`;
     const deny = `'{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"no","interrupt":true}}}'`;
     const events = (hooks: ReturnType<typeof group>) =>
@@ -356,6 +356,7 @@ describe("R-X1: the events Claude Code fires headless, with its input fields", (
         cwd: ws.root,
         sessionId: "session-1",
         transcriptPath: "/tmp/t.fltr",
+        effort: () => "medium",
         agentType: (agentId) => (agentId === "agent-2" ? "writer" : undefined),
       });
     const request = {
@@ -375,6 +376,7 @@ describe("R-X1: the events Claude Code fires headless, with its input fields", (
       cwd: ws.root,
       hook_event_name: "PermissionRequest",
       permission_mode: "default",
+      effort: { level: "medium" },
       tool_name: "Write",
       tool_input: request.toolInput,
       permission_suggestions: request.suggestions,

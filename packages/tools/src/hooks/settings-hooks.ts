@@ -327,7 +327,7 @@ export function createSessionEventHooks(
   settings: Settings,
   options: Pick<
     SettingsHooksOptions,
-    "cwd" | "sessionId" | "transcriptPath" | "onNotice" | "onHookRun" | "promptId" | "agentType"
+    "cwd" | "sessionId" | "transcriptPath" | "onNotice" | "onHookRun" | "promptId" | "effort" | "agentType"
   >,
 ): SessionEventHooks {
   const runHookEvent = observed(options.onHookRun);
