@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
-import { apiOutputSchema, resolveModelAlias } from "@forkloop/loop-core";
+import { apiOutputSchema, type ModelAliasEnv, resolveModelAlias } from "@forkloop/loop-core";
 import { isInCheckout, type LoopChoices, type ProjectState } from "@forkloop/sdk";
 import { BatchError } from "./batch-error.js";
 import { BATCH_IDENTITY_FLAGS, QUEUED_SETTINGS_FLAGS, startSettingsOf } from "./batch-flag-roles.js";
@@ -136,6 +136,8 @@ export async function composeBatch<F extends BatchCompositionFlags>(input: {
   /** The batch a local resume continues (`resumableBatch`). */
   readonly stored?: SavedBatch | undefined;
   readonly reader: BatchFlagReader<F>;
+  /** R-X2: the environment `--model` / `--fallback-model` aliases resolve in (`ANTHROPIC_DEFAULT_*_MODEL`). */
+  readonly modelEnv?: ModelAliasEnv | undefined;
 }): Promise<BatchComposition<BatchPlan>> {
   const { flags, cwd } = input;
   try {
@@ -160,7 +162,7 @@ export async function composeBatch<F extends BatchCompositionFlags>(input: {
       source,
       prompt: flags.prompt,
       state: input.state,
-      settings: settingsFromFlags(flags, cwd, input.reader),
+      settings: settingsFromFlags(flags, cwd, input.reader, input.modelEnv),
       loop: input.loop as NonNullable<BatchSpec["loop"]>,
       startFlags: startSettingsOf(input.given),
     });
@@ -190,14 +192,16 @@ function settingsFromFlags<F extends BatchCompositionFlags>(
   flags: F,
   cwd: string,
   reader: BatchFlagReader<F>,
+  modelEnv: ModelAliasEnv = {},
 ): Partial<BatchSpec> {
+  const alias = (model: string) => resolveModelAlias(model, modelEnv);
   return definedOnly({
-    model: flags.model === undefined ? undefined : resolveModelAlias(flags.model),
+    model: flags.model === undefined ? undefined : alias(flags.model),
     maxTurns: flags["max-turns"],
     allowedTools: flags["allowed-tools"],
     disallowedTools: flags["disallowed-tools"],
     permissionMode: flags["permission-mode"],
-    fallbackModels: flags["fallback-model"]?.map(resolveModelAlias),
+    fallbackModels: flags["fallback-model"]?.map(alias),
     appendSystemPrompt: flags["append-system-prompt"],
     mcpConfig: flags["mcp-config"]?.map((value) => reader.mcpConfig(value, cwd)),
     strictMcpConfig: flags["strict-mcp-config"],
@@ -263,12 +267,13 @@ function resumePlan<F extends BatchCompositionFlags>(
     readonly cwd: string;
     readonly loop: LoopChoices;
     readonly reader: BatchFlagReader<F>;
+    readonly modelEnv?: ModelAliasEnv | undefined;
   },
 ): BatchPlan {
   const settings = startSettingsOf(input.given);
   const loopGiven = input.reader.loopFlags.some((flag) => flag in settings);
   return planResume(stored, {
-    settings: settingsFromFlags(input.reader.check(settings), input.cwd, input.reader),
+    settings: settingsFromFlags(input.reader.check(settings), input.cwd, input.reader, input.modelEnv),
     ...(loopGiven ? { loop: input.loop as BatchSpec["loop"] } : {}),
     startFlags: settings,
   });

@@ -50,6 +50,11 @@ export interface BatchPreparation<F extends BatchHostFlags> {
   };
 }
 
+/** R-X2: where a batch's model aliases resolve: the settings' `env` beneath the host's. */
+function modelEnvOf(input: Pick<BatchPreparation<BatchHostFlags>, "environment" | "host">) {
+  return { ...input.environment.settings.env, ...input.host.env };
+}
+
 /** A local batch ready for `runLocalBatch`. */
 export interface PreparedLocalBatch {
   readonly plan: BatchPlan;
@@ -75,7 +80,7 @@ export async function prepareLocalBatch<F extends BatchHostFlags>(
     flags.resume === undefined
       ? await environment.mcpServers({ configFiles: flags["mcp-config"], strict: flags["strict-mcp-config"] })
       : undefined;
-  const composed = await composeBatch({ ...input, loop: input.loop() });
+  const composed = await composeBatch({ ...input, loop: input.loop(), modelEnv: modelEnvOf(input) });
   if (!composed.ok) return composed;
   const plan = composed.value;
   refuseDisabledBypass(plan.spec.permissionMode, environment.settings);
@@ -110,7 +115,7 @@ export async function prepareQueuedBatch<F extends BatchHostFlags>(
     configFiles: flags["mcp-config"],
     strict: flags["strict-mcp-config"],
   });
-  const composed = await composeBatch({ ...input, loop: input.loop() });
+  const composed = await composeBatch({ ...input, loop: input.loop(), modelEnv: modelEnvOf(input) });
   if (!composed.ok) return composed;
   const planned = composed.value;
   refuseDisabledBypass(planned.spec.permissionMode, settings);

@@ -133,7 +133,14 @@ export type {
 } from "./messages.js";
 export { yieldMissingToolResultBlocks } from "./missing-tool-results.js";
 export type { ModelInfo } from "./model-catalog.js";
-export { costUsd, effortForModel, getModelInfo, listModels, resolveModelAlias } from "./model-catalog.js";
+export {
+  costUsd,
+  effortForModel,
+  getModelInfo,
+  listModels,
+  type ModelAliasEnv,
+  resolveModelAlias,
+} from "./model-catalog.js";
 export {
   type ApiRetryEvent,
   type BeforeSend,

@@ -26,6 +26,21 @@ describe("R-D1: the catalog is the model table less retired models", () => {
   });
 });
 
+describe("R-X2: Claude Code's family model variables", () => {
+  it("R-X2: ANTHROPIC_DEFAULT_{OPUS,SONNET,HAIKU}_MODEL name what their alias resolves to ([1m] too); blank or absent, the catalog's newest; a full id is never replaced", () => {
+    const env = {
+      ANTHROPIC_DEFAULT_OPUS_MODEL: "claude-opus-4-8",
+      ANTHROPIC_DEFAULT_SONNET_MODEL: " claude-sonnet-4-6 ",
+      ANTHROPIC_DEFAULT_HAIKU_MODEL: "",
+    };
+    expect(resolveModelAlias("opus", env)).toBe("claude-opus-4-8");
+    expect(resolveModelAlias("Sonnet[1m]", env)).toBe("claude-sonnet-4-6");
+    expect(resolveModelAlias("haiku", env)).toBe("claude-haiku-5-5");
+    expect(resolveModelAlias("fable", env)).toBe("claude-fable-5-2");
+    expect(resolveModelAlias("claude-sonnet-5-5", env)).toBe("claude-sonnet-5-5");
+  });
+});
+
 describe("R-D2: effort reaches a model only at a level it takes", () => {
   it.each([
     ["claude-haiku-4-5", "high", false, undefined],

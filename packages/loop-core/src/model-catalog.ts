@@ -65,16 +65,32 @@ export function listModels(): (ModelInfo & { readonly aliases?: readonly string[
 /** Claude Code's family aliases: each names the newest model of its family in the catalog. */
 const FAMILY_ALIASES = ["opus", "sonnet", "haiku", "fable"] as const;
 
+/** Claude Code's variables naming the model an alias stands for (model configuration page). */
+const FAMILY_MODEL_VARIABLES: Readonly<Record<string, string>> = {
+  opus: "ANTHROPIC_DEFAULT_OPUS_MODEL",
+  sonnet: "ANTHROPIC_DEFAULT_SONNET_MODEL",
+  haiku: "ANTHROPIC_DEFAULT_HAIKU_MODEL",
+};
+
+/** The environment an alias is resolved in: the run's (`query()`'s `env`, the CLI's process env). */
+export type ModelAliasEnv = Readonly<Record<string, string | undefined>>;
+
 /**
  * The model id to send for what a user typed: Claude Code's aliases (`opus`, `sonnet`, `haiku`, `fable`,
  * the newest of each family — the table lists each family newest first) and its `[1m]` suffix
  * (the 1M-token window, which the catalog's window for the model already says) resolve through
- * the catalog; any other name is sent as it is.
+ * the catalog; any other name is sent as it is. R-X2: as in Claude Code, `env`'s
+ * `ANTHROPIC_DEFAULT_{OPUS,SONNET,HAIKU}_MODEL` name the model of their alias instead — every
+ * place an alias is read (the model, fallbacks, agent definitions, an Agent call's `model`, a
+ * batch's) resolves it here, with the run's environment.
  */
-export function resolveModelAlias(model: string): string {
+export function resolveModelAlias(model: string, env: ModelAliasEnv = {}): string {
   const name = model.endsWith("[1m]") ? model.slice(0, -"[1m]".length) : model;
   const family = FAMILY_ALIASES.find((alias) => alias === name.toLowerCase());
   if (family === undefined) return name;
+  const variable = FAMILY_MODEL_VARIABLES[family];
+  const pinned = variable === undefined ? undefined : env[variable]?.trim();
+  if (pinned !== undefined && pinned !== "") return pinned;
   return CATALOG.find((info) => info.id.startsWith(`claude-${family}-`))?.id ?? name;
 }
 

@@ -1,6 +1,6 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { resolveModelAlias } from "@forkloop/loop-core";
+import { type ModelAliasEnv, resolveModelAlias } from "@forkloop/loop-core";
 import { INSTRUCTION_FILE_MAX_BYTES, readProjectFile } from "@forkloop/tools";
 import { z } from "zod";
 import { EXPLORE_AGENT, FORK_AGENT, PLAN_AGENT } from "./builtin-agent-types.js";
@@ -75,7 +75,12 @@ export type AgentDefinitionFileResult =
   | { readonly ok: false; readonly path: string; readonly error: string };
 
 /** Parses one agent definition file (Markdown with YAML frontmatter; the body is the prompt). */
-export function parseAgentDefinition(path: string, text: string): AgentDefinitionFileResult {
+export function parseAgentDefinition(
+  path: string,
+  text: string,
+  /** R-X2: the run's environment the `model` alias resolves in. */
+  modelEnv: ModelAliasEnv = {},
+): AgentDefinitionFileResult {
   const parsed = parseFrontmatter(text);
   if (!parsed.ok) return { ok: false, path, error: parsed.error };
   const result = agentFrontmatterSchema.safeParse(parsed.data);
@@ -97,7 +102,7 @@ export function parseAgentDefinition(path: string, text: string): AgentDefinitio
       ...(tools === undefined || tools.includes("*") ? {} : { tools }),
       ...(disallowedTools === undefined || disallowedTools.length === 0 ? {} : { disallowedTools }),
       // `model: opus` as Claude Code's agent files say it: the catalog's id.
-      ...(model === undefined || model === "inherit" ? {} : { model: resolveModelAlias(model) }),
+      ...(model === undefined || model === "inherit" ? {} : { model: resolveModelAlias(model, modelEnv) }),
       ...(maxTurns === undefined ? {} : { maxTurns }),
       ...(isolation === undefined ? {} : { isolation }),
       source: path,
@@ -135,7 +140,7 @@ export interface LoadedAgentDefinitions {
 export async function loadAgentDefinitionsDetailed(
   cwd: string,
   extra: readonly AgentDefinition[] = [],
-  options: { projectDirs?: readonly string[] } = {},
+  options: { projectDirs?: readonly string[]; modelEnv?: ModelAliasEnv } = {},
 ): Promise<LoadedAgentDefinitions> {
   const byName = new Map<string, AgentDefinition>(BUILTIN_AGENTS.map((agent) => [agent.name, agent]));
   const errors: { path: string; error: string }[] = [];
@@ -155,7 +160,7 @@ export async function loadAgentDefinitionsDetailed(
       });
       if (read.status === "refused") refused.push(read.message);
       if (read.status !== "read") continue;
-      const result = parseAgentDefinition(path, read.text);
+      const result = parseAgentDefinition(path, read.text, options.modelEnv);
       if (result.ok) byName.set(result.definition.name, result.definition);
       else errors.push({ path: result.path, error: result.error });
     }
@@ -167,6 +172,8 @@ export async function loadAgentDefinitionsDetailed(
 export async function loadAgentDefinitions(
   cwd: string,
   extra: readonly AgentDefinition[] = [],
+  modelEnv?: ModelAliasEnv,
 ): Promise<AgentDefinition[]> {
-  return (await loadAgentDefinitionsDetailed(cwd, extra)).definitions;
+  return (await loadAgentDefinitionsDetailed(cwd, extra, modelEnv === undefined ? {} : { modelEnv }))
+    .definitions;
 }

@@ -149,7 +149,7 @@ function agentToolAt(
         ...(definition.tools === undefined ? {} : { toolNames: definition.tools }),
         ...(definition.disallowedTools === undefined ? {} : { disallowedTools: definition.disallowedTools }),
         ...(input.model !== undefined
-          ? { model: resolveModelAlias(input.model) }
+          ? { model: resolveModelAlias(input.model, options.modelEnv) }
           : definition.model === undefined
             ? {}
             : { model: definition.model }),

@@ -5,6 +5,7 @@ import type {
   CanUseTool,
   EffortLevel,
   LoopHooks,
+  ModelAliasEnv,
   Tool,
   ToolResult,
   ToolUseContext,
@@ -70,6 +71,8 @@ export interface ForkToolOptions {
   readonly parentTools?: readonly Tool[];
   /** R-F4: a turn's forks on another model are warmed like a batch's first wave (one per session). */
   readonly warmer?: FanOutWarmer;
+  /** R-X2: the run's environment an Agent call's `model` alias resolves in (`ANTHROPIC_DEFAULT_HAIKU_MODEL` …). */
+  readonly modelEnv?: ModelAliasEnv;
 }
 
 /** Abort listeners a parent signal may carry before Node warns (one per running fork). */

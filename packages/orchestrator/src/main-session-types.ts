@@ -6,6 +6,7 @@ import type {
   LoopEvent,
   LoopHooks,
   Message,
+  ModelAliasEnv,
   OutputConfig,
   PermissionMode,
   PromptExpansion,
@@ -64,6 +65,11 @@ export interface MainSessionOptions {
   /** False: no skills and no agent definitions from disk, as Claude Code's `--safe-mode`. */
   readonly skillAndAgentFiles?: boolean;
   readonly agents?: readonly AgentDefinition[];
+  /**
+   * R-X2: the run's environment (`query()`'s `env`, the CLI's process env) Claude Code's aliases
+   * resolve in — agent files' `model` and an Agent call's (`ANTHROPIC_DEFAULT_HAIKU_MODEL` …).
+   */
+  readonly modelEnv?: ModelAliasEnv;
   /**
    * `output_config.format` of the main loop's requests (structured outputs); with the profile's
    * `effort` it is the loop's `output_config`. Forks get neither: their replies are reports to

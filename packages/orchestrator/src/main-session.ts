@@ -131,6 +131,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     maxDepth: options.maxAgentDepth ?? 2,
     transcripts: { sessionsDir: options.sessionsDir, sessionId },
     warmer: createFanOutWarmer(),
+    ...(options.modelEnv === undefined ? {} : { modelEnv: options.modelEnv }),
     onForkStarted: (task: SubAgentTask) => transcript.linkSubAgent(task),
   };
   const tools = withForkTools(baseTools, pool, assembled, forkOptions, options.removedTools);

@@ -13,7 +13,14 @@ export function modelClientOptions(endpoint: ModelEndpoint): ClientOptions {
   const auth: ClientOptions =
     endpoint.auth === "bearer"
       ? { authToken: endpoint.apiKey }
-      : { apiKey: endpoint.apiKey, defaultHeaders: { "X-Api-Key": endpoint.apiKey, Authorization: null } };
+      : {
+          apiKey: endpoint.apiKey,
+          defaultHeaders: {
+            "X-Api-Key": endpoint.apiKey,
+            // R-X2: a settings apiKeyHelper's key goes in both headers, as Claude Code sends it.
+            Authorization: endpoint.auth === "both" ? `Bearer ${endpoint.apiKey}` : null,
+          },
+        };
   const betas = endpoint.betas ?? [];
   return {
     ...auth,

@@ -1,6 +1,6 @@
 import { homedir, platform, release } from "node:os";
 import { resolve } from "node:path";
-import type { PermissionMode, TextBlockParam, Tool } from "@forkloop/loop-core";
+import type { ModelAliasEnv, PermissionMode, TextBlockParam, Tool } from "@forkloop/loop-core";
 import { permissionModeFacts } from "@forkloop/tools";
 import { type AgentDefinition, loadAgentDefinitionsDetailed } from "./agent-definitions.js";
 import { formatGitStatus, type GitStatus, readGitSnapshot } from "./git-status.js";
@@ -27,6 +27,8 @@ export interface AssembleSessionOptions {
   readonly agents?: readonly AgentDefinition[];
   /** Fixed date for the environment block (tests, reproducible prompts); default today. */
   readonly now?: Date;
+  /** R-X2: the run's environment the agent files' `model` aliases resolve in (`ANTHROPIC_DEFAULT_*_MODEL`). */
+  readonly modelEnv?: ModelAliasEnv;
 }
 
 export interface AssembledSession {
@@ -101,7 +103,10 @@ export async function assembleSession(options: AssembleSessionOptions): Promise<
   const files = options.skillAndAgentFiles !== false;
   const [skills, agents, memoryRead] = await Promise.all([
     files ? loadSkillsDetailed(cwd, { home, projectDirs }) : { skills: [], errors: [], refused: [] },
-    loadAgentDefinitionsDetailed(cwd, options.agents ?? [], { projectDirs: files ? projectDirs : [] }),
+    loadAgentDefinitionsDetailed(cwd, options.agents ?? [], {
+      projectDirs: files ? projectDirs : [],
+      ...(options.modelEnv === undefined ? {} : { modelEnv: options.modelEnv }),
+    }),
     options.memoryFiles === false && (options.memoryDirectories ?? []).length === 0
       ? { files: [], refused: [] }
       : readMemoryFilesDetailed({

@@ -27,7 +27,7 @@ export interface ModelEndpoint {
   /** The API key, or with `auth: "bearer"` the bearer token. */
   readonly apiKey: string;
   /** R-X2: `x-api-key` (default, an API key) or `Authorization: Bearer` (`ANTHROPIC_AUTH_TOKEN`). */
-  readonly auth?: "x-api-key" | "bearer";
+  readonly auth?: "x-api-key" | "bearer" | "both";
   readonly baseURL?: string;
   /**
    * R-X3: API betas the user asked for (`--betas`, `ANTHROPIC_BETAS`), sent in `anthropic-beta` on

@@ -40,11 +40,13 @@ export async function mainAgent(
   given: Readonly<Record<string, NonNullable<Options["agents"]>[string]>> | undefined,
   cwd: string,
   words: MainAgentWords = CLI_WORDS,
+  /** R-X2: the run's environment the agent file's `model` alias resolves in. */
+  modelEnv: Readonly<Record<string, string | undefined>> = {},
 ): Promise<MainAgent> {
   const flagged = given?.[name];
   const definition =
     flagged === undefined
-      ? (await loadAgentDefinitions(cwd)).find((agent) => agent.name === name)
+      ? (await loadAgentDefinitions(cwd, [], modelEnv)).find((agent) => agent.name === name)
       : { ...flagged, name };
   if (definition === undefined) {
     const known = [
@@ -87,6 +89,7 @@ export async function withMainAgent(options: Options, warn: (line: string) => vo
     options.agents,
     resolve(options.cwd ?? process.cwd()),
     OPTION_WORDS,
+    options.env ?? process.env,
   );
   if (agent.isolationNotice !== undefined) warn(agent.isolationNotice);
   const given = options.systemPrompt;

@@ -1,3 +1,4 @@
+import { execFile } from "node:child_process";
 import type { ModelInfo, RetryOptions } from "@forkloop/loop-core";
 import type { ModelSpec } from "@forkloop/sim";
 import { z } from "zod";
@@ -17,7 +18,7 @@ export interface ModelEndpoint {
   /** The API key, or with `auth: "bearer"` the bearer token. */
   readonly apiKey: string;
   /** R-X2: sent as `x-api-key` (default) or, for `ANTHROPIC_AUTH_TOKEN`, `Authorization: Bearer`. */
-  readonly auth?: "x-api-key" | "bearer";
+  readonly auth?: "x-api-key" | "bearer" | "both";
   readonly baseURL?: string;
   /** R-X3: betas every request asks for (`ANTHROPIC_BETAS`, `--betas`) beside forkloop's own. */
   readonly betas?: readonly string[];
@@ -42,6 +43,7 @@ const envSchema = z.object({
   FORKLOOP_SIM_LATENCY: z.enum(["none", "realistic"], { message: "must be none or realistic" }).optional(),
   FORKLOOP_SIM_FAULTS: z.string().optional(),
   FORKLOOP_MODELS: z.string().optional(),
+  FORKLOOP_API_KEY_HELPER_KEY: z.string().optional(),
 });
 
 export const SIMULATOR_NOTICE =
@@ -87,7 +89,9 @@ export async function resolveModelSource(
       ? { apiKey: vars.ANTHROPIC_API_KEY }
       : vars.ANTHROPIC_AUTH_TOKEN !== undefined
         ? { apiKey: vars.ANTHROPIC_AUTH_TOKEN, auth: "bearer" as const }
-        : undefined;
+        : vars.FORKLOOP_API_KEY_HELPER_KEY !== undefined
+          ? { apiKey: vars.FORKLOOP_API_KEY_HELPER_KEY, auth: "both" as const }
+          : undefined;
   if (credential !== undefined) {
     return {
       endpoint: {
@@ -103,7 +107,7 @@ export async function resolveModelSource(
   }
   if (vars.ANTHROPIC_BASE_URL !== undefined) {
     throw new OptionsError(
-      "ANTHROPIC_BASE_URL is set but neither ANTHROPIC_API_KEY nor ANTHROPIC_AUTH_TOKEN is. Set ANTHROPIC_API_KEY (any value for a local server) or a gateway's ANTHROPIC_AUTH_TOKEN, or unset ANTHROPIC_BASE_URL to use the built-in simulator.",
+      "ANTHROPIC_BASE_URL is set but neither ANTHROPIC_API_KEY nor ANTHROPIC_AUTH_TOKEN is. Set ANTHROPIC_API_KEY (any value for a local server), a gateway's ANTHROPIC_AUTH_TOKEN or an apiKeyHelper in your settings, or unset ANTHROPIC_BASE_URL to use the built-in simulator.",
     );
   }
   const faults =
@@ -125,6 +129,86 @@ export async function resolveModelSource(
     modelOverrides,
     close: () => simulator.close(),
   };
+}
+
+/** How long a helper's key is used before the next session runs the helper again (Claude Code's default: 5 min). */
+const API_KEY_HELPER_TTL_MS = 5 * 60_000;
+
+/** Keys helpers printed, per command and directory: each runs once per process until its TTL passes. */
+const helperKeys = new Map<string, { readonly key: Promise<string>; readonly at: number }>();
+
+/**
+ * R-X2, Claude Code's `apiKeyHelper` (settings: the user's files, `--settings`, a trusted
+ * project's — never an untrusted one's, R-S5): with neither ANTHROPIC_API_KEY nor
+ * ANTHROPIC_AUTH_TOKEN in `env`, the command runs in `/bin/sh` in `cwd` and the key it prints
+ * becomes the run's FORKLOOP_API_KEY_HELPER_KEY, which `resolveModelSource` sends as `x-api-key`
+ * and `Authorization: Bearer`, as Claude Code sends it, so the endpoint, the worker pool and the
+ * shared runtime all use it (Bash and hooks never see it: FORKLOOP_*_KEY is left out, R-S4). Once per process: a later session
+ * runs it again only after `CLAUDE_CODE_API_KEY_HELPER_TTL_MS` (default 5 minutes); a running
+ * session keeps its key. A helper that fails or prints nothing stops the run before any request
+ * (an OptionsError, exit 2) naming the command and its stderr.
+ */
+export async function withApiKeyHelper(
+  env: Record<string, string | undefined>,
+  helper: string | undefined,
+  cwd: string,
+): Promise<Record<string, string | undefined>> {
+  const command = helper?.trim();
+  if (command === undefined || command === "") return env;
+  if (nonBlank(env.ANTHROPIC_API_KEY) || nonBlank(env.ANTHROPIC_AUTH_TOKEN)) return env;
+  const ttl = Number(env.CLAUDE_CODE_API_KEY_HELPER_TTL_MS);
+  const ttlMs =
+    Number.isFinite(ttl) && ttl >= 0 && nonBlank(env.CLAUDE_CODE_API_KEY_HELPER_TTL_MS)
+      ? ttl
+      : API_KEY_HELPER_TTL_MS;
+  const id = JSON.stringify([command, cwd]);
+  const cached = helperKeys.get(id);
+  const entry =
+    cached !== undefined && Date.now() - cached.at < ttlMs
+      ? cached
+      : { key: runApiKeyHelper(command, cwd, env), at: Date.now() };
+  helperKeys.set(id, entry);
+  try {
+    return { ...env, FORKLOOP_API_KEY_HELPER_KEY: await entry.key };
+  } catch (error) {
+    if (helperKeys.get(id) === entry) helperKeys.delete(id);
+    throw error;
+  }
+}
+
+function runApiKeyHelper(
+  command: string,
+  cwd: string,
+  env: Record<string, string | undefined>,
+): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    execFile("/bin/sh", ["-c", command], { cwd, env, maxBuffer: 1024 * 1024 }, (error, stdout, stderr) => {
+      const said = String(stderr).trim();
+      if (error !== null) {
+        const how = typeof error.code === "number" ? `exit ${error.code}` : error.message;
+        reject(
+          new OptionsError(
+            `apiKeyHelper "${command}" failed (${how})${said === "" ? "" : `: ${said}`}. Fix the helper in your settings, or set ANTHROPIC_API_KEY.`,
+          ),
+        );
+        return;
+      }
+      const key = String(stdout).trim();
+      if (key === "" || !/^[\x21-\x7e]+$/.test(key)) {
+        reject(
+          new OptionsError(
+            `apiKeyHelper "${command}" ${key === "" ? "printed no key" : "printed more than a key"}${said === "" ? "" : ` (stderr: ${said})`}: the command must print only the API key on stdout.`,
+          ),
+        );
+        return;
+      }
+      resolvePromise(key);
+    });
+  });
+}
+
+function nonBlank(value: string | undefined): boolean {
+  return value !== undefined && value.trim() !== "";
 }
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { type PermissionMode, resolveModelAlias, type Tool } from "@forkloop/loop-core";
+import { type ModelAliasEnv, type PermissionMode, resolveModelAlias, type Tool } from "@forkloop/loop-core";
 import type { AgentDefinition as ForkloopAgentDefinition, SubAgentBashOptions } from "@forkloop/orchestrator";
 import { sessionTranscriptPath } from "@forkloop/orchestrator";
 import {
@@ -63,6 +63,11 @@ export interface ResolvedQuery {
   /** False with `safeMode`: no skills or agent definitions from disk. */
   readonly skillAndAgentFiles: boolean;
   readonly env: Record<string, string | undefined>;
+  /**
+   * R-X2: what Claude Code's aliases resolve in (`ANTHROPIC_DEFAULT_SONNET_MODEL` …): the settings'
+   * `env` beneath the run's, for the session's agent files and its Agent calls' `model`.
+   */
+  readonly modelEnv: ModelAliasEnv;
   /** Thinking, the tool-use summary model and context editing: options, then settings. */
   readonly loop: LoopChoices;
   /** R-X2: the options or settings turned thinking off (no default thinking). */
@@ -140,6 +145,9 @@ export async function resolveQueryOptions(
   );
   const systemPrompt = options.systemPrompt;
   const custom = customSystemPrompt(systemPrompt);
+  // Settings' env beneath the run's, as for every variable Claude Code reads.
+  const modelEnv: ModelAliasEnv = { ...settings.env, ...env };
+  const alias = (model: string) => resolveModelAlias(model, modelEnv);
   return {
     cwd,
     state,
@@ -148,22 +156,20 @@ export async function resolveQueryOptions(
     start,
     // Claude Code's aliases (`opus`, `sonnet[1m]`) in options and settings files alike; as in
     // Claude Code, ANTHROPIC_MODEL comes after the option (--model) and before the settings' model.
-    model: resolveModelAlias(
-      options.model ?? nonEmpty(env.ANTHROPIC_MODEL) ?? settings.model ?? DEFAULT_MODEL,
-    ),
+    model: alias(options.model ?? nonEmpty(env.ANTHROPIC_MODEL) ?? settings.model ?? DEFAULT_MODEL),
     fallbackModels: (options.fallbackModel === undefined
       ? []
       : typeof options.fallbackModel === "string"
         ? [options.fallbackModel]
         : [...options.fallbackModel]
-    ).map(resolveModelAlias),
+    ).map(alias),
     permissionMode,
     rules,
     tools,
     bash,
     mcp,
     environment: run,
-    agents: agentDefinitions(options),
+    agents: agentDefinitions(options, modelEnv),
     ...(custom === undefined ? {} : { systemPrompt: custom }),
     ...(typeof systemPrompt === "object" && !Array.isArray(systemPrompt) && systemPrompt.append !== undefined
       ? { appendSystemPrompt: systemPrompt.append }
@@ -176,6 +182,7 @@ export async function resolveQueryOptions(
     skillAndAgentFiles: options.safeMode !== true,
     // R-R2: the settings' FORKLOOP_* deadline variables apply beneath the environment.
     env: run.endpointEnv,
+    modelEnv,
     loop: resolveLoopChoices(options, settings),
     thinkingOff: thinkingTurnedOff(options, settings),
   };
@@ -236,7 +243,7 @@ function baseTools(
   return selected.filter((tool) => selection.includes(tool.name));
 }
 
-function agentDefinitions(options: Options): ForkloopAgentDefinition[] {
+function agentDefinitions(options: Options, modelEnv: ModelAliasEnv): ForkloopAgentDefinition[] {
   return Object.entries(options.agents ?? {}).map(([name, definition]) => {
     if (!/^[a-zA-Z0-9_-]+$/.test(name)) {
       throw new OptionsError(`agents: "${name}" is not a valid agent name (letters, digits, "-" and "_").`);
@@ -251,7 +258,7 @@ function agentDefinitions(options: Options): ForkloopAgentDefinition[] {
       ...(definition.disallowedTools === undefined ? {} : { disallowedTools: definition.disallowedTools }),
       ...(definition.model === undefined || definition.model === "inherit"
         ? {}
-        : { model: resolveModelAlias(definition.model) }),
+        : { model: resolveModelAlias(definition.model, modelEnv) }),
       ...(definition.maxTurns === undefined ? {} : { maxTurns: definition.maxTurns }),
       source: "code",
     };

@@ -784,6 +784,7 @@ class QueryRun implements Query {
       removedTools: removed,
       canUseTool: permissions.canUseTool,
       agents: resolved.agents,
+      modelEnv: resolved.modelEnv,
       additionalDirectories,
       hooks: recordingHookDenials(
         mergeHooks(

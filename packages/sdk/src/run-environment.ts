@@ -15,7 +15,7 @@ import {
   type SessionMcp,
   startSessionMcp,
 } from "./mcp-servers.js";
-import { type ModelSource, resolveModelSource } from "./model-endpoint.js";
+import { type ModelSource, resolveModelSource, withApiKeyHelper } from "./model-endpoint.js";
 import { withSettingsRetryEnv } from "./model-retry.js";
 import { resolveSandbox } from "./sandbox.js";
 import { loadRunSettings, mergeRules } from "./settings.js";
@@ -46,7 +46,10 @@ export interface RunEnvironment {
   readonly cwd: string;
   readonly home: string | undefined;
   readonly settings: Settings;
-  /** R-R2: the environment of model requests: the settings' FORKLOOP_* deadlines beneath it. */
+  /**
+   * R-R2: the environment of model requests: the settings' FORKLOOP_* deadlines beneath it, and
+   * (R-X2) a settings `apiKeyHelper`'s key as ANTHROPIC_API_KEY when it has no key of its own.
+   */
   readonly endpointEnv: Record<string, string | undefined>;
   /**
    * R-S6: every agent's Bash (sub-agents' and items' too): the sandbox asked for (option or flag)
@@ -98,7 +101,12 @@ export async function resolveRunEnvironment(input: RunEnvironmentInput): Promise
     ...(input.flagSettings === undefined ? {} : { flagSettings: input.flagSettings }),
     onIgnored: (line) => warn(`forkloop: ${line}`),
   });
-  const endpointEnv = withSettingsRetryEnv(env, settings.env);
+  // R-X2: a settings apiKeyHelper's key when the environment has none (once per process, before any request).
+  const endpointEnv = await withApiKeyHelper(
+    withSettingsRetryEnv(env, settings.env),
+    settings.apiKeyHelper,
+    cwd,
+  );
   // MCP servers see the settings' `env` over the run's.
   const mcpEnv = { ...env, ...settings.env };
   const opened: { close(): Promise<void> }[] = [];

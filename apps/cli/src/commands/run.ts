@@ -109,6 +109,8 @@ export async function runCommand(argv: readonly string[], context: CommandContex
           flags.agent,
           flags.agents === undefined ? undefined : agentsFlag(flags.agents, context.cwd),
           cwd,
+          undefined,
+          context.env,
         );
   if (agent?.isolationNotice !== undefined) context.stderr.write(`${agent.isolationNotice}\n`);
   // --agent's tool set and deny rules, where the flags name none.

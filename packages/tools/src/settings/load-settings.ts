@@ -232,6 +232,7 @@ export function mergeSettings(files: readonly SettingsFile[], cwd: string, home:
   const disableBypass = lastDefined((file) => file.permissions?.disableBypassPermissionsMode);
   const model = lastDefined((file) => file.model);
   const sandbox = lastDefined((file) => file.sandbox);
+  const apiKeyHelper = lastDefined((file) => file.apiKeyHelper);
   const loop = {
     alwaysThinkingEnabled: lastDefined((file) => file.alwaysThinkingEnabled),
     maxThinkingTokens: lastDefined((file) => file.maxThinkingTokens),
@@ -253,6 +254,7 @@ export function mergeSettings(files: readonly SettingsFile[], cwd: string, home:
     ...(Object.keys(env).length === 0 ? {} : { env }),
     ...(model === undefined ? {} : { model }),
     ...(sandbox === undefined ? {} : { sandbox }),
+    ...(apiKeyHelper === undefined ? {} : { apiKeyHelper }),
     ...Object.fromEntries(Object.entries(loop).filter(([, value]) => value !== undefined)),
   };
 }

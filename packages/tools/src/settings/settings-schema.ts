@@ -139,6 +139,11 @@ export const settingsFileSchema = z.looseObject({
   toolUseSummaryModel: z.string().min(1).optional(),
   /** R-C2: old tool results cleared by the API (context editing) instead of the client. */
   contextEditing: z.boolean().optional(),
+  /**
+   * R-X2, Claude Code's key: a shell command printing the API key requests authenticate with when
+   * the environment has none. A program: an untrusted project's files cannot name it (R-S5).
+   */
+  apiKeyHelper: z.string().optional(),
 });
 export type SettingsFile = z.infer<typeof settingsFileSchema>;
 
@@ -172,6 +177,8 @@ export interface Settings {
   readonly maxThinkingTokens?: number;
   readonly toolUseSummaryModel?: string;
   readonly contextEditing?: boolean;
+  /** R-X2: the command printing the API key (user files, `--settings`, a trusted project's). */
+  readonly apiKeyHelper?: string;
 }
 
 export const EMPTY_SETTINGS: Settings = { permissions: { allow: [], ask: [], deny: [] }, hooks: {} };
@@ -190,6 +197,8 @@ export function fixFor(path: readonly PropertyKey[]): string {
   if (first === "maxThinkingTokens")
     return "give a whole number of at least 1024, e.g. 8000, or 0 for no thinking";
   if (first === "alwaysThinkingEnabled" || first === "contextEditing") return "use true or false";
+  if (first === "apiKeyHelper")
+    return 'give the shell command that prints the API key, e.g. "~/bin/get-key.sh"';
   if (first === "permissions")
     return "permissions takes allow, ask, deny (lists of rules), defaultMode and additionalDirectories";
   return "see the Settings section of packages/tools/README.md";

@@ -10,8 +10,9 @@ const SANDBOX_STRENGTH = { off: 0, auto: 1, on: 2 } as const;
  * What an untrusted project's settings file may keep (R-S5): what narrows permissions — deny and
  * ask rules, a stricter `defaultMode`, `additionalDirectories` inside the project, a stronger
  * `sandbox`, `disableBypassPermissionsMode` — and `model`. Allow rules, a wider mode, directories
- * outside the project, hooks and `env` would let a checked-out repository widen what the agent may
- * do; they are dropped and named in `ignored` (`permissions.allow`, `hooks` …).
+ * outside the project, hooks, `env` and `apiKeyHelper` (a program run before the first request)
+ * would let a checked-out repository widen what the agent may do, or run what it likes; they are
+ * dropped and named in `ignored` (`permissions.allow`, `hooks` …).
  */
 export function narrowUntrustedFile(
   file: SettingsFile,
@@ -53,7 +54,8 @@ export function narrowUntrustedFile(
       permissions.additionalDirectories = inside;
     }
   }
-  const { hooks, env, sandbox, ...rest } = file;
+  const { hooks, env, sandbox, apiKeyHelper, ...rest } = file;
+  if (apiKeyHelper !== undefined) ignored.push("apiKeyHelper");
   if (
     hooks !== undefined &&
     Object.values(hooks).some((groups) => Array.isArray(groups) && groups.length > 0)
