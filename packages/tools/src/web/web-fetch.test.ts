@@ -193,7 +193,10 @@ describe("WebFetch", () => {
       );
     const asked = await check({});
     expect(asked).toMatchObject({ behavior: "deny" });
-    expect((asked as { message: string }).message).toMatch(/WebFetch\(domain:docs\.site\.test\)/);
+    // With no one to approve it, the denial is Claude Code's sentence (R-X1).
+    expect((asked as { message: string }).message).toBe(
+      "Claude requested permissions to use WebFetch, but you haven't granted it yet.",
+    );
     const byRule = { behavior: "allow", decidedBy: { source: "config", reasonType: "rule" } };
     expect(await check({ allow: ["WebFetch(domain:docs.site.test)"] })).toEqual(byRule);
     expect(await check({ allow: ["WebFetch(domain:*.site.test)"] })).toEqual(byRule);
