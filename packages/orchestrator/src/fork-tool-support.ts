@@ -6,6 +6,7 @@ import type {
   EffortLevel,
   LoopHooks,
   ModelAliasEnv,
+  ThinkingConfigParam,
   Tool,
   ToolResult,
   ToolUseContext,
@@ -73,6 +74,19 @@ export interface ForkToolOptions {
   readonly warmer?: FanOutWarmer;
   /** R-X2: the run's environment an Agent call's `model` alias resolves in (`ANTHROPIC_DEFAULT_HAIKU_MODEL` …). */
   readonly modelEnv?: ModelAliasEnv;
+  /**
+   * R-X2: the request defaults of a model (its output cap, thinking and effort, as the session's
+   * own were chosen): a sub-agent on another model than its parent's gets its model's, as in
+   * Claude Code. Unset: it keeps its parent's, clamped to the model.
+   */
+  readonly requestDefaultsFor?: (model: string) => ModelRequestDefaults;
+}
+
+/** What a model's requests carry when nothing else is chosen (R-X2). */
+export interface ModelRequestDefaults {
+  readonly maxOutputTokens: number;
+  readonly thinking?: ThinkingConfigParam;
+  readonly effort?: EffortLevel;
 }
 
 /** Abort listeners a parent signal may carry before Node warns (one per running fork). */
@@ -154,12 +168,21 @@ export async function runFork(
   // so is a different effort (R-D3).
   const sameModel = fork.model === undefined || fork.model === parentParams.model;
   const sameEffort = fork.effort === undefined || fork.effort === parentParams.effort;
+  // R-X2: another model gets its own output cap, thinking and effort.
+  const modelDefaults = sameModel ? undefined : options.requestDefaultsFor?.(fork.model as string);
   const cacheSafeParams =
     sameModel && sameEffort
       ? parentParams
       : {
           ...parentParams,
           ...(sameModel ? {} : { model: fork.model }),
+          ...(modelDefaults === undefined
+            ? {}
+            : {
+                maxOutputTokens: modelDefaults.maxOutputTokens,
+                thinking: modelDefaults.thinking,
+                effort: modelDefaults.effort,
+              }),
           ...(sameEffort ? {} : { effort: fork.effort }),
         };
   const agentId = fork.agentId ?? newAgentId();

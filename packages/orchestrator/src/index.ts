@@ -35,7 +35,7 @@ export {
 } from "./errors.js";
 export { type ForkOptions, fork } from "./fork.js";
 export { buildForkDirective, toForkHistory } from "./fork-messages.js";
-export { type ForkToolOptions, forkToolResult } from "./fork-tool-support.js";
+export { type ForkToolOptions, forkToolResult, type ModelRequestDefaults } from "./fork-tool-support.js";
 export { type GitSnapshot, type GitStatus, readGitSnapshot } from "./git-status.js";
 export {
   createSession,

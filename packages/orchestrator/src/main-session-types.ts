@@ -20,6 +20,7 @@ import type { BackgroundShells } from "@forkloop/tools";
 import type { AgentDefinition } from "./agent-definitions.js";
 import type { AgentPool } from "./agent-pool.js";
 import type { AgentProfile } from "./agent-profile.js";
+import type { ModelRequestDefaults } from "./fork-tool-support.js";
 import type { AssembledSession } from "./session-assembly.js";
 import type { ModelEndpoint, SubAgentEvent } from "./sub-agent-types.js";
 
@@ -70,6 +71,8 @@ export interface MainSessionOptions {
    * resolve in — agent files' `model` and an Agent call's (`ANTHROPIC_DEFAULT_HAIKU_MODEL` …).
    */
   readonly modelEnv?: ModelAliasEnv;
+  /** R-X2: a model's request defaults, for a sub-agent on another model (ForkToolOptions). */
+  readonly requestDefaultsFor?: (model: string) => ModelRequestDefaults;
   /**
    * `output_config.format` of the main loop's requests (structured outputs); with the profile's
    * `effort` it is the loop's `output_config`. Forks get neither: their replies are reports to

@@ -132,6 +132,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     transcripts: { sessionsDir: options.sessionsDir, sessionId },
     warmer: createFanOutWarmer(),
     ...(options.modelEnv === undefined ? {} : { modelEnv: options.modelEnv }),
+    ...(options.requestDefaultsFor === undefined ? {} : { requestDefaultsFor: options.requestDefaultsFor }),
     onForkStarted: (task: SubAgentTask) => transcript.linkSubAgent(task),
   };
   const tools = withForkTools(baseTools, pool, assembled, forkOptions, options.removedTools);

@@ -40,8 +40,8 @@ beforeAll(async () => {
 });
 afterAll(async () => harness?.close());
 
-/** The model of the first request that carries `text` and comes from `source` (a prefix). */
-function modelOf(source: string, text?: string): string | undefined {
+/** The body of the first request that carries `text` and comes from `source` (a prefix). */
+function bodyOf(source: string, text?: string): Record<string, unknown> | undefined {
   const record = harness.sim
     .requests()
     .find(
@@ -50,25 +50,68 @@ function modelOf(source: string, text?: string): string | undefined {
         (text === undefined || r.rawBody.includes(text)) &&
         r.status === 200,
     );
-  return record === undefined ? undefined : (JSON.parse(record.rawBody) as { model: string }).model;
+  return record === undefined ? undefined : (JSON.parse(record.rawBody) as Record<string, unknown>);
 }
 
-describe("R-X2: the family model variables", () => {
-  it("R-X2: ANTHROPIC_DEFAULT_{SONNET,HAIKU,OPUS}_MODEL in the run's env name the model of the session's alias, an Agent call's model and agent definitions' (code and files)", async () => {
-    const base = harness.options();
-    await collectMessages(
-      query({
-        prompt: "Start the helpers.",
-        options: harness.options({
-          model: "sonnet",
-          env: { ...base.env, ...PINNED },
-          agents: { deep: { description: "Thinks hard", prompt: "You think hard.", model: "opus" } },
-        }),
+function modelOf(source: string, text?: string): unknown {
+  return bodyOf(source, text)?.model;
+}
+
+/** The request parameters the defaults decide. */
+function paramsOf(source: string, text?: string): Record<string, unknown> | undefined {
+  const body = bodyOf(source, text);
+  return body && { max_tokens: body.max_tokens, thinking: body.thinking, output_config: body.output_config };
+}
+
+let messages: Awaited<ReturnType<typeof collectMessages>>;
+beforeAll(async () => {
+  const base = harness.options();
+  messages = await collectMessages(
+    query({
+      prompt: "Start the helpers.",
+      options: harness.options({
+        model: "sonnet",
+        env: { ...base.env, ...PINNED },
+        agents: { deep: { description: "Thinks hard", prompt: "You think hard.", model: "opus" } },
       }),
-    );
+    }),
+  );
+});
+
+describe("R-X2: the family model variables", () => {
+  it("R-X2: ANTHROPIC_DEFAULT_{SONNET,HAIKU,OPUS}_MODEL in the run's env name the model of the session's alias, an Agent call's model and agent definitions' (code and files)", () => {
     expect(modelOf("sdk")).toBe("claude-sonnet-4-6");
     expect(modelOf("agent:", "Task H.")).toBe("claude-haiku-4-5-20251001");
     expect(modelOf("agent:deep", "Task O.")).toBe("claude-opus-4-8");
     expect(modelOf("agent:filed", "Task F.")).toBe("claude-sonnet-4-6");
+  });
+
+  // Claude Code 2.1.332's requests in the env-default-model-aliases scenario: the session on
+  // claude-sonnet-4-6 asks 32000 and effort high, its haiku sub-agent 32000 with a 31999 budget.
+  it("R-X2: the older model a variable names gets Claude Code's defaults for its family, a sub-agent on another model its own model's, and modelUsage's canonicalModel drops the date", () => {
+    const adaptive = { type: "adaptive", display: "omitted" };
+    expect(paramsOf("sdk")).toEqual({
+      max_tokens: 32_000,
+      thinking: adaptive,
+      output_config: { effort: "high" },
+    });
+    expect(paramsOf("agent:", "Task H.")).toEqual({
+      max_tokens: 32_000,
+      thinking: { type: "enabled", budget_tokens: 31_999, display: "omitted" },
+      output_config: undefined,
+    });
+    // A family no scenario has shown, with adaptive thinking: its whole cap, effort medium.
+    expect(paramsOf("agent:deep", "Task O.")).toEqual({
+      max_tokens: 128_000,
+      thinking: adaptive,
+      output_config: { effort: "medium" },
+    });
+    // A sub-agent on the session's model shares its prefix (R-F3): the same parameters.
+    expect(paramsOf("agent:filed", "Task F.")).toEqual(paramsOf("sdk"));
+    const result = messages.find((m) => m.type === "result") as
+      | { modelUsage: Record<string, { canonicalModel: string }> }
+      | undefined;
+    expect(result?.modelUsage["claude-haiku-4-5-20251001"]?.canonicalModel).toBe("claude-haiku-4-5");
+    expect(result?.modelUsage["claude-sonnet-4-6"]?.canonicalModel).toBe("claude-sonnet-4-6");
   });
 });

@@ -81,7 +81,7 @@ import {
   type ResolvedQuery,
   resolveQueryOptions,
 } from "./query-options.js";
-import { claudeCodeRequestDefaults } from "./request-defaults.js";
+import { claudeCodeRequestDefaults, type RequestDefaults } from "./request-defaults.js";
 import { forkSessionIn, lockSession } from "./session-helpers.js";
 import { unarchiveOnResume } from "./session-management.js";
 import { readSessionMetadata, writeSessionMetadata } from "./session-metadata.js";
@@ -777,7 +777,9 @@ class QueryRun implements Query {
         bash: resolved.bash,
         home: resolved.home,
         ...resolved.loop,
-        ...requestDefaults,
+        limits: requestDefaults.limits,
+        ...(requestDefaults.thinking === undefined ? {} : { thinking: requestDefaults.thinking }),
+        ...(requestDefaults.effort === undefined ? {} : { effort: requestDefaults.effort }),
       }),
       ...(this.#options.outputFormat === undefined ? {} : { outputFormat: this.#options.outputFormat }),
       tools,
@@ -785,6 +787,7 @@ class QueryRun implements Query {
       canUseTool: permissions.canUseTool,
       agents: resolved.agents,
       modelEnv: resolved.modelEnv,
+      requestDefaultsFor: requestDefaults.forModel,
       additionalDirectories,
       hooks: recordingHookDenials(
         mergeHooks(
@@ -1091,7 +1094,8 @@ function savesRule(answer: Extract<PermissionResult, { behavior: "allow" }>): bo
 
 /**
  * R-X2: the profile fields Claude Code's request defaults decide — the output cap, thinking
- * (unless the options or settings chose or turned it off) and effort (unless given).
+ * (unless the options or settings chose or turned it off) and effort (unless given) — and the
+ * same choice for another model (a sub-agent's).
  */
 function withRequestDefaults(
   resolved: ResolvedQuery,
@@ -1102,16 +1106,21 @@ function withRequestDefaults(
     taskBudget: Options["taskBudget"];
     effort: Options["effort"];
   },
-): Pick<AgentProfileFields, "limits" | "thinking" | "effort"> {
-  const defaults = claudeCodeRequestDefaults({
-    model: resolved.model,
-    modelOverrides,
-    // Settings' env beneath the process's, as for every variable Claude Code reads.
-    env: { ...resolved.settings.env, ...resolved.env },
-    thinking: resolved.thinkingOff ? "off" : resolved.loop.thinking,
-    effort: given.effort,
-  });
+): Pick<AgentProfileFields, "limits" | "thinking" | "effort"> & {
+  readonly forModel: (model: string) => RequestDefaults;
+} {
+  const forModel = (model: string) =>
+    claudeCodeRequestDefaults({
+      model,
+      modelOverrides,
+      // Settings' env beneath the process's, as for every variable Claude Code reads.
+      env: { ...resolved.settings.env, ...resolved.env },
+      thinking: resolved.thinkingOff ? "off" : resolved.loop.thinking,
+      effort: given.effort,
+    });
+  const defaults = forModel(resolved.model);
   return {
+    forModel,
     limits: {
       maxTurns: given.maxTurns,
       tokenBudget: given.tokenBudget,

@@ -30,6 +30,20 @@ describe("R-X2: Claude Code's request defaults", () => {
     });
   });
 
+  it("the table keyed by family: claude-sonnet-4-6 gets 32,000 and effort high (env-default-model-aliases), a dated id its family's row", () => {
+    expect(claudeCodeRequestDefaults({ ...base, model: "claude-sonnet-4-6" })).toEqual({
+      maxOutputTokens: 32_000,
+      thinking: { type: "adaptive", display: "omitted" },
+      effort: "high",
+    });
+    expect(claudeCodeRequestDefaults({ ...base, model: "claude-haiku-4-5-20251001" })).toEqual(
+      claudeCodeRequestDefaults({ ...base, model: "claude-haiku-4-5" }),
+    );
+    expect(claudeCodeRequestDefaults({ ...base, model: "claude-sonnet-5-5" })).toEqual(
+      claudeCodeRequestDefaults(base),
+    );
+  });
+
   it("CLAUDE_CODE_MAX_OUTPUT_TOKENS sets the cap, never above the model's own", () => {
     expect(
       claudeCodeRequestDefaults({ ...base, env: { CLAUDE_CODE_MAX_OUTPUT_TOKENS: "4096" } }),

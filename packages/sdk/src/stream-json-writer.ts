@@ -50,6 +50,9 @@ const COUNTERS = [
   "cacheCreationEphemeral1hInputTokens",
 ] as const;
 
+/** A dated model id's date: `-YYYYMMDD` at its end. */
+const SNAPSHOT_DATE = /-\d{8}$/;
+
 function emptyModelUsage(model: string, info: ModelInfo): ModelUsage {
   return {
     inputTokens: 0,
@@ -63,7 +66,8 @@ function emptyModelUsage(model: string, info: ModelInfo): ModelUsage {
     thinkingTokens: 0,
     cacheCreationEphemeral5mInputTokens: 0,
     cacheCreationEphemeral1hInputTokens: 0,
-    canonicalModel: model,
+    // Claude Code names the model without its snapshot date (claude-haiku-4-5-20251001 → claude-haiku-4-5).
+    canonicalModel: model.replace(SNAPSHOT_DATE, ""),
     provider: "firstParty",
     costBasis: "list",
   };
