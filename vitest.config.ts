@@ -60,6 +60,10 @@ const PAIRED = [
   "test/cli-batch-queue-end-state.test.ts",
   // R-B1, R-M1: judged by what the items' results and Redis hold and one MCP server pid per worker.
   "test/cli-batch-queue-mcp.test.ts",
+  // R-B6: judged by results.jsonl's structured outputs, the requests' format and a refused re-attach.
+  "test/cli-batch-queue-json-schema.test.ts",
+  // R-B7: judged by the requests sent and reduce.json; the kill lands while the simulator holds the reduce.
+  "test/cli-batch-queue-reduce.test.ts",
   // R-S12: "mid-search" is read from /proc rchar; the assertion is never a duration.
   "test/chaos/signal-during-search.test.ts",
   "test/chaos/encodings.test.ts",

@@ -38,6 +38,10 @@ export const QUEUED_SETTINGS_FLAGS = [
   "max-thinking-tokens",
   "summary-model",
   "context-editing",
+  // R-B6: every worker checks the items' answers against the schema enqueued with the batch.
+  "json-schema",
+  // R-B7: the producer that sees every item settled runs the reduce enqueued with the batch.
+  "reduce",
 ] as const;
 
 /** The start settings among the given flags (R-R7). */

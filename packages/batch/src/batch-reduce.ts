@@ -84,7 +84,14 @@ function digestOf(text: string): string {
 /** The batch's reduce record, or undefined before any reduce started. */
 export async function readReduce(dir: string): Promise<ReduceRecord | undefined> {
   const text = await readIfPresent(join(dir, REDUCE_FILE));
-  if (text === undefined) return undefined;
+  return text === undefined ? undefined : parseReduceRecord(text);
+}
+
+/**
+ * A reduce record from its JSON text; undefined when it does not parse. A damaged record costs
+ * one reduce again, never the items: it is read as "not run".
+ */
+export function parseReduceRecord(text: string): ReduceRecord | undefined {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -92,7 +99,6 @@ export async function readReduce(dir: string): Promise<ReduceRecord | undefined>
     json = undefined;
   }
   const parsed = reduceRecordSchema.safeParse(json);
-  // A damaged record costs one reduce again, never the items: it is read as "not run".
   if (!parsed.success) return undefined;
   const { result, error, ...rest } = parsed.data;
   return {
@@ -100,6 +106,23 @@ export async function readReduce(dir: string): Promise<ReduceRecord | undefined>
     ...(result === undefined ? {} : { result: result as ItemResult }),
     ...(error === undefined ? {} : { error: error as ItemError }),
   };
+}
+
+/**
+ * R-B7, R-B1: a second place the reduce is journaled — a queued batch's Redis, so the producer
+ * that re-attaches from another host finds a finished reduce (kept) or an interrupted one (run
+ * again, once) as the one on this host would. Written after reduce.json each time.
+ */
+export interface ReduceJournalMirror {
+  read(): Promise<ReduceRecord | undefined>;
+  write(record: ReduceRecord): Promise<void>;
+}
+
+/** The later of two records of one batch's reduce: the higher attempt, a finished one over `running`. */
+function laterRecord(a: ReduceRecord | undefined, b: ReduceRecord | undefined): ReduceRecord | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  if (a.attempt !== b.attempt) return a.attempt > b.attempt ? a : b;
+  return a.status === "running" ? b : a;
 }
 
 function writeReduce(dir: string, record: ReduceRecord): Promise<void> {
@@ -132,13 +155,23 @@ export async function runReduce(options: {
   readonly executor: ItemExecutor;
   readonly signal?: AbortSignal;
   readonly now?: () => Date;
+  /** R-B1: a queued batch's reduce is journaled in Redis too, read back by any host's producer. */
+  readonly mirror?: ReduceJournalMirror;
 }): Promise<ReduceOutcome> {
   const now = options.now ?? (() => new Date());
   const input = reduceInput(options.prompt, options.states);
   const digest = digestOf(input.text);
-  const previous = await readReduce(options.dir);
-  if (previous?.status === "succeeded" && previous.digest === digest)
+  const local = await readReduce(options.dir);
+  const previous = laterRecord(local, await options.mirror?.read());
+  const write = async (record: ReduceRecord) => {
+    await writeReduce(options.dir, record);
+    await options.mirror?.write(record);
+  };
+  if (previous?.status === "succeeded" && previous.digest === digest) {
+    // Finished on another host: this host's reduce.json says so too (`batch status`).
+    if (previous !== local) await writeReduce(options.dir, previous);
     return { kind: "kept", record: previous };
+  }
   const started: ReduceRecord = {
     prompt: options.prompt,
     digest,
@@ -147,7 +180,7 @@ export async function runReduce(options: {
     at: now().toISOString(),
     items: input.items,
   };
-  await writeReduce(options.dir, started);
+  await write(started);
   const claim: Claim = {
     item: { id: REDUCE_ID, label: "reduce", prompt: input.text },
     attempt: started.attempt,
@@ -175,7 +208,7 @@ export async function runReduce(options: {
             error: outcome.error,
             ...(outcome.result === undefined ? {} : { result: outcome.result }),
           };
-    await writeReduce(options.dir, record);
+    await write(record);
     return { kind: "ran", record };
   } finally {
     options.signal?.removeEventListener("abort", cancel);

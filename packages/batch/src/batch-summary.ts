@@ -87,19 +87,30 @@ export function describeLocalOutcome(
 
 /** How a `--queue` batch's producer ended (R-B1, R-R10): lost from Redis, interrupted, or finished. */
 export function describeQueuedOutcome(outcome: QueuedBatchOutcome): BatchEnding {
-  const { spec, summary, report, paths, queue } = outcome;
+  const { spec, summary, report, paths, queue, reduce } = outcome;
   const notices: string[] = [];
+  const reattach = `forkloop batch --resume ${spec.id} --queue ${queue}`;
   if (summary.lost) {
     notices.push(
       `batch ${spec.id} was lost from Redis at ${queue} with ${plural(report.totals.pending, "item")} unfinished; the ${plural(report.totals.succeeded + report.totals.failed, "result")} received are in ${paths.results}. Make Redis keep its data (appendonly yes), then run the unfinished items as a new batch.`,
     );
   }
   if (summary.interrupted) {
-    notices.push(
-      `interrupted: the workers go on; re-attach with \`forkloop batch --resume ${spec.id} --queue ${queue}\``,
-    );
+    notices.push(`interrupted: the workers go on; re-attach with \`${reattach}\``);
   }
-  return { status: summary.interrupted ? "interrupted" : finishedBatchStatus(report.totals), notices };
+  if (reduce?.kind === "interrupted") {
+    // R-B7: every item is settled; the re-attach runs the reduce alone.
+    notices.push(`interrupted during the reduce: re-attach with \`${reattach}\` to run it, and nothing else`);
+    return { status: "interrupted", notices };
+  }
+  const status = summary.interrupted ? "interrupted" : finishedBatchStatus(report.totals);
+  if (reduce?.record.status === "failed") {
+    notices.push(
+      `forkloop batch ${spec.id}: the reduce failed (${reduce.record.error?.code}: ${reduce.record.error?.message}); the items' results are kept — \`${reattach}\` runs the reduce again, and nothing else.`,
+    );
+    return { status: status === "succeeded" ? "partial" : status, notices };
+  }
+  return { status, notices };
 }
 
 /** What a batch's summary is made of (a local or a `--queue` batch). */

@@ -143,6 +143,10 @@ describe("composing a batch from its flags (R-A4: batch composition is the libra
       "--resume continues batch b-q with the settings it started with; drop --model, --max-turns.",
     );
     expect(queueReattachRefusal("b-q", { "dry-run": true })?.code).toBe("invalid_batch");
+    // R-B6, R-B7: the schema and the reduce are enqueued with the batch: kept, never replaced.
+    expect(queueReattachRefusal("b-q", { "json-schema": "{}", reduce: "sum up" })?.message).toBe(
+      "--resume continues batch b-q with the settings it started with; drop --json-schema, --reduce.",
+    );
     expect(queueReattachRefusal("b-q", {})).toBeUndefined();
   });
 });
@@ -156,8 +160,6 @@ describe("R-B1: what only a local or only a queued batch can do", () => {
       [{ queue, api: "batches" }, "--api batches needs a local batch"],
       [{ queue, "max-budget-usd": 1 }, "--max-budget-usd needs a local batch"],
       [{ queue, report: true }, "--report needs a local batch"],
-      [{ queue, "json-schema": "{}" }, "--json-schema needs a local batch for now"],
-      [{ queue, reduce: "sum up" }, "--reduce needs a local batch for now"],
       [{ queue, isolate: true, "no-isolate": true }, "give one of --isolate and --no-isolate"],
       [
         { queue, resume: "b-1", "no-isolate": true },
@@ -171,6 +173,8 @@ describe("R-B1: what only a local or only a queued batch can do", () => {
     }
     // Controls: what each mode can do goes through.
     expect(batchModeRefusal({ queue, attempts: 3, "retry-delay": 10, isolate: true })).toBeUndefined();
+    // R-B6, R-B7: structured output and the reduce work on the queue too.
+    expect(batchModeRefusal({ queue, "json-schema": "{}", reduce: "sum up" })).toBeUndefined();
     expect(
       batchModeRefusal({ api: "batches", "max-budget-usd": 1, report: true, reduce: "r" }),
     ).toBeUndefined();

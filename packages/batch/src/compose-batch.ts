@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
-import { apiOutputSchema, type ModelAliasEnv, resolveModelAlias } from "@forkloop/loop-core";
+import { type ModelAliasEnv, resolveModelAlias } from "@forkloop/loop-core";
 import { isInCheckout, type LoopChoices, type ProjectState } from "@forkloop/sdk";
 import { BatchError } from "./batch-error.js";
 import { BATCH_IDENTITY_FLAGS, QUEUED_SETTINGS_FLAGS, startSettingsOf } from "./batch-flag-roles.js";
@@ -7,7 +7,7 @@ import type { ItemSource } from "./batch-items.js";
 import { type BatchPlan, planNewBatch, planResume } from "./batch-plan.js";
 import { type BatchSpec, loadBatch } from "./batch-store.js";
 import { resumableStartSettings, type StartSettings } from "./resume-settings.js";
-import { structuredOutputCheck } from "./structured-output.js";
+import { outputSchemaProblem } from "./structured-output.js";
 
 /**
  * The flags of `forkloop batch` that compose a batch, by the names batch.json keeps its start
@@ -228,25 +228,14 @@ class OutputSchemaRefusal extends Error {
  * a request cannot carry, is refused naming the fix.
  */
 function outputSchemaFlag(schema: Record<string, unknown>): Record<string, unknown> {
-  const compiled = structuredOutputCheck(schema);
-  const sendable = compiled.ok ? sendableOutputSchema(schema) : undefined;
-  if (!compiled.ok || sendable !== undefined)
+  const problem = outputSchemaProblem(schema);
+  if (problem !== undefined)
     throw new OutputSchemaRefusal(
       refusal(
-        `--json-schema: ${compiled.ok ? sendable : compiled.error}; give a JSON Schema whose type is "object", e.g. --json-schema '{"type":"object","properties":{"summary":{"type":"string"}},"required":["summary"]}'.`,
+        `--json-schema: ${problem}; give a JSON Schema whose type is "object", e.g. --json-schema '{"type":"object","properties":{"summary":{"type":"string"}},"required":["summary"]}'.`,
       ),
     );
   return schema;
-}
-
-/** Why the schema cannot go in a request (apiOutputSchema refuses it), or undefined when it can. */
-function sendableOutputSchema(schema: Record<string, unknown>): string | undefined {
-  try {
-    apiOutputSchema(schema);
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
 }
 
 function definedOnly<T extends object>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
@@ -301,10 +290,6 @@ function queueRefusal(flags: BatchCompositionFlags): string | undefined {
     return "--max-budget-usd needs a local batch: with --queue the workers start the items, and this process cannot hold them back. Drop --queue to cap the spend, or drop --max-budget-usd.";
   if (flags.report)
     return "--report needs a local batch: the HTML report reads the batch's journal and transcripts, which a queued batch keeps in Redis and on its workers' hosts. Drop --report (results.jsonl, report.json and report.md are still written).";
-  if (flags["json-schema"] !== undefined)
-    return "--json-schema needs a local batch for now: queued workers do not check structured output yet. Drop --queue, or drop --json-schema.";
-  if (flags.reduce !== undefined)
-    return "--reduce needs a local batch for now: a queued batch's results are gathered by whichever process attaches, and the reduce is not journaled on the queue yet. Drop --queue, or drop --reduce (and reduce results.jsonl with a local batch or `forkloop run`).";
   if (flags.isolate && flags["no-isolate"])
     return "give one of --isolate and --no-isolate (with --queue, items are isolated only with --isolate).";
   if (flags.resume !== undefined && (flags.isolate || flags["no-isolate"]))

@@ -5,7 +5,7 @@ import type { ModelSource } from "@forkloop/sdk";
 import { describeEndpointFailure, type EndpointFailure, endpointUrl } from "@forkloop/sdk/internal";
 import type { Settings } from "@forkloop/tools";
 import { createBatchExecutor, createBatchPool } from "./batch-executor.js";
-import { type ReduceOutcome, readReduce, reduceDue, runReduce } from "./batch-reduce.js";
+import { type ReduceOutcome, readReduce, reduceDue } from "./batch-reduce.js";
 import { type BatchReport, buildReport, finalSnapshot } from "./batch-report.js";
 import { type BatchRunSummary, runBatch } from "./batch-runner.js";
 import type { BatchSpec } from "./batch-store.js";
@@ -14,6 +14,7 @@ import type { ItemState, JobBackend } from "./job-backend.js";
 import { type BatchApiRun, batchApiEndpoint, openBatchApi } from "./message-batches-api.js";
 import { plural } from "./plural.js";
 import { formatDuration, ProgressDisplay, type ProgressStream } from "./progress-display.js";
+import { runReduceStep } from "./reduce-step.js";
 import { limitedRequestGate, memoryRequestLimiter } from "./request-limiter.js";
 
 /** A 429 that moves the pool's pause on by less than this is the pause already said. */
@@ -209,39 +210,20 @@ export async function executeBatch(run: BatchExecution, context: BatchHost): Pro
       );
     }
     if (spec.reduce !== undefined && mapDone && reduceOverBudget === undefined) {
-      // Its own executor on the map's prefix: no --json-schema (it answers in prose), no item journal.
-      const { outputSchema: _items, ...reduceSpec } = spec;
       // R-B8: the map's pool sends Message Batch entries; the one reduce request goes online.
       const reducePool = batchApi === undefined ? pool : createBatchPool(source, 1, context.clock);
-      const reducer = await createBatchExecutor({
-        spec: reduceSpec,
-        cwd: spec.cwd,
-        settings: run.settings,
+      reduce = await runReduceStep({
+        spec: { ...spec, reduce: spec.reduce },
+        dir: run.dir,
+        states: summary.states,
         source,
-        pool: reducePool,
+        settings: run.settings,
         bash: run.bash,
         mcpTools: run.mcpTools,
-        transcriptsDir: join(run.dir, "transcripts"),
-        onNotice: (line) => display.log(line),
-      });
-      display.log(`reduce: running over the results of ${plural(summary.states.length, "item")}`);
-      reduce = await runReduce({
-        dir: run.dir,
-        prompt: spec.reduce,
-        states: summary.states,
-        executor: reducer,
+        pool: reducePool,
         signal: context.signal,
+        log: (line) => display.log(line),
       }).finally(() => (reducePool === pool ? undefined : reducePool.close()));
-      const record = reduce.record;
-      display.log(
-        reduce.kind === "kept"
-          ? "reduce: its answer over these results is kept from an earlier run"
-          : reduce.kind === "interrupted"
-            ? "reduce: interrupted (a resume runs it again, and nothing else)"
-            : record.status === "succeeded"
-              ? `ok     reduce (${plural(record.result?.turns ?? 0, "turn")}, $${(record.result?.costUsd ?? 0).toFixed(4)})`
-              : `FAILED reduce ${record.error?.code}: ${record.error?.message}`,
-      );
     }
     const reduceRecord =
       reduce?.record ?? (spec.reduce === undefined ? undefined : await readReduce(run.dir));

@@ -1,4 +1,5 @@
 import { sumUsage, type UsageTotals, ZERO_USAGE_TOTALS } from "@forkloop/loop-core";
+import type { ReduceRecord } from "./batch-reduce.js";
 import { type BatchReport, buildReport } from "./batch-report.js";
 import { cacheReadShare } from "./progress-display.js";
 import type { QueuedRunSummary } from "./queue-producer.js";
@@ -10,8 +11,13 @@ import type { QueuedRunSummary } from "./queue-producer.js";
  * in the tokens, API calls and cost. An item with no run record (a worker from before runs were
  * recorded) counts its result.
  */
-export function queuedBatchReport(batchId: string, summary: QueuedRunSummary, url: string): BatchReport {
-  const report = buildReport(batchId, summary.states, summary.wallMs);
+export function queuedBatchReport(
+  batchId: string,
+  summary: QueuedRunSummary,
+  url: string,
+  reduce?: ReduceRecord,
+): BatchReport {
+  const report = buildReport(batchId, summary.states, summary.wallMs, reduce === undefined ? {} : { reduce });
   const spentByItem = new Map<string, { usage: UsageTotals; costUsd: number }>();
   for (const run of summary.runs) {
     const spent = spentByItem.get(run.itemId) ?? { usage: ZERO_USAGE_TOTALS, costUsd: 0 };
@@ -20,8 +26,9 @@ export function queuedBatchReport(batchId: string, summary: QueuedRunSummary, ur
       costUsd: spent.costUsd + run.costUsd,
     });
   }
-  let usage = ZERO_USAGE_TOTALS;
-  let costUsd = 0;
+  // R-B7: the reduce (run by the producer) is part of what the batch spent.
+  let usage = report.reduce?.usage ?? ZERO_USAGE_TOTALS;
+  let costUsd = report.reduce?.costUsd ?? 0;
   for (const line of report.items) {
     const spent = spentByItem.get(line.id) ?? line;
     usage = sumUsage(usage, spent.usage);

@@ -69,6 +69,7 @@ function keys(batchId: string) {
     runs: `${base}:runs`,
     changes: `${base}:changes`,
     retries: `${base}:retries`,
+    reduce: `${base}:reduce`,
   };
 }
 
@@ -381,6 +382,18 @@ export async function readRetryRounds(
 
 export async function sealRetryRound(redis: Redis, batchId: string, round: number): Promise<void> {
   await redis.hset(keys(batchId).retries, "enqueued", String(round));
+}
+
+/**
+ * R-B7: the batch's reduce record as the last producer wrote it (reduce.json's text), so a
+ * producer re-attached on another host keeps a finished reduce and runs an interrupted one once.
+ */
+export function readReduceRecord(redis: Redis, batchId: string): Promise<string | null> {
+  return redis.get(keys(batchId).reduce);
+}
+
+export async function writeReduceRecord(redis: Redis, batchId: string, text: string): Promise<void> {
+  await redis.set(keys(batchId).reduce, text);
 }
 
 /** R-B2: the change an isolated item's recorded result carries (`encodeChanges`), if any. */

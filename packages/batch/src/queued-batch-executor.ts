@@ -10,6 +10,7 @@ import type { ItemExecutor } from "./batch-runner.js";
 import { batchDir } from "./batch-store.js";
 import type { QueuedBatch } from "./queue-store.js";
 import { BatchRefusedError, type ExecutorWiring } from "./queue-worker.js";
+import { outputSchemaProblem } from "./structured-output.js";
 
 /** What a `forkloop worker` host runs every queued batch with: its own settings, endpoint and tools. */
 export interface WorkerHost {
@@ -35,11 +36,20 @@ export async function queuedBatchExecutor(
   wiring: ExecutorWiring,
   host: WorkerHost,
 ): Promise<ItemExecutor> {
+  // R-B6: the schema is read from Redis like every setting: one that cannot be used refuses the batch.
+  const schema = batch.spec.outputSchema;
+  const problem = schema === undefined ? undefined : outputSchemaProblem(schema);
+  if (problem !== undefined)
+    throw new BatchRefusedError(
+      "batch_refused",
+      `batch ${batch.spec.id} is not run by ${host.self}: its --json-schema cannot be used (${problem}); start it again with a schema whose type is "object".`,
+    );
   const mcpTools = await batchMcpTools(batch, host.mcp, host.self);
   const transcriptsDir = join(batchDir(host.state, batch.spec.id), "transcripts");
   await mkdir(transcriptsDir, { recursive: true, mode: 0o700 });
   const limit = batch.rpm === undefined ? "" : `, at most ${batch.rpm} requests/min on every host`;
-  host.log(`batch ${batch.spec.id}: serving its items (model ${batch.spec.model}${limit})`);
+  const checked = schema === undefined ? "" : ", each answer checked against its --json-schema";
+  host.log(`batch ${batch.spec.id}: serving its items (model ${batch.spec.model}${limit}${checked})`);
   return createBatchExecutor({
     mcpTools,
     spec: batch.spec,

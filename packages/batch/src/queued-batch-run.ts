@@ -1,13 +1,15 @@
 import { mkdir, rm } from "node:fs/promises";
 import { resolve } from "node:path";
-import { batchesDir, type ProjectState } from "@forkloop/sdk";
-import { permissionModeFacts } from "@forkloop/tools";
+import { batchesDir, type ProjectState, type RunEnvironment, refuseDisabledBypass } from "@forkloop/sdk";
+import { permissionModeFacts, type SandboxMode } from "@forkloop/tools";
 import { git, openWorkspaceIsolation } from "@forkloop/tools/workspace";
 import { enqueueOnce } from "./batch-enqueue.js";
 import { BatchError } from "./batch-error.js";
+import { createBatchPool } from "./batch-executor.js";
 import { refuseDirtyTree } from "./batch-isolation.js";
 import type { BatchPlan } from "./batch-plan.js";
 import { createPlannedBatch } from "./batch-plan.js";
+import { parseReduceRecord, type ReduceOutcome, readReduce } from "./batch-reduce.js";
 import { type BatchReport, finalSnapshot } from "./batch-report.js";
 import { type BatchSpec, batchDir, saveBatchSpec } from "./batch-store.js";
 import { startBatchSpan } from "./batch-telemetry.js";
@@ -24,10 +26,13 @@ import {
   type QueuedBatch,
   type QueuedMcpServer,
   readChange,
+  readReduceRecord,
   registerBatch,
+  writeReduceRecord,
 } from "./queue-store.js";
 import { openQueuedApplier, type QueuedApplier } from "./queued-applies.js";
 import { describeRedisError, isRedisError } from "./redis-errors.js";
+import { runReduceStep } from "./reduce-step.js";
 import { checkWritableDir } from "./writable-dir.js";
 import { type WrittenReport, writeReport } from "./write-batch-report.js";
 
@@ -68,6 +73,15 @@ export interface QueuedBatchRun {
    * their workers, from this tree as it is now, and their new change is applied here once.
    */
   readonly retryConflicts?: boolean | undefined;
+  /**
+   * R-B7: what this host runs a `--reduce` batch's reduce with once every item is settled — the
+   * run environment's settings, endpoint and Bash (`sandbox`: `--sandbox`). Without it the reduce
+   * is not run (said), and a re-attach that has it runs it.
+   */
+  readonly reducer?: {
+    readonly environment: RunEnvironment;
+    readonly sandbox?: SandboxMode | undefined;
+  };
 }
 
 /** Where the producer's progress and notices go, and its interrupt. */
@@ -83,6 +97,8 @@ export interface QueuedBatchOutcome {
   readonly paths: WrittenReport;
   /** The queue's URL without its password, for the caller's messages. */
   readonly queue: string;
+  /** R-B7: the reduce, when the batch has one and every item is settled. */
+  readonly reduce?: ReduceOutcome;
 }
 
 /**
@@ -180,13 +196,25 @@ export async function executeQueuedBatch(
       "forkloop.batch.items.succeeded": summary.states.filter((state) => state.status === "succeeded").length,
       "forkloop.batch.items.failed": summary.states.filter((state) => state.status === "failed").length,
     });
+    const reduce = await reduceQueued(run, { spec, summary, connection }, host.signal, (text) =>
+      display.log(text),
+    );
+    const dir = batchDir(run.state, spec.id);
+    const reduceRecord = reduce?.record ?? (spec.reduce === undefined ? undefined : await readReduce(dir));
     // Transcripts stay on the host whose worker ran the item: the report names none.
-    const report = queuedBatchReport(spec.id, summary, address.display);
+    const report = queuedBatchReport(spec.id, summary, address.display, reduceRecord);
     display.finish(finalSnapshot(report));
     const paths = await writeReport(spec.outputDir, report).catch((error: unknown) => {
       throw reportWriteFailed(error, spec);
     });
-    return { spec, summary, report, paths, queue: address.display };
+    return {
+      spec,
+      summary,
+      report,
+      paths,
+      queue: address.display,
+      ...(reduce === undefined ? {} : { reduce }),
+    };
   } catch (error) {
     // R-R10: OOM, READONLY, NOAUTH… mid-run are one line naming the fix, not a stack trace.
     if (isRedisError(error))
@@ -198,6 +226,58 @@ export async function executeQueuedBatch(
 }
 
 type Redis = Awaited<ReturnType<typeof connectQueue>>;
+
+/**
+ * R-B7: a `--reduce` batch's reduce, run by its producer once every item settled on the workers
+ * (none lost, the producer not interrupted): one agent on this host over the items' results,
+ * journaled in the batch's directory here and in Redis — a producer killed during it, re-attached
+ * on any host, runs it once more and nothing else; a finished one is kept.
+ */
+async function reduceQueued(
+  run: QueuedBatchRun,
+  done: { readonly spec: BatchSpec; readonly summary: QueuedRunSummary; readonly connection: Redis },
+  signal: AbortSignal,
+  log: (line: string) => void,
+): Promise<ReduceOutcome | undefined> {
+  const { spec, summary, connection } = done;
+  const prompt = spec.reduce;
+  const settled = summary.states.every((state) => state.status === "succeeded" || state.status === "failed");
+  if (prompt === undefined || summary.interrupted || summary.lost || !settled) return undefined;
+  if (run.reducer === undefined) {
+    log(
+      "reduce: not run: this producer has no run environment for it; re-attach with `forkloop batch --resume`",
+    );
+    return undefined;
+  }
+  const { environment, sandbox } = run.reducer;
+  refuseDisabledBypass(spec.permissionMode, environment.settings);
+  const source = await environment.endpoint(undefined, spec.cwd);
+  const pool = createBatchPool(source, 1, undefined);
+  try {
+    return await runReduceStep({
+      spec: { ...spec, reduce: prompt },
+      dir: batchDir(run.state, spec.id),
+      states: summary.states,
+      source,
+      settings: environment.settings,
+      bash: environment.bash(spec.permissionMode, sandbox, true),
+      // The workers start the batch's MCP servers; the reduce reads results and has none.
+      mcpTools: [],
+      pool,
+      signal,
+      log,
+      mirror: {
+        read: async () => {
+          const text = await readReduceRecord(connection, spec.id);
+          return text === null ? undefined : parseReduceRecord(text);
+        },
+        write: (record) => writeReduceRecord(connection, spec.id, JSON.stringify(record)),
+      },
+    });
+  } finally {
+    await pool.close();
+  }
+}
 
 /**
  * R-B4: `--retry-conflicts` begins a retry round (journaled here first: it supersedes the items'

@@ -1,4 +1,4 @@
-import { jsonSchemaInput } from "@forkloop/loop-core";
+import { apiOutputSchema, jsonSchemaInput } from "@forkloop/loop-core";
 
 /**
  * R-B6: a batch's `--json-schema`. Items' requests carry `output_config.format` (the Messages
@@ -40,4 +40,20 @@ export function structuredOutputCheck(
       };
     },
   };
+}
+
+/**
+ * Why `schema` cannot be a batch's `--json-schema` — it does not compile, or a request cannot
+ * carry it — or undefined when it can. A queued batch's schema is read from Redis: every worker
+ * checks it again (R-B1, trust).
+ */
+export function outputSchemaProblem(schema: Record<string, unknown>): string | undefined {
+  const compiled = structuredOutputCheck(schema);
+  if (!compiled.ok) return compiled.error;
+  try {
+    apiOutputSchema(schema);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }

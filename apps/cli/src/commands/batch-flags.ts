@@ -72,13 +72,15 @@ ${LOOP_FLAGS_USAGE}
   --json-schema SCHEMA  a JSON Schema (a file or the JSON itself; type "object"): every item's final
                         answer is JSON for it (structured outputs), validated, and stored parsed as
                         structured_output in results.jsonl; an answer that does not match fails
-                        the item with the reason
+                        the item with the reason (with --queue: each worker checks it; kept with
+                        the batch on re-attach)
   --reduce PROMPT       after the map, one agent runs PROMPT over the succeeded items' results
                         (their structured_output with --json-schema) and its answer is the batch's
                         result: printed, in report.json / report.md and \`batch status\`. It reuses
                         the items' cached prefix; journaled (reduce.json), so a resume after the
                         map runs the reduce alone; kept with the batch, and run again when a resume
-                        changes its input (--retry-failed, another --reduce)
+                        changes its input (--retry-failed, another --reduce); with --queue the
+                        producer runs it once every item is settled (journaled in Redis too)
   --queue URL           distribute the batch over Redis (redis://HOST:PORT[/DB]): \`forkloop worker
                         --queue URL\` processes on any host run the items; this one shows progress
                         and writes the results (see the @forkloop/batch README for Redis settings);

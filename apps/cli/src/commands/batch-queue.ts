@@ -1,6 +1,7 @@
 import { executeQueuedBatch, type QueueTarget } from "@forkloop/batch";
 import { describeQueuedOutcome, formatBatchSummary, queuedRunRefusal } from "@forkloop/batch/internal";
-import type { ProjectState } from "@forkloop/sdk";
+import type { ProjectState, RunEnvironment } from "@forkloop/sdk";
+import type { SandboxMode } from "@forkloop/tools";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT_FOR_BATCH_STATUS, type ExitCode } from "../exit-codes.js";
@@ -18,6 +19,8 @@ export interface QueueFlags {
   readonly isolate?: boolean | undefined;
   /** R-B4 (a re-attach): conflicted items run again on their workers from this tree as it is now. */
   readonly "retry-conflicts"?: boolean | undefined;
+  /** R-B7: how the reduce's Bash runs on this host (the producer runs the reduce). */
+  readonly sandbox?: SandboxMode | undefined;
   /** Flags that belong to `forkloop worker` or the local journal, refused here. */
   readonly concurrency?: number | undefined;
   readonly "no-warm"?: boolean | undefined;
@@ -33,7 +36,7 @@ export interface QueueFlags {
 export async function queuedBatchCommand(
   flags: QueueFlags,
   target: QueueTarget,
-  where: { readonly cwd: string; readonly state: ProjectState },
+  where: { readonly cwd: string; readonly state: ProjectState; readonly run: RunEnvironment },
   context: CommandContext,
 ): Promise<ExitCode> {
   const refusal = queuedRunRefusal(flags, target.kind === "attach" ? target.id : undefined);
@@ -51,6 +54,8 @@ export async function queuedBatchCommand(
       isolate: flags.isolate,
       home: context.env.HOME,
       retryConflicts: flags["retry-conflicts"],
+      // R-B7: a --reduce batch's reduce runs here, after every worker's items.
+      reducer: { environment: where.run, sandbox: flags.sandbox },
     },
     context,
   );

@@ -1,0 +1,204 @@
+import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connectQueue, parseQueueUrl } from "@forkloop/batch";
+import {
+  batchStateDir,
+  type RedisServer,
+  runCliInProcess,
+  startCli,
+  startCliInProcess,
+  startRedisServer,
+} from "@forkloop/cli/testing";
+import { type Simulator, startSimulator } from "@forkloop/sim";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+/**
+ * R-B7, R-B1: `forkloop batch --queue URL --reduce PROMPT` through the CLI, a real redis-server, a
+ * `forkloop worker` in this process and the simulator over HTTP. The workers run the map; the
+ * producer, once every item is settled, runs the reduce itself — a fork on the map's prefix, so it
+ * reads what the items wrote to the cache — journaled in its batch directory and in Redis: a
+ * producer kill -9'd during the reduce (the simulator holds the request) is re-attached into the
+ * reduce alone, run once more; a finished one is kept by a re-attach on any host.
+ */
+const REDUCE_MARK = "The batch's items have finished";
+
+let dir: string;
+let server: Simulator;
+let redis: RedisServer;
+let holdReduce = false;
+beforeAll(async () => {
+  dir = await realpath(await mkdtemp(join(tmpdir(), "forkloop-queue-reduce-")));
+  await writeFile(join(dir, "items.jsonl"), '{"n":1}\n{"n":2}\n{"n":3}\n');
+  redis = await startRedisServer();
+  const answer = (text: string) => ({ content: [{ type: "text" as const, text }] });
+  server = await startSimulator({
+    brain: (request) => {
+      const text = JSON.stringify(request.body.messages ?? []);
+      if (!text.includes(REDUCE_MARK)) return answer(`finding ${/\(item (\d)\)/.exec(text)?.[1] ?? "?"}`);
+      if (holdReduce) return { content: [], fault: "headers_then_silence" };
+      return answer("REDUCED: three findings");
+    },
+  });
+});
+afterAll(async () => {
+  await server?.close();
+  await redis?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const env = () => ({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url });
+const worker = () =>
+  startCliInProcess(["worker", "--queue", redis.url, "--concurrency", "3", "--sandbox", "off"], {
+    cwd: dir,
+    env: env(),
+  });
+const newBatch = (id: string) => [
+  "batch",
+  "--items",
+  "items.jsonl",
+  "--prompt",
+  "Look at (item {{item.n}}).",
+  "--reduce",
+  "Sum up the findings.",
+  "--queue",
+  redis.url,
+  "--sandbox",
+  "off",
+  "--id",
+  id,
+];
+const reattach = (id: string, ...extra: string[]) =>
+  runCliInProcess(["batch", "--resume", id, "--queue", redis.url, "--sandbox", "off", ...extra], {
+    cwd: dir,
+    env: env(),
+  });
+
+type Body = { model: string; tools: unknown; system: unknown; messages: unknown[] };
+const bodyOf = (record: { rawBody: string }) => JSON.parse(record.rawBody) as Body;
+const messages = () => server.requests().filter((record) => record.path === "/v1/messages");
+const isReduce = (record: { rawBody: string }) =>
+  JSON.stringify(bodyOf(record).messages).includes(REDUCE_MARK);
+const prefixOf = (record: { rawBody: string }) => {
+  const body = bodyOf(record);
+  return JSON.stringify([body.model, body.tools, body.system]);
+};
+const readJson = async (path: string) => JSON.parse(await readFile(path, "utf8"));
+
+async function redisReduce(id: string): Promise<Record<string, unknown>> {
+  const admin = await connectQueue(parseQueueUrl(redis.url));
+  try {
+    return JSON.parse((await admin.get(`forkloop:batch:${id}:reduce`)) ?? "null");
+  } finally {
+    admin.disconnect();
+  }
+}
+
+async function waitUntil(test: () => boolean, what: string): Promise<void> {
+  for (let tries = 0; tries < 1200; tries++) {
+    if (test()) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe("R-B7: forkloop batch --queue URL --reduce", { timeout: 180_000 }, () => {
+  it("R-B7, R-B1: the producer runs the reduce once after every worker's item settled, reading the map's prefix from the cache; its answer is the result; a re-attach on this or another host keeps it", async () => {
+    const running = worker();
+    try {
+      const before = messages().length;
+      const result = await runCliInProcess(newBatch("qr"), { cwd: dir, env: env() });
+      expect(result.code, `${result.stderr}\nworker:\n${running.stderr()}`).toBe(0);
+      const sent = messages().slice(before);
+      const items = sent.filter((record) => !isReduce(record));
+      const reduces = sent.filter(isReduce);
+      expect([items.length, reduces.length]).toEqual([3, 1]);
+      const reduce = reduces[0]!;
+      expect(reduce.startedAt).toBeGreaterThanOrEqual(
+        Math.max(...items.map((record) => record.endedAt ?? 0)),
+      );
+      const asked = JSON.stringify(bodyOf(reduce).messages);
+      for (const text of ["finding 1", "finding 2", "finding 3", "Sum up the findings."])
+        expect(asked).toContain(text);
+      // A fork of the map the workers ran: the same model, tools and system prompt, read from the cache.
+      expect(new Set(sent.map(prefixOf)).size).toBe(1);
+      expect(reduce.usage?.cache_read_input_tokens ?? 0).toBeGreaterThan(0);
+
+      expect(result.stdout).toMatch(/^result \(reduce over 3 items, \$[\d.]+\):\nREDUCED: three findings/);
+      const state = batchStateDir(dir, "qr");
+      expect(await readJson(join(state, "reduce.json"))).toMatchObject({
+        status: "succeeded",
+        attempt: 1,
+        items: 3,
+      });
+      expect(await redisReduce("qr")).toMatchObject({ status: "succeeded", attempt: 1 });
+      const report = await readJson(join(state, "report.json"));
+      expect(report.reduce).toMatchObject({ status: "succeeded", text: "REDUCED: three findings" });
+      const itemsCost = report.items.reduce(
+        (sum: number, line: { costUsd: number }) => sum + line.costUsd,
+        0,
+      );
+      expect(report.totals.costUsd).toBeCloseTo(itemsCost + report.reduce.costUsd, 10);
+
+      // Re-attached here, and from another host (another state directory): kept, nothing sent.
+      const count = messages().length;
+      const again = await reattach("qr");
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toContain("REDUCED: three findings");
+      const elsewhere = join(dir, "other-host-state");
+      const other = await reattach("qr", "--state-dir", elsewhere);
+      expect(other.code, other.stderr).toBe(0);
+      expect(other.stdout).toContain("REDUCED: three findings");
+      expect(other.stderr).toContain("reduce: its answer over these results is kept from an earlier run");
+      expect(messages().length).toBe(count);
+      // The reduce was enqueued with the batch: a re-attach given another is refused naming the fix.
+      const refused = await reattach("qr", "--reduce", "List them.");
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(
+        "--resume continues batch qr with the settings it started with; drop --reduce.",
+      );
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it("R-B7: a producer kill -9'd during its reduce — the re-attach runs the reduce alone, once; every item keeps its one attempt", async () => {
+    const running = worker();
+    holdReduce = true;
+    try {
+      const before = messages().length;
+      const producer = startCli(newBatch("qk"), { cwd: dir, env: env() });
+      await waitUntil(() => messages().slice(before).some(isReduce), "the reduce request");
+      producer.child.kill("SIGKILL");
+      expect((await producer.exited).signal).toBe("SIGKILL");
+      const state = batchStateDir(dir, "qk");
+      expect(await readJson(join(state, "reduce.json"))).toMatchObject({ status: "running", attempt: 1 });
+      expect(await redisReduce("qk")).toMatchObject({ status: "running", attempt: 1 });
+
+      holdReduce = false;
+      const count = messages().length;
+      const resumed = await reattach("qk");
+      expect(resumed.code, `${resumed.stderr}\nworker:\n${running.stderr()}`).toBe(0);
+      const sent = messages().slice(count);
+      expect(sent.map(isReduce)).toEqual([true]);
+      expect(resumed.stdout).toContain("REDUCED: three findings");
+      expect(await readJson(join(state, "reduce.json"))).toMatchObject({ status: "succeeded", attempt: 2 });
+      const rows = (await readFile(join(state, "results.jsonl"), "utf8"))
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+      expect(rows.map((row) => [row.status, row.attempts])).toEqual([
+        ["succeeded", 1],
+        ["succeeded", 1],
+        ["succeeded", 1],
+      ]);
+      // Once: the next re-attach keeps it.
+      const again = await reattach("qk");
+      expect(again.code, again.stderr).toBe(0);
+      expect(messages().length).toBe(count + 1);
+    } finally {
+      holdReduce = false;
+      await running.stop();
+    }
+  });
+});
