@@ -146,6 +146,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // Each file's CPU seconds, when the CI's reporter asks (.ci/file-cpu-setup.mjs).
+    setupFiles: ["./.ci/file-cpu-setup.mjs"],
     sequence: { sequencer: LongestFirst },
     // vitest runs node with `--conditions source`, so a dependency that publishes a "source"
     // condition (eventsource and eventsource-parser, under the AI SDK of the compatibility suite

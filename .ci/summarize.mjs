@@ -1,5 +1,5 @@
 // Prints vitest's JSON report as CI reads it: the 15 slowest test files (so a suite that grows
-// is seen), then, last, the one plain line CI counts: "N passed, N failed". The seconds come from
+// is seen), the 15 spending the most CPU, then, last, the one plain line CI counts: "N passed, N failed". The seconds come from
 // file-seconds.json beside the report (file-seconds-reporter.mjs) when there is one: the JSON
 // report's own file times leave hooks out (an 82 s beforeAll showed as 3 s).
 import { existsSync, readFileSync } from "node:fs";
@@ -34,6 +34,17 @@ if (files.length > 0) {
   }
   if (existsSync(secondsFile))
     console.log(`every file's seconds: ${secondsFile} (.ci/file-seconds.json's source)`);
+}
+// CPU seconds (file-cpu-setup.mjs): on 2 cores, half the suite's CPU is a floor under its wall time.
+const cpuFile = join(dirname(file), "file-cpu.json");
+if (existsSync(cpuFile)) {
+  const cpu = Object.entries(JSON.parse(readFileSync(cpuFile, "utf8")));
+  const total = cpu.reduce((sum, [, seconds]) => sum + seconds, 0);
+  console.log(`most CPU (of ${total.toFixed(0)} CPU seconds in the test files):`);
+  for (const [name, seconds] of cpu.slice(0, SLOWEST_SHOWN)) {
+    console.log(`${seconds.toFixed(1).padStart(8)} s  ${name}`);
+  }
+  console.log(`every file's CPU seconds: ${cpuFile}`);
 }
 const failed = report.numFailedTests + (report.numRuntimeErrors ?? 0);
 console.log(`${report.numPassedTests} passed, ${failed} failed`);
