@@ -79,7 +79,7 @@ describe("R-X3: Claude Code's print-mode flags under forkloop -p", () => {
     );
   });
 
-  it("R-X3: --no-session-persistence leaves no session behind; -n names the session", async () => {
+  it("R-X3: --no-session-persistence leaves no session behind; -n names the session and opens the stream-json with its title", async () => {
     const ephemeral = await run(["Say hello.", "--no-session-persistence", "--output-format", "json"]);
     expect(ephemeral.code, ephemeral.stderr).toBe(0);
     const sessionId = JSON.parse(ephemeral.stdout).session_id as string;
@@ -91,6 +91,26 @@ describe("R-X3: Claude Code's print-mode flags under forkloop -p", () => {
     const state = projectState({ cwd: dir, env: env() });
     const info = await getSessionInfo(JSON.parse(named.stdout).session_id, { dir, stateDir: state.dir });
     expect(info?.customTitle).toBe("nightly review");
+    // In stream-json the title comes first, before init, as Claude Code's session_title_changed.
+    const streamed = await run([
+      "Say hello.",
+      "-n",
+      "nightly review",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+    ]);
+    const lines = streamed.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines[0]).toMatchObject({
+      type: "system",
+      subtype: "session_title_changed",
+      title: "nightly review",
+      session_id: lines[1]?.session_id,
+    });
+    expect(lines[1]).toMatchObject({ type: "system", subtype: "init" });
   });
 
   it("R-X3: --tools is the whole tool set (Agent only when named); --system-prompt-file, --effort and --json-schema reach the request", async () => {
@@ -177,11 +197,17 @@ describe("R-X3: Claude Code's print-mode flags under forkloop -p", () => {
     expect(withProject?.model).toBe("claude-haiku-5-5");
   });
 
-  it("R-X3: --debug-file writes the run's tool calls there; the no-op flags of a headless run are read", async () => {
+  it("R-X3: --debug-file writes the run's tool calls there, --debug in <forkloop home>/debug/<session>.txt (not on stderr, as Claude Code's); the no-op flags of a headless run are read", async () => {
     const log = join(dir, "debug.log");
     const result = await run(["Summarize notes.md", "--debug-file", "debug.log"]);
     expect(result.code, result.stderr).toBe(0);
     expect(await readFile(log, "utf8")).toContain("→ Read");
+    const debugged = await run(["Summarize notes.md", "--debug", "--output-format", "json"]);
+    expect(debugged.code, debugged.stderr).toBe(0);
+    expect(debugged.stderr).not.toContain("→ Read");
+    const userDir = projectState({ cwd: dir, env: env() }).userDir;
+    const sessionLog = join(userDir, "debug", `${JSON.parse(debugged.stdout).session_id}.txt`);
+    expect(await readFile(sessionLog, "utf8")).toContain("→ Read");
     const quiet = await run([
       "Say hello.",
       "--allow-dangerously-skip-permissions",

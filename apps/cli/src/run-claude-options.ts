@@ -1,5 +1,5 @@
-import { createWriteStream } from "node:fs";
-import { resolve } from "node:path";
+import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { apiOutputSchema } from "@forkloop/loop-core";
 import { builtinToolNames, FORK_TOOL_NAMES, type Options } from "@forkloop/sdk";
 import { agentsFlag, jsonSchemaFlag } from "./claude-flag-values.js";
@@ -95,19 +95,31 @@ function toolsFlag(value: string, disallowed: readonly string[]): Pick<Options, 
   };
 }
 
-/** `--debug [filter]` / `--debug-file FILE`: the verbose lines, on stderr or in the file. */
+/**
+ * `--debug [filter]` / `--debug-file FILE`: the verbose lines (tool calls, retries, compactions)
+ * in FILE, else in `<forkloop home>/debug/<session id>.txt` — as Claude Code writes its debug log to
+ * `~/.claude/debug/<session id>.txt`, leaving stdout and stderr as without the flag. The file is
+ * opened at the first line.
+ */
 export function debugLog(
   flags: RunFlags,
   context: CommandContext,
-): { stream: CommandContext["stderr"]; close: () => Promise<void> } | undefined {
+  userDir: string,
+): { write: (line: string | undefined, sessionId: string) => void; close: () => Promise<void> } | undefined {
   const file = flags["debug-file"];
-  if (file !== undefined) {
-    const stream = createWriteStream(resolve(context.cwd, file), { flags: "a" });
-    return {
-      stream,
-      close: () => new Promise((done) => stream.end(done)),
-    };
-  }
-  if (flags.debug === undefined) return undefined;
-  return { stream: context.stderr, close: async () => {} };
+  if (file === undefined && flags.debug === undefined) return undefined;
+  let stream: WriteStream | undefined;
+  return {
+    write: (line, sessionId) => {
+      if (line === undefined) return;
+      if (stream === undefined) {
+        const path =
+          file === undefined ? join(userDir, "debug", `${sessionId}.txt`) : resolve(context.cwd, file);
+        mkdirSync(dirname(path), { recursive: true });
+        stream = createWriteStream(path, { flags: "a" });
+      }
+      stream.write(`${line}\n`);
+    },
+    close: () => new Promise((done) => (stream === undefined ? done() : stream.end(done))),
+  };
 }

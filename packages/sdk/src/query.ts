@@ -25,6 +25,7 @@ import {
   type BackgroundShells,
   mergeHooks,
   type SessionEventHooks,
+  stopFailureKind,
   taskNotificationText,
   terminalText,
 } from "@forkloop/tools";
@@ -882,6 +883,7 @@ class QueryRun implements Query {
           releaseHeld: () => order.flush(),
           toolInputs,
           displayed: sessionEvents.messageDisplay,
+          failed: sessionEvents.stopFailure,
         });
         if (ended) break;
         prompt = await this.#nextPrompt(session.backgroundShells);
@@ -914,6 +916,8 @@ class QueryRun implements Query {
     toolInputs: Map<string, Record<string, unknown>>;
     /** The settings' MessageDisplay hooks, for each reply of the main agent with text. */
     displayed: SessionEventHooks["messageDisplay"];
+    /** The settings' StopFailure hooks, for a turn that ends on an API error. */
+    failed: SessionEventHooks["stopFailure"];
   }): Promise<boolean> {
     const started = Date.now();
     const controller = new AbortController();
@@ -956,8 +960,10 @@ class QueryRun implements Query {
       const turnId = randomUUID();
       let step = await events.next();
       startTurn();
+      let apiError: Extract<LoopEvent, { type: "assistant" }> | undefined;
       while (!step.done) {
         const event: LoopEvent = step.value;
+        if (event.type === "assistant") apiError = event.apiError === undefined ? undefined : event;
         rememberToolInputs(event, turn.toolInputs);
         // A message that joined the turn is the host's own: not printed, unless replayed as sent.
         const joined = event.type === "user" && this.#queuedUuids.delete(event.uuid);
@@ -974,6 +980,9 @@ class QueryRun implements Query {
         step = await events.next();
       }
       const terminal: Terminal = step.value;
+      // An API error ends the turn without the Stop hooks: StopFailure instead, as Claude Code's.
+      if (terminal.reason === "model_error" && apiError?.apiError !== undefined && turn.failed)
+        await turn.failed({ error: stopFailureKind(apiError.apiError.status), text: replyText(apiError) });
       await turn.tracker.settled(FORK_SETTLE_MS);
       turn.releaseHeld();
       // Input that arrived too late for this turn's requests starts the next turn.
@@ -1012,8 +1021,13 @@ async function displayReply(
   turnId: string,
   displayed: NonNullable<SessionEventHooks["messageDisplay"]>,
 ): Promise<void> {
-  const text = event.message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
+  const text = replyText(event);
   if (text !== "") await displayed({ turnId, messageId: event.uuid, text });
+}
+
+/** A reply's text blocks, joined. */
+function replyText(event: Extract<LoopEvent, { type: "assistant" }>): string {
+  return event.message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
 }
 
 /** The tool calls' inputs (the Agent tool's description and run_in_background), for the forks they start. */

@@ -34,8 +34,9 @@ export type {
   HookRunObserver,
   HookRunReport,
   PermissionRequestHookDecision,
+  StopFailureKind,
 } from "./hooks/run-hook-event.js";
-export { runHookEvent } from "./hooks/run-hook-event.js";
+export { runHookEvent, stopFailureKind } from "./hooks/run-hook-event.js";
 export type { HookNotice, SessionEventHooks, SettingsHooksOptions } from "./hooks/settings-hooks.js";
 export {
   createSessionEventHooks,

@@ -61,7 +61,8 @@ $FORKLOOP_HOME/projects/<project>/sessions/ (FORKLOOP_HOME defaults to ~/.forklo
   --fork-session          with --resume/--continue: continue in a new session, the old one kept
   -n, --name NAME         the session's display name (forkloop sessions list)
   --no-session-persistence  keep nothing on disk: the session cannot be resumed
-  -d, --debug [FILTER]    tool calls, retries and compactions on stderr (--debug-file FILE: there)
+  -d, --debug [FILTER]    tool calls, retries and compactions in <forkloop home>/debug/<session>.txt
+                          (--debug-file FILE: there), as Claude Code's ~/.claude/debug
   --disable-slash-commands  the prompt is never read as a slash command
   --permission-mode M     default | acceptEdits | plan | bypassPermissions | dontAsk | auto
                           (default: default — reads run; writes and commands need an allow rule)

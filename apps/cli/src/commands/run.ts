@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -185,16 +186,20 @@ export async function runCommand(argv: readonly string[], context: CommandContex
   let result: SDKResultMessage | undefined;
   let init: InitMessage | undefined;
   let apiErrorStatus: number | null | undefined;
-  const debug = debugLog(flags, context);
+  const debug = debugLog(flags, context, state.userDir);
   const take = (message: SDKMessage) => {
     if (message.type === "result") result = message;
     if (message.type === "system" && message.subtype === "init") init = message;
     // The API error the run ended on is told by its message (its result's status is the same).
     if (message.type === "assistant")
       apiErrorStatus = message.is_api_error_message ? (message.api_error_status ?? null) : undefined;
-    if (format === "stream-json") context.stdout.write(`${JSON.stringify(withoutWrittenAt(message))}\n`);
-    else if (format === "text" && flags.verbose) writeLine(context.stderr, verboseLine(message));
-    if (debug) writeLine(debug.stream, verboseLine(message));
+    if (format === "stream-json") {
+      // -n: Claude Code's stream opens with the session's new title, before init (R-X3).
+      if (flags.name !== undefined && message.type === "system" && message.subtype === "init")
+        context.stdout.write(`${JSON.stringify(sessionTitleLine(flags.name, message.session_id))}\n`);
+      context.stdout.write(`${JSON.stringify(withoutWrittenAt(message))}\n`);
+    } else if (format === "text" && flags.verbose) writeLine(context.stderr, verboseLine(message));
+    debug?.write(verboseLine(message), message.session_id ?? init?.session_id ?? "session");
     if (format === "text") writeLine(context.stderr, rateLimitPauseLine(message));
   };
   try {
@@ -273,6 +278,17 @@ async function announceReport(
 }
 
 type InitMessage = Extract<SDKMessage, { subtype: "init" }>;
+
+/** The stream-json line Claude Code prints when `-n` names the session. */
+function sessionTitleLine(title: string, sessionId: string): Record<string, unknown> {
+  return {
+    type: "system",
+    subtype: "session_title_changed",
+    title,
+    uuid: randomUUID(),
+    session_id: sessionId,
+  };
+}
 
 function writeLine(stream: CommandContext["stderr"], line: string | undefined): void {
   if (line !== undefined) stream.write(`${line}\n`);

@@ -70,8 +70,10 @@ export interface HookEventInput {
   readonly source?: "startup" | "resume" | "clear" | "compact";
   /** SessionStart: the session's model. */
   readonly model?: string;
-  /** Stop / SubagentStop: the text of the agent's last reply. */
+  /** Stop / SubagentStop: the text of the agent's last reply; StopFailure: the error's text. */
   readonly lastAssistantMessage?: string;
+  /** StopFailure: the kind of API error that ended the turn (also what its matcher sees). */
+  readonly failure?: StopFailureKind;
   /**
    * A sub-agent's events (SubagentStart, SubagentStop, its tool calls): which sub-agent and its
    * type, as Claude Code's agent_id / agent_type; SubagentStop also its own transcript.
@@ -152,6 +154,27 @@ export interface HookEventOutcome {
   readonly errors: readonly string[];
 }
 
+/** StopFailure's `error`: the kind of API error that ended a turn, as Claude Code names it. */
+export type StopFailureKind =
+  | "model_not_found"
+  | "rate_limit"
+  | "authentication_failed"
+  | "billing_error"
+  | "invalid_request"
+  | "server_error"
+  | "unknown";
+
+/** The StopFailure kind of an API error (its HTTP status; null when no response came). */
+export function stopFailureKind(status: number | null): StopFailureKind {
+  if (status === 404) return "model_not_found";
+  if (status === 429) return "rate_limit";
+  if (status === 401 || status === 403) return "authentication_failed";
+  if (status === 402) return "billing_error";
+  if (status === 400 || status === 413) return "invalid_request";
+  if (status !== null && status >= 500) return "server_error";
+  return "unknown";
+}
+
 /** A PermissionRequest hook's `hookSpecificOutput.decision`, as Claude Code reads it. */
 export type PermissionRequestHookDecision =
   | { readonly behavior: "allow"; readonly updatedInput?: Record<string, unknown> }
@@ -179,10 +202,13 @@ export async function runHookEvent(
             ? input.instructions?.loadReason
             : event === "UserPromptExpansion"
               ? input.expansion?.commandName
-              : input.toolName;
+              : event === "StopFailure"
+                ? input.failure
+                : input.toolName;
   const usesMatcher =
     event === "InstructionsLoaded" ||
     event === "UserPromptExpansion" ||
+    event === "StopFailure" ||
     event === "PreToolUse" ||
     event === "PermissionRequest" ||
     event === "PostToolUse" ||
@@ -237,7 +263,8 @@ function hookPayload(event: HookEvent, input: HookEventInput): Record<string, un
     event !== "SubagentStart" &&
     event !== "InstructionsLoaded" &&
     event !== "SessionEnd" &&
-    event !== "MessageDisplay"
+    event !== "MessageDisplay" &&
+    event !== "StopFailure"
   )
     payload.permission_mode = input.permissionMode;
   // A sub-agent's events say which sub-agent, as Claude Code's do (a Stop is the main agent's).
@@ -295,33 +322,46 @@ function hookPayload(event: HookEvent, input: HookEventInput): Record<string, un
       payload.prompt = input.prompt ?? "";
       break;
     case "UserPromptExpansion":
-      payload.expansion_type = input.expansion?.expansionType ?? "slash_command";
-      payload.command_name = input.expansion?.commandName ?? "";
-      payload.command_args = input.expansion?.commandArgs ?? "";
-      if (input.expansion?.commandSource !== undefined)
-        payload.command_source = input.expansion.commandSource;
-      payload.prompt = input.prompt ?? "";
-      break;
+      return withFields(payload, {
+        expansion_type: input.expansion?.expansionType ?? "slash_command",
+        command_name: input.expansion?.commandName ?? "",
+        command_args: input.expansion?.commandArgs ?? "",
+        command_source: input.expansion?.commandSource,
+        prompt: input.prompt ?? "",
+      });
     case "InstructionsLoaded":
-      payload.file_path = input.instructions?.filePath ?? "";
-      payload.memory_type = input.instructions?.memoryType ?? "Project";
-      payload.load_reason = input.instructions?.loadReason ?? "session_start";
-      if (input.instructions?.parentFilePath !== undefined)
-        payload.parent_file_path = input.instructions.parentFilePath;
-      break;
+      return withFields(payload, {
+        file_path: input.instructions?.filePath ?? "",
+        memory_type: input.instructions?.memoryType ?? "Project",
+        load_reason: input.instructions?.loadReason ?? "session_start",
+        parent_file_path: input.instructions?.parentFilePath,
+      });
     case "PreCompact":
-      payload.trigger = input.trigger ?? "auto";
-      payload.custom_instructions = input.customInstructions ?? "";
-      break;
+      return withFields(payload, {
+        trigger: input.trigger ?? "auto",
+        custom_instructions: input.customInstructions ?? "",
+      });
     case "SessionStart":
-      payload.source = input.source ?? "startup";
-      if (input.model !== undefined) payload.model = input.model;
-      break;
+      return withFields(payload, { source: input.source ?? "startup", model: input.model });
+    case "StopFailure":
+      return withFields(payload, {
+        error: input.failure ?? "unknown",
+        last_assistant_message: input.lastAssistantMessage,
+      });
     default: {
       const unreachable: never = event;
       throw new Error(`unknown hook event ${String(unreachable)}`);
     }
   }
+  return payload;
+}
+
+/** The payload with each field that has a value (an undefined one is left out, as Claude Code does). */
+function withFields(
+  payload: Record<string, unknown>,
+  fields: Record<string, unknown>,
+): Record<string, unknown> {
+  for (const [key, value] of Object.entries(fields)) if (value !== undefined) payload[key] = value;
   return payload;
 }
 

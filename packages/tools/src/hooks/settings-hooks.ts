@@ -32,6 +32,7 @@ import {
   type HookRunObserver,
   type PermissionRequestHookDecision,
   runHookEvent as runEvent,
+  type StopFailureKind,
 } from "./run-hook-event.js";
 
 /** Something hooks said that is for the user or the log, not for the model. */
@@ -313,14 +314,19 @@ export interface SessionEventHooks {
     agentId: string;
     signal?: AbortSignal;
   }) => Promise<PermissionRequestHookDecision | undefined>;
+  /**
+   * A turn ended on an API error (Claude Code's StopFailure, fired instead of Stop): the error's
+   * kind (what its matcher sees) and the text shown for it.
+   */
+  readonly stopFailure?: (failure: { error: StopFailureKind; text: string }) => Promise<void>;
   /** The session ends (its last turn finished, failed or was stopped). */
   readonly sessionEnd?: (reason: "other" | "prompt_input_exit") => Promise<void>;
 }
 
 /**
- * SubagentStart, MessageDisplay, PermissionRequest and SessionEnd from the settings' shell hooks
- * (Claude Code's inputs: agent_id and agent_type; turn_id, message_id and the text; tool_name,
- * tool_input and permission_suggestions; reason). Only PermissionRequest's answer is acted on
+ * SubagentStart, MessageDisplay, PermissionRequest, StopFailure and SessionEnd from the settings'
+ * shell hooks (Claude Code's inputs: agent_id and agent_type; turn_id, message_id and the text;
+ * tool_name, tool_input and permission_suggestions; error and last_assistant_message; reason). Only PermissionRequest's answer is acted on
  * (its decision); the others only observe (Claude Code's SubagentStart additionalContext aside).
  */
 export function createSessionEventHooks(
@@ -385,6 +391,18 @@ export function createSessionEventHooks(
             report(outcome);
             return outcome.permissionRequestDecision;
           },
+        }
+      : {}),
+    ...(has("StopFailure")
+      ? {
+          stopFailure: async ({ error, text }) =>
+            report(
+              await runHookEvent("StopFailure", settings, {
+                ...base(),
+                failure: error,
+                lastAssistantMessage: text,
+              }),
+            ),
         }
       : {}),
     ...(has("SessionEnd")

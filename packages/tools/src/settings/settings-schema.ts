@@ -12,6 +12,7 @@ export const HOOK_EVENTS = [
   "PostToolBatch",
   "PermissionRequest",
   "Stop",
+  "StopFailure",
   "SubagentStart",
   "SubagentStop",
   "PreCompact",
