@@ -1,5 +1,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCliInProcess, type SimHandle, startSimInProcess } from "@forkloop/cli/testing";
@@ -121,4 +123,108 @@ describe("R-X2: apiKeyHelper", () => {
     expect(await keysSince(before)).toEqual(["helper-key-trusted | Bearer helper-key-trusted"]);
     expect(await w.runs()).toBe(1);
   });
+
+  it("R-X2: a request the API answers 401 runs the helper again and is sent once more with its new key; later sessions keep the new key", async () => {
+    const w = await world("refresh");
+    // The helper prints key-1, then key-2, … (one a run); the gateway refuses key-1 as revoked.
+    const counter = join(root, "refresh", "n");
+    const rotating = `n=$(cat '${counter}' 2>/dev/null || echo 0); n=$((n+1)); echo $n > '${counter}'; echo ran >> '${w.marker}'; echo key-$n`;
+    await writeFile(join(w.home, ".claude", "settings.json"), JSON.stringify({ apiKeyHelper: rotating }));
+    const gateway = await revokingGateway(sim.url, "key-1");
+    try {
+      const first = await w.run([], { ANTHROPIC_BASE_URL: gateway.url });
+      expect(first.code, first.stderr).toBe(0);
+      expect(gateway.seen).toEqual(["key-1 401", "key-2 200"]);
+      expect(await w.runs()).toBe(2);
+      // The next session in this process sends the refreshed key without running the helper.
+      expect((await w.run([], { ANTHROPIC_BASE_URL: gateway.url })).code).toBe(0);
+      expect(gateway.seen.slice(2)).toEqual(["key-2 200"]);
+      expect(await w.runs()).toBe(2);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it("R-X2: a helper that hangs is stopped after FORKLOOP_API_KEY_HELPER_TIMEOUT_MS: exit 2 naming it and the limit, no request", async () => {
+    const w = await world("hung");
+    const hung = "sleep 30; echo late-key";
+    await writeFile(join(w.home, ".claude", "settings.json"), JSON.stringify({ apiKeyHelper: hung }));
+    const before = (await sim.requests()).length;
+    const result = await w.run([], { FORKLOOP_API_KEY_HELPER_TIMEOUT_MS: "300" });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `apiKeyHelper "${hung}" did not print a key within 300 ms and was stopped`,
+    );
+    expect((await sim.requests()).length).toBe(before);
+  });
+
+  it("R-X2: stream-json's init line says apiKeySource \"apiKeyHelper\" for a helper's key, as Claude Code does", async () => {
+    const w = await world("init");
+    await writeFile(
+      join(w.home, ".claude", "settings.json"),
+      JSON.stringify({ apiKeyHelper: w.helper("k-init") }),
+    );
+    const result = await w.run(["--output-format", "stream-json", "--verbose"]);
+    expect(result.code, result.stderr).toBe(0);
+    const init = result.stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { subtype?: string; apiKeySource?: string })
+      .find((line) => line.subtype === "init");
+    expect(init?.apiKeySource).toBe("apiKeyHelper");
+    // Control: an environment key is ANTHROPIC_API_KEY.
+    const keyed = await w.run(["--output-format", "stream-json", "--verbose"], {
+      ANTHROPIC_API_KEY: "env-key",
+    });
+    expect(keyed.stdout).toContain('"apiKeySource":"ANTHROPIC_API_KEY"');
+  });
 });
+
+/**
+ * A gateway in front of the simulator (real HTTP) that answers 401 authentication_error to a
+ * revoked key and passes every other request on; `seen` is each request's key and status.
+ */
+async function revokingGateway(target: string, revoked: string) {
+  const seen: string[] = [];
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const key = String(req.headers["x-api-key"] ?? "");
+    if (key === revoked) {
+      seen.push(`${key} 401`);
+      res.writeHead(401, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({
+          type: "error",
+          error: { type: "authentication_error", message: "invalid x-api-key" },
+        }),
+      );
+      return;
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (typeof value === "string" && name !== "host" && name !== "content-length") headers[name] = value;
+    }
+    const answer = await fetch(`${target}${req.url ?? ""}`, {
+      method: req.method ?? "GET",
+      headers,
+      ...(chunks.length === 0 ? {} : { body: Buffer.concat(chunks) }),
+    });
+    if (req.url?.startsWith("/v1/messages") === true && req.method === "POST")
+      seen.push(`${key} ${answer.status}`);
+    const out: Record<string, string> = {};
+    answer.headers.forEach((value, name) => {
+      if (name !== "content-length" && name !== "content-encoding" && name !== "transfer-encoding")
+        out[name] = value;
+    });
+    res.writeHead(answer.status, out);
+    res.end(Buffer.from(await answer.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

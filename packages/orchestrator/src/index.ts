@@ -28,6 +28,12 @@ export {
 } from "./agent-profile.js";
 export { createAgentTool } from "./agent-tool.js";
 export {
+  API_KEY_HELPER_TIMEOUT_MS,
+  type ApiKeyHelper,
+  ApiKeyHelperError,
+  apiKeyFromHelper,
+} from "./api-key-helper.js";
+export {
   ORCHESTRATOR_ERROR_CODES,
   OrchestratorError,
   type OrchestratorErrorCode,

@@ -1,4 +1,5 @@
 import type { ClientOptions, Middleware } from "@anthropic-ai/sdk";
+import { refreshOn401 } from "./api-key-helper.js";
 import type { ModelEndpoint } from "./sub-agent-types.js";
 
 /**
@@ -22,10 +23,17 @@ export function modelClientOptions(endpoint: ModelEndpoint): ClientOptions {
           },
         };
   const betas = endpoint.betas ?? [];
+  const middleware = [
+    ...(betas.length === 0 ? [] : [withBetas(betas)]),
+    // R-X2: a helper's key refused with 401 is asked for again, and the request retried once.
+    ...(endpoint.keyHelper === undefined
+      ? []
+      : [refreshOn401(endpoint.keyHelper, endpoint.apiKey, endpoint.auth === "both")]),
+  ];
   return {
     ...auth,
     ...(endpoint.baseURL === undefined ? {} : { baseURL: endpoint.baseURL }),
-    ...(betas.length === 0 ? {} : { middleware: [withBetas(betas)] }),
+    ...(middleware.length === 0 ? {} : { middleware }),
   };
 }
 

@@ -17,6 +17,7 @@ import { TERMINAL_REASONS } from "@forkloop/loop-core";
 import { z } from "zod";
 import type { AgentSessionMemory } from "./agent-context.js";
 import type { AgentProfile } from "./agent-profile.js";
+import type { ApiKeyHelper } from "./api-key-helper.js";
 import { wireErrorSchema } from "./errors.js";
 import type { MetricPoint, SpanRecord } from "./telemetry/spans.js";
 
@@ -41,6 +42,8 @@ export interface ModelEndpoint {
    * attempt after `headersTimeoutMs` / `streamIdleTimeoutMs` and retries it); loop-core defaults.
    */
   readonly retry?: RetryOptions;
+  /** R-X2: the settings' apiKeyHelper that printed `apiKey`: a 401 runs it again (api-key-helper.ts). */
+  readonly keyHelper?: ApiKeyHelper;
 }
 
 /** One sub-agent to run in the pool (R-F2). Plain data: it is structured-cloned into a worker. */

@@ -1,5 +1,10 @@
-import { execFile } from "node:child_process";
 import type { ModelInfo, RetryOptions } from "@forkloop/loop-core";
+import {
+  API_KEY_HELPER_TIMEOUT_MS,
+  type ApiKeyHelper,
+  ApiKeyHelperError,
+  apiKeyFromHelper,
+} from "@forkloop/orchestrator";
 import type { ModelSpec } from "@forkloop/sim";
 import { z } from "zod";
 import { parseFaultsFlag } from "./fault-spec.js";
@@ -24,6 +29,8 @@ export interface ModelEndpoint {
   readonly betas?: readonly string[];
   /** R-R1, R-R2: deadlines and retries of every model request (`FORKLOOP_*` variables). */
   readonly retry?: RetryOptions;
+  /** R-X2: the settings' apiKeyHelper that printed `apiKey`, run again on a 401. */
+  readonly keyHelper?: ApiKeyHelper;
 }
 
 export interface ModelSource {
@@ -44,6 +51,8 @@ const envSchema = z.object({
   FORKLOOP_SIM_FAULTS: z.string().optional(),
   FORKLOOP_MODELS: z.string().optional(),
   FORKLOOP_API_KEY_HELPER_KEY: z.string().optional(),
+  FORKLOOP_API_KEY_HELPER: z.string().optional(),
+  FORKLOOP_API_KEY_HELPER_CWD: z.string().optional(),
 });
 
 export const SIMULATOR_NOTICE =
@@ -90,7 +99,19 @@ export async function resolveModelSource(
       : vars.ANTHROPIC_AUTH_TOKEN !== undefined
         ? { apiKey: vars.ANTHROPIC_AUTH_TOKEN, auth: "bearer" as const }
         : vars.FORKLOOP_API_KEY_HELPER_KEY !== undefined
-          ? { apiKey: vars.FORKLOOP_API_KEY_HELPER_KEY, auth: "both" as const }
+          ? {
+              apiKey: vars.FORKLOOP_API_KEY_HELPER_KEY,
+              auth: "both" as const,
+              ...(vars.FORKLOOP_API_KEY_HELPER === undefined
+                ? {}
+                : {
+                    keyHelper: keyHelperOf(
+                      env,
+                      vars.FORKLOOP_API_KEY_HELPER,
+                      vars.FORKLOOP_API_KEY_HELPER_CWD ?? process.cwd(),
+                    ),
+                  }),
+            }
           : undefined;
   if (credential !== undefined) {
     return {
@@ -134,9 +155,6 @@ export async function resolveModelSource(
 /** How long a helper's key is used before the next session runs the helper again (Claude Code's default: 5 min). */
 const API_KEY_HELPER_TTL_MS = 5 * 60_000;
 
-/** Keys helpers printed, per command and directory: each runs once per process until its TTL passes. */
-const helperKeys = new Map<string, { readonly key: Promise<string>; readonly at: number }>();
-
 /**
  * R-X2, Claude Code's `apiKeyHelper` (settings: the user's files, `--settings`, a trusted
  * project's — never an untrusted one's, R-S5): with neither ANTHROPIC_API_KEY nor
@@ -144,9 +162,11 @@ const helperKeys = new Map<string, { readonly key: Promise<string>; readonly at:
  * becomes the run's FORKLOOP_API_KEY_HELPER_KEY, which `resolveModelSource` sends as `x-api-key`
  * and `Authorization: Bearer`, as Claude Code sends it, so the endpoint, the worker pool and the
  * shared runtime all use it (Bash and hooks never see it: FORKLOOP_*_KEY is left out, R-S4). Once per process: a later session
- * runs it again only after `CLAUDE_CODE_API_KEY_HELPER_TTL_MS` (default 5 minutes); a running
- * session keeps its key. A helper that fails or prints nothing stops the run before any request
- * (an OptionsError, exit 2) naming the command and its stderr.
+ * runs it again only after `CLAUDE_CODE_API_KEY_HELPER_TTL_MS` (default 5 minutes); a request
+ * the API answers 401 runs it again and is retried once with the new key (the endpoint's
+ * `keyHelper`). A helper that fails, prints nothing or runs past
+ * `FORKLOOP_API_KEY_HELPER_TIMEOUT_MS` (default 60 s) stops the run before any request (an
+ * OptionsError, exit 2) naming the command and its stderr or the limit.
  */
 export async function withApiKeyHelper(
   env: Record<string, string | undefined>,
@@ -156,55 +176,41 @@ export async function withApiKeyHelper(
   const command = helper?.trim();
   if (command === undefined || command === "") return env;
   if (nonBlank(env.ANTHROPIC_API_KEY) || nonBlank(env.ANTHROPIC_AUTH_TOKEN)) return env;
-  const ttl = Number(env.CLAUDE_CODE_API_KEY_HELPER_TTL_MS);
-  const ttlMs =
-    Number.isFinite(ttl) && ttl >= 0 && nonBlank(env.CLAUDE_CODE_API_KEY_HELPER_TTL_MS)
-      ? ttl
-      : API_KEY_HELPER_TTL_MS;
-  const id = JSON.stringify([command, cwd]);
-  const cached = helperKeys.get(id);
-  const entry =
-    cached !== undefined && Date.now() - cached.at < ttlMs
-      ? cached
-      : { key: runApiKeyHelper(command, cwd, env), at: Date.now() };
-  helperKeys.set(id, entry);
+  const ttlMs = millisecondsFrom(env.CLAUDE_CODE_API_KEY_HELPER_TTL_MS) ?? API_KEY_HELPER_TTL_MS;
   try {
-    return { ...env, FORKLOOP_API_KEY_HELPER_KEY: await entry.key };
+    const key = await apiKeyFromHelper(keyHelperOf(env, command, cwd), ttlMs);
+    return {
+      ...env,
+      FORKLOOP_API_KEY_HELPER_KEY: key,
+      FORKLOOP_API_KEY_HELPER: command,
+      FORKLOOP_API_KEY_HELPER_CWD: cwd,
+    };
   } catch (error) {
-    if (helperKeys.get(id) === entry) helperKeys.delete(id);
-    throw error;
+    throw error instanceof ApiKeyHelperError ? new OptionsError(error.message) : error;
   }
 }
 
-function runApiKeyHelper(
-  command: string,
-  cwd: string,
-  env: Record<string, string | undefined>,
-): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    execFile("/bin/sh", ["-c", command], { cwd, env, maxBuffer: 1024 * 1024 }, (error, stdout, stderr) => {
-      const said = String(stderr).trim();
-      if (error !== null) {
-        const how = typeof error.code === "number" ? `exit ${error.code}` : error.message;
-        reject(
-          new OptionsError(
-            `apiKeyHelper "${command}" failed (${how})${said === "" ? "" : `: ${said}`}. Fix the helper in your settings, or set ANTHROPIC_API_KEY.`,
-          ),
-        );
-        return;
-      }
-      const key = String(stdout).trim();
-      if (key === "" || !/^[\x21-\x7e]+$/.test(key)) {
-        reject(
-          new OptionsError(
-            `apiKeyHelper "${command}" ${key === "" ? "printed no key" : "printed more than a key"}${said === "" ? "" : ` (stderr: ${said})`}: the command must print only the API key on stdout.`,
-          ),
-        );
-        return;
-      }
-      resolvePromise(key);
-    });
-  });
+/** The helper as the endpoint's clients run it again: in `cwd`, with the run's environment. */
+function keyHelperOf(env: Record<string, string | undefined>, command: string, cwd: string): ApiKeyHelper {
+  const {
+    FORKLOOP_API_KEY_HELPER_KEY: _key,
+    FORKLOOP_API_KEY_HELPER: _command,
+    FORKLOOP_API_KEY_HELPER_CWD: _cwd,
+    ...rest
+  } = env;
+  return {
+    command,
+    cwd,
+    env: rest,
+    timeoutMs: millisecondsFrom(env.FORKLOOP_API_KEY_HELPER_TIMEOUT_MS) ?? API_KEY_HELPER_TIMEOUT_MS,
+  };
+}
+
+/** A whole number of milliseconds ≥ 0, or undefined when blank or not one. */
+function millisecondsFrom(value: string | undefined): number | undefined {
+  if (!nonBlank(value)) return undefined;
+  const ms = Number(value);
+  return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
 }
 
 function nonBlank(value: string | undefined): boolean {

@@ -862,6 +862,9 @@ class QueryRun implements Query {
               model: turnModel,
               permissionMode,
               simulated: runtime.source.simulated,
+              ...(runtime.source.endpoint.keyHelper === undefined
+                ? {}
+                : { apiKeySource: "apiKeyHelper" as const }),
               mcpServers: this.#mcpStatus(),
               agents: [...new Set(agentNames)],
               skills: session.assembled.skills.map((skill) => skill.name),

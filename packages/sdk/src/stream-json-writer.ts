@@ -222,6 +222,8 @@ export class StreamJsonWriter {
     model: string;
     permissionMode: string;
     simulated: boolean;
+    /** R-X2: where the key came from when not the environment (the settings' apiKeyHelper). */
+    apiKeySource?: "apiKeyHelper";
     mcpServers?: readonly { name: string; status: string }[];
     agents?: readonly string[];
     slashCommands?: readonly string[];
@@ -238,7 +240,7 @@ export class StreamJsonWriter {
       tools: [...info.tools],
       model: info.model,
       permissionMode: info.permissionMode,
-      apiKeySource: info.simulated ? "none" : "ANTHROPIC_API_KEY",
+      apiKeySource: info.simulated ? "none" : (info.apiKeySource ?? "ANTHROPIC_API_KEY"),
       claude_code_version: FORKLOOP_VERSION,
       mcp_servers: (info.mcpServers ?? []).map((server) => ({ ...server })),
       slash_commands: [...(info.slashCommands ?? ["compact"])],

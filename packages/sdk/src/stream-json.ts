@@ -55,7 +55,8 @@ export const systemInitLineSchema = z.object({
   tools: z.array(z.string()),
   model: z.string(),
   permissionMode: z.string(),
-  apiKeySource: z.enum(["ANTHROPIC_API_KEY", "none"]),
+  /** R-X2: "apiKeyHelper" when the settings' apiKeyHelper printed the key, as Claude Code says it. */
+  apiKeySource: z.enum(["ANTHROPIC_API_KEY", "apiKeyHelper", "none"]),
   /** Claude Code prints its own version here; forkloop prints the forkloop release (`forkloop --version`). */
   claude_code_version: z.string(),
   /** `source`: where the server came from (`sdk`, `dynamic`, or a settings scope), as Claude Code says it. */
