@@ -45,8 +45,10 @@ const HEAVY = [
  * clients' whole sessions against 150 s budgets. Each uses its own temp dirs, its own simulator
  * and its own Redis on a free port. They run two at a time, beside the corpora (in the serial
  * tier they were about 200 s of one core). What stays serial judges a clock or needs processes
- * to overlap: deadlines of a second or two, a worker frozen past its lock, racing resumes,
- * Ctrl+C at a partial spend, the conformance suites' timed peer messages.
+ * to overlap: deadlines of a second or two, a worker frozen past its lock, resumes racing on a
+ * lock only while the one that runs is still slow, Ctrl+C at a partial spend, the conformance
+ * suites' timed peer messages (run beside each other, query-methods' result moved against the
+ * Agent SDK's /model echo: a race on the peer's side that a neighbour's load tips).
  */
 const PAIRED = [
   "test/chaos/kill-resume.test.ts",
@@ -74,6 +76,13 @@ const PAIRED = [
   "test/chaos/batch-reduce-kill.test.ts",
   "test/chaos/sub-agents-kill-resume.test.ts",
   "test/conformance/sim-real-clients.test.ts",
+  // R-R5: "exactly one runs" is an end state. The model endpoint holds each trial's requests
+  // until the other racers have answered, so the one that runs keeps its lock however slowly a
+  // neighbour lets the others reach theirs; the racers are started once, not per trial.
+  "test/chaos/exclusive-locks-cli-race.test.ts",
+  // R-R5: the racer that takes the lock holds it until the test releases it, so which racer wins
+  // and when the others ask never decide the verdict (exactly one holder, the rest refused by it).
+  "test/chaos/exclusive-locks.test.ts",
   // A README against the allowlist: no process at all.
   "test/conformance/*/readme-differences.test.ts",
 ];
