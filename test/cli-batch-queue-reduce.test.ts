@@ -201,4 +201,27 @@ describe("R-B7: forkloop batch --queue URL --reduce", { timeout: 180_000 }, () =
       await running.stop();
     }
   });
+
+  it("R-B7: a producer whose host cannot run the reduce (its endpoint is misconfigured) still writes the items' report, exits partial naming the fix; the re-attach from a host that can runs the reduce alone", async () => {
+    const running = worker();
+    try {
+      const broken = await runCliInProcess(newBatch("qe"), {
+        cwd: dir,
+        env: { ...env(), ANTHROPIC_BASE_URL: "not-a-url" },
+      });
+      expect(broken.code, `${broken.stderr}\nworker:\n${running.stderr()}`).toBe(6);
+      expect(broken.stderr).toContain("the reduce did not start here");
+      expect(broken.stderr).toContain(`forkloop batch --resume qe --queue ${redis.url}`);
+      const state = batchStateDir(dir, "qe");
+      const rows = (await readFile(join(state, "results.jsonl"), "utf8")).trim().split("\n");
+      expect(rows.map((line) => JSON.parse(line).status)).toEqual(["succeeded", "succeeded", "succeeded"]);
+      const count = messages().length;
+      const fixed = await reattach("qe");
+      expect(fixed.code, fixed.stderr).toBe(0);
+      expect(messages().slice(count).map(isReduce)).toEqual([true]);
+      expect(fixed.stdout).toContain("REDUCED: three findings");
+    } finally {
+      await running.stop();
+    }
+  });
 });

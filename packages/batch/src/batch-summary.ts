@@ -87,7 +87,7 @@ export function describeLocalOutcome(
 
 /** How a `--queue` batch's producer ended (R-B1, R-R10): lost from Redis, interrupted, or finished. */
 export function describeQueuedOutcome(outcome: QueuedBatchOutcome): BatchEnding {
-  const { spec, summary, report, paths, queue, reduce } = outcome;
+  const { spec, summary, report, paths, queue, reduce, reduceNotRun } = outcome;
   const notices: string[] = [];
   const reattach = `forkloop batch --resume ${spec.id} --queue ${queue}`;
   if (summary.lost) {
@@ -104,6 +104,13 @@ export function describeQueuedOutcome(outcome: QueuedBatchOutcome): BatchEnding 
     return { status: "interrupted", notices };
   }
   const status = summary.interrupted ? "interrupted" : finishedBatchStatus(report.totals);
+  if (reduceNotRun !== undefined) {
+    // R-B7: the items' results stand; a re-attach from a host that can runs the reduce alone.
+    notices.push(
+      `forkloop batch ${spec.id}: the reduce did not start here (${reduceNotRun}); the items' results are kept — fix it, then \`${reattach}\` runs the reduce, and nothing else.`,
+    );
+    return { status: status === "succeeded" ? "partial" : status, notices };
+  }
   if (reduce?.record.status === "failed") {
     notices.push(
       `forkloop batch ${spec.id}: the reduce failed (${reduce.record.error?.code}: ${reduce.record.error?.message}); the items' results are kept — \`${reattach}\` runs the reduce again, and nothing else.`,

@@ -1,6 +1,12 @@
 import { mkdir, rm } from "node:fs/promises";
 import { resolve } from "node:path";
-import { batchesDir, type ProjectState, type RunEnvironment, refuseDisabledBypass } from "@forkloop/sdk";
+import {
+  batchesDir,
+  type ModelSource,
+  type ProjectState,
+  type RunEnvironment,
+  refuseDisabledBypass,
+} from "@forkloop/sdk";
 import { permissionModeFacts, type SandboxMode } from "@forkloop/tools";
 import { git, openWorkspaceIsolation } from "@forkloop/tools/workspace";
 import { enqueueOnce } from "./batch-enqueue.js";
@@ -99,6 +105,8 @@ export interface QueuedBatchOutcome {
   readonly queue: string;
   /** R-B7: the reduce, when the batch has one and every item is settled. */
   readonly reduce?: ReduceOutcome;
+  /** R-B7: why the reduce of a settled batch could not start here (the items' report is written). */
+  readonly reduceNotRun?: string;
 }
 
 /**
@@ -196,9 +204,10 @@ export async function executeQueuedBatch(
       "forkloop.batch.items.succeeded": summary.states.filter((state) => state.status === "succeeded").length,
       "forkloop.batch.items.failed": summary.states.filter((state) => state.status === "failed").length,
     });
-    const reduce = await reduceQueued(run, { spec, summary, connection }, host.signal, (text) =>
+    const reduced = await reduceQueued(run, { spec, summary, connection }, host.signal, (text) =>
       display.log(text),
     );
+    const reduce = typeof reduced === "string" ? undefined : reduced;
     const dir = batchDir(run.state, spec.id);
     const reduceRecord = reduce?.record ?? (spec.reduce === undefined ? undefined : await readReduce(dir));
     // Transcripts stay on the host whose worker ran the item: the report names none.
@@ -214,6 +223,7 @@ export async function executeQueuedBatch(
       paths,
       queue: address.display,
       ...(reduce === undefined ? {} : { reduce }),
+      ...(typeof reduced === "string" ? { reduceNotRun: reduced } : {}),
     };
   } catch (error) {
     // R-R10: OOM, READONLY, NOAUTH… mid-run are one line naming the fix, not a stack trace.
@@ -238,20 +248,23 @@ async function reduceQueued(
   done: { readonly spec: BatchSpec; readonly summary: QueuedRunSummary; readonly connection: Redis },
   signal: AbortSignal,
   log: (line: string) => void,
-): Promise<ReduceOutcome | undefined> {
+): Promise<ReduceOutcome | string | undefined> {
   const { spec, summary, connection } = done;
   const prompt = spec.reduce;
   const settled = summary.states.every((state) => state.status === "succeeded" || state.status === "failed");
   if (prompt === undefined || summary.interrupted || summary.lost || !settled) return undefined;
-  if (run.reducer === undefined) {
-    log(
-      "reduce: not run: this producer has no run environment for it; re-attach with `forkloop batch --resume`",
-    );
-    return undefined;
-  }
+  if (run.reducer === undefined) return "this producer was given no run environment to run it with";
   const { environment, sandbox } = run.reducer;
-  refuseDisabledBypass(spec.permissionMode, environment.settings);
-  const source = await environment.endpoint(undefined, spec.cwd);
+  let source: ModelSource;
+  try {
+    refuseDisabledBypass(spec.permissionMode, environment.settings);
+    source = await environment.endpoint(undefined, spec.cwd);
+  } catch (error) {
+    // This host cannot run it (its settings, its endpoint): the items' report is still written.
+    const why = error instanceof Error ? error.message : String(error);
+    log(`reduce: not run here: ${why}`);
+    return why;
+  }
   const pool = createBatchPool(source, 1, undefined);
   try {
     return await runReduceStep({
