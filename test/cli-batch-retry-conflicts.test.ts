@@ -91,6 +91,8 @@ describe("R-B4: forkloop batch --resume ID --retry-conflicts", () => {
     expect(git(dir, "log", "--oneline").trim().split("\n")).toHaveLength(1);
     expect(git(dir, "status", "--porcelain")).toBe(" M shared.txt\n");
     expect(git(dir, "worktree", "list").trim().split("\n")).toHaveLength(1);
+    // The round is settled: the ref its base was held by is gone.
+    expect(git(dir, "for-each-ref", "refs/forkloop")).toBe("");
     // Two CLI runs with worktrees: a few seconds idle; the limit is for a shared, loaded machine.
   }, 60_000);
 

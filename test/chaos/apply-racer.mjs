@@ -7,6 +7,10 @@
 // items 0 and 1 also claim the same line of overlap.txt (one of them is a conflict); every item
 // with n % 10 == 7 edits and then fails (its edits must never reach the tree). Settling is slowed
 // in a "slow" run (a slow disk), so kills land between an item's apply and its completion record.
+// "group": completion records are slow too (items settle while the apply lock is held, so the
+// next turn applies several together), and the run kill -9s itself at the first completion record
+// after a group's record — its plan carried out, none of its members recorded. "group-unrecorded"
+// (the control): the same, with the group's journal record never written.
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { isolateItems, openLocalJournalBackend, openWorkspaceIsolation, runBatch } from "@forkloop/batch";
@@ -42,6 +46,7 @@ const backend = await openLocalJournalBackend({ dir: batchDir, batchId: "apply-c
 // Said first, so a run killed later still reports what it found to finish.
 process.stdout.write(`${JSON.stringify({ recovered: (await backend.pendingApplies()).length })}\n`);
 // A slow disk: the completion record waits, so a kill often lands after the apply and before it.
+let grouped = false;
 const slowed = new Proxy(backend, {
   get(target, property) {
     const value = target[property];
@@ -49,9 +54,16 @@ const slowed = new Proxy(backend, {
     // tree — so the parent can aim a kill between the two (whatever the journal recorded before).
     if (property === "complete")
       return async (...args) => {
+        if (grouped) process.kill(process.pid, "SIGKILL");
         process.stdout.write("settling\n");
-        if (pace === "slow") await sleep(150);
+        if (pace !== "fast") await sleep(150);
         return value.apply(target, args);
+      };
+    if (property === "recordApplyingGroup" && pace.startsWith("group"))
+      return async (...args) => {
+        if (pace === "group") await value.apply(target, args);
+        process.stdout.write(`group ${args[0].map((member) => member.claim.item.id).join(" ")}\n`);
+        grouped = true;
       };
     return typeof value === "function" ? value.bind(target) : value;
   },

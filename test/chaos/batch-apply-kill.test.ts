@@ -38,15 +38,15 @@ afterAll(async () => {
 const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd, encoding: "utf8" });
 
-async function makeProject(name: string): Promise<{ project: string; state: string }> {
+async function makeProject(name: string, items = ITEMS): Promise<{ project: string; state: string }> {
   const project = join(root, name, "project");
   const state = join(root, name, "state");
   await mkdir(join(project, "src"), { recursive: true });
   await mkdir(state, { recursive: true });
-  for (let n = 0; n < ITEMS; n++) await writeFile(join(project, "src", `f${n}.txt`), `file ${n}\n`);
+  for (let n = 0; n < items; n++) await writeFile(join(project, "src", `f${n}.txt`), `file ${n}\n`);
   await writeFile(
     join(project, "shared.txt"),
-    Array.from({ length: ITEMS }, (_, n) => `slot ${n}: empty\n--\n`).join(""),
+    Array.from({ length: items }, (_, n) => `slot ${n}: empty\n--\n`).join(""),
   );
   await writeFile(join(project, "overlap.txt"), "owner: none\n");
   git(project, "init", "-q");
@@ -58,14 +58,15 @@ async function makeProject(name: string): Promise<{ project: string; state: stri
 function start(
   project: string,
   state: string,
-  pace: "slow" | "fast" = "fast",
+  pace: "slow" | "fast" | "group" | "group-unrecorded" = "fast",
+  items = ITEMS,
 ): {
   child: ChildProcess;
   /** Resolves once the run has said what it recovered and `settles` of its items reached their records. */
   settled: (settles: number) => Promise<void>;
   done: Promise<{ code: number | null; out: string; err: string }>;
 } {
-  const child = spawn(process.execPath, [racer, project, state, String(ITEMS), pace], {
+  const child = spawn(process.execPath, [racer, project, state, String(items), pace], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
@@ -224,4 +225,77 @@ describe("R-B3 chaos: kill -9 during isolated applies, then resume", () => {
     console.info(`apply chaos: ${killed} kills, ${recovered} applies finished from their plans on resume`);
     expect(recovered).toBeGreaterThan(0);
   }, 600_000);
+});
+
+describe("R-B3: a group apply cut by kill -9, then resume", () => {
+  const items = 12;
+  /** One run that kill -9s itself after a group's plan is carried out, before any member's record; then a resume. */
+  const cutGroup = async (name: string, pace: "group" | "group-unrecorded") => {
+    const { project, state } = await makeProject(name, items);
+    const killed = await start(project, state, pace, items).done;
+    const members = (/^group (.+)$/m.exec(killed.out)?.[1] ?? "").split(" ").filter(Boolean);
+    const edited = await Promise.all(
+      members.map((id) => readFile(join(project, "src", `f${id.slice(1)}.txt`), "utf8")),
+    );
+    const resumed = await start(project, state, "fast", items).done;
+    const { records } = await readJournal(state);
+    const claims = (id: string) => records.filter((record) => record.type === "claimed" && record.id === id);
+    return { project, state, killed, members, edited, resumed, records, claims };
+  };
+
+  it("R-B3: items applied together from one plan and one journal record, killed before any of their records, are each applied once on resume and never run again", async () => {
+    const run = await cutGroup("group", "group");
+    expect(run.killed.code, run.killed.err).toBeNull(); // SIGKILL'd mid-group, not a crash
+    expect(run.members.length, run.killed.out).toBeGreaterThanOrEqual(2);
+    // The kill came after the group's plan was carried out: its edits were in the tree.
+    for (const [index, id] of run.members.entries())
+      expect(run.edited[index]).toBe(`file ${id.slice(1)}\nedited by item ${id.slice(1)}, attempt 1\n`);
+    expect(run.resumed.code, run.resumed.err).toBe(0);
+    expect(recoveredIn(run.resumed.out)).toBe(run.members.length);
+    for (const id of run.members) {
+      expect(run.claims(id), id).toHaveLength(1);
+      const n = Number(id.slice(1));
+      expect(await readFile(join(run.project, "src", `f${n}.txt`), "utf8")).toBe(
+        `file ${n}\nedited by item ${n}, attempt 1\n`,
+      );
+    }
+    // Nothing lost: every item settled, each succeeded item's edit there once.
+    const settled = run.records.filter((record) => record.type === "completed" || record.type === "failed");
+    expect(new Set(settled.map((record) => record.id)).size).toBe(items);
+    expect(settled).toHaveLength(items);
+    const owner = await readFile(join(run.project, "overlap.txt"), "utf8");
+    const loser = owner === "owner: item 0\n" ? 1 : 0;
+    expect(owner).toBe(`owner: item ${1 - loser}\n`);
+    const shared = (await readFile(join(run.project, "shared.txt"), "utf8"))
+      .split("\n")
+      .filter((line) => line.startsWith("slot "));
+    expect(shared).toEqual(
+      Array.from({ length: items }, (_, n) =>
+        n % 10 === 7 || n === loser ? `slot ${n}: empty` : `slot ${n}: item ${n}`,
+      ),
+    );
+    for (const record of run.records)
+      if (record.type === "completed") {
+        const n = Number(record.id.slice(1));
+        expect(await readFile(join(run.project, "src", `f${n}.txt`), "utf8")).toBe(
+          `file ${n}\nedited by item ${n}, attempt ${record.attempt}\n`,
+        );
+      }
+    expect(await readdir(join(run.state, "applies")).catch(() => [])).toEqual([]);
+  }, 120_000);
+
+  it("R-B3 control: the same group applied without its journal record is run again on resume, and its members' second edits conflict with their first", async () => {
+    const run = await cutGroup("group-control", "group-unrecorded");
+    expect(run.killed.code, run.killed.err).toBeNull();
+    expect(run.members.length, run.killed.out).toBeGreaterThanOrEqual(2);
+    expect(run.resumed.code, run.resumed.err).toBe(0);
+    expect(recoveredIn(run.resumed.out)).toBe(0);
+    // Nothing tells the resume their changes are in the tree: each runs again, and conflicts.
+    for (const id of run.members) expect(run.claims(id), id).toHaveLength(2);
+    const conflicts = run.records.filter(
+      (record) =>
+        record.type === "failed" && record.error.code === "conflict" && run.members.includes(record.id),
+    );
+    expect(conflicts).toHaveLength(run.members.length);
+  }, 120_000);
 });

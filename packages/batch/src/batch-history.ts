@@ -32,7 +32,7 @@ export interface BatchHistory {
 function attemptRuns(records: readonly JournalRecord[]): Map<string, AttemptRun[]> {
   const attempts = new Map<string, Map<number, { startedAt: number; endedAt: number | null }>>();
   for (const record of records) {
-    if (record.type === "enqueued") continue;
+    if (record.type === "enqueued" || record.type === "applying_group") continue;
     const at = Date.parse(record.at);
     const byAttempt =
       attempts.get(record.id) ?? new Map<number, { startedAt: number; endedAt: number | null }>();

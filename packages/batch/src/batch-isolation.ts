@@ -80,3 +80,13 @@ export async function openBatchIsolation(
   }
   return isolateItems(isolation, dir, home);
 }
+
+/**
+ * R-B4: a finished batch's resume sweeps the ref its last `--retry-conflicts` round's base is held
+ * by (its run was stopped after every item settled, before it deleted it).
+ */
+export async function dropSettledBase(dir: string): Promise<void> {
+  if (!(await isolationRecorded(dir))) return;
+  const isolation = await openWorkspaceIsolation({ cwd: dir, batchDir: dir });
+  await isolation.dropBase();
+}

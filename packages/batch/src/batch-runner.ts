@@ -233,10 +233,12 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
       return;
     }
     await isolation.begin(pending);
-    for (const apply of pending) {
-      const outcome = await isolation.recover(apply, (settled) => record(apply.claim, settled));
-      await isolation.release(apply.claim, outcome);
-    }
+    // Every one recorded before any is released: the members of a group share one plan, which
+    // the first member's release removes (a kill in between finds it on the next resume).
+    const outcomes: ItemOutcome[] = [];
+    for (const apply of pending)
+      outcomes.push(await isolation.recover(apply, (settled) => record(apply.claim, settled)));
+    for (const [index, apply] of pending.entries()) await isolation.release(apply.claim, outcomes[index]!);
   };
 
   const claimUpTo = async (count: number): Promise<Claim[]> => prepareAll(await claimOnly(count));
@@ -326,6 +328,7 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
   };
 
   const batchSpan = startBatchSpan(options.batchId ?? "local", "local");
+  let everySettled = false;
   try {
     await recoverApplies();
     const warm = options.warm ?? true;
@@ -346,10 +349,18 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
         }),
       );
     }
+    everySettled =
+      !interrupted &&
+      stopped === undefined &&
+      backendFailure === undefined &&
+      (await options.backend.list()).every(
+        (state) => state.status === "succeeded" || state.status === "failed",
+      );
   } finally {
     clearInterval(heartbeat);
     clearInterval(tick);
-    await isolation?.finish().catch(() => {}); // a copy it could not remove is swept on resume
+    // A copy it could not remove is swept on resume; a base ref, by the resume that finds every item settled.
+    await isolation?.finish(everySettled).catch(() => {});
     options.signal?.removeEventListener("abort", onAbort);
     batchSpan?.end(backendFailure === undefined ? "ok" : { error: "the journal could not be written" }, {
       "forkloop.batch.items.succeeded": counters.succeeded,

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openWorkspaceIsolation, uncommittedChanges } from "@forkloop/tools/workspace";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { dropSettledBase } from "./batch-isolation.js";
 import { type ItemExecution, type ItemExecutor, type ItemOutcome, runBatch } from "./batch-runner.js";
 import { isolateItems } from "./item-isolation.js";
 import type { Claim, JobItem } from "./job-backend.js";
@@ -344,5 +345,41 @@ describe("R-B2: a run's copies are a pool, each put back to the base between ite
     await isolateItems(await openWorkspaceIsolation({ cwd: project, batchDir }), batchDir).begin([]);
     expect(await readdir(join(batchDir, "workspaces"))).toEqual([]);
     expect(gitIn(project, "worktree", "list").trim().split("\n")).toHaveLength(1);
+  });
+
+  it("R-B4: the ref a rebased (--retry-conflicts) base is held by is deleted once every item is settled (control: a run that leaves items pending keeps it); a finished batch's resume sweeps one left behind", async () => {
+    await seed(3);
+    const batchDir = join(state, "b1");
+    await mkdir(batchDir, { recursive: true });
+    const refs = () => gitIn(project, "for-each-ref", "--format=%(refname)", "refs/forkloop").trim();
+    const backend = await openLocalJournalBackend({ dir: batchDir });
+    await backend.enqueue(items(3));
+    const rebased = await (await openWorkspaceIsolation({ cwd: project, batchDir })).rebase();
+    expect(refs()).toBe("refs/forkloop/batch-bases/b1");
+    const run = (signal?: AbortSignal) =>
+      runBatch({
+        backend,
+        executor: editingExecutor(editItem),
+        concurrency: 2,
+        warm: false,
+        isolation: isolateItems(rebased, batchDir),
+        ...(signal === undefined ? {} : { signal }),
+      });
+    try {
+      // Control: stopped before its items ran, so a resume still makes copies from the base.
+      expect((await run(AbortSignal.abort())).interrupted).toBe(true);
+      expect(refs()).toBe("refs/forkloop/batch-bases/b1");
+      const summary = await run();
+      expect(summary.states.map((item) => item.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
+      expect(refs()).toBe("");
+    } finally {
+      await backend.close();
+    }
+    // A run killed after its last settle, before it deleted the ref: the finished batch's resume does.
+    const again = await (await openWorkspaceIsolation({ cwd: project, batchDir })).rebase();
+    expect(refs()).toBe("refs/forkloop/batch-bases/b1");
+    await dropSettledBase(batchDir);
+    expect(refs()).toBe("");
+    expect(again.base).toBeDefined();
   });
 });

@@ -3,10 +3,13 @@ import { mkdir, readdir, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { FileChange, ItemWorkspace, WorkspaceIsolation } from "@forkloop/tools/workspace";
 import {
+  type ApplyPlan,
   type Conflict,
   changesPatch,
+  type Execution,
   executePlan,
   mergeChanges,
+  type PlannedFile,
   readPlan,
   SerialLock,
   writeDurably,
@@ -54,15 +57,32 @@ export interface ItemIsolator {
    * for the next item (a pool, `workspacePool`); the plan removed.
    */
   release(claim: Claim, outcome: ItemOutcome): Promise<void>;
-  /** The run is over: the idle copies removed (none is left behind by a run that ends). */
-  finish(): Promise<void>;
+  /**
+   * The run is over: the idle copies removed (none is left behind by a run that ends). `settled`:
+   * no item is left to run, so the ref holding a rebased base (`--retry-conflicts`) is deleted.
+   */
+  finish(settled?: boolean): Promise<void>;
   /** An apply the journal shows started and unsettled, finished from its plan and recorded. */
   recover(apply: PendingApply, record: Recorder): Promise<Settled>;
 }
 
 type Settled = Exclude<ItemOutcome, { ok: "cancelled" }>;
 /** Where an apply's plan is named before its first write (the batch's journal). */
-export type ApplyJournal = Pick<JobBackend, "recordApplying">;
+export type ApplyJournal = Pick<JobBackend, "recordApplying" | "recordApplyingGroup">;
+
+/** A settled item's change waiting for the apply lock. */
+interface Member {
+  readonly claim: Claim;
+  readonly result: ItemResult;
+  readonly changes: readonly FileChange[];
+  readonly workspaceDir: string | undefined;
+  readonly journal: ApplyJournal;
+  readonly record: Recorder;
+}
+interface Waiting extends Member {
+  resolve(settled: Settled): void;
+  reject(error: unknown): void;
+}
 /** Writes an item's settle record (the journal's `completed` or `failed`). */
 export type Recorder = (outcome: Settled) => Promise<void>;
 
@@ -113,34 +133,108 @@ export function isolateItems(
     };
   };
 
-  /** Merges the item's change over the tree and writes it (the caller holds the apply lock). */
-  const apply = async (
-    claim: Claim,
-    itemResult: ItemResult,
-    changes: readonly FileChange[],
-    workspaceDir: string | undefined,
-    journal: ApplyJournal,
-  ): Promise<Settled> => {
-    const merged = await mergeChanges(isolation.root, changes, home === undefined ? {} : { home });
-    if (!merged.ok)
-      return conflictOutcome(claim, merged.conflicts, await changesPatch(changes), itemResult, workspaceDir);
-    const result: ItemResult = { ...itemResult, applied: merged.plan.files.map((file) => file.path) };
-    if (merged.plan.files.length === 0) return { ok: true, result };
-    if (journal.recordApplying === undefined) throw new Error("the batch's backend cannot journal an apply");
-    const dir = join(batchDir, planDir(claim));
-    await writePlan(dir, merged.plan, merged.contents);
-    await journal.recordApplying(claim, planDir(claim), result);
-    const done = await executePlan(isolation.root, dir, merged.plan, merged.contents);
-    if (done.diverged.length === 0) return { ok: true, result };
-    // Changed by someone else between the read and the write (the user, another batch).
-    return conflictOutcome(
-      claim,
-      done.diverged.map((path) => ({ path, reason: "changed in the workspace while it was being applied" })),
-      await changesPatch(changes),
-      { ...result, applied: done.written },
-      workspaceDir,
-    );
+  /**
+   * R-B3: the items that settled while the apply lock was held are applied together in its next
+   * turn — their changes merged one after another (each over the ones before it), written from ONE
+   * plan named by ONE journal record, and their settle records written side by side (one group
+   * commit): a turn's fsyncs are shared by the group instead of paid by each item (bench/batch-isolation).
+   */
+  const waiting: Waiting[] = [];
+  const applyInTurn = (member: Member): Promise<Settled> =>
+    new Promise<Settled>((resolve, reject) => {
+      waiting.push({ ...member, resolve, reject });
+      void applying.run(async () => {
+        const first = waiting[0];
+        if (first === undefined) return; // taken by an earlier turn's group
+        const journal = first.journal;
+        // One journal per group; a journal that cannot record a group applies one item a turn.
+        const group =
+          journal.recordApplyingGroup === undefined
+            ? waiting.splice(0, 1)
+            : waiting.filter((entry) => entry.journal === journal);
+        for (const entry of group) waiting.splice(waiting.indexOf(entry), 1);
+        const settled = await applyGroup(group).catch((error: unknown) => ({ error }));
+        if ("error" in settled) for (const entry of group) entry.reject(settled.error);
+        else for (const [index, entry] of group.entries()) entry.resolve(settled[index]!);
+      });
+    });
+
+  /** Merges the group's changes over the tree, writes them and records each member (under the lock). */
+  const applyGroup = async (group: readonly Member[]): Promise<Settled[]> => {
+    const over = new Map<string, Buffer | null>();
+    const files = new Map<string, PlannedFile>();
+    const outcomes: Settled[] = [];
+    const planned: { index: number; member: Member; result: ItemResult }[] = [];
+    for (const [index, member] of group.entries()) {
+      const merged = await mergeChanges(isolation.root, member.changes, {
+        over,
+        ...(home === undefined ? {} : { home }),
+      });
+      if (!merged.ok) {
+        outcomes[index] = await conflictOutcome(
+          member.claim,
+          merged.conflicts,
+          await changesPatch(member.changes),
+          member.result,
+          member.workspaceDir,
+        );
+        continue;
+      }
+      const result: ItemResult = { ...member.result, applied: merged.plan.files.map((file) => file.path) };
+      outcomes[index] = { ok: true, result };
+      if (merged.plan.files.length === 0) continue;
+      planned.push({ index, member, result });
+      for (const file of merged.plan.files) {
+        over.set(file.path, merged.contents.get(file.path) ?? null);
+        // The plan takes each path from the workspace as it is now to the group's last change of it.
+        // (A path an earlier member created keeps its null `before`.)
+        const earlier = files.get(file.path);
+        files.set(file.path, { ...file, before: earlier === undefined ? file.before : earlier.before });
+      }
+    }
+    const [owner] = planned;
+    if (owner !== undefined) {
+      const journal = owner.member.journal;
+      const plan: ApplyPlan = { files: [...files.values()] };
+      const contents = new Map<string, Buffer>();
+      for (const [path, content] of over) if (content !== null) contents.set(path, content);
+      // Named after its first member: removed by that member's release, once every member's
+      // settle record is durable (a resume still finds it until then).
+      const name = planDir(owner.member.claim);
+      const dir = join(batchDir, name);
+      await writePlan(dir, plan, contents);
+      if (planned.length > 1 && journal.recordApplyingGroup !== undefined)
+        await journal.recordApplyingGroup(
+          planned.map(({ member, result }) => ({ claim: member.claim, result })),
+          name,
+        );
+      else if (planned.length === 1 && journal.recordApplying !== undefined)
+        await journal.recordApplying(owner.member.claim, name, owner.result);
+      else throw new Error("the batch's backend cannot journal an apply");
+      const done = await executePlan(isolation.root, dir, plan, contents);
+      for (const { index, member, result } of planned) {
+        const diverged = done.diverged.filter((path) => result.applied?.includes(path));
+        if (diverged.length === 0) continue;
+        // Changed by someone else between the read and the write (the user, another batch).
+        outcomes[index] = await conflictOutcome(
+          member.claim,
+          diverged.map((path) => ({ path, reason: "changed in the workspace while it was being applied" })),
+          await changesPatch(member.changes),
+          { ...result, applied: done.written.filter((path) => result.applied?.includes(path)) },
+          member.workspaceDir,
+        );
+      }
+    }
+    // Side by side: the journal writes them in one group commit. Any failure is passed on once
+    // every record has settled.
+    const recorded = await Promise.allSettled(group.map((member, index) => member.record(outcomes[index]!)));
+    const failed = recorded.find((entry) => entry.status === "rejected");
+    if (failed !== undefined) throw failed.reason;
+    return outcomes;
   };
+
+  /** A plan carried out on resume: once for all the members of its group (R-B3). */
+  const recovering = new Map<string, Promise<Execution>>();
 
   return {
     async begin(pending) {
@@ -167,19 +261,18 @@ export function isolateItems(
       const workspace = workspaces.get(attemptName(claim));
       if (workspace === undefined) throw new Error(`item ${claim.item.id} has no workspace to apply from`);
       const changes = await workspace.changes();
-      return applying.run(async () => {
-        const settled = await apply(claim, outcome.result, changes, workspace.dir, journal);
-        await record(settled);
-        return settled;
+      return applyInTurn({
+        claim,
+        result: outcome.result,
+        changes,
+        workspaceDir: workspace.dir,
+        journal,
+        record,
       });
     },
 
     applyReturned(claim, result, changes, journal, record) {
-      return applying.run(async () => {
-        const settled = await apply(claim, result, changes, undefined, journal);
-        await record(settled);
-        return settled;
-      });
+      return applyInTurn({ claim, result, changes, workspaceDir: undefined, journal, record });
     },
 
     async release(claim, outcome) {
@@ -192,13 +285,25 @@ export function isolateItems(
       if (workspace !== undefined) await pool.giveBack(workspace);
     },
 
-    finish: () => pool.drain(),
+    async finish(settled = false) {
+      await pool.drain();
+      if (settled) await isolation.dropBase();
+    },
 
     recover(pending, record) {
       return applying.run(async () => {
         const dir = join(batchDir, pending.plan);
-        const plan = await readPlan(dir);
-        const done = await executePlan(isolation.root, dir, plan);
+        let execution = recovering.get(pending.plan);
+        if (execution === undefined) {
+          execution = readPlan(dir).then((plan) => executePlan(isolation.root, dir, plan));
+          recovering.set(pending.plan, execution);
+        }
+        const executed = await execution;
+        // A member of a group: its own paths (a record without them: the whole plan was its own).
+        const own = pending.result.applied;
+        const done = {
+          diverged: executed.diverged.filter((path) => own === undefined || own.includes(path)),
+        };
         const settled: Settled =
           done.diverged.length === 0
             ? { ok: true, result: pending.result }

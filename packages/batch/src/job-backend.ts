@@ -81,6 +81,12 @@ export interface PendingApply {
   readonly result: ItemResult;
 }
 
+/** R-B3: one item of a group apply, and the result it settles with. */
+export interface ApplyingMember {
+  readonly claim: Claim;
+  readonly result: ItemResult;
+}
+
 export type ItemStatus = "pending" | "running" | "succeeded" | "failed";
 
 /** An earlier attempt was interrupted after it started a tool that changes things. */
@@ -149,6 +155,11 @@ export interface JobBackend extends BatchLedger {
    * item with `result` instead of running it again. Backends without isolation leave it out.
    */
   recordApplying?(claim: Claim, plan: string, result: ItemResult): Promise<void>;
+  /**
+   * R-B3: as `recordApplying`, for several items whose changes are written from one plan — one
+   * durable record for all of them, so a resume finishes the plan for every member or none.
+   */
+  recordApplyingGroup?(members: readonly ApplyingMember[], plan: string): Promise<void>;
   /** R-B3: the applies an earlier run started and never settled; those items are held for them. */
   pendingApplies?(): Promise<readonly PendingApply[]>;
   /** Records success durably before resolving; refuses an item that is already finished. */

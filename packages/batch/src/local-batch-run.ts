@@ -3,7 +3,7 @@ import type { SubAgentBashOptions } from "@forkloop/orchestrator";
 import type { ProjectState, ResolvedMcpServers, RunEnvironment } from "@forkloop/sdk";
 import { LogWriteError } from "./append-log.js";
 import { enqueueOnce, relistFromSource } from "./batch-enqueue.js";
-import { isolationChoice, openBatchIsolation, refuseDirtyTree } from "./batch-isolation.js";
+import { dropSettledBase, isolationChoice, openBatchIsolation, refuseDirtyTree } from "./batch-isolation.js";
 import { type BatchPlan, openPlannedBatch } from "./batch-plan.js";
 import { reduceDue } from "./batch-reduce.js";
 import type { BatchReport } from "./batch-report.js";
@@ -116,6 +116,7 @@ export async function runLocalBatch(run: LocalBatchRun, host: BatchHost): Promis
     // R-B7: a finished map whose reduce has not finished (a kill after the map) goes on into it.
     const reducing = spec.reduce !== undefined && (await reduceDue(dir, spec.reduce, states));
     if (plan.kind === "resume" && states.every((item) => item.status !== "pending") && !reducing) {
+      await dropSettledBase(dir); // a run killed after its last settle, before it deleted the ref
       return { kind: "finished", spec, dir, ...(await rewriteFinishedReport(spec, dir, states, host.env)) };
     }
     // R-M1: the MCP servers start once, in this process, for every item (calls come over comlink).

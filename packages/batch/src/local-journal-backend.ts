@@ -15,6 +15,7 @@ import {
 } from "./append-log.js";
 import { readSealFile, writeSealFile } from "./enqueue-seal.js";
 import type {
+  ApplyingMember,
   Claim,
   EnqueueSeal,
   ItemError,
@@ -98,6 +99,14 @@ export const journalRecordSchema = z.discriminatedUnion("type", [
     plan: z.string(),
     result: resultSchema,
   }),
+  // R-B3: the changes of several items that settled together, written from one plan: one record
+  // names them all, so a resume finishes the plan for every one of them or for none.
+  z.object({
+    type: z.literal("applying_group"),
+    at: z.string(),
+    plan: z.string(),
+    members: z.array(z.object({ id: z.string(), attempt: z.number().int(), result: resultSchema })).min(1),
+  }),
   z.object({
     type: z.literal("completed"),
     at: z.string(),
@@ -143,6 +152,18 @@ export function replayJournal(records: readonly JournalRecord[], lenient = false
     if (record.type === "enqueued") {
       if (!states.has(record.item.id))
         states.set(record.item.id, { item: record.item, status: "pending", attempts: 0 });
+      continue;
+    }
+    if (record.type === "applying_group") {
+      for (const member of record.members) {
+        const state = states.get(member.id);
+        if (!state) {
+          if (lenient) continue;
+          throw new Error(`journal: applying_group record for unknown item ${member.id}`);
+        }
+        if (state.status === "running" && state.attempts === member.attempt)
+          state.applying = { plan: record.plan, result: stripUndefined(member.result) };
+      }
       continue;
     }
     const state = states.get(record.id);
@@ -464,6 +485,22 @@ class LocalJournalBackend implements JobBackend {
       attempt: claim.attempt,
       plan,
       result,
+    });
+  }
+
+  async recordApplyingGroup(members: readonly ApplyingMember[], plan: string): Promise<void> {
+    for (const { claim } of members) {
+      const state = this.#states.get(claim.item.id);
+      if (state?.status !== "running" || state.attempts !== claim.attempt)
+        throw new Error(
+          `journal: item ${claim.item.id} attempt ${claim.attempt} is not running; its group's change is not applied`,
+        );
+    }
+    await this.log.append({
+      type: "applying_group",
+      at: this.#at(),
+      plan,
+      members: members.map(({ claim, result }) => ({ id: claim.item.id, attempt: claim.attempt, result })),
     });
   }
 

@@ -96,7 +96,14 @@ async function readOrNull(path: string): Promise<Buffer | null> {
 export async function mergeChanges(
   root: string,
   changes: readonly FileChange[],
-  context: { readonly home?: string } = {},
+  context: {
+    readonly home?: string;
+    /**
+     * Paths' contents as changes merged before this one (in the same group apply, not yet written)
+     * leave them: read instead of the workspace's (null: deleted).
+     */
+    readonly over?: ReadonlyMap<string, Buffer | null>;
+  } = {},
 ): Promise<MergeOutcome> {
   const files: PlannedFile[] = [];
   const contents = new Map<string, Buffer>();
@@ -123,7 +130,9 @@ export async function mergeChanges(
       });
       continue;
     }
-    const current = await readOrNull(join(root, path));
+    const current = context.over?.has(path)
+      ? (context.over.get(path) ?? null)
+      : await readOrNull(join(root, path));
     let next: Buffer | null;
     if (same(current, change.after)) continue; // already there (a re-run, or the same edit twice)
     if (same(current, change.before)) next = change.after;

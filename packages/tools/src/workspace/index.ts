@@ -8,8 +8,10 @@ export {
   type ApplyPlan,
   type Conflict,
   changesPatch,
+  type Execution,
   executePlan,
   mergeChanges,
+  type PlannedFile,
   readPlan,
   writePlan,
 } from "./apply-changes.js";

@@ -8,7 +8,7 @@ import { replaceAtomically } from "./durable-file.js";
 import { git, gitOk, gitWithoutFiltersOk, nulSeparated } from "./git-command.js";
 import { readIfPresent } from "./read-if-present.js";
 import { SerialLock } from "./serial-lock.js";
-import { workingTreeCommit } from "./working-tree-commit.js";
+import { batchBaseRef, workingTreeCommit } from "./working-tree-commit.js";
 import { WorkspaceError } from "./workspace-error.js";
 import { restoreChanged, worktreeChanges } from "./worktree-changes.js";
 
@@ -72,6 +72,11 @@ export interface WorkspaceIsolation {
    * from then on — by this run and by later resumes — start from it.
    */
   rebase(): Promise<WorkspaceIsolation>;
+  /**
+   * R-B4: every item is settled, so no copy is made from the base again: the ref a `rebase` holds
+   * it by (`refs/forkloop/batch-bases/<batch>`) is deleted, if it still holds this base.
+   */
+  dropBase(): Promise<void>;
 }
 
 const recordSchema = z.object({
@@ -165,6 +170,11 @@ function isolationOf(record: IsolationRecord, batchDir: string): WorkspaceIsolat
       if (record.mode === "copy")
         await rm(join(batchDir, record.snapshot ?? "base"), { recursive: true, force: true });
       return isolationOf(moved, batchDir);
+    },
+    async dropBase() {
+      if (record.mode !== "worktree") return;
+      // `-d <ref> <old value>`: left alone when it holds another commit (or none).
+      await git(record.root, ["update-ref", "-d", batchBaseRef(batchDir), record.base!]);
     },
   };
 }
@@ -282,7 +292,7 @@ function keyDir(workspacesDir: string, key: string): string {
 function worktreeIsolation(
   record: IsolationRecord,
   workspacesDir: string,
-): Omit<WorkspaceIsolation, "rebase"> {
+): Omit<WorkspaceIsolation, "rebase" | "dropBase"> {
   const base = record.base!;
   // `git worktree add` claims its .git/worktrees/<name> by an atomic mkdir and marks it locked
   // until its checkout is done, so adds of distinct directories run side by side: as many as
@@ -380,7 +390,7 @@ function copyIsolation(
   record: IsolationRecord,
   batchDir: string,
   workspacesDir: string,
-): Omit<WorkspaceIsolation, "rebase"> {
+): Omit<WorkspaceIsolation, "rebase" | "dropBase"> {
   const baseDir = join(batchDir, record.snapshot ?? "base");
   return {
     mode: "copy",

@@ -15,7 +15,7 @@ import { git, gitOk } from "./git-command.js";
 export async function workingTreeCommit(
   root: string,
   batchDir: string,
-  ref = `refs/forkloop/batch-bases/${basename(batchDir)}`,
+  ref = batchBaseRef(batchDir),
 ): Promise<string> {
   const index = join(batchDir, "rebase.index");
   const env = {
@@ -61,4 +61,9 @@ export async function workingTreeCommit(
   } finally {
     await rm(index, { force: true });
   }
+}
+
+/** The ref a batch's rebased base is held by (`git gc` keeps it while copies are made from it). */
+export function batchBaseRef(batchDir: string): string {
+  return `refs/forkloop/batch-bases/${basename(batchDir)}`;
 }
