@@ -11,6 +11,7 @@ interface Manifest {
   license?: string;
   repository?: { type: string; url: string; directory: string };
   files?: string[];
+  scripts?: Record<string, string>;
   bin?: Record<string, string>;
   dependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
@@ -39,8 +40,12 @@ describe("R-K4: publishable workspace manifests", () => {
       expect(manifest.version).toBe(release);
       expect(manifest.license).toBe("MIT");
       expect(manifest.repository).toMatchObject({ type: "git", directory: dir });
-      // dist only: no sources, no tests, no fixtures in the tarball.
-      expect(manifest.files?.filter((entry) => entry !== "bin")).toEqual(["dist"]);
+      // dist only (and the bundle made from it, scripts/bundle-package.mjs): no sources, no
+      // tests, no fixtures in the tarball.
+      const bundled = manifest.scripts?.build?.includes("bundle-package.mjs") === true;
+      expect(manifest.files?.filter((entry) => entry !== "bin")).toEqual(
+        bundled ? ["dist", "bundle"] : ["dist"],
+      );
       const internal = Object.entries({ ...manifest.dependencies, ...manifest.devDependencies }).filter(
         ([name]) => name.startsWith("@forkloop/") || name === "forkloop",
       );

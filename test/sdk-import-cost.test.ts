@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 
@@ -14,11 +15,19 @@ const TRACE_HOOKS = `data:text/javascript,${encodeURIComponent(
 const REGISTER = `import { register } from "node:module"; register(${JSON.stringify(TRACE_HOOKS)});`;
 
 /**
- * The modules a fresh process loads for `await import(entry)` (the built package, as users load
- * it): ES modules as the loader hook resolves them, then CommonJS files from the require cache
- * (a `require` passes no ES loader hook). `then` runs after the import, in the same process.
+ * The built modules a fresh process loads for `await import(entry)` (the package as published),
+ * a bundled file standing for the modules bundled into it.
  */
 async function modulesLoadedBy(entry: string, then = ""): Promise<string[]> {
+  return builtModules(await filesLoadedBy(entry, then));
+}
+
+/**
+ * The files a fresh process loads for `await import(entry)`: ES modules as the loader hook
+ * resolves them, then CommonJS files from the require cache (a `require` passes no ES loader
+ * hook). `then` runs after the import, in the same process.
+ */
+async function filesLoadedBy(entry: string, then = ""): Promise<string[]> {
   const script = `import { createRequire } from "node:module";
 const require = createRequire(${JSON.stringify(`${pathToFileURL(root).href}/`)});
 await import(${JSON.stringify(entry)});
@@ -42,7 +51,38 @@ function packagesOf(urls: readonly string[]): string[] {
   return [...new Set(names)].sort();
 }
 
-const SDK_ENTRY = pathToFileURL(join(root, "packages/sdk/dist/index.js")).href;
+/**
+ * The built modules a traced file stands for: itself, or for a file of a package's bundle/ the
+ * modules bundled into it, as bundle/modules.json lists them (scripts/bundle-package.mjs).
+ */
+function builtModules(urls: readonly string[]): string[] {
+  return urls.flatMap((url) => {
+    const bundled = /^(.*\/packages\/[^/]+\/)bundle\/([^/]+)$/.exec(url);
+    if (bundled === null) return [url];
+    const [, pkg = "", file = ""] = bundled;
+    const listed = bundledModules(fileURLToPath(`${pkg}bundle/modules.json`))[file];
+    if (listed === undefined) throw new Error(`${url} is not listed in its bundle's modules.json`);
+    return listed.map((module) => `${pkg}${module}`);
+  });
+}
+const manifests = new Map<string, Readonly<Record<string, readonly string[]>>>();
+function bundledModules(file: string): Readonly<Record<string, readonly string[]>> {
+  let listed = manifests.get(file);
+  if (listed === undefined) {
+    listed = JSON.parse(readFileSync(file, "utf8")) as Record<string, readonly string[]>;
+    manifests.set(file, listed);
+  }
+  return listed;
+}
+
+/** The published entry (package.json's exports), as a program that imports `@forkloop/sdk` loads it. */
+const SDK_ENTRY = pathToFileURL(join(root, "packages/sdk", publishedEntry("packages/sdk"))).href;
+function publishedEntry(pkg: string): string {
+  const manifest = JSON.parse(readFileSync(join(root, pkg, "package.json"), "utf8")) as {
+    exports: { ".": { default: string } };
+  };
+  return manifest.exports["."].default;
+}
 /** Loaded at first use (R-V2): a session's first request, MCP server, sub-agent, pattern, shell command, frontmatter, transcript, Edit or Write. */
 const ON_FIRST_USE = [
   "@anthropic-ai/sdk",
@@ -77,6 +117,30 @@ describe("R-V2: importing @forkloop/sdk loads only what a session needs first", 
     expect(loaded).toContain("zod");
     const required = packagesOf(await modulesLoadedBy(SDK_ENTRY, 'require("yaml");'));
     expect(required).toContain("yaml");
+  });
+});
+
+describe("R-V2: @forkloop/sdk is published as bundles", () => {
+  it("R-V2: importing the published entry loads the workspace's code from a few bundled files, not one file per module", async () => {
+    const files = (await filesLoadedBy(SDK_ENTRY)).filter((url) => url.includes("/packages/"));
+    const modules = builtModules(files);
+    // Control: the files stand for the hundreds of built modules a session's first request needs.
+    expect(modules.length).toBeGreaterThan(200);
+    expect(files.length).toBeLessThanOrEqual(40);
+  });
+
+  it("R-V2: each package's bundle holds only its own modules, so a class another @forkloop package also exports exists once", () => {
+    const foreign = ["sdk", "orchestrator", "tools", "loop-core", "compaction", "mcp"].flatMap((pkg) => {
+      const entry = publishedEntry(`packages/${pkg}`);
+      expect(entry).toBe("./bundle/index.js");
+      const listed = bundledModules(join(root, "packages", pkg, "bundle/modules.json"));
+      // Control: the listing names the package's index among its modules.
+      expect(Object.values(listed).flat()).toContain("dist/index.js");
+      return Object.entries(listed).flatMap(([file, paths]) =>
+        paths.filter((path) => !path.startsWith("dist/")).map((path) => `${pkg}/bundle/${file}: ${path}`),
+      );
+    });
+    expect(foreign).toEqual([]);
   });
 });
 

@@ -22,7 +22,8 @@ import { oneShotRuns } from "./startup.bench.js";
 const SESSIONS = 32;
 const CLI = fileURLToPath(new URL("../../apps/cli/dist/main.js", import.meta.url));
 const SIM_PROCESS = fileURLToPath(new URL("./sdk-sim-process.js", import.meta.url));
-const FORKLOOP_SDK = new URL("../../packages/sdk/dist/index.js", import.meta.url).href;
+/** The published entry (package.json exports: the bundle, scripts/bundle-package.mjs). */
+const FORKLOOP_SDK = new URL("../../packages/sdk/bundle/index.js", import.meta.url).href;
 /** The conformance harness's pinned Agent SDK (installed at test time, never committed). */
 const ENSURE_PEERS = fileURLToPath(
   new URL("../../test/conformance/support/ensure-peers.mjs", import.meta.url),

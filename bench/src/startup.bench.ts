@@ -45,9 +45,9 @@ export const CLAUDE = fileURLToPath(
 );
 
 const SIDES = ["claude -p", "forkloop run", "Agent SDK query()", "forkloop query()"] as const;
-/** `@forkloop/sdk query()`: the one-shot program on the workspace package (sdk.bench.ts's side). */
+/** `@forkloop/sdk query()`: the one-shot program on the workspace package as published (its bundle; sdk.bench.ts's side). */
 export type Side = (typeof SIDES)[number] | "@forkloop/sdk query()";
-const FORKLOOP_SDK = fileURLToPath(new URL("../../packages/sdk/dist/index.js", import.meta.url));
+const FORKLOOP_SDK = fileURLToPath(new URL("../../packages/sdk/bundle/index.js", import.meta.url));
 
 function commandOf(side: Side, prompt: string, program: string): [string, string[]] {
   switch (side) {

@@ -58,10 +58,10 @@ const bundle = (input, prefix, external = []) =>
   });
 await bundle(
   {
-    index: built("@forkloop/sdk", "dist/index.js"),
+    index: built("@forkloop/sdk", "bundle/index.js"),
     cli: built("@forkloop/cli", "dist/main.js"),
-    "grep-thread.worker": built("@forkloop/tools", "dist/grep/grep-thread.worker.js"),
-    "pdf-thread.worker": built("@forkloop/tools", "dist/pdf/pdf-thread.worker.js"),
+    "grep-thread.worker": built("@forkloop/tools", "bundle/grep-thread.worker.js"),
+    "pdf-thread.worker": built("@forkloop/tools", "bundle/pdf-thread.worker.js"),
   },
   "chunk",
 );
@@ -70,7 +70,7 @@ await bundle(
 // the worker's client needs Messages alone — before its first fork could start (R-V2). The full
 // client stays outside: only the loop's default for a call given no client (never in a worker)
 // imports it, and bundled it would pull every resource back in beside the worker's own.
-await bundle({ worker: built("@forkloop/orchestrator", "dist/worker.js") }, "worker-chunk", [
+await bundle({ worker: built("@forkloop/orchestrator", "bundle/worker.js") }, "worker-chunk", [
   /^@anthropic-ai\/sdk$/,
 ]);
 cpSync(built("@forkloop/report", "dist/page"), join(dist, "page"), { recursive: true });
