@@ -102,11 +102,20 @@ describe("R-K4: the packed tarballs install into an empty prefix and run outside
       const { stdout: listing } = await run("tar", ["-tzf", tarball]);
       const files = listing.trim().split("\n");
       expect(files).toContain("package/dist/index.js");
-      expect(files.filter((file) => !/^package\/(dist\/|package\.json$|README\.md$)/.test(file))).toEqual([]);
+      // dist/, and the bundles made from it (scripts/bundle-package.mjs) where the package has them.
+      expect(
+        files.filter((file) => !/^package\/(dist\/|bundle\/|package\.json$|README\.md$)/.test(file)),
+      ).toEqual([]);
       expect(files.filter((file) => /\.test\.|test-support/.test(file))).toEqual([]);
       const { stdout: text } = await run("tar", ["-xzOf", tarball, "package/package.json"]);
-      const manifest = JSON.parse(text) as { private?: boolean; dependencies?: Record<string, string> };
+      const manifest = JSON.parse(text) as {
+        private?: boolean;
+        main?: string;
+        dependencies?: Record<string, string>;
+      };
       expect(manifest.private).toBeUndefined();
+      // The entry the manifest names is in the tarball (a bundle's index, or dist's).
+      expect(files).toContain(`package/${(manifest.main ?? "./dist/index.js").replace(/^\.\//, "")}`);
       for (const [name, range] of Object.entries(manifest.dependencies ?? {}))
         if (name.startsWith("@forkloop/")) expect(range).toBe(release);
     }
