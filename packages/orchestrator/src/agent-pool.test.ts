@@ -266,6 +266,31 @@ describe("agent pool (real worker threads, the simulator over HTTP)", () => {
     );
   });
 
+  it("R-K2, R-F2: what a sub-agent sends after a hook call (the reply holding the call) reaches the parent after that hook ran there, though the hook is slow and they come over another port", async () => {
+    const agentPool = newPool();
+    const seen: string[] = [];
+    const result = await agentPool.run(task("asker-hooked"), {
+      onEvent: (event) => {
+        if (event.type === "tool_use_ready") seen.push(`ready:${event.name}`);
+        if (event.type === "assistant_message" && event.message.content.some((b) => b.type === "tool_use"))
+          seen.push("reply with the call");
+      },
+      hooks: {
+        preToolUse: [
+          async (input) => {
+            seen.push(`pre:${input.toolName}`);
+            // The reply's end is sent meanwhile: the parent hands it on once the hook has run.
+            await new Promise((resolve) => setTimeout(resolve, 300));
+            seen.push("pre answered");
+            return {};
+          },
+        ],
+      },
+    }).result;
+    expect(result.status).toBe("completed");
+    expect(seen.slice(0, 4)).toEqual(["ready:Bash", "pre:Bash", "pre answered", "reply with the call"]);
+  });
+
   it("R-F2: a denial from the parent reaches the model as an error tool_result", async () => {
     const agentPool = newPool();
     const result = await agentPool.run(

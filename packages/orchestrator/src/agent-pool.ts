@@ -198,13 +198,13 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
     const transported = new Map<number, AbortController>();
     // Every answer crosses the thread as data: a callback that throws becomes a denial, "no
     // opinion" or an error result, never a rejected comlink call (STYLE.md §5).
-    const received = new EventsReceived();
+    const received = new EventsReceived(EVENTS_DRAIN_LIMIT_MS);
     const parentApi: ParentApi = {
       async canUseTool(toolName, input, { eventsSent, ...callOptions }) {
         if (!hooks.canUseTool) {
           return { behavior: "deny", message: `${toolName} needs permission and no one can grant it` };
         }
-        await received.reach(eventsSent, EVENTS_DRAIN_LIMIT_MS);
+        await received.reach(eventsSent);
         try {
           return await hooks.canUseTool(toolName, input, {
             ...callOptions,
@@ -215,9 +215,10 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
         }
       },
       async runHook(call, eventsSent) {
-        await received.reach(eventsSent, EVENTS_DRAIN_LIMIT_MS);
         try {
-          return hooks.hooks ? await runParentHook(hooks.hooks, call, task) : {};
+          const parentHooks = hooks.hooks;
+          if (parentHooks === undefined) return {};
+          return await received.during(eventsSent, () => runParentHook(parentHooks, call, task));
         } catch {
           return {}; // LoopHooks contract: a failing hook has no opinion
         }
@@ -278,19 +279,24 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
     Comlink().expose(parentApi, portEndpoint(callbacks.port1));
     const workerControl = Comlink().wrap<WorkerControlApi>(portEndpoint(control.port1));
     let threadId: number | undefined;
-    const eventsClosed = new Promise<void>((resolve) => events.port1.once("close", () => resolve()));
+    // After the events handed on (some may wait for a hook call, see EventsReceived).
+    const eventsClosed = new Promise<void>((resolve) =>
+      events.port1.once("close", () => received.arrive(() => resolve())),
+    );
     events.port1.on("message", (event: SubAgentEvent) => {
-      received.add();
-      if (event.type === "telemetry") {
-        fork?.ingest(event);
-        return;
-      }
-      if (event.type === "started") {
-        threadId = event.threadId;
-        fork?.span.set({ "thread.id": event.threadId });
-      }
+      // A 429's pause holds every thread at once, whatever the event waits for.
       if (event.type === "rate_limited") extendPause(pauseBuffer, event.until);
-      hooks.onEvent?.(event);
+      received.arrive(() => {
+        if (event.type === "telemetry") {
+          fork?.ingest(event);
+          return;
+        }
+        if (event.type === "started") {
+          threadId = event.threadId;
+          fork?.span.set({ "thread.id": event.threadId });
+        }
+        hooks.onEvent?.(event);
+      });
     });
 
     let killed = false;

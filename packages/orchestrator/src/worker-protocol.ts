@@ -136,25 +136,46 @@ export function raiseTo(view: BigInt64Array, value: number): void {
   }
 }
 
-/** How many of one worker's events the parent has received, and waits for a count (see `ParentApi`). */
+/**
+ * One worker's events as the parent hands them on, in the worker's order against its calls (see
+ * `ParentApi`): a call runs once the events sent before it were handed on (`reach`), and an event
+ * sent after a hook call is handed on once that hook has run (`during`) — the two ports keep no
+ * order, and under load the sub-agent's next message overtook its PreToolUse hook (R-K2).
+ */
 export class EventsReceived {
+  readonly #limitMs: number;
+  /** Events handed on so far. */
   #count = 0;
+  /** Events arrived so far (numbered from 1 as the worker sent them). */
+  #arrived = 0;
   #waiting: { readonly count: number; readonly resolve: () => void }[] = [];
+  /** The hook calls running, each by the count of events sent before it. */
+  readonly #calls: number[] = [];
+  /** Events that came after a running hook call, in order, with when they stop waiting for it. */
+  readonly #held: { readonly index: number; readonly deliver: () => void; readonly until: number }[] = [];
+  #timer: NodeJS.Timeout | undefined;
 
-  /** One more event arrived (counted before it is handled; a waiter resumes after the handler). */
-  add(): void {
-    this.#count++;
-    const ready = this.#waiting.filter((wait) => wait.count <= this.#count);
-    if (ready.length === 0) return;
-    this.#waiting = this.#waiting.filter((wait) => wait.count > this.#count);
-    for (const wait of ready) wait.resolve();
+  /** `limitMs`: the longest a call waits for events, and an event for a hook (a lost event or a hook that waits on its own sub-agent delays, never holds). */
+  constructor(limitMs: number) {
+    this.#limitMs = limitMs;
   }
 
-  /** Resolves once `count` events arrived, or after `limitMs`: a lost event delays a call, never holds it. */
-  reach(count: number, limitMs: number): Promise<void> {
+  /** One more event arrived: `deliver` hands it on now, or after the hook calls sent before it. */
+  arrive(deliver: () => void): void {
+    const index = ++this.#arrived;
+    if (this.#held.length === 0 && !this.#blocked(index)) {
+      this.#handOn(index, deliver);
+      return;
+    }
+    this.#held.push({ index, deliver, until: Date.now() + this.#limitMs });
+    this.#armTimer();
+  }
+
+  /** Resolves once `count` events were handed on, or after the limit. */
+  reach(count: number): Promise<void> {
     if (count <= this.#count) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(done, limitMs);
+      const timer = setTimeout(done, this.#limitMs);
       const wait = { count, resolve: done };
       this.#waiting.push(wait);
       function done(): void {
@@ -162,5 +183,58 @@ export class EventsReceived {
         resolve();
       }
     });
+  }
+
+  /** Runs a hook call the worker made after `eventsSent` events: the events it sent later wait for it. */
+  async during<T>(eventsSent: number, call: () => Promise<T>): Promise<T> {
+    this.#calls.push(eventsSent);
+    try {
+      await this.reach(eventsSent);
+      return await call();
+    } finally {
+      this.#calls.splice(this.#calls.indexOf(eventsSent), 1);
+      this.#release();
+    }
+  }
+
+  #blocked(index: number): boolean {
+    return this.#calls.some((sent) => sent < index);
+  }
+
+  #handOn(index: number, deliver: () => void): void {
+    this.#count = index;
+    const ready = this.#waiting.filter((wait) => wait.count <= this.#count);
+    if (ready.length > 0) this.#waiting = this.#waiting.filter((wait) => wait.count > this.#count);
+    for (const wait of ready) wait.resolve();
+    deliver();
+  }
+
+  #release(): void {
+    const now = Date.now();
+    while (this.#held.length > 0) {
+      const next = this.#held[0];
+      if (next === undefined || (this.#blocked(next.index) && next.until > now)) break;
+      this.#held.shift();
+      this.#handOn(next.index, next.deliver);
+    }
+    if (this.#held.length === 0 && this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+  }
+
+  #armTimer(): void {
+    if (this.#timer !== undefined) return;
+    const first = this.#held[0];
+    if (first === undefined) return;
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined;
+        this.#release();
+        this.#armTimer();
+      },
+      Math.max(0, first.until - Date.now()),
+    );
+    this.#timer.unref();
   }
 }
