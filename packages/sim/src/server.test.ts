@@ -344,9 +344,19 @@ describe("observability: the simulator's request records", () => {
 
 describe("R-D3: prompt caching over HTTP", () => {
   it("simultaneous identical requests all miss; the next one reads", async () => {
-    // A small time to first token keeps the writers from starting before every request arrived.
+    // A brain that answers none of the three until all three have arrived: the requests are
+    // simultaneous by construction, not by a time to first token a loaded machine can outrun.
+    let arrived = 0;
+    let allArrived: () => void = () => {};
+    const together = new Promise<void>((resolve) => {
+      allArrived = resolve;
+    });
     sim = await startSimulator({
-      latency: { default: { ttftMs: 100, prefillTokensPerSecond: 1e9, outputTokensPerSecond: 1e9 } },
+      brain: async () => {
+        if (++arrived === 3) allArrived();
+        await together;
+        return { content: [{ type: "text", text: "ok" }] };
+      },
     });
     const c = client(sim);
     const body = cachedSystemBody(2000);
