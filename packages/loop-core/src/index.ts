@@ -1,3 +1,4 @@
+export { onAbort } from "./abort-fan-out.js";
 export { loadAnthropicSdk } from "./anthropic-sdk.js";
 export {
   type WithheldKind,

@@ -1,3 +1,4 @@
+import { onAbort } from "./abort-fan-out.js";
 import { interruptedResult } from "./interrupted-result.js";
 import type { ToolUseBlock } from "./messages.js";
 import {
@@ -112,13 +113,10 @@ export class StreamingToolExecutor {
     tool.status = "running";
     const signal = this.options.context.abortController.signal;
     const run = runToolUse(tool.block, tool.parentUuid, this.options);
+    // One listener on the turn's signal for all running calls, not one each (abort-fan-out.ts).
     const aborted = new Promise<ToolRunOutcome>((resolve) => {
-      const onAbort = (): void => resolve(this.interrupted(tool));
-      if (signal.aborted) onAbort();
-      else {
-        signal.addEventListener("abort", onAbort, { once: true });
-        void run.finally(() => signal.removeEventListener("abort", onAbort));
-      }
+      const stop = onAbort(signal, () => resolve(this.interrupted(tool)));
+      void run.finally(stop);
     });
     tool.outcome = Promise.race([run, aborted]).finally(() => {
       tool.status = "done";

@@ -6,6 +6,7 @@ import {
   type LoopEvent,
   type LoopHooks,
   type Message,
+  onAbort,
   type PermissionMode,
   type PromptExpansion,
   type QueryParams,
@@ -192,10 +193,9 @@ export function agentTypeOf(querySource: string): string {
 
 /** Aborts `controller` when `signal` does; the returned function unlinks them. */
 export function linkAbort(signal: AbortSignal | undefined, controller: AbortController): () => void {
-  const onAbort = () => controller.abort(signal?.reason);
-  if (signal?.aborted) onAbort();
-  else signal?.addEventListener("abort", onAbort, { once: true });
-  return () => signal?.removeEventListener("abort", onAbort);
+  if (signal === undefined) return () => {};
+  // Shared with the turn's other waiters: parallel Agent calls add no listener each (R-T2).
+  return onAbort(signal, () => controller.abort(signal.reason));
 }
 
 /** Where an agent's spans go and what they hang from (R-V5); absent when telemetry is off. */
