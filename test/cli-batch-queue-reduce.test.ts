@@ -27,16 +27,19 @@ let dir: string;
 let server: Simulator;
 let redis: RedisServer;
 let holdReduce = false;
+/** While set, the simulator answers a reduce request only once it resolves. */
+let reduceGate: Promise<void> | undefined;
 beforeAll(async () => {
   dir = await realpath(await mkdtemp(join(tmpdir(), "forkloop-queue-reduce-")));
   await writeFile(join(dir, "items.jsonl"), '{"n":1}\n{"n":2}\n{"n":3}\n');
   redis = await startRedisServer();
   const answer = (text: string) => ({ content: [{ type: "text" as const, text }] });
   server = await startSimulator({
-    brain: (request) => {
+    brain: async (request) => {
       const text = JSON.stringify(request.body.messages ?? []);
       if (!text.includes(REDUCE_MARK)) return answer(`finding ${/\(item (\d)\)/.exec(text)?.[1] ?? "?"}`);
       if (holdReduce) return { content: [], fault: "headers_then_silence" };
+      await reduceGate;
       return answer("REDUCED: three findings");
     },
   });
@@ -47,7 +50,12 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const env = () => ({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url });
+// A short claim on the reduce: a producer kill -9'd during it holds the next one back only 3 s.
+const env = () => ({
+  ANTHROPIC_API_KEY: "test-key",
+  ANTHROPIC_BASE_URL: server.url,
+  FORKLOOP_QUEUE_REDUCE_LEASE_MS: "3000",
+});
 const worker = () =>
   startCliInProcess(["worker", "--queue", redis.url, "--concurrency", "3", "--sandbox", "off"], {
     cwd: dir,
@@ -85,14 +93,16 @@ const prefixOf = (record: { rawBody: string }) => {
 };
 const readJson = async (path: string) => JSON.parse(await readFile(path, "utf8"));
 
-async function redisReduce(id: string): Promise<Record<string, unknown>> {
+async function redisGet(key: string): Promise<string | null> {
   const admin = await connectQueue(parseQueueUrl(redis.url));
   try {
-    return JSON.parse((await admin.get(`forkloop:batch:${id}:reduce`)) ?? "null");
+    return await admin.get(key);
   } finally {
     admin.disconnect();
   }
 }
+const redisReduce = async (id: string): Promise<Record<string, unknown>> =>
+  JSON.parse((await redisGet(`forkloop:batch:${id}:reduce`)) ?? "null");
 
 async function waitUntil(test: () => boolean, what: string): Promise<void> {
   for (let tries = 0; tries < 1200; tries++) {
@@ -171,6 +181,8 @@ describe("R-B7: forkloop batch --queue URL --reduce", { timeout: 180_000 }, () =
       await waitUntil(() => messages().slice(before).some(isReduce), "the reduce request");
       producer.child.kill("SIGKILL");
       expect((await producer.exited).signal).toBe("SIGKILL");
+      // Its claim on the reduce outlives it until the lease expires; then the re-attach takes it.
+      expect(await redisGet("forkloop:batch:qk:reduce-lease")).not.toBeNull();
       const state = batchStateDir(dir, "qk");
       expect(await readJson(join(state, "reduce.json"))).toMatchObject({ status: "running", attempt: 1 });
       expect(await redisReduce("qk")).toMatchObject({ status: "running", attempt: 1 });
@@ -198,6 +210,64 @@ describe("R-B7: forkloop batch --queue URL --reduce", { timeout: 180_000 }, () =
       expect(messages().length).toBe(count + 1);
     } finally {
       holdReduce = false;
+      await running.stop();
+    }
+  });
+
+  it("R-B7, R-B1: two producers re-attached at the same moment — one claims the reduce (SET NX PX), the other waits for its outcome; the simulator answers one reduce request", async () => {
+    const running = worker();
+    let release = () => {};
+    try {
+      // The items settle; this producer's host cannot run the reduce, so none has run.
+      const first = await runCliInProcess(newBatch("qc"), {
+        cwd: dir,
+        env: { ...env(), ANTHROPIC_BASE_URL: "not-a-url" },
+      });
+      expect(first.code, `${first.stderr}\nworker:\n${running.stderr()}`).toBe(6);
+      reduceGate = new Promise((resolve) => {
+        release = resolve;
+      });
+      const count = messages().length;
+      const producers = [
+        startCliInProcess(["batch", "--resume", "qc", "--queue", redis.url, "--sandbox", "off"], {
+          cwd: dir,
+          env: env(),
+        }),
+        startCliInProcess(
+          [
+            "batch",
+            "--resume",
+            "qc",
+            "--queue",
+            redis.url,
+            "--sandbox",
+            "off",
+            "--state-dir",
+            join(dir, "second-host-state"),
+          ],
+          { cwd: dir, env: env() },
+        ),
+      ];
+      // One holds the reduce (its request held by the simulator); the other waits on its claim —
+      // without the claim it would have sent a second request by now.
+      await waitUntil(
+        () =>
+          messages().slice(count).filter(isReduce).length >= 2 ||
+          (messages().slice(count).some(isReduce) &&
+            producers.some((producer) => producer.stderr().includes("waiting for its outcome"))),
+        "a reduce request and a waiting producer",
+      );
+      release();
+      const results = await Promise.all(producers.map((producer) => producer.exited));
+      for (const [index, result] of results.entries())
+        expect(result.code, producers[index]!.stderr()).toBe(0);
+      expect(messages().slice(count).map(isReduce)).toEqual([true]);
+      for (const producer of producers) expect(producer.stdout()).toContain("REDUCED: three findings");
+      expect(await redisReduce("qc")).toMatchObject({ status: "succeeded", attempt: 1 });
+      expect(await redisGet("forkloop:batch:qc:reduce-lease")).toBeNull();
+    } finally {
+      release();
+      reduceGate = undefined;
       await running.stop();
     }
   });

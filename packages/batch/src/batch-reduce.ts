@@ -116,6 +116,22 @@ export function parseReduceRecord(text: string): ReduceRecord | undefined {
 export interface ReduceJournalMirror {
   read(): Promise<ReduceRecord | undefined>;
   write(record: ReduceRecord): Promise<void>;
+  /**
+   * R-B7, R-B1: the claim on running the reduce, for producers on several hosts that reach it at
+   * the same moment — taken before `running` is written, held (renewed) until the answer is;
+   * undefined while another producer holds it. That one's outcome is waited for, never a second
+   * request sent; a claim whose holder died expires, and the next producer runs the reduce.
+   */
+  claim?(): Promise<ReduceLease | undefined>;
+  /** How often a producer waiting on another's claim reads the record again (ms; default 500). */
+  readonly pollMs?: number;
+}
+
+/** A held claim on running the reduce. */
+export interface ReduceLease {
+  /** Aborted when the claim was not renewed in time and may be another producer's now. */
+  readonly lost: AbortSignal;
+  release(): Promise<void>;
 }
 
 /** The later of two records of one batch's reduce: the higher attempt, a finished one over `running`. */
@@ -123,6 +139,75 @@ function laterRecord(a: ReduceRecord | undefined, b: ReduceRecord | undefined): 
   if (a === undefined || b === undefined) return a ?? b;
   if (a.attempt !== b.attempt) return a.attempt > b.attempt ? a : b;
   return a.status === "running" ? b : a;
+}
+
+/**
+ * Whether `current` is a finished reduce of this input that another producer wrote since
+ * `previous` was read: its outcome stands for this producer too (nothing is sent again).
+ */
+function finishedSince(
+  previous: ReduceRecord | undefined,
+  current: ReduceRecord | undefined,
+  digest: string,
+): current is ReduceRecord {
+  if (current === undefined || current.digest !== digest || current.status === "running") return false;
+  if (previous === undefined) return true;
+  return (
+    current.attempt > previous.attempt ||
+    (current.attempt === previous.attempt && previous.status === "running")
+  );
+}
+
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+type Claimed =
+  | {
+      readonly kind: "claimed";
+      readonly lease: ReduceLease | undefined;
+      readonly previous: ReduceRecord | undefined;
+    }
+  | { readonly kind: "settled"; readonly record: ReduceRecord }
+  | { readonly kind: "interrupted" };
+
+/**
+ * R-B7, R-B1: takes the mirror's claim on running the reduce (no claim to take without one),
+ * waiting while another producer holds it — until that one's outcome is written (it stands), or
+ * its claim expires (its holder died; this one runs it).
+ */
+async function claimReduce(
+  mirror: ReduceJournalMirror | undefined,
+  previous: ReduceRecord | undefined,
+  digest: string,
+  signal: AbortSignal | undefined,
+  log: ((line: string) => void) | undefined,
+): Promise<Claimed> {
+  if (mirror?.claim === undefined) return { kind: "claimed", lease: undefined, previous };
+  let said = false;
+  for (;;) {
+    const lease = await mirror.claim();
+    const current = await mirror.read();
+    if (finishedSince(previous, current, digest)) {
+      await lease?.release();
+      return { kind: "settled", record: current };
+    }
+    if (lease !== undefined) return { kind: "claimed", lease, previous: laterRecord(previous, current) };
+    if (!said) {
+      log?.("reduce: another producer of this batch is running it: waiting for its outcome");
+      said = true;
+    }
+    await pause(mirror.pollMs ?? 500, signal);
+    if (signal?.aborted) return { kind: "interrupted" };
+  }
 }
 
 function writeReduce(dir: string, record: ReduceRecord): Promise<void> {
@@ -138,7 +223,10 @@ export async function reduceDue(dir: string, prompt: string, states: readonly It
 }
 
 export type ReduceOutcome =
-  /** A finished reduce of the same input: its answer stands, nothing was sent. */
+  /**
+   * A finished reduce of the same input — an earlier run's, or the one another producer ran while
+   * this one waited on its claim (succeeded or failed): it stands, nothing was sent.
+   */
   | { readonly kind: "kept"; readonly record: ReduceRecord }
   | { readonly kind: "ran"; readonly record: ReduceRecord }
   /** Stopped by an interrupt: `running` stays in reduce.json, so a resume runs it again. */
@@ -157,39 +245,78 @@ export async function runReduce(options: {
   readonly now?: () => Date;
   /** R-B1: a queued batch's reduce is journaled in Redis too, read back by any host's producer. */
   readonly mirror?: ReduceJournalMirror;
+  /** Said while waiting on another producer's claim, or when this one's claim was lost. */
+  readonly log?: (line: string) => void;
 }): Promise<ReduceOutcome> {
   const now = options.now ?? (() => new Date());
   const input = reduceInput(options.prompt, options.states);
   const digest = digestOf(input.text);
   const local = await readReduce(options.dir);
-  const previous = laterRecord(local, await options.mirror?.read());
+  const read = laterRecord(local, await options.mirror?.read());
   const write = async (record: ReduceRecord) => {
     await writeReduce(options.dir, record);
     await options.mirror?.write(record);
   };
-  if (previous?.status === "succeeded" && previous.digest === digest) {
+  if (read?.status === "succeeded" && read.digest === digest) {
     // Finished on another host: this host's reduce.json says so too (`batch status`).
-    if (previous !== local) await writeReduce(options.dir, previous);
-    return { kind: "kept", record: previous };
+    if (read !== local) await writeReduce(options.dir, read);
+    return { kind: "kept", record: read };
   }
   const started: ReduceRecord = {
     prompt: options.prompt,
     digest,
-    attempt: (previous?.attempt ?? 0) + 1,
+    attempt: (read?.attempt ?? 0) + 1,
     status: "running",
     at: now().toISOString(),
     items: input.items,
   };
+  const claimed = await claimReduce(options.mirror, read, digest, options.signal, options.log);
+  if (claimed.kind === "interrupted") return { kind: "interrupted", record: read ?? started };
+  if (claimed.kind === "settled") {
+    await writeReduce(options.dir, claimed.record);
+    return { kind: "kept", record: claimed.record };
+  }
+  try {
+    return await runClaimed(
+      { ...started, attempt: (claimed.previous?.attempt ?? 0) + 1 },
+      { ...options, write, now, text: input.text, lost: claimed.lease?.lost },
+    );
+  } finally {
+    await claimed.lease?.release();
+  }
+}
+
+/** The reduce under this producer's claim: `running` written, the request sent, its outcome written. */
+async function runClaimed(
+  started: ReduceRecord,
+  options: {
+    readonly executor: ItemExecutor;
+    readonly signal?: AbortSignal | undefined;
+    readonly now: () => Date;
+    readonly text: string;
+    readonly write: (record: ReduceRecord) => Promise<void>;
+    readonly lost: AbortSignal | undefined;
+    readonly log?: ((line: string) => void) | undefined;
+  },
+): Promise<ReduceOutcome> {
+  const { now, write } = options;
   await write(started);
   const claim: Claim = {
-    item: { id: REDUCE_ID, label: "reduce", prompt: input.text },
+    item: { id: REDUCE_ID, label: "reduce", prompt: options.text },
     attempt: started.attempt,
   };
   const [execution] = options.executor.startAll([claim], false);
   if (execution === undefined) throw new Error("the executor started no reduce");
   const cancel = () => execution.cancel("interrupted");
+  // Its claim lost (this host stalled past the lease): another producer may run it, so this stops.
+  const lost = () => {
+    options.log?.("reduce: this producer's claim on it expired (another may run it now): stopped");
+    cancel();
+  };
   if (options.signal?.aborted) cancel();
+  if (options.lost?.aborted) lost();
   options.signal?.addEventListener("abort", cancel, { once: true });
+  options.lost?.addEventListener("abort", lost, { once: true });
   try {
     const outcome = await execution.result.catch(
       (error: unknown): ItemOutcome => ({
@@ -212,5 +339,6 @@ export async function runReduce(options: {
     return { kind: "ran", record };
   } finally {
     options.signal?.removeEventListener("abort", cancel);
+    options.lost?.removeEventListener("abort", lost);
   }
 }

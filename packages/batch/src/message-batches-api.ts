@@ -119,7 +119,8 @@ async function checkBatchesApi(client: Anthropic, url: string): Promise<void> {
   }
 }
 
-function msFromEnv(value: string | undefined, name: string, fallback: number): number {
+/** A whole number of milliseconds from an environment variable; refused (naming it) otherwise. */
+export function msFromEnv(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined || value === "") return fallback;
   if (!/^\d+$/.test(value))
     throw new BatchError(

@@ -70,6 +70,7 @@ function keys(batchId: string) {
     changes: `${base}:changes`,
     retries: `${base}:retries`,
     reduce: `${base}:reduce`,
+    reduceLease: `${base}:reduce-lease`,
   };
 }
 
@@ -394,6 +395,38 @@ export function readReduceRecord(redis: Redis, batchId: string): Promise<string 
 
 export async function writeReduceRecord(redis: Redis, batchId: string, text: string): Promise<void> {
   await redis.set(keys(batchId).reduce, text);
+}
+
+/**
+ * R-B7, R-B1: the claim on running a queued batch's reduce — `SET NX PX`: one producer at a time
+ * holds it (`token`), renewing it while it runs; a holder that died (kill -9) stops renewing, so
+ * it expires after `ttlMs` and the next producer takes it. True when this call took it.
+ */
+export async function claimReduceLease(
+  redis: Redis,
+  batchId: string,
+  token: string,
+  ttlMs: number,
+): Promise<boolean> {
+  return (await redis.set(keys(batchId).reduceLease, token, "PX", ttlMs, "NX")) === "OK";
+}
+
+const RENEW_LEASE = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("PEXPIRE", KEYS[1], ARGV[2]) end return 0`;
+const RELEASE_LEASE = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0`;
+
+/** Extends the lease while `token` still holds it; false when it expired and is another's (or none's). */
+export async function renewReduceLease(
+  redis: Redis,
+  batchId: string,
+  token: string,
+  ttlMs: number,
+): Promise<boolean> {
+  return Number(await redis.eval(RENEW_LEASE, 1, keys(batchId).reduceLease, token, String(ttlMs))) === 1;
+}
+
+/** Gives the lease up if `token` still holds it (never another producer's). */
+export async function releaseReduceLease(redis: Redis, batchId: string, token: string): Promise<void> {
+  await redis.eval(RELEASE_LEASE, 1, keys(batchId).reduceLease, token);
 }
 
 /** R-B2: the change an isolated item's recorded result carries (`encodeChanges`), if any. */

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { mkdir, rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import {
@@ -15,12 +16,13 @@ import { createBatchPool } from "./batch-executor.js";
 import { refuseDirtyTree } from "./batch-isolation.js";
 import type { BatchPlan } from "./batch-plan.js";
 import { createPlannedBatch } from "./batch-plan.js";
-import { parseReduceRecord, type ReduceOutcome, readReduce } from "./batch-reduce.js";
+import { parseReduceRecord, type ReduceLease, type ReduceOutcome, readReduce } from "./batch-reduce.js";
 import { type BatchReport, finalSnapshot } from "./batch-report.js";
 import { type BatchSpec, batchDir, saveBatchSpec } from "./batch-store.js";
 import { startBatchSpan } from "./batch-telemetry.js";
 import type { JobItem } from "./job-backend.js";
 import { reportWriteFailed } from "./journal-safety.js";
+import { msFromEnv } from "./message-batches-api.js";
 import { plural } from "./plural.js";
 import { formatDuration, ProgressDisplay, type ProgressStream } from "./progress-display.js";
 import { type connectQueue, openQueue, parseQueueUrl } from "./queue-connection.js";
@@ -28,12 +30,15 @@ import { enqueueRetryRound, openQueueLedger } from "./queue-ledger.js";
 import { type QueuedRunSummary, runQueuedBatch } from "./queue-producer.js";
 import { queuedBatchReport } from "./queue-report.js";
 import {
+  claimReduceLease,
   loadQueuedBatch,
   type QueuedBatch,
   type QueuedMcpServer,
   readChange,
   readReduceRecord,
   registerBatch,
+  releaseReduceLease,
+  renewReduceLease,
   writeReduceRecord,
 } from "./queue-store.js";
 import { openQueuedApplier, type QueuedApplier } from "./queued-applies.js";
@@ -88,6 +93,12 @@ export interface QueuedBatchRun {
     readonly environment: RunEnvironment;
     readonly sandbox?: SandboxMode | undefined;
   };
+  /**
+   * R-B7, R-B1: how long this producer's claim on running the reduce outlives its last renewal
+   * (`FORKLOOP_QUEUE_REDUCE_LEASE_MS`, default 30 s): a producer killed during the reduce holds
+   * the next one back that long.
+   */
+  readonly reduceLeaseMs?: number | undefined;
 }
 
 /** Where the producer's progress and notices go, and its interrupt. */
@@ -266,6 +277,7 @@ async function reduceQueued(
     return why;
   }
   const pool = createBatchPool(source, 1, undefined);
+  const leaseMs = run.reduceLeaseMs ?? DEFAULT_REDUCE_LEASE_MS;
   try {
     return await runReduceStep({
       spec: { ...spec, reduce: prompt },
@@ -285,11 +297,61 @@ async function reduceQueued(
           return text === null ? undefined : parseReduceRecord(text);
         },
         write: (record) => writeReduceRecord(connection, spec.id, JSON.stringify(record)),
+        claim: () => claimLease(connection, spec.id, leaseMs),
+        pollMs: Math.min(500, Math.max(25, Math.floor(leaseMs / 10))),
       },
     });
   } finally {
     await pool.close();
   }
+}
+
+/** How long a producer's claim on the reduce outlives its last renewal (kill -9 → the next runs it). */
+const DEFAULT_REDUCE_LEASE_MS = 30_000;
+
+/** `FORKLOOP_QUEUE_REDUCE_LEASE_MS` (R-B7): the producer's claim on the reduce, in ms. */
+export function reduceLeaseFromEnv(env: Readonly<Record<string, string | undefined>>): number {
+  const ms = msFromEnv(
+    env.FORKLOOP_QUEUE_REDUCE_LEASE_MS,
+    "FORKLOOP_QUEUE_REDUCE_LEASE_MS",
+    DEFAULT_REDUCE_LEASE_MS,
+  );
+  return Math.max(ms, 300);
+}
+
+/**
+ * R-B7, R-B1: this producer's claim on running the batch's reduce (`SET NX PX`), renewed every
+ * third of `ttlMs` while held; `lost` is aborted when a renewal finds it gone. Undefined while
+ * another producer holds it.
+ */
+async function claimLease(
+  connection: Redis,
+  batchId: string,
+  ttlMs: number,
+): Promise<ReduceLease | undefined> {
+  const token = randomUUID();
+  if (!(await claimReduceLease(connection, batchId, token, ttlMs))) return undefined;
+  const lost = new AbortController();
+  const timer = setInterval(
+    () => {
+      renewReduceLease(connection, batchId, token, ttlMs).then(
+        (held) => {
+          if (!held) lost.abort();
+        },
+        // Redis away for a moment: the next renewal tries again; the lease expires if it stays away.
+        () => undefined,
+      );
+    },
+    Math.max(1, Math.floor(ttlMs / 3)),
+  );
+  timer.unref();
+  return {
+    lost: lost.signal,
+    release: async () => {
+      clearInterval(timer);
+      await releaseReduceLease(connection, batchId, token).catch(() => undefined);
+    },
+  };
 }
 
 /**

@@ -50,10 +50,11 @@ export async function runReduceStep(options: {
     executor: reducer,
     signal: options.signal,
     ...(options.mirror === undefined ? {} : { mirror: options.mirror }),
+    log,
   });
   const record = reduce.record;
   log(
-    reduce.kind === "kept"
+    reduce.kind === "kept" && record.status === "succeeded"
       ? "reduce: its answer over these results is kept from an earlier run"
       : reduce.kind === "interrupted"
         ? "reduce: interrupted (a resume runs it again, and nothing else)"

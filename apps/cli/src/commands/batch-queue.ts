@@ -1,5 +1,10 @@
 import { executeQueuedBatch, type QueueTarget } from "@forkloop/batch";
-import { describeQueuedOutcome, formatBatchSummary, queuedRunRefusal } from "@forkloop/batch/internal";
+import {
+  describeQueuedOutcome,
+  formatBatchSummary,
+  queuedRunRefusal,
+  reduceLeaseFromEnv,
+} from "@forkloop/batch/internal";
 import type { ProjectState, RunEnvironment } from "@forkloop/sdk";
 import type { SandboxMode } from "@forkloop/tools";
 import { CliError } from "../cli-error.js";
@@ -56,6 +61,7 @@ export async function queuedBatchCommand(
       retryConflicts: flags["retry-conflicts"],
       // R-B7: a --reduce batch's reduce runs here, after every worker's items.
       reducer: { environment: where.run, sandbox: flags.sandbox },
+      reduceLeaseMs: reduceLeaseFromEnv(context.env),
     },
     context,
   );

@@ -20,3 +20,4 @@ export {
 } from "../batch-view-text.js";
 export { queuedRunRefusal } from "../compose-batch.js";
 export { describeWorkerEvent, workerPolicyNotice } from "../queue-worker-log.js";
+export { reduceLeaseFromEnv } from "../queued-batch-run.js";
