@@ -1,4 +1,3 @@
-import { resolve } from "node:path";
 import { spreadVariadicArgs } from "./variadic-args.js";
 
 const FLAG = "--mcp-config";
@@ -14,12 +13,4 @@ function isConfigValue(arg: string): boolean {
  */
 export function spreadMcpConfigArgs(argv: readonly string[]): string[] {
   return spreadVariadicArgs(argv, FLAG, isConfigValue);
-}
-
-/**
- * One `--mcp-config` value as the SDK takes it: JSON as is, a file made absolute against `cwd` —
- * where the command was typed for run and worker (as --settings and --add-dir), not their --cwd.
- */
-export function mcpConfigFlag(value: string, cwd: string): string {
-  return value.trimStart().startsWith("{") ? value : resolve(cwd, value);
 }

@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { withExtraArgs } from "./extra-args.js";
 import { OptionsError } from "./options-error.js";
@@ -20,9 +21,11 @@ describe("R-K2: extraArgs read as Claude Code's CLI flags", () => {
     });
     expect(options).toEqual({
       maxTurns: 3,
-      mcpConfig: ["a.json", "b.json"],
+      // A flag's path is relative to the query's cwd; the schema is sent as `forkloop run
+      // --json-schema` sends it (apiOutputSchema), through the one mapping.
+      mcpConfig: ["a.json", resolve("b.json")],
       allowedTools: ["Read", "Bash(git diff:*)", "Write", "Edit"],
-      outputFormat: { type: "json_schema", schema },
+      outputFormat: { type: "json_schema", schema: { ...schema, additionalProperties: false } },
       settingSources: ["user", "project"],
       strictMcpConfig: true,
     });
@@ -33,7 +36,9 @@ describe("R-K2: extraArgs read as Claude Code's CLI flags", () => {
       /extraArgs: forkloop does not support --sdk-url, --debug; the flags it reads are --json-schema, /,
     );
     expect(() => withExtraArgs({ extraArgs: { "max-turns": "two" } })).toThrow(OptionsError);
-    expect(() => withExtraArgs({ extraArgs: { "json-schema": "[1]" } })).toThrow(/not a JSON object/);
+    expect(() => withExtraArgs({ extraArgs: { "json-schema": "{[1]" } })).toThrow(
+      /--json-schema: not valid JSON/,
+    );
     expect(withExtraArgs({ model: "m" })).toEqual({ model: "m" });
   });
 

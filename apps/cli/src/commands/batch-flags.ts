@@ -1,10 +1,10 @@
 import { BATCH_DEFAULT_MODEL, type BatchFlagReader, MAX_BATCH_TURNS } from "@forkloop/batch";
+import { jsonSchemaFlag, mcpConfigFlag } from "@forkloop/sdk/internal";
 import { z } from "zod";
 import { budgetUsdSchema, modeSchema, toolListSchema } from "../agent-options.js";
-import { jsonSchemaFlag } from "../claude-flag-values.js";
 import { checkFlagValues, type GivenFlags, type ParsedCommand, parseCommand } from "../flags.js";
 import { LOOP_FLAG_OPTIONS, LOOP_FLAGS_USAGE, loopFlagsSchema } from "../loop-flags.js";
-import { mcpConfigFlag, spreadMcpConfigArgs } from "../mcp-config-args.js";
+import { spreadMcpConfigArgs } from "../mcp-config-args.js";
 import { TIMEOUT_FLAG_OPTIONS, TIMEOUT_FLAG_SCHEMAS, TIMEOUT_FLAGS_USAGE } from "../model-timeouts.js";
 import { sandboxFlagSchema } from "../sandbox-flag.js";
 

@@ -14,27 +14,28 @@ import {
   renameSession,
   type SDKMessage,
   type SDKResultMessage,
-  type SystemPromptOption,
   savedSession,
   sessionsDirs,
 } from "@forkloop/sdk";
 import {
+  agentsFlag,
+  type ClaudeFlags,
+  claudeFlagOptions,
   expandSlashCommand,
   type MainAgent,
   mainAgent,
   rateLimitPauseLine,
+  textFileFlag,
   verboseLine,
   withoutWrittenAt,
 } from "@forkloop/sdk/internal";
 import { FORKLOOP_VERSION } from "@forkloop/sdk/version";
-import { agentsFlag, textFileFlag } from "../claude-flag-values.js";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { loopChoicesFromFlags } from "../loop-flags.js";
-import { mcpConfigFlag } from "../mcp-config-args.js";
 import { timeoutEnv } from "../model-timeouts.js";
-import { claudeCodeOptions, debugLog } from "../run-claude-options.js";
+import { debugLog } from "../run-claude-options.js";
 import { printOutcome } from "../run-outcome.js";
 import { streamJsonPrompt, textPrompt } from "../run-prompt.js";
 import { reportHint, writeSessionHtml } from "./report.js";
@@ -99,7 +100,7 @@ export async function runCommand(argv: readonly string[], context: CommandContex
   // A session that does not exist is named before anything starts; query() repairs it (--repair)
   // under the lock it runs under, so no other process can take it in between (R-R5).
   if (resume !== undefined) savedSession(state, resume);
-  const addDirs = await Promise.all(
+  await Promise.all(
     (flags["add-dir"] ?? []).map((dir) => checkProjectDir(resolve(context.cwd, dir), "--add-dir")),
   );
   const format = flags["output-format"] ?? "text";
@@ -141,31 +142,23 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       stderr: (line) => context.stderr.write(line),
       abortController,
       // The CLI reads every settings file, as Claude Code's -p does, unless --setting-sources narrows it.
-      settingSources: flags["setting-sources"] ?? ["user", "project", "local"],
+      settingSources: ["user", "project", "local"],
       // `--permission-mode bypassPermissions` on the command line is the explicit second switch.
       allowDangerouslySkipPermissions: true,
-      includePartialMessages: flags["include-partial-messages"] ?? false,
-      ...(flags["replay-user-messages"] ? { replayUserMessages: true } : {}),
-      ...(flags["forward-subagent-text"] ? { forwardSubagentText: true } : {}),
-      // Hook runs are stream-json lines; other formats ignore the flag, as Claude Code does.
-      ...(flags["include-hook-events"] && format === "stream-json" ? { includeHookEvents: true } : {}),
-      ...modelOption(flags.model ?? command?.model ?? agent?.model),
-      ...(flags["fallback-model"] === undefined ? {} : { fallbackModel: flags["fallback-model"] }),
       ...(flags.betas === undefined ? {} : { betas: flags.betas }),
-      ...(flags["max-turns"] === undefined ? {} : { maxTurns: flags["max-turns"] }),
-      ...(flags["dangerously-skip-permissions"]
-        ? { permissionMode: "bypassPermissions" as const }
-        : flags["permission-mode"] === undefined
-          ? {}
-          : { permissionMode: flags["permission-mode"] }),
-      ...(flags["max-budget-usd"] === undefined ? {} : { maxBudgetUsd: flags["max-budget-usd"] }),
-      ...(addDirs.length === 0 ? {} : { additionalDirectories: addDirs }),
-      ...allowedToolsOption(flags["allowed-tools"], command?.allowedTools),
-      ...(toolFlags["disallowed-tools"] === undefined
-        ? {}
-        : { disallowedTools: toolFlags["disallowed-tools"] }),
-      ...systemPromptOption(flags, context.cwd, agent),
-      ...claudeCodeOptions(toolFlags, context.cwd),
+      // The flags `claude -p` shares with extraArgs, through the one mapping; --agent's and a
+      // custom command's model, tools and prompt where the flags give none.
+      ...claudeFlagOptions(
+        {
+          ...toolFlags,
+          ...modelFlag(flags.model ?? command?.model ?? agent?.model),
+          ...(command?.allowedTools?.length
+            ? { "allowed-tools": [...(flags["allowed-tools"] ?? []), ...command.allowedTools] }
+            : {}),
+          ...systemPromptFlags(flags, context.cwd, agent),
+        },
+        { cwd: context.cwd, outputFormat: format },
+      ),
       ...(flags.budget === undefined ? {} : { tokenBudget: flags.budget }),
       // R-V2: the first sub-agent's thread loads while the first request is made, not after it.
       ...(context.oneShotProcess === true ? { warmForkThread: true } : {}),
@@ -174,12 +167,7 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       ...(flags["trust-project"] === undefined ? {} : { trustProject: flags["trust-project"] }),
       // The hooks see the command as typed (UserPromptSubmit, UserPromptExpansion), the model its prompt.
       ...(command === undefined ? {} : { promptExpansion: command.expansion }),
-      ...(flags["mcp-config"] === undefined
-        ? {}
-        : { mcpConfig: flags["mcp-config"].map((value) => mcpConfigFlag(value, context.cwd)) }),
-      ...(flags["strict-mcp-config"] === undefined ? {} : { strictMcpConfig: flags["strict-mcp-config"] }),
       ...(flags.sandbox === undefined ? {} : { sandbox: flags.sandbox }),
-      ...(flags.settings === undefined ? {} : { settings: settingsFlag(flags.settings, context.cwd) }),
       ...stateDir,
     },
   });
@@ -294,15 +282,12 @@ function writeLine(stream: CommandContext["stderr"], line: string | undefined): 
   if (line !== undefined) stream.write(`${line}\n`);
 }
 
-/**
- * `--system-prompt` replaces the prompt, `--append-system-prompt` adds to it; both: the
- * replacement, then the addition. `--agent`'s prompt is the replacement unless one is given.
- */
-function systemPromptOption(
+/** `--system-prompt(-file)` and `--append-system-prompt(-file)` as text; `--agent`'s prompt replaces unless one is given. */
+function systemPromptFlags(
   flags: RunFlags,
   cwd: string,
   agent: MainAgent | undefined,
-): { systemPrompt?: SystemPromptOption } {
+): Pick<ClaudeFlags, "system-prompt" | "append-system-prompt"> {
   const appendFile = flags["append-system-prompt-file"];
   const replacementFile = flags["system-prompt-file"];
   const append =
@@ -313,23 +298,15 @@ function systemPromptOption(
     (replacementFile === undefined
       ? flags["system-prompt"]
       : textFileFlag("--system-prompt-file", replacementFile, cwd)) ?? agent?.prompt;
-  if (replacement !== undefined)
-    return { systemPrompt: append === undefined ? replacement : `${replacement}\n\n${append}` };
-  return append === undefined ? {} : { systemPrompt: { type: "preset", preset: "claude_code", append } };
+  return {
+    ...(replacement === undefined ? {} : { "system-prompt": replacement }),
+    ...(append === undefined ? {} : { "append-system-prompt": append }),
+  };
 }
 
 /** The model: --model, else a custom command's, else --agent's (else the default). */
-function modelOption(model: string | undefined): { model?: string } {
+function modelFlag(model: string | undefined): { model?: string } {
   return model === undefined ? {} : { model };
-}
-
-/** `--allowed-tools` and a custom command's `allowed-tools` together. */
-function allowedToolsOption(
-  flag: readonly string[] | undefined,
-  command: readonly string[] | undefined,
-): { allowedTools?: string[] } {
-  const rules = [...(flag ?? []), ...(command ?? [])];
-  return flag === undefined && rules.length === 0 ? {} : { allowedTools: rules };
 }
 
 /**
@@ -344,18 +321,6 @@ async function latestSession(state: ProjectState, context: CommandContext): Prom
     );
   }
   return latest?.sessionId;
-}
-
-/** `--settings FILE|JSON`, as Claude Code takes it: JSON text when it starts with `{`, else a file. */
-function settingsFlag(value: string, cwd: string): string | Record<string, unknown> {
-  if (!value.trimStart().startsWith("{")) return resolve(cwd, value);
-  try {
-    return JSON.parse(value) as Record<string, unknown>;
-  } catch (error) {
-    throw new CliError(
-      `--settings: not valid JSON (${(error as Error).message}); give a settings file or JSON, e.g. --settings '{"model":"opus"}'.`,
-    );
-  }
 }
 
 /** `-n NAME`: the session's title (kept beside the transcript); one that cannot be kept is a notice. */

@@ -2,12 +2,13 @@ import { resolve } from "node:path";
 import { parseQueueUrl, plural, startQueueService } from "@forkloop/batch";
 import { describeWorkerEvent, workerPolicyNotice } from "@forkloop/batch/internal";
 import { checkProjectDir, projectState } from "@forkloop/sdk";
+import { mcpConfigFlag } from "@forkloop/sdk/internal";
 import { z } from "zod";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { parseCommand } from "../flags.js";
-import { mcpConfigFlag, spreadMcpConfigArgs } from "../mcp-config-args.js";
+import { spreadMcpConfigArgs } from "../mcp-config-args.js";
 import { sandboxFlagSchema } from "../sandbox-flag.js";
 
 export const WORKER_USAGE = `Usage: forkloop worker --queue redis://HOST:PORT[/DB] [--concurrency N] [flags]
