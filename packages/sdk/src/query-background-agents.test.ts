@@ -85,6 +85,25 @@ function brain(request: BrainRequest): Promise<BrainReply> | undefined {
   return undefined;
 }
 
+/**
+ * Where the sub-agent's Read call is yielded: its assistant message and its task_progress
+ * (the Agent SDK announces a foreground sub-agent's call before the reply holding it, a
+ * background one's after it).
+ */
+function readCallOrder(messages: readonly SDKMessage[]): { reply: number; progress: number } {
+  const reply = messages.findIndex(
+    (message) =>
+      message.type === "assistant" &&
+      message.parent_tool_use_id !== null &&
+      message.message.content.some((block) => block.type === "tool_use" && block.name === "Read"),
+  );
+  const progress = messages.findIndex(
+    (message) =>
+      message.type === "system" && message.subtype === "task_progress" && message.last_tool_name === "Read",
+  );
+  return { reply, progress };
+}
+
 describe("R-T5: background sub-agents (Agent run_in_background) over worker threads and the simulator", () => {
   let harness: Awaited<ReturnType<typeof startHarness>>;
   beforeAll(async () => {
@@ -120,6 +139,10 @@ describe("R-T5: background sub-agents (Agent run_in_background) over worker thre
       (message) => message.type === "system" && message.subtype === "task_notification",
     );
     expect(notification).toMatchObject({ status: "completed" });
+    // R-K2: the background sub-agent's Read call: its reply first, then its task_progress.
+    const order = readCallOrder(messages);
+    expect(order.reply).toBeGreaterThanOrEqual(0);
+    expect(order.progress).toBeGreaterThan(order.reply);
     expect(messages.filter((message) => message.type === "result").at(-1)).toMatchObject({
       subtype: "success",
       result: "report read",
@@ -185,6 +208,10 @@ describe("R-T5: background sub-agents (Agent run_in_background) over worker thre
     );
     // The parent could not move on: the sub-agent answered on the fallback, its report the call's result.
     expect(await gate.releasedBy).toBe("fallback");
+    // R-K2: a foreground sub-agent's call is announced before the reply holding it.
+    const order = readCallOrder(messages);
+    expect(order.progress).toBeGreaterThanOrEqual(0);
+    expect(order.reply).toBeGreaterThan(order.progress);
     expect(messages.at(-1)).toMatchObject({ type: "result", result: "got the report in the call's result" });
   });
 });

@@ -377,7 +377,8 @@ export class SubAgentTracker {
         // sub-agent is doing ("Reading notes.txt").
         // With forwarded text the blocks before the call are lines of their own, which Claude Code
         // prints before the announcement: the call is announced as its line is (#assistant).
-        if (this.#forwardText) return;
+        // A background sub-agent's call is announced after the reply holding it (#assistant).
+        if (this.#forwardText || tracked.task.background === true) return;
         this.#announce(tracked, event.toolUseId, event.name, event.input);
         return;
       case "tool_use":
@@ -478,9 +479,11 @@ export class SubAgentTracker {
     tracked.model = message.model;
     // Its tool calls were announced as their blocks completed (tool_use_ready), or, with forwarded
     // text, here: after the lines of the blocks before each, before its own — Claude Code's order
-    // (text, task_progress, tool_use).
+    // (text, task_progress, tool_use). A background sub-agent's calls are announced after their
+    // own line: the Agent SDK and Claude Code yield its reply before its task_progress (R-T5, R-K2).
+    const late = tracked.task.background === true;
     for (const block of message.content) {
-      if (block.type === "tool_use") this.#announce(tracked, block.id, block.name, block.input);
+      if (block.type === "tool_use" && !late) this.#announce(tracked, block.id, block.name, block.input);
       this.#emit({
         type: "assistant",
         ...this.#base(),
@@ -490,6 +493,7 @@ export class SubAgentTracker {
         ...(requestId === undefined ? {} : { request_id: requestId }),
         timestamp: new Date().toISOString(),
       });
+      if (block.type === "tool_use" && late) this.#announce(tracked, block.id, block.name, block.input);
     }
   }
 
