@@ -208,6 +208,9 @@ const taskStarted = z.strictObject({
   is_backgrounded: z.boolean(),
   spawn_depth: z.number().int().positive(),
   prompt: z.string().optional(),
+  // A sub-agent's own task (Claude Code 2.1.332: its nested sub-agents and background commands).
+  parent_task_id: z.string().optional(),
+  owned_by_subagent: z.literal(true).optional(),
   ...EXTENSIONS.taskStarted,
 });
 const taskUpdated = z.strictObject({
@@ -236,6 +239,7 @@ const taskNotification = z.strictObject({
   status: z.enum(["completed", "failed", "stopped"]),
   output_file: z.string(),
   summary: z.string(),
+  owned_by_subagent: z.literal(true).optional(),
   usage: taskUsage,
 });
 

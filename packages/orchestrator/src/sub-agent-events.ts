@@ -98,6 +98,7 @@ function forwardEvent(agentId: string, event: LoopEvent, io: Pick<SubAgentIo, "e
             agentId,
             toolUseId: block.tool_use_id,
             isError: block.is_error === true,
+            ...(block.is_error === undefined ? {} : { errorStated: true as const }),
             content: toolResultText(block.content).slice(0, 2_000),
             ...(meta === undefined ? {} : { meta }),
           });

@@ -67,15 +67,23 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
   const unlink = linkAbort(io.signal, abortController);
   // One agent state for the whole sub-agent: a steered continuation keeps what it has read.
   const agentState = createAgentState();
-  // R-T4: its background shells' ends reach it as steering (between tool turns, or as one more
-  // turn after its last); when it ends — a sub-agent or a batch item — every one still running
-  // is stopped, its whole process tree.
+  // R-T4: its background shells' ends reach it as steering (between tool turns; a batch item's
+  // also as one more turn after its last); when it ends — a sub-agent or a batch item — every one
+  // still running is stopped, its whole process tree. A sub-agent's shells end with its final
+  // answer and no notice follows it, as Claude Code's (R-X1); the parent prints them as tasks the
+  // sub-agent owns.
   const backgroundShells = backgroundShellsFor(agentState);
+  const subAgent = task.startsSession !== true;
+  if (subAgent) backgroundShells.endWithFinalAnswer();
   const stopForwarding = forwardTaskNotices(backgroundShells, io.steeringQueue);
+  const stopTelling = backgroundShells.onTask((event) =>
+    io.emit({ type: "background_task", agentId: task.id, event }),
+  );
   const release = async () => {
     unlink();
     stopForwarding();
     await backgroundShells.close();
+    stopTelling();
   };
   const toolUseContext = agentToolContext(
     { cwd: task.cwd, workspaceRoots: task.workspaceRoots, tools, agentId: task.id, agentState },
@@ -156,10 +164,15 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
       turns += terminal.turnCount;
       usage = sumUsage(usage, terminal.usage);
       history = [...terminal.messages];
-      const steering = io.steeringQueue.splice(0).map((command) => command.content);
+      const queued = io.steeringQueue.splice(0);
+      const steering = queued.map((command) => command.content);
       const canContinue =
         terminal.reason === "completed" && (maxTurns === undefined || turns < maxTurns) && !io.cancelled();
-      if (steering.length === 0 || !canContinue) break;
+      // A sub-agent's final answer ends its shells: a shell's notice alone opens no turn after it.
+      const heard = subAgent
+        ? queued.some((command) => command.kind !== "task_notification")
+        : steering.length > 0;
+      if (!heard || !canContinue) break;
       const steer = createUserMessage(steering.join("\n\n"), { parentUuid: history.at(-1)?.uuid ?? null });
       transcript?.append({ type: "message", message: steer });
       history = [...history, steer];

@@ -14,6 +14,7 @@ import type {
   UsageTotals,
 } from "@forkloop/loop-core";
 import { TERMINAL_REASONS } from "@forkloop/loop-core";
+import type { BackgroundTaskEvent } from "@forkloop/tools";
 import { z } from "zod";
 import type { AgentSessionMemory } from "./agent-context.js";
 import type { AgentProfile } from "./agent-profile.js";
@@ -168,6 +169,8 @@ export type SubAgentEvent =
       readonly agentId: string;
       readonly toolUseId: string;
       readonly isError: boolean;
+      /** The block said `is_error` outright, false included (a background start's answer, R-X1). */
+      readonly errorStated?: true;
       readonly content: string;
       /** How the call's permission check ended, decided in the worker (R-K2, `tool_result_meta`). */
       readonly meta?: ToolResultMeta;
@@ -201,6 +204,15 @@ export type SubAgentEvent =
       readonly trigger: string;
       readonly preTokens: number;
       readonly postTokens: number;
+    }
+  | {
+      /**
+       * R-T4, R-X1: one of the sub-agent's own background commands started or ended (its worker's
+       * BackgroundShells): the parent prints it as a task the sub-agent owns, as Claude Code does.
+       */
+      readonly type: "background_task";
+      readonly agentId: string;
+      readonly event: BackgroundTaskEvent;
     }
   | { readonly type: "done"; readonly agentId: string; readonly result: SubAgentResult }
   /** R-V5: finished spans and metric points for the parent's exporter (the pool keeps these). */

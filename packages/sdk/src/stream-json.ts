@@ -203,8 +203,10 @@ export const taskStartedLineSchema = z.object({
   is_backgrounded: z.boolean().optional(),
   /** 1 for the main agent's sub-agents, 2 for theirs, … */
   spawn_depth: z.number().int().positive().optional(),
-  /** A sub-agent's own sub-agent: the task_id of the sub-agent that started it. */
+  /** A sub-agent's own sub-agent or background command: the task_id of the sub-agent that started it. */
   parent_task_id: z.string().optional(),
+  /** True for a sub-agent's own background command (R-X1, as Claude Code's). */
+  owned_by_subagent: z.boolean().optional(),
   /**
    * `local_agent` for an Agent tool's sub-agent, `local_bash` for a background command (the Agent
    * SDK's); else the fork's querySource (`skill:<name>`, …).
@@ -266,6 +268,8 @@ export const taskNotificationLineSchema = z.object({
   /** The sub-agent's transcript file ("" when it keeps none); a background command's output file. */
   output_file: z.string(),
   summary: z.string(),
+  /** True for a sub-agent's own background command (R-X1, as Claude Code's). */
+  owned_by_subagent: z.boolean().optional(),
   /** Set (true) when the summary is a background sub-agent's report: the notice is how it reaches the parent. */
   summary_is_report: z.boolean().optional(),
   /** A sub-agent's totals; a background command (local_bash) has none, as in Claude Code. */

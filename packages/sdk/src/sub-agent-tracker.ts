@@ -8,7 +8,7 @@ import type {
   SubAgentResult,
   SubAgentTask,
 } from "@forkloop/orchestrator";
-import type { BackgroundShells } from "@forkloop/tools";
+import type { BackgroundShells, BackgroundTaskEvent } from "@forkloop/tools";
 import type { SDKBackgroundTasksChangedMessage } from "./agent-sdk-types/other-messages.js";
 import type { SDKMessage } from "./messages.js";
 import type { SubagentStats, SubagentUsage } from "./stream-json.js";
@@ -70,6 +70,8 @@ export class SubAgentTracker {
   readonly #stopped = new Set<string>();
   readonly #forwardText: boolean;
   readonly #cwd: string;
+  /** The sub-agents' own background commands' runs (task run_id), by task id. */
+  readonly #subAgentShellRuns = new Map<string, string>();
 
   constructor(options: {
     sessionId: string;
@@ -415,7 +417,7 @@ export class SubAgentTracker {
                   type: "tool_result",
                   tool_use_id: event.toolUseId,
                   content: event.content,
-                  ...(event.isError ? { is_error: true } : {}),
+                  ...(event.isError || event.errorStated === true ? { is_error: event.isError } : {}),
                 },
               ],
             },
@@ -442,6 +444,9 @@ export class SubAgentTracker {
         tracked.replyTokens = 0;
         return;
       }
+      case "background_task":
+        this.#shellTask(event.event, this.#subAgentShellRuns, tracked);
+        return;
       case "started":
       case "api_retry":
       case "rate_limited":
@@ -578,48 +583,64 @@ export class SubAgentTracker {
    */
   trackShells(shells: BackgroundShells): () => void {
     const runIds = new Map<string, string>();
-    return shells.onTask((event) => {
-      const { task } = event;
-      if (task.kind !== "local_bash") return;
-      const ids = { task_id: task.id, run_id: runIds.get(task.id) ?? randomUUID() };
-      if (event.type === "started") {
-        runIds.set(task.id, ids.run_id);
-        this.#background.set(task.id, { ...ids, task_type: "local_bash", description: task.description });
-        this.#backgroundChanged(task.toolUseId);
-        this.#emit({
-          type: "system",
-          subtype: "task_started",
-          ...this.#base(),
-          ...ids,
-          tool_use_id: task.toolUseId,
-          description: task.description,
-          is_backgrounded: true,
-          task_type: "local_bash",
-        });
-        return;
-      }
-      runIds.delete(task.id);
-      this.#emit({
-        type: "system",
-        subtype: "task_updated",
-        ...this.#base(),
+    return shells.onTask((event) => this.#shellTask(event, runIds, undefined));
+  }
+
+  /**
+   * One background command's start or end as Claude Code's task lines; a sub-agent's own
+   * (`owner`, R-X1) say so (`owned_by_subagent`) and name the sub-agent's task (`parent_task_id`).
+   */
+  #shellTask(event: BackgroundTaskEvent, runIds: Map<string, string>, owner: Tracked | undefined): void {
+    const { task } = event;
+    if (task.kind !== "local_bash") return;
+    const ids = { task_id: task.id, run_id: runIds.get(task.id) ?? randomUUID() };
+    const owned = owner === undefined ? {} : { owned_by_subagent: true };
+    const parent = owner === undefined ? {} : { parent_task_id: owner.task.id };
+    if (event.type === "started") {
+      runIds.set(task.id, ids.run_id);
+      this.#background.set(task.id, {
         ...ids,
-        patch: {
-          status: task.status === "stopped" ? "killed" : task.status === "failed" ? "failed" : "completed",
-          end_time: task.endedAt ?? Date.now(),
-        },
+        task_type: "local_bash",
+        description: task.description,
+        ...parent,
       });
+      this.#backgroundChanged(task.toolUseId);
       this.#emit({
         type: "system",
-        subtype: "task_notification",
+        subtype: "task_started",
         ...this.#base(),
         ...ids,
+        ...owned,
         tool_use_id: task.toolUseId,
-        status: task.status === "stopped" ? "stopped" : task.status === "failed" ? "failed" : "completed",
-        output_file: task.outputFile,
-        summary: event.summary,
+        description: task.description,
+        is_backgrounded: true,
+        ...parent,
+        task_type: "local_bash",
       });
-      if (this.#background.delete(task.id)) this.#backgroundChanged();
+      return;
+    }
+    runIds.delete(task.id);
+    this.#emit({
+      type: "system",
+      subtype: "task_updated",
+      ...this.#base(),
+      ...ids,
+      patch: {
+        status: task.status === "stopped" ? "killed" : task.status === "failed" ? "failed" : "completed",
+        end_time: task.endedAt ?? Date.now(),
+      },
     });
+    this.#emit({
+      type: "system",
+      subtype: "task_notification",
+      ...this.#base(),
+      ...ids,
+      ...owned,
+      tool_use_id: task.toolUseId,
+      status: task.status === "stopped" ? "stopped" : task.status === "failed" ? "failed" : "completed",
+      output_file: task.outputFile,
+      summary: event.summary,
+    });
+    if (this.#background.delete(task.id)) this.#backgroundChanged();
   }
 }

@@ -133,10 +133,24 @@ export class BackgroundShells {
   readonly #maxOutputBytes: number;
   #dir: string | undefined;
   #closed = false;
+  #endsWithAnswer = false;
 
   constructor(options: { readonly maxRunning?: number; readonly maxOutputBytes?: number } = {}) {
     this.#maxRunning = options.maxRunning ?? BACKGROUND_SHELLS_MAX_RUNNING;
     this.#maxOutputBytes = options.maxOutputBytes ?? BACKGROUND_OUTPUT_MAX_BYTES;
+  }
+
+  /**
+   * A sub-agent's shells (R-T4, R-X1): they are stopped when it gives its final answer and no
+   * notice reaches it after that, as Claude Code's; a start tells the model so.
+   */
+  endWithFinalAnswer(): void {
+    this.#endsWithAnswer = true;
+  }
+
+  /** Whether the owner's final answer ends these shells (a sub-agent's), so no notice can follow it. */
+  get endsWithFinalAnswer(): boolean {
+    return this.#endsWithAnswer;
   }
 
   /** Starts a shell; a string is why it was refused. */

@@ -6,6 +6,12 @@ import { type BackgroundRunEnd, backgroundShellsFor } from "./background-shells.
 export const BACKGROUND_DEFAULT_TIMEOUT_MS = 600_000;
 export const BACKGROUND_MAX_TIMEOUT_MS = 7_200_000;
 
+/** Claude Code's words to a sub-agent, whose shells end with its final answer (R-X1). */
+const SUB_AGENT_NOTICE =
+  "If it exits while you are still working you will be notified, but it is terminated when you give your " +
+  "final response and no notification can follow that — so do not end your turn to wait for it; if you need " +
+  "its result, wait for it before giving your final response. ";
+
 /** The part of a Bash call a background start needs. */
 export interface BackgroundBashInput {
   readonly command: string;
@@ -39,7 +45,8 @@ export function startInBackground(
   return {
     content:
       `Command running in background with ID: ${started.id}. Output is being written to: ${started.outputFile}. ` +
-      "You will be notified when it completes. To check interim output, use Read on that file path.",
+      (shells.endsWithFinalAnswer ? SUB_AGENT_NOTICE : "You will be notified when it completes. ") +
+      "To check interim output, use Read on that file path.",
     // Said outright, with Bash's structured output naming the task, as Claude Code's (R-K2, R-X1).
     isError: false,
     output: {

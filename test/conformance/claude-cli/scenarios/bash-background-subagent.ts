@@ -3,9 +3,11 @@ import type { CliScenario } from "../scenario.js";
 
 const TASK = "Start the greeting in the background.";
 
-// A sub-agent's own background Bash: Claude Code prints task lines for it as for the main agent's.
+// A sub-agent's own background Bash: Claude Code prints task lines for it as for the main agent's,
+// owned by the sub-agent. The command outlives the sub-agent, so its end is always the stop at the
+// sub-agent's final answer (a quick one races that answer).
 export default {
-  what: "a sub-agent's Bash call with run_in_background: true: the task lines printed for it",
+  what: "a sub-agent's Bash call with run_in_background: true: the task lines printed for it, and its stop at the sub-agent's final answer",
   args: [
     "-p",
     "Ask a helper to start the greeting.",
@@ -24,7 +26,7 @@ export default {
       ]),
     subAgent: (request) =>
       byTurn(request, [
-        toolCall("Bash", { command: "echo hello", description: "Print a greeting", run_in_background: true }),
+        toolCall("Bash", { command: "sleep 30", description: "Wait a while", run_in_background: true }),
         text("Started."),
       ]),
   },
