@@ -10,6 +10,7 @@ import {
   startCliInProcess,
   startRedisServer,
 } from "@forkloop/cli/testing";
+import { testServerConfig } from "@forkloop/mcp/testing";
 import { type Simulator, startSimulator } from "@forkloop/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -22,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
  * reduce alone, run once more; a finished one is kept by a re-attach on any host.
  */
 const REDUCE_MARK = "The batch's items have finished";
+const PID_PROMPT = "Sum up the findings and name the pid the test tool gives.";
 
 let dir: string;
 let server: Simulator;
@@ -32,6 +34,7 @@ let reduceGate: Promise<void> | undefined;
 beforeAll(async () => {
   dir = await realpath(await mkdtemp(join(tmpdir(), "forkloop-queue-reduce-")));
   await writeFile(join(dir, "items.jsonl"), '{"n":1}\n{"n":2}\n{"n":3}\n');
+  await writeFile(join(dir, "servers.json"), JSON.stringify({ mcpServers: { test: testServerConfig() } }));
   redis = await startRedisServer();
   const answer = (text: string) => ({ content: [{ type: "text" as const, text }] });
   server = await startSimulator({
@@ -40,6 +43,17 @@ beforeAll(async () => {
       if (!text.includes(REDUCE_MARK)) return answer(`finding ${/\(item (\d)\)/.exec(text)?.[1] ?? "?"}`);
       if (holdReduce) return { content: [], fault: "headers_then_silence" };
       await reduceGate;
+      if (text.includes(PID_PROMPT)) {
+        // The MCP reduce: it calls the server's pid tool, then answers with what it returned.
+        const [result] = request.lastToolResults;
+        if (result === undefined)
+          return {
+            content: [
+              { type: "tool_use" as const, id: "toolu_reduce_pid", name: "mcp__test__pid", input: {} },
+            ],
+          };
+        return answer(`REDUCED with pid ${result.is_error ? `error ${result.content}` : result.content}`);
+      }
       return answer("REDUCED: three findings");
     },
   });
@@ -56,8 +70,8 @@ const env = () => ({
   ANTHROPIC_BASE_URL: server.url,
   FORKLOOP_QUEUE_REDUCE_LEASE_MS: "3000",
 });
-const worker = () =>
-  startCliInProcess(["worker", "--queue", redis.url, "--concurrency", "3", "--sandbox", "off"], {
+const worker = (...extra: string[]) =>
+  startCliInProcess(["worker", "--queue", redis.url, "--concurrency", "3", "--sandbox", "off", ...extra], {
     cwd: dir,
     env: env(),
   });
@@ -268,6 +282,37 @@ describe("R-B7: forkloop batch --queue URL --reduce", { timeout: 180_000 }, () =
     } finally {
       release();
       reduceGate = undefined;
+      await running.stop();
+    }
+  });
+
+  it("R-B7, R-M1: the producer's reduce calls the MCP servers the batch names, started from this host's configuration as a worker does, and stopped after it", async () => {
+    const servers = join(dir, "servers.json");
+    const running = worker("--mcp-config", servers);
+    try {
+      const before = messages().length;
+      const args = newBatch("qm");
+      args[args.indexOf("Sum up the findings.")] = PID_PROMPT;
+      const result = await runCliInProcess([...args, "--mcp-config", servers], { cwd: dir, env: env() });
+      expect(result.code, `${result.stderr}\nworker:\n${running.stderr()}`).toBe(0);
+      const sent = messages().slice(before);
+      expect(sent.filter(isReduce)).toHaveLength(2);
+      // Its tool list is the items' (mcp__test__pid among them): one prefix, read from the cache.
+      expect(new Set(sent.map(prefixOf)).size).toBe(1);
+      expect(JSON.stringify(bodyOf(sent[0]!).tools)).toContain("mcp__test__pid");
+      const pid = /REDUCED with pid (\d+)\n/.exec(result.stdout)?.[1];
+      expect(pid, result.stdout).toBeDefined();
+      // The producer's own server process (not the worker's), ended with the reduce.
+      expect(Number(pid)).not.toBe(process.pid);
+      await waitUntil(() => {
+        try {
+          process.kill(Number(pid), 0);
+          return false;
+        } catch {
+          return true;
+        }
+      }, "the reduce's MCP server to end");
+    } finally {
       await running.stop();
     }
   });

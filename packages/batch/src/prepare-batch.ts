@@ -97,6 +97,8 @@ export interface PreparedQueuedBatch {
   readonly plan: Extract<BatchPlan, { kind: "new" }>;
   /** The MCP servers its items may use, by name and transport only (R-M1, R-B1). */
   readonly mcpServers: readonly QueuedMcpServer[];
+  /** This host's servers as resolved from the flags: the producer's reduce starts those named (R-M1). */
+  readonly servers: ResolvedMcpServers;
   /** With `dryRun`: the first requests' estimate (the workers' sandbox is theirs; the prefix's tools are the same). */
   readonly estimate: DryRunEstimate | undefined;
 }
@@ -126,10 +128,10 @@ export async function prepareQueuedBatch<F extends BatchHostFlags>(
   const plan = { ...planned, spec };
   const rules = environment.rules({ allow: spec.allowedTools, deny: spec.disallowedTools });
   const mcpServers = namedMcpServers(servers, rules.deny);
-  if (!input.dryRun) return { ok: true, value: { plan, mcpServers, estimate: undefined } };
+  if (!input.dryRun) return { ok: true, value: { plan, mcpServers, servers, estimate: undefined } };
   const bash = settings.env === undefined ? {} : { env: settings.env };
   const estimate = await estimateNewBatch(plan, settings, bash, input.host);
-  return { ok: true, value: { plan, mcpServers, estimate } };
+  return { ok: true, value: { plan, mcpServers, servers, estimate } };
 }
 
 /** The binary and unreadable matches that will not be items, said before anything runs. */

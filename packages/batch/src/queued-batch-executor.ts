@@ -1,5 +1,6 @@
 import { mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
+import type { Tool } from "@forkloop/loop-core";
 import { ForkloopError } from "@forkloop/loop-core/errors";
 import type { AgentPool, SubAgentBashOptions } from "@forkloop/orchestrator";
 import type { McpServersOnDemand, ModelSource, ProjectState } from "@forkloop/sdk";
@@ -8,7 +9,7 @@ import { openWorkspaceIsolation, type WorkspaceIsolation } from "@forkloop/tools
 import { createBatchExecutor } from "./batch-executor.js";
 import type { ItemExecutor } from "./batch-runner.js";
 import { batchDir } from "./batch-store.js";
-import type { QueuedBatch } from "./queue-store.js";
+import type { QueuedBatch, QueuedMcpServer } from "./queue-store.js";
 import { BatchRefusedError, type ExecutorWiring } from "./queue-worker.js";
 import { outputSchemaProblem } from "./structured-output.js";
 
@@ -72,19 +73,33 @@ export async function queuedBatchExecutor(
  */
 async function batchMcpTools(batch: QueuedBatch, mcp: McpServersOnDemand, self: string) {
   const named = batch.mcpServers ?? [];
-  if (named.length === 0) return [];
+  const { tools, problems, have } = await namedMcpTools(named, mcp);
+  if (problems.length === 0) return tools;
+  throw new BatchRefusedError(
+    "mcp_server_unavailable",
+    `batch ${batch.spec.id} uses MCP servers that ${self} cannot start: ${problems.join("; ")} (it has: ${have}). Fix: configure each under that name for this worker — its --cwd project's .mcp.json (trusted), settings' mcpServers, or --mcp-config FILE — restart the worker, and run the batch again.`,
+  );
+}
+
+/**
+ * R-M1, R-B1: the tools of a queued batch's `named` servers from this host's `mcp` (started on
+ * first use), or why some cannot be had here — one not in its configuration, one that failed to
+ * start — and the names it has. A worker serving the batch and its producer running the reduce
+ * use it.
+ */
+export async function namedMcpTools(
+  named: readonly QueuedMcpServer[],
+  mcp: McpServersOnDemand,
+): Promise<{ tools: readonly Tool[]; problems: readonly string[]; have: string }> {
+  if (named.length === 0) return { tools: [], problems: [], have: "" };
   const { tools, unavailable } = await mcp.serversFor(named.map((server) => server.name));
-  if (unavailable.length === 0) return tools;
   const have = mcp.names.length === 0 ? "none" : mcp.names.join(", ");
   const problems = unavailable.map((server) =>
     server.reason === "failed"
       ? `"${server.name}" failed to start here (${server.error})`
       : `"${server.name}" (${named.find((one) => one.name === server.name)?.transport}) is not in its configuration`,
   );
-  throw new BatchRefusedError(
-    "mcp_server_unavailable",
-    `batch ${batch.spec.id} uses MCP servers that ${self} cannot start: ${problems.join("; ")} (it has: ${have}). Fix: configure each under that name for this worker — its --cwd project's .mcp.json (trusted), settings' mcpServers, or --mcp-config FILE — restart the worker, and run the batch again.`,
-  );
+  return { tools, problems, have };
 }
 
 /**

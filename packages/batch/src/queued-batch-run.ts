@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { mkdir, rm } from "node:fs/promises";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import {
   batchesDir,
   type ModelSource,
   type ProjectState,
+  type ResolvedMcpServers,
   type RunEnvironment,
   refuseDisabledBypass,
 } from "@forkloop/sdk";
@@ -42,6 +43,7 @@ import {
   writeReduceRecord,
 } from "./queue-store.js";
 import { openQueuedApplier, type QueuedApplier } from "./queued-applies.js";
+import { namedMcpTools } from "./queued-batch-executor.js";
 import { describeRedisError, isRedisError } from "./redis-errors.js";
 import { runReduceStep } from "./reduce-step.js";
 import { checkWritableDir } from "./writable-dir.js";
@@ -92,6 +94,11 @@ export interface QueuedBatchRun {
   readonly reducer?: {
     readonly environment: RunEnvironment;
     readonly sandbox?: SandboxMode | undefined;
+    /**
+     * R-M1: this host's MCP servers (a new batch's `--mcp-config` over the settings'); the reduce
+     * starts those the batch names, as a worker does. Without it, the settings' (a re-attach).
+     */
+    readonly mcpServers?: ResolvedMcpServers | undefined;
   };
   /**
    * R-B7, R-B1: how long this producer's claim on running the reduce outlives its last renewal
@@ -215,8 +222,11 @@ export async function executeQueuedBatch(
       "forkloop.batch.items.succeeded": summary.states.filter((state) => state.status === "succeeded").length,
       "forkloop.batch.items.failed": summary.states.filter((state) => state.status === "failed").length,
     });
-    const reduced = await reduceQueued(run, { spec, summary, connection }, host.signal, (text) =>
-      display.log(text),
+    const reduced = await reduceQueued(
+      run,
+      { spec, summary, connection, mcpServers: batch.mcpServers ?? [] },
+      host.signal,
+      (text) => display.log(text),
     );
     const reduce = typeof reduced === "string" ? undefined : reduced;
     const dir = batchDir(run.state, spec.id);
@@ -256,7 +266,12 @@ type Redis = Awaited<ReturnType<typeof connectQueue>>;
  */
 async function reduceQueued(
   run: QueuedBatchRun,
-  done: { readonly spec: BatchSpec; readonly summary: QueuedRunSummary; readonly connection: Redis },
+  done: {
+    readonly spec: BatchSpec;
+    readonly summary: QueuedRunSummary;
+    readonly connection: Redis;
+    readonly mcpServers: readonly QueuedMcpServer[];
+  },
   signal: AbortSignal,
   log: (line: string) => void,
 ): Promise<ReduceOutcome | string | undefined> {
@@ -267,27 +282,45 @@ async function reduceQueued(
   if (run.reducer === undefined) return "this producer was given no run environment to run it with";
   const { environment, sandbox } = run.reducer;
   let source: ModelSource;
+  let servers: ResolvedMcpServers | undefined;
   try {
     refuseDisabledBypass(spec.permissionMode, environment.settings);
     source = await environment.endpoint(undefined, spec.cwd);
+    // R-M1: the servers the batch names come from this host's configuration, as on a worker.
+    servers =
+      done.mcpServers.length === 0
+        ? undefined
+        : (run.reducer.mcpServers ??
+          (await environment.mcpServers({ configFiles: undefined, servers: undefined, strict: undefined })));
   } catch (error) {
     // This host cannot run it (its settings, its endpoint): the items' report is still written.
     const why = error instanceof Error ? error.message : String(error);
     log(`reduce: not run here: ${why}`);
     return why;
   }
+  const dir = batchDir(run.state, spec.id);
+  const mcp =
+    servers === undefined
+      ? undefined
+      : environment.mcpOnDemand(servers, { resultsDir: join(dir, "mcp-results") });
   const pool = createBatchPool(source, 1, undefined);
   const leaseMs = run.reduceLeaseMs ?? DEFAULT_REDUCE_LEASE_MS;
   try {
+    const { tools, problems, have } =
+      mcp === undefined ? { tools: [], problems: [], have: "" } : await namedMcpTools(done.mcpServers, mcp);
+    if (problems.length > 0) {
+      const why = `the batch's MCP servers cannot be had on this host: ${problems.join("; ")} (it has: ${have}); configure each under that name here — the project's .mcp.json (trusted) or settings' mcpServers`;
+      log(`reduce: not run here: ${why}`);
+      return why;
+    }
     return await runReduceStep({
       spec: { ...spec, reduce: prompt },
-      dir: batchDir(run.state, spec.id),
+      dir,
       states: summary.states,
       source,
       settings: environment.settings,
       bash: environment.bash(spec.permissionMode, sandbox, true),
-      // The workers start the batch's MCP servers; the reduce reads results and has none.
-      mcpTools: [],
+      mcpTools: tools,
       pool,
       signal,
       log,
@@ -303,6 +336,7 @@ async function reduceQueued(
     });
   } finally {
     await pool.close();
+    await mcp?.close();
   }
 }
 

@@ -5,7 +5,7 @@ import {
   queuedRunRefusal,
   reduceLeaseFromEnv,
 } from "@forkloop/batch/internal";
-import type { ProjectState, RunEnvironment } from "@forkloop/sdk";
+import type { ProjectState, ResolvedMcpServers, RunEnvironment } from "@forkloop/sdk";
 import type { SandboxMode } from "@forkloop/tools";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
@@ -41,7 +41,13 @@ export interface QueueFlags {
 export async function queuedBatchCommand(
   flags: QueueFlags,
   target: QueueTarget,
-  where: { readonly cwd: string; readonly state: ProjectState; readonly run: RunEnvironment },
+  where: {
+    readonly cwd: string;
+    readonly state: ProjectState;
+    readonly run: RunEnvironment;
+    /** A new batch's MCP servers as this host resolved them (`--mcp-config`): the reduce's. */
+    readonly servers?: ResolvedMcpServers;
+  },
   context: CommandContext,
 ): Promise<ExitCode> {
   const refusal = queuedRunRefusal(flags, target.kind === "attach" ? target.id : undefined);
@@ -60,7 +66,7 @@ export async function queuedBatchCommand(
       home: context.env.HOME,
       retryConflicts: flags["retry-conflicts"],
       // R-B7: a --reduce batch's reduce runs here, after every worker's items.
-      reducer: { environment: where.run, sandbox: flags.sandbox },
+      reducer: { environment: where.run, sandbox: flags.sandbox, mcpServers: where.servers },
       reduceLeaseMs: reduceLeaseFromEnv(context.env),
     },
     context,

@@ -167,11 +167,11 @@ async function queuedBatch(
     return queuedBatchCommand(queueFlags, { kind: "attach", id: flags.resume }, where, context);
   }
   // R-M1, R-B1: a bad MCP config is exit 2 now; only the servers' names go to Redis.
-  const { plan, mcpServers, estimate } = composed(
+  const { plan, mcpServers, servers, estimate } = composed(
     await prepareQueuedBatch({ ...preparation(flags, where, context), dryRun: flags["dry-run"] === true }),
   );
   if (estimate !== undefined) return printDryRun(estimate, flags, context);
-  return queuedBatchCommand(queueFlags, { kind: "new", plan, mcpServers }, where, context);
+  return queuedBatchCommand(queueFlags, { kind: "new", plan, mcpServers }, { ...where, servers }, context);
 }
 
 /** A composition the flags do not make is exit 2, in the library's words (the usage after them when it says so). */
