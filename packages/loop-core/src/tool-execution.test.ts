@@ -22,9 +22,10 @@ function resultOf(message: UserMessage): { content: unknown; is_error?: boolean 
 async function run(
   tools: readonly Tool[],
   use: ToolUseBlock,
-  options: { hooks?: LoopHooks; canUseTool?: CanUseTool } = {},
+  options: { hooks?: LoopHooks; canUseTool?: CanUseTool; disabledTools?: readonly string[] } = {},
 ) {
-  const context = testContext({ tools });
+  const { disabledTools } = options;
+  const context = { ...testContext({ tools }), ...(disabledTools ? { disabledTools } : {}) };
   const outcome = await runToolUse(use, "parent-uuid", {
     context,
     canUseTool: options.canUseTool ?? (async () => ({ behavior: "allow" })),
@@ -45,6 +46,20 @@ describe("R-T1: the per-tool pipeline", () => {
     const { result } = await run([readTool], block("Nope", {}));
     expect(result.is_error).toBe(true);
     expect(String(result.content)).toContain("No such tool available: Nope");
+  });
+
+  it("R-P1, R-X1: a tool a bare deny rule removed is named as disabled, in Claude Code's words", async () => {
+    const answer = async (name: string) =>
+      (await run([readTool], block(name, {}), { disabledTools: ["Write"] })).result;
+    const write = await answer("Write");
+    expect(write.is_error).toBe(true);
+    expect(write.content).toBe(
+      "<tool_use_error>Error: No such tool available: Write. Write is disabled for this session, in subagents as well as here.</tool_use_error>",
+    );
+    // A name no rule removed is simply unknown.
+    expect((await answer("Nope")).content).toBe(
+      "<tool_use_error>No such tool available: Nope</tool_use_error>",
+    );
   });
 
   it("R-T1: invalid input is caught by the zod schema", async () => {

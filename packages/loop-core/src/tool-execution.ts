@@ -62,7 +62,7 @@ export async function runToolUse(
   const rejection = toolUseRejection(block);
   if (rejection !== undefined) return reply(errorResult(rejection));
   const tool = findTool(context.tools, block.name);
-  if (!tool) return reply(errorResult(`No such tool available: ${block.name}`));
+  if (!tool) return reply(errorResult(noSuchTool(block.name, context)));
 
   const parsed = tool.inputSchema.safeParse(block.input);
   if (!parsed.success) {
@@ -202,6 +202,15 @@ async function safePermission(
   } catch (error) {
     return { behavior: "deny" as const, message: `Permission check failed: ${errorMessage(error)}` };
   }
+}
+
+/**
+ * The answer to a call of a tool the session does not offer, in Claude Code's words: one a bare
+ * deny rule removed is named as disabled everywhere, sub-agents included (R-P1, R-X1).
+ */
+function noSuchTool(name: string, context: ToolUseContext): string {
+  if (!context.disabledTools?.includes(name)) return `No such tool available: ${name}`;
+  return `Error: No such tool available: ${name}. ${name} is disabled for this session, in subagents as well as here.`;
 }
 
 export function errorResult(message: string): ToolResult {

@@ -29,6 +29,11 @@ export interface ToolUseContext {
   /** File tools are confined to these absolute roots (R-P1). */
   readonly workspaceRoots: readonly string[];
   readonly tools: readonly Tool[];
+  /**
+   * Names a bare deny rule took out of `tools` (R-P1): a call the model makes to one anyway is
+   * told the tool is disabled for the session, as Claude Code words it (R-X1).
+   */
+  readonly disabledTools?: readonly string[];
   /** Aborted on Ctrl+C or submit-interrupt; `signal.reason` tells which (R-L16). */
   readonly abortController: AbortController;
   /** `main` for the top-level agent, otherwise the sub-agent's id. */

@@ -154,14 +154,26 @@ export function startContext(
   return sessionStartContext(hooks, { source, model, context });
 }
 
-/** An agent's tool context for one run: its abort controller, model and permission mode. */
+/**
+ * An agent's tool context for one run: its abort controller, model and permission mode, and the
+ * tools its bare deny rules removed (a call to one is told so, R-P1).
+ */
 export function agentToolContext(
-  agent: Pick<ToolUseContext, "cwd" | "workspaceRoots" | "tools" | "agentId" | "agentState">,
+  agent: Pick<ToolUseContext, "cwd" | "workspaceRoots" | "tools" | "agentId" | "agentState"> & {
+    readonly denyRules: readonly string[];
+  },
   abortController: AbortController,
   model: string,
   permissionMode: PermissionMode,
 ): ToolUseContext {
-  return { ...agent, abortController, options: { model, permissionMode } };
+  const { denyRules, ...rest } = agent;
+  const disabledTools = denyRules.filter((rule) => !rule.includes("("));
+  return {
+    ...rest,
+    ...(disabledTools.length > 0 ? { disabledTools } : {}),
+    abortController,
+    options: { model, permissionMode },
+  };
 }
 
 /**

@@ -148,7 +148,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
   const workspaceRoots = [cwd, ...(options.additionalDirectories ?? [])];
   const contextFor = (abortController: AbortController, model: string, permissionMode: PermissionMode) =>
     agentToolContext(
-      { cwd, workspaceRoots, tools, agentId: "main", agentState },
+      { cwd, workspaceRoots, tools, agentId: "main", agentState, denyRules: profile.permissionRules.deny },
       abortController,
       model,
       permissionMode,

@@ -86,7 +86,14 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
     stopTelling();
   };
   const toolUseContext = agentToolContext(
-    { cwd: task.cwd, workspaceRoots: task.workspaceRoots, tools, agentId: task.id, agentState },
+    {
+      cwd: task.cwd,
+      workspaceRoots: task.workspaceRoots,
+      tools,
+      agentId: task.id,
+      agentState,
+      denyRules: profile.permissionRules.deny,
+    },
     abortController,
     params.model,
     profile.permissionMode,
