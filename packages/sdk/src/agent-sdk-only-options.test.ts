@@ -9,14 +9,20 @@ import { runQuery, runToThrow, startHarness } from "./test-support/sdk-harness.j
 
 type Harness = Awaited<ReturnType<typeof startHarness>>;
 
+const PLAN = "First I plan: read the notes.";
+
 describe("R-K1: the Agent SDK's options forkloop acts on, takes as having no effect, or refuses at the call", () => {
   let harness: Harness;
   beforeAll(async () => {
-    harness = await startHarness((request) =>
-      (request.lastUserText ?? "").includes("read the notes") && request.lastToolResults.length === 0
-        ? { content: [{ type: "tool_use" as const, name: "Read", input: { file_path: "notes.md" } }] }
-        : { content: [{ type: "text" as const, text: "noted" }] },
-    );
+    harness = await startHarness((request) => {
+      const read = { type: "tool_use" as const, name: "Read", input: { file_path: "notes.md" } };
+      const asked = request.lastUserText ?? "";
+      if (!asked.includes("read the notes") || request.lastToolResults.length > 0)
+        return { content: [{ type: "text" as const, text: "noted" }] };
+      // A reply of two blocks: yielded as two lines, only the last with the transcript's uuid.
+      if (asked.includes("plan first")) return { content: [{ type: "text" as const, text: PLAN }, read] };
+      return { content: [read] };
+    });
   });
   afterAll(async () => {
     await harness.close();
@@ -141,7 +147,7 @@ describe("R-K1: the Agent SDK's options forkloop acts on, takes as having no eff
   it("R-K1: resumeSessionAt with resume and forkSession continues from that message in a new session; the original is kept whole", async () => {
     const first = await runQuery("remember the colour blue", harness.options());
     const id = first[0]?.session_id ?? "";
-    // A message of the saved session (getSessionMessages' uuid: a yielded message's is not yet the transcript's).
+    // A message of the saved session by getSessionMessages' uuid (a yielded line's uuid: below).
     const cut =
       (await getSessionMessages(id, harness.at)).find((message) => message.type === "assistant")?.uuid ?? "";
     await runQuery("now remember green", harness.options({ resume: id }));
@@ -158,4 +164,43 @@ describe("R-K1: the Agent SDK's options forkloop acts on, takes as having no eff
     expect(forkHistory).toContain("what colour?");
     expect(texts(await getSessionMessages(id, harness.at))).toContain("now remember green");
   });
+
+  for (const includePartialMessages of [false, true]) {
+    it(`R-K1: resumeSessionAt takes the uuid of a line the stream yielded (a reply's first block) and forks the history cut after that block${includePartialMessages ? ", with partial messages" : ""}`, async () => {
+      const first = await runQuery(
+        "plan first, then read the notes",
+        harness.options({ includePartialMessages }),
+      );
+      const id = first[0]?.session_id ?? "";
+      const planLine = first.find(
+        (message) =>
+          message.type === "assistant" &&
+          message.message.content.some((block) => block.type === "text" && block.text === PLAN),
+      );
+      const planUuid = planLine?.uuid ?? "";
+      // Not the transcript's id: the reply's last line (its Read call) carries that one.
+      expect((await getSessionMessages(id, harness.at)).map((message) => message.uuid)).not.toContain(
+        planUuid,
+      );
+      const before = harness.sim.requests().length;
+      const forked = await runQuery(
+        "what was the plan?",
+        harness.options({ resume: id, forkSession: true, resumeSessionAt: planUuid }),
+      );
+      expect(forked.at(-1)).toMatchObject({ type: "result", subtype: "success" });
+      const [next] = harness.sim.requests().slice(before);
+      const body = JSON.parse(next?.rawBody ?? "{}") as {
+        messages: { role: string; content: string | { type: string; text?: string }[] }[];
+      };
+      const blocks = (content: string | { type: string; text?: string }[]) =>
+        typeof content === "string" ? [{ type: "text", text: content }] : content;
+      // The first prompt, the reply up to its plan (no Read call, no result), the new prompt.
+      expect(body.messages.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
+      // (The simulator's replies think first: that block is kept, being before the plan.)
+      const kept = blocks(body.messages[1]?.content ?? "").filter((block) => block.type !== "thinking");
+      expect(kept).toMatchObject([{ type: "text", text: PLAN }]);
+      expect(JSON.stringify(body.messages)).not.toContain("tool_use");
+      expect(JSON.stringify(body.messages[2])).toContain("what was the plan?");
+    });
+  }
 });

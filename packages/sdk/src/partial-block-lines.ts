@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
 import { type ContentBlock, MessageAccumulator, type RawMessageStreamEvent } from "@forkloop/loop-core";
+import { blockLineUuid } from "./line-uuids.js";
 import type { SDKMessage } from "./messages.js";
 
 /**
@@ -71,12 +71,17 @@ export class PartialBlockLines {
     return [...rest, ...held];
   }
 
-  /** The held block's line (a uuid of its own: another block followed, or the stream was cut) and its stop. */
+  /**
+   * The held block's line (another block followed, or the stream was cut) and its stop. Its uuid
+   * is the one the finished message's line at that place gets (line-uuids.ts), so it leads back to
+   * the transcript entry (resumeSessionAt).
+   */
   flush(): SDKMessage[] {
     const held = this.#held;
     if (!held || this.#envelope === undefined) return [];
     this.#held = undefined;
+    const uuid = blockLineUuid(this.#messageId ?? "", this.#given);
     this.#given++;
-    return [this.#lineFor(held.block, randomUUID(), this.#envelope, this.#requestId), ...held.lines];
+    return [this.#lineFor(held.block, uuid, this.#envelope, this.#requestId), ...held.lines];
   }
 }

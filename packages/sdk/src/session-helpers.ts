@@ -10,6 +10,7 @@ import {
   sessionTranscriptPath,
   TranscriptWriter,
 } from "@forkloop/orchestrator";
+import { historyUpToLine } from "./line-uuids.js";
 import { processCommand } from "./lock-owner.js";
 import type { SDKAssistantMessage, SDKUserMessage } from "./messages.js";
 import { OptionsError } from "./options-error.js";
@@ -248,9 +249,10 @@ export async function forkSessionIn(
   const loaded = await loadTranscript(savedSession(state, sessionId).path);
   let messages = loaded.messages;
   if (upToMessageId !== undefined) {
-    const index = messages.findIndex((message) => message.uuid === upToMessageId);
-    if (index < 0) throw new OptionsError(`session "${sessionId}" has no message ${upToMessageId}.`);
-    messages = messages.slice(0, index + 1);
+    // A transcript id, or the uuid of any line the stream yielded (line-uuids.ts).
+    const upTo = historyUpToLine(messages, upToMessageId);
+    if (upTo === undefined) throw new OptionsError(`session "${sessionId}" has no message ${upToMessageId}.`);
+    messages = upTo;
   }
   const forkedId = newSessionId();
   const forkedPath = sessionTranscriptPath(sessionsDir(state), forkedId);

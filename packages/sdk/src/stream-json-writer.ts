@@ -16,6 +16,7 @@ import {
   type EndingApiError,
   syntheticErrorMessage,
 } from "./api-error-line.js";
+import { lineUuid } from "./line-uuids.js";
 import type {
   SDKMessage,
   SDKResultMessage,
@@ -397,7 +398,7 @@ export class StreamJsonWriter {
     // One line per content block, like Claude Code; the blocks of one reply share message.id,
     // each line has its own uuid (consumers key on it), the last one the message's.
     return message.content.map((block, index) =>
-      this.#blockLine(message, block, lineUuid(event.uuid, index, message.content.length), event),
+      this.#blockLine(message, block, lineUuid(event.uuid, message.id, index, message.content.length), event),
     );
   }
 
@@ -729,7 +730,7 @@ export function userLines(
       ? event.toolUseResult
       : toolUseResultOf({ content: content as string });
   return blocks.map((block, index) => {
-    const uuid = lineUuid(event.uuid, index, blocks.length);
+    const uuid = lineUuid(event.uuid, event.uuid, index, blocks.length);
     return block.type === "tool_result"
       ? line([block], toolUseResult(block.content), uuid)
       : line([block], undefined, uuid);
@@ -749,12 +750,4 @@ export function oneBlockMessage(message: object, block: unknown): never {
     content: [block],
     context_management: applied > 0 ? context_management : null,
   } as never;
-}
-
-/**
- * The uuid of one line of a message printed a block per line: each its own, as Claude Code's
- * (a consumer keys on it); the last line keeps the message's, the one its transcript records.
- */
-function lineUuid(messageUuid: string, index: number, lines: number): string {
-  return index === lines - 1 ? messageUuid : randomUUID();
 }
