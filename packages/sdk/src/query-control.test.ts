@@ -110,4 +110,33 @@ describe("R-K1: the Agent SDK's Query control methods, answered in-process or re
     input.end();
     run.close();
   });
+
+  it('R-K1, R-X2: accountInfo() and initializationResult() say apiKeySource "apiKeyHelper" once the session runs on a settings apiKeyHelper\'s key, as its init line does', async () => {
+    const input = promptStream();
+    const run = query({
+      prompt: input.stream,
+      options: harness.options({
+        // No key in the environment: the helper's key authenticates.
+        env: { ANTHROPIC_BASE_URL: harness.sim.url, HOME: harness.dir },
+        settings: { apiKeyHelper: "printf '%s\\n' helper-key" },
+      }),
+    });
+    input.push("hello");
+    // Read up to the result without leaving the loop (a break would close the query and its session).
+    const messages = run[Symbol.asyncIterator]();
+    const seen: SDKMessage[] = [];
+    while (seen.at(-1)?.type !== "result") {
+      const next = await messages.next();
+      if (next.done === true) break;
+      seen.push(next.value);
+    }
+    expect(seen.find((m) => m.type === "system" && m.subtype === "init")).toMatchObject({
+      apiKeySource: "apiKeyHelper",
+    });
+    expect(seen.at(-1)).toMatchObject({ type: "result", subtype: "success" });
+    expect(await run.accountInfo()).toEqual({ apiKeySource: "apiKeyHelper", apiProvider: "firstParty" });
+    expect((await run.initializationResult()).account.apiKeySource).toBe("apiKeyHelper");
+    input.end();
+    run.close();
+  });
 });

@@ -7,6 +7,7 @@ import type {
   SDKControlInitializeResponse,
   SlashCommand,
 } from "./agent-sdk-types/control-types.js";
+import type { ModelEndpoint } from "./model-endpoint.js";
 import type { Options } from "./options.js";
 import { OptionsError } from "./options-error.js";
 import { SLASH_COMMANDS } from "./slash-commands.js";
@@ -70,7 +71,9 @@ export function supportedAgents(options: Options, session: MainSession | undefin
 }
 
 /** Who pays: an API key from the environment, or none (the embedded simulator answers). */
-export function accountInfo(options: Options): AccountInfo {
+export function accountInfo(options: Options, endpoint?: ModelEndpoint): AccountInfo {
+  // R-X2: once a session runs, its endpoint knows a settings apiKeyHelper printed the key (as init says).
+  if (endpoint?.keyHelper !== undefined) return { apiKeySource: "apiKeyHelper", apiProvider: "firstParty" };
   const env = options.env ?? process.env;
   const keyed = (env.ANTHROPIC_API_KEY ?? "") !== "";
   return { apiKeySource: keyed ? "ANTHROPIC_API_KEY" : "none", apiProvider: "firstParty" };
@@ -80,6 +83,7 @@ export function accountInfo(options: Options): AccountInfo {
 export function initializeResponse(
   options: Options,
   session: MainSession | undefined,
+  endpoint?: ModelEndpoint,
 ): SDKControlInitializeResponse {
   return {
     commands: supportedCommands(),
@@ -87,7 +91,7 @@ export function initializeResponse(
     output_style: "default",
     available_output_styles: ["default"],
     models: supportedModels(),
-    account: accountInfo(options),
+    account: accountInfo(options, endpoint),
     claude_code_version: FORKLOOP_VERSION,
   };
 }

@@ -338,15 +338,15 @@ class QueryRun implements Query {
   }
 
   async accountInfo() {
-    return accountInfo(this.#options);
+    return accountInfo(this.#options, this.#session?.runtime.source.endpoint);
   }
 
   async initializationResult() {
-    return initializeResponse(this.#options, this.#session?.session);
+    return initializeResponse(this.#options, this.#session?.session, this.#session?.runtime.source.endpoint);
   }
 
   async reinitialize() {
-    return initializeResponse(this.#options, this.#session?.session);
+    return initializeResponse(this.#options, this.#session?.session, this.#session?.runtime.source.endpoint);
   }
 
   async getContextUsage() {
