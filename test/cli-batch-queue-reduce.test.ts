@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -158,6 +159,9 @@ describe("R-B7: forkloop batch --queue URL --reduce", { timeout: 180_000 }, () =
       expect(await redisReduce("qr")).toMatchObject({ status: "succeeded", attempt: 1 });
       const report = await readJson(join(state, "report.json"));
       expect(report.reduce).toMatchObject({ status: "succeeded", text: "REDUCED: three findings" });
+      // Its transcript is on this host (the producer's), named as a local batch's is.
+      expect(report.reduce.transcript).toBe(join(state, "transcripts", "reduce-1.fltr"));
+      expect(existsSync(report.reduce.transcript)).toBe(true);
       const itemsCost = report.items.reduce(
         (sum: number, line: { costUsd: number }) => sum + line.costUsd,
         0,
@@ -312,6 +316,23 @@ describe("R-B7: forkloop batch --queue URL --reduce", { timeout: 180_000 }, () =
           return true;
         }
       }, "the reduce's MCP server to end");
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it("R-B7: a producer host without an API key does not run the reduce on the embedded simulator — the items' report is written, exit 6 naming the fix; the re-attach with a key runs it", async () => {
+    const running = worker();
+    try {
+      const keyless = await runCliInProcess(newBatch("qs"), { cwd: dir, env: {} });
+      expect(keyless.code, `${keyless.stderr}\nworker:\n${running.stderr()}`).toBe(6);
+      expect(keyless.stderr).toContain("this host has no API key");
+      expect(keyless.stderr).toContain("set the key on this host");
+      expect(await redisReduce("qs")).toBeNull();
+      const count = messages().length;
+      const fixed = await reattach("qs");
+      expect(fixed.code, fixed.stderr).toBe(0);
+      expect(messages().slice(count).map(isReduce)).toEqual([true]);
     } finally {
       await running.stop();
     }

@@ -87,6 +87,21 @@ describe("how a batch ended, the status its exit code follows (R-R9, R-B7)", () 
       /^batch q1 was lost from Redis at redis:\/\/127\.0\.0\.1:6379 with 3 items unfinished; the 1 result received are in \/out\/results\.jsonl/,
     );
   });
+
+  it("R-B7: a queued batch's re-attach command names the --cwd it was given, as a local resume's does", () => {
+    const cut = {
+      spec: { id: "q2" },
+      summary: { lost: false, interrupted: false },
+      report: { totals: totals(2, 0, 0) },
+      paths: { results: "/out/results.jsonl" },
+      queue: "redis://127.0.0.1:6379",
+      reduce: { kind: "interrupted", record: {} },
+    } as unknown as QueuedBatchOutcome;
+    expect(describeQueuedOutcome(cut, { cwd: "../proj" }).notices).toEqual([
+      "interrupted during the reduce: re-attach with `forkloop batch --resume q2 --queue redis://127.0.0.1:6379 --cwd ../proj` to run it, and nothing else",
+    ]);
+    expect(describeQueuedOutcome(cut).notices[0]).toContain("--queue redis://127.0.0.1:6379` to run it");
+  });
 });
 
 describe("R-B1 a queue worker's log lines", () => {

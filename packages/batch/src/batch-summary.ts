@@ -86,10 +86,14 @@ export function describeLocalOutcome(
 }
 
 /** How a `--queue` batch's producer ended (R-B1, R-R10): lost from Redis, interrupted, or finished. */
-export function describeQueuedOutcome(outcome: QueuedBatchOutcome): BatchEnding {
+export function describeQueuedOutcome(
+  outcome: QueuedBatchOutcome,
+  given: { readonly cwd?: string | undefined } = {},
+): BatchEnding {
   const { spec, summary, report, paths, queue, reduce, reduceNotRun } = outcome;
   const notices: string[] = [];
-  const reattach = `forkloop batch --resume ${spec.id} --queue ${queue}`;
+  // The project it was given (`--cwd`), as a local batch's resume command names it.
+  const reattach = `forkloop batch --resume ${spec.id} --queue ${queue}${given.cwd ? ` --cwd ${given.cwd}` : ""}`;
   if (summary.lost) {
     notices.push(
       `batch ${spec.id} was lost from Redis at ${queue} with ${plural(report.totals.pending, "item")} unfinished; the ${plural(report.totals.succeeded + report.totals.failed, "result")} received are in ${paths.results}. Make Redis keep its data (appendonly yes), then run the unfinished items as a new batch.`,

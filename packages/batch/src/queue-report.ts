@@ -1,6 +1,6 @@
 import { sumUsage, type UsageTotals, ZERO_USAGE_TOTALS } from "@forkloop/loop-core";
 import type { ReduceRecord } from "./batch-reduce.js";
-import { type BatchReport, buildReport } from "./batch-report.js";
+import { type BatchReport, buildReport, toReduceLine } from "./batch-report.js";
 import { cacheReadShare } from "./progress-display.js";
 import type { QueuedRunSummary } from "./queue-producer.js";
 
@@ -16,8 +16,18 @@ export function queuedBatchReport(
   summary: QueuedRunSummary,
   url: string,
   reduce?: ReduceRecord,
+  /** R-B7: where this host's reduce transcripts are, when the reduce's is among them. */
+  reduceTranscriptsDir?: string,
 ): BatchReport {
-  const report = buildReport(batchId, summary.states, summary.wallMs, reduce === undefined ? {} : { reduce });
+  const built = buildReport(batchId, summary.states, summary.wallMs, reduce === undefined ? {} : { reduce });
+  // Item transcripts stay on the host whose worker ran the item; the reduce's is on its producer's.
+  const report =
+    built.reduce === undefined || reduce === undefined || reduceTranscriptsDir === undefined
+      ? built
+      : {
+          ...built,
+          reduce: { ...built.reduce, transcript: toReduceLine(reduce, reduceTranscriptsDir).transcript },
+        };
   const spentByItem = new Map<string, { usage: UsageTotals; costUsd: number }>();
   for (const run of summary.runs) {
     const spent = spentByItem.get(run.itemId) ?? { usage: ZERO_USAGE_TOTALS, costUsd: 0 };

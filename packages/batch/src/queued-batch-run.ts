@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import {
@@ -18,7 +19,7 @@ import { refuseDirtyTree } from "./batch-isolation.js";
 import type { BatchPlan } from "./batch-plan.js";
 import { createPlannedBatch } from "./batch-plan.js";
 import { parseReduceRecord, type ReduceLease, type ReduceOutcome, readReduce } from "./batch-reduce.js";
-import { type BatchReport, finalSnapshot } from "./batch-report.js";
+import { type BatchReport, finalSnapshot, toReduceLine } from "./batch-report.js";
 import { type BatchSpec, batchDir, saveBatchSpec } from "./batch-store.js";
 import { startBatchSpan } from "./batch-telemetry.js";
 import type { JobItem } from "./job-backend.js";
@@ -231,8 +232,17 @@ export async function executeQueuedBatch(
     const reduce = typeof reduced === "string" ? undefined : reduced;
     const dir = batchDir(run.state, spec.id);
     const reduceRecord = reduce?.record ?? (spec.reduce === undefined ? undefined : await readReduce(dir));
-    // Transcripts stay on the host whose worker ran the item: the report names none.
-    const report = queuedBatchReport(spec.id, summary, address.display, reduceRecord);
+    // Transcripts stay on the host whose worker ran the item; the reduce's is named when it is here.
+    const transcripts = join(dir, "transcripts");
+    const here =
+      reduceRecord !== undefined && existsSync(toReduceLine(reduceRecord, transcripts).transcript ?? "");
+    const report = queuedBatchReport(
+      spec.id,
+      summary,
+      address.display,
+      reduceRecord,
+      here ? transcripts : undefined,
+    );
     display.finish(finalSnapshot(report));
     const paths = await writeReport(spec.outputDir, report).catch((error: unknown) => {
       throw reportWriteFailed(error, spec);
@@ -286,6 +296,13 @@ async function reduceQueued(
   try {
     refuseDisabledBypass(spec.permissionMode, environment.settings);
     source = await environment.endpoint(undefined, spec.cwd);
+    if (source.simulated) {
+      // Its answer is kept in Redis as the batch's result for every host: never a fallback's.
+      await source.close();
+      throw new Error(
+        "this host has no API key (ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN or an apiKeyHelper), so the reduce would run on the embedded simulator and its simulated answer would stand as the batch's result; set the key on this host (to simulate on purpose, point ANTHROPIC_BASE_URL at `forkloop sim` with any key)",
+      );
+    }
     // R-M1: the servers the batch names come from this host's configuration, as on a worker.
     servers =
       done.mcpServers.length === 0

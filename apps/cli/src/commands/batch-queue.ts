@@ -14,6 +14,8 @@ import { EXIT_FOR_BATCH_STATUS, type ExitCode } from "../exit-codes.js";
 /** The flags `forkloop batch --queue` reads beyond the batch's own settings. */
 export interface QueueFlags {
   readonly queue: string;
+  /** The project directory as given: named again in the re-attach command. */
+  readonly cwd?: string | undefined;
   readonly attempts?: number | undefined;
   readonly "retry-delay"?: number | undefined;
   readonly output?: string | undefined;
@@ -71,7 +73,7 @@ export async function queuedBatchCommand(
     },
     context,
   );
-  const { status, notices } = describeQueuedOutcome(outcome);
+  const { status, notices } = describeQueuedOutcome(outcome, { cwd: flags.cwd });
   for (const notice of notices) context.stderr.write(`${notice}\n`);
   const { report, paths } = outcome;
   context.stdout.write(
