@@ -65,6 +65,11 @@ export interface MainSessionOptions {
   readonly memoryDirectories?: readonly string[];
   /** False: no skills and no agent definitions from disk, as Claude Code's `--safe-mode`. */
   readonly skillAndAgentFiles?: boolean;
+  /**
+   * R-K1: only these skills (by name) are the session's — in the model's listing and the Skill
+   * tool's — as the Agent SDK's `skills` list; none with `[]`. Default: every skill found.
+   */
+  readonly skillNames?: readonly string[];
   readonly agents?: readonly AgentDefinition[];
   /**
    * R-X2: the run's environment (`query()`'s `env`, the CLI's process env) Claude Code's aliases

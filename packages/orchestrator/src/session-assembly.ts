@@ -22,6 +22,11 @@ export interface AssembleSessionOptions {
   readonly memoryDirectories?: readonly string[];
   /** False: no skills and no agent definitions from disk (code-given agents stay), as Claude Code's `--safe-mode`. */
   readonly skillAndAgentFiles?: boolean;
+  /**
+   * R-K1: only these skills (by name) are the session's — in the model's listing and the Skill
+   * tool's — as the Agent SDK's `skills` list; none with `[]`. Default: every skill found.
+   */
+  readonly skillNames?: readonly string[];
   readonly tools: readonly Tool[];
   /** Agent definitions given in code (added to the ones found on disk). */
   readonly agents?: readonly AgentDefinition[];
@@ -146,7 +151,10 @@ export async function assembleSession(options: AssembleSessionOptions): Promise<
     cwd,
     repoRoot,
     memoryFiles,
-    skills: skills.skills,
+    skills:
+      options.skillNames === undefined
+        ? skills.skills
+        : skills.skills.filter((skill) => options.skillNames?.includes(skill.name)),
     agentDefinitions: agents.definitions,
     gitStatus,
     tools: options.tools,

@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OptionsError } from "./options-error.js";
@@ -28,11 +29,10 @@ describe("R-K1: the Agent SDK's options forkloop acts on, takes as having no eff
     await harness.close();
   });
 
-  it("R-K1: plugins, resumeSessionAt without a fork and a skills list are refused at the query() call, each named with what to do instead", () => {
+  it("R-K1: plugins and resumeSessionAt without a fork are refused at the query() call, each named with what to do instead", () => {
     const refused: [Parameters<typeof query>[0]["options"], RegExp][] = [
       [{ plugins: [{ type: "local", path: "./p" }] }, /^plugins: forkloop has no plugins/],
       [{ resume: "s", resumeSessionAt: "u-1" }, /^resumeSessionAt "u-1": .*add forkSession: true/],
-      [{ skills: ["pdf"] }, /^skills \["pdf"\]: .*disallowedTools: \["Skill"\]/],
       [{ taskBudget: { total: 0 } }, /^taskBudget \{"total":0\}: give total as a positive whole number/],
       [{ persistSession: false, continue: true }, /^persistSession: false with resume or continue/],
     ];
@@ -203,4 +203,44 @@ describe("R-K1: the Agent SDK's options forkloop acts on, takes as having no eff
       expect(JSON.stringify(body.messages[2])).toContain("what was the plan?");
     });
   }
+
+  it("R-K1: a skills list offers only those skills (the Skill tool's listing, init's skills); [] offers none; left out, every one", async () => {
+    const project = realpathSync(mkdtempSync(join(tmpdir(), "forkloop-skills-")));
+    try {
+      for (const name of ["pdf", "docx"]) {
+        mkdirSync(join(project, ".claude", "skills", name), { recursive: true });
+        writeFileSync(
+          join(project, ".claude", "skills", name, "SKILL.md"),
+          `---\ndescription: Works with ${name} files\n---\nHandle the ${name} file.`,
+        );
+      }
+      const offered = async (skills: string[] | undefined) => {
+        const before = harness.sim.requests().length;
+        const messages = await runQuery(
+          "hello",
+          harness.options({ cwd: project, ...(skills === undefined ? {} : { skills }) }),
+        );
+        const init = messages.find((message) => message.type === "system" && message.subtype === "init");
+        const [request] = harness.sim.requests().slice(before);
+        const tools = (
+          JSON.parse(request?.rawBody ?? "{}") as { tools: { name: string; description: string }[] }
+        ).tools;
+        const skillTool = tools.find((tool) => tool.name === "Skill");
+        return {
+          init: init !== undefined && "skills" in init ? [...init.skills].sort() : undefined,
+          listed: ["pdf", "docx"].filter((name) => skillTool?.description.includes(`- ${name}:`)),
+          tool: skillTool !== undefined,
+        };
+      };
+      expect(await offered(["pdf"])).toEqual({ init: ["pdf"], listed: ["pdf"], tool: true });
+      expect(await offered([])).toEqual({ init: [], listed: [], tool: false });
+      expect(await offered(undefined)).toEqual({
+        init: ["docx", "pdf"],
+        listed: ["pdf", "docx"],
+        tool: true,
+      });
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  });
 });

@@ -28,7 +28,11 @@ export interface AgentSdkOnlyOptions {
   plugins?: { type: "local"; path: string }[];
   /** With `resume` and `forkSession`: the fork keeps the history up to this message; otherwise refused. */
   resumeSessionAt?: string;
-  /** `"all"` is forkloop's default; a list is refused. */
+  /**
+   * `"all"` (forkloop's default): every skill found. A list: only those skills (by name), in the
+   * model's listing and the Skill tool's; `[]`: none. A filter of what the session offers, not a
+   * sandbox: the skills' files stay readable.
+   */
   skills?: string[] | "all";
   /** No effect: there is no Claude Code process to spawn. */
   spawnClaudeCodeProcess?: (options: never) => unknown;
@@ -56,10 +60,6 @@ const REFUSED: {
     plugins.length === 0
       ? undefined
       : "plugins: forkloop has no plugins; give their skills, agents and commands as project files (.claude/skills, .claude/agents, .claude/commands) or their MCP servers as mcpServers.",
-  skills: (skills) =>
-    skills === "all"
-      ? undefined
-      : `skills ${JSON.stringify(skills)}: forkloop offers every skill the project defines and cannot load only some; leave skills out (or "all"), or take the Skill tool away with disallowedTools: ["Skill"].`,
   taskBudget: (budget) =>
     Number.isInteger(budget.total) && budget.total > 0
       ? undefined

@@ -62,6 +62,8 @@ export interface ResolvedQuery {
   readonly additionalDirectoryMemory: boolean;
   /** False with `safeMode`: no skills or agent definitions from disk. */
   readonly skillAndAgentFiles: boolean;
+  /** R-K1: the `skills` list: only these skills are the session's (undefined: all). */
+  readonly skillNames: readonly string[] | undefined;
   readonly env: Record<string, string | undefined>;
   /**
    * R-X2: what Claude Code's aliases resolve in (`ANTHROPIC_DEFAULT_SONNET_MODEL` …): the settings'
@@ -180,6 +182,7 @@ export async function resolveQueryOptions(
     additionalDirectoryMemory:
       !minimal && envFlag({ ...settings.env, ...env }.CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD),
     skillAndAgentFiles: options.safeMode !== true,
+    skillNames: Array.isArray(options.skills) ? options.skills : undefined,
     // R-R2: the settings' FORKLOOP_* deadline variables apply beneath the environment.
     env: run.endpointEnv,
     modelEnv,

@@ -814,6 +814,7 @@ class QueryRun implements Query {
         ? { memoryDirectories: additionalDirectories }
         : {}),
       ...(resolved.skillAndAgentFiles ? {} : { skillAndAgentFiles: false }),
+      ...(resolved.skillNames === undefined ? {} : { skillNames: resolved.skillNames }),
       ...(resolved.systemPrompt === undefined ? {} : { systemPrompt: resolved.systemPrompt }),
       ...(resolved.appendSystemPrompt === undefined
         ? {}
