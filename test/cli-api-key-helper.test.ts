@@ -97,6 +97,30 @@ describe("R-X2: apiKeyHelper", () => {
     expect((await sim.requests()).length).toBe(after);
   });
 
+  it("R-X3, R-X2: --bare takes the apiKeyHelper of --settings only: the user settings' helper does not run (no key, exit 2, no request), --settings' does", async () => {
+    const w = await world("bare");
+    await writeFile(
+      join(w.home, ".claude", "settings.json"),
+      JSON.stringify({ apiKeyHelper: w.helper("helper-key-user-bare") }),
+    );
+    const before = (await sim.requests()).length;
+    const unkeyed = await w.run(["--bare"]);
+    expect(unkeyed.code).toBe(2);
+    expect(await w.runs()).toBe(0);
+    expect((await sim.requests()).length).toBe(before);
+    const flagged = await w.run([
+      "--bare",
+      "--settings",
+      JSON.stringify({ apiKeyHelper: w.helper("helper-key-bare") }),
+    ]);
+    expect(flagged.code, flagged.stderr).toBe(0);
+    expect(await keysSince(before)).toEqual(["helper-key-bare | Bearer helper-key-bare"]);
+    expect(await w.runs()).toBe(1);
+    // Control: without --bare the user settings' helper runs.
+    expect((await w.run([])).code).toBe(0);
+    expect(await w.runs()).toBe(2);
+  });
+
   it("R-X2, R-S5: an untrusted project's apiKeyHelper (shared or local file) never runs and is named as ignored; trusted (--trust-project), it runs", async () => {
     const w = await world("project");
     for (const file of ["settings.json", "settings.local.json"]) {

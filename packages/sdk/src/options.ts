@@ -189,7 +189,8 @@ export interface Options extends AgentSdkOnlyOptions {
   /**
    * forkloop (R-X3, `claude --bare`): a minimal session — no memory files (CLAUDE.md, AGENTS.md …)
    * in the system prompt and no settings hooks; the settings' permissions, env and model still
-   * apply, and so do the program's own `hooks` callbacks.
+   * apply, and so do the program's own `hooks` callbacks. An `apiKeyHelper` counts only from the
+   * `settings` option (R-X2), as Claude Code's --bare takes it only from `--settings`.
    */
   bare?: boolean;
   /**

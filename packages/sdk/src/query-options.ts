@@ -112,6 +112,7 @@ export async function resolveQueryOptions(
     trustProject: options.trustProject,
     flagSettings,
     warn,
+    bare: options.bare,
   });
   const home = run.home;
   // R-X3 `bare` (Claude Code's --bare): the settings files' hooks do not run; the rest of them applies.

@@ -33,6 +33,8 @@ export interface RunEnvironmentInput {
   readonly flagSettings?: { readonly label: string; readonly text: string } | undefined;
   /** Lines for the user: what an untrusted project asked for and did not get, the sandbox's notices. */
   readonly warn: (line: string) => void;
+  /** R-X3 `bare` (Claude Code's --bare): an apiKeyHelper counts only from `flagSettings`. */
+  readonly bare?: boolean | undefined;
 }
 
 /**
@@ -102,11 +104,14 @@ export async function resolveRunEnvironment(input: RunEnvironmentInput): Promise
     onIgnored: (line) => warn(`forkloop: ${line}`),
   });
   // R-X2: a settings apiKeyHelper's key when the environment has none (once per process, before any request).
-  const endpointEnv = await withApiKeyHelper(
-    withSettingsRetryEnv(env, settings.env),
-    settings.apiKeyHelper,
-    cwd,
-  );
+  // Under --bare only --settings may name it, as Claude Code's ("apiKeyHelper via --settings").
+  const keyHelper =
+    input.bare !== true
+      ? settings.apiKeyHelper
+      : input.flagSettings === undefined
+        ? undefined
+        : (await loadRunSettings(cwd, home, [], { flagSettings: input.flagSettings })).apiKeyHelper;
+  const endpointEnv = await withApiKeyHelper(withSettingsRetryEnv(env, settings.env), keyHelper, cwd);
   // MCP servers see the settings' `env` over the run's.
   const mcpEnv = { ...env, ...settings.env };
   const opened: { close(): Promise<void> }[] = [];
