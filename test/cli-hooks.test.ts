@@ -53,6 +53,7 @@ beforeAll(async () => {
         PreToolUse: hook(LOG),
         PostToolUse: hook(LOG),
         PreCompact: hook(LOG),
+        PostCompact: hook(LOG),
         Stop: hook(LOG),
         SubagentStop: hook(LOG),
       },
@@ -144,12 +145,9 @@ describe("hook events through the CLI (R-X4)", () => {
       // SessionStart first, then the prompt; Stop last.
       expect(events(log).slice(0, 2)).toEqual(["SessionStart", "UserPromptSubmit"]);
       expect(events(log).at(-1)).toBe("Stop");
-      const common = {
-        session_id: sessionId,
-        transcript_path: transcript,
-        cwd: dir,
-        permission_mode: "default",
-      };
+      // PreCompact and PostCompact carry no permission_mode (Claude Code 2.1.332).
+      const observed = { session_id: sessionId, transcript_path: transcript, cwd: dir };
+      const common = { ...observed, permission_mode: "default" };
       expect(log[0]).toEqual({
         ...common,
         hook_event_name: "SessionStart",
@@ -174,18 +172,28 @@ describe("hook events through the CLI (R-X4)", () => {
         tool_name: "Read",
         tool_response: expect.anything(),
       });
-      // The reads push the main loop over its 9k auto-compact line: PreCompact, then SessionStart compact.
+      // The reads push the main loop over its 9k auto-compact line: PreCompact, then SessionStart
+      // compact, then PostCompact with the summary, as Claude Code orders them (R-X1).
       expect(only(log, "PreCompact")[0]).toEqual({
-        ...common,
+        ...observed,
         hook_event_name: "PreCompact",
         trigger: "auto",
-        custom_instructions: "",
+        custom_instructions: null,
         prompt_id: expect.any(String),
       });
       expect(only(log, "SessionStart").map((input) => input.source)).toEqual([
         "startup",
         ...only(log, "PreCompact").map(() => "compact"),
       ]);
+      expect(only(log, "PostCompact")[0]).toEqual({
+        ...observed,
+        hook_event_name: "PostCompact",
+        trigger: "auto",
+        compact_summary: expect.stringMatching(/\S/),
+        prompt_id: expect.any(String),
+      });
+      const compactEvents = events(log).filter((event) => /Compact|SessionStart/.test(event));
+      expect(compactEvents.slice(1, 4)).toEqual(["PreCompact", "SessionStart", "PostCompact"]);
       const [subagentStop] = only(log, "SubagentStop");
       expect(subagentStop).toMatchObject({
         ...common,
@@ -230,7 +238,7 @@ describe("hook events through the CLI (R-X4)", () => {
       });
       expect(only(resumed, "PreCompact")).toEqual([
         {
-          ...common,
+          ...observed,
           hook_event_name: "PreCompact",
           trigger: "manual",
           custom_instructions: "keep the part names",
@@ -274,14 +282,14 @@ describe("hook events through the CLI (R-X4)", () => {
       expect(run.code, run.stderr).toBe(0);
       const log = await takeLog();
       const item = "item-";
-      const common = {
+      const observed = {
         session_id: expect.stringMatching(new RegExp(`^${item}`)),
         transcript_path: expect.stringMatching(
           new RegExp(`^${escapeRegExp(join(batchStateDir(dir, "hooked"), "transcripts"))}/.+\\.fltr$`),
         ),
         cwd: dir,
-        permission_mode: "dontAsk",
       };
+      const common = { ...observed, permission_mode: "dontAsk" };
       expect(events(log).slice(0, 2)).toEqual(["SessionStart", "UserPromptSubmit"]);
       expect(log[0]).toEqual({
         ...common,
@@ -297,10 +305,10 @@ describe("hook events through the CLI (R-X4)", () => {
       expect(only(log, "PreToolUse")[0]).toMatchObject({ ...common, tool_name: "Read" });
       expect(only(log, "PostToolUse")[0]).toMatchObject({ ...common, tool_name: "Read" });
       expect(only(log, "PreCompact")[0]).toEqual({
-        ...common,
+        ...observed,
         hook_event_name: "PreCompact",
         trigger: "auto",
-        custom_instructions: "",
+        custom_instructions: null,
       });
       expect(only(log, "SessionStart").map((input) => input.source)).toEqual([
         "startup",

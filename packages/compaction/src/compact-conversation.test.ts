@@ -94,6 +94,27 @@ describe("compactConversation", () => {
     expectWellFormed(outcome.messages);
   });
 
+  it("R-C4, R-X1: a manual /compact of a history that fits its tail summarises all of it; auto does not run", async () => {
+    const { messages } = session(2);
+    const whole = 1_000_000;
+    const auto = await autoCompact(messages, createScriptedCompactRunner([GOOD]), whole);
+    expect(auto).toMatchObject({ ok: false, error: expect.stringContaining("nothing to compact") });
+    const runner = createScriptedCompactRunner([GOOD]);
+    const outcome = await autoCompact(messages, runner, whole, { trigger: "manual" });
+    if (!outcome.ok) throw new Error(outcome.error);
+    expect(runner.requests[0]!.cacheSafeParams.forkContextMessages).toBe(messages);
+    // The boundary and the summary, nothing kept verbatim.
+    expect(outcome.messages.map((message) => message.type)).toEqual(["system", "user"]);
+    const text = messageText(outcome.messages[1]!);
+    expect(text).toContain(`replaces ${messages.length} earlier messages.`);
+    expect(text).not.toContain("follow it");
+    expect(outcome.boundary.compactMetadata).toMatchObject({ trigger: "manual" });
+    // Once all of it is a summary, nothing the model said is left to compact.
+    const again = await autoCompact(outcome.messages, runner, whole, { trigger: "manual" });
+    expect(again).toMatchObject({ ok: false, error: expect.stringContaining("nothing to compact") });
+    expect(runner.requests).toHaveLength(1);
+  });
+
   it("R-F3: the compact request is the parent's exact parameters with the current history, plus one instruction", async () => {
     const { messages } = session(10);
     const runner = createScriptedCompactRunner([GOOD]);

@@ -89,6 +89,11 @@ export type CompactOutcome =
       readonly messages: readonly Message[];
       readonly boundary: SystemMessage;
       readonly summary: string;
+      /**
+       * The summary as PostCompact hooks get it (`compact_summary`): the model's reply as it came,
+       * as in Claude Code, or the notes' or truncation's text (R-X1).
+       */
+      readonly compactSummary: string;
       readonly source: CompactSource;
       readonly preTokens: number;
       readonly postTokens: number;
@@ -131,7 +136,7 @@ export async function compactConversation(input: CompactConversationInput): Prom
   }
 
   const tailTokens = input.tailTokens ?? Math.floor(preTokens / 5);
-  const tailStart = protectedTailStart(messages, tailTokens);
+  const tailStart = wholeOrTail(input, tailTokens);
   if (tailStart <= 0)
     return { ok: false, error: "nothing to compact: no safe place to cut the history", usage };
   // The shortest valid tail can still be over budget (one huge tool result): cut its results. What
@@ -179,12 +184,18 @@ export async function compactConversation(input: CompactConversationInput): Prom
     }
     usage.push(result.usage);
     const summary = extractSummary(result.summary);
-    const verdict = validateSummary(summary, { tokens: replacedTokens }, activeTask);
+    // A manual compaction of the whole history takes the summary as the model gave it, as Claude
+    // Code's does: there is no tail to weigh it against, and the task is pinned beside it.
+    const verdict =
+      tail.messages.length === 0 && summary.length > 0
+        ? ({ ok: true } as const)
+        : validateSummary(summary, { tokens: replacedTokens }, activeTask);
     if (verdict.ok) {
       return finish(input, factory, {
         tailStart,
         tail: tail.messages,
         summary,
+        reply: result.summary,
         source: "model",
         activeTask,
         preTokens,
@@ -210,6 +221,20 @@ export async function compactConversation(input: CompactConversationInput): Prom
     rejections,
     usage,
   });
+}
+
+/**
+ * Where the kept tail starts. A manual `/compact` of a history that fits in its tail budget, or has
+ * no safe cut, summarises all of it (nothing kept verbatim), as Claude Code's does however short
+ * the session — if the model said anything since the last compaction: a history that is only a
+ * summary has nothing to compact. Auto and reactive compactions keep their tail or do not run
+ * (R-C4, R-X1).
+ */
+function wholeOrTail(input: CompactConversationInput, tailTokens: number): number {
+  const { messages } = input;
+  const tailStart = protectedTailStart(messages, tailTokens);
+  if (tailStart > 0 || input.trigger !== "manual") return tailStart;
+  return messages.some((message) => message.type === "assistant") ? messages.length : 0;
 }
 
 /**
@@ -297,6 +322,8 @@ async function finish(
     /** The protected tail as it will be sent: messages from tailStart, possibly with cut results. */
     readonly tail: readonly Message[];
     readonly summary: string;
+    /** The model's reply the summary came from (source `model`). */
+    readonly reply?: string;
     readonly source: CompactSource;
     readonly activeTask: string | null;
     readonly preTokens: number;
@@ -315,7 +342,7 @@ async function finish(
     : [];
   const overhead = prefixOverheadTokens(input, result.preTokens);
   const cut = tail.some((message, index) => message !== input.messages[result.tailStart + index]);
-  const header = { trigger: input.trigger, replacedCount: replaced.length, cut };
+  const header = { trigger: input.trigger, replacedCount: replaced.length, cut, whole: tail.length === 0 };
   let summaryMessage = makeUserMessage(factory, summaryText(header, result, files), null);
   let postTokens = overhead + sumTokens([summaryMessage, ...tail]);
   if (files.length > 0 && !fitsLimits(input, result.preTokens, postTokens)) {
@@ -352,6 +379,7 @@ async function finish(
     messages: [boundary, { ...summaryMessage, parentUuid: boundary.uuid }, ...tail],
     boundary,
     summary: result.summary,
+    compactSummary: result.reply ?? result.summary,
     source: result.source,
     preTokens: result.preTokens,
     postTokens,
@@ -373,15 +401,23 @@ function tailCutNote(messages: readonly Message[], tail: ShrunkTail): string {
 }
 
 function summaryText(
-  header: { readonly trigger: CompactTrigger; readonly replacedCount: number; readonly cut: boolean },
+  header: {
+    readonly trigger: CompactTrigger;
+    readonly replacedCount: number;
+    readonly cut: boolean;
+    /** Nothing is kept verbatim: the summary replaces the whole history. */
+    readonly whole: boolean;
+  },
   result: { readonly summary: string; readonly activeTask: string | null },
   files: Awaited<ReturnType<typeof attachRecentFiles>>,
 ): string {
-  const follow = header.cut
-    ? "the newest messages follow it, their largest tool results cut to fit"
-    : "the newest messages follow it verbatim";
+  const follow = header.whole
+    ? ""
+    : header.cut
+      ? "; the newest messages follow it, their largest tool results cut to fit"
+      : "; the newest messages follow it verbatim";
   return [
-    `This session continues an earlier conversation that was compacted (${header.trigger}) to fit the context window. The summary below replaces ${header.replacedCount} earlier messages; ${follow}.`,
+    `This session continues an earlier conversation that was compacted (${header.trigger}) to fit the context window. The summary below replaces ${header.replacedCount} earlier messages${follow}.`,
     `<summary>\n${result.summary}\n</summary>`,
     result.activeTask === null
       ? ""

@@ -84,6 +84,11 @@ export interface ContextPipelineOptions {
    * returns joins the history right after the summary, as a meta user message.
    */
   readonly onCompacted?: () => Promise<readonly string[]>;
+  /** Awaited after every successful compaction, after `onCompacted` (the agent's PostCompact hooks). */
+  readonly onPostCompact?: (event: {
+    readonly trigger: CompactTrigger;
+    readonly compactSummary: string;
+  }) => Promise<void>;
 }
 
 export interface CompactionPipeline extends ContextPipeline {
@@ -336,6 +341,8 @@ export function createContextPipeline(options: ContextPipelineOptions): Compacti
       consecutiveFailures: 0,
     };
     const compacted = await withCompactedContext(outcome);
+    // Claude Code's order: SessionStart `compact` (above), then PostCompact.
+    await options.onPostCompact?.({ trigger, compactSummary: outcome.compactSummary });
     recordCount(compacted.messages, compacted.postTokens);
     if (notes && options.sessionMemory) {
       await options.sessionMemory.save({ ...notes, tokensAtUpdate: compacted.postTokens });

@@ -143,6 +143,14 @@ export interface PreCompactInput {
   readonly context: ToolUseContext;
 }
 
+/** PostCompact: a compaction succeeded (reactive counts as `auto`), before SessionStart `compact`. */
+export interface PostCompactInput {
+  readonly trigger: "manual" | "auto";
+  /** The summary as the model wrote it. */
+  readonly compactSummary: string;
+  readonly context: ToolUseContext;
+}
+
 /** One call of a PostToolBatch: what it was asked and what the model is sent back. */
 export interface PostToolBatchCall {
   readonly toolName: string;
@@ -185,6 +193,8 @@ export interface LoopHooks {
   readonly sessionStart?: readonly ((input: SessionStartInput) => Promise<SessionStartOutcome>)[];
   readonly userPromptSubmit?: readonly ((input: UserPromptSubmitInput) => Promise<UserPromptSubmitOutcome>)[];
   readonly preCompact?: readonly ((input: PreCompactInput) => Promise<PreCompactOutcome>)[];
+  /** Observers only, as PreCompact (fired by the same pipeline after the compaction succeeded). */
+  readonly postCompact?: readonly ((input: PostCompactInput) => Promise<PreCompactOutcome>)[];
   /** After UserPromptSubmit, when the prompt was a command the host expanded. */
   readonly userPromptExpansion?: readonly ((
     input: UserPromptExpansionInput,

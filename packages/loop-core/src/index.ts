@@ -65,6 +65,7 @@ export type {
   InstructionsLoadedInput,
   InstructionsLoadedOutcome,
   LoopHooks,
+  PostCompactInput,
   PostToolBatchCall,
   PostToolBatchInput,
   PostToolBatchOutcome,

@@ -24,8 +24,9 @@ export interface AgentContextOptions {
   readonly modelOverrides?: readonly ModelInfo[];
   readonly sessionMemory?: AgentSessionMemory;
   readonly onEvent?: (event: CompactionEvent) => void;
-  /** The agent's PreCompact and SessionStart `compact` hooks (`compactionHooks`). */
+  /** The agent's PreCompact, PostCompact and SessionStart `compact` hooks (`compactionHooks`). */
   readonly onPreCompact?: ContextPipelineOptions["onPreCompact"];
+  readonly onPostCompact?: ContextPipelineOptions["onPostCompact"];
   readonly onCompacted?: ContextPipelineOptions["onCompacted"];
   /** R-C2 by the API (`apiMicrocompactEdits` in the agent's requests): no client-side microcompact. */
   readonly contextEditing?: boolean;
@@ -56,6 +57,7 @@ export function createAgentContextPipeline(options: AgentContextOptions): Compac
         }),
     ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
     ...(options.onPreCompact === undefined ? {} : { onPreCompact: options.onPreCompact }),
+    ...(options.onPostCompact === undefined ? {} : { onPostCompact: options.onPostCompact }),
     ...(options.onCompacted === undefined ? {} : { onCompacted: options.onCompacted }),
   });
 }

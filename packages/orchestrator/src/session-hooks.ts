@@ -121,7 +121,7 @@ export function hookContextMessage(context: readonly string[], previous: Message
 /**
  * The compaction pipeline's hook wiring for one agent: PreCompact before each compaction
  * (reactive counts as auto, as in Claude Code), SessionStart `compact` after it, whose context
- * the pipeline adds right after the summary.
+ * the pipeline adds right after the summary, then PostCompact with the summary.
  */
 export function compactionHooks(
   hooks: LoopHooks | undefined,
@@ -133,6 +133,10 @@ export function compactionHooks(
     instructions: string | undefined;
   }) => Promise<void>;
   onCompacted?: () => Promise<readonly string[]>;
+  onPostCompact?: (event: {
+    trigger: "manual" | "auto" | "reactive";
+    compactSummary: string;
+  }) => Promise<void>;
 } {
   return {
     ...(hooks?.preCompact === undefined
@@ -144,6 +148,17 @@ export function compactionHooks(
               customInstructions: instructions ?? "",
               context: context(),
             }),
+        }),
+    ...(hooks?.postCompact === undefined
+      ? {}
+      : {
+          onPostCompact: async ({ trigger, compactSummary }) => {
+            await runAll(hooks.postCompact, {
+              trigger: trigger === "manual" ? "manual" : "auto",
+              compactSummary,
+              context: context(),
+            });
+          },
         }),
     ...(hooks?.sessionStart === undefined
       ? {}

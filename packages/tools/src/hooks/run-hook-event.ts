@@ -49,9 +49,12 @@ export interface HookEventInput {
   readonly stopHookActive?: boolean;
   /** UserPromptSubmit. */
   readonly prompt?: string;
-  /** PreCompact (also what its matcher sees). */
+  /** PreCompact, PostCompact (also what their matcher sees). */
   readonly trigger?: "manual" | "auto";
+  /** PreCompact: a `/compact <text>` argument (null when there is none, as Claude Code sends it). */
   readonly customInstructions?: string;
+  /** PostCompact: the summary. */
+  readonly compactSummary?: string;
   /** UserPromptExpansion: the command the typed prompt (`prompt`) ran (its matcher sees the name). */
   readonly expansion?: {
     readonly expansionType: "slash_command";
@@ -192,7 +195,7 @@ export async function runHookEvent(
   input: HookEventInput,
 ): Promise<HookEventOutcome> {
   const matchValue =
-    event === "PreCompact"
+    event === "PreCompact" || event === "PostCompact"
       ? input.trigger
       : event === "SessionStart"
         ? input.source
@@ -214,6 +217,7 @@ export async function runHookEvent(
     event === "PostToolUse" ||
     event === "PostToolUseFailure" ||
     event === "PreCompact" ||
+    event === "PostCompact" ||
     event === "SessionStart" ||
     event === "SubagentStart";
   const commands = (settings.hooks[event] ?? [])
@@ -264,7 +268,9 @@ function hookPayload(event: HookEvent, input: HookEventInput): Record<string, un
     event !== "InstructionsLoaded" &&
     event !== "SessionEnd" &&
     event !== "MessageDisplay" &&
-    event !== "StopFailure"
+    event !== "StopFailure" &&
+    event !== "PreCompact" &&
+    event !== "PostCompact"
   )
     payload.permission_mode = input.permissionMode;
   // A sub-agent's events say which sub-agent, as Claude Code's do (a Stop is the main agent's).
@@ -339,7 +345,12 @@ function hookPayload(event: HookEvent, input: HookEventInput): Record<string, un
     case "PreCompact":
       return withFields(payload, {
         trigger: input.trigger ?? "auto",
-        custom_instructions: input.customInstructions ?? "",
+        custom_instructions: input.customInstructions || null,
+      });
+    case "PostCompact":
+      return withFields(payload, {
+        trigger: input.trigger ?? "auto",
+        compact_summary: input.compactSummary ?? "",
       });
     case "SessionStart":
       return withFields(payload, { source: input.source ?? "startup", model: input.model });

@@ -4,6 +4,7 @@ import {
   type LoopHooks,
   lastAssistantText,
   type PermissionMode,
+  type PostCompactInput,
   type PostToolBatchInput,
   type PostToolBatchOutcome,
   type PostToolUseInput,
@@ -225,15 +226,19 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
     return {};
   };
 
-  const preCompact = async (input: PreCompactInput): Promise<PreCompactOutcome> => {
-    const outcome = await runHookEvent("PreCompact", settings, {
-      ...base(input.context),
-      trigger: input.trigger,
-      customInstructions: input.customInstructions,
-    });
-    report(outcome);
+  // PreCompact and PostCompact only observe: what they say is reported, nothing more.
+  const observe = async (
+    event: "PreCompact" | "PostCompact",
+    input: Omit<HookEventInput, "cwd" | "sessionId">,
+    context: ToolUseContext,
+  ): Promise<PreCompactOutcome> => {
+    report(await runHookEvent(event, settings, { ...base(context), ...input }));
     return {};
   };
+  const preCompact = ({ context, trigger, customInstructions }: PreCompactInput) =>
+    observe("PreCompact", { trigger, customInstructions }, context);
+  const postCompact = ({ context, trigger, compactSummary }: PostCompactInput) =>
+    observe("PostCompact", { trigger, compactSummary }, context);
 
   // Only events that have hooks get a function, so a loop with no hooks spawns nothing.
   const has = (event: HookEvent): boolean => (settings.hooks[event]?.length ?? 0) > 0;
@@ -247,6 +252,7 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
     ...(has("UserPromptExpansion") ? { userPromptExpansion: [userPromptExpansion] } : {}),
     ...(has("InstructionsLoaded") ? { instructionsLoaded: [instructionsLoaded] } : {}),
     ...(has("PreCompact") ? { preCompact: [preCompact] } : {}),
+    ...(has("PostCompact") ? { postCompact: [postCompact] } : {}),
   };
 }
 

@@ -16,6 +16,7 @@ export const HOOK_EVENTS = [
   "SubagentStart",
   "SubagentStop",
   "PreCompact",
+  "PostCompact",
   "SessionStart",
   "SessionEnd",
   "UserPromptSubmit",
