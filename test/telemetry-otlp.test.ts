@@ -288,7 +288,10 @@ async function openTelemetryModules(env: Record<string, string>): Promise<string
         .map(
           (url) =>
             /\/node_modules\/@opentelemetry\/([^/]+)\//.exec(url)?.[1] ??
-            (url.includes("/telemetry/otlp-export.js") ? "otlp-export" : ""),
+            // The exporter module in the build (dist/) or as its own chunk of the published bundle.
+            (/\/(telemetry\/otlp-export\.js|bundle\/chunk-otlp-export-[\w-]+\.js)$/.test(url)
+              ? "otlp-export"
+              : ""),
         )
         .filter((name) => name !== ""),
     ),
