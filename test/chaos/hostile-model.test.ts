@@ -4,29 +4,27 @@ import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import { batchStateDir, runCliInProcess, streamJsonLines } from "@forkloop/cli/testing";
 import { createAgentState, createUserMessage, query, type Terminal } from "@forkloop/loop-core";
+import {
+  HOSTILE_KINDS,
+  type HostileBehaviour,
+  type HostileKind,
+  type HostileServer,
+  startHostileServer,
+} from "@forkloop/loop-core/testing";
 import { StreamJsonWriter, streamJsonLineSchema } from "@forkloop/sdk";
-import type { FaultRequest } from "@forkloop/sim";
 import { createBuiltinTools } from "@forkloop/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { drawFaults, HOSTILE_FAULTS, type HostileSim, startHostileSim } from "./hostile-sim.js";
-import { inParallel, spread } from "./seeded.js";
+import { inParallel, seeded, spread } from "./seeded.js";
 
 /**
- * R-R1–R-R3 chaos, hostile half: sessions against the simulator misbehaving on purpose — each
- * request draws one of its hostile faults (seeded), or none; the simulator runs on a thread of
- * its own (hostile-sim.ts). In-process sessions run loop-core's query() over real HTTP with the
- * built-in tools in a temp dir; the others are `forkloop run` and `forkloop batch` through the
- * command line (in this process). Every session must end with a typed result line, within its
- * deadlines, having sent no request that breaks the API's tool rules.
+ * R-R1–R-R3 chaos, hostile half: sessions against a model server that misbehaves on purpose — each
+ * request draws one behaviour (seeded) from the hostile server's list. In-process sessions run
+ * loop-core's query() over real HTTP with the built-in tools in a temp dir; the others are
+ * `forkloop run` and `forkloop batch` through the command line (in this process). Every session must end with a typed result line, within
+ * its deadlines, having sent no request that breaks the API's tool rules.
  */
 const SEED = 1_107;
-const SESSIONS = 150;
-/**
- * Sessions in flight at once. At 128 a loaded 2-core machine starves this thread so long (17 s
- * stalls) that every session's first attempt ends at its deadline before a byte arrives: the
- * faults never reach the loop. 32 keep about a dozen of each fault kind in flight together.
- */
-const IN_FLIGHT = 32;
+const SESSIONS = 300;
 const MAX_TURNS = 4;
 const retry = {
   headersTimeoutMs: 2_000,
@@ -40,71 +38,54 @@ const retry = {
 /** The most requests one session can make: every turn's request retried to the end. */
 const MAX_CALLS = MAX_TURNS * (retry.maxRetries + 1);
 /**
- * Deadlines generous enough for a loaded CI machine. Far past the worst case, every attempt
- * waiting out a deadline, a session that is still running is hung. The time counted leaves out
- * this thread's stalls (a starved process fires every timer late, the loop's deadlines too): on
- * a busy machine a stall must not look like a hang.
+ * Deadlines generous enough for a loaded CI machine (an event-loop stall must not look like a
+ * silent server). Far past the worst case, every attempt waiting out a deadline, a session that is
+ * still running is hung.
  */
-function hangMs(calls: number): number {
-  return calls * (retry.attemptTimeoutMs + 100) + 10_000;
+const HANG_MS = MAX_CALLS * (retry.headersTimeoutMs + 100) + 10_000;
+
+/** ok replies most of the time (a session must be able to finish), every attack in between. */
+function drawBehaviour(random: () => number, leaveOut: readonly HostileKind[] = []): HostileBehaviour {
+  if (random() < 0.35) return { kind: "ok" };
+  const kinds = HOSTILE_KINDS.filter((kind) => kind !== "ok" && !leaveOut.includes(kind));
+  const kind = kinds[Math.floor(random() * kinds.length)] as Exclude<HostileKind, "ok">;
+  switch (kind) {
+    case "drop_after":
+      return { kind, events: 1 + Math.floor(random() * 6) };
+    case "ping_only":
+    case "drip":
+      return { kind, intervalMs: 50 };
+    default:
+      return { kind };
+  }
 }
 
-/** Milliseconds this thread has run late since it started: each tick's delay past its period. */
-const stalls = (() => {
-  const periodMs = 100;
-  let late = 0;
-  let last = performance.now();
-  const timer = setInterval(() => {
-    const now = performance.now();
-    late += Math.max(0, now - last - periodMs);
-    last = now;
-  }, periodMs);
-  timer.unref();
-  return { lateMs: () => late, stop: () => clearInterval(timer) };
-})();
-
-/** Resolves once `limitMs` of un-stalled time have passed. */
-function unstalledAfter(limitMs: number, signal: AbortSignal): Promise<"hung"> {
-  const started = performance.now();
-  const lateAtStart = stalls.lateMs();
-  return new Promise((resolve) => {
-    const check = setInterval(() => {
-      if (performance.now() - started - (stalls.lateMs() - lateAtStart) < limitMs) return;
-      clearInterval(check);
-      resolve("hung");
-    }, 250);
-    signal.addEventListener("abort", () => clearInterval(check), { once: true });
-  });
-}
-
-let server: HostileSim;
+let server: HostileServer;
 let dir: string;
 beforeAll(async () => {
-  // Far more faults than requests: a session retried to the end takes MAX_CALLS.
-  server = await startHostileSim(drawFaults(SEED, SESSIONS * MAX_CALLS));
+  const random = seeded(SEED);
+  server = await startHostileServer({
+    behaviour: () => drawBehaviour(random),
+    // Read-only and concurrency-safe, so the attacks reach the streaming executor too.
+    toolUse: { name: "Glob", input: { pattern: "*.md" } },
+  });
   dir = await mkdtemp(join(tmpdir(), "forkloop-chaos-hostile-"));
   await writeFile(join(dir, "README.md"), "# chaos\n");
 });
 afterAll(async () => {
-  stalls.stop();
   await server.close();
   await rm(dir, { recursive: true, force: true });
 });
 
 type Outcome = { session: string; terminal?: Terminal; crash?: string; hung?: boolean; lineOk: boolean };
 
-interface SessionSetup {
-  url: string;
-  retry: typeof retry;
-  maxTurns: number;
-}
-
-async function session(id: string, setup: SessionSetup): Promise<Outcome> {
+async function session(index: number): Promise<Outcome> {
+  const id = `s${index}`;
   const client = new Anthropic({
     apiKey: "test-key",
-    baseURL: setup.url,
+    baseURL: server.url,
     maxRetries: 0,
-    defaultHeaders: { "x-chaos-session": id },
+    defaultHeaders: { "x-hostile-session": id },
     // The SDK logs every unparsable SSE event with its chunk; the test counts them instead.
     logLevel: "off",
   });
@@ -125,8 +106,8 @@ async function session(id: string, setup: SessionSetup): Promise<Outcome> {
       },
       querySource: "sdk",
       client,
-      retry: setup.retry,
-      maxTurns: setup.maxTurns,
+      retry,
+      maxTurns: MAX_TURNS,
     });
     let step = await generator.next();
     while (!step.done) {
@@ -135,8 +116,10 @@ async function session(id: string, setup: SessionSetup): Promise<Outcome> {
     }
     return step.value;
   })();
-  const settled = new AbortController();
-  const hang = unstalledAfter(hangMs(setup.maxTurns * (setup.retry.maxRetries + 1)), settled.signal);
+  let timer: NodeJS.Timeout | undefined;
+  const hang = new Promise<"hung">((resolve) => {
+    timer = setTimeout(() => resolve("hung"), HANG_MS);
+  });
   try {
     const ended = await Promise.race([run, hang]);
     if (ended === "hung") {
@@ -152,77 +135,57 @@ async function session(id: string, setup: SessionSetup): Promise<Outcome> {
       lineOk: false,
     };
   } finally {
-    settled.abort();
+    clearTimeout(timer);
   }
 }
 
 describe("R-R1–R-R3 chaos: a hostile model server", () => {
   it(`${SESSIONS} seeded in-process sessions: no crash, no hang, a typed result each, the API's tool rules kept`, async () => {
-    // The control (R-R11): with the loop's deadlines at 10 minutes (the attempt's default), a
-    // drip on a session's only request is reported hung — the hang check can go red. It runs
-    // beside the others, on a simulator of its own.
-    const dripping = await startHostileSim([{ kind: "drip", slowMs: 50 }]);
-    const off = 600_000;
-    const control = session("control", {
-      url: dripping.url,
-      retry: {
-        ...retry,
-        headersTimeoutMs: off,
-        streamIdleTimeoutMs: off,
-        attemptTimeoutMs: off,
-        maxRetries: 0,
-      },
-      maxTurns: 1,
-    });
-    const setup = { url: server.url, retry, maxTurns: MAX_TURNS };
     const outcomes = await inParallel(
-      IN_FLIGHT,
-      Array.from({ length: SESSIONS }, (_, index) => () => session(`s${index}`, setup)),
+      128,
+      Array.from({ length: SESSIONS }, (_, index) => () => session(index)),
     );
-    const controlOutcome = await control;
-    await dripping.close();
-    const records = await server.messageRequests();
+    const records = server.requests().filter((record) => record.session.startsWith("s"));
     const calls = new Map<string, number>();
-    for (const { record } of records) {
-      const id = record.headers["x-chaos-session"] ?? "";
-      calls.set(id, (calls.get(id) ?? 0) + 1);
-    }
+    for (const record of records) calls.set(record.session, (calls.get(record.session) ?? 0) + 1);
     const reasons: Record<string, number> = {};
     for (const outcome of outcomes) {
       const reason = outcome.terminal?.reason ?? (outcome.hung ? "HUNG" : "CRASH");
       reasons[reason] = (reasons[reason] ?? 0) + 1;
     }
     const kinds: Record<string, number> = {};
-    for (const { fault } of records) kinds[fault] = (kinds[fault] ?? 0) + 1;
-    const violations = records.flatMap((entry) => entry.violations);
+    for (const record of records) kinds[record.kind] = (kinds[record.kind] ?? 0) + 1;
+    const violations = records.flatMap((record) => record.violations);
     console.log(
-      `chaos/hostile: ${SESSIONS} sessions (${IN_FLIGHT} in flight), ${records.length} requests; terminals ${JSON.stringify(reasons)}; ` +
+      `chaos/hostile: ${SESSIONS} sessions, ${records.length} requests; terminals ${JSON.stringify(reasons)}; ` +
         `API calls per session ${JSON.stringify(spread([...calls.values()]))} (bound ${MAX_CALLS}); ` +
         `crashes ${outcomes.filter((o) => o.crash).length}, hangs ${outcomes.filter((o) => o.hung).length}, ` +
-        `tool-rule violations ${violations.length}; faults ${JSON.stringify(kinds)}; control ${controlOutcome.hung ? "hung" : "not hung"}`,
+        `tool-rule violations ${violations.length}; behaviours ${JSON.stringify(kinds)}`,
     );
-    expect(controlOutcome).toMatchObject({ session: "control", hung: true });
     expect(outcomes.filter((outcome) => outcome.crash).map((outcome) => outcome.crash)).toEqual([]);
     expect(outcomes.filter((outcome) => outcome.hung)).toEqual([]);
     expect(outcomes.every((outcome) => outcome.lineOk)).toBe(true);
     expect(violations).toEqual([]);
     expect(Math.max(...calls.values())).toBeLessThanOrEqual(MAX_CALLS);
-    // Every fault was drawn (the seed covers the whole list), and plain replies too.
-    expect(Object.keys(kinds).sort()).toEqual(["ok", ...HOSTILE_FAULTS].sort());
-  }, 240_000);
+    // Every behaviour was drawn (the seed covers the whole list).
+    expect(Object.keys(kinds).sort()).toEqual([...HOSTILE_KINDS].sort());
+  }, 120_000);
 });
 
-describe("R-R1–R-R3 chaos: each hostile fault against the CLI", () => {
-  it.each(HOSTILE_FAULTS)(
+describe("R-R1–R-R3 chaos: each hostile behaviour against the CLI", () => {
+  it.each(HOSTILE_KINDS.filter((kind) => kind !== "ok"))(
     "forkloop run: %s on the first request ends with a typed result line (no crash, no stack)",
     async (kind) => {
-      const first: FaultRequest =
-        kind === "drop"
-          ? { kind, afterEvents: 3 }
+      const first: HostileBehaviour =
+        kind === "drop_after"
+          ? { kind, events: 3 }
           : kind === "ping_only" || kind === "drip"
-            ? { kind, slowMs: 50 }
+            ? { kind, intervalMs: 50 }
             : { kind };
-      const own = await startHostileSim([first]);
+      const own = await startHostileServer({
+        behaviour: ({ index }) => (index === 1 ? first : { kind: "ok", text: "recovered" }),
+        toolUse: { name: "Glob", input: { pattern: "*.md" } },
+      });
       try {
         const result = await runCliInProcess(
           [
@@ -246,9 +209,7 @@ describe("R-R1–R-R3 chaos: each hostile fault against the CLI", () => {
         expect([0, 2, 3, 4]).toContain(result.code);
         const last = streamJsonLines(result.stdout).at(-1);
         expect(last?.type).toBe("result");
-        const records = await own.messageRequests();
-        expect(records[0]?.fault).toBe(kind);
-        expect(records.flatMap((entry) => entry.violations)).toEqual([]);
+        for (const record of own.requests()) expect(record.violations).toEqual([]);
       } finally {
         await own.close();
       }
@@ -256,15 +217,17 @@ describe("R-R1–R-R3 chaos: each hostile fault against the CLI", () => {
   );
 });
 
-describe("R-R1–R-R3 chaos: batch items against the simulator's hostile faults", () => {
+describe("R-R1–R-R3 chaos: batch items against the hostile server", () => {
   it("a 40-item batch through the CLI: every item settles typed (succeeded or failed with an error), no crash, the API's tool rules kept, requests per item bounded", async () => {
     const ITEMS = 40;
     const ITEM_TURNS = 4;
     const ITEM_RETRIES = 3;
-    // R-R9: an HTML 200 says the endpoint is wrong and stops a whole batch (whole-batch-failures.test.ts).
-    const own = await startHostileSim(
-      drawFaults(SEED + 1, ITEMS * ITEM_TURNS * (ITEM_RETRIES + 1), ["html_200"]),
-    );
+    const random = seeded(SEED + 1);
+    const own = await startHostileServer({
+      // R-R9: an HTML 200 says the endpoint is wrong and stops a whole batch (whole-batch-failures.test.ts).
+      behaviour: () => drawBehaviour(random, ["html_200"]),
+      toolUse: { name: "Glob", input: { pattern: "*.md" } },
+    });
     const cwd = join(dir, "batch");
     await mkdir(cwd, { recursive: true });
     await writeFile(join(cwd, "README.md"), "# chaos batch\n");
@@ -314,10 +277,10 @@ describe("R-R1–R-R3 chaos: batch items against the simulator's hostile faults"
               error?: { code: string } | null;
             },
         );
-      const records = await own.messageRequests();
+      const records = own.requests();
       const perItem = rows.map((row) => row.turns + (row.apiRetries ?? 0));
       const kinds: Record<string, number> = {};
-      for (const { fault } of records) kinds[fault] = (kinds[fault] ?? 0) + 1;
+      for (const record of records) kinds[record.kind] = (kinds[record.kind] ?? 0) + 1;
       console.log(
         `chaos/hostile batch: ${ITEMS} items, ${records.length} requests, ` +
           `${rows.filter((row) => row.status === "succeeded").length} succeeded; per item requests ${JSON.stringify(spread(perItem))}; behaviours ${JSON.stringify(kinds)}`,
@@ -327,7 +290,7 @@ describe("R-R1–R-R3 chaos: batch items against the simulator's hostile faults"
         expect(["succeeded", "failed"]).toContain(row.status);
         if (row.status === "failed") expect(typeof row.error?.code).toBe("string");
       }
-      expect(records.flatMap((entry) => entry.violations)).toEqual([]);
+      expect(records.flatMap((record) => record.violations)).toEqual([]);
       // Each turn's request retried to the end, a max_tokens-style recovery aside.
       expect(Math.max(...perItem)).toBeLessThanOrEqual(ITEM_TURNS * (ITEM_RETRIES + 1));
     } finally {
