@@ -49,6 +49,8 @@ const HEAVY = [
  * lock only while the one that runs is still slow, Ctrl+C at a partial spend, the conformance
  * suites' timed peer messages (run beside each other, query-methods' result moved against the
  * Agent SDK's /model echo: a race on the peer's side that a neighbour's load tips).
+ * The 4-process lock race (exclusive-locks-cli-race) is judged by its end state too, but its
+ * 200 CLI starts ran past 180 s beside another file: it stays serial.
  */
 const PAIRED = [
   "test/chaos/kill-resume.test.ts",
@@ -76,10 +78,6 @@ const PAIRED = [
   "test/chaos/batch-reduce-kill.test.ts",
   "test/chaos/sub-agents-kill-resume.test.ts",
   "test/conformance/sim-real-clients.test.ts",
-  // R-R5: "exactly one runs" is an end state. The model endpoint holds each trial's requests
-  // until the other racers have answered, so the one that runs keeps its lock however slowly a
-  // neighbour lets the others reach theirs; the racers are started once, not per trial.
-  "test/chaos/exclusive-locks-cli-race.test.ts",
   // R-R5: the racer that takes the lock holds it until the test releases it, so which racer wins
   // and when the others ask never decide the verdict (exactly one holder, the rest refused by it).
   "test/chaos/exclusive-locks.test.ts",

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import type { Middleware } from "@anthropic-ai/sdk";
+import { ForkloopError } from "@forkloop/loop-core";
 
 /**
  * R-X2: Claude Code's `apiKeyHelper`, the command that prints the API key. It lives here, beside
@@ -17,8 +18,13 @@ export interface ApiKeyHelper {
 }
 
 /** A helper that failed, printed no key or hung: the run stops naming it (bad input, exit 2). */
-export class ApiKeyHelperError extends Error {
+export class ApiKeyHelperError extends ForkloopError {
   override readonly name = "ApiKeyHelperError";
+
+  constructor(message: string) {
+    // A setting the user can fix, as the other bad-input errors (R-A7: one error family).
+    super(message, { code: "invalid_options" });
+  }
 }
 
 /** How long a helper may run by default before it counts as hung. */
