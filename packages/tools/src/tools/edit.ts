@@ -74,7 +74,14 @@ export const editTool = defineTool({
     if (stats.isDirectory()) return toolError(`${path} is a directory; give a file path.`);
     const refusal = staleWriteRefusal(context.agentState, path, stats);
     if (refusal !== undefined) return toolError(refusal);
-    const bytes = readFileSync(path);
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(path);
+    } catch (error) {
+      // The file can go between the stat and the read (another process, a swapped directory:
+      // R-S4): a tool error the model can act on, not a throw out of the tool.
+      return toolError(`Cannot edit ${path}: ${fsErrorCode(error)}`);
+    }
     const decoded = decodeTextFile(bytes, path);
     if (!decoded.ok) return toolError(decoded.error);
     const { text, format, undecodable } = decoded;
