@@ -208,3 +208,31 @@ describe("R-V2: importing @forkloop/batch leaves the queue backend unloaded", ()
     expect(packagesOf(modules).filter((name) => name === "bullmq" || name === "ioredis")).toEqual([]);
   });
 });
+
+/** Schemas the published entry exports that no session reads before its first request (R-V2). */
+const SCHEMAS_BUILT_AT_FIRST_USE = [
+  "streamJsonLineSchema",
+  "systemInitLineSchema",
+  "assistantLineSchema",
+  "userLineSchema",
+  "resultLineSchema",
+  "resultSubtypeSchema",
+  "subagentUsageSchema",
+  "streamEventLineSchema",
+];
+
+describe("R-V2: importing @forkloop/sdk builds no zod schema a session does not need first", () => {
+  it("R-V2: the stream-json line schemas are built at their first use (lazySchema), and validate as before", async () => {
+    const script = `import { types } from "node:util";
+const sdk = await import(${JSON.stringify(SDK_ENTRY)});
+const names = ${JSON.stringify(SCHEMAS_BUILT_AT_FIRST_USE)};
+const eager = names.filter((name) => !types.isProxy(sdk[name]));
+const line = { type: "system", subtype: "status", status: null, session_id: "s", uuid: "u" };
+process.stdout.write(JSON.stringify({ eager, status: sdk.streamJsonLineSchema.safeParse(line).success, bad: sdk.streamJsonLineSchema.safeParse({ type: "nope" }).success }));`;
+    const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: root });
+    const outcome = JSON.parse(stdout) as { eager: string[]; status: boolean; bad: boolean };
+    expect(outcome.eager).toEqual([]);
+    // Control: built at this first use, they accept a line and refuse a malformed one.
+    expect(outcome).toMatchObject({ status: true, bad: false });
+  });
+});

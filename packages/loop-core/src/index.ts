@@ -93,6 +93,7 @@ export {
   type JsonSchemaObject,
   jsonSchemaInput,
 } from "./json-schema-input.js";
+export { lazySchema } from "./lazy-schema.js";
 export type {
   HistoryReplacedEvent,
   LoopEvent,
