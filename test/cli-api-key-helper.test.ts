@@ -202,6 +202,15 @@ describe("R-X2: apiKeyHelper", () => {
     });
     expect(keyed.stdout).toContain('"apiKeySource":"ANTHROPIC_API_KEY"');
   });
+
+  it('R-X2: with only ANTHROPIC_AUTH_TOKEN (a gateway\'s bearer token) the init line says apiKeySource "none", as Claude Code does', async () => {
+    const w = await world("bearer");
+    const result = await w.run(["--output-format", "stream-json", "--verbose"], {
+      ANTHROPIC_AUTH_TOKEN: "gateway-token",
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('"apiKeySource":"none"');
+  });
 });
 
 /**

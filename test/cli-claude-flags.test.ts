@@ -223,6 +223,19 @@ describe("R-X3: Claude Code's print-mode flags under forkloop -p", () => {
       "manual",
     ]);
     expect(quiet.code, quiet.stderr).toBe(0);
+    // Suggestions on: Claude Code makes none after a session's first turn, so a one-shot run is
+    // the same; a run that would have more turns is refused, naming why.
+    const suggested = await run(["Say hello.", "--prompt-suggestions", "--output-format", "json"]);
+    expect(suggested.code, suggested.stderr).toBe(0);
+    const resumed = await run([
+      "Again.",
+      "--prompt-suggestions",
+      "on",
+      "--resume",
+      JSON.parse(debugged.stdout).session_id,
+    ]);
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toContain("--prompt-suggestions: forkloop makes no prompt suggestions");
     const window = await run(["Say hello.", "--autocompact", "200000"]);
     expect(window.code).toBe(2);
     expect(window.stderr).toContain("--autocompact: forkloop compacts at its model's own line");
@@ -230,7 +243,7 @@ describe("R-X3: Claude Code's print-mode flags under forkloop -p", () => {
     expect(await readdir(home)).toContain("projects");
   });
 
-  it("R-X1: /name runs the project's custom command; its allowed-tools apply only in a trusted project (R-S5)", async () => {
+  it("R-X1: /name runs the project's custom command; its allowed-tools apply only in a trusted project (R-S5); with --disable-slash-commands the prompt is sent as written (R-X3)", async () => {
     const project = join(dir, "with-commands");
     await mkdir(join(project, ".claude", "commands"), { recursive: true });
     await writeFile(
@@ -264,12 +277,18 @@ describe("R-X3: Claude Code's print-mode flags under forkloop -p", () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/^forkloop: run: \/leak: skipped command .*leak\.md: /m);
     expect(refused.stderr).not.toContain("forkloop: run: /leak: forkloop:");
-    const disabled = await inProject(["/greet Ada", "--disable-slash-commands"]);
-    expect(disabled.code).toBe(2);
-    expect(disabled.stderr).toContain(
-      "--disable-slash-commands: forkloop still reads a prompt's leading /name",
-    );
     expect((await sim.requests()).length).toBe(before + 2);
+    // R-X3: --disable-slash-commands sends the prompt as written, as Claude Code does: no
+    // expansion, and no refusal of a name no command has (nor of /compact).
+    for (const typed of ["/greet Ada", "/nope now", "/compact"]) {
+      const from = (await sim.requests()).length;
+      const disabled = await inProject([typed, "--disable-slash-commands"]);
+      expect(disabled.code, disabled.stderr).toBe(0);
+      const [body] = await mainBodies(from);
+      const message = JSON.stringify(((body?.messages ?? []) as { content: unknown }[])[0]?.content);
+      expect(message).toContain(typed);
+      expect(message).not.toContain("<command-name>");
+    }
   });
 
   it("R-X1: ANTHROPIC_MODEL picks the model after --model and before the settings' model, as in Claude Code", async () => {

@@ -26,8 +26,10 @@ function startsWithSlashCommand(prompt: string): boolean {
  * `.forkloop/commands/`, the project's or the user's) as Claude Code does. `/compact` stays
  * forkloop's own; a name no command has is exit 2 naming where commands are read from. A project
  * command's `allowed-tools` widen permissions, so they apply only in a trusted project (R-S5).
- * With `disabled` (--disable-slash-commands) nothing is expanded, and with `safeMode` no command
- * file is read; a prompt that still reads as a command is refused, since query() would read it as one.
+ * With `disabled` (--disable-slash-commands) nothing is expanded: the prompt goes to the model as
+ * written (query()'s `slashCommands: false`), as Claude Code sends it. With `safeMode` no command
+ * file is read; a prompt that still reads as a custom command is refused, since query() would read
+ * it as one.
  */
 export function expandSlashCommand(
   prompt: string,
@@ -41,12 +43,7 @@ export function expandSlashCommand(
   },
   notice: (line: string) => void,
 ): ExpandedCommand | undefined {
-  if (options.disabled) {
-    if (!startsWithSlashCommand(prompt)) return undefined;
-    throw new OptionsError(
-      '--disable-slash-commands: forkloop still reads a prompt\'s leading /name as a command; put a word before it ("Run /greet Ada").',
-    );
-  }
+  if (options.disabled) return undefined;
   // --safe-mode: command files are customizations, as in Claude Code; /compact stays.
   if (options.safeMode) {
     const builtIn = prompt.trim().split(/\s/)[0] === "/compact";

@@ -199,6 +199,11 @@ export interface Options extends AgentSdkOnlyOptions {
    * program's own `agents`, `mcpServers` and `mcpConfig` stay); permissions and the model apply.
    */
   safeMode?: boolean;
+  /**
+   * forkloop (R-X3, `claude --disable-slash-commands`): false sends every prompt as written — a
+   * leading `/name` (`/compact` too) is text for the model, not a command.
+   */
+  slashCommands?: boolean;
   /** forkloop: false leaves memory files (CLAUDE.md, AGENTS.md …) out of the system prompt (`claude --restricted`). */
   memoryFiles?: boolean;
   /**
@@ -288,6 +293,7 @@ export const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof Options>([
   "bare",
   "memoryFiles",
   "safeMode",
+  "slashCommands",
   "trustProject",
   "promptExpansion",
   "sandbox",

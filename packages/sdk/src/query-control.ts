@@ -70,6 +70,16 @@ export function supportedAgents(options: Options, session: MainSession | undefin
   return [...agents.values()];
 }
 
+/**
+ * R-X2: where a running session's key came from when not ANTHROPIC_API_KEY, as Claude Code's
+ * init line says it: the settings' apiKeyHelper, or "none" for a gateway's ANTHROPIC_AUTH_TOKEN
+ * (a bearer token, not an API key).
+ */
+export function apiKeySourceOf(endpoint: ModelEndpoint): { apiKeySource?: "apiKeyHelper" | "none" } {
+  if (endpoint.keyHelper !== undefined) return { apiKeySource: "apiKeyHelper" };
+  return endpoint.auth === "bearer" ? { apiKeySource: "none" } : {};
+}
+
 /** Who pays: an API key from the environment, or none (the embedded simulator answers). */
 export function accountInfo(options: Options, endpoint?: ModelEndpoint): AccountInfo {
   // R-X2: once a session runs, its endpoint knows a settings apiKeyHelper printed the key (as init says).

@@ -98,22 +98,7 @@ export async function resolveQueryOptions(
     );
   }
   checkHookMatchers(options.hooks ?? {});
-  // R-L3 `taskBudget`: the API takes output_config.task_budget under its beta, as the Agent SDK sends it.
-  const env = withBetasEnv(options.env ?? process.env, [
-    ...supportedBetas(options.betas, warn),
-    ...(options.taskBudget === undefined ? [] : [TASK_BUDGET_BETA]),
-  ]);
-  const cwd = resolve(options.cwd ?? process.cwd());
-  const flagSettings = await settingsOption(options.settings, cwd);
-  const run = await resolveRunEnvironment({
-    cwd,
-    env,
-    settingSources: options.settingSources ?? [],
-    trustProject: options.trustProject,
-    flagSettings,
-    warn,
-    bare: options.bare,
-  });
+  const { cwd, env, run } = await queryRunEnvironment(options, warn);
   const home = run.home;
   // R-X3 `bare` (Claude Code's --bare): the settings files' hooks do not run; the rest of them applies.
   const minimal = options.bare === true || options.safeMode === true;
@@ -190,6 +175,35 @@ export async function resolveQueryOptions(
     loop: resolveLoopChoices(options, settings),
     thinkingOff: thinkingTurnedOff(options, settings),
   };
+}
+
+/**
+ * The environment a query with these options runs in: its directory, its variables (the betas
+ * asked for added) and what the settings files decide — among it the endpoint's variables, a
+ * settings apiKeyHelper's key included (R-X2). `startup()`/`prewarm()` resolve it too, so the
+ * runtime they warm is the one the query authenticates with.
+ */
+export async function queryRunEnvironment(
+  options: Options,
+  warn: (line: string) => void,
+): Promise<{ cwd: string; env: Record<string, string | undefined>; run: RunEnvironment }> {
+  // R-L3 `taskBudget`: the API takes output_config.task_budget under its beta, as the Agent SDK sends it.
+  const env = withBetasEnv(options.env ?? process.env, [
+    ...supportedBetas(options.betas, warn),
+    ...(options.taskBudget === undefined ? [] : [TASK_BUDGET_BETA]),
+  ]);
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const flagSettings = await settingsOption(options.settings, cwd);
+  const run = await resolveRunEnvironment({
+    cwd,
+    env,
+    settingSources: options.settingSources ?? [],
+    trustProject: options.trustProject,
+    flagSettings,
+    warn,
+    bare: options.bare,
+  });
+  return { cwd, env, run };
 }
 
 /** The built-in tools' options for Bash that runs as `bash` says (the main agent's, a batch's). */

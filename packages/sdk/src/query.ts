@@ -70,6 +70,7 @@ import { permissionPromptTool, promptToolAsk } from "./permission-prompt-tool.js
 import { withPermissionRequest } from "./permission-request-hook.js";
 import {
   accountInfo,
+  apiKeySourceOf,
   initializeResponse,
   refusedControl,
   supportedAgents,
@@ -88,7 +89,7 @@ import { unarchiveOnResume } from "./session-management.js";
 import { readSessionMetadata, writeSessionMetadata } from "./session-metadata.js";
 import { sessionEventHooks, settingsHooks } from "./settings.js";
 import { processRuntimes, type RuntimeRegistry, type SharedRuntime } from "./shared-runtime.js";
-import { parseRunRequest } from "./slash-commands.js";
+import { parseRunRequest, type RunRequest } from "./slash-commands.js";
 import { StreamJsonWriter } from "./stream-json-writer.js";
 import { withStructuredOutput } from "./structured-output.js";
 import { SubAgentTracker } from "./sub-agent-tracker.js";
@@ -541,6 +542,11 @@ class QueryRun implements Query {
     }
   }
 
+  /** What a prompt asks for: a turn, or `/compact`; with `slashCommands: false` always a turn (R-X3). */
+  #runRequest(text: string): RunRequest {
+    return this.#options.slashCommands === false ? { kind: "prompt", prompt: text } : parseRunRequest(text);
+  }
+
   async #drive(): Promise<void> {
     if (this.#optionsError !== undefined) throw this.#optionsError;
     if (this.#options.permissionPromptToolName !== undefined && this.#options.canUseTool !== undefined) {
@@ -552,7 +558,7 @@ class QueryRun implements Query {
     const first = await this.#nextPrompt();
     if (first === undefined) return;
     // A bad slash command is refused before anything starts.
-    parseRunRequest(first.text);
+    this.#runRequest(first.text);
     const options = await withMainAgent(this.#options, this.#warn);
     // persistSession: false (`--no-session-persistence`): the session lives in a directory
     // removed when the query ends, so nothing is kept and it cannot be resumed.
@@ -863,9 +869,7 @@ class QueryRun implements Query {
               model: turnModel,
               permissionMode,
               simulated: runtime.source.simulated,
-              ...(runtime.source.endpoint.keyHelper === undefined
-                ? {}
-                : { apiKeySource: "apiKeyHelper" as const }),
+              ...apiKeySourceOf(runtime.source.endpoint),
               mcpServers: this.#mcpStatus(),
               agents: [...new Set(agentNames)],
               skills: session.assembled.skills.map((skill) => skill.name),
@@ -929,7 +933,7 @@ class QueryRun implements Query {
     // A stop that came before the turn (while the MCP servers started) interrupts it at once.
     if (this.#options.abortController?.signal.aborted) controller.abort(HARD_INTERRUPT);
     try {
-      const request = parseRunRequest(turn.prompt.text);
+      const request = this.#runRequest(turn.prompt.text);
       const sessionId = turn.session.sessionId;
       const startTurn = () => {
         turn.init();

@@ -223,8 +223,11 @@ export class StreamJsonWriter {
     model: string;
     permissionMode: string;
     simulated: boolean;
-    /** R-X2: where the key came from when not the environment (the settings' apiKeyHelper). */
-    apiKeySource?: "apiKeyHelper";
+    /**
+     * R-X2: where the key came from when not ANTHROPIC_API_KEY: the settings' apiKeyHelper, or
+     * "none" for a gateway's ANTHROPIC_AUTH_TOKEN (a bearer token is not an API key, as Claude Code says).
+     */
+    apiKeySource?: "apiKeyHelper" | "none";
     mcpServers?: readonly { name: string; status: string }[];
     agents?: readonly string[];
     slashCommands?: readonly string[];

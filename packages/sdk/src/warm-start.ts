@@ -3,6 +3,7 @@ import type { SDKMessage, SDKUserMessageInput } from "./messages.js";
 import type { Options } from "./options.js";
 import { OptionsError } from "./options-error.js";
 import { type Query, query } from "./query.js";
+import { queryRunEnvironment } from "./query-options.js";
 import { processRuntimes, type RuntimeRegistry } from "./shared-runtime.js";
 
 /**
@@ -47,13 +48,18 @@ export interface SpareProcess extends AsyncDisposable {
   close(): void;
 }
 
-/** The runtime a query with these options will use, held until `release()`. */
+/**
+ * The runtime a query with these options will use, held until `release()`: resolved as the query
+ * resolves it (R-X2: the settings' apiKeyHelper and endpoint variables included), so the query
+ * authenticates as a cold one would and finds this runtime warm. The query prints its own
+ * warnings about the settings when it resolves them again.
+ */
 async function holdRuntime(params: WarmParams) {
   const options = params.options ?? {};
   const stderr = options.stderr ?? ((line: string) => process.stderr.write(line));
-  return (params.runtimes ?? processRuntimes).acquire(options.env ?? process.env, (line) =>
-    stderr(`${line}\n`),
-  );
+  const { cwd, run } = await queryRunEnvironment(options, () => {});
+  await run.close();
+  return (params.runtimes ?? processRuntimes).acquire(run.endpointEnv, (line) => stderr(`${line}\n`), cwd);
 }
 
 /**

@@ -63,7 +63,7 @@ $FORKLOOP_HOME/projects/<project>/sessions/ (FORKLOOP_HOME defaults to ~/.forklo
   --no-session-persistence  keep nothing on disk: the session cannot be resumed
   -d, --debug [FILTER]    tool calls, retries and compactions in <forkloop home>/debug/<session>.txt
                           (--debug-file FILE: there), as Claude Code's ~/.claude/debug
-  --disable-slash-commands  the prompt is never read as a slash command
+  --disable-slash-commands  the prompt goes to the model as written (a leading /name too)
   --permission-mode M     default | acceptEdits | plan | bypassPermissions | dontAsk | auto
                           (default: default — reads run; writes and commands need an allow rule)
   --dangerously-skip-permissions  the same as --permission-mode bypassPermissions
@@ -214,10 +214,12 @@ const schema = z.object({
       message: "forkloop compacts at its model's own line (auto); a window in tokens is not supported",
     })
     .optional(),
+  // Claude Code's choices; the flag alone (an empty value here) is its preset, true.
   "prompt-suggestions": z
-    .enum(["false", "0", "no", "off"], {
-      message: "forkloop sends no prompt suggestions; leave the flag out (or give false)",
+    .enum(["", "true", "1", "yes", "on", "false", "0", "no", "off"], {
+      message: "must be true or false (1 or 0, yes or no, on or off)",
     })
+    .transform((value) => ["", "true", "1", "yes", "on"].includes(value))
     .optional(),
   // Claude Code's "manual" is forkloop's "default": anything not allowed by a rule is asked about (denied headless).
   "permission-mode": z

@@ -79,7 +79,11 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       : undefined;
   const prompt = command?.prompt ?? given;
   // `/compact` without a session is refused here, with the CLI's wording, before anything starts.
-  const request = typeof prompt === "string" ? parseRunRequest(prompt) : { kind: "turns" as const };
+  // --disable-slash-commands: the prompt goes to the model as written, a leading /name too (R-X3).
+  const request =
+    typeof prompt === "string" && flags["disable-slash-commands"] !== true
+      ? parseRunRequest(prompt)
+      : { kind: "turns" as const };
   if (request.kind === "compact" && flags.resume === undefined) {
     throw new CliError(
       `run: /compact compacts a saved session: \`forkloop run --resume <session> "/compact [instructions]"\` (list them with \`forkloop sessions list\`).`,
@@ -100,6 +104,13 @@ export async function runCommand(argv: readonly string[], context: CommandContex
   // A session that does not exist is named before anything starts; query() repairs it (--repair)
   // under the lock it runs under, so no other process can take it in between (R-R5).
   if (resume !== undefined) savedSession(state, resume);
+  // Claude Code suggests a next prompt after each turn but a session's first, so a one-shot run
+  // prints none either way; a run with more turns would get suggestions, which forkloop does not make.
+  if (flags["prompt-suggestions"] === true && (streamInput !== undefined || resume !== undefined)) {
+    throw new CliError(
+      "--prompt-suggestions: forkloop makes no prompt suggestions, and Claude Code makes one after every turn but a session's first; with --input-format stream-json, --resume or --continue, leave the flag out (or give false).",
+    );
+  }
   await Promise.all(
     (flags["add-dir"] ?? []).map((dir) => checkProjectDir(resolve(context.cwd, dir), "--add-dir")),
   );
@@ -168,6 +179,7 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       // The hooks see the command as typed (UserPromptSubmit, UserPromptExpansion), the model its prompt.
       ...(command === undefined ? {} : { promptExpansion: command.expansion }),
       ...(flags.sandbox === undefined ? {} : { sandbox: flags.sandbox }),
+      ...(flags["disable-slash-commands"] === true ? { slashCommands: false } : {}),
       ...stateDir,
     },
   });
