@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { runCliInProcess } from "@forkloop/cli/testing";
-import { query } from "@forkloop/sdk";
+import { OptionsError, query } from "@forkloop/sdk";
 import { describe, expect, it } from "vitest";
 import { useSimProject } from "./support/cli-sim-project.js";
 
@@ -14,6 +14,11 @@ const project = useSimProject("claude-flags-parity", async (dir) => {
     JSON.stringify({ type: "object", properties: { n: { type: "number" } } }),
   );
   await mkdir(join(dir, "extra"));
+  await mkdir(join(dir, ".claude", "agents"), { recursive: true });
+  await writeFile(
+    join(dir, ".claude", "agents", "auditor.md"),
+    "---\nname: auditor\ndescription: Audits\ntools: Read, Bash\n---\nYou audit. AUDITOR-PROMPT.\n",
+  );
 });
 
 const SCHEMA = JSON.stringify({ type: "object", properties: { name: { type: "string", minLength: 2 } } });
@@ -85,6 +90,55 @@ const CASES: readonly { name: string; argv: string[]; extraArgs: Record<string, 
   },
   { name: "--add-dir (relative)", argv: ["--add-dir", "extra"], extraArgs: { "add-dir": "extra" } },
   { name: "--max-budget-usd", argv: ["--max-budget-usd", "5"], extraArgs: { "max-budget-usd": "5" } },
+  {
+    name: "--permission-mode manual (Claude Code's default)",
+    argv: ["--permission-mode", "manual"],
+    extraArgs: { "permission-mode": "manual" },
+  },
+  // --agent: one resolver (withMainAgent) for the CLI and query()'s agent, with the flags beside it.
+  { name: "--agent (a project agent file)", argv: ["--agent", "auditor"], extraArgs: { agent: "auditor" } },
+  {
+    name: "--agent with --restricted (Bash stays out)",
+    argv: ["--restricted", "--agent", "auditor"],
+    extraArgs: { restricted: null, agent: "auditor" },
+  },
+  {
+    name: "--agent with --bare (the agent's tools replace bare's set)",
+    argv: ["--bare", "--agent", "auditor"],
+    extraArgs: { bare: null, agent: "auditor" },
+  },
+  {
+    name: "--agent with --append-system-prompt",
+    argv: ["--agent", "auditor", "--append-system-prompt", "Say OWL."],
+    extraArgs: { agent: "auditor", "append-system-prompt": "Say OWL." },
+  },
+];
+
+/** A value each side refuses before any request, in the same words: the flag, what it takes, an example. */
+const BAD_VALUES: readonly {
+  name: string;
+  argv: string[];
+  extraArgs: Record<string, string>;
+  says: RegExp;
+}[] = [
+  {
+    name: "--permission-mode yolo",
+    argv: ["--permission-mode", "yolo"],
+    extraArgs: { "permission-mode": "yolo" },
+    says: /^--permission-mode: must be one of default, acceptEdits, .*not "yolo"; e\.g\. --permission-mode acceptEdits\.$/,
+  },
+  {
+    name: "--effort extreme",
+    argv: ["--effort", "extreme"],
+    extraArgs: { effort: "extreme" },
+    says: /^--effort: must be low, medium, high, xhigh or max, not "extreme"; e\.g\. --effort high\.$/,
+  },
+  {
+    name: "--setting-sources user,cloud",
+    argv: ["--setting-sources", "user,cloud"],
+    extraArgs: { "setting-sources": "user,cloud" },
+    says: /^--setting-sources: each must be user, project or local, not "cloud"; e\.g\. --setting-sources user,project/,
+  },
 ];
 
 const PROMPT = "Say hello.";
@@ -137,4 +191,31 @@ describe("R-X3, R-K2: a Claude Code flag means the same in forkloop run and in e
     expect(cli.length).toBeGreaterThan(0);
     expect(await viaExtraArgs(extraArgs)).toEqual(cli);
   });
+});
+
+describe("R-X3, R-K2: a bad flag value is refused the same way by forkloop run and by extraArgs", () => {
+  it.each(BAD_VALUES)(
+    "R-X3, R-K2: $name is exit 2 in the CLI and the same OptionsError in query(), before any request",
+    async ({ argv, extraArgs, says }) => {
+      const from = (await project.sim.requests()).length;
+      const cli = await runCliInProcess(["-p", PROMPT, ...argv], { cwd: project.dir, env: project.env() });
+      expect(cli.code, cli.stderr).toBe(2);
+      let refused: unknown;
+      try {
+        for await (const _message of query({
+          prompt: PROMPT,
+          options: { cwd: project.dir, env: { ...process.env, ...project.env() }, extraArgs },
+        })) {
+          // nothing is expected: the options are refused
+        }
+      } catch (error) {
+        refused = error;
+      }
+      expect(refused).toBeInstanceOf(OptionsError);
+      const message = (refused as OptionsError).message;
+      expect(message).toMatch(says);
+      expect(cli.stderr).toContain(message);
+      expect((await project.sim.requests()).length).toBe(from);
+    },
+  );
 });

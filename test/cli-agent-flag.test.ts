@@ -93,4 +93,20 @@ describe("R-X3: forkloop -p --agent", () => {
     const plain = await run(["--agent", "auditor"]);
     expect(plain.result.stderr).not.toContain("isolation");
   });
+
+  it("R-X3: --agent with --bare or --restricted, as Claude Code 2.1.332's (observed): the agent's tools replace bare's set (bare's set when it names none), and --restricted still takes Bash out of them", async () => {
+    const agents = JSON.stringify({
+      tooled: { description: "Tooled", prompt: "You check. TOOLED-PROMPT.", tools: ["Read", "Bash"] },
+      plain: { description: "Plain", prompt: "You check. PLAIN-PROMPT." },
+    });
+    const bare = await run(["--bare", "--agents", agents, "--agent", "tooled"]);
+    expect(bare.result.code, bare.result.stderr).toBe(0);
+    expect(bare.tools).toEqual(["Bash", "Read"]);
+    const barePlain = await run(["--bare", "--agents", agents, "--agent", "plain"]);
+    expect(barePlain.tools).toEqual(["Bash", "Edit", "Read"]);
+    const restricted = await run(["--restricted", "--agents", agents, "--agent", "tooled"]);
+    expect(restricted.result.code, restricted.result.stderr).toBe(0);
+    expect(restricted.system).toContain("TOOLED-PROMPT");
+    expect(restricted.tools).toEqual(["Read"]);
+  });
 });

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { apiOutputSchema, closestName } from "@forkloop/loop-core";
+import { isPermissionMode, PERMISSION_MODES, SETTING_SOURCES } from "@forkloop/tools";
 import { agentsFlag, jsonSchemaFlag } from "./claude-flag-values.js";
 import type { Options, PermissionMode, SettingSource } from "./options.js";
 import { OptionsError } from "./options-error.js";
@@ -16,7 +17,8 @@ interface ClaudeFlagValues {
   "fallback-model": string[];
   "max-turns": number;
   "max-budget-usd": number;
-  "permission-mode": PermissionMode;
+  /** Checked here (checkClaudeFlagValues): a mode, or Claude Code's "manual" (forkloop's default). */
+  "permission-mode": string;
   "dangerously-skip-permissions": boolean;
   "permission-prompt-tool": string;
   "allowed-tools": string[];
@@ -29,10 +31,10 @@ interface ClaudeFlagValues {
   "append-system-prompt": string;
   "json-schema": string;
   agents: string;
-  effort: NonNullable<Options["effort"]>;
+  effort: string;
   "session-id": string;
   "fork-session": boolean;
-  "setting-sources": SettingSource[];
+  "setting-sources": string[];
   settings: string;
   "mcp-config": string[];
   "strict-mcp-config": boolean;
@@ -49,8 +51,43 @@ export interface ClaudeFlagsContext {
   outputFormat: "text" | "json" | "stream-json";
 }
 
-/** The query() options the flags stand for; a flag not given sets nothing. */
+const EFFORTS: readonly NonNullable<Options["effort"]>[] = ["low", "medium", "high", "xhigh", "max"];
+
+/**
+ * R-X3, R-K2: the values `forkloop run` and `extraArgs` refuse alike, before anything starts —
+ * the flag, what it takes and the value given (the CLI exits 2 with it).
+ */
+export function checkClaudeFlagValues(flags: ClaudeFlags): void {
+  const mode = flags["permission-mode"];
+  if (mode !== undefined && !isPermissionMode(permissionMode(mode))) {
+    throw new OptionsError(
+      `--permission-mode: must be one of ${PERMISSION_MODES.join(", ")} (or manual, the same as default), not ${JSON.stringify(mode)}; e.g. --permission-mode acceptEdits.`,
+    );
+  }
+  const effort = flags.effort;
+  if (effort !== undefined && !(EFFORTS as readonly string[]).includes(effort)) {
+    throw new OptionsError(
+      `--effort: must be ${EFFORTS.slice(0, -1).join(", ")} or ${EFFORTS.at(-1)}, not ${JSON.stringify(effort)}; e.g. --effort high.`,
+    );
+  }
+  const unknownSource = flags["setting-sources"]?.find(
+    (source) => !(SETTING_SOURCES as readonly string[]).includes(source),
+  );
+  if (unknownSource !== undefined) {
+    throw new OptionsError(
+      `--setting-sources: each must be ${SETTING_SOURCES.slice(0, -1).join(", ")} or ${SETTING_SOURCES.at(-1)}, not ${JSON.stringify(unknownSource)}; e.g. --setting-sources user,project ("" reads none).`,
+    );
+  }
+}
+
+/** Claude Code's "manual" is forkloop's "default": anything not allowed by a rule is asked about (denied headless). */
+function permissionMode(mode: string): string {
+  return mode === "manual" ? "default" : mode;
+}
+
+/** The query() options the flags stand for; a flag not given sets nothing; a bad value is an OptionsError. */
 export function claudeFlagOptions(flags: ClaudeFlags, context: ClaudeFlagsContext): Partial<Options> {
+  checkClaudeFlagValues(flags);
   const { cwd } = context;
   const mcpConfig = flags["mcp-config"];
   const addDirs = flags["add-dir"];
@@ -63,7 +100,7 @@ export function claudeFlagOptions(flags: ClaudeFlags, context: ClaudeFlagsContex
       ? { permissionMode: "bypassPermissions" as const, allowDangerouslySkipPermissions: true }
       : flags["permission-mode"] === undefined
         ? {}
-        : { permissionMode: flags["permission-mode"] }),
+        : { permissionMode: permissionMode(flags["permission-mode"]) as PermissionMode }),
     ...(flags["permission-prompt-tool"] === undefined
       ? {}
       : { permissionPromptToolName: flags["permission-prompt-tool"] }),
@@ -71,7 +108,9 @@ export function claudeFlagOptions(flags: ClaudeFlags, context: ClaudeFlagsContex
     ...toolSetOptions(flags),
     ...(flags.bare ? { bare: true } : {}),
     ...(flags["safe-mode"] ? { safeMode: true } : {}),
-    ...(flags["setting-sources"] === undefined ? {} : { settingSources: flags["setting-sources"] }),
+    ...(flags["setting-sources"] === undefined
+      ? {}
+      : { settingSources: flags["setting-sources"] as SettingSource[] }),
     // --restricted, as Claude Code's: no settings files (--settings still applies), no memory files.
     ...(flags.restricted ? { settingSources: [], memoryFiles: false } : {}),
     ...(flags.settings === undefined ? {} : { settings: settingsFlag(flags.settings, cwd) }),
@@ -80,7 +119,7 @@ export function claudeFlagOptions(flags: ClaudeFlags, context: ClaudeFlagsContex
       ? {}
       : { outputFormat: { type: "json_schema" as const, schema: outputSchema(flags["json-schema"], cwd) } }),
     ...(flags.agents === undefined ? {} : { agents: agentsFlag(flags.agents, cwd) }),
-    ...(flags.effort === undefined ? {} : { effort: flags.effort }),
+    ...(flags.effort === undefined ? {} : { effort: flags.effort as NonNullable<Options["effort"]> }),
     ...(flags["session-id"] === undefined ? {} : { sessionId: flags["session-id"].toLowerCase() }),
     ...(flags["fork-session"] ? { forkSession: true } : {}),
     ...(mcpConfig === undefined ? {} : { mcpConfig: mcpConfig.map((value) => mcpConfigFlag(value, cwd)) }),
@@ -148,12 +187,17 @@ function outputSchema(value: string, cwd: string): Record<string, unknown> {
  */
 const RESTRICTED_OUT = ["Bash", "WebFetch"];
 
-/** `--bare`'s tool set unless --tools names one: Claude Code's minimal mode offers these three. */
-const BARE_TOOLS = "Bash,Edit,Read";
+/**
+ * `--bare`'s tool set unless --tools names one: Claude Code's minimal mode offers these three. This
+ * very array marks the set as bare's default, which an --agent's own tool list replaces
+ * (withMainAgent), as Claude Code's `--bare --agent` offers the agent's tools (R-X3).
+ */
+export const BARE_DEFAULT_TOOLS: readonly string[] = Object.freeze(["Bash", "Edit", "Read"]);
 
 /** `--tools`, `--bare` and `--restricted` with `--disallowed-tools`: the tools offered and taken out. */
 function toolSetOptions(flags: ClaudeFlags): Pick<Options, "tools" | "disallowedTools"> {
-  const tools = flags.tools ?? (flags.bare ? BARE_TOOLS : undefined);
+  const bareDefault = flags.tools === undefined && flags.bare === true;
+  const tools = flags.tools ?? (bareDefault ? BARE_DEFAULT_TOOLS.join(",") : undefined);
   const given = flags["disallowed-tools"];
   const selected = tools === undefined ? {} : toolsFlag(tools, given ?? []);
   // --restricted takes out what --tools does not name, beside what the tool set took out.
@@ -161,6 +205,7 @@ function toolSetOptions(flags: ClaudeFlags): Pick<Options, "tools" | "disallowed
   const disallowed = [...(selected.disallowedTools ?? given ?? []), ...restrictedOut];
   return {
     ...selected,
+    ...(bareDefault ? { tools: BARE_DEFAULT_TOOLS as string[] } : {}),
     ...(given === undefined && disallowed.length === 0 ? {} : { disallowedTools: disallowed }),
   };
 }

@@ -56,7 +56,7 @@ const SHARED: Readonly<Record<keyof ClaudeFlags, Reader>> = {
   settings: text,
   "allowed-tools": toolList,
   "disallowed-tools": toolList,
-  "permission-mode": (flag, value) => (text(flag, value) === "manual" ? "default" : value),
+  "permission-mode": text,
   "dangerously-skip-permissions": on,
   "permission-prompt-tool": text,
   tools: given,

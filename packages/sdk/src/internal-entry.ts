@@ -3,8 +3,8 @@
  * slash command expanded (R-X1), what an endpoint failure (R-R9) and a run's result say to the
  * user, in the CLI's words. Not API.
  */
-export { agentsFlag, jsonSchemaFlag, textFileFlag } from "./claude-flag-values.js";
-export { type ClaudeFlags, claudeFlagOptions, mcpConfigFlag } from "./claude-flags.js";
+export { jsonSchemaFlag, textFileFlag } from "./claude-flag-values.js";
+export { type ClaudeFlags, checkClaudeFlagValues, claudeFlagOptions, mcpConfigFlag } from "./claude-flags.js";
 export { type ExpandedCommand, expandSlashCommand } from "./custom-slash-command.js";
 export {
   describeEndpointFailure,
@@ -13,7 +13,7 @@ export {
   type EndpointFailure,
   endpointUrl,
 } from "./endpoint-failure.js";
-export { type MainAgent, mainAgent } from "./main-agent.js";
+export { CLI_AGENT_WORDS, withMainAgent } from "./main-agent.js";
 export {
   errorSentence,
   jsonResult,

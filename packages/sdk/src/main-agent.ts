@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { GENERAL_PURPOSE_AGENT, loadAgentDefinitions } from "@forkloop/orchestrator";
+import { BARE_DEFAULT_TOOLS } from "./claude-flags.js";
 import type { Options } from "./options.js";
 import { OptionsError } from "./options-error.js";
 import { builtinToolNames, FORK_TOOL_NAMES } from "./tool-selection.js";
@@ -11,11 +12,12 @@ export interface MainAgentWords {
   readonly cwd: string;
 }
 
-const CLI_WORDS: MainAgentWords = { agent: "--agent", agents: "--agents", cwd: "--cwd DIR" };
+/** `forkloop run --agent`'s words. */
+export const CLI_AGENT_WORDS: MainAgentWords = { agent: "--agent", agents: "--agents", cwd: "--cwd DIR" };
 const OPTION_WORDS: MainAgentWords = { agent: "agent", agents: "the agents option", cwd: "cwd: DIR" };
 
 /** What `--agent NAME` (query()'s `agent`) makes of the main session. */
-export interface MainAgent {
+interface MainAgent {
   /** Replaces forkloop's identity and rules, as the agent's prompt replaces Claude Code's. */
   readonly prompt: string;
   /** The tool set (`--tools` form: built-in names), when the agent names one. */
@@ -35,11 +37,11 @@ export interface MainAgent {
  * comes from `--agents` or the project's agent files (.claude/agents, .forkloop/agents); one no
  * definition has is exit 2 naming the ones there are.
  */
-export async function mainAgent(
+async function mainAgent(
   name: string,
   given: Readonly<Record<string, NonNullable<Options["agents"]>[string]>> | undefined,
   cwd: string,
-  words: MainAgentWords = CLI_WORDS,
+  words: MainAgentWords,
   /** R-X2: the run's environment the agent file's `model` alias resolves in. */
   modelEnv: Readonly<Record<string, string | undefined>> = {},
 ): Promise<MainAgent> {
@@ -77,18 +79,24 @@ export async function mainAgent(
 }
 
 /**
- * R-X3 query()'s `agent` (the Agent SDK's): the main session runs as that agent type, as
- * `forkloop run --agent` does — its prompt in place of the system prompt unless one is given (an
- * `append` goes after it), its tools unless `tools` is given, its deny rules beside the options',
- * its model unless `model` is given.
+ * R-X3 query()'s `agent` (the Agent SDK's) and `forkloop run --agent` (which calls this with the
+ * CLI's words, before query()): the one place the main session becomes that agent type — its
+ * prompt in place of the system prompt unless one is given (an `append` goes after it), its tools
+ * unless `tools` is given, its deny rules beside the options', its model unless `model` is given.
+ * The options come back without `agent`: it has been applied, and a second call changes nothing.
  */
-export async function withMainAgent(options: Options, warn: (line: string) => void): Promise<Options> {
-  if (options.agent === undefined) return options;
+export async function withMainAgent(
+  options: Options,
+  warn: (line: string) => void,
+  words: MainAgentWords = OPTION_WORDS,
+): Promise<Options> {
+  const { agent: name, ...rest } = options;
+  if (name === undefined) return options;
   const agent = await mainAgent(
-    options.agent,
+    name,
     options.agents,
     resolve(options.cwd ?? process.cwd()),
-    OPTION_WORDS,
+    words,
     options.env ?? process.env,
   );
   if (agent.isolationNotice !== undefined) warn(agent.isolationNotice);
@@ -101,7 +109,9 @@ export async function withMainAgent(options: Options, warn: (line: string) => vo
           ? agent.prompt
           : `${agent.prompt}\n\n${given.append}`
         : given;
-  const tools = options.tools === undefined ? agent.tools?.split(",") : undefined;
+  // Its tool list replaces --bare's default set (R-X3: Claude Code's `--bare --agent`), not a chosen one.
+  const chosen = options.tools === BARE_DEFAULT_TOOLS ? undefined : options.tools;
+  const tools = chosen === undefined ? agent.tools?.split(",") : undefined;
   // Its tool list is the whole set, as --tools reads one: a fork tool it does not name is not offered.
   const named = (tool: string) =>
     tools?.includes(tool) === true ||
@@ -112,7 +122,7 @@ export async function withMainAgent(options: Options, warn: (line: string) => vo
     ...(tools === undefined ? [] : FORK_TOOL_NAMES.filter((tool) => !named(tool))),
   ];
   return {
-    ...options,
+    ...rest,
     systemPrompt,
     ...(tools === undefined ? {} : { tools }),
     ...(denied.length === 0 ? {} : { disallowedTools: [...(options.disallowedTools ?? []), ...denied] }),

@@ -1,6 +1,7 @@
 import { DEFAULT_MODEL, SLASH_COMMANDS } from "@forkloop/sdk";
+import { checkClaudeFlagValues } from "@forkloop/sdk/internal";
 import { z } from "zod";
-import { budgetUsdSchema, modeSchema, toolListSchema } from "../agent-options.js";
+import { budgetUsdSchema, toolListSchema } from "../agent-options.js";
 import { refuseClaudeCodeFlags } from "../claude-code-flags.js";
 import { joinOptionalValues } from "../claude-flag-values.js";
 import { CliError } from "../cli-error.js";
@@ -165,9 +166,9 @@ const schema = z.object({
   agents: z.string().min(1, `give JSON or a file, e.g. --agents '{"reviewer":{…}}'`).optional(),
   agent: z.string().min(1, "give an agent type, e.g. --agent reviewer").optional(),
   "json-schema": z.string().min(1, 'give a JSON Schema, e.g. --json-schema \'{"type":"object"}\'').optional(),
-  effort: z
-    .enum(["low", "medium", "high", "xhigh", "max"], { message: "must be low, medium, high, xhigh or max" })
-    .optional(),
+  // --effort, --permission-mode and --setting-sources values are checked by the mapping extraArgs
+  // shares (checkClaudeFlagValues), so both refuse a bad one in the same words (R-X3, R-K2).
+  effort: z.string().optional(),
   betas: z
     .array(z.string())
     .transform((lists) => lists.flatMap((list) => list.split(",").map((beta) => beta.trim())))
@@ -185,7 +186,6 @@ const schema = z.object({
         .map((source) => source.trim())
         .filter((source) => source !== ""),
     )
-    .pipe(z.array(z.enum(["user", "project", "local"], { message: "each must be user, project or local" })))
     .optional(),
   "session-id": z
     .string()
@@ -221,12 +221,7 @@ const schema = z.object({
     })
     .transform((value) => ["", "true", "1", "yes", "on"].includes(value))
     .optional(),
-  // Claude Code's "manual" is forkloop's "default": anything not allowed by a rule is asked about (denied headless).
-  "permission-mode": z
-    .string()
-    .transform((mode) => (mode === "manual" ? "default" : mode))
-    .pipe(modeSchema)
-    .optional(),
+  "permission-mode": z.string().optional(),
   "dangerously-skip-permissions": z.boolean().optional(),
   "allowed-tools": toolListSchema.optional(),
   "disallowed-tools": toolListSchema.optional(),
@@ -343,6 +338,7 @@ export function parseRunFlags(argv: readonly string[]): ParsedCommand<RunFlags> 
       ),
     ),
   );
+  checkClaudeFlagValues(parsed.flags);
   checkCombinations(parsed.flags);
   return parsed;
 }

@@ -18,15 +18,14 @@ import {
   sessionsDirs,
 } from "@forkloop/sdk";
 import {
-  agentsFlag,
+  CLI_AGENT_WORDS,
   type ClaudeFlags,
   claudeFlagOptions,
   expandSlashCommand,
-  type MainAgent,
-  mainAgent,
   rateLimitPauseLine,
   textFileFlag,
   verboseLine,
+  withMainAgent,
   withoutWrittenAt,
 } from "@forkloop/sdk/internal";
 import { FORKLOOP_VERSION } from "@forkloop/sdk/version";
@@ -115,38 +114,12 @@ export async function runCommand(argv: readonly string[], context: CommandContex
     (flags["add-dir"] ?? []).map((dir) => checkProjectDir(resolve(context.cwd, dir), "--add-dir")),
   );
   const format = flags["output-format"] ?? "text";
-  const agent =
-    flags.agent === undefined
-      ? undefined
-      : await mainAgent(
-          flags.agent,
-          flags.agents === undefined ? undefined : agentsFlag(flags.agents, context.cwd),
-          cwd,
-          undefined,
-          context.env,
-        );
-  if (agent?.isolationNotice !== undefined) context.stderr.write(`${agent.isolationNotice}\n`);
-  // --agent's tool set and deny rules, where the flags name none.
-  const toolFlags: RunFlags =
-    agent === undefined
-      ? flags
-      : {
-          ...flags,
-          ...(flags.tools === undefined && agent.tools !== undefined ? { tools: agent.tools } : {}),
-          ...(agent.disallowedTools === undefined
-            ? {}
-            : { "disallowed-tools": [...(flags["disallowed-tools"] ?? []), ...agent.disallowedTools] }),
-        };
   const loop = loopChoicesFromFlags(flags, context.env);
   const abortController = new AbortController();
-  const onInterrupt = () => abortController.abort(context.signal.reason);
-  if (context.signal.aborted) onInterrupt();
-  else context.signal.addEventListener("abort", onInterrupt, { once: true });
-
   // argv → options → query() → printing: everything else is the SDK's, as `claude -p` is the engine's.
-  const run = query({
-    prompt,
-    options: {
+  // --agent goes through query()'s own resolver (withMainAgent), in the CLI's words, before the run.
+  const options = await withMainAgent(
+    {
       cwd,
       // The deadline flags travel as the variables the model endpoint reads (R-R2).
       env: { ...context.env, ...timeoutEnv(flags) },
@@ -157,19 +130,20 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       // `--permission-mode bypassPermissions` on the command line is the explicit second switch.
       allowDangerouslySkipPermissions: true,
       ...(flags.betas === undefined ? {} : { betas: flags.betas }),
-      // The flags `claude -p` shares with extraArgs, through the one mapping; --agent's and a
-      // custom command's model, tools and prompt where the flags give none.
+      // The flags `claude -p` shares with extraArgs, through the one mapping; a custom command's
+      // model and tools where the flags give none.
       ...claudeFlagOptions(
         {
-          ...toolFlags,
-          ...modelFlag(flags.model ?? command?.model ?? agent?.model),
+          ...flags,
+          ...modelFlag(flags.model ?? command?.model),
           ...(command?.allowedTools?.length
             ? { "allowed-tools": [...(flags["allowed-tools"] ?? []), ...command.allowedTools] }
             : {}),
-          ...systemPromptFlags(flags, context.cwd, agent),
+          ...systemPromptFlags(flags, context.cwd),
         },
         { cwd: context.cwd, outputFormat: format },
       ),
+      ...(flags.agent === undefined ? {} : { agent: flags.agent }),
       ...(flags.budget === undefined ? {} : { tokenBudget: flags.budget }),
       // R-V2: the first sub-agent's thread loads while the first request is made, not after it.
       ...(context.oneShotProcess === true ? { warmForkThread: true } : {}),
@@ -182,7 +156,13 @@ export async function runCommand(argv: readonly string[], context: CommandContex
       ...(flags["disable-slash-commands"] === true ? { slashCommands: false } : {}),
       ...stateDir,
     },
-  });
+    (line) => context.stderr.write(`${line}\n`),
+    CLI_AGENT_WORDS,
+  );
+  const onInterrupt = () => abortController.abort(context.signal.reason);
+  if (context.signal.aborted) onInterrupt();
+  else context.signal.addEventListener("abort", onInterrupt, { once: true });
+  const run = query({ prompt, options });
   let result: SDKResultMessage | undefined;
   let init: InitMessage | undefined;
   let apiErrorStatus: number | null | undefined;
@@ -294,11 +274,10 @@ function writeLine(stream: CommandContext["stderr"], line: string | undefined): 
   if (line !== undefined) stream.write(`${line}\n`);
 }
 
-/** `--system-prompt(-file)` and `--append-system-prompt(-file)` as text; `--agent`'s prompt replaces unless one is given. */
+/** `--system-prompt(-file)` and `--append-system-prompt(-file)` as text. */
 function systemPromptFlags(
   flags: RunFlags,
   cwd: string,
-  agent: MainAgent | undefined,
 ): Pick<ClaudeFlags, "system-prompt" | "append-system-prompt"> {
   const appendFile = flags["append-system-prompt-file"];
   const replacementFile = flags["system-prompt-file"];
@@ -307,16 +286,16 @@ function systemPromptFlags(
       ? flags["append-system-prompt"]
       : textFileFlag("--append-system-prompt-file", appendFile, cwd);
   const replacement =
-    (replacementFile === undefined
+    replacementFile === undefined
       ? flags["system-prompt"]
-      : textFileFlag("--system-prompt-file", replacementFile, cwd)) ?? agent?.prompt;
+      : textFileFlag("--system-prompt-file", replacementFile, cwd);
   return {
     ...(replacement === undefined ? {} : { "system-prompt": replacement }),
     ...(append === undefined ? {} : { "append-system-prompt": append }),
   };
 }
 
-/** The model: --model, else a custom command's, else --agent's (else the default). */
+/** The model: --model, else a custom command's (else --agent's, else the default). */
 function modelFlag(model: string | undefined): { model?: string } {
   return model === undefined ? {} : { model };
 }
