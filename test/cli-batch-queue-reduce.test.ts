@@ -232,6 +232,52 @@ describe("R-B7: forkloop batch --queue URL --reduce", { timeout: 180_000 }, () =
     }
   });
 
+  it("R-B7, R-B1: a producer whose claim on the reduce is lost while it runs (the lease gone, as after a stall past it) stops the reduce — interrupted, nothing kept as its answer — and `batch status` meanwhile says the reduce is running; the re-attach runs it once", async () => {
+    const running = worker();
+    let release = () => {};
+    reduceGate = new Promise((resolve) => {
+      release = resolve;
+    });
+    try {
+      const count = messages().length;
+      const producer = startCliInProcess(newBatch("ql"), { cwd: dir, env: env() });
+      await waitUntil(() => messages().slice(count).some(isReduce), "the reduce request");
+      const state = batchStateDir(dir, "ql");
+      const status = await runCliInProcess(["batch", "status", "ql"], { cwd: dir, env: env() });
+      expect(status.code, status.stderr).toBe(0);
+      expect(status.stdout).toContain("its reduce is running, or its producer stopped during it");
+      expect(status.stdout).toContain("reduce: running over 3 items");
+      // Another producer could take the claim now: this one must not answer beside it.
+      const admin = await connectQueue(parseQueueUrl(redis.url));
+      try {
+        expect(await admin.del("forkloop:batch:ql:reduce-lease")).toBe(1);
+      } finally {
+        admin.disconnect();
+      }
+      const stopped = await producer.exited;
+      expect(stopped.code, producer.stderr()).toBe(130);
+      expect(producer.stderr()).toContain("this producer's claim on it expired");
+      expect(producer.stderr()).toContain("interrupted during the reduce");
+      expect(await readJson(join(state, "reduce.json"))).toMatchObject({ status: "running", attempt: 1 });
+      expect(await redisReduce("ql")).toMatchObject({ status: "running", attempt: 1 });
+      release();
+      reduceGate = undefined;
+
+      const before = messages().length;
+      const resumed = await reattach("ql");
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(messages().slice(before).map(isReduce)).toEqual([true]);
+      expect(await readJson(join(state, "reduce.json"))).toMatchObject({ status: "succeeded", attempt: 2 });
+      const after = await runCliInProcess(["batch", "status", "ql"], { cwd: dir, env: env() });
+      expect(after.stdout).toContain("reduce: succeeded over 3 items");
+      expect(after.stdout).not.toContain("its reduce is running");
+    } finally {
+      release();
+      reduceGate = undefined;
+      await running.stop();
+    }
+  });
+
   it("R-B7, R-B1: two producers re-attached at the same moment — one claims the reduce (SET NX PX), the other waits for its outcome; the simulator answers one reduce request", async () => {
     const running = worker();
     let release = () => {};

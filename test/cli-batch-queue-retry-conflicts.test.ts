@@ -103,7 +103,7 @@ async function conflictedBatch(dir: string, id: string): Promise<{ applied: Row;
 }
 
 describe("R-B4: forkloop batch --resume ID --queue URL --retry-conflicts", { timeout: 120_000 }, () => {
-  it("R-B4: the conflicted item runs again on its worker from the producer's tree as it is now and is applied; its conflict superseded in the journal once; the other item untouched", async () => {
+  it("R-B4: the conflicted item runs again on its worker from the producer's tree as it is now and is applied; its conflict superseded in the journal once; the other item untouched; the ref holding the round's base deleted once it settled", async () => {
     const dir = await project("retry");
     const running = worker(dir);
     try {
@@ -119,6 +119,8 @@ describe("R-B4: forkloop batch --resume ID --queue URL --retry-conflicts", { tim
       expect(running.stderr()).toContain(`each runs in a git worktree of ${base}`);
       const [firstWord, secondWord] = order.indexOf(applied.id) === 0 ? ["one", "two"] : ["two", "one"];
       expect(await readFile(join(dir, "shared.txt"), "utf8")).toBe(`base\n${firstWord}\n${secondWord}\n`);
+      // The round is settled: the ref its base was held by (for workers to fetch) is gone.
+      expect(git(dir, "for-each-ref", "refs/forkloop")).toBe("");
       const after = await rows(dir, "qretry");
       expect(after.map((row) => [row.id, row.status, row.attempts, row.applied])).toEqual(
         order.map((id) =>

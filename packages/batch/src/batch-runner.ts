@@ -14,6 +14,12 @@ export type ItemOutcome =
 export interface ItemExecution {
   readonly result: Promise<ItemOutcome>;
   cancel(reason: string): void;
+  /**
+   * Resolves once the item's first response has started — its request's prefix is then in the
+   * prompt cache (R-F4) — and never if it ends without one. An isolated batch's warm-up item
+   * releases the others on it; without it they wait until the warm-up has settled.
+   */
+  readonly responseStarted?: Promise<void>;
   /** Tokens and cost of the responses finished so far, for a live display while it runs. */
   usageSoFar?(): { readonly usage: ItemResult["usage"]; readonly costUsd: number };
 }
@@ -274,16 +280,57 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
     });
   };
 
-  /** Starts claims together (the first wave warms the cache, R-F4); each then runs in a slot of its own. */
-  const launch = (claims: readonly Claim[], warm: boolean): Promise<void>[] => {
-    if (claims.length === 0) return [];
+  const start = (claims: readonly Claim[], warm: boolean): ItemExecution[] => {
     const executions = options.executor.startAll(
       claims.map((claim) => withTraceContext(claim, batchSpan)),
       warm,
     );
     if (executions.length !== claims.length)
       throw new Error(`executor returned ${executions.length} executions for ${claims.length} claims`);
+    return executions;
+  };
+
+  /** Starts claims together (the first wave warms the cache, R-F4); each then runs in a slot of its own. */
+  const launch = (claims: readonly Claim[], warm: boolean): Promise<void>[] => {
+    if (claims.length === 0) return [];
+    const executions = start(claims, warm);
     return claims.map((claim, index) => runSlot(claim, executions[index]!));
+  };
+
+  /**
+   * R-B2: an isolated first wave — each item starts as soon as its own copy is made, not when the
+   * wave's last copy is (copies are made a few at a time: bench/batch-isolation). With `warm`
+   * (R-F4) the first starts alone, and each other one waits too until the first's response has
+   * started (its prefix is then in the cache) or the first has settled: a failure every item would
+   * repeat has then stopped the batch (R-R9), and the others are left unsent, pending on resume.
+   */
+  const launchIsolated = async (wave: readonly Claim[], warm: boolean): Promise<void> => {
+    let warmedUp: () => void = () => {};
+    const warmUp = warm
+      ? new Promise<void>((resolve) => {
+          warmedUp = resolve;
+        })
+      : undefined;
+    await Promise.all(
+      wave.map(async (claim, index) => {
+        const [prepared] = await prepareAll([claim]);
+        const leader = index === 0;
+        if (!leader) await warmUp;
+        if (prepared === undefined) {
+          if (leader) warmedUp();
+          return;
+        }
+        if (interrupted || stopped !== undefined) {
+          if (leader) warmedUp();
+          // Never started: it stays claimed, so a resume runs it; its copy goes back to the pool.
+          await isolation?.release(prepared, { ok: "cancelled" });
+          return;
+        }
+        const [execution] = start([prepared], false);
+        if (leader) void execution!.responseStarted?.then(warmedUp);
+        await runSlot(prepared, execution!, leader ? warmedUp : undefined);
+      }),
+    );
   };
 
   /**
@@ -292,9 +339,14 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
    * item's promise, and keep its execution, until the batch ends — memory growing with the items
    * (R-V3).
    */
-  const runSlot = async (first: Claim, firstExecution: ItemExecution): Promise<void> => {
+  const runSlot = async (
+    first: Claim,
+    firstExecution: ItemExecution,
+    firstSettled?: () => void,
+  ): Promise<void> => {
     let claim = first;
     let execution = firstExecution;
+    let settledFirst = firstSettled;
     for (;;) {
       counters.running++;
       inFlight.set(claim.item.id, { claim, execution });
@@ -315,15 +367,16 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
       } catch (error) {
         stop(error);
         return;
+      } finally {
+        settledFirst?.();
+        settledFirst = undefined;
       }
       // A cancelled item was stopped on purpose (an interrupt, or the batch stopping): no refill.
       if (outcome.ok === "cancelled") return;
       const [next] = await claimUpTo(1);
       if (next === undefined) return;
       claim = next;
-      const [nextExecution] = options.executor.startAll([withTraceContext(next, batchSpan)], false);
-      if (nextExecution === undefined) throw new Error("executor returned no execution for 1 claim");
-      execution = nextExecution;
+      execution = start([next], false)[0]!;
     }
   };
 
@@ -332,23 +385,10 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
   try {
     await recoverApplies();
     const warm = options.warm ?? true;
-    if (isolation === undefined || warm) {
-      const firstWave = await claimUpTo(Math.max(1, options.concurrency));
-      options.onEvent?.({ type: "progress", snapshot: snapshot() });
-      await Promise.all(launch(firstWave, warm));
-    } else {
-      // R-B2: without a warm-up to start them together, each item of the first wave starts as soon
-      // as its own copy is made, not when the last of the wave's is (copies are made a few at a
-      // time: bench/batch-isolation).
-      const firstWave = await claimOnly(Math.max(1, options.concurrency));
-      options.onEvent?.({ type: "progress", snapshot: snapshot() });
-      await Promise.all(
-        firstWave.map(async (claim) => {
-          const [prepared] = await prepareAll([claim]);
-          if (prepared !== undefined) await Promise.all(launch([prepared], false));
-        }),
-      );
-    }
+    const firstWave = await claimOnly(Math.max(1, options.concurrency));
+    options.onEvent?.({ type: "progress", snapshot: snapshot() });
+    if (isolation === undefined) await Promise.all(launch(firstWave, warm));
+    else await launchIsolated(firstWave, warm);
     everySettled =
       !interrupted &&
       stopped === undefined &&

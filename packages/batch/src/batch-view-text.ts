@@ -8,6 +8,9 @@ import type { BatchView } from "./batch-view.js";
 /** A batch's state in a word or a few, as `batch list` and `batch status` say it. */
 function stateOf(view: BatchView): string {
   const t = view.report.totals;
+  // R-B7: its producer writes reduce.json as it starts the reduce and report.json once it ends.
+  if (view.spec.queue !== undefined && view.report.reduce?.status === "running")
+    return "its reduce is running, or its producer stopped during it (attach to finish it)";
   if (view.spec.queue !== undefined && !view.queueReport) return `on the queue ${view.spec.queue}`;
   if (view.runningBy !== null) return `running (${view.runningBy})`;
   if (t.pending > 0) return "stopped (resume it)";
@@ -25,7 +28,8 @@ export function formatBatchStatus(view: BatchView): string {
     `source: ${sourceOf(view.spec)} · prompt: ${JSON.stringify(view.spec.prompt)}`,
     formatTotals(view.report).split("\n").slice(0, 2).join("\n"),
   ];
-  if (view.spec.reduce !== undefined) lines.push(reduceStatus(view.spec.reduce, view.report.reduce));
+  if (view.spec.reduce !== undefined)
+    lines.push(reduceStatus(view.spec.reduce, view.report.reduce, view.spec.queue !== undefined));
   lines.push(`state:  ${view.dir}`, `report: ${join(view.spec.outputDir, "report.md")}`);
   if (view.spec.queue !== undefined)
     lines.push(`attach: forkloop batch --resume ${view.spec.id} --queue ${view.spec.queue}`);
@@ -49,12 +53,14 @@ export function formatBatchListLine(view: BatchView): string {
 }
 
 /** R-B7: the reduce's state and its answer (the batch's result), or that it has not run yet. */
-function reduceStatus(prompt: string, reduce: BatchReport["reduce"]): string {
+function reduceStatus(prompt: string, reduce: BatchReport["reduce"], queued: boolean): string {
   if (reduce === undefined)
     return `reduce: not run yet (${JSON.stringify(prompt)}): it runs once the items are settled`;
   const head = `reduce: ${reduce.status} over ${reduce.items} item${reduce.items === 1 ? "" : "s"} · $${reduce.costUsd.toFixed(4)}`;
   if (reduce.status === "succeeded") return `${head}\nresult:\n${reduce.text ?? ""}`;
   if (reduce.error !== null) return `${head} · ${reduce.error.code}: ${reduce.error.message}`;
+  // A queued batch's producer leaves no lock here: this host cannot tell running from stopped.
+  if (queued) return `${head} (running, or stopped during it: attaching runs it)`;
   return `${head} (interrupted: a resume runs it)`;
 }
 

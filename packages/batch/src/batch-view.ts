@@ -1,9 +1,10 @@
+import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { batchesDirs, type ProjectState } from "@forkloop/sdk";
 import { judgeOwner, readLockFile } from "@forkloop/sdk/owner-lock";
 import { readReduce, reduceDue } from "./batch-reduce.js";
-import { type BatchReport, buildReport } from "./batch-report.js";
+import { type BatchReport, buildReport, toReduceLine } from "./batch-report.js";
 import { type BatchSpec, loadBatch } from "./batch-store.js";
 import { LOCK_FILE, readJournal, replayJournal } from "./local-journal-backend.js";
 
@@ -60,13 +61,31 @@ export async function viewBatches(
 
 /**
  * A `--queue` batch keeps no journal here (its items' states are on Redis): its report.json once
- * the producer wrote it, else nothing finished that this host knows of.
+ * the producer wrote it, else nothing finished that this host knows of. R-B7: the producer writes
+ * report.json after its reduce, and reduce.json before and after it — so while the reduce runs
+ * (or after a producer stopped during it) reduce.json is the later word on the reduce.
  */
 async function viewQueuedBatch(spec: BatchSpec, dir: string): Promise<BatchView> {
   const text = await readFile(join(spec.outputDir, "report.json"), "utf8").catch(() => undefined);
   const written = text === undefined ? undefined : parseReport(text);
   const report = written ?? buildReport(spec.id, [], 0);
-  return { spec, dir, report, runningBy: null, queueReport: written !== undefined };
+  const reduce = spec.reduce === undefined ? undefined : await readReduce(dir);
+  const known = report.reduce;
+  const line =
+    reduce === undefined || (known?.attempts === reduce.attempt && known.status === reduce.status)
+      ? undefined
+      : toReduceLine(reduce, join(dir, "transcripts"));
+  return {
+    spec,
+    dir,
+    // Its transcript is named when this host ran it (another producer's stays on its host).
+    report:
+      line === undefined
+        ? report
+        : { ...report, reduce: existsSync(line.transcript ?? "") ? line : { ...line, transcript: null } },
+    runningBy: null,
+    queueReport: written !== undefined,
+  };
 }
 
 /** report.json as writeReport wrote it; undefined when it is not one (damaged, or older). */

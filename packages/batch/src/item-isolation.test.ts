@@ -2,6 +2,10 @@ import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { createAgentPool } from "@forkloop/orchestrator";
+import { testCacheSafeParams, testProfile } from "@forkloop/orchestrator/testing";
+import { startSimulator } from "@forkloop/sim";
 import { openWorkspaceIsolation, uncommittedChanges } from "@forkloop/tools/workspace";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { dropSettledBase } from "./batch-isolation.js";
@@ -9,6 +13,7 @@ import { type ItemExecution, type ItemExecutor, type ItemOutcome, runBatch } fro
 import { isolateItems } from "./item-isolation.js";
 import type { Claim, JobItem } from "./job-backend.js";
 import { openLocalJournalBackend, readJournal } from "./local-journal-backend.js";
+import { createPoolExecutor } from "./pool-executor.js";
 import { itemResult } from "./testing/index.js";
 
 let root: string;
@@ -89,6 +94,17 @@ async function runIsolated(count: number, executor: ItemExecutor, concurrency = 
   } finally {
     await backend.close();
   }
+}
+
+/** A batch of `count` items over the seeded project: its directory, its journal and its isolation. */
+async function openBatch(count: number) {
+  await seed(count);
+  const batchDir = join(state, "b1");
+  await mkdir(batchDir, { recursive: true });
+  const backend = await openLocalJournalBackend({ dir: batchDir });
+  await backend.enqueue(items(count));
+  const isolation = await openWorkspaceIsolation({ cwd: project, batchDir });
+  return { batchDir, backend, isolation };
 }
 
 const expectedShared = (count: number, except: readonly number[] = []) =>
@@ -261,12 +277,7 @@ describe("R-B2: a run's copies are a pool, each put back to the base between ite
   });
 
   it("R-B2: each item of the first wave starts once its own copy is made, not when the wave's last copy is", async () => {
-    await seed(2);
-    const batchDir = join(state, "b1");
-    await mkdir(batchDir, { recursive: true });
-    const backend = await openLocalJournalBackend({ dir: batchDir });
-    await backend.enqueue(items(2));
-    const isolation = await openWorkspaceIsolation({ cwd: project, batchDir });
+    const { batchDir, backend, isolation } = await openBatch(2);
     const events: string[] = [];
     let firstStarted: () => void = () => {};
     const started = new Promise<void>((resolve) => {
@@ -381,5 +392,128 @@ describe("R-B2: a run's copies are a pool, each put back to the base between ite
     await dropSettledBase(batchDir);
     expect(refs()).toBe("");
     expect(again.base).toBeDefined();
+  });
+});
+
+describe("R-B2, R-F4: an isolated batch's warm-up, on the worker pool and the simulator", () => {
+  it("R-R9, R-B2: a warm-up item that fails as every item would (a refused key) stops the batch before any other item starts; all stay claimed for a resume, their copies removed", async () => {
+    const { batchDir, backend, isolation } = await openBatch(3);
+    let made = 0;
+    let allMade: () => void = () => {};
+    const copies = new Promise<void>((resolve) => {
+      allMade = resolve;
+    });
+    const counted = {
+      ...isolation,
+      async create(key: string) {
+        const copy = await isolation.create(key);
+        if (++made === 3) allMade();
+        return copy;
+      },
+    };
+    const started: string[] = [];
+    const executor = editingExecutor(async (claim) => {
+      started.push(claim.item.id);
+      // It fails once every copy is made: the others are ready to start and must not.
+      await Promise.race([copies, sleep(10_000)]);
+      return { ok: false, error: { code: "authentication_error", message: "invalid x-api-key" } };
+    });
+    try {
+      const summary = await runBatch({
+        backend,
+        executor,
+        concurrency: 3,
+        isolation: isolateItems(counted, batchDir),
+        stopOnFailure: (error) => (error.code === "authentication_error" ? "the key was refused" : undefined),
+      });
+      expect(summary.stopped).toBe("the key was refused");
+      expect(summary.states.map((item) => item.status)).toEqual(["running", "running", "running"]);
+    } finally {
+      await backend.close();
+    }
+    expect(started).toHaveLength(1);
+    expect(await readdir(join(batchDir, "workspaces"))).toEqual([]);
+    expect(gitIn(project, "worktree", "list").trim().split("\n")).toHaveLength(1);
+  });
+
+  /** A promise and the function that resolves it. */
+  const gate = () => {
+    let open: () => void = () => {};
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    return { opened, open };
+  };
+
+  it("R-B2, R-F4: with warm (the CLI's default) the first item starts once its own copy is made and the others once its response has started — not when the wave's last copy is; they read its cache entry", async () => {
+    const { batchDir, backend, isolation } = await openBatch(3);
+    const events: string[] = [];
+    const firstRequest = gate();
+    const copiesMade = gate();
+    let made = 0;
+    let slowMade = 0;
+    // The second and third copies are made only once the simulator has the first item's request:
+    // a runner that waited for the whole wave would wait here until the fallback (no deadlock).
+    const slowCopies = {
+      ...isolation,
+      async create(key: string) {
+        const copy = await isolation.create(key);
+        if (made++ >= 1) {
+          await Promise.race([firstRequest.opened, sleep(10_000)]);
+          events.push("copy made");
+          if (++slowMade === 2) copiesMade.open();
+        }
+        return copy;
+      },
+    };
+    const sim = await startSimulator({
+      brain: async (request) => {
+        const item = /edit (\d+)/.exec(request.lastUserText ?? "")?.[1];
+        events.push(`request i${item}`);
+        if (events.filter((event) => event.startsWith("request")).length === 1) {
+          firstRequest.open();
+          // The warm-up's response starts after both other copies exist, and a moment later: an
+          // item released before it (not waiting for the warm-up) would send in that moment.
+          await Promise.race([copiesMade.opened, sleep(10_000)]);
+          await sleep(300);
+          events.push(`response i${item}`);
+        }
+        return { content: [{ type: "text", text: `item ${item} done` }] };
+      },
+    });
+    const pool = createAgentPool({
+      endpoint: { apiKey: "test-key", baseURL: sim.url },
+      maxThreads: 1,
+      concurrentTasksPerWorker: 4,
+    });
+    try {
+      const executor = createPoolExecutor(pool, {
+        cwd: project,
+        cacheSafeParams: testCacheSafeParams({ tools: [] }),
+        toolNames: [],
+        profile: testProfile(),
+      });
+      const summary = await runBatch({
+        backend,
+        executor,
+        concurrency: 3,
+        isolation: isolateItems(slowCopies, batchDir),
+      });
+      expect(summary.states.map((item) => item.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
+      const messages = sim.requests().filter((record) => record.path === "/v1/messages");
+      // One write and two reads: the others waited for the warm-up's response.
+      const reads = messages.map((record) => record.usage?.cache_read_input_tokens ?? 0);
+      expect(reads.filter((tokens) => tokens === 0)).toHaveLength(1);
+      expect(reads.filter((tokens) => tokens > 0)).toHaveLength(2);
+    } finally {
+      await pool.close();
+      await sim.close();
+      await backend.close();
+    }
+    const warmUp = /^request (i\d)$/.exec(events[0] ?? "")?.[1];
+    expect(events.slice(0, 4)).toEqual([`request ${warmUp}`, "copy made", "copy made", `response ${warmUp}`]);
+    expect(events.slice(4).sort()).toEqual(
+      ["i0", "i1", "i2"].filter((id) => id !== warmUp).map((id) => `request ${id}`),
+    );
   });
 });

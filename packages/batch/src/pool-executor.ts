@@ -18,6 +18,7 @@ import {
   type ModelTransport,
   parentToolAnnotations,
   type RequestGate,
+  responseStarted,
   type SubAgentEvent,
   type SubAgentResult,
   type SubAgentTask,
@@ -166,6 +167,11 @@ export function createPoolExecutor(
       const byTaskId = new Map(tasks.map((task, index) => [task.id, claims[index]!]));
       const live = new Map(tasks.map((task) => [task.id, { usage: ZERO_USAGE_TOTALS, costUsd: 0 }]));
       const retries = new Map<string, number>();
+      // R-F4: each item's first response, which puts the batch's prefix in the cache.
+      const responded = new Map<string, () => void>();
+      const firstResponses = tasks.map(
+        (task) => new Promise<void>((resolve) => responded.set(task.id, resolve)),
+      );
       const hooks = withSideEffectHook(settings, (agentId) => byTaskId.get(agentId));
       const callbacks = {
         ...(hooks === undefined ? {} : { hooks }),
@@ -178,6 +184,7 @@ export function createPoolExecutor(
           const sofar = live.get(event.agentId);
           // R-R1: retried requests (dropped streams, 529s …) are counted for the report.
           if (event.type === "api_retry") retries.set(event.agentId, (retries.get(event.agentId) ?? 0) + 1);
+          if (responseStarted(event)) responded.get(event.agentId)?.();
           if (event.type === "usage" && event.phase === "end" && sofar) {
             live.set(event.agentId, {
               // One response's usage: one API call.
@@ -211,6 +218,7 @@ export function createPoolExecutor(
             spans[index]?.end(outcome);
             return outcome;
           }),
+          responseStarted: firstResponses[index]!,
           cancel(reason: string) {
             cancelledByUs = true;
             handle.cancel(reason);

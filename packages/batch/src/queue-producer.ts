@@ -143,11 +143,11 @@ export async function runQueuedBatch(options: QueuedRunOptions): Promise<QueuedR
     pausedForMs = Math.max(0, await items.getRateLimitTtl());
     if (pausedForMs > 0 && !wasPaused) options.onEvent?.({ type: "queue_paused", forMs: pausedForMs });
     const snapshot = snapshotOf(states);
-    for (const state of states) {
-      if (state.status === "pending" || seen.has(state.item.id)) continue;
-      const settled = options.applier === undefined ? state : await options.applier.settle(state);
+    const fresh = states.filter((state) => state.status !== "pending" && !seen.has(state.item.id));
+    const settled = options.applier === undefined ? fresh : await settleAll(options.applier, fresh);
+    for (const state of settled) {
       seen.add(state.item.id);
-      options.onEvent?.({ type: "item_settled", state: settled, snapshot });
+      options.onEvent?.({ type: "item_settled", state, snapshot });
     }
     options.onEvent?.({ type: "progress", snapshot });
   };
@@ -225,7 +225,7 @@ export async function runQueuedBatch(options: QueuedRunOptions): Promise<QueuedR
       ? merged
       : lost
         ? merged.map((state) => applier.known(state))
-        : await serially(merged, (state) => applier.settle(state));
+        : await settleAll(applier, merged);
   return {
     interrupted: interrupted && !lost,
     lost,
@@ -237,11 +237,21 @@ export async function runQueuedBatch(options: QueuedRunOptions): Promise<QueuedR
   };
 }
 
-async function serially<T, R>(values: readonly T[], map: (value: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = [];
-  for (const value of values) out.push(await map(value));
+/**
+ * R-B3: the states settled side by side, a slice at a time, so the changes that came in together
+ * wait for the same turn of the apply lock and are applied as one group (one plan, one journal
+ * record); in the states' order. A slice bounds the changes read from Redis and held at once.
+ */
+async function settleAll(applier: QueuedApplier, states: readonly ItemState[]): Promise<ItemState[]> {
+  const out: ItemState[] = [];
+  for (let start = 0; start < states.length; start += SETTLE_SLICE)
+    out.push(
+      ...(await Promise.all(states.slice(start, start + SETTLE_SLICE).map((state) => applier.settle(state)))),
+    );
   return out;
 }
+
+const SETTLE_SLICE = 64;
 
 /**
  * Interrupted, a graceful close can wait on a blocking connection that is still reconnecting

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type FileChange, openWorkspaceIsolation } from "@forkloop/tools/workspace";
@@ -95,6 +95,68 @@ describe("R-B3: a queued batch's returned changes are applied once by the produc
     await third.close();
     expect(await readFile(join(repo, "a.txt"), "utf8")).toBe("the user's\n");
     expect((await readLog(join(batchDir, APPLIES_LOG))).records).toHaveLength(2);
+  });
+
+  it("R-B3: changes settled together are applied in one lock turn from one plan and one journal record; a producer cut during it finishes the group's plan on re-attach — each member settled once, nothing applied twice", async () => {
+    const changes = { i1: [change("a.txt", "a\n", "a by i1\n")], i2: [change("b.txt", "b\n", "b by i2\n")] };
+    // Both changes are read from the queue before either is applied: they wait for the same turn.
+    let asked = 0;
+    let bothAsked: () => void = () => {};
+    const together = new Promise<void>((resolve) => {
+      bothAsked = resolve;
+    });
+    const isolation = await openWorkspaceIsolation({
+      cwd: repo,
+      batchDir,
+      commit: git("rev-parse", "HEAD").trim(),
+    });
+    const first = await openQueuedApplier({
+      dir: batchDir,
+      isolation,
+      readChange: async (id) => {
+        if (++asked === 2) bothAsked();
+        await together;
+        return encodeChanges(changes[id as keyof typeof changes]);
+      },
+    });
+    // The cut, as in the single apply's case: b.txt cannot be written, so the group's apply throws
+    // after a.txt, its plan named in the journal and no member's settle record.
+    await mkdir(join(repo, "b.txt.forkloop-apply"));
+    const cut = await Promise.allSettled([first.settle(succeeded("i1")), first.settle(succeeded("i2"))]);
+    expect(cut.map((outcome) => outcome.status)).toEqual(["rejected", "rejected"]);
+    await first.close();
+    const journal = async () =>
+      (await readLog(join(batchDir, APPLIES_LOG))).records as {
+        type: string;
+        members?: { item: { id: string } }[];
+      }[];
+    const [group] = await journal();
+    expect(group?.type).toBe("applying_group");
+    expect(group?.members?.map((member) => member.item.id)).toEqual(["i1", "i2"]);
+    expect(await readFile(join(repo, "a.txt"), "utf8")).toBe("a by i1\n");
+    expect(await readFile(join(repo, "b.txt"), "utf8")).toBe("b\n");
+    await rm(join(repo, "b.txt.forkloop-apply"), { recursive: true });
+
+    // Re-attached: the group's plan is finished once, and each member settles from it with its own paths.
+    const second = await applier(changes);
+    expect(await readFile(join(repo, "b.txt"), "utf8")).toBe("b by i2\n");
+    const settled = await Promise.all([second.settle(succeeded("i1")), second.settle(succeeded("i2"))]);
+    expect(settled.map((state) => [state.status, state.result?.applied])).toEqual([
+      ["succeeded", ["a.txt"]],
+      ["succeeded", ["b.txt"]],
+    ]);
+    await second.close();
+    expect((await journal()).map((record) => record.type)).toEqual(["applying_group", "settled", "settled"]);
+    expect(await readdir(join(batchDir, "applies"))).toEqual([]);
+
+    // A third attach after the user's edits: nothing is applied again.
+    await writeFile(join(repo, "a.txt"), "the user's a\n");
+    await writeFile(join(repo, "b.txt"), "the user's b\n");
+    const third = await applier(changes);
+    await third.close();
+    expect(await readFile(join(repo, "a.txt"), "utf8")).toBe("the user's a\n");
+    expect(await readFile(join(repo, "b.txt"), "utf8")).toBe("the user's b\n");
+    expect(await journal()).toHaveLength(3);
   });
 
   it("R-B4: a returned change that overlaps one applied before is a conflict, its diff kept, the tree untouched", async () => {

@@ -20,8 +20,9 @@ type Settled = Exclude<ItemOutcome, { ok: "cancelled" }>;
  * R-B1, R-B2, R-B3: the producer's half of an isolated queued batch. Workers return each item's
  * change with its result; the producer applies it to its own tree exactly once, the way a local
  * batch applies its items' — merged under one lock, the plan durable and named in the journal
- * (`applying`) before the first write, the outcome (`settled`) recorded after — so a producer
- * killed between the two finishes that plan when it re-attaches instead of applying it again.
+ * (`applying`; `applying_group` for the changes that waited for the same turn of the lock,
+ * applied from one plan) before the first write, the outcome (`settled`) recorded after — so a
+ * producer killed between the two finishes that plan when it re-attaches instead of applying it again.
  * The journal is the producer's batch directory's `applies.log`: the tree it changes is this
  * host's, so a producer re-attached on another host applies every change to its own tree once.
  */
@@ -63,6 +64,14 @@ const recordSchema = z.discriminatedUnion("type", [
     attempt: z.number().int(),
     plan: z.string(),
     result: itemResultSchema,
+  }),
+  // R-B3: several items' changes applied from one plan under one lock turn, named before its first write.
+  z.object({
+    type: z.literal("applying_group"),
+    plan: z.string(),
+    members: z
+      .array(z.object({ item: jobItemSchema, attempt: z.number().int(), result: itemResultSchema }))
+      .min(1),
   }),
   z.object({ type: z.literal("settled"), id: z.string(), outcome: settledSchema }),
   z.object({
@@ -124,30 +133,40 @@ export async function openQueuedApplier(options: {
     } else if (record.type === "settled") {
       settled.set(record.id, settledOf(record.outcome));
       applying.delete(record.id);
-    } else
-      applying.set(record.item.id, {
-        claim: { item: record.item, attempt: record.attempt },
-        plan: record.plan,
-        result: stripUndefined(record.result),
-      });
+    } else {
+      const members = record.type === "applying" ? [record] : record.members;
+      for (const member of members)
+        applying.set(member.item.id, {
+          claim: { item: member.item, attempt: member.attempt },
+          plan: record.plan,
+          result: stripUndefined(member.result),
+        });
+    }
   }
   const log = await openLog(path, contents);
   const isolator = isolateItems(options.isolation, options.dir, options.home, options.retry ?? null);
   const journal: ApplyJournal = {
     recordApplying: (claim, plan, result) =>
       log.append({ type: "applying", item: claim.item, attempt: claim.attempt, plan, result }),
+    recordApplyingGroup: (members, plan) =>
+      log.append({
+        type: "applying_group",
+        plan,
+        members: members.map(({ claim, result }) => ({ item: claim.item, attempt: claim.attempt, result })),
+      }),
   };
   const recorder = (claim: Claim) => async (outcome: Settled) => {
     await log.append({ type: "settled", id: claim.item.id, outcome });
     settled.set(claim.item.id, outcome);
   };
-  // A plan written and never named is removed; one named and never settled is finished now.
+  // A plan written and never named is removed; one named and never settled is finished now —
+  // every member recorded before any is released: a group's members share one plan, which the
+  // first member's release removes (a kill in between finds it on the next re-attach).
   const pending = [...applying.values()];
   await isolator.begin(pending);
-  for (const apply of pending) {
-    const outcome = await isolator.recover(apply, recorder(apply.claim));
-    await isolator.release(apply.claim, outcome);
-  }
+  const recovered: Settled[] = [];
+  for (const apply of pending) recovered.push(await isolator.recover(apply, recorder(apply.claim)));
+  for (const [index, apply] of pending.entries()) await isolator.release(apply.claim, recovered[index]!);
 
   const inFlight = new Map<string, Promise<ItemState>>();
   const apply = async (state: ItemState): Promise<ItemState> => {

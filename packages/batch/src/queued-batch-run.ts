@@ -15,7 +15,7 @@ import { git, openWorkspaceIsolation } from "@forkloop/tools/workspace";
 import { enqueueOnce } from "./batch-enqueue.js";
 import { BatchError } from "./batch-error.js";
 import { createBatchPool } from "./batch-executor.js";
-import { refuseDirtyTree } from "./batch-isolation.js";
+import { dropSettledBase, refuseDirtyTree } from "./batch-isolation.js";
 import type { BatchPlan } from "./batch-plan.js";
 import { createPlannedBatch } from "./batch-plan.js";
 import { parseReduceRecord, type ReduceLease, type ReduceOutcome, readReduce } from "./batch-reduce.js";
@@ -219,6 +219,9 @@ export async function executeQueuedBatch(
         }
       },
     }).finally(() => applier?.close());
+    // R-B4: every round's items are settled, so no worker fetches a retry round's base any more:
+    // the ref this checkout held it by is deleted (a finished batch's re-attach sweeps one left behind).
+    if (applier !== undefined && everySettled(summary)) await dropSettledBase(batchDir(run.state, spec.id));
     batchSpan?.end(summary.lost ? { error: "the batch is gone from Redis" } : "ok", {
       "forkloop.batch.items.succeeded": summary.states.filter((state) => state.status === "succeeded").length,
       "forkloop.batch.items.failed": summary.states.filter((state) => state.status === "failed").length,
@@ -287,8 +290,7 @@ async function reduceQueued(
 ): Promise<ReduceOutcome | string | undefined> {
   const { spec, summary, connection } = done;
   const prompt = spec.reduce;
-  const settled = summary.states.every((state) => state.status === "succeeded" || state.status === "failed");
-  if (prompt === undefined || summary.interrupted || summary.lost || !settled) return undefined;
+  if (prompt === undefined || !everySettled(summary)) return undefined;
   if (run.reducer === undefined) return "this producer was given no run environment to run it with";
   const { environment, sandbox } = run.reducer;
   let source: ModelSource;
@@ -355,6 +357,15 @@ async function reduceQueued(
     await pool.close();
     await mcp?.close();
   }
+}
+
+/** The producer saw the batch through (not interrupted, not lost) and every item has its outcome. */
+function everySettled(summary: QueuedRunSummary): boolean {
+  return (
+    !summary.interrupted &&
+    !summary.lost &&
+    summary.states.every((state) => state.status === "succeeded" || state.status === "failed")
+  );
 }
 
 /** How long a producer's claim on the reduce outlives its last renewal (kill -9 → the next runs it). */

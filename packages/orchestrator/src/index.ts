@@ -18,6 +18,7 @@ export {
   createAgentPool,
   type ParentToolHandler,
   type RunAllOptions,
+  responseStarted,
 } from "./agent-pool.js";
 export {
   type AgentLimits,

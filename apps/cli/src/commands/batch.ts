@@ -88,7 +88,14 @@ export async function batchCommand(argv: readonly string[], context: CommandCont
   // R-B1: what only a local or only a queued batch can do, before Redis is contacted.
   const mode = batchModeRefusal(flags);
   if (mode !== undefined) throw new CliError(mode.message);
-  if (flags.queue !== undefined) return queuedBatch(flags, flags.queue, { cwd, state, run, given }, context);
+  if (flags.queue !== undefined) {
+    try {
+      return await queuedBatch(flags, flags.queue, { cwd, state, run, given }, context);
+    } finally {
+      // What the producer's reduce started on this host (its endpoint, MCP servers), if it left any.
+      await run.close();
+    }
+  }
   // R-M1: a bad MCP config, like bad settings, fails before a new batch's state exists.
   const { plan, servers, bash, estimate } = composed(
     await prepareLocalBatch({
