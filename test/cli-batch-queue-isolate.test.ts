@@ -12,7 +12,7 @@ import {
 import { type Simulator, startSimulator } from "@forkloop/sim";
 import { toolThenTextBrain } from "@forkloop/sim/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appliesRecords } from "./support/applies-log.js";
+import { appliedIds, appliesRecords } from "./support/applies-log.js";
 import { git, gitProject } from "./support/git-project.js";
 
 /**
@@ -185,7 +185,7 @@ describe("R-B2: forkloop batch --isolate --queue isolates items on their workers
       while (cut === undefined && producer.child.exitCode === null) {
         const seen = await records();
         const settled = new Set(seen.filter((r) => r.type === "settled").map((r) => r.id));
-        cut = seen.find((r) => r.type === "applying" && !settled.has(r.item?.id))?.item?.id;
+        cut = seen.flatMap(appliedIds).find((id) => !settled.has(id));
         if (cut === undefined) await new Promise((resolve) => setTimeout(resolve, 2));
       }
       producer.child.kill("SIGKILL");
@@ -203,18 +203,19 @@ describe("R-B2: forkloop batch --isolate --queue isolates items on their workers
         env: environment,
       });
       expect(again.code, again.stderr).toBe(0);
-      // Each item's change applied once: one applying and one settled record each, the cut one's
-      // applying record the killed producer's (the re-attach finished its plan, never a new one).
+      // Each item's change applied once: named by one applying (or applying_group) record and
+      // settled once, the cut one's apply the killed producer's (the re-attach finished its plan,
+      // never a new one).
       const after = await records();
-      const count = (type: string, id: string | undefined) =>
-        after.filter((r) => r.type === type && (r.id ?? r.item?.id) === id).length;
-      const itemIds = [...new Set(after.map((r) => r.id ?? r.item?.id))].sort();
+      const applied = (id: string) => after.filter((r) => appliedIds(r).includes(id)).length;
+      const settledOnce = (id: string) => after.filter((r) => r.type === "settled" && r.id === id).length;
+      const itemIds = [
+        ...new Set(after.flatMap((r) => (r.id === undefined ? appliedIds(r) : [r.id]))),
+      ].sort();
       expect(itemIds).toHaveLength(3);
-      for (const id of itemIds) expect([count("applying", id), count("settled", id)]).toEqual([1, 1]);
+      for (const id of itemIds) expect([applied(id), settledOnce(id)]).toEqual([1, 1]);
       expect(after.slice(0, before.length)).toEqual(before);
-      expect(after.slice(before.length).filter((r) => r.type === "applying" && r.item?.id === cut)).toEqual(
-        [],
-      );
+      expect(after.slice(before.length).filter((r) => appliedIds(r).includes(cut!))).toEqual([]);
       // Nothing lost: every item's FILES files are in the tree, whole.
       expect((await rows(dir, "qkill")).map((row) => row.status)).toEqual(Array(3).fill("succeeded"));
       const out = await readdir(join(dir, "out"));
