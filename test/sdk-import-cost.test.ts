@@ -219,10 +219,12 @@ const SCHEMAS_BUILT_AT_FIRST_USE = [
   "resultSubtypeSchema",
   "subagentUsageSchema",
   "streamEventLineSchema",
+  // Read only when FORKLOOP_MODELS names a file.
+  "modelsFileSchema",
 ];
 
 describe("R-V2: importing @forkloop/sdk builds no zod schema a session does not need first", () => {
-  it("R-V2: the stream-json line schemas are built at their first use (lazySchema), and validate as before", async () => {
+  it("R-V2: the stream-json line schemas and the models file's are built at their first use (lazySchema), and validate as before", async () => {
     const script = `import { types } from "node:util";
 const sdk = await import(${JSON.stringify(SDK_ENTRY)});
 const names = ${JSON.stringify(SCHEMAS_BUILT_AT_FIRST_USE)};

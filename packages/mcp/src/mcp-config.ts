@@ -1,28 +1,30 @@
 import { readFile } from "node:fs/promises";
-import { closestName } from "@forkloop/loop-core";
+import { closestName, lazySchema } from "@forkloop/loop-core";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { z } from "zod";
 import { expandEnv } from "./expand-env.js";
 import { normalizeMcpName } from "./tool-names.js";
 
-const stringMap = z.record(z.string(), z.string());
+const stringMap = lazySchema(() => z.record(z.string(), z.string()));
 /** Per-call timeout in milliseconds (Claude Code's per-server `timeout`). */
-const timeout = z.number().int().positive().optional();
+const timeout = lazySchema(() => z.number().int().positive().optional());
 
 // Not strict: Claude Code's schemas drop keys they do not know (configs copied from other clients
 // carry "disabled", "description", "alwaysAllow" …), so such a server still starts; the dropped
 // keys are kept in the entry's `ignoredKeys` for a warning.
-const stdioSchema = z.object({
-  type: z.literal("stdio").optional(),
-  command: z.string().min(1),
-  args: z.array(z.string()).optional(),
-  env: stringMap.optional(),
-  timeout,
-});
+const stdioSchema = lazySchema(() =>
+  z.object({
+    type: z.literal("stdio").optional(),
+    command: z.string().min(1),
+    args: z.array(z.string()).optional(),
+    env: stringMap.optional(),
+    timeout,
+  }),
+);
 const remoteSchema = (type: "http" | "sse") =>
   z.object({ type: z.literal(type), url: z.string().min(1), headers: stringMap.optional(), timeout });
-const httpSchema = remoteSchema("http");
-const sseSchema = remoteSchema("sse");
+const httpSchema = lazySchema(() => remoteSchema("http"));
+const sseSchema = lazySchema(() => remoteSchema("sse"));
 
 export type McpStdioServerConfig = z.infer<typeof stdioSchema>;
 /** Streamable HTTP. */

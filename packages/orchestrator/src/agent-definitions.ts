@@ -1,6 +1,6 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { type ModelAliasEnv, resolveModelAlias } from "@forkloop/loop-core";
+import { lazySchema, type ModelAliasEnv, resolveModelAlias } from "@forkloop/loop-core";
 import { INSTRUCTION_FILE_MAX_BYTES, readProjectFile } from "@forkloop/tools";
 import { z } from "zod";
 import { EXPLORE_AGENT, FORK_AGENT, PLAN_AGENT } from "./builtin-agent-types.js";
@@ -28,21 +28,25 @@ export interface AgentDefinition {
   readonly source: string;
 }
 
-const toolList = z
-  .union([z.string(), z.array(z.string())])
-  .transform((value) => (typeof value === "string" ? value.split(",") : value).map((name) => name.trim()))
-  .transform((names) => names.filter((name) => name.length > 0));
+const toolList = lazySchema(() =>
+  z
+    .union([z.string(), z.array(z.string())])
+    .transform((value) => (typeof value === "string" ? value.split(",") : value).map((name) => name.trim()))
+    .transform((names) => names.filter((name) => name.length > 0)),
+);
 
-export const agentFrontmatterSchema = z.object({
-  name: z.string().regex(/^[a-zA-Z0-9_-]+$/, "use letters, digits, '-' and '_' only"),
-  description: z.string().min(1),
-  tools: toolList.optional(),
-  disallowedTools: toolList.optional(),
-  // Claude Code's files say `model: inherit` for "same as the parent".
-  model: z.string().optional(),
-  maxTurns: z.number().int().positive().optional(),
-  isolation: z.enum(["worktree"], { message: 'the one isolation forkloop has is "worktree"' }).optional(),
-});
+export const agentFrontmatterSchema = lazySchema(() =>
+  z.object({
+    name: z.string().regex(/^[a-zA-Z0-9_-]+$/, "use letters, digits, '-' and '_' only"),
+    description: z.string().min(1),
+    tools: toolList.optional(),
+    disallowedTools: toolList.optional(),
+    // Claude Code's files say `model: inherit` for "same as the parent".
+    model: z.string().optional(),
+    maxTurns: z.number().int().positive().optional(),
+    isolation: z.enum(["worktree"], { message: 'the one isolation forkloop has is "worktree"' }).optional(),
+  }),
+);
 
 /**
  * Built-in general-purpose agent, available even without any definition file, and the type of an

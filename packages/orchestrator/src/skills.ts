@@ -1,5 +1,6 @@
 import { readdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { lazySchema } from "@forkloop/loop-core";
 import { INSTRUCTION_FILE_MAX_BYTES, readProjectFile } from "@forkloop/tools";
 import { z } from "zod";
 import { parseFrontmatter } from "./frontmatter.js";
@@ -16,14 +17,16 @@ export interface Skill {
   readonly path: string;
 }
 
-const skillFrontmatterSchema = z.object({
-  name: z.string().min(1).optional(),
-  description: z.string().min(1),
-  "allowed-tools": z
-    .union([z.string(), z.array(z.string())])
-    .transform((value) => (typeof value === "string" ? value.split(",") : value).map((name) => name.trim()))
-    .optional(),
-});
+const skillFrontmatterSchema = lazySchema(() =>
+  z.object({
+    name: z.string().min(1).optional(),
+    description: z.string().min(1),
+    "allowed-tools": z
+      .union([z.string(), z.array(z.string())])
+      .transform((value) => (typeof value === "string" ? value.split(",") : value).map((name) => name.trim()))
+      .optional(),
+  }),
+);
 
 export type SkillFileResult =
   | { readonly ok: true; readonly skill: Skill }

@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { lazySchema } from "@forkloop/loop-core";
 import { z } from "zod";
 import type { AgentDefinition } from "./options.js";
 import { OptionsError } from "./options-error.js";
@@ -77,14 +78,16 @@ export function textFileFlag(flag: string, path: string, cwd: string): string {
   }
 }
 
-const agentSchema = z.strictObject({
-  description: z.string().min(1, "give a description (when to use the agent)"),
-  prompt: z.string().min(1, "give a prompt (the agent's system prompt)"),
-  tools: z.array(z.string()).optional(),
-  disallowedTools: z.array(z.string()).optional(),
-  model: z.string().min(1).optional(),
-  maxTurns: z.number().int().positive().optional(),
-});
+const agentSchema = lazySchema(() =>
+  z.strictObject({
+    description: z.string().min(1, "give a description (when to use the agent)"),
+    prompt: z.string().min(1, "give a prompt (the agent's system prompt)"),
+    tools: z.array(z.string()).optional(),
+    disallowedTools: z.array(z.string()).optional(),
+    model: z.string().min(1).optional(),
+    maxTurns: z.number().int().positive().optional(),
+  }),
+);
 
 const AGENTS_EXAMPLE = '{"reviewer":{"description":"Reviews code","prompt":"You review code."}}';
 

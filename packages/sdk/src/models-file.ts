@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { ModelInfo } from "@forkloop/loop-core";
+import { lazySchema } from "@forkloop/loop-core";
 // The model registry alone: the simulator itself loads only when it starts (R-V2).
 import { type ModelSpec, resolveModel } from "@forkloop/sim/models";
 import { z } from "zod";
@@ -18,46 +19,48 @@ import { OptionsError } from "./options-error.js";
  * An entry whose `id` names a known model (or alias) inherits every field it leaves out from
  * that model; a new id must give `contextWindow` and `maxOutputTokens`.
  */
-const entrySchema = z
-  .strictObject({
-    id: z.string().min(1, "give the model id the requests use, e.g. claude-sonnet-4-6"),
-    aliases: z.array(z.string().min(1)).optional(),
-    contextWindow: z.int().positive().optional(),
-    maxOutputTokens: z.int().positive().optional(),
-    inputPricePerMTok: z.number().nonnegative().optional(),
-    outputPricePerMTok: z.number().nonnegative().optional(),
-    minCacheableTokens: z.int().nonnegative().optional(),
-  })
-  .transform((entry, ctx): ModelSpec => {
-    const known = resolveModel(entry.id);
-    const contextWindow = entry.contextWindow ?? known?.contextWindow;
-    const maxOutputTokens = entry.maxOutputTokens ?? known?.maxOutputTokens;
-    if (contextWindow === undefined || maxOutputTokens === undefined) {
-      ctx.addIssue({
-        code: "custom",
-        message: `"${entry.id}" is not a known model, so give contextWindow and maxOutputTokens`,
-      });
-      return z.NEVER;
-    }
-    if (maxOutputTokens >= contextWindow) {
-      ctx.addIssue({ code: "custom", message: "maxOutputTokens must be below contextWindow" });
-      return z.NEVER;
-    }
-    return {
-      // Thinking support, prefill and tokenizer of the known model; a new id gets a 4.6-like model.
-      thinking: { enabled: true, adaptive: true, disabled: true },
-      ...known,
-      id: entry.id,
-      aliases: entry.aliases ?? (known?.id === entry.id ? known.aliases : []),
-      contextWindow,
-      maxOutputTokens,
-      inputPricePerMTok: entry.inputPricePerMTok ?? known?.inputPricePerMTok ?? 3,
-      outputPricePerMTok: entry.outputPricePerMTok ?? known?.outputPricePerMTok ?? 15,
-      minCacheableTokens: entry.minCacheableTokens ?? known?.minCacheableTokens ?? 1024,
-    };
-  });
+const entrySchema = lazySchema(() =>
+  z
+    .strictObject({
+      id: z.string().min(1, "give the model id the requests use, e.g. claude-sonnet-4-6"),
+      aliases: z.array(z.string().min(1)).optional(),
+      contextWindow: z.int().positive().optional(),
+      maxOutputTokens: z.int().positive().optional(),
+      inputPricePerMTok: z.number().nonnegative().optional(),
+      outputPricePerMTok: z.number().nonnegative().optional(),
+      minCacheableTokens: z.int().nonnegative().optional(),
+    })
+    .transform((entry, ctx): ModelSpec => {
+      const known = resolveModel(entry.id);
+      const contextWindow = entry.contextWindow ?? known?.contextWindow;
+      const maxOutputTokens = entry.maxOutputTokens ?? known?.maxOutputTokens;
+      if (contextWindow === undefined || maxOutputTokens === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          message: `"${entry.id}" is not a known model, so give contextWindow and maxOutputTokens`,
+        });
+        return z.NEVER;
+      }
+      if (maxOutputTokens >= contextWindow) {
+        ctx.addIssue({ code: "custom", message: "maxOutputTokens must be below contextWindow" });
+        return z.NEVER;
+      }
+      return {
+        // Thinking support, prefill and tokenizer of the known model; a new id gets a 4.6-like model.
+        thinking: { enabled: true, adaptive: true, disabled: true },
+        ...known,
+        id: entry.id,
+        aliases: entry.aliases ?? (known?.id === entry.id ? known.aliases : []),
+        contextWindow,
+        maxOutputTokens,
+        inputPricePerMTok: entry.inputPricePerMTok ?? known?.inputPricePerMTok ?? 3,
+        outputPricePerMTok: entry.outputPricePerMTok ?? known?.outputPricePerMTok ?? 15,
+        minCacheableTokens: entry.minCacheableTokens ?? known?.minCacheableTokens ?? 1024,
+      };
+    }),
+);
 
-export const modelsFileSchema = z.array(entrySchema).min(1, "list at least one model");
+export const modelsFileSchema = lazySchema(() => z.array(entrySchema).min(1, "list at least one model"));
 
 export const MODELS_FILE_EXAMPLE =
   '[{"id":"claude-sonnet-4-6","contextWindow":24000,"maxOutputTokens":2000}]';

@@ -1,6 +1,7 @@
 import {
   createAgentState,
   type CanUseTool as LoopCanUseTool,
+  lazySchema,
   type PermissionDecision,
   type Tool,
   type ToolResult,
@@ -36,14 +37,16 @@ export function permissionPromptTool(name: string, tools: readonly Tool[]): Tool
 export const INVALID_PERMISSION_RESULT =
   "The permission prompt tool returned an invalid permission result. Expected {behavior: 'allow', updatedInput?: object} or {behavior: 'deny', message: string}. updatedPermissions may hold at most 4096 updates, rules and directories in all.";
 
-const permissionResult = z.union([
-  z.object({
-    behavior: z.literal("allow"),
-    updatedInput: z.record(z.string(), z.unknown()).optional(),
-    updatedPermissions: z.array(z.unknown()).max(4096).optional(),
-  }),
-  z.object({ behavior: z.literal("deny"), message: z.string(), interrupt: z.boolean().optional() }),
-]);
+const permissionResult = lazySchema(() =>
+  z.union([
+    z.object({
+      behavior: z.literal("allow"),
+      updatedInput: z.record(z.string(), z.unknown()).optional(),
+      updatedPermissions: z.array(z.unknown()).max(4096).optional(),
+    }),
+    z.object({ behavior: z.literal("deny"), message: z.string(), interrupt: z.boolean().optional() }),
+  ]),
+);
 
 /** The permission checker's ask caller that asks `tool`. */
 export function promptToolAsk(tool: Tool, cwd: string): LoopCanUseTool {

@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { lazySchema } from "@forkloop/loop-core";
 import { z } from "zod";
 import { writeFileAtomicSync } from "../atomic-write.js";
 import { fsErrorCode } from "../tool-kit.js";
@@ -9,7 +10,7 @@ export function trustFilePath(home: string): string {
   return join(home, ".forkloop", "trusted-projects.json");
 }
 
-const trustFileSchema = z.object({ projects: z.array(z.string()) });
+const trustFileSchema = lazySchema(() => z.object({ projects: z.array(z.string()) }));
 
 /** A project directory as the trust list names it: its real path. */
 function projectKey(dir: string): string {

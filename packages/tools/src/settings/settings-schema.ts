@@ -1,4 +1,5 @@
 import type { PermissionMode } from "@forkloop/loop-core";
+import { lazySchema } from "@forkloop/loop-core";
 import { z } from "zod";
 import { matcherError } from "../hooks/hook-matcher.js";
 import { PERMISSION_MODES } from "../permissions/permission-modes.js";
@@ -80,73 +81,83 @@ export function unknownHookEvents(hooks: Record<string, unknown> | undefined): s
   return Object.keys(hooks ?? {}).filter((event) => !known.includes(event));
 }
 
-const ruleString = z.string().superRefine((rule, context) => {
-  const parsed = parsePermissionRule(rule);
-  if ("error" in parsed) context.addIssue({ code: "custom", message: parsed.error });
-});
+const ruleString = lazySchema(() =>
+  z.string().superRefine((rule, context) => {
+    const parsed = parsePermissionRule(rule);
+    if ("error" in parsed) context.addIssue({ code: "custom", message: parsed.error });
+  }),
+);
 
-const hookCommand = z.strictObject({
-  type: z.literal("command"),
-  command: z.string().min(1),
-  /** Seconds, as in Claude Code (default 60). */
-  timeout: z.number().positive().optional(),
-});
+const hookCommand = lazySchema(() =>
+  z.strictObject({
+    type: z.literal("command"),
+    command: z.string().min(1),
+    /** Seconds, as in Claude Code (default 60). */
+    timeout: z.number().positive().optional(),
+  }),
+);
 
-const hookMatcherGroup = z.strictObject({
-  matcher: z
-    .string()
-    .optional()
-    .superRefine((matcher, context) => {
-      const error = matcher === undefined ? undefined : matcherError(matcher);
-      if (error !== undefined) context.addIssue({ code: "custom", message: error });
-    }),
-  hooks: z.array(hookCommand),
-});
+const hookMatcherGroup = lazySchema(() =>
+  z.strictObject({
+    matcher: z
+      .string()
+      .optional()
+      .superRefine((matcher, context) => {
+        const error = matcher === undefined ? undefined : matcherError(matcher);
+        if (error !== undefined) context.addIssue({ code: "custom", message: error });
+      }),
+    hooks: z.array(hookCommand),
+  }),
+);
 
 const hookEvents = CLAUDE_CODE_HOOK_EVENTS;
 // Loose: an event neither forkloop nor Claude Code knows is a warning naming it (loadSettings), never a failed run.
-const hooksSchema = z.looseObject(
-  Object.fromEntries(hookEvents.map((event) => [event, z.array(hookMatcherGroup).optional()])) as Record<
-    (typeof hookEvents)[number],
-    z.ZodOptional<z.ZodArray<typeof hookMatcherGroup>>
-  >,
+const hooksSchema = lazySchema(() =>
+  z.looseObject(
+    Object.fromEntries(hookEvents.map((event) => [event, z.array(hookMatcherGroup).optional()])) as Record<
+      (typeof hookEvents)[number],
+      z.ZodOptional<z.ZodArray<typeof hookMatcherGroup>>
+    >,
+  ),
 );
 
 /** One settings file as written. Unknown top-level keys (Claude Code has many) are kept and ignored. */
-export const settingsFileSchema = z.looseObject({
-  permissions: z
-    .strictObject({
-      allow: z.array(ruleString).optional(),
-      ask: z.array(ruleString).optional(),
-      deny: z.array(ruleString).optional(),
-      defaultMode: z.enum(PERMISSION_MODES).optional(),
-      additionalDirectories: z.array(z.string().min(1)).optional(),
-      disableBypassPermissionsMode: z.literal("disable").optional(),
-    })
-    .optional(),
-  hooks: hooksSchema.optional(),
-  env: z.record(z.string(), z.string()).optional(),
-  model: z.string().optional(),
-  /** R-S6: Bash in bubblewrap — `on`, `off`, or `auto` (when bwrap works here). */
-  sandbox: z.enum(["auto", "on", "off"]).optional(),
-  /** R-L17, Claude Code's key: adaptive thinking on (true) or off. */
-  alwaysThinkingEnabled: z.boolean().optional(),
-  /** R-L17: extended thinking with this budget (≥ 1024; 0 = off); wins over alwaysThinkingEnabled. */
-  maxThinkingTokens: z
-    .number()
-    .int()
-    .refine((value) => value === 0 || value >= 1024, "must be 0 or at least 1024")
-    .optional(),
-  /** R-L18: the small model that summarizes each tool batch. */
-  toolUseSummaryModel: z.string().min(1).optional(),
-  /** R-C2: old tool results cleared by the API (context editing) instead of the client. */
-  contextEditing: z.boolean().optional(),
-  /**
-   * R-X2, Claude Code's key: a shell command printing the API key requests authenticate with when
-   * the environment has none. A program: an untrusted project's files cannot name it (R-S5).
-   */
-  apiKeyHelper: z.string().optional(),
-});
+export const settingsFileSchema = lazySchema(() =>
+  z.looseObject({
+    permissions: z
+      .strictObject({
+        allow: z.array(ruleString).optional(),
+        ask: z.array(ruleString).optional(),
+        deny: z.array(ruleString).optional(),
+        defaultMode: z.enum(PERMISSION_MODES).optional(),
+        additionalDirectories: z.array(z.string().min(1)).optional(),
+        disableBypassPermissionsMode: z.literal("disable").optional(),
+      })
+      .optional(),
+    hooks: hooksSchema.optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    model: z.string().optional(),
+    /** R-S6: Bash in bubblewrap — `on`, `off`, or `auto` (when bwrap works here). */
+    sandbox: z.enum(["auto", "on", "off"]).optional(),
+    /** R-L17, Claude Code's key: adaptive thinking on (true) or off. */
+    alwaysThinkingEnabled: z.boolean().optional(),
+    /** R-L17: extended thinking with this budget (≥ 1024; 0 = off); wins over alwaysThinkingEnabled. */
+    maxThinkingTokens: z
+      .number()
+      .int()
+      .refine((value) => value === 0 || value >= 1024, "must be 0 or at least 1024")
+      .optional(),
+    /** R-L18: the small model that summarizes each tool batch. */
+    toolUseSummaryModel: z.string().min(1).optional(),
+    /** R-C2: old tool results cleared by the API (context editing) instead of the client. */
+    contextEditing: z.boolean().optional(),
+    /**
+     * R-X2, Claude Code's key: a shell command printing the API key requests authenticate with when
+     * the environment has none. A program: an untrusted project's files cannot name it (R-S5).
+     */
+    apiKeyHelper: z.string().optional(),
+  }),
+);
 export type SettingsFile = z.infer<typeof settingsFileSchema>;
 
 export interface HookCommandSetting {
