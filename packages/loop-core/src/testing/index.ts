@@ -1,15 +1,5 @@
 export { freePort } from "./free-port.js";
 export {
-  HOSTILE_KINDS,
-  type HostileBehaviour,
-  type HostileKind,
-  type HostileRecord,
-  type HostileRequest,
-  type HostileServer,
-  type HostileServerOptions,
-  startHostileServer,
-} from "./hostile-server.js";
-export {
   type ScriptedBlock,
   type ScriptedReply,
   scriptedCallModel,

@@ -1,6 +1,6 @@
 /**
  * The API's tool_use / tool_result rules, checked on a request's `messages` (R-R3: the
- * hostile server records every breach, and the chaos suite asserts there is none):
+ * chaos suite checks every request the simulator recorded and asserts there is none):
  * tool_use ids are unique in the conversation; every tool_use of an assistant turn is answered by
  * a tool_result in the next user turn; every tool_result answers a tool_use of the turn before,
  * at most once. Consecutive messages of one role are one turn, as the API reads them.
