@@ -21,6 +21,7 @@ interface ClaudeFlagValues {
   "permission-mode": string;
   "dangerously-skip-permissions": boolean;
   "permission-prompt-tool": string;
+  "permission-prompts": NonNullable<Options["permissionPrompts"]>;
   "allowed-tools": string[];
   "disallowed-tools": string[];
   tools: string;
@@ -104,6 +105,7 @@ export function claudeFlagOptions(flags: ClaudeFlags, context: ClaudeFlagsContex
     ...(flags["permission-prompt-tool"] === undefined
       ? {}
       : { permissionPromptToolName: flags["permission-prompt-tool"] }),
+    ...(flags["permission-prompts"] === undefined ? {} : { permissionPrompts: flags["permission-prompts"] }),
     ...(flags["allowed-tools"] === undefined ? {} : { allowedTools: flags["allowed-tools"] }),
     ...toolSetOptions(flags),
     ...(flags.bare ? { bare: true } : {}),

@@ -59,6 +59,12 @@ const SHARED: Readonly<Record<keyof ClaudeFlags, Reader>> = {
   "permission-mode": text,
   "dangerously-skip-permissions": on,
   "permission-prompt-tool": text,
+  "permission-prompts": (flag, value) => {
+    const who = text(flag, value);
+    if (who !== "host" && who !== "none")
+      throw new OptionsError(`extraArgs["${flag}"] is ${JSON.stringify(value)}: give host or none.`);
+    return who;
+  },
   tools: given,
   bare: on,
   restricted: on,

@@ -144,6 +144,13 @@ export interface Options extends AgentSdkOnlyOptions {
    * "message": …}` as JSON text. Not offered to the model; not with `canUseTool`.
    */
   permissionPromptToolName?: string;
+  /**
+   * Who answers a permission prompt the rules and the mode leave open (`claude -p
+   * --permission-prompts`): "host" (default) — `canUseTool` or the `permissionPromptToolName`
+   * tool, when given; "none" — nobody, so the call is denied at once and the model is told. A
+   * PermissionRequest hook still decides first; "none" only ever denies.
+   */
+  permissionPrompts?: "host" | "none";
   /** Callbacks per event; events forkloop does not fire (not in FIRED_HOOK_EVENTS) are named once on `stderr`. */
   hooks?: Partial<Record<HookEvent, HookCallbackMatcher[]>>;
   agents?: Record<string, AgentDefinition>;
@@ -273,6 +280,7 @@ export const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof Options>([
   "allowDangerouslySkipPermissions",
   "canUseTool",
   "permissionPromptToolName",
+  "permissionPrompts",
   "hooks",
   "agents",
   "mcpServers",

@@ -93,6 +93,37 @@ describe("R-X3: query()'s permissionPromptToolName — an MCP tool answers the p
     expect(offered).not.toContain("mcp__perm__approve");
   });
 
+  it('R-X3: permissionPrompts "none" (`--permission-prompts none`): neither the prompt tool nor canUseTool is asked, so every call that would prompt is denied', async () => {
+    const logged = readdirSync(logDir).length;
+    const messages = await runQuery(
+      "Create out.txt, make made.txt, then edit notes.md.",
+      harness.options({
+        mcpServers: { perm: approver() },
+        permissionPromptToolName: "mcp__perm__approve",
+        permissionPrompts: "none",
+      }),
+    );
+    expect(readdirSync(logDir).length).toBe(logged);
+    const denied = (list: typeof messages) =>
+      list.flatMap((message) =>
+        message.type === "result" ? message.permission_denials.map((denial) => denial.tool_name) : [],
+      );
+    expect(denied(messages)).toEqual(["Write", "Bash", "Edit"]);
+    let asked = 0;
+    const unasked = await runQuery(
+      "Create out.txt, make made.txt, then edit notes.md.",
+      harness.options({
+        permissionPrompts: "none",
+        canUseTool: async () => {
+          asked++;
+          return { behavior: "allow" };
+        },
+      }),
+    );
+    expect(asked).toBe(0);
+    expect(denied(unasked)).toEqual(["Write", "Bash", "Edit"]);
+  });
+
   it("R-X3: a name no server offers, a built-in tool's name, or beside canUseTool is an OptionsError naming the fix, before any request", async () => {
     const before = harness.sim.requests().length;
     const unknown = await runToThrow(

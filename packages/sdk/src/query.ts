@@ -735,12 +735,16 @@ class QueryRun implements Query {
     // R-S14: the main agent's checks read the session's live mode, as its sub-agents do.
     let liveMode = (): PermissionMode => resolved.permissionMode;
     const askContext = { mode: () => this.#permissionMode ?? resolved.permissionMode, cwd: resolved.cwd };
+    // permissionPrompts "none" (`--permission-prompts none`): neither the program nor its prompt
+    // tool is asked; what would prompt is denied, after the PermissionRequest hooks (R-X3).
     const programAsk =
-      this.#options.canUseTool !== undefined
-        ? askCaller(this.#options.canUseTool, askContext)
-        : promptTool !== undefined
-          ? promptToolAsk(promptTool, resolved.cwd)
-          : undefined;
+      this.#options.permissionPrompts === "none"
+        ? undefined
+        : this.#options.canUseTool !== undefined
+          ? askCaller(this.#options.canUseTool, askContext)
+          : promptTool !== undefined
+            ? promptToolAsk(promptTool, resolved.cwd)
+            : undefined;
     const ask = withPermissionRequest(
       programAsk,
       { callbacks, settings: sessionEvents.permissionRequest },

@@ -71,6 +71,7 @@ $FORKLOOP_HOME/projects/<project>/sessions/ (FORKLOOP_HOME defaults to ~/.forklo
   --permission-prompt-tool NAME  an MCP tool (mcp__server__tool, from --mcp-config) answers what
                           the rules and the mode leave open: {tool_name, input, tool_use_id} in,
                           {"behavior":"allow","updatedInput":…} or {"behavior":"deny","message":…}
+  --permission-prompts none  nobody answers, not even that tool: what would prompt is denied
   --allowed-tools LIST    allow rules, comma-separated or several after one flag (as in Claude Code):
                           Edit, Bash(npm test:*), Write(src/**), mcp__server (every tool of an
                           MCP server), mcp__server__tool …
@@ -208,6 +209,7 @@ const schema = z.object({
   "allow-dangerously-skip-permissions": z.boolean().optional(),
   "ax-screen-reader": z.boolean().optional(),
   "no-chrome": z.boolean().optional(),
+  // none: not even --permission-prompt-tool is asked (without one, nobody is asked either way).
   "permission-prompts": z.enum(["host", "none"], { message: "must be host or none" }).optional(),
   autocompact: z
     .literal("auto", {
