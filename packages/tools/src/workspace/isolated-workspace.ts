@@ -1,8 +1,8 @@
-import { execFile } from "node:child_process";
-import { createHash } from "node:crypto";
-import { cp, lstat, mkdir, readdir, readFile, readlink, realpath, rm } from "node:fs/promises";
+import { execFile, spawn } from "node:child_process";
+import { createHash, randomUUID } from "node:crypto";
+import { cp, lstat, mkdir, readdir, readFile, readlink, realpath, rename, rm } from "node:fs/promises";
 import { availableParallelism } from "node:os";
-import { join, relative, resolve, sep } from "node:path";
+import { basename, join, relative, resolve, sep } from "node:path";
 import { z } from "zod";
 import { replaceAtomically } from "./durable-file.js";
 import { git, gitOk, gitWithoutFiltersOk, nulSeparated } from "./git-command.js";
@@ -285,6 +285,50 @@ async function exists(path: string): Promise<boolean> {
   );
 }
 
+/**
+ * R-B2: where removed copies go to be deleted: beside the copies, on the same file system, outside
+ * the directory `sweep` and the reports list.
+ */
+function removingDir(workspacesDir: string): string {
+  return `${workspacesDir}-removing`;
+}
+
+/**
+ * R-B2: a copy taken out of use at once — renamed out of its place (one rename) — and its files
+ * deleted by a detached `rm -rf` of their own: a run does not wait for a copy's thousands of
+ * unlinks (bench/batch-isolation: a run's idle copies, removed at its end, were a third of a
+ * 100-item isolated batch's time), and the deletion finishes when this process exits first. One
+ * that a crash cut short is deleted by the next `sweep`. Where the rename cannot be made, the copy
+ * is deleted in place, awaited.
+ */
+async function discard(workspacesDir: string, dir: string): Promise<void> {
+  const removing = removingDir(workspacesDir);
+  const doomed = join(removing, `${basename(dir)}-${randomUUID().slice(0, 8)}`);
+  const moved = await mkdir(removing, { recursive: true, mode: 0o700 })
+    .then(() => rename(dir, doomed))
+    .then(
+      () => true,
+      () => false,
+    );
+  if (!moved) {
+    await rm(dir, { recursive: true, force: true });
+    return;
+  }
+  const inProcess = () => void rm(doomed, { recursive: true, force: true }).catch(() => {});
+  try {
+    const child = spawn("rm", ["-rf", "--", doomed], { detached: true, stdio: "ignore" });
+    child.on("error", inProcess);
+    child.unref();
+  } catch {
+    inProcess();
+  }
+}
+
+/** R-B2: what `discard` left when a crash cut it short (the detached deletions of an earlier run). */
+async function sweepRemoved(workspacesDir: string): Promise<void> {
+  await rm(removingDir(workspacesDir), { recursive: true, force: true });
+}
+
 function keyDir(workspacesDir: string, key: string): string {
   return join(workspacesDir, createHash("sha256").update(key).digest("hex").slice(0, 16));
 }
@@ -314,7 +358,7 @@ function worktreeIsolation(
     return nextPrune;
   };
   const remove = async (root: string) => {
-    await rm(root, { recursive: true, force: true });
+    await discard(workspacesDir, root);
     await prune();
   };
   // A leftover git may hold locked (killed while it was being added), which a prune never forgets.
@@ -367,7 +411,10 @@ function worktreeIsolation(
       // remove` each cost a git run per copy, the bulk of a resume after a kill); a worktree git
       // still lists (locked: killed while being added) is removed on its own.
       const left = await readdir(workspacesDir).catch(() => []);
-      await Promise.all(left.map((name) => rm(join(workspacesDir, name), { recursive: true, force: true })));
+      await Promise.all([
+        sweepRemoved(workspacesDir),
+        ...left.map((name) => rm(join(workspacesDir, name), { recursive: true, force: true })),
+      ]);
       await git(record.root, ["worktree", "prune"]);
       const under = [workspacesDir, await realpath(workspacesDir).catch(() => workspacesDir)];
       for (const root of await listedWorktrees(record.root))
@@ -405,14 +452,15 @@ function copyIsolation(
         root,
         changes: () => treeChanges(baseDir, root),
         reset: async () => {
-          await rm(root, { recursive: true, force: true });
+          await discard(workspacesDir, root);
           await copyTree(baseDir, root, undefined);
         },
-        remove: () => rm(root, { recursive: true, force: true }),
+        remove: () => discard(workspacesDir, root),
       };
     },
     async sweep() {
       const left = await readdir(workspacesDir).catch(() => []);
+      await sweepRemoved(workspacesDir);
       for (const name of left) await rm(join(workspacesDir, name), { recursive: true, force: true });
       return left.length;
     },
