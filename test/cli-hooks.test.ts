@@ -55,6 +55,7 @@ beforeAll(async () => {
         PreCompact: hook(LOG),
         PostCompact: hook(LOG),
         Stop: hook(LOG),
+        SubagentStart: hook(LOG),
         SubagentStop: hook(LOG),
       },
     }),
@@ -194,7 +195,19 @@ describe("hook events through the CLI (R-X4)", () => {
       });
       const compactEvents = events(log).filter((event) => /Compact|SessionStart/.test(event));
       expect(compactEvents.slice(1, 4)).toEqual(["PreCompact", "SessionStart", "PostCompact"]);
-      const [subagentStop] = only(log, "SubagentStop");
+      // R-X1: the summary fork starts no sub-agent a hook hears of; its stop is a SubagentStop with
+      // an empty agent_type, in the session's permission mode, as Claude Code's summariser's.
+      expect(only(log, "SubagentStart").map((input) => input.agent_type)).toEqual(["general-purpose"]);
+      const summaries = only(log, "SubagentStop").filter((input) => input.agent_type === "");
+      expect(summaries).toHaveLength(only(log, "PreCompact").length);
+      expect(summaries[0]).toMatchObject({
+        ...common,
+        stop_hook_active: false,
+        agent_id: expect.stringMatching(/^compact-/),
+        last_assistant_message: SUMMARY,
+        agent_transcript_path: expect.stringContaining(sessionId),
+      });
+      const subagentStop = only(log, "SubagentStop").find((input) => input.agent_type !== "");
       expect(subagentStop).toMatchObject({
         ...common,
         stop_hook_active: false,
@@ -231,11 +244,24 @@ describe("hook events through the CLI (R-X4)", () => {
       );
       expect(compact.code, compact.stderr).toBe(0);
       const resumed = await takeLog();
+      // R-X1: a resumed session's SessionStart tells of its prompt cache, as Claude Code's: the
+      // last reply was seconds ago (the cache is warm) and held the compacted context.
       expect(resumed[0]).toMatchObject({
         hook_event_name: "SessionStart",
         source: "resume",
         session_id: sessionId,
+        seconds_since_last_response: expect.any(Number),
+        context_tokens: expect.any(Number),
+        prompt_cache_likely_expired: false,
+        estimated_cache_write_usd: expect.any(Number),
       });
+      expect(resumed[0]?.seconds_since_last_response).toBeLessThan(60);
+      expect(resumed[0]?.context_tokens).toBeGreaterThan(1_000);
+      expect(resumed[0]?.estimated_cache_write_usd).toBeGreaterThan(0);
+      expect(only(resumed, "SubagentStop")).toMatchObject([
+        { agent_type: "", last_assistant_message: SUMMARY },
+      ]);
+      expect(only(resumed, "SubagentStart")).toEqual([]);
       expect(only(resumed, "PreCompact")).toEqual([
         {
           ...observed,

@@ -23,7 +23,8 @@ const EXTENSIONS = {
   init: { simulated: z.boolean() },
   apiRetry: { error_message: z.string() },
   result: {
-    terminal_reason: z.string(),
+    // Absent on a local command's result (`/compact`: no turn ran), as Claude Code has none there.
+    terminal_reason: z.string().optional(),
     subagentUsage: z.array(z.looseObject({ agentId: z.string() })),
     cacheReadShare: z.number(),
   },
@@ -320,14 +321,24 @@ const result = z
     api_error_type: z.string().optional(),
     api_error: z.literal("max_output_tokens").optional(),
     ttft_ms: z.number().nonnegative().optional(),
+    // The built-in command a result without a turn ran (`/compact`), as Claude Code's.
+    local_command: z.string().optional(),
     ...EXTENSIONS.result,
   })
   .superRefine((line, context) => {
-    // Claude Code's success carries result and api_error_status; its error results neither, nor ttft_ms.
+    // Claude Code's success carries result and api_error_status (a local command's only result,
+    // and no terminal_reason); its error results neither, nor ttft_ms.
     const success = line.subtype === "success";
-    for (const key of ["result", "api_error_status"] as const)
-      if ((line[key] !== undefined) !== success)
-        context.addIssue({ code: "custom", message: `${key} on ${line.subtype}` });
+    const local = line.local_command !== undefined;
+    if ((line.result !== undefined) !== success)
+      context.addIssue({ code: "custom", message: `result on ${line.subtype}` });
+    if ((line.api_error_status !== undefined) !== (success && !local))
+      context.addIssue({ code: "custom", message: `api_error_status on ${line.subtype}` });
+    if ((line.terminal_reason !== undefined) === local)
+      context.addIssue({
+        code: "custom",
+        message: "terminal_reason and local_command together (or neither)",
+      });
     if (!success && line.ttft_ms !== undefined)
       context.addIssue({ code: "custom", message: "ttft_ms on an error result" });
     if ((line.errors !== undefined) === success)

@@ -57,6 +57,7 @@ export {
   autoCompactThreshold,
   blockingLimit,
   decideAutoCompact,
+  isCompactionFork,
   MANUAL_COMPACT_BUFFER_TOKENS,
   MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES,
   MAX_OUTPUT_RESERVE_TOKENS,

@@ -41,6 +41,7 @@ import { planSnip } from "./snip.js";
 import { extractSummary } from "./summary.js";
 import {
   decideAutoCompact,
+  isCompactionFork,
   MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES,
   type Thresholds,
   thresholdsFor,
@@ -144,7 +145,7 @@ export function createContextPipeline(options: ContextPipelineOptions): Compacti
 
   function exempt(input: ContextStageInput): boolean {
     // A compact or session-memory fork must send the parent's prefix byte for byte (R-F3, R-L3).
-    return input.querySource === "compact" || input.querySource === "session_memory";
+    return isCompactionFork(input.querySource);
   }
 
   function autoCompactUsable(tracking: AutoCompactTracking): boolean {

@@ -23,6 +23,14 @@ export function blockingLimit(model: ModelInfo): number {
   return thresholdsFor(model).blockingLimit;
 }
 
+/**
+ * The forks compaction itself runs (the summary, session memory): they send the parent's prefix
+ * byte for byte (R-F3), are never compacted, and are no sub-agent a hook is told of as started.
+ */
+export function isCompactionFork(querySource: string): boolean {
+  return querySource === "compact" || querySource === "session_memory";
+}
+
 export type AutoCompactDecision =
   | { readonly type: "below_threshold" }
   | { readonly type: "disabled" }
@@ -39,8 +47,7 @@ export function decideAutoCompact(input: {
   readonly enabled: boolean;
   readonly querySource: string;
 }): AutoCompactDecision {
-  if (input.querySource === "compact" || input.querySource === "session_memory")
-    return { type: "exempt_source" };
+  if (isCompactionFork(input.querySource)) return { type: "exempt_source" };
   if (!input.enabled) return { type: "disabled" };
   if (input.tokens < autoCompactThreshold(input.model)) return { type: "below_threshold" };
   if (input.tracking.consecutiveFailures >= MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES) {

@@ -61,6 +61,21 @@ export interface SessionStartInput {
   readonly source: "startup" | "resume" | "compact";
   readonly model: string;
   readonly context: ToolUseContext;
+  /** `resume`: what the resumed transcript says of its prompt cache (Claude Code's resume fields). */
+  readonly resumedCache?: ResumedCache;
+}
+
+/**
+ * A resumed session's prompt cache, as Claude Code's SessionStart `resume` tells it: how long ago
+ * the transcript's last reply came, how many tokens that reply's request held (input + cache reads
+ * + cache writes + output), whether the cache has likely expired since, and what writing those
+ * tokens to the cache again costs on the session's model.
+ */
+export interface ResumedCache {
+  readonly secondsSinceLastResponse: number;
+  readonly contextTokens: number;
+  readonly promptCacheLikelyExpired: boolean;
+  readonly estimatedCacheWriteUsd: number;
 }
 
 export interface SessionStartOutcome {

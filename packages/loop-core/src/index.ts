@@ -76,6 +76,7 @@ export type {
   PreToolUseInput,
   PreToolUseOutcome,
   PromptExpansion,
+  ResumedCache,
   SessionStartInput,
   SessionStartOutcome,
   StopHookInput,
@@ -173,7 +174,12 @@ export { StreamingToolExecutor } from "./streaming-tool-executor.js";
 export type { ContinueReason, Terminal, TerminalReason, UsageTotals } from "./terminal.js";
 export { CONTINUE_REASONS, TERMINAL_REASONS } from "./terminal.js";
 export { type BudgetDecision, type BudgetTracker, checkTokenBudget } from "./token-budget.js";
-export { estimateMessageTokens, estimateTextTokens, tokenCountWithEstimation } from "./token-estimation.js";
+export {
+  estimateMessageTokens,
+  estimateTextTokens,
+  reportedTokens,
+  tokenCountWithEstimation,
+} from "./token-estimation.js";
 export type { AgentState, TodoItem, Tool, ToolAnnotations, ToolResult, ToolUseContext } from "./tool.js";
 export { annotationTraits, createAgentState, toolUseResultOf } from "./tool.js";
 export { runToolUse, type ToolRunOptions, type ToolRunOutcome, toolResultMessage } from "./tool-execution.js";

@@ -96,7 +96,7 @@ export function estimateMessageTokens(message: Message): number {
 }
 
 /** Input + output tokens a response reported; 0 for synthetic messages (errors, interrupts). */
-function reportedTokens(message: AssistantMessage): number {
+export function reportedTokens(message: AssistantMessage): number {
   if (message.apiError) return 0;
   const usage = message.message.usage;
   return (

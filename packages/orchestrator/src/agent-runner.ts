@@ -1,4 +1,4 @@
-import type { CompactionEvent, CompactRunner } from "@forkloop/compaction";
+import { type CompactionEvent, type CompactRunner, isCompactionFork } from "@forkloop/compaction";
 import {
   type AssistantMessage,
   costUsd,
@@ -11,6 +11,7 @@ import {
   type PromptExpansion,
   type QueryParams,
   query,
+  type ResumedCache,
   type Terminal,
   type ToolUseContext,
 } from "@forkloop/loop-core";
@@ -144,14 +145,23 @@ export async function openTurn(
   };
 }
 
-/** SessionStart for a fresh start of `context`'s agent (default: on the context's model). */
+/**
+ * SessionStart for a fresh start of `context`'s agent (default: on the context's model); a resumed
+ * session's also tells of its prompt cache.
+ */
 export function startContext(
   hooks: LoopHooks | undefined,
   source: "startup" | "resume",
   context: ToolUseContext,
   model: string = context.options.model,
+  resumedCache?: ResumedCache,
 ): Promise<string[]> {
-  return sessionStartContext(hooks, { source, model, context });
+  return sessionStartContext(hooks, {
+    source,
+    model,
+    context,
+    ...(resumedCache === undefined ? {} : { resumedCache }),
+  });
 }
 
 /**
@@ -179,14 +189,16 @@ export function agentToolContext(
 /**
  * How a worker agent opens: a batch item as a session of its own (SessionStart `startup`, then
  * UserPromptSubmit), any other fork with SubagentStart (its type: the agent's name for an Agent
- * call, else its query source), a continuation with neither.
+ * call, else its query source), a continuation and compaction's own forks (the summary, session
+ * memory: Claude Code fires no SubagentStart for its summariser, R-X1) with neither.
  */
 export function workerAgentOpening(
   task: Pick<SubAgentTask, "startsSession" | "continues" | "querySource" | "parent">,
   hooks: LoopHooks | undefined,
   context: ToolUseContext,
 ): { readonly submits: boolean; readonly context: (() => Promise<readonly string[]>) | undefined } {
-  if (task.continues === true) return { submits: false, context: undefined };
+  if (task.continues === true || isCompactionFork(task.querySource))
+    return { submits: false, context: undefined };
   if (task.startsSession === true)
     return { submits: true, context: () => startContext(hooks, "startup", context) };
   const toolUseId = task.parent?.toolUseId;

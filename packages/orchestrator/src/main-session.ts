@@ -47,7 +47,7 @@ import { createPoolCompactRunner, type StartedFork } from "./pool-compact-runner
 import { assembleSession } from "./session-assembly.js";
 import { FORK_TOOL_NAMES, startsForkCall, withForkTools } from "./session-fork-tools.js";
 import { announceInstructions, hookContextMessage } from "./session-hooks.js";
-import { sessionStartPoint } from "./session-resume.js";
+import { resumedCache, sessionStartPoint } from "./session-resume.js";
 import { continueForks } from "./sub-agent-continuation.js";
 import type { SubAgentTask } from "./sub-agent-types.js";
 import { sessionSpan } from "./telemetry/session-span.js";
@@ -165,6 +165,8 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       transcriptPath: (agentId) => subAgentTranscriptPath(options.sessionsDir, sessionId, agentId),
       parent: { sessionId, agentId: "main" },
       onForkStarted: (fork: StartedFork) => transcript.linkSubAgent(fork),
+      ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+      permissionMode: () => hookContext.options.permissionMode,
     }),
     sessionMemory:
       options.sessionMemory === false
@@ -202,6 +204,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       resumed ? "resume" : "startup",
       hookContext,
       profile.model,
+      resumed ? resumedCache(start.history, getModelInfo(profile.model, profile.modelOverrides)) : undefined,
     );
     // Claude Code tells of each memory file it loaded after SessionStart, in load order.
     await announceInstructions(options.hooks, instructionsOf(assembled.memoryFiles), hookContext);

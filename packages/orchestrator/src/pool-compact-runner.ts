@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { CompactRunner, CompactRunResult } from "@forkloop/compaction";
-import type { Usage } from "@forkloop/loop-core";
+import type { LoopHooks, PermissionMode, ToolUseContext, Usage } from "@forkloop/loop-core";
 import type { AgentPool } from "./agent-pool.js";
 import { agentProfile } from "./agent-profile.js";
 import { fork } from "./fork.js";
-import type { SubAgentTask } from "./sub-agent-types.js";
+import type { ParentCallbacks, SubAgentTask } from "./sub-agent-types.js";
 
 /** A fork as the session links it from its transcript. */
 export interface StartedFork {
@@ -22,6 +22,34 @@ export interface PoolCompactRunnerOptions {
   readonly parent?: SubAgentTask["parent"];
   /** Called as each fork starts (the session links the fork's transcript from its own). */
   readonly onForkStarted?: (fork: StartedFork) => void;
+  /**
+   * The session's hooks: the summary fork's stop runs their Stop hooks (a SubagentStop, as Claude
+   * Code's summariser's, R-X1), which only observe it — a blocking answer does not make a
+   * one-turn summary go on. No other hook sees a compaction fork.
+   */
+  readonly hooks?: LoopHooks;
+  /** The session's permission mode now (what the summary's SubagentStop reports, not the fork's plan mode). */
+  readonly permissionMode?: () => PermissionMode;
+}
+
+/** The session's Stop hooks, as observers of the summary fork's stop. */
+function summaryStopHooks(options: PoolCompactRunnerOptions): ParentCallbacks | undefined {
+  const stop = options.hooks?.stop;
+  if (stop === undefined || stop.length === 0) return undefined;
+  const withSessionMode = (context: ToolUseContext): ToolUseContext => {
+    const permissionMode = options.permissionMode?.();
+    return permissionMode === undefined
+      ? context
+      : { ...context, options: { ...context.options, permissionMode } };
+  };
+  return {
+    hooks: {
+      stop: stop.map((hook) => async (input) => {
+        await hook({ ...input, context: withSessionMode(input.context) });
+        return {};
+      }),
+    },
+  };
 }
 
 /**
@@ -36,21 +64,25 @@ export function createPoolCompactRunner(pool: AgentPool, options: PoolCompactRun
     const id = `${source}-${randomUUID().slice(0, 8)}`;
     const transcriptPath = options.transcriptPath?.(id);
     options.onForkStarted?.({ id, transcriptPath, querySource: source });
-    const handle = fork(pool, {
-      id,
-      cwd: options.cwd,
-      transcriptPath,
-      parent: options.parent,
-      ...(options.workspaceRoots === undefined ? {} : { workspaceRoots: options.workspaceRoots }),
-      cacheSafeParams,
-      directive: instruction,
-      querySource: source,
-      profile: agentProfile({
-        model: cacheSafeParams.model,
-        permissionMode: "plan",
-        limits: { maxTurns: 1 },
-      }),
-    });
+    const handle = fork(
+      pool,
+      {
+        id,
+        cwd: options.cwd,
+        transcriptPath,
+        parent: options.parent,
+        ...(options.workspaceRoots === undefined ? {} : { workspaceRoots: options.workspaceRoots }),
+        cacheSafeParams,
+        directive: instruction,
+        querySource: source,
+        profile: agentProfile({
+          model: cacheSafeParams.model,
+          permissionMode: "plan",
+          limits: { maxTurns: 1 },
+        }),
+      },
+      source === "compact" ? summaryStopHooks(options) : undefined,
+    );
     const onAbort = () => handle.cancel("compaction aborted");
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });

@@ -1,7 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
-import { type CacheSafeParams, type Message, toolResultMessage, type UserMessage } from "@forkloop/loop-core";
+import {
+  type AssistantMessage,
+  type CacheSafeParams,
+  costUsd,
+  estimateMessageTokens,
+  type Message,
+  type ModelInfo,
+  type ResumedCache,
+  reportedTokens,
+  type SystemMessage,
+  toolResultMessage,
+  type UserMessage,
+} from "@forkloop/loop-core";
 import { answerOpenToolUses, resumedState } from "./resumed-history.js";
 import { findInterruptedForks, type InterruptedFork } from "./sub-agent-continuation.js";
 import { type ReadTranscript, readTranscript } from "./transcript.js";
@@ -66,5 +78,65 @@ export async function sessionStartPoint(
     cacheSafeParams: resumed.cacheSafeParams,
     interruptedForks,
     closedToolUses,
+  };
+}
+
+/**
+ * The prompt cache's lifetime: forkloop's cache breakpoints ask for the default, 5 minutes (the
+ * Messages API's prompt caching: "The cache has a minimum 5-minute lifetime", refreshed by each use).
+ */
+export const PROMPT_CACHE_TTL_SECONDS = 300;
+
+/**
+ * What a resumed session's SessionStart tells of its prompt cache (R-X1, Claude Code's `resume`
+ * fields): the seconds since the transcript's last reply; the tokens that reply's request held
+ * (input + cache reads + cache writes + output) — after a compaction no reply has followed, its
+ * post-compaction tokens, and with no reply at all an estimate of the history; whether the cache
+ * has likely expired (older than its lifetime, or never written: a compaction's summary is sent
+ * first by the next request); and the list price of writing those tokens to the 5-minute cache
+ * on `model` (1.25× its input price), rounded to 1/100 cent. Undefined without a reply to date.
+ */
+export function resumedCache(
+  history: readonly Message[],
+  model: ModelInfo,
+  now: number = Date.now(),
+): ResumedCache | undefined {
+  // A reply the API gave, not an API error's stand-in.
+  const last = history.findLast(
+    (message): message is AssistantMessage => message.type === "assistant" && message.apiError === undefined,
+  );
+  const repliedAt = last === undefined ? Number.NaN : Date.parse(last.timestamp);
+  if (last === undefined || Number.isNaN(repliedAt)) return undefined;
+  const boundaryIndex = history.findLastIndex(
+    (message) => message.type === "system" && message.subtype === "compact_boundary",
+  );
+  const boundary = boundaryIndex < 0 ? undefined : (history[boundaryIndex] as SystemMessage);
+  // A compaction's kept tail predates its boundary: its replies' requests held the old history.
+  const reply = history
+    .slice(boundaryIndex + 1)
+    .findLast(
+      (message): message is AssistantMessage =>
+        message.type === "assistant" &&
+        (boundary === undefined || message.timestamp >= boundary.timestamp) &&
+        reportedTokens(message) > 0,
+    );
+  const contextTokens =
+    reply !== undefined
+      ? reportedTokens(reply)
+      : (boundary?.compactMetadata?.postTokens ??
+        history.slice(boundaryIndex + 1).reduce((sum, message) => sum + estimateMessageTokens(message), 0));
+  const seconds = (at: number) => Math.max(0, Math.round((now - at) / 1000));
+  // Cached by a reply since the last compaction (or with none at all): as old as that reply.
+  const cachedAt = boundary === undefined || reply !== undefined ? repliedAt : Number.NaN;
+  const write = costUsd(model, {
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_creation_input_tokens: contextTokens,
+  });
+  return {
+    secondsSinceLastResponse: seconds(repliedAt),
+    contextTokens,
+    promptCacheLikelyExpired: Number.isNaN(cachedAt) || seconds(cachedAt) >= PROMPT_CACHE_TTL_SECONDS,
+    estimatedCacheWriteUsd: Math.round(write * 1e4) / 1e4,
   };
 }

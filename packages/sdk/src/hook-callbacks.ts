@@ -425,11 +425,24 @@ export class HookCallbacks {
     }
     if (this.has("SessionStart")) {
       hooks.sessionStart = [
-        async ({ source, model, context }): Promise<SessionStartOutcome> => {
+        async ({ source, model, context, resumedCache }): Promise<SessionStartOutcome> => {
           const outputs = await this.fire(
             "SessionStart",
             source,
-            { ...this.base(context), hook_event_name: "SessionStart", source, model },
+            {
+              ...this.base(context),
+              hook_event_name: "SessionStart",
+              source,
+              model,
+              ...(resumedCache === undefined
+                ? {}
+                : {
+                    seconds_since_last_response: resumedCache.secondsSinceLastResponse,
+                    context_tokens: resumedCache.contextTokens,
+                    prompt_cache_likely_expired: resumedCache.promptCacheLikelyExpired,
+                    estimated_cache_write_usd: resumedCache.estimatedCacheWriteUsd,
+                  }),
+            },
             callbackId(),
             context.abortController.signal,
           );

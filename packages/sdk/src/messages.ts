@@ -128,7 +128,12 @@ type ResultExtras = {
 };
 /** The result variants, named as the Agent SDK names them; `subtype` tells them apart. */
 export type SDKResultSuccess = Omit<ResultLine, "subtype" | "errors" | "result" | "api_error_status"> &
-  ResultExtras & { subtype: "success"; result: string; api_error_status: number | null };
+  ResultExtras & {
+    subtype: "success";
+    result: string;
+    /** Absent on a local command's result (`/compact`), as in the Agent SDK. */
+    api_error_status?: number | null;
+  };
 /** An error result: as the Agent SDK's, no `result`, `api_error_status` or `ttft_ms` — `errors` says what went wrong. */
 export type SDKResultError = Omit<
   ResultLine,

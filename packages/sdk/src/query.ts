@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
+import { isCompactionFork } from "@forkloop/compaction";
 import {
   type ModelInfo as CatalogModelInfo,
   type CanUseTool as LoopCanUseTool,
@@ -686,6 +687,12 @@ class QueryRun implements Query {
       forwardText: this.#options.forwardSubagentText === true,
       toolInput: (toolUseId) => toolInputs.get(toolUseId),
       onStart: (start) => {
+        // Compaction's own forks (the summary, session memory) start no sub-agent a hook hears
+        // of; the summary's stop is a SubagentStop with an empty agent_type, as Claude Code's (R-X1).
+        if (isCompactionFork(start.querySource)) {
+          agentTypes.set(start.agentId, "");
+          return;
+        }
         agentTypes.set(start.agentId, start.agentType);
         // The sub-agent's first message follows its SubagentStart hooks: the callbacks (loop hooks,
         // run by its runner) and the settings' (here, after the message holding the call).
@@ -947,14 +954,12 @@ class QueryRun implements Query {
       if (request.kind === "compact") {
         startTurn();
         const outcome = await turn.session.compact(request.instructions, { signal: controller.signal });
-        const text = outcome.ok
-          ? `Compacted: ${outcome.preTokens} → ${outcome.postTokens} tokens`
-          : `/compact failed: ${outcome.error}`;
+        const text = outcome.ok ? "" : `/compact failed: ${outcome.error}`;
         if (outcome.ok) for (const line of turn.writer.lines(outcome.boundary)) turn.emit(line);
         turn.emit(
           turn.writer.compactResult(
             { ok: outcome.ok, text, usage: outcome.usage, costUsd: outcome.costUsd },
-            { durationMs: Date.now() - started, model: turn.model },
+            { durationMs: Date.now() - started, model: turn.model, subagentStats: turn.tracker.stats() },
           ),
         );
         return false;

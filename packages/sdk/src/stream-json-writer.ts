@@ -487,16 +487,19 @@ export class StreamJsonWriter {
 
   /**
    * The `result` line of a `/compact` run: no model turn (num_turns 0); the usage and cost are
-   * the compact request's; `result` says what happened (pre → post tokens, or the failure).
+   * the compact request's. A compaction that worked is Claude Code's local command result (R-X1):
+   * `result` empty, `local_command: "compact"`, the session's `subagent_stats`, and neither
+   * `api_error_status` nor `terminal_reason`; a failed one is an error result saying why.
    */
   compactResult(
     outcome: {
       readonly ok: boolean;
+      /** The failure's text (a compaction that worked says nothing). */
       readonly text: string;
       readonly usage: UsageTotals;
       readonly costUsd: number;
     },
-    info: { durationMs: number; model: string },
+    info: { durationMs: number; model: string; subagentStats: SubagentStats },
   ): SDKResultMessage {
     const { usage } = outcome;
     const modelUsage: Record<string, ModelUsage> = {};
@@ -506,25 +509,30 @@ export class StreamJsonWriter {
       modelUsage[info.model] = entry;
     }
     const resultIndex = this.#results++;
-    return resultOf(outcome.ok ? "success" : "error_during_execution", outcome.text, {
-      type: "result",
+    const common = {
+      type: "result" as const,
       ...this.#base(),
       is_error: !outcome.ok,
       duration_ms: info.durationMs,
       duration_api_ms: 0,
       num_turns: 0,
-      result: outcome.text,
       stop_reason: null,
       total_cost_usd: outcome.costUsd,
       usage: resultUsage(usage, 0),
       modelUsage,
       model_usage_since_last_result: structuredClone(modelUsage),
       result_index: resultIndex,
-      api_error_status: null,
       permission_denials: [],
-      terminal_reason: outcome.ok ? "completed" : "compact_failed",
+      subagent_stats: info.subagentStats,
       subagentUsage: [],
       cacheReadShare: cacheReadShare(Object.values(modelUsage)),
+    };
+    if (outcome.ok) return { ...common, subtype: "success", result: "", local_command: "compact" };
+    return resultOf("error_during_execution", outcome.text, {
+      ...common,
+      result: outcome.text,
+      api_error_status: null,
+      terminal_reason: "compact_failed",
     });
   }
 

@@ -556,9 +556,12 @@ export const resultLineSchema = lazySchema(() =>
     /**
      * forkloop: the loop's terminal reason (R-L6), which the exit code follows; `api_error` for a
      * turn that ended on an API error (the loop's `model_error`, as Claude Code names it),
-     * `budget_exhausted` at `maxBudgetUsd`, `compact_failed` for a failed `/compact`.
+     * `budget_exhausted` at `maxBudgetUsd`, `compact_failed` for a failed `/compact`. Absent on a
+     * `/compact` that worked (no turn ran), as Claude Code's local command results.
      */
-    terminal_reason: z.string(),
+    terminal_reason: z.string().optional(),
+    /** The built-in command a result without a turn ran (`compact`), as Claude Code's. */
+    local_command: z.string().optional(),
     /** With `outputFormat`: the final reply, parsed (it is JSON for the schema). */
     structured_output: z.unknown().optional(),
     /** What went wrong, as the Agent SDK's error results (a success has none). */

@@ -21,6 +21,8 @@ export interface ForkStart {
   readonly agentId: string;
   readonly agentType: string;
   readonly toolUseId: string | undefined;
+  /** The fork's query source (`agent:<type>`, `compact`, `session_memory`, …). */
+  readonly querySource: string;
 }
 
 interface Tracked {
@@ -272,7 +274,7 @@ export class SubAgentTracker {
     // Only forks a tool started (Agent, Skill) are tasks, as in the Agent SDK; compaction and
     // session-memory forks are in the ledger but not in the message stream.
     if (toolUseId === undefined) {
-      this.#onStart({ agentId: task.id, agentType, toolUseId });
+      this.#onStart({ agentId: task.id, agentType, toolUseId, querySource: task.querySource });
       return;
     }
     const asked = this.#toolInput(toolUseId)?.prompt;
@@ -306,7 +308,7 @@ export class SubAgentTracker {
       task_type: agent ? "local_agent" : task.querySource,
       ...(prompt === undefined ? {} : { prompt }),
     });
-    const started = this.#onStart({ agentId: task.id, agentType, toolUseId });
+    const started = this.#onStart({ agentId: task.id, agentType, toolUseId, querySource: task.querySource });
     // The task as the sub-agent's first user message, after SubagentStart, as the Agent SDK yields
     // it — for a foreground sub-agent; Claude Code yields none for a background one (R-T5).
     if (prompt === undefined || task.background === true) return;

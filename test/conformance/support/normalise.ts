@@ -33,8 +33,15 @@ const TIME_FIELDS = new Set([
 ]);
 /** Objects whose numbers are token counts (they differ with each side's prompts). */
 const COUNT_OBJECTS = new Set(["usage", "modelUsage", "model_usage_since_last_result", "context_management"]);
-/** Token counts outside those objects (the Agent tool's output: its last request's tokens). */
-const COUNT_FIELDS = new Set(["totalTokens"]);
+/**
+ * Token counts outside those objects (the Agent tool's output: its last request's tokens; a
+ * resumed session's SessionStart: its last request's tokens, which differ with each side's prompts).
+ */
+const COUNT_FIELDS = new Set(["totalTokens", "context_tokens"]);
+/** Seconds between two moments of a run (a resumed SessionStart's: since the last reply). */
+const SECONDS_FIELDS = new Set(["seconds_since_last_response"]);
+/** Prices of token counts outside `cost` fields (a resumed SessionStart's: re-caching its last request). */
+const PRICE_FIELDS = new Set(["estimated_cache_write_usd"]);
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const TOOL_USE_ID = /\b(?:toolu|srvtoolu)_[A-Za-z0-9]+/g;
@@ -130,7 +137,8 @@ export class Normaliser {
   private number_(value: number, key: string, inCounts: boolean): number | string {
     if (TIME_FIELDS.has(key)) return "<time>";
     if (/(^|_)ms$|Ms$|^duration/i.test(key)) return "<ms>";
-    if (/cost/i.test(key)) return "<usd>";
+    if (SECONDS_FIELDS.has(key)) return "<s>";
+    if (/cost/i.test(key) || PRICE_FIELDS.has(key)) return "<usd>";
     if (inCounts || COUNT_FIELDS.has(key)) return "<n>";
     return value;
   }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { PermissionMode } from "@forkloop/loop-core";
+import type { PermissionMode, ResumedCache } from "@forkloop/loop-core";
 import { runInProcessGroup } from "../process-group.js";
 import type { HookCommandSetting, HookEvent, Settings } from "../settings/settings-schema.js";
 import { toolEnvironment } from "../tool-environment.js";
@@ -73,6 +73,8 @@ export interface HookEventInput {
   readonly source?: "startup" | "resume" | "clear" | "compact";
   /** SessionStart: the session's model. */
   readonly model?: string;
+  /** SessionStart `resume`: the resumed transcript's prompt cache (its last reply's age and size). */
+  readonly resumedCache?: ResumedCache;
   /** Stop / SubagentStop: the text of the agent's last reply; StopFailure: the error's text. */
   readonly lastAssistantMessage?: string;
   /** StopFailure: the kind of API error that ended the turn (also what its matcher sees). */
@@ -259,9 +261,11 @@ function hookPayload(event: HookEvent, input: HookEventInput): Record<string, un
     cwd: input.cwd,
     hook_event_name: event,
   };
-  // SessionStart and InstructionsLoaded come before the session's first prompt.
-  if (input.promptId !== undefined && event !== "SessionStart" && event !== "InstructionsLoaded")
-    payload.prompt_id = input.promptId;
+  // SessionStart (but a compaction's, within the prompt that compacted) and InstructionsLoaded
+  // come before the session's first prompt.
+  const beforePrompt =
+    event === "InstructionsLoaded" || (event === "SessionStart" && input.source !== "compact");
+  if (input.promptId !== undefined && !beforePrompt) payload.prompt_id = input.promptId;
   if (
     input.permissionMode !== undefined &&
     event !== "SubagentStart" &&
@@ -353,7 +357,14 @@ function hookPayload(event: HookEvent, input: HookEventInput): Record<string, un
         compact_summary: input.compactSummary ?? "",
       });
     case "SessionStart":
-      return withFields(payload, { source: input.source ?? "startup", model: input.model });
+      return withFields(payload, {
+        source: input.source ?? "startup",
+        model: input.model,
+        seconds_since_last_response: input.resumedCache?.secondsSinceLastResponse,
+        context_tokens: input.resumedCache?.contextTokens,
+        prompt_cache_likely_expired: input.resumedCache?.promptCacheLikelyExpired,
+        estimated_cache_write_usd: input.resumedCache?.estimatedCacheWriteUsd,
+      });
     case "StopFailure":
       return withFields(payload, {
         error: input.failure ?? "unknown",

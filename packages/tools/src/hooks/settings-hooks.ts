@@ -185,6 +185,7 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
       ...base(input.context),
       source: input.source,
       model: input.model,
+      ...(input.resumedCache === undefined ? {} : { resumedCache: input.resumedCache }),
     });
     report(outcome);
     return outcome.additionalContext.length === 0 ? {} : { additionalContext: outcome.additionalContext };
