@@ -101,6 +101,7 @@ const hooks: LoopHooks = {
   postToolUse: [recording("PostToolUse")],
   stop: [recording("Stop")],
   preCompact: [recording("PreCompact")],
+  postCompact: [recording("PostCompact")],
   subagentStart: [recording("SubagentStart")],
 };
 
@@ -117,7 +118,7 @@ beforeAll(async () => {
 afterAll(() => rig.close());
 
 describe("the one agent runner", () => {
-  it("R-L15/R-F1: each lifecycle hook fires with the same input fields in a main session, a sub-agent and a batch item", async () => {
+  it("R-L15/R-F1, R-X1: each lifecycle hook (PostCompact too, from a worker) fires with the same input fields in a main session, a sub-agent and a batch item", async () => {
     const profile = testProfile({ model: MODEL, modelOverrides: WINDOW });
     const session = await createSession({
       ...testSessionOptions({ baseURL: sim.url, dir, pool }),
@@ -148,6 +149,7 @@ describe("the one agent runner", () => {
       "PreToolUse",
       "PostToolUse",
       "PreCompact",
+      "PostCompact",
       "Stop",
     ];
     const firedBy = (event: string) =>
@@ -161,6 +163,7 @@ describe("the one agent runner", () => {
       PreToolUse: ["batch item", "main", "sub-agent"],
       PostToolUse: ["batch item", "main", "sub-agent"],
       PreCompact: ["batch item", "main", "sub-agent"],
+      PostCompact: ["batch item", "main", "sub-agent"],
       Stop: ["batch item", "main", "sub-agent"],
     });
     for (const event of events) {

@@ -2,6 +2,7 @@ import {
   createAgentState,
   type LoopHooks,
   type Message,
+  type PostCompactInput,
   type PostToolBatchCall,
   type PostToolBatchOutcome,
   type PostToolUseOutcome,
@@ -61,6 +62,12 @@ export type HookCall =
       readonly customInstructions: string;
     }
   | {
+      readonly kind: "postCompact";
+      readonly index: number;
+      readonly trigger: PostCompactInput["trigger"];
+      readonly compactSummary: string;
+    }
+  | {
       readonly kind: "subagentStart";
       readonly index: number;
       readonly agentType: string;
@@ -86,6 +93,7 @@ export interface HookCounts {
   readonly sessionStart: number;
   readonly userPromptSubmit: number;
   readonly preCompact: number;
+  readonly postCompact: number;
   readonly subagentStart: number;
 }
 
@@ -98,6 +106,7 @@ export function countHooks(hooks: LoopHooks | undefined): HookCounts {
     sessionStart: hooks?.sessionStart?.length ?? 0,
     userPromptSubmit: hooks?.userPromptSubmit?.length ?? 0,
     preCompact: hooks?.preCompact?.length ?? 0,
+    postCompact: hooks?.postCompact?.length ?? 0,
     subagentStart: hooks?.subagentStart?.length ?? 0,
   };
 }
@@ -150,6 +159,10 @@ export async function runParentHook(
       return hook
         ? hook({ trigger: call.trigger, customInstructions: call.customInstructions, context })
         : {};
+    }
+    case "postCompact": {
+      const hook = hooks.postCompact?.[call.index];
+      return hook ? hook({ trigger: call.trigger, compactSummary: call.compactSummary, context }) : {};
     }
     case "subagentStart": {
       const { kind: _kind, index, ...input } = call;
@@ -218,6 +231,15 @@ export function proxyHooks(counts: HookCounts, call: (call: HookCall) => Promise
           index,
           trigger: input.trigger,
           customInstructions: input.customInstructions,
+        }) as Promise<PreCompactOutcome>,
+    ),
+    postCompact: range(counts.postCompact).map(
+      (index) => (input) =>
+        call({
+          kind: "postCompact",
+          index,
+          trigger: input.trigger,
+          compactSummary: input.compactSummary,
         }) as Promise<PreCompactOutcome>,
     ),
     subagentStart: range(counts.subagentStart).map(
