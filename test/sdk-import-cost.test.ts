@@ -238,3 +238,26 @@ process.stdout.write(JSON.stringify({ eager, status: sdk.streamJsonLineSchema.sa
     expect(outcome).toMatchObject({ status: true, bad: false });
   });
 });
+
+describe("R-V2: the built-in tools' input schemas are built at a session's first request, not at import", () => {
+  it("R-V2: every built-in tool's inputSchema is lazy (lazySchema) and converts to the same tool definition", async () => {
+    const tools = pathToFileURL(join(root, "packages/tools", publishedEntry("packages/tools"))).href;
+    const loopCore = pathToFileURL(
+      join(root, "packages/loop-core", publishedEntry("packages/loop-core")),
+    ).href;
+    const script = `import { types } from "node:util";
+const { createBuiltinTools } = await import(${JSON.stringify(tools)});
+const { toolDefinitions } = await import(${JSON.stringify(loopCore)});
+const list = createBuiltinTools({});
+const eager = list.filter((tool) => !types.isProxy(tool.inputSchema)).map((tool) => tool.name);
+const read = toolDefinitions(list).find((definition) => definition.name === "Read");
+process.stdout.write(JSON.stringify({ eager, count: list.length, read: read.input_schema }));`;
+    const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: root });
+    const outcome = JSON.parse(stdout) as { eager: string[]; count: number; read: Record<string, unknown> };
+    expect(outcome.eager).toEqual([]);
+    // Control: the tools are there, and the first request's definition of one is built from its schema.
+    expect(outcome.count).toBeGreaterThan(8);
+    expect(outcome.read).toMatchObject({ type: "object", required: ["file_path"] });
+    expect(Object.keys(outcome.read.properties as object)).toContain("offset");
+  });
+});

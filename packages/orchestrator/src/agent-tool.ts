@@ -1,4 +1,4 @@
-import { resolveModelAlias, type Tool } from "@forkloop/loop-core";
+import { lazySchema, resolveModelAlias, type Tool } from "@forkloop/loop-core";
 import { z } from "zod";
 import { type AgentDefinition, GENERAL_PURPOSE_AGENT } from "./agent-definitions.js";
 import type { AgentPool } from "./agent-pool.js";
@@ -30,39 +30,41 @@ function mainAgentCallPaths() {
   return loadingMainAgentCallPaths;
 }
 
-const agentInputSchema = z.object({
-  description: z.string().describe("A short (3-5 word) description of the task"),
-  prompt: z.string().describe("The task for the sub-agent to perform"),
-  subagent_type: z.string().optional().describe("The type of agent to use (default: general-purpose)"),
-  // Claude Code's two overrides (R-F1, R-X1); either one makes the sub-agent's requests a cache
-  // key of their own, so its prefix is paid uncached (R-F3).
-  model: z
-    .enum(["sonnet", "opus", "haiku", "fable"])
-    .optional()
-    .describe(
-      "Optional model for this agent (the newest of that family), over the agent type's own model. " +
-        "If omitted, the agent type's model, else yours. A model other than yours starts without your prompt cache.",
-    ),
-  effort: z
-    .enum(["low", "medium", "high", "xhigh", "max"])
-    .optional()
-    .describe(
-      "Reasoning effort for this agent. Set it ONLY when the user or your instructions ask that this work run at a " +
-        "specific effort; otherwise omit it and the agent runs at your effort.",
-    ),
-  run_in_background: z
-    .boolean()
-    .optional()
-    .describe(
-      "Set to true to run this agent in the background. The call returns at once; you will be notified when it completes.",
-    ),
-  isolation: z
-    .enum(["worktree"])
-    .optional()
-    .describe(
-      'Set to "worktree" to run the agent in its own git worktree of this repository; its changes are merged into this tree when it ends (an overlapping change is reported, not applied).',
-    ),
-});
+const agentInputSchema = lazySchema(() =>
+  z.object({
+    description: z.string().describe("A short (3-5 word) description of the task"),
+    prompt: z.string().describe("The task for the sub-agent to perform"),
+    subagent_type: z.string().optional().describe("The type of agent to use (default: general-purpose)"),
+    // Claude Code's two overrides (R-F1, R-X1); either one makes the sub-agent's requests a cache
+    // key of their own, so its prefix is paid uncached (R-F3).
+    model: z
+      .enum(["sonnet", "opus", "haiku", "fable"])
+      .optional()
+      .describe(
+        "Optional model for this agent (the newest of that family), over the agent type's own model. " +
+          "If omitted, the agent type's model, else yours. A model other than yours starts without your prompt cache.",
+      ),
+    effort: z
+      .enum(["low", "medium", "high", "xhigh", "max"])
+      .optional()
+      .describe(
+        "Reasoning effort for this agent. Set it ONLY when the user or your instructions ask that this work run at a " +
+          "specific effort; otherwise omit it and the agent runs at your effort.",
+      ),
+    run_in_background: z
+      .boolean()
+      .optional()
+      .describe(
+        "Set to true to run this agent in the background. The call returns at once; you will be notified when it completes.",
+      ),
+    isolation: z
+      .enum(["worktree"])
+      .optional()
+      .describe(
+        'Set to "worktree" to run the agent in its own git worktree of this repository; its changes are merged into this tree when it ends (an overlapping change is reported, not applied).',
+      ),
+  }),
+);
 
 function describeAgents(definitions: readonly AgentDefinition[]): string {
   const lines = definitions.map(

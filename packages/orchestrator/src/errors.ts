@@ -1,4 +1,4 @@
-import { ForkloopError } from "@forkloop/loop-core";
+import { ForkloopError, lazySchema } from "@forkloop/loop-core";
 import { z } from "zod";
 
 /**
@@ -26,11 +26,13 @@ export type OrchestratorErrorCode = (typeof ORCHESTRATOR_ERROR_CODES)[number];
  * with zod on the other side (STYLE.md §5): a thrown Error loses everything but name, message
  * and stack when structured-cloned, so the code must travel as a field.
  */
-export const wireErrorSchema = z.object({
-  code: z.string(),
-  message: z.string(),
-  data: z.record(z.string(), z.unknown()).optional(),
-});
+export const wireErrorSchema = lazySchema(() =>
+  z.object({
+    code: z.string(),
+    message: z.string(),
+    data: z.record(z.string(), z.unknown()).optional(),
+  }),
+);
 
 export type WireError = z.infer<typeof wireErrorSchema>;
 

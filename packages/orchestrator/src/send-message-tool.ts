@@ -1,19 +1,22 @@
 import type { Tool } from "@forkloop/loop-core";
+import { lazySchema } from "@forkloop/loop-core";
 import { backgroundShellsFor } from "@forkloop/tools";
 import { z } from "zod";
 
-const sendMessageInputSchema = z
-  .object({
-    to: z.string().describe("Recipient: a background agent's agentId"),
-    message: z.string().describe("The message to send"),
-    summary: z.string().optional().describe("A 5-10 word summary shown as a one-line preview"),
-    // Claude Code's input; here every background agent already sends one notice when it ends.
-    notify_when_idle: z
-      .boolean()
-      .optional()
-      .describe("Accepted for Claude Code's input: you are always notified once when the agent completes"),
-  })
-  .strict();
+const sendMessageInputSchema = lazySchema(() =>
+  z
+    .object({
+      to: z.string().describe("Recipient: a background agent's agentId"),
+      message: z.string().describe("The message to send"),
+      summary: z.string().optional().describe("A 5-10 word summary shown as a one-line preview"),
+      // Claude Code's input; here every background agent already sends one notice when it ends.
+      notify_when_idle: z
+        .boolean()
+        .optional()
+        .describe("Accepted for Claude Code's input: you are always notified once when the agent completes"),
+    })
+    .strict(),
+);
 
 /**
  * Claude Code's SendMessage (R-T5), for the main agent's background sub-agents: `to` is the

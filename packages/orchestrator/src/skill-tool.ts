@@ -1,13 +1,16 @@
 import type { Tool } from "@forkloop/loop-core";
+import { lazySchema } from "@forkloop/loop-core";
 import { z } from "zod";
 import type { AgentPool } from "./agent-pool.js";
 import { type ForkToolOptions, runForkForTool } from "./fork-tool-support.js";
 import type { Skill } from "./skills.js";
 
-const skillInputSchema = z.object({
-  skill: z.string().describe("The name of the skill to run"),
-  args: z.string().optional().describe("Arguments for the skill"),
-});
+const skillInputSchema = lazySchema(() =>
+  z.object({
+    skill: z.string().describe("The name of the skill to run"),
+    args: z.string().optional().describe("Arguments for the skill"),
+  }),
+);
 
 /**
  * The `Skill` tool (R-F1): runs a SKILL.md in a fork with its own token budget and history; the

@@ -13,7 +13,7 @@ import type {
   ToolResultMeta,
   UsageTotals,
 } from "@forkloop/loop-core";
-import { TERMINAL_REASONS } from "@forkloop/loop-core";
+import { lazySchema, TERMINAL_REASONS } from "@forkloop/loop-core";
 import type { BackgroundTaskEvent } from "@forkloop/tools";
 import { z } from "zod";
 import type { AgentSessionMemory } from "./agent-context.js";
@@ -256,35 +256,39 @@ export const EMPTY_USAGE: UsageTotals = {
   apiCalls: 0,
 };
 
-const terminalReasonSchema = z.enum(TERMINAL_REASONS as [TerminalReason, ...TerminalReason[]]);
+const terminalReasonSchema = lazySchema(() =>
+  z.enum(TERMINAL_REASONS as [TerminalReason, ...TerminalReason[]]),
+);
 
 /** Validates a result that crossed the worker boundary (STYLE.md §5). */
-export const subAgentResultSchema = z.object({
-  agentId: z.string(),
-  status: z.enum(["completed", "failed", "cancelled"]),
-  terminal: terminalReasonSchema.optional(),
-  text: z.string(),
-  turns: z.number().int().nonnegative(),
-  usage: z.object({
-    inputTokens: z.number(),
-    outputTokens: z.number(),
-    cacheCreationInputTokens: z.number(),
-    cacheReadInputTokens: z.number(),
-    apiCalls: z.number(),
+export const subAgentResultSchema = lazySchema(() =>
+  z.object({
+    agentId: z.string(),
+    status: z.enum(["completed", "failed", "cancelled"]),
+    terminal: terminalReasonSchema.optional(),
+    text: z.string(),
+    turns: z.number().int().nonnegative(),
+    usage: z.object({
+      inputTokens: z.number(),
+      outputTokens: z.number(),
+      cacheCreationInputTokens: z.number(),
+      cacheReadInputTokens: z.number(),
+      apiCalls: z.number(),
+    }),
+    costUsd: z.number(),
+    compactions: z
+      .array(
+        z.object({
+          trigger: z.enum(["auto", "manual", "reactive"]),
+          preTokens: z.number(),
+          postTokens: z.number(),
+        }),
+      )
+      .optional(),
+    error: wireErrorSchema.pick({ code: true, message: true }).optional(),
+    durationMs: z.number(),
   }),
-  costUsd: z.number(),
-  compactions: z
-    .array(
-      z.object({
-        trigger: z.enum(["auto", "manual", "reactive"]),
-        preTokens: z.number(),
-        postTokens: z.number(),
-      }),
-    )
-    .optional(),
-  error: wireErrorSchema.pick({ code: true, message: true }).optional(),
-  durationMs: z.number(),
-});
+);
 
 /** A parent-side tool's answer: text, or blocks (images cross as they are, R-M1). */
 export interface ParentToolResult {
@@ -293,10 +297,12 @@ export interface ParentToolResult {
 }
 
 /** What the worker accepts back from the parent (plain data across the thread, STYLE §5). */
-export const parentToolResultSchema = z.object({
-  content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]),
-  isError: z.boolean(),
-});
+export const parentToolResultSchema = lazySchema(() =>
+  z.object({
+    content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]),
+    isError: z.boolean(),
+  }),
+);
 
 /** Runs a parent-side tool (one the worker does not have: MCP tools, a nested `Agent`) for a sub-agent. */
 export type ParentToolHandler = (

@@ -1,3 +1,4 @@
+import { lazySchema } from "@forkloop/loop-core";
 import { z } from "zod";
 import type { BackgroundRunEnd } from "../background/background-shells.js";
 import { runMovableCommand } from "../background/movable-command.js";
@@ -42,32 +43,34 @@ export interface BashToolOptions {
   readonly home?: string;
 }
 
-const bashInput = z.object({
-  command: z.string().min(1).describe("The command to run"),
-  // A number, as Claude Code's schema says (a fractional millisecond is no reason to refuse a call).
-  timeout: z
-    .number()
-    .min(1)
-    .max(BACKGROUND_MAX_TIMEOUT_MS)
-    .optional()
-    .describe(`Timeout in milliseconds (max ${BASH_MAX_TIMEOUT_MS} for a foreground command)`),
-  description: z.string().optional().describe("What the command does, in 5-10 words"),
-  run_in_background: z
-    .boolean()
-    .optional()
-    .describe(
-      "Set to true to run this command in the background. With it, `timeout` limits how long the " +
-        `command may run in the background before it is stopped (default ${BACKGROUND_DEFAULT_TIMEOUT_MS} ms, ` +
-        `max ${BACKGROUND_MAX_TIMEOUT_MS} ms).`,
-    ),
-  dangerouslyDisableSandbox: z
-    .boolean()
-    .optional()
-    .describe(
-      "Claude Code's request to run the command outside the sandbox. forkloop never does: with the sandbox on, " +
-        "a call that sets this is refused (only the user turns the sandbox off); with it off, it changes nothing.",
-    ),
-});
+const bashInput = lazySchema(() =>
+  z.object({
+    command: z.string().min(1).describe("The command to run"),
+    // A number, as Claude Code's schema says (a fractional millisecond is no reason to refuse a call).
+    timeout: z
+      .number()
+      .min(1)
+      .max(BACKGROUND_MAX_TIMEOUT_MS)
+      .optional()
+      .describe(`Timeout in milliseconds (max ${BASH_MAX_TIMEOUT_MS} for a foreground command)`),
+    description: z.string().optional().describe("What the command does, in 5-10 words"),
+    run_in_background: z
+      .boolean()
+      .optional()
+      .describe(
+        "Set to true to run this command in the background. With it, `timeout` limits how long the " +
+          `command may run in the background before it is stopped (default ${BACKGROUND_DEFAULT_TIMEOUT_MS} ms, ` +
+          `max ${BACKGROUND_MAX_TIMEOUT_MS} ms).`,
+      ),
+    dangerouslyDisableSandbox: z
+      .boolean()
+      .optional()
+      .describe(
+        "Claude Code's request to run the command outside the sandbox. forkloop never does: with the sandbox on, " +
+          "a call that sets this is refused (only the user turns the sandbox off); with it off, it changes nothing.",
+      ),
+  }),
+);
 
 export function createBashTool(options: BashToolOptions = {}) {
   const defaultTimeoutMs = options.defaultTimeoutMs ?? BASH_DEFAULT_TIMEOUT_MS;

@@ -1,4 +1,5 @@
 import { readFileSync, type Stats, statSync } from "node:fs";
+import { lazySchema } from "@forkloop/loop-core";
 import { z } from "zod";
 import { writeFileAtomicSync } from "../atomic-write.js";
 import { replaceInBytes } from "../byte-edit.js";
@@ -18,16 +19,21 @@ import { realWorkspaceRoots, resolveInWorkspace } from "../workspace-paths.js";
 
 /** Lines of context shown around an edit so the model sees the result without another Read. */
 
-const editInput = z.object({
-  file_path: z
-    .string()
-    .describe("The path of the file to modify (absolute, or relative to the working directory)"),
-  old_string: z
-    .string()
-    .describe("The exact text to replace (must be unique in the file unless replace_all)"),
-  new_string: z.string().describe("The text to replace it with (must differ from old_string)"),
-  replace_all: z.boolean().default(false).describe("Replace every occurrence of old_string (default false)"),
-});
+const editInput = lazySchema(() =>
+  z.object({
+    file_path: z
+      .string()
+      .describe("The path of the file to modify (absolute, or relative to the working directory)"),
+    old_string: z
+      .string()
+      .describe("The exact text to replace (must be unique in the file unless replace_all)"),
+    new_string: z.string().describe("The text to replace it with (must differ from old_string)"),
+    replace_all: z
+      .boolean()
+      .default(false)
+      .describe("Replace every occurrence of old_string (default false)"),
+  }),
+);
 
 export const editTool = defineTool({
   name: "Edit",

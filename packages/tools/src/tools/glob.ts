@@ -1,4 +1,5 @@
 import { isAbsolute, join, relative, sep } from "node:path";
+import { lazySchema } from "@forkloop/loop-core";
 import { z } from "zod";
 import { walkFiles } from "../file-walker.js";
 import { GitignoreFilter } from "../gitignore.js";
@@ -10,10 +11,12 @@ import { isInside, resolveInWorkspace } from "../workspace-paths.js";
 
 export const GLOB_MAX_RESULTS = 100;
 
-const globInput = z.object({
-  pattern: z.string().min(1).describe("The glob pattern to match files against"),
-  path: z.string().optional().describe("The directory to search in (default: the working directory)"),
-});
+const globInput = lazySchema(() =>
+  z.object({
+    pattern: z.string().min(1).describe("The glob pattern to match files against"),
+    path: z.string().optional().describe("The directory to search in (default: the working directory)"),
+  }),
+);
 
 export function createGlobTool(options: DeniedPathsOption = {}) {
   const deniedFor = deniedPathFilters("Glob", options);

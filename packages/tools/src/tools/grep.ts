@@ -1,4 +1,5 @@
 import { stat } from "node:fs/promises";
+import { lazySchema } from "@forkloop/loop-core";
 import { z } from "zod";
 import { typeGlobs } from "../grep/file-types.js";
 import { jsGrepBackend } from "../grep/js-backend.js";
@@ -26,44 +27,50 @@ export interface GrepToolOptions extends DeniedPathsOption {
   readonly maxFileBytes?: number;
 }
 
-const grepInput = z.object({
-  pattern: z.string().min(1).describe("The regular expression to search for in file contents"),
-  path: z.string().optional().describe("File or directory to search in (default: the working directory)"),
-  glob: z.string().optional().describe('Glob filter for files, e.g. "*.js" or "*.{ts,tsx}" (rg --glob)'),
-  type: z.string().optional().describe("File type to search (rg --type), e.g. js, py, rust, go, java"),
-  output_mode: z
-    .enum(["content", "files_with_matches", "count"])
-    .optional()
-    .describe(
-      '"content" shows matching lines, "files_with_matches" (default) file paths, "count" match counts',
-    ),
-  "-i": z.boolean().optional().describe("Case insensitive search"),
-  "-n": z.boolean().optional().describe("Show line numbers (content mode; default true)"),
-  "-o": z
-    .boolean()
-    .optional()
-    .describe(
-      "Print only the matched (non-empty) parts of each matching line, one per output line (content mode)",
-    ),
-  "-A": z.number().min(0).optional().describe("Lines to show after each match (content mode)"),
-  "-B": z.number().min(0).optional().describe("Lines to show before each match (content mode)"),
-  "-C": z.number().min(0).optional().describe("Alias for context."),
-  context: z.number().min(0).optional().describe("Lines to show before and after each match (content mode)"),
-  head_limit: z
-    .number()
-    .min(0)
-    .optional()
-    .describe("Show only the first N lines / files / count entries; 0 for no limit"),
-  offset: z
-    .number()
-    .min(0)
-    .optional()
-    .describe("Skip the first N lines / files / count entries before applying head_limit (default 0)"),
-  multiline: z
-    .boolean()
-    .optional()
-    .describe("Let patterns span lines; . matches newlines (rg -U --multiline-dotall)"),
-});
+const grepInput = lazySchema(() =>
+  z.object({
+    pattern: z.string().min(1).describe("The regular expression to search for in file contents"),
+    path: z.string().optional().describe("File or directory to search in (default: the working directory)"),
+    glob: z.string().optional().describe('Glob filter for files, e.g. "*.js" or "*.{ts,tsx}" (rg --glob)'),
+    type: z.string().optional().describe("File type to search (rg --type), e.g. js, py, rust, go, java"),
+    output_mode: z
+      .enum(["content", "files_with_matches", "count"])
+      .optional()
+      .describe(
+        '"content" shows matching lines, "files_with_matches" (default) file paths, "count" match counts',
+      ),
+    "-i": z.boolean().optional().describe("Case insensitive search"),
+    "-n": z.boolean().optional().describe("Show line numbers (content mode; default true)"),
+    "-o": z
+      .boolean()
+      .optional()
+      .describe(
+        "Print only the matched (non-empty) parts of each matching line, one per output line (content mode)",
+      ),
+    "-A": z.number().min(0).optional().describe("Lines to show after each match (content mode)"),
+    "-B": z.number().min(0).optional().describe("Lines to show before each match (content mode)"),
+    "-C": z.number().min(0).optional().describe("Alias for context."),
+    context: z
+      .number()
+      .min(0)
+      .optional()
+      .describe("Lines to show before and after each match (content mode)"),
+    head_limit: z
+      .number()
+      .min(0)
+      .optional()
+      .describe("Show only the first N lines / files / count entries; 0 for no limit"),
+    offset: z
+      .number()
+      .min(0)
+      .optional()
+      .describe("Skip the first N lines / files / count entries before applying head_limit (default 0)"),
+    multiline: z
+      .boolean()
+      .optional()
+      .describe("Let patterns span lines; . matches newlines (rg -U --multiline-dotall)"),
+  }),
+);
 
 export function createGrepTool(options: GrepToolOptions = {}) {
   const chooseBackend = (): GrepBackend => {

@@ -1,5 +1,6 @@
 import { readdir } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
+import { lazySchema } from "@forkloop/loop-core";
 import { z } from "zod";
 import { GitignoreFilter } from "../gitignore.js";
 import { compileGlobs } from "../patterns/linear-glob.js";
@@ -9,10 +10,12 @@ import { resolveInWorkspace } from "../workspace-paths.js";
 
 export const LS_MAX_ENTRIES = 1000;
 
-const lsInput = z.object({
-  path: z.string().describe("The directory to list (absolute, or relative to the working directory)"),
-  ignore: z.array(z.string()).optional().describe('Glob patterns to skip, e.g. ["*.log", "dist"]'),
-});
+const lsInput = lazySchema(() =>
+  z.object({
+    path: z.string().describe("The directory to list (absolute, or relative to the working directory)"),
+    ignore: z.array(z.string()).optional().describe('Glob patterns to skip, e.g. ["*.log", "dist"]'),
+  }),
+);
 
 export function createLsTool(options: DeniedPathsOption = {}) {
   const deniedFor = deniedPathFilters("LS", options);

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
+import { lazySchema } from "@forkloop/loop-core";
 import { z } from "zod";
 import { writeFileAtomicSync } from "../atomic-write.js";
 import {
@@ -78,30 +79,34 @@ export const notebookEditTool = defineTool({
     "- `notebook_path` must be an absolute path.\n" +
     '- `cell_id` is the `id` attribute shown in the Read tool\'s `<cell id="...">` output. It is required for `replace` and `delete`.\n' +
     "- `edit_mode` defaults to `replace`. Use `insert` to add a new cell after the cell with the given `cell_id` (or at the beginning of the notebook if `cell_id` is omitted) — `cell_type` is required when inserting. Use `delete` to remove the cell.",
-  inputSchema: z
-    .object({
-      notebook_path: z
-        .string()
-        .describe("The absolute path to the Jupyter notebook file to edit (must be absolute, not relative)"),
-      cell_id: z
-        .string()
-        .optional()
-        .describe(
-          "The ID of the cell to edit. When inserting a new cell, the new cell will be inserted after the cell with this ID, or at the beginning if not specified.",
-        ),
-      new_source: z.string().describe("The new source for the cell"),
-      cell_type: z
-        .enum(["code", "markdown"])
-        .optional()
-        .describe(
-          "The type of the cell (code or markdown). If not specified, it defaults to the current cell type. If using edit_mode=insert, this is required.",
-        ),
-      edit_mode: z
-        .enum(["replace", "insert", "delete"])
-        .optional()
-        .describe("The type of edit to make (replace, insert, delete). Defaults to replace."),
-    })
-    .strict(),
+  inputSchema: lazySchema(() =>
+    z
+      .object({
+        notebook_path: z
+          .string()
+          .describe(
+            "The absolute path to the Jupyter notebook file to edit (must be absolute, not relative)",
+          ),
+        cell_id: z
+          .string()
+          .optional()
+          .describe(
+            "The ID of the cell to edit. When inserting a new cell, the new cell will be inserted after the cell with this ID, or at the beginning if not specified.",
+          ),
+        new_source: z.string().describe("The new source for the cell"),
+        cell_type: z
+          .enum(["code", "markdown"])
+          .optional()
+          .describe(
+            "The type of the cell (code or markdown). If not specified, it defaults to the current cell type. If using edit_mode=insert, this is required.",
+          ),
+        edit_mode: z
+          .enum(["replace", "insert", "delete"])
+          .optional()
+          .describe("The type of edit to make (replace, insert, delete). Defaults to replace."),
+      })
+      .strict(),
+  ),
   isConcurrencySafe: () => false,
   isReadOnly: () => false,
   maxResultSizeChars: 100_000,

@@ -1,5 +1,6 @@
 import { closeSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { lazySchema } from "@forkloop/loop-core";
 import { z } from "zod";
 import { existingBackgroundShells } from "../background/background-shells.js";
 import { openConfined } from "../confined-open.js";
@@ -21,40 +22,42 @@ export const READ_MAX_FILE_BYTES = 64 * 1024 * 1024;
  */
 export const READ_ALLOW_LARGE_MAX_CHARS = 400_000;
 
-const readInput = z.object({
-  file_path: z
-    .string()
-    .describe("The path of the file to read (absolute, or relative to the working directory)"),
-  offset: z
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe(
-      "The line number to start reading from (1-based). Only provide if the file is too large to read at once",
-    ),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe(`The number of lines to read (default ${READ_DEFAULT_LINE_LIMIT})`),
-  pages: z
-    .string()
-    .max(32)
-    .optional()
-    .describe(
-      `Page range for PDF files (e.g., "1-5", "3", "10-20"). Only applicable to PDF files. Maximum ${PDF_MAX_PAGES_PER_READ} pages per request.`,
-    ),
-  allow_large: z
-    .boolean()
-    .optional()
-    .describe(
-      `Set to true to read a text file, or a line range of one, that is over the usual limits (${READ_DEFAULT_LINE_LIMIT} lines, ` +
-        `${READ_MAX_LINE_CHARS} characters a line), up to ${READ_ALLOW_LARGE_MAX_CHARS} characters. Only use this when you ` +
-        "genuinely need all of it or the user asked for the whole file; otherwise read it in parts with offset and limit, or search it.",
-    ),
-});
+const readInput = lazySchema(() =>
+  z.object({
+    file_path: z
+      .string()
+      .describe("The path of the file to read (absolute, or relative to the working directory)"),
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        "The line number to start reading from (1-based). Only provide if the file is too large to read at once",
+      ),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(`The number of lines to read (default ${READ_DEFAULT_LINE_LIMIT})`),
+    pages: z
+      .string()
+      .max(32)
+      .optional()
+      .describe(
+        `Page range for PDF files (e.g., "1-5", "3", "10-20"). Only applicable to PDF files. Maximum ${PDF_MAX_PAGES_PER_READ} pages per request.`,
+      ),
+    allow_large: z
+      .boolean()
+      .optional()
+      .describe(
+        `Set to true to read a text file, or a line range of one, that is over the usual limits (${READ_DEFAULT_LINE_LIMIT} lines, ` +
+          `${READ_MAX_LINE_CHARS} characters a line), up to ${READ_ALLOW_LARGE_MAX_CHARS} characters. Only use this when you ` +
+          "genuinely need all of it or the user asked for the whole file; otherwise read it in parts with offset and limit, or search it.",
+      ),
+  }),
+);
 
 export const readTool = defineTool({
   name: "Read",

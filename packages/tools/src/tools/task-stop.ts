@@ -1,3 +1,4 @@
+import { lazySchema } from "@forkloop/loop-core";
 import { z } from "zod";
 import { existingBackgroundShells } from "../background/background-shells.js";
 import { defineTool, toolError } from "../tool-kit.js";
@@ -13,12 +14,14 @@ export const taskStopTool = defineTool({
   description:
     "\n- Stops a running background task by its ID\n- Takes a task_id parameter identifying the task to stop\n" +
     "- Returns a success or failure status\n- Use this tool when you need to terminate a long-running task\n",
-  inputSchema: z
-    .object({
-      task_id: z.string().optional().describe("The ID of the background task to stop"),
-      shell_id: z.string().optional().describe("Deprecated: use task_id instead"),
-    })
-    .strict(),
+  inputSchema: lazySchema(() =>
+    z
+      .object({
+        task_id: z.string().optional().describe("The ID of the background task to stop"),
+        shell_id: z.string().optional().describe("Deprecated: use task_id instead"),
+      })
+      .strict(),
+  ),
   isConcurrencySafe: () => false,
   // It ends only what this agent started; plan mode may stop what it may not start.
   isReadOnly: () => true,

@@ -1,22 +1,25 @@
+import { lazySchema } from "@forkloop/loop-core";
 import { z } from "zod";
 import { defineTool } from "../tool-kit.js";
 
-const todoItem = z.object({
-  content: z.string().min(1).describe("The task, imperative form (e.g. Run the tests)"),
-  status: z.enum(["pending", "in_progress", "completed"]),
-  activeForm: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("Present continuous form shown while running (e.g. Running the tests)"),
-});
+const todoItem = lazySchema(() =>
+  z.object({
+    content: z.string().min(1).describe("The task, imperative form (e.g. Run the tests)"),
+    status: z.enum(["pending", "in_progress", "completed"]),
+    activeForm: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Present continuous form shown while running (e.g. Running the tests)"),
+  }),
+);
 
 export const todoWriteTool = defineTool({
   name: "TodoWrite",
   description:
     "Replaces this agent's task list. Use it for multi-step work: list the steps, keep exactly one in_progress, " +
     "mark each completed as soon as it is done. Send the whole list every time.",
-  inputSchema: z.object({ todos: z.array(todoItem).describe("The updated todo list") }),
+  inputSchema: lazySchema(() => z.object({ todos: z.array(todoItem).describe("The updated todo list") })),
   // It rewrites agent state, so two calls must not interleave.
   isConcurrencySafe: () => false,
   isReadOnly: () => false,

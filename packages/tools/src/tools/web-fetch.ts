@@ -1,3 +1,4 @@
+import { lazySchema } from "@forkloop/loop-core";
 import { z } from "zod";
 import { defineTool, toolError } from "../tool-kit.js";
 import type { SafeFetchOptions } from "../web/safe-fetch.js";
@@ -36,21 +37,23 @@ interface CachedPage {
  * agent's own model answers the prompt. The permission checker asks for it unless a
  * `WebFetch(domain:…)` rule allows the host.
  */
-const webFetchInput = z
-  .object({
-    url: z.string().url().describe("The URL to fetch content from"),
-    prompt: z.string().describe("The prompt to run on the fetched content"),
-    offset: z
-      .number()
-      .int()
-      .min(0)
-      .max(Number.MAX_SAFE_INTEGER)
-      .optional()
-      .describe(
-        "Character position in the page text to start reading from. Use it to read on through a page too long for one call, with the value the previous result gave.",
-      ),
-  })
-  .strict();
+const webFetchInput = lazySchema(() =>
+  z
+    .object({
+      url: z.string().url().describe("The URL to fetch content from"),
+      prompt: z.string().describe("The prompt to run on the fetched content"),
+      offset: z
+        .number()
+        .int()
+        .min(0)
+        .max(Number.MAX_SAFE_INTEGER)
+        .optional()
+        .describe(
+          "Character position in the page text to start reading from. Use it to read on through a page too long for one call, with the value the previous result gave.",
+        ),
+    })
+    .strict(),
+);
 
 export function createWebFetchTool(options: WebFetchToolOptions = {}) {
   const cache = new Map<string, CachedPage>();

@@ -1,3 +1,4 @@
+import { lazySchema } from "@forkloop/loop-core";
 import { z } from "zod";
 import { defineTool, toolError } from "../tool-kit.js";
 
@@ -30,7 +31,7 @@ export interface WebSearchToolOptions {
 /** Characters of a result the model gets (results are hostile text: capped like any tool output). */
 const RESULT_MAX_CHARS = 100_000;
 
-const domainList = z.array(z.string().min(1).max(253)).max(100);
+const domainList = lazySchema(() => z.array(z.string().min(1).max(253)).max(100));
 
 /**
  * Claude Code's WebSearch (R-T6): the name and input schema (`query`, `allowed_domains`,
@@ -39,13 +40,15 @@ const domainList = z.array(z.string().min(1).max(253)).max(100);
  * search's links as JSON, errors by code — with its reminder to cite the sources. Read-only for
  * plan mode, but the permission checker asks for it unless a rule allows it (a network tool).
  */
-const webSearchInput = z
-  .object({
-    query: z.string().min(2).max(2_000).describe("The search query to use"),
-    allowed_domains: domainList.optional().describe("Only include search results from these domains"),
-    blocked_domains: domainList.optional().describe("Never include search results from these domains"),
-  })
-  .strict();
+const webSearchInput = lazySchema(() =>
+  z
+    .object({
+      query: z.string().min(2).max(2_000).describe("The search query to use"),
+      allowed_domains: domainList.optional().describe("Only include search results from these domains"),
+      blocked_domains: domainList.optional().describe("Never include search results from these domains"),
+    })
+    .strict(),
+);
 
 export function createWebSearchTool(options: WebSearchToolOptions = {}) {
   return defineTool({

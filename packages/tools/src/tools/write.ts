@@ -1,4 +1,5 @@
 import { readFile, stat } from "node:fs/promises";
+import { lazySchema } from "@forkloop/loop-core";
 import { z } from "zod";
 import { writeFileAtomicSync } from "../atomic-write.js";
 import { isAscii } from "../byte-edit.js";
@@ -21,12 +22,14 @@ import {
 } from "../tool-kit.js";
 import { realWorkspaceRoots, resolveInWorkspace } from "../workspace-paths.js";
 
-const writeInput = z.object({
-  file_path: z
-    .string()
-    .describe("The path of the file to write (absolute, or relative to the working directory)"),
-  content: z.string().describe("The full content to write to the file"),
-});
+const writeInput = lazySchema(() =>
+  z.object({
+    file_path: z
+      .string()
+      .describe("The path of the file to write (absolute, or relative to the working directory)"),
+    content: z.string().describe("The full content to write to the file"),
+  }),
+);
 
 export const writeTool = defineTool({
   name: "Write",
