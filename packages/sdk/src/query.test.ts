@@ -952,6 +952,33 @@ describe("query() through the simulator", () => {
     expect(schema).not.toHaveProperty("additionalProperties");
   });
 
+  // Claude Code 2.1.332 (observed) offers the schema, as written, as its StructuredOutput tool's
+  // input schema; structured outputs refuse minLength and minimum in output_config.format.
+  it("R-K2: an outputFormat schema with constraints structured outputs refuse (minLength, minimum) is answered: they travel in the descriptions, as --json-schema's do", async () => {
+    harness.sim.clearRequests();
+    const schema = {
+      type: "object",
+      properties: { title: { type: "string", minLength: 2 }, lines: { type: "integer", minimum: 1 } },
+      required: ["title", "lines"],
+      additionalProperties: false,
+    };
+    const messages = await runQuery(
+      "describe notes.md as JSON",
+      harness.options({ outputFormat: { type: "json_schema", schema } }),
+    );
+    const result = resultOf(messages);
+    expect(result).toMatchObject({ subtype: "success", is_error: false });
+    expect(result.structured_output).toMatchObject({ title: expect.any(String), lines: expect.any(Number) });
+    const sent = harness.sim.requests().filter((record) => record.querySource === "sdk");
+    expect(sent.length).toBeGreaterThan(0);
+    for (const record of sent) {
+      const properties = JSON.parse(record.rawBody).output_config.format.schema.properties;
+      expect(properties.title).toEqual({ type: "string", description: "{minLength: 2}" });
+      expect(properties.lines).toEqual({ type: "integer", description: "{minimum: 1}" });
+    }
+    expect(schema.properties.title).toHaveProperty("minLength", 2);
+  });
+
   it("R-K1, R-K2: maxBudgetUsd ends with error_max_budget_usd; maxTurns with error_max_turns; each result is yielded, then thrown (the Agent SDK's ErrorResultError), worded as the Agent SDK's", async () => {
     const broke = await runToThrow(
       query({ prompt: "loop forever", options: harness.options({ maxBudgetUsd: 0.000001 }) }),

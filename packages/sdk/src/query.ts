@@ -92,7 +92,7 @@ import { sessionEventHooks, settingsHooks } from "./settings.js";
 import { processRuntimes, type RuntimeRegistry, type SharedRuntime } from "./shared-runtime.js";
 import { parseRunRequest, type RunRequest } from "./slash-commands.js";
 import { StreamJsonWriter } from "./stream-json-writer.js";
-import { withStructuredOutput } from "./structured-output.js";
+import { requestOutputFormat, withStructuredOutput } from "./structured-output.js";
 import { SubAgentTracker } from "./sub-agent-tracker.js";
 import { DEFAULT_MODEL, removedForkTools } from "./tool-selection.js";
 import { ToolUseOrder } from "./tool-use-order.js";
@@ -799,7 +799,9 @@ class QueryRun implements Query {
         ...(requestDefaults.thinking === undefined ? {} : { thinking: requestDefaults.thinking }),
         ...(requestDefaults.effort === undefined ? {} : { effort: requestDefaults.effort }),
       }),
-      ...(this.#options.outputFormat === undefined ? {} : { outputFormat: this.#options.outputFormat }),
+      ...(this.#options.outputFormat === undefined
+        ? {}
+        : { outputFormat: requestOutputFormat(this.#options.outputFormat) }),
       tools,
       removedTools: removed,
       canUseTool: permissions.canUseTool,
