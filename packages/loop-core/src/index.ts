@@ -165,7 +165,7 @@ export {
 } from "./model-client.js";
 export { describeBody, isWrongEndpointMessage } from "./model-failure.js";
 export type { EffortLevel, Lifecycle, ModelLine, ModelRow } from "./model-table.js";
-export { BATCH_DISCOUNT, MODEL_TABLE, TOKENIZER_FACTOR } from "./model-table.js";
+export { BATCH_DISCOUNT, MODEL_TABLE } from "./model-table.js";
 export type { CanUseTool, PermissionDecision, PermissionMode, PermissionProvenance } from "./permissions.js";
 export { type QueryParams, query, stripThinkingBlocks } from "./query.js";
 export { productionDeps, type QueryDeps } from "./query-deps.js";

@@ -1,11 +1,6 @@
 import { countTokens } from "../tokenizer.js";
 import type { Brain, BrainReply, ReplyBlock } from "../types.js";
 
-/** A brain that always answers with one text block. */
-export function textBrain(text: string): Brain {
-  return () => ({ content: [{ type: "text", text }] });
-}
-
 /**
  * A brain that calls one tool, then answers: a request whose last message holds no tool_result
  * gets the call, the request that brings its result gets `text` (an item that runs one command).
