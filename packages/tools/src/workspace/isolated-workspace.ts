@@ -299,9 +299,10 @@ function removingDir(workspacesDir: string): string {
  * unlinks (bench/batch-isolation: a run's idle copies, removed at its end, were a third of a
  * 100-item isolated batch's time), and the deletion finishes when this process exits first. One
  * that a crash cut short is deleted by the next `sweep`. Where the rename cannot be made, the copy
- * is deleted in place, awaited.
+ * is deleted in place, awaited. `before` runs between the rename and the deletion's start (a
+ * worktree's prune, which the deletion's unlinks would otherwise slow down).
  */
-async function discard(workspacesDir: string, dir: string): Promise<void> {
+async function discard(workspacesDir: string, dir: string, before?: () => Promise<void>): Promise<void> {
   const removing = removingDir(workspacesDir);
   const doomed = join(removing, `${basename(dir)}-${randomUUID().slice(0, 8)}`);
   const moved = await mkdir(removing, { recursive: true, mode: 0o700 })
@@ -310,13 +311,18 @@ async function discard(workspacesDir: string, dir: string): Promise<void> {
       () => true,
       () => false,
     );
-  if (!moved) {
-    await rm(dir, { recursive: true, force: true });
-    return;
-  }
-  const inProcess = () => void rm(doomed, { recursive: true, force: true }).catch(() => {});
+  if (!moved) await rm(dir, { recursive: true, force: true });
   try {
-    const child = spawn("rm", ["-rf", "--", doomed], { detached: true, stdio: "ignore" });
+    await before?.();
+  } finally {
+    if (moved) deleteDetached(doomed);
+  }
+}
+
+function deleteDetached(dir: string): void {
+  const inProcess = () => void rm(dir, { recursive: true, force: true }).catch(() => {});
+  try {
+    const child = spawn("rm", ["-rf", "--", dir], { detached: true, stdio: "ignore" });
     child.on("error", inProcess);
     child.unref();
   } catch {
@@ -357,10 +363,7 @@ function worktreeIsolation(
     });
     return nextPrune;
   };
-  const remove = async (root: string) => {
-    await discard(workspacesDir, root);
-    await prune();
-  };
+  const remove = (root: string) => discard(workspacesDir, root, prune);
   // A leftover git may hold locked (killed while it was being added), which a prune never forgets.
   const removeLeftover = async (root: string) => {
     const run = await git(record.root, ["worktree", "remove", "--force", "--force", root]);
