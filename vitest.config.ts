@@ -108,6 +108,60 @@ const CORPORA = [
 const UNIT = ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts"];
 
 /**
+ * End-to-end files that run the CLI only in this process (runCliInProcess, startCliInProcess, the
+ * simulator in-process; no spawned CLI): they run in the unit tier, sharing a process from file
+ * to file. The command path reads and changes no process-wide state (cli.ts: streams, environment
+ * and working directory come in its context), each file uses its own temp dirs and simulator, and
+ * their support modules hold no state. Importing the packages' sources again in a fresh process
+ * was most of what each file spent: 20 of them took 94.7 CPU-s in a process each and 60.4 CPU-s
+ * sharing (356 s → 189 s of wall time at the same load). cli-mcp (real MCP servers, one killed
+ * mid-call) ran into its 30 s timeout once at load 18 this way: it keeps a process of its own.
+ */
+const IN_PROCESS = [
+  "test/checkout-state.test.ts",
+  "test/claude-flags-parity.test.ts",
+  "test/cli-add-dir-memory.test.ts",
+  "test/cli-agent-context.test.ts",
+  "test/cli-agent-flag.test.ts",
+  "test/cli-api-key-helper.test.ts",
+  "test/cli-background-work.test.ts",
+  "test/cli-batch-background-shell.test.ts",
+  "test/cli-batch-base-moved.test.ts",
+  "test/cli-batch-cache.test.ts",
+  "test/cli-batch-control.test.ts",
+  "test/cli-batch-reduce-limits.test.ts",
+  "test/cli-batch-reduce.test.ts",
+  "test/cli-batch-retry-conflicts.test.ts",
+  "test/cli-batch-web-search.test.ts",
+  "test/cli-batch.test.ts",
+  "test/cli-compact.test.ts",
+  "test/cli-fan-out.test.ts",
+  "test/cli-hooks.test.ts",
+  "test/cli-json-schema-constraints.test.ts",
+  "test/cli-limits.test.ts",
+  "test/cli-loop-flags.test.ts",
+  "test/cli-mcp-scopes.test.ts",
+  "test/cli-minimal-modes.test.ts",
+  "test/cli-model-timeouts.test.ts",
+  "test/cli-pause-turn.test.ts",
+  "test/cli-prompt-hooks.test.ts",
+  "test/cli-report-batch-reduce.test.ts",
+  "test/cli-report-batch-structured.test.ts",
+  "test/cli-report-batch.test.ts",
+  "test/cli-report-session.test.ts",
+  "test/cli-settings.test.ts",
+  "test/cli-state-damage.test.ts",
+  "test/cli-state-dir.test.ts",
+  "test/cli-stop-failure-hook.test.ts",
+  "test/cli-stream-json-flags.test.ts",
+  "test/disk-full.test.ts",
+  "test/sandbox-sub-agents.test.ts",
+  "test/stream-json-compat.test.ts",
+  "test/terminal-views.test.ts",
+  "test/untrusted-sandbox-setting.test.ts",
+];
+
+/**
  * Package tests that start worker threads, judge deadlines of a second or two, or run for
  * seconds: they keep a process of their own (in the main tier), so timers and handles left by
  * another file cannot delay them.
@@ -175,7 +229,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "unit",
-          include: UNIT,
+          include: [...UNIT, ...IN_PROCESS],
           exclude: ["**/node_modules/**", ...UNIT_ISOLATED],
           isolate: false,
           maxWorkers: 2,
@@ -187,7 +241,7 @@ export default defineConfig({
         test: {
           name: "main",
           include: ["test/**/*.test.ts", ...UNIT_ISOLATED],
-          exclude: ["**/node_modules/**", ...HEAVY, ...CORPORA],
+          exclude: ["**/node_modules/**", ...HEAVY, ...CORPORA, ...IN_PROCESS],
           // Most files wait on sockets, child processes and threads: two at a time on two cores
           // (vitest's default is one fewer than the cores).
           maxWorkers: 2,
