@@ -236,9 +236,17 @@ describe("R-X3: Claude Code's print-mode flags under forkloop -p", () => {
     ]);
     expect(resumed.code).toBe(2);
     expect(resumed.stderr).toContain("--prompt-suggestions: forkloop makes no prompt suggestions");
+    // A window in tokens runs (R-C7: cli-compact's test shows its line); under 100k is refused
+    // before any request, with Claude Code's rule.
     const window = await run(["Say hello.", "--autocompact", "200000"]);
-    expect(window.code).toBe(2);
-    expect(window.stderr).toContain("--autocompact: forkloop compacts at its model's own line");
+    expect(window.code, window.stderr).toBe(0);
+    for (const value of ["5000", "99", "lots"]) {
+      const low = await run(["Say hello.", "--autocompact", value]);
+      expect(low.code).toBe(2);
+      expect(low.stderr).toContain(
+        "It must be 'auto', or at least 100k (e.g. 500k, 200000, or 200 as shorthand)",
+      );
+    }
     expect(existsSync(join(dir, ".forkloop"))).toBe(false);
     expect(await readdir(home)).toContain("projects");
   });

@@ -169,6 +169,48 @@ describe('forkloop run "/compact [instructions]"', () => {
     });
   });
 
+  it("R-C7, R-X3: --autocompact 100k lowers the auto-compact line of a 200k window (185k → 85k): a resumed turn over it compacts first", async () => {
+    // 200k window, 2k output cap: the model's own line is 185k; with --autocompact 100k it is
+    // min(200k, 100k) − 2k − 13k = 85k (Claude Code's rule). The first turn (5,600 pasted lines,
+    // ~74k tokens) stays under either; the resumed one (+~14k) is over 85k and far under 185k.
+    await writeFile(
+      join(dir, "window-200k.json"),
+      JSON.stringify([{ id: "claude-sonnet-4-6", contextWindow: 200_000, maxOutputTokens: 2_000 }]),
+    );
+    await withSim(dir, ["--models", "window-200k.json"], async (sim) => {
+      const env = { ...sim.env, FORKLOOP_MODELS: "window-200k.json" };
+      const window = ["--autocompact", "100k", "--output-format", "stream-json"];
+      const pasted = Array.from({ length: 5600 }, (_, i) => `${MARKER} note ${i} alpha beta gamma delta`);
+      const first = await runCliInProcess(["run", ...SONNET, ...window], {
+        cwd: dir,
+        env,
+        stdin: `Review these release notes:\n${pasted.join("\n")}\n`,
+      });
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout).not.toContain("compact_boundary");
+      const init = streamJsonLines(first.stdout)[0];
+      if (init?.type !== "system" || init.subtype !== "init") throw new Error("expected the init line");
+      const resumed = await runCliInProcess(["run", ...SONNET, "--resume", init.session_id, ...window], {
+        cwd: dir,
+        env,
+        stdin: `Now list the risky notes.\n${"risk means a breaking change in the public API\n".repeat(1000)}`,
+      });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const boundary = streamJsonLines(resumed.stdout).find(
+        (line) => line.type === "system" && line.subtype === "compact_boundary",
+      ) as Extract<StreamJsonLine, { subtype: "compact_boundary" }> | undefined;
+      expect(boundary?.compact_metadata.trigger).toBe("auto");
+      // Over the capped line, under the model's own.
+      expect(boundary?.compact_metadata.pre_tokens).toBeGreaterThanOrEqual(85_000);
+      expect(boundary?.compact_metadata.pre_tokens).toBeLessThan(185_000);
+      const turn = (await sim.requests()).filter((record) => record.path === "/v1/messages").slice(1);
+      expect(turn.map((record) => `${record.querySource} ${record.status}`)).toEqual([
+        "compact 200",
+        "sdk 200",
+      ]);
+    });
+  });
+
   it("R-C4 (manual), R-X1: text output is Claude Code's empty result line; nothing left to compact is exit 9; without --resume or with an unknown command, exit 2 naming the known ones", async () => {
     await withSim(dir, [], async (sim) => {
       const sessionId = await newSession(sim);

@@ -12,8 +12,8 @@ export const MICROCOMPACT_CLEAR_AT_LEAST_SHARE = 0.1;
  * the stage to the server without changing when it fires. The pipeline then skips its own
  * microcompact (`clientMicrocompact: false`).
  */
-export function apiMicrocompactEdits(model: ModelInfo): ContextEditingConfig {
-  const line = thresholdsFor(model).autoCompact;
+export function apiMicrocompactEdits(model: ModelInfo, autoCompactWindow?: number): ContextEditingConfig {
+  const line = thresholdsFor(model, autoCompactWindow).autoCompact;
   return {
     clearToolUses: {
       trigger: { type: "input_tokens", value: Math.floor(line * MICROCOMPACT_TRIGGER_RATIO) },

@@ -55,6 +55,8 @@ export interface ContextPipelineOptions {
   readonly modelOverrides?: readonly ModelInfo[];
   /** Default true; must match the loop's `autoCompactEnabled` (off: the loop stops at the hard limit). */
   readonly autoCompactEnabled?: boolean;
+  /** R-C7: caps the window the auto-compact line is measured from (`thresholdsFor`); default the model's. */
+  readonly autoCompactWindow?: number;
   /**
    * Default true. False when the API clears old tool results instead (context editing,
    * `apiMicrocompactEdits`): the R-C2 stage then leaves the history alone.
@@ -140,7 +142,7 @@ export function createContextPipeline(options: ContextPipelineOptions): Compacti
   }
 
   function thresholds(model: string): Thresholds {
-    return thresholdsFor(getModelInfo(model, options.modelOverrides));
+    return thresholdsFor(getModelInfo(model, options.modelOverrides), options.autoCompactWindow);
   }
 
   function exempt(input: ContextStageInput): boolean {
@@ -419,6 +421,7 @@ export function createContextPipeline(options: ContextPipelineOptions): Compacti
     const decision = decideAutoCompact({
       tokens,
       model: getModelInfo(input.model, options.modelOverrides),
+      autoCompactWindow: options.autoCompactWindow,
       tracking: input.tracking,
       enabled: autoCompactEnabled,
       querySource: input.querySource,

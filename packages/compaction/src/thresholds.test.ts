@@ -57,4 +57,20 @@ describe("decideAutoCompact", () => {
       decideAutoCompact({ tokens, model: m, tracking: tracking(failures), enabled, querySource }).type,
     ).toBe(expected);
   });
+
+  it("R-C7: a run's auto-compact window moves the line (min(window, N) − min(max output, 20k) − 13k)", () => {
+    const big = model(1_000_000, 64_000);
+    const at = (tokens: number, autoCompactWindow?: number) =>
+      decideAutoCompact({
+        tokens,
+        model: big,
+        autoCompactWindow,
+        tracking: tracking(),
+        enabled: true,
+        querySource: "repl_main_thread",
+      }).type;
+    expect(at(117_000)).toBe("below_threshold");
+    expect(at(116_999, 150_000)).toBe("below_threshold");
+    expect(at(117_000, 150_000)).toBe("compact");
+  });
 });

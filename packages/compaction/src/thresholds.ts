@@ -15,8 +15,8 @@ export {
   thresholdsFor,
 } from "@forkloop/loop-core";
 
-export function autoCompactThreshold(model: ModelInfo): number {
-  return thresholdsFor(model).autoCompact;
+export function autoCompactThreshold(model: ModelInfo, autoCompactWindow?: number): number {
+  return thresholdsFor(model, autoCompactWindow).autoCompact;
 }
 
 export function blockingLimit(model: ModelInfo): number {
@@ -43,13 +43,16 @@ export type AutoCompactDecision =
 export function decideAutoCompact(input: {
   readonly tokens: number;
   readonly model: ModelInfo;
+  /** R-C7: the run's window cap, if any. */
+  readonly autoCompactWindow?: number | undefined;
   readonly tracking: AutoCompactTracking;
   readonly enabled: boolean;
   readonly querySource: string;
 }): AutoCompactDecision {
   if (isCompactionFork(input.querySource)) return { type: "exempt_source" };
   if (!input.enabled) return { type: "disabled" };
-  if (input.tokens < autoCompactThreshold(input.model)) return { type: "below_threshold" };
+  if (input.tokens < autoCompactThreshold(input.model, input.autoCompactWindow))
+    return { type: "below_threshold" };
   if (input.tracking.consecutiveFailures >= MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES) {
     return { type: "breaker_open", consecutiveFailures: input.tracking.consecutiveFailures };
   }

@@ -71,10 +71,16 @@ export function blockingLimitError(
   pipeline: ContextPipeline,
   messages: readonly Message[],
   model: string,
-  config: Pick<QueryConfig, "autoCompactEnabled" | "querySource" | "modelOverrides" | "contextEditing">,
+  config: Pick<
+    QueryConfig,
+    "autoCompactEnabled" | "autoCompactWindow" | "querySource" | "modelOverrides" | "contextEditing"
+  >,
 ): { readonly status: null; readonly type: string; readonly message: string } | undefined {
   if (config.autoCompactEnabled || config.querySource === "compact") return undefined;
-  const limit = thresholdsFor(getModelInfo(model, config.modelOverrides)).blockingLimit;
+  const limit = thresholdsFor(
+    getModelInfo(model, config.modelOverrides),
+    config.autoCompactWindow,
+  ).blockingLimit;
   const tokens = contextTokens(pipeline, messages, config);
   if (tokens < limit) return undefined;
   return {

@@ -18,12 +18,19 @@ export interface Thresholds {
   readonly blockingLimit: number;
 }
 
+/** R-C7: the smallest auto-compact window a run may set (Claude Code's `--autocompact`: "at least 100k"). */
+export const MIN_AUTOCOMPACT_WINDOW_TOKENS = 100_000;
+
 /**
- * R-C7: effectiveWindow = contextWindow − min(maxOutput, 20k), and the two lines below it. The
- * one place both the loop (hard limit) and the compaction pipeline (auto-compact line) read.
+ * R-C7: effectiveWindow = min(contextWindow, autoCompactWindow) − min(maxOutput, 20k), and the two
+ * lines below it. The one place both the loop (hard limit) and the compaction pipeline
+ * (auto-compact line) read. `autoCompactWindow` (a run's cap, Claude Code's `--autocompact N`)
+ * lowers both lines; the reported context window stays the model's.
  */
-export function thresholdsFor(model: ModelInfo): Thresholds {
-  const effectiveWindow = model.contextWindow - Math.min(model.maxOutputTokens, MAX_OUTPUT_RESERVE_TOKENS);
+export function thresholdsFor(model: ModelInfo, autoCompactWindow?: number): Thresholds {
+  const window =
+    autoCompactWindow === undefined ? model.contextWindow : Math.min(model.contextWindow, autoCompactWindow);
+  const effectiveWindow = window - Math.min(model.maxOutputTokens, MAX_OUTPUT_RESERVE_TOKENS);
   return {
     contextWindow: model.contextWindow,
     effectiveWindow,

@@ -43,6 +43,7 @@ export {
   MANUAL_COMPACT_BUFFER_TOKENS,
   MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES,
   MAX_OUTPUT_RESERVE_TOKENS,
+  MIN_AUTOCOMPACT_WINDOW_TOKENS,
   type Thresholds,
   thresholdsFor,
 } from "./context-thresholds.js";

@@ -114,6 +114,8 @@ export interface QueryConfig {
   readonly tokenBudget: number | undefined;
   readonly taskBudget: { readonly total: number } | undefined;
   readonly autoCompactEnabled: boolean;
+  /** R-C7: the run's window cap (optional so existing configs stay valid). */
+  readonly autoCompactWindow?: number | undefined;
   readonly modelOverrides: readonly ModelInfo[];
   readonly streamingToolExecution: boolean;
   readonly toolUseSummaryModel: string | undefined;

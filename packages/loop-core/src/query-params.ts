@@ -53,6 +53,8 @@ export interface QueryParams {
   readonly modelOverrides?: readonly ModelInfo[];
   /** Default true; off and over the hard limit → terminal `blocking_limit`. */
   readonly autoCompactEnabled?: boolean;
+  /** R-C7: caps the window the hard limit is measured from (`thresholdsFor`); default the model's. */
+  readonly autoCompactWindow?: number;
   /** R-L2: drained between tool turns; the array is consumed (spliced) by the loop. */
   readonly queuedCommands?: QueuedCommand[];
   /** R-L5: yield a `state_snapshot` event at the start of every iteration. */
@@ -103,6 +105,7 @@ export function snapshotConfig(params: QueryParams): QueryConfig {
     taskBudget: params.taskBudget,
     outputConfig: params.outputConfig,
     autoCompactEnabled: params.autoCompactEnabled ?? true,
+    autoCompactWindow: params.autoCompactWindow,
     modelOverrides: Object.freeze([...(params.modelOverrides ?? [])]),
     streamingToolExecution: params.streamingToolExecution ?? true,
     // `haiku` as for the main model (Claude Code's aliases): every loop's summary calls pass here.

@@ -22,6 +22,8 @@ export interface AgentContextOptions {
   readonly runCompact: CompactRunner;
   /** The models file's entries: the thresholds come from the catalog, these win (R-C7). */
   readonly modelOverrides?: readonly ModelInfo[];
+  /** R-C7: the run's auto-compact window cap (Claude Code's `--autocompact N`). */
+  readonly autoCompactWindow?: number | undefined;
   readonly sessionMemory?: AgentSessionMemory;
   readonly onEvent?: (event: CompactionEvent) => void;
   /** The agent's PreCompact, PostCompact and SessionStart `compact` hooks (`compactionHooks`). */
@@ -44,6 +46,7 @@ export function createAgentContextPipeline(options: AgentContextOptions): Compac
     runCompact: options.runCompact,
     ...(options.contextEditing === true ? { clientMicrocompact: false } : {}),
     ...(options.modelOverrides === undefined ? {} : { modelOverrides: options.modelOverrides }),
+    ...(options.autoCompactWindow === undefined ? {} : { autoCompactWindow: options.autoCompactWindow }),
     ...(memory === undefined
       ? {}
       : {

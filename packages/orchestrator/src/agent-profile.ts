@@ -55,6 +55,11 @@ export interface AgentProfile {
   readonly fallbackModels: readonly string[];
   /** The models file's entries: context windows (R-C7 thresholds) and prices. */
   readonly modelOverrides: readonly ModelInfo[];
+  /**
+   * R-C7: caps the window both lines are measured from, min(context window, this) (Claude Code's
+   * `--autocompact N`); the reported context window stays the model's. Default: no cap.
+   */
+  readonly autoCompactWindow?: number;
   /** R-L17. */
   readonly thinking?: ThinkingConfigParam;
   /** `output_config.effort` of the main loop's requests (forks' replies are reports, not the answer). */
@@ -116,6 +121,7 @@ export function profileLoopOptions(
   QueryParams,
   | "fallbackModels"
   | "modelOverrides"
+  | "autoCompactWindow"
   | "maxTurns"
   | "tokenBudget"
   | "taskBudget"
@@ -128,6 +134,7 @@ export function profileLoopOptions(
   return {
     fallbackModels: profile.fallbackModels,
     modelOverrides: profile.modelOverrides,
+    ...(profile.autoCompactWindow === undefined ? {} : { autoCompactWindow: profile.autoCompactWindow }),
     // Never above the model's own cap: a fork or a switch to a smaller model keeps the choice.
     ...(limits.maxOutputTokens === undefined
       ? {}
@@ -138,7 +145,9 @@ export function profileLoopOptions(
     ...(profile.toolUseSummaryModel === undefined
       ? {}
       : { toolUseSummaryModel: profile.toolUseSummaryModel }),
-    ...(profile.contextEditing ? { contextEditing: apiMicrocompactEdits(info) } : {}),
+    ...(profile.contextEditing
+      ? { contextEditing: apiMicrocompactEdits(info, profile.autoCompactWindow) }
+      : {}),
   };
 }
 

@@ -56,7 +56,7 @@ export function recordAgentStart(
     ...fields,
     createdAt: new Date().toISOString(),
     ...extra,
-    limits: contextLimitsFor(getModelInfo(start.model, profile.modelOverrides)),
+    limits: contextLimitsFor(getModelInfo(start.model, profile.modelOverrides), profile.autoCompactWindow),
     format: TRANSCRIPT_FORMAT,
   });
 }
@@ -91,6 +91,7 @@ export function agentPipeline(options: {
     ...compactionHooks(options.hooks, options.context, () => options.context().options.model),
     runCompact: options.runCompact,
     modelOverrides: options.profile.modelOverrides,
+    autoCompactWindow: options.profile.autoCompactWindow,
     contextEditing: options.profile.contextEditing,
     ...(options.sessionMemory === undefined ? {} : { sessionMemory: options.sessionMemory }),
     ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),

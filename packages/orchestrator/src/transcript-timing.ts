@@ -118,7 +118,7 @@ export class TranscriptTiming {
 }
 
 /** R-C7's lines for `model`, as a transcript's `session_start` records them. */
-export function contextLimitsFor(model: ModelInfo): ContextLimits {
-  const { contextWindow, autoCompact, blockingLimit } = thresholdsFor(model);
+export function contextLimitsFor(model: ModelInfo, autoCompactWindow?: number): ContextLimits {
+  const { contextWindow, autoCompact, blockingLimit } = thresholdsFor(model, autoCompactWindow);
   return { contextWindow, autoCompact, blockingLimit };
 }

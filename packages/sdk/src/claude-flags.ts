@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { apiOutputSchema, closestName } from "@forkloop/loop-core";
+import { apiOutputSchema, closestName, MIN_AUTOCOMPACT_WINDOW_TOKENS } from "@forkloop/loop-core";
 import { isPermissionMode, PERMISSION_MODES, SETTING_SOURCES } from "@forkloop/tools";
 import { agentsFlag, jsonSchemaFlag } from "./claude-flag-values.js";
 import type { Options, PermissionMode, SettingSource } from "./options.js";
@@ -22,6 +22,8 @@ interface ClaudeFlagValues {
   "dangerously-skip-permissions": boolean;
   "permission-prompt-tool": string;
   "permission-prompts": NonNullable<Options["permissionPrompts"]>;
+  /** `auto` or a window in tokens (autoCompactWindowFlag). */
+  autocompact: string;
   "allowed-tools": string[];
   "disallowed-tools": string[];
   tools: string;
@@ -59,6 +61,7 @@ const EFFORTS: readonly NonNullable<Options["effort"]>[] = ["low", "medium", "hi
  * the flag, what it takes and the value given (the CLI exits 2 with it).
  */
 export function checkClaudeFlagValues(flags: ClaudeFlags): void {
+  if (flags.autocompact !== undefined) autoCompactWindowFlag(flags.autocompact);
   const mode = flags["permission-mode"];
   if (mode !== undefined && !isPermissionMode(permissionMode(mode))) {
     throw new OptionsError(
@@ -79,6 +82,26 @@ export function checkClaudeFlagValues(flags: ClaudeFlags): void {
       `--setting-sources: each must be ${SETTING_SOURCES.slice(0, -1).join(", ")} or ${SETTING_SOURCES.at(-1)}, not ${JSON.stringify(unknownSource)}; e.g. --setting-sources user,project ("" reads none).`,
     );
   }
+}
+
+/**
+ * R-C7: `--autocompact auto|TOKENS` read as Claude Code reads it: `auto` (the model's own window,
+ * undefined here), a whole number, `500k`/`1.5m`, or 100–1000 as thousands (`200` is 200k); the
+ * window must be at least 100k tokens, else an OptionsError with Claude Code's rule.
+ */
+function autoCompactWindowFlag(value: string): number | undefined {
+  const text = value.trim();
+  if (text.toLowerCase() === "auto") return undefined;
+  const suffix = text.slice(-1).toLowerCase();
+  const unit = suffix === "m" ? 1_000_000 : suffix === "k" ? 1000 : undefined;
+  const read = unit === undefined ? Number(text) : Number.parseFloat(text) * unit;
+  const tokens = Math.round(unit === undefined && read >= 100 && read <= 1000 ? read * 1000 : read);
+  if (text === "" || !Number.isSafeInteger(tokens) || tokens < MIN_AUTOCOMPACT_WINDOW_TOKENS) {
+    throw new OptionsError(
+      `--autocompact: ${JSON.stringify(value)} is invalid. It must be 'auto', or at least 100k (e.g. 500k, 200000, or 200 as shorthand).`,
+    );
+  }
+  return tokens;
 }
 
 /** Claude Code's "manual" is forkloop's "default": anything not allowed by a rule is asked about (denied headless). */
@@ -106,6 +129,7 @@ export function claudeFlagOptions(flags: ClaudeFlags, context: ClaudeFlagsContex
       ? {}
       : { permissionPromptToolName: flags["permission-prompt-tool"] }),
     ...(flags["permission-prompts"] === undefined ? {} : { permissionPrompts: flags["permission-prompts"] }),
+    ...autoCompactWindowOption(flags.autocompact),
     ...(flags["allowed-tools"] === undefined ? {} : { allowedTools: flags["allowed-tools"] }),
     ...toolSetOptions(flags),
     ...(flags.bare ? { bare: true } : {}),
@@ -135,6 +159,11 @@ export function claudeFlagOptions(flags: ClaudeFlags, context: ClaudeFlagsContex
     ...(flags["replay-user-messages"] ? { replayUserMessages: true } : {}),
     ...(flags["forward-subagent-text"] ? { forwardSubagentText: true } : {}),
   };
+}
+
+function autoCompactWindowOption(value: string | undefined): Pick<Options, "autoCompactWindow"> {
+  const window = value === undefined ? undefined : autoCompactWindowFlag(value);
+  return window === undefined ? {} : { autoCompactWindow: window };
 }
 
 /**

@@ -21,9 +21,10 @@ export function contextUsage(
   session: MainSession | undefined,
   model: string,
   overrides: readonly ModelInfo[],
+  autoCompactWindow?: number,
 ): SDKControlGetContextUsageResponse {
   const info = getModelInfo(model, overrides);
-  const thresholds = thresholdsFor(info);
+  const thresholds = thresholdsFor(info, autoCompactWindow);
   const prefix = session?.cacheSafeParams();
   const history: readonly Message[] = session?.history() ?? [];
   const systemText = (prefix?.systemPrompt ?? session?.assembled.systemPrompt ?? [])

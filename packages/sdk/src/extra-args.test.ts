@@ -42,6 +42,18 @@ describe("R-K2: extraArgs read as Claude Code's CLI flags", () => {
     expect(withExtraArgs({ model: "m" })).toEqual({ model: "m" });
   });
 
+  it("R-K2, R-C7: --autocompact is the autoCompactWindow option, read as Claude Code reads it (500k, 1.5m, 200 as 200k; auto is no cap); under 100k is refused", () => {
+    const window = (value: string) => withExtraArgs({ extraArgs: { autocompact: value } }).autoCompactWindow;
+    expect(window("150000")).toBe(150_000);
+    expect(window("500k")).toBe(500_000);
+    expect(window("1.5m")).toBe(1_500_000);
+    expect(window("200")).toBe(200_000);
+    expect(window("auto")).toBeUndefined();
+    for (const bad of ["5000", "99", "0", "-1", "lots"]) {
+      expect(() => window(bad)).toThrow(/--autocompact: .* It must be 'auto', or at least 100k/);
+    }
+  });
+
   it("R-K2: --agent and --no-session-persistence become the agent and persistSession options", () => {
     expect(withExtraArgs({ extraArgs: { agent: "reviewer", "--no-session-persistence": null } })).toEqual({
       agent: "reviewer",

@@ -65,6 +65,7 @@ const SHARED: Readonly<Record<keyof ClaudeFlags, Reader>> = {
       throw new OptionsError(`extraArgs["${flag}"] is ${JSON.stringify(value)}: give host or none.`);
     return who;
   },
+  autocompact: text,
   tools: given,
   bare: on,
   restricted: on,

@@ -1,4 +1,4 @@
-import type { ThinkingConfigParam } from "@forkloop/loop-core";
+import { MIN_AUTOCOMPACT_WINDOW_TOKENS, type ThinkingConfigParam } from "@forkloop/loop-core";
 import type { Settings } from "@forkloop/tools";
 import { OptionsError } from "./options-error.js";
 
@@ -10,6 +10,8 @@ export interface LoopChoices {
   readonly toolUseSummaryModel?: string;
   /** R-C2 by the API: `clear_tool_uses` at the microcompact stage's lines. */
   readonly contextEditing?: boolean;
+  /** R-C7: both context lines are measured from min(context window, this). */
+  readonly autoCompactWindow?: number;
 }
 
 /**
@@ -30,6 +32,21 @@ export interface GivenLoopChoices {
   readonly maxThinkingTokens?: number;
   readonly toolUseSummaryModel?: string;
   readonly contextEditing?: boolean;
+  /**
+   * R-C7: the auto-compact window in tokens (Claude Code's `--autocompact N`, at least 100k): the
+   * auto-compact line and the hard limit are measured from min(model's window, this).
+   */
+  readonly autoCompactWindow?: number;
+}
+
+/** R-C7: a window cap must be a whole number of at least 100k tokens, as Claude Code's. */
+function checkAutoCompactWindow(tokens: number, name = "autoCompactWindow"): number {
+  if (!Number.isInteger(tokens) || tokens < MIN_AUTOCOMPACT_WINDOW_TOKENS) {
+    throw new OptionsError(
+      `${name} ${tokens}: give a whole number of tokens of at least ${MIN_AUTOCOMPACT_WINDOW_TOKENS} (the smallest auto-compact window), e.g. 150000.`,
+    );
+  }
+  return tokens;
 }
 
 /** The smallest thinking budget the API takes. */
@@ -59,7 +76,10 @@ export function resolveLoopChoices(given: GivenLoopChoices, settings: Settings):
     (settings.alwaysThinkingEnabled === true ? { type: "adaptive" } : undefined);
   const toolUseSummaryModel = given.toolUseSummaryModel ?? settings.toolUseSummaryModel;
   const contextEditing = given.contextEditing ?? settings.contextEditing;
+  const autoCompactWindow =
+    given.autoCompactWindow === undefined ? undefined : checkAutoCompactWindow(given.autoCompactWindow);
   return {
+    ...(autoCompactWindow === undefined ? {} : { autoCompactWindow }),
     ...(thinking === undefined || thinking.type === "disabled" ? {} : { thinking }),
     ...(toolUseSummaryModel === undefined ? {} : { toolUseSummaryModel }),
     ...(contextEditing === true ? { contextEditing } : {}),

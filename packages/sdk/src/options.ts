@@ -255,6 +255,12 @@ export interface Options extends AgentSdkOnlyOptions {
   /** forkloop (R-C2): the API clears old tool results (context editing) instead of the client. */
   contextEditing?: boolean;
   /**
+   * forkloop (R-C7): the auto-compact window in tokens, at least 100000 (Claude Code's
+   * `--autocompact N`): the auto-compact line and the hard limit are measured from
+   * min(model's context window, this); the reported context window stays the model's.
+   */
+  autoCompactWindow?: number;
+  /**
    * Claude Code CLI flags (without `--`; `null` for a flag without a value), read as the options
    * they stand for (`extra-args.ts`); a flag forkloop does not support is an error naming it.
    */
@@ -314,6 +320,7 @@ export const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof Options>([
   "maxThinkingTokens",
   "toolUseSummaryModel",
   "contextEditing",
+  "autoCompactWindow",
   "extraArgs",
   // R-K1: the Agent SDK's options forkloop acts on, refuses or takes as having no effect
   // (agent-sdk-only-options.ts) — none of them is ignored without a word.

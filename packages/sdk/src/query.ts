@@ -357,6 +357,7 @@ class QueryRun implements Query {
       running?.session,
       this.#model ?? running?.model ?? this.#options.model ?? DEFAULT_MODEL,
       running?.runtime.source.modelOverrides ?? [],
+      this.#options.autoCompactWindow,
     );
   }
 

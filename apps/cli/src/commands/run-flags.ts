@@ -72,6 +72,8 @@ $FORKLOOP_HOME/projects/<project>/sessions/ (FORKLOOP_HOME defaults to ~/.forklo
                           the rules and the mode leave open: {tool_name, input, tool_use_id} in,
                           {"behavior":"allow","updatedInput":…} or {"behavior":"deny","message":…}
   --permission-prompts none  nobody answers, not even that tool: what would prompt is denied
+  --autocompact N         auto-compact as if the window were N tokens (at least 100k; 500k, 200 =
+                          200k), when smaller than the model's; auto (default): the model's window
   --allowed-tools LIST    allow rules, comma-separated or several after one flag (as in Claude Code):
                           Edit, Bash(npm test:*), Write(src/**), mcp__server (every tool of an
                           MCP server), mcp__server__tool …
@@ -211,11 +213,8 @@ const schema = z.object({
   "no-chrome": z.boolean().optional(),
   // none: not even --permission-prompt-tool is asked (without one, nobody is asked either way).
   "permission-prompts": z.enum(["host", "none"], { message: "must be host or none" }).optional(),
-  autocompact: z
-    .literal("auto", {
-      message: "forkloop compacts at its model's own line (auto); a window in tokens is not supported",
-    })
-    .optional(),
+  // auto, or a window of at least 100k tokens: read by claudeFlagOptions (autoCompactWindowFlag).
+  autocompact: z.string().optional(),
   // Claude Code's choices; the flag alone (an empty value here) is its preset, true.
   "prompt-suggestions": z
     .enum(["", "true", "1", "yes", "on", "false", "0", "no", "off"], {
