@@ -130,8 +130,27 @@ async function runClaude(binary: string, run: StepRun): Promise<StepResult> {
     child.on("close", (code) => resolve(code));
   });
   clearTimeout(timer);
+  // A hook Claude Code starts without waiting for it (StopFailure's, as it exits) still runs to
+  // its end in a user's shell: let the group finish before the kill, or its record is lost.
+  if (!timedOut) await groupEnded(child.pid, HOOK_GRACE_MS);
   killGroup();
   return { args: run.args, exitCode, stdout, stderr, timedOut };
+}
+
+const HOOK_GRACE_MS = 3_000;
+
+/** Resolves once no process of the group is left, or after `limitMs`. */
+async function groupEnded(pid: number | undefined, limitMs: number): Promise<void> {
+  if (pid === undefined) return;
+  const deadline = performance.now() + limitMs;
+  while (performance.now() < deadline) {
+    try {
+      process.kill(-pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
 
 async function runForkloopInProcess(run: StepRun): Promise<StepResult> {
