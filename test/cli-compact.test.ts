@@ -2,8 +2,15 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { StreamJsonLine } from "@forkloop/cli";
-import { runCliInProcess, type SimHandle, streamJsonLines, withSim } from "@forkloop/cli/testing";
+import {
+  runCliInProcess,
+  type SimHandle,
+  type SimRequestRecord,
+  streamJsonLines,
+  withSim,
+} from "@forkloop/cli/testing";
 import { forkPrefixDifferences } from "@forkloop/orchestrator/testing";
+import { countTokens } from "@forkloop/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // The models file and the windows below are sized for Sonnet 4.6 (its tokenizer), not for run's
@@ -37,6 +44,28 @@ async function newSession(sim: SimHandle): Promise<string> {
   const init = streamJsonLines(first.stdout)[0];
   if (init?.type !== "system" || init.subtype !== "init") throw new Error("expected the init line");
   return init.session_id;
+}
+
+/** Numbered lines (a newline after each) that the simulator's tokenizer counts as at least `tokens`. */
+function linesOfTokens(tokens: number, line: (i: number) => string): string {
+  let text = "";
+  for (let i = 0, counted = 0; counted < tokens; i++) {
+    const next = `${line(i)}\n`;
+    text += next;
+    counted += countTokens(next);
+  }
+  return text;
+}
+
+/** A response's whole context as the simulator counted it (what forkloop measures the line on). */
+function contextTokens(usage: SimRequestRecord["usage"] | undefined): number {
+  if (!usage) throw new Error("expected the response's usage");
+  return (
+    usage.input_tokens +
+    usage.cache_creation_input_tokens +
+    usage.cache_read_input_tokens +
+    usage.output_tokens
+  );
 }
 
 async function mainRequests(sim: SimHandle, source: string) {
@@ -171,8 +200,13 @@ describe('forkloop run "/compact [instructions]"', () => {
 
   it("R-C7, R-X3: --autocompact 100k lowers the auto-compact line of a 200k window (185k → 85k): a resumed turn over it compacts first", async () => {
     // 200k window, 2k output cap: the model's own line is 185k; with --autocompact 100k it is
-    // min(200k, 100k) − 2k − 13k = 85k (Claude Code's rule). The first turn (5,600 pasted lines,
-    // ~74k tokens) stays under either; the resumed one (+~14k) is over 85k and far under 185k.
+    // min(200k, 100k) − 2k − 13k = 85k (Claude Code's rule). The first turn (66k pasted) stays
+    // under either; the resumed one is sized from what the simulator counted for the first (its
+    // tokenizer; Sonnet 4.6's counts 1:1) to land 6k over 85k and far under 185k, whatever the
+    // system prompt and tools add. It stays under the kept tail's share of the line (30%, ~25k),
+    // so the compaction keeps it verbatim and succeeds.
+    const cappedLine = 100_000 - 2_000 - 13_000;
+    const modelLine = 200_000 - 2_000 - 13_000;
     await writeFile(
       join(dir, "window-200k.json"),
       JSON.stringify([{ id: "claude-sonnet-4-6", contextWindow: 200_000, maxOutputTokens: 2_000 }]),
@@ -180,20 +214,29 @@ describe('forkloop run "/compact [instructions]"', () => {
     await withSim(dir, ["--models", "window-200k.json"], async (sim) => {
       const env = { ...sim.env, FORKLOOP_MODELS: "window-200k.json" };
       const window = ["--autocompact", "100k", "--output-format", "stream-json"];
-      const pasted = Array.from({ length: 5600 }, (_, i) => `${MARKER} note ${i} alpha beta gamma delta`);
+      const notes = linesOfTokens(66_000, (i) => `${MARKER} note ${i} alpha beta gamma delta`);
       const first = await runCliInProcess(["run", ...SONNET, ...window], {
         cwd: dir,
         env,
-        stdin: `Review these release notes:\n${pasted.join("\n")}\n`,
+        stdin: `Review these release notes:\n${notes}`,
       });
       expect(first.code, first.stderr).toBe(0);
       expect(first.stdout).not.toContain("compact_boundary");
       const init = streamJsonLines(first.stdout)[0];
       if (init?.type !== "system" || init.subtype !== "init") throw new Error("expected the init line");
+      const [firstTurn] = (await sim.requests()).filter((record) => record.path === "/v1/messages");
+      const counted = contextTokens(firstTurn?.usage);
+      expect(counted, "the first turn's context, as the simulator counted it").toBeLessThan(
+        cappedLine - 10_000,
+      );
+      const risks = linesOfTokens(
+        cappedLine - counted + 15_000,
+        () => "risk means a breaking change in the public API",
+      );
       const resumed = await runCliInProcess(["run", ...SONNET, "--resume", init.session_id, ...window], {
         cwd: dir,
         env,
-        stdin: `Now list the risky notes.\n${"risk means a breaking change in the public API\n".repeat(1000)}`,
+        stdin: `Now list the risky notes.\n${risks}`,
       });
       expect(resumed.code, resumed.stderr).toBe(0);
       const boundary = streamJsonLines(resumed.stdout).find(
@@ -201,8 +244,8 @@ describe('forkloop run "/compact [instructions]"', () => {
       ) as Extract<StreamJsonLine, { subtype: "compact_boundary" }> | undefined;
       expect(boundary?.compact_metadata.trigger).toBe("auto");
       // Over the capped line, under the model's own.
-      expect(boundary?.compact_metadata.pre_tokens).toBeGreaterThanOrEqual(85_000);
-      expect(boundary?.compact_metadata.pre_tokens).toBeLessThan(185_000);
+      expect(boundary?.compact_metadata.pre_tokens).toBeGreaterThanOrEqual(cappedLine);
+      expect(boundary?.compact_metadata.pre_tokens).toBeLessThan(modelLine);
       const turn = (await sim.requests()).filter((record) => record.path === "/v1/messages").slice(1);
       expect(turn.map((record) => `${record.querySource} ${record.status}`)).toEqual([
         "compact 200",

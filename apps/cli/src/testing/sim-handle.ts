@@ -8,7 +8,12 @@ export interface SimRequestRecord {
   rawBody: string;
   /** The request's headers, names in lower case. */
   headers: Record<string, string>;
-  usage: { cache_read_input_tokens: number; cache_creation_input_tokens: number } | null;
+  usage: {
+    input_tokens: number;
+    output_tokens: number;
+    cache_read_input_tokens: number;
+    cache_creation_input_tokens: number;
+  } | null;
   startedAt: number;
   /** When the response's first byte went out: a cache entry it writes is readable from then (R-F4). */
   firstByteAt: number | null;
