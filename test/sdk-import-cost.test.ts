@@ -1,8 +1,10 @@
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
+import { startSimulator } from "@forkloop/sim";
 import { describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
@@ -28,18 +30,27 @@ async function modulesLoadedBy(entry: string, then = ""): Promise<string[]> {
  * hook). `then` runs after the import, in the same process.
  */
 async function filesLoadedBy(entry: string, then = ""): Promise<string[]> {
+  return (await filesLoadedWith(entry, then)).files;
+}
+
+/** filesLoadedBy, in a process with the environment given (default this one's), and what it printed. */
+async function filesLoadedWith(
+  entry: string,
+  then: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ files: string[]; stdout: string }> {
   const script = `import { createRequire } from "node:module";
 const require = createRequire(${JSON.stringify(`${pathToFileURL(root).href}/`)});
 await import(${JSON.stringify(entry)});
 ${then}
 for (const file of Object.keys(require.cache)) process.stderr.write(pathToUrl(file) + "\\n");
 function pathToUrl(file) { return "file://" + file; }`;
-  const { stderr } = await run(
+  const { stdout, stderr } = await run(
     process.execPath,
     ["--import", `data:text/javascript,${encodeURIComponent(REGISTER)}`, "--input-type=module", "-e", script],
-    { cwd: root },
+    { cwd: root, env },
   );
-  return [...new Set(stderr.split("\n").filter((line) => line.startsWith("file:")))];
+  return { files: [...new Set(stderr.split("\n").filter((line) => line.startsWith("file:")))], stdout };
 }
 
 /** The npm packages among the loaded modules (`@scope/name` or `name`), each once. */
@@ -259,5 +270,40 @@ process.stdout.write(JSON.stringify({ eager, count: list.length, read: read.inpu
     expect(outcome.count).toBeGreaterThan(8);
     expect(outcome.read).toMatchObject({ type: "object", required: ["file_path"] });
     expect(Object.keys(outcome.read.properties as object)).toContain("offset");
+  });
+});
+
+describe("R-V2: a query that never forks loads no thread pool", () => {
+  it("R-V2: a one-shot query() without a sub-agent runs to its result without loading piscina (the pool makes it at the first fork)", async () => {
+    const sim = await startSimulator({
+      brain: async () => ({ content: [{ type: "text", text: "one-shot done" }] }),
+    });
+    const home = mkdtempSync(join(tmpdir(), "forkloop-one-shot-"));
+    try {
+      const work = join(home, "work");
+      mkdirSync(work, { recursive: true });
+      const then = `const { query } = await import(${JSON.stringify(SDK_ENTRY)});
+let text = "";
+for await (const message of query({ prompt: "say done", options: { cwd: ${JSON.stringify(work)} } }))
+  if (message.type === "result") text = message.result;
+process.stdout.write(text);`;
+      const env = {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: home,
+        CLAUDE_CONFIG_DIR: join(home, ".claude"),
+        FORKLOOP_HOME: join(home, ".forkloop"),
+        ANTHROPIC_BASE_URL: sim.url,
+        ANTHROPIC_API_KEY: "sk-one-shot",
+      };
+      const { files, stdout } = await filesLoadedWith(SDK_ENTRY, then, env);
+      // Controls: the query ran to its result, and the trace sees what its first request loaded.
+      expect(stdout).toBe("one-shot done");
+      const loaded = packagesOf(files);
+      expect(loaded).toContain("@anthropic-ai/sdk");
+      expect(loaded.filter((name) => name === "piscina" || name === "comlink")).toEqual([]);
+    } finally {
+      await sim.close();
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });

@@ -154,27 +154,41 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
   const maxThreads = Math.max(1, options.maxThreads ?? availableParallelism());
   const cancelGraceMs = options.cancelGraceMs ?? 5_000;
   const pauseBuffer = new SharedArrayBuffer(8);
-  const { Piscina: Pool } = requireOnUse("piscina") as typeof import("piscina");
-  const piscina: Piscina<WorkerTaskPayload, unknown> = new Pool<WorkerTaskPayload, unknown>({
-    filename: String(options.workerFile ?? defaultWorkerFile()),
-    minThreads: Math.min(maxThreads, options.minThreads ?? 1),
-    maxThreads,
-    concurrentTasksPerWorker: options.concurrentTasksPerWorker ?? 16,
-    // 'sync' (the default) parks idle threads in Atomics.wait, which freezes their timers and
-    // keep-alive sockets: a sub-agent waiting on HTTP would never wake up.
-    atomics: "disabled",
-    idleTimeout: 60_000,
-    execArgv: workerExecArgv(),
-    ...(options.resourceLimits === undefined ? {} : { resourceLimits: options.resourceLimits }),
-  });
-  // A dead worker rejects its own tasks (each becomes an error result below); the pool-level
-  // 'error' event only fires for a crash with no task on it, which must not crash the parent.
-  piscina.on("error", () => {});
-  const loading = new ThreadLoading(piscina);
+  const minThreads = Math.min(maxThreads, options.minThreads ?? 1);
+  // R-V2: with no thread wanted up front, the thread pool (piscina) is required and made at the
+  // first fork or prewarm: a session that never forks loads none of it.
+  let piscina: Piscina<WorkerTaskPayload, unknown> | undefined;
+  let loading: ThreadLoading | undefined;
+  const threadPool = (): Piscina<WorkerTaskPayload, unknown> => {
+    if (piscina !== undefined) return piscina;
+    // A fork asked for before close() but reaching here after it starts no threads close missed.
+    if (closed) throw new OrchestratorError("internal", "the agent pool is closed");
+    const { Piscina: Pool } = requireOnUse("piscina") as typeof import("piscina");
+    const made = new Pool<WorkerTaskPayload, unknown>({
+      filename: String(options.workerFile ?? defaultWorkerFile()),
+      minThreads,
+      maxThreads,
+      concurrentTasksPerWorker: options.concurrentTasksPerWorker ?? 16,
+      // 'sync' (the default) parks idle threads in Atomics.wait, which freezes their timers and
+      // keep-alive sockets: a sub-agent waiting on HTTP would never wake up.
+      atomics: "disabled",
+      idleTimeout: 60_000,
+      execArgv: workerExecArgv(),
+      ...(options.resourceLimits === undefined ? {} : { resourceLimits: options.resourceLimits }),
+    });
+    // A dead worker rejects its own tasks (each becomes an error result below); the pool-level
+    // 'error' event only fires for a crash with no task on it, which must not crash the parent.
+    made.on("error", () => {});
+    loading = new ThreadLoading(made);
+    piscina = made;
+    return made;
+  };
+  const threads = () => piscina?.threads ?? [];
   let running = 0;
   let completed = 0;
   let closed = false;
   let warmed: Promise<void> | undefined;
+  if (minThreads > 0) threadPool();
 
   function run(requested: SubAgentTask, hooks: ParentCallbacks = {}): SubAgentHandle {
     const started = performance.now();
@@ -307,7 +321,7 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
     // kill terminates the thread that carries the sub-agent; piscina then fails every task on it
     // and starts a replacement — the same effect as an abort, paid only when cancel failed.
     const hardKill = () => {
-      const worker = piscina.threads.find((thread) => thread.threadId === threadId);
+      const worker = threads().find((thread) => thread.threadId === threadId);
       if (threadId === undefined || !worker) {
         // Not started yet: the queued cancel will stop it as soon as it starts; check again.
         graceTimer = setTimeout(hardKill, cancelGraceMs);
@@ -335,7 +349,7 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
     // piscina sees no ready thread and starts a second, and the two load side by side on the
     // same cores — the fork then runs on the later one, as if nothing had been warmed.
     const result = (warmed ?? Promise.resolve())
-      .then(() => piscina.run(payload, { transferList: [control.port2, callbacks.port2, events.port2] }))
+      .then(() => threadPool().run(payload, { transferList: [control.port2, callbacks.port2, events.port2] }))
       .then((value): SubAgentResult => {
         const parsed = subAgentResultSchema.safeParse(value);
         if (!parsed.success) {
@@ -493,7 +507,7 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
   }
 
   const occupancy = {
-    stats: () => ({ threads: piscina.threads.length, running, queued: piscina.queueSize }),
+    stats: () => ({ threads: threads().length, running, queued: piscina?.queueSize ?? 0 }),
   };
   livePools.add(occupancy);
 
@@ -504,19 +518,21 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
       extendPause(pauseBuffer, epochMs);
     },
     prewarm() {
-      if (closed || piscina.threads.length > 0) return warmed ?? Promise.resolve();
+      if (closed || threads().length > 0) return warmed ?? Promise.resolve();
       // The worker's `warm` export does nothing: running it makes piscina start and load a thread.
-      warmed ??= piscina.run(undefined as unknown as WorkerTaskPayload, { name: "warm" }).then(
-        () => {},
-        () => {},
-      );
+      warmed ??= threadPool()
+        .run(undefined as unknown as WorkerTaskPayload, { name: "warm" })
+        .then(
+          () => {},
+          () => {},
+        );
       return warmed;
     },
     stats() {
       return {
-        threads: piscina.threads.length,
+        threads: threads().length,
         running,
-        queued: piscina.queueSize,
+        queued: piscina?.queueSize ?? 0,
         completed,
       };
     },
@@ -525,8 +541,8 @@ export function createAgentPool(options: AgentPoolOptions): AgentPool {
       closed = true;
       livePools.delete(occupancy);
       // Never terminate a thread that is still loading its module (a native abort).
-      await loading.settled();
-      await piscina.destroy();
+      await loading?.settled();
+      await piscina?.destroy();
     },
   };
 }
