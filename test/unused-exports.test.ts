@@ -7,10 +7,13 @@
  * name (exports-snapshot.test.ts proves that), and an import from it counts for @forkloop/sdk.
  * The SDK's own entries are API for programs outside this repository (every name the Agent SDK
  * exports stays), so its list is what the repository does not use, not what may go.
+ *
+ * A dead export is worse: no file imports it at all, inside its package or outside (used only in
+ * the file that defines it, or nowhere). None may exist, and no `-u` makes one pass.
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { packageEntries, repoRoot, unusedExports } from "./support/package-exports.js";
+import { deadExports, packageEntries, repoRoot, unusedExports } from "./support/package-exports.js";
 
 describe("R-A6 no unreviewed unused exports", () => {
   it("the value exports no file outside their package imports are the reviewed list", async () => {
@@ -26,5 +29,13 @@ describe("R-A6 no unreviewed unused exports", () => {
     await expect(sections.join("\n")).toMatchFileSnapshot(
       join(repoRoot, "test", "exports-snapshot", "unused.txt"),
     );
+  }, 120_000);
+
+  it("no dead exports: every value an entry exports is imported by some file (the SDK's API aside)", async () => {
+    const dead = [...(await deadExports(packageEntries()))]
+      // The SDK's names are API for programs outside this repository (see above); `forkloop` is the SDK.
+      .filter(([specifier]) => specifier !== "forkloop" && !specifier.startsWith("@forkloop/sdk"))
+      .filter(([, names]) => names.length > 0);
+    expect(Object.fromEntries(dead)).toEqual({});
   }, 120_000);
 });

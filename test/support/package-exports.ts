@@ -65,7 +65,8 @@ export async function runtimeNames(entry: PackageEntry): Promise<string[]> {
   return Object.keys(loaded).sort();
 }
 
-const skippedDirs = new Set(["node_modules", "dist", ".git", ".turbo", ".build", "results"]);
+// A package's `bundle/` is built (untracked) output: its imports are no file's use.
+const skippedDirs = new Set(["node_modules", "dist", "bundle", ".git", ".turbo", ".build", "results"]);
 const codeFile = /\.(?:ts|mts|cts|js|mjs|cjs)$/;
 
 function codeFiles(dir: string): string[] {
@@ -186,6 +187,46 @@ export async function unusedExports(entries: readonly PackageEntry[]): Promise<M
     entries.map((entry) => [
       entry.specifier,
       (names.get(entry.specifier) ?? []).filter((name) => !used.get(entry.specifier)?.has(name)),
+    ]),
+  );
+}
+
+/**
+ * For each entry (by specifier), its value exports that no file imports at all: not outside its
+ * package (`unusedExports`) and not inside it either — no module, test or tool of the package takes
+ * the name from another file (a re-export only passes it on; a use in the defining file alone needs
+ * no export). Such an export is dead: the name stays in its file, unexported, or goes with its code.
+ */
+export async function deadExports(entries: readonly PackageEntry[]): Promise<Map<string, string[]>> {
+  const unused = await unusedExports(entries);
+  const usedInside = new Map<string, Set<string>>();
+  for (const dir of new Set(entries.map((entry) => entry.dir))) {
+    const seen = new Set<string>();
+    const candidates = entries
+      .filter((entry) => entry.dir === dir)
+      .flatMap((entry) => unused.get(entry.specifier) ?? []);
+    const own = new Set(entries.filter((entry) => entry.dir === dir).map((entry) => entry.specifier));
+    for (const path of codeFiles(join(repoRoot, dir))) {
+      const text = readFileSync(path, "utf8");
+      for (const use of usesIn(text)) {
+        if (use.reexport) continue;
+        if (use.names !== "all") for (const { name } of use.names) seen.add(name);
+        // A namespace or dynamic import of the package's own modules: judged by the file's text,
+        // where the name is not one the file declares itself.
+        if (!use.byText || !(use.specifier.startsWith(".") || own.has(use.specifier))) continue;
+        for (const name of candidates) {
+          const word = name.replace(/\$/g, "\\$");
+          const declared = new RegExp(`\\b(?:function\\*?|const|let|var|class|enum)\\s+${word}\\b`);
+          if (new RegExp(`\\b${word}\\b`).test(text) && !declared.test(text)) seen.add(name);
+        }
+      }
+    }
+    usedInside.set(dir, seen);
+  }
+  return new Map(
+    entries.map((entry) => [
+      entry.specifier,
+      (unused.get(entry.specifier) ?? []).filter((name) => !usedInside.get(entry.dir)?.has(name)),
     ]),
   );
 }

@@ -53,7 +53,7 @@ function isPrint(argv: readonly string[]): boolean {
   return argv[0]?.startsWith("-") === true && argv.some((arg) => arg === "-p" || arg === "--print");
 }
 
-export async function main(argv: readonly string[], context: CommandContext): Promise<ExitCode> {
+async function main(argv: readonly string[], context: CommandContext): Promise<ExitCode> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     (name === undefined ? context.stderr : context.stdout).write(`${MAIN_USAGE}\n`);

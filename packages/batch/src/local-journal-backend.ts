@@ -268,7 +268,7 @@ export interface LocalJournalOptions {
 
 export const JOURNAL_FILE = "journal.log";
 /** The enqueue seal (enqueue-seal.ts), beside the journal: written once every item is enqueued. */
-export const ENQUEUED_MARKER = "enqueued.ok";
+const ENQUEUED_MARKER = "enqueued.ok";
 /** R-R5: one process per batch (a second `--resume` would run items twice); @forkloop/sdk's owner lock. */
 export const LOCK_FILE = "lock";
 

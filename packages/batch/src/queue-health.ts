@@ -25,7 +25,7 @@ export interface QueueHealth {
   readonly replica: boolean;
 }
 
-export async function readQueueHealth(redis: Redis): Promise<QueueHealth> {
+async function readQueueHealth(redis: Redis): Promise<QueueHealth> {
   const info = parseInfo(await redis.info());
   // Managed Redis often refuses CONFIG; INFO persistence still says whether AOF is on.
   const save = await redis

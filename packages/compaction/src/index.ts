@@ -52,15 +52,10 @@ export {
   validateSummary,
 } from "./summary.js";
 export {
-  AUTOCOMPACT_BUFFER_TOKENS,
   type AutoCompactDecision,
-  autoCompactThreshold,
-  blockingLimit,
   decideAutoCompact,
   isCompactionFork,
-  MANUAL_COMPACT_BUFFER_TOKENS,
   MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES,
-  MAX_OUTPUT_RESERVE_TOKENS,
   type Thresholds,
   thresholdsFor,
 } from "./thresholds.js";

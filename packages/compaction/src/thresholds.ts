@@ -7,20 +7,13 @@ import {
 
 // R-C7: the thresholds live in loop-core (its hard limit reads them too); re-exported here.
 export {
-  AUTOCOMPACT_BUFFER_TOKENS,
-  MANUAL_COMPACT_BUFFER_TOKENS,
   MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES,
-  MAX_OUTPUT_RESERVE_TOKENS,
   type Thresholds,
   thresholdsFor,
 } from "@forkloop/loop-core";
 
-export function autoCompactThreshold(model: ModelInfo, autoCompactWindow?: number): number {
+function autoCompactThreshold(model: ModelInfo, autoCompactWindow?: number): number {
   return thresholdsFor(model, autoCompactWindow).autoCompact;
-}
-
-export function blockingLimit(model: ModelInfo): number {
-  return thresholdsFor(model).blockingLimit;
 }
 
 /**

@@ -66,7 +66,7 @@ export function contextManagementParam(config: ContextEditingConfig): ContextMan
 }
 
 /** The edits the API reports it applied to the request that produced `message` (beta field). */
-export function appliedEdits(message: ApiMessage): readonly AppliedEdit[] {
+function appliedEdits(message: ApiMessage): readonly AppliedEdit[] {
   const reported = (message as { context_management?: { applied_edits?: AppliedEdit[] } | null })
     .context_management;
   return reported?.applied_edits ?? [];

@@ -1,11 +1,11 @@
 import type { ModelInfo } from "./model-catalog.js";
 
 /** R-C7 (seed): the output reserve is capped at 20k even for models that can write more. */
-export const MAX_OUTPUT_RESERVE_TOKENS = 20_000;
+const MAX_OUTPUT_RESERVE_TOKENS = 20_000;
 /** R-C7 (seed): auto-compact fires this far below the effective window. */
-export const AUTOCOMPACT_BUFFER_TOKENS = 13_000;
+const AUTOCOMPACT_BUFFER_TOKENS = 13_000;
 /** R-C7 (seed): the hard limit leaves this much room so a manual /compact can still run. */
-export const MANUAL_COMPACT_BUFFER_TOKENS = 3_000;
+const MANUAL_COMPACT_BUFFER_TOKENS = 3_000;
 /** R-C7, R-L11 (seed): the breaker that stopped the "compact-fail-retry" loop in production. */
 export const MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES = 3;
 

@@ -26,7 +26,6 @@ export { closestName } from "./closest-name.js";
 export {
   type AppliedEdit,
   apiMicrocompactBoundary,
-  appliedEdits,
   CONTEXT_MANAGEMENT_BETA,
   type ContextEditingConfig,
   contextManagementParam,
@@ -39,10 +38,7 @@ export type {
 } from "./context-pipeline.js";
 export { passthroughContextPipeline } from "./context-pipeline.js";
 export {
-  AUTOCOMPACT_BUFFER_TOKENS,
-  MANUAL_COMPACT_BUFFER_TOKENS,
   MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES,
-  MAX_OUTPUT_RESERVE_TOKENS,
   MIN_AUTOCOMPACT_WINDOW_TOKENS,
   type Thresholds,
   thresholdsFor,
@@ -117,7 +113,7 @@ export {
   type Transition,
 } from "./loop-state.js";
 export { type StepConfig, type StepDecision, type StepEvent, type StepState, step } from "./loop-step.js";
-export { createProcessMark, endMarked, PROCESS_MARK_VARIABLE, type ProcessMark } from "./marked-processes.js";
+export { createProcessMark, endMarked, type ProcessMark } from "./marked-processes.js";
 export { MessageAccumulator } from "./message-accumulator.js";
 export type {
   ApiMessage,
@@ -151,10 +147,6 @@ export {
   type BeforeSend,
   buildModelRequestBody,
   callModel,
-  DEFAULT_ATTEMPT_TIMEOUT_MS,
-  DEFAULT_HEADERS_TIMEOUT_MS,
-  DEFAULT_MAX_RATE_LIMIT_WAIT_MS,
-  DEFAULT_STREAM_IDLE_TIMEOUT_MS,
   formatWait,
   type ModelCallRequest,
   type ModelEvent,

@@ -15,7 +15,7 @@ import { setTimeout as sleep } from "node:timers/promises";
  * cgroup or a PID namespace needs privileges an unsandboxed call does not have (the sandboxed
  * path has bwrap's PID namespace and --die-with-parent, R-S6).
  */
-export const PROCESS_MARK_VARIABLE = "FORKLOOP_PROCESS_MARK";
+const PROCESS_MARK_VARIABLE = "FORKLOOP_PROCESS_MARK";
 
 /** Time what escaped gets between SIGTERM and SIGKILL (as the process group does). */
 const SWEEP_GRACE_MS = 500;

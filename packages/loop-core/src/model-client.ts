@@ -73,13 +73,13 @@ export interface RetryClock {
 export const SYSTEM_CLOCK: RetryClock = { now: () => Date.now(), sleep };
 
 /** Headers of a streaming response come once the model starts (api doc §3); 2 minutes is ample. */
-export const DEFAULT_HEADERS_TIMEOUT_MS = 120_000;
+const DEFAULT_HEADERS_TIMEOUT_MS = 120_000;
 /** Events (text, thinking, input deltas) arrive every few seconds even in long replies. */
-export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 90_000;
+const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 90_000;
 /** R-R11: one attempt, however it streams, ends within this (Claude Code's request timeout). */
-export const DEFAULT_ATTEMPT_TIMEOUT_MS = 600_000;
+const DEFAULT_ATTEMPT_TIMEOUT_MS = 600_000;
 /** R-R11: a usage limit that resets within 6 hours is waited out (a night's unattended batch). */
-export const DEFAULT_MAX_RATE_LIMIT_WAIT_MS = 6 * 60 * 60 * 1000;
+const DEFAULT_MAX_RATE_LIMIT_WAIT_MS = 6 * 60 * 60 * 1000;
 
 /**
  * R-B1: awaited before each attempt's HTTP request is sent — a pool-wide 429 pause,

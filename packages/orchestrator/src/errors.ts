@@ -5,7 +5,7 @@ import { z } from "zod";
  * Error codes of the orchestrator. Expected failures travel as data with one of these codes;
  * only bugs and infrastructure faults throw an `OrchestratorError`.
  */
-export const ORCHESTRATOR_ERROR_CODES = [
+const ORCHESTRATOR_ERROR_CODES = [
   "worker_crashed",
   "worker_killed",
   "cancelled",

@@ -35,7 +35,6 @@ export {
   apiKeyFromHelper,
 } from "./api-key-helper.js";
 export {
-  ORCHESTRATOR_ERROR_CODES,
   OrchestratorError,
   type OrchestratorErrorCode,
   type WireError,
@@ -54,18 +53,16 @@ export {
 export {
   type MemoryFile,
   type MemoryFilesRead,
-  readMemoryFiles,
   readMemoryFilesDetailed,
 } from "./memory-files.js";
 export { modelClientOptions } from "./model-client-options.js";
 export { detachedParentTools, parentToolAnnotations, parentToolHandler } from "./parent-tool-calls.js";
 export { poolClock, type SharedClock, skipAheadClock, skippedMs } from "./pool-clock.js";
 export { createPoolCompactRunner } from "./pool-compact-runner.js";
-export { runMainSession } from "./run-main-session.js";
 export { type AssembledSession, type AssembleSessionOptions, assembleSession } from "./session-assembly.js";
 export { listSessions, type SessionSummary } from "./session-list.js";
 export { createSkillTool } from "./skill-tool.js";
-export { type LoadedSkills, loadSkills, loadSkillsDetailed, type Skill } from "./skills.js";
+export { type LoadedSkills, loadSkillsDetailed, type Skill } from "./skills.js";
 export { buildSubAgentTask, type SubAgentTaskSpec } from "./sub-agent-task.js";
 export { defaultSubAgentTools, selectSubAgentTools } from "./sub-agent-tool-selection.js";
 export type {

@@ -39,18 +39,8 @@ export function directoryChain(cwd: string, stopAt: string | null): string[] {
 /**
  * Reads the memory files that apply to `cwd`: the user's (`~/.claude/CLAUDE.md`,
  * `~/.forkloop/<name>`) first, then each directory from the repository root down to `cwd`, so
- * the most specific instructions come last. Each file's `@path` imports follow it.
- */
-export async function readMemoryFiles(options: {
-  cwd: string;
-  repoRoot: string | null;
-  home?: string;
-}): Promise<MemoryFile[]> {
-  return (await readMemoryFilesDetailed(options)).files;
-}
-
-/**
- * `readMemoryFiles` with what was refused. R-S8: a memory file goes into every system prompt, so
+ * the most specific instructions come last. Each file's `@path` imports follow it. With the files,
+ * what was refused. R-S8: a memory file goes into every system prompt, so
  * it is read as Read reads a file: its real path inside the workspace (the repository, else
  * `cwd`) — the user's own files inside their home — a regular file with one link, at most
  * INSTRUCTION_FILE_MAX_BYTES, judged on the opened descriptor. A committed `CLAUDE.md ->

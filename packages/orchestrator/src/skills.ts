@@ -124,10 +124,3 @@ export async function loadSkillsDetailed(
   }
   return { skills: [...byName.values()], errors, refused };
 }
-
-export async function loadSkills(
-  cwd: string,
-  options: { home?: string; projectDirs?: readonly string[] } = {},
-): Promise<Skill[]> {
-  return (await loadSkillsDetailed(cwd, options)).skills;
-}

@@ -13,7 +13,7 @@ export { MODELS, ModelRegistry, resolveModel } from "./model-registry.js";
 export { DEFAULT_RATE_LIMITS, parseRateLimitSpec, type RateLimits } from "./rate-limiter.js";
 export type { MessagesRequest } from "./request-schema.js";
 export type { Scenario, ScenarioRule } from "./scenario.js";
-export { loadScenario, parseScenario, ScenarioError, scenarioSchema } from "./scenario.js";
+export { loadScenario, parseScenario, ScenarioError } from "./scenario.js";
 export { startSimulator } from "./server.js";
 export { countTokens } from "./tokenizer.js";
 export type {

@@ -53,7 +53,7 @@ export interface ModelSpec {
 }
 
 /** The model table's row as a spec. */
-export function specOfRow(row: ModelRow): ModelSpec {
+function specOfRow(row: ModelRow): ModelSpec {
   return {
     id: row.id,
     aliases: row.aliases,

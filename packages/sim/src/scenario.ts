@@ -101,7 +101,7 @@ const ruleSchema = z
   });
 
 /** A scripted scenario: rules tried in order, first match wins. */
-export const scenarioSchema = z.strictObject({
+const scenarioSchema = z.strictObject({
   name: z.string().optional(),
   rules: z.array(ruleSchema).min(1),
   /** Reply when no rule matches; without it an unmatched request is an error. */

@@ -21,7 +21,6 @@ export type { GitHead, GitRepository } from "./git/git-repository.js";
 export { findGitRepository, headName, readGitHead } from "./git/git-repository.js";
 export type { HardenedGitOptions, HardenedGitRun } from "./git/hardened-git.js";
 export { hardenedGitEnvironment, withHardenedGit } from "./git/hardened-git.js";
-export { FILE_TYPES } from "./grep/file-types.js";
 export type { JsGrepBackendOptions } from "./grep/js-backend.js";
 export { createJsGrepBackend, jsGrepBackend } from "./grep/js-backend.js";
 export { createRipgrepBackend, findRipgrep } from "./grep/ripgrep-backend.js";
@@ -58,7 +57,6 @@ export { createPermissionChecker, unapprovedCallMessage } from "./permissions/pe
 export type { PermissionModeFacts } from "./permissions/permission-modes.js";
 export {
   isPermissionMode,
-  PERMISSION_MODE_FACTS,
   PERMISSION_MODES,
   permissionModeFacts,
 } from "./permissions/permission-modes.js";

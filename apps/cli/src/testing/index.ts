@@ -33,7 +33,7 @@ export {
   startSimInProcess,
   withSim,
 } from "./in-process.js";
-export { type SimHandle, type SimRequestRecord, simRequests } from "./sim-handle.js";
+export type { SimHandle, SimRequestRecord } from "./sim-handle.js";
 export {
   CLI_PATH,
   type CliOptions,

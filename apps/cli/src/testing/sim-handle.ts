@@ -21,7 +21,7 @@ export interface SimRequestRecord {
 }
 
 /** The simulator's request records, oldest first. */
-export async function simRequests(url: string): Promise<SimRequestRecord[]> {
+async function simRequests(url: string): Promise<SimRequestRecord[]> {
   const response = await fetch(`${url}/_sim/requests`);
   return (await response.json()) as SimRequestRecord[];
 }

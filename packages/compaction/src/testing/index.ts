@@ -161,4 +161,4 @@ export {
   mainAgentParams,
   type ScriptedAgent,
 } from "./scripted-session.js";
-export { extractiveSummary, withSummarizer } from "./summarizer-brain.js";
+export { withSummarizer } from "./summarizer-brain.js";

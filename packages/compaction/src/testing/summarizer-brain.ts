@@ -39,7 +39,7 @@ function resultText(block: WireBlock): string {
 }
 
 /** The extractive summary of a request's messages, in the compact instruction's format. */
-export function extractiveSummary(messages: readonly WireMessage[]): string {
+function extractiveSummary(messages: readonly WireMessage[]): string {
   const marked = new Set<string>();
   const files: string[] = [];
   const errors: string[] = [];

@@ -23,7 +23,7 @@ import type { SubAgentTask } from "../sub-agent-types.js";
 export const TEST_MODEL = "claude-sonnet-5";
 
 /** A system prompt long enough to pass every model's minimum cacheable length. */
-export function testSystemPrompt(words = 3_000): TextBlockParam[] {
+function testSystemPrompt(words = 3_000): TextBlockParam[] {
   const filler = Array.from({ length: words }, (_, index) => `rule${index % 97}`).join(" ");
   return buildSystemBlocks([
     { type: "text", text: "You are a forkloop test agent talking to the forkloop simulator." },

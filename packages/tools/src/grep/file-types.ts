@@ -3,7 +3,7 @@
  * same way by both backends (ripgrep gets it via `--type-add`), so results do not depend on which
  * backend ran.
  */
-export const FILE_TYPES: Readonly<Record<string, readonly string[]>> = {
+const FILE_TYPES: Readonly<Record<string, readonly string[]>> = {
   c: ["*.c", "*.h"],
   cpp: ["*.cpp", "*.cc", "*.cxx", "*.hpp", "*.hh", "*.hxx", "*.h"],
   cs: ["*.cs"],

@@ -43,7 +43,7 @@ const NEITHER = {
 } as const;
 
 /** The one table of what each mode means. `auto` decides as `default` does (no classifier model). */
-export const PERMISSION_MODE_FACTS: Readonly<Record<PermissionMode, PermissionModeFacts>> = {
+const PERMISSION_MODE_FACTS: Readonly<Record<PermissionMode, PermissionModeFacts>> = {
   default: {
     ...NEITHER,
     summary: "Permission mode: default. Reading is allowed; writes and commands may ask the user first.",
