@@ -13,7 +13,7 @@ import {
 import type { ProgramDifference } from "../support/differences.js";
 import { ensurePeersInstalled } from "../support/peers.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scripted-server.js";
-import { compareRuns } from "./compare-runs.js";
+import { compareRuns, describeTimelines } from "./compare-runs.js";
 import { compilePrograms } from "./compile-programs.js";
 import type { ProgramCase } from "./program-case.js";
 import { runProgram } from "./run-program.js";
@@ -72,7 +72,7 @@ describe("R-K2: the Agent SDK drop-in, proven against the real Agent SDK 0.3.333
     "R-K2: %s runs the same on the Agent SDK and on forkloop",
     async (name) => {
       const programCase = (await import(join(PROGRAMS_DIR, name, "script.ts"))).default as ProgramCase;
-      const differences: ProgramDifference[] = await withSlot(async () => {
+      const { differences, timelines } = await withSlot(async () => {
         const options = { name, server, programCase, parentDir: runsDir };
         const [peer, forkloop] = await Promise.all([
           runProgram({ ...options, side: "agent-sdk", sdkEntry: agentSdkEntry }),
@@ -86,10 +86,11 @@ describe("R-K2: the Agent SDK drop-in, proven against the real Agent SDK 0.3.333
             );
           }
         }
-        return [
+        const differences: ProgramDifference[] = [
           ...(compileDifferences.get(name) ?? []),
           ...compareRuns(peer, forkloop, programCase).map((d) => ({ ...d, program: name })),
         ];
+        return { differences, timelines: describeTimelines(peer, forkloop) };
       });
       if (process.env.CONFORMANCE_REPORT) {
         // A developer's view of everything found, explained or not (one JSON file per program).
@@ -101,9 +102,10 @@ describe("R-K2: the Agent SDK drop-in, proven against the real Agent SDK 0.3.333
       const verdict = judge(allowlist, differences);
       for (const entry of verdict.used) used.add(entry);
       compared.add(name);
-      // The whole text as the message: a CI log shows every difference, not a truncated string.
+      // The whole text as the message: a CI log shows every difference, not a truncated string,
+      // and both sides' timelines, so a difference seen once can be read without a second run.
       const unexplained = describeDifferences(verdict.unexplained);
-      expect(unexplained, unexplained).toBe("");
+      expect(unexplained, unexplained === "" ? "" : `${unexplained}\n\n${timelines}`).toBe("");
     },
     400_000,
   );

@@ -1,5 +1,5 @@
 import { compareRequests } from "../support/compare-requests.js";
-import { align, type Difference, diffFields, lineDiff } from "../support/differences.js";
+import { align, type Difference, diffFields, lineDiff, timelinesText } from "../support/differences.js";
 import { Normaliser } from "../support/normalise.js";
 import { type ProgramCase, scriptOf } from "./program-case.js";
 import type { ProgramRun, Side } from "./run-program.js";
@@ -60,6 +60,13 @@ export function compareRuns(peer: ProgramRun, forkloop: ProgramRun, programCase:
   );
   out.push(...compareSessions(peer, forkloop, a, b));
   return unique(out);
+}
+
+/** Both runs' timelines (messages, hooks, canUseTool and Query method calls in order) and their diff. */
+export function describeTimelines(peer: ProgramRun, forkloop: ProgramRun): string {
+  const signatures = (run: ProgramRun) =>
+    timeline(run.events, normaliserFor(run)).map((item) => item.signature);
+  return timelinesText("timeline", signatures(peer), signatures(forkloop));
 }
 
 /** One difference per code (the first one's detail): a field missing from every message is one. */

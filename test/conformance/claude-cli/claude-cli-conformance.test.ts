@@ -14,7 +14,7 @@ import type { ProgramDifference } from "../support/differences.js";
 import { isolatedEnv, makeRunDirs } from "../support/isolated-run.js";
 import { ensurePeersInstalled } from "../support/peers.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scripted-server.js";
-import { compareCliRuns } from "./compare-cli-runs.js";
+import { compareCliRuns, describeTimelines } from "./compare-cli-runs.js";
 import { claudeHelpFlags, flagDifferences, HIDDEN_PRINT_FLAGS, hiddenFlagAccepted } from "./flag-coverage.js";
 import { runScenario } from "./run-scenario.js";
 import type { CliScenario } from "./scenario.js";
@@ -100,7 +100,7 @@ describe("R-X1: `forkloop -p` as a drop-in for `claude -p`, proven against the r
     "R-X1: %s runs the same under claude -p and forkloop -p",
     async (name) => {
       const scenario = (await import(join(SCENARIOS_DIR, `${name}.ts`))).default as CliScenario;
-      const differences = await withSlot(async () => {
+      const { differences, timelines } = await withSlot(async () => {
         const options = { name, scenario, server, parentDir: runsDir, claudeBinary };
         const [peer, forkloop] = await Promise.all([
           runScenario({ ...options, side: "claude" }),
@@ -108,12 +108,16 @@ describe("R-X1: `forkloop -p` as a drop-in for `claude -p`, proven against the r
         ]);
         await report(`${name}.claude.run.json`, peer);
         await report(`${name}.forkloop.run.json`, forkloop);
-        return compareCliRuns(peer, forkloop, scenario);
+        return {
+          differences: compareCliRuns(peer, forkloop, scenario),
+          timelines: describeTimelines(peer, forkloop),
+        };
       });
       await report(`${name}.diff.json`, differences);
-      // The whole text as the message: a CI log shows every difference, not a truncated string.
+      // The whole text as the message: a CI log shows every difference, not a truncated string,
+      // and both sides' hooks and lines in order, so a difference seen once can be read.
       const unexplained = judged(name, differences);
-      expect(unexplained, unexplained).toBe("");
+      expect(unexplained, unexplained === "" ? "" : `${unexplained}\n\n${timelines}`).toBe("");
     },
     300_000,
   );

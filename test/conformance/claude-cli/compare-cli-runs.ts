@@ -1,6 +1,6 @@
 import { compareRequests } from "../support/compare-requests.js";
 import type { RequestBody } from "../support/conversation-text.js";
-import { align, type Difference, diffFields, show } from "../support/differences.js";
+import { align, type Difference, diffFields, show, timelinesText } from "../support/differences.js";
 import { messageSignature, scopeOf } from "../support/message-signature.js";
 import { Normaliser } from "../support/normalise.js";
 import { roleOf } from "../support/request-roles.js";
@@ -87,6 +87,16 @@ export function compareCliRuns(peer: CliRun, forkloop: CliRun, scenario: CliScen
   );
   out.push(...compareFiles(peer, forkloop, a, b));
   return unique(out);
+}
+
+/** Both runs' hook calls and stream-json lines in order, and their diffs. */
+export function describeTimelines(peer: CliRun, forkloop: CliRun): string {
+  const hooks = (run: CliRun) => run.hookInputs.map(hookSignature);
+  const lines = (run: CliRun) => jsonLines(run.stdout).map(messageSignature);
+  return [
+    timelinesText("hooks", hooks(peer), hooks(forkloop)),
+    timelinesText("stdout lines", lines(peer), lines(forkloop)),
+  ].join("\n");
 }
 
 function outputFormat(args: readonly string[]): string {

@@ -115,3 +115,19 @@ export function lineDiff(peer: string, forkloop: string): string | undefined {
     .join("\n")
     .slice(0, MAX_DETAIL * 2);
 }
+
+/**
+ * Both sides' timelines in full (one signature a line, numbered) and their line diff: what a
+ * failed comparison prints after its unexplained differences, so a difference seen once (an
+ * order, a missing hook) can be read from the CI log without a second run.
+ */
+export function timelinesText(title: string, peer: readonly string[], forkloop: readonly string[]): string {
+  const list = (side: string, items: readonly string[]) =>
+    [`${title}, ${side} (${items.length}):`, ...items.map((item, i) => `  ${i + 1}. ${item}`)].join("\n");
+  const diff = lineDiff(peer.join("\n"), forkloop.join("\n"));
+  return [
+    list("peer", peer),
+    list("forkloop", forkloop),
+    `${title}, diff: ${diff === undefined ? "(same order)" : `\n${diff}`}`,
+  ].join("\n");
+}
