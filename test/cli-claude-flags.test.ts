@@ -251,6 +251,31 @@ describe("R-X3: Claude Code's print-mode flags under forkloop -p", () => {
     expect(await readdir(home)).toContain("projects");
   });
 
+  it("R-C7, R-X1: CLAUDE_CODE_AUTO_COMPACT_WINDOW under 100k or no size is warned of on stderr in a text run, as Claude Code does, and nowhere in a json or stream-json one; the run goes on", async () => {
+    const withWindow = (value: string, args: readonly string[]) =>
+      runCliInProcess(["-p", "Say hello.", ...args], {
+        cwd: dir,
+        env: { ...env(), CLAUDE_CODE_AUTO_COMPACT_WINDOW: value },
+      });
+    const low = await withWindow("50k", []);
+    expect(low.code, low.stderr).toBe(0);
+    expect(low.stderr).toContain(
+      'CLAUDE_CODE_AUTO_COMPACT_WINDOW="50k" reads as 50,000 tokens, so Claude Code treats it as the 100k minimum. Set it to a size of at least 100k, such as 200k or 200000, or unset it.\n',
+    );
+    const none = await withWindow("plenty", []);
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stderr).toContain(
+      'CLAUDE_CODE_AUTO_COMPACT_WINDOW="plenty" isn\'t a usable size, so Claude Code ignores it.',
+    );
+    for (const format of ["json", "stream-json"]) {
+      const quiet = await withWindow("50k", ["--output-format", format, "--verbose"]);
+      expect(quiet.code, quiet.stderr).toBe(0);
+      expect(quiet.stderr + quiet.stdout).not.toContain("CLAUDE_CODE_AUTO_COMPACT_WINDOW");
+    }
+    const fine = await withWindow("200k", []);
+    expect(fine.stderr).not.toContain("CLAUDE_CODE_AUTO_COMPACT_WINDOW");
+  });
+
   it("R-X1: /name runs the project's custom command; its allowed-tools apply only in a trusted project (R-S5); with --disable-slash-commands the prompt is sent as written (R-X3)", async () => {
     const project = join(dir, "with-commands");
     await mkdir(join(project, ".claude", "commands"), { recursive: true });

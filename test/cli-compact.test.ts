@@ -198,61 +198,72 @@ describe('forkloop run "/compact [instructions]"', () => {
     });
   });
 
-  it("R-C7, R-X3: --autocompact 100k lowers the auto-compact line of a 200k window (185k → 85k): a resumed turn over it compacts first", async () => {
-    // 200k window, 2k output cap: the model's own line is 185k; with --autocompact 100k it is
-    // min(200k, 100k) − 2k − 13k = 85k (Claude Code's rule). The first turn (66k pasted) stays
-    // under either; the resumed one is sized from what the simulator counted for the first (its
-    // tokenizer; Sonnet 4.6's counts 1:1) to land 6k over 85k and far under 185k, whatever the
-    // system prompt and tools add. It stays under the kept tail's share of the line (30%, ~25k),
-    // so the compaction keeps it verbatim and succeeds.
-    const cappedLine = 100_000 - 2_000 - 13_000;
-    const modelLine = 200_000 - 2_000 - 13_000;
-    await writeFile(
-      join(dir, "window-200k.json"),
-      JSON.stringify([{ id: "claude-sonnet-4-6", contextWindow: 200_000, maxOutputTokens: 2_000 }]),
-    );
-    await withSim(dir, ["--models", "window-200k.json"], async (sim) => {
-      const env = { ...sim.env, FORKLOOP_MODELS: "window-200k.json" };
-      const window = ["--autocompact", "100k", "--output-format", "stream-json"];
-      const notes = linesOfTokens(66_000, (i) => `${MARKER} note ${i} alpha beta gamma delta`);
-      const first = await runCliInProcess(["run", ...SONNET, ...window], {
-        cwd: dir,
-        env,
-        stdin: `Review these release notes:\n${notes}`,
-      });
-      expect(first.code, first.stderr).toBe(0);
-      expect(first.stdout).not.toContain("compact_boundary");
-      const init = streamJsonLines(first.stdout)[0];
-      if (init?.type !== "system" || init.subtype !== "init") throw new Error("expected the init line");
-      const [firstTurn] = (await sim.requests()).filter((record) => record.path === "/v1/messages");
-      const counted = contextTokens(firstTurn?.usage);
-      expect(counted, "the first turn's context, as the simulator counted it").toBeLessThan(
-        cappedLine - 10_000,
+  it.each([
+    { how: "--autocompact 100k", args: ["--autocompact", "100k"], windowEnv: {} },
+    // Claude Code's variable wins over the flag (its env reader comes first), under 100k reads as 100k.
+    {
+      how: "CLAUDE_CODE_AUTO_COMPACT_WINDOW=50k (over --autocompact 150k)",
+      args: ["--autocompact", "150k"],
+      windowEnv: { CLAUDE_CODE_AUTO_COMPACT_WINDOW: "50k" },
+    },
+  ])(
+    "R-C7, R-X3: $how lowers the auto-compact line of a 200k window (185k → 85k): a resumed turn over it compacts first",
+    async ({ args, windowEnv }) => {
+      // 200k window, 2k output cap: the model's own line is 185k; with --autocompact 100k it is
+      // min(200k, 100k) − 2k − 13k = 85k (Claude Code's rule). The first turn (66k pasted) stays
+      // under either; the resumed one is sized from what the simulator counted for the first (its
+      // tokenizer; Sonnet 4.6's counts 1:1) to land 6k over 85k and far under 185k, whatever the
+      // system prompt and tools add. It stays under the kept tail's share of the line (30%, ~25k),
+      // so the compaction keeps it verbatim and succeeds.
+      const cappedLine = 100_000 - 2_000 - 13_000;
+      const modelLine = 200_000 - 2_000 - 13_000;
+      await writeFile(
+        join(dir, "window-200k.json"),
+        JSON.stringify([{ id: "claude-sonnet-4-6", contextWindow: 200_000, maxOutputTokens: 2_000 }]),
       );
-      const risks = linesOfTokens(
-        cappedLine - counted + 15_000,
-        () => "risk means a breaking change in the public API",
-      );
-      const resumed = await runCliInProcess(["run", ...SONNET, "--resume", init.session_id, ...window], {
-        cwd: dir,
-        env,
-        stdin: `Now list the risky notes.\n${risks}`,
+      await withSim(dir, ["--models", "window-200k.json"], async (sim) => {
+        const env = { ...sim.env, FORKLOOP_MODELS: "window-200k.json", ...windowEnv };
+        const window = [...args, "--output-format", "stream-json"];
+        const notes = linesOfTokens(66_000, (i) => `${MARKER} note ${i} alpha beta gamma delta`);
+        const first = await runCliInProcess(["run", ...SONNET, ...window], {
+          cwd: dir,
+          env,
+          stdin: `Review these release notes:\n${notes}`,
+        });
+        expect(first.code, first.stderr).toBe(0);
+        expect(first.stdout).not.toContain("compact_boundary");
+        const init = streamJsonLines(first.stdout)[0];
+        if (init?.type !== "system" || init.subtype !== "init") throw new Error("expected the init line");
+        const [firstTurn] = (await sim.requests()).filter((record) => record.path === "/v1/messages");
+        const counted = contextTokens(firstTurn?.usage);
+        expect(counted, "the first turn's context, as the simulator counted it").toBeLessThan(
+          cappedLine - 10_000,
+        );
+        const risks = linesOfTokens(
+          cappedLine - counted + 15_000,
+          () => "risk means a breaking change in the public API",
+        );
+        const resumed = await runCliInProcess(["run", ...SONNET, "--resume", init.session_id, ...window], {
+          cwd: dir,
+          env,
+          stdin: `Now list the risky notes.\n${risks}`,
+        });
+        expect(resumed.code, resumed.stderr).toBe(0);
+        const boundary = streamJsonLines(resumed.stdout).find(
+          (line) => line.type === "system" && line.subtype === "compact_boundary",
+        ) as Extract<StreamJsonLine, { subtype: "compact_boundary" }> | undefined;
+        expect(boundary?.compact_metadata.trigger).toBe("auto");
+        // Over the capped line, under the model's own.
+        expect(boundary?.compact_metadata.pre_tokens).toBeGreaterThanOrEqual(cappedLine);
+        expect(boundary?.compact_metadata.pre_tokens).toBeLessThan(modelLine);
+        const turn = (await sim.requests()).filter((record) => record.path === "/v1/messages").slice(1);
+        expect(turn.map((record) => `${record.querySource} ${record.status}`)).toEqual([
+          "compact 200",
+          "sdk 200",
+        ]);
       });
-      expect(resumed.code, resumed.stderr).toBe(0);
-      const boundary = streamJsonLines(resumed.stdout).find(
-        (line) => line.type === "system" && line.subtype === "compact_boundary",
-      ) as Extract<StreamJsonLine, { subtype: "compact_boundary" }> | undefined;
-      expect(boundary?.compact_metadata.trigger).toBe("auto");
-      // Over the capped line, under the model's own.
-      expect(boundary?.compact_metadata.pre_tokens).toBeGreaterThanOrEqual(cappedLine);
-      expect(boundary?.compact_metadata.pre_tokens).toBeLessThan(modelLine);
-      const turn = (await sim.requests()).filter((record) => record.path === "/v1/messages").slice(1);
-      expect(turn.map((record) => `${record.querySource} ${record.status}`)).toEqual([
-        "compact 200",
-        "sdk 200",
-      ]);
-    });
-  });
+    },
+  );
 
   it("R-C4 (manual), R-X1: text output is Claude Code's empty result line; nothing left to compact is exit 9; without --resume or with an unknown command, exit 2 naming the known ones", async () => {
     await withSim(dir, [], async (sim) => {

@@ -27,16 +27,18 @@ export { damageNotice, describeError, type ErrorDescription } from "./describe-e
 export { ErrorResultError } from "./error-result.js";
 export { createHeadlessPermissions } from "./headless-permissions.js";
 export {
+  type AutoCompactWindowEnv,
+  autoCompactWindowFromEnv,
   type GivenLoopChoices,
   type LoopChoices,
   MIN_THINKING_TOKENS,
   resolveLoopChoices,
   thinkingForBudget,
 } from "./loop-choices.js";
-export {
-  type McpServersFor,
-  type McpServersOnDemand,
-  type UnavailableMcpServer,
+export type {
+  McpServersFor,
+  McpServersOnDemand,
+  UnavailableMcpServer,
 } from "./mcp-on-demand.js";
 export {
   type McpServerSources,

@@ -172,7 +172,7 @@ export async function resolveQueryOptions(
     // R-R2: the settings' FORKLOOP_* deadline variables apply beneath the environment.
     env: run.endpointEnv,
     modelEnv,
-    loop: resolveLoopChoices(options, settings),
+    loop: resolveLoopChoices(options, settings, modelEnv),
     thinkingOff: thinkingTurnedOff(options, settings),
   };
 }

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import {
   AbortError,
+  autoCompactWindowFromEnv,
   checkProjectDir,
   ErrorResultError,
   listSessionsIn,
@@ -159,6 +160,10 @@ export async function runCommand(argv: readonly string[], context: CommandContex
     (line) => context.stderr.write(`${line}\n`),
     CLI_AGENT_WORDS,
   );
+  // R-C7: Claude Code warns of a CLAUDE_CODE_AUTO_COMPACT_WINDOW it reads as 100k or ignores on
+  // stderr in a text run, and nowhere in a json or stream-json one (query() applies the window).
+  const windowWarning = autoCompactWindowFromEnv(context.env.CLAUDE_CODE_AUTO_COMPACT_WINDOW).warning;
+  if (format === "text" && windowWarning !== undefined) context.stderr.write(`${windowWarning}\n`);
   const onInterrupt = () => abortController.abort(context.signal.reason);
   if (context.signal.aborted) onInterrupt();
   else context.signal.addEventListener("abort", onInterrupt, { once: true });
