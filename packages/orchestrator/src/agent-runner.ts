@@ -11,7 +11,6 @@ import {
   type PromptExpansion,
   type QueryParams,
   query,
-  type ResumedCache,
   type Terminal,
   type ToolUseContext,
 } from "@forkloop/loop-core";
@@ -147,25 +146,6 @@ export async function openTurn(
 }
 
 /**
- * SessionStart for a fresh start of `context`'s agent (default: on the context's model); a resumed
- * session's also tells of its prompt cache.
- */
-export function startContext(
-  hooks: LoopHooks | undefined,
-  source: "startup" | "resume",
-  context: ToolUseContext,
-  model: string = context.options.model,
-  resumedCache?: ResumedCache,
-): Promise<string[]> {
-  return sessionStartContext(hooks, {
-    source,
-    model,
-    context,
-    ...(resumedCache === undefined ? {} : { resumedCache }),
-  });
-}
-
-/**
  * An agent's tool context for one run: its abort controller, model and permission mode, and the
  * tools its bare deny rules removed (a call to one is told so, R-P1).
  */
@@ -201,7 +181,10 @@ export function workerAgentOpening(
   if (task.continues === true || isCompactionFork(task.querySource))
     return { submits: false, context: undefined };
   if (task.startsSession === true)
-    return { submits: true, context: () => startContext(hooks, "startup", context) };
+    return {
+      submits: true,
+      context: () => sessionStartContext(hooks, { source: "startup", model: context.options.model, context }),
+    };
   const toolUseId = task.parent?.toolUseId;
   const agentType = agentTypeOf(task.querySource);
   return {

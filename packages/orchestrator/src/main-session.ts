@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import {
   type CacheSafeParams,
   createAgentState,
@@ -21,7 +21,6 @@ import { createAgentPool } from "./agent-pool.js";
 import { profileOutputConfig, withProfile } from "./agent-profile.js";
 import {
   AgentRecorder,
-  agentPipeline,
   agentToolContext,
   linkAbort,
   openTurn,
@@ -29,7 +28,6 @@ import {
   recordAgentEnd,
   recordAgentStart,
   runTurn,
-  startContext,
 } from "./agent-runner.js";
 import { createFanOutWarmer } from "./fan-out-warmer.js";
 import type {
@@ -43,15 +41,15 @@ import { instructionsOf } from "./memory-files.js";
 import { modelClientOptions } from "./model-client-options.js";
 import { parentToolHandler } from "./parent-tool-calls.js";
 import { createPermissionModeCell, readPermissionMode, writePermissionMode } from "./permission-mode-cell.js";
-import { createPoolCompactRunner, type StartedFork } from "./pool-compact-runner.js";
 import { assembleSession } from "./session-assembly.js";
 import { FORK_TOOL_NAMES, startsForkCall, withForkTools } from "./session-fork-tools.js";
-import { announceInstructions, hookContextMessage } from "./session-hooks.js";
+import { hookContextMessage, sessionOpening } from "./session-hooks.js";
+import { sessionPipeline } from "./session-pipeline.js";
 import { resumedCache, sessionStartPoint } from "./session-resume.js";
 import { continueForks } from "./sub-agent-continuation.js";
 import type { SubAgentTask } from "./sub-agent-types.js";
 import { sessionSpan } from "./telemetry/session-span.js";
-import { sessionTranscriptPath, subAgentTranscriptPath, TranscriptWriter } from "./transcript.js";
+import { TranscriptWriter } from "./transcript.js";
 import { apiWebSearcher, withWebSearcher } from "./web-searcher.js";
 
 export type {
@@ -72,21 +70,15 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
   const cwd = resolve(options.cwd);
   const { profile } = options;
   const outputConfig = profileOutputConfig(profile, options.outputFormat);
-  const sessionId =
-    options.resumeSessionId ?? `s-${new Date().toISOString().slice(0, 10)}-${randomUUID().slice(0, 8)}`;
-  const transcriptPath = sessionTranscriptPath(options.sessionsDir, sessionId);
-  const start = await sessionStartPoint(
-    transcriptPath,
-    options.resumeSessionId === undefined ? undefined : { sessionsDir: options.sessionsDir, sessionId },
-  );
-  const resumedFile = start.file;
+  const start = await sessionStartPoint(options.sessionsDir, options.resumeSessionId);
+  const { sessionId, transcriptPath, file: resumedFile } = start;
   const resumed = resumedFile !== undefined;
   let { history, interruptedForks } = start;
   // R-F3: the last request prefix the loop announced (or the resumed transcript's): written only
   // where a request_start passes below, so forks start from the bytes the parent last sent.
   let latest: CacheSafeParams | undefined = start.cacheSafeParams;
   // R-V5: the session's span (when telemetry is on); each turn's agent span is its child.
-  const telemetry = await sessionSpan({ sessionId, resumed: start.file !== undefined });
+  const telemetry = await sessionSpan({ sessionId, resumed });
 
   // The session's own pool starts its first thread when the first fork needs it, so a short
   // session that forks nothing never waits on (or tears down) a thread still loading.
@@ -155,29 +147,12 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     );
   // What the session hooks see: the context of the turn in flight (or a fresh one between turns).
   let hookContext = contextFor(new AbortController(), profile.model, profile.permissionMode);
-  const pipeline = agentPipeline({
+  const pipeline = sessionPipeline(pool, options, {
+    cwd,
+    sessionId,
     profile,
-    hooks: options.hooks,
     context: () => hookContext,
-    // Compact and session-memory forks get transcripts too: they are children in the fork tree.
-    runCompact: createPoolCompactRunner(pool, {
-      cwd,
-      transcriptPath: (agentId) => subAgentTranscriptPath(options.sessionsDir, sessionId, agentId),
-      parent: { sessionId, agentId: "main" },
-      onForkStarted: (fork: StartedFork) => transcript.linkSubAgent(fork),
-      ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
-      permissionMode: () => hookContext.options.permissionMode,
-    }),
-    sessionMemory:
-      options.sessionMemory === false
-        ? undefined
-        : {
-            dir: join(options.sessionsDir, sessionId),
-            ...(options.sessionMemoryIntervalTokens === undefined
-              ? {}
-              : { intervalTokens: options.sessionMemoryIntervalTokens }),
-          },
-    onEvent: options.onCompactionEvent,
+    onForkStarted: (fork) => transcript.linkSubAgent(fork),
   });
   const client = options.client ?? new (await loadAnthropicSdk())(modelClientOptions(options.endpoint));
   const transcript = new TranscriptWriter(
@@ -194,22 +169,14 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
       querySource: "sdk",
       profile,
     });
-  // SessionStart fires once, before the session's first turn or /compact; later calls get [].
-  let sessionStarted = false;
-  const startSession = async (): Promise<readonly string[]> => {
-    if (sessionStarted) return [];
-    sessionStarted = true;
-    const context = await startContext(
-      options.hooks,
-      resumed ? "resume" : "startup",
-      hookContext,
-      profile.model,
-      resumed ? resumedCache(start.history, getModelInfo(profile.model, profile.modelOverrides)) : undefined,
-    );
-    // Claude Code tells of each memory file it loaded after SessionStart, in load order.
-    await announceInstructions(options.hooks, instructionsOf(assembled.memoryFiles), hookContext);
-    return context;
-  };
+  const startSession = sessionOpening(options.hooks, {
+    model: profile.model,
+    context: () => hookContext,
+    resumedCache: resumed
+      ? () => resumedCache(start.history, getModelInfo(profile.model, profile.modelOverrides))
+      : undefined,
+    instructions: instructionsOf(assembled.memoryFiles),
+  });
 
   async function* run(
     prompt: string,

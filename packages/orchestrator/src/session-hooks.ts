@@ -5,6 +5,7 @@ import {
   type Message,
   type PreCompactInput,
   type PromptExpansion,
+  type ResumedCache,
   type SessionStartInput,
   type SubagentStartInput,
   type ToolUseContext,
@@ -102,6 +103,39 @@ export async function announceInstructions(
 ): Promise<void> {
   if (hooks?.instructionsLoaded === undefined) return;
   for (const file of files) await runAll(hooks.instructionsLoaded, { ...file, context });
+}
+
+/**
+ * The main session's opening, once (before its first turn or /compact; later calls get []):
+ * SessionStart — `resume` with the resumed session's prompt cache, else `startup` — then
+ * InstructionsLoaded for each memory file it loaded, in load order, as Claude Code tells of them.
+ */
+export function sessionOpening(
+  hooks: LoopHooks | undefined,
+  opening: {
+    readonly model: string;
+    /** The context of the turn (or /compact) it opens. */
+    readonly context: () => ToolUseContext;
+    /** A resumed session's prompt cache, read as it opens; undefined for a new session. */
+    readonly resumedCache: (() => ResumedCache | undefined) | undefined;
+    readonly instructions: readonly Omit<InstructionsLoadedInput, "context">[];
+  },
+): () => Promise<readonly string[]> {
+  let opened = false;
+  return async () => {
+    if (opened) return [];
+    opened = true;
+    const context = opening.context();
+    const resumedCache = opening.resumedCache?.();
+    const added = await sessionStartContext(hooks, {
+      source: opening.resumedCache === undefined ? "startup" : "resume",
+      model: opening.model,
+      context,
+      ...(resumedCache === undefined ? {} : { resumedCache }),
+    });
+    await announceInstructions(hooks, opening.instructions, context);
+    return added;
+  };
 }
 
 /** PreCompact: observers only (Claude Code gives them no control). */

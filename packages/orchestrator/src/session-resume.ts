@@ -16,10 +16,13 @@ import {
 } from "@forkloop/loop-core";
 import { answerOpenToolUses, resumedState } from "./resumed-history.js";
 import { findInterruptedForks, type InterruptedFork } from "./sub-agent-continuation.js";
-import { type ReadTranscript, readTranscript } from "./transcript.js";
+import { type ReadTranscript, readTranscript, sessionTranscriptPath } from "./transcript.js";
 
 /** Where a session starts from: nothing, or its transcript's history with its open calls closed. */
 export interface SessionStartPoint {
+  /** The resumed session's id, else a new one (its date and a random part). */
+  readonly sessionId: string;
+  readonly transcriptPath: string;
   /** The transcript read (R-R12: streamed, folded record by record); undefined for a new session. */
   readonly file: ReadTranscript | undefined;
   readonly history: Message[];
@@ -30,11 +33,15 @@ export interface SessionStartPoint {
   readonly closedToolUses: UserMessage[];
 }
 
-/** Reads `transcriptPath` when the session resumes and it exists. */
+/** Opens a session: a new one, or `resumeSessionId`'s from its transcript (when it exists). */
 export async function sessionStartPoint(
-  transcriptPath: string,
-  resume: { readonly sessionsDir: string; readonly sessionId: string } | undefined,
+  sessionsDir: string,
+  resumeSessionId: string | undefined,
 ): Promise<SessionStartPoint> {
+  const sessionId =
+    resumeSessionId ?? `s-${new Date().toISOString().slice(0, 10)}-${randomUUID().slice(0, 8)}`;
+  const transcriptPath = sessionTranscriptPath(sessionsDir, sessionId);
+  const resume = resumeSessionId === undefined ? undefined : { sessionsDir, sessionId };
   const file =
     resume !== undefined && existsSync(transcriptPath) ? await readTranscript(transcriptPath) : undefined;
   // R-B2: worktrees an isolated sub-agent left (its conflict, its failure, a kill) do not outlive
@@ -48,8 +55,9 @@ export async function sessionStartPoint(
     );
     await sweepIsolatedAgents(resume.sessionsDir, resume.sessionId);
   }
+  const opened = { sessionId, transcriptPath, file };
   if (resume === undefined || file === undefined)
-    return { file, history: [], cacheSafeParams: undefined, interruptedForks: [], closedToolUses: [] };
+    return { ...opened, history: [], cacheSafeParams: undefined, interruptedForks: [], closedToolUses: [] };
   const resumed = resumedState(file);
   const found = await findInterruptedForks(resume.sessionsDir, resume.sessionId, resumed.messages);
   // R-R13, R-B2: an isolated sub-agent's edits were in its worktree, which the sweep removed (a
@@ -73,7 +81,7 @@ export async function sessionStartPoint(
     ...notContinued,
   ];
   return {
-    file,
+    ...opened,
     history: [...resumed.messages, ...closedToolUses],
     cacheSafeParams: resumed.cacheSafeParams,
     interruptedForks,

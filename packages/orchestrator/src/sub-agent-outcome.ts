@@ -1,5 +1,59 @@
-import type { Message, Terminal, TerminalReason } from "@forkloop/loop-core";
-import { EMPTY_USAGE, type SubAgentResult, type SubAgentTask } from "./sub-agent-types.js";
+import {
+  costUsd,
+  type Message,
+  type ModelInfo,
+  sumUsage,
+  type Terminal,
+  type TerminalReason,
+  type Usage,
+  usageTotalsOf,
+} from "@forkloop/loop-core";
+import {
+  type CompactionRecord,
+  EMPTY_USAGE,
+  type SubAgentResult,
+  type SubAgentTask,
+} from "./sub-agent-types.js";
+
+/** What a worker agent spent so far: its turns, usage and cost, its compactions' included. */
+export class AgentSpending {
+  turns = 0;
+  usage = EMPTY_USAGE;
+  costUsd = 0;
+  readonly #compactions: CompactionRecord[] = [];
+  readonly #modelInfo: ModelInfo;
+
+  constructor(modelInfo: ModelInfo) {
+    this.#modelInfo = modelInfo;
+  }
+
+  /** One run of its loop, to its terminal, and what its replies cost. */
+  addTurn(terminal: Pick<Terminal, "turnCount" | "usage">, cost: number): void {
+    this.turns += terminal.turnCount;
+    this.usage = sumUsage(this.usage, terminal.usage);
+    this.costUsd += cost;
+  }
+
+  /** A compact or session-memory request of its own (priced on the agent's model). */
+  addRequest(usage: Usage): void {
+    this.usage = sumUsage(this.usage, usageTotalsOf([usage]));
+    this.costUsd += costUsd(this.#modelInfo, usage);
+  }
+
+  addCompaction(record: CompactionRecord): void {
+    this.#compactions.push({ ...record });
+  }
+
+  /** The result's fields: turns, usage, cost and (when any) the compactions. */
+  fields(): Pick<SubAgentResult, "turns" | "usage" | "costUsd" | "compactions"> {
+    return {
+      turns: this.turns,
+      usage: this.usage,
+      costUsd: this.costUsd,
+      ...(this.#compactions.length === 0 ? {} : { compactions: this.#compactions }),
+    };
+  }
+}
 
 /** A sub-agent's result: nothing spent unless `fields` says so, timed from `started`. */
 export function subAgentResult(

@@ -1,16 +1,12 @@
 import {
   type CanUseTool,
-  costUsd,
   createAgentState,
   createUserMessage,
   getModelInfo,
   type LoopEvent,
   type Message,
-  sumUsage,
   type Terminal,
-  usageTotalsOf,
 } from "@forkloop/loop-core";
-import { backgroundShellsFor, forwardTaskNotices } from "@forkloop/tools";
 import {
   AgentRecorder,
   agentToolContext,
@@ -29,14 +25,15 @@ import { buildForkTools } from "./fork-tools.js";
 import { openForkTranscript } from "./fork-transcript.js";
 import { eventForwarder } from "./sub-agent-events.js";
 import type { SubAgentIo } from "./sub-agent-io.js";
-import { finalText, promptText, subAgentResult, terminalOutcome } from "./sub-agent-outcome.js";
 import {
-  type CompactionRecord,
-  EMPTY_USAGE,
-  type SubAgentResult,
-  type SubAgentTask,
-} from "./sub-agent-types.js";
-import { clockedCallModel, workerPipeline, workerTelemetry } from "./worker-agent-setup.js";
+  AgentSpending,
+  finalText,
+  promptText,
+  subAgentResult,
+  terminalOutcome,
+} from "./sub-agent-outcome.js";
+import type { SubAgentResult, SubAgentTask } from "./sub-agent-types.js";
+import { clockedCallModel, workerPipeline, workerShells, workerTelemetry } from "./worker-agent-setup.js";
 
 /**
  * Runs one sub-agent on the worker-thread host of the agent runner: the parent's exact prefix
@@ -67,23 +64,10 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
   const unlink = linkAbort(io.signal, abortController);
   // One agent state for the whole sub-agent: a steered continuation keeps what it has read.
   const agentState = createAgentState();
-  // R-T4: its background shells' ends reach it as steering (between tool turns; a batch item's
-  // also as one more turn after its last); when it ends — a sub-agent or a batch item — every one
-  // still running is stopped, its whole process tree. A sub-agent's shells end with its final
-  // answer and no notice follows it, as Claude Code's (R-X1); the parent prints them as tasks the
-  // sub-agent owns.
-  const backgroundShells = backgroundShellsFor(agentState);
-  const subAgent = task.startsSession !== true;
-  if (subAgent) backgroundShells.endWithFinalAnswer();
-  const stopForwarding = forwardTaskNotices(backgroundShells, io.steeringQueue);
-  const stopTelling = backgroundShells.onTask((event) =>
-    io.emit({ type: "background_task", agentId: task.id, event }),
-  );
+  const closeShells = workerShells(task, io, agentState);
   const release = async () => {
     unlink();
-    stopForwarding();
-    await backgroundShells.close();
-    stopTelling();
+    await closeShells();
   };
   const toolUseContext = agentToolContext(
     {
@@ -118,21 +102,13 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
   let history: Message[] = [...context, ...opened.messages];
   // A continuation's context is its own transcript's history: only what closes it is new.
   transcript?.appendMessages(task.continues === true ? opened.messages : history);
-  let cost = 0;
-  let turns = 0;
   let terminal: Terminal | undefined;
-  let usage = EMPTY_USAGE;
-  const compactions: CompactionRecord[] = [];
-  // What the sub-agent spent so far: its turns, usage and cost (compactions included).
-  const spent = () => ({ turns, usage, costUsd: cost, ...(compactions.length === 0 ? {} : { compactions }) });
-  const contextPipeline = workerPipeline(task, io, tools, toolUseContext, (spent) => {
-    usage = sumUsage(usage, usageTotalsOf([spent]));
-    cost += costUsd(getModelInfo(params.model, profile.modelOverrides), spent);
-  });
+  const spent = new AgentSpending(getModelInfo(params.model, profile.modelOverrides));
+  const contextPipeline = workerPipeline(task, io, tools, toolUseContext, (usage) => spent.addRequest(usage));
   const forwardEvent = eventForwarder(task.id, io);
   const onEvent = (event: LoopEvent) => {
     forwardEvent(event);
-    if (event.type === "system" && event.compactMetadata) compactions.push({ ...event.compactMetadata });
+    if (event.type === "system" && event.compactMetadata) spent.addCompaction(event.compactMetadata);
   };
   try {
     for (;;) {
@@ -158,7 +134,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
           // R-X2: the prefix's effort, as Claude Code's sub-agents send the session's (an effort
           // change would invalidate the shared messages cache, R-D3).
           ...(params.effort === undefined ? {} : { outputConfig: { effort: params.effort } }),
-          ...(maxTurns === undefined ? {} : { maxTurns: maxTurns - turns }),
+          ...(maxTurns === undefined ? {} : { maxTurns: maxTurns - spent.turns }),
           queuedCommands: io.steeringQueue,
           recordSnapshots: transcript !== undefined,
           ...(task.outputFormat === undefined ? {} : { outputConfig: { format: task.outputFormat } }),
@@ -167,18 +143,19 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
       );
       const ended = await finishTurn(turn);
       terminal = ended.terminal;
-      cost += ended.costUsd;
-      turns += terminal.turnCount;
-      usage = sumUsage(usage, terminal.usage);
+      spent.addTurn(terminal, ended.costUsd);
       history = [...terminal.messages];
       const queued = io.steeringQueue.splice(0);
       const steering = queued.map((command) => command.content);
       const canContinue =
-        terminal.reason === "completed" && (maxTurns === undefined || turns < maxTurns) && !io.cancelled();
+        terminal.reason === "completed" &&
+        (maxTurns === undefined || spent.turns < maxTurns) &&
+        !io.cancelled();
       // A sub-agent's final answer ends its shells: a shell's notice alone opens no turn after it.
-      const heard = subAgent
-        ? queued.some((command) => command.kind !== "task_notification")
-        : steering.length > 0;
+      const heard =
+        task.startsSession !== true
+          ? queued.some((command) => command.kind !== "task_notification")
+          : steering.length > 0;
       if (!heard || !canContinue) break;
       const steer = createUserMessage(steering.join("\n\n"), { parentUuid: history.at(-1)?.uuid ?? null });
       transcript?.append({ type: "message", message: steer });
@@ -189,14 +166,18 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
     transcript?.close();
     return result(io.cancelled() ? "cancelled" : "failed", {
       text: finalText(history),
-      ...spent(),
+      ...spent.fields(),
       error: { code: wire.code, message: wire.message },
     });
   } finally {
     await release();
   }
-  recordAgentEnd(transcript, { reason: terminal.reason, turnCount: turns, usage }, cost);
+  recordAgentEnd(
+    transcript,
+    { reason: terminal.reason, turnCount: spent.turns, usage: spent.usage },
+    spent.costUsd,
+  );
   transcript?.close();
   const { status, ...ended } = terminalOutcome(terminal, io.cancelled(), io.signal);
-  return result(status, { ...ended, ...spent() });
+  return result(status, { ...ended, ...spent.fields() });
 }

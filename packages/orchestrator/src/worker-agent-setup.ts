@@ -1,5 +1,13 @@
 import { createQueryCompactRunner } from "@forkloop/compaction";
-import { callModel, type RetryClock, type Tool, type ToolUseContext, type Usage } from "@forkloop/loop-core";
+import {
+  type AgentState,
+  callModel,
+  type RetryClock,
+  type Tool,
+  type ToolUseContext,
+  type Usage,
+} from "@forkloop/loop-core";
+import { backgroundShellsFor, forwardTaskNotices } from "@forkloop/tools";
 import { meteredCompactRunner } from "./agent-context.js";
 import { type AgentTelemetryTarget, agentPipeline, agentTypeOf } from "./agent-runner.js";
 import type { SubAgentIo } from "./sub-agent-io.js";
@@ -8,7 +16,7 @@ import { parseTraceparent } from "./telemetry/spans.js";
 
 /*
  * What a worker-hosted agent (a sub-agent, a batch item) is built from beside the shared runner:
- * where its spans go, its context pipeline and its model client's clock.
+ * where its spans go, its context pipeline, its background shells and its model client's clock.
  */
 
 /** Its spans (R-V5) hang from the parent's span named in the task; absent when telemetry is off. */
@@ -53,6 +61,29 @@ export function workerPipeline(
     runCompact: meteredCompactRunner(runner, onSpent),
     sessionMemory: task.sessionMemory,
   });
+}
+
+/**
+ * R-T4: a worker agent's background shells. Their ends reach it as steering (between tool turns;
+ * a batch item's also as one more turn after its last); when it ends — a sub-agent or a batch
+ * item — every one still running is stopped, its whole process tree (the returned function). A
+ * sub-agent's shells end with its final answer and no notice follows it, as Claude Code's (R-X1);
+ * the parent prints them as tasks the sub-agent owns.
+ */
+export function workerShells(
+  task: SubAgentTask,
+  io: SubAgentIo,
+  agentState: AgentState,
+): () => Promise<void> {
+  const shells = backgroundShellsFor(agentState);
+  if (task.startsSession !== true) shells.endWithFinalAnswer();
+  const stopForwarding = forwardTaskNotices(shells, io.steeringQueue);
+  const stopTelling = shells.onTask((event) => io.emit({ type: "background_task", agentId: task.id, event }));
+  return async () => {
+    stopForwarding();
+    await shells.close();
+    stopTelling();
+  };
 }
 
 /** The model client waiting on `clock` (R-R11: a pool's shared clock). */
