@@ -67,3 +67,39 @@ describe("the root README is where a newcomer starts: it names every package and
     expect(listed.sort()).toEqual(commands.sort());
   });
 });
+
+describe("docs name only commands the repository has", () => {
+  const scripts = Object.keys(
+    (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> })
+      .scripts,
+  );
+  const benches = readdirSync(join(root, "bench", "src"))
+    .filter((name) => name.endsWith(".bench.ts"))
+    .map((name) => name.slice(0, -".bench.ts".length));
+  const commands = [...MAIN_USAGE.matchAll(/^ {2}([a-z]+) /gm)].map((match) => match[1] ?? "");
+
+  /** What a doc runs that does not exist: `npm run X`, `npm run bench -- NAME…`, `forkloop COMMAND`. */
+  function unknownCommands(text: string): string[] {
+    const unknown: string[] = [];
+    for (const [, script = ""] of text.matchAll(/\bnpm run ([\w:-]+)/g))
+      if (!scripts.includes(script)) unknown.push(`npm run ${script}`);
+    for (const [, names = ""] of text.matchAll(/\bnpm run bench -- ([a-z0-9 -]+)/g))
+      for (const name of names.trim().split(/\s+/))
+        if (!benches.includes(name)) unknown.push(`npm run bench -- ${name}`);
+    for (const [, command = ""] of text.matchAll(/`forkloop ([a-z][a-z-]*)/g))
+      if (!commands.includes(command)) unknown.push(`forkloop ${command}`);
+    return unknown;
+  }
+
+  it("the check sees npm scripts, benches and forkloop commands", () => {
+    const sample =
+      "`npm run build`, `npm run nope`, `npm run bench -- loop nope`, `forkloop run`, `forkloop nope`";
+    expect(unknownCommands(sample)).toEqual(["npm run nope", "npm run bench -- nope", "forkloop nope"]);
+  });
+
+  for (const doc of markdownFiles(root)) {
+    it(`${relative(root, doc)}: every npm script, bench and forkloop command it names exists`, () => {
+      expect(unknownCommands(readFileSync(doc, "utf8"))).toEqual([]);
+    });
+  }
+});

@@ -5,8 +5,12 @@ import { describe, expect, it } from "vitest";
 const root = join(import.meta.dirname, "..");
 const TOP_DIRS = ["packages", "apps", "test", "bench", "examples", "scripts"];
 const SKIPPED_DIRS = new Set(["node_modules", "dist", ".git", ".turbo", "release", "results", ".forkloop"]);
-/** An issue number: "issue" (or "issues") then a number, joined by a space, "-" or "#", in any case; or "#N item" / "#N point". */
-const CITATION = /\bissues?[- ]?#?\d+|#\d+ (?:item|point)s?\b/i;
+/**
+ * An issue number: "issue" (or "issues") then a number, joined by a space, "-" or "#", in any
+ * case; or a bare "#N" ("#N item", "(#N)", "see #N"). Another repository's issue keeps its name
+ * (`owner/repo#N`), which says whose it is.
+ */
+const CITATION = /\bissues?[- ]?#?\d+|(?<![\w/&-])#\d+\b/i;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -120,13 +124,16 @@ describe("comments and test titles give the reason or an R-id, never an issue nu
       "const re = /issue 3/;",
       "/* block",
       "   #27 item 3 */",
+      "// as owner/repo#12 reported it, not (see #13)",
       'it.each([1])("issue-14 point 7: %s", () => {});',
       ["describe(`R-R5: $", '{"x"} issue 9`, () => {});'].join(""),
     ].join("\n");
     const cited = prose(sample)
       .filter((p) => CITATION.test(p.text))
       .map((p) => `${p.kind} ${lineOf(sample, p.offset)}`);
-    expect(cited).toEqual(["comment 1", "comment 4", "test title 6", "test title 7"]);
+    expect(cited).toEqual(["comment 1", "comment 4", "comment 6", "test title 7", "test title 8"]);
+    // Another repository's issue, named with its repository, is a source, not this project's issue.
+    expect(CITATION.exec("// as owner/repo#12 reported it")).toBeNull();
   });
 
   for (const top of TOP_DIRS) {

@@ -42,7 +42,8 @@ export function checkToolSets(body: CountTokensRequest): ApiError | null {
   for (const name of servers) {
     const refs = toolsets.filter(({ tool }) => tool.mcp_server_name === name).length;
     if (refs === 0) {
-      // The API's sentence, as anthropics/anthropic-sdk-csharp#255 reported it (quoted in #267).
+      // The API's sentence, as anthropics/anthropic-sdk-csharp#255 reported it (quoted in that
+      // repository's pull request anthropics/anthropic-sdk-csharp#267).
       return invalidRequest(
         `MCP server '${String(name)}' is defined but not referenced by any mcp_toolset in tools.`,
       );
