@@ -83,11 +83,18 @@ describe("R-V2: the installed command runs from its bundle", () => {
         loadedBy(String(match[1]), seen);
       return seen;
     };
+    // loop-core's own bundle inlines the SDK (scripts/bundle-package.mjs): a file of it stands for
+    // the SDK modules its modules.json lists.
+    const loopCore = JSON.parse(
+      readFileSync(join(root, "packages/loop-core/bundle/modules.json"), "utf8"),
+    ) as Record<string, string[]>;
+    const sdkPath = (path: string) => /@anthropic-ai\/sdk\/(\S+)$/.exec(path)?.[1] ?? [];
     const sources = (entries: Set<string>) =>
       [...entries].flatMap((entry) =>
-        [...readFileSync(join(dist, entry), "utf8").matchAll(/^\/\/ .*@anthropic-ai\/sdk\/(\S+)$/gm)].map(
-          (match) => String(match[1]),
-        ),
+        [...readFileSync(join(dist, entry), "utf8").matchAll(/^\/\/ (\S+)$/gm)].flatMap(([, path = ""]) => {
+          const chunk = /packages\/loop-core\/bundle\/(\S+)$/.exec(path)?.[1];
+          return chunk === undefined ? sdkPath(path) : (loopCore[chunk] ?? []).flatMap(sdkPath);
+        }),
       );
     const worker = sources(loadedBy("worker.js"));
     expect(worker).toContain("resources/messages/messages.mjs");

@@ -140,7 +140,7 @@ describe("R-V2: @forkloop/sdk is published as bundles", () => {
     expect(files.length).toBeLessThanOrEqual(40);
   });
 
-  it("R-V2: each package's bundle holds only its own modules, so a class another @forkloop package also exports exists once", () => {
+  it("R-V2: each package's bundle holds only its own modules (loop-core's also the official SDK), so a class another @forkloop package also exports exists once", () => {
     const foreign = ["sdk", "orchestrator", "tools", "loop-core", "compaction", "mcp"].flatMap((pkg) => {
       const entry = publishedEntry(`packages/${pkg}`);
       expect(entry).toBe("./bundle/index.js");
@@ -148,12 +148,35 @@ describe("R-V2: @forkloop/sdk is published as bundles", () => {
       // Control: the listing names the package's index among its modules.
       expect(Object.values(listed).flat()).toContain("dist/index.js");
       return Object.entries(listed).flatMap(([file, paths]) =>
-        paths.filter((path) => !path.startsWith("dist/")).map((path) => `${pkg}/bundle/${file}: ${path}`),
+        paths
+          .filter((path) => !path.startsWith("dist/") && !(pkg === "loop-core" && inlinedSdk(path)))
+          .map((path) => `${pkg}/bundle/${file}: ${path}`),
       );
     });
     expect(foreign).toEqual([]);
+    // Control: loop-core's bundle holds the official SDK, in a chunk of its own that loads at the
+    // first model client (the import test above), and nothing of the other packages' dependencies.
+    const loopCore = bundledModules(join(root, "packages/loop-core/bundle/modules.json"));
+    const sdkChunks = Object.entries(loopCore).filter(([, paths]) =>
+      paths.some((path) => path.endsWith("node_modules/@anthropic-ai/sdk/client.mjs")),
+    );
+    expect(sdkChunks.map(([file]) => file)).toEqual([expect.stringMatching(/^chunk-/)]);
   });
 });
+
+/** What scripts/bundle-package.mjs inlines into loop-core's bundle: the official SDK and its own imports. */
+function inlinedSdk(path: string): boolean {
+  const inlined = [
+    "@anthropic-ai/sdk",
+    "@opentelemetry/api",
+    "standardwebhooks",
+    "@stablelib/base64",
+    "fast-sha256",
+  ];
+  return (
+    path === "\0rolldown/runtime.js" || inlined.some((name) => path.startsWith(`../../node_modules/${name}/`))
+  );
+}
 
 /**
  * Workspace modules only a tool's or an Agent call's execution needs, loaded there at first use
@@ -273,8 +296,8 @@ process.stdout.write(JSON.stringify({ eager, count: list.length, read: read.inpu
   });
 });
 
-describe("R-V2: a query that never forks loads no thread pool", () => {
-  it("R-V2: a one-shot query() without a sub-agent runs to its result without loading piscina (the pool makes it at the first fork)", async () => {
+describe("R-V2: a one-shot query loads no thread pool and no SDK file by file", () => {
+  it("R-V2: a one-shot query() without a sub-agent runs to its result without loading piscina (the pool makes it at the first fork), the official SDK loaded as one bundled chunk", async () => {
     const sim = await startSimulator({
       brain: async () => ({ content: [{ type: "text", text: "one-shot done" }] }),
     });
@@ -298,9 +321,13 @@ process.stdout.write(text);`;
       const { files, stdout } = await filesLoadedWith(SDK_ENTRY, then, env);
       // Controls: the query ran to its result, and the trace sees what its first request loaded.
       expect(stdout).toBe("one-shot done");
-      const loaded = packagesOf(files);
+      const loaded = packagesOf(builtModules(files));
       expect(loaded).toContain("@anthropic-ai/sdk");
       expect(loaded.filter((name) => name === "piscina" || name === "comlink")).toEqual([]);
+      // The official SDK and its tracing dependency came in loop-core's bundle, not file by file.
+      expect(
+        packagesOf(files).filter((name) => name === "@anthropic-ai/sdk" || name === "@opentelemetry/api"),
+      ).toEqual([]);
     } finally {
       await sim.close();
       rmSync(home, { recursive: true, force: true });

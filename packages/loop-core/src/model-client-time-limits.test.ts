@@ -1,6 +1,6 @@
 import { parseFaultSpec } from "@forkloop/sim";
 import { describe, expect, it } from "vitest";
-import { loadAnthropicErrors, loadAnthropicSdk } from "./anthropic-sdk.js";
+import { loadAnthropicSdk } from "./anthropic-sdk.js";
 import type { LoopEvent } from "./loop-events.js";
 import { callModel, type RetryClock } from "./model-client.js";
 import { classifyError } from "./model-failure.js";
@@ -8,9 +8,8 @@ import { query } from "./query.js";
 import { simParams, useSimulator } from "./test-support/sim-harness.js";
 import { collect } from "./testing/index.js";
 
-// The SDK forkloop loads on first use (R-V2); classifyError knows its error classes once loaded.
+// The SDK as forkloop loads it on first use (R-V2).
 const Anthropic = await loadAnthropicSdk();
-await loadAnthropicErrors();
 
 /** R-R11: time limits that tell the truth — an overall deadline per attempt, far resets waited out. */
 

@@ -1,15 +1,15 @@
+import { createRequire } from "node:module";
 import { parseFaultSpec } from "@forkloop/sim";
 import { describe, expect, it } from "vitest";
-import { loadAnthropicErrors, loadAnthropicSdk } from "./anthropic-sdk.js";
+import { loadAnthropicSdk } from "./anthropic-sdk.js";
 import type { LoopEvent } from "./loop-events.js";
 import { classifyError, isInterruptedConnection } from "./model-failure.js";
 import { query } from "./query.js";
 import { FAST_RETRY, simParams, useSimulator } from "./test-support/sim-harness.js";
 import { collect, testTool, toolPairingViolations } from "./testing/index.js";
 
-// The SDK forkloop loads on first use (R-V2); classifyError knows its error classes once loaded.
+// The SDK as forkloop loads it on first use (R-V2).
 const Anthropic = await loadAnthropicSdk();
-await loadAnthropicErrors();
 
 const sims = useSimulator();
 
@@ -202,5 +202,63 @@ describe("R-R1: which failures are retried", () => {
       true,
     );
     expect(isInterruptedConnection(new TypeError("x is not a function"))).toBe(false);
+  });
+});
+
+describe("R-R1: the SDK's errors are told by their shape, whichever copy of the SDK made them", () => {
+  // The SDK's CommonJS build: the same classes as another copy has them (a caller's own client,
+  // another version installed beside forkloop's), not the classes forkloop loads.
+  const other = createRequire(import.meta.url)("@anthropic-ai/sdk") as typeof import("@anthropic-ai/sdk");
+  const OtherAnthropic = other.default;
+  const typed = (type: string, message: string) => ({ type: "error", error: { type, message } });
+  const cases = (Sdk: typeof Anthropic) => [
+    Sdk.APIError.generate(
+      429,
+      typed("rate_limit_error", "slow down"),
+      undefined,
+      new Headers({ "retry-after": "7" }),
+    ),
+    Sdk.APIError.generate(
+      529,
+      typed("overloaded_error", "busy"),
+      undefined,
+      new Headers({ "request-id": "req_1" }),
+    ),
+    Sdk.APIError.generate(400, typed("invalid_request_error", "bad"), undefined, new Headers()),
+    Sdk.APIError.generate(404, undefined, "<html><title>Not here</title></html>", new Headers()),
+    new Sdk.APIConnectionError({ message: "Connection error.", cause: new Error("ECONNREFUSED") }),
+    new Sdk.APIConnectionTimeoutError(),
+    new Sdk.APIUserAbortError(),
+  ];
+
+  it("every kind of API error from another copy classifies as forkloop's own copy's does", () => {
+    // Control: the copies' classes differ (an instanceof check would miss the other's errors).
+    expect(OtherAnthropic.APIError).not.toBe(Anthropic.APIError);
+    expect(cases(OtherAnthropic)[0]).not.toBeInstanceOf(Anthropic.APIError);
+    const own = cases(Anthropic).map(classifyError);
+    expect(cases(OtherAnthropic).map(classifyError)).toEqual(own);
+    expect(own.map((failure) => [failure.type, failure.retryable])).toEqual([
+      ["rate_limit_error", true],
+      ["overloaded_error", true],
+      ["invalid_request_error", false],
+      ["wrong_endpoint", false],
+      ["connection_error", true],
+      ["connection_error", true],
+      ["api_error", true],
+    ]);
+    expect(own[0]?.retryAfterMs).toBe(7_000);
+  });
+
+  it("a query given a client from another copy retries its 429 and completes", async () => {
+    const handle = await sims.start([{ content: [{ type: "text", text: "recovered" }] }], {
+      faults: parseFaultSpec("429@1:retry_after=0"),
+    });
+    const client = new OtherAnthropic({ apiKey: "test-key", baseURL: handle.sim.url, maxRetries: 0 });
+    const { events, terminal } = await collect(
+      query(simParams(handle, { client: client as unknown as InstanceType<typeof Anthropic> })),
+    );
+    expect(handle.messageRequests().map((record) => record.fault)).toEqual(["429", null]);
+    expect(retries(events)).toHaveLength(1);
+    expect(terminal.reason).toBe("completed");
   });
 });

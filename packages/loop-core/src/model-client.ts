@@ -1,5 +1,5 @@
 import type Anthropic from "@anthropic-ai/sdk";
-import { loadAnthropicErrors, loadAnthropicSdk } from "./anthropic-sdk.js";
+import { loadAnthropicSdk } from "./anthropic-sdk.js";
 import { AttemptDeadline } from "./attempt-deadline.js";
 import {
   type BuildRequestInput,
@@ -152,8 +152,6 @@ export type ModelEvent =
  * data). Throws `FallbackTriggeredError` when the model stays overloaded and a fallback exists.
  */
 export async function* callModel(request: ModelCallRequest): AsyncGenerator<ModelEvent, void> {
-  // Loaded even with a client given: classifyError recognises the SDK's errors by their classes.
-  await loadAnthropicErrors();
   const client = request.client ?? new (await loadAnthropicSdk())();
   const clock = request.clock ?? SYSTEM_CLOCK;
   const body = buildModelRequestBody(request);

@@ -1,5 +1,4 @@
 import type Anthropic from "@anthropic-ai/sdk";
-import { loadedAnthropicErrors } from "./anthropic-sdk.js";
 import { MalformedStreamError } from "./errors.js";
 
 /** Why one attempt of a model request failed, and whether another attempt may succeed. */
@@ -116,7 +115,7 @@ export function isWrongEndpointMessage(message: string): boolean {
  * What an error body that is not the API's own (a typed JSON error) shows: a proxy's or a web
  * server's page by its title, not its markup.
  */
-function untypedBody(error: InstanceType<typeof Anthropic.APIError>): string {
+function untypedBody(error: SdkApiError): string {
   const text = error.message.replace(/^\d+ /, "");
   return text === "status code (no body)" ? "no body" : describeBody(text);
 }
@@ -183,16 +182,46 @@ export function attemptTimedOut(timeout: AttemptTimeout, ms: number): FailedAtte
   };
 }
 
+/** An error of the official SDK's `APIError` family, as classifyError reads it. */
+type SdkApiError = Pick<
+  InstanceType<typeof Anthropic.APIError>,
+  "status" | "headers" | "message" | "name" | "requestID"
+> & { readonly type?: string | null; readonly apiMessage?: string | null };
+
+/**
+ * The SDK's API errors by their shape, not their classes: the client may come from another copy
+ * of the SDK than forkloop's (a caller's own `client`, a worker's), whose classes differ. Every
+ * `APIError` the SDK makes has these own fields, its connection errors with `status` undefined.
+ */
+function sdkApiError(error: unknown): SdkApiError | undefined {
+  if (!(error instanceof Error)) return undefined;
+  for (const field of ["status", "headers", "error", "requestID"])
+    if (!Object.hasOwn(error, field)) return undefined;
+  const { status, headers } = error as { status?: unknown; headers?: unknown };
+  if (status !== undefined && typeof status !== "number") return undefined;
+  if (headers !== undefined && typeof (headers as { get?: unknown }).get !== "function") return undefined;
+  return error as unknown as SdkApiError;
+}
+
+/** The SDK's connection failures (and their timeouts): named so by the SDK, their class too. */
+const CONNECTION_ERRORS = new Set(["APIConnectionError", "APIConnectionTimeoutError"]);
+function isConnectionError(error: SdkApiError): boolean {
+  return (
+    error.status === undefined &&
+    (CONNECTION_ERRORS.has(error.name) || CONNECTION_ERRORS.has((error as object).constructor.name))
+  );
+}
+
 /**
  * An error thrown by the SDK or the stream, classified the way the API documents retries (api
  * doc §4): connection failures, 408/409/429/5xx and mid-stream errors are retryable, unless the
  * server says `x-should-retry`; a malformed stream (bad JSON in an event, events out of order) is
  * a broken transport and retried too. Anything else is a bug: not retried, surfaced with its
- * message. The SDK's error classes are loaded by `callModel` before any attempt.
+ * message. The SDK's errors are told by their shape (sdkApiError), whichever copy made them.
  */
 export function classifyError(error: unknown): FailedAttempt {
-  const sdk = loadedAnthropicErrors();
-  const connectionError = sdk !== undefined && error instanceof sdk.APIConnectionError;
+  const apiError = sdkApiError(error);
+  const connectionError = apiError !== undefined && isConnectionError(apiError);
   if (connectionError || isInterruptedConnection(error)) {
     const cause = (error as { cause?: unknown }).cause;
     const detail = cause instanceof Error && cause.message !== "" ? ` (${cause.message})` : "";
@@ -205,16 +234,18 @@ export function classifyError(error: unknown): FailedAttempt {
       retryAfterMs: undefined,
     };
   }
-  if (sdk !== undefined && error instanceof sdk.APIError) {
-    const status = error.status ?? null;
+  if (apiError !== undefined) {
+    const status = apiError.status ?? null;
+    const errorType = apiError.type ?? null;
     // The API's errors are typed; an untyped one came from something else at that URL.
-    const untyped = error.type === null && status !== null;
+    const untyped = errorType === null && status !== null;
     // R-R9: a 404 to the messages path from something else: the URL is not the Messages API.
-    if (untyped && status === 404) return wrongEndpoint(404, `to POST /v1/messages (${untypedBody(error)})`);
-    const type = error.type ?? (status === null ? "api_error" : `http_${status}`);
+    if (untyped && status === 404)
+      return wrongEndpoint(404, `to POST /v1/messages (${untypedBody(apiError)})`);
+    const type = errorType ?? (status === null ? "api_error" : `http_${status}`);
     // A mid-stream `event: error` has no status (api doc §3); it is retried like its type.
     const overloaded = status === 529 || type === "overloaded_error";
-    const shouldRetry = error.headers?.get("x-should-retry");
+    const shouldRetry = apiError.headers?.get("x-should-retry");
     const retryable =
       shouldRetry === "true"
         ? true
@@ -224,12 +255,12 @@ export function classifyError(error: unknown): FailedAttempt {
     return {
       status,
       type,
-      message: error.apiMessage ?? (untyped ? `${status} ${untypedBody(error)}` : error.message),
+      message: apiError.apiMessage ?? (untyped ? `${status} ${untypedBody(apiError)}` : apiError.message),
       retryable,
       overloaded,
-      retryAfterMs: retryAfterMs(error.headers),
-      ...resetAt(error.headers, status),
-      ...(error.requestID ? { requestId: error.requestID } : {}),
+      retryAfterMs: retryAfterMs(apiError.headers),
+      ...resetAt(apiError.headers, status),
+      ...(apiError.requestID ? { requestId: apiError.requestID } : {}),
     };
   }
   if (error instanceof SyntaxError || error instanceof MalformedStreamError) {
