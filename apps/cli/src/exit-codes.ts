@@ -24,8 +24,6 @@ export const EXIT = {
   batchFailed: 7,
   /** The context could not be brought under the model's window (`prompt_too_long`, `blocking_limit`). */
   contextLimit: 8,
-  /** `run "/compact"`: the compaction failed (nothing to compact, the request failed, no gain); the session is unchanged. */
-  compactFailed: 9,
   /** `--max-budget-usd`: `run` stopped at the budget; `batch` left items unstarted (resume with a higher one). */
   budgetReached: 10,
   /** Stopped by SIGHUP (the terminal closed, ssh dropped): 128 + SIGHUP; state is consistent as after Ctrl+C (R-R8). */

@@ -26,12 +26,10 @@ export function printOutcome(
   context: CommandContext,
 ): ExitCode {
   if (options.format === "json") context.stdout.write(`${JSON.stringify(jsonResult(result))}\n`);
+  // R-X1: /compact's result — a failed compaction's included — is printed as is, exit 0 (Claude Code's).
   if (options.compact) {
-    if (options.format === "text") {
-      if (!result.is_error) context.stdout.write(`${resultText(result)}\n`);
-      else context.stderr.write(`forkloop run: ${resultText(result)}\n`);
-    }
-    return result.is_error ? EXIT.compactFailed : EXIT.ok;
+    if (options.format === "text") context.stdout.write(`${resultText(result)}\n`);
+    return EXIT.ok;
   }
   // R-R9: a wrong key, URL or model is bad input (exit 2): one line with the fix, whatever the format.
   const endpointFailure = runEndpointFailure(result, options.endpoint, options.apiErrorStatus ?? null);

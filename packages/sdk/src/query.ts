@@ -957,11 +957,12 @@ class QueryRun implements Query {
       if (request.kind === "compact") {
         startTurn();
         const outcome = await turn.session.compact(request.instructions, { signal: controller.signal });
-        const text = outcome.ok ? "" : `/compact failed: ${outcome.error}`;
+        // R-X1: a failed compaction is Claude Code's local command result saying so, not an error.
+        const text = outcome.ok ? "" : `Error during compaction: ${outcome.error}`;
         if (outcome.ok) for (const line of turn.writer.lines(outcome.boundary)) turn.emit(line);
         turn.emit(
           turn.writer.compactResult(
-            { ok: outcome.ok, text, usage: outcome.usage, costUsd: outcome.costUsd },
+            { text, usage: outcome.usage, costUsd: outcome.costUsd },
             { durationMs: Date.now() - started, model: turn.model, subagentStats: turn.tracker.stats() },
           ),
         );

@@ -489,11 +489,11 @@ export class StreamJsonWriter {
    * The `result` line of a `/compact` run: no model turn (num_turns 0); the usage and cost are
    * the compact request's. A compaction that worked is Claude Code's local command result (R-X1):
    * `result` empty, `local_command: "compact"`, the session's `subagent_stats`, and neither
-   * `api_error_status` nor `terminal_reason`; a failed one is an error result saying why.
+   * `api_error_status` nor `terminal_reason`. A failed one is the same result with Claude Code's
+   * `Error during compaction: <why>` as its text (not an error result: Claude Code 2.1.332 exits 0).
    */
   compactResult(
     outcome: {
-      readonly ok: boolean;
       /** The failure's text (a compaction that worked says nothing). */
       readonly text: string;
       readonly usage: UsageTotals;
@@ -502,17 +502,16 @@ export class StreamJsonWriter {
     info: { durationMs: number; model: string; subagentStats: SubagentStats },
   ): SDKResultMessage {
     const { usage } = outcome;
-    const modelUsage: Record<string, ModelUsage> = {};
-    if (usage.apiCalls > 0) {
-      const entry = emptyModelUsage(info.model, getModelInfo(info.model, this.#modelOverrides));
-      addUsage(entry, { ...usage, costUSD: outcome.costUsd });
-      modelUsage[info.model] = entry;
-    }
+    // The session's model has its entry even when no request of the compaction was answered (a
+    // failed one), as Claude Code's local command result.
+    const entry = emptyModelUsage(info.model, getModelInfo(info.model, this.#modelOverrides));
+    if (usage.apiCalls > 0) addUsage(entry, { ...usage, costUSD: outcome.costUsd });
+    const modelUsage: Record<string, ModelUsage> = { [info.model]: entry };
     const resultIndex = this.#results++;
     const common = {
       type: "result" as const,
       ...this.#base(),
-      is_error: !outcome.ok,
+      is_error: false,
       duration_ms: info.durationMs,
       duration_api_ms: 0,
       num_turns: 0,
@@ -527,13 +526,7 @@ export class StreamJsonWriter {
       subagentUsage: [],
       cacheReadShare: cacheReadShare(Object.values(modelUsage)),
     };
-    if (outcome.ok) return { ...common, subtype: "success", result: "", local_command: "compact" };
-    return resultOf("error_during_execution", outcome.text, {
-      ...common,
-      result: outcome.text,
-      api_error_status: null,
-      terminal_reason: "compact_failed",
-    });
+    return { ...common, subtype: "success", result: outcome.text, local_command: "compact" };
   }
 
   /**

@@ -556,8 +556,8 @@ export const resultLineSchema = lazySchema(() =>
     /**
      * forkloop: the loop's terminal reason (R-L6), which the exit code follows; `api_error` for a
      * turn that ended on an API error (the loop's `model_error`, as Claude Code names it),
-     * `budget_exhausted` at `maxBudgetUsd`, `compact_failed` for a failed `/compact`. Absent on a
-     * `/compact` that worked (no turn ran), as Claude Code's local command results.
+     * `budget_exhausted` at `maxBudgetUsd`. Absent on a `/compact` result (no turn ran), as
+     * Claude Code's local command results.
      */
     terminal_reason: z.string().optional(),
     /** The built-in command a result without a turn ran (`compact`), as Claude Code's. */

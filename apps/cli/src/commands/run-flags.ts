@@ -107,7 +107,7 @@ ${SLASH_COMMANDS.join(", ")} — with --resume, compacts the session now (one su
 model turn); instructions steer the summary.
 
 Exit codes: 0 completed, 3 max turns, 4 model error, 5 stopped by a hook, 8 context limit,
-9 /compact failed, 10 --max-budget-usd reached, 130 interrupted, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT,
+10 --max-budget-usd reached, 130 interrupted, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT,
 2 bad flags or a refused key, unknown model or wrong endpoint (fix, then resume).
 Ctrl+C once interrupts cleanly (transcript stays consistent), twice exits at once.`;
 
