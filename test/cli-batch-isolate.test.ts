@@ -1,17 +1,18 @@
 import { access, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { batchStateDir, runCli } from "@forkloop/cli/testing";
+import { batchStateDir, runCliInProcess as runCli } from "@forkloop/cli/testing";
 import { type Simulator, startSimulator } from "@forkloop/sim";
 import { toolThenTextBrain } from "@forkloop/sim/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { git, gitProject } from "./support/git-project.js";
 
 /**
- * R-B2, R-B3, R-B4 through the built CLI and the worker pool's real threads: every item runs one
- * Bash command, `pwd > where.txt`. Isolated, each item writes the path of its own worktree into
- * its own copy: the first applied wins, the others create the same file with other content — a
- * conflict each, their diffs kept. Without isolation (the control) they all write the project.
+ * R-B2, R-B3, R-B4 through the CLI's batch command (run in this process: the process is not
+ * the subject) and the worker pool's real threads: every item runs one Bash command,
+ * `pwd > where.txt`. Isolated, each item writes the path of its own worktree into its own copy:
+ * the first applied wins, the others create the same file with other content — a conflict each,
+ * their diffs kept. Without isolation (the control) they all write the project.
  */
 let root: string;
 let home: string;
@@ -23,6 +24,8 @@ beforeAll(async () => {
   server = await startSimulator({
     brain: toolThenTextBrain({ name: "Bash", input: { command: "pwd > where.txt" } }, "done"),
   });
+  // The batch command's modules load here, not inside the first case's time budget.
+  await runCli(["batch", "--help"], { cwd: root, env: env() });
 });
 afterAll(async () => {
   await server.close();

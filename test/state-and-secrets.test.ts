@@ -10,7 +10,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli } from "@forkloop/cli/testing";
+import { runCliInProcess } from "@forkloop/cli/testing";
 import { TEST_SERVER_PATH } from "@forkloop/mcp/testing";
 import { type Simulator, startSimulator } from "@forkloop/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -46,15 +46,15 @@ function walk(dir: string): { path: string; kind: "dir" | "file"; mode: number }
 }
 
 describe("R-S13: state files are 0600, state directories 0700", () => {
-  it("R-S13: after a `run` session and a `batch` (built CLI), nothing in the state directory is readable by others", async () => {
+  it("R-S13: after a `run` session and a `batch` (the CLI's commands), nothing in the state directory is readable by others", async () => {
     const project = join(root, "project");
     mkdirSync(project);
     writeFileSync(join(project, "notes.md"), "# Notes\nThe state of things.\n");
     writeFileSync(join(project, "b.md"), "# B\n");
     const env = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: sim.url };
-    const run = await runCli(["run", "Summarize notes.md"], { cwd: project, env });
+    const run = await runCliInProcess(["run", "Summarize notes.md"], { cwd: project, env });
     expect(run.code, run.stderr).toBe(0);
-    const batch = await runCli(["batch", "--files", "*.md", "--prompt", "Summarize {{file}}"], {
+    const batch = await runCliInProcess(["batch", "--files", "*.md", "--prompt", "Summarize {{file}}"], {
       cwd: project,
       env,
     });
