@@ -72,7 +72,8 @@ async function movedBatch(n: string) {
       "--id",
       `moved-${n}`,
     ],
-    { cwd: dir, env: { ...sim.env, HOME: home } },
+    // R-B2: the copies (a conflict's kept one too) under the test's own directory, not in shared memory.
+    { cwd: dir, env: { ...sim.env, HOME: home, FORKLOOP_WORKSPACES_DIR: join(root, "copies") } },
   );
   const [row] = (await readFile(join(batchStateDir(dir, `moved-${n}`, home), "results.jsonl"), "utf8"))
     .trim()

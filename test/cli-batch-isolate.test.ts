@@ -27,7 +27,10 @@ beforeAll(async () => {
   // The batch command's modules load here, not inside the first case's time budget.
   await runCli(["batch", "--help"], { cwd: root, env: env() });
 });
+/** Copies a test's batch made in memory (its conflicts' are kept there until a resume sweeps them). */
+const placed: string[] = [];
 afterAll(async () => {
+  for (const dir of placed.filter((path) => path !== "")) await rm(dir, { recursive: true, force: true });
   await server.close();
   await rm(root, { recursive: true, force: true });
 });
@@ -66,9 +69,13 @@ describe("R-B2: forkloop batch isolates editing items", () => {
     expect(result.stderr.match(/items are isolated/g)).toHaveLength(1);
     expect(result.stderr).toContain("--permission-mode bypassPermissions lets items edit");
     const batchDir = batchStateDir(dir, "iso", home);
+    // R-B2: where the copies are made (in memory where the temp directory is tmpfs) is said.
+    const copies = result.stderr.match(/item copies in (\S+)/)?.[1] ?? "";
+    placed.push(copies);
+    expect(copies, result.stderr).not.toBe("");
     // The command ran in an item's worktree, not in the project.
     const where = (await readFile(join(dir, "where.txt"), "utf8")).trim();
-    expect(where.startsWith(join(batchDir, "workspaces"))).toBe(true);
+    expect(where.startsWith(copies)).toBe(true);
     const rows = (await readFile(join(batchDir, "results.jsonl"), "utf8"))
       .trim()
       .split("\n")
@@ -100,13 +107,19 @@ describe("R-B2: forkloop batch isolates editing items", () => {
 
   it("R-B2: outside git, items work in copies of a snapshot (said once)", async () => {
     const dir = await project("plain", false);
-    const result = await runCli(batch("copies", "--isolate"), { cwd: dir, env: env() });
+    // FORKLOOP_WORKSPACES_DIR=batch: the copies in the batch's own directory.
+    const result = await runCli(batch("copies", "--isolate"), {
+      cwd: dir,
+      env: { ...env(), FORKLOOP_WORKSPACES_DIR: "batch" },
+    });
     expect(result.code, result.stderr).toBe(6);
     expect(result.stderr).toContain("not a git repository: a snapshot taken now");
     // Said once for the batch, not per item (it has three).
     expect(result.stderr.match(/not a git repository/g)).toHaveLength(1);
     const where = (await readFile(join(dir, "where.txt"), "utf8")).trim();
-    expect(where.startsWith(join(batchStateDir(dir, "copies", home), "workspaces"))).toBe(true);
+    const copies = join(batchStateDir(dir, "copies", home), "workspaces");
+    expect(result.stderr).toContain(`item copies in ${copies} (FORKLOOP_WORKSPACES_DIR=batch)`);
+    expect(where.startsWith(copies)).toBe(true);
   });
 
   it("bad input: a dirty tree with --isolate, or with isolation on by default, is exit 2 naming the files and the fix, before any state exists", async () => {

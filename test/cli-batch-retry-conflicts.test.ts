@@ -31,7 +31,8 @@ afterAll(async () => {
 const project = (name: string) =>
   gitProject(join(root, name), { "items.jsonl": '{"n":1}\n{"n":2}\n', "shared.txt": "base\n" });
 
-const env = () => ({ ...sim.env, HOME: home });
+// R-B2: the copies (conflicts' kept ones too) under the test's own directory, not in shared memory.
+const env = () => ({ ...sim.env, HOME: home, FORKLOOP_WORKSPACES_DIR: join(root, "copies") });
 const cli = (dir: string, args: string[]) => runCliInProcess(args, { cwd: dir, env: env() });
 const messages = async () => (await sim.requests()).filter((record) => record.path === "/v1/messages").length;
 

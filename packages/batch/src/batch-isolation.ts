@@ -1,4 +1,9 @@
-import { isolationRecorded, openWorkspaceIsolation, uncommittedChanges } from "@forkloop/tools/workspace";
+import {
+  type CopiesPlacement,
+  isolationRecorded,
+  openWorkspaceIsolation,
+  uncommittedChanges,
+} from "@forkloop/tools/workspace";
 import { BatchError } from "./batch-error.js";
 import type { BatchSpec } from "./batch-store.js";
 import { type ItemIsolator, isolateItems } from "./item-isolation.js";
@@ -59,11 +64,16 @@ export async function openBatchIsolation(
   notice: (line: string) => void,
   retriedConflicts = 0,
   home?: string,
-): Promise<ItemIsolator | undefined> {
+  copies?: CopiesPlacement,
+): Promise<(ItemIsolator & { readonly copiesAt: string }) | undefined> {
   if (start === undefined ? !(await isolationRecorded(dir)) : !start.isolate) return undefined;
-  let isolation = await openWorkspaceIsolation({ cwd: spec.cwd, batchDir: dir });
+  let isolation = await openWorkspaceIsolation({
+    cwd: spec.cwd,
+    batchDir: dir,
+    ...(copies === undefined ? {} : { copies }),
+  });
   if (retriedConflicts > 0) {
-    isolation = Object.assign(await isolation.rebase(), { created: false });
+    isolation = Object.assign(await isolation.rebase(), { created: false, copiesAt: isolation.copiesAt });
     const base = isolation.mode === "worktree" ? `commit ${isolation.base!.slice(0, 12)}` : "a new snapshot";
     notice(
       `forkloop batch ${spec.id}: retrying ${plural(retriedConflicts, "item")} (--retry-conflicts) on ${isolation.root} as it is now (${base}, the changes applied since included); the other items are left as they are.`,
@@ -78,7 +88,8 @@ export async function openBatchIsolation(
       `forkloop batch ${spec.id}: items are isolated (${start?.reason}): each works in ${how}; a succeeded item's change is merged into ${isolation.root} once, a change that overlaps another is kept aside as a conflict. --no-isolate edits the tree in place.`,
     );
   }
-  return isolateItems(isolation, dir, home);
+  // R-B2: where this run makes its copies, for the start line (a resume may place them elsewhere).
+  return Object.assign(isolateItems(isolation, dir, home), { copiesAt: isolation.copiesAt });
 }
 
 /**

@@ -287,6 +287,7 @@ export function isolateItems(
 
     async finish(settled = false) {
       await pool.drain();
+      await isolation.close();
       if (settled) await isolation.dropBase();
     },
 

@@ -132,12 +132,28 @@ export async function runLocalBatch(run: LocalBatchRun, host: BatchHost): Promis
     await checkBatchDirs(spec, dir, count);
     // R-B4: conflicts put back in the queue run on the tree as it is now, not the batch's first base.
     const retriedConflicts = run.retryConflicts ? backend.retried.length : 0;
-    const isolation = await openBatchIsolation(spec, dir, isolating, notice, retriedConflicts, host.env.HOME);
+    // R-B8: every item is in each round (they wait on batches, not on this host), so a
+    // batch's items all run at once unless concurrency says otherwise.
+    const concurrency = run.concurrency ?? (run.api === "batches" ? Math.max(1, count) : 8);
+    const isolation = await openBatchIsolation(
+      spec,
+      dir,
+      isolating,
+      notice,
+      retriedConflicts,
+      host.env.HOME,
+      {
+        pool: concurrency,
+        dir: host.env.FORKLOOP_WORKSPACES_DIR,
+      },
+    );
     const redone = (await backend.interrupted()).length;
     notice(
       `forkloop batch ${spec.id}: ${plural(count, "item")}${
         plan.kind === "resume" ? ` (resuming; ${plural(redone, "interrupted item")} will be redone)` : ""
-      }${spec.rpm === undefined ? "" : ` · at most ${spec.rpm} requests/min`} · state in ${dir}`,
+      }${spec.rpm === undefined ? "" : ` · at most ${spec.rpm} requests/min`} · state in ${dir}${
+        isolation === undefined ? "" : ` · item copies in ${isolation.copiesAt}`
+      }`,
     );
     const source = await environment.endpoint(run.endpointEnv, spec.cwd);
     const { limitUsd, firstRequestsEstimate: first } = run;
@@ -150,9 +166,7 @@ export async function runLocalBatch(run: LocalBatchRun, host: BatchHost): Promis
         settings: environment.settings,
         mcpTools: mcp.tools,
         bash: run.bash,
-        // R-B8: every item is in each round (they wait on batches, not on this host), so a
-        // batch's items all run at once unless concurrency says otherwise.
-        concurrency: run.concurrency ?? (run.api === "batches" ? Math.max(1, count) : 8),
+        concurrency,
         ...(run.api === undefined ? {} : { api: run.api }),
         warm: run.warm,
         ...(isolation === undefined ? {} : { isolation }),

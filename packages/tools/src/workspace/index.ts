@@ -15,6 +15,7 @@ export {
   readPlan,
   writePlan,
 } from "./apply-changes.js";
+export type { CopiesPlacement } from "./copies-placement.js";
 export { replaceAtomically, syncDirectory, writeDurably } from "./durable-file.js";
 export { git } from "./git-command.js";
 export {

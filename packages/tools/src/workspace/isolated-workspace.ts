@@ -1,9 +1,16 @@
 import { execFile, spawn } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
-import { cp, lstat, mkdir, readdir, readFile, readlink, realpath, rename, rm } from "node:fs/promises";
+import { cp, lstat, mkdir, readdir, readFile, readlink, realpath, rename, rm, rmdir } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { basename, join, relative, resolve, sep } from "node:path";
 import { z } from "zod";
+import {
+  type CopiesAt,
+  type CopiesPlacement,
+  checkoutSize,
+  placeCopies,
+  tidyCopies,
+} from "./copies-placement.js";
 import { replaceAtomically } from "./durable-file.js";
 import { git, gitOk, gitWithoutFiltersOk, nulSeparated } from "./git-command.js";
 import { readIfPresent } from "./read-if-present.js";
@@ -60,7 +67,7 @@ export interface WorkspaceIsolation {
   readonly root: string;
   /** The commit items start from (worktree mode). */
   readonly base?: string;
-  /** Where item copies live. */
+  /** Where this run's item copies live (R-B2: the batch's directory, or a memory-backed one). */
   readonly workspacesDir: string;
   /** Makes an item's copy named `key` (an item id and attempt); a leftover of the same name is replaced. */
   create(key: string): Promise<ItemWorkspace>;
@@ -77,6 +84,8 @@ export interface WorkspaceIsolation {
    * it by (`refs/forkloop/batch-bases/<batch>`) is deleted, if it still holds this base.
    */
   dropBase(): Promise<void>;
+  /** The run is over: a copies' directory outside the batch's, left empty, is removed. */
+  close(): Promise<void>;
 }
 
 const recordSchema = z.object({
@@ -137,7 +146,9 @@ export async function openWorkspaceIsolation(options: {
   readonly base?: "head" | "working-tree";
   readonly ref?: string;
   readonly commit?: string;
-}): Promise<WorkspaceIsolation & { readonly created: boolean }> {
+  /** R-B2: a batch run's copies placed by the room they need (else in the batch's directory). */
+  readonly copies?: CopiesPlacement;
+}): Promise<WorkspaceIsolation & { readonly created: boolean; readonly copiesAt: string }> {
   const recordPath = join(options.batchDir, ISOLATION_FILE);
   let record = await readRecord(recordPath);
   const created = record === undefined;
@@ -146,19 +157,21 @@ export async function openWorkspaceIsolation(options: {
     record = await newRecord(options);
     await replaceAtomically(recordPath, `${JSON.stringify(record, null, 2)}\n`);
   }
-  const workspacesDir = join(options.batchDir, "workspaces");
-  await mkdir(workspacesDir, { recursive: true, mode: 0o700 });
-  return Object.assign(isolationOf(record, options.batchDir), { created });
+  const at = record;
+  const copies = await placeCopies(options.batchDir, options.copies, () =>
+    at.mode === "worktree"
+      ? checkoutSize(at.root, at.base!)
+      : treeSize(join(options.batchDir, at.snapshot ?? "base")),
+  );
+  return Object.assign(isolationOf(record, options.batchDir, copies), { created, copiesAt: copies.said });
 }
 
-function isolationOf(record: IsolationRecord, batchDir: string): WorkspaceIsolation {
-  const workspacesDir = join(batchDir, "workspaces");
+function isolationOf(record: IsolationRecord, batchDir: string, copies: CopiesAt): WorkspaceIsolation {
   const isolation =
-    record.mode === "worktree"
-      ? worktreeIsolation(record, workspacesDir)
-      : copyIsolation(record, batchDir, workspacesDir);
+    record.mode === "worktree" ? worktreeIsolation(record, copies) : copyIsolation(record, batchDir, copies);
   return {
     ...isolation,
+    close: () => tidyCopies(copies),
     async rebase() {
       const moved: IsolationRecord =
         record.mode === "worktree"
@@ -169,7 +182,7 @@ function isolationOf(record: IsolationRecord, batchDir: string): WorkspaceIsolat
       await replaceAtomically(join(batchDir, ISOLATION_FILE), `${JSON.stringify(moved, null, 2)}\n`);
       if (record.mode === "copy")
         await rm(join(batchDir, record.snapshot ?? "base"), { recursive: true, force: true });
-      return isolationOf(moved, batchDir);
+      return isolationOf(moved, batchDir, copies);
     },
     async dropBase() {
       if (record.mode !== "worktree") return;
@@ -302,8 +315,8 @@ function removingDir(workspacesDir: string): string {
  * is deleted in place, awaited. `before` runs between the rename and the deletion's start (a
  * worktree's prune, which the deletion's unlinks would otherwise slow down).
  */
-async function discard(workspacesDir: string, dir: string, before?: () => Promise<void>): Promise<void> {
-  const removing = removingDir(workspacesDir);
+async function discard(copies: CopiesAt, dir: string, before?: () => Promise<void>): Promise<void> {
+  const removing = removingDir(copies.dir);
   const doomed = join(removing, `${basename(dir)}-${randomUUID().slice(0, 8)}`);
   const moved = await mkdir(removing, { recursive: true, mode: 0o700 })
     .then(() => rename(dir, doomed))
@@ -315,24 +328,42 @@ async function discard(workspacesDir: string, dir: string, before?: () => Promis
   try {
     await before?.();
   } finally {
-    if (moved) deleteDetached(doomed);
+    // A placed directory (outside the batch's) is not left behind empty by the last deletion.
+    if (moved) deleteDetached(doomed, copies.placed ? removing : undefined);
   }
 }
 
-function deleteDetached(dir: string): void {
+function deleteDetached(dir: string, tidy: string | undefined): void {
   const inProcess = () => void rm(dir, { recursive: true, force: true }).catch(() => {});
   try {
     const child = spawn("rm", ["-rf", "--", dir], { detached: true, stdio: "ignore" });
     child.on("error", inProcess);
+    if (tidy !== undefined) child.on("exit", () => void rmdir(tidy).catch(() => {}));
     child.unref();
   } catch {
     inProcess();
   }
 }
 
-/** R-B2: what `discard` left when a crash cut it short (the detached deletions of an earlier run). */
-async function sweepRemoved(workspacesDir: string): Promise<void> {
-  await rm(removingDir(workspacesDir), { recursive: true, force: true });
+/**
+ * R-B2: every copy a run of the batch left — in each directory runs made copies in (a kill -9
+ * keeps them; a memory-backed one may be gone already) — and what `discard` left when a crash cut
+ * it short; returns the copies' directories found.
+ */
+async function sweepCopies(copies: CopiesAt): Promise<string[]> {
+  const left: string[] = [];
+  await Promise.all(
+    copies.swept.map(async (dir) => {
+      const names = await readdir(dir).catch(() => []);
+      left.push(...names.map((name) => join(dir, name)));
+      await Promise.all([
+        rm(removingDir(dir), { recursive: true, force: true }),
+        ...names.map((name) => rm(join(dir, name), { recursive: true, force: true })),
+      ]);
+      if (dir !== copies.dir) await rmdir(dir).catch(() => {});
+    }),
+  );
+  return left;
 }
 
 function keyDir(workspacesDir: string, key: string): string {
@@ -341,8 +372,9 @@ function keyDir(workspacesDir: string, key: string): string {
 
 function worktreeIsolation(
   record: IsolationRecord,
-  workspacesDir: string,
-): Omit<WorkspaceIsolation, "rebase" | "dropBase"> {
+  copies: CopiesAt,
+): Omit<WorkspaceIsolation, "rebase" | "dropBase" | "close"> {
+  const workspacesDir = copies.dir;
   const base = record.base!;
   // `git worktree add` claims its .git/worktrees/<name> by an atomic mkdir and marks it locked
   // until its checkout is done, so adds of distinct directories run side by side: as many as
@@ -363,7 +395,7 @@ function worktreeIsolation(
     });
     return nextPrune;
   };
-  const remove = (root: string) => discard(workspacesDir, root, prune);
+  const remove = (root: string) => discard(copies, root, prune);
   // A leftover git may hold locked (killed while it was being added), which a prune never forgets.
   const removeLeftover = async (root: string) => {
     const run = await git(record.root, ["worktree", "remove", "--force", "--force", root]);
@@ -413,13 +445,11 @@ function worktreeIsolation(
       // The directories deleted, then one `git worktree prune` forgets them all (a `worktree
       // remove` each cost a git run per copy, the bulk of a resume after a kill); a worktree git
       // still lists (locked: killed while being added) is removed on its own.
-      const left = await readdir(workspacesDir).catch(() => []);
-      await Promise.all([
-        sweepRemoved(workspacesDir),
-        ...left.map((name) => rm(join(workspacesDir, name), { recursive: true, force: true })),
-      ]);
+      const left = await sweepCopies(copies);
       await git(record.root, ["worktree", "prune"]);
-      const under = [workspacesDir, await realpath(workspacesDir).catch(() => workspacesDir)];
+      const under = (
+        await Promise.all(copies.swept.map(async (dir) => [dir, await realpath(dir).catch(() => dir)]))
+      ).flat();
       for (const root of await listedWorktrees(record.root))
         if (under.some((dir) => root.startsWith(`${dir}${sep}`))) await removeLeftover(root);
       return left.length;
@@ -439,8 +469,9 @@ async function listedWorktrees(root: string): Promise<string[]> {
 function copyIsolation(
   record: IsolationRecord,
   batchDir: string,
-  workspacesDir: string,
-): Omit<WorkspaceIsolation, "rebase" | "dropBase"> {
+  copies: CopiesAt,
+): Omit<WorkspaceIsolation, "rebase" | "dropBase" | "close"> {
+  const workspacesDir = copies.dir;
   const baseDir = join(batchDir, record.snapshot ?? "base");
   return {
     mode: "copy",
@@ -455,19 +486,22 @@ function copyIsolation(
         root,
         changes: () => treeChanges(baseDir, root),
         reset: async () => {
-          await discard(workspacesDir, root);
+          await discard(copies, root);
           await copyTree(baseDir, root, undefined);
         },
-        remove: () => discard(workspacesDir, root),
+        remove: () => discard(copies, root),
       };
     },
     async sweep() {
-      const left = await readdir(workspacesDir).catch(() => []);
-      await sweepRemoved(workspacesDir);
-      for (const name of left) await rm(join(workspacesDir, name), { recursive: true, force: true });
-      return left.length;
+      return (await sweepCopies(copies)).length;
     },
   };
+}
+
+/** A copy-mode copy's size: the snapshot's files. */
+async function treeSize(dir: string): Promise<{ bytes: number; files: number }> {
+  const entries = [...(await listTree(dir)).values()];
+  return { bytes: entries.reduce((sum, entry) => sum + entry.size, 0), files: entries.length };
 }
 
 type Entry = { kind: "file" | "link" | "other"; size: number; mtimeMs: number; mode: number };
