@@ -1,3 +1,4 @@
+import { toolDefinition } from "@forkloop/loop-core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createBuiltinTools } from "./builtin-tools.js";
@@ -60,6 +61,19 @@ describe("createBuiltinTools", () => {
     }
     const grep = z.toJSONSchema(byName.get("Grep")?.inputSchema ?? z.object({})) as { required?: string[] };
     expect(grep.required).toEqual(["pattern"]);
+  });
+
+  it("R-V2: each tool's input JSON Schema is computed ahead, byte for byte zod's conversion of its input schema, so its definition is the same", () => {
+    const sandboxed = createBuiltinTools({ bashSandbox: { enabled: true }, denyRules: ["Read(./.env)"] });
+    for (const tool of [...tools, ...sandboxed]) {
+      const converted = z.toJSONSchema(tool.inputSchema, { io: "input" });
+      expect(
+        JSON.stringify(tool.inputJSONSchema),
+        `${tool.name}'s input schema changed: run node scripts/tool-input-json-schemas.mjs`,
+      ).toBe(JSON.stringify(converted));
+      const { inputJSONSchema: _ahead, ...unconverted } = tool;
+      expect(JSON.stringify(toolDefinition(tool))).toBe(JSON.stringify(toolDefinition(unconverted)));
+    }
   });
 
   it("R-T3: bashDefaultTimeoutMs sets Bash's default timeout", async () => {

@@ -3,13 +3,20 @@ import { stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import type { AgentState, Tool, ToolResult } from "@forkloop/loop-core";
 import type { z } from "zod";
+import { BUILTIN_INPUT_JSON_SCHEMAS } from "./builtin-input-json-schemas.js";
 import { protectedWriteTarget } from "./permissions/protected-paths.js";
 
-/** Identity helper that lets TypeScript infer a tool's input type from its schema. */
+/**
+ * Lets TypeScript infer a built-in tool's input type from its schema, and gives the tool its
+ * input JSON Schema as computed ahead (BUILTIN_INPUT_JSON_SCHEMAS).
+ */
 export function defineTool<Schema extends z.ZodType<Record<string, unknown>>>(
   tool: Tool<Schema>,
 ): Tool<Schema> {
-  return tool;
+  // R-V2: the definition sent is the JSON Schema computed ahead; the zod schema (lazy) is built at
+  // the tool's first call, not for the session's first request.
+  const inputJSONSchema = tool.inputJSONSchema ?? BUILTIN_INPUT_JSON_SCHEMAS[tool.name];
+  return inputJSONSchema === undefined ? tool : { ...tool, inputJSONSchema };
 }
 
 /** An expected failure, returned to the model as an is_error tool_result (R-T1), never thrown. */
