@@ -15,6 +15,7 @@ import {
   type UserPromptSubmitOutcome,
 } from "@forkloop/loop-core";
 import { compileMatcher, runningBackgroundTasks } from "@forkloop/tools";
+import type { SDKAssistantMessageError } from "./agent-sdk-types/other-messages.js";
 import type {
   BaseHookInput,
   FiredHookEvent,
@@ -108,7 +109,7 @@ export function checkHookMatchers(hooks: Matchers): void {
 /**
  * The Agent SDK's `hooks` option as forkloop runs it: PreToolUse, PostToolUse (PostToolUseFailure
  * for a failed call), PostToolBatch (after a reply's calls all have results), Stop,
- * SubagentStop, SessionStart, UserPromptSubmit, UserPromptExpansion, InstructionsLoaded and PreCompact become loop hooks, run by the agent
+ * SubagentStop, SessionStart, UserPromptSubmit, UserPromptExpansion, InstructionsLoaded, PreCompact and PostCompact become loop hooks, run by the agent
  * runner as settings hooks are (so they also run for sub-agents and batch items, in the parent,
  * and every answer is used the same way); SubagentStart's context opens the sub-agent's conversation.
  * Callbacks get the Agent SDK's arguments `(input, toolUseID, { signal })`; a callback that throws
@@ -295,6 +296,33 @@ export class HookCallbacks {
       ...(context === undefined ? {} : { permission_mode: context.options.permissionMode }),
       ...this.#agentFields(context?.agentId),
     };
+  }
+
+  /** A compaction's hooks' common fields: the Agent SDK's carry no permission_mode (hooks-compact-failure). */
+  #compactBase(context: ToolUseContext): BaseHookInput {
+    const { permission_mode: _mode, ...base } = this.base(context);
+    return base;
+  }
+
+  /**
+   * StopFailure callbacks, for a main turn that ended on an API error (R-K2: the Agent SDK calls a
+   * program's with the error's kind and the reply's text, hooks-compact-failure). Their output is
+   * not used: the turn has ended.
+   */
+  async stopFailure(failure: { error: SDKAssistantMessageError; text: string }): Promise<void> {
+    const { permission_mode: _mode, ...base } = this.base();
+    await this.fire(
+      "StopFailure",
+      failure.error,
+      {
+        ...base,
+        ...this.#turnFields(),
+        hook_event_name: "StopFailure",
+        error: failure.error,
+        last_assistant_message: failure.text,
+      } as HookInput,
+      callbackId(),
+    );
   }
 
   /** A sub-agent's `agent_id` and `agent_type` (none for the main agent's own events). */
@@ -518,7 +546,7 @@ export class HookCallbacks {
             "PreCompact",
             trigger,
             {
-              ...this.base(context),
+              ...this.#compactBase(context),
               hook_event_name: "PreCompact",
               trigger,
               custom_instructions: customInstructions === "" ? null : customInstructions,
@@ -527,6 +555,26 @@ export class HookCallbacks {
             context.abortController.signal,
           );
           // Claude Code gives PreCompact no control: an observer.
+          return {};
+        },
+      ];
+    }
+    if (this.has("PostCompact")) {
+      hooks.postCompact = [
+        async ({ trigger, compactSummary, context }) => {
+          await this.fire(
+            "PostCompact",
+            trigger,
+            {
+              ...this.#compactBase(context),
+              hook_event_name: "PostCompact",
+              trigger,
+              compact_summary: compactSummary,
+            },
+            callbackId(),
+            context.abortController.signal,
+          );
+          // An observer, as PreCompact.
           return {};
         },
       ];

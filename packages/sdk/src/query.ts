@@ -51,6 +51,8 @@ import type {
   SDKControlSetPermissionModeResponse,
   SlashCommand,
 } from "./agent-sdk-types/control-types.js";
+import type { SDKAssistantMessageError } from "./agent-sdk-types/other-messages.js";
+import { assistantErrorKind } from "./api-error-line.js";
 import { AsyncChannel } from "./async-channel.js";
 import { canUseToolOptions } from "./can-use-tool-options.js";
 import { warnCanUseToolShadowed } from "./can-use-tool-shadowed.js";
@@ -906,6 +908,9 @@ class QueryRun implements Query {
           toolInputs,
           displayed: sessionEvents.messageDisplay,
           failed: sessionEvents.stopFailure,
+          failedCallbacks: callbacks.has("StopFailure")
+            ? (failure) => callbacks.stopFailure(failure)
+            : undefined,
         });
         if (ended) break;
         prompt = await this.#nextPrompt(session.backgroundShells);
@@ -940,6 +945,10 @@ class QueryRun implements Query {
     displayed: SessionEventHooks["messageDisplay"];
     /** The settings' StopFailure hooks, for a turn that ends on an API error. */
     failed: SessionEventHooks["stopFailure"];
+    /** The program's StopFailure callbacks (the Agent SDK names the error as its assistant message does). */
+    failedCallbacks:
+      | ((failure: { error: SDKAssistantMessageError; text: string }) => Promise<void>)
+      | undefined;
   }): Promise<boolean> {
     const started = Date.now();
     const controller = new AbortController();
@@ -1002,8 +1011,11 @@ class QueryRun implements Query {
       }
       const terminal: Terminal = step.value;
       // An API error ends the turn without the Stop hooks: StopFailure instead, as Claude Code's.
-      if (terminal.reason === "model_error" && apiError?.apiError !== undefined && turn.failed)
-        await turn.failed({ error: stopFailureKind(apiError.apiError.status), text: replyText(apiError) });
+      if (terminal.reason === "model_error" && apiError?.apiError !== undefined) {
+        const text = replyText(apiError);
+        await turn.failed?.({ error: stopFailureKind(apiError.apiError.status), text });
+        await turn.failedCallbacks?.({ error: assistantErrorKind(apiError.apiError), text });
+      }
       await turn.tracker.settled(FORK_SETTLE_MS);
       turn.releaseHeld();
       // Input that arrived too late for this turn's requests starts the next turn.

@@ -28,6 +28,8 @@ export const FIRED_HOOK_EVENTS = [
   "SubagentStart",
   "SubagentStop",
   "PreCompact",
+  "PostCompact",
+  "StopFailure",
   "PermissionRequest",
 ] as const satisfies readonly HookEvent[];
 export type FiredHookEvent = (typeof FIRED_HOOK_EVENTS)[number];
