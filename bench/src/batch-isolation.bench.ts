@@ -7,7 +7,10 @@
  *      median of 5 item-sized edits read and reset.
  *   2. An editing batch of 500 items (each waits 1 s, as a model turn would, then edits its own file
  *      and its slot of a shared file) at concurrency 16, in place vs isolated in worktrees: wall
- *      time side by side, and the apply step's time per item (merge, plan, journal, write).
+ *      time side by side, and the apply step's time per item (merge, plan, journal, write). Run as
+ *      `forkloop batch` runs it: warm (R-F4, the CLI's default; the first item's response starts
+ *      as its turn begins, which releases the others) and copies placed by the pool's room (in
+ *      memory where the temp directory is a tmpfs, else in the batch's directory; said in notes).
  *      FORKLOOP_BENCH_ISOLATION_ITEMS sets a smaller batch for a check on a busy machine (its
  *      figures are not the goal's).
  */
@@ -77,10 +80,18 @@ function editingExecutor(project: string): ItemExecutor {
     );
     return { ok: true, result: { ...itemResult(), durationMs: TURN_MS } };
   };
-  return { startAll: (claims) => claims.map((claim) => ({ result: edit(claim), cancel() {} })) };
+  // The turn's response starts as it begins (the model here has no time to a first token), so a
+  // warm-up item (R-F4) releases the others at once.
+  return {
+    startAll: (claims) =>
+      claims.map((claim) => ({ result: edit(claim), cancel() {}, responseStarted: Promise.resolve() })),
+  };
 }
 
-async function editingBatch(root: string, isolated: boolean): Promise<{ wallMs: number; applyMs: number[] }> {
+async function editingBatch(
+  root: string,
+  isolated: boolean,
+): Promise<{ wallMs: number; applyMs: number[]; copiesAt: string }> {
   const project = join(root, isolated ? "isolated" : "in-place");
   const batchDir = join(root, isolated ? "isolated-state" : "in-place-state");
   await mkdir(project, { recursive: true });
@@ -92,8 +103,13 @@ async function editingBatch(root: string, isolated: boolean): Promise<{ wallMs: 
   );
   const applyMs: number[] = [];
   let isolation: ItemIsolator | undefined;
+  let copiesAt = "";
   if (isolated) {
-    const inner = isolateItems(await openWorkspaceIsolation({ cwd: project, batchDir }), batchDir);
+    // As `forkloop batch` opens it: copies placed by the pool's room (in memory where the temp
+    // directory is a tmpfs, else in the batch's directory).
+    const opened = await openWorkspaceIsolation({ cwd: project, batchDir, copies: { pool: CONCURRENCY } });
+    copiesAt = opened.copiesAt;
+    const inner = isolateItems(opened, batchDir);
     isolation = {
       ...inner,
       settle: async (claim, outcome, journal, record) => {
@@ -109,12 +125,12 @@ async function editingBatch(root: string, isolated: boolean): Promise<{ wallMs: 
     backend,
     executor: editingExecutor(project),
     concurrency: CONCURRENCY,
-    warm: false,
+    warm: true, // the CLI's default (--no-warm turns it off)
     ...(isolation === undefined ? {} : { isolation }),
   });
   const wallMs = performance.now() - started;
   await backend.close();
-  return { wallMs, applyMs };
+  return { wallMs, applyMs, copiesAt };
 }
 
 export async function run(): Promise<BenchResult[]> {
@@ -211,7 +227,7 @@ export async function run(): Promise<BenchResult[]> {
         "ms",
         { label: "in place", value: inPlace.wallMs },
         { label: "isolated", value: isolated.wallMs },
-        notes,
+        `${notes}; item copies in ${isolated.copiesAt}`,
       ),
       {
         name: "batch isolation: apply step per item (changes read, merged, plan and journal, files written, recorded)",
