@@ -43,12 +43,12 @@ const HEAVY = [
  * typed ending, bytes on disk, a session whole after a signal — not a clock: random kill -9 loops
  * and fault mixes, kills at points the simulator holds, a usage limit on a skip-ahead clock, real
  * clients' whole sessions against 150 s budgets. Each uses its own temp dirs, its own simulator
- * and its own Redis on a free port. They run two at a time, beside the corpora (in the serial
+ * and its own Redis on a free port. They run three at a time, beside the corpora (in the serial
  * tier they were about 200 s of one core). What stays serial judges a clock or needs processes
  * to overlap: deadlines of a second or two, a worker frozen past its lock, resumes racing on a
- * lock only while the one that runs is still slow, the conformance
- * suites' timed peer messages (run beside each other, query-methods' result moved against the
- * Agent SDK's /model echo: a race on the peer's side that a neighbour's load tips).
+ * lock only while the one that runs is still slow, the conformance suites' timed peer messages
+ * (run beside each other, query-methods' result moved against the Agent SDK's /model echo: a race
+ * on the peer's side that a neighbour's load tips).
  * The 4-process lock race (exclusive-locks-cli-race) is judged by its end state too, but its
  * 200 CLI starts ran past 180 s beside another file: it stays serial.
  */
@@ -92,8 +92,10 @@ const PAIRED = [
  * The attack corpora: long (30–40 s a file) but the clock is not what they judge — their
  * deadlines are hang watchdogs of 30 s to 4 min around cases that end in under a second, and
  * their controls prove an old engine is *still* running after a few seconds, which load only
- * makes surer. They run two at a time, in one tier with PAIRED (one at a time they added about
- * 150 s to the serial tier); the corpus's races stay in the serial tier.
+ * makes surer. They run in one tier with PAIRED (one at a time they added about 150 s to the
+ * serial tier); the corpus's races stay in the serial tier. The tier runs three files at a time:
+ * two at a time kept the 2 cores 83 % busy (362 CPU-s of files in 217 s of an idle CI); all of
+ * its 27 files passed three at a time at load 15–22 but one 30 s case whose file takes 9 s idle.
  */
 const CORPORA = [
   "test/trust-corpus/**/*.test.ts",
@@ -172,6 +174,29 @@ const IN_PROCESS = [
 ];
 
 /**
+ * End-to-end files that start no process at all and change no process-wide state: checks over
+ * the sources, READMEs, manifests and exports, the library's own contracts and the compatibility
+ * clients against the simulator in this process. Each took 0.5–2 CPU-s in the main tier, most of
+ * it starting a process and importing the packages again; in the unit tier they share both.
+ */
+const NO_PROCESS = [
+  "test/batch-ledger-contract.test.ts",
+  "test/compat-ai-sdk.test.ts",
+  "test/compat-langchain.test.ts",
+  "test/dependency-direction.test.ts",
+  "test/docs-paths.test.ts",
+  "test/error-exit-codes.test.ts",
+  "test/error-family.test.ts",
+  "test/exports-snapshot.test.ts",
+  "test/issue-citations.test.ts",
+  "test/message-batch-rounds.test.ts",
+  "test/model-table-copies.test.ts",
+  "test/packaging.test.ts",
+  "test/request-prefix-writer.test.ts",
+  "test/unused-exports.test.ts",
+];
+
+/**
  * Package tests that start worker threads, judge deadlines of a second or two, or run for
  * seconds: they keep a process of their own (in the main tier), so timers and handles left by
  * another file cannot delay them.
@@ -239,7 +264,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "unit",
-          include: [...UNIT, ...IN_PROCESS],
+          include: [...UNIT, ...IN_PROCESS, ...NO_PROCESS],
           exclude: ["**/node_modules/**", ...UNIT_ISOLATED],
           isolate: false,
           maxWorkers: 2,
@@ -251,7 +276,7 @@ export default defineConfig({
         test: {
           name: "main",
           include: ["test/**/*.test.ts", ...UNIT_ISOLATED],
-          exclude: ["**/node_modules/**", ...HEAVY, ...CORPORA, ...IN_PROCESS],
+          exclude: ["**/node_modules/**", ...HEAVY, ...CORPORA, ...IN_PROCESS, ...NO_PROCESS],
           // Most files wait on sockets, child processes, threads and timers: three at a time on two
           // cores. Two at a time kept the cores 71 % busy through the tier (334 CPU-s of files in
           // 234 s of an idle CI); a third fills the waits (a model of the files' seconds and CPU
@@ -266,8 +291,8 @@ export default defineConfig({
           name: "corpus",
           include: CORPORA,
           exclude: ["**/node_modules/**", ...HEAVY],
-          maxWorkers: 2,
-          // One group with "paired": their two workers are shared, so neither tier waits on the
+          maxWorkers: 3,
+          // One group with "paired": their three workers are shared, so neither tier waits on the
           // other's last file (vitest runs projects of one groupOrder together).
           sequence: { groupOrder: 2 },
         },
@@ -278,7 +303,7 @@ export default defineConfig({
           name: "paired",
           include: PAIRED,
           exclude: ["**/node_modules/**"],
-          maxWorkers: 2,
+          maxWorkers: 3,
           sequence: { groupOrder: 2 },
         },
       },
