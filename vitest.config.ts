@@ -125,6 +125,7 @@ const UNIT = ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts"];
 const IN_PROCESS = [
   "test/checkout-state.test.ts",
   "test/claude-flags-parity.test.ts",
+  "test/coding-loop.test.ts",
   "test/cli-add-dir-memory.test.ts",
   "test/cli-agent-context.test.ts",
   "test/cli-agent-flag.test.ts",

@@ -1,15 +1,15 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli } from "@forkloop/cli/testing";
+import { runCliInProcess as runCli } from "@forkloop/cli/testing";
 import { type BrainReply, type BrainRequest, type Simulator, startSimulator } from "@forkloop/sim";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 /**
- * The whole product in one run: the built `forkloop run` binary drives the loop against the
- * simulator over real HTTP — it reads a file, edits it, runs a check with Bash and answers with
- * what the check printed. The simulator's brain stands in for the model; the file system, the
- * tools, the permission rules and the subprocess are real.
+ * The whole product in one run: `forkloop run` (its command, in this process: the process is not
+ * the subject) drives the loop against the simulator over real HTTP — it reads a file, edits it,
+ * runs a check with Bash and answers with what the check printed. The simulator's brain stands in
+ * for the model; the file system, the tools, the permission rules and the subprocess are real.
  */
 const BUGGY = "export function add(a, b) {\n  return a - b;\n}\n";
 const CHECK =
