@@ -24,6 +24,7 @@ const TOOL_NAME = `<img src=x onerror="window.__pwned=7">`;
 let dir: string;
 let sim: SimHandle;
 let browser: Browser;
+let copies = "";
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "forkloop-report-hostile-"));
@@ -97,6 +98,8 @@ afterAll(async () => {
   for (const name of ["items.jsonl", "schema.json", "scenario.json"])
     await rm(join(dir, "..", `${base}-${name}`), { force: true });
   await rm(dir, { recursive: true, force: true });
+  // R-B2: the conflict's copy, kept where the batch made its copies (in memory here).
+  if (copies !== "") await rm(copies, { recursive: true, force: true });
 });
 
 /** What no payload may have done in the page, and the payload text it must show. */
@@ -142,6 +145,7 @@ describe("R-V1, R-S14: report.html shows hostile text as text in headless Chromi
       ],
       { cwd: dir, env: sim.env },
     );
+    copies = /item copies in (\S+)/.exec(result.stderr)?.[1] ?? "";
     // One item's change is a conflict with the other's: some failed (exit 6).
     expect([0, 6], result.stderr).toContain(result.code);
     expect(result.stdout).toContain("conflict");

@@ -1,11 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTempWorkspace, type TempWorkspace } from "./testing/index.js";
-import { resolveInWorkspace } from "./workspace-paths.js";
+import { resolveInWorkspace, SHM_COPIES_DIR } from "./workspace-paths.js";
 
 let outer: TempWorkspace;
 let root: string;
@@ -133,5 +133,35 @@ describe("R-P1: workspace confinement allows paths inside", () => {
   it("R-P1: ~ expands to the home directory when home is a workspace root", () => {
     const result = resolveInWorkspace("~/x.txt", { cwd: root, workspaceRoots: [homedir()] });
     expect(result.ok).toBe(true);
+  });
+});
+
+describe("R-B2, R-P1: forkloop's own item copies on /dev/shm", () => {
+  it("R-B2: a workspace root in /dev/shm/forkloop-<uid>/ (a batch's copies in memory) lets file tools work inside it; the rest of /dev, /dev/shm and that directory itself stay refused, and its other copies lie outside the root", () => {
+    const copies = join(SHM_COPIES_DIR, `paths-test-${process.pid}`);
+    const copy = join(copies, "item");
+    mkdirSync(join(copy, "src"), { recursive: true, mode: 0o700 });
+    mkdirSync(join(copies, "other"), { recursive: true });
+    writeFileSync(join(copy, "src", "a.ts"), "a\n");
+    symlinkSync("/dev/zero", join(copy, "zero"));
+    try {
+      const where = { cwd: copy, workspaceRoots: [copy] };
+      expect(resolveInWorkspace("src/a.ts", where)).toEqual({ ok: true, path: join(copy, "src", "a.ts") });
+      expect(resolveInWorkspace("new/file.txt", where)).toEqual({
+        ok: true,
+        path: join(copy, "new", "file.txt"),
+      });
+      for (const path of ["zero", "/dev/random", "/dev/shm/x", SHM_COPIES_DIR])
+        expect(resolveInWorkspace(path, where), path).toMatchObject({
+          ok: false,
+          error: expect.stringMatching(/pseudo-filesystem/),
+        });
+      expect(resolveInWorkspace("../other/a.ts", where)).toMatchObject({
+        ok: false,
+        error: expect.stringMatching(/outside the workspace/),
+      });
+    } finally {
+      rmSync(copies, { recursive: true, force: true });
+    }
   });
 });

@@ -13,6 +13,12 @@ export interface WorkspaceLocation {
 
 /** Kernel pseudo-filesystems: reading them can hang (FIFO-like files) or leak host secrets. */
 const FORBIDDEN_PREFIXES = ["/proc", "/dev", "/sys"] as const;
+/**
+ * R-B2: forkloop's own directory on /dev/shm, where a batch run may make its item copies
+ * (workspace/copies-placement.ts): /dev/shm is a tmpfs of plain files, not a pseudo-filesystem, and
+ * this directory is the user's own (0700). Below it the workspace roots still confine every path.
+ */
+export const SHM_COPIES_DIR = `/dev/shm/forkloop-${process.getuid?.() ?? "user"}`;
 /** Linux gives up after 40 symlink hops (ELOOP); so do we when following dangling links by hand. */
 const MAX_SYMLINK_HOPS = 40;
 
@@ -91,6 +97,7 @@ export function isInside(child: string, root: string): boolean {
 }
 
 function forbiddenPrefix(path: string): string | undefined {
+  if (path !== SHM_COPIES_DIR && isInside(path, SHM_COPIES_DIR)) return undefined;
   return FORBIDDEN_PREFIXES.find((prefix) => isInside(path, prefix));
 }
 

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, statfs, writeFil
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SHM_COPIES_DIR } from "../workspace-paths.js";
 import { COPIES_FILE } from "./copies-placement.js";
 import { openWorkspaceIsolation } from "./isolated-workspace.js";
 
@@ -34,10 +35,7 @@ const gone = (path: string) =>
     () => true,
   );
 
-/**
- * A memory-backed directory (tmpfs on the Linux hosts the tests run on), named: by default the
- * placement tries only the temp directory and $XDG_RUNTIME_DIR (an item's tools refuse /dev).
- */
+/** A memory-backed directory: tmpfs on the Linux hosts the tests run on. */
 const MEMORY = "/dev/shm";
 const TMPFS_MAGIC = 0x01021994;
 
@@ -106,7 +104,7 @@ describe("R-B2: where a batch run's item copies are made", () => {
     expect(listed()).toHaveLength(1);
   });
 
-  it("R-B2: too little room for the pool — the batch's directory, and the start line says why; without a named one, never a directory under /dev", async () => {
+  it("R-B2: too little room for the pool — the batch's directory, and the start line says why; without a named one, the first tmpfs of the temp directory, $XDG_RUNTIME_DIR and /dev/shm", async () => {
     const isolation = await openWorkspaceIsolation({
       cwd: project,
       batchDir: state,
@@ -115,14 +113,17 @@ describe("R-B2: where a batch run's item copies are made", () => {
     expect(isolation.workspacesDir).toBe(join(state, "workspaces"));
     expect(isolation.copiesAt).toContain(`${MEMORY} has too little room for 1000000000 copies`);
     expect(await readdir(state)).not.toContain(COPIES_FILE);
-    // Unnamed, /dev/shm is never chosen: an item's file tools refuse paths under /dev.
+    // Unnamed: the temp directory or $XDG_RUNTIME_DIR when tmpfs, else /dev/shm — in memory here —
+    // in the one directory under /dev an item's file tools accept.
     const unnamed = await openWorkspaceIsolation({
       cwd: project,
       batchDir: join(root, "b"),
       copies: { pool: 1 },
     });
     placed.push(unnamed.workspacesDir);
-    expect(unnamed.workspacesDir.startsWith("/dev/")).toBe(false);
+    expect(unnamed.copiesAt).toContain("in memory");
+    if (unnamed.workspacesDir.startsWith("/dev/"))
+      expect(unnamed.workspacesDir.startsWith(`${SHM_COPIES_DIR}/`)).toBe(true);
   });
 
   it("R-B2: FORKLOOP_WORKSPACES_DIR places them under a directory of the user's own there (copy mode too); a relative one, or one under /dev, is refused", async () => {
@@ -154,7 +155,7 @@ describe("R-B2: where a batch run's item copies are made", () => {
       openWorkspaceIsolation({
         cwd: project,
         batchDir: join(root, "other"),
-        copies: { pool: 1, dir: MEMORY },
+        copies: { pool: 1, dir: "/dev/forkloop-copies" },
       }),
     ).rejects.toThrow(/file tools refuse/);
   });

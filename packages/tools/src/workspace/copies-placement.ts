@@ -3,6 +3,7 @@ import { lstat, mkdir, rmdir, statfs } from "node:fs/promises";
 import { freemem, tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
+import { SHM_COPIES_DIR } from "../workspace-paths.js";
 import { replaceAtomically } from "./durable-file.js";
 import { git } from "./git-command.js";
 import { readIfPresent } from "./read-if-present.js";
@@ -88,7 +89,7 @@ async function choose(
       );
     if (pseudo(asked))
       throw new WorkspaceError(
-        `FORKLOOP_WORKSPACES_DIR=${asked} is under /dev, /proc or /sys, where an item's file tools refuse to work; choose another directory (a tmpfs mounted elsewhere keeps copies in memory).`,
+        `FORKLOOP_WORKSPACES_DIR=${asked} is under /dev, /proc or /sys, where an item's file tools refuse to work; choose another directory (/dev/shm, or a tmpfs mounted elsewhere, keeps copies in memory).`,
       );
     const dir = await privateDir(asked, batchDir);
     if (dir === undefined)
@@ -114,15 +115,15 @@ async function choose(
 }
 
 /**
- * The first tmpfs among the candidates: the temp directory (tmpfs on many distributions), then
- * $XDG_RUNTIME_DIR. Never one under /dev, /proc or /sys: an item's file tools refuse those
- * (workspace-paths.ts), so /dev/shm is tried only when a caller names it.
+ * The first tmpfs among the candidates: the temp directory (tmpfs on many distributions),
+ * $XDG_RUNTIME_DIR, then /dev/shm (its `forkloop-<uid>` directory is the one place under /dev an
+ * item's file tools accept, workspace-paths.ts).
  */
 async function memoryDir(named: string | undefined): Promise<string | undefined> {
   const candidates =
     named !== undefined
       ? [named]
-      : [tmpdir(), process.env.XDG_RUNTIME_DIR].filter(
+      : [tmpdir(), process.env.XDG_RUNTIME_DIR, "/dev/shm"].filter(
           (dir): dir is string => dir !== undefined && isAbsolute(dir) && !pseudo(dir),
         );
   for (const dir of candidates)
@@ -130,9 +131,10 @@ async function memoryDir(named: string | undefined): Promise<string | undefined>
   return undefined;
 }
 
-/** Under /dev, /proc or /sys (workspace-paths.ts refuses them to file tools). */
+/** Where file tools would refuse the copies (workspace-paths.ts): under /dev (but /dev/shm), /proc or /sys. */
 function pseudo(dir: string): boolean {
-  return /^\/(dev|proc|sys)(\/|$)/.test(resolve(dir));
+  const path = resolve(dir);
+  return path !== "/dev/shm" && /^\/(dev|proc|sys)(\/|$)/.test(path);
 }
 
 function ownerDirName(): string {
@@ -144,7 +146,8 @@ function ownerDirName(): string {
  * or a symlink: /dev/shm is shared by every user), one per batch directory.
  */
 async function privateDir(parent: string, batchDir: string): Promise<string | undefined> {
-  const mine = join(parent, ownerDirName());
+  // On /dev/shm, the one directory there file tools accept (workspace-paths.ts).
+  const mine = resolve(parent) === "/dev/shm" ? SHM_COPIES_DIR : join(parent, ownerDirName());
   await mkdir(mine, { recursive: true, mode: 0o700 }).catch(() => {});
   const stats = await lstat(mine).catch(() => undefined);
   const uid = process.getuid?.();
