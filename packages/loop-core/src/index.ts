@@ -44,6 +44,7 @@ export {
   thresholdsFor,
 } from "./context-thresholds.js";
 export {
+  apiErrorText,
   type CreateMessageOptions,
   createApiErrorMessage,
   createAssistantMessage,

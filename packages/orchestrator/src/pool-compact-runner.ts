@@ -1,10 +1,16 @@
 import { randomUUID } from "node:crypto";
 import type { CompactRunner, CompactRunResult } from "@forkloop/compaction";
-import type { LoopHooks, PermissionMode, ToolUseContext, Usage } from "@forkloop/loop-core";
+import {
+  apiErrorText,
+  type LoopHooks,
+  type PermissionMode,
+  type ToolUseContext,
+  type Usage,
+} from "@forkloop/loop-core";
 import type { AgentPool } from "./agent-pool.js";
 import { agentProfile } from "./agent-profile.js";
 import { fork } from "./fork.js";
-import type { ParentCallbacks, SubAgentTask } from "./sub-agent-types.js";
+import type { ParentCallbacks, SubAgentResult, SubAgentTask } from "./sub-agent-types.js";
 
 /** A fork as the session links it from its transcript. */
 export interface StartedFork {
@@ -53,6 +59,18 @@ function summaryStopHooks(options: PoolCompactRunnerOptions): ParentCallbacks | 
 }
 
 /**
+ * Why a fork gave no summary. An API error is in Claude Code's words, as its assistant message
+ * would say it (`API Error: 400 Invalid request`; a failed /compact prints it, R-X1).
+ */
+function forkErrorText(result: SubAgentResult, source: string, model: string): string {
+  const error = result.error;
+  if (error === undefined) return `the ${source} fork returned no text (${result.status})`;
+  return error.status === undefined
+    ? error.message
+    : apiErrorText({ status: error.status, message: error.message }, model);
+}
+
+/**
  * A `CompactRunner` for @forkloop/compaction that runs the compact (and session-memory) request
  * as a fork in the pool (R-F1, R-C4, R-C5): the parent's exact prefix + one instruction, so the
  * whole history is a cache read (R-F3); one turn, every tool denied (plan mode, no tools).
@@ -89,10 +107,7 @@ export function createPoolCompactRunner(pool: AgentPool, options: PoolCompactRun
     try {
       const result = await handle.result;
       if (result.status !== "completed" || result.text.length === 0) {
-        return {
-          ok: false,
-          error: result.error?.message ?? `the ${source} fork returned no text (${result.status})`,
-        };
+        return { ok: false, error: forkErrorText(result, source, cacheSafeParams.model) };
       }
       const usage = {
         input_tokens: result.usage.inputTokens,

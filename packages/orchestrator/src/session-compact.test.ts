@@ -18,8 +18,12 @@ const TASK = "Summarize notes.md for the release";
 /** A line of the file that only the old history holds: the summary does not quote it. */
 const MARKER = "zebra-quartz-marker";
 
+/** While set, the API refuses a compaction's request (400). */
+let refuseCompact = false;
+
 // The simulator's scripted replies: read the file, answer, and a summary that keeps the task.
 const brain: Brain = (request) => {
+  if (request.querySource === "compact" && refuseCompact) return { content: [], fault: "400" };
   if (request.querySource === "compact") {
     return { content: [{ type: "text", text: `<summary>## Goal\n${TASK}; API names kept.</summary>` }] };
   }
@@ -94,6 +98,22 @@ describe("session.compact (manual /compact)", () => {
     expect(next?.rawBody).toContain("What next?");
     expect(parent.rawBody).toContain(MARKER);
     expect(next?.rawBody).not.toContain(MARKER);
+  });
+
+  it("R-X1: a compaction the API refuses (400) fails as data naming the API error in Claude Code's words, status first ('API Error: 400 …')", async () => {
+    const session = await createSession(testSessionOptions({ baseURL: sim.url, dir, pool }));
+    expect((await runToEnd(session.run(TASK))).reason).toBe("completed");
+    refuseCompact = true;
+    try {
+      const result = await session.compact();
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      // The fork's API error crossed the worker boundary with its status.
+      expect(result.error).toMatch(/^API Error: 400 \S/);
+    } finally {
+      refuseCompact = false;
+      await session.close();
+    }
   });
 
   it("a session with no messages has nothing to compact: a failure as data, no request", async () => {

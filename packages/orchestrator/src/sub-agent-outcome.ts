@@ -74,7 +74,11 @@ export function subAgentResult(
   };
 }
 
-/** How a run that reached its terminal ended: status, final text and the error (a cancel's reason). */
+/**
+ * How a run that reached its terminal ended: status, final text and the error (a cancel's
+ * reason); an API error keeps its HTTP status (null: no response), which its text in Claude
+ * Code's words needs (R-X1: a failed /compact's `API Error: 400 …`).
+ */
 export function terminalOutcome(
   terminal: Terminal,
   cancelled: boolean,
@@ -89,7 +93,13 @@ export function terminalOutcome(
       ? status === "cancelled"
         ? { error: { code: "cancelled", message: String(signal.reason ?? "cancelled") } }
         : {}
-      : { error: { code: terminal.error.type, message: terminal.error.message } }),
+      : {
+          error: {
+            code: terminal.error.type,
+            message: terminal.error.message,
+            ...(terminal.error.status === undefined ? {} : { status: terminal.error.status }),
+          },
+        }),
   };
 }
 

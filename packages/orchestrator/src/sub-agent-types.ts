@@ -244,7 +244,8 @@ export interface SubAgentResult {
   readonly costUsd: number;
   /** Its compactions in order (R-C4); absent when none ran. */
   readonly compactions?: readonly CompactionRecord[];
-  readonly error?: { readonly code: string; readonly message: string };
+  /** `status`: an API error's HTTP status (null: no response came); absent for other errors. */
+  readonly error?: { readonly code: string; readonly message: string; readonly status?: number | null };
   readonly durationMs: number;
 }
 
@@ -285,7 +286,10 @@ export const subAgentResultSchema = lazySchema(() =>
         }),
       )
       .optional(),
-    error: wireErrorSchema.pick({ code: true, message: true }).optional(),
+    error: wireErrorSchema
+      .pick({ code: true, message: true })
+      .extend({ status: z.number().int().nullable().optional() })
+      .optional(),
     durationMs: z.number(),
   }),
 );
