@@ -1,3 +1,4 @@
+import { getModelInfo, thresholdsFor } from "@forkloop/loop-core";
 import type { BrainRequest } from "@forkloop/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SDKMessage } from "./messages.js";
@@ -82,6 +83,32 @@ describe("R-K1: the Agent SDK's Query control methods, answered in-process or re
     expect(await run.interrupt()).toEqual({ still_queued: [] });
     input.end();
     run.close();
+  });
+
+  it("R-K1, R-C7: getContextUsage measures free space on the window the session runs with: CLAUDE_CODE_AUTO_COMPACT_WINDOW wins over the autoCompactWindow option", async () => {
+    const run = query({
+      prompt: "hello",
+      options: harness.options({ autoCompactWindow: 400_000 }),
+    });
+    // The env is the query's own (the harness's plus the window).
+    const options = harness.options({ autoCompactWindow: 400_000 });
+    const windowed = query({
+      prompt: "hello",
+      options: { ...options, env: { ...options.env, CLAUDE_CODE_AUTO_COMPACT_WINDOW: "150k" } },
+    });
+    const measured: number[] = [];
+    for (const each of [run, windowed]) {
+      for await (const message of each) if (message.type === "result") break;
+      const usage = await each.getContextUsage();
+      const free = usage.categories.find((category) => category.id === "free_space")?.tokens ?? 0;
+      measured.push(free + usage.totalTokens);
+      each.close();
+    }
+    const info = getModelInfo(DEFAULT_MODEL);
+    expect(measured).toEqual([
+      thresholdsFor(info, 400_000).autoCompact,
+      thresholdsFor(info, 150_000).autoCompact,
+    ]);
   });
 
   it("R-K1: stopTask stops a running sub-agent by task_started's task_id; its task ends stopped", async () => {

@@ -233,6 +233,11 @@ class QueryRun implements Query {
   #session:
     | { session: MainSession; tracker: SubAgentTracker; runtime: SharedRuntime; model: string }
     | undefined;
+  /**
+   * The auto-compact window the session runs with, once its options are resolved (the
+   * CLAUDE_CODE_AUTO_COMPACT_WINDOW env wins over the option); getContextUsage measures on it.
+   */
+  #resolvedWindow: { readonly autoCompactWindow?: number } | undefined;
   /** Where the control methods' echoes go once the session runs (its id, the ordered output). */
   #live: { sessionId: string; emit: (message: SDKMessage) => void; client: Anthropic } | undefined;
   /** A bad `extraArgs`, thrown by the first `next()` (the Agent SDK fails when Claude Code starts). */
@@ -359,7 +364,7 @@ class QueryRun implements Query {
       running?.session,
       this.#model ?? running?.model ?? this.#options.model ?? DEFAULT_MODEL,
       running?.runtime.source.modelOverrides ?? [],
-      this.#options.autoCompactWindow,
+      (this.#resolvedWindow ?? this.#options).autoCompactWindow,
     );
   }
 
@@ -578,6 +583,7 @@ class QueryRun implements Query {
   async #driveFrom(first: PendingPrompt, options: Options): Promise<void> {
     const resolved = await resolveQueryOptions(options, this.#warn);
     this.#bypassSettings = resolved.settings;
+    this.#resolvedWindow = resolved.loop;
     const sessionId =
       resolved.start === "fork"
         ? (await forkSessionIn(resolved.state, resolved.cwd, resolved.sessionId, options.resumeSessionAt))
