@@ -166,6 +166,17 @@ export interface PostCompactInput {
   readonly context: ToolUseContext;
 }
 
+/**
+ * StopFailure: a sub-agent's run ended on an API error (Claude Code fires it instead of Stop).
+ * Its runner fires it, not the loop: a main turn's StopFailure is the host's (the SDK's query).
+ */
+export interface StopFailureInput {
+  readonly apiError: { readonly status: number | null; readonly type: string; readonly message: string };
+  /** The error as its assistant message shows it. */
+  readonly text: string;
+  readonly context: ToolUseContext;
+}
+
 /** One call of a PostToolBatch: what it was asked and what the model is sent back. */
 export interface PostToolBatchCall {
   readonly toolName: string;
@@ -210,6 +221,8 @@ export interface LoopHooks {
   readonly preCompact?: readonly ((input: PreCompactInput) => Promise<PreCompactOutcome>)[];
   /** Observers only, as PreCompact (fired by the same pipeline after the compaction succeeded). */
   readonly postCompact?: readonly ((input: PostCompactInput) => Promise<PreCompactOutcome>)[];
+  /** Observers only: a sub-agent ended on an API error (fired by its runner, R-K2). */
+  readonly stopFailure?: readonly ((input: StopFailureInput) => Promise<PreCompactOutcome>)[];
   /** After UserPromptSubmit, when the prompt was a command the host expanded. */
   readonly userPromptExpansion?: readonly ((
     input: UserPromptExpansionInput,

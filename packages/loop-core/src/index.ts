@@ -77,6 +77,7 @@ export type {
   ResumedCache,
   SessionStartInput,
   SessionStartOutcome,
+  StopFailureInput,
   StopHookInput,
   StopHookOutcome,
   SubagentStartInput,

@@ -11,6 +11,7 @@ import {
   type PreToolUseOutcome,
   type SessionStartInput,
   type SessionStartOutcome,
+  type StopFailureInput,
   type StopHookOutcome,
   type SubagentStartOutcome,
   type ToolResult,
@@ -68,6 +69,12 @@ export type HookCall =
       readonly compactSummary: string;
     }
   | {
+      readonly kind: "stopFailure";
+      readonly index: number;
+      readonly apiError: StopFailureInput["apiError"];
+      readonly text: string;
+    }
+  | {
       readonly kind: "subagentStart";
       readonly index: number;
       readonly agentType: string;
@@ -94,6 +101,7 @@ export interface HookCounts {
   readonly userPromptSubmit: number;
   readonly preCompact: number;
   readonly postCompact: number;
+  readonly stopFailure: number;
   readonly subagentStart: number;
 }
 
@@ -107,6 +115,7 @@ export function countHooks(hooks: LoopHooks | undefined): HookCounts {
     userPromptSubmit: hooks?.userPromptSubmit?.length ?? 0,
     preCompact: hooks?.preCompact?.length ?? 0,
     postCompact: hooks?.postCompact?.length ?? 0,
+    stopFailure: hooks?.stopFailure?.length ?? 0,
     subagentStart: hooks?.subagentStart?.length ?? 0,
   };
 }
@@ -163,6 +172,10 @@ export async function runParentHook(
     case "postCompact": {
       const hook = hooks.postCompact?.[call.index];
       return hook ? hook({ trigger: call.trigger, compactSummary: call.compactSummary, context }) : {};
+    }
+    case "stopFailure": {
+      const hook = hooks.stopFailure?.[call.index];
+      return hook ? hook({ apiError: call.apiError, text: call.text, context }) : {};
     }
     case "subagentStart": {
       const { kind: _kind, index, ...input } = call;
@@ -240,6 +253,15 @@ export function proxyHooks(counts: HookCounts, call: (call: HookCall) => Promise
           index,
           trigger: input.trigger,
           compactSummary: input.compactSummary,
+        }) as Promise<PreCompactOutcome>,
+    ),
+    stopFailure: range(counts.stopFailure).map(
+      (index) => (input) =>
+        call({
+          kind: "stopFailure",
+          index,
+          apiError: input.apiError,
+          text: input.text,
         }) as Promise<PreCompactOutcome>,
     ),
     subagentStart: range(counts.subagentStart).map(

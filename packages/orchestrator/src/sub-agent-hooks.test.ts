@@ -41,6 +41,7 @@ const brain: Brain = (request) => {
     return { content: [{ type: "text", text: `done: ${request.lastToolResults[0]?.content ?? ""}` }] };
   }
   const agent = agentOf(request.lastUserText);
+  if (agent.startsWith("refused")) return { content: [], fault: "400" };
   if (agent.startsWith("grepper")) {
     return { content: [{ type: "tool_use", name: "Grep", input: { pattern: "SECRET", path: "." } }] };
   }
@@ -95,6 +96,32 @@ describe("sub-agents keep the session's guards", () => {
     expect(results[0]).toContain("notes.txt");
     expect(results[0]).not.toContain(".env");
     expect(sim.requests().at(-1)?.rawBody).not.toContain(".env\\n");
+  });
+
+  it("R-K2, R-F2: a sub-agent whose request the API refuses (400) runs the parent's StopFailure hooks over comlink (its agent id, the error as its message shows it), not its Stop hooks", async () => {
+    const failures: { agentId: string | undefined; status: number | null; text: string }[] = [];
+    const stops: string[] = [];
+    const outcome = await pool.run(task("refused1"), {
+      hooks: {
+        stopFailure: [
+          async ({ apiError, text, context }) => {
+            failures.push({ agentId: context.agentId, status: apiError.status, text });
+            return {};
+          },
+        ],
+        stop: [
+          async ({ context }) => {
+            stops.push(context.agentId ?? "?");
+            return {};
+          },
+        ],
+      },
+    }).result;
+    expect(outcome.status).toBe("failed");
+    expect(failures).toEqual([
+      { agentId: "refused1", status: 400, text: expect.stringMatching(/^API Error: 400 \S/) },
+    ]);
+    expect(stops).toEqual([]);
   });
 
   it("R-F2: a blocking PreToolUse settings hook passed to runAll denies a pooled sub-agent's tool", async () => {

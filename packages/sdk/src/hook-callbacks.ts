@@ -16,6 +16,7 @@ import {
 } from "@forkloop/loop-core";
 import { compileMatcher, runningBackgroundTasks } from "@forkloop/tools";
 import type { SDKAssistantMessageError } from "./agent-sdk-types/other-messages.js";
+import { assistantErrorKind } from "./api-error-line.js";
 import type {
   BaseHookInput,
   FiredHookEvent,
@@ -305,12 +306,15 @@ export class HookCallbacks {
   }
 
   /**
-   * StopFailure callbacks, for a main turn that ended on an API error (R-K2: the Agent SDK calls a
-   * program's with the error's kind and the reply's text, hooks-compact-failure). Their output is
-   * not used: the turn has ended.
+   * StopFailure callbacks, for a main turn that ended on an API error, or a sub-agent's run (its
+   * context: agent_id and agent_type) (R-K2: the Agent SDK calls a program's with the error's kind
+   * and the reply's text, hooks-compact-failure). Their output is not used: the turn has ended.
    */
-  async stopFailure(failure: { error: SDKAssistantMessageError; text: string }): Promise<void> {
-    const { permission_mode: _mode, ...base } = this.base();
+  async stopFailure(
+    failure: { error: SDKAssistantMessageError; text: string },
+    context?: ToolUseContext,
+  ): Promise<void> {
+    const { permission_mode: _mode, ...base } = this.base(context);
     await this.fire(
       "StopFailure",
       failure.error,
@@ -322,6 +326,7 @@ export class HookCallbacks {
         last_assistant_message: failure.text,
       } as HookInput,
       callbackId(),
+      context?.abortController.signal,
     );
   }
 
@@ -575,6 +580,15 @@ export class HookCallbacks {
             context.abortController.signal,
           );
           // An observer, as PreCompact.
+          return {};
+        },
+      ];
+    }
+    if (this.has("StopFailure")) {
+      // A sub-agent's (its runner fires it); a main turn's is stopFailure() above.
+      hooks.stopFailure = [
+        async ({ apiError, text, context }) => {
+          await this.stopFailure({ error: assistantErrorKind(apiError), text }, context);
           return {};
         },
       ];

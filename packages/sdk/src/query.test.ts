@@ -33,6 +33,7 @@ function brain(request: BrainRequest) {
       content: [{ type: "tool_use" as const, name: "Write", input: { file_path: "out.txt", content: "x" } }],
     };
   }
+  if (request.querySource === "agent:refused") return { content: [], fault: "400" as const };
   if (request.querySource?.startsWith("agent:")) {
     return { content: [{ type: "text" as const, text: `sub-agent ${request.querySource} done` }] };
   }
@@ -49,6 +50,17 @@ function brain(request: BrainRequest) {
           type: "tool_use" as const,
           name: "Agent",
           input: { description: "read notes", prompt: "Read notes.md.", subagent_type: "reader" },
+        },
+      ],
+    };
+  }
+  if (text.includes("ask a refused helper")) {
+    return {
+      content: [
+        {
+          type: "tool_use" as const,
+          name: "Agent",
+          input: { description: "ask", prompt: "Answer it.", subagent_type: "refused" },
         },
       ],
     };
@@ -719,6 +731,37 @@ describe("query() through the simulator", () => {
     for (const sub of subs) expect(sub.rawBody).toContain("SUBAGENT-NOTE-43");
     expect(starts).toHaveLength(2);
     expect(starts[0]).toMatchObject({ hook_event_name: "SubagentStart", agent_type: "reviewer" });
+  });
+
+  it("R-K2, R-L15: a program's StopFailure callbacks are called for a sub-agent whose request the API refuses (its agent_id and agent_type, the error named as its message names it); the main turn goes on", async () => {
+    const failures: HookInput[] = [];
+    const messages = await runQuery(
+      "ask a refused helper",
+      harness.options({
+        agents: { refused: { description: "Answers", prompt: "You answer.", tools: ["Read"] } },
+        hooks: {
+          StopFailure: [
+            {
+              hooks: [
+                async (input: HookInput) => {
+                  failures.push(input);
+                  return {};
+                },
+              ],
+            },
+          ],
+        },
+      }),
+    );
+    expect(resultOf(messages).subtype).toBe("success");
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatchObject({
+      hook_event_name: "StopFailure",
+      agent_type: "refused",
+      error: "unknown",
+      last_assistant_message: expect.stringMatching(/^API Error: 400 \S/),
+    });
+    expect((failures[0] as { agent_id?: string }).agent_id).toEqual(expect.any(String));
   });
 
   it("R-K1: tool() + createSdkMcpServer(): the model sees mcp__calc__add and gets the handler's CallToolResult", async () => {
