@@ -1,5 +1,5 @@
 import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
-import { homedir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 
 export type ResolvedPath =
@@ -18,7 +18,25 @@ const FORBIDDEN_PREFIXES = ["/proc", "/dev", "/sys"] as const;
  * (workspace/copies-placement.ts): /dev/shm is a tmpfs of plain files, not a pseudo-filesystem, and
  * this directory is the user's own (0700). Below it the workspace roots still confine every path.
  */
-export const SHM_COPIES_DIR = `/dev/shm/forkloop-${process.getuid?.() ?? "user"}`;
+export const SHM_COPIES_DIR = `/dev/shm/${copiesOwnerDirName()}`;
+
+/** The user's own directory that holds a batch's item copies wherever they are placed in memory. */
+export function copiesOwnerDirName(): string {
+  return `forkloop-${process.getuid?.() ?? "user"}`;
+}
+
+/**
+ * Every directory where a batch run may place its item copies outside its batch directory
+ * (workspace/copies-placement.ts): the user's own one in the temp directory, $XDG_RUNTIME_DIR,
+ * FORKLOOP_WORKSPACES_DIR and /dev/shm. Another item's copy there is protected like the state
+ * directory the copies otherwise live in (R-S10).
+ */
+export function placedCopiesDirs(env: NodeJS.ProcessEnv = process.env): string[] {
+  const parents = [tmpdir(), env.XDG_RUNTIME_DIR, env.FORKLOOP_WORKSPACES_DIR].filter(
+    (dir): dir is string => dir !== undefined && isAbsolute(dir),
+  );
+  return [...new Set([...parents.map((dir) => join(dir, copiesOwnerDirName())), SHM_COPIES_DIR])];
+}
 /** Linux gives up after 40 symlink hops (ELOOP); so do we when following dangling links by hand. */
 const MAX_SYMLINK_HOPS = 40;
 

@@ -1,10 +1,12 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PermissionMode } from "@forkloop/loop-core";
 import { describe, expect, it } from "vitest";
 import { createBuiltinTools } from "../builtin-tools.js";
 import { useTempWorkspace } from "../testing/index.js";
+import { placedCopiesDirs, SHM_COPIES_DIR } from "../workspace-paths.js";
 import { createPermissionChecker } from "./permission-checker.js";
 import { protectedWriteTarget } from "./protected-paths.js";
 
@@ -210,5 +212,38 @@ describe("R-S10, R-B2: a workspace root below forkloop's state directory", () =>
     const cwd = join(home(), ".forkloop");
     mkdirSync(cwd, { recursive: true });
     expect(protectedWriteTarget(join(cwd, "settings.json"), { cwd, home: home() })).toBeDefined();
+  });
+});
+
+describe("R-S10, R-B2: item copies a batch placed in memory", () => {
+  /** Two items' copies where copies-placement.ts puts them on /dev/shm. */
+  function placedCopies(): { own: string; other: string; done: () => void } {
+    const batch = mkdtempSync(join(SHM_COPIES_DIR, "test-"));
+    const own = join(batch, "w1");
+    const other = join(batch, "w2");
+    for (const dir of [own, other]) mkdirSync(join(dir, "src"), { recursive: true });
+    return { own, other, done: () => rmSync(batch, { recursive: true, force: true }) };
+  }
+
+  it("R-S10: another item's copy is protected, the item's own copy is its project", () => {
+    mkdirSync(SHM_COPIES_DIR, { recursive: true, mode: 0o700 });
+    const copies = placedCopies();
+    try {
+      const context = { cwd: copies.own, home: home() };
+      expect(protectedWriteTarget(join(copies.own, "src/a.ts"), context)).toBeUndefined();
+      expect(protectedWriteTarget(join(copies.other, "src/a.ts"), context)).toContain("batch item copies");
+      expect(protectedWriteTarget(join(copies.own, "../w2/src/a.ts"), context)).toContain(
+        "batch item copies",
+      );
+    } finally {
+      copies.done();
+    }
+  });
+
+  it("R-B2: every place a batch may put its copies is covered: the temp directory, $XDG_RUNTIME_DIR, FORKLOOP_WORKSPACES_DIR and /dev/shm", () => {
+    const dirs = placedCopiesDirs({ XDG_RUNTIME_DIR: "/run/user/7", FORKLOOP_WORKSPACES_DIR: "/scratch" });
+    const name = SHM_COPIES_DIR.slice("/dev/shm/".length);
+    expect(dirs).toEqual([join(tmpdir(), name), `/run/user/7/${name}`, `/scratch/${name}`, SHM_COPIES_DIR]);
+    expect(placedCopiesDirs({ FORKLOOP_WORKSPACES_DIR: "batch" })).not.toContain(`batch/${name}`);
   });
 });

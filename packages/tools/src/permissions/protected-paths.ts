@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { gitExecutionPoints } from "../git/git-execution-points.js";
 import { settingsExecutionPoints } from "../sandbox/execution-points.js";
-import { isInside, realpathAllowingMissing } from "../workspace-paths.js";
+import { isInside, placedCopiesDirs, realpathAllowingMissing } from "../workspace-paths.js";
 
 /**
  * Directories whose files make programs run: `.git/` (hooks, `config` with `core.fsmonitor`,
@@ -12,6 +12,14 @@ import { isInside, realpathAllowingMissing } from "../workspace-paths.js";
  * planted there, `git commit` under `Bash(git commit:*)` would run the model's hook (R-S2, R-S5).
  */
 const PROTECTED_DIRECTORIES = new Set([".git", ".forkloop", ".claude"]);
+
+/**
+ * Item copies a batch placed in memory: another item's copy is applied to the project when that
+ * item settles, so a write into it is a write into the project's future, protected as the state
+ * directory the copies otherwise live in is (R-S10, R-B2). An item's own copy is its workspace
+ * root, below this directory, and stays writable (`withinRootBelow`).
+ */
+const PLACED_COPIES = "forkloop's batch item copies";
 
 export interface ProtectionContext {
   /** The project directory. */
@@ -51,7 +59,11 @@ export function protectedWriteTarget(path: string, context: ProtectionContext): 
   for (const gitDir of git.gitDirs) {
     if (isInside(real, realOf(gitDir))) return `the git directory ${gitDir}`;
   }
-  const points = [...git.points, ...settingsExecutionPoints({ cwd: context.cwd, roots: dirs, home })];
+  const points = [
+    ...git.points,
+    ...settingsExecutionPoints({ cwd: context.cwd, roots: dirs, home }),
+    ...placedCopiesDirs().map((path) => ({ path, kind: "directory" as const, what: PLACED_COPIES })),
+  ];
   for (const point of points) {
     const target = realOf(point.path);
     if (

@@ -3,7 +3,7 @@ import { lstat, mkdir, rmdir, statfs } from "node:fs/promises";
 import { freemem, tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
-import { SHM_COPIES_DIR } from "../workspace-paths.js";
+import { copiesOwnerDirName, SHM_COPIES_DIR } from "../workspace-paths.js";
 import { replaceAtomically } from "./durable-file.js";
 import { git } from "./git-command.js";
 import { readIfPresent } from "./read-if-present.js";
@@ -94,7 +94,7 @@ async function choose(
     const dir = await privateDir(asked, batchDir);
     if (dir === undefined)
       throw new WorkspaceError(
-        `FORKLOOP_WORKSPACES_DIR=${asked}: ${join(asked, ownerDirName())} is not a directory of this user's alone; remove it or choose another directory.`,
+        `FORKLOOP_WORKSPACES_DIR=${asked}: ${join(asked, copiesOwnerDirName())} is not a directory of this user's alone; remove it or choose another directory.`,
       );
     return { dir, said: `${dir} (FORKLOOP_WORKSPACES_DIR)` };
   }
@@ -137,17 +137,13 @@ function pseudo(dir: string): boolean {
   return path !== "/dev/shm" && /^\/(dev|proc|sys)(\/|$)/.test(path);
 }
 
-function ownerDirName(): string {
-  return `forkloop-${process.getuid?.() ?? "user"}`;
-}
-
 /**
  * `<parent>/forkloop-<uid>/<batch>`: the user's own directory (0700, refused when someone else's
  * or a symlink: /dev/shm is shared by every user), one per batch directory.
  */
 async function privateDir(parent: string, batchDir: string): Promise<string | undefined> {
   // On /dev/shm, the one directory there file tools accept (workspace-paths.ts).
-  const mine = resolve(parent) === "/dev/shm" ? SHM_COPIES_DIR : join(parent, ownerDirName());
+  const mine = resolve(parent) === "/dev/shm" ? SHM_COPIES_DIR : join(parent, copiesOwnerDirName());
   await mkdir(mine, { recursive: true, mode: 0o700 }).catch(() => {});
   const stats = await lstat(mine).catch(() => undefined);
   const uid = process.getuid?.();
