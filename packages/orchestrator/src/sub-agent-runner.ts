@@ -4,10 +4,8 @@ import {
   createUserMessage,
   getModelInfo,
   type LoopEvent,
-  type LoopHooks,
   type Message,
   type Terminal,
-  type ToolUseContext,
 } from "@forkloop/loop-core";
 import {
   AgentRecorder,
@@ -34,6 +32,7 @@ import {
   subAgentResult,
   terminalOutcome,
 } from "./sub-agent-outcome.js";
+import { fireStopFailure } from "./sub-agent-stop-failure.js";
 import type { SubAgentResult, SubAgentTask } from "./sub-agent-types.js";
 import { clockedCallModel, workerPipeline, workerShells, workerTelemetry } from "./worker-agent-setup.js";
 
@@ -183,24 +182,4 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
   transcript?.close();
   const { status, ...ended } = terminalOutcome(terminal, io.cancelled(), io.signal);
   return result(status, { ...ended, ...spent.fields() });
-}
-
-/**
- * R-K2: a run that ended on an API error fires the StopFailure hooks instead of Stop, as Claude
- * Code's sub-agents do (the Agent SDK calls a program's with the sub-agent's agent_id). They only
- * observe: one that fails is ignored, the run has ended.
- */
-async function fireStopFailure(
-  hooks: LoopHooks | undefined,
-  terminal: Terminal,
-  context: ToolUseContext,
-): Promise<void> {
-  const stopFailure = hooks?.stopFailure;
-  if (stopFailure === undefined || stopFailure.length === 0 || terminal.reason !== "model_error") return;
-  const failed = terminal.messages.at(-1);
-  if (failed?.type !== "assistant" || failed.apiError === undefined) return;
-  const text = failed.message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
-  for (const hook of stopFailure) {
-    await hook({ apiError: failed.apiError, text, context }).catch(() => undefined);
-  }
 }
