@@ -87,11 +87,14 @@ export function toApiMessages(
 
 /** Puts a user turn's tool_result blocks, in their own places, in the order of the calls before. */
 function inCallOrder(blocks: ContentBlockParam[], calls: readonly ContentBlockParam[]): void {
+  const places: number[] = [];
+  for (let index = 0; index < blocks.length; index++)
+    if (blocks[index]!.type === "tool_result") places.push(index);
+  // Most turns answer one call or none: nothing to order, and no map of the calls to build
+  // (this runs for every turn of the history on every request).
+  if (places.length < 2) return;
   const callIndex = new Map<string, number>();
   for (const call of calls) if (call.type === "tool_use") callIndex.set(call.id, callIndex.size);
-  const places: number[] = [];
-  for (const [index, block] of blocks.entries()) if (block.type === "tool_result") places.push(index);
-  if (places.length < 2) return;
   const rank = (block: ContentBlockParam): number =>
     block.type === "tool_result" ? (callIndex.get(block.tool_use_id) ?? callIndex.size) : callIndex.size;
   const sorted = places.map((place) => blocks[place]!).sort((a, b) => rank(a) - rank(b));
