@@ -96,17 +96,30 @@ describe('forkloop run "/compact [instructions]"', () => {
       );
       expect(compact.code, compact.stderr).toBe(0);
       const lines = streamJsonLines(compact.stdout);
+      // R-K2: Claude Code's stream of /compact — compacting status, status with the outcome, init,
+      // the boundary, the summary the history starts with, the command's output, the result.
       expect(lines.map((line) => `${line.type}/${"subtype" in line ? line.subtype : ""}`)).toEqual([
+        "system/status",
+        "system/status",
         "system/init",
         "system/compact_boundary",
+        "user/",
+        "user/",
         "result/success",
       ]);
-      const boundary = lines[1] as Extract<StreamJsonLine, { subtype: "compact_boundary" }>;
+      expect(lines[0]).toMatchObject({ status: "compacting" });
+      expect(lines[1]).toMatchObject({ status: null, compact_result: "success" });
+      const boundary = lines[3] as Extract<StreamJsonLine, { subtype: "compact_boundary" }>;
       expect(boundary.compact_metadata.trigger).toBe("manual");
       expect(boundary.compact_metadata.post_tokens).toBeLessThan(boundary.compact_metadata.pre_tokens);
+      expect(lines[5]).toMatchObject({
+        message: { content: "<local-command-stdout>Compacted </local-command-stdout>" },
+        isReplay: true,
+        local_command_run: { command: "compact", args: "keep the API names" },
+      });
       // R-X1: Claude Code's result of a local command: nothing to say, the command's name, the
       // session's sub-agent counts, and no API error status or terminal reason (no turn ran).
-      expect(lines[2]).toMatchObject({
+      expect(lines[6]).toMatchObject({
         num_turns: 0,
         is_error: false,
         session_id: sessionId,
@@ -114,8 +127,8 @@ describe('forkloop run "/compact [instructions]"', () => {
         local_command: "compact",
         subagent_stats: { spawned: 0 },
       });
-      expect(lines[2]).not.toHaveProperty("terminal_reason");
-      expect(lines[2]).not.toHaveProperty("api_error_status");
+      expect(lines[6]).not.toHaveProperty("terminal_reason");
+      expect(lines[6]).not.toHaveProperty("api_error_status");
 
       // No model turn: one compact request, and it is the parent's exact prefix + the instruction.
       expect(await mainRequests(sim, "sdk")).toHaveLength(2);

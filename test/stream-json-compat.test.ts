@@ -105,15 +105,20 @@ const toolResultBlock = z.strictObject({
 const user = z.strictObject({
   type: z.literal("user"),
   ...common,
-  // Always an array of blocks (the interrupt notice too), never a bare string.
+  // An array of blocks (the interrupt notice too); a bare string only on /compact's two lines
+  // (the summary and the command's output), as Claude Code 2.1.333 prints them.
   message: z.strictObject({
     role: z.literal("user"),
-    content: z.array(
-      z.union([toolResultBlock, z.strictObject({ type: z.literal("text"), text: z.string() })]),
-    ),
+    content: z.union([
+      z.string(),
+      z.array(z.union([toolResultBlock, z.strictObject({ type: z.literal("text"), text: z.string() })])),
+    ]),
   }),
   parent_tool_use_id: z.string().nullable(),
   isSynthetic: z.boolean().optional(),
+  // /compact's lines: the summary says false; the command's output is a replay naming the command.
+  isReplay: z.boolean().optional(),
+  local_command_run: z.strictObject({ command: z.string(), args: z.string() }).optional(),
   tool_use_result: z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
   // What decided each call (R-K2), as Claude Code 2.1.332 prints it beside a tool result.
   tool_result_meta: z
@@ -148,13 +153,16 @@ const streamEvent = z.strictObject({
   thinking_display: z.string().optional(),
 });
 
-// With partial messages, each request is announced before its stream (the Agent SDK's status).
+// With partial messages, each request is announced before its stream (the Agent SDK's status);
+// a /compact is framed by compacting and null statuses.
 const status = z.strictObject({
   type: z.literal("system"),
   subtype: z.literal("status"),
   ...common,
   status: z.enum(["requesting", "compacting"]).nullable(),
   permissionMode: z.string().optional(),
+  // The null status that ends a /compact says whether it worked.
+  compact_result: z.enum(["success", "failed"]).optional(),
 });
 
 const apiRetry = z.strictObject({
@@ -186,7 +194,11 @@ const compactBoundary = z.strictObject({
     trigger: z.enum(["manual", "auto"]),
     pre_tokens: count,
     post_tokens: count,
+    cumulative_dropped_tokens: z.number().int().optional(),
+    // A /compact's, with the last message before it (logical_parent_uuid).
+    duration_ms: count.optional(),
   }),
+  logical_parent_uuid: id.optional(),
 });
 
 const taskUsage = z.strictObject({

@@ -10,7 +10,7 @@ import {
   type CompactRunner,
   compactConversation,
 } from "./compact-conversation.js";
-import { messageText, toolResultBlocks } from "./message-shape.js";
+import { makeBoundary, messageText, toolResultBlocks } from "./message-shape.js";
 import { createMemorySessionMemoryStore } from "./session-memory.js";
 import { createCountingFactory, createHistory, createScriptedCompactRunner } from "./testing/index.js";
 
@@ -72,6 +72,24 @@ function autoCompact(
 }
 
 describe("compactConversation", () => {
+  it.each([
+    ["carries the running total of the boundary before", 12_000, 12_000],
+    ["counts an older boundary's own drop when it has no total", undefined, 5_000],
+  ])("R-C4, R-K2: cumulativeDroppedTokens %s", async (_, earlierTotal, before) => {
+    const { messages } = session();
+    const earlier = makeBoundary(createCountingFactory("e"), "compact_boundary", "compacted before", null, {
+      trigger: "auto",
+      preTokens: 9_000,
+      postTokens: 4_000,
+      ...(earlierTotal === undefined ? {} : { cumulativeDroppedTokens: earlierTotal }),
+    });
+    const outcome = await autoCompact([earlier, ...messages], createScriptedCompactRunner([GOOD]), 800);
+    if (!outcome.ok) throw new Error(outcome.error);
+    expect(outcome.boundary.compactMetadata?.cumulativeDroppedTokens).toBe(
+      before + outcome.preTokens - outcome.postTokens,
+    );
+  });
+
   it("R-C4: one summary message replaces the head; compact_boundary has trigger and pre/post tokens; the tail is verbatim", async () => {
     const { messages } = session();
     const runner = createScriptedCompactRunner([GOOD]);
@@ -83,6 +101,7 @@ describe("compactConversation", () => {
       trigger: "auto",
       preTokens: outcome.preTokens,
       postTokens: outcome.postTokens,
+      cumulativeDroppedTokens: outcome.preTokens - outcome.postTokens,
     });
     expect(outcome.postTokens).toBeLessThan(outcome.preTokens / 2);
     expect(messageText(summary!)).toContain("<summary>");

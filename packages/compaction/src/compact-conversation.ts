@@ -372,7 +372,12 @@ async function finish(
     "compact_boundary",
     `Conversation compacted (${input.trigger}, ${result.source}): ${result.preTokens} → ${postTokens} tokens`,
     null,
-    { trigger: input.trigger, preTokens: result.preTokens, postTokens },
+    {
+      trigger: input.trigger,
+      preTokens: result.preTokens,
+      postTokens,
+      cumulativeDroppedTokens: droppedBefore(input.messages) + (result.preTokens - postTokens),
+    },
   );
   return {
     ok: true,
@@ -386,6 +391,17 @@ async function finish(
     rejections: result.rejections,
     usage: result.usage,
   };
+}
+
+/** What earlier compactions removed: the running total on the history's latest compact boundary. */
+function droppedBefore(messages: readonly Message[]): number {
+  const earlier = messages.findLast(
+    (message) => message.type === "system" && message.subtype === "compact_boundary",
+  );
+  const metadata = earlier?.type === "system" ? earlier.compactMetadata : undefined;
+  if (metadata === undefined) return 0;
+  // A boundary written before the total was kept counts its own drop.
+  return metadata.cumulativeDroppedTokens ?? Math.max(0, metadata.preTokens - metadata.postTokens);
 }
 
 function fitsLimits(input: CompactConversationInput, preTokens: number, postTokens: number): boolean {

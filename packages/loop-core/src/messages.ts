@@ -82,6 +82,11 @@ export interface SystemMessage extends MessageBase {
     readonly trigger: "auto" | "manual" | "reactive";
     readonly preTokens: number;
     readonly postTokens: number;
+    /**
+     * What compactions have removed so far in the session, this one included (each one's pre
+     * less post tokens, carried from the boundary before): Claude Code's `cumulative_dropped_tokens`.
+     */
+    readonly cumulativeDroppedTokens?: number;
   };
   /**
    * R-C2: on a `microcompact_boundary` from the API's context editing (the cached variant), the

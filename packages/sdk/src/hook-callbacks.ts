@@ -48,6 +48,8 @@ export interface HookSession {
   readonly toolUseYielded?: (toolUseId: string) => Promise<void>;
   /** The effort the session's requests ask for (none for a model without effort levels). */
   readonly effort?: () => string | undefined;
+  /** Each callback's end: whether it answered (not thrown or timed out) and its systemMessage. */
+  readonly onRan?: (event: FiredHookEvent, ok: boolean, systemMessage: string | undefined) => void;
 }
 
 type Matchers = Partial<Record<HookEvent, HookCallbackMatcher[]>>;
@@ -218,17 +220,29 @@ export class HookCallbacks {
             resolve(undefined);
           }, timeoutMs);
         });
-        const call = callback(input, toolUseId, { signal: controller.signal }).catch((error: unknown) => {
-          this.#session.onError(
-            `hook ${event} failed: ${error instanceof Error ? error.message : String(error)}`,
-          );
-          return undefined;
-        });
+        let answered = false;
+        const call = callback(input, toolUseId, { signal: controller.signal }).then(
+          (output) => {
+            answered = true;
+            return output;
+          },
+          (error: unknown) => {
+            this.#session.onError(
+              `hook ${event} failed: ${error instanceof Error ? error.message : String(error)}`,
+            );
+            return undefined;
+          },
+        );
         runs.push(
-          Promise.race([call, timeout]).finally(() => {
-            clearTimeout(timer);
-            signal?.removeEventListener("abort", onAbort);
-          }),
+          Promise.race([call, timeout])
+            .finally(() => {
+              clearTimeout(timer);
+              signal?.removeEventListener("abort", onAbort);
+            })
+            .then((output) => {
+              this.#session.onRan?.(event, answered, answerOf(output)[0]?.systemMessage);
+              return output;
+            }),
         );
       }
     }

@@ -764,6 +764,82 @@ describe("query() through the simulator", () => {
     expect((failures[0] as { agent_id?: string }).agent_id).toEqual(expect.any(String));
   });
 
+  it("R-K2, R-X1: /compact streams as Claude Code's: compacting status, the hooks, status with the outcome, init, the boundary (logical_parent_uuid, cumulative_dropped_tokens, duration_ms), the summary and the command's output naming each hook", async () => {
+    const filler = Array.from({ length: 400 }, (_, i) => `Line ${i} of the notes to keep in mind.`).join(
+      "\n",
+    );
+    const first = await runQuery(`Say hello.\n${filler}`, harness.options());
+    const sessionId = resultOf(first).session_id;
+    const lastBefore = first.filter((message) => message.type === "assistant").at(-1)?.uuid;
+    const seen: string[] = [];
+    const callback = (answer: { systemMessage?: string }) => ({
+      hooks: [
+        async (input: HookInput) => {
+          seen.push(`hook:${input.hook_event_name}`);
+          return answer;
+        },
+      ],
+    });
+    const run = query({
+      prompt: "/compact keep the API names",
+      options: harness.options({
+        resume: sessionId,
+        hooks: {
+          PreCompact: [callback({ systemMessage: "kept the API names" })],
+          PostCompact: [callback({})],
+        },
+      }),
+    });
+    const messages: SDKMessage[] = [];
+    for await (const message of run) {
+      messages.push(message);
+      seen.push(
+        message.type === "system" || message.type === "result"
+          ? `${message.type}/${message.subtype}`
+          : message.type,
+      );
+    }
+    expect(seen).toEqual([
+      "system/status",
+      "hook:PreCompact",
+      "hook:PostCompact",
+      "system/status",
+      "system/init",
+      "system/compact_boundary",
+      "user",
+      "user",
+      "result/success",
+    ]);
+    expect(messages[0]).toMatchObject({ status: "compacting", session_id: sessionId });
+    expect(messages[1]).toMatchObject({ status: null, compact_result: "success" });
+    const boundary = messages[3] as Extract<SDKMessage, { subtype: "compact_boundary" }>;
+    const { pre_tokens, post_tokens } = boundary.compact_metadata;
+    expect(boundary.compact_metadata).toMatchObject({
+      trigger: "manual",
+      cumulative_dropped_tokens: pre_tokens - post_tokens,
+      duration_ms: expect.any(Number),
+    });
+    expect(boundary.logical_parent_uuid).toBe(lastBefore);
+    expect(messages[4]).toMatchObject({
+      type: "user",
+      isReplay: false,
+      isSynthetic: true,
+      parent_tool_use_id: null,
+      message: { role: "user", content: expect.stringContaining("<summary>") },
+    });
+    expect(messages[5]).toMatchObject({
+      type: "user",
+      isReplay: true,
+      local_command_run: { command: "compact", args: "keep the API names" },
+      message: {
+        role: "user",
+        content:
+          "<local-command-stdout>Compacted PreCompact [callback] completed successfully: kept the API names\nPostCompact [callback] completed successfully</local-command-stdout>",
+      },
+    });
+    expect(messages[6]).toMatchObject({ type: "result", local_command: "compact", result: "" });
+  });
+
   it("R-K1: tool() + createSdkMcpServer(): the model sees mcp__calc__add and gets the handler's CallToolResult", async () => {
     const { createSdkMcpServer, tool } = await import("./sdk-mcp-server.js");
     const { z } = await import("zod");

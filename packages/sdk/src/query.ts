@@ -24,6 +24,7 @@ import {
 } from "@forkloop/orchestrator";
 import {
   type BackgroundShells,
+  type HookRunObserver,
   mergeHooks,
   type SessionEventHooks,
   stopFailureKind,
@@ -56,6 +57,7 @@ import { assistantErrorKind } from "./api-error-line.js";
 import { AsyncChannel } from "./async-channel.js";
 import { canUseToolOptions } from "./can-use-tool-options.js";
 import { warnCanUseToolShadowed } from "./can-use-tool-shadowed.js";
+import { CompactHookDisplay } from "./compact-hook-display.js";
 import { contextUsage } from "./context-usage.js";
 import { modelSwitchEcho, permissionModeStatus, probeModel } from "./control-echoes.js";
 import { debugLog } from "./debug-log.js";
@@ -715,12 +717,18 @@ class QueryRun implements Query {
       },
     });
     const transcriptPath = `${resolved.sessionsDir}/${sessionId}.fltr`;
-    const onHookRun = hookRunMessages(
+    // What a /compact's PreCompact and PostCompact hooks said, for the command's output line.
+    const compactHooks = new CompactHookDisplay();
+    const hookRunLines = hookRunMessages(
       this.#options.includeHookEvents === true,
       sessionId,
       emit,
       (toolUseId) => order.yielded(toolUseId),
     );
+    const onHookRun: HookRunObserver = (report) => {
+      compactHooks.hookRun(report);
+      hookRunLines(report);
+    };
     // The settings' SubagentStart and SessionEnd hooks (the loop's hooks are the others).
     const sessionEvents = sessionEventHooks(resolved.settings, {
       cwd: resolved.cwd,
@@ -747,6 +755,7 @@ class QueryRun implements Query {
       onError: this.#warn,
       toolUseYielded: (toolUseId) => order.yielded(toolUseId),
       effort: () => requestDefaults.effort,
+      onRan: (event, ok, said) => compactHooks.ran(event, "callback", ok, said),
     });
     // R-S14: the main agent's checks read the session's live mode, as its sub-agents do.
     let liveMode = (): PermissionMode => resolved.permissionMode;
@@ -913,6 +922,7 @@ class QueryRun implements Query {
           releaseHeld: () => order.flush(),
           toolInputs,
           displayed: sessionEvents.messageDisplay,
+          compactHooks,
           failed: sessionEvents.stopFailure,
           failedCallbacks: callbacks.has("StopFailure")
             ? (failure) => callbacks.stopFailure(failure)
@@ -949,6 +959,8 @@ class QueryRun implements Query {
     toolInputs: Map<string, Record<string, unknown>>;
     /** The settings' MessageDisplay hooks, for each reply of the main agent with text. */
     displayed: SessionEventHooks["messageDisplay"];
+    /** Collects what a /compact's hooks said (its output line). */
+    compactHooks: CompactHookDisplay;
     /** The settings' StopFailure hooks, for a turn that ends on an API error. */
     failed: SessionEventHooks["stopFailure"];
     /** The program's StopFailure callbacks (the Agent SDK names the error as its assistant message does). */
@@ -970,11 +982,35 @@ class QueryRun implements Query {
         if (replay !== undefined) turn.emit(replay);
       };
       if (request.kind === "compact") {
+        // R-K2: Claude Code's order — a compacting status, the compaction (its hooks), the status
+        // again with the outcome, then the turn's init, the boundary, the summary and the output.
+        turn.emit(turn.writer.compactStatus());
+        const logicalParentUuid = turn.session.history().at(-1)?.uuid;
+        const compactStarted = Date.now();
+        turn.compactHooks.start();
+        let hookDisplay = "";
+        const outcome = await turn.session
+          .compact(request.instructions, { signal: controller.signal })
+          .finally(() => {
+            hookDisplay = turn.compactHooks.end();
+          });
+        const durationMs = Date.now() - compactStarted;
+        turn.emit(turn.writer.compactStatus(outcome.ok ? "success" : "failed"));
         startTurn();
-        const outcome = await turn.session.compact(request.instructions, { signal: controller.signal });
         // R-X1: a failed compaction is Claude Code's local command result saying so, not an error.
         const text = outcome.ok ? "" : `Error during compaction: ${outcome.error}`;
-        if (outcome.ok) for (const line of turn.writer.lines(outcome.boundary)) turn.emit(line);
+        if (outcome.ok) {
+          const [first, summary] = turn.session.history();
+          const lines = turn.writer.compactedLines({
+            boundary: outcome.boundary,
+            summary: first?.uuid === outcome.boundary.uuid && summary?.type === "user" ? summary : undefined,
+            durationMs,
+            logicalParentUuid,
+            instructions: request.instructions,
+            hookDisplay,
+          });
+          for (const line of lines) turn.emit(line);
+        }
         turn.emit(
           turn.writer.compactResult(
             { text, usage: outcome.usage, costUsd: outcome.costUsd },

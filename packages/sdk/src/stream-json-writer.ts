@@ -3,6 +3,7 @@ import type {
   AssistantMessage,
   LoopEvent,
   ModelInfo,
+  SystemMessage,
   Terminal,
   Tool,
   UsageTotals,
@@ -18,6 +19,7 @@ import {
 } from "./api-error-line.js";
 import { lineUuid } from "./line-uuids.js";
 import type {
+  SDKCompactBoundaryMessage,
   SDKMessage,
   SDKResultMessage,
   SDKResultSuccess,
@@ -280,20 +282,9 @@ export class StreamJsonWriter {
         return this.#counted(lines);
       }
       case "system":
-        if (event.subtype !== "compact_boundary" || !event.compactMetadata) return [];
-        return [
-          {
-            type: "system",
-            subtype: "compact_boundary",
-            session_id: this.#sessionId,
-            uuid: event.uuid,
-            compact_metadata: {
-              trigger: event.compactMetadata.trigger === "manual" ? "manual" : "auto",
-              pre_tokens: event.compactMetadata.preTokens,
-              post_tokens: event.compactMetadata.postTokens,
-            },
-          },
-        ];
+        return event.subtype === "compact_boundary" && event.compactMetadata
+          ? [this.#boundaryLine(event, event.compactMetadata)]
+          : [];
       case "stream_event":
         if (this.#ttftMs === undefined && this.#turnStartedAt !== undefined)
           this.#ttftMs = this.#now() - this.#turnStartedAt;
@@ -361,6 +352,94 @@ export class StreamJsonWriter {
         throw new Error(`unknown loop event ${JSON.stringify(unreachable)}`);
       }
     }
+  }
+
+  /**
+   * A `compact_boundary` line: its trigger, pre/post tokens and the session's running total of
+   * dropped tokens; a manual compaction's also its duration and `logical_parent_uuid` (the last
+   * message before it), as Claude Code's.
+   */
+  #boundaryLine(
+    boundary: SystemMessage,
+    metadata: NonNullable<SystemMessage["compactMetadata"]>,
+    manual?: { readonly durationMs: number; readonly logicalParentUuid: string | undefined },
+  ): SDKCompactBoundaryMessage {
+    return {
+      type: "system",
+      subtype: "compact_boundary",
+      session_id: this.#sessionId,
+      uuid: boundary.uuid,
+      compact_metadata: {
+        trigger: metadata.trigger === "manual" ? "manual" : "auto",
+        pre_tokens: metadata.preTokens,
+        post_tokens: metadata.postTokens,
+        ...(metadata.cumulativeDroppedTokens === undefined
+          ? {}
+          : { cumulative_dropped_tokens: metadata.cumulativeDroppedTokens }),
+        ...(manual === undefined ? {} : { duration_ms: manual.durationMs }),
+      },
+      ...(manual?.logicalParentUuid === undefined ? {} : { logical_parent_uuid: manual.logicalParentUuid }),
+    };
+  }
+
+  /**
+   * Claude Code's `system/status` lines around a `/compact`: `compacting` as it starts (before
+   * the PreCompact hooks), then null with whether it worked as it ends.
+   */
+  compactStatus(result?: "success" | "failed"): SDKMessage {
+    return {
+      type: "system",
+      subtype: "status",
+      ...this.#base(),
+      status: result === undefined ? "compacting" : null,
+      ...(result === undefined ? {} : { compact_result: result }),
+    };
+  }
+
+  /**
+   * The lines of a `/compact` that worked, after its turn's init, as Claude Code prints them: the
+   * boundary, the summary message the history now starts with (a synthetic user line), and the
+   * command's output as a replayed user line — `Compacted ` and what the PreCompact and
+   * PostCompact hooks said, in `<local-command-stdout>` (R-K2, R-X1).
+   */
+  compactedLines(compacted: {
+    readonly boundary: SystemMessage;
+    readonly summary: UserMessage | undefined;
+    readonly durationMs: number;
+    readonly logicalParentUuid: string | undefined;
+    readonly instructions: string;
+    readonly hookDisplay: string;
+  }): SDKMessage[] {
+    const { boundary, summary } = compacted;
+    const lines: SDKMessage[] = [];
+    if (boundary.compactMetadata !== undefined)
+      lines.push(this.#boundaryLine(boundary, boundary.compactMetadata, compacted));
+    if (summary !== undefined) {
+      const content = summary.message.content;
+      lines.push({
+        type: "user",
+        session_id: this.#sessionId,
+        uuid: summary.uuid,
+        message: { role: "user", content: typeof content === "string" ? content : structuredClone(content) },
+        parent_tool_use_id: null,
+        timestamp: summary.timestamp,
+        isReplay: false,
+        isSynthetic: true,
+      } as SDKMessage);
+    }
+    lines.push({
+      type: "user",
+      ...this.#base(),
+      message: {
+        role: "user",
+        content: `<local-command-stdout>Compacted ${compacted.hookDisplay}</local-command-stdout>`,
+      },
+      parent_tool_use_id: null,
+      timestamp: new Date(this.#now()).toISOString(),
+      isReplay: true,
+      local_command_run: { command: "compact", args: compacted.instructions },
+    } as SDKMessage);
+    return lines;
   }
 
   #countParallelResults(): void {

@@ -184,8 +184,14 @@ export const userLineSchema = lazySchema(() =>
     tool_result_meta: z.array(toolResultMetaSchema).optional(),
     /** ISO-8601 time the message was created. */
     timestamp: z.string().optional(),
-    /** `--replay-user-messages`: an input message printed back as it was sent. */
-    isReplay: z.literal(true).optional(),
+    /**
+     * `--replay-user-messages`: an input message printed back as it was sent; a local command's
+     * output (`/compact`'s) is a replay too, and the summary a compaction starts the history with
+     * says false, as Claude Code's.
+     */
+    isReplay: z.boolean().optional(),
+    /** The local command whose output this line is (`/compact` and its instructions). */
+    local_command_run: z.object({ command: z.string(), args: z.string() }).optional(),
     ...subAgentFields(),
   }),
 );
@@ -344,7 +350,13 @@ export const compactBoundaryLineSchema = lazySchema(() =>
       trigger: z.enum(["auto", "manual"]),
       pre_tokens: z.number().int().nonnegative(),
       post_tokens: z.number().int().nonnegative(),
+      /** The session's compactions so far, this one included: what they removed (pre less post tokens). */
+      cumulative_dropped_tokens: z.number().int().optional(),
+      /** A `/compact`'s: how long it took. */
+      duration_ms: z.number().int().nonnegative().optional(),
     }),
+    /** A `/compact`'s: the last message before the compaction (what a fork across it follows). */
+    logical_parent_uuid: z.string().optional(),
   }),
 );
 
@@ -426,7 +438,8 @@ export const streamEventLineSchema = lazySchema(() =>
 
 /**
  * The session's state: with partial messages, `requesting` before each request's stream (R-K2:
- * the Agent SDK's `status`); `null` with `permissionMode` when the permission mode changed.
+ * the Agent SDK's `status`); `null` with `permissionMode` when the permission mode changed;
+ * `compacting` as a `/compact` starts and `null` with `compact_result` as it ends.
  */
 const statusLineSchema = lazySchema(() =>
   z.object({
@@ -435,6 +448,8 @@ const statusLineSchema = lazySchema(() =>
     ...base(),
     status: z.enum(["requesting", "compacting"]).nullable(),
     permissionMode: z.string().optional(),
+    /** On the null status that ends a `/compact`: whether it worked. */
+    compact_result: z.enum(["success", "failed"]).optional(),
   }),
 );
 
