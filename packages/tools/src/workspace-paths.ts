@@ -32,10 +32,15 @@ export function copiesOwnerDirName(): string {
  * directory the copies otherwise live in (R-S10).
  */
 export function placedCopiesDirs(env: NodeJS.ProcessEnv = process.env): string[] {
-  const parents = [tmpdir(), env.XDG_RUNTIME_DIR, env.FORKLOOP_WORKSPACES_DIR].filter(
-    (dir): dir is string => dir !== undefined && isAbsolute(dir),
+  const parents = [...memoryCopiesParents(env), env.FORKLOOP_WORKSPACES_DIR].filter(
+    (dir): dir is string => dir !== undefined && isAbsolute(dir) && dir !== "/dev/shm",
   );
   return [...new Set([...parents.map((dir) => join(dir, copiesOwnerDirName())), SHM_COPIES_DIR])];
+}
+
+/** The memory-backed directories a batch tries for its copies, in order (copies-placement.ts). */
+export function memoryCopiesParents(env: NodeJS.ProcessEnv = process.env): (string | undefined)[] {
+  return [tmpdir(), env.XDG_RUNTIME_DIR, "/dev/shm"];
 }
 /** Linux gives up after 40 symlink hops (ELOOP); so do we when following dangling links by hand. */
 const MAX_SYMLINK_HOPS = 40;

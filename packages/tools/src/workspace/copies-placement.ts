@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { lstat, mkdir, rmdir, statfs } from "node:fs/promises";
-import { freemem, tmpdir } from "node:os";
+import { freemem } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
-import { copiesOwnerDirName, SHM_COPIES_DIR } from "../workspace-paths.js";
+import { copiesOwnerDirName, memoryCopiesParents, SHM_COPIES_DIR } from "../workspace-paths.js";
 import { replaceAtomically } from "./durable-file.js";
 import { git } from "./git-command.js";
 import { readIfPresent } from "./read-if-present.js";
@@ -123,7 +123,7 @@ async function memoryDir(named: string | undefined): Promise<string | undefined>
   const candidates =
     named !== undefined
       ? [named]
-      : [tmpdir(), process.env.XDG_RUNTIME_DIR, "/dev/shm"].filter(
+      : memoryCopiesParents().filter(
           (dir): dir is string => dir !== undefined && isAbsolute(dir) && !pseudo(dir),
         );
   for (const dir of candidates)
