@@ -16,15 +16,13 @@ import { WorkspaceError } from "./workspace-error.js";
  */
 export async function worktreeChanges(root: string, base: string): Promise<FileChange[]> {
   const entries = nulSeparated(
-    await gitOk(root, [
-      "status",
-      "--porcelain=v2",
-      "-z",
-      "--branch",
-      "--no-renames",
-      "--untracked-files=all",
-      "--ignored=no",
-    ]),
+    await gitOk(
+      root,
+      ["status", "--porcelain=v2", "-z", "--branch", "--no-renames", "--untracked-files=all", "--ignored=no"],
+      undefined,
+      undefined,
+      "refresh",
+    ),
   );
   const head = entries.find((entry) => entry.startsWith("# branch.oid "))?.slice("# branch.oid ".length);
   if (head !== base || entries.some((entry) => !/^(# |1 |\? )/.test(entry)))
@@ -207,14 +205,13 @@ export async function restoreChanged(
   } catch {
     return false;
   }
-  const status = await gitOk(root, [
-    "status",
-    "--porcelain=v2",
-    "-z",
-    "--branch",
-    "--untracked-files=all",
-    "--ignored=traditional",
-  ]).catch(() => undefined);
+  const status = await gitOk(
+    root,
+    ["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--ignored=traditional"],
+    undefined,
+    undefined,
+    "refresh",
+  ).catch(() => undefined);
   if (status === undefined) return false;
   const entries = nulSeparated(status);
   const head = entries.find((entry) => entry.startsWith("# branch.oid "))?.slice("# branch.oid ".length);

@@ -99,4 +99,28 @@ describe("R-B2: a used worktree put back to the base for the next item", () => {
     expect(await readFile(join(copy.dir, "vendor", "lib.js"), "utf8")).toBe("vendored\n");
     await copy.remove();
   });
+
+  it("R-B2: reading a copy's change and resetting it write back its refreshed index (its own), so a status stops re-reading every file its checkout left racily clean (control: a read-only status, as forkloop's git runs elsewhere, leaves the index as it was)", async () => {
+    const copy = await isolation.create("refresh");
+    const index = gitIn(copy.dir, "rev-parse", "--path-format=absolute", "--git-path", "index").trim();
+    // The checkout's files and its index share a second: git's racy-clean rule applies to them all
+    // until an index is written in a later second.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const written = async () => (await stat(index)).mtimeMs;
+    const checkedOut = await written();
+    execFileSync("git", ["status", "--porcelain"], {
+      cwd: copy.dir,
+      env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" },
+    });
+    expect(await written()).toBe(checkedOut);
+    await writeFile(join(copy.dir, "src", "edited.txt"), "base\nitem\n");
+    await copy.changes();
+    const afterRead = await written();
+    expect(afterRead).toBeGreaterThan(checkedOut);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await copy.reset();
+    expect(await written()).toBeGreaterThan(afterRead);
+    expect(atBase(copy.dir)).toBe("");
+    await copy.remove();
+  });
 });
