@@ -109,6 +109,21 @@ interface Row {
   };
 }
 
+/**
+ * Where the worker said it makes an isolated batch's item copies: placed as a local batch's are,
+ * in memory when there is room (/dev/shm here), else under its own directory of the batch.
+ */
+function workerCopies(stderr: string, batchDir: string): string {
+  const at = /item copies in (\S+)/.exec(stderr)?.[1];
+  expect(at, stderr).toBeDefined();
+  expect(
+    [join(batchDir, "workers", String(process.pid), "workspaces"), "/dev/shm/"].some((dir) =>
+      at!.startsWith(dir),
+    ),
+  ).toBe(true);
+  return at!;
+}
+
 async function rows(dir: string, id: string): Promise<Row[]> {
   const text = await readFile(join(batchStateDir(dir, id, home), "results.jsonl"), "utf8");
   return text
@@ -131,8 +146,10 @@ describe("R-B2: forkloop batch --isolate --queue isolates items on their workers
     expect(worker.stderr()).toContain("items are isolated: each runs in a git worktree of");
     const batchDir = batchStateDir(dir, "qiso", home);
     // The command ran in a worktree of the worker's, and only the producer wrote the project.
+    // Placed as a local batch's are (in memory when there is room, else under the worker's own
+    // directory of the batch), and said on the worker's start line.
     const where = (await readFile(join(dir, "where.txt"), "utf8")).trim();
-    expect(where.startsWith(join(batchDir, "workers", String(process.pid), "workspaces"))).toBe(true);
+    expect(where.startsWith(workerCopies(worker.stderr(), batchDir))).toBe(true);
     const first = await rows(dir, "qiso");
     expect(first.filter((row) => row.status === "succeeded").map((row) => row.applied)).toEqual([
       ["where.txt"],
@@ -241,12 +258,13 @@ describe("R-B2: forkloop batch --isolate --queue isolates items on their workers
     // next two are already there. A copy per item would make them conflicts (exit 6).
     expect(result.code, `${result.stderr}\nworker:\n${worker.stderr()}`).toBe(0);
     const where = (await readFile(join(dir, "where.txt"), "utf8")).trim();
-    expect(where.startsWith(join(batchStateDir(dir, "qreuse", home), "workers", String(process.pid)))).toBe(
-      true,
-    );
+    const copies = workerCopies(worker.stderr(), batchStateDir(dir, "qreuse", home));
+    expect(where.startsWith(copies)).toBe(true);
     const applied = (await rows(dir, "qreuse")).map((row) => row.applied?.join(",") ?? row.status).sort();
     expect(applied).toEqual(["", "", "where.txt"]);
     expect(git(dir, "worktree", "list").trim().split("\n")).toHaveLength(1);
+    // Nor the directory they were made in, when it was placed outside the batch's (in memory).
+    if (copies.startsWith("/dev/shm/")) expect(await exists(copies)).toBe(false);
   });
 
   it("R-B2 control: without --isolate, queued items run in the worker's checkout itself", async () => {

@@ -83,7 +83,8 @@ export async function startQueueService(options: QueueServiceOptions): Promise<Q
   const source = await run.endpoint();
   const pool = createBatchPool(source, options.concurrency, options.clock);
   const url = endpointUrl(source);
-  const host: WorkerHost = { state, cwd, settings, source, pool, bash, mcp, self, log };
+  const copies = { pool: options.concurrency, dir: options.env.FORKLOOP_WORKSPACES_DIR };
+  const host: WorkerHost = { state, cwd, settings, source, pool, bash, mcp, copies, self, log };
   const close = async () => {
     await pool.close();
     // The MCP servers and the endpoint it started.

@@ -178,10 +178,12 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   const queue = new Queue(ITEMS_QUEUE, { connection: redis, prefix: QUEUE_PREFIX });
   queue.on("error", onRedisError);
   const batches = new Map<string, Promise<BatchEntry>>();
-  // R-B2: the copies of every isolated batch this worker served, removed when it stops.
-  const pools = new Set<WorkspacePool>();
-  const pooled = (pool: WorkspacePool) => {
-    pools.add(pool);
+  // R-B2: the copies of every isolated batch this worker served, removed when it stops (and the
+  // directory they were placed in, when that leaves it empty).
+  const pools = new Map<WorkspacePool, WorkspaceIsolation>();
+  const pooled = (isolation: WorkspaceIsolation) => {
+    const pool = workspacePool(isolation);
+    pools.set(pool, isolation);
     return pool;
   };
   let taken = 0;
@@ -249,7 +251,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
           release,
           started: false,
           rebased: new Map(),
-          ...(isolation === undefined ? {} : { copies: pooled(workspacePool(isolation)) }),
+          ...(isolation === undefined ? {} : { copies: pooled(isolation) }),
         };
       })();
       entry.catch(() => batches.delete(batchId));
@@ -337,7 +339,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
       return Promise.resolve(copies);
     let pool = batch.rebased.get(base);
     if (pool === undefined) {
-      pool = options.isolationFor!(batch.batch, base).then((isolation) => pooled(workspacePool(isolation)));
+      pool = options.isolationFor!(batch.batch, base).then(pooled);
       pool.catch(() => batch.rebased.delete(base));
       batch.rebased.set(base, pool);
     }
@@ -440,7 +442,10 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
       await worker.close();
       await queue.close();
       // Every item has ended: the pools' idle copies are all there are.
-      for (const pool of pools) await pool.drain();
+      for (const [pool, isolation] of pools) {
+        await pool.drain();
+        await isolation.close();
+      }
     },
   };
 }

@@ -5,7 +5,11 @@ import { ForkloopError } from "@forkloop/loop-core/errors";
 import type { AgentPool, SubAgentBashOptions } from "@forkloop/orchestrator";
 import type { McpServersOnDemand, ModelSource, ProjectState } from "@forkloop/sdk";
 import type { Settings } from "@forkloop/tools";
-import { openWorkspaceIsolation, type WorkspaceIsolation } from "@forkloop/tools/workspace";
+import {
+  type CopiesPlacement,
+  openWorkspaceIsolation,
+  type WorkspaceIsolation,
+} from "@forkloop/tools/workspace";
 import { createBatchExecutor } from "./batch-executor.js";
 import type { ItemExecutor } from "./batch-runner.js";
 import { batchDir } from "./batch-store.js";
@@ -23,6 +27,8 @@ export interface WorkerHost {
   readonly bash: SubAgentBashOptions;
   /** This host's MCP servers, started when a batch that names one is served (R-M1). */
   readonly mcp: McpServersOnDemand;
+  /** R-B2: where an isolated batch's item copies are made (in memory when there is room), as a local batch's. */
+  readonly copies: CopiesPlacement;
   /** How this worker names itself in a refusal: `forkloop worker HOST:PID`. */
   readonly self: string;
   readonly log: (line: string) => void;
@@ -119,8 +125,14 @@ export async function queuedItemIsolation(
   const workers = join(batchDir(host.state, batch.spec.id), "workers");
   // R-B4: a retry round's base (`at`) has its own directory beside the batch's: `<pid>.<base>`.
   const own = base === first ? String(process.pid) : `${process.pid}.${base.slice(0, 12)}`;
-  const open = (name: string) =>
-    openWorkspaceIsolation({ cwd: host.cwd, batchDir: join(workers, name), commit: base });
+  // A dead worker's directory is swept where its record says its copies were; this one's are placed.
+  const open = (name: string, copies?: CopiesPlacement) =>
+    openWorkspaceIsolation({
+      cwd: host.cwd,
+      batchDir: join(workers, name),
+      commit: base,
+      ...(copies === undefined ? {} : { copies }),
+    });
   try {
     for (const name of await readdir(workers).catch(() => [])) {
       const pid = name.split(".")[0]!;
@@ -128,10 +140,10 @@ export async function queuedItemIsolation(
       await (await open(name)).sweep();
       await rm(join(workers, name), { recursive: true, force: true });
     }
-    const isolation = await open(own);
+    const isolation = await open(own, host.copies);
     await isolation.sweep();
     host.log(
-      `batch ${batch.spec.id}: items are isolated: each runs in a git worktree of ${base.slice(0, 12)}`,
+      `batch ${batch.spec.id}: items are isolated: each runs in a git worktree of ${base.slice(0, 12)} · item copies in ${isolation.copiesAt}`,
     );
     return isolation;
   } catch (error) {
