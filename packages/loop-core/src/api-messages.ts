@@ -27,36 +27,56 @@ export function toApiMessages(
   options: ToApiMessagesOptions = {},
 ): MessageParam[] {
   const thinkingEnabled = options.thinkingEnabled ?? true;
-  const result: { role: "user" | "assistant" | "system"; content: ContentBlockParam[] }[] = [];
-  for (const message of messages) {
+  // This runs over the whole history for every request: one pass, no copies of turns or blocks
+  // beyond the request's own, and the system-message pass only when there is one.
+  const result: Turn[] = [];
+  let previous: Turn | undefined;
+  let systemTurns = false;
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index]!;
     if (message.type === "system") {
       if (message.subtype !== "model_context" || message.content === "") continue;
       const text: ContentBlockParam = { type: "text", text: message.content };
-      const previous = result.at(-1);
       if (previous?.role === "system") previous.content.push(text);
-      else result.push({ role: previous?.role === "user" ? "system" : "user", content: [text] });
+      else {
+        previous = { role: previous?.role === "user" ? "system" : "user", content: [text] };
+        if (previous.role === "system") systemTurns = true;
+        result.push(previous);
+      }
       continue;
     }
-    let blocks: ContentBlockParam[];
     if (message.type === "user") {
       const content = message.message.content;
-      blocks = typeof content === "string" ? [{ type: "text", text: content }] : [...content];
-    } else {
-      if (message.apiError) continue;
-      blocks = [];
-      for (const block of message.message.content) {
-        if (!thinkingEnabled && (block.type === "thinking" || block.type === "redacted_thinking")) continue;
-        blocks.push(toBlockParam(block));
+      if (previous?.role === "user") {
+        if (typeof content === "string") previous.content.push({ type: "text", text: content });
+        else for (let block = 0; block < content.length; block++) previous.content.push(content[block]!);
+      } else {
+        previous = {
+          role: "user",
+          content: typeof content === "string" ? [{ type: "text", text: content }] : content.slice(),
+        };
+        result.push(previous);
       }
+      continue;
     }
-    const role = message.type;
-    const previous = result.at(-1);
-    if (previous && previous.role === role) previous.content.push(...blocks);
-    else result.push({ role, content: blocks });
+    if (message.apiError) continue;
+    let blocks: ContentBlockParam[];
+    if (previous?.role === "assistant") blocks = previous.content;
+    else {
+      blocks = [];
+      previous = { role: "assistant", content: blocks };
+      result.push(previous);
+    }
+    const content = message.message.content;
+    for (let block = 0; block < content.length; block++) {
+      const next = content[block]!;
+      if (!thinkingEnabled && (next.type === "thinking" || next.type === "redacted_thinking")) continue;
+      blocks.push(toBlockParam(next));
+    }
   }
   // A system message stands only after a user turn and before an assistant turn (or last);
   // elsewhere, or for a model without them, its text joins the user turn before it.
-  for (let index = result.length - 1; index >= 0; index--) {
+  for (let index = systemTurns ? result.length - 1 : -1; index >= 0; index--) {
     const turn = result[index]!;
     if (turn.role !== "system") continue;
     const next = result[index + 1];
@@ -64,10 +84,13 @@ export function toApiMessages(
     result[index - 1]?.content.push(...turn.content);
     result.splice(index, 1);
   }
-  const apiMessages: MessageParam[] = [];
-  for (const [index, turn] of result.entries()) {
-    const before = result[index - 1];
-    if (turn.role === "user" && before?.role === "assistant") inCallOrder(turn.content, before.content);
+  // The turns become the request's messages as they are ({ role, content }): no copy of each.
+  const apiMessages: Turn[] = [];
+  let last: Turn | undefined;
+  for (let index = 0; index < result.length; index++) {
+    const turn = result[index]!;
+    if (turn.role === "user" && index > 0 && result[index - 1]!.role === "assistant")
+      inCallOrder(turn.content, result[index - 1]!.content);
     if (turn.role === "assistant") {
       // R-L17: a thinking block is never the last block of an assistant turn (a reply cut at
       // max_tokens mid-thought would otherwise end in one and the API rejects it).
@@ -75,14 +98,20 @@ export function toApiMessages(
     }
     // An empty turn (e.g. an assistant reply that was only a cut thought) is invalid on the wire.
     if (turn.content.length === 0) continue;
-    const previous = apiMessages.at(-1);
-    if (previous && previous.role === turn.role && Array.isArray(previous.content)) {
-      (previous.content as ContentBlockParam[]).push(...turn.content);
+    if (last !== undefined && last.role === turn.role) {
+      for (const block of turn.content) last.content.push(block);
     } else {
-      apiMessages.push({ role: turn.role, content: turn.content } as MessageParam);
+      last = turn;
+      apiMessages.push(turn);
     }
   }
-  return apiMessages;
+  return apiMessages as MessageParam[];
+}
+
+/** A turn being built: a request message, or a `system` one (R-X1) that may still fold away. */
+interface Turn {
+  role: "user" | "assistant" | "system";
+  content: ContentBlockParam[];
 }
 
 /** Puts a user turn's tool_result blocks, in their own places, in the order of the calls before. */

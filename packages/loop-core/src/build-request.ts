@@ -158,15 +158,15 @@ function withMessageBreakpoint(messages: MessageParam[]): MessageParam[] {
 
 /** Keep at most 4 breakpoints: drop the earliest system ones first (the later ones cover them). */
 function trimBreakpoints(system: TextBlockParam[], messages: MessageParam[]): void {
-  const messageMarks = messages.reduce(
-    (sum, message) =>
-      sum +
-      (typeof message.content === "string"
-        ? 0
-        : message.content.filter((block) => "cache_control" in block && block.cache_control).length),
-    0,
-  );
-  let excess = system.filter((block) => block.cache_control).length + messageMarks - MAX_CACHE_BREAKPOINTS;
+  // Counted without a copy of any turn: this runs over the whole history for every request.
+  let excess = -MAX_CACHE_BREAKPOINTS;
+  for (const block of system) if (block.cache_control) excess++;
+  for (let index = 0; index < messages.length; index++) {
+    const content = messages[index]!.content;
+    if (typeof content === "string") continue;
+    for (let block = 0; block < content.length; block++)
+      if ((content[block] as { cache_control?: unknown }).cache_control) excess++;
+  }
   for (let index = 0; index < system.length && excess > 0; index++) {
     const block = system[index]!;
     if (!block.cache_control) continue;

@@ -98,10 +98,21 @@ export function resolveModelAlias(model: string, env: ModelAliasEnv = {}): strin
 export function getModelInfo(model: string, overrides: readonly ModelInfo[] = []): ModelInfo {
   const override = overrides.find((info) => info.id === model);
   if (override) return override;
-  const known = CATALOG.find((info) => info.id === model || info.aliases?.includes(model));
-  if (known) return { ...known, id: model };
-  return { id: model, ...UNKNOWN_MODEL };
+  let known = catalogInfo.get(model);
+  if (known === undefined) {
+    const row = CATALOG.find((info) => info.id === model || info.aliases?.includes(model));
+    if (row === undefined) return { id: model, ...UNKNOWN_MODEL };
+    known = Object.freeze({ ...row, id: model });
+    catalogInfo.set(model, known);
+  }
+  return known;
 }
+
+/**
+ * The catalog's answer for each id or alias asked (at most one entry per id and alias): the loop
+ * asks on every model call, and a search of the catalog and a copy each time showed in its CPU.
+ */
+const catalogInfo = new Map<string, ModelInfo>();
 
 /**
  * Cost in USD of one usage record: writes 5m ×1.25, 1h ×2, reads ×0.1 of the input price (the

@@ -82,11 +82,15 @@ export class StreamingToolExecutor {
         for (const tool of pending.splice(0)) yield this.interrupted(tool);
         return;
       }
-      const ended = await Promise.race(
-        started.map((tool) =>
-          (tool.outcome as Promise<ToolRunOutcome>).then((outcome) => ({ tool, outcome })),
-        ),
-      );
+      // One call running (the common turn): no race to set up, it is the one that ends.
+      const ended =
+        started.length === 1
+          ? { tool: started[0]!, outcome: await (started[0]!.outcome as Promise<ToolRunOutcome>) }
+          : await Promise.race(
+              started.map((tool) =>
+                (tool.outcome as Promise<ToolRunOutcome>).then((outcome) => ({ tool, outcome })),
+              ),
+            );
       pending.splice(pending.indexOf(ended.tool), 1);
       if (this.discarded) return;
       yield ended.outcome;

@@ -93,7 +93,8 @@ export async function runToolUse(
   }
   // A hook's allow is an answer to "may it run?", not a way past deny rules or plan mode (R-P1).
   const decision = await safePermission(options, tool.name, input, block.id, pre.decision === "allow");
-  const hookChanged = JSON.stringify(given) !== JSON.stringify(input);
+  // Only a hook's updatedInput can have changed it (the same object otherwise: nothing to compare).
+  const hookChanged = input !== given && JSON.stringify(given) !== JSON.stringify(input);
   meta = permissionMeta(decision, pre.decision === "allow", hookChanged);
   if (decision.behavior === "deny") {
     // "No, and stop": the caller wants the whole run interrupted (R-L16 path via the signal).

@@ -13,9 +13,11 @@ import { generateToolUseSummary } from "./tool-use-summary.js";
 export function toolUsesOf(
   assistantMessages: readonly AssistantMessage[],
 ): { readonly block: ToolUseBlock; readonly message: AssistantMessage }[] {
-  return assistantMessages.flatMap((message) =>
-    message.message.content.flatMap((block) => (block.type === "tool_use" ? [{ block, message }] : [])),
-  );
+  const calls: { readonly block: ToolUseBlock; readonly message: AssistantMessage }[] = [];
+  for (const message of assistantMessages)
+    for (const block of message.message.content)
+      if (block.type === "tool_use") calls.push({ block, message });
+  return calls;
 }
 
 /**
@@ -35,7 +37,8 @@ export async function* runToolTurn(input: {
   const { executor, assistantMessages } = reply;
   const signal = state.toolUseContext.abortController.signal;
   // Without streaming execution every call is queued now, after the stream.
-  for (const { block, message } of toolUsesOf(assistantMessages)) executor.addTool(block, message.uuid);
+  const calls = toolUsesOf(assistantMessages);
+  for (const { block, message } of calls) executor.addTool(block, message.uuid);
   const toolResults: UserMessage[] = [];
   let hookStop: { readonly reason: string } | undefined;
   for await (const outcome of executor.results()) {
@@ -53,17 +56,20 @@ export async function* runToolTurn(input: {
     );
     return { reason: "aborted_tools", messages: history };
   }
-  const batchContext = await firePostToolBatch(
-    run.hooks,
-    toolUsesOf(assistantMessages).map(({ block }) => block),
-    toolResults,
-    state.toolUseContext,
-  );
-  // R-X1: the hooks' context goes after the results as markers of its own, kept in the
-  // transcript (a resumed session sends it again); never printed, as Claude Code prints none.
-  const contextMessages = batchContextMessages(batchContext, toolResults.at(-1)?.uuid ?? null);
-  for (const message of contextMessages) yield message;
-  const answered = [...toolResults, ...contextMessages];
+  let answered: readonly Message[] = toolResults;
+  if (run.hooks?.postToolBatch?.length) {
+    const batchContext = await firePostToolBatch(
+      run.hooks,
+      calls.map(({ block }) => block),
+      toolResults,
+      state.toolUseContext,
+    );
+    // R-X1: the hooks' context goes after the results as markers of its own, kept in the
+    // transcript (a resumed session sends it again); never printed, as Claude Code prints none.
+    const contextMessages = batchContextMessages(batchContext, toolResults.at(-1)?.uuid ?? null);
+    for (const message of contextMessages) yield message;
+    answered = [...toolResults, ...contextMessages];
+  }
   const decision = step(state, { type: "tools_done", hookStop }, run.config);
   if (decision.type === "terminal" && decision.reason === "hook_stopped") {
     return { reason: "hook_stopped", messages: [...messages, ...answered], error: decision.error };
