@@ -49,6 +49,15 @@ const CATALOG: readonly (ModelInfo & { readonly aliases?: readonly string[] })[]
   ...(row.cacheReadMultiplier === undefined ? {} : { cacheReadMultiplier: row.cacheReadMultiplier }),
 }));
 
+/**
+ * The catalog's answer for each id or alias asked (at most one entry per id and alias): the loop
+ * asks on every model call, and a search of the catalog and a copy each time showed in its CPU.
+ */
+const catalogInfo = new Map<string, ModelInfo>();
+
+/** The table's row for each id or alias asked that has one (every request asks, R-X1, R-X2). */
+const tableRows = new Map<string, ModelRow>();
+
 /** Used for ids the catalog does not know: the smallest window, so limits stay safe. */
 const UNKNOWN_MODEL: Omit<ModelInfo, "id"> = {
   contextWindow: 200 * K,
@@ -107,12 +116,6 @@ export function getModelInfo(model: string, overrides: readonly ModelInfo[] = []
   }
   return known;
 }
-
-/**
- * The catalog's answer for each id or alias asked (at most one entry per id and alias): the loop
- * asks on every model call, and a search of the catalog and a copy each time showed in its CPU.
- */
-const catalogInfo = new Map<string, ModelInfo>();
 
 /**
  * Cost in USD of one usage record: writes 5m ×1.25, 1h ×2, reads ×0.1 of the input price (the
@@ -183,8 +186,12 @@ export function takesSystemMessages(model: string): boolean {
 const MIN_THINKING_BUDGET = 1024;
 
 function tableRow(model: string): ModelRow | undefined {
+  const known = tableRows.get(model);
+  if (known !== undefined) return known;
   const name = model.endsWith("[1m]") ? model.slice(0, -"[1m]".length) : model;
-  return MODEL_TABLE.find((r) => r.id === name || r.aliases.includes(name));
+  const row = MODEL_TABLE.find((r) => r.id === name || r.aliases.includes(name));
+  if (row !== undefined) tableRows.set(model, row);
+  return row;
 }
 
 const EFFORT_ORDER: readonly EffortLevel[] = ["low", "medium", "high", "xhigh", "max"];
