@@ -124,11 +124,10 @@ describe("R-S7: every mode's session start (built CLI and query())", () => {
     expectGitWithoutKey(key);
   });
 
-  it("R-S7: query(): nothing runs, the key stays out of git", async () => {
+  it("R-S7: query(): nothing runs, the key stays out of git; git is the one its env's PATH finds (as Claude Code's own git)", async () => {
     sim.clearRequests();
     const key = "sk-ant-query-secret-0003";
-    const saved = { PATH: process.env.PATH, ANTHROPIC_API_KEY: process.env.ANTHROPIC_API_KEY };
-    process.env.PATH = shimPath;
+    const saved = { ANTHROPIC_API_KEY: process.env.ANTHROPIC_API_KEY };
     process.env.ANTHROPIC_API_KEY = key;
     try {
       for await (const message of query({
@@ -136,14 +135,13 @@ describe("R-S7: every mode's session start (built CLI and query())", () => {
         options: {
           cwd: repo.dir,
           stateDir: join(repo.root, "state"),
-          env: { ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: sim.url, HOME: home },
+          env: { ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: sim.url, HOME: home, PATH: shimPath },
           stderr: () => {},
         },
       })) {
         if (message.type === "result") expect(message.subtype).toBe("success");
       }
     } finally {
-      process.env.PATH = saved.PATH;
       if (saved.ANTHROPIC_API_KEY === undefined) delete process.env.ANTHROPIC_API_KEY;
       else process.env.ANTHROPIC_API_KEY = saved.ANTHROPIC_API_KEY;
     }

@@ -23,25 +23,31 @@ export interface GitStatus {
  */
 export async function readGitStatus(
   cwd: string,
-  options: { maxChangedFiles?: number } = {},
+  options: { maxChangedFiles?: number; env?: NodeJS.ProcessEnv } = {},
 ): Promise<GitStatus | null> {
   const repo = findGitRepository(cwd);
-  return repo === undefined ? null : readRepositoryStatus(repo, resolve(cwd), options.maxChangedFiles ?? 40);
+  return repo === undefined
+    ? null
+    : readRepositoryStatus(repo, resolve(cwd), options.maxChangedFiles ?? 40, options.env);
 }
 
 async function readRepositoryStatus(
   repo: GitRepository,
   cwd: string,
   maxChanged: number,
+  env: NodeJS.ProcessEnv | undefined,
 ): Promise<GitStatus | null> {
   const head = readGitHead(repo);
   if (head === undefined) return null;
-  const outputs = await withHardenedGit(repo, (git) =>
-    Promise.all([
-      // Submodules are not entered: each has a configuration of its own.
-      git(["status", "--short", "--ignore-submodules=all"], cwd),
-      git(["log", "--oneline", "--no-show-signature", "-n", "5"], cwd),
-    ]),
+  const outputs = await withHardenedGit(
+    repo,
+    (git) =>
+      Promise.all([
+        // Submodules are not entered: each has a configuration of its own.
+        git(["status", "--short", "--ignore-submodules=all"], cwd),
+        git(["log", "--oneline", "--no-show-signature", "-n", "5"], cwd),
+      ]),
+    env === undefined ? {} : { env },
   );
   if (outputs === undefined) return null;
   const [status, log] = outputs;
@@ -69,17 +75,20 @@ const inFlight = new Map<string, Promise<GitSnapshot>>();
  * sessions in one process). Sessions whose prefetch overlaps in time share one read — three git
  * processes for thirty-two sessions started together instead of 96, which is most of an
  * in-process session's time to first request — and each still gets a snapshot taken after it
- * started. Outside a repository no git runs.
+ * started. Outside a repository no git runs. `env`: the run's environment (default the
+ * process's), whose PATH finds git, as Claude Code's own git runs in the environment it is given.
  */
-export function readGitSnapshot(cwd: string): Promise<GitSnapshot> {
-  const running = inFlight.get(cwd);
+export function readGitSnapshot(cwd: string, env?: NodeJS.ProcessEnv): Promise<GitSnapshot> {
+  // Shared only by sessions whose git is the same program (found on the same PATH).
+  const key = `${cwd}\0${(env ?? process.env).PATH ?? ""}`;
+  const running = inFlight.get(key);
   if (running !== undefined) return running;
   const read = (async (): Promise<GitSnapshot> => {
     const repo = findGitRepository(cwd);
     if (repo === undefined) return { repoRoot: null, status: null };
-    return { repoRoot: repo.workTree, status: await readRepositoryStatus(repo, resolve(cwd), 40) };
-  })().finally(() => inFlight.delete(cwd));
-  inFlight.set(cwd, read);
+    return { repoRoot: repo.workTree, status: await readRepositoryStatus(repo, resolve(cwd), 40, env) };
+  })().finally(() => inFlight.delete(key));
+  inFlight.set(key, read);
   return read;
 }
 

@@ -73,7 +73,8 @@ export interface MainSessionOptions {
   readonly agents?: readonly AgentDefinition[];
   /**
    * R-X2: the run's environment (`query()`'s `env`, the CLI's process env) Claude Code's aliases
-   * resolve in — agent files' `model` and an Agent call's (`ANTHROPIC_DEFAULT_HAIKU_MODEL` …).
+   * resolve in — agent files' `model` and an Agent call's (`ANTHROPIC_DEFAULT_HAIKU_MODEL` …);
+   * the session's git status prefetch finds git on its PATH (R-S7).
    */
   readonly modelEnv?: ModelAliasEnv;
   /** R-X2: a model's request defaults, for a sub-agent on another model (ForkToolOptions). */

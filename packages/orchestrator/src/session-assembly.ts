@@ -32,7 +32,10 @@ export interface AssembleSessionOptions {
   readonly agents?: readonly AgentDefinition[];
   /** Fixed date for the environment block (tests, reproducible prompts); default today. */
   readonly now?: Date;
-  /** R-X2: the run's environment the agent files' `model` aliases resolve in (`ANTHROPIC_DEFAULT_*_MODEL`). */
+  /**
+   * The run's environment: the agent files' `model` aliases resolve in it (R-X2,
+   * `ANTHROPIC_DEFAULT_*_MODEL`), and the git status prefetch finds git on its PATH (R-S7).
+   */
   readonly modelEnv?: ModelAliasEnv;
 }
 
@@ -103,7 +106,7 @@ export async function assembleSession(options: AssembleSessionOptions): Promise<
   const home = options.home ?? homedir();
   // The repository root first: memory, skills and agents are read from every directory between
   // it and cwd. The rest of the prefetch runs in parallel.
-  const { repoRoot, status: gitStatus } = await readGitSnapshot(cwd);
+  const { repoRoot, status: gitStatus } = await readGitSnapshot(cwd, options.modelEnv);
   const projectDirs = directoryChain(cwd, repoRoot);
   const files = options.skillAndAgentFiles !== false;
   const [skills, agents, memoryRead] = await Promise.all([
