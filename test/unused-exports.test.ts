@@ -9,11 +9,20 @@
  * exports stays), so its list is what the repository does not use, not what may go.
  *
  * A dead export is worse: no file imports it at all, inside its package or outside (used only in
- * the file that defines it, or nowhere). None may exist, and no `-u` makes one pass.
+ * the file that defines it, or nowhere). None may exist, and no `-u` makes one pass — at an entry,
+ * nor in any module of a package's source (an `export` no other file names).
  */
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { deadExports, packageEntries, repoRoot, unusedExports } from "./support/package-exports.js";
+import {
+  deadExports,
+  moduleDeadExports,
+  packageEntries,
+  repoRoot,
+  unusedExports,
+} from "./support/package-exports.js";
 
 describe("R-A6 no unreviewed unused exports", () => {
   it("the value exports no file outside their package imports are the reviewed list", async () => {
@@ -38,4 +47,32 @@ describe("R-A6 no unreviewed unused exports", () => {
       .filter(([, names]) => names.length > 0);
     expect(Object.fromEntries(dead)).toEqual({});
   }, 120_000);
+
+  it("no dead exports inside the packages: every value a source module exports is named by another file", () => {
+    expect(moduleDeadExports(packageEntries())).toEqual([]);
+  });
+
+  it("control: a module's export no other file names is found; one another file names, an entry's, and a test's are not", async () => {
+    const root = await mkdtemp(join(tmpdir(), "forkloop-dead-exports-"));
+    try {
+      const src = join(root, "packages", "demo", "src");
+      await mkdir(src, { recursive: true });
+      // Names built here, so this file's own text does not mention them.
+      const [dead, live, api] = ["dead", "live", "api"].map((word) => `${word}Name${process.pid}`);
+      await writeFile(join(src, "module.ts"), `export const ${dead} = 1;\nexport function ${live}() {}\n`);
+      await writeFile(join(src, "other.ts"), `import { ${live} } from "./module.js";\n`);
+      await writeFile(join(src, "index.ts"), `export const ${api} = 2;\n`);
+      await writeFile(join(src, "module.test.ts"), `export const ${dead}Test = 3;\n`);
+      const entry = {
+        packageName: "demo",
+        dir: "packages/demo",
+        subpath: ".",
+        specifier: "demo",
+        file: "packages/demo/src/index.ts",
+      };
+      expect(moduleDeadExports([entry], root)).toEqual([`packages/demo/src/module.ts ${dead}`]);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
 });

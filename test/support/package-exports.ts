@@ -230,3 +230,33 @@ export async function deadExports(entries: readonly PackageEntry[]): Promise<Map
     ]),
   );
 }
+
+const exportedDeclaration =
+  /^export\s+(?:declare\s+)?(?:async\s+)?(?:function\*?|const|let|class|enum|abstract\s+class)\s+([\w$]+)/gm;
+
+/**
+ * R-A6: the values a package's source modules export (`export function|const|let|class|enum …`)
+ * that no other file names at all, as `file name` lines: an export kept for nobody. Entries are
+ * left to `deadExports` (their names are the package's API) and tests are not sources. Judged by
+ * word: a name any other code file mentions counts as used, so a dead export can be missed, a live
+ * one never flagged.
+ */
+export function moduleDeadExports(entries: readonly PackageEntry[], root = repoRoot): string[] {
+  const entryFiles = new Set(entries.map((entry) => join(root, entry.file)));
+  const filesWithWord = new Map<string, number>();
+  const sources: { path: string; text: string }[] = [];
+  for (const path of codeFiles(root)) {
+    const text = readFileSync(path, "utf8");
+    for (const word of new Set(text.match(/[\w$]+/g) ?? []))
+      filesWithWord.set(word, (filesWithWord.get(word) ?? 0) + 1);
+    const source = relative(root, path);
+    if (/^(packages|apps)\/[^/]+\/src\//.test(source) && !/\.test\.ts$/.test(source) && !entryFiles.has(path))
+      sources.push({ path: source, text });
+  }
+  return sources.flatMap(({ path, text }) =>
+    [...text.matchAll(exportedDeclaration)]
+      .map((match) => match[1]!)
+      .filter((name) => (filesWithWord.get(name) ?? 0) <= 1)
+      .map((name) => `${path} ${name}`),
+  );
+}

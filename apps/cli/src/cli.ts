@@ -81,7 +81,7 @@ async function main(argv: readonly string[], context: CommandContext): Promise<E
  * `run`: sessions, replay, batch and its status, report and trust print stored text, file names
  * and paths. `run` prints the model's answer as it is (apps/cli/README.md says so).
  */
-export function withTerminalViews(argv: readonly string[], context: CommandContext): CommandContext {
+function withTerminalViews(argv: readonly string[], context: CommandContext): CommandContext {
   const run = argv[0] === "run" || isPrint(argv);
   return {
     ...context,

@@ -8,7 +8,7 @@ import { z } from "zod";
  * win over the environment, which wins over the settings files' `env` map.
  */
 /** `--headers-timeout` / `--idle-timeout`: seconds (decimals allowed), 0 turns the deadline off. */
-export const secondsFlag = (flag: string, example: number) =>
+const secondsFlag = (flag: string, example: number) =>
   z
     .string()
     .regex(/^\d+(\.\d+)?$/, `must be a number of seconds, e.g. --${flag} ${example} (0 turns it off)`)

@@ -24,7 +24,7 @@ const SIGNALS = {
  * both deliver one a few milliseconds apart (half such runs exited without a report).
  * A person pressing Ctrl+C again to leave at once is slower than this.
  */
-export const REPEATED_SIGNAL_WINDOW_MS = 300;
+const REPEATED_SIGNAL_WINDOW_MS = 300;
 
 export interface ProcessStop {
   /** Aborted on the first SIGINT, SIGTERM, SIGHUP, SIGQUIT or EPIPE; commands stop cooperatively on it. */
@@ -42,7 +42,7 @@ export interface ProcessStop {
 }
 
 /** How long the handlers of a forced exit may take before the process leaves anyway. */
-export const FORCED_EXIT_GRACE_MS = 5_000;
+const FORCED_EXIT_GRACE_MS = 5_000;
 
 /**
  * Installs the process's stop handling. The first SIGINT, SIGTERM, SIGHUP or SIGQUIT aborts

@@ -6,7 +6,7 @@ import type { StartSettings } from "./resume-settings.js";
  * setting: stored in batch.json as given and used by every resume, so a flag added later is kept
  * by construction.
  */
-export const INVOCATION_FLAGS = [
+const INVOCATION_FLAGS = [
   "help",
   "resume",
   "retry-failed",

@@ -189,7 +189,7 @@ export async function loadBatch(state: ProjectState, id: string): Promise<{ spec
  * the state directory moved (between a kill and a resume): the output follows the batch. An
  * `--output DIR` of the user's own keeps its path.
  */
-export function followBatchDir(spec: BatchSpec, dir: string): BatchSpec {
+function followBatchDir(spec: BatchSpec, dir: string): BatchSpec {
   const output = resolve(spec.outputDir);
   const wasDefault = basename(output) === spec.id && basename(dirname(output)) === "batches";
   return wasDefault && output !== resolve(dir) ? { ...spec, outputDir: dir } : spec;

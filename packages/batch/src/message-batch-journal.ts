@@ -108,18 +108,6 @@ function journalIn() {
   };
 }
 
-/** A journal held in memory only (the library without a batch directory). */
-export function memoryMessageBatchJournal(): MessageBatchJournal {
-  const journal = journalIn();
-  return {
-    ...journal.view,
-    async record(record) {
-      journal.remember(record);
-    },
-    async close() {},
-  };
-}
-
 function isSending(value: unknown): value is SendingBatch {
   const v = value as Partial<SendingBatch> | null;
   return (

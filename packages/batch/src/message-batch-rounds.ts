@@ -106,8 +106,8 @@ export interface MessageBatchRoundsOptions {
 }
 
 /** The API's limits of one Message Batch (batch processing page). */
-export const MAX_BATCH_ENTRIES = 100_000;
-export const MAX_BATCH_BYTES = 256 * 1024 * 1024;
+const MAX_BATCH_ENTRIES = 100_000;
+const MAX_BATCH_BYTES = 256 * 1024 * 1024;
 
 interface Waiting {
   readonly item: string;

@@ -131,7 +131,7 @@ export function msFromEnv(value: string | undefined, name: string, fallback: num
 }
 
 /** One progress line per round event (the display's log). */
-export function describeRoundEvent(event: RoundEvent): string {
+function describeRoundEvent(event: RoundEvent): string {
   switch (event.type) {
     case "round_sent":
       return `round ${event.round}: message batch ${event.batchId} sent (${event.entries} ${event.entries === 1 ? "entry" : "entries"}), processing`;

@@ -253,7 +253,7 @@ export function batchItemSession(
 }
 
 /** A sub-agent's result as a batch outcome: only a `completed` terminal is a success. */
-export function toOutcome(result: SubAgentResult, cancelledByUs: boolean, apiRetries = 0): ItemOutcome {
+function toOutcome(result: SubAgentResult, cancelledByUs: boolean, apiRetries = 0): ItemOutcome {
   if (cancelledByUs && (result.status === "cancelled" || result.terminal?.startsWith("aborted_"))) {
     return { ok: "cancelled" };
   }

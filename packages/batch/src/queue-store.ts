@@ -85,7 +85,7 @@ export function requestLogKey(batchId: string): string {
  * would run code on every worker host). Each worker starts the server of that name from its own
  * configuration; the transport only makes messages clearer.
  */
-export const queuedMcpServerSchema = z.object({
+const queuedMcpServerSchema = z.object({
   // Config names are free text (tool names normalise them); bounded, and no control characters.
   name: z
     .string()

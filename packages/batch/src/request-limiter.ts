@@ -13,7 +13,7 @@ export interface RequestLimiter {
   tryAdmit(): Promise<number>;
 }
 
-export const RPM_WINDOW_MS = 60_000;
+const RPM_WINDOW_MS = 60_000;
 
 /**
  * The local batch's limiter: the Redis script's rule in memory — admissions older than the window

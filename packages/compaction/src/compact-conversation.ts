@@ -253,7 +253,7 @@ function prefixOverheadTokens(input: CompactConversationInput, preTokens: number
 }
 
 /** Tokens over the window in the API's "prompt is too long: N tokens > M maximum", else null. */
-export function promptTooLongOverflow(error: string): number | null {
+function promptTooLongOverflow(error: string): number | null {
   const match = /prompt is too long: (\d+) tokens > (\d+) maximum/i.exec(error);
   if (!match) return null;
   return Math.max(1, Number(match[1]) - Number(match[2]));

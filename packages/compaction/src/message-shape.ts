@@ -64,18 +64,6 @@ export function isHumanTurn(message: Message): message is UserMessage {
 }
 
 /**
- * Index of the user message that started the current trajectory (the last human turn), or -1.
- * Everything after it is one assistant turn for the API's thinking rules (R-L17).
- */
-export function currentTrajectoryStart(messages: readonly Message[]): number {
-  for (let index = messages.length - 1; index >= 0; index--) {
-    const message = messages[index];
-    if (message && isHumanTurn(message)) return index;
-  }
-  return -1;
-}
-
-/**
  * A history may be cut just before an assistant reply: every tool_use after the cut gets its
  * tool_result after the cut too (results follow their use immediately), and the kept part starts
  * with an unmodified assistant message so its thinking blocks stay byte-identical (R-L12, R-L17).

@@ -80,13 +80,13 @@ const STOPWORDS = new Set(
 );
 
 /** Distinctive words of the task: what a summary that kept the task must mention. */
-export function taskKeywords(task: string): readonly string[] {
+function taskKeywords(task: string): readonly string[] {
   const words = task.toLowerCase().match(/[\p{L}\p{N}_./-]{4,}/gu) ?? [];
   return [...new Set(words.filter((word) => !STOPWORDS.has(word)))].slice(0, 24);
 }
 
 /** Share of the task's keywords a summary must mention to count as keeping the task. */
-export const TASK_KEYWORD_COVERAGE = 0.6;
+const TASK_KEYWORD_COVERAGE = 0.6;
 
 export type SummaryVerdict = { readonly ok: true } | { readonly ok: false; readonly reason: string };
 

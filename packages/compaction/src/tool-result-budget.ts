@@ -8,7 +8,7 @@ export interface ToolResultBudgetOutcome {
   readonly cappedToolUseIds: readonly string[];
 }
 
-export function truncationNotice(removed: number): string {
+function truncationNotice(removed: number): string {
   return `\n\n[… ${removed} characters cut: the tool result exceeded its size limit]`;
 }
 

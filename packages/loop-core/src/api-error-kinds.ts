@@ -4,13 +4,13 @@ import type { AssistantMessage, Message } from "./messages.js";
  * Classification of assistant messages that R-L9 withholds. Claude Code matches the error
  * wording the same way (api doc §4: "prompt is too long: N tokens > M maximum").
  */
-export function isPromptTooLong(message: AssistantMessage): boolean {
+function isPromptTooLong(message: AssistantMessage): boolean {
   if (!message.apiError) return false;
   return message.apiError.status === 413 || /prompt is too long/i.test(message.apiError.message);
 }
 
 /** Oversized or unreadable images and documents (R-L6 `image_error`). */
-export function isMediaError(message: AssistantMessage): boolean {
+function isMediaError(message: AssistantMessage): boolean {
   const error = message.apiError;
   if (error?.status !== 400) return false;
   return (
@@ -20,7 +20,7 @@ export function isMediaError(message: AssistantMessage): boolean {
 }
 
 /** A real reply cut at the output cap. */
-export function isMaxOutputTokens(message: AssistantMessage): boolean {
+function isMaxOutputTokens(message: AssistantMessage): boolean {
   return !message.apiError && message.message.stop_reason === "max_tokens";
 }
 
@@ -33,10 +33,6 @@ export function withheldKind(message: AssistantMessage): WithheldKind | undefine
   if (isMediaError(message)) return "media";
   if (isMaxOutputTokens(message)) return "max_output_tokens";
   return undefined;
-}
-
-export function isWithheld(message: AssistantMessage): boolean {
-  return withheldKind(message) !== undefined;
 }
 
 export function lastAssistant(messages: readonly Message[]): AssistantMessage | undefined {

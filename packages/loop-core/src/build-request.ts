@@ -12,7 +12,7 @@ export type ToolUnion = Anthropic.Messages.ToolUnion;
 export type MessageCreateParams = Anthropic.Messages.MessageCreateParamsStreaming;
 
 /** The API allows at most 4 cache breakpoints per request (api doc §5). */
-export const MAX_CACHE_BREAKPOINTS = 4;
+const MAX_CACHE_BREAKPOINTS = 4;
 
 export interface BuildRequestInput {
   readonly model: string;

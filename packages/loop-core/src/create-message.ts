@@ -102,7 +102,7 @@ export function syntheticApiMessage(
   } as unknown as ApiMessage;
 }
 
-export function emptyUsage(): ApiMessage["usage"] {
+function emptyUsage(): ApiMessage["usage"] {
   return {
     input_tokens: 0,
     output_tokens: 0,

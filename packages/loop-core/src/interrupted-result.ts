@@ -14,7 +14,7 @@ const STOPPED_WHILE_RUNNING =
   " Correction to the text above: this call was stopped while running, not refused before it ran. It may have run in part or in full, and its changes may have been written. No permission prompt was involved. Work it started elsewhere (a remote command, a background process) may still be running, so check before starting the same work again. The instruction to stop and wait still stands.";
 
 /** The call's `toolUseResult` (the Agent SDK's `tool_use_result`). */
-export const USER_REJECTED_TOOL_USE = "User rejected tool use";
+const USER_REJECTED_TOOL_USE = "User rejected tool use";
 
 /**
  * The result of a call the user's interrupt cancelled: untagged text (not a `<tool_use_error>`),

@@ -4,7 +4,7 @@ import { errorResult, INTERRUPTED_META, toolResultMessage } from "./tool-executi
 const INTERRUPTED = "Interrupted by user";
 
 /** tool_use blocks of `assistants` that no message in `answered` has a tool_result for. */
-export function unansweredToolUses(
+function unansweredToolUses(
   assistants: readonly AssistantMessage[],
   answered: readonly Message[],
 ): { readonly block: ToolUseBlock; readonly assistant: AssistantMessage }[] {

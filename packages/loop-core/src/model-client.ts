@@ -227,7 +227,7 @@ export async function* callModel(request: ModelCallRequest): AsyncGenerator<Mode
  * anthropic-ratelimit reset headers — is beyond the longest backoff step (`maxDelayMs`, 32 s):
  * retrying sooner can only fail again. Undefined for anything else (the usual backoff).
  */
-export function farResetWaitMs(
+function farResetWaitMs(
   failure: FailedAttempt,
   options: RetryOptions | undefined,
   now: number,

@@ -11,7 +11,7 @@ import {
 } from "./tool-execution.js";
 
 /** R-T2: at most this many concurrency-safe tools run at once. */
-export const MAX_TOOL_CONCURRENCY = 10;
+const MAX_TOOL_CONCURRENCY = 10;
 
 interface TrackedTool {
   readonly block: ToolUseBlock;

@@ -17,11 +17,11 @@ export const INITIAL_BUDGET_TRACKER: BudgetTracker = {
 };
 
 /** Continue while below 90% of the budget. */
-export const BUDGET_COMPLETION_THRESHOLD = 0.9;
+const BUDGET_COMPLETION_THRESHOLD = 0.9;
 /** A continuation adding fewer tokens than this counts as "no progress". */
-export const DIMINISHING_RETURNS_TOKENS = 500;
+const DIMINISHING_RETURNS_TOKENS = 500;
 /** Diminishing returns are judged only after this many continuations. */
-export const DIMINISHING_RETURNS_MIN_CONTINUATIONS = 3;
+const DIMINISHING_RETURNS_MIN_CONTINUATIONS = 3;
 
 export type BudgetDecision =
   | { readonly action: "continue"; readonly tracker: BudgetTracker; readonly nudge: string }

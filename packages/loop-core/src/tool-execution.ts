@@ -234,7 +234,7 @@ function appendText(result: ToolResult, text: string): ToolResult {
 }
 
 /** R-C0 at the source: a result longer than the tool's cap is cut, with a note saying so. */
-export function capResult(result: ToolResult, maxChars: number): ToolResult {
+function capResult(result: ToolResult, maxChars: number): ToolResult {
   if (!Number.isFinite(maxChars) || typeof result.content !== "string" || result.content.length <= maxChars) {
     return result;
   }

@@ -3,7 +3,7 @@ import { createUserMessage } from "./create-message.js";
 import type { AssistantMessage, Usage, UserMessage } from "./messages.js";
 import type { BeforeSend, callModel as realCallModel } from "./model-client.js";
 
-export const TOOL_USE_SUMMARY_QUERY_SOURCE = "tool_use_summary";
+const TOOL_USE_SUMMARY_QUERY_SOURCE = "tool_use_summary";
 
 export interface ToolUseSummaryEvent {
   readonly type: "tool_use_summary";

@@ -27,7 +27,7 @@ export interface WithheldInput {
 }
 
 /** Claude Code's words (2.1.333), so a model tuned on them resumes the same way (R-L10). */
-export const MAX_OUTPUT_RECOVERY_PROMPT =
+const MAX_OUTPUT_RECOVERY_PROMPT =
   "Output token limit hit. Resume directly — no apology, no recap of what you were doing. " +
   "Pick up mid-thought if that is where the cut happened. Break remaining work into smaller pieces.";
 

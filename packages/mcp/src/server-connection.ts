@@ -15,7 +15,7 @@ import {
   type TransportOptions,
 } from "./transports.js";
 
-export const MCP_CLIENT_INFO = { name: "forkloop", version: "0.1.0" } as const;
+const MCP_CLIENT_INFO = { name: "forkloop", version: "0.1.0" } as const;
 
 /** A server that pages its tool list forever is broken; stop after this many pages. */
 const MAX_TOOL_PAGES = 1_000;

@@ -31,10 +31,6 @@ const nothingLeft = async () => undefined;
 
 const STDERR_TAIL_CHARS = 2_000;
 
-export function transportType(config: McpServerConfig): McpTransportType {
-  return config.type ?? "stdio";
-}
-
 /**
  * A new transport for one connection attempt (a restart gets a fresh one). stdio servers inherit
  * the environment as in Claude Code, plus their own `env`; their stderr is captured, not mixed

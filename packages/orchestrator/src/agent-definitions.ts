@@ -35,7 +35,7 @@ const toolList = lazySchema(() =>
     .transform((names) => names.filter((name) => name.length > 0)),
 );
 
-export const agentFrontmatterSchema = lazySchema(() =>
+const agentFrontmatterSchema = lazySchema(() =>
   z.object({
     name: z.string().regex(/^[a-zA-Z0-9_-]+$/, "use letters, digits, '-' and '_' only"),
     description: z.string().min(1),
@@ -67,7 +67,7 @@ export const GENERAL_PURPOSE_AGENT: AgentDefinition = {
 };
 
 /** The agent types there are without any definition file, as in Claude Code (R-F1), and `fork`. */
-export const BUILTIN_AGENTS: readonly AgentDefinition[] = [
+const BUILTIN_AGENTS: readonly AgentDefinition[] = [
   GENERAL_PURPOSE_AGENT,
   EXPLORE_AGENT,
   PLAN_AGENT,

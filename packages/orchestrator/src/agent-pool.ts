@@ -93,7 +93,7 @@ export interface AgentPool {
 }
 
 /** The built worker: workers need JavaScript on Node 20, so from src (vitest) use dist. */
-export function defaultWorkerFile(): string {
+function defaultWorkerFile(): string {
   const beside = fileURLToPath(new URL("./worker.js", import.meta.url));
   if (existsSync(beside)) return beside;
   const built = fileURLToPath(new URL("../dist/worker.js", import.meta.url));
@@ -136,7 +136,7 @@ export function responseStarted(event: SubAgentEvent): boolean {
  * The parent's execArgv without `--conditions source`: a test runner resolves workspace
  * packages to their TypeScript sources that way, but a worker runs plain Node and needs dist.
  */
-export function workerExecArgv(execArgv: readonly string[] = process.execArgv): string[] {
+function workerExecArgv(execArgv: readonly string[] = process.execArgv): string[] {
   const kept: string[] = [];
   for (let index = 0; index < execArgv.length; index++) {
     const arg = execArgv[index] ?? "";

@@ -57,7 +57,7 @@ export async function apiKeyFromHelper(helper: ApiKeyHelper, ttlMs: number): Pro
  * The key to retry with after the API refused `refused` (a 401): the helper runs again, once for
  * all the requests refused with the same key at the same time.
  */
-export async function refreshedApiKey(helper: ApiKeyHelper, refused: string): Promise<string> {
+async function refreshedApiKey(helper: ApiKeyHelper, refused: string): Promise<string> {
   const id = helperId(helper);
   const cached = helperKeys.get(id);
   if (cached !== undefined) {
@@ -99,7 +99,7 @@ function helperId(helper: ApiKeyHelper): string {
 }
 
 /** Runs the helper in `/bin/sh` (its own process group, so a hung one is killed whole). */
-export function runApiKeyHelper(helper: ApiKeyHelper): Promise<string> {
+function runApiKeyHelper(helper: ApiKeyHelper): Promise<string> {
   const { command } = helper;
   return new Promise((resolvePromise, reject) => {
     const child = spawn("/bin/sh", ["-c", command], {

@@ -60,11 +60,3 @@ export function toWireError(error: unknown, fallbackCode: OrchestratorErrorCode 
   if (error instanceof Error) return { code: fallbackCode, message: error.message };
   return { code: fallbackCode, message: String(error) };
 }
-
-/** Validates error data received from another thread; malformed data becomes an `internal` error. */
-export function parseWireError(value: unknown): WireError {
-  const parsed = wireErrorSchema.safeParse(value);
-  return parsed.success
-    ? parsed.data
-    : { code: "internal", message: `malformed error from a worker: ${JSON.stringify(value)}` };
-}

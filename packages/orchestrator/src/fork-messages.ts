@@ -73,7 +73,7 @@ export function toForkHistory(
 }
 
 /** Text the parent's unanswered tool calls get inside a fork (the parent answers them itself). */
-export const FORK_PLACEHOLDER_RESULT =
+const FORK_PLACEHOLDER_RESULT =
   "This call is being handled by the parent agent; continue with your own task.";
 
 /**

@@ -16,21 +16,11 @@ export interface GitStatus {
 }
 
 /**
- * Git state for the system prompt (§1.2 prefetch); null outside a repository, without git, or
- * when git cannot read it. R-S7: the repository and its branch are found by reading files; only
- * `status` and `log` run git, and that git reads none of the repository's configuration
- * (`withHardenedGit`), so nothing the repository names runs.
+ * Git state for the system prompt (§1.2 prefetch); null without git, or when git cannot read it.
+ * R-S7: the repository and its branch are found by reading files; only `status` and `log` run
+ * git, and that git reads none of the repository's configuration (`withHardenedGit`), so nothing
+ * the repository names runs.
  */
-export async function readGitStatus(
-  cwd: string,
-  options: { maxChangedFiles?: number; env?: NodeJS.ProcessEnv } = {},
-): Promise<GitStatus | null> {
-  const repo = findGitRepository(cwd);
-  return repo === undefined
-    ? null
-    : readRepositoryStatus(repo, resolve(cwd), options.maxChangedFiles ?? 40, options.env);
-}
-
 async function readRepositoryStatus(
   repo: GitRepository,
   cwd: string,

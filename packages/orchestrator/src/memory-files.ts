@@ -4,7 +4,7 @@ import { INSTRUCTION_FILE_MAX_BYTES, readProjectFile } from "@forkloop/tools";
 import { MAX_IMPORT_DEPTH, memoryImports } from "./memory-imports.js";
 
 /** Memory file names read at every level, in this order (§1.2 prefetch). */
-export const MEMORY_FILE_NAMES = ["CLAUDE.md", "AGENTS.md", "MEMORY.md"] as const;
+const MEMORY_FILE_NAMES = ["CLAUDE.md", "AGENTS.md", "MEMORY.md"] as const;
 
 export interface MemoryFile {
   readonly path: string;

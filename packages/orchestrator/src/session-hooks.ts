@@ -96,7 +96,7 @@ function verdictOf(
 }
 
 /** InstructionsLoaded: observers only, once per memory file, in load order. */
-export async function announceInstructions(
+async function announceInstructions(
   hooks: LoopHooks | undefined,
   files: readonly Omit<InstructionsLoadedInput, "context">[],
   context: ToolUseContext,
@@ -139,10 +139,7 @@ export function sessionOpening(
 }
 
 /** PreCompact: observers only (Claude Code gives them no control). */
-export async function announceCompaction(
-  hooks: LoopHooks | undefined,
-  input: PreCompactInput,
-): Promise<void> {
+async function announceCompaction(hooks: LoopHooks | undefined, input: PreCompactInput): Promise<void> {
   await runAll(hooks?.preCompact, input);
 }
 

@@ -32,7 +32,7 @@ export type SkillFileResult =
   | { readonly ok: true; readonly skill: Skill }
   | { readonly ok: false; readonly path: string; readonly error: string };
 
-export function parseSkill(path: string, text: string): SkillFileResult {
+function parseSkill(path: string, text: string): SkillFileResult {
   const parsed = parseFrontmatter(text);
   if (!parsed.ok) return { ok: false, path, error: parsed.error };
   const result = skillFrontmatterSchema.safeParse(parsed.data);

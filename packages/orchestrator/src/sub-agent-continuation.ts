@@ -130,7 +130,7 @@ export function continuationTask(fork: InterruptedFork, base: ContinuationBase):
 }
 
 /** The parent's tool_result for a continued sub-agent, as the Agent tool would have answered. */
-export function continuedForkResult(fork: InterruptedFork, result: SubAgentResult): UserMessage {
+function continuedForkResult(fork: InterruptedFork, result: SubAgentResult): UserMessage {
   return toolResultMessage(fork.toolUseId, forkToolResult("Agent", result), fork.assistantUuid, randomUUID());
 }
 

@@ -141,7 +141,7 @@ const ABORTED_TERMINALS: ReadonlySet<TerminalReason> = new Set<TerminalReason>([
 ]);
 
 /** How a sub-agent's run ended, from its terminal and whether the parent cancelled it. */
-export function statusOf(reason: TerminalReason, cancelled: boolean): SubAgentResult["status"] {
+function statusOf(reason: TerminalReason, cancelled: boolean): SubAgentResult["status"] {
   if (cancelled || ABORTED_TERMINALS.has(reason)) return "cancelled";
   return FAILED_TERMINALS.has(reason) ? "failed" : "completed";
 }

@@ -7,7 +7,7 @@ import { modelClientOptions } from "./model-client-options.js";
 import type { ModelEndpoint } from "./sub-agent-types.js";
 
 /** The server tool's version Claude Code sends (R-T6); every model with web search takes it. */
-export const WEB_SEARCH_TOOL_TYPE = "web_search_20250305";
+const WEB_SEARCH_TOOL_TYPE = "web_search_20250305";
 /** Searches one WebSearch call may run (Claude Code's max_uses). */
 const MAX_SEARCHES = 8;
 /** A paused server-tool turn is sent back this many times at most (pause_turn). */

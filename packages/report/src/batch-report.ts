@@ -69,9 +69,7 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /** Overlapping pauses (several workers met the same 429 window) drawn as one. */
-export function mergePauses(
-  pauses: readonly { at: number; until: number }[],
-): { at: number; until: number }[] {
+function mergePauses(pauses: readonly { at: number; until: number }[]): { at: number; until: number }[] {
   const merged: { at: number; until: number }[] = [];
   for (const pause of [...pauses].sort((a, b) => a.at - b.at)) {
     const last = merged.at(-1);

@@ -19,7 +19,7 @@ export function embeddedJson(value: unknown): string {
     .replaceAll("\u2029", "\\u2029");
 }
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text
     .replaceAll("&", "&amp;")
     .replaceAll("<", "&lt;")

@@ -42,14 +42,6 @@ export interface AgentSdkOnlyOptions {
   title?: string;
 }
 
-/** The options that choose the Claude Code process: accepted, no effect in-process. */
-export const PROCESS_OPTIONS: readonly (keyof AgentSdkOnlyOptions)[] = [
-  "executable",
-  "executableArgs",
-  "pathToClaudeCodeExecutable",
-  "spawnClaudeCodeProcess",
-];
-
 /** Options forkloop cannot honour: why, and what to do instead; undefined when the value is harmless. */
 const REFUSED: {
   readonly [K in keyof AgentSdkOnlyOptions]?: (

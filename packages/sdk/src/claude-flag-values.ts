@@ -36,12 +36,7 @@ function readFlagFile(path: string): string {
 }
 
 /** A flag's JSON object, given inline (`{…}`) or as a file (relative to cwd) holding one. */
-export function jsonObjectFlag(
-  flag: string,
-  value: string,
-  cwd: string,
-  example: string,
-): Record<string, unknown> {
+function jsonObjectFlag(flag: string, value: string, cwd: string, example: string): Record<string, unknown> {
   const inline = value.trimStart().startsWith("{");
   let text = value;
   if (!inline) {

@@ -34,7 +34,7 @@ export function errorAfter(message: SDKMessage): ErrorResultError | undefined {
  * success with `is_error` (an API error, a reply cut at max_tokens) says it in `result`, the
  * error subtypes in `errors`. Undefined for anything else.
  */
-export function errorResultText(message: SDKMessage): string | undefined {
+function errorResultText(message: SDKMessage): string | undefined {
   if (message.type !== "result" || !message.is_error) return undefined;
   const text =
     message.subtype === "success"

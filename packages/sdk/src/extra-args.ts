@@ -99,7 +99,7 @@ const ALIASES: Readonly<Record<string, string>> = {
 };
 
 /** The flags forkloop reads from `extraArgs`, for messages and the README. */
-export const EXTRA_ARGS_FLAGS: readonly string[] = [...Object.keys(SHARED), ...Object.keys(QUERY_ONLY)];
+const EXTRA_ARGS_FLAGS: readonly string[] = [...Object.keys(SHARED), ...Object.keys(QUERY_ONLY)];
 
 /** The options whose values a flag adds to rather than replaces (`--mcp-config` beside `mcpConfig`). */
 const LISTS = ["mcpConfig", "allowedTools", "disallowedTools", "additionalDirectories"] as const;

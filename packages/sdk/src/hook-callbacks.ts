@@ -713,7 +713,7 @@ export function recordingHookDenials(
 }
 
 /** PreToolUse answers merged: deny beats ask beats allow (the Agent SDK's precedence). */
-export function preToolUseOutcome(outputs: readonly HookAnswer[]): PreToolUseOutcome {
+function preToolUseOutcome(outputs: readonly HookAnswer[]): PreToolUseOutcome {
   let decision: "allow" | "deny" | "ask" | undefined;
   let reason: string | undefined;
   let updatedInput: Record<string, unknown> | undefined;

@@ -88,7 +88,7 @@ const INVALID: PermissionDecision = {
 };
 
 /** The tool's reply as a decision: one text block of JSON, else Claude Code's invalid-result denial. */
-export function decisionOf(result: ToolResult): PermissionDecision {
+function decisionOf(result: ToolResult): PermissionDecision {
   const blocks =
     typeof result.content === "string" ? [{ type: "text", text: result.content }] : result.content;
   const first = blocks[0];

@@ -144,7 +144,7 @@ function resultUsage(
 }
 
 /** Claude Code's name for a failed response, from its HTTP status (null: no response). */
-export function apiErrorKind(status: number | null): z.infer<typeof apiErrorKindSchema> {
+function apiErrorKind(status: number | null): z.infer<typeof apiErrorKindSchema> {
   if (status === 401 || status === 403) return "authentication_failed";
   if (status === 402) return "billing_error";
   if (status === 429) return "rate_limit";
@@ -777,11 +777,7 @@ export function cacheReadShare(
  * interrupt notice becomes one text block), and one line per tool_result, each with the tool's
  * output as `tool_use_result` — the sub-agent tracker prints a fork's the same way.
  */
-export function userLines(
-  event: UserMessage,
-  sessionId: string,
-  parentToolUseId: string | null,
-): SDKUserMessage[] {
+function userLines(event: UserMessage, sessionId: string, parentToolUseId: string | null): SDKUserMessage[] {
   const content = event.message.content;
   const blocks = typeof content === "string" ? [{ type: "text" as const, text: content }] : content;
   const results = blocks.filter((block) => block.type === "tool_result");

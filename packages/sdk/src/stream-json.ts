@@ -274,7 +274,7 @@ export const taskProgressLineSchema = lazySchema(() =>
 );
 
 /** A task's record changed (a sub-agent or background command): it ended (sent just before its task_notification). */
-export const taskUpdatedLineSchema = lazySchema(() =>
+const taskUpdatedLineSchema = lazySchema(() =>
   z.object({
     type: z.literal("system"),
     subtype: z.literal("task_updated"),
@@ -510,7 +510,7 @@ const modelUsageSchema = lazySchema(() =>
 );
 
 /** Claude Code's `subagent_stats`: the Agent tool's sub-agents of the session so far. */
-export const subagentStatsSchema = lazySchema(() =>
+const subagentStatsSchema = lazySchema(() =>
   z.object({
     spawned: count,
     /** The Agent call's run_in_background: true, false, or left out. */

@@ -55,7 +55,7 @@ const DEFAULT_MESSAGE: Readonly<Record<ApiErrorType, string>> = {
 };
 
 /** The API's error type for an HTTP status (unknown 5xx → api_error, unknown 4xx → invalid_request_error). */
-export function errorTypeForStatus(status: number): ApiErrorType {
+function errorTypeForStatus(status: number): ApiErrorType {
   return TYPE_BY_STATUS[status] ?? (status >= 500 ? "api_error" : "invalid_request_error");
 }
 

@@ -14,10 +14,10 @@ import type { ContentBlockParam, CountTokensRequest, MessageParam } from "./requ
 export const CLEARED_TOOL_RESULT_TEXT = "[tool result cleared by context management]";
 
 /** Defaults of `clear_tool_uses_20250919` (api doc §9; partly UNCONFIRMED there). */
-export const DEFAULT_CLEAR_TRIGGER_INPUT_TOKENS = 100_000;
-export const DEFAULT_KEEP_TOOL_USES = 3;
+const DEFAULT_CLEAR_TRIGGER_INPUT_TOKENS = 100_000;
+const DEFAULT_KEEP_TOOL_USES = 3;
 /** `clear_thinking_20251015` keeps the thinking of the last turn by default (api doc §9). */
-export const DEFAULT_KEEP_THINKING_TURNS = 1;
+const DEFAULT_KEEP_THINKING_TURNS = 1;
 
 export interface EditedPrompt<B> {
   /** The body the model sees: what is counted, cached and given to the brain. */

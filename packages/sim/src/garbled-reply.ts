@@ -3,7 +3,7 @@ import type { FaultDecision } from "./faults.js";
 import type { RequestRecord } from "./types.js";
 
 /** The fault kinds whose body is no reply at all (R-R1: retried as malformed; R-R9: a wrong endpoint). */
-export const GARBLED_FAULTS = ["malformed_sse", "truncated_json", "html_200"] as const;
+const GARBLED_FAULTS = ["malformed_sse", "truncated_json", "html_200"] as const;
 export type GarbledFault = (typeof GARBLED_FAULTS)[number];
 
 export function isGarbledFault(fault: FaultDecision): fault is FaultDecision & { kind: GarbledFault } {

@@ -4,12 +4,7 @@ import type { FaultDecision } from "./faults.js";
 import type { MessagesRequest } from "./request-schema.js";
 
 /** The fault kinds that rewrite a built reply into one a hostile model could send (R-R3). */
-export const HOSTILE_REPLY_FAULTS = [
-  "duplicate_ids",
-  "deep_input",
-  "unknown_stop_reason",
-  "huge_block",
-] as const;
+const HOSTILE_REPLY_FAULTS = ["duplicate_ids", "deep_input", "unknown_stop_reason", "huge_block"] as const;
 export type HostileReplyFault = (typeof HOSTILE_REPLY_FAULTS)[number];
 
 /** A stop reason no API version has: a client must not take it for any it knows. */

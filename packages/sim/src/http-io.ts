@@ -3,7 +3,7 @@ import { type ApiError, errorBody } from "./api-error.js";
 import type { RequestRecord } from "./types.js";
 
 /** The API's request size limit for Messages and count_tokens (api doc §4). */
-export const MAX_BODY_BYTES = 32 * 1024 * 1024;
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 export type BodyRead = { ok: true; bytes: Buffer } | { ok: false; tooLarge: true };
 

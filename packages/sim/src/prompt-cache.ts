@@ -33,7 +33,7 @@ export interface AccountInput {
 }
 
 /** Reads walk back at most this many positions per breakpoint, the breakpoint included (api doc §5). */
-export const LOOKBACK_POSITIONS = 20;
+const LOOKBACK_POSITIONS = 20;
 
 const TTL_MS: Readonly<Record<Ttl, number>> = { "5m": 5 * 60_000, "1h": 60 * 60_000 };
 const SWEEP_THRESHOLD = 50_000;
@@ -169,7 +169,7 @@ export class PromptCache {
  * the messages config (tool_choice, thinking) where messages start, so changing tools changes
  * every key, system changes system + messages keys, tool_choice/thinking only message keys.
  */
-export function cacheKeys(scope: string, modelId: string, layout: PromptLayout): string[] {
+function cacheKeys(scope: string, modelId: string, layout: PromptLayout): string[] {
   const hash = createHash("sha256");
   hash.update(`${scope}\u0000${modelId}\u0000`);
   const keys: string[] = [];

@@ -111,7 +111,7 @@ export function layoutPrompt(body: CountTokensRequest, options: LayoutOptions = 
 }
 
 /** Whether any document of the request has citations enabled. */
-export function citationsEnabled(body: CountTokensRequest): boolean {
+function citationsEnabled(body: CountTokensRequest): boolean {
   return body.messages.some((message) =>
     blocksOf(message).some((block) => documentsOf(block).some((doc) => doc.citations?.enabled === true)),
   );
@@ -191,7 +191,7 @@ function isEmptyText(block: ContentBlockParam): boolean {
 }
 
 /** Token cost of one content block under the simulator's tokenizer rule. */
-export function blockTokens(block: ContentBlockParam): number {
+function blockTokens(block: ContentBlockParam): number {
   switch (block.type) {
     case "text":
       return countTokens(block.text);
@@ -222,7 +222,7 @@ export function blockTokens(block: ContentBlockParam): number {
 }
 
 /** JSON with object keys sorted, so key order never changes a cache key. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
     const sorted: Record<string, unknown> = {};

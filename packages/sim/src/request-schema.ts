@@ -20,8 +20,8 @@ const integer = () =>
   });
 
 /** Tool names and tool_use ids (the API's patterns). */
-export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,128}$/;
-export const TOOL_USE_ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
+const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,128}$/;
+const TOOL_USE_ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
 
 const text = z.strictObject({
   type: z.literal("text"),
@@ -197,7 +197,7 @@ export const customToolSchema = z.strictObject({
 });
 
 /** Server and client tools with a version in their type (`web_search_20250305`, `bash_20250124`…). */
-export const versionedToolSchema = z.looseObject({
+const versionedToolSchema = z.looseObject({
   type: z.string(),
   name: z.string(),
   cache_control: cacheControl.nullish(),

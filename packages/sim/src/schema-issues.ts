@@ -34,7 +34,7 @@ const TAGGED: readonly { pattern: string; tag: (node: Record<string, unknown>) =
  * The API's path of `path` inside `raw`: each tagged union adds its tag after its own key
  * (`tagLast: false` leaves the last one untagged, for an error about the tag itself).
  */
-export function taggedPath(raw: unknown, path: Path, tagLast = true): string {
+function taggedPath(raw: unknown, path: Path, tagLast = true): string {
   const out: string[] = [];
   const pattern: string[] = [];
   let node: unknown = raw;

@@ -157,7 +157,7 @@ function textDeltas(text: string): [text: string, tokens: number][] {
 }
 
 /** Splits tool input JSON into at least two fragments, as the API streams it. */
-export function jsonFragments(json: string): string[] {
+function jsonFragments(json: string): string[] {
   const count = Math.max(2, Math.ceil(json.length / 64));
   const size = Math.ceil(json.length / count);
   const out: string[] = [];

@@ -4,7 +4,7 @@ import { formatEvent } from "./sse-events.js";
 import type { RequestRecord } from "./types.js";
 
 /** The fault kinds that answer nothing the client can finish (R-R1–R-R3, R-R11). */
-export const STALL_FAULTS = ["silence", "headers_then_silence", "ping_only", "drip"] as const;
+const STALL_FAULTS = ["silence", "headers_then_silence", "ping_only", "drip"] as const;
 export type StallFault = (typeof STALL_FAULTS)[number];
 
 export function isStallFault(fault: FaultDecision): fault is FaultDecision & { kind: StallFault } {

@@ -20,7 +20,7 @@ import { type ApiError, apiError, invalidRequest } from "./api-error.js";
  * - More than 3 `cache_control` blocks with a thread: the 400 clients have reported, with
  *   `error_code: "thread_unsupported_request"` (the fourth slot is the server's).
  */
-export const THREADS_BETA = "message-threads-2026-08-12";
+const THREADS_BETA = "message-threads-2026-08-12";
 const THREAD_TTL_MS = 5 * 60 * 1000;
 const MAX_MARKERS_WITH_THREAD = 3;
 

@@ -41,11 +41,11 @@ const SYSTEM_PRECEDES = "role 'system' must precede an 'assistant' message or en
 const DIRECTIVE_ANYWHERE =
   "; the directive-only form (content: [] with output_config) is accepted at any position";
 
-export const PER_MESSAGE_EFFORT_BETA = "mid-conversation-output-config-2026-07-01";
+const PER_MESSAGE_EFFORT_BETA = "mid-conversation-output-config-2026-07-01";
 /** Claude Code's name for the same per-turn effort (its `per_message_effort` beta). */
-export const PER_TURN_CONTROL_BETA = "per-turn-control-2026-07-01";
-export const SYSTEM_CLEAR_AT_BETA = "mid-conversation-system-clear-at-2026-08-21";
-export const DISPLAY_UPDATES_BETA = "thinking-display-updates-2026-08-18";
+const PER_TURN_CONTROL_BETA = "per-turn-control-2026-07-01";
+const SYSTEM_CLEAR_AT_BETA = "mid-conversation-system-clear-at-2026-08-21";
+const DISPLAY_UPDATES_BETA = "thinking-display-updates-2026-08-18";
 
 export function checkModelRules(
   body: MessagesRequest,

@@ -10,7 +10,7 @@
  * textconv and filter drivers (any driver name), `core.hooksPath` — is why the permission checker
  * also reads the repository's config before approving git (git-config-check.ts).
  */
-export const SAFE_GIT_CONFIG: readonly (readonly [key: string, value: string])[] = [
+const SAFE_GIT_CONFIG: readonly (readonly [key: string, value: string])[] = [
   ["core.fsmonitor", "false"],
   ["core.pager", "cat"],
   ["protocol.ext.allow", "never"],

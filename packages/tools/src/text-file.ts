@@ -106,7 +106,7 @@ function decode(encoding: "utf-16le" | "utf-16be", bytes: Uint8Array): string | 
 }
 
 /** The offset of the first byte that is not part of a well-formed UTF-8 sequence (RFC 3629), or -1. */
-export function invalidUtf8Offset(bytes: Uint8Array): number {
+function invalidUtf8Offset(bytes: Uint8Array): number {
   for (let index = 0; index < bytes.length; ) {
     const lead = bytes[index]!;
     if (lead < 0x80) {

@@ -6,7 +6,7 @@ const CREDENTIAL_NAMES = new Set(["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "
 /** forkloop's own endpoint settings that hold a secret (`FORKLOOP_API_KEY`, `FORKLOOP_…_TOKEN`). */
 const FORKLOOP_SECRET = /^FORKLOOP_\w*(KEY|TOKEN|SECRET|PASSWORD)$/;
 
-export function isModelCredential(name: string): boolean {
+function isModelCredential(name: string): boolean {
   return CREDENTIAL_NAMES.has(name) || FORKLOOP_SECRET.test(name);
 }
 

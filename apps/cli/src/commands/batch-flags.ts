@@ -166,7 +166,7 @@ const schema = z.object({
 export type BatchFlags = z.infer<typeof schema>;
 
 /** Flag values (stored settings with the resume's own flags over them) checked as `forkloop batch` checks its argv. */
-export function checkBatchFlagValues(values: GivenFlags): BatchFlags {
+function checkBatchFlagValues(values: GivenFlags): BatchFlags {
   return checkFlagValues({ command: "batch", schema }, values);
 }
 

@@ -9,7 +9,7 @@ import { EXIT, type ExitCode } from "../exit-codes.js";
 import { parseSessionFlags, sessionFlagsState } from "../session-flags.js";
 import { describeMessage } from "../transcript-text.js";
 
-export const REPLAY_USAGE = `Usage: forkloop replay <session-id | FILE.fltr> [--cwd DIR] [--state-dir DIR] [--json]
+const REPLAY_USAGE = `Usage: forkloop replay <session-id | FILE.fltr> [--cwd DIR] [--state-dir DIR] [--json]
 
 Prints the loop's state transitions of a saved session turn by turn (R-L5): each iteration's
 continue reason (next_turn, max_output_tokens_escalate, reactive_compact_retry, …), the messages it

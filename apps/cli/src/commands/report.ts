@@ -21,7 +21,7 @@ import { EXIT, type ExitCode } from "../exit-codes.js";
 import { parseCommand } from "../flags.js";
 import { openFile } from "../open-file.js";
 
-export const REPORT_USAGE = `Usage: forkloop report <session-id | batch-id | FILE.fltr> [--out FILE] [--open] [--cwd DIR] [--state-dir DIR]
+const REPORT_USAGE = `Usage: forkloop report <session-id | batch-id | FILE.fltr> [--out FILE] [--open] [--cwd DIR] [--state-dir DIR]
 
 Writes one self-contained HTML page (its script, styles and data inlined; viewing it fetches
 nothing) from the transcripts and the batch journal.

@@ -7,7 +7,7 @@ import { EXIT, type ExitCode } from "../exit-codes.js";
 import { parseSessionFlags, sessionFlagsState } from "../session-flags.js";
 import { describeMessage } from "../transcript-text.js";
 
-export const SESSIONS_USAGE = `Usage: forkloop sessions list [--cwd DIR] [--state-dir DIR] [--json]
+const SESSIONS_USAGE = `Usage: forkloop sessions list [--cwd DIR] [--state-dir DIR] [--json]
        forkloop sessions show <session-id> [--cwd DIR] [--state-dir DIR] [--json]
 
 Sessions are the transcripts of \`forkloop run\`, kept per project (the git root, else the

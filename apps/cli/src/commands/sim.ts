@@ -15,9 +15,9 @@ import { EXIT, type ExitCode } from "../exit-codes.js";
 import { parseCommand } from "../flags.js";
 
 /** Records `forkloop sim` keeps by default: enough for a test's inspection, bounded for long runs. */
-export const DEFAULT_RECORD_LIMIT = 10_000;
+const DEFAULT_RECORD_LIMIT = 10_000;
 
-export const SIM_USAGE = `Usage: forkloop sim [--port N] [--scenario FILE] [--faults SPEC] [--latency none|realistic] [--seed N]
+const SIM_USAGE = `Usage: forkloop sim [--port N] [--scenario FILE] [--faults SPEC] [--latency none|realistic] [--seed N]
                     [--models FILE] [--record-limit N] [--rate-limits SPEC]
                     [--batch-processing-ms N] [--batch-script SPEC]
 

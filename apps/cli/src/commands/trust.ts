@@ -7,7 +7,7 @@ import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { parseCommand } from "../flags.js";
 
-export const TRUST_USAGE = `Usage: forkloop trust [DIR]      (default: the current directory)
+const TRUST_USAGE = `Usage: forkloop trust [DIR]      (default: the current directory)
 
 Trusts a project (R-S5): its own settings files (.forkloop/ and .claude/ settings.json and
 settings.local.json) may then widen permissions — allow rules, a wider defaultMode,

@@ -11,7 +11,7 @@ import { parseCommand } from "../flags.js";
 import { spreadMcpConfigArgs } from "../mcp-config-args.js";
 import { sandboxFlagSchema } from "../sandbox-flag.js";
 
-export const WORKER_USAGE = `Usage: forkloop worker --queue redis://HOST:PORT[/DB] [--concurrency N] [flags]
+const WORKER_USAGE = `Usage: forkloop worker --queue redis://HOST:PORT[/DB] [--concurrency N] [flags]
 
 Runs the items of every batch enqueued with \`forkloop batch --queue URL\` on the same Redis, as
 sub-agents in this process's worker pool, until stopped. Start one per host (or several); each

@@ -55,11 +55,6 @@ export async function shutdownTelemetry(): Promise<void> {
   await telemetry?.shutdown();
 }
 
-/** Exports what is buffered, keeping telemetry on (a session's end). */
-export async function flushTelemetry(): Promise<void> {
-  await active?.flush();
-}
-
 /**
  * Open tool-call spans of agents in this thread, by tool_use id: a fork started by a tool call
  * (an Agent call) is that call's child, whichever code path starts it.

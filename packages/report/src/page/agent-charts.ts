@@ -3,7 +3,7 @@ import { type Annotations, COLORS, chartBox } from "./charts.js";
 import * as format from "./format.js";
 
 /** The requests the context chart plots: those with a reply (their usage is the context sent). */
-export function contextPoints(agent: AgentView): { x: number; y: number | null }[] {
+function contextPoints(agent: AgentView): { x: number; y: number | null }[] {
   return agent.requests.map((request, index) => ({
     x: index + 1,
     y: request.tokens ? format.promptTokens(request.tokens) : null,

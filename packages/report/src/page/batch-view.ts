@@ -6,7 +6,7 @@ import { agentDetail } from "./session-view.js";
 import { type Column, VirtualTable } from "./virtual-table.js";
 
 /** The totals report.json has, computed from the rows (so a filter can show its own). */
-export function totalsOf(items: readonly BatchItemRow[]) {
+function totalsOf(items: readonly BatchItemRow[]) {
   const tokens = items.reduce((sum, item) => format.addTokens(sum, item.tokens), format.NO_TOKENS);
   return {
     items: items.length,
@@ -107,7 +107,7 @@ function costChart(items: readonly BatchItemRow[]): HTMLElement {
 }
 
 /** Items running at each moment (every attempt, claim to settle); 429 pauses shaded. */
-export function concurrencyPoints(data: BatchReportData): { x: number; y: number }[] {
+function concurrencyPoints(data: BatchReportData): { x: number; y: number }[] {
   const origin = data.items
     .flatMap((item) => item.runs.map((run) => run.startedAt))
     .reduce((a, b) => Math.min(a, b), Infinity);
@@ -221,7 +221,7 @@ function failureGroups(items: readonly BatchItemRow[], filterByCode: (code: stri
 }
 
 /** The address of an item's session page in this file (a link that also works copied or reloaded). */
-export function itemHref(id: string): string {
+function itemHref(id: string): string {
   return `#item=${encodeURIComponent(id)}`;
 }
 
@@ -229,7 +229,7 @@ export function itemHref(id: string): string {
  * What the labels of all items share up to a `/` (e.g. `/home/me/project/`): the item column
  * leaves it out, so a cell shows `tasks.jsonl:17` rather than the same cut-off directory on every row.
  */
-export function sharedDirectory(labels: readonly string[]): string {
+function sharedDirectory(labels: readonly string[]): string {
   if (labels.length === 0) return "";
   let shared = labels[0] ?? "";
   for (const label of labels) {

@@ -30,7 +30,7 @@ const REMINDER = /<system-reminder>[\s\S]*?(?:<\/system-reminder>|$)/g;
  */
 const NOTIFICATION = /<task-notification>[\s\S]*?(?:<\/task-notification>|$)/g;
 
-export function stripSystemReminders(text: string): string {
+function stripSystemReminders(text: string): string {
   return text.replace(REMINDER, "").replace(NOTIFICATION, "").trim();
 }
 
@@ -50,7 +50,7 @@ export function notificationsOf(
 }
 
 /** The user's own text of one message (its text blocks, reminders removed; tool results skipped). */
-export function ownText(message: MessagesRequest["messages"][number]): string {
+function ownText(message: MessagesRequest["messages"][number]): string {
   return blocksOf(message)
     .flatMap((b) => (b.type === "text" ? [stripSystemReminders(b.text)] : []))
     .filter((t) => t !== "")

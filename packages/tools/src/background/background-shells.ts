@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { AgentState, QueuedCommand } from "@forkloop/loop-core";
 
 /** Shells one agent may have running at once; one more is refused with the list (R-T4). */
-export const BACKGROUND_SHELLS_MAX_RUNNING = 8;
+const BACKGROUND_SHELLS_MAX_RUNNING = 8;
 /** Bytes of output a shell's file keeps; the rest is counted, not written (R-T4: no flooding the disk). */
 export const BACKGROUND_OUTPUT_MAX_BYTES = 8 * 1024 * 1024;
 /** Ended shells still listed (and their files kept) per agent; the oldest go first. */
@@ -20,7 +20,7 @@ export type BackgroundShellStatus = "running" | "completed" | "failed" | "stoppe
 export type BackgroundTaskKind = "local_bash" | "local_agent";
 
 /** Characters of a sub-agent's report a notice carries; the whole report is in its output file. */
-export const NOTICE_RESULT_MAX_CHARS = 100_000;
+const NOTICE_RESULT_MAX_CHARS = 100_000;
 
 /** What the session and the model know of one background shell. */
 export interface BackgroundShellInfo {

@@ -6,7 +6,7 @@ import { toolEnvironment } from "../tool-environment.js";
 import { compileMatcher } from "./hook-matcher.js";
 
 /** Claude Code's default hook timeout. */
-export const HOOK_DEFAULT_TIMEOUT_SECONDS = 60;
+const HOOK_DEFAULT_TIMEOUT_SECONDS = 60;
 /** Hook output kept per stream; hooks answer in a few lines of JSON. */
 const HOOK_MAX_OUTPUT_CHARS = 100_000;
 

@@ -28,9 +28,9 @@ export interface GlobOptions {
 }
 
 /** Longer globs are refused: a glob is a name pattern, and the compiled program grows with it. */
-export const MAX_GLOB_LENGTH = 1_000;
+const MAX_GLOB_LENGTH = 1_000;
 /** `{1..N}` ranges with more members than this are refused (each member is an alternative). */
-export const MAX_GLOB_RANGE = 1_000;
+const MAX_GLOB_RANGE = 1_000;
 /** Nesting of braces, groups and extglobs. */
 const MAX_DEPTH = 32;
 

@@ -22,7 +22,7 @@ export interface PageRange {
 }
 
 /** `"3"`, `"1-5"`, `"10-20"` → the 1-based inclusive range; a string says what is wrong and how to write it. */
-export function parsePageRange(spec: string): PageRange | string {
+function parsePageRange(spec: string): PageRange | string {
   const match = /^\s*(\d{1,6})\s*(?:-\s*(\d{1,6})\s*)?$/.exec(spec);
   const usage = `Write pages as one page ("3") or a range ("1-5"), at most ${PDF_MAX_PAGES_PER_READ} pages.`;
   if (match?.[1] === undefined) return `pages "${spec}" is not a page range. ${usage}`;

@@ -2,7 +2,7 @@ import { type Dirent, lstatSync, readdirSync, realpathSync, statSync } from "nod
 import { join } from "node:path";
 
 /** Entries a recursive Bash read may have checked below one directory before it needs approval instead. */
-export const MAX_ENTRIES_CHECKED = 20_000;
+const MAX_ENTRIES_CHECKED = 20_000;
 
 export interface LinksBelowOptions {
   /** The read follows symlinks below the directory (`diff -r` does; `grep -r`, `rg`, `git grep` do not). */

@@ -3,7 +3,6 @@ import { findExecutable } from "../find-executable.js";
 
 /** `sandbox` in settings and `--sandbox` (R-S6). */
 export type SandboxMode = "auto" | "on" | "off";
-export const SANDBOX_MODES = ["auto", "on", "off"] as const;
 
 /** Tasks (processes and threads) one sandboxed call may run at once, unless the policy says otherwise. */
 export const SANDBOX_PROCESS_LIMIT = 4096;

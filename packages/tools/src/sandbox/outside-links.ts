@@ -22,7 +22,7 @@ import { isInside } from "../workspace-paths.js";
 /** Read-only binds one call may add for outside links. */
 export const MOUNT_BUDGET = 64;
 /** Past this many directory entries the walk gives up and the call is refused. */
-export const OUTSIDE_LINKS_WALK_LIMIT = 1_000_000;
+const OUTSIDE_LINKS_WALK_LIMIT = 1_000_000;
 /** A directory bound whole past the budget holds at most this share of other regular files. */
 const TOLERATED_SHARE = 0.01;
 

@@ -206,7 +206,7 @@ function formatKeyPath(path: readonly PropertyKey[]): string {
 }
 
 /** Merges validated files, lowest precedence first. */
-export function mergeSettings(files: readonly SettingsFile[], cwd: string, home: string): Settings {
+function mergeSettings(files: readonly SettingsFile[], cwd: string, home: string): Settings {
   const unique = (lists: (readonly string[] | undefined)[]): string[] => [
     ...new Set(lists.flatMap((list) => list ?? [])),
   ];

@@ -6,7 +6,7 @@ import { writeFileAtomicSync } from "../atomic-write.js";
 import { fsErrorCode } from "../tool-kit.js";
 
 /** The user's list of trusted projects (R-S5): `~/.forkloop/trusted-projects.json`. */
-export function trustFilePath(home: string): string {
+function trustFilePath(home: string): string {
   return join(home, ".forkloop", "trusted-projects.json");
 }
 

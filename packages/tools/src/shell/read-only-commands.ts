@@ -107,7 +107,7 @@ const HEAD_FLAGS = flags(
  * validators are. Left out on purpose: `env`/`printenv` (print the environment), `xargs`, `awk`,
  * `sed`, `less`/`more` (`!cmd`, LESSOPEN), interpreters, and anything not listed.
  */
-export const READ_ONLY_COMMANDS: Readonly<Record<string, ReadOnlyPolicy>> = {
+const READ_ONLY_COMMANDS: Readonly<Record<string, ReadOnlyPolicy>> = {
   cat: {
     flags: flags(
       "-A -b -e -E -n -s -t -T -u -v --show-all --number-nonblank --show-ends --number " +

@@ -81,7 +81,7 @@ export function literalValue(word: ShellWord | undefined): string | undefined {
 }
 
 /** Single-quotes a value the way a rule or a message should show it (`'a b'`, `x`). */
-export function quoteForDisplay(value: string): string {
+function quoteForDisplay(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 

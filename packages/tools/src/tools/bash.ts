@@ -15,10 +15,10 @@ import { isReadOnlyShellCommand } from "../shell/read-only-shell.js";
 import { toolEnvironment } from "../tool-environment.js";
 import { defineTool, toolError } from "../tool-kit.js";
 
-export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
-export const BASH_MAX_TIMEOUT_MS = 600_000;
+const BASH_DEFAULT_TIMEOUT_MS = 120_000;
+const BASH_MAX_TIMEOUT_MS = 600_000;
 /** Per stream (stdout, stderr); Claude Code's BASH_MAX_OUTPUT_LENGTH default. */
-export const BASH_MAX_OUTPUT_CHARS = 30_000;
+const BASH_MAX_OUTPUT_CHARS = 30_000;
 
 export interface BashToolOptions {
   readonly defaultTimeoutMs?: number;

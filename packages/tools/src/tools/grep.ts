@@ -11,11 +11,11 @@ import { absolutePath, defineTool, sortNewestFirst, toolError } from "../tool-ki
 import { resolveInWorkspace } from "../workspace-paths.js";
 
 /** Lines longer than this are cut in content output (Claude Code passes `--max-columns 500`). */
-export const GREP_MAX_LINE_CHARS = 500;
+const GREP_MAX_LINE_CHARS = 500;
 /** Content mode stops collecting after this many lines; far more than the result cap can show. */
-export const GREP_MAX_CONTENT_LINES = 5_000;
+const GREP_MAX_CONTENT_LINES = 5_000;
 /** Files above this size are skipped and named in the output (R-S4). */
-export const GREP_MAX_FILE_BYTES = 20 * 1024 * 1024;
+const GREP_MAX_FILE_BYTES = 20 * 1024 * 1024;
 
 export interface GrepToolOptions extends DeniedPathsOption {
   /**

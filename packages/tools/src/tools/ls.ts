@@ -8,7 +8,7 @@ import { type DeniedPathsOption, deniedPathFilters } from "../permissions/denied
 import { absolutePath, defineTool, isDirectory, toolError } from "../tool-kit.js";
 import { resolveInWorkspace } from "../workspace-paths.js";
 
-export const LS_MAX_ENTRIES = 1000;
+const LS_MAX_ENTRIES = 1000;
 
 const lsInput = lazySchema(() =>
   z.object({

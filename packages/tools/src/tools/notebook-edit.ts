@@ -31,7 +31,7 @@ interface Notebook {
 }
 
 /** A cell's id as Read shows it: its own `id`, else `cell-N` (nbformat before 4.5 has no ids). */
-export function cellIdOf(cell: NotebookCell, index: number): string {
+function cellIdOf(cell: NotebookCell, index: number): string {
   return typeof cell.id === "string" && cell.id.length > 0 ? cell.id : `cell-${index}`;
 }
 

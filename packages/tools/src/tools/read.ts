@@ -11,10 +11,10 @@ import { absolutePath, defineTool, numberLines, recordRead, toolError } from "..
 import { realWorkspaceRoots, resolveInWorkspace } from "../workspace-paths.js";
 import { parseNotebook, renderNotebook } from "./notebook-edit.js";
 
-export const READ_DEFAULT_LINE_LIMIT = 2000;
-export const READ_MAX_LINE_CHARS = 2000;
+const READ_DEFAULT_LINE_LIMIT = 2000;
+const READ_MAX_LINE_CHARS = 2000;
 /** Files larger than this are refused whole; the model should page with offset/limit or use Bash. */
-export const READ_MAX_FILE_BYTES = 64 * 1024 * 1024;
+const READ_MAX_FILE_BYTES = 64 * 1024 * 1024;
 /**
  * With `allow_large` (Claude Code's input): no default line limit and no line truncation, up to
  * this many characters shown (≈100k tokens, half the smallest context window), so the result

@@ -4,7 +4,7 @@ import { defineTool, toolError } from "../tool-kit.js";
 import type { SafeFetchOptions } from "../web/safe-fetch.js";
 
 /** Characters of page text one result shows; `offset` reads on (Claude Code's paging). */
-export const WEB_FETCH_PAGE_CHARS = 100_000;
+const WEB_FETCH_PAGE_CHARS = 100_000;
 /** Claude Code caches a fetch for 15 minutes per URL. */
 const CACHE_MS = 15 * 60_000;
 const CACHE_ENTRIES = 32;

@@ -97,7 +97,7 @@ export function createWebSearchTool(options: WebSearchToolOptions = {}) {
 }
 
 /** Claude Code's wording of a search's outcome: text as it came, links per search, errors by code. */
-export function formatSearch(query: string, blocks: readonly unknown[]): string {
+function formatSearch(query: string, blocks: readonly unknown[]): string {
   const parts: string[] = [];
   for (const block of blocks) {
     if (typeof block !== "object" || block === null) continue;

@@ -7,11 +7,11 @@ import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { privateAddressReason } from "./address-policy.js";
 
 /** Bytes of a response body kept (after decompression); the rest is cut and said so (R-T6). */
-export const WEB_FETCH_MAX_BYTES = 10 * 1024 * 1024;
+const WEB_FETCH_MAX_BYTES = 10 * 1024 * 1024;
 /** The whole fetch, redirects included. */
-export const WEB_FETCH_TIMEOUT_MS = 60_000;
+const WEB_FETCH_TIMEOUT_MS = 60_000;
 /** Same-host redirects followed before giving up. */
-export const WEB_FETCH_MAX_REDIRECTS = 10;
+const WEB_FETCH_MAX_REDIRECTS = 10;
 
 export interface SafeFetchOptions {
   /**
@@ -44,7 +44,7 @@ export type SafeFetchResult =
  * Parses and judges a URL the model gave: http(s) only, no credentials, a host with a dot (or an
  * allowed one). http is upgraded to https, as Claude Code does, except for an allowed host.
  */
-export function checkUrl(raw: string, allowPrivateHosts: readonly string[] = []): URL | string {
+function checkUrl(raw: string, allowPrivateHosts: readonly string[] = []): URL | string {
   let url: URL;
   try {
     url = new URL(raw);

@@ -40,9 +40,9 @@ export type MergeOutcome =
   | { readonly ok: true; readonly plan: ApplyPlan; readonly contents: ReadonlyMap<string, Buffer> }
   | { readonly ok: false; readonly conflicts: readonly Conflict[] };
 
-export const PLAN_FILE = "plan.json";
+const PLAN_FILE = "plan.json";
 
-export function contentHash(content: Buffer | null): string | null {
+function contentHash(content: Buffer | null): string | null {
   return content === null ? null : createHash("sha256").update(content).digest("hex");
 }
 

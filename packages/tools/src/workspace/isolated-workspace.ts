@@ -104,10 +104,10 @@ const recordSchema = z.object({
 });
 type IsolationRecord = z.infer<typeof recordSchema>;
 
-export const ISOLATION_FILE = "isolation.json";
+const ISOLATION_FILE = "isolation.json";
 
 /** The git repository `cwd` is in (its top level), or undefined outside one. */
-export async function gitTopLevel(cwd: string): Promise<string | undefined> {
+async function gitTopLevel(cwd: string): Promise<string | undefined> {
   const run = await git(cwd, ["rev-parse", "--show-toplevel"]);
   return run.code === 0 ? run.stdout.toString("utf8").trim() : undefined;
 }
