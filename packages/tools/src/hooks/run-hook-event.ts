@@ -169,13 +169,17 @@ export type StopFailureKind =
   | "server_error"
   | "unknown";
 
-/** The StopFailure kind of an API error (its HTTP status; null when no response came). */
+/**
+ * The StopFailure kind of an API error (its HTTP status; null when no response came). A plain 400
+ * is "unknown", as Claude Code 2.1.332 names it (hooks-stop-failure-invalid-request; 402, 403 and
+ * 404 as here).
+ */
 export function stopFailureKind(status: number | null): StopFailureKind {
   if (status === 404) return "model_not_found";
   if (status === 429) return "rate_limit";
   if (status === 401 || status === 403) return "authentication_failed";
   if (status === 402) return "billing_error";
-  if (status === 400 || status === 413) return "invalid_request";
+  if (status === 413) return "invalid_request";
   if (status !== null && status >= 500) return "server_error";
   return "unknown";
 }
@@ -243,7 +247,10 @@ export async function runHookEvent(
   return combine(event, results);
 }
 
-/** The events that run within a model turn: Claude Code gives them the turn's effort. */
+/**
+ * The events that run within a model turn: Claude Code gives them the turn's effort (StopFailure's
+ * too, a main turn's or a sub-agent's: hooks-stop-failure-invalid-request, hooks-subagent-api-error).
+ */
 const TURN_EVENTS: ReadonlySet<HookEvent> = new Set([
   "PreToolUse",
   "PermissionRequest",
@@ -252,6 +259,7 @@ const TURN_EVENTS: ReadonlySet<HookEvent> = new Set([
   "PostToolBatch",
   "Stop",
   "SubagentStop",
+  "StopFailure",
 ]);
 
 function hookPayload(event: HookEvent, input: HookEventInput): Record<string, unknown> {

@@ -15,6 +15,7 @@ import {
   type PreToolUseOutcome,
   type SessionStartInput,
   type SessionStartOutcome,
+  type StopFailureInput,
   type StopHookInput,
   type StopHookOutcome,
   type ToolUseContext,
@@ -34,6 +35,7 @@ import {
   type PermissionRequestHookDecision,
   runHookEvent as runEvent,
   type StopFailureKind,
+  stopFailureKind,
 } from "./run-hook-event.js";
 
 /** Something hooks said that is for the user or the log, not for the model. */
@@ -76,7 +78,7 @@ export interface SettingsHooksOptions {
  * reason, additionalContext) is appended to the tool_result; PostToolBatch sees each reply's
  * calls once they all have results, and its additionalContext follows them; a blocking Stop hook keeps the loop
  * going with its reason (R-L15), `continue: false` prevents continuation. A sub-agent's stop runs
- * the SubagentStop hooks instead of Stop.
+ * the SubagentStop hooks instead of Stop, and one that ended on an API error the StopFailure hooks.
  */
 export function createSettingsHooks(settings: Settings, options: SettingsHooksOptions): LoopHooks {
   const runHookEvent = observed(options.onHookRun);
@@ -241,6 +243,20 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
   const postCompact = ({ context, trigger, compactSummary }: PostCompactInput) =>
     observe("PostCompact", { trigger, compactSummary }, context);
 
+  // A sub-agent's run (or a batch item's, a session of its own) that ended on an API error: its
+  // runner calls this instead of Stop, as Claude Code fires a sub-agent's StopFailure with its
+  // agent_id and agent_type (hooks-subagent-api-error). A main turn's is the session's event.
+  const stopFailure = async ({ apiError, text, context }: StopFailureInput): Promise<PreCompactOutcome> => {
+    report(
+      await runHookEvent("StopFailure", settings, {
+        ...base(context),
+        failure: stopFailureKind(apiError.status),
+        lastAssistantMessage: text,
+      }),
+    );
+    return {};
+  };
+
   // Only events that have hooks get a function, so a loop with no hooks spawns nothing.
   const has = (event: HookEvent): boolean => (settings.hooks[event]?.length ?? 0) > 0;
   return {
@@ -254,6 +270,7 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
     ...(has("InstructionsLoaded") ? { instructionsLoaded: [instructionsLoaded] } : {}),
     ...(has("PreCompact") ? { preCompact: [preCompact] } : {}),
     ...(has("PostCompact") ? { postCompact: [postCompact] } : {}),
+    ...(has("StopFailure") ? { stopFailure: [stopFailure] } : {}),
   };
 }
 
