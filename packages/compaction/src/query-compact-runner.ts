@@ -1,9 +1,11 @@
 import {
   type AssistantMessage,
+  apiErrorText,
   createAgentState,
   type Message,
   type QueryParams,
   query,
+  type Terminal,
   type Tool,
   type UserMessage,
 } from "@forkloop/loop-core";
@@ -83,11 +85,7 @@ export function createQueryCompactRunner(options: QueryCompactRunnerOptions): Co
         .flatMap((block) => (block.type === "text" ? [block.text] : []))
         .join("\n");
       if (!reply || !text || text.trim().length === 0) {
-        return {
-          ok: false,
-          error:
-            terminal.error?.message ?? `the compact request ended (${terminal.reason}) without a summary`,
-        };
+        return { ok: false, error: noSummaryText(terminal, cacheSafeParams.model) };
       }
       return { ok: true, summary: text, usage: reply.message.usage };
     } catch (error) {
@@ -96,4 +94,16 @@ export function createQueryCompactRunner(options: QueryCompactRunnerOptions): Co
       signal.removeEventListener("abort", forward);
     }
   };
+}
+
+/**
+ * Why the compact request gave no summary. An API error is in Claude Code's words, as the main
+ * session's compaction says it (`API Error: 400 Invalid request`; a failed /compact prints it, R-X1).
+ */
+function noSummaryText(terminal: Terminal, model: string): string {
+  const error = terminal.error;
+  if (error === undefined) return `the compact request ended (${terminal.reason}) without a summary`;
+  return error.status === undefined
+    ? error.message
+    : apiErrorText({ status: error.status, message: error.message }, model);
 }
