@@ -84,8 +84,13 @@ export function requestPrefix(
     readonly messages: readonly Message[];
   },
 ): CacheSafeParams {
+  // Field by field, not a spread of `request`: the spread showed in the loop's CPU profile (loop
+  // bench), once per iteration.
   return buildCacheSafeParams({
-    ...request,
+    model: request.model,
+    tools: request.tools,
+    maxOutputTokens: request.maxOutputTokens,
+    messages: request.messages,
     systemPrompt: run.systemPrompt,
     toolDefinitions: run.toolDefinitions,
     thinking: run.config.thinking,
