@@ -24,12 +24,14 @@ export async function* manageContext(
     messages: stage.messages,
     tracking: stage.tracking,
   });
+  // Each stage's markers are yielded one by one, not with `yield*`: most stages have none, and a
+  // delegation to an empty array still costs an iterator and a wait (every iteration, 4 times).
   let stage = pipeline.budgetAndSnip(input);
-  yield* stage.boundaries;
+  for (const boundary of stage.boundaries) yield boundary;
   stage = await deps.microcompact(next(stage));
-  yield* stage.boundaries;
+  for (const boundary of stage.boundaries) yield boundary;
   stage = await pipeline.collapse(next(stage));
-  yield* stage.boundaries;
+  for (const boundary of stage.boundaries) yield boundary;
   // R-C4/R-L11 circuit breaker: after 3 consecutive failures autocompact is not tried again in
   // this run — a permanently failing compact must not cost an API call on every turn.
   if (
@@ -37,7 +39,7 @@ export async function* manageContext(
     stage.tracking.consecutiveFailures < MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES
   ) {
     stage = await deps.autocompact(next(stage));
-    yield* stage.boundaries;
+    for (const boundary of stage.boundaries) yield boundary;
   }
   if (stage.messages !== input.messages) yield historyReplaced(stage.messages);
   return stage;

@@ -75,7 +75,7 @@ export async function* runToolTurn(input: {
     return { reason: "hook_stopped", messages: [...messages, ...answered], error: decision.error };
   }
 
-  const queued = yield* drainQueuedCommands(run);
+  const queued = run.queuedCommands?.length ? yield* drainQueuedCommands(run) : [];
   const nextMessages: Message[] = [...messages, ...answered, ...queued];
   const turnCount = state.turnCount + 1;
   // R-L19: no summary is started for a batch nobody will see.
