@@ -4,6 +4,7 @@ import { runInProcessGroup } from "../process-group.js";
 import type { HookCommandSetting, HookEvent, Settings } from "../settings/settings-schema.js";
 import { toolEnvironment } from "../tool-environment.js";
 import { compileMatcher } from "./hook-matcher.js";
+import { type HookTextSource, hookTextForModel } from "./hook-output-file.js";
 
 /** Claude Code's default hook timeout. */
 const HOOK_DEFAULT_TIMEOUT_SECONDS = 60;
@@ -244,7 +245,9 @@ export async function runHookEvent(
       return result;
     }),
   );
-  return combine(event, results);
+  return combine(event, results, (text, source) =>
+    hookTextForModel(text, { transcriptPath: input.transcriptPath, event, source }),
+  );
 }
 
 /**
@@ -451,7 +454,12 @@ interface HookJsonOutput {
 
 const DECISION_RANK = { allow: 0, ask: 1, deny: 2 } as const;
 
-function combine(event: HookEvent, results: readonly HookCommandResult[]): HookEventOutcome {
+/** `forModel`: a hook's text as the model gets it (a long one saved to a file, hookTextForModel). */
+function combine(
+  event: HookEvent,
+  results: readonly HookCommandResult[],
+  forModel: (text: string, source: HookTextSource) => string,
+): HookEventOutcome {
   const blockReasons: string[] = [];
   const additionalContext: string[] = [];
   const systemMessages: string[] = [];
@@ -498,7 +506,7 @@ function combine(event: HookEvent, results: readonly HookCommandResult[]): HookE
     if (json === undefined) {
       // Plain stdout becomes context only where Claude Code feeds it to the model.
       if (stdout && (event === "UserPromptSubmit" || event === "SessionStart"))
-        additionalContext.push(stdout);
+        additionalContext.push(forModel(stdout, "stdout"));
       continue;
     }
     if (json.continue === false) {
@@ -519,7 +527,8 @@ function combine(event: HookEvent, results: readonly HookCommandResult[]): HookE
     }
     const replacement = specific?.updatedInput ?? json.updatedInput;
     if (event === "PreToolUse" && isRecord(replacement)) updatedInput = replacement;
-    if (typeof specific?.additionalContext === "string") additionalContext.push(specific.additionalContext);
+    if (typeof specific?.additionalContext === "string")
+      additionalContext.push(forModel(specific.additionalContext, "additionalContext"));
     const answer = event === "PermissionRequest" ? permissionRequestAnswer(specific?.decision) : undefined;
     if (answer !== undefined && permissionRequestDecision?.behavior !== "deny")
       permissionRequestDecision = answer;

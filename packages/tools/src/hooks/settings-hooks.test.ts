@@ -223,6 +223,38 @@ describe("runHookEvent for the other events", () => {
     expect(blocked.blockReasons).toEqual(["secret"]);
   });
 
+  it("R-X1, R-X4: hook text for the model over 10,000 characters is saved under the session's directory and the model gets Claude Code's <persisted-output> preview (its size, the file, the first 2,000 characters ending at a line break); 10,000 stay whole", async () => {
+    const line = "y".repeat(299);
+    const stdout = `CTXC\n${`${line}\n`.repeat(60)}`.trim();
+    writeFileSync(join(ws.root, "long.txt"), stdout);
+    const whole = `CTXA${"x".repeat(9_996)}`;
+    const answer = JSON.stringify({
+      hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: whole },
+    });
+    writeFileSync(join(ws.root, "whole.json"), answer);
+    const settings = settingsWith({
+      UserPromptSubmit: [...group("cat long.txt"), ...group("cat whole.json")],
+    });
+    const transcriptPath = join(ws.root, "sessions", "s.fltr");
+    const outcome = await runHookEvent("UserPromptSubmit", settings, {
+      ...input(),
+      prompt: "hi",
+      transcriptPath,
+    });
+    const [long, kept] = outcome.additionalContext;
+    expect(kept).toBe(whole);
+    const saved = /Full output saved to: (\S+-stdout\.txt)\n/.exec(long ?? "")?.[1];
+    expect(saved?.startsWith(join(ws.root, "sessions", "s", "tool-results", "hook-"))).toBe(true);
+    expect(readFileSync(saved ?? "", "utf8")).toBe(stdout);
+    expect(long).toBe(
+      `<persisted-output>\nOutput too large (17.6KB). Full output saved to: ${saved}\n\n` +
+        `Preview (first 2KB):\nCTXC\n${`${line}\n`.repeat(5)}${line}\n...\n</persisted-output>`,
+    );
+    // Without a transcript there is nowhere to keep it: the text stays whole.
+    const kept2 = await runHookEvent("UserPromptSubmit", settings, { ...input(), prompt: "hi" });
+    expect(kept2.additionalContext).toEqual([stdout, whole]);
+  });
+
   it("R-T1: SessionStart and PreCompact matchers match the source and the trigger", async () => {
     const settings = settingsWith({
       SessionStart: group("echo resumed-context", "resume"),
