@@ -70,7 +70,9 @@ export function createApiErrorMessage(
  * An API error in Claude Code's words (R-K2): `API Error: ` and, when a response came, its HTTP
  * status before the API's message (`API Error: 400 Invalid request`); the API's 404 is Claude
  * Code's sentence naming the requested model (its own words, not the API's). A 404 from a server
- * that is not the Messages API keeps forkloop's wrong-endpoint words (R-R9 reads them).
+ * that is not the Messages API keeps forkloop's wrong-endpoint words (R-R9 reads them). As Claude
+ * Code 2.1.332 says them (claude-cli scenarios api-error-billing, api-error-forbidden): a 402 whose
+ * message says the credit balance is too low is just that, a 403 is a failed authentication.
  */
 export function apiErrorText(
   error: { readonly status: number | null; readonly message: string },
@@ -79,9 +81,12 @@ export function apiErrorText(
   if (error.status === 404 && model !== undefined && !isWrongEndpointMessage(error.message)) {
     return `There's an issue with the selected model (${model}). It may not exist or you may not have access to it. Run --model to pick a different model.`;
   }
+  if (error.status === 402 && /credit balance is too low/i.test(error.message))
+    return "Credit balance is too low";
   const status =
     error.status === null || error.message.startsWith(`${error.status} `) ? "" : `${error.status} `;
-  return `API Error: ${status}${error.message}`;
+  const text = `API Error: ${status}${error.message}`;
+  return error.status === 403 ? `Failed to authenticate. ${text}` : text;
 }
 
 /** A response-shaped message that no API call produced (errors, synthetic notices). */

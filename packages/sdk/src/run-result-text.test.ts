@@ -59,6 +59,17 @@ describe("what forkloop run says of a result (R-L6, R-R9, R-R11)", () => {
     expect(runEndpointFailure(busy, context.endpoint, 529)).toBeUndefined();
   });
 
+  it("R-R9, R-X1: a forbidden key's line (403) names the API's own words, not Claude Code's \"Failed to authenticate.\" before them", () => {
+    const forbidden = result({
+      terminal_reason: "api_error",
+      result: "Failed to authenticate. API Error: 403 Your API key does not have permission.",
+      api_error_status: 403,
+    });
+    expect(runEndpointFailure(forbidden, context.endpoint, 403)?.sentence).toBe(
+      "https://api.anthropic.com does not let this API key use claude-sonnet-4-6 (403: Your API key does not have permission.). Use a key with access to it",
+    );
+  });
+
   it("the verbose and rate-limit lines; a message without one has none", () => {
     const retry = {
       type: "system",

@@ -27,7 +27,10 @@ export function resultText(result: SDKResultMessage): string {
   if (result.subtype !== "success") return result.errors.join("; ");
   if (result.terminal_reason !== "api_error") return result.result;
   const status = result.api_error_status;
-  return result.result.replace(/^API Error: /, "").replace(status == null ? "" : `${status} `, "");
+  // Claude Code's words for a 403 start "Failed to authenticate. " (apiErrorText).
+  return result.result
+    .replace(/^(Failed to authenticate\. )?API Error: /, "")
+    .replace(status == null ? "" : `${status} `, "");
 }
 
 /**

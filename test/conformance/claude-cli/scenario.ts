@@ -71,3 +71,16 @@ export function hookLogSettings(events: readonly string[], extra: Record<string,
 
 /** Every hook event Claude Code 2.1.332 knows (the Agent SDK's HOOK_EVENTS, which the agent-sdk harness checks against the real SDK's). */
 export const CLAUDE_CODE_HOOK_EVENTS = HOOK_EVENTS;
+
+/**
+ * A one-turn run whose request the API answers with the error `status`, a hook for every event
+ * Claude Code knows logged: the result, the text shown and StopFailure's input.
+ */
+export function apiErrorScenario(what: string, status: `${number}`): CliScenario {
+  return {
+    what,
+    args: ["-p", "Say hello.", "--output-format", "json"],
+    home: { ".claude/settings.json": hookLogSettings(CLAUDE_CODE_HOOK_EVENTS) },
+    script: { main: () => ({ content: [{ type: "text", text: "unused" }], fault: status }) },
+  };
+}
