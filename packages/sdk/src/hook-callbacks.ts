@@ -14,7 +14,7 @@ import {
   type UserPromptExpansionOutcome,
   type UserPromptSubmitOutcome,
 } from "@forkloop/loop-core";
-import { compileMatcher, runningBackgroundTasks } from "@forkloop/tools";
+import { compileMatcher, hookTextForModel, runningBackgroundTasks } from "@forkloop/tools";
 import type { SDKAssistantMessageError } from "./agent-sdk-types/other-messages.js";
 import { assistantErrorKind } from "./api-error-line.js";
 import type {
@@ -247,7 +247,22 @@ export class HookCallbacks {
       }
     }
     const outputs = await Promise.all(runs);
-    return outputs.flatMap(answerOf);
+    return outputs.flatMap(answerOf).map((answer) => this.#forModel(answer, event));
+  }
+
+  /**
+   * A callback's additionalContext as the model gets it: over 10,000 characters, saved to a file
+   * of the session's and replaced by a preview, as the Agent SDK does (hookTextForModel, R-K2).
+   */
+  #forModel(answer: HookAnswer, event: string): HookAnswer {
+    const specific = answer.hookSpecificOutput;
+    const text = specific?.additionalContext;
+    if (specific === undefined || typeof text !== "string") return answer;
+    const transcriptPath = this.#session.transcriptPath;
+    const kept = hookTextForModel(text, { transcriptPath, event, source: "additionalContext" });
+    return kept === text
+      ? answer
+      : { ...answer, hookSpecificOutput: { ...specific, additionalContext: kept } };
   }
 
   /**

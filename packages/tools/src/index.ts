@@ -26,6 +26,7 @@ export { createJsGrepBackend, jsGrepBackend } from "./grep/js-backend.js";
 export { createRipgrepBackend, findRipgrep } from "./grep/ripgrep-backend.js";
 export type { GrepBackend, GrepFileResult, GrepLine, GrepOutcome, GrepSearch } from "./grep/search.js";
 export { compileMatcher } from "./hooks/hook-matcher.js";
+export { hookTextForModel } from "./hooks/hook-output-file.js";
 export type {
   HookCommandResult,
   HookEventInput,

@@ -1,4 +1,4 @@
-import { compareRequests } from "../support/compare-requests.js";
+import { compareLastRequestTexts, compareRequests } from "../support/compare-requests.js";
 import { align, type Difference, diffFields, lineDiff, timelinesText } from "../support/differences.js";
 import { Normaliser } from "../support/normalise.js";
 import { type ProgramCase, scriptOf } from "./program-case.js";
@@ -56,6 +56,14 @@ export function compareRuns(peer: ProgramRun, forkloop: ProgramRun, programCase:
       { records: peer.requests, text: (value) => text(a, value) },
       { records: forkloop.requests, text: (value) => text(b, value) },
       { tasks: scriptOf(programCase).tasks ?? [], systemTexts: programCase.systemTexts ?? [] },
+    ),
+  );
+  out.push(
+    ...compareLastRequestTexts(
+      peer.requests,
+      forkloop.requests,
+      programCase.lastRequestTexts ?? [],
+      scriptOf(programCase).tasks ?? [],
     ),
   );
   out.push(...compareSessions(peer, forkloop, a, b));

@@ -17,6 +17,12 @@ export interface ProgramCase {
    * `prompt`): for each role, whether its system prompt holds each of them is compared.
    */
   systemTexts?: readonly string[];
+  /**
+   * Texts that must reach the model by the last main request (a hook's context after a tool
+   * batch): where each side's holds each — system prompt, a system message, a user message — is
+   * compared.
+   */
+  lastRequestTexts?: readonly string[];
   /** Default 150 s (see run-program.ts). */
   timeoutMs?: number;
 }

@@ -1,9 +1,7 @@
-import { compareRequests } from "../support/compare-requests.js";
-import type { RequestBody } from "../support/conversation-text.js";
+import { compareLastRequestTexts, compareRequests } from "../support/compare-requests.js";
 import { align, type Difference, diffFields, show, timelinesText } from "../support/differences.js";
 import { messageSignature, scopeOf } from "../support/message-signature.js";
 import { Normaliser } from "../support/normalise.js";
-import { roleOf } from "../support/request-roles.js";
 import type { CliRun, Side } from "./run-scenario.js";
 import { type CliScenario, scriptOf } from "./scenario.js";
 
@@ -79,8 +77,8 @@ export function compareCliRuns(peer: CliRun, forkloop: CliRun, scenario: CliScen
   out.push(...compareRequestTexts(peer, forkloop, scenario.requestTexts ?? []));
   out.push(
     ...compareLastRequestTexts(
-      peer,
-      forkloop,
+      peer.requests,
+      forkloop.requests,
       scenario.lastRequestTexts ?? [],
       scriptOf(scenario).tasks ?? [],
     ),
@@ -274,46 +272,6 @@ function compareRequestTexts(peer: CliRun, forkloop: CliRun, texts: readonly str
     const f = placement(forkloop, value);
     if (p !== f)
       out.push({ code: `request.text ${value.slice(0, 60)}`, detail: `peer: in ${p}\nforkloop: in ${f}` });
-  }
-  return out;
-}
-
-/**
- * Where each text is in the last main-loop request: the system prompt, a `role: "system"`
- * message, a user message. The places are part of the code, so an entry naming one placement
- * does not also excuse the text going missing.
- */
-function compareLastRequestTexts(
-  peer: CliRun,
-  forkloop: CliRun,
-  texts: readonly string[],
-  tasks: readonly string[],
-): Difference[] {
-  const placement = (run: CliRun, value: string) => {
-    const main = run.requests
-      .filter((r) => r.path === "/v1/messages")
-      .map((r) => JSON.parse(r.rawBody) as RequestBody & { system?: unknown })
-      .filter((body) => roleOf(body, tasks).kind === "main");
-    const body = main.at(-1);
-    if (body === undefined) return "no-request";
-    const needle = JSON.stringify(value).slice(1, -1);
-    const holds = (part: unknown) => JSON.stringify(part ?? "").includes(needle);
-    const where = [
-      holds(body.system) ? "system-prompt" : "",
-      holds((body.messages ?? []).filter((m) => m.role === "system")) ? "system-message" : "",
-      holds((body.messages ?? []).filter((m) => m.role === "user")) ? "user-message" : "",
-    ].filter((place) => place !== "");
-    return where.length === 0 ? "nowhere" : where.join("+");
-  };
-  const out: Difference[] = [];
-  for (const value of texts) {
-    const p = placement(peer, value);
-    const f = placement(forkloop, value);
-    if (p !== f)
-      out.push({
-        code: `request.last-text ${p}/${f} ${value.slice(0, 60)}`,
-        detail: `peer: in ${p}\nforkloop: in ${f}`,
-      });
   }
   return out;
 }

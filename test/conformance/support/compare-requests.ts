@@ -121,3 +121,43 @@ function compareFirst(
     }
   }
 }
+
+/**
+ * Where each text is in the last main-loop request: the system prompt, a `role: "system"`
+ * message, a user message. The places are part of the code, so an entry naming one placement
+ * does not also excuse the text going missing.
+ */
+export function compareLastRequestTexts(
+  peer: readonly RequestRecord[],
+  forkloop: readonly RequestRecord[],
+  texts: readonly string[],
+  tasks: readonly string[],
+): Difference[] {
+  const placement = (requests: readonly RequestRecord[], value: string) => {
+    const main = requests
+      .filter((r) => r.path === "/v1/messages")
+      .map((r) => JSON.parse(r.rawBody) as RequestBody & { system?: unknown })
+      .filter((body) => roleOf(body, tasks).kind === "main");
+    const body = main.at(-1);
+    if (body === undefined) return "no-request";
+    const needle = JSON.stringify(value).slice(1, -1);
+    const holds = (part: unknown) => JSON.stringify(part ?? "").includes(needle);
+    const where = [
+      holds(body.system) ? "system-prompt" : "",
+      holds((body.messages ?? []).filter((m) => m.role === "system")) ? "system-message" : "",
+      holds((body.messages ?? []).filter((m) => m.role === "user")) ? "user-message" : "",
+    ].filter((place) => place !== "");
+    return where.length === 0 ? "nowhere" : where.join("+");
+  };
+  const out: Difference[] = [];
+  for (const value of texts) {
+    const p = placement(peer, value);
+    const f = placement(forkloop, value);
+    if (p !== f)
+      out.push({
+        code: `request.last-text ${p}/${f} ${value.slice(0, 60)}`,
+        detail: `peer: in ${p}\nforkloop: in ${f}`,
+      });
+  }
+  return out;
+}
