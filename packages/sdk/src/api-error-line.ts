@@ -23,13 +23,14 @@ const MAX_OUTPUT_TOKENS = "max_output_tokens";
 
 /**
  * R-K2: the assistant message's `error` for an API error, as Claude Code names it: a reply that
- * stayed over the output cap, a refused key, a model the API does not serve, a rate limit; any
- * other API error is `unknown` (a 400's too: Claude Code keeps `invalid_request` for requests it
- * judged itself).
+ * stayed over the output cap, a refused or forbidden key, a low credit balance (402, agent-sdk
+ * program api-error-kinds), a model the API does not serve, a rate limit; any other API error is
+ * `unknown` (a 400's too: Claude Code keeps `invalid_request` for requests it judged itself).
  */
 export function assistantErrorKind(error: EndingApiError): SDKAssistantMessageError {
   if (error.type === MAX_OUTPUT_TOKENS) return "max_output_tokens";
-  if (error.status === 401) return "authentication_failed";
+  if (error.status === 401 || error.status === 403) return "authentication_failed";
+  if (error.status === 402) return "billing_error";
   if (error.status === 404) return "model_not_found";
   if (error.status === 429) return "rate_limit";
   return "unknown";
