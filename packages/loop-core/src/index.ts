@@ -143,6 +143,7 @@ export {
   listModels,
   type ModelAliasEnv,
   resolveModelAlias,
+  takesSystemMessages,
 } from "./model-catalog.js";
 export {
   type ApiRetryEvent,
@@ -162,6 +163,7 @@ export { describeBody, isWrongEndpointMessage } from "./model-failure.js";
 export type { EffortLevel, Lifecycle, ModelLine, ModelRow } from "./model-table.js";
 export { BATCH_DISCOUNT, MODEL_TABLE } from "./model-table.js";
 export type { CanUseTool, PermissionDecision, PermissionMode, PermissionProvenance } from "./permissions.js";
+export { promptHookLabel } from "./post-tool-batch.js";
 export { type QueryParams, query, stripThinkingBlocks } from "./query.js";
 export { productionDeps, type QueryDeps } from "./query-deps.js";
 export { defaultMaxOutputTokens } from "./query-params.js";

@@ -7,6 +7,24 @@ import type { ToolUseContext } from "./tool.js";
 export const POST_TOOL_BATCH_CONTEXT_PREFIX = "PostToolBatch hook additional context: ";
 
 /**
+ * Claude Code 2.1.332's words before a SessionStart or UserPromptSubmit hook's text, as its model
+ * reads them (claude-cli scenario hook-session-context): `<event> hook additional context: ` for a
+ * JSON additionalContext, `SessionStart:<source> hook success: ` / `UserPromptSubmit hook success: `
+ * for plain stdout. Other events' texts get none here ("").
+ */
+export function promptHookLabel(
+  event: string,
+  from: "additionalContext" | "stdout",
+  sessionSource = "startup",
+): string {
+  if (event !== "SessionStart" && event !== "UserPromptSubmit") return "";
+  if (from === "additionalContext") return `${event} hook additional context: `;
+  return event === "SessionStart"
+    ? `SessionStart:${sessionSource} hook success: `
+    : `${event} hook success: `;
+}
+
+/**
  * PostToolBatch (Claude Code's event, R-X1): once every tool call of one reply has its result —
  * after their PostToolUse hooks, before the next request — each hook sees the calls with what the
  * model is sent back. What the hooks answer as additionalContext is returned, in hook order, for

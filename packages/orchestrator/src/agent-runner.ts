@@ -19,6 +19,7 @@ import { type AgentProfile, profileLoopOptions } from "./agent-profile.js";
 import {
   compactionHooks,
   hookContextMessage,
+  promptWithContext,
   sessionStartContext,
   subagentStartContext,
   submitPrompt,
@@ -105,6 +106,12 @@ export function promptBlocked(
   return { type: "prompt_blocked", message: `a ${event} hook blocked the prompt: ${reason}` };
 }
 
+/** The hooks that open an agent's conversation, and what they add. */
+export interface AgentOpening {
+  readonly event: "SessionStart" | "SubagentStart";
+  readonly context: () => Promise<readonly string[]>;
+}
+
 /**
  * Opens a turn: SessionStart's or SubagentStart's context (when this turn opens the agent), the prompt, then
  * UserPromptSubmit's (and UserPromptExpansion's, for an expanded command) context after it; a
@@ -114,7 +121,7 @@ export async function openTurn(
   hooks: LoopHooks | undefined,
   turn: {
     /** What opens the conversation (SessionStart's, SubagentStart's context); undefined: nothing. */
-    readonly opening: (() => Promise<readonly string[]>) | undefined;
+    readonly opening: AgentOpening | undefined;
     readonly prompt: string;
     /** The command the prompt was typed as (UserPromptSubmit sees it, UserPromptExpansion fires). */
     readonly expansion?: PromptExpansion | undefined;
@@ -130,13 +137,18 @@ export async function openTurn(
       readonly event: "UserPromptSubmit" | "UserPromptExpansion";
     }
 > {
-  const started = (await turn.opening?.()) ?? [];
+  const started = (await turn.opening?.context()) ?? [];
   const verdict = await submitPrompt(hooks, {
     prompt: turn.prompt,
     expansion: turn.expansion,
     context: turn.context,
   });
   if (!verdict.ok) return verdict;
+  if (turn.opening?.event !== "SubagentStart") {
+    const model = turn.context.options.model;
+    const context = [...started, ...verdict.context];
+    return { ok: true, messages: promptWithContext(context, model, turn.previous, turn.promptMessages) };
+  }
   const opening = hookContextMessage(started, turn.previous);
   const prompt = turn.promptMessages((opening.at(-1) ?? turn.previous)?.uuid ?? null);
   return {
@@ -177,20 +189,31 @@ export function workerAgentOpening(
   task: Pick<SubAgentTask, "startsSession" | "continues" | "querySource" | "parent">,
   hooks: LoopHooks | undefined,
   context: ToolUseContext,
-): { readonly submits: boolean; readonly context: (() => Promise<readonly string[]>) | undefined } {
+): { readonly submits: boolean; readonly opening: AgentOpening | undefined } {
   if (task.continues === true || isCompactionFork(task.querySource))
-    return { submits: false, context: undefined };
+    return { submits: false, opening: undefined };
   if (task.startsSession === true)
     return {
       submits: true,
-      context: () => sessionStartContext(hooks, { source: "startup", model: context.options.model, context }),
+      opening: {
+        event: "SessionStart",
+        context: () =>
+          sessionStartContext(hooks, { source: "startup", model: context.options.model, context }),
+      },
     };
   const toolUseId = task.parent?.toolUseId;
   const agentType = agentTypeOf(task.querySource);
   return {
     submits: false,
-    context: () =>
-      subagentStartContext(hooks, { agentType, ...(toolUseId === undefined ? {} : { toolUseId }), context }),
+    opening: {
+      event: "SubagentStart",
+      context: () =>
+        subagentStartContext(hooks, {
+          agentType,
+          ...(toolUseId === undefined ? {} : { toolUseId }),
+          context,
+        }),
+    },
   };
 }
 

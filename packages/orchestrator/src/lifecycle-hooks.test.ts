@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentPool } from "./agent-pool.js";
 import { createSession } from "./main-session.js";
 import {
-  namedTask,
+  batchItemTask,
   runToEnd,
   type SessionRig,
   startSessionRig,
@@ -128,17 +128,7 @@ describe("the one agent runner", () => {
     const terminal = await runToEnd(session.run("Read every part file in parts/ and report."));
     expect(terminal.reason).toBe("completed");
     // A batch item: a session of its own in the pool, on the batch's shared prefix.
-    const prefix = session.cacheSafeParams();
-    if (prefix === undefined) throw new Error("the session saved no prefix");
-    const item = pool.run(
-      namedTask(dir, "item-1-1", {
-        startsSession: true,
-        querySource: "batch",
-        cacheSafeParams: { ...prefix, forkContextMessages: [] },
-        profile,
-      }),
-      { hooks },
-    );
+    const item = pool.run(batchItemTask(session, dir, "item-1-1", profile), { hooks });
     expect((await item.result).status).toBe("completed");
     await session.close();
 

@@ -190,7 +190,7 @@ export async function createSession(options: MainSessionOptions): Promise<MainSe
     hookContext = contextFor(abortController, model, permissionMode);
     await continueInterruptedForks(permissionMode, abortController);
     const opened = await openTurn(options.hooks, {
-      opening: startSession,
+      opening: { event: "SessionStart", context: startSession },
       prompt,
       expansion: runOptions.expansion,
       context: hookContext,

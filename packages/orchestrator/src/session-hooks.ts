@@ -1,4 +1,5 @@
 import {
+  createSystemMessage,
   createUserMessage,
   type InstructionsLoadedInput,
   type LoopHooks,
@@ -8,7 +9,9 @@ import {
   type ResumedCache,
   type SessionStartInput,
   type SubagentStartInput,
+  type SystemMessage,
   type ToolUseContext,
+  takesSystemMessages,
   type UserMessage,
   type UserPromptSubmitInput,
   type UserPromptSubmitOutcome,
@@ -141,6 +144,38 @@ export function sessionOpening(
 /** PreCompact: observers only (Claude Code gives them no control). */
 async function announceCompaction(hooks: LoopHooks | undefined, input: PreCompactInput): Promise<void> {
   await runAll(hooks?.preCompact, input);
+}
+
+/**
+ * A turn's opening as Claude Code 2.1.332 sends it (R-X1, claude-cli scenarios hook-session-context
+ * and hook-session-context-older-model): the prompt, then SessionStart's and UserPromptSubmit's
+ * texts (each in its event's words, promptHookLabel) as one `role: "system"` message — where
+ * `model` takes one; for a model without them, the texts go before the prompt in its user turn, a
+ * `<system-reminder>` block each. After the prompt, the system prompt and tools stay one cached
+ * prefix across a batch's items and forks (R-F3).
+ */
+export function promptWithContext(
+  context: readonly string[],
+  model: string,
+  previous: Message | undefined,
+  promptMessages: (parentUuid: string | null) => Message[],
+): Message[] {
+  if (context.length === 0) return promptMessages(previous?.uuid ?? null);
+  if (!takesSystemMessages(model)) {
+    const reminders = createUserMessage(
+      context.map((text) => ({
+        type: "text" as const,
+        text: `<system-reminder>\n${text}\n</system-reminder>`,
+      })),
+      { isMeta: true, parentUuid: previous?.uuid ?? null },
+    );
+    return [reminders, ...promptMessages(reminders.uuid)];
+  }
+  const prompt = promptMessages(previous?.uuid ?? null);
+  const system: SystemMessage = createSystemMessage(context.join("\n\n"), "model_context", {
+    parentUuid: prompt.at(-1)?.uuid ?? previous?.uuid ?? null,
+  });
+  return [...prompt, system];
 }
 
 /** Hook context as a meta user message for the model, after `previous` (none when empty). */

@@ -88,7 +88,7 @@ export async function runSubAgent(task: SubAgentTask, io: SubAgentIo): Promise<S
   // opens with SubagentStart; skill, compact forks and continuations fire neither.
   const opening = workerAgentOpening(task, io.hooks, toolUseContext);
   const opened = await openTurn(opening.submits ? io.hooks : undefined, {
-    opening: opening.context,
+    opening: opening.opening,
     prompt: promptText(task.promptMessages),
     context: toolUseContext,
     previous: context.at(-1),

@@ -6,6 +6,7 @@ import {
   type PostToolBatchOutcome,
   type PostToolUseOutcome,
   type PreToolUseOutcome,
+  promptHookLabel,
   type SessionStartOutcome,
   type StopHookOutcome,
   type SubagentStartOutcome,
@@ -508,7 +509,7 @@ export class HookCallbacks {
             callbackId(),
             context.abortController.signal,
           );
-          return additionalContext(outputs);
+          return additionalContext(outputs, "SessionStart");
         },
       ];
     }
@@ -758,7 +759,7 @@ function promptOutcome(outputs: readonly HookAnswer[], event: string): UserPromp
   return {
     ...(block === undefined ? {} : { blockReason: block.reason ?? `a ${event} hook blocked it` }),
     ...stopFields(outputs),
-    ...additionalContext(outputs),
+    ...additionalContext(outputs, event),
   };
 }
 
@@ -771,9 +772,16 @@ function stopFields(outputs: readonly HookAnswer[]): { continue?: false; stopRea
   };
 }
 
-/** What the callbacks added for the model (SessionStart, UserPromptSubmit, PostToolBatch). */
-function additionalContext(outputs: readonly HookAnswer[]): { additionalContext?: string[] } {
-  const context = outputs.flatMap((output) => output.hookSpecificOutput?.additionalContext ?? []);
+/**
+ * What the callbacks added for the model (SessionStart, UserPromptSubmit, PostToolBatch); the
+ * prompt's events' texts in Claude Code's words (promptHookLabel; PostToolBatch's get theirs in the loop).
+ */
+function additionalContext(outputs: readonly HookAnswer[], event = ""): { additionalContext?: string[] } {
+  const label = promptHookLabel(event, "additionalContext");
+  const context = outputs.flatMap((output) => {
+    const text = output.hookSpecificOutput?.additionalContext;
+    return text === undefined ? [] : [label + text];
+  });
   return context.length === 0 ? {} : { additionalContext: context };
 }
 

@@ -82,6 +82,26 @@ export function namedTask(dir: string, id: string, extra: Partial<SubAgentTask> 
   });
 }
 
+/**
+ * A batch item after `session` ran: a session of its own in `dir` (SessionStart, UserPromptSubmit)
+ * on the session's saved prefix, as the batch runs its items (R-F3).
+ */
+export function batchItemTask(
+  session: { cacheSafeParams(): CacheSafeParams | undefined },
+  dir: string,
+  id: string,
+  profile: AgentProfile,
+): SubAgentTask {
+  const prefix = session.cacheSafeParams();
+  if (prefix === undefined) throw new Error("the session saved no prefix");
+  return namedTask(dir, id, {
+    startsSession: true,
+    querySource: "batch",
+    cacheSafeParams: { ...prefix, forkContextMessages: [] },
+    profile,
+  });
+}
+
 /** Session options against the simulator: a shared pool, `dir` as cwd and home, no session memory. */
 export function testSessionOptions(options: {
   readonly baseURL: string;

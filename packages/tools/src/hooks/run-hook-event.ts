@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { PermissionMode, ResumedCache } from "@forkloop/loop-core";
+import { type PermissionMode, promptHookLabel, type ResumedCache } from "@forkloop/loop-core";
 import { runInProcessGroup } from "../process-group.js";
 import type { HookCommandSetting, HookEvent, Settings } from "../settings/settings-schema.js";
 import { toolEnvironment } from "../tool-environment.js";
@@ -245,8 +245,13 @@ export async function runHookEvent(
       return result;
     }),
   );
-  return combine(event, results, (text, source) =>
-    hookTextForModel(text, { transcriptPath: input.transcriptPath, event, source }),
+  // SessionStart's and UserPromptSubmit's texts reach the model in Claude Code's words (promptHookLabel).
+  return combine(
+    event,
+    results,
+    (text, source) =>
+      promptHookLabel(event, source, input.source) +
+      hookTextForModel(text, { transcriptPath: input.transcriptPath, event, source }),
   );
 }
 

@@ -209,10 +209,10 @@ describe("PostToolUse and Stop shell hooks", () => {
 describe("runHookEvent for the other events", () => {
   const input = () => ({ cwd: ws.root, sessionId: "s" });
 
-  it("R-T1: UserPromptSubmit plain stdout becomes context; exit 2 blocks the prompt", async () => {
+  it("R-T1, R-X1: UserPromptSubmit plain stdout becomes context in Claude Code's words; exit 2 blocks the prompt", async () => {
     const settings = settingsWith({ UserPromptSubmit: group('cat > prompt.json; echo "today is Monday"') });
     const outcome = await runHookEvent("UserPromptSubmit", settings, { ...input(), prompt: "hello" });
-    expect(outcome.additionalContext).toEqual(["today is Monday"]);
+    expect(outcome.additionalContext).toEqual(["UserPromptSubmit hook success: today is Monday"]);
     expect(JSON.parse(readFileSync(join(ws.root, "prompt.json"), "utf8")).prompt).toBe("hello");
     const blocked = await runHookEvent(
       "UserPromptSubmit",
@@ -242,17 +242,21 @@ describe("runHookEvent for the other events", () => {
       transcriptPath,
     });
     const [long, kept] = outcome.additionalContext;
-    expect(kept).toBe(whole);
+    expect(kept).toBe(`UserPromptSubmit hook additional context: ${whole}`);
     const saved = /Full output saved to: (\S+-stdout\.txt)\n/.exec(long ?? "")?.[1];
     expect(saved?.startsWith(join(ws.root, "sessions", "s", "tool-results", "hook-"))).toBe(true);
     expect(readFileSync(saved ?? "", "utf8")).toBe(stdout);
     expect(long).toBe(
-      `<persisted-output>\nOutput too large (17.6KB). Full output saved to: ${saved}\n\n` +
+      "UserPromptSubmit hook success: " +
+        `<persisted-output>\nOutput too large (17.6KB). Full output saved to: ${saved}\n\n` +
         `Preview (first 2KB):\nCTXC\n${`${line}\n`.repeat(5)}${line}\n...\n</persisted-output>`,
     );
     // Without a transcript there is nowhere to keep it: the text stays whole.
     const kept2 = await runHookEvent("UserPromptSubmit", settings, { ...input(), prompt: "hi" });
-    expect(kept2.additionalContext).toEqual([stdout, whole]);
+    expect(kept2.additionalContext).toEqual([
+      `UserPromptSubmit hook success: ${stdout}`,
+      `UserPromptSubmit hook additional context: ${whole}`,
+    ]);
   });
 
   it("R-T1: SessionStart and PreCompact matchers match the source and the trigger", async () => {
@@ -265,7 +269,7 @@ describe("runHookEvent for the other events", () => {
     ).toHaveLength(0);
     expect(
       (await runHookEvent("SessionStart", settings, { ...input(), source: "resume" })).additionalContext,
-    ).toEqual(["resumed-context"]);
+    ).toEqual(["SessionStart:resume hook success: resumed-context"]);
     const compact = await runHookEvent("PreCompact", settings, { ...input(), trigger: "auto" });
     expect(compact.systemMessages).toEqual(["compacting"]);
   });
