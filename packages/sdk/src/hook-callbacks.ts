@@ -6,7 +6,6 @@ import {
   type PostToolBatchOutcome,
   type PostToolUseOutcome,
   type PreToolUseOutcome,
-  promptHookLabel,
   type SessionStartOutcome,
   type StopHookOutcome,
   type SubagentStartOutcome,
@@ -252,8 +251,9 @@ export class HookCallbacks {
   }
 
   /**
-   * A callback's additionalContext as the model gets it: over 10,000 characters, saved to a file
-   * of the session's and replaced by a preview, as the Agent SDK does (hookTextForModel, R-K2).
+   * A callback's additionalContext as the model gets it: in its event's words, and over 10,000
+   * characters saved to a file of the session's and replaced by a preview, as the Agent SDK does
+   * (hookTextForModel, the settings hooks' own, R-K2).
    */
   #forModel(answer: HookAnswer, event: string): HookAnswer {
     const specific = answer.hookSpecificOutput;
@@ -509,7 +509,7 @@ export class HookCallbacks {
             callbackId(),
             context.abortController.signal,
           );
-          return additionalContext(outputs, "SessionStart");
+          return additionalContext(outputs);
         },
       ];
     }
@@ -759,7 +759,7 @@ function promptOutcome(outputs: readonly HookAnswer[], event: string): UserPromp
   return {
     ...(block === undefined ? {} : { blockReason: block.reason ?? `a ${event} hook blocked it` }),
     ...stopFields(outputs),
-    ...additionalContext(outputs, event),
+    ...additionalContext(outputs),
   };
 }
 
@@ -772,16 +772,9 @@ function stopFields(outputs: readonly HookAnswer[]): { continue?: false; stopRea
   };
 }
 
-/**
- * What the callbacks added for the model (SessionStart, UserPromptSubmit, PostToolBatch); the
- * prompt's events' texts in Claude Code's words (promptHookLabel; PostToolBatch's get theirs in the loop).
- */
-function additionalContext(outputs: readonly HookAnswer[], event = ""): { additionalContext?: string[] } {
-  const label = promptHookLabel(event, "additionalContext");
-  const context = outputs.flatMap((output) => {
-    const text = output.hookSpecificOutput?.additionalContext;
-    return text === undefined ? [] : [label + text];
-  });
+/** What the callbacks added for the model (SessionStart, UserPromptSubmit, PostToolBatch), as `#forModel` left it. */
+function additionalContext(outputs: readonly HookAnswer[]): { additionalContext?: string[] } {
+  const context = outputs.flatMap((output) => output.hookSpecificOutput?.additionalContext ?? []);
   return context.length === 0 ? {} : { additionalContext: context };
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { promptHookLabel } from "@forkloop/loop-core";
 
 /**
  * R-X1: the longest hook text Claude Code 2.1.332 hands the model as it is (claude-cli scenario
@@ -14,10 +15,12 @@ const PREVIEW_CHARS = 2_000;
 export type HookTextSource = "additionalContext" | "stdout";
 
 /**
- * A hook's text for the model as Claude Code gives it: as it is up to HOOK_CONTEXT_INLINE_CHARS;
- * longer, saved whole under the session's directory (`<transcript without extension>/tool-results/`)
- * and replaced by Claude Code's `<persisted-output>` block (its size, the file, a preview). Without
- * a transcript (nowhere to keep it) or when the file cannot be written, the text stays whole.
+ * A hook's text for the model as Claude Code gives it, a settings hook's or a program's callback's
+ * alike: after its event's words (promptHookLabel: SessionStart's and UserPromptSubmit's), the text
+ * as it is up to HOOK_CONTEXT_INLINE_CHARS; longer, saved whole under the session's directory
+ * (`<transcript without extension>/tool-results/`) and replaced by Claude Code's
+ * `<persisted-output>` block (its size, the file, a preview). Without a transcript (nowhere to
+ * keep it) or when the file cannot be written, the text stays whole.
  */
 export function hookTextForModel(
   text: string,
@@ -25,8 +28,14 @@ export function hookTextForModel(
     readonly transcriptPath: string | undefined;
     readonly event: string;
     readonly source: HookTextSource;
+    /** SessionStart's source ("startup", "resume" …), named in its plain stdout's words. */
+    readonly sessionSource?: string | undefined;
   },
 ): string {
+  return promptHookLabel(where.event, where.source, where.sessionSource) + kept(text, where);
+}
+
+function kept(text: string, where: Parameters<typeof hookTextForModel>[1]): string {
   if (text.length <= HOOK_CONTEXT_INLINE_CHARS || !where.transcriptPath) return text;
   const dir = join(where.transcriptPath.replace(/\.[^./]+$/, ""), "tool-results");
   const name =

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type PermissionMode, promptHookLabel, type ResumedCache } from "@forkloop/loop-core";
+import type { PermissionMode, ResumedCache } from "@forkloop/loop-core";
 import { runInProcessGroup } from "../process-group.js";
 import type { HookCommandSetting, HookEvent, Settings } from "../settings/settings-schema.js";
 import { toolEnvironment } from "../tool-environment.js";
@@ -245,13 +245,13 @@ export async function runHookEvent(
       return result;
     }),
   );
-  // SessionStart's and UserPromptSubmit's texts reach the model in Claude Code's words (promptHookLabel).
-  return combine(
-    event,
-    results,
-    (text, source) =>
-      promptHookLabel(event, source, input.source) +
-      hookTextForModel(text, { transcriptPath: input.transcriptPath, event, source }),
+  return combine(event, results, (text, source) =>
+    hookTextForModel(text, {
+      transcriptPath: input.transcriptPath,
+      event,
+      source,
+      sessionSource: input.source,
+    }),
   );
 }
 
@@ -459,7 +459,7 @@ interface HookJsonOutput {
 
 const DECISION_RANK = { allow: 0, ask: 1, deny: 2 } as const;
 
-/** `forModel`: a hook's text as the model gets it (a long one saved to a file, hookTextForModel). */
+/** `forModel`: a hook's text as the model gets it (its event's words, a long one saved to a file: hookTextForModel). */
 function combine(
   event: HookEvent,
   results: readonly HookCommandResult[],
