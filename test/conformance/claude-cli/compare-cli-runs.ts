@@ -1,4 +1,9 @@
-import { compareLastRequestTexts, compareRequests } from "../support/compare-requests.js";
+import {
+  compareLastRequestTexts,
+  compareRequests,
+  placeOf,
+  textPlacementDifferences,
+} from "../support/compare-requests.js";
 import { align, type Difference, diffFields, show, timelinesText } from "../support/differences.js";
 import { messageSignature, scopeOf } from "../support/message-signature.js";
 import { Normaliser } from "../support/normalise.js";
@@ -81,6 +86,13 @@ export function compareCliRuns(peer: CliRun, forkloop: CliRun, scenario: CliScen
       forkloop.requests,
       scenario.lastRequestTexts ?? [],
       scriptOf(scenario).tasks ?? [],
+    ),
+    ...compareLastRequestTexts(
+      peer.requests,
+      forkloop.requests,
+      scenario.subAgentLastRequestTexts ?? [],
+      scriptOf(scenario).tasks ?? [],
+      "sub-agent",
     ),
   );
   out.push(...compareFiles(peer, forkloop, a, b));
@@ -260,20 +272,13 @@ function compareRequestTexts(peer: CliRun, forkloop: CliRun, texts: readonly str
     const record = run.requests.find((r) => r.path === "/v1/messages");
     if (record === undefined) return "no request";
     const body = JSON.parse(record.rawBody) as { system?: unknown; messages?: unknown };
-    const where = [
-      JSON.stringify(body.system ?? "").includes(JSON.stringify(value).slice(1, -1)) ? "system" : "",
-      JSON.stringify(body.messages ?? "").includes(JSON.stringify(value).slice(1, -1)) ? "messages" : "",
-    ].filter((place) => place !== "");
-    return where.length === 0 ? "nowhere" : where.join("+");
+    return placeOf(value, { system: body.system, messages: body.messages });
   };
-  const out: Difference[] = [];
-  for (const value of texts) {
-    const p = placement(peer, value);
-    const f = placement(forkloop, value);
-    if (p !== f)
-      out.push({ code: `request.text ${value.slice(0, 60)}`, detail: `peer: in ${p}\nforkloop: in ${f}` });
-  }
-  return out;
+  return textPlacementDifferences(
+    texts,
+    (value) => [placement(peer, value), placement(forkloop, value)],
+    (value) => `request.text ${value.slice(0, 60)}`,
+  );
 }
 
 function compareFiles(peer: CliRun, forkloop: CliRun, a: Normaliser, b: Normaliser): Difference[] {

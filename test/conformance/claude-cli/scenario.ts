@@ -40,6 +40,8 @@ export interface CliScenario {
    * compared.
    */
   lastRequestTexts?: readonly string[];
+  /** As `lastRequestTexts`, in the sub-agents' last request (a SubagentStart hook's context). */
+  subAgentLastRequestTexts?: readonly string[];
   /** API betas the command line asks for: whether each side's first main request's `anthropic-beta` holds each is compared. */
   betas?: readonly string[];
   /** Spawn the built forkloop instead of running it in-process: the process itself is the subject. */

@@ -123,41 +123,57 @@ function compareFirst(
 }
 
 /**
- * Where each text is in the last main-loop request: the system prompt, a `role: "system"`
- * message, a user message. The places are part of the code, so an entry naming one placement
- * does not also excuse the text going missing.
+ * Where each text is in the last request of the main loop (or, with `kind` "sub-agent", of the
+ * sub-agents): the system prompt, a `role: "system"` message, a user message. The places are part
+ * of the code, so an entry naming one placement does not also excuse the text going missing.
  */
 export function compareLastRequestTexts(
   peer: readonly RequestRecord[],
   forkloop: readonly RequestRecord[],
   texts: readonly string[],
   tasks: readonly string[],
+  kind: "main" | "sub-agent" = "main",
 ): Difference[] {
   const placement = (requests: readonly RequestRecord[], value: string) => {
     const main = requests
       .filter((r) => r.path === "/v1/messages")
       .map((r) => JSON.parse(r.rawBody) as RequestBody & { system?: unknown })
-      .filter((body) => roleOf(body, tasks).kind === "main");
+      .filter((body) => roleOf(body, tasks).kind === kind);
     const body = main.at(-1);
     if (body === undefined) return "no-request";
-    const needle = JSON.stringify(value).slice(1, -1);
-    const holds = (part: unknown) => JSON.stringify(part ?? "").includes(needle);
-    const where = [
-      holds(body.system) ? "system-prompt" : "",
-      holds((body.messages ?? []).filter((m) => m.role === "system")) ? "system-message" : "",
-      holds((body.messages ?? []).filter((m) => m.role === "user")) ? "user-message" : "",
-    ].filter((place) => place !== "");
-    return where.length === 0 ? "nowhere" : where.join("+");
+    const messages = body.messages ?? [];
+    return placeOf(value, {
+      "system-prompt": body.system,
+      "system-message": messages.filter((m) => m.role === "system"),
+      "user-message": messages.filter((m) => m.role === "user"),
+    });
   };
+  return textPlacementDifferences(
+    texts,
+    (value) => [placement(peer, value), placement(forkloop, value)],
+    (value, p, f) => `request.last-text ${p}/${f} ${value.slice(0, 60)}`,
+  );
+}
+
+/** The names of the parts that hold `value` (as JSON text), joined by `+`, or "nowhere". */
+export function placeOf(value: string, parts: Readonly<Record<string, unknown>>): string {
+  const needle = JSON.stringify(value).slice(1, -1);
+  const where = Object.entries(parts)
+    .filter(([, part]) => JSON.stringify(part ?? "").includes(needle))
+    .map(([name]) => name);
+  return where.length === 0 ? "nowhere" : where.join("+");
+}
+
+/** One difference for each text whose placement differs between the sides. */
+export function textPlacementDifferences(
+  texts: readonly string[],
+  placements: (value: string) => readonly [peer: string, forkloop: string],
+  code: (value: string, peer: string, forkloop: string) => string,
+): Difference[] {
   const out: Difference[] = [];
   for (const value of texts) {
-    const p = placement(peer, value);
-    const f = placement(forkloop, value);
-    if (p !== f)
-      out.push({
-        code: `request.last-text ${p}/${f} ${value.slice(0, 60)}`,
-        detail: `peer: in ${p}\nforkloop: in ${f}`,
-      });
+    const [p, f] = placements(value);
+    if (p !== f) out.push({ code: code(value, p, f), detail: `peer: in ${p}\nforkloop: in ${f}` });
   }
   return out;
 }
