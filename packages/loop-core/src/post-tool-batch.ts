@@ -6,18 +6,23 @@ import type { ToolUseContext } from "./tool.js";
 /** Claude Code 2.1.332's words before a PostToolBatch hook's context, as its model reads them. */
 export const POST_TOOL_BATCH_CONTEXT_PREFIX = "PostToolBatch hook additional context: ";
 
+/** The events whose texts reach the model in their event's words (promptHookLabel). */
+const LABELLED_EVENTS = new Set(["SessionStart", "UserPromptSubmit", "UserPromptExpansion", "SubagentStart"]);
+
 /**
- * Claude Code 2.1.332's words before a SessionStart or UserPromptSubmit hook's text, as its model
- * reads them (claude-cli scenario hook-session-context): `<event> hook additional context: ` for a
- * JSON additionalContext, `SessionStart:<source> hook success: ` / `UserPromptSubmit hook success: `
- * for plain stdout. Other events' texts get none here ("").
+ * Claude Code 2.1.332's words before a hook's text for the model, as its model reads them
+ * (claude-cli scenarios hook-session-context, hooks-prompt-expansion-context,
+ * hooks-subagent-start-context): `<event> hook additional context: ` for a JSON additionalContext
+ * of SessionStart, UserPromptSubmit, UserPromptExpansion and SubagentStart;
+ * `SessionStart:<source> hook success: ` / `<event> hook success: ` for plain stdout (which
+ * SubagentStart's never is). Other events' texts get none here ("").
  */
 export function promptHookLabel(
   event: string,
   from: "additionalContext" | "stdout",
   sessionSource = "startup",
 ): string {
-  if (event !== "SessionStart" && event !== "UserPromptSubmit") return "";
+  if (!LABELLED_EVENTS.has(event)) return "";
   if (from === "additionalContext") return `${event} hook additional context: `;
   return event === "SessionStart"
     ? `SessionStart:${sessionSource} hook success: `

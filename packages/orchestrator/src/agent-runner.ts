@@ -18,7 +18,6 @@ import { type AgentSessionMemory, createAgentContextPipeline } from "./agent-con
 import { type AgentProfile, profileLoopOptions } from "./agent-profile.js";
 import {
   compactionHooks,
-  hookContextMessage,
   promptWithContext,
   sessionStartContext,
   subagentStartContext,
@@ -144,17 +143,9 @@ export async function openTurn(
     context: turn.context,
   });
   if (!verdict.ok) return verdict;
-  if (turn.opening?.event !== "SubagentStart") {
-    const model = turn.context.options.model;
-    const context = [...started, ...verdict.context];
-    return { ok: true, messages: promptWithContext(context, model, turn.previous, turn.promptMessages) };
-  }
-  const opening = hookContextMessage(started, turn.previous);
-  const prompt = turn.promptMessages((opening.at(-1) ?? turn.previous)?.uuid ?? null);
-  return {
-    ok: true,
-    messages: [...opening, ...prompt, ...hookContextMessage(verdict.context, prompt.at(-1))],
-  };
+  const model = turn.context.options.model;
+  const context = [...started, ...verdict.context];
+  return { ok: true, messages: promptWithContext(context, model, turn.previous, turn.promptMessages) };
 }
 
 /**

@@ -147,9 +147,10 @@ async function announceCompaction(hooks: LoopHooks | undefined, input: PreCompac
 }
 
 /**
- * A turn's opening as Claude Code 2.1.332 sends it (R-X1, claude-cli scenarios hook-session-context
- * and hook-session-context-older-model): the prompt, then SessionStart's and UserPromptSubmit's
- * texts (each in its event's words, promptHookLabel) as one `role: "system"` message — where
+ * A turn's opening as Claude Code 2.1.332 sends it (R-X1, claude-cli scenarios hook-session-context,
+ * hook-session-context-older-model, hooks-subagent-start-context): the prompt, then SessionStart's
+ * (a sub-agent's SubagentStart's) and UserPromptSubmit's texts (each in its event's words,
+ * promptHookLabel) as one `role: "system"` message — where
  * `model` takes one; for a model without them, the texts go before the prompt in its user turn, a
  * `<system-reminder>` block each. After the prompt, the system prompt and tools stay one cached
  * prefix across a batch's items and forks (R-F3).

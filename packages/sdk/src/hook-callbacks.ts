@@ -149,7 +149,6 @@ export class HookCallbacks {
   readonly #matchers: Matchers;
   readonly #session: HookSession;
 
-  readonly #subagentsStarted = new Map<string, { promise: Promise<void>; resolve: () => void }>();
   /** The current user prompt's id (`prompt_id`): absent until the first prompt, as in the Agent SDK. */
   #promptId: string | undefined;
 
@@ -166,28 +165,6 @@ export class HookCallbacks {
   /** The current prompt's id, for the settings' hooks (the same `prompt_id`). */
   promptId(): string | undefined {
     return this.#promptId;
-  }
-
-  /**
-   * Resolves once the SubagentStart callbacks of `agentId` have answered (at once without any):
-   * the sub-agent's first message is yielded after them, as in the Agent SDK.
-   */
-  subagentStarted(agentId: string): Promise<void> {
-    if (!this.has("SubagentStart")) return Promise.resolve();
-    return this.#subagentStart(agentId).promise;
-  }
-
-  #subagentStart(agentId: string): { promise: Promise<void>; resolve: () => void } {
-    let entry = this.#subagentsStarted.get(agentId);
-    if (entry === undefined) {
-      let resolve!: () => void;
-      const promise = new Promise<void>((done) => {
-        resolve = done;
-      });
-      entry = { promise, resolve };
-      this.#subagentsStarted.set(agentId, entry);
-    }
-    return entry;
   }
 
   /** Runs every callback of `event` whose matcher accepts `subject`, in parallel. */
@@ -626,25 +603,21 @@ export class HookCallbacks {
     if (this.has("SubagentStart")) {
       hooks.subagentStart = [
         async ({ agentType, toolUseId, context }): Promise<SubagentStartOutcome> => {
-          try {
-            // After the message holding the call that started it (and task_started), as in the Agent SDK.
-            if (toolUseId !== undefined) await this.#session.toolUseYielded?.(toolUseId);
-            const outputs = await this.fire(
-              "SubagentStart",
-              agentType,
-              {
-                ...this.base(),
-                hook_event_name: "SubagentStart",
-                agent_id: context.agentId,
-                agent_type: agentType,
-              },
-              callbackId(),
-              context.abortController.signal,
-            );
-            return additionalContext(outputs);
-          } finally {
-            this.#subagentStart(context.agentId).resolve();
-          }
+          // After the message holding the call that started it (and task_started), as in the Agent SDK.
+          if (toolUseId !== undefined) await this.#session.toolUseYielded?.(toolUseId);
+          const outputs = await this.fire(
+            "SubagentStart",
+            agentType,
+            {
+              ...this.base(),
+              hook_event_name: "SubagentStart",
+              agent_id: context.agentId,
+              agent_type: agentType,
+            },
+            callbackId(),
+            context.abortController.signal,
+          );
+          return additionalContext(outputs);
         },
       ];
     }

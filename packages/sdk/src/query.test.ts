@@ -696,7 +696,7 @@ describe("query() through the simulator", () => {
     expect(seen[0]?.input.prompt_id).not.toBe(promptId);
   });
 
-  it("R-L15: every hook callback's output is used, as a settings hook's is — SessionStart's and UserPromptSubmit's context reach the main agent's model, SubagentStart's the sub-agent's", async () => {
+  it("R-L15: every hook callback's output is used, as a settings hook's is — SessionStart's and UserPromptSubmit's context reach the main agent's model, SubagentStart's the sub-agent's (after its task, in the event's words)", async () => {
     harness.sim.clearRequests();
     const starts: HookInput[] = [];
     const context = (hookEventName: "SessionStart" | "UserPromptSubmit" | "SubagentStart", text: string) => [
@@ -729,6 +729,16 @@ describe("query() through the simulator", () => {
     const subs = harness.sim.requests().filter((record) => record.querySource === "agent:reviewer");
     expect(subs).toHaveLength(2);
     for (const sub of subs) expect(sub.rawBody).toContain("SUBAGENT-NOTE-43");
+    // As Claude Code places it (claude-cli scenario hooks-subagent-start-context): after the task,
+    // a `role: "system"` message in the event's words.
+    const first = JSON.parse(subs[0]?.rawBody ?? "{}") as { messages: { role: string; content: unknown }[] };
+    const holding = first.messages.findIndex((m) => JSON.stringify(m.content).includes("SUBAGENT-NOTE-43"));
+    expect(first.messages[holding]?.role).toBe("system");
+    expect(JSON.stringify(first.messages[holding]?.content)).toContain(
+      "SubagentStart hook additional context: SUBAGENT-NOTE-43",
+    );
+    expect(first.messages[0]?.role).toBe("user");
+    expect(holding).toBe(1);
     expect(starts).toHaveLength(2);
     expect(starts[0]).toMatchObject({ hook_event_name: "SubagentStart", agent_type: "reviewer" });
   });

@@ -98,6 +98,7 @@ import { parseRunRequest, type RunRequest } from "./slash-commands.js";
 import { StreamJsonWriter } from "./stream-json-writer.js";
 import { requestOutputFormat, withStructuredOutput } from "./structured-output.js";
 import { SubAgentTracker } from "./sub-agent-tracker.js";
+import { SubagentOpenings } from "./subagent-openings.js";
 import { DEFAULT_MODEL, removedForkTools } from "./tool-selection.js";
 import { ToolUseOrder } from "./tool-use-order.js";
 import { type PendingPrompt, UserMessageReplay } from "./user-message-replay.js";
@@ -691,6 +692,7 @@ class QueryRun implements Query {
     const emit = (message: SDKMessage, after?: string) => order.emit(message, after);
     const agentTypes = new Map<string, string>();
     const toolInputs = new Map<string, Record<string, unknown>>();
+    const subagentOpenings = new SubagentOpenings();
     const tracker = new SubAgentTracker({
       sessionId,
       cwd: resolved.cwd,
@@ -705,15 +707,8 @@ class QueryRun implements Query {
           return;
         }
         agentTypes.set(start.agentId, start.agentType);
-        // The sub-agent's first message follows its SubagentStart hooks: the callbacks (loop hooks,
-        // run by its runner) and the settings' (here, after the message holding the call).
-        const yielded = start.toolUseId === undefined ? Promise.resolve() : order.yielded(start.toolUseId);
-        return Promise.all([
-          callbacks.subagentStarted(start.agentId),
-          yielded.then(() =>
-            sessionEvents.subagentStart?.({ agentId: start.agentId, agentType: start.agentType }),
-          ),
-        ]).then(() => undefined);
+        // The sub-agent's first message follows its SubagentStart hooks (run by its runner).
+        return subagentOpenings.opened(start.agentId);
       },
     });
     const transcriptPath = `${resolved.sessionsDir}/${sessionId}.fltr`;
@@ -729,7 +724,8 @@ class QueryRun implements Query {
       compactHooks.hookRun(report);
       hookRunLines(report);
     };
-    // The settings' SubagentStart and SessionEnd hooks (the loop's hooks are the others).
+    // The settings' MessageDisplay, PermissionRequest, StopFailure and SessionEnd hooks, which the
+    // session fires (the loop's hooks are the others).
     const sessionEvents = sessionEventHooks(resolved.settings, {
       cwd: resolved.cwd,
       sessionId,
@@ -828,20 +824,23 @@ class QueryRun implements Query {
       requestDefaultsFor: requestDefaults.forModel,
       additionalDirectories,
       hooks: recordingHookDenials(
-        mergeHooks(
-          settingsHooks(resolved.settings, {
-            cwd: resolved.cwd,
-            sessionId,
-            transcriptPath,
-            agentTranscriptPath: (agentId) =>
-              subAgentTranscriptPath(resolved.sessionsDir, sessionId, agentId),
-            agentType: (agentId) => agentTypes.get(agentId),
-            onNotice: this.#warn,
-            onHookRun,
-            promptId: () => callbacks.promptId(),
-            effort: () => requestDefaults.effort,
-          }),
-          callbacks.loopHooks(),
+        subagentOpenings.marked(
+          mergeHooks(
+            settingsHooks(resolved.settings, {
+              cwd: resolved.cwd,
+              sessionId,
+              transcriptPath,
+              agentTranscriptPath: (agentId) =>
+                subAgentTranscriptPath(resolved.sessionsDir, sessionId, agentId),
+              agentType: (agentId) => agentTypes.get(agentId),
+              onNotice: this.#warn,
+              onHookRun,
+              promptId: () => callbacks.promptId(),
+              effort: () => requestDefaults.effort,
+              toolUseYielded: (toolUseId) => order.yielded(toolUseId),
+            }),
+            callbacks.loopHooks(),
+          ),
         ),
         permissions.recordDenial,
       ),

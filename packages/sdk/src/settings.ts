@@ -80,6 +80,8 @@ export function settingsHooks(
     /** The current prompt's id and the requests' effort, read as each hook fires. */
     readonly promptId?: SettingsHooksOptions["promptId"];
     readonly effort?: SettingsHooksOptions["effort"];
+    /** The message holding a tool call is out (SubagentStart fires after it). */
+    readonly toolUseYielded?: SettingsHooksOptions["toolUseYielded"];
   },
 ): LoopHooks {
   return createSettingsHooks(settings, {
@@ -94,11 +96,12 @@ export function settingsHooks(
     ...(options.onHookRun === undefined ? {} : { onHookRun: options.onHookRun }),
     ...(options.promptId === undefined ? {} : { promptId: options.promptId }),
     ...(options.effort === undefined ? {} : { effort: options.effort }),
+    ...(options.toolUseYielded === undefined ? {} : { toolUseYielded: options.toolUseYielded }),
     onNotice: (notice) => options.onNotice?.(`hook ${notice.event} ${notice.kind}: ${notice.message}`),
   });
 }
 
-/** The settings files' SubagentStart and SessionEnd shell hooks, which the session fires. */
+/** The settings files' MessageDisplay, PermissionRequest, StopFailure and SessionEnd shell hooks, which the session fires. */
 export function sessionEventHooks(
   settings: Settings,
   options: {

@@ -152,7 +152,7 @@ export interface HookEventOutcome {
   /** False when a hook answered `continue: false`: the loop stops. */
   readonly continue: boolean;
   readonly stopReason?: string;
-  /** Text for the model: `additionalContext`, and plain stdout of UserPromptSubmit/SessionStart hooks. */
+  /** Text for the model: `additionalContext`, and plain stdout of UserPromptSubmit/UserPromptExpansion/SessionStart hooks. */
   readonly additionalContext: readonly string[];
   /** `systemMessage` fields: shown to the user, not the model. */
   readonly systemMessages: readonly string[];
@@ -254,6 +254,13 @@ export async function runHookEvent(
     }),
   );
 }
+
+/** The events whose plain stdout Claude Code gives the model (hooks-prompt-expansion-context). */
+const PLAIN_STDOUT_FOR_MODEL: ReadonlySet<HookEvent> = new Set([
+  "SessionStart",
+  "UserPromptSubmit",
+  "UserPromptExpansion",
+]);
 
 /**
  * The events that run within a model turn: Claude Code gives them the turn's effort (StopFailure's
@@ -509,9 +516,9 @@ function combine(
     const stdout = result.stdout.trim();
     const json = parseJsonObject(stdout);
     if (json === undefined) {
-      // Plain stdout becomes context only where Claude Code feeds it to the model.
-      if (stdout && (event === "UserPromptSubmit" || event === "SessionStart"))
-        additionalContext.push(forModel(stdout, "stdout"));
+      // Plain stdout becomes context only where Claude Code feeds it to the model (not
+      // SubagentStart's: hooks-subagent-start-context).
+      if (stdout && PLAIN_STDOUT_FOR_MODEL.has(event)) additionalContext.push(forModel(stdout, "stdout"));
       continue;
     }
     if (json.continue === false) {

@@ -223,6 +223,28 @@ describe("runHookEvent for the other events", () => {
     expect(blocked.blockReasons).toEqual(["secret"]);
   });
 
+  it("R-X1: UserPromptExpansion's plain stdout and additionalContext reach the model in Claude Code's words (claude-cli scenario hooks-prompt-expansion-context); SubagentStart's plain stdout does not (hooks-subagent-start-context)", async () => {
+    const answer = (event: string) =>
+      `'{"hookSpecificOutput":{"hookEventName":"${event}","additionalContext":"from JSON"}}'`;
+    const expansion = await runHookEvent(
+      "UserPromptExpansion",
+      settingsWith({
+        UserPromptExpansion: [...group("echo plain"), ...group(`echo ${answer("UserPromptExpansion")}`)],
+      }),
+      { ...input(), prompt: "/greet Ada" },
+    );
+    expect(expansion.additionalContext).toEqual([
+      "UserPromptExpansion hook success: plain",
+      "UserPromptExpansion hook additional context: from JSON",
+    ]);
+    const start = await runHookEvent(
+      "SubagentStart",
+      settingsWith({ SubagentStart: [...group("echo plain"), ...group(`echo ${answer("SubagentStart")}`)] }),
+      { ...input(), agentId: "agent-1", agentType: "general-purpose" },
+    );
+    expect(start.additionalContext).toEqual(["SubagentStart hook additional context: from JSON"]);
+  });
+
   it("R-X1, R-X4: hook text for the model over 10,000 characters is saved under the session's directory and the model gets Claude Code's <persisted-output> preview (its size, the file, the first 2,000 characters ending at a line break); 10,000 stay whole", async () => {
     const line = "y".repeat(299);
     const stdout = `CTXC\n${`${line}\n`.repeat(60)}`.trim();
@@ -360,15 +382,37 @@ describe("R-X1: the events Claude Code fires headless, with its input fields", (
     expect(success.agent_id).toBeUndefined();
   });
 
-  it("R-X1: SubagentStart (its matcher sees the agent type) and SessionEnd run the settings' commands", async () => {
-    const events = createSessionEventHooks(
+  it("R-X1: SubagentStart runs the settings' commands its matcher (the agent type) accepts, after the message holding the call is out, and gives the model their additionalContext in Claude Code's words (their plain stdout none)", async () => {
+    const context = `'{"hookSpecificOutput":{"hookEventName":"SubagentStart","additionalContext":"SUBCTX"}}'`;
+    const yielded: string[] = [];
+    const hooks = createSettingsHooks(
       settingsWith({
-        SubagentStart: [...group("cat > start-explore.json", "Explore"), ...group("cat > start-any.json")],
-        SessionEnd: group("cat > end.json"),
+        SubagentStart: [
+          ...group("cat > start-explore.json", "Explore"),
+          ...group(`cat > start-any.json; test -f yielded && echo ${context}`),
+          ...group("cat > /dev/null; echo plain stdout"),
+        ],
       }),
-      { cwd: ws.root, sessionId: "session-1", transcriptPath: "/tmp/t.fltr" },
+      {
+        cwd: ws.root,
+        sessionId: "session-1",
+        transcriptPath: "/tmp/t.fltr",
+        toolUseYielded: async (toolUseId) => {
+          yielded.push(toolUseId);
+          writeFileSync(join(ws.root, "yielded"), "");
+        },
+      },
     );
-    await events.subagentStart?.({ agentId: "agent-2", agentType: "general-purpose" });
+    const [start] = hooks.subagentStart ?? [];
+    if (start === undefined) throw new Error("no subagentStart hook");
+    const outcome = await start({
+      agentType: "general-purpose",
+      toolUseId: "toolu_9",
+      context: { ...ws.context(), agentId: "agent-2" },
+    });
+    expect(yielded).toEqual(["toolu_9"]);
+    // The context came from a command that saw the message out (the `yielded` file).
+    expect(outcome).toEqual({ additionalContext: ["SubagentStart hook additional context: SUBCTX"] });
     expect(existsSync(join(ws.root, "start-explore.json"))).toBe(false);
     expect(read("start-any.json")).toEqual({
       session_id: "session-1",
@@ -378,10 +422,18 @@ describe("R-X1: the events Claude Code fires headless, with its input fields", (
       agent_id: "agent-2",
       agent_type: "general-purpose",
     });
+  });
+
+  it("R-X1: SessionEnd runs the settings' commands; nothing is set up for events without hooks", async () => {
+    const events = createSessionEventHooks(settingsWith({ SessionEnd: group("cat > end.json") }), {
+      cwd: ws.root,
+      sessionId: "session-1",
+      transcriptPath: "/tmp/t.fltr",
+    });
     await events.sessionEnd?.("other");
     expect(read("end.json")).toMatchObject({ hook_event_name: "SessionEnd", reason: "other" });
-    // Nothing is set up for events without hooks.
     expect(createSessionEventHooks(settingsWith({}), { cwd: ws.root, sessionId: "s" })).toEqual({});
+    expect(createSettingsHooks(settingsWith({}), { cwd: ws.root, sessionId: "s" })).toEqual({});
   });
 
   it("R-X1: PermissionRequest runs the commands its matcher (the tool name) accepts with tool_name, tool_input, permission_suggestions and the effort; a deny among their decisions wins, else an allow; a sub-agent's call names the sub-agent", async () => {

@@ -18,6 +18,8 @@ import {
   type StopFailureInput,
   type StopHookInput,
   type StopHookOutcome,
+  type SubagentStartInput,
+  type SubagentStartOutcome,
   type ToolUseContext,
   toolUseResultOf,
   type UserPromptExpansionInput,
@@ -69,6 +71,11 @@ export interface SettingsHooksOptions {
   readonly sessionOf?: (
     agentId: string,
   ) => { readonly sessionId: string; readonly transcriptPath?: string } | undefined;
+  /**
+   * Resolves once the message holding a tool call is out: a sub-agent's SubagentStart hooks run
+   * after the message holding the call that started it, as Claude Code's. Default: at once.
+   */
+  readonly toolUseYielded?: (toolUseId: string) => Promise<void>;
 }
 
 /**
@@ -243,6 +250,23 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
   const postCompact = ({ context, trigger, compactSummary }: PostCompactInput) =>
     observe("PostCompact", { trigger, compactSummary }, context);
 
+  // A sub-agent opens with its SubagentStart hooks (their matcher sees its type); their
+  // additionalContext reaches its model, as Claude Code's (hooks-subagent-start-context).
+  const subagentStart = async ({
+    agentType,
+    toolUseId,
+    context,
+  }: SubagentStartInput): Promise<SubagentStartOutcome> => {
+    if (toolUseId !== undefined) await options.toolUseYielded?.(toolUseId);
+    const outcome = await runHookEvent("SubagentStart", settings, {
+      ...base(context),
+      agentId: context.agentId,
+      agentType,
+    });
+    report(outcome);
+    return outcome.additionalContext.length === 0 ? {} : { additionalContext: outcome.additionalContext };
+  };
+
   // A sub-agent's run (or a batch item's, a session of its own) that ended on an API error: its
   // runner calls this instead of Stop, as Claude Code fires a sub-agent's StopFailure with its
   // agent_id and agent_type (hooks-subagent-api-error). A main turn's is the session's event.
@@ -271,6 +295,7 @@ export function createSettingsHooks(settings: Settings, options: SettingsHooksOp
     ...(has("PreCompact") ? { preCompact: [preCompact] } : {}),
     ...(has("PostCompact") ? { postCompact: [postCompact] } : {}),
     ...(has("StopFailure") ? { stopFailure: [stopFailure] } : {}),
+    ...(has("SubagentStart") ? { subagentStart: [subagentStart] } : {}),
   };
 }
 
@@ -313,12 +338,6 @@ function resultText(content: PostToolUseInput["result"]["content"]): string {
 
 /** The session's own events: fired by the session's runner, not by an agent's loop. */
 export interface SessionEventHooks {
-  /** A sub-agent starts (before its first request); its matcher sees the agent type. */
-  readonly subagentStart?: (agent: {
-    agentId: string;
-    agentType: string;
-    signal?: AbortSignal;
-  }) => Promise<void>;
   /**
    * The main agent's reply with text is shown (Claude Code's MessageDisplay: a headless run shows
    * each reply whole, so one call with `index` 0 and `final` true carries all its text).
@@ -348,10 +367,10 @@ export interface SessionEventHooks {
 }
 
 /**
- * SubagentStart, MessageDisplay, PermissionRequest, StopFailure and SessionEnd from the settings'
- * shell hooks (Claude Code's inputs: agent_id and agent_type; turn_id, message_id and the text;
- * tool_name, tool_input and permission_suggestions; error and last_assistant_message; reason). Only PermissionRequest's answer is acted on
- * (its decision); the others only observe (Claude Code's SubagentStart additionalContext aside).
+ * MessageDisplay, PermissionRequest, StopFailure and SessionEnd from the settings' shell hooks
+ * (Claude Code's inputs: turn_id, message_id and the text; tool_name, tool_input and
+ * permission_suggestions; error and last_assistant_message; reason). Only PermissionRequest's
+ * answer is acted on (its decision); the others only observe.
  */
 export function createSessionEventHooks(
   settings: Settings,
@@ -371,19 +390,6 @@ export function createSessionEventHooks(
   const report = reporter(options.onNotice);
   const has = (event: HookEvent): boolean => (settings.hooks[event]?.length ?? 0) > 0;
   return {
-    ...(has("SubagentStart")
-      ? {
-          subagentStart: async ({ agentId, agentType, signal }) =>
-            report(
-              await runHookEvent("SubagentStart", settings, {
-                ...base(),
-                agentId,
-                agentType,
-                ...(signal === undefined ? {} : { signal }),
-              }),
-            ),
-        }
-      : {}),
     ...(has("MessageDisplay")
       ? {
           messageDisplay: async ({ turnId, messageId, text }) =>
