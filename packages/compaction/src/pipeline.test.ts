@@ -1,9 +1,11 @@
-import type {
-  AutoCompactTracking,
-  CacheSafeParams,
-  ContextStageInput,
-  Message,
-  ModelInfo,
+import {
+  type AutoCompactTracking,
+  type CacheSafeParams,
+  type ContextStageInput,
+  createUserMessage,
+  type Message,
+  type ModelInfo,
+  toApiMessages,
 } from "@forkloop/loop-core";
 import { describe, expect, it } from "vitest";
 import { apiMicrocompactEdits } from "./api-microcompact.js";
@@ -68,6 +70,35 @@ function input(messages: readonly Message[], overrides: Partial<ContextStageInpu
 }
 
 describe("createContextPipeline", () => {
+  it("R-X1: SessionStart `compact` context follows the summary as text for the model (model_context), which a model with system messages gets after the next prompt, as Claude Code sends it (claude-cli scenario hooks-compact-context)", async () => {
+    const pipeline = createContextPipeline({
+      runCompact: createScriptedCompactRunner([GOOD]),
+      modelOverrides: [MODEL],
+      onCompacted: async () => ["SessionStart hook additional context: KEEP-TESTS-GREEN"],
+    });
+    const outcome = await pipeline.compactNow(input(historyOf(7_500)));
+    if (!outcome.ok) throw new Error(outcome.error);
+    const [, summary, context] = outcome.messages;
+    expect(context).toMatchObject({
+      type: "system",
+      subtype: "model_context",
+      content: "SessionStart hook additional context: KEEP-TESTS-GREEN",
+      parentUuid: summary?.uuid,
+    });
+    // Nothing kept after the summary (Claude Code's /compact): the context follows the next prompt.
+    const bye = createUserMessage("Say bye.");
+    const sent = toApiMessages([...outcome.messages.slice(0, 3), bye], { systemMessages: true });
+    expect(sent.map((message) => message.role)).toEqual(["user", "system"]);
+    expect(JSON.stringify(sent[0])).toContain("Say bye.");
+    expect(JSON.stringify(sent[1])).toContain("KEEP-TESTS-GREEN");
+    // A kept tail that starts with the model's turn: it stands between the summary and the tail.
+    const next = [...outcome.messages, bye];
+    const withTail = toApiMessages(next, { systemMessages: true });
+    expect(withTail.slice(0, 3).map((message) => message.role)).toEqual(["user", "system", "assistant"]);
+    // Its tokens count toward what the compaction left (it is sent).
+    expect(pipeline.tokenCount(next)).toBeGreaterThan(pipeline.tokenCount(next.filter((m) => m !== context)));
+  });
+
   it("R-C4: auto-compacts at the threshold, and the corrected count stops a second compaction", async () => {
     const runner = createScriptedCompactRunner([GOOD]);
     const pipeline = createContextPipeline({ runCompact: runner, modelOverrides: [MODEL] });

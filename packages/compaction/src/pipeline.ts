@@ -3,6 +3,7 @@ import {
   type ContextPipeline,
   type ContextStageInput,
   type ContextStageResult,
+  createSystemMessage,
   estimateMessageTokens,
   getModelInfo,
   type Message,
@@ -28,7 +29,6 @@ import {
   defaultMessageFactory,
   type MessageFactory,
   makeBoundary,
-  makeUserMessage,
 } from "./message-shape.js";
 import { clearToolResults, selectToolResultsToClear } from "./microcompact.js";
 import { protectedTailStart } from "./protected-tail.js";
@@ -361,14 +361,22 @@ export function createContextPipeline(options: ContextPipelineOptions): Compacti
     };
   }
 
-  /** The compacted history with what the SessionStart `compact` hooks said, after the summary. */
+  /**
+   * The compacted history with what the SessionStart `compact` hooks said, after the summary, as
+   * text for the model (`model_context`): a model that takes system messages gets it as one after
+   * the next prompt, as Claude Code 2.1.332 sends it (claude-cli scenario hooks-compact-context),
+   * another within the summary's user turn (toApiMessages).
+   */
   async function withCompactedContext(
     outcome: Extract<CompactOutcome, { ok: true }>,
   ): Promise<Extract<CompactOutcome, { ok: true }>> {
     const context = (await options.onCompacted?.()) ?? [];
     if (context.length === 0) return outcome;
     const [boundary, summary, ...tail] = outcome.messages;
-    const message = makeUserMessage(factory, context.join("\n\n"), summary?.uuid ?? null);
+    const message = createSystemMessage(context.join("\n\n"), "model_context", {
+      uuid: factory.uuid(),
+      parentUuid: summary?.uuid ?? null,
+    });
     return {
       ...outcome,
       messages: [boundary!, summary!, message, ...tail],

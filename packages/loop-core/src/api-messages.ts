@@ -8,9 +8,9 @@ export interface ToApiMessagesOptions {
   readonly thinkingEnabled?: boolean;
   /**
    * R-X1: the model takes mid-conversation `role: "system"` messages (model table): a
-   * `model_context` marker is sent as one, as Claude Code sends it. Otherwise — and wherever a
-   * system message may not stand (the API wants it right after a user turn and before an
-   * assistant turn) — its text joins the user turn before it. Default false.
+   * `model_context` marker is sent as one, as Claude Code sends it (the API wants it right after a
+   * user turn and before an assistant turn: one before a user turn moves past it). Otherwise its
+   * text joins the user turn before it. Default false.
    */
   readonly systemMessages?: boolean;
 }
@@ -74,13 +74,22 @@ export function toApiMessages(
       blocks.push(toBlockParam(next));
     }
   }
-  // A system message stands only after a user turn and before an assistant turn (or last);
-  // elsewhere, or for a model without them, its text joins the user turn before it.
+  // A system message stands only after a user turn and before an assistant turn (or last). One
+  // followed by a user turn moves past it, as Claude Code 2.1.332 sends a compaction's SessionStart
+  // context after the next prompt (claude-cli scenario hooks-compact-context), joining a system
+  // turn there; for a model without them its text joins the user turn before it.
   for (let index = systemTurns ? result.length - 1 : -1; index >= 0; index--) {
     const turn = result[index]!;
     if (turn.role !== "system") continue;
     const next = result[index + 1];
-    if (options.systemMessages === true && (next === undefined || next.role === "assistant")) continue;
+    if (options.systemMessages === true) {
+      if (next === undefined || next.role === "assistant") continue;
+      const after = result[index + 2];
+      if (after?.role === "system") after.content.unshift(...turn.content);
+      else result.splice(index + 2, 0, turn);
+      result.splice(index, 1);
+      continue;
+    }
     result[index - 1]?.content.push(...turn.content);
     result.splice(index, 1);
   }

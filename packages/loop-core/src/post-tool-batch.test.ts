@@ -96,17 +96,23 @@ describe("R-X1: a PostToolBatch hook's additionalContext reaches the model after
       "assistant",
       "user",
     ]);
-    // Where a system message may not stand (before a user turn), its text joins the results' turn.
-    const queued = toApiMessages(
-      [
-        ...terminal.messages.filter(
-          (message) => message.type !== "assistant" || message !== terminal.messages.at(-1),
-        ),
-        createUserMessage("Queued."),
-      ],
-      { systemMessages: true },
-    );
-    expect(queued.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
-    expect(JSON.stringify(queued[2])).toContain("ORANGE-KITE-4");
+    // Where a system message may not stand (before a user turn), it moves past that turn, as Claude
+    // Code sends a compaction's SessionStart context after the next prompt (hooks-compact-context).
+    const withQueued = [
+      ...terminal.messages.filter(
+        (message) => message.type !== "assistant" || message !== terminal.messages.at(-1),
+      ),
+      createUserMessage("Queued."),
+    ];
+    const queued = toApiMessages(withQueued, { systemMessages: true });
+    expect(queued.map((message) => message.role)).toEqual(["user", "assistant", "user", "system"]);
+    expect(JSON.stringify(queued[2])).toContain("Queued.");
+    expect(JSON.stringify(queued[2])).not.toContain("ORANGE-KITE-4");
+    expect(JSON.stringify(queued[3])).toContain("ORANGE-KITE-4");
+    // A model without system messages gets the text in the results' turn, before the queued one.
+    const older = toApiMessages(withQueued, { systemMessages: false });
+    expect(older.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
+    const texts = JSON.stringify(older[2]);
+    expect(texts.indexOf("ORANGE-KITE-4")).toBeLessThan(texts.indexOf("Queued."));
   });
 });

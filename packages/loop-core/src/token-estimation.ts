@@ -87,9 +87,13 @@ function estimateBlockTokens(block: ContentBlockParam | string): number {
   }
 }
 
-/** Estimated tokens of one history message (system markers are never sent: 0). */
+/**
+ * Estimated tokens of one history message: a system marker is never sent (0); hook context kept
+ * as a system message (`model_context`) is, as a `role: "system"` message.
+ */
 export function estimateMessageTokens(message: Message): number {
-  if (message.type === "system") return 0;
+  if (message.type === "system")
+    return message.subtype === "model_context" ? 4 + estimateTextTokens(message.content) : 0;
   const content = message.message.content;
   const blocks = typeof content === "string" ? [content] : (content as readonly ContentBlockParam[]);
   return 4 + blocks.reduce((sum, block) => sum + estimateBlockTokens(block), 0);

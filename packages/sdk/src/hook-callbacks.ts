@@ -114,7 +114,8 @@ export function checkHookMatchers(hooks: Matchers): void {
  * for a failed call), PostToolBatch (after a reply's calls all have results), Stop,
  * SubagentStop, SessionStart, UserPromptSubmit, UserPromptExpansion, InstructionsLoaded, PreCompact and PostCompact become loop hooks, run by the agent
  * runner as settings hooks are (so they also run for sub-agents and batch items, in the parent,
- * and every answer is used the same way); SubagentStart's context opens the sub-agent's conversation.
+ * and every answer is used the same way), SubagentStart too (its context reaches the sub-agent after
+ * its task, in the event's words, as a settings hook's).
  * Callbacks get the Agent SDK's arguments `(input, toolUseID, { signal })`; a callback that throws
  * or times out counts as "no opinion" and is reported once.
  */
@@ -745,7 +746,7 @@ function stopFields(outputs: readonly HookAnswer[]): { continue?: false; stopRea
   };
 }
 
-/** What the callbacks added for the model (SessionStart, UserPromptSubmit, PostToolBatch), as `#forModel` left it. */
+/** What the callbacks added for the model (SessionStart, SubagentStart, UserPromptSubmit, UserPromptExpansion, PostToolBatch), as `#forModel` left it. */
 function additionalContext(outputs: readonly HookAnswer[]): { additionalContext?: string[] } {
   const context = outputs.flatMap((output) => output.hookSpecificOutput?.additionalContext ?? []);
   return context.length === 0 ? {} : { additionalContext: context };

@@ -37,7 +37,8 @@ export type PermissionResult =
 
 /**
  * The Agent SDK's `canUseTool`: asked for a call no rule or mode decided (reads in default mode
- * never ask). `agentID` is set for a sub-agent's call; `suggestions` is always empty here.
+ * never ask). `agentID` is set for a sub-agent's call; `suggestions` are Claude Code's (the rule that
+ * would allow the call, or acceptEdits for a file edit in default mode: can-use-tool-options.ts).
  */
 export type CanUseTool = (
   toolName: string,

@@ -569,7 +569,7 @@ export const resultLineSchema = lazySchema(() =>
       }),
     ),
     /**
-     * forkloop: the loop's terminal reason (R-L6), which the exit code follows; `api_error` for a
+     * The loop's terminal reason (the Agent SDK's field; R-L6), which the exit code follows; `api_error` for a
      * turn that ended on an API error (the loop's `model_error`, as Claude Code names it),
      * `budget_exhausted` at `maxBudgetUsd`. Absent on a `/compact` result (no turn ran), as
      * Claude Code's local command results.

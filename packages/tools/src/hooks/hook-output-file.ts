@@ -16,7 +16,8 @@ export type HookTextSource = "additionalContext" | "stdout";
 
 /**
  * A hook's text for the model as Claude Code gives it, a settings hook's or a program's callback's
- * alike: after its event's words (promptHookLabel: SessionStart's and UserPromptSubmit's), the text
+ * alike: after its event's words (promptHookLabel: SessionStart's, SubagentStart's, UserPromptSubmit's and
+ * UserPromptExpansion's), the text
  * as it is up to HOOK_CONTEXT_INLINE_CHARS; longer, saved whole under the session's directory
  * (`<transcript without extension>/tool-results/`) and replaced by Claude Code's
  * `<persisted-output>` block (its size, the file, a preview). Without a transcript (nowhere to
