@@ -25,11 +25,7 @@ import {
   type RecentFilesOptions,
 } from "./compact-conversation.js";
 import type { CompactionEvent } from "./events.js";
-import {
-  defaultMessageFactory,
-  type MessageFactory,
-  makeBoundary,
-} from "./message-shape.js";
+import { defaultMessageFactory, type MessageFactory, makeBoundary } from "./message-shape.js";
 import { clearToolResults, selectToolResultsToClear } from "./microcompact.js";
 import { protectedTailStart } from "./protected-tail.js";
 import {
