@@ -6,12 +6,17 @@ import type { AssistantMessage, Message } from "./messages.js";
  */
 function isPromptTooLong(message: AssistantMessage): boolean {
   if (!message.apiError) return false;
-  return message.apiError.status === 413 || /prompt is too long/i.test(message.apiError.message);
+  return /prompt is too long/i.test(message.apiError.message);
 }
 
-/** Oversized or unreadable images and documents (R-L6 `image_error`). */
+/**
+ * Oversized or unreadable images and documents (R-L6 `image_error`), and a request over the API's
+ * size limit (413 request_too_large: 32 MB, which images and documents are what usually fill),
+ * as Claude Code 2.1.332 ends on it (claude-cli scenario api-error-too-large).
+ */
 function isMediaError(message: AssistantMessage): boolean {
   const error = message.apiError;
+  if (error?.status === 413) return true;
   if (error?.status !== 400) return false;
   return (
     /image|media|pdf|document/i.test(error.message) &&

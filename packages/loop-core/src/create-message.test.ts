@@ -20,4 +20,12 @@ describe("apiErrorText: an API error in Claude Code 2.1.332's words (claude-cli 
     );
     expect(apiErrorText({ status: null, message: "Connection error." })).toBe("API Error: Connection error.");
   });
+
+  it("R-X1: a request too large (413) in Claude Code's words, naming what fills a request (api-error-too-large)", () => {
+    expect(
+      apiErrorText({ status: 413, message: "Request exceeds the maximum allowed number of bytes." }),
+    ).toBe(
+      "Request too large (max 32MB). Accumulated images and attachments in the conversation pushed the request over the limit. Remove older images or compact the conversation.",
+    );
+  });
 });

@@ -66,13 +66,18 @@ export function createApiErrorMessage(
   };
 }
 
+/** Claude Code 2.1.332's words for a 413 (claude-cli scenario api-error-too-large). */
+const REQUEST_TOO_LARGE_TEXT =
+  "Request too large (max 32MB). Accumulated images and attachments in the conversation pushed the request over the limit. Remove older images or compact the conversation.";
+
 /**
  * An API error in Claude Code's words (R-K2): `API Error: ` and, when a response came, its HTTP
  * status before the API's message (`API Error: 400 Invalid request`); the API's 404 is Claude
  * Code's sentence naming the requested model (its own words, not the API's). A 404 from a server
  * that is not the Messages API keeps forkloop's wrong-endpoint words (R-R9 reads them). As Claude
  * Code 2.1.332 says them (claude-cli scenarios api-error-billing, api-error-forbidden): a 402 whose
- * message says the credit balance is too low is just that, a 403 is a failed authentication.
+ * message says the credit balance is too low is just that, a 403 is a failed authentication, a 413
+ * says what fills a request (api-error-too-large).
  */
 export function apiErrorText(
   error: { readonly status: number | null; readonly message: string },
@@ -83,6 +88,7 @@ export function apiErrorText(
   }
   if (error.status === 402 && /credit balance is too low/i.test(error.message))
     return "Credit balance is too low";
+  if (error.status === 413) return REQUEST_TOO_LARGE_TEXT;
   const status =
     error.status === null || error.message.startsWith(`${error.status} `) ? "" : `${error.status} `;
   const text = `API Error: ${status}${error.message}`;

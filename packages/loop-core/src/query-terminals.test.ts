@@ -129,6 +129,17 @@ describe("R-L6: every terminal reason, against the simulator", () => {
     expect(events.filter((event) => event.type === "assistant" && event.apiError)).toHaveLength(1);
   });
 
+  it("R-L6 image_error: a request the API refuses as too large (413) is withheld as a media error, then surfaced as image_error in Claude Code's words — not prompt_too_long (claude-cli scenario api-error-too-large)", async () => {
+    const handle = await sims.start([textTurn("never")]);
+    handle.sim.setFaults({ schedule: [{ kind: "413", from: 1, to: Number.POSITIVE_INFINITY }] });
+    const { events, terminal } = await collect(query(simParams(handle)));
+    expect(terminal.reason).toBe("image_error");
+    const errors = events.filter((event) => event.type === "assistant" && event.apiError);
+    expect(errors).toHaveLength(1);
+    expect(JSON.stringify(errors[0])).toContain("Request too large (max 32MB).");
+    expect(handle.messageRequests()).toHaveLength(1);
+  });
+
   it("R-L6 stop_hook_prevented", async () => {
     const handle = await sims.start([textTurn("finished")]);
     const { terminal } = await collect(

@@ -178,6 +178,13 @@ const HARD_INTERRUPT = "user_interrupt";
 const OVER_BUDGET = "max_budget_usd";
 const CLOSED = "query_closed";
 
+/** The terminal reasons of a turn that ended on an API error (StopFailure fires, not Stop). */
+const ENDS_ON_API_ERROR: ReadonlySet<Terminal["reason"]> = new Set([
+  "model_error",
+  "image_error",
+  "prompt_too_long",
+]);
+
 /**
  * `query({ prompt, options })`, the Claude Agent SDK's entry point, without a process per
  * session: the session runs in this process on the orchestrator (its forks in the shared worker
@@ -1051,8 +1058,9 @@ class QueryRun implements Query {
         step = await events.next();
       }
       const terminal: Terminal = step.value;
-      // An API error ends the turn without the Stop hooks: StopFailure instead, as Claude Code's.
-      if (terminal.reason === "model_error" && apiError?.apiError !== undefined) {
+      // An API error ends the turn without the Stop hooks: StopFailure instead, as Claude Code's
+      // (a withheld one too, once its recovery is spent: api-error-too-large).
+      if (ENDS_ON_API_ERROR.has(terminal.reason) && apiError?.apiError !== undefined) {
         const text = replyText(apiError);
         await turn.failed?.({ error: stopFailureKind(apiError.apiError.status), text });
         await turn.failedCallbacks?.({ error: assistantErrorKind(apiError.apiError), text });

@@ -665,10 +665,11 @@ export class StreamJsonWriter {
     }
     const sinceLastResult = usageSince(modelUsage, this.#modelUsageAtLastResult);
     this.#modelUsageAtLastResult = structuredClone(modelUsage);
-    // R-K2: a turn that ended on an API error (a reply over the output cap too) is, as Claude
-    // Code reports it, a success with is_error whose result is the error message's text, and
-    // without a time to first token.
-    const apiError = terminal.reason === "model_error" && !info.overBudget ? this.#endingApiError : undefined;
+    // R-K2: a turn that ended on an API error (a reply over the output cap too; a request too
+    // large or an image refused, `image_error`) is, as Claude Code reports it, a success with
+    // is_error whose result is the error message's text, and without a time to first token.
+    const endedOnApiError = terminal.reason === "model_error" || terminal.reason === "image_error";
+    const apiError = endedOnApiError && !info.overBudget ? this.#endingApiError : undefined;
     const turnTiming = this.#ttftMs === undefined || apiError ? {} : { ttft_ms: this.#ttftMs };
     this.#endingApiError = undefined;
     this.#turnStartedAt = undefined;
@@ -719,7 +720,11 @@ export class StreamJsonWriter {
       ...(apiError ? apiErrorResultFields(apiError.error) : {}),
       ...turnTiming,
       permission_denials: [...info.permissionDenials],
-      terminal_reason: info.overBudget ? "budget_exhausted" : apiError ? "api_error" : terminal.reason,
+      terminal_reason: info.overBudget
+        ? "budget_exhausted"
+        : apiError && terminal.reason === "model_error"
+          ? "api_error"
+          : terminal.reason,
       subagentUsage: subagents.map((entry) => ({ ...entry })),
       cacheReadShare: cacheReadShare(Object.values(modelUsage)),
     });
