@@ -60,6 +60,23 @@ describe("R-R2: model deadlines through the built CLI (flags, env, settings)", (
     expect(server?.requests()).toHaveLength(2);
   });
 
+  it("R-X1: Claude Code's CLAUDE_CODE_MAX_RETRIES bounds the retries when FORKLOOP_MAX_RETRIES is not set; forkloop's own wins", async () => {
+    const always500 = { kind: "500", from: 1, to: Number.POSITIVE_INFINITY } as const;
+    const args = ["run", "hi", "--output-format", "stream-json"];
+    let env = await hostile(always500);
+    const claudes = await runCliInProcess(args, { cwd: dir, env: { ...env, CLAUDE_CODE_MAX_RETRIES: "1" } });
+    expect(claudes.code).toBe(4);
+    expect(server?.requests()).toHaveLength(2);
+    await server?.close();
+    env = await hostile(always500);
+    const both = await runCliInProcess(args, {
+      cwd: dir,
+      env: { ...env, CLAUDE_CODE_MAX_RETRIES: "3", FORKLOOP_MAX_RETRIES: "0" },
+    });
+    expect(both.code).toBe(4);
+    expect(server?.requests()).toHaveLength(1);
+  });
+
   it("a bad value names the variable and the fix (exit 2, before any request)", async () => {
     const env = await hostile();
     const result = await runCliInProcess(["run", "hi"], {

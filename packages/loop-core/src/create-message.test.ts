@@ -21,6 +21,23 @@ describe("apiErrorText: an API error in Claude Code 2.1.332's words (claude-cli 
     expect(apiErrorText({ status: null, message: "Connection error." })).toBe("API Error: Connection error.");
   });
 
+  it("R-X1: a server error (5xx) and a rejected request (429) in Claude Code's words, naming where to look: the status page, or the gateway a base URL names (api-error-server, api-error-overloaded, api-error-rate-limit)", () => {
+    expect(
+      apiErrorText({ status: 500, message: "Internal server error" }, "m", "http://127.0.0.1:4000"),
+    ).toBe(
+      "API Error: 500 Internal server error. This is a server-side issue, usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:4000).",
+    );
+    expect(apiErrorText({ status: 529, message: "Overloaded." }, "m", "https://api.anthropic.com")).toBe(
+      "API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment. If it persists, check https://status.claude.com.",
+    );
+    expect(apiErrorText({ status: 429, message: "Too many requests" })).toBe(
+      "API Error: Request rejected (429) · Too many requests",
+    );
+    expect(apiErrorText({ status: 429, message: "" }, "m", "http://gw.internal:8080/v1")).toBe(
+      "API Error: Request rejected (429) · this may be a temporary capacity issue. If it persists, check your inference gateway (gw.internal:8080).",
+    );
+  });
+
   it("R-X1: a request too large (413) in Claude Code's words, naming what fills a request (api-error-too-large)", () => {
     expect(
       apiErrorText({ status: 413, message: "Request exceeds the maximum allowed number of bytes." }),

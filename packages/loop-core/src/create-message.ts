@@ -57,9 +57,16 @@ export function createAssistantMessage(
 export function createApiErrorMessage(
   error: { readonly status: number | null; readonly type: string; readonly message: string },
   model: string,
-  options: { readonly uuid?: string; readonly parentUuid?: string | null; readonly requestId?: string } = {},
+  options: {
+    readonly uuid?: string;
+    readonly parentUuid?: string | null;
+    readonly requestId?: string;
+    /** The endpoint the request went to (a server error's text names it). */
+    readonly baseURL?: string;
+  } = {},
 ): AssistantMessage {
-  const content: ContentBlock[] = [{ type: "text", text: apiErrorText(error, model), citations: null }];
+  const text = apiErrorText(error, model, options.baseURL);
+  const content: ContentBlock[] = [{ type: "text", text, citations: null }];
   return {
     ...createAssistantMessage(syntheticApiMessage(model, content, null), options),
     apiError: { status: error.status, type: error.type, message: error.message },
@@ -77,11 +84,14 @@ const REQUEST_TOO_LARGE_TEXT =
  * that is not the Messages API keeps forkloop's wrong-endpoint words (R-R9 reads them). As Claude
  * Code 2.1.332 says them (claude-cli scenarios api-error-billing, api-error-forbidden): a 402 whose
  * message says the credit balance is too low is just that, a 403 is a failed authentication, a 413
- * says what fills a request (api-error-too-large).
+ * says what fills a request (api-error-too-large), a server error (5xx) says it is the server's and
+ * where to look if it persists: the API's status page, or the endpoint a base URL names
+ * (api-error-server), a 429 is a rejected request (api-error-rate-limit).
  */
 export function apiErrorText(
   error: { readonly status: number | null; readonly message: string },
   model?: string,
+  baseURL?: string,
 ): string {
   if (error.status === 404 && model !== undefined && !isWrongEndpointMessage(error.message)) {
     return `There's an issue with the selected model (${model}). It may not exist or you may not have access to it. Run --model to pick a different model.`;
@@ -92,7 +102,30 @@ export function apiErrorText(
   const status =
     error.status === null || error.message.startsWith(`${error.status} `) ? "" : `${error.status} `;
   const text = `API Error: ${status}${error.message}`;
+  if (error.status === 429) {
+    const said = error.message.replace(/^429(\s+|$)/, "");
+    return `API Error: Request rejected (429) · ${said || `this may be a temporary capacity issue.${persistsHint(baseURL)}`}`;
+  }
+  if (error.status !== null && error.status >= 500)
+    return `${text.trimEnd().replace(/[.!?…]+$/, "")}. This is a server-side issue, usually temporary — try again in a moment.${persistsHint(baseURL)}`;
   return error.status === 403 ? `Failed to authenticate. ${text}` : text;
+}
+
+/** Where Claude Code 2.1.332 says to look when a server error persists. */
+function persistsHint(baseURL: string | undefined): string {
+  const host = hostOf(baseURL);
+  return host === undefined || host === "api.anthropic.com"
+    ? " If it persists, check https://status.claude.com."
+    : ` If it persists, check your inference gateway (${host}).`;
+}
+
+function hostOf(baseURL: string | undefined): string | undefined {
+  if (baseURL === undefined || baseURL === "") return undefined;
+  try {
+    return new URL(baseURL).host;
+  } catch {
+    return baseURL;
+  }
 }
 
 /** A response-shaped message that no API call produced (errors, synthetic notices). */

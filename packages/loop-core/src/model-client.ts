@@ -204,6 +204,7 @@ export async function* callModel(request: ModelCallRequest): AsyncGenerator<Mode
         {
           uuid: request.assistantUuid ?? request.uuid(),
           parentUuid: request.parentUuid,
+          baseURL: client.baseURL,
           ...(failure.requestId === undefined ? {} : { requestId: failure.requestId }),
         },
       );

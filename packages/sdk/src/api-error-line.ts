@@ -32,8 +32,10 @@ export function assistantErrorKind(error: EndingApiError): SDKAssistantMessageEr
   if (error.status === 401 || error.status === 403) return "authentication_failed";
   if (error.status === 402) return "billing_error";
   if (error.status === 404) return "model_not_found";
-  // A request too large, as Claude Code 2.1.332 names it (api-error-too-large).
+  // A request too large and a server error, as Claude Code 2.1.332 names them (api-error-too-large,
+  // api-error-server).
   if (error.status === 413) return "invalid_request";
+  if (error.status !== null && error.status >= 500) return "server_error";
   if (error.status === 429) return "rate_limit";
   return "unknown";
 }

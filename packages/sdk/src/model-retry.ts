@@ -20,12 +20,24 @@ export const RETRY_ENV = {
   maxRateLimitWaitMs: "FORKLOOP_RETRY_MAX_WAIT_MS",
 } as const;
 
-export const RETRY_ENV_NAMES: readonly string[] = Object.values(RETRY_ENV);
+/**
+ * Claude Code's names for the same settings, read when forkloop's own is not set, so an
+ * environment made for `claude -p` keeps its meaning (R-X1).
+ */
+const CLAUDE_CODE_RETRY_ENV: Partial<Record<keyof typeof RETRY_ENV, string>> = {
+  maxRetries: "CLAUDE_CODE_MAX_RETRIES",
+};
+
+export const RETRY_ENV_NAMES: readonly string[] = [
+  ...Object.values(RETRY_ENV),
+  ...Object.values(CLAUDE_CODE_RETRY_ENV),
+];
 
 /** The retry options the variables set (only those that are set; loop-core has the defaults). */
 export function retryOptionsFromEnv(env: Readonly<Record<string, string | undefined>>): RetryOptions {
   const read = (key: keyof typeof RETRY_ENV): number | undefined => {
-    const name = RETRY_ENV[key];
+    const own = RETRY_ENV[key];
+    const name = isSet(env[own]) ? own : (CLAUDE_CODE_RETRY_ENV[key] ?? own);
     const text = env[name];
     if (text === undefined || text === "") return undefined;
     if (!/^\d+$/.test(text.trim())) {
@@ -61,4 +73,8 @@ export function withSettingsRetryEnv(
     Object.entries(env).filter(([, value]) => value !== undefined && value !== ""),
   );
   return { ...env, ...fromSettings, ...set };
+}
+
+function isSet(value: string | undefined): value is string {
+  return value !== undefined && value !== "";
 }

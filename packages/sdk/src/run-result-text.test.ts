@@ -3,6 +3,7 @@ import type { SDKMessage, SDKResultMessage } from "./messages.js";
 import {
   errorSentence,
   rateLimitPauseLine,
+  resultText,
   runEndpointFailure,
   verboseLine,
   withoutWrittenAt,
@@ -42,6 +43,23 @@ describe("what forkloop run says of a result (R-L6, R-R9, R-R11)", () => {
     expect(errorSentence(busy, { ...context, apiErrorStatus: 529 })).toBe(
       "API Error: Overloaded — the endpoint stayed busy through every retry; try again later.",
     );
+    // Claude Code's framing of a server error and a 429 gives way to the sentence's own fix.
+    const server = result({
+      terminal_reason: "api_error",
+      result:
+        "API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:4000).",
+      api_error_status: 529,
+    });
+    expect(errorSentence(server, { ...context, apiErrorStatus: 529 })).toBe(
+      "API Error: Overloaded — the endpoint stayed busy through every retry; try again later.",
+    );
+    const limited = result({
+      terminal_reason: "api_error",
+      result:
+        "API Error: Request rejected (429) · Number of request tokens has exceeded your per-minute rate limit",
+      api_error_status: 429,
+    });
+    expect(resultText(limited)).toBe("Number of request tokens has exceeded your per-minute rate limit");
   });
 
   it("R-R9: a refused key is bad input with its fix; a busy endpoint is not", () => {

@@ -27,11 +27,17 @@ export function resultText(result: SDKResultMessage): string {
   if (result.subtype !== "success") return result.errors.join("; ");
   if (result.terminal_reason !== "api_error") return result.result;
   const status = result.api_error_status;
-  // Claude Code's words for a 403 start "Failed to authenticate. " (apiErrorText).
+  // Claude Code's words for a 403 start "Failed to authenticate. ", a 429's "Request rejected
+  // (429) · ", and a server error ends on where to look if it persists (apiErrorText): the CLI's
+  // sentences name the status and the fix their own way.
   return result.result
     .replace(/^(Failed to authenticate\. )?API Error: /, "")
+    .replace(/^Request rejected \(429\) · /, "")
+    .replace(SERVER_ERROR_ADVICE, "")
     .replace(status == null ? "" : `${status} `, "");
 }
+
+const SERVER_ERROR_ADVICE = /\. This is a server-side issue, usually temporary — try again in a moment\..*$/s;
 
 /**
  * The loop's terminal reason a result ended on (R-L6), which the exit code follows: the result

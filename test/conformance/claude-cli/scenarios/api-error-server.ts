@@ -1,0 +1,12 @@
+import { apiErrorScenario, type CliScenario } from "../scenario.js";
+
+const scenario = apiErrorScenario(
+  "a turn whose requests the API answers with 500 (api_error), one retry allowed by Claude Code's CLAUDE_CODE_MAX_RETRIES: the retry, the result, the text shown and StopFailure",
+  "500",
+);
+
+export default {
+  ...scenario,
+  args: ["-p", "Say hello.", "--output-format", "stream-json", "--verbose"],
+  env: { CLAUDE_CODE_MAX_RETRIES: "1" },
+} satisfies CliScenario;
