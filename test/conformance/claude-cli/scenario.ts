@@ -76,13 +76,21 @@ export const CLAUDE_CODE_HOOK_EVENTS = HOOK_EVENTS;
 
 /**
  * A one-turn run whose request the API answers with the error `status`, a hook for every event
- * Claude Code knows logged: the result, the text shown and StopFailure's input.
+ * Claude Code knows logged: the result, the text shown and StopFailure's input. With
+ * `streamJson`, the assistant line's error and the retries' lines are compared too; `retries`
+ * bounds both sides' retries (Claude Code's CLAUDE_CODE_MAX_RETRIES, which forkloop reads).
  */
-export function apiErrorScenario(what: string, status: `${number}`): CliScenario {
+export function apiErrorScenario(
+  what: string,
+  status: `${number}`,
+  options: { readonly streamJson?: boolean; readonly retries?: number } = {},
+): CliScenario {
+  const format = options.streamJson === true ? ["stream-json", "--verbose"] : ["json"];
   return {
     what,
-    args: ["-p", "Say hello.", "--output-format", "json"],
+    args: ["-p", "Say hello.", "--output-format", ...format],
     home: { ".claude/settings.json": hookLogSettings(CLAUDE_CODE_HOOK_EVENTS) },
+    ...(options.retries === undefined ? {} : { env: { CLAUDE_CODE_MAX_RETRIES: String(options.retries) } }),
     script: { main: () => ({ content: [{ type: "text", text: "unused" }], fault: status }) },
   };
 }

@@ -1,12 +1,7 @@
-import { apiErrorScenario, type CliScenario } from "../scenario.js";
+import { apiErrorScenario } from "../scenario.js";
 
-const scenario = apiErrorScenario(
-  "a turn whose requests the API rate-limits (429 rate_limit_error), one retry allowed by Claude Code's CLAUDE_CODE_MAX_RETRIES: the retry, the result, the text shown and StopFailure",
+export default apiErrorScenario(
+  "a turn whose requests the API rate-limits (429 rate_limit_error), one retry allowed: the retry, the result, the text shown and StopFailure",
   "429",
+  { streamJson: true, retries: 1 },
 );
-
-export default {
-  ...scenario,
-  args: ["-p", "Say hello.", "--output-format", "stream-json", "--verbose"],
-  env: { CLAUDE_CODE_MAX_RETRIES: "1" },
-} satisfies CliScenario;
