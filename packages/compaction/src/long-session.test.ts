@@ -257,10 +257,10 @@ describe("long sessions on a 24k-window simulator model", () => {
     expect(main.mainRequests()).toBe(61);
   });
 
-  it("R-C6: a prompt-too-long (413) is recovered once by reactive compact", async () => {
+  it('R-C6: a prompt-too-long (the API\'s 400 "prompt is too long") is recovered once by reactive compact', async () => {
     const agent = scriptedAgent(12);
-    // Requests 1–8 are main turns; the 9th gets a 413, the 10th is the reactive compact request.
-    const { sim, client } = await start(agent, { schedule: [{ kind: "413", from: 9, to: 9 }] });
+    // Requests 1–8 are main turns; the 9th is refused as too long, the 10th is the reactive compact request.
+    const { sim, client } = await start(agent, { schedule: [{ kind: "prompt_too_long", from: 9, to: 9 }] });
     const { events, terminal } = await run(client, { maxTurns: 50 });
 
     expect(terminal.reason).toBe("completed");
@@ -270,7 +270,7 @@ describe("long sessions on a 24k-window simulator model", () => {
     expect(transitions.filter((t) => t === "reactive_compact_retry")).toHaveLength(1);
     expect(boundariesOf(events).map((b) => b.compactMetadata?.trigger)).toEqual(["reactive"]);
     const records = sim.requests().filter((r) => r.path === "/v1/messages");
-    expect(records[8]?.status).toBe(413);
+    expect(records[8]?.status).toBe(400);
     expect(records[9]?.querySource).toBe("compact");
     expect(records[10]?.status).toBe(200);
   });
@@ -279,15 +279,15 @@ describe("long sessions on a 24k-window simulator model", () => {
     const agent = scriptedAgent(12);
     const { sim, client } = await start(agent, {
       schedule: [
-        { kind: "413", from: 9, to: 9 },
-        { kind: "413", from: 11, to: 11 },
+        { kind: "prompt_too_long", from: 9, to: 9 },
+        { kind: "prompt_too_long", from: 11, to: 11 },
       ],
     });
     const { events, terminal } = await run(client, { maxTurns: 50 });
 
     expect(terminal.reason).toBe("prompt_too_long");
     expect(sim.requests().filter((r) => r.querySource === "compact")).toHaveLength(1);
-    const surfaced = events.filter((e): e is Message => e.type === "assistant" && e.apiError?.status === 413);
+    const surfaced = events.filter((e): e is Message => e.type === "assistant" && e.apiError?.status === 400);
     expect(surfaced).toHaveLength(1);
   });
 

@@ -154,6 +154,18 @@ describe("fault injection: faults over HTTP with the SDK", () => {
     ]);
   });
 
+  it("prompt_too_long is the API's 400 for a prompt over the window, in its words (api doc §4), without building one", async () => {
+    const s = await start({ faults: parseFaultSpec("prompt_too_long@1") });
+    const refused = client(s).messages.create(params);
+    await expect(refused).rejects.toBeInstanceOf(Anthropic.BadRequestError);
+    await expect(refused).rejects.toThrow(/prompt is too long: \d+ tokens > \d+ maximum/);
+    expect(s.requests()[0]).toMatchObject({
+      status: 400,
+      fault: "prompt_too_long",
+      error: { type: "invalid_request_error" },
+    });
+  });
+
   it("529 overloaded is retried by the SDK", async () => {
     const s = await start({ faults: parseFaultSpec("529@1:retry_after=0.01") });
     const message = await client(s, 1).messages.create(params);

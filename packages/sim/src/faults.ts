@@ -5,6 +5,9 @@ import { SimError } from "./sim-error.js";
  * A fault the simulator can inject (R-R1–R-R3, R-R9, R-R11: what a broken network, a broken proxy
  * or a prompt-injected model can do to a client):
  * - an HTTP status 400–599 (e.g. "429" with retry-after, "529" overloaded, "500" api_error);
+ * - "prompt_too_long": the API's refusal of a prompt over the model's window (a 400
+ *   invalid_request_error "prompt is too long: N tokens > M maximum", api doc §4), without
+ *   building one;
  * - "mid_stream_error": the stream sends `event: error` (overloaded_error) after some content;
  * - "drop": the connection is destroyed — when streaming, after `afterEvents` SSE events have reached
  *   the client (default: half of the reply), so the client sees a stream that started and then
@@ -28,6 +31,7 @@ import { SimError } from "./sim-error.js";
  */
 export type FaultKind =
   | `${number}`
+  | "prompt_too_long"
   | "mid_stream_error"
   | "drop"
   | "max_tokens"
@@ -100,6 +104,7 @@ const DEFAULT_DEPTH = 5_000;
 const DEFAULT_BYTES = 5 * 1024 * 1024;
 /** The fault kinds that are not an HTTP status (scenario files accept the same names). */
 export const NAMED_FAULTS = [
+  "prompt_too_long",
   "mid_stream_error",
   "drop",
   "max_tokens",

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type ApiError, apiError } from "./api-error.js";
+import { type ApiError, apiError, invalidRequest } from "./api-error.js";
 import { brainTurn } from "./brain-turn.js";
 import { type BuiltReply, buildReply } from "./build-reply.js";
 import { type FaultDecision, faultOfKind, faultRecordName, pickFault } from "./faults.js";
@@ -223,7 +223,7 @@ function coldWrite(usage: CacheUsage): boolean {
 }
 
 function isStatusFault(fault: FaultDecision): boolean {
-  return /^\d{3}$/.test(fault.kind);
+  return /^\d{3}$/.test(fault.kind) || fault.kind === "prompt_too_long";
 }
 
 /** Answers with the fault alone when it needs no reply (a status, a stall, a garbled body). */
@@ -249,7 +249,11 @@ function sendStatusFault(call: MessagesCall, fault: FaultDecision, headers: Reco
   record.fault = faultRecordName(fault.kind);
   const extra = { ...headers };
   if (fault.retryAfterSeconds !== null) extra["retry-after"] = String(fault.retryAfterSeconds);
-  sendError(res, record, state.clock(), record.id, apiError(Number(fault.kind)), extra);
+  const error =
+    fault.kind === "prompt_too_long"
+      ? invalidRequest("prompt is too long: 200001 tokens > 200000 maximum")
+      : apiError(Number(fault.kind));
+  sendError(res, record, state.clock(), record.id, error, extra);
 }
 
 /** The non-streaming response body (also each succeeded result of a message batch). */
