@@ -240,7 +240,8 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRunSummar
     }
     await isolation.begin(pending);
     // Every one recorded before any is released: the members of a group share one plan, which
-    // the first member's release removes (a kill in between finds it on the next resume).
+    // the first member's release removes, or the last one recovered when the first's record was
+    // durable before the stop (a kill in between finds it on the next resume).
     const outcomes: ItemOutcome[] = [];
     for (const apply of pending)
       outcomes.push(await isolation.recover(apply, (settled) => record(apply.claim, settled)));

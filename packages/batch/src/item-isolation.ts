@@ -235,10 +235,17 @@ export function isolateItems(
 
   /** A plan carried out on resume: once for all the members of its group (R-B3). */
   const recovering = new Map<string, Promise<Execution>>();
+  /**
+   * The pending members each plan still has on resume. A group's plan is named after its first
+   * member, whose release removes it; when that member's record was durable before the stop and
+   * another's was not, the plan goes with its last recovered member instead.
+   */
+  const pendingMembers = new Map<string, number>();
 
   return {
     async begin(pending) {
       await isolation.sweep();
+      for (const apply of pending) pendingMembers.set(apply.plan, (pendingMembers.get(apply.plan) ?? 0) + 1);
       const named = new Set(pending.map((apply) => apply.plan));
       const plans = await readdir(join(batchDir, "applies")).catch(() => []);
       for (const name of plans)
@@ -324,6 +331,10 @@ export function isolateItems(
                 result: pending.result,
               };
         await record(settled);
+        const left = (pendingMembers.get(pending.plan) ?? 1) - 1;
+        pendingMembers.set(pending.plan, left);
+        // A plan that met a changed file stays: its conflict names it.
+        if (left === 0 && executed.diverged.length === 0) await rm(dir, { recursive: true, force: true });
         return settled;
       });
     },

@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type FileChange, openWorkspaceIsolation } from "@forkloop/tools/workspace";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { readLog } from "./append-log.js";
+import { encodeRecord, readLog } from "./append-log.js";
 import type { ItemState } from "./job-backend.js";
 import { APPLIES_LOG, openQueuedApplier } from "./queued-applies.js";
 import { encodeChanges } from "./queued-change.js";
@@ -157,6 +157,45 @@ describe("R-B3: a queued batch's returned changes are applied once by the produc
     expect(await readFile(join(repo, "a.txt"), "utf8")).toBe("the user's a\n");
     expect(await readFile(join(repo, "b.txt"), "utf8")).toBe("the user's b\n");
     expect(await journal()).toHaveLength(3);
+  });
+
+  it("R-B3: a group whose first member's settle record was durable and another's was not: on re-attach the other finishes from the group's plan, and the plan goes with it (nothing left behind)", async () => {
+    const changes = { i1: [change("a.txt", "a\n", "a by i1\n")], i2: [change("b.txt", "b\n", "b by i2\n")] };
+    let asked = 0;
+    let bothAsked: () => void = () => {};
+    const together = new Promise<void>((resolve) => {
+      bothAsked = resolve;
+    });
+    const isolation = await openWorkspaceIsolation({
+      cwd: repo,
+      batchDir,
+      commit: git("rev-parse", "HEAD").trim(),
+    });
+    const first = await openQueuedApplier({
+      dir: batchDir,
+      isolation,
+      readChange: async (id) => {
+        if (++asked === 2) bothAsked();
+        await together;
+        return encodeChanges(changes[id as keyof typeof changes]);
+      },
+    });
+    await mkdir(join(repo, "b.txt.forkloop-apply"));
+    await Promise.allSettled([first.settle(succeeded("i1")), first.settle(succeeded("i2"))]);
+    await first.close();
+    await rm(join(repo, "b.txt.forkloop-apply"), { recursive: true });
+    // The stop came between the two settle records: the first member's (the plan's namesake) is durable.
+    await appendFile(
+      join(batchDir, APPLIES_LOG),
+      encodeRecord({ type: "settled", id: "i1", outcome: { ok: true, result: itemResult() } }),
+    );
+    expect(await readdir(join(batchDir, "applies"))).toHaveLength(1);
+
+    const second = await applier(changes);
+    expect(await readFile(join(repo, "b.txt"), "utf8")).toBe("b by i2\n");
+    expect((await second.settle(succeeded("i2"))).result?.applied).toEqual(["b.txt"]);
+    await second.close();
+    expect(await readdir(join(batchDir, "applies"))).toEqual([]);
   });
 
   it("R-B4: a returned change that overlaps one applied before is a conflict, its diff kept, the tree untouched", async () => {

@@ -161,7 +161,8 @@ export async function openQueuedApplier(options: {
   };
   // A plan written and never named is removed; one named and never settled is finished now —
   // every member recorded before any is released: a group's members share one plan, which the
-  // first member's release removes (a kill in between finds it on the next re-attach).
+  // first member's release removes, or the last one recovered (a kill in between finds it on the
+  // next re-attach).
   const pending = [...applying.values()];
   await isolator.begin(pending);
   const recovered: Settled[] = [];
