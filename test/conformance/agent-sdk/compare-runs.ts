@@ -1,4 +1,4 @@
-import { compareLastRequestTexts, compareRequests } from "../support/compare-requests.js";
+import { compareLastTexts, compareRequests } from "../support/compare-requests.js";
 import { align, type Difference, diffFields, lineDiff, timelinesText } from "../support/differences.js";
 import { Normaliser } from "../support/normalise.js";
 import { type ProgramCase, scriptOf } from "./program-case.js";
@@ -59,10 +59,10 @@ export function compareRuns(peer: ProgramRun, forkloop: ProgramRun, programCase:
     ),
   );
   out.push(
-    ...compareLastRequestTexts(
+    ...compareLastTexts(
       peer.requests,
       forkloop.requests,
-      programCase.lastRequestTexts ?? [],
+      { main: programCase.lastRequestTexts, subAgent: programCase.subAgentLastRequestTexts },
       scriptOf(programCase).tasks ?? [],
     ),
   );

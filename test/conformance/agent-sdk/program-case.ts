@@ -23,6 +23,8 @@ export interface ProgramCase {
    * compared.
    */
   lastRequestTexts?: readonly string[];
+  /** As `lastRequestTexts`, in the sub-agents' last request (a SubagentStart hook's context). */
+  subAgentLastRequestTexts?: readonly string[];
   /** Default 150 s (see run-program.ts). */
   timeoutMs?: number;
 }

@@ -1,5 +1,5 @@
 import {
-  compareLastRequestTexts,
+  compareLastTexts,
   compareRequests,
   placeOf,
   textPlacementDifferences,
@@ -81,18 +81,11 @@ export function compareCliRuns(peer: CliRun, forkloop: CliRun, scenario: CliScen
   out.push(...compareBetas(peer, forkloop, scenario.betas ?? []));
   out.push(...compareRequestTexts(peer, forkloop, scenario.requestTexts ?? []));
   out.push(
-    ...compareLastRequestTexts(
+    ...compareLastTexts(
       peer.requests,
       forkloop.requests,
-      scenario.lastRequestTexts ?? [],
+      { main: scenario.lastRequestTexts, subAgent: scenario.subAgentLastRequestTexts },
       scriptOf(scenario).tasks ?? [],
-    ),
-    ...compareLastRequestTexts(
-      peer.requests,
-      forkloop.requests,
-      scenario.subAgentLastRequestTexts ?? [],
-      scriptOf(scenario).tasks ?? [],
-      "sub-agent",
     ),
   );
   out.push(...compareFiles(peer, forkloop, a, b));

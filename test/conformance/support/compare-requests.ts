@@ -155,6 +155,19 @@ export function compareLastRequestTexts(
   );
 }
 
+/** compareLastRequestTexts for the main loop's texts and for the sub-agents'. */
+export function compareLastTexts(
+  peer: readonly RequestRecord[],
+  forkloop: readonly RequestRecord[],
+  texts: { readonly main?: readonly string[] | undefined; readonly subAgent?: readonly string[] | undefined },
+  tasks: readonly string[],
+): Difference[] {
+  return [
+    ...compareLastRequestTexts(peer, forkloop, texts.main ?? [], tasks),
+    ...compareLastRequestTexts(peer, forkloop, texts.subAgent ?? [], tasks, "sub-agent"),
+  ];
+}
+
 /** The names of the parts that hold `value` (as JSON text), joined by `+`, or "nowhere". */
 export function placeOf(value: string, parts: Readonly<Record<string, unknown>>): string {
   const needle = JSON.stringify(value).slice(1, -1);
