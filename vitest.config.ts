@@ -161,6 +161,7 @@ const IN_PROCESS = [
   "test/cli-state-dir.test.ts",
   "test/cli-stop-failure-hook.test.ts",
   "test/cli-stream-json-flags.test.ts",
+  "test/cli-worktree.test.ts",
   "test/disk-full.test.ts",
   "test/sandbox-sub-agents.test.ts",
   "test/state-and-secrets.test.ts",

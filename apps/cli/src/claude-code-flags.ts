@@ -49,8 +49,8 @@ export const REFUSED_CLAUDE_FLAGS: readonly RefusedClaudeFlag[] = [
     why: "forkloop runs on this machine only; it has no cloud sessions to teleport",
   },
   {
-    spellings: ["--tmux", "-w", "--worktree"],
-    why: "forkloop does not create git worktrees; run it in the worktree you made (--cwd DIR)",
+    spellings: ["--tmux"],
+    why: "forkloop run is headless: it opens no tmux session; --worktree alone runs the session in its worktree",
   },
 ];
 

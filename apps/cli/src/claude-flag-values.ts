@@ -1,8 +1,10 @@
-/** Claude Code's flags whose value is optional: `--debug`, `--debug hooks`, `--debug=hooks`. */
+/** Claude Code's flags whose value is optional: `--debug`, `--debug hooks`, `--debug=hooks`, `-w NAME`. */
 const OPTIONAL_VALUE_FLAGS: Readonly<Record<string, string>> = {
   "-d": "--debug",
   "--debug": "--debug",
   "--prompt-suggestions": "--prompt-suggestions",
+  "-w": "--worktree",
+  "--worktree": "--worktree",
 };
 
 /**

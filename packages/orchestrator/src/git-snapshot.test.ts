@@ -75,4 +75,12 @@ describe("readGitSnapshot (§1.2 prefetch, R-K1 many sessions in one process)", 
     expect(after.status?.changes).toEqual(["?? new-file.txt"]);
     expect(gitCalls()).toHaveLength(6);
   });
+
+  it("R-X1: a linked worktree is said (its git directory is not the repository's); the main checkout is not", async () => {
+    const linked = join(root, "linked");
+    execFileSync("git", ["worktree", "add", "-q", "-b", "side", linked], { cwd: repo, stdio: "ignore" });
+    expect((await readGitSnapshot(linked)).linkedWorktree).toBe(true);
+    expect((await readGitSnapshot(repo)).linkedWorktree).toBe(false);
+    expect((await readGitSnapshot(plain)).linkedWorktree).toBe(false);
+  });
 });

@@ -55,6 +55,8 @@ async function readRepositoryStatus(
 export interface GitSnapshot {
   readonly repoRoot: string | null;
   readonly status: GitStatus | null;
+  /** A linked worktree (`git worktree add`, `forkloop run --worktree`): its git directory is not the repository's. */
+  readonly linkedWorktree: boolean;
 }
 
 /** Reads in flight, by directory: sessions that start together in one directory share one. */
@@ -75,8 +77,12 @@ export function readGitSnapshot(cwd: string, env?: NodeJS.ProcessEnv): Promise<G
   if (running !== undefined) return running;
   const read = (async (): Promise<GitSnapshot> => {
     const repo = findGitRepository(cwd);
-    if (repo === undefined) return { repoRoot: null, status: null };
-    return { repoRoot: repo.workTree, status: await readRepositoryStatus(repo, resolve(cwd), 40, env) };
+    if (repo === undefined) return { repoRoot: null, status: null, linkedWorktree: false };
+    return {
+      repoRoot: repo.workTree,
+      status: await readRepositoryStatus(repo, resolve(cwd), 40, env),
+      linkedWorktree: repo.gitDir !== repo.commonDir,
+    };
   })().finally(() => inFlight.delete(key));
   inFlight.set(key, read);
   return read;

@@ -72,10 +72,25 @@ const RULES = `# How to work
 - File tools are confined to the workspace; paths outside it are refused.
 - When the task is done, answer with a short report of what you did and what is left.`;
 
-function environmentText(options: AssembleSessionOptions, repoRoot: string | null, now: Date): string {
+/**
+ * R-X1: what Claude Code 2.1.332 tells a session in a linked worktree (its own `--worktree`, or one
+ * the user made): stay in it, and the stash is shared (claude-cli scenario worktree-named).
+ */
+const WORKTREE_NOTE = [
+  "This is a git worktree — an isolated copy of the repository. Run all commands from this directory. Do NOT `cd` to the original repository root.",
+  "The git stash stack is shared with the main checkout and all other worktrees, and other sessions may push or pop it concurrently. Never use bare `git stash` / `git stash pop` — you could pop another session's changes. Prefer a temporary WIP commit to set work aside.",
+];
+
+function environmentText(
+  options: AssembleSessionOptions,
+  repoRoot: string | null,
+  linkedWorktree: boolean,
+  now: Date,
+): string {
   return [
     "# Environment",
     `Working directory: ${resolve(options.cwd)}`,
+    ...(linkedWorktree ? WORKTREE_NOTE : []),
     `Is a git repository: ${repoRoot !== null}`,
     `Platform: ${platform()} ${release()}`,
     // Date only (not time): the block must stay byte-identical for the whole session (R-F3).
@@ -106,7 +121,7 @@ export async function assembleSession(options: AssembleSessionOptions): Promise<
   const home = options.home ?? homedir();
   // The repository root first: memory, skills and agents are read from every directory between
   // it and cwd. The rest of the prefetch runs in parallel.
-  const { repoRoot, status: gitStatus } = await readGitSnapshot(cwd, options.modelEnv);
+  const { repoRoot, status: gitStatus, linkedWorktree } = await readGitSnapshot(cwd, options.modelEnv);
   const projectDirs = directoryChain(cwd, repoRoot);
   const files = options.skillAndAgentFiles !== false;
   const [skills, agents, memoryRead] = await Promise.all([
@@ -128,7 +143,7 @@ export async function assembleSession(options: AssembleSessionOptions): Promise<
   const memoryFiles = memoryRead.files;
   const prefetchMs = performance.now() - started;
 
-  const sessionParts = [environmentText(options, repoRoot, options.now ?? new Date())];
+  const sessionParts = [environmentText(options, repoRoot, linkedWorktree, options.now ?? new Date())];
   const memory = memoryText(memoryFiles);
   if (memory !== null) sessionParts.push(memory);
   if (gitStatus !== null) {

@@ -16,10 +16,12 @@ export interface ErrorDescription {
 
 /**
  * Codes of errors from packages below the SDK (which cannot use `OptionsError`) that the caller
- * fixes: an OTEL_* variable forkloop cannot follow (R-V5), a file that is not a transcript, the
- * simulator's fault and batch scripts and scenario files, a scenario with no rule for a request.
+ * fixes: options it refuses (the tools' WorkspaceError: `--worktree` outside git), an OTEL_*
+ * variable forkloop cannot follow (R-V5), a file that is not a transcript, the simulator's fault
+ * and batch scripts and scenario files, a scenario with no rule for a request.
  */
 const FIXABLE_CODES: ReadonlySet<string> = new Set([
+  "invalid_options",
   "invalid_telemetry_config",
   "not_a_transcript",
   "invalid_fault_spec",

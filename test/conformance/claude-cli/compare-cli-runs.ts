@@ -24,7 +24,15 @@ const MAX_LINES = 8;
 
 function normaliserFor(run: CliRun): Normaliser {
   const normaliser = new Normaliser({
-    dirs: { work: run.dirs.work, home: run.dirs.home, tmp: run.dirs.tmp, run: run.dirs.root },
+    dirs: {
+      work: run.dirs.work,
+      home: run.dirs.home,
+      tmp: run.dirs.tmp,
+      run: run.dirs.root,
+      ...Object.fromEntries(
+        run.madeUpWorktreeNames.map((name, i) => [`made-up name${i === 0 ? "" : ` ${i + 1}`}`, name]),
+      ),
+    },
     defaultModels: DEFAULT_MODELS[run.side],
   });
   for (const step of [...run.before, run]) normaliser.learn(jsonLines(step.stdout));
@@ -89,6 +97,7 @@ export function compareCliRuns(peer: CliRun, forkloop: CliRun, scenario: CliScen
     ),
   );
   out.push(...compareFiles(peer, forkloop, a, b));
+  out.push(...lineDifferences("run.git", text(a, peer.gitState), text(b, forkloop.gitState)));
   return unique(out);
 }
 

@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { runCli, startCliInProcess } from "@forkloop/cli/testing";
 import type { RequestRecord } from "@forkloop/sim";
 import { isolatedEnv, makeRunDirs, type RunDirs } from "../support/isolated-run.js";
@@ -27,8 +27,15 @@ export interface CliRun extends StepResult {
   scriptFailures: string[];
   /** Each hook call's input, in the order they ran. */
   hookInputs: Record<string, unknown>[];
-  /** The working directory's files after the run whose content the run changed (absent: deleted). */
+  /**
+   * The working directory's files after the run whose content the run changed (absent: deleted;
+   * the repository's `.git` left out).
+   */
   changedFiles: Record<string, string | null>;
+  /** With `scenario.git`: the worktrees (`git worktree list --porcelain`, a lock's reason left out) and branches after the run. */
+  gitState: string;
+  /** With `scenario.git`: the names of the worktrees under `.claude/worktrees` the command line did not name. */
+  madeUpWorktreeNames: string[];
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -53,6 +60,7 @@ export async function runScenario(options: {
   };
   await mkdir(join(dirs.root, "hooks"));
   await writeFiles(dirs.work, scenario.files ?? {}, placeholders);
+  if (scenario.git === true) commitAll(dirs.work);
   await writeFiles(dirs.home, scenario.home ?? {}, placeholders);
   const before = await snapshot(dirs.work);
   const env: Record<string, string> = isolatedEnv(dirs, { url: options.server.url, apiKey: client.apiKey });
@@ -81,6 +89,11 @@ export async function runScenario(options: {
     );
   }
   const last = steps.pop() as StepResult;
+  const gitState = scenario.git === true ? gitStateOf(dirs.work) : "";
+  const madeUp = [...gitState.matchAll(/^worktree .*\/\.claude\/worktrees\/([^/\n]+)$/gm)]
+    .map((match) => match[1] as string)
+    .filter((name) => !steps.concat(last).some((step) => step.args.some((arg) => arg.includes(name))));
+  const changedFiles = changed(before, await snapshot(dirs.work));
   return {
     side,
     dirs,
@@ -89,8 +102,45 @@ export async function runScenario(options: {
     requests: client.requests(),
     scriptFailures: client.scriptFailures(),
     hookInputs: await readHookInputs(join(dirs.root, "hooks")),
-    changedFiles: changed(before, await snapshot(dirs.work)),
+    changedFiles: Object.fromEntries(
+      Object.entries(changedFiles).map(([path, content]) => [withoutNames(path, madeUp), content]),
+    ),
+    gitState: withoutNames(gitState, madeUp),
+    madeUpWorktreeNames: madeUp,
   };
+}
+
+/** A made-up worktree name as `<made-up name>` (each side makes up its own). */
+function withoutNames(text: string, names: readonly string[]): string {
+  return names.reduce((out, name) => out.split(name).join("<made-up name>"), text);
+}
+
+const GIT_IDENTITY = {
+  GIT_AUTHOR_NAME: "Conformance",
+  GIT_AUTHOR_EMAIL: "conformance@example.com",
+  GIT_AUTHOR_DATE: "2026-01-01T00:00:00Z",
+  GIT_COMMITTER_NAME: "Conformance",
+  GIT_COMMITTER_EMAIL: "conformance@example.com",
+  GIT_COMMITTER_DATE: "2026-01-01T00:00:00Z",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_CONFIG_NOSYSTEM: "1",
+};
+
+/** `git init` with every file committed, at a fixed identity and time: the same commit on both sides. */
+function commitAll(dir: string): void {
+  const git = (...args: string[]) =>
+    execFileSync("git", args, { cwd: dir, env: { ...process.env, ...GIT_IDENTITY }, stdio: "pipe" });
+  git("init", "--quiet", "--initial-branch=main");
+  git("add", "-A");
+  git("commit", "--quiet", "--allow-empty", "-m", "initial");
+}
+
+/** The worktrees (each lock's reason names the program and its pid: left out) and branches. */
+function gitStateOf(dir: string): string {
+  const git = (...args: string[]) =>
+    execFileSync("git", args, { cwd: dir, env: { ...process.env, ...GIT_IDENTITY }, encoding: "utf8" });
+  const worktrees = git("worktree", "list", "--porcelain").replace(/^locked .*$/gm, "locked");
+  return `${worktrees}\nbranches: ${git("branch", "--list", "--format=%(refname:short)").trim().split("\n").join(" ")}\n`;
 }
 
 interface StepRun {
@@ -214,7 +264,9 @@ async function snapshot(root: string): Promise<Map<string, string>> {
   for (const entry of entries) {
     if (!entry.isFile()) continue;
     const path = join(entry.parentPath, entry.name);
-    files.set(relative(root, path), await readFile(path, "utf8"));
+    const name = relative(root, path);
+    if (name.startsWith(`.git${sep}`)) continue;
+    files.set(name, await readFile(path, "utf8"));
   }
   return files;
 }

@@ -21,6 +21,11 @@ export interface CliScenario {
   stdin?: string;
   /** Files written into the working directory before the first step. */
   files?: Readonly<Record<string, string>>;
+  /**
+   * The working directory is a git repository with `files` committed (one commit, the same id on
+   * both sides); the worktrees and branches after the run are compared.
+   */
+  git?: boolean;
   /** Files written under the run's home (`.claude/settings.json` is the user's settings on both sides). */
   home?: Readonly<Record<string, string>>;
   /** Added to the isolated environment; `null` removes a variable (`ANTHROPIC_API_KEY`); `{apiKey}` is the run's key. */

@@ -90,6 +90,9 @@ $FORKLOOP_HOME/projects/<project>/sessions/ (FORKLOOP_HOME defaults to ~/.forklo
   --trust-project         use this project's own settings as they are for this run (allow rules,
                           hooks, env, a wider mode); without it, or \`forkloop trust\`, they only narrow
   --cwd DIR               the project to work in (default: the current directory)
+  -w, --worktree [NAME]   work in a new git worktree <repo>/.claude/worktrees/NAME on a new
+                          branch worktree-NAME, from the remote's default branch (else HEAD); a
+                          made-up name without NAME; an existing one is reused; it is kept
   --state-dir DIR         keep the session there instead (<cwd>/.forkloop only when forkloop made them)
   --budget TOKENS         a token budget for the turn, e.g. +500k (R-L14)
 ${LOOP_FLAGS_USAGE}
@@ -233,6 +236,8 @@ const schema = z.object({
   "trust-project": z.boolean().optional(),
   sandbox: sandboxFlagSchema.optional(),
   cwd: z.string().min(1).optional(),
+  // The name is checked where the worktree is made (openSessionWorktree); "" is a made-up one.
+  worktree: z.string().optional(),
   "state-dir": z.string().min(1, "give a directory, e.g. --state-dir ~/forkloop-state").optional(),
   budget: z
     .string()
@@ -315,6 +320,7 @@ export function parseRunFlags(argv: readonly string[]): ParsedCommand<RunFlags> 
         "trust-project": { type: "boolean" },
         sandbox: { type: "string" },
         cwd: { type: "string" },
+        worktree: { type: "string", short: "w" },
         "state-dir": { type: "string" },
         budget: { type: "string" },
         resume: { type: "string", short: "r" },

@@ -30,6 +30,7 @@ import {
   withoutWrittenAt,
 } from "@forkloop/sdk/internal";
 import { FORKLOOP_VERSION } from "@forkloop/sdk/version";
+import { openSessionWorktree } from "@forkloop/tools/workspace";
 import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
@@ -60,7 +61,12 @@ export async function runCommand(argv: readonly string[], context: CommandContex
     );
   }
   const given = streamInput?.messages ?? (await textPrompt(positionals, context.stdin));
-  const cwd = await checkProjectDir(resolve(context.cwd, flags.cwd ?? "."));
+  const projectDir = await checkProjectDir(resolve(context.cwd, flags.cwd ?? "."));
+  // --worktree [name]: the session works in its own git worktree of the project (R-X1).
+  const cwd =
+    flags.worktree === undefined
+      ? projectDir
+      : (await openSessionWorktree({ cwd: projectDir, name: flags.worktree })).dir;
   // A custom slash command (.claude/commands/<name>.md) becomes its prompt; /compact stays ours.
   const command =
     typeof given === "string"

@@ -29,3 +29,4 @@ export {
 } from "./isolated-workspace.js";
 export { readIfPresent } from "./read-if-present.js";
 export { SerialLock } from "./serial-lock.js";
+export { openSessionWorktree, type SessionWorktree, type WorktreeBase } from "./session-worktree.js";
