@@ -89,7 +89,7 @@ describe("R-X3: forkloop -p --agent", () => {
     expect(
       isolated.result.stderr.match(/isolation: "worktree" applies when it runs as a sub-agent/g),
     ).toHaveLength(1);
-    expect(isolated.result.stderr).toContain("git worktree add DIR, then --cwd DIR");
+    expect(isolated.result.stderr).toContain("To isolate the session, add --worktree [NAME]");
     const plain = await run(["--agent", "auditor"]);
     expect(plain.result.stderr).not.toContain("isolation");
   });

@@ -9,12 +9,22 @@ import { builtinToolNames, FORK_TOOL_NAMES } from "./tool-selection.js";
 export interface MainAgentWords {
   readonly agent: string;
   readonly agents: string;
-  readonly cwd: string;
+  /** How the session is isolated instead. */
+  readonly isolate: string;
 }
 
 /** `forkloop run --agent`'s words. */
-export const CLI_AGENT_WORDS: MainAgentWords = { agent: "--agent", agents: "--agents", cwd: "--cwd DIR" };
-const OPTION_WORDS: MainAgentWords = { agent: "agent", agents: "the agents option", cwd: "cwd: DIR" };
+export const CLI_AGENT_WORDS: MainAgentWords = {
+  agent: "--agent",
+  agents: "--agents",
+  isolate:
+    "add --worktree [NAME], as with Claude Code (or run it in a worktree you made: git worktree add DIR, then --cwd DIR)",
+};
+const OPTION_WORDS: MainAgentWords = {
+  agent: "agent",
+  agents: "the agents option",
+  isolate: "run it in a worktree you made (git worktree add DIR, then cwd: DIR)",
+};
 
 /** What `--agent NAME` (query()'s `agent`) makes of the main session. */
 interface MainAgent {
@@ -72,7 +82,7 @@ async function mainAgent(
     ...(definition.model === undefined || definition.model === "inherit" ? {} : { model: definition.model }),
     ...("isolation" in definition && definition.isolation === "worktree"
       ? {
-          isolationNotice: `forkloop: ${words.agent} ${name}: its definition's isolation: "worktree" applies when it runs as a sub-agent (an Agent call of type ${name}); as the main session it works in ${cwd} itself, as Claude Code isolates a session only with its own --worktree. To isolate the session, run it in a worktree you made (git worktree add DIR, then ${words.cwd}).`,
+          isolationNotice: `forkloop: ${words.agent} ${name}: its definition's isolation: "worktree" applies when it runs as a sub-agent (an Agent call of type ${name}); as the main session it works in ${cwd} itself, as Claude Code isolates a session only with its own --worktree. To isolate the session, ${words.isolate}.`,
         }
       : {}),
   };
