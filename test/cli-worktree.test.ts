@@ -84,7 +84,7 @@ describe("R-X1: forkloop run --worktree [name]", () => {
     expect(git(dir, "branch", "--list", "worktree-team+login")).toContain("worktree-team+login");
   });
 
-  it("R-X1: the worktree starts from the remote's default branch, not a local commit ahead of it; without a reachable remote from what was fetched", async () => {
+  it("R-X1: the worktree starts from the remote's default branch, not a local commit ahead of it; without a reachable remote from what was fetched; settings' worktree.baseRef head: from local HEAD", async () => {
     const origin = join(root, "origin.git");
     git(root, "init", "-q", "--bare", origin);
     const seed = await gitProject(join(root, "seed"), { "a.txt": "remote\n" });
@@ -97,6 +97,10 @@ describe("R-X1: forkloop run --worktree [name]", () => {
     const fresh = await run(dir, "-w", "fresh");
     expect(fresh.code, fresh.stderr).toBe(0);
     expect(await readFile(join(dir, ".claude", "worktrees", "fresh", "a.txt"), "utf8")).toBe("remote\n");
+    // Settings' worktree.baseRef "head" (Claude Code's): local HEAD, the commit ahead.
+    const head = await run(dir, "-w", "head", "--settings", '{"worktree":{"baseRef":"head"}}');
+    expect(head.code, head.stderr).toBe(0);
+    expect(await readFile(join(dir, ".claude", "worktrees", "head", "a.txt"), "utf8")).toBe("local\n");
     git(dir, "remote", "set-url", "origin", join(root, "gone.git"));
     const offline = await run(dir, "-w", "offline");
     expect(offline.code, offline.stderr).toBe(0);

@@ -1,9 +1,11 @@
+import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { apiOutputSchema, closestName, MIN_AUTOCOMPACT_WINDOW_TOKENS } from "@forkloop/loop-core";
 import { isPermissionMode, PERMISSION_MODES, SETTING_SOURCES } from "@forkloop/tools";
 import { agentsFlag, jsonSchemaFlag } from "./claude-flag-values.js";
 import type { Options, PermissionMode, SettingSource } from "./options.js";
 import { OptionsError } from "./options-error.js";
+import { worktreeBaseSetting } from "./run-environment.js";
 import { builtinToolNames, FORK_TOOL_NAMES } from "./tool-selection.js";
 
 /**
@@ -172,6 +174,46 @@ function autoCompactWindowOption(value: string | undefined): Pick<Options, "auto
  */
 export function mcpConfigFlag(value: string, cwd: string): string {
   return value.trimStart().startsWith("{") ? value : resolve(cwd, value);
+}
+
+/**
+ * R-X1: where `--worktree` starts, by the settings files the run reads (all, unless
+ * --setting-sources or --restricted narrows them) and `--settings` (Claude Code's
+ * `worktree.baseRef`): "head" is local HEAD, else the remote's default branch ("fresh").
+ */
+export async function worktreeBaseFlag(
+  flags: Pick<Partial<ClaudeFlags>, "settings" | "setting-sources" | "restricted">,
+  context: {
+    readonly cwd: string;
+    readonly projectDir: string;
+    readonly home: string | undefined;
+    readonly trustProject: boolean;
+  },
+): Promise<"fresh" | "head"> {
+  const settings = flags.settings === undefined ? undefined : settingsFlag(flags.settings, context.cwd);
+  const flagSettings =
+    settings === undefined
+      ? undefined
+      : typeof settings === "string"
+        ? { label: settings, text: await readSettingsFile(settings) }
+        : { label: "--settings", text: JSON.stringify(settings) };
+  const sources = flags.restricted
+    ? []
+    : ((flags["setting-sources"] as SettingSource[] | undefined) ?? SETTING_SOURCES);
+  return worktreeBaseSetting(context.projectDir, context.home, sources, {
+    trustProject: context.trustProject,
+    ...(flagSettings === undefined ? {} : { flagSettings }),
+  });
+}
+
+async function readSettingsFile(path: string): Promise<string> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    throw new OptionsError(
+      `--settings ${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? "error"}); give a settings file or JSON, e.g. --settings '{"model":"opus"}'.`,
+    );
+  }
 }
 
 /** `--settings FILE|JSON`, as Claude Code takes it: JSON text when it starts with `{`, else a file. */

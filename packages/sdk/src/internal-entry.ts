@@ -4,7 +4,13 @@
  * user, in the CLI's words. Not API.
  */
 export { jsonSchemaFlag, textFileFlag } from "./claude-flag-values.js";
-export { type ClaudeFlags, checkClaudeFlagValues, claudeFlagOptions, mcpConfigFlag } from "./claude-flags.js";
+export {
+  type ClaudeFlags,
+  checkClaudeFlagValues,
+  claudeFlagOptions,
+  mcpConfigFlag,
+  worktreeBaseFlag,
+} from "./claude-flags.js";
 export { type ExpandedCommand, expandSlashCommand } from "./custom-slash-command.js";
 export {
   describeEndpointFailure,

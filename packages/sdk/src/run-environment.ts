@@ -171,3 +171,20 @@ export async function resolveRunEnvironment(input: RunEnvironmentInput): Promise
     },
   };
 }
+
+/**
+ * R-X1: settings' `worktree.baseRef` (Claude Code's), read before the run's environment exists —
+ * the worktree `--worktree` makes is the run's cwd: "head" is local HEAD, else "fresh" (the
+ * remote's default branch).
+ */
+export async function worktreeBaseSetting(
+  cwd: string,
+  home: string | undefined,
+  sources: readonly SettingSource[],
+  options: {
+    readonly trustProject: boolean;
+    readonly flagSettings?: { readonly label: string; readonly text: string };
+  },
+): Promise<"fresh" | "head"> {
+  return (await loadRunSettings(cwd, home, sources, options)).worktreeBaseRef === "head" ? "head" : "fresh";
+}

@@ -91,8 +91,9 @@ $FORKLOOP_HOME/projects/<project>/sessions/ (FORKLOOP_HOME defaults to ~/.forklo
                           hooks, env, a wider mode); without it, or \`forkloop trust\`, they only narrow
   --cwd DIR               the project to work in (default: the current directory)
   -w, --worktree [NAME]   work in a new git worktree <repo>/.claude/worktrees/NAME on a new
-                          branch worktree-NAME, from the remote's default branch (else HEAD); a
-                          made-up name without NAME; an existing one is reused; it is kept
+                          branch worktree-NAME, from the remote's default branch (else HEAD;
+                          settings' worktree.baseRef "head": HEAD); a made-up name without NAME;
+                          an existing one is reused; it is kept
   --state-dir DIR         keep the session there instead (<cwd>/.forkloop only when forkloop made them)
   --budget TOKENS         a token budget for the turn, e.g. +500k (R-L14)
 ${LOOP_FLAGS_USAGE}

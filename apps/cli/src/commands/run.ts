@@ -28,6 +28,7 @@ import {
   verboseLine,
   withMainAgent,
   withoutWrittenAt,
+  worktreeBaseFlag,
 } from "@forkloop/sdk/internal";
 import { FORKLOOP_VERSION } from "@forkloop/sdk/version";
 import { openSessionWorktree } from "@forkloop/tools/workspace";
@@ -66,7 +67,18 @@ export async function runCommand(argv: readonly string[], context: CommandContex
   const cwd =
     flags.worktree === undefined
       ? projectDir
-      : (await openSessionWorktree({ cwd: projectDir, name: flags.worktree })).dir;
+      : (
+          await openSessionWorktree({
+            cwd: projectDir,
+            name: flags.worktree,
+            base: await worktreeBaseFlag(flags, {
+              cwd: context.cwd,
+              projectDir,
+              home: context.env.HOME,
+              trustProject: flags["trust-project"] === true,
+            }),
+          })
+        ).dir;
   // A custom slash command (.claude/commands/<name>.md) becomes its prompt; /compact stays ours.
   const command =
     typeof given === "string"

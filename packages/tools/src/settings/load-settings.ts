@@ -233,6 +233,7 @@ function mergeSettings(files: readonly SettingsFile[], cwd: string, home: string
   const model = lastDefined((file) => file.model);
   const sandbox = lastDefined((file) => file.sandbox);
   const apiKeyHelper = lastDefined((file) => file.apiKeyHelper);
+  const worktreeBaseRef = lastDefined((file) => file.worktree?.baseRef);
   const loop = {
     alwaysThinkingEnabled: lastDefined((file) => file.alwaysThinkingEnabled),
     maxThinkingTokens: lastDefined((file) => file.maxThinkingTokens),
@@ -255,6 +256,7 @@ function mergeSettings(files: readonly SettingsFile[], cwd: string, home: string
     ...(model === undefined ? {} : { model }),
     ...(sandbox === undefined ? {} : { sandbox }),
     ...(apiKeyHelper === undefined ? {} : { apiKeyHelper }),
+    ...(worktreeBaseRef === undefined ? {} : { worktreeBaseRef }),
     ...Object.fromEntries(Object.entries(loop).filter(([, value]) => value !== undefined)),
   };
 }

@@ -156,6 +156,8 @@ export const settingsFileSchema = lazySchema(() =>
      * the environment has none. A program: an untrusted project's files cannot name it (R-S5).
      */
     apiKeyHelper: z.string().optional(),
+    /** R-X1, Claude Code's key: what `--worktree` starts from; "head" is local HEAD, anything else the remote's default branch. */
+    worktree: z.looseObject({ baseRef: z.string().optional() }).optional(),
   }),
 );
 export type SettingsFile = z.infer<typeof settingsFileSchema>;
@@ -192,6 +194,8 @@ export interface Settings {
   readonly contextEditing?: boolean;
   /** R-X2: the command printing the API key (user files, `--settings`, a trusted project's). */
   readonly apiKeyHelper?: string;
+  /** R-X1: settings' `worktree.baseRef` (Claude Code's): "head" makes `--worktree` start from local HEAD. */
+  readonly worktreeBaseRef?: string;
 }
 
 export const EMPTY_SETTINGS: Settings = { permissions: { allow: [], ask: [], deny: [] }, hooks: {} };
