@@ -181,9 +181,9 @@ export function workerAgentOpening(
   hooks: LoopHooks | undefined,
   context: ToolUseContext,
 ): { readonly submits: boolean; readonly opening: AgentOpening | undefined } {
-  if (task.continues === true || isCompactionFork(task.querySource))
-    return { submits: false, opening: undefined };
-  if (task.startsSession === true)
+  const event = openingEvent(task);
+  if (event === undefined) return { submits: false, opening: undefined };
+  if (event === "SessionStart")
     return {
       submits: true,
       opening: {
@@ -206,6 +206,14 @@ export function workerAgentOpening(
         }),
     },
   };
+}
+
+/** The hook event a worker agent opens with (workerAgentOpening's rule): none, SessionStart or SubagentStart. */
+export function openingEvent(
+  task: Pick<SubAgentTask, "startsSession" | "continues" | "querySource">,
+): "SessionStart" | "SubagentStart" | undefined {
+  if (task.continues === true || isCompactionFork(task.querySource)) return undefined;
+  return task.startsSession === true ? "SessionStart" : "SubagentStart";
 }
 
 /** A worker agent's type (its hooks' `agent_type`, its spans' name): an Agent call's definition name, else what the fork is for. */

@@ -27,6 +27,8 @@ export {
   agentProfile,
   withProfile,
 } from "./agent-profile.js";
+/** The hook event a sub-agent opens with: what a host waits for before its first message. */
+export { openingEvent } from "./agent-runner.js";
 export { createAgentTool } from "./agent-tool.js";
 export {
   API_KEY_HELPER_TIMEOUT_MS,

@@ -715,7 +715,7 @@ class QueryRun implements Query {
         }
         agentTypes.set(start.agentId, start.agentType);
         // The sub-agent's first message follows its SubagentStart hooks (run by its runner).
-        return subagentOpenings.opened(start.agentId);
+        return start.opensWithSubagentStart ? subagentOpenings.opened(start.agentId) : undefined;
       },
     });
     const transcriptPath = `${resolved.sessionsDir}/${sessionId}.fltr`;

@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { ApiMessage } from "@forkloop/loop-core";
-import type {
-  AgentPool,
-  ParentCallbacks,
-  SubAgentEvent,
-  SubAgentHandle,
-  SubAgentResult,
-  SubAgentTask,
+import {
+  type AgentPool,
+  openingEvent,
+  type ParentCallbacks,
+  type SubAgentEvent,
+  type SubAgentHandle,
+  type SubAgentResult,
+  type SubAgentTask,
 } from "@forkloop/orchestrator";
 import type { BackgroundShells, BackgroundTaskEvent } from "@forkloop/tools";
 import type { SDKBackgroundTasksChangedMessage } from "./agent-sdk-types/other-messages.js";
@@ -23,6 +24,8 @@ export interface ForkStart {
   readonly toolUseId: string | undefined;
   /** The fork's query source (`agent:<type>`, `compact`, `session_memory`, …). */
   readonly querySource: string;
+  /** Its runner fires SubagentStart before its first request (not a continuation or compaction's fork). */
+  readonly opensWithSubagentStart: boolean;
 }
 
 interface Tracked {
@@ -244,6 +247,13 @@ export class SubAgentTracker {
     const parent = this.#tracked.get(task.parent?.agentId ?? "");
     const depth = parent === undefined ? 1 : parent.depth + 1;
     const runId = randomUUID();
+    const start: ForkStart = {
+      agentId: task.id,
+      agentType,
+      toolUseId,
+      querySource: task.querySource,
+      opensWithSubagentStart: openingEvent(task) === "SubagentStart",
+    };
     this.#tracked.set(task.id, {
       task,
       started: Date.now(),
@@ -274,7 +284,7 @@ export class SubAgentTracker {
     // Only forks a tool started (Agent, Skill) are tasks, as in the Agent SDK; compaction and
     // session-memory forks are in the ledger but not in the message stream.
     if (toolUseId === undefined) {
-      this.#onStart({ agentId: task.id, agentType, toolUseId, querySource: task.querySource });
+      this.#onStart(start);
       return;
     }
     const asked = this.#toolInput(toolUseId)?.prompt;
@@ -308,7 +318,7 @@ export class SubAgentTracker {
       task_type: agent ? "local_agent" : task.querySource,
       ...(prompt === undefined ? {} : { prompt }),
     });
-    const started = this.#onStart({ agentId: task.id, agentType, toolUseId, querySource: task.querySource });
+    const started = this.#onStart(start);
     // The task as the sub-agent's first user message, after SubagentStart, as the Agent SDK yields
     // it — for a foreground sub-agent; Claude Code yields none for a background one (R-T5).
     if (prompt === undefined || task.background === true) return;
