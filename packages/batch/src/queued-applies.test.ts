@@ -65,6 +65,29 @@ async function applier(changes: Record<string, readonly FileChange[]>) {
   });
 }
 
+/** An applier whose changes are all read before any is applied: the two settle in one lock turn. */
+async function groupApplier(changes: Record<string, readonly FileChange[]>) {
+  let asked = 0;
+  let bothAsked: () => void = () => {};
+  const together = new Promise<void>((resolve) => {
+    bothAsked = resolve;
+  });
+  const isolation = await openWorkspaceIsolation({
+    cwd: repo,
+    batchDir,
+    commit: git("rev-parse", "HEAD").trim(),
+  });
+  return openQueuedApplier({
+    dir: batchDir,
+    isolation,
+    readChange: async (id) => {
+      if (++asked === 2) bothAsked();
+      await together;
+      return encodeChanges(changes[id]!);
+    },
+  });
+}
+
 describe("R-B3: a queued batch's returned changes are applied once by the producer", () => {
   it("R-B3: a producer cut between the apply and its record finishes the plan on re-attach, and applies nothing twice", async () => {
     const changes = { i1: [change("a.txt", "a\n", "a by i1\n"), change("b.txt", "b\n", "b by i1\n")] };
@@ -99,26 +122,7 @@ describe("R-B3: a queued batch's returned changes are applied once by the produc
 
   it("R-B3: changes settled together are applied in one lock turn from one plan and one journal record; a producer cut during it finishes the group's plan on re-attach — each member settled once, nothing applied twice", async () => {
     const changes = { i1: [change("a.txt", "a\n", "a by i1\n")], i2: [change("b.txt", "b\n", "b by i2\n")] };
-    // Both changes are read from the queue before either is applied: they wait for the same turn.
-    let asked = 0;
-    let bothAsked: () => void = () => {};
-    const together = new Promise<void>((resolve) => {
-      bothAsked = resolve;
-    });
-    const isolation = await openWorkspaceIsolation({
-      cwd: repo,
-      batchDir,
-      commit: git("rev-parse", "HEAD").trim(),
-    });
-    const first = await openQueuedApplier({
-      dir: batchDir,
-      isolation,
-      readChange: async (id) => {
-        if (++asked === 2) bothAsked();
-        await together;
-        return encodeChanges(changes[id as keyof typeof changes]);
-      },
-    });
+    const first = await groupApplier(changes);
     // The cut, as in the single apply's case: b.txt cannot be written, so the group's apply throws
     // after a.txt, its plan named in the journal and no member's settle record.
     await mkdir(join(repo, "b.txt.forkloop-apply"));
@@ -161,25 +165,7 @@ describe("R-B3: a queued batch's returned changes are applied once by the produc
 
   it("R-B3: a group whose first member's settle record was durable and another's was not: on re-attach the other finishes from the group's plan, and the plan goes with it (nothing left behind)", async () => {
     const changes = { i1: [change("a.txt", "a\n", "a by i1\n")], i2: [change("b.txt", "b\n", "b by i2\n")] };
-    let asked = 0;
-    let bothAsked: () => void = () => {};
-    const together = new Promise<void>((resolve) => {
-      bothAsked = resolve;
-    });
-    const isolation = await openWorkspaceIsolation({
-      cwd: repo,
-      batchDir,
-      commit: git("rev-parse", "HEAD").trim(),
-    });
-    const first = await openQueuedApplier({
-      dir: batchDir,
-      isolation,
-      readChange: async (id) => {
-        if (++asked === 2) bothAsked();
-        await together;
-        return encodeChanges(changes[id as keyof typeof changes]);
-      },
-    });
+    const first = await groupApplier(changes);
     await mkdir(join(repo, "b.txt.forkloop-apply"));
     await Promise.allSettled([first.settle(succeeded("i1")), first.settle(succeeded("i2"))]);
     await first.close();
